@@ -1,0 +1,48 @@
+# nsip-mcp: build, run and check.
+GO        ?= go
+SHELL     := /bin/bash
+MODULE    := github.com/nsip-tools/nsip-mcp
+BIN       := bin
+STATICCHECK_VERSION := 2025.1.1
+STATICCHECK := $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+# Packages whose statement coverage must stay at or above COVER_MIN percent.
+COVER_PKGS := nsip cache gateway
+COVER_MIN  := 90
+
+.PHONY: all build run test vet lint cover bench stub clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+run: build
+	./$(BIN)/nsip-mcp
+
+stub: build
+	./$(BIN)/nsip-stub
+
+vet:
+	$(GO) vet ./...
+
+lint: vet
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt would change:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+	$(STATICCHECK) ./...
+
+test: lint cover
+
+cover:
+	@mkdir -p $(BIN)
+	set -o pipefail; $(GO) test -race -count=1 -cover ./... 2>&1 | tee $(BIN)/test.out
+	@for p in $(COVER_PKGS); do \
+	  pct=$$(awk -v pkg="$(MODULE)/$$p" '$$1=="ok" && $$2==pkg {for(i=1;i<=NF;i++) if($$i=="coverage:") print $$(i+1)}' $(BIN)/test.out | tr -d '%'); \
+	  [ -n "$$pct" ] || { echo "coverage: no figure for ./$$p"; exit 1; }; \
+	  awk -v p="$$pct" -v m=$(COVER_MIN) 'BEGIN{exit !(p+0 >= m)}' || { echo "coverage: ./$$p at $$pct% is below $(COVER_MIN)%"; exit 1; }; \
+	  echo "coverage: ./$$p $$pct% (gate $(COVER_MIN)%)"; \
+	done
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+clean:
+	rm -rf $(BIN) coverage.out
