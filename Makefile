@@ -3,7 +3,7 @@ GO        ?= go
 SHELL     := /bin/bash
 MODULE    := github.com/nsip-tools/nsip-mcp
 BIN       := bin
-STATICCHECK_VERSION := 2025.1.1
+STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 # Packages whose statement coverage must stay at or above COVER_MIN percent.
 COVER_PKGS := nsip cache gateway
