@@ -3,56 +3,339 @@ package nsip
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // DefaultBaseURL is the public NSIP Search API. It is plain HTTP because the
 // host has no valid TLS certificate.
 const DefaultBaseURL = "http://nsipsearch.nsip.org/api"
 
-// Client talks to the NSIP Search API. It is safe for concurrent use.
-type Client struct{}
+// Defaults used when the matching option is not given.
+const (
+	DefaultTimeout      = 30 * time.Second // per request, see WithTimeout
+	DefaultMaxBodyBytes = 16 << 20         // see WithMaxBodyBytes
+	// ProfilePageSize is how many offspring ByLPN fetches with a profile.
+	ProfilePageSize = 10
+)
+
+// Version names this build in the default User-Agent. The command sets it
+// (for example with -ldflags "-X github.com/nsip-tools/nsip-mcp/nsip.Version=1.2.3")
+// before creating clients.
+var Version = "dev"
+
+// RetryPolicy says how often and how patiently a failed request is repeated.
+// Only upstream failures (5xx), timeouts, connection failures and 429 are
+// retried; the caller's context bounds every wait.
+type RetryPolicy struct {
+	MaxAttempts   int           // requests per call, including the first; 1 disables retries
+	BaseDelay     time.Duration // backoff before the second attempt; doubles after each failure
+	MaxDelay      time.Duration // ceiling of the backoff
+	MaxRetryAfter time.Duration // longest Retry-After honoured; a longer one is returned as an error instead
+}
+
+// DefaultRetryPolicy is used unless WithRetryPolicy says otherwise.
+func DefaultRetryPolicy() RetryPolicy {
+	return RetryPolicy{MaxAttempts: 3, BaseDelay: 200 * time.Millisecond, MaxDelay: 2 * time.Second, MaxRetryAfter: 5 * time.Second}
+}
+
+// Client talks to the NSIP Search API. It is safe for concurrent use; its
+// settings do not change after NewClient returns.
+type Client struct {
+	baseURL    *url.URL
+	httpClient *http.Client
+	timeout    time.Duration
+	userAgent  string
+	retry      RetryPolicy
+	maxBody    int64
+}
 
 // Option configures a Client.
 type Option func(*Client) error
 
-// NewClient returns a client for the NSIP API.
-func NewClient(opts ...Option) (*Client, error) { return &Client{}, nil }
+// WithBaseURL points the client at another API root, such as a mirror or a
+// local stand-in. It must be an absolute http or https URL, e.g.
+// "http://127.0.0.1:8080/api".
+func WithBaseURL(raw string) Option {
+	return func(c *Client) error {
+		u, err := url.Parse(raw)
+		if err != nil {
+			return fmt.Errorf("nsip: base URL %q: %w", raw, err)
+		}
+		if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("nsip: base URL %q must be an absolute http or https URL, e.g. %s", raw, DefaultBaseURL)
+		}
+		if u.RawQuery != "" || u.Fragment != "" {
+			return fmt.Errorf("nsip: base URL %q must not carry a query or fragment", raw)
+		}
+		c.baseURL = u
+		return nil
+	}
+}
 
-var errTODO = errors.New("nsip: not implemented yet")
+// WithHTTPClient replaces the pooled default HTTP client, e.g. to add a proxy
+// or instrumentation. Its own Timeout, if any, applies on top of WithTimeout.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *Client) error {
+		if hc == nil {
+			return errors.New("nsip: WithHTTPClient needs a non-nil *http.Client")
+		}
+		c.httpClient = hc
+		return nil
+	}
+}
 
-// DateLastUpdated calls GET search/getDateLastUpdated.
-func (c *Client) DateLastUpdated(ctx context.Context) (*LastUpdate, error) { return nil, errTODO }
+// WithTimeout limits each request (each attempt, not the whole call with its
+// retries) to d, headers and body included. Zero removes the limit, leaving
+// only the caller's context. The default is DefaultTimeout.
+func WithTimeout(d time.Duration) Option {
+	return func(c *Client) error {
+		if d < 0 {
+			return fmt.Errorf("nsip: timeout must not be negative, got %s", d)
+		}
+		c.timeout = d
+		return nil
+	}
+}
 
-// BreedGroups calls GET search/getAvailableBreedGroups.
-func (c *Client) BreedGroups(ctx context.Context) (*BreedGroups, error) { return nil, errTODO }
+// WithUserAgent sets the User-Agent header. The default is "nsip-mcp/" + Version.
+func WithUserAgent(ua string) Option {
+	return func(c *Client) error {
+		if ua == "" || hasControl(ua) {
+			return fmt.Errorf("nsip: user agent %q must be non-empty text without control characters", ua)
+		}
+		c.userAgent = ua
+		return nil
+	}
+}
 
-// Statuses calls GET search/getStatusesByBreedGroup.
-func (c *Client) Statuses(ctx context.Context) (*Statuses, error) { return nil, errTODO }
+// WithRetryPolicy replaces DefaultRetryPolicy.
+func WithRetryPolicy(p RetryPolicy) Option {
+	return func(c *Client) error {
+		if p.MaxAttempts < 1 {
+			return fmt.Errorf("nsip: retry policy needs MaxAttempts >= 1, got %d", p.MaxAttempts)
+		}
+		if p.BaseDelay < 0 || p.MaxDelay < 0 || p.MaxRetryAfter < 0 {
+			return errors.New("nsip: retry policy delays must not be negative")
+		}
+		if p.MaxDelay < p.BaseDelay {
+			return fmt.Errorf("nsip: retry policy MaxDelay (%s) is below BaseDelay (%s)", p.MaxDelay, p.BaseDelay)
+		}
+		c.retry = p
+		return nil
+	}
+}
 
-// TraitRanges calls GET search/getTraitRangesByBreed.
+// WithMaxBodyBytes caps how much of a response body is read. A larger body
+// fails with KindUnexpectedResponse rather than being cut short. The default
+// is DefaultMaxBodyBytes.
+func WithMaxBodyBytes(n int64) Option {
+	return func(c *Client) error {
+		if n < 1 {
+			return fmt.Errorf("nsip: max body bytes must be positive, got %d", n)
+		}
+		c.maxBody = n
+		return nil
+	}
+}
+
+// NewClient returns a client for the NSIP API, by default the public one at
+// DefaultBaseURL.
+func NewClient(opts ...Option) (*Client, error) {
+	base, _ := url.Parse(DefaultBaseURL)
+	c := &Client{
+		baseURL:   base,
+		timeout:   DefaultTimeout,
+		userAgent: "nsip-mcp/" + Version,
+		retry:     DefaultRetryPolicy(),
+		maxBody:   DefaultMaxBodyBytes,
+	}
+	for _, opt := range opts {
+		if err := opt(c); err != nil {
+			return nil, err
+		}
+	}
+	if c.httpClient == nil {
+		c.httpClient = defaultHTTPClient()
+	}
+	return c, nil
+}
+
+// BaseURL returns the API root the client sends requests to.
+func (c *Client) BaseURL() string { return c.baseURL.String() }
+
+// defaultHTTPClient keeps connections to the one upstream host alive and
+// bounds every phase that could otherwise stall: dialling, TLS and waiting
+// for headers. The overall limit is per request (WithTimeout).
+func defaultHTTPClient() *http.Client {
+	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	return &http.Client{Transport: &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           dialer.DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          32,
+		MaxIdleConnsPerHost:   16,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ResponseHeaderTimeout: 60 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}}
+}
+
+// API paths, relative to the base URL.
+const (
+	pathDateLastUpdated = "search/getDateLastUpdated"
+	pathBreedGroups     = "search/getAvailableBreedGroups"
+	pathStatuses        = "search/getStatusesByBreedGroup"
+	pathTraitRanges     = "search/getTraitRangesByBreed"
+	pathSearch          = "search/getPageOfSearchResults"
+	pathDetails         = "details/getAnimalDetails"
+	pathLineage         = "details/getLineage"
+	pathProgeny         = "details/getPageOfProgeny"
+)
+
+// DateLastUpdated calls GET search/getDateLastUpdated: the date of the latest
+// genetic evaluation.
+func (c *Client) DateLastUpdated(ctx context.Context) (*LastUpdate, error) {
+	return fetch(ctx, c, call{method: http.MethodGet, path: pathDateLastUpdated}, decodeLastUpdate)
+}
+
+// BreedGroups calls GET search/getAvailableBreedGroups: every breed group
+// with its breeds.
+func (c *Client) BreedGroups(ctx context.Context) (*BreedGroups, error) {
+	return fetch(ctx, c, call{method: http.MethodGet, path: pathBreedGroups}, decodeBreedGroups)
+}
+
+// Statuses calls GET search/getStatusesByBreedGroup: the animal statuses a
+// search may filter on. An answer that is JSON but not a list means there are
+// none, and yields an empty list.
+func (c *Client) Statuses(ctx context.Context) (*Statuses, error) {
+	return fetch(ctx, c, call{method: http.MethodGet, path: pathStatuses}, decodeStatuses)
+}
+
+// TraitRanges calls GET search/getTraitRangesByBreed?breedId=…: the lowest and
+// highest value of each trait within one breed.
 func (c *Client) TraitRanges(ctx context.Context, breedID int) (*TraitRanges, error) {
-	return nil, errTODO
+	id := strconv.Itoa(breedID)
+	if breedID <= 0 {
+		return nil, invalid(pathTraitRanges, "breedId", id, "must be a positive breed ID, e.g. 640 for Katahdin; see BreedGroups")
+	}
+	cl := call{method: http.MethodGet, path: pathTraitRanges, query: url.Values{"breedId": {id}}, param: "breedId", value: id}
+	r, err := fetch(ctx, c, cl, decodeTraitRanges)
+	if err != nil {
+		return nil, err
+	}
+	r.BreedID = breedID
+	return r, nil
 }
 
-// SearchAnimals calls POST search/getPageOfSearchResults.
+// SearchAnimals calls POST search/getPageOfSearchResults with the page, page
+// size, breed, sort trait and order in the query and the criteria as the JSON
+// body ({} when there are none).
 func (c *Client) SearchAnimals(ctx context.Context, p SearchParams) (*SearchResults, error) {
-	return nil, errTODO
+	p, verr := checkSearch(pathSearch, p)
+	if verr != nil {
+		return nil, verr
+	}
+	q := url.Values{"page": {strconv.Itoa(p.Page)}, "pageSize": {strconv.Itoa(p.PageSize)}}
+	if p.BreedID > 0 {
+		q.Set("breedId", strconv.Itoa(p.BreedID))
+	}
+	if p.SortedTrait != "" {
+		q.Set("sortedBreedTrait", p.SortedTrait)
+	}
+	if p.Reverse {
+		q.Set("reverse", "true")
+	}
+	body, err := jsonMarshal(p.Criteria)
+	if err != nil {
+		return nil, invalid(pathSearch, "criteria", "", "cannot be encoded as JSON: "+err.Error())
+	}
+	r, err := fetch(ctx, c, call{method: http.MethodPost, path: pathSearch, query: q, body: body}, decodeSearch)
+	if err != nil {
+		return nil, err
+	}
+	r.Page, r.PageSize = p.Page, p.PageSize
+	return r, nil
 }
 
-// AnimalDetails calls GET details/getAnimalDetails.
+// AnimalDetails calls GET details/getAnimalDetails?searchString=…, where the
+// search string is an LPN ID or a registration number.
 func (c *Client) AnimalDetails(ctx context.Context, searchString string) (*AnimalDetails, error) {
-	return nil, errTODO
+	s, verr := checkSearchString(pathDetails, searchString)
+	if verr != nil {
+		return nil, verr
+	}
+	cl := call{method: http.MethodGet, path: pathDetails, query: url.Values{"searchString": {s}}, param: "searchString", value: s}
+	return fetch(ctx, c, cl, decodeDetails)
 }
 
-// Lineage calls GET details/getLineage.
-func (c *Client) Lineage(ctx context.Context, lpnID string) (*Lineage, error) { return nil, errTODO }
+// Lineage calls GET details/getLineage?lpnId=…: the animal's pedigree.
+func (c *Client) Lineage(ctx context.Context, lpnID string) (*Lineage, error) {
+	id, verr := checkLPNID(pathLineage, lpnID)
+	if verr != nil {
+		return nil, verr
+	}
+	cl := call{method: http.MethodGet, path: pathLineage, query: url.Values{"lpnId": {id}}, param: "lpnId", value: id}
+	return fetch(ctx, c, cl, decodeLineage)
+}
 
-// Progeny calls GET details/getPageOfProgeny.
+// Progeny calls GET details/getPageOfProgeny?lpnId=…&page=…&pageSize=…: one
+// page of the animal's offspring, pages numbered from 0.
 func (c *Client) Progeny(ctx context.Context, lpnID string, page, pageSize int) (*ProgenyPage, error) {
-	return nil, errTODO
+	id, verr := checkLPNID(pathProgeny, lpnID)
+	if verr != nil {
+		return nil, verr
+	}
+	if verr := checkPage(pathProgeny, page, pageSize); verr != nil {
+		return nil, verr
+	}
+	q := url.Values{"lpnId": {id}, "page": {strconv.Itoa(page)}, "pageSize": {strconv.Itoa(pageSize)}}
+	cl := call{method: http.MethodGet, path: pathProgeny, query: q, param: "lpnId", value: id}
+	r, err := fetch(ctx, c, cl, decodeProgeny)
+	if err != nil {
+		return nil, err
+	}
+	r.LPNID, r.Page, r.PageSize = id, page, pageSize
+	return r, nil
 }
 
-// ByLPN fetches details, lineage and the first progeny page concurrently.
+// ByLPN fetches details (details/getAnimalDetails), lineage
+// (details/getLineage) and the first ProfilePageSize offspring
+// (details/getPageOfProgeny) at the same time. If any part fails the whole
+// call fails, and the error names the part; the *Error underneath stays
+// reachable with errors.As.
 func (c *Client) ByLPN(ctx context.Context, lpnID string) (*AnimalProfile, error) {
-	return nil, errTODO
+	id, verr := checkLPNID("", lpnID)
+	if verr != nil {
+		return nil, verr
+	}
+	var p AnimalProfile
+	g, gctx := errgroup.WithContext(ctx)
+	part := func(name string, fn func() error) {
+		g.Go(func() error {
+			if err := fn(); err != nil {
+				return fmt.Errorf("nsip: profile of %s: %s failed: %w", id, name, err)
+			}
+			return nil
+		})
+	}
+	part("details", func() (err error) { p.Details, err = c.AnimalDetails(gctx, id); return })
+	part("lineage", func() (err error) { p.Lineage, err = c.Lineage(gctx, id); return })
+	part("progeny", func() (err error) { p.Progeny, err = c.Progeny(gctx, id, 0, ProfilePageSize); return })
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	raw := make([]byte, 0, len(p.Details.Raw)+len(p.Lineage.Raw)+len(p.Progeny.Raw)+40)
+	raw = append(append(raw, `{"details":`...), p.Details.Raw...)
+	raw = append(append(raw, `,"lineage":`...), p.Lineage.Raw...)
+	raw = append(append(raw, `,"progeny":`...), p.Progeny.Raw...)
+	p.Raw = append(raw, '}')
+	return &p, nil
 }

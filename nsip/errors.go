@@ -18,6 +18,7 @@ const (
 	KindTimeout                            // no answer in time
 	KindConnection                         // refused, reset, DNS failure
 	KindUnexpectedResponse                 // a 200 that is not JSON or not the expected shape
+	KindCanceled                           // the caller's context was cancelled first
 )
 
 func (k Kind) String() string {
@@ -36,6 +37,8 @@ func (k Kind) String() string {
 		return "connection_failed"
 	case KindUnexpectedResponse:
 		return "unexpected_response"
+	case KindCanceled:
+		return "canceled"
 	}
 	return fmt.Sprintf("kind(%d)", int(k))
 }
@@ -97,6 +100,7 @@ var (
 	ErrTimeout            = &Error{Kind: KindTimeout}
 	ErrConnection         = &Error{Kind: KindConnection}
 	ErrUnexpectedResponse = &Error{Kind: KindUnexpectedResponse}
+	ErrCanceled           = &Error{Kind: KindCanceled}
 )
 
 var sentinels = map[Kind]*Error{
@@ -107,6 +111,7 @@ var sentinels = map[Kind]*Error{
 	KindTimeout:            ErrTimeout,
 	KindConnection:         ErrConnection,
 	KindUnexpectedResponse: ErrUnexpectedResponse,
+	KindCanceled:           ErrCanceled,
 }
 
 // Retryable reports whether repeating the request may succeed.

@@ -189,11 +189,14 @@ type Lineage struct {
 
 // ProgenyRow is one offspring in a progeny page.
 type ProgenyRow struct {
-	LPNID       string                     `json:"lpnId"`
-	Sex         string                     `json:"sex,omitempty"`
-	DateOfBirth string                     `json:"dob,omitempty"`
-	Traits      []Trait                    `json:"traits,omitempty"`
-	Extra       map[string]json.RawMessage `json:"extra,omitempty"`
+	LPNID       string  `json:"lpnId"`
+	Sex         string  `json:"sex,omitempty"`
+	DateOfBirth string  `json:"dob,omitempty"`
+	Traits      []Trait `json:"traits,omitempty"`  // sorted as TraitCodes, unknown codes after, alphabetically
+	Indexes     []Index `json:"indexes,omitempty"` // sorted by name
+	// Extra holds every other field of the upstream row, keyed as the
+	// upstream spelled it.
+	Extra map[string]json.RawMessage `json:"extra,omitempty"`
 }
 
 // ProgenyPage is one page of getPageOfProgeny. Page and PageSize are filled in

@@ -1,0 +1,816 @@
+package nsip
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The API has sent two formats over time: the current one wraps payloads in
+// {"success": true, "data": …} and spells fields in camelCase; the old one is
+// flat PascalCase. Field names are matched without regard to case, so one
+// decoder reads both, and the spelling of the LPN ID key ("lpnId" or "LpnId")
+// tells which accuracy scale a row uses.
+
+// unexpected builds the error for a 200 body the client cannot use.
+func unexpected(format string, args ...any) *Error {
+	return &Error{Kind: KindUnexpectedResponse, Reason: fmt.Sprintf(format, args...)}
+}
+
+// checkJSON rejects bodies that are not one complete JSON value.
+func checkJSON(body []byte) *Error {
+	var v json.RawMessage
+	err := json.Unmarshal(body, &v)
+	if err == nil {
+		return nil
+	}
+	trimmed := bytes.TrimSpace(body)
+	var syn *json.SyntaxError
+	switch {
+	case len(trimmed) == 0:
+		return unexpected("the body is empty where JSON was expected")
+	case trimmed[0] != '{' && trimmed[0] != '[' && trimmed[0] != '"':
+		return unexpected("the body is not JSON: %s", snippet(body))
+	case errors.As(err, &syn) && syn.Offset >= int64(len(body)):
+		return unexpected("the JSON ends early (truncated after %d bytes): %s", len(body), snippet(body))
+	}
+	return unexpected("the body is not valid JSON (%v): %s", err, snippet(body))
+}
+
+// payload validates body and unwraps the success/data envelope when there is
+// one. enveloped reports whether there was.
+func payload(body []byte) (data json.RawMessage, enveloped bool, e *Error) {
+	if e := checkJSON(body); e != nil {
+		return nil, false, e
+	}
+	data = bytes.TrimSpace(body)
+	if data[0] != '{' {
+		return data, false, nil
+	}
+	o, _ := parseObject(data)
+	okRaw, has := o.get("success")
+	if !has {
+		return data, false, nil
+	}
+	var ok bool
+	if json.Unmarshal(okRaw, &ok) != nil {
+		return data, false, nil // a field that merely shares the name
+	}
+	if !ok {
+		msg := "no reason given"
+		if m, found := o.get("message", "error", "errors"); found {
+			msg = snippet(m)
+		}
+		return nil, true, unexpected("the API reported a failure (success=false): %s", msg)
+	}
+	d, has := o.get("data")
+	if !has || isNull(d) {
+		return nil, true, unexpected("success=true but no data: %s", snippet(body))
+	}
+	return d, true, nil
+}
+
+// object is a JSON object whose fields can be looked up without regard to
+// case and claimed one by one; what is never claimed ends up in Extra.
+type object struct {
+	fields map[string]json.RawMessage // as the upstream spelled them
+	lower  map[string]string          // lower-cased name → spelling
+	used   map[string]bool
+}
+
+func parseObject(raw json.RawMessage) (*object, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, false
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil {
+		return nil, false
+	}
+	o := &object{fields: fields, lower: make(map[string]string, len(fields)), used: make(map[string]bool, len(fields))}
+	for k := range fields {
+		l := strings.ToLower(k)
+		// Two spellings of one name: pick one deterministically; the other
+		// stays unclaimed and lands in Extra.
+		if prev, dup := o.lower[l]; !dup || k < prev {
+			o.lower[l] = k
+		}
+	}
+	return o, true
+}
+
+// key returns the spelling of the first of names present and unclaimed.
+func (o *object) key(names ...string) (string, bool) {
+	for _, n := range names {
+		if k, ok := o.lower[strings.ToLower(n)]; ok && !o.used[k] {
+			return k, true
+		}
+	}
+	return "", false
+}
+
+// get returns the first of names present, without claiming it.
+func (o *object) get(names ...string) (json.RawMessage, bool) {
+	k, ok := o.key(names...)
+	if !ok {
+		return nil, false
+	}
+	return o.fields[k], true
+}
+
+// claim marks the field as used when parse accepts it or it is null (which
+// carries nothing to keep).
+func (o *object) claim(parse func(json.RawMessage) bool, names ...string) bool {
+	k, ok := o.key(names...)
+	if !ok {
+		return false
+	}
+	raw := o.fields[k]
+	if isNull(raw) {
+		o.used[k] = true
+		return false
+	}
+	if parse(raw) {
+		o.used[k] = true
+		return true
+	}
+	return false
+}
+
+// str, int and float claim the first of names that parses, storing it in
+// dst; dst is untouched otherwise.
+func (o *object) str(dst *string, names ...string) bool {
+	return o.claim(func(r json.RawMessage) bool { return store(dst)(asString(r)) }, names...)
+}
+
+func (o *object) int(dst *int, names ...string) bool {
+	return o.claim(func(r json.RawMessage) bool { return store(dst)(asInt(r)) }, names...)
+}
+
+func (o *object) float(dst *float64, names ...string) bool {
+	return o.claim(func(r json.RawMessage) bool { return store(dst)(asFloat(r)) }, names...)
+}
+
+func store[T any](dst *T) func(T, bool) bool {
+	return func(v T, ok bool) bool {
+		if ok {
+			*dst = v
+		}
+		return ok
+	}
+}
+
+// rest copies every unclaimed field into extra under prefix+name.
+func (o *object) rest(extra map[string]json.RawMessage, prefix string) {
+	for k, v := range o.fields {
+		if !o.used[k] {
+			extra[prefix+k] = v
+		}
+	}
+}
+
+func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
+
+// asString accepts a JSON string, number or boolean as text.
+func asString(raw json.RawMessage) (string, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "", false
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return "", false
+		}
+		return strings.TrimSpace(s), true
+	case '{', '[', 'n':
+		return "", false
+	}
+	return string(raw), true
+}
+
+// asFloat accepts a JSON number or a string holding one.
+func asFloat(raw json.RawMessage) (float64, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return 0, false
+	}
+	text := string(raw)
+	if raw[0] == '"' {
+		if json.Unmarshal(raw, &text) != nil {
+			return 0, false
+		}
+		text = strings.TrimSpace(text)
+	} else if raw[0] != '-' && (raw[0] < '0' || raw[0] > '9') {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil || !finite(f) {
+		return 0, false
+	}
+	return f, true
+}
+
+func asInt(raw json.RawMessage) (int, bool) {
+	f, ok := asFloat(raw)
+	if !ok || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return 0, false
+	}
+	return int(f), true
+}
+
+func asArray(raw json.RawMessage) ([]json.RawMessage, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '[' {
+		return nil, false
+	}
+	var items []json.RawMessage
+	if json.Unmarshal(raw, &items) != nil {
+		return nil, false
+	}
+	return items, true
+}
+
+func newExtra() map[string]json.RawMessage { return map[string]json.RawMessage{} }
+
+// orNil keeps empty Extra maps out of the encoded models.
+func orNil(m map[string]json.RawMessage) map[string]json.RawMessage {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
+
+func decodeLastUpdate(body []byte) (*LastUpdate, *Error) {
+	p, _, e := payload(body)
+	if e != nil {
+		return nil, e
+	}
+	var date string
+	if o, ok := parseObject(p); ok {
+		o.str(&date, "date", "dateLastUpdated", "lastUpdated")
+	} else {
+		date, _ = asString(p)
+	}
+	if date == "" {
+		return nil, unexpected("no date in the answer: %s", snippet(body))
+	}
+	return &LastUpdate{Date: date, Raw: json.RawMessage(body)}, nil
+}
+
+func decodeBreedGroups(body []byte) (*BreedGroups, *Error) {
+	p, _, e := payload(body)
+	if e != nil {
+		return nil, e
+	}
+	items, ok := asArray(p)
+	if !ok {
+		return nil, unexpected("breed groups are not a list: %s", snippet(p))
+	}
+	out := &BreedGroups{Groups: make([]BreedGroup, 0, len(items)), Raw: json.RawMessage(body)}
+	for i, item := range items {
+		o, ok := parseObject(item)
+		if !ok {
+			return nil, unexpected("breed group %d is not an object: %s", i, snippet(item))
+		}
+		var g BreedGroup
+		if !o.int(&g.ID, "breedGroupId", "id") {
+			return nil, unexpected("breed group %d has no numeric id: %s", i, snippet(item))
+		}
+		o.str(&g.Name, "breedGroupName", "name")
+		g.Breeds = []Breed{}
+		if raw, has := o.get("breeds"); has && !isNull(raw) {
+			breeds, ok := asArray(raw)
+			if !ok {
+				return nil, unexpected("breeds of group %d are not a list: %s", g.ID, snippet(raw))
+			}
+			for j, br := range breeds {
+				bo, ok := parseObject(br)
+				var b Breed
+				if !ok || !bo.int(&b.ID, "breedId", "id") {
+					return nil, unexpected("breed %d of group %d has no numeric id: %s", j, g.ID, snippet(br))
+				}
+				bo.str(&b.Name, "breedName", "name")
+				g.Breeds = append(g.Breeds, b)
+			}
+		}
+		out.Groups = append(out.Groups, g)
+	}
+	return out, nil
+}
+
+// decodeStatuses treats any JSON that is not a list of statuses as "none",
+// which is how the API says a breed group has no status filter.
+func decodeStatuses(body []byte) (*Statuses, *Error) {
+	if e := checkJSON(body); e != nil {
+		return nil, e
+	}
+	out := &Statuses{Values: []string{}, Raw: json.RawMessage(body)}
+	items, ok := asArray(body)
+	if !ok {
+		if p, _, e := payload(body); e == nil {
+			items, _ = asArray(p)
+		}
+	}
+	for _, item := range items {
+		if s, ok := asString(item); ok && s != "" {
+			out.Values = append(out.Values, s)
+		} else if !isNull(item) {
+			out.Values = append(out.Values, string(bytes.TrimSpace(item)))
+		}
+	}
+	return out, nil
+}
+
+func decodeTraitRanges(body []byte) (*TraitRanges, *Error) {
+	p, _, e := payload(body)
+	if e != nil {
+		return nil, e
+	}
+	out := &TraitRanges{Ranges: []TraitRange{}, Raw: json.RawMessage(body)}
+	add := func(code string, raw json.RawMessage) *Error {
+		if isNull(raw) {
+			return nil // no range published for this trait
+		}
+		o, ok := parseObject(raw)
+		var r Range
+		if !ok || !o.float(&r.Min, "min") || !o.float(&r.Max, "max") {
+			return unexpected("trait range %s lacks a numeric min and max: %s", code, snippet(raw))
+		}
+		out.Ranges = append(out.Ranges, TraitRange{Code: strings.ToUpper(code), Range: r})
+		return nil
+	}
+	if o, ok := parseObject(p); ok {
+		for code, raw := range o.fields {
+			if e := add(code, raw); e != nil {
+				return nil, e
+			}
+		}
+	} else if items, ok := asArray(p); ok {
+		for i, item := range items {
+			var code string
+			io, ok := parseObject(item)
+			if !ok || !io.str(&code, "code", "trait", "traitName", "name") || code == "" {
+				return nil, unexpected("trait range %d has no trait code: %s", i, snippet(item))
+			}
+			if e := add(code, item); e != nil {
+				return nil, e
+			}
+		}
+	} else {
+		return nil, unexpected("trait ranges are not an object: %s", snippet(p))
+	}
+	slices.SortFunc(out.Ranges, func(a, b TraitRange) int { return compareTraitCodes(a.Code, b.Code) })
+	return out, nil
+}
+
+// page reads the {recordCount, records} wrapper shared by search and progeny
+// answers (TotalCount / Results in the old format).
+func page(body []byte, what string) (total int, rows []json.RawMessage, enveloped bool, e *Error) {
+	p, enveloped, e := payload(body)
+	if e != nil {
+		return 0, nil, false, e
+	}
+	o, ok := parseObject(p)
+	if !ok {
+		return 0, nil, false, unexpected("the %s page is not an object: %s", what, snippet(p))
+	}
+	if !o.int(&total, "recordCount", "totalCount", "total") {
+		return 0, nil, false, unexpected("the %s page has no record count: %s", what, snippet(p))
+	}
+	raw, has := o.get("records", "results")
+	if !has || (isNull(raw) && total != 0) {
+		return 0, nil, false, unexpected("the %s page has no records list: %s", what, snippet(p))
+	}
+	if !isNull(raw) {
+		if rows, ok = asArray(raw); !ok {
+			return 0, nil, false, unexpected("the %s records are not a list: %s", what, snippet(raw))
+		}
+	}
+	return total, rows, enveloped, nil
+}
+
+// row is what every animal row has: its LPN ID, traits, indexes and the
+// fields nobody claimed.
+type row struct {
+	lpnID   string
+	traits  []Trait
+	indexes []Index
+	extra   map[string]json.RawMessage
+}
+
+// decodeRow reads row i of a page; claim takes the fields particular to the
+// row kind before traits, indexes and Extra take the rest.
+func decodeRow(raw json.RawMessage, i int, what string, enveloped bool, claim func(*object)) (row, *Error) {
+	var r row
+	o, ok := parseObject(raw)
+	if !ok {
+		return r, unexpected("%s row %d is not an object: %s", what, i, snippet(raw))
+	}
+	lpnKey, _ := o.key("lpnId")
+	if !o.str(&r.lpnID, "lpnId") || r.lpnID == "" {
+		return r, unexpected("%s row %d has no lpnId: %s", what, i, snippet(raw))
+	}
+	claim(o)
+	extra := newExtra()
+	var m metrics
+	m.collect(o, isFractionScale(enveloped, lpnKey), extra)
+	r.traits, r.indexes = m.sorted()
+	o.rest(extra, "")
+	r.extra = orNil(extra)
+	return r, nil
+}
+
+func decodeSearch(body []byte) (*SearchResults, *Error) {
+	total, rows, enveloped, e := page(body, "search")
+	if e != nil {
+		return nil, e
+	}
+	out := &SearchResults{TotalCount: total, Results: make([]AnimalRow, len(rows)), Raw: json.RawMessage(body)}
+	for i, raw := range rows {
+		a := &out.Results[i]
+		r, e := decodeRow(raw, i, "search", enveloped, func(o *object) {
+			o.str(&a.Sire, "lpnSre", "sire", "sireId")
+			o.str(&a.Dam, "lpnDam", "dam", "damId")
+			o.str(&a.Status, "status")
+			o.str(&a.RegistrationNumber, "regNumber", "registrationNumber")
+		})
+		if e != nil {
+			return nil, e
+		}
+		a.LPNID, a.Traits, a.Indexes, a.Extra = r.lpnID, r.traits, r.indexes, r.extra
+	}
+	return out, nil
+}
+
+func decodeProgeny(body []byte) (*ProgenyPage, *Error) {
+	total, rows, enveloped, e := page(body, "progeny")
+	if e != nil {
+		return nil, e
+	}
+	out := &ProgenyPage{TotalCount: total, Animals: make([]ProgenyRow, len(rows)), Raw: json.RawMessage(body)}
+	for i, raw := range rows {
+		a := &out.Animals[i]
+		r, e := decodeRow(raw, i, "progeny", enveloped, func(o *object) {
+			o.str(&a.Sex, "sex", "gender")
+			o.str(&a.DateOfBirth, "dob", "dateOfBirth")
+		})
+		if e != nil {
+			return nil, e
+		}
+		a.LPNID, a.Traits, a.Indexes, a.Extra = r.lpnID, r.traits, r.indexes, r.extra
+	}
+	return out, nil
+}
+
+func decodeDetails(body []byte) (*AnimalDetails, *Error) {
+	p, enveloped, e := payload(body)
+	if e != nil {
+		return nil, e
+	}
+	top, ok := parseObject(p)
+	if !ok {
+		return nil, unexpected("animal details are not an object: %s", snippet(p))
+	}
+	d := &AnimalDetails{Raw: json.RawMessage(body)}
+	extra := newExtra()
+
+	top.int(&d.TotalProgeny, "progenyCount", "totalProgeny")
+	top.str(&d.DateOfBirth, "dateOfBirth", "dob")
+	top.str(&d.Gender, "gender", "sex")
+	top.str(&d.Genotyped, "genotyped")
+	top.str(&d.FlockCount, "flockCount")
+	if !top.str(&d.Breed, "breed") {
+		top.sub("breed", extra, func(b *object) {
+			b.str(&d.Breed, "breedName", "name")
+			b.int(&d.BreedID, "breedId", "id")
+		})
+	}
+	top.int(&d.BreedID, "breedId")
+	if !top.str(&d.BreedGroup, "breedGroup") {
+		top.sub("breedGroup", extra, func(b *object) { b.str(&d.BreedGroup, "breedGroupName", "name") })
+	}
+	top.sub("contactInfo", extra, func(c *object) {
+		ci := &d.Contact
+		c.str(&ci.FlockCode, "flockCode", "flockId")
+		c.str(&ci.FarmName, "farmName")
+		c.str(&ci.ContactName, "customerName", "contactName")
+		c.str(&ci.Phone, "phone")
+		c.str(&ci.Email, "email")
+		c.str(&ci.Address, "address")
+		c.str(&ci.City, "city")
+		c.str(&ci.State, "state")
+		c.str(&ci.ZipCode, "zipCode", "zip")
+	})
+
+	// The animal's own row sits in searchResultViewModel in the current
+	// format and at the top level in the old one; read both.
+	type part struct {
+		o      *object
+		prefix string
+	}
+	parts := []part{}
+	if k, has := top.key("searchResultViewModel"); has {
+		if svm, ok := parseObject(top.fields[k]); ok {
+			top.used[k] = true
+			parts = append(parts, part{svm, k + "."})
+		}
+	}
+	parts = append(parts, part{top, ""})
+	var m metrics
+	for _, pt := range parts {
+		lpnKey, _ := pt.o.key("lpnId")
+		if d.LPNID == "" {
+			pt.o.str(&d.LPNID, "lpnId")
+		}
+		if d.Sire == "" {
+			pt.o.str(&d.Sire, "lpnSre", "sire", "sireId")
+		}
+		if d.Dam == "" {
+			pt.o.str(&d.Dam, "lpnDam", "dam", "damId")
+		}
+		if d.Status == "" {
+			pt.o.str(&d.Status, "status")
+		}
+		if d.RegistrationNumber == "" {
+			pt.o.str(&d.RegistrationNumber, "regNumber", "registrationNumber")
+		}
+		m.collect(pt.o, isFractionScale(enveloped || len(parts) == 2, lpnKey), extra)
+		pt.o.rest(extra, pt.prefix)
+	}
+	if d.LPNID == "" {
+		return nil, unexpected("animal details carry no lpnId: %s", snippet(p))
+	}
+	d.Traits, d.Indexes = m.sorted()
+	d.Extra = orNil(extra)
+	return d, nil
+}
+
+// sub hands the named nested object to fill, then files its unclaimed
+// fields in extra as "name.field". A value that is not an object is left
+// unclaimed for Extra.
+func (o *object) sub(name string, extra map[string]json.RawMessage, fill func(*object)) {
+	k, ok := o.key(name)
+	if !ok {
+		return
+	}
+	if isNull(o.fields[k]) {
+		o.used[k] = true
+		return
+	}
+	s, ok := parseObject(o.fields[k])
+	if !ok {
+		return
+	}
+	o.used[k] = true
+	fill(s)
+	s.rest(extra, k+".")
+}
+
+// isFractionScale decides the accuracy scale of a row: the current format
+// (camelCase, enveloped) sends fractions, the old one percents.
+func isFractionScale(current bool, lpnKey string) bool {
+	if current {
+		return true
+	}
+	return lpnKey != "" && lpnKey[0] >= 'a' && lpnKey[0] <= 'z'
+}
+
+// TraitOrder returns the position of code in TraitCodes, or len(TraitCodes)
+// for codes outside the published thirteen.
+func TraitOrder(code string) int {
+	if i := slices.Index(TraitCodes, code); i >= 0 {
+		return i
+	}
+	return len(TraitCodes)
+}
+
+// compareTraitCodes orders known traits as TraitCodes, then the rest
+// alphabetically.
+func compareTraitCodes(a, b string) int {
+	if oa, ob := TraitOrder(a), TraitOrder(b); oa != ob {
+		return oa - ob
+	}
+	return strings.Compare(a, b)
+}
+
+var knownTrait = func() map[string]bool {
+	m := make(map[string]bool, len(TraitCodes))
+	for _, c := range TraitCodes {
+		m[strings.ToLower(c)] = true
+	}
+	return m
+}()
+
+// metrics gathers the trait and index values of one animal, possibly from
+// several objects (details read two).
+type metrics struct {
+	traits  map[string]Trait
+	indexes map[string]float64
+}
+
+// pair is a trait value field and, when present, its accuracy field.
+type pair struct {
+	code, key, accKey string
+	value, acc        float64
+	hasAcc            bool
+}
+
+// collect claims from o every trait pair (bwt + accbwt), nested trait and
+// index collections, and every numeric field named like an index. An
+// accuracy that is off the 0..100 scale after normalising is left for Extra.
+func (m *metrics) collect(o *object, fraction bool, extra map[string]json.RawMessage) {
+	if m.traits == nil {
+		m.traits = map[string]Trait{}
+		m.indexes = map[string]float64{}
+	}
+	keys := make([]string, 0, len(o.fields))
+	for k := range o.fields {
+		if !o.used[k] {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys) // deterministic when two spellings claim one trait
+	var pairs []pair
+	for _, k := range keys {
+		lk := strings.ToLower(k)
+		accKey, hasAcc := o.lower["acc"+lk]
+		hasAcc = hasAcc && !o.used[accKey]
+		if !knownTrait[lk] && !(hasAcc && isLetters(lk)) {
+			continue
+		}
+		raw := o.fields[k]
+		if isNull(raw) {
+			// No published value; a null accuracy beside it says nothing more.
+			o.used[k] = true
+			if hasAcc && isNull(o.fields[accKey]) {
+				o.used[accKey] = true
+			}
+			continue
+		}
+		v, ok := asFloat(raw)
+		code := strings.ToUpper(lk)
+		if _, dup := m.traits[code]; !ok || dup {
+			continue
+		}
+		p := pair{code: code, key: k, value: v}
+		if hasAcc {
+			p.accKey = accKey
+			p.acc, p.hasAcc = asFloat(o.fields[accKey])
+			if !p.hasAcc && isNull(o.fields[accKey]) {
+				o.used[accKey] = true
+			}
+		}
+		m.traits[code] = Trait{} // reserve against a second spelling
+		pairs = append(pairs, p)
+	}
+	scale := 1.0
+	if fraction {
+		// Fractions never exceed 1; one that does means this row is in
+		// fact on the percent scale.
+		scale = 100
+		for _, p := range pairs {
+			if p.hasAcc && p.acc > 1 {
+				scale = 1
+			}
+		}
+	}
+	for _, p := range pairs {
+		o.used[p.key] = true
+		t := Trait{Code: p.code, Value: p.value}
+		if p.hasAcc {
+			if a, ok := percent(p.acc, scale); ok {
+				t.Accuracy, t.HasAccuracy = a, true
+				o.used[p.accKey] = true
+			}
+		}
+		m.traits[p.code] = t
+	}
+	if k, ok := o.key("traits"); ok {
+		if n, ok := parseObject(o.fields[k]); ok {
+			o.used[k] = true
+			m.nestedTraits(n, k+".", fraction, extra)
+		}
+	}
+	if k, ok := o.key("indexes"); ok {
+		o.used[k] = m.nestedIndexes(o.fields[k])
+	}
+	for _, k := range keys {
+		if o.used[k] || !strings.Contains(strings.ToLower(k), "index") {
+			continue
+		}
+		if v, ok := asFloat(o.fields[k]); ok {
+			name := indexName(k)
+			if _, dup := m.indexes[name]; !dup {
+				m.indexes[name] = v
+				o.used[k] = true
+			}
+		}
+	}
+}
+
+// percent scales an accuracy and reports whether it lands on 0..100.
+func percent(a, scale float64) (float64, bool) {
+	a = math.Round(a*scale*1e6) / 1e6
+	return a, a >= 0 && a <= 100
+}
+
+// nestedTraits reads {"BWT": {"Value": 0.5, "Accuracy": 89}, …}; a bare
+// number stands for a value without accuracy.
+func (m *metrics) nestedTraits(n *object, prefix string, fraction bool, extra map[string]json.RawMessage) {
+	scale := 1.0
+	if fraction {
+		scale = 100
+	}
+	for k, raw := range n.fields {
+		code := strings.ToUpper(k)
+		if _, dup := m.traits[code]; dup || !isLetters(k) {
+			continue
+		}
+		t := Trait{Code: code}
+		if v, ok := asFloat(raw); ok {
+			t.Value = v
+		} else if to, ok := parseObject(raw); ok && to.float(&t.Value, "value") {
+			var a float64
+			if ak, ok := to.key("accuracy", "acc"); ok && to.float(&a, ak) {
+				if t.Accuracy, t.HasAccuracy = percent(a, scale); !t.HasAccuracy {
+					t.Accuracy, to.used[ak] = 0, false // off the scale: keep it in Extra
+				}
+			}
+			to.rest(extra, prefix+k+".")
+		} else {
+			continue
+		}
+		n.used[k] = true
+		m.traits[code] = t
+	}
+	n.rest(extra, prefix)
+}
+
+// nestedIndexes reads {"US Index": 102.3} or [{"name": …, "value": …}]. It
+// reports whether the whole collection was understood.
+func (m *metrics) nestedIndexes(raw json.RawMessage) bool {
+	found := map[string]float64{}
+	if o, ok := parseObject(raw); ok {
+		for k, v := range o.fields {
+			f, ok := asFloat(v)
+			if !ok {
+				return false
+			}
+			found[k] = f
+		}
+	} else if items, ok := asArray(raw); ok {
+		for _, item := range items {
+			io, ok := parseObject(item)
+			var name string
+			var f float64
+			if !ok || !io.str(&name, "name", "indexName") || !io.float(&f, "value") {
+				return false
+			}
+			found[name] = f
+		}
+	} else {
+		return isNull(raw)
+	}
+	for k, v := range found {
+		if _, dup := m.indexes[k]; !dup {
+			m.indexes[k] = v
+		}
+	}
+	return true
+}
+
+// indexName turns the API's field names for the well-known indexes into the
+// names the NSIP site prints; other names are kept as spelled.
+func indexName(key string) string {
+	switch strings.ToLower(key) {
+	case "usindex":
+		return "US Index"
+	case "ushairindex":
+		return "US Hair Index"
+	case "srcindex", "src$index", "srcdollarindex":
+		return "SRC$ Index"
+	}
+	return key
+}
+
+// sorted returns the traits in TraitCodes order and the indexes by name.
+func (m *metrics) sorted() ([]Trait, []Index) {
+	var traits []Trait
+	for _, t := range m.traits {
+		traits = append(traits, t)
+	}
+	slices.SortFunc(traits, func(a, b Trait) int { return compareTraitCodes(a.Code, b.Code) })
+	var idx []Index
+	for name, v := range m.indexes {
+		idx = append(idx, Index{Name: name, Value: v})
+	}
+	slices.SortFunc(idx, func(a, b Index) int { return strings.Compare(a.Name, b.Name) })
+	return traits, idx
+}
