@@ -1,0 +1,390 @@
+package nsiptest
+
+import (
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The eight endpoints, as paths below the /api/ prefix. They name endpoints
+// in SetFault, SetLatency and Requests.
+const (
+	EndpointLastUpdated = "search/getDateLastUpdated"
+	EndpointBreedGroups = "search/getAvailableBreedGroups"
+	EndpointStatuses    = "search/getStatusesByBreedGroup"
+	EndpointTraitRanges = "search/getTraitRangesByBreed"
+	EndpointSearch      = "search/getPageOfSearchResults"
+	EndpointDetails     = "details/getAnimalDetails"
+	EndpointLineage     = "details/getLineage"
+	EndpointProgeny     = "details/getPageOfProgeny"
+)
+
+// Endpoints lists the eight endpoint paths.
+func Endpoints() []string {
+	return []string{EndpointLastUpdated, EndpointBreedGroups, EndpointStatuses, EndpointTraitRanges,
+		EndpointSearch, EndpointDetails, EndpointLineage, EndpointProgeny}
+}
+
+// PathPrefix is where the API lives on the stand-in, as on the real host.
+const PathPrefix = "/api/"
+
+// Options configures a stand-in.
+type Options struct {
+	Seed    int64         // data seed; the same seed gives the same bytes
+	Format  Format        // the server-wide response format
+	Animals int           // about how many animals to generate; 0 means 4000
+	Latency time.Duration // added before every answer
+}
+
+// Handler is the stand-in upstream as an http.Handler. All its methods are
+// safe for concurrent use with requests in flight.
+type Handler struct {
+	data *Dataset
+	done chan struct{}
+	once sync.Once
+
+	mu        sync.Mutex
+	format    Format
+	perAnimal map[string]Format
+	latency   map[string]time.Duration // "" is the default for every endpoint
+	faults    map[string]*Fault
+	counts    map[string]int
+	total     int
+}
+
+// NewHandler builds the dataset for opts (cached per seed and size) and
+// returns a handler serving it under /api/.
+func NewHandler(opts Options) *Handler {
+	return &Handler{
+		data:      NewDataset(opts.Seed, opts.Animals),
+		done:      make(chan struct{}),
+		format:    opts.Format,
+		perAnimal: map[string]Format{},
+		latency:   map[string]time.Duration{"": opts.Latency},
+		faults:    map[string]*Fault{},
+		counts:    map[string]int{},
+	}
+}
+
+// Data is the dataset being served.
+func (h *Handler) Data() *Dataset { return h.data }
+
+// Close releases requests held by latency or a FaultHang so that a server
+// can shut down; they end with the connection aborted. Later requests are
+// still served, without waiting.
+func (h *Handler) Close() { h.once.Do(func() { close(h.done) }) }
+
+// SetFormat switches the server-wide format. Animals given their own format
+// with SetAnimalFormat keep it.
+func (h *Handler) SetFormat(f Format) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.format = f
+}
+
+// SetAnimalFormat makes the details, lineage and progeny answers about one
+// animal use f whatever the server-wide format.
+func (h *Handler) SetAnimalFormat(lpnID string, f Format) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.perAnimal[lpnID] = f
+}
+
+// SetLatency delays every answer of an endpoint by d (replacing
+// Options.Latency for it); endpoint "" sets the default for all endpoints.
+func (h *Handler) SetLatency(endpoint string, d time.Duration) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.latency[endpoint] = d
+}
+
+// Requests is how many requests reached an endpoint since the start or
+// the last ResetCounts, faulted ones included.
+func (h *Handler) Requests(endpoint string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.counts[endpoint]
+}
+
+// TotalRequests counts every request, unknown paths included.
+func (h *Handler) TotalRequests() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.total
+}
+
+// ResetCounts sets every request counter to zero.
+func (h *Handler) ResetCounts() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	clear(h.counts)
+	h.total = 0
+}
+
+type endpoint struct {
+	method string
+	serve  func(h *Handler, r *http.Request, body []byte) (int, []byte)
+}
+
+var endpoints = map[string]endpoint{
+	EndpointLastUpdated: {http.MethodGet, (*Handler).lastUpdated},
+	EndpointBreedGroups: {http.MethodGet, (*Handler).breedGroups},
+	EndpointStatuses:    {http.MethodGet, (*Handler).statuses},
+	EndpointTraitRanges: {http.MethodGet, (*Handler).traitRanges},
+	EndpointSearch:      {http.MethodPost, (*Handler).search},
+	EndpointDetails:     {http.MethodGet, (*Handler).details},
+	EndpointLineage:     {http.MethodGet, (*Handler).lineage},
+	EndpointProgeny:     {http.MethodGet, (*Handler).progeny},
+}
+
+// maxBody bounds what the stand-in reads of a request body.
+const maxBody = 1 << 20
+
+// ServeHTTP counts the request, applies latency and any fault, then answers.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	path, prefixed := strings.CutPrefix(r.URL.Path, PathPrefix)
+	ep, known := endpoints[path]
+	known = known && prefixed
+
+	h.mu.Lock()
+	h.total++
+	var f *Fault
+	delay := h.latency[""]
+	if known {
+		h.counts[path]++
+		if d, ok := h.latency[path]; ok {
+			delay = d
+		}
+		f = h.takeFault(path)
+	}
+	format := h.format
+	h.mu.Unlock()
+
+	if f != nil {
+		delay += f.Latency
+	}
+	if !h.wait(r, delay) {
+		panic(http.ErrAbortHandler)
+	}
+	if f != nil && h.inject(w, r, path, *f) {
+		return
+	}
+	if !known {
+		write(w, http.StatusNotFound, renderError(format, "no such endpoint: "+r.URL.Path))
+		return
+	}
+	if r.Method != ep.method {
+		w.Header().Set("Allow", ep.method)
+		write(w, http.StatusMethodNotAllowed, renderError(format, "use "+ep.method+" for "+path))
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	if err != nil {
+		write(w, http.StatusBadRequest, renderError(format, "cannot read request body"))
+		return
+	}
+	status, out := ep.serve(h, r, body)
+	if f != nil && f.Kind == FaultTruncated {
+		out = out[:len(out)/2]
+	}
+	write(w, status, out)
+}
+
+// wait sleeps d unless the client gives up or the stand-in closes first;
+// it reports whether the full time passed (or the stand-in closed, where
+// answering at once is the point).
+func (h *Handler) wait(r *http.Request, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-h.done:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
+
+func write(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// formatOf is the format for answers about one animal.
+func (h *Handler) formatOf(lpnID string) Format {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if f, ok := h.perAnimal[lpnID]; ok {
+		return f
+	}
+	return h.format
+}
+
+func (h *Handler) serverFormat() Format {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.format
+}
+
+func (h *Handler) lastUpdated(*http.Request, []byte) (int, []byte) {
+	return http.StatusOK, renderLastUpdated(h.data)
+}
+
+func (h *Handler) breedGroups(*http.Request, []byte) (int, []byte) {
+	return http.StatusOK, renderBreedGroups(h.data, h.serverFormat())
+}
+
+func (h *Handler) statuses(*http.Request, []byte) (int, []byte) {
+	return http.StatusOK, renderStatuses()
+}
+
+func (h *Handler) traitRanges(r *http.Request, _ []byte) (int, []byte) {
+	f := h.serverFormat()
+	q := params{r: r}
+	id := q.int("breedId", true, 1, -1)
+	if q.err != "" {
+		return http.StatusBadRequest, renderError(f, q.err)
+	}
+	if _, ok := h.data.ranges[id]; !ok {
+		return http.StatusNotFound, renderError(f, "breed not found: "+strconv.Itoa(id))
+	}
+	return http.StatusOK, renderTraitRanges(h.data, id)
+}
+
+func (h *Handler) search(r *http.Request, body []byte) (int, []byte) {
+	f := h.serverFormat()
+	q := params{r: r}
+	pg := q.int("page", true, 0, -1)
+	size := q.int("pageSize", true, 1, 100)
+	breed := q.int("breedId", false, 0, -1)
+	rev := q.bool("reverse")
+	if q.err != "" {
+		return http.StatusBadRequest, renderError(f, q.err)
+	}
+	c, err := parseCriteria(body)
+	if err != nil {
+		return http.StatusBadRequest, renderError(f, err.Error())
+	}
+	all, err := h.data.search(breed, c, r.URL.Query().Get("sortedBreedTrait"), rev)
+	if err != nil {
+		return http.StatusBadRequest, renderError(f, err.Error())
+	}
+	return http.StatusOK, renderSearch(f, len(all), slice(all, pg, size))
+}
+
+// slice cuts page pg of size rows out of all; past the end it is empty.
+func slice[T any](all []T, pg, size int) []T {
+	lo := min(pg*size, len(all))
+	if pg > len(all) { // guards pg*size overflow on absurd pages
+		lo = len(all)
+	}
+	return all[lo:min(lo+size, len(all))]
+}
+
+// animal resolves the lookup parameter of a details endpoint, or says why
+// it cannot.
+func (h *Handler) animal(r *http.Request, param string) (*animal, Format, int, []byte) {
+	f := h.serverFormat()
+	v := r.URL.Query().Get(param)
+	if strings.TrimSpace(v) == "" {
+		return nil, f, http.StatusBadRequest, renderError(f, "missing required parameter "+param)
+	}
+	var a *animal
+	if param == "searchString" {
+		a = h.data.lookup(v)
+	} else {
+		a = h.data.byID[v]
+	}
+	if a == nil {
+		return nil, f, http.StatusNotFound, renderError(f, "animal not found: "+v)
+	}
+	return a, h.formatOf(a.LPNID), 0, nil
+}
+
+func (h *Handler) details(r *http.Request, _ []byte) (int, []byte) {
+	a, f, st, msg := h.animal(r, "searchString")
+	if a == nil {
+		return st, msg
+	}
+	return http.StatusOK, renderDetails(a, f)
+}
+
+func (h *Handler) lineage(r *http.Request, _ []byte) (int, []byte) {
+	a, f, st, msg := h.animal(r, "lpnId")
+	if a == nil {
+		return st, msg
+	}
+	return http.StatusOK, renderLineage(h.data, a, f)
+}
+
+func (h *Handler) progeny(r *http.Request, _ []byte) (int, []byte) {
+	q := params{r: r}
+	pg := q.int("page", true, 0, -1)
+	size := q.int("pageSize", true, 1, 100)
+	if q.err != "" {
+		return http.StatusBadRequest, renderError(h.serverFormat(), q.err)
+	}
+	a, f, st, msg := h.animal(r, "lpnId")
+	if a == nil {
+		return st, msg
+	}
+	kids := make([]*animal, 0, size)
+	for _, k := range slice(a.progeny, pg, size) {
+		kids = append(kids, h.data.animals[k])
+	}
+	return http.StatusOK, renderProgeny(f, len(a.progeny), kids)
+}
+
+// params reads query parameters, keeping the first problem found.
+type params struct {
+	r   *http.Request
+	err string
+}
+
+// int reads an integer in [lo, hi] (hi < 0: no upper bound); absent
+// optional parameters read as 0.
+func (p *params) int(name string, required bool, lo, hi int) int {
+	v := p.r.URL.Query().Get(name)
+	if p.err != "" {
+		return 0
+	}
+	if v == "" {
+		if required {
+			p.err = "missing required parameter " + name
+		}
+		return 0
+	}
+	n, err := strconv.Atoi(v)
+	switch {
+	case err != nil:
+		p.err = "parameter " + name + " must be an integer, got " + strconv.Quote(v)
+	case n < lo || hi >= 0 && n > hi:
+		rng := "at least " + strconv.Itoa(lo)
+		if hi >= 0 {
+			rng = "between " + strconv.Itoa(lo) + " and " + strconv.Itoa(hi)
+		}
+		p.err = "parameter " + name + " must be " + rng + ", got " + v
+	}
+	return n
+}
+
+func (p *params) bool(name string) bool {
+	v := p.r.URL.Query().Get(name)
+	if p.err != "" || v == "" {
+		return false
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		p.err = "parameter " + name + " must be true or false, got " + strconv.Quote(v)
+	}
+	return b
+}
