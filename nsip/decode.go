@@ -480,22 +480,11 @@ func decodeDetails(body []byte) (*AnimalDetails, *Error) {
 	}
 	d := &AnimalDetails{Raw: json.RawMessage(body)}
 	extra := newExtra()
-
-	top.int(&d.TotalProgeny, "progenyCount", "totalProgeny")
-	top.str(&d.DateOfBirth, "dateOfBirth", "dob")
-	top.str(&d.Gender, "gender", "sex")
-	top.str(&d.Genotyped, "genotyped")
-	top.str(&d.FlockCount, "flockCount")
-	if !top.str(&d.Breed, "breed") {
-		top.sub("breed", extra, func(b *object) {
-			b.str(&d.Breed, "breedName", "name")
-			b.int(&d.BreedID, "breedId", "id")
-		})
-	}
-	top.int(&d.BreedID, "breedId")
-	if !top.str(&d.BreedGroup, "breedGroup") {
-		top.sub("breedGroup", extra, func(b *object) { b.str(&d.BreedGroup, "breedGroupName", "name") })
-	}
+	top.sub("breed", extra, func(b *object) {
+		b.str(&d.Breed, "breedName", "name")
+		b.int(&d.BreedID, "breedId", "id")
+	})
+	top.sub("breedGroup", extra, func(b *object) { b.str(&d.BreedGroup, "breedGroupName", "name") })
 	top.sub("contactInfo", extra, func(c *object) {
 		ci := &d.Contact
 		c.str(&ci.FlockCode, "flockCode", "flockId")
@@ -510,39 +499,40 @@ func decodeDetails(body []byte) (*AnimalDetails, *Error) {
 	})
 
 	// The animal's own row sits in searchResultViewModel in the current
-	// format and at the top level in the old one; read both.
+	// format, repeating some top-level facts, and at the top level in the old
+	// one. Read both; a repeated value is taken once, a conflicting one is
+	// kept in Extra.
 	type part struct {
 		o      *object
 		prefix string
 	}
-	parts := []part{}
+	parts := []part{{top, ""}}
 	if k, has := top.key("searchResultViewModel"); has {
 		if svm, ok := parseObject(top.fields[k]); ok {
 			top.used[k] = true
 			parts = append(parts, part{svm, k + "."})
 		}
 	}
-	parts = append(parts, part{top, ""})
 	var m metrics
 	for _, pt := range parts {
-		lpnKey, _ := pt.o.key("lpnId")
-		if d.LPNID == "" {
-			pt.o.str(&d.LPNID, "lpnId")
-		}
-		if d.Sire == "" {
-			pt.o.str(&d.Sire, "lpnSre", "sire", "sireId")
-		}
-		if d.Dam == "" {
-			pt.o.str(&d.Dam, "lpnDam", "dam", "damId")
-		}
-		if d.Status == "" {
-			pt.o.str(&d.Status, "status")
-		}
-		if d.RegistrationNumber == "" {
-			pt.o.str(&d.RegistrationNumber, "regNumber", "registrationNumber")
-		}
-		m.collect(pt.o, isFractionScale(enveloped || len(parts) == 2, lpnKey), extra)
-		pt.o.rest(extra, pt.prefix)
+		o := pt.o
+		lpnKey, _ := o.key("lpnId")
+		o.merge(&d.LPNID, "lpnId")
+		o.merge(&d.Sire, "lpnSre", "sire", "sireId")
+		o.merge(&d.Dam, "lpnDam", "dam", "damId")
+		o.merge(&d.Status, "status")
+		o.merge(&d.RegistrationNumber, "regNumber", "registrationNumber")
+		o.merge(&d.DateOfBirth, "dateOfBirth", "dob")
+		o.merge(&d.Gender, "gender", "sex")
+		o.merge(&d.Genotyped, "genotyped")
+		o.merge(&d.FlockCount, "flockCount")
+		o.merge(&d.Breed, "breed", "breedName")
+		o.merge(&d.BreedGroup, "breedGroup", "breedGroupName")
+		o.merge(&d.Contact.FlockCode, "flockCode")
+		o.mergeInt(&d.TotalProgeny, "progenyCount", "totalProgeny")
+		o.mergeInt(&d.BreedID, "breedId")
+		m.collect(o, isFractionScale(enveloped || len(parts) == 2, lpnKey), extra)
+		o.rest(extra, pt.prefix)
 	}
 	if d.LPNID == "" {
 		return nil, unexpected("animal details carry no lpnId: %s", snippet(p))
@@ -550,6 +540,30 @@ func decodeDetails(body []byte) (*AnimalDetails, *Error) {
 	d.Traits, d.Indexes = m.sorted()
 	d.Extra = orNil(extra)
 	return d, nil
+}
+
+// merge claims the first of names when dst is still empty (storing the
+// value) or already holds the same value; a conflicting value is left for
+// Extra.
+func (o *object) merge(dst *string, names ...string) {
+	o.claim(func(r json.RawMessage) bool {
+		s, ok := asString(r)
+		if ok && *dst == "" {
+			*dst = s
+		}
+		return ok && *dst == s
+	}, names...)
+}
+
+// mergeInt is merge for integers, with 0 as empty.
+func (o *object) mergeInt(dst *int, names ...string) {
+	o.claim(func(r json.RawMessage) bool {
+		n, ok := asInt(r)
+		if ok && *dst == 0 {
+			*dst = n
+		}
+		return ok && *dst == n
+	}, names...)
 }
 
 // sub hands the named nested object to fill, then files its unclaimed
