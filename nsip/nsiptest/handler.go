@@ -72,9 +72,9 @@ func NewHandler(opts Options) *Handler {
 // Data is the dataset being served.
 func (h *Handler) Data() *Dataset { return h.data }
 
-// Close releases requests held by latency or a FaultHang so that a server
-// can shut down; they end with the connection aborted. Later requests are
-// still served, without waiting.
+// Close drops the connections of requests held by latency or a FaultHang,
+// and of any that would be held later, so that a server can shut down
+// without waiting for its clients to give up.
 func (h *Handler) Close() { h.once.Do(func() { close(h.done) }) }
 
 // SetFormat switches the server-wide format. Animals given their own format
@@ -194,8 +194,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // wait sleeps d unless the client gives up or the stand-in closes first;
-// it reports whether the full time passed (or the stand-in closed, where
-// answering at once is the point).
+// it reports whether the full time passed.
 func (h *Handler) wait(r *http.Request, d time.Duration) bool {
 	if d <= 0 {
 		return true
@@ -206,10 +205,9 @@ func (h *Handler) wait(r *http.Request, d time.Duration) bool {
 	case <-t.C:
 		return true
 	case <-h.done:
-		return true
 	case <-r.Context().Done():
-		return false
 	}
+	return false
 }
 
 func write(w http.ResponseWriter, status int, body []byte) {
