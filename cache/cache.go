@@ -122,6 +122,16 @@ func (c *Cache) Get(key string) (Entry, bool) {
 	return Entry{}, false
 }
 
+// Peek is Get without side effects: no counters, no recency, no retiring.
+func (c *Cache) Peek(key string) (Entry, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.fresh.Peek(key); ok && c.cfg.Now().Sub(e.Stored) <= c.cfg.TTL {
+		return e, true
+	}
+	return Entry{}, false
+}
+
 // Stale returns the entry under key whether fresh or expired, as long as it
 // is younger than TTL + StaleTTL. It is meant for when the upstream fails;
 // each success counts as a stale answer served.

@@ -1,0 +1,204 @@
+// Package gateway exposes the NSIP client as nine MCP tools. Every call goes
+// through one pipeline: validate the arguments, look in the cache, collapse
+// identical concurrent misses, pass the circuit breaker, wait for rate-limit
+// and concurrency capacity, call NSIP, and fit the answer into the token
+// budget. Anything a model can act on (bad arguments, not found, throttled,
+// NSIP down) comes back as an error result with a JSON body, never as a
+// protocol error.
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/sony/gobreaker"
+	"golang.org/x/sync/semaphore"
+	"golang.org/x/sync/singleflight"
+	"golang.org/x/time/rate"
+
+	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/summarize"
+)
+
+// Upstream is the NSIP client as the gateway uses it; *nsip.Client satisfies
+// it, and tests substitute stand-ins.
+type Upstream interface {
+	DateLastUpdated(ctx context.Context) (*nsip.LastUpdate, error)
+	BreedGroups(ctx context.Context) (*nsip.BreedGroups, error)
+	Statuses(ctx context.Context) (*nsip.Statuses, error)
+	TraitRanges(ctx context.Context, breedID int) (*nsip.TraitRanges, error)
+	SearchAnimals(ctx context.Context, p nsip.SearchParams) (*nsip.SearchResults, error)
+	AnimalDetails(ctx context.Context, searchString string) (*nsip.AnimalDetails, error)
+	Lineage(ctx context.Context, lpnID string) (*nsip.Lineage, error)
+	Progeny(ctx context.Context, lpnID string, page, pageSize int) (*nsip.ProgenyPage, error)
+	ByLPN(ctx context.Context, lpnID string) (*nsip.AnimalProfile, error)
+}
+
+var _ Upstream = (*nsip.Client)(nil)
+
+// Config tunes the pipeline. New fills zero fields from DefaultConfig and
+// rejects negative ones.
+type Config struct {
+	Budget                int           // tokens a result may take before it is summarized
+	CacheTTL              time.Duration // how long an answer is served from the cache
+	StaleTTL              time.Duration // how much longer it is kept as a fallback for when NSIP fails
+	CacheMaxEntries       int
+	CacheMaxBytes         int64
+	RateLimit             float64 // upstream requests per second
+	RateBurst             int     // requests allowed at once after a quiet spell
+	MaxConcurrentUpstream int
+	BreakerFailures       uint32        // consecutive failures that open the breaker
+	BreakerCooldown       time.Duration // how long it stays open before a trial request
+	CallTimeout           time.Duration // budget for one upstream fetch, waiting for capacity included
+	ProgressInterval      time.Duration // progress notifications while a call runs; 0 uses the default
+	ReadyMaxAge           time.Duration // Ready trusts an upstream success this recent without asking again
+	Logger                *slog.Logger
+	Now                   func() time.Time // the cache's clock
+}
+
+// DefaultConfig is polite to NSIP and sized for a 512 MB host.
+func DefaultConfig() Config {
+	return Config{
+		Budget:                summarize.DefaultBudget,
+		CacheTTL:              cache.DefaultTTL,
+		StaleTTL:              cache.DefaultStaleTTL,
+		CacheMaxEntries:       cache.DefaultMaxEntries,
+		CacheMaxBytes:         cache.DefaultMaxBytes,
+		RateLimit:             5,
+		RateBurst:             10,
+		MaxConcurrentUpstream: 4,
+		BreakerFailures:       5,
+		BreakerCooldown:       30 * time.Second,
+		CallTimeout:           30 * time.Second,
+		ProgressInterval:      2 * time.Second,
+		ReadyMaxAge:           5 * time.Minute,
+	}
+}
+
+// Gateway runs tool calls against NSIP. It is safe for concurrent use.
+type Gateway struct {
+	up      Upstream
+	sum     *summarize.Summarizer
+	cfg     Config
+	log     *slog.Logger
+	cache   *cache.Cache
+	flight  singleflight.Group
+	breaker *gobreaker.CircuitBreaker
+	limiter *rate.Limiter
+	slots   *semaphore.Weighted
+
+	openedAt     atomic.Int64 // unix nanos when the breaker last opened
+	backoffUntil atomic.Int64 // unix nanos until which NSIP asked us to wait (429)
+	inFlight     atomic.Int64 // upstream requests under way
+
+	stats stats
+}
+
+// New builds a gateway over up, fitting results with sum.
+func New(up Upstream, sum *summarize.Summarizer, cfg Config) (*Gateway, error) {
+	if up == nil || sum == nil {
+		return nil, errors.New("gateway: an upstream and a summarizer are required")
+	}
+	cfg, err := withDefaults(cfg)
+	if err != nil {
+		return nil, err
+	}
+	c, err := cache.New(cache.Config{
+		TTL: cfg.CacheTTL, StaleTTL: cfg.StaleTTL,
+		MaxEntries: cfg.CacheMaxEntries, MaxBytes: cfg.CacheMaxBytes, Now: cfg.Now,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
+	g := &Gateway{
+		up: up, sum: sum, cfg: cfg, log: cfg.Logger, cache: c,
+		limiter: rate.NewLimiter(rate.Limit(cfg.RateLimit), cfg.RateBurst),
+		slots:   semaphore.NewWeighted(int64(cfg.MaxConcurrentUpstream)),
+	}
+	g.breaker = gobreaker.NewCircuitBreaker(gobreaker.Settings{
+		Name:    "nsip",
+		Timeout: cfg.BreakerCooldown,
+		ReadyToTrip: func(c gobreaker.Counts) bool {
+			return c.ConsecutiveFailures >= cfg.BreakerFailures
+		},
+		IsSuccessful: func(err error) bool { return !countsAsFailure(err) },
+		OnStateChange: func(_ string, from, to gobreaker.State) {
+			if to == gobreaker.StateOpen {
+				// gobreaker times its cooldown on the wall clock, so this does too.
+				g.openedAt.Store(time.Now().UnixNano())
+			}
+			g.log.Warn("nsip circuit breaker", slog.String("from", from.String()), slog.String("to", to.String()))
+		},
+	})
+	g.stats.init()
+	return g, nil
+}
+
+func withDefaults(cfg Config) (Config, error) {
+	d := DefaultConfig()
+	if cfg.Budget < 0 || cfg.CacheTTL < 0 || cfg.StaleTTL < 0 || cfg.CacheMaxEntries < 0 || cfg.CacheMaxBytes < 0 ||
+		cfg.RateLimit < 0 || cfg.RateBurst < 0 || cfg.MaxConcurrentUpstream < 0 || cfg.BreakerCooldown < 0 ||
+		cfg.CallTimeout < 0 || cfg.ProgressInterval < 0 || cfg.ReadyMaxAge < 0 {
+		return cfg, errors.New("gateway: configuration values must not be negative")
+	}
+	setDefault(&cfg.Budget, d.Budget)
+	setDefault(&cfg.CacheTTL, d.CacheTTL)
+	setDefault(&cfg.StaleTTL, d.StaleTTL)
+	setDefault(&cfg.CacheMaxEntries, d.CacheMaxEntries)
+	setDefault(&cfg.CacheMaxBytes, d.CacheMaxBytes)
+	setDefault(&cfg.RateLimit, d.RateLimit)
+	setDefault(&cfg.RateBurst, d.RateBurst)
+	setDefault(&cfg.MaxConcurrentUpstream, d.MaxConcurrentUpstream)
+	setDefault(&cfg.BreakerFailures, d.BreakerFailures)
+	setDefault(&cfg.BreakerCooldown, d.BreakerCooldown)
+	setDefault(&cfg.CallTimeout, d.CallTimeout)
+	setDefault(&cfg.ProgressInterval, d.ProgressInterval)
+	setDefault(&cfg.ReadyMaxAge, d.ReadyMaxAge)
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return cfg, nil
+}
+
+func setDefault[T comparable](v *T, d T) {
+	var zero T
+	if *v == zero {
+		*v = d
+	}
+}
+
+// NewMCPServer returns an MCP server offering the nine tools, with panic
+// recovery, the tools capability and usage instructions. opts are applied
+// after those, so callers can add hooks or override them.
+func (g *Gateway) NewMCPServer(name, version string, opts ...server.ServerOption) *server.MCPServer {
+	base := []server.ServerOption{
+		server.WithToolCapabilities(false),
+		server.WithRecovery(),
+		server.WithInstructions(instructions),
+	}
+	s := server.NewMCPServer(name, version, append(base, opts...)...)
+	s.AddTools(g.Tools()...)
+	return s
+}
+
+// instructions orient a model in the tool set at connection time.
+var instructions = `Read-only access to the NSIP (National Sheep Improvement Program) Search API: sheep genetic evaluations (EBVs), pedigrees and progeny. ` +
+	`Tools: ` + describeTools() + `. ` +
+	`Typical flow: nsip_list_breeds for breed IDs -> nsip_search_animals for LPN IDs -> nsip_get_animal, nsip_get_lineage, nsip_get_progeny. ` +
+	`Answers over the token budget are summarized; _meta.summarized and the summary itself say how to get the rest. ` +
+	`Errors are JSON {"error":{"code",...}} naming the field to fix or when to retry.`
+
+// retryIn is how long until the open breaker lets a trial request through.
+func (g *Gateway) retryIn() time.Duration {
+	opened := time.Unix(0, g.openedAt.Load())
+	return max(time.Until(opened.Add(g.cfg.BreakerCooldown)), 0)
+}
