@@ -1,0 +1,44 @@
+package nsiptest
+
+import (
+	"bytes"
+	"testing"
+)
+
+// TestGenerationIsDeterministic generates the same seed twice, bypassing
+// the cache, and compares everything that is served.
+func TestGenerationIsDeterministic(t *testing.T) {
+	render := func(d *Dataset) []byte {
+		var b bytes.Buffer
+		b.Write(renderLastUpdated(d))
+		for _, f := range []Format{FormatCurrent, FormatLegacy} {
+			b.Write(renderBreedGroups(d, f))
+			b.Write(renderSearch(f, len(d.animals), d.animals))
+			for _, a := range d.animals {
+				b.Write(renderDetails(a, f))
+				if a.idx%50 == 0 {
+					b.Write(renderLineage(d, a, f))
+				}
+				kids := make([]*animal, len(a.progeny))
+				for i, k := range a.progeny {
+					kids[i] = d.animals[k]
+				}
+				b.Write(renderProgeny(f, len(kids), kids))
+			}
+		}
+		for _, id := range d.BreedIDs() {
+			b.Write(renderTraitRanges(d, id))
+		}
+		return b.Bytes()
+	}
+	one, two := render(generate(11, 600)), render(generate(11, 600))
+	if !bytes.Equal(one, two) {
+		t.Fatal("two generations of seed 11 serve different bytes")
+	}
+	if bytes.Equal(one, render(generate(12, 600))) {
+		t.Fatal("seeds 11 and 12 serve the same bytes")
+	}
+	if NewDataset(11, 1200) != NewDataset(11, 1200) {
+		t.Error("NewDataset does not reuse the dataset of a seed and size")
+	}
+}
