@@ -91,7 +91,10 @@ function summarizeResult(res) {
 
 async function run(opts, report) {
   const client = new Client({ name: 'nsip-e2e-js', version: '1.0.0' });
-  client.onerror = (err) => report.transportErrors.push(errorText(err));
+  // Closing aborts the SSE stream and the SDK reports that abort as an
+  // error; keep those apart from errors while the session was in use.
+  let closing = false;
+  client.onerror = (err) => (closing ? report.closeErrors : report.transportErrors).push(errorText(err));
   const reqOpts = { timeout: opts.timeoutMs };
   await client.connect(makeTransport(opts), reqOpts);
   try {
@@ -115,11 +118,12 @@ async function run(opts, report) {
       }
     }
   } finally {
+    closing = true;
     await client.close();
   }
 }
 
-const report = { transport: null, lpnId: null, server: null, tools: [], calls: {}, transportErrors: [] };
+const report = { transport: null, lpnId: null, server: null, tools: [], calls: {}, transportErrors: [], closeErrors: [] };
 let opts;
 reportAndExit(
   report,
