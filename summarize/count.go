@@ -1,0 +1,75 @@
+package summarize
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/pkoukk/tiktoken-go"
+	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
+)
+
+// encodingName is the tokenizer the spec fixes for every budget decision.
+const encodingName = "cl100k_base"
+
+// The encoder is built once per process: building it parses a 1.6 MB rank
+// table, and every Counter can share it because encoding only reads it.
+var (
+	encOnce sync.Once
+	enc     *tiktoken.Tiktoken
+	encErr  error
+)
+
+func loadEncoding() (*tiktoken.Tiktoken, error) {
+	encOnce.Do(func() {
+		// The offline loader serves the rank table from the binary itself,
+		// so counting never reaches for the network or a cache directory.
+		tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader())
+		enc, encErr = tiktoken.GetEncoding(encodingName)
+		if encErr != nil {
+			encErr = fmt.Errorf("summarize: loading %s: %w", encodingName, encErr)
+		}
+	})
+	return enc, encErr
+}
+
+// Counter counts cl100k_base tokens. It is safe for concurrent use; all
+// Counters share one encoder.
+type Counter struct {
+	enc   *tiktoken.Tiktoken
+	calls atomic.Int64 // encodings made, which tests bound
+}
+
+// NewCounter returns a Counter, loading the cl100k_base table on first use.
+func NewCounter() (*Counter, error) {
+	e, err := loadEncoding()
+	if err != nil {
+		return nil, err
+	}
+	return &Counter{enc: e}, nil
+}
+
+// Count returns the number of cl100k_base tokens in s. Special-token text
+// such as "<|endoftext|>" is counted as ordinary text, which is how it
+// reaches the client.
+func (c *Counter) Count(s string) int {
+	if s == "" {
+		return 0
+	}
+	c.calls.Add(1)
+	return len(c.enc.EncodeOrdinary(s))
+}
+
+// AtMost reports whether s has at most n tokens. Every token of valid UTF-8
+// covers at least one byte, so a text no longer than n bytes needs no
+// encoding; invalid UTF-8 is re-encoded by the tokenizer and so is counted.
+func (c *Counter) AtMost(s string, n int) bool {
+	if len(s) <= n && utf8.ValidString(s) {
+		return true
+	}
+	if n < 0 {
+		return false
+	}
+	return c.Count(s) <= n
+}

@@ -1,0 +1,510 @@
+package summarize
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+var (
+	testCounterOnce sync.Once
+	testCounter     *Counter
+)
+
+// newTestSummarizer returns a Summarizer and its Counter; the encoder is
+// loaded once for the whole test binary.
+func newTestSummarizer(t testing.TB) (*Summarizer, *Counter) {
+	t.Helper()
+	testCounterOnce.Do(func() {
+		c, err := NewCounter()
+		if err != nil {
+			panic(err)
+		}
+		testCounter = c
+	})
+	c := &Counter{enc: testCounter.enc}
+	return New(c), c
+}
+
+func compactOf(t testing.TB, raw []byte) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		t.Fatalf("test data is not JSON: %v", err)
+	}
+	return b.String()
+}
+
+// checkResult asserts what holds for every result: Text is JSON, Tokens is
+// its count, and the budget rules of FR-005/FR-015/SC-002.
+func checkResult(t testing.TB, c *Counter, req Request, r Result) {
+	t.Helper()
+	budget := req.Budget
+	if budget <= 0 {
+		budget = DefaultBudget
+	}
+	if !json.Valid([]byte(r.Text)) {
+		t.Fatalf("result is not JSON: %.200s", r.Text)
+	}
+	if got := c.Count(r.Text); got != r.Tokens {
+		t.Errorf("Tokens = %d, but the text has %d", r.Tokens, got)
+	}
+	if r.Tokens > budget {
+		t.Errorf("result has %d tokens, over the budget of %d", r.Tokens, budget)
+	}
+	if !r.Summarized {
+		if want := compactOf(t, req.Raw); r.Text != want {
+			t.Errorf("pass-through differs from the compact upstream JSON:\n got %.300s\nwant %.300s", r.Text, want)
+		}
+		return
+	}
+	if r.OriginalTokens <= budget {
+		t.Errorf("summarized an answer of %d tokens within the budget of %d", r.OriginalTokens, budget)
+	}
+	if float64(r.Tokens) > MaxSummaryShare*float64(r.OriginalTokens) {
+		t.Errorf("summary has %d tokens, more than 30%% of the original %d", r.Tokens, r.OriginalTokens)
+	}
+	var head struct {
+		Summary bool `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(r.Text), &head); err != nil || !head.Summary {
+		t.Errorf("a summary must say so with \"summary\":true: %.200s", r.Text)
+	}
+}
+
+var clipMark = regexp.MustCompile(`…\(\+[0-9]+ chars\)$`)
+
+// sameOrClipped asserts got is want, or want cut short with the clip note
+// (allowed only for values longer than the shortest clip level).
+func sameOrClipped(t testing.TB, what, got, want string) {
+	t.Helper()
+	if got == want {
+		return
+	}
+	loc := clipMark.FindStringIndex(got)
+	if loc == nil || len(want) <= clipLevels[len(clipLevels)-1] || !strings.HasPrefix(want, got[:loc[0]]) {
+		t.Errorf("%s = %.80q, want %.80q", what, got, want)
+	}
+}
+
+// checkTopTraits asserts cells are the source's most accurate traits: each
+// has accuracy >= 50, they run from most to least accurate, there are as
+// many as the source has eligible (up to n), and no eligible trait left out
+// is more accurate than the last one shown.
+func checkTopTraits(t testing.TB, what string, cells []traitObject, src []nsip.Trait, n int) {
+	t.Helper()
+	var eligible []nsip.Trait
+	for _, s := range src {
+		if s.HasAccuracy && s.Accuracy >= 50 {
+			eligible = append(eligible, s)
+		}
+	}
+	if len(cells) != min(n, len(eligible)) {
+		t.Errorf("%s: %d top traits, want %d (of %d eligible)", what, len(cells), min(n, len(eligible)), len(eligible))
+		return
+	}
+	shown := map[string]bool{}
+	for i, c := range cells {
+		var s *nsip.Trait
+		for j := range src {
+			if src[j].Code == c.Code {
+				s = &src[j]
+			}
+		}
+		if s == nil {
+			t.Errorf("%s: trait %q is not in the source", what, c.Code)
+			continue
+		}
+		if c.Value != s.Value || math.Abs(c.Accuracy-s.Accuracy) > 0.005 || !s.HasAccuracy || s.Accuracy < 50 {
+			t.Errorf("%s: trait %+v, source has %+v", what, c, *s)
+		}
+		if i > 0 && cells[i-1].Accuracy < c.Accuracy {
+			t.Errorf("%s: traits not ordered by accuracy: %+v", what, cells)
+		}
+		shown[c.Code] = true
+	}
+	if len(cells) > 0 {
+		last := cells[len(cells)-1].Accuracy
+		for _, e := range eligible {
+			if !shown[e.Code] && e.Accuracy > last+0.005 {
+				t.Errorf("%s: %s (accuracy %v) left out for a less accurate one", what, e.Code, e.Accuracy)
+			}
+		}
+	}
+}
+
+// cellTraits reads [code, value, accuracy] cells.
+func cellTraits(t testing.TB, raw json.RawMessage) []traitObject {
+	t.Helper()
+	var cells [][]json.RawMessage
+	if string(raw) == "null" {
+		return nil
+	}
+	if err := json.Unmarshal(raw, &cells); err != nil {
+		t.Fatalf("trait cells %s: %v", raw, err)
+	}
+	var out []traitObject
+	for _, c := range cells {
+		out = append(out, cellTrait(t, c))
+	}
+	return out
+}
+
+func cellTrait(t testing.TB, c []json.RawMessage) traitObject {
+	t.Helper()
+	var o traitObject
+	if len(c) != 3 || json.Unmarshal(c[0], &o.Code) != nil || json.Unmarshal(c[1], &o.Value) != nil || json.Unmarshal(c[2], &o.Accuracy) != nil {
+		t.Fatalf("trait cell %s is not [code, value, accuracy]", c)
+	}
+	return o
+}
+
+// pageOut is a search or progeny summary as the client reads it.
+type pageOut struct {
+	pageSummary
+	Rows [][]json.RawMessage `json:"rows"`
+}
+
+func str(t testing.TB, raw json.RawMessage) string {
+	t.Helper()
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		t.Fatalf("%s is not a string", raw)
+	}
+	return s
+}
+
+func decode[T any](t testing.TB, text string) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal([]byte(text), &v); err != nil {
+		t.Fatalf("summary does not decode: %v\n%.300s", err, text)
+	}
+	return v
+}
+
+// checkSearch asserts a search summary against its page: counts, columns,
+// and every shown row's identifiers and top traits.
+func checkSearch(t testing.TB, text string, v *nsip.SearchResults) pageOut {
+	t.Helper()
+	p := decode[pageOut](t, text)
+	if p.Kind != KindSearch || p.TotalCount != v.TotalCount || p.Page != v.Page || p.PageSize != v.PageSize || p.PageRows != len(v.Results) {
+		t.Errorf("header %s/%d/%d/%d/%d, want search_results/%d/%d/%d/%d", p.Kind, p.TotalCount, p.Page, p.PageSize, p.PageRows, v.TotalCount, v.Page, v.PageSize, len(v.Results))
+	}
+	if strings.Join(p.Columns, ",") != "lpn_id,sire,dam,top_traits" || strings.Join(p.TraitCell, ",") != "code,value,accuracy" {
+		t.Errorf("columns %v, trait cell %v", p.Columns, p.TraitCell)
+	}
+	if p.Shown != len(p.Rows) || p.Shown > len(v.Results) {
+		t.Fatalf("shown %d with %d rows of %d", p.Shown, len(p.Rows), len(v.Results))
+	}
+	for i, row := range p.Rows {
+		src := v.Results[i]
+		if len(row) != 4 {
+			t.Fatalf("row %d has %d cells", i, len(row))
+		}
+		sameOrClipped(t, "lpn_id", str(t, row[0]), src.LPNID)
+		sameOrClipped(t, "sire", str(t, row[1]), src.Sire)
+		sameOrClipped(t, "dam", str(t, row[2]), src.Dam)
+		checkTopTraits(t, "row "+src.LPNID, cellTraits(t, row[3]), src.Traits, 3)
+	}
+	checkNext(t, p, toolSearch)
+	return p
+}
+
+// checkNext asserts the hint starts exactly after the last shown row, or
+// at the next page when the whole page was shown.
+func checkNext(t testing.TB, p pageOut, tool string) {
+	t.Helper()
+	offset := p.Page*p.PageSize + p.Shown
+	more := p.Shown < p.PageRows || (p.PageRows > 0 && offset < p.TotalCount)
+	if !more {
+		if p.Next != nil {
+			t.Errorf("hint %+v although everything was shown", p.Next)
+		}
+		return
+	}
+	if p.Next == nil {
+		t.Fatalf("no hint although rows from %d on remain", offset)
+	}
+	page, size := argInt(p.Next.Arguments, "page", -1), argInt(p.Next.Arguments, "page_size", -1)
+	if p.Next.Tool != tool || size < 1 || size > 100 || page*size != offset {
+		t.Errorf("hint %s page %d size %d, want %s starting at row %d", p.Next.Tool, page, size, tool, offset)
+	}
+}
+
+// checkProgeny asserts a progeny summary against its page.
+func checkProgeny(t testing.TB, text string, v *nsip.ProgenyPage, nested bool) pageOut {
+	t.Helper()
+	p := decode[pageOut](t, text)
+	checkProgenyPage(t, p, v, nested)
+	return p
+}
+
+func checkProgenyPage(t testing.TB, p pageOut, v *nsip.ProgenyPage, nested bool) {
+	t.Helper()
+	if !nested && (p.Kind != KindProgeny || p.LPNID != v.LPNID) {
+		t.Errorf("kind %q lpn %q, want progeny of %q", p.Kind, p.LPNID, v.LPNID)
+	}
+	if p.TotalCount != v.TotalCount || p.PageRows != len(v.Animals) {
+		t.Errorf("total %d rows %d, want %d and %d", p.TotalCount, p.PageRows, v.TotalCount, len(v.Animals))
+	}
+	// The sex split covers the whole page.
+	if p.Sex == nil || p.Sex.M+p.Sex.F+p.Sex.Other != len(v.Animals) {
+		t.Errorf("sex split %+v does not add up to %d", p.Sex, len(v.Animals))
+	}
+	checkStats(t, p.TraitStats, v.Animals)
+	if p.Shown != len(p.Rows) || p.Shown > len(v.Animals) {
+		t.Fatalf("shown %d with %d rows of %d", p.Shown, len(p.Rows), len(v.Animals))
+	}
+	for i, row := range p.Rows {
+		src := v.Animals[i]
+		if len(row) != 4 {
+			t.Fatalf("row %d has %d cells", i, len(row))
+		}
+		sameOrClipped(t, "lpn_id", str(t, row[0]), src.LPNID)
+		sameOrClipped(t, "sex", str(t, row[1]), src.Sex)
+		sameOrClipped(t, "dob", str(t, row[2]), src.DateOfBirth)
+		var top []traitObject
+		if string(row[3]) != "null" {
+			var cell []json.RawMessage
+			if err := json.Unmarshal(row[3], &cell); err != nil {
+				t.Fatalf("top trait %s", row[3])
+			}
+			top = append(top, cellTrait(t, cell))
+		}
+		checkTopTraits(t, "progeny "+src.LPNID, top, src.Traits, 1)
+	}
+	checkNext(t, p, toolProgeny)
+	if p.Next != nil && p.Next.Arguments["lpn_id"] != v.LPNID {
+		t.Errorf("hint for lpn_id %v, want %q", p.Next.Arguments["lpn_id"], v.LPNID)
+	}
+}
+
+// checkStats recomputes the per-trait statistics of a page.
+func checkStats(t testing.TB, st *statsTable, rows []nsip.ProgenyRow) {
+	t.Helper()
+	type agg struct {
+		n        int
+		sum      float64
+		lo, high float64
+	}
+	want := map[string]*agg{}
+	for _, r := range rows {
+		for _, tr := range r.Traits {
+			a := want[tr.Code]
+			if a == nil {
+				a = &agg{lo: math.Inf(1), high: math.Inf(-1)}
+				want[tr.Code] = a
+			}
+			a.n++
+			a.sum += tr.Value
+			a.lo, a.high = math.Min(a.lo, tr.Value), math.Max(a.high, tr.Value)
+		}
+	}
+	if len(want) == 0 {
+		if st != nil {
+			t.Errorf("trait stats %v for a page without traits", st)
+		}
+		return
+	}
+	if st == nil || len(st.Rows) != len(want) {
+		t.Fatalf("trait stats %v, want %d traits", st, len(want))
+	}
+	for _, r := range st.Rows {
+		b, _ := json.Marshal(r)
+		var cells []json.RawMessage
+		_ = json.Unmarshal(b, &cells)
+		var code string
+		var n int
+		var mean, lo, high float64
+		for i, dst := range []any{&code, &n, &mean, &lo, &high} {
+			if err := json.Unmarshal(cells[i], dst); err != nil {
+				t.Fatalf("stats row %s: %v", b, err)
+			}
+		}
+		a := want[code]
+		if a == nil || a.n != n || math.Abs(a.sum/float64(a.n)-mean) > 1e-4 || a.lo != lo || a.high != high {
+			t.Errorf("stats for %s = n %d mean %v min %v max %v, want %+v", code, n, mean, lo, high, a)
+		}
+	}
+}
+
+// animalOut is an animal summary (or a profile's animal block).
+type animalOut struct {
+	Summary      bool          `json:"summary"`
+	Kind         string        `json:"kind"`
+	LPNID        *string       `json:"lpn_id"`
+	Breed        string        `json:"breed"`
+	BreedID      int           `json:"breed_id"`
+	Sire         string        `json:"sire"`
+	Dam          string        `json:"dam"`
+	TotalProgeny *int          `json:"total_progeny"`
+	Status       string        `json:"status"`
+	DOB          string        `json:"dob"`
+	Gender       string        `json:"gender"`
+	Contact      *contactBlock `json:"contact"`
+	TopTraits    []traitObject `json:"top_traits"`
+}
+
+// checkAnimal asserts every FR-005a field of an animal, the full contact
+// block included.
+func checkAnimal(t testing.TB, a animalOut, v *nsip.AnimalDetails) {
+	t.Helper()
+	if a.LPNID == nil || a.TotalProgeny == nil {
+		t.Fatalf("lpn_id or total_progeny missing: %+v", a)
+	}
+	sameOrClipped(t, "lpn_id", *a.LPNID, v.LPNID)
+	if *a.TotalProgeny != v.TotalProgeny || a.BreedID != v.BreedID {
+		t.Errorf("total_progeny %d breed_id %d, want %d and %d", *a.TotalProgeny, a.BreedID, v.TotalProgeny, v.BreedID)
+	}
+	for _, f := range [][3]string{
+		{"breed", a.Breed, v.Breed}, {"sire", a.Sire, v.Sire}, {"dam", a.Dam, v.Dam},
+		{"status", a.Status, v.Status}, {"dob", a.DOB, v.DateOfBirth}, {"gender", a.Gender, v.Gender},
+	} {
+		sameOrClipped(t, f[0], f[1], f[2])
+	}
+	c := v.Contact
+	if c.IsZero() {
+		if a.Contact != nil {
+			t.Errorf("contact %+v for an animal without one", a.Contact)
+		}
+	} else {
+		if a.Contact == nil {
+			t.Fatalf("contact block missing; source has %+v", c)
+		}
+		got := a.Contact
+		for _, f := range [][3]string{
+			{"flock", got.Flock, c.FlockCode}, {"farm", got.Farm, c.FarmName}, {"name", got.Name, c.ContactName},
+			{"phone", got.Phone, c.Phone}, {"email", got.Email, c.Email}, {"address", got.Address, c.Address},
+			{"city", got.City, c.City}, {"state", got.State, c.State}, {"zip", got.Zip, c.ZipCode},
+		} {
+			sameOrClipped(t, "contact "+f[0], f[1], f[2])
+		}
+	}
+	if a.TopTraits == nil {
+		t.Errorf("top_traits missing")
+	}
+	checkTopTraits(t, "animal", a.TopTraits, v.Traits, 3)
+}
+
+// lineageOut is a lineage summary as the client reads it.
+type lineageOut struct {
+	lineageBlock
+	Ancestors [][]json.RawMessage `json:"ancestors"`
+}
+
+func checkNode(t testing.TB, what string, got *nodeBlock, n *nsip.LineageNode) {
+	t.Helper()
+	if n == nil {
+		if got != nil {
+			t.Errorf("%s: %+v for a missing animal", what, got)
+		}
+		return
+	}
+	if got == nil {
+		t.Fatalf("%s missing", what)
+	}
+	for _, f := range [][3]string{{"lpn_id", got.LPNID, n.LPNID}, {"farm", got.Farm, n.Farm}, {"dob", got.DOB, n.DOB}, {"sex", got.Sex, n.Sex}, {"status", got.Status, n.Status}} {
+		sameOrClipped(t, what+" "+f[0], f[1], f[2])
+	}
+	if len(got.Indexes) != len(n.Indexes) {
+		t.Errorf("%s: indexes %v, want %v", what, got.Indexes, n.Indexes)
+	}
+	for _, ix := range n.Indexes {
+		if v, ok := got.Indexes[ix.Name]; !ok || v != ix.Value {
+			t.Errorf("%s: index %q = %v, want %v", what, ix.Name, v, ix.Value)
+		}
+	}
+}
+
+// walk finds the pedigree node at a path of S (sire) and D (dam) steps.
+func walk(n *nsip.LineageNode, path string) *nsip.LineageNode {
+	for _, step := range path {
+		if n == nil {
+			return nil
+		}
+		switch step {
+		case 'S':
+			n = n.Sire
+		case 'D':
+			n = n.Dam
+		default:
+			return nil
+		}
+	}
+	return n
+}
+
+// checkLineage asserts subject and parents in full, ancestors by path,
+// shallow generations kept before deep ones, and the omission note.
+func checkLineage(t testing.TB, l lineageOut, v *nsip.Lineage) {
+	t.Helper()
+	checkNode(t, "subject", l.Subject, &v.Subject)
+	checkNode(t, "sire", l.Sire, v.Subject.Sire)
+	checkNode(t, "dam", l.Dam, v.Subject.Dam)
+	perGen := map[int]int{}
+	var count func(n *nsip.LineageNode, g int)
+	count = func(n *nsip.LineageNode, g int) {
+		if n == nil {
+			return
+		}
+		perGen[g]++
+		count(n.Sire, g+1)
+		count(n.Dam, g+1)
+	}
+	count(&v.Subject, 0)
+	deepest := 0
+	for g := range perGen {
+		deepest = max(deepest, g)
+	}
+	if l.Generations != deepest {
+		t.Errorf("generations %d, want %d", l.Generations, deepest)
+	}
+	shownGen := map[int]int{}
+	farms := len(l.Columns) == 3
+	for _, row := range l.Ancestors {
+		path := str(t, row[0])
+		n := walk(&v.Subject, path)
+		if n == nil || len(path) < 2 {
+			t.Fatalf("ancestor path %q is not in the pedigree", path)
+		}
+		sameOrClipped(t, "ancestor "+path, str(t, row[1]), n.LPNID)
+		if farms {
+			sameOrClipped(t, "farm of "+path, str(t, row[2]), n.Farm)
+		}
+		shownGen[len(path)]++
+	}
+	omitted := 0
+	for g := 2; g <= deepest; g++ {
+		switch shownGen[g] {
+		case perGen[g]:
+			if len(l.Omitted) > 0 && l.Omitted[0] < g {
+				t.Errorf("generation %d shown after omitting %v", g, l.Omitted)
+			}
+		case 0:
+			omitted += perGen[g]
+		default:
+			t.Errorf("generation %d partly shown (%d of %d)", g, shownGen[g], perGen[g])
+		}
+	}
+	var wantOmitted []int
+	for g := 2; g <= deepest; g++ {
+		if shownGen[g] == 0 {
+			wantOmitted = append(wantOmitted, g)
+		}
+	}
+	sort.Ints(l.Omitted)
+	if len(wantOmitted) != len(l.Omitted) || omitted != l.OmittedCount {
+		t.Errorf("omitted generations %v (%d animals), want %v (%d)", l.Omitted, l.OmittedCount, wantOmitted, omitted)
+	}
+	if (omitted > 0) != (l.Next != nil) {
+		t.Errorf("hint %+v with %d omitted ancestors", l.Next, omitted)
+	}
+}

@@ -1,0 +1,234 @@
+package summarize
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+// Tool names and arguments of the next-call hints. They are part of the
+// public contract: the assistant sends them back verbatim.
+const (
+	toolSearch  = "nsip_search_animals"
+	toolProgeny = "nsip_get_progeny"
+	toolLineage = "nsip_get_lineage"
+	maxPageSize = 100 // the API's largest page
+)
+
+// shapeSummary runs the summarizer for kind on req.Value, trying the clip
+// levels in turn. A level whose result is complete wins at once; otherwise
+// the first result that fits at all is kept.
+func shapeSummary(f *fitter, kind Kind, req Request) ([]byte, error) {
+	var level func(clip int) ([]byte, bool, error)
+	var err error
+	switch kind {
+	case KindAnimal:
+		level, err = bind(req.Value, func(v *nsip.AnimalDetails, c int) ([]byte, bool, error) { return animalSummary(f, v, c) })
+	case KindSearch:
+		level, err = bind(req.Value, func(v *nsip.SearchResults, c int) ([]byte, bool, error) { return searchSummary(f, v, req.Args, c) })
+	case KindProgeny:
+		level, err = bind(req.Value, func(v *nsip.ProgenyPage, c int) ([]byte, bool, error) { return progenySummary(f, v, req.Args, c) })
+	case KindLineage:
+		level, err = bind(req.Value, func(v *nsip.Lineage, c int) ([]byte, bool, error) { return lineageSummary(f, v, c) })
+	case KindProfile:
+		level, err = bind(req.Value, func(v *nsip.AnimalProfile, c int) ([]byte, bool, error) { return profileSummary(f, v, c) })
+	default:
+		err = fmt.Errorf("summarize: no shape summarizer for %q", kind)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return firstComplete(len(clipLevels), func(i int) ([]byte, bool, error) { return level(clipLevels[i]) })
+}
+
+// firstComplete tries levels 0..n-1 in turn and returns the first complete
+// result, or failing that the first that fits at all (nil output means
+// nothing fitted at that level).
+func firstComplete(n int, level func(i int) (out []byte, complete bool, err error)) ([]byte, error) {
+	var first []byte
+	for i := range n {
+		out, complete, err := level(i)
+		if err != nil {
+			return nil, err
+		}
+		if out != nil && complete {
+			return out, nil
+		}
+		if first == nil {
+			first = out
+		}
+	}
+	if first == nil {
+		return nil, errNoFit
+	}
+	return first, nil
+}
+
+// bind checks the model's type once and returns fn as a level function.
+func bind[T any](value any, fn func(v *T, clip int) ([]byte, bool, error)) (func(int) ([]byte, bool, error), error) {
+	v, err := as[T](value)
+	if err != nil {
+		return nil, err
+	}
+	return func(c int) ([]byte, bool, error) { return fn(v, c) }, nil
+}
+
+// as accepts the model by pointer or by value.
+func as[T any](v any) (*T, error) {
+	switch x := v.(type) {
+	case *T:
+		if x != nil {
+			return x, nil
+		}
+	case T:
+		return &x, nil
+	}
+	return nil, fmt.Errorf("summarize: want a %T, got %T", (*T)(nil), v)
+}
+
+// topTraits returns up to n traits with a known accuracy of at least 50%,
+// most accurate first; ties keep the model's trait order (FR-005a/b).
+func topTraits(ts []nsip.Trait, n int) []nsip.Trait {
+	var c []nsip.Trait
+	for _, t := range ts {
+		if t.HasAccuracy && t.Accuracy >= 50 {
+			c = append(c, t)
+		}
+	}
+	sort.SliceStable(c, func(i, j int) bool { return c[i].Accuracy > c[j].Accuracy })
+	return c[:min(n, len(c))]
+}
+
+// traitCellFormat names the members of a trait cell in tables.
+var traitCellFormat = []string{"code", "value", "accuracy"}
+
+// traitCell is a trait as a table cell: [code, value, accuracy%].
+func traitCell(t nsip.Trait, c int) []any {
+	return []any{clip(t.Code, c), t.Value, round(t.Accuracy, 2)}
+}
+
+// traitCells is the top three traits of a row as cells; never null.
+func traitCells(ts []nsip.Trait, c int) [][]any {
+	cells := [][]any{}
+	for _, t := range topTraits(ts, 3) {
+		cells = append(cells, traitCell(t, c))
+	}
+	return cells
+}
+
+// nextCall is a tool call the assistant can make as is.
+type nextCall struct {
+	Tool      string         `json:"tool"`
+	Arguments map[string]any `json:"arguments"`
+}
+
+// pager is where a page sits in its result set and how to ask for more.
+type pager struct {
+	tool   string
+	args   map[string]any // the call's arguments; page and page_size are replaced
+	page   int
+	size   int
+	rows   int // rows on this page
+	total  int
+	offset int // page*size, the first row's position in the result set
+}
+
+func newPager(tool string, args map[string]any, page, size, rows, total int) pager {
+	if page < 0 {
+		page = 0
+	}
+	if size <= 0 {
+		size = argInt(args, "page_size", rows)
+	}
+	return pager{tool: tool, args: args, page: page, size: size, rows: rows, total: total, offset: page * size}
+}
+
+// next is the call that returns the rows after the first shown ones: the
+// rest of this page, or the next page when all of it was shown. The API
+// pages by page*page_size, so the call starts at a page whose size divides
+// the offset of the first unshown row; that size is kept to the rows that
+// fitted here so that the answer to the hint fits too. A fully shown page
+// of page_size rows thus leads to the next page of the same size.
+func (p pager) next(shown, fit int) *nextCall {
+	at := p.offset + shown
+	if shown >= p.rows && (p.rows == 0 || at >= p.total) {
+		return nil
+	}
+	d := largestDivisor(at, max(1, min(fit, maxPageSize)))
+	return p.call(at/d, d)
+}
+
+func (p pager) call(page, size int) *nextCall {
+	a := make(map[string]any, len(p.args)+2)
+	maps.Copy(a, p.args)
+	a["page"], a["page_size"] = page, size
+	return &nextCall{Tool: p.tool, Arguments: a}
+}
+
+// pickShown chooses how many of the fitting rows to show when not all of
+// the page fits: showing a few rows fewer often lets the follow-up page be
+// much larger (the offset of the first unshown row must be a multiple of
+// the next page size), which saves calls.
+func (p pager) pickShown(fit int) int {
+	if fit >= p.rows || fit <= 1 {
+		return min(fit, p.rows)
+	}
+	limit := min(fit, maxPageSize)
+	best, bestD := fit, 0
+	for n := fit; n >= (fit+1)/2; n-- {
+		if d := largestDivisor(p.offset+n, limit); d > bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+// largestDivisor is the largest d in [1, limit] dividing n (any d divides 0).
+func largestDivisor(n, limit int) int {
+	for d := limit; d > 1; d-- {
+		if n%d == 0 {
+			return d
+		}
+	}
+	return 1
+}
+
+// argInt reads an integer argument that may have come from JSON (float64)
+// or from Go code (int), with def when absent.
+func argInt(args map[string]any, key string, def int) int {
+	switch v := args[key].(type) {
+	case int:
+		return v
+	case int64:
+		return int(v)
+	case float64:
+		return int(v)
+	case json.Number:
+		if i, err := v.Int64(); err == nil {
+			return int(i)
+		}
+	}
+	return def
+}
+
+// traitOrder sorts codes as nsip.TraitCodes lists them, unknown codes after
+// in alphabetical order.
+func traitOrder(codes []string) {
+	rank := func(c string) int {
+		if i := slices.Index(nsip.TraitCodes, c); i >= 0 {
+			return i
+		}
+		return len(nsip.TraitCodes)
+	}
+	sort.Slice(codes, func(i, j int) bool {
+		ri, rj := rank(codes[i]), rank(codes[j])
+		if ri != rj {
+			return ri < rj
+		}
+		return codes[i] < codes[j]
+	})
+}
