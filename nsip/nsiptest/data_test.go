@@ -121,8 +121,7 @@ func TestPedigreeDepth(t *testing.T) {
 	}
 	// Served: a full binary tree down to the cap, every node its animal.
 	srv := nsiptest.NewServer(t, nsiptest.Options{Seed: 1})
-	var root node
-	root = unwrap[node](t, get(t, srv, nsiptest.EndpointLineage+"?lpnId="+deep))
+	root := unwrap[node](t, get(t, srv, nsiptest.EndpointLineage+"?lpnId="+deep))
 	levels := map[int]int{}
 	var walk func(n node, gen int)
 	walk = func(n node, gen int) {
