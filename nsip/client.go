@@ -33,6 +33,10 @@ var Version = "dev"
 // RetryPolicy says how often and how patiently a failed request is repeated.
 // Only upstream failures (5xx), timeouts, connection failures and 429 are
 // retried; the caller's context bounds every wait.
+//
+// Error.Attempts counts the client's own requests. Go's HTTP transport may in
+// addition resend a GET once by itself when a pooled keep-alive connection
+// turns out to be dead before any answer arrived.
 type RetryPolicy struct {
 	MaxAttempts   int           // requests per call, including the first; 1 disables retries
 	BaseDelay     time.Duration // backoff before the second attempt; doubles after each failure

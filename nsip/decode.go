@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -22,22 +23,26 @@ func unexpected(format string, args ...any) *Error {
 	return &Error{Kind: KindUnexpectedResponse, Reason: fmt.Sprintf(format, args...)}
 }
 
-// checkJSON rejects bodies that are not one complete JSON value.
+// checkJSON rejects bodies that are not one complete JSON value, saying
+// whether the body is something else (an HTML page), cut short, or broken.
 func checkJSON(body []byte) *Error {
-	var v json.RawMessage
-	err := json.Unmarshal(body, &v)
-	if err == nil {
+	if json.Valid(body) {
 		return nil
 	}
 	trimmed := bytes.TrimSpace(body)
-	var syn *json.SyntaxError
-	switch {
-	case len(trimmed) == 0:
+	if len(trimmed) == 0 {
 		return unexpected("the body is empty where JSON was expected")
-	case trimmed[0] != '{' && trimmed[0] != '[' && trimmed[0] != '"':
+	}
+	if trimmed[0] != '{' && trimmed[0] != '[' && trimmed[0] != '"' {
 		return unexpected("the body is not JSON: %s", snippet(body))
-	case errors.As(err, &syn) && syn.Offset >= int64(len(body)):
+	}
+	var v json.RawMessage
+	err := json.NewDecoder(bytes.NewReader(body)).Decode(&v)
+	if errors.Is(err, io.ErrUnexpectedEOF) {
 		return unexpected("the JSON ends early (truncated after %d bytes): %s", len(body), snippet(body))
+	}
+	if err == nil {
+		err = errors.New("data after the first value")
 	}
 	return unexpected("the body is not valid JSON (%v): %s", err, snippet(body))
 }
@@ -252,16 +257,17 @@ func decodeLastUpdate(body []byte) (*LastUpdate, *Error) {
 	if e != nil {
 		return nil, e
 	}
+	// Only a JSON string is a date here; a number would be a guess.
 	var date string
 	if o, ok := parseObject(p); ok {
-		o.str(&date, "date", "dateLastUpdated", "lastUpdated")
-	} else {
-		date, _ = asString(p)
+		if d, has := o.get("date", "dateLastUpdated", "lastUpdated"); has {
+			p = d
+		}
 	}
-	if date == "" {
+	if json.Unmarshal(p, &date) != nil || strings.TrimSpace(date) == "" {
 		return nil, unexpected("no date in the answer: %s", snippet(body))
 	}
-	return &LastUpdate{Date: date, Raw: json.RawMessage(body)}, nil
+	return &LastUpdate{Date: strings.TrimSpace(date), Raw: json.RawMessage(body)}, nil
 }
 
 func decodeBreedGroups(body []byte) (*BreedGroups, *Error) {

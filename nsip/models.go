@@ -7,6 +7,12 @@ import (
 // Accuracy is always a percentage on the 0..100 scale. The current API format
 // sends fractions (0.80) and the old one percents (80); decoding normalises
 // both so that callers never have to guess which scale they hold.
+//
+// The format of a row tells its scale: the success/data envelope or a
+// camelCase "lpnId" key means fractions (multiplied by 100), PascalCase
+// "LpnId" means percents. A camelCase row with any accuracy above 1 is taken
+// to be in percent already. An accuracy that still falls outside 0..100 is
+// not reported (HasAccuracy is false) and its field is kept in Extra.
 
 // TraitCodes lists the thirteen EBV traits the API publishes, in the order the
 // NSIP site shows them. Rows may carry other pairs too; those are kept.

@@ -1,0 +1,206 @@
+package nsip
+
+import (
+	"context"
+	"errors"
+	"math"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
+)
+
+func TestNewClientDefaults(t *testing.T) {
+	c, err := NewClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.BaseURL() != DefaultBaseURL || c.userAgent != "nsip-mcp/"+Version || c.timeout != DefaultTimeout ||
+		c.maxBody != DefaultMaxBodyBytes || c.retry != DefaultRetryPolicy() {
+		t.Errorf("defaults: %s %q %s %d %+v", c.BaseURL(), c.userAgent, c.timeout, c.maxBody, c.retry)
+	}
+	tr, ok := c.httpClient.Transport.(*http.Transport)
+	if !ok || tr.TLSHandshakeTimeout == 0 || tr.ResponseHeaderTimeout == 0 || tr.MaxIdleConnsPerHost < 2 {
+		t.Errorf("default transport lacks timeouts or pooling: %+v", c.httpClient.Transport)
+	}
+}
+
+func TestOptions(t *testing.T) {
+	hc := &http.Client{}
+	c, err := NewClient(WithBaseURL("https://mirror.example.org/nsip/api/"), WithHTTPClient(hc), WithTimeout(0),
+		WithUserAgent("flock-tool/2"), WithMaxBodyBytes(10), WithRetryPolicy(RetryPolicy{MaxAttempts: 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.BaseURL() != "https://mirror.example.org/nsip/api/" || c.httpClient != hc || c.timeout != 0 ||
+		c.userAgent != "flock-tool/2" || c.maxBody != 10 || c.retry.MaxAttempts != 1 {
+		t.Errorf("options not applied: %+v", c)
+	}
+	bad := []struct {
+		name string
+		opt  Option
+		want string
+	}{
+		{"relative URL", WithBaseURL("nsipsearch.nsip.org/api"), "absolute http or https URL"},
+		{"ftp URL", WithBaseURL("ftp://nsipsearch.nsip.org/api"), "absolute http or https URL"},
+		{"unparsable URL", WithBaseURL("http://[::1"), "base URL"},
+		{"URL with query", WithBaseURL("http://h/api?x=1"), "query or fragment"},
+		{"nil HTTP client", WithHTTPClient(nil), "non-nil"},
+		{"negative timeout", WithTimeout(-time.Second), "must not be negative"},
+		{"empty user agent", WithUserAgent(""), "non-empty"},
+		{"user agent with newline", WithUserAgent("a\nb"), "control characters"},
+		{"no attempts", WithRetryPolicy(RetryPolicy{}), "MaxAttempts >= 1"},
+		{"negative delay", WithRetryPolicy(RetryPolicy{MaxAttempts: 2, BaseDelay: -1}), "must not be negative"},
+		{"max below base", WithRetryPolicy(RetryPolicy{MaxAttempts: 2, BaseDelay: time.Second, MaxDelay: time.Millisecond}), "below BaseDelay"},
+		{"zero body limit", WithMaxBodyBytes(0), "must be positive"},
+	}
+	for _, tc := range bad {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := NewClient(tc.opt)
+			if err == nil || c != nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("NewClient = %v, %v; want an error containing %q", c, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	c := &Client{retry: RetryPolicy{MaxAttempts: 5, BaseDelay: 100 * time.Millisecond, MaxDelay: 300 * time.Millisecond}}
+	for n, ceiling := range map[int]time.Duration{1: 100 * time.Millisecond, 2: 200 * time.Millisecond, 3: 300 * time.Millisecond, 40: 300 * time.Millisecond} {
+		for range 200 {
+			if d := c.backoff(n); d < 0 || d > ceiling {
+				t.Fatalf("backoff(%d) = %s, outside 0..%s", n, d, ceiling)
+			}
+		}
+	}
+	if d := (&Client{}).backoff(1); d != 0 {
+		t.Errorf("zero policy waits %s", d)
+	}
+}
+
+// TestArgumentChecks: bad arguments fail before any request, naming the
+// argument.
+func TestArgumentChecks(t *testing.T) {
+	s, c := standIn(t, nsiptest.FormatCurrent)
+	long := strings.Repeat("A", 33)
+	search := func(p SearchParams) func(context.Context) error {
+		return func(ctx context.Context) error { _, err := c.SearchAnimals(ctx, p); return err }
+	}
+	crit := func(cr SearchCriteria) func(context.Context) error {
+		return search(SearchParams{PageSize: 10, Criteria: cr})
+	}
+	cases := []struct {
+		name, param string
+		call        func(context.Context) error
+	}{
+		{"trait ranges breed 0", "breedId", func(ctx context.Context) error { _, err := c.TraitRanges(ctx, 0); return err }},
+		{"details empty", "searchString", func(ctx context.Context) error { _, err := c.AnimalDetails(ctx, "   "); return err }},
+		{"details too long", "searchString", func(ctx context.Context) error { _, err := c.AnimalDetails(ctx, strings.Repeat("1", 65)); return err }},
+		{"details control", "searchString", func(ctx context.Context) error { _, err := c.AnimalDetails(ctx, "640\x00238"); return err }},
+		{"lineage empty", "lpnId", func(ctx context.Context) error { _, err := c.Lineage(ctx, ""); return err }},
+		{"lineage short", "lpnId", func(ctx context.Context) error { _, err := c.Lineage(ctx, "64a"); return err }},
+		{"lineage long", "lpnId", func(ctx context.Context) error { _, err := c.Lineage(ctx, long); return err }},
+		{"lineage slash", "lpnId", func(ctx context.Context) error { _, err := c.Lineage(ctx, "6402/../x1"); return err }},
+		{"progeny bad id", "lpnId", func(ctx context.Context) error { _, err := c.Progeny(ctx, "640238 2024", 0, 10); return err }},
+		{"progeny page -1", "page", func(ctx context.Context) error { _, err := c.Progeny(ctx, "6402382024NCS310", -1, 10); return err }},
+		{"progeny size 0", "pageSize", func(ctx context.Context) error { _, err := c.Progeny(ctx, "6402382024NCS310", 0, 0); return err }},
+		{"progeny size 101", "pageSize", func(ctx context.Context) error { _, err := c.Progeny(ctx, "6402382024NCS310", 0, 101); return err }},
+		{"profile bad id", "lpnId", func(ctx context.Context) error { _, err := c.ByLPN(ctx, "ab"); return err }},
+		{"search page -1", "page", search(SearchParams{Page: -1, PageSize: 10})},
+		{"search size 0", "pageSize", search(SearchParams{})},
+		{"search breed -1", "breedId", search(SearchParams{PageSize: 10, BreedID: -1})},
+		{"search trait digits", "sortedBreedTrait", search(SearchParams{PageSize: 10, SortedTrait: "BWT1"})},
+		{"search trait long", "sortedBreedTrait", search(SearchParams{PageSize: 10, SortedTrait: strings.Repeat("B", 17)})},
+		{"group -1", "criteria.breedGroupId", crit(SearchCriteria{BreedGroupID: -1})},
+		{"criteria breed -1", "criteria.breedId", crit(SearchCriteria{BreedID: -1})},
+		{"born after format", "criteria.bornAfter", crit(SearchCriteria{BornAfter: "02/13/2024"})},
+		{"born before date", "criteria.bornBefore", crit(SearchCriteria{BornBefore: "2024-02-30"})},
+		{"dates reversed", "criteria.bornAfter", crit(SearchCriteria{BornAfter: "2024-01-02", BornBefore: "2024-01-01"})},
+		{"gender", "criteria.gender", crit(SearchCriteria{Gender: "Ram"})},
+		{"status control", "criteria.status", crit(SearchCriteria{Status: "CURRENT\n"})},
+		{"flock long", "criteria.flockId", crit(SearchCriteria{FlockID: strings.Repeat("6", 65)})},
+		{"range code", "criteria.traitRanges.B W", crit(SearchCriteria{TraitRanges: map[string]Range{"BWT": {0, 1}, "B W": {0, 1}}})},
+		{"range code empty", "criteria.traitRanges.", crit(SearchCriteria{TraitRanges: map[string]Range{"": {0, 1}}})},
+		{"range NaN", "criteria.traitRanges.WWT", crit(SearchCriteria{TraitRanges: map[string]Range{"WWT": {math.NaN(), 1}}})},
+		{"range reversed", "criteria.traitRanges.WWT", crit(SearchCriteria{TraitRanges: map[string]Range{"WWT": {2, 1}}})},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := asError(t, tc.call(ctxT(t)), KindInvalidArgument)
+			if e.Param != tc.param || e.Reason == "" || e.Attempts != 0 || e.Status != 0 {
+				t.Errorf("got %+v, want param %q with a reason and no request", e, tc.param)
+			}
+		})
+	}
+	if n := s.TotalRequests(); n != 0 {
+		t.Errorf("argument checks let %d requests through", n)
+	}
+}
+
+func TestByLPNConcurrent(t *testing.T) {
+	const latency = 200 * time.Millisecond
+	s := nsiptest.NewServer(t, nsiptest.Options{Seed: 7, Latency: latency})
+	c := newClient(t, s)
+	id := s.Data().MostProgeny()
+	start := time.Now()
+	p, err := c.ByLPN(ctxT(t), id)
+	el := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Details.LPNID != id || p.Lineage.Subject.LPNID != id || p.Progeny.LPNID != id {
+		t.Fatalf("profile of the wrong animal: %s %s %s", p.Details.LPNID, p.Lineage.Subject.LPNID, p.Progeny.LPNID)
+	}
+	// Three requests of 200 ms each: sequential would take 600 ms.
+	if el < latency || el > 450*time.Millisecond {
+		t.Errorf("profile took %s; concurrent fetching should take about one request's %s", el, latency)
+	}
+	for _, ep := range []string{nsiptest.EndpointDetails, nsiptest.EndpointLineage, nsiptest.EndpointProgeny} {
+		if n := s.Requests(ep); n != 1 {
+			t.Errorf("%s got %d requests, want 1", ep, n)
+		}
+	}
+}
+
+func TestByLPNFailsAsAWhole(t *testing.T) {
+	cases := []struct {
+		endpoint, part string
+		fault          nsiptest.Fault
+		kind           Kind
+	}{
+		{nsiptest.EndpointDetails, "details", nsiptest.Fault{Kind: nsiptest.FaultStatus, Status: 404}, KindNotFound},
+		{nsiptest.EndpointLineage, "lineage", nsiptest.Fault{Kind: nsiptest.FaultHTML200}, KindUnexpectedResponse},
+		{nsiptest.EndpointProgeny, "progeny", nsiptest.Fault{Kind: nsiptest.FaultStatus, Status: 500}, KindUpstream},
+	}
+	for _, tc := range cases {
+		t.Run(tc.part, func(t *testing.T) {
+			s, c := standIn(t, nsiptest.FormatCurrent)
+			// The other parts are slow, so the failing one comes first and
+			// its siblings are cancelled rather than awaited.
+			s.SetLatency("", 2*time.Second)
+			s.SetLatency(tc.endpoint, 0)
+			s.SetFault(tc.endpoint, tc.fault)
+			id := s.Data().MostProgeny()
+			start := time.Now()
+			p, err := c.ByLPN(ctxT(t), id)
+			if p != nil {
+				t.Fatalf("partial profile returned: %+v", p)
+			}
+			e := asError(t, err, tc.kind)
+			if e.Endpoint != tc.endpoint {
+				t.Errorf("error from %q, want %q", e.Endpoint, tc.endpoint)
+			}
+			if want := "profile of " + id + ": " + tc.part + " failed"; !strings.Contains(err.Error(), want) {
+				t.Errorf("message %q does not say %q", err, want)
+			}
+			if el := time.Since(start); el > time.Second {
+				t.Errorf("took %s: the other parts were not cancelled", el)
+			}
+			if errors.Is(err, context.Canceled) {
+				t.Error("the reported error is a sibling's cancellation, not the failure")
+			}
+		})
+	}
+}
