@@ -2,7 +2,9 @@
 // title and #result, plus what the browser saw of each WebSocket (handshake
 // errors carry the HTTP status, which the page itself is not allowed to see).
 //
-// usage: node browser.mjs [--timeout-ms N] <page URL>
+// usage: node browser.mjs [--timeout-ms N] [--loopback-host NAME] <page URL>
+// --loopback-host makes Chromium resolve NAME to 127.0.0.1, so a page served
+// on loopback can have an origin such as http://flocks.example:PORT.
 // CHROMIUM_PATH overrides /usr/bin/chromium.
 
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -24,15 +26,23 @@ const FLAGS = [
   '--disable-sync',
 ];
 
-const USAGE = 'usage: node browser.mjs [--timeout-ms N] <page URL>';
+const USAGE = 'usage: node browser.mjs [--timeout-ms N] [--loopback-host NAME] <page URL>';
 
 function parseArgs(argv) {
-  const { flags, positional } = parseCommandLine(argv, { '--timeout-ms': 20000 }, 1, USAGE);
+  const { flags, positional } = parseCommandLine(
+    argv,
+    { '--timeout-ms': 20000, '--loopback-host': '' },
+    1,
+    USAGE,
+  );
   if (positional.length !== 1) throw new Error(USAGE);
-  return { url: positional[0], timeoutMs: flags['--timeout-ms'] };
+  return { url: positional[0], timeoutMs: flags['--timeout-ms'], loopbackHost: flags['--loopback-host'] };
 }
 
-async function run({ url, timeoutMs }, report) {
+async function run({ url, timeoutMs, loopbackHost }, report) {
+  // Resolving a made-up name to 127.0.0.1 gives the page an origin that is
+  // not a loopback name while it is still served from this machine.
+  const args = loopbackHost ? [...FLAGS, `--host-resolver-rules=MAP ${loopbackHost} 127.0.0.1`] : FLAGS;
   const profile = mkdtempSync(join(tmpdir(), 'nsip-e2e-chromium-'));
   let context;
   try {
@@ -41,7 +51,7 @@ async function run({ url, timeoutMs }, report) {
     context = await chromium.launchPersistentContext(profile, {
       executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
       headless: true,
-      args: FLAGS,
+      args,
       timeout: timeoutMs,
     });
     report.browser = context.browser()?.version() ?? null;

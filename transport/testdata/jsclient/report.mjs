@@ -2,17 +2,25 @@
 // both print exactly one JSON object on stdout, even when they fail, so the
 // Go tests always have something to show.
 
-// Reads leading integer flags ("--name N") named in defaults, then the
-// positional arguments. Throws with usage when fewer than minPositional remain.
+// Reads leading flags ("--name value") named in defaults, then the positional
+// arguments. A flag whose default is a number takes a positive integer.
+// Throws with usage when fewer than minPositional arguments remain.
 export function parseCommandLine(argv, defaults, minPositional, usage) {
   const flags = { ...defaults };
   let i = 0;
   for (; i < argv.length && Object.hasOwn(defaults, argv[i]); i += 2) {
-    const v = Number(argv[i + 1]);
-    if (!Number.isInteger(v) || v <= 0) {
-      throw new Error(`${argv[i]} wants a positive integer, got ${JSON.stringify(argv[i + 1])}\n${usage}`);
+    const name = argv[i];
+    const raw = argv[i + 1];
+    if (raw === undefined) throw new Error(`${name} wants a value\n${usage}`);
+    if (typeof defaults[name] !== 'number') {
+      flags[name] = raw;
+      continue;
     }
-    flags[argv[i]] = v;
+    const v = Number(raw);
+    if (!Number.isInteger(v) || v <= 0) {
+      throw new Error(`${name} wants a positive integer, got ${JSON.stringify(raw)}\n${usage}`);
+    }
+    flags[name] = v;
   }
   const positional = argv.slice(i);
   if (positional.length < minPositional) throw new Error(usage);
