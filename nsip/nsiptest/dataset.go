@@ -9,7 +9,8 @@ import (
 // Seed is the seed the dataset was generated from.
 func (d *Dataset) Seed() int64 { return d.seed }
 
-// Len is the number of animals.
+// Len is the number of animals, which is also the recordCount of a search
+// with no breed and empty criteria.
 func (d *Dataset) Len() int { return len(d.animals) }
 
 // LastUpdated is the date getDateLastUpdated answers, e.g. "09/23/2025".

@@ -35,7 +35,7 @@ const PathPrefix = "/api/"
 type Options struct {
 	Seed    int64         // data seed; the same seed gives the same bytes
 	Format  Format        // the server-wide response format
-	Animals int           // about how many animals to generate; 0 means 4000
+	Animals int           // about how many animals to generate (at least 200); 0 means 4000
 	Latency time.Duration // added before every answer
 }
 
