@@ -46,15 +46,11 @@ type toolError struct {
 	Also              []fieldError   `json:"also,omitempty"` // further invalid arguments
 }
 
-func (e *toolError) Error() string { return e.Code + ": " + e.Problem }
-
 // result renders the error as an IsError tool result.
 func (e *toolError) result() *mcp.CallToolResult {
-	b, err := json.Marshal(map[string]*toolError{"error": e})
-	if err != nil { // only an unencodable Value could get here
-		e.Value = fmt.Sprint(e.Value)
-		b, _ = json.Marshal(map[string]*toolError{"error": e})
-	}
+	// Every field holds plain JSON values (Value came from the decoded
+	// arguments), so encoding cannot fail.
+	b, _ := json.Marshal(map[string]*toolError{"error": e})
 	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(string(b))}, IsError: true}
 }
 
@@ -94,10 +90,6 @@ func seconds(d time.Duration) int {
 
 // mapError turns a pipeline or client failure into what the model sees.
 func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolError {
-	var te *toolError
-	if errors.As(err, &te) {
-		return te
-	}
 	var rl *rateLimitError
 	if errors.As(err, &rl) {
 		c := g.capacity()

@@ -437,7 +437,7 @@ func validateTraitRanges(field string, obj map[string]any) (any, []fieldError) {
 		code := strings.ToUpper(strings.TrimSpace(k))
 		f := field + "." + k
 		if !slices.Contains(traitCodes, code) {
-			problem := fmt.Sprintf("%q is not a known trait code", k)
+			problem := "is not a known trait code"
 			if c, ok := closest(code, traitCodes); ok {
 				problem += fmt.Sprintf("; did you mean %q?", c)
 			}
@@ -561,7 +561,8 @@ func jsonType(v any) string {
 }
 
 // closest returns the candidate nearest to s, ignoring case, underscores and
-// hyphens, when it is near enough to be a plausible slip.
+// hyphens, when it is near enough to be a plausible slip; failing that, a
+// candidate that contains s (criteria -> search_criteria).
 func closest(s string, candidates []string) (string, bool) {
 	fold := func(x string) string {
 		return strings.NewReplacer("_", "", "-", "", " ", "").Replace(strings.ToLower(x))
@@ -573,11 +574,17 @@ func closest(s string, candidates []string) (string, bool) {
 			best, bestD = c, d
 		}
 	}
-	limit := max(1, len([]rune(fs))/3)
-	if bestD > limit && !(len(fs) > 3 && strings.Contains(fold(best), fs)) {
-		return "", false
+	if bestD <= max(1, len([]rune(fs))/3) {
+		return best, true
 	}
-	return best, best != ""
+	if len(fs) > 3 {
+		for _, c := range candidates {
+			if strings.Contains(fold(c), fs) {
+				return c, true
+			}
+		}
+	}
+	return "", false
 }
 
 func levenshtein(a, b string) int {

@@ -158,7 +158,7 @@ var traitRangesDef = &toolDef{
 	kind: summarize.KindGeneric, cost: 1, params: []param{breedIDParam},
 	subject: "breed_id", what: "trait ranges for breed", next: "list valid breed IDs with nsip_list_breeds",
 	desc: `Get the min and max EBV of each trait (BWT, WWT, PWWT, YWT, FAT, EMD, NLB, NWT, PWT, DAG, WGR, WEC, FEC) within one breed, ` +
-		`e.g. {"BWT":{"min":-0.71,"max":0.93},...} (about 300 tokens). ` +
+		`e.g. {"BWT":{"min":-0.71,"max":0.93},...} (about 200 tokens). ` +
 		`breed_id: integer 1..99999 from nsip_list_breeds, e.g. 640. ` +
 		`Next: use the ranges in nsip_search_animals search_criteria.trait_ranges.`,
 	fetch: func(ctx context.Context, up Upstream, a map[string]any) (any, json.RawMessage, error) {
@@ -170,12 +170,12 @@ var traitRangesDef = &toolDef{
 var searchAnimalsDef = &toolDef{
 	name: "nsip_search_animals", title: "Search NSIP animals", method: "search_animals",
 	kind: summarize.KindSearch, cost: 1,
-	desc: `Search NSIP animals one page at a time: {"totalCount":N,"page":0,"pageSize":15,"results":[...]}, each row an animal's LPN ID, sire, dam, status, EBVs with accuracy and indexes ` +
-		`(roughly 250 tokens per row). Results over 2000 tokens are summarized (counts, top rows, the next call) and _meta.summarized says so. ` +
-		`Arguments, all optional: page (0-based, default 0); page_size 1..100 (default 15; keep it small); breed_id e.g. 640; ` +
+	desc: `Search NSIP animals one page at a time, answered as NSIP's JSON {"recordCount":N,"records":[...]}, each record an animal's LPN ID, sire, dam, status, EBVs with accuracy and indexes ` +
+		`(about 290 tokens per record). Pages over 2000 tokens (more than 6 records) are summarized (counts, trait statistics, compact rows, the next call) and _meta.summarized says so. ` +
+		`Arguments, all optional: page (0-based, default 0); page_size 1..100 (default 15; 5 or fewer for full rows); breed_id e.g. 640; ` +
 		`sorted_trait, a trait code to sort by, e.g. "WWT"; reverse (bool) to flip the sort; ` +
 		`search_criteria e.g. {"gender":"Female","born_after":"2022-01-01","status":"CURRENT","trait_ranges":{"WWT":{"min":1,"max":5}}}. ` +
-		`Next: nsip_get_animal with a row's LPN ID.`,
+		`Next: nsip_get_animal with a record's LPN ID.`,
 	params: []param{
 		pageParam,
 		{name: "page_size", kind: kindInteger, def: 15, example: 15, min: bound(1), max: bound(100),
@@ -266,7 +266,7 @@ var animalDef = &toolDef{
 	kind: summarize.KindAnimal, cost: 1,
 	subject: "search_string", what: "animal matching", next: "check the ID, or find animals and their LPN IDs with nsip_search_animals",
 	desc: `Get one animal's record: breed, birth date, gender, status, sire and dam LPN IDs, progeny count, every EBV with accuracy (%), indexes and the breeder's contact ` +
-		`(usually 500-1500 tokens; larger answers are summarized and _meta.summarized says so). ` +
+		`(about 450 tokens; larger answers are summarized and _meta.summarized says so). ` +
 		`search_string: an LPN ID or registration number, e.g. "6402382024NCS310". ` +
 		`Next: nsip_get_lineage for the pedigree, nsip_get_progeny for offspring.`,
 	params: []param{{
@@ -285,7 +285,7 @@ var lineageDef = &toolDef{
 	kind: summarize.KindLineage, cost: 1,
 	subject: "lpn_id", what: "pedigree for LPN ID", next: "check the LPN ID, or find animals with nsip_search_animals",
 	desc: `Get an animal's pedigree tree: the animal, its sire and dam and their ancestors over several generations, each with LPN ID, farm, birth date, sex, status and indexes ` +
-		`(about 100 tokens per ancestor; large trees are summarized and _meta.summarized says so). ` +
+		`(about 85 tokens per ancestor, so trees of 4+ generations exceed 2000 tokens and are summarized; _meta.summarized says so). ` +
 		`lpn_id: 5-32 letters and digits, e.g. "6402382024NCS310". Next: nsip_get_animal for any ancestor's EBVs.`,
 	params: []param{lpnParam("The animal's LPN ID, e.g. \"6402382024NCS310\".")},
 	fetch: func(ctx context.Context, up Upstream, a map[string]any) (any, json.RawMessage, error) {
@@ -298,8 +298,8 @@ var progenyDef = &toolDef{
 	name: "nsip_get_progeny", title: "NSIP progeny", method: "get_progeny",
 	kind: summarize.KindProgeny, cost: 1,
 	subject: "lpn_id", what: "progeny for LPN ID", next: "check the LPN ID, or find animals with nsip_search_animals",
-	desc: `List one page of an animal's offspring: {"lpnId":...,"totalCount":N,"page":0,"pageSize":10,"animals":[{"lpnId","sex","dob","traits"}]} ` +
-		`(roughly 150 tokens per offspring; pages over 2000 tokens are summarized and _meta.summarized says so). ` +
+	desc: `List one page of an animal's offspring, as NSIP's JSON {"recordCount":N,"records":[{"lpnId","sex","dob", EBVs...}]} ` +
+		`(about 220 tokens per offspring; pages over 2000 tokens, i.e. more than 8, are summarized with counts, trait statistics and compact rows; _meta.summarized says so). ` +
 		`lpn_id e.g. "6402382024NCS310"; page 0-based (default 0); page_size 1..100 (default 10). ` +
 		`Next: nsip_get_animal for one offspring, or the next page.`,
 	params: []param{
@@ -319,7 +319,7 @@ var searchByLPNDef = &toolDef{
 	kind: summarize.KindProfile, cost: 3,
 	subject: "lpn_id", what: "animal with LPN ID", next: "check the LPN ID, or find animals with nsip_search_animals",
 	desc: `Get an animal's full profile in one call: details, pedigree and the first page of progeny, as {"details":...,"lineage":...,"progeny":...} ` +
-		`(often over 2000 tokens, then summarized: identifiers, breed, counts, contact, top traits, and which tool gives the rest). ` +
+		`(500 tokens for an animal without offspring, often 3000-10000 otherwise, then summarized: identifiers, breed, counts, contact, top traits, parents, progeny statistics and the next call). ` +
 		`Costs three NSIP requests; prefer nsip_get_animal when the record alone will do. ` +
 		`lpn_id: 5-32 letters and digits, e.g. "6402382024NCS310".`,
 	params: []param{lpnParam("The animal's LPN ID, e.g. \"6402382024NCS310\".")},

@@ -1,0 +1,265 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
+	"github.com/nsip-tools/nsip-mcp/summarize"
+)
+
+// fakeClock is the cache's clock in tests.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// syncBuffer collects log output from concurrent calls.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// lines decodes the JSON log records written so far.
+func (s *syncBuffer) lines(t *testing.T) []map[string]any {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(s.b.String()), "\n") {
+		if l == "" {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("log line is not JSON: %q", l)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+var (
+	sharedSumOnce sync.Once
+	sharedSum     *summarize.Summarizer
+	sharedCounter *summarize.Counter
+	sharedSumErr  error
+)
+
+// summarizer loads cl100k_base once for the whole package's tests.
+func summarizer(t testing.TB) (*summarize.Summarizer, *summarize.Counter) {
+	t.Helper()
+	sharedSumOnce.Do(func() {
+		sharedCounter, sharedSumErr = summarize.NewCounter()
+		if sharedSumErr == nil {
+			sharedSum = summarize.New(sharedCounter)
+		}
+	})
+	if sharedSumErr != nil {
+		t.Fatalf("summarize.NewCounter: %v", sharedSumErr)
+	}
+	return sharedSum, sharedCounter
+}
+
+// env is a gateway wired to the stand-in upstream through the real client,
+// served by an MCP server and driven by mcp-go's in-process client.
+type env struct {
+	t      *testing.T
+	up     *nsiptest.Server
+	gw     *Gateway
+	srv    *server.MCPServer
+	client *client.Client
+	clock  *fakeClock
+	logs   *syncBuffer
+}
+
+type envOption func(*Config, *[]nsip.Option)
+
+func withConfig(f func(*Config)) envOption {
+	return func(c *Config, _ *[]nsip.Option) { f(c) }
+}
+
+func newEnv(t *testing.T, opts ...envOption) *env {
+	t.Helper()
+	up := nsiptest.NewServer(t, nsiptest.Options{Seed: 7, Animals: 1500})
+	clientOpts := []nsip.Option{
+		nsip.WithBaseURL(up.URL()),
+		// One attempt per call, so request counts are exact; retries are the
+		// client's business and tested there.
+		nsip.WithRetryPolicy(nsip.RetryPolicy{MaxAttempts: 1, MaxRetryAfter: time.Second}),
+	}
+	clk := &fakeClock{now: time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)}
+	logs := &syncBuffer{}
+	cfg := DefaultConfig()
+	cfg.Now = clk.Now
+	cfg.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	cfg.RateLimit, cfg.RateBurst = 1000, 1000 // tests that need the limiter set their own
+	for _, o := range opts {
+		o(&cfg, &clientOpts)
+	}
+	nc, err := nsip.NewClient(clientOpts...)
+	if err != nil {
+		t.Fatalf("nsip.NewClient: %v", err)
+	}
+	sum, _ := summarizer(t)
+	gw, err := New(nc, sum, cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	e := &env{t: t, up: up, gw: gw, clock: clk, logs: logs}
+	e.srv = gw.NewMCPServer("nsip-mcp-test", "0.0.0")
+	e.client = connect(t, e.srv)
+	return e
+}
+
+// connect starts an initialized in-process client session.
+func connect(t *testing.T, srv *server.MCPServer) *client.Client {
+	t.Helper()
+	c, err := client.NewInProcessClient(srv)
+	if err != nil {
+		t.Fatalf("NewInProcessClient: %v", err)
+	}
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "gateway-test", Version: "0"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatalf("Initialize: %v", err)
+	}
+	return c
+}
+
+// reply is a tool result as a user sees it.
+type reply struct {
+	text    string
+	isError bool
+	meta    map[string]any
+}
+
+// errorBody decodes the {"error":{...}} body of an IsError result, refusing
+// fields the contract does not have.
+func (r reply) errorBody(t *testing.T) toolError {
+	t.Helper()
+	if !r.isError {
+		t.Fatalf("expected an error result, got %.300s", r.text)
+	}
+	var body struct {
+		Error *toolError `json:"error"`
+	}
+	dec := json.NewDecoder(strings.NewReader(r.text))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&body); err != nil || body.Error == nil {
+		t.Fatalf("error result is not {\"error\":{...}}: %v: %s", err, r.text)
+	}
+	return *body.Error
+}
+
+func (e *env) call(name string, args any) reply {
+	e.t.Helper()
+	return callTool(e.t, e.client, name, args)
+}
+
+func callTool(t *testing.T, c *client.Client, name string, args any) reply {
+	t.Helper()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = name
+	req.Params.Arguments = args
+	res, err := c.CallTool(context.Background(), req)
+	if err != nil {
+		t.Fatalf("CallTool(%s, %v): protocol error %v", name, args, err)
+	}
+	if len(res.Content) != 1 {
+		t.Fatalf("CallTool(%s): %d content items, want 1", name, len(res.Content))
+	}
+	tc, ok := mcp.AsTextContent(res.Content[0])
+	if !ok {
+		t.Fatalf("CallTool(%s): content is %T, want text", name, res.Content[0])
+	}
+	if res.StructuredContent != nil {
+		t.Errorf("CallTool(%s): structuredContent sent; it would escape the token budget", name)
+	}
+	r := reply{text: tc.Text, isError: res.IsError}
+	if res.Meta != nil {
+		r.meta = res.Meta.AdditionalFields
+	}
+	return r
+}
+
+// mustOK fails unless r is a successful result.
+func (r reply) mustOK(t *testing.T) reply {
+	t.Helper()
+	if r.isError {
+		t.Fatalf("unexpected error result: %s", r.text)
+	}
+	return r
+}
+
+func (r reply) metaInt(t *testing.T, key string) int {
+	t.Helper()
+	f, ok := r.meta[key].(float64)
+	if !ok {
+		t.Fatalf("_meta.%s = %#v, want a number (meta %v)", key, r.meta[key], r.meta)
+	}
+	return int(f)
+}
+
+// upstreamBody fetches an endpoint directly from the stand-in and compacts
+// it: what a pass-through answer must equal. It resets the counters after.
+func (e *env) upstreamBody(method, path, body string) string {
+	e.t.Helper()
+	req, err := http.NewRequest(method, e.up.URL()+"/"+path, strings.NewReader(body))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		e.t.Fatalf("%s %s: HTTP %d: %s", method, path, resp.StatusCode, b)
+	}
+	var out bytes.Buffer
+	if err := json.Compact(&out, b); err != nil {
+		e.t.Fatalf("upstream body is not JSON: %v", err)
+	}
+	e.up.ResetCounts()
+	return out.String()
+}

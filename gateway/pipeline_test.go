@@ -1,0 +1,539 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
+)
+
+func TestIdenticalCallsReachTheUpstreamOnce(t *testing.T) {
+	e := newEnv(t)
+	id := e.up.Data().MostProgeny()
+	var texts []string
+	for i, want := range []string{"miss", "hit", "hit"} {
+		r := e.call("nsip_get_animal", map[string]any{"search_string": id}).mustOK(t)
+		if r.meta["cache"] != want {
+			t.Errorf("call %d: _meta.cache = %v, want %s", i+1, r.meta["cache"], want)
+		}
+		texts = append(texts, r.text)
+	}
+	if texts[0] != texts[1] || texts[1] != texts[2] {
+		t.Error("a cached answer differs from the first")
+	}
+	if n := e.up.Requests(nsiptest.EndpointDetails); n != 1 {
+		t.Errorf("upstream requests = %d, want 1", n)
+	}
+	s := e.gw.Health().Cache
+	if s.Hits != 2 || s.Misses != 1 || s.Entries != 1 {
+		t.Errorf("cache stats = %+v, want 2 hits, 1 miss, 1 entry", s)
+	}
+}
+
+func TestConcurrentIdenticalCallsShareOneUpstreamRequest(t *testing.T) {
+	e := newEnv(t)
+	// Slow enough that all twenty calls arrive while the first is in flight.
+	e.up.SetLatency(nsiptest.EndpointLineage, 300*time.Millisecond)
+	id := e.up.Data().DeepPedigree()
+	const n = 20
+	texts := make([]string, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			texts[i] = e.call("nsip_get_lineage", map[string]any{"lpn_id": id}).mustOK(t).text
+		}()
+	}
+	close(start)
+	wg.Wait()
+	if got := e.up.Requests(nsiptest.EndpointLineage); got != 1 {
+		t.Errorf("upstream requests = %d, want 1", got)
+	}
+	for i := range texts {
+		if texts[i] == "" || texts[i] != texts[0] {
+			t.Fatalf("call %d got a different answer", i)
+		}
+	}
+}
+
+// callRaw sends a tools/call whose arguments are given as literal JSON, so
+// that key order is what the test wrote.
+func callRaw(t *testing.T, srv *server.MCPServer, id int, tool, argsJSON string) map[string]any {
+	t.Helper()
+	msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, tool, argsJSON)
+	resp := srv.HandleMessage(context.Background(), json.RawMessage(msg))
+	b, err := json.Marshal(resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		Result map[string]any `json:"result"`
+		Error  any            `json:"error"`
+	}
+	if err := json.Unmarshal(b, &out); err != nil || out.Error != nil {
+		t.Fatalf("tools/call %s %s: %s", tool, argsJSON, b)
+	}
+	return out.Result
+}
+
+func TestArgumentOrderAndDefaultsShareACacheKey(t *testing.T) {
+	e := newEnv(t)
+	id := e.up.Data().MostProgeny()
+	progeny := []string{
+		fmt.Sprintf(`{"lpn_id":%q}`, id),
+		fmt.Sprintf(`{"page_size":10,"page":0,"lpn_id":%q}`, id),
+		fmt.Sprintf(`{"page":0,"lpn_id":" %s "}`, id),
+	}
+	search := []string{
+		`{}`,
+		`{"page":0,"page_size":15,"reverse":false}`,
+		`{"search_criteria":{},"reverse":false}`,
+		`{"search_criteria":{"proven_only":false,"trait_ranges":{}}}`,
+	}
+	sorted := []string{
+		`{"sorted_trait":"wwt","search_criteria":{"gender":"female","born_after":"2020-01-01"}}`,
+		`{"search_criteria":{"born_after":"2020-01-01","gender":"Female"},"sorted_trait":"WWT","page":0}`,
+	}
+	for i, args := range progeny {
+		callRaw(t, e.srv, i, "nsip_get_progeny", args)
+	}
+	for i, args := range search {
+		callRaw(t, e.srv, 10+i, "nsip_search_animals", args)
+	}
+	for i, args := range sorted {
+		callRaw(t, e.srv, 20+i, "nsip_search_animals", args)
+	}
+	if n := e.up.Requests(nsiptest.EndpointProgeny); n != 1 {
+		t.Errorf("progeny requests = %d, want 1 for %d spellings of one call", n, len(progeny))
+	}
+	if n := e.up.Requests(nsiptest.EndpointSearch); n != 2 {
+		t.Errorf("search requests = %d, want 2 (one per distinct search)", n)
+	}
+	if got := e.gw.Health().Cache.Entries; got != 3 {
+		t.Errorf("cache entries = %d, want 3", got)
+	}
+}
+
+func TestCacheEntriesExpireAfterTheTTL(t *testing.T) {
+	e := newEnv(t)
+	args := map[string]any{"breed_id": 640}
+	e.call("nsip_get_trait_ranges", args).mustOK(t)
+	e.clock.Advance(59 * time.Minute)
+	if r := e.call("nsip_get_trait_ranges", args).mustOK(t); r.meta["cache"] != "hit" {
+		t.Errorf("after 59 min: cache = %v, want hit", r.meta["cache"])
+	}
+	e.clock.Advance(2 * time.Minute)
+	if r := e.call("nsip_get_trait_ranges", args).mustOK(t); r.meta["cache"] != "miss" {
+		t.Errorf("after 61 min: cache = %v, want miss", r.meta["cache"])
+	}
+	if n := e.up.Requests(nsiptest.EndpointTraitRanges); n != 2 {
+		t.Errorf("upstream requests = %d, want 2 (first call and after expiry)", n)
+	}
+}
+
+func TestBreakerOpensServesStaleAndRecovers(t *testing.T) {
+	e := newEnv(t, withConfig(func(c *Config) { c.BreakerCooldown = 300 * time.Millisecond }))
+	data := e.up.Data()
+	cached := data.MostProgeny()
+	fresh := e.call("nsip_get_animal", map[string]any{"search_string": cached}).mustOK(t)
+	e.clock.Advance(2 * time.Hour) // expired, still within the stale window
+
+	e.up.SetFault(nsiptest.EndpointDetails, nsiptest.Fault{Kind: nsiptest.FaultStatus, Status: 503})
+	e.up.ResetCounts()
+	ids := data.AnimalIDs()
+	for i := range 5 {
+		b := e.call("nsip_get_animal", map[string]any{"search_string": ids[i]}).errorBody(t)
+		if b.Code != CodeUpstreamError {
+			t.Fatalf("failure %d: code = %s, want upstream_error (%s)", i+1, b.Code, b.Problem)
+		}
+	}
+	if st := e.gw.Health().Breaker.State; st != "open" {
+		t.Fatalf("breaker = %s after 5 failures, want open", st)
+	}
+
+	// Open: no request leaves, and the answer says when to come back.
+	b := e.call("nsip_get_animal", map[string]any{"search_string": ids[6]}).errorBody(t)
+	if b.Code != CodeUpstreamUnavailable || b.RetryInSeconds < 1 || !strings.Contains(b.Problem, "retry in") {
+		t.Errorf("while open: %+v, want upstream_unavailable with retry_in_seconds", b)
+	}
+	// The expired answer is served, marked stale.
+	r := e.call("nsip_get_animal", map[string]any{"search_string": cached}).mustOK(t)
+	if r.meta["cache"] != "stale" || r.meta["stale_reason"] != CodeUpstreamUnavailable || r.metaInt(t, "stale_age_seconds") != 7200 {
+		t.Errorf("stale _meta = %v", r.meta)
+	}
+	if r.text != fresh.text {
+		t.Error("stale answer differs from the original")
+	}
+	if n := e.up.Requests(nsiptest.EndpointDetails); n != 5 {
+		t.Errorf("upstream requests = %d, want 5: nothing may be sent while open", n)
+	}
+	if h := e.gw.Health(); h.Cache.StaleServed != 1 || h.Breaker.RetryInSeconds < 1 {
+		t.Errorf("health = %+v", h)
+	}
+	if err := e.gw.Ready(context.Background()); err == nil || !strings.Contains(err.Error(), "unavailable") {
+		t.Errorf("Ready while open = %v, want unavailable", err)
+	}
+
+	// After the cooldown a trial request goes through and closes the breaker.
+	e.up.ClearFaults()
+	time.Sleep(350 * time.Millisecond)
+	r = e.call("nsip_get_animal", map[string]any{"search_string": ids[7]}).mustOK(t)
+	if r.meta["cache"] != "miss" {
+		t.Errorf("after recovery: cache = %v", r.meta["cache"])
+	}
+	if st := e.gw.Health().Breaker.State; st != "closed" {
+		t.Errorf("breaker = %s after a successful trial, want closed", st)
+	}
+}
+
+func TestClientErrorsDoNotOpenTheBreaker(t *testing.T) {
+	e := newEnv(t)
+	for i := range 8 {
+		b := e.call("nsip_get_animal", map[string]any{"search_string": fmt.Sprintf("NOSUCH%04d", i)}).errorBody(t)
+		if b.Code != CodeNotFound {
+			t.Fatalf("code = %s, want not_found", b.Code)
+		}
+	}
+	if st := e.gw.Health().Breaker.State; st != "closed" {
+		t.Errorf("breaker = %s after 8 not-found answers, want closed", st)
+	}
+}
+
+func TestNotFoundNamesWhatWasLookedUp(t *testing.T) {
+	e := newEnv(t)
+	tests := []struct {
+		tool  string
+		args  map[string]any
+		field string
+		next  string
+	}{
+		{"nsip_get_animal", map[string]any{"search_string": "6409992099ZZZ999"}, "search_string", "nsip_search_animals"},
+		{"nsip_get_lineage", map[string]any{"lpn_id": "6409992099ZZZ999"}, "lpn_id", "nsip_search_animals"},
+		{"nsip_get_progeny", map[string]any{"lpn_id": "6409992099ZZZ999"}, "lpn_id", "nsip_search_animals"},
+		{"nsip_search_by_lpn", map[string]any{"lpn_id": "6409992099ZZZ999"}, "lpn_id", "nsip_search_animals"},
+		{"nsip_get_trait_ranges", map[string]any{"breed_id": 12345}, "breed_id", "nsip_list_breeds"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tool, func(t *testing.T) {
+			b := e.call(tt.tool, tt.args).errorBody(t)
+			want := fmt.Sprint(tt.args[tt.field])
+			if b.Code != CodeNotFound || b.Field != tt.field || fmt.Sprint(b.Value) != want {
+				t.Errorf("error = %+v, want not_found on %s=%s", b, tt.field, want)
+			}
+			if !strings.Contains(b.Problem, want) || !strings.Contains(b.Next, tt.next) {
+				t.Errorf("problem %q / next %q should name %s and suggest %s", b.Problem, b.Next, want, tt.next)
+			}
+		})
+	}
+}
+
+func TestUpstreamFailuresMapToCodes(t *testing.T) {
+	tests := []struct {
+		name  string
+		fault nsiptest.Fault
+		code  string
+	}{
+		{"html error page on 200", nsiptest.Fault{Kind: nsiptest.FaultHTML200}, CodeUnexpectedResponse},
+		{"wrong shape", nsiptest.Fault{Kind: nsiptest.FaultWrongShape}, CodeUnexpectedResponse},
+		{"connection reset", nsiptest.Fault{Kind: nsiptest.FaultReset}, CodeUpstreamError},
+		{"hang past the deadline", nsiptest.Fault{Kind: nsiptest.FaultHang}, CodeTimeout},
+		{"bad gateway page", nsiptest.Fault{Kind: nsiptest.FaultStatusHTML, Status: 502}, CodeUpstreamError},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, withConfig(func(c *Config) { c.CallTimeout = 300 * time.Millisecond }))
+			e.up.SetFault(nsiptest.EndpointBreedGroups, tt.fault)
+			b := e.call("nsip_list_breeds", nil).errorBody(t)
+			if b.Code != tt.code {
+				t.Errorf("code = %s, want %s (%s)", b.Code, tt.code, b.Problem)
+			}
+			if b.Problem == "" || b.Next == "" {
+				t.Errorf("error lacks a problem or next step: %+v", b)
+			}
+			if got := e.gw.Health().ErrorsByCode[tt.code]; got != 1 {
+				t.Errorf("errors_by_code[%s] = %d, want 1", tt.code, got)
+			}
+		})
+	}
+}
+
+func TestUpstream429GivesRetryAfterAndPausesRequests(t *testing.T) {
+	e := newEnv(t)
+	e.up.SetFault(nsiptest.EndpointDetails, nsiptest.Fault{Kind: nsiptest.FaultRateLimit, RetryAfter: 30 * time.Second, Times: 1})
+	ids := e.up.Data().AnimalIDs()
+	b := e.call("nsip_get_animal", map[string]any{"search_string": ids[0]}).errorBody(t)
+	if b.Code != CodeRateLimited || b.RetryAfterSeconds != 30 || b.Capacity == nil {
+		t.Fatalf("429: %+v, want rate_limited, retry_after_seconds 30, remaining capacity", b)
+	}
+	// NSIP asked for a pause: the next call is refused locally.
+	b = e.call("nsip_get_animal", map[string]any{"search_string": ids[1]}).errorBody(t)
+	if b.Code != CodeRateLimited || b.RetryAfterSeconds < 29 || b.Capacity.TokensAvailable != 0 {
+		t.Errorf("during the pause: %+v", b)
+	}
+	if n := e.up.Requests(nsiptest.EndpointDetails); n != 1 {
+		t.Errorf("upstream requests = %d, want 1", n)
+	}
+	if st := e.gw.Health().Breaker.State; st != "closed" {
+		t.Errorf("a 429 opened the breaker (%s)", st)
+	}
+}
+
+func TestLocalRateLimitRefusesWithRetryAfter(t *testing.T) {
+	e := newEnv(t, withConfig(func(c *Config) {
+		c.RateLimit, c.RateBurst = 0.5, 1 // one request, then one every 2 s
+		c.CallTimeout = 500 * time.Millisecond
+	}))
+	e.call("nsip_get_statuses", nil).mustOK(t)
+	b := e.call("nsip_list_breeds", nil).errorBody(t)
+	if b.Code != CodeRateLimited || b.RetryAfterSeconds != 2 {
+		t.Errorf("error = %+v, want rate_limited with retry_after_seconds 2", b)
+	}
+	if b.Capacity == nil || b.Capacity.LimitPerSecond != 0.5 || b.Capacity.Burst != 1 || b.Capacity.TokensAvailable >= 1 {
+		t.Errorf("remaining capacity = %+v", b.Capacity)
+	}
+	if n := e.up.TotalRequests(); n != 1 {
+		t.Errorf("upstream requests = %d, want 1", n)
+	}
+	// Cached answers need no capacity.
+	if r := e.call("nsip_get_statuses", nil).mustOK(t); r.meta["cache"] != "hit" {
+		t.Errorf("cached call: %v", r.meta)
+	}
+}
+
+func TestRateLimitWaitsWhenTheDeadlineAllows(t *testing.T) {
+	e := newEnv(t, withConfig(func(c *Config) { c.RateLimit, c.RateBurst = 20, 1 }))
+	start := time.Now()
+	e.call("nsip_get_statuses", nil).mustOK(t)
+	e.call("nsip_list_breeds", nil).mustOK(t)
+	e.call("nsip_get_last_update", nil).mustOK(t)
+	// Three requests at 20/s with burst 1 take at least 100 ms.
+	if d := time.Since(start); d < 90*time.Millisecond {
+		t.Errorf("three requests in %v: the limiter did not pace them", d)
+	}
+}
+
+func TestProfileCostsThreeRequestsOfCapacity(t *testing.T) {
+	e := newEnv(t, withConfig(func(c *Config) {
+		c.RateLimit, c.RateBurst = 0.1, 3
+		c.CallTimeout = 300 * time.Millisecond
+	}))
+	id := e.up.Data().MostProgeny()
+	e.call("nsip_search_by_lpn", map[string]any{"lpn_id": id}).mustOK(t)
+	if b := e.call("nsip_get_statuses", nil).errorBody(t); b.Code != CodeRateLimited {
+		t.Errorf("after a profile the burst of 3 should be spent: %+v", b)
+	}
+	if h := e.gw.Health(); h.UpstreamRequests != 3 {
+		t.Errorf("upstream requests = %d, want 3", h.UpstreamRequests)
+	}
+}
+
+func TestProgressNotificationsPrecedeTheResult(t *testing.T) {
+	e := newEnv(t, withConfig(func(c *Config) { c.ProgressInterval = 40 * time.Millisecond }))
+	e.up.SetLatency(nsiptest.EndpointLastUpdated, 300*time.Millisecond)
+
+	session := server.NewInProcessSession("progress-test", nil)
+	if err := e.srv.RegisterSession(context.Background(), session); err != nil {
+		t.Fatal(err)
+	}
+	session.Initialize()
+	ctx := e.srv.WithContext(context.Background(), session)
+
+	msg := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nsip_get_last_update","arguments":{},"_meta":{"progressToken":"tok-1"}}}`
+	resp := e.srv.HandleMessage(ctx, json.RawMessage(msg))
+	if _, ok := resp.(mcp.JSONRPCResponse); !ok {
+		t.Fatalf("response = %#v", resp)
+	}
+	var got []mcp.JSONRPCNotification
+	for len(session.ClientNotifications()) > 0 {
+		got = append(got, <-session.ClientNotifications())
+	}
+	if len(got) < 3 {
+		t.Fatalf("%d progress notifications queued before the result; want at least 3 for 300 ms at 40 ms", len(got))
+	}
+	for i, n := range got {
+		f := n.Params.AdditionalFields
+		if n.Method != "notifications/progress" || f["progressToken"] != "tok-1" || f["progress"] != i+1 {
+			t.Errorf("notification %d = %s %v", i, n.Method, f)
+		}
+	}
+
+	// Without a token nothing is sent.
+	e.up.SetLatency(nsiptest.EndpointStatuses, 200*time.Millisecond)
+	msg = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"nsip_get_statuses","arguments":{}}}`
+	e.srv.HandleMessage(ctx, json.RawMessage(msg))
+	if n := len(session.ClientNotifications()); n != 0 {
+		t.Errorf("%d notifications without a progress token", n)
+	}
+}
+
+func TestCallerGivingUpDoesNotCancelTheSharedFetch(t *testing.T) {
+	e := newEnv(t)
+	e.up.SetLatency(nsiptest.EndpointStatuses, 200*time.Millisecond)
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "nsip_get_statuses"
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	res, err := e.client.CallTool(ctx, req)
+	if err == nil {
+		body := res.Content[0].(mcp.TextContent).Text
+		if !res.IsError || !strings.Contains(body, CodeTimeout) {
+			t.Fatalf("impatient caller got %s", body)
+		}
+	}
+	// The fetch finishes for the next caller, who gets it from the cache.
+	deadline := time.Now().Add(2 * time.Second)
+	for e.gw.Health().Cache.Entries == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if r := e.call("nsip_get_statuses", nil).mustOK(t); r.meta["cache"] != "hit" {
+		t.Errorf("second caller: cache = %v, want hit", r.meta["cache"])
+	}
+	if n := e.up.Requests(nsiptest.EndpointStatuses); n != 1 {
+		t.Errorf("upstream requests = %d, want 1", n)
+	}
+}
+
+func TestOneLogLinePerCall(t *testing.T) {
+	e := newEnv(t)
+	id := e.up.Data().MostProgeny()
+	e.call("nsip_get_animal", map[string]any{"search_string": id}).mustOK(t)
+	e.call("nsip_get_animal", map[string]any{"search_string": id}).mustOK(t)
+	e.call("nsip_search_animals", map[string]any{"page_size": 100}).mustOK(t)
+	e.call("nsip_get_progeny", map[string]any{"lpn_id": "bad!"})
+	var calls []map[string]any
+	for _, l := range e.logs.lines(t) {
+		if l["msg"] == "tool call" {
+			calls = append(calls, l)
+		}
+	}
+	if len(calls) != 4 {
+		t.Fatalf("%d tool call log lines, want 4", len(calls))
+	}
+	first := calls[0]
+	wantParams := fmt.Sprintf(`{"search_string":%q}`, id)
+	if first["tool"] != "nsip_get_animal" || first["method"] != "get_animal_details" || first["params"] != wantParams ||
+		first["status"] != "ok" || first["cache"] != "miss" || first["summarized"] != false {
+		t.Errorf("first line = %v", first)
+	}
+	if _, ok := first["latency_ms"].(float64); !ok {
+		t.Errorf("latency_ms missing: %v", first)
+	}
+	if first["tokens"] != first["original_tokens"] || first["tokens"].(float64) <= 0 {
+		t.Errorf("token counts = %v / %v", first["tokens"], first["original_tokens"])
+	}
+	if calls[1]["cache"] != "hit" {
+		t.Errorf("second line cache = %v", calls[1]["cache"])
+	}
+	if calls[2]["summarized"] != true || calls[2]["tokens"].(float64) >= calls[2]["original_tokens"].(float64) {
+		t.Errorf("summarized line = %v", calls[2])
+	}
+	if calls[3]["status"] != CodeInvalidArgument || calls[3]["field"] != "lpn_id" {
+		t.Errorf("invalid call line = %v", calls[3])
+	}
+}
+
+func TestHealthCountsCallsErrorsAndSummaries(t *testing.T) {
+	e := newEnv(t)
+	if h := e.gw.Health(); h.LastUpstreamSuccess != nil || h.Cache.HitRate != 0 || len(h.CallsByTool) != 9 {
+		t.Errorf("fresh health = %+v", h)
+	}
+	e.call("nsip_get_statuses", nil).mustOK(t)
+	e.call("nsip_get_statuses", nil).mustOK(t)
+	e.call("nsip_search_animals", map[string]any{"page_size": 100}).mustOK(t)
+	e.call("nsip_get_lineage", map[string]any{"lpn_id": "x"})
+	h := e.gw.Health()
+	if h.CallsByTool["nsip_get_statuses"] != 2 || h.CallsByTool["nsip_search_animals"] != 1 || h.CallsByTool["nsip_get_lineage"] != 1 {
+		t.Errorf("calls = %v", h.CallsByTool)
+	}
+	if h.ErrorsByCode[CodeInvalidArgument] != 1 || h.UpstreamRequests != 2 {
+		t.Errorf("errors = %v, upstream = %d", h.ErrorsByCode, h.UpstreamRequests)
+	}
+	if h.Summarizations != 1 || h.MeanReduction < 0.7 || h.MeanReduction >= 1 {
+		t.Errorf("summarizations = %d, mean reduction = %v", h.Summarizations, h.MeanReduction)
+	}
+	if h.Cache.HitRate < 0.33 || h.Cache.HitRate > 0.34 {
+		t.Errorf("hit rate = %v, want 1/3", h.Cache.HitRate)
+	}
+	if h.LastUpstreamSuccess == nil || time.Since(*h.LastUpstreamSuccess) > time.Minute {
+		t.Errorf("last upstream success = %v", h.LastUpstreamSuccess)
+	}
+	if h.Breaker.State != "closed" || h.RateLimit.LimitPerSecond != 1000 || h.RateLimit.MaxConcurrent != 4 {
+		t.Errorf("breaker/rate = %+v / %+v", h.Breaker, h.RateLimit)
+	}
+	b, err := json.Marshal(h)
+	if err != nil || !strings.Contains(string(b), `"hit_rate"`) || !strings.Contains(string(b), `"calls_by_tool"`) {
+		t.Errorf("health JSON = %s (%v)", b, err)
+	}
+}
+
+func TestReady(t *testing.T) {
+	e := newEnv(t)
+	if err := e.gw.Ready(context.Background()); err != nil {
+		t.Fatalf("Ready with a healthy upstream: %v", err)
+	}
+	if n := e.up.Requests(nsiptest.EndpointLastUpdated); n != 1 {
+		t.Errorf("probe requests = %d, want 1", n)
+	}
+	// A recent success is enough: no second request.
+	if err := e.gw.Ready(context.Background()); err != nil || e.up.TotalRequests() != 1 {
+		t.Errorf("second probe: %v, %d requests", err, e.up.TotalRequests())
+	}
+	if got := e.gw.Health().CallsByTool["nsip_get_last_update"]; got != 0 {
+		t.Errorf("probes counted as tool calls: %d", got)
+	}
+}
+
+func TestReadyReportsWhyNot(t *testing.T) {
+	e := newEnv(t, withConfig(func(c *Config) { c.ReadyMaxAge = time.Nanosecond }))
+	e.up.SetFault(nsiptest.EndpointLastUpdated, nsiptest.Fault{Kind: nsiptest.FaultStatus, Status: 500})
+	if err := e.gw.Ready(context.Background()); err == nil || !strings.Contains(err.Error(), "NSIP") {
+		t.Errorf("Ready with a failing upstream = %v", err)
+	}
+	// With an answer cached earlier, failing probes say only stale data is left.
+	e.up.ClearFaults()
+	e.call("nsip_get_last_update", nil).mustOK(t)
+	e.clock.Advance(2 * time.Hour)
+	e.up.SetFault(nsiptest.EndpointLastUpdated, nsiptest.Fault{Kind: nsiptest.FaultStatus, Status: 500})
+	time.Sleep(time.Millisecond)
+	if err := e.gw.Ready(context.Background()); err == nil || !strings.Contains(err.Error(), "stale") {
+		t.Errorf("Ready with only stale data = %v", err)
+	}
+}
+
+func TestSummarizedAnswersAreCachedAsUpstreamAnswers(t *testing.T) {
+	e := newEnv(t, withConfig(func(c *Config) { c.Budget = 300 }))
+	id := e.up.Data().MostProgeny()
+	first := e.call("nsip_get_animal", map[string]any{"search_string": id}).mustOK(t)
+	second := e.call("nsip_get_animal", map[string]any{"search_string": id}).mustOK(t)
+	if first.meta["summarized"] != true || second.meta["cache"] != "hit" {
+		t.Fatalf("meta = %v / %v", first.meta, second.meta)
+	}
+	if first.text != second.text || first.metaInt(t, "original_tokens") != second.metaInt(t, "original_tokens") {
+		t.Error("a hit renders differently from the miss")
+	}
+	if first.metaInt(t, "tokens") > 300 {
+		t.Errorf("tokens = %d over a budget of 300", first.metaInt(t, "tokens"))
+	}
+	// What is cached is the upstream answer with its full token count.
+	key := "get_animal_details:" + fmt.Sprintf(`{"search_string":%q}`, id)
+	entry, ok := e.gw.cache.Peek(key)
+	if !ok {
+		t.Fatalf("no cache entry under %s", key)
+	}
+	a := entry.Value.(*answer)
+	if _, ok := a.value.(*nsip.AnimalDetails); !ok || entry.Tokens != first.metaInt(t, "original_tokens") || !json.Valid(a.raw) {
+		t.Errorf("cached %T with %d tokens", a.value, entry.Tokens)
+	}
+}

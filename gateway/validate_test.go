@@ -1,0 +1,237 @@
+package gateway
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestInvalidArgumentsNeverReachTheUpstream(t *testing.T) {
+	e := newEnv(t)
+	long := strings.Repeat("A", 33)
+	tests := []struct {
+		name    string
+		tool    string
+		args    any
+		field   string
+		problem string // a fragment the problem must contain
+	}{
+		// argument shape
+		{"arguments an array", "nsip_get_animal", []any{"6402382024NCS310"}, "arguments", "must be a JSON object, got array"},
+		{"arguments a string", "nsip_get_last_update", "now", "arguments", "got string"},
+		{"argument to a tool without any", "nsip_get_statuses", map[string]any{"breed_id": 640}, "breed_id", "not an argument"},
+		// required and empty
+		{"missing required", "nsip_get_animal", map[string]any{}, "search_string", "is required"},
+		{"null required", "nsip_get_lineage", map[string]any{"lpn_id": nil}, "lpn_id", "is required"},
+		{"empty string", "nsip_get_animal", map[string]any{"search_string": ""}, "search_string", "must not be empty"},
+		{"blank string", "nsip_get_lineage", map[string]any{"lpn_id": "   "}, "lpn_id", "must not be empty"},
+		// types
+		{"string for integer", "nsip_get_trait_ranges", map[string]any{"breed_id": "640"}, "breed_id", "must be an integer, got string"},
+		{"fraction for integer", "nsip_get_progeny", map[string]any{"lpn_id": "6402382024NCS310", "page": 1.5}, "page", "must be an integer"},
+		{"number for string", "nsip_get_lineage", map[string]any{"lpn_id": 6402382024}, "lpn_id", "must be a string, got integer"},
+		{"string for boolean", "nsip_search_animals", map[string]any{"reverse": "yes"}, "reverse", "must be true or false"},
+		{"array for object", "nsip_search_animals", map[string]any{"search_criteria": []any{}}, "search_criteria", "must be an object"},
+		// ranges
+		{"page_size too large", "nsip_search_animals", map[string]any{"page_size": 500}, "page_size", "at most 100"},
+		{"page_size zero", "nsip_get_progeny", map[string]any{"lpn_id": "6402382024NCS310", "page_size": 0}, "page_size", "at least 1"},
+		{"negative page", "nsip_search_animals", map[string]any{"page": -1}, "page", "at least 0"},
+		{"breed_id zero", "nsip_get_trait_ranges", map[string]any{"breed_id": 0}, "breed_id", "at least 1"},
+		{"huge breed_id", "nsip_get_trait_ranges", map[string]any{"breed_id": 1e300}, "breed_id", "at most 99999"},
+		// LPN IDs and search strings
+		{"LPN too short", "nsip_get_lineage", map[string]any{"lpn_id": "64A"}, "lpn_id", "at least 5"},
+		{"LPN too long", "nsip_search_by_lpn", map[string]any{"lpn_id": long}, "lpn_id", "at most 32"},
+		{"LPN with punctuation", "nsip_get_progeny", map[string]any{"lpn_id": "6402382024-NCS310"}, "lpn_id", "not allowed"},
+		{"LPN with a path", "nsip_get_lineage", map[string]any{"lpn_id": "../../etc"}, "lpn_id", "not allowed"},
+		{"oversize search string", "nsip_get_animal", map[string]any{"search_string": strings.Repeat("9", 65)}, "search_string", "at most 64"},
+		{"search string with a query", "nsip_get_animal", map[string]any{"search_string": "640?x=1"}, "search_string", "not allowed"},
+		// enums and trait codes
+		{"unknown sort trait", "nsip_search_animals", map[string]any{"sorted_trait": "WWG"}, "sorted_trait", `did you mean "WWT"`},
+		{"unknown gender", "nsip_search_animals", map[string]any{"search_criteria": map[string]any{"gender": "Ram"}}, "search_criteria.gender", "not one of Male, Female, Both"},
+		{"unknown trait in ranges", "nsip_search_animals",
+			map[string]any{"search_criteria": map[string]any{"trait_ranges": map[string]any{"BWX": map[string]any{"min": 0, "max": 1}}}},
+			"search_criteria.trait_ranges.BWX", `did you mean "BWT"`},
+		{"trait range min above max", "nsip_search_animals",
+			map[string]any{"search_criteria": map[string]any{"trait_ranges": map[string]any{"wwt": map[string]any{"min": 3, "max": 1}}}},
+			"search_criteria.trait_ranges.wwt", "min 3 is greater than max 1"},
+		{"trait range without max", "nsip_search_animals",
+			map[string]any{"search_criteria": map[string]any{"trait_ranges": map[string]any{"BWT": map[string]any{"min": 0}}}},
+			"search_criteria.trait_ranges.BWT.max", "is required"},
+		{"trait range bound not a number", "nsip_search_animals",
+			map[string]any{"search_criteria": map[string]any{"trait_ranges": map[string]any{"BWT": map[string]any{"min": "low", "max": 1}}}},
+			"search_criteria.trait_ranges.BWT.min", "must be a number"},
+		{"trait range not an object", "nsip_search_animals",
+			map[string]any{"search_criteria": map[string]any{"trait_ranges": map[string]any{"BWT": 1}}},
+			"search_criteria.trait_ranges.BWT", "must be an object"},
+		{"trait given twice", "nsip_search_animals",
+			map[string]any{"search_criteria": map[string]any{"trait_ranges": map[string]any{"BWT": map[string]any{"min": 0, "max": 1}, "bwt": map[string]any{"min": 0, "max": 2}}}},
+			"search_criteria.trait_ranges.bwt", "more than once"},
+		{"trait range bound misspelled", "nsip_search_animals",
+			map[string]any{"search_criteria": map[string]any{"trait_ranges": map[string]any{"BWT": map[string]any{"min": 0, "max": 1, "maxx": 2}}}},
+			"search_criteria.trait_ranges.BWT.maxx", `did you mean "max"`},
+		// dates
+		{"date in US order", "nsip_search_animals", map[string]any{"search_criteria": map[string]any{"born_after": "09/23/2025"}}, "search_criteria.born_after", "YYYY-MM-DD"},
+		{"impossible date", "nsip_search_animals", map[string]any{"search_criteria": map[string]any{"born_before": "2023-02-30"}}, "search_criteria.born_before", "not a real calendar date"},
+		{"window ends before it starts", "nsip_search_animals",
+			map[string]any{"search_criteria": map[string]any{"born_after": "2024-01-01", "born_before": "2023-01-01"}},
+			"search_criteria.born_after", "later than born_before"},
+		// other criteria
+		{"flock with spaces", "nsip_search_animals", map[string]any{"search_criteria": map[string]any{"flock_id": "640 238"}}, "search_criteria.flock_id", "not allowed"},
+		{"status with digits", "nsip_search_animals", map[string]any{"search_criteria": map[string]any{"status": "C4"}}, "search_criteria.status", "not allowed"},
+		{"breed group zero", "nsip_search_animals", map[string]any{"search_criteria": map[string]any{"breed_group_id": 0}}, "search_criteria.breed_group_id", "at least 1"},
+		// unknown and misspelled names
+		{"camelCase name", "nsip_search_animals", map[string]any{"pageSize": 10}, "pageSize", `did you mean "page_size"`},
+		{"misspelled name", "nsip_get_progeny", map[string]any{"lpn_id": "6402382024NCS310", "pagesize": 5}, "pagesize", `did you mean "page_size"`},
+		{"misspelled criterion", "nsip_search_animals", map[string]any{"search_criteria": map[string]any{"bornAfter": "2022-01-01"}}, "search_criteria.bornAfter", `did you mean "born_after"`},
+		{"unrelated name", "nsip_get_animal", map[string]any{"search_string": "6402382024NCS310", "verbose": true}, "verbose", "not an argument"},
+		{"lpn for search string", "nsip_get_animal", map[string]any{"lpn_id": "6402382024NCS310"}, "search_string", "is required"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := e.call(tt.tool, tt.args).errorBody(t)
+			if b.Code != CodeInvalidArgument {
+				t.Errorf("code = %q, want %q", b.Code, CodeInvalidArgument)
+			}
+			if b.Field != tt.field {
+				t.Errorf("field = %q, want %q (problem %q)", b.Field, tt.field, b.Problem)
+			}
+			if !strings.Contains(b.Problem, tt.problem) {
+				t.Errorf("problem = %q, want it to contain %q", b.Problem, tt.problem)
+			}
+			if !strings.Contains(b.Problem, tt.field) {
+				t.Errorf("problem %q does not name the field %q", b.Problem, tt.field)
+			}
+			if b.Expected == "" {
+				t.Error("no expected value described")
+			}
+			// The example must itself be a correct call of this tool.
+			if _, errs := validateObject("", defByName(t, tt.tool).params, b.Example); len(errs) > 0 {
+				t.Errorf("example %v is not a valid call: %+v", b.Example, errs)
+			}
+		})
+	}
+	if n := e.up.TotalRequests(); n != 0 {
+		t.Errorf("the stand-in upstream received %d requests for invalid calls, want 0", n)
+	}
+	if got := e.gw.Health().ErrorsByCode[CodeInvalidArgument]; got != int64(len(tests)) {
+		t.Errorf("errors_by_code.invalid_argument = %d, want %d", got, len(tests))
+	}
+}
+
+func defByName(t *testing.T, name string) *toolDef {
+	t.Helper()
+	for _, d := range toolDefs {
+		if d.name == name {
+			return d
+		}
+	}
+	t.Fatalf("no tool %s", name)
+	return nil
+}
+
+func TestAllProblemsAreReportedAndTheExampleKeepsValidArguments(t *testing.T) {
+	e := newEnv(t)
+	b := e.call("nsip_search_animals", map[string]any{
+		"page_size":    500,
+		"sorted_trait": "bwt",
+		"reverse":      true,
+		"colour":       "white",
+		"search_criteria": map[string]any{
+			"gender":     "female",
+			"born_after": "2022-13-01",
+		},
+	}).errorBody(t)
+	if b.Field != "page_size" {
+		t.Errorf("first field = %q, want page_size", b.Field)
+	}
+	var also []string
+	for _, a := range b.Also {
+		also = append(also, a.Field)
+	}
+	want := []string{"search_criteria.born_after", "colour"}
+	if strings.Join(also, ",") != strings.Join(want, ",") {
+		t.Errorf("also = %v, want %v", also, want)
+	}
+	ex := b.Example
+	if ex["page_size"] != float64(15) || ex["sorted_trait"] != "BWT" || ex["reverse"] != true {
+		t.Errorf("example = %v: want page_size fixed to 15, sorted_trait normalised, reverse kept", ex)
+	}
+	if _, ok := ex["colour"]; ok {
+		t.Errorf("example keeps the unknown argument: %v", ex)
+	}
+	crit, _ := ex["search_criteria"].(map[string]any)
+	if crit["gender"] != "Female" || crit["born_after"] != "2022-01-01" {
+		t.Errorf("example criteria = %v, want gender normalised and born_after replaced", crit)
+	}
+	if n := e.up.TotalRequests(); n != 0 {
+		t.Errorf("upstream requests = %d, want 0", n)
+	}
+}
+
+func TestNormalisedArgumentsReachTheUpstream(t *testing.T) {
+	e := newEnv(t)
+	r := e.call("nsip_search_animals", map[string]any{
+		"page_size":    3,
+		"sorted_trait": " wwt ",
+		"search_criteria": map[string]any{
+			"gender":       "FEMALE",
+			"status":       "current",
+			"born_after":   "2020-01-01",
+			"born_before":  "2024-12-31",
+			"trait_ranges": map[string]any{"wwt": map[string]any{"min": -100, "max": 100}},
+		},
+	}).mustOK(t)
+	if !strings.Contains(r.text, `"recordCount"`) {
+		t.Fatalf("unexpected answer %.200s", r.text)
+	}
+	lines := e.logs.lines(t)
+	last := lines[len(lines)-1]
+	want := `{"page":0,"page_size":3,"reverse":false,"search_criteria":{"born_after":"2020-01-01","born_before":"2024-12-31","gender":"Female","status":"CURRENT","trait_ranges":{"WWT":{"max":100,"min":-100}}},"sorted_trait":"WWT"}`
+	if last["params"] != want {
+		t.Errorf("logged params = %v\nwant %s", last["params"], want)
+	}
+}
+
+func TestClosestSuggestions(t *testing.T) {
+	known := []string{"page", "page_size", "breed_id", "sorted_trait", "reverse", "search_criteria"}
+	tests := []struct {
+		in   string
+		want string
+		ok   bool
+	}{
+		{"pageSize", "page_size", true},
+		{"PAGE-SIZE", "page_size", true},
+		{"breedId", "breed_id", true},
+		{"sortedTrait", "sorted_trait", true},
+		{"criteria", "search_criteria", true},
+		{"revers", "reverse", true},
+		{"colour", "", false},
+		{"x", "", false},
+	}
+	for _, tt := range tests {
+		got, ok := closest(tt.in, known)
+		if ok != tt.ok || (ok && got != tt.want) {
+			t.Errorf("closest(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestAsInteger(t *testing.T) {
+	tests := []struct {
+		in   any
+		want int
+		ok   bool
+	}{
+		{float64(3), 3, true},
+		{3.5, 0, false},
+		{int64(7), 7, true},
+		{9, 9, true},
+		{"3", 0, false},
+		{1e300, int(^uint(0) >> 1), true},
+		{-1e300, -int(^uint(0)>>1) - 1, true},
+	}
+	for _, tt := range tests {
+		got, ok := asInteger(tt.in)
+		if ok != tt.ok || got != tt.want {
+			t.Errorf("asInteger(%v) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
