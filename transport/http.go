@@ -1,0 +1,282 @@
+package transport
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// site is the state one listener's handlers share: options, counters, the
+// draining flag and the calls in flight.
+type site struct {
+	kind     string
+	opts     Options
+	log      *slog.Logger
+	started  time.Time
+	origins  originPolicy
+	draining atomic.Bool
+	sessions atomic.Int64
+	calls    *tracker
+}
+
+func newSite(kind string, o Options) *site {
+	return &site{
+		kind:    kind,
+		opts:    o,
+		log:     o.Logger.With("transport", kind),
+		started: time.Now(),
+		origins: newOriginPolicy(o.AllowedOrigins),
+		calls:   newTracker(),
+	}
+}
+
+// openSession counts a long-lived connection, refusing it past MaxSessions.
+func (st *site) openSession() bool {
+	if st.sessions.Add(1) > int64(st.opts.MaxSessions) {
+		st.sessions.Add(-1)
+		return false
+	}
+	return true
+}
+
+func (st *site) closeSession() { st.sessions.Add(-1) }
+
+// refuse answers an HTTP request the transport will not serve, with a
+// JSON-RPC error body so that MCP clients can show the reason.
+func refuse(w http.ResponseWriter, status int, id json.RawMessage, code int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(errorResponse(id, code, msg))
+}
+
+// admit applies the checks every new session or call goes through.
+func (st *site) admit(w http.ResponseWriter, longLived bool) bool {
+	if st.draining.Load() {
+		w.Header().Set("Retry-After", "1")
+		refuse(w, http.StatusServiceUnavailable, nil, codeServerBusy, msgShuttingDown)
+		return false
+	}
+	if longLived && !st.openSession() {
+		w.Header().Set("Retry-After", "5")
+		refuse(w, http.StatusServiceUnavailable, nil, codeServerBusy,
+			fmt.Sprintf("server busy: %d sessions are open, the most it accepts; retry later", st.opts.MaxSessions))
+		return false
+	}
+	return true
+}
+
+// handler wraps every route with the Host and Origin checks, CORS and the
+// body limit.
+func (st *site) handler(mux http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin, problem := st.origins.check(r)
+		if problem != "" {
+			st.log.Warn("refused request", "path", r.URL.Path, "host", r.Host, "origin", r.Header.Get("Origin"), "remote", r.RemoteAddr, "reason", problem)
+			http.Error(w, "Forbidden: "+problem, http.StatusForbidden)
+			return
+		}
+		if origin != "" {
+			h := w.Header()
+			h.Set("Access-Control-Allow-Origin", origin)
+			h.Add("Vary", "Origin")
+			h.Set("Access-Control-Expose-Headers", "Mcp-Session-Id, Mcp-Protocol-Version")
+			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+				h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
+				if req := r.Header.Get("Access-Control-Request-Headers"); req != "" {
+					h.Set("Access-Control-Allow-Headers", req)
+				}
+				h.Set("Access-Control-Max-Age", "600")
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+		}
+		if r.Method == http.MethodPost {
+			if r.ContentLength > st.opts.MaxBodyBytes {
+				refuse(w, http.StatusRequestEntityTooLarge, nil, codeInvalidRequest,
+					fmt.Sprintf("request body of %d bytes exceeds the limit of %d bytes", r.ContentLength, st.opts.MaxBodyBytes))
+				return
+			}
+			r.Body = http.MaxBytesReader(w, r.Body, st.opts.MaxBodyBytes)
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// addHealth registers /healthz and /readyz.
+func (st *site) addHealth(mux *http.ServeMux) {
+	mux.HandleFunc("GET /healthz", st.healthz)
+	mux.HandleFunc("GET /readyz", st.readyz)
+}
+
+func (st *site) healthz(w http.ResponseWriter, _ *http.Request) {
+	body := map[string]any{}
+	if st.opts.Health != nil {
+		if raw, err := json.Marshal(st.opts.Health()); err != nil {
+			st.log.Error("health facts do not encode as JSON", "err", err)
+		} else if json.Unmarshal(raw, &body) != nil {
+			body = map[string]any{"app": json.RawMessage(raw)}
+		}
+	}
+	status, ok := body["status"].(string)
+	if !ok || status == "" {
+		status = "ok"
+	}
+	code := http.StatusOK
+	if st.draining.Load() {
+		status, code = "draining", http.StatusServiceUnavailable
+	}
+	body["status"] = status
+	body["version"] = st.opts.Version
+	body["transport"] = st.kind
+	body["uptime_seconds"] = math.Round(time.Since(st.started).Seconds()*1000) / 1000
+	body["open_sessions"] = st.sessions.Load()
+	body["in_flight"] = st.calls.count()
+	writeJSON(w, code, body)
+}
+
+// readyTimeout bounds one readiness probe so that /readyz answers promptly.
+const readyTimeout = 3 * time.Second
+
+func (st *site) readyz(w http.ResponseWriter, r *http.Request) {
+	if st.draining.Load() {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "not_ready", "reason": "server is shutting down"})
+		return
+	}
+	if st.opts.Ready != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
+		defer cancel()
+		if err := st.opts.Ready(ctx); err != nil {
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "not_ready", "reason": err.Error()})
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// serve runs handler on ln until ctx ends, then drains:
+// new calls are refused, calls in flight get ShutdownTimeout to finish, and
+// closeSessions ends the long-lived connections.
+func (st *site) serve(ctx context.Context, ln net.Listener, handler http.Handler, endpoints []string, closeSessions func(context.Context)) error {
+	srv := &http.Server{
+		Handler:           st.handler(handler),
+		ReadHeaderTimeout: st.opts.ReadHeaderTimeout,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(st.log.Handler(), slog.LevelDebug),
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	base := "http://" + ln.Addr().String()
+	urls := make([]string, len(endpoints))
+	for i, e := range endpoints {
+		urls[i] = base + e
+	}
+	st.log.Info("listening", "addr", ln.Addr().String(), "endpoints", urls)
+
+	select {
+	case err := <-served:
+		return fmt.Errorf("transport: serving %s: %w", ln.Addr(), err)
+	case <-ctx.Done():
+	}
+
+	st.draining.Store(true)
+	st.log.Info("shutting down", "in_flight", st.calls.count(), "open_sessions", st.sessions.Load(), "grace", st.opts.ShutdownTimeout.String())
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), st.opts.ShutdownTimeout)
+	defer cancel()
+	shut := make(chan error, 1)
+	go func() { shut <- srv.Shutdown(sctx) }() // closes the listener at once
+	if !st.calls.wait(sctx.Done()) {
+		st.log.Warn("shutdown grace period over; abandoning calls still in flight", "in_flight", st.calls.count())
+	}
+	closeSessions(sctx)
+	if err := <-shut; err != nil {
+		st.log.Warn("closing connections that did not finish in time", "err", err)
+		_ = srv.Close()
+	}
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("transport: serving %s: %w", ln.Addr(), err)
+	}
+	st.log.Info("stopped")
+	return nil
+}
+
+// originPolicy decides which Host and Origin headers a request may carry.
+type originPolicy struct {
+	any     bool
+	allowed map[string]bool
+}
+
+func newOriginPolicy(list []string) originPolicy {
+	p := originPolicy{allowed: map[string]bool{}}
+	for _, o := range list {
+		o = strings.ToLower(strings.TrimSuffix(strings.TrimSpace(o), "/"))
+		if o == "*" {
+			p.any = true
+		} else if o != "" {
+			p.allowed[o] = true
+		}
+	}
+	return p
+}
+
+// check returns the origin to grant CORS to ("" when the request has none)
+// or, when the request must be refused, the reason.
+//
+// A connection that arrived on a loopback address must name a loopback host:
+// otherwise a web page could rebind its own domain to 127.0.0.1 and talk to
+// the server from the victim's browser. Browser origins are accepted when
+// they are listed, when they are the host the request was sent to, or when
+// both the connection and the page are local.
+func (p originPolicy) check(r *http.Request) (origin, problem string) {
+	local := false
+	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && a != nil {
+		local = isLoopback(a.String())
+	}
+	if local && !isLoopback(r.Host) {
+		return "", fmt.Sprintf("host %q is not a loopback name; this server listens on loopback, so address it as localhost or 127.0.0.1", r.Host)
+	}
+	origin = r.Header.Get("Origin")
+	if origin == "" {
+		return "", ""
+	}
+	u, err := url.Parse(origin)
+	switch {
+	case p.any || p.allowed[strings.ToLower(origin)]:
+		return origin, ""
+	case err == nil && u.Host != "" && strings.EqualFold(u.Host, r.Host):
+		return origin, ""
+	case err == nil && local && u.Host != "" && isLoopback(u.Host):
+		return origin, ""
+	}
+	return "", fmt.Sprintf("origin %q is not allowed; the operator can add it to the allowed origins", origin)
+}
+
+// isLoopback reports whether a host or host:port names the local machine.
+func isLoopback(hostport string) bool {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = strings.Trim(hostport, "[]")
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
+}

@@ -1,0 +1,150 @@
+// Package transport puts one *server.MCPServer on the wire: stdio for
+// desktop assistants, one HTTP listener with both the legacy SSE transport
+// and streamable HTTP, or WebSocket for web apps. The network transports also
+// answer /healthz and /readyz, refuse DNS-rebinding and foreign browser
+// origins, and shut down gracefully: when the context ends they stop taking
+// calls, let the ones in flight finish within a bound, then close sessions.
+package transport
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Transport names accepted by Serve.
+const (
+	KindStdio     = "stdio"
+	KindHTTPSSE   = "http-sse"
+	KindWebSocket = "websocket"
+)
+
+// Kinds lists the transport names Serve accepts, default first.
+func Kinds() []string { return []string{KindStdio, KindHTTPSSE, KindWebSocket} }
+
+// Defaults applied by the Serve functions to zero Options fields.
+const (
+	DefaultHost                  = "127.0.0.1"
+	DefaultMaxBodyBytes          = 1 << 20
+	DefaultWSReadLimit           = 1 << 20
+	DefaultReadHeaderTimeout     = 10 * time.Second
+	DefaultMaxSessions           = 1000
+	DefaultMaxInFlightPerSession = 32
+	DefaultPingInterval          = 20 * time.Second
+	DefaultPongTimeout           = 45 * time.Second
+	DefaultWriteTimeout          = 10 * time.Second
+	DefaultShutdownTimeout       = 10 * time.Second
+)
+
+// Options configures a transport. The zero value serves on 127.0.0.1 with a
+// kernel-chosen port and the limits above.
+type Options struct {
+	// Host and Port are the listen address of the network transports. Port 0
+	// asks the kernel for a free port; the chosen address is logged.
+	Host string
+	Port int
+	// Listener, when set, is served instead of listening on Host and Port.
+	// Serve closes it.
+	Listener net.Listener
+	// HealthAddr, for stdio only, is a host:port on which /healthz and
+	// /readyz are served. Empty means no listener.
+	HealthAddr string
+
+	// AllowedOrigins lists browser origins (scheme://host[:port]) accepted
+	// besides same-host pages and, on a loopback listener, loopback pages.
+	// "*" accepts every origin.
+	AllowedOrigins []string
+
+	// Health returns application facts for /healthz, typically a struct with
+	// JSON tags. They are merged with the transport's own keys: status,
+	// version, transport, uptime_seconds, open_sessions and in_flight. A
+	// "status" string from Health is kept unless the server is draining.
+	Health func() any
+	// Ready decides /readyz: nil means ready (200), an error is the reason
+	// for a 503. It should be cheap; it gets a few seconds at most.
+	Ready func(ctx context.Context) error
+	// Version is reported by /healthz.
+	Version string
+	// Logger receives the transport's logs; nil means slog.Default().
+	Logger *slog.Logger
+
+	MaxBodyBytes          int64         // largest HTTP request body and stdio line
+	WSReadLimit           int64         // largest WebSocket message; larger ones close the connection with 1009
+	ReadHeaderTimeout     time.Duration // time a client has to send request headers
+	MaxSessions           int           // open SSE streams, listening streams and WebSocket connections
+	MaxInFlightPerSession int           // concurrent calls per WebSocket connection or stdio session
+	PingInterval          time.Duration // WebSocket ping and SSE keep-alive period
+	PongTimeout           time.Duration // a WebSocket peer silent this long is dropped
+	WriteTimeout          time.Duration // limit for one WebSocket frame write
+	ShutdownTimeout       time.Duration // how long in-flight calls may run after shutdown begins
+}
+
+func (o Options) withDefaults() Options {
+	if o.Host == "" {
+		o.Host = DefaultHost
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	orDefault(&o.MaxBodyBytes, DefaultMaxBodyBytes)
+	orDefault(&o.WSReadLimit, DefaultWSReadLimit)
+	orDefault(&o.ReadHeaderTimeout, DefaultReadHeaderTimeout)
+	orDefault(&o.MaxSessions, DefaultMaxSessions)
+	orDefault(&o.MaxInFlightPerSession, DefaultMaxInFlightPerSession)
+	orDefault(&o.PingInterval, DefaultPingInterval)
+	orDefault(&o.PongTimeout, DefaultPongTimeout)
+	orDefault(&o.WriteTimeout, DefaultWriteTimeout)
+	orDefault(&o.ShutdownTimeout, DefaultShutdownTimeout)
+	if o.PongTimeout <= o.PingInterval {
+		// A peer must get at least one ping before it is declared dead.
+		o.PongTimeout = 2 * o.PingInterval
+	}
+	o.AllowedOrigins = slices.Clone(o.AllowedOrigins)
+	return o
+}
+
+// orDefault replaces a zero or negative limit with its default.
+func orDefault[T int | int64 | time.Duration](v *T, d T) {
+	if *v <= 0 {
+		*v = d
+	}
+}
+
+// Serve runs the transport named by kind until ctx ends, then shuts down
+// gracefully and returns nil. stdio uses the process's stdin and stdout and
+// also returns when stdin closes. An error means the transport could not
+// start or failed while serving.
+func Serve(ctx context.Context, kind string, s *server.MCPServer, opts Options) error {
+	switch kind {
+	case KindStdio:
+		return ServeStdio(ctx, s, os.Stdin, os.Stdout, opts)
+	case KindHTTPSSE:
+		return ServeHTTPSSE(ctx, s, opts)
+	case KindWebSocket:
+		return ServeWebSocket(ctx, s, opts)
+	}
+	return fmt.Errorf("transport: unknown transport %q: use %s, %s or %s", kind, KindStdio, KindHTTPSSE, KindWebSocket)
+}
+
+// listen returns the configured listener or opens one on Host:Port.
+func (o Options) listen() (net.Listener, error) {
+	if o.Listener != nil {
+		return o.Listener, nil
+	}
+	addr := net.JoinHostPort(o.Host, fmt.Sprint(o.Port))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("transport: listening on %s: %w", addr, err)
+	}
+	return ln, nil
+}
+
+// closeQuietly closes c when the error it returns is of no use to anyone.
+func closeQuietly(c io.Closer) { _ = c.Close() }

@@ -1,0 +1,431 @@
+package transport
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Path and subprotocol of the websocket transport.
+const (
+	wsPath        = "/ws"
+	wsSubprotocol = "mcp" // the TypeScript SDK's client asks for it and gives up without it
+)
+
+// notificationBuffer is how many notifications a connection holds for its
+// writer; mcp-go drops a notification rather than wait when it is full.
+const notificationBuffer = 64
+
+// ServeWebSocket serves MCP over WebSocket at /ws, one JSON-RPC message per
+// text frame in each direction, plus /healthz and /readyz. It returns after
+// a graceful shutdown once ctx ends.
+func ServeWebSocket(ctx context.Context, s *server.MCPServer, opts Options) error {
+	o := opts.withDefaults()
+	ln, err := o.listen()
+	if err != nil {
+		return err
+	}
+	st := newSite(KindWebSocket, o)
+	hub := &wsHub{site: st, mcp: s, conns: map[*wsConn]struct{}{}}
+	hub.upgrader = websocket.Upgrader{
+		HandshakeTimeout: o.ReadHeaderTimeout,
+		Subprotocols:     []string{wsSubprotocol},
+		// site.handler has already vetted Host and Origin.
+		CheckOrigin: func(*http.Request) bool { return true },
+		Error: func(w http.ResponseWriter, _ *http.Request, status int, reason error) {
+			http.Error(w, "websocket handshake failed: "+reason.Error(), status)
+		},
+	}
+	mux := http.NewServeMux()
+	st.addHealth(mux)
+	mux.Handle("GET "+wsPath, hub)
+	return st.serve(ctx, ln, mux, []string{wsPath, "/healthz", "/readyz"}, hub.closeAll)
+}
+
+// wsHub accepts connections and keeps them for shutdown.
+type wsHub struct {
+	site     *site
+	mcp      *server.MCPServer
+	upgrader websocket.Upgrader
+	mu       sync.Mutex
+	conns    map[*wsConn]struct{}
+	wg       sync.WaitGroup
+}
+
+func (h *wsHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.site.admit(w, true) {
+		return
+	}
+	defer h.site.closeSession()
+	conn, err := h.upgrader.Upgrade(w, r, nil)
+	if err != nil {
+		h.site.log.Debug("websocket upgrade failed", "remote", r.RemoteAddr, "err", err)
+		return // the upgrader has answered the request
+	}
+	c := newWSConn(h, conn)
+	h.mu.Lock()
+	h.conns[c] = struct{}{}
+	h.wg.Add(1)
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		delete(h.conns, c)
+		h.mu.Unlock()
+		h.wg.Done()
+	}()
+	c.log.Info("websocket session opened", "remote", r.RemoteAddr, "subprotocol", conn.Subprotocol(), "origin", r.Header.Get("Origin"))
+	c.serve()
+}
+
+// closeAll runs after calls in flight have finished: it asks every peer to
+// close, waits a moment for them to agree, then cuts whatever is left.
+func (h *wsHub) closeAll(ctx context.Context) {
+	h.mu.Lock()
+	for c := range h.conns {
+		c.closeWith(websocket.CloseGoingAway, "server shutting down")
+	}
+	h.mu.Unlock()
+	done := make(chan struct{})
+	go func() { h.wg.Wait(); close(done) }()
+	grace, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	select {
+	case <-done:
+		return
+	case <-grace.Done():
+	}
+	h.mu.Lock()
+	for c := range h.conns {
+		closeQuietly(c.conn)
+	}
+	h.mu.Unlock()
+	<-done
+}
+
+// wsConn is one WebSocket connection and the mcp-go session it carries.
+type wsConn struct {
+	hub    *wsHub
+	conn   *websocket.Conn
+	id     string
+	log    *slog.Logger
+	ctx    context.Context // carries the session; ends with the connection
+	cancel context.CancelFunc
+
+	notes      chan mcp.JSONRPCNotification
+	out        chan reply // unbuffered: a reply is either written or its call ended
+	slots      chan struct{}
+	calls      sync.WaitGroup
+	stop       chan struct{} // closed when no more replies will come
+	writerDone chan struct{}
+
+	initialized atomic.Bool
+	logLevel    atomic.Value // mcp.LoggingLevel
+	infoMu      sync.RWMutex
+	clientInfo  mcp.Implementation
+	clientCaps  mcp.ClientCapabilities
+}
+
+// reply is one answer for the writer, and the tracked call it ends.
+type reply struct {
+	data []byte // nil when the call produced no answer
+	key  string
+}
+
+var (
+	_ server.ClientSession         = (*wsConn)(nil)
+	_ server.SessionWithLogging    = (*wsConn)(nil)
+	_ server.SessionWithClientInfo = (*wsConn)(nil)
+)
+
+func newWSConn(h *wsHub, conn *websocket.Conn) *wsConn {
+	c := &wsConn{
+		hub:        h,
+		conn:       conn,
+		id:         rand.Text(),
+		notes:      make(chan mcp.JSONRPCNotification, notificationBuffer),
+		out:        make(chan reply),
+		slots:      make(chan struct{}, h.site.opts.MaxInFlightPerSession),
+		stop:       make(chan struct{}),
+		writerDone: make(chan struct{}),
+	}
+	c.log = h.site.log.With("session", c.id)
+	// Calls outlive the server's context on purpose: shutdown lets them
+	// finish. They end early only when their connection does.
+	ctx, cancel := context.WithCancel(context.Background())
+	c.ctx, c.cancel = h.mcp.WithContext(ctx, c), cancel
+	return c
+}
+
+// SessionID identifies the connection to mcp-go.
+func (c *wsConn) SessionID() string { return c.id }
+
+// NotificationChannel is where mcp-go puts notifications for this client.
+func (c *wsConn) NotificationChannel() chan<- mcp.JSONRPCNotification { return c.notes }
+
+// Initialize marks the session ready for notifications.
+func (c *wsConn) Initialize() {
+	c.logLevel.CompareAndSwap(nil, mcp.LoggingLevelError)
+	c.initialized.Store(true)
+}
+
+// Initialized reports whether the client has completed the handshake.
+func (c *wsConn) Initialized() bool { return c.initialized.Load() }
+
+// SetLogLevel records the level the client asked for with logging/setLevel.
+func (c *wsConn) SetLogLevel(level mcp.LoggingLevel) { c.logLevel.Store(level) }
+
+// GetLogLevel returns the client's log level, error until it asks otherwise.
+func (c *wsConn) GetLogLevel() mcp.LoggingLevel {
+	if l, ok := c.logLevel.Load().(mcp.LoggingLevel); ok {
+		return l
+	}
+	return mcp.LoggingLevelError
+}
+
+// GetClientInfo returns what the client said about itself.
+func (c *wsConn) GetClientInfo() mcp.Implementation {
+	c.infoMu.RLock()
+	defer c.infoMu.RUnlock()
+	return c.clientInfo
+}
+
+// SetClientInfo stores what the client said about itself.
+func (c *wsConn) SetClientInfo(info mcp.Implementation) {
+	c.infoMu.Lock()
+	defer c.infoMu.Unlock()
+	c.clientInfo = info
+}
+
+// GetClientCapabilities returns the client's declared capabilities.
+func (c *wsConn) GetClientCapabilities() mcp.ClientCapabilities {
+	c.infoMu.RLock()
+	defer c.infoMu.RUnlock()
+	return c.clientCaps
+}
+
+// SetClientCapabilities stores the client's declared capabilities.
+func (c *wsConn) SetClientCapabilities(caps mcp.ClientCapabilities) {
+	c.infoMu.Lock()
+	defer c.infoMu.Unlock()
+	c.clientCaps = caps
+}
+
+// serve runs the connection to its end: register the session, read until the
+// peer goes, let the calls it started finish, then flush and close.
+func (c *wsConn) serve() {
+	defer closeQuietly(c.conn)
+	if err := c.hub.mcp.RegisterSession(c.ctx, c); err != nil {
+		c.log.Error("registering websocket session", "err", err)
+		c.closeWith(websocket.CloseInternalServerErr, "session registration failed")
+		return
+	}
+	defer c.hub.mcp.UnregisterSession(context.WithoutCancel(c.ctx), c.id)
+	go c.writeLoop()
+	reason := c.readLoop()
+	c.cancel() // nobody is left to read the answers
+	c.calls.Wait()
+	close(c.stop)
+	<-c.writerDone
+	c.log.Info("websocket session closed", "reason", reason)
+}
+
+func (c *wsConn) readLoop() string {
+	o := c.hub.site.opts
+	c.conn.SetReadLimit(o.WSReadLimit)
+	_ = c.conn.SetReadDeadline(time.Now().Add(o.PongTimeout))
+	c.conn.SetPongHandler(func(string) error {
+		return c.conn.SetReadDeadline(time.Now().Add(o.PongTimeout))
+	})
+	for {
+		kind, data, err := c.conn.ReadMessage()
+		if err != nil {
+			return c.readEnded(err)
+		}
+		_ = c.conn.SetReadDeadline(time.Now().Add(o.PongTimeout))
+		if kind != websocket.TextMessage {
+			c.send(reply{data: errorResponse(nil, codeInvalidRequest, "invalid request: binary frames are not accepted; send each JSON-RPC message as one text frame")})
+			continue
+		}
+		c.dispatch(data)
+	}
+}
+
+// readEnded explains why reading stopped. After an oversized message gorilla
+// has already sent close 1009; reading out what the peer still sends lets
+// that close frame arrive instead of a connection reset.
+func (c *wsConn) readEnded(err error) string {
+	var ce *websocket.CloseError
+	switch {
+	case errors.Is(err, websocket.ErrReadLimit):
+		c.log.Warn("websocket message too large; closing with 1009", "limit_bytes", c.hub.site.opts.WSReadLimit)
+		nc := c.conn.NetConn()
+		_ = nc.SetReadDeadline(time.Now().Add(2 * time.Second))
+		_, _ = io.Copy(io.Discard, nc)
+		return "message too large"
+	case errors.As(err, &ce):
+		return fmt.Sprintf("peer closed: %d %s", ce.Code, ce.Text)
+	default:
+		return err.Error()
+	}
+}
+
+// dispatch routes one message. Requests run on their own goroutines, bounded
+// per connection, so that a slow call never holds up the next message.
+func (c *wsConn) dispatch(data []byte) {
+	m := classify(data)
+	switch m.kind {
+	case msgInvalidJSON:
+		c.send(reply{data: errorResponse(nil, codeParseError, msgParseError)})
+	case msgBatch:
+		c.send(reply{data: errorResponse(nil, codeInvalidRequest, msgNoBatches)})
+	case msgInvalid:
+		c.send(reply{data: errorResponse(m.id, codeInvalidRequest, msgNotJSONRPC)})
+	case msgResponse:
+		// This server sends no requests of its own beyond what mcp-go
+		// correlates itself, so an answer has nobody waiting for it.
+		c.log.Debug("ignoring a response from the client", "id", string(m.id))
+	case msgNotification:
+		// Handled in order: notifications/initialized must precede what follows.
+		if resp := c.handle(m, data); resp != nil {
+			c.send(reply{data: resp})
+		}
+	case msgRequest:
+		c.startCall(m, data)
+	}
+}
+
+func (c *wsConn) startCall(m message, data []byte) {
+	st := c.hub.site
+	if st.draining.Load() {
+		c.send(reply{data: errorResponse(m.id, codeServerBusy, msgShuttingDown)})
+		return
+	}
+	select {
+	case c.slots <- struct{}{}:
+	default:
+		c.send(reply{data: errorResponse(m.id, codeServerBusy, fmt.Sprintf(
+			"server busy: %d calls are already running on this connection; wait for one to finish", cap(c.slots)))})
+		return
+	}
+	key := st.calls.anon()
+	st.calls.begin(key)
+	c.calls.Add(1)
+	go func() {
+		defer c.calls.Done()
+		out := c.handle(m, data)
+		<-c.slots // free before answering: the client may send its next call at once
+		c.send(reply{data: out, key: key})
+	}()
+}
+
+// handle passes one message to mcp-go, turning a panic into an internal error
+// for the caller instead of a dead process.
+func (c *wsConn) handle(m message, data []byte) (out []byte) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.log.Error("panic while handling a message", "panic", fmt.Sprint(p))
+			if m.kind == msgRequest {
+				out = errorResponse(m.id, mcp.INTERNAL_ERROR, "internal error")
+			}
+		}
+	}()
+	resp := c.hub.mcp.HandleMessage(c.ctx, data)
+	if resp == nil {
+		return nil
+	}
+	b, err := json.Marshal(resp)
+	if err != nil {
+		c.log.Error("encoding a response", "err", err)
+		return errorResponse(m.id, mcp.INTERNAL_ERROR, "internal error: the response could not be encoded")
+	}
+	return b
+}
+
+// send gives a reply to the writer, or ends its call if the writer is gone.
+func (c *wsConn) send(r reply) {
+	select {
+	case c.out <- r:
+	case <-c.writerDone:
+		c.hub.site.calls.end(r.key)
+	}
+}
+
+// writeLoop is the connection's only writer. Before each reply it writes the
+// notifications already queued, so progress reaches the client before the
+// result it belongs to.
+func (c *wsConn) writeLoop() {
+	defer close(c.writerDone)
+	o := c.hub.site.opts
+	ping := time.NewTicker(o.PingInterval)
+	defer ping.Stop()
+	for {
+		var err error
+		select {
+		case n := <-c.notes:
+			err = c.writeNote(n)
+		case r := <-c.out:
+			err = c.writeReply(r)
+		case <-ping.C:
+			err = c.conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(o.WriteTimeout))
+		case <-c.stop:
+			return
+		}
+		if err != nil {
+			c.log.Debug("websocket write failed; closing", "err", err)
+			closeQuietly(c.conn) // also ends the read loop
+			return
+		}
+	}
+}
+
+func (c *wsConn) writeReply(r reply) error {
+	defer c.hub.site.calls.end(r.key)
+	for drained := false; !drained; {
+		select {
+		case n := <-c.notes:
+			if err := c.writeNote(n); err != nil {
+				return err
+			}
+		default:
+			drained = true
+		}
+	}
+	if r.data == nil {
+		return nil
+	}
+	return c.write(r.data)
+}
+
+func (c *wsConn) writeNote(n mcp.JSONRPCNotification) error {
+	b, err := json.Marshal(n)
+	if err != nil {
+		c.log.Error("encoding a notification", "method", n.Method, "err", err)
+		return nil
+	}
+	return c.write(b)
+}
+
+func (c *wsConn) write(b []byte) error {
+	if err := c.conn.SetWriteDeadline(time.Now().Add(c.hub.site.opts.WriteTimeout)); err != nil {
+		return err
+	}
+	return c.conn.WriteMessage(websocket.TextMessage, b)
+}
+
+// closeWith starts the closing handshake; the read loop ends when the peer
+// answers or the connection is cut.
+func (c *wsConn) closeWith(code int, text string) {
+	_ = c.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, text), time.Now().Add(time.Second))
+}
