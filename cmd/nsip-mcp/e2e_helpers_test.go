@@ -1,0 +1,309 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
+)
+
+// binPath is the nsip-mcp binary TestMain builds once for every test here.
+var binPath string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "nsip-mcp-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: temp dir:", err)
+		os.Exit(1)
+	}
+	binPath = filepath.Join(dir, "nsip-mcp")
+	build := exec.Command("go", "build", "-o", binPath, ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: building nsip-mcp:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// buildBinary returns the path of the nsip-mcp binary built by TestMain.
+func buildBinary() string { return binPath }
+
+// Bounds for process start and stop. Generous: CI machines are shared.
+const (
+	readyTimeout = 15 * time.Second
+	stopTimeout  = 20 * time.Second
+)
+
+// serverEnv is the environment the helpers give the binary: the chosen
+// transport, loopback, the stand-in upstream and debug logs. Entries in extra
+// come last and therefore win.
+func serverEnv(transportKind, stubURL string, port int, extra ...string) []string {
+	env := []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + os.Getenv("HOME"),
+		"MCP_TRANSPORT=" + transportKind,
+		"MCP_HOST=127.0.0.1",
+		"MCP_PORT=" + strconv.Itoa(port),
+		"NSIP_BASE_URL=" + stubURL,
+		"LOG_LEVEL=debug",
+	}
+	return append(env, extra...)
+}
+
+// lockedBuffer collects a process's output while tests read it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// process is a started nsip-mcp binary.
+type process struct {
+	cmd      *exec.Cmd
+	stderr   *lockedBuffer
+	done     chan struct{}
+	exitCode int
+}
+
+func startProcess(t *testing.T, env []string, stdin io.Reader, stdout io.Writer) *process {
+	t.Helper()
+	p := &process{stderr: &lockedBuffer{}, done: make(chan struct{})}
+	p.cmd = exec.Command(buildBinary())
+	p.cmd.Env = env
+	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = stdin, stdout, p.stderr
+	if err := p.cmd.Start(); err != nil {
+		t.Fatalf("starting nsip-mcp: %v", err)
+	}
+	go func() {
+		err := p.cmd.Wait()
+		p.exitCode = p.cmd.ProcessState.ExitCode()
+		if err != nil && p.exitCode == 0 {
+			p.exitCode = -1
+		}
+		close(p.done)
+	}()
+	return p
+}
+
+// wait returns the exit code, or fails the test when the process outlives
+// the timeout (it is then killed).
+func (p *process) wait(t *testing.T, timeout time.Duration) int {
+	t.Helper()
+	select {
+	case <-p.done:
+		return p.exitCode
+	case <-time.After(timeout):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+		t.Fatalf("nsip-mcp still running %v after it was asked to stop; stderr:\n%s", timeout, p.stderr.String())
+		return -1
+	}
+}
+
+func (p *process) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// runningServer is the binary serving a network transport on loopback.
+type runningServer struct {
+	BaseURL string           // http://127.0.0.1:port
+	Stub    *nsiptest.Server // the stand-in upstream it talks to
+	Stderr  func() string    // everything the process logged so far
+	proc    *process
+	stopped bool
+}
+
+// startServer starts a stand-in upstream and the binary with the given
+// transport ("http-sse" or "websocket") on a free loopback port, and waits
+// until /healthz answers. env entries ("NAME=value") override the defaults.
+// At cleanup the process gets SIGTERM and must exit with status 0.
+func startServer(t *testing.T, transportKind string, env ...string) *runningServer {
+	t.Helper()
+	stub := nsiptest.NewServer(t, nsiptest.Options{Seed: 1})
+	port := freePort(t)
+	p := startProcess(t, serverEnv(transportKind, stub.URL(), port, env...), nil, io.Discard)
+	s := &runningServer{
+		BaseURL: "http://127.0.0.1:" + strconv.Itoa(port),
+		Stub:    stub,
+		Stderr:  p.stderr.String,
+		proc:    p,
+	}
+	t.Cleanup(func() {
+		if s.stopped {
+			return
+		}
+		if code := s.Stop(t); code != 0 {
+			t.Errorf("nsip-mcp exited with status %d after SIGTERM, want 0; stderr:\n%s", code, s.Stderr())
+		}
+	})
+	waitHealthy(t, s)
+	return s
+}
+
+// Stop sends SIGTERM and returns the exit status.
+func (s *runningServer) Stop(t *testing.T) int {
+	t.Helper()
+	s.stopped = true
+	if !s.proc.exited() {
+		_ = s.proc.cmd.Process.Signal(syscall.SIGTERM)
+	}
+	return s.proc.wait(t, stopTimeout)
+}
+
+// Signal sends sig to the process without waiting.
+func (s *runningServer) Signal(sig os.Signal) error { return s.proc.cmd.Process.Signal(sig) }
+
+// Wait waits for the process to exit and returns its status.
+func (s *runningServer) Wait(t *testing.T) int {
+	t.Helper()
+	s.stopped = true
+	return s.proc.wait(t, stopTimeout)
+}
+
+func waitHealthy(t *testing.T, s *runningServer) {
+	t.Helper()
+	deadline := time.Now().Add(readyTimeout)
+	hc := &http.Client{Timeout: time.Second}
+	for time.Now().Before(deadline) {
+		if s.proc.exited() {
+			t.Fatalf("nsip-mcp exited with status %d before serving; stderr:\n%s", s.proc.exitCode, s.Stderr())
+		}
+		resp, err := hc.Get(s.BaseURL + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("nsip-mcp did not answer %s/healthz within %v; stderr:\n%s", s.BaseURL, readyTimeout, s.Stderr())
+}
+
+// freePort asks the kernel for an unused loopback port.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("finding a free port: %v", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// stdioServer is the binary in stdio mode with an mcp-go client attached to
+// its standard input and output.
+type stdioServer struct {
+	Client *client.Client   // started, not yet initialized
+	Stub   *nsiptest.Server // the stand-in upstream it talks to
+	Stderr func() string    // everything the process logged so far
+	Stdout func() string    // every byte the process wrote to stdout so far
+	proc   *process
+	stdin  io.WriteCloser
+	closed bool
+}
+
+// startStdioServer starts a stand-in upstream and the binary in stdio mode.
+// At cleanup its stdin is closed and it must exit with status 0.
+func startStdioServer(t *testing.T, env ...string) *stdioServer {
+	t.Helper()
+	stub := nsiptest.NewServer(t, nsiptest.Options{Seed: 1})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	stdout := &lockedBuffer{}
+	p := startProcess(t, serverEnv("stdio", stub.URL(), 0, env...), inR, io.MultiWriter(outW, stdout))
+	go func() {
+		<-p.done
+		outW.Close()
+		inR.Close()
+	}()
+	s := &stdioServer{Stub: stub, Stderr: p.stderr.String, Stdout: stdout.String, proc: p, stdin: inW}
+	s.Client = client.NewClient(transport.NewIO(outR, inW, nil))
+	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
+	defer cancel()
+	if err := s.Client.Start(ctx); err != nil {
+		t.Fatalf("starting the stdio client: %v", err)
+	}
+	t.Cleanup(func() {
+		if s.closed {
+			return
+		}
+		if code := s.Close(t); code != 0 {
+			t.Errorf("nsip-mcp exited with status %d after stdin closed, want 0; stderr:\n%s", code, s.Stderr())
+		}
+	})
+	return s
+}
+
+// Close closes the client and the process's stdin and returns the exit status.
+func (s *stdioServer) Close(t *testing.T) int {
+	t.Helper()
+	s.closed = true
+	_ = s.Client.Close()
+	_ = s.stdin.Close()
+	return s.proc.wait(t, stopTimeout)
+}
+
+// Signal sends sig to the process without waiting.
+func (s *stdioServer) Signal(sig os.Signal) error { return s.proc.cmd.Process.Signal(sig) }
+
+// Wait waits for the process to exit and returns its status.
+func (s *stdioServer) Wait(t *testing.T) int {
+	t.Helper()
+	s.closed = true
+	code := s.proc.wait(t, stopTimeout)
+	_ = s.Client.Close()
+	return code
+}
+
+// initialize runs the MCP handshake with the newest protocol revision that
+// still has one (what desktop assistants speak) and fails the test on error.
+func initialize(t *testing.T, c *client.Client) *mcp.InitializeResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
+	defer cancel()
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+	req.Params.ClientInfo = mcp.Implementation{Name: "nsip-mcp-e2e", Version: "1"}
+	res, err := c.Initialize(ctx, req)
+	if err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	return res
+}

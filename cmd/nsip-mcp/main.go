@@ -1,0 +1,119 @@
+// Command nsip-mcp serves the NSIP Search API to MCP clients over stdio,
+// HTTP (SSE and streamable) or WebSocket, keeping answers inside a token
+// budget. It is configured by environment variables; run it with --help for
+// the list.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/nsip-tools/nsip-mcp/gateway"
+	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/summarize"
+	"github.com/nsip-tools/nsip-mcp/transport"
+)
+
+// version is set at build time with -ldflags "-X main.version=v1.2.3";
+// otherwise the module version recorded by go install is used.
+var version = "dev"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
+}
+
+// run returns the exit status: 0 after a clean stop, 1 when serving failed,
+// 2 for bad arguments or configuration.
+func run(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	for _, a := range args {
+		switch a {
+		case "-h", "-help", "--help":
+			writeUsage(stdout)
+			return 0
+		case "-version", "--version":
+			fmt.Fprintf(stdout, "nsip-mcp %s\n", buildVersion())
+			return 0
+		default:
+			fmt.Fprintf(stderr, "nsip-mcp: unknown argument %q: configuration comes from environment variables; see nsip-mcp --help\n", a)
+			return 2
+		}
+	}
+	cfg, err := Load(getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "nsip-mcp: %v\n", err)
+		return 2
+	}
+	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	// Libraries that log through slog's or log's defaults end up here too,
+	// never on stdout.
+	slog.SetDefault(logger)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := serve(ctx, cfg, logger); err != nil {
+		logger.Error("nsip-mcp stopped", "err", err)
+		return 1
+	}
+	return 0
+}
+
+// serve wires the client, gateway and transport together and runs until
+// ctx ends.
+func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
+	v := buildVersion()
+	client, err := nsip.NewClient(
+		nsip.WithBaseURL(cfg.BaseURL),
+		nsip.WithTimeout(cfg.Timeout),
+		nsip.WithUserAgent("nsip-mcp/"+v),
+	)
+	if err != nil {
+		return err
+	}
+	counter, err := summarize.NewCounter()
+	if err != nil {
+		return err
+	}
+	gcfg := gateway.DefaultConfig()
+	gcfg.Budget = cfg.TokenBudget
+	gcfg.CacheTTL = cfg.CacheTTL
+	gcfg.CacheMaxEntries = cfg.CacheMaxEntries
+	gcfg.CacheMaxBytes = cfg.CacheMaxBytes
+	gcfg.RateLimit = cfg.RateLimit
+	gcfg.RateBurst = cfg.RateBurst
+	gcfg.MaxConcurrentUpstream = cfg.MaxConcurrent
+	gcfg.Logger = logger
+	g, err := gateway.New(client, summarize.New(counter), gcfg)
+	if err != nil {
+		return err
+	}
+	s := g.NewMCPServer("nsip-mcp", v, server.WithLogger(logger))
+	logger.Info("starting", "version", v, "transport", cfg.Transport, "nsip_base_url", cfg.BaseURL)
+	return transport.Serve(ctx, cfg.Transport, s, transport.Options{
+		Host:           cfg.Host,
+		Port:           cfg.Port,
+		HealthAddr:     cfg.HealthAddr,
+		AllowedOrigins: cfg.AllowedOrigins,
+		Health:         func() any { return g.Health() },
+		Ready:          g.Ready,
+		Version:        v,
+		Logger:         logger,
+	})
+}
+
+func buildVersion() string {
+	if version != "dev" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return version
+}
