@@ -335,3 +335,26 @@ func TestConcurrentUse(t *testing.T) {
 		t.Errorf("bounds or byte accounting broken: %+v", s)
 	}
 }
+
+func TestPeekHasNoSideEffects(t *testing.T) {
+	c, clk := newCache(t, Config{TTL: time.Minute, StaleTTL: time.Hour, MaxEntries: 2})
+	c.Set("a", 1, 1, 1)
+	c.Set("b", 2, 1, 1)
+	if e, ok := c.Peek("a"); !ok || e.Value != 1 {
+		t.Fatalf("Peek = %+v, %v", e, ok)
+	}
+	if _, ok := c.Peek("zzz"); ok {
+		t.Error("Peek invented an entry")
+	}
+	c.Set("c", 3, 1, 1) // "a" was only peeked, so it is still the oldest
+	if _, ok := c.Peek("a"); ok {
+		t.Error("Peek refreshed recency")
+	}
+	clk.Advance(2 * time.Minute)
+	if _, ok := c.Peek("c"); ok {
+		t.Error("Peek served an expired entry")
+	}
+	if s := c.Stats(); s.Hits != 0 || s.Misses != 0 || s.Entries != 2 || s.StaleEntries != 0 {
+		t.Errorf("Peek changed the stats: %+v", s)
+	}
+}

@@ -27,7 +27,8 @@ import (
 )
 
 // Upstream is the NSIP client as the gateway uses it; *nsip.Client satisfies
-// it, and tests substitute stand-ins.
+// it, and tests substitute stand-ins. The client's ByLPN is not needed: the
+// gateway assembles profiles from the three cached parts.
 type Upstream interface {
 	DateLastUpdated(ctx context.Context) (*nsip.LastUpdate, error)
 	BreedGroups(ctx context.Context) (*nsip.BreedGroups, error)
@@ -37,7 +38,6 @@ type Upstream interface {
 	AnimalDetails(ctx context.Context, searchString string) (*nsip.AnimalDetails, error)
 	Lineage(ctx context.Context, lpnID string) (*nsip.Lineage, error)
 	Progeny(ctx context.Context, lpnID string, page, pageSize int) (*nsip.ProgenyPage, error)
-	ByLPN(ctx context.Context, lpnID string) (*nsip.AnimalProfile, error)
 }
 
 var _ Upstream = (*nsip.Client)(nil)

@@ -55,10 +55,6 @@ func (s *stubUpstream) Progeny(context.Context, string, int, int) (*nsip.Progeny
 	s.calls++
 	return nil, s.err
 }
-func (s *stubUpstream) ByLPN(context.Context, string) (*nsip.AnimalProfile, error) {
-	s.calls++
-	return nil, s.err
-}
 
 func stubEnv(t *testing.T, up *stubUpstream) *env {
 	t.Helper()

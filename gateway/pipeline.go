@@ -105,46 +105,131 @@ func logParams(req mcp.CallToolRequest) string {
 }
 
 // run takes validated arguments through cache, singleflight, breaker, rate
-// limit and client.
+// limit and client, and fits the answer into the budget.
 func (g *Gateway) run(ctx context.Context, d *toolDef, args map[string]any) outcome {
+	if d.composite {
+		return g.runProfile(ctx, args)
+	}
+	ob, err := g.obtain(ctx, d, args)
+	if err != nil {
+		return outcome{err: g.mapError(d, args, err)}
+	}
+	o := outcome{source: ob.source, staleAge: ob.staleAge, staleReason: ob.staleReason}
+	if ob.res != nil {
+		o.res = *ob.res
+	} else {
+		o.res = g.fit(d, args, ob.a, ob.tokens)
+	}
+	return o
+}
+
+// obtained is an upstream answer and how it was come by.
+type obtained struct {
+	a           *answer
+	tokens      int               // of the upstream answer; 0 if not yet counted
+	res         *summarize.Result // already fitted by the shared fetch, or nil
+	source      string
+	staleAge    time.Duration
+	staleReason string
+}
+
+// shared is what one upstream fetch hands to everyone waiting on it.
+type shared struct {
+	a   *answer
+	res summarize.Result
+}
+
+// obtain returns the answer for d and args from the cache, from a fetch
+// already under way for the same key, from a new fetch, or, when NSIP
+// fails, from a stale cache entry.
+func (g *Gateway) obtain(ctx context.Context, d *toolDef, args map[string]any) (obtained, error) {
 	key := cache.Key(d.method, args)
 	if e, ok := g.cache.Get(key); ok {
-		return g.fromEntry(d, args, e, cacheHit)
+		return obtained{a: e.Value.(*answer), tokens: e.Tokens, source: cacheHit}, nil
 	}
 	ch := g.flight.DoChan(key, func() (any, error) { return g.fetch(key, d, args) })
 	var err error
 	select {
 	case r := <-ch:
 		if r.Err == nil {
-			return outcome{res: r.Val.(summarize.Result), source: cacheMiss}
+			f := r.Val.(*shared)
+			return obtained{a: f.a, tokens: f.res.OriginalTokens, res: &f.res, source: cacheMiss}, nil
 		}
 		err = r.Err
 	case <-ctx.Done():
 		// The shared fetch carries on and fills the cache for the next call.
 		err = ctx.Err()
 	}
-	te := g.mapError(d, args, err)
 	if servesStale(err) {
 		if e, ok := g.cache.Stale(key); ok {
-			o := g.fromEntry(d, args, e, cacheStale)
-			o.staleAge = g.cfg.Now().Sub(e.Stored)
-			o.staleReason = te.Code
-			return o
+			return obtained{
+				a: e.Value.(*answer), tokens: e.Tokens, source: cacheStale,
+				staleAge: g.cfg.Now().Sub(e.Stored), staleReason: g.mapError(d, args, err).Code,
+			}, nil
 		}
 	}
-	return outcome{err: te}
+	return obtained{}, err
 }
 
-// fromEntry fits a cached answer into the budget.
-func (g *Gateway) fromEntry(d *toolDef, args map[string]any, e cache.Entry, source string) outcome {
-	return outcome{res: g.fit(d, args, e.Value.(*answer), e.Tokens), source: source}
+// runProfile answers nsip_search_by_lpn from the same three cache entries
+// that nsip_get_animal, nsip_get_lineage and nsip_get_progeny (first page of
+// nsip.ProfilePageSize) use, fetching only the parts not cached, at the same
+// time. The text is what the client's ByLPN would give:
+// {"details":…,"lineage":…,"progeny":…} with each member the upstream body.
+func (g *Gateway) runProfile(ctx context.Context, args map[string]any) outcome {
+	id := args["lpn_id"].(string)
+	parts := []struct {
+		d    *toolDef
+		args map[string]any
+	}{
+		{animalDef, map[string]any{"search_string": id}},
+		{lineageDef, map[string]any{"lpn_id": id}},
+		{progenyDef, map[string]any{"lpn_id": id, "page": 0, "page_size": nsip.ProfilePageSize}},
+	}
+	obs := make([]obtained, len(parts))
+	errs := make([]error, len(parts))
+	var wg sync.WaitGroup
+	for i, p := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			obs[i], errs[i] = g.obtain(ctx, p.d, p.args)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return outcome{err: g.mapError(searchByLPNDef, args, err)}
+	}
+	o := outcome{source: cacheHit}
+	var p nsip.AnimalProfile
+	p.Details, _ = obs[0].a.value.(*nsip.AnimalDetails)
+	p.Lineage, _ = obs[1].a.value.(*nsip.Lineage)
+	p.Progeny, _ = obs[2].a.value.(*nsip.ProgenyPage)
+	var raw []byte
+	for i, name := range []string{`{"details":`, `,"lineage":`, `,"progeny":`} {
+		raw = append(append(raw, name...), obs[i].a.raw...)
+		switch {
+		case obs[i].source == cacheStale:
+			o.source = cacheStale
+			o.staleAge = max(o.staleAge, obs[i].staleAge)
+			if o.staleReason == "" {
+				o.staleReason = obs[i].staleReason
+			}
+		case obs[i].source == cacheMiss && o.source == cacheHit:
+			o.source = cacheMiss
+		}
+	}
+	p.Raw = append(raw, '}')
+	o.res = g.fit(searchByLPNDef, args, &answer{value: &p, raw: p.Raw}, 0)
+	return o
 }
 
 // fetch is the single upstream round trip behind one cache key. It runs on
 // its own deadline, so one caller giving up does not fail the others.
 func (g *Gateway) fetch(key string, d *toolDef, args map[string]any) (any, error) {
 	if e, ok := g.cache.Peek(key); ok { // filled while this call was queueing
-		return g.fit(d, args, e.Value.(*answer), e.Tokens), nil
+		a := e.Value.(*answer)
+		return &shared{a: a, res: g.fit(d, args, a, e.Tokens)}, nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), g.cfg.CallTimeout)
 	defer cancel()
@@ -152,12 +237,12 @@ func (g *Gateway) fetch(key string, d *toolDef, args map[string]any) (any, error
 	if g.breaker.State() == gobreaker.StateOpen {
 		return nil, errBreakerOpen // fail fast, without spending rate-limit tokens
 	}
-	release, err := g.acquire(ctx, d.cost)
+	release, err := g.acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
 	v, err := g.breaker.Execute(func() (any, error) {
-		g.stats.upstream.Add(int64(d.cost))
+		g.stats.upstream.Add(1)
 		value, raw, err := d.fetch(ctx, g.up, args)
 		if err != nil {
 			return nil, err
@@ -177,7 +262,7 @@ func (g *Gateway) fetch(key string, d *toolDef, args map[string]any) (any, error
 	res := g.fit(d, args, a, 0)
 	// The decoded model costs about as much memory as its JSON again.
 	g.cache.Set(key, a, int64(2*len(a.raw)+len(key)+256), res.OriginalTokens)
-	return res, nil
+	return &shared{a: a, res: res}, nil
 }
 
 // fit applies the token budget to an upstream answer.
@@ -203,15 +288,15 @@ func (g *Gateway) noteThrottle(err error) {
 	}
 }
 
-// acquire waits for rate-limit tokens and a concurrency slot for cost
-// upstream requests. When the wait would outlast ctx's deadline it refuses at
+// acquire waits for a rate-limit token and a concurrency slot for one
+// upstream request. When the wait would outlast ctx's deadline it refuses at
 // once with how long to wait instead.
-func (g *Gateway) acquire(ctx context.Context, cost int) (release func(), err error) {
+func (g *Gateway) acquire(ctx context.Context) (release func(), err error) {
 	now := time.Now()
 	if until := time.Unix(0, g.backoffUntil.Load()); now.Before(until) {
 		return nil, &rateLimitError{retryAfter: until.Sub(now), reason: "NSIP asked us to wait"}
 	}
-	r := g.limiter.ReserveN(now, min(cost, g.cfg.RateBurst))
+	r := g.limiter.ReserveN(now, 1)
 	if wait := r.DelayFrom(now); wait > 0 {
 		if deadline, ok := ctx.Deadline(); ok && now.Add(wait).After(deadline) {
 			r.CancelAt(now)
@@ -226,14 +311,13 @@ func (g *Gateway) acquire(ctx context.Context, cost int) (release func(), err er
 			return nil, ctx.Err()
 		}
 	}
-	slots := int64(min(cost, g.cfg.MaxConcurrentUpstream))
-	if err := g.slots.Acquire(ctx, slots); err != nil {
+	if err := g.slots.Acquire(ctx, 1); err != nil {
 		return nil, &rateLimitError{retryAfter: time.Second, reason: fmt.Sprintf("all %d NSIP connections busy", g.cfg.MaxConcurrentUpstream)}
 	}
-	g.inFlight.Add(int64(cost))
+	g.inFlight.Add(1)
 	return func() {
-		g.inFlight.Add(-int64(cost))
-		g.slots.Release(slots)
+		g.inFlight.Add(-1)
+		g.slots.Release(1)
 	}, nil
 }
 

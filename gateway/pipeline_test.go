@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -535,5 +536,75 @@ func TestSummarizedAnswersAreCachedAsUpstreamAnswers(t *testing.T) {
 	a := entry.Value.(*answer)
 	if _, ok := a.value.(*nsip.AnimalDetails); !ok || entry.Tokens != first.metaInt(t, "original_tokens") || !json.Valid(a.raw) {
 		t.Errorf("cached %T with %d tokens", a.value, entry.Tokens)
+	}
+}
+
+func TestProfileSharesTheCacheWithItsParts(t *testing.T) {
+	e := newEnv(t)
+	id := e.up.Data().NoProgeny()
+	q := url.QueryEscape(id)
+	want := `{"details":` + e.upstreamBody("GET", nsiptest.EndpointDetails+"?searchString="+q, "") +
+		`,"lineage":` + e.upstreamBody("GET", nsiptest.EndpointLineage+"?lpnId="+q, "") +
+		`,"progeny":` + e.upstreamBody("GET", nsiptest.EndpointProgeny+"?lpnId="+q+"&page=0&pageSize=10", "") + `}`
+
+	first := e.call("nsip_search_by_lpn", map[string]any{"lpn_id": id}).mustOK(t)
+	if first.text != want || first.meta["cache"] != "miss" || first.meta["summarized"] != false {
+		t.Errorf("profile = %.300s (meta %v)\nwant %.300s", first.text, first.meta, want)
+	}
+	if n := e.up.TotalRequests(); n != 3 {
+		t.Errorf("upstream requests = %d, want 3", n)
+	}
+	// Each part is now cached for the single tools, and the other way round.
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"nsip_get_animal", map[string]any{"search_string": id}},
+		{"nsip_get_lineage", map[string]any{"lpn_id": id}},
+		{"nsip_get_progeny", map[string]any{"lpn_id": id}},
+		{"nsip_search_by_lpn", map[string]any{"lpn_id": id}},
+	} {
+		if r := e.call(c.tool, c.args).mustOK(t); r.meta["cache"] != "hit" {
+			t.Errorf("%s after the profile: cache = %v, want hit", c.tool, r.meta["cache"])
+		}
+	}
+	if n := e.up.TotalRequests(); n != 3 {
+		t.Errorf("upstream requests = %d, want still 3", n)
+	}
+}
+
+func TestProfileFetchesOnlyMissingParts(t *testing.T) {
+	e := newEnv(t)
+	id := e.up.Data().MostProgeny()
+	e.call("nsip_get_animal", map[string]any{"search_string": id}).mustOK(t)
+	e.call("nsip_get_lineage", map[string]any{"lpn_id": id}).mustOK(t)
+	r := e.call("nsip_search_by_lpn", map[string]any{"lpn_id": id}).mustOK(t)
+	if r.meta["cache"] != "miss" || r.meta["summarized"] != true {
+		t.Errorf("meta = %v, want a summarized miss", r.meta)
+	}
+	for ep, want := range map[string]int{nsiptest.EndpointDetails: 1, nsiptest.EndpointLineage: 1, nsiptest.EndpointProgeny: 1} {
+		if n := e.up.Requests(ep); n != want {
+			t.Errorf("%s requests = %d, want %d", ep, n, want)
+		}
+	}
+}
+
+func TestProfileErrorsAndStaleParts(t *testing.T) {
+	e := newEnv(t)
+	b := e.call("nsip_search_by_lpn", map[string]any{"lpn_id": "6409992099ZZZ999"}).errorBody(t)
+	if b.Code != CodeNotFound || b.Field != "lpn_id" || !strings.Contains(b.Problem, "animal with LPN ID") {
+		t.Errorf("missing animal: %+v", b)
+	}
+
+	id := e.up.Data().NoProgeny()
+	e.call("nsip_search_by_lpn", map[string]any{"lpn_id": id}).mustOK(t)
+	e.clock.Advance(3 * time.Hour)
+	e.up.SetFault(nsiptest.EndpointDetails, nsiptest.Fault{Kind: nsiptest.FaultStatus, Status: 503})
+	r := e.call("nsip_search_by_lpn", map[string]any{"lpn_id": id}).mustOK(t)
+	if r.meta["cache"] != "stale" || r.meta["stale_reason"] != CodeUpstreamError || r.metaInt(t, "stale_age_seconds") != 3*3600 {
+		t.Errorf("meta = %v, want stale details behind a fresh lineage and progeny", r.meta)
+	}
+	if e.up.Requests(nsiptest.EndpointLineage) != 3 || e.up.Requests(nsiptest.EndpointProgeny) != 3 { // missing animal, first profile, refresh
+		t.Errorf("lineage %d / progeny %d requests", e.up.Requests(nsiptest.EndpointLineage), e.up.Requests(nsiptest.EndpointProgeny))
 	}
 }

@@ -21,7 +21,9 @@ type toolDef struct {
 	desc   string
 	params []param
 	kind   summarize.Kind
-	cost   int // upstream requests one call makes
+	// composite tools are assembled from other tools' cached answers
+	// instead of fetched (nsip_search_by_lpn).
+	composite bool
 	// subject names what a not-found answer was about: the argument and a
 	// phrase for the message, plus the next step to suggest.
 	subject string
@@ -122,7 +124,7 @@ var (
 
 var lastUpdateDef = &toolDef{
 	name: "nsip_get_last_update", title: "NSIP last evaluation date", method: "get_date_last_updated",
-	kind: summarize.KindGeneric, cost: 1,
+	kind: summarize.KindGeneric,
 	desc: `Get the date of the latest NSIP genetic evaluation, e.g. {"date":"09/23/2025"} (about 10 tokens). ` +
 		`No arguments. Use it to say how current the EBVs are.`,
 	fetch: func(ctx context.Context, up Upstream, _ map[string]any) (any, json.RawMessage, error) {
@@ -133,7 +135,7 @@ var lastUpdateDef = &toolDef{
 
 var listBreedsDef = &toolDef{
 	name: "nsip_list_breeds", title: "NSIP breed groups and breeds", method: "get_available_breed_groups",
-	kind: summarize.KindGeneric, cost: 1,
+	kind: summarize.KindGeneric,
 	desc: `List NSIP breed groups (Range, Maternal Wool, Hair, Terminal) with each breed's numeric ID and name (a few hundred tokens). ` +
 		`No arguments. Next: pass a breed ID as breed_id to nsip_get_trait_ranges or nsip_search_animals.`,
 	fetch: func(ctx context.Context, up Upstream, _ map[string]any) (any, json.RawMessage, error) {
@@ -144,7 +146,7 @@ var listBreedsDef = &toolDef{
 
 var statusesDef = &toolDef{
 	name: "nsip_get_statuses", title: "NSIP animal statuses", method: "get_statuses_by_breed_group",
-	kind: summarize.KindGeneric, cost: 1,
+	kind: summarize.KindGeneric,
 	desc: `List the animal statuses NSIP records, e.g. ["CURRENT","SOLD","DEAD"] (under 50 tokens). ` +
 		`No arguments. Next: pass one as search_criteria.status to nsip_search_animals.`,
 	fetch: func(ctx context.Context, up Upstream, _ map[string]any) (any, json.RawMessage, error) {
@@ -155,7 +157,7 @@ var statusesDef = &toolDef{
 
 var traitRangesDef = &toolDef{
 	name: "nsip_get_trait_ranges", title: "NSIP trait ranges for a breed", method: "get_trait_ranges_by_breed",
-	kind: summarize.KindGeneric, cost: 1, params: []param{breedIDParam},
+	kind: summarize.KindGeneric, params: []param{breedIDParam},
 	subject: "breed_id", what: "trait ranges for breed", next: "list valid breed IDs with nsip_list_breeds",
 	desc: `Get the min and max EBV of each trait (BWT, WWT, PWWT, YWT, FAT, EMD, NLB, NWT, PWT, DAG, WGR, WEC, FEC) within one breed, ` +
 		`e.g. {"BWT":{"min":-0.71,"max":0.93},...} (about 200 tokens). ` +
@@ -169,7 +171,7 @@ var traitRangesDef = &toolDef{
 
 var searchAnimalsDef = &toolDef{
 	name: "nsip_search_animals", title: "Search NSIP animals", method: "search_animals",
-	kind: summarize.KindSearch, cost: 1,
+	kind: summarize.KindSearch,
 	desc: `Search NSIP animals one page at a time, answered as NSIP's JSON {"recordCount":N,"records":[...]}, each record an animal's LPN ID, sire, dam, status, EBVs with accuracy and indexes ` +
 		`(about 290 tokens per record). Pages over 2000 tokens (more than 6 records) are summarized (counts, trait statistics, compact rows, the next call) and _meta.summarized says so. ` +
 		`Arguments, all optional: page (0-based, default 0); page_size 1..100 (default 15; 5 or fewer for full rows); breed_id e.g. 640; ` +
@@ -263,7 +265,7 @@ func searchParams(a map[string]any) nsip.SearchParams {
 
 var animalDef = &toolDef{
 	name: "nsip_get_animal", title: "NSIP animal details", method: "get_animal_details",
-	kind: summarize.KindAnimal, cost: 1,
+	kind:    summarize.KindAnimal,
 	subject: "search_string", what: "animal matching", next: "check the ID, or find animals and their LPN IDs with nsip_search_animals",
 	desc: `Get one animal's record: breed, birth date, gender, status, sire and dam LPN IDs, progeny count, every EBV with accuracy (%), indexes and the breeder's contact ` +
 		`(about 450 tokens; larger answers are summarized and _meta.summarized says so). ` +
@@ -282,7 +284,7 @@ var animalDef = &toolDef{
 
 var lineageDef = &toolDef{
 	name: "nsip_get_lineage", title: "NSIP pedigree", method: "get_lineage",
-	kind: summarize.KindLineage, cost: 1,
+	kind:    summarize.KindLineage,
 	subject: "lpn_id", what: "pedigree for LPN ID", next: "check the LPN ID, or find animals with nsip_search_animals",
 	desc: `Get an animal's pedigree tree: the animal, its sire and dam and their ancestors over several generations, each with LPN ID, farm, birth date, sex, status and indexes ` +
 		`(about 85 tokens per ancestor, so trees of 4+ generations exceed 2000 tokens and are summarized; _meta.summarized says so). ` +
@@ -296,7 +298,7 @@ var lineageDef = &toolDef{
 
 var progenyDef = &toolDef{
 	name: "nsip_get_progeny", title: "NSIP progeny", method: "get_progeny",
-	kind: summarize.KindProgeny, cost: 1,
+	kind:    summarize.KindProgeny,
 	subject: "lpn_id", what: "progeny for LPN ID", next: "check the LPN ID, or find animals with nsip_search_animals",
 	desc: `List one page of an animal's offspring, as NSIP's JSON {"recordCount":N,"records":[{"lpnId","sex","dob", EBVs...}]} ` +
 		`(about 220 tokens per offspring; pages over 2000 tokens, i.e. more than 8, are summarized with counts, trait statistics and compact rows; _meta.summarized says so). ` +
@@ -316,17 +318,13 @@ var progenyDef = &toolDef{
 
 var searchByLPNDef = &toolDef{
 	name: "nsip_search_by_lpn", title: "NSIP animal profile", method: "search_by_lpn",
-	kind: summarize.KindProfile, cost: 3,
+	kind: summarize.KindProfile, composite: true,
 	subject: "lpn_id", what: "animal with LPN ID", next: "check the LPN ID, or find animals with nsip_search_animals",
 	desc: `Get an animal's full profile in one call: details, pedigree and the first page of progeny, as {"details":...,"lineage":...,"progeny":...} ` +
 		`(500 tokens for an animal without offspring, often 3000-10000 otherwise, then summarized: identifiers, breed, counts, contact, top traits, parents, progeny statistics and the next call). ` +
-		`Costs three NSIP requests; prefer nsip_get_animal when the record alone will do. ` +
+		`Shares its cache with nsip_get_animal, nsip_get_lineage and nsip_get_progeny (page 0, page_size 10); prefer those when one part will do. ` +
 		`lpn_id: 5-32 letters and digits, e.g. "6402382024NCS310".`,
 	params: []param{lpnParam("The animal's LPN ID, e.g. \"6402382024NCS310\".")},
-	fetch: func(ctx context.Context, up Upstream, a map[string]any) (any, json.RawMessage, error) {
-		v, err := up.ByLPN(ctx, a["lpn_id"].(string))
-		return fetched(v, err, func(v *nsip.AnimalProfile) json.RawMessage { return v.Raw })
-	},
 }
 
 // example builds a correct call from what the caller sent: valid arguments
