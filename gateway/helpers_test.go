@@ -95,7 +95,7 @@ func summarizer(t testing.TB) (*summarize.Summarizer, *summarize.Counter) {
 // env is a gateway wired to the stand-in upstream through the real client,
 // served by an MCP server and driven by mcp-go's in-process client.
 type env struct {
-	t      *testing.T
+	t      testing.TB
 	up     *nsiptest.Server
 	gw     *Gateway
 	srv    *server.MCPServer
@@ -110,7 +110,7 @@ func withConfig(f func(*Config)) envOption {
 	return func(c *Config, _ *[]nsip.Option) { f(c) }
 }
 
-func newEnv(t *testing.T, opts ...envOption) *env {
+func newEnv(t testing.TB, opts ...envOption) *env {
 	t.Helper()
 	up := nsiptest.NewServer(t, nsiptest.Options{Seed: 7, Animals: 1500})
 	clientOpts := []nsip.Option{
@@ -144,7 +144,7 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 }
 
 // connect starts an initialized in-process client session.
-func connect(t *testing.T, srv *server.MCPServer) *client.Client {
+func connect(t testing.TB, srv *server.MCPServer) *client.Client {
 	t.Helper()
 	c, err := client.NewInProcessClient(srv)
 	if err != nil {
@@ -194,7 +194,7 @@ func (e *env) call(name string, args any) reply {
 	return callTool(e.t, e.client, name, args)
 }
 
-func callTool(t *testing.T, c *client.Client, name string, args any) reply {
+func callTool(t testing.TB, c *client.Client, name string, args any) reply {
 	t.Helper()
 	req := mcp.CallToolRequest{}
 	req.Params.Name = name
@@ -221,7 +221,7 @@ func callTool(t *testing.T, c *client.Client, name string, args any) reply {
 }
 
 // mustOK fails unless r is a successful result.
-func (r reply) mustOK(t *testing.T) reply {
+func (r reply) mustOK(t testing.TB) reply {
 	t.Helper()
 	if r.isError {
 		t.Fatalf("unexpected error result: %s", r.text)

@@ -116,7 +116,7 @@ func TestInvalidArgumentsNeverReachTheUpstream(t *testing.T) {
 	}
 }
 
-func defByName(t *testing.T, name string) *toolDef {
+func defByName(t testing.TB, name string) *toolDef {
 	t.Helper()
 	for _, d := range toolDefs {
 		if d.name == name {
