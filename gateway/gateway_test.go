@@ -266,3 +266,18 @@ func TestSchemaConstraints(t *testing.T) {
 		t.Errorf("trait code enum has %d codes, want 13", len(codes))
 	}
 }
+
+func TestMalformedRawArgumentsAreAnInvalidArgument(t *testing.T) {
+	e := stubEnv(t, &stubUpstream{})
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "nsip_get_animal"
+	req.Params.RawArguments = json.RawMessage(`{"search_string":`)
+	res, err := e.gw.handler(animalDef)(context.Background(), req)
+	if err != nil || !res.IsError {
+		t.Fatalf("handler = %v, %v", res, err)
+	}
+	text := res.Content[0].(mcp.TextContent).Text
+	if !strings.Contains(text, `"field":"arguments"`) || !strings.Contains(text, "not valid JSON") {
+		t.Errorf("body = %s", text)
+	}
+}

@@ -55,9 +55,8 @@ func bound(v float64) *float64 { return &v }
 var traitCodes = nsip.TraitCodes
 
 var (
-	lpnPattern    = regexp.MustCompile(`^[A-Za-z0-9]+$`)
+	alnumPattern  = regexp.MustCompile(`^[A-Za-z0-9]+$`) // LPN IDs, flock IDs
 	searchPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]*$`)
-	flockPattern  = regexp.MustCompile(`^[A-Za-z0-9]+$`)
 	statusPattern = regexp.MustCompile(`^[A-Za-z][A-Za-z _-]*$`)
 )
 
@@ -67,7 +66,7 @@ const exampleLPN = "6402382024NCS310"
 func lpnParam(desc string) param {
 	return param{
 		name: "lpn_id", kind: kindString, required: true, desc: desc, example: exampleLPN,
-		minLen: 5, maxLen: 32, pattern: lpnPattern,
+		minLen: 5, maxLen: 32, pattern: alnumPattern,
 	}
 }
 
@@ -96,15 +95,12 @@ func (p *param) expected() string {
 		b.WriteString("calendar date YYYY-MM-DD")
 	case p.kind == kindInteger:
 		b.WriteString("integer")
-		switch {
-		case p.min != nil && p.max != nil:
+		if p.min != nil && p.max != nil { // every integer argument has both
 			fmt.Fprintf(&b, " %g..%g", *p.min, *p.max)
-		case p.min != nil:
-			fmt.Fprintf(&b, " >= %g", *p.min)
 		}
 	case p.kind == kindString:
 		b.WriteString("string")
-		if p.pattern == lpnPattern || p.pattern == flockPattern {
+		if p.pattern == alnumPattern {
 			b.WriteString(" of letters and digits")
 		}
 		if p.maxLen > 0 {
@@ -300,6 +296,9 @@ func unknownNames(prefix string, ps []param, args map[string]any) []fieldError {
 	var errs []fieldError
 	for _, k := range names {
 		fe := fieldError{Field: prefix + k, Problem: "is not an argument of this tool"}
+		if prefix != "" {
+			fe.Problem = "is not a field of " + strings.TrimSuffix(prefix, ".")
+		}
 		if len(known) == 0 {
 			fe.Expected = "no arguments: call with {}"
 		} else if s, ok := closest(k, known); ok {

@@ -25,8 +25,10 @@ const (
 	cacheStale = "stale"
 )
 
-// answer is what the cache keeps: the upstream answer, not its rendering,
-// so that each hit is fitted afresh (the rendering depends on the budget).
+// answer is what the cache keeps: the upstream answer, not its rendering.
+// Profiles are assembled from cached parts, stale fallbacks are fitted like
+// fresh ones, and fitting on each hit costs far less than the request it
+// saves (see specs/benchmarks.md).
 type answer struct {
 	value any
 	raw   json.RawMessage

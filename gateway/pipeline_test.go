@@ -145,7 +145,7 @@ func TestCacheEntriesExpireAfterTheTTL(t *testing.T) {
 }
 
 func TestBreakerOpensServesStaleAndRecovers(t *testing.T) {
-	e := newEnv(t, withConfig(func(c *Config) { c.BreakerCooldown = 300 * time.Millisecond }))
+	e := newEnv(t, withConfig(func(c *Config) { c.BreakerCooldown = time.Second }))
 	data := e.up.Data()
 	cached := data.MostProgeny()
 	fresh := e.call("nsip_get_animal", map[string]any{"search_string": cached}).mustOK(t)
@@ -189,7 +189,7 @@ func TestBreakerOpensServesStaleAndRecovers(t *testing.T) {
 
 	// After the cooldown a trial request goes through and closes the breaker.
 	e.up.ClearFaults()
-	time.Sleep(350 * time.Millisecond)
+	time.Sleep(1100 * time.Millisecond)
 	r = e.call("nsip_get_animal", map[string]any{"search_string": ids[7]}).mustOK(t)
 	if r.meta["cache"] != "miss" {
 		t.Errorf("after recovery: cache = %v", r.meta["cache"])

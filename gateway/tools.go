@@ -207,7 +207,7 @@ var searchAnimalsDef = &toolDef{
 					desc: "Only animals with progeny-proven EBVs."},
 				{name: "status", kind: kindString, example: "CURRENT", maxLen: 32, pattern: statusPattern, upper: true,
 					desc: "A status from nsip_get_statuses, e.g. \"CURRENT\"."},
-				{name: "flock_id", kind: kindString, example: "640238", maxLen: 32, pattern: flockPattern,
+				{name: "flock_id", kind: kindString, example: "640238", maxLen: 32, pattern: alnumPattern,
 					desc: "Flock ID, e.g. \"640238\"."},
 				{name: "trait_ranges", kind: kindObject, traitMap: true,
 					example: map[string]any{"WWT": map[string]any{"min": 1.0, "max": 5.0}},

@@ -66,7 +66,7 @@ func TestInvalidArgumentsNeverReachTheUpstream(t *testing.T) {
 			"search_criteria.trait_ranges.bwt", "more than once"},
 		{"trait range bound misspelled", "nsip_search_animals",
 			map[string]any{"search_criteria": map[string]any{"trait_ranges": map[string]any{"BWT": map[string]any{"min": 0, "max": 1, "maxx": 2}}}},
-			"search_criteria.trait_ranges.BWT.maxx", `did you mean "max"`},
+			"search_criteria.trait_ranges.BWT.maxx", `is not a field of search_criteria.trait_ranges.BWT; did you mean "max"`},
 		// dates
 		{"date in US order", "nsip_search_animals", map[string]any{"search_criteria": map[string]any{"born_after": "09/23/2025"}}, "search_criteria.born_after", "YYYY-MM-DD"},
 		{"impossible date", "nsip_search_animals", map[string]any{"search_criteria": map[string]any{"born_before": "2023-02-30"}}, "search_criteria.born_before", "not a real calendar date"},
