@@ -47,37 +47,53 @@ func checkJSON(body []byte) *Error {
 	return unexpected("the body is not valid JSON (%v): %s", err, snippet(body))
 }
 
+// answer is a validated body with its envelope removed.
+type answer struct {
+	data      json.RawMessage // the payload
+	obj       *object         // data parsed, once someone asked for an object
+	enveloped bool            // the body had the success/data envelope
+}
+
+// object returns the payload as an object, parsing it at most once.
+func (a *answer) object() (*object, bool) {
+	if a.obj == nil {
+		a.obj, _ = parseObject(a.data)
+	}
+	return a.obj, a.obj != nil
+}
+
 // payload validates body and unwraps the success/data envelope when there is
-// one. enveloped reports whether there was.
-func payload(body []byte) (data json.RawMessage, enveloped bool, e *Error) {
-	if e := checkJSON(body); e != nil {
-		return nil, false, e
+// one. Object bodies are parsed once here and handed on.
+func payload(body []byte) (*answer, *Error) {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		if e := checkJSON(body); e != nil {
+			return nil, e
+		}
+		return &answer{data: trimmed}, nil
 	}
-	data = bytes.TrimSpace(body)
-	if data[0] != '{' {
-		return data, false, nil
-	}
-	o, _ := parseObject(data)
-	okRaw, has := o.get("success")
-	if !has {
-		return data, false, nil
-	}
-	var ok bool
-	if json.Unmarshal(okRaw, &ok) != nil {
-		return data, false, nil // a field that merely shares the name
-	}
+	o, ok := parseObject(trimmed)
 	if !ok {
+		return nil, checkJSON(body)
+	}
+	okRaw, has := o.get("success")
+	var success bool
+	if !has || json.Unmarshal(okRaw, &success) != nil {
+		// No envelope, or a field that merely shares the name.
+		return &answer{data: trimmed, obj: o}, nil
+	}
+	if !success {
 		msg := "no reason given"
 		if m, found := o.get("message", "error", "errors"); found {
 			msg = snippet(m)
 		}
-		return nil, true, unexpected("the API reported a failure (success=false): %s", msg)
+		return nil, unexpected("the API reported a failure (success=false): %s", msg)
 	}
 	d, has := o.get("data")
 	if !has || isNull(d) {
-		return nil, true, unexpected("success=true but no data: %s", snippet(body))
+		return nil, unexpected("success=true but no data: %s", snippet(body))
 	}
-	return d, true, nil
+	return &answer{data: d, enveloped: true}, nil
 }
 
 // object is a JSON object whose fields can be looked up without regard to
@@ -97,6 +113,10 @@ func parseObject(raw json.RawMessage) (*object, bool) {
 	if json.Unmarshal(raw, &fields) != nil {
 		return nil, false
 	}
+	return newObject(fields), true
+}
+
+func newObject(fields map[string]json.RawMessage) *object {
 	o := &object{fields: fields, lower: make(map[string]string, len(fields)), used: make(map[string]bool, len(fields))}
 	for k := range fields {
 		l := strings.ToLower(k)
@@ -106,7 +126,7 @@ func parseObject(raw json.RawMessage) (*object, bool) {
 			o.lower[l] = k
 		}
 	}
-	return o, true
+	return o
 }
 
 // key returns the spelling of the first of names present and unclaimed.
@@ -206,16 +226,20 @@ func asFloat(raw json.RawMessage) (float64, bool) {
 	if len(raw) == 0 {
 		return 0, false
 	}
-	text := string(raw)
-	if raw[0] == '"' {
+	var f float64
+	var err error
+	switch {
+	case raw[0] == '"':
+		var text string
 		if json.Unmarshal(raw, &text) != nil {
 			return 0, false
 		}
-		text = strings.TrimSpace(text)
-	} else if raw[0] != '-' && (raw[0] < '0' || raw[0] > '9') {
+		f, err = strconv.ParseFloat(strings.TrimSpace(text), 64)
+	case raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9'):
+		f, err = strconv.ParseFloat(string(raw), 64) // short: converted without allocating
+	default:
 		return 0, false
 	}
-	f, err := strconv.ParseFloat(text, 64)
 	if err != nil || !finite(f) {
 		return 0, false
 	}
@@ -253,13 +277,14 @@ func orNil(m map[string]json.RawMessage) map[string]json.RawMessage {
 }
 
 func decodeLastUpdate(body []byte) (*LastUpdate, *Error) {
-	p, _, e := payload(body)
+	a, e := payload(body)
 	if e != nil {
 		return nil, e
 	}
 	// Only a JSON string is a date here; a number would be a guess.
 	var date string
-	if o, ok := parseObject(p); ok {
+	p := a.data
+	if o, ok := a.object(); ok {
 		if d, has := o.get("date", "dateLastUpdated", "lastUpdated"); has {
 			p = d
 		}
@@ -271,13 +296,13 @@ func decodeLastUpdate(body []byte) (*LastUpdate, *Error) {
 }
 
 func decodeBreedGroups(body []byte) (*BreedGroups, *Error) {
-	p, _, e := payload(body)
+	a, e := payload(body)
 	if e != nil {
 		return nil, e
 	}
-	items, ok := asArray(p)
+	items, ok := asArray(a.data)
 	if !ok {
-		return nil, unexpected("breed groups are not a list: %s", snippet(p))
+		return nil, unexpected("breed groups are not a list: %s", snippet(a.data))
 	}
 	out := &BreedGroups{Groups: make([]BreedGroup, 0, len(items)), Raw: json.RawMessage(body)}
 	for i, item := range items {
@@ -320,8 +345,8 @@ func decodeStatuses(body []byte) (*Statuses, *Error) {
 	out := &Statuses{Values: []string{}, Raw: json.RawMessage(body)}
 	items, ok := asArray(body)
 	if !ok {
-		if p, _, e := payload(body); e == nil {
-			items, _ = asArray(p)
+		if a, e := payload(body); e == nil {
+			items, _ = asArray(a.data)
 		}
 	}
 	for _, item := range items {
@@ -335,7 +360,7 @@ func decodeStatuses(body []byte) (*Statuses, *Error) {
 }
 
 func decodeTraitRanges(body []byte) (*TraitRanges, *Error) {
-	p, _, e := payload(body)
+	a, e := payload(body)
 	if e != nil {
 		return nil, e
 	}
@@ -352,13 +377,13 @@ func decodeTraitRanges(body []byte) (*TraitRanges, *Error) {
 		out.Ranges = append(out.Ranges, TraitRange{Code: strings.ToUpper(code), Range: r})
 		return nil
 	}
-	if o, ok := parseObject(p); ok {
+	if o, ok := a.object(); ok {
 		for code, raw := range o.fields {
 			if e := add(code, raw); e != nil {
 				return nil, e
 			}
 		}
-	} else if items, ok := asArray(p); ok {
+	} else if items, ok := asArray(a.data); ok {
 		for i, item := range items {
 			var code string
 			io, ok := parseObject(item)
@@ -370,7 +395,7 @@ func decodeTraitRanges(body []byte) (*TraitRanges, *Error) {
 			}
 		}
 	} else {
-		return nil, unexpected("trait ranges are not an object: %s", snippet(p))
+		return nil, unexpected("trait ranges are not an object: %s", snippet(a.data))
 	}
 	slices.SortFunc(out.Ranges, func(a, b TraitRange) int { return compareTraitCodes(a.Code, b.Code) })
 	return out, nil
@@ -378,12 +403,13 @@ func decodeTraitRanges(body []byte) (*TraitRanges, *Error) {
 
 // page reads the {recordCount, records} wrapper shared by search and progeny
 // answers (TotalCount / Results in the old format).
-func page(body []byte, what string) (total int, rows []json.RawMessage, enveloped bool, e *Error) {
-	p, enveloped, e := payload(body)
+func page(body []byte, what string) (total int, rows []*object, enveloped bool, e *Error) {
+	a, e := payload(body)
 	if e != nil {
 		return 0, nil, false, e
 	}
-	o, ok := parseObject(p)
+	p := a.data
+	o, ok := a.object()
 	if !ok {
 		return 0, nil, false, unexpected("the %s page is not an object: %s", what, snippet(p))
 	}
@@ -395,11 +421,37 @@ func page(body []byte, what string) (total int, rows []json.RawMessage, envelope
 		return 0, nil, false, unexpected("the %s page has no records list: %s", what, snippet(p))
 	}
 	if !isNull(raw) {
-		if rows, ok = asArray(raw); !ok {
-			return 0, nil, false, unexpected("the %s records are not a list: %s", what, snippet(raw))
+		if rows, e = pageRows(raw, what); e != nil {
+			return 0, nil, false, e
 		}
 	}
-	return total, rows, enveloped, nil
+	return total, rows, a.enveloped, nil
+}
+
+// pageRows parses the records list in one pass; only when that fails does it
+// go row by row to say which row is at fault.
+func pageRows(raw json.RawMessage, what string) ([]*object, *Error) {
+	var maps []map[string]json.RawMessage
+	if json.Unmarshal(raw, &maps) == nil {
+		rows := make([]*object, len(maps))
+		for i, m := range maps {
+			if m == nil {
+				return nil, unexpected("%s row %d is not an object: null", what, i)
+			}
+			rows[i] = newObject(m)
+		}
+		return rows, nil
+	}
+	items, ok := asArray(raw)
+	if !ok {
+		return nil, unexpected("the %s records are not a list: %s", what, snippet(raw))
+	}
+	for i, item := range items {
+		if _, ok := parseObject(item); !ok {
+			return nil, unexpected("%s row %d is not an object: %s", what, i, snippet(item))
+		}
+	}
+	return nil, unexpected("the %s records cannot be read: %s", what, snippet(raw))
 }
 
 // row is what every animal row has: its LPN ID, traits, indexes and the
@@ -413,15 +465,12 @@ type row struct {
 
 // decodeRow reads row i of a page; claim takes the fields particular to the
 // row kind before traits, indexes and Extra take the rest.
-func decodeRow(raw json.RawMessage, i int, what string, enveloped bool, claim func(*object)) (row, *Error) {
+func decodeRow(o *object, i int, what string, enveloped bool, claim func(*object)) (row, *Error) {
 	var r row
-	o, ok := parseObject(raw)
-	if !ok {
-		return r, unexpected("%s row %d is not an object: %s", what, i, snippet(raw))
-	}
 	lpnKey, _ := o.key("lpnId")
 	if !o.str(&r.lpnID, "lpnId") || r.lpnID == "" {
-		return r, unexpected("%s row %d has no lpnId: %s", what, i, snippet(raw))
+		fields, _ := json.Marshal(o.fields)
+		return r, unexpected("%s row %d has no lpnId: %s", what, i, snippet(fields))
 	}
 	claim(o)
 	extra := newExtra()
@@ -439,9 +488,9 @@ func decodeSearch(body []byte) (*SearchResults, *Error) {
 		return nil, e
 	}
 	out := &SearchResults{TotalCount: total, Results: make([]AnimalRow, len(rows)), Raw: json.RawMessage(body)}
-	for i, raw := range rows {
+	for i, o := range rows {
 		a := &out.Results[i]
-		r, e := decodeRow(raw, i, "search", enveloped, func(o *object) {
+		r, e := decodeRow(o, i, "search", enveloped, func(o *object) {
 			o.str(&a.Sire, "lpnSre", "sire", "sireId")
 			o.str(&a.Dam, "lpnDam", "dam", "damId")
 			o.str(&a.Status, "status")
@@ -461,9 +510,9 @@ func decodeProgeny(body []byte) (*ProgenyPage, *Error) {
 		return nil, e
 	}
 	out := &ProgenyPage{TotalCount: total, Animals: make([]ProgenyRow, len(rows)), Raw: json.RawMessage(body)}
-	for i, raw := range rows {
+	for i, o := range rows {
 		a := &out.Animals[i]
-		r, e := decodeRow(raw, i, "progeny", enveloped, func(o *object) {
+		r, e := decodeRow(o, i, "progeny", enveloped, func(o *object) {
 			o.str(&a.Sex, "sex", "gender")
 			o.str(&a.DateOfBirth, "dob", "dateOfBirth")
 		})
@@ -476,11 +525,12 @@ func decodeProgeny(body []byte) (*ProgenyPage, *Error) {
 }
 
 func decodeDetails(body []byte) (*AnimalDetails, *Error) {
-	p, enveloped, e := payload(body)
+	a, e := payload(body)
 	if e != nil {
 		return nil, e
 	}
-	top, ok := parseObject(p)
+	p, enveloped := a.data, a.enveloped
+	top, ok := a.object()
 	if !ok {
 		return nil, unexpected("animal details are not an object: %s", snippet(p))
 	}
@@ -657,10 +707,17 @@ func (m *metrics) collect(o *object, fraction bool, extra map[string]json.RawMes
 		}
 	}
 	slices.Sort(keys) // deterministic when two spellings claim one trait
+	// Accuracy fields by the lower-cased name of the value they qualify.
+	accOf := make(map[string]string, len(TraitCodes))
+	for l, k := range o.lower {
+		if len(l) > 3 && l[:3] == "acc" {
+			accOf[l[3:]] = k
+		}
+	}
 	var pairs []pair
 	for _, k := range keys {
 		lk := strings.ToLower(k)
-		accKey, hasAcc := o.lower["acc"+lk]
+		accKey, hasAcc := accOf[lk]
 		hasAcc = hasAcc && !o.used[accKey]
 		if !knownTrait[lk] && !(hasAcc && isLetters(lk)) {
 			continue

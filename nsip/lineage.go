@@ -2,6 +2,8 @@ package nsip
 
 import (
 	"encoding/json"
+	"errors"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -14,49 +16,61 @@ import (
 // a hostile or broken answer from driving unbounded work.
 const MaxLineageDepth = 16
 
-func decodeLineage(body []byte) (*Lineage, *Error) {
-	p, _, e := payload(body)
-	if e != nil {
-		return nil, e
-	}
-	root, e := decodeNode(p, 1)
-	if e != nil {
-		return nil, e
-	}
-	if root == nil || root.LPNID == "" {
-		return nil, unexpected("the lineage has no subject lpnId: %s", snippet(p))
-	}
-	return &Lineage{Subject: *root, Raw: json.RawMessage(body)}, nil
+// wireNode is a pedigree node as sent. Field names match without regard to
+// case, so both formats decode in one pass over the body; the depth bound is
+// applied while converting.
+type wireNode struct {
+	LPNID    json.RawMessage `json:"lpnId"`
+	Content  json.RawMessage `json:"content"`
+	Children []*wireNode     `json:"children"`
 }
 
-// decodeNode reads one pedigree node and its ancestors; depth counts
-// generations from the subject (1). A null node is an unknown parent.
-func decodeNode(raw json.RawMessage, depth int) (*LineageNode, *Error) {
-	if isNull(raw) {
+func decodeLineage(body []byte) (*Lineage, *Error) {
+	a, e := payload(body)
+	if e != nil {
+		return nil, e
+	}
+	var root *wireNode
+	if err := json.Unmarshal(a.data, &root); err != nil {
+		where, want := "the lineage", "a node"
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			if te.Field != "" {
+				where = "the lineage's " + te.Field
+			}
+			if te.Type.Kind() == reflect.Slice {
+				want = "a list of parent nodes"
+			}
+			return nil, unexpected("%s holds a JSON %s where %s belongs: %s", where, te.Value, want, snippet(a.data))
+		}
+		return nil, unexpected("the lineage cannot be read (%v): %s", err, snippet(a.data))
+	}
+	subject, e := convertNode(root, 1)
+	if e != nil {
+		return nil, e
+	}
+	if subject == nil || subject.LPNID == "" {
+		return nil, unexpected("the lineage has no subject lpnId: %s", snippet(a.data))
+	}
+	return &Lineage{Subject: *subject, Raw: json.RawMessage(body)}, nil
+}
+
+// convertNode turns a wire node and its ancestors into the model; depth
+// counts generations from the subject (1). A null node is an unknown parent.
+func convertNode(w *wireNode, depth int) (*LineageNode, *Error) {
+	if w == nil {
 		return nil, nil
 	}
 	if depth > MaxLineageDepth {
 		return nil, unexpected("the pedigree is deeper than %d generations", MaxLineageDepth)
 	}
-	o, ok := parseObject(raw)
-	if !ok {
-		return nil, unexpected("a lineage node (generation %d) is not an object: %s", depth, snippet(raw))
-	}
 	n := &LineageNode{}
-	o.str(&n.LPNID, "lpnId")
-	o.str(&n.Content, "content")
+	n.LPNID, _ = asString(w.LPNID)
+	n.Content, _ = asString(w.Content)
 	f := parseLineageContent(n.Content)
 	n.Farm, n.DOB, n.Sex, n.Status, n.Indexes = f.farm, f.dob, f.sex, f.status, f.indexes
-	craw, has := o.get("children")
-	if !has || isNull(craw) {
-		return n, nil
-	}
-	children, ok := asArray(craw)
-	if !ok {
-		return nil, unexpected("the children of %q are not a list: %s", n.LPNID, snippet(craw))
-	}
-	for i, c := range children {
-		child, e := decodeNode(c, depth+1)
+	for i, c := range w.Children {
+		child, e := convertNode(c, depth+1)
 		if e != nil {
 			return nil, e
 		}
