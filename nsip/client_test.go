@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -202,5 +203,32 @@ func TestByLPNFailsAsAWhole(t *testing.T) {
 				t.Error("the reported error is a sibling's cancellation, not the failure")
 			}
 		})
+	}
+}
+
+// TestRequestShape: paths join onto the base URL with or without a trailing
+// slash, query values are encoded, and GETs carry no body.
+func TestRequestShape(t *testing.T) {
+	type seen struct{ method, path, rawQuery, search, ua, accept, ct string }
+	for _, base := range []string{"/api", "/api/"} {
+		got := make(chan seen, 1)
+		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			got <- seen{r.Method, r.URL.Path, r.URL.RawQuery, r.URL.Query().Get("searchString"), r.Header.Get("User-Agent"),
+				r.Header.Get("Accept"), r.Header.Get("Content-Type")}
+			w.WriteHeader(http.StatusNotFound)
+		}))
+		c, err := NewClient(WithBaseURL(ts.URL + base))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.AnimalDetails(ctxT(t), " REG 12&3=4/ü ")
+		ts.Close()
+		e := asError(t, err, KindNotFound)
+		s := <-got
+		want := seen{"GET", "/api/details/getAnimalDetails", "searchString=REG+12%263%3D4%2F%C3%BC", "REG 12&3=4/ü",
+			"nsip-mcp/" + Version, "application/json, text/plain, */*", ""}
+		if s != want || e.Value != "REG 12&3=4/ü" {
+			t.Errorf("base %q: request %+v (error value %q)\nwant %+v", base, s, e.Value, want)
+		}
 	}
 }

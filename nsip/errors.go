@@ -21,6 +21,8 @@ const (
 	KindCanceled                           // the caller's context was cancelled first
 )
 
+// String names the kind in snake case, e.g. "not_found", for logs and
+// machine-readable error codes.
 func (k Kind) String() string {
 	switch k {
 	case KindNotFound:
@@ -57,6 +59,7 @@ type Error struct {
 	Err        error         // underlying cause, if any
 }
 
+// Error renders the kind, endpoint, status, argument and reason in one line.
 func (e *Error) Error() string {
 	msg := "nsip: " + e.Kind.String()
 	if e.Endpoint != "" {
@@ -80,6 +83,8 @@ func (e *Error) Error() string {
 	return msg
 }
 
+// Unwrap exposes the cause, so that errors.Is(err, context.Canceled) and
+// the like work.
 func (e *Error) Unwrap() error { return e.Err }
 
 // Is matches the Err* sentinels by kind.

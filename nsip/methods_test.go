@@ -63,15 +63,19 @@ func TestBreedGroups(t *testing.T) {
 }
 
 func TestStatuses(t *testing.T) {
-	s, c := standIn(t, nsiptest.FormatCurrent)
-	got, err := c.Statuses(ctxT(t))
-	if err != nil {
-		t.Fatal(err)
+	for _, f := range formats {
+		t.Run(f.String(), func(t *testing.T) {
+			s, c := standIn(t, f)
+			got, err := c.Statuses(ctxT(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := s.Data().Statuses(); !slices.Equal(got.Values, want) || len(want) == 0 {
+				t.Errorf("Values = %q, want %q", got.Values, want)
+			}
+			sameBytes(t, "Statuses", got.Raw, upstreamBody(t, s, "GET", pathStatuses, nil, ""))
+		})
 	}
-	if want := s.Data().Statuses(); !slices.Equal(got.Values, want) || len(want) == 0 {
-		t.Errorf("Values = %q, want %q", got.Values, want)
-	}
-	sameBytes(t, "Statuses", got.Raw, upstreamBody(t, s, "GET", pathStatuses, nil, ""))
 }
 
 func TestTraitRanges(t *testing.T) {

@@ -14,9 +14,9 @@ import (
 // API accepts, so that a bad argument costs no round trip and gets a reason.
 const (
 	MaxPageSize       = 100 // largest page the API serves
-	MinLPNIDLength    = 5
-	MaxLPNIDLength    = 32
-	maxSearchString   = 64 // registration numbers and LPN IDs are far shorter
+	MinLPNIDLength    = 5   // shortest LPN ID accepted; real ones are about 16 characters
+	MaxLPNIDLength    = 32  // longest LPN ID accepted
+	maxSearchString   = 64  // registration numbers and LPN IDs are far shorter
 	maxTraitCodeLen   = 16
 	maxCriteriaString = 64
 )
