@@ -17,7 +17,7 @@ const (
 	KindUpstream                           // 5xx
 	KindTimeout                            // no answer in time
 	KindConnection                         // refused, reset, DNS failure
-	KindUnexpectedResponse                 // a 200 that is not JSON or not the expected shape
+	KindUnexpectedResponse                 // a 200 that is not JSON or not the expected shape, or an odd status (403, 3xx)
 	KindCanceled                           // the caller's context was cancelled first
 )
 

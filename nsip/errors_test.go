@@ -61,7 +61,7 @@ func TestFaultsOnEveryEndpoint(t *testing.T) {
 		{nsiptest.Fault{Kind: nsiptest.FaultStatus, Status: 500}, KindUpstream, 500, 3, "upstream error 500"},
 		{nsiptest.Fault{Kind: nsiptest.FaultStatusHTML, Status: 503}, KindUpstream, 503, 3, "<!DOCTYPE html>"},
 		{nsiptest.Fault{Kind: nsiptest.FaultStatus, Status: 400}, KindInvalidArgument, 400, 1, "the API rejected the request"},
-		{nsiptest.Fault{Kind: nsiptest.FaultStatus, Status: 403}, KindUpstream, 403, 1, ""},
+		{nsiptest.Fault{Kind: nsiptest.FaultStatus, Status: 403}, KindUnexpectedResponse, 403, 1, "unexpected HTTP status 403"},
 		{nsiptest.Fault{Kind: nsiptest.FaultRateLimit}, KindRateLimited, 429, 3, "fewer requests"},
 		{nsiptest.Fault{Kind: nsiptest.FaultReset}, KindConnection, 0, 3, ""},
 		{nsiptest.Fault{Kind: nsiptest.FaultHTML200}, KindUnexpectedResponse, 200, 1, "not JSON: <!DOCTYPE html>"},
@@ -415,7 +415,7 @@ func TestOtherStatuses(t *testing.T) {
 	}{
 		{http.StatusRequestTimeout, KindTimeout, 2},
 		{http.StatusUnprocessableEntity, KindInvalidArgument, 1},
-		{http.StatusGone, KindUpstream, 1},
+		{http.StatusGone, KindUnexpectedResponse, 1},
 		{http.StatusNoContent, KindUnexpectedResponse, 1},
 		{http.StatusNotModified, KindUnexpectedResponse, 1},
 	}

@@ -219,13 +219,11 @@ func statusError(cl call, resp *http.Response, snippet string) (*Error, time.Dur
 		e.Kind = KindTimeout
 	case code >= 500:
 		e.Kind = KindUpstream
-	case code >= 400:
-		// Forbidden, gone and the like: an upstream refusal that repeating
-		// will not fix.
-		e.Kind = KindUpstream
 	default:
+		// Forbidden, gone, a redirect not followed: nothing a retry or a
+		// different argument would fix.
 		e.Kind = KindUnexpectedResponse
-		e.Reason = "unexpected HTTP status: " + snippet
+		e.Reason = fmt.Sprintf("unexpected HTTP status %d: %s", code, snippet)
 	}
 	if code >= 500 && retryAfter > 0 {
 		e.RetryAfter = retryAfter
