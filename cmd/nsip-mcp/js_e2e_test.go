@@ -1,0 +1,453 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
+)
+
+// The official TypeScript SDK and a real browser against the real binary.
+// They need Node.js with the locked jsclient dependencies and Debian's
+// Chromium; without them these tests fail saying what to install, unless
+// NSIP_E2E_NO_NODE=1 or NSIP_E2E_NO_BROWSER=1 opts out.
+
+// jsClientDir holds the Node scripts, the test page and the lockfile.
+var jsClientDir = filepath.Join("..", "..", "transport", "testdata", "jsclient")
+
+// nodeRunTimeout bounds one node process; the scripts give up earlier and
+// still print their report.
+const nodeRunTimeout = 60 * time.Second
+
+// jsTools is what tools/list must name, in any order.
+var jsTools = []string{
+	"nsip_get_animal", "nsip_get_last_update", "nsip_get_lineage", "nsip_get_progeny",
+	"nsip_get_statuses", "nsip_get_trait_ranges", "nsip_list_breeds", "nsip_search_animals",
+	"nsip_search_by_lpn",
+}
+
+// jsCall is one tool result as the scripts report it.
+type jsCall struct {
+	IsError   bool     `json:"isError"`
+	Text      string   `json:"text"`
+	Blocks    []string `json:"blocks"`
+	Exception string   `json:"exception"` // the SDK threw instead of returning a result
+}
+
+// sdkReport is what client.mjs prints.
+type sdkReport struct {
+	Server          *struct{ Name string } `json:"server"`
+	Tools           []string               `json:"tools"`
+	Calls           map[string]jsCall      `json:"calls"`
+	TransportErrors []string               `json:"transportErrors"`
+}
+
+// pageResult is what page.js writes into #result.
+type pageResult struct {
+	Origin   string   `json:"origin"`
+	Protocol string   `json:"protocol"` // the subprotocol the server chose
+	Tools    []string `json:"tools"`
+	Animal   *jsCall  `json:"animal"`
+	Error    string   `json:"error"`
+}
+
+// browserReport is what browser.mjs prints.
+type browserReport struct {
+	Title      string          `json:"title"`
+	Result     json.RawMessage `json:"result"`
+	Browser    string          `json:"browser"`
+	WebSockets []struct {
+		URL        string   `json:"url"`
+		FramesSent int      `json:"framesSent"`
+		Errors     []string `json:"errors"`
+	} `json:"websockets"`
+	Console    []string `json:"console"`
+	PageErrors []string `json:"pageErrors"`
+}
+
+// needNode returns the node binary, or fails (skips on NSIP_E2E_NO_NODE=1)
+// saying what to install.
+func needNode(t *testing.T) string {
+	t.Helper()
+	if os.Getenv("NSIP_E2E_NO_NODE") == "1" {
+		t.Skip("NSIP_E2E_NO_NODE=1: the TypeScript SDK and browser tests are opted out")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal("node not found on PATH: install Node.js 20 or newer, then run " +
+			"`cd transport/testdata/jsclient && npm ci` (or set NSIP_E2E_NO_NODE=1 to skip these tests)")
+	}
+	checkJSDeps(t)
+	return node
+}
+
+// checkJSDeps fails unless node_modules holds exactly the pinned versions,
+// so a stale install is reported instead of tested.
+func checkJSDeps(t *testing.T) {
+	t.Helper()
+	var pkg struct {
+		Dependencies map[string]string `json:"dependencies"`
+	}
+	readJSON(t, filepath.Join(jsClientDir, "package.json"), &pkg)
+	for name, want := range pkg.Dependencies {
+		var got struct {
+			Version string `json:"version"`
+		}
+		b, err := os.ReadFile(filepath.Join(jsClientDir, "node_modules", name, "package.json"))
+		if err == nil {
+			err = json.Unmarshal(b, &got)
+		}
+		if err != nil || got.Version != want {
+			t.Fatalf("%s %s is not installed (found %q): run `cd transport/testdata/jsclient && npm ci` "+
+				"(or set NSIP_E2E_NO_NODE=1 to skip these tests)", name, want, got.Version)
+		}
+	}
+}
+
+// needBrowser returns node and the Chromium binary, or fails (skips on
+// NSIP_E2E_NO_BROWSER=1 or NSIP_E2E_NO_NODE=1) saying what to install.
+func needBrowser(t *testing.T) (node, chromium string) {
+	t.Helper()
+	if os.Getenv("NSIP_E2E_NO_BROWSER") == "1" {
+		t.Skip("NSIP_E2E_NO_BROWSER=1: the headless Chromium tests are opted out")
+	}
+	node = needNode(t)
+	chromium = os.Getenv("CHROMIUM_PATH")
+	if chromium == "" {
+		chromium = "/usr/bin/chromium"
+	}
+	if _, err := os.Stat(chromium); err != nil {
+		t.Fatalf("Chromium not found at %s: install it with `apt-get install -y chromium` "+
+			"(or point CHROMIUM_PATH at a Chromium binary, or set NSIP_E2E_NO_BROWSER=1 to skip)", chromium)
+	}
+	return node, chromium
+}
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("reading %s: %v", path, err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("decoding %s: %v", path, err)
+	}
+}
+
+// runNode runs a script from jsClientDir and decodes the one JSON object it
+// prints into report. A failed run or an undecodable report fails the test
+// with everything the script and the server (serverLog) said.
+func runNode(t *testing.T, node string, env []string, report any, serverLog func() string, args ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), nodeRunTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, args...)
+	cmd.Dir = jsClientDir
+	cmd.Env = env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if derr := json.Unmarshal(stdout.Bytes(), report); err != nil || derr != nil {
+		t.Fatalf("node %s: %v (report: %v)\nstdout:\n%s\nstderr:\n%s\nserver log:\n%s",
+			strings.Join(args, " "), err, derr, stdout.String(), stderr.String(), serverLog())
+	}
+}
+
+// jsSubject picks an animal whose every tool answer has something to check:
+// both parents, a few offspring and a breeder contact, preferably one whose
+// farm name has accents or punctuation that must survive every hop.
+func jsSubject(t *testing.T, d *nsiptest.Dataset) nsiptest.Animal {
+	t.Helper()
+	var plain *nsiptest.Animal
+	for _, id := range d.AnimalIDs() {
+		a, _ := d.Animal(id)
+		if n := len(d.Progeny(id)); a.Sire == "" || a.Dam == "" || a.Contact.FarmName == "" || n < 1 || n > 10 {
+			continue
+		}
+		if strings.ContainsFunc(a.Contact.FarmName, func(r rune) bool { return r > 127 || r == '&' || r == '\'' }) {
+			t.Logf("subject %s of %q", a.LPNID, a.Contact.FarmName)
+			return a
+		}
+		if plain == nil {
+			plain = &a
+		}
+	}
+	if plain == nil {
+		t.Fatal("the stand-in dataset has no animal with parents, 1..10 offspring and a contact")
+	}
+	t.Logf("subject %s of %q", plain.LPNID, plain.Contact.FarmName)
+	return *plain
+}
+
+// hasText reports whether a tool's text carries want, literally or as a JSON
+// string escape would write it ("&" as \u0026).
+func hasText(text, want string) bool {
+	b, _ := json.Marshal(want)
+	return strings.Contains(text, want) || strings.Contains(text, strings.Trim(string(b), `"`))
+}
+
+// contactFields are the breeder's details a user must see with an animal.
+func contactFields(c nsiptest.Contact) []string {
+	var out []string
+	for _, v := range []string{c.FarmName, c.ContactName, c.Phone, c.Email} {
+		if v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// jsExpectation is one tool call the SDK client makes and what its text
+// must contain.
+type jsExpectation struct {
+	tool string
+	want []string
+}
+
+// jsExpectations derives every call's expected content from the stand-in:
+// its dataset, and for the search page the stand-in's own answer.
+func jsExpectations(t *testing.T, stub *nsiptest.Server, a nsiptest.Animal) []jsExpectation {
+	t.Helper()
+	d := stub.Data()
+	var breeds []string
+	for _, g := range d.BreedGroups() {
+		breeds = append(breeds, g.Name)
+		for _, b := range g.Breeds {
+			breeds = append(breeds, b.Name)
+		}
+	}
+	ranges, ok := d.TraitRanges(a.BreedID)
+	if !ok || len(ranges) == 0 {
+		t.Fatalf("the stand-in has no trait ranges for breed %d", a.BreedID)
+	}
+	var codes []string
+	for code := range ranges {
+		codes = append(codes, code)
+	}
+	c, err := nsip.NewClient(nsip.WithBaseURL(stub.URL()))
+	if err != nil {
+		t.Fatalf("nsip client: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	page, err := c.SearchAnimals(ctx, nsip.SearchParams{PageSize: 5})
+	if err != nil {
+		t.Fatalf("searching the stand-in directly: %v", err)
+	}
+	searched := []string{strconv.Itoa(page.TotalCount)}
+	for _, r := range page.Results {
+		searched = append(searched, r.LPNID)
+	}
+	if len(page.Results) != 5 {
+		t.Fatalf("the stand-in's first search page has %d rows, want 5", len(page.Results))
+	}
+	firstChild := d.Progeny(a.LPNID)[0]
+	return []jsExpectation{
+		{"nsip_get_last_update", []string{d.LastUpdated()}},
+		{"nsip_list_breeds", breeds},
+		{"nsip_get_statuses", d.Statuses()},
+		{"nsip_get_trait_ranges", append([]string{"BWT"}, codes...)},
+		{"nsip_search_animals", searched},
+		{"nsip_get_animal", append([]string{a.LPNID, a.BreedName}, contactFields(a.Contact)...)},
+		{"nsip_get_lineage", []string{a.LPNID, a.Sire, a.Dam}},
+		{"nsip_get_progeny", []string{firstChild}},
+		{"nsip_search_by_lpn", []string{a.LPNID, a.Sire, a.Dam, a.Contact.FarmName}},
+	}
+}
+
+// checkSDKReport asserts the nine tools were listed and every call returned
+// the values the stand-in holds.
+func checkSDKReport(t *testing.T, rep sdkReport, want []jsExpectation) {
+	t.Helper()
+	got := slices.Sorted(slices.Values(rep.Tools))
+	if !slices.Equal(got, jsTools) {
+		t.Errorf("tools/list named %q, want %q", got, jsTools)
+	}
+	if len(rep.TransportErrors) > 0 {
+		t.Errorf("the SDK reported transport errors: %q", rep.TransportErrors)
+	}
+	for _, w := range want {
+		call, ok := rep.Calls[w.tool]
+		switch {
+		case !ok:
+			t.Errorf("%s: no result reported", w.tool)
+			continue
+		case call.Exception != "":
+			t.Errorf("%s: the SDK threw %q", w.tool, call.Exception)
+			continue
+		case call.IsError:
+			t.Errorf("%s: isError true: %s", w.tool, call.Text)
+			continue
+		}
+		if i := slices.IndexFunc(call.Blocks, func(b string) bool { return b != "text" }); i >= 0 {
+			t.Errorf("%s: content block %d is %q; the checks below only see text", w.tool, i, call.Blocks[i])
+		}
+		for _, s := range w.want {
+			if !hasText(call.Text, s) {
+				t.Errorf("%s: text lacks %q; got:\n%.1500s", w.tool, s, call.Text)
+			}
+		}
+	}
+}
+
+// TestTypeScriptSDK drives the binary with the official TypeScript SDK over
+// each transport it serves, listing the tools and calling all nine.
+func TestTypeScriptSDK(t *testing.T) {
+	node := needNode(t)
+	cases := []struct {
+		name      string // the SDK transport client.mjs uses
+		transport string // MCP_TRANSPORT
+		path      string // endpoint on the server
+	}{
+		{"stdio", "stdio", ""},
+		{"sse", "http-sse", "/sse"},
+		{"streamable", "http-sse", "/mcp"},
+		{"websocket", "websocket", "/ws"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var (
+				stub      *nsiptest.Server
+				target    []string
+				env       = os.Environ()
+				serverLog = func() string { return "(in the node client's stderr above)" }
+			)
+			if tc.transport == "stdio" {
+				// The SDK spawns the server itself and hands it node's environment.
+				stub = nsiptest.NewServer(t, nsiptest.Options{Seed: 1})
+				env = serverEnv("stdio", stub.URL(), 0)
+				target = []string{buildBinary()}
+			} else {
+				srv := startServer(t, tc.transport)
+				stub, serverLog = srv.Stub, srv.Stderr
+				base := srv.BaseURL
+				if tc.transport == "websocket" {
+					base = "ws" + strings.TrimPrefix(base, "http")
+				}
+				target = []string{base + tc.path}
+			}
+			a := jsSubject(t, stub.Data())
+			want := jsExpectations(t, stub, a)
+
+			args := append([]string{"client.mjs", "--breed-id", strconv.Itoa(a.BreedID), tc.name}, target...)
+			var rep sdkReport
+			runNode(t, node, env, &rep, serverLog, append(args, a.LPNID)...)
+			if rep.Server == nil || rep.Server.Name == "" {
+				t.Errorf("initialize returned no server name")
+			}
+			checkSDKReport(t, rep, want)
+		})
+	}
+}
+
+// pageHost is the made-up name Chromium resolves to 127.0.0.1 for the test
+// page, so the page's origin is neither a loopback name nor the server's.
+const pageHost = "flocks.example"
+
+// servePage serves the test page from its own loopback listener and returns
+// the page's origin, http://flocks.example:PORT.
+func servePage(t *testing.T) string {
+	t.Helper()
+	mux := http.NewServeMux()
+	for _, name := range []string{"page.html", "page.js"} {
+		path := filepath.Join(jsClientDir, name)
+		mux.HandleFunc("/"+name, func(w http.ResponseWriter, r *http.Request) { http.ServeFile(w, r, path) })
+	}
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return "http://" + pageHost + ":" + strconv.Itoa(srv.Listener.Addr().(*net.TCPAddr).Port)
+}
+
+// TestBrowserWebSocket opens the test page in headless Chromium: from an
+// origin in MCP_ALLOWED_ORIGINS it lists the tools and gets an animal over
+// /ws; from an unlisted origin the handshake is refused with 403, even when
+// the list names the same host without its port or with another scheme.
+func TestBrowserWebSocket(t *testing.T) {
+	node, chromium := needBrowser(t)
+	origin := servePage(t)
+	cases := []struct {
+		name    string
+		allowed string // MCP_ALLOWED_ORIGINS
+		refused bool
+	}{
+		{"allowed origin", "https://breeders.example," + origin, false},
+		{"unlisted origin", "http://" + pageHost + ",https" + strings.TrimPrefix(origin, "http"), true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := startServer(t, "websocket", "MCP_ALLOWED_ORIGINS="+tc.allowed)
+			a := jsSubject(t, srv.Stub.Data())
+			wsURL := "ws" + strings.TrimPrefix(srv.BaseURL, "http") + "/ws"
+			page := origin + "/page.html?" + url.Values{"ws": {wsURL}, "lpn": {a.LPNID}}.Encode()
+
+			var rep browserReport
+			runNode(t, node, append(os.Environ(), "CHROMIUM_PATH="+chromium), &rep, srv.Stderr, "browser.mjs", "--loopback-host", pageHost, page)
+			t.Logf("Chromium %s", rep.Browser)
+			var res pageResult
+			if err := json.Unmarshal(rep.Result, &res); err != nil {
+				t.Fatalf("#result is not the page's JSON report: %s (title %q)", rep.Result, rep.Title)
+			}
+			if len(rep.PageErrors) > 0 {
+				t.Errorf("uncaught errors in the page: %q", rep.PageErrors)
+			}
+			if res.Origin != origin {
+				t.Errorf("page origin %q, want %q", res.Origin, origin)
+			}
+			if len(rep.WebSockets) != 1 {
+				t.Fatalf("the page opened %d WebSockets, want 1: %+v", len(rep.WebSockets), rep.WebSockets)
+			}
+			ws := rep.WebSockets[0]
+			if ws.URL != wsURL {
+				t.Errorf("WebSocket URL %q, want %q", ws.URL, wsURL)
+			}
+
+			if tc.refused {
+				if !strings.HasPrefix(rep.Title, "error: ") || res.Error == "" {
+					t.Errorf("title %q, page error %q; want the page to report a refused connection", rep.Title, res.Error)
+				}
+				if !slices.ContainsFunc(ws.Errors, func(e string) bool { return strings.Contains(e, "403") }) {
+					t.Errorf("handshake errors %q, want a 403", ws.Errors)
+				}
+				if ws.FramesSent != 0 || len(res.Tools) != 0 {
+					t.Errorf("refused socket still carried %d frames and listed %d tools", ws.FramesSent, len(res.Tools))
+				}
+				return
+			}
+
+			if rep.Title != "done" {
+				t.Fatalf("title %q, want done; page error %q; socket errors %q; console %q\nserver log:\n%s",
+					rep.Title, res.Error, ws.Errors, rep.Console, srv.Stderr())
+			}
+			if res.Protocol != "mcp" {
+				t.Errorf("negotiated subprotocol %q, want mcp", res.Protocol)
+			}
+			if got := slices.Sorted(slices.Values(res.Tools)); !slices.Equal(got, jsTools) {
+				t.Errorf("tools/list named %q, want %q", got, jsTools)
+			}
+			if res.Animal == nil || res.Animal.IsError {
+				t.Fatalf("nsip_get_animal: %+v, want a result", res.Animal)
+			}
+			for _, s := range append([]string{a.LPNID}, contactFields(a.Contact)...) {
+				if !hasText(res.Animal.Text, s) {
+					t.Errorf("nsip_get_animal text lacks %q; got:\n%.1500s", s, res.Animal.Text)
+				}
+			}
+		})
+	}
+}
