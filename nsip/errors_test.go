@@ -436,9 +436,10 @@ func TestOtherStatuses(t *testing.T) {
 
 func TestServerErrorRetryAfter(t *testing.T) {
 	var hits atomic.Int32
+	retryAfter := "1"
 	c := fakeUpstream(t, func(w http.ResponseWriter, r *http.Request) {
 		if hits.Add(1) == 1 {
-			w.Header().Set("Retry-After", "1")
+			w.Header().Set("Retry-After", retryAfter)
 			w.WriteHeader(http.StatusServiceUnavailable)
 			return
 		}
@@ -451,6 +452,15 @@ func TestServerErrorRetryAfter(t *testing.T) {
 	}
 	if el := time.Since(start); el < 950*time.Millisecond || hits.Load() != 2 {
 		t.Errorf("second request after %s (%d requests); the 503 asked for 1s", el, hits.Load())
+	}
+
+	// Beyond MaxRetryAfter (3s here) the 503 is reported at once.
+	hits.Store(0)
+	retryAfter = "3600"
+	start = time.Now()
+	e := asError(t, dateCall(ctxT(t), c), KindUpstream)
+	if e.RetryAfter != time.Hour || e.Attempts != 1 || hits.Load() != 1 || time.Since(start) > 2*time.Second {
+		t.Errorf("got %+v after %d requests in %s", e, hits.Load(), time.Since(start))
 	}
 }
 

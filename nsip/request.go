@@ -81,13 +81,13 @@ func (c *Client) do(ctx context.Context, cl call) (body []byte, status, attempts
 		if !c.shouldRetry(ctx, e, status, attempts) {
 			return nil, status, attempts, e
 		}
+		if retryAfter > c.retry.MaxRetryAfter {
+			// Asked to wait longer than we are willing to: report it.
+			return nil, status, attempts, e
+		}
 		wait := c.backoff(attempts)
 		if retryAfter > 0 {
 			wait = retryAfter
-		}
-		if e.Kind == KindRateLimited && retryAfter > c.retry.MaxRetryAfter {
-			// Asked to wait longer than we are willing to: report it.
-			return nil, status, attempts, e
 		}
 		if dl, ok := ctx.Deadline(); ok && time.Now().Add(wait).After(dl) {
 			// The caller's deadline would pass while waiting: the last
