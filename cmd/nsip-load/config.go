@@ -1,0 +1,253 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Transports nsip-load speaks. sse is the legacy HTTP+SSE pair (/sse and
+// /message) and streamable is /mcp; both live on an http-sse server.
+const (
+	transportWebSocket  = "websocket"
+	transportSSE        = "sse"
+	transportStreamable = "streamable"
+	transportStdio      = "stdio"
+)
+
+// Scenarios: mix is a weighted random mix of the nine tools over hot and cold
+// keys; breeder replays one scripted breeder session per MCP session;
+// collapse has every session ask for the same uncached answer at the same
+// moment, round after round.
+const (
+	scenarioMix      = "mix"
+	scenarioBreeder  = "breeder"
+	scenarioCollapse = "collapse"
+)
+
+// Upper bounds that keep a run finite whatever the flags say.
+const (
+	maxSessions = 5000
+	maxDuration = 30 * time.Minute
+	maxCalls    = 5_000_000
+)
+
+// config is what the flags ask for.
+type config struct {
+	transport string
+	scenario  string
+	url       string // base URL of a running network server
+	upstream  string // stdio without --spawn: the stand-in's API root for the servers it starts
+	spawn     bool
+	serverBin string
+	serverEnv []string // KEY=VALUE for the servers nsip-load starts
+	serverPID int      // a running server's process, for its RSS
+	latency   time.Duration
+	seed      int64
+	animals   int
+
+	sessions    int
+	duration    time.Duration
+	calls       int
+	think       time.Duration
+	hot         float64
+	hotKeys     int
+	callTimeout time.Duration
+	connectPar  int
+	protocol    string
+	progress    time.Duration
+	jsonOut     bool
+	failOnError bool
+}
+
+const usage = `nsip-load drives an nsip-mcp server with many concurrent MCP sessions and
+reports throughput, latency percentiles, errors by kind, upstream requests
+per tool call and the server's memory.
+
+It talks to loopback addresses only. Either it starts everything itself
+(--spawn: the stand-in NSIP upstream in this process, with --latency, and
+the nsip-mcp binary pointed at it), or it drives a server you started with
+NSIP_BASE_URL pointing at nsip-stub (--url), never at the real API.
+
+  nsip-load --spawn --transport websocket --sessions 200 --duration 20s
+  nsip-load --url http://127.0.0.1:8000 --transport streamable --sessions 50
+  nsip-load --spawn --scenario breeder --sessions 50 --json
+
+Every run ends at --duration or after --calls tool calls, whichever comes
+first. Exit status: 0 when every call succeeded, 1 when the run could not
+be carried out, 2 for bad flags, 3 when some calls failed.
+
+Flags:
+`
+
+// multiFlag collects a repeatable string flag.
+type multiFlag struct{ list *[]string }
+
+func (m multiFlag) String() string { return "" }
+
+func (m multiFlag) Set(s string) error {
+	*m.list = append(*m.list, s)
+	return nil
+}
+
+// parseArgs reads and checks the flags. Problems come back as one error
+// naming the flag; --help returns flag.ErrHelp after printing the usage.
+func parseArgs(args []string, out io.Writer) (config, error) {
+	c := config{}
+	fs := flag.NewFlagSet("nsip-load", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&c.transport, "transport", transportWebSocket, "websocket, sse (legacy /sse + /message), streamable (/mcp) or stdio")
+	fs.StringVar(&c.scenario, "scenario", scenarioMix, "mix, breeder or collapse")
+	fs.StringVar(&c.url, "url", "", "base `URL` of a running server on loopback, e.g. http://127.0.0.1:8000 (not with --spawn or stdio)")
+	fs.StringVar(&c.upstream, "upstream", "", "stdio without --spawn: the stand-in's API root on loopback, e.g. http://127.0.0.1:8089/api")
+	fs.BoolVar(&c.spawn, "spawn", false, "start the stand-in upstream in this process and nsip-mcp pointed at it")
+	fs.StringVar(&c.serverBin, "server-bin", "", "nsip-mcp binary to start (default: next to nsip-load, else on PATH)")
+	fs.Var(multiFlag{&c.serverEnv}, "server-env", "`KEY=VALUE` for the servers nsip-load starts (repeatable), e.g. NSIP_CACHE_MAX_BYTES=8MiB")
+	fs.IntVar(&c.serverPID, "server-pid", 0, "process ID of a running server, to report its RSS")
+	fs.DurationVar(&c.latency, "latency", 50*time.Millisecond, "--spawn: the stand-in's delay before every answer")
+	fs.Int64Var(&c.seed, "seed", 1, "stand-in data seed (match nsip-stub's when not spawning)")
+	fs.IntVar(&c.animals, "animals", 4000, "stand-in data size (match nsip-stub's when not spawning)")
+	fs.IntVar(&c.sessions, "sessions", 50, fmt.Sprintf("concurrent MCP sessions, 1..%d", maxSessions))
+	fs.DurationVar(&c.duration, "duration", 10*time.Second, fmt.Sprintf("longest run, up to %s", maxDuration))
+	fs.IntVar(&c.calls, "calls", 1_000_000, fmt.Sprintf("most tool calls, 1..%d", maxCalls))
+	fs.DurationVar(&c.think, "think", 0, "mean pause between a session's calls (exponentially distributed); 0 sends the next call at once")
+	fs.Float64Var(&c.hot, "hot", 0.8, "mix: share of calls on hot keys, 0..1")
+	fs.IntVar(&c.hotKeys, "hot-keys", 16, "mix and breeder: how many animals are hot")
+	fs.DurationVar(&c.callTimeout, "call-timeout", 30*time.Second, "limit for one tool call")
+	fs.IntVar(&c.connectPar, "connect-parallel", 32, "sessions opened at once while connecting")
+	fs.StringVar(&c.protocol, "protocol", "2025-11-25", "MCP protocol version to ask for")
+	fs.DurationVar(&c.progress, "progress", time.Second, "interval of the progress line on stderr; 0 turns it off")
+	fs.BoolVar(&c.jsonOut, "json", false, "print the summary as JSON instead of text")
+	fs.BoolVar(&c.failOnError, "fail-on-error", true, "exit with status 3 when any call failed")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(out)
+			fmt.Fprint(out, usage)
+			fs.PrintDefaults()
+		}
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected argument %q: nsip-load takes flags only", fs.Arg(0))
+	}
+	return c, c.check()
+}
+
+// check rejects flags that parse but make no sense together.
+func (c *config) check() error {
+	bad := func(name, msg string, a ...any) error {
+		return fmt.Errorf("invalid value for flag --%s: %s", name, fmt.Sprintf(msg, a...))
+	}
+	switch c.transport {
+	case transportWebSocket, transportSSE, transportStreamable, transportStdio:
+	default:
+		return bad("transport", "%q: use websocket, sse, streamable or stdio", c.transport)
+	}
+	switch c.scenario {
+	case scenarioMix, scenarioBreeder, scenarioCollapse:
+	default:
+		return bad("scenario", "%q: use mix, breeder or collapse", c.scenario)
+	}
+	switch {
+	case c.sessions < 1 || c.sessions > maxSessions:
+		return bad("sessions", "%d is outside 1..%d", c.sessions, maxSessions)
+	case c.duration <= 0 || c.duration > maxDuration:
+		return bad("duration", "%s is outside (0, %s]", c.duration, maxDuration)
+	case c.calls < 1 || c.calls > maxCalls:
+		return bad("calls", "%d is outside 1..%d", c.calls, maxCalls)
+	case c.think < 0:
+		return bad("think", "must not be negative")
+	case c.hot < 0 || c.hot > 1:
+		return bad("hot", "%g is outside 0..1", c.hot)
+	case c.hotKeys < 1:
+		return bad("hot-keys", "needs at least 1")
+	case c.callTimeout <= 0:
+		return bad("call-timeout", "must be positive")
+	case c.connectPar < 1:
+		return bad("connect-parallel", "needs at least 1")
+	case c.latency < 0:
+		return bad("latency", "must not be negative")
+	case c.animals < 200:
+		return bad("animals", "%d is too few; the stand-in needs 200 or more", c.animals)
+	case c.progress < 0:
+		return bad("progress", "must not be negative")
+	case c.serverPID < 0:
+		return bad("server-pid", "must not be negative")
+	}
+	for _, kv := range c.serverEnv {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			return bad("server-env", "%q is not KEY=VALUE", kv)
+		}
+	}
+	return c.checkTarget()
+}
+
+// checkTarget decides where the load goes and refuses anything that is not
+// loopback, so that a run never reaches the real NSIP API or a remote host.
+func (c *config) checkTarget() error {
+	stdio := c.transport == transportStdio
+	switch {
+	case c.spawn && c.url != "":
+		return errors.New("--spawn starts its own server; leave out --url")
+	case c.spawn && c.upstream != "":
+		return errors.New("--spawn serves its own upstream; leave out --upstream")
+	case stdio && c.url != "":
+		return errors.New("stdio starts one server per session; use --spawn or --upstream instead of --url")
+	case !stdio && c.upstream != "":
+		return errors.New("--upstream is for stdio only; a network server has its own NSIP_BASE_URL")
+	case !c.spawn && stdio && c.upstream == "":
+		return errors.New("stdio needs --spawn or --upstream (the stand-in's API root on loopback)")
+	case !c.spawn && !stdio && c.url == "":
+		return errors.New("give --url of a running server on loopback, or --spawn")
+	case c.spawn && c.serverPID != 0:
+		return errors.New("--server-pid is for a server you started; --spawn knows its own")
+	}
+	if c.url != "" {
+		u, err := loopbackURL("url", c.url)
+		if err != nil {
+			return err
+		}
+		c.url = strings.TrimRight(u.String(), "/")
+	}
+	if c.upstream != "" {
+		u, err := loopbackURL("upstream", c.upstream)
+		if err != nil {
+			return err
+		}
+		c.upstream = strings.TrimRight(u.String(), "/")
+	}
+	for _, kv := range c.serverEnv {
+		if k, v, _ := strings.Cut(kv, "="); k == "NSIP_BASE_URL" {
+			return fmt.Errorf("--server-env NSIP_BASE_URL=%s: nsip-load sets the upstream itself (--spawn or --upstream)", v)
+		} else if k == "MCP_HOST" && !isLoopbackHost(v) {
+			return fmt.Errorf("--server-env MCP_HOST=%s: servers started by nsip-load listen on loopback only", v)
+		}
+	}
+	return nil
+}
+
+// loopbackURL parses an http URL whose host is a loopback address or
+// localhost, naming the flag when it is not.
+func loopbackURL(name, raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("invalid value for flag --%s: %q is not an absolute http URL such as http://127.0.0.1:8000", name, raw)
+	}
+	if !isLoopbackHost(u.Hostname()) {
+		return nil, fmt.Errorf("invalid value for flag --%s: %q is not on loopback; nsip-load only drives 127.0.0.0/8, ::1 or localhost", name, raw)
+	}
+	return u, nil
+}
+
+func isLoopbackHost(h string) bool {
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// serverBin is an nsip-mcp binary built once for the runs below.
+var serverBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "nsip-load-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "temp dir:", err)
+		os.Exit(1)
+	}
+	serverBin = filepath.Join(dir, "nsip-mcp")
+	build := exec.Command("go", "build", "-o", serverBin, "../nsip-mcp")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building nsip-mcp:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// runJSON runs nsip-load with args plus a spawned server, a small data set
+// and JSON output, and decodes the summary.
+func runJSON(t *testing.T, args ...string) (*Report, int, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	base := []string{"--spawn", "--server-bin", serverBin, "--animals", "600", "--seed", "5",
+		"--latency", "5ms", "--json", "--progress", "0"}
+	var out, errOut strings.Builder
+	code := run(ctx, append(base, args...), &out, &errOut)
+	var rep Report
+	if code == 0 || code == 3 {
+		if err := json.Unmarshal([]byte(out.String()), &rep); err != nil {
+			t.Fatalf("summary is not JSON: %v\n%s\nstderr: %s", err, out.String(), errOut.String())
+		}
+	}
+	return &rep, code, errOut.String()
+}
+
+// checkClean asserts what every healthy run shows.
+func checkClean(t *testing.T, rep *Report, code int, stderr string, sessions int) {
+	t.Helper()
+	if code != 0 {
+		t.Fatalf("exit status %d, stderr:\n%s", code, stderr)
+	}
+	if len(rep.Errors) != 0 {
+		t.Errorf("errors %v, want none", rep.Errors)
+	}
+	if rep.SessionsOpen != sessions || rep.SessionsLost != 0 {
+		t.Errorf("sessions opened %d, lost %d; want %d and 0", rep.SessionsOpen, rep.SessionsLost, sessions)
+	}
+	if rep.Calls == 0 || rep.OK != rep.Calls || int64(rep.Latency.N) != rep.Calls {
+		t.Errorf("calls %d, ok %d, latency samples %d; want equal and positive", rep.Calls, rep.OK, rep.Latency.N)
+	}
+	var byTool int
+	for _, l := range rep.ByTool {
+		byTool += l.N
+	}
+	if int64(byTool) != rep.OK {
+		t.Errorf("per-tool counts add up to %d, want %d", byTool, rep.OK)
+	}
+	if rep.Latency.P50 <= 0 || rep.Latency.P50 > rep.Latency.P99 || rep.Latency.P99 > rep.Latency.Max {
+		t.Errorf("latency percentiles out of order: %+v", rep.Latency)
+	}
+	if rep.Upstream == nil || rep.Upstream.Source != "stand-in counter" {
+		t.Fatalf("upstream %+v, want counts from the stand-in", rep.Upstream)
+	}
+	if rep.Server == nil || rep.Server.RSSAfterKB <= 0 || rep.Server.RSSPeakKB < rep.Server.RSSAfterKB {
+		t.Errorf("server memory %+v, want RSS after > 0 and peak >= after", rep.Server)
+	}
+}
+
+func TestRunMixOverEachTransport(t *testing.T) {
+	for _, tr := range []string{transportWebSocket, transportStreamable, transportSSE, transportStdio} {
+		t.Run(tr, func(t *testing.T) {
+			sessions := 4
+			if tr == transportStdio {
+				sessions = 2 // a process each
+			}
+			rep, code, stderr := runJSON(t, "--transport", tr, "--sessions", strconv.Itoa(sessions), "--duration", "1s")
+			checkClean(t, rep, code, stderr, sessions)
+			// Hot keys repeat within a second, so some answers come from the
+			// cache, and cold ones cannot.
+			if rep.ByCache["hit"].N == 0 || rep.ByCache["miss"].N == 0 {
+				t.Errorf("by cache %v, want both hits and misses", rep.ByCache)
+			}
+			if u := rep.Upstream; u.Requests < 1 || u.Requests > 3*rep.Calls {
+				t.Errorf("%d upstream requests for %d calls; want between 1 and 3 per call", u.Requests, rep.Calls)
+			}
+		})
+	}
+}
+
+func TestRunStopsAtTheCallBudget(t *testing.T) {
+	rep, code, stderr := runJSON(t, "--sessions", "3", "--calls", "25", "--duration", "1m")
+	checkClean(t, rep, code, stderr, 3)
+	if rep.Calls != 25 {
+		t.Errorf("made %d calls, want exactly the budget of 25", rep.Calls)
+	}
+}
+
+func TestRunCollapseSendsOneUpstreamRequestPerRound(t *testing.T) {
+	// Eight sessions, five rounds: each round all eight ask for the same
+	// animal nobody asked for before.
+	rep, code, stderr := runJSON(t, "--scenario", "collapse", "--sessions", "8", "--calls", "40", "--duration", "1m")
+	checkClean(t, rep, code, stderr, 8)
+	if rep.Calls != 40 {
+		t.Fatalf("made %d calls, want 40", rep.Calls)
+	}
+	if rep.Upstream.Requests != 5 {
+		t.Errorf("%d upstream requests for 5 rounds of 8 identical calls, want 5", rep.Upstream.Requests)
+	}
+}
+
+func TestRunBreederReplaysTheScriptOnce(t *testing.T) {
+	rep, code, stderr := runJSON(t, "--scenario", "breeder", "--sessions", "3", "--hot-keys", "3", "--duration", "1m")
+	checkClean(t, rep, code, stderr, 3)
+	ks := newKeyspace(testData(t), 3)
+	if want := int64(3 * len(breederScript(ks, 0))); rep.Calls != want {
+		t.Errorf("made %d calls, want three sessions of %d", rep.Calls, want/3)
+	}
+	if rep.Upstream.Requests >= rep.Calls {
+		t.Errorf("%d upstream requests for %d calls; replayed sessions should share answers", rep.Upstream.Requests, rep.Calls)
+	}
+}
+
+func TestRunTextSummary(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var out, errOut strings.Builder
+	code := run(ctx, []string{"--spawn", "--server-bin", serverBin, "--animals", "600", "--latency", "0s",
+		"--sessions", "2", "--calls", "30", "--progress", "10ms"}, &out, &errOut)
+	if code != 0 {
+		t.Fatalf("exit status %d: %s", code, errOut.String())
+	}
+	for _, want := range []string{"calls      30 in", "errors     none", "upstream   ", "stand-in counter", "RSS idle"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, out.String())
+		}
+	}
+	if !strings.Contains(errOut.String(), "nsip-load: ") || !strings.Contains(errOut.String(), "calls 30") {
+		t.Errorf("no final progress line on stderr:\n%s", errOut.String())
+	}
+}
+
+func TestRunWithoutAServerFails(t *testing.T) {
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var out, errOut strings.Builder
+	code := run(ctx, []string{"--url", "http://127.0.0.1:" + strconv.Itoa(port), "--sessions", "2",
+		"--duration", "1s", "--animals", "600"}, &out, &errOut)
+	if code != 1 {
+		t.Errorf("exit status %d, want 1", code)
+	}
+	if !strings.Contains(errOut.String(), "no session could be opened") || !strings.Contains(errOut.String(), "connection refused") {
+		t.Errorf("stderr does not say why:\n%s", errOut.String())
+	}
+}
