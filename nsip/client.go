@@ -1,3 +1,7 @@
+// Package nsip is a client for the National Sheep Improvement Program
+// (NSIP) Search API. It reads both response formats the API has used into one
+// set of models, keeps every answer's exact bytes beside the model, and
+// reports failures as *Error values with a Kind a caller can act on.
 package nsip
 
 import (
