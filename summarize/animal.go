@@ -2,6 +2,7 @@ package summarize
 
 import (
 	"encoding/json"
+	"errors"
 	"reflect"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -83,35 +84,62 @@ type profileBlock struct {
 	Sire    *nodeBlock   `json:"sire,omitempty"`
 	Dam     *nodeBlock   `json:"dam,omitempty"`
 	Progeny *pageSummary `json:"progeny,omitempty"`
+	Omitted []string     `json:"omitted,omitempty"` // parts left out to fit, and where to get them
 }
+
+// omitParents tells the reader of a tight profile summary where the
+// parents' details went.
+const omitParents = "sire and dam details: nsip_get_lineage"
 
 func profileSummary(f *fitter, v *nsip.AnimalProfile, c int) ([]byte, bool, error) {
 	p := &profileBlock{Summary: true, Kind: KindProfile}
 	if v.Details != nil {
 		p.Animal = newAnimalBlock(v.Details, c)
 	}
+	var sire, dam *nodeBlock
 	if v.Lineage != nil {
-		p.Sire, p.Dam = newNodeBlock(v.Lineage.Subject.Sire, c), newNodeBlock(v.Lineage.Subject.Dam, c)
+		sire, dam = newNodeBlock(v.Lineage.Subject.Sire, c), newNodeBlock(v.Lineage.Subject.Dam, c)
 	}
-	if v.Progeny == nil {
-		b, err := marshal(p)
-		if err != nil || !f.fits(b) {
+	var (
+		ps    *pageSummary
+		rows  []json.RawMessage
+		pg    pager
+		stats *statsTable
+	)
+	if v.Progeny != nil {
+		args := map[string]any{}
+		if v.Details != nil {
+			args["lpn_id"] = v.Details.LPNID
+		}
+		var err error
+		if ps, rows, pg, err = progenyPage(v.Progeny, args, c); err != nil {
 			return nil, false, err
 		}
-		return b, true, nil
+		ps.LPNID = "" // the animal's own, given above
+		stats = ps.TraitStats
 	}
-	args := map[string]any{}
-	if v.Details != nil {
-		args["lpn_id"] = v.Details.LPNID
+	// What gives way, in turn: offspring rows, then the progeny
+	// statistics, then the parents' details (their IDs stay in the animal
+	// block). The animal itself, contact included, always stays.
+	out, _, err := firstComplete(3, func(i int) ([]byte, bool, error) {
+		p.Sire, p.Dam, p.Omitted = sire, dam, nil
+		if i == 2 && (sire != nil || dam != nil) {
+			p.Sire, p.Dam, p.Omitted = nil, nil, []string{omitParents}
+		}
+		if ps == nil {
+			b, err := marshal(p)
+			if err != nil || !f.fits(b) {
+				return nil, false, err
+			}
+			return b, true, nil
+		}
+		ps.withStats(stats, i == 0)
+		out, complete, err := fitPage(f, ps, rows, pg, func(s *pageSummary) any { p.Progeny = s; return p })
+		return out, complete || (i == 2 && out != nil), err
+	})
+	if errors.Is(err, errNoFit) {
+		return nil, false, nil
 	}
-	ps, rows, pg, err := progenyPage(v.Progeny, args, c)
-	if err != nil {
-		return nil, false, err
-	}
-	ps.LPNID = "" // the animal's own, given above
-	// Offspring rows are the part that gives way: the animal itself and its
-	// parents always come first, so the page counts as complete either way.
-	out, _, err := fitPage(f, ps, rows, pg, func(s *pageSummary) any { p.Progeny = s; return p })
 	return out, out != nil, err
 }
 

@@ -74,6 +74,24 @@ func (f *fitter) largest(n, guess int, render func(k int) ([]byte, error)) (k in
 	return lo, loOut, true, nil
 }
 
+// refine improves a first guess of how many rows fit by measuring: the
+// tokens of the frame without rows (fixed) and of guess rows give the
+// tokens per row, which the room left divides. Rows of one page are alike,
+// so this lands within a row or two of the answer whatever the density of
+// the original was.
+func (f *fitter) refine(n, guess, fixed int, render func(k int) ([]byte, error)) (int, error) {
+	guess = max(1, min(n, guess))
+	some, err := render(guess)
+	if err != nil {
+		return 0, err
+	}
+	per := float64(f.c.Count(string(some))-fixed) / float64(guess)
+	if per <= 0 {
+		return guess, nil
+	}
+	return max(0, min(n, int(float64(f.limit-fixed)/per))), nil
+}
+
 // guessRows estimates how many rows of the given encoded sizes fit after a
 // fixed part of fixed bytes, at the original's density.
 func (f *fitter) guessRows(fixed int, rows []int) int {

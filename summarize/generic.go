@@ -209,7 +209,7 @@ func genericSummary(f *fitter, kind Kind, orig []byte) ([]byte, error) {
 	}
 	head += `"data":`
 	most := widest(root)
-	return firstComplete(len(genericShapes), func(i int) ([]byte, bool, error) {
+	out, _, err := firstComplete(len(genericShapes), func(i int) ([]byte, bool, error) {
 		s := genericShapes[i]
 		render := func(k int) ([]byte, error) {
 			s.width = k
@@ -225,4 +225,5 @@ func genericSummary(f *fitter, kind Kind, orig []byte) ([]byte, error) {
 		}
 		return out, k > 0 || most == 0, nil
 	})
+	return out, err
 }

@@ -42,30 +42,31 @@ func shapeSummary(f *fitter, kind Kind, req Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return firstComplete(len(clipLevels), func(i int) ([]byte, bool, error) { return level(clipLevels[i]) })
+	out, _, err := firstComplete(len(clipLevels), func(i int) ([]byte, bool, error) { return level(clipLevels[i]) })
+	return out, err
 }
 
 // firstComplete tries levels 0..n-1 in turn and returns the first complete
 // result, or failing that the first that fits at all (nil output means
-// nothing fitted at that level).
-func firstComplete(n int, level func(i int) (out []byte, complete bool, err error)) ([]byte, error) {
+// nothing fitted at that level); errNoFit when none did.
+func firstComplete(n int, level func(i int) (out []byte, complete bool, err error)) ([]byte, bool, error) {
 	var first []byte
 	for i := range n {
 		out, complete, err := level(i)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if out != nil && complete {
-			return out, nil
+			return out, true, nil
 		}
 		if first == nil {
 			first = out
 		}
 	}
 	if first == nil {
-		return nil, errNoFit
+		return nil, false, errNoFit
 	}
-	return first, nil
+	return first, false, nil
 }
 
 // bind checks the model's type once and returns fn as a level function.

@@ -2,6 +2,7 @@ package summarize
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"strings"
 
@@ -22,9 +23,21 @@ type pageSummary struct {
 	Next       *nextCall         `json:"next,omitempty"`
 	Sex        *sexSplit         `json:"sex,omitempty"`
 	TraitStats *statsTable       `json:"trait_stats,omitempty"`
+	Omitted    []string          `json:"omitted,omitempty"` // parts left out to fit
 	Columns    []string          `json:"columns"`
 	TraitCell  []string          `json:"trait_cell"`
 	Rows       []json.RawMessage `json:"rows"`
+}
+
+// omitStats names the statistics when they give way to rows.
+const omitStats = "trait_stats"
+
+// withStats shows the page's trait statistics, or says they were left out.
+func (ps *pageSummary) withStats(stats *statsTable, show bool) {
+	ps.TraitStats, ps.Omitted = stats, nil
+	if !show && stats != nil {
+		ps.TraitStats, ps.Omitted = nil, []string{omitStats}
+	}
 }
 
 // fitPage shows as many rows of ps as fit, with the hint for the rest.
@@ -44,7 +57,18 @@ func fitPage(f *fitter, ps *pageSummary, rows []json.RawMessage, pg pager, wrap 
 	for i, r := range rows {
 		sizes[i] = len(r)
 	}
-	fit, out, ok, err := f.largest(len(rows), f.guessRows(len(empty), sizes), render)
+	guess := f.guessRows(len(empty), sizes)
+	if guess < len(rows) {
+		// The whole page may not fit: measure rather than guess.
+		fixed := f.c.Count(string(empty))
+		if fixed > f.limit {
+			return nil, false, nil // not even the frame without rows fits
+		}
+		if guess, err = f.refine(len(rows), guess, fixed, render); err != nil {
+			return nil, false, err
+		}
+	}
+	fit, out, ok, err := f.largest(len(rows), guess, render)
 	if err != nil || !ok {
 		return nil, false, err
 	}
@@ -114,13 +138,24 @@ func progenyPage(v *nsip.ProgenyPage, args map[string]any, c int) (*pageSummary,
 	return ps, rows, pg, nil
 }
 
+// progenySummary shows the page's statistics and as many offspring as
+// fit. When the statistics leave room for no offspring at all, they give
+// way: rows are what the next-call hints page through.
 func progenySummary(f *fitter, v *nsip.ProgenyPage, args map[string]any, c int) ([]byte, bool, error) {
 	ps, rows, pg, err := progenyPage(v, args, c)
 	if err != nil {
 		return nil, false, err
 	}
 	ps.Summary, ps.Kind = true, KindProgeny
-	return fitPage(f, ps, rows, pg, func(p *pageSummary) any { return p })
+	stats := ps.TraitStats
+	out, complete, err := firstComplete(2, func(i int) ([]byte, bool, error) {
+		ps.withStats(stats, i == 0)
+		return fitPage(f, ps, rows, pg, func(p *pageSummary) any { return p })
+	})
+	if errors.Is(err, errNoFit) {
+		return nil, false, nil
+	}
+	return out, complete, err
 }
 
 // sexSplit counts a page's offspring by sex.
@@ -185,7 +220,7 @@ func traitStats(rows []nsip.ProgenyRow, c int) *statsTable {
 	st := &statsTable{Columns: statsColumns}
 	for _, code := range codes {
 		a := by[code]
-		st.Rows = append(st.Rows, []any{clip(code, c), a.n, round(a.sum/float64(a.n), 4), a.min, a.max})
+		st.Rows = append(st.Rows, []any{clip(code, c), a.n, round(a.sum/float64(a.n), 3), a.min, a.max})
 	}
 	return st
 }
