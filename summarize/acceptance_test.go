@@ -29,45 +29,34 @@ func sized(t *testing.T, c *Counter, want int, make func(step int) Request) (Req
 // tokens comes back in at most 1,050 with every FR-005a field.
 func TestSpecAcceptanceSummarized(t *testing.T) {
 	s, c := newTestSummarizer(t)
-	t.Run("animal profile", func(t *testing.T) {
-		req, n := sized(t, c, 3500, func(step int) Request {
+	for _, tc := range []struct {
+		name string
+		make func(step int) Request
+	}{
+		{"animal profile", func(step int) Request {
 			v := newGen(41).profile(step, 3)
 			return Request{Kind: KindProfile, Value: v, Raw: v.Raw}
-		})
-		r := s.Fit(req)
-		checkResult(t, c, req, r)
-		if !r.Summarized || r.Tokens > 1050 {
-			t.Fatalf("%d tokens came back as %d (summarized %v)", n, r.Tokens, r.Summarized)
-		}
-		checkProfile(t, r.Text, req.Value.(*nsip.AnimalProfile))
-		t.Logf("%d tokens -> %d", n, r.Tokens)
-	})
-	t.Run("animal details", func(t *testing.T) {
-		req, n := sized(t, c, 3500, func(step int) Request {
+		}},
+		{"animal details", func(step int) Request {
 			v := bigDetails(newGen(42), step*4)
 			return Request{Kind: KindAnimal, Value: v, Raw: v.Raw}
-		})
-		r := s.Fit(req)
-		checkResult(t, c, req, r)
-		if !r.Summarized || r.Tokens > 1050 {
-			t.Fatalf("%d tokens came back as %d (summarized %v)", n, r.Tokens, r.Summarized)
-		}
-		checkAnimal(t, decode[animalOut](t, r.Text), req.Value.(*nsip.AnimalDetails))
-		t.Logf("%d tokens -> %d", n, r.Tokens)
-	})
-	t.Run("search page", func(t *testing.T) {
-		req, n := sized(t, c, 3500, func(step int) Request {
+		}},
+		{"search page", func(step int) Request {
 			v := newGen(43).search(step, 1523, 0, max(step, 1))
 			return Request{Kind: KindSearch, Value: v, Raw: v.Raw, Args: map[string]any{"page": 0, "page_size": max(step, 1)}}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, n := sized(t, c, 3500, tc.make)
+			r := s.Fit(req)
+			checkResult(t, c, req, r)
+			if !r.Summarized || r.Tokens > 1050 || r.Kind != req.Kind {
+				t.Fatalf("%d tokens came back as %d (summarized %v as %s)", n, r.Tokens, r.Summarized, r.Kind)
+			}
+			checkShape(t, req, r.Text)
+			t.Logf("%d tokens -> %d", n, r.Tokens)
 		})
-		r := s.Fit(req)
-		checkResult(t, c, req, r)
-		if !r.Summarized || r.Tokens > 1050 {
-			t.Fatalf("%d tokens came back as %d (summarized %v)", n, r.Tokens, r.Summarized)
-		}
-		checkSearch(t, r.Text, req.Value.(*nsip.SearchResults))
-		t.Logf("%d tokens -> %d", n, r.Tokens)
-	})
+	}
 }
 
 // TestSpecAcceptancePassThrough is FR-015's example: a response of 1,850

@@ -513,3 +513,22 @@ func checkLineage(t testing.TB, l lineageOut, v *nsip.Lineage) {
 		t.Errorf("hint %+v with %d omitted ancestors", l.Next, omitted)
 	}
 }
+
+// checkShape runs the FR-005a checks of the request's kind.
+func checkShape(t *testing.T, req Request, text string) {
+	t.Helper()
+	switch v := req.Value.(type) {
+	case *nsip.SearchResults:
+		checkSearch(t, text, v)
+	case *nsip.ProgenyPage:
+		checkProgeny(t, text, v, false)
+	case *nsip.Lineage:
+		checkLineage(t, decode[lineageOut](t, text), v)
+	case *nsip.AnimalDetails:
+		checkAnimal(t, decode[animalOut](t, text), v)
+	case *nsip.AnimalProfile:
+		checkProfile(t, text, v)
+	default:
+		t.Fatalf("no check for %T", v)
+	}
+}

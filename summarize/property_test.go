@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math/rand"
 	"testing"
-
-	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
 // TestProperties fits generated answers of random kinds, sizes and shapes
@@ -69,23 +67,4 @@ func TestProperties(t *testing.T) {
 		}
 	}
 	t.Logf("summarized %v; %d fell back to the structural summary", summarized, fallbacks)
-}
-
-// checkShape runs the FR-005a checks of the request's kind.
-func checkShape(t *testing.T, req Request, text string) {
-	t.Helper()
-	switch v := req.Value.(type) {
-	case *nsip.SearchResults:
-		checkSearch(t, text, v)
-	case *nsip.ProgenyPage:
-		checkProgeny(t, text, v, false)
-	case *nsip.Lineage:
-		checkLineage(t, decode[lineageOut](t, text), v)
-	case *nsip.AnimalDetails:
-		checkAnimal(t, decode[animalOut](t, text), v)
-	case *nsip.AnimalProfile:
-		checkProfile(t, text, v)
-	default:
-		t.Fatalf("no check for %T", v)
-	}
 }
