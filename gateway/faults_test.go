@@ -1,0 +1,365 @@
+package gateway
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
+)
+
+// Short clocks for the fault matrix: the shapes of the production policy
+// (three attempts with backoff, a per-attempt timeout inside a per-call
+// deadline, a breaker with a cooldown), scaled down so the file runs in
+// seconds.
+const (
+	faultCallTimeout     = 600 * time.Millisecond
+	faultAttemptTimeout  = 250 * time.Millisecond
+	faultCooldown        = 300 * time.Millisecond
+	faultBreakerFailures = 3
+	faultMaxBody         = 1 << 20
+	// faultSlack is how far past its deadline a call may end on a busy
+	// machine before the test calls it unbounded.
+	faultSlack = 2 * time.Second
+)
+
+// newFaultEnv is newEnv with the real client's retries switched back on and
+// every clock shortened. It also fails the test if any goroutine the test
+// started outlives it.
+func newFaultEnv(t *testing.T) *env {
+	t.Helper()
+	// Registered first, so it runs after every other cleanup.
+	t.Cleanup(func() { goleak.VerifyNone(t, goleak.IgnoreCurrent()) })
+	return newEnv(t, func(c *Config, o *[]nsip.Option) {
+		c.CallTimeout = faultCallTimeout
+		c.BreakerCooldown = faultCooldown
+		c.BreakerFailures = faultBreakerFailures
+		*o = append(*o,
+			nsip.WithTimeout(faultAttemptTimeout),
+			nsip.WithRetryPolicy(nsip.RetryPolicy{MaxAttempts: 3, BaseDelay: 10 * time.Millisecond, MaxDelay: 40 * time.Millisecond, MaxRetryAfter: time.Second}),
+			nsip.WithMaxBodyBytes(faultMaxBody),
+		)
+	})
+}
+
+// timedCall is callTool that also fails the test when the call outlives the
+// gateway's deadline by more than faultSlack.
+func timedCall(t *testing.T, e *env, tool string, args map[string]any) reply {
+	t.Helper()
+	start := time.Now()
+	r := e.call(tool, args)
+	if d := time.Since(start); d > faultCallTimeout+faultSlack {
+		t.Errorf("%s took %v, past its %v deadline", tool, d, faultCallTimeout)
+	}
+	return r
+}
+
+// faultRow is one way NSIP misbehaves and what a caller must see.
+type faultRow struct {
+	name    string
+	fault   nsiptest.Fault
+	code    string // error code of a call that meets the fault
+	problem string // fragment the problem must contain
+	// throttle: the fault is NSIP asking for a pause. It must not open the
+	// breaker; instead every upstream request waits out the pause.
+	throttle bool
+}
+
+var faultMatrix = []faultRow{
+	{name: "500 burst", fault: nsiptest.Fault{Kind: nsiptest.FaultStatus, Status: 500},
+		code: CodeUpstreamError, problem: "HTTP 500"},
+	{name: "503 HTML page", fault: nsiptest.Fault{Kind: nsiptest.FaultStatusHTML, Status: 503},
+		code: CodeUpstreamError, problem: "HTTP 503"},
+	{name: "200 HTML page", fault: nsiptest.Fault{Kind: nsiptest.FaultHTML200},
+		code: CodeUnexpectedResponse, problem: "not the expected JSON"},
+	{name: "truncated JSON", fault: nsiptest.Fault{Kind: nsiptest.FaultTruncated},
+		code: CodeUnexpectedResponse, problem: "not the expected JSON"},
+	{name: "wrong shape", fault: nsiptest.Fault{Kind: nsiptest.FaultWrongShape},
+		code: CodeUnexpectedResponse, problem: "not the expected JSON"},
+	{name: "connection reset", fault: nsiptest.Fault{Kind: nsiptest.FaultReset},
+		code: CodeUpstreamError, problem: "could not connect to NSIP"},
+	{name: "hang past the deadline", fault: nsiptest.Fault{Kind: nsiptest.FaultHang},
+		code: CodeTimeout, problem: "did not answer within 600ms"},
+	{name: "429 with Retry-After", fault: nsiptest.Fault{Kind: nsiptest.FaultRateLimit, RetryAfter: time.Second},
+		code: CodeRateLimited, problem: "retry after 1 s", throttle: true},
+	{name: "very slow", fault: nsiptest.Fault{Latency: 5 * time.Second},
+		code: CodeTimeout, problem: "did not answer within 600ms"},
+	{name: "oversize body", fault: nsiptest.Fault{Kind: nsiptest.FaultOversize, Bytes: 2 * faultMaxBody},
+		code: CodeUnexpectedResponse, problem: "larger than the 1048576-byte limit"},
+}
+
+// TestFaultMatrix drives nsip_get_animal into each upstream fault through
+// the whole pipeline and checks what the model and other sessions see:
+// a bounded, explicit error result (or the stale answer, marked), other
+// endpoints still served, the breaker opening and closing again, and normal
+// answers once NSIP is healthy, all without a restart.
+func TestFaultMatrix(t *testing.T) {
+	for _, row := range faultMatrix {
+		t.Run(row.name, func(t *testing.T) { runFaultRow(t, row) })
+	}
+}
+
+func runFaultRow(t *testing.T, row faultRow) {
+	e := newFaultEnv(t)
+	d := e.up.Data()
+	ids := d.AnimalIDs()
+	breeds := d.BreedIDs()
+	primed := ids[0]
+	other := connect(t, e.srv) // a second session, as another assistant would open
+
+	// Answers fetched while NSIP was healthy, now past their TTL.
+	fresh := e.call("nsip_get_animal", map[string]any{"search_string": primed}).mustOK(t)
+	callTool(t, other, "nsip_get_statuses", nil).mustOK(t)
+	e.clock.Advance(2 * time.Hour)
+	callTool(t, other, "nsip_get_statuses", nil).mustOK(t) // refetched: fresh again for the other session
+	e.up.SetFault(nsiptest.EndpointDetails, row.fault)
+
+	// 1. One call meets the fault while the other session asks for something
+	// else; that one is served at once, even while the faulted call hangs.
+	faulted := make(chan reply, 1)
+	go func() { faulted <- timedCall(t, e, "nsip_get_animal", map[string]any{"search_string": ids[1]}) }()
+	waitRequests(t, e.up, nsiptest.EndpointDetails, 1)
+	r := callTool(t, other, "nsip_get_trait_ranges", map[string]any{"breed_id": breeds[0]})
+	switch {
+	case row.throttle:
+		// A 429 pauses every upstream request, so the other session gets
+		// the pause too, but still its cached answers.
+		if b := (<-faulted).errorBody(t); b.Code != CodeRateLimited {
+			t.Fatalf("faulted call: %+v, want rate_limited", b)
+		}
+		if b := callTool(t, other, "nsip_get_trait_ranges", map[string]any{"breed_id": breeds[1]}).errorBody(t); b.Code != CodeRateLimited || b.RetryAfterSeconds < 1 {
+			t.Errorf("other session during the pause: %+v, want rate_limited with retry_after_seconds", b)
+		}
+		if hit := callTool(t, other, "nsip_get_statuses", nil).mustOK(t); hit.meta["cache"] != cacheHit {
+			t.Errorf("cached answer during the pause: cache = %v, want hit", hit.meta["cache"])
+		}
+	default:
+		r.mustOK(t)
+		select {
+		case got := <-faulted:
+			if row.fault.Kind == nsiptest.FaultHang || row.fault.Latency > 0 {
+				t.Errorf("the other session waited for the stuck call (%.80s)", got.text)
+			}
+			checkFaultError(t, row, got)
+		default:
+			checkFaultError(t, row, <-faulted)
+		}
+	}
+
+	if row.throttle {
+		checkThrottleRecovery(t, e, fresh, ids)
+		return
+	}
+
+	// 2. A success elsewhere has reset the breaker's count; now only failing
+	// calls follow. The first one asks for the expired answer, which is
+	// served stale and says why.
+	callTool(t, other, "nsip_get_trait_ranges", map[string]any{"breed_id": breeds[2]}).mustOK(t)
+	st := timedCall(t, e, "nsip_get_animal", map[string]any{"search_string": primed}).mustOK(t)
+	if st.meta["cache"] != cacheStale || st.meta["stale_reason"] != row.code || st.metaInt(t, "stale_age_seconds") != 7200 {
+		t.Errorf("expired answer during the fault: _meta = %v, want cache stale, stale_reason %s, age 7200", st.meta, row.code)
+	}
+	if st.text != fresh.text {
+		t.Error("the stale answer differs from the one fetched while healthy")
+	}
+	for i := 2; i < 1+faultBreakerFailures; i++ {
+		checkFaultError(t, row, timedCall(t, e, "nsip_get_animal", map[string]any{"search_string": ids[i]}))
+	}
+	if h := e.gw.Health().Breaker; h.State != "open" || h.RetryInSeconds < 1 {
+		t.Fatalf("breaker after %d failures in a row: %+v, want open with retry_in_seconds", faultBreakerFailures, h)
+	}
+
+	// 3. Open: nothing reaches NSIP, every endpoint fails fast with when to
+	// come back, and cached answers are still served.
+	before := e.up.TotalRequests()
+	start := time.Now()
+	b := e.call("nsip_get_lineage", map[string]any{"lpn_id": ids[10]}).errorBody(t)
+	if b.Code != CodeUpstreamUnavailable || b.RetryInSeconds < 1 || !strings.Contains(b.Problem, "retry in") {
+		t.Errorf("call while open: %+v, want upstream_unavailable with retry_in_seconds", b)
+	}
+	if el := time.Since(start); el > faultCallTimeout {
+		t.Errorf("a call while the breaker is open took %v; it should fail fast", el)
+	}
+	if hit := callTool(t, other, "nsip_get_statuses", nil).mustOK(t); hit.meta["cache"] != cacheHit {
+		t.Errorf("cached answer while open: cache = %v, want hit", hit.meta["cache"])
+	}
+	st = e.call("nsip_get_animal", map[string]any{"search_string": primed}).mustOK(t)
+	if st.meta["cache"] != cacheStale || st.meta["stale_reason"] != CodeUpstreamUnavailable {
+		t.Errorf("expired answer while open: _meta = %v, want stale because upstream_unavailable", st.meta)
+	}
+	if n := e.up.TotalRequests() - before; n != 0 {
+		t.Errorf("%d requests reached NSIP while the breaker was open, want 0", n)
+	}
+
+	// 4. NSIP recovers: after the cooldown the trial request closes the
+	// breaker and answers are fresh again, in the same process.
+	e.up.ClearFaults()
+	waitBreakerCooldown(t, e)
+	again := e.call("nsip_get_animal", map[string]any{"search_string": primed}).mustOK(t)
+	if again.meta["cache"] != cacheMiss || again.text != fresh.text {
+		t.Errorf("after recovery: cache = %v, want a fresh answer equal to the first", again.meta["cache"])
+	}
+	if h := e.gw.Health().Breaker; h.State != "closed" || h.ConsecutiveFailures != 0 {
+		t.Errorf("breaker after a successful trial: %+v, want closed", h)
+	}
+	e.call("nsip_get_lineage", map[string]any{"lpn_id": ids[10]}).mustOK(t)
+}
+
+// checkFaultError checks the error result a faulted call must give.
+func checkFaultError(t *testing.T, row faultRow, r reply) {
+	t.Helper()
+	b := r.errorBody(t)
+	t.Logf("%s: %s", row.name, r.text)
+	if b.Code != row.code {
+		t.Errorf("code = %s, want %s (problem %q)", b.Code, row.code, b.Problem)
+	}
+	if !strings.Contains(b.Problem, row.problem) {
+		t.Errorf("problem %q does not say %q", b.Problem, row.problem)
+	}
+	if b.Next == "" {
+		t.Errorf("error %+v has no next step", b)
+	}
+}
+
+// checkThrottleRecovery covers the rest of the 429 row: during the pause
+// expired answers are served stale and no request leaves; the breaker stays
+// closed however often NSIP says 429; after the pause calls succeed.
+func checkThrottleRecovery(t *testing.T, e *env, fresh reply, ids []string) {
+	t.Helper()
+	before := e.up.TotalRequests()
+	st := e.call("nsip_get_animal", map[string]any{"search_string": ids[0]}).mustOK(t)
+	if st.meta["cache"] != cacheStale || st.meta["stale_reason"] != CodeRateLimited || st.text != fresh.text {
+		t.Errorf("expired answer during the pause: _meta = %v, want stale because rate_limited", st.meta)
+	}
+	if n := e.up.TotalRequests() - before; n != 0 {
+		t.Errorf("%d requests reached NSIP during the pause it asked for, want 0", n)
+	}
+	for i := range faultBreakerFailures {
+		waitPause(t, e)
+		b := timedCall(t, e, "nsip_get_animal", map[string]any{"search_string": ids[2+i]}).errorBody(t)
+		if b.Code != CodeRateLimited || b.RetryAfterSeconds != 1 || b.Capacity == nil {
+			t.Errorf("429 number %d: %+v, want rate_limited, retry_after_seconds 1 and the remaining capacity", i+2, b)
+		}
+	}
+	if h := e.gw.Health().Breaker; h.State != "closed" || h.ConsecutiveFailures != 0 {
+		t.Errorf("breaker after repeated 429s: %+v, want closed: a throttle is not an outage", h)
+	}
+	e.up.ClearFaults()
+	waitPause(t, e)
+	if r := e.call("nsip_get_animal", map[string]any{"search_string": ids[0]}).mustOK(t); r.meta["cache"] != cacheMiss {
+		t.Errorf("after the pause: cache = %v, want a fresh answer", r.meta["cache"])
+	}
+}
+
+// waitRequests waits until the stand-in has received n requests on endpoint.
+func waitRequests(t *testing.T, up *nsiptest.Server, endpoint string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for up.Requests(endpoint) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("the stand-in saw %d requests on %s, want %d", up.Requests(endpoint), endpoint, n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// waitBreakerCooldown sleeps until the open breaker lets a trial through.
+func waitBreakerCooldown(t *testing.T, e *env) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for e.gw.Health().Breaker.State == "open" {
+		if time.Now().After(deadline) {
+			t.Fatal("the breaker stayed open past its cooldown")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitPause sleeps until the pause a 429 asked for has passed.
+func waitPause(t *testing.T, e *env) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for e.gw.capacity().TokensAvailable == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the 429 pause did not end")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestShortFaultsAreAbsorbed: trouble that the client's retries outlast
+// never reaches the model, and answers that are slow but within the
+// deadline are served, not cut off.
+func TestShortFaultsAreAbsorbed(t *testing.T) {
+	tests := []struct {
+		name     string
+		fault    nsiptest.Fault
+		requests int
+	}{
+		{"two 500s", nsiptest.Fault{Kind: nsiptest.FaultStatus, Status: 500, Times: 2}, 3},
+		{"a 503 page", nsiptest.Fault{Kind: nsiptest.FaultStatusHTML, Status: 503, Times: 1}, 2},
+		{"a reset", nsiptest.Fault{Kind: nsiptest.FaultReset, Times: 1}, 2},
+		{"one attempt stuck", nsiptest.Fault{Kind: nsiptest.FaultHang, Times: 1}, 2},
+		{"slow within the deadline", nsiptest.Fault{Latency: 100 * time.Millisecond}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newFaultEnv(t)
+			id := e.up.Data().AnimalIDs()[3]
+			want := e.upstreamBody("GET", "details/getAnimalDetails?searchString="+id, "")
+			e.up.SetFault(nsiptest.EndpointDetails, tt.fault)
+			r := timedCall(t, e, "nsip_get_animal", map[string]any{"search_string": id}).mustOK(t)
+			if r.text != want || r.meta["cache"] != cacheMiss {
+				t.Errorf("answer after %s: cache %v, text %.120s; want the upstream answer", tt.name, r.meta["cache"], r.text)
+			}
+			if n := e.up.Requests(nsiptest.EndpointDetails); n < tt.requests {
+				t.Errorf("the stand-in saw %d requests, want at least %d", n, tt.requests)
+			}
+			if h := e.gw.Health(); h.Breaker.ConsecutiveFailures != 0 || h.ErrorsByCode[CodeUpstreamError] != 0 {
+				t.Errorf("a fault absorbed by retries left a trace: %+v", h.Breaker)
+			}
+		})
+	}
+}
+
+// deadlineUpstream records the deadline of the context each request gets.
+type deadlineUpstream struct {
+	stubUpstream
+	deadline chan time.Time
+}
+
+func (d *deadlineUpstream) BreedGroups(ctx context.Context) (*nsip.BreedGroups, error) {
+	dl, _ := ctx.Deadline() // zero when there is none
+	d.deadline <- dl
+	return nil, &nsip.Error{Kind: nsip.KindUpstream, Status: 502}
+}
+
+// TestDefaultDeadlineIsThirtySeconds: with the default configuration every
+// upstream fetch runs under a deadline of at most 30 s from the call, so no
+// tool call can wait on NSIP longer than that.
+func TestDefaultDeadlineIsThirtySeconds(t *testing.T) {
+	up := &deadlineUpstream{deadline: make(chan time.Time, 1)}
+	sum, _ := summarizer(t)
+	gw, err := New(up, sum, Config{Logger: discard()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := connect(t, gw.NewMCPServer("deadline", "0"))
+	start := time.Now()
+	b := callTool(t, c, "nsip_list_breeds", nil).errorBody(t)
+	took := time.Since(start)
+	dl := <-up.deadline
+	if dl.IsZero() {
+		t.Fatal("the upstream request carried no deadline")
+	}
+	if got := dl.Sub(start); got > 30*time.Second+took || got < 29*time.Second {
+		t.Errorf("upstream deadline %v after the call began, want 30 s", got)
+	}
+	if b.Code != CodeUpstreamError || !strings.Contains(b.Problem, "HTTP 502") {
+		t.Errorf("error = %+v, want upstream_error naming HTTP 502", b)
+	}
+}
