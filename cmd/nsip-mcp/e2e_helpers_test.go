@@ -96,12 +96,22 @@ type process struct {
 	exitCode int
 }
 
-func startProcess(t *testing.T, env []string, stdin io.Reader, stdout io.Writer) *process {
+// startProcess starts the binary. With wantStdin it returns the write end
+// of an OS pipe as its stdin (an io.Reader would make exec copy it in a
+// goroutine that Wait waits for); otherwise stdin is empty.
+func startProcess(t *testing.T, env []string, stdout io.Writer, wantStdin bool) (*process, io.WriteCloser) {
 	t.Helper()
 	p := &process{stderr: &lockedBuffer{}, done: make(chan struct{})}
 	p.cmd = exec.Command(buildBinary())
 	p.cmd.Env = env
-	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = stdin, stdout, p.stderr
+	p.cmd.Stdout, p.cmd.Stderr = stdout, p.stderr
+	var stdin io.WriteCloser
+	if wantStdin {
+		var err error
+		if stdin, err = p.cmd.StdinPipe(); err != nil {
+			t.Fatalf("stdin pipe: %v", err)
+		}
+	}
 	if err := p.cmd.Start(); err != nil {
 		t.Fatalf("starting nsip-mcp: %v", err)
 	}
@@ -113,7 +123,7 @@ func startProcess(t *testing.T, env []string, stdin io.Reader, stdout io.Writer)
 		}
 		close(p.done)
 	}()
-	return p
+	return p, stdin
 }
 
 // wait returns the exit code, or fails the test when the process outlives
@@ -157,7 +167,7 @@ func startServer(t *testing.T, transportKind string, env ...string) *runningServ
 	t.Helper()
 	stub := nsiptest.NewServer(t, nsiptest.Options{Seed: 1})
 	port := freePort(t)
-	p := startProcess(t, serverEnv(transportKind, stub.URL(), port, env...), nil, io.Discard)
+	p, _ := startProcess(t, serverEnv(transportKind, stub.URL(), port, env...), io.Discard, false)
 	s := &runningServer{
 		BaseURL: "http://127.0.0.1:" + strconv.Itoa(port),
 		Stub:    stub,
@@ -244,14 +254,12 @@ type stdioServer struct {
 func startStdioServer(t *testing.T, env ...string) *stdioServer {
 	t.Helper()
 	stub := nsiptest.NewServer(t, nsiptest.Options{Seed: 1})
-	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	stdout := &lockedBuffer{}
-	p := startProcess(t, serverEnv("stdio", stub.URL(), 0, env...), inR, io.MultiWriter(outW, stdout))
+	p, inW := startProcess(t, serverEnv("stdio", stub.URL(), 0, env...), io.MultiWriter(outW, stdout), true)
 	go func() {
 		<-p.done
 		outW.Close()
-		inR.Close()
 	}()
 	s := &stdioServer{Stub: stub, Stderr: p.stderr.String, Stdout: stdout.String, proc: p, stdin: inW}
 	s.Client = client.NewClient(transport.NewIO(outR, inW, nil))

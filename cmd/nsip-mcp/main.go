@@ -14,8 +14,6 @@ import (
 	"runtime/debug"
 	"syscall"
 
-	"github.com/mark3labs/mcp-go/server"
-
 	"github.com/nsip-tools/nsip-mcp/gateway"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -94,7 +92,7 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	s := g.NewMCPServer("nsip-mcp", v, server.WithLogger(logger))
+	s := g.NewMCPServer("nsip-mcp", v)
 	logger.Info("starting", "version", v, "transport", cfg.Transport, "nsip_base_url", cfg.BaseURL)
 	return transport.Serve(ctx, cfg.Transport, s, transport.Options{
 		Host:           cfg.Host,

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"log/slog"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+func env(kv map[string]string) func(string) string {
+	return func(k string) string { return kv[k] }
+}
+
+func TestLoadDefaults(t *testing.T) {
+	got, err := Load(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{
+		Transport: "stdio", Host: "127.0.0.1", Port: 8000,
+		BaseURL: nsip.DefaultBaseURL, Timeout: 15 * time.Second,
+		CacheTTL: time.Hour, CacheMaxEntries: cache.DefaultMaxEntries, CacheMaxBytes: cache.DefaultMaxBytes,
+		TokenBudget: 2000, RateLimit: defaults.RateLimit, RateBurst: defaults.RateBurst,
+		MaxConcurrent: defaults.MaxConcurrentUpstream, LogLevel: slog.LevelInfo,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("defaults:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+func TestLoadReadsEveryVariable(t *testing.T) {
+	got, err := Load(env(map[string]string{
+		"MCP_TRANSPORT":          "websocket",
+		"MCP_HOST":               "0.0.0.0",
+		"MCP_PORT":               "9100",
+		"MCP_ALLOWED_ORIGINS":    " https://Flock.Example.org/ , http://localhost:5173",
+		"NSIP_BASE_URL":          "http://127.0.0.1:8080/api/",
+		"NSIP_TIMEOUT":           "2s",
+		"NSIP_CACHE_TTL":         "30m",
+		"NSIP_CACHE_MAX_ENTRIES": "500",
+		"NSIP_CACHE_MAX_BYTES":   "8MiB",
+		"NSIP_TOKEN_BUDGET":      "1500",
+		"NSIP_RATE_LIMIT":        "2.5",
+		"NSIP_RATE_BURST":        "3",
+		"NSIP_MAX_CONCURRENT":    "8",
+		"LOG_LEVEL":              "DEBUG",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{
+		Transport: "websocket", Host: "0.0.0.0", Port: 9100,
+		AllowedOrigins: []string{"https://flock.example.org", "http://localhost:5173"},
+		BaseURL:        "http://127.0.0.1:8080/api", Timeout: 2 * time.Second,
+		CacheTTL: 30 * time.Minute, CacheMaxEntries: 500, CacheMaxBytes: 8 << 20,
+		TokenBudget: 1500, RateLimit: 2.5, RateBurst: 3, MaxConcurrent: 8, LogLevel: slog.LevelDebug,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("\n got %+v\nwant %+v", got, want)
+	}
+}
+
+func TestLoadStdioHealthAddr(t *testing.T) {
+	got, err := Load(env(map[string]string{"MCP_HEALTH_ADDR": "127.0.0.1:8081"}))
+	if err != nil || got.HealthAddr != "127.0.0.1:8081" {
+		t.Fatalf("MCP_HEALTH_ADDR in stdio mode: %q, %v", got.HealthAddr, err)
+	}
+}
+
+func TestLoadRejectsBadValues(t *testing.T) {
+	cases := []struct {
+		env     map[string]string
+		name    string
+		value   string
+		accepts string
+	}{
+		{map[string]string{"MCP_TRANSPORT": "grpc"}, "MCP_TRANSPORT", "grpc", "stdio, http-sse or websocket"},
+		{map[string]string{"MCP_TRANSPORT": "HTTP-SSE"}, "MCP_TRANSPORT", "HTTP-SSE", "stdio, http-sse or websocket"},
+		{map[string]string{"MCP_HOST": "my host"}, "MCP_HOST", "my host", "IP address or host name"},
+		{map[string]string{"MCP_PORT": "http"}, "MCP_PORT", "http", "0 to 65535"},
+		{map[string]string{"MCP_PORT": "70000"}, "MCP_PORT", "70000", "0 to 65535"},
+		{map[string]string{"MCP_HEALTH_ADDR": "8081"}, "MCP_HEALTH_ADDR", "8081", "host:port"},
+		{map[string]string{"MCP_TRANSPORT": "websocket", "MCP_HEALTH_ADDR": "127.0.0.1:8081"}, "MCP_HEALTH_ADDR", "127.0.0.1:8081", "only with MCP_TRANSPORT=stdio"},
+		{map[string]string{"MCP_ALLOWED_ORIGINS": "flock.example.org"}, "MCP_ALLOWED_ORIGINS", "flock.example.org", "comma-separated list of origins"},
+		{map[string]string{"MCP_ALLOWED_ORIGINS": "https://a.example/app"}, "MCP_ALLOWED_ORIGINS", "https://a.example/app", "comma-separated list of origins"},
+		{map[string]string{"NSIP_BASE_URL": "nsipsearch.nsip.org/api"}, "NSIP_BASE_URL", "nsipsearch.nsip.org/api", "absolute http or https URL"},
+		{map[string]string{"NSIP_BASE_URL": "ftp://example.org/api"}, "NSIP_BASE_URL", "ftp://example.org/api", "absolute http or https URL"},
+		{map[string]string{"NSIP_TIMEOUT": "15"}, "NSIP_TIMEOUT", "15", "duration from 100ms to 5m"},
+		{map[string]string{"NSIP_TIMEOUT": "1h"}, "NSIP_TIMEOUT", "1h", "duration from 100ms to 5m"},
+		{map[string]string{"NSIP_CACHE_TTL": "-1h"}, "NSIP_CACHE_TTL", "-1h", "duration from 1s to 168h"},
+		{map[string]string{"NSIP_CACHE_MAX_ENTRIES": "0"}, "NSIP_CACHE_MAX_ENTRIES", "0", "integer from 1 to 10000000"},
+		{map[string]string{"NSIP_CACHE_MAX_BYTES": "64mb"}, "NSIP_CACHE_MAX_BYTES", "64mb", "KiB, MiB or GiB"},
+		{map[string]string{"NSIP_CACHE_MAX_BYTES": "512"}, "NSIP_CACHE_MAX_BYTES", "512", "from 1KiB to 64GiB"},
+		{map[string]string{"NSIP_TOKEN_BUDGET": "100"}, "NSIP_TOKEN_BUDGET", "100", "integer from 256 to 100000"},
+		{map[string]string{"NSIP_RATE_LIMIT": "fast"}, "NSIP_RATE_LIMIT", "fast", "requests per second from 0.1 to 1000"},
+		{map[string]string{"NSIP_RATE_BURST": "0"}, "NSIP_RATE_BURST", "0", "integer from 1 to 1000"},
+		{map[string]string{"NSIP_MAX_CONCURRENT": "1e3"}, "NSIP_MAX_CONCURRENT", "1e3", "integer from 1 to 1000"},
+		{map[string]string{"LOG_LEVEL": "verbose"}, "LOG_LEVEL", "verbose", "debug, info, warn or error"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
+			_, err := Load(env(tc.env))
+			var ce *ConfigError
+			if !errors.As(err, &ce) {
+				t.Fatalf("Load: %v, want a *ConfigError", err)
+			}
+			if ce.Name != tc.name || ce.Value != tc.value || !strings.Contains(ce.Accepts, tc.accepts) {
+				t.Fatalf("error names %s=%q accepting %q; want %s=%q accepting %q", ce.Name, ce.Value, ce.Accepts, tc.name, tc.value, tc.accepts)
+			}
+			msg := err.Error()
+			if strings.Contains(msg, "\n") || !strings.Contains(msg, tc.name) || !strings.Contains(msg, `"`+tc.value+`"`) {
+				t.Fatalf("message %q must be one line naming %s and %q", msg, tc.name, tc.value)
+			}
+		})
+	}
+}
+
+func TestByteSizes(t *testing.T) {
+	cases := []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"1024", 1024, true}, {"2KiB", 2048, true}, {"64MiB", 64 << 20, true}, {"1GiB", 1 << 30, true},
+		{"10B", 10, true}, {"1.5MiB", 0, false}, {"MiB", 0, false}, {"-1", 0, false}, {"99999999999GiB", 0, false},
+	}
+	for _, tc := range cases {
+		got, ok := parseBytes(tc.in)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("parseBytes(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+	for n, want := range map[int64]string{64 << 20: "64MiB", 3 << 10: "3KiB", 1000: "1000", 2 << 30: "2GiB"} {
+		if got := formatBytes(n); got != want {
+			t.Errorf("formatBytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+	for d, want := range map[time.Duration]string{time.Hour: "1h", 90 * time.Minute: "1h30m", 30 * time.Second: "30s", 2*time.Minute + 5*time.Second: "2m5s"} {
+		if got := formatDuration(d); got != want {
+			t.Errorf("formatDuration(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+func TestUsageListsEveryVariableWithItsDefault(t *testing.T) {
+	var b bytes.Buffer
+	writeUsage(&b)
+	lines := strings.Split(b.String(), "\n")
+	for _, s := range settings {
+		def := s.def
+		if def == "" {
+			def = "(unset)"
+		}
+		found := false
+		for _, l := range lines {
+			if f := strings.Fields(l); len(f) == 3 && f[0] == s.name && f[1] == "default" && f[2] == def {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("--help has no line %q", s.name+" default "+def)
+		}
+	}
+}
+
+func TestRunArguments(t *testing.T) {
+	cases := []struct {
+		args       []string
+		env        map[string]string
+		code       int
+		wantOut    string
+		wantErr    string
+		wantErrOne bool // stderr is exactly one line
+	}{
+		{[]string{"--help"}, nil, 0, "NSIP_TOKEN_BUDGET", "", false},
+		{[]string{"-h"}, nil, 0, "MCP_TRANSPORT", "", false},
+		{[]string{"--version"}, nil, 0, "nsip-mcp dev\n", "", false},
+		{[]string{"--port=9"}, nil, 2, "", `unknown argument "--port=9"`, true},
+		{nil, map[string]string{"MCP_TRANSPORT": "smoke-signal"}, 2, "", `invalid MCP_TRANSPORT="smoke-signal"`, true},
+	}
+	for _, tc := range cases {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run(tc.args, env(tc.env), &out, &errb)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d (stderr %q)", code, tc.code, errb.String())
+			}
+			if !strings.Contains(out.String(), tc.wantOut) {
+				t.Fatalf("stdout %q lacks %q", out.String(), tc.wantOut)
+			}
+			if !strings.Contains(errb.String(), tc.wantErr) {
+				t.Fatalf("stderr %q lacks %q", errb.String(), tc.wantErr)
+			}
+			if tc.wantErrOne && strings.Count(errb.String(), "\n") != 1 {
+				t.Fatalf("stderr %q is not exactly one line", errb.String())
+			}
+		})
+	}
+}

@@ -1,0 +1,118 @@
+package transport
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestClassify(t *testing.T) {
+	cases := []struct {
+		raw  string
+		kind msgKind
+		key  string
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, msgRequest, "n:1"},
+		{`{"jsonrpc":"2.0","id":1.0,"method":"tools/list"}`, msgRequest, "n:1"},
+		{`{"jsonrpc":"2.0","id":"a-1","method":"tools/call","params":{}}`, msgRequest, "s:a-1"},
+		{` {"jsonrpc":"2.0","id":-7,"method":"ping"}` + "\n", msgRequest, "n:-7"},
+		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, msgNotification, ""},
+		{`{"jsonrpc":"2.0","id":null,"method":"notifications/cancelled"}`, msgNotification, ""},
+		{`{"jsonrpc":"2.0","id":3,"result":{"tools":[]}}`, msgResponse, "n:3"},
+		{`{"jsonrpc":"2.0","id":"x","error":{"code":-32601,"message":"m"}}`, msgResponse, "s:x"},
+		{`{"jsonrpc":"2.0","id":3}`, msgInvalid, "n:3"},
+		{`{"jsonrpc":"2.0","id":{"a":1},"method":"x"}`, msgInvalid, ""},
+		{`"just a string"`, msgInvalid, ""},
+		{`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, msgBatch, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":`, msgInvalidJSON, ""},
+		{``, msgInvalidJSON, ""},
+	}
+	for _, tc := range cases {
+		m := classify([]byte(tc.raw))
+		if m.kind != tc.kind || m.key != tc.key {
+			t.Errorf("classify(%s) = kind %d key %q, want kind %d key %q", tc.raw, m.kind, m.key, tc.kind, tc.key)
+		}
+	}
+}
+
+func TestErrorResponse(t *testing.T) {
+	cases := []struct {
+		id   json.RawMessage
+		want string
+	}{
+		{nil, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"bad \"x\""}}`},
+		{json.RawMessage(`"q"`), `{"jsonrpc":"2.0","id":"q","error":{"code":-32700,"message":"bad \"x\""}}`},
+	}
+	for _, tc := range cases {
+		if got := string(errorResponse(tc.id, -32700, `bad "x"`)); got != tc.want {
+			t.Errorf("errorResponse(%s) = %s, want %s", tc.id, got, tc.want)
+		}
+	}
+}
+
+func TestTrackerWaitsForEveryCall(t *testing.T) {
+	tr := newTracker()
+	if !tr.wait(nil) {
+		t.Fatal("wait on an idle tracker did not return at once")
+	}
+	tr.begin("s1/n:1")
+	tr.begin("s1/n:1") // a client reusing an id still counts twice
+	tr.begin("s2/n:1")
+	anon := tr.anon()
+	tr.begin(anon)
+	if tr.count() != 4 {
+		t.Fatalf("count = %d, want 4", tr.count())
+	}
+	tr.end("unknown")
+	tr.end("s1/n:1")
+	tr.forget("s2/")
+	tr.end(anon)
+	if tr.count() != 1 {
+		t.Fatalf("count after three ends = %d, want 1", tr.count())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if tr.wait(ctx.Done()) {
+		t.Fatal("wait reported idle with a call in flight")
+	}
+	done := make(chan bool, 1)
+	go func() { done <- tr.wait(nil) }()
+	tr.end("s1/n:1")
+	select {
+	case ok := <-done:
+		if !ok {
+			t.Fatal("wait failed after the last call ended")
+		}
+	case <-time.After(testTimeout):
+		t.Fatal("wait did not return after the last call ended")
+	}
+}
+
+func TestAnswersInKeepsTheUnfinishedTail(t *testing.T) {
+	var got []string
+	rest := answersIn([]byte("event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{}}\r\n\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":5,"), "data:",
+		func(key string) { got = append(got, key) })
+	if strings.Join(got, ",") != "n:4" || string(rest) != `data: {"jsonrpc":"2.0","id":5,` {
+		t.Fatalf("answers %v rest %q, want [n:4] and the partial line", got, rest)
+	}
+}
+
+func TestServeRejectsUnknownTransport(t *testing.T) {
+	err := Serve(context.Background(), "carrier-pigeon", newTestServer(newGate()), Options{})
+	if err == nil || !strings.Contains(err.Error(), `"carrier-pigeon"`) || !strings.Contains(err.Error(), "http-sse") {
+		t.Fatalf("Serve with an unknown kind: %v, want an error naming it and the choices", err)
+	}
+}
+
+func TestListenFailureIsReported(t *testing.T) {
+	srv := serveNetwork(t, KindWebSocket, newTestServer(newGate()), Options{})
+	host, port, _ := strings.Cut(srv.addr, ":")
+	p, _ := strconv.Atoi(port)
+	err := ServeHTTPSSE(context.Background(), newTestServer(newGate()), Options{Host: host, Port: p, Logger: testLogger(t)})
+	if err == nil || !strings.Contains(err.Error(), srv.addr) {
+		t.Fatalf("serving on a taken port: %v, want an error naming %s", err, srv.addr)
+	}
+}
