@@ -41,8 +41,16 @@ cover:
 	  echo "coverage: ./$$p $$pct% (gate $(COVER_MIN)%)"; \
 	done
 
+# Every benchmark once, about 75 s on two cores; BENCHTIME=3s or BENCHCOUNT=5
+# in the environment give steadier figures at the cost of time.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $${BENCHTIME:-1s} -count $${BENCHCOUNT:-1} ./...
+
+# A short load run: 200 WebSocket sessions for 20 s against nsip-mcp and the
+# stand-in upstream (50 ms per answer), both started by nsip-load on loopback.
+.PHONY: load
+load: build
+	./$(BIN)/nsip-load --spawn --server-bin $(BIN)/nsip-mcp --transport websocket --sessions 200 --duration 20s --latency 50ms
 
 clean:
 	rm -rf $(BIN) coverage.out

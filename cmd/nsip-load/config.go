@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 )
@@ -57,6 +58,7 @@ type config struct {
 	think       time.Duration
 	hot         float64
 	hotKeys     int
+	tools       []string // mix: the tools drawn from; empty means all nine
 	callTimeout time.Duration
 	connectPar  int
 	protocol    string
@@ -118,6 +120,7 @@ func parseArgs(args []string, out io.Writer) (config, error) {
 	fs.DurationVar(&c.think, "think", 0, "mean pause between a session's calls (exponentially distributed); 0 sends the next call at once")
 	fs.Float64Var(&c.hot, "hot", 0.8, "mix: share of calls on hot keys, 0..1")
 	fs.IntVar(&c.hotKeys, "hot-keys", 16, "mix and breeder: how many animals are hot")
+	toolList := fs.String("tools", "", "mix: comma-separated tool names to draw from, e.g. nsip_get_animal,nsip_get_lineage (default all nine)")
 	fs.DurationVar(&c.callTimeout, "call-timeout", 30*time.Second, "limit for one tool call")
 	fs.IntVar(&c.connectPar, "connect-parallel", 32, "sessions opened at once while connecting")
 	fs.StringVar(&c.protocol, "protocol", "2025-11-25", "MCP protocol version to ask for")
@@ -134,6 +137,11 @@ func parseArgs(args []string, out io.Writer) (config, error) {
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected argument %q: nsip-load takes flags only", fs.Arg(0))
+	}
+	for _, t := range strings.Split(*toolList, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			c.tools = append(c.tools, t)
+		}
 	}
 	return c, c.check()
 }
@@ -178,6 +186,14 @@ func (c *config) check() error {
 		return bad("progress", "must not be negative")
 	case c.serverPID < 0:
 		return bad("server-pid", "must not be negative")
+	}
+	for _, t := range c.tools {
+		if !slices.Contains(toolNames[:], t) {
+			return bad("tools", "%q is not one of the nine tools (%s)", t, strings.Join(toolNames[:], ", "))
+		}
+	}
+	if len(c.tools) > 0 && c.scenario != scenarioMix {
+		return bad("tools", "only applies to the mix scenario")
 	}
 	for _, kv := range c.serverEnv {
 		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {

@@ -76,6 +76,8 @@ func TestParseArgsRejects(t *testing.T) {
 		{"server env upstream", []string{"--spawn", "--server-env", "NSIP_BASE_URL=http://nsipsearch.nsip.org/api"}, "NSIP_BASE_URL"},
 		{"server env host", []string{"--spawn", "--server-env", "MCP_HOST=0.0.0.0"}, "loopback"},
 		{"pid with spawn", []string{"--spawn", "--server-pid", "12"}, "--server-pid"},
+		{"unknown tool", []string{"--spawn", "--tools", "nsip_get_animal,nsip_get_sheep"}, "nsip_get_sheep"},
+		{"tools outside the mix", []string{"--spawn", "--scenario", "breeder", "--tools", "nsip_get_animal"}, "--tools"},
 		{"stray argument", []string{"--spawn", "extra"}, "extra"},
 		{"unknown flag", []string{"--spawn", "--rps", "5"}, "rps"},
 	}
@@ -89,6 +91,16 @@ func TestParseArgsRejects(t *testing.T) {
 				t.Errorf("%v: error %q does not mention %q", tt.args, err, tt.want)
 			}
 		})
+	}
+}
+
+func TestParseArgsToolList(t *testing.T) {
+	c, err := parseArgs([]string{"--spawn", "--tools", " nsip_get_animal, nsip_get_lineage ,"}, &strings.Builder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(c.tools, "|") != "nsip_get_animal|nsip_get_lineage" {
+		t.Errorf("tools = %q, want the two names trimmed", c.tools)
 	}
 }
 

@@ -109,11 +109,15 @@ type mixPlan struct {
 	cum [len(toolNames)]int
 }
 
-func newMixPlan(ks *keyspace, hot float64) *mixPlan {
+// newMixPlan draws from the named tools only, or from all nine when none
+// are named.
+func newMixPlan(ks *keyspace, hot float64, only ...string) *mixPlan {
 	p := &mixPlan{ks: ks, hot: hot}
 	sum := 0
 	for i, w := range mixWeights {
-		sum += w
+		if len(only) == 0 || slices.Contains(only, toolNames[i]) {
+			sum += w
+		}
 		p.cum[i] = sum
 	}
 	return p

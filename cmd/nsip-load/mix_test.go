@@ -93,6 +93,24 @@ func TestMixFollowsWeightsAndHotShare(t *testing.T) {
 	}
 }
 
+func TestMixRestrictedToNamedTools(t *testing.T) {
+	ks := newKeyspace(testData(t), 4)
+	p := newMixPlan(ks, 0.5, "nsip_get_animal", "nsip_get_statuses")
+	r := rand.New(rand.NewPCG(7, 7))
+	n := map[int]int{}
+	for range 20000 {
+		c, _ := p.next(context.Background(), r)
+		n[c.tool]++
+	}
+	if len(n) != 2 || n[toolAnimal] == 0 || n[toolStatuses] == 0 {
+		t.Fatalf("drew %v, want only nsip_get_animal and nsip_get_statuses", n)
+	}
+	// Their weights, 24 and 5, keep their proportion.
+	if got := float64(n[toolAnimal]) / 20000; math.Abs(got-24.0/29) > 0.015 {
+		t.Errorf("nsip_get_animal share %.3f, want %.3f ± 0.015", got, 24.0/29)
+	}
+}
+
 func TestMixHotCallsUseOnlyHotKeys(t *testing.T) {
 	ks := newKeyspace(testData(t), 4)
 	p := newMixPlan(ks, 1)

@@ -234,7 +234,7 @@ func assignPlans(cfg config, ks *keyspace, workers []*worker) {
 	if cfg.scenario == scenarioCollapse {
 		bar = newBarrier(len(workers))
 	}
-	mix := newMixPlan(ks, cfg.hot)
+	mix := newMixPlan(ks, cfg.hot, cfg.tools...)
 	for i, w := range workers {
 		w.rng = rand.New(rand.NewPCG(uint64(cfg.seed), uint64(i)))
 		switch cfg.scenario {
