@@ -92,7 +92,7 @@ func checkReached(t *testing.T, seen, want []string) {
 func TestHintsReachEveryRow(t *testing.T) {
 	s, c := newTestSummarizer(t)
 	r := rand.New(rand.NewSource(99))
-	for i := range 8 {
+	for i := range 6 {
 		total, size, budget := r.Intn(300), 1+r.Intn(100), 300+r.Intn(3700)
 		t.Run(fmt.Sprintf("search/%d rows, page size %d, budget %d", total, size, budget), func(t *testing.T) {
 			src := &pagedSource{g: newGen(int64(i))}

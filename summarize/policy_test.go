@@ -255,3 +255,39 @@ func TestDeterministic(t *testing.T) {
 		t.Error(e)
 	}
 }
+
+func TestGuardTurnsAPanicIntoAnError(t *testing.T) {
+	out, err := guard(func() ([]byte, error) { panic("index out of range") })
+	if out != nil || err == nil || !strings.Contains(err.Error(), "index out of range") {
+		t.Errorf("guard gave %q, %v", out, err)
+	}
+}
+
+// TestTraitsBeyondTheThirteen checks that trait codes the model does not
+// list are summarized too, after the known ones in alphabetical order.
+func TestTraitsBeyondTheThirteen(t *testing.T) {
+	s, _ := newTestSummarizer(t)
+	g := newGen(9)
+	v := g.progeny("6400012020ABC001", 30, 30, 0, 30)
+	for i := range v.Animals {
+		v.Animals[i].Traits = append(v.Animals[i].Traits,
+			nsip.Trait{Code: "ZZZ", Value: float64(i), Accuracy: 99.5, HasAccuracy: true},
+			nsip.Trait{Code: "ABC", Value: -float64(i)})
+	}
+	v.Raw = g.progenyRaw(v)
+	r := s.Fit(Request{Kind: KindProgeny, Value: v, Raw: v.Raw})
+	p := checkProgeny(t, r.Text, v, false)
+	var codes []string
+	for _, row := range p.TraitStats.Rows {
+		codes = append(codes, row[0].(string))
+	}
+	if want := append(append([]string{}, nsip.TraitCodes...), "ABC", "ZZZ"); strings.Join(codes, ",") != strings.Join(want, ",") {
+		t.Errorf("trait order %v, want %v", codes, want)
+	}
+	// ZZZ is the most accurate trait of every row, so it is every row's top trait.
+	for _, row := range p.Rows {
+		if !strings.HasPrefix(string(row[3]), `["ZZZ",`) {
+			t.Errorf("top trait %s, want ZZZ", row[3])
+		}
+	}
+}

@@ -14,7 +14,7 @@ func TestProperties(t *testing.T) {
 	r := rand.New(rand.NewSource(2026))
 	kinds := []Kind{KindSearch, KindProgeny, KindLineage, KindAnimal, KindProfile, KindGeneric}
 	fallbacks, summarized := 0, map[Kind]int{}
-	for i := range 120 {
+	for i := range 90 {
 		g := newGen(r.Int63())
 		g.old, g.unicode, g.sparse = r.Intn(2) == 0, r.Intn(3) == 0, r.Intn(3) == 0
 		if r.Intn(8) == 0 {
