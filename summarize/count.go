@@ -35,7 +35,8 @@ func loadEncoding() (*tiktoken.Tiktoken, error) {
 }
 
 // Counter counts cl100k_base tokens. It is safe for concurrent use; all
-// Counters share one encoder.
+// Counters share one encoder. Make one with NewCounter: the zero Counter
+// has no encoder.
 type Counter struct {
 	enc   *tiktoken.Tiktoken
 	calls atomic.Int64 // encodings made, which tests bound
