@@ -1,0 +1,216 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+// checkingUpstream answers every request with a small, valid answer and
+// notes any argument that breaks a rule the tool schemas promise, so a fuzz
+// run can tell whether invalid input got past validation.
+type checkingUpstream struct {
+	calls    int
+	breaches []string
+}
+
+var (
+	lpnRule    = regexp.MustCompile(`^[A-Za-z0-9]{5,32}$`)
+	searchRule = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]{1,63}$`)
+	statusRule = regexp.MustCompile(`^[A-Z][A-Z _-]{0,31}$`)
+	flockRule  = regexp.MustCompile(`^[A-Za-z0-9]{1,32}$`)
+)
+
+func (u *checkingUpstream) breach(format string, a ...any) {
+	u.breaches = append(u.breaches, fmt.Sprintf(format, a...))
+}
+
+func (u *checkingUpstream) page(page, size int) {
+	if page < 0 || page > 100000 || size < 1 || size > 100 {
+		u.breach("page %d, page size %d", page, size)
+	}
+}
+
+func (u *checkingUpstream) DateLastUpdated(context.Context) (*nsip.LastUpdate, error) {
+	u.calls++
+	return &nsip.LastUpdate{Date: "09/23/2025", Raw: json.RawMessage(`{"date":"09/23/2025"}`)}, nil
+}
+
+func (u *checkingUpstream) BreedGroups(context.Context) (*nsip.BreedGroups, error) {
+	u.calls++
+	return &nsip.BreedGroups{Raw: json.RawMessage(`{"success":true,"data":[]}`)}, nil
+}
+
+func (u *checkingUpstream) Statuses(context.Context) (*nsip.Statuses, error) {
+	u.calls++
+	return &nsip.Statuses{Values: []string{"CURRENT"}, Raw: json.RawMessage(`["CURRENT"]`)}, nil
+}
+
+func (u *checkingUpstream) TraitRanges(_ context.Context, breedID int) (*nsip.TraitRanges, error) {
+	u.calls++
+	if breedID < 1 || breedID > 99999 {
+		u.breach("breed ID %d", breedID)
+	}
+	return &nsip.TraitRanges{BreedID: breedID, Raw: json.RawMessage(`{"BWT":{"min":-1,"max":1}}`)}, nil
+}
+
+func (u *checkingUpstream) SearchAnimals(_ context.Context, p nsip.SearchParams) (*nsip.SearchResults, error) {
+	u.calls++
+	u.page(p.Page, p.PageSize)
+	c := p.Criteria
+	if p.BreedID < 0 || p.BreedID > 99999 || c.BreedID < 0 || c.BreedID > 99999 || c.BreedGroupID < 0 || c.BreedGroupID > 99999 {
+		u.breach("breed %d / %d, group %d", p.BreedID, c.BreedID, c.BreedGroupID)
+	}
+	if p.SortedTrait != "" && !slices.Contains(nsip.TraitCodes, p.SortedTrait) {
+		u.breach("sort trait %q", p.SortedTrait)
+	}
+	if c.Gender != "" && !slices.Contains([]string{"Male", "Female", "Both"}, c.Gender) {
+		u.breach("gender %q", c.Gender)
+	}
+	for _, d := range []string{c.BornAfter, c.BornBefore} {
+		if _, err := time.Parse(time.DateOnly, d); d != "" && err != nil {
+			u.breach("date %q", d)
+		}
+	}
+	if c.BornAfter != "" && c.BornBefore != "" && c.BornAfter > c.BornBefore {
+		u.breach("born after %s but before %s", c.BornAfter, c.BornBefore)
+	}
+	if (c.Status != "" && !statusRule.MatchString(c.Status)) || (c.FlockID != "" && !flockRule.MatchString(c.FlockID)) {
+		u.breach("status %q, flock %q", c.Status, c.FlockID)
+	}
+	for code, r := range c.TraitRanges {
+		if !slices.Contains(nsip.TraitCodes, code) || math.IsNaN(r.Min) || math.IsNaN(r.Max) || r.Min > r.Max {
+			u.breach("trait range %s %+v", code, r)
+		}
+	}
+	return &nsip.SearchResults{Page: p.Page, PageSize: p.PageSize, Raw: json.RawMessage(`{"recordCount":0,"records":[]}`)}, nil
+}
+
+func (u *checkingUpstream) AnimalDetails(_ context.Context, s string) (*nsip.AnimalDetails, error) {
+	u.calls++
+	if !searchRule.MatchString(s) {
+		u.breach("search string %q", s)
+	}
+	return &nsip.AnimalDetails{LPNID: s, Raw: json.RawMessage(`{"success":true,"data":{"progenyCount":0}}`)}, nil
+}
+
+func (u *checkingUpstream) Lineage(_ context.Context, id string) (*nsip.Lineage, error) {
+	u.calls++
+	if !lpnRule.MatchString(id) {
+		u.breach("LPN ID %q", id)
+	}
+	return &nsip.Lineage{Subject: nsip.LineageNode{LPNID: id}, Raw: json.RawMessage(`{"success":true,"data":{"lpnId":"A","content":"","children":[]}}`)}, nil
+}
+
+func (u *checkingUpstream) Progeny(_ context.Context, id string, page, size int) (*nsip.ProgenyPage, error) {
+	u.calls++
+	if !lpnRule.MatchString(id) {
+		u.breach("LPN ID %q", id)
+	}
+	u.page(page, size)
+	return &nsip.ProgenyPage{LPNID: id, Page: page, PageSize: size, Raw: json.RawMessage(`{"recordCount":0,"records":[]}`)}, nil
+}
+
+// FuzzToolArguments sends arbitrary argument bytes to each tool's handler.
+// Whatever arrives, the handler returns one result and no Go error; a
+// rejection is an invalid_argument result naming a field of the tool and
+// sends nothing upstream; anything accepted reaches the upstream only with
+// values inside the published limits.
+func FuzzToolArguments(f *testing.F) {
+	seeds := map[string][]string{
+		"nsip_get_last_update":  {`{}`, `null`, `[]`, `{"date":1}`},
+		"nsip_list_breeds":      {``, `{"x":{"y":{"z":[]}}}`},
+		"nsip_get_statuses":     {`"CURRENT"`, `{"breed_id":640}`},
+		"nsip_get_trait_ranges": {`{"breed_id":640}`, `{"breed_id":"640"}`, `{"breed_id":1e400}`, `{"breed_id":-0}`, `{"breed_id":640.0}`, `{"breed_id":99999999999999999999999}`, `{"breed_id":640,"breed_id":0}`},
+		"nsip_search_animals": {
+			`{"page":0,"page_size":15,"breed_id":640,"sorted_trait":"wwt","reverse":true}`,
+			`{"search_criteria":{"gender":"female","born_after":"2022-01-01","born_before":"2024-12-31","status":"current","flock_id":"640238","proven_only":true}}`,
+			`{"search_criteria":{"trait_ranges":{"wwt":{"min":1,"max":5},"BWT":{"min":-1e308,"max":1e308}}}}`,
+			`{"search_criteria":{"trait_ranges":{"WWT":{"min":"NaN","max":1}}}}`,
+			`{"search_criteria":{"born_after":"2024-02-30"}}`,
+			`{"search_criteria":{"status":"CURRENT\u0000DEAD"}}`,
+			`{"page_size":100.5}`,
+			`{"search_criteria":` + strings.Repeat(`{"a":`, 64) + `1` + strings.Repeat(`}`, 64) + `}`,
+		},
+		"nsip_get_animal":    {`{"search_string":"6402382024NCS310"}`, `{"search_string":"  640\u00a0238 "}`, `{"search_string":"../../etc/passwd"}`, `{"search_string":"640?x=1&y=2"}`, `{"search_string":"٦٤٠٢٣٨٢٠٢٤"}`},
+		"nsip_get_lineage":   {`{"lpn_id":"6402382024NCS310"}`, `{"lpn_id":"6402382024ＮCS310"}`, `{"lpn_id":["6402382024NCS310"]}`, `{"lpn_id":"\ud800abcde"}`},
+		"nsip_get_progeny":   {`{"lpn_id":"6402382024NCS310","page":2,"page_size":100}`, `{"lpn_id":"6402382024NCS310","page":1e5,"page_size":1}`, `{"lpn_id":"6402382024NCS310","page":-1}`},
+		"nsip_search_by_lpn": {`{"lpn_id":"6402382024NCS310"}`, `{"lpn_id":"6402382024NCS310","extra":true}`, `{"lpn_id":"` + strings.Repeat("A", 33) + `"}`, `{`},
+	}
+	for i, d := range toolDefs {
+		for _, s := range seeds[d.name] {
+			f.Add(uint8(i), []byte(s))
+		}
+	}
+	up := &checkingUpstream{}
+	sum, _ := summarizer(f)
+	g, err := New(up, sum, Config{Logger: discard(), RateLimit: 1e6, RateBurst: 1e6})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, tool uint8, raw []byte) {
+		d := toolDefs[int(tool)%len(toolDefs)]
+		req := mcp.CallToolRequest{}
+		req.Params.Name = d.name
+		req.Params.RawArguments = raw
+		up.calls, up.breaches = 0, nil
+		res, err := g.handler(d)(context.Background(), req)
+		if err != nil || res == nil || len(res.Content) != 1 {
+			t.Fatalf("%s(%q): result %v, error %v; want one result and no error", d.name, raw, res, err)
+		}
+		text, ok := mcp.AsTextContent(res.Content[0])
+		if !ok || !json.Valid([]byte(text.Text)) {
+			t.Fatalf("%s(%q): content %#v is not JSON text", d.name, raw, res.Content[0])
+		}
+		if len(up.breaches) > 0 {
+			t.Fatalf("%s(%q) reached the upstream with %v", d.name, raw, up.breaches)
+		}
+		if !res.IsError {
+			return
+		}
+		var body struct{ Error *toolError }
+		if err := json.Unmarshal([]byte(text.Text), &body); err != nil || body.Error == nil {
+			t.Fatalf("%s(%q): error body %s", d.name, raw, text.Text)
+		}
+		e := body.Error
+		if e.Code != CodeInvalidArgument {
+			t.Fatalf("%s(%q): %s from an upstream that cannot fail: %s", d.name, raw, e.Code, e.Problem)
+		}
+		if up.calls != 0 {
+			t.Errorf("%s(%q): rejected (%s) after %d upstream requests", d.name, raw, e.Problem, up.calls)
+		}
+		if !namesField(d, raw, e.Field) || !strings.Contains(e.Problem, e.Field) || e.Expected == "" {
+			t.Errorf("%s(%q): error %+v does not name a field of the tool and what it expects", d.name, raw, e)
+		}
+	})
+}
+
+// namesField reports whether field names what was wrong: "arguments" as a
+// whole, a name the caller sent, or a path into one of the tool's own
+// parameters. An empty name, or a path ending in an empty one, names nothing.
+func namesField(d *toolDef, raw []byte, field string) bool {
+	if field == "" || strings.HasSuffix(field, ".") {
+		return false
+	}
+	if field == "arguments" || slices.ContainsFunc(d.params, func(p param) bool {
+		return field == p.name || strings.HasPrefix(field, p.name+".")
+	}) {
+		return true
+	}
+	// The handler reads the first JSON value, as mcp-go hands it over.
+	var sent map[string]json.RawMessage
+	_ = json.NewDecoder(bytes.NewReader(raw)).Decode(&sent)
+	_, ok := sent[field]
+	return ok
+}
