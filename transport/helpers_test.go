@@ -56,7 +56,8 @@ func (g *gate) waitEntered(t *testing.T) string {
 
 // newTestServer builds an MCP server with tools that exercise a transport:
 // echo answers at once, block waits for the gate, progress sends a progress
-// notification before answering (after the gate opens, when asked to hold).
+// notification before answering (after the gate opens, when asked to hold),
+// log sends a log notification.
 func newTestServer(g *gate) *server.MCPServer {
 	s := server.NewMCPServer("transport-test", "1.0.0", server.WithToolCapabilities(false), server.WithLogging())
 	s.AddTool(mcp.NewTool("echo", mcp.WithDescription("Echo text back"), mcp.WithString("text", mcp.Required())),
@@ -98,6 +99,14 @@ func newTestServer(g *gate) *server.MCPServer {
 				}
 			}
 			return mcp.NewToolResultText("progress done"), nil
+		})
+	s.AddTool(mcp.NewTool("log", mcp.WithDescription("Log a message to the client, then answer")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			err := server.ServerFromContext(ctx).SendLogMessageToClient(ctx, mcp.NewLoggingMessageNotification(mcp.LoggingLevelInfo, "flock", "looked up 3 rams"))
+			if err != nil {
+				return mcp.NewToolResultError("log: " + err.Error()), nil
+			}
+			return mcp.NewToolResultText("logged"), nil
 		})
 	return s
 }
@@ -272,6 +281,13 @@ func postRaw(t *testing.T, url string, header http.Header, body []byte) (int, st
 // header becomes the request's Host.
 func doRequest(t *testing.T, method, url string, header http.Header, body []byte) (int, string) {
 	t.Helper()
+	status, _, text := doRequestHeader(t, method, url, header, body)
+	return status, text
+}
+
+// doRequestHeader is doRequest that also returns the response headers.
+func doRequestHeader(t *testing.T, method, url string, header http.Header, body []byte) (int, http.Header, string) {
+	t.Helper()
 	req, err := http.NewRequest(method, url, bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -290,7 +306,7 @@ func doRequest(t *testing.T, method, url string, header http.Header, body []byte
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return resp.StatusCode, resp.Header, string(b)
 }
 
 // reportErrors fails the test for every non-nil error sent on errs, which

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"net"
@@ -67,12 +68,27 @@ func (st *site) admit(w http.ResponseWriter, longLived bool) bool {
 		return false
 	}
 	if longLived && !st.openSession() {
-		w.Header().Set("Retry-After", "5")
-		refuse(w, http.StatusServiceUnavailable, nil, codeServerBusy,
-			fmt.Sprintf("server busy: %d sessions are open, the most it accepts; retry later", st.opts.MaxSessions))
+		st.refuseFull(w)
 		return false
 	}
 	return true
+}
+
+// refuseFull answers a new session past MaxSessions.
+func (st *site) refuseFull(w http.ResponseWriter) {
+	w.Header().Set("Retry-After", "5")
+	refuse(w, http.StatusServiceUnavailable, nil, codeServerBusy,
+		fmt.Sprintf("server busy: %d sessions are open, the most it accepts; retry later", st.opts.MaxSessions))
+}
+
+// sessionBusy answers a call past MaxInFlightPerSession on HTTP transports.
+func (st *site) sessionBusy(w http.ResponseWriter, id json.RawMessage) {
+	w.Header().Set("Retry-After", "1")
+	refuse(w, http.StatusTooManyRequests, id, codeServerBusy, st.busyMessage("session"))
+}
+
+func (st *site) busyMessage(scope string) string {
+	return fmt.Sprintf("server busy: %d calls are already running on this %s; wait for one to finish", st.opts.MaxInFlightPerSession, scope)
 }
 
 // handler wraps every route with the Host and Origin checks, CORS and the
@@ -106,10 +122,39 @@ func (st *site) handler(mux http.Handler) http.Handler {
 					fmt.Sprintf("request body of %d bytes exceeds the limit of %d bytes", r.ContentLength, st.opts.MaxBodyBytes))
 				return
 			}
-			r.Body = http.MaxBytesReader(w, r.Body, st.opts.MaxBodyBytes)
+			r.Body = st.bodyDeadline(w, http.MaxBytesReader(w, r.Body, st.opts.MaxBodyBytes))
 		}
 		mux.ServeHTTP(w, r)
 	})
+}
+
+// bodyDeadline gives a request body as long to arrive as its headers had, so
+// that a client trickling a body cannot hold a handler. The deadline is
+// lifted once the body is read: answers may stream for much longer.
+func (st *site) bodyDeadline(w http.ResponseWriter, body io.ReadCloser) io.ReadCloser {
+	rc := http.NewResponseController(w)
+	if rc.SetReadDeadline(time.Now().Add(st.opts.ReadHeaderTimeout)) != nil {
+		return body
+	}
+	return &deadlineBody{ReadCloser: body, lift: func() { _ = rc.SetReadDeadline(time.Time{}) }}
+}
+
+type deadlineBody struct {
+	io.ReadCloser
+	lift   func()
+	lifted bool
+}
+
+// Read lifts the deadline at the end of a complete body only: after a
+// failed read it must stay, or the server would wait for the rest of the
+// body before it closes the connection.
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF && !b.lifted {
+		b.lifted = true
+		b.lift()
+	}
+	return n, err
 }
 
 // addHealth registers /healthz and /readyz.

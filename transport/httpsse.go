@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -36,16 +39,18 @@ func ServeHTTPSSE(ctx context.Context, s *server.MCPServer, opts Options) error 
 		server.WithKeepAliveInterval(o.PingInterval),
 		server.WithSessionIDGenerator(newStreamSessionID),
 	)
+	ledger := newSessionLedger(st)
 	streamable := server.NewStreamableHTTPServer(s,
 		server.WithEndpointPath(mcpPath),
 		server.WithStreamableHTTPLogger(st.log),
 		server.WithHeartbeatInterval(o.PingInterval),
+		server.WithSessionIdManager(ledger),
 	)
 	mux := http.NewServeMux()
 	st.addHealth(mux)
 	mux.Handle("GET "+ssePath, st.sseStream(legacy.SSEHandler()))
 	mux.Handle("POST "+messagePath, st.ssePost(legacy.MessageHandler()))
-	mux.Handle(mcpPath, st.streamable(streamable))
+	mux.Handle(mcpPath, st.streamable(streamable, ledger))
 	return st.serve(ctx, ln, mux, []string{ssePath, mcpPath, "/healthz", "/readyz"}, func(ctx context.Context) {
 		legacy.CloseSessions()
 		streamable.CloseSessions(ctx)
@@ -85,13 +90,10 @@ func (st *site) sseStream(next http.Handler) http.Handler {
 // until its answer appears on the session's stream.
 func (st *site) ssePost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		raw, err := io.ReadAll(r.Body)
-		if err != nil {
-			refuse(w, http.StatusRequestEntityTooLarge, nil, codeInvalidRequest,
-				fmt.Sprintf("request body exceeds the limit of %d bytes", st.opts.MaxBodyBytes))
+		raw, ok := st.readBody(w, r)
+		if !ok {
 			return
 		}
-		r.Body = io.NopCloser(bytes.NewReader(raw))
 		m := classify(raw)
 		if m.kind != msgRequest {
 			next.ServeHTTP(w, r)
@@ -101,7 +103,14 @@ func (st *site) ssePost(next http.Handler) http.Handler {
 			refuse(w, http.StatusServiceUnavailable, m.id, codeServerBusy, msgShuttingDown)
 			return
 		}
-		key := r.URL.Query().Get("sessionId") + "/" + m.key
+		// Answers go out on the session's stream; a client that does not
+		// read it gets no more calls run than the bound.
+		session := r.URL.Query().Get("sessionId") + "/"
+		if st.calls.inFlightWith(session) >= st.opts.MaxInFlightPerSession {
+			st.sessionBusy(w, m.id)
+			return
+		}
+		key := session + m.key
 		st.calls.begin(key)
 		sw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r)
@@ -111,27 +120,139 @@ func (st *site) ssePost(next http.Handler) http.Handler {
 	})
 }
 
-// streamable wraps /mcp: a POST is in flight until its handler returns, a GET
-// is a listening stream and counts as a session.
-func (st *site) streamable(next http.Handler) http.Handler {
+// readBody reads a POST body, answering the client itself when it cannot.
+func (st *site) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	raw, err := io.ReadAll(r.Body)
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		refuse(w, http.StatusRequestEntityTooLarge, nil, codeInvalidRequest,
+			fmt.Sprintf("request body too large: it exceeds the limit of %d bytes", st.opts.MaxBodyBytes))
+		return nil, false
+	case err != nil:
+		refuse(w, http.StatusBadRequest, nil, codeParseError, "could not read the request body: "+err.Error())
+		return nil, false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(raw))
+	return raw, true
+}
+
+// streamable wraps /mcp. A POST is in flight until its handler returns and
+// counts against its session's bound; initialize opens a session, which
+// counts against MaxSessions like a stream or a WebSocket does.
+func (st *site) streamable(next http.Handler, ledger *sessionLedger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		session := r.Header.Get("Mcp-Session-Id")
 		switch r.Method {
 		case http.MethodPost:
-			if st.draining.Load() {
-				refuse(w, http.StatusServiceUnavailable, nil, codeServerBusy, msgShuttingDown)
+			raw, ok := st.readBody(w, r)
+			if !ok {
 				return
 			}
-			key := st.calls.anon()
+			m := classify(raw)
+			if st.draining.Load() {
+				refuse(w, http.StatusServiceUnavailable, m.id, codeServerBusy, msgShuttingDown)
+				return
+			}
+			if m.kind == msgRequest && m.method == "initialize" {
+				if !ledger.reserve() {
+					st.refuseFull(w)
+					return
+				}
+				// The session itself is counted when mcp-go mints its ID.
+				defer st.closeSession()
+			}
+			prefix := "mcp/" + session + "/"
+			if session != "" && st.calls.inFlightWith(prefix) >= st.opts.MaxInFlightPerSession {
+				st.sessionBusy(w, m.id)
+				return
+			}
+			key := prefix + st.calls.anon()
 			st.calls.begin(key)
 			defer st.calls.end(key)
 		case http.MethodGet:
-			if !st.admit(w, true) {
+			if !st.admit(w, false) {
 				return
 			}
-			defer st.closeSession()
+			if session == "" {
+				if !ledger.reserve() {
+					st.refuseFull(w)
+					return
+				}
+				defer st.closeSession()
+			}
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// sessionLedger is the streamable transport's session ID manager: it knows
+// every session it minted, counts them as open sessions, forgets them on
+// DELETE or after SessionIdleTimeout without a request, and refuses IDs it
+// does not know, which tells a client to initialize again.
+type sessionLedger struct {
+	site *site
+	mu   sync.Mutex
+	seen map[string]time.Time // session ID -> last request
+}
+
+var _ server.SessionIdManager = (*sessionLedger)(nil)
+
+var errUnknownSession = errors.New("unknown or expired session; initialize a new one")
+
+func newSessionLedger(st *site) *sessionLedger {
+	return &sessionLedger{site: st, seen: map[string]time.Time{}}
+}
+
+// reserve holds a place for a session about to be minted, after dropping
+// idle ones; false means the server is full.
+func (l *sessionLedger) reserve() bool {
+	l.sweep()
+	return l.site.openSession()
+}
+
+func (l *sessionLedger) sweep() {
+	cutoff := time.Now().Add(-l.site.opts.SessionIdleTimeout)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for id, last := range l.seen {
+		if last.Before(cutoff) {
+			delete(l.seen, id)
+			l.site.closeSession()
+		}
+	}
+}
+
+// Generate mints and records a session ID.
+func (l *sessionLedger) Generate() string {
+	id := "mcp-" + rand.Text()
+	l.mu.Lock()
+	l.seen[id] = time.Now()
+	l.mu.Unlock()
+	l.site.sessions.Add(1)
+	return id
+}
+
+// Validate accepts IDs this server minted and has not forgotten.
+func (l *sessionLedger) Validate(id string) (isTerminated bool, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, ok := l.seen[id]; !ok {
+		return false, errUnknownSession
+	}
+	l.seen[id] = time.Now()
+	return false, nil
+}
+
+// Terminate forgets a session; clients may end their own.
+func (l *sessionLedger) Terminate(id string) (isNotAllowed bool, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, ok := l.seen[id]; ok {
+		delete(l.seen, id)
+		l.site.closeSession()
+	}
+	return false, nil
 }
 
 // streamWatcher passes an SSE stream through and ends the tracked call of

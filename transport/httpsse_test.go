@@ -25,7 +25,7 @@ func TestHTTPSSEListsAndCallsTools(t *testing.T) {
 			c := newMCPClient(t, flavour, srv.base)
 			names := toolNames(t, c)
 			slices.Sort(names)
-			if want := []string{"block", "echo", "progress"}; !slices.Equal(names, want) {
+			if want := []string{"block", "echo", "log", "progress"}; !slices.Equal(names, want) {
 				t.Fatalf("tools/list = %v, want %v", names, want)
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)

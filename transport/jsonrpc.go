@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -28,9 +29,10 @@ const (
 
 // message is the shape of one classified JSON-RPC message.
 type message struct {
-	kind msgKind
-	id   json.RawMessage // as sent, nil when absent
-	key  string          // id in canonical form, for matching answers to calls
+	kind   msgKind
+	method string
+	id     json.RawMessage // as sent, nil when absent
+	key    string          // id in canonical form, for matching answers to calls
 }
 
 // classify looks at one message without decoding its params.
@@ -52,6 +54,9 @@ func classify(raw []byte) message {
 		return message{kind: msgInvalid}
 	}
 	m := message{id: env.ID}
+	if env.Method != nil {
+		m.method = *env.Method
+	}
 	hasID := len(env.ID) > 0 && string(env.ID) != "null"
 	if hasID {
 		key, ok := idKey(env.ID)
@@ -178,11 +183,24 @@ func (t *tracker) forget(prefix string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for k, c := range t.pending {
-		if len(k) >= len(prefix) && k[:len(prefix)] == prefix {
+		if strings.HasPrefix(k, prefix) {
 			delete(t.pending, k)
 			t.dec(c)
 		}
 	}
+}
+
+// inFlightWith counts the calls whose key starts with prefix: one session's.
+func (t *tracker) inFlightWith(prefix string) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := 0
+	for k, c := range t.pending {
+		if strings.HasPrefix(k, prefix) {
+			n += c
+		}
+	}
+	return n
 }
 
 func (t *tracker) dec(c int) {

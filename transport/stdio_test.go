@@ -103,8 +103,8 @@ func TestStdioServesToolsAndWritesOnlyJSONRPC(t *testing.T) {
 	r := startStdio(t, newTestServer(newGate()), Options{})
 	c := stdioClient(t, r)
 	names := toolNames(t, c)
-	if len(names) != 3 {
-		t.Fatalf("tools/list returned %v, want the 3 test tools", names)
+	if len(names) != 4 {
+		t.Fatalf("tools/list returned %v, want the 4 test tools", names)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()

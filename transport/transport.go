@@ -41,6 +41,7 @@ const (
 	DefaultPongTimeout           = 45 * time.Second
 	DefaultWriteTimeout          = 10 * time.Second
 	DefaultShutdownTimeout       = 10 * time.Second
+	DefaultSessionIdleTimeout    = time.Hour
 )
 
 // Options configures a transport. The zero value serves on 127.0.0.1 with a
@@ -77,13 +78,14 @@ type Options struct {
 
 	MaxBodyBytes          int64         // largest HTTP request body and stdio line
 	WSReadLimit           int64         // largest WebSocket message; larger ones close the connection with 1009
-	ReadHeaderTimeout     time.Duration // time a client has to send request headers
-	MaxSessions           int           // open SSE streams, listening streams and WebSocket connections
-	MaxInFlightPerSession int           // concurrent calls per WebSocket connection or stdio session
+	ReadHeaderTimeout     time.Duration // time a client has to send request headers, and again its body
+	MaxSessions           int           // open SSE streams, streamable HTTP sessions and WebSocket connections
+	MaxInFlightPerSession int           // concurrent calls per session; more are refused as busy
 	PingInterval          time.Duration // WebSocket ping and SSE keep-alive period
 	PongTimeout           time.Duration // a WebSocket peer silent this long is dropped
 	WriteTimeout          time.Duration // limit for one WebSocket frame write
 	ShutdownTimeout       time.Duration // how long in-flight calls may run after shutdown begins
+	SessionIdleTimeout    time.Duration // a streamable HTTP session without requests this long is forgotten
 }
 
 func (o Options) withDefaults() Options {
@@ -102,6 +104,7 @@ func (o Options) withDefaults() Options {
 	orDefault(&o.PongTimeout, DefaultPongTimeout)
 	orDefault(&o.WriteTimeout, DefaultWriteTimeout)
 	orDefault(&o.ShutdownTimeout, DefaultShutdownTimeout)
+	orDefault(&o.SessionIdleTimeout, DefaultSessionIdleTimeout)
 	if o.PongTimeout <= o.PingInterval {
 		// A peer must get at least one ping before it is declared dead.
 		o.PongTimeout = 2 * o.PingInterval

@@ -137,10 +137,12 @@ type wsConn struct {
 	clientCaps  mcp.ClientCapabilities
 }
 
-// reply is one answer for the writer, and the tracked call it ends.
+// reply is one answer for the writer, the tracked call it ends, and whether
+// it holds one of the connection's call slots.
 type reply struct {
 	data []byte // nil when the call produced no answer
 	key  string
+	slot bool
 }
 
 var (
@@ -315,18 +317,18 @@ func (c *wsConn) startCall(m message, data []byte) {
 	select {
 	case c.slots <- struct{}{}:
 	default:
-		c.send(reply{data: errorResponse(m.id, codeServerBusy, fmt.Sprintf(
-			"server busy: %d calls are already running on this connection; wait for one to finish", cap(c.slots)))})
+		c.send(reply{data: errorResponse(m.id, codeServerBusy, st.busyMessage("connection"))})
 		return
 	}
 	key := st.calls.anon()
 	st.calls.begin(key)
 	c.calls.Add(1)
+	// The slot is held until the writer takes the answer, so a client that
+	// never reads cannot make answers pile up: past the bound its calls are
+	// refused, and once the writer blocks, so does reading.
 	go func() {
 		defer c.calls.Done()
-		out := c.handle(m, data)
-		<-c.slots // free before answering: the client may send its next call at once
-		c.send(reply{data: out, key: key})
+		c.send(reply{data: c.handle(m, data), key: key, slot: true})
 	}()
 }
 
@@ -358,8 +360,16 @@ func (c *wsConn) send(r reply) {
 	select {
 	case c.out <- r:
 	case <-c.writerDone:
-		c.hub.site.calls.end(r.key)
+		c.release(r)
 	}
+}
+
+// release frees what a reply held once it is written or dropped.
+func (c *wsConn) release(r reply) {
+	if r.slot {
+		<-c.slots
+	}
+	c.hub.site.calls.end(r.key)
 }
 
 // writeLoop is the connection's only writer. Before each reply it writes the
@@ -376,6 +386,12 @@ func (c *wsConn) writeLoop() {
 		case n := <-c.notes:
 			err = c.writeNote(n)
 		case r := <-c.out:
+			// Free the slot before writing: the client may send its next
+			// call the moment it reads this answer.
+			if r.slot {
+				<-c.slots
+				r.slot = false
+			}
 			err = c.writeReply(r)
 		case <-ping.C:
 			err = c.conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(o.WriteTimeout))
@@ -391,7 +407,7 @@ func (c *wsConn) writeLoop() {
 }
 
 func (c *wsConn) writeReply(r reply) error {
-	defer c.hub.site.calls.end(r.key)
+	defer c.release(r)
 	for drained := false; !drained; {
 		select {
 		case n := <-c.notes:

@@ -144,7 +144,7 @@ func TestWebSocketListsAndCallsTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{`"block"`, `"echo"`, `"progress"`} {
+	for _, name := range []string{`"block"`, `"echo"`, `"log"`, `"progress"`} {
 		if !strings.Contains(string(list.Result), name) {
 			t.Errorf("tools/list result lacks %s: %s", name, list.Result)
 		}
@@ -463,5 +463,33 @@ func TestWebSocketHealthCountsConnections(t *testing.T) {
 	status, body := getJSON(t, srv.base+"/healthz", nil)
 	if status != 200 || body["transport"] != "websocket" || body["version"] != "2.0.0" || body["status"] != "ok" {
 		t.Fatalf("healthz %d %v, want 200 ok websocket 2.0.0", status, body)
+	}
+}
+
+func TestWebSocketLogNotificationsFollowTheClientsLevel(t *testing.T) {
+	srv := serveNetwork(t, KindWebSocket, newTestServer(newGate()), Options{})
+	c := mustDialWS(t, srv.base)
+
+	// The default level is error, so an info message is not sent.
+	res, err := c.call("tools/call", callParams("log", nil))
+	if err != nil || toolText(res) != "logged" {
+		t.Fatalf("log call at the default level: %q, %v", toolText(res), err)
+	}
+	if m, err := c.call("logging/setLevel", map[string]any{"level": "info"}); err != nil || m.Error != nil {
+		t.Fatalf("logging/setLevel: %v %+v", err, m.Error)
+	}
+	id, err := c.send("tools/call", callParams("log", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := c.read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Method != "notifications/message" || first.Params["level"] != "info" || first.Params["data"] != "looked up 3 rams" {
+		t.Fatalf("first frame after setLevel info: %s %v, want the info log message", first.Method, first.Params)
+	}
+	if m, err := c.read(); err != nil || string(m.ID) != id {
+		t.Fatalf("then: id %s err %v, want the result of call %s", m.ID, err, id)
 	}
 }
