@@ -35,8 +35,8 @@ func loadEncoding() (*tiktoken.Tiktoken, error) {
 }
 
 // Counter counts cl100k_base tokens. It is safe for concurrent use; all
-// Counters share one encoder. Make one with NewCounter: the zero Counter
-// has no encoder.
+// Counters share one encoder. NewCounter loads the table before it returns;
+// StartCounter returns at once and the first count waits for the table.
 type Counter struct {
 	enc   *tiktoken.Tiktoken
 	calls atomic.Int64 // encodings made, which tests bound
@@ -51,6 +51,33 @@ func NewCounter() (*Counter, error) {
 	return &Counter{enc: e}, nil
 }
 
+// StartCounter returns a Counter without waiting for the table, which loads
+// in the background. A server can then answer its first messages (most are
+// not tool results) while the table is still being parsed; Err reports
+// whether the load worked.
+func StartCounter() *Counter {
+	go func() { _, _ = loadEncoding() }()
+	return &Counter{}
+}
+
+// Err waits for the table and reports whether it loaded.
+func (c *Counter) Err() error {
+	if c.enc != nil {
+		return nil
+	}
+	_, err := loadEncoding()
+	return err
+}
+
+// encoder is nil only when the table failed to load.
+func (c *Counter) encoder() *tiktoken.Tiktoken {
+	if c.enc != nil {
+		return c.enc
+	}
+	e, _ := loadEncoding()
+	return e
+}
+
 // Count returns the number of cl100k_base tokens in s. Special-token text
 // such as "<|endoftext|>" is counted as ordinary text, which is how it
 // reaches the client.
@@ -59,7 +86,13 @@ func (c *Counter) Count(s string) int {
 		return 0
 	}
 	c.calls.Add(1)
-	return len(c.enc.EncodeOrdinary(s))
+	e := c.encoder()
+	if e == nil {
+		// Without the table, the byte length bounds the count of valid
+		// UTF-8 from above, so budgets still hold.
+		return len(s)
+	}
+	return len(e.EncodeOrdinary(s))
 }
 
 // AtMost reports whether s has at most n tokens. Every token of valid UTF-8

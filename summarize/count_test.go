@@ -179,3 +179,21 @@ func offlineLoad(t *testing.T) {
 	}
 	t.Logf("counted offline: %d tokens", n)
 }
+
+func TestStartCounterCountsLikeNewCounter(t *testing.T) {
+	loaded, err := NewCounter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lazy := StartCounter()
+	text := `{"lpnId":"6402382024NCS310","farmName":"Ferme Bélanger","bwt":-0.227}`
+	if got, want := lazy.Count(text), loaded.Count(text); got != want || want < 10 {
+		t.Fatalf("StartCounter counts %d tokens, NewCounter %d", got, want)
+	}
+	if err := lazy.Err(); err != nil {
+		t.Fatalf("Err() = %v after a successful load", err)
+	}
+	if err := loaded.Err(); err != nil {
+		t.Fatalf("Err() on a loaded counter = %v", err)
+	}
+}

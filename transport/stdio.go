@@ -106,6 +106,14 @@ func (st *site) pumpStdin(in io.Reader, pw *io.PipeWriter, w *lineWriter) {
 			if !errors.Is(err, io.EOF) {
 				st.log.Warn("reading stdin", "err", err)
 			}
+			// A client that writes its requests and closes stdin (a pipe,
+			// a script) still expects the answers: closing mcp-go's input
+			// now would cancel the calls in flight.
+			grace, cancel := context.WithTimeout(context.Background(), st.opts.ShutdownTimeout)
+			if !st.calls.wait(grace.Done()) {
+				st.log.Warn("stdin closed; abandoning calls still in flight", "in_flight", st.calls.count())
+			}
+			cancel()
 			_ = pw.Close()
 			return
 		}

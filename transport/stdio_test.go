@@ -156,6 +156,16 @@ type rawStdio struct {
 	sc *bufio.Scanner
 }
 
+// initialize performs the MCP handshake and checks its answer.
+func (s *rawStdio) initialize() {
+	s.t.Helper()
+	s.write(stdioInit)
+	if m := s.read(); string(m.ID) != `"init"` || m.Error != nil {
+		s.t.Fatalf("initialize answer: %+v", m)
+	}
+	s.write(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+}
+
 func newRawStdio(t *testing.T, r *stdioRun) *rawStdio {
 	sc := bufio.NewScanner(r.out)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -201,11 +211,7 @@ func TestStdioShutdownLetsCallsInFlightFinish(t *testing.T) {
 	healthAddr := freeAddr(t)
 	r := startStdio(t, newTestServer(g), Options{HealthAddr: healthAddr})
 	s := newRawStdio(t, r)
-	s.write(stdioInit)
-	if m := s.read(); string(m.ID) != `"init"` || m.Error != nil {
-		t.Fatalf("initialize answer: %+v", m)
-	}
-	s.write(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	s.initialize()
 	s.write(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"block","arguments":{"label":"in flight"}}}`)
 	g.waitEntered(t)
 
@@ -305,5 +311,34 @@ func TestStdioHealthListener(t *testing.T) {
 	}
 	if status, body := getJSON(t, "http://"+addr+"/readyz", nil); status != 200 || body["status"] != "ready" {
 		t.Fatalf("stdio readyz: %d %v, want 200 ready", status, body)
+	}
+}
+
+// A client that writes its requests and then closes stdin, as a shell pipe
+// does, still gets every answer before the server returns.
+func TestStdioAnswersCallsInFlightWhenInputEnds(t *testing.T) {
+	g := newGate()
+	r := startStdio(t, newTestServer(g), Options{})
+	s := newRawStdio(t, r)
+	s.initialize()
+	s.write(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"block","arguments":{"label":"piped"}}}`)
+	g.waitEntered(t)
+	r.in.Close()
+	select {
+	case <-r.done:
+		t.Fatalf("ServeStdio returned (%v) while a call was running", r.err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	g.open()
+	if m := s.read(); string(m.ID) != "1" || toolText(m) != "released: piped" {
+		t.Fatalf("call in flight at end of input: id %s text %q error %+v, want id 1 released", m.ID, toolText(m), m.Error)
+	}
+	select {
+	case <-r.done:
+		if r.err != nil {
+			t.Fatalf("ServeStdio returned %v, want nil", r.err)
+		}
+	case <-time.After(testTimeout):
+		t.Fatal("ServeStdio did not return after the last call finished")
 	}
 }

@@ -75,10 +75,14 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	counter, err := summarize.NewCounter()
-	if err != nil {
-		return err
-	}
+	// The tokenizer table takes a few hundred milliseconds to parse; load it
+	// while the transport starts so that the first tools/list is not held up.
+	counter := summarize.StartCounter()
+	go func() {
+		if err := counter.Err(); err != nil {
+			logger.Error("token counter unavailable; counting bytes instead", "err", err)
+		}
+	}()
 	gcfg := gateway.DefaultConfig()
 	gcfg.Budget = cfg.TokenBudget
 	gcfg.CacheTTL = cfg.CacheTTL
