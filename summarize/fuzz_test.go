@@ -69,7 +69,7 @@ func fuzzSeeds() map[Kind][]any {
 	details := &nsip.AnimalDetails{LPNID: "6402382024NCS310", Breed: "Katahdin", BreedID: 640, Gender: "Male", Status: "CURRENT",
 		Sire: "6400462020VPI007", Dam: "6402382022NCS087", TotalProgeny: 25, Traits: fuzzTraits(3),
 		Contact: nsip.ContactInfo{FarmName: "Schäferei Müller", Phone: "555-0100", Email: "flock@example.org", City: "Raleigh", State: "NC"},
-		Extra: map[string]json.RawMessage{"notes": json.RawMessage(`"` + strings.Repeat("long note ", 300) + `"`)}}
+		Extra:   map[string]json.RawMessage{"notes": json.RawMessage(`"` + strings.Repeat("long note ", 300) + `"`)}}
 	lineage := &nsip.Lineage{Subject: *fuzzLineage("6402382024NCS310", 4)}
 	return map[Kind][]any{
 		KindSearch:  {search, &nsip.SearchResults{}},
