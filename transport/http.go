@@ -2,6 +2,8 @@ package transport
 
 import (
 	"context"
+	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -116,6 +118,12 @@ func (st *site) handler(mux http.Handler) http.Handler {
 				return
 			}
 		}
+		if !st.authorized(r) {
+			st.log.Warn("refused request", "path", r.URL.Path, "remote", r.RemoteAddr, "reason", "missing or wrong bearer token")
+			w.Header().Set("WWW-Authenticate", `Bearer realm="nsip-mcp"`)
+			http.Error(w, "Unauthorized: send Authorization: Bearer <MCP_AUTH_TOKEN>", http.StatusUnauthorized)
+			return
+		}
 		if r.Method == http.MethodPost {
 			if r.ContentLength > st.opts.MaxBodyBytes {
 				refuse(w, http.StatusRequestEntityTooLarge, nil, codeInvalidRequest,
@@ -126,6 +134,22 @@ func (st *site) handler(mux http.Handler) http.Handler {
 		}
 		mux.ServeHTTP(w, r)
 	})
+}
+
+// authorized reports whether r may proceed under Options.AuthToken. The
+// comparison hashes both sides first so that it takes the same time whatever
+// the length or content of the guess.
+func (st *site) authorized(r *http.Request) bool {
+	if st.opts.AuthToken == "" || r.URL.Path == "/healthz" {
+		return true
+	}
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok && r.URL.Path == "/ws" {
+		got, ok = r.URL.Query().Get("access_token"), true
+	}
+	want := sha256.Sum256([]byte(st.opts.AuthToken))
+	have := sha256.Sum256([]byte(strings.TrimSpace(got)))
+	return ok && subtle.ConstantTimeCompare(want[:], have[:]) == 1
 }
 
 // bodyDeadline gives a request body as long to arrive as its headers had, so

@@ -63,6 +63,13 @@ type Options struct {
 	// "*" accepts every origin.
 	AllowedOrigins []string
 
+	// AuthToken, when set, is the bearer token every network request but
+	// /healthz must present (Authorization: Bearer <token>). Browsers cannot
+	// set headers on a WebSocket, so /ws also accepts it as the access_token
+	// query parameter. The NSIP data is public; the token is for operators
+	// who expose the server beyond loopback.
+	AuthToken string
+
 	// Health returns application facts for /healthz, typically a struct with
 	// JSON tags. They are merged with the transport's own keys: status,
 	// version, transport, uptime_seconds, open_sessions and in_flight. A

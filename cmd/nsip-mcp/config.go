@@ -22,6 +22,7 @@ type Config struct {
 	Port           int
 	HealthAddr     string // stdio only; empty means no health listener
 	AllowedOrigins []string
+	AuthToken      string // bearer token the network transports require; empty means none
 
 	BaseURL         string
 	Timeout         time.Duration
@@ -117,6 +118,23 @@ var settings = []setting{
 			origins, ok := parseOrigins(v)
 			c.AllowedOrigins = origins
 			return ok
+		},
+	},
+	{
+		name: "MCP_AUTH_TOKEN", def: "",
+		accepts: "at least 16 visible ASCII characters without spaces (e.g. the output of openssl rand -hex 32)",
+		help:    "when set, every request to the network transports except /healthz must carry Authorization: Bearer <token>",
+		apply: func(c *Config, v string) bool {
+			c.AuthToken = v
+			if len(v) < 16 {
+				return false
+			}
+			for _, r := range v {
+				if r <= ' ' || r > '~' {
+					return false
+				}
+			}
+			return true
 		},
 	},
 	{

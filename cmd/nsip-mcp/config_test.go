@@ -50,6 +50,7 @@ func TestLoadReadsEveryVariable(t *testing.T) {
 		"NSIP_RATE_BURST":        "3",
 		"NSIP_MAX_CONCURRENT":    "8",
 		"LOG_LEVEL":              "DEBUG",
+		"MCP_AUTH_TOKEN":         "5f1c0a9e7b2d4c68a1e3",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -57,6 +58,7 @@ func TestLoadReadsEveryVariable(t *testing.T) {
 	want := Config{
 		Transport: "websocket", Host: "0.0.0.0", Port: 9100,
 		AllowedOrigins: []string{"https://flock.example.org", "http://localhost:5173"},
+		AuthToken:      "5f1c0a9e7b2d4c68a1e3",
 		BaseURL:        "http://127.0.0.1:8080/api", Timeout: 2 * time.Second,
 		CacheTTL: 30 * time.Minute, CacheMaxEntries: 500, CacheMaxBytes: 8 << 20,
 		TokenBudget: 1500, RateLimit: 2.5, RateBurst: 3, MaxConcurrent: 8, LogLevel: slog.LevelDebug,
@@ -89,6 +91,8 @@ func TestLoadRejectsBadValues(t *testing.T) {
 		{map[string]string{"MCP_TRANSPORT": "websocket", "MCP_HEALTH_ADDR": "127.0.0.1:8081"}, "MCP_HEALTH_ADDR", "127.0.0.1:8081", "only with MCP_TRANSPORT=stdio"},
 		{map[string]string{"MCP_ALLOWED_ORIGINS": "flock.example.org"}, "MCP_ALLOWED_ORIGINS", "flock.example.org", "comma-separated list of origins"},
 		{map[string]string{"MCP_ALLOWED_ORIGINS": "https://a.example/app"}, "MCP_ALLOWED_ORIGINS", "https://a.example/app", "comma-separated list of origins"},
+		{map[string]string{"MCP_AUTH_TOKEN": "short"}, "MCP_AUTH_TOKEN", "short", "at least 16 visible ASCII characters"},
+		{map[string]string{"MCP_AUTH_TOKEN": "has a space in the middle"}, "MCP_AUTH_TOKEN", "has a space in the middle", "without spaces"},
 		{map[string]string{"NSIP_BASE_URL": "nsipsearch.nsip.org/api"}, "NSIP_BASE_URL", "nsipsearch.nsip.org/api", "absolute http or https URL"},
 		{map[string]string{"NSIP_BASE_URL": "ftp://example.org/api"}, "NSIP_BASE_URL", "ftp://example.org/api", "absolute http or https URL"},
 		{map[string]string{"NSIP_TIMEOUT": "15"}, "NSIP_TIMEOUT", "15", "duration from 100ms to 5m"},

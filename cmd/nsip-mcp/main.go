@@ -103,6 +103,7 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		Port:           cfg.Port,
 		HealthAddr:     cfg.HealthAddr,
 		AllowedOrigins: cfg.AllowedOrigins,
+		AuthToken:      cfg.AuthToken,
 		Health:         func() any { return g.Health() },
 		Ready:          g.Ready,
 		Version:        v,
