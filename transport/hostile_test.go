@@ -126,7 +126,7 @@ type streamWire struct {
 
 const initFrame = `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"hostile","version":"1"}}}`
 
-func newStreamWire(t *testing.T, base string) wireSession {
+func newStreamWire(t *testing.T, base string) *streamWire {
 	t.Helper()
 	w := &streamWire{base: base, hc: newHTTPClient(t)}
 	status, header, msgs := w.post(t, []byte(initFrame))
@@ -137,7 +137,20 @@ func newStreamWire(t *testing.T, base string) wireSession {
 	if status, _, _ := w.post(t, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)); status != http.StatusAccepted {
 		t.Fatalf("notifications/initialized: status %d, want 202", status)
 	}
+	t.Cleanup(w.close)
 	return w
+}
+
+// close ends the session as a polite client does, with DELETE.
+func (w *streamWire) close() {
+	req, err := http.NewRequest(http.MethodDelete, w.base+"/mcp", nil)
+	if err != nil {
+		return
+	}
+	req.Header.Set("Mcp-Session-Id", w.session)
+	if resp, err := w.hc.Do(req); err == nil {
+		resp.Body.Close()
+	}
 }
 
 // post sends one body and returns the status, headers and the JSON-RPC
@@ -167,18 +180,8 @@ func (w *streamWire) post(t *testing.T, body []byte) (int, http.Header, []rpcMes
 // lines of an event stream.
 func parseMessages(t *testing.T, contentType string, raw []byte) []rpcMessage {
 	t.Helper()
-	var datas [][]byte
-	if strings.HasPrefix(contentType, "text/event-stream") {
-		for line := range bytes.SplitSeq(raw, []byte("\n")) {
-			if d, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r"), []byte("data:")); ok {
-				datas = append(datas, bytes.TrimSpace(d))
-			}
-		}
-	} else if len(bytes.TrimSpace(raw)) > 0 {
-		datas = append(datas, raw)
-	}
 	var out []rpcMessage
-	for _, d := range datas {
+	for _, d := range rawMessages(contentType, raw) {
 		var m rpcMessage
 		if err := json.Unmarshal(d, &m); err != nil {
 			t.Fatalf("answer %q is not a JSON-RPC message: %v", d, err)
@@ -209,13 +212,13 @@ func (w *streamWire) exchange(t *testing.T, frame []byte) []rpcMessage {
 type sseWire struct {
 	endpoint string
 	hc       *http.Client
-	events   chan rpcMessage
+	events   chan json.RawMessage // data of each message event
 	n        int
 }
 
 func newSSEWire(t *testing.T, base string) wireSession {
 	t.Helper()
-	w := &sseWire{hc: newHTTPClient(t), events: make(chan rpcMessage, 64)}
+	w := &sseWire{hc: newHTTPClient(t), events: make(chan json.RawMessage, 64)}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/sse", nil)
@@ -246,13 +249,10 @@ func newSSEWire(t *testing.T, base string) wireSession {
 					endpoint <- data
 					continue
 				}
-				var m rpcMessage
-				if json.Unmarshal([]byte(data), &m) == nil {
-					select {
-					case w.events <- m:
-					case <-ctx.Done():
-						return
-					}
+				select {
+				case w.events <- json.RawMessage(data):
+				case <-ctx.Done():
+					return
 				}
 			}
 		}
@@ -284,11 +284,21 @@ func (w *sseWire) post(t *testing.T, body []byte) (int, []byte) {
 }
 
 func (w *sseWire) read() (rpcMessage, error) {
+	var m rpcMessage
+	data, err := w.readRaw(testTimeout)
+	if err == nil {
+		err = json.Unmarshal(data, &m)
+	}
+	return m, err
+}
+
+// readRaw returns the data of the next message event.
+func (w *sseWire) readRaw(wait time.Duration) (json.RawMessage, error) {
 	select {
-	case m := <-w.events:
-		return m, nil
-	case <-time.After(testTimeout):
-		return rpcMessage{}, fmt.Errorf("no event on the stream within %v", testTimeout)
+	case d := <-w.events:
+		return d, nil
+	case <-time.After(wait):
+		return nil, fmt.Errorf("no event on the stream within %v", wait)
 	}
 }
 
@@ -348,6 +358,7 @@ var malformedFrames = []struct {
 	{"no method", `{"jsonrpc":"2.0","id":4}`, -32600, "4"},
 	{"wrong version", `{"jsonrpc":"1.0","id":5,"method":"ping"}`, -32600, "5"},
 	{"unknown method", `{"jsonrpc":"2.0","id":6,"method":"sheep/shear"}`, -32601, "6"},
+	{"empty method", `{"jsonrpc":"2.0","id":10,"method":""}`, -32601, "10"},
 	{"unknown tool", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"shear","arguments":{}}}`, -32602, "7"},
 	{"params not an object", `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":"echo"}`, -32602, "8"},
 	{"huge id", `{"jsonrpc":"2.0","id":1e999,"method":"ping"}`, -32600, "null"},
@@ -368,6 +379,7 @@ var malformedGaps = map[string]map[string]string{
 		"batch":                "-32700 instead of -32600",
 		"method not a string":  "-32700 instead of -32600",
 		"no method":            "no answer at all (taken for a response)",
+		"empty method":         "no answer at all (taken for a response)",
 		"huge id":              "-32700 instead of -32600",
 	},
 	"sse": {
