@@ -178,6 +178,9 @@ func NewClient(opts ...Option) (*Client, error) {
 // BaseURL returns the API root the client sends requests to.
 func (c *Client) BaseURL() string { return c.baseURL.String() }
 
+// Timeout returns the per-request limit set by WithTimeout; zero means none.
+func (c *Client) Timeout() time.Duration { return c.timeout }
+
 // defaultHTTPClient keeps connections to the one upstream host alive and
 // bounds every phase that could otherwise stall: dialling, TLS and waiting
 // for headers. The overall limit is per request (WithTimeout).
