@@ -1,11 +1,15 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
+	"net"
+	"syscall"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -48,10 +52,15 @@ type toolError struct {
 
 // result renders the error as an IsError tool result.
 func (e *toolError) result() *mcp.CallToolResult {
-	// Every field holds plain JSON values (Value came from the decoded
-	// arguments), so encoding cannot fail.
-	b, _ := json.Marshal(map[string]*toolError{"error": e})
-	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(string(b))}, IsError: true}
+	// The text is read by a model, not embedded in a page, so <, > and &
+	// stay as they are. Every field holds plain JSON values (Value came from
+	// the decoded arguments), so encoding cannot fail.
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(map[string]*toolError{"error": e})
+	text := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(string(text))}, IsError: true}
 }
 
 // invalidArgs turns validation problems into one error: the first in full,
@@ -114,7 +123,7 @@ func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolErro
 	if !errors.As(err, &ne) {
 		switch {
 		case errors.Is(err, context.DeadlineExceeded):
-			return g.timeoutError()
+			return g.timeoutError(nil)
 		case errors.Is(err, context.Canceled):
 			return &toolError{Code: CodeCanceled, Problem: "the call was cancelled before NSIP answered"}
 		}
@@ -138,7 +147,7 @@ func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolErro
 		return &toolError{
 			Code:    CodeInvalidArgument,
 			Field:   field,
-			Problem: "NSIP rejected the request: " + firstNonEmpty(ne.Reason, ne.Error()),
+			Problem: "NSIP rejected the request: " + firstNonEmpty(ne.Reason, publicText(ne)),
 			Example: example(d.params, args),
 		}
 	case nsip.KindRateLimited:
@@ -151,27 +160,104 @@ func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolErro
 			Next:              "wait, then repeat the same call",
 		}
 	case nsip.KindTimeout:
-		return g.timeoutError()
+		return g.timeoutError(ne)
 	case nsip.KindCanceled:
 		return &toolError{Code: CodeCanceled, Problem: "the call was cancelled before NSIP answered"}
 	case nsip.KindUnexpectedResponse:
 		return &toolError{
 			Code:    CodeUnexpectedResponse,
-			Problem: "NSIP answered with something that is not the expected JSON: " + firstNonEmpty(ne.Reason, ne.Error()),
+			Problem: "NSIP answered with something that is not the expected JSON: " + firstNonEmpty(ne.Reason, publicText(ne)),
 			Next:    "retry later; NSIP may be serving an error page",
 		}
 	case nsip.KindConnection:
-		return &toolError{Code: CodeUpstreamError, Problem: "could not connect to NSIP: " + ne.Error(), Next: "retry in a few seconds"}
+		// The cause names the upstream's address, which is the operator's
+		// business: it goes to the log, the model gets the kind of failure.
+		g.log.Warn("nsip connection failed",
+			slog.String("endpoint", ne.Endpoint),
+			slog.Int("attempts", ne.Attempts),
+			slog.String("reason", ne.Reason),
+			slog.Any("error", err))
+		return &toolError{
+			Code:    CodeUpstreamError,
+			Problem: "could not connect to NSIP: " + connectionReason(ne),
+			Next:    "retry in a minute; if it keeps failing, NSIP or the network to it is down",
+		}
 	}
-	return &toolError{Code: CodeUpstreamError, Problem: "NSIP failed: " + ne.Error(), Next: "retry in a few seconds"}
+	if ne.Err != nil {
+		g.log.Warn("nsip request failed", slog.String("kind", ne.Kind.String()),
+			slog.String("endpoint", ne.Endpoint), slog.Any("error", err))
+	}
+	return &toolError{Code: CodeUpstreamError, Problem: "NSIP failed: " + publicText(ne), Next: "retry in a few seconds"}
 }
 
-func (g *Gateway) timeoutError() *toolError {
-	return &toolError{
-		Code:    CodeTimeout,
-		Problem: fmt.Sprintf("NSIP did not answer within %s", g.cfg.CallTimeout),
-		Next:    "retry; for searches, a smaller page_size answers faster",
+// publicText is ne's message without its underlying cause, which may carry
+// the upstream's URL and addresses.
+func publicText(ne *nsip.Error) string {
+	c := *ne
+	c.Err = nil
+	return c.Error()
+}
+
+// connectionReason says why NSIP could not be reached, in terms that hold no
+// host names, addresses or ports.
+func connectionReason(ne *nsip.Error) string {
+	var dnsErr *net.DNSError
+	switch {
+	case errors.As(ne.Err, &dnsErr):
+		return "its host name could not be resolved (DNS)"
+	case errors.Is(ne.Err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(ne.Err, syscall.ECONNRESET):
+		return "connection reset"
 	}
+	switch ne.Reason { // the client's own classification, when the cause is gone
+	case "connection refused", "connection reset":
+		return ne.Reason
+	case "cannot resolve the API host":
+		return "its host name could not be resolved (DNS)"
+	}
+	return "the network connection failed"
+}
+
+// timeoutError says which deadline ran out: the client's limit on each
+// request, NSIP's own (HTTP 408), or the gateway's limit on the whole call.
+// ne is nil when the gateway's deadline passed outside the client.
+func (g *Gateway) timeoutError(ne *nsip.Error) *toolError {
+	e := &toolError{Code: CodeTimeout, Next: "retry; for searches, a smaller page_size answers faster"}
+	tries := ""
+	if ne != nil && ne.Attempts > 1 {
+		tries = fmt.Sprintf(", on any of %d attempts", ne.Attempts)
+	}
+	perRequest := g.requestTimeout()
+	switch {
+	case ne != nil && ne.Status == 408:
+		e.Problem = "NSIP gave up on the request itself (HTTP 408 Request Timeout)" + tries
+	case ne != nil && !callDeadline(ne) && perRequest > 0 && perRequest < g.cfg.CallTimeout:
+		// The client's per-request limit is the shorter one and it is not
+		// the call's deadline that ended the request.
+		e.Problem = fmt.Sprintf("NSIP did not answer within %s, the time limit for one request%s", perRequest, tries)
+	default:
+		e.Problem = fmt.Sprintf("NSIP did not answer within %s, the time limit for one call", g.cfg.CallTimeout)
+		if ne != nil && ne.Attempts > 1 {
+			e.Problem += fmt.Sprintf(" (%d attempts made)", ne.Attempts)
+		}
+	}
+	return e
+}
+
+// callDeadline reports whether the client stopped because the context it was
+// given ran out (the gateway's call deadline): it then carries the context's
+// own error, not a transport failure that wraps one.
+func callDeadline(ne *nsip.Error) bool {
+	return ne.Err == context.DeadlineExceeded
+}
+
+// requestTimeout is the client's limit on each request, when it tells.
+func (g *Gateway) requestTimeout() time.Duration {
+	if t, ok := g.up.(interface{ Timeout() time.Duration }); ok {
+		return t.Timeout()
+	}
+	return 0
 }
 
 // fieldFor maps an NSIP query parameter name (lpnId, pageSize) to the tool's

@@ -8,6 +8,7 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -211,6 +212,19 @@ func namesField(d *toolDef, raw []byte, field string) bool {
 	// The handler reads the first JSON value, as mcp-go hands it over.
 	var sent map[string]json.RawMessage
 	_ = json.NewDecoder(bytes.NewReader(raw)).Decode(&sent)
-	_, ok := sent[field]
-	return ok
+	if _, ok := sent[field]; ok {
+		return true
+	}
+	// Unusual names are quoted, and very long ones cut short after the quote.
+	quoted, cut := strings.CutSuffix(field, "…")
+	k, err := strconv.Unquote(quoted)
+	if err != nil {
+		return false
+	}
+	for s := range sent {
+		if s == k || (cut && strings.HasPrefix(s, k)) {
+			return true
+		}
+	}
+	return false
 }

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -295,7 +297,7 @@ func unknownNames(prefix string, ps []param, args map[string]any) []fieldError {
 	slices.Sort(names)
 	var errs []fieldError
 	for _, k := range names {
-		fe := fieldError{Field: prefix + k, Problem: "is not an argument of this tool"}
+		fe := fieldError{Field: prefix + fieldName(k), Problem: "is not an argument of this tool"}
 		if prefix != "" {
 			fe.Problem = "is not a field of " + strings.TrimSuffix(prefix, ".")
 		}
@@ -401,18 +403,18 @@ func (p *param) validateString(field string, raw any) (any, []fieldError) {
 				return e, nil
 			}
 		}
-		problem := fmt.Sprintf("%q is not one of %s", s, strings.Join(p.enum, ", "))
+		problem := fmt.Sprintf("%s is not one of %s", quoteShort(s), strings.Join(p.enum, ", "))
 		if c, ok := closest(s, p.enum); ok {
 			problem += fmt.Sprintf("; did you mean %q?", c)
 		}
 		return fail(problem)
 	}
 	if p.pattern != nil && !p.pattern.MatchString(s) {
-		return fail(fmt.Sprintf("%q contains characters that are not allowed", s))
+		return fail(fmt.Sprintf("%s contains characters that are not allowed", quoteShort(s)))
 	}
 	if p.date {
 		if _, err := time.Parse(time.DateOnly, s); err != nil {
-			return fail(fmt.Sprintf("%q is not a real calendar date in YYYY-MM-DD form", s))
+			return fail(fmt.Sprintf("%s is not a real calendar date in YYYY-MM-DD form", quoteShort(s)))
 		}
 	}
 	if p.upper {
@@ -434,7 +436,7 @@ func validateTraitRanges(field string, obj map[string]any) (any, []fieldError) {
 	slices.Sort(codes)
 	for _, k := range codes {
 		code := strings.ToUpper(strings.TrimSpace(k))
-		f := field + "." + k
+		f := field + "." + fieldName(k)
 		if !slices.Contains(traitCodes, code) {
 			problem := "is not a known trait code"
 			if c, ok := closest(code, traitCodes); ok {
@@ -474,6 +476,40 @@ func validateTraitRanges(field string, obj map[string]any) (any, []fieldError) {
 		return nil, nil // an empty filter filters nothing
 	}
 	return out, nil
+}
+
+// maxShown bounds how many characters of a caller's key or value an error
+// message repeats; longer ones are cut and marked, keeping messages one
+// readable line.
+const maxShown = 64
+
+// fieldName renders a key the caller sent as one step of a field path.
+// Ordinary names appear as they are; anything else (empty, blank, with
+// spaces, dots, quotes or control characters, or very long) is quoted and
+// cut short, so the path always names something visible.
+func fieldName(k string) string {
+	if k == "" || utf8.RuneCountInString(k) > maxShown {
+		return quoteShort(k)
+	}
+	for _, r := range k {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' && r != '-' {
+			return quoteShort(k)
+		}
+	}
+	return k
+}
+
+// quoteShort quotes s with Go escapes for anything unprintable, keeping at
+// most maxShown characters; a cut is marked by an ellipsis after the quote.
+func quoteShort(s string) string {
+	n := 0
+	for i := range s {
+		if n == maxShown {
+			return strconv.Quote(s[:i]) + "…"
+		}
+		n++
+	}
+	return strconv.Quote(s)
 }
 
 // asInteger accepts JSON numbers with no fractional part.

@@ -1,0 +1,279 @@
+package gateway
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
+)
+
+// TestUnusualNamesAreQuotedInErrors sends argument and trait-range keys that
+// would otherwise vanish or garble the error (empty, blank, control
+// characters, dots, very long) and checks that the field and the problem
+// still show which key was wrong, while ordinary names stay bare.
+func TestUnusualNamesAreQuotedInErrors(t *testing.T) {
+	long := strings.Repeat("k", 500)
+	longShown := `"` + strings.Repeat("k", maxShown) + `"…`
+	ranges := func(k string, r map[string]any) map[string]any {
+		return map[string]any{"search_criteria": map[string]any{"trait_ranges": map[string]any{k: r}}}
+	}
+	ok := map[string]any{"min": 0, "max": 1}
+	tests := []struct {
+		name     string
+		tool     string
+		args     map[string]any
+		field    string
+		problem  string
+		expected string // prefix
+	}{
+		{"empty argument name", "nsip_list_breeds", map[string]any{"": ""},
+			`""`, `"" is not an argument of this tool`, "no arguments: call with {}"},
+		{"blank argument name", "nsip_get_progeny", map[string]any{"lpn_id": exampleLPN, "  ": 1},
+			`"  "`, `"  " is not an argument of this tool`, "one of lpn_id, page, page_size"},
+		{"control characters", "nsip_get_progeny", map[string]any{"lpn_id": exampleLPN, "a\x00\nb": 1},
+			`"a\x00\nb"`, `"a\x00\nb" is not an argument of this tool`, "one of lpn_id, page, page_size"},
+		{"dotted name", "nsip_get_progeny", map[string]any{"lpn_id": exampleLPN, "page.size": 1},
+			`"page.size"`, `"page.size" is not an argument of this tool; did you mean "page_size"?`, "page_size"},
+		{"very long name", "nsip_get_progeny", map[string]any{"lpn_id": exampleLPN, long: 1},
+			longShown, longShown + " is not an argument of this tool", "one of lpn_id, page, page_size"},
+		{"ordinary misspelling stays bare", "nsip_get_progeny", map[string]any{"lpn_id": exampleLPN, "pagesize": 1},
+			"pagesize", `pagesize is not an argument of this tool; did you mean "page_size"?`, "page_size"},
+		{"empty nested name", "nsip_search_animals", map[string]any{"search_criteria": map[string]any{"": true}},
+			`search_criteria.""`, `search_criteria."" is not a field of search_criteria`, "one of "},
+		{"empty trait code", "nsip_search_animals", ranges("", ok),
+			`search_criteria.trait_ranges.""`, `search_criteria.trait_ranges."" is not a known trait code`, "one of BWT"},
+		{"blank trait code", "nsip_search_animals", ranges(" \t", ok),
+			`search_criteria.trait_ranges." \t"`, `search_criteria.trait_ranges." \t" is not a known trait code`, "one of BWT"},
+		{"padded trait code keeps its padding visible", "nsip_search_animals", ranges(" bwt ", map[string]any{"min": 2, "max": 1}),
+			`search_criteria.trait_ranges." bwt "`, `search_criteria.trait_ranges." bwt " min 2 is greater than max 1`, "min <= max"},
+		{"bound under an empty code", "nsip_search_animals", ranges("\u200b", map[string]any{"min": 0}),
+			`search_criteria.trait_ranges."\u200b"`, `search_criteria.trait_ranges."\u200b" is not a known trait code`, "one of BWT"},
+		{"very long trait code", "nsip_search_animals", ranges(long, ok),
+			"search_criteria.trait_ranges." + longShown, "search_criteria.trait_ranges." + longShown + " is not a known trait code", "one of BWT"},
+	}
+	e := stubEnv(t, &stubUpstream{})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := e.call(tt.tool, tt.args).errorBody(t)
+			if b.Code != CodeInvalidArgument || b.Field != tt.field || b.Problem != tt.problem || !strings.HasPrefix(b.Expected, tt.expected) {
+				t.Errorf("error = code %s, field %q, problem %q, expected %q;\nwant invalid_argument, field %q, problem %q, expected starting %q",
+					b.Code, b.Field, b.Problem, b.Expected, tt.field, tt.problem, tt.expected)
+			}
+		})
+	}
+}
+
+// TestLongValuesAreCutInErrors checks that a huge rejected value is repeated
+// only in part, with the cut marked, so one bad argument cannot flood the
+// model's context.
+func TestLongValuesAreCutInErrors(t *testing.T) {
+	e := stubEnv(t, &stubUpstream{})
+	huge := strings.Repeat("z", 100000)
+	shown := `"` + strings.Repeat("z", maxShown) + `"…`
+	b := e.call("nsip_search_animals", map[string]any{"sorted_trait": huge}).errorBody(t)
+	want := "sorted_trait " + shown + " is not one of " + strings.Join(traitCodes, ", ")
+	if b.Field != "sorted_trait" || b.Problem != want {
+		t.Errorf("error = field %q, problem %q; want field sorted_trait, problem %q", b.Field, b.Problem, want)
+	}
+	b = e.call("nsip_search_animals", map[string]any{"search_criteria": map[string]any{"gender": "m\x00"}}).errorBody(t)
+	if want := `search_criteria.gender "m\x00" is not one of Male, Female, Both`; !strings.HasPrefix(b.Problem, want) {
+		t.Errorf("problem = %q, want it to start %q", b.Problem, want)
+	}
+}
+
+// TestErrorTextKeepsMarkupCharacters checks that <, > and & reach the model
+// as themselves, in a compact, valid JSON body.
+func TestErrorTextKeepsMarkupCharacters(t *testing.T) {
+	e := stubEnv(t, &stubUpstream{})
+	tests := []struct {
+		name string
+		args map[string]any
+		want []string // fragments the raw text must hold
+	}{
+		{"bounds rule", map[string]any{"search_criteria": map[string]any{"trait_ranges": map[string]any{"BWT": map[string]any{"min": 2, "max": 1}}}},
+			[]string{`"expected":"min <= max"`}},
+		{"unknown name with markup", map[string]any{"<b>&amp;": 1},
+			[]string{`"field":"\"<b>&amp;\""`, `"problem":"\"<b>&amp;\" is not an argument of this tool`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := e.call("nsip_search_animals", tt.args)
+			if !r.isError {
+				t.Fatalf("want an error result, got %.200s", r.text)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(r.text, w) {
+					t.Errorf("body %s does not contain %s", r.text, w)
+				}
+			}
+			for _, esc := range []string{`\u003c`, `\u003e`, `\u0026`} {
+				if strings.Contains(r.text, esc) {
+					t.Errorf("body escapes markup as %s: %s", esc, r.text)
+				}
+			}
+			var compact bytes.Buffer
+			if err := json.Compact(&compact, []byte(r.text)); err != nil || compact.String() != r.text {
+				t.Errorf("body is not compact valid JSON (%v): %q", err, r.text)
+			}
+		})
+	}
+}
+
+// TestTimeoutNamesTheDeadlineThatRanOut drives a hanging NSIP through the
+// real client and checks that the timeout message states the limit that
+// actually ended the call.
+func TestTimeoutNamesTheDeadlineThatRanOut(t *testing.T) {
+	tests := []struct {
+		name        string
+		callTimeout time.Duration
+		perRequest  time.Duration
+		attempts    int
+		fault       nsiptest.Fault
+		problem     string
+	}{
+		{"per-request limit, one attempt", 10 * time.Second, 150 * time.Millisecond, 1,
+			nsiptest.Fault{Kind: nsiptest.FaultHang},
+			"NSIP did not answer within 150ms, the time limit for one request"},
+		{"per-request limit on each retry", 10 * time.Second, 100 * time.Millisecond, 2,
+			nsiptest.Fault{Kind: nsiptest.FaultHang},
+			"NSIP did not answer within 100ms, the time limit for one request, on any of 2 attempts"},
+		{"call deadline shorter than the request limit", 300 * time.Millisecond, 10 * time.Second, 1,
+			nsiptest.Fault{Kind: nsiptest.FaultHang},
+			"NSIP did not answer within 300ms, the time limit for one call"},
+		{"NSIP's own timeout", 10 * time.Second, 10 * time.Second, 1,
+			nsiptest.Fault{Kind: nsiptest.FaultStatus, Status: 408},
+			"NSIP gave up on the request itself (HTTP 408 Request Timeout)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, func(c *Config, o *[]nsip.Option) {
+				c.CallTimeout = tt.callTimeout
+				*o = append(*o, nsip.WithTimeout(tt.perRequest),
+					nsip.WithRetryPolicy(nsip.RetryPolicy{MaxAttempts: tt.attempts, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxRetryAfter: time.Second}))
+			})
+			e.up.SetFault(nsiptest.EndpointDetails, tt.fault)
+			b := e.call("nsip_get_animal", map[string]any{"search_string": exampleLPN}).errorBody(t)
+			if b.Code != CodeTimeout || b.Problem != tt.problem {
+				t.Errorf("error = %s %q; want timeout %q", b.Code, b.Problem, tt.problem)
+			}
+		})
+	}
+}
+
+// TestConnectionFailureHidesTheAddress checks that a failure to reach NSIP
+// tells the model why and what to do without naming the upstream's URL,
+// host or port, and that the operator's log has the full error.
+func TestConnectionFailureHidesTheAddress(t *testing.T) {
+	const (
+		host = "10.9.8.7"
+		port = "8443"
+		link = "https://" + host + ":" + port + "/api/details/getAnimalDetails?searchString=X"
+	)
+	dial := func(cause error) error {
+		return &url.Error{Op: "Get", URL: link, Err: &net.OpError{Op: "dial", Net: "tcp",
+			Addr: &net.TCPAddr{IP: net.ParseIP(host), Port: 8443}, Err: cause}}
+	}
+	tests := []struct {
+		name    string
+		err     *nsip.Error
+		problem string
+	}{
+		{"refused", &nsip.Error{Kind: nsip.KindConnection, Reason: "connection refused",
+			Err: dial(os.NewSyscallError("connect", syscall.ECONNREFUSED))},
+			"could not connect to NSIP: connection refused"},
+		{"reset", &nsip.Error{Kind: nsip.KindConnection, Reason: "connection reset",
+			Err: dial(os.NewSyscallError("read", syscall.ECONNRESET))},
+			"could not connect to NSIP: connection reset"},
+		{"DNS", &nsip.Error{Kind: nsip.KindConnection, Reason: "cannot resolve the API host",
+			Err: dial(&net.DNSError{Err: "no such host", Name: "nsip-" + host + ".example", IsNotFound: true})},
+			"could not connect to NSIP: its host name could not be resolved (DNS)"},
+		{"other network failure", &nsip.Error{Kind: nsip.KindConnection, Reason: "cannot reach the API",
+			Err: dial(os.NewSyscallError("connect", syscall.ENETUNREACH))},
+			"could not connect to NSIP: the network connection failed"},
+		{"reason only", &nsip.Error{Kind: nsip.KindConnection, Reason: "connection reset"},
+			"could not connect to NSIP: connection reset"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.err.Endpoint, tt.err.Attempts = "details/getAnimalDetails", 3
+			e, logs := loggedStubEnv(t, &stubUpstream{err: tt.err})
+			r := e.call("nsip_get_animal", map[string]any{"search_string": exampleLPN})
+			b := r.errorBody(t)
+			next := "retry in a minute; if it keeps failing, NSIP or the network to it is down"
+			if b.Code != CodeUpstreamError || b.Problem != tt.problem || b.Next != next {
+				t.Errorf("error = %s %q next %q; want upstream_error %q next %q", b.Code, b.Problem, b.Next, tt.problem, next)
+			}
+			for _, secret := range []string{host, port, "https:", "nsip-"} {
+				if strings.Contains(r.text, secret) {
+					t.Errorf("result shows %q to the model: %s", secret, r.text)
+				}
+			}
+			rec := findLog(t, logs, "nsip connection failed")
+			if rec["level"] != "WARN" || rec["endpoint"] != "details/getAnimalDetails" || rec["attempts"] != 3.0 ||
+				rec["reason"] != tt.err.Reason || rec["error"] != tt.err.Error() {
+				t.Errorf("log record = %v; want a WARN with endpoint, attempts, reason and the full error %q", rec, tt.err.Error())
+			}
+		})
+	}
+}
+
+// TestConnectionRefusedThroughTheClient points the real client at a port
+// nobody listens on.
+func TestConnectionRefusedThroughTheClient(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	e := newEnv(t, func(_ *Config, o *[]nsip.Option) {
+		*o = append(*o, nsip.WithBaseURL("http://"+addr+"/api"))
+	})
+	r := e.call("nsip_get_animal", map[string]any{"search_string": exampleLPN})
+	b := r.errorBody(t)
+	if b.Code != CodeUpstreamError || b.Problem != "could not connect to NSIP: connection refused" {
+		t.Errorf("error = %s %q; want upstream_error, connection refused", b.Code, b.Problem)
+	}
+	_, port, _ := net.SplitHostPort(addr)
+	if strings.Contains(r.text, "127.0.0.1") || strings.Contains(r.text, port) {
+		t.Errorf("result shows the upstream address %s: %s", addr, r.text)
+	}
+	if rec := findLog(t, e.logs, "nsip connection failed"); !strings.Contains(rec["error"].(string), addr) {
+		t.Errorf("log error = %q; want the full cause with %s for the operator", rec["error"], addr)
+	}
+}
+
+// loggedStubEnv is stubEnv with a JSON log the test can read.
+func loggedStubEnv(t *testing.T, up *stubUpstream) (*env, *syncBuffer) {
+	t.Helper()
+	logs := &syncBuffer{}
+	sum, _ := summarizer(t)
+	gw, err := New(up, sum, Config{Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{t: t, gw: gw, srv: gw.NewMCPServer("stub", "0"), logs: logs}
+	e.client = connect(t, e.srv)
+	return e, logs
+}
+
+// findLog returns the first log record with message msg.
+func findLog(t *testing.T, logs *syncBuffer, msg string) map[string]any {
+	t.Helper()
+	for _, rec := range logs.lines(t) {
+		if rec["msg"] == msg {
+			return rec
+		}
+	}
+	t.Fatalf("no %q log record", msg)
+	return nil
+}
