@@ -1,0 +1,13 @@
+package gateway
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// TestMain fails the package's tests if any goroutine they started is still
+// running once they are all done.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
