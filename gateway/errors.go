@@ -52,15 +52,22 @@ type toolError struct {
 
 // result renders the error as an IsError tool result.
 func (e *toolError) result() *mcp.CallToolResult {
-	// The text is read by a model, not embedded in a page, so <, > and &
-	// stay as they are. Every field holds plain JSON values (Value came from
-	// the decoded arguments), so encoding cannot fail.
+	// Every field holds plain JSON values (Value came from the decoded
+	// arguments), so encoding cannot fail.
+	b, _ := plainJSON(map[string]*toolError{"error": e})
+	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(string(b))}, IsError: true}
+}
+
+// plainJSON is json.Marshal without HTML escaping: error text is read by a
+// model, not embedded in a page, so <, > and & should arrive as themselves.
+func plainJSON(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(map[string]*toolError{"error": e})
-	text := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
-	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(string(text))}, IsError: true}
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // invalidArgs turns validation problems into one error: the first in full,
@@ -281,7 +288,7 @@ func fieldFor(d *toolDef, apiParam string) string {
 }
 
 func jsonText(v any) string {
-	b, err := json.Marshal(v)
+	b, err := plainJSON(v)
 	if err != nil {
 		return fmt.Sprint(v)
 	}

@@ -103,6 +103,8 @@ func TestErrorTextKeepsMarkupCharacters(t *testing.T) {
 			[]string{`"expected":"min <= max"`}},
 		{"unknown name with markup", map[string]any{"<b>&amp;": 1},
 			[]string{`"field":"\"<b>&amp;\""`, `"problem":"\"<b>&amp;\" is not an argument of this tool`}},
+		{"rejected value with markup", map[string]any{"page_size": "<&>"},
+			[]string{`"problem":"page_size must be an integer, got string \"<&>\""`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

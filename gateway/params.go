@@ -560,7 +560,7 @@ func asNumber(v any) (float64, bool) {
 // describe names a value's JSON type and, when short, the value itself.
 func describe(v any) string {
 	t := jsonType(v)
-	b, err := json.Marshal(v)
+	b, err := plainJSON(v)
 	if err != nil || len(b) > 40 {
 		return t
 	}
