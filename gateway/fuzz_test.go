@@ -209,9 +209,10 @@ func namesField(d *toolDef, raw []byte, field string) bool {
 	}) {
 		return true
 	}
-	// The handler reads the first JSON value, as mcp-go hands it over.
+	// The handler reads the first JSON value after any leading white space,
+	// Unicode's as well as JSON's, as decodeArguments does.
 	var sent map[string]json.RawMessage
-	_ = json.NewDecoder(bytes.NewReader(raw)).Decode(&sent)
+	_ = json.NewDecoder(bytes.NewReader(bytes.TrimSpace(raw))).Decode(&sent)
 	if _, ok := sent[field]; ok {
 		return true
 	}
