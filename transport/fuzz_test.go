@@ -93,29 +93,78 @@ var fuzzProbe = []byte(`{"jsonrpc":"2.0","id":"` + fuzzProbeID + `","method":"to
 var fuzzCodes = []int{-32700, -32600, -32601, -32602, codeServerBusy}
 
 // expectation is what JSON-RPC 2.0 requires in answer to one message.
+// The zero value, for a response from the client, allows at most one answer.
 type expectation struct {
-	parseError bool            // not JSON: exactly one -32700
-	notObject  bool            // JSON but not an object: exactly one -32600
-	requestID  json.RawMessage // a well-formed request: exactly one answer with this id
+	code      int             // -32700 or -32600: exactly one such error
+	errID     json.RawMessage // the id that error carries; nil means null
+	requestID json.RawMessage // a valid request: exactly one answer with this id
+	silent    bool            // a valid notification: no answer at all
 }
 
+// response reports whether e is for a response from the client.
+func (e expectation) response() bool { return e.code == 0 && e.requestID == nil && !e.silent }
+
+// expect reads msg the way JSON-RPC 2.0 defines it: JSON whitespace only,
+// case-sensitive member names, each at most once.
 func expect(msg []byte) expectation {
+	msg = bytes.Trim(msg, " \t\r\n")
 	if !json.Valid(msg) {
-		return expectation{parseError: true}
+		return expectation{code: -32700}
 	}
 	var obj map[string]json.RawMessage
-	if json.Unmarshal(msg, &obj) != nil {
-		return expectation{notObject: true}
+	if msg[0] != '{' || ambiguousNames(msg) || json.Unmarshal(msg, &obj) != nil {
+		return expectation{code: -32600}
 	}
+	id, hasID := obj["id"]
+	if hasID && string(id) == "null" {
+		id = nil
+	} else if _, ok := idValue(id); hasID && !ok {
+		return expectation{code: -32600}
+	}
+	bad := expectation{code: -32600, errID: id}
 	var version, method string
-	if json.Unmarshal(obj["jsonrpc"], &version) != nil || version != "2.0" || json.Unmarshal(obj["method"], &method) != nil {
-		return expectation{}
+	if json.Unmarshal(obj["jsonrpc"], &version) != nil || version != "2.0" {
+		return bad
 	}
-	id := obj["id"]
-	if _, ok := idValue(id); !ok {
-		return expectation{}
+	_, hasResult := obj["result"]
+	_, hasError := obj["error"]
+	if _, ok := obj["method"]; !ok {
+		if hasID && hasResult != hasError {
+			return expectation{}
+		}
+		return bad
+	}
+	if json.Unmarshal(obj["method"], &method) != nil || method == "" || hasResult || hasError {
+		return bad
+	}
+	if p, ok := obj["params"]; ok && p[0] != '{' && p[0] != '[' && string(p) != "null" {
+		return bad
+	}
+	if id == nil {
+		return expectation{silent: true}
 	}
 	return expectation{requestID: id}
+}
+
+// ambiguousNames reports whether a valid JSON object names a JSON-RPC member
+// twice, or in another case: Go would read either as that member.
+func ambiguousNames(obj []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	_, _ = dec.Token()
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, _ := dec.Token()
+		name, _ := tok.(string)
+		var skip json.RawMessage
+		_ = dec.Decode(&skip)
+		for _, m := range []string{"jsonrpc", "id", "method", "params", "result", "error"} {
+			if strings.EqualFold(name, m) && (name != m || seen[m]) {
+				return true
+			}
+		}
+		seen[name] = true
+	}
+	return false
 }
 
 // idValue decodes a string id or a finite number id, so that ids can be
@@ -157,23 +206,38 @@ func checkAnswers(t *testing.T, msg []byte, e expectation, answers []json.RawMes
 		ms = append(ms, m)
 	}
 	switch {
-	case e.parseError, e.notObject:
-		code := -32700
-		if e.notObject {
-			code = -32600
-		}
-		if len(ms) != 1 || ms[0].Error == nil || ms[0].Error.Code != code || string(ms[0].ID) != "null" {
-			t.Fatalf("answers to %q: %s; want one error %d with id null", msg, answers, code)
+	case e.code != 0:
+		if len(ms) != 1 || ms[0].Error == nil || ms[0].Error.Code != e.code || !errorID(ms[0].ID, e.errID) {
+			t.Fatalf("answers to %q: %s; want one error %d with id %s", msg, answers, e.code, orNull(e.errID))
 		}
 	case e.requestID != nil:
 		if len(ms) != 1 || !sameID(ms[0].ID, e.requestID) {
 			t.Fatalf("answers to request %q: %s; want one answer with id %s", msg, answers, e.requestID)
+		}
+	case e.silent:
+		if len(ms) != 0 {
+			t.Fatalf("answers to notification %q: %s; want none", msg, answers)
 		}
 	default:
 		if len(ms) > 1 {
 			t.Fatalf("answers to %q: %s; want at most one", msg, answers)
 		}
 	}
+}
+
+// errorID reports whether an error's id is want, or null when want is nil.
+func errorID(got, want json.RawMessage) bool {
+	if want == nil {
+		return string(got) == "null"
+	}
+	return sameID(got, want)
+}
+
+func orNull(id json.RawMessage) string {
+	if id == nil {
+		return "null"
+	}
+	return string(id)
 }
 
 // fuzzTransport seeds f, serves kind for it and runs check on every input
@@ -236,10 +300,8 @@ func FuzzWebSocketFrame(f *testing.F) {
 }
 
 // FuzzStreamableBody posts one arbitrary body to /mcp in an initialized
-// session. mcp-go answers it there, so the codes it gives JSON that is not a
-// request are not held to the spec (see malformedGaps); what must hold is no
-// 5xx, only well-formed JSON-RPC answers, the right answer to text that is
-// not JSON and to well-formed requests, and a session that still answers.
+// session and checks the same answers as FuzzWebSocketFrame, in the POST
+// response, with no 5xx, then that the session still answers a call.
 func FuzzStreamableBody(f *testing.F) {
 	fuzzTransport(f, KindHTTPSSE, func(t *testing.T, base string, body []byte) {
 		w := newStreamWire(t, base)
@@ -261,32 +323,21 @@ func FuzzStreamableBody(f *testing.F) {
 			t.Fatalf("POST %q: %d %s", body, resp.StatusCode, raw)
 		}
 		ct := resp.Header.Get("Content-Type")
+		e := expect(body)
 		if resp.StatusCode >= 400 && !strings.HasPrefix(ct, "application/json") && !strings.HasPrefix(ct, "text/event-stream") {
-			// mcp-go refuses some bodies at the HTTP level, in plain text
-			// (an answer to a request it never sent, for one).
-			if len(raw) == 0 {
-				t.Fatalf("POST %q: %d with an empty body", body, resp.StatusCode)
+			// mcp-go refuses a response to a request it never sent at the
+			// HTTP level, in plain text; nothing else may be refused so.
+			if len(raw) == 0 || !e.response() {
+				t.Fatalf("POST %q: %d %q", body, resp.StatusCode, raw)
 			}
 		} else {
-			checkAnswers(t, body, streamableExpectation(body), rawMessages(ct, raw))
+			checkAnswers(t, body, e, rawMessages(ct, raw))
 		}
 		_, _, probe := w.post(t, fuzzProbe)
 		if len(probe) != 1 || toolText(probe[0]) != "echo: alive" {
 			t.Fatalf("after %q the probe got %+v", body, probe)
 		}
 	})
-}
-
-// streamableExpectation is expect for /mcp, whose answers to JSON that is
-// not a request are mcp-go's own (see malformedGaps). mcp-go also takes a
-// request with an empty method for a response and does not answer it.
-func streamableExpectation(body []byte) expectation {
-	e := expect(body)
-	var m struct{ Method string }
-	if !e.parseError && (e.requestID == nil || json.Unmarshal(body, &m) == nil && m.Method == "") {
-		return expectation{}
-	}
-	return e
 }
 
 // rawMessages splits an answer into its messages as written: the body of a
@@ -308,10 +359,9 @@ func rawMessages(contentType string, body []byte) []json.RawMessage {
 }
 
 // FuzzSSEMessage posts one arbitrary body to the legacy message endpoint of
-// an initialized SSE session. A body mcp-go refuses is answered in the POST
-// response; an accepted one on the stream. The codes for JSON that is not a
-// request are mcp-go's own, and it runs the first value of a body with
-// trailing bytes (see malformedGaps); the rest must hold as on /mcp.
+// an initialized SSE session and checks the same answers as the other
+// targets: a refused body is answered in the POST response, an accepted one
+// on the stream.
 func FuzzSSEMessage(f *testing.F) {
 	fuzzTransport(f, KindHTTPSSE, func(t *testing.T, base string, body []byte) {
 		w := newSSEWire(t, base).(*sseWire)
@@ -326,24 +376,8 @@ func FuzzSSEMessage(f *testing.F) {
 		if status, raw := w.post(t, fuzzProbe); status != http.StatusAccepted {
 			t.Fatalf("after %q the probe was refused: %d %s", body, status, raw)
 		}
-		e := sseExpectation(body)
+		e := expect(body)
 		answers = untilProbe(t, body, e, answers, func() ([]byte, error) { return w.readRaw(5 * time.Second) })
 		checkAnswers(t, body, e, answers)
 	})
-}
-
-// sseExpectation is expect for the legacy message endpoint.
-func sseExpectation(body []byte) expectation {
-	e := expect(body)
-	if e.parseError {
-		var first json.RawMessage
-		if json.NewDecoder(bytes.NewReader(body)).Decode(&first) == nil {
-			return expectation{} // the first value is run, the rest ignored
-		}
-		return e
-	}
-	if e.requestID == nil {
-		return expectation{}
-	}
-	return e
 }

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -210,6 +211,8 @@ func (st *site) healthz(w http.ResponseWriter, _ *http.Request) {
 	body["uptime_seconds"] = math.Round(time.Since(st.started).Seconds()*1000) / 1000
 	body["open_sessions"] = st.sessions.Load()
 	body["in_flight"] = st.calls.count()
+	// A count that keeps climbing while sessions and calls do not is a leak.
+	body["goroutines"] = runtime.NumGoroutine()
 	writeJSON(w, code, body)
 }
 

@@ -95,6 +95,9 @@ func (st *site) ssePost(next http.Handler) http.Handler {
 			return
 		}
 		m := classify(raw)
+		if st.refuseMalformed(w, m) {
+			return
+		}
 		if m.kind != msgRequest {
 			next.ServeHTTP(w, r)
 			return
@@ -137,6 +140,17 @@ func (st *site) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) 
 	return raw, true
 }
 
+// refuseMalformed answers a message that is not JSON-RPC 2.0 with the
+// error WebSocket and stdio send for it, in the POST response: mcp-go's HTTP
+// handlers would read some of these otherwise, or not answer at all.
+func (st *site) refuseMalformed(w http.ResponseWriter, m message) bool {
+	code, text, refused := m.refusal()
+	if refused {
+		refuse(w, http.StatusBadRequest, m.id, code, text)
+	}
+	return refused
+}
+
 // streamable wraps /mcp. A POST is in flight until its handler returns and
 // counts against its session's bound; initialize opens a session, which
 // counts against MaxSessions like a stream or a WebSocket does.
@@ -150,6 +164,9 @@ func (st *site) streamable(next http.Handler, ledger *sessionLedger) http.Handle
 				return
 			}
 			m := classify(raw)
+			if st.refuseMalformed(w, m) {
+				return
+			}
 			if st.draining.Load() {
 				refuse(w, http.StatusServiceUnavailable, m.id, codeServerBusy, msgShuttingDown)
 				return

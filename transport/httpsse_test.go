@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"slices"
@@ -340,6 +341,47 @@ func TestHealthzMergesApplicationFacts(t *testing.T) {
 	}
 	if up, ok := body["uptime_seconds"].(float64); !ok || up < 0 || up > testTimeout.Seconds()*3 {
 		t.Errorf("healthz uptime_seconds = %v, want a small non-negative number", body["uptime_seconds"])
+	}
+	if g, ok := body["goroutines"].(float64); !ok || g < 1 || g != math.Trunc(g) {
+		t.Errorf("healthz goroutines = %v, want a positive whole number", body["goroutines"])
+	}
+}
+
+// TestHealthzCountsGoroutines: the count is read on every request, so
+// opening WebSocket sessions, each served by a reader and a writer, raises it
+// by at least two a session, and closing them brings it back down.
+func TestHealthzCountsGoroutines(t *testing.T) {
+	srv := serveNetwork(t, KindWebSocket, newTestServer(newGate()), Options{})
+	goroutines := func() float64 {
+		t.Helper()
+		_, body := getJSON(t, srv.base+"/healthz", nil)
+		g, ok := body["goroutines"].(float64)
+		if !ok {
+			t.Fatalf("healthz goroutines = %v, want a number", body["goroutines"])
+		}
+		return g
+	}
+	before := goroutines()
+	const sessions = 5
+	var conns []*wsClient
+	for range sessions {
+		conns = append(conns, mustDialWS(t, srv.base))
+	}
+	waitSessions(t, srv.base, sessions)
+	during := goroutines()
+	if during < before+2*sessions {
+		t.Fatalf("goroutines %v with %d sessions open, %v before; want at least %v", during, sessions, before, before+2*sessions)
+	}
+	for _, c := range conns {
+		c.conn.Close()
+	}
+	waitSessions(t, srv.base, 0)
+	deadline := time.Now().Add(testTimeout)
+	for after := goroutines(); after >= during; after = goroutines() {
+		if time.Now().After(deadline) {
+			t.Fatalf("goroutines stayed at %v after the %d sessions closed (%v while open)", after, sessions, during)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 

@@ -3,6 +3,7 @@ package transport
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,53 +30,144 @@ const (
 
 // message is the shape of one classified JSON-RPC message.
 type message struct {
-	kind   msgKind
-	method string
-	id     json.RawMessage // as sent, nil when absent
-	key    string          // id in canonical form, for matching answers to calls
+	kind    msgKind
+	method  string
+	id      json.RawMessage // as sent when usable, nil when absent or unusable
+	key     string          // id in canonical form, for matching answers to calls
+	problem string          // why a msgInvalid message is not JSON-RPC
 }
 
-// classify looks at one message without decoding its params.
+// jsonSpace is the whitespace JSON allows around a value. bytes.TrimSpace
+// would also strip \v, \f, U+0085 and NBSP, which JSON does not accept.
+const jsonSpace = " \t\r\n"
+
+// members are the names JSON-RPC 2.0 gives meaning to at the top level.
+var members = []string{"jsonrpc", "id", "method", "params", "result", "error"}
+
+// classify checks one message against JSON-RPC 2.0 without decoding its
+// params, so that every transport refuses the same malformed messages the
+// same way before mcp-go sees them.
 func classify(raw []byte) message {
-	raw = bytes.TrimSpace(raw)
+	raw = bytes.Trim(raw, jsonSpace)
 	if !json.Valid(raw) {
 		return message{kind: msgInvalidJSON}
 	}
-	if len(raw) > 0 && raw[0] == '[' {
+	switch raw[0] {
+	case '[':
 		return message{kind: msgBatch}
-	}
-	var env struct {
-		Method *string          `json:"method"`
-		ID     json.RawMessage  `json:"id"`
-		Result json.RawMessage  `json:"result"`
-		Error  *json.RawMessage `json:"error"`
-	}
-	if raw[0] != '{' || json.Unmarshal(raw, &env) != nil {
-		return message{kind: msgInvalid}
-	}
-	m := message{id: env.ID}
-	if env.Method != nil {
-		m.method = *env.Method
-	}
-	hasID := len(env.ID) > 0 && string(env.ID) != "null"
-	if hasID {
-		key, ok := idKey(env.ID)
-		if !ok {
-			return message{kind: msgInvalid}
-		}
-		m.key = key
-	}
-	switch {
-	case env.Method != nil && hasID:
-		m.kind = msgRequest
-	case env.Method != nil:
-		m.kind = msgNotification
-	case hasID && (env.Result != nil || env.Error != nil):
-		m.kind = msgResponse
+	case '{':
 	default:
-		m.kind = msgInvalid
+		return invalid(nil, "expected a JSON-RPC 2.0 request, notification or response object")
+	}
+	obj, problem := topMembers(raw)
+	if problem != "" {
+		return invalid(nil, problem)
+	}
+	m := message{}
+	id, hasID := obj["id"]
+	if hasID && string(id) != "null" {
+		key, ok := idKey(id)
+		if !ok {
+			return invalid(nil, `"id" must be a string, a finite number or null`)
+		}
+		m.id, m.key = id, key
+	}
+	if v, ok := obj["jsonrpc"]; !ok || !isString(v, "2.0") {
+		return invalid(m.id, `"jsonrpc" must be "2.0"`)
+	}
+	method, hasMethod := obj["method"]
+	_, hasResult := obj["result"]
+	_, hasError := obj["error"]
+	if !hasMethod {
+		switch {
+		case hasID && hasResult != hasError:
+			m.kind = msgResponse
+			return m
+		case hasResult && hasError:
+			return invalid(m.id, `a response carries "result" or "error", not both`)
+		case hasID:
+			return invalid(m.id, `"method" is missing`)
+		}
+		return invalid(nil, `"method" is missing`)
+	}
+	if json.Unmarshal(method, &m.method) != nil || m.method == "" {
+		return invalid(m.id, `"method" must be a non-empty string`)
+	}
+	if hasResult || hasError {
+		return invalid(m.id, `a request carries "method", a response "result" or "error"; not both`)
+	}
+	if p, ok := obj["params"]; ok && p[0] != '{' && p[0] != '[' && string(p) != "null" {
+		return invalid(m.id, `"params" must be an object or an array`)
+	}
+	m.kind = msgNotification
+	if m.key != "" {
+		m.kind = msgRequest
 	}
 	return m
+}
+
+// invalid is a msgInvalid message; id is echoed when it could be read.
+func invalid(id json.RawMessage, problem string) message {
+	return message{kind: msgInvalid, id: id, problem: problem}
+}
+
+// topMembers returns the members of a JSON object that is known to be
+// valid. Go decodes struct fields case-insensitively and keeps the last of
+// repeated names, as mcp-go does; so a name that only folds to a JSON-RPC
+// member, or one that repeats, would make mcp-go read the message otherwise
+// than this check did, and is refused.
+func topMembers(raw []byte) (map[string]json.RawMessage, string) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil { // the opening brace
+		return nil, "expected a JSON object"
+	}
+	obj := map[string]json.RawMessage{}
+	for dec.More() {
+		tok, err := dec.Token()
+		name, ok := tok.(string)
+		if err != nil || !ok {
+			return nil, "expected a JSON object"
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, "expected a JSON object"
+		}
+		for _, want := range members {
+			if !strings.EqualFold(name, want) {
+				continue
+			}
+			if name != want {
+				return nil, fmt.Sprintf("member names are case-sensitive: send %q, not %q", want, name)
+			}
+			if _, dup := obj[name]; dup {
+				return nil, fmt.Sprintf("member %q appears more than once", name)
+			}
+			obj[name] = v
+		}
+	}
+	return obj, ""
+}
+
+// isString reports whether v is the JSON string want, however it is escaped.
+func isString(v json.RawMessage, want string) bool {
+	var s string
+	return json.Unmarshal(v, &s) == nil && s == want
+}
+
+// refusal is the error a transport answers a message with itself, before
+// mcp-go sees it; ok is false for messages that go on to mcp-go. Batches
+// are refused because mcp-go v1.2.1 handles one message at a time on every
+// transport and MCP dropped them in 2025-06-18.
+func (m message) refusal() (code int, text string, ok bool) {
+	switch m.kind {
+	case msgInvalidJSON:
+		return codeParseError, msgParseError, true
+	case msgBatch:
+		return codeInvalidRequest, msgNoBatches, true
+	case msgInvalid:
+		return codeInvalidRequest, "invalid request: " + m.problem, true
+	}
+	return 0, "", false
 }
 
 // idKey canonicalises an id so that the server's echo of it matches: mcp-go
@@ -124,7 +216,6 @@ const (
 	msgShuttingDown = "server is shutting down; reconnect and retry"
 	msgParseError   = "parse error: the message is not valid JSON"
 	msgNoBatches    = "invalid request: JSON-RPC batches are not supported; send one message at a time"
-	msgNotJSONRPC   = "invalid request: expected a JSON-RPC 2.0 request, notification or response object"
 )
 
 // tracker counts calls in flight so that shutdown can wait for them. Keys let

@@ -11,29 +11,63 @@ import (
 
 func TestClassify(t *testing.T) {
 	cases := []struct {
-		raw  string
-		kind msgKind
-		key  string
+		raw     string
+		kind    msgKind
+		key     string // canonical id of requests and responses
+		id      string // id an error would echo; "" for null
+		problem string // part of the reason given for msgInvalid
 	}{
-		{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, msgRequest, "n:1"},
-		{`{"jsonrpc":"2.0","id":1.0,"method":"tools/list"}`, msgRequest, "n:1"},
-		{`{"jsonrpc":"2.0","id":"a-1","method":"tools/call","params":{}}`, msgRequest, "s:a-1"},
-		{` {"jsonrpc":"2.0","id":-7,"method":"ping"}` + "\n", msgRequest, "n:-7"},
-		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, msgNotification, ""},
-		{`{"jsonrpc":"2.0","id":null,"method":"notifications/cancelled"}`, msgNotification, ""},
-		{`{"jsonrpc":"2.0","id":3,"result":{"tools":[]}}`, msgResponse, "n:3"},
-		{`{"jsonrpc":"2.0","id":"x","error":{"code":-32601,"message":"m"}}`, msgResponse, "s:x"},
-		{`{"jsonrpc":"2.0","id":3}`, msgInvalid, "n:3"},
-		{`{"jsonrpc":"2.0","id":{"a":1},"method":"x"}`, msgInvalid, ""},
-		{`"just a string"`, msgInvalid, ""},
-		{`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, msgBatch, ""},
-		{`{"jsonrpc":"2.0","id":1,"method":`, msgInvalidJSON, ""},
-		{``, msgInvalidJSON, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, msgRequest, "n:1", "1", ""},
+		{`{"jsonrpc":"2.0","id":1.0,"method":"tools/list"}`, msgRequest, "n:1", "1.0", ""},
+		{`{"jsonrpc":"2.0","id":"a-1","method":"tools/call","params":{}}`, msgRequest, "s:a-1", `"a-1"`, ""},
+		{`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":[1]}`, msgRequest, "n:2", "2", ""},
+		{`{"jsonrpc":"2.0","id":2,"method":"ping","params":null}`, msgRequest, "n:2", "2", ""},
+		{` {"jsonrpc":"2.0","id":-7,"method":"ping"}` + "\r\n\t", msgRequest, "n:-7", "-7", ""},
+		{`{"jsonrpc":"2\u002e0","id":8,"method":"ping"}`, msgRequest, "n:8", "8", ""},
+		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, msgNotification, "", "", ""},
+		{`{"jsonrpc":"2.0","id":null,"method":"notifications/cancelled"}`, msgNotification, "", "", ""},
+		{`{"jsonrpc":"2.0","id":3,"result":{"tools":[]}}`, msgResponse, "n:3", "3", ""},
+		{`{"jsonrpc":"2.0","id":3,"result":null}`, msgResponse, "n:3", "3", ""},
+		{`{"jsonrpc":"2.0","id":"x","error":{"code":-32601,"message":"m"}}`, msgResponse, "s:x", `"x"`, ""},
+		{`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"m"}}`, msgResponse, "", "", ""},
+		{`{"jsonrpc":"2.0","id":3}`, msgInvalid, "", "3", `"method" is missing`},
+		{`{"jsonrpc":"2.0"}`, msgInvalid, "", "", `"method" is missing`},
+		{`{"jsonrpc":"2.0","id":3,"method":""}`, msgInvalid, "", "3", `"method" must be a non-empty string`},
+		{`{"jsonrpc":"2.0","id":3,"method":["ping"]}`, msgInvalid, "", "3", `"method" must be a non-empty string`},
+		{`{"jsonrpc":"2.0","method":5}`, msgInvalid, "", "", `"method" must be a non-empty string`},
+		{`{"jsonrpc":"1.0","id":4,"method":"ping"}`, msgInvalid, "", "4", `"jsonrpc" must be "2.0"`},
+		{`{"jsonrpc":2.0,"id":4,"method":"ping"}`, msgInvalid, "", "4", `"jsonrpc" must be "2.0"`},
+		{`{"id":4,"method":"ping"}`, msgInvalid, "", "4", `"jsonrpc" must be "2.0"`},
+		{`{"jsonrpc":"2.0","id":{"a":1},"method":"x"}`, msgInvalid, "", "", `"id" must be`},
+		{`{"jsonrpc":"2.0","id":false,"method":"x"}`, msgInvalid, "", "", `"id" must be`},
+		{`{"jsonrpc":"2.0","id":1e999,"method":"x"}`, msgInvalid, "", "", `"id" must be`},
+		{`{"jsonrpc":"2.0","id":5,"method":"x","params":"p"}`, msgInvalid, "", "5", `"params" must be an object or an array`},
+		{`{"jsonrpc":"2.0","id":5,"method":"x","params":true}`, msgInvalid, "", "5", `"params" must be an object or an array`},
+		{`{"jsonrpc":"2.0","id":6,"method":"ping","result":{}}`, msgInvalid, "", "6", "not both"},
+		{`{"jsonrpc":"2.0","id":6,"result":{},"error":{}}`, msgInvalid, "", "6", "not both"},
+		{`{"jsonrpc":"2.0","id":7,"Method":"ping"}`, msgInvalid, "", "", `send "method", not "Method"`},
+		{`{"jsonrpc":"2.0","id":7,"method":"ping","\u006dethod":"tools/list"}`, msgInvalid, "", "", `"method" appears more than once`},
+		{"{\"j\u017fonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}", msgInvalid, "", "", `send "jsonrpc"`},
+		{`"just a string"`, msgInvalid, "", "", "expected a JSON-RPC 2.0"},
+		{`null`, msgInvalid, "", "", "expected a JSON-RPC 2.0"},
+		{`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, msgBatch, "", "", ""},
+		{`[]`, msgBatch, "", "", ""},
+		{`{"jsonrpc":"2.0","id":1,"method":`, msgInvalidJSON, "", "", ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping"} xyz`, msgInvalidJSON, "", "", ""},
+		{"0\v", msgInvalidJSON, "", "", ""},
+		{"\f{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}", msgInvalidJSON, "", "", ""},
+		{"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\u00a0", msgInvalidJSON, "", "", ""},
+		{"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\u0085", msgInvalidJSON, "", "", ""},
+		{``, msgInvalidJSON, "", "", ""},
 	}
 	for _, tc := range cases {
 		m := classify([]byte(tc.raw))
-		if m.kind != tc.kind || m.key != tc.key {
-			t.Errorf("classify(%s) = kind %d key %q, want kind %d key %q", tc.raw, m.kind, m.key, tc.kind, tc.key)
+		if m.kind != tc.kind || m.key != tc.key || string(m.id) != tc.id || !strings.Contains(m.problem, tc.problem) {
+			t.Errorf("classify(%q) = kind %d key %q id %q problem %q, want kind %d key %q id %q problem containing %q",
+				tc.raw, m.kind, m.key, m.id, m.problem, tc.kind, tc.key, tc.id, tc.problem)
+		}
+		if tc.problem == "" && m.problem != "" {
+			t.Errorf("classify(%q): problem %q for a message that has none", tc.raw, m.problem)
 		}
 	}
 }

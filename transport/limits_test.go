@@ -114,7 +114,7 @@ func TestHTTPCallsPerSessionAreBounded(t *testing.T) {
 				t.Fatalf("answer of a bounded call: %q %v", toolText(m), err)
 			}
 		}
-		if got := w.exchange(t, []byte(`{"jsonrpc":"2.0","id":9,"method":"ping"}`)); len(got) != 1 || got[0].Error != nil {
+		if got := w.exchange(t, []byte(`{"jsonrpc":"2.0","id":9,"method":"ping"}`), 1); len(got) != 1 || got[0].Error != nil {
 			t.Fatalf("a call once the others finished: %s", describeAnswers(got))
 		}
 	})

@@ -97,7 +97,7 @@ func (st *site) pumpStdin(in io.Reader, pw *io.PipeWriter, w *lineWriter) {
 		case tooLong:
 			w.writeLine(errorResponse(nil, codeInvalidRequest,
 				fmt.Sprintf("invalid request: message longer than %d bytes", st.opts.MaxBodyBytes)))
-		case len(bytes.TrimSpace(line)) > 0:
+		case len(bytes.Trim(line, jsonSpace)) > 0:
 			if !st.forward(line, pw, w) {
 				return
 			}
@@ -123,6 +123,10 @@ func (st *site) pumpStdin(in io.Reader, pw *io.PipeWriter, w *lineWriter) {
 // forward hands one line to mcp-go; false means mcp-go has stopped reading.
 func (st *site) forward(line []byte, pw *io.PipeWriter, w *lineWriter) bool {
 	m := classify(line)
+	if code, text, refused := m.refusal(); refused {
+		w.writeLine(errorResponse(m.id, code, text))
+		return true
+	}
 	if m.kind == msgRequest {
 		if st.draining.Load() {
 			w.writeLine(errorResponse(m.id, codeServerBusy, msgShuttingDown))

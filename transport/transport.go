@@ -72,8 +72,9 @@ type Options struct {
 
 	// Health returns application facts for /healthz, typically a struct with
 	// JSON tags. They are merged with the transport's own keys: status,
-	// version, transport, uptime_seconds, open_sessions and in_flight. A
-	// "status" string from Health is kept unless the server is draining.
+	// version, transport, uptime_seconds, open_sessions, in_flight and
+	// goroutines (the whole process's). A "status" string from Health is
+	// kept unless the server is draining.
 	Health func() any
 	// Ready decides /readyz: nil means ready (200), an error is the reason
 	// for a 503. It should be cheap; it gets a few seconds at most.

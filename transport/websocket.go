@@ -287,13 +287,11 @@ func (c *wsConn) readEnded(err error) string {
 // per connection, so that a slow call never holds up the next message.
 func (c *wsConn) dispatch(data []byte) {
 	m := classify(data)
+	if code, text, refused := m.refusal(); refused {
+		c.send(reply{data: errorResponse(m.id, code, text)})
+		return
+	}
 	switch m.kind {
-	case msgInvalidJSON:
-		c.send(reply{data: errorResponse(nil, codeParseError, msgParseError)})
-	case msgBatch:
-		c.send(reply{data: errorResponse(nil, codeInvalidRequest, msgNoBatches)})
-	case msgInvalid:
-		c.send(reply{data: errorResponse(m.id, codeInvalidRequest, msgNotJSONRPC)})
 	case msgResponse:
 		// This server sends no requests of its own beyond what mcp-go
 		// correlates itself, so an answer has nobody waiting for it.
