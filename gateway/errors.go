@@ -237,15 +237,19 @@ func (g *Gateway) timeoutError(ne *nsip.Error) *toolError {
 	}
 	perRequest := g.requestTimeout()
 	switch {
-	case ne != nil && ne.Status == 408:
+	case ne == nil:
+		// Not the client's doing: a context that ended while the call
+		// waited, which may be the caller's rather than ours.
+		e.Problem = fmt.Sprintf("NSIP did not answer before this call's deadline passed; the gateway allows each call up to %s", g.cfg.CallTimeout)
+	case ne.Status == 408:
 		e.Problem = "NSIP gave up on the request itself (HTTP 408 Request Timeout)" + tries
-	case ne != nil && !callDeadline(ne) && perRequest > 0 && perRequest < g.cfg.CallTimeout:
+	case !callDeadline(ne) && perRequest > 0 && perRequest < g.cfg.CallTimeout:
 		// The client's per-request limit is the shorter one and it is not
 		// the call's deadline that ended the request.
 		e.Problem = fmt.Sprintf("NSIP did not answer within %s, the time limit for one request%s", perRequest, tries)
 	default:
 		e.Problem = fmt.Sprintf("NSIP did not answer within %s, the time limit for one call", g.cfg.CallTimeout)
-		if ne != nil && ne.Attempts > 1 {
+		if ne.Attempts > 1 {
 			e.Problem += fmt.Sprintf(" (%d attempts made)", ne.Attempts)
 		}
 	}

@@ -2,7 +2,9 @@ package gateway
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net"
 	"net/url"
@@ -163,6 +165,33 @@ func TestTimeoutNamesTheDeadlineThatRanOut(t *testing.T) {
 					nsip.WithRetryPolicy(nsip.RetryPolicy{MaxAttempts: tt.attempts, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxRetryAfter: time.Second}))
 			})
 			e.up.SetFault(nsiptest.EndpointDetails, tt.fault)
+			b := e.call("nsip_get_animal", map[string]any{"search_string": exampleLPN}).errorBody(t)
+			if b.Code != CodeTimeout || b.Problem != tt.problem {
+				t.Errorf("error = %s %q; want timeout %q", b.Code, b.Problem, tt.problem)
+			}
+		})
+	}
+}
+
+// TestTimeoutWithoutTheClientsLimit covers timeouts the gateway cannot pin
+// on the client's per-request limit: a context that ended outside the
+// client, and the call deadline reached after retries.
+func TestTimeoutWithoutTheClientsLimit(t *testing.T) {
+	tests := []struct {
+		name    string
+		err     error
+		problem string
+	}{
+		{"context ended outside the client", context.DeadlineExceeded,
+			"NSIP did not answer before this call's deadline passed; the gateway allows each call up to 30s"},
+		{"call deadline after retries", &nsip.Error{Kind: nsip.KindTimeout, Attempts: 2, Err: context.DeadlineExceeded},
+			"NSIP did not answer within 30s, the time limit for one call (2 attempts made)"},
+		{"client without a known limit", &nsip.Error{Kind: nsip.KindTimeout, Attempts: 1, Err: errors.New("read: i/o timeout")},
+			"NSIP did not answer within 30s, the time limit for one call"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := stubEnv(t, &stubUpstream{err: tt.err})
 			b := e.call("nsip_get_animal", map[string]any{"search_string": exampleLPN}).errorBody(t)
 			if b.Code != CodeTimeout || b.Problem != tt.problem {
 				t.Errorf("error = %s %q; want timeout %q", b.Code, b.Problem, tt.problem)
