@@ -115,22 +115,21 @@ func invalid(id json.RawMessage, problem string) message {
 // valid. Go decodes struct fields case-insensitively and keeps the last of
 // repeated names, as mcp-go does; so a name that only folds to a JSON-RPC
 // member, or one that repeats, would make mcp-go read the message otherwise
-// than this check did, and is refused.
+// than this check did, and is refused. It walks the object itself: a
+// json.Decoder costs several times as much for every message.
 func topMembers(raw []byte) (map[string]json.RawMessage, string) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if _, err := dec.Token(); err != nil { // the opening brace
-		return nil, "expected a JSON object"
-	}
-	obj := map[string]json.RawMessage{}
-	for dec.More() {
-		tok, err := dec.Token()
-		name, ok := tok.(string)
-		if err != nil || !ok {
-			return nil, "expected a JSON object"
+	obj := make(map[string]json.RawMessage, 4)
+	for i := skipSpace(raw, 1); raw[i] != '}'; {
+		end := skipString(raw, i)
+		name := string(raw[i+1 : end-1])
+		if bytes.IndexByte(raw[i:end], '\\') >= 0 {
+			_ = json.Unmarshal(raw[i:end], &name) // valid, so it decodes
 		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, "expected a JSON object"
+		i = skipSpace(raw, skipSpace(raw, end)+1) // past the colon
+		vend := skipValue(raw, i)
+		value := raw[i:vend]
+		if i = skipSpace(raw, vend); raw[i] == ',' {
+			i = skipSpace(raw, i+1)
 		}
 		for _, want := range members {
 			if !strings.EqualFold(name, want) {
@@ -142,10 +141,58 @@ func topMembers(raw []byte) (map[string]json.RawMessage, string) {
 			if _, dup := obj[name]; dup {
 				return nil, fmt.Sprintf("member %q appears more than once", name)
 			}
-			obj[name] = v
+			obj[name] = value
 		}
 	}
 	return obj, ""
+}
+
+// The skip functions step over parts of JSON already known to be valid.
+
+func skipSpace(raw []byte, i int) int {
+	for i < len(raw) && strings.IndexByte(jsonSpace, raw[i]) >= 0 {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index just past the string that starts at i.
+func skipString(raw []byte, i int) int {
+	for i++; raw[i] != '"'; i++ {
+		if raw[i] == '\\' {
+			i++
+		}
+	}
+	return i + 1
+}
+
+// skipValue returns the index just past the value that starts at i.
+func skipValue(raw []byte, i int) int {
+	switch raw[i] {
+	case '"':
+		return skipString(raw, i)
+	case '{', '[':
+		depth := 0
+		for i < len(raw) {
+			switch raw[i] {
+			case '"':
+				i = skipString(raw, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return i
+	}
+	for i < len(raw) && strings.IndexByte(",}] \t\r\n", raw[i]) < 0 {
+		i++
+	}
+	return i
 }
 
 // isString reports whether v is the JSON string want, however it is escaped.
@@ -338,9 +385,25 @@ func answersIn(buf []byte, prefix string, answered func(key string)) []byte {
 		line := bytes.TrimRight(buf[:i], "\r")
 		buf = buf[i+1:]
 		if data, ok := bytes.CutPrefix(line, []byte(prefix)); ok {
-			if m := classify(data); m.kind == msgResponse {
-				answered(m.key)
+			if key, ok := answerKey(data); ok {
+				answered(key)
 			}
 		}
 	}
+}
+
+// answerKey returns the canonical id of a JSON-RPC answer the server wrote.
+// That output is mcp-go's own, so this skips classify's checks, which would
+// cost a second pass over every result on its way out.
+func answerKey(data []byte) (string, bool) {
+	var env struct {
+		Method *string          `json:"method"`
+		ID     json.RawMessage  `json:"id"`
+		Result json.RawMessage  `json:"result"`
+		Error  *json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(data, &env) != nil || env.Method != nil || len(env.ID) == 0 || (env.Result == nil && env.Error == nil) {
+		return "", false
+	}
+	return idKey(env.ID)
 }

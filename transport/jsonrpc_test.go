@@ -127,10 +127,14 @@ func TestTrackerWaitsForEveryCall(t *testing.T) {
 
 func TestAnswersInKeepsTheUnfinishedTail(t *testing.T) {
 	var got []string
-	rest := answersIn([]byte("event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{}}\r\n\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":5,"), "data:",
-		func(key string) { got = append(got, key) })
-	if strings.Join(got, ",") != "n:4" || string(rest) != `data: {"jsonrpc":"2.0","id":5,` {
-		t.Fatalf("answers %v rest %q, want [n:4] and the partial line", got, rest)
+	stream := "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{}}\r\n\r\n" +
+		"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\n" +
+		"data: {\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}\n" +
+		"data: {\"jsonrpc\":\"2.0\",\"id\":\"e\",\"error\":{\"code\":-32601,\"message\":\"m\"}}\n" +
+		"data: {\"jsonrpc\":\"2.0\",\"id\":5,"
+	rest := answersIn([]byte(stream), "data:", func(key string) { got = append(got, key) })
+	if strings.Join(got, ",") != "n:4,s:e" || string(rest) != `data: {"jsonrpc":"2.0","id":5,` {
+		t.Fatalf("answers %v rest %q, want [n:4 s:e] and the partial line", got, rest)
 	}
 }
 
@@ -148,5 +152,43 @@ func TestListenFailureIsReported(t *testing.T) {
 	err := ServeHTTPSSE(context.Background(), newTestServer(newGate()), Options{Host: host, Port: p, Logger: testLogger(t)})
 	if err == nil || !strings.Contains(err.Error(), srv.addr) {
 		t.Fatalf("serving on a taken port: %v, want an error naming %s", err, srv.addr)
+	}
+}
+
+// TestTopMembersMatchesDecoding: the hand-written walk over an object finds
+// the same JSON-RPC members, with the same values, as encoding/json does.
+func TestTopMembersMatchesDecoding(t *testing.T) {
+	inputs := append([]string{
+		`{ "jsonrpc" : "2.0" , "id" : "a\"}" , "method" : "x" , "params" : { "s" : "]}\\" , "n" : [ 1 , { } ] } }`,
+		"{\"other\":[\"}\",{\"id\":1}],\"\\u0069d\":-1.5e3,\"result\":null}",
+		`{"error":{"code":1},"id":true,"x":false}`,
+		`{}`,
+	}, fuzzSeeds...)
+	for _, f := range malformedFrames {
+		inputs = append(inputs, f.frame)
+	}
+	checked := 0
+	for _, in := range inputs {
+		raw := []byte(in)
+		if !json.Valid(raw) || len(raw) == 0 || raw[0] != '{' {
+			continue
+		}
+		got, problem := topMembers(raw)
+		if problem != "" {
+			continue
+		}
+		var want map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &want); err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+		for _, name := range members {
+			if string(got[name]) != string(want[name]) {
+				t.Errorf("%.80q: member %s = %q, encoding/json reads %q", in, name, got[name], want[name])
+			}
+		}
+		checked++
+	}
+	if checked < 30 {
+		t.Fatalf("only %d objects compared", checked)
 	}
 }
