@@ -92,7 +92,26 @@ func (c *Counter) Count(s string) int {
 		// UTF-8 from above, so budgets still hold.
 		return len(s)
 	}
-	return len(e.EncodeOrdinary(s))
+	if !utf8.ValidString(s) {
+		// tiktoken-go reads each invalid byte as U+FFFD; rather than copy
+		// that rewrite, such text takes the reference path.
+		return len(e.EncodeOrdinary(s))
+	}
+	return countPieces(e, s)
+}
+
+// countPieces splits s as the cl100k_base pattern does and adds up the
+// byte-pair tokens of each piece. A piece encodes the same alone as in its
+// text (byte-pair merges never cross pieces), so each distinct piece is
+// encoded once and its count kept in pieceCounts.
+func countPieces(e *tiktoken.Tiktoken, s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		j := nextPiece(s, i)
+		n += pieceCounts.count(e, s[i:j])
+		i = j
+	}
+	return n
 }
 
 // AtMost reports whether s has at most n tokens. Every token of valid UTF-8

@@ -1,0 +1,62 @@
+package summarize
+
+import (
+	"hash/maphash"
+	"strings"
+	"sync/atomic"
+
+	"github.com/pkoukk/tiktoken-go"
+)
+
+// Bounds of the piece memo. JSON repeats a small set of pieces (keys,
+// punctuation runs, short numbers, enum values), so a few tens of thousands
+// of slots hold a working set; longer pieces are rare and not kept.
+const (
+	memoSlots       = 1 << 15 // a power of two
+	memoMaxPieceLen = 64      // bytes; longer pieces are encoded every time
+)
+
+// pieceMemo maps a pre-token to its token count. It is a direct-mapped
+// table: a piece has one slot, chosen by its hash, and a new piece replaces
+// whatever held the slot. Memory is thus fixed at memoSlots entries of at
+// most memoMaxPieceLen bytes whatever text comes through, and readers take
+// no lock, only an atomic load.
+type pieceMemo struct {
+	seed  maphash.Seed
+	slots [memoSlots]atomic.Pointer[memoEntry]
+}
+
+type memoEntry struct {
+	piece  string
+	tokens int
+}
+
+var pieceCounts = newPieceMemo()
+
+func newPieceMemo() *pieceMemo { return &pieceMemo{seed: maphash.MakeSeed()} }
+
+// count returns the tokens of one pre-token, from the memo when it can.
+func (p *pieceMemo) count(e *tiktoken.Tiktoken, piece string) int {
+	if len(piece) > memoMaxPieceLen {
+		return len(e.EncodeOrdinary(piece))
+	}
+	slot := &p.slots[maphash.String(p.seed, piece)&(memoSlots-1)]
+	if m := slot.Load(); m != nil && m.piece == piece {
+		return m.tokens
+	}
+	n := len(e.EncodeOrdinary(piece))
+	// The clone lets the caller's text, often a whole page, be freed.
+	slot.Store(&memoEntry{piece: strings.Clone(piece), tokens: n})
+	return n
+}
+
+// entries returns the pieces held, for tests of the bound.
+func (p *pieceMemo) entries() []string {
+	var out []string
+	for i := range p.slots {
+		if m := p.slots[i].Load(); m != nil {
+			out = append(out, m.piece)
+		}
+	}
+	return out
+}
