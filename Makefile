@@ -46,6 +46,14 @@ cover:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $${BENCHTIME:-1s} -count $${BENCHCOUNT:-1} ./...
 
+# Every fuzz target in turn for FUZZTIME each (go test -fuzz takes one
+# target per package); FUZZ=regexp picks some. A failure prints the input
+# file that broke it.
+FUZZTIME ?= 15s
+.PHONY: fuzz
+fuzz:
+	GO="$(GO)" FUZZTIME="$(FUZZTIME)" FUZZ="$(FUZZ)" .ci/fuzz
+
 # A short load run: 200 WebSocket sessions for 20 s against nsip-mcp and the
 # stand-in upstream (50 ms per answer), both started by nsip-load on loopback.
 .PHONY: load
