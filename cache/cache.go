@@ -6,11 +6,7 @@
 package cache
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -132,6 +128,20 @@ func (c *Cache) Peek(key string) (Entry, bool) {
 	return Entry{}, false
 }
 
+// Recall is Get for entries derived from others, such as a result assembled
+// from several cached answers: it refreshes recency, so a popular derived
+// entry is not evicted first, but counts neither a hit nor a miss, since
+// finding it saves no upstream request.
+func (c *Cache) Recall(key string) (Entry, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.fresh.Peek(key); ok && c.cfg.Now().Sub(e.Stored) <= c.cfg.TTL {
+		c.fresh.Get(key)
+		return e, true
+	}
+	return Entry{}, false
+}
+
 // Stale returns the entry under key whether fresh or expired, as long as it
 // is younger than TTL + StaleTTL. It is meant for when the upstream fails;
 // each success counts as a stale answer served.
@@ -248,33 +258,4 @@ func (c *Cache) trim() {
 		}
 		c.evictions++
 	}
-}
-
-// Key builds the cache key "method:params" where params is the compact JSON
-// of params with object keys sorted at every depth, e.g.
-// get_animal_details:{"search_string":"6402382024NCS310"}. Nil params encode
-// as {}. Callers fill in defaults first so that omitted and explicit defaults
-// share a key.
-func Key(method string, params any) string {
-	if params == nil {
-		return method + ":{}"
-	}
-	raw, err := json.Marshal(params)
-	if err != nil {
-		// Only values JSON cannot represent get here (channels, NaN); %#v is
-		// deterministic for them and cannot collide with a JSON key.
-		return fmt.Sprintf("%s:%#v", method, params)
-	}
-	// Re-decoding turns structs into maps, which encoding/json writes with
-	// sorted keys; UseNumber keeps numbers exactly as written. Neither step
-	// can fail on what json.Marshal just produced.
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var generic any
-	_ = dec.Decode(&generic)
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // keep <, > and & readable in keys and logs
-	_ = enc.Encode(generic)
-	return method + ":" + strings.TrimSuffix(b.String(), "\n")
 }
