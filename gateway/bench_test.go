@@ -20,7 +20,7 @@ import (
 )
 
 // benchmarkHit measures a cache hit through the tool handler: validation,
-// key, lookup and fitting the cached upstream answer into the budget.
+// key, lookup and the result fitted when the answer was fetched.
 func benchmarkHit(b *testing.B, tool string, args func(e *env) map[string]any) {
 	e := newEnv(b)
 	req := mcp.CallToolRequest{}
@@ -153,7 +153,8 @@ func reportPercentiles(b *testing.B, name string, lat []time.Duration) {
 
 // BenchmarkPipeline runs the cached, uncached and bare variants of a
 // pass-through call (nsip_get_animal, about 450 tokens) and a summarized one
-// (nsip_search_animals with 100 rows, about 29,000 tokens) in one process.
+// (nsip_search_animals with 100 rows, about 29,000 tokens) in one process,
+// and a cached profile (nsip_search_by_lpn, assembled from three entries).
 func BenchmarkPipeline(b *testing.B) {
 	stub := benchStub(b)
 	cached := newPipelineRig(b, stub, 0)
@@ -180,6 +181,11 @@ func BenchmarkPipeline(b *testing.B) {
 	b.Run("cached/summarized", func(b *testing.B) {
 		cached.call(b, "nsip_search_animals", page(0), "")
 		timedLoop(b, func(int) { cached.call(b, "nsip_search_animals", page(0), "hit") })
+	})
+	b.Run("cached/profile", func(b *testing.B) {
+		profile := map[string]any{"lpn_id": stub.Data().MostProgeny()}
+		cached.call(b, "nsip_search_by_lpn", profile, "")
+		timedLoop(b, func(int) { cached.call(b, "nsip_search_by_lpn", profile, "hit") })
 	})
 	b.Run("uncached/pass-through", func(b *testing.B) {
 		timedLoop(b, func(i int) { uncached.call(b, "nsip_get_animal", animal(i), "miss") })

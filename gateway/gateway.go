@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -93,6 +94,10 @@ type Gateway struct {
 	limiter *rate.Limiter
 	slots   *semaphore.Weighted
 
+	fitSlots  *semaphore.Weighted                      // fits running at once, at most GOMAXPROCS
+	fitFunc   func(summarize.Request) summarize.Result // sum.Fit; tests wrap it to watch fits
+	answerIDs atomic.Uint64                            // numbers each upstream answer
+
 	openedAt     atomic.Int64 // unix nanos when the breaker last opened
 	backoffUntil atomic.Int64 // unix nanos until which NSIP asked us to wait (429)
 	inFlight     atomic.Int64 // upstream requests under way
@@ -120,6 +125,9 @@ func New(up Upstream, sum *summarize.Summarizer, cfg Config) (*Gateway, error) {
 		up: up, sum: sum, cfg: cfg, log: cfg.Logger, cache: c,
 		limiter: rate.NewLimiter(rate.Limit(cfg.RateLimit), cfg.RateBurst),
 		slots:   semaphore.NewWeighted(int64(cfg.MaxConcurrentUpstream)),
+
+		fitSlots: semaphore.NewWeighted(int64(runtime.GOMAXPROCS(0))),
+		fitFunc:  sum.Fit,
 	}
 	g.breaker = gobreaker.NewCircuitBreaker(gobreaker.Settings{
 		Name:    "nsip",

@@ -25,13 +25,35 @@ const (
 	cacheStale = "stale"
 )
 
-// answer is what the cache keeps: the upstream answer, not its rendering.
-// Profiles are assembled from cached parts, stale fallbacks are fitted like
-// fresh ones, and fitting on each hit costs far less than the request it
-// saves (see specs/benchmarks.md).
+// answer is what the cache keeps for one key: the upstream answer, which
+// profiles are assembled from, and the result fitted from it once when it
+// arrived. The budget is fixed per gateway and the key fixes the tool and
+// its arguments, so the fit holds for every later hit, stale fallback and
+// waiter on the same fetch; re-fitting a 100-row page on each hit cost
+// milliseconds of CPU (see specs/benchmarks.md).
 type answer struct {
+	id    uint64 // tells a refetched answer from the one a profile was fitted on
 	value any
 	raw   json.RawMessage
+	res   summarize.Result
+}
+
+// size estimates the bytes an answer under key holds: the upstream JSON, the
+// decoded model (about as much again) and the fitted text.
+func (a *answer) size(key string) int64 {
+	return int64(2*len(a.raw) + len(a.res.Text) + len(key) + entryOverhead)
+}
+
+// entryOverhead covers the cache's bookkeeping and the fixed fields of an
+// entry.
+const entryOverhead = 256
+
+// profileFit is an nsip_search_by_lpn result, cached under its own key and
+// valid while its three parts are the answers it was assembled from. It
+// holds their ids rather than the answers, so that evicting a part frees it.
+type profileFit struct {
+	parts [3]uint64
+	res   summarize.Result
 }
 
 // outcome is one call's result before it is rendered.
@@ -71,8 +93,9 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 		return te.result()
 	}
 
-	o := g.run(ctx, d, args)
-	g.finish(ctx, d, cache.Key(d.method, args)[len(d.method)+1:], start, o)
+	key := cache.Key(d.method, args)
+	o := g.runKeyed(ctx, d, key, args)
+	g.finish(ctx, d, key[len(d.method)+1:], start, o)
 	if o.err != nil {
 		return o.err.result()
 	}
@@ -107,55 +130,44 @@ func logParams(req mcp.CallToolRequest) string {
 }
 
 // run takes validated arguments through cache, singleflight, breaker, rate
-// limit and client, and fits the answer into the budget.
+// limit and client, and returns the answer fitted into the budget.
 func (g *Gateway) run(ctx context.Context, d *toolDef, args map[string]any) outcome {
+	return g.runKeyed(ctx, d, cache.Key(d.method, args), args)
+}
+
+// runKeyed is run for a caller that has built the cache key already.
+func (g *Gateway) runKeyed(ctx context.Context, d *toolDef, key string, args map[string]any) outcome {
 	if d.composite {
-		return g.runProfile(ctx, args)
+		return g.runProfile(ctx, key, args)
 	}
-	ob, err := g.obtain(ctx, d, args)
+	ob, err := g.obtain(ctx, d, key, args)
 	if err != nil {
 		return outcome{err: g.mapError(d, args, err)}
 	}
-	o := outcome{source: ob.source, staleAge: ob.staleAge, staleReason: ob.staleReason}
-	if ob.res != nil {
-		o.res = *ob.res
-	} else {
-		o.res = g.fit(d, args, ob.a, ob.tokens)
-	}
-	return o
+	return outcome{res: ob.a.res, source: ob.source, staleAge: ob.staleAge, staleReason: ob.staleReason}
 }
 
 // obtained is an upstream answer and how it was come by.
 type obtained struct {
 	a           *answer
-	tokens      int               // of the upstream answer; 0 if not yet counted
-	res         *summarize.Result // already fitted by the shared fetch, or nil
 	source      string
 	staleAge    time.Duration
 	staleReason string
 }
 
-// shared is what one upstream fetch hands to everyone waiting on it.
-type shared struct {
-	a   *answer
-	res summarize.Result
-}
-
-// obtain returns the answer for d and args from the cache, from a fetch
-// already under way for the same key, from a new fetch, or, when NSIP
-// fails, from a stale cache entry.
-func (g *Gateway) obtain(ctx context.Context, d *toolDef, args map[string]any) (obtained, error) {
-	key := cache.Key(d.method, args)
+// obtain returns the answer for d and args, cached under key, from the
+// cache, from a fetch already under way for the same key, from a new fetch,
+// or, when NSIP fails, from a stale cache entry.
+func (g *Gateway) obtain(ctx context.Context, d *toolDef, key string, args map[string]any) (obtained, error) {
 	if e, ok := g.cache.Get(key); ok {
-		return obtained{a: e.Value.(*answer), tokens: e.Tokens, source: cacheHit}, nil
+		return obtained{a: e.Value.(*answer), source: cacheHit}, nil
 	}
 	ch := g.flight.DoChan(key, func() (any, error) { return g.fetch(key, d, args) })
 	var err error
 	select {
 	case r := <-ch:
 		if r.Err == nil {
-			f := r.Val.(*shared)
-			return obtained{a: f.a, tokens: f.res.OriginalTokens, res: &f.res, source: cacheMiss}, nil
+			return obtained{a: r.Val.(*answer), source: cacheMiss}, nil
 		}
 		err = r.Err
 	case <-ctx.Done():
@@ -165,7 +177,7 @@ func (g *Gateway) obtain(ctx context.Context, d *toolDef, args map[string]any) (
 	if servesStale(err) {
 		if e, ok := g.cache.Stale(key); ok {
 			return obtained{
-				a: e.Value.(*answer), tokens: e.Tokens, source: cacheStale,
+				a: e.Value.(*answer), source: cacheStale,
 				staleAge: g.cfg.Now().Sub(e.Stored), staleReason: g.mapError(d, args, err).Code,
 			}, nil
 		}
@@ -178,7 +190,9 @@ func (g *Gateway) obtain(ctx context.Context, d *toolDef, args map[string]any) (
 // nsip.ProfilePageSize) use, fetching only the parts not cached, at the same
 // time. The text is what the client's ByLPN would give:
 // {"details":…,"lineage":…,"progeny":…} with each member the upstream body.
-func (g *Gateway) runProfile(ctx context.Context, args map[string]any) outcome {
+// The fitted profile is cached under key and reused while the parts are
+// unchanged, as fitting one means counting thousands of tokens.
+func (g *Gateway) runProfile(ctx context.Context, key string, args map[string]any) outcome {
 	id := args["lpn_id"].(string)
 	parts := []struct {
 		d    *toolDef
@@ -195,7 +209,7 @@ func (g *Gateway) runProfile(ctx context.Context, args map[string]any) outcome {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			obs[i], errs[i] = g.obtain(ctx, p.d, p.args)
+			obs[i], errs[i] = g.obtain(ctx, p.d, cache.Key(p.d.method, p.args), p.args)
 		}()
 	}
 	wg.Wait()
@@ -203,6 +217,44 @@ func (g *Gateway) runProfile(ctx context.Context, args map[string]any) outcome {
 		return outcome{err: g.mapError(searchByLPNDef, args, err)}
 	}
 	o := outcome{source: cacheHit}
+	var ids [3]uint64
+	for i, ob := range obs {
+		ids[i] = ob.a.id
+		switch {
+		case ob.source == cacheStale:
+			o.source = cacheStale
+			o.staleAge = max(o.staleAge, ob.staleAge)
+			if o.staleReason == "" {
+				o.staleReason = ob.staleReason
+			}
+		case ob.source == cacheMiss && o.source == cacheHit:
+			o.source = cacheMiss
+		}
+	}
+	if e, ok := g.cache.Recall(key); ok {
+		if pf, ok := e.Value.(*profileFit); ok && pf.parts == ids {
+			o.res = pf.res
+			return o
+		}
+	}
+	// Callers asking for the same profile over the same parts share one fit.
+	flightKey := fmt.Sprintf("%s#%d,%d,%d", key, ids[0], ids[1], ids[2])
+	ch := g.flight.DoChan(flightKey, func() (any, error) { return g.fitProfile(key, args, ids, obs) })
+	select {
+	case r := <-ch:
+		if r.Err != nil {
+			return outcome{err: g.mapError(searchByLPNDef, args, r.Err)}
+		}
+		o.res = r.Val.(summarize.Result)
+		return o
+	case <-ctx.Done():
+		return outcome{err: g.mapError(searchByLPNDef, args, ctx.Err())}
+	}
+}
+
+// fitProfile assembles the profile from its parts, fits it and caches the
+// fit under key. Like fetch, it runs on its own deadline.
+func (g *Gateway) fitProfile(key string, args map[string]any, ids [3]uint64, obs []obtained) (any, error) {
 	var p nsip.AnimalProfile
 	p.Details, _ = obs[0].a.value.(*nsip.AnimalDetails)
 	p.Lineage, _ = obs[1].a.value.(*nsip.Lineage)
@@ -210,28 +262,25 @@ func (g *Gateway) runProfile(ctx context.Context, args map[string]any) outcome {
 	var raw []byte
 	for i, name := range []string{`{"details":`, `,"lineage":`, `,"progeny":`} {
 		raw = append(append(raw, name...), obs[i].a.raw...)
-		switch {
-		case obs[i].source == cacheStale:
-			o.source = cacheStale
-			o.staleAge = max(o.staleAge, obs[i].staleAge)
-			if o.staleReason == "" {
-				o.staleReason = obs[i].staleReason
-			}
-		case obs[i].source == cacheMiss && o.source == cacheHit:
-			o.source = cacheMiss
-		}
 	}
 	p.Raw = append(raw, '}')
-	o.res = g.fit(searchByLPNDef, args, &answer{value: &p, raw: p.Raw}, 0)
-	return o
+	ctx, cancel := context.WithTimeout(context.Background(), g.cfg.CallTimeout)
+	defer cancel()
+	res, err := g.fit(ctx, searchByLPNDef, args, &p, p.Raw)
+	if err != nil {
+		return nil, err
+	}
+	// The profile's JSON is not kept, only its fitted text.
+	g.cache.Set(key, &profileFit{parts: ids, res: res}, int64(len(res.Text)+len(key)+entryOverhead), res.OriginalTokens)
+	return res, nil
 }
 
-// fetch is the single upstream round trip behind one cache key. It runs on
-// its own deadline, so one caller giving up does not fail the others.
+// fetch is the single upstream round trip behind one cache key, and the fit
+// of its answer. It runs on its own deadline, so one caller giving up does
+// not fail the others.
 func (g *Gateway) fetch(key string, d *toolDef, args map[string]any) (any, error) {
 	if e, ok := g.cache.Peek(key); ok { // filled while this call was queueing
-		a := e.Value.(*answer)
-		return &shared{a: a, res: g.fit(d, args, a, e.Tokens)}, nil
+		return e.Value.(*answer), nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), g.cfg.CallTimeout)
 	defer cancel()
@@ -249,7 +298,7 @@ func (g *Gateway) fetch(key string, d *toolDef, args map[string]any) (any, error
 		if err != nil {
 			return nil, err
 		}
-		return &answer{value: value, raw: raw}, nil
+		return &answer{id: g.answerIDs.Add(1), value: value, raw: raw}, nil
 	})
 	release()
 	if err != nil {
@@ -261,23 +310,33 @@ func (g *Gateway) fetch(key string, d *toolDef, args map[string]any) (any, error
 	}
 	g.stats.lastSuccess.Store(time.Now().UnixNano())
 	a := v.(*answer)
-	res := g.fit(d, args, a, 0)
-	// The decoded model costs about as much memory as its JSON again.
-	g.cache.Set(key, a, int64(2*len(a.raw)+len(key)+256), res.OriginalTokens)
-	return &shared{a: a, res: res}, nil
+	// Waiting for a fit slot counts against the fetch's deadline like
+	// waiting for NSIP does; an answer that cannot be fitted in time is
+	// dropped rather than held while the queue drains.
+	if a.res, err = g.fit(ctx, d, args, a.value, a.raw); err != nil {
+		return nil, err
+	}
+	g.cache.Set(key, a, a.size(key), a.res.OriginalTokens)
+	return a, nil
 }
 
-// fit applies the token budget to an upstream answer.
-func (g *Gateway) fit(d *toolDef, args map[string]any, a *answer, tokens int) summarize.Result {
-	return g.sum.Fit(summarize.Request{
-		Kind:           d.kind,
-		Value:          a.value,
-		Raw:            a.raw,
-		OriginalTokens: tokens,
-		Tool:           d.name,
-		Args:           args,
-		Budget:         g.cfg.Budget,
-	})
+// fit applies the token budget to an upstream answer. Fitting is CPU work,
+// so at most GOMAXPROCS fits run at once and a burst of large answers waits
+// its turn rather than every fit slowing every other; the wait ends, with
+// ctx's error, if ctx is done first.
+func (g *Gateway) fit(ctx context.Context, d *toolDef, args map[string]any, value any, raw json.RawMessage) (summarize.Result, error) {
+	if err := g.fitSlots.Acquire(ctx, 1); err != nil {
+		return summarize.Result{}, err
+	}
+	defer g.fitSlots.Release(1)
+	return g.fitFunc(summarize.Request{
+		Kind:   d.kind,
+		Value:  value,
+		Raw:    raw,
+		Tool:   d.name,
+		Args:   args,
+		Budget: g.cfg.Budget,
+	}), nil
 }
 
 // noteThrottle makes every call wait out a 429's Retry-After, so that NSIP
