@@ -111,12 +111,13 @@ func invalid(id json.RawMessage, problem string) message {
 	return message{kind: msgInvalid, id: id, problem: problem}
 }
 
-// topMembers returns the members of a JSON object that is known to be
-// valid. Go decodes struct fields case-insensitively and keeps the last of
-// repeated names, as mcp-go does; so a name that only folds to a JSON-RPC
-// member, or one that repeats, would make mcp-go read the message otherwise
-// than this check did, and is refused. It walks the object itself: a
-// json.Decoder costs several times as much for every message.
+// topMembers returns the JSON-RPC members of a JSON object that is known to
+// be valid. mcp-go decodes with encoding/json, which matches struct fields
+// case-insensitively (Unicode folding included), so a name that only folds
+// to a member would make mcp-go read the message otherwise than this check
+// did; a repeated name is read differently by different parsers. Both are
+// refused. It walks the object itself: a json.Decoder costs several times as
+// much for every message.
 func topMembers(raw []byte) (map[string]json.RawMessage, string) {
 	obj := make(map[string]json.RawMessage, 4)
 	for i := skipSpace(raw, 1); raw[i] != '}'; {
