@@ -25,7 +25,8 @@ type Config struct {
 	AuthToken      string // bearer token the network transports require; empty means none
 
 	BaseURL         string
-	Timeout         time.Duration
+	Timeout         time.Duration // one upstream HTTP request
+	CallTimeout     time.Duration // one upstream fetch, queueing and retries included
 	CacheTTL        time.Duration
 	CacheMaxEntries int
 	CacheMaxBytes   int64
@@ -33,6 +34,8 @@ type Config struct {
 	RateLimit       float64 // upstream requests per second
 	RateBurst       int
 	MaxConcurrent   int
+	BreakerFailures int // consecutive upstream failures that open the breaker
+	BreakerCooldown time.Duration
 
 	LogLevel slog.Level
 }
@@ -40,12 +43,15 @@ type Config struct {
 // setting describes one environment variable: its default as shown in --help,
 // what it accepts (quoted verbatim in error messages) and how it is applied.
 type setting struct {
-	name     string
-	def      string
-	accepts  string
-	help     string
-	apply    func(c *Config, v string) bool
-	validate func(c *Config) string // cross-checks after every value is known; "" when fine
+	name    string
+	def     string
+	accepts string
+	help    string
+	apply   func(c *Config, v string) bool
+	// validate cross-checks once every value is known. It returns the other
+	// setting this one clashes with as NAME=value (given reports values as
+	// set, defaults included), or "" when they agree.
+	validate func(c *Config, given func(name string) string) (with string)
 }
 
 // defaults are the gateway's own, so the two never disagree.
@@ -103,9 +109,9 @@ var settings = []setting{
 			c.HealthAddr = v
 			return err == nil && n >= 0 && n <= 65535
 		},
-		validate: func(c *Config) string {
+		validate: func(c *Config, given func(string) string) string {
 			if c.HealthAddr != "" && c.Transport != "stdio" {
-				return c.HealthAddr
+				return "MCP_TRANSPORT=" + given("MCP_TRANSPORT")
 			}
 			return ""
 		},
@@ -155,6 +161,20 @@ var settings = []setting{
 		accepts: "a duration from 100ms to 5m, e.g. 15s",
 		help:    "limit for one upstream HTTP request",
 		apply:   durationSetter(func(c *Config) *time.Duration { return &c.Timeout }, 100*time.Millisecond, 5*time.Minute),
+	},
+	{
+		name: "NSIP_CALL_TIMEOUT", def: formatDuration(defaults.CallTimeout),
+		accepts: "a duration from 100ms to 15m and no shorter than NSIP_TIMEOUT (raise this or lower NSIP_TIMEOUT), e.g. 30s",
+		help:    "limit for one tool's upstream fetch as a whole: waiting for rate-limit and connection capacity, every retry and its backoff",
+		apply:   durationSetter(func(c *Config) *time.Duration { return &c.CallTimeout }, 100*time.Millisecond, 15*time.Minute),
+		// A request limit above the call's would never fire: the call's
+		// deadline always ends the request first.
+		validate: func(c *Config, given func(string) string) string {
+			if c.Timeout > c.CallTimeout {
+				return "NSIP_TIMEOUT=" + given("NSIP_TIMEOUT")
+			}
+			return ""
+		},
 	},
 	{
 		name: "NSIP_CACHE_TTL", def: formatDuration(defaults.CacheTTL),
@@ -207,6 +227,18 @@ var settings = []setting{
 		apply:   intSetter(func(c *Config) *int { return &c.MaxConcurrent }, 1, 1000),
 	},
 	{
+		name: "NSIP_BREAKER_FAILURES", def: strconv.FormatUint(uint64(defaults.BreakerFailures), 10),
+		accepts: "an integer from 1 to 1000",
+		help:    "consecutive upstream failures (5xx, timeouts, connection errors) that open the circuit breaker; while open, calls fail fast without asking NSIP",
+		apply:   intSetter(func(c *Config) *int { return &c.BreakerFailures }, 1, 1000),
+	},
+	{
+		name: "NSIP_BREAKER_COOLDOWN", def: formatDuration(defaults.BreakerCooldown),
+		accepts: "a duration from 1s to 1h, e.g. 30s",
+		help:    "how long the open breaker waits before letting one trial request through",
+		apply:   durationSetter(func(c *Config) *time.Duration { return &c.BreakerCooldown }, time.Second, time.Hour),
+	},
+	{
 		name: "LOG_LEVEL", def: "info",
 		accepts: "debug, info, warn or error",
 		help:    "least severe log level written to stderr",
@@ -223,10 +255,17 @@ var settings = []setting{
 // have been accepted. Its message fits on one line.
 type ConfigError struct {
 	Name, Value, Accepts string
+	// With is the other setting the value clashes with, as NAME=value;
+	// empty when the value is wrong on its own.
+	With string
 }
 
 func (e *ConfigError) Error() string {
-	return fmt.Sprintf("invalid %s=%q: accepted values: %s", e.Name, e.Value, e.Accepts)
+	with := ""
+	if e.With != "" {
+		with = " together with " + e.With
+	}
+	return fmt.Sprintf("invalid %s=%q%s: accepted values: %s", e.Name, e.Value, with, e.Accepts)
 }
 
 // Load reads the configuration through getenv, usually os.Getenv. Unset or
@@ -234,6 +273,7 @@ func (e *ConfigError) Error() string {
 // *ConfigError.
 func Load(getenv func(string) string) (Config, error) {
 	var c Config
+	given := make(map[string]string, len(settings))
 	for _, s := range settings {
 		v := strings.TrimSpace(getenv(s.name))
 		if v == "" {
@@ -245,13 +285,14 @@ func Load(getenv func(string) string) (Config, error) {
 		if !s.apply(&c, v) {
 			return Config{}, &ConfigError{Name: s.name, Value: v, Accepts: s.accepts}
 		}
+		given[s.name] = v
 	}
 	for _, s := range settings {
 		if s.validate == nil {
 			continue
 		}
-		if bad := s.validate(&c); bad != "" {
-			return Config{}, &ConfigError{Name: s.name, Value: bad, Accepts: s.accepts}
+		if with := s.validate(&c, func(name string) string { return given[name] }); with != "" {
+			return Config{}, &ConfigError{Name: s.name, Value: given[s.name], Accepts: s.accepts, With: with}
 		}
 	}
 	return c, nil

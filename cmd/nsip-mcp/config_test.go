@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/gateway"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -18,6 +19,7 @@ func env(kv map[string]string) func(string) string {
 }
 
 func TestLoadDefaults(t *testing.T) {
+	gw := gateway.DefaultConfig()
 	got, err := Load(env(nil))
 	if err != nil {
 		t.Fatal(err)
@@ -28,6 +30,7 @@ func TestLoadDefaults(t *testing.T) {
 		CacheTTL: time.Hour, CacheMaxEntries: cache.DefaultMaxEntries, CacheMaxBytes: cache.DefaultMaxBytes,
 		TokenBudget: 2000, RateLimit: defaults.RateLimit, RateBurst: defaults.RateBurst,
 		MaxConcurrent: defaults.MaxConcurrentUpstream, LogLevel: slog.LevelInfo,
+		CallTimeout: gw.CallTimeout, BreakerFailures: int(gw.BreakerFailures), BreakerCooldown: gw.BreakerCooldown,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("defaults:\n got %+v\nwant %+v", got, want)
@@ -49,6 +52,9 @@ func TestLoadReadsEveryVariable(t *testing.T) {
 		"NSIP_RATE_LIMIT":        "2.5",
 		"NSIP_RATE_BURST":        "3",
 		"NSIP_MAX_CONCURRENT":    "8",
+		"NSIP_CALL_TIMEOUT":      "45s",
+		"NSIP_BREAKER_FAILURES":  "3",
+		"NSIP_BREAKER_COOLDOWN":  "2m",
 		"LOG_LEVEL":              "DEBUG",
 		"MCP_AUTH_TOKEN":         "5f1c0a9e7b2d4c68a1e3",
 	}))
@@ -62,6 +68,7 @@ func TestLoadReadsEveryVariable(t *testing.T) {
 		BaseURL:        "http://127.0.0.1:8080/api", Timeout: 2 * time.Second,
 		CacheTTL: 30 * time.Minute, CacheMaxEntries: 500, CacheMaxBytes: 8 << 20,
 		TokenBudget: 1500, RateLimit: 2.5, RateBurst: 3, MaxConcurrent: 8, LogLevel: slog.LevelDebug,
+		CallTimeout: 45 * time.Second, BreakerFailures: 3, BreakerCooldown: 2 * time.Minute,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("\n got %+v\nwant %+v", got, want)
@@ -120,6 +127,70 @@ func TestLoadRejectsBadValues(t *testing.T) {
 			msg := err.Error()
 			if strings.Contains(msg, "\n") || !strings.Contains(msg, tc.name) || !strings.Contains(msg, `"`+tc.value+`"`) {
 				t.Fatalf("message %q must be one line naming %s and %q", msg, tc.name, tc.value)
+			}
+		})
+	}
+}
+
+// TestLoadDeadlinesAndBreaker covers the call deadline and the breaker
+// settings, with the whole message a bad value gets.
+func TestLoadDeadlinesAndBreaker(t *testing.T) {
+	const (
+		callAccepts = "a duration from 100ms to 15m and no shorter than NSIP_TIMEOUT (raise this or lower NSIP_TIMEOUT), e.g. 30s"
+		failAccepts = "an integer from 1 to 1000"
+		coolAccepts = "a duration from 1s to 1h, e.g. 30s"
+	)
+	cases := []struct {
+		name    string
+		env     map[string]string
+		want    [3]any // CallTimeout, BreakerFailures, BreakerCooldown
+		wantErr string
+	}{
+		{name: "smallest", env: map[string]string{"NSIP_TIMEOUT": "100ms", "NSIP_CALL_TIMEOUT": "100ms", "NSIP_BREAKER_FAILURES": "1", "NSIP_BREAKER_COOLDOWN": "1s"},
+			want: [3]any{100 * time.Millisecond, 1, time.Second}},
+		{name: "largest", env: map[string]string{"NSIP_CALL_TIMEOUT": "15m", "NSIP_BREAKER_FAILURES": "1000", "NSIP_BREAKER_COOLDOWN": "1h"},
+			want: [3]any{15 * time.Minute, 1000, time.Hour}},
+		{name: "request limit equal to the call's", env: map[string]string{"NSIP_TIMEOUT": "45s", "NSIP_CALL_TIMEOUT": "45000ms"},
+			want: [3]any{45 * time.Second, 5, 30 * time.Second}},
+		{name: "no unit", env: map[string]string{"NSIP_CALL_TIMEOUT": "30"},
+			wantErr: `invalid NSIP_CALL_TIMEOUT="30": accepted values: ` + callAccepts},
+		{name: "zero call timeout", env: map[string]string{"NSIP_CALL_TIMEOUT": "0s"},
+			wantErr: `invalid NSIP_CALL_TIMEOUT="0s": accepted values: ` + callAccepts},
+		{name: "call timeout over the bound", env: map[string]string{"NSIP_CALL_TIMEOUT": "16m"},
+			wantErr: `invalid NSIP_CALL_TIMEOUT="16m": accepted values: ` + callAccepts},
+		{name: "call shorter than the default request limit", env: map[string]string{"NSIP_CALL_TIMEOUT": "10s"},
+			wantErr: `invalid NSIP_CALL_TIMEOUT="10s" together with NSIP_TIMEOUT=15s: accepted values: ` + callAccepts},
+		{name: "request limit above the default call deadline", env: map[string]string{"NSIP_TIMEOUT": "1m"},
+			wantErr: `invalid NSIP_CALL_TIMEOUT="30s" together with NSIP_TIMEOUT=1m: accepted values: ` + callAccepts},
+		{name: "zero failures", env: map[string]string{"NSIP_BREAKER_FAILURES": "0"},
+			wantErr: `invalid NSIP_BREAKER_FAILURES="0": accepted values: ` + failAccepts},
+		{name: "negative failures", env: map[string]string{"NSIP_BREAKER_FAILURES": "-3"},
+			wantErr: `invalid NSIP_BREAKER_FAILURES="-3": accepted values: ` + failAccepts},
+		{name: "fractional failures", env: map[string]string{"NSIP_BREAKER_FAILURES": "2.5"},
+			wantErr: `invalid NSIP_BREAKER_FAILURES="2.5": accepted values: ` + failAccepts},
+		{name: "too many failures", env: map[string]string{"NSIP_BREAKER_FAILURES": "4294967297"},
+			wantErr: `invalid NSIP_BREAKER_FAILURES="4294967297": accepted values: ` + failAccepts},
+		{name: "sub-second cooldown", env: map[string]string{"NSIP_BREAKER_COOLDOWN": "500ms"},
+			wantErr: `invalid NSIP_BREAKER_COOLDOWN="500ms": accepted values: ` + coolAccepts},
+		{name: "cooldown over the bound", env: map[string]string{"NSIP_BREAKER_COOLDOWN": "2h"},
+			wantErr: `invalid NSIP_BREAKER_COOLDOWN="2h": accepted values: ` + coolAccepts},
+		{name: "negative cooldown", env: map[string]string{"NSIP_BREAKER_COOLDOWN": "-30s"},
+			wantErr: `invalid NSIP_BREAKER_COOLDOWN="-30s": accepted values: ` + coolAccepts},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Load(env(tc.env))
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Fatalf("Load error:\n got %v\nwant %s", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := [3]any{c.CallTimeout, c.BreakerFailures, c.BreakerCooldown}; got != tc.want {
+				t.Fatalf("call timeout, breaker failures, cooldown = %v, want %v", got, tc.want)
 			}
 		})
 	}

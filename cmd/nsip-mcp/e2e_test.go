@@ -300,6 +300,9 @@ func TestEndToEndInvalidEnvironmentExitsTwo(t *testing.T) {
 		{"NSIP_TOKEN_BUDGET", "-5"},
 		{"LOG_LEVEL", "chatty"},
 		{"MCP_ALLOWED_ORIGINS", "not a url"},
+		{"NSIP_BREAKER_FAILURES", "0"},
+		{"NSIP_BREAKER_COOLDOWN", "forever"},
+		{"NSIP_CALL_TIMEOUT", "10s"}, // shorter than the default NSIP_TIMEOUT
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -184,6 +184,58 @@ func TestEndToEndBreakerOpensAndServesStale(t *testing.T) {
 	}
 }
 
+// TestEndToEndDeadlineAndBreakerFromEnvironment: NSIP_CALL_TIMEOUT,
+// NSIP_BREAKER_FAILURES and NSIP_BREAKER_COOLDOWN reach the gateway. The
+// values differ from the defaults so that a setting left unwired shows.
+func TestEndToEndDeadlineAndBreakerFromEnvironment(t *testing.T) {
+	srv := startServer(t, "websocket", "NSIP_TIMEOUT=1s", "NSIP_CALL_TIMEOUT=1500ms",
+		"NSIP_BREAKER_FAILURES=2", "NSIP_BREAKER_COOLDOWN=2s")
+	c := dialFlavour(t, "websocket", srv.BaseURL)
+	initialize(t, c)
+	ids := srv.Stub.Data().AnimalIDs()
+
+	// A hanging NSIP: one 1 s attempt, and the second is cut off by the
+	// call's 1.5 s deadline, which the message names.
+	srv.Stub.SetFault(nsiptest.EndpointDetails, nsiptest.Fault{Kind: nsiptest.FaultHang})
+	r := hostileCall(t, c, "nsip_get_animal", map[string]any{"search_string": ids[0]})
+	if r.errorCode() != "timeout" || !strings.Contains(r.text, "within 1.5s, the time limit for one call") {
+		t.Fatalf("call against a hanging NSIP: %s; want timeout naming the 1.5s call limit", r.text)
+	}
+	if r.took > 10*time.Second {
+		t.Errorf("the 1.5 s call deadline took %v to end the call", r.took)
+	}
+	if b := healthBreaker(t, srv.BaseURL); b["state"] != "closed" {
+		t.Fatalf("breaker after one failure of two: %v, want closed", b)
+	}
+
+	srv.Stub.SetFault(nsiptest.EndpointDetails, nsiptest.Fault{Kind: nsiptest.FaultStatus, Status: 500})
+	if r := hostileCall(t, c, "nsip_get_animal", map[string]any{"search_string": ids[1]}); r.errorCode() != "upstream_error" {
+		t.Fatalf("second failure: %s", r.text)
+	}
+	b := healthBreaker(t, srv.BaseURL)
+	if retry, _ := b["retry_in_seconds"].(float64); b["state"] != "open" || retry < 1 || retry > 2 {
+		t.Fatalf("breaker after two failures: %v, want open with retry_in_seconds 1 or 2", b)
+	}
+
+	// Once NSIP is well, the 2 s cooldown lets a trial through and it closes
+	// the breaker; the default 30 s would outlast this loop.
+	srv.Stub.ClearFaults()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r := hostileCall(t, c, "nsip_get_animal", map[string]any{"search_string": ids[2]})
+		if !r.isError && strings.Contains(r.text, ids[2]) {
+			break
+		}
+		if r.errorCode() != "upstream_unavailable" || time.Now().After(deadline) {
+			t.Fatalf("after the cooldown: %s", r.text)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if b := healthBreaker(t, srv.BaseURL); b["state"] != "closed" {
+		t.Errorf("breaker after a successful trial: %v, want closed", b)
+	}
+}
+
 // TestEndToEndGarbageFrameKeepsTheSession: a WebSocket frame that is not
 // JSON gets a parse error and the session goes on answering.
 func TestEndToEndGarbageFrameKeepsTheSession(t *testing.T) {

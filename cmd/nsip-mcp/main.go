@@ -91,6 +91,9 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	gcfg.RateLimit = cfg.RateLimit
 	gcfg.RateBurst = cfg.RateBurst
 	gcfg.MaxConcurrentUpstream = cfg.MaxConcurrent
+	gcfg.CallTimeout = cfg.CallTimeout
+	gcfg.BreakerFailures = uint32(cfg.BreakerFailures) // 1..1000, checked by Load
+	gcfg.BreakerCooldown = cfg.BreakerCooldown
 	gcfg.Logger = logger
 	g, err := gateway.New(client, summarize.New(counter), gcfg)
 	if err != nil {
