@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -10,7 +11,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -52,7 +55,61 @@ func buildBinary() string { return binPath }
 const (
 	readyTimeout = 15 * time.Second
 	stopTimeout  = 20 * time.Second
+	// outputDrain is how long Wait keeps copying a process's output after
+	// it exits; a reader that stopped reading cannot hold the test longer.
+	outputDrain = 5 * time.Second
 )
+
+// testLimit bounds one end-to-end test with its subtests; the slowest takes
+// well under a minute.
+const testLimit = 3 * time.Minute
+
+// watch records the top-level tests under a watchdog and the processes the
+// helpers started, by the test that started them.
+var watch struct {
+	sync.Mutex
+	tests map[string]bool
+	procs map[*process]string
+}
+
+// watchdog ends the run when t, subtests and cleanups included, outlives
+// limit: it names the test, prints the stderr of the nsip-mcp processes it
+// started, kills them (so that none outlives the run) and panics with every
+// goroutine's stack, which shows where the test was stuck. go test's own
+// -timeout would do the last part only after ten minutes. Every test that
+// starts the binary through the helpers must call it first.
+func watchdog(t *testing.T, limit time.Duration) {
+	t.Helper()
+	name := t.Name()
+	watch.Lock()
+	if watch.tests == nil {
+		watch.tests, watch.procs = map[string]bool{}, map[*process]string{}
+	}
+	watch.tests[name] = true
+	watch.Unlock()
+	timer := time.AfterFunc(limit, func() {
+		var b strings.Builder
+		fmt.Fprintf(&b, "e2e: %s still running after %v", name, limit)
+		watch.Lock()
+		for p, owner := range watch.procs {
+			if owner == name || strings.HasPrefix(owner, name+"/") {
+				_ = p.cmd.Process.Kill()
+				log := p.stderr.String()
+				fmt.Fprintf(&b, "\n--- nsip-mcp pid %d started by %s, stderr (last 4 KiB):\n%s", p.cmd.Process.Pid, owner, log[max(0, len(log)-4096):])
+			}
+		}
+		watch.Unlock()
+		debug.SetTraceback("all")
+		panic(b.String())
+	})
+	// Registered first, so it runs after every other cleanup of t.
+	t.Cleanup(func() {
+		timer.Stop()
+		watch.Lock()
+		delete(watch.tests, name)
+		watch.Unlock()
+	})
+}
 
 // serverEnv is the environment the helpers give the binary: the chosen
 // transport, loopback, the stand-in upstream and debug logs. Entries in extra
@@ -101,9 +158,17 @@ type process struct {
 // goroutine that Wait waits for); otherwise stdin is empty.
 func startProcess(t *testing.T, env []string, stdout io.Writer, wantStdin bool) (*process, io.WriteCloser) {
 	t.Helper()
+	top, _, _ := strings.Cut(t.Name(), "/")
+	watch.Lock()
+	watched := watch.tests[top]
+	watch.Unlock()
+	if !watched {
+		t.Fatalf("%s starts nsip-mcp without a watchdog: call watchdog(t, testLimit) at its top", top)
+	}
 	p := &process{stderr: &lockedBuffer{}, done: make(chan struct{})}
 	p.cmd = exec.Command(buildBinary())
 	p.cmd.Env = env
+	p.cmd.WaitDelay = outputDrain
 	p.cmd.Stdout, p.cmd.Stderr = stdout, p.stderr
 	var stdin io.WriteCloser
 	if wantStdin {
@@ -115,12 +180,21 @@ func startProcess(t *testing.T, env []string, stdout io.Writer, wantStdin bool) 
 	if err := p.cmd.Start(); err != nil {
 		t.Fatalf("starting nsip-mcp: %v", err)
 	}
+	watch.Lock()
+	watch.procs[p] = t.Name()
+	watch.Unlock()
 	go func() {
 		err := p.cmd.Wait()
 		p.exitCode = p.cmd.ProcessState.ExitCode()
 		if err != nil && p.exitCode == 0 {
 			p.exitCode = -1
 		}
+		if errors.Is(err, exec.ErrWaitDelay) {
+			fmt.Fprintf(p.stderr, "\n(e2e: the test stopped reading the output; it was cut off %v after the exit)\n", outputDrain)
+		}
+		watch.Lock()
+		delete(watch.procs, p)
+		watch.Unlock()
 		close(p.done)
 	}()
 	return p, stdin

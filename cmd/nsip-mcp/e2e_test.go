@@ -167,6 +167,7 @@ func toolCases(t *testing.T, d *nsiptest.Dataset) []toolCase {
 var flavours = []string{"stdio", "sse", "streamable", "websocket"}
 
 func TestEndToEndNineToolsOverEveryTransport(t *testing.T) {
+	watchdog(t, testLimit)
 	for _, flavour := range flavours {
 		t.Run(flavour, func(t *testing.T) {
 			t.Parallel()
@@ -199,6 +200,7 @@ func TestEndToEndNineToolsOverEveryTransport(t *testing.T) {
 
 // SC-005: fifty sessions at once on each network transport.
 func TestEndToEndFiftyConcurrentSessions(t *testing.T) {
+	watchdog(t, testLimit)
 	for _, flavour := range []string{"sse", "streamable", "websocket"} {
 		t.Run(flavour, func(t *testing.T) {
 			kind := map[string]string{"sse": "http-sse", "streamable": "http-sse", "websocket": "websocket"}[flavour]
@@ -253,6 +255,7 @@ func oneSession(flavour, baseURL, lpnID string) error {
 }
 
 func TestEndToEndStdoutCarriesOnlyJSONRPC(t *testing.T) {
+	watchdog(t, testLimit)
 	s := startStdioServer(t)
 	initialize(t, s.Client)
 	d := s.Stub.Data()
@@ -293,6 +296,7 @@ func TestEndToEndStdoutCarriesOnlyJSONRPC(t *testing.T) {
 }
 
 func TestEndToEndInvalidEnvironmentExitsTwo(t *testing.T) {
+	watchdog(t, testLimit)
 	cases := []struct{ name, value string }{
 		{"MCP_TRANSPORT", "carrier-pigeon"},
 		{"MCP_PORT", "eighty"},
@@ -326,6 +330,7 @@ func TestEndToEndInvalidEnvironmentExitsTwo(t *testing.T) {
 }
 
 func TestEndToEndHelpAndVersion(t *testing.T) {
+	watchdog(t, testLimit)
 	out, err := exec.Command(buildBinary(), "--help").Output()
 	if err != nil {
 		t.Fatalf("--help: %v", err)
@@ -348,6 +353,7 @@ func TestEndToEndHelpAndVersion(t *testing.T) {
 // SIGTERM while a call waits on a slow upstream: the call is answered, then
 // the process exits 0.
 func TestEndToEndSIGTERMLetsCallInFlightFinish(t *testing.T) {
+	watchdog(t, testLimit)
 	for _, flavour := range flavours {
 		t.Run(flavour, func(t *testing.T) {
 			t.Parallel()
@@ -355,10 +361,11 @@ func TestEndToEndSIGTERMLetsCallInFlightFinish(t *testing.T) {
 			var stub *nsiptest.Server
 			var signal func() error
 			var wait func() int
+			var stderr func() string
 			if flavour == "stdio" {
 				s := startStdioServer(t)
 				initialize(t, s.Client)
-				c, stub = s.Client, s.Stub
+				c, stub, stderr = s.Client, s.Stub, s.Stderr
 				signal = func() error { return s.Signal(syscall.SIGTERM) }
 				wait = func() int { return s.Wait(t) }
 			} else {
@@ -366,7 +373,7 @@ func TestEndToEndSIGTERMLetsCallInFlightFinish(t *testing.T) {
 				srv := startServer(t, kind)
 				c = dialFlavour(t, flavour, srv.BaseURL)
 				initialize(t, c)
-				stub = srv.Stub
+				stub, stderr = srv.Stub, srv.Stderr
 				signal = func() error { return srv.Signal(syscall.SIGTERM) }
 				wait = func() int { return srv.Wait(t) }
 			}
@@ -385,7 +392,12 @@ func TestEndToEndSIGTERMLetsCallInFlightFinish(t *testing.T) {
 			if err := signal(); err != nil {
 				t.Fatal(err)
 			}
-			a := <-answered
+			var a answer
+			select {
+			case a = <-answered:
+			case <-time.After(callTimeout + stopTimeout):
+				t.Fatalf("no answer to the call in flight %v after SIGTERM; stderr:\n%s", callTimeout+stopTimeout, stderr())
+			}
 			if a.err != nil || !strings.Contains(a.text, lpn) {
 				t.Fatalf("call in flight at SIGTERM: %v, answer %.200s; want the animal %s", a.err, a.text, lpn)
 			}
@@ -408,6 +420,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 func TestEndToEndHealthAndReadiness(t *testing.T) {
+	watchdog(t, testLimit)
 	srv := startServer(t, "websocket")
 	c := dialFlavour(t, "websocket", srv.BaseURL)
 	initialize(t, c)

@@ -46,6 +46,16 @@ func (r toolReply) errorCode() string {
 // error result; only a protocol error fails the test.
 func hostileCall(t *testing.T, c *client.Client, tool string, args map[string]any) toolReply {
 	t.Helper()
+	r, err := hostileCallErr(c, tool, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// hostileCallErr is hostileCall for goroutines other than the test's, which
+// must not call t.Fatal: the test would wait for their result forever.
+func hostileCallErr(c *client.Client, tool string, args map[string]any) (toolReply, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	req := mcp.CallToolRequest{}
@@ -54,7 +64,7 @@ func hostileCall(t *testing.T, c *client.Client, tool string, args map[string]an
 	start := time.Now()
 	res, err := c.CallTool(ctx, req)
 	if err != nil {
-		t.Fatalf("%s(%v): a protocol error instead of a result: %v", tool, args, err)
+		return toolReply{}, fmt.Errorf("%s(%v): a protocol error instead of a result: %w", tool, args, err)
 	}
 	r := toolReply{isError: res.IsError, took: time.Since(start)}
 	for _, content := range res.Content {
@@ -65,7 +75,7 @@ func hostileCall(t *testing.T, c *client.Client, tool string, args map[string]an
 	if res.Meta != nil {
 		r.meta = res.Meta.AdditionalFields
 	}
-	return r
+	return r, nil
 }
 
 // healthBreaker reads the breaker state from /healthz.
@@ -83,6 +93,7 @@ func healthBreaker(t *testing.T, base string) map[string]any {
 // within the deadline, while another session is served; once NSIP behaves,
 // the same process answers normally.
 func TestEndToEndUpstreamFaults(t *testing.T) {
+	watchdog(t, testLimit)
 	srv := startServer(t, "websocket", "NSIP_TIMEOUT=300ms")
 	c := dialFlavour(t, "websocket", srv.BaseURL)
 	initialize(t, c)
@@ -110,8 +121,15 @@ func TestEndToEndUpstreamFaults(t *testing.T) {
 		t.Run(row.name, func(t *testing.T) {
 			srv.Stub.SetFault(nsiptest.EndpointDetails, row.fault)
 			defer srv.Stub.ClearFaults()
-			got := make(chan toolReply, 1)
-			go func() { got <- hostileCall(t, c, "nsip_get_animal", map[string]any{"search_string": ids[i]}) }()
+			type reply struct {
+				toolReply
+				err error
+			}
+			got := make(chan reply, 1)
+			go func() {
+				r, err := hostileCallErr(c, "nsip_get_animal", map[string]any{"search_string": ids[i]})
+				got <- reply{r, err}
+			}()
 			// Meanwhile another session asks NSIP something else. A 429
 			// pauses that too, so there the call is made after.
 			if row.fault.Kind != nsiptest.FaultRateLimit {
@@ -119,7 +137,10 @@ func TestEndToEndUpstreamFaults(t *testing.T) {
 					t.Errorf("the other session was not served during the fault: %s", r.text)
 				}
 			}
-			r := <-got
+			r := <-got // hostileCallErr gives up after callTimeout
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
 			if !r.isError || r.errorCode() != row.code || !strings.Contains(r.text, row.problem) {
 				t.Errorf("faulted call: error %v, %s; want %s saying %q", r.isError, r.text, row.code, row.problem)
 			}
@@ -151,6 +172,7 @@ func TestEndToEndUpstreamFaults(t *testing.T) {
 // breaker; then calls fail fast without reaching NSIP, /healthz says so, and
 // answers fetched before are served, marked stale.
 func TestEndToEndBreakerOpensAndServesStale(t *testing.T) {
+	watchdog(t, testLimit)
 	srv := startServer(t, "websocket", "NSIP_TIMEOUT=300ms", "NSIP_CACHE_TTL=1s")
 	c := dialFlavour(t, "websocket", srv.BaseURL)
 	initialize(t, c)
@@ -188,6 +210,7 @@ func TestEndToEndBreakerOpensAndServesStale(t *testing.T) {
 // NSIP_BREAKER_FAILURES and NSIP_BREAKER_COOLDOWN reach the gateway. The
 // values differ from the defaults so that a setting left unwired shows.
 func TestEndToEndDeadlineAndBreakerFromEnvironment(t *testing.T) {
+	watchdog(t, testLimit)
 	srv := startServer(t, "websocket", "NSIP_TIMEOUT=1s", "NSIP_CALL_TIMEOUT=1500ms",
 		"NSIP_BREAKER_FAILURES=2", "NSIP_BREAKER_COOLDOWN=2s")
 	c := dialFlavour(t, "websocket", srv.BaseURL)
@@ -239,6 +262,7 @@ func TestEndToEndDeadlineAndBreakerFromEnvironment(t *testing.T) {
 // TestEndToEndGarbageFrameKeepsTheSession: a WebSocket frame that is not
 // JSON gets a parse error and the session goes on answering.
 func TestEndToEndGarbageFrameKeepsTheSession(t *testing.T) {
+	watchdog(t, testLimit)
 	srv := startServer(t, "websocket")
 	d := websocket.Dialer{HandshakeTimeout: readyTimeout, Subprotocols: []string{"mcp"}}
 	conn, resp, err := d.Dial("ws"+strings.TrimPrefix(srv.BaseURL, "http")+"/ws", nil)
@@ -444,6 +468,7 @@ func TestSoak(t *testing.T) {
 	if d, err := time.ParseDuration(os.Getenv("NSIP_SOAK_DURATION")); err == nil {
 		duration = d
 	}
+	watchdog(t, duration+testLimit)
 	const round = 30 * time.Second
 	limits := []string{"NSIP_RATE_LIMIT=1000", "NSIP_RATE_BURST=1000", "NSIP_MAX_CONCURRENT=64", "LOG_LEVEL=warn"}
 	wsBin := startServer(t, "websocket", limits...)

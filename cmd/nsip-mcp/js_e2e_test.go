@@ -300,6 +300,7 @@ func checkSDKReport(t *testing.T, rep sdkReport, want []jsExpectation) {
 // TestTypeScriptSDK drives the binary with the official TypeScript SDK over
 // each transport it serves, listing the tools and calling all nine.
 func TestTypeScriptSDK(t *testing.T) {
+	watchdog(t, testLimit)
 	node := needNode(t)
 	cases := []struct {
 		name      string // the SDK transport client.mjs uses
@@ -371,6 +372,7 @@ func servePage(t *testing.T) string {
 // /ws; from an unlisted origin the handshake is refused with 403, even when
 // the list names the same host without its port or with another scheme.
 func TestBrowserWebSocket(t *testing.T) {
+	watchdog(t, testLimit)
 	node, chromium := needBrowser(t)
 	origin := servePage(t)
 	cases := []struct {
