@@ -93,9 +93,9 @@ func (c *Counter) Count(s string) int {
 		return len(s)
 	}
 	if !utf8.ValidString(s) {
-		// tiktoken-go reads each invalid byte as U+FFFD; rather than copy
-		// that rewrite, such text takes the reference path.
-		return len(e.EncodeOrdinary(s))
+		// tiktoken-go splits and encodes []rune(s), in which every byte
+		// that is not UTF-8 became U+FFFD; counting that text is exact.
+		s = string([]rune(s))
 	}
 	return countPieces(e, s)
 }

@@ -99,24 +99,24 @@ func contraction(s string, i int) int {
 	return j + w2 - i
 }
 
-// skipClass returns the byte index after the run of runes from i whose class
-// satisfies keep, stopping after at most limit runes (limit < 0: no limit).
-func skipClass(s string, i int, keep func(uint8) bool, limit int) int {
+// skipClass returns the byte index after the run of runes of class cl from
+// i, stopping after at most limit runes (limit < 0: no limit).
+func skipClass(s string, i int, cl uint8, limit int) int {
 	for ; i < len(s) && limit != 0; limit-- {
-		cl, w := classAt(s, i)
-		if !keep(cl) {
+		if c := s[i]; c < utf8.RuneSelf {
+			if asciiClass[c] != cl {
+				break
+			}
+			i++
+			continue
+		}
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if classOfSlow(r) != cl {
 			break
 		}
 		i += w
 	}
 	return i
-}
-
-func isLetterClass(cl uint8) bool { return cl == clLetter }
-func isNumberClass(cl uint8) bool { return cl == clNumber }
-func isOtherClass(cl uint8) bool  { return cl == clOther }
-func isNewlineClass(cl uint8) bool {
-	return cl == clNewline
 }
 
 // nextPiece returns the end of the pre-token that starts at byte i of s,
@@ -129,25 +129,25 @@ func nextPiece(s string, i int) int {
 	switch cl {
 	case clLetter:
 		// [^\r\n\p{L}\p{N}]?\p{L}+ with the optional part empty.
-		return skipClass(s, i, isLetterClass, -1)
+		return skipClass(s, i, clLetter, -1)
 	case clNumber:
-		return skipClass(s, i, isNumberClass, 3)
+		return skipClass(s, i, clNumber, 3)
 	case clOther, clSpace:
 		// One non-newline, non-letter, non-number rune may lead a word.
 		if next, _ := classAt(s, i+w); next == clLetter {
-			return skipClass(s, i+w, isLetterClass, -1)
+			return skipClass(s, i+w, clLetter, -1)
 		}
 	}
 	if cl == clOther {
 		// ?[^\s\p{L}\p{N}]+[\r\n]* without the space.
-		j := skipClass(s, i, isOtherClass, -1)
-		return skipClass(s, j, isNewlineClass, -1)
+		j := skipClass(s, i, clOther, -1)
+		return skipClass(s, j, clNewline, -1)
 	}
 	if s[i] == ' ' {
 		// The space-led form of the same alternative.
 		if next, _ := classAt(s, i+1); next == clOther {
-			j := skipClass(s, i+1, isOtherClass, -1)
-			return skipClass(s, j, isNewlineClass, -1)
+			j := skipClass(s, i+1, clOther, -1)
+			return skipClass(s, j, clNewline, -1)
 		}
 	}
 	// A run of whitespace: \s*[\r\n]+ ends after the run's last newline.
