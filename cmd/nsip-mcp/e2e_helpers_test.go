@@ -209,7 +209,11 @@ func (p *process) wait(t *testing.T, timeout time.Duration) int {
 		return p.exitCode
 	case <-time.After(timeout):
 		_ = p.cmd.Process.Kill()
-		<-p.done
+		select {
+		case <-p.done:
+		case <-time.After(2 * outputDrain):
+			t.Fatalf("nsip-mcp still running %v after it was asked to stop, and its output still unread %v after SIGKILL; stderr:\n%s", timeout, 2*outputDrain, p.stderr.String())
+		}
 		t.Fatalf("nsip-mcp still running %v after it was asked to stop; stderr:\n%s", timeout, p.stderr.String())
 		return -1
 	}
@@ -320,7 +324,19 @@ type stdioServer struct {
 	Stdout func() string    // every byte the process wrote to stdout so far
 	proc   *process
 	stdin  io.WriteCloser
+	out    *io.PipeReader // the client's end of stdout
 	closed bool
+}
+
+// clientFeed passes the process's stdout on to the client. It never fails:
+// once the client has stopped reading (its end of the pipe is closed), the
+// output goes on draining into the record, and exec's copy, which Wait
+// waits for even past WaitDelay, cannot block on a reader that is gone.
+type clientFeed struct{ w *io.PipeWriter }
+
+func (f clientFeed) Write(p []byte) (int, error) {
+	_, _ = f.w.Write(p)
+	return len(p), nil
 }
 
 // startStdioServer starts a stand-in upstream and the binary in stdio mode.
@@ -330,12 +346,12 @@ func startStdioServer(t *testing.T, env ...string) *stdioServer {
 	stub := nsiptest.NewServer(t, nsiptest.Options{Seed: 1})
 	outR, outW := io.Pipe()
 	stdout := &lockedBuffer{}
-	p, inW := startProcess(t, serverEnv("stdio", stub.URL(), 0, env...), io.MultiWriter(outW, stdout), true)
+	p, inW := startProcess(t, serverEnv("stdio", stub.URL(), 0, env...), io.MultiWriter(stdout, clientFeed{outW}), true)
 	go func() {
 		<-p.done
 		outW.Close()
 	}()
-	s := &stdioServer{Stub: stub, Stderr: p.stderr.String, Stdout: stdout.String, proc: p, stdin: inW}
+	s := &stdioServer{Stub: stub, Stderr: p.stderr.String, Stdout: stdout.String, proc: p, stdin: inW, out: outR}
 	s.Client = client.NewClient(transport.NewIO(outR, inW, nil))
 	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
 	defer cancel()
@@ -357,9 +373,16 @@ func startStdioServer(t *testing.T, env ...string) *stdioServer {
 func (s *stdioServer) Close(t *testing.T) int {
 	t.Helper()
 	s.closed = true
-	_ = s.Client.Close()
+	s.closeClient()
 	_ = s.stdin.Close()
 	return s.proc.wait(t, stopTimeout)
+}
+
+// closeClient closes the client and then its end of stdout: mcp-go's reader
+// stops at the next line once closed, and nothing else reads after that.
+func (s *stdioServer) closeClient() {
+	_ = s.Client.Close()
+	_ = s.out.Close()
 }
 
 // Signal sends sig to the process without waiting.
@@ -370,7 +393,7 @@ func (s *stdioServer) Wait(t *testing.T) int {
 	t.Helper()
 	s.closed = true
 	code := s.proc.wait(t, stopTimeout)
-	_ = s.Client.Close()
+	s.closeClient()
 	return code
 }
 
