@@ -55,8 +55,10 @@ func buildBinary() string { return binPath }
 const (
 	readyTimeout = 15 * time.Second
 	stopTimeout  = 20 * time.Second
-	// outputDrain is how long Wait keeps copying a process's output after
-	// it exits; a reader that stopped reading cannot hold the test longer.
+	// outputDrain is how long Wait waits for a process's output pipes to
+	// close after it exits (they stay open if it left a child behind). It
+	// cannot cut short a Write that blocks; the writers given to exec never
+	// block (see clientFeed).
 	outputDrain = 5 * time.Second
 )
 
