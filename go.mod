@@ -3,6 +3,7 @@ module github.com/nsip-tools/nsip-mcp
 go 1.26.0
 
 require (
+	github.com/dlclark/regexp2 v1.11.0
 	github.com/gorilla/websocket v1.5.3
 	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/mark3labs/mcp-go v1.2.1
@@ -16,7 +17,6 @@ require (
 )
 
 require (
-	github.com/dlclark/regexp2 v1.11.0 // indirect
 	github.com/google/jsonschema-go v0.4.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2 // indirect

@@ -220,6 +220,9 @@ func TestParseRetryAfter(t *testing.T) {
 		"soon":                          0,
 		"Tue, 23 Sep 2025 12:00:30 GMT": 30 * time.Second,
 		"Tue, 23 Sep 2025 11:00:00 GMT": 0,
+		"Thu, 25 Sep 2025 12:00:00 GMT": 24 * time.Hour,
+		// Far enough ahead to overflow a Duration if it were not capped.
+		"Wed, 01 Oct 7000 0:00:00 GMT": 24 * time.Hour,
 	}
 	for in, want := range cases {
 		if got := parseRetryAfter(in, now); got != want {

@@ -241,16 +241,21 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 		if secs <= 0 {
 			return 0
 		}
-		if secs > int64(24*time.Hour/time.Second) {
-			secs = int64(24 * time.Hour / time.Second)
+		if secs > int64(maxRetryAfter/time.Second) {
+			return maxRetryAfter
 		}
 		return time.Duration(secs) * time.Second
 	}
 	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
+		// A date centuries ahead would overflow Duration; it means the
+		// same as a day to anyone waiting.
+		return min(t.Sub(now), maxRetryAfter)
 	}
 	return 0
 }
+
+// maxRetryAfter caps what an upstream may ask callers to wait.
+const maxRetryAfter = 24 * time.Hour
 
 // transportError classifies a failure to get (or finish reading) a response.
 // ctx is the caller's context, actx the one limited by the client timeout.
