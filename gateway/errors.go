@@ -91,6 +91,10 @@ func invalidArgs(d *toolDef, args map[string]any, errs []fieldError) *toolError 
 // errBreakerOpen is returned instead of calling NSIP while the breaker is open.
 var errBreakerOpen = errors.New("circuit breaker open")
 
+// errFitWait wraps the context error of a call whose answer arrived but
+// ended while waiting for a turn to be summarized: NSIP is not to blame.
+var errFitWait = errors.New("waiting to summarize the answer")
+
 // rateLimitError is a refusal for lack of capacity, local or upstream.
 type rateLimitError struct {
 	retryAfter time.Duration
@@ -124,6 +128,17 @@ func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolErro
 			Problem:        fmt.Sprintf("NSIP is unavailable after repeated failures; retry in %d s", seconds(in)),
 			RetryInSeconds: seconds(in),
 			Next:           "retry later; answers already fetched stay available from the cache",
+		}
+	}
+	if errors.Is(err, errFitWait) {
+		if errors.Is(err, context.Canceled) {
+			return &toolError{Code: CodeCanceled, Problem: "the call was cancelled while NSIP's answer waited to be summarized"}
+		}
+		return &toolError{
+			Code: CodeTimeout,
+			Problem: fmt.Sprintf("NSIP answered, but the server was busy summarizing other large answers and did not reach this one "+
+				"before the call's deadline (%s)", g.cfg.CallTimeout),
+			Next: "retry in a few seconds; a smaller page_size needs less summarizing",
 		}
 	}
 	var ne *nsip.Error

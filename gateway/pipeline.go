@@ -248,7 +248,8 @@ func (g *Gateway) runProfile(ctx context.Context, key string, args map[string]an
 		o.res = r.Val.(summarize.Result)
 		return o
 	case <-ctx.Done():
-		return outcome{err: g.mapError(searchByLPNDef, args, ctx.Err())}
+		// Every part is in hand: only the fit was outstanding.
+		return outcome{err: g.mapError(searchByLPNDef, args, fmt.Errorf("%w: %w", errFitWait, ctx.Err()))}
 	}
 }
 
@@ -326,7 +327,7 @@ func (g *Gateway) fetch(key string, d *toolDef, args map[string]any) (any, error
 // ctx's error, if ctx is done first.
 func (g *Gateway) fit(ctx context.Context, d *toolDef, args map[string]any, value any, raw json.RawMessage) (summarize.Result, error) {
 	if err := g.fitSlots.Acquire(ctx, 1); err != nil {
-		return summarize.Result{}, err
+		return summarize.Result{}, fmt.Errorf("%w: %w", errFitWait, err)
 	}
 	defer g.fitSlots.Release(1)
 	return g.fitFunc(summarize.Request{

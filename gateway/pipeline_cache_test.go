@@ -354,7 +354,7 @@ func TestAProfileWaitingForAFitHonoursItsContext(t *testing.T) {
 	select {
 	case res := <-done:
 		tc, _ := mcp.AsTextContent(res.Content[0])
-		if !res.IsError || !strings.Contains(tc.Text, `"code":"`+CodeCanceled+`"`) {
+		if !res.IsError || !strings.Contains(tc.Text, `"code":"`+CodeCanceled+`"`) || !strings.Contains(tc.Text, "waited to be summarized") {
 			t.Errorf("cancelled profile = %s", tc.Text)
 		}
 	case <-time.After(10 * time.Second):
@@ -397,8 +397,8 @@ func TestAnAnswerWaitingPastTheDeadlineForAFitIsATimeout(t *testing.T) {
 	free := occupyFitSlots(t, e)
 	id := e.up.Data().MostProgeny()
 	b := e.call("nsip_get_lineage", map[string]any{"lpn_id": id}).errorBody(t)
-	if b.Code != CodeTimeout {
-		t.Errorf("error = %+v, want %s", b, CodeTimeout)
+	if b.Code != CodeTimeout || !strings.Contains(b.Problem, "NSIP answered") || !strings.Contains(b.Problem, "300ms") {
+		t.Errorf("error = %+v, want %s saying NSIP answered and naming the 300ms deadline", b, CodeTimeout)
 	}
 	if n := e.up.Requests(nsiptest.EndpointLineage); n != 1 {
 		t.Errorf("lineage requests = %d, want 1: NSIP answered, the fit did not start", n)
