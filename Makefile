@@ -9,7 +9,7 @@ STATICCHECK := $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSIO
 COVER_PKGS := nsip cache gateway
 COVER_MIN  := 90
 
-.PHONY: all build run test vet lint cover bench stub clean
+.PHONY: all build run test vet lint cover e2e-deps bench stub clean
 
 all: build
 
@@ -29,7 +29,11 @@ lint: vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt would change:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(STATICCHECK) ./...
 
-test: lint cover
+test: lint e2e-deps cover
+
+# npm ci for the TypeScript SDK client and apt for Chromium, only when missing.
+e2e-deps:
+	.ci/e2e-deps
 
 cover:
 	@mkdir -p $(BIN)
