@@ -15,6 +15,7 @@ import (
 	"net/netip"
 	"net/url"
 	"runtime"
+	"runtime/metrics"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -213,7 +214,31 @@ func (st *site) healthz(w http.ResponseWriter, _ *http.Request) {
 	body["in_flight"] = st.calls.count()
 	// A count that keeps climbing while sessions and calls do not is a leak.
 	body["goroutines"] = runtime.NumGoroutine()
+	body["memory"] = memoryReport()
 	writeJSON(w, code, body)
+}
+
+// memoryReport is the Go runtime's own account of the process's memory:
+// what it holds from the OS, the live and not yet collected heap objects,
+// and the soft limit it collects toward (absent when there is none).
+// runtime/metrics reads these without stopping the world.
+func memoryReport() map[string]uint64 {
+	samples := []metrics.Sample{
+		{Name: "/memory/classes/total:bytes"},
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/gc/gomemlimit:bytes"},
+	}
+	metrics.Read(samples)
+	out := make(map[string]uint64, len(samples))
+	for i, name := range []string{"runtime_bytes", "heap_object_bytes", "limit_bytes"} {
+		if samples[i].Value.Kind() == metrics.KindUint64 {
+			out[name] = samples[i].Value.Uint64()
+		}
+	}
+	if out["limit_bytes"] == math.MaxInt64 { // the runtime's "no limit"
+		delete(out, "limit_bytes")
+	}
+	return out
 }
 
 // readyTimeout bounds one readiness probe so that /readyz answers promptly.

@@ -7,6 +7,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -344,6 +345,15 @@ func TestHealthzMergesApplicationFacts(t *testing.T) {
 	}
 	if g, ok := body["goroutines"].(float64); !ok || g < 1 || g != math.Trunc(g) {
 		t.Errorf("healthz goroutines = %v, want a positive whole number", body["goroutines"])
+	}
+	mem, _ := body["memory"].(map[string]any)
+	total, _ := mem["runtime_bytes"].(float64)
+	heap, _ := mem["heap_object_bytes"].(float64)
+	if heap <= 0 || total < heap {
+		t.Errorf("healthz memory = %v, want heap_object_bytes > 0 within runtime_bytes", mem)
+	}
+	if _, ok := mem["limit_bytes"]; ok && os.Getenv("GOMEMLIMIT") == "" {
+		t.Errorf("healthz memory = %v: a limit is reported though none is set", mem)
 	}
 }
 

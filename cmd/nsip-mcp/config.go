@@ -37,8 +37,22 @@ type Config struct {
 	BreakerFailures int // consecutive upstream failures that open the breaker
 	BreakerCooldown time.Duration
 
+	// MemoryLimit is the soft limit handed to the Go runtime, derived from
+	// the cache bound; 0 when GOMEMLIMIT is set, which the runtime reads
+	// itself.
+	MemoryLimit int64
+
 	LogLevel slog.Level
 }
+
+// memoryHeadroom is what the process needs beside the cache: sessions,
+// answers being fetched and summarized, the tokenizer's tables.
+const memoryHeadroom = 128 << 20
+
+// memoryLimit leaves the collector room for one cache's worth of garbage on
+// top of a full cache and the headroom. Without a limit the heap may grow to
+// twice the live memory however small the cache is set.
+func memoryLimit(cacheBytes int64) int64 { return 2*cacheBytes + memoryHeadroom }
 
 // setting describes one environment variable: its default as shown in --help,
 // what it accepts (quoted verbatim in error messages) and how it is applied.
@@ -295,6 +309,9 @@ func Load(getenv func(string) string) (Config, error) {
 			return Config{}, &ConfigError{Name: s.name, Value: given[s.name], Accepts: s.accepts, With: with}
 		}
 	}
+	if strings.TrimSpace(getenv("GOMEMLIMIT")) == "" {
+		c.MemoryLimit = memoryLimit(c.CacheMaxBytes)
+	}
 	return c, nil
 }
 
@@ -321,6 +338,8 @@ Environment:
 Endpoints (http-sse): /sse + /message (legacy SSE), /mcp (streamable HTTP),
 /healthz, /readyz. Endpoints (websocket): /ws, /healthz, /readyz.
 Logs are JSON lines on stderr; in stdio mode stdout carries only JSON-RPC.
+Memory: unless GOMEMLIMIT is set, the Go runtime gets a soft limit of
+2 x NSIP_CACHE_MAX_BYTES + 128MiB (256MiB with the defaults).
 `)
 }
 

@@ -31,6 +31,7 @@ func TestLoadDefaults(t *testing.T) {
 		TokenBudget: 2000, RateLimit: defaults.RateLimit, RateBurst: defaults.RateBurst,
 		MaxConcurrent: defaults.MaxConcurrentUpstream, LogLevel: slog.LevelInfo,
 		CallTimeout: gw.CallTimeout, BreakerFailures: int(gw.BreakerFailures), BreakerCooldown: gw.BreakerCooldown,
+		MemoryLimit: 2*cache.DefaultMaxBytes + 128<<20,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("defaults:\n got %+v\nwant %+v", got, want)
@@ -69,9 +70,20 @@ func TestLoadReadsEveryVariable(t *testing.T) {
 		CacheTTL: 30 * time.Minute, CacheMaxEntries: 500, CacheMaxBytes: 8 << 20,
 		TokenBudget: 1500, RateLimit: 2.5, RateBurst: 3, MaxConcurrent: 8, LogLevel: slog.LevelDebug,
 		CallTimeout: 45 * time.Second, BreakerFailures: 3, BreakerCooldown: 2 * time.Minute,
+		MemoryLimit: 16<<20 + 128<<20, // twice the cache, plus headroom
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("\n got %+v\nwant %+v", got, want)
+	}
+}
+
+func TestLoadLeavesGOMEMLIMITToTheRuntime(t *testing.T) {
+	got, err := Load(env(map[string]string{"GOMEMLIMIT": "1GiB", "NSIP_CACHE_MAX_BYTES": "8MiB"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.MemoryLimit != 0 {
+		t.Errorf("with GOMEMLIMIT set, MemoryLimit = %d, want 0 (the runtime reads GOMEMLIMIT itself)", got.MemoryLimit)
 	}
 }
 

@@ -421,12 +421,20 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 
 func TestEndToEndHealthAndReadiness(t *testing.T) {
 	watchdog(t, testLimit)
-	srv := startServer(t, "websocket")
+	srv := startServer(t, "websocket", "NSIP_CACHE_MAX_BYTES=8MiB")
 	c := dialFlavour(t, "websocket", srv.BaseURL)
 	initialize(t, c)
 	call(t, c, "nsip_get_statuses", nil)
 	var health map[string]any
 	getJSONBody(t, srv.BaseURL+"/healthz", http.StatusOK, &health)
+	// The soft memory limit follows the cache bound: twice 8 MiB plus 128 MiB.
+	mem, _ := health["memory"].(map[string]any)
+	if mem["limit_bytes"] != float64(144<<20) {
+		t.Errorf("healthz memory %v, want limit_bytes %d", mem, 144<<20)
+	}
+	if rt, _ := mem["runtime_bytes"].(float64); rt <= 0 || rt > 144<<20 {
+		t.Errorf("healthz memory runtime_bytes %v, want a positive figure under the limit", mem["runtime_bytes"])
+	}
 	for k, want := range map[string]any{"status": "ok", "transport": "websocket", "open_sessions": 1.0} {
 		if health[k] != want {
 			t.Errorf("healthz %s = %v, want %v", k, health[k], want)

@@ -67,6 +67,10 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 // ctx ends.
 func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	v := buildVersion()
+	if cfg.MemoryLimit > 0 {
+		debug.SetMemoryLimit(cfg.MemoryLimit)
+		logger.Debug("soft memory limit set from NSIP_CACHE_MAX_BYTES", "bytes", cfg.MemoryLimit)
+	}
 	client, err := nsip.NewClient(
 		nsip.WithBaseURL(cfg.BaseURL),
 		nsip.WithTimeout(cfg.Timeout),
