@@ -130,18 +130,12 @@ func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolErro
 			Next:           "retry later; answers already fetched stay available from the cache",
 		}
 	}
-	if errors.Is(err, errFitWait) {
-		if errors.Is(err, context.Canceled) {
-			return &toolError{Code: CodeCanceled, Problem: "the call was cancelled while NSIP's answer waited to be summarized"}
-		}
-		return &toolError{
-			Code: CodeTimeout,
-			Problem: fmt.Sprintf("NSIP answered, but the server was busy summarizing other large answers and did not reach this one "+
-				"before the call's deadline (%s)", g.cfg.CallTimeout),
-			Next: "retry in a few seconds; a smaller page_size needs less summarizing",
-		}
-	}
 	var ne *nsip.Error
+	// A profile joins its parts' errors: what NSIP said about one part
+	// (not found, say) outranks another part's wait to be summarized.
+	if errors.Is(err, errFitWait) && !errors.As(err, &ne) {
+		return g.fitWaitError(d, err)
+	}
 	if !errors.As(err, &ne) {
 		switch {
 		case errors.Is(err, context.DeadlineExceeded):
@@ -239,6 +233,24 @@ func connectionReason(ne *nsip.Error) string {
 		return "its host name could not be resolved (DNS)"
 	}
 	return "the network connection failed"
+}
+
+// fitWaitError is for an answer NSIP gave that ended, cancelled or out of
+// time, while waiting for its turn to be summarized.
+func (g *Gateway) fitWaitError(d *toolDef, err error) *toolError {
+	if errors.Is(err, context.Canceled) {
+		return &toolError{Code: CodeCanceled, Problem: "the call was cancelled while NSIP's answer waited to be summarized"}
+	}
+	next := "retry in a few seconds"
+	if d.hasParam("page_size") {
+		next += "; a smaller page_size needs less summarizing"
+	}
+	return &toolError{
+		Code: CodeTimeout,
+		Problem: fmt.Sprintf("NSIP answered, but the server was busy summarizing other large answers and did not reach this one "+
+			"before the call's deadline (%s)", g.cfg.CallTimeout),
+		Next: next,
+	}
 }
 
 // timeoutError says which deadline ran out: the client's limit on each

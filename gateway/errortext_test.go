@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/url"
@@ -307,4 +308,36 @@ func findLog(t *testing.T, logs *syncBuffer, msg string) map[string]any {
 	}
 	t.Fatalf("no %q log record", msg)
 	return nil
+}
+
+// TestFitWaitErrors: an answer that ran out of time waiting to be
+// summarized is a timeout that does not blame NSIP, with advice that fits
+// the tool; joined with what NSIP said about another part of a profile,
+// NSIP's word wins.
+func TestFitWaitErrors(t *testing.T) {
+	g := &Gateway{cfg: DefaultConfig()}
+	waited := fmt.Errorf("%w: %w", errFitWait, context.DeadlineExceeded)
+	tests := []struct {
+		name       string
+		d          *toolDef
+		err        error
+		code, next string
+	}{
+		{"paged tool", searchAnimalsDef, waited, CodeTimeout, "retry in a few seconds; a smaller page_size needs less summarizing"},
+		{"tool without pages", lineageDef, waited, CodeTimeout, "retry in a few seconds"},
+		{"cancelled while waiting", lineageDef, fmt.Errorf("%w: %w", errFitWait, context.Canceled), CodeCanceled, ""},
+		{"a profile part not found", searchByLPNDef,
+			errors.Join(&nsip.Error{Kind: nsip.KindNotFound, Param: "searchString", Value: exampleLPN}, waited), CodeNotFound, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			te := g.mapError(tt.d, map[string]any{"lpn_id": exampleLPN}, tt.err)
+			if te.Code != tt.code || (tt.next != "" && te.Next != tt.next) {
+				t.Errorf("mapError = %+v; want code %s, next %q", te, tt.code, tt.next)
+			}
+			if tt.code == CodeTimeout && !strings.Contains(te.Problem, "NSIP answered") {
+				t.Errorf("problem %q blames NSIP", te.Problem)
+			}
+		})
+	}
 }

@@ -32,6 +32,16 @@ type toolDef struct {
 	fetch   func(ctx context.Context, up Upstream, args map[string]any) (any, json.RawMessage, error)
 }
 
+// hasParam reports whether the tool takes the argument name.
+func (d *toolDef) hasParam(name string) bool {
+	for _, p := range d.params {
+		if p.name == name {
+			return true
+		}
+	}
+	return false
+}
+
 // The nine tools, in the order tools/list shows them.
 var toolDefs = []*toolDef{
 	lastUpdateDef, listBreedsDef, statusesDef, traitRangesDef,
