@@ -237,18 +237,17 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 	if v == "" {
 		return 0
 	}
-	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if secs <= 0 {
-			return 0
-		}
-		if secs > int64(maxRetryAfter/time.Second) {
-			return maxRetryAfter
-		}
+	secs, err := strconv.ParseInt(v, 10, 64)
+	switch {
+	case err == nil && secs <= 0:
+		return 0
+	case err == nil && secs <= int64(maxRetryAfter/time.Second):
 		return time.Duration(secs) * time.Second
+	case err == nil || (errors.Is(err, strconv.ErrRange) && v[0] != '-'):
+		return maxRetryAfter // more seconds than int64 holds is still "wait"
 	}
 	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		// A date centuries ahead would overflow Duration; it means the
-		// same as a day to anyone waiting.
+		// A date decades ahead means no more to anyone waiting than a day.
 		return min(t.Sub(now), maxRetryAfter)
 	}
 	return 0
