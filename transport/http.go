@@ -219,24 +219,27 @@ func (st *site) healthz(w http.ResponseWriter, _ *http.Request) {
 }
 
 // memoryReport is the Go runtime's own account of the process's memory:
-// what it holds from the OS, the live and not yet collected heap objects,
-// and the soft limit it collects toward (absent when there is none).
-// runtime/metrics reads these without stopping the world.
+// what it holds from the OS and has not given back (the figure its soft
+// limit applies to), the live and not yet collected heap objects, and the
+// soft limit (absent when there is none). runtime/metrics reads these
+// without stopping the world.
 func memoryReport() map[string]uint64 {
 	samples := []metrics.Sample{
 		{Name: "/memory/classes/total:bytes"},
+		{Name: "/memory/classes/heap/released:bytes"},
 		{Name: "/memory/classes/heap/objects:bytes"},
 		{Name: "/gc/gomemlimit:bytes"},
 	}
 	metrics.Read(samples)
-	out := make(map[string]uint64, len(samples))
-	for i, name := range []string{"runtime_bytes", "heap_object_bytes", "limit_bytes"} {
-		if samples[i].Value.Kind() == metrics.KindUint64 {
-			out[name] = samples[i].Value.Uint64()
+	v := make([]uint64, len(samples))
+	for i, s := range samples {
+		if s.Value.Kind() == metrics.KindUint64 {
+			v[i] = s.Value.Uint64()
 		}
 	}
-	if out["limit_bytes"] == math.MaxInt64 { // the runtime's "no limit"
-		delete(out, "limit_bytes")
+	out := map[string]uint64{"runtime_bytes": v[0] - min(v[1], v[0]), "heap_object_bytes": v[2]}
+	if v[3] != 0 && v[3] != math.MaxInt64 { // MaxInt64 is the runtime's "no limit"
+		out["limit_bytes"] = v[3]
 	}
 	return out
 }
