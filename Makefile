@@ -29,13 +29,13 @@ lint: vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt would change:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(STATICCHECK) ./...
 
-test: lint e2e-deps cover
+test: lint cover
 
 # npm ci for the TypeScript SDK client and apt for Chromium, only when missing.
 e2e-deps:
 	.ci/e2e-deps
 
-cover:
+cover: e2e-deps
 	@mkdir -p $(BIN)
 	set -o pipefail; $(GO) test -race -count=1 -cover ./... 2>&1 | tee $(BIN)/test.out
 	@for p in $(COVER_PKGS); do \
