@@ -61,6 +61,7 @@ type wsHub struct {
 	upgrader websocket.Upgrader
 	mu       sync.Mutex
 	conns    map[*wsConn]struct{}
+	closing  bool // set by closeAll: no connection registers after it
 	wg       sync.WaitGroup
 }
 
@@ -74,8 +75,18 @@ func (h *wsHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.site.log.Debug("websocket upgrade failed", "remote", r.RemoteAddr, "err", err)
 		return // the upgrader has answered the request
 	}
-	c := newWSConn(h, conn)
 	h.mu.Lock()
+	if h.closing {
+		// The upgrade raced shutdown: closeAll has already gone through the
+		// connections and may be waiting for them, so this one is turned
+		// away rather than added behind its back.
+		h.mu.Unlock()
+		msg := websocket.FormatCloseMessage(websocket.CloseGoingAway, "server shutting down")
+		_ = conn.WriteControl(websocket.CloseMessage, msg, time.Now().Add(time.Second))
+		_ = conn.Close()
+		return
+	}
+	c := newWSConn(h, conn)
 	h.conns[c] = struct{}{}
 	h.wg.Add(1)
 	h.mu.Unlock()
@@ -93,6 +104,7 @@ func (h *wsHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // close, waits a moment for them to agree, then cuts whatever is left.
 func (h *wsHub) closeAll(ctx context.Context) {
 	h.mu.Lock()
+	h.closing = true
 	for c := range h.conns {
 		c.closeWith(websocket.CloseGoingAway, "server shutting down")
 	}

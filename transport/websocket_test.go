@@ -1,16 +1,21 @@
 package transport
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/mark3labs/mcp-go/server"
 )
 
 // wsClient is a bare JSON-RPC client over gorilla/websocket, so that tests
@@ -491,5 +496,44 @@ func TestWebSocketLogNotificationsFollowTheClientsLevel(t *testing.T) {
 	}
 	if m, err := c.read(); err != nil || string(m.ID) != id {
 		t.Fatalf("then: id %s err %v, want the result of call %s", m.ID, err, id)
+	}
+}
+
+// TestUpgradeThatRacesShutdownIsTurnedAway: a handshake that passed the
+// draining check just before shutdown began completes after closeAll has
+// gone through the connections. The connection must be closed with
+// "going away", not registered behind closeAll's back, where it would
+// outlive the server (and race its wait for connections to end).
+func TestUpgradeThatRacesShutdownIsTurnedAway(t *testing.T) {
+	o := Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}.withDefaults()
+	hub := &wsHub{
+		site:     newSite(KindWebSocket, o),
+		mcp:      server.NewMCPServer("test", "0"),
+		conns:    map[*wsConn]struct{}{},
+		upgrader: websocket.Upgrader{Subprotocols: []string{wsSubprotocol}},
+	}
+	hub.closeAll(context.Background())
+
+	srv := httptest.NewServer(hub)
+	defer srv.Close()
+	conn, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http")+wsPath, nil)
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	defer conn.Close()
+	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_, _, err = conn.ReadMessage()
+	var ce *websocket.CloseError
+	if !errors.As(err, &ce) || ce.Code != websocket.CloseGoingAway || ce.Text != "server shutting down" {
+		t.Fatalf("read after shutdown began: %v, want close 1001 \"server shutting down\"", err)
+	}
+	hub.mu.Lock()
+	n := len(hub.conns)
+	hub.mu.Unlock()
+	if n != 0 {
+		t.Errorf("%d connections registered after closeAll, want 0", n)
+	}
+	if s := hub.site.sessions.Load(); s != 0 {
+		t.Errorf("open sessions = %d after the refused connection, want 0", s)
 	}
 }
