@@ -327,8 +327,11 @@ func TestRateLimitWaitsWhenTheDeadlineAllows(t *testing.T) {
 
 func TestProfileCostsThreeRequestsOfCapacity(t *testing.T) {
 	e := newEnv(t, withConfig(func(c *Config) {
+		// The next token is 10 s away, past the 5 s deadline, so a fourth
+		// request is refused at once; the deadline itself leaves room for
+		// the profile's three fits on a loaded machine.
 		c.RateLimit, c.RateBurst = 0.1, 3
-		c.CallTimeout = 300 * time.Millisecond
+		c.CallTimeout = 5 * time.Second
 	}))
 	id := e.up.Data().MostProgeny()
 	e.call("nsip_search_by_lpn", map[string]any{"lpn_id": id}).mustOK(t)
