@@ -51,13 +51,16 @@ func checkJSON(body []byte) *Error {
 type answer struct {
 	data      json.RawMessage // the payload
 	obj       *object         // data parsed, once someone asked for an object
-	enveloped bool            // the body had the success/data envelope
+	keys      *keyTable
+	enveloped bool // the body had the success/data envelope
 }
 
 // object returns the payload as an object, parsing it at most once.
 func (a *answer) object() (*object, bool) {
 	if a.obj == nil {
-		a.obj, _ = parseObject(a.data)
+		if o, ok := a.keys.object(a.data); ok {
+			a.obj = o
+		}
 	}
 	return a.obj, a.obj != nil
 }
@@ -66,21 +69,25 @@ func (a *answer) object() (*object, bool) {
 // one. Object bodies are parsed once here and handed on.
 func payload(body []byte) (*answer, *Error) {
 	trimmed := bytes.TrimSpace(body)
+	kt := newKeyTable()
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		if e := checkJSON(body); e != nil {
 			return nil, e
 		}
-		return &answer{data: trimmed}, nil
+		return &answer{data: trimmed, keys: kt}, nil
 	}
-	o, ok := parseObject(trimmed)
-	if !ok {
+	if !json.Valid(trimmed) {
 		return nil, checkJSON(body)
 	}
+	// Values kept in Extra are slices of this copy, never of the caller's
+	// body.
+	trimmed = bytes.Clone(trimmed)
+	o, _ := kt.object(trimmed)
 	okRaw, has := o.get("success")
 	var success bool
 	if !has || json.Unmarshal(okRaw, &success) != nil {
 		// No envelope, or a field that merely shares the name.
-		return &answer{data: trimmed, obj: o}, nil
+		return &answer{data: trimmed, obj: o, keys: kt}, nil
 	}
 	if !success {
 		msg := "no reason given"
@@ -93,113 +100,158 @@ func payload(body []byte) (*answer, *Error) {
 	if !has || isNull(d) {
 		return nil, unexpected("success=true but no data: %s", snippet(body))
 	}
-	return &answer{data: d, enveloped: true}, nil
+	return &answer{data: d, keys: kt, enveloped: true}, nil
 }
 
 // object is a JSON object whose fields can be looked up without regard to
 // case and claimed one by one; what is never claimed ends up in Extra.
 type object struct {
-	fields map[string]json.RawMessage // as the upstream spelled them
-	lower  map[string]string          // lower-cased name → spelling
-	used   map[string]bool
+	fields []field // in name order, each name once
+	keys   *keyTable
 }
 
-func parseObject(raw json.RawMessage) (*object, bool) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '{' {
-		return nil, false
-	}
-	var fields map[string]json.RawMessage
-	if json.Unmarshal(raw, &fields) != nil {
-		return nil, false
-	}
-	return newObject(fields), true
+type field struct {
+	name  string          // as the upstream spelled it
+	low   *lowKey         // the name lower-cased
+	raw   json.RawMessage // the value as sent
+	used  bool
+	first bool // the spelling lookups find when several differ only in case
 }
 
-func newObject(fields map[string]json.RawMessage) *object {
-	o := &object{fields: fields, lower: make(map[string]string, len(fields)), used: make(map[string]bool, len(fields))}
-	for k := range fields {
-		l := strings.ToLower(k)
-		// Two spellings of one name: pick one deterministically; the other
-		// stays unclaimed and lands in Extra.
-		if prev, dup := o.lower[l]; !dup || k < prev {
-			o.lower[l] = k
-		}
-	}
-	return o
-}
-
-// key returns the spelling of the first of names present and unclaimed.
-func (o *object) key(names ...string) (string, bool) {
+// key returns the index of the first of names present and unclaimed.
+func (o *object) key(names ...string) (int, bool) {
 	for _, n := range names {
-		if k, ok := o.lower[strings.ToLower(n)]; ok && !o.used[k] {
-			return k, true
+		if i := o.find(n); i >= 0 && !o.fields[i].used {
+			return i, true
 		}
 	}
-	return "", false
+	return -1, false
+}
+
+// find returns the index of the field a lookup of name finds, or -1.
+func (o *object) find(name string) int {
+	if !isASCII(name) {
+		l := strings.ToLower(name)
+		for i := range o.fields {
+			if o.fields[i].first && o.fields[i].low.s == l {
+				return i
+			}
+		}
+		return -1
+	}
+	for i := range o.fields {
+		f := &o.fields[i]
+		if f.first && len(f.low.s) == len(name) && lowerEquals(f.low.s, name) {
+			return i
+		}
+	}
+	return -1
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// lowerEquals reports whether l equals the ASCII name lower-cased.
+func lowerEquals(l, name string) bool {
+	for i := 0; i < len(l); i++ {
+		c := name[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if l[i] != c {
+			return false
+		}
+	}
+	return true
 }
 
 // get returns the first of names present, without claiming it.
 func (o *object) get(names ...string) (json.RawMessage, bool) {
-	k, ok := o.key(names...)
+	i, ok := o.key(names...)
 	if !ok {
 		return nil, false
 	}
-	return o.fields[k], true
+	return o.fields[i].raw, true
 }
 
 // claim marks the field as used when parse accepts it or it is null (which
 // carries nothing to keep).
 func (o *object) claim(parse func(json.RawMessage) bool, names ...string) bool {
-	k, ok := o.key(names...)
+	i, ok := o.key(names...)
 	if !ok {
 		return false
 	}
-	raw := o.fields[k]
-	if isNull(raw) {
-		o.used[k] = true
+	raw := o.fields[i].raw
+	return o.settle(i, !isNull(raw) && parse(raw))
+}
+
+// settle finishes a claim of field i whose value parsed or not.
+func (o *object) settle(i int, parsed bool) bool {
+	f := &o.fields[i]
+	if isNull(f.raw) {
+		f.used = true
 		return false
 	}
-	if parse(raw) {
-		o.used[k] = true
-		return true
-	}
-	return false
+	f.used = parsed
+	return parsed
 }
 
 // str, int and float claim the first of names that parses, storing it in
 // dst; dst is untouched otherwise.
-func (o *object) str(dst *string, names ...string) bool {
-	return o.claim(func(r json.RawMessage) bool { return store(dst)(asString(r)) }, names...)
+func (o *object) str(dst *string, names ...string) bool { return claimAs(o, dst, asString, names) }
+
+func (o *object) int(dst *int, names ...string) bool { return claimAs(o, dst, asInt, names) }
+
+func (o *object) float(dst *float64, names ...string) bool { return claimAs(o, dst, asFloat, names) }
+
+func claimAs[T any](o *object, dst *T, parse func(json.RawMessage) (T, bool), names []string) bool {
+	i, ok := o.key(names...)
+	return ok && claimAt(o, i, dst, parse)
 }
 
-func (o *object) int(dst *int, names ...string) bool {
-	return o.claim(func(r json.RawMessage) bool { return store(dst)(asInt(r)) }, names...)
-}
-
-func (o *object) float(dst *float64, names ...string) bool {
-	return o.claim(func(r json.RawMessage) bool { return store(dst)(asFloat(r)) }, names...)
-}
-
-func store[T any](dst *T) func(T, bool) bool {
-	return func(v T, ok bool) bool {
-		if ok {
-			*dst = v
-		}
-		return ok
+// claimAt is claimAs for field i.
+func claimAt[T any](o *object, i int, dst *T, parse func(json.RawMessage) (T, bool)) bool {
+	v, ok := parse(o.fields[i].raw)
+	if ok {
+		*dst = v
 	}
+	return o.settle(i, ok)
 }
 
 // rest copies every unclaimed field into extra under prefix+name.
 func (o *object) rest(extra map[string]json.RawMessage, prefix string) {
-	for k, v := range o.fields {
-		if !o.used[k] {
-			extra[prefix+k] = v
+	for _, f := range o.fields {
+		if !f.used {
+			extra[prefix+f.name] = f.raw
 		}
 	}
 }
 
+// asMap is the object as encoding/json would have decoded it.
+func (o *object) asMap() map[string]json.RawMessage {
+	m := make(map[string]json.RawMessage, len(o.fields))
+	for _, f := range o.fields {
+		m[f.name] = f.raw
+	}
+	return m
+}
+
 func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
+
+// quoted returns the inside of a JSON string literal that needs no
+// unescaping, the common case, which spares encoding/json.
+func quoted(raw []byte) ([]byte, bool) {
+	if len(raw) < 2 || raw[len(raw)-1] != '"' || !plainASCII(raw[1:len(raw)-1]) {
+		return nil, false
+	}
+	return raw[1 : len(raw)-1], true
+}
 
 // asString accepts a JSON string, number or boolean as text.
 func asString(raw json.RawMessage) (string, bool) {
@@ -209,6 +261,9 @@ func asString(raw json.RawMessage) (string, bool) {
 	}
 	switch raw[0] {
 	case '"':
+		if in, ok := quoted(raw); ok {
+			return string(bytes.TrimSpace(in)), true
+		}
 		var s string
 		if json.Unmarshal(raw, &s) != nil {
 			return "", false
@@ -230,6 +285,10 @@ func asFloat(raw json.RawMessage) (float64, bool) {
 	var err error
 	switch {
 	case raw[0] == '"':
+		if in, ok := quoted(raw); ok {
+			f, err = strconv.ParseFloat(string(bytes.TrimSpace(in)), 64)
+			break
+		}
 		var text string
 		if json.Unmarshal(raw, &text) != nil {
 			return 0, false
@@ -254,16 +313,13 @@ func asInt(raw json.RawMessage) (int, bool) {
 	return int(f), true
 }
 
+// asArray reads raw, which need not be valid JSON, as a list.
 func asArray(raw json.RawMessage) ([]json.RawMessage, bool) {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '[' {
+	if len(raw) == 0 || raw[0] != '[' || !json.Valid(raw) {
 		return nil, false
 	}
-	var items []json.RawMessage
-	if json.Unmarshal(raw, &items) != nil {
-		return nil, false
-	}
-	return items, true
+	return elements(raw), true
 }
 
 func newExtra() map[string]json.RawMessage { return map[string]json.RawMessage{} }
@@ -306,7 +362,7 @@ func decodeBreedGroups(body []byte) (*BreedGroups, *Error) {
 	}
 	out := &BreedGroups{Groups: make([]BreedGroup, 0, len(items)), Raw: json.RawMessage(body)}
 	for i, item := range items {
-		o, ok := parseObject(item)
+		o, ok := a.keys.object(item)
 		if !ok {
 			return nil, unexpected("breed group %d is not an object: %s", i, snippet(item))
 		}
@@ -322,7 +378,7 @@ func decodeBreedGroups(body []byte) (*BreedGroups, *Error) {
 				return nil, unexpected("breeds of group %d are not a list: %s", g.ID, snippet(raw))
 			}
 			for j, br := range breeds {
-				bo, ok := parseObject(br)
+				bo, ok := a.keys.object(br)
 				var b Breed
 				if !ok || !bo.int(&b.ID, "breedId", "id") {
 					return nil, unexpected("breed %d of group %d has no numeric id: %s", j, g.ID, snippet(br))
@@ -369,7 +425,7 @@ func decodeTraitRanges(body []byte) (*TraitRanges, *Error) {
 		if isNull(raw) {
 			return nil // no range published for this trait
 		}
-		o, ok := parseObject(raw)
+		o, ok := a.keys.object(raw)
 		var r Range
 		if !ok || !o.float(&r.Min, "min") || !o.float(&r.Max, "max") {
 			return unexpected("trait range %s lacks a numeric min and max: %s", code, snippet(raw))
@@ -378,15 +434,15 @@ func decodeTraitRanges(body []byte) (*TraitRanges, *Error) {
 		return nil
 	}
 	if o, ok := a.object(); ok {
-		for code, raw := range o.fields {
-			if e := add(code, raw); e != nil {
+		for _, f := range o.fields {
+			if e := add(f.name, f.raw); e != nil {
 				return nil, e
 			}
 		}
 	} else if items, ok := asArray(a.data); ok {
 		for i, item := range items {
 			var code string
-			io, ok := parseObject(item)
+			io, ok := a.keys.object(item)
 			if !ok || !io.str(&code, "code", "trait", "traitName", "name") || code == "" {
 				return nil, unexpected("trait range %d has no trait code: %s", i, snippet(item))
 			}
@@ -402,56 +458,46 @@ func decodeTraitRanges(body []byte) (*TraitRanges, *Error) {
 }
 
 // page reads the {recordCount, records} wrapper shared by search and progeny
-// answers (TotalCount / Results in the old format).
-func page(body []byte, what string) (total int, rows []*object, enveloped bool, e *Error) {
-	a, e := payload(body)
+// answers (TotalCount / Results in the old format). The rows are returned
+// unparsed, each known to be an object.
+func page(body []byte, what string) (total int, rows []json.RawMessage, a *answer, e *Error) {
+	a, e = payload(body)
 	if e != nil {
-		return 0, nil, false, e
+		return 0, nil, nil, e
 	}
 	p := a.data
 	o, ok := a.object()
 	if !ok {
-		return 0, nil, false, unexpected("the %s page is not an object: %s", what, snippet(p))
+		return 0, nil, nil, unexpected("the %s page is not an object: %s", what, snippet(p))
 	}
 	if !o.int(&total, "recordCount", "totalCount", "total") {
-		return 0, nil, false, unexpected("the %s page has no record count: %s", what, snippet(p))
+		return 0, nil, nil, unexpected("the %s page has no record count: %s", what, snippet(p))
 	}
 	raw, has := o.get("records", "results")
 	if !has || (isNull(raw) && total != 0) {
-		return 0, nil, false, unexpected("the %s page has no records list: %s", what, snippet(p))
+		return 0, nil, nil, unexpected("the %s page has no records list: %s", what, snippet(p))
 	}
 	if !isNull(raw) {
 		if rows, e = pageRows(raw, what); e != nil {
-			return 0, nil, false, e
+			return 0, nil, nil, e
 		}
 	}
-	return total, rows, a.enveloped, nil
+	return total, rows, a, nil
 }
 
-// pageRows parses the records list in one pass; only when that fails does it
-// go row by row to say which row is at fault.
-func pageRows(raw json.RawMessage, what string) ([]*object, *Error) {
-	var maps []map[string]json.RawMessage
-	if json.Unmarshal(raw, &maps) == nil {
-		rows := make([]*object, len(maps))
-		for i, m := range maps {
-			if m == nil {
-				return nil, unexpected("%s row %d is not an object: null", what, i)
-			}
-			rows[i] = newObject(m)
-		}
-		return rows, nil
-	}
-	items, ok := asArray(raw)
-	if !ok {
+// pageRows splits the records list, saying which row is at fault when one is
+// not an object.
+func pageRows(raw json.RawMessage, what string) ([]json.RawMessage, *Error) {
+	if raw[0] != '[' {
 		return nil, unexpected("the %s records are not a list: %s", what, snippet(raw))
 	}
+	items := elements(raw)
 	for i, item := range items {
-		if _, ok := parseObject(item); !ok {
+		if item[0] != '{' {
 			return nil, unexpected("%s row %d is not an object: %s", what, i, snippet(item))
 		}
 	}
-	return nil, unexpected("the %s records cannot be read: %s", what, snippet(raw))
+	return items, nil
 }
 
 // row is what every animal row has: its LPN ID, traits, indexes and the
@@ -463,19 +509,34 @@ type row struct {
 	extra   map[string]json.RawMessage
 }
 
-// decodeRow reads row i of a page; claim takes the fields particular to the
-// row kind before traits, indexes and Extra take the rest.
-func decodeRow(o *object, i int, what string, enveloped bool, claim func(*object)) (row, *Error) {
+// rowReader decodes the rows of one page, reusing its scratch from row to
+// row.
+type rowReader struct {
+	a    *answer
+	what string
+	o    object
+	m    metrics
+}
+
+// decode reads row i; claim takes the fields particular to the row kind
+// before traits, indexes and Extra take the rest.
+func (rr *rowReader) decode(raw json.RawMessage, i int, claim func(*object)) (row, *Error) {
 	var r row
-	lpnKey, _ := o.key("lpnId")
+	o := &rr.o
+	rr.a.keys.fill(o, raw)
+	lpnKey := ""
+	if k := o.find("lpnId"); k >= 0 {
+		lpnKey = o.fields[k].name
+	}
 	if !o.str(&r.lpnID, "lpnId") || r.lpnID == "" {
-		fields, _ := json.Marshal(o.fields)
-		return r, unexpected("%s row %d has no lpnId: %s", what, i, snippet(fields))
+		fields, _ := json.Marshal(o.asMap())
+		return r, unexpected("%s row %d has no lpnId: %s", rr.what, i, snippet(fields))
 	}
 	claim(o)
 	extra := newExtra()
-	var m metrics
-	m.collect(o, isFractionScale(enveloped, lpnKey), extra)
+	m := &rr.m
+	m.reset()
+	m.collect(o, isFractionScale(rr.a.enveloped, lpnKey), extra)
 	r.traits, r.indexes = m.sorted()
 	o.rest(extra, "")
 	r.extra = orNil(extra)
@@ -483,14 +544,15 @@ func decodeRow(o *object, i int, what string, enveloped bool, claim func(*object
 }
 
 func decodeSearch(body []byte) (*SearchResults, *Error) {
-	total, rows, enveloped, e := page(body, "search")
+	total, rows, a, e := page(body, "search")
 	if e != nil {
 		return nil, e
 	}
 	out := &SearchResults{TotalCount: total, Results: make([]AnimalRow, len(rows)), Raw: json.RawMessage(body)}
-	for i, o := range rows {
+	rr := &rowReader{a: a, what: "search"}
+	for i, raw := range rows {
 		a := &out.Results[i]
-		r, e := decodeRow(o, i, "search", enveloped, func(o *object) {
+		r, e := rr.decode(raw, i, func(o *object) {
 			o.str(&a.Sire, "lpnSre", "sire", "sireId")
 			o.str(&a.Dam, "lpnDam", "dam", "damId")
 			o.str(&a.Status, "status")
@@ -505,14 +567,15 @@ func decodeSearch(body []byte) (*SearchResults, *Error) {
 }
 
 func decodeProgeny(body []byte) (*ProgenyPage, *Error) {
-	total, rows, enveloped, e := page(body, "progeny")
+	total, rows, a, e := page(body, "progeny")
 	if e != nil {
 		return nil, e
 	}
 	out := &ProgenyPage{TotalCount: total, Animals: make([]ProgenyRow, len(rows)), Raw: json.RawMessage(body)}
-	for i, o := range rows {
+	rr := &rowReader{a: a, what: "progeny"}
+	for i, raw := range rows {
 		a := &out.Animals[i]
-		r, e := decodeRow(o, i, "progeny", enveloped, func(o *object) {
+		r, e := rr.decode(raw, i, func(o *object) {
 			o.str(&a.Sex, "sex", "gender")
 			o.str(&a.DateOfBirth, "dob", "dateOfBirth")
 		})
@@ -564,15 +627,18 @@ func decodeDetails(body []byte) (*AnimalDetails, *Error) {
 	}
 	parts := []part{{top, ""}}
 	if k, has := top.key("searchResultViewModel"); has {
-		if svm, ok := parseObject(top.fields[k]); ok {
-			top.used[k] = true
-			parts = append(parts, part{svm, k + "."})
+		if svm, ok := a.keys.object(top.fields[k].raw); ok {
+			top.fields[k].used = true
+			parts = append(parts, part{svm, top.fields[k].name + "."})
 		}
 	}
 	var m metrics
 	for _, pt := range parts {
 		o := pt.o
-		lpnKey, _ := o.key("lpnId")
+		lpnKey := ""
+		if k, ok := o.key("lpnId"); ok {
+			lpnKey = o.fields[k].name
+		}
 		o.merge(&d.LPNID, "lpnId")
 		o.merge(&d.Sire, "lpnSre", "sire", "sireId")
 		o.merge(&d.Dam, "lpnDam", "dam", "damId")
@@ -630,17 +696,18 @@ func (o *object) sub(name string, extra map[string]json.RawMessage, fill func(*o
 	if !ok {
 		return
 	}
-	if isNull(o.fields[k]) {
-		o.used[k] = true
+	f := &o.fields[k]
+	if isNull(f.raw) {
+		f.used = true
 		return
 	}
-	s, ok := parseObject(o.fields[k])
+	s, ok := o.keys.object(f.raw)
 	if !ok {
 		return
 	}
-	o.used[k] = true
+	f.used = true
 	fill(s)
-	s.rest(extra, k+".")
+	s.rest(extra, f.name+".")
 }
 
 // isFractionScale decides the accuracy scale of a row: the current format
@@ -679,72 +746,145 @@ var knownTrait = func() map[string]bool {
 }()
 
 // metrics gathers the trait and index values of one animal, possibly from
-// several objects (details read two).
+// several objects (details read two). A row has a few dozen at most, so
+// slices searched in turn beat maps.
 type metrics struct {
-	traits  map[string]Trait
-	indexes map[string]float64
+	traits  []Trait
+	indexes []Index
+	codes   nameSet       // of traits
+	names   nameSet       // of indexes
+	ranked  []rankedTrait // sorted's scratch
 }
 
-// pair is a trait value field and, when present, its accuracy field.
+type rankedTrait struct {
+	order int
+	t     Trait
+}
+
+func (m *metrics) reset() {
+	m.traits, m.indexes = m.traits[:0], m.indexes[:0]
+	m.codes.reset()
+	m.names.reset()
+}
+
+func (m *metrics) hasTrait(code string) bool { return m.codes.has(code) }
+func (m *metrics) hasIndex(name string) bool { return m.names.has(name) }
+
+// addTrait appends t (possibly a placeholder holding only its code) and
+// returns its position.
+func (m *metrics) addTrait(t Trait) int {
+	m.traits = append(m.traits, t)
+	m.codes.add(t.Code)
+	return len(m.traits) - 1
+}
+
+func (m *metrics) addIndex(ix Index) {
+	m.indexes = append(m.indexes, ix)
+	m.names.add(ix.Name)
+}
+
+// nameSet is a set of names searched in turn, which is quickest for the
+// dozen or so a row has; a map takes over when a hostile body carries so
+// many that searching would take quadratic time.
+type nameSet struct {
+	list []string
+	big  map[string]bool
+}
+
+const nameSetScan = 32
+
+func (s *nameSet) reset() { s.list, s.big = s.list[:0], nil }
+
+func (s *nameSet) has(name string) bool {
+	if s.big != nil {
+		return s.big[name]
+	}
+	return slices.Contains(s.list, name)
+}
+
+func (s *nameSet) add(name string) {
+	switch {
+	case s.big != nil:
+		s.big[name] = true
+	case len(s.list) < nameSetScan:
+		s.list = append(s.list, name)
+	default:
+		s.big = make(map[string]bool, 2*len(s.list))
+		for _, n := range s.list {
+			s.big[n] = true
+		}
+		s.big[name] = true
+	}
+}
+
+// pair is a trait value field and, when present, its accuracy field (indexes
+// into the object's fields).
 type pair struct {
-	code, key, accKey string
-	value, acc        float64
-	hasAcc            bool
+	code       string
+	at, accAt  int // fields
+	slot       int // in metrics.traits
+	value, acc float64
+	hasAcc     bool
 }
 
 // collect claims from o every trait pair (bwt + accbwt), nested trait and
 // index collections, and every numeric field named like an index. An
 // accuracy that is off the 0..100 scale after normalising is left for Extra.
 func (m *metrics) collect(o *object, fraction bool, extra map[string]json.RawMessage) {
-	if m.traits == nil {
-		m.traits = map[string]Trait{}
-		m.indexes = map[string]float64{}
-	}
-	keys := make([]string, 0, len(o.fields))
-	for k := range o.fields {
-		if !o.used[k] {
-			keys = append(keys, k)
+	kt := o.keys
+	// Fields are in name order, which keeps the outcome deterministic when
+	// two spellings claim one trait.
+	keys := kt.keys[:0]
+	for i := range o.fields {
+		if !o.fields[i].used {
+			keys = append(keys, i)
 		}
 	}
-	slices.Sort(keys) // deterministic when two spellings claim one trait
-	// Accuracy fields by the lower-cased name of the value they qualify.
-	accOf := make(map[string]string, len(TraitCodes))
-	for l, k := range o.lower {
-		if len(l) > 3 && l[:3] == "acc" {
-			accOf[l[3:]] = k
-		}
-	}
-	var pairs []pair
-	for _, k := range keys {
-		lk := strings.ToLower(k)
-		accKey, hasAcc := accOf[lk]
-		hasAcc = hasAcc && !o.used[accKey]
-		if !knownTrait[lk] && !(hasAcc && isLetters(lk)) {
+	// Accuracy fields, found through the name of the value they qualify.
+	// A name no field of the body has cannot be looked up here either.
+	kt.gen++
+	for i := range o.fields {
+		lk := o.fields[i].low
+		if !o.fields[i].first || lk.accOf == "" {
 			continue
 		}
-		raw := o.fields[k]
-		if isNull(raw) {
+		if lk.acc == nil {
+			if lk.acc = kt.lower[lk.accOf]; lk.acc == nil {
+				continue
+			}
+		}
+		lk.acc.accStamp, lk.acc.accAt = kt.gen, i
+	}
+	pairs := kt.pairs[:0]
+	for _, i := range keys {
+		f := &o.fields[i]
+		lk := f.low
+		accAt := lk.accAt
+		hasAcc := lk.accStamp == kt.gen && !o.fields[accAt].used
+		if !lk.known && !(hasAcc && lk.letters) {
+			continue
+		}
+		if isNull(f.raw) {
 			// No published value; a null accuracy beside it says nothing more.
-			o.used[k] = true
-			if hasAcc && isNull(o.fields[accKey]) {
-				o.used[accKey] = true
+			f.used = true
+			if hasAcc && isNull(o.fields[accAt].raw) {
+				o.fields[accAt].used = true
 			}
 			continue
 		}
-		v, ok := asFloat(raw)
-		code := strings.ToUpper(lk)
-		if _, dup := m.traits[code]; !ok || dup {
+		v, ok := asFloat(f.raw)
+		if !ok || m.hasTrait(lk.code) {
 			continue
 		}
-		p := pair{code: code, key: k, value: v}
+		p := pair{code: lk.code, at: i, value: v}
 		if hasAcc {
-			p.accKey = accKey
-			p.acc, p.hasAcc = asFloat(o.fields[accKey])
-			if !p.hasAcc && isNull(o.fields[accKey]) {
-				o.used[accKey] = true
+			p.accAt = accAt
+			p.acc, p.hasAcc = asFloat(o.fields[accAt].raw)
+			if !p.hasAcc && isNull(o.fields[accAt].raw) {
+				o.fields[accAt].used = true
 			}
 		}
-		m.traits[code] = Trait{} // reserve against a second spelling
+		p.slot = m.addTrait(Trait{Code: lk.code}) // reserve against a second spelling
 		pairs = append(pairs, p)
 	}
 	scale := 1.0
@@ -759,34 +899,36 @@ func (m *metrics) collect(o *object, fraction bool, extra map[string]json.RawMes
 		}
 	}
 	for _, p := range pairs {
-		o.used[p.key] = true
+		o.fields[p.at].used = true
 		t := Trait{Code: p.code, Value: p.value}
 		if p.hasAcc {
 			if a, ok := percent(p.acc, scale); ok {
 				t.Accuracy, t.HasAccuracy = a, true
-				o.used[p.accKey] = true
+				o.fields[p.accAt].used = true
 			}
 		}
-		m.traits[p.code] = t
+		m.traits[p.slot] = t
 	}
+	kt.keys, kt.pairs = keys, pairs
 	if k, ok := o.key("traits"); ok {
-		if n, ok := parseObject(o.fields[k]); ok {
-			o.used[k] = true
-			m.nestedTraits(n, k+".", fraction, extra)
+		if n, ok := kt.object(o.fields[k].raw); ok {
+			o.fields[k].used = true
+			m.nestedTraits(n, o.fields[k].name+".", fraction, extra)
 		}
 	}
 	if k, ok := o.key("indexes"); ok {
-		o.used[k] = m.nestedIndexes(o.fields[k])
+		o.fields[k].used = m.nestedIndexes(o.fields[k].raw, kt)
 	}
-	for _, k := range keys {
-		if o.used[k] || !strings.Contains(strings.ToLower(k), "index") {
+	for _, i := range keys {
+		f := &o.fields[i]
+		if f.used || !f.low.index {
 			continue
 		}
-		if v, ok := asFloat(o.fields[k]); ok {
-			name := indexName(k)
-			if _, dup := m.indexes[name]; !dup {
-				m.indexes[name] = v
-				o.used[k] = true
+		if v, ok := asFloat(f.raw); ok {
+			name := indexName(f.name, f.low.s)
+			if !m.hasIndex(name) {
+				m.addIndex(Index{Name: name, Value: v})
+				f.used = true
 			}
 		}
 	}
@@ -805,59 +947,69 @@ func (m *metrics) nestedTraits(n *object, prefix string, fraction bool, extra ma
 	if fraction {
 		scale = 100
 	}
-	for k, raw := range n.fields {
-		code := strings.ToUpper(k)
-		if _, dup := m.traits[code]; dup || !isLetters(k) {
+	for i := range n.fields {
+		f := &n.fields[i]
+		if !isLetters(f.name) {
+			continue
+		}
+		code := f.low.code // the name is ASCII letters: upper-casing its lower case is upper-casing it
+		if m.hasTrait(code) {
 			continue
 		}
 		t := Trait{Code: code}
-		if v, ok := asFloat(raw); ok {
+		if v, ok := asFloat(f.raw); ok {
 			t.Value = v
-		} else if to, ok := parseObject(raw); ok && to.float(&t.Value, "value") {
+		} else if to, ok := n.keys.object(f.raw); ok && to.float(&t.Value, "value") {
 			var a float64
-			if ak, ok := to.key("accuracy", "acc"); ok && to.float(&a, ak) {
+			if ak, ok := to.key("accuracy", "acc"); ok && claimAt(to, ak, &a, asFloat) {
 				if t.Accuracy, t.HasAccuracy = percent(a, scale); !t.HasAccuracy {
-					t.Accuracy, to.used[ak] = 0, false // off the scale: keep it in Extra
+					t.Accuracy, to.fields[ak].used = 0, false // off the scale: keep it in Extra
 				}
 			}
-			to.rest(extra, prefix+k+".")
+			to.rest(extra, prefix+f.name+".")
 		} else {
 			continue
 		}
-		n.used[k] = true
-		m.traits[code] = t
+		f.used = true
+		m.addTrait(t)
 	}
 	n.rest(extra, prefix)
 }
 
 // nestedIndexes reads {"US Index": 102.3} or [{"name": …, "value": …}]. It
 // reports whether the whole collection was understood.
-func (m *metrics) nestedIndexes(raw json.RawMessage) bool {
-	found := map[string]float64{}
-	if o, ok := parseObject(raw); ok {
-		for k, v := range o.fields {
-			f, ok := asFloat(v)
+func (m *metrics) nestedIndexes(raw json.RawMessage, kt *keyTable) bool {
+	var found []Index
+	at := map[string]int{} // position in found by name
+	if o, ok := kt.object(raw); ok {
+		for _, f := range o.fields {
+			v, ok := asFloat(f.raw)
 			if !ok {
 				return false
 			}
-			found[k] = f
+			found = append(found, Index{Name: f.name, Value: v})
 		}
 	} else if items, ok := asArray(raw); ok {
 		for _, item := range items {
-			io, ok := parseObject(item)
-			var name string
-			var f float64
-			if !ok || !io.str(&name, "name", "indexName") || !io.float(&f, "value") {
+			io, ok := kt.object(item)
+			var ix Index
+			if !ok || !io.str(&ix.Name, "name", "indexName") || !io.float(&ix.Value, "value") {
 				return false
 			}
-			found[name] = f
+			// A name given twice keeps its last value.
+			if j, dup := at[ix.Name]; dup {
+				found[j] = ix
+			} else {
+				at[ix.Name] = len(found)
+				found = append(found, ix)
+			}
 		}
 	} else {
 		return isNull(raw)
 	}
-	for k, v := range found {
-		if _, dup := m.indexes[k]; !dup {
-			m.indexes[k] = v
+	for _, ix := range found {
+		if !m.hasIndex(ix.Name) {
+			m.addIndex(ix)
 		}
 	}
 	return true
@@ -865,8 +1017,8 @@ func (m *metrics) nestedIndexes(raw json.RawMessage) bool {
 
 // indexName turns the API's field names for the well-known indexes into the
 // names the NSIP site prints; other names are kept as spelled.
-func indexName(key string) string {
-	switch strings.ToLower(key) {
+func indexName(key, lower string) string {
+	switch lower {
 	case "usindex":
 		return "US Index"
 	case "ushairindex":
@@ -877,17 +1029,32 @@ func indexName(key string) string {
 	return key
 }
 
-// sorted returns the traits in TraitCodes order and the indexes by name.
+// sorted returns the traits in TraitCodes order and the indexes by name, in
+// slices of their own.
 func (m *metrics) sorted() ([]Trait, []Index) {
 	var traits []Trait
-	for _, t := range m.traits {
-		traits = append(traits, t)
+	if len(m.traits) > 0 {
+		// compareTraitCodes, with each code's place looked up once.
+		ranked := m.ranked[:0]
+		for _, t := range m.traits {
+			ranked = append(ranked, rankedTrait{TraitOrder(t.Code), t})
+		}
+		slices.SortFunc(ranked, func(a, b rankedTrait) int {
+			if a.order != b.order {
+				return a.order - b.order
+			}
+			return strings.Compare(a.t.Code, b.t.Code)
+		})
+		traits = make([]Trait, len(ranked))
+		for i, r := range ranked {
+			traits[i] = r.t
+		}
+		m.ranked = ranked
 	}
-	slices.SortFunc(traits, func(a, b Trait) int { return compareTraitCodes(a.Code, b.Code) })
 	var idx []Index
-	for name, v := range m.indexes {
-		idx = append(idx, Index{Name: name, Value: v})
+	if len(m.indexes) > 0 {
+		idx = slices.Clone(m.indexes)
+		slices.SortFunc(idx, func(a, b Index) int { return strings.Compare(a.Name, b.Name) })
 	}
-	slices.SortFunc(idx, func(a, b Index) int { return strings.Compare(a.Name, b.Name) })
 	return traits, idx
 }

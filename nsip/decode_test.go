@@ -121,6 +121,44 @@ func TestDecodeRowTraits(t *testing.T) {
 	}
 }
 
+// TestDecodePageRows checks that rows of one page are read independently of
+// each other, whatever their layouts, and that what a row keeps does not
+// share memory with the body.
+func TestDecodePageRows(t *testing.T) {
+	rows := []string{
+		`{"lpnId":"A1","bwt":0.1,"accbwt":0.5,"status":"x","flockCode":"1"}`,
+		`{"lpnId":"A2","bwt":0.2,"accbwt":0.6,"status":"y","flockCode":"2"}`,
+		`{"bwt":0.3,"lpnId":"A3","BWT":0.4,"flockCode":"3","flockCode":"4","\u0062wt":0.5}`,
+		`{"lpnId":"A4","bwt":0.2,"accbwt":0.6,"status":"y","flockCode":"5"}`,
+		`{"lpnId":"A5","Traits":{"WWT":1},"usIndex":1}`,
+		`{"lpnId":"A6","bwt":0.2,"accbwt":0.6,"status":"y","flockCode":"6"}`,
+	}
+	body := []byte(`{"recordCount":6,"records":[` + strings.Join(rows, ",") + `]}`)
+	page, e := decodeSearch(body)
+	if e != nil {
+		t.Fatal(e)
+	}
+	for i, r := range rows {
+		alone, e := decodeSearch([]byte(`{"recordCount":1,"records":[` + r + `]}`))
+		if e != nil {
+			t.Fatal(e)
+		}
+		got, want := page.Results[i], alone.Results[0]
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("row %d in a page =\n%+v\nalone\n%+v", i, got, want)
+		}
+	}
+	if got := extraOf(t, page.Results[2].Extra); !reflect.DeepEqual(got, map[string]string{"bwt": "0.5", "flockCode": `"4"`}) {
+		t.Errorf("row with repeated names: extra %v", got)
+	}
+	for i := range body {
+		body[i] = ' '
+	}
+	if got := string(page.Results[0].Extra["flockCode"]); got != `"1"` {
+		t.Errorf("Extra changed with the body: %q", got)
+	}
+}
+
 func TestDecodeDetailsVariants(t *testing.T) {
 	t.Run("current with conflicts and odd members", func(t *testing.T) {
 		body := `{"success":true,"data":{"progenyCount":25,"dateOfBirth":"2/13/2024","gender":"Male","flockCount":1,
@@ -264,8 +302,8 @@ func TestValueParsing(t *testing.T) {
 			t.Errorf("asString(%s) = %q %v, want %q %v", in, v, ok, want.v, want.ok)
 		}
 	}
-	if _, ok := parseObject(json.RawMessage(`{"a":`)); ok {
-		t.Error("parseObject accepted broken JSON")
+	if _, e := payload([]byte(`{"a":`)); e == nil {
+		t.Error("payload accepted broken JSON")
 	}
 	if _, ok := asArray(json.RawMessage(`[1,`)); ok {
 		t.Error("asArray accepted broken JSON")

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -45,7 +46,7 @@ func decodeLineage(body []byte) (*Lineage, *Error) {
 		}
 		return nil, unexpected("the lineage cannot be read (%v): %s", err, snippet(a.data))
 	}
-	subject, e := convertNode(root, 1)
+	subject, e := convertNode(root, 1, map[string]lineageFacts{})
 	if e != nil {
 		return nil, e
 	}
@@ -57,7 +58,9 @@ func decodeLineage(body []byte) (*Lineage, *Error) {
 
 // convertNode turns a wire node and its ancestors into the model; depth
 // counts generations from the subject (1). A null node is an unknown parent.
-func convertNode(w *wireNode, depth int) (*LineageNode, *Error) {
+// An ancestor reached by several paths repeats its fragment, so facts keeps
+// what each fragment said; each node still gets Indexes of its own.
+func convertNode(w *wireNode, depth int, facts map[string]lineageFacts) (*LineageNode, *Error) {
 	if w == nil {
 		return nil, nil
 	}
@@ -67,10 +70,14 @@ func convertNode(w *wireNode, depth int) (*LineageNode, *Error) {
 	n := &LineageNode{}
 	n.LPNID, _ = asString(w.LPNID)
 	n.Content, _ = asString(w.Content)
-	f := parseLineageContent(n.Content)
-	n.Farm, n.DOB, n.Sex, n.Status, n.Indexes = f.farm, f.dob, f.sex, f.status, f.indexes
+	f, seen := facts[n.Content]
+	if !seen {
+		f = parseLineageContent(n.Content)
+		facts[n.Content] = f
+	}
+	n.Farm, n.DOB, n.Sex, n.Status, n.Indexes = f.farm, f.dob, f.sex, f.status, slices.Clone(f.indexes)
 	for i, c := range w.Children {
-		child, e := convertNode(c, depth+1)
+		child, e := convertNode(c, depth+1, facts)
 		if e != nil {
 			return nil, e
 		}
