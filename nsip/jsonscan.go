@@ -5,74 +5,25 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+
+	"github.com/nsip-tools/nsip-mcp/nsip/jsonwalk"
 )
 
 // Bodies are validated once, as a whole, by payload (and asArray validates
 // what it is given); the functions below walk validated bytes without
 // checking them again or copying values.
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && isSpace(b[i]) {
-		i++
-	}
-	return i
-}
-
-// skipString returns the index just past the string that opens at b[i].
-func skipString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '"':
-			return i + 1
-		case '\\':
-			i++ // the escaped byte cannot end the string
-		}
-	}
-	return len(b)
-}
-
-// skipValue returns the index just past the value that starts at b[i].
-func skipValue(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				i = skipString(b, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return len(b)
-	}
-	for i < len(b) && !isSpace(b[i]) && b[i] != ',' && b[i] != '}' && b[i] != ']' {
-		i++
-	}
-	return i
-}
-
 // elements splits a valid JSON array into its values. Each value's capacity
 // ends with it, so appending to one never writes into its neighbour.
 func elements(raw []byte) []json.RawMessage {
 	items := []json.RawMessage{}
-	i := skipSpace(raw, 1)
+	i := jsonwalk.SkipSpace(raw, 1)
 	for i < len(raw) && raw[i] != ']' {
-		end := skipValue(raw, i)
+		end := jsonwalk.SkipValue(raw, i)
 		items = append(items, raw[i:end:end])
-		i = skipSpace(raw, end)
+		i = jsonwalk.SkipSpace(raw, end)
 		if i < len(raw) && raw[i] == ',' {
-			i = skipSpace(raw, i+1)
+			i = jsonwalk.SkipSpace(raw, i+1)
 		}
 	}
 	return items
@@ -180,16 +131,16 @@ func (kt *keyTable) fill(o *object, raw []byte) bool {
 		return false
 	}
 	members := kt.members[:0]
-	i := skipSpace(raw, 1)
+	i := jsonwalk.SkipSpace(raw, 1)
 	for i < len(raw) && raw[i] == '"' {
-		kEnd := skipString(raw, i)
+		kEnd := jsonwalk.SkipString(raw, i)
 		sp := kt.spelling(raw[i:kEnd])
-		i = skipSpace(raw, skipSpace(raw, kEnd)+1) // past the colon
-		end := skipValue(raw, i)
+		i = jsonwalk.SkipSpace(raw, jsonwalk.SkipSpace(raw, kEnd)+1) // past the colon
+		end := jsonwalk.SkipValue(raw, i)
 		members = append(members, member{sp, raw[i:end:end]})
-		i = skipSpace(raw, end)
+		i = jsonwalk.SkipSpace(raw, end)
 		if i < len(raw) && raw[i] == ',' {
-			i = skipSpace(raw, i+1)
+			i = jsonwalk.SkipSpace(raw, i+1)
 		}
 	}
 	kt.members = members

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/nsip-tools/nsip-mcp/nsip/jsonwalk"
 )
 
 // JSON-RPC error codes the transports answer with themselves.
@@ -120,17 +122,17 @@ func invalid(id json.RawMessage, problem string) message {
 // much for every message.
 func topMembers(raw []byte) (map[string]json.RawMessage, string) {
 	obj := make(map[string]json.RawMessage, 4)
-	for i := skipSpace(raw, 1); raw[i] != '}'; {
-		end := skipString(raw, i)
+	for i := jsonwalk.SkipSpace(raw, 1); raw[i] != '}'; {
+		end := jsonwalk.SkipString(raw, i)
 		name := string(raw[i+1 : end-1])
 		if bytes.IndexByte(raw[i:end], '\\') >= 0 {
 			_ = json.Unmarshal(raw[i:end], &name) // valid, so it decodes
 		}
-		i = skipSpace(raw, skipSpace(raw, end)+1) // past the colon
-		vend := skipValue(raw, i)
+		i = jsonwalk.SkipSpace(raw, jsonwalk.SkipSpace(raw, end)+1) // past the colon
+		vend := jsonwalk.SkipValue(raw, i)
 		value := raw[i:vend]
-		if i = skipSpace(raw, vend); raw[i] == ',' {
-			i = skipSpace(raw, i+1)
+		if i = jsonwalk.SkipSpace(raw, vend); raw[i] == ',' {
+			i = jsonwalk.SkipSpace(raw, i+1)
 		}
 		for _, want := range members {
 			if !strings.EqualFold(name, want) {
@@ -146,54 +148,6 @@ func topMembers(raw []byte) (map[string]json.RawMessage, string) {
 		}
 	}
 	return obj, ""
-}
-
-// The skip functions step over parts of JSON already known to be valid.
-
-func skipSpace(raw []byte, i int) int {
-	for i < len(raw) && strings.IndexByte(jsonSpace, raw[i]) >= 0 {
-		i++
-	}
-	return i
-}
-
-// skipString returns the index just past the string that starts at i.
-func skipString(raw []byte, i int) int {
-	for i++; raw[i] != '"'; i++ {
-		if raw[i] == '\\' {
-			i++
-		}
-	}
-	return i + 1
-}
-
-// skipValue returns the index just past the value that starts at i.
-func skipValue(raw []byte, i int) int {
-	switch raw[i] {
-	case '"':
-		return skipString(raw, i)
-	case '{', '[':
-		depth := 0
-		for i < len(raw) {
-			switch raw[i] {
-			case '"':
-				i = skipString(raw, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return i
-	}
-	for i < len(raw) && strings.IndexByte(",}] \t\r\n", raw[i]) < 0 {
-		i++
-	}
-	return i
 }
 
 // isString reports whether v is the JSON string want, however it is escaped.
