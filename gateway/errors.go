@@ -131,13 +131,12 @@ func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolErro
 		}
 	}
 	var ne *nsip.Error
-	// A profile joins its parts' errors: what NSIP said about one part
-	// (not found, say) outranks another part's wait to be summarized.
-	if errors.Is(err, errFitWait) && !errors.As(err, &ne) {
-		return g.fitWaitError(d, err)
-	}
 	if !errors.As(err, &ne) {
 		switch {
+		// A profile joins its parts' errors, so this comes only after
+		// looking for what NSIP said about one of them (not found, say).
+		case errors.Is(err, errFitWait):
+			return g.fitWaitError(d, err)
 		case errors.Is(err, context.DeadlineExceeded):
 			return g.timeoutError(nil)
 		case errors.Is(err, context.Canceled):
