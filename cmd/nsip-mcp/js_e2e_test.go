@@ -1,3 +1,5 @@
+//go:build e2e
+
 package main
 
 import (
@@ -21,10 +23,11 @@ import (
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
 
-// The official TypeScript SDK and a real browser against the real binary.
-// They need Node.js with the locked jsclient dependencies and Debian's
-// Chromium; without them these tests fail saying what to install, unless
-// NSIP_E2E_NO_NODE=1 or NSIP_E2E_NO_BROWSER=1 opts out.
+// The official TypeScript SDK and a real browser against the real binary,
+// built only with -tags e2e (make test and CI set it) so that plain
+// go test ./... needs nothing but Go. Under the tag they need Node.js with
+// the locked jsclient dependencies and Debian's Chromium, and fail saying
+// what to install when either is missing: an opted-in run never skips.
 
 // jsClientDir holds the Node scripts, the test page and the lockfile.
 var jsClientDir = filepath.Join("..", "..", "transport", "testdata", "jsclient")
@@ -72,17 +75,13 @@ type browserReport struct {
 	PageErrors []string `json:"pageErrors"`
 }
 
-// needNode returns the node binary, or fails (skips on NSIP_E2E_NO_NODE=1)
-// saying what to install.
+// needNode returns the node binary, or fails saying what to install.
 func needNode(t *testing.T) string {
 	t.Helper()
-	if os.Getenv("NSIP_E2E_NO_NODE") == "1" {
-		t.Skip("NSIP_E2E_NO_NODE=1: the TypeScript SDK and browser tests are opted out")
-	}
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Fatal("node not found on PATH: install Node.js 20 or newer, then run " +
-			"`cd transport/testdata/jsclient && npm ci` (or set NSIP_E2E_NO_NODE=1 to skip these tests)")
+			"`cd transport/testdata/jsclient && npm ci` (or run go test without -tags e2e)")
 	}
 	checkJSDeps(t)
 	return node
@@ -105,19 +104,16 @@ func checkJSDeps(t *testing.T) {
 			err = json.Unmarshal(b, &got)
 		}
 		if err != nil || got.Version != want {
-			t.Fatalf("%s %s is not installed (found %q): run `cd transport/testdata/jsclient && npm ci` "+
-				"(or set NSIP_E2E_NO_NODE=1 to skip these tests)", name, want, got.Version)
+			t.Fatalf("%s %s is not installed (found %q): run `cd transport/testdata/jsclient && npm ci`",
+				name, want, got.Version)
 		}
 	}
 }
 
-// needBrowser returns node and the Chromium binary, or fails (skips on
-// NSIP_E2E_NO_BROWSER=1 or NSIP_E2E_NO_NODE=1) saying what to install.
+// needBrowser returns node and the Chromium binary, or fails saying what
+// to install.
 func needBrowser(t *testing.T) (node, chromium string) {
 	t.Helper()
-	if os.Getenv("NSIP_E2E_NO_BROWSER") == "1" {
-		t.Skip("NSIP_E2E_NO_BROWSER=1: the headless Chromium tests are opted out")
-	}
 	node = needNode(t)
 	chromium = os.Getenv("CHROMIUM_PATH")
 	if chromium == "" {
@@ -125,7 +121,7 @@ func needBrowser(t *testing.T) (node, chromium string) {
 	}
 	if _, err := os.Stat(chromium); err != nil {
 		t.Fatalf("Chromium not found at %s: install it with `apt-get install -y chromium` "+
-			"(or point CHROMIUM_PATH at a Chromium binary, or set NSIP_E2E_NO_BROWSER=1 to skip)", chromium)
+			"(or point CHROMIUM_PATH at a Chromium binary)", chromium)
 	}
 	return node, chromium
 }
