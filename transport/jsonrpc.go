@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-
-	"github.com/nsip-tools/nsip-mcp/nsip/jsonwalk"
 )
 
 // JSON-RPC error codes the transports answer with themselves.
@@ -118,22 +116,16 @@ func invalid(id json.RawMessage, problem string) message {
 // case-insensitively (Unicode folding included), so a name that only folds
 // to a member would make mcp-go read the message otherwise than this check
 // did; a repeated name is read differently by different parsers. Both are
-// refused. It walks the object itself: a json.Decoder costs several times as
-// much for every message.
+// refused. Other members are skipped unread.
 func topMembers(raw []byte) (map[string]json.RawMessage, string) {
 	obj := make(map[string]json.RawMessage, 4)
-	for i := jsonwalk.SkipSpace(raw, 1); raw[i] != '}'; {
-		end := jsonwalk.SkipString(raw, i)
-		name := string(raw[i+1 : end-1])
-		if bytes.IndexByte(raw[i:end], '\\') >= 0 {
-			_ = json.Unmarshal(raw[i:end], &name) // valid, so it decodes
-		}
-		i = jsonwalk.SkipSpace(raw, jsonwalk.SkipSpace(raw, end)+1) // past the colon
-		vend := jsonwalk.SkipValue(raw, i)
-		value := raw[i:vend]
-		if i = jsonwalk.SkipSpace(raw, vend); raw[i] == ',' {
-			i = jsonwalk.SkipSpace(raw, i+1)
-		}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	_, _ = dec.Token() // the opening brace; raw is a valid object
+	for dec.More() {
+		tok, _ := dec.Token()
+		name, _ := tok.(string)
+		var value json.RawMessage
+		_ = dec.Decode(&value)
 		for _, want := range members {
 			if !strings.EqualFold(name, want) {
 				continue

@@ -192,3 +192,14 @@ func TestTopMembersMatchesDecoding(t *testing.T) {
 		t.Fatalf("only %d objects compared", checked)
 	}
 }
+
+// BenchmarkClassify is the check every message pays before mcp-go sees it.
+func BenchmarkClassify(b *testing.B) {
+	msg := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"nsip_search_animals",` +
+		`"arguments":{"breed_id":640,"page":0,"page_size":15,"sorted_trait":"WWT","search_criteria":{"gender":"Female"}}}}`)
+	for b.Loop() {
+		if classify(msg).kind != msgRequest {
+			b.Fatal("not a request")
+		}
+	}
+}
