@@ -32,7 +32,11 @@ func ServeHTTPSSE(ctx context.Context, s *server.MCPServer, opts Options) error 
 		return err
 	}
 	st := newSite(KindHTTPSSE, o)
+	// The site's own Host and Origin check (originPolicy) runs before every
+	// route, /ws and /healthz included, and says why it refused; mcp-go's
+	// copy of the loopback half of it would only run it twice.
 	legacy := server.NewSSEServer(s,
+		server.WithSSEDisableLocalhostProtection(true),
 		server.WithSSEEndpoint(ssePath),
 		server.WithMessageEndpoint(messagePath),
 		server.WithKeepAlive(true),
@@ -41,6 +45,7 @@ func ServeHTTPSSE(ctx context.Context, s *server.MCPServer, opts Options) error 
 	)
 	ledger := newSessionLedger(st)
 	streamable := server.NewStreamableHTTPServer(s,
+		server.WithDisableLocalhostProtection(true),
 		server.WithEndpointPath(mcpPath),
 		server.WithStreamableHTTPLogger(st.log),
 		server.WithHeartbeatInterval(o.PingInterval),

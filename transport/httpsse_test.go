@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net"
 	"net/http"
@@ -252,6 +253,11 @@ func TestHTTPSSEGuards(t *testing.T) {
 			defer resp.Body.Close()
 			if resp.StatusCode != tc.wantStatus {
 				t.Fatalf("status %d, want %d", resp.StatusCode, tc.wantStatus)
+			}
+			// One check refuses, on every route: the site's, which says why.
+			if body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096)); tc.wantStatus == 403 &&
+				!strings.Contains(string(body), "is not a loopback name") && !strings.Contains(string(body), "is not allowed") {
+				t.Fatalf("refusal %q does not come from the site's own check", body)
 			}
 			if got := resp.Header.Get("Access-Control-Allow-Origin"); got != tc.wantACAO {
 				t.Fatalf("Access-Control-Allow-Origin %q, want %q", got, tc.wantACAO)
