@@ -6,31 +6,13 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/nsip-tools/nsip-mcp/cache/cachetest"
 )
 
-// clock is a settable time source for TTL tests.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newClock() *clock { return &clock{now: time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
-func newCache(t *testing.T, cfg Config) (*Cache, *clock) {
+func newCache(t *testing.T, cfg Config) (*Cache, *cachetest.Clock) {
 	t.Helper()
-	clk := newClock()
+	clk := cachetest.NewClock()
 	cfg.Now = clk.Now
 	c, err := New(cfg)
 	if err != nil {

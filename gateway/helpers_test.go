@@ -16,28 +16,11 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/nsip-tools/nsip-mcp/cache/cachetest"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
-
-// fakeClock is the cache's clock in tests.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
 
 // syncBuffer collects log output from concurrent calls.
 type syncBuffer struct {
@@ -100,7 +83,7 @@ type env struct {
 	gw     *Gateway
 	srv    *server.MCPServer
 	client *client.Client
-	clock  *fakeClock
+	clock  *cachetest.Clock
 	logs   *syncBuffer
 }
 
@@ -119,7 +102,7 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 		// client's business and tested there.
 		nsip.WithRetryPolicy(nsip.RetryPolicy{MaxAttempts: 1, MaxRetryAfter: time.Second}),
 	}
-	clk := &fakeClock{now: time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)}
+	clk := cachetest.NewClock()
 	logs := &syncBuffer{}
 	cfg := DefaultConfig()
 	cfg.Now = clk.Now

@@ -3,37 +3,18 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nsip-tools/nsip-mcp/cmd/internal/buildbin"
 )
 
 // serverBin is an nsip-mcp binary built once for the runs below.
 var serverBin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "nsip-load-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "temp dir:", err)
-		os.Exit(1)
-	}
-	serverBin = filepath.Join(dir, "nsip-mcp")
-	build := exec.Command("go", "build", "-o", serverBin, "../nsip-mcp")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building nsip-mcp:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { buildbin.Main(m, &serverBin, "../nsip-mcp") }
 
 // runJSON runs nsip-load with args plus a spawned server, a small data set
 // and JSON output, and decodes the summary.

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -23,30 +22,14 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/nsip-tools/nsip-mcp/cmd/internal/buildbin"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
 
 // binPath is the nsip-mcp binary TestMain builds once for every test here.
 var binPath string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "nsip-mcp-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "e2e: temp dir:", err)
-		os.Exit(1)
-	}
-	binPath = filepath.Join(dir, "nsip-mcp")
-	build := exec.Command("go", "build", "-o", binPath, ".")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "e2e: building nsip-mcp:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { buildbin.Main(m, &binPath, ".") }
 
 // buildBinary returns the path of the nsip-mcp binary built by TestMain.
 func buildBinary() string { return binPath }
