@@ -101,6 +101,7 @@ type Gateway struct {
 	openedAt     atomic.Int64 // unix nanos when the breaker last opened
 	backoffUntil atomic.Int64 // unix nanos until which NSIP asked us to wait (429)
 	inFlight     atomic.Int64 // upstream requests under way
+	fitWaiters   atomic.Int64 // profile calls waiting on a shared fit
 
 	stats stats
 }

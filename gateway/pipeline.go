@@ -243,6 +243,8 @@ func (g *Gateway) runProfile(ctx context.Context, key string, args map[string]an
 	// Callers asking for the same profile over the same parts share one fit.
 	flightKey := fmt.Sprintf("%s#%d,%d,%d", key, ids[0], ids[1], ids[2])
 	ch := g.flight.DoChan(flightKey, func() (any, error) { return g.fitProfile(key, args, ids, obs) })
+	g.fitWaiters.Add(1)
+	defer g.fitWaiters.Add(-1)
 	select {
 	case r := <-ch:
 		if r.Err != nil {

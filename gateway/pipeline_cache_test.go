@@ -349,7 +349,7 @@ func TestAProfileWaitingForAFitHonoursItsContext(t *testing.T) {
 		res, _ := e.gw.handler(searchByLPNDef)(ctx, req)
 		done <- res
 	}()
-	time.Sleep(20 * time.Millisecond)
+	waitFor(t, "the profile to wait for its fit", func() bool { return e.gw.fitWaiters.Load() == 1 })
 	cancel()
 	select {
 	case res := <-done:
@@ -421,8 +421,12 @@ func TestConcurrentProfilesOverTheSamePartsShareOneFit(t *testing.T) {
 	active, _, release := blockFits(e.gw)
 	const n = 8
 	wait := concurrentCalls(t, e, n, "nsip_search_by_lpn", map[string]any{"lpn_id": id})
-	waitFor(t, "the first fit", func() bool { return active.Load() == 1 })
-	time.Sleep(50 * time.Millisecond) // let the other callers reach the shared fit
+	// Release the fit only once every caller waits on it: a caller that
+	// arrived later would find the fitted profile cached and prove nothing.
+	waitFor(t, "every caller to wait on the shared fit", func() bool { return e.gw.fitWaiters.Load() == n })
+	if a := active.Load(); a != 1 {
+		t.Errorf("%d fits running for %d callers of one profile, want 1", a, n)
+	}
 	release()
 	text := wait()
 	if got := fits.Load(); got != 1 {

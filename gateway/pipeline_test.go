@@ -189,7 +189,7 @@ func TestBreakerOpensServesStaleAndRecovers(t *testing.T) {
 
 	// After the cooldown a trial request goes through and closes the breaker.
 	e.up.ClearFaults()
-	time.Sleep(1100 * time.Millisecond)
+	waitBreakerCooldown(t, e)
 	r = e.call("nsip_get_animal", map[string]any{"search_string": ids[7]}).mustOK(t)
 	if r.meta["cache"] != "miss" {
 		t.Errorf("after recovery: cache = %v", r.meta["cache"])

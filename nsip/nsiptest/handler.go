@@ -53,6 +53,8 @@ type Handler struct {
 	faults    map[string]*Fault
 	counts    map[string]int
 	total     int
+	inFlight  int
+	peak      int // most requests in flight at once since the last ResetCounts
 }
 
 // NewHandler builds the dataset for opts (cached per seed and size) and
@@ -122,6 +124,16 @@ func (h *Handler) ResetCounts() {
 	defer h.mu.Unlock()
 	clear(h.counts)
 	h.total = 0
+	h.peak = h.inFlight
+}
+
+// PeakInFlight is the largest number of requests the stand-in held at once
+// since the start or the last ResetCounts: concurrency observed by counting,
+// which no load on the machine can fake.
+func (h *Handler) PeakInFlight() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.peak
 }
 
 type endpoint struct {
@@ -151,6 +163,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	h.mu.Lock()
 	h.total++
+	h.inFlight++
+	h.peak = max(h.peak, h.inFlight)
+	defer func() {
+		h.mu.Lock()
+		h.inFlight--
+		h.mu.Unlock()
+	}()
 	var f *Fault
 	delay := h.latency[""]
 	if known {
