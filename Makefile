@@ -27,7 +27,7 @@ build:
 # errors go to stderr.
 run:
 	@$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/nsip-mcp
-	@exec ./$(BIN)/nsip-mcp
+	@exec $(BIN)/nsip-mcp
 
 # An offline first call: the stand-in NSIP and the server together, asking
 # for one animal (LPN=... picks another) over stdio.

@@ -36,7 +36,8 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binPath = filepath.Join(dir, "nsip-mcp")
-	build := exec.Command("go", "build", "-o", binPath, ".")
+	// Stamped as make build does, so that the tests see what a release reports.
+	build := exec.Command("go", "build", "-ldflags", stampFlags(stampVersion, stampCommit, stampDate), "-o", binPath, ".")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: building nsip-mcp:", err)
