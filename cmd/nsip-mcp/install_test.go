@@ -99,7 +99,7 @@ func TestMakeRunStdoutIsOnlyJSONRPC(t *testing.T) {
 			ID      int    `json:"id"`
 			Result  struct {
 				ServerInfo struct{ Version string } `json:"serverInfo"`
-				Content    []struct{ Text string } `json:"content"`
+				Content    []struct{ Text string }  `json:"content"`
 			} `json:"result"`
 		}
 		if err := json.Unmarshal([]byte(line), &m); err != nil || m.JSONRPC != "2.0" || m.ID != i+1 {
@@ -243,7 +243,7 @@ func TestDistBuildsBinariesChecksumsAndBundle(t *testing.T) {
 		Name, Version   string
 		Server          struct {
 			Type       string
-			EntryPoint string `json:"entry_point"`
+			EntryPoint string                   `json:"entry_point"`
 			MCPConfig  struct{ Command string } `json:"mcp_config"`
 		}
 		Compatibility struct{ Platforms []string }
