@@ -40,6 +40,12 @@ demo: build
 # on amd64 and arm64, a Claude Desktop bundle (.mcpb) for each, SHA256SUMS.
 # TARGETS=linux/amd64 builds one.
 TARGETS ?= linux/amd64,linux/arm64,darwin/amd64,darwin/arm64,windows/amd64,windows/arm64
+# The container image (cmd/nsip-mcp/Dockerfile); without a Docker engine
+# it builds and checks the image's static binary instead.
+.PHONY: image
+image:
+	.ci/image
+
 .PHONY: dist
 dist:
 	$(GO) run .ci/dist.go -out dist -targets '$(TARGETS)' -version '$(VERSION)' -commit '$(COMMIT)' -date '$(DATE)'
