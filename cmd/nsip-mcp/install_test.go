@@ -30,6 +30,9 @@ import (
 // repoRoot is where make and the .ci scripts run.
 const repoRoot = "../.."
 
+// readmeExampleLPN is the animal the README's examples and make demo ask for.
+const readmeExampleLPN = "6402382024NCS310"
+
 // TestMakeRunStdoutIsOnlyJSONRPC runs `make run` as a host would use it as
 // its command: every line on stdout must be a JSON-RPC message, so make's
 // own echo of the commands it runs must not be there; and the build it
@@ -112,6 +115,58 @@ func TestMakeRunStdoutIsOnlyJSONRPC(t *testing.T) {
 			t.Errorf("nsip_get_statuses answered %.300s, want the statuses with CURRENT", line)
 		}
 	}
+}
+
+// TestDemoMakesOneCall runs the script behind make demo: nsip-stub and
+// nsip-mcp together, initialize, then nsip_get_animal for the README's
+// animal (another with a deep pedigree while the stand-in lacks it), each
+// answer printed after "< ".
+func TestDemoMakesOneCall(t *testing.T) {
+	watchdog(t, testLimit)
+	dir := t.TempDir()
+	if b, err := exec.Command("go", "build", "-o", filepath.Join(dir, "nsip-stub"), "../nsip-stub").CombinedOutput(); err != nil {
+		t.Fatalf("building nsip-stub: %v\n%s", err, b)
+	}
+	if err := os.Symlink(buildBinary(), filepath.Join(dir, "nsip-mcp")); err != nil {
+		t.Fatal(err)
+	}
+	lpn := readmeExampleLPN
+	if d := nsiptest.NewDataset(1, 4000); !hasAnimal(d, lpn) { // nsip-stub's defaults
+		lpn = d.DeepPedigree()
+		t.Logf("the stand-in has no %s; asking for %s instead", readmeExampleLPN, lpn)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, filepath.Join(repoRoot, ".ci", "demo"), dir, lpn).CombinedOutput()
+	if err != nil {
+		t.Fatalf(".ci/demo: %v\n%s", err, out)
+	}
+	var answers []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if a, ok := strings.CutPrefix(line, "< "); ok {
+			answers = append(answers, a)
+		}
+	}
+	if len(answers) != 2 {
+		t.Fatalf("demo printed %d answers, want initialize's and the call's:\n%s", len(answers), out)
+	}
+	var call struct {
+		ID     int `json:"id"`
+		Result struct {
+			IsError bool                    `json:"isError"`
+			Content []struct{ Text string } `json:"content"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(answers[1]), &call); err != nil || call.ID != 2 || call.Result.IsError ||
+		len(call.Result.Content) != 1 || !strings.Contains(call.Result.Content[0].Text, `"success":true`) ||
+		!strings.Contains(call.Result.Content[0].Text, lpn) {
+		t.Errorf("the demo's call answered %.400s; want animal %s's record", answers[1], lpn)
+	}
+}
+
+func hasAnimal(d *nsiptest.Dataset, lpn string) bool {
+	_, ok := d.Animal(lpn)
+	return ok
 }
 
 // TestTerminalHint: what a person who starts the server by hand reads.

@@ -12,9 +12,6 @@ import (
 	"testing"
 )
 
-// readmeExampleLPN is the animal the README's examples ask for.
-const readmeExampleLPN = "6402382024NCS310"
-
 // TestEndToEndReadmeWebSocketExample runs the README's WebSocket program as
 // written, but for the address of a test server, with node from PATH and
 // with every further Node binary listed in NSIP_E2E_NODES (space-separated,
