@@ -124,6 +124,15 @@ func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolErro
 	}
 	if errors.Is(err, errBreakerOpen) {
 		in := g.retryIn()
+		if g.misconfiguredAt.Load() > g.stats.lastSuccess.Load() {
+			return &toolError{
+				Code: CodeUpstreamUnavailable,
+				Problem: fmt.Sprintf("NSIP could not be reached at the address in the server's NSIP_BASE_URL setting "+
+					"(unset: the public NSIP API) on recent calls, so calls fail at once for the next %d s", seconds(in)),
+				RetryInSeconds: seconds(in),
+				Next:           misconfiguredNext,
+			}
+		}
 		return &toolError{
 			Code:           CodeUpstreamUnavailable,
 			Problem:        fmt.Sprintf("NSIP is unavailable after repeated failures; retry in %d s", seconds(in)),
@@ -194,12 +203,12 @@ func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolErro
 			slog.String("reason", ne.Reason),
 			slog.Any("error", err))
 		if g.misconfigured(ne) {
+			g.misconfiguredAt.Store(time.Now().UnixNano())
 			return &toolError{
 				Code: CodeUpstreamError,
 				Problem: "could not connect to NSIP: " + connectionReason(ne) +
 					"; the server's NSIP_BASE_URL setting (unset: the public NSIP API) or its machine's network is wrong",
-				Next: "a retry will not help until that is fixed: tell the user to check NSIP_BASE_URL where this server " +
-					"is configured, and that its machine is online; the server's log shows the address it tried",
+				Next: misconfiguredNext,
 			}
 		}
 		return &toolError{
@@ -243,6 +252,10 @@ func connectionReason(ne *nsip.Error) string {
 	}
 	return "the network connection failed"
 }
+
+// misconfiguredNext is the advice for NSIP unreachable by configuration.
+const misconfiguredNext = "a retry will not help until that is fixed: tell the user to check NSIP_BASE_URL where this server " +
+	"is configured, and that its machine is online; the server's log shows the address it tried"
 
 // misconfigured reports whether a connection failure comes from the
 // server's configuration rather than an outage: a host name that does not

@@ -375,3 +375,32 @@ func TestConnectionRefusedAtTheDefaultBaseURL(t *testing.T) {
 		t.Errorf("error = %s %q next %q; want upstream_error, connection refused, retry later", b.Code, b.Problem, b.Next)
 	}
 }
+
+// TestBreakerOpenedByMisconfiguration: once refused connections at a
+// configured base URL open the breaker, the fail-fast answer still names
+// NSIP_BASE_URL instead of suggesting that waiting will help.
+func TestBreakerOpenedByMisconfiguration(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	e := newEnv(t, func(c *Config, o *[]nsip.Option) {
+		c.BreakerFailures = 2
+		*o = append(*o, nsip.WithBaseURL("http://"+addr+"/api"))
+	})
+	for i := range 2 {
+		b := e.call("nsip_get_animal", map[string]any{"search_string": exampleLPN}).errorBody(t)
+		if b.Code != CodeUpstreamError || !strings.Contains(b.Problem, "NSIP_BASE_URL") {
+			t.Fatalf("call %d: %s %q; want the configuration error", i+1, b.Code, b.Problem)
+		}
+	}
+	b := e.call("nsip_get_animal", map[string]any{"search_string": exampleLPN}).errorBody(t)
+	const problem = "NSIP could not be reached at the address in the server's NSIP_BASE_URL setting " +
+		"(unset: the public NSIP API) on recent calls, so calls fail at once for the next 30 s"
+	if b.Code != CodeUpstreamUnavailable || b.Problem != problem || b.Next != configNext || b.RetryInSeconds != 30 {
+		t.Errorf("with the breaker open: %s %q next %q retry_in %d; want upstream_unavailable %q, next %q, 30 s",
+			b.Code, b.Problem, b.Next, b.RetryInSeconds, problem, configNext)
+	}
+}

@@ -101,6 +101,9 @@ type Gateway struct {
 	openedAt     atomic.Int64 // unix nanos when the breaker last opened
 	backoffUntil atomic.Int64 // unix nanos until which NSIP asked us to wait (429)
 	inFlight     atomic.Int64 // upstream requests under way
+	// unix nanos of the last connection failure blamed on NSIP_BASE_URL; while
+	// it is later than the last success, an open breaker says so too.
+	misconfiguredAt atomic.Int64
 
 	stats stats
 }
