@@ -272,12 +272,7 @@ const (
 // nobody listens on: a base URL someone set that nothing serves, so the
 // model is told to have NSIP_BASE_URL checked rather than to retry.
 func TestConnectionRefusedThroughTheClient(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
+	addr := closedPort(t)
 	e := newEnv(t, func(_ *Config, o *[]nsip.Option) {
 		*o = append(*o, nsip.WithBaseURL("http://"+addr+"/api"))
 	})
@@ -380,12 +375,7 @@ func TestConnectionRefusedAtTheDefaultBaseURL(t *testing.T) {
 // configured base URL open the breaker, the fail-fast answer still names
 // NSIP_BASE_URL instead of suggesting that waiting will help.
 func TestBreakerOpenedByMisconfiguration(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
+	addr := closedPort(t)
 	e := newEnv(t, func(c *Config, o *[]nsip.Option) {
 		c.BreakerFailures = 2
 		*o = append(*o, nsip.WithBaseURL("http://"+addr+"/api"))
@@ -403,4 +393,16 @@ func TestBreakerOpenedByMisconfiguration(t *testing.T) {
 		t.Errorf("with the breaker open: %s %q next %q retry_in %d; want upstream_unavailable %q, next %q, 30 s",
 			b.Code, b.Problem, b.Next, b.RetryInSeconds, problem, configNext)
 	}
+}
+
+// closedPort returns a loopback host:port nobody listens on.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	return addr
 }
