@@ -11,16 +11,47 @@ TAGS := e2e
 # Packages whose statement coverage must stay at or above COVER_MIN percent.
 COVER_PKGS := nsip cache gateway
 COVER_MIN  := 90
+# Version, commit and commit time stamped into the binaries (.ci/version);
+# VERSION=v1.2.3 on the command line overrides the first.
+STAMP   := $(shell .ci/version 2>/dev/null)
+VERSION ?= $(word 1,$(STAMP))
+COMMIT  ?= $(word 2,$(STAMP))
+DATE    ?= $(word 3,$(STAMP))
+LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DATE)
 
 .PHONY: all build run test vet lint cover e2e-deps bench stub clean
 
 all: build
 
 build:
-	$(GO) build -o $(BIN)/ ./cmd/...
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
 
-run: build
-	./$(BIN)/nsip-mcp
+# Silent (no echoed commands) so that stdout carries only JSON-RPC; build
+# errors go to stderr.
+run:
+	@$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/nsip-mcp
+	@exec $(BIN)/nsip-mcp
+
+# An offline first call: the stand-in NSIP and the server together, asking
+# for one animal (LPN=... picks another) over stdio.
+LPN ?= 6402382024NCS310
+.PHONY: demo
+demo: build
+	@.ci/demo $(BIN) $(LPN)
+
+# Release artifacts in dist/: static binaries for linux, darwin and windows
+# on amd64 and arm64, a Claude Desktop bundle (.mcpb) for each, SHA256SUMS.
+# TARGETS=linux/amd64 builds one.
+TARGETS ?= linux/amd64,linux/arm64,darwin/amd64,darwin/arm64,windows/amd64,windows/arm64
+# The container image (cmd/nsip-mcp/Dockerfile); without a Docker engine
+# it builds and checks the image's static binary instead.
+.PHONY: image
+image:
+	.ci/image
+
+.PHONY: dist
+dist:
+	$(GO) run .ci/dist.go -out dist -targets '$(TARGETS)' -version '$(VERSION)' -commit '$(COMMIT)' -date '$(DATE)'
 
 stub: build
 	./$(BIN)/nsip-stub
@@ -68,4 +99,4 @@ load: build
 	./$(BIN)/nsip-load --spawn --server-bin $(BIN)/nsip-mcp --transport websocket --sessions 200 --duration 20s --latency 50ms
 
 clean:
-	rm -rf $(BIN) coverage.out
+	rm -rf $(BIN) dist coverage.out

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"math"
 	"net"
+	"strings"
 	"syscall"
 	"time"
 
@@ -123,6 +124,15 @@ func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolErro
 	}
 	if errors.Is(err, errBreakerOpen) {
 		in := g.retryIn()
+		if g.misconfiguredAt.Load() > g.stats.lastSuccess.Load() {
+			return &toolError{
+				Code: CodeUpstreamUnavailable,
+				Problem: fmt.Sprintf("NSIP could not be reached at the address in the server's NSIP_BASE_URL setting "+
+					"(unset: the public NSIP API) on recent calls, so calls fail at once for the next %d s", seconds(in)),
+				RetryInSeconds: seconds(in),
+				Next:           misconfiguredNext,
+			}
+		}
 		return &toolError{
 			Code:           CodeUpstreamUnavailable,
 			Problem:        fmt.Sprintf("NSIP is unavailable after repeated failures; retry in %d s", seconds(in)),
@@ -192,6 +202,15 @@ func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolErro
 			slog.Int("attempts", ne.Attempts),
 			slog.String("reason", ne.Reason),
 			slog.Any("error", err))
+		if g.misconfigured(ne) {
+			g.misconfiguredAt.Store(time.Now().UnixNano())
+			return &toolError{
+				Code: CodeUpstreamError,
+				Problem: "could not connect to NSIP: " + connectionReason(ne) +
+					"; the server's NSIP_BASE_URL setting (unset: the public NSIP API) or its machine's network is wrong",
+				Next: misconfiguredNext,
+			}
+		}
 		return &toolError{
 			Code:    CodeUpstreamError,
 			Problem: "could not connect to NSIP: " + connectionReason(ne),
@@ -232,6 +251,24 @@ func connectionReason(ne *nsip.Error) string {
 		return "its host name could not be resolved (DNS)"
 	}
 	return "the network connection failed"
+}
+
+// misconfiguredNext is the advice for NSIP unreachable by configuration.
+const misconfiguredNext = "a retry will not help until that is fixed: tell the user to check NSIP_BASE_URL where this server " +
+	"is configured, and that its machine is online; the server's log shows the address it tried"
+
+// misconfigured reports whether a connection failure comes from the
+// server's configuration rather than an outage: a host name that does not
+// resolve, or a refused connection at a base URL someone set instead of the
+// public API's (which refuses only when NSIP itself is down).
+func (g *Gateway) misconfigured(ne *nsip.Error) bool {
+	var dnsErr *net.DNSError
+	if errors.As(ne.Err, &dnsErr) || ne.Reason == "cannot resolve the API host" {
+		return true
+	}
+	refused := errors.Is(ne.Err, syscall.ECONNREFUSED) || ne.Reason == "connection refused"
+	b, ok := g.up.(interface{ BaseURL() string })
+	return refused && ok && strings.TrimSuffix(b.BaseURL(), "/") != nsip.DefaultBaseURL
 }
 
 // fitWaitError is for an answer NSIP gave that ended, cancelled or out of

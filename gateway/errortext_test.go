@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"strings"
@@ -214,25 +215,28 @@ func TestConnectionFailureHidesTheAddress(t *testing.T) {
 		return &url.Error{Op: "Get", URL: link, Err: &net.OpError{Op: "dial", Net: "tcp",
 			Addr: &net.TCPAddr{IP: net.ParseIP(host), Port: 8443}, Err: cause}}
 	}
+	// The stub upstream has no base URL, so a refused connection is taken
+	// for an outage; a host name that does not resolve is configuration.
+	const outage = "retry in a minute; if it keeps failing, NSIP or the network to it is down"
 	tests := []struct {
-		name    string
-		err     *nsip.Error
-		problem string
+		name          string
+		err           *nsip.Error
+		problem, next string
 	}{
 		{"refused", &nsip.Error{Kind: nsip.KindConnection, Reason: "connection refused",
 			Err: dial(os.NewSyscallError("connect", syscall.ECONNREFUSED))},
-			"could not connect to NSIP: connection refused"},
+			"could not connect to NSIP: connection refused", outage},
 		{"reset", &nsip.Error{Kind: nsip.KindConnection, Reason: "connection reset",
 			Err: dial(os.NewSyscallError("read", syscall.ECONNRESET))},
-			"could not connect to NSIP: connection reset"},
+			"could not connect to NSIP: connection reset", outage},
 		{"DNS", &nsip.Error{Kind: nsip.KindConnection, Reason: "cannot resolve the API host",
 			Err: dial(&net.DNSError{Err: "no such host", Name: "nsip-" + host + ".example", IsNotFound: true})},
-			"could not connect to NSIP: its host name could not be resolved (DNS)"},
+			"could not connect to NSIP: its host name could not be resolved (DNS)" + configProblem, configNext},
 		{"other network failure", &nsip.Error{Kind: nsip.KindConnection, Reason: "cannot reach the API",
 			Err: dial(os.NewSyscallError("connect", syscall.ENETUNREACH))},
-			"could not connect to NSIP: the network connection failed"},
+			"could not connect to NSIP: the network connection failed", outage},
 		{"reason only", &nsip.Error{Kind: nsip.KindConnection, Reason: "connection reset"},
-			"could not connect to NSIP: connection reset"},
+			"could not connect to NSIP: connection reset", outage},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -240,9 +244,8 @@ func TestConnectionFailureHidesTheAddress(t *testing.T) {
 			e, logs := loggedStubEnv(t, &stubUpstream{err: tt.err})
 			r := e.call("nsip_get_animal", map[string]any{"search_string": exampleLPN})
 			b := r.errorBody(t)
-			next := "retry in a minute; if it keeps failing, NSIP or the network to it is down"
-			if b.Code != CodeUpstreamError || b.Problem != tt.problem || b.Next != next {
-				t.Errorf("error = %s %q next %q; want upstream_error %q next %q", b.Code, b.Problem, b.Next, tt.problem, next)
+			if b.Code != CodeUpstreamError || b.Problem != tt.problem || b.Next != tt.next {
+				t.Errorf("error = %s %q next %q; want upstream_error %q next %q", b.Code, b.Problem, b.Next, tt.problem, tt.next)
 			}
 			for _, secret := range []string{host, port, "https:", "nsip-"} {
 				if strings.Contains(r.text, secret) {
@@ -258,22 +261,28 @@ func TestConnectionFailureHidesTheAddress(t *testing.T) {
 	}
 }
 
+// What the model is told when NSIP_BASE_URL, or the network, is to blame.
+const (
+	configProblem = "; the server's NSIP_BASE_URL setting (unset: the public NSIP API) or its machine's network is wrong"
+	configNext    = "a retry will not help until that is fixed: tell the user to check NSIP_BASE_URL where this server " +
+		"is configured, and that its machine is online; the server's log shows the address it tried"
+)
+
 // TestConnectionRefusedThroughTheClient points the real client at a port
-// nobody listens on.
+// nobody listens on: a base URL someone set that nothing serves, so the
+// model is told to have NSIP_BASE_URL checked rather than to retry.
 func TestConnectionRefusedThroughTheClient(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
+	addr := closedPort(t)
 	e := newEnv(t, func(_ *Config, o *[]nsip.Option) {
 		*o = append(*o, nsip.WithBaseURL("http://"+addr+"/api"))
 	})
 	r := e.call("nsip_get_animal", map[string]any{"search_string": exampleLPN})
 	b := r.errorBody(t)
-	if b.Code != CodeUpstreamError || b.Problem != "could not connect to NSIP: connection refused" {
-		t.Errorf("error = %s %q; want upstream_error, connection refused", b.Code, b.Problem)
+	if b.Code != CodeUpstreamError || b.Problem != "could not connect to NSIP: connection refused"+configProblem || b.Next != configNext {
+		t.Errorf("error = %s %q next %q; want upstream_error, connection refused naming NSIP_BASE_URL, no retry", b.Code, b.Problem, b.Next)
+	}
+	if strings.Contains(strings.ToLower(b.Next), "retry in") {
+		t.Errorf("next %q advises a retry for a configuration error", b.Next)
 	}
 	_, port, _ := net.SplitHostPort(addr)
 	if strings.Contains(r.text, "127.0.0.1") || strings.Contains(r.text, port) {
@@ -340,4 +349,60 @@ func TestFitWaitErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestConnectionRefusedAtTheDefaultBaseURL: with NSIP_BASE_URL unset, a
+// refused connection means the public NSIP is down, not misconfigured, so
+// the model is told to retry later. The dialer refuses without touching the
+// network.
+func TestConnectionRefusedAtTheDefaultBaseURL(t *testing.T) {
+	refuse := &http.Client{Transport: &http.Transport{
+		DialContext: func(context.Context, string, string) (net.Conn, error) {
+			return nil, &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+		},
+	}}
+	e := newEnv(t, func(_ *Config, o *[]nsip.Option) {
+		*o = append(*o, nsip.WithBaseURL(nsip.DefaultBaseURL), nsip.WithHTTPClient(refuse))
+	})
+	b := e.call("nsip_get_animal", map[string]any{"search_string": exampleLPN}).errorBody(t)
+	const next = "retry in a minute; if it keeps failing, NSIP or the network to it is down"
+	if b.Code != CodeUpstreamError || b.Problem != "could not connect to NSIP: connection refused" || b.Next != next {
+		t.Errorf("error = %s %q next %q; want upstream_error, connection refused, retry later", b.Code, b.Problem, b.Next)
+	}
+}
+
+// TestBreakerOpenedByMisconfiguration: once refused connections at a
+// configured base URL open the breaker, the fail-fast answer still names
+// NSIP_BASE_URL instead of suggesting that waiting will help.
+func TestBreakerOpenedByMisconfiguration(t *testing.T) {
+	addr := closedPort(t)
+	e := newEnv(t, func(c *Config, o *[]nsip.Option) {
+		c.BreakerFailures = 2
+		*o = append(*o, nsip.WithBaseURL("http://"+addr+"/api"))
+	})
+	for i := range 2 {
+		b := e.call("nsip_get_animal", map[string]any{"search_string": exampleLPN}).errorBody(t)
+		if b.Code != CodeUpstreamError || !strings.Contains(b.Problem, "NSIP_BASE_URL") {
+			t.Fatalf("call %d: %s %q; want the configuration error", i+1, b.Code, b.Problem)
+		}
+	}
+	b := e.call("nsip_get_animal", map[string]any{"search_string": exampleLPN}).errorBody(t)
+	const problem = "NSIP could not be reached at the address in the server's NSIP_BASE_URL setting " +
+		"(unset: the public NSIP API) on recent calls, so calls fail at once for the next 30 s"
+	if b.Code != CodeUpstreamUnavailable || b.Problem != problem || b.Next != configNext || b.RetryInSeconds != 30 {
+		t.Errorf("with the breaker open: %s %q next %q retry_in %d; want upstream_unavailable %q, next %q, 30 s",
+			b.Code, b.Problem, b.Next, b.RetryInSeconds, problem, configNext)
+	}
+}
+
+// closedPort returns a loopback host:port nobody listens on.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	return addr
 }

@@ -102,6 +102,9 @@ type Gateway struct {
 	backoffUntil atomic.Int64 // unix nanos until which NSIP asked us to wait (429)
 	inFlight     atomic.Int64 // upstream requests under way
 	fitWaiters   atomic.Int64 // profile calls waiting on a shared fit
+	// unix nanos of the last connection failure blamed on NSIP_BASE_URL; while
+	// it is later than the last success, an open breaker says so too.
+	misconfiguredAt atomic.Int64
 
 	stats stats
 }

@@ -267,7 +267,7 @@ func TestRunArguments(t *testing.T) {
 	}{
 		{[]string{"--help"}, nil, 0, "NSIP_TOKEN_BUDGET", "", false},
 		{[]string{"-h"}, nil, 0, "MCP_TRANSPORT", "", false},
-		{[]string{"--version"}, nil, 0, "nsip-mcp dev\n", "", false},
+		{[]string{"--version"}, nil, 0, "nsip-mcp " + build.String() + "\n", "", false},
 		{[]string{"--port=9"}, nil, 2, "", `unknown argument "--port=9"`, true},
 		{nil, map[string]string{"MCP_TRANSPORT": "smoke-signal"}, 2, "", `invalid MCP_TRANSPORT="smoke-signal"`, true},
 	}

@@ -29,7 +29,10 @@ import (
 // binPath is the nsip-mcp binary TestMain builds once for every test here.
 var binPath string
 
-func TestMain(m *testing.M) { buildbin.Main(m, &binPath, ".") }
+// Stamped as make build does, so that the tests see what a release reports.
+func TestMain(m *testing.M) {
+	buildbin.Main(m, &binPath, ".", "-ldflags", stampFlags(stampVersion, stampCommit, stampDate))
+}
 
 // buildBinary returns the path of the nsip-mcp binary built by TestMain.
 func buildBinary() string { return binPath }

@@ -14,15 +14,13 @@ import (
 	"runtime/debug"
 	"syscall"
 
+	"golang.org/x/term"
+
 	"github.com/nsip-tools/nsip-mcp/gateway"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 	"github.com/nsip-tools/nsip-mcp/transport"
 )
-
-// version is set at build time with -ldflags "-X main.version=v1.2.3";
-// otherwise the module version recorded by go install is used.
-var version = "dev"
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
@@ -37,7 +35,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 			writeUsage(stdout)
 			return 0
 		case "-version", "--version":
-			fmt.Fprintf(stdout, "nsip-mcp %s\n", buildVersion())
+			fmt.Fprintf(stdout, "nsip-mcp %s\n", build)
 			return 0
 		default:
 			fmt.Fprintf(stderr, "nsip-mcp: unknown argument %q: configuration comes from environment variables; see nsip-mcp --help\n", a)
@@ -48,6 +46,9 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	if err != nil {
 		fmt.Fprintf(stderr, "nsip-mcp: %v\n", err)
 		return 2
+	}
+	if cfg.Transport == "stdio" && term.IsTerminal(int(os.Stdin.Fd())) {
+		writeTerminalHint(stderr)
 	}
 	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	// Libraries that log through slog's or log's defaults end up here too,
@@ -66,7 +67,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 // serve wires the client, gateway and transport together and runs until
 // ctx ends.
 func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
-	v := buildVersion()
+	v := build.Version
 	if cfg.MemoryLimit > 0 {
 		debug.SetMemoryLimit(cfg.MemoryLimit)
 		logger.Debug("soft memory limit set from NSIP_CACHE_MAX_BYTES", "bytes", cfg.MemoryLimit)
@@ -104,26 +105,36 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		return err
 	}
 	s := g.NewMCPServer("nsip-mcp", v)
-	logger.Info("starting", "version", v, "transport", cfg.Transport, "nsip_base_url", cfg.BaseURL)
+	logger.Info("starting", "version", v, "commit", build.Commit, "transport", cfg.Transport, "nsip_base_url", cfg.BaseURL)
 	return transport.Serve(ctx, cfg.Transport, s, transport.Options{
 		Host:           cfg.Host,
 		Port:           cfg.Port,
 		HealthAddr:     cfg.HealthAddr,
 		AllowedOrigins: cfg.AllowedOrigins,
 		AuthToken:      cfg.AuthToken,
-		Health:         func() any { return g.Health() },
+		Health:         func() any { return healthWithBuild{g.Health(), build} },
 		Ready:          g.Ready,
 		Version:        v,
 		Logger:         logger,
 	})
 }
 
-func buildVersion() string {
-	if version != "dev" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return version
+// healthWithBuild is /healthz's body: the gateway's facts and, under
+// "build", which build is answering.
+type healthWithBuild struct {
+	gateway.Health
+	Build buildInfo `json:"build"`
+}
+
+// writeTerminalHint is for a person who started the server by hand and sees
+// it wait: it is waiting for an MCP host, and here is how to try it.
+func writeTerminalHint(w io.Writer) {
+	fmt.Fprint(w, `nsip-mcp is an MCP server: it reads JSON-RPC from stdin and answers on
+stdout, waiting for an assistant (an MCP host) to talk to it. To try it:
+  offline, from a clone:  make demo   (a stand-in NSIP and one call)
+  in an MCP inspector:    npx @modelcontextprotocol/inspector nsip-mcp
+  in an assistant:        see "Connect an assistant" in the README
+                          (Claude Desktop, Claude Code, Cursor, VS Code)
+Ctrl-D or Ctrl-C stops it. Logs follow as JSON lines.
+`)
 }

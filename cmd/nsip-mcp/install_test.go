@@ -1,0 +1,446 @@
+package main
+
+import (
+	"archive/zip"
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"debug/elf"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nsip-tools/nsip-mcp/gateway"
+	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
+	"github.com/nsip-tools/nsip-mcp/summarize"
+)
+
+// repoRoot is where make and the .ci scripts run.
+const repoRoot = "../.."
+
+// readmeExampleLPN is the animal the README's examples and make demo ask for.
+const readmeExampleLPN = "6402382024NCS310"
+
+// TestMakeRunStdoutIsOnlyJSONRPC runs `make run` as a host would use it as
+// its command: every line on stdout must be a JSON-RPC message, so make's
+// own echo of the commands it runs must not be there; and the build it
+// starts is stamped with .ci/version's version.
+func TestMakeRunStdoutIsOnlyJSONRPC(t *testing.T) {
+	watchdog(t, testLimit)
+	stamp, err := exec.Command(filepath.Join(repoRoot, ".ci", "version")).Output()
+	if err != nil {
+		t.Fatalf(".ci/version: %v", err)
+	}
+	wantVersion := strings.SplitN(string(stamp), "\n", 2)[0]
+	stub := nsiptest.NewServer(t, nsiptest.Options{Seed: 1})
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "make", "run", "BIN="+t.TempDir())
+	cmd.Dir = repoRoot
+	cmd.Env = append(os.Environ(), "NSIP_BASE_URL="+stub.URL(), "LOG_LEVEL=debug", "MCP_TRANSPORT=stdio", "MAKEFLAGS=")
+	cmd.WaitDelay = outputDrain
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdoutPipe, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("make run: %v", err)
+	}
+	requests := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"nsip_get_statuses","arguments":{}}}`,
+	}
+	for _, r := range requests {
+		if _, err := io.WriteString(stdin, r+"\n"); err != nil {
+			t.Fatalf("writing to make run: %v; stderr:\n%s", err, stderr.String())
+		}
+	}
+	// Read until the tool's answer, then close stdin: the server stops.
+	var lines []string
+	sc := bufio.NewScanner(stdoutPipe)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if strings.Contains(sc.Text(), `"id":2`) {
+			break
+		}
+	}
+	_ = stdin.Close()
+	rest, _ := io.ReadAll(stdoutPipe)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("make run exited with %v; stderr:\n%s", err, stderr.String())
+	}
+	if s := strings.TrimSpace(string(rest)); s != "" {
+		lines = append(lines, strings.Split(s, "\n")...)
+	}
+	if len(lines) != 2 {
+		t.Fatalf("stdout had %d lines, want the 2 answers; stdout:\n%s\nstderr:\n%s", len(lines), strings.Join(lines, "\n"), stderr.String())
+	}
+	for i, line := range lines {
+		var m struct {
+			JSONRPC string `json:"jsonrpc"`
+			ID      int    `json:"id"`
+			Result  struct {
+				ServerInfo struct{ Version string } `json:"serverInfo"`
+				Content    []struct{ Text string }  `json:"content"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(line), &m); err != nil || m.JSONRPC != "2.0" || m.ID != i+1 {
+			t.Fatalf("stdout line %d is not the JSON-RPC answer to request %d: %.300q", i+1, i+1, line)
+		}
+		if i == 0 && m.Result.ServerInfo.Version != wantVersion {
+			t.Errorf("serverInfo.version %q, want %q from .ci/version", m.Result.ServerInfo.Version, wantVersion)
+		}
+		if i == 1 && (len(m.Result.Content) != 1 || !strings.Contains(m.Result.Content[0].Text, "CURRENT")) {
+			t.Errorf("nsip_get_statuses answered %.300s, want the statuses with CURRENT", line)
+		}
+	}
+}
+
+// TestDemoMakesOneCall runs the script behind make demo: nsip-stub and
+// nsip-mcp together, initialize, then nsip_get_animal for the README's
+// animal (another with a deep pedigree while the stand-in lacks it), each
+// answer printed after "< ".
+func TestDemoMakesOneCall(t *testing.T) {
+	watchdog(t, testLimit)
+	dir := t.TempDir()
+	if b, err := exec.Command("go", "build", "-o", filepath.Join(dir, "nsip-stub"), "../nsip-stub").CombinedOutput(); err != nil {
+		t.Fatalf("building nsip-stub: %v\n%s", err, b)
+	}
+	if err := os.Symlink(buildBinary(), filepath.Join(dir, "nsip-mcp")); err != nil {
+		t.Fatal(err)
+	}
+	lpn := readmeExampleLPN
+	if d := nsiptest.NewDataset(1, 4000); !hasAnimal(d, lpn) { // nsip-stub's defaults
+		lpn = d.DeepPedigree()
+		t.Logf("the stand-in has no %s; asking for %s instead", readmeExampleLPN, lpn)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, filepath.Join(repoRoot, ".ci", "demo"), dir, lpn).CombinedOutput()
+	if err != nil {
+		t.Fatalf(".ci/demo: %v\n%s", err, out)
+	}
+	var answers []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if a, ok := strings.CutPrefix(line, "< "); ok {
+			answers = append(answers, a)
+		}
+	}
+	if len(answers) != 2 {
+		t.Fatalf("demo printed %d answers, want initialize's and the call's:\n%s", len(answers), out)
+	}
+	var call struct {
+		ID     int `json:"id"`
+		Result struct {
+			IsError bool                    `json:"isError"`
+			Content []struct{ Text string } `json:"content"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(answers[1]), &call); err != nil || call.ID != 2 || call.Result.IsError ||
+		len(call.Result.Content) != 1 || !strings.Contains(call.Result.Content[0].Text, `"success":true`) ||
+		!strings.Contains(call.Result.Content[0].Text, lpn) {
+		t.Errorf("the demo's call answered %.400s; want animal %s's record", answers[1], lpn)
+	}
+}
+
+func hasAnimal(d *nsiptest.Dataset, lpn string) bool {
+	_, ok := d.Animal(lpn)
+	return ok
+}
+
+// TestTerminalHint: what a person who starts the server by hand reads.
+func TestTerminalHint(t *testing.T) {
+	var b bytes.Buffer
+	writeTerminalHint(&b)
+	for _, want := range []string{"MCP server", "stdin", "stdout", "make demo", "@modelcontextprotocol/inspector", "Claude Desktop", "Ctrl-D"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("hint lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+// TestEndToEndTerminalHint starts the binary with a terminal on stdin (a
+// pseudo-terminal from script(1)) and expects the hint; with a pipe on
+// stdin (every other test) stderr carries only JSON log records.
+func TestEndToEndTerminalHint(t *testing.T) {
+	watchdog(t, testLimit)
+	if runtime.GOOS != "linux" {
+		t.Skip("script(1) with -c is the util-linux one")
+	}
+	script, err := exec.LookPath("script")
+	if err != nil {
+		t.Fatalf("script(1) from util-linux is needed for a pseudo-terminal: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
+	defer cancel()
+	// stdin at EOF: script passes Ctrl-D on, and the server stops.
+	cmd := exec.CommandContext(ctx, script, "-qec", buildBinary(), "/dev/null")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "NSIP_BASE_URL=http://127.0.0.1:9/api"}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("script: %v; output:\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "nsip-mcp is an MCP server") || !strings.Contains(string(out), "make demo") {
+		t.Errorf("a terminal on stdin got no hint; output:\n%s", out)
+	}
+}
+
+// TestDistBuildsBinariesChecksumsAndBundle runs the script behind make dist
+// for this machine's target only (all six take minutes): one static binary
+// that reports the stamped version, a bundle whose manifest names that
+// binary, and checksums that match both.
+func TestDistBuildsBinariesChecksumsAndBundle(t *testing.T) {
+	watchdog(t, testLimit)
+	goos, goarch := runtime.GOOS, runtime.GOARCH
+	if !slices.Contains([]string{"linux", "darwin", "windows"}, goos) || !slices.Contains([]string{"amd64", "arm64"}, goarch) {
+		goos, goarch = "linux", "amd64"
+	}
+	native := goos == runtime.GOOS && goarch == runtime.GOARCH
+	out := t.TempDir()
+	const version = "v2.0.1-rc.1"
+	cmd := exec.Command("go", "run", ".ci/dist.go", "-out", out, "-targets", goos+"/"+goarch,
+		"-version", version, "-commit", stampCommit, "-date", stampDate)
+	cmd.Dir = repoRoot
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf(".ci/dist.go: %v\n%s", err, b)
+	}
+	exe := ""
+	if goos == "windows" {
+		exe = ".exe"
+	}
+	base := "nsip-mcp-" + version + "-" + goos + "-" + goarch
+	binName, bundleName := base+exe, base+".mcpb"
+	entries, _ := os.ReadDir(out)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := []string{"SHA256SUMS", binName, bundleName}; !slices.Equal(names, want) {
+		t.Fatalf("dist holds %v, want %v", names, want)
+	}
+
+	// SHA256SUMS lists both files, in sha256sum -c's format, with their hashes.
+	sums, _ := os.ReadFile(filepath.Join(out, "SHA256SUMS"))
+	line := regexp.MustCompile(`^([0-9a-f]{64})  (\S+)$`)
+	var listed []string
+	for _, l := range strings.Split(strings.TrimSpace(string(sums)), "\n") {
+		m := line.FindStringSubmatch(l)
+		if m == nil {
+			t.Fatalf("SHA256SUMS line %q is not <sha256>  <name>", l)
+		}
+		body, err := os.ReadFile(filepath.Join(out, m[2]))
+		if err != nil {
+			t.Fatalf("SHA256SUMS lists %s: %v", m[2], err)
+		}
+		if h := sha256.Sum256(body); hex.EncodeToString(h[:]) != m[1] {
+			t.Errorf("SHA256SUMS says %s for %s; the file hashes to %x", m[1], m[2], h)
+		}
+		listed = append(listed, m[2])
+	}
+	if want := []string{binName, bundleName}; !slices.Equal(listed, want) {
+		t.Errorf("SHA256SUMS lists %v, want %v", listed, want)
+	}
+
+	bin := filepath.Join(out, binName)
+	binary, _ := os.ReadFile(bin)
+	if goos == "linux" {
+		f, err := elf.Open(bin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		libs, _ := f.ImportedLibraries()
+		if f.Section(".interp") != nil || len(libs) != 0 {
+			t.Errorf("%s is dynamically linked (libraries %v); want a static binary", binName, libs)
+		}
+		f.Close()
+	}
+	if native {
+		got, err := exec.Command(bin, "--version").Output()
+		if err != nil || !strings.HasPrefix(string(got), "nsip-mcp "+version+" (commit "+stampCommit+", built "+stampDate) {
+			t.Errorf("%s --version printed %q (%v), want version %s, commit and date", binName, got, err, version)
+		}
+	}
+
+	// The bundle: a manifest that parses, names the binary it carries as
+	// its entry point and command, executable, byte for byte the release one.
+	zr, err := zip.OpenReader(filepath.Join(out, bundleName))
+	if err != nil {
+		t.Fatalf("bundle: %v", err)
+	}
+	defer zr.Close()
+	files := map[string]*zip.File{}
+	for _, f := range zr.File {
+		files[f.Name] = f
+	}
+	var m struct {
+		ManifestVersion string `json:"manifest_version"`
+		Name, Version   string
+		Server          struct {
+			Type       string
+			EntryPoint string                   `json:"entry_point"`
+			MCPConfig  struct{ Command string } `json:"mcp_config"`
+		}
+		Compatibility struct{ Platforms []string }
+	}
+	if err := json.Unmarshal(readZip(t, files["manifest.json"]), &m); err != nil {
+		t.Fatalf("manifest.json: %v", err)
+	}
+	platform := map[string]string{"linux": "linux", "darwin": "darwin", "windows": "win32"}[goos]
+	if m.ManifestVersion != "0.3" || m.Name != "nsip-mcp" || m.Version != strings.TrimPrefix(version, "v") ||
+		m.Server.Type != "binary" || m.Server.EntryPoint != "server/nsip-mcp"+exe ||
+		m.Server.MCPConfig.Command != "${__dirname}/server/nsip-mcp"+exe || !slices.Equal(m.Compatibility.Platforms, []string{platform}) {
+		t.Errorf("manifest %+v: want 0.3, nsip-mcp %s, a binary server at server/nsip-mcp%s run as its command, platform %s",
+			m, strings.TrimPrefix(version, "v"), exe, platform)
+	}
+	entry := files[m.Server.EntryPoint]
+	if entry == nil {
+		t.Fatalf("the bundle has no %s; it holds %v", m.Server.EntryPoint, slices.Sorted(mapsKeys(files)))
+	}
+	if !bytes.Equal(readZip(t, entry), binary) || entry.Mode()&0o111 == 0 {
+		t.Errorf("%s in the bundle (mode %v) is not the released binary, executable", entry.Name, entry.Mode())
+	}
+	if files["LICENSE"] == nil {
+		t.Error("the bundle has no LICENSE")
+	}
+}
+
+func readZip(t *testing.T, f *zip.File) []byte {
+	t.Helper()
+	if f == nil {
+		t.Fatal("file missing from the bundle")
+	}
+	r, err := f.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func mapsKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// bundleManifest is the part of manifest.json a host acts on.
+type bundleManifest struct {
+	Server struct {
+		MCPConfig struct {
+			Env map[string]string
+		} `json:"mcp_config"`
+	}
+	Tools      []struct{ Name, Description string }
+	UserConfig map[string]struct {
+		Type     string
+		Title    string
+		Default  any
+		Min, Max *float64
+	} `json:"user_config"`
+}
+
+// TestManifestMatchesTheServer keeps cmd/nsip-mcp/manifest.json honest: it
+// lists exactly the server's tools, its env sets only real settings from
+// user_config options that exist, the options' defaults are accepted, and
+// a number option's min and max are the setting's own bounds.
+func TestManifestMatchesTheServer(t *testing.T) {
+	raw, err := os.ReadFile("manifest.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m bundleManifest
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatalf("manifest.json: %v", err)
+	}
+
+	client, _ := nsip.NewClient()
+	g, err := gateway.New(client, summarize.New(summarize.StartCounter()), gateway.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var served, listed []string
+	for _, tool := range g.Tools() {
+		served = append(served, tool.Tool.Name)
+	}
+	for _, tool := range m.Tools {
+		listed = append(listed, tool.Name)
+		if tool.Description == "" {
+			t.Errorf("manifest tool %s has no description", tool.Name)
+		}
+	}
+	slices.Sort(served)
+	slices.Sort(listed)
+	if !slices.Equal(served, listed) {
+		t.Errorf("manifest.json lists tools %v; the server has %v: update manifest.json's tools", listed, served)
+	}
+
+	ref := regexp.MustCompile(`^\$\{user_config\.([a-z_]+)\}$`)
+	defaults := map[string]string{}
+	for name, value := range m.Server.MCPConfig.Env {
+		if !slices.ContainsFunc(settings, func(s setting) bool { return s.name == name }) {
+			t.Errorf("manifest env sets %s, which nsip-mcp does not read", name)
+		}
+		r := ref.FindStringSubmatch(value)
+		if r == nil {
+			t.Errorf("manifest env %s=%q is not ${user_config.<option>}", name, value)
+			continue
+		}
+		opt, ok := m.UserConfig[r[1]]
+		if !ok {
+			t.Errorf("manifest env %s uses user_config.%s, which is not defined", name, r[1])
+			continue
+		}
+		defaults[name] = fmt.Sprint(opt.Default)
+		if opt.Min != nil && opt.Max != nil {
+			for _, v := range []float64{*opt.Min, *opt.Max} {
+				if _, err := Load(env(map[string]string{name: fmt.Sprint(v)})); err != nil {
+					t.Errorf("user_config.%s allows %v, which %s refuses: %v", r[1], v, name, err)
+				}
+			}
+			for _, v := range []float64{*opt.Min - 1, *opt.Max + 1} {
+				if _, err := Load(env(map[string]string{name: fmt.Sprint(v)})); err == nil {
+					t.Errorf("user_config.%s's bounds are narrower than %s's: %v is accepted", r[1], name, v)
+				}
+			}
+		}
+	}
+	if len(defaults) != len(m.UserConfig) {
+		t.Errorf("manifest defines %d user_config options but env uses %d", len(m.UserConfig), len(defaults))
+	}
+	cfg, err := Load(env(defaults))
+	if err != nil {
+		t.Fatalf("the manifest's defaults %v are refused: %v", defaults, err)
+	}
+	if cfg.BaseURL != nsip.DefaultBaseURL || cfg.TokenBudget != 2000 {
+		t.Errorf("with the manifest's defaults, base URL %q and budget %d; want the public API and 2000", cfg.BaseURL, cfg.TokenBudget)
+	}
+}
