@@ -40,6 +40,10 @@ func (g *Gateway) serverOptions() []server.ServerOption {
 	hooks.AddAfterInitialize(func(_ context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
 		res.Instructions = g.Instructions()
 	})
+	// Clients of protocol 2026-07-28 and later ask server/discover instead.
+	hooks.AddAfterDiscover(func(_ context.Context, _ any, _ *mcp.DiscoverRequest, res *mcp.DiscoverResult) {
+		res.Instructions = g.Instructions()
+	})
 	return []server.ServerOption{
 		server.WithTitle(serverTitle),
 		server.WithDescription(serverDescription),
