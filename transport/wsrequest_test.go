@@ -48,7 +48,14 @@ func askClient(ctx context.Context, what string) (string, error) {
 		}
 		return fmt.Sprintf("elicited %s %v", res.Action, res.Content), nil
 	case "sample":
-		res, err := s.RequestSampling(ctx, mcp.CreateMessageRequest{CreateMessageParams: mcp.CreateMessageParams{
+		// MCPServer.RequestSampling is deprecated with the feature in
+		// protocol 2026-07-28; older clients still answer it, so the
+		// session's own method is exercised.
+		ss, ok := server.ClientSessionFromContext(ctx).(server.SessionWithSampling)
+		if !ok {
+			return "", errors.New("session does not support sampling")
+		}
+		res, err := ss.RequestSampling(ctx, mcp.CreateMessageRequest{CreateMessageParams: mcp.CreateMessageParams{
 			Messages:  []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.NewTextContent("Name a hardy breed")}},
 			MaxTokens: 20,
 		}})
