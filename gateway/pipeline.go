@@ -125,7 +125,7 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 	}
 	return &mcp.CallToolResult{
 		Result:  mcp.Result{Meta: &mcp.Meta{AdditionalFields: meta}},
-		Content: []mcp.Content{mcp.NewTextContent(o.res.Text)},
+		Content: append([]mcp.Content{mcp.NewTextContent(o.res.Text)}, resourceLinks(o.res)...),
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
 // Resources let a host attach NSIP data to a conversation without a tool
@@ -171,4 +172,43 @@ func uriValue(v any) any {
 		return out
 	}
 	return v
+}
+
+// resourceLinks point a summarized answer at the resource holding what its
+// summary left out, beside the "next" call the summary names: a host can
+// attach the resource without the model making that call. Only calls with
+// a resource form get a link (a search has none).
+func resourceLinks(res summarize.Result) []mcp.Content {
+	if !res.Summarized {
+		return nil
+	}
+	var s struct {
+		Next *struct {
+			Tool      string         `json:"tool"`
+			Arguments map[string]any `json:"arguments"`
+		} `json:"next"`
+	}
+	if json.Unmarshal([]byte(res.Text), &s) != nil || s.Next == nil {
+		return nil
+	}
+	lpn, _ := s.Next.Arguments["lpn_id"].(string)
+	if lpn == "" || !alnumPattern.MatchString(lpn) {
+		return nil
+	}
+	var uri, name, desc string
+	switch s.Next.Tool {
+	case lineageDef.name:
+		uri, name, desc = "nsip://animals/"+lpn+"/lineage", "lineage", "The pedigree the summary shortened, from "+lpn+" up."
+	case progenyDef.name:
+		page, _ := asInteger(s.Next.Arguments["page"])
+		size, _ := asInteger(s.Next.Arguments["page_size"])
+		if size <= 0 {
+			return nil
+		}
+		uri = fmt.Sprintf("nsip://animals/%s/progeny?page=%d&page_size=%d", lpn, page, size)
+		name, desc = "progeny", "The offspring the summary left out, as the next call returns them."
+	default:
+		return nil
+	}
+	return []mcp.Content{mcp.NewResourceLink(uri, name, desc, jsonMIME)}
 }

@@ -160,3 +160,35 @@ func TestResourceReadErrorsNameTheFieldToFix(t *testing.T) {
 		t.Error("an unknown URI was read")
 	}
 }
+
+// A summary that leaves rows out links the resource holding them, and that
+// resource reads what the summary's next call answers.
+func TestSummariesLinkTheResourceOfWhatTheyLeftOut(t *testing.T) {
+	e := newEnv(t)
+	lpn := e.up.Data().MostProgeny()
+	r := e.call("nsip_get_progeny", map[string]any{"lpn_id": lpn, "page_size": 100}).mustOK(t)
+	var sum struct {
+		Summary bool `json:"summary"`
+		Next    struct {
+			Tool      string         `json:"tool"`
+			Arguments map[string]any `json:"arguments"`
+		} `json:"next"`
+	}
+	if err := json.Unmarshal([]byte(r.text), &sum); err != nil || !sum.Summary || sum.Next.Tool != "nsip_get_progeny" {
+		t.Fatalf("want a summarized page with a next call: %v %.300s", err, r.text)
+	}
+	a := sum.Next.Arguments
+	want := fmt.Sprintf("nsip://animals/%s/progeny?page=%v&page_size=%v", lpn, a["page"], a["page_size"])
+	if len(r.links) != 1 || r.links[0].URI != want || r.links[0].MIMEType != "application/json" {
+		t.Fatalf("links %+v, want one to %s", r.links, want)
+	}
+	text, _ := e.mustRead(t, want)
+	next := e.call("nsip_get_progeny", a).mustOK(t)
+	if text != next.text {
+		t.Errorf("the linked resource differs from the next call:\n%.300s\n%.300s", text, next.text)
+	}
+	// Answers that fit carry no link.
+	if small := e.call("nsip_get_progeny", map[string]any{"lpn_id": lpn, "page_size": 2}).mustOK(t); len(small.links) != 0 {
+		t.Errorf("an unsummarized page links %+v", small.links)
+	}
+}
