@@ -45,6 +45,10 @@ var (
 	lpnCheck   = lpnParam("")
 	breedCheck = breedIDParam
 	traitCheck = param{name: "trait", kind: kindString, enum: nsip.GlossaryCodes(), upper: true}
+	flockCheck = param{name: "flock_id", kind: kindString, maxLen: 32, pattern: alnumPattern}
+	// Free text goes into the prompt as written; the bound keeps a pasted
+	// document out of it.
+	goalCheck = param{name: "goal", kind: kindString, maxLen: 500}
 )
 
 var promptDefs = []*promptDef{
@@ -54,7 +58,7 @@ var promptDefs = []*promptDef{
 		tools: []string{"nsip_get_animal", "nsip_get_trait_ranges", "nsip_get_lineage", "nsip_get_progeny", "nsip_get_last_update"},
 		args: []promptArg{
 			{name: "lpn_id", title: "Ram's LPN ID", desc: "The ram's LPN ID, e.g. 6402382024NCS310.", required: true, check: &lpnCheck},
-			{name: "goal", title: "Breeding goal", desc: "What the flock needs from him, in your words, e.g. \"heavier lambs at weaning without bigger birth weights\"."},
+			{name: "goal", title: "Breeding goal", desc: "What the flock needs from him, in your words, e.g. \"heavier lambs at weaning without bigger birth weights\".", check: &goalCheck},
 		},
 		text: func(a map[string]string) string {
 			goal := a["goal"]
@@ -80,7 +84,7 @@ Finish with a plain recommendation (buy, do not buy, or what to check first), th
 		args: []promptArg{
 			{name: "breed_id", title: "Breed", desc: "Breed ID from nsip://breeds or nsip_list_breeds, e.g. 640 (Katahdin).", required: true, check: &breedCheck},
 			{name: "trait", title: "Most important trait", desc: "The trait code to rank on first, e.g. NLB (lambs born) or WWT; see nsip://traits.", check: &traitCheck},
-			{name: "flock_id", title: "Flock", desc: "Only ewes of this flock ID, e.g. your own."},
+			{name: "flock_id", title: "Flock", desc: "Only ewes of this flock ID, e.g. your own.", check: &flockCheck},
 		},
 		text: func(a map[string]string) string {
 			trait := a["trait"]
@@ -140,7 +144,7 @@ Explain, without jargon: what an EBV is (the animal's expected genetic merit pas
 		tools: []string{"nsip_get_trait_ranges", "nsip_search_animals"},
 		args: []promptArg{
 			{name: "breed_id", title: "Breed", desc: "Breed ID, e.g. 640 (Katahdin).", required: true, check: &breedCheck},
-			{name: "flock_id", title: "Flock", desc: "The flock ID to compare, e.g. 640238.", required: true},
+			{name: "flock_id", title: "Flock", desc: "The flock ID to compare, e.g. 640238.", required: true, check: &flockCheck},
 		},
 		text: func(a map[string]string) string {
 			return fmt.Sprintf(`Compare flock %s with the rest of breed %s.

@@ -132,6 +132,8 @@ func TestPromptArgumentErrorsNameTheArgument(t *testing.T) {
 		{"choose_replacement_ewes", map[string]string{"breed_id": "640", "trait": "XYZ"}, []string{`"field":"trait"`}},
 		{"compare_flock_to_breed", map[string]string{"breed_id": "640", "flock_id": "1", "flok": "2"}, []string{`"field":"flok"`, `is not an argument of compare_flock_to_breed`}},
 		{"check_planned_mating", map[string]string{}, []string{`"field":"ram_lpn_id"`, `"field":"ewe_lpn_id"`}},
+		{"compare_flock_to_breed", map[string]string{"breed_id": "640", "flock_id": "64 02; drop"}, []string{`"field":"flock_id"`}},
+		{"evaluate_ram_for_purchase", map[string]string{"lpn_id": "6402382024NCS310", "goal": strings.Repeat("more lambs ", 60)}, []string{`"field":"goal"`}},
 	}
 	for _, tc := range cases {
 		_, err := e.getPrompt(tc.prompt, tc.args)
