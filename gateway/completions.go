@@ -2,7 +2,7 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -89,8 +89,18 @@ func sessionID(ctx context.Context) string {
 	return ""
 }
 
+// lpnShape is how LPN IDs look in NSIP's answers and in summaries: a
+// flock and year prefix of digits, then letters and digits, e.g.
+// "6402382024NCS310". Matching the quoted shape rather than decoding the
+// JSON finds them in summary table rows too, at a fraction of the cost.
+var lpnShape = regexp.MustCompile(`"([0-9]{6,}[A-Za-z][A-Za-z0-9]{0,24})"`)
+
 // noteLPNs records the LPN IDs in a tool's arguments and in its answer.
 func (g *Gateway) noteLPNs(ctx context.Context, args any, text string) {
+	session := sessionID(ctx)
+	if session == "" {
+		return
+	}
 	var ids []string
 	if a, ok := args.(map[string]any); ok {
 		for _, k := range []string{"lpn_id", "search_string"} {
@@ -99,33 +109,10 @@ func (g *Gateway) noteLPNs(ctx context.Context, args any, text string) {
 			}
 		}
 	}
-	var v any
-	if json.Unmarshal([]byte(text), &v) == nil {
-		ids = append(ids, lpnsIn(v, "", nil)...)
+	for _, m := range lpnShape.FindAllStringSubmatch(text, -1) {
+		ids = append(ids, m[1])
 	}
-	g.seen.add(sessionID(ctx), ids)
-}
-
-// lpnsIn collects the string values of members whose name says they hold an
-// LPN ID (lpnId, lpnSre, lpnDam, lpn_id, sire, dam, ...), however deep.
-func lpnsIn(v any, key string, out []string) []string {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			out = lpnsIn(e, k, out)
-		}
-	case []any:
-		for _, e := range x {
-			out = lpnsIn(e, key, out)
-		}
-	case string:
-		k := strings.ToLower(key)
-		if (strings.Contains(k, "lpn") || k == "sire" || k == "dam") &&
-			len(x) >= 5 && len(x) <= 32 && alnumPattern.MatchString(x) {
-			out = append(out, x)
-		}
-	}
-	return out
+	g.seen.add(session, ids)
 }
 
 // sessionHooks records LPN IDs from tool calls and resource reads, and

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
@@ -125,6 +126,19 @@ func TestCompleteLPNsSeenInThisSession(t *testing.T) {
 	got = complete(t, e.client, animalTemplate, "lpn_id", "").Values
 	if a.Dam != "" && !slices.Contains(got, a.Dam) {
 		t.Errorf("dam %s of %s not offered after reading its record: %v", a.Dam, kids[0], got)
+	}
+	// Rows of a summarized search count too.
+	r := e.call("nsip_search_animals", map[string]any{"page_size": 60}).mustOK(t)
+	var sum struct {
+		Summary bool    `json:"summary"`
+		Rows    [][]any `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(r.text), &sum); err != nil || !sum.Summary || len(sum.Rows) == 0 {
+		t.Fatalf("want a summarized search: %v %.200s", err, r.text)
+	}
+	row := sum.Rows[len(sum.Rows)-1][0].(string)
+	if got := complete(t, e.client, animalTemplate, "lpn_id", row).Values; !slices.Equal(got, []string{row}) {
+		t.Errorf("summary row %s: offered %v", row, got)
 	}
 	// Another session has met nothing.
 	other := connect(t, e.srv)
