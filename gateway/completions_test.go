@@ -78,7 +78,7 @@ func TestCompleteTraitsAndStatuses(t *testing.T) {
 		t.Errorf("trait \"\": %d values, want all %d glossary codes", len(all.Values), len(nsip.Glossary()))
 	}
 	statuses := e.up.Data().Statuses()
-	got = complete(t, e.client, promptRef("choose_replacement_ewes"), "status", strings.ToLower(statuses[0][:2])).Values
+	got = complete(t, e.client, promptRef("compare_flock_to_breed"), "status", strings.ToLower(statuses[0][:2])).Values
 	if len(got) == 0 || got[0] != statuses[0] {
 		t.Errorf("status %q: %v, want %s first", statuses[0][:2], got, statuses[0])
 	}

@@ -82,7 +82,7 @@ func (g *Gateway) ask(ctx context.Context, d *toolDef, message string, ps []para
 	content, _ := res.Content.(map[string]any)
 	sent := make(map[string]any, len(content))
 	for k, v := range content {
-		sent[k] = formValue(v)
+		sent[k] = formValue(paramNamed(ps, k), v)
 	}
 	out, errs := validateObject("", ps, sent)
 	if len(errs) > 0 {
@@ -193,12 +193,12 @@ func (g *Gateway) breedChoices(ctx context.Context) (ids, names []string) {
 	return ids, names
 }
 
-// formValue turns a form answer into an argument: a choice offered as text
-// ("640") validates as the number it names.
-func formValue(v any) any {
+// formValue turns a form answer into an argument of p: a choice offered as
+// text ("640") validates as the number it names.
+func formValue(p *param, v any) any {
 	switch x := v.(type) {
 	case string:
-		return uriValue(x)
+		return uriValue(p, x)
 	case float64:
 		return json.Number(strconv.FormatFloat(x, 'f', -1, 64))
 	}

@@ -42,10 +42,11 @@ type promptDef struct {
 }
 
 var (
-	lpnCheck   = lpnParam("")
-	breedCheck = breedIDParam
-	traitCheck = param{name: "trait", kind: kindString, enum: nsip.GlossaryCodes(), upper: true}
-	flockCheck = param{name: "flock_id", kind: kindString, maxLen: 32, pattern: alnumPattern}
+	lpnCheck    = lpnParam("")
+	breedCheck  = breedIDParam
+	traitCheck  = param{name: "trait", kind: kindString, enum: nsip.GlossaryCodes(), upper: true}
+	statusCheck = param{name: "status", kind: kindString, maxLen: 32, pattern: statusPattern, upper: true}
+	flockCheck  = param{name: "flock_id", kind: kindString, maxLen: 32, pattern: alnumPattern}
 	// Free text goes into the prompt as written; the bound keeps a pasted
 	// document out of it.
 	goalCheck = param{name: "goal", kind: kindString, maxLen: 500}
@@ -145,15 +146,20 @@ Explain, without jargon: what an EBV is (the animal's expected genetic merit pas
 		args: []promptArg{
 			{name: "breed_id", title: "Breed", desc: "Breed ID, e.g. 640 (Katahdin).", required: true, check: &breedCheck},
 			{name: "flock_id", title: "Flock", desc: "The flock ID to compare, e.g. 640238.", required: true, check: &flockCheck},
+			{name: "status", title: "Which animals", desc: "A status from nsip_get_statuses to compare, e.g. CURRENT (the default).", check: &statusCheck},
 		},
 		text: func(a map[string]string) string {
+			status := a["status"]
+			if status == "" {
+				status = "CURRENT"
+			}
 			return fmt.Sprintf(`Compare flock %s with the rest of breed %s.
 
 1. Get the breed's trait ranges with nsip_get_trait_ranges.
-2. Search the flock's current animals with nsip_search_animals (breed_id %s, search_criteria flock_id %s and status CURRENT); the summary's trait statistics are enough, do not page through every animal.
-3. Search the breed's current animals the same way without flock_id, for the breed's averages.
+2. Search the flock's animals with nsip_search_animals (breed_id %s, search_criteria flock_id %s and status %s); the summary's trait statistics are enough, do not page through every animal.
+3. Search the breed's animals of the same status without flock_id, for the breed's averages.
 
-Show a table of the main traits: flock average, breed average, breed range. Then tell me in plain words the flock's two strongest and two weakest traits and what kind of ram would help most. Use nsip://traits for which direction is better.`, a["flock_id"], a["breed_id"], a["breed_id"], a["flock_id"])
+Show a table of the main traits: flock average, breed average, breed range. Then tell me in plain words the flock's two strongest and two weakest traits and what kind of ram would help most. Use nsip://traits for which direction is better.`, a["flock_id"], a["breed_id"], a["breed_id"], a["flock_id"], status)
 		},
 	},
 }
@@ -228,7 +234,7 @@ func (d *promptDef) validate(args map[string]string) (map[string]string, error) 
 			continue
 		}
 		if a.check != nil {
-			nv, fe := a.check.validate(a.name, uriValue(v))
+			nv, fe := a.check.validate(a.name, uriValue(a.check, v))
 			if len(fe) > 0 {
 				errs = append(errs, fe...)
 				continue

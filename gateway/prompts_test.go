@@ -94,6 +94,13 @@ func TestPromptTextCarriesTheArguments(t *testing.T) {
 	if !strings.Contains(text, "breed 640 from any flock") || !strings.Contains(text, "Trait to rank on: NLB.") {
 		t.Errorf("replacement ewes prompt:\n%s", text)
 	}
+	res, err = e.getPrompt("compare_flock_to_breed", map[string]string{"breed_id": "640", "flock_id": "640238", "status": "sold"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := res.Messages[0].Content.(mcp.TextContent).Text; !strings.Contains(text, "flock_id 640238 and status SOLD") {
+		t.Errorf("compare prompt:\n%s", text)
+	}
 	res, _ = e.getPrompt("evaluate_ram_for_purchase", map[string]string{"lpn_id": "6402382024NCS310"})
 	if text := res.Messages[0].Content.(mcp.TextContent).Text; !strings.Contains(text, "ask me what I want him to improve") {
 		t.Errorf("without a goal the prompt should ask for one:\n%s", text)

@@ -125,7 +125,7 @@ func (g *Gateway) readResource(ctx context.Context, d *resourceDef, uri string, 
 		if arg, ok := d.vars[name]; ok {
 			name = arg
 		}
-		args[name] = uriValue(v)
+		args[name] = uriValue(paramNamed(d.tool.params, name), v)
 	}
 	req := mcp.CallToolRequest{}
 	req.Params.Name = d.tool.name
@@ -150,20 +150,23 @@ func (g *Gateway) readResource(ctx context.Context, d *resourceDef, uri string, 
 	return []mcp.ResourceContents{c}, nil
 }
 
-// uriValue turns a URI variable into an argument: digits become a JSON
-// number, so that breed_id=640 and page=2 validate as integers, anything
-// else stays text for validation to judge. A variable repeated in a query
-// arrives as a list; only one value makes sense, and validation says so.
-func uriValue(v any) any {
+// uriValue turns a URI variable into an argument of p: digits become a
+// JSON number where p takes a number, so that breed_id=640 and page=2
+// validate as integers; anything else stays text for validation to judge. A
+// variable repeated in a query arrives as a list; only one value makes
+// sense, and validation says so.
+func uriValue(p *param, v any) any {
 	switch s := v.(type) {
 	case string:
-		if _, err := strconv.ParseInt(s, 10, 64); err == nil {
-			return json.Number(s)
+		if p != nil && (p.kind == kindInteger || p.kind == kindNumber) {
+			if _, err := strconv.ParseFloat(s, 64); err == nil {
+				return json.Number(s)
+			}
 		}
 		return s
 	case []string:
 		if len(s) == 1 {
-			return uriValue(s[0])
+			return uriValue(p, s[0])
 		}
 		out := make([]any, len(s))
 		for i := range s {

@@ -148,6 +148,8 @@ func TestResourceReadErrorsNameTheFieldToFix(t *testing.T) {
 		{"nsip://breeds/0/trait-ranges", `"field":"breed_id"`},
 		{"nsip://breeds/kat/trait-ranges", `"field":"breed_id"`},
 		{"nsip://animals/NOSUCH00000/lineage", `"code":"not_found"`},
+		// Digits alone are still an LPN ID (text), not a number.
+		{"nsip://animals/1234567", `"code":"not_found"`},
 		{"nsip://animals/6402382024NCS310/progeny?page=1&page_size=500", `"field":"page_size"`},
 	}
 	for _, tc := range cases {
