@@ -116,7 +116,9 @@ func TestTypeScriptSDKResourcesPromptsCompletions(t *testing.T) {
 			}
 			var resources struct{ Resources []struct{ URI string } }
 			step(0, &resources)
-			var templates struct{ ResourceTemplates []struct{ URITemplate string } }
+			var templates struct {
+				ResourceTemplates []struct{ URITemplate string }
+			}
 			step(1, &templates)
 			var prompts struct{ Prompts []struct{ Name string } }
 			step(2, &prompts)
@@ -124,7 +126,9 @@ func TestTypeScriptSDKResourcesPromptsCompletions(t *testing.T) {
 				t.Errorf("listed %d resources, %d templates, %d prompts; want 2, 4, 5", len(resources.Resources), len(templates.ResourceTemplates), len(prompts.Prompts))
 			}
 			read := func(i int) string {
-				var r struct{ Contents []struct{ URI, MimeType, Text string } }
+				var r struct {
+					Contents []struct{ URI, MimeType, Text string }
+				}
 				step(i, &r)
 				if len(r.Contents) != 1 || r.Contents[0].MimeType != "application/json" {
 					t.Fatalf("step %d: contents %+v", i, r.Contents)
