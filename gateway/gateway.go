@@ -107,6 +107,7 @@ type Gateway struct {
 	misconfiguredAt atomic.Int64
 
 	stats stats
+	seen  seenLPNs // LPN IDs each session has met, for completions
 }
 
 // New builds a gateway over up, fitting results with sum.
@@ -188,17 +189,20 @@ func setDefault[T comparable](v *T, d T) {
 	}
 }
 
-// NewMCPServer returns an MCP server offering the nine tools, with panic
-// recovery, the tools capability and usage instructions. opts are applied
-// after those, so callers can add hooks or override them.
+// NewMCPServer returns an MCP server offering the nine tools, the
+// resources, resource templates, prompts and completions, with panic
+// recovery, a description and usage instructions. opts are applied after
+// those, so callers can override them; server.WithHooks replaces the hooks
+// that remember LPN IDs for completions and date the instructions.
 func (g *Gateway) NewMCPServer(name, version string, opts ...server.ServerOption) *server.MCPServer {
 	base := []server.ServerOption{
 		server.WithToolCapabilities(false),
 		server.WithRecovery(),
 		server.WithInstructions(instructions),
 	}
-	s := server.NewMCPServer(name, version, append(base, opts...)...)
+	s := server.NewMCPServer(name, version, append(append(base, g.serverOptions()...), opts...)...)
 	s.AddTools(g.Tools()...)
+	g.addFeatures(s)
 	return s
 }
 

@@ -152,6 +152,7 @@ type reply struct {
 	text    string
 	isError bool
 	meta    map[string]any
+	links   []mcp.ResourceLink
 }
 
 // errorBody decodes the {"error":{...}} body of an IsError result, refusing
@@ -186,8 +187,17 @@ func callTool(t testing.TB, c *client.Client, name string, args any) reply {
 	if err != nil {
 		t.Fatalf("CallTool(%s, %v): protocol error %v", name, args, err)
 	}
-	if len(res.Content) != 1 {
-		t.Fatalf("CallTool(%s): %d content items, want 1", name, len(res.Content))
+	if len(res.Content) == 0 {
+		t.Fatalf("CallTool(%s): no content", name)
+	}
+	// One text block, then perhaps resource links beside a summary's next call.
+	var links []mcp.ResourceLink
+	for _, c := range res.Content[1:] {
+		l, ok := c.(mcp.ResourceLink)
+		if !ok {
+			t.Fatalf("CallTool(%s): content after the text is %T, want resource links only", name, c)
+		}
+		links = append(links, l)
 	}
 	tc, ok := mcp.AsTextContent(res.Content[0])
 	if !ok {
@@ -196,7 +206,7 @@ func callTool(t testing.TB, c *client.Client, name string, args any) reply {
 	if res.StructuredContent != nil {
 		t.Errorf("CallTool(%s): structuredContent sent; it would escape the token budget", name)
 	}
-	r := reply{text: tc.Text, isError: res.IsError}
+	r := reply{text: tc.Text, isError: res.IsError, links: links}
 	if res.Meta != nil {
 		r.meta = res.Meta.AdditionalFields
 	}

@@ -90,6 +90,16 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 	} else {
 		args, errs = validateObject("", d.params, sent)
 	}
+	if len(errs) > 0 && fe == nil {
+		// A choice only the user can make may be asked for (elicit.go).
+		if filled, te, asked := g.askMissing(ctx, d, sent, errs); te != nil {
+			g.finish(ctx, d, logParams(req), start, outcome{err: te})
+			return te.result()
+		} else if asked {
+			sent = filled
+			args, errs = validateObject("", d.params, sent)
+		}
+	}
 	if len(errs) > 0 {
 		te := invalidArgs(d, sent, errs)
 		g.finish(ctx, d, logParams(req), start, outcome{err: te})
@@ -115,7 +125,7 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 	}
 	return &mcp.CallToolResult{
 		Result:  mcp.Result{Meta: &mcp.Meta{AdditionalFields: meta}},
-		Content: []mcp.Content{mcp.NewTextContent(o.res.Text)},
+		Content: append([]mcp.Content{mcp.NewTextContent(o.res.Text)}, resourceLinks(o.res)...),
 	}
 }
 

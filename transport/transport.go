@@ -42,6 +42,7 @@ const (
 	DefaultWriteTimeout          = 10 * time.Second
 	DefaultShutdownTimeout       = 10 * time.Second
 	DefaultSessionIdleTimeout    = time.Hour
+	DefaultClientRequestTimeout  = 2 * time.Minute
 )
 
 // Options configures a transport. The zero value serves on 127.0.0.1 with a
@@ -94,6 +95,7 @@ type Options struct {
 	WriteTimeout          time.Duration // limit for one WebSocket frame write
 	ShutdownTimeout       time.Duration // how long in-flight calls may run after shutdown begins
 	SessionIdleTimeout    time.Duration // a streamable HTTP session without requests this long is forgotten
+	ClientRequestTimeout  time.Duration // how long a request to a WebSocket client (elicitation, sampling, roots, ping) waits for its answer
 }
 
 func (o Options) withDefaults() Options {
@@ -113,6 +115,7 @@ func (o Options) withDefaults() Options {
 	orDefault(&o.WriteTimeout, DefaultWriteTimeout)
 	orDefault(&o.ShutdownTimeout, DefaultShutdownTimeout)
 	orDefault(&o.SessionIdleTimeout, DefaultSessionIdleTimeout)
+	orDefault(&o.ClientRequestTimeout, DefaultClientRequestTimeout)
 	if o.PongTimeout <= o.PingInterval {
 		// A peer must get at least one ping before it is declared dead.
 		o.PongTimeout = 2 * o.PingInterval

@@ -147,6 +147,8 @@ type wsConn struct {
 	infoMu      sync.RWMutex
 	clientInfo  mcp.Implementation
 	clientCaps  mcp.ClientCapabilities
+
+	pending wsPending // server requests awaiting the client's answer
 }
 
 // reply is one answer for the writer, the tracked call it ends, and whether
@@ -305,9 +307,7 @@ func (c *wsConn) dispatch(data []byte) {
 	}
 	switch m.kind {
 	case msgResponse:
-		// This server sends no requests of its own beyond what mcp-go
-		// correlates itself, so an answer has nobody waiting for it.
-		c.log.Debug("ignoring a response from the client", "id", string(m.id))
+		c.answer(m, data) // to a request of the server's (wsrequest.go)
 	case msgNotification:
 		// Handled in order: notifications/initialized must precede what follows.
 		if resp := c.handle(m, data); resp != nil {

@@ -1,0 +1,258 @@
+package gateway
+
+import (
+	"context"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+// Completions fill in the arguments of resource templates and prompts:
+// breed IDs (by ID prefix or by breed name), trait codes, statuses, and the
+// LPN IDs this session has already met, in its arguments or in NSIP's
+// answers. Breeds and statuses come through the pipeline, so they are
+// cached like the tools' answers.
+
+// maxCompletions is the most values one answer carries, as the MCP
+// specification allows; total and hasMore say when there were more.
+const maxCompletions = 100
+
+// Bounds on what is remembered of sessions: the recently active ones, and
+// the LPN IDs each met most recently.
+const (
+	seenSessions    = 1000
+	seenLPNsPerSess = 200
+)
+
+// seenLPNs remembers, per session, the LPN IDs it met, most recent first.
+type seenLPNs struct {
+	once     sync.Once
+	sessions *lru.Cache[string, *lru.Cache[string, struct{}]]
+	mu       sync.Mutex
+}
+
+func (s *seenLPNs) init() {
+	s.once.Do(func() { s.sessions, _ = lru.New[string, *lru.Cache[string, struct{}]](seenSessions) })
+}
+
+func (s *seenLPNs) add(session string, ids []string) {
+	if session == "" || len(ids) == 0 {
+		return
+	}
+	s.init()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	set, ok := s.sessions.Get(session)
+	if !ok {
+		set, _ = lru.New[string, struct{}](seenLPNsPerSess)
+		s.sessions.Add(session, set)
+	}
+	for _, id := range ids {
+		set.Add(id, struct{}{})
+	}
+}
+
+// list returns the session's LPN IDs, most recently met first.
+func (s *seenLPNs) list(session string) []string {
+	s.init()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	set, ok := s.sessions.Get(session)
+	if !ok {
+		return nil
+	}
+	ids := set.Keys() // oldest first
+	slices.Reverse(ids)
+	return ids
+}
+
+func (s *seenLPNs) forget(session string) {
+	s.init()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sessions.Remove(session)
+}
+
+func sessionID(ctx context.Context) string {
+	if s := server.ClientSessionFromContext(ctx); s != nil {
+		return s.SessionID()
+	}
+	return ""
+}
+
+// lpnShape is how LPN IDs look in NSIP's answers and in summaries: a
+// flock and year prefix of digits, then letters and digits, e.g.
+// "6402382024NCS310". Matching the quoted shape rather than decoding the
+// JSON finds them in summary table rows too, at a fraction of the cost.
+var lpnShape = regexp.MustCompile(`"([0-9]{6,}[A-Za-z][A-Za-z0-9]{0,24})"`)
+
+// noteLPNs records the LPN IDs in a tool's arguments and in its answer.
+func (g *Gateway) noteLPNs(ctx context.Context, args any, text string) {
+	session := sessionID(ctx)
+	if session == "" {
+		return
+	}
+	var ids []string
+	if a, ok := args.(map[string]any); ok {
+		for _, k := range []string{"lpn_id", "search_string"} {
+			if s, ok := a[k].(string); ok && alnumPattern.MatchString(s) && len(s) >= 5 && len(s) <= 32 {
+				ids = append(ids, s)
+			}
+		}
+	}
+	for _, m := range lpnShape.FindAllStringSubmatch(text, -1) {
+		ids = append(ids, m[1])
+	}
+	g.seen.add(session, ids)
+}
+
+// sessionHooks records LPN IDs from tool calls and resource reads, and
+// forgets a session's when it ends.
+func (g *Gateway) sessionHooks(h *server.Hooks) {
+	h.AddAfterCallTool(func(ctx context.Context, _ any, req *mcp.CallToolRequest, res any) {
+		r, ok := res.(*mcp.CallToolResult)
+		if !ok || r == nil || r.IsError || len(r.Content) == 0 {
+			return
+		}
+		if tc, ok := mcp.AsTextContent(r.Content[0]); ok {
+			g.noteLPNs(ctx, req.GetArguments(), tc.Text)
+		}
+	})
+	h.AddAfterReadResource(func(ctx context.Context, _ any, req *mcp.ReadResourceRequest, res *mcp.ReadResourceResult) {
+		for _, c := range res.Contents {
+			if tc, ok := c.(mcp.TextResourceContents); ok {
+				g.noteLPNs(ctx, req.Params.Arguments, tc.Text)
+			}
+		}
+	})
+	h.AddOnUnregisterSession(func(_ context.Context, s server.ClientSession) { g.seen.forget(s.SessionID()) })
+}
+
+// completer answers completion/complete for prompts and resource templates.
+type completer struct{ g *Gateway }
+
+var (
+	_ server.PromptCompletionProvider   = completer{}
+	_ server.ResourceCompletionProvider = completer{}
+)
+
+func (c completer) CompletePromptArgument(ctx context.Context, prompt string, arg mcp.CompleteArgument, _ mcp.CompleteContext) (*mcp.Completion, error) {
+	if promptByName(prompt) == nil {
+		return &mcp.Completion{Values: []string{}}, nil
+	}
+	return c.g.complete(ctx, arg.Name, arg.Value), nil
+}
+
+func (c completer) CompleteResourceArgument(ctx context.Context, uri string, arg mcp.CompleteArgument, _ mcp.CompleteContext) (*mcp.Completion, error) {
+	known := slices.ContainsFunc(resourceDefs, func(d *resourceDef) bool { return d.template && d.uri == uri })
+	if !known {
+		return &mcp.Completion{Values: []string{}}, nil
+	}
+	return c.g.complete(ctx, arg.Name, arg.Value), nil
+}
+
+// argKind says what an argument holds, by its name.
+func argKind(name string) string {
+	switch {
+	case name == "breed_id":
+		return "breed"
+	case name == "status":
+		return "status"
+	case name == "trait" || strings.HasSuffix(name, "_trait") || strings.HasPrefix(name, "trait_code"):
+		return "trait"
+	case name == "lpn_id" || strings.HasSuffix(name, "_lpn_id") || name == "search_string":
+		return "lpn"
+	}
+	return ""
+}
+
+// complete suggests values for an argument from what has been typed.
+func (g *Gateway) complete(ctx context.Context, name, typed string) *mcp.Completion {
+	var all []string
+	switch argKind(name) {
+	case "breed":
+		all = g.breedCompletions(ctx, typed)
+	case "status":
+		all = withPrefix(g.statusValues(ctx), typed)
+	case "trait":
+		all = withPrefix(nsip.GlossaryCodes(), typed)
+	case "lpn":
+		all = withPrefix(g.seen.list(sessionID(ctx)), typed)
+	}
+	out := &mcp.Completion{Values: all}
+	if len(all) > maxCompletions {
+		out.Values, out.Total, out.HasMore = all[:maxCompletions], len(all), true
+	}
+	if out.Values == nil {
+		out.Values = []string{}
+	}
+	return out
+}
+
+// withPrefix keeps the values starting with typed, ignoring case.
+func withPrefix(values []string, typed string) []string {
+	typed = strings.ToUpper(strings.TrimSpace(typed))
+	var out []string
+	for _, v := range values {
+		if strings.HasPrefix(strings.ToUpper(v), typed) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// breedCompletions offers breed IDs whose digits start with typed, or, when
+// typed is a word, whose breed name contains it ("kat" offers 640).
+func (g *Gateway) breedCompletions(ctx context.Context, typed string) []string {
+	v, ok := g.cachedModel(ctx, listBreedsDef)
+	bg, _ := v.(*nsip.BreedGroups)
+	if !ok || bg == nil {
+		return nil
+	}
+	typed = strings.TrimSpace(typed)
+	_, numeric := strconv.Atoi(typed)
+	var out []string
+	for _, grp := range bg.Groups {
+		for _, b := range grp.Breeds {
+			id := strconv.Itoa(b.ID)
+			if (numeric == nil || typed == "") && strings.HasPrefix(id, typed) ||
+				numeric != nil && strings.Contains(strings.ToLower(b.Name), strings.ToLower(typed)) {
+				out = append(out, id)
+			}
+		}
+	}
+	return out
+}
+
+func (g *Gateway) statusValues(ctx context.Context) []string {
+	v, ok := g.cachedModel(ctx, statusesDef)
+	st, _ := v.(*nsip.Statuses)
+	if !ok || st == nil {
+		return nil
+	}
+	return st.Values
+}
+
+// cachedModel obtains the decoded answer of a tool without arguments
+// through the cache, the breaker and the rate limit. A completion is a
+// convenience: when NSIP cannot answer, it offers nothing rather than fail.
+func (g *Gateway) cachedModel(ctx context.Context, d *toolDef) (any, bool) {
+	args := map[string]any{}
+	ctx, cancel := context.WithTimeout(ctx, g.cfg.CallTimeout)
+	defer cancel()
+	ob, err := g.obtain(ctx, d, cache.Key(d.method, args), args)
+	if err != nil {
+		g.log.Debug("completion without upstream data", "tool", d.name, "error", err.Error())
+		return nil, false
+	}
+	return ob.a.value, true
+}

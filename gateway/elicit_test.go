@@ -1,0 +1,156 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// fakeUser answers elicitation requests as told and records them.
+type fakeUser struct {
+	mu     sync.Mutex
+	asked  []mcp.ElicitationParams
+	answer mcp.ElicitationResponse
+}
+
+func (u *fakeUser) Elicit(_ context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.asked = append(u.asked, req.Params)
+	return &mcp.ElicitationResult{ElicitationResponse: u.answer}, nil
+}
+
+// askingClient connects a client whose user answers as u says.
+func askingClient(t *testing.T, e *env, u *fakeUser) *client.Client {
+	t.Helper()
+	c, err := client.NewInProcessClientWithOptions(e.srv, client.WithElicitationHandler(u))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+	if _, err := c.Initialize(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestMissingBreedIsAskedOfTheUser(t *testing.T) {
+	e := newEnv(t)
+	groups := e.up.Data().BreedGroups()
+	breed := groups[len(groups)-1].Breeds[0]
+	u := &fakeUser{answer: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionAccept,
+		Content: map[string]any{"breed_id": strconv.Itoa(breed.ID)}}}
+	c := askingClient(t, e, u)
+
+	got := callTool(t, c, "nsip_get_trait_ranges", map[string]any{}).mustOK(t)
+	want := e.call("nsip_get_trait_ranges", map[string]any{"breed_id": breed.ID}).mustOK(t)
+	if got.text != want.text {
+		t.Errorf("after asking: %.200s\nwant the breed's ranges: %.200s", got.text, want.text)
+	}
+	if len(u.asked) != 1 {
+		t.Fatalf("user asked %d times, want once", len(u.asked))
+	}
+	q := u.asked[0]
+	if !strings.Contains(q.Message, "breed_id") {
+		t.Errorf("question %q does not say what is needed", q.Message)
+	}
+	// The form offers every breed by name, as the user knows them.
+	schema, _ := json.Marshal(q.RequestedSchema)
+	var s struct {
+		Properties map[string]struct {
+			Type      string   `json:"type"`
+			Enum      []string `json:"enum"`
+			EnumNames []string `json:"enumNames"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	if err := json.Unmarshal(schema, &s); err != nil {
+		t.Fatal(err)
+	}
+	f := s.Properties["breed_id"]
+	nBreeds := 0
+	for _, g := range groups {
+		nBreeds += len(g.Breeds)
+	}
+	if f.Type != "string" || len(f.Enum) != nBreeds || len(f.EnumNames) != nBreeds || s.Required[0] != "breed_id" {
+		t.Fatalf("form %s: want a required choice of %d breeds", schema, nBreeds)
+	}
+	i := len(f.Enum) - len(groups[len(groups)-1].Breeds)
+	if f.Enum[i] != strconv.Itoa(breed.ID) || f.EnumNames[i] != fmt.Sprintf("%s (%s)", breed.Name, groups[len(groups)-1].Name) {
+		t.Errorf("choice %d is %s %q, want %d %q", i, f.Enum[i], f.EnumNames[i], breed.ID, breed.Name)
+	}
+}
+
+func TestAskedUserDeclinesOrAnswersBadly(t *testing.T) {
+	e := newEnv(t)
+	cases := []struct {
+		answer mcp.ElicitationResponse
+		want   string
+	}{
+		{mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionDecline}, "breed_id is required; the user was asked for it and chose decline"},
+		{mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionCancel}, "chose cancel"},
+		{mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionAccept, Content: map[string]any{"breed_id": "0"}}, "the user's answer: breed_id"},
+		{mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionAccept, Content: map[string]any{}}, "the user's answer: breed_id is required"},
+	}
+	for _, tc := range cases {
+		c := askingClient(t, e, &fakeUser{answer: tc.answer})
+		r := callTool(t, c, "nsip_get_trait_ranges", map[string]any{})
+		body := r.errorBody(t)
+		if body.Code != CodeInvalidArgument || body.Field != "breed_id" || !strings.Contains(body.Problem, tc.want) {
+			t.Errorf("answer %+v: error %+v, want %q about breed_id", tc.answer, body, tc.want)
+		}
+	}
+}
+
+// Clients that cannot be asked, and arguments that are the model's to know,
+// get the usual error and no question.
+func TestNoQuestionWhenTheClientCannotBeAskedOrTheModelShouldKnow(t *testing.T) {
+	e := newEnv(t)
+	body := e.call("nsip_get_trait_ranges", map[string]any{}).errorBody(t)
+	if body.Field != "breed_id" || body.Problem != "breed_id is required" || body.Example["breed_id"] == nil {
+		t.Errorf("without elicitation: %+v", body)
+	}
+	u := &fakeUser{answer: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionAccept, Content: map[string]any{"lpn_id": "6402382024NCS310"}}}
+	c := askingClient(t, e, u)
+	if body := callTool(t, c, "nsip_get_lineage", map[string]any{}).errorBody(t); body.Field != "lpn_id" {
+		t.Errorf("missing lpn_id: %+v", body)
+	}
+	// A wrong breed_id, rather than a missing one, is the model's to fix.
+	if body := callTool(t, c, "nsip_get_trait_ranges", map[string]any{"breed_id": "x"}).errorBody(t); body.Field != "breed_id" {
+		t.Errorf("bad breed_id: %+v", body)
+	}
+	if len(u.asked) != 0 {
+		t.Errorf("the user was asked %d times", len(u.asked))
+	}
+}
+
+// choose is the helper analysis tools use for choices that are optional in
+// their schema but needed for a result.
+func TestChooseAsksOnlyForWhatIsMissing(t *testing.T) {
+	e := newEnv(t)
+	limit := param{name: "max_inbreeding", kind: kindNumber, min: bound(0), max: bound(0.5), example: 0.0625,
+		desc: "Highest acceptable expected inbreeding of the lambs, e.g. 0.0625."}
+	ctx := context.Background()
+
+	got, te := e.gw.choose(ctx, traitRangesDef, map[string]any{"max_inbreeding": 0.1}, "to judge the mating", limit)
+	if te != nil || got["max_inbreeding"] != 0.1 {
+		t.Errorf("given: %v %+v", got, te)
+	}
+	// No session that can be asked: the usual error, saying what it is for.
+	_, te = e.gw.choose(ctx, traitRangesDef, map[string]any{}, "to judge the mating", limit)
+	if te == nil || te.Field != "max_inbreeding" || te.Problem != "max_inbreeding is required to judge the mating" {
+		t.Errorf("cannot ask: %+v", te)
+	}
+}

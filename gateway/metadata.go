@@ -1,0 +1,93 @@
+package gateway
+
+import (
+	"context"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+// What initialize says about the server besides its name and version.
+const (
+	serverTitle       = "NSIP sheep genetics"
+	serverDescription = "Read-only access to the National Sheep Improvement Program's genetic evaluations " +
+		"(EBVs, pedigrees, progeny) for sheep breeders, with answers kept within a token budget."
+	serverWebsite = "https://github.com/nsip-tools/nsip-mcp"
+)
+
+// featuresNote tells a model about resources and prompts; hosts that only
+// use tools lose nothing by it.
+var featuresNote = ` Resources: nsip://breeds, nsip://traits (what each trait code means and which direction is better), ` +
+	`nsip://breeds/{breed_id}/trait-ranges, nsip://animals/{lpn_id}, nsip://animals/{lpn_id}/lineage, nsip://animals/{lpn_id}/progeny{?page,page_size}. ` +
+	`Prompts start breeder workflows: ` + promptNames + `.`
+
+var promptNames = func() string {
+	names := make([]string, len(promptDefs))
+	for i, d := range promptDefs {
+		names[i] = d.name
+	}
+	return strings.Join(names, ", ")
+}()
+
+// serverOptions are the capabilities and metadata beyond the tools.
+func (g *Gateway) serverOptions() []server.ServerOption {
+	hooks := &server.Hooks{}
+	g.sessionHooks(hooks)
+	hooks.AddAfterInitialize(func(_ context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
+		res.Instructions = g.Instructions()
+	})
+	// Clients of protocol 2026-07-28 and later ask server/discover instead.
+	hooks.AddAfterDiscover(func(_ context.Context, _ any, _ *mcp.DiscoverRequest, res *mcp.DiscoverResult) {
+		res.Instructions = g.Instructions()
+	})
+	return []server.ServerOption{
+		server.WithTitle(serverTitle),
+		server.WithDescription(serverDescription),
+		server.WithWebsiteURL(serverWebsite),
+		server.WithResourceCapabilities(false, false),
+		server.WithPromptCapabilities(false),
+		server.WithCompletions(),
+		server.WithPromptCompletionProvider(completer{g}),
+		server.WithResourceCompletionProvider(completer{g}),
+		server.WithHooks(hooks),
+	}
+}
+
+// addFeatures registers the resources, templates and prompts.
+func (g *Gateway) addFeatures(s *server.MCPServer) {
+	s.AddResources(g.Resources()...)
+	s.AddResourceTemplates(g.ResourceTemplates()...)
+	s.AddPrompts(g.Prompts()...)
+}
+
+// Instructions is what initialize tells a model: the tools, resources and
+// prompts, and, once this server has fetched it, the date of the NSIP
+// evaluation its figures come from. It never calls NSIP itself: a client's
+// handshake should not wait on, or fail with, the upstream.
+func (g *Gateway) Instructions() string {
+	text := instructions + featuresNote
+	if date := g.EvaluationDate(); date != "" {
+		text += " The figures come from the NSIP evaluation of " + date +
+			"; say so when a decision depends on them, and check nsip_get_last_update in long sessions."
+	}
+	return text
+}
+
+// EvaluationDate is the date of the latest NSIP evaluation as NSIP gave it,
+// if an answer to nsip_get_last_update is in the cache, else "".
+func (g *Gateway) EvaluationDate() string {
+	e, ok := g.cache.Peek(cache.Key(lastUpdateDef.method, map[string]any{}))
+	if !ok {
+		return ""
+	}
+	if a, ok := e.Value.(*answer); ok {
+		if lu, ok := a.value.(*nsip.LastUpdate); ok {
+			return lu.Date
+		}
+	}
+	return ""
+}

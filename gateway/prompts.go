@@ -1,0 +1,281 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+// Prompts start a breeder's workflow from a host's menu. Each is written for
+// the person at the keyboard (plain words, what to decide, what to watch
+// for) and names the tools it expects the model to use, so a host can show
+// them and a model does not have to guess.
+
+// promptArg is one argument of a prompt, validated like a tool argument.
+type promptArg struct {
+	name     string
+	title    string
+	desc     string
+	required bool
+	check    *param // how the value is validated; nil takes any text
+}
+
+// promptDef is one prompt.
+type promptDef struct {
+	name  string
+	title string
+	desc  string
+	tools []string // the tools the text asks the model to use, in order
+	args  []promptArg
+	// text renders the request from validated arguments (absent optional
+	// arguments are "").
+	text func(a map[string]string) string
+	// glossary attaches nsip://traits to the request.
+	glossary bool
+}
+
+var (
+	lpnCheck    = lpnParam("")
+	breedCheck  = breedIDParam
+	traitCheck  = param{name: "trait", kind: kindString, enum: nsip.GlossaryCodes(), upper: true}
+	statusCheck = param{name: "status", kind: kindString, maxLen: 32, pattern: statusPattern, upper: true}
+	flockCheck  = param{name: "flock_id", kind: kindString, maxLen: 32, pattern: alnumPattern}
+	// Free text goes into the prompt as written; the bound keeps a pasted
+	// document out of it.
+	goalCheck = param{name: "goal", kind: kindString, maxLen: 500}
+)
+
+var promptDefs = []*promptDef{
+	{
+		name: "evaluate_ram_for_purchase", title: "Evaluate a ram before buying him",
+		desc:  "Weigh a ram's EBVs, their accuracy, his pedigree and his offspring against his breed before a purchase.",
+		tools: []string{"nsip_get_animal", "nsip_get_trait_ranges", "nsip_get_lineage", "nsip_get_progeny", "nsip_get_last_update"},
+		args: []promptArg{
+			{name: "lpn_id", title: "Ram's LPN ID", desc: "The ram's LPN ID, e.g. 6402382024NCS310.", required: true, check: &lpnCheck},
+			{name: "goal", title: "Breeding goal", desc: "What the flock needs from him, in your words, e.g. \"heavier lambs at weaning without bigger birth weights\".", check: &goalCheck},
+		},
+		text: func(a map[string]string) string {
+			goal := a["goal"]
+			if goal == "" {
+				goal = "not stated: ask me what I want him to improve before recommending"
+			}
+			return fmt.Sprintf(`I am thinking of buying the ram with LPN ID %s. Help me decide.
+
+1. Get his record with nsip_get_animal: breed, age, status, EBVs with their accuracy, and indexes.
+2. Get his breed's trait ranges with nsip_get_trait_ranges, and say where each of his EBVs sits within his breed (top, middle or bottom of the range). Use the trait glossary (resource nsip://traits) for which direction is better; do not rank a trait whose direction is unknown.
+3. Look at his pedigree with nsip_get_lineage: name the sire and dam and anything notable, such as the same ancestor on both sides.
+4. Look at his offspring with nsip_get_progeny: how many, and whether they bear out his EBVs.
+5. Say how current the figures are with nsip_get_last_update.
+
+My goal: %s.
+Finish with a plain recommendation (buy, do not buy, or what to check first), the two or three reasons that matter most, and how much to trust the figures given their accuracy.`, a["lpn_id"], goal)
+		},
+	},
+	{
+		name: "choose_replacement_ewes", title: "Choose replacement ewes",
+		desc:  "Shortlist young ewes of a breed to keep or buy as replacements, ranked on the traits that matter to you.",
+		tools: []string{"nsip_get_trait_ranges", "nsip_search_animals", "nsip_get_animal"},
+		args: []promptArg{
+			{name: "breed_id", title: "Breed", desc: "Breed ID from nsip://breeds or nsip_list_breeds, e.g. 640 (Katahdin).", required: true, check: &breedCheck},
+			{name: "trait", title: "Most important trait", desc: "The trait code to rank on first, e.g. NLB (lambs born) or WWT; see nsip://traits.", check: &traitCheck},
+			{name: "flock_id", title: "Flock", desc: "Only ewes of this flock ID, e.g. your own.", check: &flockCheck},
+		},
+		text: func(a map[string]string) string {
+			trait := a["trait"]
+			if trait == "" {
+				trait = "not stated: ask me which traits matter most (for example lambs born NLB, weaning weight WWT, parasite resistance WFEC) before ranking"
+			}
+			flock := "any flock"
+			if a["flock_id"] != "" {
+				flock = "flock " + a["flock_id"]
+			}
+			return fmt.Sprintf(`I need replacement ewes of breed %s from %s.
+
+1. Get the breed's trait ranges with nsip_get_trait_ranges so you can judge what is good for this breed.
+2. Search with nsip_search_animals for current females born in the last two years (search_criteria gender "Female", status "CURRENT", born_after), sorted on the trait below, in small pages (page_size 10).
+3. For the five most promising, check nsip_get_animal for accuracy and any weakness in other traits.
+
+Trait to rank on: %s.
+Give me a short table (LPN ID, the ranking trait, two other useful traits, accuracy) and one sentence per ewe on why she is on the list. Warn me about ewes whose figures rest on low accuracy.`, a["breed_id"], flock, trait)
+		},
+	},
+	{
+		name: "check_planned_mating", title: "Check a planned mating",
+		desc:  "Before joining a ram and a ewe: are they related, and what might their lambs inherit?",
+		tools: []string{"nsip_check_mating", "nsip_get_lineage", "nsip_get_animal"},
+		args: []promptArg{
+			{name: "ram_lpn_id", title: "Ram's LPN ID", desc: "The ram's LPN ID.", required: true, check: &lpnCheck},
+			{name: "ewe_lpn_id", title: "Ewe's LPN ID", desc: "The ewe's LPN ID.", required: true, check: &lpnCheck},
+		},
+		text: func(a map[string]string) string {
+			return fmt.Sprintf(`I plan to join ram %s with ewe %s. Check the mating for me.
+
+1. If nsip_check_mating is offered, use it for the expected inbreeding of their lambs and the shared ancestors. Otherwise fetch both pedigrees with nsip_get_lineage and list every ancestor that appears on both sides, with the generation on each side.
+2. Fetch both records with nsip_get_animal and estimate the lambs' EBVs as the average of the parents' EBVs, trait by trait.
+
+Tell me plainly whether the pair is related, how closely, and whether that is a concern (flag expected inbreeding above 6.25%%, the level of a half-sibling mating). Then say which traits the lambs should be strong or weak in.`, a["ram_lpn_id"], a["ewe_lpn_id"])
+		},
+	},
+	{
+		name: "explain_animal_ebvs", title: "Explain an animal's EBVs to a newcomer",
+		desc:     "Explain what an animal's EBVs mean in everyday words, for someone new to genetic evaluations.",
+		tools:    []string{"nsip_get_animal", "nsip_get_trait_ranges", "nsip_get_last_update"},
+		glossary: true,
+		args: []promptArg{
+			{name: "lpn_id", title: "LPN ID", desc: "The animal's LPN ID, e.g. 6402382024NCS310.", required: true, check: &lpnCheck},
+		},
+		text: func(a map[string]string) string {
+			return fmt.Sprintf(`I am new to sheep genetics. Explain the EBVs of the animal with LPN ID %s to me.
+
+Get its record with nsip_get_animal and its breed's ranges with nsip_get_trait_ranges; the attached trait glossary says what each code measures, in what unit, and which direction is better. Say when the figures were computed (nsip_get_last_update).
+
+Explain, without jargon: what an EBV is (the animal's expected genetic merit passed on to its lambs, compared with the breed's base, not its own weight or count); what accuracy means and why a young animal's is low; then for each trait the animal has, one line on what it measures, its value with the unit, and whether that is good for the breed. Leave out traits whose meaning the glossary does not know, and say you did.`, a["lpn_id"])
+		},
+	},
+	{
+		name: "compare_flock_to_breed", title: "Compare a flock to its breed",
+		desc:  "See where a flock's animals stand against the whole breed, trait by trait, and where to improve.",
+		tools: []string{"nsip_get_trait_ranges", "nsip_search_animals"},
+		args: []promptArg{
+			{name: "breed_id", title: "Breed", desc: "Breed ID, e.g. 640 (Katahdin).", required: true, check: &breedCheck},
+			{name: "flock_id", title: "Flock", desc: "The flock ID to compare, e.g. 640238.", required: true, check: &flockCheck},
+			{name: "status", title: "Which animals", desc: "A status from nsip_get_statuses to compare, e.g. CURRENT (the default).", check: &statusCheck},
+		},
+		text: func(a map[string]string) string {
+			status := a["status"]
+			if status == "" {
+				status = "CURRENT"
+			}
+			return fmt.Sprintf(`Compare flock %s with the rest of breed %s.
+
+1. Get the breed's trait ranges with nsip_get_trait_ranges.
+2. Search the flock's animals with nsip_search_animals (breed_id %s, search_criteria flock_id %s and status %s); the summary's trait statistics are enough, do not page through every animal.
+3. Search the breed's animals of the same status without flock_id, for the breed's averages.
+
+Show a table of the main traits: flock average, breed average, breed range. Then tell me in plain words the flock's two strongest and two weakest traits and what kind of ram would help most. Use nsip://traits for which direction is better.`, a["flock_id"], a["breed_id"], a["breed_id"], a["flock_id"], status)
+		},
+	},
+}
+
+func promptByName(name string) *promptDef {
+	for _, d := range promptDefs {
+		if d.name == name {
+			return d
+		}
+	}
+	return nil
+}
+
+// Prompts returns the breeder workflows bound to this gateway.
+func (g *Gateway) Prompts() []server.ServerPrompt {
+	out := make([]server.ServerPrompt, len(promptDefs))
+	for i, d := range promptDefs {
+		opts := []mcp.PromptOption{
+			mcp.WithPromptTitle(d.title),
+			mcp.WithPromptDescription(d.desc + " Uses " + strings.Join(d.tools, ", ") + "."),
+		}
+		for _, a := range d.args {
+			aopts := []mcp.ArgumentOption{mcp.ArgumentTitle(a.title), mcp.ArgumentDescription(a.desc)}
+			if a.required {
+				aopts = append(aopts, mcp.RequiredArgument())
+			}
+			opts = append(opts, mcp.WithArgument(a.name, aopts...))
+		}
+		p := mcp.NewPrompt(d.name, opts...)
+		p.Meta = &mcp.Meta{AdditionalFields: map[string]any{"tools": d.tools}}
+		out[i] = server.ServerPrompt{Prompt: p, Handler: g.promptHandler(d)}
+	}
+	return out
+}
+
+// PromptError is a prompt request with arguments that cannot be used; its
+// message is the same JSON a tool answers with, naming the argument.
+type PromptError struct{ Body string }
+
+func (e *PromptError) Error() string { return e.Body }
+
+func (g *Gateway) promptHandler(d *promptDef) server.PromptHandlerFunc {
+	return func(_ context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		vals, err := d.validate(req.Params.Arguments)
+		if err != nil {
+			return nil, err
+		}
+		content := []mcp.Content{mcp.NewTextContent(d.text(vals))}
+		msgs := []mcp.PromptMessage{mcp.NewPromptMessage(mcp.RoleUser, content[0])}
+		if d.glossary {
+			b, err := plainJSON(map[string]any{"traits": nsip.Glossary()})
+			if err != nil {
+				return nil, err
+			}
+			msgs = append(msgs, mcp.NewPromptMessage(mcp.RoleUser, mcp.NewEmbeddedResource(
+				mcp.TextResourceContents{URI: uriTraits, MIMEType: jsonMIME, Text: string(b)})))
+		}
+		return mcp.NewGetPromptResult(d.title, msgs), nil
+	}
+}
+
+// validate checks the arguments like a tool's and returns them normalised.
+func (d *promptDef) validate(args map[string]string) (map[string]string, error) {
+	out := map[string]string{}
+	var errs []fieldError
+	for _, a := range d.args {
+		v := strings.TrimSpace(args[a.name])
+		if v == "" {
+			if a.required {
+				errs = append(errs, fieldError{Field: a.name, Problem: "is required", Expected: a.desc})
+			}
+			continue
+		}
+		if a.check != nil {
+			nv, fe := a.check.validate(a.name, uriValue(a.check, v))
+			if len(fe) > 0 {
+				errs = append(errs, fe...)
+				continue
+			}
+			v = fmt.Sprint(nv)
+		}
+		out[a.name] = v
+	}
+	for name := range args {
+		if !slicesContainsArg(d.args, name) {
+			errs = append(errs, fieldError{Field: name, Problem: "is not an argument of " + d.name, Expected: "one of " + argNames(d.args)})
+		}
+	}
+	if len(errs) == 0 {
+		return out, nil
+	}
+	te := &toolError{Code: CodeInvalidArgument, Field: errs[0].Field, Problem: errs[0].Field + " " + errs[0].Problem, Expected: errs[0].Expected}
+	if len(errs) > 1 {
+		te.Also = errs[1:]
+	}
+	b, err := plainJSON(map[string]*toolError{"error": te})
+	if err != nil {
+		return nil, errors.New(te.Problem)
+	}
+	return nil, &PromptError{Body: string(b)}
+}
+
+func slicesContainsArg(as []promptArg, name string) bool {
+	for _, a := range as {
+		if a.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func argNames(as []promptArg) string {
+	names := make([]string, len(as))
+	for i, a := range as {
+		names[i] = a.name
+	}
+	b, _ := json.Marshal(names)
+	return string(b)
+}

@@ -1,0 +1,217 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/summarize"
+)
+
+// Resources let a host attach NSIP data to a conversation without a tool
+// call. Each one reading NSIP is a tool behind a URI: its variables become
+// the tool's arguments and the read runs the tool's pipeline (validation,
+// cache, breaker, rate limit, token budget), so a resource and its tool
+// share cached answers and a resource is never larger than the tool's
+// answer. The glossary is the server's own data.
+
+const jsonMIME = "application/json"
+
+// resourceDef is one resource or resource template.
+type resourceDef struct {
+	uri      string // a fixed URI, or an RFC 6570 template when template is set
+	template bool
+	name     string
+	title    string
+	desc     string
+	tool     *toolDef          // nil for the glossary
+	vars     map[string]string // URI variable -> tool argument, when they differ
+}
+
+// The URIs, shared with completions and resource links.
+const (
+	uriBreeds      = "nsip://breeds"
+	uriTraits      = "nsip://traits"
+	uriTraitRanges = "nsip://breeds/{breed_id}/trait-ranges"
+	uriAnimal      = "nsip://animals/{lpn_id}"
+	uriLineage     = "nsip://animals/{lpn_id}/lineage"
+	uriProgeny     = "nsip://animals/{lpn_id}/progeny{?page,page_size}"
+)
+
+var resourceDefs = []*resourceDef{
+	{uri: uriBreeds, name: "breeds", title: "NSIP breed groups and breeds", tool: listBreedsDef,
+		desc: "Breed groups with each breed's numeric ID and name; the IDs other resources and tools take as breed_id."},
+	{uri: uriTraits, name: "traits", title: "EBV trait glossary",
+		desc: "Every trait code NSIP publishes: name, unit, which direction breeders select for, and group. Codes without a documented meaning say so."},
+	{uri: uriTraitRanges, template: true, name: "trait-ranges", title: "Trait ranges for a breed", tool: traitRangesDef,
+		desc: "Lowest and highest EBV of each trait within one breed, e.g. nsip://breeds/640/trait-ranges."},
+	{uri: uriAnimal, template: true, name: "animal", title: "An animal's record", tool: animalDef,
+		vars: map[string]string{"lpn_id": "search_string"},
+		desc: "One animal's breed, birth, status, parents, EBVs with accuracy, indexes and breeder, e.g. nsip://animals/6402382024NCS310."},
+	{uri: uriLineage, template: true, name: "lineage", title: "An animal's pedigree", tool: lineageDef,
+		desc: "Sire, dam and their ancestors, summarized when the tree exceeds the token budget."},
+	{uri: uriProgeny, template: true, name: "progeny", title: "An animal's offspring", tool: progenyDef,
+		desc: "One page of offspring with their EBVs; page is 0-based, page_size 1..100 (default 10), e.g. nsip://animals/6402382024NCS310/progeny?page=1&page_size=5."},
+}
+
+// Resources returns the fixed resources bound to this gateway.
+func (g *Gateway) Resources() []server.ServerResource {
+	var out []server.ServerResource
+	for _, d := range resourceDefs {
+		if d.template {
+			continue
+		}
+		r := mcp.NewResource(d.uri, d.name, mcp.WithResourceDescription(d.desc), mcp.WithMIMEType(jsonMIME))
+		r.Title = d.title
+		out = append(out, server.ServerResource{Resource: r, Handler: g.resourceHandler(d)})
+	}
+	return out
+}
+
+// ResourceTemplates returns the resource templates bound to this gateway.
+func (g *Gateway) ResourceTemplates() []server.ServerResourceTemplate {
+	var out []server.ServerResourceTemplate
+	for _, d := range resourceDefs {
+		if !d.template {
+			continue
+		}
+		t := mcp.NewResourceTemplate(d.uri, d.name, mcp.WithTemplateDescription(d.desc), mcp.WithTemplateMIMEType(jsonMIME))
+		t.Title = d.title
+		out = append(out, server.ServerResourceTemplate{Template: t, Handler: g.templateHandler(d)})
+	}
+	return out
+}
+
+func (g *Gateway) resourceHandler(d *resourceDef) server.ResourceHandlerFunc {
+	return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+		return g.readResource(ctx, d, req.Params.URI, nil)
+	}
+}
+
+func (g *Gateway) templateHandler(d *resourceDef) server.ResourceTemplateHandlerFunc {
+	return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+		return g.readResource(ctx, d, req.Params.URI, req.Params.Arguments)
+	}
+}
+
+// ResourceError is a failed resource read. Its message is the JSON error
+// body the tool behind the resource would have answered with, so a client
+// sees the same code, field and fix.
+type ResourceError struct{ Body string }
+
+func (e *ResourceError) Error() string { return e.Body }
+
+// readResource runs the resource's tool with the URI's variables as its
+// arguments and returns the answer as one JSON text.
+func (g *Gateway) readResource(ctx context.Context, d *resourceDef, uri string, vars map[string]any) ([]mcp.ResourceContents, error) {
+	if d.tool == nil {
+		b, err := plainJSON(map[string]any{"traits": nsip.Glossary()})
+		if err != nil {
+			return nil, fmt.Errorf("encoding the glossary: %w", err)
+		}
+		return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: jsonMIME, Text: string(b)}}, nil
+	}
+	args := make(map[string]any, len(vars))
+	for name, v := range vars {
+		if v == nil || v == "" {
+			continue // an optional query variable left out: the tool's default applies
+		}
+		if arg, ok := d.vars[name]; ok {
+			name = arg
+		}
+		args[name] = uriValue(paramNamed(d.tool.params, name), v)
+	}
+	req := mcp.CallToolRequest{}
+	req.Params.Name = d.tool.name
+	req.Params.Arguments = args
+	res := g.call(ctx, d.tool, req)
+	text := ""
+	if len(res.Content) > 0 {
+		if tc, ok := mcp.AsTextContent(res.Content[0]); ok {
+			text = tc.Text
+		}
+	}
+	if res.IsError {
+		return nil, &ResourceError{Body: text}
+	}
+	if text == "" {
+		return nil, errors.New("the tool behind this resource gave no answer")
+	}
+	c := mcp.TextResourceContents{URI: uri, MIMEType: jsonMIME, Text: text}
+	if res.Meta != nil {
+		c.Meta = res.Meta.AdditionalFields // tokens, summarized, cache: as the tool reports them
+	}
+	return []mcp.ResourceContents{c}, nil
+}
+
+// uriValue turns a URI variable into an argument of p: digits become a
+// JSON number where p takes a number, so that breed_id=640 and page=2
+// validate as integers; anything else stays text for validation to judge. A
+// variable repeated in a query arrives as a list; only one value makes
+// sense, and validation says so.
+func uriValue(p *param, v any) any {
+	switch s := v.(type) {
+	case string:
+		if p != nil && (p.kind == kindInteger || p.kind == kindNumber) {
+			if _, err := strconv.ParseFloat(s, 64); err == nil {
+				return json.Number(s)
+			}
+		}
+		return s
+	case []string:
+		if len(s) == 1 {
+			return uriValue(p, s[0])
+		}
+		out := make([]any, len(s))
+		for i := range s {
+			out[i] = s[i]
+		}
+		return out
+	}
+	return v
+}
+
+// resourceLinks point a summarized answer at the resource holding what its
+// summary left out, beside the "next" call the summary names: a host can
+// attach the resource without the model making that call. Only calls with
+// a resource form get a link (a search has none).
+func resourceLinks(res summarize.Result) []mcp.Content {
+	if !res.Summarized {
+		return nil
+	}
+	var s struct {
+		Next *struct {
+			Tool      string         `json:"tool"`
+			Arguments map[string]any `json:"arguments"`
+		} `json:"next"`
+	}
+	if json.Unmarshal([]byte(res.Text), &s) != nil || s.Next == nil {
+		return nil
+	}
+	lpn, _ := s.Next.Arguments["lpn_id"].(string)
+	if lpn == "" || !alnumPattern.MatchString(lpn) {
+		return nil
+	}
+	var uri, name, desc string
+	switch s.Next.Tool {
+	case lineageDef.name:
+		uri, name, desc = "nsip://animals/"+lpn+"/lineage", "lineage", "The pedigree the summary shortened, from "+lpn+" up."
+	case progenyDef.name:
+		page, _ := asInteger(s.Next.Arguments["page"])
+		size, _ := asInteger(s.Next.Arguments["page_size"])
+		if size <= 0 {
+			return nil
+		}
+		uri = fmt.Sprintf("nsip://animals/%s/progeny?page=%d&page_size=%d", lpn, page, size)
+		name, desc = "progeny", "The offspring the summary left out, as the next call returns them."
+	default:
+		return nil
+	}
+	return []mcp.Content{mcp.NewResourceLink(uri, name, desc, jsonMIME)}
+}
