@@ -29,7 +29,7 @@ type param struct {
 	example  any // a valid value, used in error examples
 
 	min, max       *float64 // integers
-	quiet          bool     // the schema leaves min and max out: no caller needs them (validation keeps them)
+	quiet          bool     // the schema leaves out min, max and enum, which validation still applies: bounds no caller needs, and trait codes, which the descriptions explain and the glossary lists
 	minLen, maxLen int      // strings (after trimming)
 	pattern        *regexp.Regexp
 	enum           []string // accepted case-insensitively, normalised to this spelling
@@ -156,7 +156,7 @@ func (p *param) schema() map[string]any {
 		if p.pattern != nil {
 			s["pattern"] = p.pattern.String()
 		}
-		if len(p.enum) > 0 {
+		if len(p.enum) > 0 && !p.quiet {
 			s["enum"] = p.enum
 		}
 		if p.date {

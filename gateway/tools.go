@@ -184,7 +184,7 @@ var searchAnimalsDef = &toolDef{
 		pageParam,
 		{name: "page_size", kind: kindInteger, def: 15, example: 15, min: bound(1), max: bound(100)},
 		{name: "breed_id", kind: kindInteger, example: 640, min: bound(1), max: bound(99999), quiet: true},
-		{name: "sorted_trait", kind: kindString, example: "WWT", maxLen: 16, pattern: alnumPattern, upper: true},
+		{name: "sorted_trait", kind: kindString, example: "WWT", enum: traitCodes, quiet: true},
 		{name: "reverse", kind: kindBoolean, def: false, example: false},
 		{name: "search_criteria", kind: kindObject, dropZero: true,
 			example: map[string]any{"gender": "Female", "born_after": "2022-01-01"},
