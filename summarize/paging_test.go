@@ -140,4 +140,3 @@ func TestHintsReachEveryRow(t *testing.T) {
 		})
 	}
 }
-

@@ -25,6 +25,7 @@ type pageSummary struct {
 	ShownTo    int       `json:"shown_to,omitempty"`
 	PageTo     int       `json:"page_to,omitempty"` // position of the requested page's last row
 	Next       *NextCall `json:"next,omitempty"`
+	Breed      string    `json:"breed,omitempty"` // the breed of every row, when the page has one
 	Sex        *sexSplit `json:"sex,omitempty"`
 	// TraitStats covers every row of the page, shown or not.
 	TraitStats *statsTable `json:"trait_stats,omitempty"`
@@ -172,8 +173,10 @@ func searchSummary(f *fitter, v *nsip.SearchResults, req Request, c int) ([]byte
 		fixed = callTraits(req.Args)
 	}
 	base := []string{colLPN, colSex, colDOB, colStatus}
-	if breedsOf(results) > 1 {
+	if breeds := breedsOf(results); len(breeds) > 1 {
 		base = append(base, colBreed)
+	} else if len(breeds) == 1 {
+		ps.Breed = clip(breeds[0], c)
 	}
 	if len(req.Traits) == 0 {
 		base = append(base, colSire, colDam)
@@ -242,13 +245,15 @@ func rowBreed(r nsip.AnimalRow) string {
 	return extraString(r.Extra, "breedId")
 }
 
-// breedsOf counts the distinct breeds on a page.
-func breedsOf(rows []nsip.AnimalRow) int {
-	seen := map[string]bool{}
+// breedsOf lists the distinct breeds on a page.
+func breedsOf(rows []nsip.AnimalRow) []string {
+	var seen []string
 	for _, r := range rows {
-		seen[rowBreed(r)] = true
+		if b := rowBreed(r); !slices.Contains(seen, b) {
+			seen = append(seen, b)
+		}
 	}
-	return len(seen)
+	return seen
 }
 
 // extraString reads the first of keys (matched case-insensitively) from a
