@@ -66,10 +66,13 @@ func checkResult(t testing.TB, c *Counter, req Request, r Result) {
 		}
 		return
 	}
-	if r.OriginalTokens <= budget {
+	// Asking for traits or skipped rows shapes even an answer that fits;
+	// the share rule holds only on the automatic path.
+	shaped := len(req.Traits) > 0 || req.Skip > 0
+	if r.OriginalTokens <= budget && !shaped {
 		t.Errorf("summarized an answer of %d tokens within the budget of %d", r.OriginalTokens, budget)
 	}
-	if float64(r.Tokens) > MaxSummaryShare*float64(r.OriginalTokens) {
+	if !req.view() && float64(r.Tokens) > MaxSummaryShare*float64(r.OriginalTokens) {
 		t.Errorf("summary has %d tokens, more than 30%% of the original %d", r.Tokens, r.OriginalTokens)
 	}
 	var head struct {
