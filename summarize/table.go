@@ -437,6 +437,10 @@ func progenyLayouts(v *nsip.ProgenyPage, req Request, c int) (*pageSummary, *sta
 		steps = append(steps, step{0, true, false})
 	}
 	fallbackSteps := []step{{min(3, all), true, true}, {min(3, all), false, true}, {0, false, true}}
+	if len(req.Traits) > 0 {
+		// Requested traits are never cut: rows give way instead.
+		fallbackSteps = []step{{all, true, true}, {all, false, true}}
+	}
 	for _, st := range steps {
 		if err := build(st.n, st.stats, st.partial); err != nil {
 			return nil, nil, pager{}, nil, 0, err

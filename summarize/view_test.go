@@ -100,6 +100,14 @@ func TestRequestedTraitsAreExactlyTheColumns(t *testing.T) {
 	if pp.TraitStats == nil || len(pp.TraitStats.Rows) != 1 || pp.TraitStats.Rows[0][0] != "PWWT" {
 		t.Errorf("statistics %+v, want PWWT alone", pp.TraitStats)
 	}
+	// A page too long to show whole gives up rows, never requested traits.
+	asked := []string{"BWT", "WWT", "PWWT", "NLB", "FEC"}
+	big := g.progeny("6400012020ABC001", 100, 100, 0, 100)
+	r, _ = fitCase(t, s, c, Request{Kind: KindProgeny, Value: big, Raw: big.Raw, Traits: asked}, true)
+	pp = checkProgeny(t, r.Text, big, false)
+	if got := strings.Join(pp.Columns[3:], ","); got != strings.Join(asked, ",") || pp.Shown == 0 || pp.Shown == 100 {
+		t.Errorf("100 offspring with five traits asked: columns %v, %d shown", pp.Columns, pp.Shown)
+	}
 }
 
 // TestProgenyCarriesEveryEBVThatFits: a page the budget holds whole with
