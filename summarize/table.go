@@ -81,18 +81,37 @@ func fitLayouts(f *fitter, ps *pageSummary, stats *statsTable, pg pager, layouts
 	}
 	// Layouts are alike JSON, so the tokens per byte of one counted
 	// rendering tell which others cannot fit without counting them.
+	// A layout's size in bytes is its frame's (rendered once per way of
+	// showing the statistics) plus its rows', so most are ruled out without
+	// rendering them.
 	var perByte float64
+	frames := map[bool]int{}
 	for _, l := range layouts {
 		if l.partial {
 			continue
 		}
 		use(l)
+		if perByte > 0 {
+			frame, ok := frames[l.stats]
+			if !ok {
+				empty, err := pg.render(ps, nil, 0, wrap)
+				if err != nil {
+					return nil, false, err
+				}
+				frame = len(empty)
+				frames[l.stats] = frame
+			}
+			size := frame + len(l.rows)
+			for _, r := range l.rows {
+				size += len(r)
+			}
+			if float64(size)*perByte > 1.15*float64(f.limit) {
+				continue
+			}
+		}
 		out, err := pg.render(ps, l.rows, len(l.rows), wrap)
 		if err != nil {
 			return nil, false, err
-		}
-		if perByte > 0 && float64(len(out))*perByte > 1.15*float64(f.limit) {
-			continue
 		}
 		if len(out) <= f.limit {
 			return out, true, nil // no longer in bytes than the limit in tokens
@@ -185,6 +204,17 @@ func searchSummary(f *fitter, v *nsip.SearchResults, req Request, c int) ([]byte
 	if len(req.Traits) > 0 {
 		tops = []int{0}
 	}
+	cached := make([]rowCells, len(results))
+	for i, r := range results {
+		head := make([]any, len(base))
+		for j, col := range base {
+			head[j] = clip(searchCell(r, col), c)
+		}
+		var err error
+		if cached[i], err = newRowCells(head, r.Traits, fixed); err != nil {
+			return nil, false, err
+		}
+	}
 	var layouts []layout
 	for _, k := range tops {
 		cols := append(append(slices.Clone(base), fixed...), colTop)
@@ -193,19 +223,15 @@ func searchSummary(f *fitter, v *nsip.SearchResults, req Request, c int) ([]byte
 		}
 		rows := make([]json.RawMessage, len(results))
 		for i, r := range results {
-			cells := make([]any, 0, len(cols))
-			for _, col := range cols[:len(base)] {
-				cells = append(cells, clip(searchCell(r, col), c))
-			}
-			cells = appendTraitCells(cells, r.Traits, fixed, c)
+			var tail [][]byte
 			if k > 0 {
-				cells = append(cells, topCells(r.Traits, fixed, k, c))
+				b, err := marshal(topCells(r.Traits, fixed, k, c))
+				if err != nil {
+					return nil, false, err
+				}
+				tail = append(tail, b)
 			}
-			b, err := marshal(cells)
-			if err != nil {
-				return nil, false, err
-			}
-			rows[i] = b
+			rows[i] = cached[i].row(fixed, tail...)
 		}
 		layouts = append(layouts, layout{columns: cols, rows: rows})
 	}
@@ -308,17 +334,48 @@ func callTraits(args map[string]any) []string {
 	return append(out, codes...)
 }
 
-// appendTraitCells adds one cell per code: [value, accuracy], accuracy
-// null when NSIP gave none, the cell null when the row lacks the trait.
-func appendTraitCells(cells []any, ts []nsip.Trait, codes []string, c int) []any {
-	for _, code := range codes {
-		var cell any
-		if t, ok := findTrait(ts, code); ok {
-			cell = valueCell(t)
-		}
-		cells = append(cells, cell)
+// rowCells is one row's cells already in JSON, so that the many layouts of
+// a page are assembled from bytes rather than encoded again each time.
+type rowCells struct {
+	head   []byte            // the leading cells, comma-separated
+	traits map[string][]byte // code -> [value, accuracy]; absent: null
+}
+
+// newRowCells encodes head and, for each code, the row's trait cell:
+// [value, accuracy], accuracy null when NSIP gave none.
+func newRowCells(head []any, ts []nsip.Trait, codes []string) (rowCells, error) {
+	b, err := marshal(head)
+	if err != nil {
+		return rowCells{}, err
 	}
-	return cells
+	r := rowCells{head: b[1 : len(b)-1], traits: make(map[string][]byte, len(codes))}
+	for _, code := range codes {
+		if t, ok := findTrait(ts, code); ok {
+			if r.traits[code], err = marshal(valueCell(t)); err != nil {
+				return rowCells{}, err
+			}
+		}
+	}
+	return r, nil
+}
+
+// row writes the row with a cell per code (null where the row lacks the
+// trait), then tail.
+func (r rowCells) row(codes []string, tail ...[]byte) json.RawMessage {
+	b := make([]byte, 0, len(r.head)+16*len(codes)+64)
+	b = append(append(b, '['), r.head...)
+	for _, code := range codes {
+		b = append(b, ',')
+		if cell, ok := r.traits[code]; ok {
+			b = append(b, cell...)
+		} else {
+			b = append(b, "null"...)
+		}
+	}
+	for _, t := range tail {
+		b = append(append(b, ','), t...)
+	}
+	return append(b, ']')
 }
 
 func valueCell(t nsip.Trait) []any {
@@ -395,6 +452,14 @@ func progenyLayouts(v *nsip.ProgenyPage, req Request, c int) (*pageSummary, *sta
 		codes = byAccuracy(v.Animals)
 	}
 	stats := traitStats(v.Animals, req.Traits, c)
+	cached := make([]rowCells, len(animals))
+	for i, a := range animals {
+		var err error
+		head := []any{clip(a.LPNID, c), clip(sexCode(a.Sex), c), clip(a.DateOfBirth, c)}
+		if cached[i], err = newRowCells(head, a.Traits, codes); err != nil {
+			return nil, nil, pager{}, nil, 0, err
+		}
+	}
 	var layouts []layout
 	build := func(n int, withStats, partial bool) error {
 		if withStats && stats == nil {
@@ -405,13 +470,8 @@ func progenyLayouts(v *nsip.ProgenyPage, req Request, c int) (*pageSummary, *sta
 			traitOrder(cols)
 		}
 		rows := make([]json.RawMessage, len(animals))
-		for i, a := range animals {
-			cells := []any{clip(a.LPNID, c), clip(sexCode(a.Sex), c), clip(a.DateOfBirth, c)}
-			b, err := marshal(appendTraitCells(cells, a.Traits, cols, c))
-			if err != nil {
-				return err
-			}
-			rows[i] = b
+		for i := range animals {
+			rows[i] = cached[i].row(cols)
 		}
 		layouts = append(layouts, layout{columns: append(slices.Clone(progenyColumnsBase), cols...), rows: rows, stats: withStats, partial: partial})
 		return nil
