@@ -95,6 +95,7 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 	}
 	if len(errs) > 0 {
 		te := invalidArgs(d, sent, errs)
+		g.fixViewExample(te.Example)
 		g.finish(ctx, d, logParams(req), start, outcome{err: te})
 		return te.result()
 	}

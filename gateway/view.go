@@ -177,6 +177,19 @@ func (g *Gateway) checkView(args map[string]any) []fieldError {
 	return errs
 }
 
+// fixViewExample makes the example call of an error valid on this server:
+// max_tokens within the cap, skip within the page.
+func (g *Gateway) fixViewExample(ex map[string]any) {
+	if n, ok := ex[argMaxTokens].(int); ok && (n < minMaxTokens || n > g.cfg.MaxBudget) {
+		ex[argMaxTokens] = g.cfg.MaxBudget
+	}
+	if s, ok := ex[argSkip].(int); ok {
+		if size, ok := ex["page_size"].(int); ok && s >= size {
+			delete(ex, argSkip)
+		}
+	}
+}
+
 // traitNotes points out requested codes the glossary does not know, with
 // the closest one it does; they are still used, as breeds carry codes
 // beyond the glossary.
