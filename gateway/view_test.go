@@ -186,3 +186,43 @@ func TestDefaultPagesArriveWhole(t *testing.T) {
 		t.Errorf("only %d of the 6 default pages were summarized; the test needs pages over the budget", summarized)
 	}
 }
+
+// TestProfileViews: a profile is fitted again for traits and max_tokens
+// from the same cached parts, and the default fit stays cached.
+func TestProfileViews(t *testing.T) {
+	e := newEnv(t)
+	ram := e.up.Data().MostProgeny()
+	auto := e.call("nsip_search_by_lpn", map[string]any{"lpn_id": ram}).mustOK(t)
+	if auto.meta["summarized"] != true {
+		t.Fatalf("the profile of the ram with the most offspring passed through: %v", auto.meta)
+	}
+	r := e.call("nsip_search_by_lpn", map[string]any{"lpn_id": ram, "traits": []any{"WWT"}}).mustOK(t)
+	var p struct {
+		Progeny struct {
+			Columns []string `json:"columns"`
+		} `json:"progeny"`
+		EBVs [][]any `json:"ebvs"`
+	}
+	if err := json.Unmarshal([]byte(r.text), &p); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(p.Progeny.Columns, ","); got != "lpn_id,sex,dob,WWT" {
+		t.Errorf("offspring columns %s", got)
+	}
+	for _, c := range p.EBVs {
+		if c[0] != "WWT" {
+			t.Errorf("EBV %v shown; only WWT was asked for", c)
+		}
+	}
+	big := e.call("nsip_search_by_lpn", map[string]any{"lpn_id": ram, "max_tokens": 8000}).mustOK(t)
+	if tok := big.metaInt(t, "tokens"); tok <= auto.metaInt(t, "tokens") || tok > 8000 {
+		t.Errorf("max_tokens 8000 gave %d tokens, the default %d", tok, auto.metaInt(t, "tokens"))
+	}
+	again := e.call("nsip_search_by_lpn", map[string]any{"lpn_id": ram}).mustOK(t)
+	if again.text != auto.text || again.meta["cache"] != "hit" {
+		t.Errorf("the default profile after views: cache %v, same text %v", again.meta["cache"], again.text == auto.text)
+	}
+	if n := e.up.TotalRequests(); n != 3 {
+		t.Errorf("%d upstream requests for four views of one profile, want its 3 parts", n)
+	}
+}
