@@ -40,9 +40,9 @@ func TestUnusualNamesAreQuotedInErrors(t *testing.T) {
 		expected string // prefix
 	}{
 		{"empty argument name", "nsip_list_breeds", map[string]any{"": ""},
-			`""`, `"" is not an argument of this tool`, "no arguments: call with {}"},
+			`""`, `"" is not an argument of this tool`, "one of max_tokens"},
 		{"blank argument name", "nsip_get_progeny", map[string]any{"lpn_id": exampleLPN, "  ": 1},
-			`"  "`, `"  " is not an argument of this tool`, "one of lpn_id, page, page_size"},
+			`"  "`, `"  " is not an argument of this tool`, "one of lpn_id, page, page_size, traits, skip, max_tokens"},
 		{"control characters", "nsip_get_progeny", map[string]any{"lpn_id": exampleLPN, "a\x00\nb": 1},
 			`"a\x00\nb"`, `"a\x00\nb" is not an argument of this tool`, "one of lpn_id, page, page_size"},
 		{"dotted name", "nsip_get_progeny", map[string]any{"lpn_id": exampleLPN, "page.size": 1},
@@ -83,10 +83,10 @@ func TestLongValuesAreCutInErrors(t *testing.T) {
 	e := stubEnv(t, &stubUpstream{})
 	huge := strings.Repeat("z", 100000)
 	shown := `"` + strings.Repeat("z", maxShown) + `"…`
-	b := e.call("nsip_search_animals", map[string]any{"sorted_trait": huge}).errorBody(t)
-	want := "sorted_trait " + shown + " is not one of " + strings.Join(traitCodes, ", ")
-	if b.Field != "sorted_trait" || b.Problem != want {
-		t.Errorf("error = field %q, problem %q; want field sorted_trait, problem %q", b.Field, b.Problem, want)
+	b := e.call("nsip_search_animals", map[string]any{"traits": []any{huge}}).errorBody(t)
+	want := "traits[0] " + shown + " is not a trait code (1 to 16 letters and digits)"
+	if b.Field != "traits[0]" || b.Problem != want {
+		t.Errorf("error = field %q, problem %q; want field traits[0], problem %q", b.Field, b.Problem, want)
 	}
 	b = e.call("nsip_search_animals", map[string]any{"search_criteria": map[string]any{"gender": "m\x00"}}).errorBody(t)
 	if want := `search_criteria.gender "m\x00" is not one of Male, Female, Both`; !strings.HasPrefix(b.Problem, want) {

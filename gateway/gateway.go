@@ -47,6 +47,7 @@ var _ Upstream = (*nsip.Client)(nil)
 // rejects negative ones.
 type Config struct {
 	Budget                int           // tokens a result may take before it is summarized
+	MaxBudget             int           // the most a call may ask for with max_tokens
 	CacheTTL              time.Duration // how long an answer is served from the cache
 	StaleTTL              time.Duration // how much longer it is kept as a fallback for when NSIP fails
 	CacheMaxEntries       int
@@ -67,6 +68,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Budget:                summarize.DefaultBudget,
+		MaxBudget:             DefaultMaxBudget,
 		CacheTTL:              cache.DefaultTTL,
 		StaleTTL:              cache.DefaultStaleTTL,
 		CacheMaxEntries:       cache.DefaultMaxEntries,
@@ -155,12 +157,16 @@ func New(up Upstream, sum *summarize.Summarizer, cfg Config) (*Gateway, error) {
 
 func withDefaults(cfg Config) (Config, error) {
 	d := DefaultConfig()
-	if cfg.Budget < 0 || cfg.CacheTTL < 0 || cfg.StaleTTL < 0 || cfg.CacheMaxEntries < 0 || cfg.CacheMaxBytes < 0 ||
+	if cfg.Budget < 0 || cfg.MaxBudget < 0 || cfg.CacheTTL < 0 || cfg.StaleTTL < 0 || cfg.CacheMaxEntries < 0 || cfg.CacheMaxBytes < 0 ||
 		cfg.RateLimit < 0 || cfg.RateBurst < 0 || cfg.MaxConcurrentUpstream < 0 || cfg.BreakerCooldown < 0 ||
 		cfg.CallTimeout < 0 || cfg.ProgressInterval < 0 || cfg.ReadyMaxAge < 0 {
 		return cfg, errors.New("gateway: configuration values must not be negative")
 	}
 	setDefault(&cfg.Budget, d.Budget)
+	setDefault(&cfg.MaxBudget, d.MaxBudget)
+	if cfg.MaxBudget > MaxTokenCap {
+		return cfg, fmt.Errorf("gateway: MaxBudget %d is above %d", cfg.MaxBudget, MaxTokenCap)
+	}
 	setDefault(&cfg.CacheTTL, d.CacheTTL)
 	setDefault(&cfg.StaleTTL, d.StaleTTL)
 	setDefault(&cfg.CacheMaxEntries, d.CacheMaxEntries)

@@ -22,7 +22,7 @@ const (
 // featuresNote tells a model about resources and prompts; hosts that only
 // use tools lose nothing by it.
 var featuresNote = ` Resources: nsip://breeds, nsip://traits (what each trait code means and which direction is better), ` +
-	`nsip://breeds/{breed_id}/trait-ranges, nsip://animals/{lpn_id}, nsip://animals/{lpn_id}/lineage, nsip://animals/{lpn_id}/progeny{?page,page_size}. ` +
+	`nsip://breeds/{breed_id}/trait-ranges, nsip://animals/{lpn_id}, nsip://animals/{lpn_id}/lineage, nsip://animals/{lpn_id}/progeny{?page,page_size,skip}. ` +
 	`Prompts start breeder workflows: ` + promptNames + `.`
 
 var promptNames = func() string {

@@ -29,6 +29,7 @@ type param struct {
 	example  any // a valid value, used in error examples
 
 	min, max       *float64 // integers
+	quiet          bool     // the schema leaves out min, max and enum, which validation still applies: bounds no caller needs, and trait codes, which the descriptions explain and the glossary lists
 	minLen, maxLen int      // strings (after trimming)
 	pattern        *regexp.Regexp
 	enum           []string // accepted case-insensitively, normalised to this spelling
@@ -39,6 +40,12 @@ type param struct {
 	traitMap bool                                        // objects: trait code -> {min, max}
 	check    func(map[string]any) (string, string, bool) // objects: cross-field rule -> field, problem; may normalise
 	dropZero bool                                        // objects: omit when empty after normalising
+
+	// Arrays: items is the schema of each element; custom validates the
+	// whole value and expect says what it accepts.
+	items  map[string]any
+	custom func(field string, raw any) (any, []fieldError)
+	expect string
 }
 
 type valueKind string
@@ -49,6 +56,7 @@ const (
 	kindBoolean valueKind = "boolean"
 	kindObject  valueKind = "object"
 	kindNumber  valueKind = "number"
+	kindArray   valueKind = "array"
 )
 
 func bound(v float64) *float64 { return &v }
@@ -83,6 +91,8 @@ type fieldError struct {
 func (p *param) expected() string {
 	var b strings.Builder
 	switch {
+	case p.expect != "":
+		return p.expect
 	case p.traitMap:
 		fmt.Fprintf(&b, "object mapping trait codes (%s) to {\"min\": number, \"max\": number} with min <= max", strings.Join(traitCodes, " "))
 	case p.kind == kindObject:
@@ -130,10 +140,10 @@ func (p *param) schema() map[string]any {
 	if p.def != nil {
 		s["default"] = p.def
 	}
-	if p.min != nil {
+	if p.min != nil && !p.quiet {
 		s["minimum"] = *p.min
 	}
-	if p.max != nil {
+	if p.max != nil && !p.quiet {
 		s["maximum"] = *p.max
 	}
 	if p.kind == kindString {
@@ -146,25 +156,21 @@ func (p *param) schema() map[string]any {
 		if p.pattern != nil {
 			s["pattern"] = p.pattern.String()
 		}
-		if len(p.enum) > 0 {
+		if len(p.enum) > 0 && !p.quiet {
 			s["enum"] = p.enum
 		}
 		if p.date {
 			s["format"] = "date"
 		}
 	}
+	if p.items != nil {
+		s["items"] = p.items
+	}
 	switch {
 	case p.traitMap:
-		s["propertyNames"] = map[string]any{"enum": traitCodes}
-		s["additionalProperties"] = map[string]any{
-			"type": "object",
-			"properties": map[string]any{
-				"min": map[string]any{"type": "number"},
-				"max": map[string]any{"type": "number"},
-			},
-			"required":             []string{"min", "max"},
-			"additionalProperties": false,
-		}
+		// The description's example shows the {min, max} of each code;
+		// validation holds every rule.
+		s["additionalProperties"] = map[string]any{"type": "object"}
 	case p.kind == kindObject:
 		props, order, required := objectSchema(p.props)
 		s["properties"] = orderedProps{props, order}
@@ -317,6 +323,9 @@ func unknownNames(prefix string, ps []param, args map[string]any) []fieldError {
 func (p *param) validate(field string, raw any) (any, []fieldError) {
 	fail := func(problem string) (any, []fieldError) {
 		return nil, []fieldError{{Field: field, Problem: problem, Expected: p.expected()}}
+	}
+	if p.custom != nil {
+		return p.custom(field, raw)
 	}
 	switch p.kind {
 	case kindInteger:

@@ -100,13 +100,17 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 			args, errs = validateObject("", d.params, sent)
 		}
 	}
+	if len(errs) == 0 {
+		errs = g.checkView(args)
+	}
 	if len(errs) > 0 {
 		te := invalidArgs(d, sent, errs)
+		g.fixViewExample(te.Example)
 		g.finish(ctx, d, logParams(req), start, outcome{err: te})
 		return te.result()
 	}
 
-	key := cache.Key(d.method, args)
+	key := viewKey(d, args)
 	o := g.runKeyed(ctx, d, key, args)
 	g.finish(ctx, d, key[len(d.method)+1:], start, o)
 	if o.err != nil {
@@ -118,6 +122,13 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 		"summarized":      o.res.Summarized,
 		"cache":           o.source,
 		"budget":          g.cfg.Budget,
+	}
+	if n, ok := args[argMaxTokens].(int); ok {
+		meta["budget"] = n
+	}
+	pagingMeta(meta, o.res.Paging)
+	if notes := traitNotes(args); len(notes) > 0 {
+		meta["notes"] = notes
 	}
 	if o.source == cacheStale {
 		meta["stale_age_seconds"] = int(o.staleAge.Seconds())
@@ -145,19 +156,35 @@ func logParams(req mcp.CallToolRequest) string {
 // run takes validated arguments through cache, singleflight, breaker, rate
 // limit and client, and returns the answer fitted into the budget.
 func (g *Gateway) run(ctx context.Context, d *toolDef, args map[string]any) outcome {
-	return g.runKeyed(ctx, d, cache.Key(d.method, args), args)
+	return g.runKeyed(ctx, d, viewKey(d, args), args)
+}
+
+// viewKey is the cache key of a call: its tool and the arguments that go
+// to NSIP, without those that only choose how the answer is shown.
+func viewKey(d *toolDef, args map[string]any) string {
+	base, _ := splitView(args)
+	return cache.Key(d.method, base)
 }
 
 // runKeyed is run for a caller that has built the cache key already.
+// An answer asked to be shown in a view of its own (traits, max_tokens,
+// skip) is fitted again from the cached upstream answer.
 func (g *Gateway) runKeyed(ctx context.Context, d *toolDef, key string, args map[string]any) outcome {
+	base, v := splitView(args)
 	if d.composite {
-		return g.runProfile(ctx, key, args)
+		return g.runProfile(ctx, key, base, args, v)
 	}
-	ob, err := g.obtain(ctx, d, key, args)
+	ob, err := g.obtain(ctx, d, key, base)
 	if err != nil {
 		return outcome{err: g.mapError(d, args, err)}
 	}
-	return outcome{res: ob.a.res, source: ob.source, staleAge: ob.staleAge, staleReason: ob.staleReason}
+	o := outcome{res: ob.a.res, source: ob.source, staleAge: ob.staleAge, staleReason: ob.staleReason}
+	if v.set() {
+		if o.res, err = g.fitView(ctx, d, args, v, ob.a.value, ob.a.raw); err != nil {
+			return outcome{err: g.mapError(d, args, err)}
+		}
+	}
+	return o
 }
 
 // obtained is an upstream answer and how it was come by.
@@ -205,7 +232,7 @@ func (g *Gateway) obtain(ctx context.Context, d *toolDef, key string, args map[s
 // {"details":…,"lineage":…,"progeny":…} with each member the upstream body.
 // The fitted profile is cached under key and reused while the parts are
 // unchanged, as fitting one means counting thousands of tokens.
-func (g *Gateway) runProfile(ctx context.Context, key string, args map[string]any) outcome {
+func (g *Gateway) runProfile(ctx context.Context, key string, args, full map[string]any, v view) outcome {
 	id := args["lpn_id"].(string)
 	parts := []struct {
 		d    *toolDef
@@ -244,6 +271,16 @@ func (g *Gateway) runProfile(ctx context.Context, key string, args map[string]an
 			o.source = cacheMiss
 		}
 	}
+	if v.set() {
+		// A view of its own is fitted for this call alone.
+		p := assembleProfile(obs)
+		res, err := g.fitView(ctx, searchByLPNDef, full, v, p, p.Raw)
+		if err != nil {
+			return outcome{err: g.mapError(searchByLPNDef, full, err)}
+		}
+		o.res = res
+		return o
+	}
 	if e, ok := g.cache.Recall(key); ok {
 		if pf, ok := e.Value.(*profileFit); ok && pf.parts == ids {
 			o.res = pf.res
@@ -271,6 +308,20 @@ func (g *Gateway) runProfile(ctx context.Context, key string, args map[string]an
 // fitProfile assembles the profile from its parts, fits it and caches the
 // fit under key. Like fetch, it runs on its own deadline.
 func (g *Gateway) fitProfile(key string, args map[string]any, ids [3]uint64, obs []obtained) (any, error) {
+	p := assembleProfile(obs)
+	ctx, cancel := context.WithTimeout(context.Background(), g.cfg.CallTimeout)
+	defer cancel()
+	res, err := g.fit(ctx, searchByLPNDef, args, p, p.Raw)
+	if err != nil {
+		return nil, err
+	}
+	// The profile's JSON is not kept, only its fitted text.
+	g.cache.Set(key, &profileFit{parts: ids, res: res}, int64(len(res.Text)+len(key)+entryOverhead), res.OriginalTokens)
+	return res, nil
+}
+
+// assembleProfile puts a profile together from its three parts.
+func assembleProfile(obs []obtained) *nsip.AnimalProfile {
 	var p nsip.AnimalProfile
 	p.Details, _ = obs[0].a.value.(*nsip.AnimalDetails)
 	p.Lineage, _ = obs[1].a.value.(*nsip.Lineage)
@@ -280,15 +331,7 @@ func (g *Gateway) fitProfile(key string, args map[string]any, ids [3]uint64, obs
 		raw = append(append(raw, name...), obs[i].a.raw...)
 	}
 	p.Raw = append(raw, '}')
-	ctx, cancel := context.WithTimeout(context.Background(), g.cfg.CallTimeout)
-	defer cancel()
-	res, err := g.fit(ctx, searchByLPNDef, args, &p, p.Raw)
-	if err != nil {
-		return nil, err
-	}
-	// The profile's JSON is not kept, only its fitted text.
-	g.cache.Set(key, &profileFit{parts: ids, res: res}, int64(len(res.Text)+len(key)+entryOverhead), res.OriginalTokens)
-	return res, nil
+	return &p
 }
 
 // fetch is the single upstream round trip behind one cache key, and the fit
@@ -341,18 +384,23 @@ func (g *Gateway) fetch(key string, d *toolDef, args map[string]any) (any, error
 // its turn rather than every fit slowing every other; the wait ends, with
 // ctx's error, if ctx is done first.
 func (g *Gateway) fit(ctx context.Context, d *toolDef, args map[string]any, value any, raw json.RawMessage) (summarize.Result, error) {
-	if err := g.fitSlots.Acquire(ctx, 1); err != nil {
-		return summarize.Result{}, fmt.Errorf("%w: %w", errFitWait, err)
-	}
-	defer g.fitSlots.Release(1)
-	return g.fitFunc(summarize.Request{
+	return g.fitRequest(ctx, summarize.Request{
 		Kind:   d.kind,
 		Value:  value,
 		Raw:    raw,
 		Tool:   d.name,
 		Args:   args,
 		Budget: g.cfg.Budget,
-	}), nil
+	})
+}
+
+// fitRequest runs one fit when a fit slot is free.
+func (g *Gateway) fitRequest(ctx context.Context, req summarize.Request) (summarize.Result, error) {
+	if err := g.fitSlots.Acquire(ctx, 1); err != nil {
+		return summarize.Result{}, fmt.Errorf("%w: %w", errFitWait, err)
+	}
+	defer g.fitSlots.Release(1)
+	return g.fitFunc(req), nil
 }
 
 // noteThrottle makes every call wait out a 429's Retry-After, so that NSIP

@@ -41,7 +41,7 @@ const (
 	uriTraitRanges = "nsip://breeds/{breed_id}/trait-ranges"
 	uriAnimal      = "nsip://animals/{lpn_id}"
 	uriLineage     = "nsip://animals/{lpn_id}/lineage"
-	uriProgeny     = "nsip://animals/{lpn_id}/progeny{?page,page_size}"
+	uriProgeny     = "nsip://animals/{lpn_id}/progeny{?page,page_size,skip}"
 )
 
 var resourceDefs = []*resourceDef{
@@ -57,7 +57,7 @@ var resourceDefs = []*resourceDef{
 	{uri: uriLineage, template: true, name: "lineage", title: "An animal's pedigree", tool: lineageDef,
 		desc: "Sire, dam and their ancestors, summarized when the tree exceeds the token budget."},
 	{uri: uriProgeny, template: true, name: "progeny", title: "An animal's offspring", tool: progenyDef,
-		desc: "One page of offspring with their EBVs; page is 0-based, page_size 1..100 (default 10), e.g. nsip://animals/6402382024NCS310/progeny?page=1&page_size=5."},
+		desc: "One page of offspring with their EBVs; page is 0-based, page_size 1..100 (default 10), skip leaves out the page's first rows (already shown), e.g. nsip://animals/6402382024NCS310/progeny?page=1&page_size=5."},
 }
 
 // Resources returns the fixed resources bound to this gateway.
@@ -209,6 +209,9 @@ func resourceLinks(res summarize.Result) []mcp.Content {
 			return nil
 		}
 		uri = fmt.Sprintf("nsip://animals/%s/progeny?page=%d&page_size=%d", lpn, page, size)
+		if skip, _ := asInteger(s.Next.Arguments["skip"]); skip > 0 {
+			uri += fmt.Sprintf("&skip=%d", skip)
+		}
 		name, desc = "progeny", "The offspring the summary left out, as the next call returns them."
 	default:
 		return nil

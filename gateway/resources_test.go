@@ -66,7 +66,7 @@ func TestResourcesAndTemplatesAreListed(t *testing.T) {
 	}
 	slices.Sort(tpls)
 	want := []string{"nsip://animals/{lpn_id}", "nsip://animals/{lpn_id}/lineage",
-		"nsip://animals/{lpn_id}/progeny{?page,page_size}", "nsip://breeds/{breed_id}/trait-ranges"}
+		"nsip://animals/{lpn_id}/progeny{?page,page_size,skip}", "nsip://breeds/{breed_id}/trait-ranges"}
 	if !slices.Equal(tpls, want) {
 		t.Errorf("templates %v, want %v", tpls, want)
 	}
@@ -181,6 +181,9 @@ func TestSummariesLinkTheResourceOfWhatTheyLeftOut(t *testing.T) {
 	}
 	a := sum.Next.Arguments
 	want := fmt.Sprintf("nsip://animals/%s/progeny?page=%v&page_size=%v", lpn, a["page"], a["page_size"])
+	if skip, ok := a["skip"]; ok {
+		want += fmt.Sprintf("&skip=%v", skip)
+	}
 	if len(r.links) != 1 || r.links[0].URI != want || r.links[0].MIMEType != "application/json" {
 		t.Fatalf("links %+v, want one to %s", r.links, want)
 	}

@@ -124,19 +124,16 @@ var (
 	breedIDParam = param{
 		name: "breed_id", kind: kindInteger, required: true, example: 640,
 		min: bound(1), max: bound(99999),
-		desc: "Breed ID from nsip_list_breeds, e.g. 640 (Katahdin).",
 	}
 	pageParam = param{
-		name: "page", kind: kindInteger, def: 0, example: 0, min: bound(0), max: bound(100000),
-		desc: "0-based page number.",
+		name: "page", kind: kindInteger, def: 0, example: 0, min: bound(0), max: bound(100000), quiet: true,
 	}
 )
 
 var lastUpdateDef = &toolDef{
 	name: "nsip_get_last_update", title: "NSIP last evaluation date", method: "get_date_last_updated",
 	kind: summarize.KindGeneric,
-	desc: `Get the date of the latest NSIP genetic evaluation, e.g. {"date":"09/23/2025"} (about 10 tokens). ` +
-		`No arguments. Use it to say how current the EBVs are.`,
+	desc: `Date of the latest NSIP evaluation, e.g. {"date":"09/23/2025"}: how current the EBVs are. Only argument: max_tokens.`,
 	fetch: func(ctx context.Context, up Upstream, _ map[string]any) (any, json.RawMessage, error) {
 		v, err := up.DateLastUpdated(ctx)
 		return fetched(v, err, func(v *nsip.LastUpdate) json.RawMessage { return v.Raw })
@@ -146,8 +143,7 @@ var lastUpdateDef = &toolDef{
 var listBreedsDef = &toolDef{
 	name: "nsip_list_breeds", title: "NSIP breed groups and breeds", method: "get_available_breed_groups",
 	kind: summarize.KindGeneric,
-	desc: `List NSIP breed groups (Range, Maternal Wool, Hair, Terminal) with each breed's numeric ID and name (a few hundred tokens). ` +
-		`No arguments. Next: pass a breed ID as breed_id to nsip_get_trait_ranges or nsip_search_animals.`,
+	desc: `NSIP breed groups (Range, Maternal Wool, Hair, Terminal) with each breed's ID (breed_id elsewhere) and name; group IDs are breed_group_id. Only argument: max_tokens.`,
 	fetch: func(ctx context.Context, up Upstream, _ map[string]any) (any, json.RawMessage, error) {
 		v, err := up.BreedGroups(ctx)
 		return fetched(v, err, func(v *nsip.BreedGroups) json.RawMessage { return v.Raw })
@@ -157,8 +153,7 @@ var listBreedsDef = &toolDef{
 var statusesDef = &toolDef{
 	name: "nsip_get_statuses", title: "NSIP animal statuses", method: "get_statuses_by_breed_group",
 	kind: summarize.KindGeneric,
-	desc: `List the animal statuses NSIP records, e.g. ["CURRENT","SOLD","DEAD"] (under 50 tokens). ` +
-		`No arguments. Next: pass one as search_criteria.status to nsip_search_animals.`,
+	desc: `Animal statuses NSIP records, e.g. ["CURRENT","SOLD","DEAD"], for search_criteria.status. Only argument: max_tokens.`,
 	fetch: func(ctx context.Context, up Upstream, _ map[string]any) (any, json.RawMessage, error) {
 		v, err := up.Statuses(ctx)
 		return fetched(v, err, func(v *nsip.Statuses) json.RawMessage { return v.Raw })
@@ -169,10 +164,8 @@ var traitRangesDef = &toolDef{
 	name: "nsip_get_trait_ranges", title: "NSIP trait ranges for a breed", method: "get_trait_ranges_by_breed",
 	kind: summarize.KindGeneric, params: []param{breedIDParam},
 	subject: "breed_id", what: "trait ranges for breed", next: "list valid breed IDs with nsip_list_breeds",
-	desc: `Get the min and max EBV of each trait (BWT, WWT, PWWT, YWT, FAT, EMD, NLB, NWT, PWT, DAG, WGR, WEC, FEC) within one breed, ` +
-		`e.g. {"BWT":{"min":-0.71,"max":0.93},...} (about 200 tokens). ` +
-		`breed_id: integer 1..99999 from nsip_list_breeds, e.g. 640. ` +
-		`Next: use the ranges in nsip_search_animals search_criteria.trait_ranges.`,
+	desc: `Min and max EBV of each trait a breed has, e.g. {"BWT":{"min":-0.71,"max":0.93}}: the codes to sort and filter it by. ` +
+		`Arguments: breed_id (from nsip_list_breeds); max_tokens.`,
 	fetch: func(ctx context.Context, up Upstream, a map[string]any) (any, json.RawMessage, error) {
 		v, err := up.TraitRanges(ctx, a["breed_id"].(int))
 		return fetched(v, err, func(v *nsip.TraitRanges) json.RawMessage { return v.Raw })
@@ -182,46 +175,33 @@ var traitRangesDef = &toolDef{
 var searchAnimalsDef = &toolDef{
 	name: "nsip_search_animals", title: "Search NSIP animals", method: "search_animals",
 	kind: summarize.KindSearch,
-	desc: `Search NSIP animals one page at a time, answered as NSIP's JSON {"recordCount":N,"records":[...]}, each record an animal's LPN ID, sire, dam, status, EBVs with accuracy and indexes ` +
-		`(about 290 tokens per record). Pages over 2000 tokens (more than 6 records) are summarized (counts, trait statistics, compact rows, the next call) and _meta.summarized says so. ` +
-		`Arguments, all optional: page (0-based, default 0); page_size 1..100 (default 15; 5 or fewer for full rows); breed_id e.g. 640; ` +
-		`sorted_trait, a trait code to sort by, e.g. "WWT"; reverse (bool) to flip the sort; ` +
-		`search_criteria e.g. {"gender":"Female","born_after":"2022-01-01","status":"CURRENT","trait_ranges":{"WWT":{"min":1,"max":5}}}. ` +
-		`Next: nsip_get_animal with a record's LPN ID.`,
+	desc: `Search NSIP animals by page (about 290 tokens an animal). ` +
+		`Over the budget (2000 tokens; max_tokens raises it to the server cap, 8000 unless configured) pages come as a table: ` +
+		`per animal LPN ID, sex, birth date, status, breed (when several), sire, dam, the sort and trait_ranges traits as [value, accuracy], its most accurate others; traits sets exactly which. ` +
+		`_meta gives page, page_size, total_count and next (the call for what follows; skip after part of a page). ` +
+		`Arguments, all optional: page (0-based), page_size 1..100 (default 15), breed_id, sorted_trait (e.g. "WWT"), reverse, search_criteria, traits, skip, max_tokens.`,
 	params: []param{
 		pageParam,
-		{name: "page_size", kind: kindInteger, def: 15, example: 15, min: bound(1), max: bound(100),
-			desc: "Rows per page, 1..100. Small pages keep answers unsummarized."},
-		{name: "breed_id", kind: kindInteger, example: 640, min: bound(1), max: bound(99999),
-			desc: "Only this breed, e.g. 640 (Katahdin); IDs from nsip_list_breeds."},
-		{name: "sorted_trait", kind: kindString, example: "WWT", enum: traitCodes,
-			desc: "Trait code to sort by, e.g. \"WWT\"."},
-		{name: "reverse", kind: kindBoolean, def: false, example: false,
-			desc: "Reverse the sort order."},
+		{name: "page_size", kind: kindInteger, def: 15, example: 15, min: bound(1), max: bound(100)},
+		{name: "breed_id", kind: kindInteger, example: 640, min: bound(1), max: bound(99999), quiet: true},
+		{name: "sorted_trait", kind: kindString, example: "WWT", enum: traitCodes, quiet: true},
+		{name: "reverse", kind: kindBoolean, def: false, example: false},
 		{name: "search_criteria", kind: kindObject, dropZero: true,
 			example: map[string]any{"gender": "Female", "born_after": "2022-01-01"},
-			desc:    "Filters; every field optional.",
 			check:   criteriaRules,
 			props: []param{
-				{name: "breed_group_id", kind: kindInteger, example: 64, min: bound(1), max: bound(99999),
-					desc: "Breed group ID from nsip_list_breeds, e.g. 64 (Hair)."},
-				{name: "breed_id", kind: kindInteger, example: 640, min: bound(1), max: bound(99999),
-					desc: "Breed ID, e.g. 640."},
-				{name: "born_after", kind: kindString, example: "2022-01-01", date: true, maxLen: 10,
-					desc: "Born on or after this date, YYYY-MM-DD."},
-				{name: "born_before", kind: kindString, example: "2024-12-31", date: true, maxLen: 10,
-					desc: "Born on or before this date, YYYY-MM-DD."},
-				{name: "gender", kind: kindString, example: "Female", enum: []string{"Male", "Female", "Both"},
-					desc: "Male, Female or Both."},
+				{name: "breed_group_id", kind: kindInteger, example: 64, min: bound(1), max: bound(99999), quiet: true},
+				{name: "breed_id", kind: kindInteger, example: 640, min: bound(1), max: bound(99999), quiet: true},
+				{name: "born_after", kind: kindString, example: "2022-01-01", date: true, maxLen: 10},
+				{name: "born_before", kind: kindString, example: "2024-12-31", date: true, maxLen: 10},
+				{name: "gender", kind: kindString, example: "Female", enum: []string{"Male", "Female", "Both"}},
 				{name: "proven_only", kind: kindBoolean, example: true,
-					desc: "Only animals with progeny-proven EBVs."},
-				{name: "status", kind: kindString, example: "CURRENT", maxLen: 32, pattern: statusPattern, upper: true,
-					desc: "A status from nsip_get_statuses, e.g. \"CURRENT\"."},
-				{name: "flock_id", kind: kindString, example: "640238", maxLen: 32, pattern: alnumPattern,
-					desc: "Flock ID, e.g. \"640238\"."},
+					desc: "Progeny-proven EBVs only."},
+				{name: "status", kind: kindString, example: "CURRENT", maxLen: 32, pattern: statusPattern, upper: true},
+				{name: "flock_id", kind: kindString, example: "640238", maxLen: 32, pattern: alnumPattern},
 				{name: "trait_ranges", kind: kindObject, traitMap: true,
 					example: map[string]any{"WWT": map[string]any{"min": 1.0, "max": 5.0}},
-					desc:    "EBV bounds per trait code, e.g. {\"WWT\":{\"min\":1,\"max\":5}}; see nsip_get_trait_ranges."},
+					desc:    "Bounds per trait code, e.g. {\"WWT\":{\"min\":1,\"max\":5}}."},
 			},
 		},
 	},
@@ -277,14 +257,11 @@ var animalDef = &toolDef{
 	name: "nsip_get_animal", title: "NSIP animal details", method: "get_animal_details",
 	kind:    summarize.KindAnimal,
 	subject: "search_string", what: "animal matching", next: "check the ID, or find animals and their LPN IDs with nsip_search_animals",
-	desc: `Get one animal's record: breed, birth date, gender, status, sire and dam LPN IDs, progeny count, every EBV with accuracy (%), indexes and the breeder's contact ` +
-		`(about 450 tokens; larger answers are summarized and _meta.summarized says so). ` +
-		`search_string: an LPN ID or registration number, e.g. "6402382024NCS310". ` +
-		`Next: nsip_get_lineage for the pedigree, nsip_get_progeny for offspring.`,
+	desc: `One animal's record: breed, birth date, gender, status, parents, progeny count, EBVs with accuracy (%), indexes, breeder's contact (about 450 tokens). ` +
+		`Arguments: search_string (LPN ID or registration number); max_tokens.`,
 	params: []param{{
 		name: "search_string", kind: kindString, required: true, example: exampleLPN,
 		minLen: 2, maxLen: 64, pattern: searchPattern,
-		desc: "LPN ID or registration number, e.g. \"6402382024NCS310\".",
 	}},
 	fetch: func(ctx context.Context, up Upstream, a map[string]any) (any, json.RawMessage, error) {
 		v, err := up.AnimalDetails(ctx, a["search_string"].(string))
@@ -296,10 +273,9 @@ var lineageDef = &toolDef{
 	name: "nsip_get_lineage", title: "NSIP pedigree", method: "get_lineage",
 	kind:    summarize.KindLineage,
 	subject: "lpn_id", what: "pedigree for LPN ID", next: "check the LPN ID, or find animals with nsip_search_animals",
-	desc: `Get an animal's pedigree tree: the animal, its sire and dam and their ancestors over several generations, each with LPN ID, farm, birth date, sex, status and indexes ` +
-		`(about 85 tokens per ancestor, so trees of 4+ generations exceed 2000 tokens and are summarized; _meta.summarized says so). ` +
-		`lpn_id: 5-32 letters and digits, e.g. "6402382024NCS310". Next: nsip_get_animal for any ancestor's EBVs.`,
-	params: []param{lpnParam("The animal's LPN ID, e.g. \"6402382024NCS310\".")},
+	desc: `An animal's pedigree, each ancestor with LPN ID, farm, birth date, sex, status and indexes (about 85 tokens each); ` +
+		`summaries keep the nearest generations, counting the rest. Arguments: lpn_id; max_tokens.`,
+	params: []param{lpnParam("")},
 	fetch: func(ctx context.Context, up Upstream, a map[string]any) (any, json.RawMessage, error) {
 		v, err := up.Lineage(ctx, a["lpn_id"].(string))
 		return fetched(v, err, func(v *nsip.Lineage) json.RawMessage { return v.Raw })
@@ -310,15 +286,14 @@ var progenyDef = &toolDef{
 	name: "nsip_get_progeny", title: "NSIP progeny", method: "get_progeny",
 	kind:    summarize.KindProgeny,
 	subject: "lpn_id", what: "progeny for LPN ID", next: "check the LPN ID, or find animals with nsip_search_animals",
-	desc: `List one page of an animal's offspring, as NSIP's JSON {"recordCount":N,"records":[{"lpnId","sex","dob", EBVs...}]} ` +
-		`(about 220 tokens per offspring; pages over 2000 tokens, i.e. more than 8, are summarized with counts, trait statistics and compact rows; _meta.summarized says so). ` +
-		`lpn_id e.g. "6402382024NCS310"; page 0-based (default 0); page_size 1..100 (default 10). ` +
-		`Next: nsip_get_animal for one offspring, or the next page.`,
+	desc: `One page of an animal's offspring (about 220 tokens each). ` +
+		`Over the budget, a table of LPN ID, sex (M/F), birth date and the most accurate EBVs that fit as [value, accuracy], with per-trait statistics naming who has the max and min. ` +
+		`_meta gives page, page_size, total_count, next. ` +
+		`Arguments: lpn_id; page (0-based); page_size 1..100 (default 10); traits (exactly the codes rows carry); skip; max_tokens.`,
 	params: []param{
-		lpnParam("The parent's LPN ID, e.g. \"6402382024NCS310\"."),
+		lpnParam(""),
 		pageParam,
-		{name: "page_size", kind: kindInteger, def: 10, example: 10, min: bound(1), max: bound(100),
-			desc: "Offspring per page, 1..100."},
+		{name: "page_size", kind: kindInteger, def: 10, example: 10, min: bound(1), max: bound(100)},
 	},
 	fetch: func(ctx context.Context, up Upstream, a map[string]any) (any, json.RawMessage, error) {
 		v, err := up.Progeny(ctx, a["lpn_id"].(string), a["page"].(int), a["page_size"].(int))
@@ -330,11 +305,10 @@ var searchByLPNDef = &toolDef{
 	name: "nsip_search_by_lpn", title: "NSIP animal profile", method: "search_by_lpn",
 	kind: summarize.KindProfile, composite: true,
 	subject: "lpn_id", what: "animal with LPN ID", next: "check the LPN ID, or find animals with nsip_search_animals",
-	desc: `Get an animal's full profile in one call: details, pedigree and the first page of progeny, as {"details":...,"lineage":...,"progeny":...} ` +
-		`(500 tokens for an animal without offspring, often 3000-10000 otherwise, then summarized: identifiers, breed, counts, contact, top traits, parents, progeny statistics and the next call). ` +
-		`Shares its cache with nsip_get_animal, nsip_get_lineage and nsip_get_progeny (page 0, page_size 10); prefer those when one part will do. ` +
-		`lpn_id: 5-32 letters and digits, e.g. "6402382024NCS310".`,
-	params: []param{lpnParam("The animal's LPN ID, e.g. \"6402382024NCS310\".")},
+	desc: `An animal's profile in one call: details, pedigree and first 10 offspring. ` +
+		`Summaries fill the budget with identity, contact, EBVs, indexes, parents, grandparents and offspring, listing each part left out with the call for it. ` +
+		`Arguments: lpn_id; traits; max_tokens. Shares the cache of the single-part tools.`,
+	params: []param{lpnParam("")},
 }
 
 // example builds a correct call from what the caller sent: valid arguments

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
+	"strings"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
@@ -75,56 +77,156 @@ func animalSummary(f *fitter, v *nsip.AnimalDetails, c int) ([]byte, bool, error
 	return b, true, nil
 }
 
-// profileSummary is the by-LPN composite: the animal, its parents' details
-// from the pedigree, and as many first progeny as fit.
+// profileBlock is the by-LPN composite: the animal with its EBVs and
+// indexes, its parents and grandparents from the pedigree, and the first
+// page of its progeny.
 type profileBlock struct {
 	Summary bool         `json:"summary"`
 	Kind    Kind         `json:"kind"`
 	Animal  *animalBlock `json:"animal,omitempty"`
-	Sire    *nodeBlock   `json:"sire,omitempty"`
-	Dam     *nodeBlock   `json:"dam,omitempty"`
-	Progeny *pageSummary `json:"progeny,omitempty"`
-	Omitted []string     `json:"omitted,omitempty"` // parts left out to fit, and where to get them
+	// EBVs are the animal's traits beyond its top traits (only those asked
+	// for, when traits were) as [code, value, accuracy], accuracy null when
+	// NSIP gave none, most accurate first.
+	EBVCell     []string           `json:"ebv_cell,omitempty"`
+	EBVs        [][]any            `json:"ebvs,omitempty"`
+	Indexes     map[string]float64 `json:"indexes,omitempty"`
+	Sire        *nodeBlock         `json:"sire,omitempty"`
+	Dam         *nodeBlock         `json:"dam,omitempty"`
+	GrandColumn []string           `json:"grandparent_columns,omitempty"`
+	Grand       [][]string         `json:"grandparents,omitempty"`
+	Progeny     *pageSummary       `json:"progeny,omitempty"`
+	Omitted     []omission         `json:"omitted,omitempty"`
 }
 
-// omitParents tells the reader of a tight profile summary where the
-// parents' details went.
-const omitParents = "sire and dam details: nsip_get_lineage"
+// omission is a part of the profile left out to fit: what, how many
+// entries, and the call that returns it.
+type omission struct {
+	Part  string    `json:"part"`
+	Count int       `json:"count,omitempty"`
+	Call  *NextCall `json:"call"`
+}
 
-func profileSummary(f *fitter, v *nsip.AnimalProfile, c int) ([]byte, bool, error) {
-	p := &profileBlock{Summary: true, Kind: KindProfile}
+// profilePlan is one candidate profile, from richest to leanest. Within
+// each, offspring give way first (traits per row, then the statistics,
+// then rows), then the grandparents, the EBVs beyond the top traits, and
+// the parents' details.
+type profilePlan struct {
+	grand, allEBVs, parents bool
+}
+
+var profilePlans = []profilePlan{
+	{true, true, true},
+	{false, true, true},
+	{false, false, true},
+	{false, false, false},
+}
+
+func profileSummary(f *fitter, v *nsip.AnimalProfile, req Request, c int) ([]byte, bool, error) {
+	var id string
+	var base *animalBlock
+	var traits []nsip.Trait
+	indexes := map[string]float64{}
 	if v.Details != nil {
-		p.Animal = newAnimalBlock(v.Details, c)
+		id = v.Details.LPNID
+		base = newAnimalBlock(v.Details, c)
+		// The EBVs beside the top traits, which the animal block has.
+		top := topTraits(v.Details.Traits, 3)
+		traits = slices.DeleteFunc(slices.Clone(v.Details.Traits), func(t nsip.Trait) bool {
+			return slices.ContainsFunc(top, func(x nsip.Trait) bool { return x.Code == t.Code })
+		})
+		if len(req.Traits) > 0 {
+			traits = slices.DeleteFunc(traits, func(t nsip.Trait) bool {
+				return !slices.ContainsFunc(req.Traits, func(s string) bool { return strings.EqualFold(s, t.Code) })
+			})
+		}
+		// Most accurate first; a trait without accuracy after those with.
+		slices.SortStableFunc(traits, func(a, b nsip.Trait) int {
+			return cmpAccuracy(b) - cmpAccuracy(a)
+		})
+		for _, ix := range v.Details.Indexes {
+			indexes[clip(ix.Name, c)] = ix.Value
+		}
 	}
+	if id == "" {
+		id, _ = req.Args["lpn_id"].(string)
+	}
+	lineageCall := &NextCall{Tool: toolLineage, Arguments: map[string]any{"lpn_id": id}}
+	animalCall := &NextCall{Tool: toolAnimal, Arguments: map[string]any{"search_string": id}}
 	var sire, dam *nodeBlock
+	var grand [][]string
+	beyond := 0
 	if v.Lineage != nil {
 		sire, dam = newNodeBlock(v.Lineage.Subject.Sire, c), newNodeBlock(v.Lineage.Subject.Dam, c)
+		gens := ancestors(&v.Lineage.Subject)
+		if len(gens) > 1 {
+			for _, a := range gens[1] {
+				grand = append(grand, []string{a.path, clip(a.node.LPNID, c)})
+			}
+		}
+		for _, g := range gens[min(2, len(gens)):] {
+			beyond += len(g)
+		}
 	}
 	var (
-		ps    *pageSummary
-		rows  []json.RawMessage
-		pg    pager
-		stats *statsTable
+		layouts  []layout
+		pg       pager
+		ps       *pageSummary
+		stats    *statsTable
+		fallback int
 	)
 	if v.Progeny != nil {
-		args := map[string]any{}
-		if v.Details != nil {
-			args["lpn_id"] = v.Details.LPNID
+		preq := req
+		preq.Args = map[string]any{"lpn_id": id, "page_size": nsip.ProfilePageSize}
+		for _, k := range []string{"traits", "max_tokens"} {
+			if a, ok := req.Args[k]; ok {
+				preq.Args[k] = a
+			}
 		}
+		preq.Skip = 0
 		var err error
-		if ps, rows, pg, err = progenyPage(v.Progeny, args, c); err != nil {
+		if ps, stats, pg, layouts, fallback, err = progenyLayouts(v.Progeny, preq, c); err != nil {
 			return nil, false, err
 		}
 		ps.LPNID = "" // the animal's own, given above
-		stats = ps.TraitStats
 	}
-	// What gives way, in turn: offspring rows, then the progeny
-	// statistics, then the parents' details (their IDs stay in the animal
-	// block). The animal itself, contact included, always stays.
-	out, _, err := firstComplete(3, func(i int) ([]byte, bool, error) {
-		p.Sire, p.Dam, p.Omitted = sire, dam, nil
-		if i == 2 && (sire != nil || dam != nil) {
-			p.Sire, p.Dam, p.Omitted = nil, nil, []string{omitParents}
+	p := &profileBlock{Summary: true, Kind: KindProfile, Animal: base}
+	out, _, err := firstComplete(len(profilePlans), func(i int) ([]byte, bool, error) {
+		plan := profilePlans[i]
+		p.Omitted = nil
+		omit := func(part string, n int, call *NextCall) {
+			p.Omitted = append(p.Omitted, omission{Part: part, Count: n, Call: call})
+		}
+		p.EBVs, p.EBVCell = nil, nil
+		shown := traits
+		if !plan.allEBVs {
+			shown = nil
+		}
+		for _, t := range shown {
+			p.EBVs = append(p.EBVs, append([]any{clip(t.Code, c)}, valueCell(t)...))
+		}
+		if len(p.EBVs) > 0 {
+			p.EBVCell = topCellFormat
+		}
+		if n := len(traits) - len(shown); n > 0 {
+			omit("ebvs", n, animalCall)
+		}
+		p.Indexes = nil
+		if len(indexes) > 0 {
+			p.Indexes = indexes
+		}
+		p.Sire, p.Dam, p.Grand, p.GrandColumn = nil, nil, nil, nil
+		if plan.parents {
+			p.Sire, p.Dam = sire, dam
+		} else if sire != nil || dam != nil {
+			omit("sire and dam details", 0, lineageCall)
+		}
+		if plan.grand && len(grand) > 0 {
+			p.Grand, p.GrandColumn = grand, []string{"path", "lpn_id"}
+		} else if len(grand) > 0 {
+			omit("grandparents", len(grand), lineageCall)
+		}
+		if beyond > 0 {
+			omit("ancestors beyond the grandparents", beyond, lineageCall)
 		}
 		if ps == nil {
 			b, err := marshal(p)
@@ -133,14 +235,31 @@ func profileSummary(f *fitter, v *nsip.AnimalProfile, c int) ([]byte, bool, erro
 			}
 			return b, true, nil
 		}
-		ps.withStats(stats, i == 0)
-		out, complete, err := fitPage(f, ps, rows, pg, func(s *pageSummary) any { p.Progeny = s; return p })
-		return out, complete || (i == 2 && out != nil), err
+		base := p.Omitted
+		out, complete, err := fitLayouts(f, ps, stats, pg, layouts, fallback, func(s *pageSummary) any {
+			p.Progeny, p.Omitted = s, base
+			if s.Omitted != nil {
+				p.Omitted = append(slices.Clone(base), omission{Part: "offspring " + omitStats, Call: pg.call(pg.page, pg.size, 0)})
+			}
+			if n := pg.rows - pg.skip - s.Shown; n > 0 {
+				p.Omitted = append(slices.Clone(p.Omitted), omission{Part: "offspring", Count: n, Call: s.Next})
+			}
+			return p
+		})
+		return out, complete || (i == len(profilePlans)-1 && out != nil), err
 	})
 	if errors.Is(err, errNoFit) {
 		return nil, false, nil
 	}
 	return out, out != nil, err
+}
+
+// cmpAccuracy orders traits by accuracy, those without one last.
+func cmpAccuracy(t nsip.Trait) int {
+	if !t.HasAccuracy {
+		return -1
+	}
+	return int(t.Accuracy * 100)
 }
 
 // modelRaw returns the upstream bytes an nsip model carries in its Raw

@@ -13,7 +13,14 @@
 // hard limits: the shape-aware summary gives way to the structural one, and
 // that to a short note, rather than exceed them. Fit never fails, never
 // panics, and gives the same bytes for the same input. Result carries the
-// token counts for the caller's _meta; the payload never does.
+// token counts for the caller's _meta, and for search and progeny pages
+// where the page sits and the call for the rows after it; the payload never
+// does.
+//
+// A Request may carry the caller's view: Requested (the budget was asked
+// for), Traits (the codes every row carries, exactly) and Skip (rows of the
+// page already seen). With any of them the 30% rule does not apply; with
+// Traits or Skip the answer is always the summary's table.
 //
 // # Summary formats
 //
@@ -24,8 +31,9 @@
 // accuracy is at least 50 (FR-005a/b); a trait without an accuracy never
 // qualifies. A table gives its column names once, then one array per row.
 // Where rows are cut, "next" is the exact tool call that returns the rest:
-// the API pages by page*page_size, so page and page_size are chosen to start
-// at the first row not shown (other arguments are those of the call).
+// the same page with "skip" set to the rows seen (the cache answers it), or
+// once a page is shown whole the next page of the same size. A page gives
+// way traits first and rows last, so a default page arrives whole.
 //
 // animal_details: lpn_id, breed, breed_id, sire, dam, total_progeny,
 // status, dob, gender, contact (every non-empty field of flock, farm, name,
@@ -37,23 +45,38 @@
 //	 "gender":"Male","contact":{"farm":"…","phone":"…",…},"top_traits":[{"code":"BWT","value":-0.227,"accuracy":80},…]}
 //
 // search_results: total_count, page, page_size, page_rows (rows on this
-// page), shown (rows in the summary, always the first ones), next, then
-// columns ["lpn_id","sire","dam","top_traits"], trait_cell
-// ["code","value","accuracy"] naming the members of each top_traits cell,
-// and rows.
+// page), shown, shown_from and shown_to (1-based positions of the rows
+// shown in the whole result set), page_to (where the page ends), next,
+// breed (when every row has the same one), then columns, trait_cell
+// ["value","accuracy"], top_trait_cell ["code","value","accuracy"] and rows.
+// Columns are lpn_id, sex (M or F from any of NSIP's spellings), dob,
+// status, breed (only when the page spans breeds), sire, dam, one column per
+// trait the call is about (the sort trait, then the trait_ranges traits)
+// whose cell is [value, accuracy] or null, and top_traits: the row's most
+// accurate other traits (3, or fewer when that keeps the page whole). With
+// Traits, the trait columns are exactly those and sire, dam and top_traits
+// are left out.
 //
 //	{"summary":true,"kind":"search_results","total_count":1523,"page":0,"page_size":100,"page_rows":100,
-//	 "shown":34,"next":{"tool":"nsip_search_animals","arguments":{"breed_id":640,"page":1,"page_size":34}},
-//	 "columns":["lpn_id","sire","dam","top_traits"],"trait_cell":["code","value","accuracy"],
-//	 "rows":[["6402382024NCS310","6400462020VPI007","6402382022NCS087",[["BWT",-0.227,80],…]],…]}
+//	 "shown":44,"shown_from":1,"shown_to":44,"page_to":100,
+//	 "next":{"tool":"nsip_search_animals","arguments":{"breed_id":640,"page":0,"page_size":100,"skip":44}},
+//	 "breed":"640","columns":["lpn_id","sex","dob","status","sire","dam","WWT","top_traits"],
+//	 "trait_cell":["value","accuracy"],"top_trait_cell":["code","value","accuracy"],
+//	 "rows":[["6402382024NCS310","M","2/13/2024","CURRENT","…","…",[3.1,72],[["BWT",-0.227,80]]],…]}
 //
-// progeny: as search_results, plus lpn_id (the parent), sex (M, F and
-// other counts over the page) and trait_stats, a table of code, n, mean
-// (rounded to 0.001), min and max over the page's rows for each trait
-// present. Rows are ["lpn_id","sex","dob","top_trait"], top_trait one cell
-// or null. When the statistics leave no room for rows they are left out
-// and "omitted":["trait_stats"] says so. next calls nsip_get_progeny with
-// lpn_id, page and page_size.
+// progeny: as search_results without breed, plus lpn_id (the parent), sex
+// (M, F and other counts over the page) and trait_stats: per trait code, n,
+// mean (rounded to 0.001), max, max_lpn_id, max_accuracy, min, min_lpn_id
+// and min_accuracy over every row of the page, shown or not (the first
+// holder when several tie; accuracy null when NSIP gave none). Rows are
+// lpn_id, sex, dob and one [value, accuracy] column per trait: every trait
+// on the page when that fits, otherwise the most accurate over the page
+// (Traits: exactly those). Layouts are tried richest first: all traits with
+// and without the statistics, then fewer traits with the statistics, then
+// fewer without; a page too long for any of them shows as many rows as fit
+// with the statistics and three traits. When the statistics are left out,
+// "omitted":["trait_stats"] says so. next calls nsip_get_progeny with
+// lpn_id, page, page_size (and skip, traits, max_tokens as called).
 //
 // lineage: subject, sire and dam as {lpn_id, farm, dob, sex, status,
 // indexes:{name:value}}, generations (the deepest in the answer; parents
@@ -67,10 +90,16 @@
 // nsip_get_lineage for an ancestor of the deepest generation shown.
 //
 // animal_profile (nsip_search_by_lpn): animal (the animal_details block,
-// contact included), sire and dam (as in lineage), progeny (the progeny
-// block without the parent's lpn_id). Offspring rows give way first, then
-// the progeny statistics, then the parents' details, which "omitted" names
-// together with the tool that has them.
+// contact and top traits included), ebvs (the other traits, most accurate
+// first, as [code, value, accuracy] under ebv_cell; only the requested ones
+// with Traits), indexes {name: value}, sire and dam (as in lineage),
+// grandparents as [path, lpn_id] rows, and progeny (the progeny block
+// without the parent's lpn_id). Offspring give way first (traits, then
+// statistics, then rows), then the grandparents, the other EBVs and the
+// parents' details. Every part left out is listed in "omitted" as
+// {"part","count","call"}, call being the exact tool call that returns it
+// (ebvs: nsip_get_animal; grandparents, older ancestors and the parents'
+// details: nsip_get_lineage; offspring: nsip_get_progeny).
 //
 // generic (any other answer, and the fallback of the others, which then
 // adds "of": the kind it stands in for): "data" is the answer with every

@@ -66,10 +66,13 @@ func checkResult(t testing.TB, c *Counter, req Request, r Result) {
 		}
 		return
 	}
-	if r.OriginalTokens <= budget {
+	// Asking for traits or skipped rows shapes even an answer that fits;
+	// the share rule holds only on the automatic path.
+	shaped := len(req.Traits) > 0 || req.Skip > 0
+	if r.OriginalTokens <= budget && !shaped {
 		t.Errorf("summarized an answer of %d tokens within the budget of %d", r.OriginalTokens, budget)
 	}
-	if float64(r.Tokens) > MaxSummaryShare*float64(r.OriginalTokens) {
+	if !req.view() && float64(r.Tokens) > MaxSummaryShare*float64(r.OriginalTokens) {
 		t.Errorf("summary has %d tokens, more than 30%% of the original %d", r.Tokens, r.OriginalTokens)
 	}
 	var head struct {
@@ -199,32 +202,120 @@ func checkSearch(t testing.TB, text string, v *nsip.SearchResults) pageOut {
 	if p.Kind != KindSearch || p.TotalCount != v.TotalCount || p.Page != v.Page || p.PageSize != v.PageSize || p.PageRows != len(v.Results) {
 		t.Errorf("header %s/%d/%d/%d/%d, want search_results/%d/%d/%d/%d", p.Kind, p.TotalCount, p.Page, p.PageSize, p.PageRows, v.TotalCount, v.Page, v.PageSize, len(v.Results))
 	}
-	if strings.Join(p.Columns, ",") != "lpn_id,sire,dam,top_traits" || strings.Join(p.TraitCell, ",") != "code,value,accuracy" {
-		t.Errorf("columns %v, trait cell %v", p.Columns, p.TraitCell)
+	for _, col := range []string{"lpn_id", "sex", "dob", "status"} {
+		if !slices.Contains(p.Columns, col) {
+			t.Errorf("columns %v lack %s", p.Columns, col)
+		}
 	}
-	if p.Shown != len(p.Rows) || p.Shown > len(v.Results) {
-		t.Fatalf("shown %d with %d rows of %d", p.Shown, len(p.Rows), len(v.Results))
+	skip := checkPositions(t, p)
+	top := 0
+	for _, row := range p.Rows {
+		if cells := byColumn(t, p, row); cells["top_traits"] != nil {
+			top = max(top, len(cellTraits(t, cells["top_traits"])))
+		}
 	}
 	for i, row := range p.Rows {
-		src := v.Results[i]
-		if len(row) != 4 {
-			t.Fatalf("row %d has %d cells", i, len(row))
+		src := v.Results[skip+i]
+		cells := byColumn(t, p, row)
+		sameOrClipped(t, "lpn_id", str(t, cells["lpn_id"]), src.LPNID)
+		if cells["sire"] != nil {
+			sameOrClipped(t, "sire", str(t, cells["sire"]), src.Sire)
+			sameOrClipped(t, "dam", str(t, cells["dam"]), src.Dam)
 		}
-		sameOrClipped(t, "lpn_id", str(t, row[0]), src.LPNID)
-		sameOrClipped(t, "sire", str(t, row[1]), src.Sire)
-		sameOrClipped(t, "dam", str(t, row[2]), src.Dam)
-		checkTopTraits(t, "row "+src.LPNID, cellTraits(t, row[3]), src.Traits, 3)
+		sameOrClipped(t, "status", str(t, cells["status"]), src.Status)
+		sameOrClipped(t, "sex", str(t, cells["sex"]), sexCode(extraString(src.Extra, "gender")))
+		sameOrClipped(t, "dob", str(t, cells["dob"]), extraString(src.Extra, "dateOfBirth"))
+		checkTraitColumns(t, p, cells, src.LPNID, src.Traits)
+		if cells["top_traits"] != nil {
+			var rest []nsip.Trait
+			for _, tr := range src.Traits {
+				if !slices.Contains(p.Columns, tr.Code) {
+					rest = append(rest, tr)
+				}
+			}
+			checkTopTraits(t, "row "+src.LPNID, cellTraits(t, cells["top_traits"]), rest, top)
+		}
 	}
 	checkNext(t, p, toolSearch)
 	return p
 }
 
-// checkNext asserts the hint starts exactly after the last shown row, or
-// at the next page when the whole page was shown.
+// byColumn reads a table row by its column names.
+func byColumn(t testing.TB, p pageOut, row []json.RawMessage) map[string]json.RawMessage {
+	t.Helper()
+	if len(row) != len(p.Columns) {
+		t.Fatalf("row of %d cells under %d columns %v", len(row), len(p.Columns), p.Columns)
+	}
+	m := map[string]json.RawMessage{}
+	for i, c := range p.Columns {
+		m[c] = row[i]
+	}
+	return m
+}
+
+// checkTraitColumns asserts every trait column's cell: the row's value and
+// accuracy, null accuracy when it has none, a null cell when it lacks it.
+func checkTraitColumns(t testing.TB, p pageOut, cells map[string]json.RawMessage, what string, src []nsip.Trait) {
+	t.Helper()
+	for _, col := range p.Columns {
+		if slices.Contains(identityColumns, col) {
+			continue
+		}
+		var cell []*float64
+		if err := json.Unmarshal(cells[col], &cell); err != nil {
+			t.Fatalf("%s %s cell %s: %v", what, col, cells[col], err)
+		}
+		tr, ok := findTrait(src, col)
+		switch {
+		case !ok && cell != nil:
+			t.Errorf("%s: %s cell %s, but the row lacks the trait", what, col, cells[col])
+		case ok && (len(cell) != 2 || cell[0] == nil || *cell[0] != tr.Value):
+			t.Errorf("%s: %s cell %s, want value %v", what, col, cells[col], tr.Value)
+		case ok && tr.HasAccuracy != (cell[1] != nil):
+			t.Errorf("%s: %s cell %s, accuracy known: %v", what, col, cells[col], tr.HasAccuracy)
+		case ok && tr.HasAccuracy && math.Abs(*cell[1]-tr.Accuracy) > 0.005:
+			t.Errorf("%s: %s accuracy %v, want %v", what, col, *cell[1], tr.Accuracy)
+		}
+	}
+}
+
+// checkPositions asserts the shown rows' positions and the page's end, and
+// returns how many rows of the page were skipped.
+func checkPositions(t testing.TB, p pageOut) int {
+	t.Helper()
+	if p.Shown != len(p.Rows) || p.Shown > p.PageRows {
+		t.Fatalf("shown %d with %d rows of %d", p.Shown, len(p.Rows), p.PageRows)
+	}
+	offset := p.Page * p.PageSize
+	if p.PageTo != offset+p.PageRows {
+		t.Errorf("page_to %d, want %d", p.PageTo, offset+p.PageRows)
+	}
+	if p.Shown == 0 {
+		return 0
+	}
+	skip := p.ShownFrom - 1 - offset
+	if skip < 0 || p.ShownTo-p.ShownFrom+1 != p.Shown || skip+p.Shown > p.PageRows {
+		t.Fatalf("shown_from %d shown_to %d for %d rows on page at %d", p.ShownFrom, p.ShownTo, p.Shown, offset)
+	}
+	return skip
+}
+
+// checkNext asserts the hint starts exactly after the last shown row: the
+// same page skipping what was shown, or the next page when all of it was.
 func checkNext(t testing.TB, p pageOut, tool string) {
 	t.Helper()
-	offset := p.Page*p.PageSize + p.Shown
-	more := p.Shown < p.PageRows || (p.PageRows > 0 && offset < p.TotalCount)
+	offset := p.Page * p.PageSize
+	end := offset + p.PageRows
+	at := p.ShownTo
+	if p.Shown == 0 {
+		// Nothing fitted: the hint is a page of the one row after the
+		// skipped ones, wherever that is.
+		if p.PageRows > 0 && (p.Next == nil || argInt(p.Next.Arguments, "page_size", 0) != 1 || argInt(p.Next.Arguments, "page", -1) < offset) {
+			t.Errorf("no row shown and the hint %+v is not a one-row page", p.Next)
+		}
+		return
+	}
+	more := at < end || (p.PageRows > 0 && end < p.TotalCount)
 	if !more {
 		if p.Next != nil {
 			t.Errorf("hint %+v although everything was shown", p.Next)
@@ -232,11 +323,14 @@ func checkNext(t testing.TB, p pageOut, tool string) {
 		return
 	}
 	if p.Next == nil {
-		t.Fatalf("no hint although rows from %d on remain", offset)
+		t.Fatalf("no hint although rows from %d on remain", at)
 	}
-	page, size := argInt(p.Next.Arguments, "page", -1), argInt(p.Next.Arguments, "page_size", -1)
-	if p.Next.Tool != tool || size < 1 || size > 100 || page*size != offset {
-		t.Errorf("hint %s page %d size %d, want %s starting at row %d", p.Next.Tool, page, size, tool, offset)
+	page, size, skip := argInt(p.Next.Arguments, "page", -1), argInt(p.Next.Arguments, "page_size", -1), argInt(p.Next.Arguments, "skip", 0)
+	if p.Next.Tool != tool || size < 1 || size > 100 || page*size+skip != at || skip >= size {
+		t.Errorf("hint %s page %d size %d skip %d, want %s starting after row %d", p.Next.Tool, page, size, skip, tool, at)
+	}
+	if at < end && p.Shown > 0 && p.PageSize <= maxPageSize && (page != p.Page || size != p.PageSize) {
+		t.Errorf("hint for the rest of the page asks for page %d size %d, not the same page", page, size)
 	}
 }
 
@@ -260,27 +354,18 @@ func checkProgenyPage(t testing.TB, p pageOut, v *nsip.ProgenyPage, nested bool)
 	if p.Sex == nil || p.Sex.M+p.Sex.F+p.Sex.Other != len(v.Animals) {
 		t.Errorf("sex split %+v does not add up to %d", p.Sex, len(v.Animals))
 	}
-	checkStats(t, p.TraitStats, p.Omitted, v.Animals)
-	if p.Shown != len(p.Rows) || p.Shown > len(v.Animals) {
-		t.Fatalf("shown %d with %d rows of %d", p.Shown, len(p.Rows), len(v.Animals))
+	checkStats(t, p.TraitStats, p.Omitted, v.Animals, p.Columns[min(3, len(p.Columns)):])
+	if strings.Join(p.Columns[:min(3, len(p.Columns))], ",") != "lpn_id,sex,dob" {
+		t.Errorf("columns %v", p.Columns)
 	}
+	skip := checkPositions(t, p)
 	for i, row := range p.Rows {
-		src := v.Animals[i]
-		if len(row) != 4 {
-			t.Fatalf("row %d has %d cells", i, len(row))
-		}
-		sameOrClipped(t, "lpn_id", str(t, row[0]), src.LPNID)
-		sameOrClipped(t, "sex", str(t, row[1]), src.Sex)
-		sameOrClipped(t, "dob", str(t, row[2]), src.DateOfBirth)
-		var top []traitObject
-		if string(row[3]) != "null" {
-			var cell []json.RawMessage
-			if err := json.Unmarshal(row[3], &cell); err != nil {
-				t.Fatalf("top trait %s", row[3])
-			}
-			top = append(top, cellTrait(t, cell))
-		}
-		checkTopTraits(t, "progeny "+src.LPNID, top, src.Traits, 1)
+		src := v.Animals[skip+i]
+		cells := byColumn(t, p, row)
+		sameOrClipped(t, "lpn_id", str(t, cells["lpn_id"]), src.LPNID)
+		sameOrClipped(t, "sex", str(t, cells["sex"]), sexCode(src.Sex))
+		sameOrClipped(t, "dob", str(t, cells["dob"]), src.DateOfBirth)
+		checkTraitColumns(t, p, cells, "progeny "+src.LPNID, src.Traits)
 	}
 	checkNext(t, p, toolProgeny)
 	if p.Next != nil && p.Next.Arguments["lpn_id"] != v.LPNID {
@@ -288,17 +373,28 @@ func checkProgenyPage(t testing.TB, p pageOut, v *nsip.ProgenyPage, nested bool)
 	}
 }
 
-// checkStats recomputes the per-trait statistics of a page.
-func checkStats(t testing.TB, st *statsTable, omitted []string, rows []nsip.ProgenyRow) {
+// checkStats recomputes the per-trait statistics of a page, the holders
+// of the extremes included.
+// With traits asked for, the statistics cover exactly the trait columns.
+func checkStats(t testing.TB, st *statsTable, omitted []string, rows []nsip.ProgenyRow, cols []string) {
 	t.Helper()
+	asked := st != nil && len(st.Rows) == len(cols)
+	for i := 0; asked && i < len(cols); i++ {
+		code, _ := st.Rows[i][0].(string)
+		asked = slices.Contains(cols, code)
+	}
 	type agg struct {
 		n        int
 		sum      float64
 		lo, high float64
 	}
 	want := map[string]*agg{}
+	holds := map[string]nsip.Trait{} // code + lpn -> trait
 	for _, r := range rows {
 		for _, tr := range r.Traits {
+			if asked && !slices.Contains(cols, tr.Code) {
+				continue
+			}
 			a := want[tr.Code]
 			if a == nil {
 				a = &agg{lo: math.Inf(1), high: math.Inf(-1)}
@@ -307,6 +403,7 @@ func checkStats(t testing.TB, st *statsTable, omitted []string, rows []nsip.Prog
 			a.n++
 			a.sum += tr.Value
 			a.lo, a.high = math.Min(a.lo, tr.Value), math.Max(a.high, tr.Value)
+			holds[tr.Code+"/"+r.LPNID] = tr
 		}
 	}
 	if len(want) == 0 && st != nil {
@@ -319,17 +416,18 @@ func checkStats(t testing.TB, st *statsTable, omitted []string, rows []nsip.Prog
 		}
 		return
 	}
-	if len(st.Rows) != len(want) {
+	if len(st.Rows) != len(want) || strings.Join(st.Columns, ",") != strings.Join(statsColumns, ",") {
 		t.Fatalf("trait stats %v, want %d traits", st, len(want))
 	}
 	for _, r := range st.Rows {
 		b, _ := json.Marshal(r)
 		var cells []json.RawMessage
 		_ = json.Unmarshal(b, &cells)
-		var code string
+		var code, maxLPN, minLPN string
 		var n int
 		var mean, lo, high float64
-		for i, dst := range []any{&code, &n, &mean, &lo, &high} {
+		var maxAcc, minAcc *float64
+		for i, dst := range []any{&code, &n, &mean, &high, &maxLPN, &maxAcc, &lo, &minLPN, &minAcc} {
 			if err := json.Unmarshal(cells[i], dst); err != nil {
 				t.Fatalf("stats row %s: %v", b, err)
 			}
@@ -337,6 +435,23 @@ func checkStats(t testing.TB, st *statsTable, omitted []string, rows []nsip.Prog
 		a := want[code]
 		if a == nil || a.n != n || math.Abs(a.sum/float64(a.n)-mean) > 0.0005+1e-9 || a.lo != lo || a.high != high {
 			t.Errorf("stats for %s = n %d mean %v min %v max %v, want %+v", code, n, mean, lo, high, a)
+		}
+		for _, h := range []struct {
+			lpn string
+			v   float64
+			acc *float64
+		}{{maxLPN, high, maxAcc}, {minLPN, lo, minAcc}} {
+			tr, ok := holds[code+"/"+h.lpn]
+			if loc := clipMark.FindStringIndex(h.lpn); !ok && loc != nil {
+				for k, x := range holds {
+					if strings.HasPrefix(k, code+"/"+h.lpn[:loc[0]]) && x.Value == h.v {
+						tr, ok = x, true
+					}
+				}
+			}
+			if !ok || tr.Value != h.v || tr.HasAccuracy != (h.acc != nil) || (h.acc != nil && math.Abs(*h.acc-tr.Accuracy) > 0.005) {
+				t.Errorf("stats for %s name %s as holding %v (accuracy %v); it has %+v", code, h.lpn, h.v, h.acc, tr)
+			}
 		}
 	}
 }

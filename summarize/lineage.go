@@ -46,7 +46,7 @@ type lineageBlock struct {
 	Ancestors    []json.RawMessage `json:"ancestors,omitempty"`
 	Omitted      []int             `json:"omitted_generations,omitempty"`
 	OmittedCount int               `json:"omitted_ancestors,omitempty"`
-	Next         *nextCall         `json:"next,omitempty"`
+	Next         *NextCall         `json:"next,omitempty"`
 }
 
 // ancestor is a pedigree node with its path from the subject.
@@ -148,7 +148,7 @@ func lineageSummary(f *fitter, v *nsip.Lineage, c int) ([]byte, bool, error) {
 		if lb.OmittedCount > 0 {
 			// An ancestor of the deepest generation shown leads on to
 			// its own pedigree, which holds the omitted ones above it.
-			lb.Next = &nextCall{Tool: toolLineage, Arguments: map[string]any{"lpn_id": clip(gens[p.depth][0].node.LPNID, c)}}
+			lb.Next = &NextCall{Tool: toolLineage, Arguments: map[string]any{"lpn_id": clip(gens[p.depth][0].node.LPNID, c)}}
 		}
 		return marshal(lb)
 	}

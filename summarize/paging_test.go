@@ -44,6 +44,7 @@ func follow(t *testing.T, s *Summarizer, c *Counter, budget int, args map[string
 		}
 		req, ids := fetch(args)
 		req.Budget = budget
+		req.Skip = argInt(args, "skip", 0)
 		r := s.Fit(req)
 		checkResult(t, c, req, r)
 		if !r.Summarized {
@@ -64,6 +65,7 @@ func follow(t *testing.T, s *Summarizer, c *Counter, budget int, args map[string
 			return seen
 		}
 		// The hint travels as JSON, as the assistant would send it back.
+		args = nil
 		if err := json.Unmarshal(mustJSON(p.Next.Arguments), &args); err != nil {
 			t.Fatal(err)
 		}
@@ -136,31 +138,5 @@ func TestHintsReachEveryRow(t *testing.T) {
 			})
 			checkReached(t, seen, want)
 		})
-	}
-}
-
-func TestPickShownPrefersLargeFollowUpPages(t *testing.T) {
-	for _, tc := range []struct {
-		page, size, rows, fit int
-	}{
-		{0, 100, 100, 37},
-		{1, 100, 100, 37}, // 137 is prime: showing 36 allows a page of 34
-		{3, 15, 15, 7},
-		{0, 100, 100, 1},
-		{7, 100, 100, 99},
-	} {
-		p := newPager(toolSearch, nil, tc.page, tc.size, tc.rows, 10000)
-		n := p.pickShown(tc.fit)
-		next := p.next(n, tc.fit)
-		page, size := next.Arguments["page"].(int), next.Arguments["page_size"].(int)
-		if n > tc.fit || n < (tc.fit+1)/2 || page*size != p.offset+n || size > tc.fit {
-			t.Errorf("%+v: show %d, next page %d size %d", tc, n, page, size)
-		}
-		// No other choice of rows shown gives a larger follow-up page.
-		for m := (tc.fit + 1) / 2; m <= tc.fit; m++ {
-			if d := largestDivisor(p.offset+m, tc.fit); d > size {
-				t.Errorf("%+v: showing %d would allow page size %d > %d", tc, m, d, size)
-			}
-		}
 	}
 }

@@ -16,6 +16,7 @@ const (
 	toolSearch  = "nsip_search_animals"
 	toolProgeny = "nsip_get_progeny"
 	toolLineage = "nsip_get_lineage"
+	toolAnimal  = "nsip_get_animal"
 	maxPageSize = 100 // the API's largest page
 )
 
@@ -29,13 +30,13 @@ func shapeSummary(f *fitter, kind Kind, req Request) ([]byte, error) {
 	case KindAnimal:
 		level, err = bind(req.Value, func(v *nsip.AnimalDetails, c int) ([]byte, bool, error) { return animalSummary(f, v, c) })
 	case KindSearch:
-		level, err = bind(req.Value, func(v *nsip.SearchResults, c int) ([]byte, bool, error) { return searchSummary(f, v, req.Args, c) })
+		level, err = bind(req.Value, func(v *nsip.SearchResults, c int) ([]byte, bool, error) { return searchSummary(f, v, req, c) })
 	case KindProgeny:
-		level, err = bind(req.Value, func(v *nsip.ProgenyPage, c int) ([]byte, bool, error) { return progenySummary(f, v, req.Args, c) })
+		level, err = bind(req.Value, func(v *nsip.ProgenyPage, c int) ([]byte, bool, error) { return progenySummary(f, v, req, c) })
 	case KindLineage:
 		level, err = bind(req.Value, func(v *nsip.Lineage, c int) ([]byte, bool, error) { return lineageSummary(f, v, c) })
 	case KindProfile:
-		level, err = bind(req.Value, func(v *nsip.AnimalProfile, c int) ([]byte, bool, error) { return profileSummary(f, v, c) })
+		level, err = bind(req.Value, func(v *nsip.AnimalProfile, c int) ([]byte, bool, error) { return profileSummary(f, v, req, c) })
 	default:
 		err = fmt.Errorf("summarize: no shape summarizer for %q", kind)
 	}
@@ -104,25 +105,13 @@ func topTraits(ts []nsip.Trait, n int) []nsip.Trait {
 	return c[:min(n, len(c))]
 }
 
-// traitCellFormat names the members of a trait cell in tables.
-var traitCellFormat = []string{"code", "value", "accuracy"}
-
-// traitCell is a trait as a table cell: [code, value, accuracy%].
+// traitCell is a trait as a top_traits cell: [code, value, accuracy%].
 func traitCell(t nsip.Trait, c int) []any {
 	return []any{clip(t.Code, c), t.Value, round(t.Accuracy, 2)}
 }
 
-// traitCells is the top three traits of a row as cells; never null.
-func traitCells(ts []nsip.Trait, c int) [][]any {
-	cells := [][]any{}
-	for _, t := range topTraits(ts, 3) {
-		cells = append(cells, traitCell(t, c))
-	}
-	return cells
-}
-
-// nextCall is a tool call the assistant can make as is.
-type nextCall struct {
+// NextCall is a tool call the assistant can make as is.
+type NextCall struct {
 	Tool      string         `json:"tool"`
 	Arguments map[string]any `json:"arguments"`
 }
@@ -130,62 +119,79 @@ type nextCall struct {
 // pager is where a page sits in its result set and how to ask for more.
 type pager struct {
 	tool   string
-	args   map[string]any // the call's arguments; page and page_size are replaced
+	args   map[string]any // the call's arguments; page, page_size and skip are replaced
 	page   int
 	size   int
-	rows   int // rows on this page
+	rows   int // rows on this page, skipped ones included
 	total  int
+	skip   int // rows of this page the caller has seen already
 	offset int // page*size, the first row's position in the result set
 }
 
-func newPager(tool string, args map[string]any, page, size, rows, total int) pager {
+func newPager(tool string, args map[string]any, page, size, rows, total, skip int) pager {
 	if page < 0 {
 		page = 0
 	}
 	if size <= 0 {
 		size = argInt(args, "page_size", rows)
 	}
-	return pager{tool: tool, args: args, page: page, size: size, rows: rows, total: total, offset: page * size}
+	skip = min(max(skip, 0), rows)
+	return pager{tool: tool, args: args, page: page, size: size, rows: rows, total: total, skip: skip, offset: page * size}
 }
 
-// next is the call that returns the rows after the first shown ones: the
-// rest of this page, or the next page when all of it was shown. The API
-// pages by page*page_size, so the call starts at a page whose size divides
-// the offset of the first unshown row; that size is kept to the rows that
-// fitted here so that the answer to the hint fits too. A fully shown page
-// of page_size rows thus leads to the next page of the same size.
-func (p pager) next(shown, fit int) *nextCall {
-	at := p.offset + shown
-	if shown >= p.rows && (p.rows == 0 || at >= p.total) {
-		return nil
+// render shows the first k of rows (the page after its skipped rows), says
+// where they sit and where the page ends, and gives the call for the rest.
+func (p pager) render(ps *pageSummary, rows []json.RawMessage, k int, wrap func(*pageSummary) any) ([]byte, error) {
+	ps.Rows, ps.Shown = rows[:k], k
+	ps.ShownFrom, ps.ShownTo = 0, 0
+	if k > 0 {
+		ps.ShownFrom, ps.ShownTo = p.offset+p.skip+1, p.offset+p.skip+k
 	}
-	d := largestDivisor(at, max(1, min(fit, maxPageSize)))
-	return p.call(at/d, d)
+	ps.PageTo = p.offset + p.rows
+	ps.Next = p.next(k)
+	return marshal(wrap(ps))
 }
 
-func (p pager) call(page, size int) *nextCall {
-	a := make(map[string]any, len(p.args)+2)
+// next is the call for the rows after the shown ones: the rest of this
+// page (the same page, skipping what was shown; the cache answers it
+// without asking NSIP again), or the next page of the same size once all
+// of it was shown; nil after the last row. When no row could be shown the
+// call asks for a page of that one row, which is smaller.
+func (p pager) next(shown int) *NextCall {
+	at := p.skip + shown
+	switch {
+	case shown == 0 && at < p.rows:
+		return p.call(p.offset+at, 1, 0)
+	case at < p.rows && p.size <= maxPageSize:
+		return p.call(p.page, p.size, at)
+	case at < p.rows:
+		return p.resume(p.offset + at)
+	case p.rows == 0 || p.offset+p.rows >= p.total:
+		return nil
+	case p.rows < p.size || p.size > maxPageSize:
+		return p.resume(p.offset + p.rows)
+	}
+	return p.call(p.page+1, p.size, 0)
+}
+
+// resume is the call starting at row position at, for pages that cannot
+// simply be asked for again or in turn (a short page with rows after it,
+// a page larger than the API gives): the API pages by page*page_size, so
+// the size is the largest that divides at.
+func (p pager) resume(at int) *NextCall {
+	d := largestDivisor(at, min(max(p.size, 1), maxPageSize))
+	return p.call(at/d, d, 0)
+}
+
+func (p pager) call(page, size, skip int) *NextCall {
+	a := make(map[string]any, len(p.args)+3)
 	maps.Copy(a, p.args)
 	a["page"], a["page_size"] = page, size
-	return &nextCall{Tool: p.tool, Arguments: a}
-}
-
-// pickShown chooses how many of the fitting rows to show when not all of
-// the page fits: showing a few rows fewer often lets the follow-up page be
-// much larger (the offset of the first unshown row must be a multiple of
-// the next page size), which saves calls.
-func (p pager) pickShown(fit int) int {
-	if fit >= p.rows || fit <= 1 {
-		return min(fit, p.rows)
+	delete(a, "skip")
+	if skip > 0 {
+		a["skip"] = skip
 	}
-	limit := min(fit, maxPageSize)
-	best, bestD := fit, 0
-	for n := fit; n >= (fit+1)/2; n-- {
-		if d := largestDivisor(p.offset+n, limit); d > bestD {
-			best, bestD = n, d
-		}
-	}
-	return best
+	return &NextCall{Tool: p.tool, Arguments: a}
 }
 
 // largestDivisor is the largest d in [1, limit] dividing n (any d divides 0).

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
 // Kind names the shape of an upstream answer, which picks its summarizer.
@@ -38,6 +41,24 @@ type Request struct {
 	Tool           string         // the MCP tool that produced the answer, for next-call hints
 	Args           map[string]any // that tool's arguments with defaults filled in, for next-call hints
 	Budget         int            // 0 (or less) means DefaultBudget
+
+	// View options the caller chose. Any of them makes the answer a
+	// summary, fitted within Budget alone: the share rule protects only
+	// the automatic path.
+	Requested bool     // Budget was asked for (max_tokens), not the server's default
+	Traits    []string // the trait codes every row carries, exactly; nil lets the summarizer choose
+	Skip      int      // rows at the start of the page the caller has already seen
+}
+
+// view reports whether the caller chose how the answer looks.
+func (r Request) view() bool { return r.Requested || len(r.Traits) > 0 || r.Skip > 0 }
+
+// Paging is where a paged answer sits in its result set, for _meta.
+type Paging struct {
+	Page       int       `json:"page"`
+	PageSize   int       `json:"page_size"`
+	TotalCount int       `json:"total_count"`
+	Next       *NextCall `json:"next,omitempty"` // nil after the last row
 }
 
 // Result is what the client receives.
@@ -50,6 +71,9 @@ type Result struct {
 	// format of the summary in Text: KindGeneric when the shape-aware
 	// summarizer could not be used and the structural one stood in.
 	Kind Kind
+	// Paging is set for search and progeny pages, whether passed through or
+	// summarized: Next follows on from the last row the text shows.
+	Paging *Paging
 }
 
 // Summarizer applies the budget policy. It is safe for concurrent use.
@@ -73,18 +97,72 @@ func (s *Summarizer) Fit(req Request) Result {
 	if res.OriginalTokens <= 0 {
 		res.OriginalTokens = s.counter.Count(string(orig))
 	}
-	if res.OriginalTokens <= budget {
+	// Asking for traits or skipping rows shapes the answer even when the
+	// whole of it would fit; a larger max_tokens alone does not.
+	shaped := len(req.Traits) > 0 || req.Skip > 0
+	if res.OriginalTokens <= budget && (!shaped || kindOf(req.Kind) == KindGeneric) {
 		// The text is the counted text, so its count is already known.
 		res.Text, res.Tokens = string(orig), res.OriginalTokens
+		res.Paging = paging(req, nil)
 		return res
 	}
-	limit := int(float64(res.OriginalTokens) * MaxSummaryShare)
-	limit = min(limit, budget)
+	limit := budget
+	if !req.view() {
+		limit = min(limit, int(float64(res.OriginalTokens)*MaxSummaryShare))
+	}
 	f := &fitter{c: s.counter, limit: limit, density: density(orig, res.OriginalTokens)}
 	text, kind := s.summarize(f, req, orig, budget)
 	res.Text, res.Kind, res.Summarized = string(text), kind, true
 	res.Tokens = s.counter.Count(res.Text)
+	res.Paging = paging(req, text)
 	return res
+}
+
+// paging reads where the answer sits from the model, and the next call
+// from the summary's own hint (nil text: a pass-through, which shows every
+// row, so the next call is the next page). A structural summary stands in
+// for a page without saying which rows it shows, so its next call is the
+// rest of the requested page.
+func paging(req Request, text []byte) *Paging {
+	var pg pager
+	switch v := req.Value.(type) {
+	case *nsip.SearchResults:
+		if v == nil {
+			return nil
+		}
+		pg = newPager(toolSearch, req.Args, v.Page, v.PageSize, len(v.Results), v.TotalCount, req.Skip)
+	case *nsip.ProgenyPage:
+		if v == nil {
+			return nil
+		}
+		lpn := v.LPNID
+		if lpn == "" {
+			lpn, _ = req.Args["lpn_id"].(string)
+		}
+		hint := maps.Clone(req.Args)
+		if hint == nil {
+			hint = map[string]any{}
+		}
+		hint["lpn_id"] = lpn
+		pg = newPager(toolProgeny, hint, v.Page, v.PageSize, len(v.Animals), v.TotalCount, req.Skip)
+	default:
+		return nil
+	}
+	p := &Paging{Page: pg.page, PageSize: pg.size, TotalCount: pg.total}
+	if text == nil {
+		p.Next = pg.next(pg.rows - pg.skip)
+		return p
+	}
+	var s struct {
+		Kind Kind      `json:"kind"`
+		Next *NextCall `json:"next"`
+	}
+	if json.Unmarshal(text, &s) == nil && s.Kind == kindOf(req.Kind) {
+		p.Next = s.Next
+	} else {
+		p.Next = pg.next(0)
+	}
+	return p
 }
 
 // summarize tries the shape-aware summarizer, then the structural one, then

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -12,43 +13,129 @@ import (
 // pageSummary is a page of rows as a table: column names once, then one
 // array per row, so 100 rows do not repeat 100 sets of keys.
 type pageSummary struct {
-	Summary    bool              `json:"summary,omitempty"`
-	Kind       Kind              `json:"kind,omitempty"`
-	LPNID      string            `json:"lpn_id,omitempty"`
-	TotalCount int               `json:"total_count"`
-	Page       int               `json:"page"`
-	PageSize   int               `json:"page_size"`
-	PageRows   int               `json:"page_rows"`
-	Shown      int               `json:"shown"`
-	Next       *nextCall         `json:"next,omitempty"`
-	Sex        *sexSplit         `json:"sex,omitempty"`
-	TraitStats *statsTable       `json:"trait_stats,omitempty"`
-	Omitted    []string          `json:"omitted,omitempty"` // parts left out to fit
-	Columns    []string          `json:"columns"`
-	TraitCell  []string          `json:"trait_cell"`
-	Rows       []json.RawMessage `json:"rows"`
+	Summary    bool      `json:"summary,omitempty"`
+	Kind       Kind      `json:"kind,omitempty"`
+	LPNID      string    `json:"lpn_id,omitempty"`
+	TotalCount int       `json:"total_count"`
+	Page       int       `json:"page"`
+	PageSize   int       `json:"page_size"`
+	PageRows   int       `json:"page_rows"` // rows on the requested page
+	Shown      int       `json:"shown"`
+	ShownFrom  int       `json:"shown_from,omitempty"` // 1-based positions in the whole result set
+	ShownTo    int       `json:"shown_to,omitempty"`
+	PageTo     int       `json:"page_to,omitempty"` // position of the requested page's last row
+	Next       *NextCall `json:"next,omitempty"`
+	Breed      string    `json:"breed,omitempty"` // the breed of every row, when the page has one
+	Sex        *sexSplit `json:"sex,omitempty"`
+	// TraitStats covers every row of the page, shown or not.
+	TraitStats *statsTable `json:"trait_stats,omitempty"`
+	Omitted    []string    `json:"omitted,omitempty"` // parts left out to fit
+	Columns    []string    `json:"columns"`
+	// TraitCell names the members of a trait column's cell; TopCell those
+	// of each cell of a top_traits column.
+	TraitCell []string          `json:"trait_cell,omitempty"`
+	TopCell   []string          `json:"top_trait_cell,omitempty"`
+	Rows      []json.RawMessage `json:"rows"`
 }
 
 // omitStats names the statistics when they give way to rows.
 const omitStats = "trait_stats"
 
-// withStats shows the page's trait statistics, or says they were left out.
-func (ps *pageSummary) withStats(stats *statsTable, show bool) {
-	ps.TraitStats, ps.Omitted = stats, nil
-	if !show && stats != nil {
-		ps.TraitStats, ps.Omitted = nil, []string{omitStats}
+var (
+	traitCellFormat = []string{"value", "accuracy"}
+	topCellFormat   = []string{"code", "value", "accuracy"}
+)
+
+// layout is one way of rendering a page: its columns and its rows.
+type layout struct {
+	columns []string
+	rows    []json.RawMessage
+	stats   bool // the page statistics are shown
+	partial bool // only for showing part of a page, never a whole one
+}
+
+// fitLayouts renders the page in the first layout whose rows all fit; when
+// none does, as many rows as fit of the fallback layout. Layouts go from
+// richest to leanest, so a page arrives whole with fewer traits per row
+// rather than cut. wrap places the page in its enclosing summary.
+func fitLayouts(f *fitter, ps *pageSummary, stats *statsTable, pg pager, layouts []layout, fallback int, wrap func(*pageSummary) any) ([]byte, bool, error) {
+	use := func(l layout) {
+		ps.Columns = l.columns
+		ps.TraitStats, ps.Omitted = nil, nil
+		if stats != nil {
+			if l.stats {
+				ps.TraitStats = stats
+			} else {
+				ps.Omitted = []string{omitStats}
+			}
+		}
+		ps.TraitCell, ps.TopCell = nil, nil
+		for _, c := range l.columns {
+			switch {
+			case c == colTop:
+				ps.TopCell = topCellFormat
+			case !slices.Contains(identityColumns, c):
+				ps.TraitCell = traitCellFormat
+			}
+		}
 	}
+	// Layouts are alike JSON, so the tokens per byte of one counted
+	// rendering tell which others cannot fit without counting them.
+	// A layout's size in bytes is its frame's (rendered once per way of
+	// showing the statistics) plus its rows', so most are ruled out without
+	// rendering them.
+	var perByte float64
+	frames := map[bool]int{}
+	for _, l := range layouts {
+		if l.partial {
+			continue
+		}
+		use(l)
+		if perByte > 0 {
+			frame, ok := frames[l.stats]
+			if !ok {
+				empty, err := pg.render(ps, nil, 0, wrap)
+				if err != nil {
+					return nil, false, err
+				}
+				frame = len(empty)
+				frames[l.stats] = frame
+			}
+			size := frame + len(l.rows)
+			for _, r := range l.rows {
+				size += len(r)
+			}
+			if float64(size)*perByte > 1.15*float64(f.limit) {
+				continue
+			}
+		}
+		out, err := pg.render(ps, l.rows, len(l.rows), wrap)
+		if err != nil {
+			return nil, false, err
+		}
+		if len(out) <= f.limit {
+			return out, true, nil // no longer in bytes than the limit in tokens
+		}
+		n := f.c.Count(string(out))
+		if n <= f.limit {
+			return out, true, nil
+		}
+		perByte = float64(n) / float64(len(out))
+	}
+	for i := fallback; i < len(layouts); i++ {
+		use(layouts[i])
+		out, complete, err := fitPage(f, ps, layouts[i].rows, pg, wrap)
+		if err != nil || out != nil {
+			return out, complete, err
+		}
+	}
+	return nil, false, nil
 }
 
 // fitPage shows as many rows of ps as fit, with the hint for the rest.
-// wrap places the page in its enclosing summary (the profile nests it).
 // complete is false when rows exist and none fits.
 func fitPage(f *fitter, ps *pageSummary, rows []json.RawMessage, pg pager, wrap func(*pageSummary) any) (out []byte, complete bool, err error) {
-	show := func(k, fit int) ([]byte, error) {
-		ps.Rows, ps.Shown, ps.Next = rows[:k], k, pg.next(k, fit)
-		return marshal(wrap(ps))
-	}
-	render := func(k int) ([]byte, error) { return show(k, k) }
+	render := func(k int) ([]byte, error) { return pg.render(ps, rows, k, wrap) }
 	empty, err := render(0)
 	if err != nil {
 		return nil, false, err
@@ -72,86 +159,401 @@ func fitPage(f *fitter, ps *pageSummary, rows []json.RawMessage, pg pager, wrap 
 	if err != nil || !ok {
 		return nil, false, err
 	}
-	if n := pg.pickShown(fit); n != fit {
-		if b, err := show(n, fit); err == nil && f.fits(b) {
-			out = b
-		}
-	}
 	return out, fit > 0 || len(rows) == 0, nil
 }
 
-// searchColumns are the columns of a search summary's rows.
-var searchColumns = []string{"lpn_id", "sire", "dam", "top_traits"}
+// Columns every page table may have besides its trait columns.
+const (
+	colLPN    = "lpn_id"
+	colSex    = "sex"
+	colDOB    = "dob"
+	colStatus = "status"
+	colBreed  = "breed"
+	colSire   = "sire"
+	colDam    = "dam"
+	colTop    = "top_traits"
+)
 
-func searchSummary(f *fitter, v *nsip.SearchResults, args map[string]any, c int) ([]byte, bool, error) {
-	rows := make([]json.RawMessage, len(v.Results))
-	for i, r := range v.Results {
-		b, err := marshal([]any{clip(r.LPNID, c), clip(r.Sire, c), clip(r.Dam, c), traitCells(r.Traits, c)})
-		if err != nil {
-			return nil, false, err
-		}
-		rows[i] = b
-	}
-	pg := newPager(toolSearch, args, v.Page, v.PageSize, len(rows), v.TotalCount)
+var identityColumns = []string{colLPN, colSex, colDOB, colStatus, colBreed, colSire, colDam, colTop}
+
+// searchSummary shows a search page. Every row carries the traits the
+// call is about (the sort trait and the trait_ranges criteria, or exactly
+// the requested traits) beside its most accurate others, down to none of
+// those others before any row is cut.
+func searchSummary(f *fitter, v *nsip.SearchResults, req Request, c int) ([]byte, bool, error) {
+	results := skipRows(v.Results, req.Skip)
+	pg := newPager(toolSearch, req.Args, v.Page, v.PageSize, len(v.Results), v.TotalCount, req.Skip)
 	ps := &pageSummary{
 		Summary: true, Kind: KindSearch, TotalCount: v.TotalCount,
-		Page: pg.page, PageSize: pg.size, PageRows: len(rows),
-		Columns: searchColumns, TraitCell: traitCellFormat,
+		Page: pg.page, PageSize: pg.size, PageRows: len(v.Results),
 	}
-	return fitPage(f, ps, rows, pg, func(p *pageSummary) any { return p })
+	fixed := req.Traits
+	if len(fixed) == 0 {
+		fixed = callTraits(req.Args)
+	}
+	base := []string{colLPN, colSex, colDOB, colStatus}
+	if breeds := breedsOf(results); len(breeds) > 1 {
+		base = append(base, colBreed)
+	} else if len(breeds) == 1 {
+		ps.Breed = clip(breeds[0], c)
+	}
+	if len(req.Traits) == 0 {
+		base = append(base, colSire, colDam)
+	}
+	tops := []int{3, 2, 1, 0}
+	if len(req.Traits) > 0 {
+		tops = []int{0}
+	}
+	cached := make([]rowCells, len(results))
+	for i, r := range results {
+		head := make([]any, len(base))
+		for j, col := range base {
+			head[j] = clip(searchCell(r, col), c)
+		}
+		var err error
+		if cached[i], err = newRowCells(head, r.Traits, fixed); err != nil {
+			return nil, false, err
+		}
+	}
+	var layouts []layout
+	for _, k := range tops {
+		cols := append(append(slices.Clone(base), fixed...), colTop)
+		if k == 0 {
+			cols = cols[:len(cols)-1]
+		}
+		rows := make([]json.RawMessage, len(results))
+		for i, r := range results {
+			var tail [][]byte
+			if k > 0 {
+				b, err := marshal(topCells(r.Traits, fixed, k, c))
+				if err != nil {
+					return nil, false, err
+				}
+				tail = append(tail, b)
+			}
+			rows[i] = cached[i].row(fixed, tail...)
+		}
+		layouts = append(layouts, layout{columns: cols, rows: rows})
+	}
+	return fitLayouts(f, ps, nil, pg, layouts, len(layouts)-1, func(p *pageSummary) any { return p })
 }
 
-// progenyColumns are the columns of a progeny summary's rows.
-var progenyColumns = []string{"lpn_id", "sex", "dob", "top_trait"}
-
-// progenyPage builds the page summary of a progeny page and its rows.
-func progenyPage(v *nsip.ProgenyPage, args map[string]any, c int) (*pageSummary, []json.RawMessage, pager, error) {
-	rows := make([]json.RawMessage, len(v.Animals))
-	for i, a := range v.Animals {
-		var top any // null when no trait is accurate enough
-		if t := topTraits(a.Traits, 1); len(t) == 1 {
-			top = traitCell(t[0], c)
+// searchCell is one identity cell of a search row.
+func searchCell(r nsip.AnimalRow, col string) string {
+	switch col {
+	case colLPN:
+		return r.LPNID
+	case colSire:
+		return r.Sire
+	case colDam:
+		return r.Dam
+	case colStatus:
+		if r.Status != "" {
+			return r.Status
 		}
-		b, err := marshal([]any{clip(a.LPNID, c), clip(a.Sex, c), clip(a.DateOfBirth, c), top})
-		if err != nil {
-			return nil, nil, pager{}, err
-		}
-		rows[i] = b
+		return extraString(r.Extra, "status")
+	case colSex:
+		return sexCode(extraString(r.Extra, "gender", "sex"))
+	case colDOB:
+		return extraString(r.Extra, "dateOfBirth", "dob", "birthDate")
+	case colBreed:
+		return rowBreed(r)
 	}
+	return ""
+}
+
+// rowBreed names a search row's breed: its name when the row has one,
+// else its ID.
+func rowBreed(r nsip.AnimalRow) string {
+	if s := extraString(r.Extra, "breedName", "breed"); s != "" {
+		return s
+	}
+	return extraString(r.Extra, "breedId")
+}
+
+// breedsOf lists the distinct breeds on a page.
+func breedsOf(rows []nsip.AnimalRow) []string {
+	var seen []string
+	for _, r := range rows {
+		if b := rowBreed(r); !slices.Contains(seen, b) {
+			seen = append(seen, b)
+		}
+	}
+	return seen
+}
+
+// extraString reads the first of keys (matched case-insensitively) from a
+// row's extra fields, as text: a string as is, a number as written.
+func extraString(extra map[string]json.RawMessage, keys ...string) string {
+	for _, want := range keys {
+		for k, raw := range extra {
+			if !strings.EqualFold(k, want) {
+				continue
+			}
+			var s string
+			if json.Unmarshal(raw, &s) == nil {
+				return s
+			}
+			var n json.Number
+			if json.Unmarshal(raw, &n) == nil {
+				return n.String()
+			}
+		}
+	}
+	return ""
+}
+
+// sexCode writes the sex the ways NSIP spells it (Male, M, 1 / Female, F,
+// 2) as M or F; anything else is kept as sent.
+func sexCode(s string) string {
+	switch strings.ToUpper(strings.TrimSpace(s)) {
+	case "M", "MALE", "RAM", "1":
+		return "M"
+	case "F", "FEMALE", "EWE", "2":
+		return "F"
+	}
+	return s
+}
+
+// callTraits are the traits a search call is about: its sort trait, then
+// those of its trait_ranges criteria in trait order.
+func callTraits(args map[string]any) []string {
+	var out []string
+	if s, ok := args["sorted_trait"].(string); ok && s != "" {
+		out = append(out, strings.ToUpper(s))
+	}
+	crit, _ := args["search_criteria"].(map[string]any)
+	tr, _ := crit["trait_ranges"].(map[string]any)
+	var codes []string
+	for code := range tr {
+		if code = strings.ToUpper(code); !slices.Contains(out, code) {
+			codes = append(codes, code)
+		}
+	}
+	traitOrder(codes)
+	return append(out, codes...)
+}
+
+// rowCells is one row's cells already in JSON, so that the many layouts of
+// a page are assembled from bytes rather than encoded again each time.
+type rowCells struct {
+	head   []byte            // the leading cells, comma-separated
+	traits map[string][]byte // code -> [value, accuracy]; absent: null
+}
+
+// newRowCells encodes head and, for each code, the row's trait cell:
+// [value, accuracy], accuracy null when NSIP gave none.
+func newRowCells(head []any, ts []nsip.Trait, codes []string) (rowCells, error) {
+	b, err := marshal(head)
+	if err != nil {
+		return rowCells{}, err
+	}
+	r := rowCells{head: b[1 : len(b)-1], traits: make(map[string][]byte, len(codes))}
+	for _, code := range codes {
+		if t, ok := findTrait(ts, code); ok {
+			if r.traits[code], err = marshal(valueCell(t)); err != nil {
+				return rowCells{}, err
+			}
+		}
+	}
+	return r, nil
+}
+
+// row writes the row with a cell per code (null where the row lacks the
+// trait), then tail.
+func (r rowCells) row(codes []string, tail ...[]byte) json.RawMessage {
+	b := make([]byte, 0, len(r.head)+16*len(codes)+64)
+	b = append(append(b, '['), r.head...)
+	for _, code := range codes {
+		b = append(b, ',')
+		if cell, ok := r.traits[code]; ok {
+			b = append(b, cell...)
+		} else {
+			b = append(b, "null"...)
+		}
+	}
+	for _, t := range tail {
+		b = append(append(b, ','), t...)
+	}
+	return append(b, ']')
+}
+
+func valueCell(t nsip.Trait) []any {
+	if !t.HasAccuracy {
+		return []any{t.Value, nil}
+	}
+	return []any{t.Value, round(t.Accuracy, 2)}
+}
+
+func findTrait(ts []nsip.Trait, code string) (nsip.Trait, bool) {
+	for _, t := range ts {
+		if strings.EqualFold(t.Code, code) {
+			return t, true
+		}
+	}
+	return nsip.Trait{}, false
+}
+
+// topCells is a row's k most accurate traits not already in a column.
+func topCells(ts []nsip.Trait, except []string, k, c int) [][]any {
+	var rest []nsip.Trait
+	for _, t := range ts {
+		if !slices.ContainsFunc(except, func(e string) bool { return strings.EqualFold(e, t.Code) }) {
+			rest = append(rest, t)
+		}
+	}
+	cells := [][]any{}
+	for _, t := range topTraits(rest, k) {
+		cells = append(cells, traitCell(t, c))
+	}
+	return cells
+}
+
+// skipRows drops the first n rows, which the caller has seen.
+func skipRows[T any](rows []T, n int) []T {
+	return rows[min(max(n, 0), len(rows)):]
+}
+
+// progenyColumnsBase are the columns of every progeny row before its traits.
+var progenyColumnsBase = []string{colLPN, colSex, colDOB}
+
+// progenyLayouts builds a progeny page's summary frame and its layouts,
+// richest first: every trait on the page (or exactly the requested ones),
+// then fewer, the least accurate on the page going first. The fallback
+// layouts, for pages too long to show whole, have the statistics and the
+// three most accurate traits.
+func progenyLayouts(v *nsip.ProgenyPage, req Request, c int) (*pageSummary, *statsTable, pager, []layout, int, error) {
+	args := req.Args
+	animals := skipRows(v.Animals, req.Skip)
 	lpn := v.LPNID
 	if lpn == "" {
 		lpn, _ = args["lpn_id"].(string)
 	}
-	// The hint needs only the parent and the page; other arguments of the
-	// call (a profile's, say) do not belong to nsip_get_progeny.
 	size := v.PageSize
 	if size <= 0 {
-		size = argInt(args, "page_size", len(rows))
+		size = argInt(args, "page_size", len(v.Animals))
 	}
-	pg := newPager(toolProgeny, map[string]any{"lpn_id": lpn}, v.Page, size, len(rows), v.TotalCount)
+	// The hint needs only what nsip_get_progeny takes; a profile's other
+	// arguments do not belong to it.
+	hint := map[string]any{"lpn_id": lpn}
+	for _, k := range []string{"traits", "max_tokens"} {
+		if a, ok := args[k]; ok {
+			hint[k] = a
+		}
+	}
+	pg := newPager(toolProgeny, hint, v.Page, size, len(v.Animals), v.TotalCount, req.Skip)
 	ps := &pageSummary{
 		LPNID: clip(lpn, c), TotalCount: v.TotalCount,
-		Page: pg.page, PageSize: pg.size, PageRows: len(rows),
-		Sex: sexOf(v.Animals), TraitStats: traitStats(v.Animals, c),
-		Columns: progenyColumns, TraitCell: traitCellFormat,
+		Page: pg.page, PageSize: pg.size, PageRows: len(v.Animals),
+		Sex: sexOf(v.Animals),
 	}
-	return ps, rows, pg, nil
+	codes := req.Traits
+	if len(codes) == 0 {
+		codes = byAccuracy(v.Animals)
+	}
+	stats := traitStats(v.Animals, req.Traits, c)
+	cached := make([]rowCells, len(animals))
+	for i, a := range animals {
+		var err error
+		head := []any{clip(a.LPNID, c), clip(sexCode(a.Sex), c), clip(a.DateOfBirth, c)}
+		if cached[i], err = newRowCells(head, a.Traits, codes); err != nil {
+			return nil, nil, pager{}, nil, 0, err
+		}
+	}
+	var layouts []layout
+	build := func(n int, withStats, partial bool) error {
+		if withStats && stats == nil {
+			return nil
+		}
+		cols := slices.Clone(codes[:min(n, len(codes))])
+		if len(req.Traits) == 0 {
+			traitOrder(cols)
+		}
+		rows := make([]json.RawMessage, len(animals))
+		for i := range animals {
+			rows[i] = cached[i].row(cols)
+		}
+		layouts = append(layouts, layout{columns: append(slices.Clone(progenyColumnsBase), cols...), rows: rows, stats: withStats, partial: partial})
+		return nil
+	}
+	// Whole pages: all traits with statistics or without (either way
+	// nothing is hidden); then fewer traits with the statistics, which
+	// still name who holds each extreme; then fewer without; then the
+	// statistics alone. Rows with neither say little: a page that long
+	// shows some of its rows with both instead, or failing that fewer.
+	type step struct {
+		n              int
+		stats, partial bool
+	}
+	all := len(codes)
+	steps := []step{{all, true, false}, {all, false, false}}
+	if len(req.Traits) == 0 {
+		for n := all - 1; n >= 1; n-- {
+			steps = append(steps, step{n, true, false})
+		}
+		for n := all - 1; n >= 1; n-- {
+			steps = append(steps, step{n, false, false})
+		}
+		steps = append(steps, step{0, true, false})
+	}
+	fallbackSteps := []step{{min(3, all), true, true}, {min(3, all), false, true}, {0, false, true}}
+	if len(req.Traits) > 0 {
+		// Requested traits are never cut: rows give way instead.
+		fallbackSteps = []step{{all, true, true}, {all, false, true}}
+	}
+	for _, st := range steps {
+		if err := build(st.n, st.stats, st.partial); err != nil {
+			return nil, nil, pager{}, nil, 0, err
+		}
+	}
+	fallback := len(layouts)
+	for _, st := range fallbackSteps {
+		if err := build(st.n, st.stats, st.partial); err != nil {
+			return nil, nil, pager{}, nil, 0, err
+		}
+	}
+	return ps, stats, pg, layouts, fallback, nil
 }
 
-// progenySummary shows the page's statistics and as many offspring as
-// fit. When the statistics leave room for no offspring at all, they give
-// way: rows are what the next-call hints page through.
-func progenySummary(f *fitter, v *nsip.ProgenyPage, args map[string]any, c int) ([]byte, bool, error) {
-	ps, rows, pg, err := progenyPage(v, args, c)
+// byAccuracy lists the trait codes on a page, those with the highest mean
+// accuracy over the page first (a trait without accuracy counts as 0).
+func byAccuracy(rows []nsip.ProgenyRow) []string {
+	sum := map[string]float64{}
+	var codes []string
+	for _, r := range rows {
+		for _, t := range r.Traits {
+			if _, ok := sum[t.Code]; !ok {
+				codes = append(codes, t.Code)
+			}
+			if t.HasAccuracy {
+				sum[t.Code] += t.Accuracy
+			} else {
+				sum[t.Code] += 0
+			}
+		}
+	}
+	traitOrder(codes)
+	slices.SortStableFunc(codes, func(a, b string) int {
+		switch {
+		case sum[a] > sum[b]:
+			return -1
+		case sum[a] < sum[b]:
+			return 1
+		}
+		return 0
+	})
+	return codes
+}
+
+// progenySummary shows a progeny page: every offspring with as many of
+// its EBVs as fit, and statistics naming who holds each extreme.
+func progenySummary(f *fitter, v *nsip.ProgenyPage, req Request, c int) ([]byte, bool, error) {
+	ps, stats, pg, layouts, fallback, err := progenyLayouts(v, req, c)
 	if err != nil {
 		return nil, false, err
 	}
 	ps.Summary, ps.Kind = true, KindProgeny
-	stats := ps.TraitStats
-	out, complete, err := firstComplete(2, func(i int) ([]byte, bool, error) {
-		ps.withStats(stats, i == 0)
-		return fitPage(f, ps, rows, pg, func(p *pageSummary) any { return p })
-	})
+	out, complete, err := fitLayouts(f, ps, stats, pg, layouts, fallback, func(p *pageSummary) any { return p })
 	if errors.Is(err, errNoFit) {
 		return nil, false, nil
 	}
@@ -168,10 +570,10 @@ type sexSplit struct {
 func sexOf(rows []nsip.ProgenyRow) *sexSplit {
 	var s sexSplit
 	for _, r := range rows {
-		switch strings.ToUpper(strings.TrimSpace(r.Sex)) {
-		case "M", "MALE", "RAM":
+		switch sexCode(r.Sex) {
+		case "M":
 			s.M++
-		case "F", "FEMALE", "EWE":
+		case "F":
 			s.F++
 		default:
 			s.Other++
@@ -186,41 +588,58 @@ type statsTable struct {
 	Rows    [][]any  `json:"rows"`
 }
 
-var statsColumns = []string{"code", "n", "mean", "min", "max"}
+var statsColumns = []string{"code", "n", "mean", "max", "max_lpn_id", "max_accuracy", "min", "min_lpn_id", "min_accuracy"}
 
-// traitStats summarizes each trait present on the page: how many rows
-// carry it and the mean, least and greatest value among them.
-func traitStats(rows []nsip.ProgenyRow, c int) *statsTable {
+// traitStats summarizes each trait on the page (only, when codes is not
+// empty, those): how many rows carry it, the mean, and the greatest and
+// least values with the offspring holding each (the first on the page
+// when several tie) and its accuracy, null when NSIP gave none.
+func traitStats(rows []nsip.ProgenyRow, codes []string, c int) *statsTable {
+	type extreme struct {
+		t   nsip.Trait
+		lpn string
+	}
 	type acc struct {
-		n             int
-		sum, min, max float64
+		n        int
+		sum      float64
+		min, max extreme
 	}
 	by := map[string]*acc{}
-	var codes []string
+	var seen []string
 	for _, r := range rows {
 		for _, t := range r.Traits {
 			if math.IsNaN(t.Value) || math.IsInf(t.Value, 0) {
 				continue
 			}
+			if len(codes) > 0 && !slices.ContainsFunc(codes, func(s string) bool { return strings.EqualFold(s, t.Code) }) {
+				continue
+			}
 			a := by[t.Code]
 			if a == nil {
-				a = &acc{min: t.Value, max: t.Value}
+				a = &acc{min: extreme{t, r.LPNID}, max: extreme{t, r.LPNID}}
 				by[t.Code] = a
-				codes = append(codes, t.Code)
+				seen = append(seen, t.Code)
 			}
 			a.n++
 			a.sum += t.Value
-			a.min, a.max = min(a.min, t.Value), max(a.max, t.Value)
+			if t.Value < a.min.t.Value {
+				a.min = extreme{t, r.LPNID}
+			}
+			if t.Value > a.max.t.Value {
+				a.max = extreme{t, r.LPNID}
+			}
 		}
 	}
-	if len(codes) == 0 {
+	if len(seen) == 0 {
 		return nil
 	}
-	traitOrder(codes)
+	traitOrder(seen)
 	st := &statsTable{Columns: statsColumns}
-	for _, code := range codes {
+	for _, code := range seen {
 		a := by[code]
-		st.Rows = append(st.Rows, []any{clip(code, c), a.n, round(a.sum/float64(a.n), 3), a.min, a.max})
+		st.Rows = append(st.Rows, []any{clip(code, c), a.n, round(a.sum/float64(a.n), 3),
+			a.max.t.Value, clip(a.max.lpn, c), valueCell(a.max.t)[1],
+			a.min.t.Value, clip(a.min.lpn, c), valueCell(a.min.t)[1]})
 	}
 	return st
 }

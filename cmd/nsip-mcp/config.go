@@ -31,6 +31,7 @@ type Config struct {
 	CacheMaxEntries int
 	CacheMaxBytes   int64
 	TokenBudget     int
+	MaxTokenBudget  int
 	RateLimit       float64 // upstream requests per second
 	RateBurst       int
 	MaxConcurrent   int
@@ -217,6 +218,12 @@ var settings = []setting{
 		accepts: "an integer from 256 to 100000",
 		help:    "answers up to this many cl100k_base tokens pass through unchanged; larger ones are summarized to fit",
 		apply:   intSetter(func(c *Config) *int { return &c.TokenBudget }, 256, 100_000),
+	},
+	{
+		name: "NSIP_MAX_TOKEN_BUDGET", def: strconv.Itoa(gateway.DefaultMaxBudget),
+		accepts: "an integer from 256 to 25000",
+		help:    "the most tokens a call may ask for with max_tokens",
+		apply:   intSetter(func(c *Config) *int { return &c.MaxTokenBudget }, 256, gateway.MaxTokenCap),
 	},
 	{
 		name: "NSIP_RATE_LIMIT", def: strconv.FormatFloat(defaults.RateLimit, 'f', -1, 64),

@@ -28,7 +28,7 @@ func TestLoadDefaults(t *testing.T) {
 		Transport: "stdio", Host: "127.0.0.1", Port: 8000,
 		BaseURL: nsip.DefaultBaseURL, Timeout: 15 * time.Second,
 		CacheTTL: time.Hour, CacheMaxEntries: cache.DefaultMaxEntries, CacheMaxBytes: cache.DefaultMaxBytes,
-		TokenBudget: 2000, RateLimit: defaults.RateLimit, RateBurst: defaults.RateBurst,
+		TokenBudget: 2000, MaxTokenBudget: 8000, RateLimit: defaults.RateLimit, RateBurst: defaults.RateBurst,
 		MaxConcurrent: defaults.MaxConcurrentUpstream, LogLevel: slog.LevelInfo,
 		CallTimeout: gw.CallTimeout, BreakerFailures: int(gw.BreakerFailures), BreakerCooldown: gw.BreakerCooldown,
 		MemoryLimit: 2*cache.DefaultMaxBytes + 128<<20,
@@ -50,6 +50,7 @@ func TestLoadReadsEveryVariable(t *testing.T) {
 		"NSIP_CACHE_MAX_ENTRIES": "500",
 		"NSIP_CACHE_MAX_BYTES":   "8MiB",
 		"NSIP_TOKEN_BUDGET":      "1500",
+		"NSIP_MAX_TOKEN_BUDGET":  "12000",
 		"NSIP_RATE_LIMIT":        "2.5",
 		"NSIP_RATE_BURST":        "3",
 		"NSIP_MAX_CONCURRENT":    "8",
@@ -68,7 +69,7 @@ func TestLoadReadsEveryVariable(t *testing.T) {
 		AuthToken:      "5f1c0a9e7b2d4c68a1e3",
 		BaseURL:        "http://127.0.0.1:8080/api", Timeout: 2 * time.Second,
 		CacheTTL: 30 * time.Minute, CacheMaxEntries: 500, CacheMaxBytes: 8 << 20,
-		TokenBudget: 1500, RateLimit: 2.5, RateBurst: 3, MaxConcurrent: 8, LogLevel: slog.LevelDebug,
+		TokenBudget: 1500, MaxTokenBudget: 12000, RateLimit: 2.5, RateBurst: 3, MaxConcurrent: 8, LogLevel: slog.LevelDebug,
 		CallTimeout: 45 * time.Second, BreakerFailures: 3, BreakerCooldown: 2 * time.Minute,
 		MemoryLimit: 16<<20 + 128<<20, // twice the cache, plus headroom
 	}
@@ -121,6 +122,7 @@ func TestLoadRejectsBadValues(t *testing.T) {
 		{map[string]string{"NSIP_CACHE_MAX_BYTES": "64mb"}, "NSIP_CACHE_MAX_BYTES", "64mb", "KiB, MiB or GiB"},
 		{map[string]string{"NSIP_CACHE_MAX_BYTES": "512"}, "NSIP_CACHE_MAX_BYTES", "512", "from 1KiB to 64GiB"},
 		{map[string]string{"NSIP_TOKEN_BUDGET": "100"}, "NSIP_TOKEN_BUDGET", "100", "integer from 256 to 100000"},
+		{map[string]string{"NSIP_MAX_TOKEN_BUDGET": "30000"}, "NSIP_MAX_TOKEN_BUDGET", "30000", "integer from 256 to 25000"},
 		{map[string]string{"NSIP_RATE_LIMIT": "fast"}, "NSIP_RATE_LIMIT", "fast", "requests per second from 0.1 to 1000"},
 		{map[string]string{"NSIP_RATE_BURST": "0"}, "NSIP_RATE_BURST", "0", "integer from 1 to 1000"},
 		{map[string]string{"NSIP_MAX_CONCURRENT": "1e3"}, "NSIP_MAX_CONCURRENT", "1e3", "integer from 1 to 1000"},

@@ -90,6 +90,7 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	}()
 	gcfg := gateway.DefaultConfig()
 	gcfg.Budget = cfg.TokenBudget
+	gcfg.MaxBudget = cfg.MaxTokenBudget
 	gcfg.CacheTTL = cfg.CacheTTL
 	gcfg.CacheMaxEntries = cfg.CacheMaxEntries
 	gcfg.CacheMaxBytes = cfg.CacheMaxBytes

@@ -1,0 +1,235 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/summarize"
+)
+
+// The view arguments choose how an answer is shown, not what is asked of
+// NSIP: they stay out of the cache key, so every view of one upstream
+// answer shares its cache entry, and the answer is fitted again for them.
+const (
+	argTraits    = "traits"
+	argMaxTokens = "max_tokens"
+	argSkip      = "skip"
+)
+
+// MaxTokenCap is the most tokens any call may ask for with max_tokens,
+// whatever the server's configured cap.
+const MaxTokenCap = 25000
+
+// minMaxTokens is the smallest max_tokens: below it a summary cannot hold
+// one row of a page.
+const minMaxTokens = 256
+
+// DefaultMaxBudget is the server's default cap on max_tokens.
+const DefaultMaxBudget = 8000
+
+var viewArgs = []string{argTraits, argMaxTokens, argSkip}
+
+// traitCodePattern is what a trait code looks like: NSIP's codes are
+// letters and digits (BWT, PWWT, YEMD, MWWT); the glossary does not list
+// them all, so a well-formed code it lacks is still accepted.
+var traitCodePattern = regexp.MustCompile(`^[A-Z0-9]{1,16}$`)
+
+const maxTraitsAsked = 30
+
+const traitListExpect = "array of trait codes (letters and digits), e.g. [\"WWT\",\"NLB\"]"
+
+var (
+	maxTokensParam = param{
+		// The bounds are checked by checkView, against the configured cap;
+		// the tools' descriptions say what the argument is.
+		name: argMaxTokens, kind: kindInteger, example: 4000,
+	}
+	traitsParam = param{
+		name: argTraits, kind: kindArray, example: []any{"WWT", "NLB"},
+		expect: traitListExpect,
+		items:  map[string]any{"type": "string"},
+		custom: validateTraitList,
+	}
+	skipParam = param{
+		name: argSkip, kind: kindInteger, example: 0, min: bound(0), max: bound(99),
+		quiet: true,
+	}
+)
+
+// Which tools take which view arguments: every tool takes max_tokens;
+// traits where rows carry EBVs; skip where answers are pages.
+var (
+	traitTools = []string{"nsip_search_animals", "nsip_get_progeny", "nsip_search_by_lpn"}
+	skipTools  = []string{"nsip_search_animals", "nsip_get_progeny"}
+)
+
+func init() {
+	for _, d := range toolDefs {
+		if slices.Contains(traitTools, d.name) {
+			d.params = append(d.params, traitsParam)
+		}
+		if slices.Contains(skipTools, d.name) {
+			d.params = append(d.params, skipParam)
+		}
+		d.params = append(d.params, maxTokensParam)
+	}
+}
+
+// validateTraitList checks a list of trait codes, upper-casing them and
+// dropping repeats.
+func validateTraitList(field string, raw any) (any, []fieldError) {
+	expect := traitListExpect
+	list, ok := raw.([]any)
+	if !ok {
+		return nil, []fieldError{{Field: field, Problem: "must be an array of trait codes, got " + describe(raw), Expected: expect}}
+	}
+	if len(list) == 0 || len(list) > maxTraitsAsked {
+		return nil, []fieldError{{Field: field, Problem: fmt.Sprintf("names %d traits; give 1 to %d", len(list), maxTraitsAsked), Expected: expect}}
+	}
+	var out []string
+	var errs []fieldError
+	for i, v := range list {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		s, ok := v.(string)
+		if !ok {
+			errs = append(errs, fieldError{Field: f, Problem: "must be a trait code string, got " + describe(v), Expected: expect})
+			continue
+		}
+		code := strings.ToUpper(strings.TrimSpace(s))
+		if !traitCodePattern.MatchString(code) {
+			problem := fmt.Sprintf("%s is not a trait code (1 to 16 letters and digits)", quoteShort(s))
+			if c, ok := closest(code, nsip.GlossaryCodes()); ok {
+				problem += fmt.Sprintf("; did you mean %q?", c)
+			}
+			errs = append(errs, fieldError{Field: f, Problem: problem, Expected: expect})
+			continue
+		}
+		if !slices.Contains(out, code) {
+			out = append(out, code)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	anys := make([]any, len(out))
+	for i, c := range out {
+		anys[i] = c
+	}
+	return anys, nil
+}
+
+// view is how the caller asked to see an answer.
+type view struct {
+	budget int // 0: the server's default, with the share rule
+	traits []string
+	skip   int
+}
+
+func (v view) set() bool { return v.budget > 0 || len(v.traits) > 0 || v.skip > 0 }
+
+// splitView separates the view arguments from those that go to NSIP.
+func splitView(args map[string]any) (map[string]any, view) {
+	var v view
+	if !slices.ContainsFunc(viewArgs, func(k string) bool { _, ok := args[k]; return ok }) {
+		return args, v
+	}
+	base := make(map[string]any, len(args))
+	for k, a := range args {
+		if !slices.Contains(viewArgs, k) {
+			base[k] = a
+		}
+	}
+	v.budget, _ = args[argMaxTokens].(int)
+	v.skip, _ = args[argSkip].(int)
+	if list, ok := args[argTraits].([]any); ok {
+		for _, c := range list {
+			v.traits = append(v.traits, c.(string))
+		}
+	}
+	return base, v
+}
+
+// checkView applies the rules that depend on the server or on other
+// arguments: max_tokens within the configured cap, skip within the page.
+func (g *Gateway) checkView(args map[string]any) []fieldError {
+	var errs []fieldError
+	if n, ok := args[argMaxTokens].(int); ok && (n < minMaxTokens || n > g.cfg.MaxBudget) {
+		problem := fmt.Sprintf("is %d, above this server's cap of %d tokens (NSIP_MAX_TOKEN_BUDGET)", n, g.cfg.MaxBudget)
+		if n < minMaxTokens {
+			problem = fmt.Sprintf("is %d; a budget under %d tokens cannot hold a row", n, minMaxTokens)
+		}
+		errs = append(errs, fieldError{Field: argMaxTokens, Problem: problem, Expected: fmt.Sprintf("integer %d..%d", minMaxTokens, g.cfg.MaxBudget)})
+	}
+	if s, ok := args[argSkip].(int); ok {
+		if size, ok := args["page_size"].(int); ok && s >= size {
+			errs = append(errs, fieldError{
+				Field:    argSkip,
+				Problem:  fmt.Sprintf("is %d, but the page has only %d rows", s, size),
+				Expected: fmt.Sprintf("integer 0..%d (less than page_size)", size-1),
+			})
+		}
+	}
+	return errs
+}
+
+// fixViewExample makes the example call of an error valid on this server:
+// max_tokens within the cap, skip within the page.
+func (g *Gateway) fixViewExample(ex map[string]any) {
+	if n, ok := ex[argMaxTokens].(int); ok && (n < minMaxTokens || n > g.cfg.MaxBudget) {
+		ex[argMaxTokens] = g.cfg.MaxBudget
+	}
+	if s, ok := ex[argSkip].(int); ok {
+		if size, ok := ex["page_size"].(int); ok && s >= size {
+			delete(ex, argSkip)
+		}
+	}
+}
+
+// traitNotes points out requested codes the glossary does not know, with
+// the closest one it does; they are still used, as breeds carry codes
+// beyond the glossary.
+func traitNotes(args map[string]any) []string {
+	list, _ := args[argTraits].([]any)
+	var notes []string
+	for _, c := range list {
+		code := c.(string)
+		if _, ok := nsip.LookupTrait(code); ok {
+			continue
+		}
+		n := fmt.Sprintf("trait %s is not in the glossary; rows without it show null", code)
+		if s, ok := closest(code, nsip.GlossaryCodes()); ok {
+			n += fmt.Sprintf("; did you mean %s?", s)
+		}
+		notes = append(notes, n)
+	}
+	return notes
+}
+
+// fitView fits an answer for the view the caller asked for. Such fits are
+// not cached: the cache holds the default one.
+func (g *Gateway) fitView(ctx context.Context, d *toolDef, args map[string]any, v view, value any, raw json.RawMessage) (summarize.Result, error) {
+	req := summarize.Request{
+		Kind: d.kind, Value: value, Raw: raw, Tool: d.name, Args: args,
+		Budget: g.cfg.Budget, Traits: v.traits, Skip: v.skip,
+	}
+	if v.budget > 0 {
+		req.Budget, req.Requested = v.budget, true
+	}
+	return g.fitRequest(ctx, req)
+}
+
+// pagingMeta adds where a paged answer sits to _meta.
+func pagingMeta(meta map[string]any, p *summarize.Paging) {
+	if p == nil {
+		return
+	}
+	meta["page"], meta["page_size"], meta["total_count"] = p.Page, p.PageSize, p.TotalCount
+	if p.Next != nil {
+		meta["next"] = p.Next
+	}
+}
