@@ -170,6 +170,13 @@ func (c *Cache) Stale(key string) (Entry, bool) {
 // stale and then least recently used fresh entries until both bounds hold.
 // An entry larger than MaxBytes is not stored.
 func (c *Cache) Set(key string, value any, size int64, tokens int) {
+	c.SetAt(key, value, size, tokens, time.Time{})
+}
+
+// SetAt is Set for an entry stored earlier elsewhere, such as a shared tier:
+// it ages from stored, so it expires when the original does. A zero stored
+// means now.
+func (c *Cache) SetAt(key string, value any, size int64, tokens int, stored time.Time) {
 	if size < 0 {
 		size = 0
 	}
@@ -182,8 +189,11 @@ func (c *Cache) Set(key string, value any, size int64, tokens int) {
 	}
 	now := c.cfg.Now()
 	c.sweep(now)
+	if stored.IsZero() || stored.After(now) {
+		stored = now
+	}
 	c.bytes += size
-	if c.fresh.Add(key, Entry{Value: value, Size: size, Tokens: tokens, Stored: now}) {
+	if c.fresh.Add(key, Entry{Value: value, Size: size, Tokens: tokens, Stored: stored}) {
 		c.evictions++
 	}
 	c.trim()

@@ -23,6 +23,8 @@ const (
 	cacheHit   = "hit"
 	cacheMiss  = "miss"
 	cacheStale = "stale"
+	// cacheShared is an answer another replica fetched, found in Redis.
+	cacheShared = "shared"
 )
 
 // answer is what the cache keeps for one key: the upstream answer, which
@@ -36,6 +38,8 @@ type answer struct {
 	value any
 	raw   json.RawMessage
 	res   summarize.Result
+
+	shared bool // loaded from the replicas' shared tier rather than fetched
 }
 
 // size estimates the bytes an answer under key holds: the upstream JSON, the
@@ -170,6 +174,9 @@ func (g *Gateway) obtain(ctx context.Context, d *toolDef, key string, args map[s
 	select {
 	case r := <-ch:
 		if r.Err == nil {
+			if a := r.Val.(*answer); a.shared {
+				return obtained{a: a, source: cacheShared}, nil
+			}
 			return obtained{a: r.Val.(*answer), source: cacheMiss}, nil
 		}
 		err = r.Err
@@ -288,8 +295,16 @@ func (g *Gateway) fetch(key string, d *toolDef, args map[string]any) (any, error
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), g.cfg.CallTimeout)
 	defer cancel()
+	if a, ok := g.fromShared(ctx, key); ok {
+		return a, nil
+	}
+	unlock, got := g.collapse(ctx, key)
+	if got != nil {
+		return got, nil
+	}
+	defer unlock()
 
-	if g.breaker.State() == gobreaker.StateOpen {
+	if g.breaker.State() == gobreaker.StateOpen || g.sharedBreakerOpen(ctx) {
 		return nil, errBreakerOpen // fail fast, without spending rate-limit tokens
 	}
 	release, err := g.acquire(ctx)
@@ -321,6 +336,7 @@ func (g *Gateway) fetch(key string, d *toolDef, args map[string]any) (any, error
 		return nil, err
 	}
 	g.cache.Set(key, a, a.size(key), a.res.OriginalTokens)
+	g.toShared(ctx, key, a)
 	return a, nil
 }
 
@@ -360,6 +376,9 @@ func (g *Gateway) acquire(ctx context.Context) (release func(), err error) {
 	now := time.Now()
 	if until := time.Unix(0, g.backoffUntil.Load()); now.Before(until) {
 		return nil, &rateLimitError{retryAfter: until.Sub(now), reason: "NSIP asked us to wait"}
+	}
+	if err := g.sharedTurn(ctx); err != nil {
+		return nil, err
 	}
 	r := g.limiter.ReserveN(now, 1)
 	if wait := r.DelayFrom(now); wait > 0 {
