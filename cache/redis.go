@@ -78,12 +78,9 @@ func (r *Redis) notify(up bool) {
 // NewRedis parses cfg.URL and prepares a client; it does not connect, so a
 // Redis that is down at start is just the first state change.
 func NewRedis(cfg RedisConfig) (*Redis, error) {
-	if !strings.HasPrefix(cfg.URL, "redis://") && !strings.HasPrefix(cfg.URL, "rediss://") {
-		return nil, errors.New("cache: the Redis URL must start with redis:// or rediss://")
-	}
-	opts, err := redis.ParseURL(cfg.URL)
+	opts, err := parseRedisURL(cfg.URL)
 	if err != nil {
-		return nil, fmt.Errorf("cache: Redis URL: %w", err)
+		return nil, err
 	}
 	if cfg.Prefix == "" {
 		cfg.Prefix = DefaultRedisPrefix
@@ -116,6 +113,25 @@ func NewRedis(cfg RedisConfig) (*Redis, error) {
 		opTimeout: cfg.OpTimeout, retryEvery: cfg.RetryEvery, log: cfg.Logger,
 		since: time.Now(),
 	}, nil
+}
+
+// CheckRedisURL reports whether u is a Redis URL NewRedis accepts:
+// redis:// or rediss:// (TLS), with optional user, password and database,
+// e.g. redis://:secret@redis:6379/0.
+func CheckRedisURL(u string) error {
+	_, err := parseRedisURL(u)
+	return err
+}
+
+func parseRedisURL(u string) (*redis.Options, error) {
+	if !strings.HasPrefix(u, "redis://") && !strings.HasPrefix(u, "rediss://") {
+		return nil, errors.New("cache: the Redis URL must start with redis:// or rediss://")
+	}
+	opts, err := redis.ParseURL(u)
+	if err != nil {
+		return nil, fmt.Errorf("cache: Redis URL: %w", err)
+	}
+	return opts, nil
 }
 
 // Close closes the connections.
