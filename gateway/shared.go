@@ -243,7 +243,10 @@ func (g *Gateway) collapse(ctx context.Context, key string) (release func(), a *
 			tick.Stop()
 			return noop, nil
 		}
-		poll = min(2*poll, 100*time.Millisecond)
+		// Only one call per replica polls (the others wait on it through
+		// singleflight), so polling often costs little and keeps a waiter
+		// within a few milliseconds of the fetcher.
+		poll = min(poll+poll/4, 25*time.Millisecond)
 		if a, ok := g.fromShared(ctx, key); ok {
 			g.shared.collapsed.Add(1)
 			return nil, a
