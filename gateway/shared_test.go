@@ -395,3 +395,64 @@ func waitLong(t *testing.T, what string, cond func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+func TestSharedRedisSlowOrRefusingFailsNoCall(t *testing.T) {
+	t.Run("refusing", func(t *testing.T) {
+		rd := redistest.Start(t)
+		// Redis answers every connection with an error: there is no database 99.
+		rs, up := newReplicas(t, 1, "redis://"+rd.Addr()+"/99", nil)
+		id := up.Data().MostProgeny()
+		for range 3 {
+			rs[0].call(t, "nsip_get_animal", map[string]any{"search_string": id}).mustOK(t)
+		}
+		var de *DegradedError
+		if err := rs[0].gw.Ready(context.Background()); !errors.As(err, &de) || !strings.Contains(de.Reason, "DB index is out of range") {
+			t.Errorf("Ready with a refusing Redis = %v, want degraded with Redis's own error", err)
+		}
+		if down, _ := rs[0].redisWarnings(t); down != 1 {
+			t.Errorf("logged %d 'redis unavailable' warnings, want 1", down)
+		}
+	})
+	t.Run("slow", func(t *testing.T) {
+		rd := redistest.Start(t)
+		rs, up := newReplicas(t, 2, rd.URL(), nil)
+		rc := redisClient(t, rd)
+		// DEBUG SLEEP stalls the whole server, as an overloaded or swapping
+		// Redis would.
+		slept := make(chan error, 1)
+		go func() { slept <- rc.Do(context.Background(), "DEBUG", "SLEEP", "3").Err() }()
+		probe := redis.NewClient(&redis.Options{Addr: rd.Addr(), DisableIdentity: true, MaxRetries: -1, ReadTimeout: 50 * time.Millisecond})
+		defer probe.Close()
+		waitLong(t, "Redis to stall", func() bool { return probe.Ping(context.Background()).Err() != nil })
+		ids := up.Data().AnimalIDs()
+		for i := range 6 {
+			rs[i%2].call(t, "nsip_get_animal", map[string]any{"search_string": ids[i]}).mustOK(t)
+		}
+		if err := <-slept; err != nil {
+			t.Fatalf("DEBUG SLEEP: %v", err)
+		}
+		for i, r := range rs {
+			if down, _ := r.redisWarnings(t); down != 1 {
+				t.Errorf("replica %d logged %d 'redis unavailable' warnings while Redis stalled, want 1", i, down)
+			}
+			waitLong(t, "the replica to find Redis again", func() bool { return r.gw.Ready(context.Background()) == nil })
+		}
+	})
+}
+
+func TestSharedStaleAnswerServesWhenNSIPFails(t *testing.T) {
+	rd := redistest.Start(t)
+	clk := &fakeClock{now: time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)}
+	rs, up := newReplicas(t, 2, rd.URL(), func(c *Config) { c.Now = clk.Now })
+	id := up.Data().MostProgeny()
+	fresh := rs[0].call(t, "nsip_get_lineage", map[string]any{"lpn_id": id}).mustOK(t)
+	clk.Advance(2 * time.Hour) // past the one-hour TTL, inside the stale window
+	up.SetFault(nsiptest.EndpointLineage, nsiptest.Fault{Kind: nsiptest.FaultStatus, Status: 503})
+	r := rs[1].call(t, "nsip_get_lineage", map[string]any{"lpn_id": id}).mustOK(t)
+	if cacheSource(t, r) != cacheStale || r.text != fresh.text {
+		t.Errorf("B with NSIP failing: _meta.cache %q, same text %v; want A's answer, stale", cacheSource(t, r), r.text == fresh.text)
+	}
+	if age := r.metaInt(t, "stale_age_seconds"); age != 7200 {
+		t.Errorf("stale_age_seconds = %d, want 7200: the age counts from A's fetch", age)
+	}
+}

@@ -123,7 +123,9 @@ func (s *Server) start() error {
 	}
 	cmd := exec.Command(s.bin,
 		"--bind", "127.0.0.1", "--port", strconv.Itoa(s.port), "--dir", s.dir,
-		"--save", "", "--appendonly", "no", "--protected-mode", "yes", "--loglevel", "warning")
+		"--save", "", "--appendonly", "no", "--protected-mode", "yes", "--loglevel", "warning",
+		// DEBUG SLEEP lets a test make Redis slow.
+		"--enable-debug-command", "local")
 	log, err := os.Create(s.dir + "/redis.log")
 	if err != nil {
 		return err
