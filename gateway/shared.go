@@ -1,17 +1,9 @@
 package gateway
 
 import (
-	"bytes"
-	"compress/flate"
 	"context"
 	"crypto/rand"
-	"encoding/gob"
-	"errors"
 	"fmt"
-	"hash/fnv"
-	"io"
-	"reflect"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,8 +12,6 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
-	"github.com/nsip-tools/nsip-mcp/nsip"
-	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
 // Replicas of the server share four things through Redis when
@@ -358,144 +348,4 @@ func (g *Gateway) sharedHealth() *SharedHealth {
 		h.BreakerOpenRemote = seconds(d)
 	}
 	return h
-}
-
-// An answer travels through Redis as a gob record compressed with flate.
-// The model goes with it, so that a replica can assemble profiles from
-// answers another one fetched; the upstream body only when it is not the
-// text already (a pass-through is the body, compacted).
-type sharedRecord struct {
-	Shape          uint64 // modelShape of the writer; another shape is foreign
-	Raw            []byte
-	Text           string
-	Tokens         int
-	OriginalTokens int
-	Summarized     bool
-	Kind           summarize.Kind
-	Model          any
-}
-
-// sharedModels are the values fetch can produce.
-var sharedModels = []any{
-	&nsip.LastUpdate{}, &nsip.BreedGroups{}, &nsip.Statuses{}, &nsip.TraitRanges{},
-	&nsip.SearchResults{}, &nsip.AnimalDetails{}, &nsip.Lineage{}, &nsip.ProgenyPage{},
-}
-
-// modelShape fingerprints the field names and types of the models, so that
-// a record written by a build whose models differ is not half-decoded.
-var modelShape = func() uint64 {
-	var b strings.Builder
-	seen := map[reflect.Type]bool{}
-	for _, m := range sharedModels {
-		t := reflect.TypeOf(m)
-		gob.RegisterName("nsip."+t.Elem().Name(), m)
-		describeType(&b, t, seen)
-	}
-	h := fnv.New64a()
-	_, _ = io.WriteString(h, b.String())
-	return h.Sum64()
-}()
-
-func describeType(b *strings.Builder, t reflect.Type, seen map[reflect.Type]bool) {
-	switch t.Kind() {
-	case reflect.Pointer, reflect.Slice, reflect.Array:
-		b.WriteString(t.Kind().String() + "(")
-		describeType(b, t.Elem(), seen)
-		b.WriteString(")")
-	case reflect.Map:
-		b.WriteString("map(")
-		describeType(b, t.Key(), seen)
-		b.WriteString(",")
-		describeType(b, t.Elem(), seen)
-		b.WriteString(")")
-	case reflect.Struct:
-		b.WriteString(t.Name())
-		if seen[t] {
-			return
-		}
-		seen[t] = true
-		b.WriteString("{")
-		for i := range t.NumField() {
-			f := t.Field(i)
-			b.WriteString(f.Name + ":")
-			describeType(b, f.Type, seen)
-			b.WriteString(";")
-		}
-		b.WriteString("}")
-	default:
-		b.WriteString(t.Kind().String())
-	}
-}
-
-var flateWriters = sync.Pool{New: func() any {
-	w, _ := flate.NewWriter(nil, flate.BestSpeed)
-	return w
-}}
-
-// encodeAnswer renders a for Redis. The model's Raw field is left out: it
-// is the record's body.
-func encodeAnswer(a *answer) ([]byte, error) {
-	rec := sharedRecord{
-		Shape: modelShape, Text: a.res.Text, Tokens: a.res.Tokens, OriginalTokens: a.res.OriginalTokens,
-		Summarized: a.res.Summarized, Kind: a.res.Kind, Model: withRaw(a.value, nil),
-	}
-	if !bytes.Equal(a.raw, []byte(a.res.Text)) {
-		rec.Raw = a.raw
-	}
-	var buf bytes.Buffer
-	w := flateWriters.Get().(*flate.Writer)
-	defer flateWriters.Put(w)
-	w.Reset(&buf)
-	if err := gob.NewEncoder(w).Encode(&rec); err != nil {
-		return nil, err
-	}
-	if err := w.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
-// decodeAnswer is encodeAnswer's inverse. It fails on anything it did not
-// write, which the caller treats as a miss.
-func decodeAnswer(b []byte) (*answer, error) {
-	var rec sharedRecord
-	if err := gob.NewDecoder(flate.NewReader(bytes.NewReader(b))).Decode(&rec); err != nil {
-		return nil, err
-	}
-	if rec.Shape != modelShape {
-		return nil, errors.New("written by a build with other data shapes")
-	}
-	if rec.Model == nil {
-		return nil, errors.New("no model")
-	}
-	raw := rec.Raw
-	if raw == nil {
-		raw = []byte(rec.Text)
-	}
-	return &answer{
-		value: withRaw(rec.Model, raw),
-		raw:   raw,
-		res: summarize.Result{
-			Text: rec.Text, Tokens: rec.Tokens, OriginalTokens: rec.OriginalTokens,
-			Summarized: rec.Summarized, Kind: rec.Kind,
-		},
-	}, nil
-}
-
-// withRaw returns a shallow copy of the model v (a pointer to struct) with
-// its Raw field set to raw, or v itself when it has none. A copy, because
-// the cached original is shared with concurrent readers.
-func withRaw(v any, raw []byte) any {
-	rv := reflect.ValueOf(v)
-	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
-		return v
-	}
-	f, ok := rv.Elem().Type().FieldByName("Raw")
-	if !ok || f.Type.Kind() != reflect.Slice || f.Type.Elem().Kind() != reflect.Uint8 {
-		return v
-	}
-	cp := reflect.New(rv.Elem().Type())
-	cp.Elem().Set(rv.Elem())
-	cp.Elem().FieldByIndex(f.Index).SetBytes(raw)
-	return cp.Interface()
 }

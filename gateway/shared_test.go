@@ -51,7 +51,7 @@ func (r *replica) redisWarnings(t *testing.T) (down, up int) {
 }
 
 // newReplicas starts n gateways against one stand-in and the Redis at url.
-func newReplicas(t *testing.T, n int, url string, configure func(*Config)) ([]*replica, *nsiptest.Server) {
+func newReplicas(t testing.TB, n int, url string, configure func(*Config)) ([]*replica, *nsiptest.Server) {
 	t.Helper()
 	up := nsiptest.NewServer(t, nsiptest.Options{Seed: 7, Animals: 1500})
 	sum, _ := summarizer(t)
