@@ -83,10 +83,11 @@ func (g *Gateway) capacity() Capacity {
 	if until := time.Unix(0, g.backoffUntil.Load()); time.Now().Before(until) {
 		tokens = 0 // NSIP asked for a pause: nothing may start
 	}
+	limit, burst := g.localLimit()
 	return Capacity{
 		TokensAvailable: math.Round(max(tokens, 0)*100) / 100,
-		LimitPerSecond:  g.cfg.RateLimit,
-		Burst:           g.cfg.RateBurst,
+		LimitPerSecond:  limit,
+		Burst:           burst,
 		InFlight:        g.inFlight.Load(),
 		MaxConcurrent:   g.cfg.MaxConcurrentUpstream,
 	}

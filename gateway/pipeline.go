@@ -237,8 +237,10 @@ func (g *Gateway) runProfile(ctx context.Context, key string, args map[string]an
 			if o.staleReason == "" {
 				o.staleReason = ob.staleReason
 			}
-		case ob.source == cacheMiss && o.source == cacheHit:
+		case ob.source == cacheMiss && (o.source == cacheHit || o.source == cacheShared):
 			o.source = cacheMiss
+		case ob.source == cacheShared && o.source == cacheHit:
+			o.source = cacheShared
 		}
 	}
 	if e, ok := g.cache.Recall(key); ok {

@@ -65,6 +65,16 @@ func (g *Gateway) useLocalShare(local bool) {
 	g.limiter.SetBurst(max(1, int(float64(g.cfg.RateBurst)/n)))
 }
 
+// localLimit is the rate limit this replica keeps to: its share while it
+// stands in for the shared limit, else the configured one (which Redis
+// enforces for all replicas together, the local limiter being lifted).
+func (g *Gateway) localLimit() (perSecond float64, burst int) {
+	if l := g.limiter.Limit(); l != rate.Inf {
+		return float64(l), g.limiter.Burst()
+	}
+	return g.cfg.RateLimit, g.cfg.RateBurst
+}
+
 // gcra reserves the next upstream request slot in Redis under the generic
 // cell rate algorithm: KEYS[1] holds the theoretical arrival time in
 // microseconds of Redis's clock, which all replicas share. ARGV: emission

@@ -124,6 +124,9 @@ func TestSharedMissOnOneReplicaIsAHitOnAnother(t *testing.T) {
 	if got := up.TotalRequests(); got != 0 {
 		t.Errorf("B's profile made %d upstream requests, want 0: A fetched every part", got)
 	}
+	if cacheSource(t, pb) != cacheShared {
+		t.Errorf("B's profile: _meta.cache %q, want shared (two of its parts came from Redis)", cacheSource(t, pb))
+	}
 	if pa.text != pb.text || pa.metaInt(t, "tokens") != pb.metaInt(t, "tokens") || pa.meta["summarized"] != pb.meta["summarized"] {
 		t.Errorf("profiles differ between replicas (summarized %v / %v):\nA %.300s\nB %.300s", pa.meta["summarized"], pb.meta["summarized"], pa.text, pb.text)
 	}
@@ -341,8 +344,8 @@ func TestSharedSurvivesRedisGoingAwayAndRejoins(t *testing.T) {
 		if err := r.gw.Ready(context.Background()); !errors.As(err, &de) || !strings.Contains(de.Reason, "redis unavailable") {
 			t.Errorf("replica %d Ready with Redis stopped = %v, want a DegradedError naming Redis", i, err)
 		}
-		if h := r.gw.Health().Shared; h.Redis.Up || !h.LocalRateLimit {
-			t.Errorf("replica %d shared health with Redis stopped = %+v, want down and the local rate limit in use", i, h)
+		if h := r.gw.Health(); h.Shared.Redis.Up || !h.Shared.LocalRateLimit || h.RateLimit.LimitPerSecond != 500 || h.RateLimit.Burst != 500 {
+			t.Errorf("replica %d with Redis stopped: shared %+v, rate limit %+v; want Redis down and the local limit at half of 1000/s, burst 1000", i, h.Shared, h.RateLimit)
 		}
 	}
 
