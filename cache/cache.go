@@ -3,6 +3,10 @@
 // then kept as stale fallbacks for a further StaleTTL, to be served only when
 // the upstream cannot answer. Both tiers together are bounded by entry count
 // and by bytes; stale entries are evicted before fresh ones.
+//
+// Redis is the optional tier beside it that replicas share: it stores
+// framed bytes under the same keys and reports its own health, so that its
+// users can carry on without it.
 package cache
 
 import (
