@@ -368,6 +368,7 @@ func (g *Gateway) noteThrottle(err error) {
 	if errors.As(err, &ne) && ne.Kind == nsip.KindRateLimited {
 		wait := max(ne.RetryAfter, time.Second)
 		g.backoffUntil.Store(time.Now().Add(wait).UnixNano())
+		g.shareThrottle(wait)
 	}
 }
 

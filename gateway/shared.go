@@ -80,8 +80,11 @@ func (g *Gateway) localLimit() (perSecond float64, burst int) {
 // microseconds of Redis's clock, which all replicas share. ARGV: emission
 // interval, burst tolerance and the longest acceptable wait, all in
 // microseconds. It answers {1, wait} for a slot taken wait microseconds
-// from now, or {0, wait} without taking one when the wait is too long.
+// from now, or {0, wait} without taking one when the wait is too long, or
+// {2, wait} while KEYS[2] says NSIP asked every replica to pause.
 var gcra = redis.NewScript(`
+local pause = redis.call('PTTL', KEYS[2])
+if pause > 0 then return {2, pause * 1000} end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local interval = tonumber(ARGV[1])
@@ -114,7 +117,7 @@ func (g *Gateway) sharedTurn(ctx context.Context) error {
 	var res []int64
 	err := r.Do(ctx, func(ctx context.Context, c *redis.Client) error {
 		var err error
-		res, err = gcra.Run(ctx, c, []string{r.Key("rate")},
+		res, err = gcra.Run(ctx, c, []string{r.Key("rate"), r.Key("pause")},
 			interval.Microseconds(), tolerance.Microseconds(), maxWait.Microseconds()).Int64Slice()
 		if err == nil && len(res) != 2 {
 			err = fmt.Errorf("rate script answered %v", res)
@@ -125,8 +128,11 @@ func (g *Gateway) sharedTurn(ctx context.Context) error {
 		return nil // the local limiter took over when Redis went down
 	}
 	wait := time.Duration(res[1]) * time.Microsecond
-	if res[0] == 0 {
+	switch res[0] {
+	case 0:
 		return &rateLimitError{retryAfter: wait, reason: fmt.Sprintf("limit of %g requests per second shared by all replicas", g.cfg.RateLimit)}
+	case 2:
+		return &rateLimitError{retryAfter: wait, reason: "NSIP asked us to wait"}
 	}
 	if wait <= 0 {
 		return nil
@@ -261,6 +267,20 @@ func (g *Gateway) collapse(ctx context.Context, key string) (release func(), a *
 			return unlock, nil
 		}
 	}
+}
+
+// shareThrottle asks every replica to wait as NSIP asked this one to (a
+// 429's Retry-After): the next sharedTurn of each refuses until then.
+func (g *Gateway) shareThrottle(wait time.Duration) {
+	r := g.shared.redis
+	if r == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), g.cfg.CallTimeout)
+	defer cancel()
+	_ = r.Do(ctx, func(ctx context.Context, c *redis.Client) error {
+		return c.Set(ctx, r.Key("pause"), "nsip", wait).Err()
+	})
 }
 
 // sharedBreakerOpen reports whether another replica found NSIP down and
