@@ -3,6 +3,10 @@
 // then kept as stale fallbacks for a further StaleTTL, to be served only when
 // the upstream cannot answer. Both tiers together are bounded by entry count
 // and by bytes; stale entries are evicted before fresh ones.
+//
+// Redis is the optional tier beside it that replicas share: it stores
+// framed bytes under the same keys and reports its own health, so that its
+// users can carry on without it.
 package cache
 
 import (
@@ -170,6 +174,13 @@ func (c *Cache) Stale(key string) (Entry, bool) {
 // stale and then least recently used fresh entries until both bounds hold.
 // An entry larger than MaxBytes is not stored.
 func (c *Cache) Set(key string, value any, size int64, tokens int) {
+	c.SetAt(key, value, size, tokens, time.Time{})
+}
+
+// SetAt is Set for an entry stored earlier elsewhere, such as a shared tier:
+// it ages from stored, so it expires when the original does. A zero stored
+// means now.
+func (c *Cache) SetAt(key string, value any, size int64, tokens int, stored time.Time) {
 	if size < 0 {
 		size = 0
 	}
@@ -182,8 +193,11 @@ func (c *Cache) Set(key string, value any, size int64, tokens int) {
 	}
 	now := c.cfg.Now()
 	c.sweep(now)
+	if stored.IsZero() || stored.After(now) {
+		stored = now
+	}
 	c.bytes += size
-	if c.fresh.Add(key, Entry{Value: value, Size: size, Tokens: tokens, Stored: now}) {
+	if c.fresh.Add(key, Entry{Value: value, Size: size, Tokens: tokens, Stored: stored}) {
 		c.evictions++
 	}
 	c.trim()

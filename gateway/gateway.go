@@ -62,6 +62,12 @@ type Config struct {
 	ReadyMaxAge           time.Duration // Ready trusts an upstream success this recent without asking again
 	Logger                *slog.Logger
 	Now                   func() time.Time // the cache's clock
+
+	// Shared, when set, is the Redis that replicas share a cache tier, the
+	// rate limit, miss collapsing and breaker news through (see shared.go).
+	Shared       *cache.Redis
+	Replicas     int           // replicas sharing RateLimit; each takes 1/Replicas when alone
+	CollapseWait time.Duration // how long a miss waits for another replica's fetch of it
 }
 
 // DefaultConfig is polite to NSIP and sized for a 512 MB host.
@@ -81,6 +87,8 @@ func DefaultConfig() Config {
 		CallTimeout:           30 * time.Second,
 		ProgressInterval:      2 * time.Second,
 		ReadyMaxAge:           5 * time.Minute,
+		Replicas:              1,
+		CollapseWait:          5 * time.Second,
 	}
 }
 
@@ -108,8 +116,9 @@ type Gateway struct {
 	// it is later than the last success, an open breaker says so too.
 	misconfiguredAt atomic.Int64
 
-	stats stats
-	seen  seenLPNs // LPN IDs each session has met, for completions
+	shared sharedState
+	stats  stats
+	seen   seenLPNs // LPN IDs each session has met, for completions
 }
 
 // New builds a gateway over up, fitting results with sum.
@@ -149,9 +158,13 @@ func New(up Upstream, sum *summarize.Summarizer, cfg Config) (*Gateway, error) {
 				g.openedAt.Store(time.Now().UnixNano())
 			}
 			g.log.Warn("nsip circuit breaker", slog.String("from", from.String()), slog.String("to", to.String()))
+			if to == gobreaker.StateOpen || to == gobreaker.StateClosed {
+				g.shareBreaker(to == gobreaker.StateOpen)
+			}
 		},
 	})
 	g.stats.init()
+	g.initShared()
 	return g, nil
 }
 
@@ -159,7 +172,7 @@ func withDefaults(cfg Config) (Config, error) {
 	d := DefaultConfig()
 	if cfg.Budget < 0 || cfg.MaxBudget < 0 || cfg.CacheTTL < 0 || cfg.StaleTTL < 0 || cfg.CacheMaxEntries < 0 || cfg.CacheMaxBytes < 0 ||
 		cfg.RateLimit < 0 || cfg.RateBurst < 0 || cfg.MaxConcurrentUpstream < 0 || cfg.BreakerCooldown < 0 ||
-		cfg.CallTimeout < 0 || cfg.ProgressInterval < 0 || cfg.ReadyMaxAge < 0 {
+		cfg.CallTimeout < 0 || cfg.ProgressInterval < 0 || cfg.ReadyMaxAge < 0 || cfg.Replicas < 0 || cfg.CollapseWait < 0 {
 		return cfg, errors.New("gateway: configuration values must not be negative")
 	}
 	setDefault(&cfg.Budget, d.Budget)
@@ -179,6 +192,8 @@ func withDefaults(cfg Config) (Config, error) {
 	setDefault(&cfg.CallTimeout, d.CallTimeout)
 	setDefault(&cfg.ProgressInterval, d.ProgressInterval)
 	setDefault(&cfg.ReadyMaxAge, d.ReadyMaxAge)
+	setDefault(&cfg.Replicas, d.Replicas)
+	setDefault(&cfg.CollapseWait, d.CollapseWait)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -222,5 +237,5 @@ var instructions = `Read-only access to the NSIP (National Sheep Improvement Pro
 // retryIn is how long until the open breaker lets a trial request through.
 func (g *Gateway) retryIn() time.Duration {
 	opened := time.Unix(0, g.openedAt.Load())
-	return max(time.Until(opened.Add(g.cfg.BreakerCooldown)), 0)
+	return max(time.Until(opened.Add(g.cfg.BreakerCooldown)), g.sharedRetryIn(), 0)
 }

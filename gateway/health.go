@@ -58,6 +58,7 @@ type Health struct {
 	ErrorsByCode        map[string]int64 `json:"errors_by_code"`
 	Summarizations      int64            `json:"summarizations"`
 	MeanReduction       float64          `json:"mean_reduction"` // mean token reduction of summarized results, 0..1
+	Shared              *SharedHealth    `json:"shared,omitempty"`
 }
 
 // BreakerHealth is the circuit breaker's state.
@@ -82,10 +83,11 @@ func (g *Gateway) capacity() Capacity {
 	if until := time.Unix(0, g.backoffUntil.Load()); time.Now().Before(until) {
 		tokens = 0 // NSIP asked for a pause: nothing may start
 	}
+	limit, burst := g.localLimit()
 	return Capacity{
 		TokensAvailable: math.Round(max(tokens, 0)*100) / 100,
-		LimitPerSecond:  g.cfg.RateLimit,
-		Burst:           g.cfg.RateBurst,
+		LimitPerSecond:  limit,
+		Burst:           burst,
 		InFlight:        g.inFlight.Load(),
 		MaxConcurrent:   g.cfg.MaxConcurrentUpstream,
 	}
@@ -99,6 +101,7 @@ func (g *Gateway) Health() Health {
 		UpstreamRequests: g.stats.upstream.Load(),
 		CallsByTool:      make(map[string]int64, len(g.stats.calls)),
 		ErrorsByCode:     make(map[string]int64, len(g.stats.errors)),
+		Shared:           g.sharedHealth(),
 	}
 	st := g.breaker.State()
 	h.Breaker = BreakerHealth{State: st.String(), ConsecutiveFailures: g.breaker.Counts().ConsecutiveFailures}
@@ -127,13 +130,14 @@ func (g *Gateway) Health() Health {
 // Ready reports whether NSIP can be reached. An upstream success within
 // ReadyMaxAge is enough; otherwise it asks for the last-update date through
 // the pipeline (so a cached answer counts, and the breaker and rate limit
-// apply). The error says why the gateway is not ready.
+// apply). The error says why the gateway is not ready, or, as a
+// *DegradedError, why it serves without the replicas' shared state.
 func (g *Gateway) Ready(ctx context.Context) error {
 	if g.breaker.State() == gobreaker.StateOpen {
 		return fmt.Errorf("NSIP unavailable after repeated failures; retrying in %d s", seconds(g.retryIn()))
 	}
 	if ns := g.stats.lastSuccess.Load(); ns != 0 && time.Since(time.Unix(0, ns)) <= g.cfg.ReadyMaxAge {
-		return nil
+		return g.sharedReadiness(ctx)
 	}
 	o := g.run(ctx, lastUpdateDef, map[string]any{})
 	switch {
@@ -142,5 +146,5 @@ func (g *Gateway) Ready(ctx context.Context) error {
 	case o.source == cacheStale:
 		return fmt.Errorf("NSIP is failing (%s); only stale answers are available", o.staleReason)
 	}
-	return nil
+	return g.sharedReadiness(ctx)
 }

@@ -23,6 +23,8 @@ const (
 	cacheHit   = "hit"
 	cacheMiss  = "miss"
 	cacheStale = "stale"
+	// cacheShared is an answer another replica fetched, found in Redis.
+	cacheShared = "shared"
 )
 
 // answer is what the cache keeps for one key: the upstream answer, which
@@ -36,6 +38,8 @@ type answer struct {
 	value any
 	raw   json.RawMessage
 	res   summarize.Result
+
+	shared bool // loaded from the replicas' shared tier rather than fetched
 }
 
 // size estimates the bytes an answer under key holds: the upstream JSON, the
@@ -207,6 +211,9 @@ func (g *Gateway) obtain(ctx context.Context, d *toolDef, key string, args map[s
 	select {
 	case r := <-ch:
 		if r.Err == nil {
+			if a := r.Val.(*answer); a.shared {
+				return obtained{a: a, source: cacheShared}, nil
+			}
 			return obtained{a: r.Val.(*answer), source: cacheMiss}, nil
 		}
 		err = r.Err
@@ -267,8 +274,10 @@ func (g *Gateway) runProfile(ctx context.Context, key string, args, full map[str
 			if o.staleReason == "" {
 				o.staleReason = ob.staleReason
 			}
-		case ob.source == cacheMiss && o.source == cacheHit:
+		case ob.source == cacheMiss && (o.source == cacheHit || o.source == cacheShared):
 			o.source = cacheMiss
+		case ob.source == cacheShared && o.source == cacheHit:
+			o.source = cacheShared
 		}
 	}
 	if v.set() {
@@ -343,8 +352,16 @@ func (g *Gateway) fetch(key string, d *toolDef, args map[string]any) (any, error
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), g.cfg.CallTimeout)
 	defer cancel()
+	if a, ok := g.fromShared(ctx, key); ok {
+		return a, nil
+	}
+	unlock, got := g.collapse(ctx, key)
+	if got != nil {
+		return got, nil
+	}
+	defer unlock()
 
-	if g.breaker.State() == gobreaker.StateOpen {
+	if g.breaker.State() == gobreaker.StateOpen || g.sharedBreakerOpen(ctx) {
 		return nil, errBreakerOpen // fail fast, without spending rate-limit tokens
 	}
 	release, err := g.acquire(ctx)
@@ -376,6 +393,7 @@ func (g *Gateway) fetch(key string, d *toolDef, args map[string]any) (any, error
 		return nil, err
 	}
 	g.cache.Set(key, a, a.size(key), a.res.OriginalTokens)
+	g.toShared(ctx, key, a)
 	return a, nil
 }
 
@@ -410,6 +428,7 @@ func (g *Gateway) noteThrottle(err error) {
 	if errors.As(err, &ne) && ne.Kind == nsip.KindRateLimited {
 		wait := max(ne.RetryAfter, time.Second)
 		g.backoffUntil.Store(time.Now().Add(wait).UnixNano())
+		g.shareThrottle(wait)
 	}
 }
 
@@ -420,6 +439,9 @@ func (g *Gateway) acquire(ctx context.Context) (release func(), err error) {
 	now := time.Now()
 	if until := time.Unix(0, g.backoffUntil.Load()); now.Before(until) {
 		return nil, &rateLimitError{retryAfter: until.Sub(now), reason: "NSIP asked us to wait"}
+	}
+	if err := g.sharedTurn(ctx); err != nil {
+		return nil, err
 	}
 	r := g.limiter.ReserveN(now, 1)
 	if wait := r.DelayFrom(now); wait > 0 {

@@ -256,6 +256,11 @@ func (st *site) readyz(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 		defer cancel()
 		if err := st.opts.Ready(ctx); err != nil {
+			var d interface{ Degraded() bool }
+			if errors.As(err, &d) && d.Degraded() {
+				writeJSON(w, http.StatusOK, map[string]string{"status": "degraded", "reason": err.Error()})
+				return
+			}
 			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "not_ready", "reason": err.Error()})
 			return
 		}

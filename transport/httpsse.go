@@ -44,12 +44,16 @@ func ServeHTTPSSE(ctx context.Context, s *server.MCPServer, opts Options) error 
 		server.WithSessionIDGenerator(newStreamSessionID),
 	)
 	ledger := newSessionLedger(st)
+	sessions := server.WithSessionIdManager(ledger)
+	if o.Stateless {
+		sessions = server.WithStateLess(true)
+	}
 	streamable := server.NewStreamableHTTPServer(s,
 		server.WithDisableLocalhostProtection(true),
 		server.WithEndpointPath(mcpPath),
 		server.WithStreamableHTTPLogger(st.log),
 		server.WithHeartbeatInterval(o.PingInterval),
-		server.WithSessionIdManager(ledger),
+		sessions,
 	)
 	mux := http.NewServeMux()
 	st.addHealth(mux)

@@ -78,8 +78,15 @@ type Options struct {
 	// kept unless the server is draining.
 	Health func() any
 	// Ready decides /readyz: nil means ready (200), an error is the reason
-	// for a 503. It should be cheap; it gets a few seconds at most.
+	// for a 503. An error with a Degraded() bool method that reports true
+	// is a 200 with status "degraded" and the reason: the server works, in
+	// a reduced way. It should be cheap; it gets a few seconds at most.
 	Ready func(ctx context.Context) error
+	// Stateless runs streamable HTTP without sessions, so that any replica
+	// behind a load balancer can answer any request (mcp-go's stateless
+	// mode). Server-to-client messages outside a request's own stream, such
+	// as GET /mcp, are then unavailable.
+	Stateless bool
 	// Version is reported by /healthz.
 	Version string
 	// Logger receives the transport's logs; nil means slog.Default().

@@ -48,6 +48,7 @@ type config struct {
 	serverBin string
 	serverEnv []string // KEY=VALUE for the servers nsip-load starts
 	serverPID int      // a running server's process, for its RSS
+	replicas  int      // --spawn: servers started side by side, sessions spread over them
 	latency   time.Duration
 	seed      int64
 	animals   int
@@ -111,6 +112,7 @@ func parseArgs(args []string, out io.Writer) (config, error) {
 	fs.StringVar(&c.serverBin, "server-bin", "", "nsip-mcp binary to start (default: next to nsip-load, else on PATH)")
 	fs.Var(multiFlag{&c.serverEnv}, "server-env", "`KEY=VALUE` for the servers nsip-load starts (repeatable), e.g. NSIP_CACHE_MAX_BYTES=8MiB")
 	fs.IntVar(&c.serverPID, "server-pid", 0, "process ID of a running server, to report its RSS")
+	fs.IntVar(&c.replicas, "replicas", 1, "--spawn with a network transport: start this many servers (NSIP_REPLICAS set to match) and spread the sessions over them round-robin; share a Redis with --server-env NSIP_REDIS_URL=redis://127.0.0.1:6379/0")
 	fs.DurationVar(&c.latency, "latency", 50*time.Millisecond, "--spawn: the stand-in's delay before every answer")
 	fs.Int64Var(&c.seed, "seed", 1, "stand-in data seed (match nsip-stub's when not spawning)")
 	fs.IntVar(&c.animals, "animals", 4000, "stand-in data size (match nsip-stub's when not spawning)")
@@ -222,6 +224,10 @@ func (c *config) checkTarget() error {
 		return errors.New("give --url of a running server on loopback, or --spawn")
 	case c.spawn && c.serverPID != 0:
 		return errors.New("--server-pid is for a server you started; --spawn knows its own")
+	case c.replicas < 1 || c.replicas > 16:
+		return fmt.Errorf("invalid value %d for flag --replicas: use 1..16", c.replicas)
+	case c.replicas > 1 && (!c.spawn || stdio):
+		return errors.New("--replicas starts servers side by side: it needs --spawn and a network transport")
 	}
 	if c.url != "" {
 		u, err := loopbackURL("url", c.url)

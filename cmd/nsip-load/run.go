@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -58,6 +59,9 @@ type ServerStats struct {
 	RSSAfterKB  int64           `json:"rss_after_kb"`          // after the last call
 	RSSPeakKB   int64           `json:"rss_peak_kb"`           // VmHWM
 	HealthCache json.RawMessage `json:"cache,omitempty"`
+	// Shared is each replica's /healthz "shared" block (Redis state, hits
+	// from Redis, collapsed fetches) when --replicas runs several.
+	Shared []json.RawMessage `json:"shared,omitempty"`
 }
 
 // runState is shared by the sessions while a run is under way.
@@ -144,6 +148,13 @@ func execute(ctx context.Context, cfg config, progress io.Writer) (*Report, erro
 		}
 		rep.Server.HealthCache = h["cache"]
 	}
+	if len(t.bases) > 1 && rep.Server != nil {
+		for _, b := range t.bases {
+			if h, err := t.healthAt(ctx, b+"/healthz"); err == nil && len(h["shared"]) > 0 {
+				rep.Server.Shared = append(rep.Server.Shared, h["shared"])
+			}
+		}
+	}
 	rep.fill(workers, elapsed)
 	if upOK && upOK2 {
 		up := &Upstream{Source: upSource, Requests: upAfter - upBefore}
@@ -161,7 +172,7 @@ func (t *target) describe() string {
 	case t.stub != nil && t.cfg.transport == transportStdio:
 		return fmt.Sprintf("%s per session over stdio; stand-in upstream in nsip-load (seed %d, %d animals, latency %s)", t.bin, t.cfg.seed, t.cfg.animals, t.cfg.latency)
 	case t.stub != nil:
-		return fmt.Sprintf("%s at %s; stand-in upstream in nsip-load (seed %d, %d animals, latency %s)", t.bin, t.base, t.cfg.seed, t.cfg.animals, t.cfg.latency)
+		return fmt.Sprintf("%s at %s; stand-in upstream in nsip-load (seed %d, %d animals, latency %s)", t.bin, strings.Join(t.bases, " "), t.cfg.seed, t.cfg.animals, t.cfg.latency)
 	case t.cfg.transport == transportStdio:
 		return fmt.Sprintf("%s per session over stdio; upstream %s", t.bin, t.cfg.upstream)
 	}
@@ -218,11 +229,11 @@ func truncate(s string, n int) string {
 func dial(ctx context.Context, cfg config, t *target, hc *http.Client) (session, error) {
 	switch cfg.transport {
 	case transportWebSocket:
-		return dialWS(ctx, t.base, cfg.protocol)
+		return dialWS(ctx, t.nextBase(), cfg.protocol)
 	case transportSSE:
-		return dialSSE(ctx, t.base, cfg.protocol, hc)
+		return dialSSE(ctx, t.nextBase(), cfg.protocol, hc)
 	case transportStreamable:
-		return dialStreamable(ctx, t.base, cfg.protocol, hc)
+		return dialStreamable(ctx, t.nextBase(), cfg.protocol, hc)
 	}
 	return dialStdio(ctx, t.bin, t.env, cfg.protocol, t.logs)
 }
@@ -460,6 +471,9 @@ func (r *Report) writeText(w io.Writer) {
 		}
 		if len(s.HealthCache) > 0 {
 			fmt.Fprintf(w, "cache      %s\n", s.HealthCache)
+		}
+		for i, sh := range s.Shared {
+			fmt.Fprintf(w, "shared %d   %s\n", i, sh)
 		}
 	}
 }

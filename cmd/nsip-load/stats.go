@@ -67,9 +67,10 @@ const (
 	cacheHit
 	cacheMiss
 	cacheStale
+	cacheShared // another replica's answer, found in Redis
 )
 
-var cacheNames = []string{"unknown", "hit", "miss", "stale"}
+var cacheNames = []string{"unknown", "hit", "miss", "stale", "shared"}
 
 func cacheCode(s string) uint8 {
 	for i, n := range cacheNames {

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -30,12 +31,23 @@ type target struct {
 	env      []string // environment of the servers nsip-load starts
 	shownEnv []string // the part of env nsip-load chose, for the summary
 	stub     *nsiptest.Server
-	server   *exec.Cmd
-	exited   chan struct{} // closed when server has exited
+	servers  []*exec.Cmd
+	exited   []chan struct{} // each closed when its server has exited
 	pids     []int
 	healthz  string
 	logs     *tail
 	hc       *http.Client
+
+	bases []string      // with --replicas, every server's base; base is the first
+	next  atomic.Uint64 // round-robin over bases for new sessions
+}
+
+// nextBase is the server the next session connects to.
+func (t *target) nextBase() string {
+	if len(t.bases) == 0 {
+		return t.base
+	}
+	return t.bases[(t.next.Add(1)-1)%uint64(len(t.bases))]
 }
 
 // serverDefaults lift the gateway's politeness limits, which protect the
@@ -72,18 +84,26 @@ func setup(ctx context.Context, cfg config) (*target, error) {
 		upstream = t.stub.URL()
 	}
 	t.shownEnv = append([]string{"NSIP_BASE_URL=" + upstream}, serverDefaults...)
+	var ports []int
 	if cfg.transport != transportStdio {
-		port, err := freePort()
-		if err != nil {
-			t.close()
-			return nil, err
+		for range max(cfg.replicas, 1) {
+			port, err := freePort()
+			if err != nil {
+				t.close()
+				return nil, err
+			}
+			ports = append(ports, port)
+			t.bases = append(t.bases, "http://127.0.0.1:"+strconv.Itoa(port))
 		}
 		kind := "http-sse"
 		if cfg.transport == transportWebSocket {
 			kind = "websocket"
 		}
-		t.shownEnv = append(t.shownEnv, "MCP_TRANSPORT="+kind, "MCP_HOST=127.0.0.1", "MCP_PORT="+strconv.Itoa(port))
-		t.base = "http://127.0.0.1:" + strconv.Itoa(port)
+		t.shownEnv = append(t.shownEnv, "MCP_TRANSPORT="+kind, "MCP_HOST=127.0.0.1", "MCP_PORT="+strconv.Itoa(ports[0]))
+		if len(ports) > 1 {
+			t.shownEnv = append(t.shownEnv, "NSIP_REPLICAS="+strconv.Itoa(len(ports)))
+		}
+		t.base = t.bases[0]
 		t.healthz = t.base + "/healthz"
 	} else {
 		t.shownEnv = append(t.shownEnv, "MCP_TRANSPORT=stdio")
@@ -93,49 +113,56 @@ func setup(ctx context.Context, cfg config) (*target, error) {
 	if cfg.transport == transportStdio {
 		return t, nil
 	}
-	if err := t.startServer(ctx); err != nil {
-		t.close()
-		return nil, err
+	for i, port := range ports {
+		if err := t.startServer(ctx, mergeEnv(t.env, []string{"MCP_PORT=" + strconv.Itoa(port)}), t.bases[i]+"/healthz"); err != nil {
+			t.close()
+			return nil, err
+		}
 	}
 	return t, nil
 }
 
-// startServer runs the network server and waits until /healthz answers.
-func (t *target) startServer(ctx context.Context) error {
+// startServer runs one network server and waits until its /healthz answers.
+func (t *target) startServer(ctx context.Context, env []string, healthz string) error {
 	cmd := exec.Command(t.bin)
-	cmd.Env = t.env
+	cmd.Env = env
 	cmd.Stdout = t.logs
 	cmd.Stderr = t.logs
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting %s: %w", t.bin, err)
 	}
-	t.server, t.exited = cmd, make(chan struct{})
-	t.pids = []int{cmd.Process.Pid}
-	go func() { _ = cmd.Wait(); close(t.exited) }()
+	exited := make(chan struct{})
+	t.servers, t.exited = append(t.servers, cmd), append(t.exited, exited)
+	t.pids = append(t.pids, cmd.Process.Pid)
+	go func() { _ = cmd.Wait(); close(exited) }()
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		if _, err := t.health(ctx); err == nil {
+		if _, err := t.healthAt(ctx, healthz); err == nil {
 			return nil
 		}
 		select {
-		case <-t.exited:
+		case <-exited:
 			return fmt.Errorf("%s exited during startup: %s", t.bin, t.logs.lastLines(5))
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(20 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%s did not answer %s within 15 s: %s", t.bin, t.healthz, t.logs.lastLines(5))
+			return fmt.Errorf("%s did not answer %s within 15 s: %s", t.bin, healthz, t.logs.lastLines(5))
 		}
 	}
 }
 
-// health fetches /healthz.
+// health fetches /healthz of the (first) server.
 func (t *target) health(ctx context.Context) (map[string]json.RawMessage, error) {
-	if t.healthz == "" {
+	return t.healthAt(ctx, t.healthz)
+}
+
+func (t *target) healthAt(ctx context.Context, healthz string) (map[string]json.RawMessage, error) {
+	if healthz == "" {
 		return nil, errors.New("no health endpoint")
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.healthz, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, healthz, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -145,11 +172,11 @@ func (t *target) health(ctx context.Context) (map[string]json.RawMessage, error)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s: %s", t.healthz, resp.Status)
+		return nil, fmt.Errorf("%s: %s", healthz, resp.Status)
 	}
 	var body map[string]json.RawMessage
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&body); err != nil {
-		return nil, fmt.Errorf("%s: %w", t.healthz, err)
+		return nil, fmt.Errorf("%s: %w", healthz, err)
 	}
 	return body, nil
 }
@@ -219,15 +246,18 @@ func readRSS(pid int) (rss, hwm int64, err error) {
 	return rss, hwm, sc.Err()
 }
 
-// close stops the server (SIGTERM, then SIGKILL after 10 s) and the stand-in.
+// close stops the servers (SIGTERM, then SIGKILL after 10 s) and the
+// stand-in.
 func (t *target) close() {
-	if t.server != nil {
-		_ = t.server.Process.Signal(syscall.SIGTERM)
+	for _, s := range t.servers {
+		_ = s.Process.Signal(syscall.SIGTERM)
+	}
+	for i, s := range t.servers {
 		select {
-		case <-t.exited:
+		case <-t.exited[i]:
 		case <-time.After(10 * time.Second):
-			_ = t.server.Process.Kill()
-			<-t.exited
+			_ = s.Process.Kill()
+			<-t.exited[i]
 		}
 	}
 	if t.stub != nil {

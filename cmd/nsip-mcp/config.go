@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
@@ -37,6 +38,9 @@ type Config struct {
 	MaxConcurrent   int
 	BreakerFailures int // consecutive upstream failures that open the breaker
 	BreakerCooldown time.Duration
+
+	RedisURL string // shared tier, rate limit and breaker for replicas; empty means none
+	Replicas int    // replicas sharing the rate limit
 
 	// MemoryLimit is the soft limit handed to the Go runtime, derived from
 	// the cache bound; 0 when GOMEMLIMIT is set, which the runtime reads
@@ -258,6 +262,21 @@ var settings = []setting{
 		accepts: "a duration from 1s to 1h, e.g. 30s",
 		help:    "how long the open breaker waits before letting one trial request through",
 		apply:   durationSetter(func(c *Config) *time.Duration { return &c.BreakerCooldown }, time.Second, time.Hour),
+	},
+	{
+		name: "NSIP_REDIS_URL", def: "",
+		accepts: "a redis:// or rediss:// (TLS) URL with optional password and database, e.g. redis://:secret@redis:6379/0",
+		help:    "Redis shared by replicas: a second cache tier, one NSIP rate limit for all, one fetch per missing answer, shared breaker; when Redis fails each replica carries on alone (unset: no sharing)",
+		apply: func(c *Config, v string) bool {
+			c.RedisURL = v
+			return cache.CheckRedisURL(v) == nil
+		},
+	},
+	{
+		name: "NSIP_REPLICAS", def: strconv.Itoa(defaults.Replicas),
+		accepts: "an integer from 1 to 1000",
+		help:    "replicas running against NSIP together: without Redis (or while it is down) each keeps to NSIP_RATE_LIMIT/NSIP_REPLICAS; above 1, streamable HTTP runs stateless so that any replica can answer any request",
+		apply:   intSetter(func(c *Config) *int { return &c.Replicas }, 1, 1000),
 	},
 	{
 		name: "LOG_LEVEL", def: "info",

@@ -32,6 +32,7 @@ func TestLoadDefaults(t *testing.T) {
 		MaxConcurrent: defaults.MaxConcurrentUpstream, LogLevel: slog.LevelInfo,
 		CallTimeout: gw.CallTimeout, BreakerFailures: int(gw.BreakerFailures), BreakerCooldown: gw.BreakerCooldown,
 		MemoryLimit: 2*cache.DefaultMaxBytes + 128<<20,
+		Replicas:    1,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("defaults:\n got %+v\nwant %+v", got, want)
@@ -59,6 +60,8 @@ func TestLoadReadsEveryVariable(t *testing.T) {
 		"NSIP_BREAKER_COOLDOWN":  "2m",
 		"LOG_LEVEL":              "DEBUG",
 		"MCP_AUTH_TOKEN":         "5f1c0a9e7b2d4c68a1e3",
+		"NSIP_REDIS_URL":         "rediss://:s3cret@redis.internal:6380/2",
+		"NSIP_REPLICAS":          "3",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -72,6 +75,7 @@ func TestLoadReadsEveryVariable(t *testing.T) {
 		TokenBudget: 1500, MaxTokenBudget: 12000, RateLimit: 2.5, RateBurst: 3, MaxConcurrent: 8, LogLevel: slog.LevelDebug,
 		CallTimeout: 45 * time.Second, BreakerFailures: 3, BreakerCooldown: 2 * time.Minute,
 		MemoryLimit: 16<<20 + 128<<20, // twice the cache, plus headroom
+		RedisURL:    "rediss://:s3cret@redis.internal:6380/2", Replicas: 3,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("\n got %+v\nwant %+v", got, want)
@@ -103,6 +107,9 @@ func TestLoadRejectsBadValues(t *testing.T) {
 		accepts string
 	}{
 		{map[string]string{"MCP_TRANSPORT": "grpc"}, "MCP_TRANSPORT", "grpc", "stdio, http-sse or websocket"},
+		{map[string]string{"NSIP_REDIS_URL": "redis.internal:6379"}, "NSIP_REDIS_URL", "redis.internal:6379", "redis:// or rediss://"},
+		{map[string]string{"NSIP_REDIS_URL": "redis://redis.internal:6379/db"}, "NSIP_REDIS_URL", "redis://redis.internal:6379/db", "redis:// or rediss://"},
+		{map[string]string{"NSIP_REPLICAS": "0"}, "NSIP_REPLICAS", "0", "1 to 1000"},
 		{map[string]string{"MCP_TRANSPORT": "HTTP-SSE"}, "MCP_TRANSPORT", "HTTP-SSE", "stdio, http-sse or websocket"},
 		{map[string]string{"MCP_HOST": "my host"}, "MCP_HOST", "my host", "IP address or host name"},
 		{map[string]string{"MCP_PORT": "http"}, "MCP_PORT", "http", "0 to 65535"},

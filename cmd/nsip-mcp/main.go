@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -101,12 +102,22 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	gcfg.BreakerFailures = uint32(cfg.BreakerFailures) // 1..1000, checked by Load
 	gcfg.BreakerCooldown = cfg.BreakerCooldown
 	gcfg.Logger = logger
+	gcfg.Replicas = cfg.Replicas
+	if cfg.RedisURL != "" {
+		rd, err := cache.NewRedis(cache.RedisConfig{URL: cfg.RedisURL, Logger: logger})
+		if err != nil {
+			return err
+		}
+		defer rd.Close()
+		gcfg.Shared = rd
+	}
 	g, err := gateway.New(client, summarize.New(counter), gcfg)
 	if err != nil {
 		return err
 	}
 	s := g.NewMCPServer("nsip-mcp", v)
-	logger.Info("starting", "version", v, "commit", build.Commit, "transport", cfg.Transport, "nsip_base_url", cfg.BaseURL)
+	logger.Info("starting", "version", v, "commit", build.Commit, "transport", cfg.Transport, "nsip_base_url", cfg.BaseURL,
+		"shared_redis", cfg.RedisURL != "", "replicas", cfg.Replicas)
 	return transport.Serve(ctx, cfg.Transport, s, transport.Options{
 		Host:           cfg.Host,
 		Port:           cfg.Port,
@@ -115,6 +126,7 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		AuthToken:      cfg.AuthToken,
 		Health:         func() any { return healthWithBuild{g.Health(), build} },
 		Ready:          g.Ready,
+		Stateless:      cfg.Replicas > 1,
 		Version:        v,
 		Logger:         logger,
 	})

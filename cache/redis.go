@@ -1,0 +1,300 @@
+package cache
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Defaults for RedisConfig's zero fields.
+const (
+	DefaultRedisPrefix     = "nsip-mcp:"
+	DefaultRedisOpTimeout  = 250 * time.Millisecond
+	DefaultRedisRetryEvery = time.Second
+)
+
+// RedisConfig says where the shared tier lives and how patient to be with it.
+type RedisConfig struct {
+	URL        string        // redis:// or rediss://, with password and database as needed
+	Prefix     string        // namespace of every key this process writes
+	OpTimeout  time.Duration // limit for one command; a slower Redis counts as down
+	RetryEvery time.Duration // while Redis is down, how often one call tries it again
+	Logger     *slog.Logger
+}
+
+// ErrRedisDown is returned, wrapped with the reason, by Do while Redis is
+// considered down and not yet due for another try.
+var ErrRedisDown = errors.New("redis unavailable")
+
+// Redis is the connection replicas share, with the health bookkeeping every
+// use of it goes through: a failed or slow command marks Redis down, after
+// which commands are skipped (callers fall back to what they have locally)
+// except for one try every RetryEvery, and the first success marks it up
+// again. Each change of state is logged once.
+type Redis struct {
+	client     *redis.Client
+	prefix     string
+	opTimeout  time.Duration
+	retryEvery time.Duration
+	log        *slog.Logger
+
+	mu      sync.Mutex
+	down    bool
+	reason  string
+	since   time.Time
+	nextTry time.Time
+
+	corrupt atomic.Uint64 // values ignored because they were not ours or were damaged
+
+	watchMu  sync.Mutex
+	watchers []func(up bool)
+}
+
+// Watch calls f with the new state each time Redis goes down or comes back.
+// f runs on the goroutine of the command that noticed, and must be quick.
+func (r *Redis) Watch(f func(up bool)) {
+	r.watchMu.Lock()
+	defer r.watchMu.Unlock()
+	r.watchers = append(r.watchers, f)
+}
+
+func (r *Redis) notify(up bool) {
+	r.watchMu.Lock()
+	defer r.watchMu.Unlock()
+	for _, f := range r.watchers {
+		f(up)
+	}
+}
+
+// NewRedis parses cfg.URL and prepares a client; it does not connect, so a
+// Redis that is down at start is just the first state change.
+func NewRedis(cfg RedisConfig) (*Redis, error) {
+	opts, err := parseRedisURL(cfg.URL)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Prefix == "" {
+		cfg.Prefix = DefaultRedisPrefix
+	}
+	if cfg.OpTimeout <= 0 {
+		cfg.OpTimeout = DefaultRedisOpTimeout
+	}
+	if cfg.RetryEvery <= 0 {
+		cfg.RetryEvery = DefaultRedisRetryEvery
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	// One retry, for a pooled connection that died while Redis was away;
+	// more retries and dials would only make a failing call slower, and the
+	// caller has a local answer to fall back to.
+	opts.MaxRetries = 1
+	opts.DialerRetries = 1
+	opts.DialTimeout = cfg.OpTimeout
+	opts.ReadTimeout = cfg.OpTimeout
+	opts.WriteTimeout = cfg.OpTimeout
+	opts.PoolTimeout = cfg.OpTimeout
+	opts.ContextTimeoutEnabled = true
+	opts.DisableIdentity = true
+	// go-redis logs its own dial failures; the state changes above say
+	// what matters, so its lines go to the debug level.
+	redis.SetLogger(redisLogger{cfg.Logger})
+	return &Redis{
+		client: redis.NewClient(opts), prefix: cfg.Prefix,
+		opTimeout: cfg.OpTimeout, retryEvery: cfg.RetryEvery, log: cfg.Logger,
+		since: time.Now(),
+	}, nil
+}
+
+// CheckRedisURL reports whether u is a Redis URL NewRedis accepts:
+// redis:// or rediss:// (TLS), with optional user, password and database,
+// e.g. redis://:secret@redis:6379/0.
+func CheckRedisURL(u string) error {
+	_, err := parseRedisURL(u)
+	return err
+}
+
+func parseRedisURL(u string) (*redis.Options, error) {
+	if !strings.HasPrefix(u, "redis://") && !strings.HasPrefix(u, "rediss://") {
+		return nil, errors.New("cache: the Redis URL must start with redis:// or rediss://")
+	}
+	opts, err := redis.ParseURL(u)
+	if err != nil {
+		return nil, fmt.Errorf("cache: Redis URL: %w", err)
+	}
+	return opts, nil
+}
+
+// Close closes the connections.
+func (r *Redis) Close() error { return r.client.Close() }
+
+// Key is name inside this process's namespace.
+func (r *Redis) Key(name string) string { return r.prefix + name }
+
+// Do runs op against Redis within OpTimeout, unless Redis is down and not
+// due for a try, in which case it returns an error wrapping ErrRedisDown
+// at once. redis.Nil is a success (Redis answered). An error caused by
+// ctx ending does not change the state: the caller gave up, Redis did not.
+func (r *Redis) Do(ctx context.Context, op func(ctx context.Context, c *redis.Client) error) error {
+	if err := r.admit(); err != nil {
+		return err
+	}
+	octx, cancel := context.WithTimeout(ctx, r.opTimeout)
+	defer cancel()
+	err := op(octx, r.client)
+	switch {
+	case err == nil || errors.Is(err, redis.Nil):
+		r.markUp()
+	case ctx.Err() != nil:
+	default:
+		r.markDown(err)
+	}
+	return err
+}
+
+// admit lets a command through while Redis is up, and one command per
+// RetryEvery while it is down.
+func (r *Redis) admit() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.down {
+		return nil
+	}
+	now := time.Now()
+	if now.Before(r.nextTry) {
+		return fmt.Errorf("%w: %s", ErrRedisDown, r.reason)
+	}
+	r.nextTry = now.Add(r.retryEvery)
+	return nil
+}
+
+func (r *Redis) markUp() {
+	r.mu.Lock()
+	if !r.down {
+		r.mu.Unlock()
+		return
+	}
+	r.down, r.reason, r.since = false, "", time.Now()
+	r.mu.Unlock()
+	r.log.Warn("redis reachable again: sharing cache, rate limit and breaker with other replicas")
+	r.notify(true)
+}
+
+func (r *Redis) markDown(err error) {
+	r.mu.Lock()
+	r.nextTry = time.Now().Add(r.retryEvery)
+	if r.down {
+		r.mu.Unlock()
+		return
+	}
+	r.down, r.reason, r.since = true, err.Error(), time.Now()
+	r.mu.Unlock()
+	defer r.notify(false)
+	r.log.Warn("redis unavailable: using the local cache and a local share of the rate limit until it answers again",
+		slog.String("error", r.reason), slog.String("retry_every", r.retryEvery.String()))
+}
+
+// RedisStatus is the shared tier's state, for health reports.
+type RedisStatus struct {
+	Up            bool      `json:"up"`
+	Reason        string    `json:"reason,omitempty"` // the error that marked it down
+	Since         time.Time `json:"since"`            // when the state last changed
+	IgnoredValues uint64    `json:"ignored_values"`   // corrupt or foreign values not served
+}
+
+// Status reports whether Redis is considered up.
+func (r *Redis) Status() RedisStatus {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return RedisStatus{Up: !r.down, Reason: r.reason, Since: r.since.UTC(), IgnoredValues: r.corrupt.Load()}
+}
+
+// Ping asks Redis whether it is there, even while it is considered down
+// and not due for a try, and updates the state with the answer.
+func (r *Redis) Ping(ctx context.Context) error {
+	r.mu.Lock()
+	r.nextTry = time.Time{}
+	r.mu.Unlock()
+	return r.Do(ctx, func(ctx context.Context, c *redis.Client) error { return c.Ping(ctx).Err() })
+}
+
+// Stored values are framed as magic, store time (unix nanoseconds) and a
+// CRC-32 of the value, so that a value written by something else, or
+// damaged, is recognised and ignored rather than served.
+const (
+	frameMagic  = "nsc1"
+	frameHeader = len(frameMagic) + 8 + 4
+)
+
+// Load returns the value stored under key with when it was stored. A value
+// that is missing, foreign or damaged, or Redis being unavailable, are all
+// a miss: the caller fetches and Store overwrites what was there.
+func (r *Redis) Load(ctx context.Context, key string) (value []byte, stored time.Time, ok bool) {
+	var b []byte
+	err := r.Do(ctx, func(ctx context.Context, c *redis.Client) error {
+		var err error
+		b, err = c.Get(ctx, r.prefix+"c:"+key).Bytes()
+		if err != nil && strings.HasPrefix(err.Error(), "WRONGTYPE") {
+			b, err = nil, redis.Nil // something else lives there; Store replaces it
+			r.corrupt.Add(1)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, time.Time{}, false
+	}
+	value, stored, ok = unframe(b)
+	if !ok {
+		r.corrupt.Add(1)
+	}
+	return value, stored, ok
+}
+
+// Ignored counts a value that unframed cleanly but that its reader could not
+// use (for instance one written by a build with other data shapes).
+func (r *Redis) Ignored() { r.corrupt.Add(1) }
+
+// Store writes value under key, stamped with stored, to expire after ttl.
+// Failures are only recorded in the state: the shared tier is best effort.
+func (r *Redis) Store(ctx context.Context, key string, value []byte, stored time.Time, ttl time.Duration) {
+	if ttl <= 0 {
+		return
+	}
+	b := make([]byte, frameHeader, frameHeader+len(value))
+	copy(b, frameMagic)
+	binary.BigEndian.PutUint64(b[len(frameMagic):], uint64(stored.UnixNano()))
+	binary.BigEndian.PutUint32(b[len(frameMagic)+8:], crc32.ChecksumIEEE(value))
+	b = append(b, value...)
+	_ = r.Do(ctx, func(ctx context.Context, c *redis.Client) error {
+		return c.Set(ctx, r.prefix+"c:"+key, b, ttl).Err()
+	})
+}
+
+func unframe(b []byte) ([]byte, time.Time, bool) {
+	if len(b) < frameHeader || string(b[:len(frameMagic)]) != frameMagic {
+		return nil, time.Time{}, false
+	}
+	stored := time.Unix(0, int64(binary.BigEndian.Uint64(b[len(frameMagic):])))
+	sum := binary.BigEndian.Uint32(b[len(frameMagic)+8:])
+	value := b[frameHeader:]
+	if crc32.ChecksumIEEE(value) != sum {
+		return nil, time.Time{}, false
+	}
+	return value, stored, true
+}
+
+// redisLogger hands go-redis's internal log lines to slog.
+type redisLogger struct{ log *slog.Logger }
+
+func (l redisLogger) Printf(ctx context.Context, format string, v ...any) {
+	l.log.DebugContext(ctx, "redis client: "+fmt.Sprintf(format, v...))
+}

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestDeployExampleConfigLoads keeps deploy/compose.yaml in step with the
+// settings: every MCP_ and NSIP_ variable it gives a replica is one Load
+// knows, and together they load without error into the shared mode.
+func TestDeployExampleConfigLoads(t *testing.T) {
+	b, err := os.ReadFile("deploy/compose.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := map[string]bool{}
+	for _, s := range settings {
+		known[s.name] = true
+	}
+	env := map[string]string{}
+	for _, m := range regexp.MustCompile(`(?m)^\s+((?:MCP|NSIP)_[A-Z_]+):\s*"?([^"\n]*)"?\s*$`).FindAllStringSubmatch(string(b), -1) {
+		if !known[m[1]] {
+			t.Errorf("compose.yaml sets %s, which nsip-mcp does not read", m[1])
+		}
+		env[m[1]] = strings.TrimSpace(m[2])
+	}
+	if len(env) < 5 {
+		t.Fatalf("found only %d settings in compose.yaml (%v); has its layout changed?", len(env), env)
+	}
+	c, err := Load(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatalf("the replicas' environment does not load: %v", err)
+	}
+	if c.RedisURL != "redis://redis:6379/0" || c.Replicas != 2 || c.Transport != "http-sse" {
+		t.Errorf("replica config = Redis %q, replicas %d, transport %q; want the shared Redis, 2 and http-sse", c.RedisURL, c.Replicas, c.Transport)
+	}
+}

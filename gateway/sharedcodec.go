@@ -1,0 +1,190 @@
+package gateway
+
+import (
+	"bytes"
+	"compress/flate"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/summarize"
+)
+
+// An answer travels through Redis as one JSON record compressed with flate.
+// The decoded model goes with it, so that a replica can fit profiles from
+// answers another one fetched without a decoder of its own; the upstream
+// body only when it is not the text already (a pass-through is the body,
+// compacted). JSON rather than gob: gob sends its type descriptions with
+// every value, which made a small answer's record larger than the answer.
+type sharedRecord struct {
+	Shape          uint64            `json:"s"` // modelShape of the writer; another shape is foreign
+	Type           string            `json:"t"` // the model's type name, a key of sharedModels
+	Model          json.RawMessage   `json:"m"`
+	Raw            json.RawMessage   `json:"r,omitempty"`
+	Text           json.RawMessage   `json:"x"` // summarize.Result.Text is compact JSON
+	Tokens         int               `json:"n"`
+	OriginalTokens int               `json:"o"`
+	Summarized     bool              `json:"z,omitempty"`
+	Kind           summarize.Kind    `json:"k,omitempty"`
+	Paging         *summarize.Paging `json:"p,omitempty"`
+}
+
+// sharedModels are the values fetch can produce, by type name.
+var sharedModels = func() map[string]reflect.Type {
+	m := map[string]reflect.Type{}
+	for _, v := range []any{
+		&nsip.LastUpdate{}, &nsip.BreedGroups{}, &nsip.Statuses{}, &nsip.TraitRanges{},
+		&nsip.SearchResults{}, &nsip.AnimalDetails{}, &nsip.Lineage{}, &nsip.ProgenyPage{},
+	} {
+		t := reflect.TypeOf(v).Elem()
+		m[t.Name()] = t
+	}
+	return m
+}()
+
+// modelShape fingerprints the field names, types and JSON tags of the
+// models, so that a record written by a build whose models differ is
+// ignored rather than half-decoded.
+var modelShape = func() uint64 {
+	names := make([]string, 0, len(sharedModels))
+	for n := range sharedModels {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	seen := map[reflect.Type]bool{}
+	for _, n := range names {
+		describeType(&b, sharedModels[n], seen)
+	}
+	h := fnv.New64a()
+	_, _ = io.WriteString(h, b.String())
+	return h.Sum64()
+}()
+
+func describeType(b *strings.Builder, t reflect.Type, seen map[reflect.Type]bool) {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		b.WriteString(t.Kind().String() + "(")
+		describeType(b, t.Elem(), seen)
+		b.WriteString(")")
+	case reflect.Map:
+		b.WriteString("map(")
+		describeType(b, t.Key(), seen)
+		b.WriteString(",")
+		describeType(b, t.Elem(), seen)
+		b.WriteString(")")
+	case reflect.Struct:
+		b.WriteString(t.Name())
+		if seen[t] {
+			return
+		}
+		seen[t] = true
+		b.WriteString("{")
+		for i := range t.NumField() {
+			f := t.Field(i)
+			b.WriteString(f.Name + " " + string(f.Tag) + ":")
+			describeType(b, f.Type, seen)
+			b.WriteString(";")
+		}
+		b.WriteString("}")
+	default:
+		b.WriteString(t.Kind().String())
+	}
+}
+
+var flateWriters = sync.Pool{New: func() any {
+	w, _ := flate.NewWriter(nil, flate.BestSpeed)
+	return w
+}}
+
+// encodeAnswer renders a for Redis. The model's Raw field has a "-" tag,
+// so the body is not repeated inside the model.
+func encodeAnswer(a *answer) ([]byte, error) {
+	t := reflect.TypeOf(a.value)
+	if t == nil || t.Kind() != reflect.Pointer || sharedModels[t.Elem().Name()] != t.Elem() {
+		return nil, fmt.Errorf("no shared form for %T", a.value)
+	}
+	model, err := marshalPlain(a.value)
+	if err != nil {
+		return nil, err
+	}
+	rec := sharedRecord{
+		Shape: modelShape, Type: t.Elem().Name(), Model: model, Text: json.RawMessage(a.res.Text),
+		Tokens: a.res.Tokens, OriginalTokens: a.res.OriginalTokens, Summarized: a.res.Summarized, Kind: a.res.Kind,
+		Paging: a.res.Paging,
+	}
+	if !bytes.Equal(a.raw, []byte(a.res.Text)) {
+		rec.Raw = a.raw
+	}
+	if !json.Valid(rec.Text) || (rec.Raw != nil && !json.Valid(rec.Raw)) {
+		return nil, errors.New("text or body is not JSON")
+	}
+	var buf bytes.Buffer
+	w := flateWriters.Get().(*flate.Writer)
+	defer flateWriters.Put(w)
+	w.Reset(&buf)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // keeps Text and Raw byte for byte
+	if err := enc.Encode(&rec); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// marshalPlain is json.Marshal without HTML escaping.
+func marshalPlain(v any) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// decodeAnswer is encodeAnswer's inverse. It fails on anything it did not
+// write, which the caller treats as a miss.
+func decodeAnswer(b []byte) (*answer, error) {
+	var rec sharedRecord
+	dec := json.NewDecoder(flate.NewReader(bytes.NewReader(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rec); err != nil {
+		return nil, err
+	}
+	if rec.Shape != modelShape {
+		return nil, errors.New("written by a build with other data shapes")
+	}
+	t, ok := sharedModels[rec.Type]
+	if !ok || len(rec.Text) == 0 {
+		return nil, fmt.Errorf("unknown model type %q or no text", rec.Type)
+	}
+	model := reflect.New(t)
+	if err := json.Unmarshal(rec.Model, model.Interface()); err != nil {
+		return nil, err
+	}
+	raw := rec.Raw
+	if raw == nil {
+		raw = rec.Text
+	}
+	if f := model.Elem().FieldByName("Raw"); f.IsValid() && f.CanSet() && f.Kind() == reflect.Slice {
+		f.SetBytes(raw)
+	}
+	return &answer{
+		value: model.Interface(),
+		raw:   raw,
+		res: summarize.Result{
+			Text: string(rec.Text), Tokens: rec.Tokens, OriginalTokens: rec.OriginalTokens,
+			Summarized: rec.Summarized, Kind: rec.Kind, Paging: rec.Paging,
+		},
+	}, nil
+}
