@@ -270,8 +270,9 @@ func checkProgenyPage(t testing.TB, p pageOut, v *nsip.ProgenyPage, nested bool)
 			t.Fatalf("row %d has %d cells", i, len(row))
 		}
 		sameOrClipped(t, "lpn_id", str(t, row[0]), src.LPNID)
-		sameOrClipped(t, "sex", str(t, row[1]), src.Sex)
-		sameOrClipped(t, "dob", str(t, row[2]), src.DateOfBirth)
+		// Summaries spell NSIP's sex codes out and dates as YYYY-MM-DD.
+		sameOrClipped(t, "sex", str(t, row[1]), nsip.NormalizeSex(src.Sex))
+		sameOrClipped(t, "dob", str(t, row[2]), shortDate(src.DateOfBirth))
 		var top []traitObject
 		if string(row[3]) != "null" {
 			var cell []json.RawMessage

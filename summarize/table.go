@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
-	"strings"
+	"time"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
@@ -112,7 +112,7 @@ func progenyPage(v *nsip.ProgenyPage, args map[string]any, c int) (*pageSummary,
 		if t := topTraits(a.Traits, 1); len(t) == 1 {
 			top = traitCell(t[0], c)
 		}
-		b, err := marshal([]any{clip(a.LPNID, c), clip(a.Sex, c), clip(a.DateOfBirth, c), top})
+		b, err := marshal([]any{clip(a.LPNID, c), clip(nsip.NormalizeSex(a.Sex), c), clip(shortDate(a.DateOfBirth), c), top})
 		if err != nil {
 			return nil, nil, pager{}, err
 		}
@@ -160,24 +160,36 @@ func progenySummary(f *fitter, v *nsip.ProgenyPage, args map[string]any, c int) 
 
 // sexSplit counts a page's offspring by sex.
 type sexSplit struct {
-	M     int `json:"M"`
-	F     int `json:"F"`
+	M     int `json:"Male"`
+	F     int `json:"Female"`
 	Other int `json:"other,omitempty"`
 }
 
+// sexOf counts NSIP's codes ("1"/"2" in live progeny pages, M/F, Male/Female)
+// as Male and Female.
 func sexOf(rows []nsip.ProgenyRow) *sexSplit {
 	var s sexSplit
 	for _, r := range rows {
-		switch strings.ToUpper(strings.TrimSpace(r.Sex)) {
-		case "M", "MALE", "RAM":
+		switch nsip.NormalizeSex(r.Sex) {
+		case "Male":
 			s.M++
-		case "F", "FEMALE", "EWE":
+		case "Female":
 			s.F++
 		default:
 			s.Other++
 		}
 	}
 	return &s
+}
+
+// shortDate writes a date NSIP sent in any of its forms as YYYY-MM-DD, the
+// time of day ("2025-02-16T00:00:00") being noise; text that is not a date
+// is kept.
+func shortDate(s string) string {
+	if d, ok := nsip.ParseDate(s); ok {
+		return d.Format(time.DateOnly)
+	}
+	return s
 }
 
 // statsTable is per-trait statistics over a page, one row per trait.
