@@ -103,6 +103,7 @@ type Gateway struct {
 	inFlight     atomic.Int64 // upstream requests under way
 
 	stats stats
+	drift drift // answers in shapes the client did not recognize
 }
 
 // New builds a gateway over up, fitting results with sum.

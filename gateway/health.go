@@ -58,6 +58,9 @@ type Health struct {
 	ErrorsByCode        map[string]int64 `json:"errors_by_code"`
 	Summarizations      int64            `json:"summarizations"`
 	MeanReduction       float64          `json:"mean_reduction"` // mean token reduction of summarized results, 0..1
+	// FormatDrift lists the answers NSIP sent in shapes the client did not
+	// recognize, per endpoint and shape; empty while NSIP answers as known.
+	FormatDrift []DriftEntry `json:"format_drift"`
 }
 
 // BreakerHealth is the circuit breaker's state.
@@ -98,6 +101,7 @@ func (g *Gateway) Health() Health {
 		RateLimit:        g.capacity(),
 		UpstreamRequests: g.stats.upstream.Load(),
 		CallsByTool:      make(map[string]int64, len(g.stats.calls)),
+		FormatDrift:      g.drift.snapshot(),
 		ErrorsByCode:     make(map[string]int64, len(g.stats.errors)),
 	}
 	st := g.breaker.State()

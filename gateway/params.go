@@ -14,8 +14,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
 // A param describes one tool argument once; both the published JSON schema
@@ -53,13 +51,14 @@ const (
 
 func bound(v float64) *float64 { return &v }
 
-// The trait codes the API publishes, for enums and suggestions.
-var traitCodes = nsip.TraitCodes
-
 var (
-	alnumPattern  = regexp.MustCompile(`^[A-Za-z0-9]+$`) // LPN IDs, flock IDs
-	searchPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]*$`)
-	statusPattern = regexp.MustCompile(`^[A-Za-z][A-Za-z _-]*$`)
+	// traitCodePattern is a well-formed trait code. Which codes exist is
+	// the breed's business (its getTraitRangesByBreed answer), not a list
+	// here: see checkBreedTraits.
+	traitCodePattern = regexp.MustCompile(`^[A-Za-z]{1,16}$`)
+	alnumPattern     = regexp.MustCompile(`^[A-Za-z0-9]+$`) // LPN IDs, flock IDs
+	searchPattern    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]*$`)
+	statusPattern    = regexp.MustCompile(`^[A-Za-z][A-Za-z _-]*$`)
 )
 
 // exampleLPN is a real-looking LPN ID used in descriptions and error examples.
@@ -84,7 +83,7 @@ func (p *param) expected() string {
 	var b strings.Builder
 	switch {
 	case p.traitMap:
-		fmt.Fprintf(&b, "object mapping trait codes (%s) to {\"min\": number, \"max\": number} with min <= max", strings.Join(traitCodes, " "))
+		b.WriteString("object mapping trait codes (letters, e.g. BWT, WWT, MWWT; nsip_get_trait_ranges lists a breed's codes) to {\"min\": number, \"max\": number} with min <= max")
 	case p.kind == kindObject:
 		names := make([]string, len(p.props))
 		for i, q := range p.props {
@@ -155,7 +154,7 @@ func (p *param) schema() map[string]any {
 	}
 	switch {
 	case p.traitMap:
-		s["propertyNames"] = map[string]any{"enum": traitCodes}
+		s["propertyNames"] = map[string]any{"pattern": traitCodePattern.String()}
 		s["additionalProperties"] = map[string]any{
 			"type": "object",
 			"properties": map[string]any{
@@ -437,12 +436,8 @@ func validateTraitRanges(field string, obj map[string]any) (any, []fieldError) {
 	for _, k := range codes {
 		code := strings.ToUpper(strings.TrimSpace(k))
 		f := field + "." + fieldName(k)
-		if !slices.Contains(traitCodes, code) {
-			problem := "is not a known trait code"
-			if c, ok := closest(code, traitCodes); ok {
-				problem += fmt.Sprintf("; did you mean %q?", c)
-			}
-			errs = append(errs, fieldError{Field: f, Problem: problem, Expected: "one of " + strings.Join(traitCodes, ", ")})
+		if !traitCodePattern.MatchString(code) {
+			errs = append(errs, fieldError{Field: f, Problem: "is not a trait code: trait codes are 1 to 16 letters", Expected: "a trait code such as WWT; nsip_get_trait_ranges lists a breed's codes"})
 			continue
 		}
 		if _, dup := out[code]; dup {

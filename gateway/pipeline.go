@@ -36,6 +36,26 @@ type answer struct {
 	value any
 	raw   json.RawMessage
 	res   summarize.Result
+	// drift is set when NSIP answered in a shape the client cannot read:
+	// raw is then NSIP's JSON as sent and value is nil.
+	drift *nsip.Error
+}
+
+// kind is the summarizer an answer of tool d takes: the generic one when
+// its shape was not recognized.
+func (a *answer) kind(d *toolDef) summarize.Kind {
+	if a.drift != nil {
+		return summarize.KindGeneric
+	}
+	return d.kind
+}
+
+// note is what _meta says of the answer's shape, if anything.
+func (a *answer) note() string {
+	if a.drift == nil {
+		return ""
+	}
+	return formatNote(a.drift)
 }
 
 // size estimates the bytes an answer under key holds: the upstream JSON, the
@@ -65,6 +85,7 @@ type outcome struct {
 	source      string // cacheHit, cacheMiss or cacheStale
 	staleAge    time.Duration
 	staleReason string
+	formatNote  string // set when NSIP's answer was in an unrecognized shape
 	err         *toolError
 }
 
@@ -89,6 +110,9 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 		sent, errs = map[string]any{}, []fieldError{*fe}
 	} else {
 		args, errs = validateObject("", d.params, sent)
+		if len(errs) == 0 && d == searchAnimalsDef {
+			errs = g.checkBreedTraits(ctx, args)
+		}
 	}
 	if len(errs) > 0 {
 		te := invalidArgs(d, sent, errs)
@@ -112,6 +136,10 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 	if o.source == cacheStale {
 		meta["stale_age_seconds"] = int(o.staleAge.Seconds())
 		meta["stale_reason"] = o.staleReason
+	}
+	if o.formatNote != "" {
+		meta["shape_recognized"] = false
+		meta["format_note"] = o.formatNote
 	}
 	return &mcp.CallToolResult{
 		Result:  mcp.Result{Meta: &mcp.Meta{AdditionalFields: meta}},
@@ -147,7 +175,7 @@ func (g *Gateway) runKeyed(ctx context.Context, d *toolDef, key string, args map
 	if err != nil {
 		return outcome{err: g.mapError(d, args, err)}
 	}
-	return outcome{res: ob.a.res, source: ob.source, staleAge: ob.staleAge, staleReason: ob.staleReason}
+	return outcome{res: ob.a.res, source: ob.source, staleAge: ob.staleAge, staleReason: ob.staleReason, formatNote: ob.a.note()}
 }
 
 // obtained is an upstream answer and how it was come by.
@@ -223,6 +251,9 @@ func (g *Gateway) runProfile(ctx context.Context, key string, args map[string]an
 	var ids [3]uint64
 	for i, ob := range obs {
 		ids[i] = ob.a.id
+		if o.formatNote == "" {
+			o.formatNote = ob.a.note()
+		}
 		switch {
 		case ob.source == cacheStale:
 			o.source = cacheStale
@@ -268,9 +299,15 @@ func (g *Gateway) fitProfile(key string, args map[string]any, ids [3]uint64, obs
 		raw = append(append(raw, name...), obs[i].a.raw...)
 	}
 	p.Raw = append(raw, '}')
+	kind := searchByLPNDef.kind
+	for _, ob := range obs {
+		if ob.a.drift != nil {
+			kind = summarize.KindGeneric // a part the client could not read
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), g.cfg.CallTimeout)
 	defer cancel()
-	res, err := g.fit(ctx, searchByLPNDef, args, &p, p.Raw)
+	res, err := g.fit(ctx, kind, searchByLPNDef, args, &p, p.Raw)
 	if err != nil {
 		return nil, err
 	}
@@ -299,6 +336,10 @@ func (g *Gateway) fetch(key string, d *toolDef, args map[string]any) (any, error
 	v, err := g.breaker.Execute(func() (any, error) {
 		g.stats.upstream.Add(1)
 		value, raw, err := d.fetch(ctx, g.up, args)
+		if ne := unrecognized(err); ne != nil {
+			// NSIP answered; the client could not read it. Pass it on.
+			return &answer{id: g.answerIDs.Add(1), raw: ne.Body, drift: ne}, nil
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -314,10 +355,13 @@ func (g *Gateway) fetch(key string, d *toolDef, args map[string]any) (any, error
 	}
 	g.stats.lastSuccess.Store(time.Now().UnixNano())
 	a := v.(*answer)
+	if a.drift != nil {
+		g.noteDrift(a.drift)
+	}
 	// Waiting for a fit slot counts against the fetch's deadline like
 	// waiting for NSIP does; an answer that cannot be fitted in time is
 	// dropped rather than held while the queue drains.
-	if a.res, err = g.fit(ctx, d, args, a.value, a.raw); err != nil {
+	if a.res, err = g.fit(ctx, a.kind(d), d, args, a.value, a.raw); err != nil {
 		return nil, err
 	}
 	g.cache.Set(key, a, a.size(key), a.res.OriginalTokens)
@@ -328,13 +372,13 @@ func (g *Gateway) fetch(key string, d *toolDef, args map[string]any) (any, error
 // so at most GOMAXPROCS fits run at once and a burst of large answers waits
 // its turn rather than every fit slowing every other; the wait ends, with
 // ctx's error, if ctx is done first.
-func (g *Gateway) fit(ctx context.Context, d *toolDef, args map[string]any, value any, raw json.RawMessage) (summarize.Result, error) {
+func (g *Gateway) fit(ctx context.Context, kind summarize.Kind, d *toolDef, args map[string]any, value any, raw json.RawMessage) (summarize.Result, error) {
 	if err := g.fitSlots.Acquire(ctx, 1); err != nil {
 		return summarize.Result{}, fmt.Errorf("%w: %w", errFitWait, err)
 	}
 	defer g.fitSlots.Release(1)
 	return g.fitFunc(summarize.Request{
-		Kind:   d.kind,
+		Kind:   kind,
 		Value:  value,
 		Raw:    raw,
 		Tool:   d.name,

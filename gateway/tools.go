@@ -169,8 +169,9 @@ var traitRangesDef = &toolDef{
 	name: "nsip_get_trait_ranges", title: "NSIP trait ranges for a breed", method: "get_trait_ranges_by_breed",
 	kind: summarize.KindGeneric, params: []param{breedIDParam},
 	subject: "breed_id", what: "trait ranges for breed", next: "list valid breed IDs with nsip_list_breeds",
-	desc: `Get the min and max EBV of each trait (BWT, WWT, PWWT, YWT, FAT, EMD, NLB, NWT, PWT, DAG, WGR, WEC, FEC) within one breed, ` +
-		`e.g. {"BWT":{"min":-0.71,"max":0.93},...} (about 200 tokens). ` +
+	desc: `Get the min and max EBV of each trait one breed publishes: its codes are the breed's sortable and filterable traits, ` +
+		`the common ones (BWT, WWT, PWWT, YWT, FAT, EMD, NLB, NWT, PWT, DAG, WGR, WEC, FEC) and breed-specific ones (e.g. MWWT, NLW, WFEC, PFEC for Katahdins), ` +
+		`e.g. {"BWT":{"min":-0.71,"max":0.93},...} (about 250 tokens). A breed with too few evaluated animals has none: that is a no_data error, not a bad breed_id. ` +
 		`breed_id: integer 1..99999 from nsip_list_breeds, e.g. 640. ` +
 		`Next: use the ranges in nsip_search_animals search_criteria.trait_ranges.`,
 	fetch: func(ctx context.Context, up Upstream, a map[string]any) (any, json.RawMessage, error) {
@@ -194,8 +195,8 @@ var searchAnimalsDef = &toolDef{
 			desc: "Rows per page, 1..100. Small pages keep answers unsummarized."},
 		{name: "breed_id", kind: kindInteger, example: 640, min: bound(1), max: bound(99999),
 			desc: "Only this breed, e.g. 640 (Katahdin); IDs from nsip_list_breeds."},
-		{name: "sorted_trait", kind: kindString, example: "WWT", enum: traitCodes,
-			desc: "Trait code to sort by, e.g. \"WWT\"."},
+		{name: "sorted_trait", kind: kindString, example: "WWT", maxLen: 16, pattern: traitCodePattern, upper: true,
+			desc: "Trait code to sort by, e.g. \"WWT\"; with a breed, one of that breed's codes (nsip_get_trait_ranges lists them, e.g. MWWT or WFEC for Katahdins)."},
 		{name: "reverse", kind: kindBoolean, def: false, example: false,
 			desc: "Reverse the sort order."},
 		{name: "search_criteria", kind: kindObject, dropZero: true,
