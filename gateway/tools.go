@@ -185,6 +185,7 @@ var searchAnimalsDef = &toolDef{
 	kind: summarize.KindSearch,
 	desc: `Search NSIP animals one page at a time, answered as NSIP's JSON {"recordCount":N,"records":[...]}, each record an animal's LPN ID, sire, dam, status, EBVs with accuracy and indexes ` +
 		`(about 290 tokens per record). Pages over 2000 tokens (more than 6 records) are summarized (counts, trait statistics, compact rows, the next call) and _meta.summarized says so. ` +
+		`Accuracy: unsummarized records carry NSIP's own numbers (accbwt 0.80 means 80%); summaries give it in percent (80). ` +
 		`Arguments, all optional: page (0-based, default 0); page_size 1..100 (default 15; 5 or fewer for full rows); breed_id e.g. 640; ` +
 		`sorted_trait, a trait code to sort by, e.g. "WWT"; reverse (bool) to flip the sort; ` +
 		`search_criteria e.g. {"gender":"Female","born_after":"2022-01-01","status":"CURRENT","trait_ranges":{"WWT":{"min":1,"max":5}}}. ` +
@@ -278,7 +279,8 @@ var animalDef = &toolDef{
 	name: "nsip_get_animal", title: "NSIP animal details", method: "get_animal_details",
 	kind:    summarize.KindAnimal,
 	subject: "search_string", what: "animal matching", next: "check the ID, or find animals and their LPN IDs with nsip_search_animals",
-	desc: `Get one animal's record: breed, birth date, gender, status, sire and dam LPN IDs, progeny count, every EBV with accuracy (%), indexes and the breeder's contact ` +
+	desc: `Get one animal's record: breed, birth date, gender, status, sire and dam LPN IDs, progeny count, every EBV NSIP publishes for its breed ` +
+		`with its accuracy as NSIP sends it (accbwt 0.80 means 80%; some EBVs, e.g. MWWT, have none; summaries give accuracy in percent), indexes and the breeder's contact ` +
 		`(about 450 tokens; larger answers are summarized and _meta.summarized says so). ` +
 		`search_string: an LPN ID or registration number, e.g. "6402382024NCS310". ` +
 		`Next: nsip_get_lineage for the pedigree, nsip_get_progeny for offspring.`,
@@ -311,7 +313,8 @@ var progenyDef = &toolDef{
 	name: "nsip_get_progeny", title: "NSIP progeny", method: "get_progeny",
 	kind:    summarize.KindProgeny,
 	subject: "lpn_id", what: "progeny for LPN ID", next: "check the LPN ID, or find animals with nsip_search_animals",
-	desc: `List one page of an animal's offspring, as NSIP's JSON {"recordCount":N,"records":[{"lpnId","sex","dob", EBVs...}]} ` +
+	desc: `List one page of an animal's offspring, as NSIP's JSON {"success":true,"records":[{"lpnId","sex","dob",...}],"recordCount":N,"numberOfPages":P} ` +
+		`(NSIP's sex codes: "1" male, "2" female; dob like "2025-02-16T00:00:00"; summaries say Male/Female and 2025-02-16) ` +
 		`(about 220 tokens per offspring; pages over 2000 tokens, i.e. more than 8, are summarized with counts, trait statistics and compact rows; _meta.summarized says so). ` +
 		`lpn_id e.g. "6402382024NCS310"; page 0-based (default 0); page_size 1..100 (default 10). ` +
 		`Next: nsip_get_animal for one offspring, or the next page.`,

@@ -246,7 +246,7 @@ func (c *Client) TraitRanges(ctx context.Context, breedID int) (*TraitRanges, er
 	if errors.As(err, &e) && e.Kind == KindInvalidArgument && e.Status == http.StatusBadRequest {
 		// NSIP's way of saying the breed has too few evaluated animals:
 		// the breed ID itself is fine.
-		e.Kind, e.Reason = KindNoData, "NSIP has no trait data for breed "+id+": "+e.Reason
+		e.Kind, e.Reason = KindNoData, "NSIP has no trait data for breed "+id+" (its answer to a breed with too few evaluated animals)"
 	}
 	if err != nil {
 		return nil, err

@@ -89,14 +89,14 @@ func TestFaultsOnEveryEndpoint(t *testing.T) {
 					}
 					return
 				}
-				kind := tc.kind
+				kind, reason := tc.kind, tc.reason
 				if ep == nsiptest.EndpointTraitRanges && kind == KindInvalidArgument {
-					kind = KindNoData // a 400 on trait ranges is NSIP's "no trait data"
+					kind, reason = KindNoData, "has no trait data for breed" // a 400 on trait ranges is NSIP's "no trait data"
 				}
 				e := asError(t, err, kind)
-				if e.Endpoint != ep || e.Status != tc.status || e.Attempts != tc.attempts || !strings.Contains(e.Reason, tc.reason) {
+				if e.Endpoint != ep || e.Status != tc.status || e.Attempts != tc.attempts || !strings.Contains(e.Reason, reason) {
 					t.Errorf("got endpoint %q status %d attempts %d reason %q\nwant %q %d %d containing %q",
-						e.Endpoint, e.Status, e.Attempts, e.Reason, ep, tc.status, tc.attempts, tc.reason)
+						e.Endpoint, e.Status, e.Attempts, e.Reason, ep, tc.status, tc.attempts, reason)
 				}
 				if n := s.Requests(ep); n != tc.attempts {
 					t.Errorf("upstream saw %d requests, client reports %d attempts, want %d", n, e.Attempts, tc.attempts)
