@@ -3,6 +3,7 @@ package nsip
 import (
 	"encoding/json"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 )
@@ -17,11 +18,19 @@ var TraitCodes = []string{"BWT", "WWT", "PWWT", "YWT", "FAT", "EMD", "NLB", "NWT
 // TraitOrder returns the position of code in TraitCodes, or len(TraitCodes)
 // for codes outside the first thirteen.
 func TraitOrder(code string) int {
-	if i := slices.Index(TraitCodes, code); i >= 0 {
+	if i, ok := traitRank[code]; ok {
 		return i
 	}
 	return len(TraitCodes)
 }
+
+var traitRank = func() map[string]int {
+	m := make(map[string]int, len(TraitCodes))
+	for i, c := range TraitCodes {
+		m[c] = i
+	}
+	return m
+}()
 
 // compareTraitCodes orders the thirteen as TraitCodes, then the rest
 // alphabetically.
@@ -33,7 +42,10 @@ func compareTraitCodes(a, b string) int {
 }
 
 func sortTraits(ts []Trait) {
-	slices.SortFunc(ts, func(a, b Trait) int { return compareTraitCodes(a.Code, b.Code) })
+	cmp := func(a, b Trait) int { return compareTraitCodes(a.Code, b.Code) }
+	if !slices.IsSortedFunc(ts, cmp) { // rows of known members come sorted
+		slices.SortFunc(ts, cmp)
+	}
 }
 
 var knownTrait = func() map[string]bool {
@@ -66,11 +78,12 @@ const maxBareCode = 6
 type rowReader struct {
 	lower  map[string]string
 	codes  map[string]string
+	accs   map[string]string
 	traits [][]Trait // every row's traits, accuracies as sent until scale
 }
 
 func newRowReader() *rowReader {
-	return &rowReader{lower: map[string]string{}, codes: map[string]string{}}
+	return &rowReader{lower: map[string]string{}, codes: map[string]string{}, accs: map[string]string{}}
 }
 
 // named is a member under its lower-cased name.
@@ -82,12 +95,19 @@ type named struct {
 // row is what decoding takes from one animal row.
 type row struct {
 	fields  []named
+	known   []member // instead of fields: a row of known members, by knownMembers position
 	lpnID   string
 	traits  []Trait
 	indexes []Index
 }
 
 func (r row) find(key string) (member, bool) {
+	if r.known != nil {
+		if i, ok := knownIndex[key]; ok && (r.known[i].kind != 0 || r.known[i].s != "") {
+			return r.known[i], true
+		}
+		return member{}, false
+	}
 	for i := range r.fields {
 		if r.fields[i].low == key {
 			return r.fields[i].m, true
@@ -152,6 +172,16 @@ func (rr *rowReader) upper(l string) string {
 	return u
 }
 
+// acc is the name of the accuracy member of trait member l.
+func (rr *rowReader) acc(l string) string {
+	if a, ok := rr.accs[l]; ok {
+		return a
+	}
+	a := "acc" + l
+	rr.accs[l] = a
+	return a
+}
+
 func (rr *rowReader) low(name string) string {
 	if l, ok := rr.lower[name]; ok {
 		return l
@@ -165,18 +195,58 @@ func (rr *rowReader) low(name string) string {
 // whose names differ only in case, the one spelled first in byte order is
 // read, so the outcome does not depend on map order.
 func (rr *rowReader) read(m wireRow) row {
-	var r row
-	r.fields = make([]named, 0, len(m))
+	fields := make([]named, 0, len(m))
 	for k, v := range m {
 		l := rr.low(k)
-		if i := slices.IndexFunc(r.fields, func(f named) bool { return f.low == l }); i >= 0 {
-			if k < r.fields[i].name {
-				r.fields[i] = named{l, k, v}
+		if i := slices.IndexFunc(fields, func(f named) bool { return f.low == l }); i >= 0 {
+			if k < fields[i].name {
+				fields[i] = named{l, k, v}
 			}
 			continue
 		}
-		r.fields = append(r.fields, named{l, k, v})
+		fields = append(fields, named{l, k, v})
 	}
+	return rr.readFields(fields)
+}
+
+// readPage reads one row of a page, from the struct of known members when
+// it had no others.
+func (rr *rowReader) readPage(p *pageRow) row {
+	if !p.known.IsValid() {
+		return rr.read(p.all)
+	}
+	// Every field of the struct is a member, so it is laid out as an
+	// array of them: read it as one instead of field by field.
+	ms := reflect.SliceAt(reflect.TypeFor[member](), p.known.Addr().UnsafePointer(), len(knownMembers)).Interface().([]member)
+	r := row{known: ms}
+	r.lpnID = r.get("lpnid")
+	for j, code := range knownCodes {
+		v, acc := &ms[knownTraitsAt+2*j], &ms[knownTraitsAt+2*j+1]
+		hasAcc := acc.kind != 0 || acc.s != ""
+		// As readFields decides: a value beside an accuracy, a value of
+		// the thirteen, or a bare JSON number.
+		if !v.num || (!hasAcc && !knownTrait[strings.ToLower(code)] && v.kind != 'n') {
+			continue
+		}
+		t := Trait{Code: code, Value: v.v}
+		if acc.num {
+			t.Accuracy, t.HasAccuracy = acc.v, true
+		}
+		r.traits = append(r.traits, t)
+	}
+	for j, name := range knownIndexes {
+		if m := &ms[knownIndexesAt+j]; m.num {
+			r.indexes = append(r.indexes, Index{Name: name, Value: m.v})
+		}
+	}
+	slices.SortFunc(r.indexes, func(a, b Index) int { return strings.Compare(a.Name, b.Name) })
+	rr.traits = append(rr.traits, r.traits)
+	return r
+}
+
+// readFields reads a row given as its members under lower-cased names.
+func (rr *rowReader) readFields(fields []named) row {
+	r := row{fields: fields}
 	r.lpnID = r.get("lpnid")
 	for _, f := range r.fields {
 		l, v := f.low, f.m
@@ -187,7 +257,7 @@ func (rr *rowReader) read(m wireRow) row {
 				r.indexes = append(r.indexes, Index{Name: indexName(f.name, l), Value: v.v})
 			}
 		case v.num && isLetters(l):
-			acc, hasAcc := r.find("acc" + l)
+			acc, hasAcc := r.find(rr.acc(l))
 			if !hasAcc && !knownTrait[l] && (v.kind != 'n' || len(l) > maxBareCode) {
 				continue
 			}
