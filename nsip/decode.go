@@ -297,35 +297,20 @@ var knownRowType = func() reflect.Type {
 
 // pageRow is one row of a search or progeny page.
 type pageRow struct {
-	known reflect.Value // a knownRowType, when the row had only known members
+	known reflect.Value // a knownRowType, when the page's rows had only known members (fastPage)
 	all   wireRow       // otherwise every member
 	bad   string        // the JSON kind of a row that is not an object
 }
 
 func (r *pageRow) UnmarshalJSON(b []byte) error {
-	switch b[0] {
-	case '{':
-	case 'n':
-		r.bad = "null"
-		return nil
-	case '"':
-		r.bad = "a JSON string"
-		return nil
-	case '[':
-		r.bad = "a JSON array"
-		return nil
-	default:
-		r.bad = "a JSON " + map[bool]string{true: "boolean", false: "number"}[b[0] == 't' || b[0] == 'f']
-		return nil
+	if b[0] == '{' {
+		return json.Unmarshal(b, &r.all)
 	}
-	v := reflect.New(knownRowType)
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if dec.Decode(v.Interface()) == nil {
-		r.known = v.Elem()
-		return nil
+	r.bad = map[byte]string{'n': "null", '"': "a JSON string", '[': "a JSON array", 't': "a JSON boolean", 'f': "a JSON boolean"}[b[0]]
+	if r.bad == "" {
+		r.bad = "a JSON number"
 	}
-	return json.Unmarshal(b, &r.all)
+	return nil
 }
 
 func decodeLastUpdate(body []byte) (*LastUpdate, *Error) {
