@@ -106,15 +106,6 @@ func ctxT(t testing.TB) context.Context {
 	return ctx
 }
 
-func keys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
 // fakeUpstream serves h for cases the stand-in does not model, such as
 // inspecting the request or answering with a hand-written body.
 func fakeUpstream(t testing.TB, h http.HandlerFunc, opts ...Option) *Client {
