@@ -714,32 +714,19 @@ type wireContact struct {
 }
 
 // nameOrObject reads a breed or breed group given as {"breedName": …,
-// "breedId": …} or as a bare name.
-func nameOrObject(raw json.RawMessage, nameKeys, idKeys []string) (string, int) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return "", 0
+// "breedId": …} (or "breedGroupName", "name", "id") or as a bare name.
+func nameOrObject(raw json.RawMessage) (string, int) {
+	var w struct {
+		wireBreed
+		BreedGroupName text `json:"breedGroupName"`
 	}
-	if raw[0] != '{' {
-		var t text
-		_ = t.UnmarshalJSON(raw)
+	var t text
+	if json.Unmarshal(raw, &w) != nil {
+		_ = json.Unmarshal(raw, &t)
 		return string(t), 0
 	}
-	var m wireRow
-	if json.Unmarshal(raw, &m) != nil {
-		return "", 0
-	}
-	r := (&rowReader{}).lookup(m)
-	id := 0
-	for _, k := range idKeys {
-		if v, ok := r[k]; ok {
-			if n, ok := v.int(); ok {
-				id = n
-				break
-			}
-		}
-	}
-	return r.first(nameKeys...), id
+	id, _ := either(w.BreedID, w.ID)
+	return firstText(w.BreedName, w.BreedGroupName, w.Name), id
 }
 
 func decodeDetails(body []byte) (*AnimalDetails, *Error) {
@@ -759,8 +746,8 @@ func decodeDetails(body []byte) (*AnimalDetails, *Error) {
 		return nil, e
 	}
 	d := &AnimalDetails{Raw: json.RawMessage(body)}
-	d.Breed, d.BreedID = nameOrObject(w.Breed, []string{"breedname", "name"}, []string{"breedid", "id"})
-	d.BreedGroup, _ = nameOrObject(w.BreedGroup, []string{"breedgroupname", "name"}, nil)
+	d.Breed, d.BreedID = nameOrObject(w.Breed)
+	d.BreedGroup, _ = nameOrObject(w.BreedGroup)
 	if c := w.ContactInfo; c != nil {
 		d.Contact = ContactInfo{
 			FlockCode: firstText(c.FlockCode, c.FlockID), FarmName: string(c.FarmName),

@@ -140,27 +140,6 @@ func (r row) int(keys ...string) int {
 	return 0
 }
 
-// fieldMap is a row's members by lower-cased name, for small lookups.
-type fieldMap map[string]member
-
-func (f fieldMap) first(keys ...string) string {
-	for _, k := range keys {
-		if m, ok := f[k]; ok && m.text() != "" {
-			return m.text()
-		}
-	}
-	return ""
-}
-
-// lookup lower-cases the names of m.
-func (rr *rowReader) lookup(m wireRow) fieldMap {
-	out := make(fieldMap, len(m))
-	for k, v := range m {
-		out[strings.ToLower(k)] = v
-	}
-	return out
-}
-
 // upper is the trait code of a lower-cased member name, made once per
 // answer.
 func (rr *rowReader) upper(l string) string {
