@@ -111,7 +111,10 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 	} else {
 		args, errs = validateObject("", d.params, sent)
 		if len(errs) == 0 && d == searchAnimalsDef {
-			errs = g.checkBreedTraits(ctx, args)
+			var fixed map[string]any
+			if errs, fixed = g.checkBreedTraits(ctx, args); fixed != nil {
+				sent = fixed // the error's example is then a call that works
+			}
 		}
 	}
 	if len(errs) > 0 {

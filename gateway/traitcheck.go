@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -16,8 +17,10 @@ import (
 // breeds publish different traits, beyond any fixed list. The ranges come
 // through the pipeline like any answer (cached, rate limited). Without a
 // breed, or when NSIP has no trait list for it, the codes go to NSIP as
-// they are and NSIP judges them.
-func (g *Gateway) checkBreedTraits(ctx context.Context, args map[string]any) []fieldError {
+// they are and NSIP judges them. With the errors comes a copy of args with
+// each unknown code replaced by the breed's nearest, for the error's
+// example of a correct call.
+func (g *Gateway) checkBreedTraits(ctx context.Context, args map[string]any) ([]fieldError, map[string]any) {
 	crit, _ := args["search_criteria"].(map[string]any)
 	breed, _ := args["breed_id"].(int)
 	if breed == 0 {
@@ -26,16 +29,18 @@ func (g *Gateway) checkBreedTraits(ctx context.Context, args map[string]any) []f
 	sorted, _ := args["sorted_trait"].(string)
 	ranges, _ := crit["trait_ranges"].(map[string]any)
 	if breed == 0 || (sorted == "" && len(ranges) == 0) {
-		return nil
+		return nil, nil
 	}
 	codes, ok := g.breedTraitCodes(ctx, breed)
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	var errs []fieldError
-	check := func(field, shown, code string) {
+	fixed := maps.Clone(args)
+	fixedRanges := maps.Clone(ranges)
+	check := func(field, shown, code string) bool {
 		if slices.Contains(codes, code) {
-			return
+			return true
 		}
 		problem := shown + fmt.Sprintf("is not a trait of breed %d", breed)
 		if c, ok := closest(code, codes); ok {
@@ -45,9 +50,10 @@ func (g *Gateway) checkBreedTraits(ctx context.Context, args map[string]any) []f
 		}
 		errs = append(errs, fieldError{Field: field, Problem: problem,
 			Expected: fmt.Sprintf("one of breed %d's traits: %s", breed, strings.Join(codes, ", "))})
+		return false
 	}
-	if sorted != "" {
-		check("sorted_trait", quoteShort(sorted)+" ", sorted)
+	if sorted != "" && !check("sorted_trait", quoteShort(sorted)+" ", sorted) {
+		fixed["sorted_trait"] = nearest(sorted, codes)
 	}
 	names := make([]string, 0, len(ranges))
 	for code := range ranges {
@@ -55,9 +61,22 @@ func (g *Gateway) checkBreedTraits(ctx context.Context, args map[string]any) []f
 	}
 	sort.Strings(names)
 	for _, code := range names {
-		check("search_criteria.trait_ranges."+fieldName(code), "", code)
+		if !check("search_criteria.trait_ranges."+fieldName(code), "", code) {
+			delete(fixedRanges, code)
+			if n := nearest(code, codes); ranges[n] == nil {
+				fixedRanges[n] = ranges[code]
+			}
+		}
 	}
-	return errs
+	if len(errs) == 0 {
+		return nil, nil
+	}
+	if len(ranges) > 0 {
+		c := maps.Clone(crit)
+		c["trait_ranges"] = fixedRanges
+		fixed["search_criteria"] = c
+	}
+	return errs, fixed
 }
 
 // breedTraitCodes returns the trait codes of a breed from its trait ranges,

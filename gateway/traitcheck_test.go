@@ -43,13 +43,25 @@ func TestTraitCodesCheckedAgainstTheBreed(t *testing.T) {
 		!strings.Contains(b.Expected, "MWWT") || !strings.Contains(b.Expected, "WFEC") || strings.Contains(b.Expected, "YGFW") {
 		t.Errorf("YGFW for Katahdins: %+v", b)
 	}
+	if got, _ := b.Example["sorted_trait"].(string); got == "YGFW" || got == "" {
+		t.Errorf("example %v keeps the unknown code", b.Example)
+	}
 	b = search(map[string]any{"search_criteria": map[string]any{"breed_id": 640,
 		"trait_ranges": map[string]any{"PFCE": map[string]any{"min": 0, "max": 1}}}}).errorBody(t)
 	if b.Field != "search_criteria.trait_ranges.PFCE" || b.Problem != `search_criteria.trait_ranges.PFCE is not a trait of breed 640; its nearest code is "PFEC"` {
 		t.Errorf("PFCE for Katahdins: %+v", b)
 	}
+	// The example is a call that works: the nearest code in place of the unknown one.
+	ex := jsonText(b.Example)
+	if !strings.Contains(ex, `"trait_ranges":{"PFEC":{"max":1,"min":0}}`) || strings.Contains(ex, "PFCE") {
+		t.Errorf("example %s, want the range under PFEC", ex)
+	}
+
 	if n := e.up.Requests(nsiptest.EndpointSearch) - before; n != 0 {
 		t.Errorf("%d searches reached NSIP with codes the breed does not have", n)
+	}
+	if r := search(b.Example); r.isError {
+		t.Errorf("the example call fails: %s", r.text)
 	}
 
 	// No breed: NSIP judges. A wool trait is fine across breeds.
