@@ -47,11 +47,12 @@
 //	 "columns":["lpn_id","sire","dam","top_traits"],"trait_cell":["code","value","accuracy"],
 //	 "rows":[["6402382024NCS310","6400462020VPI007","6402382022NCS087",[["BWT",-0.227,80],…]],…]}
 //
-// progeny: as search_results, plus lpn_id (the parent), sex (M, F and
-// other counts over the page) and trait_stats, a table of code, n, mean
-// (rounded to 0.001), min and max over the page's rows for each trait
-// present. Rows are ["lpn_id","sex","dob","top_trait"], top_trait one cell
-// or null. When the statistics leave no room for rows they are left out
+// progeny: as search_results, plus lpn_id (the parent), sex (Male, Female
+// and other counts over the page; NSIP's codes "1"/"2" and M/F count as
+// Male/Female) and trait_stats, a table of code, n, mean (rounded to
+// 0.001), min and max over the page's rows for each trait present, values
+// without accuracy included. Rows are ["lpn_id","sex","dob","top_trait"],
+// sex spelled Male or Female, dob as YYYY-MM-DD, top_trait one cell or null. When the statistics leave no room for rows they are left out
 // and "omitted":["trait_stats"] says so. next calls nsip_get_progeny with
 // lpn_id, page and page_size.
 //
