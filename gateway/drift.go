@@ -104,7 +104,7 @@ func (g *Gateway) noteDrift(ne *nsip.Error) {
 // formatNote is what _meta says of an answer in an unrecognized shape.
 func formatNote(ne *nsip.Error) string {
 	return fmt.Sprintf("NSIP's answer format changed: %s sent JSON this server does not recognize (%s). "+
-		"This is NSIP's answer as sent, fitted by the generic summarizer; retrying will not change it.",
+		"This is NSIP's answer as sent (summarized generically when over the budget); retrying will not change it.",
 		ne.Endpoint, reasonHead(ne.Reason))
 }
 
