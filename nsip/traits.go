@@ -211,6 +211,9 @@ func (rr *rowReader) readPage(p *pageRow) row {
 		if acc.num {
 			t.Accuracy, t.HasAccuracy = acc.v, true
 		}
+		if r.traits == nil {
+			r.traits = make([]Trait, 0, len(knownCodes)-j) // one allocation per row
+		}
 		r.traits = append(r.traits, t)
 	}
 	for j, name := range knownIndexes {
@@ -219,6 +222,9 @@ func (rr *rowReader) readPage(p *pageRow) row {
 		}
 	}
 	slices.SortFunc(r.indexes, func(a, b Index) int { return strings.Compare(a.Name, b.Name) })
+	if len(r.traits) == 0 {
+		r.traits = nil
+	}
 	rr.traits = append(rr.traits, r.traits)
 	return r
 }
