@@ -181,6 +181,10 @@ func (t *text) UnmarshalJSON(b []byte) error {
 	switch {
 	case len(b) == 0 || b[0] == 'n' || b[0] == '{' || b[0] == '[':
 	case b[0] == '"':
+		if bytes.IndexByte(b, '\\') < 0 { // nothing to unescape: the common case
+			*t = text(strings.TrimSpace(string(b[1 : len(b)-1])))
+			break
+		}
 		var s string
 		if err := json.Unmarshal(b, &s); err == nil {
 			*t = text(strings.TrimSpace(s))
