@@ -479,14 +479,21 @@ func decodeTraitRanges(body []byte) (*TraitRanges, *Error) {
 			}
 		}
 	} else {
-		var m map[string]*wireRange
+		var m map[string]json.RawMessage
 		if e := decodeInto(body, p, "trait ranges", &m); e != nil {
 			return nil, e
 		}
 		if m == nil {
 			return nil, changed(body, "trait ranges are not an object of trait codes: %s", snippet(p))
 		}
-		for code, r := range m {
+		for code, raw := range m {
+			if strings.EqualFold(code, "success") {
+				continue // the ranges sit beside it
+			}
+			var r *wireRange
+			if e := decodeInto(body, raw, "trait range "+code, &r); e != nil {
+				return nil, e
+			}
 			if e := add(code, r); e != nil {
 				return nil, e
 			}

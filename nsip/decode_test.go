@@ -129,10 +129,32 @@ func TestEnvelopes(t *testing.T) {
 		}
 	}
 	ranges := `{"BWT":{"min":-0.939,"max":1.299}}`
-	for _, body := range []string{`{"success":true,"data":` + ranges + `}`, `{"data":` + ranges + `}`, ranges} {
+	for _, body := range []string{`{"success":true,"data":` + ranges + `}`, `{"data":` + ranges + `}`, ranges, `{"success":true,` + ranges[1:]} {
 		got, e := decodeTraitRanges([]byte(body))
 		if e != nil || !reflect.DeepEqual(got.Ranges, []TraitRange{{"BWT", Range{-0.939, 1.299}}}) {
 			t.Errorf("%s: %+v %v", body, got, e)
+		}
+	}
+	// Details, lineage and the date in every envelope too.
+	details := `"lpnId":"6402382024NCS310","bwt":0.1,"accbwt":0.5`
+	lineage := `"lpnId":"6402382024NCS310","content":"<div>Oak Hollow</div>","children":[]`
+	for _, wrap := range []func(string) string{
+		func(m string) string { return `{"success":true,"data":{` + m + `}}` },
+		func(m string) string { return `{"success":true,` + m + `}` },
+		func(m string) string { return `{"data":{` + m + `}}` },
+		func(m string) string { return `{` + m + `}` },
+	} {
+		d, e := decodeDetails([]byte(wrap(details)))
+		if e != nil || d.LPNID != "6402382024NCS310" || len(d.Traits) != 1 || d.Traits[0].Accuracy != 50 {
+			t.Errorf("%s: %+v %v", wrap(details), d, e)
+		}
+		l, e := decodeLineage([]byte(wrap(lineage)))
+		if e != nil || l.Subject.LPNID != "6402382024NCS310" || l.Subject.Farm != "Oak Hollow" {
+			t.Errorf("%s: %+v %v", wrap(lineage), l, e)
+		}
+		u, e := decodeLastUpdate([]byte(wrap(`"date":"09/23/2025"`)))
+		if e != nil || u.Date != "09/23/2025" {
+			t.Errorf("%s: %+v %v", wrap(`"date":"09/23/2025"`), u, e)
 		}
 	}
 	for _, body := range []string{`{"success":false,` + progeny + `}`, `{"success":false,"data":{` + progeny + `},"message":"down"}`} {
