@@ -10,7 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
 
@@ -334,7 +336,7 @@ func TestBreederQuestionsAreAnswerable(t *testing.T) {
 				var lines []string
 				for _, id := range ids[30:45] {
 					x := animal(id)
-					lines = append(lines, strings.Join([]string{id, sexLetter(x.Gender), x.DateOfBirth(), x.Status, strconv.Itoa(x.BreedID)}, " "))
+					lines = append(lines, strings.Join([]string{id, sexLetter(x.Gender), isoDate(x.DateOfBirth()), x.Status, strconv.Itoa(x.BreedID)}, " "))
 				}
 				return []string{strings.Join(lines, "\n")}
 			}},
@@ -421,7 +423,7 @@ func TestBreederQuestionsAreAnswerable(t *testing.T) {
 				x := animal(deep)
 				var parts []string
 				for _, tr := range x.Traits {
-					parts = append(parts, fmt.Sprintf("%s=%g@%d", tr.Code, tr.Value, tr.Accuracy))
+					parts = append(parts, fmt.Sprintf("%s=%g@%s", tr.Code, tr.Value, standInAcc(tr.Accuracy)))
 				}
 				for _, p := range []string{x.Sire, x.Dam} {
 					px := animal(p)
@@ -436,7 +438,7 @@ func TestBreederQuestionsAreAnswerable(t *testing.T) {
 				x := animal(ram)
 				var parts []string
 				for _, tr := range x.Traits {
-					parts = append(parts, fmt.Sprintf("%s=%g@%d", tr.Code, tr.Value, tr.Accuracy))
+					parts = append(parts, fmt.Sprintf("%s=%g@%s", tr.Code, tr.Value, standInAcc(tr.Accuracy)))
 				}
 				for _, p := range []string{x.Sire, x.Dam} {
 					if px, ok := d.Animal(p); ok {
@@ -617,7 +619,8 @@ func (a *asker) profile(id string) string {
 		parts = append(parts, fmt.Sprintf("%s=%g@%d", tr.Code, tr.Value, int(math.Round(tr.Accuracy))))
 	}
 	for _, c := range p.EBVs {
-		parts = append(parts, fmt.Sprintf("%s=%g@%d", c[0], c[1], int(math.Round(c[2].(float64)))))
+		acc, _ := c[2].(float64) // null when NSIP gave none
+		parts = append(parts, fmt.Sprintf("%s=%g@%s", c[0], c[1], accOrDash(c[2] != nil, acc)))
 	}
 	for _, g := range p.Grand {
 		parts = append(parts, "gp:"+g[1].(string))
@@ -652,7 +655,7 @@ func detailTraits(t *testing.T, s string) []string {
 	}
 	var out []string
 	for code, tr := range recordRow(m.Data.Row).traits {
-		out = append(out, fmt.Sprintf("%s=%g@%d", code, tr.v, int(math.Round(*tr.acc))))
+		out = append(out, fmt.Sprintf("%s=%g@%s", code, tr.v, accText(tr.acc)))
 	}
 	return out
 }
@@ -676,6 +679,31 @@ func lineageGrand(t *testing.T, s string) []string {
 		}
 	}
 	return out
+}
+
+// standInAcc writes a stand-in accuracy as the answers do: "-" for a value
+// published without one (the stand-in's negative accuracy).
+func standInAcc(acc int) string {
+	if acc < 0 {
+		return "-"
+	}
+	return strconv.Itoa(acc)
+}
+
+func accOrDash(has bool, acc float64) string {
+	if !has {
+		return "-"
+	}
+	return strconv.Itoa(int(math.Round(acc)))
+}
+
+// isoDate writes a stand-in birth date (M/D/YYYY) as summaries do.
+func isoDate(s string) string {
+	d, ok := nsip.ParseDate(s)
+	if !ok {
+		return s
+	}
+	return d.Format(time.DateOnly)
 }
 
 func accText(acc *float64) string {

@@ -28,11 +28,14 @@ const (
 	CodeTimeout             = "timeout"
 	CodeUnexpectedResponse  = "unexpected_response"
 	CodeCanceled            = "canceled"
+	// CodeNoData is NSIP saying it has nothing for a valid request, such
+	// as trait ranges of a breed with too few evaluated animals.
+	CodeNoData = "no_data"
 )
 
 var errorCodes = []string{
 	CodeInvalidArgument, CodeNotFound, CodeRateLimited, CodeUpstreamUnavailable,
-	CodeUpstreamError, CodeTimeout, CodeUnexpectedResponse, CodeCanceled,
+	CodeUpstreamError, CodeTimeout, CodeUnexpectedResponse, CodeCanceled, CodeNoData,
 }
 
 // toolError is the body of an error result: {"error": {...}}. Only the fields
@@ -188,6 +191,21 @@ func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolErro
 		return g.timeoutError(ne)
 	case nsip.KindCanceled:
 		return &toolError{Code: CodeCanceled, Problem: "the call was cancelled before NSIP answered"}
+	case nsip.KindNoData:
+		return &toolError{
+			Code:    CodeNoData,
+			Field:   d.subject,
+			Value:   args[d.subject],
+			Problem: firstNonEmpty(ne.Reason, publicText(ne)),
+			Next:    "the breed ID is valid: search its animals with nsip_search_animals (without trait filters), or pick another breed from nsip_list_breeds",
+		}
+	case nsip.KindFormatChanged:
+		return &toolError{
+			Code: CodeUnexpectedResponse,
+			Problem: fmt.Sprintf("NSIP's answer format changed: %s sent JSON this server cannot read (%s)",
+				ne.Endpoint, reasonHead(ne.Reason)),
+			Next: "retrying will not help until this server understands NSIP's new format; tell the server's operator (its /healthz lists the change)",
+		}
 	case nsip.KindUnexpectedResponse:
 		return &toolError{
 			Code:    CodeUnexpectedResponse,
@@ -381,7 +399,8 @@ func countsAsFailure(err error) bool {
 	var ne *nsip.Error
 	if errors.As(err, &ne) {
 		switch ne.Kind {
-		case nsip.KindNotFound, nsip.KindInvalidArgument, nsip.KindRateLimited, nsip.KindCanceled:
+		case nsip.KindNotFound, nsip.KindInvalidArgument, nsip.KindRateLimited, nsip.KindCanceled,
+			nsip.KindNoData, nsip.KindFormatChanged: // NSIP answered
 			return false
 		}
 		return ne.Status < 400 || ne.Status >= 500
@@ -396,7 +415,7 @@ func servesStale(err error) bool {
 	var ne *nsip.Error
 	if errors.As(err, &ne) {
 		switch ne.Kind {
-		case nsip.KindNotFound, nsip.KindInvalidArgument, nsip.KindCanceled:
+		case nsip.KindNotFound, nsip.KindInvalidArgument, nsip.KindCanceled, nsip.KindNoData:
 			return false
 		}
 		return true

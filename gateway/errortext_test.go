@@ -54,15 +54,15 @@ func TestUnusualNamesAreQuotedInErrors(t *testing.T) {
 		{"empty nested name", "nsip_search_animals", map[string]any{"search_criteria": map[string]any{"": true}},
 			`search_criteria.""`, `search_criteria."" is not a field of search_criteria`, "one of "},
 		{"empty trait code", "nsip_search_animals", ranges("", ok),
-			`search_criteria.trait_ranges.""`, `search_criteria.trait_ranges."" is not a known trait code`, "one of BWT"},
+			`search_criteria.trait_ranges.""`, `search_criteria.trait_ranges."" is not a trait code: trait codes are 1 to 16 letters`, "a trait code such as WWT"},
 		{"blank trait code", "nsip_search_animals", ranges(" \t", ok),
-			`search_criteria.trait_ranges." \t"`, `search_criteria.trait_ranges." \t" is not a known trait code`, "one of BWT"},
+			`search_criteria.trait_ranges." \t"`, `search_criteria.trait_ranges." \t" is not a trait code: trait codes are 1 to 16 letters`, "a trait code such as WWT"},
 		{"padded trait code keeps its padding visible", "nsip_search_animals", ranges(" bwt ", map[string]any{"min": 2, "max": 1}),
 			`search_criteria.trait_ranges." bwt "`, `search_criteria.trait_ranges." bwt " min 2 is greater than max 1`, "min <= max"},
 		{"bound under an empty code", "nsip_search_animals", ranges("\u200b", map[string]any{"min": 0}),
-			`search_criteria.trait_ranges."\u200b"`, `search_criteria.trait_ranges."\u200b" is not a known trait code`, "one of BWT"},
+			`search_criteria.trait_ranges."\u200b"`, `search_criteria.trait_ranges."\u200b" is not a trait code: trait codes are 1 to 16 letters`, "a trait code such as WWT"},
 		{"very long trait code", "nsip_search_animals", ranges(long, ok),
-			"search_criteria.trait_ranges." + longShown, "search_criteria.trait_ranges." + longShown + " is not a known trait code", "one of BWT"},
+			"search_criteria.trait_ranges." + longShown, "search_criteria.trait_ranges." + longShown + " is not a trait code: trait codes are 1 to 16 letters", "a trait code such as WWT"},
 	}
 	e := stubEnv(t, &stubUpstream{})
 	for _, tt := range tests {
@@ -84,9 +84,17 @@ func TestLongValuesAreCutInErrors(t *testing.T) {
 	huge := strings.Repeat("z", 100000)
 	shown := `"` + strings.Repeat("z", maxShown) + `"…`
 	b := e.call("nsip_search_animals", map[string]any{"traits": []any{huge}}).errorBody(t)
-	want := "traits[0] " + shown + " is not a trait code (1 to 16 letters and digits)"
+	want := "traits[0] " + shown + " is not a trait code (1 to 16 letters)"
 	if b.Field != "traits[0]" || b.Problem != want {
 		t.Errorf("error = field %q, problem %q; want field traits[0], problem %q", b.Field, b.Problem, want)
+	}
+	// Trait codes are open-ended, so a huge one is refused as malformed,
+	// and named in part.
+	b = e.call("nsip_search_animals", map[string]any{"search_criteria": map[string]any{
+		"trait_ranges": map[string]any{huge: map[string]any{"min": 0, "max": 1}}}}).errorBody(t)
+	field := "search_criteria.trait_ranges." + shown
+	if b.Field != field || !strings.HasPrefix(b.Problem, field+" is not a trait code") {
+		t.Errorf("error = field %q, problem %q; want field %s, problem saying it is not a trait code", b.Field, b.Problem, field)
 	}
 	b = e.call("nsip_search_animals", map[string]any{"search_criteria": map[string]any{"gender": "m\x00"}}).errorBody(t)
 	if want := `search_criteria.gender "m\x00" is not one of Male, Female, Both`; !strings.HasPrefix(b.Problem, want) {

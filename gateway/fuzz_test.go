@@ -73,7 +73,8 @@ func (u *checkingUpstream) SearchAnimals(_ context.Context, p nsip.SearchParams)
 	if p.BreedID < 0 || p.BreedID > 99999 || c.BreedID < 0 || c.BreedID > 99999 || c.BreedGroupID < 0 || c.BreedGroupID > 99999 {
 		u.breach("breed %d / %d, group %d", p.BreedID, c.BreedID, c.BreedGroupID)
 	}
-	if p.SortedTrait != "" && !slices.Contains(nsip.TraitCodes, p.SortedTrait) {
+	// Any well-formed code may reach NSIP: without a breed's trait list it judges.
+	if p.SortedTrait != "" && (!traitCodePattern.MatchString(p.SortedTrait) || p.SortedTrait != strings.ToUpper(p.SortedTrait)) {
 		u.breach("sort trait %q", p.SortedTrait)
 	}
 	if c.Gender != "" && !slices.Contains([]string{"Male", "Female", "Both"}, c.Gender) {
@@ -91,7 +92,7 @@ func (u *checkingUpstream) SearchAnimals(_ context.Context, p nsip.SearchParams)
 		u.breach("status %q, flock %q", c.Status, c.FlockID)
 	}
 	for code, r := range c.TraitRanges {
-		if !slices.Contains(nsip.TraitCodes, code) || math.IsNaN(r.Min) || math.IsNaN(r.Max) || r.Min > r.Max {
+		if !traitCodePattern.MatchString(code) || code != strings.ToUpper(code) || math.IsNaN(r.Min) || math.IsNaN(r.Max) || r.Min > r.Max {
 			u.breach("trait range %s %+v", code, r)
 		}
 	}

@@ -119,6 +119,7 @@ type Gateway struct {
 	shared sharedState
 	stats  stats
 	seen   seenLPNs // LPN IDs each session has met, for completions
+	drift  drift    // answers in shapes the client did not recognize
 }
 
 // New builds a gateway over up, fitting results with sum.

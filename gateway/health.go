@@ -59,6 +59,9 @@ type Health struct {
 	Summarizations      int64            `json:"summarizations"`
 	MeanReduction       float64          `json:"mean_reduction"` // mean token reduction of summarized results, 0..1
 	Shared              *SharedHealth    `json:"shared,omitempty"`
+	// FormatDrift lists the answers NSIP sent in shapes the client did not
+	// recognize, per endpoint and shape; empty while NSIP answers as known.
+	FormatDrift []DriftEntry `json:"format_drift"`
 }
 
 // BreakerHealth is the circuit breaker's state.
@@ -100,6 +103,7 @@ func (g *Gateway) Health() Health {
 		RateLimit:        g.capacity(),
 		UpstreamRequests: g.stats.upstream.Load(),
 		CallsByTool:      make(map[string]int64, len(g.stats.calls)),
+		FormatDrift:      g.drift.snapshot(),
 		ErrorsByCode:     make(map[string]int64, len(g.stats.errors)),
 		Shared:           g.sharedHealth(),
 	}

@@ -14,8 +14,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
 // A param describes one tool argument once; both the published JSON schema
@@ -29,7 +27,7 @@ type param struct {
 	example  any // a valid value, used in error examples
 
 	min, max       *float64 // integers
-	quiet          bool     // the schema leaves out min, max and enum, which validation still applies: bounds no caller needs, and trait codes, which the descriptions explain and the glossary lists
+	quiet          bool     // the schema leaves out min, max, enum, length and pattern, which validation still applies: bounds no caller needs, and trait codes, which the descriptions explain and the glossary lists
 	minLen, maxLen int      // strings (after trimming)
 	pattern        *regexp.Regexp
 	enum           []string // accepted case-insensitively, normalised to this spelling
@@ -61,13 +59,14 @@ const (
 
 func bound(v float64) *float64 { return &v }
 
-// The trait codes the API publishes, for enums and suggestions.
-var traitCodes = nsip.TraitCodes
-
 var (
-	alnumPattern  = regexp.MustCompile(`^[A-Za-z0-9]+$`) // LPN IDs, flock IDs
-	searchPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]*$`)
-	statusPattern = regexp.MustCompile(`^[A-Za-z][A-Za-z _-]*$`)
+	// traitCodePattern is a well-formed trait code. Which codes exist is
+	// the breed's business (its getTraitRangesByBreed answer), not a list
+	// here: see checkBreedTraits.
+	traitCodePattern = regexp.MustCompile(`^[A-Za-z]{1,16}$`)
+	alnumPattern     = regexp.MustCompile(`^[A-Za-z0-9]+$`) // LPN IDs, flock IDs
+	searchPattern    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]*$`)
+	statusPattern    = regexp.MustCompile(`^[A-Za-z][A-Za-z _-]*$`)
 )
 
 // exampleLPN is a real-looking LPN ID used in descriptions and error examples.
@@ -94,7 +93,7 @@ func (p *param) expected() string {
 	case p.expect != "":
 		return p.expect
 	case p.traitMap:
-		fmt.Fprintf(&b, "object mapping trait codes (%s) to {\"min\": number, \"max\": number} with min <= max", strings.Join(traitCodes, " "))
+		b.WriteString("object mapping trait codes (letters, e.g. BWT, WWT, MWWT; nsip_get_trait_ranges lists a breed's codes) to {\"min\": number, \"max\": number} with min <= max")
 	case p.kind == kindObject:
 		names := make([]string, len(p.props))
 		for i, q := range p.props {
@@ -150,10 +149,10 @@ func (p *param) schema() map[string]any {
 		if p.minLen > 0 {
 			s["minLength"] = p.minLen
 		}
-		if p.maxLen > 0 {
+		if p.maxLen > 0 && !p.quiet {
 			s["maxLength"] = p.maxLen
 		}
-		if p.pattern != nil {
+		if p.pattern != nil && !p.quiet {
 			s["pattern"] = p.pattern.String()
 		}
 		if len(p.enum) > 0 && !p.quiet {
@@ -168,8 +167,9 @@ func (p *param) schema() map[string]any {
 	}
 	switch {
 	case p.traitMap:
-		// The description's example shows the {min, max} of each code;
-		// validation holds every rule.
+		// Breeds publish different traits, so the schema names no codes
+		// (the breed's trait ranges decide); the description's example
+		// shows the {min, max} of each code and validation holds every rule.
 		s["additionalProperties"] = map[string]any{"type": "object"}
 	case p.kind == kindObject:
 		props, order, required := objectSchema(p.props)
@@ -446,12 +446,8 @@ func validateTraitRanges(field string, obj map[string]any) (any, []fieldError) {
 	for _, k := range codes {
 		code := strings.ToUpper(strings.TrimSpace(k))
 		f := field + "." + fieldName(k)
-		if !slices.Contains(traitCodes, code) {
-			problem := "is not a known trait code"
-			if c, ok := closest(code, traitCodes); ok {
-				problem += fmt.Sprintf("; did you mean %q?", c)
-			}
-			errs = append(errs, fieldError{Field: f, Problem: problem, Expected: "one of " + strings.Join(traitCodes, ", ")})
+		if !traitCodePattern.MatchString(code) {
+			errs = append(errs, fieldError{Field: f, Problem: "is not a trait code: trait codes are 1 to 16 letters", Expected: "a trait code such as WWT; nsip_get_trait_ranges lists a breed's codes"})
 			continue
 		}
 		if _, dup := out[code]; dup {

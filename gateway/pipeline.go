@@ -40,6 +40,26 @@ type answer struct {
 	res   summarize.Result
 
 	shared bool // loaded from the replicas' shared tier rather than fetched
+	// drift is set when NSIP answered in a shape the client cannot read:
+	// raw is then NSIP's JSON as sent and value is nil.
+	drift *nsip.Error
+}
+
+// kind is the summarizer an answer of tool d takes: the generic one when
+// its shape was not recognized.
+func (a *answer) kind(d *toolDef) summarize.Kind {
+	if a.drift != nil {
+		return summarize.KindGeneric
+	}
+	return d.kind
+}
+
+// note is what _meta says of the answer's shape, if anything.
+func (a *answer) note() string {
+	if a.drift == nil {
+		return ""
+	}
+	return formatNote(a.drift)
 }
 
 // size estimates the bytes an answer under key holds: the upstream JSON, the
@@ -69,6 +89,7 @@ type outcome struct {
 	source      string // cacheHit, cacheMiss or cacheStale
 	staleAge    time.Duration
 	staleReason string
+	formatNote  string // set when NSIP's answer was in an unrecognized shape
 	err         *toolError
 }
 
@@ -93,6 +114,12 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 		sent, errs = map[string]any{}, []fieldError{*fe}
 	} else {
 		args, errs = validateObject("", d.params, sent)
+		if len(errs) == 0 && d == searchAnimalsDef {
+			var fixed map[string]any
+			if errs, fixed = g.checkBreedTraits(ctx, args); fixed != nil {
+				sent = fixed // the error's example is then a call that works
+			}
+		}
 	}
 	if len(errs) > 0 && fe == nil {
 		// A choice only the user can make may be asked for (elicit.go).
@@ -138,6 +165,10 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 		meta["stale_age_seconds"] = int(o.staleAge.Seconds())
 		meta["stale_reason"] = o.staleReason
 	}
+	if o.formatNote != "" {
+		meta["shape_recognized"] = false
+		meta["format_note"] = o.formatNote
+	}
 	return &mcp.CallToolResult{
 		Result:  mcp.Result{Meta: &mcp.Meta{AdditionalFields: meta}},
 		Content: append([]mcp.Content{mcp.NewTextContent(o.res.Text)}, resourceLinks(o.res)...),
@@ -182,9 +213,9 @@ func (g *Gateway) runKeyed(ctx context.Context, d *toolDef, key string, args map
 	if err != nil {
 		return outcome{err: g.mapError(d, args, err)}
 	}
-	o := outcome{res: ob.a.res, source: ob.source, staleAge: ob.staleAge, staleReason: ob.staleReason}
+	o := outcome{res: ob.a.res, source: ob.source, staleAge: ob.staleAge, staleReason: ob.staleReason, formatNote: ob.a.note()}
 	if v.set() {
-		if o.res, err = g.fitView(ctx, d, args, v, ob.a.value, ob.a.raw); err != nil {
+		if o.res, err = g.fitView(ctx, ob.a.kind(d), d, args, v, ob.a.value, ob.a.raw); err != nil {
 			return outcome{err: g.mapError(d, args, err)}
 		}
 	}
@@ -267,6 +298,9 @@ func (g *Gateway) runProfile(ctx context.Context, key string, args, full map[str
 	var ids [3]uint64
 	for i, ob := range obs {
 		ids[i] = ob.a.id
+		if o.formatNote == "" {
+			o.formatNote = ob.a.note()
+		}
 		switch {
 		case ob.source == cacheStale:
 			o.source = cacheStale
@@ -283,7 +317,7 @@ func (g *Gateway) runProfile(ctx context.Context, key string, args, full map[str
 	if v.set() {
 		// A view of its own is fitted for this call alone.
 		p := assembleProfile(obs)
-		res, err := g.fitView(ctx, searchByLPNDef, full, v, p, p.Raw)
+		res, err := g.fitView(ctx, profileKind(obs), searchByLPNDef, full, v, p, p.Raw)
 		if err != nil {
 			return outcome{err: g.mapError(searchByLPNDef, full, err)}
 		}
@@ -320,13 +354,24 @@ func (g *Gateway) fitProfile(key string, args map[string]any, ids [3]uint64, obs
 	p := assembleProfile(obs)
 	ctx, cancel := context.WithTimeout(context.Background(), g.cfg.CallTimeout)
 	defer cancel()
-	res, err := g.fit(ctx, searchByLPNDef, args, p, p.Raw)
+	res, err := g.fit(ctx, profileKind(obs), searchByLPNDef, args, p, p.Raw)
 	if err != nil {
 		return nil, err
 	}
 	// The profile's JSON is not kept, only its fitted text.
 	g.cache.Set(key, &profileFit{parts: ids, res: res}, int64(len(res.Text)+len(key)+entryOverhead), res.OriginalTokens)
 	return res, nil
+}
+
+// profileKind is the summarizer a profile takes: the generic one when a
+// part came in a shape the client could not read.
+func profileKind(obs []obtained) summarize.Kind {
+	for _, ob := range obs {
+		if ob.a.drift != nil {
+			return summarize.KindGeneric
+		}
+	}
+	return searchByLPNDef.kind
 }
 
 // assembleProfile puts a profile together from its three parts.
@@ -371,6 +416,10 @@ func (g *Gateway) fetch(key string, d *toolDef, args map[string]any) (any, error
 	v, err := g.breaker.Execute(func() (any, error) {
 		g.stats.upstream.Add(1)
 		value, raw, err := d.fetch(ctx, g.up, args)
+		if ne := unrecognized(err); ne != nil {
+			// NSIP answered; the client could not read it. Pass it on.
+			return &answer{id: g.answerIDs.Add(1), raw: ne.Body, drift: ne}, nil
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -386,10 +435,13 @@ func (g *Gateway) fetch(key string, d *toolDef, args map[string]any) (any, error
 	}
 	g.stats.lastSuccess.Store(time.Now().UnixNano())
 	a := v.(*answer)
+	if a.drift != nil {
+		g.noteDrift(a.drift)
+	}
 	// Waiting for a fit slot counts against the fetch's deadline like
 	// waiting for NSIP does; an answer that cannot be fitted in time is
 	// dropped rather than held while the queue drains.
-	if a.res, err = g.fit(ctx, d, args, a.value, a.raw); err != nil {
+	if a.res, err = g.fit(ctx, a.kind(d), d, args, a.value, a.raw); err != nil {
 		return nil, err
 	}
 	g.cache.Set(key, a, a.size(key), a.res.OriginalTokens)
@@ -401,9 +453,9 @@ func (g *Gateway) fetch(key string, d *toolDef, args map[string]any) (any, error
 // so at most GOMAXPROCS fits run at once and a burst of large answers waits
 // its turn rather than every fit slowing every other; the wait ends, with
 // ctx's error, if ctx is done first.
-func (g *Gateway) fit(ctx context.Context, d *toolDef, args map[string]any, value any, raw json.RawMessage) (summarize.Result, error) {
+func (g *Gateway) fit(ctx context.Context, kind summarize.Kind, d *toolDef, args map[string]any, value any, raw json.RawMessage) (summarize.Result, error) {
 	return g.fitRequest(ctx, summarize.Request{
-		Kind:   d.kind,
+		Kind:   kind,
 		Value:  value,
 		Raw:    raw,
 		Tool:   d.name,

@@ -247,7 +247,6 @@ func TestUpstreamFailuresMapToCodes(t *testing.T) {
 		code  string
 	}{
 		{"html error page on 200", nsiptest.Fault{Kind: nsiptest.FaultHTML200}, CodeUnexpectedResponse},
-		{"wrong shape", nsiptest.Fault{Kind: nsiptest.FaultWrongShape}, CodeUnexpectedResponse},
 		{"connection reset", nsiptest.Fault{Kind: nsiptest.FaultReset}, CodeUpstreamError},
 		{"hang past the deadline", nsiptest.Fault{Kind: nsiptest.FaultHang}, CodeTimeout},
 		{"bad gateway page", nsiptest.Fault{Kind: nsiptest.FaultStatusHTML, Status: 502}, CodeUpstreamError},

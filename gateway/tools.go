@@ -165,7 +165,7 @@ var traitRangesDef = &toolDef{
 	kind: summarize.KindGeneric, params: []param{breedIDParam},
 	subject: "breed_id", what: "trait ranges for breed", next: "list valid breed IDs with nsip_list_breeds",
 	desc: `Min and max EBV of each trait a breed has, e.g. {"BWT":{"min":-0.71,"max":0.93}}: the codes to sort and filter it by. ` +
-		`Arguments: breed_id (from nsip_list_breeds); max_tokens.`,
+		`Too few evaluated animals: no_data. Arguments: breed_id (from nsip_list_breeds); max_tokens.`,
 	fetch: func(ctx context.Context, up Upstream, a map[string]any) (any, json.RawMessage, error) {
 		v, err := up.TraitRanges(ctx, a["breed_id"].(int))
 		return fetched(v, err, func(v *nsip.TraitRanges) json.RawMessage { return v.Raw })
@@ -179,12 +179,13 @@ var searchAnimalsDef = &toolDef{
 		`Over the budget (2000 tokens; max_tokens raises it to the server cap, 8000 unless configured) pages come as a table: ` +
 		`per animal LPN ID, sex, birth date, status, breed (when several), sire, dam, the sort and trait_ranges traits as [value, accuracy], its most accurate others; traits sets exactly which. ` +
 		`_meta gives page, page_size, total_count and next (the call for what follows; skip after part of a page). ` +
+		`Unsummarized: NSIP's JSON, accuracy 0.80 = 80%; tables in percent. ` +
 		`Arguments, all optional: page (0-based), page_size 1..100 (default 15), breed_id, sorted_trait (e.g. "WWT"), reverse, search_criteria, traits, skip, max_tokens.`,
 	params: []param{
 		pageParam,
 		{name: "page_size", kind: kindInteger, def: 15, example: 15, min: bound(1), max: bound(100)},
 		{name: "breed_id", kind: kindInteger, example: 640, min: bound(1), max: bound(99999), quiet: true},
-		{name: "sorted_trait", kind: kindString, example: "WWT", enum: traitCodes, quiet: true},
+		{name: "sorted_trait", kind: kindString, example: "WWT", maxLen: 16, pattern: traitCodePattern, upper: true, quiet: true},
 		{name: "reverse", kind: kindBoolean, def: false, example: false},
 		{name: "search_criteria", kind: kindObject, dropZero: true,
 			example: map[string]any{"gender": "Female", "born_after": "2022-01-01"},
@@ -192,13 +193,13 @@ var searchAnimalsDef = &toolDef{
 			props: []param{
 				{name: "breed_group_id", kind: kindInteger, example: 64, min: bound(1), max: bound(99999), quiet: true},
 				{name: "breed_id", kind: kindInteger, example: 640, min: bound(1), max: bound(99999), quiet: true},
-				{name: "born_after", kind: kindString, example: "2022-01-01", date: true, maxLen: 10},
-				{name: "born_before", kind: kindString, example: "2024-12-31", date: true, maxLen: 10},
+				{name: "born_after", kind: kindString, example: "2022-01-01", date: true, maxLen: 10, quiet: true},
+				{name: "born_before", kind: kindString, example: "2024-12-31", date: true, maxLen: 10, quiet: true},
 				{name: "gender", kind: kindString, example: "Female", enum: []string{"Male", "Female", "Both"}},
 				{name: "proven_only", kind: kindBoolean, example: true,
 					desc: "Progeny-proven EBVs only."},
-				{name: "status", kind: kindString, example: "CURRENT", maxLen: 32, pattern: statusPattern, upper: true},
-				{name: "flock_id", kind: kindString, example: "640238", maxLen: 32, pattern: alnumPattern},
+				{name: "status", kind: kindString, example: "CURRENT", maxLen: 32, pattern: statusPattern, upper: true, quiet: true},
+				{name: "flock_id", kind: kindString, example: "640238", maxLen: 32, pattern: alnumPattern, quiet: true},
 				{name: "trait_ranges", kind: kindObject, traitMap: true,
 					example: map[string]any{"WWT": map[string]any{"min": 1.0, "max": 5.0}},
 					desc:    "Bounds per trait code, e.g. {\"WWT\":{\"min\":1,\"max\":5}}."},
@@ -257,7 +258,7 @@ var animalDef = &toolDef{
 	name: "nsip_get_animal", title: "NSIP animal details", method: "get_animal_details",
 	kind:    summarize.KindAnimal,
 	subject: "search_string", what: "animal matching", next: "check the ID, or find animals and their LPN IDs with nsip_search_animals",
-	desc: `One animal's record: breed, birth date, gender, status, parents, progeny count, EBVs with accuracy (%), indexes, breeder's contact (about 450 tokens). ` +
+	desc: `One animal's record: breed, birth date, gender, status, parents, progeny count, EBVs with accuracy as NSIP sends it (0.80 = 80%; MWWT may have none), indexes, breeder's contact (about 450 tokens). ` +
 		`Arguments: search_string (LPN ID or registration number); max_tokens.`,
 	params: []param{{
 		name: "search_string", kind: kindString, required: true, example: exampleLPN,
@@ -287,7 +288,7 @@ var progenyDef = &toolDef{
 	kind:    summarize.KindProgeny,
 	subject: "lpn_id", what: "progeny for LPN ID", next: "check the LPN ID, or find animals with nsip_search_animals",
 	desc: `One page of an animal's offspring (about 220 tokens each). ` +
-		`Over the budget, a table of LPN ID, sex (M/F), birth date and the most accurate EBVs that fit as [value, accuracy], with per-trait statistics naming who has the max and min. ` +
+		`Unsummarized: NSIP's JSON (sex "1"=M, "2"=F). Over the budget, a table of LPN ID, sex (M/F), birth date and the most accurate EBVs that fit as [value, accuracy], with per-trait statistics naming who has the max and min. ` +
 		`_meta gives page, page_size, total_count, next. ` +
 		`Arguments: lpn_id; page (0-based); page_size 1..100 (default 10); traits (exactly the codes rows carry); skip; max_tokens.`,
 	params: []param{

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -34,14 +33,9 @@ const DefaultMaxBudget = 8000
 
 var viewArgs = []string{argTraits, argMaxTokens, argSkip}
 
-// traitCodePattern is what a trait code looks like: NSIP's codes are
-// letters and digits (BWT, PWWT, YEMD, MWWT); the glossary does not list
-// them all, so a well-formed code it lacks is still accepted.
-var traitCodePattern = regexp.MustCompile(`^[A-Z0-9]{1,16}$`)
-
 const maxTraitsAsked = 30
 
-const traitListExpect = "array of trait codes (letters and digits), e.g. [\"WWT\",\"NLB\"]"
+const traitListExpect = "array of trait codes (letters), e.g. [\"WWT\",\"NLB\"]"
 
 var (
 	maxTokensParam = param{
@@ -102,7 +96,7 @@ func validateTraitList(field string, raw any) (any, []fieldError) {
 		}
 		code := strings.ToUpper(strings.TrimSpace(s))
 		if !traitCodePattern.MatchString(code) {
-			problem := fmt.Sprintf("%s is not a trait code (1 to 16 letters and digits)", quoteShort(s))
+			problem := fmt.Sprintf("%s is not a trait code (1 to 16 letters)", quoteShort(s))
 			if c, ok := closest(code, nsip.GlossaryCodes()); ok {
 				problem += fmt.Sprintf("; did you mean %q?", c)
 			}
@@ -212,9 +206,9 @@ func traitNotes(args map[string]any) []string {
 
 // fitView fits an answer for the view the caller asked for. Such fits are
 // not cached: the cache holds the default one.
-func (g *Gateway) fitView(ctx context.Context, d *toolDef, args map[string]any, v view, value any, raw json.RawMessage) (summarize.Result, error) {
+func (g *Gateway) fitView(ctx context.Context, kind summarize.Kind, d *toolDef, args map[string]any, v view, value any, raw json.RawMessage) (summarize.Result, error) {
 	req := summarize.Request{
-		Kind: d.kind, Value: value, Raw: raw, Tool: d.name, Args: args,
+		Kind: kind, Value: value, Raw: raw, Tool: d.name, Args: args,
 		Budget: g.cfg.Budget, Traits: v.traits, Skip: v.skip,
 	}
 	if v.budget > 0 {

@@ -1,7 +1,8 @@
 // Package nsip is a client for the National Sheep Improvement Program
-// (NSIP) Search API. It reads both response formats the API has used into one
-// set of models, keeps every answer's exact bytes beside the model, and
-// reports failures as *Error values with a Kind a caller can act on.
+// (NSIP) Search API. It reads the answers as NSIP sends them (and the shapes
+// other clients assumed) into one set of models, keeps every answer's exact
+// bytes beside the model, and reports failures as *Error values with a Kind
+// a caller can act on.
 package nsip
 
 import (
@@ -231,7 +232,9 @@ func (c *Client) Statuses(ctx context.Context) (*Statuses, error) {
 }
 
 // TraitRanges calls GET search/getTraitRangesByBreed?breedId=…: the lowest and
-// highest value of each trait within one breed.
+// highest value of each trait within one breed. The codes present are the
+// breed's traits. An HTTP 400 (a breed with too few evaluated animals) is
+// KindNoData.
 func (c *Client) TraitRanges(ctx context.Context, breedID int) (*TraitRanges, error) {
 	id := strconv.Itoa(breedID)
 	if breedID <= 0 {
@@ -239,6 +242,12 @@ func (c *Client) TraitRanges(ctx context.Context, breedID int) (*TraitRanges, er
 	}
 	cl := call{method: http.MethodGet, path: pathTraitRanges, query: url.Values{"breedId": {id}}, param: "breedId", value: id}
 	r, err := fetch(ctx, c, cl, decodeTraitRanges)
+	var e *Error
+	if errors.As(err, &e) && e.Kind == KindInvalidArgument && e.Status == http.StatusBadRequest {
+		// NSIP's way of saying the breed has too few evaluated animals:
+		// the breed ID itself is fine.
+		e.Kind, e.Reason = KindNoData, "NSIP has no trait data for breed "+id+" (its answer to a breed with too few evaluated animals)"
+	}
 	if err != nil {
 		return nil, err
 	}

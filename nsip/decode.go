@@ -7,20 +7,32 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
-// The API has sent two formats over time: the current one wraps payloads in
-// {"success": true, "data": …} and spells fields in camelCase; the old one is
-// flat PascalCase. Field names are matched without regard to case, so one
-// decoder reads both, and the spelling of the LPN ID key ("lpnId" or "LpnId")
-// tells which accuracy scale a row uses.
+// NSIP wraps its answers differently per endpoint (see specs/upstream.md):
+// details, lineage and breed groups come as {"success": true, "data": …},
+// progeny with the page's members beside "success", search pages bare.
+// Other clients also met {"data": …} without "success". unwrap accepts all
+// of these for every endpoint; the standard library then decodes the
+// payload into small wire structs, matching names without regard to case.
+// Raw keeps every byte for pass-through, so decoding reads only what
+// summaries and analysis use.
 
-// unexpected builds the error for a 200 body the client cannot use.
+// unexpected builds the error for a 200 body that is not JSON at all.
 func unexpected(format string, args ...any) *Error {
 	return &Error{Kind: KindUnexpectedResponse, Reason: fmt.Sprintf(format, args...)}
+}
+
+// changed builds the error for JSON that is not the endpoint's answer in
+// any shape the client knows: NSIP's format changed. It carries the body so
+// that a caller can still pass on what NSIP sent.
+func changed(body []byte, format string, args ...any) *Error {
+	return &Error{Kind: KindFormatChanged, Reason: fmt.Sprintf(format, args...), Body: json.RawMessage(body)}
 }
 
 // checkJSON rejects bodies that are not one complete JSON value, saying
@@ -47,345 +59,353 @@ func checkJSON(body []byte) *Error {
 	return unexpected("the body is not valid JSON (%v): %s", err, snippet(body))
 }
 
-// answer is a validated body with its envelope removed.
-type answer struct {
-	data      json.RawMessage // the payload
-	obj       *object         // data parsed, once someone asked for an object
-	keys      *keyTable
-	enveloped bool // the body had the success/data envelope
+// envelope is what unwrap looks for around a payload.
+type envelope struct {
+	Success json.RawMessage `json:"success"`
+	Data    json.RawMessage `json:"data"`
+	Message json.RawMessage `json:"message"`
+	Error   json.RawMessage `json:"error"`
 }
 
-// object returns the payload as an object, parsing it at most once.
-func (a *answer) object() (*object, bool) {
-	if a.obj == nil {
-		if o, ok := a.keys.object(a.data); ok {
-			a.obj = o
-		}
-	}
-	return a.obj, a.obj != nil
-}
-
-// payload validates body and unwraps the success/data envelope when there is
-// one. Object bodies are parsed once here and handed on.
-func payload(body []byte) (*answer, *Error) {
-	trimmed := bytes.TrimSpace(body)
-	kt := newKeyTable()
-	if len(trimmed) == 0 || trimmed[0] != '{' {
+// unwrap validates body and returns the payload: "data" when present,
+// otherwise the body itself (whose "success" member, if any, the payload's
+// decoder ignores). success=false is a failure whatever else is there.
+func unwrap(body []byte) (json.RawMessage, *Error) {
+	t := bytes.TrimSpace(body)
+	if len(t) == 0 || t[0] != '{' {
 		if e := checkJSON(body); e != nil {
 			return nil, e
 		}
-		return &answer{data: trimmed, keys: kt}, nil
+		return t, nil
 	}
-	if !json.Valid(trimmed) {
-		return nil, checkJSON(body)
+	var env envelope
+	if err := json.Unmarshal(t, &env); err != nil {
+		return nil, checkJSON(body) // only a syntax error is possible here
 	}
-	// Values kept in Extra are slices of this copy, never of the caller's
-	// body.
-	trimmed = bytes.Clone(trimmed)
-	o, _ := kt.object(trimmed)
-	okRaw, has := o.get("success")
-	var success bool
-	if !has || json.Unmarshal(okRaw, &success) != nil {
-		// No envelope, or a field that merely shares the name.
-		return &answer{data: trimmed, obj: o, keys: kt}, nil
+	if e := env.check(); e != nil {
+		return nil, e
 	}
-	if !success {
-		msg := "no reason given"
-		if m, found := o.get("message", "error", "errors"); found {
-			msg = snippet(m)
-		}
-		return nil, unexpected("the API reported a failure (success=false): %s", msg)
+	if len(env.Data) > 0 && !isNull(env.Data) {
+		return env.Data, nil
 	}
-	d, has := o.get("data")
-	if !has || isNull(d) {
-		return nil, unexpected("success=true but no data: %s", snippet(body))
-	}
-	return &answer{data: d, keys: kt, enveloped: true}, nil
+	return t, nil
 }
 
-// object is a JSON object whose fields can be looked up without regard to
-// case and claimed one by one; what is never claimed ends up in Extra.
-type object struct {
-	fields []field // in name order, each name once
-	keys   *keyTable
-}
-
-type field struct {
-	name  string          // as the upstream spelled it
-	low   *lowKey         // the name lower-cased
-	raw   json.RawMessage // the value as sent
-	used  bool
-	first bool // the spelling lookups find when several differ only in case
-}
-
-// key returns the index of the first of names present and unclaimed.
-func (o *object) key(names ...string) (int, bool) {
-	for _, n := range names {
-		if i := o.find(n); i >= 0 && !o.fields[i].used {
-			return i, true
-		}
-	}
-	return -1, false
-}
-
-// find returns the index of the field a lookup of name finds, or -1.
-func (o *object) find(name string) int {
-	if !isASCII(name) {
-		l := strings.ToLower(name)
-		for i := range o.fields {
-			if o.fields[i].first && o.fields[i].low.s == l {
-				return i
-			}
-		}
-		return -1
-	}
-	for i := range o.fields {
-		f := &o.fields[i]
-		if f.first && len(f.low.s) == len(name) && lowerEquals(f.low.s, name) {
-			return i
-		}
-	}
-	return -1
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
-// lowerEquals reports whether l equals the ASCII name lower-cased.
-func lowerEquals(l, name string) bool {
-	for i := 0; i < len(l); i++ {
-		c := name[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if l[i] != c {
-			return false
-		}
-	}
-	return true
-}
-
-// get returns the first of names present, without claiming it.
-func (o *object) get(names ...string) (json.RawMessage, bool) {
-	i, ok := o.key(names...)
-	if !ok {
-		return nil, false
-	}
-	return o.fields[i].raw, true
-}
-
-// claim marks the field as used when parse accepts it or it is null (which
-// carries nothing to keep).
-func (o *object) claim(parse func(json.RawMessage) bool, names ...string) bool {
-	i, ok := o.key(names...)
-	if !ok {
-		return false
-	}
-	raw := o.fields[i].raw
-	return o.settle(i, !isNull(raw) && parse(raw))
-}
-
-// settle finishes a claim of field i whose value parsed or not.
-func (o *object) settle(i int, parsed bool) bool {
-	f := &o.fields[i]
-	if isNull(f.raw) {
-		f.used = true
-		return false
-	}
-	f.used = parsed
-	return parsed
-}
-
-// str, int and float claim the first of names that parses, storing it in
-// dst; dst is untouched otherwise.
-func (o *object) str(dst *string, names ...string) bool { return claimAs(o, dst, asString, names) }
-
-func (o *object) int(dst *int, names ...string) bool { return claimAs(o, dst, asInt, names) }
-
-func (o *object) float(dst *float64, names ...string) bool { return claimAs(o, dst, asFloat, names) }
-
-func claimAs[T any](o *object, dst *T, parse func(json.RawMessage) (T, bool), names []string) bool {
-	i, ok := o.key(names...)
-	return ok && claimAt(o, i, dst, parse)
-}
-
-// claimAt is claimAs for field i.
-func claimAt[T any](o *object, i int, dst *T, parse func(json.RawMessage) (T, bool)) bool {
-	v, ok := parse(o.fields[i].raw)
-	if ok {
-		*dst = v
-	}
-	return o.settle(i, ok)
-}
-
-// rest copies every unclaimed field into extra under prefix+name.
-func (o *object) rest(extra map[string]json.RawMessage, prefix string) {
-	for _, f := range o.fields {
-		if !f.used {
-			extra[prefix+f.name] = f.raw
-		}
-	}
-}
-
-// asMap is the object as encoding/json would have decoded it.
-func (o *object) asMap() map[string]json.RawMessage {
-	m := make(map[string]json.RawMessage, len(o.fields))
-	for _, f := range o.fields {
-		m[f.name] = f.raw
-	}
-	return m
-}
-
-func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
-
-// quoted returns the inside of a JSON string literal that needs no
-// unescaping, the common case, which spares encoding/json.
-func quoted(raw []byte) ([]byte, bool) {
-	if len(raw) < 2 || raw[len(raw)-1] != '"' || !plainASCII(raw[1:len(raw)-1]) {
-		return nil, false
-	}
-	return raw[1 : len(raw)-1], true
-}
-
-// asString accepts a JSON string, number or boolean as text.
-func asString(raw json.RawMessage) (string, bool) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return "", false
-	}
-	switch raw[0] {
-	case '"':
-		if in, ok := quoted(raw); ok {
-			return string(bytes.TrimSpace(in)), true
-		}
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
-			return "", false
-		}
-		return strings.TrimSpace(s), true
-	case '{', '[', 'n':
-		return "", false
-	}
-	return string(raw), true
-}
-
-// asFloat accepts a JSON number or a string holding one.
-func asFloat(raw json.RawMessage) (float64, bool) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return 0, false
-	}
-	var f float64
-	var err error
-	switch {
-	case raw[0] == '"':
-		if in, ok := quoted(raw); ok {
-			f, err = strconv.ParseFloat(string(bytes.TrimSpace(in)), 64)
-			break
-		}
-		var text string
-		if json.Unmarshal(raw, &text) != nil {
-			return 0, false
-		}
-		f, err = strconv.ParseFloat(strings.TrimSpace(text), 64)
-	case raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9'):
-		f, err = strconv.ParseFloat(string(raw), 64) // short: converted without allocating
-	default:
-		return 0, false
-	}
-	if err != nil || !finite(f) {
-		return 0, false
-	}
-	return f, true
-}
-
-func asInt(raw json.RawMessage) (int, bool) {
-	f, ok := asFloat(raw)
-	if !ok || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
-		return 0, false
-	}
-	return int(f), true
-}
-
-// asArray reads raw, which need not be valid JSON, as a list.
-func asArray(raw json.RawMessage) ([]json.RawMessage, bool) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '[' || !json.Valid(raw) {
-		return nil, false
-	}
-	return elements(raw), true
-}
-
-func newExtra() map[string]json.RawMessage { return map[string]json.RawMessage{} }
-
-// orNil keeps empty Extra maps out of the encoded models.
-func orNil(m map[string]json.RawMessage) map[string]json.RawMessage {
-	if len(m) == 0 {
+// check fails an answer whose success member is false.
+func (env *envelope) check() *Error {
+	var ok bool
+	if len(env.Success) == 0 || json.Unmarshal(env.Success, &ok) != nil || ok {
 		return nil
 	}
+	msg := "no reason given"
+	for _, m := range []json.RawMessage{env.Message, env.Error} {
+		if len(m) > 0 && !isNull(m) {
+			msg = snippet(m)
+			break
+		}
+	}
+	return unexpected("NSIP reported a failure (success=false): %s", msg)
+}
+
+// decodeInto decodes payload into v, turning a type mismatch into an error
+// that names the member at fault.
+func decodeInto(body, payload []byte, what string, v any) *Error {
+	err := json.Unmarshal(payload, v)
+	if err == nil {
+		return nil
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		where := what
+		if te.Field != "" {
+			where += " member " + te.Field
+		}
+		return changed(body, "the %s holds a JSON %s where %s belongs: %s", where, te.Value, goTypeName(te.Type.String()), snippet(payload))
+	}
+	return changed(body, "the %s cannot be read (%v): %s", what, err, snippet(payload))
+}
+
+// goTypeName says in JSON terms what a wire type wanted.
+func goTypeName(t string) string {
+	switch {
+	case strings.HasPrefix(t, "[]"):
+		return "a list"
+	case strings.HasPrefix(t, "map["), strings.HasPrefix(t, "nsip."):
+		return "an object"
+	}
+	return "a " + t
+}
+
+func isNull(raw []byte) bool { return string(bytes.TrimSpace(raw)) == "null" }
+
+// num is a number sent as a JSON number or as a string holding one. Any
+// other value leaves ok false rather than failing the answer.
+type num struct {
+	v  float64
+	ok bool
+}
+
+func (n *num) UnmarshalJSON(b []byte) error {
+	*n = num{}
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if json.Unmarshal(b, &s) != nil {
+			return nil
+		}
+		b = []byte(strings.TrimSpace(s))
+	}
+	if len(b) == 0 || (b[0] != '-' && (b[0] < '0' || b[0] > '9')) {
+		return nil
+	}
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err == nil && finite(f) {
+		n.v, n.ok = f, true
+	}
+	return nil
+}
+
+// int returns the number when it is a whole one.
+func (n num) int() (int, bool) {
+	if !n.ok || n.v != math.Trunc(n.v) || math.Abs(n.v) > 1<<53 {
+		return 0, false
+	}
+	return int(n.v), true
+}
+
+// text is a string, number or boolean read as text, trimmed; null and
+// objects read as "".
+type text string
+
+func (t *text) UnmarshalJSON(b []byte) error {
+	*t = ""
+	switch {
+	case len(b) == 0 || b[0] == 'n' || b[0] == '{' || b[0] == '[':
+	case b[0] == '"':
+		if bytes.IndexByte(b, '\\') < 0 { // nothing to unescape: the common case
+			*t = text(strings.TrimSpace(string(b[1 : len(b)-1])))
+			break
+		}
+		var s string
+		if err := json.Unmarshal(b, &s); err == nil {
+			*t = text(strings.TrimSpace(s))
+		}
+	default:
+		*t = text(b)
+	}
+	return nil
+}
+
+// member is one member of an animal row, kept only as far as decoding needs
+// it: a number, or text (a string's value; an object's or array's JSON).
+type member struct {
+	v    float64
+	s    string
+	kind byte // 'n' a number (v), 's' a string (s; v too when it holds a number), 'o' an object or array (s), 0 else
+	num  bool // v holds a finite number
+}
+
+func (m *member) UnmarshalJSON(b []byte) error {
+	*m = member{}
+	switch b[0] {
+	case '{', '[':
+		m.kind, m.s = 'o', string(b)
+	case '"':
+		m.kind = 's'
+		if bytes.IndexByte(b, '\\') < 0 {
+			m.s = strings.TrimSpace(string(b[1 : len(b)-1]))
+		} else if json.Unmarshal(b, &m.s) == nil {
+			m.s = strings.TrimSpace(m.s)
+		}
+		if m.s != "" && (m.s[0] == '-' || (m.s[0] >= '0' && m.s[0] <= '9')) {
+			m.setNum(m.s)
+		}
+	case 'n', 't', 'f':
+		if b[0] != 'n' {
+			m.s = string(b)
+		}
+	default:
+		m.kind = 'n'
+		m.setNum(string(b)) // converted without allocating: ParseFloat keeps no reference
+	}
+	return nil
+}
+
+func (m *member) setNum(s string) {
+	if f, err := strconv.ParseFloat(s, 64); err == nil && finite(f) {
+		m.v, m.num = f, true
+	}
+}
+
+// text is the member as text: a string as sent, a number as written.
+func (m member) text() string {
+	if m.kind == 'n' && m.num {
+		return strconv.FormatFloat(m.v, 'f', -1, 64)
+	}
+	return m.s
+}
+
+// int returns the member when it is a whole number.
+func (m member) int() (int, bool) { return num{m.v, m.num}.int() }
+
+// wireRow is an animal row: every member by name as sent.
+type wireRow map[string]member
+
+// knownMembers are the members page rows are known to carry (lower case):
+// facts, indexes, and the value and accuracy of the traits breeds publish.
+// A row with only these decodes into a struct, several times faster than
+// into a map; a row with any other member takes the map, so an unknown
+// trait is still read. The list speeds decoding up and limits nothing.
+var knownMembers = func() []string {
+	names := []string{"lpnid", "lpnsre", "lpndam", "status", "regnumber", "dateofbirth", "dob", "gender", "sex",
+		"breedid", "flockcode", "genotyped", "progenycount"}
+	names = append(names, "usindex", "ushairindex", "srcindex") // at knownIndexesAt
+	for _, c := range knownCodes {                              // at knownTraitsAt, value then accuracy
+		l := strings.ToLower(c)
+		names = append(names, l, "acc"+l)
+	}
+	return names
+}()
+
+// knownCodes are the trait codes of knownMembers, in display order (the
+// thirteen, then the rest alphabetically), so that a row's traits come out
+// sorted.
+var knownCodes = append(slices.Clone(TraitCodes), "MWWT", "NLW", "PEMD", "PFAT", "PFEC", "PWEC",
+	"WFEC", "YCFW", "YEMD", "YFAT", "YFD", "YGFW", "YSL", "YWEC")
+
+// Where the indexes and traits sit in knownMembers, and the indexes' names.
+const (
+	knownIndexesAt = 13
+	knownTraitsAt  = 16
+)
+
+var knownIndexes = []string{"US Index", "US Hair Index", "SRC$ Index"}
+
+// knownIndex is the position of each of knownMembers.
+var knownIndex = func() map[string]int {
+	m := make(map[string]int, len(knownMembers))
+	for i, n := range knownMembers {
+		m[n] = i
+	}
 	return m
+}()
+
+// knownRowType is a struct with one member field per knownMembers entry.
+var knownRowType = func() reflect.Type {
+	fields := make([]reflect.StructField, len(knownMembers))
+	for i, name := range knownMembers {
+		fields[i] = reflect.StructField{Name: fmt.Sprintf("M%d", i), Type: reflect.TypeFor[member](),
+			Tag: reflect.StructTag(`json:"` + name + `"`)}
+	}
+	return reflect.StructOf(fields)
+}()
+
+// pageRow is one row of a search or progeny page.
+type pageRow struct {
+	known reflect.Value // a knownRowType, when the page's rows had only known members (fastPage)
+	all   wireRow       // otherwise every member
+	bad   string        // the JSON kind of a row that is not an object
+}
+
+func (r *pageRow) UnmarshalJSON(b []byte) error {
+	if b[0] == '{' {
+		return json.Unmarshal(b, &r.all)
+	}
+	r.bad = map[byte]string{'n': "null", '"': "a JSON string", '[': "a JSON array", 't': "a JSON boolean", 'f': "a JSON boolean"}[b[0]]
+	if r.bad == "" {
+		r.bad = "a JSON number"
+	}
+	return nil
 }
 
 func decodeLastUpdate(body []byte) (*LastUpdate, *Error) {
-	a, e := payload(body)
+	p, e := unwrap(body)
 	if e != nil {
 		return nil, e
 	}
-	// Only a JSON string is a date here; a number would be a guess.
+	var w struct {
+		Date         *string `json:"date"`
+		DateLast     *string `json:"dateLastUpdated"`
+		LastUpdated  *string `json:"lastUpdated"`
+		DateReleased *string `json:"dateReleased"`
+	}
 	var date string
-	p := a.data
-	if o, ok := a.object(); ok {
-		if d, has := o.get("date", "dateLastUpdated", "lastUpdated"); has {
-			p = d
+	if p[0] == '{' {
+		if e := decodeInto(body, p, "last-update answer", &w); e != nil {
+			return nil, e
 		}
+		for _, d := range []*string{w.Date, w.DateLast, w.LastUpdated, w.DateReleased} {
+			if d != nil {
+				date = *d
+				break
+			}
+		}
+	} else {
+		_ = json.Unmarshal(p, &date) // only a JSON string is a date; a number would be a guess
 	}
-	if json.Unmarshal(p, &date) != nil || strings.TrimSpace(date) == "" {
-		return nil, unexpected("no date in the answer: %s", snippet(body))
+	if date = strings.TrimSpace(date); date == "" {
+		return nil, changed(body, "the answer carries no date (a string member \"date\"): %s", snippet(body))
 	}
-	return &LastUpdate{Date: strings.TrimSpace(date), Raw: json.RawMessage(body)}, nil
+	return &LastUpdate{Date: date, Raw: json.RawMessage(body)}, nil
+}
+
+type wireBreed struct {
+	BreedID   num  `json:"breedId"`
+	ID        num  `json:"id"`
+	BreedName text `json:"breedName"`
+	Name      text `json:"name"`
+}
+
+type wireGroup struct {
+	BreedGroupID   num         `json:"breedGroupId"`
+	ID             num         `json:"id"`
+	BreedGroupName text        `json:"breedGroupName"`
+	Name           text        `json:"name"`
+	Breeds         []wireBreed `json:"breeds"`
+}
+
+// either returns the first of two spellings that holds a whole number.
+func either(a, b num) (int, bool) {
+	if n, ok := a.int(); ok {
+		return n, true
+	}
+	return b.int()
+}
+
+func orText(a, b text) string {
+	if a != "" {
+		return string(a)
+	}
+	return string(b)
 }
 
 func decodeBreedGroups(body []byte) (*BreedGroups, *Error) {
-	a, e := payload(body)
+	p, e := unwrap(body)
 	if e != nil {
 		return nil, e
 	}
-	items, ok := asArray(a.data)
-	if !ok {
-		return nil, unexpected("breed groups are not a list: %s", snippet(a.data))
+	var w []*wireGroup
+	if e := decodeInto(body, p, "breed group list", &w); e != nil {
+		return nil, e
 	}
-	out := &BreedGroups{Groups: make([]BreedGroup, 0, len(items)), Raw: json.RawMessage(body)}
-	for i, item := range items {
-		o, ok := a.keys.object(item)
-		if !ok {
-			return nil, unexpected("breed group %d is not an object: %s", i, snippet(item))
+	if w == nil {
+		return nil, changed(body, "breed groups are not a list: %s", snippet(p))
+	}
+	out := &BreedGroups{Groups: make([]BreedGroup, 0, len(w)), Raw: json.RawMessage(body)}
+	for i, wg := range w {
+		if wg == nil {
+			return nil, changed(body, "breed group %d is null", i)
 		}
-		var g BreedGroup
-		if !o.int(&g.ID, "breedGroupId", "id") {
-			return nil, unexpected("breed group %d has no numeric id: %s", i, snippet(item))
+		g := BreedGroup{Name: orText(wg.BreedGroupName, wg.Name), Breeds: make([]Breed, 0, len(wg.Breeds))}
+		var ok bool
+		if g.ID, ok = either(wg.BreedGroupID, wg.ID); !ok {
+			return nil, changed(body, "breed group %d has no numeric breedGroupId", i)
 		}
-		o.str(&g.Name, "breedGroupName", "name")
-		g.Breeds = []Breed{}
-		if raw, has := o.get("breeds"); has && !isNull(raw) {
-			breeds, ok := asArray(raw)
-			if !ok {
-				return nil, unexpected("breeds of group %d are not a list: %s", g.ID, snippet(raw))
+		for j, wb := range wg.Breeds {
+			b := Breed{Name: orText(wb.BreedName, wb.Name)}
+			if b.ID, ok = either(wb.BreedID, wb.ID); !ok {
+				return nil, changed(body, "breed %d of group %d has no numeric breedId", j, g.ID)
 			}
-			for j, br := range breeds {
-				bo, ok := a.keys.object(br)
-				var b Breed
-				if !ok || !bo.int(&b.ID, "breedId", "id") {
-					return nil, unexpected("breed %d of group %d has no numeric id: %s", j, g.ID, snippet(br))
-				}
-				bo.str(&b.Name, "breedName", "name")
-				g.Breeds = append(g.Breeds, b)
-			}
+			g.Breeds = append(g.Breeds, b)
 		}
 		out.Groups = append(out.Groups, g)
 	}
@@ -395,666 +415,446 @@ func decodeBreedGroups(body []byte) (*BreedGroups, *Error) {
 // decodeStatuses treats any JSON that is not a list of statuses as "none",
 // which is how the API says a breed group has no status filter.
 func decodeStatuses(body []byte) (*Statuses, *Error) {
-	if e := checkJSON(body); e != nil {
+	p, e := unwrap(body)
+	if e != nil {
 		return nil, e
 	}
 	out := &Statuses{Values: []string{}, Raw: json.RawMessage(body)}
-	items, ok := asArray(body)
-	if !ok {
-		if a, e := payload(body); e == nil {
-			items, _ = asArray(a.data)
-		}
+	var items []json.RawMessage
+	if json.Unmarshal(p, &items) != nil {
+		return out, nil
 	}
 	for _, item := range items {
-		if s, ok := asString(item); ok && s != "" {
-			out.Values = append(out.Values, s)
-		} else if !isNull(item) {
+		var t text
+		_ = t.UnmarshalJSON(bytes.TrimSpace(item))
+		switch {
+		case t != "":
+			out.Values = append(out.Values, string(t))
+		case !isNull(item):
 			out.Values = append(out.Values, string(bytes.TrimSpace(item)))
 		}
 	}
 	return out, nil
 }
 
+type wireRange struct {
+	Min       num  `json:"min"`
+	Max       num  `json:"max"`
+	Code      text `json:"code"`
+	Trait     text `json:"trait"`
+	TraitName text `json:"traitName"`
+}
+
 func decodeTraitRanges(body []byte) (*TraitRanges, *Error) {
-	a, e := payload(body)
+	p, e := unwrap(body)
 	if e != nil {
 		return nil, e
 	}
 	out := &TraitRanges{Ranges: []TraitRange{}, Raw: json.RawMessage(body)}
-	add := func(code string, raw json.RawMessage) *Error {
-		if isNull(raw) {
+	add := func(code string, r *wireRange) *Error {
+		if r == nil {
 			return nil // no range published for this trait
 		}
-		o, ok := a.keys.object(raw)
-		var r Range
-		if !ok || !o.float(&r.Min, "min") || !o.float(&r.Max, "max") {
-			return unexpected("trait range %s lacks a numeric min and max: %s", code, snippet(raw))
+		if !r.Min.ok || !r.Max.ok {
+			return changed(body, "trait range %s lacks a numeric min and max", code)
 		}
-		out.Ranges = append(out.Ranges, TraitRange{Code: strings.ToUpper(code), Range: r})
+		out.Ranges = append(out.Ranges, TraitRange{Code: strings.ToUpper(code), Range: Range{Min: r.Min.v, Max: r.Max.v}})
 		return nil
 	}
-	if o, ok := a.object(); ok {
-		for _, f := range o.fields {
-			if e := add(f.name, f.raw); e != nil {
-				return nil, e
-			}
+	if p[0] == '[' {
+		var list []*wireRange
+		if e := decodeInto(body, p, "trait range list", &list); e != nil {
+			return nil, e
 		}
-	} else if items, ok := asArray(a.data); ok {
-		for i, item := range items {
-			var code string
-			io, ok := a.keys.object(item)
-			if !ok || !io.str(&code, "code", "trait", "traitName", "name") || code == "" {
-				return nil, unexpected("trait range %d has no trait code: %s", i, snippet(item))
+		for i, r := range list {
+			code := ""
+			if r != nil {
+				code = firstText(r.Code, r.Trait, r.TraitName)
 			}
-			if e := add(code, item); e != nil {
+			if code == "" {
+				return nil, changed(body, "trait range %d has no trait code", i)
+			}
+			if e := add(code, r); e != nil {
 				return nil, e
 			}
 		}
 	} else {
-		return nil, unexpected("trait ranges are not an object: %s", snippet(a.data))
+		var m map[string]json.RawMessage
+		if e := decodeInto(body, p, "trait ranges", &m); e != nil {
+			return nil, e
+		}
+		if m == nil {
+			return nil, changed(body, "trait ranges are not an object of trait codes: %s", snippet(p))
+		}
+		for code, raw := range m {
+			if strings.EqualFold(code, "success") {
+				continue // the ranges sit beside it
+			}
+			var r *wireRange
+			if e := decodeInto(body, raw, "trait range "+code, &r); e != nil {
+				return nil, e
+			}
+			if e := add(code, r); e != nil {
+				return nil, e
+			}
+		}
 	}
 	slices.SortFunc(out.Ranges, func(a, b TraitRange) int { return compareTraitCodes(a.Code, b.Code) })
 	return out, nil
 }
 
-// page reads the {recordCount, records} wrapper shared by search and progeny
-// answers (TotalCount / Results in the old format). The rows are returned
-// unparsed, each known to be an object.
-func page(body []byte, what string) (total int, rows []json.RawMessage, a *answer, e *Error) {
-	a, e = payload(body)
-	if e != nil {
-		return 0, nil, nil, e
-	}
-	p := a.data
-	o, ok := a.object()
-	if !ok {
-		return 0, nil, nil, unexpected("the %s page is not an object: %s", what, snippet(p))
-	}
-	if !o.int(&total, "recordCount", "totalCount", "total") {
-		return 0, nil, nil, unexpected("the %s page has no record count: %s", what, snippet(p))
-	}
-	raw, has := o.get("records", "results")
-	if !has || (isNull(raw) && total != 0) {
-		return 0, nil, nil, unexpected("the %s page has no records list: %s", what, snippet(p))
-	}
-	if !isNull(raw) {
-		if rows, e = pageRows(raw, what); e != nil {
-			return 0, nil, nil, e
+func firstText(ts ...text) string {
+	for _, t := range ts {
+		if t != "" {
+			return string(t)
 		}
 	}
-	return total, rows, a, nil
+	return ""
 }
 
-// pageRows splits the records list, saying which row is at fault when one is
-// not an object.
-func pageRows(raw json.RawMessage, what string) ([]json.RawMessage, *Error) {
-	if raw[0] != '[' {
-		return nil, unexpected("the %s records are not a list: %s", what, snippet(raw))
-	}
-	items := elements(raw)
-	for i, item := range items {
-		if item[0] != '{' {
-			return nil, unexpected("%s row %d is not an object: %s", what, i, snippet(item))
+// wirePage is a search or progeny page, with the envelope members beside
+// it so that a page whose members sit at the top level (search, progeny)
+// is decoded in one pass. The live API says recordCount and records;
+// totalCount and results are assumed older spellings.
+type wirePage struct {
+	envelope
+	RecordCount   num       `json:"recordCount"`
+	TotalCount    num       `json:"totalCount"`
+	NumberOfPages num       `json:"numberOfPages"`
+	Records       []pageRow `json:"records"`
+	Results       []pageRow `json:"results"`
+}
+
+// page decodes the members shared by search and progeny pages.
+func page(body []byte, what string) (*wirePage, *Error) {
+	t := bytes.TrimSpace(body)
+	if fw, ok := fastPage(t); ok {
+		if e := fw.envelope.check(); e != nil {
+			return nil, e
 		}
+		return finishPage(body, t, what, fw)
 	}
-	return items, nil
-}
-
-// row is what every animal row has: its LPN ID, traits, indexes and the
-// fields nobody claimed.
-type row struct {
-	lpnID   string
-	traits  []Trait
-	indexes []Index
-	extra   map[string]json.RawMessage
-}
-
-// rowReader decodes the rows of one page, reusing its scratch from row to
-// row.
-type rowReader struct {
-	a    *answer
-	what string
-	o    object
-	m    metrics
-}
-
-// decode reads row i; claim takes the fields particular to the row kind
-// before traits, indexes and Extra take the rest.
-func (rr *rowReader) decode(raw json.RawMessage, i int, claim func(*object)) (row, *Error) {
-	var r row
-	o := &rr.o
-	rr.a.keys.fill(o, raw)
-	lpnKey := ""
-	if k := o.find("lpnId"); k >= 0 {
-		lpnKey = o.fields[k].name
-	}
-	if !o.str(&r.lpnID, "lpnId") || r.lpnID == "" {
-		fields, _ := json.Marshal(o.asMap())
-		return r, unexpected("%s row %d has no lpnId: %s", rr.what, i, snippet(fields))
-	}
-	claim(o)
-	extra := newExtra()
-	m := &rr.m
-	m.reset()
-	m.collect(o, isFractionScale(rr.a.enveloped, lpnKey), extra)
-	r.traits, r.indexes = m.sorted()
-	o.rest(extra, "")
-	r.extra = orNil(extra)
-	return r, nil
-}
-
-func decodeSearch(body []byte) (*SearchResults, *Error) {
-	total, rows, a, e := page(body, "search")
-	if e != nil {
-		return nil, e
-	}
-	out := &SearchResults{TotalCount: total, Results: make([]AnimalRow, len(rows)), Raw: json.RawMessage(body)}
-	rr := &rowReader{a: a, what: "search"}
-	for i, raw := range rows {
-		a := &out.Results[i]
-		r, e := rr.decode(raw, i, func(o *object) {
-			o.str(&a.Sire, "lpnSre", "sire", "sireId")
-			o.str(&a.Dam, "lpnDam", "dam", "damId")
-			o.str(&a.Status, "status")
-			o.str(&a.RegistrationNumber, "regNumber", "registrationNumber")
-		})
+	var w wirePage
+	if len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &w) != nil {
+		// Not a page at the top level: let unwrap report a broken body
+		// or NSIP's failure, else read the payload it finds.
+		p, e := unwrap(body)
 		if e != nil {
 			return nil, e
 		}
-		a.LPNID, a.Traits, a.Indexes, a.Extra = r.lpnID, r.traits, r.indexes, r.extra
+		if p[0] != '{' {
+			return nil, changed(body, "the %s page is not an object: %s", what, snippet(p))
+		}
+		w = wirePage{}
+		if e := decodeInto(body, p, what+" page", &w); e != nil {
+			return nil, e
+		}
+	} else if e := w.envelope.check(); e != nil {
+		return nil, e
 	}
+	p := t
+	if len(w.Data) > 0 && !isNull(w.Data) {
+		p = w.Data
+		w = wirePage{}
+		if p[0] != '{' {
+			return nil, changed(body, "the %s page is not an object: %s", what, snippet(p))
+		}
+		if e := decodeInto(body, p, what+" page", &w); e != nil {
+			return nil, e
+		}
+	}
+	return finishPage(body, p, what, &w)
+}
+
+// finishPage finishes reading page p of body.
+func finishPage(body, p []byte, what string, w *wirePage) (*wirePage, *Error) {
+	if w.Records == nil {
+		w.Records = w.Results
+	}
+	total, ok := either(w.RecordCount, w.TotalCount)
+	switch {
+	case w.Records == nil && (!ok || total != 0 || !hasMember(p, "records", "results")):
+		return nil, changed(body, "the %s page has no \"records\" list: %s", what, snippet(p))
+	case !ok:
+		return nil, changed(body, "the %s page has no numeric \"recordCount\": %s", what, snippet(p))
+	}
+	w.RecordCount = num{float64(total), true}
+	for i, r := range w.Records {
+		if r.bad != "" {
+			return nil, changed(body, "%s row %d is not an object but %s", what, i, r.bad)
+		}
+	}
+	return w, nil
+}
+
+// fastPageType is a page at the top level whose rows hold only known
+// members: one struct decode of the whole body, the common case.
+var fastPageType = func() reflect.Type {
+	// Rows by pointer: growing the slice then moves pointers, not rows.
+	raw, n, rows := reflect.TypeFor[json.RawMessage](), reflect.TypeFor[num](), reflect.SliceOf(reflect.PointerTo(knownRowType))
+	field := func(name, tag string, t reflect.Type) reflect.StructField {
+		return reflect.StructField{Name: name, Type: t, Tag: reflect.StructTag(`json:"` + tag + `"`)}
+	}
+	return reflect.StructOf([]reflect.StructField{
+		field("Success", "success", raw), field("Data", "data", raw), field("Message", "message", raw), field("Error", "error", raw),
+		field("RecordCount", "recordCount", n), field("TotalCount", "totalCount", n), field("NumberOfPages", "numberOfPages", n),
+		field("Records", "records", rows), field("Results", "results", rows),
+	})
+}()
+
+// fastPage decodes t as a top-level page with only known members, and
+// reports false for anything else (an unknown member anywhere, a data
+// wrapper, a row that is not an object, broken JSON), which page then reads
+// the general way.
+func fastPage(t []byte) (*wirePage, bool) {
+	if len(t) == 0 || t[0] != '{' {
+		return nil, false
+	}
+	v := reflect.New(fastPageType)
+	dec := json.NewDecoder(bytes.NewReader(t))
+	dec.DisallowUnknownFields()
+	if dec.Decode(v.Interface()) != nil || dec.InputOffset() != int64(len(t)) {
+		return nil, false
+	}
+	v = v.Elem()
+	w := &wirePage{envelope: envelope{
+		Success: v.Field(0).Interface().(json.RawMessage), Data: v.Field(1).Interface().(json.RawMessage),
+		Message: v.Field(2).Interface().(json.RawMessage), Error: v.Field(3).Interface().(json.RawMessage),
+	}}
+	if len(w.Data) > 0 && !isNull(w.Data) {
+		return nil, false
+	}
+	w.RecordCount, w.TotalCount, w.NumberOfPages = v.Field(4).Interface().(num), v.Field(5).Interface().(num), v.Field(6).Interface().(num)
+	rows := func(f reflect.Value) []pageRow {
+		if f.IsNil() {
+			return nil
+		}
+		out := make([]pageRow, f.Len())
+		for i := range out {
+			if f.Index(i).IsNil() {
+				out[i].bad = "null"
+				continue
+			}
+			out[i].known = f.Index(i).Elem()
+		}
+		return out
+	}
+	w.Records, w.Results = rows(v.Field(7)), rows(v.Field(8))
+	return w, true
+}
+
+// hasMember reports whether the object p has any of names (any case).
+func hasMember(p []byte, names ...string) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(p, &m) != nil {
+		return false
+	}
+	for k := range m {
+		for _, n := range names {
+			if strings.EqualFold(k, n) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func decodeSearch(body []byte) (*SearchResults, *Error) {
+	w, e := page(body, "search")
+	if e != nil {
+		return nil, e
+	}
+	out := &SearchResults{TotalCount: int(w.RecordCount.v), Results: make([]AnimalRow, len(w.Records)), Raw: json.RawMessage(body)}
+	out.NumberOfPages, _ = w.NumberOfPages.int()
+	rr := newRowReader()
+	for i := range w.Records {
+		r := rr.readPage(&w.Records[i])
+		if r.lpnID == "" {
+			return nil, changed(body, "search row %d has no lpnId", i)
+		}
+		a := &out.Results[i]
+		a.LPNID, a.Sire, a.Dam = r.lpnID, r.get("lpnsre", "sire", "sireid"), r.get("lpndam", "dam", "damid")
+		a.Status, a.RegistrationNumber = r.get("status"), r.get("regnumber", "registrationnumber")
+		a.Sex, a.DateOfBirth = NormalizeSex(r.get("gender", "sex")), r.get("dateofbirth", "dob")
+		a.BreedID, a.BreedName = r.int("breedid"), r.get("breedname")
+		a.Traits, a.Indexes = r.traits, r.indexes
+	}
+	rr.scale()
 	return out, nil
 }
 
 func decodeProgeny(body []byte) (*ProgenyPage, *Error) {
-	total, rows, a, e := page(body, "progeny")
+	w, e := page(body, "progeny")
 	if e != nil {
 		return nil, e
 	}
-	out := &ProgenyPage{TotalCount: total, Animals: make([]ProgenyRow, len(rows)), Raw: json.RawMessage(body)}
-	rr := &rowReader{a: a, what: "progeny"}
-	for i, raw := range rows {
-		a := &out.Animals[i]
-		r, e := rr.decode(raw, i, func(o *object) {
-			o.str(&a.Sex, "sex", "gender")
-			o.str(&a.DateOfBirth, "dob", "dateOfBirth")
-		})
-		if e != nil {
-			return nil, e
+	out := &ProgenyPage{TotalCount: int(w.RecordCount.v), Animals: make([]ProgenyRow, len(w.Records)), Raw: json.RawMessage(body)}
+	out.NumberOfPages, _ = w.NumberOfPages.int()
+	rr := newRowReader()
+	for i := range w.Records {
+		r := rr.readPage(&w.Records[i])
+		if r.lpnID == "" {
+			return nil, changed(body, "progeny row %d has no lpnId", i)
 		}
-		a.LPNID, a.Traits, a.Indexes, a.Extra = r.lpnID, r.traits, r.indexes, r.extra
+		a := &out.Animals[i]
+		a.LPNID, a.Sex, a.DateOfBirth = r.lpnID, NormalizeSex(r.get("sex", "gender")), r.get("dob", "dateofbirth")
+		a.Traits, a.Indexes = r.traits, r.indexes
 	}
+	rr.scale()
 	return out, nil
 }
 
+type wireDetails struct {
+	Breed       json.RawMessage `json:"breed"`
+	BreedGroup  json.RawMessage `json:"breedGroup"`
+	ContactInfo *wireContact    `json:"contactInfo"`
+	SRVM        wireRow         `json:"searchResultViewModel"`
+}
+
+type wireContact struct {
+	FlockCode    text `json:"flockCode"`
+	FlockID      text `json:"flockId"`
+	FarmName     text `json:"farmName"`
+	CustomerName text `json:"customerName"`
+	ContactName  text `json:"contactName"`
+	Phone        text `json:"phone"`
+	Email        text `json:"email"`
+	Address      text `json:"address"`
+	City         text `json:"city"`
+	State        text `json:"state"`
+	ZipCode      text `json:"zipCode"`
+	Zip          text `json:"zip"`
+}
+
+// nameOrObject reads a breed or breed group given as {"breedName": …,
+// "breedId": …} (or "breedGroupName", "name", "id") or as a bare name.
+func nameOrObject(raw json.RawMessage) (string, int) {
+	var w struct {
+		wireBreed
+		BreedGroupName text `json:"breedGroupName"`
+	}
+	var t text
+	if json.Unmarshal(raw, &w) != nil {
+		_ = json.Unmarshal(raw, &t)
+		return string(t), 0
+	}
+	id, _ := either(w.BreedID, w.ID)
+	return firstText(w.BreedName, w.BreedGroupName, w.Name), id
+}
+
 func decodeDetails(body []byte) (*AnimalDetails, *Error) {
-	a, e := payload(body)
+	p, e := unwrap(body)
 	if e != nil {
 		return nil, e
 	}
-	p, enveloped := a.data, a.enveloped
-	top, ok := a.object()
-	if !ok {
-		return nil, unexpected("animal details are not an object: %s", snippet(p))
+	if p[0] != '{' {
+		return nil, changed(body, "animal details are not an object: %s", snippet(p))
+	}
+	var w wireDetails
+	var top wireRow
+	if e := decodeInto(body, p, "animal details", &w); e != nil {
+		return nil, e
+	}
+	if e := decodeInto(body, p, "animal details", &top); e != nil {
+		return nil, e
 	}
 	d := &AnimalDetails{Raw: json.RawMessage(body)}
-	extra := newExtra()
-	top.sub("breed", extra, func(b *object) {
-		b.str(&d.Breed, "breedName", "name")
-		b.int(&d.BreedID, "breedId", "id")
-	})
-	top.sub("breedGroup", extra, func(b *object) { b.str(&d.BreedGroup, "breedGroupName", "name") })
-	top.sub("contactInfo", extra, func(c *object) {
-		ci := &d.Contact
-		c.str(&ci.FlockCode, "flockCode", "flockId")
-		c.str(&ci.FarmName, "farmName")
-		c.str(&ci.ContactName, "customerName", "contactName")
-		c.str(&ci.Phone, "phone")
-		c.str(&ci.Email, "email")
-		c.str(&ci.Address, "address")
-		c.str(&ci.City, "city")
-		c.str(&ci.State, "state")
-		c.str(&ci.ZipCode, "zipCode", "zip")
-	})
-
-	// The animal's own row sits in searchResultViewModel in the current
-	// format, repeating some top-level facts, and at the top level in the old
-	// one. Read both; a repeated value is taken once, a conflicting one is
-	// kept in Extra.
-	type part struct {
-		o      *object
-		prefix string
-	}
-	parts := []part{{top, ""}}
-	if k, has := top.key("searchResultViewModel"); has {
-		if svm, ok := a.keys.object(top.fields[k].raw); ok {
-			top.fields[k].used = true
-			parts = append(parts, part{svm, top.fields[k].name + "."})
+	d.Breed, d.BreedID = nameOrObject(w.Breed)
+	d.BreedGroup, _ = nameOrObject(w.BreedGroup)
+	if c := w.ContactInfo; c != nil {
+		d.Contact = ContactInfo{
+			FlockCode: firstText(c.FlockCode, c.FlockID), FarmName: string(c.FarmName),
+			ContactName: firstText(c.CustomerName, c.ContactName), Phone: string(c.Phone), Email: string(c.Email),
+			Address: string(c.Address), City: string(c.City), State: string(c.State), ZipCode: firstText(c.ZipCode, c.Zip),
 		}
 	}
-	var m metrics
-	for _, pt := range parts {
-		o := pt.o
-		lpnKey := ""
-		if k, ok := o.key("lpnId"); ok {
-			lpnKey = o.fields[k].name
+	// The animal's own row sits in searchResultViewModel (live), repeating
+	// some top-level facts; the assumed flat format has it at the top
+	// level. Read both, the row first.
+	rr := newRowReader()
+	var parts []row
+	if w.SRVM != nil {
+		parts = append(parts, rr.read(w.SRVM))
+	}
+	parts = append(parts, rr.read(top))
+	fill := func(dst *string, keys ...string) {
+		for _, r := range parts {
+			if *dst == "" {
+				*dst = r.get(keys...)
+			}
 		}
-		o.merge(&d.LPNID, "lpnId")
-		o.merge(&d.Sire, "lpnSre", "sire", "sireId")
-		o.merge(&d.Dam, "lpnDam", "dam", "damId")
-		o.merge(&d.Status, "status")
-		o.merge(&d.RegistrationNumber, "regNumber", "registrationNumber")
-		o.merge(&d.DateOfBirth, "dateOfBirth", "dob")
-		o.merge(&d.Gender, "gender", "sex")
-		o.merge(&d.Genotyped, "genotyped")
-		o.merge(&d.FlockCount, "flockCount")
-		o.merge(&d.Breed, "breed", "breedName")
-		o.merge(&d.BreedGroup, "breedGroup", "breedGroupName")
-		o.merge(&d.Contact.FlockCode, "flockCode")
-		o.mergeInt(&d.TotalProgeny, "progenyCount", "totalProgeny")
-		o.mergeInt(&d.BreedID, "breedId")
-		m.collect(o, isFractionScale(enveloped || len(parts) == 2, lpnKey), extra)
-		o.rest(extra, pt.prefix)
+	}
+	fill(&d.LPNID, "lpnid")
+	fill(&d.Sire, "lpnsre", "sire", "sireid")
+	fill(&d.Dam, "lpndam", "dam", "damid")
+	fill(&d.Status, "status")
+	fill(&d.RegistrationNumber, "regnumber", "registrationnumber")
+	fill(&d.DateOfBirth, "dateofbirth", "dob")
+	fill(&d.Gender, "gender", "sex")
+	fill(&d.Genotyped, "genotyped")
+	fill(&d.FlockCount, "flockcount")
+	fill(&d.Breed, "breedname")
+	fill(&d.Contact.FlockCode, "flockcode")
+	d.Gender = NormalizeSex(d.Gender)
+	for _, r := range parts {
+		if d.TotalProgeny == 0 {
+			d.TotalProgeny = r.int("progenycount", "totalprogeny")
+		}
+		if d.BreedID == 0 {
+			d.BreedID = r.int("breedid")
+		}
 	}
 	if d.LPNID == "" {
-		return nil, unexpected("animal details carry no lpnId: %s", snippet(p))
+		return nil, changed(body, "animal details carry no lpnId: %s", snippet(p))
 	}
-	d.Traits, d.Indexes = m.sorted()
-	d.Extra = orNil(extra)
+	// One animal, one set of traits: the row's, then any the top level adds.
+	for _, r := range parts {
+		for _, t := range r.traits {
+			if !slices.ContainsFunc(d.Traits, func(x Trait) bool { return x.Code == t.Code }) {
+				d.Traits = append(d.Traits, t)
+			}
+		}
+		for _, ix := range r.indexes {
+			if !slices.ContainsFunc(d.Indexes, func(x Index) bool { return x.Name == ix.Name }) {
+				d.Indexes = append(d.Indexes, ix)
+			}
+		}
+	}
+	sortTraits(d.Traits)
+	slices.SortFunc(d.Indexes, func(a, b Index) int { return strings.Compare(a.Name, b.Name) })
+	rr.scaleSlices([][]Trait{d.Traits})
 	return d, nil
 }
 
-// merge claims the first of names when dst is still empty (storing the
-// value) or already holds the same value; a conflicting value is left for
-// Extra.
-func (o *object) merge(dst *string, names ...string) {
-	o.claim(func(r json.RawMessage) bool {
-		s, ok := asString(r)
-		if ok && *dst == "" {
-			*dst = s
-		}
-		return ok && *dst == s
-	}, names...)
+// NormalizeSex spells the sex codes NSIP uses ("1"/"2" in progeny, M/F,
+// Male/Female, Ram/Ewe) as "Male" or "Female"; anything else is returned
+// as sent.
+func NormalizeSex(s string) string {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "1", "m", "male", "ram":
+		return "Male"
+	case "2", "f", "female", "ewe":
+		return "Female"
+	}
+	return strings.TrimSpace(s)
 }
 
-// mergeInt is merge for integers, with 0 as empty.
-func (o *object) mergeInt(dst *int, names ...string) {
-	o.claim(func(r json.RawMessage) bool {
-		n, ok := asInt(r)
-		if ok && *dst == 0 {
-			*dst = n
-		}
-		return ok && *dst == n
-	}, names...)
-}
+// dateLayouts are the forms NSIP writes dates in: "9/23/2025",
+// "2025-02-16T00:00:00" and plain ISO dates.
+var dateLayouts = []string{"1/2/2006", "2006-01-02T15:04:05", time.RFC3339, time.DateOnly}
 
-// sub hands the named nested object to fill, then files its unclaimed
-// fields in extra as "name.field". A value that is not an object is left
-// unclaimed for Extra.
-func (o *object) sub(name string, extra map[string]json.RawMessage, fill func(*object)) {
-	k, ok := o.key(name)
-	if !ok {
-		return
-	}
-	f := &o.fields[k]
-	if isNull(f.raw) {
-		f.used = true
-		return
-	}
-	s, ok := o.keys.object(f.raw)
-	if !ok {
-		return
-	}
-	f.used = true
-	fill(s)
-	s.rest(extra, f.name+".")
-}
-
-// isFractionScale decides the accuracy scale of a row: the current format
-// (camelCase, enveloped) sends fractions, the old one percents.
-func isFractionScale(current bool, lpnKey string) bool {
-	if current {
-		return true
-	}
-	return lpnKey != "" && lpnKey[0] >= 'a' && lpnKey[0] <= 'z'
-}
-
-// TraitOrder returns the position of code in TraitCodes, or len(TraitCodes)
-// for codes outside the published thirteen.
-func TraitOrder(code string) int {
-	if i := slices.Index(TraitCodes, code); i >= 0 {
-		return i
-	}
-	return len(TraitCodes)
-}
-
-// compareTraitCodes orders known traits as TraitCodes, then the rest
-// alphabetically.
-func compareTraitCodes(a, b string) int {
-	if oa, ob := TraitOrder(a), TraitOrder(b); oa != ob {
-		return oa - ob
-	}
-	return strings.Compare(a, b)
-}
-
-var knownTrait = func() map[string]bool {
-	m := make(map[string]bool, len(TraitCodes))
-	for _, c := range TraitCodes {
-		m[strings.ToLower(c)] = true
-	}
-	return m
-}()
-
-// metrics gathers the trait and index values of one animal, possibly from
-// several objects (details read two). A row has a few dozen at most, so
-// slices searched in turn beat maps.
-type metrics struct {
-	traits  []Trait
-	indexes []Index
-	codes   nameSet       // of traits
-	names   nameSet       // of indexes
-	ranked  []rankedTrait // sorted's scratch
-}
-
-type rankedTrait struct {
-	order int
-	t     Trait
-}
-
-func (m *metrics) reset() {
-	m.traits, m.indexes = m.traits[:0], m.indexes[:0]
-	m.codes.reset()
-	m.names.reset()
-}
-
-func (m *metrics) hasTrait(code string) bool { return m.codes.has(code) }
-func (m *metrics) hasIndex(name string) bool { return m.names.has(name) }
-
-// addTrait appends t (possibly a placeholder holding only its code) and
-// returns its position.
-func (m *metrics) addTrait(t Trait) int {
-	m.traits = append(m.traits, t)
-	m.codes.add(t.Code)
-	return len(m.traits) - 1
-}
-
-func (m *metrics) addIndex(ix Index) {
-	m.indexes = append(m.indexes, ix)
-	m.names.add(ix.Name)
-}
-
-// nameSet is a set of names searched in turn, which is quickest for the
-// dozen or so a row has; a map takes over when a hostile body carries so
-// many that searching would take quadratic time.
-type nameSet struct {
-	list []string
-	big  map[string]bool
-}
-
-const nameSetScan = 32
-
-func (s *nameSet) reset() { s.list, s.big = s.list[:0], nil }
-
-func (s *nameSet) has(name string) bool {
-	if s.big != nil {
-		return s.big[name]
-	}
-	return slices.Contains(s.list, name)
-}
-
-func (s *nameSet) add(name string) {
-	switch {
-	case s.big != nil:
-		s.big[name] = true
-	case len(s.list) < nameSetScan:
-		s.list = append(s.list, name)
-	default:
-		s.big = make(map[string]bool, 2*len(s.list))
-		for _, n := range s.list {
-			s.big[n] = true
-		}
-		s.big[name] = true
-	}
-}
-
-// pair is a trait value field and, when present, its accuracy field (indexes
-// into the object's fields).
-type pair struct {
-	code       string
-	at, accAt  int // fields
-	slot       int // in metrics.traits
-	value, acc float64
-	hasAcc     bool
-}
-
-// collect claims from o every trait pair (bwt + accbwt), nested trait and
-// index collections, and every numeric field named like an index. An
-// accuracy that is off the 0..100 scale after normalising is left for Extra.
-func (m *metrics) collect(o *object, fraction bool, extra map[string]json.RawMessage) {
-	kt := o.keys
-	// Fields are in name order, which keeps the outcome deterministic when
-	// two spellings claim one trait.
-	keys := kt.keys[:0]
-	for i := range o.fields {
-		if !o.fields[i].used {
-			keys = append(keys, i)
+// ParseDate reads a date in any of the forms NSIP sends.
+func ParseDate(s string) (time.Time, bool) {
+	s = strings.TrimSpace(s)
+	for _, l := range dateLayouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t, true
 		}
 	}
-	// Accuracy fields, found through the name of the value they qualify.
-	// A name no field of the body has cannot be looked up here either.
-	kt.gen++
-	for i := range o.fields {
-		lk := o.fields[i].low
-		if !o.fields[i].first || lk.accOf == "" {
-			continue
-		}
-		if lk.acc == nil {
-			if lk.acc = kt.lower[lk.accOf]; lk.acc == nil {
-				continue
-			}
-		}
-		lk.acc.accStamp, lk.acc.accAt = kt.gen, i
-	}
-	pairs := kt.pairs[:0]
-	for _, i := range keys {
-		f := &o.fields[i]
-		lk := f.low
-		accAt := lk.accAt
-		hasAcc := lk.accStamp == kt.gen && !o.fields[accAt].used
-		if !lk.known && !(hasAcc && lk.letters) {
-			continue
-		}
-		if isNull(f.raw) {
-			// No published value; a null accuracy beside it says nothing more.
-			f.used = true
-			if hasAcc && isNull(o.fields[accAt].raw) {
-				o.fields[accAt].used = true
-			}
-			continue
-		}
-		v, ok := asFloat(f.raw)
-		if !ok || m.hasTrait(lk.code) {
-			continue
-		}
-		p := pair{code: lk.code, at: i, value: v}
-		if hasAcc {
-			p.accAt = accAt
-			p.acc, p.hasAcc = asFloat(o.fields[accAt].raw)
-			if !p.hasAcc && isNull(o.fields[accAt].raw) {
-				o.fields[accAt].used = true
-			}
-		}
-		p.slot = m.addTrait(Trait{Code: lk.code}) // reserve against a second spelling
-		pairs = append(pairs, p)
-	}
-	scale := 1.0
-	if fraction {
-		// Fractions never exceed 1; one that does means this row is in
-		// fact on the percent scale.
-		scale = 100
-		for _, p := range pairs {
-			if p.hasAcc && p.acc > 1 {
-				scale = 1
-			}
+	if i := strings.IndexByte(s, '.'); i > 0 { // fractional seconds
+		if t, err := time.Parse("2006-01-02T15:04:05.999999999", s); err == nil {
+			return t, true
 		}
 	}
-	for _, p := range pairs {
-		o.fields[p.at].used = true
-		t := Trait{Code: p.code, Value: p.value}
-		if p.hasAcc {
-			if a, ok := percent(p.acc, scale); ok {
-				t.Accuracy, t.HasAccuracy = a, true
-				o.fields[p.accAt].used = true
-			}
-		}
-		m.traits[p.slot] = t
-	}
-	kt.keys, kt.pairs = keys, pairs
-	if k, ok := o.key("traits"); ok {
-		if n, ok := kt.object(o.fields[k].raw); ok {
-			o.fields[k].used = true
-			m.nestedTraits(n, o.fields[k].name+".", fraction, extra)
-		}
-	}
-	if k, ok := o.key("indexes"); ok {
-		o.fields[k].used = m.nestedIndexes(o.fields[k].raw, kt)
-	}
-	for _, i := range keys {
-		f := &o.fields[i]
-		if f.used || !f.low.index {
-			continue
-		}
-		if v, ok := asFloat(f.raw); ok {
-			name := indexName(f.name, f.low.s)
-			if !m.hasIndex(name) {
-				m.addIndex(Index{Name: name, Value: v})
-				f.used = true
-			}
-		}
-	}
-}
-
-// percent scales an accuracy and reports whether it lands on 0..100.
-func percent(a, scale float64) (float64, bool) {
-	a = math.Round(a*scale*1e6) / 1e6
-	return a, a >= 0 && a <= 100
-}
-
-// nestedTraits reads {"BWT": {"Value": 0.5, "Accuracy": 89}, …}; a bare
-// number stands for a value without accuracy.
-func (m *metrics) nestedTraits(n *object, prefix string, fraction bool, extra map[string]json.RawMessage) {
-	scale := 1.0
-	if fraction {
-		scale = 100
-	}
-	for i := range n.fields {
-		f := &n.fields[i]
-		if !isLetters(f.name) {
-			continue
-		}
-		code := f.low.code // the name is ASCII letters: upper-casing its lower case is upper-casing it
-		if m.hasTrait(code) {
-			continue
-		}
-		t := Trait{Code: code}
-		if v, ok := asFloat(f.raw); ok {
-			t.Value = v
-		} else if to, ok := n.keys.object(f.raw); ok && to.float(&t.Value, "value") {
-			var a float64
-			if ak, ok := to.key("accuracy", "acc"); ok && claimAt(to, ak, &a, asFloat) {
-				if t.Accuracy, t.HasAccuracy = percent(a, scale); !t.HasAccuracy {
-					t.Accuracy, to.fields[ak].used = 0, false // off the scale: keep it in Extra
-				}
-			}
-			to.rest(extra, prefix+f.name+".")
-		} else {
-			continue
-		}
-		f.used = true
-		m.addTrait(t)
-	}
-	n.rest(extra, prefix)
-}
-
-// nestedIndexes reads {"US Index": 102.3} or [{"name": …, "value": …}]. It
-// reports whether the whole collection was understood.
-func (m *metrics) nestedIndexes(raw json.RawMessage, kt *keyTable) bool {
-	var found []Index
-	at := map[string]int{} // position in found by name
-	if o, ok := kt.object(raw); ok {
-		for _, f := range o.fields {
-			v, ok := asFloat(f.raw)
-			if !ok {
-				return false
-			}
-			found = append(found, Index{Name: f.name, Value: v})
-		}
-	} else if items, ok := asArray(raw); ok {
-		for _, item := range items {
-			io, ok := kt.object(item)
-			var ix Index
-			if !ok || !io.str(&ix.Name, "name", "indexName") || !io.float(&ix.Value, "value") {
-				return false
-			}
-			// A name given twice keeps its last value.
-			if j, dup := at[ix.Name]; dup {
-				found[j] = ix
-			} else {
-				at[ix.Name] = len(found)
-				found = append(found, ix)
-			}
-		}
-	} else {
-		return isNull(raw)
-	}
-	for _, ix := range found {
-		if !m.hasIndex(ix.Name) {
-			m.addIndex(ix)
-		}
-	}
-	return true
-}
-
-// indexName turns the API's field names for the well-known indexes into the
-// names the NSIP site prints; other names are kept as spelled.
-func indexName(key, lower string) string {
-	switch lower {
-	case "usindex":
-		return "US Index"
-	case "ushairindex":
-		return "US Hair Index"
-	case "srcindex", "src$index", "srcdollarindex":
-		return "SRC$ Index"
-	}
-	return key
-}
-
-// sorted returns the traits in TraitCodes order and the indexes by name, in
-// slices of their own.
-func (m *metrics) sorted() ([]Trait, []Index) {
-	var traits []Trait
-	if len(m.traits) > 0 {
-		// compareTraitCodes, with each code's place looked up once.
-		ranked := m.ranked[:0]
-		for _, t := range m.traits {
-			ranked = append(ranked, rankedTrait{TraitOrder(t.Code), t})
-		}
-		slices.SortFunc(ranked, func(a, b rankedTrait) int {
-			if a.order != b.order {
-				return a.order - b.order
-			}
-			return strings.Compare(a.t.Code, b.t.Code)
-		})
-		traits = make([]Trait, len(ranked))
-		for i, r := range ranked {
-			traits[i] = r.t
-		}
-		m.ranked = ranked
-	}
-	var idx []Index
-	if len(m.indexes) > 0 {
-		idx = slices.Clone(m.indexes)
-		slices.SortFunc(idx, func(a, b Index) int { return strings.Compare(a.Name, b.Name) })
-	}
-	return traits, idx
+	return time.Time{}, false
 }

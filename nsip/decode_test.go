@@ -1,97 +1,64 @@
 package nsip
 
 import (
-	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
-func extraOf(t *testing.T, m map[string]json.RawMessage) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	for k, v := range m {
-		out[k] = string(v)
-	}
-	return out
-}
-
-// TestDecodeRowTraits covers how trait pairs, accuracy scales, indexes and
-// leftovers of one row are read.
+// TestDecodeRowTraits covers how trait values, accuracies, the accuracy
+// scale and indexes of one row are read. Accuracy is decided per answer from
+// its values; the casing of names decides nothing (no live capture ever
+// showed the PascalCase format that earlier tests took to mean percents).
 func TestDecodeRowTraits(t *testing.T) {
 	cases := []struct {
 		name    string
 		row     string
 		traits  []Trait
 		indexes []Index
-		extra   map[string]string
 	}{
 		{
-			name:   "current format: fractions become percents, known order, unknown pair kept",
+			name:   "fractions become percents, thirteen first, other codes after",
 			row:    `{"lpnId":"6402382024NCS310","zzz":1.5,"acczzz":0.25,"wwt":-0.628,"accwwt":0.75,"bwt":-0.227,"accbwt":0.8,"aaa":1,"accaaa":0}`,
 			traits: []Trait{{"BWT", -0.227, 80, true}, {"WWT", -0.628, 75, true}, {"AAA", 1, 0, true}, {"ZZZ", 1.5, 25, true}},
 		},
 		{
-			name:   "old format: percents stay",
-			row:    `{"LpnId":"6402382024NCS310","Bwt":0.5,"AccBwt":89,"Fec":-12.5,"AccFec":1,"Wwt":1,"AccWwt":101}`,
-			traits: []Trait{{"BWT", 0.5, 89, true}, {"WWT", 1, 0, false}, {"FEC", -12.5, 1, true}},
-			extra:  map[string]string{"AccWwt": "101"},
+			name:   "PascalCase names with fractions are fractions",
+			row:    `{"LpnId":"6402382024NCS310","Bwt":0.5,"AccBwt":0.89}`,
+			traits: []Trait{{"BWT", 0.5, 89, true}},
 		},
 		{
-			name:   "camelCase row already on the percent scale is not multiplied",
-			row:    `{"lpnId":"6402382024NCS310","bwt":0.1,"accbwt":80,"wwt":0.2,"accwwt":1}`,
-			traits: []Trait{{"BWT", 0.1, 80, true}, {"WWT", 0.2, 1, true}},
+			name:   "any accuracy above 1 puts the answer on the percent scale; off-scale ones are not reported",
+			row:    `{"lpnId":"6402382024NCS310","bwt":0.1,"accbwt":80,"wwt":0.2,"accwwt":1,"fec":-3,"accfec":101}`,
+			traits: []Trait{{"BWT", 0.1, 80, true}, {"WWT", 0.2, 1, true}, {"FEC", -3, 0, false}},
 		},
 		{
-			name:   "known trait without accuracy, null accuracy, null value",
-			row:    `{"lpnId":"6402382024NCS310","bwt":0.1,"wwt":2,"accwwt":null,"fat":null,"accfat":null,"emd":null}`,
-			traits: []Trait{{"BWT", 0.1, 0, false}, {"WWT", 2, 0, false}},
+			name:   "values without accuracy are kept, whatever the code; null values are not values",
+			row:    `{"lpnId":"6402382024NCS310","bwt":0.1,"mwwt":2.31,"wwt":2,"accwwt":null,"fat":null,"accfat":null,"wfec":-0.4,"accwfec":0.5}`,
+			traits: []Trait{{"BWT", 0.1, 0, false}, {"WWT", 2, 0, false}, {"MWWT", 2.31, 0, false}, {"WFEC", -0.4, 50, true}},
 		},
 		{
-			name:   "accuracy off the scale and non-numeric values go to Extra",
-			row:    `{"lpnId":"6402382024NCS310","bwt":0.1,"accbwt":-0.1,"wwt":"n/a","accwwt":0.5,"ywt":"3.5","accywt":"0.9"}`,
-			traits: []Trait{{"BWT", 0.1, 0, false}, {"YWT", 3.5, 90, true}},
-			extra:  map[string]string{"accbwt": "-0.1", "wwt": `"n/a"`, "accwwt": "0.5"},
+			name:   "numeric strings are values beside an accuracy; other members are not traits",
+			row:    `{"lpnId":"6402382024NCS310","ywt":"3.5","accywt":"0.9","wwt":"n/a","accwwt":0.5,"progenyCount":25,"breedId":640,"flockCode":"640238","sex":"2","numberOfLambs":3}`,
+			traits: []Trait{{"YWT", 3.5, 90, true}},
 		},
 		{
-			name:    "index fields by any spelling; other fields kept as spelled",
-			row:     `{"lpnId":"6402382024NCS310","usHairIndex":102.03,"srcIndex":116.56,"maternalIndex":"88.5","breedIndex":null,"flockCode":"640238","acc":0.5,"accounts":3}`,
+			name:    "index members by any spelling",
+			row:     `{"lpnId":"6402382024NCS310","usHairIndex":102.03,"srcIndex":116.56,"maternalIndex":"88.5","breedIndex":null}`,
 			indexes: []Index{{"SRC$ Index", 116.56}, {"US Hair Index", 102.03}, {"maternalIndex", 88.5}},
-			extra:   map[string]string{"flockCode": `"640238"`, "acc": "0.5", "accounts": "3", "breedIndex": "null"},
 		},
 		{
-			name:    "nested traits and indexes",
-			row:     `{"LpnId":"6402382024NCS310","Traits":{"BWT":{"Value":0.5,"Accuracy":89,"Note":"x"},"WWT":2.5,"Fec":{"Value":-1,"Accuracy":140},"Bad":{"v":1},"n1":1},"Indexes":{"US Index":101.5}}`,
-			traits:  []Trait{{"BWT", 0.5, 89, true}, {"WWT", 2.5, 0, false}, {"FEC", -1, 0, false}},
+			name:    "nested traits and indexes (an assumed shape)",
+			row:     `{"LpnId":"6402382024NCS310","Traits":{"BWT":{"Value":0.5,"Accuracy":89},"WWT":2.5,"Bad":{"v":1}},"Indexes":{"US Index":101.5}}`,
+			traits:  []Trait{{"BWT", 0.5, 89, true}, {"WWT", 2.5, 0, false}},
 			indexes: []Index{{"US Index", 101.5}},
-			extra:   map[string]string{"Traits.BWT.Note": `"x"`, "Traits.Fec.Accuracy": "140", "Traits.Bad": `{"v":1}`, "Traits.n1": "1"},
 		},
 		{
-			name:    "index list; a second spelling of a trait is kept, not merged",
-			row:     `{"lpnId":"6402382024NCS310","indexes":[{"name":"US Index","value":"99.5"}],"bwt":1,"BWT":2,"usIndex":98}`,
+			name:    "index list; of two spellings of one code the first in byte order is read",
+			row:     `{"lpnId":"6402382024NCS310","indexes":[{"name":"US Index","value":"99.5"}],"bwt":1,"BWT":2}`,
 			traits:  []Trait{{"BWT", 2, 0, false}},
 			indexes: []Index{{"US Index", 99.5}},
-			extra:   map[string]string{"bwt": "1", "usIndex": "98"},
-		},
-		{
-			name:  "an index collection that is not understood stays whole",
-			row:   `{"lpnId":"6402382024NCS310","indexes":"none"}`,
-			extra: map[string]string{"indexes": `"none"`},
-		},
-		{
-			name:  "an index object with a non-number stays whole",
-			row:   `{"lpnId":"6402382024NCS310","indexes":{"US Index":"high"}}`,
-			extra: map[string]string{"indexes": `{"US Index":"high"}`},
-		},
-		{
-			name:  "an index list with a nameless entry stays whole",
-			row:   `{"lpnId":"6402382024NCS310","indexes":[{"value":1}]}`,
-			extra: map[string]string{"indexes": `[{"value":1}]`},
-		},
-		{
-			name:   "nested traits in a camelCase row are fractions",
-			row:    `{"lpnId":"6402382024NCS310","traits":{"bwt":{"value":0.5,"accuracy":0.89}}}`,
-			traits: []Trait{{"BWT", 0.5, 89, true}},
 		},
 	}
 	for _, tc := range cases {
@@ -111,83 +78,135 @@ func TestDecodeRowTraits(t *testing.T) {
 			if !reflect.DeepEqual(r.Indexes, tc.indexes) {
 				t.Errorf("indexes = %+v, want %+v", r.Indexes, tc.indexes)
 			}
-			if tc.extra == nil {
-				tc.extra = map[string]string{}
-			}
-			if got := extraOf(t, r.Extra); !reflect.DeepEqual(got, tc.extra) {
-				t.Errorf("extra = %v, want %v", got, tc.extra)
-			}
 		})
 	}
 }
 
-// TestDecodePageRows checks that rows of one page are read independently of
-// each other, whatever their layouts, and that what a row keeps does not
-// share memory with the body.
-func TestDecodePageRows(t *testing.T) {
-	rows := []string{
-		`{"lpnId":"A1","bwt":0.1,"accbwt":0.5,"status":"x","flockCode":"1"}`,
-		`{"lpnId":"A2","bwt":0.2,"accbwt":0.6,"status":"y","flockCode":"2"}`,
-		`{"bwt":0.3,"lpnId":"A3","BWT":0.4,"flockCode":"3","flockCode":"4","\u0062wt":0.5}`,
-		`{"lpnId":"A4","bwt":0.2,"accbwt":0.6,"status":"y","flockCode":"5"}`,
-		`{"lpnId":"A5","Traits":{"WWT":1},"usIndex":1}`,
-		`{"lpnId":"A6","bwt":0.2,"accbwt":0.6,"status":"y","flockCode":"6"}`,
-	}
-	body := []byte(`{"recordCount":6,"records":[` + strings.Join(rows, ",") + `]}`)
-	page, e := decodeSearch(body)
+// TestAccuracyScaleIsPerAnswer: one row in percents puts the whole page on
+// the percent scale; a page of fractions is scaled as a whole.
+func TestAccuracyScaleIsPerAnswer(t *testing.T) {
+	got, e := decodeSearch([]byte(`{"recordCount":2,"records":[{"lpnId":"A1","bwt":1,"accbwt":0.9},{"lpnId":"A2","bwt":1,"accbwt":72}]}`))
 	if e != nil {
 		t.Fatal(e)
 	}
-	for i, r := range rows {
-		alone, e := decodeSearch([]byte(`{"recordCount":1,"records":[` + r + `]}`))
+	if a0, a1 := got.Results[0].Traits[0].Accuracy, got.Results[1].Traits[0].Accuracy; a0 != 0.9 || a1 != 72 {
+		t.Errorf("percent page: accuracies %v and %v, want 0.9 and 72", a0, a1)
+	}
+	got, e = decodeSearch([]byte(`{"recordCount":2,"records":[{"lpnId":"A1","bwt":1,"accbwt":0.9},{"lpnId":"A2","bwt":1,"accbwt":0.72}]}`))
+	if e != nil {
+		t.Fatal(e)
+	}
+	if a0, a1 := got.Results[0].Traits[0].Accuracy, got.Results[1].Traits[0].Accuracy; a0 != 90 || a1 != 72 {
+		t.Errorf("fraction page: accuracies %v and %v, want 90 and 72", a0, a1)
+	}
+}
+
+// TestEnvelopes: every endpoint accepts its payload data-wrapped, beside
+// success, under data without success, or bare; success=false fails.
+func TestEnvelopes(t *testing.T) {
+	progeny := `"records":[{"lpnId":"6401492025FLE007","dob":"2025-02-16T00:00:00","sex":"2"}],"recordCount":25,"numberOfPages":3`
+	for _, body := range []string{
+		`{"success":true,` + progeny + `}`,
+		`{"success":true,"data":{` + progeny + `}}`,
+		`{"data":{` + progeny + `}}`,
+		`{` + progeny + `}`,
+	} {
+		got, e := decodeProgeny([]byte(body))
 		if e != nil {
-			t.Fatal(e)
+			t.Errorf("%s: %v", body, e)
+			continue
 		}
-		got, want := page.Results[i], alone.Results[0]
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("row %d in a page =\n%+v\nalone\n%+v", i, got, want)
+		r := got.Animals[0]
+		if got.TotalCount != 25 || got.NumberOfPages != 3 || r.LPNID != "6401492025FLE007" || r.Sex != "Female" || r.DateOfBirth != "2025-02-16T00:00:00" {
+			t.Errorf("%s: got %+v", body, got)
 		}
 	}
-	if got := extraOf(t, page.Results[2].Extra); !reflect.DeepEqual(got, map[string]string{"bwt": "0.5", "flockCode": `"4"`}) {
-		t.Errorf("row with repeated names: extra %v", got)
+	groups := `[{"breedGroupId":64,"breedGroupName":"Hair","breeds":[{"breedId":640,"breedName":"Katahdin"}]}]`
+	for _, body := range []string{`{"success":true,"data":` + groups + `}`, `{"data":` + groups + `}`, groups} {
+		got, e := decodeBreedGroups([]byte(body))
+		if e != nil || len(got.Groups) != 1 || got.Groups[0].Breeds[0].ID != 640 {
+			t.Errorf("%s: %+v %v", body, got, e)
+		}
 	}
-	for i := range body {
-		body[i] = ' '
+	ranges := `{"BWT":{"min":-0.939,"max":1.299}}`
+	for _, body := range []string{`{"success":true,"data":` + ranges + `}`, `{"data":` + ranges + `}`, ranges, `{"success":true,` + ranges[1:]} {
+		got, e := decodeTraitRanges([]byte(body))
+		if e != nil || !reflect.DeepEqual(got.Ranges, []TraitRange{{"BWT", Range{-0.939, 1.299}}}) {
+			t.Errorf("%s: %+v %v", body, got, e)
+		}
 	}
-	if got := string(page.Results[0].Extra["flockCode"]); got != `"1"` {
-		t.Errorf("Extra changed with the body: %q", got)
+	// Details, lineage and the date in every envelope too.
+	details := `"lpnId":"6402382024NCS310","bwt":0.1,"accbwt":0.5`
+	lineage := `"lpnId":"6402382024NCS310","content":"<div>Oak Hollow</div>","children":[]`
+	for _, wrap := range []func(string) string{
+		func(m string) string { return `{"success":true,"data":{` + m + `}}` },
+		func(m string) string { return `{"success":true,` + m + `}` },
+		func(m string) string { return `{"data":{` + m + `}}` },
+		func(m string) string { return `{` + m + `}` },
+	} {
+		d, e := decodeDetails([]byte(wrap(details)))
+		if e != nil || d.LPNID != "6402382024NCS310" || len(d.Traits) != 1 || d.Traits[0].Accuracy != 50 {
+			t.Errorf("%s: %+v %v", wrap(details), d, e)
+		}
+		l, e := decodeLineage([]byte(wrap(lineage)))
+		if e != nil || l.Subject.LPNID != "6402382024NCS310" || l.Subject.Farm != "Oak Hollow" {
+			t.Errorf("%s: %+v %v", wrap(lineage), l, e)
+		}
+		u, e := decodeLastUpdate([]byte(wrap(`"date":"09/23/2025"`)))
+		if e != nil || u.Date != "09/23/2025" {
+			t.Errorf("%s: %+v %v", wrap(`"date":"09/23/2025"`), u, e)
+		}
+	}
+	for _, body := range []string{`{"success":false,` + progeny + `}`, `{"success":false,"data":{` + progeny + `},"message":"down"}`} {
+		_, e := decodeProgeny([]byte(body))
+		if e == nil || e.Kind != KindUnexpectedResponse || !strings.Contains(e.Reason, "success=false") {
+			t.Errorf("%s: %v, want a success=false failure", body, e)
+		}
+	}
+}
+
+// TestFormatChanged: JSON the client cannot read says what was missing, is
+// KindFormatChanged (not retryable) and carries the body.
+func TestFormatChanged(t *testing.T) {
+	cases := map[string]string{
+		`{"success":true}`:                          `no "records" list`,
+		`{"success":true,"rows":[]}`:                `no "records" list`,
+		`{"recordCount":"many","records":[]}`:       `no numeric "recordCount"`,
+		`{"recordCount":1,"records":{"a":1}}`:       "holds a JSON object where a list belongs",
+		`{"recordCount":1,"records":[{"sex":"1"}]}`: "row 0 has no lpnId",
+		`[1,2]`: "not an object",
+	}
+	for body, want := range cases {
+		_, e := decodeProgeny([]byte(body))
+		if e == nil || e.Kind != KindFormatChanged || !strings.Contains(e.Reason, want) || string(e.Body) != body || e.Retryable() {
+			t.Errorf("%s: %v, want format_changed with %q", body, e, want)
+		}
 	}
 }
 
 func TestDecodeDetailsVariants(t *testing.T) {
-	t.Run("current with conflicts and odd members", func(t *testing.T) {
+	t.Run("live with repeated facts", func(t *testing.T) {
 		body := `{"success":true,"data":{"progenyCount":25,"dateOfBirth":"2/13/2024","gender":"Male","flockCount":1,
 			"breed":{"breedName":"Katahdin","breedId":640,"breedDisplayString":"640 - Katahdin"},
 			"breedGroup":{"breedGroupName":"Hair","breedGroupId":64},
 			"contactInfo":{"flockCode":"640238","farmName":"Günther's Flock","customerName":"Zoë","phone":null,"fax":"1"},
 			"searchResultViewModel":{"lpnId":"6402382024NCS310","lpnSre":"6400462020VPI007","lpnDam":null,"status":"CURRENT",
-				"regNumber":"","progenyCount":26,"breedId":640,"bwt":-0.227,"accbwt":0.8,"usHairIndex":102.03}}}`
+				"regNumber":"","progenyCount":26,"breedId":640,"bwt":-0.227,"accbwt":0.8,"mwwt":1.5,"usHairIndex":102.03}}}`
 		d, e := decodeDetails([]byte(body))
 		if e != nil {
 			t.Fatal(e)
 		}
 		want := AnimalDetails{LPNID: "6402382024NCS310", Breed: "Katahdin", BreedID: 640, BreedGroup: "Hair", DateOfBirth: "2/13/2024",
-			Gender: "Male", Status: "CURRENT", Sire: "6400462020VPI007", TotalProgeny: 25, FlockCount: "1",
-			Traits:  []Trait{{"BWT", -0.227, 80, true}},
+			Gender: "Male", Status: "CURRENT", Sire: "6400462020VPI007", TotalProgeny: 26, FlockCount: "1",
+			Traits:  []Trait{{"BWT", -0.227, 80, true}, {"MWWT", 1.5, 0, false}},
 			Indexes: []Index{{"US Hair Index", 102.03}},
 			Contact: ContactInfo{FlockCode: "640238", FarmName: "Günther's Flock", ContactName: "Zoë"}}
-		gotExtra := extraOf(t, d.Extra)
-		d.Extra, d.Raw = nil, nil
+		d.Raw = nil
 		if !reflect.DeepEqual(*d, want) {
 			t.Errorf("details =\n%+v\nwant\n%+v", *d, want)
 		}
-		wantExtra := map[string]string{"breed.breedDisplayString": `"640 - Katahdin"`, "breedGroup.breedGroupId": "64",
-			"contactInfo.fax": `"1"`, "searchResultViewModel.progenyCount": "26"}
-		if !reflect.DeepEqual(gotExtra, wantExtra) {
-			t.Errorf("extra = %v, want %v", gotExtra, wantExtra)
-		}
 	})
-	t.Run("old flat with plain breed strings", func(t *testing.T) {
+	t.Run("assumed flat with plain breed strings", func(t *testing.T) {
 		body := `{"LpnId":"6402382024NCS310","Breed":"Katahdin","BreedGroup":"Hair","Sire":"S1234","Dam":"D1234",
 			"TotalProgeny":3,"Traits":{"BWT":{"Value":0.5,"Accuracy":89}},"UsHairIndex":101,"ContactInfo":null,"Extra1":true}`
 		d, e := decodeDetails([]byte(body))
@@ -196,16 +215,33 @@ func TestDecodeDetailsVariants(t *testing.T) {
 		}
 		if d.Breed != "Katahdin" || d.BreedGroup != "Hair" || d.Sire != "S1234" || d.Dam != "D1234" || d.TotalProgeny != 3 ||
 			!reflect.DeepEqual(d.Traits, []Trait{{"BWT", 0.5, 89, true}}) || !reflect.DeepEqual(d.Indexes, []Index{{"US Hair Index", 101}}) ||
-			!d.Contact.IsZero() || string(d.Extra["Extra1"]) != "true" || len(d.Extra) != 1 {
+			!d.Contact.IsZero() {
 			t.Errorf("got %+v", d)
 		}
 	})
-	t.Run("a searchResultViewModel that is not an object is kept", func(t *testing.T) {
-		d, e := decodeDetails([]byte(`{"success":true,"data":{"lpnId":"6402382024NCS310","searchResultViewModel":"n/a"}}`))
-		if e != nil || d.LPNID != "6402382024NCS310" || string(d.Extra["searchResultViewModel"]) != `"n/a"` {
-			t.Errorf("got %+v, %v", d, e)
+	t.Run("a searchResultViewModel that is not an object is a changed format", func(t *testing.T) {
+		_, e := decodeDetails([]byte(`{"success":true,"data":{"lpnId":"6402382024NCS310","searchResultViewModel":"n/a"}}`))
+		if e == nil || e.Kind != KindFormatChanged || !strings.Contains(e.Reason, "searchResultViewModel") {
+			t.Errorf("got %v", e)
 		}
 	})
+}
+
+func TestSexAndDates(t *testing.T) {
+	for in, want := range map[string]string{"1": "Male", "2": "Female", " m ": "Male", "Female": "Female", "EWE": "Female", "3": "3", "": ""} {
+		if got := NormalizeSex(in); got != want {
+			t.Errorf("NormalizeSex(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for _, in := range []string{"2/16/2025", "02/16/2025", "2025-02-16T00:00:00", "2025-02-16", "2025-02-16T00:00:00Z", "2025-02-16T00:00:00.000"} {
+		d, ok := ParseDate(in)
+		if !ok || d.Format(time.DateOnly) != "2025-02-16" {
+			t.Errorf("ParseDate(%q) = %v %v", in, d, ok)
+		}
+	}
+	if _, ok := ParseDate("16.02.2025"); ok {
+		t.Error("ParseDate accepted a form NSIP does not send")
+	}
 }
 
 func TestDecodeSmallEndpoints(t *testing.T) {
@@ -214,7 +250,6 @@ func TestDecodeSmallEndpoints(t *testing.T) {
 			`["CURRENT","SOLD"]`:                         {"CURRENT", "SOLD"},
 			`{"success":true,"data":["CURRENT",null,7]}`: {"CURRENT", "7"},
 			`[{"name":"X"}, ""]`:                         {`{"name":"X"}`, `""`},
-			`{"success":false}`:                          {},
 			`null`:                                       {},
 			`"CURRENT"`:                                  {},
 			`{"success":true,"data":{"status":"CURRENT"}}`: {},
@@ -223,6 +258,11 @@ func TestDecodeSmallEndpoints(t *testing.T) {
 			if e != nil || !reflect.DeepEqual(got.Values, want) {
 				t.Errorf("%s: got %q, %v; want %q", body, got.Values, e, want)
 			}
+		}
+	})
+	t.Run("success=false fails statuses too", func(t *testing.T) {
+		if _, e := decodeStatuses([]byte(`{"success":false,"data":["CURRENT"]}`)); e == nil || e.Kind != KindUnexpectedResponse {
+			t.Errorf("got %v", e)
 		}
 	})
 	t.Run("dates", func(t *testing.T) {
@@ -261,52 +301,31 @@ func TestDecodeSmallEndpoints(t *testing.T) {
 		if e != nil || got.TotalCount != 0 || got.Animals == nil || len(got.Animals) != 0 {
 			t.Errorf("got %+v, %v", got, e)
 		}
-		if _, e := decodeSearch([]byte(`{"recordCount":"many","records":[]}`)); e == nil || !strings.Contains(e.Reason, "no record count") {
-			t.Errorf("non-numeric count: %v", e)
-		}
-		if _, e := decodeSearch([]byte(`{"recordCount":2,"records":null}`)); e == nil || !strings.Contains(e.Reason, "no records list") {
+		if _, e := decodeSearch([]byte(`{"recordCount":2,"records":null}`)); e == nil || !strings.Contains(e.Reason, `no "records" list`) {
 			t.Errorf("null records with a count: %v", e)
 		}
 	})
 }
 
 func TestValueParsing(t *testing.T) {
-	floats := map[string]struct {
-		v  float64
-		ok bool
-	}{
-		`1.5`: {1.5, true}, `-2`: {-2, true}, `" 3e2 "`: {300, true}, `"x"`: {0, false}, `"`: {0, false},
-		`true`: {0, false}, ``: {0, false}, `"NaN"`: {0, false}, `1e999`: {0, false}, `"1`: {0, false},
+	floats := map[string]num{
+		`1.5`: {1.5, true}, `-2`: {-2, true}, `" 3e2 "`: {300, true}, `"x"`: {}, `"`: {},
+		`true`: {}, `"NaN"`: {}, `1e999`: {}, `null`: {},
 	}
 	for in, want := range floats {
-		if v, ok := asFloat(json.RawMessage(in)); v != want.v || ok != want.ok {
-			t.Errorf("asFloat(%s) = %v %v, want %v %v", in, v, ok, want.v, want.ok)
+		var n num
+		if err := n.UnmarshalJSON([]byte(in)); err != nil || n != want {
+			t.Errorf("num(%s) = %+v %v, want %+v", in, n, err, want)
 		}
 	}
-	ints := map[string]struct {
-		v  int
-		ok bool
-	}{`7`: {7, true}, `7.5`: {0, false}, `1e20`: {0, false}, `"12"`: {12, true}}
-	for in, want := range ints {
-		if v, ok := asInt(json.RawMessage(in)); v != want.v || ok != want.ok {
-			t.Errorf("asInt(%s) = %v %v, want %v %v", in, v, ok, want.v, want.ok)
+	for in, want := range map[string]text{`"a b "`: "a b", `12`: "12", `false`: "false", `null`: "", `[1]`: "", `"\\x"`: "\\x"} {
+		var x text
+		if err := x.UnmarshalJSON([]byte(in)); err != nil || x != want {
+			t.Errorf("text(%s) = %q %v, want %q", in, x, err, want)
 		}
 	}
-	strs := map[string]struct {
-		v  string
-		ok bool
-	}{`"a b "`: {"a b", true}, `12`: {"12", true}, `false`: {"false", true}, `null`: {"", false}, `[1]`: {"", false},
-		``: {"", false}, `"\x"`: {"", false}}
-	for in, want := range strs {
-		if v, ok := asString(json.RawMessage(in)); v != want.v || ok != want.ok {
-			t.Errorf("asString(%s) = %q %v, want %q %v", in, v, ok, want.v, want.ok)
-		}
-	}
-	if _, e := payload([]byte(`{"a":`)); e == nil {
-		t.Error("payload accepted broken JSON")
-	}
-	if _, ok := asArray(json.RawMessage(`[1,`)); ok {
-		t.Error("asArray accepted broken JSON")
+	if _, e := unwrap([]byte(`{"a":`)); e == nil || e.Kind != KindUnexpectedResponse {
+		t.Errorf("unwrap accepted broken JSON: %v", e)
 	}
 }
 

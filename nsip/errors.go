@@ -1,6 +1,7 @@
 package nsip
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -19,6 +20,13 @@ const (
 	KindConnection                         // refused, reset, DNS failure
 	KindUnexpectedResponse                 // a 200 that is not JSON or not the expected shape, or an odd status (403, 3xx)
 	KindCanceled                           // the caller's context was cancelled first
+	// KindFormatChanged is a 200 whose JSON the client cannot read as the
+	// endpoint's answer in any shape it knows: NSIP's format changed, and
+	// repeating the request will not help. Error.Body holds what was sent.
+	KindFormatChanged
+	// KindNoData is NSIP saying it has nothing for a valid request: trait
+	// ranges of a breed with too few evaluated animals are an HTTP 400.
+	KindNoData
 )
 
 // String names the kind in snake case, e.g. "not_found", for logs and
@@ -41,6 +49,10 @@ func (k Kind) String() string {
 		return "unexpected_response"
 	case KindCanceled:
 		return "canceled"
+	case KindFormatChanged:
+		return "format_changed"
+	case KindNoData:
+		return "no_data"
 	}
 	return fmt.Sprintf("kind(%d)", int(k))
 }
@@ -57,6 +69,9 @@ type Error struct {
 	RetryAfter time.Duration // rate limited: how long the API asked us to wait
 	Attempts   int           // how many requests were made
 	Err        error         // underlying cause, if any
+	// Body is the JSON NSIP sent, for KindFormatChanged: a caller that
+	// cannot use the model may still pass it on.
+	Body json.RawMessage
 }
 
 // Error renders the kind, endpoint, status, argument and reason in one line.
@@ -106,6 +121,8 @@ var (
 	ErrConnection         = &Error{Kind: KindConnection}
 	ErrUnexpectedResponse = &Error{Kind: KindUnexpectedResponse}
 	ErrCanceled           = &Error{Kind: KindCanceled}
+	ErrFormatChanged      = &Error{Kind: KindFormatChanged}
+	ErrNoData             = &Error{Kind: KindNoData}
 )
 
 var sentinels = map[Kind]*Error{
@@ -117,6 +134,8 @@ var sentinels = map[Kind]*Error{
 	KindConnection:         ErrConnection,
 	KindUnexpectedResponse: ErrUnexpectedResponse,
 	KindCanceled:           ErrCanceled,
+	KindFormatChanged:      ErrFormatChanged,
+	KindNoData:             ErrNoData,
 }
 
 // Retryable reports whether repeating the request may succeed.

@@ -2,6 +2,7 @@ package nsip
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -66,7 +67,7 @@ func TestFaultsOnEveryEndpoint(t *testing.T) {
 		{nsiptest.Fault{Kind: nsiptest.FaultReset}, KindConnection, 0, 3, ""},
 		{nsiptest.Fault{Kind: nsiptest.FaultHTML200}, KindUnexpectedResponse, 200, 1, "not JSON: <!DOCTYPE html>"},
 		{nsiptest.Fault{Kind: nsiptest.FaultTruncated}, KindUnexpectedResponse, 200, 1, "ends early"},
-		{nsiptest.Fault{Kind: nsiptest.FaultWrongShape}, KindUnexpectedResponse, 200, 1, ""},
+		{nsiptest.Fault{Kind: nsiptest.FaultWrongShape}, KindFormatChanged, 200, 1, ""},
 		{nsiptest.Fault{Kind: nsiptest.FaultOversize, Bytes: 300 << 10}, KindUnexpectedResponse, 200, 1, "larger than the 262144-byte limit"},
 	}
 	s, _ := standIn(t, nsiptest.FormatCurrent)
@@ -88,18 +89,22 @@ func TestFaultsOnEveryEndpoint(t *testing.T) {
 					}
 					return
 				}
-				e := asError(t, err, tc.kind)
-				if e.Endpoint != ep || e.Status != tc.status || e.Attempts != tc.attempts || !strings.Contains(e.Reason, tc.reason) {
+				kind, reason := tc.kind, tc.reason
+				if ep == nsiptest.EndpointTraitRanges && kind == KindInvalidArgument {
+					kind, reason = KindNoData, "has no trait data for breed" // a 400 on trait ranges is NSIP's "no trait data"
+				}
+				e := asError(t, err, kind)
+				if e.Endpoint != ep || e.Status != tc.status || e.Attempts != tc.attempts || !strings.Contains(e.Reason, reason) {
 					t.Errorf("got endpoint %q status %d attempts %d reason %q\nwant %q %d %d containing %q",
-						e.Endpoint, e.Status, e.Attempts, e.Reason, ep, tc.status, tc.attempts, tc.reason)
+						e.Endpoint, e.Status, e.Attempts, e.Reason, ep, tc.status, tc.attempts, reason)
 				}
 				if n := s.Requests(ep); n != tc.attempts {
 					t.Errorf("upstream saw %d requests, client reports %d attempts, want %d", n, e.Attempts, tc.attempts)
 				}
-				if e.Retryable() != (tc.kind != KindInvalidArgument && tc.kind != KindUnexpectedResponse) {
+				if e.Retryable() != (tc.kind != KindInvalidArgument && tc.kind != KindUnexpectedResponse && tc.kind != KindFormatChanged) {
 					t.Errorf("Retryable() = %v for %s", e.Retryable(), tc.kind)
 				}
-				if !strings.Contains(err.Error(), ep) || !strings.Contains(err.Error(), tc.kind.String()) {
+				if !strings.Contains(err.Error(), ep) || !strings.Contains(err.Error(), kind.String()) {
 					t.Errorf("message %q does not name the endpoint and kind", err)
 				}
 			})
@@ -321,7 +326,7 @@ func TestUnexpectedBodies(t *testing.T) {
 		{"details without lpnId", `{"success":true,"data":{"gender":"Male","searchResultViewModel":{"bwt":0.1}}}`, detailsCall, "no lpnId"},
 		{"details a string", `{"success":true,"data":"x"}`, detailsCall, "not an object"},
 		{"empty body", ``, detailsCall, "empty"},
-		{"no data", `{"success":true}`, detailsCall, "no data"},
+		{"no data", `{"success":true}`, detailsCall, "no lpnId"},
 		{"bad JSON", `{"a":}`, detailsCall, "not valid JSON"},
 		{"lineage without subject", `{"lpnId":"","children":[]}`, lineageCall, "no subject"},
 		{"lineage children not a list", `{"lpnId":"ABCDE1","children":{}}`, lineageCall, "the lineage's children holds a JSON object where a list of parent nodes belongs"},
@@ -329,23 +334,23 @@ func TestUnexpectedBodies(t *testing.T) {
 		{"lineage a list", `[]`, lineageCall, "the lineage holds a JSON array where a node belongs"},
 		{"lineage lpnId an object", `{"lpnId":{}}`, lineageCall, "no subject lpnId"},
 		{"search row without lpnId", `{"recordCount":1,"records":[{"bwt":1}]}`, searchCall, "row 0 has no lpnId"},
-		{"search row a string", `{"recordCount":2,"records":[{"lpnId":"A1"},"x"]}`, searchCall, "row 1 is not an object: \"x\""},
-		{"search row null", `{"recordCount":1,"records":[null]}`, searchCall, "row 0 is not an object: null"},
-		{"search records missing", `{"recordCount":3}`, searchCall, "no records"},
-		{"search records not a list", `{"recordCount":3,"records":{}}`, searchCall, "not a list"},
+		{"search row a string", `{"recordCount":2,"records":[{"lpnId":"A1"},"x"]}`, searchCall, "search row 1 is not an object but a JSON string"},
+		{"search row null", `{"recordCount":1,"records":[null]}`, searchCall, "search row 0"},
+		{"search records missing", `{"recordCount":3}`, searchCall, `no "records" list`},
+		{"search records not a list", `{"recordCount":3,"records":{}}`, searchCall, "holds a JSON object where a list belongs"},
 		{"search page a list", `[]`, searchCall, "not an object"},
 		{"progeny row without lpnId", `{"TotalCount":1,"Results":[{"Sex":"F"}]}`, progenyCall, "progeny row 0"},
-		{"progeny row a string", `{"TotalCount":1,"Results":["x"]}`, progenyCall, "progeny row 0 is not an object"},
-		{"groups not a list", `{"success":true,"data":{}}`, groupsCall, "not a list"},
-		{"group without id", `[{"name":"Hair"}]`, groupsCall, "no numeric id"},
-		{"group a number", `[3]`, groupsCall, "not an object"},
-		{"breeds not a list", `[{"id":1,"breeds":3}]`, groupsCall, "breeds of group 1"},
+		{"progeny row a string", `{"TotalCount":1,"Results":["x"]}`, progenyCall, "progeny row 0 is not an object but a JSON string"},
+		{"groups not a list", `{"success":true,"data":{}}`, groupsCall, "holds a JSON object where a list belongs"},
+		{"group without id", `[{"name":"Hair"}]`, groupsCall, "no numeric breedGroupId"},
+		{"group a number", `[3]`, groupsCall, "holds a JSON number where an object belongs"},
+		{"breeds not a list", `[{"id":1,"breeds":3}]`, groupsCall, "breeds holds a JSON number where a list belongs"},
 		{"breed without id", `[{"id":1,"breeds":[{"name":"x"}]}]`, groupsCall, "breed 0 of group 1"},
 		{"range without max", `{"BWT":{"min":1}}`, rangesCall, "BWT lacks"},
 		{"range list without code", `[{"min":1,"max":2}]`, rangesCall, "no trait code"},
 		{"range list bad entry", `[{"code":"BWT","min":"a","max":2}]`, rangesCall, "BWT lacks"},
-		{"ranges a number", `5`, rangesCall, "not an object"},
-		{"date missing", `{"date":""}`, dateCall, "no date"},
+		{"ranges a number", `5`, rangesCall, "where an object belongs"},
+		{"date missing", `{"date":""}`, dateCall, "carries no date"},
 		{"statuses HTML", `<html>oops</html>`, statusesCall, "not JSON"},
 	}
 	for _, tc := range cases {
@@ -355,7 +360,16 @@ func TestUnexpectedBodies(t *testing.T) {
 				hits.Add(1)
 				fmt.Fprint(w, tc.body)
 			})
-			e := asError(t, tc.call(ctxT(t), c), KindUnexpectedResponse)
+			// JSON that is not the answer means NSIP's format changed;
+			// anything else, or NSIP's own success=false, is unexpected.
+			want := KindFormatChanged
+			if !json.Valid([]byte(tc.body)) || strings.Contains(tc.body, `"success":false`) {
+				want = KindUnexpectedResponse
+			}
+			e := asError(t, tc.call(ctxT(t), c), want)
+			if want == KindFormatChanged && string(e.Body) != tc.body {
+				t.Errorf("Body %q, want the body NSIP sent", e.Body)
+			}
 			if !strings.Contains(e.Reason, tc.reason) || e.Status != 200 || e.Attempts != 1 || hits.Load() != 1 {
 				t.Errorf("got %+v after %d requests, want reason containing %q after 1", e, hits.Load(), tc.reason)
 			}
@@ -536,7 +550,7 @@ func TestSearchNotFound(t *testing.T) {
 func TestKindNames(t *testing.T) {
 	want := map[Kind]string{KindNotFound: "not_found", KindInvalidArgument: "invalid_argument", KindRateLimited: "rate_limited",
 		KindUpstream: "upstream_error", KindTimeout: "timeout", KindConnection: "connection_failed",
-		KindUnexpectedResponse: "unexpected_response", KindCanceled: "canceled"}
+		KindUnexpectedResponse: "unexpected_response", KindCanceled: "canceled", KindFormatChanged: "format_changed", KindNoData: "no_data"}
 	for k, name := range want {
 		if k.String() != name || sentinels[k].Kind != k {
 			t.Errorf("kind %d: %q, sentinel %+v", int(k), k.String(), sentinels[k])

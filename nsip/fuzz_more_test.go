@@ -2,6 +2,7 @@ package nsip
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -90,6 +91,8 @@ func FuzzClientResponse(f *testing.F) {
 		want := map[int]Kind{200: KindUnexpectedResponse, 404: KindNotFound, 400: KindInvalidArgument, 422: KindInvalidArgument,
 			429: KindRateLimited, 408: KindTimeout}[st]
 		switch {
+		case st == 200 && e.Kind == KindFormatChanged && json.Valid(b):
+			want = KindFormatChanged // JSON, but not animal details
 		case want != 0:
 		case st >= 500:
 			want = KindUpstream

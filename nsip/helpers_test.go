@@ -15,7 +15,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
 
-var formats = []nsiptest.Format{nsiptest.FormatCurrent, nsiptest.FormatLegacy}
+var formats = nsiptest.Formats()
 
 // quickRetries keeps retry tests fast while leaving Retry-After honoured.
 func quickRetries(attempts int) Option {
@@ -70,11 +70,16 @@ func sameBytes(t *testing.T, what string, got, want []byte) {
 }
 
 // wantTraits is what the client should report for a generated animal:
-// every trait with its accuracy in percent, in TraitCodes order.
+// every trait, those the breed adds to the thirteen and those without
+// accuracy included, with accuracies in percent, in TraitCodes order.
 func wantTraits(ts []nsiptest.Trait) []Trait {
 	out := make([]Trait, 0, len(ts))
 	for _, t := range ts {
-		out = append(out, Trait{Code: t.Code, Value: t.Value, Accuracy: float64(t.Accuracy), HasAccuracy: true})
+		tr := Trait{Code: t.Code, Value: t.Value, Accuracy: float64(t.Accuracy), HasAccuracy: t.Accuracy >= 0}
+		if !tr.HasAccuracy {
+			tr.Accuracy = 0
+		}
+		out = append(out, tr)
 	}
 	slices.SortFunc(out, func(a, b Trait) int { return compareTraitCodes(a.Code, b.Code) })
 	return out
@@ -99,15 +104,6 @@ func ctxT(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)
 	return ctx
-}
-
-func keys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // fakeUpstream serves h for cases the stand-in does not model, such as

@@ -21,18 +21,18 @@ const MaxLineageDepth = 16
 // case, so both formats decode in one pass over the body; the depth bound is
 // applied while converting.
 type wireNode struct {
-	LPNID    json.RawMessage `json:"lpnId"`
-	Content  json.RawMessage `json:"content"`
-	Children []*wireNode     `json:"children"`
+	LPNID    text        `json:"lpnId"`
+	Content  text        `json:"content"`
+	Children []*wireNode `json:"children"`
 }
 
 func decodeLineage(body []byte) (*Lineage, *Error) {
-	a, e := payload(body)
+	data, e := unwrap(body)
 	if e != nil {
 		return nil, e
 	}
 	var root *wireNode
-	if err := json.Unmarshal(a.data, &root); err != nil {
+	if err := json.Unmarshal(data, &root); err != nil {
 		where, want := "the lineage", "a node"
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
@@ -42,16 +42,16 @@ func decodeLineage(body []byte) (*Lineage, *Error) {
 			if te.Type.Kind() == reflect.Slice {
 				want = "a list of parent nodes"
 			}
-			return nil, unexpected("%s holds a JSON %s where %s belongs: %s", where, te.Value, want, snippet(a.data))
+			return nil, changed(body, "%s holds a JSON %s where %s belongs: %s", where, te.Value, want, snippet(data))
 		}
-		return nil, unexpected("the lineage cannot be read (%v): %s", err, snippet(a.data))
+		return nil, changed(body, "the lineage cannot be read (%v): %s", err, snippet(data))
 	}
 	subject, e := convertNode(root, 1, map[string]lineageFacts{})
 	if e != nil {
 		return nil, e
 	}
 	if subject == nil || subject.LPNID == "" {
-		return nil, unexpected("the lineage has no subject lpnId: %s", snippet(a.data))
+		return nil, changed(body, "the lineage has no subject lpnId: %s", snippet(data))
 	}
 	return &Lineage{Subject: *subject, Raw: json.RawMessage(body)}, nil
 }
@@ -68,8 +68,7 @@ func convertNode(w *wireNode, depth int, facts map[string]lineageFacts) (*Lineag
 		return nil, unexpected("the pedigree is deeper than %d generations", MaxLineageDepth)
 	}
 	n := &LineageNode{}
-	n.LPNID, _ = asString(w.LPNID)
-	n.Content, _ = asString(w.Content)
+	n.LPNID, n.Content = string(w.LPNID), string(w.Content)
 	f, seen := facts[n.Content]
 	if !seen {
 		f = parseLineageContent(n.Content)

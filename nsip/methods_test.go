@@ -2,6 +2,7 @@ package nsip
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -44,7 +45,7 @@ func TestBreedGroups(t *testing.T) {
 			var want []BreedGroup
 			for _, g := range s.Data().BreedGroups() {
 				bg := BreedGroup{ID: g.ID, Name: g.Name, Breeds: []Breed{}}
-				if f == nsiptest.FormatCurrent { // the old format lists groups only
+				if f != nsiptest.FormatLegacy { // the PascalCase format lists groups only
 					for _, b := range g.Breeds {
 						bg.Breeds = append(bg.Breeds, Breed{ID: b.ID, Name: b.Name})
 					}
@@ -83,26 +84,38 @@ func TestTraitRanges(t *testing.T) {
 		t.Run(f.String(), func(t *testing.T) {
 			s, c := standIn(t, f)
 			ids := s.Data().BreedIDs()
-			breed := ids[len(ids)/2]
+			breed := ids[len(ids)/2+1]
 			got, err := c.TraitRanges(ctxT(t), breed)
 			if err != nil {
 				t.Fatal(err)
 			}
 			ranges, _ := s.Data().TraitRanges(breed)
 			var want []TraitRange
-			for _, code := range TraitCodes {
+			for _, code := range s.Data().BreedTraitCodes(breed) {
 				r, ok := ranges[code]
 				if !ok {
 					t.Fatalf("stand-in has no %s range", code)
 				}
 				want = append(want, TraitRange{Code: code, Range: Range{Min: r.Min, Max: r.Max}})
 			}
+			slices.SortFunc(want, func(a, b TraitRange) int { return compareTraitCodes(a.Code, b.Code) })
 			if got.BreedID != breed || !reflect.DeepEqual(got.Ranges, want) {
 				t.Errorf("got breed %d ranges %+v\nwant breed %d ranges %+v", got.BreedID, got.Ranges, breed, want)
 			}
 			q := url.Values{"breedId": {strconv.Itoa(breed)}}
 			sameBytes(t, "TraitRanges", got.Raw, upstreamBody(t, s, "GET", pathTraitRanges, q, ""))
 		})
+	}
+}
+
+// TestTraitRangesNoData: NSIP's 400 for a breed with too few evaluated
+// animals is no data, not a bad breed ID.
+func TestTraitRangesNoData(t *testing.T) {
+	_, c := standIn(t, nsiptest.FormatLive)
+	_, err := c.TraitRanges(ctxT(t), nsiptest.NoTraitDataBreed)
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != KindNoData || e.Status != 400 || e.Retryable() || !strings.Contains(e.Reason, "no trait data for breed 641") {
+		t.Fatalf("got %v, want no_data for breed 641", err)
 	}
 }
 
@@ -118,18 +131,6 @@ func checkRow(t *testing.T, got AnimalRow, a nsiptest.Animal, f nsiptest.Format)
 	}
 	if want := wantIndexes(a.Indexes); !reflect.DeepEqual(got.Indexes, want) {
 		t.Errorf("row %s indexes = %+v, want %+v", a.LPNID, got.Indexes, want)
-	}
-	// The row's other facts are not in the model; they must be in Extra.
-	dob := "dateOfBirth"
-	if f == nsiptest.FormatLegacy {
-		dob = "DateOfBirth"
-	}
-	var gotDOB string
-	if err := json.Unmarshal(got.Extra[dob], &gotDOB); err != nil || gotDOB != a.DateOfBirth() {
-		t.Errorf("row %s Extra[%s] = %s, want %q", a.LPNID, dob, got.Extra[dob], a.DateOfBirth())
-	}
-	if n := len(got.Extra); n != 6 {
-		t.Errorf("row %s has %d Extra fields %v, want the 6 unmodelled ones", a.LPNID, n, keys(got.Extra))
 	}
 }
 
@@ -263,16 +264,14 @@ func checkDetails(t *testing.T, got *AnimalDetails, a nsiptest.Animal, f nsiptes
 			FarmName: a.Contact.FarmName, ContactName: a.Contact.ContactName, Phone: a.Contact.Phone, Email: a.Contact.Email,
 			Address: a.Contact.Address, City: a.Contact.City, State: a.Contact.State, ZipCode: a.Contact.ZipCode},
 	}
-	var wantExtra []string
-	if f == nsiptest.FormatCurrent {
-		// The current format names the breed id and flock, not the group.
+	if f != nsiptest.FormatLegacy {
+		// The camelCase formats name the breed id and flock, not the group.
 		want.BreedID, want.Contact.FlockCode = a.BreedID, a.FlockCode
-		wantExtra = []string{"breed.breedDisplayString"}
 	} else {
 		want.BreedGroup = a.BreedGroupName
 	}
 	gotCore := *got
-	gotCore.Traits, gotCore.Indexes, gotCore.Extra, gotCore.Raw = nil, nil, nil, nil
+	gotCore.Traits, gotCore.Indexes, gotCore.Raw = nil, nil, nil
 	if !reflect.DeepEqual(gotCore, want) {
 		t.Errorf("details =\n%+v\nwant\n%+v", gotCore, want)
 	}
@@ -281,9 +280,6 @@ func checkDetails(t *testing.T, got *AnimalDetails, a nsiptest.Animal, f nsiptes
 	}
 	if w := wantIndexes(a.Indexes); !reflect.DeepEqual(got.Indexes, w) {
 		t.Errorf("indexes = %+v, want %+v", got.Indexes, w)
-	}
-	if k := keys(got.Extra); !slices.Equal(k, wantExtra) {
-		t.Errorf("Extra keys = %q, want %q", k, wantExtra)
 	}
 }
 
@@ -359,14 +355,26 @@ func TestProgeny(t *testing.T) {
 				}
 				all := d.Progeny(tc.id)
 				want := all[min(len(all), tc.page*tc.pageSize):min(len(all), (tc.page+1)*tc.pageSize)]
+				wantPages := 0
+				if f == nsiptest.FormatLive {
+					wantPages = (len(all) + tc.pageSize - 1) / tc.pageSize
+				}
+				if got.NumberOfPages != wantPages {
+					t.Errorf("NumberOfPages %d, want %d", got.NumberOfPages, wantPages)
+				}
 				if got.LPNID != tc.id || got.TotalCount != len(all) || got.Page != tc.page || got.PageSize != tc.pageSize || len(got.Animals) != len(want) {
 					t.Fatalf("page %+v, want %s total %d page %d size %d with %d rows", got, tc.id, len(all), tc.page, tc.pageSize, len(want))
 				}
 				for i, kid := range want {
 					a, _ := d.Animal(kid)
 					r := got.Animals[i]
-					if r.LPNID != kid || r.Sex != a.Gender[:1] || r.DateOfBirth != a.Born.Format("01/02/2006") || len(r.Extra) != 0 {
-						t.Errorf("row %d = %s %s %s extra %v, want %s %s %s", i, r.LPNID, r.Sex, r.DateOfBirth, keys(r.Extra), kid, a.Gender[:1], a.Born.Format("01/02/2006"))
+					dob := a.Born.Format("01/02/2006")
+					if f == nsiptest.FormatLive {
+						dob = a.Born.Format("2006-01-02T15:04:05")
+					}
+					// The sex is Male or Female whether NSIP sent 1/2 or M/F.
+					if r.LPNID != kid || r.Sex != a.Gender || r.DateOfBirth != dob {
+						t.Errorf("row %d = %s %s %s, want %s %s %s", i, r.LPNID, r.Sex, r.DateOfBirth, kid, a.Gender, dob)
 					}
 					if w := wantTraits(a.Traits); !reflect.DeepEqual(r.Traits, w) {
 						t.Errorf("row %d traits = %+v, want %+v", i, r.Traits, w)

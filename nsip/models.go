@@ -4,21 +4,16 @@ import (
 	"encoding/json"
 )
 
-// Accuracy is always a percentage on the 0..100 scale. The current API format
-// sends fractions (0.80) and the old one percents (80); decoding normalises
-// both so that callers never have to guess which scale they hold.
-//
-// The format of a row tells its scale: the success/data envelope or a
-// camelCase "lpnId" key means fractions (multiplied by 100), PascalCase
-// "LpnId" means percents. A camelCase row with any accuracy above 1 is taken
-// to be in percent already. An accuracy that still falls outside 0..100 is
-// not reported (HasAccuracy is false) and its field is kept in Extra.
+// Accuracy in the models is always a percentage on the 0..100 scale. Live
+// answers send fractions (0.80), other clients' mocks percents (72); the
+// scale is decided per answer from its values (any accuracy above 1 means
+// percent), never from the spelling of names. An accuracy that still falls
+// outside 0..100 is not reported (HasAccuracy is false). Raw keeps NSIP's
+// own numbers.
 
-// TraitCodes lists the thirteen EBV traits the API publishes, in the order the
-// NSIP site shows them. Rows may carry other pairs too; those are kept.
-var TraitCodes = []string{"BWT", "WWT", "PWWT", "YWT", "FAT", "EMD", "NLB", "NWT", "PWT", "DAG", "WGR", "WEC", "FEC"}
-
-// Trait is one estimated breeding value with its accuracy.
+// Trait is one estimated breeding value, with its accuracy when NSIP sent
+// one: a value without accuracy (live answers have some, e.g. MWWT) has
+// HasAccuracy false.
 type Trait struct {
 	Code        string  `json:"code"`     // upper case, e.g. "BWT"
 	Value       float64 `json:"value"`    // the EBV in the trait's own unit
@@ -106,11 +101,12 @@ type AnimalRow struct {
 	Dam                string  `json:"dam,omitempty"`
 	Status             string  `json:"status,omitempty"`
 	RegistrationNumber string  `json:"registrationNumber,omitempty"`
+	Sex                string  `json:"sex,omitempty"`         // Male or Female (NSIP's codes spelled out), else as sent
+	DateOfBirth        string  `json:"dateOfBirth,omitempty"` // as sent
+	BreedID            int     `json:"breedId,omitempty"`
+	BreedName          string  `json:"breedName,omitempty"`
 	Traits             []Trait `json:"traits,omitempty"`  // sorted as TraitCodes, unknown codes after, alphabetically
 	Indexes            []Index `json:"indexes,omitempty"` // sorted by name
-	// Extra holds every other field of the upstream row, keyed as the
-	// upstream spelled it, so nothing the API returned is lost.
-	Extra map[string]json.RawMessage `json:"extra,omitempty"`
 }
 
 // SearchCriteria is the JSON body of getPageOfSearchResults. Zero values are
@@ -140,34 +136,34 @@ type SearchParams struct {
 // SearchResults is one page of getPageOfSearchResults. Page and PageSize are
 // filled in by the client: the API does not echo them.
 type SearchResults struct {
-	TotalCount int             `json:"totalCount"`
-	Page       int             `json:"page"`
-	PageSize   int             `json:"pageSize"`
-	Results    []AnimalRow     `json:"results"`
-	Raw        json.RawMessage `json:"-"`
+	TotalCount int `json:"totalCount"`
+	Page       int `json:"page"`
+	PageSize   int `json:"pageSize"`
+	// NumberOfPages is the API's own page count when it sends one, else 0.
+	NumberOfPages int             `json:"numberOfPages,omitempty"`
+	Results       []AnimalRow     `json:"results"`
+	Raw           json.RawMessage `json:"-"`
 }
 
 // AnimalDetails is the answer of getAnimalDetails.
 type AnimalDetails struct {
-	LPNID              string      `json:"lpnId"`
-	Breed              string      `json:"breed,omitempty"`
-	BreedID            int         `json:"breedId,omitempty"`
-	BreedGroup         string      `json:"breedGroup,omitempty"`
-	DateOfBirth        string      `json:"dateOfBirth,omitempty"`
-	Gender             string      `json:"gender,omitempty"`
-	Status             string      `json:"status,omitempty"`
-	Sire               string      `json:"sire,omitempty"`
-	Dam                string      `json:"dam,omitempty"`
-	RegistrationNumber string      `json:"registrationNumber,omitempty"`
-	TotalProgeny       int         `json:"totalProgeny"`
-	FlockCount         string      `json:"flockCount,omitempty"`
-	Genotyped          string      `json:"genotyped,omitempty"`
-	Traits             []Trait     `json:"traits,omitempty"`  // sorted as TraitCodes, unknown codes after, alphabetically
-	Indexes            []Index     `json:"indexes,omitempty"` // sorted by name
-	Contact            ContactInfo `json:"contact"`
-	// Extra holds upstream fields the model has no place for.
-	Extra map[string]json.RawMessage `json:"extra,omitempty"`
-	Raw   json.RawMessage            `json:"-"`
+	LPNID              string          `json:"lpnId"`
+	Breed              string          `json:"breed,omitempty"`
+	BreedID            int             `json:"breedId,omitempty"`
+	BreedGroup         string          `json:"breedGroup,omitempty"`
+	DateOfBirth        string          `json:"dateOfBirth,omitempty"`
+	Gender             string          `json:"gender,omitempty"`
+	Status             string          `json:"status,omitempty"`
+	Sire               string          `json:"sire,omitempty"`
+	Dam                string          `json:"dam,omitempty"`
+	RegistrationNumber string          `json:"registrationNumber,omitempty"`
+	TotalProgeny       int             `json:"totalProgeny"`
+	FlockCount         string          `json:"flockCount,omitempty"`
+	Genotyped          string          `json:"genotyped,omitempty"`
+	Traits             []Trait         `json:"traits,omitempty"`  // sorted as TraitCodes, unknown codes after, alphabetically
+	Indexes            []Index         `json:"indexes,omitempty"` // sorted by name
+	Contact            ContactInfo     `json:"contact"`
+	Raw                json.RawMessage `json:"-"`
 }
 
 // LineageNode is one animal in a pedigree. Its details come from the HTML
@@ -196,24 +192,23 @@ type Lineage struct {
 // ProgenyRow is one offspring in a progeny page.
 type ProgenyRow struct {
 	LPNID       string  `json:"lpnId"`
-	Sex         string  `json:"sex,omitempty"`
-	DateOfBirth string  `json:"dob,omitempty"`
+	Sex         string  `json:"sex,omitempty"`     // "Male" or "Female" for NSIP's codes ("1", "2", M, F), else as sent
+	DateOfBirth string  `json:"dob,omitempty"`     // as sent, e.g. "2025-02-16T00:00:00"; see ParseDate
 	Traits      []Trait `json:"traits,omitempty"`  // sorted as TraitCodes, unknown codes after, alphabetically
 	Indexes     []Index `json:"indexes,omitempty"` // sorted by name
-	// Extra holds every other field of the upstream row, keyed as the
-	// upstream spelled it.
-	Extra map[string]json.RawMessage `json:"extra,omitempty"`
 }
 
 // ProgenyPage is one page of getPageOfProgeny. Page and PageSize are filled in
 // by the client.
 type ProgenyPage struct {
-	LPNID      string          `json:"lpnId"`
-	TotalCount int             `json:"totalCount"`
-	Page       int             `json:"page"`
-	PageSize   int             `json:"pageSize"`
-	Animals    []ProgenyRow    `json:"animals"`
-	Raw        json.RawMessage `json:"-"`
+	LPNID      string `json:"lpnId"`
+	TotalCount int    `json:"totalCount"`
+	Page       int    `json:"page"`
+	PageSize   int    `json:"pageSize"`
+	// NumberOfPages is the API's own page count when it sends one, else 0.
+	NumberOfPages int             `json:"numberOfPages,omitempty"`
+	Animals       []ProgenyRow    `json:"animals"`
+	Raw           json.RawMessage `json:"-"`
 }
 
 // AnimalProfile is what ByLPN assembles: details, lineage and the first page

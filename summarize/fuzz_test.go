@@ -63,13 +63,14 @@ func fuzzSeeds() map[Kind][]any {
 	for i := range 10 {
 		id := fmt.Sprintf("64023820%02dNCS%03d", 10+i%15, i)
 		search.Results = append(search.Results, nsip.AnimalRow{LPNID: id, Sire: id + "S", Dam: id + "D", Status: "CURRENT", Traits: fuzzTraits(i),
-			Indexes: []nsip.Index{{Name: "US Index", Value: 100 + float64(i)}}, Extra: map[string]json.RawMessage{"flockCode": json.RawMessage(`"640238"`)}})
+			Indexes: []nsip.Index{{Name: "US Index", Value: 100 + float64(i)}}})
 		progeny.Animals = append(progeny.Animals, nsip.ProgenyRow{LPNID: id, Sex: "F", DateOfBirth: "02/17/2022", Traits: fuzzTraits(i)})
 	}
 	details := &nsip.AnimalDetails{LPNID: "6402382024NCS310", Breed: "Katahdin", BreedID: 640, Gender: "Male", Status: "CURRENT",
 		Sire: "6400462020VPI007", Dam: "6402382022NCS087", TotalProgeny: 25, Traits: fuzzTraits(3),
 		Contact: nsip.ContactInfo{FarmName: "Schäferei Müller", Phone: "555-0100", Email: "flock@example.org", City: "Raleigh", State: "NC"},
-		Extra:   map[string]json.RawMessage{"notes": json.RawMessage(`"` + strings.Repeat("long note ", 300) + `"`)}}
+		// NSIP's answer carries more than the model keeps: long enough to be summarized.
+		Raw: json.RawMessage(`{"success":true,"data":{"lpnId":"6402382024NCS310","notes":"` + strings.Repeat("long note ", 300) + `"}}`)}
 	lineage := &nsip.Lineage{Subject: *fuzzLineage("6402382024NCS310", 4)}
 	return map[Kind][]any{
 		KindSearch:  {search, &nsip.SearchResults{}},

@@ -223,8 +223,8 @@ func checkSearch(t testing.TB, text string, v *nsip.SearchResults) pageOut {
 			sameOrClipped(t, "dam", str(t, cells["dam"]), src.Dam)
 		}
 		sameOrClipped(t, "status", str(t, cells["status"]), src.Status)
-		sameOrClipped(t, "sex", str(t, cells["sex"]), sexCode(extraString(src.Extra, "gender")))
-		sameOrClipped(t, "dob", str(t, cells["dob"]), extraString(src.Extra, "dateOfBirth"))
+		sameOrClipped(t, "sex", str(t, cells["sex"]), sexCode(src.Sex))
+		sameOrClipped(t, "dob", str(t, cells["dob"]), shortDate(src.DateOfBirth))
 		checkTraitColumns(t, p, cells, src.LPNID, src.Traits)
 		if cells["top_traits"] != nil {
 			var rest []nsip.Trait
@@ -364,7 +364,7 @@ func checkProgenyPage(t testing.TB, p pageOut, v *nsip.ProgenyPage, nested bool)
 		cells := byColumn(t, p, row)
 		sameOrClipped(t, "lpn_id", str(t, cells["lpn_id"]), src.LPNID)
 		sameOrClipped(t, "sex", str(t, cells["sex"]), sexCode(src.Sex))
-		sameOrClipped(t, "dob", str(t, cells["dob"]), src.DateOfBirth)
+		sameOrClipped(t, "dob", str(t, cells["dob"]), shortDate(src.DateOfBirth))
 		checkTraitColumns(t, p, cells, "progeny "+src.LPNID, src.Traits)
 	}
 	checkNext(t, p, toolProgeny)

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
@@ -248,14 +250,11 @@ func searchCell(r nsip.AnimalRow, col string) string {
 	case colDam:
 		return r.Dam
 	case colStatus:
-		if r.Status != "" {
-			return r.Status
-		}
-		return extraString(r.Extra, "status")
+		return r.Status
 	case colSex:
-		return sexCode(extraString(r.Extra, "gender", "sex"))
+		return sexCode(r.Sex)
 	case colDOB:
-		return extraString(r.Extra, "dateOfBirth", "dob", "birthDate")
+		return shortDate(r.DateOfBirth)
 	case colBreed:
 		return rowBreed(r)
 	}
@@ -265,10 +264,13 @@ func searchCell(r nsip.AnimalRow, col string) string {
 // rowBreed names a search row's breed: its name when the row has one,
 // else its ID.
 func rowBreed(r nsip.AnimalRow) string {
-	if s := extraString(r.Extra, "breedName", "breed"); s != "" {
-		return s
+	if r.BreedName != "" {
+		return r.BreedName
 	}
-	return extraString(r.Extra, "breedId")
+	if r.BreedID != 0 {
+		return strconv.Itoa(r.BreedID)
+	}
+	return ""
 }
 
 // breedsOf lists the distinct breeds on a page.
@@ -280,27 +282,6 @@ func breedsOf(rows []nsip.AnimalRow) []string {
 		}
 	}
 	return seen
-}
-
-// extraString reads the first of keys (matched case-insensitively) from a
-// row's extra fields, as text: a string as is, a number as written.
-func extraString(extra map[string]json.RawMessage, keys ...string) string {
-	for _, want := range keys {
-		for k, raw := range extra {
-			if !strings.EqualFold(k, want) {
-				continue
-			}
-			var s string
-			if json.Unmarshal(raw, &s) == nil {
-				return s
-			}
-			var n json.Number
-			if json.Unmarshal(raw, &n) == nil {
-				return n.String()
-			}
-		}
-	}
-	return ""
 }
 
 // sexCode writes the sex the ways NSIP spells it (Male, M, 1 / Female, F,
@@ -455,7 +436,7 @@ func progenyLayouts(v *nsip.ProgenyPage, req Request, c int) (*pageSummary, *sta
 	cached := make([]rowCells, len(animals))
 	for i, a := range animals {
 		var err error
-		head := []any{clip(a.LPNID, c), clip(sexCode(a.Sex), c), clip(a.DateOfBirth, c)}
+		head := []any{clip(a.LPNID, c), clip(sexCode(a.Sex), c), clip(shortDate(a.DateOfBirth), c)}
 		if cached[i], err = newRowCells(head, a.Traits, codes); err != nil {
 			return nil, nil, pager{}, nil, 0, err
 		}
@@ -567,6 +548,8 @@ type sexSplit struct {
 	Other int `json:"other,omitempty"`
 }
 
+// sexOf counts NSIP's codes ("1"/"2" in live progeny pages, M/F, Male/Female)
+// as M and F.
 func sexOf(rows []nsip.ProgenyRow) *sexSplit {
 	var s sexSplit
 	for _, r := range rows {
@@ -580,6 +563,16 @@ func sexOf(rows []nsip.ProgenyRow) *sexSplit {
 		}
 	}
 	return &s
+}
+
+// shortDate writes a date NSIP sent in any of its forms as YYYY-MM-DD, the
+// time of day ("2025-02-16T00:00:00") being noise; text that is not a date
+// is kept.
+func shortDate(s string) string {
+	if d, ok := nsip.ParseDate(s); ok {
+		return d.Format(time.DateOnly)
+	}
+	return s
 }
 
 // statsTable is per-trait statistics over a page, one row per trait.

@@ -3,6 +3,7 @@ package summarize
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -10,15 +11,15 @@ import (
 )
 
 // withIdentity gives generated search rows the sex, birth date and breed
-// NSIP sends as extra fields, in the spellings it uses.
+// NSIP sends, in the spellings it uses (the summary writes M or F).
 func withIdentity(v *nsip.SearchResults, breeds ...string) {
 	sexes := []string{"Male", "Female", "1", "2", "M", "F"}
 	for i := range v.Results {
-		v.Results[i].Extra = map[string]json.RawMessage{
-			"gender":      mustJSON(sexes[i%len(sexes)]),
-			"dateOfBirth": mustJSON("2/13/2024"),
-			"breedId":     json.RawMessage(breeds[i%len(breeds)]),
+		id, err := strconv.Atoi(breeds[i%len(breeds)])
+		if err != nil {
+			panic(err)
 		}
+		v.Results[i].Sex, v.Results[i].DateOfBirth, v.Results[i].BreedID = sexes[i%len(sexes)], "2/13/2024", id
 	}
 }
 

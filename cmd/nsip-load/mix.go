@@ -52,7 +52,8 @@ type keyspace struct {
 	parents  map[string][2]string
 	breedOf  map[string]int
 	breeds   []int
-	hotBreed int // the breed with the most animals
+	ranged   []int // the breeds NSIP has trait ranges for; the others answer no_data
+	hotBreed int   // the breed with the most animals
 	traits   []string
 }
 
@@ -80,13 +81,18 @@ func newKeyspace(d *nsiptest.Dataset, hotKeys int) *keyspace {
 		if perBreed[b] > perBreed[ks.hotBreed] {
 			ks.hotBreed = b
 		}
+		if _, ok := d.TraitRanges(b); ok {
+			ks.ranged = append(ks.ranged, b)
+		}
 	}
 	hotKeys = min(hotKeys, len(ks.animals))
 	stride := len(ks.animals) / hotKeys
 	for i := 0; i < hotKeys; i++ {
 		for j := i * stride; j < len(ks.animals); j++ {
 			id := ks.animals[j]
-			if _, ok := ks.parents[id]; ok && !slices.Contains(ks.hot, id) {
+			// Hot animals come from breeds with trait ranges: a breeder's
+			// session asks for them.
+			if _, ok := ks.parents[id]; ok && slices.Contains(ks.ranged, ks.breedOf[id]) && !slices.Contains(ks.hot, id) {
 				ks.hot = append(ks.hot, id)
 				break
 			}
@@ -155,7 +161,7 @@ func (ks *keyspace) draw(tool int, hot bool, r *rand.Rand) call {
 	case toolTraitRanges:
 		b := ks.hotBreed
 		if !hot {
-			b = ks.breeds[r.IntN(len(ks.breeds))]
+			b = ks.ranged[r.IntN(len(ks.ranged))]
 		}
 		c.args = map[string]any{"breed_id": b}
 	case toolSearch:

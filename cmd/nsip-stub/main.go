@@ -32,8 +32,10 @@ const usage = `nsip-stub: a stand-in NSIP Search API for offline demos and load 
 
 It is a test double, not a mirror: every animal, flock and breeder in it is
 generated from --seed, and the same seed always gives the same answers. It
-serves the eight NSIP endpoints under /api/ in either JSON format and can
-be told to misbehave. Point nsip-mcp at it with the URL it prints:
+serves the eight NSIP endpoints under /api/ in the shapes captured from the
+live API (or, with --format, in shapes other clients assumed) and can be
+told to misbehave. It holds the example ram 6402382024NCS310 with his
+sire, dam and 25 offspring. Point nsip-mcp at it with the URL it prints:
 
   nsip-stub --seed 1 &
   NSIP_BASE_URL=http://127.0.0.1:8089/api nsip-mcp
@@ -98,7 +100,8 @@ func parseArgs(args []string, errOut io.Writer) (config, *flag.FlagSet, error) {
 	fs.Usage = func() {}
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:8089", "`host:port` to listen on (port 0 picks a free one)")
 	fs.Int64Var(&c.opts.Seed, "seed", 1, "data seed; the same seed serves the same bytes")
-	format := fs.String("format", "current", "response format: current (camelCase, success/data envelope) or legacy (flat PascalCase)")
+	format := fs.String("format", "live", "response format: live (as captured from NSIP: progeny beside success, sex 1/2, ISO dates), "+
+		"or the shapes other clients assumed: current (camelCase, bare progeny pages) or legacy (flat PascalCase)")
 	fs.DurationVar(&c.opts.Latency, "latency", 0, "delay before every answer, e.g. 50ms")
 	fs.IntVar(&c.animals, "animals", 4000, "about how many animals to generate (200 or more)")
 	fs.Var(faultFlags{&c.faults}, "fault", "make an endpoint misbehave: `ENDPOINT=KIND[:N][:TIMES]` (see below; repeatable)")

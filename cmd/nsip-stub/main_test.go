@@ -180,3 +180,37 @@ func TestBusyAddressExitsOne(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 1 naming the address", code, errOut.String())
 	}
 }
+
+// TestDefaultIsLiveWithTheExampleRam: a newcomer's first offline call, the
+// README's example ram, finds him and his 25 offspring in the live shape.
+func TestDefaultIsLiveWithTheExampleRam(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var errOut syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, []string{"--addr", "127.0.0.1:0"}, io.Discard, &errOut) }()
+	urlRE := regexp.MustCompile(`NSIP_BASE_URL=(http://\S+/api)\n`)
+	var base string
+	for deadline := time.Now().Add(20 * time.Second); base == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if m := urlRE.FindStringSubmatch(errOut.String()); m != nil {
+			base = m[1]
+		}
+	}
+	if base == "" || !strings.Contains(errOut.String(), "live format") {
+		t.Fatalf("stderr %q: want the base URL and the live format", errOut.String())
+	}
+	resp, err := http.Get(base + "/" + nsiptest.EndpointProgeny + "?lpnId=" + nsiptest.ExampleRam + "&page=0&pageSize=30")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.HasPrefix(string(b), `{"success":true,"records":[`) ||
+		!strings.HasSuffix(string(b), `"recordCount":25,"numberOfPages":1}`) {
+		t.Errorf("progeny of the example ram: %d %.120s…%s", resp.StatusCode, b, b[max(0, len(b)-60):])
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("exit %d after cancel, want 0", code)
+	}
+}

@@ -15,7 +15,8 @@ import (
 var traitCodes = []string{"BWT", "WWT", "PWWT", "YWT", "FAT", "EMD", "NLB", "NWT", "PWT", "DAG", "WGR", "WEC", "FEC"}
 
 // TraitCodes returns the thirteen trait codes every animal carries, in the
-// order the stand-in writes them.
+// order the stand-in writes them; breeds add their own after them (see
+// BreedTraitCodes).
 func TraitCodes() []string { return slices.Clone(traitCodes) }
 
 // traitModel drives the generator: the spread of the trait between animals,
@@ -72,8 +73,9 @@ type Contact struct {
 	ZipCode     string
 }
 
-// Trait is one EBV with its accuracy in whole percent (0..100). The current
-// format serves Accuracy/100 (e.g. 0.8), the legacy one the percent itself.
+// Trait is one EBV with its accuracy in whole percent (0..100), or -1 for a
+// trait NSIP publishes without accuracy (MWWT). The camelCase formats serve
+// Accuracy/100 (e.g. 0.8), the legacy one the percent itself.
 type Trait struct {
 	Code     string
 	Value    float64
@@ -246,7 +248,11 @@ func generate(seed int64, n int) *Dataset {
 	for _, c := range breedCatalogue {
 		g.breed(d.breeds[c.id], n)
 	}
+	lr := liveRand(seed)
+	g.examples(lr)
 	g.finish()
+	d.exampleFacts()
+	g.extras(lr)
 	return d
 }
 

@@ -42,10 +42,10 @@ func (d *Dataset) Statuses() []string { return slices.Clone(statuses) }
 
 // TraitRanges is what getTraitRangesByBreed answers for a breed: trait code
 // to the lowest and highest value among its animals. ok is false for an
-// unknown breed.
+// unknown breed and for NoTraitDataBreed, which is answered with HTTP 400.
 func (d *Dataset) TraitRanges(breedID int) (map[string]Range, bool) {
 	rg, ok := d.ranges[breedID]
-	if !ok {
+	if !ok || rg == nil {
 		return nil, false
 	}
 	out := make(map[string]Range, len(rg))

@@ -11,7 +11,7 @@ func TestGenerationIsDeterministic(t *testing.T) {
 	render := func(d *Dataset) []byte {
 		var b bytes.Buffer
 		b.Write(renderLastUpdated(d))
-		for _, f := range []Format{FormatCurrent, FormatLegacy} {
+		for _, f := range Formats() {
 			b.Write(renderBreedGroups(d, f))
 			b.Write(renderSearch(f, len(d.animals), d.animals))
 			for _, a := range d.animals {
@@ -23,7 +23,7 @@ func TestGenerationIsDeterministic(t *testing.T) {
 				for i, k := range a.progeny {
 					kids[i] = d.animals[k]
 				}
-				b.Write(renderProgeny(f, len(kids), kids))
+				b.Write(renderProgeny(f, len(kids), 10, kids))
 			}
 		}
 		for _, id := range d.BreedIDs() {

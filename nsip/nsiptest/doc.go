@@ -21,10 +21,14 @@
 // breed, so recent animals have pedigrees six or more generations deep.
 // LPN IDs look like 6402382024NCS310: breed id, flock number, birth year,
 // flock letters, tattoo. Every animal carries the thirteen traits with
-// accuracies (many below 50%), one or two indexes, a status, and the
-// contact block of its flock; some farm names are non-ASCII or contain "&",
+// accuracies (many below 50%) and its breed group's own traits (Hair:
+// MWWT without accuracy, NLW, WFEC, PFEC; wool groups: YGFW, YFD, YSL;
+// Terminal: YEMD, YFAT, PEMD, PFAT; see BreedTraitCodes), one or two
+// indexes, a status, and the contact block of its flock; some farm names are non-ASCII or contain "&",
 // and some flocks lack a phone, email, street address or contact name.
-// Dataset accessors return exactly what is served.
+// Dataset accessors return exactly what is served. The example ram of the
+// README, ExampleRam (6402382024NCS310), is there with his sire, dam and 25
+// offspring. NoTraitDataBreed (641) has no trait ranges: HTTP 400.
 //
 // # Requests
 //
@@ -45,7 +49,14 @@
 //
 // # Formats
 //
-// The current format (the default) answers:
+// FormatLive, the default, answers in the shapes captured from the live
+// API: as the current format below, except that progeny pages are
+//
+//	{"success":true,"records":[{"lpnId":…,"dob":"2025-02-16T00:00:00","sex":"2",…}],"recordCount":25,"numberOfPages":3}
+//
+// with sex "1" (male) or "2" (female). FormatCurrent and FormatLegacy are
+// shapes other clients assumed without a capture, kept so that the client
+// is tested against both. The current format answers:
 //
 //	getDateLastUpdated      {"date":"09/23/2025"}                  (both formats)
 //	getStatusesByBreedGroup ["CURRENT","SOLD",…]                   (both formats)

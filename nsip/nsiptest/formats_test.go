@@ -10,7 +10,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
 
-var formats = []nsiptest.Format{nsiptest.FormatCurrent, nsiptest.FormatLegacy}
+var formats = nsiptest.Formats()
 
 // key spells a camelCase key as format f does.
 func key(f nsiptest.Format, camel string) string {
@@ -22,7 +22,7 @@ func key(f nsiptest.Format, camel string) string {
 
 // emptyAs is how a format writes a value that is not there.
 func emptyAs(f nsiptest.Format, v string) any {
-	if v == "" && f == nsiptest.FormatCurrent {
+	if v == "" && f != nsiptest.FormatLegacy {
 		return nil
 	}
 	return v
@@ -32,12 +32,17 @@ func emptyAs(f nsiptest.Format, v string) any {
 func traitsWant(f nsiptest.Format, m map[string]any, a nsiptest.Animal) {
 	for _, tr := range a.Traits {
 		lc := strings.ToLower(tr.Code)
-		if f == nsiptest.FormatLegacy {
+		switch {
+		case f == nsiptest.FormatLegacy:
 			m[key(f, lc)] = tr.Value
-			m["Acc"+key(f, lc)] = float64(tr.Accuracy)
-		} else {
+			if tr.Accuracy >= 0 {
+				m["Acc"+key(f, lc)] = float64(tr.Accuracy)
+			}
+		default:
 			m[lc] = tr.Value
-			m["acc"+lc] = float64(tr.Accuracy) / 100
+			if tr.Accuracy >= 0 {
+				m["acc"+lc] = float64(tr.Accuracy) / 100
+			}
 		}
 	}
 }
@@ -63,6 +68,9 @@ func detailsWant(f nsiptest.Format, a nsiptest.Animal) any {
 		traits := map[string]any{}
 		for _, tr := range a.Traits {
 			traits[tr.Code] = map[string]any{"Value": tr.Value, "Accuracy": float64(tr.Accuracy)}
+			if tr.Accuracy < 0 {
+				traits[tr.Code] = map[string]any{"Value": tr.Value}
+			}
 		}
 		m := map[string]any{
 			"LpnId": a.LPNID, "Breed": a.BreedName, "BreedGroup": a.BreedGroupName, "DateOfBirth": a.DateOfBirth(),
@@ -100,7 +108,7 @@ func lineageWant(t *testing.T, f nsiptest.Format, d *nsiptest.Dataset, id string
 	return map[string]any{key(f, "lpnId"): a.LPNID, key(f, "content"): a.Content, key(f, "children"): kids}
 }
 
-// wrap adds the current format's envelope.
+// wrap adds the camelCase formats' envelope.
 func wrap(f nsiptest.Format, v any) any {
 	if f == nsiptest.FormatLegacy {
 		return v
@@ -163,8 +171,9 @@ func TestEndpointsInBothFormats(t *testing.T) {
 			sameJSON(t, "statuses", generic(t, get(t, srv, nsiptest.EndpointStatuses)), sts)
 
 			rg, ok := d.TraitRanges(640)
-			if !ok || len(rg) != 13 {
-				t.Fatalf("TraitRanges(640) = %d ranges, %v; want 13", len(rg), ok)
+			// Katahdins have the thirteen and four more (MWWT, NLW, WFEC, PFEC).
+			if !ok || len(rg) != 17 || len(d.BreedTraitCodes(640)) != 17 {
+				t.Fatalf("TraitRanges(640) = %d ranges, %v; want 17", len(rg), ok)
 			}
 			wantRanges := map[string]any{}
 			for code, r := range rg {
@@ -200,11 +209,20 @@ func TestEndpointsInBothFormats(t *testing.T) {
 				a := animal(t, d, id)
 				m := map[string]any{key(f, "lpnId"): id, key(f, "sex"): a.Gender[:1],
 					key(f, "dob"): a.Born.Format("01/02/2006")}
+				if f == nsiptest.FormatLive {
+					m["sex"] = map[string]any{"Male": "1", "Female": "2"}[a.Gender]
+					m["dob"] = a.Born.Format("2006-01-02") + "T00:00:00"
+				}
 				traitsWant(f, m, a)
 				prows = append(prows, m)
 			}
-			sameJSON(t, "progeny page 1", generic(t, get(t, srv, nsiptest.EndpointProgeny+"?lpnId="+parent+"&page=1&pageSize=10")),
-				pageWant(f, len(kids), prows))
+			want := pageWant(f, len(kids), prows)
+			if f == nsiptest.FormatLive {
+				// Captured live: the page's members beside success, with NSIP's own page count.
+				want.(map[string]any)["success"] = true
+				want.(map[string]any)["numberOfPages"] = float64((len(kids) + 9) / 10)
+			}
+			sameJSON(t, "progeny page 1", generic(t, get(t, srv, nsiptest.EndpointProgeny+"?lpnId="+parent+"&page=1&pageSize=10")), want)
 		})
 	}
 }
@@ -270,5 +288,42 @@ func TestDetailsLookups(t *testing.T) {
 		if got.View.LpnID != withReg.LPNID {
 			t.Errorf("searchString=%s found %q, want %q", s, got.View.LpnID, withReg.LPNID)
 		}
+	}
+}
+
+// TestExampleAnimals: the ram the README and tool descriptions name is
+// served with his sire, dam and 25 offspring, and his progeny page is the
+// captured live shape.
+func TestExampleAnimals(t *testing.T) {
+	srv := nsiptest.NewServer(t, nsiptest.Options{Seed: 1})
+	d := srv.Data()
+	ram := animal(t, d, nsiptest.ExampleRam)
+	if ram.Sire != nsiptest.ExampleSire || ram.Dam != nsiptest.ExampleDam || ram.Gender != "Male" ||
+		ram.DateOfBirth() != "2/13/2024" || ram.Status != "CURRENT" || ram.ProgenyCount != 25 || ram.BreedID != 640 {
+		t.Fatalf("example ram = %+v", ram)
+	}
+	animal(t, d, nsiptest.ExampleSire)
+	animal(t, d, nsiptest.ExampleDam)
+	var got struct {
+		Success       bool `json:"success"`
+		RecordCount   int  `json:"recordCount"`
+		NumberOfPages int  `json:"numberOfPages"`
+		Records       []struct {
+			LPNID string `json:"lpnId"`
+			Sex   string `json:"sex"`
+			DOB   string `json:"dob"`
+		} `json:"records"`
+	}
+	decode200(t, get(t, srv, nsiptest.EndpointProgeny+"?lpnId="+nsiptest.ExampleRam+"&page=0&pageSize=100"), &got)
+	if !got.Success || got.RecordCount != 25 || got.NumberOfPages != 1 || len(got.Records) != 25 {
+		t.Fatalf("progeny page: success %v, %d records of %d, %d pages", got.Success, len(got.Records), got.RecordCount, got.NumberOfPages)
+	}
+	for _, r := range got.Records {
+		if (r.Sex != "1" && r.Sex != "2") || !strings.HasPrefix(r.LPNID, "6401492025FLE") || !strings.HasSuffix(r.DOB, "T00:00:00") {
+			t.Errorf("offspring row %+v is not in the live shape", r)
+		}
+	}
+	if r := get(t, srv, nsiptest.EndpointTraitRanges+"?breedId=641"); r.status != 400 {
+		t.Errorf("trait ranges of breed 641: HTTP %d, want 400 (no trait data)", r.status)
 	}
 }

@@ -271,6 +271,11 @@ func (h *Handler) traitRanges(r *http.Request, _ []byte) (int, []byte) {
 	if q.err != "" {
 		return http.StatusBadRequest, renderError(f, q.err)
 	}
+	if _, ok := h.data.breeds[id]; ok && h.data.ranges[id] == nil {
+		// What NSIP is taken to answer for a breed with too few evaluated
+		// animals.
+		return http.StatusBadRequest, renderError(f, "no trait data for breed "+strconv.Itoa(id))
+	}
 	if _, ok := h.data.ranges[id]; !ok {
 		return http.StatusNotFound, renderError(f, "breed not found: "+strconv.Itoa(id))
 	}
@@ -358,7 +363,7 @@ func (h *Handler) progeny(r *http.Request, _ []byte) (int, []byte) {
 	for _, k := range slice(a.progeny, pg, size) {
 		kids = append(kids, h.data.animals[k])
 	}
-	return http.StatusOK, renderProgeny(f, len(a.progeny), kids)
+	return http.StatusOK, renderProgeny(f, len(a.progeny), size, kids)
 }
 
 // params reads query parameters, keeping the first problem found.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -103,11 +102,11 @@ type matcher struct {
 	c             Criteria
 	after, before time.Time
 	gender        string
-	ranges        map[int]Range // trait index -> bounds
+	ranges        map[string]Range // trait code -> bounds
 }
 
 func compile(c Criteria) (*matcher, error) {
-	m := &matcher{c: c, ranges: map[int]Range{}}
+	m := &matcher{c: c, ranges: map[string]Range{}}
 	if c.BreedGroupID < 0 {
 		return nil, fmt.Errorf("breedGroupId %d: must be positive", c.BreedGroupID)
 	}
@@ -135,20 +134,15 @@ func compile(c Criteria) (*matcher, error) {
 		return nil, fmt.Errorf("gender %q: want Male, Female or Both", c.Gender)
 	}
 	for code, r := range c.TraitRanges {
-		i := traitIndex(code)
-		if i < 0 {
-			return nil, fmt.Errorf("traitRanges: unknown trait %q (want one of %s)", code, strings.Join(traitCodes, ", "))
+		if !knownCode(code) {
+			return nil, fmt.Errorf("traitRanges: unknown trait %q (want one of %s)", code, strings.Join(AllTraitCodes(), ", "))
 		}
 		if r.Min > r.Max {
 			return nil, fmt.Errorf("traitRanges.%s: min %g is above max %g", code, r.Min, r.Max)
 		}
-		m.ranges[i] = r
+		m.ranges[code] = r
 	}
 	return m, nil
-}
-
-func traitIndex(code string) int {
-	return slices.IndexFunc(traitCodes, func(c string) bool { return strings.EqualFold(c, code) })
 }
 
 func (m *matcher) match(a *animal) bool {
@@ -164,9 +158,9 @@ func (m *matcher) match(a *animal) bool {
 		c.FlockID != "" && a.FlockCode != c.FlockID:
 		return false
 	}
-	for i, r := range m.ranges {
-		if v := a.Traits[i].Value; v < r.Min || v > r.Max {
-			return false
+	for code, r := range m.ranges {
+		if v, ok := a.traitValue(code); !ok || v < r.Min || v > r.Max {
+			return false // an animal without the trait is outside any range of it
 		}
 	}
 	return true
@@ -181,11 +175,8 @@ func (d *Dataset) search(breedID int, c Criteria, sortTrait string, reverse bool
 	if err != nil {
 		return nil, err
 	}
-	ti := -1
-	if sortTrait != "" {
-		if ti = traitIndex(sortTrait); ti < 0 {
-			return nil, fmt.Errorf("sortedBreedTrait %q: unknown trait (want one of %s)", sortTrait, strings.Join(traitCodes, ", "))
-		}
+	if sortTrait != "" && !knownCode(sortTrait) {
+		return nil, fmt.Errorf("sortedBreedTrait %q: unknown trait (want one of %s)", sortTrait, strings.Join(AllTraitCodes(), ", "))
 	}
 	var out []*animal
 	for _, a := range d.animals {
@@ -194,9 +185,15 @@ func (d *Dataset) search(breedID int, c Criteria, sortTrait string, reverse bool
 		}
 	}
 	less := func(x, y *animal) bool { return x.LPNID < y.LPNID }
-	if ti >= 0 {
+	if sortTrait != "" {
+		// Animals without the trait come after those with it.
 		less = func(x, y *animal) bool {
-			if vx, vy := x.Traits[ti].Value, y.Traits[ti].Value; vx != vy {
+			vx, okx := x.traitValue(sortTrait)
+			vy, oky := y.traitValue(sortTrait)
+			switch {
+			case okx != oky:
+				return okx
+			case vx != vy:
 				return vx > vy
 			}
 			return x.LPNID < y.LPNID

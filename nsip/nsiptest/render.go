@@ -5,36 +5,49 @@ import (
 	"strings"
 )
 
-// Format selects which of the API's two JSON dialects the stand-in speaks.
+// Format selects which JSON dialect the stand-in speaks: the shapes live
+// NSIP answers were captured in (the default), or one of the shapes other
+// clients assumed without a capture.
 type Format int
 
 const (
-	// FormatCurrent is camelCase with the {"success":true,"data":…}
-	// envelope where the API uses one, recordCount/records pages and
-	// accuracies as fractions (0.8).
-	FormatCurrent Format = iota
-	// FormatLegacy is the older flat PascalCase dialect: TotalCount/Results
-	// pages, details with Traits {"BWT":{"Value":…,"Accuracy":80}} and
-	// ContactInfo, accuracies as whole percents, bare breed group lists.
+	// FormatLive is what captures of the live API show: camelCase, the
+	// {"success":true,"data":…} envelope for details, lineage and breed
+	// groups, progeny pages with their members beside "success" and a
+	// numberOfPages, progeny sex as "1"/"2" and birth dates as
+	// "2025-02-16T00:00:00", accuracies as fractions (0.8).
+	FormatLive Format = iota
+	// FormatCurrent is the camelCase dialect assumed before the progeny
+	// capture: progeny pages bare, sex as "M"/"F", dates as "05/12/2022".
+	FormatCurrent
+	// FormatLegacy is the flat PascalCase dialect an early client assumed
+	// and no capture ever showed: TotalCount/Results pages, details with
+	// Traits {"BWT":{"Value":…,"Accuracy":80}} and ContactInfo, accuracies
+	// as whole percents, bare breed group lists.
 	FormatLegacy
 )
 
+// Formats lists every dialect, live first.
+func Formats() []Format { return []Format{FormatLive, FormatCurrent, FormatLegacy} }
+
 func (f Format) String() string {
-	if f == FormatLegacy {
+	switch f {
+	case FormatLegacy:
 		return "legacy"
+	case FormatCurrent:
+		return "current"
 	}
-	return "current"
+	return "live"
 }
 
-// ParseFormat reads "current" or "legacy".
+// ParseFormat reads "live", "current" or "legacy".
 func ParseFormat(s string) (Format, error) {
-	switch strings.ToLower(s) {
-	case "current":
-		return FormatCurrent, nil
-	case "legacy":
-		return FormatLegacy, nil
+	for _, f := range Formats() {
+		if strings.EqualFold(s, f.String()) {
+			return f, nil
+		}
 	}
-	return 0, fmt.Errorf("format %q: want current or legacy", s)
+	return 0, fmt.Errorf("format %q: want live, current or legacy", s)
 }
 
 // name spells a current-format key in the given format: the legacy dialect
@@ -47,19 +60,23 @@ func name(f Format, camel string) string {
 }
 
 // traitPairs writes value and accuracy of every trait as flat pairs:
-// bwt/accbwt (fraction) in the current format, Bwt/AccBwt (percent) in the
-// legacy one.
+// bwt/accbwt (fraction) in the camelCase formats, Bwt/AccBwt (percent) in
+// the legacy one. A trait without accuracy is its value alone.
 func traitPairs(w *jw, f Format, ts []Trait) {
 	for _, t := range ts {
 		lc := strings.ToLower(t.Code)
 		if f == FormatLegacy {
 			tc := name(f, lc)
 			w.num(tc, t.Value)
-			w.int("Acc"+tc, t.Accuracy)
+			if t.Accuracy >= 0 {
+				w.int("Acc"+tc, t.Accuracy)
+			}
 			continue
 		}
 		w.num(lc, t.Value)
-		w.num("acc"+lc, float64(t.Accuracy)/100)
+		if t.Accuracy >= 0 {
+			w.num("acc"+lc, float64(t.Accuracy)/100)
+		}
 	}
 }
 
@@ -154,7 +171,7 @@ func renderStatuses() []byte {
 func renderTraitRanges(d *Dataset, breedID int) []byte {
 	w := &jw{}
 	w.open('{')
-	for _, code := range traitCodes {
+	for _, code := range d.breedCodes(breedID) {
 		r := d.ranges[breedID][code]
 		w.key(code)
 		w.open('{')
@@ -176,6 +193,12 @@ func page(f Format, total int, n int, each func(w *jw, i int)) []byte {
 	w := &jw{}
 	w.open('{')
 	w.int(countKey, total)
+	pageBody(w, listKey, n, each)
+	w.close('}')
+	return w.b
+}
+
+func pageBody(w *jw, listKey string, n int, each func(w *jw, i int)) {
 	w.key(listKey)
 	w.open('[')
 	for i := range n {
@@ -183,24 +206,41 @@ func page(f Format, total int, n int, each func(w *jw, i int)) []byte {
 		each(w, i)
 	}
 	w.close(']')
-	w.close('}')
-	return w.b
 }
 
 func renderSearch(f Format, total int, rows []*animal) []byte {
 	return page(f, total, len(rows), func(w *jw, i int) { row(w, f, rows[i]) })
 }
 
-func renderProgeny(f Format, total int, kids []*animal) []byte {
-	return page(f, total, len(kids), func(w *jw, i int) {
+// renderProgeny writes a progeny page. Live pages carry the page's members
+// beside "success", no "data", as captured for 6402382024NCS310:
+// {"success":true,"records":[…],"recordCount":25,"numberOfPages":1}.
+func renderProgeny(f Format, total, pageSize int, kids []*animal) []byte {
+	each := func(w *jw, i int) {
 		a := kids[i]
 		w.open('{')
 		w.str(name(f, "lpnId"), a.LPNID)
-		w.str(name(f, "sex"), a.Gender[:1])
-		w.str(name(f, "dob"), a.Born.Format("01/02/2006"))
+		if f == FormatLive {
+			w.str("dob", a.Born.Format("2006-01-02T15:04:05"))
+			w.str("sex", map[string]string{"Male": "1", "Female": "2"}[a.Gender])
+		} else {
+			w.str(name(f, "sex"), a.Gender[:1])
+			w.str(name(f, "dob"), a.Born.Format("01/02/2006"))
+		}
 		traitPairs(w, f, a.Traits)
 		w.close('}')
-	})
+	}
+	if f != FormatLive {
+		return page(f, total, len(kids), each)
+	}
+	w := &jw{}
+	w.open('{')
+	w.bool("success", true)
+	pageBody(w, "records", len(kids), each)
+	w.int("recordCount", total)
+	w.int("numberOfPages", (total+max(pageSize, 1)-1)/max(pageSize, 1))
+	w.close('}')
+	return w.b
 }
 
 func renderDetails(a *animal, f Format) []byte {
@@ -259,7 +299,9 @@ func legacyDetails(w *jw, a *animal) {
 		w.key(t.Code)
 		w.open('{')
 		w.num("Value", t.Value)
-		w.int("Accuracy", t.Accuracy)
+		if t.Accuracy >= 0 {
+			w.int("Accuracy", t.Accuracy)
+		}
 		w.close('}')
 	}
 	w.close('}')
