@@ -48,12 +48,13 @@ var toolDefs = []*toolDef{
 	searchAnimalsDef, animalDef, lineageDef, progenyDef, searchByLPNDef,
 }
 
-// Tools returns the nine NSIP tools bound to this gateway.
+// Tools returns the nine NSIP tools bound to this gateway, then the
+// analysis tools computed from their answers.
 func (g *Gateway) Tools() []server.ServerTool {
-	return []server.ServerTool{
+	return append([]server.ServerTool{
 		LastUpdateTool(g), ListBreedsTool(g), StatusesTool(g), TraitRangesTool(g),
 		SearchAnimalsTool(g), AnimalTool(g), LineageTool(g), ProgenyTool(g), SearchByLPNTool(g),
-	}
+	}, g.analysisTools()...)
 }
 
 // LastUpdateTool is nsip_get_last_update.

@@ -1,0 +1,179 @@
+package gateway
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+)
+
+// lpn turns a short pedigree name into a valid LPN ID.
+func lpn(name string) string { return "640T" + strings.ToUpper(name) }
+
+func lpnLines(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		f := strings.Fields(l)
+		for j, x := range f {
+			if x != "-" {
+				f[j] = lpn(x)
+			}
+		}
+		out[i] = strings.Join(f, " ")
+	}
+	return out
+}
+
+type matingAnswer struct {
+	COI             *float64 `json:"coi"`
+	Rating          string   `json:"rating"`
+	Basis           string   `json:"basis"`
+	CommonAncestors struct {
+		Count int `json:"count"`
+		Top   []struct {
+			LPNID        string   `json:"lpn_id"`
+			Paths        [][2]int `json:"paths"`
+			AncestorCOI  float64  `json:"ancestor_coi"`
+			Contribution float64  `json:"contribution"`
+		} `json:"top"`
+	} `json:"common_ancestors"`
+	Completeness struct {
+		Sire []float64 `json:"sire"`
+		Dam  []float64 `json:"dam"`
+	} `json:"completeness"`
+	Midparent map[string]struct {
+		EBV     float64  `json:"ebv"`
+		SireAcc *float64 `json:"sire_acc"`
+		DamAcc  *float64 `json:"dam_acc"`
+	} `json:"midparent_ebvs"`
+	MidUnknown []string `json:"midparent_unknown"`
+	Warnings   []string `json:"warnings"`
+	Computed   struct {
+		Method        string         `json:"method"`
+		LineagesRead  int            `json:"lineages_read"`
+		PedigreeSize  int            `json:"pedigree_animals"`
+		Upstream      map[string]int `json:"upstream"`
+		GenerationsSo int            `json:"generations_sought"`
+	} `json:"computed"`
+}
+
+func checkMating(t *testing.T, e *env, sire, dam string) matingAnswer {
+	t.Helper()
+	r := e.call("nsip_check_mating", map[string]any{"sire_lpn_id": sire, "dam_lpn_id": dam}).mustOK(t)
+	var a matingAnswer
+	if err := json.Unmarshal([]byte(r.text), &a); err != nil {
+		t.Fatalf("answer is not the mating JSON: %v: %s", err, r.text)
+	}
+	if r.meta["summarized"] != false || r.metaInt(t, "tokens") > 2000 {
+		t.Errorf("answer not within the budget unsummarized: %v", r.meta)
+	}
+	return a
+}
+
+// Each expected COI is Wright's sum worked by hand: every pair of paths
+// from S and D up to a common ancestor A adds (1/2)^(n1+n2+1) (1+F_A).
+// The stand-in's lineages are three generations deep, so the deeper cases
+// also prove the pedigree is extended by further lookups.
+func TestCheckMatingHandWorked(t *testing.T) {
+	cases := []struct {
+		name     string
+		lines    []string
+		want     float64
+		ancestor string
+		paths    string
+		lineages int // getLineage requests: S, D, then leaves within five generations
+	}{
+		{"half-sibs", []string{"S X -", "D X -"}, 0.125, "X", "[[1 1]]", 3},
+		{"full-sibs", []string{"S X Y", "D X Y"}, 0.25, "X", "[[1 1]]", 4},
+		{"sire x his daughter", []string{"D S Y"}, 0.25, "S", "[[0 1]]", 3},
+		{"first cousins", []string{"A G1 G2", "B G1 G2", "S A M1", "D B M2"}, 0.0625, "G1", "[[2 2]]", 6},
+		{"half-sibs by a sire from a full-sib mating", []string{"P G1 G2", "Q G1 G2", "X P Q", "S X -", "D X -"}, 0.15625, "X", "[[1 1]]", 4},
+		{"unrelated", []string{"S A B", "D C E"}, 0, "", "", 6},
+		{"a common ancestor five generations behind both", []string{
+			"S S1 -", "S1 S2 -", "S2 S3 -", "S3 S4 -", "S4 A -",
+			"D - D1", "D1 - D2", "D2 D3 -", "D3 - D4", "D4 A -",
+		}, math.Ldexp(1, -11), "A", "[[5 5]]", 5},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHerd()
+			h.pedigree(lpnLines(c.lines)...)
+			h.get(lpn("S")).sex = "Male"
+			e := herdEnv(t, h)
+			a := checkMating(t, e, lpn("S"), lpn("D"))
+			if a.COI == nil || *a.COI != c.want {
+				t.Fatalf("coi = %v, want %v", a.COI, c.want)
+			}
+			if c.ancestor != "" {
+				top := a.CommonAncestors.Top[0]
+				if top.LPNID != lpn(c.ancestor) || strings.ReplaceAll(jsonText(top.Paths), ",", " ") != c.paths {
+					t.Errorf("top ancestor %s paths %v, want %s %s", top.LPNID, top.Paths, lpn(c.ancestor), c.paths)
+				}
+			} else if a.CommonAncestors.Count != 0 {
+				t.Errorf("unrelated parents have common ancestors %+v", a.CommonAncestors)
+			}
+			if got := h.count("details/getLineage"); got != c.lineages || a.Computed.LineagesRead != c.lineages {
+				t.Errorf("lineage requests %d (reported %d), want %d", got, a.Computed.LineagesRead, c.lineages)
+			}
+			if a.Computed.Upstream["lookups"] != c.lineages+2 || a.Computed.Method == "" {
+				t.Errorf("computed block %+v does not account for %d lookups", a.Computed, c.lineages+2)
+			}
+		})
+	}
+}
+
+func TestCheckMatingCOIUnknownNotZero(t *testing.T) {
+	h := newHerd()
+	h.pedigree(lpnLines([]string{"D X Y"})...)
+	h.get(lpn("S")).sex = "Male"
+	e := herdEnv(t, h)
+	a := checkMating(t, e, lpn("S"), lpn("D"))
+	if a.COI != nil || a.Rating != "unknown" || a.Basis != "unknown" {
+		t.Errorf("a sire without recorded parents: coi %v rating %q basis %q, want null, unknown", a.COI, a.Rating, a.Basis)
+	}
+	if a.Completeness.Sire[0] != 0 || a.Completeness.Dam[0] != 1 {
+		t.Errorf("completeness %+v, want sire 0 and dam 1 in the first generation", a.Completeness)
+	}
+}
+
+func TestCheckMatingWarnsAndAverages(t *testing.T) {
+	h := newHerd()
+	h.pedigree(lpnLines([]string{"S X -", "D X -"})...)
+	h.get(lpn("S")).ebv = map[string][2]float64{"BWT": {0.5, 0.8}, "WWT": {2, 0.7}}
+	h.get(lpn("D")).ebv = map[string][2]float64{"BWT": {-0.1, 0.6}}
+	e := herdEnv(t, h)
+	// Both are recorded female: S is nobody's sire in this herd.
+	a := checkMating(t, e, lpn("S"), lpn("D"))
+	if len(a.Warnings) != 1 || !strings.Contains(a.Warnings[0], "not male") {
+		t.Errorf("warnings %q, want one saying the sire is not male", a.Warnings)
+	}
+	m := a.Midparent["BWT"]
+	// (0.5 + -0.1) / 2 = 0.2; accuracies reported in percent.
+	if m.EBV != 0.2 || m.SireAcc == nil || *m.SireAcc != 80 || *m.DamAcc != 60 {
+		t.Errorf("BWT midparent %+v, want 0.2 with accuracies 80 and 60", m)
+	}
+	if jsonText(a.MidUnknown) != `["WWT"]` {
+		t.Errorf("midparent unknown %v, want WWT (only the sire has it)", a.MidUnknown)
+	}
+	if *a.COI != 0.125 || a.Rating != "very high" {
+		t.Errorf("coi %v rated %q, want 0.125 very high", *a.COI, a.Rating)
+	}
+}
+
+func TestCheckMatingErrorsNameTheField(t *testing.T) {
+	h := newHerd()
+	h.pedigree(lpnLines([]string{"S X -"})...)
+	e := herdEnv(t, h)
+	te := e.call("nsip_check_mating", map[string]any{"sire_lpn_id": lpn("S"), "dam_lpn_id": lpn("NOBODY")}).errorBody(t)
+	if te.Code != CodeNotFound || te.Field != "dam_lpn_id" || te.Value != lpn("NOBODY") {
+		t.Errorf("unknown dam: %+v", te)
+	}
+	te = e.call("nsip_check_mating", map[string]any{"sire_lpn_id": lpn("S"), "dam_lpn": lpn("X")}).errorBody(t)
+	if te.Code != CodeInvalidArgument || te.Field != "dam_lpn_id" || len(te.Also) != 1 || !strings.Contains(te.Also[0].Problem, `"dam_lpn_id"`) {
+		t.Errorf("misspelt dam: %+v", te)
+	}
+	te = e.call("nsip_check_mating", map[string]any{"sire_lpn_id": lpn("S"), "dam_lpn_id": strings.ToLower(lpn("S"))}).errorBody(t)
+	if te.Field != "dam_lpn_id" || !strings.Contains(te.Problem, "same animal") {
+		t.Errorf("self-mating: %+v", te)
+	}
+}
