@@ -23,9 +23,9 @@ func TestCompareAnimalsMarksBestByDirection(t *testing.T) {
 			Sire  string        `json:"sire"`
 			EBV   []*[2]float64 `json:"ebv"`
 		} `json:"animals"`
-		Best      map[string][]string `json:"best"`
+		Best      map[string][]string       `json:"best"`
 		NotRanked struct{ Traits []string } `json:"not_ranked"`
-		Unknown   []string            `json:"unknown"`
+		Unknown   []string                  `json:"unknown"`
 	}
 	if err := json.Unmarshal([]byte(r.text), &a); err != nil {
 		t.Fatalf("%v: %s", err, r.text)

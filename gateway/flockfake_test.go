@@ -35,7 +35,9 @@ type beast struct {
 	ebv                                    map[string][2]float64 // code -> value, accuracy fraction
 }
 
-func newHerd() *herd { return &herd{animals: map[string]*beast{}, depth: 3, requests: map[string]int{}} }
+func newHerd() *herd {
+	return &herd{animals: map[string]*beast{}, depth: 3, requests: map[string]int{}}
+}
 
 // add records animals as "ID SIRE DAM" lines, "-" for an unknown parent.
 // Sex is taken from the role the animal plays; unused animals are female.

@@ -246,7 +246,6 @@ func assessCOI(ped *breeding.Pedigree, sire, dam string) matingCOI {
 	return matingCOI{COI: &c, Status: status, Ancestors: contrib}
 }
 
-
 func runCheckMating(ctx context.Context, r *analysis, args map[string]any) (any, error) {
 	sire, dam := args["sire_lpn_id"].(string), args["dam_lpn_id"].(string)
 	if sire == dam {
