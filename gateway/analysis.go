@@ -31,7 +31,7 @@ type analysisDef struct {
 }
 
 // analysisDefs are the analysis tools, in the order tools/list shows them.
-var analysisDefs = []*analysisDef{checkMatingDef, compareDef, rankDef, flockDef}
+var analysisDefs = []*analysisDef{checkMatingDef, compareDef, rankDef, flockDef, planDef}
 
 // analysisTools returns the analysis tools bound to g.
 func (g *Gateway) analysisTools() []server.ServerTool {

@@ -1,0 +1,77 @@
+package gateway
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// R1 sired E1, E2, E5 and E7; R2 sired E7's dam. Lamb COIs worked by hand:
+// R1 x his daughters 1/4, R2 x his granddaughter E7 1/8, both over the cap
+// of 1/16; every other pair 0. With two ewes per ram the most ewes that can
+// be mated is four: R1 may only take E3 and E4, R2 takes the two best of
+// E1, E2, E5 by WWT (E5 5, E2 1). Lamb index = (ram WWT + ewe WWT)/2:
+// R1-E3 (4+2)/2 = 3, R1-E4 3.5, R2-E2 1.5, R2-E5 3.5; total 11.5. E1 is
+// left for lack of room, E7 because no ram is under the cap.
+func TestPlanMatingsHandWorked(t *testing.T) {
+	h := newHerd()
+	h.pedigree(lpnLines([]string{
+		"R1 P1 Q1", "R2 P2 Q2", "E1 R1 M1", "E2 R1 M2", "E5 R1 M5", "D7 R2 M7", "E7 R1 D7", "E3 X3 Y3", "E4 X4 Y4",
+	})...)
+	for name, v := range map[string]float64{"R1": 4, "R2": 2, "E1": 0, "E2": 1, "E3": 2, "E4": 3, "E5": 5, "E7": 1} {
+		h.get(lpn(name)).ebv = map[string][2]float64{"WWT": {v, 0.6}}
+	}
+	e := herdEnv(t, h)
+	ewes := []string{lpn("E1"), lpn("E2"), lpn("E3"), lpn("E4"), lpn("E5"), lpn("E7")}
+	r := e.call("nsip_plan_matings", map[string]any{
+		"ram_lpn_ids": []string{lpn("R1"), lpn("R2")}, "ewe_lpn_ids": ewes,
+		"weights": map[string]any{"WWT": 1}, "max_ewes_per_ram": 2,
+	}).mustOK(t)
+	var a struct {
+		Columns    []string            `json:"columns"`
+		ByRam      map[string][][]any  `json:"by_ram"`
+		Mated      int                 `json:"mated"`
+		Total      float64             `json:"total_lamb_index"`
+		Unassigned []map[string]string `json:"unassigned"`
+	}
+	if err := json.Unmarshal([]byte(r.text), &a); err != nil {
+		t.Fatalf("%v: %s", err, r.text)
+	}
+	if a.Mated != 4 || a.Total != 11.5 {
+		t.Errorf("mated %d worth %v, want 4 worth 11.5: %s", a.Mated, a.Total, r.text)
+	}
+	want := map[string]string{
+		lpn("R1"): `[["640TE3",0,3,3],["640TE4",0,3.5,3.5]]`,
+		lpn("R2"): `[["640TE2",0,1.5,1.5],["640TE5",0,3.5,3.5]]`,
+	}
+	for ram, rows := range want {
+		if got := jsonText(a.ByRam[ram]); got != rows {
+			t.Errorf("%s gets %s, want %s", ram, got, rows)
+		}
+	}
+	if jsonText(a.Columns) != `["ewe","coi","lamb_index","lamb_WWT"]` {
+		t.Errorf("columns %v", a.Columns)
+	}
+	if len(a.Unassigned) != 2 || a.Unassigned[0]["ewe"] != lpn("E1") || !strings.Contains(a.Unassigned[0]["why"], "max_ewes_per_ram") ||
+		a.Unassigned[1]["ewe"] != lpn("E7") || !strings.Contains(a.Unassigned[1]["why"], "exceed max_coi") {
+		t.Errorf("unassigned %v", a.Unassigned)
+	}
+}
+
+func TestPlanMatingsArguments(t *testing.T) {
+	h := newHerd()
+	h.pedigree(lpnLines([]string{"E1 R1 -"})...)
+	e := herdEnv(t, h)
+	te := e.call("nsip_plan_matings", map[string]any{"ram_lpn_ids": []string{lpn("R1")}, "ewe_lpn_ids": []string{lpn("E1")}, "weights": map[string]any{"WWT": 1}}).errorBody(t)
+	if te.Field != "ram_lpn_ids[0]" || !strings.Contains(te.Problem, "no EBV for WWT") {
+		t.Errorf("ram without the weighted trait: %+v", te)
+	}
+	te = e.call("nsip_plan_matings", map[string]any{"ram_lpn_ids": []string{lpn("R1")}, "ewe_lpn_ids": []string{lpn("E1")}, "weights": map[string]any{"WWT": 1}, "max_coi": 6.25}).errorBody(t)
+	if te.Field != "max_coi" || !strings.Contains(te.Problem, "fraction") {
+		t.Errorf("max_coi as a percent: %+v", te)
+	}
+	te = e.call("nsip_plan_matings", map[string]any{"ram_lpn_ids": []string{lpn("R1")}, "ewe_lpn_ids": []string{lpn("E1")}}).errorBody(t)
+	if te.Field != "weights" || te.Example["weights"] == nil {
+		t.Errorf("no weights: %+v", te)
+	}
+}
