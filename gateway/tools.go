@@ -376,9 +376,12 @@ func example(ps []param, args map[string]any) map[string]any {
 
 // describeTools lists the tool names, for the server's instructions.
 func describeTools() string {
-	names := make([]string, len(toolDefs))
-	for i, d := range toolDefs {
-		names[i] = d.name
+	names := make([]string, 0, len(toolDefs)+len(analysisDefs))
+	for _, d := range toolDefs {
+		names = append(names, d.name)
+	}
+	for _, a := range analysisDefs {
+		names = append(names, a.name)
 	}
 	return strings.Join(names, ", ")
 }
