@@ -296,7 +296,7 @@ func runCheckMating(ctx context.Context, r *analysis, args map[string]any) (any,
 		"basis":             mc.Status,
 		"sire":              matingParent{sire, sd.Gender, sd.Breed, sd.Status},
 		"dam":               matingParent{dam, dd.Gender, dd.Breed, dd.Status},
-		"common_ancestors":  commonAncestors(mc.Ancestors, 12),
+		"common_ancestors":  commonAncestors(mc.Ancestors, 10),
 		"completeness": map[string]any{
 			"generations": "1 = parents, 2 = grandparents, ...; share of ancestors recorded",
 			"sire":        roundAll(ped.Completeness(sire, matingGenerations)),
@@ -327,22 +327,59 @@ func runCheckMating(ctx context.Context, r *analysis, args map[string]any) (any,
 	if len(b.notes) > 0 {
 		out["notes"] = b.notes
 	}
+	// A pedigree with many common ancestors lists fewer of them rather than
+	// fall to a generic summary; the count and the COI stay whole.
+	for _, limit := range []int{5, 2, 0} {
+		text, err := plainJSON(out)
+		if err != nil {
+			break
+		}
+		if res, err := r.g.fit(ctx, &r.def.toolDef, args, nil, text); err != nil || !res.Summarized {
+			break
+		}
+		out["common_ancestors"] = commonAncestors(mc.Ancestors, limit)
+	}
 	return out, nil
 }
 
 type ancestorOut struct {
 	LPNID        string   `json:"lpn_id"`
-	Paths        [][2]int `json:"paths"` // (n1, n2) per path pair
+	Paths        [][3]int `json:"paths"` // [n1, n2, number of path pairs of those lengths], shortest first
+	MorePaths    int      `json:"more_paths,omitempty"`
 	AncestorCOI  float64  `json:"ancestor_coi"`
 	Contribution float64  `json:"contribution"`
 }
 
+// commonAncestors lists the largest contributions, each ancestor's path
+// pairs grouped by their lengths, so that a heavily inbred pedigree with
+// hundreds of paths still reads in a few lines.
 func commonAncestors(cs []breeding.Contribution, limit int) map[string]any {
+	const pathKinds = 4
 	rows := make([]ancestorOut, 0, min(len(cs), limit))
 	for _, c := range cs[:min(len(cs), limit)] {
-		rows = append(rows, ancestorOut{c.Ancestor, c.Paths, c.Inbreeding, c.Value})
+		var groups [][3]int
+		for _, p := range c.Paths {
+			if n := len(groups); n > 0 && groups[n-1][0] == p[0] && groups[n-1][1] == p[1] {
+				groups[n-1][2]++
+				continue
+			}
+			i := slices.IndexFunc(groups, func(g [3]int) bool { return g[0] == p[0] && g[1] == p[1] })
+			if i >= 0 {
+				groups[i][2]++
+				continue
+			}
+			groups = append(groups, [3]int{p[0], p[1], 1})
+		}
+		a := ancestorOut{LPNID: c.Ancestor, Paths: groups, AncestorCOI: c.Inbreeding, Contribution: c.Value}
+		if len(groups) > pathKinds {
+			a.Paths = groups[:pathKinds]
+			for _, g := range groups[pathKinds:] {
+				a.MorePaths += g[2]
+			}
+		}
+		rows = append(rows, a)
 	}
-	out := map[string]any{"count": len(cs), "top": rows}
+	out := map[string]any{"count": len(cs), "top": rows, "paths": "[n1, n2, path pairs]: generations from sire and from dam up to the ancestor"}
 	if len(cs) > limit {
 		out["not_shown"] = len(cs) - limit
 	}

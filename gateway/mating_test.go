@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"encoding/json"
+	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 	"math"
 	"strings"
 	"testing"
@@ -32,7 +33,7 @@ type matingAnswer struct {
 		Count int `json:"count"`
 		Top   []struct {
 			LPNID        string   `json:"lpn_id"`
-			Paths        [][2]int `json:"paths"`
+			Paths        [][3]int `json:"paths"`
 			AncestorCOI  float64  `json:"ancestor_coi"`
 			Contribution float64  `json:"contribution"`
 		} `json:"top"`
@@ -83,16 +84,16 @@ func TestCheckMatingHandWorked(t *testing.T) {
 		paths    string
 		lineages int // getLineage requests: S, D, then leaves within five generations
 	}{
-		{"half-sibs", []string{"S X -", "D X -"}, 0.125, "X", "[[1 1]]", 3},
-		{"full-sibs", []string{"S X Y", "D X Y"}, 0.25, "X", "[[1 1]]", 4},
-		{"sire x his daughter", []string{"D S Y"}, 0.25, "S", "[[0 1]]", 3},
-		{"first cousins", []string{"A G1 G2", "B G1 G2", "S A M1", "D B M2"}, 0.0625, "G1", "[[2 2]]", 6},
-		{"half-sibs by a sire from a full-sib mating", []string{"P G1 G2", "Q G1 G2", "X P Q", "S X -", "D X -"}, 0.15625, "X", "[[1 1]]", 4},
+		{"half-sibs", []string{"S X -", "D X -"}, 0.125, "X", "[[1 1 1]]", 3},
+		{"full-sibs", []string{"S X Y", "D X Y"}, 0.25, "X", "[[1 1 1]]", 4},
+		{"sire x his daughter", []string{"D S Y"}, 0.25, "S", "[[0 1 1]]", 3},
+		{"first cousins", []string{"A G1 G2", "B G1 G2", "S A M1", "D B M2"}, 0.0625, "G1", "[[2 2 1]]", 6},
+		{"half-sibs by a sire from a full-sib mating", []string{"P G1 G2", "Q G1 G2", "X P Q", "S X -", "D X -"}, 0.15625, "X", "[[1 1 1]]", 4},
 		{"unrelated", []string{"S A B", "D C E"}, 0, "", "", 6},
 		{"a common ancestor five generations behind both", []string{
 			"S S1 -", "S1 S2 -", "S2 S3 -", "S3 S4 -", "S4 A -",
 			"D - D1", "D1 - D2", "D2 D3 -", "D3 - D4", "D4 A -",
-		}, math.Ldexp(1, -11), "A", "[[5 5]]", 5},
+		}, math.Ldexp(1, -11), "A", "[[5 5 1]]", 5},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -175,5 +176,68 @@ func TestCheckMatingErrorsNameTheField(t *testing.T) {
 	te = e.call("nsip_check_mating", map[string]any{"sire_lpn_id": lpn("S"), "dam_lpn_id": strings.ToLower(lpn("S"))}).errorBody(t)
 	if te.Field != "dam_lpn_id" || !strings.Contains(te.Problem, "same animal") {
 		t.Errorf("self-mating: %+v", te)
+	}
+}
+
+// On the stand-in's generated breed, with pedigrees many generations deep
+// and inbred, the answer must equal the tabular COI over the same six
+// generations built straight from the stand-in's dataset (not through NSIP's
+// lineage answers), and stay within the budget unsummarized.
+func TestCheckMatingOnTheStandInsPedigrees(t *testing.T) {
+	e := newEnv(t)
+	d := e.up.Data()
+	var rams, ewes []string
+	for _, id := range d.AnimalIDs() {
+		a, _ := d.Animal(id)
+		if a.BreedID != 640 || d.PedigreeDepth(id) < 7 {
+			continue
+		}
+		if a.Gender == "Male" && len(rams) < 3 {
+			rams = append(rams, id)
+		} else if a.Gender == "Female" && len(ewes) < 3 {
+			ewes = append(ewes, id)
+		}
+	}
+	if len(rams) < 3 || len(ewes) < 3 {
+		t.Fatalf("stand-in has too few deep pedigrees: %v %v", rams, ewes)
+	}
+	for i := range rams {
+		ram, ewe := rams[i], ewes[i]
+		// Parents are known for every animal fewer than six generations
+		// behind either parent, as the lineage answers give them.
+		ped := breeding.NewPedigree()
+		level, seen := []string{ram, ewe}, map[string]bool{}
+		for gen := 0; gen < matingGenerations && len(level) > 0; gen++ {
+			var next []string
+			for _, id := range level {
+				if seen[id] {
+					continue
+				}
+				seen[id] = true
+				a, _ := d.Animal(id)
+				if err := ped.Add(id, a.Sire, a.Dam); err != nil {
+					t.Fatal(err)
+				}
+				for _, p := range []string{a.Sire, a.Dam} {
+					if p != "" {
+						next = append(next, p)
+					}
+				}
+			}
+			level = next
+		}
+		want := ped.MatingCOI(ram, ewe)
+		r := e.call("nsip_check_mating", map[string]any{"sire_lpn_id": ram, "dam_lpn_id": ewe}).mustOK(t)
+		var a matingAnswer
+		if err := json.Unmarshal([]byte(r.text), &a); err != nil {
+			t.Fatalf("%v: %.300s", err, r.text)
+		}
+		if a.COI == nil || math.Abs(*a.COI-want) > 1e-12 {
+			t.Errorf("%s x %s: coi %v, tabular over the dataset %v", ram, ewe, a.COI, want)
+		}
+		if r.meta["summarized"] != false {
+			t.Errorf("%s x %s: summarized at %v tokens", ram, ewe, r.meta["original_tokens"])
+		}
+		t.Logf("%s x %s: coi %.6f, %d common ancestors, %v tokens", ram, ewe, want, a.CommonAncestors.Count, r.meta["tokens"])
 	}
 }
