@@ -51,7 +51,18 @@ func (g *Gateway) analysisTool(a *analysisDef) server.ServerTool {
 			st.Tool.InputSchema.Required = append(st.Tool.InputSchema.Required, l.name)
 		}
 	}
+	// Long analyses may be run as MCP tasks (protocol 2025-11-25): the
+	// client gets a task at once, polls it, and may cancel it.
+	st.Tool.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
 	st.Handler = func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if req.Params.Task != nil {
+			// mcp-go (v1.2.1) runs a task on a context derived from the
+			// creating request's, which ends as soon as the task is
+			// returned; detached, the task runs to its end, bounded by the
+			// ceiling on lookups. tasks/cancel then marks it cancelled and
+			// discards its result, but cannot stop lookups under way.
+			ctx = context.WithoutCancel(ctx)
+		}
 		var res *mcp.CallToolResult
 		g.withProgress(ctx, req, func() { res = g.analyze(ctx, a, req) })
 		return res, nil

@@ -27,7 +27,12 @@ type herd struct {
 	depth    int  // generations of ancestors in a lineage answer
 	sortDesc bool // order of sortedBreedTrait without reverse
 	requests map[string]int
+	hold     chan struct{} // when set, search requests wait until it is closed
+	released sync.Once
 }
+
+// release lets held searches through.
+func (h *herd) release() { h.released.Do(func() { close(h.hold) }) }
 
 type beast struct {
 	id, sire, dam, sex, status, flock, dob string
@@ -79,6 +84,9 @@ func (h *herd) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	h.requests[ep]++
 	h.mu.Unlock()
+	if h.hold != nil && ep == "search/getPageOfSearchResults" {
+		<-h.hold
+	}
 	q := r.URL.Query()
 	w.Header().Set("Content-Type", "application/json")
 	var body any
@@ -207,5 +215,8 @@ func herdEnv(t *testing.T, h *herd) *env {
 	t.Helper()
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
+	if h.hold != nil {
+		t.Cleanup(h.release) // before Close, which waits for held requests
+	}
 	return newEnv(t, func(_ *Config, o *[]nsip.Option) { *o = append(*o, nsip.WithBaseURL(ts.URL+"/api")) })
 }
