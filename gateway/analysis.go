@@ -349,9 +349,10 @@ func (r *analysis) ranges(ctx context.Context, breed int) (*nsip.TraitRanges, er
 // aboutErr attributes an upstream failure to the argument it was about, so
 // that not-found names the field and value the caller sent.
 type aboutErr struct {
-	field string
-	value any
-	err   error
+	field      string
+	value      any
+	what, next string // for not found; an animal by default
+	err        error
 }
 
 func (e *aboutErr) Error() string { return e.err.Error() }
@@ -439,6 +440,9 @@ func (g *Gateway) analysisError(a *analysisDef, sent map[string]any, err error) 
 	if errors.As(err, &ab) {
 		d.subject, d.what = ab.field, "animal with LPN ID"
 		d.next = "check the LPN ID, or find animals with nsip_search_animals"
+		if ab.what != "" {
+			d.what, d.next = ab.what, ab.next
+		}
 		return g.mapError(&d, map[string]any{ab.field: ab.value}, err)
 	}
 	return g.mapError(&d, sent, err)

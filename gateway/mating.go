@@ -227,10 +227,23 @@ type matingCOI struct {
 	COI       *float64
 	Status    string // "unknown", "lower bound" or "complete to 6 generations"
 	Ancestors []breeding.Contribution
+	Itemised  bool // false when the pedigree had too many paths to list
 }
 
+// maxPathPairs bounds the path pairs Wright's method may enumerate; beyond
+// it (pedigrees deep and inbred enough for millions of paths) the tabular
+// method gives the same COI without listing the ancestors' paths.
+const maxPathPairs = 250_000
+
 func assessCOI(ped *breeding.Pedigree, sire, dam string) matingCOI {
-	coi, contrib := ped.PathCOI(sire, dam)
+	var coi float64
+	var contrib []breeding.Contribution
+	itemised := ped.PathPairs(sire, dam) <= maxPathPairs
+	if itemised {
+		coi, contrib = ped.PathCOI(sire, dam)
+	} else {
+		coi = ped.MatingCOI(sire, dam)
+	}
 	cs, cd := ped.Completeness(sire, matingGenerations), ped.Completeness(dam, matingGenerations)
 	if coi == 0 && (cs[0] == 0 || cd[0] == 0) {
 		return matingCOI{Status: "unknown"}
@@ -243,7 +256,7 @@ func assessCOI(ped *breeding.Pedigree, sire, dam string) matingCOI {
 		}
 	}
 	c := coi // exact binary fractions; rounding would hide small contributions such as 2^-11
-	return matingCOI{COI: &c, Status: status, Ancestors: contrib}
+	return matingCOI{COI: &c, Status: status, Ancestors: contrib, Itemised: itemised}
 }
 
 func runCheckMating(ctx context.Context, r *analysis, args map[string]any) (any, error) {
@@ -283,7 +296,7 @@ func runCheckMating(ctx context.Context, r *analysis, args map[string]any) (any,
 		warnings = append(warnings, fmt.Sprintf("a crossbred mating (%s x %s): EBVs of different breeds are not on one scale, so the midparent values are indicative only", sd.Breed, dd.Breed))
 	}
 	mc := assessCOI(ped, sire, dam)
-	if mc.COI != nil {
+	if mc.COI != nil && mc.Itemised {
 		if tab := ped.MatingCOI(sire, dam); math.Abs(tab-*mc.COI) > 1e-6 {
 			r.g.log.Error("path and tabular COI disagree", "sire", sire, "dam", dam, "paths", *mc.COI, "tabular", tab)
 		}
@@ -317,6 +330,9 @@ func runCheckMating(ctx context.Context, r *analysis, args map[string]any) (any,
 		out["coi_percent"] = round4(*mc.COI * 100)
 	} else {
 		out["coi_note"] = "unknown: neither pedigree shows a link to the other and at least one parent has no recorded sire or dam, so there is nothing to compute from; it is not 0"
+	}
+	if mc.COI != nil && !mc.Itemised {
+		out["common_ancestors"] = map[string]any{"not_itemised": fmt.Sprintf("more than %d pairs of paths; the COI is from the tabular method", maxPathPairs)}
 	}
 	if len(unknown) > 0 {
 		out["midparent_unknown"] = unknown

@@ -241,3 +241,37 @@ func TestCheckMatingOnTheStandInsPedigrees(t *testing.T) {
 		t.Logf("%s x %s: coi %.6f, %d common ancestors, %v tokens", ram, ewe, want, a.CommonAncestors.Count, r.meta["tokens"])
 	}
 }
+
+// Half-sibs by a sire with a complete eight-generation pedigree of distinct
+// animals: 512 upward paths from each parent, over the itemising limit, so
+// the COI comes from the tabular method; the value is still the half-sib
+// 0.125 (the sire is not inbred).
+func TestCheckMatingTooManyPathsFallsBackToTabular(t *testing.T) {
+	h := newHerd()
+	h.depth = 10
+	var lines []string
+	var grow func(id string, gen int)
+	grow = func(id string, gen int) {
+		if gen == 8 {
+			return
+		}
+		lines = append(lines, id+" "+id+"S "+id+"D")
+		grow(id+"S", gen+1)
+		grow(id+"D", gen+1)
+	}
+	grow("X", 0)
+	lines = append(lines, "S X -", "D X -")
+	h.pedigree(lpnLines(lines)...)
+	e := herdEnv(t, h)
+	r := e.call("nsip_check_mating", map[string]any{"sire_lpn_id": lpn("S"), "dam_lpn_id": lpn("D")}).mustOK(t)
+	var a struct {
+		COI             float64        `json:"coi"`
+		CommonAncestors map[string]any `json:"common_ancestors"`
+	}
+	if err := json.Unmarshal([]byte(r.text), &a); err != nil {
+		t.Fatal(err)
+	}
+	if a.COI != 0.125 || a.CommonAncestors["not_itemised"] == nil {
+		t.Errorf("coi %v, common ancestors %v; want 0.125, not itemised", a.COI, a.CommonAncestors)
+	}
+}

@@ -95,7 +95,10 @@ func runRank(ctx context.Context, r *analysis, args map[string]any) (any, error)
 	w := breeding.Weights(args["weights"].(map[string]float64))
 	tr, err := r.ranges(ctx, breed)
 	if err != nil {
-		return nil, about("breed_id", breed, err)
+		return nil, &aboutErr{field: "breed_id", value: breed, what: "trait ranges for breed", next: "list valid breed IDs with nsip_list_breeds", err: err}
+	}
+	if len(tr.Ranges) == 0 {
+		return nil, &argError{fieldError{Field: "breed_id", Problem: fmt.Sprintf("NSIP has no trait ranges for breed %d, so its animals cannot be ranked", breed), Expected: "a breed ID from nsip_list_breeds, e.g. 640"}}
 	}
 	ranges := map[string][2]float64{}
 	for _, x := range tr.Ranges {

@@ -186,3 +186,15 @@ func decodeRank(t *testing.T, text string) rankAnswer {
 	}
 	return a
 }
+
+func TestRankAnimalsUnknownBreed(t *testing.T) {
+	h, _ := rankHerd(true)
+	e := herdEnv(t, h)
+	te := e.call("nsip_rank_animals", map[string]any{"breed_id": 999, "weights": map[string]any{"WWT": 1}}).errorBody(t)
+	if te.Field != "breed_id" || !strings.Contains(te.Problem, "no trait ranges for breed 999") {
+		t.Errorf("breed without animals: %+v", te)
+	}
+	if n := h.count("search/getPageOfSearchResults"); n != 0 {
+		t.Errorf("%d searches for a breed that cannot be ranked", n)
+	}
+}

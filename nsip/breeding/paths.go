@@ -80,6 +80,29 @@ func (p *Pedigree) ownF(id string, memo map[string]float64) float64 {
 	return f
 }
 
+// PathPairs is how many pairs of upward paths Wright's method would
+// examine for a mating: the product of each parent's number of paths to its
+// ancestors (itself included). It grows as 2^generations on each side, so
+// callers use it to fall back to the tabular method on very deep pedigrees.
+func (p *Pedigree) PathPairs(sire, dam string) float64 {
+	memo := map[string]float64{}
+	var count func(id string) float64
+	count = func(id string) float64 {
+		if v, ok := memo[id]; ok {
+			return v
+		}
+		v := 1.0
+		for _, q := range p.parents[id] {
+			if q != "" {
+				v += count(q)
+			}
+		}
+		memo[id] = v
+		return v
+	}
+	return count(sire) * count(dam)
+}
+
 // upPaths lists every path from id up through its known ancestors, each
 // starting at id: [id], [id, sire], [id, sire, sire's dam], ...
 func (p *Pedigree) upPaths(id string) [][]string {

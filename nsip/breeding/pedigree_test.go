@@ -144,3 +144,11 @@ func TestPedigreeRefusesConflictsAndCycles(t *testing.T) {
 		t.Errorf("leaves = %v, want [A M]", got)
 	}
 }
+
+func TestPathPairsCountsUpwardPaths(t *testing.T) {
+	// S has paths S, S-X; D has D, D-X, D-Y: 2 x 3 pairs.
+	p := ped(t, [3]string{"S", "X", "-"}, [3]string{"D", "X", "Y"})
+	if got := p.PathPairs("S", "D"); got != 6 {
+		t.Errorf("path pairs = %v, want 6", got)
+	}
+}
