@@ -16,7 +16,7 @@ import (
 const rankPages = 30
 
 var weightsParam = listParam{
-	name: "weights", required: true, maxItems: 13, example: map[string]any{"WWT": 1.0, "BWT": -0.5},
+	name: "weights", required: true, maxItems: 20, example: map[string]any{"WWT": 1.0, "BWT": -0.5},
 	desc: "Index weights by trait code, e.g. {\"WWT\":1,\"BWT\":-0.5}; the index is sum(weight x EBV), so give traits where lower is better a negative weight.",
 }
 
