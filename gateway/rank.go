@@ -41,6 +41,17 @@ var rankDef = &analysisDef{
 	run:     runRank,
 }
 
+// sortable reports whether nsip_search_animals accepts code as its
+// sorted_trait.
+func sortable(code string) bool {
+	for _, p := range searchAnimalsDef.params {
+		if p.name == "sorted_trait" {
+			return len(p.enum) == 0 || slices.Contains(p.enum, code)
+		}
+	}
+	return false
+}
+
 // withoutProp is an object param less one of its fields.
 func withoutProp(p param, name string) param {
 	p.props = slices.DeleteFunc(slices.Clone(p.props), func(q param) bool { return q.name == name })
@@ -110,9 +121,23 @@ func runRank(ctx context.Context, r *analysis, args map[string]any) (any, error)
 			return nil, &argError{fieldError{Field: "weights." + c, Problem: fmt.Sprintf("breed %d has no EBV for %s", breed, c), Expected: "one of the breed's traits: " + strings.Join(have, ", ")}}
 		}
 	}
-	sortBy := w.Codes()[0]
+	// Sort by the heaviest weighted trait NSIP can sort on; with none, read
+	// in NSIP's own order, where no early stop is possible.
+	sortBy := ""
+	for _, c := range w.Codes() {
+		if sortable(c) {
+			sortBy = c
+			break
+		}
+	}
 	wantDesc := w[sortBy] > 0 // highest weight x EBV first
-	search := map[string]any{"breed_id": breed, "sorted_trait": sortBy, "reverse": false}
+	search := map[string]any{"breed_id": breed, "reverse": false}
+	sorted, observed := true, "unknown"
+	if sortBy != "" {
+		search["sorted_trait"] = sortBy
+	} else {
+		sorted, observed = false, "unsorted: no weighted trait can be sorted on"
+	}
 	if c, ok := args["search_criteria"].(map[string]any); ok {
 		search["search_criteria"] = c
 	}
@@ -120,7 +145,6 @@ func runRank(ctx context.Context, r *analysis, args map[string]any) (any, error)
 	seen := map[string]bool{}
 	rows := map[string]nsip.AnimalRow{}
 	var read, unindexed, pages, total int
-	sorted, observed := true, "unknown"
 	edge := math.NaN()
 	stop := ""
 	for page := 0; stop == ""; page++ {
@@ -161,6 +185,7 @@ func runRank(ctx context.Context, r *analysis, args map[string]any) (any, error)
 			vals = append([]float64{edge}, vals...)
 		}
 		switch o := order(vals); {
+		case sortBy == "":
 		case o == 2:
 			sorted, observed = false, "not sorted by "+sortBy
 		case o != 0 && observed == "unknown":
@@ -207,9 +232,14 @@ func runRank(ctx context.Context, r *analysis, args map[string]any) (any, error)
 		}
 		out = append(out, row)
 	}
+	method := "index = sum(weight x EBV); NSIP cannot sort by any weighted trait, so its pages were read in its own order with no early stop; accuracies in percent"
+	if sortBy != "" {
+		method = fmt.Sprintf("index = sum(weight x EBV); read NSIP sorted by %s (observed %s) and stopped when the best index an unread animal could have "+
+			"(its %s no better than the last read, every other weighted trait at the breed's best) fell below the N-th index; accuracies in percent", sortBy, observed, sortBy)
+	}
 	computed := map[string]any{
-		"method": fmt.Sprintf("index = sum(weight x EBV); read NSIP sorted by %s (observed %s) and stopped when the best index an unread animal could have "+
-			"(its %s no better than the last read, every other weighted trait at the breed's best) fell below the N-th index; accuracies in percent", sortBy, observed, sortBy),
+		"method":        method,
+		"sorted_by":     sortBy,
 		"exact":         exact,
 		"stopped":       stop,
 		"animals_read":  read,
