@@ -264,11 +264,16 @@ func (a *analysisDef) example(sent map[string]any) map[string]any {
 type analysis struct {
 	g       *Gateway
 	def     *analysisDef
+	slots   chan struct{} // lookups under way at once
 	mu      sync.Mutex
 	lookups int
 	fetched int
 	stale   int
 }
+
+// analysisParallel is how many lookups one analysis has under way at once:
+// the gateway's default upstream concurrency.
+const analysisParallel = 4
 
 // errCeiling ends an analysis that would read more than its ceiling.
 var errCeiling = errors.New("upstream lookup ceiling reached")
@@ -288,7 +293,16 @@ func (r *analysis) get(ctx context.Context, d *toolDef, raw map[string]any) (any
 	}
 	r.lookups++
 	r.mu.Unlock()
+	// A plan may want hundreds of answers; asking for them all at once
+	// would queue each behind the rest at the rate limit until they time
+	// out, so an analysis keeps a few in flight and the others wait here.
+	select {
+	case r.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	ob, err := r.g.obtain(ctx, d, cache.Key(d.method, args), args)
+	<-r.slots
 	if err != nil {
 		return nil, err
 	}
@@ -387,7 +401,7 @@ func (g *Gateway) analyze(ctx context.Context, a *analysisDef, req mcp.CallToolR
 		g.finish(ctx, &a.toolDef, logParams(req), start, outcome{err: te})
 		return te.result()
 	}
-	r := &analysis{g: g, def: a}
+	r := &analysis{g: g, def: a, slots: make(chan struct{}, analysisParallel)}
 	v, err := a.run(ctx, r, args)
 	var o outcome
 	if err != nil {

@@ -2,8 +2,13 @@ package gateway
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
 // R1 sired E1, E2, E5 and E7; R2 sired E7's dam. Lamb COIs worked by hand:
@@ -73,5 +78,41 @@ func TestPlanMatingsArguments(t *testing.T) {
 	te = e.call("nsip_plan_matings", map[string]any{"ram_lpn_ids": []string{lpn("R1")}, "ewe_lpn_ids": []string{lpn("E1")}}).errorBody(t)
 	if te.Field != "weights" || te.Example["weights"] == nil {
 		t.Errorf("no weights: %+v", te)
+	}
+}
+
+// A full-size plan (2 rams, 100 ewes: 204 lookups) under a rate limit of
+// 100 requests a second and a half-second deadline per request: had the
+// analysis asked for every animal at once, the last would queue about a
+// second at the limiter and be refused; a few at a time, each waits a few
+// tens of milliseconds.
+func TestPlanMatingsPacesItsLookups(t *testing.T) {
+	h := newHerd()
+	rams := []string{lpn("R1"), lpn("R2")}
+	var ewes []string
+	for _, id := range rams {
+		h.get(id).sex = "Male"
+		h.get(id).ebv = map[string][2]float64{"WWT": {1, 0.5}}
+	}
+	for i := range 100 {
+		id := fmt.Sprintf("640E%04d", i)
+		h.get(id).ebv = map[string][2]float64{"WWT": {float64(i), 0.5}}
+		ewes = append(ewes, id)
+	}
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	e := newEnv(t, func(c *Config, o *[]nsip.Option) {
+		c.RateLimit, c.RateBurst, c.CallTimeout = 100, 1, 500*time.Millisecond
+		*o = append(*o, nsip.WithBaseURL(ts.URL+"/api"))
+	})
+	r := e.call("nsip_plan_matings", map[string]any{"ram_lpn_ids": rams, "ewe_lpn_ids": ewes, "weights": map[string]any{"WWT": 1}}).mustOK(t)
+	var a struct {
+		Mated int `json:"mated"`
+	}
+	if err := json.Unmarshal([]byte(r.text), &a); err != nil || a.Mated != 100 {
+		t.Errorf("mated %d (%v), want all 100", a.Mated, err)
+	}
+	if n := h.count("details/getAnimalDetails") + h.count("details/getLineage"); n != 204 {
+		t.Errorf("%d lookups, want 102 details and 102 lineages", n)
 	}
 }
