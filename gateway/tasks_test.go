@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
 // rpc sends one JSON-RPC request to the server in ctx's session and
@@ -139,4 +142,46 @@ func withoutUpstream(t *testing.T, text string) string {
 	}
 	delete(m["computed"].(map[string]any), "upstream")
 	return jsonText(m)
+}
+
+// A long analysis sends progress to a caller that gave a progress token,
+// every ProgressInterval while it waits for NSIP; all before the result.
+// The search is held until two notifications are queued, so the count does
+// not depend on the machine's speed.
+func TestAnalysisSendsProgress(t *testing.T) {
+	h := flockHerd()
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	t.Cleanup(h.release)
+	e := newEnv(t, func(c *Config, o *[]nsip.Option) {
+		c.ProgressInterval = 10 * time.Millisecond
+		*o = append(*o, nsip.WithBaseURL(ts.URL+"/api"))
+	})
+	session := server.NewInProcessSession("progress-analysis", nil)
+	if err := e.srv.RegisterSession(context.Background(), session); err != nil {
+		t.Fatal(err)
+	}
+	session.Initialize()
+	ctx := e.srv.WithContext(context.Background(), session)
+	go func() {
+		for len(session.ClientNotifications()) < 2 {
+			time.Sleep(time.Millisecond)
+		}
+		h.release()
+	}()
+	msg := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nsip_flock_summary","arguments":{"flock_id":"640555"},"_meta":{"progressToken":"p-1"}}}`
+	if _, ok := e.srv.HandleMessage(ctx, json.RawMessage(msg)).(mcp.JSONRPCResponse); !ok {
+		t.Fatal("no result")
+	}
+	var n int
+	for len(session.ClientNotifications()) > 0 {
+		note := <-session.ClientNotifications()
+		n++
+		if f := note.Params.AdditionalFields; note.Method != "notifications/progress" || f["progressToken"] != "p-1" || f["progress"] != n {
+			t.Errorf("notification %d: %s %v", n, note.Method, f)
+		}
+	}
+	if n < 2 {
+		t.Errorf("%d progress notifications before the result, want at least 2", n)
+	}
 }
