@@ -27,7 +27,8 @@ type herd struct {
 	depth    int  // generations of ancestors in a lineage answer
 	sortDesc bool // order of sortedBreedTrait without reverse
 	requests map[string]int
-	hold     chan struct{} // when set, search requests wait until it is closed
+	hold     chan struct{}  // when set, search requests wait until it is closed
+	broken   map[string]int // lineage requests for these LPN IDs fail with this status
 	released sync.Once
 }
 
@@ -104,6 +105,10 @@ func (h *herd) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"contactInfo":           map[string]any{"flockCode": b.flock, "farmName": "Test Farm"},
 		}}
 	case "details/getLineage":
+		if code := h.broken[strings.ToUpper(q.Get("lpnId"))]; code != 0 {
+			http.Error(w, `{"message":"unavailable"}`, code)
+			return
+		}
 		b, ok := h.animals[strings.ToUpper(q.Get("lpnId"))]
 		if !ok {
 			http.Error(w, `{"message":"not found"}`, http.StatusNotFound)

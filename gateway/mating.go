@@ -141,8 +141,12 @@ func (b *pedigreeBuilder) extend(ctx context.Context, subjects []string, budget 
 				return about("lpn_id", todo[i], errs[i])
 			case errors.Is(errs[i], errCeiling):
 				b.note("stopped extending the pedigree at the ceiling of lookups, so the COI may be understated")
-			default:
+			case ctx.Err() != nil || slices.Contains(subjects, todo[i]):
 				return errs[i]
+			default:
+				// One ancestor's lineage failing (NSIP busy or down) leaves
+				// that branch where it is; the answer says so.
+				b.note(fmt.Sprintf("the lineage of ancestor %s could not be read (%s), so the COI may be understated", todo[i], b.r.g.mapError(lineageDef, map[string]any{"lpn_id": todo[i]}, errs[i]).Code))
 			}
 		}
 		todo = todo[:0]

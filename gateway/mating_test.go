@@ -275,3 +275,32 @@ func TestCheckMatingTooManyPathsFallsBackToTabular(t *testing.T) {
 		t.Errorf("coi %v, common ancestors %v; want 0.125, not itemised", a.COI, a.CommonAncestors)
 	}
 }
+
+// An ancestor's lineage NSIP fails to serve leaves its branch unextended:
+// the common ancestor five generations back is then out of sight, and the
+// answer says the COI may be understated instead of failing or claiming 0
+// is the whole truth.
+func TestCheckMatingAncestorLineageFailureIsNoted(t *testing.T) {
+	h := newHerd()
+	h.pedigree(lpnLines([]string{
+		"S S1 -", "S1 S2 -", "S2 S3 -", "S3 S4 -", "S4 A -",
+		"D D1 -", "D1 D2 -", "D2 D3 -", "D3 D4 -", "D4 A -",
+	})...)
+	h.broken = map[string]int{lpn("S3"): 503}
+	e := herdEnv(t, h)
+	r := e.call("nsip_check_mating", map[string]any{"sire_lpn_id": lpn("S"), "dam_lpn_id": lpn("D")}).mustOK(t)
+	var a struct {
+		COI   *float64 `json:"coi"`
+		Basis string   `json:"basis"`
+		Notes []string `json:"notes"`
+	}
+	if err := json.Unmarshal([]byte(r.text), &a); err != nil {
+		t.Fatal(err)
+	}
+	if a.COI == nil || *a.COI != 0 || !strings.HasPrefix(a.Basis, "lower bound") {
+		t.Errorf("coi %v basis %q, want 0 as a lower bound", a.COI, a.Basis)
+	}
+	if len(a.Notes) != 1 || !strings.Contains(a.Notes[0], "640TS3 could not be read (upstream_error)") {
+		t.Errorf("notes %q", a.Notes)
+	}
+}

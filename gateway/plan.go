@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -89,6 +90,15 @@ func runPlan(ctx context.Context, r *analysis, args map[string]any) (any, error)
 		b.add(ewes[i], strings.ToUpper(d.Sire), strings.ToUpper(d.Dam))
 	}
 	if err := b.extend(ctx, append(slices.Clone(rams), ewes...), planCeiling-len(rams)-len(ewes)); err != nil {
+		var ab *aboutErr
+		if errors.As(err, &ab) {
+			id := ab.value.(string)
+			if i := slices.Index(rams, id); i >= 0 {
+				ab.field = fmt.Sprintf("ram_lpn_ids[%d]", i)
+			} else if i := slices.Index(ewes, id); i >= 0 {
+				ab.field = fmt.Sprintf("ewe_lpn_ids[%d]", i)
+			}
+		}
 		return nil, err
 	}
 	// Pairs: the lamb's index is the mean of the parents' indexes; a ewe
