@@ -80,3 +80,28 @@ func TestFlockSummaryOverEveryPage(t *testing.T) {
 		t.Errorf("read %d pages (complete %v), %d requests; want all 3", a.Computed.Pages, a.Computed.Complete, h.count("search/getPageOfSearchResults"))
 	}
 }
+
+// NSIP writes dates three ways and sex as words or codes (see the API
+// document); the flock counts read them all.
+func TestFlockFieldReaders(t *testing.T) {
+	for in, want := range map[string]string{"2/13/2024": "2024", "2024-02-13T00:00:00": "2024", "2024-02-13": "2024", "": "unknown", "13/2/24": "unknown"} {
+		if got := birthYear(in); got != want {
+			t.Errorf("birthYear(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[string]string{"Male": "male", "1": "male", "M": "male", "female": "female", "2": "female", "": "unknown", "Wether": "Wether"} {
+		if got := sexName(in); got != want {
+			t.Errorf("sexName(%q) = %q, want %q", in, got, want)
+		}
+	}
+	extra := map[string]json.RawMessage{"flockCode": json.RawMessage(`640238`), "gender": json.RawMessage(`" Male "`), "odd": json.RawMessage(`{}`)}
+	if got := extraString(extra, "flockId", "flockCode"); got != "640238" {
+		t.Errorf("a numeric flock code read as %q", got)
+	}
+	if got := extraString(extra, "gender"); got != "Male" {
+		t.Errorf("gender read as %q", got)
+	}
+	if got := extraString(extra, "odd", "missing"); got != "" {
+		t.Errorf("an object read as %q", got)
+	}
+}
