@@ -92,11 +92,11 @@ func TestPlanMatingsPacesItsLookups(t *testing.T) {
 	var ewes []string
 	for _, id := range rams {
 		h.get(id).sex = "Male"
-		h.get(id).ebv = map[string][2]float64{"WWT": {1, 0.5}}
+		h.get(id).ebv = map[string][2]float64{"WWT": {1, 0.5}, "BWT": {0.25, 0.5}, "YWT": {2, 0.5}}
 	}
 	for i := range 100 {
 		id := fmt.Sprintf("640E%04d", i)
-		h.get(id).ebv = map[string][2]float64{"WWT": {float64(i), 0.5}}
+		h.get(id).ebv = map[string][2]float64{"WWT": {float64(i), 0.5}, "BWT": {float64(i) / 100, 0.5}, "YWT": {float64(i) * 1.5, 0.5}}
 		ewes = append(ewes, id)
 	}
 	ts := httptest.NewServer(h)
@@ -105,12 +105,18 @@ func TestPlanMatingsPacesItsLookups(t *testing.T) {
 		c.RateLimit, c.RateBurst, c.CallTimeout = 100, 1, 500*time.Millisecond
 		*o = append(*o, nsip.WithBaseURL(ts.URL+"/api"))
 	})
-	r := e.call("nsip_plan_matings", map[string]any{"ram_lpn_ids": rams, "ewe_lpn_ids": ewes, "weights": map[string]any{"WWT": 1}}).mustOK(t)
+	r := e.call("nsip_plan_matings", map[string]any{"ram_lpn_ids": rams, "ewe_lpn_ids": ewes, "weights": map[string]any{"WWT": 1, "BWT": -1, "YWT": 0.5}}).mustOK(t)
 	var a struct {
-		Mated int `json:"mated"`
+		Mated    int    `json:"mated"`
+		LambEBVs string `json:"lamb_ebvs"`
 	}
 	if err := json.Unmarshal([]byte(r.text), &a); err != nil || a.Mated != 100 {
 		t.Errorf("mated %d (%v), want all 100", a.Mated, err)
+	}
+	// A hundred rows with three lamb EBVs each would pass the budget; they are
+	// left out, and the answer says so, rather than summarized away.
+	if r.meta["summarized"] != false || a.LambEBVs == "" {
+		t.Errorf("summarized %v, lamb_ebvs %q (%v tokens)", r.meta["summarized"], a.LambEBVs, r.meta["tokens"])
 	}
 	if n := h.count("details/getAnimalDetails") + h.count("details/getLineage"); n != 204 {
 		t.Errorf("%d lookups, want 102 details and 102 lineages", n)
