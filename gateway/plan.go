@@ -134,7 +134,8 @@ func runPlan(ctx context.Context, r *analysis, args map[string]any) (any, error)
 			}
 		}
 		byRam := map[string][][]any{}
-		var unassigned []map[string]string
+		// Unmated ewes are grouped by reason, so a hundred of them stay short.
+		unassigned := map[string][]string{}
 		unknownCOI := 0
 		for ei, ri := range plan.RamOf {
 			if ri < 0 {
@@ -142,7 +143,7 @@ func runPlan(ctx context.Context, r *analysis, args map[string]any) (any, error)
 				if !slices.ContainsFunc(pairs, func(row []breeding.Pair) bool { return row[ei].Allowed }) {
 					why = "every ram's lamb would exceed max_coi"
 				}
-				unassigned = append(unassigned, map[string]string{"ewe": ewes[ei], "why": why})
+				unassigned[why] = append(unassigned[why], ewes[ei])
 				continue
 			}
 			var lambIdx any = "unknown"
