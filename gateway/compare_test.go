@@ -2,8 +2,12 @@ package gateway
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
 func TestCompareAnimalsMarksBestByDirection(t *testing.T) {
@@ -60,5 +64,44 @@ func TestCompareAnimalsRefusesUnknownTraits(t *testing.T) {
 	te = e.call("nsip_compare_animals", map[string]any{"lpn_ids": []string{lpn("A"), lpn("B")}}).errorBody(t)
 	if te.Code != CodeNotFound || te.Field != "lpn_ids[0]" || te.Value != lpn("A") {
 		t.Errorf("unknown animal: %+v", te)
+	}
+}
+
+// Twenty animals by twenty traits with accuracies would pass the budget:
+// the values stay, the accuracies go, and the answer says so.
+func TestCompareAnimalsDropsAccuraciesBeforeTheBudget(t *testing.T) {
+	h := newHerd()
+	var ids []string
+	codes := nsip.GlossaryCodes()[:20]
+	for i := range 20 {
+		b := h.get(fmt.Sprintf("640C%04d", i))
+		for j, c := range codes {
+			b.ebv[c] = [2]float64{float64(i*j) / 4, 0.61}
+		}
+		ids = append(ids, b.id)
+	}
+	e := herdEnv(t, h)
+	r := e.call("nsip_compare_animals", map[string]any{"lpn_ids": ids}).mustOK(t)
+	var a struct {
+		Traits     []string `json:"traits"`
+		Columns    []string `json:"columns"`
+		Animals    [][]any  `json:"animals"`
+		Accuracies string   `json:"accuracies"`
+	}
+	if err := json.Unmarshal([]byte(r.text), &a); err != nil {
+		t.Fatalf("%v: %.300s", err, r.text)
+	}
+	if r.meta["summarized"] != false || a.Accuracies == "" || len(a.Traits) != 20 || len(a.Animals) != 20 {
+		t.Fatalf("summarized %v, accuracies %q, %d traits, %d animals: %v %.600s", r.meta["summarized"], a.Accuracies, len(a.Traits), len(a.Animals), r.meta, r.text)
+	}
+	// Animal 4's value of the trait listed j-th in the glossary is 4 j / 4 = j.
+	// The breed all share is said once, not per row.
+	if len(a.Columns) != 5+20 || a.Columns[5] != a.Traits[0] || a.Animals[4][0] != "640C0004" {
+		t.Fatalf("columns %v, row %v", a.Columns, a.Animals[4])
+	}
+	for k, c := range a.Traits {
+		if j := slices.Index(codes, c); a.Animals[4][5+k] != float64(j) {
+			t.Errorf("animal 4 %s = %v, want %d", c, a.Animals[4][5+k], j)
+		}
 	}
 }
