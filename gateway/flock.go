@@ -160,20 +160,24 @@ func runFlock(ctx context.Context, r *analysis, args map[string]any) (any, error
 		MinMore int `json:"min_more,omitempty"` // holders of the minimum not listed
 		MaxMore int `json:"max_more,omitempty"`
 	}
-	traits := make([]traitOut, 0, len(codes))
-	for _, c := range codes {
-		st, _ := breeding.Describe(values[c])
-		st.Mean, st.SD = round4(st.Mean), round4(st.SD)
-		to := traitOut{Code: c, Stats: st}
-		const shown = 3
-		if len(st.MinIDs) > shown {
-			to.MinMore, to.MinIDs = len(st.MinIDs)-shown, st.MinIDs[:shown]
+	// shown holders of each extreme are listed, the rest counted.
+	traitRows := func(shown int) []traitOut {
+		traits := make([]traitOut, 0, len(codes))
+		for _, c := range codes {
+			st, _ := breeding.Describe(values[c])
+			st.Mean, st.SD = round4(st.Mean), round4(st.SD)
+			to := traitOut{Code: c, Stats: st}
+			if len(st.MinIDs) > shown {
+				to.MinMore, to.MinIDs = len(st.MinIDs)-shown, st.MinIDs[:shown]
+			}
+			if len(st.MaxIDs) > shown {
+				to.MaxMore, to.MaxIDs = len(st.MaxIDs)-shown, st.MaxIDs[:shown]
+			}
+			traits = append(traits, to)
 		}
-		if len(st.MaxIDs) > shown {
-			to.MaxMore, to.MaxIDs = len(st.MaxIDs)-shown, st.MaxIDs[:shown]
-		}
-		traits = append(traits, to)
+		return traits
 	}
+	traits := traitRows(3)
 	computed := map[string]any{
 		"method":       "every page of NSIP's search filtered by flock; SD is the sample standard deviation (n-1); each trait over the animals that have an EBV for it",
 		"animals_read": len(s.rows),
@@ -199,6 +203,13 @@ func runFlock(ctx context.Context, r *analysis, args map[string]any) (any, error
 	}
 	if len(outside) > 0 {
 		out["left_out"] = map[string]any{"why": "NSIP returned them for this flock but their record names another flock", "lpn_ids": outside[:min(len(outside), 10)]}
+	}
+	// Many traits with three holders at each end can pass the budget; one
+	// holder each keeps every statistic.
+	if text, err := plainJSON(out); err == nil {
+		if res, err := r.g.fit(ctx, &r.def.toolDef, args, nil, text); err == nil && res.Summarized {
+			out["traits"] = traitRows(1)
+		}
 	}
 	if n == 0 {
 		out["note"] = "NSIP has no animals recorded in this flock; check the flock code (the first digits of its animals' LPN IDs after the breed, e.g. 640238 in 6402382024NCS310)"

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
 // A flock of 230 (three NSIP pages) with values chosen to be worked by
@@ -103,5 +105,39 @@ func TestFlockFieldReaders(t *testing.T) {
 	}
 	if got := extraString(extra, "odd", "missing"); got != "" {
 		t.Errorf("an object read as %q", got)
+	}
+}
+
+// Every glossary trait, half the flock at each extreme: three holders per
+// end would pass the budget, so one is listed and the other 19 counted.
+func TestFlockSummaryStaysWithinTheBudget(t *testing.T) {
+	h := newHerd()
+	codes := nsip.GlossaryCodes()
+	for i := range 40 {
+		b := h.get(fmt.Sprintf("640F%04d", i))
+		b.flock = "640555"
+		for _, c := range codes {
+			b.ebv[c] = [2]float64{float64(i % 2), 0.5}
+		}
+	}
+	e := herdEnv(t, h)
+	r := e.call("nsip_flock_summary", map[string]any{"flock_id": "640555"}).mustOK(t)
+	var a struct {
+		Traits []struct {
+			MinIDs  []string `json:"min_lpn_ids"`
+			MinMore int      `json:"min_more"`
+			MaxMore int      `json:"max_more"`
+		} `json:"traits"`
+	}
+	if err := json.Unmarshal([]byte(r.text), &a); err != nil || r.meta["summarized"] != false {
+		t.Fatalf("summarized %v (%v): %.300s", r.meta["summarized"], err, r.text)
+	}
+	if len(a.Traits) != len(codes) {
+		t.Fatalf("%d traits, want %d", len(a.Traits), len(codes))
+	}
+	for _, tr := range a.Traits {
+		if len(tr.MinIDs) != 1 || tr.MinMore != 19 || tr.MaxMore != 19 {
+			t.Errorf("holders %+v, want one listed and 19 counted at each end", tr)
+		}
 	}
 }
