@@ -317,6 +317,17 @@ func (r *analysis) get(ctx context.Context, d *toolDef, raw map[string]any) (any
 	return ob.a.value, nil
 }
 
+// overBudget reports whether answer v would be summarized: analyses check
+// before answering and shorten themselves in ways that keep their meaning.
+func (r *analysis) overBudget(ctx context.Context, args map[string]any, v any) bool {
+	text, err := plainJSON(v)
+	if err != nil {
+		return false
+	}
+	res, err := r.g.fit(ctx, &r.def.toolDef, args, nil, text)
+	return err == nil && res.Summarized
+}
+
 // upstream says what the call read, for the answer's "computed" block.
 func (r *analysis) upstream() map[string]any {
 	r.mu.Lock()

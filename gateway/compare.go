@@ -148,36 +148,34 @@ func runCompare(ctx context.Context, r *analysis, args map[string]any) (any, err
 	}
 	// Twenty animals by every trait can pass the budget: then the values
 	// stay and the accuracies go, and the answer says how to get them.
-	if text, err := plainJSON(out); err == nil {
-		if res, err := r.g.fit(ctx, &r.def.toolDef, args, nil, text); err == nil && res.Summarized {
-			// Rows become arrays under one header, values only, and a breed
-			// they all share is said once.
-			shared := !slices.ContainsFunc(rows, func(x row) bool { return x.Breed != rows[0].Breed })
-			columns := []string{"lpn_id", "sex", "born", "sire", "dam"}
-			if shared {
-				out["breed"] = rows[0].Breed
-			} else {
-				columns = append(columns, "breed")
-			}
-			columns = append(columns, traits...)
-			values := make([][]any, len(rows))
-			for i, row := range rows {
-				v := []any{row.LPNID, row.Sex, row.Born, row.Sire, row.Dam}
-				if !shared {
-					v = append(v, row.Breed)
-				}
-				for _, e := range row.EBV {
-					if e == nil {
-						v = append(v, nil)
-					} else {
-						v = append(v, e[0])
-					}
-				}
-				values[i] = v
-			}
-			out["columns"], out["animals"] = columns, values
-			out["accuracies"] = "left out to stay within the token budget; ask again with fewer traits or animals to see them"
+	if r.overBudget(ctx, args, out) {
+		// Rows become arrays under one header, values only, and a breed
+		// they all share is said once.
+		shared := !slices.ContainsFunc(rows, func(x row) bool { return x.Breed != rows[0].Breed })
+		columns := []string{"lpn_id", "sex", "born", "sire", "dam"}
+		if shared {
+			out["breed"] = rows[0].Breed
+		} else {
+			columns = append(columns, "breed")
 		}
+		columns = append(columns, traits...)
+		values := make([][]any, len(rows))
+		for i, row := range rows {
+			v := []any{row.LPNID, row.Sex, row.Born, row.Sire, row.Dam}
+			if !shared {
+				v = append(v, row.Breed)
+			}
+			for _, e := range row.EBV {
+				if e == nil {
+					v = append(v, nil)
+				} else {
+					v = append(v, e[0])
+				}
+			}
+			values[i] = v
+		}
+		out["columns"], out["animals"] = columns, values
+		out["accuracies"] = "left out to stay within the token budget; ask again with fewer traits or animals to see them"
 	}
 	return out, nil
 }

@@ -206,10 +206,8 @@ func runFlock(ctx context.Context, r *analysis, args map[string]any) (any, error
 	}
 	// Many traits with three holders at each end can pass the budget; one
 	// holder each keeps every statistic.
-	if text, err := plainJSON(out); err == nil {
-		if res, err := r.g.fit(ctx, &r.def.toolDef, args, nil, text); err == nil && res.Summarized {
-			out["traits"] = traitRows(1)
-		}
+	if r.overBudget(ctx, args, out) {
+		out["traits"] = traitRows(1)
 	}
 	if n == 0 {
 		out["note"] = "NSIP has no animals recorded in this flock; check the flock code (the first digits of its animals' LPN IDs after the breed, e.g. 640238 in 6402382024NCS310)"

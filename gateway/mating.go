@@ -350,11 +350,7 @@ func runCheckMating(ctx context.Context, r *analysis, args map[string]any) (any,
 	// A pedigree with many common ancestors lists fewer of them rather than
 	// fall to a generic summary; the count and the COI stay whole.
 	for _, limit := range []int{5, 2, 0} {
-		text, err := plainJSON(out)
-		if err != nil {
-			break
-		}
-		if res, err := r.g.fit(ctx, &r.def.toolDef, args, nil, text); err != nil || !res.Summarized {
+		if !r.overBudget(ctx, args, out) {
 			break
 		}
 		out["common_ancestors"] = commonAncestors(mc.Ancestors, limit)

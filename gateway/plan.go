@@ -208,10 +208,8 @@ func runPlan(ctx context.Context, r *analysis, args map[string]any) (any, error)
 	full := render(true)
 	// Per-pair EBVs are dropped, and said to be, when they would push the
 	// plan over the budget and into a generic summary.
-	if text, err := plainJSON(full); err == nil {
-		if res, err := r.g.fit(ctx, &r.def.toolDef, args, nil, text); err == nil && !res.Summarized {
-			return full, nil
-		}
+	if !r.overBudget(ctx, args, full) {
+		return full, nil
 	}
 	return render(false), nil
 }
