@@ -219,6 +219,7 @@ func setDefault[T comparable](v *T, d T) {
 func (g *Gateway) NewMCPServer(name, version string, opts ...server.ServerOption) *server.MCPServer {
 	base := []server.ServerOption{
 		server.WithToolCapabilities(false),
+		server.WithTaskCapabilities(true, true, true), // the analysis tools run as tasks on request
 		server.WithRecovery(),
 		server.WithInstructions(instructions),
 	}

@@ -449,7 +449,7 @@ func TestOneLogLinePerCall(t *testing.T) {
 
 func TestHealthCountsCallsErrorsAndSummaries(t *testing.T) {
 	e := newEnv(t)
-	if h := e.gw.Health(); h.LastUpstreamSuccess != nil || h.Cache.HitRate != 0 || len(h.CallsByTool) != 9 {
+	if h := e.gw.Health(); h.LastUpstreamSuccess != nil || h.Cache.HitRate != 0 || len(h.CallsByTool) != len(wantTools) {
 		t.Errorf("fresh health = %+v", h)
 	}
 	e.call("nsip_get_statuses", nil).mustOK(t)

@@ -48,12 +48,13 @@ var toolDefs = []*toolDef{
 	searchAnimalsDef, animalDef, lineageDef, progenyDef, searchByLPNDef,
 }
 
-// Tools returns the nine NSIP tools bound to this gateway.
+// Tools returns the nine NSIP tools bound to this gateway, then the
+// analysis tools computed from their answers.
 func (g *Gateway) Tools() []server.ServerTool {
-	return []server.ServerTool{
+	return append([]server.ServerTool{
 		LastUpdateTool(g), ListBreedsTool(g), StatusesTool(g), TraitRangesTool(g),
 		SearchAnimalsTool(g), AnimalTool(g), LineageTool(g), ProgenyTool(g), SearchByLPNTool(g),
-	}
+	}, g.analysisTools()...)
 }
 
 // LastUpdateTool is nsip_get_last_update.
@@ -350,9 +351,12 @@ func example(ps []param, args map[string]any) map[string]any {
 
 // describeTools lists the tool names, for the server's instructions.
 func describeTools() string {
-	names := make([]string, len(toolDefs))
-	for i, d := range toolDefs {
-		names[i] = d.name
+	names := make([]string, 0, len(toolDefs)+len(analysisDefs))
+	for _, d := range toolDefs {
+		names = append(names, d.name)
+	}
+	for _, a := range analysisDefs {
+		names = append(names, a.name)
 	}
 	return strings.Join(names, ", ")
 }

@@ -22,6 +22,7 @@ var update = flag.Bool("update", false, "rewrite the tool schema snapshots in sp
 var wantTools = []string{
 	"nsip_get_last_update", "nsip_list_breeds", "nsip_get_statuses", "nsip_get_trait_ranges",
 	"nsip_search_animals", "nsip_get_animal", "nsip_get_lineage", "nsip_get_progeny", "nsip_search_by_lpn",
+	"nsip_check_mating", "nsip_compare_animals", "nsip_rank_animals", "nsip_flock_summary", "nsip_plan_matings",
 }
 
 // listTools returns tools/list as the wire carries it.

@@ -676,7 +676,7 @@ func decodeSearch(body []byte) (*SearchResults, *Error) {
 		a.LPNID, a.Sire, a.Dam = r.lpnID, r.get("lpnsre", "sire", "sireid"), r.get("lpndam", "dam", "damid")
 		a.Status, a.RegistrationNumber = r.get("status"), r.get("regnumber", "registrationnumber")
 		a.Sex, a.DateOfBirth = NormalizeSex(r.get("gender", "sex")), r.get("dateofbirth", "dob")
-		a.BreedID, a.BreedName = r.int("breedid"), r.get("breedname")
+		a.BreedID, a.BreedName, a.FlockCode = r.int("breedid"), r.get("breedname"), r.get("flockcode", "flockid")
 		a.Traits, a.Indexes = r.traits, r.indexes
 	}
 	rr.scale()

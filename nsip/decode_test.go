@@ -356,3 +356,25 @@ func TestTraitOrder(t *testing.T) {
 		t.Errorf("TraitOrder: %d %d %d", TraitOrder("BWT"), TraitOrder("FEC"), TraitOrder("ZZZ"))
 	}
 }
+
+// TestSearchRowFacts: a search row's sex, birth date, breed and flock come
+// through in whichever spelling NSIP used, on the fast path (known members
+// only) and the general one (an unknown member present).
+func TestSearchRowFacts(t *testing.T) {
+	for name, extra := range map[string]string{"known members": "", "with an unknown member": `,"farmName":"Rocky Acres"`} {
+		body := `{"recordCount":2,"records":[` +
+			`{"lpnId":"A1","gender":"Male","dateOfBirth":"2/13/2024","breedId":640,"flockCode":640238` + extra + `},` +
+			`{"lpnId":"A2","sex":"2","dob":"2025-02-16T00:00:00","breedId":"641"` + extra + `}]}`
+		got, e := decodeSearch([]byte(body))
+		if e != nil {
+			t.Fatalf("%s: %v", name, e)
+		}
+		a, b := got.Results[0], got.Results[1]
+		if a.Sex != "Male" || a.DateOfBirth != "2/13/2024" || a.BreedID != 640 || a.FlockCode != "640238" {
+			t.Errorf("%s: first row %+v", name, a)
+		}
+		if b.Sex != "Female" || b.DateOfBirth != "2025-02-16T00:00:00" || b.BreedID != 641 || b.FlockCode != "" {
+			t.Errorf("%s: second row %+v", name, b)
+		}
+	}
+}

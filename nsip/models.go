@@ -105,6 +105,7 @@ type AnimalRow struct {
 	DateOfBirth        string  `json:"dateOfBirth,omitempty"` // as sent
 	BreedID            int     `json:"breedId,omitempty"`
 	BreedName          string  `json:"breedName,omitempty"`
+	FlockCode          string  `json:"flockCode,omitempty"`
 	Traits             []Trait `json:"traits,omitempty"`  // sorted as TraitCodes, unknown codes after, alphabetically
 	Indexes            []Index `json:"indexes,omitempty"` // sorted by name
 }

@@ -1,0 +1,181 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+var compareDef = &analysisDef{
+	toolDef: toolDef{
+		name: "nsip_compare_animals", title: "Compare NSIP animals", method: "compare_animals", kind: analysisKind,
+		desc: `Compare 2-20 animals in one table: sire, dam, breed, sex, birth date and each trait's EBV with accuracy (%), the best animal per trait marked by the trait's preferred direction ` +
+			`(about 60 tokens per animal plus 15 per trait). lpn_ids: e.g. ["6402382024NCS310","6402382022NCS087"]; traits (optional): codes such as ["BWT","WWT","FEC"], default every trait the animals have. ` +
+			`One NSIP lookup per animal. Next: nsip_check_mating for a pair, nsip_get_animal for one record in full.`,
+	},
+	lists: []listParam{
+		{name: "lpn_ids", required: true, minItems: 2, maxItems: 20, item: "lpn", example: []string{exampleLPN, "6402382022NCS087"},
+			desc: "2-20 distinct LPN IDs, e.g. [\"6402382024NCS310\",\"6402382022NCS087\"]."},
+		{name: "traits", minItems: 1, maxItems: 30, item: "trait", example: []string{"BWT", "WWT"},
+			desc: "Trait codes to show, e.g. [\"BWT\",\"WWT\"]; default all the animals have."},
+	},
+	ceiling: 20,
+	run:     runCompare,
+}
+
+// detailsOf fetches every animal's details at once, attributing a failure
+// to the list entry it came from.
+func detailsOf(ctx context.Context, r *analysis, field string, ids []string) ([]*nsip.AnimalDetails, error) {
+	out := make([]*nsip.AnimalDetails, len(ids))
+	errs := make([]error, len(ids))
+	var wg sync.WaitGroup
+	for i, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i], errs[i] = r.details(ctx, id)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, about(fmt.Sprintf("%s[%d]", field, i), ids[i], err)
+		}
+	}
+	return out, nil
+}
+
+// traitOrder sorts codes as NSIP's site shows them, then the glossary's
+// order, then alphabetically.
+func traitOrder(codes []string) {
+	rank := func(c string) int {
+		if i := slices.Index(nsip.TraitCodes, c); i >= 0 {
+			return i
+		}
+		if i := slices.Index(nsip.GlossaryCodes(), c); i >= 0 {
+			return 100 + i
+		}
+		return 1000
+	}
+	slices.SortFunc(codes, func(a, b string) int {
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra - rb
+		}
+		return strings.Compare(a, b)
+	})
+}
+
+func runCompare(ctx context.Context, r *analysis, args map[string]any) (any, error) {
+	ids := args["lpn_ids"].([]string)
+	ds, err := detailsOf(ctx, r, "lpn_ids", ids)
+	if err != nil {
+		return nil, err
+	}
+	traits, chosen := args["traits"].([]string)
+	if !chosen {
+		for _, d := range ds {
+			for _, t := range d.Traits {
+				if c := strings.ToUpper(t.Code); !slices.Contains(traits, c) {
+					traits = append(traits, c)
+				}
+			}
+		}
+		traitOrder(traits)
+	}
+	type row struct {
+		LPNID string         `json:"lpn_id"`
+		Sex   string         `json:"sex,omitempty"`
+		Born  string         `json:"born,omitempty"`
+		Breed string         `json:"breed,omitempty"`
+		Sire  string         `json:"sire,omitempty"`
+		Dam   string         `json:"dam,omitempty"`
+		EBV   []*[2]*float64 `json:"ebv"` // per trait [value, accuracy %]; null where NSIP has none
+	}
+	rows := make([]row, len(ds))
+	best := map[string][]string{}
+	var unranked, missing []string
+	for i, d := range ds {
+		rows[i] = row{LPNID: ids[i], Sex: d.Gender, Born: d.DateOfBirth, Breed: d.Breed, Sire: d.Sire, Dam: d.Dam}
+	}
+	for _, code := range traits {
+		info, known := nsip.LookupTrait(code)
+		var top float64
+		var holders []string
+		for i, d := range ds {
+			t, ok := traitMap(d.Traits)[code]
+			if !ok {
+				rows[i].EBV = append(rows[i].EBV, nil)
+				missing = append(missing, ids[i]+":"+code)
+				continue
+			}
+			v := t.Value
+			shown := round4(v)
+			rows[i].EBV = append(rows[i].EBV, &[2]*float64{&shown, accPtr(t)})
+			switch {
+			case holders == nil || info.Better(v, top):
+				top, holders = v, []string{ids[i]}
+			case v == top:
+				holders = append(holders, ids[i])
+			}
+		}
+		if !known || info.Direction == "" {
+			unranked = append(unranked, code)
+			continue
+		}
+		if len(holders) > 0 && len(holders) < len(ds) {
+			best[code] = holders
+		}
+	}
+	out := map[string]any{
+		"traits":  traits,
+		"animals": rows,
+		"best":    best,
+		"computed": map[string]any{
+			"method":   "each animal's current NSIP record; best = highest or lowest EBV by the trait's preferred direction in the glossary; a trait all animals share the same value of has no best",
+			"animals":  len(ds),
+			"upstream": r.upstream(),
+		},
+	}
+	if len(unranked) > 0 {
+		out["not_ranked"] = map[string]any{"traits": unranked, "why": "no documented preferred direction"}
+	}
+	if len(missing) > 0 {
+		out["unknown"] = missing
+	}
+	// Twenty animals by every trait can pass the budget: then the values
+	// stay and the accuracies go, and the answer says how to get them.
+	if r.overBudget(ctx, args, out) {
+		// Rows become arrays under one header, values only, and a breed
+		// they all share is said once.
+		shared := !slices.ContainsFunc(rows, func(x row) bool { return x.Breed != rows[0].Breed })
+		columns := []string{"lpn_id", "sex", "born", "sire", "dam"}
+		if shared {
+			out["breed"] = rows[0].Breed
+		} else {
+			columns = append(columns, "breed")
+		}
+		columns = append(columns, traits...)
+		values := make([][]any, len(rows))
+		for i, row := range rows {
+			v := []any{row.LPNID, row.Sex, row.Born, row.Sire, row.Dam}
+			if !shared {
+				v = append(v, row.Breed)
+			}
+			for _, e := range row.EBV {
+				if e == nil {
+					v = append(v, nil)
+				} else {
+					v = append(v, e[0])
+				}
+			}
+			values[i] = v
+		}
+		out["columns"], out["animals"] = columns, values
+		out["accuracies"] = "left out to stay within the token budget; ask again with fewer traits or animals to see them"
+	}
+	return out, nil
+}

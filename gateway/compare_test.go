@@ -1,0 +1,107 @@
+package gateway
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+func TestCompareAnimalsMarksBestByDirection(t *testing.T) {
+	h := newHerd()
+	h.pedigree(lpnLines([]string{"A S1 D1", "B S1 D2", "C - -"})...)
+	// BWT: lower is better -> B (-0.3). WWT: higher is better -> A and C tie
+	// at 2.5. NWT has no documented direction -> never marked. C lacks BWT.
+	h.get(lpn("A")).ebv = map[string][2]float64{"BWT": {0.2, 0.81}, "WWT": {2.5, 0.7}, "NWT": {1, 0.5}}
+	h.get(lpn("B")).ebv = map[string][2]float64{"BWT": {-0.3, 0.55}, "WWT": {1.0, 0.6}, "NWT": {3, 0.5}}
+	h.get(lpn("C")).ebv = map[string][2]float64{"WWT": {2.5, 0.4}, "NWT": {2, 0.5}}
+	e := herdEnv(t, h)
+	r := e.call("nsip_compare_animals", map[string]any{"lpn_ids": []string{lpn("A"), lpn("B"), strings.ToLower(lpn("C"))}}).mustOK(t)
+	var a struct {
+		Traits  []string `json:"traits"`
+		Animals []struct {
+			LPNID string        `json:"lpn_id"`
+			Sire  string        `json:"sire"`
+			EBV   []*[2]float64 `json:"ebv"`
+		} `json:"animals"`
+		Best      map[string][]string       `json:"best"`
+		NotRanked struct{ Traits []string } `json:"not_ranked"`
+		Unknown   []string                  `json:"unknown"`
+	}
+	if err := json.Unmarshal([]byte(r.text), &a); err != nil {
+		t.Fatalf("%v: %s", err, r.text)
+	}
+	if jsonText(a.Traits) != `["BWT","WWT","NWT"]` {
+		t.Errorf("traits %v, want NSIP's order BWT WWT NWT", a.Traits)
+	}
+	if jsonText(a.Best) != `{"BWT":["640TB"],"WWT":["640TA","640TC"]}` {
+		t.Errorf("best = %s", jsonText(a.Best))
+	}
+	if jsonText(a.NotRanked.Traits) != `["NWT"]` || jsonText(a.Unknown) != `["640TC:BWT"]` {
+		t.Errorf("not ranked %v, unknown %v", a.NotRanked.Traits, a.Unknown)
+	}
+	if a.Animals[0].Sire != lpn("S1") || a.Animals[1].EBV[0][0] != -0.3 || a.Animals[1].EBV[0][1] != 55 || a.Animals[2].EBV[0] != nil {
+		t.Errorf("rows %s", jsonText(a.Animals))
+	}
+	if h.count("details/getAnimalDetails") != 3 {
+		t.Errorf("%d details requests, want one per animal", h.count("details/getAnimalDetails"))
+	}
+}
+
+func TestCompareAnimalsRefusesUnknownTraits(t *testing.T) {
+	e := herdEnv(t, newHerd())
+	te := e.call("nsip_compare_animals", map[string]any{"lpn_ids": []string{lpn("A"), lpn("B")}, "traits": []string{"BWT", "fecc"}}).errorBody(t)
+	if te.Code != CodeInvalidArgument || te.Field != "traits[1]" || !strings.Contains(te.Problem, `did you mean "FEC"`) {
+		t.Errorf("unknown trait: %+v", te)
+	}
+	te = e.call("nsip_compare_animals", map[string]any{"lpn_ids": []string{lpn("A")}}).errorBody(t)
+	if te.Field != "lpn_ids" || !strings.Contains(te.Problem, "1 items; give 2..20") {
+		t.Errorf("one animal: %+v", te)
+	}
+	te = e.call("nsip_compare_animals", map[string]any{"lpn_ids": []string{lpn("A"), lpn("B")}}).errorBody(t)
+	if te.Code != CodeNotFound || te.Field != "lpn_ids[0]" || te.Value != lpn("A") {
+		t.Errorf("unknown animal: %+v", te)
+	}
+}
+
+// Twenty animals by twenty traits with accuracies would pass the budget:
+// the values stay, the accuracies go, and the answer says so.
+func TestCompareAnimalsDropsAccuraciesBeforeTheBudget(t *testing.T) {
+	h := newHerd()
+	var ids []string
+	codes := nsip.GlossaryCodes()[:20]
+	for i := range 20 {
+		b := h.get(fmt.Sprintf("640C%04d", i))
+		for j, c := range codes {
+			b.ebv[c] = [2]float64{float64(i*j) / 4, 0.61}
+		}
+		ids = append(ids, b.id)
+	}
+	e := herdEnv(t, h)
+	r := e.call("nsip_compare_animals", map[string]any{"lpn_ids": ids}).mustOK(t)
+	var a struct {
+		Traits     []string `json:"traits"`
+		Columns    []string `json:"columns"`
+		Animals    [][]any  `json:"animals"`
+		Accuracies string   `json:"accuracies"`
+	}
+	if err := json.Unmarshal([]byte(r.text), &a); err != nil {
+		t.Fatalf("%v: %.300s", err, r.text)
+	}
+	if r.meta["summarized"] != false || a.Accuracies == "" || len(a.Traits) != 20 || len(a.Animals) != 20 {
+		t.Fatalf("summarized %v, accuracies %q, %d traits, %d animals: %v %.600s", r.meta["summarized"], a.Accuracies, len(a.Traits), len(a.Animals), r.meta, r.text)
+	}
+	// Animal 4's value of the trait listed j-th in the glossary is 4 j / 4 = j.
+	// The breed all share is said once, not per row.
+	if len(a.Columns) != 5+20 || a.Columns[5] != a.Traits[0] || a.Animals[4][0] != "640C0004" {
+		t.Fatalf("columns %v, row %v", a.Columns, a.Animals[4])
+	}
+	for k, c := range a.Traits {
+		if j := slices.Index(codes, c); a.Animals[4][5+k] != float64(j) {
+			t.Errorf("animal 4 %s = %v, want %d", c, a.Animals[4][5+k], j)
+		}
+	}
+}

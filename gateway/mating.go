@@ -1,0 +1,411 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
+)
+
+// matingGenerations is how far behind each parent the pedigree is extended
+// by fetching the lineage of ancestors whose own parents are not yet known.
+const matingGenerations = 6
+
+// Rating thresholds, as fractions: a lamb at or over each is rated the next
+// level up. 0.0625 is a first-cousin mating, 0.125 a half-sib one.
+const ratingThresholds = "low < 0.03125 <= moderate < 0.0625 <= high < 0.125 <= very high"
+
+func rating(coi float64) string {
+	switch {
+	case coi < 0.03125:
+		return "low"
+	case coi < 0.0625:
+		return "moderate"
+	case coi < 0.125:
+		return "high"
+	}
+	return "very high"
+}
+
+var checkMatingDef = &analysisDef{
+	toolDef: toolDef{
+		name: "nsip_check_mating", title: "Check a planned mating", method: "check_mating", kind: analysisKind,
+		desc: `Compute the coefficient of inbreeding (COI) of the lamb of a planned mating by Wright's method over the pedigree NSIP records, ` +
+			`extended to at least 6 generations behind each parent, with the common ancestors and their contributions, pedigree completeness, ` +
+			`a rating and the midparent EBVs (about 400-900 tokens). Answers {"coi":0.125,...}; "coi" is null and "rating" "unknown" where neither pedigree shows a link and one is missing. ` +
+			`sire_lpn_id and dam_lpn_id: LPN IDs, e.g. "6402382024NCS310". At most 60 NSIP lookups. Next: nsip_plan_matings for many ewes.`,
+		params: []param{
+			{name: "sire_lpn_id", kind: kindString, required: true, example: exampleLPN, minLen: 5, maxLen: 32, pattern: alnumPattern, upper: true,
+				desc: "The ram's LPN ID, e.g. \"6402382024NCS310\"."},
+			{name: "dam_lpn_id", kind: kindString, required: true, example: "6402382022NCS087", minLen: 5, maxLen: 32, pattern: alnumPattern, upper: true,
+				desc: "The ewe's LPN ID, e.g. \"6402382022NCS087\"."},
+		},
+	},
+	ceiling: 60,
+	run:     runCheckMating,
+}
+
+// pedigreeBuilder gathers the pedigree behind a set of animals through an
+// analysis, fetching lineages until every animal within matingGenerations
+// behind each subject has its parents recorded or has been looked up.
+type pedigreeBuilder struct {
+	r       *analysis
+	ped     *breeding.Pedigree
+	sex     map[string]string
+	fetched map[string]bool
+	lookups int
+	notes   []string
+}
+
+func newPedigreeBuilder(r *analysis) *pedigreeBuilder {
+	return &pedigreeBuilder{r: r, ped: breeding.NewPedigree(), sex: map[string]string{}, fetched: map[string]bool{}}
+}
+
+// addNode records a lineage node and its ancestors.
+func (b *pedigreeBuilder) addNode(n *nsip.LineageNode) {
+	if n == nil || n.LPNID == "" {
+		return
+	}
+	id := strings.ToUpper(n.LPNID)
+	if n.Sex != "" && b.sex[id] == "" {
+		b.sex[id] = n.Sex
+	}
+	var s, d string
+	if n.Sire != nil {
+		s = strings.ToUpper(n.Sire.LPNID)
+	}
+	if n.Dam != nil {
+		d = strings.ToUpper(n.Dam.LPNID)
+	}
+	b.add(id, s, d)
+	b.addNode(n.Sire)
+	b.addNode(n.Dam)
+}
+
+// add records parents, noting (not failing on) records that contradict the
+// pedigree gathered so far.
+func (b *pedigreeBuilder) add(id, s, d string) {
+	if err := b.ped.Add(id, s, d); err != nil {
+		b.note(fmt.Sprintf("ignored a record of %s's parents that contradicts the rest of the pedigree (%v)", id, err))
+	}
+}
+
+func (b *pedigreeBuilder) note(s string) {
+	if !slices.Contains(b.notes, s) && len(b.notes) < 8 {
+		b.notes = append(b.notes, s)
+	}
+}
+
+// extend fetches the lineage of each subject, then of ancestors within
+// matingGenerations whose parents are unknown, round by round, stopping at
+// the analysis's ceiling. A lineage NSIP does not have ends that branch.
+func (b *pedigreeBuilder) extend(ctx context.Context, subjects []string, budget int) error {
+	todo := slices.Clone(subjects)
+	for len(todo) > 0 {
+		if budget <= 0 {
+			b.note(fmt.Sprintf("stopped extending the pedigree at the ceiling of lookups; %d ancestors' lineages were not read, so the COI may be understated", len(todo)))
+			return nil
+		}
+		if len(todo) > budget {
+			todo = todo[:budget]
+		}
+		budget -= len(todo)
+		lins := make([]*nsip.Lineage, len(todo))
+		errs := make([]error, len(todo))
+		var wg sync.WaitGroup
+		for i, id := range todo {
+			b.fetched[id] = true
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				lins[i], errs[i] = b.r.lineage(ctx, id)
+			}()
+		}
+		wg.Wait()
+		b.lookups += len(todo)
+		for i, l := range lins {
+			var ne *nsip.Error
+			switch {
+			case errs[i] == nil:
+				b.addNode(&l.Subject)
+			case errors.As(errs[i], &ne) && ne.Kind == nsip.KindNotFound:
+				if !slices.Contains(subjects, todo[i]) {
+					continue // an ancestor without a lineage of its own
+				}
+				return about("lpn_id", todo[i], errs[i])
+			case errors.Is(errs[i], errCeiling):
+				b.note("stopped extending the pedigree at the ceiling of lookups, so the COI may be understated")
+			case ctx.Err() != nil || slices.Contains(subjects, todo[i]):
+				return errs[i]
+			default:
+				// One ancestor's lineage failing (NSIP busy or down) leaves
+				// that branch where it is; the answer says so.
+				b.note(fmt.Sprintf("the lineage of ancestor %s could not be read (%s), so the COI may be understated", todo[i], b.r.g.mapError(lineageDef, map[string]any{"lpn_id": todo[i]}, errs[i]).Code))
+			}
+		}
+		todo = todo[:0]
+		for _, s := range subjects {
+			for _, leaf := range b.ped.Leaves(s, matingGenerations-1) {
+				if !b.fetched[leaf] && !slices.Contains(todo, leaf) {
+					todo = append(todo, leaf)
+				}
+			}
+		}
+		slices.Sort(todo)
+	}
+	return nil
+}
+
+type matingParent struct {
+	LPNID  string `json:"lpn_id"`
+	Sex    string `json:"sex,omitempty"`
+	Breed  string `json:"breed,omitempty"`
+	Status string `json:"status,omitempty"`
+}
+
+type midparent struct {
+	EBV     float64  `json:"ebv"`
+	SireAcc *float64 `json:"sire_acc"` // percent; null where NSIP gives none
+	DamAcc  *float64 `json:"dam_acc"`
+}
+
+func traitMap(ts []nsip.Trait) map[string]nsip.Trait {
+	m := make(map[string]nsip.Trait, len(ts))
+	for _, t := range ts {
+		m[strings.ToUpper(t.Code)] = t
+	}
+	return m
+}
+
+func accPtr(t nsip.Trait) *float64 {
+	if !t.HasAccuracy {
+		return nil
+	}
+	v := round4(t.Accuracy)
+	return &v
+}
+
+func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
+
+// midparents averages the parents' EBVs of every trait both have; traits
+// only one parent has are listed as unknown.
+func midparents(s, d []nsip.Trait) (map[string]midparent, []string) {
+	sm, dm := traitMap(s), traitMap(d)
+	out := map[string]midparent{}
+	var unknown []string
+	for code, st := range sm {
+		dt, ok := dm[code]
+		if !ok {
+			unknown = append(unknown, code)
+			continue
+		}
+		out[code] = midparent{EBV: round4((st.Value + dt.Value) / 2), SireAcc: accPtr(st), DamAcc: accPtr(dt)}
+	}
+	for code := range dm {
+		if _, ok := sm[code]; !ok {
+			unknown = append(unknown, code)
+		}
+	}
+	slices.Sort(unknown)
+	return out, unknown
+}
+
+func isSex(s, want string) bool {
+	s = strings.ToLower(strings.TrimSpace(s))
+	switch want {
+	case "male":
+		return s == "male" || s == "m" || s == "1" || s == "ram"
+	default:
+		return s == "female" || s == "f" || s == "2" || s == "ewe"
+	}
+}
+
+// matingCOI is one pair's inbreeding over a gathered pedigree.
+type matingCOI struct {
+	COI       *float64
+	Status    string // "unknown", "lower bound" or "complete to 6 generations"
+	Ancestors []breeding.Contribution
+	Itemised  bool // false when the pedigree had too many paths to list
+}
+
+// maxPathPairs bounds the path pairs Wright's method may enumerate; beyond
+// it (pedigrees deep and inbred enough for millions of paths) the tabular
+// method gives the same COI without listing the ancestors' paths.
+const maxPathPairs = 250_000
+
+func assessCOI(ped *breeding.Pedigree, sire, dam string) matingCOI {
+	var coi float64
+	var contrib []breeding.Contribution
+	itemised := ped.PathPairs(sire, dam) <= maxPathPairs
+	if itemised {
+		coi, contrib = ped.PathCOI(sire, dam)
+	} else {
+		coi = ped.MatingCOI(sire, dam)
+	}
+	cs, cd := ped.Completeness(sire, matingGenerations), ped.Completeness(dam, matingGenerations)
+	if coi == 0 && (cs[0] == 0 || cd[0] == 0) {
+		return matingCOI{Status: "unknown"}
+	}
+	status := fmt.Sprintf("complete to %d generations", matingGenerations)
+	for i := range cs {
+		if cs[i] < 1 || cd[i] < 1 {
+			status = "lower bound: ancestors missing from the record could only add to it"
+			break
+		}
+	}
+	c := coi // exact binary fractions; rounding would hide small contributions such as 2^-11
+	return matingCOI{COI: &c, Status: status, Ancestors: contrib, Itemised: itemised}
+}
+
+func runCheckMating(ctx context.Context, r *analysis, args map[string]any) (any, error) {
+	sire, dam := args["sire_lpn_id"].(string), args["dam_lpn_id"].(string)
+	if sire == dam {
+		return nil, &argError{fieldError{Field: "dam_lpn_id", Problem: "is the same animal as sire_lpn_id", Expected: "a different animal's LPN ID"}}
+	}
+	var sd, dd *nsip.AnimalDetails
+	var serr, derr error
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); sd, serr = r.details(ctx, sire) }()
+	go func() { defer wg.Done(); dd, derr = r.details(ctx, dam) }()
+	wg.Wait()
+	if err := errors.Join(about("sire_lpn_id", sire, serr), about("dam_lpn_id", dam, derr)); err != nil {
+		return nil, err
+	}
+	b := newPedigreeBuilder(r)
+	b.add(sire, strings.ToUpper(sd.Sire), strings.ToUpper(sd.Dam))
+	b.add(dam, strings.ToUpper(dd.Sire), strings.ToUpper(dd.Dam))
+	if err := b.extend(ctx, []string{sire, dam}, r.def.ceiling-2); err != nil {
+		var ab *aboutErr
+		if errors.As(err, &ab) {
+			ab.field = map[string]string{sire: "sire_lpn_id", dam: "dam_lpn_id"}[ab.value.(string)]
+		}
+		return nil, err
+	}
+	ped := b.ped
+	var warnings []string
+	if !isSex(sd.Gender, "male") {
+		warnings = append(warnings, fmt.Sprintf("the sire %s is recorded as %q, not male", sire, sd.Gender))
+	}
+	if !isSex(dd.Gender, "female") {
+		warnings = append(warnings, fmt.Sprintf("the dam %s is recorded as %q, not female", dam, dd.Gender))
+	}
+	if sd.BreedID != 0 && dd.BreedID != 0 && sd.BreedID != dd.BreedID {
+		warnings = append(warnings, fmt.Sprintf("a crossbred mating (%s x %s): EBVs of different breeds are not on one scale, so the midparent values are indicative only", sd.Breed, dd.Breed))
+	}
+	mc := assessCOI(ped, sire, dam)
+	if mc.COI != nil && mc.Itemised {
+		if tab := ped.MatingCOI(sire, dam); math.Abs(tab-*mc.COI) > 1e-6 {
+			r.g.log.Error("path and tabular COI disagree", "sire", sire, "dam", dam, "paths", *mc.COI, "tabular", tab)
+		}
+	}
+	mid, unknown := midparents(sd.Traits, dd.Traits)
+	out := map[string]any{
+		"coi":               nil,
+		"rating":            "unknown",
+		"rating_thresholds": ratingThresholds,
+		"basis":             mc.Status,
+		"sire":              matingParent{sire, sd.Gender, sd.Breed, sd.Status},
+		"dam":               matingParent{dam, dd.Gender, dd.Breed, dd.Status},
+		"common_ancestors":  commonAncestors(mc.Ancestors, 10),
+		"completeness": map[string]any{
+			"generations": "1 = parents, 2 = grandparents, ...; share of ancestors recorded",
+			"sire":        roundAll(ped.Completeness(sire, matingGenerations)),
+			"dam":         roundAll(ped.Completeness(dam, matingGenerations)),
+		},
+		"midparent_ebvs": mid,
+		"computed": map[string]any{
+			"method": "Wright's coefficient: sum over common ancestors A and each pair of paths from sire and dam up to A sharing no other animal of " +
+				"(1/2)^(n1+n2+1) (1+F_A), n1 and n2 the generations from sire and dam to A (0 if the parent is A); checked against the tabular (additive relationship) method",
+			"pedigree_animals":   ped.Len(),
+			"generations_sought": matingGenerations,
+			"lineages_read":      b.lookups,
+			"upstream":           r.upstream(),
+		},
+	}
+	if mc.COI != nil {
+		out["coi"], out["rating"] = *mc.COI, rating(*mc.COI)
+		out["coi_percent"] = round4(*mc.COI * 100)
+	} else {
+		out["coi_note"] = "unknown: neither pedigree shows a link to the other and at least one parent has no recorded sire or dam, so there is nothing to compute from; it is not 0"
+	}
+	if mc.COI != nil && !mc.Itemised {
+		out["common_ancestors"] = map[string]any{"not_itemised": fmt.Sprintf("more than %d pairs of paths; the COI is from the tabular method", maxPathPairs)}
+	}
+	if len(unknown) > 0 {
+		out["midparent_unknown"] = unknown
+	}
+	if len(warnings) > 0 {
+		out["warnings"] = warnings
+	}
+	if len(b.notes) > 0 {
+		out["notes"] = b.notes
+	}
+	// A pedigree with many common ancestors lists fewer of them rather than
+	// fall to a generic summary; the count and the COI stay whole.
+	for _, limit := range []int{5, 2, 0} {
+		if !r.overBudget(ctx, args, out) {
+			break
+		}
+		out["common_ancestors"] = commonAncestors(mc.Ancestors, limit)
+	}
+	return out, nil
+}
+
+type ancestorOut struct {
+	LPNID        string   `json:"lpn_id"`
+	Paths        [][3]int `json:"paths"` // [n1, n2, number of path pairs of those lengths], shortest first
+	MorePaths    int      `json:"more_paths,omitempty"`
+	AncestorCOI  float64  `json:"ancestor_coi"`
+	Contribution float64  `json:"contribution"`
+}
+
+// commonAncestors lists the largest contributions, each ancestor's path
+// pairs grouped by their lengths, so that a heavily inbred pedigree with
+// hundreds of paths still reads in a few lines.
+func commonAncestors(cs []breeding.Contribution, limit int) map[string]any {
+	const pathKinds = 4
+	rows := make([]ancestorOut, 0, min(len(cs), limit))
+	for _, c := range cs[:min(len(cs), limit)] {
+		var groups [][3]int
+		for _, p := range c.Paths {
+			if n := len(groups); n > 0 && groups[n-1][0] == p[0] && groups[n-1][1] == p[1] {
+				groups[n-1][2]++
+				continue
+			}
+			i := slices.IndexFunc(groups, func(g [3]int) bool { return g[0] == p[0] && g[1] == p[1] })
+			if i >= 0 {
+				groups[i][2]++
+				continue
+			}
+			groups = append(groups, [3]int{p[0], p[1], 1})
+		}
+		a := ancestorOut{LPNID: c.Ancestor, Paths: groups, AncestorCOI: c.Inbreeding, Contribution: c.Value}
+		if len(groups) > pathKinds {
+			a.Paths = groups[:pathKinds]
+			for _, g := range groups[pathKinds:] {
+				a.MorePaths += g[2]
+			}
+		}
+		rows = append(rows, a)
+	}
+	out := map[string]any{"count": len(cs), "top": rows, "paths": "[n1, n2, path pairs]: generations from sire and from dam up to the ancestor"}
+	if len(cs) > limit {
+		out["not_shown"] = len(cs) - limit
+	}
+	return out
+}
+
+func roundAll(vs []float64) []float64 {
+	out := make([]float64, len(vs))
+	for i, v := range vs {
+		out[i] = round4(v)
+	}
+	return out
+}

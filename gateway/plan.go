@@ -1,0 +1,230 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
+)
+
+const planCeiling = 400
+
+var planDef = &analysisDef{
+	toolDef: toolDef{
+		name: "nsip_plan_matings", title: "Plan matings", method: "plan_matings", kind: analysisKind,
+		desc: `Assign ewes to rams to maximize the lambs' index sum(weight x midparent EBV), mating as many ewes as max_coi and the rams' limits allow ` +
+			`(an optimal min-cost-flow assignment, not greedy), with each pair's COI and predicted EBVs and the ewes no ram may take (about 20 tokens per ewe). ` +
+			`ram_lpn_ids: 1-10 LPN IDs; ewe_lpn_ids: 1-100 LPN IDs; weights e.g. {"WWT":1,"BWT":-0.5}; max_coi 0..1 (default 0.0625); max_ewes_per_ram 1..100 (default 50). ` +
+			fmt.Sprintf("Reads each animal's record and pedigree, at most %d NSIP lookups, so a large plan takes a while. Next: nsip_check_mating for one pair in detail.", planCeiling),
+		params: []param{
+			{name: "max_coi", kind: kindNumber, def: 0.0625, example: 0.0625,
+				desc: "Largest lamb COI allowed, a fraction 0..1, e.g. 0.0625 (first cousins)."},
+			{name: "max_ewes_per_ram", kind: kindInteger, def: 50, example: 50, min: bound(1), max: bound(100),
+				desc: "Most ewes one ram may get, 1..100."},
+		},
+	},
+	lists: []listParam{
+		{name: "ram_lpn_ids", required: true, minItems: 1, maxItems: 10, item: "lpn", example: []string{exampleLPN},
+			desc: "1-10 rams' LPN IDs."},
+		{name: "ewe_lpn_ids", required: true, minItems: 1, maxItems: 100, item: "lpn", example: []string{"6402382022NCS087"},
+			desc: "1-100 ewes' LPN IDs."},
+		weightsParam,
+	},
+	ceiling: planCeiling,
+	run:     runPlan,
+}
+
+func runPlan(ctx context.Context, r *analysis, args map[string]any) (any, error) {
+	rams, ewes := args["ram_lpn_ids"].([]string), args["ewe_lpn_ids"].([]string)
+	w := breeding.Weights(args["weights"].(map[string]float64))
+	maxCOI, perRam := args["max_coi"].(float64), args["max_ewes_per_ram"].(int)
+	if maxCOI < 0 || maxCOI > 1 {
+		return nil, &argError{fieldError{Field: "max_coi", Problem: fmt.Sprintf("must be a fraction from 0 to 1, got %g", maxCOI), Expected: "e.g. 0.0625 (6.25%)"}}
+	}
+	for i, e := range ewes {
+		if slices.Contains(rams, e) {
+			return nil, &argError{fieldError{Field: fmt.Sprintf("ewe_lpn_ids[%d]", i), Problem: e + " is also listed as a ram", Expected: "each animal in one list"}}
+		}
+	}
+	rd, err := detailsOf(ctx, r, "ram_lpn_ids", rams)
+	if err != nil {
+		return nil, err
+	}
+	ed, err := detailsOf(ctx, r, "ewe_lpn_ids", ewes)
+	if err != nil {
+		return nil, err
+	}
+	codes := w.Codes()
+	ramEBV := make([]map[string]float64, len(rams))
+	var warnings []string
+	for i, d := range rd {
+		ramEBV[i] = ebvMap(d.Traits)
+		if _, missing, ok := w.Index(ramEBV[i]); !ok {
+			return nil, &argError{fieldError{Field: fmt.Sprintf("ram_lpn_ids[%d]", i),
+				Problem:  fmt.Sprintf("ram %s has no EBV for %s, so his lambs cannot be compared", rams[i], strings.Join(missing, ", ")),
+				Expected: "rams with every weighted trait, or weights only on traits they have"}}
+		}
+		if !isSex(d.Gender, "male") {
+			warnings = append(warnings, fmt.Sprintf("ram %s is recorded as %q", rams[i], d.Gender))
+		}
+	}
+	eweEBV := make([]map[string]float64, len(ewes))
+	var noIndex []string
+	for i, d := range ed {
+		eweEBV[i] = ebvMap(d.Traits)
+		if _, _, ok := w.Index(eweEBV[i]); !ok {
+			noIndex = append(noIndex, ewes[i])
+		}
+		if !isSex(d.Gender, "female") {
+			warnings = append(warnings, fmt.Sprintf("ewe %s is recorded as %q", ewes[i], d.Gender))
+		}
+	}
+	b := newPedigreeBuilder(r)
+	for i, d := range rd {
+		b.add(rams[i], strings.ToUpper(d.Sire), strings.ToUpper(d.Dam))
+	}
+	for i, d := range ed {
+		b.add(ewes[i], strings.ToUpper(d.Sire), strings.ToUpper(d.Dam))
+	}
+	if err := b.extend(ctx, append(slices.Clone(rams), ewes...), planCeiling-len(rams)-len(ewes)); err != nil {
+		var ab *aboutErr
+		if errors.As(err, &ab) {
+			id := ab.value.(string)
+			if i := slices.Index(rams, id); i >= 0 {
+				ab.field = fmt.Sprintf("ram_lpn_ids[%d]", i)
+			} else if i := slices.Index(ewes, id); i >= 0 {
+				ab.field = fmt.Sprintf("ewe_lpn_ids[%d]", i)
+			}
+		}
+		return nil, err
+	}
+	// Pairs: the lamb's index is the mean of the parents' indexes; a ewe
+	// without every weighted EBV adds the same unknown to each ram's lamb,
+	// so the rams are compared on their own halves and her lamb's index is
+	// reported unknown.
+	coi := make([][]*float64, len(rams))
+	pairs := make([][]breeding.Pair, len(rams))
+	for ri := range rams {
+		coi[ri] = make([]*float64, len(ewes))
+		pairs[ri] = make([]breeding.Pair, len(ewes))
+		ramIdx, _, _ := w.Index(ramEBV[ri])
+		for ei := range ewes {
+			v := ramIdx / 2
+			if eweIdx, _, ok := w.Index(eweEBV[ei]); ok {
+				v += eweIdx / 2
+			}
+			c := lambCOI(b.ped, rams[ri], ewes[ei])
+			coi[ri][ei] = c
+			pairs[ri][ei] = breeding.Pair{Value: v, Allowed: c == nil || *c <= maxCOI+1e-12}
+		}
+	}
+	capacity := slices.Repeat([]int{perRam}, len(rams))
+	plan, err := breeding.Assign(pairs, capacity)
+	if err != nil {
+		return nil, err
+	}
+	render := func(withEBVs bool) map[string]any {
+		columns := []string{"ewe", "coi", "lamb_index"}
+		if withEBVs {
+			for _, c := range codes {
+				columns = append(columns, "lamb_"+c)
+			}
+		}
+		byRam := map[string][][]any{}
+		// Unmated ewes are grouped by reason, so a hundred of them stay short.
+		unassigned := map[string][]string{}
+		unknownCOI := 0
+		for ei, ri := range plan.RamOf {
+			if ri < 0 {
+				why := "every ram within max_coi already has max_ewes_per_ram ewes"
+				if !slices.ContainsFunc(pairs, func(row []breeding.Pair) bool { return row[ei].Allowed }) {
+					why = "every ram's lamb would exceed max_coi"
+				}
+				unassigned[why] = append(unassigned[why], ewes[ei])
+				continue
+			}
+			var lambIdx any = "unknown"
+			if !slices.Contains(noIndex, ewes[ei]) {
+				lambIdx = round4(pairs[ri][ei].Value)
+			}
+			var c any = "unknown"
+			if coi[ri][ei] != nil {
+				c = *coi[ri][ei]
+			} else {
+				unknownCOI++
+			}
+			row := []any{ewes[ei], c, lambIdx}
+			if withEBVs {
+				for _, code := range codes {
+					ev, ok := eweEBV[ei][code]
+					if !ok {
+						row = append(row, "unknown")
+						continue
+					}
+					row = append(row, round4((ramEBV[ri][code]+ev)/2))
+				}
+			}
+			byRam[rams[ri]] = append(byRam[rams[ri]], row)
+		}
+		out := map[string]any{
+			"columns":          columns,
+			"by_ram":           byRam,
+			"mated":            plan.Mated,
+			"ewes":             len(ewes),
+			"max_coi":          maxCOI,
+			"weights":          w,
+			"total_lamb_index": round4(plan.Total),
+			"computed": map[string]any{
+				"method": "lamb index = sum(weight x (ram EBV + ewe EBV)/2); the most ewes that the COI cap and ram limits allow are mated, and among such plans one of largest total index is chosen (min-cost max-flow, exact); " +
+					"COI by the tabular (additive relationship) method over each animal's pedigree extended to 6 generations; a pair whose COI is unknown (no pedigree to compute from) is allowed and marked",
+				"pedigree_animals": b.ped.Len(),
+				"lineages_read":    b.lookups,
+				"upstream":         r.upstream(),
+			},
+		}
+		if unknownCOI > 0 {
+			out["unknown_coi_pairs"] = unknownCOI
+		}
+		if len(unassigned) > 0 {
+			out["unassigned"] = unassigned
+		}
+		if len(noIndex) > 0 {
+			out["ewes_without_index"] = map[string]any{"lpn_ids": noIndex, "effect": "their lambs' index is unknown; rams were chosen for them on the rams' own EBVs"}
+		}
+		if !withEBVs {
+			out["lamb_ebvs"] = "left out to stay within the token budget; each is (ram EBV + ewe EBV)/2, or ask nsip_check_mating for a pair"
+		}
+		if len(warnings) > 0 {
+			out["warnings"] = warnings
+		}
+		if len(b.notes) > 0 {
+			out["notes"] = b.notes
+		}
+		return out
+	}
+	full := render(true)
+	// Per-pair EBVs are dropped, and said to be, when they would push the
+	// plan over the budget and into a generic summary.
+	if !r.overBudget(ctx, args, full) {
+		return full, nil
+	}
+	return render(false), nil
+}
+
+// lambCOI is a pair's COI over the gathered pedigree, nil when unknown
+// (no link found and a parent without recorded parents).
+func lambCOI(ped *breeding.Pedigree, ram, ewe string) *float64 {
+	c := ped.MatingCOI(ram, ewe)
+	if c == 0 && (parentsUnknown(ped, ram) || parentsUnknown(ped, ewe)) {
+		return nil
+	}
+	return &c
+}
+
+func parentsUnknown(ped *breeding.Pedigree, id string) bool {
+	s, d := ped.Parents(id)
+	return s == "" && d == ""
+}

@@ -1,0 +1,265 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
+)
+
+// rankPages bounds the pages a ranking reads (100 animals each).
+const rankPages = 30
+
+var weightsParam = listParam{
+	name: "weights", required: true, maxItems: 20, example: map[string]any{"WWT": 1.0, "BWT": -0.5},
+	desc: "Index weights by trait code, e.g. {\"WWT\":1,\"BWT\":-0.5}; the index is sum(weight x EBV), so give traits where lower is better a negative weight.",
+}
+
+var rankDef = &analysisDef{
+	toolDef: toolDef{
+		name: "nsip_rank_animals", title: "Rank NSIP animals by an index", method: "rank_animals", kind: analysisKind,
+		desc: `Find the exact top N animals of a breed by your index sum(weight x EBV) over the whole matching population, not a first page ` +
+			`(about 80 tokens per animal). breed_id e.g. 640; weights e.g. {"WWT":1,"BWT":-0.5}; top_n 1..50 (default 10); ` +
+			`search_criteria as for nsip_search_animals, e.g. {"gender":"Male","status":"CURRENT"}. ` +
+			fmt.Sprintf("Pages through NSIP sorted by the heaviest-weighted trait and stops once the breed's trait ranges prove no unread animal can enter the top N; at most %d pages of 100. ", rankPages) +
+			`The answer says whether it is exact. Next: nsip_compare_animals or nsip_check_mating.`,
+		params: []param{
+			{name: "breed_id", kind: kindInteger, required: true, example: 640, min: bound(1), max: bound(99999),
+				desc: "Breed ID from nsip_list_breeds, e.g. 640."},
+			{name: "top_n", kind: kindInteger, def: 10, example: 10, min: bound(1), max: bound(50),
+				desc: "How many animals to return, 1..50."},
+			withoutProp(searchAnimalsDef.params[5], "breed_id"),
+		},
+	},
+	lists:   []listParam{weightsParam},
+	ceiling: rankPages + 2,
+	run:     runRank,
+}
+
+// sortable reports whether nsip_search_animals accepts code as its
+// sorted_trait.
+func sortable(code string) bool {
+	for _, p := range searchAnimalsDef.params {
+		if p.name == "sorted_trait" {
+			return len(p.enum) == 0 || slices.Contains(p.enum, code)
+		}
+	}
+	return false
+}
+
+// withoutProp is an object param less one of its fields.
+func withoutProp(p param, name string) param {
+	p.props = slices.DeleteFunc(slices.Clone(p.props), func(q param) bool { return q.name == name })
+	return p
+}
+
+func ebvMap(ts []nsip.Trait) map[string]float64 {
+	m := make(map[string]float64, len(ts))
+	for _, t := range ts {
+		m[strings.ToUpper(t.Code)] = t.Value
+	}
+	return m
+}
+
+// directionWarnings flags weights whose sign rewards the direction the
+// glossary says breeders usually select against.
+func directionWarnings(w breeding.Weights) []string {
+	var out []string
+	for _, c := range w.Codes() {
+		info, _ := nsip.LookupTrait(c)
+		if (info.Direction == "lower" && w[c] > 0) || (info.Direction == "higher" && w[c] < 0) {
+			out = append(out, fmt.Sprintf("%s is usually selected %s, but its weight %g rewards the opposite", c, info.Direction, w[c]))
+		}
+	}
+	return out
+}
+
+// order is what a page's values of the sort trait show: +1 descending, -1
+// ascending, 0 not yet known (fewer than two distinct values), 2 neither.
+func order(vals []float64) int {
+	dir := 0
+	for i := 1; i < len(vals); i++ {
+		var d int
+		switch {
+		case vals[i] < vals[i-1]:
+			d = 1
+		case vals[i] > vals[i-1]:
+			d = -1
+		default:
+			continue
+		}
+		if dir != 0 && d != dir {
+			return 2
+		}
+		dir = d
+	}
+	return dir
+}
+
+func runRank(ctx context.Context, r *analysis, args map[string]any) (any, error) {
+	breed, topN := args["breed_id"].(int), args["top_n"].(int)
+	w := breeding.Weights(args["weights"].(map[string]float64))
+	tr, err := r.ranges(ctx, breed)
+	if err != nil {
+		return nil, &aboutErr{field: "breed_id", value: breed, what: "trait ranges for breed", next: "list valid breed IDs with nsip_list_breeds", err: err}
+	}
+	if len(tr.Ranges) == 0 {
+		return nil, &argError{fieldError{Field: "breed_id", Problem: fmt.Sprintf("NSIP has no trait ranges for breed %d, so its animals cannot be ranked", breed), Expected: "a breed ID from nsip_list_breeds, e.g. 640"}}
+	}
+	ranges := map[string][2]float64{}
+	for _, x := range tr.Ranges {
+		ranges[strings.ToUpper(x.Code)] = [2]float64{x.Min, x.Max}
+	}
+	for _, c := range w.Codes() {
+		if _, ok := ranges[c]; !ok {
+			have := slices.Sorted(maps.Keys(ranges))
+			return nil, &argError{fieldError{Field: "weights." + c, Problem: fmt.Sprintf("breed %d has no EBV for %s", breed, c), Expected: "one of the breed's traits: " + strings.Join(have, ", ")}}
+		}
+	}
+	// Sort by the heaviest weighted trait NSIP can sort on; with none, read
+	// in NSIP's own order, where no early stop is possible.
+	sortBy := ""
+	for _, c := range w.Codes() {
+		if sortable(c) {
+			sortBy = c
+			break
+		}
+	}
+	wantDesc := w[sortBy] > 0 // highest weight x EBV first
+	search := map[string]any{"breed_id": breed, "reverse": false}
+	sorted, observed := true, "unknown"
+	if sortBy != "" {
+		search["sorted_trait"] = sortBy
+	} else {
+		sorted, observed = false, "unsorted: no weighted trait can be sorted on"
+	}
+	if c, ok := args["search_criteria"].(map[string]any); ok {
+		search["search_criteria"] = c
+	}
+	top := breeding.NewTopN(topN)
+	seen := map[string]bool{}
+	rows := map[string]nsip.AnimalRow{}
+	var read, unindexed, pages, total int
+	edge := math.NaN()
+	stop := ""
+	for page := 0; stop == ""; page++ {
+		if pages >= rankPages {
+			stop = "scan limit"
+			break
+		}
+		a := maps.Clone(search)
+		a["page"], a["page_size"] = page, scanPageSize
+		res, err := r.search(ctx, a)
+		if err != nil {
+			return nil, err
+		}
+		pages++
+		total = res.TotalCount
+		var vals []float64
+		for _, row := range res.Results {
+			ebv := ebvMap(row.Traits)
+			if v, ok := ebv[sortBy]; ok {
+				vals = append(vals, v)
+			}
+			if seen[row.LPNID] {
+				continue
+			}
+			seen[row.LPNID] = true
+			read++
+			idx, _, ok := w.Index(ebv)
+			if !ok {
+				unindexed++
+				continue
+			}
+			top.Offer(breeding.Scored{ID: row.LPNID, Score: idx})
+			rows[row.LPNID] = row
+		}
+		// Check the order NSIP actually returned rather than trusting the
+		// parameter: within the page, and across the page boundary.
+		if !math.IsNaN(edge) && len(vals) > 0 {
+			vals = append([]float64{edge}, vals...)
+		}
+		switch o := order(vals); {
+		case sortBy == "":
+		case o == 2:
+			sorted, observed = false, "not sorted by "+sortBy
+		case o != 0 && observed == "unknown":
+			observed = map[int]string{1: "descending", -1: "ascending"}[o]
+			if (o == 1) != wantDesc && page == 0 && !search["reverse"].(bool) {
+				// The needed order is the other one: start again reversed.
+				search["reverse"] = true
+				observed, edge, page = "unknown", math.NaN(), -1
+				top, seen, rows, read, unindexed = breeding.NewTopN(topN), map[string]bool{}, map[string]nsip.AnimalRow{}, 0, 0
+				continue
+			}
+			if (o == 1) != wantDesc {
+				sorted, observed = false, observed+" both with and without reverse"
+			}
+		case o != 0 && observed != map[int]string{1: "descending", -1: "ascending"}[o]:
+			sorted, observed = false, "inconsistent between pages"
+		}
+		if len(vals) > 0 {
+			edge = vals[len(vals)-1]
+		}
+		switch {
+		case len(res.Results) < scanPageSize || (page+1)*scanPageSize >= res.TotalCount:
+			stop = "all read"
+		case sorted && observed != "unknown" && top.Full() && !math.IsNaN(edge):
+			if b, _ := w.Bound(sortBy, edge, ranges); b < top.Last() {
+				stop = "bound"
+			}
+		}
+	}
+	exact := stop == "all read" || stop == "bound"
+	// Rows are arrays under one header, so that fifty fit the budget.
+	codes := w.Codes()
+	columns := []string{"rank", "lpn_id", "index"}
+	for _, c := range codes {
+		columns = append(columns, c, c+"_acc")
+	}
+	out := make([][]any, 0, topN)
+	for i, s := range top.Rows() {
+		tm := traitMap(rows[s.ID].Traits)
+		row := []any{i + 1, s.ID, round4(s.Score)}
+		for _, c := range codes {
+			t := tm[c]
+			row = append(row, t.Value, accPtr(t))
+		}
+		out = append(out, row)
+	}
+	method := "index = sum(weight x EBV); NSIP cannot sort by any weighted trait, so its pages were read in its own order with no early stop; accuracies in percent"
+	if sortBy != "" {
+		method = fmt.Sprintf("index = sum(weight x EBV); read NSIP sorted by %s (observed %s) and stopped when the best index an unread animal could have "+
+			"(its %s no better than the last read, every other weighted trait at the breed's best) fell below the N-th index; accuracies in percent", sortBy, observed, sortBy)
+	}
+	computed := map[string]any{
+		"method":        method,
+		"sorted_by":     sortBy,
+		"exact":         exact,
+		"stopped":       stop,
+		"animals_read":  read,
+		"population":    total,
+		"without_index": unindexed,
+		"pages":         pages,
+		"upstream":      r.upstream(),
+	}
+	if !exact {
+		computed["limit"] = fmt.Sprintf("not proven exact: %d of %d animals read before the scan limit of %d pages; an unread animal could still rank", read, total, rankPages)
+	}
+	if !sorted {
+		computed["sort"] = "NSIP's order could not be relied on, so no early stop was taken"
+	}
+	answer := map[string]any{"columns": columns, "top": out, "weights": w, "computed": computed}
+	if unindexed > 0 {
+		answer["unranked"] = fmt.Sprintf("%d animals lack an EBV for a weighted trait and have no index", unindexed)
+	}
+	if ws := directionWarnings(w); len(ws) > 0 {
+		answer["warnings"] = ws
+	}
+	return answer, nil
+}
