@@ -59,6 +59,7 @@ type Config struct {
 	CallTimeout           time.Duration // budget for one upstream fetch, waiting for capacity included
 	ProgressInterval      time.Duration // progress notifications while a call runs; 0 uses the default
 	ReadyMaxAge           time.Duration // Ready trusts an upstream success this recent without asking again
+	MaxUpstreamPause      time.Duration // longest wait a 429's Retry-After may impose on its endpoint
 	Logger                *slog.Logger
 	Now                   func() time.Time // the cache's clock
 }
@@ -79,6 +80,7 @@ func DefaultConfig() Config {
 		CallTimeout:           30 * time.Second,
 		ProgressInterval:      2 * time.Second,
 		ReadyMaxAge:           5 * time.Minute,
+		MaxUpstreamPause:      DefaultMaxUpstreamPause,
 	}
 }
 
@@ -98,9 +100,9 @@ type Gateway struct {
 	fitFunc   func(summarize.Request) summarize.Result // sum.Fit; tests wrap it to watch fits
 	answerIDs atomic.Uint64                            // numbers each upstream answer
 
-	openedAt     atomic.Int64 // unix nanos when the breaker last opened
-	backoffUntil atomic.Int64 // unix nanos until which NSIP asked us to wait (429)
-	inFlight     atomic.Int64 // upstream requests under way
+	openedAt atomic.Int64 // unix nanos when the breaker last opened
+	pauses   pauses       // per endpoint, until when NSIP asked us to wait (429)
+	inFlight atomic.Int64 // upstream requests under way
 
 	stats stats
 }
@@ -152,7 +154,7 @@ func withDefaults(cfg Config) (Config, error) {
 	d := DefaultConfig()
 	if cfg.Budget < 0 || cfg.CacheTTL < 0 || cfg.StaleTTL < 0 || cfg.CacheMaxEntries < 0 || cfg.CacheMaxBytes < 0 ||
 		cfg.RateLimit < 0 || cfg.RateBurst < 0 || cfg.MaxConcurrentUpstream < 0 || cfg.BreakerCooldown < 0 ||
-		cfg.CallTimeout < 0 || cfg.ProgressInterval < 0 || cfg.ReadyMaxAge < 0 {
+		cfg.CallTimeout < 0 || cfg.ProgressInterval < 0 || cfg.ReadyMaxAge < 0 || cfg.MaxUpstreamPause < 0 {
 		return cfg, errors.New("gateway: configuration values must not be negative")
 	}
 	setDefault(&cfg.Budget, d.Budget)
@@ -168,6 +170,7 @@ func withDefaults(cfg Config) (Config, error) {
 	setDefault(&cfg.CallTimeout, d.CallTimeout)
 	setDefault(&cfg.ProgressInterval, d.ProgressInterval)
 	setDefault(&cfg.ReadyMaxAge, d.ReadyMaxAge)
+	setDefault(&cfg.MaxUpstreamPause, d.MaxUpstreamPause)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}

@@ -52,6 +52,8 @@ type Health struct {
 	Cache               cache.Stats      `json:"cache"`
 	Breaker             BreakerHealth    `json:"breaker"`
 	RateLimit           Capacity         `json:"rate_limit"`
+	UpstreamPauses      []PauseHealth    `json:"upstream_pauses"`   // endpoints NSIP asked us to leave alone (429)
+	MaxPauseSeconds     int              `json:"max_pause_seconds"` // the cap on such a pause
 	LastUpstreamSuccess *time.Time       `json:"last_upstream_success,omitempty"`
 	UpstreamRequests    int64            `json:"upstream_requests"`
 	CallsByTool         map[string]int64 `json:"calls_by_tool"`
@@ -79,9 +81,6 @@ type Capacity struct {
 
 func (g *Gateway) capacity() Capacity {
 	tokens := g.limiter.TokensAt(time.Now())
-	if until := time.Unix(0, g.backoffUntil.Load()); time.Now().Before(until) {
-		tokens = 0 // NSIP asked for a pause: nothing may start
-	}
 	return Capacity{
 		TokensAvailable: math.Round(max(tokens, 0)*100) / 100,
 		LimitPerSecond:  g.cfg.RateLimit,
@@ -96,6 +95,8 @@ func (g *Gateway) Health() Health {
 	h := Health{
 		Cache:            g.cache.Stats(),
 		RateLimit:        g.capacity(),
+		UpstreamPauses:   g.pauses.health(g.cfg.MaxUpstreamPause, time.Now()),
+		MaxPauseSeconds:  seconds(g.cfg.MaxUpstreamPause),
 		UpstreamRequests: g.stats.upstream.Load(),
 		CallsByTool:      make(map[string]int64, len(g.stats.calls)),
 		ErrorsByCode:     make(map[string]int64, len(g.stats.errors)),

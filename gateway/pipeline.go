@@ -292,6 +292,9 @@ func (g *Gateway) fetch(key string, d *toolDef, args map[string]any) (any, error
 	if g.breaker.State() == gobreaker.StateOpen {
 		return nil, errBreakerOpen // fail fast, without spending rate-limit tokens
 	}
+	if err := g.paused(d); err != nil {
+		return nil, err
+	}
 	release, err := g.acquire(ctx)
 	if err != nil {
 		return nil, err
@@ -309,7 +312,7 @@ func (g *Gateway) fetch(key string, d *toolDef, args map[string]any) (any, error
 		if errors.Is(err, gobreaker.ErrOpenState) || errors.Is(err, gobreaker.ErrTooManyRequests) {
 			return nil, errBreakerOpen
 		}
-		g.noteThrottle(err)
+		g.noteThrottle(d, err)
 		return nil, err
 	}
 	g.stats.lastSuccess.Store(time.Now().UnixNano())
@@ -343,24 +346,11 @@ func (g *Gateway) fit(ctx context.Context, d *toolDef, args map[string]any, valu
 	}), nil
 }
 
-// noteThrottle makes every call wait out a 429's Retry-After, so that NSIP
-// sees no further requests until then.
-func (g *Gateway) noteThrottle(err error) {
-	var ne *nsip.Error
-	if errors.As(err, &ne) && ne.Kind == nsip.KindRateLimited {
-		wait := max(ne.RetryAfter, time.Second)
-		g.backoffUntil.Store(time.Now().Add(wait).UnixNano())
-	}
-}
-
 // acquire waits for a rate-limit token and a concurrency slot for one
 // upstream request. When the wait would outlast ctx's deadline it refuses at
 // once with how long to wait instead.
 func (g *Gateway) acquire(ctx context.Context) (release func(), err error) {
 	now := time.Now()
-	if until := time.Unix(0, g.backoffUntil.Load()); now.Before(until) {
-		return nil, &rateLimitError{retryAfter: until.Sub(now), reason: "NSIP asked us to wait"}
-	}
 	r := g.limiter.ReserveN(now, 1)
 	if wait := r.DelayFrom(now); wait > 0 {
 		if deadline, ok := ctx.Deadline(); ok && now.Add(wait).After(deadline) {

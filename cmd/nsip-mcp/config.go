@@ -36,6 +36,7 @@ type Config struct {
 	MaxConcurrent   int
 	BreakerFailures int // consecutive upstream failures that open the breaker
 	BreakerCooldown time.Duration
+	MaxPause        time.Duration // longest wait a 429's Retry-After may impose
 
 	// MemoryLimit is the soft limit handed to the Go runtime, derived from
 	// the cache bound; 0 when GOMEMLIMIT is set, which the runtime reads
@@ -251,6 +252,12 @@ var settings = []setting{
 		accepts: "a duration from 1s to 1h, e.g. 30s",
 		help:    "how long the open breaker waits before letting one trial request through",
 		apply:   durationSetter(func(c *Config) *time.Duration { return &c.BreakerCooldown }, time.Second, time.Hour),
+	},
+	{
+		name: "NSIP_MAX_PAUSE", def: formatDuration(defaults.MaxUpstreamPause),
+		accepts: "a duration from 1s to 1h, e.g. 5m",
+		help:    "longest pause a 429's Retry-After may impose on the endpoint that sent it; a longer request is cut to this",
+		apply:   durationSetter(func(c *Config) *time.Duration { return &c.MaxPause }, time.Second, time.Hour),
 	},
 	{
 		name: "LOG_LEVEL", def: "info",
