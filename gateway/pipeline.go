@@ -336,14 +336,22 @@ func (g *Gateway) fit(ctx context.Context, d *toolDef, args map[string]any, valu
 		return summarize.Result{}, fmt.Errorf("%w: %w", errFitWait, err)
 	}
 	defer g.fitSlots.Release(1)
-	return g.fitFunc(summarize.Request{
-		Kind:   d.kind,
-		Value:  value,
-		Raw:    raw,
-		Tool:   d.name,
-		Args:   args,
-		Budget: g.cfg.Budget,
-	}), nil
+	deadline, _ := ctx.Deadline()
+	res := g.fitFunc(summarize.Request{
+		Kind:     d.kind,
+		Value:    value,
+		Raw:      raw,
+		Tool:     d.name,
+		Args:     args,
+		Budget:   g.cfg.Budget,
+		Deadline: deadline,
+	})
+	if ctx.Err() != nil || (!deadline.IsZero() && !time.Now().Before(deadline)) {
+		// The fit stopped counting at the deadline: its result is not the
+		// answer's, and is neither served nor cached.
+		return summarize.Result{}, fmt.Errorf("%w: %w", errFitWait, context.DeadlineExceeded)
+	}
+	return res, nil
 }
 
 // acquire waits for a rate-limit token and a concurrency slot for one

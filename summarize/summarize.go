@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Kind names the shape of an upstream answer, which picks its summarizer.
@@ -38,6 +39,9 @@ type Request struct {
 	Tool           string         // the MCP tool that produced the answer, for next-call hints
 	Args           map[string]any // that tool's arguments with defaults filled in, for next-call hints
 	Budget         int            // 0 (or less) means DefaultBudget
+	// Deadline, when set, bounds the fit: past it counting stops and the
+	// result is a short note, which the caller should discard.
+	Deadline time.Time
 }
 
 // Result is what the client receives.
@@ -68,6 +72,7 @@ func (s *Summarizer) Fit(req Request) Result {
 	if budget <= 0 {
 		budget = DefaultBudget
 	}
+	s = &Summarizer{counter: s.counter.until(req.Deadline)}
 	orig := original(req)
 	res := Result{Kind: kindOf(req.Kind), OriginalTokens: req.OriginalTokens}
 	if res.OriginalTokens <= 0 {
@@ -79,7 +84,7 @@ func (s *Summarizer) Fit(req Request) Result {
 		return res
 	}
 	limit := int(float64(res.OriginalTokens) * MaxSummaryShare)
-	limit = min(limit, budget)
+	limit = min(limit, max(budget-SummaryMargin, 1))
 	f := &fitter{c: s.counter, limit: limit, density: density(orig, res.OriginalTokens)}
 	text, kind := s.summarize(f, req, orig, budget)
 	res.Text, res.Kind, res.Summarized = string(text), kind, true
