@@ -38,13 +38,13 @@ type answer struct {
 	res   summarize.Result
 }
 
-// size estimates the bytes an answer under key holds: the upstream JSON, the
-// decoded model (measured at 2.4 to 3.2 times the JSON, its strings, maps
-// and trait slices; counted as 3) and the fitted text. Undercounting lets
-// the process outgrow the configured bound; TestCacheBytesTrackTheHeap
-// keeps the estimate honest.
+// size is the bytes an answer under key holds: the upstream JSON, the
+// decoded model if it is kept (measured, see heapSize), and the fitted
+// text. Undercounting lets the process outgrow the configured bound;
+// TestCacheBytesTrackTheHeap and TestCacheBoundHoldsForHostileShapes keep
+// the measure honest.
 func (a *answer) size(key string) int64 {
-	return int64(4*len(a.raw) + len(a.res.Text) + len(key) + entryOverhead)
+	return heapSize(a, map[uintptr]bool{}) + int64(len(key)) + entryOverhead
 }
 
 // entryOverhead covers the cache's bookkeeping and the fixed fields of an
@@ -322,6 +322,9 @@ func (g *Gateway) fetch(key string, d *toolDef, args map[string]any) (any, error
 	// dropped rather than held while the queue drains.
 	if a.res, err = g.fit(ctx, d, args, a.value, a.raw); err != nil {
 		return nil, err
+	}
+	if !profilePart(d, args) {
+		a.value = nil // only profiles are assembled from models; the rest is served as fitted
 	}
 	g.cache.Set(key, a, a.size(key), a.res.OriginalTokens)
 	return a, nil
