@@ -95,6 +95,8 @@ type Gateway struct {
 	breaker *gobreaker.CircuitBreaker
 	limiter *rate.Limiter
 	slots   *semaphore.Weighted
+	fair    *fairQueue // turns at the upstream, shared between sessions
+	waiting waiters    // callers per cache key, so a fetch nobody awaits leaves the queue
 
 	fitSlots  *semaphore.Weighted                      // fits running at once, at most GOMAXPROCS
 	fitFunc   func(summarize.Request) summarize.Result // sum.Fit; tests wrap it to watch fits
@@ -127,6 +129,7 @@ func New(up Upstream, sum *summarize.Summarizer, cfg Config) (*Gateway, error) {
 		up: up, sum: sum, cfg: cfg, log: cfg.Logger, cache: c,
 		limiter: rate.NewLimiter(rate.Limit(cfg.RateLimit), cfg.RateBurst),
 		slots:   semaphore.NewWeighted(int64(cfg.MaxConcurrentUpstream)),
+		fair:    newFairQueue(cfg.MaxConcurrentUpstream),
 
 		fitSlots: semaphore.NewWeighted(int64(runtime.GOMAXPROCS(0))),
 		fitFunc:  sum.Fit,
@@ -137,7 +140,7 @@ func New(up Upstream, sum *summarize.Summarizer, cfg Config) (*Gateway, error) {
 		ReadyToTrip: func(c gobreaker.Counts) bool {
 			return c.ConsecutiveFailures >= cfg.BreakerFailures
 		},
-		IsSuccessful: func(err error) bool { return !countsAsFailure(err) },
+		IsSuccessful: func(err error) bool { return !g.breakerCounts(err) },
 		OnStateChange: func(_ string, from, to gobreaker.State) {
 			if to == gobreaker.StateOpen {
 				// gobreaker times its cooldown on the wall clock, so this does too.

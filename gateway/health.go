@@ -21,6 +21,7 @@ type stats struct {
 	errors      map[string]*atomic.Int64 // by error code
 	upstream    atomic.Int64             // requests sent to NSIP
 	lastSuccess atomic.Int64             // unix nanos of the last successful upstream answer
+	abandoned   atomic.Int64             // queued fetches dropped because every caller had gone
 
 	mu             sync.Mutex
 	summarizations int64
@@ -56,6 +57,7 @@ type Health struct {
 	MaxPauseSeconds     int              `json:"max_pause_seconds"` // the cap on such a pause
 	LastUpstreamSuccess *time.Time       `json:"last_upstream_success,omitempty"`
 	UpstreamRequests    int64            `json:"upstream_requests"`
+	AbandonedFetches    int64            `json:"abandoned_fetches"` // dropped from the queue: every caller had gone
 	CallsByTool         map[string]int64 `json:"calls_by_tool"`
 	ErrorsByCode        map[string]int64 `json:"errors_by_code"`
 	Summarizations      int64            `json:"summarizations"`
@@ -77,6 +79,7 @@ type Capacity struct {
 	Burst           int     `json:"burst"`
 	InFlight        int64   `json:"in_flight"`
 	MaxConcurrent   int     `json:"max_concurrent"`
+	Queued          int     `json:"queued"` // fetches waiting for their session's turn
 }
 
 func (g *Gateway) capacity() Capacity {
@@ -87,6 +90,7 @@ func (g *Gateway) capacity() Capacity {
 		Burst:           g.cfg.RateBurst,
 		InFlight:        g.inFlight.Load(),
 		MaxConcurrent:   g.cfg.MaxConcurrentUpstream,
+		Queued:          g.fair.queued(),
 	}
 }
 
@@ -98,6 +102,7 @@ func (g *Gateway) Health() Health {
 		UpstreamPauses:   g.pauses.health(g.cfg.MaxUpstreamPause, time.Now()),
 		MaxPauseSeconds:  seconds(g.cfg.MaxUpstreamPause),
 		UpstreamRequests: g.stats.upstream.Load(),
+		AbandonedFetches: g.stats.abandoned.Load(),
 		CallsByTool:      make(map[string]int64, len(g.stats.calls)),
 		ErrorsByCode:     make(map[string]int64, len(g.stats.errors)),
 	}

@@ -165,17 +165,9 @@ func (g *Gateway) obtain(ctx context.Context, d *toolDef, key string, args map[s
 	if e, ok := g.cache.Get(key); ok {
 		return obtained{a: e.Value.(*answer), source: cacheHit}, nil
 	}
-	ch := g.flight.DoChan(key, func() (any, error) { return g.fetch(key, d, args) })
-	var err error
-	select {
-	case r := <-ch:
-		if r.Err == nil {
-			return obtained{a: r.Val.(*answer), source: cacheMiss}, nil
-		}
-		err = r.Err
-	case <-ctx.Done():
-		// The shared fetch carries on and fills the cache for the next call.
-		err = ctx.Err()
+	a, err := g.share(ctx, d, key, args)
+	if err == nil {
+		return obtained{a: a, source: cacheMiss}, nil
 	}
 	if servesStale(err) {
 		if e, ok := g.cache.Stale(key); ok {
@@ -281,8 +273,9 @@ func (g *Gateway) fitProfile(key string, args map[string]any, ids [3]uint64, obs
 
 // fetch is the single upstream round trip behind one cache key, and the fit
 // of its answer. It runs on its own deadline, so one caller giving up does
-// not fail the others.
-func (g *Gateway) fetch(key string, d *toolDef, args map[string]any) (any, error) {
+// not fail the others; it waits for session's turn until queue ends, when
+// every caller has given up.
+func (g *Gateway) fetch(queue context.Context, session, key string, d *toolDef, args map[string]any) (any, error) {
 	if e, ok := g.cache.Peek(key); ok { // filled while this call was queueing
 		return e.Value.(*answer), nil
 	}
@@ -295,19 +288,26 @@ func (g *Gateway) fetch(key string, d *toolDef, args map[string]any) (any, error
 	if err := g.paused(d); err != nil {
 		return nil, err
 	}
+	turnDone, err := g.turn(ctx, queue, session, key)
+	if err != nil {
+		return nil, err
+	}
 	release, err := g.acquire(ctx)
 	if err != nil {
+		turnDone()
 		return nil, err
 	}
 	v, err := g.breaker.Execute(func() (any, error) {
 		g.stats.upstream.Add(1)
+		sent := time.Now()
 		value, raw, err := d.fetch(ctx, g.up, args)
 		if err != nil {
-			return nil, err
+			return nil, g.blame(ctx, sent, err)
 		}
 		return &answer{id: g.answerIDs.Add(1), value: value, raw: raw}, nil
 	})
 	release()
+	turnDone()
 	if err != nil {
 		if errors.Is(err, gobreaker.ErrOpenState) || errors.Is(err, gobreaker.ErrTooManyRequests) {
 			return nil, errBreakerOpen
