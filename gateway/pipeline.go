@@ -317,6 +317,9 @@ func (g *Gateway) fetch(queue context.Context, session, key string, d *toolDef, 
 	}
 	g.stats.lastSuccess.Store(time.Now().UnixNano())
 	a := v.(*answer)
+	if err := wrongAnimal(d, args, a.value); err != nil {
+		return nil, err
+	}
 	// Waiting for a fit slot counts against the fetch's deadline like
 	// waiting for NSIP does; an answer that cannot be fitted in time is
 	// dropped rather than held while the queue drains.
