@@ -126,14 +126,12 @@ func runFaultRow(t *testing.T, row faultRow) {
 	r := callTool(t, other, "nsip_get_trait_ranges", map[string]any{"breed_id": breeds[0]})
 	switch {
 	case row.throttle:
-		// A 429 pauses every upstream request, so the other session gets
-		// the pause too, but still its cached answers.
+		// A 429 pauses only the endpoint that sent it: the other session
+		// still reaches other endpoints, and its cached answers.
 		if b := (<-faulted).errorBody(t); b.Code != CodeRateLimited {
 			t.Fatalf("faulted call: %+v, want rate_limited", b)
 		}
-		if b := callTool(t, other, "nsip_get_trait_ranges", map[string]any{"breed_id": breeds[1]}).errorBody(t); b.Code != CodeRateLimited || b.RetryAfterSeconds < 1 {
-			t.Errorf("other session during the pause: %+v, want rate_limited with retry_after_seconds", b)
-		}
+		callTool(t, other, "nsip_get_trait_ranges", map[string]any{"breed_id": breeds[1]}).mustOK(t)
 		if hit := callTool(t, other, "nsip_get_statuses", nil).mustOK(t); hit.meta["cache"] != cacheHit {
 			t.Errorf("cached answer during the pause: cache = %v, want hit", hit.meta["cache"])
 		}
@@ -283,7 +281,7 @@ func waitBreakerCooldown(t *testing.T, e *env) {
 func waitPause(t *testing.T, e *env) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for e.gw.capacity().TokensAvailable == 0 {
+	for len(e.gw.Health().UpstreamPauses) != 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the 429 pause did not end")
 		}

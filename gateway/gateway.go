@@ -60,6 +60,7 @@ type Config struct {
 	CallTimeout           time.Duration // budget for one upstream fetch, waiting for capacity included
 	ProgressInterval      time.Duration // progress notifications while a call runs; 0 uses the default
 	ReadyMaxAge           time.Duration // Ready trusts an upstream success this recent without asking again
+	MaxUpstreamPause      time.Duration // longest wait a 429's Retry-After may impose on its endpoint
 	Logger                *slog.Logger
 	Now                   func() time.Time // the cache's clock
 
@@ -89,6 +90,7 @@ func DefaultConfig() Config {
 		ReadyMaxAge:           5 * time.Minute,
 		Replicas:              1,
 		CollapseWait:          5 * time.Second,
+		MaxUpstreamPause:      DefaultMaxUpstreamPause,
 	}
 }
 
@@ -103,15 +105,17 @@ type Gateway struct {
 	breaker *gobreaker.CircuitBreaker
 	limiter *rate.Limiter
 	slots   *semaphore.Weighted
+	fair    *fairQueue // turns at the upstream, shared between sessions
+	waiting waiters    // callers per cache key, so a fetch nobody awaits leaves the queue
 
 	fitSlots  *semaphore.Weighted                      // fits running at once, at most GOMAXPROCS
 	fitFunc   func(summarize.Request) summarize.Result // sum.Fit; tests wrap it to watch fits
 	answerIDs atomic.Uint64                            // numbers each upstream answer
 
-	openedAt     atomic.Int64 // unix nanos when the breaker last opened
-	backoffUntil atomic.Int64 // unix nanos until which NSIP asked us to wait (429)
-	inFlight     atomic.Int64 // upstream requests under way
-	fitWaiters   atomic.Int64 // profile calls waiting on a shared fit
+	openedAt   atomic.Int64 // unix nanos when the breaker last opened
+	pauses     pauses       // per endpoint, until when NSIP asked us to wait (429)
+	inFlight   atomic.Int64 // upstream requests under way
+	fitWaiters atomic.Int64 // profile calls waiting on a shared fit
 	// unix nanos of the last connection failure blamed on NSIP_BASE_URL; while
 	// it is later than the last success, an open breaker says so too.
 	misconfiguredAt atomic.Int64
@@ -142,6 +146,7 @@ func New(up Upstream, sum *summarize.Summarizer, cfg Config) (*Gateway, error) {
 		up: up, sum: sum, cfg: cfg, log: cfg.Logger, cache: c,
 		limiter: rate.NewLimiter(rate.Limit(cfg.RateLimit), cfg.RateBurst),
 		slots:   semaphore.NewWeighted(int64(cfg.MaxConcurrentUpstream)),
+		fair:    newFairQueue(cfg.MaxConcurrentUpstream),
 
 		fitSlots: semaphore.NewWeighted(int64(runtime.GOMAXPROCS(0))),
 		fitFunc:  sum.Fit,
@@ -152,7 +157,7 @@ func New(up Upstream, sum *summarize.Summarizer, cfg Config) (*Gateway, error) {
 		ReadyToTrip: func(c gobreaker.Counts) bool {
 			return c.ConsecutiveFailures >= cfg.BreakerFailures
 		},
-		IsSuccessful: func(err error) bool { return !countsAsFailure(err) },
+		IsSuccessful: func(err error) bool { return !g.breakerCounts(err) },
 		OnStateChange: func(_ string, from, to gobreaker.State) {
 			if to == gobreaker.StateOpen {
 				// gobreaker times its cooldown on the wall clock, so this does too.
@@ -173,7 +178,8 @@ func withDefaults(cfg Config) (Config, error) {
 	d := DefaultConfig()
 	if cfg.Budget < 0 || cfg.MaxBudget < 0 || cfg.CacheTTL < 0 || cfg.StaleTTL < 0 || cfg.CacheMaxEntries < 0 || cfg.CacheMaxBytes < 0 ||
 		cfg.RateLimit < 0 || cfg.RateBurst < 0 || cfg.MaxConcurrentUpstream < 0 || cfg.BreakerCooldown < 0 ||
-		cfg.CallTimeout < 0 || cfg.ProgressInterval < 0 || cfg.ReadyMaxAge < 0 || cfg.Replicas < 0 || cfg.CollapseWait < 0 {
+		cfg.CallTimeout < 0 || cfg.ProgressInterval < 0 || cfg.ReadyMaxAge < 0 || cfg.Replicas < 0 || cfg.CollapseWait < 0 ||
+		cfg.MaxUpstreamPause < 0 {
 		return cfg, errors.New("gateway: configuration values must not be negative")
 	}
 	setDefault(&cfg.Budget, d.Budget)
@@ -195,6 +201,7 @@ func withDefaults(cfg Config) (Config, error) {
 	setDefault(&cfg.ReadyMaxAge, d.ReadyMaxAge)
 	setDefault(&cfg.Replicas, d.Replicas)
 	setDefault(&cfg.CollapseWait, d.CollapseWait)
+	setDefault(&cfg.MaxUpstreamPause, d.MaxUpstreamPause)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}

@@ -21,6 +21,7 @@ type stats struct {
 	errors      map[string]*atomic.Int64 // by error code
 	upstream    atomic.Int64             // requests sent to NSIP
 	lastSuccess atomic.Int64             // unix nanos of the last successful upstream answer
+	abandoned   atomic.Int64             // queued fetches dropped because every caller had gone
 
 	mu             sync.Mutex
 	summarizations int64
@@ -55,8 +56,11 @@ type Health struct {
 	Cache               cache.Stats      `json:"cache"`
 	Breaker             BreakerHealth    `json:"breaker"`
 	RateLimit           Capacity         `json:"rate_limit"`
+	UpstreamPauses      []PauseHealth    `json:"upstream_pauses"`   // endpoints NSIP asked us to leave alone (429)
+	MaxPauseSeconds     int              `json:"max_pause_seconds"` // the cap on such a pause
 	LastUpstreamSuccess *time.Time       `json:"last_upstream_success,omitempty"`
 	UpstreamRequests    int64            `json:"upstream_requests"`
+	AbandonedFetches    int64            `json:"abandoned_fetches"` // dropped from the queue: every caller had gone
 	CallsByTool         map[string]int64 `json:"calls_by_tool"`
 	ErrorsByCode        map[string]int64 `json:"errors_by_code"`
 	Summarizations      int64            `json:"summarizations"`
@@ -82,13 +86,11 @@ type Capacity struct {
 	Burst           int     `json:"burst"`
 	InFlight        int64   `json:"in_flight"`
 	MaxConcurrent   int     `json:"max_concurrent"`
+	Queued          int     `json:"queued"` // fetches waiting for their session's turn
 }
 
 func (g *Gateway) capacity() Capacity {
 	tokens := g.limiter.TokensAt(time.Now())
-	if until := time.Unix(0, g.backoffUntil.Load()); time.Now().Before(until) {
-		tokens = 0 // NSIP asked for a pause: nothing may start
-	}
 	limit, burst := g.localLimit()
 	return Capacity{
 		TokensAvailable: math.Round(max(tokens, 0)*100) / 100,
@@ -96,6 +98,7 @@ func (g *Gateway) capacity() Capacity {
 		Burst:           burst,
 		InFlight:        g.inFlight.Load(),
 		MaxConcurrent:   g.cfg.MaxConcurrentUpstream,
+		Queued:          g.fair.queued(),
 	}
 }
 
@@ -104,7 +107,10 @@ func (g *Gateway) Health() Health {
 	h := Health{
 		Cache:            g.cache.Stats(),
 		RateLimit:        g.capacity(),
+		UpstreamPauses:   g.pauses.health(g.cfg.MaxUpstreamPause, time.Now()),
+		MaxPauseSeconds:  seconds(g.cfg.MaxUpstreamPause),
 		UpstreamRequests: g.stats.upstream.Load(),
+		AbandonedFetches: g.stats.abandoned.Load(),
 		CallsByTool:      make(map[string]int64, len(g.stats.calls)),
 		FormatDrift:      g.drift.snapshot(),
 		ErrorsByCode:     make(map[string]int64, len(g.stats.errors)),

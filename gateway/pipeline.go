@@ -62,13 +62,13 @@ func (a *answer) note() string {
 	return formatNote(a.drift)
 }
 
-// size estimates the bytes an answer under key holds: the upstream JSON, the
-// decoded model (measured at 2.4 to 3.2 times the JSON, its strings, maps
-// and trait slices; counted as 3) and the fitted text. Undercounting lets
-// the process outgrow the configured bound; TestCacheBytesTrackTheHeap
-// keeps the estimate honest.
+// size is the bytes an answer under key holds: the upstream JSON, the
+// decoded model if it is kept (measured, see heapSize), and the fitted
+// text. Undercounting lets the process outgrow the configured bound;
+// TestCacheBytesTrackTheHeap and TestCacheBoundHoldsForHostileShapes keep
+// the measure honest.
 func (a *answer) size(key string) int64 {
-	return int64(4*len(a.raw) + len(a.res.Text) + len(key) + entryOverhead)
+	return heapSize(a, map[uintptr]bool{}) + int64(len(key)) + entryOverhead
 }
 
 // entryOverhead covers the cache's bookkeeping and the fixed fields of an
@@ -237,20 +237,12 @@ func (g *Gateway) obtain(ctx context.Context, d *toolDef, key string, args map[s
 	if e, ok := g.cache.Get(key); ok {
 		return obtained{a: e.Value.(*answer), source: cacheHit}, nil
 	}
-	ch := g.flight.DoChan(key, func() (any, error) { return g.fetch(key, d, args) })
-	var err error
-	select {
-	case r := <-ch:
-		if r.Err == nil {
-			if a := r.Val.(*answer); a.shared {
-				return obtained{a: a, source: cacheShared}, nil
-			}
-			return obtained{a: r.Val.(*answer), source: cacheMiss}, nil
+	a, err := g.share(ctx, d, key, args)
+	if err == nil {
+		if a.shared {
+			return obtained{a: a, source: cacheShared}, nil
 		}
-		err = r.Err
-	case <-ctx.Done():
-		// The shared fetch carries on and fills the cache for the next call.
-		err = ctx.Err()
+		return obtained{a: a, source: cacheMiss}, nil
 	}
 	if servesStale(err) {
 		if e, ok := g.cache.Stale(key); ok {
@@ -390,8 +382,9 @@ func assembleProfile(obs []obtained) *nsip.AnimalProfile {
 
 // fetch is the single upstream round trip behind one cache key, and the fit
 // of its answer. It runs on its own deadline, so one caller giving up does
-// not fail the others.
-func (g *Gateway) fetch(key string, d *toolDef, args map[string]any) (any, error) {
+// not fail the others; it waits for session's turn until queue ends, when
+// every caller has given up.
+func (g *Gateway) fetch(queue context.Context, session, key string, d *toolDef, args map[string]any) (any, error) {
 	if e, ok := g.cache.Peek(key); ok { // filled while this call was queueing
 		return e.Value.(*answer), nil
 	}
@@ -409,34 +402,46 @@ func (g *Gateway) fetch(key string, d *toolDef, args map[string]any) (any, error
 	if g.breaker.State() == gobreaker.StateOpen || g.sharedBreakerOpen(ctx) {
 		return nil, errBreakerOpen // fail fast, without spending rate-limit tokens
 	}
-	release, err := g.acquire(ctx)
+	if err := g.paused(d); err != nil {
+		return nil, err
+	}
+	turnDone, err := g.turn(ctx, queue, session, key)
 	if err != nil {
+		return nil, err
+	}
+	release, err := g.acquire(ctx, d.method)
+	if err != nil {
+		turnDone()
 		return nil, err
 	}
 	v, err := g.breaker.Execute(func() (any, error) {
 		g.stats.upstream.Add(1)
+		sent := time.Now()
 		value, raw, err := d.fetch(ctx, g.up, args)
 		if ne := unrecognized(err); ne != nil {
 			// NSIP answered; the client could not read it. Pass it on.
 			return &answer{id: g.answerIDs.Add(1), raw: ne.Body, drift: ne}, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, g.blame(ctx, sent, err)
 		}
 		return &answer{id: g.answerIDs.Add(1), value: value, raw: raw}, nil
 	})
 	release()
+	turnDone()
 	if err != nil {
 		if errors.Is(err, gobreaker.ErrOpenState) || errors.Is(err, gobreaker.ErrTooManyRequests) {
 			return nil, errBreakerOpen
 		}
-		g.noteThrottle(err)
+		g.noteThrottle(d, err)
 		return nil, err
 	}
 	g.stats.lastSuccess.Store(time.Now().UnixNano())
 	a := v.(*answer)
 	if a.drift != nil {
 		g.noteDrift(a.drift)
+	} else if err := wrongAnimal(d, args, a.value); err != nil {
+		return nil, err
 	}
 	// Waiting for a fit slot counts against the fetch's deadline like
 	// waiting for NSIP does; an answer that cannot be fitted in time is
@@ -470,31 +475,25 @@ func (g *Gateway) fitRequest(ctx context.Context, req summarize.Request) (summar
 		return summarize.Result{}, fmt.Errorf("%w: %w", errFitWait, err)
 	}
 	defer g.fitSlots.Release(1)
-	return g.fitFunc(req), nil
-}
-
-// noteThrottle makes every call wait out a 429's Retry-After, so that NSIP
-// sees no further requests until then.
-func (g *Gateway) noteThrottle(err error) {
-	var ne *nsip.Error
-	if errors.As(err, &ne) && ne.Kind == nsip.KindRateLimited {
-		wait := max(ne.RetryAfter, time.Second)
-		g.backoffUntil.Store(time.Now().Add(wait).UnixNano())
-		g.shareThrottle(wait)
+	deadline, _ := ctx.Deadline()
+	req.Deadline = deadline
+	res := g.fitFunc(req)
+	if ctx.Err() != nil || (!deadline.IsZero() && !time.Now().Before(deadline)) {
+		// The fit stopped counting at the deadline: its result is not the
+		// answer's, and is neither served nor cached.
+		return summarize.Result{}, fmt.Errorf("%w: %w", errFitWait, context.DeadlineExceeded)
 	}
+	return res, nil
 }
 
 // acquire waits for a rate-limit token and a concurrency slot for one
-// upstream request. When the wait would outlast ctx's deadline it refuses at
-// once with how long to wait instead.
-func (g *Gateway) acquire(ctx context.Context) (release func(), err error) {
-	now := time.Now()
-	if until := time.Unix(0, g.backoffUntil.Load()); now.Before(until) {
-		return nil, &rateLimitError{retryAfter: until.Sub(now), reason: "NSIP asked us to wait"}
-	}
-	if err := g.sharedTurn(ctx); err != nil {
+// upstream request to method. When the wait would outlast ctx's deadline it
+// refuses at once with how long to wait instead.
+func (g *Gateway) acquire(ctx context.Context, method string) (release func(), err error) {
+	if err := g.sharedTurn(ctx, method); err != nil {
 		return nil, err
 	}
+	now := time.Now()
 	r := g.limiter.ReserveN(now, 1)
 	if wait := r.DelayFrom(now); wait > 0 {
 		if deadline, ok := ctx.Deadline(); ok && now.Add(wait).After(deadline) {

@@ -81,7 +81,8 @@ func (g *Gateway) localLimit() (perSecond float64, burst int) {
 // interval, burst tolerance and the longest acceptable wait, all in
 // microseconds. It answers {1, wait} for a slot taken wait microseconds
 // from now, or {0, wait} without taking one when the wait is too long, or
-// {2, wait} while KEYS[2] says NSIP asked every replica to pause.
+// {2, wait} while KEYS[2] says NSIP asked every replica to leave the
+// request's endpoint alone.
 var gcra = redis.NewScript(`
 local pause = redis.call('PTTL', KEYS[2])
 if pause > 0 then return {2, pause * 1000} end
@@ -103,7 +104,7 @@ return {1, wait}
 // sharedTurn waits for this request's place under the rate limit all
 // replicas share. It returns nil at once when there is no Redis or Redis
 // does not answer; the local limiter, then at rate/Replicas, decides.
-func (g *Gateway) sharedTurn(ctx context.Context) error {
+func (g *Gateway) sharedTurn(ctx context.Context, method string) error {
 	r := g.shared.redis
 	if r == nil {
 		return nil
@@ -117,7 +118,7 @@ func (g *Gateway) sharedTurn(ctx context.Context) error {
 	var res []int64
 	err := r.Do(ctx, func(ctx context.Context, c *redis.Client) error {
 		var err error
-		res, err = gcra.Run(ctx, c, []string{r.Key("rate"), r.Key("pause")},
+		res, err = gcra.Run(ctx, c, []string{r.Key("rate"), r.Key("pause:" + method)},
 			interval.Microseconds(), tolerance.Microseconds(), maxWait.Microseconds()).Int64Slice()
 		if err == nil && len(res) != 2 {
 			err = fmt.Errorf("rate script answered %v", res)
@@ -269,9 +270,10 @@ func (g *Gateway) collapse(ctx context.Context, key string) (release func(), a *
 	}
 }
 
-// shareThrottle asks every replica to wait as NSIP asked this one to (a
-// 429's Retry-After): the next sharedTurn of each refuses until then.
-func (g *Gateway) shareThrottle(wait time.Duration) {
+// shareThrottle asks every replica to leave method alone as NSIP asked this
+// one to (a 429's Retry-After, already capped): each one's sharedTurn for
+// that endpoint refuses until then.
+func (g *Gateway) shareThrottle(method string, wait time.Duration) {
 	r := g.shared.redis
 	if r == nil {
 		return
@@ -279,7 +281,7 @@ func (g *Gateway) shareThrottle(wait time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), g.cfg.CallTimeout)
 	defer cancel()
 	_ = r.Do(ctx, func(ctx context.Context, c *redis.Client) error {
-		return c.Set(ctx, r.Key("pause"), "nsip", wait).Err()
+		return c.Set(ctx, r.Key("pause:"+method), "nsip", wait).Err()
 	})
 }
 

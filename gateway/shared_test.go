@@ -461,7 +461,9 @@ func TestSharedStaleAnswerServesWhenNSIPFails(t *testing.T) {
 	}
 }
 
-func TestSharedRetryAfterPausesEveryReplica(t *testing.T) {
+// A 429's pause, capped, holds back the endpoint that sent it on every
+// replica, and only that endpoint.
+func TestSharedRetryAfterPausesItsEndpointOnEveryReplica(t *testing.T) {
 	rd := redistest.Start(t)
 	rs, up := newReplicas(t, 2, rd.URL(), nil)
 	up.SetFault(nsiptest.EndpointDetails, nsiptest.Fault{Kind: nsiptest.FaultRateLimit, RetryAfter: 40 * time.Second, Times: 1})
@@ -470,14 +472,19 @@ func TestSharedRetryAfterPausesEveryReplica(t *testing.T) {
 		t.Fatalf("A's call through a 429: %.300s, want rate_limited", r.text)
 	}
 	before := up.TotalRequests()
-	r := rs[1].call(t, "nsip_get_lineage", map[string]any{"lpn_id": ids[1]})
+	r := rs[1].call(t, "nsip_get_animal", map[string]any{"search_string": ids[1]})
 	if !r.isError || r.errorBody(t).Code != CodeRateLimited {
-		t.Fatalf("B's call while NSIP asked A to wait: %.300s, want rate_limited", r.text)
+		t.Fatalf("B's call to the paused endpoint: %.300s, want rate_limited", r.text)
 	}
 	if got := up.TotalRequests() - before; got != 0 {
 		t.Errorf("B sent %d requests while NSIP asked for a pause, want 0", got)
 	}
 	if body := r.errorBody(t); body.RetryAfterSeconds < 30 || body.RetryAfterSeconds > 40 {
 		t.Errorf("B's retry_after_seconds = %d, want what is left of A's 40", body.RetryAfterSeconds)
+	}
+	// Another endpoint was not paused.
+	rs[1].call(t, "nsip_get_lineage", map[string]any{"lpn_id": ids[1]}).mustOK(t)
+	if got := up.Requests(nsiptest.EndpointLineage); got != 1 {
+		t.Errorf("lineage requests = %d, want 1", got)
 	}
 }

@@ -173,6 +173,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	if c.httpClient == nil {
 		c.httpClient = defaultHTTPClient()
 	}
+	c.httpClient = c.keepToOrigin(c.httpClient)
 	return c, nil
 }
 

@@ -29,13 +29,16 @@ func TestNewClientDefaults(t *testing.T) {
 }
 
 func TestOptions(t *testing.T) {
-	hc := &http.Client{}
+	hc := &http.Client{Transport: &http.Transport{}}
 	c, err := NewClient(WithBaseURL("https://mirror.example.org/nsip/api/"), WithHTTPClient(hc), WithTimeout(0),
 		WithUserAgent("flock-tool/2"), WithMaxBodyBytes(10), WithRetryPolicy(RetryPolicy{MaxAttempts: 1}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.BaseURL() != "https://mirror.example.org/nsip/api/" || c.httpClient != hc || c.timeout != 0 ||
+	// The caller's client is used through a copy that keeps redirects on
+	// the base URL's origin, leaving the caller's own untouched.
+	if c.BaseURL() != "https://mirror.example.org/nsip/api/" || c.httpClient.Transport != hc.Transport ||
+		c.httpClient.CheckRedirect == nil || hc.CheckRedirect != nil || c.timeout != 0 ||
 		c.userAgent != "flock-tool/2" || c.maxBody != 10 || c.retry.MaxAttempts != 1 {
 		t.Errorf("options not applied: %+v", c)
 	}

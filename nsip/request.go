@@ -159,6 +159,16 @@ func (c *Client) attempt(ctx context.Context, cl call) ([]byte, int, *Error, tim
 		return nil, 0, &Error{Kind: KindInvalidArgument, Reason: "cannot build the request", Err: err}, 0
 	}
 	resp, err := c.httpClient.Do(req)
+	var redirect *redirectError
+	if errors.As(err, &redirect) {
+		// Not a transport failure: retrying would be redirected again.
+		// Go hands back the redirect itself, its body already closed.
+		status := 0
+		if resp != nil {
+			status = resp.StatusCode
+		}
+		return nil, status, &Error{Kind: KindUnexpectedResponse, Status: status, Reason: redirect.Error()}, 0
+	}
 	if err != nil {
 		return nil, 0, transportError(ctx, actx, err), 0
 	}
@@ -220,8 +230,8 @@ func statusError(cl call, resp *http.Response, snippet string) (*Error, time.Dur
 	case code >= 500:
 		e.Kind = KindUpstream
 	default:
-		// Forbidden, gone, a redirect not followed: nothing a retry or a
-		// different argument would fix.
+		// Forbidden, gone, a redirect answered without a Location:
+		// nothing a retry or a different argument would fix.
 		e.Kind = KindUnexpectedResponse
 		e.Reason = fmt.Sprintf("unexpected HTTP status %d: %s", code, snippet)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"github.com/pkoukk/tiktoken-go"
@@ -12,6 +13,10 @@ import (
 
 // encodingName is the tokenizer the spec fixes for every budget decision.
 const encodingName = "cl100k_base"
+
+// cl100kFile is the name tiktoken-go asks its loader for; the offline
+// loader serves it from the binary.
+const cl100kFile = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
 
 // The encoder is built once per process: building it parses a 1.6 MB rank
 // table, and every Counter can share it because encoding only reads it.
@@ -25,10 +30,18 @@ func loadEncoding() (*tiktoken.Tiktoken, error) {
 	encOnce.Do(func() {
 		// The offline loader serves the rank table from the binary itself,
 		// so counting never reaches for the network or a cache directory.
-		tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader())
+		capture := &rankCapture{inner: tiktoken_loader.NewOfflineLoader()}
+		tiktoken.SetBpeLoader(capture)
 		enc, encErr = tiktoken.GetEncoding(encodingName)
 		if encErr != nil {
 			encErr = fmt.Errorf("summarize: loading %s: %w", encodingName, encErr)
+			return
+		}
+		ranks = capture.ranks
+		if ranks == nil {
+			// tiktoken-go had the encoding already and did not load it
+			// again: read the table once more for the long pieces.
+			ranks, encErr = capture.inner.LoadTiktokenBpe(cl100kFile)
 		}
 	})
 	return enc, encErr
@@ -40,6 +53,10 @@ func loadEncoding() (*tiktoken.Tiktoken, error) {
 type Counter struct {
 	enc   *tiktoken.Tiktoken
 	calls atomic.Int64 // encodings made, which tests bound
+
+	// A Counter made by until counts for base and stops at deadline.
+	base     *Counter
+	deadline time.Time
 }
 
 // NewCounter returns a Counter, loading the cl100k_base table on first use.
@@ -85,6 +102,14 @@ func (c *Counter) Count(s string) int {
 	if s == "" {
 		return 0
 	}
+	if c.base != nil {
+		return c.base.countBy(s, c.deadline)
+	}
+	return c.countBy(s, time.Time{})
+}
+
+// countBy is Count, stopping at deadline unless it is zero.
+func (c *Counter) countBy(s string, deadline time.Time) int {
 	c.calls.Add(1)
 	e := c.encoder()
 	if e == nil {
@@ -97,16 +122,19 @@ func (c *Counter) Count(s string) int {
 		// that is not UTF-8 became U+FFFD; counting that text is exact.
 		s = string([]rune(s))
 	}
-	return countPieces(e, s)
+	return countPieces(e, s, deadline)
 }
 
 // countPieces splits s as the cl100k_base pattern does and adds up the
 // byte-pair tokens of each piece. A piece encodes the same alone as in its
 // text (byte-pair merges never cross pieces), so each distinct piece is
 // encoded once and its count kept in pieceCounts.
-func countPieces(e *tiktoken.Tiktoken, s string) int {
+func countPieces(e *tiktoken.Tiktoken, s string, deadline time.Time) int {
 	n := 0
-	for i := 0; i < len(s); {
+	for i, pieces := 0, 0; i < len(s); pieces++ {
+		if pieces%deadlineEvery == 0 && past(deadline) {
+			return n + len(s) - i // the rest at one token per byte at most
+		}
 		j := nextPiece(s, i)
 		n += pieceCounts.count(e, s[i:j])
 		i = j

@@ -38,7 +38,7 @@ func newPieceMemo() *pieceMemo { return &pieceMemo{seed: maphash.MakeSeed()} }
 // count returns the tokens of one pre-token, from the memo when it can.
 func (p *pieceMemo) count(e *tiktoken.Tiktoken, piece string) int {
 	if len(piece) > memoMaxPieceLen {
-		return len(e.EncodeOrdinary(piece))
+		return countLong(piece)
 	}
 	slot := &p.slots[maphash.String(p.seed, piece)&(memoSlots-1)]
 	if m := slot.Load(); m != nil && m.piece == piece {

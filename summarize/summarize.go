@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"time"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
@@ -48,6 +49,10 @@ type Request struct {
 	Requested bool     // Budget was asked for (max_tokens), not the server's default
 	Traits    []string // the trait codes every row carries, exactly; nil lets the summarizer choose
 	Skip      int      // rows at the start of the page the caller has already seen
+
+	// Deadline, when set, bounds the fit: past it counting stops and the
+	// result is a short note, which the caller should discard.
+	Deadline time.Time
 }
 
 // view reports whether the caller chose how the answer looks.
@@ -92,6 +97,7 @@ func (s *Summarizer) Fit(req Request) Result {
 	if budget <= 0 {
 		budget = DefaultBudget
 	}
+	s = &Summarizer{counter: s.counter.until(req.Deadline)}
 	orig := original(req)
 	res := Result{Kind: kindOf(req.Kind), OriginalTokens: req.OriginalTokens}
 	if res.OriginalTokens <= 0 {
@@ -106,7 +112,7 @@ func (s *Summarizer) Fit(req Request) Result {
 		res.Paging = paging(req, nil)
 		return res
 	}
-	limit := budget
+	limit := max(budget-SummaryMargin, 1)
 	if !req.view() {
 		limit = min(limit, int(float64(res.OriginalTokens)*MaxSummaryShare))
 	}

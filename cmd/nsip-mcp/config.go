@@ -38,6 +38,7 @@ type Config struct {
 	MaxConcurrent   int
 	BreakerFailures int // consecutive upstream failures that open the breaker
 	BreakerCooldown time.Duration
+	MaxPause        time.Duration // longest wait a 429's Retry-After may impose
 
 	RedisURL string // shared tier, rate limit and breaker for replicas; empty means none
 	Replicas int    // replicas sharing the rate limit
@@ -277,6 +278,12 @@ var settings = []setting{
 		accepts: "an integer from 1 to 1000",
 		help:    "replicas running against NSIP together: without Redis (or while it is down) each keeps to NSIP_RATE_LIMIT/NSIP_REPLICAS; above 1, streamable HTTP runs stateless so that any replica can answer any request",
 		apply:   intSetter(func(c *Config) *int { return &c.Replicas }, 1, 1000),
+	},
+	{
+		name: "NSIP_MAX_PAUSE", def: formatDuration(defaults.MaxUpstreamPause),
+		accepts: "a duration from 1s to 1h, e.g. 5m",
+		help:    "longest pause a 429's Retry-After may impose on the endpoint that sent it; a longer request is cut to this",
+		apply:   durationSetter(func(c *Config) *time.Duration { return &c.MaxPause }, time.Second, time.Hour),
 	},
 	{
 		name: "LOG_LEVEL", def: "info",

@@ -31,6 +31,7 @@ func TestLoadDefaults(t *testing.T) {
 		TokenBudget: 2000, MaxTokenBudget: 8000, RateLimit: defaults.RateLimit, RateBurst: defaults.RateBurst,
 		MaxConcurrent: defaults.MaxConcurrentUpstream, LogLevel: slog.LevelInfo,
 		CallTimeout: gw.CallTimeout, BreakerFailures: int(gw.BreakerFailures), BreakerCooldown: gw.BreakerCooldown,
+		MaxPause:    gw.MaxUpstreamPause,
 		MemoryLimit: 2*cache.DefaultMaxBytes + 128<<20,
 		Replicas:    1,
 	}
@@ -58,6 +59,7 @@ func TestLoadReadsEveryVariable(t *testing.T) {
 		"NSIP_CALL_TIMEOUT":      "45s",
 		"NSIP_BREAKER_FAILURES":  "3",
 		"NSIP_BREAKER_COOLDOWN":  "2m",
+		"NSIP_MAX_PAUSE":         "90s",
 		"LOG_LEVEL":              "DEBUG",
 		"MCP_AUTH_TOKEN":         "5f1c0a9e7b2d4c68a1e3",
 		"NSIP_REDIS_URL":         "rediss://:s3cret@redis.internal:6380/2",
@@ -74,6 +76,7 @@ func TestLoadReadsEveryVariable(t *testing.T) {
 		CacheTTL: 30 * time.Minute, CacheMaxEntries: 500, CacheMaxBytes: 8 << 20,
 		TokenBudget: 1500, MaxTokenBudget: 12000, RateLimit: 2.5, RateBurst: 3, MaxConcurrent: 8, LogLevel: slog.LevelDebug,
 		CallTimeout: 45 * time.Second, BreakerFailures: 3, BreakerCooldown: 2 * time.Minute,
+		MaxPause:    90 * time.Second,
 		MemoryLimit: 16<<20 + 128<<20, // twice the cache, plus headroom
 		RedisURL:    "rediss://:s3cret@redis.internal:6380/2", Replicas: 3,
 	}

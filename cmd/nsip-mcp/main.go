@@ -101,6 +101,7 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	gcfg.CallTimeout = cfg.CallTimeout
 	gcfg.BreakerFailures = uint32(cfg.BreakerFailures) // 1..1000, checked by Load
 	gcfg.BreakerCooldown = cfg.BreakerCooldown
+	gcfg.MaxUpstreamPause = cfg.MaxPause
 	gcfg.Logger = logger
 	gcfg.Replicas = cfg.Replicas
 	if cfg.RedisURL != "" {

@@ -1,0 +1,134 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+// tinyRecords renders n records of a few bytes each, the shape whose
+// decoded model outweighs its JSON the most: a struct and an Extra map per
+// record.
+func tinyRecords(n int, tag string) string {
+	var sb strings.Builder
+	sb.WriteByte('[')
+	for i := range n {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, `{"lpnId":"%s%d","x":%d}`, tag, i, i%10)
+	}
+	sb.WriteByte(']')
+	return sb.String()
+}
+
+// hostileShapes serves pages of many tiny records and animals with
+// thousands of tiny unknown fields, each answer about half a megabyte.
+func hostileShapes(t *testing.T) *httptest.Server {
+	const rows = 20000
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/search/getPageOfSearchResults"):
+			fmt.Fprintf(w, `{"recordCount":%d,"records":%s}`, rows, tinyRecords(rows, "s"+q.Get("page")+"n"))
+		case strings.HasSuffix(r.URL.Path, "/details/getPageOfProgeny"):
+			fmt.Fprintf(w, `{"recordCount":%d,"records":%s}`, rows, tinyRecords(rows, q.Get("lpnId")+"n"))
+		case strings.HasSuffix(r.URL.Path, "/details/getAnimalDetails"):
+			var sb strings.Builder
+			fmt.Fprintf(&sb, `{"success":true,"data":{"lpnId":%q`, q.Get("searchString"))
+			for i := range rows {
+				fmt.Fprintf(&sb, `,"f%d":%d`, i, i%10)
+			}
+			sb.WriteString("}}")
+			_, _ = io.WriteString(w, sb.String())
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// heapAfterGC is the live heap.
+func heapAfterGC() int64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
+}
+
+// heldByCache empties g's cache and returns what the heap shrank by and
+// what the cache had charged: the memory the cache really held against
+// what it counted, whatever else the process allocated meanwhile.
+func heldByCache(t *testing.T, g *Gateway) (freed, charged int64) {
+	t.Helper()
+	charged = g.cache.Stats().Bytes
+	before := heapAfterGC()
+	empty, err := cache.New(cache.Config{TTL: g.cfg.CacheTTL, StaleTTL: g.cfg.StaleTTL, MaxEntries: g.cfg.CacheMaxEntries, MaxBytes: g.cfg.CacheMaxBytes, Now: g.cfg.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.cache = empty
+	return before - heapAfterGC(), charged
+}
+
+// TestCacheBoundHoldsForHostileShapes: answers shaped to make the decoded
+// model outweigh the JSON (pages of 20,000 tiny records, an animal with
+// 20,000 tiny unknown fields) are charged what the cache really holds, so
+// NSIP_CACHE_MAX_BYTES bounds memory for them too. Charged at four times
+// their JSON, such pages held eight times what was counted.
+func TestCacheBoundHoldsForHostileShapes(t *testing.T) {
+	srv := hostileShapes(t)
+	nc, err := nsip.NewClient(nsip.WithBaseURL(srv.URL+"/api"), nsip.WithRetryPolicy(nsip.RetryPolicy{MaxAttempts: 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, _ := summarizer(t)
+	for _, k := range []struct {
+		name string
+		d    *toolDef
+		args func(i int) map[string]any
+	}{
+		{"search pages of tiny records", searchAnimalsDef, func(i int) map[string]any { return map[string]any{"page": i, "page_size": 100} }},
+		{"profile progeny pages of tiny records", progenyDef, func(i int) map[string]any {
+			return map[string]any{"lpn_id": fmt.Sprintf("TINY%04d", i), "page": 0, "page_size": nsip.ProfilePageSize}
+		}},
+		{"animals of tiny fields", animalDef, func(i int) map[string]any { return map[string]any{"search_string": fmt.Sprintf("TINY%04d", i)} }},
+	} {
+		t.Run(k.name, func(t *testing.T) {
+			g, err := New(nc, sum, Config{
+				CacheMaxBytes: 1 << 30, RateLimit: 1000, RateBurst: 1000, CallTimeout: time.Minute,
+				Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 6 {
+				args, errs := validateObject("", k.d.params, k.args(i))
+				if len(errs) > 0 {
+					t.Fatalf("arguments %v: %+v", k.args(i), errs)
+				}
+				if o := g.run(context.Background(), k.d, args); o.err != nil {
+					t.Fatalf("call %d: %+v", i, o.err)
+				}
+			}
+			freed, charged := heldByCache(t, g)
+			ratio := float64(freed) / float64(charged)
+			t.Logf("cache charged %d KiB, held %d KiB (%.2f)", charged>>10, freed>>10, ratio)
+			if ratio < 0.6 || ratio > 1.25 {
+				t.Errorf("the cache held %d KiB for %d KiB charged (%.2f); want 0.6 to 1.25", freed>>10, charged>>10, ratio)
+			}
+		})
+	}
+}

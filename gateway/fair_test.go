@@ -1,0 +1,219 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+// gatedUpstream holds every details and lineage request until the test lets
+// one through, and reports each as it arrives.
+type gatedUpstream struct {
+	Upstream
+	arrived chan string   // "details:<id>" or "lineage:<id>"
+	proceed chan struct{} // one value lets one held request go on
+}
+
+func newGate(up Upstream) *gatedUpstream {
+	return &gatedUpstream{Upstream: up, arrived: make(chan string, 1000), proceed: make(chan struct{})}
+}
+
+func (g *gatedUpstream) hold(ctx context.Context, what string) error {
+	g.arrived <- what
+	select {
+	case <-g.proceed:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (g *gatedUpstream) AnimalDetails(ctx context.Context, s string) (*nsip.AnimalDetails, error) {
+	if err := g.hold(ctx, "details:"+s); err != nil {
+		return nil, err
+	}
+	return g.Upstream.AnimalDetails(ctx, s)
+}
+
+func (g *gatedUpstream) Lineage(ctx context.Context, id string) (*nsip.Lineage, error) {
+	if err := g.hold(ctx, "lineage:"+id); err != nil {
+		return nil, err
+	}
+	return g.Upstream.Lineage(ctx, id)
+}
+
+// testSession is a client session as the transports create them.
+type testSession struct{ id string }
+
+func (s testSession) Initialize()                                         {}
+func (s testSession) Initialized() bool                                   { return true }
+func (s testSession) NotificationChannel() chan<- mcp.JSONRPCNotification { return nil }
+func (s testSession) SessionID() string                                   { return s.id }
+
+// callAs calls tool directly through the gateway's handler as session.
+func callAs(ctx context.Context, e *env, session string, d *toolDef, args map[string]any) *mcp.CallToolResult {
+	req := mcp.CallToolRequest{}
+	req.Params.Name = d.name
+	req.Params.Arguments = args
+	res, _ := e.gw.handler(d)(e.srv.WithContext(ctx, testSession{session}), req)
+	return res
+}
+
+// TestOneSessionCannotStarveAnother: a session with 30 unique calls queued
+// for the one upstream connection delays another session's call by at most
+// one of its fetches, not by its whole backlog (which is where a first-come
+// queue puts it: 31st).
+func TestOneSessionCannotStarveAnother(t *testing.T) {
+	e := newEnv(t, withConfig(func(c *Config) { c.MaxConcurrentUpstream = 1 }))
+	gate := newGate(e.gw.up)
+	e.gw.up = gate
+	ids := e.up.Data().AnimalIDs()
+	const flood = 30
+
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for i := range flood {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			callAs(context.Background(), e, "flood", animalDef, map[string]any{"search_string": ids[i]})
+		}()
+	}
+	first := <-gate.arrived // one holds the connection, the rest queue
+	waitFor(t, "the flood to queue", func() bool { return e.gw.fair.queued() == flood-1 })
+
+	honest := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		honest <- callAs(context.Background(), e, "honest", lineageDef, map[string]any{"lpn_id": ids[flood]})
+	}()
+	waitFor(t, "the honest call to queue", func() bool { return e.gw.fair.queued() == flood })
+
+	order := []string{first}
+	for len(order) <= flood {
+		gate.proceed <- struct{}{}
+		order = append(order, <-gate.arrived)
+	}
+	at := -1
+	for i, what := range order {
+		if what == "lineage:"+ids[flood] {
+			at = i
+		}
+	}
+	if at < 1 || at > 2 {
+		t.Errorf("the honest session's request went out %d-th of %d (order %s); want 2nd or 3rd", at+1, len(order), strings.Join(order[:min(len(order), 5)], ", "))
+	}
+	gate.proceed <- struct{}{} // the last one held
+	if res := <-honest; res.IsError {
+		t.Errorf("honest call failed: %v", res.Content)
+	}
+	if h := e.gw.Health(); h.Breaker.ConsecutiveFailures != 0 {
+		t.Errorf("breaker counted %d failures on a healthy upstream", h.Breaker.ConsecutiveFailures)
+	}
+}
+
+// TestAQueuedFetchNobodyAwaitsIsDropped: when every caller of a queued
+// fetch gives up, it leaves the queue without reaching NSIP; a fetch that
+// has been sent is not affected.
+func TestAQueuedFetchNobodyAwaitsIsDropped(t *testing.T) {
+	e := newEnv(t, withConfig(func(c *Config) { c.MaxConcurrentUpstream = 1 }))
+	gate := newGate(e.gw.up)
+	e.gw.up = gate
+	ids := e.up.Data().AnimalIDs()
+
+	held := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		held <- callAs(context.Background(), e, "a", animalDef, map[string]any{"search_string": ids[0]})
+	}()
+	<-gate.arrived
+
+	// Two callers share one queued fetch; both give up.
+	ctx, cancel := context.WithCancel(context.Background())
+	gone := make(chan *mcp.CallToolResult, 2)
+	for _, s := range []string{"b", "c"} {
+		go func() { gone <- callAs(ctx, e, s, lineageDef, map[string]any{"lpn_id": ids[1]}) }()
+	}
+	waitFor(t, "both callers to wait", func() bool {
+		e.gw.waiting.mu.Lock()
+		defer e.gw.waiting.mu.Unlock()
+		w := e.gw.waiting.m[lineageKey(ids[1])]
+		return w != nil && w.n == 2 && e.gw.fair.queued() == 1
+	})
+	cancel()
+	for range 2 {
+		if res := <-gone; !res.IsError {
+			t.Errorf("a cancelled call answered: %v", res.Content)
+		}
+	}
+	waitFor(t, "the fetch to leave the queue", func() bool { return e.gw.fair.queued() == 0 })
+	if n := e.gw.Health().AbandonedFetches; n != 1 {
+		t.Errorf("abandoned_fetches = %d, want 1", n)
+	}
+
+	gate.proceed <- struct{}{}
+	if res := <-held; res.IsError {
+		t.Errorf("the call already sent failed: %v", res.Content)
+	}
+	select {
+	case what := <-gate.arrived:
+		t.Errorf("the abandoned fetch reached NSIP: %s", what)
+	default:
+	}
+	// Asked again, it is fetched afresh.
+	go func() { gate.proceed <- struct{}{} }()
+	if res := callAs(context.Background(), e, "b", lineageDef, map[string]any{"lpn_id": ids[1]}); res.IsError {
+		t.Errorf("asking again: %v", res.Content)
+	}
+	if what := <-gate.arrived; what != "lineage:"+ids[1] {
+		t.Errorf("asked again, NSIP saw %s", what)
+	}
+}
+
+func lineageKey(id string) string {
+	args, _ := validateObject("", lineageDef.params, map[string]any{"lpn_id": id})
+	return cache.Key(lineageDef.method, args)
+}
+
+// TestOurQueueingIsNotCountedAgainstNSIP: a request our own deadline cut
+// after it waited its turn is not a failure of NSIP; one that had the time
+// and still failed is, and every failure the breaker counts is logged.
+func TestOurQueueingIsNotCountedAgainstNSIP(t *testing.T) {
+	e := newEnv(t, withConfig(func(c *Config) { c.CallTimeout = time.Second; c.BreakerFailures = 2 }))
+	cut := &nsip.Error{Kind: nsip.KindTimeout, Reason: "the caller's deadline passed", Err: context.DeadlineExceeded}
+
+	expired, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Millisecond))
+	defer cancel()
+	dl, _ := expired.Deadline()
+	late := e.gw.blame(expired, dl.Add(-100*time.Millisecond), cut)  // sent with 0.1 s of 1 s left
+	early := e.gw.blame(expired, dl.Add(-900*time.Millisecond), cut) // sent with 0.9 s left
+
+	if e.gw.breakerCounts(late) {
+		t.Error("a request sent with a tenth of the deadline left and cut by it counted as NSIP's failure")
+	}
+	if !errors.Is(late, context.DeadlineExceeded) {
+		t.Errorf("the wrapped error lost its cause: %v", late)
+	}
+	if !e.gw.breakerCounts(early) {
+		t.Error("a request that had most of the deadline and timed out did not count")
+	}
+	var counted int
+	for _, l := range e.logs.lines(t) {
+		if l["msg"] == "nsip failure counted by the circuit breaker" {
+			counted++
+			if !strings.Contains(fmt.Sprint(l["error"]), "timeout") || l["opens_at"] != float64(2) {
+				t.Errorf("log line %v lacks the error or the threshold", l)
+			}
+		}
+	}
+	if counted != 1 {
+		t.Errorf("%d failures logged as counted, want 1", counted)
+	}
+}
