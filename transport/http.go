@@ -31,6 +31,7 @@ type site struct {
 	origins  originPolicy
 	draining atomic.Bool
 	sessions atomic.Int64
+	clients  clientCounts
 	calls    *tracker
 }
 
@@ -42,19 +43,9 @@ func newSite(kind string, o Options) *site {
 		started: time.Now(),
 		origins: newOriginPolicy(o.AllowedOrigins),
 		calls:   newTracker(),
+		clients: clientCounts{n: map[string]int{}},
 	}
 }
-
-// openSession counts a long-lived connection, refusing it past MaxSessions.
-func (st *site) openSession() bool {
-	if st.sessions.Add(1) > int64(st.opts.MaxSessions) {
-		st.sessions.Add(-1)
-		return false
-	}
-	return true
-}
-
-func (st *site) closeSession() { st.sessions.Add(-1) }
 
 // refuse answers an HTTP request the transport will not serve, with a
 // JSON-RPC error body so that MCP clients can show the reason.
@@ -64,15 +55,25 @@ func refuse(w http.ResponseWriter, status int, id json.RawMessage, code int, msg
 	_, _ = w.Write(errorResponse(id, code, msg))
 }
 
-// admit applies the checks every new session or call goes through.
-func (st *site) admit(w http.ResponseWriter, longLived bool) bool {
+// admit applies the checks every new long-lived session goes through and
+// counts it; release gives its place back.
+func (st *site) admit(w http.ResponseWriter, r *http.Request) (release func(), ok bool) {
+	if !st.admitCall(w) {
+		return nil, false
+	}
+	client := clientOf(r)
+	if err := st.openSession(client); err != nil {
+		st.refuseSession(w, err)
+		return nil, false
+	}
+	return func() { st.closeSession(client) }, true
+}
+
+// admitCall refuses new work once the server is draining.
+func (st *site) admitCall(w http.ResponseWriter) bool {
 	if st.draining.Load() {
 		w.Header().Set("Retry-After", "1")
 		refuse(w, http.StatusServiceUnavailable, nil, codeServerBusy, msgShuttingDown)
-		return false
-	}
-	if longLived && !st.openSession() {
-		st.refuseFull(w)
 		return false
 	}
 	return true
@@ -86,9 +87,10 @@ func (st *site) refuseFull(w http.ResponseWriter) {
 }
 
 // sessionBusy answers a call past MaxInFlightPerSession on HTTP transports.
-func (st *site) sessionBusy(w http.ResponseWriter, id json.RawMessage) {
+// scope names what the bound applies to: a session or a client address.
+func (st *site) sessionBusy(w http.ResponseWriter, id json.RawMessage, scope string) {
 	w.Header().Set("Retry-After", "1")
-	refuse(w, http.StatusTooManyRequests, id, codeServerBusy, st.busyMessage("session"))
+	refuse(w, http.StatusTooManyRequests, id, codeServerBusy, st.busyMessage(scope))
 }
 
 func (st *site) busyMessage(scope string) string {
@@ -99,6 +101,17 @@ func (st *site) busyMessage(scope string) string {
 // body limit.
 func (st *site) handler(mux http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength != 0 { // a declared length or a chunked body
+			// Every body, whatever the method and however the request
+			// is answered, gets the deadline: net/http reads out an
+			// unread body before it answers, for as long as it trickles.
+			r.Body = st.bodyDeadline(w, r.Body)
+			if r.Method != http.MethodPost {
+				// Only POST bodies mean anything here; closing the
+				// connection after the answer spares reading this one.
+				w.Header().Set("Connection", "close")
+			}
+		}
 		origin, problem := st.origins.check(r)
 		if problem != "" {
 			st.log.Warn("refused request", "path", r.URL.Path, "host", r.Host, "origin", r.Header.Get("Origin"), "remote", r.RemoteAddr, "reason", problem)
@@ -132,7 +145,7 @@ func (st *site) handler(mux http.Handler) http.Handler {
 					fmt.Sprintf("request body of %d bytes exceeds the limit of %d bytes", r.ContentLength, st.opts.MaxBodyBytes))
 				return
 			}
-			r.Body = st.bodyDeadline(w, http.MaxBytesReader(w, r.Body, st.opts.MaxBodyBytes))
+			r.Body = http.MaxBytesReader(w, r.Body, st.opts.MaxBodyBytes)
 		}
 		mux.ServeHTTP(w, r)
 	})
@@ -145,7 +158,9 @@ func (st *site) authorized(r *http.Request) bool {
 	if st.opts.AuthToken == "" || r.URL.Path == "/healthz" {
 		return true
 	}
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	// The scheme name is case-insensitive (RFC 7235 section 2.1).
+	scheme, got, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	ok = ok && strings.EqualFold(scheme, "Bearer")
 	if !ok && r.URL.Path == "/ws" {
 		got, ok = r.URL.Query().Get("access_token"), true
 	}

@@ -44,8 +44,9 @@ func ServeHTTPSSE(ctx context.Context, s *server.MCPServer, opts Options) error 
 		server.WithEndpointPath(mcpPath),
 		server.WithStreamableHTTPLogger(st.log),
 		server.WithHeartbeatInterval(o.PingInterval),
-		server.WithSessionIdManager(ledger),
+		server.WithSessionIdManagerResolver(ledger),
 	)
+	ledger.end = endStreamable(streamable)
 	mux := http.NewServeMux()
 	st.addHealth(mux)
 	mux.Handle("GET "+ssePath, st.sseStream(legacy.SSEHandler()))
@@ -73,10 +74,11 @@ func newStreamSessionID(ctx context.Context, _ *http.Request) (string, error) {
 // the answers written to it, so that shutdown knows when calls are answered.
 func (st *site) sseStream(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !st.admit(w, true) {
+		release, ok := st.admit(w, r)
+		if !ok {
 			return
 		}
-		defer st.closeSession()
+		defer release()
 		sw := &streamWatcher{ResponseWriter: w, calls: st.calls}
 		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), streamKey{}, sw)))
 		if sw.id != "" {
@@ -110,7 +112,7 @@ func (st *site) ssePost(next http.Handler) http.Handler {
 		// read it gets no more calls run than the bound.
 		session := r.URL.Query().Get("sessionId") + "/"
 		if st.calls.inFlightWith(session) >= st.opts.MaxInFlightPerSession {
-			st.sessionBusy(w, m.id)
+			st.sessionBusy(w, m.id, "session")
 			return
 		}
 		key := session + m.key
@@ -152,11 +154,15 @@ func (st *site) refuseMalformed(w http.ResponseWriter, m message) bool {
 }
 
 // streamable wraps /mcp. A POST is in flight until its handler returns and
-// counts against its session's bound; initialize opens a session, which
-// counts against MaxSessions like a stream or a WebSocket does.
+// counts against its session's bound, or, without a session the ledger
+// knows (protocol versions without sessions, made-up IDs), against its
+// client address's; initialize opens a session, which counts against
+// MaxSessions and MaxSessionsPerClient like a stream or a WebSocket does. A
+// session holds at most one GET stream.
 func (st *site) streamable(next http.Handler, ledger *sessionLedger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		session := r.Header.Get("Mcp-Session-Id")
+		client := clientOf(r)
 		switch r.Method {
 		case http.MethodPost:
 			raw, ok := st.readBody(w, r)
@@ -172,81 +178,108 @@ func (st *site) streamable(next http.Handler, ledger *sessionLedger) http.Handle
 				return
 			}
 			if m.kind == msgRequest && m.method == "initialize" {
-				if !ledger.reserve() {
-					st.refuseFull(w)
+				if err := ledger.reserve(client); err != nil {
+					st.refuseSession(w, err)
 					return
 				}
-				// The session itself is counted when mcp-go mints its ID.
-				defer st.closeSession()
+				var rs *requestSessions
+				rs, r = ledger.forRequest(r, client)
+				defer func() {
+					if !rs.minted {
+						st.closeSession(client)
+					}
+				}()
 			}
 			prefix := "mcp/" + session + "/"
-			if session != "" && st.calls.inFlightWith(prefix) >= st.opts.MaxInFlightPerSession {
-				st.sessionBusy(w, m.id)
+			scope := "session"
+			if !ledger.knows(session) {
+				prefix, scope = "addr/"+client+"/", "address"
+			}
+			if st.calls.inFlightWith(prefix) >= st.opts.MaxInFlightPerSession {
+				st.sessionBusy(w, m.id, scope)
 				return
 			}
 			key := prefix + st.calls.anon()
 			st.calls.begin(key)
 			defer st.calls.end(key)
 		case http.MethodGet:
-			if !st.admit(w, false) {
+			if !st.admitCall(w) {
 				return
 			}
 			if session == "" {
-				if !ledger.reserve() {
-					st.refuseFull(w)
-					return
-				}
-				defer st.closeSession()
+				refuse(w, http.StatusBadRequest, nil, codeInvalidRequest,
+					"GET /mcp needs the Mcp-Session-Id header: initialize a session with a POST first")
+				return
 			}
+			release, status, msg := ledger.openStream(session)
+			if release == nil {
+				refuse(w, status, nil, codeInvalidRequest, msg)
+				return
+			}
+			defer release()
 		}
 		next.ServeHTTP(w, r)
 	})
 }
 
-// sessionLedger is the streamable transport's session ID manager: it knows
-// every session it minted, counts them as open sessions, forgets them on
-// DELETE or after SessionIdleTimeout without a request, and refuses IDs it
-// does not know, which tells a client to initialize again.
-type sessionLedger struct {
-	site *site
-	mu   sync.Mutex
-	seen map[string]time.Time // session ID -> last request
+// knows reports whether id is a session the ledger minted and still holds.
+func (l *sessionLedger) knows(id string) bool {
+	if id == "" {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, ok := l.seen[id]
+	return ok
 }
 
-var _ server.SessionIdManager = (*sessionLedger)(nil)
+// sessionLedger is the streamable transport's session ID manager: it knows
+// every session it minted and for which client, counts them as open
+// sessions, forgets them on DELETE or when they idle out (ending them in
+// mcp-go too), and refuses IDs it does not know, which tells a client to
+// initialize again.
+type sessionLedger struct {
+	site *site
+	end  func(id string) // ends a forgotten session in mcp-go
+	mu   sync.Mutex
+	seen map[string]*ledgerEntry
+}
+
+var (
+	_ server.SessionIdManager         = (*sessionLedger)(nil)
+	_ server.SessionIdManagerResolver = (*sessionLedger)(nil)
+)
 
 var errUnknownSession = errors.New("unknown or expired session; initialize a new one")
 
 func newSessionLedger(st *site) *sessionLedger {
-	return &sessionLedger{site: st, seen: map[string]time.Time{}}
-}
-
-// reserve holds a place for a session about to be minted, after dropping
-// idle ones; false means the server is full.
-func (l *sessionLedger) reserve() bool {
-	l.sweep()
-	return l.site.openSession()
+	return &sessionLedger{site: st, seen: map[string]*ledgerEntry{}}
 }
 
 func (l *sessionLedger) sweep() {
 	cutoff := time.Now().Add(-l.site.opts.SessionIdleTimeout)
+	var ended []string
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	for id, last := range l.seen {
-		if last.Before(cutoff) {
-			delete(l.seen, id)
-			l.site.closeSession()
+	for id, e := range l.seen {
+		if e.streams == 0 && e.last.Before(cutoff) {
+			ended = append(ended, id)
+			l.forgetLocked(id)
 		}
 	}
+	l.mu.Unlock()
+	l.endAll(ended)
 }
 
-// Generate mints and records a session ID.
-func (l *sessionLedger) Generate() string {
+// Generate is only reached by requests the transport's wrapper did not
+// prepare; it mints an ID the ledger does not know, so it is never valid.
+func (l *sessionLedger) Generate() string { return "mcp-" + rand.Text() }
+
+// mint records a new session of client, whose place is already counted.
+func (l *sessionLedger) mint(client string) string {
 	id := "mcp-" + rand.Text()
 	l.mu.Lock()
-	l.seen[id] = time.Now()
+	l.seen[id] = &ledgerEntry{last: time.Now(), client: client}
 	l.mu.Unlock()
-	l.site.sessions.Add(1)
 	return id
 }
 
@@ -254,10 +287,11 @@ func (l *sessionLedger) Generate() string {
 func (l *sessionLedger) Validate(id string) (isTerminated bool, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if _, ok := l.seen[id]; !ok {
+	e, ok := l.seen[id]
+	if !ok {
 		return false, errUnknownSession
 	}
-	l.seen[id] = time.Now()
+	e.last = time.Now()
 	return false, nil
 }
 
@@ -265,10 +299,7 @@ func (l *sessionLedger) Validate(id string) (isTerminated bool, err error) {
 func (l *sessionLedger) Terminate(id string) (isNotAllowed bool, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if _, ok := l.seen[id]; ok {
-		delete(l.seen, id)
-		l.site.closeSession()
-	}
+	l.forgetLocked(id)
 	return false, nil
 }
 

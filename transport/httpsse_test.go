@@ -79,7 +79,8 @@ func TestHTTPSSEProgressReachesClient(t *testing.T) {
 
 // SC-005: fifty clients at once, each answered with its own value.
 func TestHTTPSSEFiftyConcurrentSessions(t *testing.T) {
-	srv := serveNetwork(t, KindHTTPSSE, newTestServer(newGate()), Options{})
+	// Every client of the test shares 127.0.0.1.
+	srv := serveNetwork(t, KindHTTPSSE, newTestServer(newGate()), Options{MaxSessionsPerClient: 100})
 	for _, flavour := range clientFlavours {
 		t.Run(flavour, func(t *testing.T) {
 			const sessions = 50

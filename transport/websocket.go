@@ -66,10 +66,11 @@ type wsHub struct {
 }
 
 func (h *wsHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !h.site.admit(w, true) {
+	release, ok := h.site.admit(w, r)
+	if !ok {
 		return
 	}
-	defer h.site.closeSession()
+	defer release()
 	conn, err := h.upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		h.site.log.Debug("websocket upgrade failed", "remote", r.RemoteAddr, "err", err)

@@ -329,7 +329,8 @@ func TestWebSocketProgressNotificationPrecedesResult(t *testing.T) {
 
 // SC-005 over WebSocket.
 func TestWebSocketFiftyConcurrentSessions(t *testing.T) {
-	srv := serveNetwork(t, KindWebSocket, newTestServer(newGate()), Options{})
+	// Every client of the test shares 127.0.0.1.
+	srv := serveNetwork(t, KindWebSocket, newTestServer(newGate()), Options{MaxSessionsPerClient: 100})
 	const sessions = 50
 	var wg sync.WaitGroup
 	errs := make(chan error, sessions)
