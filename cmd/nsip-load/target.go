@@ -82,7 +82,9 @@ func setup(ctx context.Context, cfg config) (*target, error) {
 		if cfg.transport == transportWebSocket {
 			kind = "websocket"
 		}
-		t.shownEnv = append(t.shownEnv, "MCP_TRANSPORT="+kind, "MCP_HOST=127.0.0.1", "MCP_PORT="+strconv.Itoa(port))
+		t.shownEnv = append(t.shownEnv, "MCP_TRANSPORT="+kind, "MCP_HOST=127.0.0.1", "MCP_PORT="+strconv.Itoa(port),
+			// Every session of a load run comes from 127.0.0.1.
+			"MCP_MAX_SESSIONS_PER_CLIENT="+strconv.Itoa(cfg.sessions+16))
 		t.base = "http://127.0.0.1:" + strconv.Itoa(port)
 		t.healthz = t.base + "/healthz"
 	} else {

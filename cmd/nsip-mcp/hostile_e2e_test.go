@@ -470,12 +470,12 @@ func TestSoak(t *testing.T) {
 	}
 	watchdog(t, duration+testLimit)
 	const round = 30 * time.Second
-	limits := []string{"NSIP_RATE_LIMIT=1000", "NSIP_RATE_BURST=1000", "NSIP_MAX_CONCURRENT=64", "LOG_LEVEL=warn"}
+	limits := []string{"NSIP_RATE_LIMIT=1000", "NSIP_RATE_BURST=1000", "NSIP_MAX_CONCURRENT=64", "LOG_LEVEL=warn", "MCP_MAX_SESSIONS_PER_CLIENT=200"}
 	wsBin := startServer(t, "websocket", limits...)
 	httpBin := startServer(t, "http-sse", limits...)
 	stub := nsiptest.NewServer(t, nsiptest.Options{Seed: 1})
 	inEnv := func(kind string) map[string]string {
-		return map[string]string{"MCP_TRANSPORT": kind, "NSIP_RATE_LIMIT": "1000", "NSIP_RATE_BURST": "1000", "NSIP_MAX_CONCURRENT": "64"}
+		return map[string]string{"MCP_TRANSPORT": kind, "NSIP_RATE_LIMIT": "1000", "NSIP_RATE_BURST": "1000", "NSIP_MAX_CONCURRENT": "64", "MCP_MAX_SESSIONS_PER_CLIENT": "200"}
 	}
 	targets := []*soakTarget{
 		{name: "binary websocket", base: wsBin.BaseURL, pid: wsBin.proc.cmd.Process.Pid, flavours: []string{"websocket"}, workers: 100},

@@ -54,6 +54,10 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	// never on stdout.
 	slog.SetDefault(logger)
 
+	// A client that closes its end of stdout (or a socket) while calls are
+	// running is gone, which ends the server normally: writes then fail with
+	// EPIPE instead of the signal killing the process.
+	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := serve(ctx, cfg, logger); err != nil {
@@ -106,15 +110,16 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	s := g.NewMCPServer("nsip-mcp", v)
 	logger.Info("starting", "version", v, "transport", cfg.Transport, "nsip_base_url", cfg.BaseURL)
 	return transport.Serve(ctx, cfg.Transport, s, transport.Options{
-		Host:           cfg.Host,
-		Port:           cfg.Port,
-		HealthAddr:     cfg.HealthAddr,
-		AllowedOrigins: cfg.AllowedOrigins,
-		AuthToken:      cfg.AuthToken,
-		Health:         func() any { return g.Health() },
-		Ready:          g.Ready,
-		Version:        v,
-		Logger:         logger,
+		Host:                 cfg.Host,
+		Port:                 cfg.Port,
+		HealthAddr:           cfg.HealthAddr,
+		AllowedOrigins:       cfg.AllowedOrigins,
+		AuthToken:            cfg.AuthToken,
+		MaxSessionsPerClient: cfg.MaxSessionsPerClient,
+		Health:               func() any { return g.Health() },
+		Ready:                g.Ready,
+		Version:              v,
+		Logger:               logger,
 	})
 }
 
