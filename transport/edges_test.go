@@ -2,9 +2,11 @@ package transport
 
 import (
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gorilla/websocket"
 )
@@ -82,5 +84,61 @@ func TestBearerSchemeInAnyCase(t *testing.T) {
 		if code, _ := getJSON(t, srv.base+"/readyz", http.Header{"Authorization": {h}}); code != http.StatusUnauthorized {
 			t.Errorf("Authorization %q: %d, want 401", h, code)
 		}
+	}
+}
+
+// TestDrainingIsVisibleAndCallsInFlightGetAnError: once shutdown begins,
+// /healthz says "draining" (503) while a call is still running, rather than
+// the listener being gone; when the grace period ends the call is answered
+// with a JSON-RPC error instead of a cut connection, and Serve returns.
+func TestDrainingIsVisibleAndCallsInFlightGetAnError(t *testing.T) {
+	g := newGate()
+	defer g.open()
+	srv := serveNetwork(t, KindHTTPSSE, newTestServer(g), Options{ShutdownTimeout: 2 * time.Second})
+	c := newHTTPClient(t)
+	_, session, _ := post(t, c, srv.base, nil, initFrame)
+	type answer struct {
+		status int
+		body   string
+		err    error
+	}
+	answered := make(chan answer, 1)
+	go func() {
+		req, _ := http.NewRequest(http.MethodPost, srv.base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":"held","method":"tools/call","params":{"name":"block","arguments":{"label":"held"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Session-Id", session)
+		resp, err := c.Do(req)
+		if err != nil {
+			answered <- answer{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		answered <- answer{resp.StatusCode, string(b), err}
+	}()
+	g.waitEntered(t)
+	stopped := make(chan error, 1)
+	go func() { stopped <- srv.stop() }()
+	for deadline := time.Now().Add(testTimeout); ; time.Sleep(5 * time.Millisecond) {
+		resp, err := c.Get(srv.base + "/healthz")
+		if err != nil {
+			t.Fatalf("/healthz while a call is draining: %v; want the listener still open saying draining", err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusServiceUnavailable && strings.Contains(string(b), `"status":"draining"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/healthz never said draining: %d %s", resp.StatusCode, b)
+		}
+	}
+	a := <-answered
+	if a.err != nil || a.status != http.StatusServiceUnavailable || !strings.Contains(a.body, `"id":"held"`) || !strings.Contains(a.body, msgAbandoned) {
+		t.Fatalf("the call still running when the grace period ended: %d %q %v; want 503 with a JSON-RPC error for id held", a.status, a.body, a.err)
+	}
+	if err := <-stopped; err != nil {
+		t.Fatal(err)
 	}
 }

@@ -30,6 +30,7 @@ type site struct {
 	started  time.Time
 	origins  originPolicy
 	draining atomic.Bool
+	abandon  chan struct{} // closed when the shutdown grace period ends
 	sessions atomic.Int64
 	clients  clientCounts
 	calls    *tracker
@@ -44,6 +45,7 @@ func newSite(kind string, o Options) *site {
 		origins: newOriginPolicy(o.AllowedOrigins),
 		calls:   newTracker(),
 		clients: clientCounts{n: map[string]int{}},
+		abandon: make(chan struct{}),
 	}
 }
 
@@ -285,6 +287,9 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
+// closeGrace is how long connections get to close once the calls are over.
+const closeGrace = 2 * time.Second
+
 // serve runs handler on ln until ctx ends, then drains:
 // new calls are refused, calls in flight get ShutdownTimeout to finish, and
 // closeSessions ends the long-lived connections.
@@ -311,16 +316,22 @@ func (st *site) serve(ctx context.Context, ln net.Listener, handler http.Handler
 	case <-ctx.Done():
 	}
 
+	// The listener stays open while calls finish, so that monitoring sees
+	// the draining status and new calls get an answer saying so rather
+	// than a refused connection.
 	st.draining.Store(true)
 	st.log.Info("shutting down", "in_flight", st.calls.count(), "open_sessions", st.sessions.Load(), "grace", st.opts.ShutdownTimeout.String())
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), st.opts.ShutdownTimeout)
+	grace, cancel := context.WithTimeout(context.WithoutCancel(ctx), st.opts.ShutdownTimeout)
 	defer cancel()
-	shut := make(chan error, 1)
-	go func() { shut <- srv.Shutdown(sctx) }() // closes the listener at once
-	if !st.calls.wait(sctx.Done()) {
-		st.log.Warn("shutdown grace period over; abandoning calls still in flight", "in_flight", st.calls.count())
+	if !st.calls.wait(grace.Done()) {
+		st.log.Warn("shutdown grace period over; answering calls still in flight with an error", "in_flight", st.calls.count())
+		close(st.abandon)
 	}
-	closeSessions(sctx)
+	final, cancelFinal := context.WithTimeout(context.WithoutCancel(ctx), closeGrace)
+	defer cancelFinal()
+	shut := make(chan error, 1)
+	go func() { shut <- srv.Shutdown(final) }()
+	closeSessions(final)
 	if err := <-shut; err != nil {
 		st.log.Warn("closing connections that did not finish in time", "err", err)
 		_ = srv.Close()

@@ -202,6 +202,10 @@ func (st *site) streamable(next http.Handler, ledger *sessionLedger) http.Handle
 			key := prefix + st.calls.anon()
 			st.calls.begin(key)
 			defer st.calls.end(key)
+			if m.kind == msgRequest {
+				st.answerOrAbandon(next, w, r, m.id)
+				return
+			}
 		case http.MethodGet:
 			if !st.admitCall(w) {
 				return

@@ -412,7 +412,7 @@ func TestWebSocketShutdownLetsCallsInFlightFinish(t *testing.T) {
 	g.waitEntered(t)
 	stopped := make(chan error, 1)
 	go func() { stopped <- srv.stop() }()
-	waitListenerClosed(t, srv.addr)
+	waitDraining(t, srv.base)
 
 	refused, err := c.call("tools/call", callParams("echo", map[string]any{"text": "late"}))
 	if err != nil {

@@ -297,7 +297,7 @@ func TestEndToEndGarbageFrameKeepsTheSession(t *testing.T) {
 	if err := conn.WriteMessage(websocket.TextMessage, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)); err != nil {
 		t.Fatal(err)
 	}
-	m := exchange("\x00\xff{not json")
+	m := exchange("\x00\x7f{not json") // UTF-8: invalid UTF-8 would close with 1007
 	if e, _ := m["error"].(map[string]any); e["code"] != -32700.0 || m["id"] != nil {
 		t.Fatalf("garbage frame answered %v, want -32700 with id null", m)
 	}
