@@ -39,6 +39,9 @@ type Report struct {
 	Errors            map[string]int64   `json:"errors"`
 	Upstream          *Upstream          `json:"upstream,omitempty"`
 	Server            *ServerStats       `json:"server,omitempty"`
+	// Attack is what ran beside the honest sessions, whose figures are the
+	// rest of the report.
+	Attack *AttackStats `json:"attack,omitempty"`
 }
 
 // Upstream compares tool calls with the requests that reached NSIP.
@@ -131,7 +134,11 @@ func execute(ctx context.Context, cfg config, progress io.Writer) (*Report, erro
 	assignPlans(cfg, ks, workers)
 
 	upBefore, _, upOK := t.upstreamRequests(ctx)
+	actx, stopAttack := context.WithCancel(ctx)
+	attacked := attack(actx, cfg, t.base)
 	elapsed := drive(ctx, cfg, workers, progress)
+	stopAttack()
+	rep.Attack = attacked()
 	upAfter, upSource, upOK2 := t.upstreamRequests(ctx)
 
 	if haveRSS {
@@ -446,6 +453,10 @@ func (r *Report) writeText(w io.Writer) {
 			fmt.Fprintf(w, " %s %d", k, r.Errors[k])
 		}
 		fmt.Fprintln(w)
+	}
+	if a := r.Attack; a != nil {
+		fmt.Fprintf(w, "attack     %s by %d attackers from %s: %d attempts, %d sessions granted, %d refused, %d connections cut, %d failed\n",
+			a.Kind, a.Attackers, attackerAddr, a.Attempts, a.Accepted, a.Refused, a.Cut, a.Failed)
 	}
 	if u := r.Upstream; u != nil {
 		fmt.Fprintf(w, "upstream   %d requests for %d tool calls: %.3f per call, %.1f%% saved (%s)\n",
