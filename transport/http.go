@@ -109,9 +109,10 @@ func (st *site) handler(mux http.Handler) http.Handler {
 			// unread body before it answers, for as long as it trickles.
 			r.Body = st.bodyDeadline(w, r.Body)
 			if r.Method != http.MethodPost {
-				// Only POST bodies mean anything here; closing the
-				// connection after the answer spares reading this one.
+				// Only POST bodies mean anything here: this one is
+				// never read, and the connection closes after the answer.
 				w.Header().Set("Connection", "close")
+				_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 			}
 		}
 		origin, problem := st.origins.check(r)
