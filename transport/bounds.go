@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/netip"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -166,11 +167,11 @@ func (l *sessionLedger) evictIdle(client string, n int) {
 		id   string
 		last time.Time
 	}
+	busy := l.site.calls.busySessions("mcp/")
 	l.mu.Lock()
 	var cands []cand
 	for id, e := range l.seen {
-		if (client == "" || e.client == client) && e.streams == 0 && !e.last.After(cutoff) &&
-			l.site.calls.inFlightWith("mcp/"+id+"/") == 0 {
+		if (client == "" || e.client == client) && e.streams == 0 && !e.last.After(cutoff) && !busy[id] {
 			cands = append(cands, cand{id, e.last})
 		}
 	}
@@ -250,3 +251,19 @@ type discardWriter struct{ h http.Header }
 func (d *discardWriter) Header() http.Header         { return d.h }
 func (d *discardWriter) Write(p []byte) (int, error) { return len(p), nil }
 func (d *discardWriter) WriteHeader(int)             {}
+
+// busySessions returns the sessions with calls running among the keys
+// prefix/<session>/<call>, in one pass over the calls.
+func (t *tracker) busySessions(prefix string) map[string]bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	busy := map[string]bool{}
+	for k := range t.pending {
+		if rest, ok := strings.CutPrefix(k, prefix); ok {
+			if id, _, ok := strings.Cut(rest, "/"); ok {
+				busy[id] = true
+			}
+		}
+	}
+	return busy
+}
