@@ -375,3 +375,26 @@ func TestOneStreamPerSession(t *testing.T) {
 	}
 	t.Fatal("the session's place for a stream never came back after its stream closed")
 }
+
+// TestWebSocketConnectionsPerAddressAreBounded: 20 more connections from
+// an address at its bound of 3 are refused with 429 at the handshake; one
+// that closes frees its place.
+func TestWebSocketConnectionsPerAddressAreBounded(t *testing.T) {
+	srv := serveNetwork(t, KindWebSocket, newTestServer(newGate()), Options{MaxSessionsPerClient: 3})
+	var open []*wsClient
+	for range 3 {
+		open = append(open, mustDialWS(t, srv.base))
+	}
+	for i := range 20 {
+		if _, resp, err := dialWS(t, srv.base, nil, "mcp"); err == nil || resp == nil || resp.StatusCode != http.StatusTooManyRequests {
+			status := 0
+			if resp != nil {
+				status = resp.StatusCode
+			}
+			t.Fatalf("connection %d past the bound: status %d, %v; want 429", 4+i, status, err)
+		}
+	}
+	open[0].conn.Close()
+	waitSessions(t, srv.base, 2)
+	mustDialWS(t, srv.base)
+}
