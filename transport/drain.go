@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -133,4 +134,32 @@ func (c *callWriter) abandon(id []byte) {
 	default:
 		c.over = true // a JSON answer already went out whole
 	}
+}
+
+// pendingWith lists the keys of the calls running whose key starts with
+// prefix, once per call.
+func (t *tracker) pendingWith(prefix string) []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var keys []string
+	for k, c := range t.pending {
+		if strings.HasPrefix(k, prefix) {
+			for range c {
+				keys = append(keys, k)
+			}
+		}
+	}
+	return keys
+}
+
+// keyID turns a canonical call key (idKey) back into a JSON-RPC id.
+func keyID(key string) (json.RawMessage, bool) {
+	if n, ok := strings.CutPrefix(key, "n:"); ok {
+		return json.RawMessage(n), json.Valid([]byte(n))
+	}
+	if s, ok := strings.CutPrefix(key, "s:"); ok {
+		b, err := json.Marshal(s)
+		return b, err == nil
+	}
+	return nil, false
 }

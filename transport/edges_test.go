@@ -142,3 +142,26 @@ func TestDrainingIsVisibleAndCallsInFlightGetAnError(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestLegacySSECallsInFlightGetAnErrorAtShutdown: on the legacy SSE
+// transport too, a call still running when the grace period ends gets a
+// JSON-RPC error on its stream before the stream closes.
+func TestLegacySSECallsInFlightGetAnErrorAtShutdown(t *testing.T) {
+	g := newGate()
+	defer g.open()
+	srv := serveNetwork(t, KindHTTPSSE, newTestServer(g), Options{ShutdownTimeout: 500 * time.Millisecond})
+	w := newSSEWire(t, srv.base).(*sseWire)
+	if status, body := w.post(t, []byte(`{"jsonrpc":"2.0","id":"held-sse","method":"tools/call","params":{"name":"block","arguments":{"label":"held"}}}`)); status != http.StatusAccepted {
+		t.Fatalf("call: %d %s", status, body)
+	}
+	g.waitEntered(t)
+	stopped := make(chan error, 1)
+	go func() { stopped <- srv.stop() }()
+	m, err := w.read()
+	if err != nil || string(m.ID) != `"held-sse"` || m.Error == nil || m.Error.Code != codeServerBusy || m.Error.Message != msgAbandoned {
+		t.Fatalf("the call still running when the grace period ended: %+v %v; want -32000 %q for id held-sse", m, err, msgAbandoned)
+	}
+	if err := <-stopped; err != nil {
+		t.Fatal(err)
+	}
+}

@@ -327,6 +327,11 @@ func (st *site) serve(ctx context.Context, ln net.Listener, handler http.Handler
 	if !st.calls.wait(grace.Done()) {
 		st.log.Warn("shutdown grace period over; answering calls still in flight with an error", "in_flight", st.calls.count())
 		close(st.abandon)
+		// The abandoned calls' errors are written on their streams
+		// before the streams close.
+		answered, stop := context.WithTimeout(context.WithoutCancel(ctx), closeGrace)
+		st.calls.wait(answered.Done())
+		stop()
 	}
 	final, cancelFinal := context.WithTimeout(context.WithoutCancel(ctx), closeGrace)
 	defer cancelFinal()

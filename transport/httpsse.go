@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -65,7 +66,9 @@ type streamKey struct{}
 func newStreamSessionID(ctx context.Context, _ *http.Request) (string, error) {
 	id := rand.Text()
 	if sw, ok := ctx.Value(streamKey{}).(*streamWatcher); ok {
+		sw.mu.Lock()
 		sw.id = id
+		sw.mu.Unlock()
 	}
 	return id, nil
 }
@@ -80,7 +83,16 @@ func (st *site) sseStream(next http.Handler) http.Handler {
 		}
 		defer release()
 		sw := &streamWatcher{ResponseWriter: w, calls: st.calls}
+		served := make(chan struct{})
+		go func() {
+			select {
+			case <-st.abandon:
+				sw.abandon()
+			case <-served:
+			}
+		}()
 		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), streamKey{}, sw)))
+		close(served)
 		if sw.id != "" {
 			st.calls.forget(sw.id + "/")
 			st.log.Debug("sse stream closed", "session", sw.id)
@@ -309,15 +321,18 @@ func (l *sessionLedger) Terminate(id string) (isNotAllowed bool, err error) {
 
 // streamWatcher passes an SSE stream through and ends the tracked call of
 // every JSON-RPC answer it sees in a data line. mcp-go writes the stream from
-// the handler goroutine only, so no locking is needed.
+// the handler goroutine; the lock is for abandon, which writes from another.
 type streamWatcher struct {
 	http.ResponseWriter
 	calls *tracker
+	mu    sync.Mutex
 	id    string
 	buf   []byte
 }
 
 func (sw *streamWatcher) Write(p []byte) (int, error) {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
 	n, err := sw.ResponseWriter.Write(p)
 	rest := answersIn(append(sw.buf, p[:n]...), "data:", func(key string) { sw.calls.end(sw.id + "/" + key) })
 	sw.buf = append(sw.buf[:0], rest...)
@@ -326,9 +341,29 @@ func (sw *streamWatcher) Write(p []byte) (int, error) {
 
 // Flush is required: mcp-go refuses to stream through a writer without it.
 func (sw *streamWatcher) Flush() {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
 	if f, ok := sw.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
+}
+
+// abandon answers the calls of this stream still running when the shutdown
+// grace period ends with a JSON-RPC error event each, before the stream
+// closes; writing them ends their tracked calls.
+func (sw *streamWatcher) abandon() {
+	sw.mu.Lock()
+	prefix := sw.id + "/"
+	sw.mu.Unlock()
+	if prefix == "/" {
+		return
+	}
+	for _, key := range sw.calls.pendingWith(prefix) {
+		if id, ok := keyID(strings.TrimPrefix(key, prefix)); ok {
+			_, _ = sw.Write([]byte("event: message\ndata: " + string(errorResponse(id, codeServerBusy, msgAbandoned)) + "\n\n"))
+		}
+	}
+	sw.Flush()
 }
 
 // Unwrap lets http.ResponseController reach the connection.
