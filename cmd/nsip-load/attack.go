@@ -20,6 +20,10 @@ const (
 	attackInitFlood = "init-flood" // initialize posted to /mcp in a loop, sessions never ended
 )
 
+// attackHeadStart is how long an attack runs before the honest sessions
+// open.
+const attackHeadStart = 2 * time.Second
+
 // attackerAddr is the loopback address attackers connect from, so that the
 // server tells them from the honest sessions on 127.0.0.1.
 const attackerAddr = "127.0.0.2"

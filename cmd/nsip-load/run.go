@@ -106,6 +106,14 @@ func execute(ctx context.Context, cfg config, progress io.Writer) (*Report, erro
 	idle, _, haveRSS := t.rss()
 	srv.RSSIdleKB = idle
 
+	// An attack starts first and has a head start, so that the honest
+	// sessions must open while it is under way.
+	actx, stopAttack := context.WithCancel(ctx)
+	defer stopAttack()
+	attacked := attack(actx, cfg, t.base)
+	if cfg.attack != attackNone {
+		_ = pause(ctx, attackHeadStart)
+	}
 	workers, connect, connErr := connectAll(ctx, cfg, t, rep.Errors)
 	rep.Connect = latencyOf(connect)
 	if connErr != nil {
@@ -134,8 +142,6 @@ func execute(ctx context.Context, cfg config, progress io.Writer) (*Report, erro
 	assignPlans(cfg, ks, workers)
 
 	upBefore, _, upOK := t.upstreamRequests(ctx)
-	actx, stopAttack := context.WithCancel(ctx)
-	attacked := attack(actx, cfg, t.base)
 	elapsed := drive(ctx, cfg, workers, progress)
 	stopAttack()
 	rep.Attack = attacked()
