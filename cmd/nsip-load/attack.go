@@ -60,10 +60,10 @@ func attack(ctx context.Context, cfg config, base string) func() *AttackStats {
 				counts.attempts.Add(1)
 				switch cfg.attack {
 				case attackSlowBody:
-					switch slowBody(ctx, dialer, host) {
-					case nil:
+					switch err := slowBody(ctx, dialer, host); {
+					case err == nil:
 						counts.cut.Add(1)
-					case ctx.Err():
+					case ctx.Err() != nil: // the run is over, not the attack's doing
 					default:
 						counts.failed.Add(1)
 						_ = pause(ctx, time.Second)
