@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -113,7 +114,7 @@ type ledgerEntry struct {
 type requestSessions struct {
 	*sessionLedger
 	client string
-	minted bool
+	minted atomic.Bool // set on mcp-go's goroutine, read on the wrapper's
 }
 
 type requestSessionsKey struct{}
@@ -121,7 +122,7 @@ type requestSessionsKey struct{}
 // Generate mints a session for the request's client. Its place was reserved
 // by the wrapper and is now the session's.
 func (rs *requestSessions) Generate() string {
-	rs.minted = true
+	rs.minted.Store(true)
 	return rs.mint(rs.client)
 }
 

@@ -197,7 +197,7 @@ func (st *site) streamable(next http.Handler, ledger *sessionLedger) http.Handle
 				var rs *requestSessions
 				rs, r = ledger.forRequest(r, client)
 				defer func() {
-					if !rs.minted {
+					if !rs.minted.Load() {
 						st.closeSession(client)
 					}
 				}()
