@@ -105,7 +105,8 @@ func (st *site) nearlyFull() int64 {
 type ledgerEntry struct {
 	last    time.Time // last request
 	client  string
-	streams int // open GET streams
+	streams int  // open GET streams
+	opening bool // its initialize is still running: mcp-go has yet to register it
 }
 
 // requestSessions is the session ID manager mcp-go is given for one request:
@@ -114,6 +115,7 @@ type ledgerEntry struct {
 type requestSessions struct {
 	*sessionLedger
 	client string
+	id     string      // the minted session, once minted is set
 	minted atomic.Bool // set on mcp-go's goroutine, read on the wrapper's
 }
 
@@ -122,8 +124,9 @@ type requestSessionsKey struct{}
 // Generate mints a session for the request's client. Its place was reserved
 // by the wrapper and is now the session's.
 func (rs *requestSessions) Generate() string {
+	rs.id = rs.mint(rs.client)
 	rs.minted.Store(true)
-	return rs.mint(rs.client)
+	return rs.id
 }
 
 // ResolveSessionIdManager hands mcp-go the manager of this request; requests
@@ -172,7 +175,7 @@ func (l *sessionLedger) evictIdle(client string, n int) {
 	l.mu.Lock()
 	var cands []cand
 	for id, e := range l.seen {
-		if (client == "" || e.client == client) && e.streams == 0 && !e.last.After(cutoff) && !busy[id] {
+		if (client == "" || e.client == client) && e.streams == 0 && !e.opening && !e.last.After(cutoff) && !busy[id] {
 			cands = append(cands, cand{id, e.last})
 		}
 	}
@@ -267,4 +270,31 @@ func (t *tracker) busySessions(prefix string) map[string]bool {
 		}
 	}
 	return busy
+}
+
+// sweepEvery ends idle sessions at a tenth of SessionIdleTimeout (between
+// 10 ms and a minute) until ctx ends, so that they end on time even when
+// no new session comes to trigger a sweep.
+func (l *sessionLedger) sweepEvery(ctx context.Context) {
+	t := time.NewTicker(min(max(l.site.opts.SessionIdleTimeout/10, 10*time.Millisecond), time.Minute))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			l.sweep()
+		}
+	}
+}
+
+// opened marks the end of a session's initialize: mcp-go has registered it,
+// so ending it from now on also ends that registration.
+func (l *sessionLedger) opened(id string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if e, ok := l.seen[id]; ok {
+		e.opening = false
+		e.last = time.Now()
+	}
 }

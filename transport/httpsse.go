@@ -48,6 +48,11 @@ func ServeHTTPSSE(ctx context.Context, s *server.MCPServer, opts Options) error 
 		server.WithSessionIdManagerResolver(ledger),
 	)
 	ledger.end = endStreamable(streamable)
+	sweeping, stopSweeping := context.WithCancel(ctx)
+	var sweeper sync.WaitGroup
+	sweeper.Go(func() { ledger.sweepEvery(sweeping) })
+	defer sweeper.Wait()
+	defer stopSweeping()
 	mux := http.NewServeMux()
 	st.addHealth(mux)
 	mux.Handle("GET "+ssePath, st.sseStream(legacy.SSEHandler()))
@@ -83,8 +88,9 @@ func (st *site) sseStream(next http.Handler) http.Handler {
 		}
 		defer release()
 		sw := &streamWatcher{ResponseWriter: w, calls: st.calls}
-		served := make(chan struct{})
+		served, watched := make(chan struct{}), make(chan struct{})
 		go func() {
+			defer close(watched)
 			select {
 			case <-st.abandon:
 				sw.abandon()
@@ -93,6 +99,7 @@ func (st *site) sseStream(next http.Handler) http.Handler {
 		}()
 		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), streamKey{}, sw)))
 		close(served)
+		<-watched // nothing may write to w once this returns
 		if sw.id != "" {
 			st.calls.forget(sw.id + "/")
 			st.log.Debug("sse stream closed", "session", sw.id)
@@ -197,7 +204,9 @@ func (st *site) streamable(next http.Handler, ledger *sessionLedger) http.Handle
 				var rs *requestSessions
 				rs, r = ledger.forRequest(r, client)
 				defer func() {
-					if !rs.minted.Load() {
+					if rs.minted.Load() {
+						ledger.opened(rs.id)
+					} else {
 						st.closeSession(client)
 					}
 				}()
@@ -277,7 +286,7 @@ func (l *sessionLedger) sweep() {
 	var ended []string
 	l.mu.Lock()
 	for id, e := range l.seen {
-		if e.streams == 0 && e.last.Before(cutoff) {
+		if e.streams == 0 && !e.opening && e.last.Before(cutoff) {
 			ended = append(ended, id)
 			l.forgetLocked(id)
 		}
@@ -294,7 +303,7 @@ func (l *sessionLedger) Generate() string { return "mcp-" + rand.Text() }
 func (l *sessionLedger) mint(client string) string {
 	id := "mcp-" + rand.Text()
 	l.mu.Lock()
-	l.seen[id] = &ledgerEntry{last: time.Now(), client: client}
+	l.seen[id] = &ledgerEntry{last: time.Now(), client: client, opening: true}
 	l.mu.Unlock()
 	return id
 }
