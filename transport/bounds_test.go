@@ -401,4 +401,3 @@ func TestWebSocketConnectionsPerAddressAreBounded(t *testing.T) {
 	waitSessions(t, srv.base, 2)
 	mustDialWS(t, srv.base)
 }
-
