@@ -40,24 +40,25 @@ func TestLoadDefaults(t *testing.T) {
 
 func TestLoadReadsEveryVariable(t *testing.T) {
 	got, err := Load(env(map[string]string{
-		"MCP_TRANSPORT":               "websocket",
-		"MCP_HOST":                    "0.0.0.0",
-		"MCP_PORT":                    "9100",
-		"MCP_ALLOWED_ORIGINS":         " https://Flock.Example.org/ , http://localhost:5173",
-		"NSIP_BASE_URL":               "http://127.0.0.1:8080/api/",
-		"NSIP_TIMEOUT":                "2s",
-		"NSIP_CACHE_TTL":              "30m",
-		"NSIP_CACHE_MAX_ENTRIES":      "500",
-		"NSIP_CACHE_MAX_BYTES":        "8MiB",
-		"NSIP_TOKEN_BUDGET":           "1500",
-		"NSIP_RATE_LIMIT":             "2.5",
-		"NSIP_RATE_BURST":             "3",
-		"NSIP_MAX_CONCURRENT":         "8",
-		"NSIP_CALL_TIMEOUT":           "45s",
-		"NSIP_BREAKER_FAILURES":       "3",
-		"NSIP_BREAKER_COOLDOWN":       "2m",
-		"LOG_LEVEL":                   "DEBUG",
-		"MCP_AUTH_TOKEN":              "5f1c0a9e7b2d4c68a1e3",
+		"MCP_TRANSPORT":          "websocket",
+		"MCP_HOST":               "0.0.0.0",
+		"MCP_PORT":               "9100",
+		"MCP_ALLOWED_ORIGINS":    " https://Flock.Example.org/ , http://localhost:5173",
+		"NSIP_BASE_URL":          "http://127.0.0.1:8080/api/",
+		"NSIP_TIMEOUT":           "2s",
+		"NSIP_CACHE_TTL":         "30m",
+		"NSIP_CACHE_MAX_ENTRIES": "500",
+		"NSIP_CACHE_MAX_BYTES":   "8MiB",
+		"NSIP_TOKEN_BUDGET":      "1500",
+		"NSIP_RATE_LIMIT":        "2.5",
+		"NSIP_RATE_BURST":        "3",
+		"NSIP_MAX_CONCURRENT":    "8",
+		"NSIP_CALL_TIMEOUT":      "45s",
+		"NSIP_BREAKER_FAILURES":  "3",
+		"NSIP_BREAKER_COOLDOWN":  "2m",
+		"LOG_LEVEL":              "DEBUG",
+		"MCP_AUTH_TOKEN":         "5f1c0a9e7b2d4c68a1e3",
+
 		"MCP_MAX_SESSIONS_PER_CLIENT": "300",
 	}))
 	if err != nil {
@@ -66,12 +67,14 @@ func TestLoadReadsEveryVariable(t *testing.T) {
 	want := Config{
 		Transport: "websocket", Host: "0.0.0.0", Port: 9100,
 		AllowedOrigins: []string{"https://flock.example.org", "http://localhost:5173"},
-		AuthToken:      "5f1c0a9e7b2d4c68a1e3", MaxSessionsPerClient: 300,
-		BaseURL: "http://127.0.0.1:8080/api", Timeout: 2 * time.Second,
+		AuthToken:      "5f1c0a9e7b2d4c68a1e3",
+		BaseURL:        "http://127.0.0.1:8080/api", Timeout: 2 * time.Second,
 		CacheTTL: 30 * time.Minute, CacheMaxEntries: 500, CacheMaxBytes: 8 << 20,
 		TokenBudget: 1500, RateLimit: 2.5, RateBurst: 3, MaxConcurrent: 8, LogLevel: slog.LevelDebug,
 		CallTimeout: 45 * time.Second, BreakerFailures: 3, BreakerCooldown: 2 * time.Minute,
 		MemoryLimit: 16<<20 + 128<<20, // twice the cache, plus headroom
+
+		MaxSessionsPerClient: 300,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("\n got %+v\nwant %+v", got, want)

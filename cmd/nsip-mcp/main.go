@@ -110,16 +110,18 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	s := g.NewMCPServer("nsip-mcp", v)
 	logger.Info("starting", "version", v, "transport", cfg.Transport, "nsip_base_url", cfg.BaseURL)
 	return transport.Serve(ctx, cfg.Transport, s, transport.Options{
-		Host:                 cfg.Host,
-		Port:                 cfg.Port,
-		HealthAddr:           cfg.HealthAddr,
-		AllowedOrigins:       cfg.AllowedOrigins,
-		AuthToken:            cfg.AuthToken,
+		Host:           cfg.Host,
+		Port:           cfg.Port,
+		HealthAddr:     cfg.HealthAddr,
+		AllowedOrigins: cfg.AllowedOrigins,
+		AuthToken:      cfg.AuthToken,
+		Health:         func() any { return g.Health() },
+		Ready:          g.Ready,
+		Version:        v,
+		Logger:         logger,
+
+		// Every session of a client address counts against this bound.
 		MaxSessionsPerClient: cfg.MaxSessionsPerClient,
-		Health:               func() any { return g.Health() },
-		Ready:                g.Ready,
-		Version:              v,
-		Logger:               logger,
 	})
 }
 
