@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gorilla/websocket"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -284,6 +286,17 @@ func untilProbe(t *testing.T, input []byte, e expectation, answers []json.RawMes
 func FuzzWebSocketFrame(f *testing.F) {
 	fuzzTransport(f, KindWebSocket, func(t *testing.T, base string, frame []byte) {
 		c := mustDialWS(t, base)
+		if !utf8.Valid(frame) {
+			// RFC 6455: not a text message at all; the connection fails.
+			_ = c.conn.WriteMessage(websocket.TextMessage, frame)
+			_ = c.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+			_, _, err := c.conn.ReadMessage()
+			var ce *websocket.CloseError
+			if !errors.As(err, &ce) || ce.Code != websocket.CloseInvalidFramePayloadData {
+				t.Fatalf("after %q: %v, want close 1007", frame, err)
+			}
+			return
+		}
 		for _, m := range [][]byte{frame, fuzzProbe} {
 			if err := c.conn.WriteMessage(websocket.TextMessage, m); err != nil {
 				t.Fatalf("write: %v", err)

@@ -30,7 +30,9 @@ type site struct {
 	started  time.Time
 	origins  originPolicy
 	draining atomic.Bool
+	abandon  chan struct{} // closed when the shutdown grace period ends
 	sessions atomic.Int64
+	clients  clientCounts
 	calls    *tracker
 }
 
@@ -42,19 +44,10 @@ func newSite(kind string, o Options) *site {
 		started: time.Now(),
 		origins: newOriginPolicy(o.AllowedOrigins),
 		calls:   newTracker(),
+		clients: clientCounts{n: map[string]int{}},
+		abandon: make(chan struct{}),
 	}
 }
-
-// openSession counts a long-lived connection, refusing it past MaxSessions.
-func (st *site) openSession() bool {
-	if st.sessions.Add(1) > int64(st.opts.MaxSessions) {
-		st.sessions.Add(-1)
-		return false
-	}
-	return true
-}
-
-func (st *site) closeSession() { st.sessions.Add(-1) }
 
 // refuse answers an HTTP request the transport will not serve, with a
 // JSON-RPC error body so that MCP clients can show the reason.
@@ -64,15 +57,25 @@ func refuse(w http.ResponseWriter, status int, id json.RawMessage, code int, msg
 	_, _ = w.Write(errorResponse(id, code, msg))
 }
 
-// admit applies the checks every new session or call goes through.
-func (st *site) admit(w http.ResponseWriter, longLived bool) bool {
+// admit applies the checks every new long-lived session goes through and
+// counts it; release gives its place back.
+func (st *site) admit(w http.ResponseWriter, r *http.Request) (release func(), ok bool) {
+	if !st.admitCall(w) {
+		return nil, false
+	}
+	client := clientOf(r)
+	if err := st.openSession(client); err != nil {
+		st.refuseSession(w, err)
+		return nil, false
+	}
+	return func() { st.closeSession(client) }, true
+}
+
+// admitCall refuses new work once the server is draining.
+func (st *site) admitCall(w http.ResponseWriter) bool {
 	if st.draining.Load() {
 		w.Header().Set("Retry-After", "1")
 		refuse(w, http.StatusServiceUnavailable, nil, codeServerBusy, msgShuttingDown)
-		return false
-	}
-	if longLived && !st.openSession() {
-		st.refuseFull(w)
 		return false
 	}
 	return true
@@ -86,9 +89,10 @@ func (st *site) refuseFull(w http.ResponseWriter) {
 }
 
 // sessionBusy answers a call past MaxInFlightPerSession on HTTP transports.
-func (st *site) sessionBusy(w http.ResponseWriter, id json.RawMessage) {
+// scope names what the bound applies to: a session or a client address.
+func (st *site) sessionBusy(w http.ResponseWriter, id json.RawMessage, scope string) {
 	w.Header().Set("Retry-After", "1")
-	refuse(w, http.StatusTooManyRequests, id, codeServerBusy, st.busyMessage("session"))
+	refuse(w, http.StatusTooManyRequests, id, codeServerBusy, st.busyMessage(scope))
 }
 
 func (st *site) busyMessage(scope string) string {
@@ -99,6 +103,18 @@ func (st *site) busyMessage(scope string) string {
 // body limit.
 func (st *site) handler(mux http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength != 0 { // a declared length or a chunked body
+			// Every body, whatever the method and however the request
+			// is answered, gets the deadline: net/http reads out an
+			// unread body before it answers, for as long as it trickles.
+			r.Body = st.bodyDeadline(w, r.Body)
+			if r.Method != http.MethodPost {
+				// Only POST bodies mean anything here: this one is
+				// never read, and the connection closes after the answer.
+				w.Header().Set("Connection", "close")
+				_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+			}
+		}
 		origin, problem := st.origins.check(r)
 		if problem != "" {
 			st.log.Warn("refused request", "path", r.URL.Path, "host", r.Host, "origin", r.Header.Get("Origin"), "remote", r.RemoteAddr, "reason", problem)
@@ -132,7 +148,7 @@ func (st *site) handler(mux http.Handler) http.Handler {
 					fmt.Sprintf("request body of %d bytes exceeds the limit of %d bytes", r.ContentLength, st.opts.MaxBodyBytes))
 				return
 			}
-			r.Body = st.bodyDeadline(w, http.MaxBytesReader(w, r.Body, st.opts.MaxBodyBytes))
+			r.Body = http.MaxBytesReader(w, r.Body, st.opts.MaxBodyBytes)
 		}
 		mux.ServeHTTP(w, r)
 	})
@@ -145,7 +161,9 @@ func (st *site) authorized(r *http.Request) bool {
 	if st.opts.AuthToken == "" || r.URL.Path == "/healthz" {
 		return true
 	}
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	// The scheme name is case-insensitive (RFC 7235 section 2.1).
+	scheme, got, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	ok = ok && strings.EqualFold(scheme, "Bearer")
 	if !ok && r.URL.Path == "/ws" {
 		got, ok = r.URL.Query().Get("access_token"), true
 	}
@@ -275,6 +293,9 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
+// closeGrace is how long connections get to close once the calls are over.
+const closeGrace = 2 * time.Second
+
 // serve runs handler on ln until ctx ends, then drains:
 // new calls are refused, calls in flight get ShutdownTimeout to finish, and
 // closeSessions ends the long-lived connections.
@@ -301,16 +322,27 @@ func (st *site) serve(ctx context.Context, ln net.Listener, handler http.Handler
 	case <-ctx.Done():
 	}
 
+	// The listener stays open while calls finish, so that monitoring sees
+	// the draining status and new calls get an answer saying so rather
+	// than a refused connection.
 	st.draining.Store(true)
 	st.log.Info("shutting down", "in_flight", st.calls.count(), "open_sessions", st.sessions.Load(), "grace", st.opts.ShutdownTimeout.String())
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), st.opts.ShutdownTimeout)
+	grace, cancel := context.WithTimeout(context.WithoutCancel(ctx), st.opts.ShutdownTimeout)
 	defer cancel()
-	shut := make(chan error, 1)
-	go func() { shut <- srv.Shutdown(sctx) }() // closes the listener at once
-	if !st.calls.wait(sctx.Done()) {
-		st.log.Warn("shutdown grace period over; abandoning calls still in flight", "in_flight", st.calls.count())
+	if !st.calls.wait(grace.Done()) {
+		st.log.Warn("shutdown grace period over; answering calls still in flight with an error", "in_flight", st.calls.count())
+		close(st.abandon)
+		// The abandoned calls' errors are written on their streams
+		// before the streams close.
+		answered, stop := context.WithTimeout(context.WithoutCancel(ctx), closeGrace)
+		st.calls.wait(answered.Done())
+		stop()
 	}
-	closeSessions(sctx)
+	final, cancelFinal := context.WithTimeout(context.WithoutCancel(ctx), closeGrace)
+	defer cancelFinal()
+	shut := make(chan error, 1)
+	go func() { shut <- srv.Shutdown(final) }()
+	closeSessions(final)
 	if err := <-shut; err != nil {
 		st.log.Warn("closing connections that did not finish in time", "err", err)
 		_ = srv.Close()

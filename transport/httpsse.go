@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -44,7 +45,7 @@ func ServeHTTPSSE(ctx context.Context, s *server.MCPServer, opts Options) error 
 		server.WithSessionIDGenerator(newStreamSessionID),
 	)
 	ledger := newSessionLedger(st)
-	sessions := server.WithSessionIdManager(ledger)
+	sessions := server.WithSessionIdManagerResolver(ledger)
 	if o.Stateless {
 		sessions = server.WithStateLess(true)
 	}
@@ -55,6 +56,12 @@ func ServeHTTPSSE(ctx context.Context, s *server.MCPServer, opts Options) error 
 		server.WithHeartbeatInterval(o.PingInterval),
 		sessions,
 	)
+	ledger.end = endStreamable(streamable)
+	sweeping, stopSweeping := context.WithCancel(ctx)
+	var sweeper sync.WaitGroup
+	sweeper.Go(func() { ledger.sweepEvery(sweeping) })
+	defer sweeper.Wait()
+	defer stopSweeping()
 	mux := http.NewServeMux()
 	st.addHealth(mux)
 	mux.Handle("GET "+ssePath, st.sseStream(legacy.SSEHandler()))
@@ -73,7 +80,9 @@ type streamKey struct{}
 func newStreamSessionID(ctx context.Context, _ *http.Request) (string, error) {
 	id := rand.Text()
 	if sw, ok := ctx.Value(streamKey{}).(*streamWatcher); ok {
+		sw.mu.Lock()
 		sw.id = id
+		sw.mu.Unlock()
 	}
 	return id, nil
 }
@@ -82,12 +91,24 @@ func newStreamSessionID(ctx context.Context, _ *http.Request) (string, error) {
 // the answers written to it, so that shutdown knows when calls are answered.
 func (st *site) sseStream(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !st.admit(w, true) {
+		release, ok := st.admit(w, r)
+		if !ok {
 			return
 		}
-		defer st.closeSession()
+		defer release()
 		sw := &streamWatcher{ResponseWriter: w, calls: st.calls}
+		served, watched := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(watched)
+			select {
+			case <-st.abandon:
+				sw.abandon()
+			case <-served:
+			}
+		}()
 		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), streamKey{}, sw)))
+		close(served)
+		<-watched // nothing may write to w once this returns
 		if sw.id != "" {
 			st.calls.forget(sw.id + "/")
 			st.log.Debug("sse stream closed", "session", sw.id)
@@ -119,7 +140,7 @@ func (st *site) ssePost(next http.Handler) http.Handler {
 		// read it gets no more calls run than the bound.
 		session := r.URL.Query().Get("sessionId") + "/"
 		if st.calls.inFlightWith(session) >= st.opts.MaxInFlightPerSession {
-			st.sessionBusy(w, m.id)
+			st.sessionBusy(w, m.id, "session")
 			return
 		}
 		key := session + m.key
@@ -161,11 +182,15 @@ func (st *site) refuseMalformed(w http.ResponseWriter, m message) bool {
 }
 
 // streamable wraps /mcp. A POST is in flight until its handler returns and
-// counts against its session's bound; initialize opens a session, which
-// counts against MaxSessions like a stream or a WebSocket does.
+// counts against its session's bound, or, without a session the ledger
+// knows (protocol versions without sessions, made-up IDs), against its
+// client address's; initialize opens a session, which counts against
+// MaxSessions and MaxSessionsPerClient like a stream or a WebSocket does. A
+// session holds at most one GET stream.
 func (st *site) streamable(next http.Handler, ledger *sessionLedger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		session := r.Header.Get("Mcp-Session-Id")
+		client := clientOf(r)
 		switch r.Method {
 		case http.MethodPost:
 			raw, ok := st.readBody(w, r)
@@ -181,81 +206,114 @@ func (st *site) streamable(next http.Handler, ledger *sessionLedger) http.Handle
 				return
 			}
 			if m.kind == msgRequest && m.method == "initialize" {
-				if !ledger.reserve() {
-					st.refuseFull(w)
+				if err := ledger.reserve(client); err != nil {
+					st.refuseSession(w, err)
 					return
 				}
-				// The session itself is counted when mcp-go mints its ID.
-				defer st.closeSession()
+				var rs *requestSessions
+				rs, r = ledger.forRequest(r, client)
+				defer func() {
+					if rs.minted.Load() {
+						ledger.opened(rs.id)
+					} else {
+						st.closeSession(client)
+					}
+				}()
 			}
 			prefix := "mcp/" + session + "/"
-			if session != "" && st.calls.inFlightWith(prefix) >= st.opts.MaxInFlightPerSession {
-				st.sessionBusy(w, m.id)
+			scope := "session"
+			if !ledger.knows(session) {
+				prefix, scope = "addr/"+client+"/", "address"
+			}
+			if st.calls.inFlightWith(prefix) >= st.opts.MaxInFlightPerSession {
+				st.sessionBusy(w, m.id, scope)
 				return
 			}
 			key := prefix + st.calls.anon()
 			st.calls.begin(key)
 			defer st.calls.end(key)
+			if m.kind == msgRequest {
+				st.answerOrAbandon(next, w, r, m.id)
+				return
+			}
 		case http.MethodGet:
-			if !st.admit(w, false) {
+			if !st.admitCall(w) {
 				return
 			}
 			if session == "" {
-				if !ledger.reserve() {
-					st.refuseFull(w)
-					return
-				}
-				defer st.closeSession()
+				refuse(w, http.StatusBadRequest, nil, codeInvalidRequest,
+					"GET /mcp needs the Mcp-Session-Id header: initialize a session with a POST first")
+				return
 			}
+			release, status, msg := ledger.openStream(session)
+			if release == nil {
+				refuse(w, status, nil, codeInvalidRequest, msg)
+				return
+			}
+			defer release()
 		}
 		next.ServeHTTP(w, r)
 	})
 }
 
-// sessionLedger is the streamable transport's session ID manager: it knows
-// every session it minted, counts them as open sessions, forgets them on
-// DELETE or after SessionIdleTimeout without a request, and refuses IDs it
-// does not know, which tells a client to initialize again.
-type sessionLedger struct {
-	site *site
-	mu   sync.Mutex
-	seen map[string]time.Time // session ID -> last request
+// knows reports whether id is a session the ledger minted and still holds.
+func (l *sessionLedger) knows(id string) bool {
+	if id == "" {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, ok := l.seen[id]
+	return ok
 }
 
-var _ server.SessionIdManager = (*sessionLedger)(nil)
+// sessionLedger is the streamable transport's session ID manager: it knows
+// every session it minted and for which client, counts them as open
+// sessions, forgets them on DELETE or when they idle out (ending them in
+// mcp-go too), and refuses IDs it does not know, which tells a client to
+// initialize again.
+type sessionLedger struct {
+	site *site
+	end  func(id string) // ends a forgotten session in mcp-go
+	mu   sync.Mutex
+	seen map[string]*ledgerEntry
+}
+
+var (
+	_ server.SessionIdManager         = (*sessionLedger)(nil)
+	_ server.SessionIdManagerResolver = (*sessionLedger)(nil)
+)
 
 var errUnknownSession = errors.New("unknown or expired session; initialize a new one")
 
 func newSessionLedger(st *site) *sessionLedger {
-	return &sessionLedger{site: st, seen: map[string]time.Time{}}
-}
-
-// reserve holds a place for a session about to be minted, after dropping
-// idle ones; false means the server is full.
-func (l *sessionLedger) reserve() bool {
-	l.sweep()
-	return l.site.openSession()
+	return &sessionLedger{site: st, seen: map[string]*ledgerEntry{}}
 }
 
 func (l *sessionLedger) sweep() {
 	cutoff := time.Now().Add(-l.site.opts.SessionIdleTimeout)
+	var ended []string
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	for id, last := range l.seen {
-		if last.Before(cutoff) {
-			delete(l.seen, id)
-			l.site.closeSession()
+	for id, e := range l.seen {
+		if e.streams == 0 && !e.opening && e.last.Before(cutoff) {
+			ended = append(ended, id)
+			l.forgetLocked(id)
 		}
 	}
+	l.mu.Unlock()
+	l.endAll(ended)
 }
 
-// Generate mints and records a session ID.
-func (l *sessionLedger) Generate() string {
+// Generate is only reached by requests the transport's wrapper did not
+// prepare; it mints an ID the ledger does not know, so it is never valid.
+func (l *sessionLedger) Generate() string { return "mcp-" + rand.Text() }
+
+// mint records a new session of client, whose place is already counted.
+func (l *sessionLedger) mint(client string) string {
 	id := "mcp-" + rand.Text()
 	l.mu.Lock()
-	l.seen[id] = time.Now()
+	l.seen[id] = &ledgerEntry{last: time.Now(), client: client, opening: true}
 	l.mu.Unlock()
-	l.site.sessions.Add(1)
 	return id
 }
 
@@ -263,10 +321,11 @@ func (l *sessionLedger) Generate() string {
 func (l *sessionLedger) Validate(id string) (isTerminated bool, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if _, ok := l.seen[id]; !ok {
+	e, ok := l.seen[id]
+	if !ok {
 		return false, errUnknownSession
 	}
-	l.seen[id] = time.Now()
+	e.last = time.Now()
 	return false, nil
 }
 
@@ -274,24 +333,24 @@ func (l *sessionLedger) Validate(id string) (isTerminated bool, err error) {
 func (l *sessionLedger) Terminate(id string) (isNotAllowed bool, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if _, ok := l.seen[id]; ok {
-		delete(l.seen, id)
-		l.site.closeSession()
-	}
+	l.forgetLocked(id)
 	return false, nil
 }
 
 // streamWatcher passes an SSE stream through and ends the tracked call of
 // every JSON-RPC answer it sees in a data line. mcp-go writes the stream from
-// the handler goroutine only, so no locking is needed.
+// the handler goroutine; the lock is for abandon, which writes from another.
 type streamWatcher struct {
 	http.ResponseWriter
 	calls *tracker
+	mu    sync.Mutex
 	id    string
 	buf   []byte
 }
 
 func (sw *streamWatcher) Write(p []byte) (int, error) {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
 	n, err := sw.ResponseWriter.Write(p)
 	rest := answersIn(append(sw.buf, p[:n]...), "data:", func(key string) { sw.calls.end(sw.id + "/" + key) })
 	sw.buf = append(sw.buf[:0], rest...)
@@ -300,9 +359,29 @@ func (sw *streamWatcher) Write(p []byte) (int, error) {
 
 // Flush is required: mcp-go refuses to stream through a writer without it.
 func (sw *streamWatcher) Flush() {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
 	if f, ok := sw.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
+}
+
+// abandon answers the calls of this stream still running when the shutdown
+// grace period ends with a JSON-RPC error event each, before the stream
+// closes; writing them ends their tracked calls.
+func (sw *streamWatcher) abandon() {
+	sw.mu.Lock()
+	prefix := sw.id + "/"
+	sw.mu.Unlock()
+	if prefix == "/" {
+		return
+	}
+	for _, key := range sw.calls.pendingWith(prefix) {
+		if id, ok := keyID(strings.TrimPrefix(key, prefix)); ok {
+			_, _ = sw.Write([]byte("event: message\ndata: " + string(errorResponse(id, codeServerBusy, msgAbandoned)) + "\n\n"))
+		}
+	}
+	sw.Flush()
 }
 
 // Unwrap lets http.ResponseController reach the connection.

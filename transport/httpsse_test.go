@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net"
 	"net/http"
 	"os"
 	"slices"
@@ -80,7 +79,8 @@ func TestHTTPSSEProgressReachesClient(t *testing.T) {
 
 // SC-005: fifty clients at once, each answered with its own value.
 func TestHTTPSSEFiftyConcurrentSessions(t *testing.T) {
-	srv := serveNetwork(t, KindHTTPSSE, newTestServer(newGate()), Options{})
+	// Every client of the test shares 127.0.0.1.
+	srv := serveNetwork(t, KindHTTPSSE, newTestServer(newGate()), Options{MaxSessionsPerClient: 100})
 	for _, flavour := range clientFlavours {
 		t.Run(flavour, func(t *testing.T) {
 			const sessions = 50
@@ -172,7 +172,7 @@ func TestHTTPSSEShutdownLetsCallsInFlightFinish(t *testing.T) {
 			g.waitEntered(t)
 			stopped := make(chan error, 1)
 			go func() { stopped <- srv.stop() }()
-			waitListenerClosed(t, srv.addr)
+			waitDraining(t, srv.base)
 			select {
 			case err := <-stopped:
 				t.Fatalf("Serve returned (%v) while a call was still running", err)
@@ -189,20 +189,19 @@ func TestHTTPSSEShutdownLetsCallsInFlightFinish(t *testing.T) {
 	}
 }
 
-// waitListenerClosed returns once new connections are refused, which is how
-// a test knows shutdown has begun.
-func waitListenerClosed(t *testing.T, addr string) {
+// waitDraining returns once /healthz says the server is draining, which is
+// how a test knows shutdown has begun; the listener stays open until the
+// calls in flight are over.
+func waitDraining(t *testing.T, base string) {
 	t.Helper()
 	deadline := time.Now().Add(testTimeout)
 	for time.Now().Before(deadline) {
-		conn, err := net.DialTimeout("tcp", addr, time.Second)
-		if err != nil {
+		if status, body := getJSON(t, base+"/healthz", nil); status == http.StatusServiceUnavailable && body["status"] == "draining" {
 			return
 		}
-		conn.Close()
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatalf("%s still accepts connections", addr)
+	t.Fatalf("%s never said it was draining", base)
 }
 
 func TestHTTPSSEGuards(t *testing.T) {

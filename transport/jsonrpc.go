@@ -99,6 +99,9 @@ func classify(raw []byte) message {
 	if p, ok := obj["params"]; ok && p[0] != '{' && p[0] != '[' && string(p) != "null" {
 		return invalid(m.id, `"params" must be an object or an array`)
 	}
+	if name, ok := repeatedMember(obj["params"]); ok {
+		return invalid(m.id, fmt.Sprintf(`member %q appears more than once in one object inside "params"`, name))
+	}
 	m.kind = msgNotification
 	if m.key != "" {
 		m.kind = msgRequest

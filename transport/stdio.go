@@ -46,7 +46,9 @@ func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.W
 		healthDone <- nil
 	}
 
-	w := &lineWriter{out: out, calls: st.calls}
+	w := &lineWriter{out: out, calls: st.calls, onGone: func(err error) {
+		st.log.Info("stdout closed; the client has gone, so answers still to come are dropped", "err", err.Error(), "in_flight", st.calls.count())
+	}}
 	pr, pw := io.Pipe()
 	stdio := server.NewStdioServer(s)
 	stdio.SetErrorLogger(slog.NewLogLogger(st.log.Handler(), slog.LevelError))
@@ -168,6 +170,7 @@ type lineWriter struct {
 	mu     sync.Mutex
 	out    io.Writer
 	calls  *tracker
+	onGone func(err error) // told once, when a write fails
 	closed bool
 	buf    []byte
 }
@@ -178,9 +181,20 @@ func (lw *lineWriter) Write(p []byte) (int, error) {
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
 	if lw.closed {
+		lw.buf = answersIn(append(lw.buf, p...), "", lw.calls.end)
 		return 0, errWriterClosed
 	}
 	n, err := lw.out.Write(p)
+	if err != nil {
+		// The client is gone (a closed pipe): its answers can never be
+		// delivered, so the calls count as ended rather than hold up the
+		// shutdown that follows, and later writes fail at once.
+		n = len(p)
+		lw.closed = true
+		if lw.onGone != nil {
+			lw.onGone(err)
+		}
+	}
 	rest := answersIn(append(lw.buf, p[:n]...), "", lw.calls.end)
 	lw.buf = append(lw.buf[:0], rest...)
 	return n, err

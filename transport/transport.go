@@ -43,6 +43,11 @@ const (
 	DefaultShutdownTimeout       = 10 * time.Second
 	DefaultSessionIdleTimeout    = time.Hour
 	DefaultClientRequestTimeout  = 2 * time.Minute
+	DefaultSessionIdlePressure   = time.Minute
+	// One address may hold this many sessions; with an AuthToken, whose
+	// clients are known, DefaultMaxSessionsPerAuthClient.
+	DefaultMaxSessionsPerClient     = 16
+	DefaultMaxSessionsPerAuthClient = 128
 )
 
 // Options configures a transport. The zero value serves on 127.0.0.1 with a
@@ -103,6 +108,14 @@ type Options struct {
 	ShutdownTimeout       time.Duration // how long in-flight calls may run after shutdown begins
 	SessionIdleTimeout    time.Duration // a streamable HTTP session without requests this long is forgotten
 	ClientRequestTimeout  time.Duration // how long a request to a WebSocket client (elicitation, sampling, roots, ping) waits for its answer
+	// MaxSessionsPerClient bounds the sessions of one client address (an
+	// IPv4 address or an IPv6 /64), so that one client cannot take every
+	// place. Behind a proxy every client has the proxy's address: raise it.
+	MaxSessionsPerClient int
+	// SessionIdleUnderPressure is how long a streamable HTTP session may idle
+	// once nine tenths of MaxSessions are open, or its client is at
+	// MaxSessionsPerClient: then the oldest idle ones are ended to make room.
+	SessionIdleUnderPressure time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -123,6 +136,11 @@ func (o Options) withDefaults() Options {
 	orDefault(&o.ShutdownTimeout, DefaultShutdownTimeout)
 	orDefault(&o.SessionIdleTimeout, DefaultSessionIdleTimeout)
 	orDefault(&o.ClientRequestTimeout, DefaultClientRequestTimeout)
+	orDefault(&o.SessionIdleUnderPressure, DefaultSessionIdlePressure)
+	if o.AuthToken != "" {
+		orDefault(&o.MaxSessionsPerClient, DefaultMaxSessionsPerAuthClient)
+	}
+	orDefault(&o.MaxSessionsPerClient, DefaultMaxSessionsPerClient)
 	if o.PongTimeout <= o.PingInterval {
 		// A peer must get at least one ping before it is declared dead.
 		o.PongTimeout = 2 * o.PingInterval

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gorilla/websocket"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -66,10 +67,11 @@ type wsHub struct {
 }
 
 func (h *wsHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !h.site.admit(w, true) {
+	release, ok := h.site.admit(w, r)
+	if !ok {
 		return
 	}
-	defer h.site.closeSession()
+	defer release()
 	conn, err := h.upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		h.site.log.Debug("websocket upgrade failed", "remote", r.RemoteAddr, "err", err)
@@ -273,6 +275,12 @@ func (c *wsConn) readLoop() string {
 		if kind != websocket.TextMessage {
 			c.send(reply{data: errorResponse(nil, codeInvalidRequest, "invalid request: binary frames are not accepted; send each JSON-RPC message as one text frame")})
 			continue
+		}
+		if !utf8.Valid(data) {
+			// RFC 6455 section 8.1: a text message that is not UTF-8
+			// fails the connection with 1007.
+			c.closeWith(websocket.CloseInvalidFramePayloadData, "text message is not valid UTF-8")
+			return "text message is not valid UTF-8"
 		}
 		c.dispatch(data)
 	}

@@ -329,7 +329,8 @@ func TestWebSocketProgressNotificationPrecedesResult(t *testing.T) {
 
 // SC-005 over WebSocket.
 func TestWebSocketFiftyConcurrentSessions(t *testing.T) {
-	srv := serveNetwork(t, KindWebSocket, newTestServer(newGate()), Options{})
+	// Every client of the test shares 127.0.0.1.
+	srv := serveNetwork(t, KindWebSocket, newTestServer(newGate()), Options{MaxSessionsPerClient: 100})
 	const sessions = 50
 	var wg sync.WaitGroup
 	errs := make(chan error, sessions)
@@ -411,7 +412,7 @@ func TestWebSocketShutdownLetsCallsInFlightFinish(t *testing.T) {
 	g.waitEntered(t)
 	stopped := make(chan error, 1)
 	go func() { stopped <- srv.stop() }()
-	waitListenerClosed(t, srv.addr)
+	waitDraining(t, srv.base)
 
 	refused, err := c.call("tools/call", callParams("echo", map[string]any{"text": "late"}))
 	if err != nil {

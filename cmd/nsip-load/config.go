@@ -66,6 +66,8 @@ type config struct {
 	progress    time.Duration
 	jsonOut     bool
 	failOnError bool
+	attack      string // run beside the honest sessions; "" for none
+	attackers   int
 }
 
 const usage = `nsip-load drives an nsip-mcp server with many concurrent MCP sessions and
@@ -129,6 +131,8 @@ func parseArgs(args []string, out io.Writer) (config, error) {
 	fs.DurationVar(&c.progress, "progress", time.Second, "interval of the progress line on stderr; 0 turns it off")
 	fs.BoolVar(&c.jsonOut, "json", false, "print the summary as JSON instead of text")
 	fs.BoolVar(&c.failOnError, "fail-on-error", true, "exit with status 3 when any call failed")
+	fs.StringVar(&c.attack, "attack", attackNone, "run an attack from 127.0.0.2 beside the honest sessions: slow-body or init-flood (network transports only)")
+	fs.IntVar(&c.attackers, "attackers", 200, "--attack: concurrent attackers, 1..5000")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(out)
@@ -188,6 +192,12 @@ func (c *config) check() error {
 		return bad("progress", "must not be negative")
 	case c.serverPID < 0:
 		return bad("server-pid", "must not be negative")
+	case c.attack != attackNone && c.attack != attackSlowBody && c.attack != attackInitFlood:
+		return bad("attack", "%q: use slow-body or init-flood", c.attack)
+	case c.attack != attackNone && c.transport == transportStdio:
+		return bad("attack", "needs a network transport")
+	case c.attackers < 1 || c.attackers > maxSessions:
+		return bad("attackers", "%d is outside 1..%d", c.attackers, maxSessions)
 	}
 	for _, t := range c.tools {
 		if !slices.Contains(toolNames[:], t) {

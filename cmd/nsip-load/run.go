@@ -40,6 +40,9 @@ type Report struct {
 	Errors            map[string]int64   `json:"errors"`
 	Upstream          *Upstream          `json:"upstream,omitempty"`
 	Server            *ServerStats       `json:"server,omitempty"`
+	// Attack is what ran beside the honest sessions, whose figures are the
+	// rest of the report.
+	Attack *AttackStats `json:"attack,omitempty"`
 }
 
 // Upstream compares tool calls with the requests that reached NSIP.
@@ -107,6 +110,14 @@ func execute(ctx context.Context, cfg config, progress io.Writer) (*Report, erro
 	idle, _, haveRSS := t.rss()
 	srv.RSSIdleKB = idle
 
+	// An attack starts first and has a head start, so that the honest
+	// sessions must open while it is under way.
+	actx, stopAttack := context.WithCancel(ctx)
+	defer stopAttack()
+	attacked := attack(actx, cfg, t.base)
+	if cfg.attack != attackNone {
+		_ = pause(ctx, attackHeadStart)
+	}
 	workers, connect, connErr := connectAll(ctx, cfg, t, rep.Errors)
 	rep.Connect = latencyOf(connect)
 	if connErr != nil {
@@ -136,6 +147,8 @@ func execute(ctx context.Context, cfg config, progress io.Writer) (*Report, erro
 
 	upBefore, _, upOK := t.upstreamRequests(ctx)
 	elapsed := drive(ctx, cfg, workers, progress)
+	stopAttack()
+	rep.Attack = attacked()
 	upAfter, upSource, upOK2 := t.upstreamRequests(ctx)
 
 	if haveRSS {
@@ -457,6 +470,10 @@ func (r *Report) writeText(w io.Writer) {
 			fmt.Fprintf(w, " %s %d", k, r.Errors[k])
 		}
 		fmt.Fprintln(w)
+	}
+	if a := r.Attack; a != nil {
+		fmt.Fprintf(w, "attack     %s by %d attackers from %s: %d attempts, %d sessions granted, %d refused, %d connections cut, %d failed\n",
+			a.Kind, a.Attackers, attackerAddr, a.Attempts, a.Accepted, a.Refused, a.Cut, a.Failed)
 	}
 	if u := r.Upstream; u != nil {
 		fmt.Fprintf(w, "upstream   %d requests for %d tool calls: %.3f per call, %.1f%% saved (%s)\n",

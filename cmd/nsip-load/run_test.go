@@ -158,3 +158,31 @@ func TestRunWithoutAServerFails(t *testing.T) {
 		t.Errorf("stderr does not say why:\n%s", errOut.String())
 	}
 }
+
+// TestRunBesideAnAttack: with an attack from 127.0.0.2 the honest sessions
+// still open and run clean, and the report counts what the attackers got:
+// init-flood sessions up to the server's per-address bound (sessions + 16)
+// and the rest refused; slow-body connections answered and closed.
+func TestRunBesideAnAttack(t *testing.T) {
+	for _, kind := range []string{attackInitFlood, attackSlowBody} {
+		t.Run(kind, func(t *testing.T) {
+			rep, code, stderr := runJSON(t, "--transport", transportStreamable, "--sessions", "4", "--duration", "1s",
+				"--attack", kind, "--attackers", "8")
+			checkClean(t, rep, code, stderr, 4)
+			a := rep.Attack
+			if a == nil || a.Kind != kind || a.Attackers != 8 || a.Failed != 0 {
+				t.Fatalf("attack %+v", a)
+			}
+			switch kind {
+			case attackInitFlood:
+				if a.Accepted != 20 || a.Refused == 0 || a.Accepted+a.Refused > a.Attempts {
+					t.Errorf("init-flood: %d granted, %d refused of %d; want the 20 the address may hold and the rest refused", a.Accepted, a.Refused, a.Attempts)
+				}
+			case attackSlowBody:
+				if a.Cut == 0 {
+					t.Errorf("slow-body: %d of %d connections cut, want them answered and closed", a.Cut, a.Attempts)
+				}
+			}
+		})
+	}
+}

@@ -99,7 +99,9 @@ func setup(ctx context.Context, cfg config) (*target, error) {
 		if cfg.transport == transportWebSocket {
 			kind = "websocket"
 		}
-		t.shownEnv = append(t.shownEnv, "MCP_TRANSPORT="+kind, "MCP_HOST=127.0.0.1", "MCP_PORT="+strconv.Itoa(ports[0]))
+		t.shownEnv = append(t.shownEnv, "MCP_TRANSPORT="+kind, "MCP_HOST=127.0.0.1", "MCP_PORT="+strconv.Itoa(ports[0]),
+			// Every session of a load run comes from 127.0.0.1.
+			"MCP_MAX_SESSIONS_PER_CLIENT="+strconv.Itoa(cfg.sessions+16))
 		if len(ports) > 1 {
 			t.shownEnv = append(t.shownEnv, "NSIP_REPLICAS="+strconv.Itoa(len(ports)))
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway"
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/transport"
 )
 
 // Config is everything the command reads from its environment.
@@ -24,6 +25,9 @@ type Config struct {
 	HealthAddr     string // stdio only; empty means no health listener
 	AllowedOrigins []string
 	AuthToken      string // bearer token the network transports require; empty means none
+	// MaxSessionsPerClient bounds one client address's sessions; 0 means the
+	// transport's default (16, or 128 with an AuthToken).
+	MaxSessionsPerClient int
 
 	BaseURL         string
 	Timeout         time.Duration // one upstream HTTP request
@@ -162,6 +166,13 @@ var settings = []setting{
 			}
 			return true
 		},
+	},
+	{
+		name: "MCP_MAX_SESSIONS_PER_CLIENT", def: "",
+		accepts: "an integer from 1 to 100000",
+		help: fmt.Sprintf("most sessions (SSE streams, streamable HTTP sessions, WebSocket connections) one client address may hold; unset: %d, or %d with MCP_AUTH_TOKEN. Raise it behind a proxy, where every client has the proxy's address",
+			transport.DefaultMaxSessionsPerClient, transport.DefaultMaxSessionsPerAuthClient),
+		apply: intSetter(func(c *Config) *int { return &c.MaxSessionsPerClient }, 1, 100_000),
 	},
 	{
 		name: "NSIP_BASE_URL", def: nsip.DefaultBaseURL,

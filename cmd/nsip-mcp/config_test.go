@@ -42,28 +42,29 @@ func TestLoadDefaults(t *testing.T) {
 
 func TestLoadReadsEveryVariable(t *testing.T) {
 	got, err := Load(env(map[string]string{
-		"MCP_TRANSPORT":          "websocket",
-		"MCP_HOST":               "0.0.0.0",
-		"MCP_PORT":               "9100",
-		"MCP_ALLOWED_ORIGINS":    " https://Flock.Example.org/ , http://localhost:5173",
-		"NSIP_BASE_URL":          "http://127.0.0.1:8080/api/",
-		"NSIP_TIMEOUT":           "2s",
-		"NSIP_CACHE_TTL":         "30m",
-		"NSIP_CACHE_MAX_ENTRIES": "500",
-		"NSIP_CACHE_MAX_BYTES":   "8MiB",
-		"NSIP_TOKEN_BUDGET":      "1500",
-		"NSIP_MAX_TOKEN_BUDGET":  "12000",
-		"NSIP_RATE_LIMIT":        "2.5",
-		"NSIP_RATE_BURST":        "3",
-		"NSIP_MAX_CONCURRENT":    "8",
-		"NSIP_CALL_TIMEOUT":      "45s",
-		"NSIP_BREAKER_FAILURES":  "3",
-		"NSIP_BREAKER_COOLDOWN":  "2m",
-		"NSIP_MAX_PAUSE":         "90s",
-		"LOG_LEVEL":              "DEBUG",
-		"MCP_AUTH_TOKEN":         "5f1c0a9e7b2d4c68a1e3",
-		"NSIP_REDIS_URL":         "rediss://:s3cret@redis.internal:6380/2",
-		"NSIP_REPLICAS":          "3",
+		"MCP_TRANSPORT":               "websocket",
+		"MCP_HOST":                    "0.0.0.0",
+		"MCP_PORT":                    "9100",
+		"MCP_ALLOWED_ORIGINS":         " https://Flock.Example.org/ , http://localhost:5173",
+		"NSIP_BASE_URL":               "http://127.0.0.1:8080/api/",
+		"NSIP_TIMEOUT":                "2s",
+		"NSIP_CACHE_TTL":              "30m",
+		"NSIP_CACHE_MAX_ENTRIES":      "500",
+		"NSIP_CACHE_MAX_BYTES":        "8MiB",
+		"NSIP_TOKEN_BUDGET":           "1500",
+		"NSIP_MAX_TOKEN_BUDGET":       "12000",
+		"NSIP_RATE_LIMIT":             "2.5",
+		"NSIP_RATE_BURST":             "3",
+		"NSIP_MAX_CONCURRENT":         "8",
+		"NSIP_CALL_TIMEOUT":           "45s",
+		"NSIP_BREAKER_FAILURES":       "3",
+		"NSIP_BREAKER_COOLDOWN":       "2m",
+		"NSIP_MAX_PAUSE":              "90s",
+		"LOG_LEVEL":                   "DEBUG",
+		"MCP_AUTH_TOKEN":              "5f1c0a9e7b2d4c68a1e3",
+		"NSIP_REDIS_URL":              "rediss://:s3cret@redis.internal:6380/2",
+		"NSIP_REPLICAS":               "3",
+		"MCP_MAX_SESSIONS_PER_CLIENT": "300",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -79,6 +80,7 @@ func TestLoadReadsEveryVariable(t *testing.T) {
 		MaxPause:    90 * time.Second,
 		MemoryLimit: 16<<20 + 128<<20, // twice the cache, plus headroom
 		RedisURL:    "rediss://:s3cret@redis.internal:6380/2", Replicas: 3,
+		MaxSessionsPerClient: 300,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("\n got %+v\nwant %+v", got, want)
@@ -118,6 +120,8 @@ func TestLoadRejectsBadValues(t *testing.T) {
 		{map[string]string{"MCP_PORT": "http"}, "MCP_PORT", "http", "0 to 65535"},
 		{map[string]string{"MCP_PORT": "70000"}, "MCP_PORT", "70000", "0 to 65535"},
 		{map[string]string{"MCP_HEALTH_ADDR": "8081"}, "MCP_HEALTH_ADDR", "8081", "host:port"},
+		{map[string]string{"MCP_MAX_SESSIONS_PER_CLIENT": "0"}, "MCP_MAX_SESSIONS_PER_CLIENT", "0", "1 to 100000"},
+		{map[string]string{"MCP_MAX_SESSIONS_PER_CLIENT": "many"}, "MCP_MAX_SESSIONS_PER_CLIENT", "many", "1 to 100000"},
 		{map[string]string{"MCP_TRANSPORT": "websocket", "MCP_HEALTH_ADDR": "127.0.0.1:8081"}, "MCP_HEALTH_ADDR", "127.0.0.1:8081", "only with MCP_TRANSPORT=stdio"},
 		{map[string]string{"MCP_ALLOWED_ORIGINS": "flock.example.org"}, "MCP_ALLOWED_ORIGINS", "flock.example.org", "comma-separated list of origins"},
 		{map[string]string{"MCP_ALLOWED_ORIGINS": "https://a.example/app"}, "MCP_ALLOWED_ORIGINS", "https://a.example/app", "comma-separated list of origins"},

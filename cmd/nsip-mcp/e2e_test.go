@@ -205,7 +205,8 @@ func TestEndToEndFiftyConcurrentSessions(t *testing.T) {
 	for _, flavour := range []string{"sse", "streamable", "websocket"} {
 		t.Run(flavour, func(t *testing.T) {
 			kind := map[string]string{"sse": "http-sse", "streamable": "http-sse", "websocket": "websocket"}[flavour]
-			srv := startServer(t, kind, "NSIP_RATE_LIMIT=1000", "NSIP_RATE_BURST=1000", "NSIP_MAX_CONCURRENT=50")
+			// All 50 come from 127.0.0.1.
+			srv := startServer(t, kind, "NSIP_RATE_LIMIT=1000", "NSIP_RATE_BURST=1000", "NSIP_MAX_CONCURRENT=50", "MCP_MAX_SESSIONS_PER_CLIENT=64")
 			ids := srv.Stub.Data().AnimalIDs()
 			const sessions = 50
 			errs := make(chan error, sessions)

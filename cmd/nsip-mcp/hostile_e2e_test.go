@@ -298,7 +298,7 @@ func TestEndToEndGarbageFrameKeepsTheSession(t *testing.T) {
 	if err := conn.WriteMessage(websocket.TextMessage, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)); err != nil {
 		t.Fatal(err)
 	}
-	m := exchange("\x00\xff{not json")
+	m := exchange("\x00\x7f{not json") // UTF-8: invalid UTF-8 would close with 1007
 	if e, _ := m["error"].(map[string]any); e["code"] != -32700.0 || m["id"] != nil {
 		t.Fatalf("garbage frame answered %v, want -32700 with id null", m)
 	}
@@ -471,12 +471,12 @@ func TestSoak(t *testing.T) {
 	}
 	watchdog(t, duration+testLimit)
 	const round = 30 * time.Second
-	limits := []string{"NSIP_RATE_LIMIT=1000", "NSIP_RATE_BURST=1000", "NSIP_MAX_CONCURRENT=64", "LOG_LEVEL=warn"}
+	limits := []string{"NSIP_RATE_LIMIT=1000", "NSIP_RATE_BURST=1000", "NSIP_MAX_CONCURRENT=64", "LOG_LEVEL=warn", "MCP_MAX_SESSIONS_PER_CLIENT=200"}
 	wsBin := startServer(t, "websocket", limits...)
 	httpBin := startServer(t, "http-sse", limits...)
 	stub := nsiptest.NewServer(t, nsiptest.Options{Seed: 1})
 	inEnv := func(kind string) map[string]string {
-		return map[string]string{"MCP_TRANSPORT": kind, "NSIP_RATE_LIMIT": "1000", "NSIP_RATE_BURST": "1000", "NSIP_MAX_CONCURRENT": "64"}
+		return map[string]string{"MCP_TRANSPORT": kind, "NSIP_RATE_LIMIT": "1000", "NSIP_RATE_BURST": "1000", "NSIP_MAX_CONCURRENT": "64", "MCP_MAX_SESSIONS_PER_CLIENT": "200"}
 	}
 	targets := []*soakTarget{
 		{name: "binary websocket", base: wsBin.BaseURL, pid: wsBin.proc.cmd.Process.Pid, flavours: []string{"websocket"}, workers: 100},

@@ -56,6 +56,10 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	// never on stdout.
 	slog.SetDefault(logger)
 
+	// A client that closes its end of stdout (or a socket) while calls are
+	// running is gone, which ends the server normally: writes then fail with
+	// EPIPE instead of the signal killing the process.
+	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := serve(ctx, cfg, logger); err != nil {
@@ -130,6 +134,9 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		Stateless:      cfg.Replicas > 1,
 		Version:        v,
 		Logger:         logger,
+
+		// Every session of a client address counts against this bound.
+		MaxSessionsPerClient: cfg.MaxSessionsPerClient,
 	})
 }
 
