@@ -50,7 +50,15 @@ func TestMakeRunStdoutIsOnlyJSONRPC(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "make", "run", "BIN="+t.TempDir())
 	cmd.Dir = repoRoot
-	cmd.Env = append(os.Environ(), "NSIP_BASE_URL="+stub.URL(), "LOG_LEVEL=debug", "MCP_TRANSPORT=stdio", "MAKEFLAGS=")
+	// As a host starts it: not from inside another make (make test), whose
+	// MAKELEVEL would have make print "Entering directory" on stdout.
+	var env []string
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); name != "MAKELEVEL" && name != "MAKEFLAGS" && name != "MFLAGS" {
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = append(env, "NSIP_BASE_URL="+stub.URL(), "LOG_LEVEL=debug", "MCP_TRANSPORT=stdio")
 	cmd.WaitDelay = outputDrain
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
