@@ -264,6 +264,7 @@ func (a *analysisDef) example(sent map[string]any) map[string]any {
 type analysis struct {
 	g       *Gateway
 	def     *analysisDef
+	sent    map[string]any // the arguments as sent, for examples in errors
 	slots   chan struct{} // lookups under way at once
 	mu      sync.Mutex
 	lookups int
@@ -405,6 +406,10 @@ func (g *Gateway) analyze(ctx context.Context, a *analysisDef, req mcp.CallToolR
 		sent, errs = map[string]any{}, []fieldError{*fe}
 	} else {
 		args, errs = a.validate(sent)
+		if a.leftToAsk(ctx, sent, errs) {
+			// Left to the analysis, which asks its user (elicit.go).
+			errs = nil
+		}
 	}
 	if len(errs) > 0 {
 		te := invalidArgs(&a.toolDef, sent, errs)
@@ -412,7 +417,7 @@ func (g *Gateway) analyze(ctx context.Context, a *analysisDef, req mcp.CallToolR
 		g.finish(ctx, &a.toolDef, logParams(req), start, outcome{err: te})
 		return te.result()
 	}
-	r := &analysis{g: g, def: a, slots: make(chan struct{}, analysisParallel)}
+	r := &analysis{g: g, def: a, sent: sent, slots: make(chan struct{}, analysisParallel)}
 	v, err := a.run(ctx, r, args)
 	var o outcome
 	if err != nil {
@@ -447,6 +452,10 @@ func (g *Gateway) analyze(ctx context.Context, a *analysisDef, req mcp.CallToolR
 }
 
 func (g *Gateway) analysisError(a *analysisDef, sent map[string]any, err error) *toolError {
+	var ans *answeredError
+	if errors.As(err, &ans) {
+		return ans.te
+	}
 	var ae *argError
 	if errors.As(err, &ae) {
 		te := invalidArgs(&a.toolDef, sent, []fieldError{ae.fieldError})

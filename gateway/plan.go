@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
+	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 )
 
@@ -37,12 +39,36 @@ var planDef = &analysisDef{
 	run:     runPlan,
 }
 
+// coiLimitField asks the user for max_coi beside the weights.
+var coiLimitField = param{name: "max_coi", kind: kindNumber, example: 0.0625, min: bound(0), max: bound(1),
+	desc: "Highest inbreeding (COI) allowed for any lamb, a fraction from 0 to 1. 0.0625 (6.25%, as from first cousins) is the usual limit and is used when this is left empty."}
+
+func checkCOILimit(v float64) *argError {
+	if v < 0 || v > 1 {
+		return &argError{fieldError{Field: "max_coi", Problem: fmt.Sprintf("must be a fraction from 0 to 1, got %g", v), Expected: "e.g. 0.0625 (6.25%)"}}
+	}
+	return nil
+}
+
+// sharedTraits are the EBV codes every one of ds carries.
+func sharedTraits(ds []*nsip.AnimalDetails) []string {
+	var out []string
+	for i, d := range ds {
+		have := ebvMap(d.Traits)
+		if i == 0 {
+			out = slices.Collect(maps.Keys(have))
+			continue
+		}
+		out = slices.DeleteFunc(out, func(c string) bool { _, ok := have[c]; return !ok })
+	}
+	return out
+}
+
 func runPlan(ctx context.Context, r *analysis, args map[string]any) (any, error) {
 	rams, ewes := args["ram_lpn_ids"].([]string), args["ewe_lpn_ids"].([]string)
-	w := breeding.Weights(args["weights"].(map[string]float64))
 	maxCOI, perRam := args["max_coi"].(float64), args["max_ewes_per_ram"].(int)
-	if maxCOI < 0 || maxCOI > 1 {
-		return nil, &argError{fieldError{Field: "max_coi", Problem: fmt.Sprintf("must be a fraction from 0 to 1, got %g", maxCOI), Expected: "e.g. 0.0625 (6.25%)"}}
+	if err := checkCOILimit(maxCOI); err != nil {
+		return nil, err
 	}
 	for i, e := range ewes {
 		if slices.Contains(rams, e) {
@@ -52,6 +78,24 @@ func runPlan(ctx context.Context, r *analysis, args map[string]any) (any, error)
 	rd, err := detailsOf(ctx, r, "ram_lpn_ids", rams)
 	if err != nil {
 		return nil, err
+	}
+	// Weights left to the user are asked once the rams are known: the form
+	// offers the traits every ram carries, which are the ones a plan can
+	// weigh, and the COI limit too when the call did not set it.
+	var also []param
+	if r.sent["max_coi"] == nil {
+		also = append(also, coiLimitField)
+	}
+	w, chosen, err := r.weights(ctx, args, "to choose a ram for each ewe", sharedTraits(rd), also...)
+	if err != nil {
+		return nil, err
+	}
+	if v, ok := chosen["max_coi"].(float64); ok {
+		if err := checkCOILimit(v); err != nil {
+			err.Problem = "the user's answer: max_coi " + err.Problem
+			return nil, err
+		}
+		maxCOI = v
 	}
 	ed, err := detailsOf(ctx, r, "ewe_lpn_ids", ewes)
 	if err != nil {

@@ -103,7 +103,6 @@ func order(vals []float64) int {
 
 func runRank(ctx context.Context, r *analysis, args map[string]any) (any, error) {
 	breed, topN := args["breed_id"].(int), args["top_n"].(int)
-	w := breeding.Weights(args["weights"].(map[string]float64))
 	tr, err := r.ranges(ctx, breed)
 	if err != nil {
 		return nil, &aboutErr{field: "breed_id", value: breed, what: "trait ranges for breed", next: "list valid breed IDs with nsip_list_breeds", err: err}
@@ -114,6 +113,10 @@ func runRank(ctx context.Context, r *analysis, args map[string]any) (any, error)
 	ranges := map[string][2]float64{}
 	for _, x := range tr.Ranges {
 		ranges[strings.ToUpper(x.Code)] = [2]float64{x.Min, x.Max}
+	}
+	w, _, err := r.weights(ctx, args, "to rank the breed's animals", slices.Collect(maps.Keys(ranges)))
+	if err != nil {
+		return nil, err
 	}
 	for _, c := range w.Codes() {
 		if _, ok := ranges[c]; !ok {
