@@ -265,7 +265,7 @@ type analysis struct {
 	g       *Gateway
 	def     *analysisDef
 	sent    map[string]any // the arguments as sent, for examples in errors
-	slots   chan struct{} // lookups under way at once
+	slots   chan struct{}  // lookups under way at once
 	mu      sync.Mutex
 	lookups int
 	fetched int
