@@ -92,8 +92,9 @@ func runPlan(ctx context.Context, r *analysis, args map[string]any) (any, error)
 	}
 	if v, ok := chosen["max_coi"].(float64); ok {
 		if err := checkCOILimit(v); err != nil {
-			err.Problem = "the user's answer: max_coi " + err.Problem
-			return nil, err
+			te := invalidArgs(&r.def.toolDef, r.sent, []fieldError{err.fieldError})
+			te.Problem, te.Example = "the user's answer: "+te.Problem, r.def.example(r.sent)
+			return nil, &answeredError{te}
 		}
 		maxCOI = v
 	}
