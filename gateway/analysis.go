@@ -26,6 +26,9 @@ import (
 type analysisDef struct {
 	toolDef
 	lists   []listParam // arguments the scalar validator has no kind for
+	// brief are property schemas published in place of their params' own,
+	// where the description already says the rest; validation is unchanged.
+	brief map[string]map[string]any
 	ceiling int         // upstream lookups (cached or fetched) per call
 	run     func(ctx context.Context, r *analysis, args map[string]any) (any, error)
 }
@@ -50,6 +53,9 @@ func (g *Gateway) analysisTool(a *analysisDef) server.ServerTool {
 		if l.required {
 			st.Tool.InputSchema.Required = append(st.Tool.InputSchema.Required, l.name)
 		}
+	}
+	for name, s := range a.brief {
+		st.Tool.InputSchema.Properties[name] = s
 	}
 	// Long analyses may be run as MCP tasks (protocol 2025-11-25): the
 	// client gets a task at once, polls it, and may cancel it.
@@ -80,25 +86,20 @@ type listParam struct {
 	example            any
 }
 
+// schema is the list's shape only: its bounds, patterns and uniqueness are
+// in the tool's description and enforced by validate, and would cost every
+// conversation tokens a second time in tools/list.
 func (l *listParam) schema() map[string]any {
-	s := map[string]any{"description": l.desc}
-	switch l.item {
-	case "":
+	s := map[string]any{}
+	if l.desc != "" {
+		s["description"] = l.desc
+	}
+	if l.item == "" {
 		s["type"] = "object"
-		s["propertyNames"] = map[string]any{"pattern": "^[A-Za-z]{2,8}$"}
 		s["additionalProperties"] = map[string]any{"type": "number"}
-		s["minProperties"] = 1
-		s["maxProperties"] = l.maxItems
-	default:
+	} else {
 		s["type"] = "array"
-		s["minItems"], s["maxItems"] = l.minItems, l.maxItems
-		s["uniqueItems"] = true
-		if l.item == "lpn" {
-			p := lpnParam("")
-			s["items"] = map[string]any{"type": "string", "minLength": p.minLen, "maxLength": p.maxLen, "pattern": p.pattern.String()}
-		} else {
-			s["items"] = map[string]any{"type": "string", "pattern": "^[A-Za-z]{2,8}$"}
-		}
+		s["items"] = map[string]any{"type": "string"}
 	}
 	return s
 }

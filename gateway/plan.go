@@ -17,22 +17,19 @@ const planCeiling = 400
 var planDef = &analysisDef{
 	toolDef: toolDef{
 		name: "nsip_plan_matings", title: "Plan matings", method: "plan_matings", kind: analysisKind,
-		desc: `Assign ewes to rams to maximize the lambs' index sum(weight x midparent EBV), mating as many ewes as max_coi and the rams' limits allow ` +
-			`(an optimal min-cost-flow assignment, not greedy), with each pair's COI and predicted EBVs and the ewes no ram may take (about 20 tokens per ewe). ` +
-			`ram_lpn_ids: 1-10 LPN IDs; ewe_lpn_ids: 1-100 LPN IDs; weights e.g. {"WWT":1,"BWT":-0.5}; max_coi 0..1 (default 0.0625); max_ewes_per_ram 1..100 (default 50). ` +
-			fmt.Sprintf("Reads each animal's record and pedigree, at most %d NSIP lookups, so a large plan takes a while. Next: nsip_check_mating for one pair in detail.", planCeiling),
+		desc: `Assign ewes to rams maximizing the lambs' total index sum(weight x midparent EBV), mating as many ewes as max_coi and the rams' limits allow ` +
+			`(exact min-cost flow, not greedy); gives each pair's COI and predicted EBVs, and the ewes no ram may take (about 20 tokens a ewe; ` +
+			fmt.Sprintf("reads each animal's record and pedigree, at most %d NSIP lookups, so a large plan takes a while). ", planCeiling) +
+			`Arguments: ram_lpn_ids (1-10), e.g. ["6402382024NCS310"]; ewe_lpn_ids (1-100), e.g. ["6402382022NCS087"]; weights as for nsip_rank_animals, e.g. {"WWT":1,"BWT":-0.5}; ` +
+			`max_coi, the largest lamb COI as a fraction 0..1 (0.0625: first cousins); max_ewes_per_ram 1..100. Next: nsip_check_mating for one pair in detail.`,
 		params: []param{
-			{name: "max_coi", kind: kindNumber, def: 0.0625, example: 0.0625,
-				desc: "Largest lamb COI allowed, a fraction 0..1, e.g. 0.0625 (first cousins)."},
-			{name: "max_ewes_per_ram", kind: kindInteger, def: 50, example: 50, min: bound(1), max: bound(100),
-				desc: "Most ewes one ram may get, 1..100."},
+			{name: "max_coi", kind: kindNumber, def: 0.0625, example: 0.0625},
+			{name: "max_ewes_per_ram", kind: kindInteger, def: 50, example: 50, min: bound(1), max: bound(100), quiet: true},
 		},
 	},
 	lists: []listParam{
-		{name: "ram_lpn_ids", required: true, minItems: 1, maxItems: 10, item: "lpn", example: []string{exampleLPN},
-			desc: "1-10 rams' LPN IDs."},
-		{name: "ewe_lpn_ids", required: true, minItems: 1, maxItems: 100, item: "lpn", example: []string{"6402382022NCS087"},
-			desc: "1-100 ewes' LPN IDs."},
+		{name: "ram_lpn_ids", required: true, minItems: 1, maxItems: 10, item: "lpn", example: []string{exampleLPN}},
+		{name: "ewe_lpn_ids", required: true, minItems: 1, maxItems: 100, item: "lpn", example: []string{"6402382022NCS087"}},
 		weightsParam,
 	},
 	ceiling: planCeiling,
