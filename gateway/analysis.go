@@ -25,11 +25,11 @@ import (
 // per call, and the result is fitted into the token budget like theirs.
 type analysisDef struct {
 	toolDef
-	lists   []listParam // arguments the scalar validator has no kind for
+	lists []listParam // arguments the scalar validator has no kind for
 	// brief are property schemas published in place of their params' own,
 	// where the description already says the rest; validation is unchanged.
-	brief map[string]map[string]any
-	ceiling int         // upstream lookups (cached or fetched) per call
+	brief   map[string]map[string]any
+	ceiling int // upstream lookups (cached or fetched) per call
 	run     func(ctx context.Context, r *analysis, args map[string]any) (any, error)
 }
 
