@@ -53,8 +53,8 @@ type elicitForm struct {
 	// the fields themselves: "weights" for a form of one field per trait,
 	// whose answers are then reported as weights.WWT.
 	arg      string
-	expected string         // what arg accepts
-	example  map[string]any // a correct call, for errors; d's own by default
+	expected string            // what arg accepts
+	example  map[string]any    // a correct call, for errors; d's own by default
 	titles   map[string]string // field titles a user reads, where a name is too terse
 	// also are further arguments asked in the same form, so that the user
 	// answers once; they are validated and reported under their own names.
