@@ -25,8 +25,11 @@ import (
 // per call, and the result is fitted into the token budget like theirs.
 type analysisDef struct {
 	toolDef
-	lists   []listParam // arguments the scalar validator has no kind for
-	ceiling int         // upstream lookups (cached or fetched) per call
+	lists []listParam // arguments the scalar validator has no kind for
+	// brief are property schemas published in place of their params' own,
+	// where the description already says the rest; validation is unchanged.
+	brief   map[string]map[string]any
+	ceiling int // upstream lookups (cached or fetched) per call
 	run     func(ctx context.Context, r *analysis, args map[string]any) (any, error)
 }
 
@@ -50,6 +53,9 @@ func (g *Gateway) analysisTool(a *analysisDef) server.ServerTool {
 		if l.required {
 			st.Tool.InputSchema.Required = append(st.Tool.InputSchema.Required, l.name)
 		}
+	}
+	for name, s := range a.brief {
+		st.Tool.InputSchema.Properties[name] = s
 	}
 	// Long analyses may be run as MCP tasks (protocol 2025-11-25): the
 	// client gets a task at once, polls it, and may cancel it.
@@ -80,25 +86,20 @@ type listParam struct {
 	example            any
 }
 
+// schema is the list's shape only: its bounds, patterns and uniqueness are
+// in the tool's description and enforced by validate, and would cost every
+// conversation tokens a second time in tools/list.
 func (l *listParam) schema() map[string]any {
-	s := map[string]any{"description": l.desc}
-	switch l.item {
-	case "":
+	s := map[string]any{}
+	if l.desc != "" {
+		s["description"] = l.desc
+	}
+	if l.item == "" {
 		s["type"] = "object"
-		s["propertyNames"] = map[string]any{"pattern": "^[A-Za-z]{2,8}$"}
 		s["additionalProperties"] = map[string]any{"type": "number"}
-		s["minProperties"] = 1
-		s["maxProperties"] = l.maxItems
-	default:
+	} else {
 		s["type"] = "array"
-		s["minItems"], s["maxItems"] = l.minItems, l.maxItems
-		s["uniqueItems"] = true
-		if l.item == "lpn" {
-			p := lpnParam("")
-			s["items"] = map[string]any{"type": "string", "minLength": p.minLen, "maxLength": p.maxLen, "pattern": p.pattern.String()}
-		} else {
-			s["items"] = map[string]any{"type": "string", "pattern": "^[A-Za-z]{2,8}$"}
-		}
+		s["items"] = map[string]any{"type": "string"}
 	}
 	return s
 }
@@ -264,7 +265,8 @@ func (a *analysisDef) example(sent map[string]any) map[string]any {
 type analysis struct {
 	g       *Gateway
 	def     *analysisDef
-	slots   chan struct{} // lookups under way at once
+	sent    map[string]any // the arguments as sent, for examples in errors
+	slots   chan struct{}  // lookups under way at once
 	mu      sync.Mutex
 	lookups int
 	fetched int
@@ -405,6 +407,10 @@ func (g *Gateway) analyze(ctx context.Context, a *analysisDef, req mcp.CallToolR
 		sent, errs = map[string]any{}, []fieldError{*fe}
 	} else {
 		args, errs = a.validate(sent)
+		if a.leftToAsk(ctx, sent, errs) {
+			// Left to the analysis, which asks its user (elicit.go).
+			errs = nil
+		}
 	}
 	if len(errs) > 0 {
 		te := invalidArgs(&a.toolDef, sent, errs)
@@ -412,7 +418,7 @@ func (g *Gateway) analyze(ctx context.Context, a *analysisDef, req mcp.CallToolR
 		g.finish(ctx, &a.toolDef, logParams(req), start, outcome{err: te})
 		return te.result()
 	}
-	r := &analysis{g: g, def: a, slots: make(chan struct{}, analysisParallel)}
+	r := &analysis{g: g, def: a, sent: sent, slots: make(chan struct{}, analysisParallel)}
 	v, err := a.run(ctx, r, args)
 	var o outcome
 	if err != nil {
@@ -447,6 +453,10 @@ func (g *Gateway) analyze(ctx context.Context, a *analysisDef, req mcp.CallToolR
 }
 
 func (g *Gateway) analysisError(a *analysisDef, sent map[string]any, err error) *toolError {
+	var ans *answeredError
+	if errors.As(err, &ans) {
+		return ans.te
+	}
 	var ae *argError
 	if errors.As(err, &ae) {
 		te := invalidArgs(&a.toolDef, sent, []fieldError{ae.fieldError})

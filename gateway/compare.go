@@ -13,15 +13,14 @@ import (
 var compareDef = &analysisDef{
 	toolDef: toolDef{
 		name: "nsip_compare_animals", title: "Compare NSIP animals", method: "compare_animals", kind: analysisKind,
-		desc: `Compare 2-20 animals in one table: sire, dam, breed, sex, birth date and each trait's EBV with accuracy (%), the best animal per trait marked by the trait's preferred direction ` +
-			`(about 60 tokens per animal plus 15 per trait). lpn_ids: e.g. ["6402382024NCS310","6402382022NCS087"]; traits (optional): codes such as ["BWT","WWT","FEC"], default every trait the animals have. ` +
-			`One NSIP lookup per animal. Next: nsip_check_mating for a pair, nsip_get_animal for one record in full.`,
+		desc: `One table of 2-20 animals: sire, dam, breed, sex, birth date and each trait's EBV with accuracy (%), the best per trait marked by its preferred direction ` +
+			`(about 60 tokens an animal plus 15 a trait; one NSIP lookup an animal). ` +
+			`Arguments: lpn_ids, distinct, e.g. ["6402382024NCS310","6402382022NCS087"]; traits (optional, up to 30), e.g. ["BWT","WWT"], default all the animals have. ` +
+			`Next: nsip_check_mating for a pair, nsip_get_animal for one in full.`,
 	},
 	lists: []listParam{
-		{name: "lpn_ids", required: true, minItems: 2, maxItems: 20, item: "lpn", example: []string{exampleLPN, "6402382022NCS087"},
-			desc: "2-20 distinct LPN IDs, e.g. [\"6402382024NCS310\",\"6402382022NCS087\"]."},
-		{name: "traits", minItems: 1, maxItems: 30, item: "trait", example: []string{"BWT", "WWT"},
-			desc: "Trait codes to show, e.g. [\"BWT\",\"WWT\"]; default all the animals have."},
+		{name: "lpn_ids", required: true, minItems: 2, maxItems: 20, item: "lpn", example: []string{exampleLPN, "6402382022NCS087"}},
+		{name: "traits", minItems: 1, maxItems: 30, item: "trait", example: []string{"BWT", "WWT"}},
 	},
 	ceiling: 20,
 	run:     runCompare,

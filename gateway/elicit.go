@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 )
 
 // When a call lacks a choice only its user can make (a breed, breeding
@@ -29,7 +32,7 @@ const elicitTimeout = 2 * time.Minute
 // userChoices are the arguments that are the user's to choose rather than
 // the model's to know, and so worth asking the user for when missing.
 // Analysis tools add theirs (objective weights, an inbreeding limit).
-var userChoices = map[string]bool{"breed_id": true}
+var userChoices = map[string]bool{"breed_id": true, "weights": true}
 
 // canElicit reports whether the caller's client declared elicitation and
 // its session can carry the request.
@@ -42,21 +45,45 @@ func canElicit(ctx context.Context) bool {
 	return ok && ci.GetClientCapabilities().Elicitation != nil
 }
 
-// ask puts message to the user of the calling client with a form of one
-// field per param, and returns the answers validated like arguments. asked
-// is false when the client cannot be asked: the caller reports what is
-// missing as usual. A *toolError is the user declining, an invalid answer,
-// or no answer in time, ready to return to the model.
-func (g *Gateway) ask(ctx context.Context, d *toolDef, message string, ps []param) (answers map[string]any, te *toolError, asked bool) {
+// An elicitForm is one question put to the user.
+type elicitForm struct {
+	message string
+	fields  []param
+	// arg is the argument the form fills, named by errors, when it is not
+	// the fields themselves: "weights" for a form of one field per trait,
+	// whose answers are then reported as weights.WWT.
+	arg      string
+	expected string            // what arg accepts
+	example  map[string]any    // a correct call, for errors; d's own by default
+	titles   map[string]string // field titles a user reads, where a name is too terse
+	// also are further arguments asked in the same form, so that the user
+	// answers once; they are validated and reported under their own names.
+	also []param
+}
+
+// ask puts q to the user of the calling client and returns the answers
+// validated like arguments. asked is false when the client cannot be asked:
+// the caller reports what is missing as usual. A *toolError is the user
+// declining, an invalid answer, or no answer in time, ready to return to
+// the model.
+func (g *Gateway) ask(ctx context.Context, d *toolDef, q elicitForm) (answers map[string]any, te *toolError, asked bool) {
 	srv := server.ServerFromContext(ctx)
 	if !canElicit(ctx) || srv == nil {
 		return nil, nil, false
 	}
+	arg, field, prefix, expected := names(q.fields), q.fields[0].name, "", q.fields[0].expected()
+	if q.arg != "" {
+		arg, field, prefix, expected = q.arg, q.arg, q.arg+".", q.expected
+	}
+	ex := q.example
+	if ex == nil {
+		ex = example(d.params, nil)
+	}
 	ctx, cancel := context.WithTimeout(ctx, elicitTimeout)
 	defer cancel()
 	res, err := srv.RequestElicitation(ctx, mcp.ElicitationRequest{Params: mcp.ElicitationParams{
-		Message:         message,
-		RequestedSchema: g.formSchema(ctx, ps),
+		Message:         q.message,
+		RequestedSchema: g.formSchema(ctx, slices.Concat(q.fields, q.also), q.titles),
 	}})
 	switch {
 	case errors.Is(err, server.ErrElicitationNotSupported), errors.Is(err, server.ErrServerInitiatedRequestUnsupported):
@@ -65,29 +92,38 @@ func (g *Gateway) ask(ctx context.Context, d *toolDef, message string, ps []para
 		g.log.Info("elicitation failed", "tool", d.name, "error", err.Error())
 		return nil, &toolError{
 			Code:     CodeInvalidArgument,
-			Field:    ps[0].name,
-			Problem:  fmt.Sprintf("%s is required, and asking the user for it failed: %v", names(ps), err),
-			Expected: ps[0].expected(),
-			Example:  example(d.params, nil),
+			Field:    field,
+			Problem:  fmt.Sprintf("%s is required, and asking the user for it failed: %v", arg, err),
+			Expected: expected,
+			Example:  ex,
 		}, true
 	}
 	if res.Action != mcp.ElicitationResponseActionAccept {
 		return nil, &toolError{
 			Code:    CodeInvalidArgument,
-			Field:   ps[0].name,
-			Problem: fmt.Sprintf("%s is required; the user was asked for it and chose %s", names(ps), res.Action),
-			Next:    fmt.Sprintf("ask the user for %s in the conversation, or call %s again with it", names(ps), d.name),
+			Field:   field,
+			Problem: fmt.Sprintf("%s is required; the user was asked for it and chose %s", arg, res.Action),
+			Next:    fmt.Sprintf("ask the user for %s in the conversation, or call %s again with it", arg, d.name),
 		}, true
 	}
 	content, _ := res.Content.(map[string]any)
-	sent := make(map[string]any, len(content))
+	sent, also := make(map[string]any, len(content)), map[string]any{}
 	for k, v := range content {
-		sent[k] = formValue(paramNamed(ps, k), v)
+		if p := paramNamed(q.also, k); p != nil {
+			also[k] = formValue(p, v)
+			continue
+		}
+		sent[k] = formValue(paramNamed(q.fields, k), v)
 	}
-	out, errs := validateObject("", ps, sent)
-	if len(errs) > 0 {
+	out, errs := validateObject(prefix, q.fields, sent)
+	alsoOut, alsoErrs := validateObject("", q.also, also)
+	maps.Copy(out, alsoOut)
+	if errs = append(errs, alsoErrs...); len(errs) > 0 {
 		te := invalidArgs(d, sent, errs)
 		te.Problem = "the user's answer: " + te.Problem
+		if q.example != nil {
+			te.Example = q.example
+		}
 		return nil, te, true
 	}
 	return out, nil, true
@@ -109,7 +145,7 @@ func (g *Gateway) askMissing(ctx context.Context, d *toolDef, sent map[string]an
 	if len(missing) == 0 {
 		return nil, nil, false
 	}
-	answers, te, asked := g.ask(ctx, d, fmt.Sprintf("%s needs %s.", d.title, names(missing)), missing)
+	answers, te, asked := g.ask(ctx, d, elicitForm{message: fmt.Sprintf("%s needs %s.", d.title, names(missing)), fields: missing})
 	if !asked || te != nil {
 		return nil, te, asked
 	}
@@ -143,11 +179,15 @@ func names(ps []param) string {
 // formSchema is the flat object of primitive fields elicitation allows. A
 // breed_id is offered as a choice of the breeds' names when NSIP's list is
 // at hand.
-func (g *Gateway) formSchema(ctx context.Context, ps []param) map[string]any {
+func (g *Gateway) formSchema(ctx context.Context, ps []param, titles map[string]string) map[string]any {
 	props := map[string]any{}
 	var required []string
 	for _, p := range ps {
-		f := map[string]any{"title": p.name, "description": p.desc}
+		title := p.name
+		if t := titles[p.name]; t != "" {
+			title = t
+		}
+		f := map[string]any{"title": title, "description": p.desc}
 		switch p.kind {
 		case kindInteger, kindNumber:
 			f["type"] = string(p.kind)
@@ -222,7 +262,7 @@ func (g *Gateway) choose(ctx context.Context, d *toolDef, args map[string]any, w
 	if len(missing) == 0 {
 		return out, nil
 	}
-	answers, te, asked := g.ask(ctx, d, fmt.Sprintf("%s needs %s %s.", d.title, names(missing), why), missing)
+	answers, te, asked := g.ask(ctx, d, elicitForm{message: fmt.Sprintf("%s needs %s %s.", d.title, names(missing), why), fields: missing})
 	if te != nil {
 		return nil, te
 	}
@@ -238,3 +278,98 @@ func (g *Gateway) choose(ctx context.Context, d *toolDef, args map[string]any, w
 	}
 	return out, nil
 }
+
+// leftToAsk reports whether every problem validation found is a list
+// argument that is the user's choice left out, and the client can be asked
+// for it: the analysis then asks once it knows what to offer (the traits
+// its animals carry).
+func (a *analysisDef) leftToAsk(ctx context.Context, sent map[string]any, errs []fieldError) bool {
+	if len(errs) == 0 || !canElicit(ctx) {
+		return false
+	}
+	for _, fe := range errs {
+		i := slices.IndexFunc(a.lists, func(l listParam) bool { return l.name == fe.Field })
+		if i < 0 || !userChoices[fe.Field] || sent[fe.Field] != nil || fe.Problem != "is required" {
+			return false
+		}
+	}
+	return true
+}
+
+// Breeding objective weights are an object, which a form (flat primitive
+// fields only) cannot hold, so the user is offered one number per trait
+// the animals in question carry and the answers are gathered into the
+// weights object, then checked exactly as weights sent as an argument.
+
+// weightFields are the form's fields for weights over codes: each trait
+// whose meaning the glossary documents, in the glossary's order, optional.
+func weightFields(codes []string) ([]param, map[string]string) {
+	var ps []param
+	titles := map[string]string{}
+	for _, t := range nsip.Glossary() {
+		if t.Direction == "" || !slices.Contains(codes, t.Code) || len(ps) == weightsParam.maxItems {
+			continue
+		}
+		unit, eg := "", "1"
+		if t.Unit != "" {
+			unit = " (" + t.Unit + ")"
+		}
+		if t.Direction == "lower" {
+			eg = "-1"
+		}
+		ps = append(ps, param{name: t.Code, kind: kindNumber, example: eg,
+			desc: fmt.Sprintf("%s%s, %s is better: its weight in the index, e.g. %s. Empty or 0 leaves it out.", t.Name, unit, t.Direction, eg)})
+		titles[t.Code] = fmt.Sprintf("%s (%s)", t.Name, t.Code)
+	}
+	return ps, titles
+}
+
+// weights returns the call's objective: the weights argument as given, or,
+// when the model left it out and the client can ask its user, the user's
+// answer to a form of the traits in codes. also are further choices asked
+// in the same form; their answers come back beside, absent when left empty.
+func (r *analysis) weights(ctx context.Context, args map[string]any, why string, codes []string, also ...param) (breeding.Weights, map[string]any, error) {
+	if w, ok := args["weights"].(map[string]float64); ok {
+		return w, nil, nil
+	}
+	a := r.def
+	missing := &argError{fieldError{Field: "weights", Problem: "is required " + why, Expected: weightsParam.expected()}}
+	fields, titles := weightFields(codes)
+	if len(fields) == 0 {
+		return nil, nil, missing
+	}
+	answers, te, asked := r.g.ask(ctx, &a.toolDef, elicitForm{
+		message: fmt.Sprintf("%s needs the breeding objective %s. Give each trait that matters a weight: "+
+			"positive rewards a higher EBV, negative a lower one; leave the rest empty.", a.title, why),
+		fields: fields, arg: "weights", expected: weightsParam.expected(), example: a.example(r.sent), titles: titles, also: also,
+	})
+	switch {
+	case te != nil:
+		return nil, nil, &answeredError{te}
+	case !asked:
+		return nil, nil, missing
+	}
+	raw, rest := map[string]any{}, map[string]any{}
+	for k, v := range answers {
+		switch {
+		case paramNamed(also, k) != nil:
+			rest[k] = v
+		case v != 0.0:
+			raw[k] = v
+		}
+	}
+	v, errs := weightsParam.validate(raw)
+	if len(errs) > 0 {
+		te := invalidArgs(&a.toolDef, r.sent, errs)
+		te.Problem = "the user's answer: " + te.Problem
+		te.Example = a.example(r.sent)
+		return nil, nil, &answeredError{te}
+	}
+	return v.(map[string]float64), rest, nil
+}
+
+// answeredError carries an error result already worded for the model, such
+// as the user declining to answer, out of an analysis.
+type answeredError struct{ te *toolError }
+
+func (e *answeredError) Error() string { return e.te.Problem }

@@ -20,15 +20,13 @@ const flockPages = 30
 var flockDef = &analysisDef{
 	toolDef: toolDef{
 		name: "nsip_flock_summary", title: "NSIP flock statistics", method: "flock_summary", kind: analysisKind,
-		desc: `Summarize every animal of one flock: counts by sex, status and birth year, and for each trait n, mean, SD, min and max with the animals holding them ` +
-			`(about 500-1500 tokens). flock_id: the flock code, e.g. "640238"; breed_id (optional) e.g. 640. ` +
-			fmt.Sprintf("Reads every page of the flock (100 animals per NSIP lookup, at most %d lookups). ", flockPages) +
+		desc: `Statistics over every animal of one flock: counts by sex, status and birth year, and per trait n, mean, SD, min and max with the animals holding them ` +
+			fmt.Sprintf("(500-1500 tokens; reads every page, 100 animals per NSIP lookup, at most %d lookups). ", flockPages) +
+			`Arguments: flock_id, the flock code, e.g. "640238"; breed_id (optional, only that breed), e.g. 640. ` +
 			`Next: nsip_rank_animals to rank the breed, nsip_compare_animals for a few animals.`,
 		params: []param{
-			{name: "flock_id", kind: kindString, required: true, example: "640238", maxLen: 32, pattern: alnumPattern,
-				desc: "Flock code, e.g. \"640238\"."},
-			{name: "breed_id", kind: kindInteger, example: 640, min: bound(1), max: bound(99999),
-				desc: "Only this breed, e.g. 640."},
+			{name: "flock_id", kind: kindString, required: true, example: "640238", maxLen: 32, pattern: alnumPattern, quiet: true},
+			{name: "breed_id", kind: kindInteger, example: 640, min: bound(1), max: bound(99999), quiet: true},
 		},
 	},
 	ceiling: flockPages,

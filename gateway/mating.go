@@ -36,15 +36,13 @@ func rating(coi float64) string {
 var checkMatingDef = &analysisDef{
 	toolDef: toolDef{
 		name: "nsip_check_mating", title: "Check a planned mating", method: "check_mating", kind: analysisKind,
-		desc: `Compute the coefficient of inbreeding (COI) of the lamb of a planned mating by Wright's method over the pedigree NSIP records, ` +
-			`extended to at least 6 generations behind each parent, with the common ancestors and their contributions, pedigree completeness, ` +
-			`a rating and the midparent EBVs (about 400-900 tokens). Answers {"coi":0.125,...}; "coi" is null and "rating" "unknown" where neither pedigree shows a link and one is missing. ` +
-			`sire_lpn_id and dam_lpn_id: LPN IDs, e.g. "6402382024NCS310". At most 60 NSIP lookups. Next: nsip_plan_matings for many ewes.`,
+		desc: `Coefficient of inbreeding (COI) of a planned mating's lamb by Wright's method, over NSIP's pedigree extended to at least 6 generations behind each parent ` +
+			`(at most 60 NSIP lookups). Answers {"coi":0.125,...} with the common ancestors and their contributions, pedigree completeness, a rating and midparent EBVs ` +
+			`(400-900 tokens); "coi" is null and "rating" "unknown" where no link shows and a pedigree is missing. ` +
+			`Arguments: sire_lpn_id and dam_lpn_id, LPN IDs such as "6402382024NCS310". Next: nsip_plan_matings for many ewes.`,
 		params: []param{
-			{name: "sire_lpn_id", kind: kindString, required: true, example: exampleLPN, minLen: 5, maxLen: 32, pattern: alnumPattern, upper: true,
-				desc: "The ram's LPN ID, e.g. \"6402382024NCS310\"."},
-			{name: "dam_lpn_id", kind: kindString, required: true, example: "6402382022NCS087", minLen: 5, maxLen: 32, pattern: alnumPattern, upper: true,
-				desc: "The ewe's LPN ID, e.g. \"6402382022NCS087\"."},
+			{name: "sire_lpn_id", kind: kindString, required: true, example: exampleLPN, minLen: 5, maxLen: 32, pattern: alnumPattern, upper: true, quiet: true},
+			{name: "dam_lpn_id", kind: kindString, required: true, example: "6402382022NCS087", minLen: 5, maxLen: 32, pattern: alnumPattern, upper: true, quiet: true},
 		},
 	},
 	ceiling: 60,

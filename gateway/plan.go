@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
+	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 )
 
@@ -15,34 +17,55 @@ const planCeiling = 400
 var planDef = &analysisDef{
 	toolDef: toolDef{
 		name: "nsip_plan_matings", title: "Plan matings", method: "plan_matings", kind: analysisKind,
-		desc: `Assign ewes to rams to maximize the lambs' index sum(weight x midparent EBV), mating as many ewes as max_coi and the rams' limits allow ` +
-			`(an optimal min-cost-flow assignment, not greedy), with each pair's COI and predicted EBVs and the ewes no ram may take (about 20 tokens per ewe). ` +
-			`ram_lpn_ids: 1-10 LPN IDs; ewe_lpn_ids: 1-100 LPN IDs; weights e.g. {"WWT":1,"BWT":-0.5}; max_coi 0..1 (default 0.0625); max_ewes_per_ram 1..100 (default 50). ` +
-			fmt.Sprintf("Reads each animal's record and pedigree, at most %d NSIP lookups, so a large plan takes a while. Next: nsip_check_mating for one pair in detail.", planCeiling),
+		desc: `Assign ewes to rams maximizing the lambs' total index sum(weight x midparent EBV), mating as many ewes as max_coi and the rams' limits allow ` +
+			`(exact min-cost flow, not greedy); gives each pair's COI and predicted EBVs, and the ewes no ram may take (about 20 tokens a ewe; ` +
+			fmt.Sprintf("reads each animal's record and pedigree, at most %d NSIP lookups, so a large plan takes a while). ", planCeiling) +
+			`Arguments: ram_lpn_ids (1-10), e.g. ["6402382024NCS310"]; ewe_lpn_ids (1-100), e.g. ["6402382022NCS087"]; weights as for nsip_rank_animals, e.g. {"WWT":1,"BWT":-0.5}; ` +
+			`max_coi, the largest lamb COI as a fraction 0..1 (0.0625: first cousins); max_ewes_per_ram 1..100. Next: nsip_check_mating for one pair in detail.`,
 		params: []param{
-			{name: "max_coi", kind: kindNumber, def: 0.0625, example: 0.0625,
-				desc: "Largest lamb COI allowed, a fraction 0..1, e.g. 0.0625 (first cousins)."},
-			{name: "max_ewes_per_ram", kind: kindInteger, def: 50, example: 50, min: bound(1), max: bound(100),
-				desc: "Most ewes one ram may get, 1..100."},
+			{name: "max_coi", kind: kindNumber, def: 0.0625, example: 0.0625},
+			{name: "max_ewes_per_ram", kind: kindInteger, def: 50, example: 50, min: bound(1), max: bound(100), quiet: true},
 		},
 	},
 	lists: []listParam{
-		{name: "ram_lpn_ids", required: true, minItems: 1, maxItems: 10, item: "lpn", example: []string{exampleLPN},
-			desc: "1-10 rams' LPN IDs."},
-		{name: "ewe_lpn_ids", required: true, minItems: 1, maxItems: 100, item: "lpn", example: []string{"6402382022NCS087"},
-			desc: "1-100 ewes' LPN IDs."},
+		{name: "ram_lpn_ids", required: true, minItems: 1, maxItems: 10, item: "lpn", example: []string{exampleLPN}},
+		{name: "ewe_lpn_ids", required: true, minItems: 1, maxItems: 100, item: "lpn", example: []string{"6402382022NCS087"}},
 		weightsParam,
 	},
 	ceiling: planCeiling,
 	run:     runPlan,
 }
 
+// coiLimitField asks the user for max_coi beside the weights.
+var coiLimitField = param{name: "max_coi", kind: kindNumber, example: 0.0625, min: bound(0), max: bound(1),
+	desc: "Highest inbreeding (COI) allowed for any lamb, a fraction from 0 to 1. 0.0625 (6.25%, as from first cousins) is the usual limit and is used when this is left empty."}
+
+func checkCOILimit(v float64) *argError {
+	if v < 0 || v > 1 {
+		return &argError{fieldError{Field: "max_coi", Problem: fmt.Sprintf("must be a fraction from 0 to 1, got %g", v), Expected: "e.g. 0.0625 (6.25%)"}}
+	}
+	return nil
+}
+
+// sharedTraits are the EBV codes every one of ds carries.
+func sharedTraits(ds []*nsip.AnimalDetails) []string {
+	var out []string
+	for i, d := range ds {
+		have := ebvMap(d.Traits)
+		if i == 0 {
+			out = slices.Collect(maps.Keys(have))
+			continue
+		}
+		out = slices.DeleteFunc(out, func(c string) bool { _, ok := have[c]; return !ok })
+	}
+	return out
+}
+
 func runPlan(ctx context.Context, r *analysis, args map[string]any) (any, error) {
 	rams, ewes := args["ram_lpn_ids"].([]string), args["ewe_lpn_ids"].([]string)
-	w := breeding.Weights(args["weights"].(map[string]float64))
 	maxCOI, perRam := args["max_coi"].(float64), args["max_ewes_per_ram"].(int)
-	if maxCOI < 0 || maxCOI > 1 {
-		return nil, &argError{fieldError{Field: "max_coi", Problem: fmt.Sprintf("must be a fraction from 0 to 1, got %g", maxCOI), Expected: "e.g. 0.0625 (6.25%)"}}
+	if err := checkCOILimit(maxCOI); err != nil {
+		return nil, err
 	}
 	for i, e := range ewes {
 		if slices.Contains(rams, e) {
@@ -52,6 +75,25 @@ func runPlan(ctx context.Context, r *analysis, args map[string]any) (any, error)
 	rd, err := detailsOf(ctx, r, "ram_lpn_ids", rams)
 	if err != nil {
 		return nil, err
+	}
+	// Weights left to the user are asked once the rams are known: the form
+	// offers the traits every ram carries, which are the ones a plan can
+	// weigh, and the COI limit too when the call did not set it.
+	var also []param
+	if r.sent["max_coi"] == nil {
+		also = append(also, coiLimitField)
+	}
+	w, chosen, err := r.weights(ctx, args, "to choose a ram for each ewe", sharedTraits(rd), also...)
+	if err != nil {
+		return nil, err
+	}
+	if v, ok := chosen["max_coi"].(float64); ok {
+		if err := checkCOILimit(v); err != nil {
+			te := invalidArgs(&r.def.toolDef, r.sent, []fieldError{err.fieldError})
+			te.Problem, te.Example = "the user's answer: "+te.Problem, r.def.example(r.sent)
+			return nil, &answeredError{te}
+		}
+		maxCOI = v
 	}
 	ed, err := detailsOf(ctx, r, "ewe_lpn_ids", ewes)
 	if err != nil {

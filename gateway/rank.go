@@ -15,28 +15,23 @@ import (
 // rankPages bounds the pages a ranking reads (100 animals each).
 const rankPages = 30
 
-var weightsParam = listParam{
-	name: "weights", required: true, maxItems: 20, example: map[string]any{"WWT": 1.0, "BWT": -0.5},
-	desc: "Index weights by trait code, e.g. {\"WWT\":1,\"BWT\":-0.5}; the index is sum(weight x EBV), so give traits where lower is better a negative weight.",
-}
+var weightsParam = listParam{name: "weights", required: true, maxItems: 20, example: map[string]any{"WWT": 1.0, "BWT": -0.5}}
 
 var rankDef = &analysisDef{
 	toolDef: toolDef{
 		name: "nsip_rank_animals", title: "Rank NSIP animals by an index", method: "rank_animals", kind: analysisKind,
-		desc: `Find the exact top N animals of a breed by your index sum(weight x EBV) over the whole matching population, not a first page ` +
-			`(about 80 tokens per animal). breed_id e.g. 640; weights e.g. {"WWT":1,"BWT":-0.5}; top_n 1..50 (default 10); ` +
-			`search_criteria as for nsip_search_animals, e.g. {"gender":"Male","status":"CURRENT"}. ` +
-			fmt.Sprintf("Pages through NSIP sorted by the heaviest-weighted trait and stops once the breed's trait ranges prove no unread animal can enter the top N; at most %d pages of 100. ", rankPages) +
-			`The answer says whether it is exact. Next: nsip_compare_animals or nsip_check_mating.`,
+		desc: `Exact top N of a breed by the index sum(weight x EBV) over every matching animal, not a first page (about 80 tokens an animal). ` +
+			fmt.Sprintf("Reads NSIP sorted by the heaviest-weighted trait, stopping once the breed's trait ranges prove no unread animal can enter, at most %d pages of 100; says whether exact. ", rankPages) +
+			`Arguments: breed_id (from nsip_list_breeds), e.g. 640; weights by trait code, negative where lower is better, e.g. {"WWT":1,"BWT":-0.5}; top_n 1..50; ` +
+			`search_criteria as for nsip_search_animals, e.g. {"gender":"Male","status":"CURRENT"}. Next: nsip_compare_animals or nsip_check_mating.`,
 		params: []param{
-			{name: "breed_id", kind: kindInteger, required: true, example: 640, min: bound(1), max: bound(99999),
-				desc: "Breed ID from nsip_list_breeds, e.g. 640."},
-			{name: "top_n", kind: kindInteger, def: 10, example: 10, min: bound(1), max: bound(50),
-				desc: "How many animals to return, 1..50."},
+			{name: "breed_id", kind: kindInteger, required: true, example: 640, min: bound(1), max: bound(99999), quiet: true},
+			{name: "top_n", kind: kindInteger, def: 10, example: 10, min: bound(1), max: bound(50), quiet: true},
 			withoutProp(searchAnimalsDef.params[5], "breed_id"),
 		},
 	},
 	lists:   []listParam{weightsParam},
+	brief:   map[string]map[string]any{"search_criteria": {"type": "object"}},
 	ceiling: rankPages + 2,
 	run:     runRank,
 }
@@ -103,7 +98,6 @@ func order(vals []float64) int {
 
 func runRank(ctx context.Context, r *analysis, args map[string]any) (any, error) {
 	breed, topN := args["breed_id"].(int), args["top_n"].(int)
-	w := breeding.Weights(args["weights"].(map[string]float64))
 	tr, err := r.ranges(ctx, breed)
 	if err != nil {
 		return nil, &aboutErr{field: "breed_id", value: breed, what: "trait ranges for breed", next: "list valid breed IDs with nsip_list_breeds", err: err}
@@ -114,6 +108,10 @@ func runRank(ctx context.Context, r *analysis, args map[string]any) (any, error)
 	ranges := map[string][2]float64{}
 	for _, x := range tr.Ranges {
 		ranges[strings.ToUpper(x.Code)] = [2]float64{x.Min, x.Max}
+	}
+	w, _, err := r.weights(ctx, args, "to rank the breed's animals", slices.Collect(maps.Keys(ranges)))
+	if err != nil {
+		return nil, err
 	}
 	for _, c := range w.Codes() {
 		if _, ok := ranges[c]; !ok {
