@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -131,6 +132,12 @@ var (
 	}
 )
 
+// pageSizeParam is page_size with its default: 1 to the largest page NSIP
+// serves.
+func pageSizeParam(def int) param {
+	return param{name: "page_size", kind: kindInteger, def: def, example: def, min: bound(1), max: bound(nsip.MaxPageSize)}
+}
+
 var lastUpdateDef = &toolDef{
 	name: "nsip_get_last_update", title: "NSIP last evaluation date", method: "get_date_last_updated",
 	kind: summarize.KindGeneric,
@@ -181,12 +188,12 @@ var searchAnimalsDef = &toolDef{
 		`per animal LPN ID, sex, birth date, status, breed (when several), sire, dam, the sort and trait_ranges traits as [value, accuracy], its most accurate others; traits sets exactly which. ` +
 		`_meta gives page, page_size, total_count and next (the call for what follows; skip after part of a page). ` +
 		`Unsummarized: NSIP's JSON, accuracy 0.80 = 80%; tables in percent. ` +
-		`Arguments, all optional: page (0-based), page_size 1..100 (default 15), breed_id, sorted_trait (e.g. "WWT"), reverse, search_criteria, traits, skip, max_tokens.`,
+		`Arguments, all optional: page (0-based), page_size 1..` + strconv.Itoa(nsip.MaxPageSize) + ` (default 15), breed_id, sorted_trait (e.g. "WWT"), reverse, search_criteria, traits, skip, max_tokens.`,
 	params: []param{
 		pageParam,
-		{name: "page_size", kind: kindInteger, def: 15, example: 15, min: bound(1), max: bound(100)},
+		pageSizeParam(15),
 		{name: "breed_id", kind: kindInteger, example: 640, min: bound(1), max: bound(99999), quiet: true},
-		{name: "sorted_trait", kind: kindString, example: "WWT", maxLen: 16, pattern: traitCodePattern, upper: true, quiet: true},
+		{name: "sorted_trait", kind: kindString, example: "WWT", maxLen: nsip.MaxTraitCodeLength, pattern: traitCodePattern, upper: true, quiet: true},
 		{name: "reverse", kind: kindBoolean, def: false, example: false},
 		{name: "search_criteria", kind: kindObject, dropZero: true,
 			example: map[string]any{"gender": "Female", "born_after": "2022-01-01"},
@@ -199,8 +206,8 @@ var searchAnimalsDef = &toolDef{
 				{name: "gender", kind: kindString, example: "Female", enum: []string{"Male", "Female", "Both"}},
 				{name: "proven_only", kind: kindBoolean, example: true,
 					desc: "Progeny-proven EBVs only."},
-				{name: "status", kind: kindString, example: "CURRENT", maxLen: 32, pattern: statusPattern, upper: true, quiet: true},
-				{name: "flock_id", kind: kindString, example: "640238", maxLen: 32, pattern: alnumPattern, quiet: true},
+				{name: "status", kind: kindString, example: "CURRENT", maxLen: nsip.MaxCriteriaLength, pattern: statusPattern, upper: true, quiet: true},
+				{name: "flock_id", kind: kindString, example: "640238", maxLen: nsip.MaxCriteriaLength, pattern: alnumPattern, quiet: true},
 				{name: "trait_ranges", kind: kindObject, traitMap: true,
 					example: map[string]any{"WWT": map[string]any{"min": 1.0, "max": 5.0}},
 					desc:    "Bounds per trait code, e.g. {\"WWT\":{\"min\":1,\"max\":5}}."},
@@ -263,7 +270,7 @@ var animalDef = &toolDef{
 		`Arguments: search_string (LPN ID or registration number); max_tokens.`,
 	params: []param{{
 		name: "search_string", kind: kindString, required: true, example: exampleLPN,
-		minLen: 2, maxLen: 64, pattern: searchPattern,
+		minLen: 2, maxLen: nsip.MaxSearchStringLength, pattern: searchPattern,
 	}},
 	fetch: func(ctx context.Context, up Upstream, a map[string]any) (any, json.RawMessage, error) {
 		v, err := up.AnimalDetails(ctx, a["search_string"].(string))
@@ -291,11 +298,11 @@ var progenyDef = &toolDef{
 	desc: `One page of an animal's offspring (about 220 tokens each). ` +
 		`Unsummarized: NSIP's JSON (sex "1"=M, "2"=F). Over the budget, a table of LPN ID, sex (M/F), birth date and the most accurate EBVs that fit as [value, accuracy], with per-trait statistics naming who has the max and min. ` +
 		`_meta gives page, page_size, total_count, next. ` +
-		`Arguments: lpn_id; page (0-based); page_size 1..100 (default 10); traits (exactly the codes rows carry); skip; max_tokens.`,
+		`Arguments: lpn_id; page (0-based); page_size 1..` + strconv.Itoa(nsip.MaxPageSize) + ` (default 10); traits (exactly the codes rows carry); skip; max_tokens.`,
 	params: []param{
 		lpnParam(""),
 		pageParam,
-		{name: "page_size", kind: kindInteger, def: 10, example: 10, min: bound(1), max: bound(100)},
+		pageSizeParam(10),
 	},
 	fetch: func(ctx context.Context, up Upstream, a map[string]any) (any, json.RawMessage, error) {
 		v, err := up.Progeny(ctx, a["lpn_id"].(string), a["page"].(int), a["page_size"].(int))
