@@ -30,7 +30,9 @@ type toolDef struct {
 	subject string
 	what    string
 	next    string
-	fetch   func(ctx context.Context, up Upstream, args map[string]any) (any, json.RawMessage, error)
+	// fetch binds the validated arguments to the tool's typed ones
+	// (toolargs.go) for one upstream request.
+	fetch binder
 }
 
 // hasParam reports whether the tool takes the argument name.
@@ -142,30 +144,30 @@ var lastUpdateDef = &toolDef{
 	name: "nsip_get_last_update", title: "NSIP last evaluation date", method: "get_date_last_updated",
 	kind: summarize.KindGeneric,
 	desc: `Date of the latest NSIP evaluation, e.g. {"date":"09/23/2025"}: how current the EBVs are. Only argument: max_tokens.`,
-	fetch: func(ctx context.Context, up Upstream, _ map[string]any) (any, json.RawMessage, error) {
+	fetch: fetchWith(func(ctx context.Context, up Upstream, _ noArgs) (any, json.RawMessage, error) {
 		v, err := up.DateLastUpdated(ctx)
 		return fetched(v, err, func(v *nsip.LastUpdate) json.RawMessage { return v.Raw })
-	},
+	}),
 }
 
 var listBreedsDef = &toolDef{
 	name: "nsip_list_breeds", title: "NSIP breed groups and breeds", method: "get_available_breed_groups",
 	kind: summarize.KindGeneric,
 	desc: `NSIP breed groups (Range, Maternal Wool, Hair, Terminal) with each breed's ID (breed_id elsewhere) and name; group IDs are breed_group_id. Only argument: max_tokens.`,
-	fetch: func(ctx context.Context, up Upstream, _ map[string]any) (any, json.RawMessage, error) {
+	fetch: fetchWith(func(ctx context.Context, up Upstream, _ noArgs) (any, json.RawMessage, error) {
 		v, err := up.BreedGroups(ctx)
 		return fetched(v, err, func(v *nsip.BreedGroups) json.RawMessage { return v.Raw })
-	},
+	}),
 }
 
 var statusesDef = &toolDef{
 	name: "nsip_get_statuses", title: "NSIP animal statuses", method: "get_statuses_by_breed_group",
 	kind: summarize.KindGeneric,
 	desc: `Animal statuses NSIP records, e.g. ["CURRENT","SOLD","DEAD"], for search_criteria.status. Only argument: max_tokens.`,
-	fetch: func(ctx context.Context, up Upstream, _ map[string]any) (any, json.RawMessage, error) {
+	fetch: fetchWith(func(ctx context.Context, up Upstream, _ noArgs) (any, json.RawMessage, error) {
 		v, err := up.Statuses(ctx)
 		return fetched(v, err, func(v *nsip.Statuses) json.RawMessage { return v.Raw })
-	},
+	}),
 }
 
 var traitRangesDef = &toolDef{
@@ -174,10 +176,10 @@ var traitRangesDef = &toolDef{
 	subject: "breed_id", what: "trait ranges for breed", next: "list valid breed IDs with nsip_list_breeds",
 	desc: `Min and max EBV of each trait a breed has, e.g. {"BWT":{"min":-0.71,"max":0.93}}: the codes to sort and filter it by. ` +
 		`Too few evaluated animals: no_data. Arguments: breed_id (from nsip_list_breeds); max_tokens.`,
-	fetch: func(ctx context.Context, up Upstream, a map[string]any) (any, json.RawMessage, error) {
-		v, err := up.TraitRanges(ctx, a["breed_id"].(int))
+	fetch: fetchWith(func(ctx context.Context, up Upstream, a breedArgs) (any, json.RawMessage, error) {
+		v, err := up.TraitRanges(ctx, a.BreedID)
 		return fetched(v, err, func(v *nsip.TraitRanges) json.RawMessage { return v.Raw })
-	},
+	}),
 }
 
 var searchAnimalsDef = &toolDef{
@@ -214,10 +216,10 @@ var searchAnimalsDef = &toolDef{
 			},
 		},
 	},
-	fetch: func(ctx context.Context, up Upstream, a map[string]any) (any, json.RawMessage, error) {
-		v, err := up.SearchAnimals(ctx, searchParams(a))
+	fetch: fetchWith(func(ctx context.Context, up Upstream, a searchArgs) (any, json.RawMessage, error) {
+		v, err := up.SearchAnimals(ctx, a.params())
 		return fetched(v, err, func(v *nsip.SearchResults) json.RawMessage { return v.Raw })
-	},
+	}),
 }
 
 // criteriaRules applies the rules that span fields: a birth window must not
@@ -235,33 +237,6 @@ func criteriaRules(c map[string]any) (string, string, bool) {
 	return "", "", true
 }
 
-func searchParams(a map[string]any) nsip.SearchParams {
-	p := nsip.SearchParams{
-		Page:     a["page"].(int),
-		PageSize: a["page_size"].(int),
-		Reverse:  a["reverse"].(bool),
-	}
-	p.BreedID, _ = a["breed_id"].(int)
-	p.SortedTrait, _ = a["sorted_trait"].(string)
-	c, _ := a["search_criteria"].(map[string]any)
-	p.Criteria.BreedGroupID, _ = c["breed_group_id"].(int)
-	p.Criteria.BreedID, _ = c["breed_id"].(int)
-	p.Criteria.BornAfter, _ = c["born_after"].(string)
-	p.Criteria.BornBefore, _ = c["born_before"].(string)
-	p.Criteria.Gender, _ = c["gender"].(string)
-	p.Criteria.ProvenOnly, _ = c["proven_only"].(bool)
-	p.Criteria.Status, _ = c["status"].(string)
-	p.Criteria.FlockID, _ = c["flock_id"].(string)
-	if tr, ok := c["trait_ranges"].(map[string]any); ok {
-		p.Criteria.TraitRanges = make(map[string]nsip.Range, len(tr))
-		for code, r := range tr {
-			b := r.(map[string]any)
-			p.Criteria.TraitRanges[code] = nsip.Range{Min: b["min"].(float64), Max: b["max"].(float64)}
-		}
-	}
-	return p
-}
-
 var animalDef = &toolDef{
 	name: "nsip_get_animal", title: "NSIP animal details", method: "get_animal_details",
 	kind:    summarize.KindAnimal,
@@ -272,10 +247,10 @@ var animalDef = &toolDef{
 		name: "search_string", kind: kindString, required: true, example: exampleLPN,
 		minLen: 2, maxLen: nsip.MaxSearchStringLength, pattern: searchPattern,
 	}},
-	fetch: func(ctx context.Context, up Upstream, a map[string]any) (any, json.RawMessage, error) {
-		v, err := up.AnimalDetails(ctx, a["search_string"].(string))
+	fetch: fetchWith(func(ctx context.Context, up Upstream, a detailsArgs) (any, json.RawMessage, error) {
+		v, err := up.AnimalDetails(ctx, a.SearchString)
 		return fetched(v, err, func(v *nsip.AnimalDetails) json.RawMessage { return v.Raw })
-	},
+	}),
 }
 
 var lineageDef = &toolDef{
@@ -285,10 +260,10 @@ var lineageDef = &toolDef{
 	desc: `An animal's pedigree, each ancestor with LPN ID, farm, birth date, sex, status and indexes (about 85 tokens each); ` +
 		`summaries keep the nearest generations, counting the rest. Arguments: lpn_id; max_tokens.`,
 	params: []param{lpnParam("")},
-	fetch: func(ctx context.Context, up Upstream, a map[string]any) (any, json.RawMessage, error) {
-		v, err := up.Lineage(ctx, a["lpn_id"].(string))
+	fetch: fetchWith(func(ctx context.Context, up Upstream, a lpnArgs) (any, json.RawMessage, error) {
+		v, err := up.Lineage(ctx, a.LPNID)
 		return fetched(v, err, func(v *nsip.Lineage) json.RawMessage { return v.Raw })
-	},
+	}),
 }
 
 var progenyDef = &toolDef{
@@ -304,10 +279,10 @@ var progenyDef = &toolDef{
 		pageParam,
 		pageSizeParam(10),
 	},
-	fetch: func(ctx context.Context, up Upstream, a map[string]any) (any, json.RawMessage, error) {
-		v, err := up.Progeny(ctx, a["lpn_id"].(string), a["page"].(int), a["page_size"].(int))
+	fetch: fetchWith(func(ctx context.Context, up Upstream, a progenyArgs) (any, json.RawMessage, error) {
+		v, err := up.Progeny(ctx, a.LPNID, a.Page, a.PageSize)
 		return fetched(v, err, func(v *nsip.ProgenyPage) json.RawMessage { return v.Raw })
-	},
+	}),
 }
 
 var searchByLPNDef = &toolDef{
