@@ -322,7 +322,7 @@ func (r *analysis) get(ctx context.Context, d *toolDef, raw map[string]any) (any
 // overBudget reports whether answer v would be summarized: analyses check
 // before answering and shorten themselves in ways that keep their meaning.
 func (r *analysis) overBudget(ctx context.Context, args map[string]any, v any) bool {
-	text, err := plainJSON(v)
+	text, err := nsip.PlainJSON(v)
 	if err != nil {
 		return false
 	}
@@ -424,7 +424,7 @@ func (g *Gateway) analyze(ctx context.Context, a *analysisDef, req mcp.CallToolR
 	if err != nil {
 		o.err = g.analysisError(a, sent, err)
 	} else {
-		body, merr := plainJSON(v)
+		body, merr := nsip.PlainJSON(v)
 		if merr != nil {
 			o.err = &toolError{Code: CodeUpstreamError, Problem: "the analysis could not be encoded: " + merr.Error()}
 		} else if o.res, merr = g.fit(ctx, a.kind, &a.toolDef, args, nil, body); merr != nil {

@@ -104,7 +104,7 @@ func (g *Gateway) noteLPNs(ctx context.Context, args any, text string) {
 	var ids []string
 	if a, ok := args.(map[string]any); ok {
 		for _, k := range []string{"lpn_id", "search_string"} {
-			if s, ok := a[k].(string); ok && alnumPattern.MatchString(s) && len(s) >= 5 && len(s) <= 32 {
+			if s, ok := a[k].(string); ok && alnumPattern.MatchString(s) && len(s) >= nsip.MinLPNIDLength && len(s) <= nsip.MaxLPNIDLength {
 				ids = append(ids, s)
 			}
 		}

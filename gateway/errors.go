@@ -1,9 +1,7 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -58,20 +56,8 @@ type toolError struct {
 func (e *toolError) result() *mcp.CallToolResult {
 	// Every field holds plain JSON values (Value came from the decoded
 	// arguments), so encoding cannot fail.
-	b, _ := plainJSON(map[string]*toolError{"error": e})
+	b, _ := nsip.PlainJSON(map[string]*toolError{"error": e})
 	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(string(b))}, IsError: true}
-}
-
-// plainJSON is json.Marshal without HTML escaping: error text is read by a
-// model, not embedded in a page, so <, > and & should arrive as themselves.
-func plainJSON(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // invalidArgs turns validation problems into one error: the first in full,
@@ -373,7 +359,7 @@ func fieldFor(d *toolDef, apiParam string) string {
 }
 
 func jsonText(v any) string {
-	b, err := plainJSON(v)
+	b, err := nsip.PlainJSON(v)
 	if err != nil {
 		return fmt.Sprint(v)
 	}

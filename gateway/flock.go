@@ -13,7 +13,7 @@ import (
 )
 
 // scanPageSize is the page size analyses read searches with: NSIP's largest.
-const scanPageSize = 100
+const scanPageSize = nsip.MaxPageSize
 
 const flockPages = 30
 
@@ -21,11 +21,11 @@ var flockDef = &analysisDef{
 	toolDef: toolDef{
 		name: "nsip_flock_summary", title: "NSIP flock statistics", method: "flock_summary", kind: analysisKind,
 		desc: `Statistics over every animal of one flock: counts by sex, status and birth year, and per trait n, mean, SD, min and max with the animals holding them ` +
-			fmt.Sprintf("(500-1500 tokens; reads every page, 100 animals per NSIP lookup, at most %d lookups). ", flockPages) +
+			fmt.Sprintf("(500-1500 tokens; reads every page, %d animals per NSIP lookup, at most %d lookups). ", scanPageSize, flockPages) +
 			`Arguments: flock_id, the flock code, e.g. "640238"; breed_id (optional, only that breed), e.g. 640. ` +
 			`Next: nsip_rank_animals to rank the breed, nsip_compare_animals for a few animals.`,
 		params: []param{
-			{name: "flock_id", kind: kindString, required: true, example: "640238", maxLen: 32, pattern: alnumPattern, quiet: true},
+			{name: "flock_id", kind: kindString, required: true, example: "640238", maxLen: nsip.MaxCriteriaLength, pattern: alnumPattern, quiet: true},
 			{name: "breed_id", kind: kindInteger, example: 640, min: bound(1), max: bound(99999), quiet: true},
 		},
 	},

@@ -41,8 +41,8 @@ var checkMatingDef = &analysisDef{
 			`(400-900 tokens); "coi" is null and "rating" "unknown" where no link shows and a pedigree is missing. ` +
 			`Arguments: sire_lpn_id and dam_lpn_id, LPN IDs such as "6402382024NCS310". Next: nsip_plan_matings for many ewes.`,
 		params: []param{
-			{name: "sire_lpn_id", kind: kindString, required: true, example: exampleLPN, minLen: 5, maxLen: 32, pattern: alnumPattern, upper: true, quiet: true},
-			{name: "dam_lpn_id", kind: kindString, required: true, example: "6402382022NCS087", minLen: 5, maxLen: 32, pattern: alnumPattern, upper: true, quiet: true},
+			{name: "sire_lpn_id", kind: kindString, required: true, example: exampleLPN, minLen: nsip.MinLPNIDLength, maxLen: nsip.MaxLPNIDLength, pattern: alnumPattern, upper: true, quiet: true},
+			{name: "dam_lpn_id", kind: kindString, required: true, example: "6402382022NCS087", minLen: nsip.MinLPNIDLength, maxLen: nsip.MaxLPNIDLength, pattern: alnumPattern, upper: true, quiet: true},
 		},
 	},
 	ceiling: 60,

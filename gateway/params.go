@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
 // A param describes one tool argument once; both the published JSON schema
@@ -63,7 +65,7 @@ var (
 	// traitCodePattern is a well-formed trait code. Which codes exist is
 	// the breed's business (its getTraitRangesByBreed answer), not a list
 	// here: see checkBreedTraits.
-	traitCodePattern = regexp.MustCompile(`^[A-Za-z]{1,16}$`)
+	traitCodePattern = regexp.MustCompile(fmt.Sprintf(`^[A-Za-z]{1,%d}$`, nsip.MaxTraitCodeLength))
 	alnumPattern     = regexp.MustCompile(`^[A-Za-z0-9]+$`) // LPN IDs, flock IDs
 	searchPattern    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]*$`)
 	statusPattern    = regexp.MustCompile(`^[A-Za-z][A-Za-z _-]*$`)
@@ -75,7 +77,7 @@ const exampleLPN = "6402382024NCS310"
 func lpnParam(desc string) param {
 	return param{
 		name: "lpn_id", kind: kindString, required: true, desc: desc, example: exampleLPN,
-		minLen: 5, maxLen: 32, pattern: alnumPattern,
+		minLen: nsip.MinLPNIDLength, maxLen: nsip.MaxLPNIDLength, pattern: alnumPattern,
 	}
 }
 
@@ -447,7 +449,7 @@ func validateTraitRanges(field string, obj map[string]any) (any, []fieldError) {
 		code := strings.ToUpper(strings.TrimSpace(k))
 		f := field + "." + fieldName(k)
 		if !traitCodePattern.MatchString(code) {
-			errs = append(errs, fieldError{Field: f, Problem: "is not a trait code: trait codes are 1 to 16 letters", Expected: "a trait code such as WWT; nsip_get_trait_ranges lists a breed's codes"})
+			errs = append(errs, fieldError{Field: f, Problem: fmt.Sprintf("is not a trait code: trait codes are 1 to %d letters", nsip.MaxTraitCodeLength), Expected: "a trait code such as WWT; nsip_get_trait_ranges lists a breed's codes"})
 			continue
 		}
 		if _, dup := out[code]; dup {
@@ -565,7 +567,7 @@ func asNumber(v any) (float64, bool) {
 // describe names a value's JSON type and, when short, the value itself.
 func describe(v any) string {
 	t := jsonType(v)
-	b, err := plainJSON(v)
+	b, err := nsip.PlainJSON(v)
 	if err != nil || len(b) > 40 {
 		return t
 	}

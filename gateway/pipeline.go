@@ -263,7 +263,12 @@ func (g *Gateway) obtain(ctx context.Context, d *toolDef, key string, args map[s
 // The fitted profile is cached under key and reused while the parts are
 // unchanged, as fitting one means counting thousands of tokens.
 func (g *Gateway) runProfile(ctx context.Context, key string, args, full map[string]any, v view) outcome {
-	id := args["lpn_id"].(string)
+	// Read with a check rather than decoded from the key as a fetch's
+	// arguments are: this runs on every call, hits included.
+	id, ok := args["lpn_id"].(string)
+	if !ok {
+		return outcome{err: g.mapError(searchByLPNDef, args, argsMismatch("lpn_id", fmt.Errorf("lpn_id is %T", args["lpn_id"])))}
+	}
 	parts := []struct {
 		d    *toolDef
 		args map[string]any
@@ -388,6 +393,10 @@ func (g *Gateway) fetch(queue context.Context, session, key string, d *toolDef, 
 	if e, ok := g.cache.Peek(key); ok { // filled while this call was queueing
 		return e.Value.(*answer), nil
 	}
+	request, err := bindFetch(d, key)
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), g.cfg.CallTimeout)
 	defer cancel()
 	if a, ok := g.fromShared(ctx, key); ok {
@@ -417,7 +426,7 @@ func (g *Gateway) fetch(queue context.Context, session, key string, d *toolDef, 
 	v, err := g.breaker.Execute(func() (any, error) {
 		g.stats.upstream.Add(1)
 		sent := time.Now()
-		value, raw, err := d.fetch(ctx, g.up, args)
+		value, raw, err := request(ctx, g.up)
 		if ne := unrecognized(err); ne != nil {
 			// NSIP answered; the client could not read it. Pass it on.
 			return &answer{id: g.answerIDs.Add(1), raw: ne.Body, drift: ne}, nil

@@ -45,8 +45,8 @@ var (
 	lpnCheck    = lpnParam("")
 	breedCheck  = breedIDParam
 	traitCheck  = param{name: "trait", kind: kindString, enum: nsip.GlossaryCodes(), upper: true}
-	statusCheck = param{name: "status", kind: kindString, maxLen: 32, pattern: statusPattern, upper: true}
-	flockCheck  = param{name: "flock_id", kind: kindString, maxLen: 32, pattern: alnumPattern}
+	statusCheck = param{name: "status", kind: kindString, maxLen: nsip.MaxCriteriaLength, pattern: statusPattern, upper: true}
+	flockCheck  = param{name: "flock_id", kind: kindString, maxLen: nsip.MaxCriteriaLength, pattern: alnumPattern}
 	// Free text goes into the prompt as written; the bound keeps a pasted
 	// document out of it.
 	goalCheck = param{name: "goal", kind: kindString, maxLen: 500}
@@ -210,7 +210,7 @@ func (g *Gateway) promptHandler(d *promptDef) server.PromptHandlerFunc {
 		content := []mcp.Content{mcp.NewTextContent(d.text(vals))}
 		msgs := []mcp.PromptMessage{mcp.NewPromptMessage(mcp.RoleUser, content[0])}
 		if d.glossary {
-			b, err := plainJSON(map[string]any{"traits": nsip.Glossary()})
+			b, err := nsip.PlainJSON(map[string]any{"traits": nsip.Glossary()})
 			if err != nil {
 				return nil, err
 			}
@@ -255,7 +255,7 @@ func (d *promptDef) validate(args map[string]string) (map[string]string, error) 
 	if len(errs) > 1 {
 		te.Also = errs[1:]
 	}
-	b, err := plainJSON(map[string]*toolError{"error": te})
+	b, err := nsip.PlainJSON(map[string]*toolError{"error": te})
 	if err != nil {
 		return nil, errors.New(te.Problem)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 )
 
-// rankPages bounds the pages a ranking reads (100 animals each).
+// rankPages bounds the pages a ranking reads (nsip.MaxPageSize animals each).
 const rankPages = 30
 
 var weightsParam = listParam{name: "weights", required: true, maxItems: 20, example: map[string]any{"WWT": 1.0, "BWT": -0.5}}
@@ -21,7 +21,7 @@ var rankDef = &analysisDef{
 	toolDef: toolDef{
 		name: "nsip_rank_animals", title: "Rank NSIP animals by an index", method: "rank_animals", kind: analysisKind,
 		desc: `Exact top N of a breed by the index sum(weight x EBV) over every matching animal, not a first page (about 80 tokens an animal). ` +
-			fmt.Sprintf("Reads NSIP sorted by the heaviest-weighted trait, stopping once the breed's trait ranges prove no unread animal can enter, at most %d pages of 100; says whether exact. ", rankPages) +
+			fmt.Sprintf("Reads NSIP sorted by the heaviest-weighted trait, stopping once the breed's trait ranges prove no unread animal can enter, at most %d pages of %d; says whether exact. ", rankPages, nsip.MaxPageSize) +
 			`Arguments: breed_id (from nsip_list_breeds), e.g. 640; weights by trait code, negative where lower is better, e.g. {"WWT":1,"BWT":-0.5}; top_n 1..50; ` +
 			`search_criteria as for nsip_search_animals, e.g. {"gender":"Male","status":"CURRENT"}. Next: nsip_compare_animals or nsip_check_mating.`,
 		params: []param{

@@ -57,7 +57,7 @@ var resourceDefs = []*resourceDef{
 	{uri: uriLineage, template: true, name: "lineage", title: "An animal's pedigree", tool: lineageDef,
 		desc: "Sire, dam and their ancestors, summarized when the tree exceeds the token budget."},
 	{uri: uriProgeny, template: true, name: "progeny", title: "An animal's offspring", tool: progenyDef,
-		desc: "One page of offspring with their EBVs; page is 0-based, page_size 1..100 (default 10), skip leaves out the page's first rows (already shown), e.g. nsip://animals/6402382024NCS310/progeny?page=1&page_size=5."},
+		desc: "One page of offspring with their EBVs; page is 0-based, page_size 1.." + strconv.Itoa(nsip.MaxPageSize) + " (default 10), skip leaves out the page's first rows (already shown), e.g. nsip://animals/6402382024NCS310/progeny?page=1&page_size=5."},
 }
 
 // Resources returns the fixed resources bound to this gateway.
@@ -111,7 +111,7 @@ func (e *ResourceError) Error() string { return e.Body }
 // arguments and returns the answer as one JSON text.
 func (g *Gateway) readResource(ctx context.Context, d *resourceDef, uri string, vars map[string]any) ([]mcp.ResourceContents, error) {
 	if d.tool == nil {
-		b, err := plainJSON(map[string]any{"traits": nsip.Glossary()})
+		b, err := nsip.PlainJSON(map[string]any{"traits": nsip.Glossary()})
 		if err != nil {
 			return nil, fmt.Errorf("encoding the glossary: %w", err)
 		}

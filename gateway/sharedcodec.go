@@ -111,7 +111,7 @@ func encodeAnswer(a *answer) ([]byte, error) {
 	if t == nil || t.Kind() != reflect.Pointer || sharedModels[t.Elem().Name()] != t.Elem() {
 		return nil, fmt.Errorf("no shared form for %T", a.value)
 	}
-	model, err := marshalPlain(a.value)
+	model, err := nsip.PlainJSON(a.value)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +131,7 @@ func encodeAnswer(a *answer) ([]byte, error) {
 	defer flateWriters.Put(w)
 	w.Reset(&buf)
 	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false) // keeps Text and Raw byte for byte
+	enc.SetEscapeHTML(false) // keeps Text and Raw byte for byte; streams into the compressor, so not nsip.PlainJSON
 	if err := enc.Encode(&rec); err != nil {
 		return nil, err
 	}
@@ -139,17 +139,6 @@ func encodeAnswer(a *answer) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
-}
-
-// marshalPlain is json.Marshal without HTML escaping.
-func marshalPlain(v any) (json.RawMessage, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // decodeAnswer is encodeAnswer's inverse. It fails on anything it did not

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
 // TestSharedRecordRoundTripsEveryAnswer fetches one answer per fetching
@@ -48,8 +49,8 @@ func TestSharedRecordRoundTripsEveryAnswer(t *testing.T) {
 			if reflect.TypeOf(got.value) != reflect.TypeOf(a.value) {
 				t.Fatalf("model type %T, want %T", got.value, a.value)
 			}
-			wantModel, _ := marshalPlain(a.value)
-			gotModel, _ := marshalPlain(got.value)
+			wantModel, _ := nsip.PlainJSON(a.value)
+			gotModel, _ := nsip.PlainJSON(got.value)
 			if !bytes.Equal(gotModel, wantModel) {
 				t.Errorf("model differs:\n got %.300s\nwant %.300s", gotModel, wantModel)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -29,7 +30,9 @@ type toolDef struct {
 	subject string
 	what    string
 	next    string
-	fetch   func(ctx context.Context, up Upstream, args map[string]any) (any, json.RawMessage, error)
+	// fetch binds the validated arguments to the tool's typed ones
+	// (toolargs.go) for one upstream request.
+	fetch binder
 }
 
 // hasParam reports whether the tool takes the argument name.
@@ -131,34 +134,40 @@ var (
 	}
 )
 
+// pageSizeParam is page_size with its default: 1 to the largest page NSIP
+// serves.
+func pageSizeParam(def int) param {
+	return param{name: "page_size", kind: kindInteger, def: def, example: def, min: bound(1), max: bound(nsip.MaxPageSize)}
+}
+
 var lastUpdateDef = &toolDef{
 	name: "nsip_get_last_update", title: "NSIP last evaluation date", method: "get_date_last_updated",
 	kind: summarize.KindGeneric,
 	desc: `Date of the latest NSIP evaluation, e.g. {"date":"09/23/2025"}: how current the EBVs are. Only argument: max_tokens.`,
-	fetch: func(ctx context.Context, up Upstream, _ map[string]any) (any, json.RawMessage, error) {
+	fetch: fetchWith(func(ctx context.Context, up Upstream, _ noArgs) (any, json.RawMessage, error) {
 		v, err := up.DateLastUpdated(ctx)
 		return fetched(v, err, func(v *nsip.LastUpdate) json.RawMessage { return v.Raw })
-	},
+	}),
 }
 
 var listBreedsDef = &toolDef{
 	name: "nsip_list_breeds", title: "NSIP breed groups and breeds", method: "get_available_breed_groups",
 	kind: summarize.KindGeneric,
 	desc: `NSIP breed groups (Range, Maternal Wool, Hair, Terminal) with each breed's ID (breed_id elsewhere) and name; group IDs are breed_group_id. Only argument: max_tokens.`,
-	fetch: func(ctx context.Context, up Upstream, _ map[string]any) (any, json.RawMessage, error) {
+	fetch: fetchWith(func(ctx context.Context, up Upstream, _ noArgs) (any, json.RawMessage, error) {
 		v, err := up.BreedGroups(ctx)
 		return fetched(v, err, func(v *nsip.BreedGroups) json.RawMessage { return v.Raw })
-	},
+	}),
 }
 
 var statusesDef = &toolDef{
 	name: "nsip_get_statuses", title: "NSIP animal statuses", method: "get_statuses_by_breed_group",
 	kind: summarize.KindGeneric,
 	desc: `Animal statuses NSIP records, e.g. ["CURRENT","SOLD","DEAD"], for search_criteria.status. Only argument: max_tokens.`,
-	fetch: func(ctx context.Context, up Upstream, _ map[string]any) (any, json.RawMessage, error) {
+	fetch: fetchWith(func(ctx context.Context, up Upstream, _ noArgs) (any, json.RawMessage, error) {
 		v, err := up.Statuses(ctx)
 		return fetched(v, err, func(v *nsip.Statuses) json.RawMessage { return v.Raw })
-	},
+	}),
 }
 
 var traitRangesDef = &toolDef{
@@ -167,10 +176,10 @@ var traitRangesDef = &toolDef{
 	subject: "breed_id", what: "trait ranges for breed", next: "list valid breed IDs with nsip_list_breeds",
 	desc: `Min and max EBV of each trait a breed has, e.g. {"BWT":{"min":-0.71,"max":0.93}}: the codes to sort and filter it by. ` +
 		`Too few evaluated animals: no_data. Arguments: breed_id (from nsip_list_breeds); max_tokens.`,
-	fetch: func(ctx context.Context, up Upstream, a map[string]any) (any, json.RawMessage, error) {
-		v, err := up.TraitRanges(ctx, a["breed_id"].(int))
+	fetch: fetchWith(func(ctx context.Context, up Upstream, a breedArgs) (any, json.RawMessage, error) {
+		v, err := up.TraitRanges(ctx, a.BreedID)
 		return fetched(v, err, func(v *nsip.TraitRanges) json.RawMessage { return v.Raw })
-	},
+	}),
 }
 
 var searchAnimalsDef = &toolDef{
@@ -181,12 +190,12 @@ var searchAnimalsDef = &toolDef{
 		`per animal LPN ID, sex, birth date, status, breed (when several), sire, dam, the sort and trait_ranges traits as [value, accuracy], its most accurate others; traits sets exactly which. ` +
 		`_meta gives page, page_size, total_count and next (the call for what follows; skip after part of a page). ` +
 		`Unsummarized: NSIP's JSON, accuracy 0.80 = 80%; tables in percent. ` +
-		`Arguments, all optional: page (0-based), page_size 1..100 (default 15), breed_id, sorted_trait (e.g. "WWT"), reverse, search_criteria, traits, skip, max_tokens.`,
+		`Arguments, all optional: page (0-based), page_size 1..` + strconv.Itoa(nsip.MaxPageSize) + ` (default 15), breed_id, sorted_trait (e.g. "WWT"), reverse, search_criteria, traits, skip, max_tokens.`,
 	params: []param{
 		pageParam,
-		{name: "page_size", kind: kindInteger, def: 15, example: 15, min: bound(1), max: bound(100)},
+		pageSizeParam(15),
 		{name: "breed_id", kind: kindInteger, example: 640, min: bound(1), max: bound(99999), quiet: true},
-		{name: "sorted_trait", kind: kindString, example: "WWT", maxLen: 16, pattern: traitCodePattern, upper: true, quiet: true},
+		{name: "sorted_trait", kind: kindString, example: "WWT", maxLen: nsip.MaxTraitCodeLength, pattern: traitCodePattern, upper: true, quiet: true},
 		{name: "reverse", kind: kindBoolean, def: false, example: false},
 		{name: "search_criteria", kind: kindObject, dropZero: true,
 			example: map[string]any{"gender": "Female", "born_after": "2022-01-01"},
@@ -199,18 +208,18 @@ var searchAnimalsDef = &toolDef{
 				{name: "gender", kind: kindString, example: "Female", enum: []string{"Male", "Female", "Both"}},
 				{name: "proven_only", kind: kindBoolean, example: true,
 					desc: "Progeny-proven EBVs only."},
-				{name: "status", kind: kindString, example: "CURRENT", maxLen: 32, pattern: statusPattern, upper: true, quiet: true},
-				{name: "flock_id", kind: kindString, example: "640238", maxLen: 32, pattern: alnumPattern, quiet: true},
+				{name: "status", kind: kindString, example: "CURRENT", maxLen: nsip.MaxCriteriaLength, pattern: statusPattern, upper: true, quiet: true},
+				{name: "flock_id", kind: kindString, example: "640238", maxLen: nsip.MaxCriteriaLength, pattern: alnumPattern, quiet: true},
 				{name: "trait_ranges", kind: kindObject, traitMap: true,
 					example: map[string]any{"WWT": map[string]any{"min": 1.0, "max": 5.0}},
 					desc:    "Bounds per trait code, e.g. {\"WWT\":{\"min\":1,\"max\":5}}."},
 			},
 		},
 	},
-	fetch: func(ctx context.Context, up Upstream, a map[string]any) (any, json.RawMessage, error) {
-		v, err := up.SearchAnimals(ctx, searchParams(a))
+	fetch: fetchWith(func(ctx context.Context, up Upstream, a searchArgs) (any, json.RawMessage, error) {
+		v, err := up.SearchAnimals(ctx, a.params())
 		return fetched(v, err, func(v *nsip.SearchResults) json.RawMessage { return v.Raw })
-	},
+	}),
 }
 
 // criteriaRules applies the rules that span fields: a birth window must not
@@ -228,33 +237,6 @@ func criteriaRules(c map[string]any) (string, string, bool) {
 	return "", "", true
 }
 
-func searchParams(a map[string]any) nsip.SearchParams {
-	p := nsip.SearchParams{
-		Page:     a["page"].(int),
-		PageSize: a["page_size"].(int),
-		Reverse:  a["reverse"].(bool),
-	}
-	p.BreedID, _ = a["breed_id"].(int)
-	p.SortedTrait, _ = a["sorted_trait"].(string)
-	c, _ := a["search_criteria"].(map[string]any)
-	p.Criteria.BreedGroupID, _ = c["breed_group_id"].(int)
-	p.Criteria.BreedID, _ = c["breed_id"].(int)
-	p.Criteria.BornAfter, _ = c["born_after"].(string)
-	p.Criteria.BornBefore, _ = c["born_before"].(string)
-	p.Criteria.Gender, _ = c["gender"].(string)
-	p.Criteria.ProvenOnly, _ = c["proven_only"].(bool)
-	p.Criteria.Status, _ = c["status"].(string)
-	p.Criteria.FlockID, _ = c["flock_id"].(string)
-	if tr, ok := c["trait_ranges"].(map[string]any); ok {
-		p.Criteria.TraitRanges = make(map[string]nsip.Range, len(tr))
-		for code, r := range tr {
-			b := r.(map[string]any)
-			p.Criteria.TraitRanges[code] = nsip.Range{Min: b["min"].(float64), Max: b["max"].(float64)}
-		}
-	}
-	return p
-}
-
 var animalDef = &toolDef{
 	name: "nsip_get_animal", title: "NSIP animal details", method: "get_animal_details",
 	kind:    summarize.KindAnimal,
@@ -263,12 +245,12 @@ var animalDef = &toolDef{
 		`Arguments: search_string (LPN ID or registration number); max_tokens.`,
 	params: []param{{
 		name: "search_string", kind: kindString, required: true, example: exampleLPN,
-		minLen: 2, maxLen: 64, pattern: searchPattern,
+		minLen: 2, maxLen: nsip.MaxSearchStringLength, pattern: searchPattern,
 	}},
-	fetch: func(ctx context.Context, up Upstream, a map[string]any) (any, json.RawMessage, error) {
-		v, err := up.AnimalDetails(ctx, a["search_string"].(string))
+	fetch: fetchWith(func(ctx context.Context, up Upstream, a detailsArgs) (any, json.RawMessage, error) {
+		v, err := up.AnimalDetails(ctx, a.SearchString)
 		return fetched(v, err, func(v *nsip.AnimalDetails) json.RawMessage { return v.Raw })
-	},
+	}),
 }
 
 var lineageDef = &toolDef{
@@ -278,10 +260,10 @@ var lineageDef = &toolDef{
 	desc: `An animal's pedigree, each ancestor with LPN ID, farm, birth date, sex, status and indexes (about 85 tokens each); ` +
 		`summaries keep the nearest generations, counting the rest. Arguments: lpn_id; max_tokens.`,
 	params: []param{lpnParam("")},
-	fetch: func(ctx context.Context, up Upstream, a map[string]any) (any, json.RawMessage, error) {
-		v, err := up.Lineage(ctx, a["lpn_id"].(string))
+	fetch: fetchWith(func(ctx context.Context, up Upstream, a lpnArgs) (any, json.RawMessage, error) {
+		v, err := up.Lineage(ctx, a.LPNID)
 		return fetched(v, err, func(v *nsip.Lineage) json.RawMessage { return v.Raw })
-	},
+	}),
 }
 
 var progenyDef = &toolDef{
@@ -291,16 +273,16 @@ var progenyDef = &toolDef{
 	desc: `One page of an animal's offspring (about 220 tokens each). ` +
 		`Unsummarized: NSIP's JSON (sex "1"=M, "2"=F). Over the budget, a table of LPN ID, sex (M/F), birth date and the most accurate EBVs that fit as [value, accuracy], with per-trait statistics naming who has the max and min. ` +
 		`_meta gives page, page_size, total_count, next. ` +
-		`Arguments: lpn_id; page (0-based); page_size 1..100 (default 10); traits (exactly the codes rows carry); skip; max_tokens.`,
+		`Arguments: lpn_id; page (0-based); page_size 1..` + strconv.Itoa(nsip.MaxPageSize) + ` (default 10); traits (exactly the codes rows carry); skip; max_tokens.`,
 	params: []param{
 		lpnParam(""),
 		pageParam,
-		{name: "page_size", kind: kindInteger, def: 10, example: 10, min: bound(1), max: bound(100)},
+		pageSizeParam(10),
 	},
-	fetch: func(ctx context.Context, up Upstream, a map[string]any) (any, json.RawMessage, error) {
-		v, err := up.Progeny(ctx, a["lpn_id"].(string), a["page"].(int), a["page_size"].(int))
+	fetch: fetchWith(func(ctx context.Context, up Upstream, a progenyArgs) (any, json.RawMessage, error) {
+		v, err := up.Progeny(ctx, a.LPNID, a.Page, a.PageSize)
 		return fetched(v, err, func(v *nsip.ProgenyPage) json.RawMessage { return v.Raw })
-	},
+	}),
 }
 
 var searchByLPNDef = &toolDef{

@@ -96,7 +96,7 @@ func validateTraitList(field string, raw any) (any, []fieldError) {
 		}
 		code := strings.ToUpper(strings.TrimSpace(s))
 		if !traitCodePattern.MatchString(code) {
-			problem := fmt.Sprintf("%s is not a trait code (1 to 16 letters)", quoteShort(s))
+			problem := fmt.Sprintf("%s is not a trait code (1 to %d letters)", quoteShort(s), nsip.MaxTraitCodeLength)
 			if c, ok := closest(code, nsip.GlossaryCodes()); ok {
 				problem += fmt.Sprintf("; did you mean %q?", c)
 			}

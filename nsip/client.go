@@ -274,7 +274,7 @@ func (c *Client) SearchAnimals(ctx context.Context, p SearchParams) (*SearchResu
 	if p.Reverse {
 		q.Set("reverse", "true")
 	}
-	body, err := jsonMarshal(p.Criteria)
+	body, err := PlainJSON(p.Criteria)
 	if err != nil {
 		return nil, invalid(pathSearch, "criteria", "", "cannot be encoded as JSON: "+err.Error())
 	}

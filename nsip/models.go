@@ -127,7 +127,7 @@ type SearchCriteria struct {
 // SearchParams selects one page of search results.
 type SearchParams struct {
 	Page        int    // 0-based
-	PageSize    int    // 1..100
+	PageSize    int    // 1..MaxPageSize
 	BreedID     int    // 0 means any breed
 	SortedTrait string // trait code to sort by; empty for the API's order
 	Reverse     bool

@@ -3,7 +3,6 @@ package nsip
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -335,16 +334,4 @@ func snippet(b []byte) string {
 		return "(empty body)"
 	}
 	return sb.String()
-}
-
-// jsonMarshal encodes v without escaping <, > and &, which the API need not
-// see as \u003c.
-func jsonMarshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }

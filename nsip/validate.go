@@ -12,13 +12,15 @@ import (
 
 // Limits the client enforces before it sends anything. They mirror what the
 // API accepts, so that a bad argument costs no round trip and gets a reason.
+// The gateway's schemas, validation and descriptions state the same limits
+// through these constants.
 const (
-	MaxPageSize       = 100 // largest page the API serves
-	MinLPNIDLength    = 5   // shortest LPN ID accepted; real ones are about 16 characters
-	MaxLPNIDLength    = 32  // longest LPN ID accepted
-	maxSearchString   = 64  // registration numbers and LPN IDs are far shorter
-	maxTraitCodeLen   = 16
-	maxCriteriaString = 64
+	MaxPageSize           = 100 // largest page the API serves
+	MinLPNIDLength        = 5   // shortest LPN ID accepted; real ones are about 16 characters
+	MaxLPNIDLength        = 32  // longest LPN ID accepted
+	MaxSearchStringLength = 64  // registration numbers and LPN IDs are far shorter
+	MaxTraitCodeLength    = 16  // trait codes are a few letters, e.g. BWT
+	MaxCriteriaLength     = 32  // search criteria status and flock ID
 )
 
 // invalid builds the error for an argument rejected before sending.
@@ -48,8 +50,8 @@ func checkSearchString(endpoint, s string) (string, *Error) {
 	switch {
 	case s == "":
 		return "", invalid(endpoint, "searchString", s, "must not be empty; pass an LPN ID or a registration number")
-	case len(s) > maxSearchString:
-		return "", invalid(endpoint, "searchString", s, fmt.Sprintf("must be at most %d characters, got %d", maxSearchString, len(s)))
+	case len(s) > MaxSearchStringLength:
+		return "", invalid(endpoint, "searchString", s, fmt.Sprintf("must be at most %d characters, got %d", MaxSearchStringLength, len(s)))
 	case hasControl(s):
 		return "", invalid(endpoint, "searchString", s, "must not contain control characters")
 	}
@@ -71,7 +73,7 @@ func checkTraitCode(endpoint, param, code string) *Error {
 	switch {
 	case code == "":
 		return invalid(endpoint, param, code, "must not be empty; use a trait code such as BWT")
-	case len(code) > maxTraitCodeLen || !isLetters(code):
+	case len(code) > MaxTraitCodeLength || !isLetters(code):
 		return invalid(endpoint, param, code, "must be a trait code of letters only, e.g. BWT or WWT")
 	}
 	return nil
@@ -117,8 +119,8 @@ func checkSearch(endpoint string, p SearchParams) (SearchParams, *Error) {
 		c.Gender = g
 	}
 	for _, f := range []struct{ param, value string }{{"criteria.status", c.Status}, {"criteria.flockId", c.FlockID}} {
-		if len(f.value) > maxCriteriaString || hasControl(f.value) {
-			return p, invalid(endpoint, f.param, f.value, fmt.Sprintf("must be at most %d characters without control characters", maxCriteriaString))
+		if len(f.value) > MaxCriteriaLength || hasControl(f.value) {
+			return p, invalid(endpoint, f.param, f.value, fmt.Sprintf("must be at most %d characters without control characters", MaxCriteriaLength))
 		}
 	}
 	codes := make([]string, 0, len(c.TraitRanges))

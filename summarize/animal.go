@@ -70,7 +70,7 @@ func newAnimalBlock(v *nsip.AnimalDetails, c int) *animalBlock {
 func animalSummary(f *fitter, v *nsip.AnimalDetails, c int) ([]byte, bool, error) {
 	a := newAnimalBlock(v, c)
 	a.Summary, a.Kind = true, KindAnimal
-	b, err := marshal(a)
+	b, err := nsip.PlainJSON(a)
 	if err != nil || !f.fits(b) {
 		return nil, false, err
 	}
@@ -229,7 +229,7 @@ func profileSummary(f *fitter, v *nsip.AnimalProfile, req Request, c int) ([]byt
 			omit("ancestors beyond the grandparents", beyond, lineageCall)
 		}
 		if ps == nil {
-			b, err := marshal(p)
+			b, err := nsip.PlainJSON(p)
 			if err != nil || !f.fits(b) {
 				return nil, false, err
 			}

@@ -100,6 +100,9 @@ type writer struct {
 	s   shape
 }
 
+// newWriter's encoder writes straight into the buffer the node is rendered
+// in, one string at a time, rather than returning a slice per value as
+// nsip.PlainJSON does.
 func newWriter(s shape) *writer {
 	w := &writer{s: s}
 	w.enc = json.NewEncoder(&w.buf)

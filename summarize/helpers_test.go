@@ -329,7 +329,7 @@ func checkNext(t testing.TB, p pageOut, tool string) {
 	if p.Next.Tool != tool || size < 1 || size > 100 || page*size+skip != at || skip >= size {
 		t.Errorf("hint %s page %d size %d skip %d, want %s starting after row %d", p.Next.Tool, page, size, skip, tool, at)
 	}
-	if at < end && p.Shown > 0 && p.PageSize <= maxPageSize && (page != p.Page || size != p.PageSize) {
+	if at < end && p.Shown > 0 && p.PageSize <= nsip.MaxPageSize && (page != p.Page || size != p.PageSize) {
 		t.Errorf("hint for the rest of the page asks for page %d size %d, not the same page", page, size)
 	}
 }

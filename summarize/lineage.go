@@ -138,7 +138,7 @@ func lineageSummary(f *fitter, v *nsip.Lineage, c int) ([]byte, bool, error) {
 				if p.farms {
 					row = append(row, clip(a.node.Farm, c))
 				}
-				b, err := marshal(row)
+				b, err := nsip.PlainJSON(row)
 				if err != nil {
 					return nil, err
 				}
@@ -150,7 +150,7 @@ func lineageSummary(f *fitter, v *nsip.Lineage, c int) ([]byte, bool, error) {
 			// its own pedigree, which holds the omitted ones above it.
 			lb.Next = &NextCall{Tool: toolLineage, Arguments: map[string]any{"lpn_id": clip(gens[p.depth][0].node.LPNID, c)}}
 		}
-		return marshal(lb)
+		return nsip.PlainJSON(lb)
 	}
 	// Sizes in bytes are free; they place the first guess.
 	guess := 0

@@ -17,7 +17,6 @@ const (
 	toolProgeny = "nsip_get_progeny"
 	toolLineage = "nsip_get_lineage"
 	toolAnimal  = "nsip_get_animal"
-	maxPageSize = 100 // the API's largest page
 )
 
 // shapeSummary runs the summarizer for kind on req.Value, trying the clip
@@ -149,7 +148,7 @@ func (p pager) render(ps *pageSummary, rows []json.RawMessage, k int, wrap func(
 	}
 	ps.PageTo = p.offset + p.rows
 	ps.Next = p.next(k)
-	return marshal(wrap(ps))
+	return nsip.PlainJSON(wrap(ps))
 }
 
 // next is the call for the rows after the shown ones: the rest of this
@@ -162,13 +161,13 @@ func (p pager) next(shown int) *NextCall {
 	switch {
 	case shown == 0 && at < p.rows:
 		return p.call(p.offset+at, 1, 0)
-	case at < p.rows && p.size <= maxPageSize:
+	case at < p.rows && p.size <= nsip.MaxPageSize:
 		return p.call(p.page, p.size, at)
 	case at < p.rows:
 		return p.resume(p.offset + at)
 	case p.rows == 0 || p.offset+p.rows >= p.total:
 		return nil
-	case p.rows < p.size || p.size > maxPageSize:
+	case p.rows < p.size || p.size > nsip.MaxPageSize:
 		return p.resume(p.offset + p.rows)
 	}
 	return p.call(p.page+1, p.size, 0)
@@ -179,7 +178,7 @@ func (p pager) next(shown int) *NextCall {
 // a page larger than the API gives): the API pages by page*page_size, so
 // the size is the largest that divides at.
 func (p pager) resume(at int) *NextCall {
-	d := largestDivisor(at, min(max(p.size, 1), maxPageSize))
+	d := largestDivisor(at, min(max(p.size, 1), nsip.MaxPageSize))
 	return p.call(at/d, d, 0)
 }
 

@@ -220,7 +220,7 @@ func original(req Request) []byte {
 		raw = modelRaw(req.Value)
 	}
 	if len(bytes.TrimSpace(raw)) == 0 && req.Value != nil {
-		if b, err := marshal(req.Value); err == nil {
+		if b, err := nsip.PlainJSON(req.Value); err == nil {
 			raw = b
 		}
 	}
@@ -229,7 +229,7 @@ func original(req Request) []byte {
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, raw); err != nil {
-		b, _ := marshal(string(raw))
+		b, _ := nsip.PlainJSON(string(raw))
 		return b
 	}
 	return buf.Bytes()
@@ -242,16 +242,4 @@ func density(orig []byte, tokens int) float64 {
 		return 0.5
 	}
 	return float64(tokens) / float64(len(orig))
-}
-
-// marshal encodes v as compact JSON without HTML escaping: "&" in a farm
-// name costs one byte that way instead of six.
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	e := json.NewEncoder(&b)
-	e.SetEscapeHTML(false)
-	if err := e.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

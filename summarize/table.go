@@ -227,7 +227,7 @@ func searchSummary(f *fitter, v *nsip.SearchResults, req Request, c int) ([]byte
 		for i, r := range results {
 			var tail [][]byte
 			if k > 0 {
-				b, err := marshal(topCells(r.Traits, fixed, k, c))
+				b, err := nsip.PlainJSON(topCells(r.Traits, fixed, k, c))
 				if err != nil {
 					return nil, false, err
 				}
@@ -325,14 +325,14 @@ type rowCells struct {
 // newRowCells encodes head and, for each code, the row's trait cell:
 // [value, accuracy], accuracy null when NSIP gave none.
 func newRowCells(head []any, ts []nsip.Trait, codes []string) (rowCells, error) {
-	b, err := marshal(head)
+	b, err := nsip.PlainJSON(head)
 	if err != nil {
 		return rowCells{}, err
 	}
 	r := rowCells{head: b[1 : len(b)-1], traits: make(map[string][]byte, len(codes))}
 	for _, code := range codes {
 		if t, ok := findTrait(ts, code); ok {
-			if r.traits[code], err = marshal(valueCell(t)); err != nil {
+			if r.traits[code], err = nsip.PlainJSON(valueCell(t)); err != nil {
 				return rowCells{}, err
 			}
 		}
