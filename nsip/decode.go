@@ -41,7 +41,7 @@ func checkJSON(body []byte) *Error {
 	if json.Valid(body) {
 		return nil
 	}
-	trimmed := bytes.TrimSpace(body)
+	trimmed := bytes.Trim(body, jsonSpace)
 	if len(trimmed) == 0 {
 		return unexpected("the body is empty where JSON was expected")
 	}
@@ -59,6 +59,11 @@ func checkJSON(body []byte) *Error {
 	return unexpected("the body is not valid JSON (%v): %s", err, snippet(body))
 }
 
+// jsonSpace is the white space JSON allows around a value; bytes.TrimSpace
+// would also take \f, \v and Unicode spaces, and so accept a body that is
+// not JSON.
+const jsonSpace = " \t\r\n"
+
 // envelope is what unwrap looks for around a payload.
 type envelope struct {
 	Success json.RawMessage `json:"success"`
@@ -71,7 +76,7 @@ type envelope struct {
 // otherwise the body itself (whose "success" member, if any, the payload's
 // decoder ignores). success=false is a failure whatever else is there.
 func unwrap(body []byte) (json.RawMessage, *Error) {
-	t := bytes.TrimSpace(body)
+	t := bytes.Trim(body, jsonSpace)
 	if len(t) == 0 || t[0] != '{' {
 		if e := checkJSON(body); e != nil {
 			return nil, e
