@@ -188,32 +188,6 @@ func TestTerminalHint(t *testing.T) {
 	}
 }
 
-// TestEndToEndTerminalHint starts the binary with a terminal on stdin (a
-// pseudo-terminal from script(1)) and expects the hint; with a pipe on
-// stdin (every other test) stderr carries only JSON log records.
-func TestEndToEndTerminalHint(t *testing.T) {
-	watchdog(t, testLimit)
-	if runtime.GOOS != "linux" {
-		t.Skip("script(1) with -c is the util-linux one")
-	}
-	script, err := exec.LookPath("script")
-	if err != nil {
-		t.Fatalf("script(1) from util-linux is needed for a pseudo-terminal: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
-	defer cancel()
-	// stdin at EOF: script passes Ctrl-D on, and the server stops.
-	cmd := exec.CommandContext(ctx, script, "-qec", buildBinary(), "/dev/null")
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "NSIP_BASE_URL=http://127.0.0.1:9/api"}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("script: %v; output:\n%s", err, out)
-	}
-	if !strings.Contains(string(out), "nsip-mcp is an MCP server") || !strings.Contains(string(out), "make demo") {
-		t.Errorf("a terminal on stdin got no hint; output:\n%s", out)
-	}
-}
-
 // TestDistBuildsBinariesChecksumsAndBundle runs the script behind make dist
 // for this machine's target only (all six take minutes): one static binary
 // that reports the stamped version, a bundle whose manifest names that
