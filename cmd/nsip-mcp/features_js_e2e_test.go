@@ -5,13 +5,10 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
 
 // featuresReport is what features.mjs prints.
@@ -42,34 +39,11 @@ type featuresReport struct {
 func TestTypeScriptSDKResourcesPromptsCompletions(t *testing.T) {
 	watchdog(t, testLimit)
 	node := needNode(t)
-	cases := []struct{ name, transport, path string }{
-		{"stdio", "stdio", ""},
-		{"sse", "http-sse", "/sse"},
-		{"streamable", "http-sse", "/mcp"},
-		{"websocket", "websocket", "/ws"},
-	}
-	for _, tc := range cases {
+	for _, tc := range sdkTransports {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var (
-				stub      *nsiptest.Server
-				target    []string
-				env       = os.Environ()
-				serverLog = func() string { return "(in the node client's stderr above)" }
-			)
-			if tc.transport == "stdio" {
-				stub = nsiptest.NewServer(t, nsiptest.Options{Seed: 1})
-				env = serverEnv("stdio", stub.URL(), 0)
-				target = []string{buildBinary()}
-			} else {
-				srv := startServer(t, tc.transport)
-				stub, serverLog = srv.Stub, srv.Stderr
-				base := srv.BaseURL
-				if tc.transport == "websocket" {
-					base = "ws" + strings.TrimPrefix(base, "http")
-				}
-				target = []string{base + tc.path}
-			}
+			srv := startSDKServer(t, tc.transport, tc.path)
+			stub, target, env, serverLog := srv.stub, srv.target, srv.env, srv.serverLog
 			d := stub.Data()
 			a := jsSubject(t, d)
 			kids := d.Progeny(a.LPNID)

@@ -293,44 +293,55 @@ func checkSDKReport(t *testing.T, rep sdkReport, want []jsExpectation) {
 	}
 }
 
+// sdkTransports are the SDK transports client.mjs and features.mjs speak,
+// each with the server's MCP_TRANSPORT and the endpoint it serves.
+var sdkTransports = []struct{ name, transport, path string }{
+	{"stdio", "stdio", ""},
+	{"sse", "http-sse", "/sse"},
+	{"streamable", "http-sse", "/mcp"},
+	{"websocket", "websocket", "/ws"},
+}
+
+// sdkServer is a server for a node client to reach over one SDK transport.
+type sdkServer struct {
+	stub      *nsiptest.Server
+	target    []string      // the client's last arguments: a command or a URL
+	env       []string      // node's environment
+	serverLog func() string // the server's stderr, for failure messages
+}
+
+// startSDKServer starts what a node client needs to reach the server over
+// transport at path. For stdio the SDK spawns the server itself and hands
+// it node's environment; otherwise the server runs here.
+func startSDKServer(t *testing.T, transport, path string) sdkServer {
+	t.Helper()
+	if transport == "stdio" {
+		stub := nsiptest.NewServer(t, nsiptest.Options{Seed: 1})
+		return sdkServer{
+			stub:      stub,
+			target:    []string{buildBinary()},
+			env:       serverEnv("stdio", stub.URL(), 0),
+			serverLog: func() string { return "(in the node client's stderr above)" },
+		}
+	}
+	srv := startServer(t, transport)
+	base := srv.BaseURL
+	if transport == "websocket" {
+		base = "ws" + strings.TrimPrefix(base, "http")
+	}
+	return sdkServer{stub: srv.Stub, target: []string{base + path}, env: os.Environ(), serverLog: srv.Stderr}
+}
+
 // TestTypeScriptSDK drives the binary with the official TypeScript SDK over
 // each transport it serves, listing the tools and calling all nine.
 func TestTypeScriptSDK(t *testing.T) {
 	watchdog(t, testLimit)
 	node := needNode(t)
-	cases := []struct {
-		name      string // the SDK transport client.mjs uses
-		transport string // MCP_TRANSPORT
-		path      string // endpoint on the server
-	}{
-		{"stdio", "stdio", ""},
-		{"sse", "http-sse", "/sse"},
-		{"streamable", "http-sse", "/mcp"},
-		{"websocket", "websocket", "/ws"},
-	}
-	for _, tc := range cases {
+	for _, tc := range sdkTransports {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var (
-				stub      *nsiptest.Server
-				target    []string
-				env       = os.Environ()
-				serverLog = func() string { return "(in the node client's stderr above)" }
-			)
-			if tc.transport == "stdio" {
-				// The SDK spawns the server itself and hands it node's environment.
-				stub = nsiptest.NewServer(t, nsiptest.Options{Seed: 1})
-				env = serverEnv("stdio", stub.URL(), 0)
-				target = []string{buildBinary()}
-			} else {
-				srv := startServer(t, tc.transport)
-				stub, serverLog = srv.Stub, srv.Stderr
-				base := srv.BaseURL
-				if tc.transport == "websocket" {
-					base = "ws" + strings.TrimPrefix(base, "http")
-				}
-				target = []string{base + tc.path}
-			}
+			srv := startSDKServer(t, tc.transport, tc.path)
+			stub, target, env, serverLog := srv.stub, srv.target, srv.env, srv.serverLog
 			a := jsSubject(t, stub.Data())
 			want := jsExpectations(t, stub, a)
 
