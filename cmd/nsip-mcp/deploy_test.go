@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/nsip-tools/nsip-mcp/transport"
 )
 
 // TestDeployExampleConfigLoads keeps deploy/compose.yaml in step with the
@@ -35,5 +37,10 @@ func TestDeployExampleConfigLoads(t *testing.T) {
 	}
 	if c.RedisURL != "redis://redis:6379/0" || c.Replicas != 2 || c.Transport != "http-sse" {
 		t.Errorf("replica config = Redis %q, replicas %d, transport %q; want the shared Redis, 2 and http-sse", c.RedisURL, c.Replicas, c.Transport)
+	}
+	// Behind the load balancer every client has its address: a bound per
+	// address below the server's own would refuse the 17th user's session.
+	if c.MaxSessionsPerClient < transport.DefaultMaxSessions {
+		t.Errorf("replicas allow %d sessions per client address, all of them behind the load balancer's; want at least the server's %d", c.MaxSessionsPerClient, transport.DefaultMaxSessions)
 	}
 }
