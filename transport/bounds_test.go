@@ -269,11 +269,13 @@ func TestIdleExpiredSessionsAreEndedInMCPGo(t *testing.T) {
 
 // TestSessionlessCallsAreBounded: calls of the protocol version without
 // sessions, and calls naming a session the server never issued, count
-// against their address's bound: 20 at once, bound 2, 18 refused.
+// against their address's bound, which is what its sessions could run (2
+// sessions of 1 call each, as behind a proxy whose bound was raised): 20 at
+// once, bound 2, 18 refused.
 func TestSessionlessCallsAreBounded(t *testing.T) {
 	g := newGate()
 	defer g.open()
-	srv := serveNetwork(t, KindHTTPSSE, newTestServer(g), Options{MaxInFlightPerSession: 2})
+	srv := serveNetwork(t, KindHTTPSSE, newTestServer(g), Options{MaxInFlightPerSession: 1, MaxSessionsPerClient: 2})
 	c := newHTTPClient(t)
 	modern := http.Header{"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"tools/call"}, "Mcp-Name": {"block"}}
 	call := func(i int) string {

@@ -88,15 +88,26 @@ func (st *site) refuseFull(w http.ResponseWriter) {
 		fmt.Sprintf("server busy: %d sessions are open, the most it accepts; retry later", st.opts.MaxSessions))
 }
 
-// sessionBusy answers a call past MaxInFlightPerSession on HTTP transports.
-// scope names what the bound applies to: a session or a client address.
+// sessionBusy answers a call past its bound on HTTP transports. scope
+// names what the bound applies to: a session or a client address.
 func (st *site) sessionBusy(w http.ResponseWriter, id json.RawMessage, scope string) {
 	w.Header().Set("Retry-After", "1")
 	refuse(w, http.StatusTooManyRequests, id, codeServerBusy, st.busyMessage(scope))
 }
 
+// inFlightBound is how many calls may run at once on scope: a session or
+// connection runs MaxInFlightPerSession; an address, for its calls without
+// a session, as many as its MaxSessionsPerClient sessions could, so that
+// raising the per-address bound behind a proxy raises this one too.
+func (st *site) inFlightBound(scope string) int {
+	if scope == "address" {
+		return st.opts.MaxInFlightPerSession * st.opts.MaxSessionsPerClient
+	}
+	return st.opts.MaxInFlightPerSession
+}
+
 func (st *site) busyMessage(scope string) string {
-	return fmt.Sprintf("server busy: %d calls are already running on this %s; wait for one to finish", st.opts.MaxInFlightPerSession, scope)
+	return fmt.Sprintf("server busy: %d calls are already running on this %s; wait for one to finish", st.inFlightBound(scope), scope)
 }
 
 // handler wraps every route with the Host and Origin checks, CORS and the

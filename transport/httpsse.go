@@ -225,7 +225,7 @@ func (st *site) streamable(next http.Handler, ledger *sessionLedger) http.Handle
 			if !ledger.knows(session) {
 				prefix, scope = "addr/"+client+"/", "address"
 			}
-			if st.calls.inFlightWith(prefix) >= st.opts.MaxInFlightPerSession {
+			if st.calls.inFlightWith(prefix) >= st.inFlightBound(scope) {
 				st.sessionBusy(w, m.id, scope)
 				return
 			}
