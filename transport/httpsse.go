@@ -205,7 +205,8 @@ func (st *site) streamable(next http.Handler, ledger *sessionLedger) http.Handle
 				refuse(w, http.StatusServiceUnavailable, m.id, codeServerBusy, msgShuttingDown)
 				return
 			}
-			if m.kind == msgRequest && m.method == "initialize" {
+			// A stateless server opens no session, so takes no place.
+			if m.kind == msgRequest && m.method == "initialize" && !st.opts.Stateless {
 				if err := ledger.reserve(client); err != nil {
 					st.refuseSession(w, err)
 					return

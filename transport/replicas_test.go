@@ -63,3 +63,34 @@ func TestReadyzReportsDegraded(t *testing.T) {
 		})
 	}
 }
+
+// TestStatelessInitializeTakesNoSessionPlace: a stateless replica opens no
+// session on initialize, so an address whose one place is held by an SSE
+// stream (as every client behind a proxy shares one) still initializes and
+// calls; before, initialize was refused with 429 for a place it would not
+// have used.
+func TestStatelessInitializeTakesNoSessionPlace(t *testing.T) {
+	srv := serveNetwork(t, KindHTTPSSE, newTestServer(newGate()), Options{Stateless: true, MaxSessionsPerClient: 1})
+	c := newHTTPClient(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.base+"/sse", nil)
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("SSE stream: %d", resp.StatusCode)
+	}
+	for i := range 3 {
+		if status, _, body := post(t, c, srv.base, nil, initFrame); status != http.StatusOK || !strings.Contains(body, `"protocolVersion"`) {
+			t.Fatalf("stateless initialize %d beside the address's one stream: %d %.300s, want 200", i+1, status, body)
+		}
+	}
+	const call = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"ewe 42"}}}`
+	if status, _, body := post(t, c, srv.base, nil, call); status != http.StatusOK || !strings.Contains(body, "echo: ewe 42") {
+		t.Fatalf("stateless call: %d %.300s", status, body)
+	}
+	waitSessions(t, srv.base, 1)
+}
