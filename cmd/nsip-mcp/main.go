@@ -56,9 +56,10 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	// never on stdout.
 	slog.SetDefault(logger)
 
-	// A client that closes its end of stdout (or a socket) while calls are
-	// running is gone, which ends the server normally: writes then fail with
-	// EPIPE instead of the signal killing the process.
+	// A client that closes its end of stdout while calls are running is
+	// gone, which ends the server normally: writes then fail with EPIPE
+	// instead of the signal killing the process. (Go already spares the
+	// process for sockets; only fds 1 and 2 get the signal's default.)
 	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
