@@ -119,21 +119,19 @@ func (c *callWriter) abandon(id []byte) {
 	if c.over {
 		return
 	}
-	msg := errorResponse(id, codeServerBusy, msgAbandoned)
+	c.over = true
 	switch {
 	case c.status == 0:
-		c.over = true
 		c.w.Header().Set("Retry-After", "1")
 		refuse(c.w, http.StatusServiceUnavailable, id, codeServerBusy, msgAbandoned)
 	case strings.HasPrefix(c.w.Header().Get("Content-Type"), "text/event-stream"):
-		c.over = true
+		msg := errorResponse(id, codeServerBusy, msgAbandoned)
 		_, _ = c.w.Write([]byte("event: message\ndata: " + string(msg) + "\n\n"))
 		if f, ok := c.w.(http.Flusher); ok {
 			f.Flush()
 		}
-	default:
-		c.over = true // a JSON answer already went out whole
 	}
+	// Otherwise a JSON answer already went out whole.
 }
 
 // pendingWith lists the keys of the calls running whose key starts with
