@@ -147,15 +147,10 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 	if o.err != nil {
 		return o.err.result()
 	}
-	meta := map[string]any{
-		"tokens":          o.res.Tokens,
-		"original_tokens": o.res.OriginalTokens,
-		"summarized":      o.res.Summarized,
-		"cache":           o.source,
-		"budget":          g.cfg.Budget,
-	}
+	meta := map[string]any{"cache": o.source}
+	budget := g.cfg.Budget
 	if n, ok := args[argMaxTokens].(int); ok {
-		meta["budget"] = n
+		budget = n
 	}
 	pagingMeta(meta, o.res.Paging)
 	if notes := traitNotes(args); len(notes) > 0 {
@@ -169,9 +164,20 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 		meta["shape_recognized"] = false
 		meta["format_note"] = o.formatNote
 	}
+	return fittedResult(o.res, budget, meta, resourceLinks(o.res)...)
+}
+
+// fittedResult is the result of a call whose answer was fitted into budget:
+// its text, then more, and in _meta what every tool reports of the fit
+// beside the caller's own entries in meta.
+func fittedResult(res summarize.Result, budget int, meta map[string]any, more ...mcp.Content) *mcp.CallToolResult {
+	meta["tokens"] = res.Tokens
+	meta["original_tokens"] = res.OriginalTokens
+	meta["summarized"] = res.Summarized
+	meta["budget"] = budget
 	return &mcp.CallToolResult{
 		Result:  mcp.Result{Meta: &mcp.Meta{AdditionalFields: meta}},
-		Content: append([]mcp.Content{mcp.NewTextContent(o.res.Text)}, resourceLinks(o.res)...),
+		Content: append([]mcp.Content{mcp.NewTextContent(res.Text)}, more...),
 	}
 }
 
