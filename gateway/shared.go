@@ -81,11 +81,12 @@ func (g *Gateway) localLimit() (perSecond float64, burst int) {
 // interval, burst tolerance and the longest acceptable wait, all in
 // microseconds. It answers {1, wait} for a slot taken wait microseconds
 // from now, or {0, wait} without taking one when the wait is too long, or
-// {2, wait} while KEYS[2] says NSIP asked every replica to leave the
-// request's endpoint alone.
+// {2, wait, asked} while KEYS[2] says NSIP asked every replica to leave the
+// request's endpoint alone, asked being its Retry-After before the cap
+// (the key's value, in microseconds).
 var gcra = redis.NewScript(`
 local pause = redis.call('PTTL', KEYS[2])
-if pause > 0 then return {2, pause * 1000} end
+if pause > 0 then return {2, pause * 1000, tonumber(redis.call('GET', KEYS[2])) or 0} end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local interval = tonumber(ARGV[1])
@@ -120,7 +121,7 @@ func (g *Gateway) sharedTurn(ctx context.Context, method string) error {
 		var err error
 		res, err = gcra.Run(ctx, c, []string{r.Key("rate"), r.Key("pause:" + method)},
 			interval.Microseconds(), tolerance.Microseconds(), maxWait.Microseconds()).Int64Slice()
-		if err == nil && len(res) != 2 {
+		if err == nil && (len(res) < 2 || res[0] == 2 && len(res) != 3) {
 			err = fmt.Errorf("rate script answered %v", res)
 		}
 		return err
@@ -133,6 +134,9 @@ func (g *Gateway) sharedTurn(ctx context.Context, method string) error {
 	case 0:
 		return &rateLimitError{retryAfter: wait, reason: fmt.Sprintf("limit of %g requests per second shared by all replicas", g.cfg.RateLimit)}
 	case 2:
+		// Kept locally too, so that this replica's health shows the pause
+		// it keeps to and its next calls are refused without asking Redis.
+		g.pauses.hold(method, time.Now().Add(wait), time.Duration(res[2])*time.Microsecond)
 		return &rateLimitError{retryAfter: wait, reason: "NSIP asked us to wait"}
 	}
 	if wait <= 0 {
@@ -270,10 +274,10 @@ func (g *Gateway) collapse(ctx context.Context, key string) (release func(), a *
 	}
 }
 
-// shareThrottle asks every replica to leave method alone as NSIP asked this
-// one to (a 429's Retry-After, already capped): each one's sharedTurn for
-// that endpoint refuses until then.
-func (g *Gateway) shareThrottle(method string, wait time.Duration) {
+// shareThrottle asks every replica to leave method alone for wait, as NSIP
+// asked this one to (a 429's Retry-After asked, capped to wait): each one's
+// sharedTurn for that endpoint refuses until then.
+func (g *Gateway) shareThrottle(method string, wait, asked time.Duration) {
 	r := g.shared.redis
 	if r == nil {
 		return
@@ -281,7 +285,7 @@ func (g *Gateway) shareThrottle(method string, wait time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), g.cfg.CallTimeout)
 	defer cancel()
 	_ = r.Do(ctx, func(ctx context.Context, c *redis.Client) error {
-		return c.Set(ctx, r.Key("pause:"+method), "nsip", wait).Err()
+		return c.Set(ctx, r.Key("pause:"+method), asked.Microseconds(), wait).Err()
 	})
 }
 

@@ -493,6 +493,14 @@ func TestSharedRetryAfterPausesItsEndpointOnEveryReplica(t *testing.T) {
 	if body := r.errorBody(t); body.RetryAfterSeconds < 30 || body.RetryAfterSeconds > 40 {
 		t.Errorf("B's retry_after_seconds = %d, want what is left of A's 40", body.RetryAfterSeconds)
 	}
+	// B's /healthz shows the pause it is keeping to, as A's does, with
+	// what NSIP asked for.
+	for i, rp := range rs {
+		ps := rp.gw.Health().UpstreamPauses
+		if len(ps) != 1 || ps[0].Method != "get_animal_details" || ps[0].AskedSeconds != 40 || ps[0].RetryInSeconds < 30 || ps[0].RetryInSeconds > 40 {
+			t.Errorf("replica %d upstream_pauses = %+v, want get_animal_details, asked 40 s, 30..40 s left", i, ps)
+		}
+	}
 	// Another endpoint was not paused.
 	rs[1].call(t, "nsip_get_lineage", map[string]any{"lpn_id": ids[1]}).mustOK(t)
 	if got := up.Requests(nsiptest.EndpointLineage); got != 1 {
