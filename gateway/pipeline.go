@@ -501,8 +501,9 @@ func (g *Gateway) fitRequest(ctx context.Context, req summarize.Request) (summar
 	return res, nil
 }
 
-// acquire waits for a rate-limit token and a concurrency slot for one
-// upstream request to method. When the wait would outlast ctx's deadline it
+// acquire waits for a rate-limit token for one upstream request to method
+// and counts the request in flight; the caller holds a turn, which is its
+// connection (fair.go). When the wait would outlast ctx's deadline it
 // refuses at once with how long to wait instead.
 func (g *Gateway) acquire(ctx context.Context, method string) (release func(), err error) {
 	if err := g.sharedTurn(ctx, method); err != nil {
@@ -524,14 +525,9 @@ func (g *Gateway) acquire(ctx context.Context, method string) (release func(), e
 			return nil, ctx.Err()
 		}
 	}
-	if err := g.slots.Acquire(ctx, 1); err != nil {
-		return nil, &rateLimitError{retryAfter: time.Second, reason: fmt.Sprintf("all %d NSIP connections busy", g.cfg.MaxConcurrentUpstream)}
-	}
+	// The connection itself is the turn the caller holds (fair.go).
 	g.inFlight.Add(1)
-	return func() {
-		g.inFlight.Add(-1)
-		g.slots.Release(1)
-	}, nil
+	return func() { g.inFlight.Add(-1) }, nil
 }
 
 // withProgress runs work, and while it runs past each ProgressInterval sends
