@@ -405,7 +405,7 @@ func (g *Gateway) fetch(queue context.Context, session, key string, d *toolDef, 
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), g.cfg.CallTimeout)
 	defer cancel()
-	if a, ok := g.fromShared(ctx, key); ok {
+	if a, ok := g.fromShared(ctx, key, true); ok {
 		return a, nil
 	}
 	unlock, got := g.collapse(ctx, key)

@@ -153,16 +153,21 @@ func (g *Gateway) sharedTurn(ctx context.Context, method string) error {
 }
 
 // fromShared returns the answer Redis holds for key, fresh, and keeps it in
-// the local tier too. A stale one goes to the local tier only, where it
-// serves as a fallback should NSIP fail; a foreign or damaged one is
-// ignored, and the fetch that follows overwrites it.
-func (g *Gateway) fromShared(ctx context.Context, key string) (*answer, bool) {
+// the local tier too. A stale one goes to the local tier only if keepStale,
+// where it serves as a fallback should NSIP fail; otherwise it is not even
+// decoded. A foreign or damaged one is ignored, and the fetch that follows
+// overwrites it.
+func (g *Gateway) fromShared(ctx context.Context, key string, keepStale bool) (*answer, bool) {
 	r := g.shared.redis
 	if r == nil {
 		return nil, false
 	}
 	b, stored, ok := r.Load(ctx, key)
 	if !ok {
+		return nil, false
+	}
+	fresh := g.cfg.Now().Sub(stored) <= g.cfg.CacheTTL
+	if !fresh && !keepStale {
 		return nil, false
 	}
 	a, err := decodeAnswer(b)
@@ -173,7 +178,7 @@ func (g *Gateway) fromShared(ctx context.Context, key string) (*answer, bool) {
 	}
 	a.id = g.answerIDs.Add(1)
 	g.cache.SetAt(key, a, a.size(key), a.res.OriginalTokens, stored)
-	if g.cfg.Now().Sub(stored) > g.cfg.CacheTTL {
+	if !fresh {
 		return nil, false
 	}
 	a.shared = true
@@ -258,7 +263,8 @@ func (g *Gateway) collapse(ctx context.Context, key string) (release func(), a *
 		// singleflight), so polling often costs little and keeps a waiter
 		// within a few milliseconds of the fetcher.
 		poll = min(poll+poll/4, 25*time.Millisecond)
-		if a, ok := g.fromShared(ctx, key); ok {
+		// A stale record was taken in before the wait began.
+		if a, ok := g.fromShared(ctx, key, false); ok {
 			g.shared.collapsed.Add(1)
 			return nil, a
 		}
