@@ -439,17 +439,7 @@ func (g *Gateway) analyze(ctx context.Context, a *analysisDef, req mcp.CallToolR
 	if o.err != nil {
 		return o.err.result()
 	}
-	meta := map[string]any{
-		"tokens":          o.res.Tokens,
-		"original_tokens": o.res.OriginalTokens,
-		"summarized":      o.res.Summarized,
-		"budget":          g.cfg.Budget,
-		"upstream":        r.upstream(),
-	}
-	return &mcp.CallToolResult{
-		Result:  mcp.Result{Meta: &mcp.Meta{AdditionalFields: meta}},
-		Content: []mcp.Content{mcp.NewTextContent(o.res.Text)},
-	}
+	return fittedResult(o.res, g.cfg.Budget, map[string]any{"upstream": r.upstream()})
 }
 
 func (g *Gateway) analysisError(a *analysisDef, sent map[string]any, err error) *toolError {

@@ -217,3 +217,52 @@ func TestOurQueueingIsNotCountedAgainstNSIP(t *testing.T) {
 		t.Errorf("%d failures logged as counted, want 1", counted)
 	}
 }
+
+// TestRequestsAtOnceAreBoundedByTurns: with three connections, ten
+// different calls from two sessions put exactly three requests at NSIP at
+// once, and each request that finishes lets exactly one more in; the turn a
+// fetch holds is its connection.
+func TestRequestsAtOnceAreBoundedByTurns(t *testing.T) {
+	const conns, n = 3, 10
+	e := newEnv(t, withConfig(func(c *Config) { c.MaxConcurrentUpstream = conns }))
+	gate := newGate(e.gw.up)
+	e.gw.up = gate
+	ids := e.up.Data().AnimalIDs()
+
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	failed := make(chan *mcp.CallToolResult, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if res := callAs(context.Background(), e, fmt.Sprint("s", i%2), animalDef, map[string]any{"search_string": ids[i]}); res.IsError {
+				failed <- res
+			}
+		}()
+	}
+	for range conns {
+		<-gate.arrived
+	}
+	waitFor(t, "the rest to queue", func() bool { return e.gw.fair.queued() == n-conns })
+	for i := conns; i < n; i++ {
+		if got := e.gw.Health().RateLimit.InFlight; got != conns {
+			t.Fatalf("%d requests in flight, want %d", got, conns)
+		}
+		select {
+		case what := <-gate.arrived:
+			t.Fatalf("%s reached NSIP while %d requests were in flight", what, conns)
+		default:
+		}
+		gate.proceed <- struct{}{}
+		<-gate.arrived
+	}
+	for range conns {
+		gate.proceed <- struct{}{}
+	}
+	wg.Wait()
+	close(failed)
+	for res := range failed {
+		t.Errorf("call failed: %v", res.Content)
+	}
+}

@@ -104,8 +104,7 @@ type Gateway struct {
 	flight  singleflight.Group
 	breaker *gobreaker.CircuitBreaker
 	limiter *rate.Limiter
-	slots   *semaphore.Weighted
-	fair    *fairQueue // turns at the upstream, shared between sessions
+	fair    *fairQueue // turns at the upstream, one per connection, shared between sessions
 	waiting waiters    // callers per cache key, so a fetch nobody awaits leaves the queue
 
 	fitSlots  *semaphore.Weighted                      // fits running at once, at most GOMAXPROCS
@@ -145,7 +144,6 @@ func New(up Upstream, sum *summarize.Summarizer, cfg Config) (*Gateway, error) {
 	g := &Gateway{
 		up: up, sum: sum, cfg: cfg, log: cfg.Logger, cache: c,
 		limiter: rate.NewLimiter(rate.Limit(cfg.RateLimit), cfg.RateBurst),
-		slots:   semaphore.NewWeighted(int64(cfg.MaxConcurrentUpstream)),
 		fair:    newFairQueue(cfg.MaxConcurrentUpstream),
 
 		fitSlots: semaphore.NewWeighted(int64(runtime.GOMAXPROCS(0))),

@@ -34,15 +34,20 @@ type pause struct {
 // longer one is already running.
 func (p *pauses) set(method string, asked, limit time.Duration, now time.Time) time.Duration {
 	wait := min(max(asked, time.Second), limit)
+	p.hold(method, now.Add(wait), asked)
+	return wait
+}
+
+// hold pauses method until until, unless a longer pause is already running.
+func (p *pauses) hold(method string, until time.Time, asked time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.m == nil {
 		p.m = make(map[string]pause)
 	}
-	if cur, ok := p.m[method]; !ok || cur.until.Before(now.Add(wait)) {
-		p.m[method] = pause{until: now.Add(wait), asked: asked}
+	if cur, ok := p.m[method]; !ok || cur.until.Before(until) {
+		p.m[method] = pause{until: until, asked: asked}
 	}
-	return wait
 }
 
 // left is how much of method's pause remains.
@@ -95,7 +100,7 @@ func (g *Gateway) noteThrottle(d *toolDef, err error) {
 	}
 	asked := ne.RetryAfter
 	ne.RetryAfter = g.pauses.set(d.method, asked, g.cfg.MaxUpstreamPause, time.Now())
-	g.shareThrottle(d.method, ne.RetryAfter)
+	g.shareThrottle(d.method, ne.RetryAfter, asked)
 	if asked > g.cfg.MaxUpstreamPause {
 		g.log.Warn("nsip asked for a pause longer than the limit; pausing for the limit",
 			slog.String("method", d.method), slog.Duration("asked", asked), slog.Duration("limit", g.cfg.MaxUpstreamPause))

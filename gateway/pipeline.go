@@ -147,15 +147,10 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 	if o.err != nil {
 		return o.err.result()
 	}
-	meta := map[string]any{
-		"tokens":          o.res.Tokens,
-		"original_tokens": o.res.OriginalTokens,
-		"summarized":      o.res.Summarized,
-		"cache":           o.source,
-		"budget":          g.cfg.Budget,
-	}
+	meta := map[string]any{"cache": o.source}
+	budget := g.cfg.Budget
 	if n, ok := args[argMaxTokens].(int); ok {
-		meta["budget"] = n
+		budget = n
 	}
 	pagingMeta(meta, o.res.Paging)
 	if notes := traitNotes(args); len(notes) > 0 {
@@ -169,9 +164,20 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 		meta["shape_recognized"] = false
 		meta["format_note"] = o.formatNote
 	}
+	return fittedResult(o.res, budget, meta, resourceLinks(o.res)...)
+}
+
+// fittedResult is the result of a call whose answer was fitted into budget:
+// its text, then more, and in _meta what every tool reports of the fit
+// beside the caller's own entries in meta.
+func fittedResult(res summarize.Result, budget int, meta map[string]any, more ...mcp.Content) *mcp.CallToolResult {
+	meta["tokens"] = res.Tokens
+	meta["original_tokens"] = res.OriginalTokens
+	meta["summarized"] = res.Summarized
+	meta["budget"] = budget
 	return &mcp.CallToolResult{
 		Result:  mcp.Result{Meta: &mcp.Meta{AdditionalFields: meta}},
-		Content: append([]mcp.Content{mcp.NewTextContent(o.res.Text)}, resourceLinks(o.res)...),
+		Content: append([]mcp.Content{mcp.NewTextContent(res.Text)}, more...),
 	}
 }
 
@@ -399,7 +405,7 @@ func (g *Gateway) fetch(queue context.Context, session, key string, d *toolDef, 
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), g.cfg.CallTimeout)
 	defer cancel()
-	if a, ok := g.fromShared(ctx, key); ok {
+	if a, ok := g.fromShared(ctx, key, true); ok {
 		return a, nil
 	}
 	unlock, got := g.collapse(ctx, key)
@@ -495,8 +501,9 @@ func (g *Gateway) fitRequest(ctx context.Context, req summarize.Request) (summar
 	return res, nil
 }
 
-// acquire waits for a rate-limit token and a concurrency slot for one
-// upstream request to method. When the wait would outlast ctx's deadline it
+// acquire waits for a rate-limit token for one upstream request to method
+// and counts the request in flight; the caller holds a turn, which is its
+// connection (fair.go). When the wait would outlast ctx's deadline it
 // refuses at once with how long to wait instead.
 func (g *Gateway) acquire(ctx context.Context, method string) (release func(), err error) {
 	if err := g.sharedTurn(ctx, method); err != nil {
@@ -518,14 +525,9 @@ func (g *Gateway) acquire(ctx context.Context, method string) (release func(), e
 			return nil, ctx.Err()
 		}
 	}
-	if err := g.slots.Acquire(ctx, 1); err != nil {
-		return nil, &rateLimitError{retryAfter: time.Second, reason: fmt.Sprintf("all %d NSIP connections busy", g.cfg.MaxConcurrentUpstream)}
-	}
+	// The connection itself is the turn the caller holds (fair.go).
 	g.inFlight.Add(1)
-	return func() {
-		g.inFlight.Add(-1)
-		g.slots.Release(1)
-	}, nil
+	return func() { g.inFlight.Add(-1) }, nil
 }
 
 // withProgress runs work, and while it runs past each ProgressInterval sends

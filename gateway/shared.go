@@ -81,11 +81,12 @@ func (g *Gateway) localLimit() (perSecond float64, burst int) {
 // interval, burst tolerance and the longest acceptable wait, all in
 // microseconds. It answers {1, wait} for a slot taken wait microseconds
 // from now, or {0, wait} without taking one when the wait is too long, or
-// {2, wait} while KEYS[2] says NSIP asked every replica to leave the
-// request's endpoint alone.
+// {2, wait, asked} while KEYS[2] says NSIP asked every replica to leave the
+// request's endpoint alone, asked being its Retry-After before the cap
+// (the key's value, in microseconds).
 var gcra = redis.NewScript(`
 local pause = redis.call('PTTL', KEYS[2])
-if pause > 0 then return {2, pause * 1000} end
+if pause > 0 then return {2, pause * 1000, tonumber(redis.call('GET', KEYS[2])) or 0} end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local interval = tonumber(ARGV[1])
@@ -120,7 +121,7 @@ func (g *Gateway) sharedTurn(ctx context.Context, method string) error {
 		var err error
 		res, err = gcra.Run(ctx, c, []string{r.Key("rate"), r.Key("pause:" + method)},
 			interval.Microseconds(), tolerance.Microseconds(), maxWait.Microseconds()).Int64Slice()
-		if err == nil && len(res) != 2 {
+		if err == nil && (len(res) < 2 || res[0] == 2 && len(res) != 3) {
 			err = fmt.Errorf("rate script answered %v", res)
 		}
 		return err
@@ -133,6 +134,9 @@ func (g *Gateway) sharedTurn(ctx context.Context, method string) error {
 	case 0:
 		return &rateLimitError{retryAfter: wait, reason: fmt.Sprintf("limit of %g requests per second shared by all replicas", g.cfg.RateLimit)}
 	case 2:
+		// Kept locally too, so that this replica's health shows the pause
+		// it keeps to and its next calls are refused without asking Redis.
+		g.pauses.hold(method, time.Now().Add(wait), time.Duration(res[2])*time.Microsecond)
 		return &rateLimitError{retryAfter: wait, reason: "NSIP asked us to wait"}
 	}
 	if wait <= 0 {
@@ -149,16 +153,21 @@ func (g *Gateway) sharedTurn(ctx context.Context, method string) error {
 }
 
 // fromShared returns the answer Redis holds for key, fresh, and keeps it in
-// the local tier too. A stale one goes to the local tier only, where it
-// serves as a fallback should NSIP fail; a foreign or damaged one is
-// ignored, and the fetch that follows overwrites it.
-func (g *Gateway) fromShared(ctx context.Context, key string) (*answer, bool) {
+// the local tier too. A stale one goes to the local tier only if keepStale,
+// where it serves as a fallback should NSIP fail; otherwise it is not even
+// decoded. A foreign or damaged one is ignored, and the fetch that follows
+// overwrites it.
+func (g *Gateway) fromShared(ctx context.Context, key string, keepStale bool) (*answer, bool) {
 	r := g.shared.redis
 	if r == nil {
 		return nil, false
 	}
 	b, stored, ok := r.Load(ctx, key)
 	if !ok {
+		return nil, false
+	}
+	fresh := g.cfg.Now().Sub(stored) <= g.cfg.CacheTTL
+	if !fresh && !keepStale {
 		return nil, false
 	}
 	a, err := decodeAnswer(b)
@@ -169,7 +178,7 @@ func (g *Gateway) fromShared(ctx context.Context, key string) (*answer, bool) {
 	}
 	a.id = g.answerIDs.Add(1)
 	g.cache.SetAt(key, a, a.size(key), a.res.OriginalTokens, stored)
-	if g.cfg.Now().Sub(stored) > g.cfg.CacheTTL {
+	if !fresh {
 		return nil, false
 	}
 	a.shared = true
@@ -254,7 +263,8 @@ func (g *Gateway) collapse(ctx context.Context, key string) (release func(), a *
 		// singleflight), so polling often costs little and keeps a waiter
 		// within a few milliseconds of the fetcher.
 		poll = min(poll+poll/4, 25*time.Millisecond)
-		if a, ok := g.fromShared(ctx, key); ok {
+		// A stale record was taken in before the wait began.
+		if a, ok := g.fromShared(ctx, key, false); ok {
 			g.shared.collapsed.Add(1)
 			return nil, a
 		}
@@ -270,10 +280,10 @@ func (g *Gateway) collapse(ctx context.Context, key string) (release func(), a *
 	}
 }
 
-// shareThrottle asks every replica to leave method alone as NSIP asked this
-// one to (a 429's Retry-After, already capped): each one's sharedTurn for
-// that endpoint refuses until then.
-func (g *Gateway) shareThrottle(method string, wait time.Duration) {
+// shareThrottle asks every replica to leave method alone for wait, as NSIP
+// asked this one to (a 429's Retry-After asked, capped to wait): each one's
+// sharedTurn for that endpoint refuses until then.
+func (g *Gateway) shareThrottle(method string, wait, asked time.Duration) {
 	r := g.shared.redis
 	if r == nil {
 		return
@@ -281,7 +291,7 @@ func (g *Gateway) shareThrottle(method string, wait time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), g.cfg.CallTimeout)
 	defer cancel()
 	_ = r.Do(ctx, func(ctx context.Context, c *redis.Client) error {
-		return c.Set(ctx, r.Key("pause:"+method), "nsip", wait).Err()
+		return c.Set(ctx, r.Key("pause:"+method), asked.Microseconds(), wait).Err()
 	})
 }
 

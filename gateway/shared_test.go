@@ -472,6 +472,34 @@ func TestSharedStaleAnswerServesWhenNSIPFails(t *testing.T) {
 	}
 }
 
+// A replica waiting for another's fetch while Redis holds only a stale
+// answer takes that answer into its local tier once, not again on every
+// poll: each load decodes and measures the whole record.
+func TestSharedWaiterLoadsAStaleRecordOnce(t *testing.T) {
+	rd := redistest.Start(t)
+	clk := cachetest.NewClock()
+	rs, up := newReplicas(t, 2, rd.URL(), func(c *Config) { c.Now = clk.Now; c.CollapseWait = 300 * time.Millisecond })
+	id := up.Data().MostProgeny()
+	rs[0].call(t, "nsip_get_lineage", map[string]any{"lpn_id": id}).mustOK(t)
+	clk.Advance(2 * time.Hour) // past the one-hour TTL, inside the stale window
+	// A fetch of the same key under way elsewhere, which never stores.
+	key := cache.Key(lineageDef.method, map[string]any{"lpn_id": id})
+	err := rs[0].redis.Do(context.Background(), func(ctx context.Context, c *redis.Client) error {
+		return c.Set(ctx, rs[0].redis.Key("lock:"+key), "elsewhere", time.Minute).Err()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := rs[1].gw.answerIDs.Load()
+	r := rs[1].call(t, "nsip_get_lineage", map[string]any{"lpn_id": id}).mustOK(t)
+	if cacheSource(t, r) != cacheMiss {
+		t.Errorf("_meta.cache = %q, want miss: B fetched for itself after waiting", cacheSource(t, r))
+	}
+	if got := rs[1].gw.answerIDs.Load() - before; got != 2 {
+		t.Errorf("B took in %d answers, want 2: the stale record once and its own fetch", got)
+	}
+}
+
 // A 429's pause, capped, holds back the endpoint that sent it on every
 // replica, and only that endpoint.
 func TestSharedRetryAfterPausesItsEndpointOnEveryReplica(t *testing.T) {
@@ -492,6 +520,14 @@ func TestSharedRetryAfterPausesItsEndpointOnEveryReplica(t *testing.T) {
 	}
 	if body := r.errorBody(t); body.RetryAfterSeconds < 30 || body.RetryAfterSeconds > 40 {
 		t.Errorf("B's retry_after_seconds = %d, want what is left of A's 40", body.RetryAfterSeconds)
+	}
+	// B's /healthz shows the pause it is keeping to, as A's does, with
+	// what NSIP asked for.
+	for i, rp := range rs {
+		ps := rp.gw.Health().UpstreamPauses
+		if len(ps) != 1 || ps[0].Method != "get_animal_details" || ps[0].AskedSeconds != 40 || ps[0].RetryInSeconds < 30 || ps[0].RetryInSeconds > 40 {
+			t.Errorf("replica %d upstream_pauses = %+v, want get_animal_details, asked 40 s, 30..40 s left", i, ps)
+		}
 	}
 	// Another endpoint was not paused.
 	rs[1].call(t, "nsip_get_lineage", map[string]any{"lpn_id": ids[1]}).mustOK(t)

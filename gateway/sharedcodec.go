@@ -26,7 +26,7 @@ import (
 type sharedRecord struct {
 	Shape          uint64            `json:"s"` // modelShape of the writer; another shape is foreign
 	Type           string            `json:"t"` // the model's type name, a key of sharedModels
-	Model          json.RawMessage   `json:"m"`
+	Model          any               `json:"m"` // the model when written, a *json.RawMessage when read
 	Raw            json.RawMessage   `json:"r,omitempty"`
 	Text           json.RawMessage   `json:"x"` // summarize.Result.Text is compact JSON
 	Tokens         int               `json:"n"`
@@ -105,26 +105,24 @@ var flateWriters = sync.Pool{New: func() any {
 }}
 
 // encodeAnswer renders a for Redis. The model's Raw field has a "-" tag,
-// so the body is not repeated inside the model.
+// so the body is not repeated inside the model. The model is encoded
+// straight into the record, and the encoder checks that text and body are
+// JSON as it copies them: each is scanned once.
 func encodeAnswer(a *answer) ([]byte, error) {
 	t := reflect.TypeOf(a.value)
 	if t == nil || t.Kind() != reflect.Pointer || sharedModels[t.Elem().Name()] != t.Elem() {
 		return nil, fmt.Errorf("no shared form for %T", a.value)
 	}
-	model, err := nsip.PlainJSON(a.value)
-	if err != nil {
-		return nil, err
+	if a.res.Text == "" {
+		return nil, errors.New("no fitted text") // an empty RawMessage would be sent as null
 	}
 	rec := sharedRecord{
-		Shape: modelShape, Type: t.Elem().Name(), Model: model, Text: json.RawMessage(a.res.Text),
+		Shape: modelShape, Type: t.Elem().Name(), Model: a.value, Text: json.RawMessage(a.res.Text),
 		Tokens: a.res.Tokens, OriginalTokens: a.res.OriginalTokens, Summarized: a.res.Summarized, Kind: a.res.Kind,
 		Paging: a.res.Paging,
 	}
 	if !bytes.Equal(a.raw, []byte(a.res.Text)) {
 		rec.Raw = a.raw
-	}
-	if !json.Valid(rec.Text) || (rec.Raw != nil && !json.Valid(rec.Raw)) {
-		return nil, errors.New("text or body is not JSON")
 	}
 	var buf bytes.Buffer
 	w := flateWriters.Get().(*flate.Writer)
@@ -144,7 +142,8 @@ func encodeAnswer(a *answer) ([]byte, error) {
 // decodeAnswer is encodeAnswer's inverse. It fails on anything it did not
 // write, which the caller treats as a miss.
 func decodeAnswer(b []byte) (*answer, error) {
-	var rec sharedRecord
+	var model json.RawMessage
+	rec := sharedRecord{Model: &model}
 	dec := json.NewDecoder(flate.NewReader(bytes.NewReader(b)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rec); err != nil {
@@ -157,19 +156,19 @@ func decodeAnswer(b []byte) (*answer, error) {
 	if !ok || len(rec.Text) == 0 {
 		return nil, fmt.Errorf("unknown model type %q or no text", rec.Type)
 	}
-	model := reflect.New(t)
-	if err := json.Unmarshal(rec.Model, model.Interface()); err != nil {
+	v := reflect.New(t)
+	if err := json.Unmarshal(model, v.Interface()); err != nil {
 		return nil, err
 	}
 	raw := rec.Raw
 	if raw == nil {
 		raw = rec.Text
 	}
-	if f := model.Elem().FieldByName("Raw"); f.IsValid() && f.CanSet() && f.Kind() == reflect.Slice {
+	if f := v.Elem().FieldByName("Raw"); f.IsValid() && f.CanSet() && f.Kind() == reflect.Slice {
 		f.SetBytes(raw)
 	}
 	return &answer{
-		value: model.Interface(),
+		value: v.Interface(),
 		raw:   raw,
 		res: summarize.Result{
 			Text: string(rec.Text), Tokens: rec.Tokens, OriginalTokens: rec.OriginalTokens,

@@ -3,11 +3,13 @@ package gateway
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"reflect"
 	"testing"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
 // TestSharedRecordRoundTripsEveryAnswer fetches one answer per fetching
@@ -69,5 +71,24 @@ func TestSharedRecordRoundTripsEveryAnswer(t *testing.T) {
 				t.Errorf("record is %d bytes for a %d-byte body; want it smaller", len(b), len(a.raw))
 			}
 		})
+	}
+}
+
+// An answer whose fitted text or body is not JSON has no shared form: it is
+// kept locally and never sent to Redis half-written.
+func TestSharedRecordRefusesTextOrBodyThatIsNotJSON(t *testing.T) {
+	good := &answer{value: &nsip.LastUpdate{}, raw: json.RawMessage(`{"date":"2026-01-01"}`), res: summarize.Result{Text: `{"date":"2026-01-01"}`}}
+	if _, err := encodeAnswer(good); err != nil {
+		t.Fatalf("a JSON answer: %v", err)
+	}
+	for name, a := range map[string]*answer{
+		"empty text":       {value: good.value, raw: good.raw, res: summarize.Result{}},
+		"text not JSON":    {value: good.value, raw: good.raw, res: summarize.Result{Text: `{"date":`}},
+		"body not JSON":    {value: good.value, raw: json.RawMessage(`<html>`), res: good.res},
+		"model not shared": {value: map[string]any{}, raw: good.raw, res: good.res},
+	} {
+		if b, err := encodeAnswer(a); err == nil {
+			t.Errorf("%s: encoded as %d bytes, want an error", name, len(b))
+		}
 	}
 }
