@@ -256,17 +256,11 @@ func runPlan(ctx context.Context, r *analysis, args map[string]any) (any, error)
 	return render(false), nil
 }
 
-// lambCOI is a pair's COI over the gathered pedigree, nil when unknown
-// (no link found and a parent without recorded parents).
+// lambCOI is a pair's COI over the gathered pedigree, nil when unknown.
 func lambCOI(ped *breeding.Pedigree, ram, ewe string) *float64 {
 	c := ped.MatingCOI(ram, ewe)
-	if c == 0 && (parentsUnknown(ped, ram) || parentsUnknown(ped, ewe)) {
+	if !coiKnown(ped, ram, ewe, c) {
 		return nil
 	}
 	return &c
-}
-
-func parentsUnknown(ped *breeding.Pedigree, id string) bool {
-	s, d := ped.Parents(id)
-	return s == "" && d == ""
 }
