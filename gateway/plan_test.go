@@ -62,6 +62,43 @@ func TestPlanMatingsHandWorked(t *testing.T) {
 	}
 }
 
+// A ewe without the weighted EBV still gets a ram, but her lamb's index is
+// unknown and stays out of the plan's total. Worked by hand: R1's WWT 4 and
+// E3's 2 give a lamb index of (4+2)/2 = 3; E8 has no WWT, so the total is 3,
+// not 3 plus R1's half (2) of a lamb whose index nobody knows.
+func TestPlanMatingsTotalLeavesOutUnknownLambIndexes(t *testing.T) {
+	h := newHerd()
+	h.pedigree(lpnLines([]string{"R1 P1 Q1", "E3 X3 Y3", "E8 X8 Y8"})...)
+	h.get(lpn("R1")).ebv = map[string][2]float64{"WWT": {4, 0.6}}
+	h.get(lpn("E3")).ebv = map[string][2]float64{"WWT": {2, 0.6}}
+	h.get(lpn("E8")).ebv = map[string][2]float64{"BWT": {0.1, 0.6}}
+	e := herdEnv(t, h)
+	r := e.call("nsip_plan_matings", map[string]any{
+		"ram_lpn_ids": []string{lpn("R1")}, "ewe_lpn_ids": []string{lpn("E3"), lpn("E8")}, "weights": map[string]any{"WWT": 1},
+	}).mustOK(t)
+	var a struct {
+		ByRam   map[string][][]any `json:"by_ram"`
+		Mated   int                `json:"mated"`
+		Total   float64            `json:"total_lamb_index"`
+		NoIndex struct {
+			LPNIDs []string `json:"lpn_ids"`
+			Effect string   `json:"effect"`
+		} `json:"ewes_without_index"`
+	}
+	if err := json.Unmarshal([]byte(r.text), &a); err != nil {
+		t.Fatalf("%v: %s", err, r.text)
+	}
+	if a.Mated != 2 || a.Total != 3 {
+		t.Errorf("mated %d worth %v, want 2 worth 3: %s", a.Mated, a.Total, r.text)
+	}
+	if got := jsonText(a.ByRam[lpn("R1")]); got != `[["640TE3",0,3,3],["640TE8",0,"unknown","unknown"]]` {
+		t.Errorf("R1 gets %s", got)
+	}
+	if jsonText(a.NoIndex.LPNIDs) != `["640TE8"]` || !strings.Contains(a.NoIndex.Effect, "total_lamb_index") {
+		t.Errorf("ewes without index: %+v", a.NoIndex)
+	}
+}
+
 func TestPlanMatingsArguments(t *testing.T) {
 	h := newHerd()
 	h.pedigree(lpnLines([]string{"E1 R1 -"})...)
