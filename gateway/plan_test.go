@@ -11,6 +11,19 @@ import (
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
+// planHerd is two rams and six ewes with WWT EBVs, related as the plan
+// tests below work out by hand.
+func planHerd() *herd {
+	h := newHerd()
+	h.pedigree(lpnLines([]string{
+		"R1 P1 Q1", "R2 P2 Q2", "E1 R1 M1", "E2 R1 M2", "E5 R1 M5", "D7 R2 M7", "E7 R1 D7", "E3 X3 Y3", "E4 X4 Y4",
+	})...)
+	for name, v := range map[string]float64{"R1": 4, "R2": 2, "E1": 0, "E2": 1, "E3": 2, "E4": 3, "E5": 5, "E7": 1} {
+		h.get(lpn(name)).ebv = map[string][2]float64{"WWT": {v, 0.6}}
+	}
+	return h
+}
+
 // R1 sired E1, E2, E5 and E7; R2 sired E7's dam. Lamb COIs worked by hand:
 // R1 x his daughters 1/4, R2 x his granddaughter E7 1/8, both over the cap
 // of 1/16; every other pair 0. With two ewes per ram the most ewes that can
@@ -19,13 +32,7 @@ import (
 // R1-E3 (4+2)/2 = 3, R1-E4 3.5, R2-E2 1.5, R2-E5 3.5; total 11.5. E1 is
 // left for lack of room, E7 because no ram is under the cap.
 func TestPlanMatingsHandWorked(t *testing.T) {
-	h := newHerd()
-	h.pedigree(lpnLines([]string{
-		"R1 P1 Q1", "R2 P2 Q2", "E1 R1 M1", "E2 R1 M2", "E5 R1 M5", "D7 R2 M7", "E7 R1 D7", "E3 X3 Y3", "E4 X4 Y4",
-	})...)
-	for name, v := range map[string]float64{"R1": 4, "R2": 2, "E1": 0, "E2": 1, "E3": 2, "E4": 3, "E5": 5, "E7": 1} {
-		h.get(lpn(name)).ebv = map[string][2]float64{"WWT": {v, 0.6}}
-	}
+	h := planHerd()
 	e := herdEnv(t, h)
 	ewes := []string{lpn("E1"), lpn("E2"), lpn("E3"), lpn("E4"), lpn("E5"), lpn("E7")}
 	r := e.call("nsip_plan_matings", map[string]any{
