@@ -161,6 +161,14 @@ func TestRankAnimalsRefusesTraitsItCannotUse(t *testing.T) {
 	if te.Field != "weights.YWT" || !strings.Contains(te.Problem, "breed 640 has no EBV for YWT") || !strings.Contains(te.Expected, "BWT, WWT") {
 		t.Errorf("trait the breed lacks: %+v", te)
 	}
+	// A weight of 0 adds nothing to the index yet would leave out every
+	// animal without that EBV (five of rankHerd's lack BWT), so it is
+	// refused before any lookup rather than taken as "ignore this trait".
+	searches := h.count("search/getPageOfSearchResults")
+	te = e.call("nsip_rank_animals", map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": 1, "BWT": 0}}).errorBody(t)
+	if te.Field != "weights.BWT" || !strings.Contains(te.Problem, "weight of 0") || h.count("search/getPageOfSearchResults") != searches {
+		t.Errorf("zero weight: %+v", te)
+	}
 }
 
 type rankRow struct {
