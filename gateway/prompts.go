@@ -120,7 +120,7 @@ Give me a short table (LPN ID, the ranking trait, two other useful traits, accur
 1. If nsip_check_mating is offered, use it for the expected inbreeding of their lambs and the shared ancestors. Otherwise fetch both pedigrees with nsip_get_lineage and list every ancestor that appears on both sides, with the generation on each side.
 2. Fetch both records with nsip_get_animal and estimate the lambs' EBVs as the average of the parents' EBVs, trait by trait.
 
-Tell me plainly whether the pair is related, how closely, and whether that is a concern (flag expected inbreeding above 6.25%%, the level of a half-sibling mating). Then say which traits the lambs should be strong or weak in.`, a["ram_lpn_id"], a["ewe_lpn_id"])
+Tell me plainly whether the pair is related, how closely, and whether that is a concern (flag expected inbreeding above 6.25%%, the level of a first-cousin mating; a half-sibling mating gives 12.5%%). Then say which traits the lambs should be strong or weak in.`, a["ram_lpn_id"], a["ewe_lpn_id"])
 		},
 	},
 	{
