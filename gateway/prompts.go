@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -210,7 +211,7 @@ func (g *Gateway) promptHandler(d *promptDef) server.PromptHandlerFunc {
 		content := []mcp.Content{mcp.NewTextContent(d.text(vals))}
 		msgs := []mcp.PromptMessage{mcp.NewPromptMessage(mcp.RoleUser, content[0])}
 		if d.glossary {
-			b, err := nsip.PlainJSON(map[string]any{"traits": nsip.Glossary()})
+			b, err := glossaryJSON()
 			if err != nil {
 				return nil, err
 			}
@@ -244,7 +245,7 @@ func (d *promptDef) validate(args map[string]string) (map[string]string, error) 
 		out[a.name] = v
 	}
 	for name := range args {
-		if !slicesContainsArg(d.args, name) {
+		if !slices.ContainsFunc(d.args, func(a promptArg) bool { return a.name == name }) {
 			errs = append(errs, fieldError{Field: name, Problem: "is not an argument of " + d.name, Expected: "one of " + argNames(d.args)})
 		}
 	}
@@ -260,15 +261,6 @@ func (d *promptDef) validate(args map[string]string) (map[string]string, error) 
 		return nil, errors.New(te.Problem)
 	}
 	return nil, &PromptError{Body: string(b)}
-}
-
-func slicesContainsArg(as []promptArg, name string) bool {
-	for _, a := range as {
-		if a.name == name {
-			return true
-		}
-	}
-	return false
 }
 
 func argNames(as []promptArg) string {
