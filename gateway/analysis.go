@@ -143,6 +143,12 @@ func (l *listParam) validate(raw any) (any, []fieldError) {
 				errs = append(errs, fieldError{Field: f, Problem: "must be a number, got " + describe(obj[k]), Expected: l.expected()})
 				continue
 			}
+			if w == 0 {
+				// It adds nothing to the index, yet an animal without the EBV
+				// would have no index at all.
+				errs = append(errs, fieldError{Field: f, Problem: "has a weight of 0, which would leave out every animal without a " + code + " EBV; leave " + code + " out of weights to ignore it", Expected: l.expected()})
+				continue
+			}
 			if _, dup := out[code]; dup {
 				errs = append(errs, fieldError{Field: f, Problem: "trait " + code + " is weighted more than once", Expected: l.expected()})
 				continue

@@ -14,24 +14,31 @@ import (
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
 
-// analysisCases picks each analysis's arguments from the stand-in's data:
-// Katahdins with the deepest pedigrees as rams and ewes, the flock of one.
-func analysisCases(b *testing.B, d *nsiptest.Dataset) map[string]map[string]any {
-	var rams, ewes []string
+// deepKatahdins lists the stand-in's first nRams rams and nEwes ewes of
+// breed 640 whose pedigrees are at least depth generations deep.
+func deepKatahdins(tb testing.TB, d *nsiptest.Dataset, depth, nRams, nEwes int) (rams, ewes []string) {
+	tb.Helper()
 	for _, id := range d.AnimalIDs() {
 		a, _ := d.Animal(id)
-		if a.BreedID != 640 || d.PedigreeDepth(id) < 6 {
+		if a.BreedID != 640 || d.PedigreeDepth(id) < depth {
 			continue
 		}
-		if a.Gender == "Male" && len(rams) < 3 {
+		if a.Gender == "Male" && len(rams) < nRams {
 			rams = append(rams, id)
-		} else if a.Gender == "Female" && len(ewes) < 20 {
+		} else if a.Gender == "Female" && len(ewes) < nEwes {
 			ewes = append(ewes, id)
 		}
 	}
-	if len(rams) < 3 || len(ewes) < 20 {
-		b.Fatalf("stand-in has %d rams and %d ewes with deep pedigrees", len(rams), len(ewes))
+	if len(rams) < nRams || len(ewes) < nEwes {
+		tb.Fatalf("stand-in has %d rams and %d ewes with pedigrees %d generations deep, want %d and %d", len(rams), len(ewes), depth, nRams, nEwes)
 	}
+	return rams, ewes
+}
+
+// analysisCases picks each analysis's arguments from the stand-in's data:
+// Katahdins with deep pedigrees as rams and ewes, the flock of one.
+func analysisCases(b *testing.B, d *nsiptest.Dataset) map[string]map[string]any {
+	rams, ewes := deepKatahdins(b, d, 6, 3, 20)
 	first, _ := d.Animal(ewes[0])
 	w := map[string]any{"WWT": 1, "BWT": -0.5}
 	return map[string]map[string]any{

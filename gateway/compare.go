@@ -97,15 +97,17 @@ func runCompare(ctx context.Context, r *analysis, args map[string]any) (any, err
 	rows := make([]row, len(ds))
 	best := map[string][]string{}
 	var unranked, missing []string
+	have := make([]map[string]nsip.Trait, len(ds))
 	for i, d := range ds {
 		rows[i] = row{LPNID: ids[i], Sex: d.Gender, Born: d.DateOfBirth, Breed: d.Breed, Sire: d.Sire, Dam: d.Dam}
+		have[i] = traitMap(d.Traits)
 	}
 	for _, code := range traits {
 		info, known := nsip.LookupTrait(code)
 		var top float64
 		var holders []string
-		for i, d := range ds {
-			t, ok := traitMap(d.Traits)[code]
+		for i := range ds {
+			t, ok := have[i][code]
 			if !ok {
 				rows[i].EBV = append(rows[i].EBV, nil)
 				missing = append(missing, ids[i]+":"+code)

@@ -245,40 +245,6 @@ func formValue(p *param, v any) any {
 	return v
 }
 
-// choose returns the values of ps for an analysis: those in args as given,
-// the rest asked of the user when the client can be asked, else the usual
-// invalid_argument error naming the first missing one. why says what the
-// choice is for, in the user's terms ("to weigh the traits in the ranking").
-func (g *Gateway) choose(ctx context.Context, d *toolDef, args map[string]any, why string, ps ...param) (map[string]any, *toolError) {
-	out := map[string]any{}
-	var missing []param
-	for _, p := range ps {
-		if v, ok := args[p.name]; ok && v != nil {
-			out[p.name] = v
-		} else {
-			missing = append(missing, p)
-		}
-	}
-	if len(missing) == 0 {
-		return out, nil
-	}
-	answers, te, asked := g.ask(ctx, d, elicitForm{message: fmt.Sprintf("%s needs %s %s.", d.title, names(missing), why), fields: missing})
-	if te != nil {
-		return nil, te
-	}
-	if !asked {
-		errs := make([]fieldError, len(missing))
-		for i, p := range missing {
-			errs[i] = fieldError{Field: p.name, Problem: "is required " + why, Expected: p.expected()}
-		}
-		return nil, invalidArgs(d, args, errs)
-	}
-	for k, v := range answers {
-		out[k] = v
-	}
-	return out, nil
-}
-
 // leftToAsk reports whether every problem validation found is a list
 // argument that is the user's choice left out, and the client can be asked
 // for it: the analysis then asks once it knows what to offer (the traits

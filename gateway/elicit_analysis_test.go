@@ -158,13 +158,7 @@ func TestWeightsNotAskedOfClientsThatCannot(t *testing.T) {
 // R1 3 + 3.5, R2 3.5 + 1.5 + 1.5; total 13, E1 left for lack of room. At
 // the default 1/16, E7 could not be mated and R2 would take E1 instead.
 func TestPlanAsksTheUserForWeightsAndCOILimit(t *testing.T) {
-	h := newHerd()
-	h.pedigree(lpnLines([]string{
-		"R1 P1 Q1", "R2 P2 Q2", "E1 R1 M1", "E2 R1 M2", "E5 R1 M5", "D7 R2 M7", "E7 R1 D7", "E3 X3 Y3", "E4 X4 Y4",
-	})...)
-	for name, v := range map[string]float64{"R1": 4, "R2": 2, "E1": 0, "E2": 1, "E3": 2, "E4": 3, "E5": 5, "E7": 1} {
-		h.get(lpn(name)).ebv = map[string][2]float64{"WWT": {v, 0.6}}
-	}
+	h := planHerd()
 	h.get(lpn("R1")).ebv["BWT"] = [2]float64{0.1, 0.5} // R2 lacks it, so it is not offered
 	e := herdEnv(t, h)
 	call := map[string]any{

@@ -135,22 +135,3 @@ func TestNoQuestionWhenTheClientCannotBeAskedOrTheModelShouldKnow(t *testing.T) 
 		t.Errorf("the user was asked %d times", len(u.asked))
 	}
 }
-
-// choose is the helper analysis tools use for choices that are optional in
-// their schema but needed for a result.
-func TestChooseAsksOnlyForWhatIsMissing(t *testing.T) {
-	e := newEnv(t)
-	limit := param{name: "max_inbreeding", kind: kindNumber, min: bound(0), max: bound(0.5), example: 0.0625,
-		desc: "Highest acceptable expected inbreeding of the lambs, e.g. 0.0625."}
-	ctx := context.Background()
-
-	got, te := e.gw.choose(ctx, traitRangesDef, map[string]any{"max_inbreeding": 0.1}, "to judge the mating", limit)
-	if te != nil || got["max_inbreeding"] != 0.1 {
-		t.Errorf("given: %v %+v", got, te)
-	}
-	// No session that can be asked: the usual error, saying what it is for.
-	_, te = e.gw.choose(ctx, traitRangesDef, map[string]any{}, "to judge the mating", limit)
-	if te == nil || te.Field != "max_inbreeding" || te.Problem != "max_inbreeding is required to judge the mating" {
-		t.Errorf("cannot ask: %+v", te)
-	}
-}

@@ -246,10 +246,10 @@ func assessCOI(ped *breeding.Pedigree, sire, dam string) matingCOI {
 	} else {
 		coi = ped.MatingCOI(sire, dam)
 	}
-	cs, cd := ped.Completeness(sire, matingGenerations), ped.Completeness(dam, matingGenerations)
-	if coi == 0 && (cs[0] == 0 || cd[0] == 0) {
+	if !coiKnown(ped, sire, dam, coi) {
 		return matingCOI{Status: "unknown"}
 	}
+	cs, cd := ped.Completeness(sire, matingGenerations), ped.Completeness(dam, matingGenerations)
 	status := fmt.Sprintf("complete to %d generations", matingGenerations)
 	for i := range cs {
 		if cs[i] < 1 || cd[i] < 1 {
@@ -259,6 +259,18 @@ func assessCOI(ped *breeding.Pedigree, sire, dam string) matingCOI {
 	}
 	c := coi // exact binary fractions; rounding would hide small contributions such as 2^-11
 	return matingCOI{COI: &c, Status: status, Ancestors: contrib, Itemised: itemised}
+}
+
+// coiKnown reports whether a mating's computed COI means what it says. A
+// COI of 0 where either parent has no recorded sire or dam is no evidence
+// of unrelated parents, only of nothing to compute from: it is unknown.
+func coiKnown(ped *breeding.Pedigree, sire, dam string, coi float64) bool {
+	return coi != 0 || !parentsUnknown(ped, sire) && !parentsUnknown(ped, dam)
+}
+
+func parentsUnknown(ped *breeding.Pedigree, id string) bool {
+	s, d := ped.Parents(id)
+	return s == "" && d == ""
 }
 
 func runCheckMating(ctx context.Context, r *analysis, args map[string]any) (any, error) {

@@ -186,21 +186,7 @@ func TestCheckMatingErrorsNameTheField(t *testing.T) {
 func TestCheckMatingOnTheStandInsPedigrees(t *testing.T) {
 	e := newEnv(t)
 	d := e.up.Data()
-	var rams, ewes []string
-	for _, id := range d.AnimalIDs() {
-		a, _ := d.Animal(id)
-		if a.BreedID != 640 || d.PedigreeDepth(id) < 7 {
-			continue
-		}
-		if a.Gender == "Male" && len(rams) < 3 {
-			rams = append(rams, id)
-		} else if a.Gender == "Female" && len(ewes) < 3 {
-			ewes = append(ewes, id)
-		}
-	}
-	if len(rams) < 3 || len(ewes) < 3 {
-		t.Fatalf("stand-in has too few deep pedigrees: %v %v", rams, ewes)
-	}
+	rams, ewes := deepKatahdins(t, d, 7, 3, 3)
 	for i := range rams {
 		ram, ewe := rams[i], ewes[i]
 		// Parents are known for every animal fewer than six generations

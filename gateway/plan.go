@@ -168,6 +168,14 @@ func runPlan(ctx context.Context, r *analysis, args map[string]any) (any, error)
 	if err != nil {
 		return nil, err
 	}
+	// The total is over lambs whose index is known: a ewe without one adds
+	// only the ram's half, which is no lamb's index.
+	total := 0.0
+	for ei, ri := range plan.RamOf {
+		if ri >= 0 && !slices.Contains(noIndex, ewes[ei]) {
+			total += pairs[ri][ei].Value
+		}
+	}
 	render := func(withEBVs bool) map[string]any {
 		columns := []string{"ewe", "coi", "lamb_index"}
 		if withEBVs {
@@ -218,7 +226,7 @@ func runPlan(ctx context.Context, r *analysis, args map[string]any) (any, error)
 			"ewes":             len(ewes),
 			"max_coi":          maxCOI,
 			"weights":          w,
-			"total_lamb_index": round4(plan.Total),
+			"total_lamb_index": round4(total),
 			"computed": map[string]any{
 				"method": "lamb index = sum(weight x (ram EBV + ewe EBV)/2); the most ewes that the COI cap and ram limits allow are mated, and among such plans one of largest total index is chosen (min-cost max-flow, exact); " +
 					"COI by the tabular (additive relationship) method over each animal's pedigree extended to 6 generations; a pair whose COI is unknown (no pedigree to compute from) is allowed and marked",
@@ -234,7 +242,7 @@ func runPlan(ctx context.Context, r *analysis, args map[string]any) (any, error)
 			out["unassigned"] = unassigned
 		}
 		if len(noIndex) > 0 {
-			out["ewes_without_index"] = map[string]any{"lpn_ids": noIndex, "effect": "their lambs' index is unknown; rams were chosen for them on the rams' own EBVs"}
+			out["ewes_without_index"] = map[string]any{"lpn_ids": noIndex, "effect": "their lambs' index is unknown and not in total_lamb_index; rams were chosen for them on the rams' own EBVs"}
 		}
 		if !withEBVs {
 			out["lamb_ebvs"] = "left out to stay within the token budget; each is (ram EBV + ewe EBV)/2, or ask nsip_check_mating for a pair"
@@ -256,17 +264,11 @@ func runPlan(ctx context.Context, r *analysis, args map[string]any) (any, error)
 	return render(false), nil
 }
 
-// lambCOI is a pair's COI over the gathered pedigree, nil when unknown
-// (no link found and a parent without recorded parents).
+// lambCOI is a pair's COI over the gathered pedigree, nil when unknown.
 func lambCOI(ped *breeding.Pedigree, ram, ewe string) *float64 {
 	c := ped.MatingCOI(ram, ewe)
-	if c == 0 && (parentsUnknown(ped, ram) || parentsUnknown(ped, ewe)) {
+	if !coiKnown(ped, ram, ewe, c) {
 		return nil
 	}
 	return &c
-}
-
-func parentsUnknown(ped *breeding.Pedigree, id string) bool {
-	s, d := ped.Parents(id)
-	return s == "" && d == ""
 }

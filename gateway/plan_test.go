@@ -11,6 +11,19 @@ import (
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
+// planHerd is two rams and six ewes with WWT EBVs, related as the plan
+// tests below work out by hand.
+func planHerd() *herd {
+	h := newHerd()
+	h.pedigree(lpnLines([]string{
+		"R1 P1 Q1", "R2 P2 Q2", "E1 R1 M1", "E2 R1 M2", "E5 R1 M5", "D7 R2 M7", "E7 R1 D7", "E3 X3 Y3", "E4 X4 Y4",
+	})...)
+	for name, v := range map[string]float64{"R1": 4, "R2": 2, "E1": 0, "E2": 1, "E3": 2, "E4": 3, "E5": 5, "E7": 1} {
+		h.get(lpn(name)).ebv = map[string][2]float64{"WWT": {v, 0.6}}
+	}
+	return h
+}
+
 // R1 sired E1, E2, E5 and E7; R2 sired E7's dam. Lamb COIs worked by hand:
 // R1 x his daughters 1/4, R2 x his granddaughter E7 1/8, both over the cap
 // of 1/16; every other pair 0. With two ewes per ram the most ewes that can
@@ -19,13 +32,7 @@ import (
 // R1-E3 (4+2)/2 = 3, R1-E4 3.5, R2-E2 1.5, R2-E5 3.5; total 11.5. E1 is
 // left for lack of room, E7 because no ram is under the cap.
 func TestPlanMatingsHandWorked(t *testing.T) {
-	h := newHerd()
-	h.pedigree(lpnLines([]string{
-		"R1 P1 Q1", "R2 P2 Q2", "E1 R1 M1", "E2 R1 M2", "E5 R1 M5", "D7 R2 M7", "E7 R1 D7", "E3 X3 Y3", "E4 X4 Y4",
-	})...)
-	for name, v := range map[string]float64{"R1": 4, "R2": 2, "E1": 0, "E2": 1, "E3": 2, "E4": 3, "E5": 5, "E7": 1} {
-		h.get(lpn(name)).ebv = map[string][2]float64{"WWT": {v, 0.6}}
-	}
+	h := planHerd()
 	e := herdEnv(t, h)
 	ewes := []string{lpn("E1"), lpn("E2"), lpn("E3"), lpn("E4"), lpn("E5"), lpn("E7")}
 	r := e.call("nsip_plan_matings", map[string]any{
@@ -59,6 +66,43 @@ func TestPlanMatingsHandWorked(t *testing.T) {
 	}
 	if jsonText(a.Unassigned) != `{"every ram within max_coi already has max_ewes_per_ram ewes":["640TE1"],"every ram's lamb would exceed max_coi":["640TE7"]}` {
 		t.Errorf("unassigned %v", a.Unassigned)
+	}
+}
+
+// A ewe without the weighted EBV still gets a ram, but her lamb's index is
+// unknown and stays out of the plan's total. Worked by hand: R1's WWT 4 and
+// E3's 2 give a lamb index of (4+2)/2 = 3; E8 has no WWT, so the total is 3,
+// not 3 plus R1's half (2) of a lamb whose index nobody knows.
+func TestPlanMatingsTotalLeavesOutUnknownLambIndexes(t *testing.T) {
+	h := newHerd()
+	h.pedigree(lpnLines([]string{"R1 P1 Q1", "E3 X3 Y3", "E8 X8 Y8"})...)
+	h.get(lpn("R1")).ebv = map[string][2]float64{"WWT": {4, 0.6}}
+	h.get(lpn("E3")).ebv = map[string][2]float64{"WWT": {2, 0.6}}
+	h.get(lpn("E8")).ebv = map[string][2]float64{"BWT": {0.1, 0.6}}
+	e := herdEnv(t, h)
+	r := e.call("nsip_plan_matings", map[string]any{
+		"ram_lpn_ids": []string{lpn("R1")}, "ewe_lpn_ids": []string{lpn("E3"), lpn("E8")}, "weights": map[string]any{"WWT": 1},
+	}).mustOK(t)
+	var a struct {
+		ByRam   map[string][][]any `json:"by_ram"`
+		Mated   int                `json:"mated"`
+		Total   float64            `json:"total_lamb_index"`
+		NoIndex struct {
+			LPNIDs []string `json:"lpn_ids"`
+			Effect string   `json:"effect"`
+		} `json:"ewes_without_index"`
+	}
+	if err := json.Unmarshal([]byte(r.text), &a); err != nil {
+		t.Fatalf("%v: %s", err, r.text)
+	}
+	if a.Mated != 2 || a.Total != 3 {
+		t.Errorf("mated %d worth %v, want 2 worth 3: %s", a.Mated, a.Total, r.text)
+	}
+	if got := jsonText(a.ByRam[lpn("R1")]); got != `[["640TE3",0,3,3],["640TE8",0,"unknown","unknown"]]` {
+		t.Errorf("R1 gets %s", got)
+	}
+	if jsonText(a.NoIndex.LPNIDs) != `["640TE8"]` || !strings.Contains(a.NoIndex.Effect, "total_lamb_index") {
+		t.Errorf("ewes without index: %+v", a.NoIndex)
 	}
 }
 

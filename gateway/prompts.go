@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -120,7 +121,7 @@ Give me a short table (LPN ID, the ranking trait, two other useful traits, accur
 1. If nsip_check_mating is offered, use it for the expected inbreeding of their lambs and the shared ancestors. Otherwise fetch both pedigrees with nsip_get_lineage and list every ancestor that appears on both sides, with the generation on each side.
 2. Fetch both records with nsip_get_animal and estimate the lambs' EBVs as the average of the parents' EBVs, trait by trait.
 
-Tell me plainly whether the pair is related, how closely, and whether that is a concern (flag expected inbreeding above 6.25%%, the level of a half-sibling mating). Then say which traits the lambs should be strong or weak in.`, a["ram_lpn_id"], a["ewe_lpn_id"])
+Tell me plainly whether the pair is related, how closely, and whether that is a concern (flag expected inbreeding above 6.25%%, the level of a first-cousin mating; a half-sibling mating gives 12.5%%). Then say which traits the lambs should be strong or weak in.`, a["ram_lpn_id"], a["ewe_lpn_id"])
 		},
 	},
 	{
@@ -210,7 +211,7 @@ func (g *Gateway) promptHandler(d *promptDef) server.PromptHandlerFunc {
 		content := []mcp.Content{mcp.NewTextContent(d.text(vals))}
 		msgs := []mcp.PromptMessage{mcp.NewPromptMessage(mcp.RoleUser, content[0])}
 		if d.glossary {
-			b, err := nsip.PlainJSON(map[string]any{"traits": nsip.Glossary()})
+			b, err := glossaryJSON()
 			if err != nil {
 				return nil, err
 			}
@@ -244,7 +245,7 @@ func (d *promptDef) validate(args map[string]string) (map[string]string, error) 
 		out[a.name] = v
 	}
 	for name := range args {
-		if !slicesContainsArg(d.args, name) {
+		if !slices.ContainsFunc(d.args, func(a promptArg) bool { return a.name == name }) {
 			errs = append(errs, fieldError{Field: name, Problem: "is not an argument of " + d.name, Expected: "one of " + argNames(d.args)})
 		}
 	}
@@ -260,15 +261,6 @@ func (d *promptDef) validate(args map[string]string) (map[string]string, error) 
 		return nil, errors.New(te.Problem)
 	}
 	return nil, &PromptError{Body: string(b)}
-}
-
-func slicesContainsArg(as []promptArg, name string) bool {
-	for _, a := range as {
-		if a.name == name {
-			return true
-		}
-	}
-	return false
 }
 
 func argNames(as []promptArg) string {

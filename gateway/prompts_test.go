@@ -79,7 +79,7 @@ func TestPromptTextCarriesTheArguments(t *testing.T) {
 		t.Fatalf("messages %+v", res.Messages)
 	}
 	text := res.Messages[0].Content.(mcp.TextContent).Text
-	for _, want := range []string{"ram 6402382024NCS310 with ewe 6402382022ABC001", "nsip_get_lineage", "6.25%"} {
+	for _, want := range []string{"ram 6402382024NCS310 with ewe 6402382022ABC001", "nsip_get_lineage", "6.25%, the level of a first-cousin mating", "half-sibling mating gives 12.5%"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("prompt text lacks %q:\n%s", want, text)
 		}

@@ -188,8 +188,9 @@ func runRank(ctx context.Context, r *analysis, args map[string]any) (any, error)
 			sorted, observed = false, "not sorted by "+sortBy
 		case o != 0 && observed == "unknown":
 			observed = map[int]string{1: "descending", -1: "ascending"}[o]
-			if (o == 1) != wantDesc && page == 0 && !search["reverse"].(bool) {
-				// The needed order is the other one: start again reversed.
+			if (o == 1) != wantDesc && !search["reverse"].(bool) {
+				// The needed order is the other one: start again reversed,
+				// even past the first page when that one was flat.
 				search["reverse"] = true
 				observed, edge, page = "unknown", math.NaN(), -1
 				top, seen, rows, read, unindexed = breeding.NewTopN(topN), map[string]bool{}, map[string]nsip.AnimalRow{}, 0, 0

@@ -1,8 +1,10 @@
 package gateway
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -159,6 +161,14 @@ func TestRankAnimalsRefusesTraitsItCannotUse(t *testing.T) {
 	if te.Field != "weights.YWT" || !strings.Contains(te.Problem, "breed 640 has no EBV for YWT") || !strings.Contains(te.Expected, "BWT, WWT") {
 		t.Errorf("trait the breed lacks: %+v", te)
 	}
+	// A weight of 0 adds nothing to the index yet would leave out every
+	// animal without that EBV (five of rankHerd's lack BWT), so it is
+	// refused before any lookup rather than taken as "ignore this trait".
+	searches := h.count("search/getPageOfSearchResults")
+	te = e.call("nsip_rank_animals", map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": 1, "BWT": 0}}).errorBody(t)
+	if te.Field != "weights.BWT" || !strings.Contains(te.Problem, "weight of 0") || h.count("search/getPageOfSearchResults") != searches {
+		t.Errorf("zero weight: %+v", te)
+	}
 }
 
 type rankRow struct {
@@ -196,5 +206,45 @@ func TestRankAnimalsUnknownBreed(t *testing.T) {
 	}
 	if n := h.count("search/getPageOfSearchResults"); n != 0 {
 		t.Errorf("%d searches for a breed that cannot be ranked", n)
+	}
+}
+
+// A first page whose sort values are all equal shows no order; when the
+// next page shows NSIP going the wrong way, the ranking starts again
+// reversed (the reverse was never tried) and still stops by the bound.
+// Worked by hand: 150 animals share WWT 0, so NSIP's ascending first page
+// is flat and its second rises; the 200 others have WWT in 1..10 and BWT in
+// -1..1, so the best index WWT - 0.5 BWT is near 10 while the 100th WWT of
+// the reversed first page (about 5.5) plus 0.5 leaves the rest out.
+func TestRankAnimalsReversesAfterAFlatFirstPage(t *testing.T) {
+	h := newHerd()
+	r := rand.New(rand.NewPCG(21, 4))
+	all := map[string]float64{}
+	for i := range 350 {
+		b := h.get(fmt.Sprintf("640F%04d", i))
+		wwt, bwt := 0.0, math.Round((r.Float64()*2-1)*1e3)/1e3
+		if i >= 150 {
+			wwt = 1 + math.Round(r.Float64()*9e3)/1e3
+		}
+		b.ebv = map[string][2]float64{"WWT": {wwt, 0.7}, "BWT": {bwt, 0.8}}
+		all[b.id] = wwt - 0.5*bwt
+	}
+	e := herdEnv(t, h)
+	res := e.call("nsip_rank_animals", map[string]any{"breed_id": 640, "top_n": 5, "weights": map[string]any{"WWT": 1, "BWT": -0.5}}).mustOK(t)
+	a := decodeRank(t, res.text)
+	if len(a.Top) != 5 {
+		t.Fatalf("%d rows, want 5: %s", len(a.Top), res.text)
+	}
+	ids := slices.Collect(maps.Keys(all))
+	slices.SortFunc(ids, func(x, y string) int { return cmp.Compare(all[y], all[x]) })
+	for i, row := range a.Top {
+		if row.LPNID != ids[i] || math.Abs(row.Index-all[ids[i]]) > 1e-4 {
+			t.Errorf("rank %d: %s %v, brute force %s %v", i+1, row.LPNID, row.Index, ids[i], all[ids[i]])
+		}
+	}
+	// Two ascending pages, then the reversed first page.
+	if n := h.count("search/getPageOfSearchResults"); !a.Computed.Exact || a.Computed.Stopped != "bound" || n != 3 ||
+		!strings.Contains(a.Computed.Method, "observed descending") {
+		t.Errorf("computed %+v after %d search requests; want exact by the bound after 3, observed descending", a.Computed, n)
 	}
 }

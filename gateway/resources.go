@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -111,9 +112,9 @@ func (e *ResourceError) Error() string { return e.Body }
 // arguments and returns the answer as one JSON text.
 func (g *Gateway) readResource(ctx context.Context, d *resourceDef, uri string, vars map[string]any) ([]mcp.ResourceContents, error) {
 	if d.tool == nil {
-		b, err := nsip.PlainJSON(map[string]any{"traits": nsip.Glossary()})
+		b, err := glossaryJSON()
 		if err != nil {
-			return nil, fmt.Errorf("encoding the glossary: %w", err)
+			return nil, err
 		}
 		return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: jsonMIME, Text: string(b)}}, nil
 	}
@@ -149,6 +150,16 @@ func (g *Gateway) readResource(ctx context.Context, d *resourceDef, uri string, 
 	}
 	return []mcp.ResourceContents{c}, nil
 }
+
+// glossaryJSON is the nsip://traits resource, read by hosts and attached to
+// prompts; the glossary is fixed, so it is encoded once.
+var glossaryJSON = sync.OnceValues(func() ([]byte, error) {
+	b, err := nsip.PlainJSON(map[string]any{"traits": nsip.Glossary()})
+	if err != nil {
+		return nil, fmt.Errorf("encoding the glossary: %w", err)
+	}
+	return b, nil
+})
 
 // uriValue turns a URI variable into an argument of p: digits become a
 // JSON number where p takes a number, so that breed_id=640 and page=2

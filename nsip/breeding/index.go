@@ -42,8 +42,8 @@ func (w Weights) Index(ebv map[string]float64) (v float64, missing []string, ok 
 }
 
 // Bound is the largest index an animal could have whose EBV for trait sort
-// is at most sortMax (when the sort trait's weight is positive) or at least
-// sortMax (when negative), given each other weighted trait's range within
+// is at most sortEdge (when the sort trait's weight is positive) or at least
+// sortEdge (when negative), given each other weighted trait's range within
 // the breed. ok is false when a weighted trait has no range.
 func (w Weights) Bound(sort string, sortEdge float64, ranges map[string][2]float64) (float64, bool) {
 	b := w[sort] * sortEdge

@@ -1,6 +1,7 @@
 package breeding
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -154,4 +155,80 @@ func TestAssignIsNotGreedy(t *testing.T) {
 	if fmt.Sprint(got.RamOf) != "[1 0]" || got.Total != 17 {
 		t.Errorf("assignment %v worth %v, want [1 0] worth 17", got.RamOf, got.Total)
 	}
+}
+
+// The stopping rule, checked by brute force: animals are read in the order
+// the sort trait's weight calls for (descending for a positive weight,
+// ascending for a negative one); wherever the bound at the last value read
+// falls below the N-th best index so far, the top N so far must already be
+// the top N of the whole population. Weights of either sign, ties in the
+// sort trait and breed ranges that are the population's own are drawn at
+// random. Reading in the wrong direction, or bounding each other trait by
+// its maximum alone, makes this fail.
+func TestBoundProvesNoUnreadAnimalEnters(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 3))
+	codes := []string{"A", "B", "C"}
+	stops := 0
+	for trial := range 300 {
+		w := Weights{}
+		for _, c := range codes[:1+r.IntN(3)] {
+			w[c] = float64(r.IntN(9)-4) / 2
+			if w[c] == 0 {
+				w[c] = 1
+			}
+		}
+		type animal struct {
+			id  string
+			ebv map[string]float64
+		}
+		pop := make([]animal, 5+r.IntN(60))
+		ranges := map[string][2]float64{}
+		for i := range pop {
+			pop[i] = animal{fmt.Sprintf("X%03d", i), map[string]float64{}}
+			for _, c := range codes {
+				v := float64(r.IntN(41)-20) / 4
+				pop[i].ebv[c] = v
+				rg, ok := ranges[c]
+				if !ok {
+					rg = [2]float64{v, v}
+				}
+				ranges[c] = [2]float64{min(rg[0], v), max(rg[1], v)}
+			}
+		}
+		sortBy := w.Codes()[0]
+		slices.SortStableFunc(pop, func(a, b animal) int {
+			if w[sortBy] > 0 {
+				return cmp.Compare(b.ebv[sortBy], a.ebv[sortBy])
+			}
+			return cmp.Compare(a.ebv[sortBy], b.ebv[sortBy])
+		})
+		n := 1 + r.IntN(5)
+		all := NewTopN(n)
+		for _, a := range pop {
+			v, _, _ := w.Index(a.ebv)
+			all.Offer(Scored{a.id, v})
+		}
+		want := fmt.Sprint(all.Rows())
+		top := NewTopN(n)
+		for i, a := range pop {
+			v, _, _ := w.Index(a.ebv)
+			top.Offer(Scored{a.id, v})
+			b, ok := w.Bound(sortBy, a.ebv[sortBy], ranges)
+			if !ok {
+				t.Fatalf("trial %d: no bound with every range known", trial)
+			}
+			if top.Full() && b < top.Last() {
+				if got := fmt.Sprint(top.Rows()); got != want {
+					t.Fatalf("trial %d: weights %v, stopped after %d of %d animals with %s, the whole population's top %d is %s",
+						trial, w, i+1, len(pop), got, n, want)
+				}
+				stops++
+				break
+			}
+		}
+	}
+	if stops < 30 {
+		t.Errorf("the bound stopped early in only %d of 300 trials; the check proves little", stops)
+	}
+	t.Logf("stopped early in %d of 300 trials", stops)
 }

@@ -46,6 +46,14 @@ func (p *Pedigree) Add(id, sire, dam string) error {
 		}
 	}
 	p.parents[id] = next
+	if p.isAncestor(id, id) {
+		p.parents[id] = old
+		if !seen {
+			delete(p.parents, id)
+		}
+		return fmt.Errorf("breeding: %s would be its own ancestor", id)
+	}
+	// Parents are named only once the record is accepted.
 	for _, q := range next {
 		if _, ok := p.parents[q]; q != "" && !ok {
 			p.parents[q] = [2]string{}
@@ -53,13 +61,6 @@ func (p *Pedigree) Add(id, sire, dam string) error {
 	}
 	if seen && next != old || !seen {
 		p.order, p.rel = nil, nil // the memo no longer holds
-	}
-	if p.isAncestor(id, id) {
-		p.parents[id] = old
-		if !seen {
-			delete(p.parents, id)
-		}
-		return fmt.Errorf("breeding: %s would be its own ancestor", id)
 	}
 	return nil
 }

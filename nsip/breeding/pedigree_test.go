@@ -134,6 +134,14 @@ func TestPedigreeRefusesConflictsAndCycles(t *testing.T) {
 	if s, _ := p.Parents("A"); s != "" {
 		t.Errorf("refused record left A's sire as %q", s)
 	}
+	// A refused record leaves no trace: not even a parent it alone named.
+	before := p.Len()
+	if err := p.Add("A", "NEW", "C"); err == nil {
+		t.Error("A with its descendant C as dam was accepted")
+	}
+	if p.Has("NEW") || p.Len() != before {
+		t.Errorf("refused record left NEW in the pedigree (%d animals, was %d)", p.Len(), before)
+	}
 	if err := p.Add("B", "", "M"); err != nil {
 		t.Errorf("filling in B's unknown dam: %v", err)
 	}
