@@ -284,13 +284,13 @@ func breedsOf(rows []nsip.AnimalRow) []string {
 	return seen
 }
 
-// sexCode writes the sex the ways NSIP spells it (Male, M, 1 / Female, F,
-// 2) as M or F; anything else is kept as sent.
+// sexCode writes the sex as M or F, reading it as nsip.NormalizeSex does
+// (Male, M, 1, ram / Female, F, 2, ewe); anything else is kept as sent.
 func sexCode(s string) string {
-	switch strings.ToUpper(strings.TrimSpace(s)) {
-	case "M", "MALE", "RAM", "1":
+	switch nsip.NormalizeSex(s) {
+	case "Male":
 		return "M"
-	case "F", "FEMALE", "EWE", "2":
+	case "Female":
 		return "F"
 	}
 	return s
