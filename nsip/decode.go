@@ -304,6 +304,27 @@ var knownRowType = func() reflect.Type {
 	return reflect.StructOf(fields)
 }()
 
+// knownRowIsArray reports whether a knownRowType lies in memory exactly as
+// a [len(knownMembers)]member, which readPage views it as. The Go spec
+// leaves struct layout to the compiler; gc places fields in order, each at
+// the next multiple of its alignment, and a type's size is a multiple of
+// its alignment, so fields of one type sit back to back like array
+// elements, with the same pointer words for the garbage collector. This
+// checks that once rather than assuming it: where it fails, every page
+// takes the general path.
+var knownRowIsArray = func() bool {
+	size := reflect.TypeFor[member]().Size()
+	if knownRowType.Size() != size*uintptr(len(knownMembers)) {
+		return false
+	}
+	for i := range knownMembers {
+		if knownRowType.Field(i).Offset != uintptr(i)*size {
+			return false
+		}
+	}
+	return true
+}()
+
 // pageRow is one row of a search or progeny page.
 type pageRow struct {
 	known reflect.Value // a knownRowType, when the page's rows had only known members (fastPage)
@@ -612,7 +633,7 @@ var fastPageType = func() reflect.Type {
 // wrapper, a row that is not an object, broken JSON), which page then reads
 // the general way.
 func fastPage(t []byte) (*wirePage, bool) {
-	if len(t) == 0 || t[0] != '{' {
+	if !knownRowIsArray || len(t) == 0 || t[0] != '{' {
 		return nil, false
 	}
 	v := reflect.New(fastPageType)
