@@ -685,49 +685,50 @@ func hasMember(p []byte, names ...string) bool {
 	return false
 }
 
-func decodeSearch(body []byte) (*SearchResults, *Error) {
-	w, e := page(body, "search")
+// pageRows reads the rows of a search or progeny page into T by fill,
+// refusing a row without an LPN ID, and returns the page's counts.
+func pageRows[T any](body []byte, what string, fill func(*T, row)) (total, pages int, rows []T, e *Error) {
+	w, e := page(body, what)
 	if e != nil {
-		return nil, e
+		return 0, 0, nil, e
 	}
-	out := &SearchResults{TotalCount: int(w.RecordCount.v), Results: make([]AnimalRow, len(w.Records)), Raw: json.RawMessage(body)}
-	out.NumberOfPages, _ = w.NumberOfPages.int()
+	rows = make([]T, len(w.Records))
 	rr := newRowReader()
 	for i := range w.Records {
 		r := rr.readPage(&w.Records[i])
 		if r.lpnID == "" {
-			return nil, changed(body, "search row %d has no lpnId", i)
+			return 0, 0, nil, changed(body, "%s row %d has no lpnId", what, i)
 		}
-		a := &out.Results[i]
+		fill(&rows[i], r)
+	}
+	rr.scale() // the rows share their traits with rr
+	pages, _ = w.NumberOfPages.int()
+	return int(w.RecordCount.v), pages, rows, nil
+}
+
+func decodeSearch(body []byte) (*SearchResults, *Error) {
+	total, pages, rows, e := pageRows(body, "search", func(a *AnimalRow, r row) {
 		a.LPNID, a.Sire, a.Dam = r.lpnID, r.get("lpnsre", "sire", "sireid"), r.get("lpndam", "dam", "damid")
 		a.Status, a.RegistrationNumber = r.get("status"), r.get("regnumber", "registrationnumber")
 		a.Sex, a.DateOfBirth = NormalizeSex(r.get("gender", "sex")), r.get("dateofbirth", "dob")
 		a.BreedID, a.BreedName, a.FlockCode = r.int("breedid"), r.get("breedname"), r.get("flockcode", "flockid")
 		a.Traits, a.Indexes = r.traits, r.indexes
-	}
-	rr.scale()
-	return out, nil
-}
-
-func decodeProgeny(body []byte) (*ProgenyPage, *Error) {
-	w, e := page(body, "progeny")
+	})
 	if e != nil {
 		return nil, e
 	}
-	out := &ProgenyPage{TotalCount: int(w.RecordCount.v), Animals: make([]ProgenyRow, len(w.Records)), Raw: json.RawMessage(body)}
-	out.NumberOfPages, _ = w.NumberOfPages.int()
-	rr := newRowReader()
-	for i := range w.Records {
-		r := rr.readPage(&w.Records[i])
-		if r.lpnID == "" {
-			return nil, changed(body, "progeny row %d has no lpnId", i)
-		}
-		a := &out.Animals[i]
+	return &SearchResults{TotalCount: total, NumberOfPages: pages, Results: rows, Raw: json.RawMessage(body)}, nil
+}
+
+func decodeProgeny(body []byte) (*ProgenyPage, *Error) {
+	total, pages, rows, e := pageRows(body, "progeny", func(a *ProgenyRow, r row) {
 		a.LPNID, a.Sex, a.DateOfBirth = r.lpnID, NormalizeSex(r.get("sex", "gender")), r.get("dob", "dateofbirth")
 		a.Traits, a.Indexes = r.traits, r.indexes
+	})
+	if e != nil {
+		return nil, e
 	}
-	rr.scale()
-	return out, nil
+	return &ProgenyPage{TotalCount: total, NumberOfPages: pages, Animals: rows, Raw: json.RawMessage(body)}, nil
 }
 
 type wireDetails struct {
