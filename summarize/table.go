@@ -442,9 +442,9 @@ func progenyLayouts(v *nsip.ProgenyPage, req Request, c int) (*pageSummary, *sta
 		}
 	}
 	var layouts []layout
-	build := func(n int, withStats, partial bool) error {
+	build := func(n int, withStats, partial bool) {
 		if withStats && stats == nil {
-			return nil
+			return
 		}
 		cols := slices.Clone(codes[:min(n, len(codes))])
 		if len(req.Traits) == 0 {
@@ -455,7 +455,6 @@ func progenyLayouts(v *nsip.ProgenyPage, req Request, c int) (*pageSummary, *sta
 			rows[i] = cached[i].row(cols)
 		}
 		layouts = append(layouts, layout{columns: append(slices.Clone(progenyColumnsBase), cols...), rows: rows, stats: withStats, partial: partial})
-		return nil
 	}
 	// Whole pages: all traits with statistics or without (either way
 	// nothing is hidden); then fewer traits with the statistics, which
@@ -483,15 +482,11 @@ func progenyLayouts(v *nsip.ProgenyPage, req Request, c int) (*pageSummary, *sta
 		fallbackSteps = []step{{all, true, true}, {all, false, true}}
 	}
 	for _, st := range steps {
-		if err := build(st.n, st.stats, st.partial); err != nil {
-			return nil, nil, pager{}, nil, 0, err
-		}
+		build(st.n, st.stats, st.partial)
 	}
 	fallback := len(layouts)
 	for _, st := range fallbackSteps {
-		if err := build(st.n, st.stats, st.partial); err != nil {
-			return nil, nil, pager{}, nil, 0, err
-		}
+		build(st.n, st.stats, st.partial)
 	}
 	return ps, stats, pg, layouts, fallback, nil
 }
@@ -505,11 +500,10 @@ func byAccuracy(rows []nsip.ProgenyRow) []string {
 		for _, t := range r.Traits {
 			if _, ok := sum[t.Code]; !ok {
 				codes = append(codes, t.Code)
+				sum[t.Code] = 0
 			}
 			if t.HasAccuracy {
 				sum[t.Code] += t.Accuracy
-			} else {
-				sum[t.Code] += 0
 			}
 		}
 	}
