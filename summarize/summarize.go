@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"time"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -142,16 +141,7 @@ func paging(req Request, text []byte) *Paging {
 		if v == nil {
 			return nil
 		}
-		lpn := v.LPNID
-		if lpn == "" {
-			lpn, _ = req.Args["lpn_id"].(string)
-		}
-		hint := maps.Clone(req.Args)
-		if hint == nil {
-			hint = map[string]any{}
-		}
-		hint["lpn_id"] = lpn
-		pg = newPager(toolProgeny, hint, v.Page, v.PageSize, len(v.Animals), v.TotalCount, req.Skip)
+		pg = progenyPager(v, req.Args, req.Skip)
 	default:
 		return nil
 	}

@@ -404,27 +404,10 @@ var progenyColumnsBase = []string{colLPN, colSex, colDOB}
 // layouts, for pages too long to show whole, have the statistics and the
 // three most accurate traits.
 func progenyLayouts(v *nsip.ProgenyPage, req Request, c int) (*pageSummary, *statsTable, pager, []layout, int, error) {
-	args := req.Args
 	animals := skipRows(v.Animals, req.Skip)
-	lpn := v.LPNID
-	if lpn == "" {
-		lpn, _ = args["lpn_id"].(string)
-	}
-	size := v.PageSize
-	if size <= 0 {
-		size = argInt(args, "page_size", len(v.Animals))
-	}
-	// The hint needs only what nsip_get_progeny takes; a profile's other
-	// arguments do not belong to it.
-	hint := map[string]any{"lpn_id": lpn}
-	for _, k := range []string{"traits", "max_tokens"} {
-		if a, ok := args[k]; ok {
-			hint[k] = a
-		}
-	}
-	pg := newPager(toolProgeny, hint, v.Page, size, len(v.Animals), v.TotalCount, req.Skip)
+	pg := progenyPager(v, req.Args, req.Skip)
 	ps := &pageSummary{
-		LPNID: clip(lpn, c), TotalCount: v.TotalCount,
+		LPNID: clip(pg.args["lpn_id"].(string), c), TotalCount: v.TotalCount,
 		Page: pg.page, PageSize: pg.size, PageRows: len(v.Animals),
 		Sex: sexOf(v.Animals),
 	}
@@ -489,6 +472,27 @@ func progenyLayouts(v *nsip.ProgenyPage, req Request, c int) (*pageSummary, *sta
 		build(st.n, st.stats, st.partial)
 	}
 	return ps, stats, pg, layouts, fallback, nil
+}
+
+// progenyPager places a progeny page in its result set. Its next call
+// takes only what nsip_get_progeny takes (page, page_size and skip being
+// the pager's): a profile's other arguments do not belong to it.
+func progenyPager(v *nsip.ProgenyPage, args map[string]any, skip int) pager {
+	lpn := v.LPNID
+	if lpn == "" {
+		lpn, _ = args["lpn_id"].(string)
+	}
+	hint := map[string]any{"lpn_id": lpn}
+	for _, k := range []string{"traits", "max_tokens"} {
+		if a, ok := args[k]; ok {
+			hint[k] = a
+		}
+	}
+	size := v.PageSize
+	if size <= 0 {
+		size = argInt(args, "page_size", len(v.Animals))
+	}
+	return newPager(toolProgeny, hint, v.Page, size, len(v.Animals), v.TotalCount, skip)
 }
 
 // byAccuracy lists the trait codes on a page, those with the highest mean
