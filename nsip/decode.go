@@ -553,7 +553,7 @@ type wirePage struct {
 
 // page decodes the members shared by search and progeny pages.
 func page(body []byte, what string) (*wirePage, *Error) {
-	t := bytes.TrimSpace(body)
+	t := bytes.Trim(body, jsonSpace)
 	if fw, ok := fastPage(t); ok {
 		if e := fw.envelope.check(); e != nil {
 			return nil, e

@@ -425,3 +425,15 @@ func TestKnownRowView(t *testing.T) {
 		}
 	}
 }
+
+// TestPageTrailingFormFeed: a search page followed by a form feed is not
+// JSON (JSON allows only space, tab, CR and LF around a value), on the fast
+// path as on the general one.
+func TestPageTrailingFormFeed(t *testing.T) {
+	for _, body := range []string{`{"recordCount":0,"records":[]}` + "\f", `{"recordCount":0,"records":[],"x":1}` + "\f"} {
+		_, e := decodeSearch([]byte(body))
+		if e == nil || e.Kind != KindUnexpectedResponse {
+			t.Errorf("%q: got %v, want an unexpected-response error", body, e)
+		}
+	}
+}
