@@ -304,6 +304,27 @@ var knownRowType = func() reflect.Type {
 	return reflect.StructOf(fields)
 }()
 
+// knownRowIsArray reports whether a knownRowType lies in memory exactly as
+// a [len(knownMembers)]member, which readPage views it as. The Go spec
+// leaves struct layout to the compiler; gc places fields in order, each at
+// the next multiple of its alignment, and a type's size is a multiple of
+// its alignment, so fields of one type sit back to back like array
+// elements, with the same pointer words for the garbage collector. This
+// checks that once rather than assuming it: where it fails, every page
+// takes the general path.
+var knownRowIsArray = func() bool {
+	size := reflect.TypeFor[member]().Size()
+	if knownRowType.Size() != size*uintptr(len(knownMembers)) {
+		return false
+	}
+	for i := range knownMembers {
+		if knownRowType.Field(i).Offset != uintptr(i)*size {
+			return false
+		}
+	}
+	return true
+}()
+
 // pageRow is one row of a search or progeny page.
 type pageRow struct {
 	known reflect.Value // a knownRowType, when the page's rows had only known members (fastPage)
@@ -532,7 +553,7 @@ type wirePage struct {
 
 // page decodes the members shared by search and progeny pages.
 func page(body []byte, what string) (*wirePage, *Error) {
-	t := bytes.TrimSpace(body)
+	t := bytes.Trim(body, jsonSpace)
 	if fw, ok := fastPage(t); ok {
 		if e := fw.envelope.check(); e != nil {
 			return nil, e
@@ -612,7 +633,7 @@ var fastPageType = func() reflect.Type {
 // wrapper, a row that is not an object, broken JSON), which page then reads
 // the general way.
 func fastPage(t []byte) (*wirePage, bool) {
-	if len(t) == 0 || t[0] != '{' {
+	if !knownRowIsArray || len(t) == 0 || t[0] != '{' {
 		return nil, false
 	}
 	v := reflect.New(fastPageType)
@@ -664,49 +685,50 @@ func hasMember(p []byte, names ...string) bool {
 	return false
 }
 
-func decodeSearch(body []byte) (*SearchResults, *Error) {
-	w, e := page(body, "search")
+// pageRows reads the rows of a search or progeny page into T by fill,
+// refusing a row without an LPN ID, and returns the page's counts.
+func pageRows[T any](body []byte, what string, fill func(*T, row)) (total, pages int, rows []T, e *Error) {
+	w, e := page(body, what)
 	if e != nil {
-		return nil, e
+		return 0, 0, nil, e
 	}
-	out := &SearchResults{TotalCount: int(w.RecordCount.v), Results: make([]AnimalRow, len(w.Records)), Raw: json.RawMessage(body)}
-	out.NumberOfPages, _ = w.NumberOfPages.int()
+	rows = make([]T, len(w.Records))
 	rr := newRowReader()
 	for i := range w.Records {
 		r := rr.readPage(&w.Records[i])
 		if r.lpnID == "" {
-			return nil, changed(body, "search row %d has no lpnId", i)
+			return 0, 0, nil, changed(body, "%s row %d has no lpnId", what, i)
 		}
-		a := &out.Results[i]
+		fill(&rows[i], r)
+	}
+	rr.scale() // the rows share their traits with rr
+	pages, _ = w.NumberOfPages.int()
+	return int(w.RecordCount.v), pages, rows, nil
+}
+
+func decodeSearch(body []byte) (*SearchResults, *Error) {
+	total, pages, rows, e := pageRows(body, "search", func(a *AnimalRow, r row) {
 		a.LPNID, a.Sire, a.Dam = r.lpnID, r.get("lpnsre", "sire", "sireid"), r.get("lpndam", "dam", "damid")
 		a.Status, a.RegistrationNumber = r.get("status"), r.get("regnumber", "registrationnumber")
 		a.Sex, a.DateOfBirth = NormalizeSex(r.get("gender", "sex")), r.get("dateofbirth", "dob")
 		a.BreedID, a.BreedName, a.FlockCode = r.int("breedid"), r.get("breedname"), r.get("flockcode", "flockid")
 		a.Traits, a.Indexes = r.traits, r.indexes
-	}
-	rr.scale()
-	return out, nil
-}
-
-func decodeProgeny(body []byte) (*ProgenyPage, *Error) {
-	w, e := page(body, "progeny")
+	})
 	if e != nil {
 		return nil, e
 	}
-	out := &ProgenyPage{TotalCount: int(w.RecordCount.v), Animals: make([]ProgenyRow, len(w.Records)), Raw: json.RawMessage(body)}
-	out.NumberOfPages, _ = w.NumberOfPages.int()
-	rr := newRowReader()
-	for i := range w.Records {
-		r := rr.readPage(&w.Records[i])
-		if r.lpnID == "" {
-			return nil, changed(body, "progeny row %d has no lpnId", i)
-		}
-		a := &out.Animals[i]
+	return &SearchResults{TotalCount: total, NumberOfPages: pages, Results: rows, Raw: json.RawMessage(body)}, nil
+}
+
+func decodeProgeny(body []byte) (*ProgenyPage, *Error) {
+	total, pages, rows, e := pageRows(body, "progeny", func(a *ProgenyRow, r row) {
 		a.LPNID, a.Sex, a.DateOfBirth = r.lpnID, NormalizeSex(r.get("sex", "gender")), r.get("dob", "dateofbirth")
 		a.Traits, a.Indexes = r.traits, r.indexes
+	})
+	if e != nil {
+		return nil, e
 	}
-	rr.scale()
-	return out, nil
+	return &ProgenyPage{TotalCount: total, NumberOfPages: pages, Animals: rows, Raw: json.RawMessage(body)}, nil
 }
 
 type wireDetails struct {

@@ -1,6 +1,7 @@
 package nsip
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -375,6 +376,64 @@ func TestSearchRowFacts(t *testing.T) {
 		}
 		if b.Sex != "Female" || b.DateOfBirth != "2025-02-16T00:00:00" || b.BreedID != 641 || b.FlockCode != "" {
 			t.Errorf("%s: second row %+v", name, b)
+		}
+	}
+}
+
+// TestKnownRowView: the struct of known members has the layout of an array
+// of members on this compiler, so pages of known members take the fast
+// path, and what it reads equals what the general path (forced by one
+// unknown member) reads from the same rows.
+func TestKnownRowView(t *testing.T) {
+	if !knownRowIsArray {
+		t.Fatal("knownRowType is not laid out as an array of members; every page would take the general path")
+	}
+	rows := `{"lpnId":"A1","lpnSre":"S1","gender":"1","bwt":0.5,"accbwt":0.8,"wwt":2.25,"mwwt":-1,"accmwwt":0.5,"usIndex":101.5%s},` +
+		`{"lpnId":"A2","lpnDam":"D2","yemd":1.5,"accyemd":0.7,"nlb":0.04,"srcIndex":99%s}`
+	page := func(extra string) string {
+		return `{"recordCount":2,"records":[` + fmt.Sprintf(rows, extra, extra) + `]}`
+	}
+	if _, ok := fastPage([]byte(page(""))); !ok {
+		t.Fatal("a page of known members did not take the fast path")
+	}
+	if _, ok := fastPage([]byte(page(`,"farmName":"x"`))); ok {
+		t.Fatal("a page with an unknown member took the fast path")
+	}
+	fast, e := decodeSearch([]byte(page("")))
+	if e != nil {
+		t.Fatal(e)
+	}
+	general, e := decodeSearch([]byte(page(`,"farmName":"x"`)))
+	if e != nil {
+		t.Fatal(e)
+	}
+	// Worked by hand: accuracies are fractions, so they are put on the
+	// percent scale; traits in display order, then the others by name.
+	want := [][]Trait{
+		{{Code: "BWT", Value: 0.5, Accuracy: 80, HasAccuracy: true}, {Code: "WWT", Value: 2.25}, {Code: "MWWT", Value: -1, Accuracy: 50, HasAccuracy: true}},
+		{{Code: "NLB", Value: 0.04}, {Code: "YEMD", Value: 1.5, Accuracy: 70, HasAccuracy: true}},
+	}
+	wantIx := [][]Index{{{Name: "US Index", Value: 101.5}}, {{Name: "SRC$ Index", Value: 99}}}
+	for name, got := range map[string]*SearchResults{"fast": fast, "general": general} {
+		for i, r := range got.Results {
+			if !reflect.DeepEqual(r.Traits, want[i]) || !reflect.DeepEqual(r.Indexes, wantIx[i]) {
+				t.Errorf("%s path, row %d: traits %+v indexes %+v, want %+v %+v", name, i, r.Traits, r.Indexes, want[i], wantIx[i])
+			}
+		}
+		if a := got.Results[0]; a.Sire != "S1" || a.Sex != "Male" || got.Results[1].Dam != "D2" {
+			t.Errorf("%s path: facts %+v %+v", name, a, got.Results[1])
+		}
+	}
+}
+
+// TestPageTrailingFormFeed: a search page followed by a form feed is not
+// JSON (JSON allows only space, tab, CR and LF around a value), on the fast
+// path as on the general one.
+func TestPageTrailingFormFeed(t *testing.T) {
+	for _, body := range []string{`{"recordCount":0,"records":[]}` + "\f", `{"recordCount":0,"records":[],"x":1}` + "\f"} {
+		_, e := decodeSearch([]byte(body))
+		if e == nil || e.Kind != KindUnexpectedResponse {
+			t.Errorf("%q: got %v, want an unexpected-response error", body, e)
 		}
 	}
 }

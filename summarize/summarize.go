@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"time"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -127,8 +126,9 @@ func (s *Summarizer) Fit(req Request) Result {
 // paging reads where the answer sits from the model, and the next call
 // from the summary's own hint (nil text: a pass-through, which shows every
 // row, so the next call is the next page). A structural summary stands in
-// for a page without saying which rows it shows, so its next call is the
-// rest of the requested page.
+// for a page without saying which rows it shows, so its next call starts
+// again at the first row not skipped, one row at a time (pager.next with
+// nothing shown), which is sure to fit.
 func paging(req Request, text []byte) *Paging {
 	var pg pager
 	switch v := req.Value.(type) {
@@ -141,16 +141,7 @@ func paging(req Request, text []byte) *Paging {
 		if v == nil {
 			return nil
 		}
-		lpn := v.LPNID
-		if lpn == "" {
-			lpn, _ = req.Args["lpn_id"].(string)
-		}
-		hint := maps.Clone(req.Args)
-		if hint == nil {
-			hint = map[string]any{}
-		}
-		hint["lpn_id"] = lpn
-		pg = newPager(toolProgeny, hint, v.Page, v.PageSize, len(v.Animals), v.TotalCount, req.Skip)
+		pg = progenyPager(v, req.Args, req.Skip)
 	default:
 		return nil
 	}

@@ -284,13 +284,13 @@ func breedsOf(rows []nsip.AnimalRow) []string {
 	return seen
 }
 
-// sexCode writes the sex the ways NSIP spells it (Male, M, 1 / Female, F,
-// 2) as M or F; anything else is kept as sent.
+// sexCode writes the sex as M or F, reading it as nsip.NormalizeSex does
+// (Male, M, 1, ram / Female, F, 2, ewe); anything else is kept as sent.
 func sexCode(s string) string {
-	switch strings.ToUpper(strings.TrimSpace(s)) {
-	case "M", "MALE", "RAM", "1":
+	switch nsip.NormalizeSex(s) {
+	case "Male":
 		return "M"
-	case "F", "FEMALE", "EWE", "2":
+	case "Female":
 		return "F"
 	}
 	return s
@@ -404,27 +404,10 @@ var progenyColumnsBase = []string{colLPN, colSex, colDOB}
 // layouts, for pages too long to show whole, have the statistics and the
 // three most accurate traits.
 func progenyLayouts(v *nsip.ProgenyPage, req Request, c int) (*pageSummary, *statsTable, pager, []layout, int, error) {
-	args := req.Args
 	animals := skipRows(v.Animals, req.Skip)
-	lpn := v.LPNID
-	if lpn == "" {
-		lpn, _ = args["lpn_id"].(string)
-	}
-	size := v.PageSize
-	if size <= 0 {
-		size = argInt(args, "page_size", len(v.Animals))
-	}
-	// The hint needs only what nsip_get_progeny takes; a profile's other
-	// arguments do not belong to it.
-	hint := map[string]any{"lpn_id": lpn}
-	for _, k := range []string{"traits", "max_tokens"} {
-		if a, ok := args[k]; ok {
-			hint[k] = a
-		}
-	}
-	pg := newPager(toolProgeny, hint, v.Page, size, len(v.Animals), v.TotalCount, req.Skip)
+	pg := progenyPager(v, req.Args, req.Skip)
 	ps := &pageSummary{
-		LPNID: clip(lpn, c), TotalCount: v.TotalCount,
+		LPNID: clip(pg.args["lpn_id"].(string), c), TotalCount: v.TotalCount,
 		Page: pg.page, PageSize: pg.size, PageRows: len(v.Animals),
 		Sex: sexOf(v.Animals),
 	}
@@ -442,9 +425,9 @@ func progenyLayouts(v *nsip.ProgenyPage, req Request, c int) (*pageSummary, *sta
 		}
 	}
 	var layouts []layout
-	build := func(n int, withStats, partial bool) error {
+	build := func(n int, withStats, partial bool) {
 		if withStats && stats == nil {
-			return nil
+			return
 		}
 		cols := slices.Clone(codes[:min(n, len(codes))])
 		if len(req.Traits) == 0 {
@@ -455,7 +438,6 @@ func progenyLayouts(v *nsip.ProgenyPage, req Request, c int) (*pageSummary, *sta
 			rows[i] = cached[i].row(cols)
 		}
 		layouts = append(layouts, layout{columns: append(slices.Clone(progenyColumnsBase), cols...), rows: rows, stats: withStats, partial: partial})
-		return nil
 	}
 	// Whole pages: all traits with statistics or without (either way
 	// nothing is hidden); then fewer traits with the statistics, which
@@ -483,17 +465,34 @@ func progenyLayouts(v *nsip.ProgenyPage, req Request, c int) (*pageSummary, *sta
 		fallbackSteps = []step{{all, true, true}, {all, false, true}}
 	}
 	for _, st := range steps {
-		if err := build(st.n, st.stats, st.partial); err != nil {
-			return nil, nil, pager{}, nil, 0, err
-		}
+		build(st.n, st.stats, st.partial)
 	}
 	fallback := len(layouts)
 	for _, st := range fallbackSteps {
-		if err := build(st.n, st.stats, st.partial); err != nil {
-			return nil, nil, pager{}, nil, 0, err
-		}
+		build(st.n, st.stats, st.partial)
 	}
 	return ps, stats, pg, layouts, fallback, nil
+}
+
+// progenyPager places a progeny page in its result set. Its next call
+// takes only what nsip_get_progeny takes (page, page_size and skip being
+// the pager's): a profile's other arguments do not belong to it.
+func progenyPager(v *nsip.ProgenyPage, args map[string]any, skip int) pager {
+	lpn := v.LPNID
+	if lpn == "" {
+		lpn, _ = args["lpn_id"].(string)
+	}
+	hint := map[string]any{"lpn_id": lpn}
+	for _, k := range []string{"traits", "max_tokens"} {
+		if a, ok := args[k]; ok {
+			hint[k] = a
+		}
+	}
+	size := v.PageSize
+	if size <= 0 {
+		size = argInt(args, "page_size", len(v.Animals))
+	}
+	return newPager(toolProgeny, hint, v.Page, size, len(v.Animals), v.TotalCount, skip)
 }
 
 // byAccuracy lists the trait codes on a page, those with the highest mean
@@ -505,11 +504,10 @@ func byAccuracy(rows []nsip.ProgenyRow) []string {
 		for _, t := range r.Traits {
 			if _, ok := sum[t.Code]; !ok {
 				codes = append(codes, t.Code)
+				sum[t.Code] = 0
 			}
 			if t.HasAccuracy {
 				sum[t.Code] += t.Accuracy
-			} else {
-				sum[t.Code] += 0
 			}
 		}
 	}
