@@ -42,6 +42,12 @@ func TestRepeatedMembersInsideParams(t *testing.T) {
 			t.Errorf("params %s: kind %d code %d id %s %q; want -32600 with id 41 naming %q", tc.params, m.kind, code, m.id, text, tc.repeated)
 		}
 	}
+	// A notification is never answered, not even to refuse it.
+	if m := classify([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"requestId":2}}`)); m.kind != msgIgnored {
+		t.Errorf("a notification with a repeated member: kind %d, want it dropped unanswered", m.kind)
+	} else if code, _, refused := m.refusal(); !refused || code != 0 {
+		t.Errorf("a dropped notification: refusal code %d refused %v, want no answer", code, refused)
+	}
 	// The same on the wire.
 	srv := serveNetwork(t, KindWebSocket, newTestServer(newGate()), Options{})
 	c := mustDialWS(t, srv.base)

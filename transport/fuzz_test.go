@@ -145,6 +145,9 @@ func expect(msg []byte) expectation {
 	if id == nil {
 		return expectation{silent: true}
 	}
+	if _, repeated := repeatedMember(obj["params"]); repeated {
+		return bad
+	}
 	return expectation{requestID: id}
 }
 

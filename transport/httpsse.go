@@ -175,7 +175,10 @@ func (st *site) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) 
 // handlers would read some of these otherwise, or not answer at all.
 func (st *site) refuseMalformed(w http.ResponseWriter, m message) bool {
 	code, text, refused := m.refusal()
-	if refused {
+	switch {
+	case refused && code == 0:
+		w.WriteHeader(http.StatusAccepted) // a notification is dropped, unanswered
+	case refused:
 		refuse(w, http.StatusBadRequest, m.id, code, text)
 	}
 	return refused

@@ -26,6 +26,7 @@ const (
 	msgRequest                     // method and a non-null id: needs an answer
 	msgNotification                // method without id
 	msgResponse                    // id with result or error: a client answering the server
+	msgIgnored                     // a notification the server cannot read unambiguously: dropped unanswered
 )
 
 // message is the shape of one classified JSON-RPC message.
@@ -100,6 +101,10 @@ func classify(raw []byte) message {
 		return invalid(m.id, `"params" must be an object or an array`)
 	}
 	if name, ok := repeatedMember(obj["params"]); ok {
+		if m.key == "" {
+			// A notification is never answered, not even with an error.
+			return message{kind: msgIgnored, method: m.method, problem: fmt.Sprintf(`member %q appears more than once in one object inside "params"`, name)}
+		}
 		return invalid(m.id, fmt.Sprintf(`member %q appears more than once in one object inside "params"`, name))
 	}
 	m.kind = msgNotification
@@ -152,7 +157,8 @@ func isString(v json.RawMessage, want string) bool {
 }
 
 // refusal is the error a transport answers a message with itself, before
-// mcp-go sees it; ok is false for messages that go on to mcp-go. Batches
+// mcp-go sees it; ok is false for messages that go on to mcp-go, and code is
+// 0 for a message refused without an answer (msgIgnored). Batches
 // are refused because mcp-go v1.2.1 handles one message at a time on every
 // transport and MCP dropped them in 2025-06-18.
 func (m message) refusal() (code int, text string, ok bool) {
@@ -163,6 +169,8 @@ func (m message) refusal() (code int, text string, ok bool) {
 		return codeInvalidRequest, msgNoBatches, true
 	case msgInvalid:
 		return codeInvalidRequest, "invalid request: " + m.problem, true
+	case msgIgnored:
+		return 0, "", true
 	}
 	return 0, "", false
 }

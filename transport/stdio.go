@@ -126,7 +126,9 @@ func (st *site) pumpStdin(in io.Reader, pw *io.PipeWriter, w *lineWriter) {
 func (st *site) forward(line []byte, pw *io.PipeWriter, w *lineWriter) bool {
 	m := classify(line)
 	if code, text, refused := m.refusal(); refused {
-		w.writeLine(errorResponse(m.id, code, text))
+		if code != 0 {
+			w.writeLine(errorResponse(m.id, code, text))
+		}
 		return true
 	}
 	if m.kind == msgRequest {

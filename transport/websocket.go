@@ -310,7 +310,9 @@ func (c *wsConn) readEnded(err error) string {
 func (c *wsConn) dispatch(data []byte) {
 	m := classify(data)
 	if code, text, refused := m.refusal(); refused {
-		c.send(reply{data: errorResponse(m.id, code, text)})
+		if code != 0 {
+			c.send(reply{data: errorResponse(m.id, code, text)})
+		}
 		return
 	}
 	switch m.kind {
