@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,8 +23,29 @@ import (
 // notes any argument that breaks a rule the tool schemas promise, so a fuzz
 // run can tell whether invalid input got past validation.
 type checkingUpstream struct {
+	mu       sync.Mutex // analyses fetch in parallel
 	calls    int
 	breaches []string
+}
+
+func (u *checkingUpstream) count() {
+	u.mu.Lock()
+	u.calls++
+	u.mu.Unlock()
+}
+
+// reset forgets the last input's requests.
+func (u *checkingUpstream) reset() {
+	u.mu.Lock()
+	u.calls, u.breaches = 0, nil
+	u.mu.Unlock()
+}
+
+// seen returns the requests and breaches since the last reset.
+func (u *checkingUpstream) seen() (int, []string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.calls, slices.Clone(u.breaches)
 }
 
 var (
@@ -34,7 +56,9 @@ var (
 )
 
 func (u *checkingUpstream) breach(format string, a ...any) {
+	u.mu.Lock()
 	u.breaches = append(u.breaches, fmt.Sprintf(format, a...))
+	u.mu.Unlock()
 }
 
 func (u *checkingUpstream) page(page, size int) {
@@ -44,22 +68,22 @@ func (u *checkingUpstream) page(page, size int) {
 }
 
 func (u *checkingUpstream) DateLastUpdated(context.Context) (*nsip.LastUpdate, error) {
-	u.calls++
+	u.count()
 	return &nsip.LastUpdate{Date: "09/23/2025", Raw: json.RawMessage(`{"date":"09/23/2025"}`)}, nil
 }
 
 func (u *checkingUpstream) BreedGroups(context.Context) (*nsip.BreedGroups, error) {
-	u.calls++
+	u.count()
 	return &nsip.BreedGroups{Raw: json.RawMessage(`{"success":true,"data":[]}`)}, nil
 }
 
 func (u *checkingUpstream) Statuses(context.Context) (*nsip.Statuses, error) {
-	u.calls++
+	u.count()
 	return &nsip.Statuses{Values: []string{"CURRENT"}, Raw: json.RawMessage(`["CURRENT"]`)}, nil
 }
 
 func (u *checkingUpstream) TraitRanges(_ context.Context, breedID int) (*nsip.TraitRanges, error) {
-	u.calls++
+	u.count()
 	if breedID < 1 || breedID > 99999 {
 		u.breach("breed ID %d", breedID)
 	}
@@ -67,7 +91,7 @@ func (u *checkingUpstream) TraitRanges(_ context.Context, breedID int) (*nsip.Tr
 }
 
 func (u *checkingUpstream) SearchAnimals(_ context.Context, p nsip.SearchParams) (*nsip.SearchResults, error) {
-	u.calls++
+	u.count()
 	u.page(p.Page, p.PageSize)
 	c := p.Criteria
 	if p.BreedID < 0 || p.BreedID > 99999 || c.BreedID < 0 || c.BreedID > 99999 || c.BreedGroupID < 0 || c.BreedGroupID > 99999 {
@@ -100,7 +124,7 @@ func (u *checkingUpstream) SearchAnimals(_ context.Context, p nsip.SearchParams)
 }
 
 func (u *checkingUpstream) AnimalDetails(_ context.Context, s string) (*nsip.AnimalDetails, error) {
-	u.calls++
+	u.count()
 	if !searchRule.MatchString(s) {
 		u.breach("search string %q", s)
 	}
@@ -108,7 +132,7 @@ func (u *checkingUpstream) AnimalDetails(_ context.Context, s string) (*nsip.Ani
 }
 
 func (u *checkingUpstream) Lineage(_ context.Context, id string) (*nsip.Lineage, error) {
-	u.calls++
+	u.count()
 	if !lpnRule.MatchString(id) {
 		u.breach("LPN ID %q", id)
 	}
@@ -116,7 +140,7 @@ func (u *checkingUpstream) Lineage(_ context.Context, id string) (*nsip.Lineage,
 }
 
 func (u *checkingUpstream) Progeny(_ context.Context, id string, page, size int) (*nsip.ProgenyPage, error) {
-	u.calls++
+	u.count()
 	if !lpnRule.MatchString(id) {
 		u.breach("LPN ID %q", id)
 	}
@@ -166,7 +190,7 @@ func FuzzToolArguments(f *testing.F) {
 		req := mcp.CallToolRequest{}
 		req.Params.Name = d.name
 		req.Params.RawArguments = raw
-		up.calls, up.breaches = 0, nil
+		up.reset()
 		res, err := g.handler(d)(context.Background(), req)
 		if err != nil || res == nil || len(res.Content) != 1 {
 			t.Fatalf("%s(%q): result %v, error %v; want one result and no error", d.name, raw, res, err)
@@ -175,8 +199,9 @@ func FuzzToolArguments(f *testing.F) {
 		if !ok || !json.Valid([]byte(text.Text)) {
 			t.Fatalf("%s(%q): content %#v is not JSON text", d.name, raw, res.Content[0])
 		}
-		if len(up.breaches) > 0 {
-			t.Fatalf("%s(%q) reached the upstream with %v", d.name, raw, up.breaches)
+		calls, breaches := up.seen()
+		if len(breaches) > 0 {
+			t.Fatalf("%s(%q) reached the upstream with %v", d.name, raw, breaches)
 		}
 		if !res.IsError {
 			return
@@ -189,8 +214,8 @@ func FuzzToolArguments(f *testing.F) {
 		if e.Code != CodeInvalidArgument {
 			t.Fatalf("%s(%q): %s from an upstream that cannot fail: %s", d.name, raw, e.Code, e.Problem)
 		}
-		if up.calls != 0 {
-			t.Errorf("%s(%q): rejected (%s) after %d upstream requests", d.name, raw, e.Problem, up.calls)
+		if calls != 0 {
+			t.Errorf("%s(%q): rejected (%s) after %d upstream requests", d.name, raw, e.Problem, calls)
 		}
 		if !namesField(d, raw, e.Field) || !strings.Contains(e.Problem, e.Field) || e.Expected == "" {
 			t.Errorf("%s(%q): error %+v does not name a field of the tool and what it expects", d.name, raw, e)
