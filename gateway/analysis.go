@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
@@ -108,49 +109,49 @@ func (l *listParam) expected() string {
 	switch l.item {
 	case "":
 		return fmt.Sprintf("object of 1..%d trait codes to numbers, e.g. %s; codes from the trait glossary (%s)",
-			l.maxItems, jsonText(l.example), strings.Join(nsip.GlossaryCodes(), " "))
+			l.maxItems, param.JSONText(l.example), strings.Join(nsip.GlossaryCodes(), " "))
 	case "lpn":
-		return fmt.Sprintf("array of %d..%d distinct LPN IDs, e.g. %s", l.minItems, l.maxItems, jsonText(l.example))
+		return fmt.Sprintf("array of %d..%d distinct LPN IDs, e.g. %s", l.minItems, l.maxItems, param.JSONText(l.example))
 	}
-	return fmt.Sprintf("array of 1..%d trait codes, e.g. %s", l.maxItems, jsonText(l.example))
+	return fmt.Sprintf("array of 1..%d trait codes, e.g. %s", l.maxItems, param.JSONText(l.example))
 }
 
 // validate checks one list argument and returns it normalised: LPN IDs and
 // trait codes upper case, weights as map[string]float64.
-func (l *listParam) validate(raw any) (any, []fieldError) {
-	fail := func(field, problem string) (any, []fieldError) {
-		return nil, []fieldError{{Field: field, Problem: problem, Expected: l.expected()}}
+func (l *listParam) validate(raw any) (any, []param.FieldError) {
+	fail := func(field, problem string) (any, []param.FieldError) {
+		return nil, []param.FieldError{{Field: field, Problem: problem, Expected: l.expected()}}
 	}
 	if l.item == "" {
 		obj, ok := raw.(map[string]any)
 		if !ok {
-			return fail(l.name, "must be an object, got "+describe(raw))
+			return fail(l.name, "must be an object, got "+param.Describe(raw))
 		}
 		if len(obj) == 0 || len(obj) > l.maxItems {
 			return fail(l.name, fmt.Sprintf("has %d traits; give 1..%d", len(obj), l.maxItems))
 		}
 		out := map[string]float64{}
-		var errs []fieldError
+		var errs []param.FieldError
 		for _, k := range slices.Sorted(maps.Keys(obj)) {
-			f := l.name + "." + fieldName(k)
+			f := l.name + "." + param.FieldName(k)
 			code, fe := traitCode(f, k)
 			if fe != nil {
 				errs = append(errs, *fe)
 				continue
 			}
-			w, ok := asNumber(obj[k])
+			w, ok := param.AsNumber(obj[k])
 			if !ok || math.IsNaN(w) || math.IsInf(w, 0) {
-				errs = append(errs, fieldError{Field: f, Problem: "must be a number, got " + describe(obj[k]), Expected: l.expected()})
+				errs = append(errs, param.FieldError{Field: f, Problem: "must be a number, got " + param.Describe(obj[k]), Expected: l.expected()})
 				continue
 			}
 			if w == 0 {
 				// It adds nothing to the index, yet an animal without the EBV
 				// would have no index at all.
-				errs = append(errs, fieldError{Field: f, Problem: "has a weight of 0, which would leave out every animal without a " + code + " EBV; leave " + code + " out of weights to ignore it", Expected: l.expected()})
+				errs = append(errs, param.FieldError{Field: f, Problem: "has a weight of 0, which would leave out every animal without a " + code + " EBV; leave " + code + " out of weights to ignore it", Expected: l.expected()})
 				continue
 			}
 			if _, dup := out[code]; dup {
-				errs = append(errs, fieldError{Field: f, Problem: "trait " + code + " is weighted more than once", Expected: l.expected()})
+				errs = append(errs, param.FieldError{Field: f, Problem: "trait " + code + " is weighted more than once", Expected: l.expected()})
 				continue
 			}
 			out[code] = w
@@ -162,19 +163,19 @@ func (l *listParam) validate(raw any) (any, []fieldError) {
 	}
 	arr, ok := raw.([]any)
 	if !ok {
-		return fail(l.name, "must be an array, got "+describe(raw))
+		return fail(l.name, "must be an array, got "+param.Describe(raw))
 	}
 	if len(arr) < l.minItems || len(arr) > l.maxItems {
 		return fail(l.name, fmt.Sprintf("has %d items; give %d..%d", len(arr), l.minItems, l.maxItems))
 	}
 	out := make([]string, 0, len(arr))
-	var errs []fieldError
-	lp := lpnParam("")
+	var errs []param.FieldError
+	lp := param.LPNParam("")
 	for i, v := range arr {
 		f := fmt.Sprintf("%s[%d]", l.name, i)
 		var s string
 		if l.item == "lpn" {
-			nv, fe := lp.validate(f, v)
+			nv, fe := lp.Validate(f, v)
 			if fe != nil {
 				errs = append(errs, fe...)
 				continue
@@ -183,7 +184,7 @@ func (l *listParam) validate(raw any) (any, []fieldError) {
 		} else {
 			str, ok := v.(string)
 			if !ok {
-				errs = append(errs, fieldError{Field: f, Problem: "must be a trait code string, got " + describe(v), Expected: l.expected()})
+				errs = append(errs, param.FieldError{Field: f, Problem: "must be a trait code string, got " + param.Describe(v), Expected: l.expected()})
 				continue
 			}
 			code, fe := traitCode(f, str)
@@ -194,7 +195,7 @@ func (l *listParam) validate(raw any) (any, []fieldError) {
 			s = code
 		}
 		if slices.Contains(out, s) {
-			errs = append(errs, fieldError{Field: f, Problem: s + " is listed twice", Expected: l.expected()})
+			errs = append(errs, param.FieldError{Field: f, Problem: s + " is listed twice", Expected: l.expected()})
 			continue
 		}
 		out = append(out, s)
@@ -207,13 +208,13 @@ func (l *listParam) validate(raw any) (any, []fieldError) {
 
 // traitCode resolves a trait code through the glossary; an unknown one is an
 // error naming the nearest known code.
-func traitCode(field, s string) (string, *fieldError) {
+func traitCode(field, s string) (string, *param.FieldError) {
 	if t, ok := nsip.LookupTrait(s); ok {
 		return t.Code, nil
 	}
 	codes := nsip.GlossaryCodes()
-	fe := &fieldError{Field: field, Problem: quoteShort(s) + " is not a known trait code", Expected: "one of " + strings.Join(codes, ", ")}
-	if c, ok := closest(strings.TrimSpace(s), codes); ok {
+	fe := &param.FieldError{Field: field, Problem: param.QuoteShort(s) + " is not a known trait code", Expected: "one of " + strings.Join(codes, ", ")}
+	if c, ok := param.Closest(strings.TrimSpace(s), codes); ok {
 		fe.Problem += fmt.Sprintf("; did you mean %q?", c)
 		fe.Expected = c
 	}
@@ -222,20 +223,20 @@ func traitCode(field, s string) (string, *fieldError) {
 
 // validate checks every argument: scalars by the shared validator, lists
 // here, and names the tool does not take against both.
-func (a *analysisDef) validate(sent map[string]any) (map[string]any, []fieldError) {
+func (a *analysisDef) validate(sent map[string]any) (map[string]any, []param.FieldError) {
 	rest := maps.Clone(sent)
 	known := slices.Clone(a.params)
 	for _, l := range a.lists {
 		delete(rest, l.name)
-		known = append(known, param{name: l.name})
+		known = append(known, param.Spec{Name: l.name})
 	}
-	args, errs := validateObject("", a.params, rest)
-	errs = slices.DeleteFunc(errs, func(e fieldError) bool { return strings.HasPrefix(e.Problem, "is not an argument") })
+	args, errs := param.ValidateObject("", a.params, rest)
+	errs = slices.DeleteFunc(errs, func(e param.FieldError) bool { return strings.HasPrefix(e.Problem, "is not an argument") })
 	for _, l := range a.lists {
 		raw, present := sent[l.name]
 		if !present || raw == nil {
 			if l.required {
-				errs = append(errs, fieldError{Field: l.name, Problem: "is required", Expected: l.expected()})
+				errs = append(errs, param.FieldError{Field: l.name, Problem: "is required", Expected: l.expected()})
 			}
 			continue
 		}
@@ -246,12 +247,12 @@ func (a *analysisDef) validate(sent map[string]any) (map[string]any, []fieldErro
 		}
 		args[l.name] = v
 	}
-	return args, append(errs, unknownNames("", known, sent)...)
+	return args, append(errs, param.UnknownNames("", known, sent)...)
 }
 
 // example is a correct call for an error message.
 func (a *analysisDef) example(sent map[string]any) map[string]any {
-	out := example(a.params, sent)
+	out := param.Example(a.params, sent)
 	for _, l := range a.lists {
 		if raw, ok := sent[l.name]; ok {
 			if _, fe := l.validate(raw); fe == nil {
@@ -290,7 +291,7 @@ var errCeiling = errors.New("upstream lookup ceiling reached")
 // the raw arguments (which are normalised exactly as d's own calls are, so
 // they share its cache entries).
 func (r *analysis) get(ctx context.Context, d *toolDef, raw map[string]any) (any, error) {
-	args, errs := validateObject("", d.params, raw)
+	args, errs := param.ValidateObject("", d.params, raw)
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("internal: %s arguments: %s %s", d.name, errs[0].Field, errs[0].Problem)
 	}
@@ -399,18 +400,18 @@ func about(field string, value any, err error) error {
 }
 
 // argError is an argument problem found only once data was in hand.
-type argError struct{ fieldError }
+type argError struct{ param.FieldError }
 
 func (e *argError) Error() string { return e.Field + " " + e.Problem }
 
 func (g *Gateway) analyze(ctx context.Context, a *analysisDef, req mcp.CallToolRequest) *mcp.CallToolResult {
 	start := time.Now()
 	g.stats.calls[a.name].Add(1)
-	sent, fe := decodeArguments(req)
+	sent, fe := param.Decode(req)
 	var args map[string]any
-	var errs []fieldError
+	var errs []param.FieldError
 	if fe != nil {
-		sent, errs = map[string]any{}, []fieldError{*fe}
+		sent, errs = map[string]any{}, []param.FieldError{*fe}
 	} else {
 		args, errs = a.validate(sent)
 		if a.leftToAsk(ctx, sent, errs) {
@@ -455,7 +456,7 @@ func (g *Gateway) analysisError(a *analysisDef, sent map[string]any, err error) 
 	}
 	var ae *argError
 	if errors.As(err, &ae) {
-		te := invalidArgs(&a.toolDef, sent, []fieldError{ae.fieldError})
+		te := invalidArgs(&a.toolDef, sent, []param.FieldError{ae.FieldError})
 		te.Example = a.example(sent)
 		return te
 	}

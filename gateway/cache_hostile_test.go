@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -115,7 +116,7 @@ func TestCacheBoundHoldsForHostileShapes(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i := range 6 {
-				args, errs := validateObject("", k.d.params, k.args(i))
+				args, errs := param.ValidateObject("", k.d.params, k.args(i))
 				if len(errs) > 0 {
 					t.Fatalf("arguments %v: %+v", k.args(i), errs)
 				}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -19,7 +20,7 @@ var compareDef = &analysisDef{
 			`Next: nsip_check_mating for a pair, nsip_get_animal for one in full.`,
 	},
 	lists: []listParam{
-		{name: "lpn_ids", required: true, minItems: 2, maxItems: 20, item: "lpn", example: []string{exampleLPN, "6402382022NCS087"}},
+		{name: "lpn_ids", required: true, minItems: 2, maxItems: 20, item: "lpn", example: []string{param.ExampleLPN, "6402382022NCS087"}},
 		{name: "traits", minItems: 1, maxItems: 30, item: "trait", example: []string{"BWT", "WWT"}},
 	},
 	ceiling: 20,

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -34,17 +35,17 @@ func TestCompareAnimalsMarksBestByDirection(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.text), &a); err != nil {
 		t.Fatalf("%v: %s", err, r.text)
 	}
-	if jsonText(a.Traits) != `["BWT","WWT","NWT"]` {
+	if param.JSONText(a.Traits) != `["BWT","WWT","NWT"]` {
 		t.Errorf("traits %v, want NSIP's order BWT WWT NWT", a.Traits)
 	}
-	if jsonText(a.Best) != `{"BWT":["640TB"],"WWT":["640TA","640TC"]}` {
-		t.Errorf("best = %s", jsonText(a.Best))
+	if param.JSONText(a.Best) != `{"BWT":["640TB"],"WWT":["640TA","640TC"]}` {
+		t.Errorf("best = %s", param.JSONText(a.Best))
 	}
-	if jsonText(a.NotRanked.Traits) != `["NWT"]` || jsonText(a.Unknown) != `["640TC:BWT"]` {
+	if param.JSONText(a.NotRanked.Traits) != `["NWT"]` || param.JSONText(a.Unknown) != `["640TC:BWT"]` {
 		t.Errorf("not ranked %v, unknown %v", a.NotRanked.Traits, a.Unknown)
 	}
 	if a.Animals[0].Sire != lpn("S1") || a.Animals[1].EBV[0][0] != -0.3 || a.Animals[1].EBV[0][1] != 55 || a.Animals[2].EBV[0] != nil {
-		t.Errorf("rows %s", jsonText(a.Animals))
+		t.Errorf("rows %s", param.JSONText(a.Animals))
 	}
 	if h.count("details/getAnimalDetails") != 3 {
 		t.Errorf("%d details requests, want one per animal", h.count("details/getAnimalDetails"))

@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -104,7 +105,7 @@ func (g *Gateway) noteLPNs(ctx context.Context, args any, text string) {
 	var ids []string
 	if a, ok := args.(map[string]any); ok {
 		for _, k := range []string{"lpn_id", "search_string"} {
-			if s, ok := a[k].(string); ok && alnumPattern.MatchString(s) && len(s) >= nsip.MinLPNIDLength && len(s) <= nsip.MaxLPNIDLength {
+			if s, ok := a[k].(string); ok && param.AlnumPattern.MatchString(s) && len(s) >= nsip.MinLPNIDLength && len(s) <= nsip.MaxLPNIDLength {
 				ids = append(ids, s)
 			}
 		}

@@ -8,12 +8,12 @@ import (
 	"maps"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 )
@@ -48,7 +48,7 @@ func canElicit(ctx context.Context) bool {
 // An elicitForm is one question put to the user.
 type elicitForm struct {
 	message string
-	fields  []param
+	fields  []param.Spec
 	// arg is the argument the form fills, named by errors, when it is not
 	// the fields themselves: "weights" for a form of one field per trait,
 	// whose answers are then reported as weights.WWT.
@@ -58,7 +58,7 @@ type elicitForm struct {
 	titles   map[string]string // field titles a user reads, where a name is too terse
 	// also are further arguments asked in the same form, so that the user
 	// answers once; they are validated and reported under their own names.
-	also []param
+	also []param.Spec
 }
 
 // ask puts q to the user of the calling client and returns the answers
@@ -71,13 +71,13 @@ func (g *Gateway) ask(ctx context.Context, d *toolDef, q elicitForm) (answers ma
 	if !canElicit(ctx) || srv == nil {
 		return nil, nil, false
 	}
-	arg, field, prefix, expected := names(q.fields), q.fields[0].name, "", q.fields[0].expected()
+	arg, field, prefix, expected := param.Names(q.fields), q.fields[0].Name, "", q.fields[0].Expected()
 	if q.arg != "" {
 		arg, field, prefix, expected = q.arg, q.arg, q.arg+".", q.expected
 	}
 	ex := q.example
 	if ex == nil {
-		ex = example(d.params, nil)
+		ex = param.Example(d.params, nil)
 	}
 	ctx, cancel := context.WithTimeout(ctx, elicitTimeout)
 	defer cancel()
@@ -109,14 +109,14 @@ func (g *Gateway) ask(ctx context.Context, d *toolDef, q elicitForm) (answers ma
 	content, _ := res.Content.(map[string]any)
 	sent, also := make(map[string]any, len(content)), map[string]any{}
 	for k, v := range content {
-		if p := paramNamed(q.also, k); p != nil {
+		if p := param.Named(q.also, k); p != nil {
 			also[k] = formValue(p, v)
 			continue
 		}
-		sent[k] = formValue(paramNamed(q.fields, k), v)
+		sent[k] = formValue(param.Named(q.fields, k), v)
 	}
-	out, errs := validateObject(prefix, q.fields, sent)
-	alsoOut, alsoErrs := validateObject("", q.also, also)
+	out, errs := param.ValidateObject(prefix, q.fields, sent)
+	alsoOut, alsoErrs := param.ValidateObject("", q.also, also)
 	maps.Copy(out, alsoOut)
 	if errs = append(errs, alsoErrs...); len(errs) > 0 {
 		te := invalidArgs(d, sent, errs)
@@ -133,11 +133,11 @@ func (g *Gateway) ask(ctx context.Context, d *toolDef, q elicitForm) (answers ma
 // missing, when every problem is a missing argument and the client can be
 // asked. ok is false when nothing was asked; a non-nil *toolError is the
 // result to return.
-func (g *Gateway) askMissing(ctx context.Context, d *toolDef, sent map[string]any, errs []fieldError) (map[string]any, *toolError, bool) {
-	var missing []param
+func (g *Gateway) askMissing(ctx context.Context, d *toolDef, sent map[string]any, errs []param.FieldError) (map[string]any, *toolError, bool) {
+	var missing []param.Spec
 	for _, fe := range errs {
-		p := paramNamed(d.params, fe.Field)
-		if p == nil || !p.required || sent[fe.Field] != nil || !userChoices[p.name] {
+		p := param.Named(d.params, fe.Field)
+		if p == nil || !p.Required || sent[fe.Field] != nil || !userChoices[p.Name] {
 			return nil, nil, false
 		}
 		missing = append(missing, *p)
@@ -145,7 +145,7 @@ func (g *Gateway) askMissing(ctx context.Context, d *toolDef, sent map[string]an
 	if len(missing) == 0 {
 		return nil, nil, false
 	}
-	answers, te, asked := g.ask(ctx, d, elicitForm{message: fmt.Sprintf("%s needs %s.", d.title, names(missing)), fields: missing})
+	answers, te, asked := g.ask(ctx, d, elicitForm{message: fmt.Sprintf("%s needs %s.", d.title, param.Names(missing)), fields: missing})
 	if !asked || te != nil {
 		return nil, te, asked
 	}
@@ -159,60 +159,43 @@ func (g *Gateway) askMissing(ctx context.Context, d *toolDef, sent map[string]an
 	return filled, nil, true
 }
 
-func paramNamed(ps []param, name string) *param {
-	for i := range ps {
-		if ps[i].name == name {
-			return &ps[i]
-		}
-	}
-	return nil
-}
-
-func names(ps []param) string {
-	n := make([]string, len(ps))
-	for i, p := range ps {
-		n[i] = p.name
-	}
-	return strings.Join(n, " and ")
-}
-
 // formSchema is the flat object of primitive fields elicitation allows. A
 // breed_id is offered as a choice of the breeds' names when NSIP's list is
 // at hand.
-func (g *Gateway) formSchema(ctx context.Context, ps []param, titles map[string]string) map[string]any {
+func (g *Gateway) formSchema(ctx context.Context, ps []param.Spec, titles map[string]string) map[string]any {
 	props := map[string]any{}
 	var required []string
 	for _, p := range ps {
-		title := p.name
-		if t := titles[p.name]; t != "" {
+		title := p.Name
+		if t := titles[p.Name]; t != "" {
 			title = t
 		}
-		f := map[string]any{"title": title, "description": p.desc}
-		switch p.kind {
-		case kindInteger, kindNumber:
-			f["type"] = string(p.kind)
-			if p.min != nil {
-				f["minimum"] = *p.min
+		f := map[string]any{"title": title, "description": p.Desc}
+		switch p.Kind {
+		case param.Integer, param.Number:
+			f["type"] = string(p.Kind)
+			if p.Min != nil {
+				f["minimum"] = *p.Min
 			}
-			if p.max != nil {
-				f["maximum"] = *p.max
+			if p.Max != nil {
+				f["maximum"] = *p.Max
 			}
-		case kindBoolean:
+		case param.Boolean:
 			f["type"] = "boolean"
 		default:
 			f["type"] = "string"
-			if len(p.enum) > 0 {
-				f["enum"] = p.enum
+			if len(p.Enum) > 0 {
+				f["enum"] = p.Enum
 			}
 		}
-		if p.name == "breed_id" {
+		if p.Name == "breed_id" {
 			if ids, names := g.breedChoices(ctx); len(ids) > 0 {
-				f = map[string]any{"type": "string", "title": "Breed", "description": p.desc, "enum": ids, "enumNames": names}
+				f = map[string]any{"type": "string", "title": "Breed", "description": p.Desc, "enum": ids, "enumNames": names}
 			}
 		}
-		props[p.name] = f
-		if p.required {
-			required = append(required, p.name)
+		props[p.Name] = f
+		if p.Required {
+			required = append(required, p.Name)
 		}
 	}
 	return map[string]any{"type": "object", "properties": props, "required": required}
@@ -235,7 +218,7 @@ func (g *Gateway) breedChoices(ctx context.Context) (ids, names []string) {
 
 // formValue turns a form answer into an argument of p: a choice offered as
 // text ("640") validates as the number it names.
-func formValue(p *param, v any) any {
+func formValue(p *param.Spec, v any) any {
 	switch x := v.(type) {
 	case string:
 		return uriValue(p, x)
@@ -249,7 +232,7 @@ func formValue(p *param, v any) any {
 // argument that is the user's choice left out, and the client can be asked
 // for it: the analysis then asks once it knows what to offer (the traits
 // its animals carry).
-func (a *analysisDef) leftToAsk(ctx context.Context, sent map[string]any, errs []fieldError) bool {
+func (a *analysisDef) leftToAsk(ctx context.Context, sent map[string]any, errs []param.FieldError) bool {
 	if len(errs) == 0 || !canElicit(ctx) {
 		return false
 	}
@@ -269,8 +252,8 @@ func (a *analysisDef) leftToAsk(ctx context.Context, sent map[string]any, errs [
 
 // weightFields are the form's fields for weights over codes: each trait
 // whose meaning the glossary documents, in the glossary's order, optional.
-func weightFields(codes []string) ([]param, map[string]string) {
-	var ps []param
+func weightFields(codes []string) ([]param.Spec, map[string]string) {
+	var ps []param.Spec
 	titles := map[string]string{}
 	for _, t := range nsip.Glossary() {
 		if t.Direction == "" || !slices.Contains(codes, t.Code) || len(ps) == weightsParam.maxItems {
@@ -283,8 +266,8 @@ func weightFields(codes []string) ([]param, map[string]string) {
 		if t.Direction == "lower" {
 			eg = "-1"
 		}
-		ps = append(ps, param{name: t.Code, kind: kindNumber, example: eg,
-			desc: fmt.Sprintf("%s%s, %s is better: its weight in the index, e.g. %s. Empty or 0 leaves it out.", t.Name, unit, t.Direction, eg)})
+		ps = append(ps, param.Spec{Name: t.Code, Kind: param.Number, Example: eg,
+			Desc: fmt.Sprintf("%s%s, %s is better: its weight in the index, e.g. %s. Empty or 0 leaves it out.", t.Name, unit, t.Direction, eg)})
 		titles[t.Code] = fmt.Sprintf("%s (%s)", t.Name, t.Code)
 	}
 	return ps, titles
@@ -294,12 +277,12 @@ func weightFields(codes []string) ([]param, map[string]string) {
 // when the model left it out and the client can ask its user, the user's
 // answer to a form of the traits in codes. also are further choices asked
 // in the same form; their answers come back beside, absent when left empty.
-func (r *analysis) weights(ctx context.Context, args map[string]any, why string, codes []string, also ...param) (breeding.Weights, map[string]any, error) {
+func (r *analysis) weights(ctx context.Context, args map[string]any, why string, codes []string, also ...param.Spec) (breeding.Weights, map[string]any, error) {
 	if w, ok := args["weights"].(map[string]float64); ok {
 		return w, nil, nil
 	}
 	a := r.def
-	missing := &argError{fieldError{Field: "weights", Problem: "is required " + why, Expected: weightsParam.expected()}}
+	missing := &argError{param.FieldError{Field: "weights", Problem: "is required " + why, Expected: weightsParam.expected()}}
 	fields, titles := weightFields(codes)
 	if len(fields) == 0 {
 		return nil, nil, missing
@@ -318,7 +301,7 @@ func (r *analysis) weights(ctx context.Context, args map[string]any, why string,
 	raw, rest := map[string]any{}, map[string]any{}
 	for k, v := range answers {
 		switch {
-		case paramNamed(also, k) != nil:
+		case param.Named(also, k) != nil:
 			rest[k] = v
 		case v != 0.0:
 			raw[k] = v

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 )
 
 // form is an elicitation request's schema as a client reads it.
@@ -72,7 +74,7 @@ func TestRankAsksTheUserForWeights(t *testing.T) {
 		Weights map[string]float64 `json:"weights"`
 	}
 	_ = json.Unmarshal([]byte(r.text), &used)
-	if jsonText(used.Weights) != `{"BWT":-0.5,"WWT":1}` {
+	if param.JSONText(used.Weights) != `{"BWT":-0.5,"WWT":1}` {
 		t.Errorf("ranked by %v, want the user's {BWT:-0.5, WWT:1}", used.Weights)
 	}
 	if len(u.asked) != 1 {
@@ -136,7 +138,7 @@ func TestWeightsNotAskedOfClientsThatCannot(t *testing.T) {
 	e := herdEnv(t, h)
 	body := e.call("nsip_rank_animals", map[string]any{"breed_id": 640}).errorBody(t)
 	if body.Code != CodeInvalidArgument || body.Field != "weights" || body.Problem != "weights is required" ||
-		!strings.Contains(body.Expected, `e.g. {"BWT":-0.5,"WWT":1}`) || jsonText(body.Example) != `{"breed_id":640,"weights":{"BWT":-0.5,"WWT":1}}` {
+		!strings.Contains(body.Expected, `e.g. {"BWT":-0.5,"WWT":1}`) || param.JSONText(body.Example) != `{"breed_id":640,"weights":{"BWT":-0.5,"WWT":1}}` {
 		t.Errorf("without elicitation: %+v", body)
 	}
 	u := accept(map[string]any{"WWT": 1})
@@ -178,16 +180,16 @@ func TestPlanAsksTheUserForWeightsAndCOILimit(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.text), &a); err != nil {
 		t.Fatalf("%v: %s", err, r.text)
 	}
-	if a.Mated != 5 || a.Total != 13 || a.MaxCOI != 0.125 || jsonText(a.Weights) != `{"WWT":1}` {
+	if a.Mated != 5 || a.Total != 13 || a.MaxCOI != 0.125 || param.JSONText(a.Weights) != `{"WWT":1}` {
 		t.Errorf("mated %d worth %v under %v by %v; want 5 worth 13 under 0.125 by WWT 1: %s", a.Mated, a.Total, a.MaxCOI, a.Weights, r.text)
 	}
-	if got := jsonText(a.ByRam[lpn("R2")]); got != `[["640TE2",0,1.5,1.5],["640TE5",0,3.5,3.5],["640TE7",0.125,1.5,1.5]]` {
+	if got := param.JSONText(a.ByRam[lpn("R2")]); got != `[["640TE2",0,1.5,1.5],["640TE5",0,3.5,3.5],["640TE7",0.125,1.5,1.5]]` {
 		t.Errorf("R2 gets %s", got)
 	}
-	if got := jsonText(a.ByRam[lpn("R1")]); got != `[["640TE3",0,3,3],["640TE4",0,3.5,3.5]]` {
+	if got := param.JSONText(a.ByRam[lpn("R1")]); got != `[["640TE3",0,3,3],["640TE4",0,3.5,3.5]]` {
 		t.Errorf("R1 gets %s", got)
 	}
-	if jsonText(a.Unassigned) != `{"every ram within max_coi already has max_ewes_per_ram ewes":["640TE1"]}` {
+	if param.JSONText(a.Unassigned) != `{"every ram within max_coi already has max_ewes_per_ram ewes":["640TE1"]}` {
 		t.Errorf("unassigned %v", a.Unassigned)
 	}
 	f := readForm(t, u.asked[0])

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -39,17 +40,17 @@ var errorCodes = []string{
 // toolError is the body of an error result: {"error": {...}}. Only the fields
 // that apply to a code are set.
 type toolError struct {
-	Code              string         `json:"code"`
-	Field             string         `json:"field,omitempty"`
-	Value             any            `json:"value,omitempty"`
-	Problem           string         `json:"problem"`
-	Expected          string         `json:"expected,omitempty"`
-	Example           map[string]any `json:"example,omitempty"`
-	Next              string         `json:"next,omitempty"`
-	RetryAfterSeconds int            `json:"retry_after_seconds,omitempty"`
-	RetryInSeconds    int            `json:"retry_in_seconds,omitempty"`
-	Capacity          *Capacity      `json:"remaining_capacity,omitempty"`
-	Also              []fieldError   `json:"also,omitempty"` // further invalid arguments
+	Code              string             `json:"code"`
+	Field             string             `json:"field,omitempty"`
+	Value             any                `json:"value,omitempty"`
+	Problem           string             `json:"problem"`
+	Expected          string             `json:"expected,omitempty"`
+	Example           map[string]any     `json:"example,omitempty"`
+	Next              string             `json:"next,omitempty"`
+	RetryAfterSeconds int                `json:"retry_after_seconds,omitempty"`
+	RetryInSeconds    int                `json:"retry_in_seconds,omitempty"`
+	Capacity          *Capacity          `json:"remaining_capacity,omitempty"`
+	Also              []param.FieldError `json:"also,omitempty"` // further invalid arguments
 }
 
 // result renders the error as an IsError tool result.
@@ -62,14 +63,14 @@ func (e *toolError) result() *mcp.CallToolResult {
 
 // invalidArgs turns validation problems into one error: the first in full,
 // the rest listed so that none is hidden.
-func invalidArgs(d *toolDef, args map[string]any, errs []fieldError) *toolError {
+func invalidArgs(d *toolDef, args map[string]any, errs []param.FieldError) *toolError {
 	first := errs[0]
 	e := &toolError{
 		Code:     CodeInvalidArgument,
 		Field:    first.Field,
 		Problem:  first.Field + " " + first.Problem,
 		Expected: first.Expected,
-		Example:  example(d.params, args),
+		Example:  param.Example(d.params, args),
 		Also:     errs[1:],
 	}
 	if first.Field == "arguments" {
@@ -150,7 +151,7 @@ func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolErro
 			Code:    CodeNotFound,
 			Field:   d.subject,
 			Value:   v,
-			Problem: fmt.Sprintf("NSIP has no %s %v", d.what, jsonText(v)),
+			Problem: fmt.Sprintf("NSIP has no %s %v", d.what, param.JSONText(v)),
 			Next:    d.next,
 		}
 	case nsip.KindInvalidArgument:
@@ -162,7 +163,7 @@ func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolErro
 			Code:    CodeInvalidArgument,
 			Field:   field,
 			Problem: "NSIP rejected the request: " + firstNonEmpty(ne.Reason, publicText(ne)),
-			Example: example(d.params, args),
+			Example: param.Example(d.params, args),
 		}
 	case nsip.KindRateLimited:
 		c := g.capacity()
@@ -351,19 +352,11 @@ func fieldFor(d *toolDef, apiParam string) string {
 		return string(out)
 	}
 	for _, p := range d.params {
-		if apiParam != "" && fold(p.name) == fold(apiParam) {
-			return p.name
+		if apiParam != "" && fold(p.Name) == fold(apiParam) {
+			return p.Name
 		}
 	}
 	return ""
-}
-
-func jsonText(v any) string {
-	b, err := nsip.PlainJSON(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
 }
 
 func firstNonEmpty(s ...string) string {

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
@@ -26,7 +27,7 @@ import (
 // still show which key was wrong, while ordinary names stay bare.
 func TestUnusualNamesAreQuotedInErrors(t *testing.T) {
 	long := strings.Repeat("k", 500)
-	longShown := `"` + strings.Repeat("k", maxShown) + `"…`
+	longShown := `"` + strings.Repeat("k", param.MaxShown) + `"…`
 	ranges := func(k string, r map[string]any) map[string]any {
 		return map[string]any{"search_criteria": map[string]any{"trait_ranges": map[string]any{k: r}}}
 	}
@@ -41,15 +42,15 @@ func TestUnusualNamesAreQuotedInErrors(t *testing.T) {
 	}{
 		{"empty argument name", "nsip_list_breeds", map[string]any{"": ""},
 			`""`, `"" is not an argument of this tool`, "one of max_tokens"},
-		{"blank argument name", "nsip_get_progeny", map[string]any{"lpn_id": exampleLPN, "  ": 1},
+		{"blank argument name", "nsip_get_progeny", map[string]any{"lpn_id": param.ExampleLPN, "  ": 1},
 			`"  "`, `"  " is not an argument of this tool`, "one of lpn_id, page, page_size, traits, skip, max_tokens"},
-		{"control characters", "nsip_get_progeny", map[string]any{"lpn_id": exampleLPN, "a\x00\nb": 1},
+		{"control characters", "nsip_get_progeny", map[string]any{"lpn_id": param.ExampleLPN, "a\x00\nb": 1},
 			`"a\x00\nb"`, `"a\x00\nb" is not an argument of this tool`, "one of lpn_id, page, page_size"},
-		{"dotted name", "nsip_get_progeny", map[string]any{"lpn_id": exampleLPN, "page.size": 1},
+		{"dotted name", "nsip_get_progeny", map[string]any{"lpn_id": param.ExampleLPN, "page.size": 1},
 			`"page.size"`, `"page.size" is not an argument of this tool; did you mean "page_size"?`, "page_size"},
-		{"very long name", "nsip_get_progeny", map[string]any{"lpn_id": exampleLPN, long: 1},
+		{"very long name", "nsip_get_progeny", map[string]any{"lpn_id": param.ExampleLPN, long: 1},
 			longShown, longShown + " is not an argument of this tool", "one of lpn_id, page, page_size"},
-		{"ordinary misspelling stays bare", "nsip_get_progeny", map[string]any{"lpn_id": exampleLPN, "pagesize": 1},
+		{"ordinary misspelling stays bare", "nsip_get_progeny", map[string]any{"lpn_id": param.ExampleLPN, "pagesize": 1},
 			"pagesize", `pagesize is not an argument of this tool; did you mean "page_size"?`, "page_size"},
 		{"empty nested name", "nsip_search_animals", map[string]any{"search_criteria": map[string]any{"": true}},
 			`search_criteria.""`, `search_criteria."" is not a field of search_criteria`, "one of "},
@@ -82,7 +83,7 @@ func TestUnusualNamesAreQuotedInErrors(t *testing.T) {
 func TestLongValuesAreCutInErrors(t *testing.T) {
 	e := stubEnv(t, &stubUpstream{})
 	huge := strings.Repeat("z", 100000)
-	shown := `"` + strings.Repeat("z", maxShown) + `"…`
+	shown := `"` + strings.Repeat("z", param.MaxShown) + `"…`
 	b := e.call("nsip_search_animals", map[string]any{"traits": []any{huge}}).errorBody(t)
 	want := "traits[0] " + shown + " is not a trait code (1 to 16 letters)"
 	if b.Field != "traits[0]" || b.Problem != want {
@@ -175,7 +176,7 @@ func TestTimeoutNamesTheDeadlineThatRanOut(t *testing.T) {
 					nsip.WithRetryPolicy(nsip.RetryPolicy{MaxAttempts: tt.attempts, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxRetryAfter: time.Second}))
 			})
 			e.up.SetFault(nsiptest.EndpointDetails, tt.fault)
-			b := e.call("nsip_get_animal", map[string]any{"search_string": exampleLPN}).errorBody(t)
+			b := e.call("nsip_get_animal", map[string]any{"search_string": param.ExampleLPN}).errorBody(t)
 			if b.Code != CodeTimeout || b.Problem != tt.problem {
 				t.Errorf("error = %s %q; want timeout %q", b.Code, b.Problem, tt.problem)
 			}
@@ -202,7 +203,7 @@ func TestTimeoutWithoutTheClientsLimit(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := stubEnv(t, &stubUpstream{err: tt.err})
-			b := e.call("nsip_get_animal", map[string]any{"search_string": exampleLPN}).errorBody(t)
+			b := e.call("nsip_get_animal", map[string]any{"search_string": param.ExampleLPN}).errorBody(t)
 			if b.Code != CodeTimeout || b.Problem != tt.problem {
 				t.Errorf("error = %s %q; want timeout %q", b.Code, b.Problem, tt.problem)
 			}
@@ -250,7 +251,7 @@ func TestConnectionFailureHidesTheAddress(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.err.Endpoint, tt.err.Attempts = "details/getAnimalDetails", 3
 			e, logs := loggedStubEnv(t, &stubUpstream{err: tt.err})
-			r := e.call("nsip_get_animal", map[string]any{"search_string": exampleLPN})
+			r := e.call("nsip_get_animal", map[string]any{"search_string": param.ExampleLPN})
 			b := r.errorBody(t)
 			if b.Code != CodeUpstreamError || b.Problem != tt.problem || b.Next != tt.next {
 				t.Errorf("error = %s %q next %q; want upstream_error %q next %q", b.Code, b.Problem, b.Next, tt.problem, tt.next)
@@ -284,7 +285,7 @@ func TestConnectionRefusedThroughTheClient(t *testing.T) {
 	e := newEnv(t, func(_ *Config, o *[]nsip.Option) {
 		*o = append(*o, nsip.WithBaseURL("http://"+addr+"/api"))
 	})
-	r := e.call("nsip_get_animal", map[string]any{"search_string": exampleLPN})
+	r := e.call("nsip_get_animal", map[string]any{"search_string": param.ExampleLPN})
 	b := r.errorBody(t)
 	if b.Code != CodeUpstreamError || b.Problem != "could not connect to NSIP: connection refused"+configProblem || b.Next != configNext {
 		t.Errorf("error = %s %q next %q; want upstream_error, connection refused naming NSIP_BASE_URL, no retry", b.Code, b.Problem, b.Next)
@@ -344,11 +345,11 @@ func TestFitWaitErrors(t *testing.T) {
 		{"tool without pages", lineageDef, waited, CodeTimeout, "retry in a few seconds"},
 		{"cancelled while waiting", lineageDef, fmt.Errorf("%w: %w", errFitWait, context.Canceled), CodeCanceled, ""},
 		{"a profile part not found", searchByLPNDef,
-			errors.Join(&nsip.Error{Kind: nsip.KindNotFound, Param: "searchString", Value: exampleLPN}, waited), CodeNotFound, ""},
+			errors.Join(&nsip.Error{Kind: nsip.KindNotFound, Param: "searchString", Value: param.ExampleLPN}, waited), CodeNotFound, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			te := g.mapError(tt.d, map[string]any{"lpn_id": exampleLPN}, tt.err)
+			te := g.mapError(tt.d, map[string]any{"lpn_id": param.ExampleLPN}, tt.err)
 			if te.Code != tt.code || (tt.next != "" && te.Next != tt.next) {
 				t.Errorf("mapError = %+v; want code %s, next %q", te, tt.code, tt.next)
 			}
@@ -372,7 +373,7 @@ func TestConnectionRefusedAtTheDefaultBaseURL(t *testing.T) {
 	e := newEnv(t, func(_ *Config, o *[]nsip.Option) {
 		*o = append(*o, nsip.WithBaseURL(nsip.DefaultBaseURL), nsip.WithHTTPClient(refuse))
 	})
-	b := e.call("nsip_get_animal", map[string]any{"search_string": exampleLPN}).errorBody(t)
+	b := e.call("nsip_get_animal", map[string]any{"search_string": param.ExampleLPN}).errorBody(t)
 	const next = "retry in a minute; if it keeps failing, NSIP or the network to it is down"
 	if b.Code != CodeUpstreamError || b.Problem != "could not connect to NSIP: connection refused" || b.Next != next {
 		t.Errorf("error = %s %q next %q; want upstream_error, connection refused, retry later", b.Code, b.Problem, b.Next)
@@ -389,12 +390,12 @@ func TestBreakerOpenedByMisconfiguration(t *testing.T) {
 		*o = append(*o, nsip.WithBaseURL("http://"+addr+"/api"))
 	})
 	for i := range 2 {
-		b := e.call("nsip_get_animal", map[string]any{"search_string": exampleLPN}).errorBody(t)
+		b := e.call("nsip_get_animal", map[string]any{"search_string": param.ExampleLPN}).errorBody(t)
 		if b.Code != CodeUpstreamError || !strings.Contains(b.Problem, "NSIP_BASE_URL") {
 			t.Fatalf("call %d: %s %q; want the configuration error", i+1, b.Code, b.Problem)
 		}
 	}
-	b := e.call("nsip_get_animal", map[string]any{"search_string": exampleLPN}).errorBody(t)
+	b := e.call("nsip_get_animal", map[string]any{"search_string": param.ExampleLPN}).errorBody(t)
 	const problem = "NSIP could not be reached at the address in the server's NSIP_BASE_URL setting " +
 		"(unset: the public NSIP API) on recent calls, so calls fail at once for the next 30 s"
 	if b.Code != CodeUpstreamUnavailable || b.Problem != problem || b.Next != configNext || b.RetryInSeconds != 30 {

@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -178,7 +179,7 @@ func TestAQueuedFetchNobodyAwaitsIsDropped(t *testing.T) {
 }
 
 func lineageKey(id string) string {
-	args, _ := validateObject("", lineageDef.params, map[string]any{"lpn_id": id})
+	args, _ := param.ValidateObject("", lineageDef.params, map[string]any{"lpn_id": id})
 	return cache.Key(lineageDef.method, args)
 }
 

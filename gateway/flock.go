@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 )
@@ -24,9 +25,9 @@ var flockDef = &analysisDef{
 			fmt.Sprintf("(500-1500 tokens; reads every page, %d animals per NSIP lookup, at most %d lookups). ", scanPageSize, flockPages) +
 			`Arguments: flock_id, the flock code, e.g. "640238"; breed_id (optional, only that breed), e.g. 640. ` +
 			`Next: nsip_rank_animals to rank the breed, nsip_compare_animals for a few animals.`,
-		params: []param{
-			{name: "flock_id", kind: kindString, required: true, example: "640238", maxLen: nsip.MaxCriteriaLength, pattern: alnumPattern, quiet: true},
-			{name: "breed_id", kind: kindInteger, example: 640, min: bound(1), max: bound(99999), quiet: true},
+		params: []param.Spec{
+			{Name: "flock_id", Kind: param.String, Required: true, Example: "640238", MaxLen: nsip.MaxCriteriaLength, Pattern: param.AlnumPattern, Quiet: true},
+			{Name: "breed_id", Kind: param.Integer, Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},
 		},
 	},
 	ceiling: flockPages,

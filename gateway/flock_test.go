@@ -6,6 +6,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -61,7 +62,7 @@ func TestFlockSummaryOverEveryPage(t *testing.T) {
 	if a.Animals != 230 || a.BySex["male"] != 115 || a.BySex["female"] != 115 || a.ByStatus["SOLD"] != 10 || a.ByStatus["CURRENT"] != 220 {
 		t.Errorf("counts: %d animals, sex %v, status %v", a.Animals, a.BySex, a.ByStatus)
 	}
-	if jsonText(a.ByYear) != `{"2020":77,"2021":77,"2022":76}` {
+	if param.JSONText(a.ByYear) != `{"2020":77,"2021":77,"2022":76}` {
 		t.Errorf("birth years %v, want 77 77 76 (i mod 3 over 0..229)", a.ByYear)
 	}
 	if len(a.Traits) != 2 || a.Traits[0].Trait != "BWT" {
@@ -71,7 +72,7 @@ func TestFlockSummaryOverEveryPage(t *testing.T) {
 	if b.N != 230 || b.Mean != 2 || math.Abs(b.SD-math.Sqrt(460.0/229)) > 1e-4 || b.Min != 0 || b.Max != 4 {
 		t.Errorf("BWT %+v, want n 230 mean 2 sd %.4f min 0 max 4", b, math.Sqrt(460.0/229))
 	}
-	if jsonText(b.MinIDs) != `["640F0000","640F0005","640F0010"]` || b.MinMore != 43 || b.MaxIDs[0] != "640F0004" {
+	if param.JSONText(b.MinIDs) != `["640F0000","640F0005","640F0010"]` || b.MinMore != 43 || b.MaxIDs[0] != "640F0004" {
 		t.Errorf("BWT holders min %v (+%d) max %v", b.MinIDs, b.MinMore, b.MaxIDs)
 	}
 	// WWT 0, 1, 2 on three animals: mean 1, SD 1.

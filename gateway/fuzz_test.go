@@ -16,6 +16,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -98,7 +99,7 @@ func (u *checkingUpstream) SearchAnimals(_ context.Context, p nsip.SearchParams)
 		u.breach("breed %d / %d, group %d", p.BreedID, c.BreedID, c.BreedGroupID)
 	}
 	// Any well-formed code may reach NSIP: without a breed's trait list it judges.
-	if p.SortedTrait != "" && (!traitCodePattern.MatchString(p.SortedTrait) || p.SortedTrait != strings.ToUpper(p.SortedTrait)) {
+	if p.SortedTrait != "" && (!param.TraitCodePattern.MatchString(p.SortedTrait) || p.SortedTrait != strings.ToUpper(p.SortedTrait)) {
 		u.breach("sort trait %q", p.SortedTrait)
 	}
 	if c.Gender != "" && !slices.Contains([]string{"Male", "Female", "Both"}, c.Gender) {
@@ -116,7 +117,7 @@ func (u *checkingUpstream) SearchAnimals(_ context.Context, p nsip.SearchParams)
 		u.breach("status %q, flock %q", c.Status, c.FlockID)
 	}
 	for code, r := range c.TraitRanges {
-		if !traitCodePattern.MatchString(code) || code != strings.ToUpper(code) || math.IsNaN(r.Min) || math.IsNaN(r.Max) || r.Min > r.Max {
+		if !param.TraitCodePattern.MatchString(code) || code != strings.ToUpper(code) || math.IsNaN(r.Min) || math.IsNaN(r.Max) || r.Min > r.Max {
 			u.breach("trait range %s %+v", code, r)
 		}
 	}
@@ -230,8 +231,8 @@ func namesField(d *toolDef, raw []byte, field string) bool {
 	if field == "" || strings.HasSuffix(field, ".") {
 		return false
 	}
-	if field == "arguments" || slices.ContainsFunc(d.params, func(p param) bool {
-		return field == p.name || strings.HasPrefix(field, p.name+".")
+	if field == "arguments" || slices.ContainsFunc(d.params, func(p param.Spec) bool {
+		return field == p.Name || strings.HasPrefix(field, p.Name+".")
 	}) {
 		return true
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -137,7 +138,7 @@ func TestErrorMapping(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := stubEnv(t, &stubUpstream{err: tt.err})
-			b := e.call("nsip_get_progeny", map[string]any{"lpn_id": exampleLPN}).errorBody(t)
+			b := e.call("nsip_get_progeny", map[string]any{"lpn_id": param.ExampleLPN}).errorBody(t)
 			if b.Code != tt.code || b.Field != tt.field || !strings.Contains(b.Problem, tt.in) {
 				t.Errorf("error = %+v, want code %s field %q problem containing %q", b, tt.code, tt.field, tt.in)
 			}
@@ -203,7 +204,7 @@ func TestNoStructuredContentAndCompactErrorJSON(t *testing.T) {
 	e := stubEnv(t, &stubUpstream{err: &nsip.Error{Kind: nsip.KindNotFound, Status: 404}})
 	req := mcp.CallToolRequest{}
 	req.Params.Name = "nsip_get_lineage"
-	req.Params.Arguments = map[string]any{"lpn_id": exampleLPN}
+	req.Params.Arguments = map[string]any{"lpn_id": param.ExampleLPN}
 	res, err := e.client.CallTool(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
@@ -224,7 +225,7 @@ func TestNoStructuredContentAndCompactErrorJSON(t *testing.T) {
 func TestSchemaConstraints(t *testing.T) {
 	get := func(tool, prop string) map[string]any {
 		d := defByName(t, tool)
-		b, _ := json.Marshal(inputSchema(d.params))
+		b, _ := json.Marshal(param.InputSchema(d.params))
 		var s struct {
 			Properties map[string]map[string]any `json:"properties"`
 			Required   []string                  `json:"required"`

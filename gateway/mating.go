@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 )
@@ -40,9 +41,9 @@ var checkMatingDef = &analysisDef{
 			`(at most 60 NSIP lookups). Answers {"coi":0.125,...} with the common ancestors and their contributions, pedigree completeness, a rating and midparent EBVs ` +
 			`(400-900 tokens); "coi" is null and "rating" "unknown" where no link shows and a pedigree is missing. ` +
 			`Arguments: sire_lpn_id and dam_lpn_id, LPN IDs such as "6402382024NCS310". Next: nsip_plan_matings for many ewes.`,
-		params: []param{
-			{name: "sire_lpn_id", kind: kindString, required: true, example: exampleLPN, minLen: nsip.MinLPNIDLength, maxLen: nsip.MaxLPNIDLength, pattern: alnumPattern, upper: true, quiet: true},
-			{name: "dam_lpn_id", kind: kindString, required: true, example: "6402382022NCS087", minLen: nsip.MinLPNIDLength, maxLen: nsip.MaxLPNIDLength, pattern: alnumPattern, upper: true, quiet: true},
+		params: []param.Spec{
+			{Name: "sire_lpn_id", Kind: param.String, Required: true, Example: param.ExampleLPN, MinLen: nsip.MinLPNIDLength, MaxLen: nsip.MaxLPNIDLength, Pattern: param.AlnumPattern, Upper: true, Quiet: true},
+			{Name: "dam_lpn_id", Kind: param.String, Required: true, Example: "6402382022NCS087", MinLen: nsip.MinLPNIDLength, MaxLen: nsip.MaxLPNIDLength, Pattern: param.AlnumPattern, Upper: true, Quiet: true},
 		},
 	},
 	ceiling: 60,
@@ -276,7 +277,7 @@ func parentsUnknown(ped *breeding.Pedigree, id string) bool {
 func runCheckMating(ctx context.Context, r *analysis, args map[string]any) (any, error) {
 	sire, dam := args["sire_lpn_id"].(string), args["dam_lpn_id"].(string)
 	if sire == dam {
-		return nil, &argError{fieldError{Field: "dam_lpn_id", Problem: "is the same animal as sire_lpn_id", Expected: "a different animal's LPN ID"}}
+		return nil, &argError{param.FieldError{Field: "dam_lpn_id", Problem: "is the same animal as sire_lpn_id", Expected: "a different animal's LPN ID"}}
 	}
 	var sd, dd *nsip.AnimalDetails
 	var serr, derr error

@@ -2,10 +2,12 @@ package gateway
 
 import (
 	"encoding/json"
-	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 )
 
 // lpn turns a short pedigree name into a valid LPN ID.
@@ -107,7 +109,7 @@ func TestCheckMatingHandWorked(t *testing.T) {
 			}
 			if c.ancestor != "" {
 				top := a.CommonAncestors.Top[0]
-				if top.LPNID != lpn(c.ancestor) || strings.ReplaceAll(jsonText(top.Paths), ",", " ") != c.paths {
+				if top.LPNID != lpn(c.ancestor) || strings.ReplaceAll(param.JSONText(top.Paths), ",", " ") != c.paths {
 					t.Errorf("top ancestor %s paths %v, want %s %s", top.LPNID, top.Paths, lpn(c.ancestor), c.paths)
 				}
 			} else if a.CommonAncestors.Count != 0 {
@@ -153,7 +155,7 @@ func TestCheckMatingWarnsAndAverages(t *testing.T) {
 	if m.EBV != 0.2 || m.SireAcc == nil || *m.SireAcc != 80 || *m.DamAcc != 60 {
 		t.Errorf("BWT midparent %+v, want 0.2 with accuracies 80 and 60", m)
 	}
-	if jsonText(a.MidUnknown) != `["WWT"]` {
+	if param.JSONText(a.MidUnknown) != `["WWT"]` {
 		t.Errorf("midparent unknown %v, want WWT (only the sire has it)", a.MidUnknown)
 	}
 	if *a.COI != 0.125 || a.Rating != "very high" {

@@ -14,6 +14,7 @@ import (
 	"github.com/sony/gobreaker"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
@@ -107,13 +108,13 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 	start := time.Now()
 	g.stats.calls[d.name].Add(1)
 
-	sent, fe := decodeArguments(req)
+	sent, fe := param.Decode(req)
 	var args map[string]any
-	var errs []fieldError
+	var errs []param.FieldError
 	if fe != nil {
-		sent, errs = map[string]any{}, []fieldError{*fe}
+		sent, errs = map[string]any{}, []param.FieldError{*fe}
 	} else {
-		args, errs = validateObject("", d.params, sent)
+		args, errs = param.ValidateObject("", d.params, sent)
 		if len(errs) == 0 && d == searchAnimalsDef {
 			var fixed map[string]any
 			if errs, fixed = g.checkBreedTraits(ctx, args); fixed != nil {
@@ -128,7 +129,7 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 			return te.result()
 		} else if asked {
 			sent = filled
-			args, errs = validateObject("", d.params, sent)
+			args, errs = param.ValidateObject("", d.params, sent)
 		}
 	}
 	if len(errs) == 0 {
@@ -185,7 +186,7 @@ func fittedResult(res summarize.Result, budget int, meta map[string]any, more ..
 func logParams(req mcp.CallToolRequest) string {
 	s := string(req.Params.RawArguments)
 	if s == "" {
-		s = jsonText(req.Params.Arguments)
+		s = param.JSONText(req.Params.Arguments)
 	}
 	const limit = 256
 	if len(s) > limit {

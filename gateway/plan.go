@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 )
@@ -22,13 +23,13 @@ var planDef = &analysisDef{
 			fmt.Sprintf("reads each animal's record and pedigree, at most %d NSIP lookups, so a large plan takes a while). ", planCeiling) +
 			`Arguments: ram_lpn_ids (1-10), e.g. ["6402382024NCS310"]; ewe_lpn_ids (1-100), e.g. ["6402382022NCS087"]; weights as for nsip_rank_animals, e.g. {"WWT":1,"BWT":-0.5}; ` +
 			`max_coi, the largest lamb COI as a fraction 0..1 (0.0625: first cousins); max_ewes_per_ram 1..100. Next: nsip_check_mating for one pair in detail.`,
-		params: []param{
-			{name: "max_coi", kind: kindNumber, def: 0.0625, example: 0.0625},
-			{name: "max_ewes_per_ram", kind: kindInteger, def: 50, example: 50, min: bound(1), max: bound(100), quiet: true},
+		params: []param.Spec{
+			{Name: "max_coi", Kind: param.Number, Default: 0.0625, Example: 0.0625},
+			{Name: "max_ewes_per_ram", Kind: param.Integer, Default: 50, Example: 50, Min: param.Bound(1), Max: param.Bound(100), Quiet: true},
 		},
 	},
 	lists: []listParam{
-		{name: "ram_lpn_ids", required: true, minItems: 1, maxItems: 10, item: "lpn", example: []string{exampleLPN}},
+		{name: "ram_lpn_ids", required: true, minItems: 1, maxItems: 10, item: "lpn", example: []string{param.ExampleLPN}},
 		{name: "ewe_lpn_ids", required: true, minItems: 1, maxItems: 100, item: "lpn", example: []string{"6402382022NCS087"}},
 		weightsParam,
 	},
@@ -37,12 +38,12 @@ var planDef = &analysisDef{
 }
 
 // coiLimitField asks the user for max_coi beside the weights.
-var coiLimitField = param{name: "max_coi", kind: kindNumber, example: 0.0625, min: bound(0), max: bound(1),
-	desc: "Highest inbreeding (COI) allowed for any lamb, a fraction from 0 to 1. 0.0625 (6.25%, as from first cousins) is the usual limit and is used when this is left empty."}
+var coiLimitField = param.Spec{Name: "max_coi", Kind: param.Number, Example: 0.0625, Min: param.Bound(0), Max: param.Bound(1),
+	Desc: "Highest inbreeding (COI) allowed for any lamb, a fraction from 0 to 1. 0.0625 (6.25%, as from first cousins) is the usual limit and is used when this is left empty."}
 
 func checkCOILimit(v float64) *argError {
 	if v < 0 || v > 1 {
-		return &argError{fieldError{Field: "max_coi", Problem: fmt.Sprintf("must be a fraction from 0 to 1, got %g", v), Expected: "e.g. 0.0625 (6.25%)"}}
+		return &argError{param.FieldError{Field: "max_coi", Problem: fmt.Sprintf("must be a fraction from 0 to 1, got %g", v), Expected: "e.g. 0.0625 (6.25%)"}}
 	}
 	return nil
 }
@@ -69,7 +70,7 @@ func runPlan(ctx context.Context, r *analysis, args map[string]any) (any, error)
 	}
 	for i, e := range ewes {
 		if slices.Contains(rams, e) {
-			return nil, &argError{fieldError{Field: fmt.Sprintf("ewe_lpn_ids[%d]", i), Problem: e + " is also listed as a ram", Expected: "each animal in one list"}}
+			return nil, &argError{param.FieldError{Field: fmt.Sprintf("ewe_lpn_ids[%d]", i), Problem: e + " is also listed as a ram", Expected: "each animal in one list"}}
 		}
 	}
 	rd, err := detailsOf(ctx, r, "ram_lpn_ids", rams)
@@ -79,7 +80,7 @@ func runPlan(ctx context.Context, r *analysis, args map[string]any) (any, error)
 	// Weights left to the user are asked once the rams are known: the form
 	// offers the traits every ram carries, which are the ones a plan can
 	// weigh, and the COI limit too when the call did not set it.
-	var also []param
+	var also []param.Spec
 	if r.sent["max_coi"] == nil {
 		also = append(also, coiLimitField)
 	}
@@ -89,7 +90,7 @@ func runPlan(ctx context.Context, r *analysis, args map[string]any) (any, error)
 	}
 	if v, ok := chosen["max_coi"].(float64); ok {
 		if err := checkCOILimit(v); err != nil {
-			te := invalidArgs(&r.def.toolDef, r.sent, []fieldError{err.fieldError})
+			te := invalidArgs(&r.def.toolDef, r.sent, []param.FieldError{err.FieldError})
 			te.Problem, te.Example = "the user's answer: "+te.Problem, r.def.example(r.sent)
 			return nil, &answeredError{te}
 		}
@@ -105,7 +106,7 @@ func runPlan(ctx context.Context, r *analysis, args map[string]any) (any, error)
 	for i, d := range rd {
 		ramEBV[i] = ebvMap(d.Traits)
 		if _, missing, ok := w.Index(ramEBV[i]); !ok {
-			return nil, &argError{fieldError{Field: fmt.Sprintf("ram_lpn_ids[%d]", i),
+			return nil, &argError{param.FieldError{Field: fmt.Sprintf("ram_lpn_ids[%d]", i),
 				Problem:  fmt.Sprintf("ram %s has no EBV for %s, so his lambs cannot be compared", rams[i], strings.Join(missing, ", ")),
 				Expected: "rams with every weighted trait, or weights only on traits they have"}}
 		}

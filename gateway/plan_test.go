@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -57,14 +58,14 @@ func TestPlanMatingsHandWorked(t *testing.T) {
 		lpn("R2"): `[["640TE2",0,1.5,1.5],["640TE5",0,3.5,3.5]]`,
 	}
 	for ram, rows := range want {
-		if got := jsonText(a.ByRam[ram]); got != rows {
+		if got := param.JSONText(a.ByRam[ram]); got != rows {
 			t.Errorf("%s gets %s, want %s", ram, got, rows)
 		}
 	}
-	if jsonText(a.Columns) != `["ewe","coi","lamb_index","lamb_WWT"]` {
+	if param.JSONText(a.Columns) != `["ewe","coi","lamb_index","lamb_WWT"]` {
 		t.Errorf("columns %v", a.Columns)
 	}
-	if jsonText(a.Unassigned) != `{"every ram within max_coi already has max_ewes_per_ram ewes":["640TE1"],"every ram's lamb would exceed max_coi":["640TE7"]}` {
+	if param.JSONText(a.Unassigned) != `{"every ram within max_coi already has max_ewes_per_ram ewes":["640TE1"],"every ram's lamb would exceed max_coi":["640TE7"]}` {
 		t.Errorf("unassigned %v", a.Unassigned)
 	}
 }
@@ -98,10 +99,10 @@ func TestPlanMatingsTotalLeavesOutUnknownLambIndexes(t *testing.T) {
 	if a.Mated != 2 || a.Total != 3 {
 		t.Errorf("mated %d worth %v, want 2 worth 3: %s", a.Mated, a.Total, r.text)
 	}
-	if got := jsonText(a.ByRam[lpn("R1")]); got != `[["640TE3",0,3,3],["640TE8",0,"unknown","unknown"]]` {
+	if got := param.JSONText(a.ByRam[lpn("R1")]); got != `[["640TE3",0,3,3],["640TE8",0,"unknown","unknown"]]` {
 		t.Errorf("R1 gets %s", got)
 	}
-	if jsonText(a.NoIndex.LPNIDs) != `["640TE8"]` || !strings.Contains(a.NoIndex.Effect, "total_lamb_index") {
+	if param.JSONText(a.NoIndex.LPNIDs) != `["640TE8"]` || !strings.Contains(a.NoIndex.Effect, "total_lamb_index") {
 		t.Errorf("ewes without index: %+v", a.NoIndex)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -25,7 +26,7 @@ type promptArg struct {
 	title    string
 	desc     string
 	required bool
-	check    *param // how the value is validated; nil takes any text
+	check    *param.Spec // how the value is validated; nil takes any text
 }
 
 // promptDef is one prompt.
@@ -43,14 +44,14 @@ type promptDef struct {
 }
 
 var (
-	lpnCheck    = lpnParam("")
+	lpnCheck    = param.LPNParam("")
 	breedCheck  = breedIDParam
-	traitCheck  = param{name: "trait", kind: kindString, enum: nsip.GlossaryCodes(), upper: true}
-	statusCheck = param{name: "status", kind: kindString, maxLen: nsip.MaxCriteriaLength, pattern: statusPattern, upper: true}
-	flockCheck  = param{name: "flock_id", kind: kindString, maxLen: nsip.MaxCriteriaLength, pattern: alnumPattern}
+	traitCheck  = param.Spec{Name: "trait", Kind: param.String, Enum: nsip.GlossaryCodes(), Upper: true}
+	statusCheck = param.Spec{Name: "status", Kind: param.String, MaxLen: nsip.MaxCriteriaLength, Pattern: param.StatusPattern, Upper: true}
+	flockCheck  = param.Spec{Name: "flock_id", Kind: param.String, MaxLen: nsip.MaxCriteriaLength, Pattern: param.AlnumPattern}
 	// Free text goes into the prompt as written; the bound keeps a pasted
 	// document out of it.
-	goalCheck = param{name: "goal", kind: kindString, maxLen: 500}
+	goalCheck = param.Spec{Name: "goal", Kind: param.String, MaxLen: 500}
 )
 
 var promptDefs = []*promptDef{
@@ -225,17 +226,17 @@ func (g *Gateway) promptHandler(d *promptDef) server.PromptHandlerFunc {
 // validate checks the arguments like a tool's and returns them normalised.
 func (d *promptDef) validate(args map[string]string) (map[string]string, error) {
 	out := map[string]string{}
-	var errs []fieldError
+	var errs []param.FieldError
 	for _, a := range d.args {
 		v := strings.TrimSpace(args[a.name])
 		if v == "" {
 			if a.required {
-				errs = append(errs, fieldError{Field: a.name, Problem: "is required", Expected: a.desc})
+				errs = append(errs, param.FieldError{Field: a.name, Problem: "is required", Expected: a.desc})
 			}
 			continue
 		}
 		if a.check != nil {
-			nv, fe := a.check.validate(a.name, uriValue(a.check, v))
+			nv, fe := a.check.Validate(a.name, uriValue(a.check, v))
 			if len(fe) > 0 {
 				errs = append(errs, fe...)
 				continue
@@ -246,7 +247,7 @@ func (d *promptDef) validate(args map[string]string) (map[string]string, error) 
 	}
 	for name := range args {
 		if !slices.ContainsFunc(d.args, func(a promptArg) bool { return a.name == name }) {
-			errs = append(errs, fieldError{Field: name, Problem: "is not an argument of " + d.name, Expected: "one of " + argNames(d.args)})
+			errs = append(errs, param.FieldError{Field: name, Problem: "is not an argument of " + d.name, Expected: "one of " + argNames(d.args)})
 		}
 	}
 	if len(errs) == 0 {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 )
@@ -24,9 +25,9 @@ var rankDef = &analysisDef{
 			fmt.Sprintf("Reads NSIP sorted by the heaviest-weighted trait, stopping once the breed's trait ranges prove no unread animal can enter, at most %d pages of %d; says whether exact. ", rankPages, nsip.MaxPageSize) +
 			`Arguments: breed_id (from nsip_list_breeds), e.g. 640; weights by trait code, negative where lower is better, e.g. {"WWT":1,"BWT":-0.5}; top_n 1..50; ` +
 			`search_criteria as for nsip_search_animals, e.g. {"gender":"Male","status":"CURRENT"}. Next: nsip_compare_animals or nsip_check_mating.`,
-		params: []param{
-			{name: "breed_id", kind: kindInteger, required: true, example: 640, min: bound(1), max: bound(99999), quiet: true},
-			{name: "top_n", kind: kindInteger, def: 10, example: 10, min: bound(1), max: bound(50), quiet: true},
+		params: []param.Spec{
+			{Name: "breed_id", Kind: param.Integer, Required: true, Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},
+			{Name: "top_n", Kind: param.Integer, Default: 10, Example: 10, Min: param.Bound(1), Max: param.Bound(50), Quiet: true},
 			withoutProp(searchAnimalsDef.params[5], "breed_id"),
 		},
 	},
@@ -40,16 +41,16 @@ var rankDef = &analysisDef{
 // sorted_trait.
 func sortable(code string) bool {
 	for _, p := range searchAnimalsDef.params {
-		if p.name == "sorted_trait" {
-			return len(p.enum) == 0 || slices.Contains(p.enum, code)
+		if p.Name == "sorted_trait" {
+			return len(p.Enum) == 0 || slices.Contains(p.Enum, code)
 		}
 	}
 	return false
 }
 
 // withoutProp is an object param less one of its fields.
-func withoutProp(p param, name string) param {
-	p.props = slices.DeleteFunc(slices.Clone(p.props), func(q param) bool { return q.name == name })
+func withoutProp(p param.Spec, name string) param.Spec {
+	p.Props = slices.DeleteFunc(slices.Clone(p.Props), func(q param.Spec) bool { return q.Name == name })
 	return p
 }
 
@@ -103,7 +104,7 @@ func runRank(ctx context.Context, r *analysis, args map[string]any) (any, error)
 		return nil, &aboutErr{field: "breed_id", value: breed, what: "trait ranges for breed", next: "list valid breed IDs with nsip_list_breeds", err: err}
 	}
 	if len(tr.Ranges) == 0 {
-		return nil, &argError{fieldError{Field: "breed_id", Problem: fmt.Sprintf("NSIP has no trait ranges for breed %d, so its animals cannot be ranked", breed), Expected: "a breed ID from nsip_list_breeds, e.g. 640"}}
+		return nil, &argError{param.FieldError{Field: "breed_id", Problem: fmt.Sprintf("NSIP has no trait ranges for breed %d, so its animals cannot be ranked", breed), Expected: "a breed ID from nsip_list_breeds, e.g. 640"}}
 	}
 	ranges := map[string][2]float64{}
 	for _, x := range tr.Ranges {
@@ -116,7 +117,7 @@ func runRank(ctx context.Context, r *analysis, args map[string]any) (any, error)
 	for _, c := range w.Codes() {
 		if _, ok := ranges[c]; !ok {
 			have := slices.Sorted(maps.Keys(ranges))
-			return nil, &argError{fieldError{Field: "weights." + c, Problem: fmt.Sprintf("breed %d has no EBV for %s", breed, c), Expected: "one of the breed's traits: " + strings.Join(have, ", ")}}
+			return nil, &argError{param.FieldError{Field: "weights." + c, Problem: fmt.Sprintf("breed %d has no EBV for %s", breed, c), Expected: "one of the breed's traits: " + strings.Join(have, ", ")}}
 		}
 	}
 	// Sort by the heaviest weighted trait NSIP can sort on; with none, read

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
@@ -126,7 +127,7 @@ func (g *Gateway) readResource(ctx context.Context, d *resourceDef, uri string, 
 		if arg, ok := d.vars[name]; ok {
 			name = arg
 		}
-		args[name] = uriValue(paramNamed(d.tool.params, name), v)
+		args[name] = uriValue(param.Named(d.tool.params, name), v)
 	}
 	req := mcp.CallToolRequest{}
 	req.Params.Name = d.tool.name
@@ -166,10 +167,10 @@ var glossaryJSON = sync.OnceValues(func() ([]byte, error) {
 // validate as integers; anything else stays text for validation to judge. A
 // variable repeated in a query arrives as a list; only one value makes
 // sense, and validation says so.
-func uriValue(p *param, v any) any {
+func uriValue(p *param.Spec, v any) any {
 	switch s := v.(type) {
 	case string:
-		if p != nil && (p.kind == kindInteger || p.kind == kindNumber) {
+		if p != nil && (p.Kind == param.Integer || p.Kind == param.Number) {
 			if _, err := strconv.ParseFloat(s, 64); err == nil {
 				return json.Number(s)
 			}
@@ -206,7 +207,7 @@ func resourceLinks(res summarize.Result) []mcp.Content {
 		return nil
 	}
 	lpn, _ := s.Next.Arguments["lpn_id"].(string)
-	if lpn == "" || !alnumPattern.MatchString(lpn) {
+	if lpn == "" || !param.AlnumPattern.MatchString(lpn) {
 		return nil
 	}
 	var uri, name, desc string
@@ -214,13 +215,13 @@ func resourceLinks(res summarize.Result) []mcp.Content {
 	case lineageDef.name:
 		uri, name, desc = "nsip://animals/"+lpn+"/lineage", "lineage", "The pedigree the summary shortened, from "+lpn+" up."
 	case progenyDef.name:
-		page, _ := asInteger(s.Next.Arguments["page"])
-		size, _ := asInteger(s.Next.Arguments["page_size"])
+		page, _ := param.AsInteger(s.Next.Arguments["page"])
+		size, _ := param.AsInteger(s.Next.Arguments["page_size"])
 		if size <= 0 {
 			return nil
 		}
 		uri = fmt.Sprintf("nsip://animals/%s/progeny?page=%d&page_size=%d", lpn, page, size)
-		if skip, _ := asInteger(s.Next.Arguments["skip"]); skip > 0 {
+		if skip, _ := param.AsInteger(s.Next.Arguments["skip"]); skip > 0 {
 			uri += fmt.Sprintf("&skip=%d", skip)
 		}
 		name, desc = "progeny", "The offspring the summary left out, as the next call returns them."

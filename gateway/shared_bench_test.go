@@ -10,6 +10,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/cache/redistest"
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
 
@@ -54,7 +55,7 @@ func benchmarkShared(b *testing.B, tool string, args func(*nsiptest.Server) map[
 	if up.Requests(nsiptest.EndpointDetails)+up.Requests(nsiptest.EndpointSearch) != 1 {
 		b.Fatalf("upstream requests %d, want the warm-up's 1", up.TotalRequests())
 	}
-	valid, _ := validateObject("", d.params, args(up))
+	valid, _ := param.ValidateObject("", d.params, args(up))
 	if e, ok := rs[0].gw.cache.Peek(cache.Key(d.method, valid)); ok {
 		a := e.Value.(*answer)
 		if enc, err := encodeAnswer(a); err == nil {

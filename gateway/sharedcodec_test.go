@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
@@ -31,7 +32,7 @@ func TestSharedRecordRoundTripsEveryAnswer(t *testing.T) {
 	}
 	for d, sent := range cases {
 		t.Run(d.name, func(t *testing.T) {
-			args, errs := validateObject("", d.params, sent)
+			args, errs := param.ValidateObject("", d.params, sent)
 			if len(errs) > 0 {
 				t.Fatalf("arguments %v: %v", sent, errs)
 			}

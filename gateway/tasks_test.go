@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -141,7 +142,7 @@ func withoutUpstream(t *testing.T, text string) string {
 		t.Fatalf("%v: %s", err, text)
 	}
 	delete(m["computed"].(map[string]any), "upstream")
-	return jsonText(m)
+	return param.JSONText(m)
 }
 
 // A long analysis sends progress to a caller that gave a progress token,

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -83,7 +84,7 @@ func TestToolArgsReachTheClient(t *testing.T) {
 	covered := map[*toolDef]bool{}
 	for _, tc := range tests {
 		covered[tc.d] = true
-		args, errs := validateObject("", tc.d.params, tc.sent)
+		args, errs := param.ValidateObject("", tc.d.params, tc.sent)
 		if len(errs) > 0 {
 			t.Fatalf("%s %v: %v", tc.d.name, tc.sent, errs)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
@@ -20,7 +21,7 @@ type toolDef struct {
 	title  string
 	method string // the cache key's method name: the NSIP client method, snake_cased
 	desc   string
-	params []param
+	params []param.Spec
 	kind   summarize.Kind
 	// composite tools are assembled from other tools' cached answers
 	// instead of fetched (nsip_search_by_lpn).
@@ -38,7 +39,7 @@ type toolDef struct {
 // hasParam reports whether the tool takes the argument name.
 func (d *toolDef) hasParam(name string) bool {
 	for _, p := range d.params {
-		if p.name == name {
+		if p.Name == name {
 			return true
 		}
 	}
@@ -99,7 +100,7 @@ func (g *Gateway) serverTool(d *toolDef) server.ServerTool {
 			OpenWorldHint:   mcp.ToBoolPtr(true),
 		}),
 	)
-	t.InputSchema = inputSchema(d.params)
+	t.InputSchema = param.InputSchema(d.params)
 	return server.ServerTool{Tool: t, Handler: g.handler(d)}
 }
 
@@ -125,19 +126,19 @@ func fetched[T any](v *T, err error, body func(*T) json.RawMessage) (any, json.R
 }
 
 var (
-	breedIDParam = param{
-		name: "breed_id", kind: kindInteger, required: true, example: 640,
-		min: bound(1), max: bound(99999),
+	breedIDParam = param.Spec{
+		Name: "breed_id", Kind: param.Integer, Required: true, Example: 640,
+		Min: param.Bound(1), Max: param.Bound(99999),
 	}
-	pageParam = param{
-		name: "page", kind: kindInteger, def: 0, example: 0, min: bound(0), max: bound(100000), quiet: true,
+	pageParam = param.Spec{
+		Name: "page", Kind: param.Integer, Default: 0, Example: 0, Min: param.Bound(0), Max: param.Bound(100000), Quiet: true,
 	}
 )
 
 // pageSizeParam is page_size with its default: 1 to the largest page NSIP
 // serves.
-func pageSizeParam(def int) param {
-	return param{name: "page_size", kind: kindInteger, def: def, example: def, min: bound(1), max: bound(nsip.MaxPageSize)}
+func pageSizeParam(def int) param.Spec {
+	return param.Spec{Name: "page_size", Kind: param.Integer, Default: def, Example: def, Min: param.Bound(1), Max: param.Bound(nsip.MaxPageSize)}
 }
 
 var lastUpdateDef = &toolDef{
@@ -172,7 +173,7 @@ var statusesDef = &toolDef{
 
 var traitRangesDef = &toolDef{
 	name: "nsip_get_trait_ranges", title: "NSIP trait ranges for a breed", method: "get_trait_ranges_by_breed",
-	kind: summarize.KindGeneric, params: []param{breedIDParam},
+	kind: summarize.KindGeneric, params: []param.Spec{breedIDParam},
 	subject: "breed_id", what: "trait ranges for breed", next: "list valid breed IDs with nsip_list_breeds",
 	desc: `Min and max EBV of each trait a breed has, e.g. {"BWT":{"min":-0.71,"max":0.93}}: the codes to sort and filter it by. ` +
 		`Too few evaluated animals: no_data. Arguments: breed_id (from nsip_list_breeds); max_tokens.`,
@@ -191,28 +192,28 @@ var searchAnimalsDef = &toolDef{
 		`_meta gives page, page_size, total_count and next (the call for what follows; skip after part of a page). ` +
 		`Unsummarized: NSIP's JSON, accuracy 0.80 = 80%; tables in percent. ` +
 		`Arguments, all optional: page (0-based), page_size 1..` + strconv.Itoa(nsip.MaxPageSize) + ` (default 15), breed_id, sorted_trait (e.g. "WWT"), reverse, search_criteria, traits, skip, max_tokens.`,
-	params: []param{
+	params: []param.Spec{
 		pageParam,
 		pageSizeParam(15),
-		{name: "breed_id", kind: kindInteger, example: 640, min: bound(1), max: bound(99999), quiet: true},
-		{name: "sorted_trait", kind: kindString, example: "WWT", maxLen: nsip.MaxTraitCodeLength, pattern: traitCodePattern, upper: true, quiet: true},
-		{name: "reverse", kind: kindBoolean, def: false, example: false},
-		{name: "search_criteria", kind: kindObject, dropZero: true,
-			example: map[string]any{"gender": "Female", "born_after": "2022-01-01"},
-			check:   criteriaRules,
-			props: []param{
-				{name: "breed_group_id", kind: kindInteger, example: 64, min: bound(1), max: bound(99999), quiet: true},
-				{name: "breed_id", kind: kindInteger, example: 640, min: bound(1), max: bound(99999), quiet: true},
-				{name: "born_after", kind: kindString, example: "2022-01-01", date: true, maxLen: 10, quiet: true},
-				{name: "born_before", kind: kindString, example: "2024-12-31", date: true, maxLen: 10, quiet: true},
-				{name: "gender", kind: kindString, example: "Female", enum: []string{"Male", "Female", "Both"}},
-				{name: "proven_only", kind: kindBoolean, example: true,
-					desc: "Progeny-proven EBVs only."},
-				{name: "status", kind: kindString, example: "CURRENT", maxLen: nsip.MaxCriteriaLength, pattern: statusPattern, upper: true, quiet: true},
-				{name: "flock_id", kind: kindString, example: "640238", maxLen: nsip.MaxCriteriaLength, pattern: alnumPattern, quiet: true},
-				{name: "trait_ranges", kind: kindObject, traitMap: true,
-					example: map[string]any{"WWT": map[string]any{"min": 1.0, "max": 5.0}},
-					desc:    "Bounds per trait code, e.g. {\"WWT\":{\"min\":1,\"max\":5}}."},
+		{Name: "breed_id", Kind: param.Integer, Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},
+		{Name: "sorted_trait", Kind: param.String, Example: "WWT", MaxLen: nsip.MaxTraitCodeLength, Pattern: param.TraitCodePattern, Upper: true, Quiet: true},
+		{Name: "reverse", Kind: param.Boolean, Default: false, Example: false},
+		{Name: "search_criteria", Kind: param.Object, DropZero: true,
+			Example: map[string]any{"gender": "Female", "born_after": "2022-01-01"},
+			Check:   criteriaRules,
+			Props: []param.Spec{
+				{Name: "breed_group_id", Kind: param.Integer, Example: 64, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},
+				{Name: "breed_id", Kind: param.Integer, Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},
+				{Name: "born_after", Kind: param.String, Example: "2022-01-01", Date: true, MaxLen: 10, Quiet: true},
+				{Name: "born_before", Kind: param.String, Example: "2024-12-31", Date: true, MaxLen: 10, Quiet: true},
+				{Name: "gender", Kind: param.String, Example: "Female", Enum: []string{"Male", "Female", "Both"}},
+				{Name: "proven_only", Kind: param.Boolean, Example: true,
+					Desc: "Progeny-proven EBVs only."},
+				{Name: "status", Kind: param.String, Example: "CURRENT", MaxLen: nsip.MaxCriteriaLength, Pattern: param.StatusPattern, Upper: true, Quiet: true},
+				{Name: "flock_id", Kind: param.String, Example: "640238", MaxLen: nsip.MaxCriteriaLength, Pattern: param.AlnumPattern, Quiet: true},
+				{Name: "trait_ranges", Kind: param.Object, TraitMap: true,
+					Example: map[string]any{"WWT": map[string]any{"min": 1.0, "max": 5.0}},
+					Desc:    "Bounds per trait code, e.g. {\"WWT\":{\"min\":1,\"max\":5}}."},
 			},
 		},
 	},
@@ -243,9 +244,9 @@ var animalDef = &toolDef{
 	subject: "search_string", what: "animal matching", next: "check the ID, or find animals and their LPN IDs with nsip_search_animals",
 	desc: `One animal's record: breed, birth date, gender, status, parents, progeny count, EBVs with accuracy as NSIP sends it (0.80 = 80%; MWWT may have none), indexes, breeder's contact (about 450 tokens). ` +
 		`Arguments: search_string (LPN ID or registration number); max_tokens.`,
-	params: []param{{
-		name: "search_string", kind: kindString, required: true, example: exampleLPN,
-		minLen: 2, maxLen: nsip.MaxSearchStringLength, pattern: searchPattern,
+	params: []param.Spec{{
+		Name: "search_string", Kind: param.String, Required: true, Example: param.ExampleLPN,
+		MinLen: 2, MaxLen: nsip.MaxSearchStringLength, Pattern: param.SearchPattern,
 	}},
 	fetch: fetchWith(func(ctx context.Context, up Upstream, a detailsArgs) (any, json.RawMessage, error) {
 		v, err := up.AnimalDetails(ctx, a.SearchString)
@@ -259,7 +260,7 @@ var lineageDef = &toolDef{
 	subject: "lpn_id", what: "pedigree for LPN ID", next: "check the LPN ID, or find animals with nsip_search_animals",
 	desc: `An animal's pedigree, each ancestor with LPN ID, farm, birth date, sex, status and indexes (about 85 tokens each); ` +
 		`summaries keep the nearest generations, counting the rest. Arguments: lpn_id; max_tokens.`,
-	params: []param{lpnParam("")},
+	params: []param.Spec{param.LPNParam("")},
 	fetch: fetchWith(func(ctx context.Context, up Upstream, a lpnArgs) (any, json.RawMessage, error) {
 		v, err := up.Lineage(ctx, a.LPNID)
 		return fetched(v, err, func(v *nsip.Lineage) json.RawMessage { return v.Raw })
@@ -274,8 +275,8 @@ var progenyDef = &toolDef{
 		`Unsummarized: NSIP's JSON (sex "1"=M, "2"=F). Over the budget, a table of LPN ID, sex (M/F), birth date and the most accurate EBVs that fit as [value, accuracy], with per-trait statistics naming who has the max and min. ` +
 		`_meta gives page, page_size, total_count, next. ` +
 		`Arguments: lpn_id; page (0-based); page_size 1..` + strconv.Itoa(nsip.MaxPageSize) + ` (default 10); traits (exactly the codes rows carry); skip; max_tokens.`,
-	params: []param{
-		lpnParam(""),
+	params: []param.Spec{
+		param.LPNParam(""),
 		pageParam,
 		pageSizeParam(10),
 	},
@@ -292,43 +293,7 @@ var searchByLPNDef = &toolDef{
 	desc: `An animal's profile in one call: details, pedigree and first 10 offspring. ` +
 		`Summaries fill the budget with identity, contact, EBVs, indexes, parents, grandparents and offspring, listing each part left out with the call for it. ` +
 		`Arguments: lpn_id; traits; max_tokens. Shares the cache of the single-part tools.`,
-	params: []param{lpnParam("")},
-}
-
-// example builds a correct call from what the caller sent: valid arguments
-// are kept (normalised), invalid or missing required ones take their example
-// value, and unknown names are left out.
-func example(ps []param, args map[string]any) map[string]any {
-	out := map[string]any{}
-	for i := range ps {
-		p := &ps[i]
-		v, present := args[p.name]
-		if present && v != nil {
-			if nv, errs := p.validate(p.name, v); len(errs) == 0 {
-				if nv != nil {
-					out[p.name] = nv
-				}
-				continue
-			}
-			if obj, ok := v.(map[string]any); ok && len(p.props) > 0 {
-				if fixed := example(p.props, obj); len(fixed) > 0 {
-					if p.check != nil {
-						if _, _, ok := p.check(fixed); !ok {
-							fixed = nil
-						}
-					}
-					if fixed != nil {
-						out[p.name] = fixed
-						continue
-					}
-				}
-			}
-		}
-		if (present && v != nil) || p.required {
-			out[p.name] = p.example
-		}
-	}
-	return out
+	params: []param.Spec{param.LPNParam("")},
 }
 
 // describeTools lists the tool names, for the server's instructions.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -20,7 +21,7 @@ import (
 // they are and NSIP judges them. With the errors comes a copy of args with
 // each unknown code replaced by the breed's nearest, for the error's
 // example of a correct call.
-func (g *Gateway) checkBreedTraits(ctx context.Context, args map[string]any) ([]fieldError, map[string]any) {
+func (g *Gateway) checkBreedTraits(ctx context.Context, args map[string]any) ([]param.FieldError, map[string]any) {
 	crit, _ := args["search_criteria"].(map[string]any)
 	breed, _ := args["breed_id"].(int)
 	if breed == 0 {
@@ -35,7 +36,7 @@ func (g *Gateway) checkBreedTraits(ctx context.Context, args map[string]any) ([]
 	if !ok {
 		return nil, nil
 	}
-	var errs []fieldError
+	var errs []param.FieldError
 	fixed := maps.Clone(args)
 	fixedRanges := maps.Clone(ranges)
 	check := func(field, shown, code string) bool {
@@ -43,16 +44,16 @@ func (g *Gateway) checkBreedTraits(ctx context.Context, args map[string]any) ([]
 			return true
 		}
 		problem := shown + fmt.Sprintf("is not a trait of breed %d", breed)
-		if c, ok := closest(code, codes); ok {
+		if c, ok := param.Closest(code, codes); ok {
 			problem += fmt.Sprintf("; did you mean %q?", c)
 		} else {
 			problem += fmt.Sprintf("; its nearest code is %q", nearest(code, codes))
 		}
-		errs = append(errs, fieldError{Field: field, Problem: problem,
+		errs = append(errs, param.FieldError{Field: field, Problem: problem,
 			Expected: fmt.Sprintf("one of breed %d's traits: %s", breed, strings.Join(codes, ", "))})
 		return false
 	}
-	if sorted != "" && !check("sorted_trait", quoteShort(sorted)+" ", sorted) {
+	if sorted != "" && !check("sorted_trait", param.QuoteShort(sorted)+" ", sorted) {
 		fixed["sorted_trait"] = nearest(sorted, codes)
 	}
 	names := make([]string, 0, len(ranges))
@@ -61,7 +62,7 @@ func (g *Gateway) checkBreedTraits(ctx context.Context, args map[string]any) ([]
 	}
 	sort.Strings(names)
 	for _, code := range names {
-		if !check("search_criteria.trait_ranges."+fieldName(code), "", code) {
+		if !check("search_criteria.trait_ranges."+param.FieldName(code), "", code) {
 			delete(fixedRanges, code)
 			if n := nearest(code, codes); ranges[n] == nil {
 				fixedRanges[n] = ranges[code]
@@ -103,7 +104,7 @@ func (g *Gateway) breedTraitCodes(ctx context.Context, breed int) ([]string, boo
 func nearest(s string, candidates []string) string {
 	best, bestD := "", -1
 	for _, c := range candidates {
-		if d := levenshtein(s, c); bestD < 0 || d < bestD {
+		if d := param.Levenshtein(s, c); bestD < 0 || d < bestD {
 			best, bestD = c, d
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
 
@@ -52,7 +53,7 @@ func TestTraitCodesCheckedAgainstTheBreed(t *testing.T) {
 		t.Errorf("PFCE for Katahdins: %+v", b)
 	}
 	// The example is a call that works: the nearest code in place of the unknown one.
-	ex := jsonText(b.Example)
+	ex := param.JSONText(b.Example)
 	if !strings.Contains(ex, `"trait_ranges":{"PFEC":{"max":1,"min":0}}`) || strings.Contains(ex, "PFCE") {
 		t.Errorf("example %s, want the range under PFEC", ex)
 	}

@@ -3,6 +3,8 @@ package gateway
 import (
 	"strings"
 	"testing"
+
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 )
 
 func TestInvalidArgumentsNeverReachTheUpstream(t *testing.T) {
@@ -105,7 +107,7 @@ func TestInvalidArgumentsNeverReachTheUpstream(t *testing.T) {
 				t.Error("no expected value described")
 			}
 			// The example must itself be a correct call of this tool.
-			if _, errs := validateObject("", defByName(t, tt.tool).params, b.Example); len(errs) > 0 {
+			if _, errs := param.ValidateObject("", defByName(t, tt.tool).params, b.Example); len(errs) > 0 {
 				t.Errorf("example %v is not a valid call: %+v", b.Example, errs)
 			}
 		})
@@ -189,51 +191,5 @@ func TestNormalisedArgumentsReachTheUpstream(t *testing.T) {
 	want := `{"page":0,"page_size":3,"reverse":false,"search_criteria":{"born_after":"2020-01-01","born_before":"2024-12-31","gender":"Female","status":"CURRENT","trait_ranges":{"WWT":{"max":100,"min":-100}}},"sorted_trait":"WWT"}`
 	if last["params"] != want {
 		t.Errorf("logged params = %v\nwant %s", last["params"], want)
-	}
-}
-
-func TestClosestSuggestions(t *testing.T) {
-	known := []string{"page", "page_size", "breed_id", "sorted_trait", "reverse", "search_criteria"}
-	tests := []struct {
-		in   string
-		want string
-		ok   bool
-	}{
-		{"pageSize", "page_size", true},
-		{"PAGE-SIZE", "page_size", true},
-		{"breedId", "breed_id", true},
-		{"sortedTrait", "sorted_trait", true},
-		{"criteria", "search_criteria", true},
-		{"revers", "reverse", true},
-		{"colour", "", false},
-		{"x", "", false},
-	}
-	for _, tt := range tests {
-		got, ok := closest(tt.in, known)
-		if ok != tt.ok || (ok && got != tt.want) {
-			t.Errorf("closest(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
-		}
-	}
-}
-
-func TestAsInteger(t *testing.T) {
-	tests := []struct {
-		in   any
-		want int
-		ok   bool
-	}{
-		{float64(3), 3, true},
-		{3.5, 0, false},
-		{int64(7), 7, true},
-		{9, 9, true},
-		{"3", 0, false},
-		{1e300, int(^uint(0) >> 1), true},
-		{-1e300, -int(^uint(0)>>1) - 1, true},
-	}
-	for _, tt := range tests {
-		got, ok := asInteger(tt.in)
-		if ok != tt.ok || got != tt.want {
-			t.Errorf("asInteger(%v) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.ok)
-		}
 	}
 }

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
@@ -33,25 +33,21 @@ const DefaultMaxBudget = 8000
 
 var viewArgs = []string{argTraits, argMaxTokens, argSkip}
 
-const maxTraitsAsked = 30
-
-const traitListExpect = "array of trait codes (letters), e.g. [\"WWT\",\"NLB\"]"
-
 var (
-	maxTokensParam = param{
+	maxTokensParam = param.Spec{
 		// The bounds are checked by checkView, against the configured cap;
 		// the tools' descriptions say what the argument is.
-		name: argMaxTokens, kind: kindInteger, example: 4000,
+		Name: argMaxTokens, Kind: param.Integer, Example: 4000,
 	}
-	traitsParam = param{
-		name: argTraits, kind: kindArray, example: []any{"WWT", "NLB"},
-		expect: traitListExpect,
-		items:  map[string]any{"type": "string"},
-		custom: validateTraitList,
+	traitsParam = param.Spec{
+		Name: argTraits, Kind: param.Array, Example: []any{"WWT", "NLB"},
+		Expect: param.TraitListExpect,
+		Items:  map[string]any{"type": "string"},
+		Custom: param.ValidateTraitList,
 	}
-	skipParam = param{
-		name: argSkip, kind: kindInteger, example: 0, min: bound(0), max: bound(99),
-		quiet: true,
+	skipParam = param.Spec{
+		Name: argSkip, Kind: param.Integer, Example: 0, Min: param.Bound(0), Max: param.Bound(99),
+		Quiet: true,
 	}
 )
 
@@ -72,49 +68,6 @@ func init() {
 		}
 		d.params = append(d.params, maxTokensParam)
 	}
-}
-
-// validateTraitList checks a list of trait codes, upper-casing them and
-// dropping repeats.
-func validateTraitList(field string, raw any) (any, []fieldError) {
-	expect := traitListExpect
-	list, ok := raw.([]any)
-	if !ok {
-		return nil, []fieldError{{Field: field, Problem: "must be an array of trait codes, got " + describe(raw), Expected: expect}}
-	}
-	if len(list) == 0 || len(list) > maxTraitsAsked {
-		return nil, []fieldError{{Field: field, Problem: fmt.Sprintf("names %d traits; give 1 to %d", len(list), maxTraitsAsked), Expected: expect}}
-	}
-	var out []string
-	var errs []fieldError
-	for i, v := range list {
-		f := fmt.Sprintf("%s[%d]", field, i)
-		s, ok := v.(string)
-		if !ok {
-			errs = append(errs, fieldError{Field: f, Problem: "must be a trait code string, got " + describe(v), Expected: expect})
-			continue
-		}
-		code := strings.ToUpper(strings.TrimSpace(s))
-		if !traitCodePattern.MatchString(code) {
-			problem := fmt.Sprintf("%s is not a trait code (1 to %d letters)", quoteShort(s), nsip.MaxTraitCodeLength)
-			if c, ok := closest(code, nsip.GlossaryCodes()); ok {
-				problem += fmt.Sprintf("; did you mean %q?", c)
-			}
-			errs = append(errs, fieldError{Field: f, Problem: problem, Expected: expect})
-			continue
-		}
-		if !slices.Contains(out, code) {
-			out = append(out, code)
-		}
-	}
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	anys := make([]any, len(out))
-	for i, c := range out {
-		anys[i] = c
-	}
-	return anys, nil
 }
 
 // view is how the caller asked to see an answer.
@@ -150,18 +103,18 @@ func splitView(args map[string]any) (map[string]any, view) {
 
 // checkView applies the rules that depend on the server or on other
 // arguments: max_tokens within the configured cap, skip within the page.
-func (g *Gateway) checkView(args map[string]any) []fieldError {
-	var errs []fieldError
+func (g *Gateway) checkView(args map[string]any) []param.FieldError {
+	var errs []param.FieldError
 	if n, ok := args[argMaxTokens].(int); ok && (n < minMaxTokens || n > g.cfg.MaxBudget) {
 		problem := fmt.Sprintf("is %d, above this server's cap of %d tokens (NSIP_MAX_TOKEN_BUDGET)", n, g.cfg.MaxBudget)
 		if n < minMaxTokens {
 			problem = fmt.Sprintf("is %d; a budget under %d tokens cannot hold a row", n, minMaxTokens)
 		}
-		errs = append(errs, fieldError{Field: argMaxTokens, Problem: problem, Expected: fmt.Sprintf("integer %d..%d", minMaxTokens, g.cfg.MaxBudget)})
+		errs = append(errs, param.FieldError{Field: argMaxTokens, Problem: problem, Expected: fmt.Sprintf("integer %d..%d", minMaxTokens, g.cfg.MaxBudget)})
 	}
 	if s, ok := args[argSkip].(int); ok {
 		if size, ok := args["page_size"].(int); ok && s >= size {
-			errs = append(errs, fieldError{
+			errs = append(errs, param.FieldError{
 				Field:    argSkip,
 				Problem:  fmt.Sprintf("is %d, but the page has only %d rows", s, size),
 				Expected: fmt.Sprintf("integer 0..%d (less than page_size)", size-1),
@@ -196,7 +149,7 @@ func traitNotes(args map[string]any) []string {
 			continue
 		}
 		n := fmt.Sprintf("trait %s is not in the glossary; rows without it show null", code)
-		if s, ok := closest(code, nsip.GlossaryCodes()); ok {
+		if s, ok := param.Closest(code, nsip.GlossaryCodes()); ok {
 			n += fmt.Sprintf("; did you mean %s?", s)
 		}
 		notes = append(notes, n)

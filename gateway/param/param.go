@@ -1,0 +1,761 @@
+package param
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+// A Spec describes one tool argument once; both the published JSON schema
+// and the server-side validation are derived from it, so they cannot drift.
+type Spec struct {
+	Name     string
+	Kind     Kind
+	Desc     string
+	Required bool
+	Default  any // filled in when the argument is omitted; nil for none
+	Example  any // a valid value, used in error examples
+
+	Min, Max       *float64 // integers
+	Quiet          bool     // the schema leaves out min, max, enum, length and pattern, which validation still applies: bounds no caller needs, and trait codes, which the descriptions explain and the glossary lists
+	MinLen, MaxLen int      // strings (after trimming)
+	Pattern        *regexp.Regexp
+	Enum           []string // accepted case-insensitively, normalised to this spelling
+	Date           bool     // YYYY-MM-DD calendar date
+	Upper          bool     // strings are normalised to upper case
+
+	Props    []Spec                                      // objects: their fields
+	TraitMap bool                                        // objects: trait code -> {min, max}
+	Check    func(map[string]any) (string, string, bool) // objects: cross-field rule -> field, problem; may normalise
+	DropZero bool                                        // objects: omit when empty after normalising
+
+	// Arrays: Items is the schema of each element; custom validates the
+	// whole value and expect says what it accepts.
+	Items  map[string]any
+	Custom func(field string, raw any) (any, []FieldError)
+	Expect string
+}
+
+type Kind string
+
+const (
+	Integer Kind = "integer"
+	String  Kind = "string"
+	Boolean Kind = "boolean"
+	Object  Kind = "object"
+	Number  Kind = "number"
+	Array   Kind = "array"
+)
+
+func Bound(v float64) *float64 { return &v }
+
+var (
+	// TraitCodePattern is a well-formed trait code. Which codes exist is
+	// the breed's business (its getTraitRangesByBreed answer), not a list
+	// here: see checkBreedTraits.
+	TraitCodePattern = regexp.MustCompile(fmt.Sprintf(`^[A-Za-z]{1,%d}$`, nsip.MaxTraitCodeLength))
+	AlnumPattern     = regexp.MustCompile(`^[A-Za-z0-9]+$`) // LPN IDs, flock IDs
+	SearchPattern    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]*$`)
+	StatusPattern    = regexp.MustCompile(`^[A-Za-z][A-Za-z _-]*$`)
+)
+
+// ExampleLPN is a real-looking LPN ID used in descriptions and error examples.
+const ExampleLPN = "6402382024NCS310"
+
+func LPNParam(desc string) Spec {
+	return Spec{
+		Name: "lpn_id", Kind: String, Required: true, Desc: desc, Example: ExampleLPN,
+		MinLen: nsip.MinLPNIDLength, MaxLen: nsip.MaxLPNIDLength, Pattern: AlnumPattern,
+	}
+}
+
+// FieldError is one problem with one argument.
+type FieldError struct {
+	Field    string `json:"field"`
+	Problem  string `json:"problem"`
+	Expected string `json:"expected,omitempty"`
+}
+
+// Expected says in a few words what a valid value looks like.
+func (p *Spec) Expected() string {
+	var b strings.Builder
+	switch {
+	case p.Expect != "":
+		return p.Expect
+	case p.TraitMap:
+		b.WriteString("object mapping trait codes (letters, e.g. BWT, WWT, MWWT; nsip_get_trait_ranges lists a breed's codes) to {\"min\": number, \"max\": number} with min <= max")
+	case p.Kind == Object:
+		names := make([]string, len(p.Props))
+		for i, q := range p.Props {
+			names[i] = q.Name
+		}
+		fmt.Fprintf(&b, "object with any of: %s", strings.Join(names, ", "))
+	case len(p.Enum) > 0:
+		fmt.Fprintf(&b, "one of %s", strings.Join(p.Enum, ", "))
+	case p.Date:
+		b.WriteString("calendar date YYYY-MM-DD")
+	case p.Kind == Integer:
+		b.WriteString("integer")
+		if p.Min != nil && p.Max != nil { // every integer argument has both
+			fmt.Fprintf(&b, " %g..%g", *p.Min, *p.Max)
+		}
+	case p.Kind == String:
+		b.WriteString("string")
+		if p.Pattern == AlnumPattern {
+			b.WriteString(" of letters and digits")
+		}
+		if p.MaxLen > 0 {
+			fmt.Fprintf(&b, ", %d-%d characters", max(p.MinLen, 1), p.MaxLen)
+		}
+	default:
+		b.WriteString(string(p.Kind))
+	}
+	if p.Default != nil {
+		fmt.Fprintf(&b, " (default %v)", p.Default)
+	}
+	if p.Example != nil && p.Kind != Boolean {
+		ex, _ := json.Marshal(p.Example)
+		fmt.Fprintf(&b, ", e.g. %s", ex)
+	}
+	return b.String()
+}
+
+// Schema renders p as a JSON Schema property.
+func (p *Spec) Schema() map[string]any {
+	s := map[string]any{"type": string(p.Kind)}
+	if p.Desc != "" {
+		s["description"] = p.Desc
+	}
+	if p.Default != nil {
+		s["default"] = p.Default
+	}
+	if p.Min != nil && !p.Quiet {
+		s["minimum"] = *p.Min
+	}
+	if p.Max != nil && !p.Quiet {
+		s["maximum"] = *p.Max
+	}
+	if p.Kind == String {
+		if p.MinLen > 0 {
+			s["minLength"] = p.MinLen
+		}
+		if p.MaxLen > 0 && !p.Quiet {
+			s["maxLength"] = p.MaxLen
+		}
+		if p.Pattern != nil && !p.Quiet {
+			s["pattern"] = p.Pattern.String()
+		}
+		if len(p.Enum) > 0 && !p.Quiet {
+			s["enum"] = p.Enum
+		}
+		if p.Date {
+			s["format"] = "date"
+		}
+	}
+	if p.Items != nil {
+		s["items"] = p.Items
+	}
+	switch {
+	case p.TraitMap:
+		// Breeds publish different traits, so the schema names no codes
+		// (the breed's trait ranges decide); the description's example
+		// shows the {min, max} of each code and validation holds every rule.
+		s["additionalProperties"] = map[string]any{"type": "object"}
+	case p.Kind == Object:
+		props, order, required := ObjectSchema(p.Props)
+		s["properties"] = orderedProps{props, order}
+		if len(required) > 0 {
+			s["required"] = required
+		}
+		s["additionalProperties"] = false
+	}
+	return s
+}
+
+// orderedProps marshals schema properties in declaration order, so that the
+// published schema reads like the description.
+type orderedProps struct {
+	m     map[string]any
+	order []string
+}
+
+func (o orderedProps) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range o.order {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		vb, err := json.Marshal(o.m[k])
+		if err != nil {
+			return nil, err
+		}
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(vb)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+func ObjectSchema(ps []Spec) (props map[string]any, order, required []string) {
+	props = make(map[string]any, len(ps))
+	for i := range ps {
+		props[ps[i].Name] = ps[i].Schema()
+		order = append(order, ps[i].Name)
+		if ps[i].Required {
+			required = append(required, ps[i].Name)
+		}
+	}
+	return props, order, required
+}
+
+// InputSchema is the tool's published input schema.
+func InputSchema(ps []Spec) mcp.ToolInputSchema {
+	props, order, required := ObjectSchema(ps)
+	return mcp.ToolInputSchema{
+		Type:                 "object",
+		Properties:           props,
+		Required:             required,
+		AdditionalProperties: false,
+		PropertyOrder:        order,
+	}
+}
+
+// Decode returns the call's arguments as a JSON object. Numbers stay
+// json.Number so that large integers are judged exactly.
+func Decode(req mcp.CallToolRequest) (map[string]any, *FieldError) {
+	var v any
+	if raw := bytes.TrimSpace(req.Params.RawArguments); len(raw) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil {
+			return nil, &FieldError{Field: "arguments", Problem: "is not valid JSON: " + err.Error(), Expected: "a JSON object"}
+		}
+	} else {
+		v = req.Params.Arguments
+	}
+	switch a := v.(type) {
+	case nil:
+		return map[string]any{}, nil
+	case map[string]any:
+		return a, nil
+	default:
+		return nil, &FieldError{Field: "arguments", Problem: "must be a JSON object, got " + JSONType(v), Expected: "a JSON object of named arguments"}
+	}
+}
+
+// ValidateObject checks args against ps, returning the normalised arguments
+// (defaults filled in, case normalised) and every problem found, in the
+// order of ps with unknown names last.
+func ValidateObject(prefix string, ps []Spec, args map[string]any) (map[string]any, []FieldError) {
+	out := make(map[string]any, len(ps))
+	var errs []FieldError
+	for i := range ps {
+		p := &ps[i]
+		raw, present := args[p.Name]
+		if !present || raw == nil {
+			switch {
+			case p.Required:
+				errs = append(errs, FieldError{Field: prefix + p.Name, Problem: "is required", Expected: p.Expected()})
+			case p.Default != nil:
+				out[p.Name] = p.Default
+			}
+			continue
+		}
+		v, fe := p.Validate(prefix+p.Name, raw)
+		if fe != nil {
+			errs = append(errs, fe...)
+			continue
+		}
+		if v != nil {
+			out[p.Name] = v
+		}
+	}
+	errs = append(errs, UnknownNames(prefix, ps, args)...)
+	return out, errs
+}
+
+// UnknownNames reports arguments the tool does not take, naming the closest
+// known one when it is a plausible misspelling.
+func UnknownNames(prefix string, ps []Spec, args map[string]any) []FieldError {
+	known := make([]string, len(ps))
+	for i := range ps {
+		known[i] = ps[i].Name
+	}
+	var names []string
+	for k := range args {
+		if !slices.Contains(known, k) {
+			names = append(names, k)
+		}
+	}
+	slices.Sort(names)
+	var errs []FieldError
+	for _, k := range names {
+		fe := FieldError{Field: prefix + FieldName(k), Problem: "is not an argument of this tool"}
+		if prefix != "" {
+			fe.Problem = "is not a field of " + strings.TrimSuffix(prefix, ".")
+		}
+		if len(known) == 0 {
+			fe.Expected = "no arguments: call with {}"
+		} else if s, ok := Closest(k, known); ok {
+			fe.Problem += fmt.Sprintf("; did you mean %q?", s)
+			fe.Expected = s
+		} else {
+			fe.Expected = "one of " + strings.Join(known, ", ")
+		}
+		errs = append(errs, fe)
+	}
+	return errs
+}
+
+func (p *Spec) Validate(field string, raw any) (any, []FieldError) {
+	fail := func(problem string) (any, []FieldError) {
+		return nil, []FieldError{{Field: field, Problem: problem, Expected: p.Expected()}}
+	}
+	if p.Custom != nil {
+		return p.Custom(field, raw)
+	}
+	switch p.Kind {
+	case Integer:
+		n, ok := AsInteger(raw)
+		if !ok {
+			return fail("must be an integer, got " + Describe(raw))
+		}
+		if p.Min != nil && float64(n) < *p.Min {
+			return fail(fmt.Sprintf("must be at least %g, got %d", *p.Min, n))
+		}
+		if p.Max != nil && float64(n) > *p.Max {
+			return fail(fmt.Sprintf("must be at most %g, got %d", *p.Max, n))
+		}
+		return n, nil
+	case Number:
+		f, ok := AsNumber(raw)
+		if !ok {
+			return fail("must be a number, got " + Describe(raw))
+		}
+		return f, nil
+	case Boolean:
+		b, ok := raw.(bool)
+		if !ok {
+			return fail("must be true or false, got " + Describe(raw))
+		}
+		return b, nil
+	case String:
+		return p.validateString(field, raw)
+	default:
+		obj, ok := raw.(map[string]any)
+		if !ok {
+			return fail("must be an object, got " + Describe(raw))
+		}
+		if p.TraitMap {
+			return validateTraitRanges(field, obj)
+		}
+		out, errs := ValidateObject(field+".", p.Props, obj)
+		if len(errs) > 0 {
+			return nil, errs
+		}
+		if p.Check != nil {
+			if f, problem, ok := p.Check(out); !ok {
+				return nil, []FieldError{{Field: field + "." + f, Problem: problem, Expected: p.propExpected(f)}}
+			}
+		}
+		if p.DropZero && len(out) == 0 {
+			return nil, nil
+		}
+		return out, nil
+	}
+}
+
+func (p *Spec) propExpected(name string) string {
+	for i := range p.Props {
+		if p.Props[i].Name == name {
+			return p.Props[i].Expected()
+		}
+	}
+	return ""
+}
+
+func (p *Spec) validateString(field string, raw any) (any, []FieldError) {
+	fail := func(problem string) (any, []FieldError) {
+		return nil, []FieldError{{Field: field, Problem: problem, Expected: p.Expected()}}
+	}
+	s, ok := raw.(string)
+	if !ok {
+		return fail("must be a string, got " + Describe(raw))
+	}
+	// Surrounding whitespace is a copy-and-paste accident, not meaning.
+	s = strings.TrimSpace(s)
+	n := len([]rune(s))
+	switch {
+	case n == 0:
+		return fail("must not be empty or blank")
+	case p.MaxLen > 0 && n > p.MaxLen:
+		return fail(fmt.Sprintf("is %d characters long; at most %d allowed", n, p.MaxLen))
+	case n < p.MinLen:
+		return fail(fmt.Sprintf("is %d characters long; at least %d needed", n, p.MinLen))
+	}
+	if len(p.Enum) > 0 {
+		for _, e := range p.Enum {
+			if strings.EqualFold(e, s) {
+				return e, nil
+			}
+		}
+		problem := fmt.Sprintf("%s is not one of %s", QuoteShort(s), strings.Join(p.Enum, ", "))
+		if c, ok := Closest(s, p.Enum); ok {
+			problem += fmt.Sprintf("; did you mean %q?", c)
+		}
+		return fail(problem)
+	}
+	if p.Pattern != nil && !p.Pattern.MatchString(s) {
+		return fail(fmt.Sprintf("%s contains characters that are not allowed", QuoteShort(s)))
+	}
+	if p.Date {
+		if _, err := time.Parse(time.DateOnly, s); err != nil {
+			return fail(fmt.Sprintf("%s is not a real calendar date in YYYY-MM-DD form", QuoteShort(s)))
+		}
+	}
+	if p.Upper {
+		s = strings.ToUpper(s)
+	}
+	return s, nil
+}
+
+// validateTraitRanges checks {"BWT": {"min": -1, "max": 0.5}, ...}. Codes
+// are accepted in any case and normalised to upper case.
+func validateTraitRanges(field string, obj map[string]any) (any, []FieldError) {
+	expect := (&Spec{TraitMap: true}).Expected()
+	out := make(map[string]any, len(obj))
+	var errs []FieldError
+	codes := make([]string, 0, len(obj))
+	for k := range obj {
+		codes = append(codes, k)
+	}
+	slices.Sort(codes)
+	for _, k := range codes {
+		code := strings.ToUpper(strings.TrimSpace(k))
+		f := field + "." + FieldName(k)
+		if !TraitCodePattern.MatchString(code) {
+			errs = append(errs, FieldError{Field: f, Problem: fmt.Sprintf("is not a trait code: trait codes are 1 to %d letters", nsip.MaxTraitCodeLength), Expected: "a trait code such as WWT; nsip_get_trait_ranges lists a breed's codes"})
+			continue
+		}
+		if _, dup := out[code]; dup {
+			errs = append(errs, FieldError{Field: f, Problem: fmt.Sprintf("trait %s is given more than once", code), Expected: expect})
+			continue
+		}
+		r, ok := obj[k].(map[string]any)
+		if !ok {
+			errs = append(errs, FieldError{Field: f, Problem: "must be an object {\"min\": number, \"max\": number}, got " + Describe(obj[k]), Expected: expect})
+			continue
+		}
+		bounds := []Spec{
+			{Name: "min", Kind: Number, Required: true, Example: -1.0},
+			{Name: "max", Kind: Number, Required: true, Example: 1.0},
+		}
+		v, fe := ValidateObject(f+".", bounds, r)
+		if len(fe) > 0 {
+			errs = append(errs, fe...)
+			continue
+		}
+		if v["min"].(float64) > v["max"].(float64) {
+			errs = append(errs, FieldError{Field: f, Problem: fmt.Sprintf("min %g is greater than max %g", v["min"], v["max"]), Expected: "min <= max"})
+			continue
+		}
+		out[code] = v
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	if len(out) == 0 {
+		return nil, nil // an empty filter filters nothing
+	}
+	return out, nil
+}
+
+// MaxShown bounds how many characters of a caller's key or value an error
+// message repeats; longer ones are cut and marked, keeping messages one
+// readable line.
+const MaxShown = 64
+
+// FieldName renders a key the caller sent as one step of a field path.
+// Ordinary names appear as they are; anything else (empty, blank, with
+// spaces, dots, quotes or control characters, or very long) is quoted and
+// cut short, so the path always names something visible.
+func FieldName(k string) string {
+	if k == "" || utf8.RuneCountInString(k) > MaxShown {
+		return QuoteShort(k)
+	}
+	for _, r := range k {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' && r != '-' {
+			return QuoteShort(k)
+		}
+	}
+	return k
+}
+
+// QuoteShort quotes s with Go escapes for anything unprintable, keeping at
+// most MaxShown characters; a cut is marked by an ellipsis after the quote.
+func QuoteShort(s string) string {
+	n := 0
+	for i := range s {
+		if n == MaxShown {
+			return strconv.Quote(s[:i]) + "…"
+		}
+		n++
+	}
+	return strconv.Quote(s)
+}
+
+// AsInteger accepts JSON numbers with no fractional part.
+func AsInteger(v any) (int, bool) {
+	switch n := v.(type) {
+	case json.Number:
+		if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+			return int(i), true
+		}
+		f, err := strconv.ParseFloat(string(n), 64)
+		if err != nil && !math.IsInf(f, 0) {
+			return 0, false
+		}
+		return AsInteger(f)
+	case float64:
+		// Huge values are clamped rather than refused, so that the range
+		// check reports them as too large instead of as not integers.
+		switch {
+		case n != math.Trunc(n) || math.IsNaN(n):
+			return 0, false
+		case n >= math.MaxInt64:
+			return math.MaxInt64, true
+		case n <= math.MinInt64:
+			return math.MinInt64, true
+		}
+		return int(n), true
+	case int:
+		return n, true
+	case int64:
+		return int(n), true
+	}
+	return 0, false
+}
+
+func AsNumber(v any) (float64, bool) {
+	switch n := v.(type) {
+	case json.Number:
+		f, err := n.Float64()
+		return f, err == nil
+	case float64:
+		return n, true
+	case int:
+		return float64(n), true
+	}
+	return 0, false
+}
+
+// Describe names a value's JSON type and, when short, the value itself.
+func Describe(v any) string {
+	t := JSONType(v)
+	b, err := nsip.PlainJSON(v)
+	if err != nil || len(b) > 40 {
+		return t
+	}
+	return fmt.Sprintf("%s %s", t, b)
+}
+
+func JSONType(v any) string {
+	switch n := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case json.Number:
+		if _, err := n.Int64(); err == nil {
+			return "integer"
+		}
+		return "number"
+	case float64:
+		if n == math.Trunc(n) {
+			return "integer"
+		}
+		return "number"
+	case int, int64:
+		return "integer"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// Closest returns the candidate nearest to s, ignoring case, underscores and
+// hyphens, when it is near enough to be a plausible slip; failing that, a
+// candidate that contains s (criteria -> search_criteria).
+func Closest(s string, candidates []string) (string, bool) {
+	fold := func(x string) string {
+		return strings.NewReplacer("_", "", "-", "", " ", "").Replace(strings.ToLower(x))
+	}
+	fs := fold(s)
+	best, bestD := "", math.MaxInt
+	for _, c := range candidates {
+		if d := Levenshtein(fs, fold(c)); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if bestD <= max(1, len([]rune(fs))/3) {
+		return best, true
+	}
+	if len(fs) > 3 {
+		for _, c := range candidates {
+			if strings.Contains(fold(c), fs) {
+				return c, true
+			}
+		}
+	}
+	return "", false
+}
+
+func Levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+// Example builds a correct call from what the caller sent: valid arguments
+// are kept (normalised), invalid or missing required ones take their Example
+// value, and unknown names are left out.
+func Example(ps []Spec, args map[string]any) map[string]any {
+	out := map[string]any{}
+	for i := range ps {
+		p := &ps[i]
+		v, present := args[p.Name]
+		if present && v != nil {
+			if nv, errs := p.Validate(p.Name, v); len(errs) == 0 {
+				if nv != nil {
+					out[p.Name] = nv
+				}
+				continue
+			}
+			if obj, ok := v.(map[string]any); ok && len(p.Props) > 0 {
+				if fixed := Example(p.Props, obj); len(fixed) > 0 {
+					if p.Check != nil {
+						if _, _, ok := p.Check(fixed); !ok {
+							fixed = nil
+						}
+					}
+					if fixed != nil {
+						out[p.Name] = fixed
+						continue
+					}
+				}
+			}
+		}
+		if (present && v != nil) || p.Required {
+			out[p.Name] = p.Example
+		}
+	}
+	return out
+}
+
+func Named(ps []Spec, name string) *Spec {
+	for i := range ps {
+		if ps[i].Name == name {
+			return &ps[i]
+		}
+	}
+	return nil
+}
+
+func Names(ps []Spec) string {
+	n := make([]string, len(ps))
+	for i, p := range ps {
+		n[i] = p.Name
+	}
+	return strings.Join(n, " and ")
+}
+
+// ValidateTraitList checks a list of trait codes, upper-casing them and
+// dropping repeats.
+func ValidateTraitList(field string, raw any) (any, []FieldError) {
+	expect := TraitListExpect
+	list, ok := raw.([]any)
+	if !ok {
+		return nil, []FieldError{{Field: field, Problem: "must be an array of trait codes, got " + Describe(raw), Expected: expect}}
+	}
+	if len(list) == 0 || len(list) > MaxTraitsAsked {
+		return nil, []FieldError{{Field: field, Problem: fmt.Sprintf("names %d traits; give 1 to %d", len(list), MaxTraitsAsked), Expected: expect}}
+	}
+	var out []string
+	var errs []FieldError
+	for i, v := range list {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		s, ok := v.(string)
+		if !ok {
+			errs = append(errs, FieldError{Field: f, Problem: "must be a trait code string, got " + Describe(v), Expected: expect})
+			continue
+		}
+		code := strings.ToUpper(strings.TrimSpace(s))
+		if !TraitCodePattern.MatchString(code) {
+			problem := fmt.Sprintf("%s is not a trait code (1 to %d letters)", QuoteShort(s), nsip.MaxTraitCodeLength)
+			if c, ok := Closest(code, nsip.GlossaryCodes()); ok {
+				problem += fmt.Sprintf("; did you mean %q?", c)
+			}
+			errs = append(errs, FieldError{Field: f, Problem: problem, Expected: expect})
+			continue
+		}
+		if !slices.Contains(out, code) {
+			out = append(out, code)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	anys := make([]any, len(out))
+	for i, c := range out {
+		anys[i] = c
+	}
+	return anys, nil
+}
+
+func JSONText(v any) string {
+	b, err := nsip.PlainJSON(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// MaxTraitsAsked is the most trait codes one traits argument may list.
+const MaxTraitsAsked = 30
+
+// TraitListExpect says what a traits argument accepts.
+const TraitListExpect = "array of trait codes (letters), e.g. [\"WWT\",\"NLB\"]"

@@ -1,0 +1,49 @@
+package param
+
+import "testing"
+
+func TestClosestSuggestions(t *testing.T) {
+	known := []string{"page", "page_size", "breed_id", "sorted_trait", "reverse", "search_criteria"}
+	tests := []struct {
+		in   string
+		want string
+		ok   bool
+	}{
+		{"pageSize", "page_size", true},
+		{"PAGE-SIZE", "page_size", true},
+		{"breedId", "breed_id", true},
+		{"sortedTrait", "sorted_trait", true},
+		{"criteria", "search_criteria", true},
+		{"revers", "reverse", true},
+		{"colour", "", false},
+		{"x", "", false},
+	}
+	for _, tt := range tests {
+		got, ok := Closest(tt.in, known)
+		if ok != tt.ok || (ok && got != tt.want) {
+			t.Errorf("closest(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestAsInteger(t *testing.T) {
+	tests := []struct {
+		in   any
+		want int
+		ok   bool
+	}{
+		{float64(3), 3, true},
+		{3.5, 0, false},
+		{int64(7), 7, true},
+		{9, 9, true},
+		{"3", 0, false},
+		{1e300, int(^uint(0) >> 1), true},
+		{-1e300, -int(^uint(0)>>1) - 1, true},
+	}
+	for _, tt := range tests {
+		got, ok := AsInteger(tt.in)
+		if ok != tt.ok || got != tt.want {
+			t.Errorf("asInteger(%v) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
