@@ -4,10 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"math"
-	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -15,47 +11,53 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
-// An analysisDef is a tool computed on the server from several upstream
-// answers. Each answer it reads goes through the same pipeline as the nine
-// (cache, collapse, breaker, rate limit), the number it may read is capped
-// per call, and the result is fitted into the token budget like theirs.
-type analysisDef struct {
-	toolDef
-	lists []listParam // arguments the scalar validator has no kind for
-	// brief are property schemas published in place of their params' own,
-	// where the description already says the rest; validation is unchanged.
-	brief   map[string]map[string]any
-	ceiling int // upstream lookups (cached or fetched) per call
-	run     func(ctx context.Context, r *analysis, args map[string]any) (any, error)
+// An analysisEntry is an analysis as the gateway serves it: its definition
+// and the tool entry the call path logs, fits and maps errors under. Each
+// answer it reads goes through the same path as the lookups (cache,
+// collapse, breaker, rate limit), the number it may read is capped per call,
+// and the result is fitted into the token budget like theirs.
+type analysisEntry struct {
+	*analysis.Def
+	tool *toolDef
 }
 
-// analysisDefs are the analysis tools, in the order tools/list shows them.
-var analysisDefs = []*analysisDef{checkMatingDef, compareDef, rankDef, flockDef, planDef}
+// analyses are the analysis tools, in the order tools/list shows them.
+var analyses = func() []*analysisEntry {
+	out := make([]*analysisEntry, len(analysis.All))
+	for i, d := range analysis.All {
+		out[i] = &analysisEntry{Def: d, tool: &toolDef{
+			name: d.Name, title: d.Title, method: d.Method, desc: d.Desc, kind: analysisKind,
+			params: d.Params,
+		}}
+	}
+	return out
+}()
 
 // analysisTools returns the analysis tools bound to g.
 func (g *Gateway) analysisTools() []server.ServerTool {
-	out := make([]server.ServerTool, len(analysisDefs))
-	for i, a := range analysisDefs {
+	out := make([]server.ServerTool, len(analyses))
+	for i, a := range analyses {
 		out[i] = g.analysisTool(a)
 	}
 	return out
 }
 
-func (g *Gateway) analysisTool(a *analysisDef) server.ServerTool {
-	st := g.serverTool(&a.toolDef)
-	for _, l := range a.lists {
-		st.Tool.InputSchema.Properties[l.name] = l.schema()
-		st.Tool.InputSchema.PropertyOrder = append(st.Tool.InputSchema.PropertyOrder, l.name)
-		if l.required {
-			st.Tool.InputSchema.Required = append(st.Tool.InputSchema.Required, l.name)
+func (g *Gateway) analysisTool(a *analysisEntry) server.ServerTool {
+	st := g.serverTool(a.tool)
+	for _, l := range a.Lists {
+		st.Tool.InputSchema.Properties[l.Name] = l.Schema()
+		st.Tool.InputSchema.PropertyOrder = append(st.Tool.InputSchema.PropertyOrder, l.Name)
+		if l.Required {
+			st.Tool.InputSchema.Required = append(st.Tool.InputSchema.Required, l.Name)
 		}
 	}
-	for name, s := range a.brief {
+	for name, s := range a.Brief {
 		st.Tool.InputSchema.Properties[name] = s
 	}
 	// Long analyses may be run as MCP tasks (protocol 2025-11-25): the
@@ -77,202 +79,12 @@ func (g *Gateway) analysisTool(a *analysisDef) server.ServerTool {
 	return st
 }
 
-// listParam is an array of LPN IDs, an array of trait codes, or a map of
-// trait code to weight.
-type listParam struct {
-	name, desc         string
-	required           bool
-	minItems, maxItems int
-	item               string // "lpn" or "trait"; "" for a weights map
-	example            any
-}
-
-// schema is the list's shape only: its bounds, patterns and uniqueness are
-// in the tool's description and enforced by validate, and would cost every
-// conversation tokens a second time in tools/list.
-func (l *listParam) schema() map[string]any {
-	s := map[string]any{}
-	if l.desc != "" {
-		s["description"] = l.desc
-	}
-	if l.item == "" {
-		s["type"] = "object"
-		s["additionalProperties"] = map[string]any{"type": "number"}
-	} else {
-		s["type"] = "array"
-		s["items"] = map[string]any{"type": "string"}
-	}
-	return s
-}
-
-func (l *listParam) expected() string {
-	switch l.item {
-	case "":
-		return fmt.Sprintf("object of 1..%d trait codes to numbers, e.g. %s; codes from the trait glossary (%s)",
-			l.maxItems, param.JSONText(l.example), strings.Join(nsip.GlossaryCodes(), " "))
-	case "lpn":
-		return fmt.Sprintf("array of %d..%d distinct LPN IDs, e.g. %s", l.minItems, l.maxItems, param.JSONText(l.example))
-	}
-	return fmt.Sprintf("array of 1..%d trait codes, e.g. %s", l.maxItems, param.JSONText(l.example))
-}
-
-// validate checks one list argument and returns it normalised: LPN IDs and
-// trait codes upper case, weights as map[string]float64.
-func (l *listParam) validate(raw any) (any, []param.FieldError) {
-	fail := func(field, problem string) (any, []param.FieldError) {
-		return nil, []param.FieldError{{Field: field, Problem: problem, Expected: l.expected()}}
-	}
-	if l.item == "" {
-		obj, ok := raw.(map[string]any)
-		if !ok {
-			return fail(l.name, "must be an object, got "+param.Describe(raw))
-		}
-		if len(obj) == 0 || len(obj) > l.maxItems {
-			return fail(l.name, fmt.Sprintf("has %d traits; give 1..%d", len(obj), l.maxItems))
-		}
-		out := map[string]float64{}
-		var errs []param.FieldError
-		for _, k := range slices.Sorted(maps.Keys(obj)) {
-			f := l.name + "." + param.FieldName(k)
-			code, fe := traitCode(f, k)
-			if fe != nil {
-				errs = append(errs, *fe)
-				continue
-			}
-			w, ok := param.AsNumber(obj[k])
-			if !ok || math.IsNaN(w) || math.IsInf(w, 0) {
-				errs = append(errs, param.FieldError{Field: f, Problem: "must be a number, got " + param.Describe(obj[k]), Expected: l.expected()})
-				continue
-			}
-			if w == 0 {
-				// It adds nothing to the index, yet an animal without the EBV
-				// would have no index at all.
-				errs = append(errs, param.FieldError{Field: f, Problem: "has a weight of 0, which would leave out every animal without a " + code + " EBV; leave " + code + " out of weights to ignore it", Expected: l.expected()})
-				continue
-			}
-			if _, dup := out[code]; dup {
-				errs = append(errs, param.FieldError{Field: f, Problem: "trait " + code + " is weighted more than once", Expected: l.expected()})
-				continue
-			}
-			out[code] = w
-		}
-		if len(errs) > 0 {
-			return nil, errs
-		}
-		return out, nil
-	}
-	arr, ok := raw.([]any)
-	if !ok {
-		return fail(l.name, "must be an array, got "+param.Describe(raw))
-	}
-	if len(arr) < l.minItems || len(arr) > l.maxItems {
-		return fail(l.name, fmt.Sprintf("has %d items; give %d..%d", len(arr), l.minItems, l.maxItems))
-	}
-	out := make([]string, 0, len(arr))
-	var errs []param.FieldError
-	lp := param.LPNParam("")
-	for i, v := range arr {
-		f := fmt.Sprintf("%s[%d]", l.name, i)
-		var s string
-		if l.item == "lpn" {
-			nv, fe := lp.Validate(f, v)
-			if fe != nil {
-				errs = append(errs, fe...)
-				continue
-			}
-			s = strings.ToUpper(nv.(string))
-		} else {
-			str, ok := v.(string)
-			if !ok {
-				errs = append(errs, param.FieldError{Field: f, Problem: "must be a trait code string, got " + param.Describe(v), Expected: l.expected()})
-				continue
-			}
-			code, fe := traitCode(f, str)
-			if fe != nil {
-				errs = append(errs, *fe)
-				continue
-			}
-			s = code
-		}
-		if slices.Contains(out, s) {
-			errs = append(errs, param.FieldError{Field: f, Problem: s + " is listed twice", Expected: l.expected()})
-			continue
-		}
-		out = append(out, s)
-	}
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	return out, nil
-}
-
-// traitCode resolves a trait code through the glossary; an unknown one is an
-// error naming the nearest known code.
-func traitCode(field, s string) (string, *param.FieldError) {
-	if t, ok := nsip.LookupTrait(s); ok {
-		return t.Code, nil
-	}
-	codes := nsip.GlossaryCodes()
-	fe := &param.FieldError{Field: field, Problem: param.QuoteShort(s) + " is not a known trait code", Expected: "one of " + strings.Join(codes, ", ")}
-	if c, ok := param.Closest(strings.TrimSpace(s), codes); ok {
-		fe.Problem += fmt.Sprintf("; did you mean %q?", c)
-		fe.Expected = c
-	}
-	return "", fe
-}
-
-// validate checks every argument: scalars by the shared validator, lists
-// here, and names the tool does not take against both.
-func (a *analysisDef) validate(sent map[string]any) (map[string]any, []param.FieldError) {
-	rest := maps.Clone(sent)
-	known := slices.Clone(a.params)
-	for _, l := range a.lists {
-		delete(rest, l.name)
-		known = append(known, param.Spec{Name: l.name})
-	}
-	args, errs := param.ValidateObject("", a.params, rest)
-	errs = slices.DeleteFunc(errs, func(e param.FieldError) bool { return strings.HasPrefix(e.Problem, "is not an argument") })
-	for _, l := range a.lists {
-		raw, present := sent[l.name]
-		if !present || raw == nil {
-			if l.required {
-				errs = append(errs, param.FieldError{Field: l.name, Problem: "is required", Expected: l.expected()})
-			}
-			continue
-		}
-		v, fe := l.validate(raw)
-		if fe != nil {
-			errs = append(errs, fe...)
-			continue
-		}
-		args[l.name] = v
-	}
-	return args, append(errs, param.UnknownNames("", known, sent)...)
-}
-
-// example is a correct call for an error message.
-func (a *analysisDef) example(sent map[string]any) map[string]any {
-	out := param.Example(a.params, sent)
-	for _, l := range a.lists {
-		if raw, ok := sent[l.name]; ok {
-			if _, fe := l.validate(raw); fe == nil {
-				out[l.name] = raw
-				continue
-			}
-		}
-		if l.required || sent[l.name] != nil {
-			out[l.name] = l.example
-		}
-	}
-	return out
-}
-
-// analysis is one call's access to NSIP: every lookup goes through the
-// gateway's pipeline and is counted against the tool's ceiling.
-type analysis struct {
+// lookups is one analysis call's access to NSIP, its analysis.Source:
+// every lookup goes through the gateway's call path and is counted against
+// the tool's ceiling.
+type lookups struct {
 	g       *Gateway
-	def     *analysisDef
-	sent    map[string]any // the arguments as sent, for examples in errors
+	def     *analysisEntry
 	slots   chan struct{}  // lookups under way at once
 	mu      sync.Mutex
 	lookups int
@@ -284,21 +96,18 @@ type analysis struct {
 // the gateway's default upstream concurrency.
 const analysisParallel = 4
 
-// errCeiling ends an analysis that would read more than its ceiling.
-var errCeiling = errors.New("upstream lookup ceiling reached")
-
 // get reads one upstream answer through the pipeline, as tool d would with
 // the raw arguments (which are normalised exactly as d's own calls are, so
 // they share its cache entries).
-func (r *analysis) get(ctx context.Context, d *toolDef, raw map[string]any) (any, error) {
+func (r *lookups) get(ctx context.Context, d *toolDef, raw map[string]any) (any, error) {
 	args, errs := param.ValidateObject("", d.params, raw)
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("internal: %s arguments: %s %s", d.name, errs[0].Field, errs[0].Problem)
 	}
 	r.mu.Lock()
-	if r.lookups >= r.def.ceiling {
+	if r.lookups >= r.def.Ceiling {
 		r.mu.Unlock()
-		return nil, errCeiling
+		return nil, analysis.ErrCeiling
 	}
 	r.lookups++
 	r.mu.Unlock()
@@ -326,29 +135,29 @@ func (r *analysis) get(ctx context.Context, d *toolDef, raw map[string]any) (any
 	return ob.a.value, nil
 }
 
-// overBudget reports whether answer v would be summarized: analyses check
+// OverBudget reports whether answer v would be summarized: analyses check
 // before answering and shorten themselves in ways that keep their meaning.
-func (r *analysis) overBudget(ctx context.Context, args map[string]any, v any) bool {
+func (r *lookups) OverBudget(ctx context.Context, args map[string]any, v any) bool {
 	text, err := nsip.PlainJSON(v)
 	if err != nil {
 		return false
 	}
-	res, err := r.g.fit(ctx, r.def.kind, &r.def.toolDef, args, nil, text)
+	res, err := r.g.fit(ctx, r.def.tool.kind, r.def.tool, args, nil, text)
 	return err == nil && res.Summarized
 }
 
-// upstream says what the call read, for the answer's "computed" block.
-func (r *analysis) upstream() map[string]any {
+// Upstream says what the call read, for the answer's "computed" block.
+func (r *lookups) Upstream() map[string]any {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	u := map[string]any{"lookups": r.lookups, "fetched": r.fetched, "cached": r.lookups - r.fetched - r.stale, "ceiling": r.def.ceiling}
+	u := map[string]any{"lookups": r.lookups, "fetched": r.fetched, "cached": r.lookups - r.fetched - r.stale, "ceiling": r.def.Ceiling}
 	if r.stale > 0 {
 		u["stale"] = r.stale
 	}
 	return u
 }
 
-func (r *analysis) details(ctx context.Context, id string) (*nsip.AnimalDetails, error) {
+func (r *lookups) Details(ctx context.Context, id string) (*nsip.AnimalDetails, error) {
 	v, err := r.get(ctx, animalDef, map[string]any{"search_string": id})
 	if err != nil {
 		return nil, err
@@ -356,7 +165,7 @@ func (r *analysis) details(ctx context.Context, id string) (*nsip.AnimalDetails,
 	return v.(*nsip.AnimalDetails), nil
 }
 
-func (r *analysis) lineage(ctx context.Context, id string) (*nsip.Lineage, error) {
+func (r *lookups) Lineage(ctx context.Context, id string) (*nsip.Lineage, error) {
 	v, err := r.get(ctx, lineageDef, map[string]any{"lpn_id": id})
 	if err != nil {
 		return nil, err
@@ -364,7 +173,7 @@ func (r *analysis) lineage(ctx context.Context, id string) (*nsip.Lineage, error
 	return v.(*nsip.Lineage), nil
 }
 
-func (r *analysis) search(ctx context.Context, raw map[string]any) (*nsip.SearchResults, error) {
+func (r *lookups) Search(ctx context.Context, raw map[string]any) (*nsip.SearchResults, error) {
 	v, err := r.get(ctx, searchAnimalsDef, raw)
 	if err != nil {
 		return nil, err
@@ -372,7 +181,7 @@ func (r *analysis) search(ctx context.Context, raw map[string]any) (*nsip.Search
 	return v.(*nsip.SearchResults), nil
 }
 
-func (r *analysis) ranges(ctx context.Context, breed int) (*nsip.TraitRanges, error) {
+func (r *lookups) Ranges(ctx context.Context, breed int) (*nsip.TraitRanges, error) {
 	v, err := r.get(ctx, traitRangesDef, map[string]any{"breed_id": breed})
 	if err != nil {
 		return nil, err
@@ -380,53 +189,43 @@ func (r *analysis) ranges(ctx context.Context, breed int) (*nsip.TraitRanges, er
 	return v.(*nsip.TraitRanges), nil
 }
 
-// aboutErr attributes an upstream failure to the argument it was about, so
-// that not-found names the field and value the caller sent.
-type aboutErr struct {
-	field      string
-	value      any
-	what, next string // for not found; an animal by default
-	err        error
-}
-
-func (e *aboutErr) Error() string { return e.err.Error() }
-func (e *aboutErr) Unwrap() error { return e.err }
-
-func about(field string, value any, err error) error {
-	if err == nil {
-		return nil
+// Ask puts an analysis's form to the user.
+func (r *lookups) Ask(ctx context.Context, f analysis.Form) (map[string]any, bool, error) {
+	answers, te, asked := r.g.ask(ctx, r.def.tool, f)
+	if te != nil {
+		return nil, asked, &answeredError{te}
 	}
-	return &aboutErr{field: field, value: value, err: err}
+	return answers, asked, nil
 }
 
-// argError is an argument problem found only once data was in hand.
-type argError struct{ param.FieldError }
+// ErrorCode is the code a lineage lookup failing with err is answered with.
+func (r *lookups) ErrorCode(err error) string {
+	return r.g.mapError(lineageDef, map[string]any{}, err).Code
+}
 
-func (e *argError) Error() string { return e.Field + " " + e.Problem }
-
-func (g *Gateway) analyze(ctx context.Context, a *analysisDef, req mcp.CallToolRequest) *mcp.CallToolResult {
+func (g *Gateway) analyze(ctx context.Context, a *analysisEntry, req mcp.CallToolRequest) *mcp.CallToolResult {
 	start := time.Now()
-	g.stats.calls[a.name].Add(1)
+	g.stats.calls[a.Name].Add(1)
 	sent, fe := param.Decode(req)
 	var args map[string]any
 	var errs []param.FieldError
 	if fe != nil {
 		sent, errs = map[string]any{}, []param.FieldError{*fe}
 	} else {
-		args, errs = a.validate(sent)
-		if a.leftToAsk(ctx, sent, errs) {
+		args, errs = a.Validate(sent)
+		if leftToAsk(ctx, a.Def, sent, errs) {
 			// Left to the analysis, which asks its user (elicit.go).
 			errs = nil
 		}
 	}
 	if len(errs) > 0 {
-		te := invalidArgs(&a.toolDef, sent, errs)
-		te.Example = a.example(sent)
-		g.finish(ctx, &a.toolDef, logParams(req), start, outcome{err: te})
+		te := invalidArgs(a.tool, sent, errs)
+		te.Example = a.Example(sent)
+		g.finish(ctx, a.tool, logParams(req), start, outcome{err: te})
 		return te.result()
 	}
-	r := &analysis{g: g, def: a, sent: sent, slots: make(chan struct{}, analysisParallel)}
-	v, err := a.run(ctx, r, args)
+	r := &lookups{g: g, def: a, slots: make(chan struct{}, analysisParallel)}
+	v, err := analysis.Run(ctx, a.Def, r, g.log, sent, args)
 	var o outcome
 	if err != nil {
 		o.err = g.analysisError(a, sent, err)
@@ -434,48 +233,55 @@ func (g *Gateway) analyze(ctx context.Context, a *analysisDef, req mcp.CallToolR
 		body, merr := nsip.PlainJSON(v)
 		if merr != nil {
 			o.err = &toolError{Code: CodeUpstreamError, Problem: "the analysis could not be encoded: " + merr.Error()}
-		} else if o.res, merr = g.fit(ctx, a.kind, &a.toolDef, args, nil, body); merr != nil {
-			o.err = g.mapError(&a.toolDef, args, merr)
+		} else if o.res, merr = g.fit(ctx, a.tool.kind, a.tool, args, nil, body); merr != nil {
+			o.err = g.mapError(a.tool, args, merr)
 		}
 	}
 	o.source = cacheHit
-	if u := r.upstream(); u["fetched"].(int) > 0 {
+	if u := r.Upstream(); u["fetched"].(int) > 0 {
 		o.source = cacheMiss
 	}
-	g.finish(ctx, &a.toolDef, logParams(req), start, o)
+	g.finish(ctx, a.tool, logParams(req), start, o)
 	if o.err != nil {
 		return o.err.result()
 	}
-	return fittedResult(o.res, g.cfg.Budget, map[string]any{"upstream": r.upstream()})
+	return fittedResult(o.res, g.cfg.Budget, map[string]any{"upstream": r.Upstream()})
 }
 
-func (g *Gateway) analysisError(a *analysisDef, sent map[string]any, err error) *toolError {
+func (g *Gateway) analysisError(a *analysisEntry, sent map[string]any, err error) *toolError {
 	var ans *answeredError
 	if errors.As(err, &ans) {
 		return ans.te
 	}
-	var ae *argError
+	var ae *analysis.ArgError
 	if errors.As(err, &ae) {
-		te := invalidArgs(&a.toolDef, sent, []param.FieldError{ae.FieldError})
-		te.Example = a.example(sent)
+		te := invalidArgs(a.tool, sent, []param.FieldError{ae.FieldError})
+		te.Example = a.Example(sent)
 		return te
 	}
-	if errors.Is(err, errCeiling) {
+	var ue *analysis.AnswerError
+	if errors.As(err, &ue) {
+		te := invalidArgs(a.tool, sent, ue.Errs)
+		te.Problem = "the user's answer: " + te.Problem
+		te.Example = a.Example(sent)
+		return te
+	}
+	if errors.Is(err, analysis.ErrCeiling) {
 		return &toolError{
 			Code:    CodeInvalidArgument,
-			Problem: fmt.Sprintf("the analysis needs more than its ceiling of %d NSIP lookups", a.ceiling),
+			Problem: fmt.Sprintf("the analysis needs more than its ceiling of %d NSIP lookups", a.Ceiling),
 			Next:    "narrow the request (fewer animals, tighter filters)",
 		}
 	}
-	d := a.toolDef
-	var ab *aboutErr
+	d := *a.tool
+	var ab *analysis.AboutError
 	if errors.As(err, &ab) {
-		d.subject, d.what = ab.field, "animal with LPN ID"
+		d.subject, d.what = ab.Field, "animal with LPN ID"
 		d.next = "check the LPN ID, or find animals with nsip_search_animals"
-		if ab.what != "" {
-			d.what, d.next = ab.what, ab.next
+		if ab.What != "" {
+			d.what, d.next = ab.What, ab.Next
 		}
-		return g.mapError(&d, map[string]any{ab.field: ab.value}, err)
+		return g.mapError(&d, map[string]any{ab.Field: ab.Value}, err)
 	}
 	return g.mapError(&d, sent, err)
 }

@@ -65,23 +65,23 @@ func BenchmarkAnalysis(b *testing.B) {
 	cfg.RateLimit, cfg.RateBurst = 10000, 10000
 	cfg.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil))
 	cases := analysisCases(b, up.Data())
-	for _, a := range analysisDefs {
+	for _, a := range analyses {
 		req := mcp.CallToolRequest{}
-		req.Params.Name = a.name
+		req.Params.Name = a.Name
 		// As the wire delivers them: JSON arrays, not Go slices.
-		raw, _ := json.Marshal(cases[a.name])
+		raw, _ := json.Marshal(cases[a.Name])
 		req.Params.RawArguments = raw
 		run := func(b *testing.B, g *Gateway) (tokens int) {
 			res := g.analyze(context.Background(), a, req)
 			if res.IsError {
-				b.Fatalf("%s: %v", a.name, res.Content)
+				b.Fatalf("%s: %v", a.Name, res.Content)
 			}
 			return int(res.Meta.AdditionalFields["tokens"].(int))
 		}
 		for _, warm := range []bool{false, true} {
-			name := a.name + "/cold"
+			name := a.Name + "/cold"
 			if warm {
-				name = a.name + "/warm"
+				name = a.Name + "/warm"
 			}
 			b.Run(name, func(b *testing.B) {
 				g, _ := New(nc, sum, cfg)

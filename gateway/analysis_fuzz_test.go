@@ -21,8 +21,8 @@ func FuzzAnalysisArguments(f *testing.F) {
 		"nsip_flock_summary":   {`{"flock_id":"640238"}`, `{"flock_id":"640 238","breed_id":0}`},
 		"nsip_plan_matings":    {`{"ram_lpn_ids":["6402382024NCS310"],"ewe_lpn_ids":["6402382022NCS087"],"weights":{"WWT":1},"max_coi":2}`, `{"ram_lpn_ids":[],"ewe_lpn_ids":["A"],"weights":{"X":1},"max_ewes_per_ram":0}`},
 	}
-	for i, a := range analysisDefs {
-		for _, s := range seeds[a.name] {
+	for i, a := range analyses {
+		for _, s := range seeds[a.Name] {
 			f.Add(uint8(i), []byte(s))
 		}
 	}
@@ -33,33 +33,33 @@ func FuzzAnalysisArguments(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, tool uint8, raw []byte) {
-		a := analysisDefs[int(tool)%len(analysisDefs)]
+		a := analyses[int(tool)%len(analyses)]
 		req := mcp.CallToolRequest{}
-		req.Params.Name = a.name
+		req.Params.Name = a.Name
 		req.Params.RawArguments = raw
 		up.reset()
 		res, err := g.analysisTool(a).Handler(context.Background(), req)
 		if err != nil || res == nil || len(res.Content) != 1 {
-			t.Fatalf("%s(%q): result %v, error %v; want one result and no error", a.name, raw, res, err)
+			t.Fatalf("%s(%q): result %v, error %v; want one result and no error", a.Name, raw, res, err)
 		}
 		text, ok := mcp.AsTextContent(res.Content[0])
 		if !ok || !json.Valid([]byte(text.Text)) {
-			t.Fatalf("%s(%q): content %#v is not JSON text", a.name, raw, res.Content[0])
+			t.Fatalf("%s(%q): content %#v is not JSON text", a.Name, raw, res.Content[0])
 		}
 		calls, breaches := up.seen()
 		if len(breaches) > 0 {
-			t.Fatalf("%s(%q) reached the upstream with %v", a.name, raw, breaches)
+			t.Fatalf("%s(%q) reached the upstream with %v", a.Name, raw, breaches)
 		}
 		if !res.IsError {
 			return
 		}
 		var body struct{ Error *toolError }
 		if err := json.Unmarshal([]byte(text.Text), &body); err != nil || body.Error == nil || body.Error.Code == "" {
-			t.Fatalf("%s(%q): error body %s", a.name, raw, text.Text)
+			t.Fatalf("%s(%q): error body %s", a.Name, raw, text.Text)
 		}
 		e := body.Error
 		if e.Code == CodeInvalidArgument && calls == 0 && (e.Field == "" || !strings.Contains(e.Problem, strings.SplitN(e.Field, "[", 2)[0])) {
-			t.Errorf("%s(%q): error %+v does not name the field", a.name, raw, e)
+			t.Errorf("%s(%q): error %+v does not name the field", a.Name, raw, e)
 		}
 	})
 }

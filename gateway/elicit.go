@@ -13,9 +13,9 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
-	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 )
 
 // When a call lacks a choice only its user can make (a breed, breeding
@@ -45,21 +45,9 @@ func canElicit(ctx context.Context) bool {
 	return ok && ci.GetClientCapabilities().Elicitation != nil
 }
 
-// An elicitForm is one question put to the user.
-type elicitForm struct {
-	message string
-	fields  []param.Spec
-	// arg is the argument the form fills, named by errors, when it is not
-	// the fields themselves: "weights" for a form of one field per trait,
-	// whose answers are then reported as weights.WWT.
-	arg      string
-	expected string            // what arg accepts
-	example  map[string]any    // a correct call, for errors; d's own by default
-	titles   map[string]string // field titles a user reads, where a name is too terse
-	// also are further arguments asked in the same form, so that the user
-	// answers once; they are validated and reported under their own names.
-	also []param.Spec
-}
+// An elicitForm is one question put to the user; the analyses build
+// theirs with the same type.
+type elicitForm = analysis.Form
 
 // ask puts q to the user of the calling client and returns the answers
 // validated like arguments. asked is false when the client cannot be asked:
@@ -71,19 +59,19 @@ func (g *Gateway) ask(ctx context.Context, d *toolDef, q elicitForm) (answers ma
 	if !canElicit(ctx) || srv == nil {
 		return nil, nil, false
 	}
-	arg, field, prefix, expected := param.Names(q.fields), q.fields[0].Name, "", q.fields[0].Expected()
-	if q.arg != "" {
-		arg, field, prefix, expected = q.arg, q.arg, q.arg+".", q.expected
+	arg, field, prefix, expected := param.Names(q.Fields), q.Fields[0].Name, "", q.Fields[0].Expected()
+	if q.Arg != "" {
+		arg, field, prefix, expected = q.Arg, q.Arg, q.Arg+".", q.Expected
 	}
-	ex := q.example
+	ex := q.Example
 	if ex == nil {
 		ex = param.Example(d.params, nil)
 	}
 	ctx, cancel := context.WithTimeout(ctx, elicitTimeout)
 	defer cancel()
 	res, err := srv.RequestElicitation(ctx, mcp.ElicitationRequest{Params: mcp.ElicitationParams{
-		Message:         q.message,
-		RequestedSchema: g.formSchema(ctx, slices.Concat(q.fields, q.also), q.titles),
+		Message:         q.Message,
+		RequestedSchema: g.formSchema(ctx, slices.Concat(q.Fields, q.Also), q.Titles),
 	}})
 	switch {
 	case errors.Is(err, server.ErrElicitationNotSupported), errors.Is(err, server.ErrServerInitiatedRequestUnsupported):
@@ -109,20 +97,20 @@ func (g *Gateway) ask(ctx context.Context, d *toolDef, q elicitForm) (answers ma
 	content, _ := res.Content.(map[string]any)
 	sent, also := make(map[string]any, len(content)), map[string]any{}
 	for k, v := range content {
-		if p := param.Named(q.also, k); p != nil {
+		if p := param.Named(q.Also, k); p != nil {
 			also[k] = formValue(p, v)
 			continue
 		}
-		sent[k] = formValue(param.Named(q.fields, k), v)
+		sent[k] = formValue(param.Named(q.Fields, k), v)
 	}
-	out, errs := param.ValidateObject(prefix, q.fields, sent)
-	alsoOut, alsoErrs := param.ValidateObject("", q.also, also)
+	out, errs := param.ValidateObject(prefix, q.Fields, sent)
+	alsoOut, alsoErrs := param.ValidateObject("", q.Also, also)
 	maps.Copy(out, alsoOut)
 	if errs = append(errs, alsoErrs...); len(errs) > 0 {
 		te := invalidArgs(d, sent, errs)
 		te.Problem = "the user's answer: " + te.Problem
-		if q.example != nil {
-			te.Example = q.example
+		if q.Example != nil {
+			te.Example = q.Example
 		}
 		return nil, te, true
 	}
@@ -145,7 +133,7 @@ func (g *Gateway) askMissing(ctx context.Context, d *toolDef, sent map[string]an
 	if len(missing) == 0 {
 		return nil, nil, false
 	}
-	answers, te, asked := g.ask(ctx, d, elicitForm{message: fmt.Sprintf("%s needs %s.", d.title, param.Names(missing)), fields: missing})
+	answers, te, asked := g.ask(ctx, d, elicitForm{Message: fmt.Sprintf("%s needs %s.", d.title, param.Names(missing)), Fields: missing})
 	if !asked || te != nil {
 		return nil, te, asked
 	}
@@ -232,89 +220,17 @@ func formValue(p *param.Spec, v any) any {
 // argument that is the user's choice left out, and the client can be asked
 // for it: the analysis then asks once it knows what to offer (the traits
 // its animals carry).
-func (a *analysisDef) leftToAsk(ctx context.Context, sent map[string]any, errs []param.FieldError) bool {
+func leftToAsk(ctx context.Context, a *analysis.Def, sent map[string]any, errs []param.FieldError) bool {
 	if len(errs) == 0 || !canElicit(ctx) {
 		return false
 	}
 	for _, fe := range errs {
-		i := slices.IndexFunc(a.lists, func(l listParam) bool { return l.name == fe.Field })
+		i := slices.IndexFunc(a.Lists, func(l param.List) bool { return l.Name == fe.Field })
 		if i < 0 || !userChoices[fe.Field] || sent[fe.Field] != nil || fe.Problem != "is required" {
 			return false
 		}
 	}
 	return true
-}
-
-// Breeding objective weights are an object, which a form (flat primitive
-// fields only) cannot hold, so the user is offered one number per trait
-// the animals in question carry and the answers are gathered into the
-// weights object, then checked exactly as weights sent as an argument.
-
-// weightFields are the form's fields for weights over codes: each trait
-// whose meaning the glossary documents, in the glossary's order, optional.
-func weightFields(codes []string) ([]param.Spec, map[string]string) {
-	var ps []param.Spec
-	titles := map[string]string{}
-	for _, t := range nsip.Glossary() {
-		if t.Direction == "" || !slices.Contains(codes, t.Code) || len(ps) == weightsParam.maxItems {
-			continue
-		}
-		unit, eg := "", "1"
-		if t.Unit != "" {
-			unit = " (" + t.Unit + ")"
-		}
-		if t.Direction == "lower" {
-			eg = "-1"
-		}
-		ps = append(ps, param.Spec{Name: t.Code, Kind: param.Number, Example: eg,
-			Desc: fmt.Sprintf("%s%s, %s is better: its weight in the index, e.g. %s. Empty or 0 leaves it out.", t.Name, unit, t.Direction, eg)})
-		titles[t.Code] = fmt.Sprintf("%s (%s)", t.Name, t.Code)
-	}
-	return ps, titles
-}
-
-// weights returns the call's objective: the weights argument as given, or,
-// when the model left it out and the client can ask its user, the user's
-// answer to a form of the traits in codes. also are further choices asked
-// in the same form; their answers come back beside, absent when left empty.
-func (r *analysis) weights(ctx context.Context, args map[string]any, why string, codes []string, also ...param.Spec) (breeding.Weights, map[string]any, error) {
-	if w, ok := args["weights"].(map[string]float64); ok {
-		return w, nil, nil
-	}
-	a := r.def
-	missing := &argError{param.FieldError{Field: "weights", Problem: "is required " + why, Expected: weightsParam.expected()}}
-	fields, titles := weightFields(codes)
-	if len(fields) == 0 {
-		return nil, nil, missing
-	}
-	answers, te, asked := r.g.ask(ctx, &a.toolDef, elicitForm{
-		message: fmt.Sprintf("%s needs the breeding objective %s. Give each trait that matters a weight: "+
-			"positive rewards a higher EBV, negative a lower one; leave the rest empty.", a.title, why),
-		fields: fields, arg: "weights", expected: weightsParam.expected(), example: a.example(r.sent), titles: titles, also: also,
-	})
-	switch {
-	case te != nil:
-		return nil, nil, &answeredError{te}
-	case !asked:
-		return nil, nil, missing
-	}
-	raw, rest := map[string]any{}, map[string]any{}
-	for k, v := range answers {
-		switch {
-		case param.Named(also, k) != nil:
-			rest[k] = v
-		case v != 0.0:
-			raw[k] = v
-		}
-	}
-	v, errs := weightsParam.validate(raw)
-	if len(errs) > 0 {
-		te := invalidArgs(&a.toolDef, r.sent, errs)
-		te.Problem = "the user's answer: " + te.Problem
-		te.Example = a.example(r.sent)
-		return nil, nil, &answeredError{te}
-	}
-	return v.(map[string]float64), rest, nil
 }
 
 // answeredError carries an error result already worded for the model, such

@@ -33,8 +33,8 @@ func (s *stats) init() {
 	for _, d := range toolDefs {
 		s.calls[d.name] = new(atomic.Int64)
 	}
-	for _, a := range analysisDefs {
-		s.calls[a.name] = new(atomic.Int64)
+	for _, a := range analyses {
+		s.calls[a.Name] = new(atomic.Int64)
 	}
 	s.errors = make(map[string]*atomic.Int64, len(errorCodes))
 	for _, c := range errorCodes {

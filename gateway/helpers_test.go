@@ -256,3 +256,15 @@ func (e *env) upstreamBody(method, path, body string) string {
 	e.up.ResetCounts()
 	return out.String()
 }
+
+// analysisNamed is the served analysis called name.
+func analysisNamed(t testing.TB, name string) *analysisEntry {
+	t.Helper()
+	for _, a := range analyses {
+		if a.Name == name {
+			return a
+		}
+	}
+	t.Fatalf("no analysis %s", name)
+	return nil
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 )
@@ -195,7 +196,7 @@ func TestCheckMatingOnTheStandInsPedigrees(t *testing.T) {
 		// behind either parent, as the lineage answers give them.
 		ped := breeding.NewPedigree()
 		level, seen := []string{ram, ewe}, map[string]bool{}
-		for gen := 0; gen < matingGenerations && len(level) > 0; gen++ {
+		for gen := 0; gen < analysis.MatingGenerations && len(level) > 0; gen++ {
 			var next []string
 			for _, id := range level {
 				if seen[id] {

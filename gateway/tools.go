@@ -3,7 +3,6 @@ package gateway
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -196,46 +195,14 @@ var searchAnimalsDef = &toolDef{
 		pageParam,
 		pageSizeParam(15),
 		{Name: "breed_id", Kind: param.Integer, Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},
-		{Name: "sorted_trait", Kind: param.String, Example: "WWT", MaxLen: nsip.MaxTraitCodeLength, Pattern: param.TraitCodePattern, Upper: true, Quiet: true},
+		param.SortedTrait,
 		{Name: "reverse", Kind: param.Boolean, Default: false, Example: false},
-		{Name: "search_criteria", Kind: param.Object, DropZero: true,
-			Example: map[string]any{"gender": "Female", "born_after": "2022-01-01"},
-			Check:   criteriaRules,
-			Props: []param.Spec{
-				{Name: "breed_group_id", Kind: param.Integer, Example: 64, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},
-				{Name: "breed_id", Kind: param.Integer, Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},
-				{Name: "born_after", Kind: param.String, Example: "2022-01-01", Date: true, MaxLen: 10, Quiet: true},
-				{Name: "born_before", Kind: param.String, Example: "2024-12-31", Date: true, MaxLen: 10, Quiet: true},
-				{Name: "gender", Kind: param.String, Example: "Female", Enum: []string{"Male", "Female", "Both"}},
-				{Name: "proven_only", Kind: param.Boolean, Example: true,
-					Desc: "Progeny-proven EBVs only."},
-				{Name: "status", Kind: param.String, Example: "CURRENT", MaxLen: nsip.MaxCriteriaLength, Pattern: param.StatusPattern, Upper: true, Quiet: true},
-				{Name: "flock_id", Kind: param.String, Example: "640238", MaxLen: nsip.MaxCriteriaLength, Pattern: param.AlnumPattern, Quiet: true},
-				{Name: "trait_ranges", Kind: param.Object, TraitMap: true,
-					Example: map[string]any{"WWT": map[string]any{"min": 1.0, "max": 5.0}},
-					Desc:    "Bounds per trait code, e.g. {\"WWT\":{\"min\":1,\"max\":5}}."},
-			},
-		},
+		param.SearchCriteria,
 	},
 	fetch: fetchWith(func(ctx context.Context, up Upstream, a searchArgs) (any, json.RawMessage, error) {
 		v, err := up.SearchAnimals(ctx, a.params())
 		return fetched(v, err, func(v *nsip.SearchResults) json.RawMessage { return v.Raw })
 	}),
-}
-
-// criteriaRules applies the rules that span fields: a birth window must not
-// end before it starts. It also drops proven_only=false, which filters nothing,
-// so that sending it and leaving it out share a cache key.
-func criteriaRules(c map[string]any) (string, string, bool) {
-	if c["proven_only"] == false {
-		delete(c, "proven_only")
-	}
-	after, _ := c["born_after"].(string)
-	before, _ := c["born_before"].(string)
-	if after != "" && before != "" && after > before { // YYYY-MM-DD sorts as text
-		return "born_after", fmt.Sprintf("born_after %s is later than born_before %s", after, before), false
-	}
-	return "", "", true
 }
 
 var animalDef = &toolDef{
@@ -298,12 +265,12 @@ var searchByLPNDef = &toolDef{
 
 // describeTools lists the tool names, for the server's instructions.
 func describeTools() string {
-	names := make([]string, 0, len(toolDefs)+len(analysisDefs))
+	names := make([]string, 0, len(toolDefs)+len(analyses))
 	for _, d := range toolDefs {
 		names = append(names, d.name)
 	}
-	for _, a := range analysisDefs {
-		names = append(names, a.name)
+	for _, a := range analyses {
+		names = append(names, a.Name)
 	}
 	return strings.Join(names, ", ")
 }

@@ -1,4 +1,4 @@
-package gateway
+package analysis
 
 import (
 	"context"
@@ -11,25 +11,23 @@ import (
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
-var compareDef = &analysisDef{
-	toolDef: toolDef{
-		name: "nsip_compare_animals", title: "Compare NSIP animals", method: "compare_animals", kind: analysisKind,
-		desc: `One table of 2-20 animals: sire, dam, breed, sex, birth date and each trait's EBV with accuracy (%), the best per trait marked by its preferred direction ` +
-			`(about 60 tokens an animal plus 15 a trait; one NSIP lookup an animal). ` +
-			`Arguments: lpn_ids, distinct, e.g. ["6402382024NCS310","6402382022NCS087"]; traits (optional, up to 30), e.g. ["BWT","WWT"], default all the animals have. ` +
-			`Next: nsip_check_mating for a pair, nsip_get_animal for one in full.`,
+var Compare = &Def{
+	Name: "nsip_compare_animals", Title: "Compare NSIP animals", Method: "compare_animals",
+	Desc: `One table of 2-20 animals: sire, dam, breed, sex, birth date and each trait's EBV with accuracy (%), the best per trait marked by its preferred direction ` +
+		`(about 60 tokens an animal plus 15 a trait; one NSIP lookup an animal). ` +
+		`Arguments: lpn_ids, distinct, e.g. ["6402382024NCS310","6402382022NCS087"]; traits (optional, up to 30), e.g. ["BWT","WWT"], default all the animals have. ` +
+		`Next: nsip_check_mating for a pair, nsip_get_animal for one in full.`,
+	Lists: []param.List{
+		{Name: "lpn_ids", Required: true, MinItems: 2, MaxItems: 20, Item: "lpn", Example: []string{param.ExampleLPN, "6402382022NCS087"}},
+		{Name: "traits", MinItems: 1, MaxItems: 30, Item: "trait", Example: []string{"BWT", "WWT"}},
 	},
-	lists: []listParam{
-		{name: "lpn_ids", required: true, minItems: 2, maxItems: 20, item: "lpn", example: []string{param.ExampleLPN, "6402382022NCS087"}},
-		{name: "traits", minItems: 1, maxItems: 30, item: "trait", example: []string{"BWT", "WWT"}},
-	},
-	ceiling: 20,
-	run:     runCompare,
+	Ceiling: 20,
+	Run:     runCompare,
 }
 
 // detailsOf fetches every animal's details at once, attributing a failure
 // to the list entry it came from.
-func detailsOf(ctx context.Context, r *analysis, field string, ids []string) ([]*nsip.AnimalDetails, error) {
+func detailsOf(ctx context.Context, r *call, field string, ids []string) ([]*nsip.AnimalDetails, error) {
 	out := make([]*nsip.AnimalDetails, len(ids))
 	errs := make([]error, len(ids))
 	var wg sync.WaitGroup
@@ -43,7 +41,7 @@ func detailsOf(ctx context.Context, r *analysis, field string, ids []string) ([]
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
-			return nil, about(fmt.Sprintf("%s[%d]", field, i), ids[i], err)
+			return nil, About(fmt.Sprintf("%s[%d]", field, i), ids[i], err)
 		}
 	}
 	return out, nil
@@ -69,7 +67,7 @@ func traitOrder(codes []string) {
 	})
 }
 
-func runCompare(ctx context.Context, r *analysis, args map[string]any) (any, error) {
+func runCompare(ctx context.Context, r *call, args map[string]any) (any, error) {
 	ids := args["lpn_ids"].([]string)
 	ds, err := detailsOf(ctx, r, "lpn_ids", ids)
 	if err != nil {

@@ -1,4 +1,4 @@
-package gateway
+package analysis
 
 import (
 	"context"
@@ -16,36 +16,30 @@ import (
 // rankPages bounds the pages a ranking reads (nsip.MaxPageSize animals each).
 const rankPages = 30
 
-var weightsParam = listParam{name: "weights", required: true, maxItems: 20, example: map[string]any{"WWT": 1.0, "BWT": -0.5}}
+var weightsParam = param.List{Name: "weights", Required: true, MaxItems: 20, Example: map[string]any{"WWT": 1.0, "BWT": -0.5}}
 
-var rankDef = &analysisDef{
-	toolDef: toolDef{
-		name: "nsip_rank_animals", title: "Rank NSIP animals by an index", method: "rank_animals", kind: analysisKind,
-		desc: `Exact top N of a breed by the index sum(weight x EBV) over every matching animal, not a first page (about 80 tokens an animal). ` +
-			fmt.Sprintf("Reads NSIP sorted by the heaviest-weighted trait, stopping once the breed's trait ranges prove no unread animal can enter, at most %d pages of %d; says whether exact. ", rankPages, nsip.MaxPageSize) +
-			`Arguments: breed_id (from nsip_list_breeds), e.g. 640; weights by trait code, negative where lower is better, e.g. {"WWT":1,"BWT":-0.5}; top_n 1..50; ` +
-			`search_criteria as for nsip_search_animals, e.g. {"gender":"Male","status":"CURRENT"}. Next: nsip_compare_animals or nsip_check_mating.`,
-		params: []param.Spec{
-			{Name: "breed_id", Kind: param.Integer, Required: true, Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},
-			{Name: "top_n", Kind: param.Integer, Default: 10, Example: 10, Min: param.Bound(1), Max: param.Bound(50), Quiet: true},
-			withoutProp(searchAnimalsDef.params[5], "breed_id"),
-		},
+var Rank = &Def{
+	Name: "nsip_rank_animals", Title: "Rank NSIP animals by an index", Method: "rank_animals",
+	Desc: `Exact top N of a breed by the index sum(weight x EBV) over every matching animal, not a first page (about 80 tokens an animal). ` +
+		fmt.Sprintf("Reads NSIP sorted by the heaviest-weighted trait, stopping once the breed's trait ranges prove no unread animal can enter, at most %d pages of %d; says whether exact. ", rankPages, nsip.MaxPageSize) +
+		`Arguments: breed_id (from nsip_list_breeds), e.g. 640; weights by trait code, negative where lower is better, e.g. {"WWT":1,"BWT":-0.5}; top_n 1..50; ` +
+		`search_criteria as for nsip_search_animals, e.g. {"gender":"Male","status":"CURRENT"}. Next: nsip_compare_animals or nsip_check_mating.`,
+	Params: []param.Spec{
+		{Name: "breed_id", Kind: param.Integer, Required: true, Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},
+		{Name: "top_n", Kind: param.Integer, Default: 10, Example: 10, Min: param.Bound(1), Max: param.Bound(50), Quiet: true},
+		withoutProp(param.SearchCriteria, "breed_id"),
 	},
-	lists:   []listParam{weightsParam},
-	brief:   map[string]map[string]any{"search_criteria": {"type": "object"}},
-	ceiling: rankPages + 2,
-	run:     runRank,
+	Lists:   []param.List{weightsParam},
+	Brief:   map[string]map[string]any{"search_criteria": {"type": "object"}},
+	Ceiling: rankPages + 2,
+	Run:     runRank,
 }
 
 // sortable reports whether nsip_search_animals accepts code as its
 // sorted_trait.
 func sortable(code string) bool {
-	for _, p := range searchAnimalsDef.params {
-		if p.Name == "sorted_trait" {
-			return len(p.Enum) == 0 || slices.Contains(p.Enum, code)
-		}
-	}
-	return false
+	e := param.SortedTrait.Enum
+	return len(e) == 0 || slices.Contains(e, code)
 }
 
 // withoutProp is an object param less one of its fields.
@@ -97,14 +91,14 @@ func order(vals []float64) int {
 	return dir
 }
 
-func runRank(ctx context.Context, r *analysis, args map[string]any) (any, error) {
+func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 	breed, topN := args["breed_id"].(int), args["top_n"].(int)
 	tr, err := r.ranges(ctx, breed)
 	if err != nil {
-		return nil, &aboutErr{field: "breed_id", value: breed, what: "trait ranges for breed", next: "list valid breed IDs with nsip_list_breeds", err: err}
+		return nil, &AboutError{Field: "breed_id", Value: breed, What: "trait ranges for breed", Next: "list valid breed IDs with nsip_list_breeds", Err: err}
 	}
 	if len(tr.Ranges) == 0 {
-		return nil, &argError{param.FieldError{Field: "breed_id", Problem: fmt.Sprintf("NSIP has no trait ranges for breed %d, so its animals cannot be ranked", breed), Expected: "a breed ID from nsip_list_breeds, e.g. 640"}}
+		return nil, &ArgError{param.FieldError{Field: "breed_id", Problem: fmt.Sprintf("NSIP has no trait ranges for breed %d, so its animals cannot be ranked", breed), Expected: "a breed ID from nsip_list_breeds, e.g. 640"}}
 	}
 	ranges := map[string][2]float64{}
 	for _, x := range tr.Ranges {
@@ -117,7 +111,7 @@ func runRank(ctx context.Context, r *analysis, args map[string]any) (any, error)
 	for _, c := range w.Codes() {
 		if _, ok := ranges[c]; !ok {
 			have := slices.Sorted(maps.Keys(ranges))
-			return nil, &argError{param.FieldError{Field: "weights." + c, Problem: fmt.Sprintf("breed %d has no EBV for %s", breed, c), Expected: "one of the breed's traits: " + strings.Join(have, ", ")}}
+			return nil, &ArgError{param.FieldError{Field: "weights." + c, Problem: fmt.Sprintf("breed %d has no EBV for %s", breed, c), Expected: "one of the breed's traits: " + strings.Join(have, ", ")}}
 		}
 	}
 	// Sort by the heaviest weighted trait NSIP can sort on; with none, read

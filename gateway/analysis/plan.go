@@ -1,4 +1,4 @@
-package gateway
+package analysis
 
 import (
 	"context"
@@ -15,35 +15,33 @@ import (
 
 const planCeiling = 400
 
-var planDef = &analysisDef{
-	toolDef: toolDef{
-		name: "nsip_plan_matings", title: "Plan matings", method: "plan_matings", kind: analysisKind,
-		desc: `Assign ewes to rams maximizing the lambs' total index sum(weight x midparent EBV), mating as many ewes as max_coi and the rams' limits allow ` +
-			`(exact min-cost flow, not greedy); gives each pair's COI and predicted EBVs, and the ewes no ram may take (about 20 tokens a ewe; ` +
-			fmt.Sprintf("reads each animal's record and pedigree, at most %d NSIP lookups, so a large plan takes a while). ", planCeiling) +
-			`Arguments: ram_lpn_ids (1-10), e.g. ["6402382024NCS310"]; ewe_lpn_ids (1-100), e.g. ["6402382022NCS087"]; weights as for nsip_rank_animals, e.g. {"WWT":1,"BWT":-0.5}; ` +
-			`max_coi, the largest lamb COI as a fraction 0..1 (0.0625: first cousins); max_ewes_per_ram 1..100. Next: nsip_check_mating for one pair in detail.`,
-		params: []param.Spec{
-			{Name: "max_coi", Kind: param.Number, Default: 0.0625, Example: 0.0625},
-			{Name: "max_ewes_per_ram", Kind: param.Integer, Default: 50, Example: 50, Min: param.Bound(1), Max: param.Bound(100), Quiet: true},
-		},
+var PlanMatings = &Def{
+	Name: "nsip_plan_matings", Title: "Plan matings", Method: "plan_matings",
+	Desc: `Assign ewes to rams maximizing the lambs' total index sum(weight x midparent EBV), mating as many ewes as max_coi and the rams' limits allow ` +
+		`(exact min-cost flow, not greedy); gives each pair's COI and predicted EBVs, and the ewes no ram may take (about 20 tokens a ewe; ` +
+		fmt.Sprintf("reads each animal's record and pedigree, at most %d NSIP lookups, so a large plan takes a while). ", planCeiling) +
+		`Arguments: ram_lpn_ids (1-10), e.g. ["6402382024NCS310"]; ewe_lpn_ids (1-100), e.g. ["6402382022NCS087"]; weights as for nsip_rank_animals, e.g. {"WWT":1,"BWT":-0.5}; ` +
+		`max_coi, the largest lamb COI as a fraction 0..1 (0.0625: first cousins); max_ewes_per_ram 1..100. Next: nsip_check_mating for one pair in detail.`,
+	Params: []param.Spec{
+		{Name: "max_coi", Kind: param.Number, Default: 0.0625, Example: 0.0625},
+		{Name: "max_ewes_per_ram", Kind: param.Integer, Default: 50, Example: 50, Min: param.Bound(1), Max: param.Bound(100), Quiet: true},
 	},
-	lists: []listParam{
-		{name: "ram_lpn_ids", required: true, minItems: 1, maxItems: 10, item: "lpn", example: []string{param.ExampleLPN}},
-		{name: "ewe_lpn_ids", required: true, minItems: 1, maxItems: 100, item: "lpn", example: []string{"6402382022NCS087"}},
+	Lists: []param.List{
+		{Name: "ram_lpn_ids", Required: true, MinItems: 1, MaxItems: 10, Item: "lpn", Example: []string{param.ExampleLPN}},
+		{Name: "ewe_lpn_ids", Required: true, MinItems: 1, MaxItems: 100, Item: "lpn", Example: []string{"6402382022NCS087"}},
 		weightsParam,
 	},
-	ceiling: planCeiling,
-	run:     runPlan,
+	Ceiling: planCeiling,
+	Run:     runPlan,
 }
 
 // coiLimitField asks the user for max_coi beside the weights.
 var coiLimitField = param.Spec{Name: "max_coi", Kind: param.Number, Example: 0.0625, Min: param.Bound(0), Max: param.Bound(1),
 	Desc: "Highest inbreeding (COI) allowed for any lamb, a fraction from 0 to 1. 0.0625 (6.25%, as from first cousins) is the usual limit and is used when this is left empty."}
 
-func checkCOILimit(v float64) *argError {
+func checkCOILimit(v float64) *ArgError {
 	if v < 0 || v > 1 {
-		return &argError{param.FieldError{Field: "max_coi", Problem: fmt.Sprintf("must be a fraction from 0 to 1, got %g", v), Expected: "e.g. 0.0625 (6.25%)"}}
+		return &ArgError{param.FieldError{Field: "max_coi", Problem: fmt.Sprintf("must be a fraction from 0 to 1, got %g", v), Expected: "e.g. 0.0625 (6.25%)"}}
 	}
 	return nil
 }
@@ -62,7 +60,7 @@ func sharedTraits(ds []*nsip.AnimalDetails) []string {
 	return out
 }
 
-func runPlan(ctx context.Context, r *analysis, args map[string]any) (any, error) {
+func runPlan(ctx context.Context, r *call, args map[string]any) (any, error) {
 	rams, ewes := args["ram_lpn_ids"].([]string), args["ewe_lpn_ids"].([]string)
 	maxCOI, perRam := args["max_coi"].(float64), args["max_ewes_per_ram"].(int)
 	if err := checkCOILimit(maxCOI); err != nil {
@@ -70,7 +68,7 @@ func runPlan(ctx context.Context, r *analysis, args map[string]any) (any, error)
 	}
 	for i, e := range ewes {
 		if slices.Contains(rams, e) {
-			return nil, &argError{param.FieldError{Field: fmt.Sprintf("ewe_lpn_ids[%d]", i), Problem: e + " is also listed as a ram", Expected: "each animal in one list"}}
+			return nil, &ArgError{param.FieldError{Field: fmt.Sprintf("ewe_lpn_ids[%d]", i), Problem: e + " is also listed as a ram", Expected: "each animal in one list"}}
 		}
 	}
 	rd, err := detailsOf(ctx, r, "ram_lpn_ids", rams)
@@ -90,9 +88,7 @@ func runPlan(ctx context.Context, r *analysis, args map[string]any) (any, error)
 	}
 	if v, ok := chosen["max_coi"].(float64); ok {
 		if err := checkCOILimit(v); err != nil {
-			te := invalidArgs(&r.def.toolDef, r.sent, []param.FieldError{err.FieldError})
-			te.Problem, te.Example = "the user's answer: "+te.Problem, r.def.example(r.sent)
-			return nil, &answeredError{te}
+			return nil, &AnswerError{Errs: []param.FieldError{err.FieldError}}
 		}
 		maxCOI = v
 	}
@@ -106,7 +102,7 @@ func runPlan(ctx context.Context, r *analysis, args map[string]any) (any, error)
 	for i, d := range rd {
 		ramEBV[i] = ebvMap(d.Traits)
 		if _, missing, ok := w.Index(ramEBV[i]); !ok {
-			return nil, &argError{param.FieldError{Field: fmt.Sprintf("ram_lpn_ids[%d]", i),
+			return nil, &ArgError{param.FieldError{Field: fmt.Sprintf("ram_lpn_ids[%d]", i),
 				Problem:  fmt.Sprintf("ram %s has no EBV for %s, so his lambs cannot be compared", rams[i], strings.Join(missing, ", ")),
 				Expected: "rams with every weighted trait, or weights only on traits they have"}}
 		}
@@ -133,13 +129,13 @@ func runPlan(ctx context.Context, r *analysis, args map[string]any) (any, error)
 		b.add(ewes[i], strings.ToUpper(d.Sire), strings.ToUpper(d.Dam))
 	}
 	if err := b.extend(ctx, append(slices.Clone(rams), ewes...), planCeiling-len(rams)-len(ewes)); err != nil {
-		var ab *aboutErr
+		var ab *AboutError
 		if errors.As(err, &ab) {
-			id := ab.value.(string)
+			id := ab.Value.(string)
 			if i := slices.Index(rams, id); i >= 0 {
-				ab.field = fmt.Sprintf("ram_lpn_ids[%d]", i)
+				ab.Field = fmt.Sprintf("ram_lpn_ids[%d]", i)
 			} else if i := slices.Index(ewes, id); i >= 0 {
-				ab.field = fmt.Sprintf("ewe_lpn_ids[%d]", i)
+				ab.Field = fmt.Sprintf("ewe_lpn_ids[%d]", i)
 			}
 		}
 		return nil, err

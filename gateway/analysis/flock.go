@@ -1,4 +1,4 @@
-package gateway
+package analysis
 
 import (
 	"context"
@@ -18,20 +18,18 @@ const scanPageSize = nsip.MaxPageSize
 
 const flockPages = 30
 
-var flockDef = &analysisDef{
-	toolDef: toolDef{
-		name: "nsip_flock_summary", title: "NSIP flock statistics", method: "flock_summary", kind: analysisKind,
-		desc: `Statistics over every animal of one flock: counts by sex, status and birth year, and per trait n, mean, SD, min and max with the animals holding them ` +
-			fmt.Sprintf("(500-1500 tokens; reads every page, %d animals per NSIP lookup, at most %d lookups). ", scanPageSize, flockPages) +
-			`Arguments: flock_id, the flock code, e.g. "640238"; breed_id (optional, only that breed), e.g. 640. ` +
-			`Next: nsip_rank_animals to rank the breed, nsip_compare_animals for a few animals.`,
-		params: []param.Spec{
-			{Name: "flock_id", Kind: param.String, Required: true, Example: "640238", MaxLen: nsip.MaxCriteriaLength, Pattern: param.AlnumPattern, Quiet: true},
-			{Name: "breed_id", Kind: param.Integer, Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},
-		},
+var FlockSummary = &Def{
+	Name: "nsip_flock_summary", Title: "NSIP flock statistics", Method: "flock_summary",
+	Desc: `Statistics over every animal of one flock: counts by sex, status and birth year, and per trait n, mean, SD, min and max with the animals holding them ` +
+		fmt.Sprintf("(500-1500 tokens; reads every page, %d animals per NSIP lookup, at most %d lookups). ", scanPageSize, flockPages) +
+		`Arguments: flock_id, the flock code, e.g. "640238"; breed_id (optional, only that breed), e.g. 640. ` +
+		`Next: nsip_rank_animals to rank the breed, nsip_compare_animals for a few animals.`,
+	Params: []param.Spec{
+		{Name: "flock_id", Kind: param.String, Required: true, Example: "640238", MaxLen: nsip.MaxCriteriaLength, Pattern: param.AlnumPattern, Quiet: true},
+		{Name: "breed_id", Kind: param.Integer, Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},
 	},
-	ceiling: flockPages,
-	run:     runFlock,
+	Ceiling: flockPages,
+	Run:     runFlock,
 }
 
 var yearPattern = regexp.MustCompile(`(?:^|\D)((?:19|20)\d\d)(?:\D|$)`)
@@ -68,7 +66,7 @@ type scanned struct {
 }
 
 // scanAll reads pages of a search until NSIP has no more or the page limit.
-func scanAll(ctx context.Context, r *analysis, args map[string]any, pageLimit int) (*scanned, error) {
+func scanAll(ctx context.Context, r *call, args map[string]any, pageLimit int) (*scanned, error) {
 	s := &scanned{pageLimit: pageLimit}
 	seen := map[string]bool{}
 	for page := 0; page < pageLimit; page++ {
@@ -96,7 +94,7 @@ func scanAll(ctx context.Context, r *analysis, args map[string]any, pageLimit in
 	return s, nil
 }
 
-func runFlock(ctx context.Context, r *analysis, args map[string]any) (any, error) {
+func runFlock(ctx context.Context, r *call, args map[string]any) (any, error) {
 	flock := args["flock_id"].(string)
 	search := map[string]any{"search_criteria": map[string]any{"flock_id": flock}}
 	if b, ok := args["breed_id"].(int); ok {

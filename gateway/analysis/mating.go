@@ -1,4 +1,4 @@
-package gateway
+package analysis
 
 import (
 	"context"
@@ -14,9 +14,9 @@ import (
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 )
 
-// matingGenerations is how far behind each parent the pedigree is extended
+// MatingGenerations is how far behind each parent the pedigree is extended
 // by fetching the lineage of ancestors whose own parents are not yet known.
-const matingGenerations = 6
+const MatingGenerations = 6
 
 // Rating thresholds, as fractions: a lamb at or over each is rated the next
 // level up. 0.0625 is a first-cousin mating, 0.125 a half-sib one.
@@ -34,27 +34,25 @@ func rating(coi float64) string {
 	return "very high"
 }
 
-var checkMatingDef = &analysisDef{
-	toolDef: toolDef{
-		name: "nsip_check_mating", title: "Check a planned mating", method: "check_mating", kind: analysisKind,
-		desc: `Coefficient of inbreeding (COI) of a planned mating's lamb by Wright's method, over NSIP's pedigree extended to at least 6 generations behind each parent ` +
-			`(at most 60 NSIP lookups). Answers {"coi":0.125,...} with the common ancestors and their contributions, pedigree completeness, a rating and midparent EBVs ` +
-			`(400-900 tokens); "coi" is null and "rating" "unknown" where no link shows and a pedigree is missing. ` +
-			`Arguments: sire_lpn_id and dam_lpn_id, LPN IDs such as "6402382024NCS310". Next: nsip_plan_matings for many ewes.`,
-		params: []param.Spec{
-			{Name: "sire_lpn_id", Kind: param.String, Required: true, Example: param.ExampleLPN, MinLen: nsip.MinLPNIDLength, MaxLen: nsip.MaxLPNIDLength, Pattern: param.AlnumPattern, Upper: true, Quiet: true},
-			{Name: "dam_lpn_id", Kind: param.String, Required: true, Example: "6402382022NCS087", MinLen: nsip.MinLPNIDLength, MaxLen: nsip.MaxLPNIDLength, Pattern: param.AlnumPattern, Upper: true, Quiet: true},
-		},
+var CheckMating = &Def{
+	Name: "nsip_check_mating", Title: "Check a planned mating", Method: "check_mating",
+	Desc: `Coefficient of inbreeding (COI) of a planned mating's lamb by Wright's method, over NSIP's pedigree extended to at least 6 generations behind each parent ` +
+		`(at most 60 NSIP lookups). Answers {"coi":0.125,...} with the common ancestors and their contributions, pedigree completeness, a rating and midparent EBVs ` +
+		`(400-900 tokens); "coi" is null and "rating" "unknown" where no link shows and a pedigree is missing. ` +
+		`Arguments: sire_lpn_id and dam_lpn_id, LPN IDs such as "6402382024NCS310". Next: nsip_plan_matings for many ewes.`,
+	Params: []param.Spec{
+		{Name: "sire_lpn_id", Kind: param.String, Required: true, Example: param.ExampleLPN, MinLen: nsip.MinLPNIDLength, MaxLen: nsip.MaxLPNIDLength, Pattern: param.AlnumPattern, Upper: true, Quiet: true},
+		{Name: "dam_lpn_id", Kind: param.String, Required: true, Example: "6402382022NCS087", MinLen: nsip.MinLPNIDLength, MaxLen: nsip.MaxLPNIDLength, Pattern: param.AlnumPattern, Upper: true, Quiet: true},
 	},
-	ceiling: 60,
-	run:     runCheckMating,
+	Ceiling: 60,
+	Run:     runCheckMating,
 }
 
 // pedigreeBuilder gathers the pedigree behind a set of animals through an
-// analysis, fetching lineages until every animal within matingGenerations
+// analysis, fetching lineages until every animal within MatingGenerations
 // behind each subject has its parents recorded or has been looked up.
 type pedigreeBuilder struct {
-	r       *analysis
+	r       *call
 	ped     *breeding.Pedigree
 	sex     map[string]string
 	fetched map[string]bool
@@ -62,7 +60,7 @@ type pedigreeBuilder struct {
 	notes   []string
 }
 
-func newPedigreeBuilder(r *analysis) *pedigreeBuilder {
+func newPedigreeBuilder(r *call) *pedigreeBuilder {
 	return &pedigreeBuilder{r: r, ped: breeding.NewPedigree(), sex: map[string]string{}, fetched: map[string]bool{}}
 }
 
@@ -102,7 +100,7 @@ func (b *pedigreeBuilder) note(s string) {
 }
 
 // extend fetches the lineage of each subject, then of ancestors within
-// matingGenerations whose parents are unknown, round by round, stopping at
+// MatingGenerations whose parents are unknown, round by round, stopping at
 // the analysis's ceiling. A lineage NSIP does not have ends that branch.
 func (b *pedigreeBuilder) extend(ctx context.Context, subjects []string, budget int) error {
 	todo := slices.Clone(subjects)
@@ -137,20 +135,20 @@ func (b *pedigreeBuilder) extend(ctx context.Context, subjects []string, budget 
 				if !slices.Contains(subjects, todo[i]) {
 					continue // an ancestor without a lineage of its own
 				}
-				return about("lpn_id", todo[i], errs[i])
-			case errors.Is(errs[i], errCeiling):
+				return About("lpn_id", todo[i], errs[i])
+			case errors.Is(errs[i], ErrCeiling):
 				b.note("stopped extending the pedigree at the ceiling of lookups, so the COI may be understated")
 			case ctx.Err() != nil || slices.Contains(subjects, todo[i]):
 				return errs[i]
 			default:
 				// One ancestor's lineage failing (NSIP busy or down) leaves
 				// that branch where it is; the answer says so.
-				b.note(fmt.Sprintf("the lineage of ancestor %s could not be read (%s), so the COI may be understated", todo[i], b.r.g.mapError(lineageDef, map[string]any{"lpn_id": todo[i]}, errs[i]).Code))
+				b.note(fmt.Sprintf("the lineage of ancestor %s could not be read (%s), so the COI may be understated", todo[i], b.r.src.ErrorCode(errs[i])))
 			}
 		}
 		todo = todo[:0]
 		for _, s := range subjects {
-			for _, leaf := range b.ped.Leaves(s, matingGenerations-1) {
+			for _, leaf := range b.ped.Leaves(s, MatingGenerations-1) {
 				if !b.fetched[leaf] && !slices.Contains(todo, leaf) {
 					todo = append(todo, leaf)
 				}
@@ -250,8 +248,8 @@ func assessCOI(ped *breeding.Pedigree, sire, dam string) matingCOI {
 	if !coiKnown(ped, sire, dam, coi) {
 		return matingCOI{Status: "unknown"}
 	}
-	cs, cd := ped.Completeness(sire, matingGenerations), ped.Completeness(dam, matingGenerations)
-	status := fmt.Sprintf("complete to %d generations", matingGenerations)
+	cs, cd := ped.Completeness(sire, MatingGenerations), ped.Completeness(dam, MatingGenerations)
+	status := fmt.Sprintf("complete to %d generations", MatingGenerations)
 	for i := range cs {
 		if cs[i] < 1 || cd[i] < 1 {
 			status = "lower bound: ancestors missing from the record could only add to it"
@@ -274,10 +272,10 @@ func parentsUnknown(ped *breeding.Pedigree, id string) bool {
 	return s == "" && d == ""
 }
 
-func runCheckMating(ctx context.Context, r *analysis, args map[string]any) (any, error) {
+func runCheckMating(ctx context.Context, r *call, args map[string]any) (any, error) {
 	sire, dam := args["sire_lpn_id"].(string), args["dam_lpn_id"].(string)
 	if sire == dam {
-		return nil, &argError{param.FieldError{Field: "dam_lpn_id", Problem: "is the same animal as sire_lpn_id", Expected: "a different animal's LPN ID"}}
+		return nil, &ArgError{param.FieldError{Field: "dam_lpn_id", Problem: "is the same animal as sire_lpn_id", Expected: "a different animal's LPN ID"}}
 	}
 	var sd, dd *nsip.AnimalDetails
 	var serr, derr error
@@ -286,16 +284,16 @@ func runCheckMating(ctx context.Context, r *analysis, args map[string]any) (any,
 	go func() { defer wg.Done(); sd, serr = r.details(ctx, sire) }()
 	go func() { defer wg.Done(); dd, derr = r.details(ctx, dam) }()
 	wg.Wait()
-	if err := errors.Join(about("sire_lpn_id", sire, serr), about("dam_lpn_id", dam, derr)); err != nil {
+	if err := errors.Join(About("sire_lpn_id", sire, serr), About("dam_lpn_id", dam, derr)); err != nil {
 		return nil, err
 	}
 	b := newPedigreeBuilder(r)
 	b.add(sire, strings.ToUpper(sd.Sire), strings.ToUpper(sd.Dam))
 	b.add(dam, strings.ToUpper(dd.Sire), strings.ToUpper(dd.Dam))
-	if err := b.extend(ctx, []string{sire, dam}, r.def.ceiling-2); err != nil {
-		var ab *aboutErr
+	if err := b.extend(ctx, []string{sire, dam}, r.def.Ceiling-2); err != nil {
+		var ab *AboutError
 		if errors.As(err, &ab) {
-			ab.field = map[string]string{sire: "sire_lpn_id", dam: "dam_lpn_id"}[ab.value.(string)]
+			ab.Field = map[string]string{sire: "sire_lpn_id", dam: "dam_lpn_id"}[ab.Value.(string)]
 		}
 		return nil, err
 	}
@@ -313,7 +311,7 @@ func runCheckMating(ctx context.Context, r *analysis, args map[string]any) (any,
 	mc := assessCOI(ped, sire, dam)
 	if mc.COI != nil && mc.Itemised {
 		if tab := ped.MatingCOI(sire, dam); math.Abs(tab-*mc.COI) > 1e-6 {
-			r.g.log.Error("path and tabular COI disagree", "sire", sire, "dam", dam, "paths", *mc.COI, "tabular", tab)
+			r.log.Error("path and tabular COI disagree", "sire", sire, "dam", dam, "paths", *mc.COI, "tabular", tab)
 		}
 	}
 	mid, unknown := midparents(sd.Traits, dd.Traits)
@@ -327,15 +325,15 @@ func runCheckMating(ctx context.Context, r *analysis, args map[string]any) (any,
 		"common_ancestors":  commonAncestors(mc.Ancestors, 10),
 		"completeness": map[string]any{
 			"generations": "1 = parents, 2 = grandparents, ...; share of ancestors recorded",
-			"sire":        roundAll(ped.Completeness(sire, matingGenerations)),
-			"dam":         roundAll(ped.Completeness(dam, matingGenerations)),
+			"sire":        roundAll(ped.Completeness(sire, MatingGenerations)),
+			"dam":         roundAll(ped.Completeness(dam, MatingGenerations)),
 		},
 		"midparent_ebvs": mid,
 		"computed": map[string]any{
 			"method": "Wright's coefficient: sum over common ancestors A and each pair of paths from sire and dam up to A sharing no other animal of " +
 				"(1/2)^(n1+n2+1) (1+F_A), n1 and n2 the generations from sire and dam to A (0 if the parent is A); checked against the tabular (additive relationship) method",
 			"pedigree_animals":   ped.Len(),
-			"generations_sought": matingGenerations,
+			"generations_sought": MatingGenerations,
 			"lineages_read":      b.lookups,
 			"upstream":           r.upstream(),
 		},

@@ -1,0 +1,254 @@
+package analysis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
+)
+
+// A Def is one analysis: its arguments, the most upstream lookups one call
+// may make, and the computation. The gateway turns it into a tool.
+type Def struct {
+	Name, Title string
+	Method      string // the name its calls are logged and keyed under
+	Desc        string
+	Params      []param.Spec
+	Lists       []param.List // arguments the scalar validator has no kind for
+	// Brief are property schemas published in place of their params' own,
+	// where the description already says the rest; validation is unchanged.
+	Brief   map[string]map[string]any
+	Ceiling int // upstream lookups (cached or fetched) per call
+	Run     func(ctx context.Context, r *call, args map[string]any) (any, error)
+}
+
+// All are the analyses, in the order tools/list shows them.
+var All = []*Def{CheckMating, Compare, Rank, FlockSummary, PlanMatings}
+
+// Source is what one call of an analysis reads and asks through. The
+// gateway hands each call its own, which counts lookups against the
+// ceiling and sends each through the cache and the upstream policy; a test
+// can hand it a fake.
+type Source interface {
+	Details(ctx context.Context, id string) (*nsip.AnimalDetails, error)
+	Lineage(ctx context.Context, id string) (*nsip.Lineage, error)
+	// Search is one page of nsip_search_animals with the tool's arguments.
+	Search(ctx context.Context, args map[string]any) (*nsip.SearchResults, error)
+	Ranges(ctx context.Context, breed int) (*nsip.TraitRanges, error)
+	// Ask puts a form to the user. asked is false when the client cannot
+	// be asked; an error is an answer already worded for the model (the
+	// user declined, say) and is returned from the analysis as it is.
+	Ask(ctx context.Context, f Form) (answers map[string]any, asked bool, err error)
+	// OverBudget reports whether answer v would be summarized.
+	OverBudget(ctx context.Context, args map[string]any, v any) bool
+	// Upstream says what the call has read so far, for "computed" blocks.
+	Upstream() map[string]any
+	// ErrorCode is the error code a tool would answer err with.
+	ErrorCode(err error) string
+}
+
+// Form is a question for the user, as the gateway asks it.
+type Form struct {
+	Message string
+	Fields  []param.Spec
+	// Arg is the argument the form fills, named by errors, when it is not
+	// the fields themselves: "weights" for a form of one field per trait.
+	Arg      string
+	Expected string            // what Arg accepts
+	Example  map[string]any    // a correct call, for errors
+	Titles   map[string]string // field titles a user reads, where a name is too terse
+	// Also are further arguments asked in the same form, so that the user
+	// answers once; they are validated and reported under their own names.
+	Also []param.Spec
+}
+
+// Run computes analysis d over src with validated arguments; sent are the
+// arguments as the caller sent them, for examples in errors.
+func Run(ctx context.Context, d *Def, src Source, log *slog.Logger, sent, args map[string]any) (any, error) {
+	return d.Run(ctx, &call{src: src, def: d, sent: sent, log: log}, args)
+}
+
+// call is one run of an analysis.
+type call struct {
+	src  Source
+	def  *Def
+	sent map[string]any
+	log  *slog.Logger
+}
+
+func (r *call) details(ctx context.Context, id string) (*nsip.AnimalDetails, error) {
+	return r.src.Details(ctx, id)
+}
+
+func (r *call) lineage(ctx context.Context, id string) (*nsip.Lineage, error) {
+	return r.src.Lineage(ctx, id)
+}
+
+func (r *call) search(ctx context.Context, args map[string]any) (*nsip.SearchResults, error) {
+	return r.src.Search(ctx, args)
+}
+
+func (r *call) ranges(ctx context.Context, breed int) (*nsip.TraitRanges, error) {
+	return r.src.Ranges(ctx, breed)
+}
+
+func (r *call) overBudget(ctx context.Context, args map[string]any, v any) bool {
+	return r.src.OverBudget(ctx, args, v)
+}
+
+func (r *call) upstream() map[string]any { return r.src.Upstream() }
+
+// Validate checks every argument: scalars by the shared validator, lists
+// here, and names the tool does not take against both.
+func (d *Def) Validate(sent map[string]any) (map[string]any, []param.FieldError) {
+	rest := maps.Clone(sent)
+	known := slices.Clone(d.Params)
+	for _, l := range d.Lists {
+		delete(rest, l.Name)
+		known = append(known, param.Spec{Name: l.Name})
+	}
+	args, errs := param.ValidateObject("", d.Params, rest)
+	errs = slices.DeleteFunc(errs, func(e param.FieldError) bool { return strings.HasPrefix(e.Problem, "is not an argument") })
+	for _, l := range d.Lists {
+		raw, present := sent[l.Name]
+		if !present || raw == nil {
+			if l.Required {
+				errs = append(errs, param.FieldError{Field: l.Name, Problem: "is required", Expected: l.Expected()})
+			}
+			continue
+		}
+		v, fe := l.Validate(raw)
+		if fe != nil {
+			errs = append(errs, fe...)
+			continue
+		}
+		args[l.Name] = v
+	}
+	return args, append(errs, param.UnknownNames("", known, sent)...)
+}
+
+// Example is a correct call for an error message.
+func (d *Def) Example(sent map[string]any) map[string]any {
+	out := param.Example(d.Params, sent)
+	for _, l := range d.Lists {
+		if raw, ok := sent[l.Name]; ok {
+			if _, fe := l.Validate(raw); fe == nil {
+				out[l.Name] = raw
+				continue
+			}
+		}
+		if l.Required || sent[l.Name] != nil {
+			out[l.Name] = l.Example
+		}
+	}
+	return out
+}
+
+// ErrCeiling ends an analysis that would read more than its ceiling.
+var ErrCeiling = errors.New("upstream lookup ceiling reached")
+
+// AboutError attributes an upstream failure to the argument it was about,
+// so that not-found names the field and value the caller sent.
+type AboutError struct {
+	Field      string
+	Value      any
+	What, Next string // for not found; an animal by default
+	Err        error
+}
+
+func (e *AboutError) Error() string { return e.Err.Error() }
+func (e *AboutError) Unwrap() error { return e.Err }
+
+// About wraps err as being about field's value; nil stays nil.
+func About(field string, value any, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &AboutError{Field: field, Value: value, Err: err}
+}
+
+// ArgError is an argument problem found only once data was in hand.
+type ArgError struct{ param.FieldError }
+
+func (e *ArgError) Error() string { return e.Field + " " + e.Problem }
+
+// AnswerError is the user's answer to a form failing validation.
+type AnswerError struct{ Errs []param.FieldError }
+
+func (e *AnswerError) Error() string { return "the user's answer: " + e.Errs[0].Problem }
+
+// Breeding objective weights are an object, which a form (flat primitive
+// fields only) cannot hold, so the user is offered one number per trait
+// the animals in question carry and the answers are gathered into the
+// weights object, then checked exactly as weights sent as an argument.
+
+// weights returns the call's objective: the weights argument as given, or,
+// when the model left it out and the client can ask its user, the user's
+// answer to a form of the traits in codes. also are further choices asked
+// in the same form; their answers come back beside, absent when left empty.
+func (r *call) weights(ctx context.Context, args map[string]any, why string, codes []string, also ...param.Spec) (breeding.Weights, map[string]any, error) {
+	if w, ok := args["weights"].(map[string]float64); ok {
+		return w, nil, nil
+	}
+	d := r.def
+	missing := &ArgError{param.FieldError{Field: "weights", Problem: "is required " + why, Expected: weightsParam.Expected()}}
+	fields, titles := weightFields(codes)
+	if len(fields) == 0 {
+		return nil, nil, missing
+	}
+	answers, asked, err := r.src.Ask(ctx, Form{
+		Message: fmt.Sprintf("%s needs the breeding objective %s. Give each trait that matters a weight: "+
+			"positive rewards a higher EBV, negative a lower one; leave the rest empty.", d.Title, why),
+		Fields: fields, Arg: "weights", Expected: weightsParam.Expected(), Example: d.Example(r.sent), Titles: titles, Also: also,
+	})
+	switch {
+	case err != nil:
+		return nil, nil, err
+	case !asked:
+		return nil, nil, missing
+	}
+	raw, rest := map[string]any{}, map[string]any{}
+	for k, v := range answers {
+		switch {
+		case param.Named(also, k) != nil:
+			rest[k] = v
+		case v != 0.0:
+			raw[k] = v
+		}
+	}
+	v, errs := weightsParam.Validate(raw)
+	if len(errs) > 0 {
+		return nil, nil, &AnswerError{Errs: errs}
+	}
+	return v.(map[string]float64), rest, nil
+}
+
+// weightFields are the form's fields for weights over codes: each trait
+// whose meaning the glossary documents, in the glossary's order, optional.
+func weightFields(codes []string) ([]param.Spec, map[string]string) {
+	var ps []param.Spec
+	titles := map[string]string{}
+	for _, t := range nsip.Glossary() {
+		if t.Direction == "" || !slices.Contains(codes, t.Code) || len(ps) == weightsParam.MaxItems {
+			continue
+		}
+		unit, eg := "", "1"
+		if t.Unit != "" {
+			unit = " (" + t.Unit + ")"
+		}
+		if t.Direction == "lower" {
+			eg = "-1"
+		}
+		ps = append(ps, param.Spec{Name: t.Code, Kind: param.Number, Example: eg,
+			Desc: fmt.Sprintf("%s%s, %s is better: its weight in the index, e.g. %s. Empty or 0 leaves it out.", t.Name, unit, t.Direction, eg)})
+		titles[t.Code] = fmt.Sprintf("%s (%s)", t.Name, t.Code)
+	}
+	return ps, titles
+}

@@ -1,0 +1,155 @@
+package param
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+// List is an array of LPN IDs, an array of trait codes, or a map of
+// trait code to weight.
+type List struct {
+	Name, Desc         string
+	Required           bool
+	MinItems, MaxItems int
+	Item               string // "lpn" or "trait"; "" for a weights map
+	Example            any
+}
+
+// Schema is the list's shape only: its bounds, patterns and uniqueness are
+// in the tool's description and enforced by validate, and would cost every
+// conversation tokens a second time in tools/list.
+func (l *List) Schema() map[string]any {
+	s := map[string]any{}
+	if l.Desc != "" {
+		s["description"] = l.Desc
+	}
+	if l.Item == "" {
+		s["type"] = "object"
+		s["additionalProperties"] = map[string]any{"type": "number"}
+	} else {
+		s["type"] = "array"
+		s["items"] = map[string]any{"type": "string"}
+	}
+	return s
+}
+
+func (l *List) Expected() string {
+	switch l.Item {
+	case "":
+		return fmt.Sprintf("object of 1..%d trait codes to numbers, e.g. %s; codes from the trait glossary (%s)",
+			l.MaxItems, JSONText(l.Example), strings.Join(nsip.GlossaryCodes(), " "))
+	case "lpn":
+		return fmt.Sprintf("array of %d..%d distinct LPN IDs, e.g. %s", l.MinItems, l.MaxItems, JSONText(l.Example))
+	}
+	return fmt.Sprintf("array of 1..%d trait codes, e.g. %s", l.MaxItems, JSONText(l.Example))
+}
+
+// Validate checks one list argument and returns it normalised: LPN IDs and
+// trait codes upper case, weights as map[string]float64.
+func (l *List) Validate(raw any) (any, []FieldError) {
+	fail := func(field, problem string) (any, []FieldError) {
+		return nil, []FieldError{{Field: field, Problem: problem, Expected: l.Expected()}}
+	}
+	if l.Item == "" {
+		obj, ok := raw.(map[string]any)
+		if !ok {
+			return fail(l.Name, "must be an object, got "+Describe(raw))
+		}
+		if len(obj) == 0 || len(obj) > l.MaxItems {
+			return fail(l.Name, fmt.Sprintf("has %d traits; give 1..%d", len(obj), l.MaxItems))
+		}
+		out := map[string]float64{}
+		var errs []FieldError
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
+			f := l.Name + "." + FieldName(k)
+			code, fe := TraitCode(f, k)
+			if fe != nil {
+				errs = append(errs, *fe)
+				continue
+			}
+			w, ok := AsNumber(obj[k])
+			if !ok || math.IsNaN(w) || math.IsInf(w, 0) {
+				errs = append(errs, FieldError{Field: f, Problem: "must be a number, got " + Describe(obj[k]), Expected: l.Expected()})
+				continue
+			}
+			if w == 0 {
+				// It adds nothing to the index, yet an animal without the EBV
+				// would have no index at all.
+				errs = append(errs, FieldError{Field: f, Problem: "has a weight of 0, which would leave out every animal without a " + code + " EBV; leave " + code + " out of weights to ignore it", Expected: l.Expected()})
+				continue
+			}
+			if _, dup := out[code]; dup {
+				errs = append(errs, FieldError{Field: f, Problem: "trait " + code + " is weighted more than once", Expected: l.Expected()})
+				continue
+			}
+			out[code] = w
+		}
+		if len(errs) > 0 {
+			return nil, errs
+		}
+		return out, nil
+	}
+	arr, ok := raw.([]any)
+	if !ok {
+		return fail(l.Name, "must be an array, got "+Describe(raw))
+	}
+	if len(arr) < l.MinItems || len(arr) > l.MaxItems {
+		return fail(l.Name, fmt.Sprintf("has %d items; give %d..%d", len(arr), l.MinItems, l.MaxItems))
+	}
+	out := make([]string, 0, len(arr))
+	var errs []FieldError
+	lp := LPNParam("")
+	for i, v := range arr {
+		f := fmt.Sprintf("%s[%d]", l.Name, i)
+		var s string
+		if l.Item == "lpn" {
+			nv, fe := lp.Validate(f, v)
+			if fe != nil {
+				errs = append(errs, fe...)
+				continue
+			}
+			s = strings.ToUpper(nv.(string))
+		} else {
+			str, ok := v.(string)
+			if !ok {
+				errs = append(errs, FieldError{Field: f, Problem: "must be a trait code string, got " + Describe(v), Expected: l.Expected()})
+				continue
+			}
+			code, fe := TraitCode(f, str)
+			if fe != nil {
+				errs = append(errs, *fe)
+				continue
+			}
+			s = code
+		}
+		if slices.Contains(out, s) {
+			errs = append(errs, FieldError{Field: f, Problem: s + " is listed twice", Expected: l.Expected()})
+			continue
+		}
+		out = append(out, s)
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return out, nil
+}
+
+// TraitCode resolves a trait code through the glossary; an unknown one is an
+// error naming the nearest known code.
+func TraitCode(field, s string) (string, *FieldError) {
+	if t, ok := nsip.LookupTrait(s); ok {
+		return t.Code, nil
+	}
+	codes := nsip.GlossaryCodes()
+	fe := &FieldError{Field: field, Problem: QuoteShort(s) + " is not a known trait code", Expected: "one of " + strings.Join(codes, ", ")}
+	if c, ok := Closest(strings.TrimSpace(s), codes); ok {
+		fe.Problem += fmt.Sprintf("; did you mean %q?", c)
+		fe.Expected = c
+	}
+	return "", fe
+}
