@@ -85,7 +85,7 @@ func (g *Gateway) analysisTool(a *analysisEntry) server.ServerTool {
 type lookups struct {
 	g       *Gateway
 	def     *analysisEntry
-	slots   chan struct{}  // lookups under way at once
+	slots   chan struct{} // lookups under way at once
 	mu      sync.Mutex
 	lookups int
 	fetched int
