@@ -29,8 +29,8 @@ func complete(t *testing.T, c *client.Client, ref any, name, value string) mcp.C
 }
 
 var (
-	animalTemplate = mcp.ResourceReference{Type: "ref/resource", URI: uriAnimal}
-	rangesTemplate = mcp.ResourceReference{Type: "ref/resource", URI: uriTraitRanges}
+	animalTemplate = mcp.ResourceReference{Type: "ref/resource", URI: "nsip://animals/{lpn_id}"}
+	rangesTemplate = mcp.ResourceReference{Type: "ref/resource", URI: "nsip://breeds/{breed_id}/trait-ranges"}
 )
 
 func promptRef(name string) mcp.PromptReference {

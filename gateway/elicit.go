@@ -209,7 +209,7 @@ func (g *Gateway) breedChoices(ctx context.Context) (ids, names []string) {
 func formValue(p *param.Spec, v any) any {
 	switch x := v.(type) {
 	case string:
-		return uriValue(p, x)
+		return param.FromText(p, x)
 	case float64:
 		return json.Number(strconv.FormatFloat(x, 'f', -1, 64))
 	}

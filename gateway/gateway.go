@@ -23,6 +23,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/gateway/features"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
@@ -119,10 +120,11 @@ type Gateway struct {
 	// it is later than the last success, an open breaker says so too.
 	misconfiguredAt atomic.Int64
 
-	shared sharedState
-	stats  stats
-	seen   seenLPNs // LPN IDs each session has met, for completions
-	drift  drift    // answers in shapes the client did not recognize
+	shared   sharedState
+	stats    stats
+	seen     seenLPNs // LPN IDs each session has met, for completions
+	features *features.Features
+	drift    drift // answers in shapes the client did not recognize
 }
 
 // New builds a gateway over up, fitting results with sum.
@@ -167,6 +169,7 @@ func New(up Upstream, sum *summarize.Summarizer, cfg Config) (*Gateway, error) {
 			}
 		},
 	})
+	g.features = features.New(featureTools{g})
 	g.stats.init()
 	g.initShared()
 	return g, nil

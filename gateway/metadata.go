@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/gateway/features"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -25,13 +26,7 @@ var featuresNote = ` Resources: nsip://breeds, nsip://traits (what each trait co
 	`nsip://breeds/{breed_id}/trait-ranges, nsip://animals/{lpn_id}, nsip://animals/{lpn_id}/lineage, nsip://animals/{lpn_id}/progeny{?page,page_size,skip}. ` +
 	`Prompts start breeder workflows: ` + promptNames + `.`
 
-var promptNames = func() string {
-	names := make([]string, len(promptDefs))
-	for i, d := range promptDefs {
-		names[i] = d.name
-	}
-	return strings.Join(names, ", ")
-}()
+var promptNames = strings.Join(features.PromptNames(), ", ")
 
 // serverOptions are the capabilities and metadata beyond the tools.
 func (g *Gateway) serverOptions() []server.ServerOption {
@@ -44,24 +39,17 @@ func (g *Gateway) serverOptions() []server.ServerOption {
 	hooks.AddAfterDiscover(func(_ context.Context, _ any, _ *mcp.DiscoverRequest, res *mcp.DiscoverResult) {
 		res.Instructions = g.Instructions()
 	})
-	return []server.ServerOption{
+	return append(g.features.Options(),
 		server.WithTitle(serverTitle),
 		server.WithDescription(serverDescription),
 		server.WithWebsiteURL(serverWebsite),
-		server.WithResourceCapabilities(false, false),
-		server.WithPromptCapabilities(false),
-		server.WithCompletions(),
-		server.WithPromptCompletionProvider(completer{g}),
-		server.WithResourceCompletionProvider(completer{g}),
 		server.WithHooks(hooks),
-	}
+	)
 }
 
 // addFeatures registers the resources, templates and prompts.
 func (g *Gateway) addFeatures(s *server.MCPServer) {
-	s.AddResources(g.Resources()...)
-	s.AddResourceTemplates(g.ResourceTemplates()...)
-	s.AddPrompts(g.Prompts()...)
+	g.features.Register(s)
 }
 
 // Instructions is what initialize tells a model: the tools, resources and

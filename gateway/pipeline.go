@@ -14,6 +14,7 @@ import (
 	"github.com/sony/gobreaker"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/gateway/features"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -165,7 +166,7 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 		meta["shape_recognized"] = false
 		meta["format_note"] = o.formatNote
 	}
-	return fittedResult(o.res, budget, meta, resourceLinks(o.res)...)
+	return fittedResult(o.res, budget, meta, features.ResourceLinks(o.res)...)
 }
 
 // fittedResult is the result of a call whose answer was fitted into budget:

@@ -25,17 +25,14 @@ func TestPromptsAreListedWithTheirTools(t *testing.T) {
 	var names []string
 	for _, p := range res.Prompts {
 		names = append(names, p.Name)
-		d := promptByName(p.Name)
-		if d == nil {
-			t.Fatalf("listed prompt %s has no definition", p.Name)
+		tools := promptTools(t, p)
+		if len(tools) == 0 {
+			t.Errorf("%s: _meta.tools missing", p.Name)
 		}
-		for _, tool := range d.tools {
+		for _, tool := range tools {
 			if !strings.Contains(p.Description, tool) {
 				t.Errorf("%s: description %q does not name %s", p.Name, p.Description, tool)
 			}
-		}
-		if p.Meta == nil || p.Meta.AdditionalFields["tools"] == nil {
-			t.Errorf("%s: _meta.tools missing", p.Name)
 		}
 	}
 	want := []string{"check_planned_mating", "choose_replacement_ewes", "compare_flock_to_breed", "evaluate_ram_for_purchase", "explain_animal_ebvs"}
@@ -52,18 +49,36 @@ func TestPromptsNameOnlyRealTools(t *testing.T) {
 	for _, st := range e.gw.Tools() {
 		tools = append(tools, st.Tool.Name)
 	}
-	for _, d := range promptDefs {
+	res, err := e.client.ListPrompts(context.Background(), mcp.ListPromptsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A valid value for every argument any prompt takes.
+	valid := map[string]string{
+		"lpn_id": "6402382024NCS310", "ram_lpn_id": "6402382024NCS310", "ewe_lpn_id": "6402382022NCS087",
+		"breed_id": "640", "trait": "WWT", "flock_id": "640238", "status": "CURRENT", "goal": "heavier lambs",
+	}
+	for _, p := range res.Prompts {
 		vals := map[string]string{}
-		for _, a := range d.args {
-			vals[a.name] = "X"
+		for _, a := range p.Arguments {
+			v, ok := valid[a.Name]
+			if !ok {
+				t.Fatalf("%s: no valid value known for argument %s", p.Name, a.Name)
+			}
+			vals[a.Name] = v
 		}
-		text := d.text(vals)
-		for _, tool := range d.tools {
+		got, err := e.getPrompt(p.Name, vals)
+		if err != nil {
+			t.Fatalf("%s: %v", p.Name, err)
+		}
+		tc, _ := mcp.AsTextContent(got.Messages[0].Content)
+		text := tc.Text
+		for _, tool := range promptTools(t, p) {
 			if !strings.Contains(text, tool) {
-				t.Errorf("%s lists %s but its text never mentions it", d.name, tool)
+				t.Errorf("%s lists %s but its text never mentions it", p.Name, tool)
 			}
 			if !slices.Contains(tools, tool) && !strings.Contains(text, "If "+tool+" is offered") {
-				t.Errorf("%s relies on %s, which this server does not offer", d.name, tool)
+				t.Errorf("%s relies on %s, which this server does not offer", p.Name, tool)
 			}
 		}
 	}
@@ -154,4 +169,23 @@ func TestPromptArgumentErrorsNameTheArgument(t *testing.T) {
 			}
 		}
 	}
+}
+
+// promptTools are the tools a listed prompt says it uses (_meta.tools).
+func promptTools(t *testing.T, p mcp.Prompt) []string {
+	t.Helper()
+	if p.Meta == nil {
+		return nil
+	}
+	var out []string
+	switch v := p.Meta.AdditionalFields["tools"].(type) {
+	case []string:
+		out = v
+	case []any:
+		for _, x := range v {
+			s, _ := x.(string)
+			out = append(out, s)
+		}
+	}
+	return out
 }

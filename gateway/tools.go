@@ -125,10 +125,6 @@ func fetched[T any](v *T, err error, body func(*T) json.RawMessage) (any, json.R
 }
 
 var (
-	breedIDParam = param.Spec{
-		Name: "breed_id", Kind: param.Integer, Required: true, Example: 640,
-		Min: param.Bound(1), Max: param.Bound(99999),
-	}
 	pageParam = param.Spec{
 		Name: "page", Kind: param.Integer, Default: 0, Example: 0, Min: param.Bound(0), Max: param.Bound(100000), Quiet: true,
 	}
@@ -172,7 +168,7 @@ var statusesDef = &toolDef{
 
 var traitRangesDef = &toolDef{
 	name: "nsip_get_trait_ranges", title: "NSIP trait ranges for a breed", method: "get_trait_ranges_by_breed",
-	kind: summarize.KindGeneric, params: []param.Spec{breedIDParam},
+	kind: summarize.KindGeneric, params: []param.Spec{param.BreedID},
 	subject: "breed_id", what: "trait ranges for breed", next: "list valid breed IDs with nsip_list_breeds",
 	desc: `Min and max EBV of each trait a breed has, e.g. {"BWT":{"min":-0.71,"max":0.93}}: the codes to sort and filter it by. ` +
 		`Too few evaluated animals: no_data. Arguments: breed_id (from nsip_list_breeds); max_tokens.`,
@@ -212,7 +208,7 @@ var animalDef = &toolDef{
 	desc: `One animal's record: breed, birth date, gender, status, parents, progeny count, EBVs with accuracy as NSIP sends it (0.80 = 80%; MWWT may have none), indexes, breeder's contact (about 450 tokens). ` +
 		`Arguments: search_string (LPN ID or registration number); max_tokens.`,
 	params: []param.Spec{{
-		Name: "search_string", Kind: param.String, Required: true, Example: param.ExampleLPN,
+		Name: "search_string", Kind: param.String, Required: true, Example: param.ExampleLPN, Complete: param.LPNs,
 		MinLen: 2, MaxLen: nsip.MaxSearchStringLength, Pattern: param.SearchPattern,
 	}},
 	fetch: fetchWith(func(ctx context.Context, up Upstream, a detailsArgs) (any, json.RawMessage, error) {

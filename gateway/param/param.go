@@ -35,6 +35,9 @@ type Spec struct {
 	Enum           []string // accepted case-insensitively, normalised to this spelling
 	Date           bool     // YYYY-MM-DD calendar date
 	Upper          bool     // strings are normalised to upper case
+	// Complete says which values completion/complete offers for the
+	// argument; "" offers none.
+	Complete Values
 
 	Props    []Spec                                      // objects: their fields
 	TraitMap bool                                        // objects: trait code -> {min, max}
@@ -49,6 +52,17 @@ type Spec struct {
 }
 
 type Kind string
+
+// Values names a set of values that completions offer.
+type Values string
+
+// The values completions know how to offer.
+const (
+	Breeds   Values = "breeds"   // breed IDs, by ID prefix or by breed name
+	Statuses Values = "statuses" // the statuses NSIP records
+	Traits   Values = "traits"   // trait codes of the glossary
+	LPNs     Values = "lpns"     // LPN IDs the caller has met
+)
 
 const (
 	Integer Kind = "integer"
@@ -76,7 +90,7 @@ const ExampleLPN = "6402382024NCS310"
 
 func LPNParam(desc string) Spec {
 	return Spec{
-		Name: "lpn_id", Kind: String, Required: true, Desc: desc, Example: ExampleLPN,
+		Name: "lpn_id", Kind: String, Required: true, Desc: desc, Example: ExampleLPN, Complete: LPNs,
 		MinLen: nsip.MinLPNIDLength, MaxLen: nsip.MaxLPNIDLength, Pattern: AlnumPattern,
 	}
 }
@@ -759,3 +773,30 @@ const MaxTraitsAsked = 30
 
 // TraitListExpect says what a traits argument accepts.
 const TraitListExpect = "array of trait codes (letters), e.g. [\"WWT\",\"NLB\"]"
+
+// FromText turns text, such as a URI variable, into an argument of p: digits become a
+// JSON number where p takes a number, so that breed_id=640 and page=2
+// validate as integers; anything else stays text for validation to judge. A
+// variable repeated in a query arrives as a list; only one value makes
+// sense, and validation says so.
+func FromText(p *Spec, v any) any {
+	switch s := v.(type) {
+	case string:
+		if p != nil && (p.Kind == Integer || p.Kind == Number) {
+			if _, err := strconv.ParseFloat(s, 64); err == nil {
+				return json.Number(s)
+			}
+		}
+		return s
+	case []string:
+		if len(s) == 1 {
+			return FromText(p, s[0])
+		}
+		out := make([]any, len(s))
+		for i := range s {
+			out[i] = s[i]
+		}
+		return out
+	}
+	return v
+}

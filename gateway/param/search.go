@@ -46,3 +46,9 @@ func criteriaRules(c map[string]any) (string, string, bool) {
 	}
 	return "", "", true
 }
+
+// BreedID is a required breed_id, as nsip_list_breeds numbers breeds.
+var BreedID = Spec{
+	Name: "breed_id", Kind: Integer, Required: true, Example: 640, Complete: Breeds,
+	Min: Bound(1), Max: Bound(99999),
+}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"regexp"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -17,15 +15,8 @@ import (
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
-// Completions fill in the arguments of resource templates and prompts:
-// breed IDs (by ID prefix or by breed name), trait codes, statuses, and the
-// LPN IDs this session has already met, in its arguments or in NSIP's
-// answers. Breeds and statuses come through the pipeline, so they are
-// cached like the tools' answers.
-
-// maxCompletions is the most values one answer carries, as the MCP
-// specification allows; total and hasMore say when there were more.
-const maxCompletions = 100
+// The LPN IDs a session has met, in its arguments or in NSIP's answers,
+// are offered back to it as completions (gateway/features).
 
 // Bounds on what is remembered of sessions: the recently active ones, and
 // the LPN IDs each met most recently.
@@ -136,111 +127,6 @@ func (g *Gateway) sessionHooks(h *server.Hooks) {
 		}
 	})
 	h.AddOnUnregisterSession(func(_ context.Context, s server.ClientSession) { g.seen.forget(s.SessionID()) })
-}
-
-// completer answers completion/complete for prompts and resource templates.
-type completer struct{ g *Gateway }
-
-var (
-	_ server.PromptCompletionProvider   = completer{}
-	_ server.ResourceCompletionProvider = completer{}
-)
-
-func (c completer) CompletePromptArgument(ctx context.Context, prompt string, arg mcp.CompleteArgument, _ mcp.CompleteContext) (*mcp.Completion, error) {
-	if promptByName(prompt) == nil {
-		return &mcp.Completion{Values: []string{}}, nil
-	}
-	return c.g.complete(ctx, arg.Name, arg.Value), nil
-}
-
-func (c completer) CompleteResourceArgument(ctx context.Context, uri string, arg mcp.CompleteArgument, _ mcp.CompleteContext) (*mcp.Completion, error) {
-	known := slices.ContainsFunc(resourceDefs, func(d *resourceDef) bool { return d.template && d.uri == uri })
-	if !known {
-		return &mcp.Completion{Values: []string{}}, nil
-	}
-	return c.g.complete(ctx, arg.Name, arg.Value), nil
-}
-
-// argKind says what an argument holds, by its name.
-func argKind(name string) string {
-	switch {
-	case name == "breed_id":
-		return "breed"
-	case name == "status":
-		return "status"
-	case name == "trait" || strings.HasSuffix(name, "_trait") || strings.HasPrefix(name, "trait_code"):
-		return "trait"
-	case name == "lpn_id" || strings.HasSuffix(name, "_lpn_id") || name == "search_string":
-		return "lpn"
-	}
-	return ""
-}
-
-// complete suggests values for an argument from what has been typed.
-func (g *Gateway) complete(ctx context.Context, name, typed string) *mcp.Completion {
-	var all []string
-	switch argKind(name) {
-	case "breed":
-		all = g.breedCompletions(ctx, typed)
-	case "status":
-		all = withPrefix(g.statusValues(ctx), typed)
-	case "trait":
-		all = withPrefix(nsip.GlossaryCodes(), typed)
-	case "lpn":
-		all = withPrefix(g.seen.list(sessionID(ctx)), typed)
-	}
-	out := &mcp.Completion{Values: all}
-	if len(all) > maxCompletions {
-		out.Values, out.Total, out.HasMore = all[:maxCompletions], len(all), true
-	}
-	if out.Values == nil {
-		out.Values = []string{}
-	}
-	return out
-}
-
-// withPrefix keeps the values starting with typed, ignoring case.
-func withPrefix(values []string, typed string) []string {
-	typed = strings.ToUpper(strings.TrimSpace(typed))
-	var out []string
-	for _, v := range values {
-		if strings.HasPrefix(strings.ToUpper(v), typed) {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-// breedCompletions offers breed IDs whose digits start with typed, or, when
-// typed is a word, whose breed name contains it ("kat" offers 640).
-func (g *Gateway) breedCompletions(ctx context.Context, typed string) []string {
-	v, ok := g.cachedModel(ctx, listBreedsDef)
-	bg, _ := v.(*nsip.BreedGroups)
-	if !ok || bg == nil {
-		return nil
-	}
-	typed = strings.TrimSpace(typed)
-	_, numeric := strconv.Atoi(typed)
-	var out []string
-	for _, grp := range bg.Groups {
-		for _, b := range grp.Breeds {
-			id := strconv.Itoa(b.ID)
-			if (numeric == nil || typed == "") && strings.HasPrefix(id, typed) ||
-				numeric != nil && strings.Contains(strings.ToLower(b.Name), strings.ToLower(typed)) {
-				out = append(out, id)
-			}
-		}
-	}
-	return out
-}
-
-func (g *Gateway) statusValues(ctx context.Context) []string {
-	v, ok := g.cachedModel(ctx, statusesDef)
-	st, _ := v.(*nsip.Statuses)
-	if !ok || st == nil {
-		return nil
-	}
-	return st.Values
 }
 
 // cachedModel obtains the decoded answer of a tool without arguments

@@ -1,4 +1,4 @@
-package gateway
+package features
 
 import (
 	"context"
@@ -32,9 +32,18 @@ type resourceDef struct {
 	name     string
 	title    string
 	desc     string
-	tool     *toolDef          // nil for the glossary
+	tool     string            // the tool behind it; "" for the glossary
 	vars     map[string]string // URI variable -> tool argument, when they differ
 }
+
+// The tools behind resources, as tools/list names them.
+const (
+	ToolListBreeds  = "nsip_list_breeds"
+	ToolTraitRanges = "nsip_get_trait_ranges"
+	ToolAnimal      = "nsip_get_animal"
+	ToolLineage     = "nsip_get_lineage"
+	ToolProgeny     = "nsip_get_progeny"
+)
 
 // The URIs, shared with completions and resource links.
 const (
@@ -47,23 +56,23 @@ const (
 )
 
 var resourceDefs = []*resourceDef{
-	{uri: uriBreeds, name: "breeds", title: "NSIP breed groups and breeds", tool: listBreedsDef,
+	{uri: uriBreeds, name: "breeds", title: "NSIP breed groups and breeds", tool: ToolListBreeds,
 		desc: "Breed groups with each breed's numeric ID and name; the IDs other resources and tools take as breed_id."},
 	{uri: uriTraits, name: "traits", title: "EBV trait glossary",
 		desc: "Every trait code NSIP publishes: name, unit, which direction breeders select for, and group. Codes without a documented meaning say so."},
-	{uri: uriTraitRanges, template: true, name: "trait-ranges", title: "Trait ranges for a breed", tool: traitRangesDef,
+	{uri: uriTraitRanges, template: true, name: "trait-ranges", title: "Trait ranges for a breed", tool: ToolTraitRanges,
 		desc: "Lowest and highest EBV of each trait within one breed, e.g. nsip://breeds/640/trait-ranges."},
-	{uri: uriAnimal, template: true, name: "animal", title: "An animal's record", tool: animalDef,
+	{uri: uriAnimal, template: true, name: "animal", title: "An animal's record", tool: ToolAnimal,
 		vars: map[string]string{"lpn_id": "search_string"},
 		desc: "One animal's breed, birth, status, parents, EBVs with accuracy, indexes and breeder, e.g. nsip://animals/6402382024NCS310."},
-	{uri: uriLineage, template: true, name: "lineage", title: "An animal's pedigree", tool: lineageDef,
+	{uri: uriLineage, template: true, name: "lineage", title: "An animal's pedigree", tool: ToolLineage,
 		desc: "Sire, dam and their ancestors, summarized when the tree exceeds the token budget."},
-	{uri: uriProgeny, template: true, name: "progeny", title: "An animal's offspring", tool: progenyDef,
+	{uri: uriProgeny, template: true, name: "progeny", title: "An animal's offspring", tool: ToolProgeny,
 		desc: "One page of offspring with their EBVs; page is 0-based, page_size 1.." + strconv.Itoa(nsip.MaxPageSize) + " (default 10), skip leaves out the page's first rows (already shown), e.g. nsip://animals/6402382024NCS310/progeny?page=1&page_size=5."},
 }
 
 // Resources returns the fixed resources bound to this gateway.
-func (g *Gateway) Resources() []server.ServerResource {
+func (f *Features) Resources() []server.ServerResource {
 	var out []server.ServerResource
 	for _, d := range resourceDefs {
 		if d.template {
@@ -71,13 +80,13 @@ func (g *Gateway) Resources() []server.ServerResource {
 		}
 		r := mcp.NewResource(d.uri, d.name, mcp.WithResourceDescription(d.desc), mcp.WithMIMEType(jsonMIME))
 		r.Title = d.title
-		out = append(out, server.ServerResource{Resource: r, Handler: g.resourceHandler(d)})
+		out = append(out, server.ServerResource{Resource: r, Handler: f.resourceHandler(d)})
 	}
 	return out
 }
 
 // ResourceTemplates returns the resource templates bound to this gateway.
-func (g *Gateway) ResourceTemplates() []server.ServerResourceTemplate {
+func (f *Features) ResourceTemplates() []server.ServerResourceTemplate {
 	var out []server.ServerResourceTemplate
 	for _, d := range resourceDefs {
 		if !d.template {
@@ -85,20 +94,20 @@ func (g *Gateway) ResourceTemplates() []server.ServerResourceTemplate {
 		}
 		t := mcp.NewResourceTemplate(d.uri, d.name, mcp.WithTemplateDescription(d.desc), mcp.WithTemplateMIMEType(jsonMIME))
 		t.Title = d.title
-		out = append(out, server.ServerResourceTemplate{Template: t, Handler: g.templateHandler(d)})
+		out = append(out, server.ServerResourceTemplate{Template: t, Handler: f.templateHandler(d)})
 	}
 	return out
 }
 
-func (g *Gateway) resourceHandler(d *resourceDef) server.ResourceHandlerFunc {
+func (f *Features) resourceHandler(d *resourceDef) server.ResourceHandlerFunc {
 	return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-		return g.readResource(ctx, d, req.Params.URI, nil)
+		return f.readResource(ctx, d, req.Params.URI, nil)
 	}
 }
 
-func (g *Gateway) templateHandler(d *resourceDef) server.ResourceTemplateHandlerFunc {
+func (f *Features) templateHandler(d *resourceDef) server.ResourceTemplateHandlerFunc {
 	return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-		return g.readResource(ctx, d, req.Params.URI, req.Params.Arguments)
+		return f.readResource(ctx, d, req.Params.URI, req.Params.Arguments)
 	}
 }
 
@@ -111,9 +120,9 @@ func (e *ResourceError) Error() string { return e.Body }
 
 // readResource runs the resource's tool with the URI's variables as its
 // arguments and returns the answer as one JSON text.
-func (g *Gateway) readResource(ctx context.Context, d *resourceDef, uri string, vars map[string]any) ([]mcp.ResourceContents, error) {
-	if d.tool == nil {
-		b, err := glossaryJSON()
+func (f *Features) readResource(ctx context.Context, d *resourceDef, uri string, vars map[string]any) ([]mcp.ResourceContents, error) {
+	if d.tool == "" {
+		b, err := GlossaryJSON()
 		if err != nil {
 			return nil, err
 		}
@@ -127,12 +136,9 @@ func (g *Gateway) readResource(ctx context.Context, d *resourceDef, uri string, 
 		if arg, ok := d.vars[name]; ok {
 			name = arg
 		}
-		args[name] = uriValue(param.Named(d.tool.params, name), v)
+		args[name] = param.FromText(param.Named(f.t.Params(d.tool), name), v)
 	}
-	req := mcp.CallToolRequest{}
-	req.Params.Name = d.tool.name
-	req.Params.Arguments = args
-	res := g.call(ctx, d.tool, req)
+	res := f.t.Call(ctx, d.tool, args)
 	text := ""
 	if len(res.Content) > 0 {
 		if tc, ok := mcp.AsTextContent(res.Content[0]); ok {
@@ -152,9 +158,9 @@ func (g *Gateway) readResource(ctx context.Context, d *resourceDef, uri string, 
 	return []mcp.ResourceContents{c}, nil
 }
 
-// glossaryJSON is the nsip://traits resource, read by hosts and attached to
+// GlossaryJSON is the nsip://traits resource, read by hosts and attached to
 // prompts; the glossary is fixed, so it is encoded once.
-var glossaryJSON = sync.OnceValues(func() ([]byte, error) {
+var GlossaryJSON = sync.OnceValues(func() ([]byte, error) {
 	b, err := nsip.PlainJSON(map[string]any{"traits": nsip.Glossary()})
 	if err != nil {
 		return nil, fmt.Errorf("encoding the glossary: %w", err)
@@ -162,38 +168,11 @@ var glossaryJSON = sync.OnceValues(func() ([]byte, error) {
 	return b, nil
 })
 
-// uriValue turns a URI variable into an argument of p: digits become a
-// JSON number where p takes a number, so that breed_id=640 and page=2
-// validate as integers; anything else stays text for validation to judge. A
-// variable repeated in a query arrives as a list; only one value makes
-// sense, and validation says so.
-func uriValue(p *param.Spec, v any) any {
-	switch s := v.(type) {
-	case string:
-		if p != nil && (p.Kind == param.Integer || p.Kind == param.Number) {
-			if _, err := strconv.ParseFloat(s, 64); err == nil {
-				return json.Number(s)
-			}
-		}
-		return s
-	case []string:
-		if len(s) == 1 {
-			return uriValue(p, s[0])
-		}
-		out := make([]any, len(s))
-		for i := range s {
-			out[i] = s[i]
-		}
-		return out
-	}
-	return v
-}
-
-// resourceLinks point a summarized answer at the resource holding what its
+// ResourceLinks point a summarized answer at the resource holding what its
 // summary left out, beside the "next" call the summary names: a host can
 // attach the resource without the model making that call. Only calls with
 // a resource form get a link (a search has none).
-func resourceLinks(res summarize.Result) []mcp.Content {
+func ResourceLinks(res summarize.Result) []mcp.Content {
 	if !res.Summarized {
 		return nil
 	}
@@ -212,9 +191,9 @@ func resourceLinks(res summarize.Result) []mcp.Content {
 	}
 	var uri, name, desc string
 	switch s.Next.Tool {
-	case lineageDef.name:
+	case ToolLineage:
 		uri, name, desc = "nsip://animals/"+lpn+"/lineage", "lineage", "The pedigree the summary shortened, from "+lpn+" up."
-	case progenyDef.name:
+	case ToolProgeny:
 		page, _ := param.AsInteger(s.Next.Arguments["page"])
 		size, _ := param.AsInteger(s.Next.Arguments["page_size"])
 		if size <= 0 {

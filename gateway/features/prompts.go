@@ -1,9 +1,8 @@
-package gateway
+package features
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -45,9 +44,9 @@ type promptDef struct {
 
 var (
 	lpnCheck    = param.LPNParam("")
-	breedCheck  = breedIDParam
-	traitCheck  = param.Spec{Name: "trait", Kind: param.String, Enum: nsip.GlossaryCodes(), Upper: true}
-	statusCheck = param.Spec{Name: "status", Kind: param.String, MaxLen: nsip.MaxCriteriaLength, Pattern: param.StatusPattern, Upper: true}
+	breedCheck  = param.BreedID
+	traitCheck  = param.Spec{Name: "trait", Kind: param.String, Complete: param.Traits, Enum: nsip.GlossaryCodes(), Upper: true}
+	statusCheck = param.Spec{Name: "status", Kind: param.String, Complete: param.Statuses, MaxLen: nsip.MaxCriteriaLength, Pattern: param.StatusPattern, Upper: true}
 	flockCheck  = param.Spec{Name: "flock_id", Kind: param.String, MaxLen: nsip.MaxCriteriaLength, Pattern: param.AlnumPattern}
 	// Free text goes into the prompt as written; the bound keeps a pasted
 	// document out of it.
@@ -176,7 +175,7 @@ func promptByName(name string) *promptDef {
 }
 
 // Prompts returns the breeder workflows bound to this gateway.
-func (g *Gateway) Prompts() []server.ServerPrompt {
+func (f *Features) Prompts() []server.ServerPrompt {
 	out := make([]server.ServerPrompt, len(promptDefs))
 	for i, d := range promptDefs {
 		opts := []mcp.PromptOption{
@@ -192,7 +191,7 @@ func (g *Gateway) Prompts() []server.ServerPrompt {
 		}
 		p := mcp.NewPrompt(d.name, opts...)
 		p.Meta = &mcp.Meta{AdditionalFields: map[string]any{"tools": d.tools}}
-		out[i] = server.ServerPrompt{Prompt: p, Handler: g.promptHandler(d)}
+		out[i] = server.ServerPrompt{Prompt: p, Handler: f.promptHandler(d)}
 	}
 	return out
 }
@@ -203,16 +202,16 @@ type PromptError struct{ Body string }
 
 func (e *PromptError) Error() string { return e.Body }
 
-func (g *Gateway) promptHandler(d *promptDef) server.PromptHandlerFunc {
+func (f *Features) promptHandler(d *promptDef) server.PromptHandlerFunc {
 	return func(_ context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-		vals, err := d.validate(req.Params.Arguments)
+		vals, err := d.validate(f.t, req.Params.Arguments)
 		if err != nil {
 			return nil, err
 		}
 		content := []mcp.Content{mcp.NewTextContent(d.text(vals))}
 		msgs := []mcp.PromptMessage{mcp.NewPromptMessage(mcp.RoleUser, content[0])}
 		if d.glossary {
-			b, err := glossaryJSON()
+			b, err := GlossaryJSON()
 			if err != nil {
 				return nil, err
 			}
@@ -224,7 +223,7 @@ func (g *Gateway) promptHandler(d *promptDef) server.PromptHandlerFunc {
 }
 
 // validate checks the arguments like a tool's and returns them normalised.
-func (d *promptDef) validate(args map[string]string) (map[string]string, error) {
+func (d *promptDef) validate(t Tools, args map[string]string) (map[string]string, error) {
 	out := map[string]string{}
 	var errs []param.FieldError
 	for _, a := range d.args {
@@ -236,7 +235,7 @@ func (d *promptDef) validate(args map[string]string) (map[string]string, error) 
 			continue
 		}
 		if a.check != nil {
-			nv, fe := a.check.Validate(a.name, uriValue(a.check, v))
+			nv, fe := a.check.Validate(a.name, param.FromText(a.check, v))
 			if len(fe) > 0 {
 				errs = append(errs, fe...)
 				continue
@@ -253,15 +252,7 @@ func (d *promptDef) validate(args map[string]string) (map[string]string, error) 
 	if len(errs) == 0 {
 		return out, nil
 	}
-	te := &toolError{Code: CodeInvalidArgument, Field: errs[0].Field, Problem: errs[0].Field + " " + errs[0].Problem, Expected: errs[0].Expected}
-	if len(errs) > 1 {
-		te.Also = errs[1:]
-	}
-	b, err := nsip.PlainJSON(map[string]*toolError{"error": te})
-	if err != nil {
-		return nil, errors.New(te.Problem)
-	}
-	return nil, &PromptError{Body: string(b)}
+	return nil, &PromptError{Body: t.InvalidArgs(d.name, errs)}
 }
 
 func argNames(as []promptArg) string {
@@ -271,4 +262,13 @@ func argNames(as []promptArg) string {
 	}
 	b, _ := json.Marshal(names)
 	return string(b)
+}
+
+// PromptNames are the prompts' names, in the order prompts/list shows them.
+func PromptNames() []string {
+	names := make([]string, len(promptDefs))
+	for i, d := range promptDefs {
+		names[i] = d.name
+	}
+	return names
 }

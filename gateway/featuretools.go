@@ -1,0 +1,76 @@
+package gateway
+
+import (
+	"context"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/nsip-tools/nsip-mcp/gateway/features"
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+// featureTools is the gateway as resources, prompts and completions read
+// through it (features.Tools).
+type featureTools struct{ g *Gateway }
+
+var _ features.Tools = featureTools{}
+
+// lookupTool is the lookup tool called name, or nil.
+func lookupTool(name string) *toolDef {
+	for _, d := range toolDefs {
+		if d.name == name {
+			return d
+		}
+	}
+	return nil
+}
+
+func (t featureTools) Call(ctx context.Context, tool string, args map[string]any) *mcp.CallToolResult {
+	d := lookupTool(tool)
+	if d == nil {
+		return (&toolError{Code: CodeInvalidArgument, Problem: "no tool " + tool}).result()
+	}
+	req := mcp.CallToolRequest{}
+	req.Params.Name = d.name
+	req.Params.Arguments = args
+	return t.g.call(ctx, d, req)
+}
+
+func (t featureTools) Params(tool string) []param.Spec {
+	if d := lookupTool(tool); d != nil {
+		return d.params
+	}
+	return nil
+}
+
+func (t featureTools) Breeds(ctx context.Context) (*nsip.BreedGroups, bool) {
+	v, ok := t.g.cachedModel(ctx, listBreedsDef)
+	bg, _ := v.(*nsip.BreedGroups)
+	return bg, ok && bg != nil
+}
+
+func (t featureTools) Statuses(ctx context.Context) ([]string, bool) {
+	v, ok := t.g.cachedModel(ctx, statusesDef)
+	st, _ := v.(*nsip.Statuses)
+	if !ok || st == nil {
+		return nil, false
+	}
+	return st.Values, true
+}
+
+func (t featureTools) SeenLPNs(ctx context.Context) []string {
+	return t.g.seen.list(sessionID(ctx))
+}
+
+func (t featureTools) InvalidArgs(_ string, errs []param.FieldError) string {
+	te := &toolError{Code: CodeInvalidArgument, Field: errs[0].Field, Problem: errs[0].Field + " " + errs[0].Problem, Expected: errs[0].Expected}
+	if len(errs) > 1 {
+		te.Also = errs[1:]
+	}
+	b, err := nsip.PlainJSON(map[string]*toolError{"error": te})
+	if err != nil { // a toolError always encodes; the problem alone is the fallback
+		return te.Problem
+	}
+	return string(b)
+}
