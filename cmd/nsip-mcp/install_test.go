@@ -422,7 +422,7 @@ func TestManifestMatchesTheServer(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the manifest's defaults %v are refused: %v", defaults, err)
 	}
-	if cfg.BaseURL != nsip.DefaultBaseURL || cfg.TokenBudget != 2000 {
-		t.Errorf("with the manifest's defaults, base URL %q and budget %d; want the public API and 2000", cfg.BaseURL, cfg.TokenBudget)
+	if cfg.NSIP.BaseURL != nsip.DefaultBaseURL || cfg.Gateway.Budget != 2000 {
+		t.Errorf("with the manifest's defaults, base URL %q and budget %d; want the public API and 2000", cfg.NSIP.BaseURL, cfg.Gateway.Budget)
 	}
 }
