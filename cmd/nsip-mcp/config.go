@@ -462,10 +462,15 @@ func (s setting) refuse(v, with string, c Config) *ConfigError {
 // reported as a *ConfigError.
 func Load(getenv func(string) string) (Config, error) {
 	c := defaultConfig()
+	// given holds every value as set, or as the default shows it, for
+	// naming the other side of a clash.
 	given := make(map[string]string, len(settings))
+	byName := make(map[string]setting, len(settings))
 	for _, s := range settings {
+		byName[s.name] = s
 		v := strings.TrimSpace(getenv(s.name))
 		if v == "" {
+			given[s.name] = s.show(&c) // each setting has its own field: still the default
 			continue
 		}
 		if !s.apply(&c, v) {
@@ -473,27 +478,13 @@ func Load(getenv func(string) string) (Config, error) {
 		}
 		given[s.name] = v
 	}
-	shownGiven := func(name string) string {
-		for _, s := range settings {
-			if s.name == name {
-				if v, ok := given[name]; ok {
-					return s.shown(v)
-				}
-				return s.shown(s.show(&c))
-			}
-		}
-		return ""
-	}
+	shownGiven := func(name string) string { return byName[name].shown(given[name]) }
 	for _, s := range settings {
 		if s.validate == nil {
 			continue
 		}
 		if with := s.validate(&c, shownGiven); with != "" {
-			v, ok := given[s.name]
-			if !ok {
-				v = s.show(&c)
-			}
-			return Config{}, s.refuse(v, with, c)
+			return Config{}, s.refuse(given[s.name], with, c)
 		}
 	}
 	if strings.TrimSpace(getenv("GOMEMLIMIT")) == "" {
@@ -656,7 +647,7 @@ func editDistance(a, b string) int {
 
 // suggestSeconds reads a bare number as seconds: "15" for 15s.
 func suggestSeconds(v string) string {
-	if _, err := strconv.ParseFloat(v, 64); err == nil && decimal.MatchString(v) {
+	if decimal.MatchString(v) {
 		return v + "s"
 	}
 	return ""
