@@ -7,7 +7,9 @@
 //   - nsip-mcp-<version>-<os>-<arch>.mcpb: a Claude Desktop bundle per target,
 //     a zip of manifest.json (cmd/nsip-mcp/manifest.json with the version,
 //     platform and binary filled in), server/nsip-mcp[.exe] and LICENSE;
-//   - SHA256SUMS over all of them, in the format sha256sum -c reads.
+//   - SHA256SUMS over all of them, in the format sha256sum -c reads;
+//   - server.json: the MCP Registry entry (cmd/nsip-mcp/server.json with the
+//     version filled in and, for each bundle built, its SHA-256).
 //
 // Usage: go run .ci/dist.go [-out dist] [-targets linux/amd64,...]
 // [-version v1.2.3 -commit <sha> -date <RFC 3339>]; without -version it
@@ -81,6 +83,10 @@ func run(out string, targets []string, version, commit, date string) error {
 	if err != nil {
 		return err
 	}
+	registry, err := os.ReadFile(filepath.Join(root, "cmd", "nsip-mcp", "server.json"))
+	if err != nil {
+		return err
+	}
 	license, err := os.ReadFile(filepath.Join(root, "LICENSE"))
 	if err != nil {
 		return err
@@ -119,7 +125,68 @@ func run(out string, targets []string, version, commit, date string) error {
 		}
 		files = append(files, bin, bundle)
 	}
-	return writeSums(filepath.Join(out, "SHA256SUMS"), files)
+	if err := writeSums(filepath.Join(out, "SHA256SUMS"), files); err != nil {
+		return err
+	}
+	entry, err := registryEntry(registry, version, files)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(out, "server.json"), entry, 0o644)
+}
+
+// templateVersion is the version cmd/nsip-mcp/server.json and manifest.json
+// carry until a release fills in its own.
+const templateVersion = "0.0.0"
+
+// registryEntry fills the release's version into the registry template and
+// keeps, of its bundles, those built here, each with the hash of its file:
+// the hash is known only now, and a listed bundle without one is refused.
+func registryEntry(tmpl []byte, version string, files []string) ([]byte, error) {
+	var doc map[string]any
+	if err := json.Unmarshal(tmpl, &doc); err != nil {
+		return nil, fmt.Errorf("cmd/nsip-mcp/server.json: %v", err)
+	}
+	mver := strings.TrimPrefix(version, "v")
+	doc["version"] = mver
+	built := map[string]string{}
+	for _, f := range files {
+		if strings.HasSuffix(f, ".mcpb") {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				return nil, err
+			}
+			sum := sha256.Sum256(b)
+			built[filepath.Base(f)] = hex.EncodeToString(sum[:])
+		}
+	}
+	pkgs, _ := doc["packages"].([]any)
+	var kept []any
+	for _, p := range pkgs {
+		pkg, _ := p.(map[string]any)
+		id, _ := pkg["identifier"].(string)
+		switch pkg["registryType"] {
+		case "oci":
+			pkg["identifier"] = strings.TrimSuffix(id, ":"+templateVersion) + ":" + mver
+		case "mcpb":
+			id = strings.ReplaceAll(id, "v"+templateVersion, version)
+			sum, ok := built[id[strings.LastIndex(id, "/")+1:]]
+			if !ok {
+				continue
+			}
+			pkg["identifier"], pkg["fileSha256"] = id, sum
+		}
+		kept = append(kept, pkg)
+	}
+	doc["packages"] = kept
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 // repoRoot is the module's directory, wherever dist is started from.
@@ -159,7 +226,7 @@ func clean(out string) error {
 	if err != nil {
 		return err
 	}
-	for _, f := range append(old, filepath.Join(out, "SHA256SUMS")) {
+	for _, f := range append(old, filepath.Join(out, "SHA256SUMS"), filepath.Join(out, "server.json")) {
 		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}

@@ -24,7 +24,7 @@ const DefaultBaseURL = "http://nsipsearch.nsip.org/api"
 
 // Defaults used when the matching option is not given.
 const (
-	DefaultTimeout      = 30 * time.Second // per request, see WithTimeout
+	DefaultTimeout      = 15 * time.Second // per request, see WithTimeout; half a call's 30 s, leaving room for a retry
 	DefaultMaxBodyBytes = 16 << 20         // see WithMaxBodyBytes
 	// ProfilePageSize is how many offspring ByLPN fetches with a profile.
 	ProfilePageSize = 10

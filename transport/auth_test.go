@@ -1,6 +1,8 @@
 package transport
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -14,28 +16,81 @@ func bearer(token string) http.Header {
 	return http.Header{"Authorization": {"Bearer " + token}}
 }
 
-// With a token set, every endpoint but /healthz wants it; the right token
+// With a token set, every endpoint but the probes wants it; the right token
 // opens them all and a wrong one of any length is refused alike.
-func TestAuthTokenGuardsEverythingButHealthz(t *testing.T) {
+func TestAuthTokenGuardsEverythingButTheProbes(t *testing.T) {
 	for _, kind := range []string{KindHTTPSSE, KindWebSocket} {
 		t.Run(kind, func(t *testing.T) {
 			srv := serveNetwork(t, kind, newTestServer(newGate()), Options{AuthToken: testToken})
-
-			if code, body := getJSON(t, srv.base+"/healthz", nil); code != http.StatusOK || body["status"] != "ok" {
-				t.Fatalf("/healthz without token: %d %v, want 200 ok", code, body)
-			}
+			path := map[string]string{KindHTTPSSE: "/mcp", KindWebSocket: "/ws"}[kind]
 			for _, h := range []http.Header{nil, bearer("wrong"), bearer(testToken + "x"), {"Authorization": {testToken}}} {
-				code, hdr, body := doRequestHeader(t, http.MethodGet, srv.base+"/readyz", h, nil)
+				code, hdr, body := doRequestHeader(t, http.MethodGet, srv.base+path, h, nil)
 				if code != http.StatusUnauthorized || !strings.Contains(body, "MCP_AUTH_TOKEN") || !strings.HasPrefix(hdr.Get("WWW-Authenticate"), "Bearer") {
-					t.Fatalf("/readyz with %v: %d %q (WWW-Authenticate %q), want 401 naming MCP_AUTH_TOKEN", h, code, body, hdr.Get("WWW-Authenticate"))
+					t.Fatalf("%s with %v: %d %q (WWW-Authenticate %q), want 401 naming MCP_AUTH_TOKEN", path, h, code, body, hdr.Get("WWW-Authenticate"))
 				}
-			}
-			if code, _ := getJSON(t, srv.base+"/readyz", bearer(testToken)); code != http.StatusOK {
-				t.Fatalf("/readyz with the token: %d, want 200", code)
 			}
 		})
 	}
 }
+
+// The probes answer without the token, with their status and nothing
+// more: no reason (it may name Redis's address), no facts. The token, or no
+// token configured, gets the whole answer.
+func TestProbesWithoutTheTokenShowOnlyTheirStatus(t *testing.T) {
+	const secretAddr = "10.9.8.7:6379"
+	facts := func() any {
+		return map[string]any{"shared": map[string]any{"redis": map[string]any{"up": false, "reason": "dial tcp " + secretAddr + ": connection refused"}}}
+	}
+	degraded := func(context.Context) error { return degradedErr("redis unavailable (dial tcp " + secretAddr + ")") }
+	notReady := func(context.Context) error { return errors.New("NSIP unreachable at " + secretAddr) }
+	for _, kind := range []string{KindHTTPSSE, KindWebSocket} {
+		for _, rc := range []struct {
+			name   string
+			ready  func(context.Context) error
+			code   int
+			status string
+		}{
+			{"ready", nil, http.StatusOK, "ready"},
+			{"degraded", degraded, http.StatusOK, "degraded"},
+			{"not ready", notReady, http.StatusServiceUnavailable, "not_ready"},
+		} {
+			t.Run(kind+"/"+rc.name, func(t *testing.T) {
+				srv := serveNetwork(t, kind, newTestServer(newGate()), Options{AuthToken: testToken, Health: facts, Ready: rc.ready, Version: "v9.9.9"})
+				for _, h := range []http.Header{nil, bearer("wrong")} {
+					code, _, body := doRequestHeader(t, http.MethodGet, srv.base+"/readyz", h, nil)
+					if want := `{"status":"` + rc.status + `"}` + "\n"; code != rc.code || body != want {
+						t.Errorf("/readyz with %v: %d %q, want %d %q", h, code, body, rc.code, want)
+					}
+					code, _, body = doRequestHeader(t, http.MethodGet, srv.base+"/healthz", h, nil)
+					if code != http.StatusOK || body != `{"status":"ok"}`+"\n" {
+						t.Errorf("/healthz with %v: %d %q, want 200 and the status alone", h, code, body)
+					}
+				}
+				code, _, body := doRequestHeader(t, http.MethodGet, srv.base+"/healthz", bearer(testToken), nil)
+				if code != http.StatusOK || !strings.Contains(body, secretAddr) || !strings.Contains(body, `"version":"v9.9.9"`) || !strings.Contains(body, `"open_sessions"`) {
+					t.Errorf("/healthz with the token: %d %q, want the whole report", code, body)
+				}
+				code, _, body = doRequestHeader(t, http.MethodGet, srv.base+"/readyz", bearer(testToken), nil)
+				if code != rc.code || !strings.Contains(body, `"status":"`+rc.status+`"`) || (rc.ready != nil && !strings.Contains(body, secretAddr)) {
+					t.Errorf("/readyz with the token: %d %q, want %d %s with the reason", code, body, rc.code, rc.status)
+				}
+			})
+		}
+	}
+	// Without a configured token there is nothing to withhold.
+	srv := serveNetwork(t, KindHTTPSSE, newTestServer(newGate()), Options{Health: facts, Ready: notReady})
+	if _, _, body := doRequestHeader(t, http.MethodGet, srv.base+"/readyz", nil, nil); !strings.Contains(body, secretAddr) {
+		t.Errorf("/readyz with no token configured: %q, want the reason", body)
+	}
+	if _, _, body := doRequestHeader(t, http.MethodGet, srv.base+"/healthz", nil, nil); !strings.Contains(body, secretAddr) {
+		t.Errorf("/healthz with no token configured: %q, want the whole report", body)
+	}
+}
+
+type degradedErr string
+
+func (e degradedErr) Error() string  { return string(e) }
+func (e degradedErr) Degraded() bool { return true }
 
 func TestAuthTokenOnStreamableHTTP(t *testing.T) {
 	srv := serveNetwork(t, KindHTTPSSE, newTestServer(newGate()), Options{AuthToken: testToken})

@@ -81,13 +81,14 @@ func TestWebSocketInvalidUTF8ClosesWith1007(t *testing.T) {
 // regard to case (RFC 7235); the token itself is not.
 func TestBearerSchemeInAnyCase(t *testing.T) {
 	srv := serveNetwork(t, KindHTTPSSE, newTestServer(newGate()), Options{AuthToken: testToken})
+	// A path no route serves: past the token check it is a 404.
 	for _, scheme := range []string{"Bearer", "bearer", "BEARER", "bEaReR"} {
-		if code, _ := getJSON(t, srv.base+"/readyz", http.Header{"Authorization": {scheme + " " + testToken}}); code != http.StatusOK {
-			t.Errorf("scheme %q with the right token: %d, want 200", scheme, code)
+		if code, _, _ := doRequestHeader(t, http.MethodGet, srv.base+"/nowhere", http.Header{"Authorization": {scheme + " " + testToken}}, nil); code != http.StatusNotFound {
+			t.Errorf("scheme %q with the right token: %d, want 404 (admitted, no such route)", scheme, code)
 		}
 	}
 	for _, h := range []string{"Basic " + testToken, "Bearer " + strings.ToUpper(testToken), "Bearer" + testToken} {
-		if code, _ := getJSON(t, srv.base+"/readyz", http.Header{"Authorization": {h}}); code != http.StatusUnauthorized {
+		if code, _, _ := doRequestHeader(t, http.MethodGet, srv.base+"/nowhere", http.Header{"Authorization": {h}}, nil); code != http.StatusUnauthorized {
 			t.Errorf("Authorization %q: %d, want 401", h, code)
 		}
 	}

@@ -166,10 +166,17 @@ func (st *site) handler(mux http.Handler) http.Handler {
 }
 
 // authorized reports whether r may proceed under Options.AuthToken. The
+// probes are open to all, so that an orchestrator needs no secret; they
+// tell a caller without the token no more than their status.
+func (st *site) authorized(r *http.Request) bool {
+	return r.URL.Path == "/healthz" || r.URL.Path == "/readyz" || st.tokenGiven(r)
+}
+
+// tokenGiven reports whether r carries the token, or none is required. The
 // comparison hashes both sides first so that it takes the same time whatever
 // the length or content of the guess.
-func (st *site) authorized(r *http.Request) bool {
-	if st.opts.AuthToken == "" || r.URL.Path == "/healthz" {
+func (st *site) tokenGiven(r *http.Request) bool {
+	if st.opts.AuthToken == "" {
 		return true
 	}
 	// The scheme name is case-insensitive (RFC 7235 section 2.1).
@@ -218,7 +225,17 @@ func (st *site) addHealth(mux *http.ServeMux) {
 	mux.HandleFunc("GET /readyz", st.readyz)
 }
 
-func (st *site) healthz(w http.ResponseWriter, _ *http.Request) {
+func (st *site) healthz(w http.ResponseWriter, r *http.Request) {
+	if !st.tokenGiven(r) {
+		// The facts name addresses (Redis's, in its errors) and load:
+		// without the token, only whether the server is up.
+		status, code := "ok", http.StatusOK
+		if st.draining.Load() {
+			status, code = "draining", http.StatusServiceUnavailable
+		}
+		writeJSON(w, code, map[string]string{"status": status})
+		return
+	}
 	body := map[string]any{}
 	if st.opts.Health != nil {
 		if raw, err := json.Marshal(st.opts.Health()); err != nil {
@@ -285,16 +302,29 @@ func (st *site) readyz(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 		defer cancel()
 		if err := st.opts.Ready(ctx); err != nil {
+			// The reason may name an address; without the token the
+			// status and its code are all a probe gets.
+			reason := ""
+			if st.tokenGiven(r) {
+				reason = err.Error()
+			}
 			var d interface{ Degraded() bool }
 			if errors.As(err, &d) && d.Degraded() {
-				writeJSON(w, http.StatusOK, map[string]string{"status": "degraded", "reason": err.Error()})
+				writeJSON(w, http.StatusOK, statusBody("degraded", reason))
 				return
 			}
-			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "not_ready", "reason": err.Error()})
+			writeJSON(w, http.StatusServiceUnavailable, statusBody("not_ready", reason))
 			return
 		}
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+func statusBody(status, reason string) map[string]string {
+	if reason == "" {
+		return map[string]string{"status": status}
+	}
+	return map[string]string{"status": status, "reason": reason}
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

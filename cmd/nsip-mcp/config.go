@@ -4,12 +4,15 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway"
@@ -17,35 +20,16 @@ import (
 	"github.com/nsip-tools/nsip-mcp/transport"
 )
 
-// Config is everything the command reads from its environment.
+// Config is everything the command reads from its environment. It holds
+// the packages' own configuration, so that each default is defined once, by
+// the package that uses it: defaultConfig starts from those, and a variable
+// that is set overwrites its one field.
 type Config struct {
-	Transport      string // stdio, http-sse or websocket
-	Host           string
-	Port           int
-	HealthAddr     string // stdio only; empty means no health listener
-	AllowedOrigins []string
-	AuthToken      string // bearer token the network transports require; empty means none
-	// MaxSessionsPerClient bounds one client address's sessions; 0 means the
-	// transport's default (16, or 128 with an AuthToken).
-	MaxSessionsPerClient int
-
-	BaseURL         string
-	Timeout         time.Duration // one upstream HTTP request
-	CallTimeout     time.Duration // one upstream fetch, queueing and retries included
-	CacheTTL        time.Duration
-	CacheMaxEntries int
-	CacheMaxBytes   int64
-	TokenBudget     int
-	MaxTokenBudget  int
-	RateLimit       float64 // upstream requests per second
-	RateBurst       int
-	MaxConcurrent   int
-	BreakerFailures int // consecutive upstream failures that open the breaker
-	BreakerCooldown time.Duration
-	MaxPause        time.Duration // longest wait a 429's Retry-After may impose
-
-	RedisURL string // shared tier, rate limit and breaker for replicas; empty means none
-	Replicas int    // replicas sharing the rate limit
+	Transport string            // one of transport.Kinds()
+	Serve     transport.Options // listen address, origins, token, per-client bound
+	NSIP      NSIPConfig
+	Gateway   gateway.Config
+	RedisURL  string // shared tier, rate limit and breaker for replicas; empty means none
 
 	// MemoryLimit is the soft limit handed to the Go runtime, derived from
 	// the cache bound; 0 when GOMEMLIMIT is set, which the runtime reads
@@ -53,6 +37,28 @@ type Config struct {
 	MemoryLimit int64
 
 	LogLevel slog.Level
+}
+
+// NSIPConfig is what the NSIP client is built with; nsip.NewClient takes
+// these as options and has no configuration struct of its own.
+type NSIPConfig struct {
+	BaseURL string
+	Timeout time.Duration // one upstream HTTP request
+}
+
+// defaultPort is the command's own: transport.Options reads a zero port as
+// "any free port", which suits tests rather than people.
+const defaultPort = 8000
+
+// defaultConfig is what an empty environment gives.
+func defaultConfig() Config {
+	return Config{
+		Transport: transport.KindStdio,
+		Serve:     transport.Options{Host: transport.DefaultHost, Port: defaultPort},
+		NSIP:      NSIPConfig{BaseURL: nsip.DefaultBaseURL, Timeout: nsip.DefaultTimeout},
+		Gateway:   gateway.DefaultConfig(),
+		LogLevel:  slog.LevelInfo,
+	}
 }
 
 // memoryHeadroom is what the process needs beside the cache: sessions,
@@ -64,98 +70,127 @@ const memoryHeadroom = 128 << 20
 // twice the live memory however small the cache is set.
 func memoryLimit(cacheBytes int64) int64 { return 2*cacheBytes + memoryHeadroom }
 
-// setting describes one environment variable: its default as shown in --help,
-// what it accepts (quoted verbatim in error messages) and how it is applied.
+// secrecy says how much of a setting's value may be shown in errors and logs.
+type secrecy int
+
+const (
+	public    secrecy = iota
+	secret            // never shown
+	urlSecret         // shown with any user information in the URL hidden
+)
+
+// setting describes one environment variable: how its value is shown (the
+// default in --help comes from defaultConfig through show), what it
+// accepts (quoted verbatim in error messages) and how it is applied.
 type setting struct {
 	name    string
-	def     string
 	accepts string
 	help    string
+	show    func(c *Config) string
 	apply   func(c *Config, v string) bool
+	secrecy secrecy
+	// suggest, when set, turns a refused value into the accepted one it
+	// most likely meant, or "".
+	suggest func(v string) string
 	// validate cross-checks once every value is known. It returns the other
 	// setting this one clashes with as NAME=value (given reports values as
 	// set, defaults included), or "" when they agree.
 	validate func(c *Config, given func(name string) string) (with string)
 }
 
-// defaults are the gateway's own, so the two never disagree.
-var defaults = gateway.DefaultConfig()
-
 var hostPattern = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$`)
 
-// settings is the single source for parsing, defaults and --help.
+// numericTail matches a name whose last label is all digits: no host name
+// looks like that (RFC 1123), so it is a mistyped IPv4 address such as
+// 999.1.1.1, which would otherwise be looked up in DNS.
+var numericTail = regexp.MustCompile(`(^|\.)[0-9]+$`)
+
+var logLevels = map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}
+
+// settings is the single source for parsing, showing and --help.
 var settings = []setting{
 	{
-		name: "MCP_TRANSPORT", def: "stdio",
+		name:    "MCP_TRANSPORT",
 		accepts: "stdio, http-sse or websocket",
 		help:    "how clients connect: stdio for desktop assistants, http-sse (SSE at /sse and streamable HTTP at /mcp) or websocket (/ws)",
+		show:    func(c *Config) string { return c.Transport },
 		apply: func(c *Config, v string) bool {
-			switch v {
-			case "stdio", "http-sse", "websocket":
-				c.Transport = v
-				return true
+			if !slices.Contains(transport.Kinds(), v) {
+				return false
 			}
-			return false
+			c.Transport = v
+			return true
+		},
+		suggest: func(v string) string {
+			return nearest(v, transport.Kinds(), map[string]string{
+				"http": transport.KindHTTPSSE, "https": transport.KindHTTPSSE, "sse": transport.KindHTTPSSE,
+				"streamable": transport.KindHTTPSSE, "streamable-http": transport.KindHTTPSSE, "streamablehttp": transport.KindHTTPSSE,
+				"ws": transport.KindWebSocket, "wss": transport.KindWebSocket,
+			})
 		},
 	},
 	{
-		name: "MCP_HOST", def: "127.0.0.1",
+		name:    "MCP_HOST",
 		accepts: "an IP address or host name, e.g. 127.0.0.1 or 0.0.0.0",
 		help:    "interface the network transports listen on; loopback unless you opt in",
+		show:    func(c *Config) string { return c.Serve.Host },
 		apply: func(c *Config, v string) bool {
-			if net.ParseIP(v) == nil && !hostPattern.MatchString(v) {
+			if net.ParseIP(v) == nil && (!hostPattern.MatchString(v) || numericTail.MatchString(v)) {
 				return false
 			}
-			c.Host = v
+			c.Serve.Host = v
 			return true
 		},
 	},
 	{
-		name: "MCP_PORT", def: "8000",
+		name:    "MCP_PORT",
 		accepts: "an integer from 0 to 65535 (0 picks a free port)",
 		help:    "TCP port of the network transports",
-		apply: func(c *Config, v string) bool {
-			n, err := strconv.Atoi(v)
-			c.Port = n
-			return err == nil && n >= 0 && n <= 65535
-		},
+		show:    func(c *Config) string { return strconv.Itoa(c.Serve.Port) },
+		apply:   intSetter(func(c *Config) *int { return &c.Serve.Port }, 0, 65535),
 	},
 	{
-		name: "MCP_HEALTH_ADDR", def: "",
+		name:    "MCP_HEALTH_ADDR",
 		accepts: "host:port, e.g. 127.0.0.1:8081, and only with MCP_TRANSPORT=stdio",
 		help:    "stdio only: also serve /healthz and /readyz on this address (unset: no listener)",
+		show:    func(c *Config) string { return c.Serve.HealthAddr },
 		apply: func(c *Config, v string) bool {
 			host, port, err := net.SplitHostPort(v)
 			if err != nil || host == "" {
 				return false
 			}
-			n, err := strconv.Atoi(port)
-			c.HealthAddr = v
-			return err == nil && n >= 0 && n <= 65535
+			if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+				return false
+			}
+			c.Serve.HealthAddr = v
+			return true
 		},
 		validate: func(c *Config, given func(string) string) string {
-			if c.HealthAddr != "" && c.Transport != "stdio" {
+			if c.Serve.HealthAddr != "" && c.Transport != transport.KindStdio {
 				return "MCP_TRANSPORT=" + given("MCP_TRANSPORT")
 			}
 			return ""
 		},
 	},
 	{
-		name: "MCP_ALLOWED_ORIGINS", def: "",
+		name:    "MCP_ALLOWED_ORIGINS",
 		accepts: "a comma-separated list of origins such as https://app.example.org or http://localhost:5173, or *",
 		help:    "browser origins allowed besides same-host (and loopback pages on a loopback bind)",
+		show:    func(c *Config) string { return strings.Join(c.Serve.AllowedOrigins, ",") },
+		secrecy: urlSecret,
 		apply: func(c *Config, v string) bool {
 			origins, ok := parseOrigins(v)
-			c.AllowedOrigins = origins
+			c.Serve.AllowedOrigins = origins
 			return ok
 		},
 	},
 	{
-		name: "MCP_AUTH_TOKEN", def: "",
+		name:    "MCP_AUTH_TOKEN",
 		accepts: "at least 16 visible ASCII characters without spaces (e.g. the output of openssl rand -hex 32)",
-		help:    "when set, every request to the network transports except /healthz must carry Authorization: Bearer <token>",
+		help:    "when set, every request to the network transports must carry Authorization: Bearer <token>, except /healthz and /readyz, which without it answer with their status only",
+		show:    func(c *Config) string { return c.Serve.AuthToken },
+		secrecy: secret,
 		apply: func(c *Config, v string) bool {
-			c.AuthToken = v
 			if len(v) < 16 {
 				return false
 			}
@@ -164,199 +199,343 @@ var settings = []setting{
 					return false
 				}
 			}
+			c.Serve.AuthToken = v
 			return true
 		},
 	},
 	{
-		name: "MCP_MAX_SESSIONS_PER_CLIENT", def: "",
+		name:    "MCP_MAX_SESSIONS_PER_CLIENT",
 		accepts: "an integer from 1 to 100000",
 		help: fmt.Sprintf("most sessions (SSE streams, streamable HTTP sessions, WebSocket connections) one client address may hold; unset: %d, or %d with MCP_AUTH_TOKEN. Raise it behind a proxy, where every client has the proxy's address",
 			transport.DefaultMaxSessionsPerClient, transport.DefaultMaxSessionsPerAuthClient),
-		apply: intSetter(func(c *Config) *int { return &c.MaxSessionsPerClient }, 1, 100_000),
+		show: func(c *Config) string {
+			if c.Serve.MaxSessionsPerClient == 0 {
+				return ""
+			}
+			return strconv.Itoa(c.Serve.MaxSessionsPerClient)
+		},
+		apply: intSetter(func(c *Config) *int { return &c.Serve.MaxSessionsPerClient }, 1, 100_000),
 	},
 	{
-		name: "NSIP_BASE_URL", def: nsip.DefaultBaseURL,
+		name:    "NSIP_BASE_URL",
 		accepts: "an absolute http or https URL without query, e.g. http://127.0.0.1:8080/api",
 		help:    "NSIP Search API root; point it at nsip-stub to run offline",
+		show:    func(c *Config) string { return c.NSIP.BaseURL },
+		secrecy: urlSecret,
 		apply: func(c *Config, v string) bool {
 			u, err := url.Parse(v)
 			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
 				return false
 			}
-			c.BaseURL = strings.TrimRight(v, "/")
+			c.NSIP.BaseURL = strings.TrimRight(v, "/")
 			return true
 		},
 	},
 	{
-		name: "NSIP_TIMEOUT", def: "15s",
+		name:    "NSIP_TIMEOUT",
 		accepts: "a duration from 100ms to 5m, e.g. 15s",
 		help:    "limit for one upstream HTTP request",
-		apply:   durationSetter(func(c *Config) *time.Duration { return &c.Timeout }, 100*time.Millisecond, 5*time.Minute),
+		show:    func(c *Config) string { return formatDuration(c.NSIP.Timeout) },
+		apply:   durationSetter(func(c *Config) *time.Duration { return &c.NSIP.Timeout }, 100*time.Millisecond, 5*time.Minute),
+		suggest: suggestSeconds,
 	},
 	{
-		name: "NSIP_CALL_TIMEOUT", def: formatDuration(defaults.CallTimeout),
+		name:    "NSIP_CALL_TIMEOUT",
 		accepts: "a duration from 100ms to 15m and no shorter than NSIP_TIMEOUT (raise this or lower NSIP_TIMEOUT), e.g. 30s",
 		help:    "limit for one tool's upstream fetch as a whole: waiting for rate-limit and connection capacity, every retry and its backoff",
-		apply:   durationSetter(func(c *Config) *time.Duration { return &c.CallTimeout }, 100*time.Millisecond, 15*time.Minute),
+		show:    func(c *Config) string { return formatDuration(c.Gateway.CallTimeout) },
+		apply:   durationSetter(func(c *Config) *time.Duration { return &c.Gateway.CallTimeout }, 100*time.Millisecond, 15*time.Minute),
+		suggest: suggestSeconds,
 		// A request limit above the call's would never fire: the call's
 		// deadline always ends the request first.
 		validate: func(c *Config, given func(string) string) string {
-			if c.Timeout > c.CallTimeout {
+			if c.NSIP.Timeout > c.Gateway.CallTimeout {
 				return "NSIP_TIMEOUT=" + given("NSIP_TIMEOUT")
 			}
 			return ""
 		},
 	},
 	{
-		name: "NSIP_CACHE_TTL", def: formatDuration(defaults.CacheTTL),
+		name:    "NSIP_CACHE_TTL",
 		accepts: "a duration from 1s to 168h, e.g. 1h",
 		help:    "how long an upstream answer is reused",
-		apply:   durationSetter(func(c *Config) *time.Duration { return &c.CacheTTL }, time.Second, 168*time.Hour),
+		show:    func(c *Config) string { return formatDuration(c.Gateway.CacheTTL) },
+		apply:   durationSetter(func(c *Config) *time.Duration { return &c.Gateway.CacheTTL }, time.Second, 168*time.Hour),
+		suggest: suggestSeconds,
 	},
 	{
-		name: "NSIP_CACHE_MAX_ENTRIES", def: strconv.Itoa(defaults.CacheMaxEntries),
+		name:    "NSIP_CACHE_MAX_ENTRIES",
 		accepts: "an integer from 1 to 10000000",
 		help:    "most answers kept in the cache",
-		apply:   intSetter(func(c *Config) *int { return &c.CacheMaxEntries }, 1, 10_000_000),
+		show:    func(c *Config) string { return strconv.Itoa(c.Gateway.CacheMaxEntries) },
+		apply:   intSetter(func(c *Config) *int { return &c.Gateway.CacheMaxEntries }, 1, 10_000_000),
 	},
 	{
-		name: "NSIP_CACHE_MAX_BYTES", def: formatBytes(defaults.CacheMaxBytes),
+		name:    "NSIP_CACHE_MAX_BYTES",
 		accepts: "a size from 1KiB to 64GiB: bytes, or a number with KiB, MiB or GiB, e.g. 64MiB",
 		help:    "most bytes of answers kept in the cache",
+		show:    func(c *Config) string { return formatBytes(c.Gateway.CacheMaxBytes) },
 		apply: func(c *Config, v string) bool {
 			n, ok := parseBytes(v)
-			c.CacheMaxBytes = n
-			return ok && n >= 1<<10 && n <= 64<<30
+			if !ok || n < 1<<10 || n > 64<<30 {
+				return false
+			}
+			c.Gateway.CacheMaxBytes = n
+			return true
+		},
+		suggest: suggestBinaryUnit,
+	},
+	{
+		name:    "NSIP_TOKEN_BUDGET",
+		accepts: "a whole number from 256 to 100000 (a fraction is dropped)",
+		help:    "answers up to this many cl100k_base tokens pass through unchanged; larger ones are summarized to fit",
+		show:    func(c *Config) string { return strconv.Itoa(c.Gateway.Budget) },
+		// A fraction is accepted because the desktop bundle offers this
+		// setting as a number field (MCPB has no integer type), and a
+		// budget of 2000.5 tokens admits exactly what 2000 does.
+		apply: func(c *Config, v string) bool {
+			n, ok := parseWhole(v)
+			if !ok || n < 256 || n > 100_000 {
+				return false
+			}
+			c.Gateway.Budget = n
+			return true
 		},
 	},
 	{
-		name: "NSIP_TOKEN_BUDGET", def: strconv.Itoa(defaults.Budget),
-		accepts: "an integer from 256 to 100000",
-		help:    "answers up to this many cl100k_base tokens pass through unchanged; larger ones are summarized to fit",
-		apply:   intSetter(func(c *Config) *int { return &c.TokenBudget }, 256, 100_000),
-	},
-	{
-		name: "NSIP_MAX_TOKEN_BUDGET", def: strconv.Itoa(gateway.DefaultMaxBudget),
-		accepts: "an integer from 256 to 25000",
+		name:    "NSIP_MAX_TOKEN_BUDGET",
+		accepts: fmt.Sprintf("an integer from 256 to %d", gateway.MaxTokenCap),
 		help:    "the most tokens a call may ask for with max_tokens",
-		apply:   intSetter(func(c *Config) *int { return &c.MaxTokenBudget }, 256, gateway.MaxTokenCap),
+		show:    func(c *Config) string { return strconv.Itoa(c.Gateway.MaxBudget) },
+		apply:   intSetter(func(c *Config) *int { return &c.Gateway.MaxBudget }, 256, gateway.MaxTokenCap),
 	},
 	{
-		name: "NSIP_RATE_LIMIT", def: strconv.FormatFloat(defaults.RateLimit, 'f', -1, 64),
+		name:    "NSIP_RATE_LIMIT",
 		accepts: "a number of requests per second from 0.1 to 1000",
 		help:    "steady upstream request rate",
+		show:    func(c *Config) string { return strconv.FormatFloat(c.Gateway.RateLimit, 'f', -1, 64) },
 		apply: func(c *Config, v string) bool {
 			f, err := strconv.ParseFloat(v, 64)
-			c.RateLimit = f
-			return err == nil && f >= 0.1 && f <= 1000
+			if err != nil || !(f >= 0.1 && f <= 1000) {
+				return false
+			}
+			c.Gateway.RateLimit = f
+			return true
 		},
 	},
 	{
-		name: "NSIP_RATE_BURST", def: strconv.Itoa(defaults.RateBurst),
+		name:    "NSIP_RATE_BURST",
 		accepts: "an integer from 1 to 1000",
 		help:    "upstream requests allowed at once above the steady rate",
-		apply:   intSetter(func(c *Config) *int { return &c.RateBurst }, 1, 1000),
+		show:    func(c *Config) string { return strconv.Itoa(c.Gateway.RateBurst) },
+		apply:   intSetter(func(c *Config) *int { return &c.Gateway.RateBurst }, 1, 1000),
 	},
 	{
-		name: "NSIP_MAX_CONCURRENT", def: strconv.Itoa(defaults.MaxConcurrentUpstream),
+		name:    "NSIP_MAX_CONCURRENT",
 		accepts: "an integer from 1 to 1000",
 		help:    "upstream requests in flight at once",
-		apply:   intSetter(func(c *Config) *int { return &c.MaxConcurrent }, 1, 1000),
+		show:    func(c *Config) string { return strconv.Itoa(c.Gateway.MaxConcurrentUpstream) },
+		apply:   intSetter(func(c *Config) *int { return &c.Gateway.MaxConcurrentUpstream }, 1, 1000),
 	},
 	{
-		name: "NSIP_BREAKER_FAILURES", def: strconv.FormatUint(uint64(defaults.BreakerFailures), 10),
+		name:    "NSIP_BREAKER_FAILURES",
 		accepts: "an integer from 1 to 1000",
 		help:    "consecutive upstream failures (5xx, timeouts, connection errors) that open the circuit breaker; while open, calls fail fast without asking NSIP",
-		apply:   intSetter(func(c *Config) *int { return &c.BreakerFailures }, 1, 1000),
+		show:    func(c *Config) string { return strconv.FormatUint(uint64(c.Gateway.BreakerFailures), 10) },
+		apply:   intSetter(func(c *Config) *uint32 { return &c.Gateway.BreakerFailures }, 1, 1000),
 	},
 	{
-		name: "NSIP_BREAKER_COOLDOWN", def: formatDuration(defaults.BreakerCooldown),
+		name:    "NSIP_BREAKER_COOLDOWN",
 		accepts: "a duration from 1s to 1h, e.g. 30s",
 		help:    "how long the open breaker waits before letting one trial request through",
-		apply:   durationSetter(func(c *Config) *time.Duration { return &c.BreakerCooldown }, time.Second, time.Hour),
+		show:    func(c *Config) string { return formatDuration(c.Gateway.BreakerCooldown) },
+		apply:   durationSetter(func(c *Config) *time.Duration { return &c.Gateway.BreakerCooldown }, time.Second, time.Hour),
+		suggest: suggestSeconds,
 	},
 	{
-		name: "NSIP_REDIS_URL", def: "",
+		name:    "NSIP_REDIS_URL",
 		accepts: "a redis:// or rediss:// (TLS) URL with optional password and database, e.g. redis://:secret@redis:6379/0",
 		help:    "Redis shared by replicas: a second cache tier, one NSIP rate limit for all, one fetch per missing answer, shared breaker; when Redis fails each replica carries on alone (unset: no sharing)",
+		show:    func(c *Config) string { return c.RedisURL },
+		secrecy: urlSecret,
 		apply: func(c *Config, v string) bool {
+			if cache.CheckRedisURL(v) != nil {
+				return false
+			}
 			c.RedisURL = v
-			return cache.CheckRedisURL(v) == nil
+			return true
 		},
 	},
 	{
-		name: "NSIP_REPLICAS", def: strconv.Itoa(defaults.Replicas),
+		name:    "NSIP_REPLICAS",
 		accepts: "an integer from 1 to 1000",
 		help:    "replicas running against NSIP together: without Redis (or while it is down) each keeps to NSIP_RATE_LIMIT/NSIP_REPLICAS; above 1, streamable HTTP runs stateless so that any replica can answer any request",
-		apply:   intSetter(func(c *Config) *int { return &c.Replicas }, 1, 1000),
+		show:    func(c *Config) string { return strconv.Itoa(c.Gateway.Replicas) },
+		apply:   intSetter(func(c *Config) *int { return &c.Gateway.Replicas }, 1, 1000),
 	},
 	{
-		name: "NSIP_MAX_PAUSE", def: formatDuration(defaults.MaxUpstreamPause),
+		name:    "NSIP_MAX_PAUSE",
 		accepts: "a duration from 1s to 1h, e.g. 5m",
 		help:    "longest pause a 429's Retry-After may impose on the endpoint that sent it; a longer request is cut to this",
-		apply:   durationSetter(func(c *Config) *time.Duration { return &c.MaxPause }, time.Second, time.Hour),
+		show:    func(c *Config) string { return formatDuration(c.Gateway.MaxUpstreamPause) },
+		apply:   durationSetter(func(c *Config) *time.Duration { return &c.Gateway.MaxUpstreamPause }, time.Second, time.Hour),
+		suggest: suggestSeconds,
 	},
 	{
-		name: "LOG_LEVEL", def: "info",
+		name:    "LOG_LEVEL",
 		accepts: "debug, info, warn or error",
 		help:    "least severe log level written to stderr",
+		show:    func(c *Config) string { return strings.ToLower(c.LogLevel.String()) },
 		apply: func(c *Config, v string) bool {
-			levels := map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}
-			l, ok := levels[strings.ToLower(v)]
+			l, ok := logLevels[strings.ToLower(v)]
 			c.LogLevel = l
 			return ok
+		},
+		suggest: func(v string) string {
+			return nearest(v, slices.Sorted(maps.Keys(logLevels)), map[string]string{"trace": "debug", "verbose": "debug", "fatal": "error"})
 		},
 	},
 }
 
-// ConfigError names the variable at fault, the value given and what would
-// have been accepted. Its message fits on one line.
+// ConfigError names the variable at fault, the value given (or a stand-in
+// for a secret one) and what would have been accepted. Its message fits on
+// one line.
 type ConfigError struct {
 	Name, Value, Accepts string
 	// With is the other setting the value clashes with, as NAME=value;
 	// empty when the value is wrong on its own.
 	With string
+	// Suggest is the accepted value the given one most likely meant, or "".
+	Suggest string
+	// Hidden is set when the value is a secret: Value is then empty and
+	// the message does not quote it.
+	Hidden bool
 }
 
 func (e *ConfigError) Error() string {
+	value := fmt.Sprintf("=%q", e.Value)
+	if e.Hidden {
+		value = " (the value is not shown)"
+	}
 	with := ""
 	if e.With != "" {
 		with = " together with " + e.With
 	}
-	return fmt.Sprintf("invalid %s=%q%s: accepted values: %s", e.Name, e.Value, with, e.Accepts)
+	msg := fmt.Sprintf("invalid %s%s%s: accepted values: %s", e.Name, value, with, e.Accepts)
+	if e.Suggest != "" {
+		msg += fmt.Sprintf("; did you mean %s=%s?", e.Name, e.Suggest)
+	}
+	return msg
+}
+
+// shown is v as errors and logs may print it.
+func (s setting) shown(v string) string {
+	switch s.secrecy {
+	case secret:
+		return ""
+	case urlSecret:
+		if s.name == "MCP_ALLOWED_ORIGINS" {
+			parts := strings.Split(v, ",")
+			for i, p := range parts {
+				parts[i] = redactURL(strings.TrimSpace(p))
+			}
+			return strings.Join(parts, ",")
+		}
+		return redactURL(v)
+	}
+	return v
+}
+
+func (s setting) refuse(v, with string, c Config) *ConfigError {
+	e := &ConfigError{Name: s.name, Value: s.shown(v), Accepts: s.accepts, With: with, Hidden: s.secrecy == secret}
+	if s.suggest != nil && with == "" {
+		// Only a value that would really be accepted is offered.
+		if sug := s.suggest(v); sug != "" && sug != v && s.apply(&c, sug) {
+			e.Suggest = sug
+		}
+	}
+	return e
 }
 
 // Load reads the configuration through getenv, usually os.Getenv. Unset or
-// blank variables take their defaults; the first bad value is reported as a
-// *ConfigError.
+// blank variables keep the packages' defaults; the first bad value is
+// reported as a *ConfigError.
 func Load(getenv func(string) string) (Config, error) {
-	var c Config
+	c := defaultConfig()
+	// given holds every value as set, or as the default shows it, for
+	// naming the other side of a clash.
 	given := make(map[string]string, len(settings))
+	byName := make(map[string]setting, len(settings))
 	for _, s := range settings {
+		byName[s.name] = s
 		v := strings.TrimSpace(getenv(s.name))
 		if v == "" {
-			v = s.def
-		}
-		if v == "" {
+			given[s.name] = s.show(&c) // each setting has its own field: still the default
 			continue
 		}
 		if !s.apply(&c, v) {
-			return Config{}, &ConfigError{Name: s.name, Value: v, Accepts: s.accepts}
+			return Config{}, s.refuse(v, "", c)
 		}
 		given[s.name] = v
 	}
+	shownGiven := func(name string) string { return byName[name].shown(given[name]) }
 	for _, s := range settings {
 		if s.validate == nil {
 			continue
 		}
-		if with := s.validate(&c, func(name string) string { return given[name] }); with != "" {
-			return Config{}, &ConfigError{Name: s.name, Value: given[s.name], Accepts: s.accepts, With: with}
+		if with := s.validate(&c, shownGiven); with != "" {
+			return Config{}, s.refuse(given[s.name], with, c)
 		}
 	}
 	if strings.TrimSpace(getenv("GOMEMLIMIT")) == "" {
-		c.MemoryLimit = memoryLimit(c.CacheMaxBytes)
+		c.MemoryLimit = memoryLimit(c.Gateway.CacheMaxBytes)
 	}
 	return c, nil
+}
+
+// redactURL hides what in a URL may be a secret: the user information
+// (where a password goes) and query values (some clients take a password
+// there). A value refused for being malformed is exactly where a secret may
+// sit outside the place url.Parse expects, so it is cut harder: everything
+// before its last @, and everything from a ? or a space on.
+func redactURL(v string) string {
+	if u, err := url.Parse(v); err == nil && u.Scheme != "" && u.Host != "" {
+		switch {
+		case u.User == nil:
+		case hasPassword(u.User):
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+		default:
+			// A lone name may be the secret itself (redis://secret@host).
+			u.User = url.User("xxxxx")
+		}
+		if u.RawQuery != "" {
+			q := u.Query()
+			for k := range q {
+				q[k] = []string{"xxxxx"}
+			}
+			u.RawQuery = q.Encode()
+		}
+		if u.User == nil && u.RawQuery == "" {
+			return v
+		}
+		return u.String()
+	}
+	start := 0
+	if i := strings.Index(v, "://"); i >= 0 {
+		start = i + 3
+	}
+	if at := strings.LastIndex(v, "@"); at >= start {
+		v = v[:start] + "xxxxx" + v[at:]
+	}
+	if i := strings.IndexFunc(v, func(r rune) bool { return r == '?' || unicode.IsSpace(r) }); i >= 0 {
+		v = v[:i+1] + "xxxxx"
+	}
+	return v
+}
+
+func hasPassword(u *url.Userinfo) bool {
+	_, ok := u.Password()
+	return ok
 }
 
 // writeUsage prints --help: every variable with its default.
@@ -371,8 +550,9 @@ Usage:
 
 Environment:
 `)
+	defaults := defaultConfig()
 	for _, s := range settings {
-		def := s.def
+		def := s.shown(s.show(&defaults))
 		if def == "" {
 			def = "(unset)"
 		}
@@ -387,20 +567,110 @@ Memory: unless GOMEMLIMIT is set, the Go runtime gets a soft limit of
 `)
 }
 
-func intSetter(field func(*Config) *int, lo, hi int) func(*Config, string) bool {
+func intSetter[T int | uint32](field func(*Config) *T, lo, hi T) func(*Config, string) bool {
 	return func(c *Config, v string) bool {
-		n, err := strconv.Atoi(v)
-		*field(c) = n
-		return err == nil && n >= lo && n <= hi
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < int64(lo) || n > int64(hi) {
+			return false
+		}
+		*field(c) = T(n)
+		return true
 	}
 }
 
 func durationSetter(field func(*Config) *time.Duration, lo, hi time.Duration) func(*Config, string) bool {
 	return func(c *Config, v string) bool {
 		d, err := time.ParseDuration(v)
+		if err != nil || d < lo || d > hi {
+			return false
+		}
 		*field(c) = d
-		return err == nil && d >= lo && d <= hi
+		return true
 	}
+}
+
+var decimal = regexp.MustCompile(`^[0-9]+(\.[0-9]*)?$`)
+
+// parseWhole reads a plain decimal number and drops its fraction.
+func parseWhole(v string) (int, bool) {
+	if !decimal.MatchString(v) {
+		return 0, false
+	}
+	whole, _, _ := strings.Cut(v, ".")
+	n, err := strconv.Atoi(whole)
+	return n, err == nil
+}
+
+// nearest finds the choice v most likely stands for: the same word in
+// another case, a known alias, a choice v begins or is part of (http for
+// http-sse, warning for warn), or one within two typing slips.
+func nearest(v string, choices []string, aliases map[string]string) string {
+	l := strings.ToLower(v)
+	if a, ok := aliases[l]; ok {
+		return a
+	}
+	best, bestDist := "", 3
+	for _, ch := range choices {
+		switch {
+		case l == ch:
+			return ch
+		case len(l) >= 3 && (strings.Contains(ch, l) || strings.HasPrefix(l, ch)):
+			return ch
+		}
+		if d := editDistance(l, ch); d < bestDist {
+			best, bestDist = ch, d
+		}
+	}
+	return best
+}
+
+// editDistance is Levenshtein's: insertions, deletions and substitutions.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// suggestSeconds reads a bare number as seconds: "15" for 15s.
+func suggestSeconds(v string) string {
+	if decimal.MatchString(v) {
+		return v + "s"
+	}
+	return ""
+}
+
+// suggestBinaryUnit turns a decimal or lower-case unit into the binary one
+// the setting takes: 64MB or 64mb for 64MiB.
+func suggestBinaryUnit(v string) string {
+	for _, u := range []string{"K", "M", "G"} {
+		for _, typed := range []string{u + "B", u, u + "iB"} {
+			if num, ok := cutSuffixFold(v, typed); ok && num != "" {
+				return strings.TrimSpace(num) + u + "iB"
+			}
+		}
+	}
+	return ""
+}
+
+func cutSuffixFold(v, suffix string) (string, bool) {
+	if len(v) < len(suffix) || !strings.EqualFold(v[len(v)-len(suffix):], suffix) {
+		return "", false
+	}
+	return v[:len(v)-len(suffix)], true
 }
 
 // parseOrigins accepts "*" or scheme://host[:port] entries; a trailing slash

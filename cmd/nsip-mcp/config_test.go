@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"log/slog"
 	"reflect"
 	"strings"
@@ -12,31 +13,60 @@ import (
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway"
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/transport"
 )
 
 func env(kv map[string]string) func(string) string {
 	return func(k string) string { return kv[k] }
 }
 
+// TestLoadDefaults: an empty environment gives each package's own
+// defaults, field for field, so the command and the libraries cannot
+// disagree (NSIP_TIMEOUT once said 15s while nsip.DefaultTimeout said 30s).
 func TestLoadDefaults(t *testing.T) {
-	gw := gateway.DefaultConfig()
 	got, err := Load(env(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := Config{
-		Transport: "stdio", Host: "127.0.0.1", Port: 8000,
-		BaseURL: nsip.DefaultBaseURL, Timeout: 15 * time.Second,
-		CacheTTL: time.Hour, CacheMaxEntries: cache.DefaultMaxEntries, CacheMaxBytes: cache.DefaultMaxBytes,
-		TokenBudget: 2000, MaxTokenBudget: 8000, RateLimit: defaults.RateLimit, RateBurst: defaults.RateBurst,
-		MaxConcurrent: defaults.MaxConcurrentUpstream, LogLevel: slog.LevelInfo,
-		CallTimeout: gw.CallTimeout, BreakerFailures: int(gw.BreakerFailures), BreakerCooldown: gw.BreakerCooldown,
-		MaxPause:    gw.MaxUpstreamPause,
+		Transport:   transport.KindStdio,
+		Serve:       transport.Options{Host: transport.DefaultHost, Port: 8000},
+		NSIP:        NSIPConfig{BaseURL: nsip.DefaultBaseURL, Timeout: nsip.DefaultTimeout},
+		Gateway:     gateway.DefaultConfig(),
 		MemoryLimit: 2*cache.DefaultMaxBytes + 128<<20,
-		Replicas:    1,
+		LogLevel:    slog.LevelInfo,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("defaults:\n got %+v\nwant %+v", got, want)
+	}
+	// What the library does with a zero field is what the command does
+	// with an unset variable.
+	if got.NSIP.Timeout > got.Gateway.CallTimeout {
+		t.Errorf("the default request limit %v exceeds the default call deadline %v", got.NSIP.Timeout, got.Gateway.CallTimeout)
+	}
+}
+
+// TestHelpDefaultsAreTheDefaults: the default --help prints for each
+// variable, set explicitly, changes nothing.
+func TestHelpDefaultsAreTheDefaults(t *testing.T) {
+	base, err := Load(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := defaultConfig()
+	for _, s := range settings {
+		shown := s.show(&d)
+		if shown == "" || s.secrecy == secret {
+			continue // unset by default
+		}
+		got, err := Load(env(map[string]string{s.name: shown}))
+		if err != nil {
+			t.Errorf("%s=%s, its own default, is refused: %v", s.name, shown, err)
+			continue
+		}
+		if !reflect.DeepEqual(got, base) {
+			t.Errorf("%s=%s, its default as --help shows it, changes the configuration:\n got %+v\nwant %+v", s.name, shown, got, base)
+		}
 	}
 }
 
@@ -69,18 +99,25 @@ func TestLoadReadsEveryVariable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	gw := gateway.DefaultConfig()
+	gw.CacheTTL, gw.CacheMaxEntries, gw.CacheMaxBytes = 30*time.Minute, 500, 8<<20
+	gw.Budget, gw.MaxBudget = 1500, 12000
+	gw.RateLimit, gw.RateBurst, gw.MaxConcurrentUpstream = 2.5, 3, 8
+	gw.CallTimeout, gw.BreakerFailures, gw.BreakerCooldown = 45*time.Second, 3, 2*time.Minute
+	gw.MaxUpstreamPause, gw.Replicas = 90*time.Second, 3
 	want := Config{
-		Transport: "websocket", Host: "0.0.0.0", Port: 9100,
-		AllowedOrigins: []string{"https://flock.example.org", "http://localhost:5173"},
-		AuthToken:      "5f1c0a9e7b2d4c68a1e3",
-		BaseURL:        "http://127.0.0.1:8080/api", Timeout: 2 * time.Second,
-		CacheTTL: 30 * time.Minute, CacheMaxEntries: 500, CacheMaxBytes: 8 << 20,
-		TokenBudget: 1500, MaxTokenBudget: 12000, RateLimit: 2.5, RateBurst: 3, MaxConcurrent: 8, LogLevel: slog.LevelDebug,
-		CallTimeout: 45 * time.Second, BreakerFailures: 3, BreakerCooldown: 2 * time.Minute,
-		MaxPause:    90 * time.Second,
+		Transport: "websocket",
+		Serve: transport.Options{
+			Host: "0.0.0.0", Port: 9100,
+			AllowedOrigins:       []string{"https://flock.example.org", "http://localhost:5173"},
+			AuthToken:            "5f1c0a9e7b2d4c68a1e3",
+			MaxSessionsPerClient: 300,
+		},
+		NSIP:        NSIPConfig{BaseURL: "http://127.0.0.1:8080/api", Timeout: 2 * time.Second},
+		Gateway:     gw,
+		RedisURL:    "rediss://:s3cret@redis.internal:6380/2",
 		MemoryLimit: 16<<20 + 128<<20, // twice the cache, plus headroom
-		RedisURL:    "rediss://:s3cret@redis.internal:6380/2", Replicas: 3,
-		MaxSessionsPerClient: 300,
+		LogLevel:    slog.LevelDebug,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("\n got %+v\nwant %+v", got, want)
@@ -99,8 +136,8 @@ func TestLoadLeavesGOMEMLIMITToTheRuntime(t *testing.T) {
 
 func TestLoadStdioHealthAddr(t *testing.T) {
 	got, err := Load(env(map[string]string{"MCP_HEALTH_ADDR": "127.0.0.1:8081"}))
-	if err != nil || got.HealthAddr != "127.0.0.1:8081" {
-		t.Fatalf("MCP_HEALTH_ADDR in stdio mode: %q, %v", got.HealthAddr, err)
+	if err != nil || got.Serve.HealthAddr != "127.0.0.1:8081" {
+		t.Fatalf("MCP_HEALTH_ADDR in stdio mode: %q, %v", got.Serve.HealthAddr, err)
 	}
 }
 
@@ -125,8 +162,8 @@ func TestLoadRejectsBadValues(t *testing.T) {
 		{map[string]string{"MCP_TRANSPORT": "websocket", "MCP_HEALTH_ADDR": "127.0.0.1:8081"}, "MCP_HEALTH_ADDR", "127.0.0.1:8081", "only with MCP_TRANSPORT=stdio"},
 		{map[string]string{"MCP_ALLOWED_ORIGINS": "flock.example.org"}, "MCP_ALLOWED_ORIGINS", "flock.example.org", "comma-separated list of origins"},
 		{map[string]string{"MCP_ALLOWED_ORIGINS": "https://a.example/app"}, "MCP_ALLOWED_ORIGINS", "https://a.example/app", "comma-separated list of origins"},
-		{map[string]string{"MCP_AUTH_TOKEN": "short"}, "MCP_AUTH_TOKEN", "short", "at least 16 visible ASCII characters"},
-		{map[string]string{"MCP_AUTH_TOKEN": "has a space in the middle"}, "MCP_AUTH_TOKEN", "has a space in the middle", "without spaces"},
+		{map[string]string{"MCP_HOST": "999.1.1.1"}, "MCP_HOST", "999.1.1.1", "IP address or host name"},
+		{map[string]string{"MCP_HOST": "10.0.0.256"}, "MCP_HOST", "10.0.0.256", "IP address or host name"},
 		{map[string]string{"NSIP_BASE_URL": "nsipsearch.nsip.org/api"}, "NSIP_BASE_URL", "nsipsearch.nsip.org/api", "absolute http or https URL"},
 		{map[string]string{"NSIP_BASE_URL": "ftp://example.org/api"}, "NSIP_BASE_URL", "ftp://example.org/api", "absolute http or https URL"},
 		{map[string]string{"NSIP_TIMEOUT": "15"}, "NSIP_TIMEOUT", "15", "duration from 100ms to 5m"},
@@ -135,7 +172,7 @@ func TestLoadRejectsBadValues(t *testing.T) {
 		{map[string]string{"NSIP_CACHE_MAX_ENTRIES": "0"}, "NSIP_CACHE_MAX_ENTRIES", "0", "integer from 1 to 10000000"},
 		{map[string]string{"NSIP_CACHE_MAX_BYTES": "64mb"}, "NSIP_CACHE_MAX_BYTES", "64mb", "KiB, MiB or GiB"},
 		{map[string]string{"NSIP_CACHE_MAX_BYTES": "512"}, "NSIP_CACHE_MAX_BYTES", "512", "from 1KiB to 64GiB"},
-		{map[string]string{"NSIP_TOKEN_BUDGET": "100"}, "NSIP_TOKEN_BUDGET", "100", "integer from 256 to 100000"},
+		{map[string]string{"NSIP_TOKEN_BUDGET": "100"}, "NSIP_TOKEN_BUDGET", "100", "whole number from 256 to 100000"},
 		{map[string]string{"NSIP_MAX_TOKEN_BUDGET": "30000"}, "NSIP_MAX_TOKEN_BUDGET", "30000", "integer from 256 to 25000"},
 		{map[string]string{"NSIP_RATE_LIMIT": "fast"}, "NSIP_RATE_LIMIT", "fast", "requests per second from 0.1 to 1000"},
 		{map[string]string{"NSIP_RATE_BURST": "0"}, "NSIP_RATE_BURST", "0", "integer from 1 to 1000"},
@@ -181,7 +218,7 @@ func TestLoadDeadlinesAndBreaker(t *testing.T) {
 		{name: "request limit equal to the call's", env: map[string]string{"NSIP_TIMEOUT": "45s", "NSIP_CALL_TIMEOUT": "45000ms"},
 			want: [3]any{45 * time.Second, 5, 30 * time.Second}},
 		{name: "no unit", env: map[string]string{"NSIP_CALL_TIMEOUT": "30"},
-			wantErr: `invalid NSIP_CALL_TIMEOUT="30": accepted values: ` + callAccepts},
+			wantErr: `invalid NSIP_CALL_TIMEOUT="30": accepted values: ` + callAccepts + `; did you mean NSIP_CALL_TIMEOUT=30s?`},
 		{name: "zero call timeout", env: map[string]string{"NSIP_CALL_TIMEOUT": "0s"},
 			wantErr: `invalid NSIP_CALL_TIMEOUT="0s": accepted values: ` + callAccepts},
 		{name: "call timeout over the bound", env: map[string]string{"NSIP_CALL_TIMEOUT": "16m"},
@@ -190,6 +227,8 @@ func TestLoadDeadlinesAndBreaker(t *testing.T) {
 			wantErr: `invalid NSIP_CALL_TIMEOUT="10s" together with NSIP_TIMEOUT=15s: accepted values: ` + callAccepts},
 		{name: "request limit above the default call deadline", env: map[string]string{"NSIP_TIMEOUT": "1m"},
 			wantErr: `invalid NSIP_CALL_TIMEOUT="30s" together with NSIP_TIMEOUT=1m: accepted values: ` + callAccepts},
+		{name: "no unit, and no unit would help", env: map[string]string{"NSIP_CALL_TIMEOUT": "3000"},
+			wantErr: `invalid NSIP_CALL_TIMEOUT="3000": accepted values: ` + callAccepts},
 		{name: "zero failures", env: map[string]string{"NSIP_BREAKER_FAILURES": "0"},
 			wantErr: `invalid NSIP_BREAKER_FAILURES="0": accepted values: ` + failAccepts},
 		{name: "negative failures", env: map[string]string{"NSIP_BREAKER_FAILURES": "-3"},
@@ -217,7 +256,7 @@ func TestLoadDeadlinesAndBreaker(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := [3]any{c.CallTimeout, c.BreakerFailures, c.BreakerCooldown}; got != tc.want {
+			if got := [3]any{c.Gateway.CallTimeout, int(c.Gateway.BreakerFailures), c.Gateway.BreakerCooldown}; got != tc.want {
 				t.Fatalf("call timeout, breaker failures, cooldown = %v, want %v", got, tc.want)
 			}
 		})
@@ -255,8 +294,9 @@ func TestUsageListsEveryVariableWithItsDefault(t *testing.T) {
 	var b bytes.Buffer
 	writeUsage(&b)
 	lines := strings.Split(b.String(), "\n")
+	d := defaultConfig()
 	for _, s := range settings {
-		def := s.def
+		def := s.show(&d)
 		if def == "" {
 			def = "(unset)"
 		}
@@ -304,5 +344,100 @@ func TestRunArguments(t *testing.T) {
 				t.Fatalf("stderr %q is not exactly one line", errb.String())
 			}
 		})
+	}
+}
+
+// TestConfigErrorsNeverShowSecrets: a refused token is not echoed, and a
+// refused URL is shown with its user information hidden, however mangled
+// the URL is.
+func TestConfigErrorsNeverShowSecrets(t *testing.T) {
+	cases := []struct {
+		name, value, secret string
+		shown               string // what the message shows instead; "" for nothing
+	}{
+		{"MCP_AUTH_TOKEN", "hunter2-short", "hunter2", ""},
+		{"MCP_AUTH_TOKEN", "hunter2 with a space in it", "hunter2", ""},
+		{"NSIP_REDIS_URL", "redis://:hunter2@redis:6379/db", "hunter2", `"redis://:xxxxx@redis:6379/db"`},
+		{"NSIP_REDIS_URL", "redis://admin:hunter2@redis:6379/db", "hunter2", `"redis://admin:xxxxx@redis:6379/db"`},
+		{"NSIP_REDIS_URL", "redis://hunter2@redis:6379/db", "hunter2", `"redis://xxxxx@redis:6379/db"`},
+		{"NSIP_REDIS_URL", "redis://:hunter2 with/slash@redis:6379", "hunter2", `"redis://xxxxx@redis:6379"`},
+		{"NSIP_REDIS_URL", "rediss//:hunter2@redis:6379", "hunter2", `"xxxxx@redis:6379"`},
+		{"NSIP_REDIS_URL", "redis:6379 password=hunter2", "hunter2", `"redis:6379 xxxxx"`},
+		{"NSIP_REDIS_URL", "redis://redis:6379/db?password=hunter2", "hunter2", `"redis://redis:6379/db?password=xxxxx"`},
+		{"NSIP_REDIS_URL", "redis//redis:6379?password=hunter2", "hunter2", `"redis//redis:6379?xxxxx"`},
+		{"NSIP_BASE_URL", "ftp://user:hunter2@example.org/api", "hunter2", `"ftp://user:xxxxx@example.org/api"`},
+		{"MCP_ALLOWED_ORIGINS", "https://app.example.org,https://user:hunter2@app.example.org", "hunter2", `"https://app.example.org,https://user:xxxxx@app.example.org"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name+"/"+tc.value, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			if code := run(nil, env(map[string]string{tc.name: tc.value}), &out, &errb); code != 2 {
+				t.Fatalf("exit %d, want 2 (stderr %q)", code, errb.String())
+			}
+			msg := errb.String()
+			if strings.Contains(msg, tc.secret) {
+				t.Fatalf("the message shows the secret: %q", msg)
+			}
+			if !strings.Contains(msg, "invalid "+tc.name) || (tc.shown != "" && !strings.Contains(msg, tc.shown)) {
+				t.Fatalf("message %q should name %s and show %s", msg, tc.name, tc.shown)
+			}
+			_, err := Load(env(map[string]string{tc.name: tc.value}))
+			var ce *ConfigError
+			if !errors.As(err, &ce) || strings.Contains(fmt.Sprintf("%+v %#v", ce, ce), tc.secret) {
+				t.Fatalf("the error value itself holds the secret: %#v", ce)
+			}
+		})
+	}
+	if got := redactURL("http://nsip:hunter2@nsip.example.org/api"); got != "http://nsip:xxxxx@nsip.example.org/api" {
+		t.Errorf("a base URL with a password is logged as %q", got)
+	}
+	if got := redactURL(nsip.DefaultBaseURL); got != nsip.DefaultBaseURL {
+		t.Errorf("a URL without user information is changed to %q", got)
+	}
+}
+
+// TestNearMissesGetASuggestion: a value one slip from an accepted one is
+// refused with the accepted one, which would itself be accepted.
+func TestNearMissesGetASuggestion(t *testing.T) {
+	cases := []struct{ name, value, want string }{
+		{"MCP_TRANSPORT", "http", "http-sse"},
+		{"MCP_TRANSPORT", "HTTP-SSE", "http-sse"},
+		{"MCP_TRANSPORT", "sse", "http-sse"},
+		{"MCP_TRANSPORT", "streamable-http", "http-sse"},
+		{"MCP_TRANSPORT", "ws", "websocket"},
+		{"MCP_TRANSPORT", "web-socket", "websocket"},
+		{"MCP_TRANSPORT", "stdoi", "stdio"},
+		{"MCP_TRANSPORT", "grpc", ""},
+		{"LOG_LEVEL", "warning", "warn"},
+		{"LOG_LEVEL", "verbose", "debug"},
+		{"LOG_LEVEL", "eror", "error"},
+		{"LOG_LEVEL", "loud", ""},
+		{"NSIP_CACHE_MAX_BYTES", "64mb", "64MiB"},
+		{"NSIP_CACHE_MAX_BYTES", "512 KB", "512KiB"},
+		{"NSIP_CACHE_MAX_BYTES", "128GB", ""}, // above the bound either way
+		{"NSIP_TIMEOUT", "15", "15s"},
+		{"NSIP_TIMEOUT", "600", ""}, // 10m is above the bound
+		{"NSIP_CACHE_TTL", "3600", "3600s"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
+			_, err := Load(env(map[string]string{tc.name: tc.value}))
+			var ce *ConfigError
+			if !errors.As(err, &ce) {
+				t.Fatalf("Load: %v, want a *ConfigError", err)
+			}
+			if ce.Suggest != tc.want {
+				t.Fatalf("suggestion %q, want %q (%v)", ce.Suggest, tc.want, err)
+			}
+			want := "; did you mean " + tc.name + "=" + tc.want + "?"
+			if has := strings.HasSuffix(err.Error(), want); has != (tc.want != "") {
+				t.Fatalf("message %q: ends with %q = %v", err, want, has)
+			}
+		})
+	}
+	var out, errb bytes.Buffer
+	if code := run(nil, env(map[string]string{"MCP_TRANSPORT": "http"}), &out, &errb); code != 2 ||
+		errb.String() != `nsip-mcp: invalid MCP_TRANSPORT="http": accepted values: stdio, http-sse or websocket; did you mean MCP_TRANSPORT=http-sse?`+"\n" {
+		t.Fatalf("MCP_TRANSPORT=http: exit %d, stderr %q", code, errb.String())
 	}
 }

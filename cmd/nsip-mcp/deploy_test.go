@@ -35,12 +35,12 @@ func TestDeployExampleConfigLoads(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the replicas' environment does not load: %v", err)
 	}
-	if c.RedisURL != "redis://redis:6379/0" || c.Replicas != 2 || c.Transport != "http-sse" {
-		t.Errorf("replica config = Redis %q, replicas %d, transport %q; want the shared Redis, 2 and http-sse", c.RedisURL, c.Replicas, c.Transport)
+	if c.RedisURL != "redis://redis:6379/0" || c.Gateway.Replicas != 2 || c.Transport != "http-sse" {
+		t.Errorf("replica config = Redis %q, replicas %d, transport %q; want the shared Redis, 2 and http-sse", c.RedisURL, c.Gateway.Replicas, c.Transport)
 	}
 	// Behind the load balancer every client has its address: a bound per
 	// address below the server's own would refuse the 17th user's session.
-	if c.MaxSessionsPerClient < transport.DefaultMaxSessions {
-		t.Errorf("replicas allow %d sessions per client address, all of them behind the load balancer's; want at least the server's %d", c.MaxSessionsPerClient, transport.DefaultMaxSessions)
+	if c.Serve.MaxSessionsPerClient < transport.DefaultMaxSessions {
+		t.Errorf("replicas allow %d sessions per client address, all of them behind the load balancer's; want at least the server's %d", c.Serve.MaxSessionsPerClient, transport.DefaultMaxSessions)
 	}
 }

@@ -305,7 +305,7 @@ func TestEndToEndInvalidEnvironmentExitsTwo(t *testing.T) {
 		{"NSIP_TIMEOUT", "soon"},
 		{"NSIP_TOKEN_BUDGET", "-5"},
 		{"LOG_LEVEL", "chatty"},
-		{"MCP_ALLOWED_ORIGINS", "not a url"},
+		{"MCP_ALLOWED_ORIGINS", "flock.example.org"},
 		{"NSIP_BREAKER_FAILURES", "0"},
 		{"NSIP_BREAKER_COOLDOWN", "forever"},
 		{"NSIP_CALL_TIMEOUT", "10s"}, // shorter than the default NSIP_TIMEOUT

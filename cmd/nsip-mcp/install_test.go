@@ -218,7 +218,7 @@ func TestDistBuildsBinariesChecksumsAndBundle(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if want := []string{"SHA256SUMS", binName, bundleName}; !slices.Equal(names, want) {
+	if want := []string{"SHA256SUMS", binName, bundleName, "server.json"}; !slices.Equal(names, want) {
 		t.Fatalf("dist holds %v, want %v", names, want)
 	}
 
@@ -304,6 +304,30 @@ func TestDistBuildsBinariesChecksumsAndBundle(t *testing.T) {
 	}
 	if files["LICENSE"] == nil {
 		t.Error("the bundle has no LICENSE")
+	}
+
+	// The registry entry: this release's version, its image, and the one
+	// bundle built, with the hash of the file.
+	var reg registryEntry
+	readJSONFile(t, filepath.Join(out, "server.json"), &reg)
+	bundleBody, _ := os.ReadFile(filepath.Join(out, bundleName))
+	sum := sha256.Sum256(bundleBody)
+	var kinds []string
+	for _, p := range reg.Packages {
+		kinds = append(kinds, p.RegistryType)
+		switch p.RegistryType {
+		case "oci":
+			if !strings.HasSuffix(p.Identifier, ":"+strings.TrimPrefix(version, "v")) {
+				t.Errorf("server.json's image %s is not tagged %s", p.Identifier, version)
+			}
+		case "mcpb":
+			if !strings.HasSuffix(p.Identifier, "/releases/download/"+version+"/"+bundleName) || p.FileSha256 != hex.EncodeToString(sum[:]) {
+				t.Errorf("server.json's bundle %s (sha256 %s); want %s at tag %s, sha256 %x", p.Identifier, p.FileSha256, bundleName, version, sum)
+			}
+		}
+	}
+	if reg.Version != strings.TrimPrefix(version, "v") || !slices.Equal(kinds, []string{"oci", "mcpb"}) {
+		t.Errorf("server.json: version %q, packages %v; want %s, the image and the one bundle built", reg.Version, kinds, strings.TrimPrefix(version, "v"))
 	}
 }
 
@@ -402,8 +426,19 @@ func TestManifestMatchesTheServer(t *testing.T) {
 			continue
 		}
 		defaults[name] = fmt.Sprint(opt.Default)
-		if opt.Min != nil && opt.Max != nil {
-			for _, v := range []float64{*opt.Min, *opt.Max} {
+		// MCPB's option types; a host refuses a bundle with any other,
+		// so a whole-number setting can only be offered as a number.
+		if !slices.Contains([]string{"string", "number", "boolean", "directory", "file"}, opt.Type) {
+			t.Errorf("user_config.%s has type %q, which MCPB does not know", r[1], opt.Type)
+		}
+		if opt.Type == "number" && (opt.Min == nil || opt.Max == nil) {
+			t.Errorf("user_config.%s is a number without min and max; %s has bounds", r[1], name)
+		}
+		if opt.Type == "number" && opt.Min != nil && opt.Max != nil {
+			// A number field takes any number within its bounds, so the
+			// setting must take fractions too (2000.5 once stopped the
+			// server at start).
+			for _, v := range []float64{*opt.Min, *opt.Max, *opt.Min + 0.5, (*opt.Min+*opt.Max)/2 + 0.25, *opt.Max - 0.5} {
 				if _, err := Load(env(map[string]string{name: fmt.Sprint(v)})); err != nil {
 					t.Errorf("user_config.%s allows %v, which %s refuses: %v", r[1], v, name, err)
 				}
@@ -422,7 +457,7 @@ func TestManifestMatchesTheServer(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the manifest's defaults %v are refused: %v", defaults, err)
 	}
-	if cfg.BaseURL != nsip.DefaultBaseURL || cfg.TokenBudget != 2000 {
-		t.Errorf("with the manifest's defaults, base URL %q and budget %d; want the public API and 2000", cfg.BaseURL, cfg.TokenBudget)
+	if cfg.NSIP.BaseURL != nsip.DefaultBaseURL || cfg.Gateway.Budget != 2000 {
+		t.Errorf("with the manifest's defaults, base URL %q and budget %d; want the public API and 2000", cfg.NSIP.BaseURL, cfg.Gateway.Budget)
 	}
 }

@@ -6,9 +6,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -64,6 +66,11 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := serve(ctx, cfg, logger); err != nil {
+		if msg := listenProblem(err, cfg); msg != "" {
+			// A setting to change, like a bad value: one plain line, exit 2.
+			fmt.Fprintf(stderr, "nsip-mcp: %s\n", msg)
+			return 2
+		}
 		logger.Error("nsip-mcp stopped", "err", err)
 		return 1
 	}
@@ -79,8 +86,8 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		logger.Debug("soft memory limit set from NSIP_CACHE_MAX_BYTES", "bytes", cfg.MemoryLimit)
 	}
 	client, err := nsip.NewClient(
-		nsip.WithBaseURL(cfg.BaseURL),
-		nsip.WithTimeout(cfg.Timeout),
+		nsip.WithBaseURL(cfg.NSIP.BaseURL),
+		nsip.WithTimeout(cfg.NSIP.Timeout),
 		nsip.WithUserAgent("nsip-mcp/"+v),
 	)
 	if err != nil {
@@ -94,21 +101,8 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 			logger.Error("token counter unavailable; counting bytes instead", "err", err)
 		}
 	}()
-	gcfg := gateway.DefaultConfig()
-	gcfg.Budget = cfg.TokenBudget
-	gcfg.MaxBudget = cfg.MaxTokenBudget
-	gcfg.CacheTTL = cfg.CacheTTL
-	gcfg.CacheMaxEntries = cfg.CacheMaxEntries
-	gcfg.CacheMaxBytes = cfg.CacheMaxBytes
-	gcfg.RateLimit = cfg.RateLimit
-	gcfg.RateBurst = cfg.RateBurst
-	gcfg.MaxConcurrentUpstream = cfg.MaxConcurrent
-	gcfg.CallTimeout = cfg.CallTimeout
-	gcfg.BreakerFailures = uint32(cfg.BreakerFailures) // 1..1000, checked by Load
-	gcfg.BreakerCooldown = cfg.BreakerCooldown
-	gcfg.MaxUpstreamPause = cfg.MaxPause
+	gcfg := cfg.Gateway
 	gcfg.Logger = logger
-	gcfg.Replicas = cfg.Replicas
 	if cfg.RedisURL != "" {
 		rd, err := cache.NewRedis(cache.RedisConfig{URL: cfg.RedisURL, Logger: logger})
 		if err != nil {
@@ -122,23 +116,42 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		return err
 	}
 	s := g.NewMCPServer("nsip-mcp", v)
-	logger.Info("starting", "version", v, "commit", build.Commit, "transport", cfg.Transport, "nsip_base_url", cfg.BaseURL,
-		"shared_redis", cfg.RedisURL != "", "replicas", cfg.Replicas)
-	return transport.Serve(ctx, cfg.Transport, s, transport.Options{
-		Host:           cfg.Host,
-		Port:           cfg.Port,
-		HealthAddr:     cfg.HealthAddr,
-		AllowedOrigins: cfg.AllowedOrigins,
-		AuthToken:      cfg.AuthToken,
-		Health:         func() any { return healthWithBuild{g.Health(), build} },
-		Ready:          g.Ready,
-		Stateless:      cfg.Replicas > 1,
-		Version:        v,
-		Logger:         logger,
+	logger.Info("starting", "version", v, "commit", build.Commit, "transport", cfg.Transport, "nsip_base_url", redactURL(cfg.NSIP.BaseURL),
+		"shared_redis", cfg.RedisURL != "", "replicas", gcfg.Replicas)
+	opts := cfg.Serve
+	opts.Health = func() any { return healthWithBuild{g.Health(), build} }
+	opts.Ready = g.Ready
+	opts.Stateless = gcfg.Replicas > 1
+	opts.Version = v
+	opts.Logger = logger
+	return transport.Serve(ctx, cfg.Transport, s, opts)
+}
 
-		// Every session of a client address counts against this bound.
-		MaxSessionsPerClient: cfg.MaxSessionsPerClient,
-	})
+// listenProblem explains a failure to listen as the setting to change, or
+// returns "" when err is not one. The network transports listen on
+// MCP_HOST:MCP_PORT; stdio listens only for MCP_HEALTH_ADDR.
+func listenProblem(err error, cfg Config) string {
+	var op *net.OpError
+	if !errors.As(err, &op) || op.Op != "listen" {
+		return ""
+	}
+	if cfg.Transport == transport.KindStdio {
+		return fmt.Sprintf("cannot listen on MCP_HEALTH_ADDR=%s (%v): set it to a free port on an address of this machine, e.g. 127.0.0.1:8081, or unset it",
+			cfg.Serve.HealthAddr, op.Err)
+	}
+	host, port := cfg.Serve.Host, cfg.Serve.Port
+	var dns *net.DNSError
+	switch {
+	case errors.Is(op.Err, syscall.EADDRINUSE):
+		return fmt.Sprintf("cannot listen on MCP_PORT=%d: port %d on %s is already in use by another program; set MCP_PORT to a free port, or 0 to have one picked", port, port, host)
+	case errors.Is(op.Err, syscall.EACCES):
+		return fmt.Sprintf("cannot listen on MCP_PORT=%d (%v): ports below 1024 need privileges; set MCP_PORT to 1024 or above", port, op.Err)
+	case errors.Is(op.Err, syscall.EADDRNOTAVAIL):
+		return fmt.Sprintf("cannot listen on MCP_HOST=%s: it is not an address of this machine; set MCP_HOST to one of its addresses, e.g. 127.0.0.1, or 0.0.0.0 for all of them", host)
+	case errors.As(op.Err, &dns):
+		return fmt.Sprintf("cannot listen on MCP_HOST=%s: the name does not resolve (%v); set MCP_HOST to an address of this machine, e.g. 127.0.0.1, or 0.0.0.0 for all of them", host, dns)
+	}
+	return fmt.Sprintf("cannot listen on MCP_HOST=%s MCP_PORT=%d: %v; check both", host, port, op.Err)
 }
 
 // healthWithBuild is /healthz's body: the gateway's facts and, under

@@ -29,6 +29,12 @@ func TestEndToEndReadmeWebSocketExample(t *testing.T) {
 			program = m[1]
 		}
 	}
+	// The README names the file: Node reads import and top-level await
+	// only in a module, which .mjs says it is.
+	name := regexp.MustCompile("Save it as `([a-z-]+\\.mjs)`").FindStringSubmatch(string(readme))
+	if name == nil {
+		t.Fatal("README.md does not say to save the WebSocket example as a .mjs file")
+	}
 	const readmeURL = "ws://127.0.0.1:8000/ws"
 	if program == "" || !strings.Contains(program, readmeURL) || !strings.Contains(program, readmeExampleLPN) {
 		t.Fatalf("README.md has no js block with the WebSocket example for %s at %s", readmeExampleLPN, readmeURL)
@@ -56,7 +62,7 @@ func TestEndToEndReadmeWebSocketExample(t *testing.T) {
 	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
 		t.Fatal(err)
 	}
-	script := filepath.Join(dir, "example.mjs")
+	script := filepath.Join(dir, name[1])
 	if err := os.WriteFile(script, []byte(program), 0o644); err != nil {
 		t.Fatal(err)
 	}
