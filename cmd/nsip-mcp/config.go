@@ -47,6 +47,10 @@ type Config struct {
 	RedisURL string // shared tier, rate limit and breaker for replicas; empty means none
 	Replicas int    // replicas sharing the rate limit
 
+	// RedisSecret keys the MAC on the records replicas share; required
+	// with RedisURL, never logged.
+	RedisSecret string
+
 	// MemoryLimit is the soft limit handed to the Go runtime, derived from
 	// the cache bound; 0 when GOMEMLIMIT is set, which the runtime reads
 	// itself.
@@ -76,6 +80,16 @@ type setting struct {
 	// setting this one clashes with as NAME=value (given reports values as
 	// set, defaults included), or "" when they agree.
 	validate func(c *Config, given func(name string) string) (with string)
+	// secret settings are never quoted, not even in an error.
+	secret bool
+}
+
+// shown is v as an error about s may quote it.
+func (s setting) shown(v string) string {
+	if s.secret && v != "" {
+		return fmt.Sprintf("(%d characters, not shown)", len(v))
+	}
+	return v
 }
 
 // defaults are the gateway's own, so the two never disagree.
@@ -285,6 +299,31 @@ var settings = []setting{
 		},
 	},
 	{
+		name: "NSIP_REDIS_SECRET", def: "", secret: true,
+		accepts: fmt.Sprintf("at least %d visible ASCII characters without spaces, the same on every replica (make one with openssl rand -hex 32); required with NSIP_REDIS_URL", cache.MinRedisSecret),
+		help:    "key of the MAC every record in Redis carries: replicas serve only records written with it, so nothing else that can write to Redis can plant an answer; never logged",
+		apply: func(c *Config, v string) bool {
+			c.RedisSecret = v
+			if len(v) < cache.MinRedisSecret {
+				return false
+			}
+			for _, r := range v {
+				if r <= ' ' || r > '~' {
+					return false
+				}
+			}
+			return true
+		},
+		// Without a secret every record would be forgeable by anyone who
+		// can reach Redis, so the shared mode does not start without one.
+		validate: func(c *Config, _ func(string) string) string {
+			if c.RedisURL != "" && c.RedisSecret == "" {
+				return "NSIP_REDIS_URL set" // not its value, which may hold a password
+			}
+			return ""
+		},
+	},
+	{
 		name: "NSIP_REPLICAS", def: strconv.Itoa(defaults.Replicas),
 		accepts: "an integer from 1 to 1000",
 		help:    "replicas running against NSIP together: without Redis (or while it is down) each keeps to NSIP_RATE_LIMIT/NSIP_REPLICAS; above 1, streamable HTTP runs stateless so that any replica can answer any request",
@@ -341,7 +380,7 @@ func Load(getenv func(string) string) (Config, error) {
 			continue
 		}
 		if !s.apply(&c, v) {
-			return Config{}, &ConfigError{Name: s.name, Value: v, Accepts: s.accepts}
+			return Config{}, &ConfigError{Name: s.name, Value: s.shown(v), Accepts: s.accepts}
 		}
 		given[s.name] = v
 	}
@@ -350,7 +389,7 @@ func Load(getenv func(string) string) (Config, error) {
 			continue
 		}
 		if with := s.validate(&c, func(name string) string { return given[name] }); with != "" {
-			return Config{}, &ConfigError{Name: s.name, Value: given[s.name], Accepts: s.accepts, With: with}
+			return Config{}, &ConfigError{Name: s.name, Value: s.shown(given[s.name]), Accepts: s.accepts, With: with}
 		}
 	}
 	if strings.TrimSpace(getenv("GOMEMLIMIT")) == "" {

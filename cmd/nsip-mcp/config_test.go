@@ -63,6 +63,7 @@ func TestLoadReadsEveryVariable(t *testing.T) {
 		"LOG_LEVEL":                   "DEBUG",
 		"MCP_AUTH_TOKEN":              "5f1c0a9e7b2d4c68a1e3",
 		"NSIP_REDIS_URL":              "rediss://:s3cret@redis.internal:6380/2",
+		"NSIP_REDIS_SECRET":           "9b1f0c4e7a2d8c61b3e5f7a9c0d2e4f6",
 		"NSIP_REPLICAS":               "3",
 		"MCP_MAX_SESSIONS_PER_CLIENT": "300",
 	}))
@@ -80,6 +81,7 @@ func TestLoadReadsEveryVariable(t *testing.T) {
 		MaxPause:    90 * time.Second,
 		MemoryLimit: 16<<20 + 128<<20, // twice the cache, plus headroom
 		RedisURL:    "rediss://:s3cret@redis.internal:6380/2", Replicas: 3,
+		RedisSecret:          "9b1f0c4e7a2d8c61b3e5f7a9c0d2e4f6",
 		MaxSessionsPerClient: 300,
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -304,5 +306,50 @@ func TestRunArguments(t *testing.T) {
 				t.Fatalf("stderr %q is not exactly one line", errb.String())
 			}
 		})
+	}
+}
+
+// Redis without a secret would let anyone who can write to it plant
+// answers, so the server refuses to start, saying how to make one; a bad
+// secret is refused without being repeated, and so is the Redis URL's
+// password.
+func TestLoadRedisSecret(t *testing.T) {
+	const url, pw = "redis://:hunter2-redis-pw@redis:6379/0", "hunter2-redis-pw"
+	cases := []struct {
+		name, secret, value, with string
+	}{
+		{"missing", "", "", "NSIP_REDIS_URL set"},
+		{"short", "0123456789abcdef0123456789abcde", "(31 characters, not shown)", ""},
+		{"with a space", "0123456789abcdef 0123456789abcdef", "(33 characters, not shown)", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := map[string]string{"NSIP_REDIS_URL": url, "NSIP_REDIS_SECRET": tc.secret}
+			_, err := Load(env(e))
+			var ce *ConfigError
+			if !errors.As(err, &ce) || ce.Name != "NSIP_REDIS_SECRET" || ce.Value != tc.value || ce.With != tc.with {
+				t.Fatalf("Load: %#v, want NSIP_REDIS_SECRET=%q with %q", err, tc.value, tc.with)
+			}
+			var out, errb bytes.Buffer
+			if code := run(nil, env(e), &out, &errb); code != 2 {
+				t.Fatalf("exit %d, want 2 (stderr %q)", code, errb.String())
+			}
+			msg := errb.String()
+			if !strings.Contains(msg, "NSIP_REDIS_SECRET") || !strings.Contains(msg, "openssl rand -hex 32") || strings.Count(msg, "\n") != 1 {
+				t.Errorf("stderr %q: want one line naming NSIP_REDIS_SECRET and how to make one", msg)
+			}
+			if strings.Contains(msg, pw) || (tc.secret != "" && strings.Contains(msg, tc.secret)) {
+				t.Errorf("stderr %q repeats a secret", msg)
+			}
+		})
+	}
+	good := "0123456789abcdef0123456789abcdef"
+	c, err := Load(env(map[string]string{"NSIP_REDIS_URL": url, "NSIP_REDIS_SECRET": good}))
+	if err != nil || c.RedisSecret != good {
+		t.Fatalf("Load with a 32-character secret: %q, %v", c.RedisSecret, err)
+	}
+	// Without Redis a secret does no harm, and none is needed.
+	if _, err := Load(env(map[string]string{"NSIP_REDIS_SECRET": good})); err != nil {
+		t.Errorf("Load with a secret and no Redis: %v", err)
 	}
 }

@@ -110,7 +110,7 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	gcfg.Logger = logger
 	gcfg.Replicas = cfg.Replicas
 	if cfg.RedisURL != "" {
-		rd, err := cache.NewRedis(cache.RedisConfig{URL: cfg.RedisURL, Logger: logger})
+		rd, err := cache.NewRedis(cache.RedisConfig{URL: cfg.RedisURL, Secret: []byte(cfg.RedisSecret), Logger: logger})
 		if err != nil {
 			return err
 		}
