@@ -1,11 +1,15 @@
 package cache
 
 import (
+	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
+	"hash"
+	"io"
 	"log/slog"
 	"strings"
 	"sync"
@@ -20,6 +24,17 @@ const (
 	DefaultRedisPrefix     = "nsip-mcp:"
 	DefaultRedisOpTimeout  = 250 * time.Millisecond
 	DefaultRedisRetryEvery = time.Second
+
+	// MinRedisSecret is the shortest secret NewRedis accepts, in bytes:
+	// 32 random bytes, or the 64 hex digits of openssl rand -hex 32.
+	MinRedisSecret = 32
+
+	// MaxClockSkew is how far ahead of the reader's clock a record's store
+	// time may be and still be served. Replicas' clocks differ a little;
+	// beyond this a record would look fresh for longer than its TTL (with
+	// a store time far ahead, forever in the local tier that takes it in),
+	// so it is refused instead, and counted.
+	MaxClockSkew = 10 * time.Second
 )
 
 // RedisConfig says where the shared tier lives and how patient to be with it.
@@ -29,6 +44,11 @@ type RedisConfig struct {
 	OpTimeout  time.Duration // limit for one command; a slower Redis counts as down
 	RetryEvery time.Duration // while Redis is down, how often one call tries it again
 	Logger     *slog.Logger
+
+	// Secret keys the MAC on every record, so that only a holder of it can
+	// write a record a replica will serve. Every replica sharing the Redis
+	// needs the same one; at least MinRedisSecret bytes.
+	Secret []byte
 }
 
 // ErrRedisDown is returned, wrapped with the reason, by Do while Redis is
@@ -53,7 +73,11 @@ type Redis struct {
 	since   time.Time
 	nextTry time.Time
 
-	corrupt atomic.Uint64 // values ignored because they were not ours or were damaged
+	secret []byte
+
+	corrupt atomic.Uint64 // values not served, for any of the reasons below or a reader's
+	unauth  atomic.Uint64 // values without a valid MAC: foreign, damaged, forged, other secret
+	future  atomic.Uint64 // authentic records stamped more than MaxClockSkew ahead
 
 	watchMu  sync.Mutex
 	watchers []func(up bool)
@@ -81,6 +105,11 @@ func NewRedis(cfg RedisConfig) (*Redis, error) {
 	opts, err := parseRedisURL(cfg.URL)
 	if err != nil {
 		return nil, err
+	}
+	if len(cfg.Secret) < MinRedisSecret {
+		// The length only: a secret is never printed.
+		return nil, fmt.Errorf("cache: the Redis secret has %d bytes, want at least %d (e.g. the output of openssl rand -hex 32), the same on every replica",
+			len(cfg.Secret), MinRedisSecret)
 	}
 	if cfg.Prefix == "" {
 		cfg.Prefix = DefaultRedisPrefix
@@ -111,7 +140,7 @@ func NewRedis(cfg RedisConfig) (*Redis, error) {
 	return &Redis{
 		client: redis.NewClient(opts), prefix: cfg.Prefix,
 		opTimeout: cfg.OpTimeout, retryEvery: cfg.RetryEvery, log: cfg.Logger,
-		since: time.Now(),
+		since: time.Now(), secret: bytes.Clone(cfg.Secret),
 	}, nil
 }
 
@@ -208,14 +237,21 @@ type RedisStatus struct {
 	Up            bool      `json:"up"`
 	Reason        string    `json:"reason,omitempty"` // the error that marked it down
 	Since         time.Time `json:"since"`            // when the state last changed
-	IgnoredValues uint64    `json:"ignored_values"`   // corrupt or foreign values not served
+	IgnoredValues uint64    `json:"ignored_values"`   // values not served, all reasons together
+	// Of those, values without a valid MAC (not ours, damaged, forged, or
+	// written with another secret) and records stamped in the future.
+	UnauthenticatedValues uint64 `json:"unauthenticated_values"`
+	FutureValues          uint64 `json:"future_values"`
 }
 
 // Status reports whether Redis is considered up.
 func (r *Redis) Status() RedisStatus {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return RedisStatus{Up: !r.down, Reason: r.reason, Since: r.since.UTC(), IgnoredValues: r.corrupt.Load()}
+	return RedisStatus{
+		Up: !r.down, Reason: r.reason, Since: r.since.UTC(), IgnoredValues: r.corrupt.Load(),
+		UnauthenticatedValues: r.unauth.Load(), FutureValues: r.future.Load(),
+	}
 }
 
 // Ping asks Redis whether it is there, even while it is considered down
@@ -227,22 +263,29 @@ func (r *Redis) Ping(ctx context.Context) error {
 	return r.Do(ctx, func(ctx context.Context, c *redis.Client) error { return c.Ping(ctx).Err() })
 }
 
-// Stored values are framed as magic, store time (unix nanoseconds) and a
-// CRC-32 of the value, so that a value written by something else, or
-// damaged, is recognised and ignored rather than served.
+// Stored values are framed as magic, store time (unix nanoseconds) and an
+// HMAC-SHA256, keyed with the replicas' secret, over the Redis key, magic,
+// store time and value. Anyone who can write to Redis can compute a
+// checksum; only a replica can compute the MAC, so a value written by
+// anything else, moved to another key, or damaged is recognised and
+// ignored rather than served.
 const (
-	frameMagic  = "nsc1"
-	frameHeader = len(frameMagic) + 8 + 4
+	frameMagic  = "nsc2"
+	frameMAC    = len(frameMagic) + 8 // where the MAC starts
+	frameHeader = frameMAC + sha256.Size
 )
 
 // Load returns the value stored under key with when it was stored. A value
-// that is missing, foreign or damaged, or Redis being unavailable, are all
-// a miss: the caller fetches and Store overwrites what was there.
-func (r *Redis) Load(ctx context.Context, key string) (value []byte, stored time.Time, ok bool) {
+// that is missing, foreign, damaged or without a valid MAC, one stamped
+// more than MaxClockSkew after now (the caller's clock, which judges the
+// record's age too), or Redis being unavailable, are all a miss: the
+// caller fetches and Store overwrites what was there.
+func (r *Redis) Load(ctx context.Context, key string, now time.Time) (value []byte, stored time.Time, ok bool) {
+	rkey := r.prefix + "c:" + key
 	var b []byte
 	err := r.Do(ctx, func(ctx context.Context, c *redis.Client) error {
 		var err error
-		b, err = c.Get(ctx, r.prefix+"c:"+key).Bytes()
+		b, err = c.Get(ctx, rkey).Bytes()
 		if err != nil && strings.HasPrefix(err.Error(), "WRONGTYPE") {
 			b, err = nil, redis.Nil // something else lives there; Store replaces it
 			r.corrupt.Add(1)
@@ -252,11 +295,17 @@ func (r *Redis) Load(ctx context.Context, key string) (value []byte, stored time
 	if err != nil {
 		return nil, time.Time{}, false
 	}
-	value, stored, ok = unframe(b)
-	if !ok {
-		r.corrupt.Add(1)
+	value, stored, ok = r.unframe(rkey, b)
+	switch {
+	case !ok:
+		r.unauth.Add(1)
+	case stored.After(now.Add(MaxClockSkew)):
+		r.future.Add(1)
+	default:
+		return value, stored, true
 	}
-	return value, stored, ok
+	r.corrupt.Add(1)
+	return nil, time.Time{}, false
 }
 
 // Ignored counts a value that unframed cleanly but that its reader could not
@@ -269,27 +318,42 @@ func (r *Redis) Store(ctx context.Context, key string, value []byte, stored time
 	if ttl <= 0 {
 		return
 	}
+	rkey := r.prefix + "c:" + key
 	b := make([]byte, frameHeader, frameHeader+len(value))
 	copy(b, frameMagic)
 	binary.BigEndian.PutUint64(b[len(frameMagic):], uint64(stored.UnixNano()))
-	binary.BigEndian.PutUint32(b[len(frameMagic)+8:], crc32.ChecksumIEEE(value))
+	copy(b[frameMAC:], r.mac(rkey, b[:frameMAC], value).Sum(nil))
 	b = append(b, value...)
 	_ = r.Do(ctx, func(ctx context.Context, c *redis.Client) error {
-		return c.Set(ctx, r.prefix+"c:"+key, b, ttl).Err()
+		return c.Set(ctx, rkey, b, ttl).Err()
 	})
 }
 
-func unframe(b []byte) ([]byte, time.Time, bool) {
+// mac is the keyed hash of a record at rkey with header head, ready to Sum.
+// The key goes first, length-prefixed, so that a record copied to another
+// key does not verify there.
+func (r *Redis) mac(rkey string, head, value []byte) hash.Hash {
+	h := hmac.New(sha256.New, r.secret)
+	var n [4]byte
+	binary.BigEndian.PutUint32(n[:], uint32(len(rkey)))
+	h.Write(n[:])
+	_, _ = io.WriteString(h, rkey)
+	h.Write(head)
+	h.Write(value)
+	return h
+}
+
+// unframe checks b, read from rkey, and returns its value and store time.
+func (r *Redis) unframe(rkey string, b []byte) ([]byte, time.Time, bool) {
 	if len(b) < frameHeader || string(b[:len(frameMagic)]) != frameMagic {
 		return nil, time.Time{}, false
 	}
-	stored := time.Unix(0, int64(binary.BigEndian.Uint64(b[len(frameMagic):])))
-	sum := binary.BigEndian.Uint32(b[len(frameMagic)+8:])
 	value := b[frameHeader:]
-	if crc32.ChecksumIEEE(value) != sum {
+	sum := r.mac(rkey, b[:frameMAC], value).Sum(make([]byte, 0, sha256.Size))
+	if !hmac.Equal(sum, b[frameMAC:frameHeader]) {
 		return nil, time.Time{}, false
 	}
-	return value, stored, true
+	return value, time.Unix(0, int64(binary.BigEndian.Uint64(b[len(frameMagic):]))), true
 }
 
 // redisLogger hands go-redis's internal log lines to slog.

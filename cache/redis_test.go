@@ -5,8 +5,11 @@ package cache_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -35,10 +38,18 @@ func (l *logBuffer) count(s string) int {
 	return strings.Count(l.b.String(), s)
 }
 
+// testSecret is what the replicas in these tests share.
+var testSecret = []byte("0123456789abcdef0123456789abcdef")
+
 func newRedis(t *testing.T, url string, retry time.Duration) (*cache.Redis, *logBuffer) {
 	t.Helper()
+	return newRedisWith(t, url, retry, testSecret)
+}
+
+func newRedisWith(t *testing.T, url string, retry time.Duration, secret []byte) (*cache.Redis, *logBuffer) {
+	t.Helper()
 	logs := &logBuffer{}
-	r, err := cache.NewRedis(cache.RedisConfig{URL: url, RetryEvery: retry, Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	r, err := cache.NewRedis(cache.RedisConfig{URL: url, RetryEvery: retry, Secret: secret, Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,12 +62,13 @@ func TestRedisStoresAndLoadsFramedValues(t *testing.T) {
 	r, _ := newRedis(t, srv.URL(), time.Hour)
 	ctx := context.Background()
 	stored := time.Date(2026, 11, 23, 8, 0, 0, 123, time.UTC)
+	now := stored.Add(time.Minute)
 	r.Store(ctx, "get_animal:{}", []byte("answer bytes"), stored, time.Minute)
-	v, at, ok := r.Load(ctx, "get_animal:{}")
+	v, at, ok := r.Load(ctx, "get_animal:{}", now)
 	if !ok || string(v) != "answer bytes" || !at.Equal(stored) {
 		t.Fatalf("Load = %q, %v, %v; want the bytes stored at %v", v, at, ok, stored)
 	}
-	if _, _, ok := r.Load(ctx, "never-stored"); ok {
+	if _, _, ok := r.Load(ctx, "never-stored", now); ok {
 		t.Error("Load of a missing key reported a value")
 	}
 	// Store's expiry is Redis's: the key carries a TTL of about a minute.
@@ -68,11 +80,91 @@ func TestRedisStoresAndLoadsFramedValues(t *testing.T) {
 	// A damaged value is a miss, and counted.
 	raw := c.Get(ctx, cache.DefaultRedisPrefix+"c:get_animal:{}").Val()
 	c.Set(ctx, cache.DefaultRedisPrefix+"c:get_animal:{}", raw[:len(raw)-1]+"X", time.Minute)
-	if v, _, ok := r.Load(ctx, "get_animal:{}"); ok {
+	if v, _, ok := r.Load(ctx, "get_animal:{}", now); ok {
 		t.Errorf("a damaged value was loaded: %q", v)
 	}
-	if st := r.Status(); !st.Up || st.IgnoredValues != 1 {
-		t.Errorf("status = %+v, want up with 1 ignored value", st)
+	if st := r.Status(); !st.Up || st.IgnoredValues != 1 || st.UnauthenticatedValues != 1 {
+		t.Errorf("status = %+v, want up with 1 ignored value, unauthenticated", st)
+	}
+}
+
+// Whoever can write to Redis can compute a CRC and copy a frame; only a
+// replica can compute the MAC. Every value below is built by someone
+// without the secret, and none is served.
+func TestRedisServesOnlyRecordsWithItsMAC(t *testing.T) {
+	srv := redistest.Start(t)
+	r, _ := newRedis(t, srv.URL(), time.Hour)
+	ctx := context.Background()
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), DisableIdentity: true})
+	defer c.Close()
+	now := time.Now()
+	const genuine, forged = `{"lpnId":"A1","sire":"6400462020VPI007"}`, `{"lpnId":"A1","sire":"FORGED0000SIRE01"}`
+	rkey := func(k string) string { return cache.DefaultRedisPrefix + "c:" + k }
+	r.Store(ctx, "get_animal:A1", []byte(genuine), now, time.Minute)
+	frame := c.Get(ctx, rkey("get_animal:A1")).Val()
+	header := frame[:len(frame)-len(genuine)]
+
+	crcFrame := func(magic string) string {
+		var h [12]byte
+		binary.BigEndian.PutUint64(h[:8], uint64(now.UnixNano()))
+		binary.BigEndian.PutUint32(h[8:], crc32.ChecksumIEEE([]byte(forged)))
+		return magic + string(h[:]) + forged
+	}
+	other, _ := newRedisWith(t, srv.URL(), time.Hour, []byte("another secret, another deployment"))
+	plant := []struct {
+		name  string
+		plant func(key string)
+	}{
+		// The frame before MACs: magic, store time and a CRC-32 of the value.
+		{"checksummed frame", func(k string) { c.Set(ctx, rkey(k), crcFrame("nsc1"), time.Minute) }},
+		{"checksummed frame, current magic", func(k string) { c.Set(ctx, rkey(k), crcFrame(frame[:4]), time.Minute) }},
+		// A genuine header, MAC included, in front of another value.
+		{"genuine header, other value", func(k string) { c.Set(ctx, rkey(k), header+forged, time.Minute) }},
+		// A genuine record, moved: the MAC covers the key.
+		{"genuine record at another key", func(k string) { c.Set(ctx, rkey(k), frame, time.Minute) }},
+		// A well-formed record keyed with another secret.
+		{"another secret", func(k string) { other.Store(ctx, k, []byte(forged), now, time.Minute) }},
+	}
+	for i, p := range plant {
+		key := "get_animal:B" + strconv.Itoa(i)
+		p.plant(key)
+		if v, _, ok := r.Load(ctx, key, now); ok {
+			t.Errorf("%s: loaded %q", p.name, v)
+		}
+	}
+	st := r.Status()
+	if st.UnauthenticatedValues != uint64(len(plant)) || st.IgnoredValues != uint64(len(plant)) {
+		t.Errorf("status = %+v, want %d unauthenticated and ignored values", st, len(plant))
+	}
+	if v, _, ok := r.Load(ctx, "get_animal:A1", now); !ok || string(v) != genuine {
+		t.Errorf("the genuine record: %q, %v; want it served", v, ok)
+	}
+}
+
+// A record stamped ahead of the reader's clock would look fresh past its
+// TTL (a local tier that took it in would serve it after Redis forgot it);
+// beyond MaxClockSkew it is refused until the reader's clock catches up.
+func TestRedisRefusesStoreTimesInTheFuture(t *testing.T) {
+	srv := redistest.Start(t)
+	r, _ := newRedis(t, srv.URL(), time.Hour)
+	ctx := context.Background()
+	now := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+	r.Store(ctx, "within", []byte("v"), now.Add(cache.MaxClockSkew), time.Minute)
+	r.Store(ctx, "beyond", []byte("v"), now.Add(cache.MaxClockSkew+time.Millisecond), time.Minute)
+	r.Store(ctx, "far", []byte("v"), now.Add(10*365*24*time.Hour), time.Minute)
+	if _, _, ok := r.Load(ctx, "within", now); !ok {
+		t.Errorf("a record %v ahead was refused; the allowance is %v", cache.MaxClockSkew, cache.MaxClockSkew)
+	}
+	for _, k := range []string{"beyond", "far"} {
+		if _, at, ok := r.Load(ctx, k, now); ok {
+			t.Errorf("%s: a record stamped %v was served at %v", k, at, now)
+		}
+	}
+	if st := r.Status(); st.FutureValues != 2 || st.IgnoredValues != 2 || st.UnauthenticatedValues != 0 {
+		t.Errorf("status = %+v, want 2 future values, 2 ignored, none unauthenticated", st)
+	}
+	if _, _, ok := r.Load(ctx, "beyond", now.Add(time.Second)); !ok {
+		t.Error("the record a millisecond past the allowance was still refused a second later")
 	}
 }
 

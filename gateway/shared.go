@@ -28,6 +28,7 @@ type sharedState struct {
 	switching  sync.Mutex   // orders switches of the local limiter
 	localShare atomic.Bool  // the local limiter is throttled to rate/Replicas
 	openUntil  atomic.Int64 // unix nanos until which another replica's breaker is open
+	fit        string       // what shapes this replica's fits, leading its records' keys
 
 	hits      atomic.Int64 // answers loaded from Redis instead of fetched
 	collapsed atomic.Int64 // fetches avoided by waiting for another replica's
@@ -38,6 +39,11 @@ type sharedState struct {
 func (g *Gateway) initShared() {
 	r := g.cfg.Shared
 	g.shared.redis = r
+	// A record holds the answer as this replica fitted it, and the token
+	// budget is the one setting that shapes a fit (views are fitted per
+	// call and never shared): replicas with other budgets keep their own
+	// records and fetch locks.
+	g.shared.fit = fmt.Sprintf("budget=%d:", g.cfg.Budget)
 	local := r == nil || !r.Status().Up
 	g.shared.localShare.Store(!local) // so that the first switch applies
 	g.useLocalShare(local)
@@ -162,11 +168,12 @@ func (g *Gateway) fromShared(ctx context.Context, key string, keepStale bool) (*
 	if r == nil {
 		return nil, false
 	}
-	b, stored, ok := r.Load(ctx, key)
+	now := g.cfg.Now()
+	b, stored, ok := r.Load(ctx, g.recordKey(key), now)
 	if !ok {
 		return nil, false
 	}
-	fresh := g.cfg.Now().Sub(stored) <= g.cfg.CacheTTL
+	fresh := now.Sub(stored) <= g.cfg.CacheTTL
 	if !fresh && !keepStale {
 		return nil, false
 	}
@@ -198,8 +205,12 @@ func (g *Gateway) toShared(ctx context.Context, key string, a *answer) {
 		g.log.Warn("answer not shared: it does not encode", "key", key, "err", err.Error())
 		return
 	}
-	r.Store(ctx, key, b, g.cfg.Now(), g.cfg.CacheTTL+g.cfg.StaleTTL)
+	r.Store(ctx, g.recordKey(key), b, g.cfg.Now(), g.cfg.CacheTTL+g.cfg.StaleTTL)
 }
+
+// recordKey is where this replica's fit of the answer cached under key
+// lives in Redis.
+func (g *Gateway) recordKey(key string) string { return g.shared.fit + key }
 
 // unlockScript deletes the collapse lock only if this fetch still holds it.
 var unlockScript = redis.NewScript(`
@@ -219,7 +230,7 @@ func (g *Gateway) collapse(ctx context.Context, key string) (release func(), a *
 	if r == nil {
 		return noop, nil
 	}
-	lock := r.Key("lock:" + key)
+	lock := r.Key("lock:" + g.recordKey(key))
 	token := rand.Text()
 	take := func() (bool, error) {
 		var got bool

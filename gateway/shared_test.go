@@ -53,6 +53,9 @@ func (r *replica) redisWarnings(t *testing.T) (down, up int) {
 	return down, up
 }
 
+// sharedSecret is what the replicas in these tests share.
+var sharedSecret = []byte("replicas-shared-secret-0123456789abcdef")
+
 // newReplicas starts n gateways against one stand-in and the Redis at url.
 func newReplicas(t testing.TB, n int, url string, configure func(*Config)) ([]*replica, *nsiptest.Server) {
 	t.Helper()
@@ -66,7 +69,7 @@ func newReplicas(t testing.TB, n int, url string, configure func(*Config)) ([]*r
 		// a loaded two-core machine one command can take longer, and the
 		// replica would then rightly carry on alone, which is not what the
 		// sharing tests look at. The stall test holds Redis for 3 s.
-		rd, err := cache.NewRedis(cache.RedisConfig{URL: url, Logger: log, RetryEvery: 20 * time.Millisecond, OpTimeout: time.Second})
+		rd, err := cache.NewRedis(cache.RedisConfig{URL: url, Secret: sharedSecret, Logger: log, RetryEvery: 20 * time.Millisecond, OpTimeout: time.Second})
 		if err != nil {
 			t.Fatalf("NewRedis: %v", err)
 		}
@@ -269,22 +272,28 @@ func TestSharedIgnoresAndOverwritesForeignValues(t *testing.T) {
 			if err := rs[1].call(t, "nsip_get_animal", map[string]any{"search_string": ids[9]}); err.isError {
 				return errors.New(err.text)
 			}
-			good, err := rc.Get(ctx, cache.DefaultRedisPrefix+"c:"+cache.Key(animalDef.method, map[string]any{"search_string": ids[9]})).Bytes()
+			good, err := rc.Get(ctx, cache.DefaultRedisPrefix+"c:"+rs[1].gw.recordKey(cache.Key(animalDef.method, map[string]any{"search_string": ids[9]}))).Bytes()
 			if err != nil {
 				return err
 			}
 			good[len(good)-1] ^= 0xff
 			return rc.Set(ctx, k, good, time.Hour).Err()
 		},
-		"wrong type":  func(k string) error { return rc.RPush(ctx, k, "x").Err() },
-		"other shape": func(k string) error { return rc.Set(ctx, k, "nsc1"+strings.Repeat("\x00", 12), time.Hour).Err() },
+		"wrong type": func(k string) error { return rc.RPush(ctx, k, "x").Err() },
+		// Authentic (a replica wrote it, with the secret) but from a build
+		// whose models have another shape.
+		"other shape": func(k string) error {
+			rec := deflate(t, `{"s":1,"t":"AnimalDetails","m":{},"x":"{}","n":1,"o":1}`)
+			rs[1].redis.Store(ctx, strings.TrimPrefix(k, cache.DefaultRedisPrefix+"c:"), rec, time.Now(), time.Hour)
+			return nil
+		},
 	}
 	i := 0
 	for name, f := range plant {
 		t.Run(name, func(t *testing.T) {
 			id := ids[i]
 			i++
-			key := cache.DefaultRedisPrefix + "c:" + cache.Key(animalDef.method, map[string]any{"search_string": id})
+			key := cache.DefaultRedisPrefix + "c:" + rs[0].gw.recordKey(cache.Key(animalDef.method, map[string]any{"search_string": id}))
 			if err := f(key); err != nil {
 				t.Fatal(err)
 			}
@@ -485,7 +494,7 @@ func TestSharedWaiterLoadsAStaleRecordOnce(t *testing.T) {
 	// A fetch of the same key under way elsewhere, which never stores.
 	key := cache.Key(lineageDef.method, map[string]any{"lpn_id": id})
 	err := rs[0].redis.Do(context.Background(), func(ctx context.Context, c *redis.Client) error {
-		return c.Set(ctx, rs[0].redis.Key("lock:"+key), "elsewhere", time.Minute).Err()
+		return c.Set(ctx, rs[0].redis.Key("lock:"+rs[1].gw.recordKey(key)), "elsewhere", time.Minute).Err()
 	})
 	if err != nil {
 		t.Fatal(err)

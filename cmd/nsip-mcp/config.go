@@ -31,6 +31,10 @@ type Config struct {
 	Gateway   gateway.Config
 	RedisURL  string // shared tier, rate limit and breaker for replicas; empty means none
 
+	// RedisSecret keys the MAC on the records replicas share; required
+	// with RedisURL, never logged.
+	RedisSecret string
+
 	// MemoryLimit is the soft limit handed to the Go runtime, derived from
 	// the cache bound; 0 when GOMEMLIMIT is set, which the runtime reads
 	// itself.
@@ -364,6 +368,33 @@ var settings = []setting{
 			}
 			c.RedisURL = v
 			return true
+		},
+	},
+	{
+		name:    "NSIP_REDIS_SECRET",
+		show:    func(c *Config) string { return c.RedisSecret },
+		secrecy: secret,
+		accepts: fmt.Sprintf("at least %d visible ASCII characters without spaces, the same on every replica (make one with openssl rand -hex 32); required with NSIP_REDIS_URL", cache.MinRedisSecret),
+		help:    "key of the MAC every record in Redis carries: replicas serve only records written with it, so nothing else that can write to Redis can plant an answer; never logged",
+		apply: func(c *Config, v string) bool {
+			c.RedisSecret = v
+			if len(v) < cache.MinRedisSecret {
+				return false
+			}
+			for _, r := range v {
+				if r <= ' ' || r > '~' {
+					return false
+				}
+			}
+			return true
+		},
+		// Without a secret every record would be forgeable by anyone who
+		// can reach Redis, so the shared mode does not start without one.
+		validate: func(c *Config, _ func(string) string) string {
+			if c.RedisURL != "" && c.RedisSecret == "" {
+				return "NSIP_REDIS_URL set" // not its value, which may hold a password
+			}
+			return ""
 		},
 	},
 	{

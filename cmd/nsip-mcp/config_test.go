@@ -93,6 +93,7 @@ func TestLoadReadsEveryVariable(t *testing.T) {
 		"LOG_LEVEL":                   "DEBUG",
 		"MCP_AUTH_TOKEN":              "5f1c0a9e7b2d4c68a1e3",
 		"NSIP_REDIS_URL":              "rediss://:s3cret@redis.internal:6380/2",
+		"NSIP_REDIS_SECRET":           "9b1f0c4e7a2d8c61b3e5f7a9c0d2e4f6",
 		"NSIP_REPLICAS":               "3",
 		"MCP_MAX_SESSIONS_PER_CLIENT": "300",
 	}))
@@ -116,6 +117,7 @@ func TestLoadReadsEveryVariable(t *testing.T) {
 		NSIP:        NSIPConfig{BaseURL: "http://127.0.0.1:8080/api", Timeout: 2 * time.Second},
 		Gateway:     gw,
 		RedisURL:    "rediss://:s3cret@redis.internal:6380/2",
+		RedisSecret: "9b1f0c4e7a2d8c61b3e5f7a9c0d2e4f6",
 		MemoryLimit: 16<<20 + 128<<20, // twice the cache, plus headroom
 		LogLevel:    slog.LevelDebug,
 	}
@@ -439,5 +441,50 @@ func TestNearMissesGetASuggestion(t *testing.T) {
 	if code := run(nil, env(map[string]string{"MCP_TRANSPORT": "http"}), &out, &errb); code != 2 ||
 		errb.String() != `nsip-mcp: invalid MCP_TRANSPORT="http": accepted values: stdio, http-sse or websocket; did you mean MCP_TRANSPORT=http-sse?`+"\n" {
 		t.Fatalf("MCP_TRANSPORT=http: exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// Redis without a secret would let anyone who can write to it plant
+// answers, so the server refuses to start, saying how to make one; a bad
+// secret is refused without being repeated, and so is the Redis URL's
+// password.
+func TestLoadRedisSecret(t *testing.T) {
+	const url, pw = "redis://:hunter2-redis-pw@redis:6379/0", "hunter2-redis-pw"
+	cases := []struct {
+		name, secret, value, with string
+	}{
+		{"missing", "", "", "NSIP_REDIS_URL set"},
+		{"short", "0123456789abcdef0123456789abcde", "", ""},
+		{"with a space", "0123456789abcdef 0123456789abcdef", "", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := map[string]string{"NSIP_REDIS_URL": url, "NSIP_REDIS_SECRET": tc.secret}
+			_, err := Load(env(e))
+			var ce *ConfigError
+			if !errors.As(err, &ce) || ce.Name != "NSIP_REDIS_SECRET" || ce.Value != tc.value || ce.With != tc.with {
+				t.Fatalf("Load: %#v, want NSIP_REDIS_SECRET=%q with %q", err, tc.value, tc.with)
+			}
+			var out, errb bytes.Buffer
+			if code := run(nil, env(e), &out, &errb); code != 2 {
+				t.Fatalf("exit %d, want 2 (stderr %q)", code, errb.String())
+			}
+			msg := errb.String()
+			if !strings.Contains(msg, "NSIP_REDIS_SECRET") || !strings.Contains(msg, "openssl rand -hex 32") || strings.Count(msg, "\n") != 1 {
+				t.Errorf("stderr %q: want one line naming NSIP_REDIS_SECRET and how to make one", msg)
+			}
+			if strings.Contains(msg, pw) || (tc.secret != "" && strings.Contains(msg, tc.secret)) {
+				t.Errorf("stderr %q repeats a secret", msg)
+			}
+		})
+	}
+	good := "0123456789abcdef0123456789abcdef"
+	c, err := Load(env(map[string]string{"NSIP_REDIS_URL": url, "NSIP_REDIS_SECRET": good}))
+	if err != nil || c.RedisSecret != good {
+		t.Fatalf("Load with a 32-character secret: %q, %v", c.RedisSecret, err)
+	}
+	// Without Redis a secret does no harm, and none is needed.
+	if _, err := Load(env(map[string]string{"NSIP_REDIS_SECRET": good})); err != nil {
+		t.Errorf("Load with a secret and no Redis: %v", err)
 	}
 }

@@ -104,7 +104,7 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	gcfg := cfg.Gateway
 	gcfg.Logger = logger
 	if cfg.RedisURL != "" {
-		rd, err := cache.NewRedis(cache.RedisConfig{URL: cfg.RedisURL, Logger: logger})
+		rd, err := cache.NewRedis(cache.RedisConfig{URL: cfg.RedisURL, Secret: []byte(cfg.RedisSecret), Logger: logger})
 		if err != nil {
 			return err
 		}

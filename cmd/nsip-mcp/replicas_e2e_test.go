@@ -35,7 +35,7 @@ func TestTwoReplicasBehindARoundRobinBalancer(t *testing.T) {
 	for range 2 {
 		port := freePort(t)
 		p, _ := startProcess(t, serverEnv("http-sse", stub.URL(), port,
-			"NSIP_REDIS_URL="+rd.URL(), "NSIP_REPLICAS=2"), io.Discard, false)
+			"NSIP_REDIS_URL="+rd.URL(), "NSIP_REDIS_SECRET=5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e", "NSIP_REPLICAS=2"), io.Discard, false)
 		s := &runningServer{BaseURL: "http://127.0.0.1:" + strconv.Itoa(port), Stub: stub, Stderr: p.stderr.String, proc: p}
 		t.Cleanup(func() {
 			if code := s.Stop(t); code != 0 {
