@@ -16,6 +16,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
@@ -458,6 +459,13 @@ func (g *Gateway) analysisError(a *analysisDef, sent map[string]any, err error) 
 		te := invalidArgs(&a.toolDef, sent, []fieldError{ae.fieldError})
 		te.Example = a.example(sent)
 		return te
+	}
+	if errors.Is(err, breeding.ErrTooComplex) {
+		return &toolError{
+			Code:    CodeUnexpectedResponse,
+			Problem: "the pedigree NSIP gave behind these animals is too large to compute inbreeding from (" + err.Error() + ")",
+			Next:    "check pairs one at a time with nsip_check_mating, which answers without the COI when it cannot compute it",
+		}
 	}
 	if errors.Is(err, errCeiling) {
 		return &toolError{
