@@ -25,6 +25,12 @@ const (
 	MaxPathPairs = 250_000
 )
 
+// The limits in force; tests lower them to reach them quickly.
+var (
+	animalLimit = MaxAnimals
+	stepLimit   = MaxSteps
+)
+
 // ErrTooComplex reports a pedigree beyond MaxAnimals, MaxSteps or
 // MaxPathPairs. The error wrapping it says which and by how much.
 var ErrTooComplex = errors.New("pedigree too complex")
@@ -41,8 +47,8 @@ type budget struct {
 func (b *budget) spend(n int) error {
 	before := b.steps
 	b.steps += n
-	if b.steps > MaxSteps {
-		return fmt.Errorf("breeding: %w: more than %d steps", ErrTooComplex, MaxSteps)
+	if b.steps > stepLimit {
+		return fmt.Errorf("breeding: %w: more than %d steps", ErrTooComplex, stepLimit)
 	}
 	if before/ctxEvery != b.steps/ctxEvery {
 		return b.ctx.Err()
@@ -181,8 +187,8 @@ func (p *Pedigree) gather(b *budget, s, d string) (*ancestry, error) {
 			id := top.id
 			stack = stack[:len(stack)-1]
 			state[id] = done
-			if len(g.ids) == MaxAnimals {
-				return nil, fmt.Errorf("breeding: %w: more than %d animals behind %s and %s", ErrTooComplex, MaxAnimals, s, d)
+			if len(g.ids) == animalLimit {
+				return nil, fmt.Errorf("breeding: %w: more than %d animals behind %s and %s", ErrTooComplex, animalLimit, s, d)
 			}
 			if err := b.spend(1); err != nil {
 				return nil, err

@@ -366,11 +366,16 @@ func TestAdversarialPedigreesStayBounded(t *testing.T) {
 	})
 }
 
+// The limits are lowered here so that reaching them is quick; the
+// pedigrees are over them by the same margins as they would be over the
+// real ones.
 func TestTooComplexIsRefused(t *testing.T) {
 	ctx := context.Background()
-	t.Run("more animals than MaxAnimals", func(t *testing.T) {
+	t.Run("more animals than the limit", func(t *testing.T) {
+		defer func(n int) { animalLimit = n }(animalLimit)
+		animalLimit = 2000
 		p := NewPedigree()
-		for i := range MaxAnimals {
+		for i := range animalLimit {
 			if err := p.Add(fmt.Sprint("C", i), fmt.Sprint("C", i+1), ""); err != nil {
 				t.Fatal(err)
 			}
@@ -379,17 +384,29 @@ func TestTooComplexIsRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := p.MatingCOI(ctx, "C0", "D")
-		if !errors.Is(err, ErrTooComplex) || !strings.Contains(err.Error(), fmt.Sprint(MaxAnimals)) {
-			t.Errorf("a chain of %d ancestors: err = %v, want ErrTooComplex naming the limit", MaxAnimals+1, err)
+		if !errors.Is(err, ErrTooComplex) || !strings.Contains(err.Error(), "more than 2000 animals") {
+			t.Errorf("a chain of %d ancestors: err = %v, want ErrTooComplex naming the limit", animalLimit+1, err)
+		}
+		// Half the chain is within the limit: C1000 x his daughter E.
+		if err := p.Add("E", "C1000", ""); err != nil {
+			t.Fatal(err)
+		}
+		if v, err := p.MatingCOI(ctx, "C1000", "E"); err != nil || v != 0.25 {
+			t.Errorf("sire x daughter over half the chain: %v, %v; want 0.25", v, err)
 		}
 	})
-	t.Run("more steps than MaxSteps", func(t *testing.T) {
-		// 40 generations of 250: each animal has most of the older ones
-		// as ancestors, some 15 million steps in all.
-		p := pooled(t, 40, 250, 2)
+	t.Run("more steps than the limit", func(t *testing.T) {
+		defer func(n int) { stepLimit = n }(stepLimit)
+		stepLimit = 100_000
+		// 20 generations of 60: each animal has most of the older ones as
+		// ancestors, some 170,000 steps in all.
+		p := pooled(t, 20, 60, 2)
 		_, err := p.MatingCOI(ctx, "G0_0", "G0_1")
-		if !errors.Is(err, ErrTooComplex) || !strings.Contains(err.Error(), fmt.Sprint(MaxSteps)) {
+		if !errors.Is(err, ErrTooComplex) || !strings.Contains(err.Error(), "more than 100000 steps") {
 			t.Errorf("err = %v, want ErrTooComplex naming the limit", err)
+		}
+		if _, _, err := p.PathCOI(ctx, "G0_0", "G0_1"); !errors.Is(err, ErrTooComplex) {
+			t.Errorf("path method: err = %v, want ErrTooComplex", err)
 		}
 	})
 }
