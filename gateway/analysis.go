@@ -278,6 +278,7 @@ type analysis struct {
 	lookups int
 	fetched int
 	stale   int
+	ignored []nsip.IgnoredValue // absurd values the models left out (finite.go)
 }
 
 // analysisParallel is how many lookups one analysis has under way at once:
@@ -353,6 +354,7 @@ func (r *analysis) details(ctx context.Context, id string) (*nsip.AnimalDetails,
 	if err != nil {
 		return nil, err
 	}
+	r.noteIgnored(v.(*nsip.AnimalDetails).Ignored)
 	return v.(*nsip.AnimalDetails), nil
 }
 
@@ -369,6 +371,7 @@ func (r *analysis) search(ctx context.Context, raw map[string]any) (*nsip.Search
 	if err != nil {
 		return nil, err
 	}
+	r.noteIgnored(v.(*nsip.SearchResults).Ignored)
 	return v.(*nsip.SearchResults), nil
 }
 
@@ -431,7 +434,7 @@ func (g *Gateway) analyze(ctx context.Context, a *analysisDef, req mcp.CallToolR
 	if err != nil {
 		o.err = g.analysisError(a, sent, err)
 	} else {
-		body, merr := nsip.PlainJSON(v)
+		body, merr := encodeAnalysis(r.withIgnored(v))
 		if merr != nil {
 			o.err = &toolError{Code: CodeUpstreamError, Problem: "the analysis could not be encoded: " + merr.Error()}
 		} else if o.res, merr = g.fit(ctx, a.kind, &a.toolDef, args, nil, body); merr != nil {
