@@ -10,7 +10,8 @@ import (
 )
 
 // Pedigree records each animal's sire and dam. An empty parent is unknown.
-// The zero value is not usable; call NewPedigree.
+// The zero value is not usable; call NewPedigree. It keeps each animal's
+// inbreeding once computed, so it is not safe for concurrent use.
 type Pedigree struct {
 	parents map[string][2]string
 	inbr    map[string]float64 // each animal's F, as computed so far
