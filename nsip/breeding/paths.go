@@ -100,7 +100,7 @@ func (p *Pedigree) PathCOI(ctx context.Context, sire, dam string) (float64, []Co
 // PathPairs is how many pairs of upward paths Wright's method would
 // examine for a mating: the product of each parent's number of paths to its
 // ancestors (itself included). It grows as 2^generations on each side, so
-// callers use it to fall back to the tabular method on very deep pedigrees.
+// callers use it to fall back to MatingCOI on very deep pedigrees.
 func (p *Pedigree) PathPairs(sire, dam string) float64 {
 	memo := map[string]float64{}
 	// count(id) = 1 + count(sire) + count(dam), in post-order with an
