@@ -14,6 +14,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
@@ -90,6 +91,7 @@ type lookups struct {
 	lookups int
 	fetched int
 	stale   int
+	ignored []nsip.IgnoredValue // absurd values the models left out (finite.go)
 }
 
 // analysisParallel is how many lookups one analysis has under way at once:
@@ -162,6 +164,7 @@ func (r *lookups) Details(ctx context.Context, id string) (*nsip.AnimalDetails, 
 	if err != nil {
 		return nil, err
 	}
+	r.noteIgnored(v.(*nsip.AnimalDetails).Ignored)
 	return v.(*nsip.AnimalDetails), nil
 }
 
@@ -178,6 +181,7 @@ func (r *lookups) Search(ctx context.Context, raw map[string]any) (*nsip.SearchR
 	if err != nil {
 		return nil, err
 	}
+	r.noteIgnored(v.(*nsip.SearchResults).Ignored)
 	return v.(*nsip.SearchResults), nil
 }
 
@@ -230,7 +234,7 @@ func (g *Gateway) analyze(ctx context.Context, a *analysisEntry, req mcp.CallToo
 	if err != nil {
 		o.err = g.analysisError(a, sent, err)
 	} else {
-		body, merr := nsip.PlainJSON(v)
+		body, merr := encodeAnalysis(r.withIgnored(v))
 		if merr != nil {
 			o.err = &toolError{Code: CodeUpstreamError, Problem: "the analysis could not be encoded: " + merr.Error()}
 		} else if o.res, merr = g.fit(ctx, a.tool.kind, a.tool, args, nil, body); merr != nil {
@@ -265,6 +269,13 @@ func (g *Gateway) analysisError(a *analysisEntry, sent map[string]any, err error
 		te.Problem = "the user's answer: " + te.Problem
 		te.Example = a.Example(sent)
 		return te
+	}
+	if errors.Is(err, breeding.ErrTooComplex) {
+		return &toolError{
+			Code:    CodeUnexpectedResponse,
+			Problem: "the pedigree NSIP gave behind these animals is too large to compute inbreeding from (" + err.Error() + ")",
+			Next:    "check pairs one at a time with nsip_check_mating, which answers without the COI when it cannot compute it",
+		}
 	}
 	if errors.Is(err, analysis.ErrCeiling) {
 		return &toolError{

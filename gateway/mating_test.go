@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"strings"
@@ -215,7 +216,10 @@ func TestCheckMatingOnTheStandInsPedigrees(t *testing.T) {
 			}
 			level = next
 		}
-		want := ped.MatingCOI(ram, ewe)
+		want, err := ped.MatingCOI(context.Background(), ram, ewe)
+		if err != nil {
+			t.Fatal(err)
+		}
 		r := e.call("nsip_check_mating", map[string]any{"sire_lpn_id": ram, "dam_lpn_id": ewe}).mustOK(t)
 		var a matingAnswer
 		if err := json.Unmarshal([]byte(r.text), &a); err != nil {

@@ -146,8 +146,9 @@ func isNull(raw []byte) bool { return string(bytes.TrimSpace(raw)) == "null" }
 // num is a number sent as a JSON number or as a string holding one. Any
 // other value leaves ok false rather than failing the answer.
 type num struct {
-	v  float64
-	ok bool
+	v   float64
+	ok  bool
+	raw string // set only for an absurd number (1e154, 1e999), to name it
 }
 
 func (n *num) UnmarshalJSON(b []byte) error {
@@ -163,8 +164,14 @@ func (n *num) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	f, err := strconv.ParseFloat(string(b), 64)
-	if err == nil && finite(f) {
+	switch {
+	case err == nil && finite(f):
 		n.v, n.ok = f, true
+		if !plausible(f) {
+			n.raw = string(b)
+		}
+	case math.IsInf(f, 0):
+		n.raw = string(b)
 	}
 	return nil
 }
@@ -207,6 +214,7 @@ type member struct {
 	s    string
 	kind byte // 'n' a number (v), 's' a string (s; v too when it holds a number), 'o' an object or array (s), 0 else
 	num  bool // v holds a finite number
+	huge bool // a number too large for a float (1e999): not num; s keeps it as sent
 }
 
 func (m *member) UnmarshalJSON(b []byte) error {
@@ -231,14 +239,35 @@ func (m *member) UnmarshalJSON(b []byte) error {
 	default:
 		m.kind = 'n'
 		m.setNum(string(b)) // converted without allocating: ParseFloat keeps no reference
+		if m.huge || m.num && !plausible(m.v) {
+			m.s = string(b) // kept to name it when it is left out
+		}
 	}
 	return nil
 }
 
 func (m *member) setNum(s string) {
-	if f, err := strconv.ParseFloat(s, 64); err == nil && finite(f) {
+	f, err := strconv.ParseFloat(s, 64)
+	switch {
+	case err == nil && finite(f):
 		m.v, m.num = f, true
+	case math.IsInf(f, 0):
+		m.huge = true
 	}
+}
+
+// plausible reports whether v is a value the models keep.
+func plausible(v float64) bool { return math.Abs(v) <= MaxPlausibleValue }
+
+// absurd reports whether the member is a number the models leave out.
+func (m member) absurd() bool { return m.huge || m.num && !plausible(m.v) }
+
+// raw is an absurd member's value as sent.
+func (m member) raw() string {
+	if m.s != "" {
+		return m.s
+	}
+	return strconv.FormatFloat(m.v, 'g', -1, 64)
 }
 
 // text is the member as text: a string as sent, a number as written.
@@ -250,7 +279,7 @@ func (m member) text() string {
 }
 
 // int returns the member when it is a whole number.
-func (m member) int() (int, bool) { return num{m.v, m.num}.int() }
+func (m member) int() (int, bool) { return num{v: m.v, ok: m.num}.int() }
 
 // wireRow is an animal row: every member by name as sent.
 type wireRow map[string]member
@@ -604,7 +633,7 @@ func finishPage(body, p []byte, what string, w *wirePage) (*wirePage, *Error) {
 	case !ok:
 		return nil, changed(body, "the %s page has no numeric \"recordCount\": %s", what, snippet(p))
 	}
-	w.RecordCount = num{float64(total), true}
+	w.RecordCount = num{v: float64(total), ok: true}
 	for i, r := range w.Records {
 		if r.bad != "" {
 			return nil, changed(body, "%s row %d is not an object but %s", what, i, r.bad)
@@ -687,27 +716,27 @@ func hasMember(p []byte, names ...string) bool {
 
 // pageRows reads the rows of a search or progeny page into T by fill,
 // refusing a row without an LPN ID, and returns the page's counts.
-func pageRows[T any](body []byte, what string, fill func(*T, row)) (total, pages int, rows []T, e *Error) {
+func pageRows[T any](body []byte, what string, fill func(*T, row)) (total, pages int, rows []T, ignored []IgnoredValue, e *Error) {
 	w, e := page(body, what)
 	if e != nil {
-		return 0, 0, nil, e
+		return 0, 0, nil, nil, e
 	}
 	rows = make([]T, len(w.Records))
 	rr := newRowReader()
 	for i := range w.Records {
 		r := rr.readPage(&w.Records[i])
 		if r.lpnID == "" {
-			return 0, 0, nil, changed(body, "%s row %d has no lpnId", what, i)
+			return 0, 0, nil, nil, changed(body, "%s row %d has no lpnId", what, i)
 		}
 		fill(&rows[i], r)
 	}
 	rr.scale() // the rows share their traits with rr
 	pages, _ = w.NumberOfPages.int()
-	return int(w.RecordCount.v), pages, rows, nil
+	return int(w.RecordCount.v), pages, rows, rr.ignored, nil
 }
 
 func decodeSearch(body []byte) (*SearchResults, *Error) {
-	total, pages, rows, e := pageRows(body, "search", func(a *AnimalRow, r row) {
+	total, pages, rows, ignored, e := pageRows(body, "search", func(a *AnimalRow, r row) {
 		a.LPNID, a.Sire, a.Dam = r.lpnID, r.get("lpnsre", "sire", "sireid"), r.get("lpndam", "dam", "damid")
 		a.Status, a.RegistrationNumber = r.get("status"), r.get("regnumber", "registrationnumber")
 		a.Sex, a.DateOfBirth = NormalizeSex(r.get("gender", "sex")), r.get("dateofbirth", "dob")
@@ -717,18 +746,18 @@ func decodeSearch(body []byte) (*SearchResults, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	return &SearchResults{TotalCount: total, NumberOfPages: pages, Results: rows, Raw: json.RawMessage(body)}, nil
+	return &SearchResults{TotalCount: total, NumberOfPages: pages, Results: rows, Ignored: ignored, Raw: json.RawMessage(body)}, nil
 }
 
 func decodeProgeny(body []byte) (*ProgenyPage, *Error) {
-	total, pages, rows, e := pageRows(body, "progeny", func(a *ProgenyRow, r row) {
+	total, pages, rows, ignored, e := pageRows(body, "progeny", func(a *ProgenyRow, r row) {
 		a.LPNID, a.Sex, a.DateOfBirth = r.lpnID, NormalizeSex(r.get("sex", "gender")), r.get("dob", "dateofbirth")
 		a.Traits, a.Indexes = r.traits, r.indexes
 	})
 	if e != nil {
 		return nil, e
 	}
-	return &ProgenyPage{TotalCount: total, NumberOfPages: pages, Animals: rows, Raw: json.RawMessage(body)}, nil
+	return &ProgenyPage{TotalCount: total, NumberOfPages: pages, Animals: rows, Ignored: ignored, Raw: json.RawMessage(body)}, nil
 }
 
 type wireDetails struct {
@@ -850,6 +879,15 @@ func decodeDetails(body []byte) (*AnimalDetails, *Error) {
 	sortTraits(d.Traits)
 	slices.SortFunc(d.Indexes, func(a, b Index) int { return strings.Compare(a.Name, b.Name) })
 	rr.scaleSlices([][]Trait{d.Traits})
+	// The row and the top level may both carry a value: name it once.
+	for _, x := range rr.ignored {
+		if x.LPNID == "" {
+			x.LPNID = d.LPNID
+		}
+		if !slices.ContainsFunc(d.Ignored, func(y IgnoredValue) bool { return y.LPNID == x.LPNID && y.Name == x.Name }) {
+			d.Ignored = append(d.Ignored, x)
+		}
+	}
 	return d, nil
 }
 

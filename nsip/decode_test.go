@@ -1,8 +1,11 @@
 package nsip
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -310,8 +313,8 @@ func TestDecodeSmallEndpoints(t *testing.T) {
 
 func TestValueParsing(t *testing.T) {
 	floats := map[string]num{
-		`1.5`: {1.5, true}, `-2`: {-2, true}, `" 3e2 "`: {300, true}, `"x"`: {}, `"`: {},
-		`true`: {}, `"NaN"`: {}, `1e999`: {}, `null`: {},
+		`1.5`: {v: 1.5, ok: true}, `-2`: {v: -2, ok: true}, `" 3e2 "`: {v: 300, ok: true}, `"x"`: {}, `"`: {},
+		`true`: {}, `"NaN"`: {}, `1e999`: {raw: "1e999"}, `"-1e999"`: {raw: "-1e999"}, `null`: {},
 	}
 	for in, want := range floats {
 		var n num
@@ -435,5 +438,62 @@ func TestPageTrailingFormFeed(t *testing.T) {
 		if e == nil || e.Kind != KindUnexpectedResponse {
 			t.Errorf("%q: got %v, want an unexpected-response error", body, e)
 		}
+	}
+}
+
+// NSIP promises nothing about its numbers: a value past MaxPlausibleValue,
+// or one no float holds, is left out of the model and named in Ignored, in
+// every format; the pass-through body (Raw) is untouched.
+func TestAbsurdValuesAreIgnoredAndNamed(t *testing.T) {
+	for _, f := range formats {
+		t.Run(f.String(), func(t *testing.T) {
+			s, c := standIn(t, f)
+			ctx := context.Background()
+			page, err := c.SearchAnimals(ctx, SearchParams{PageSize: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := page.Results[0].LPNID
+			codes := []string{}
+			for _, tr := range page.Results[0].Traits {
+				codes = append(codes, tr.Code)
+			}
+			if len(codes) < 2 {
+				t.Fatalf("%s has traits %v; want two to spoil", id, codes)
+			}
+			s.SetTraitText(id, codes[0], "1e154")
+			s.SetTraitText(id, codes[1], "-1e999")
+			want := []IgnoredValue{{id, codes[0], "1e154"}, {id, codes[1], "-1e999"}}
+			check := func(what string, ts []Trait, ignored []IgnoredValue) {
+				t.Helper()
+				for _, tr := range ts {
+					if tr.Code == codes[0] || tr.Code == codes[1] {
+						t.Errorf("%s: %s kept as %v", what, tr.Code, tr.Value)
+					}
+				}
+				got := slices.Clone(ignored)
+				slices.SortFunc(got, func(a, b IgnoredValue) int { return strings.Compare(a.Raw, b.Raw) })
+				slices.SortFunc(want, func(a, b IgnoredValue) int { return strings.Compare(a.Raw, b.Raw) })
+				if !slices.Equal(got, want) {
+					t.Errorf("%s: ignored %+v, want %+v", what, got, want)
+				}
+			}
+			d, err := c.AnimalDetails(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			check("details", d.Traits, d.Ignored)
+			if !bytes.Contains(d.Raw, []byte("1e154")) {
+				t.Errorf("details Raw lost the value as sent: %.300s", d.Raw)
+			}
+			page, err = c.SearchAnimals(ctx, SearchParams{PageSize: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			check("search", page.Results[0].Traits, page.Ignored)
+			if len(page.Results[1].Traits) == 0 {
+				t.Error("the other rows lost their traits")
+			}
+		})
 	}
 }

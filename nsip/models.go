@@ -21,6 +21,21 @@ type Trait struct {
 	HasAccuracy bool    `json:"hasAccuracy"`
 }
 
+// MaxPlausibleValue bounds the magnitude of an EBV or index the models
+// keep. NSIP promises nothing about its numbers; the largest real EBVs are
+// in the hundreds (fleece and milk traits), indexes in the hundreds too, so
+// a value past a million is a broken record, and one past 1e154 overflows
+// as soon as it is squared. Such a value, or one no float holds (1e999), is
+// left out of the model and listed in its Ignored.
+const MaxPlausibleValue = 1e6
+
+// IgnoredValue is a number NSIP sent that a model leaves out as absurd.
+type IgnoredValue struct {
+	LPNID string `json:"lpnId"`
+	Name  string `json:"name"` // the trait code (e.g. "WWT") or index name
+	Raw   string `json:"raw"`  // the value as sent, e.g. "1e154"
+}
+
 // Index is a selection index value such as "US Hair Index" or "SRC$ Index".
 type Index struct {
 	Name  string  `json:"name"`
@@ -143,6 +158,7 @@ type SearchResults struct {
 	// NumberOfPages is the API's own page count when it sends one, else 0.
 	NumberOfPages int             `json:"numberOfPages,omitempty"`
 	Results       []AnimalRow     `json:"results"`
+	Ignored       []IgnoredValue  `json:"ignoredValues,omitempty"` // absurd values left out of Results
 	Raw           json.RawMessage `json:"-"`
 }
 
@@ -164,6 +180,7 @@ type AnimalDetails struct {
 	Traits             []Trait         `json:"traits,omitempty"`  // sorted as TraitCodes, unknown codes after, alphabetically
 	Indexes            []Index         `json:"indexes,omitempty"` // sorted by name
 	Contact            ContactInfo     `json:"contact"`
+	Ignored            []IgnoredValue  `json:"ignoredValues,omitempty"` // absurd values left out of Traits and Indexes
 	Raw                json.RawMessage `json:"-"`
 }
 
@@ -209,6 +226,7 @@ type ProgenyPage struct {
 	// NumberOfPages is the API's own page count when it sends one, else 0.
 	NumberOfPages int             `json:"numberOfPages,omitempty"`
 	Animals       []ProgenyRow    `json:"animals"`
+	Ignored       []IgnoredValue  `json:"ignoredValues,omitempty"` // absurd values left out of Animals
 	Raw           json.RawMessage `json:"-"`
 }
 

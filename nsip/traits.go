@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -76,10 +77,16 @@ const maxBareCode = 6
 // name once per answer and decides the accuracy scale over the whole
 // answer once every row is read.
 type rowReader struct {
-	lower  map[string]string
-	codes  map[string]string
-	accs   map[string]string
-	traits [][]Trait // every row's traits, accuracies as sent until scale
+	lower   map[string]string
+	codes   map[string]string
+	accs    map[string]string
+	traits  [][]Trait      // every row's traits, accuracies as sent until scale
+	ignored []IgnoredValue // absurd values left out, in the order met
+}
+
+// ignore records an absurd value left out of a row.
+func (rr *rowReader) ignore(lpnID, name, raw string) {
+	rr.ignored = append(rr.ignored, IgnoredValue{LPNID: lpnID, Name: name, Raw: raw})
 }
 
 func newRowReader() *rowReader {
@@ -197,7 +204,11 @@ func (rr *rowReader) readPage(p *pageRow) row {
 		hasAcc := acc.kind != 0 || acc.s != ""
 		// As readFields decides: a value beside an accuracy, a value of
 		// the thirteen, or a bare JSON number.
-		if !v.num || (!hasAcc && !knownTrait[strings.ToLower(code)] && v.kind != 'n') {
+		if !(v.num || v.huge) || (!hasAcc && !knownTrait[strings.ToLower(code)] && v.kind != 'n') {
+			continue
+		}
+		if v.absurd() {
+			rr.ignore(r.lpnID, code, v.raw())
 			continue
 		}
 		t := Trait{Code: code, Value: v.v}
@@ -210,7 +221,10 @@ func (rr *rowReader) readPage(p *pageRow) row {
 		r.traits = append(r.traits, t)
 	}
 	for j, name := range knownIndexes {
-		if m := &ms[knownIndexesAt+j]; m.num {
+		switch m := &ms[knownIndexesAt+j]; {
+		case m.absurd():
+			rr.ignore(r.lpnID, name, m.raw())
+		case m.num:
 			r.indexes = append(r.indexes, Index{Name: name, Value: m.v})
 		}
 	}
@@ -231,12 +245,19 @@ func (rr *rowReader) readFields(fields []named) row {
 		switch {
 		case rowFacts[l] || (strings.HasPrefix(l, "acc") && len(l) > 3):
 		case strings.Contains(l, "index"):
-			if v.num {
+			switch {
+			case v.absurd():
+				rr.ignore(r.lpnID, indexName(f.name, l), v.raw())
+			case v.num:
 				r.indexes = append(r.indexes, Index{Name: indexName(f.name, l), Value: v.v})
 			}
-		case v.num && isLetters(l):
+		case (v.num || v.huge) && isLetters(l):
 			acc, hasAcc := r.find(rr.acc(l))
 			if !hasAcc && !knownTrait[l] && (v.kind != 'n' || len(l) > maxBareCode) {
+				continue
+			}
+			if v.absurd() {
+				rr.ignore(r.lpnID, rr.upper(l), v.raw())
 				continue
 			}
 			t := Trait{Code: rr.upper(l), Value: v.v}
@@ -247,11 +268,19 @@ func (rr *rowReader) readFields(fields []named) row {
 		}
 	}
 	if m, ok := r.find("traits"); ok && m.kind == 'o' {
-		r.traits = nestedTraits([]byte(m.s), r.traits)
+		r.traits = nestedTraits([]byte(m.s), r.traits, func(code, raw string) { rr.ignore(r.lpnID, code, raw) })
 	}
 	if m, ok := r.find("indexes"); ok && m.kind == 'o' {
 		r.indexes = nestedIndexes([]byte(m.s), r.indexes)
 	}
+	// Nested indexes past the bound go the same way as flat ones.
+	r.indexes = slices.DeleteFunc(r.indexes, func(x Index) bool {
+		if plausible(x.Value) {
+			return false
+		}
+		rr.ignore(r.lpnID, x.Name, strconv.FormatFloat(x.Value, 'g', -1, 64))
+		return true
+	})
 	sortTraits(r.traits)
 	slices.SortFunc(r.indexes, func(a, b Index) int { return strings.Compare(a.Name, b.Name) })
 	if len(r.traits) == 0 {
@@ -262,8 +291,9 @@ func (rr *rowReader) readFields(fields []named) row {
 }
 
 // nestedTraits reads the assumed {"BWT": {"Value": 0.5, "Accuracy": 89}}
-// form; a bare number is a value without accuracy.
-func nestedTraits(raw json.RawMessage, ts []Trait) []Trait {
+// form; a bare number is a value without accuracy. A value too large for a
+// float goes to ignore.
+func nestedTraits(raw json.RawMessage, ts []Trait, ignore func(code, raw string)) []Trait {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(raw, &m) != nil {
 		return ts
@@ -282,9 +312,17 @@ func nestedTraits(raw json.RawMessage, ts []Trait) []Trait {
 				Accuracy num `json:"accuracy"`
 			}
 			if json.Unmarshal(v, &o) != nil || !o.Value.ok {
+				if huge := firstText(text(n.raw), text(o.Value.raw)); huge != "" {
+					ignore(code, huge)
+				}
 				continue
 			}
 			t.Value, t.Accuracy, t.HasAccuracy = o.Value.v, o.Accuracy.v, o.Accuracy.ok
+			n = o.Value
+		}
+		if !plausible(t.Value) {
+			ignore(code, n.raw)
+			continue
 		}
 		ts = append(ts, t)
 	}

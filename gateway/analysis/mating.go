@@ -232,21 +232,31 @@ type matingCOI struct {
 }
 
 // maxPathPairs bounds the path pairs Wright's method may enumerate; beyond
-// it (pedigrees deep and inbred enough for millions of paths) the tabular
+// it (pedigrees deep and inbred enough for millions of paths) the L-D-L'
 // method gives the same COI without listing the ancestors' paths.
-const maxPathPairs = 250_000
+const maxPathPairs = breeding.MaxPathPairs
 
-func assessCOI(ped *breeding.Pedigree, sire, dam string) matingCOI {
+// assessCOI fails with breeding.ErrTooComplex on a pedigree too large to
+// compute from, or with ctx's error.
+func assessCOI(ctx context.Context, ped *breeding.Pedigree, sire, dam string) (matingCOI, error) {
 	var coi float64
 	var contrib []breeding.Contribution
+	var err error
 	itemised := ped.PathPairs(sire, dam) <= maxPathPairs
 	if itemised {
-		coi, contrib = ped.PathCOI(sire, dam)
-	} else {
-		coi = ped.MatingCOI(sire, dam)
+		coi, contrib, err = ped.PathCOI(ctx, sire, dam)
+		if errors.Is(err, breeding.ErrTooComplex) {
+			itemised = false // too many animals along the paths to compare
+		}
+	}
+	if !itemised {
+		coi, err = ped.MatingCOI(ctx, sire, dam)
+	}
+	if err != nil {
+		return matingCOI{}, err
 	}
 	if !coiKnown(ped, sire, dam, coi) {
-		return matingCOI{Status: "unknown"}
+		return matingCOI{Status: "unknown"}, nil
 	}
 	cs, cd := ped.Completeness(sire, MatingGenerations), ped.Completeness(dam, MatingGenerations)
 	status := fmt.Sprintf("complete to %d generations", MatingGenerations)
@@ -257,7 +267,7 @@ func assessCOI(ped *breeding.Pedigree, sire, dam string) matingCOI {
 		}
 	}
 	c := coi // exact binary fractions; rounding would hide small contributions such as 2^-11
-	return matingCOI{COI: &c, Status: status, Ancestors: contrib, Itemised: itemised}
+	return matingCOI{COI: &c, Status: status, Ancestors: contrib, Itemised: itemised}, nil
 }
 
 // coiKnown reports whether a mating's computed COI means what it says. A
@@ -308,10 +318,18 @@ func runCheckMating(ctx context.Context, r *call, args map[string]any) (any, err
 	if sd.BreedID != 0 && dd.BreedID != 0 && sd.BreedID != dd.BreedID {
 		warnings = append(warnings, fmt.Sprintf("a crossbred mating (%s x %s): EBVs of different breeds are not on one scale, so the midparent values are indicative only", sd.Breed, dd.Breed))
 	}
-	mc := assessCOI(ped, sire, dam)
+	mc, err := assessCOI(ctx, ped, sire, dam)
+	var tooComplex string
+	switch {
+	case errors.Is(err, breeding.ErrTooComplex):
+		// The rest of the answer stands; the COI is said to be unknown.
+		mc, tooComplex = matingCOI{Status: "unknown"}, err.Error()
+	case err != nil:
+		return nil, err
+	}
 	if mc.COI != nil && mc.Itemised {
-		if tab := ped.MatingCOI(sire, dam); math.Abs(tab-*mc.COI) > 1e-6 {
-			r.log.Error("path and tabular COI disagree", "sire", sire, "dam", dam, "paths", *mc.COI, "tabular", tab)
+		if tab, err := ped.MatingCOI(ctx, sire, dam); err == nil && math.Abs(tab-*mc.COI) > 1e-6 {
+			r.log.Error("path and L-D-L' COI disagree", "sire", sire, "dam", dam, "paths", *mc.COI, "ldl", tab)
 		}
 	}
 	mid, unknown := midparents(sd.Traits, dd.Traits)
@@ -331,7 +349,7 @@ func runCheckMating(ctx context.Context, r *call, args map[string]any) (any, err
 		"midparent_ebvs": mid,
 		"computed": map[string]any{
 			"method": "Wright's coefficient: sum over common ancestors A and each pair of paths from sire and dam up to A sharing no other animal of " +
-				"(1/2)^(n1+n2+1) (1+F_A), n1 and n2 the generations from sire and dam to A (0 if the parent is A); checked against the tabular (additive relationship) method",
+				"(1/2)^(n1+n2+1) (1+F_A), n1 and n2 the generations from sire and dam to A (0 if the parent is A); checked against the L-D-L' (additive relationship, Meuwissen and Luo) method",
 			"pedigree_animals":   ped.Len(),
 			"generations_sought": MatingGenerations,
 			"lineages_read":      b.lookups,
@@ -341,11 +359,13 @@ func runCheckMating(ctx context.Context, r *call, args map[string]any) (any, err
 	if mc.COI != nil {
 		out["coi"], out["rating"] = *mc.COI, rating(*mc.COI)
 		out["coi_percent"] = round4(*mc.COI * 100)
+	} else if tooComplex != "" {
+		out["coi_note"] = "unknown: the pedigree NSIP gave behind these parents is too large to compute from (" + tooComplex + "); it is not 0"
 	} else {
 		out["coi_note"] = "unknown: neither pedigree shows a link to the other and at least one parent has no recorded sire or dam, so there is nothing to compute from; it is not 0"
 	}
 	if mc.COI != nil && !mc.Itemised {
-		out["common_ancestors"] = map[string]any{"not_itemised": fmt.Sprintf("more than %d pairs of paths; the COI is from the tabular method", maxPathPairs)}
+		out["common_ancestors"] = map[string]any{"not_itemised": fmt.Sprintf("more than %d pairs of paths, or too many animals along them; the COI is from the L-D-L' method", maxPathPairs)}
 	}
 	if len(unknown) > 0 {
 		out["midparent_unknown"] = unknown

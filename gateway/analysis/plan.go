@@ -155,7 +155,10 @@ func runPlan(ctx context.Context, r *call, args map[string]any) (any, error) {
 			if eweIdx, _, ok := w.Index(eweEBV[ei]); ok {
 				v += eweIdx / 2
 			}
-			c := lambCOI(b.ped, rams[ri], ewes[ei])
+			c, err := lambCOI(ctx, b.ped, rams[ri], ewes[ei])
+			if err != nil {
+				return nil, err
+			}
 			coi[ri][ei] = c
 			pairs[ri][ei] = breeding.Pair{Value: v, Allowed: c == nil || *c <= maxCOI+1e-12}
 		}
@@ -226,7 +229,7 @@ func runPlan(ctx context.Context, r *call, args map[string]any) (any, error) {
 			"total_lamb_index": round4(total),
 			"computed": map[string]any{
 				"method": "lamb index = sum(weight x (ram EBV + ewe EBV)/2); the most ewes that the COI cap and ram limits allow are mated, and among such plans one of largest total index is chosen (min-cost max-flow, exact); " +
-					"COI by the tabular (additive relationship) method over each animal's pedigree extended to 6 generations; a pair whose COI is unknown (no pedigree to compute from) is allowed and marked",
+					"COI by the L-D-L' (additive relationship, Meuwissen and Luo) method over each animal's pedigree extended to 6 generations; a pair whose COI is unknown (no pedigree to compute from) is allowed and marked",
 				"pedigree_animals": b.ped.Len(),
 				"lineages_read":    b.lookups,
 				"upstream":         r.upstream(),
@@ -262,10 +265,12 @@ func runPlan(ctx context.Context, r *call, args map[string]any) (any, error) {
 }
 
 // lambCOI is a pair's COI over the gathered pedigree, nil when unknown.
-func lambCOI(ped *breeding.Pedigree, ram, ewe string) *float64 {
-	c := ped.MatingCOI(ram, ewe)
-	if !coiKnown(ped, ram, ewe, c) {
-		return nil
+// A pedigree too complex to compute from fails the plan: allowing every
+// pair as if its COI were merely unknown would ignore max_coi.
+func lambCOI(ctx context.Context, ped *breeding.Pedigree, ram, ewe string) (*float64, error) {
+	c, err := ped.MatingCOI(ctx, ram, ewe)
+	if err != nil || !coiKnown(ped, ram, ewe, c) {
+		return nil, err
 	}
-	return &c
+	return &c, nil
 }

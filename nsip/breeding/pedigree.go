@@ -10,11 +10,11 @@ import (
 )
 
 // Pedigree records each animal's sire and dam. An empty parent is unknown.
-// The zero value is not usable; call NewPedigree.
+// The zero value is not usable; call NewPedigree. It keeps each animal's
+// inbreeding once computed, so it is not safe for concurrent use.
 type Pedigree struct {
 	parents map[string][2]string
-	order   map[string]int // generation depth: 0 for a founder, 1 + the deeper parent otherwise
-	rel     map[[2]string]float64
+	inbr    map[string]float64 // each animal's F, as computed so far
 }
 
 // NewPedigree returns an empty pedigree.
@@ -45,6 +45,9 @@ func (p *Pedigree) Add(id, sire, dam string) error {
 			return fmt.Errorf("breeding: %s: %w: %s and %s", id, ErrConflict, old[i], next[i])
 		}
 	}
+	if seen && next == old {
+		return nil // nothing new: no cycle to look for, no memo to drop
+	}
 	p.parents[id] = next
 	if p.isAncestor(id, id) {
 		p.parents[id] = old
@@ -59,9 +62,7 @@ func (p *Pedigree) Add(id, sire, dam string) error {
 			p.parents[q] = [2]string{}
 		}
 	}
-	if seen && next != old || !seen {
-		p.order, p.rel = nil, nil // the memo no longer holds
-	}
+	p.inbr = nil // the memo no longer holds
 	return nil
 }
 
@@ -96,70 +97,6 @@ func (p *Pedigree) isAncestor(a, x string) bool {
 		}
 	}
 	return false
-}
-
-func (p *Pedigree) depth(id string) int {
-	if p.order == nil {
-		p.order = map[string]int{}
-	}
-	if d, ok := p.order[id]; ok {
-		return d
-	}
-	d := 0
-	for _, q := range p.parents[id] {
-		if q != "" {
-			d = max(d, 1+p.depth(q))
-		}
-	}
-	p.order[id] = d
-	return d
-}
-
-// Relationship is the additive relationship a(x, y) by the tabular method
-// (Henderson): a(x, x) = 1 + F(x); otherwise, with y the one that cannot be
-// an ancestor of the other, a(x, y) = (a(x, sire(y)) + a(x, dam(y))) / 2.
-// Unknown animals contribute 0.
-func (p *Pedigree) Relationship(x, y string) float64 {
-	if x == "" || y == "" {
-		return 0
-	}
-	if p.rel == nil {
-		p.rel = map[[2]string]float64{}
-	}
-	if x > y {
-		x, y = y, x
-	}
-	k := [2]string{x, y}
-	if v, ok := p.rel[k]; ok {
-		return v
-	}
-	var v float64
-	if x == y {
-		s, d := p.Parents(x)
-		v = 1 + p.Relationship(s, d)/2
-	} else {
-		// An ancestor is always shallower than its descendant, so the deeper
-		// (or equally deep) animal is not an ancestor of the other.
-		if p.depth(x) > p.depth(y) {
-			x, y = y, x
-		}
-		s, d := p.Parents(y)
-		v = (p.Relationship(x, s) + p.Relationship(x, d)) / 2
-	}
-	p.rel[k] = v
-	return v
-}
-
-// Inbreeding is an animal's own coefficient of inbreeding.
-func (p *Pedigree) Inbreeding(id string) float64 {
-	s, d := p.Parents(id)
-	return p.Relationship(s, d) / 2
-}
-
-// MatingCOI is the coefficient of inbreeding of a lamb of sire and dam:
-// half their additive relationship.
-func (p *Pedigree) MatingCOI(sire, dam string) float64 {
-	return p.Relationship(sire, dam) / 2
 }
 
 // Completeness is the share of ancestor slots known in each generation

@@ -80,6 +80,7 @@ type Trait struct {
 	Code     string
 	Value    float64
 	Accuracy int
+	text     string // sent in place of Value when set: see Handler.SetTraitText
 }
 
 // Index is one selection index of an animal.

@@ -3,6 +3,7 @@ package nsiptest
 import (
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,7 +55,8 @@ type Handler struct {
 	counts    map[string]int
 	total     int
 	inFlight  int
-	peak      int // most requests in flight at once since the last ResetCounts
+	peak      int                          // most requests in flight at once since the last ResetCounts
+	texts     map[string]map[string]string // LPN ID -> trait code -> the EBV's JSON as sent
 }
 
 // NewHandler builds the dataset for opts (cached per seed and size) and
@@ -68,7 +70,47 @@ func NewHandler(opts Options) *Handler {
 		latency:   map[string]time.Duration{"": opts.Latency},
 		faults:    map[string]*Fault{},
 		counts:    map[string]int{},
+		texts:     map[string]map[string]string{},
 	}
+}
+
+// SetTraitText makes every answer that carries an animal's trait (details,
+// search and progeny rows) send text, written into the JSON as it is, in
+// place of the EBV: "1e154" for an absurd value, "1e999" for one no float
+// holds. NSIP promises nothing about its numbers; this is how tests see
+// what an analysis does with one. The animal must carry the trait; text ""
+// restores the real value.
+func (h *Handler) SetTraitText(lpnID, code, text string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.texts[lpnID] == nil {
+		h.texts[lpnID] = map[string]string{}
+	}
+	h.texts[lpnID][strings.ToUpper(code)] = text
+}
+
+// patched is a with any trait texts set for it, a copy when there are some.
+func (h *Handler) patched(a *animal) *animal {
+	h.mu.Lock()
+	texts := h.texts[a.LPNID]
+	h.mu.Unlock()
+	if len(texts) == 0 {
+		return a
+	}
+	c := *a
+	c.Traits = slices.Clone(a.Traits)
+	for i := range c.Traits {
+		c.Traits[i].text = texts[strings.ToUpper(c.Traits[i].Code)]
+	}
+	return &c
+}
+
+func (h *Handler) patchedAll(as []*animal) []*animal {
+	out := make([]*animal, len(as))
+	for i, a := range as {
+		out[i] = h.patched(a)
+	}
+	return out
 }
 
 // Data is the dataset being served.
@@ -300,7 +342,7 @@ func (h *Handler) search(r *http.Request, body []byte) (int, []byte) {
 	if err != nil {
 		return http.StatusBadRequest, renderError(f, err.Error())
 	}
-	return http.StatusOK, renderSearch(f, len(all), slice(all, pg, size))
+	return http.StatusOK, renderSearch(f, len(all), h.patchedAll(slice(all, pg, size)))
 }
 
 // slice cuts page pg of size rows out of all; past the end it is empty.
@@ -337,7 +379,7 @@ func (h *Handler) details(r *http.Request, _ []byte) (int, []byte) {
 	if a == nil {
 		return st, msg
 	}
-	return http.StatusOK, renderDetails(a, f)
+	return http.StatusOK, renderDetails(h.patched(a), f)
 }
 
 func (h *Handler) lineage(r *http.Request, _ []byte) (int, []byte) {
@@ -363,7 +405,7 @@ func (h *Handler) progeny(r *http.Request, _ []byte) (int, []byte) {
 	for _, k := range slice(a.progeny, pg, size) {
 		kids = append(kids, h.data.animals[k])
 	}
-	return http.StatusOK, renderProgeny(f, len(a.progeny), size, kids)
+	return http.StatusOK, renderProgeny(f, len(a.progeny), size, h.patchedAll(kids))
 }
 
 // params reads query parameters, keeping the first problem found.

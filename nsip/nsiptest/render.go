@@ -65,15 +65,23 @@ func name(f Format, camel string) string {
 func traitPairs(w *jw, f Format, ts []Trait) {
 	for _, t := range ts {
 		lc := strings.ToLower(t.Code)
+		value := func(k string) {
+			if t.text != "" {
+				w.key(k)
+				w.b = append(w.b, t.text...)
+				return
+			}
+			w.num(k, t.Value)
+		}
 		if f == FormatLegacy {
 			tc := name(f, lc)
-			w.num(tc, t.Value)
+			value(tc)
 			if t.Accuracy >= 0 {
 				w.int("Acc"+tc, t.Accuracy)
 			}
 			continue
 		}
-		w.num(lc, t.Value)
+		value(lc)
 		if t.Accuracy >= 0 {
 			w.num("acc"+lc, float64(t.Accuracy)/100)
 		}
@@ -298,7 +306,12 @@ func legacyDetails(w *jw, a *animal) {
 	for _, t := range a.Traits {
 		w.key(t.Code)
 		w.open('{')
-		w.num("Value", t.Value)
+		if t.text != "" {
+			w.key("Value")
+			w.b = append(w.b, t.text...)
+		} else {
+			w.num("Value", t.Value)
+		}
 		if t.Accuracy >= 0 {
 			w.int("Accuracy", t.Accuracy)
 		}
