@@ -1,16 +1,9 @@
 package gateway
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"log/slog"
-	"slices"
-	"strings"
-	"sync"
-	"time"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -20,169 +13,14 @@ import (
 // notes its shape so that operators learn of the change from one warning
 // per endpoint and shape and from /healthz, not from users.
 
-// DriftEntry is one endpoint answering in one unrecognized shape.
-type DriftEntry struct {
-	Endpoint  string    `json:"endpoint"`
-	Signature string    `json:"signature"` // the answer's keys and value types, never its values
-	Reason    string    `json:"reason"`    // what the client missed the first time
-	FirstSeen time.Time `json:"first_seen"`
-	LastSeen  time.Time `json:"last_seen"`
-	Count     int64     `json:"count"`
-}
-
-// maxDriftEntries bounds the shapes remembered; a shape past the bound is
-// counted under the endpoint's "other shapes" entry.
-const maxDriftEntries = 64
-
-// otherShapes is the signature counting shapes past maxDriftEntries.
-const otherShapes = "(other shapes)"
-
-type drift struct {
-	mu      sync.Mutex
-	entries map[string]*DriftEntry // by endpoint and signature
-}
-
-// note records one unrecognized answer and reports whether its endpoint
-// and shape are new.
-func (d *drift) note(endpoint, sig, reason string, now time.Time) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.entries == nil {
-		d.entries = map[string]*DriftEntry{}
-	}
-	key := endpoint + "\x00" + sig
-	e, ok := d.entries[key]
-	if !ok && len(d.entries) >= maxDriftEntries {
-		sig = otherShapes
-		key = endpoint + "\x00" + sig
-		e, ok = d.entries[key]
-	}
-	if !ok {
-		e = &DriftEntry{Endpoint: endpoint, Signature: sig, Reason: reason, FirstSeen: now}
-		d.entries[key] = e
-	}
-	e.LastSeen = now
-	e.Count++
-	return !ok
-}
-
-func (d *drift) snapshot() []DriftEntry {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	out := make([]DriftEntry, 0, len(d.entries))
-	for _, e := range d.entries {
-		out = append(out, *e)
-	}
-	slices.SortFunc(out, func(a, b DriftEntry) int {
-		return strings.Compare(a.Endpoint+"\x00"+a.Signature, b.Endpoint+"\x00"+b.Signature)
-	})
-	return out
-}
-
-// unrecognized returns the client's error when err says NSIP answered with
-// JSON in a shape the client cannot read, and the body is there to pass on.
-func unrecognized(err error) *nsip.Error {
-	var ne *nsip.Error
-	if errors.As(err, &ne) && ne.Kind == nsip.KindFormatChanged && json.Valid(ne.Body) {
-		return ne
-	}
-	return nil
-}
-
 // noteDrift records an unrecognized answer, warning once per endpoint and
 // shape.
 func (g *Gateway) noteDrift(ne *nsip.Error) {
-	sig := Signature(ne.Body)
-	if g.drift.note(ne.Endpoint, sig, ne.Reason, g.cfg.Now().UTC()) {
+	sig := upstream.Signature(ne.Body)
+	if g.drift.Note(ne.Endpoint, sig, ne.Reason, g.cfg.Now().UTC()) {
 		g.log.Warn("NSIP answered in a shape this server does not recognize; passing it on as sent",
 			slog.String("endpoint", ne.Endpoint),
 			slog.String("signature", sig),
 			slog.String("missing", ne.Reason))
-	}
-}
-
-// formatNote is what _meta says of an answer in an unrecognized shape.
-func formatNote(ne *nsip.Error) string {
-	return fmt.Sprintf("NSIP's answer format changed: %s sent JSON this server does not recognize (%s). "+
-		"This is NSIP's answer as sent (summarized generically when over the budget); retrying will not change it.",
-		ne.Endpoint, reasonHead(ne.Reason))
-}
-
-// reasonHead is the client's reason without the snippet of the body it
-// quotes after the last colon.
-func reasonHead(r string) string {
-	if i := strings.LastIndex(r, ": "); i > 0 {
-		return r[:i]
-	}
-	return r
-}
-
-// Signature describes the structure of a JSON answer: object keys (sorted)
-// with the types of their values, the first element of arrays, nested to a
-// few levels, never a value. Two answers of one shape share a signature.
-func Signature(body []byte) string {
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if dec.Decode(&v) != nil {
-		return "(not JSON)"
-	}
-	var b strings.Builder
-	writeShape(&b, v, 0)
-	s := b.String()
-	const limit = 400
-	if len(s) > limit {
-		s = s[:limit] + "…"
-	}
-	return s
-}
-
-const (
-	signatureDepth = 3
-	signatureKeys  = 24
-)
-
-func writeShape(b *strings.Builder, v any, depth int) {
-	switch x := v.(type) {
-	case map[string]any:
-		if depth >= signatureDepth {
-			b.WriteString("object")
-			return
-		}
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		b.WriteByte('{')
-		for i, k := range keys {
-			if i == signatureKeys {
-				fmt.Fprintf(b, ",…+%d", len(keys)-i)
-				break
-			}
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(k)
-			b.WriteByte(':')
-			writeShape(b, x[k], depth+1)
-		}
-		b.WriteByte('}')
-	case []any:
-		if len(x) == 0 || depth >= signatureDepth {
-			b.WriteString("[]")
-			return
-		}
-		b.WriteByte('[')
-		writeShape(b, x[0], depth+1)
-		b.WriteByte(']')
-	case string:
-		b.WriteString("string")
-	case json.Number:
-		b.WriteString("number")
-	case bool:
-		b.WriteString("bool")
-	default:
-		b.WriteString("null")
 	}
 }

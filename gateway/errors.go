@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"net"
 	"strings"
 	"syscall"
@@ -14,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -94,11 +94,6 @@ type rateLimitError struct {
 
 func (e *rateLimitError) Error() string { return "rate limited: " + e.reason }
 
-// seconds rounds d up to whole seconds, at least one.
-func seconds(d time.Duration) int {
-	return max(1, int(math.Ceil(d.Seconds())))
-}
-
 // mapError turns a pipeline or client failure into what the model sees.
 func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolError {
 	var rl *rateLimitError
@@ -106,8 +101,8 @@ func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolErro
 		c := g.capacity()
 		return &toolError{
 			Code:              CodeRateLimited,
-			Problem:           fmt.Sprintf("too many NSIP requests (%s); retry after %d s", rl.reason, seconds(rl.retryAfter)),
-			RetryAfterSeconds: seconds(rl.retryAfter),
+			Problem:           fmt.Sprintf("too many NSIP requests (%s); retry after %d s", rl.reason, upstream.Seconds(rl.retryAfter)),
+			RetryAfterSeconds: upstream.Seconds(rl.retryAfter),
 			Capacity:          &c,
 			Next:              "wait, then repeat the same call",
 		}
@@ -118,15 +113,15 @@ func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolErro
 			return &toolError{
 				Code: CodeUpstreamUnavailable,
 				Problem: fmt.Sprintf("NSIP could not be reached at the address in the server's NSIP_BASE_URL setting "+
-					"(unset: the public NSIP API) on recent calls, so calls fail at once for the next %d s", seconds(in)),
-				RetryInSeconds: seconds(in),
+					"(unset: the public NSIP API) on recent calls, so calls fail at once for the next %d s", upstream.Seconds(in)),
+				RetryInSeconds: upstream.Seconds(in),
 				Next:           misconfiguredNext,
 			}
 		}
 		return &toolError{
 			Code:           CodeUpstreamUnavailable,
-			Problem:        fmt.Sprintf("NSIP is unavailable after repeated failures; retry in %d s", seconds(in)),
-			RetryInSeconds: seconds(in),
+			Problem:        fmt.Sprintf("NSIP is unavailable after repeated failures; retry in %d s", upstream.Seconds(in)),
+			RetryInSeconds: upstream.Seconds(in),
 			Next:           "retry later; answers already fetched stay available from the cache",
 		}
 	}
@@ -169,8 +164,8 @@ func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolErro
 		c := g.capacity()
 		return &toolError{
 			Code:              CodeRateLimited,
-			Problem:           fmt.Sprintf("NSIP asked us to slow down; retry after %d s", seconds(ne.RetryAfter)),
-			RetryAfterSeconds: seconds(ne.RetryAfter),
+			Problem:           fmt.Sprintf("NSIP asked us to slow down; retry after %d s", upstream.Seconds(ne.RetryAfter)),
+			RetryAfterSeconds: upstream.Seconds(ne.RetryAfter),
 			Capacity:          &c,
 			Next:              "wait, then repeat the same call",
 		}
@@ -190,7 +185,7 @@ func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolErro
 		return &toolError{
 			Code: CodeUnexpectedResponse,
 			Problem: fmt.Sprintf("NSIP's answer format changed: %s sent JSON this server cannot read (%s)",
-				ne.Endpoint, reasonHead(ne.Reason)),
+				ne.Endpoint, upstream.ReasonHead(ne.Reason)),
 			Next: "retrying will not help until this server understands NSIP's new format; tell the server's operator (its /healthz lists the change)",
 		}
 	case nsip.KindUnexpectedResponse:

@@ -90,13 +90,13 @@ func TestOneSessionCannotStarveAnother(t *testing.T) {
 		}()
 	}
 	first := <-gate.arrived // one holds the connection, the rest queue
-	waitFor(t, "the flood to queue", func() bool { return e.gw.fair.queued() == flood-1 })
+	waitFor(t, "the flood to queue", func() bool { return e.gw.fair.Queued() == flood-1 })
 
 	honest := make(chan *mcp.CallToolResult, 1)
 	go func() {
 		honest <- callAs(context.Background(), e, "honest", lineageDef, map[string]any{"lpn_id": ids[flood]})
 	}()
-	waitFor(t, "the honest call to queue", func() bool { return e.gw.fair.queued() == flood })
+	waitFor(t, "the honest call to queue", func() bool { return e.gw.fair.Queued() == flood })
 
 	order := []string{first}
 	for len(order) <= flood {
@@ -143,10 +143,7 @@ func TestAQueuedFetchNobodyAwaitsIsDropped(t *testing.T) {
 		go func() { gone <- callAs(ctx, e, s, lineageDef, map[string]any{"lpn_id": ids[1]}) }()
 	}
 	waitFor(t, "both callers to wait", func() bool {
-		e.gw.waiting.mu.Lock()
-		defer e.gw.waiting.mu.Unlock()
-		w := e.gw.waiting.m[lineageKey(ids[1])]
-		return w != nil && w.n == 2 && e.gw.fair.queued() == 1
+		return e.gw.waiting.Count(lineageKey(ids[1])) == 2 && e.gw.fair.Queued() == 1
 	})
 	cancel()
 	for range 2 {
@@ -154,7 +151,7 @@ func TestAQueuedFetchNobodyAwaitsIsDropped(t *testing.T) {
 			t.Errorf("a cancelled call answered: %v", res.Content)
 		}
 	}
-	waitFor(t, "the fetch to leave the queue", func() bool { return e.gw.fair.queued() == 0 })
+	waitFor(t, "the fetch to leave the queue", func() bool { return e.gw.fair.Queued() == 0 })
 	if n := e.gw.Health().AbandonedFetches; n != 1 {
 		t.Errorf("abandoned_fetches = %d, want 1", n)
 	}
@@ -245,7 +242,7 @@ func TestRequestsAtOnceAreBoundedByTurns(t *testing.T) {
 	for range conns {
 		<-gate.arrived
 	}
-	waitFor(t, "the rest to queue", func() bool { return e.gw.fair.queued() == n-conns })
+	waitFor(t, "the rest to queue", func() bool { return e.gw.fair.Queued() == n-conns })
 	for i := conns; i < n; i++ {
 		if got := e.gw.Health().RateLimit.InFlight; got != conns {
 			t.Fatalf("%d requests in flight, want %d", got, conns)

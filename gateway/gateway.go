@@ -24,6 +24,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/features"
+	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
@@ -91,7 +92,7 @@ func DefaultConfig() Config {
 		ReadyMaxAge:           5 * time.Minute,
 		Replicas:              1,
 		CollapseWait:          5 * time.Second,
-		MaxUpstreamPause:      DefaultMaxUpstreamPause,
+		MaxUpstreamPause:      upstream.DefaultMaxUpstreamPause,
 	}
 }
 
@@ -105,17 +106,17 @@ type Gateway struct {
 	flight  singleflight.Group
 	breaker *gobreaker.CircuitBreaker
 	limiter *rate.Limiter
-	fair    *fairQueue // turns at the upstream, one per connection, shared between sessions
-	waiting waiters    // callers per cache key, so a fetch nobody awaits leaves the queue
+	fair    *upstream.Fair   // turns at the upstream, one per connection, shared between sessions
+	waiting upstream.Waiters // callers per cache key, so a fetch nobody awaits leaves the queue
 
 	fitSlots  *semaphore.Weighted                      // fits running at once, at most GOMAXPROCS
 	fitFunc   func(summarize.Request) summarize.Result // sum.Fit; tests wrap it to watch fits
 	answerIDs atomic.Uint64                            // numbers each upstream answer
 
-	openedAt   atomic.Int64 // unix nanos when the breaker last opened
-	pauses     pauses       // per endpoint, until when NSIP asked us to wait (429)
-	inFlight   atomic.Int64 // upstream requests under way
-	fitWaiters atomic.Int64 // profile calls waiting on a shared fit
+	openedAt   atomic.Int64    // unix nanos when the breaker last opened
+	pauses     upstream.Pauses // per endpoint, until when NSIP asked us to wait (429)
+	inFlight   atomic.Int64    // upstream requests under way
+	fitWaiters atomic.Int64    // profile calls waiting on a shared fit
 	// unix nanos of the last connection failure blamed on NSIP_BASE_URL; while
 	// it is later than the last success, an open breaker says so too.
 	misconfiguredAt atomic.Int64
@@ -124,7 +125,7 @@ type Gateway struct {
 	stats    stats
 	seen     seenLPNs // LPN IDs each session has met, for completions
 	features *features.Features
-	drift    drift // answers in shapes the client did not recognize
+	drift    upstream.Drift // answers in shapes the client did not recognize
 }
 
 // New builds a gateway over up, fitting results with sum.
@@ -146,7 +147,7 @@ func New(up Upstream, sum *summarize.Summarizer, cfg Config) (*Gateway, error) {
 	g := &Gateway{
 		up: up, sum: sum, cfg: cfg, log: cfg.Logger, cache: c,
 		limiter: rate.NewLimiter(rate.Limit(cfg.RateLimit), cfg.RateBurst),
-		fair:    newFairQueue(cfg.MaxConcurrentUpstream),
+		fair:    upstream.NewFair(cfg.MaxConcurrentUpstream),
 
 		fitSlots: semaphore.NewWeighted(int64(runtime.GOMAXPROCS(0))),
 		fitFunc:  sum.Fit,

@@ -12,6 +12,7 @@ import (
 	"github.com/sony/gobreaker"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 )
 
 // stats are the counters behind Health. The maps are filled once in init
@@ -53,22 +54,22 @@ func (s *stats) summarized(tokens, original int) {
 
 // Health is a snapshot of the gateway for monitoring (/healthz).
 type Health struct {
-	Cache               cache.Stats      `json:"cache"`
-	Breaker             BreakerHealth    `json:"breaker"`
-	RateLimit           Capacity         `json:"rate_limit"`
-	UpstreamPauses      []PauseHealth    `json:"upstream_pauses"`   // endpoints NSIP asked us to leave alone (429)
-	MaxPauseSeconds     int              `json:"max_pause_seconds"` // the cap on such a pause
-	LastUpstreamSuccess *time.Time       `json:"last_upstream_success,omitempty"`
-	UpstreamRequests    int64            `json:"upstream_requests"`
-	AbandonedFetches    int64            `json:"abandoned_fetches"` // dropped from the queue: every caller had gone
-	CallsByTool         map[string]int64 `json:"calls_by_tool"`
-	ErrorsByCode        map[string]int64 `json:"errors_by_code"`
-	Summarizations      int64            `json:"summarizations"`
-	MeanReduction       float64          `json:"mean_reduction"` // mean token reduction of summarized results, 0..1
-	Shared              *SharedHealth    `json:"shared,omitempty"`
+	Cache               cache.Stats            `json:"cache"`
+	Breaker             BreakerHealth          `json:"breaker"`
+	RateLimit           Capacity               `json:"rate_limit"`
+	UpstreamPauses      []upstream.PauseHealth `json:"upstream_pauses"`   // endpoints NSIP asked us to leave alone (429)
+	MaxPauseSeconds     int                    `json:"max_pause_seconds"` // the cap on such a pause
+	LastUpstreamSuccess *time.Time             `json:"last_upstream_success,omitempty"`
+	UpstreamRequests    int64                  `json:"upstream_requests"`
+	AbandonedFetches    int64                  `json:"abandoned_fetches"` // dropped from the queue: every caller had gone
+	CallsByTool         map[string]int64       `json:"calls_by_tool"`
+	ErrorsByCode        map[string]int64       `json:"errors_by_code"`
+	Summarizations      int64                  `json:"summarizations"`
+	MeanReduction       float64                `json:"mean_reduction"` // mean token reduction of summarized results, 0..1
+	Shared              *SharedHealth          `json:"shared,omitempty"`
 	// FormatDrift lists the answers NSIP sent in shapes the client did not
 	// recognize, per endpoint and shape; empty while NSIP answers as known.
-	FormatDrift []DriftEntry `json:"format_drift"`
+	FormatDrift []upstream.DriftEntry `json:"format_drift"`
 }
 
 // BreakerHealth is the circuit breaker's state.
@@ -98,7 +99,7 @@ func (g *Gateway) capacity() Capacity {
 		Burst:           burst,
 		InFlight:        g.inFlight.Load(),
 		MaxConcurrent:   g.cfg.MaxConcurrentUpstream,
-		Queued:          g.fair.queued(),
+		Queued:          g.fair.Queued(),
 	}
 }
 
@@ -107,19 +108,19 @@ func (g *Gateway) Health() Health {
 	h := Health{
 		Cache:            g.cache.Stats(),
 		RateLimit:        g.capacity(),
-		UpstreamPauses:   g.pauses.health(g.cfg.MaxUpstreamPause, time.Now()),
-		MaxPauseSeconds:  seconds(g.cfg.MaxUpstreamPause),
+		UpstreamPauses:   g.pauses.Health(g.cfg.MaxUpstreamPause, time.Now()),
+		MaxPauseSeconds:  upstream.Seconds(g.cfg.MaxUpstreamPause),
 		UpstreamRequests: g.stats.upstream.Load(),
 		AbandonedFetches: g.stats.abandoned.Load(),
 		CallsByTool:      make(map[string]int64, len(g.stats.calls)),
-		FormatDrift:      g.drift.snapshot(),
+		FormatDrift:      g.drift.Snapshot(),
 		ErrorsByCode:     make(map[string]int64, len(g.stats.errors)),
 		Shared:           g.sharedHealth(),
 	}
 	st := g.breaker.State()
 	h.Breaker = BreakerHealth{State: st.String(), ConsecutiveFailures: g.breaker.Counts().ConsecutiveFailures}
 	if st == gobreaker.StateOpen {
-		h.Breaker.RetryInSeconds = seconds(g.retryIn())
+		h.Breaker.RetryInSeconds = upstream.Seconds(g.retryIn())
 	}
 	if ns := g.stats.lastSuccess.Load(); ns != 0 {
 		t := time.Unix(0, ns).UTC()
@@ -147,7 +148,7 @@ func (g *Gateway) Health() Health {
 // *DegradedError, why it serves without the replicas' shared state.
 func (g *Gateway) Ready(ctx context.Context) error {
 	if g.breaker.State() == gobreaker.StateOpen {
-		return fmt.Errorf("NSIP unavailable after repeated failures; retrying in %d s", seconds(g.retryIn()))
+		return fmt.Errorf("NSIP unavailable after repeated failures; retrying in %d s", upstream.Seconds(g.retryIn()))
 	}
 	if ns := g.stats.lastSuccess.Load(); ns != 0 && time.Since(time.Unix(0, ns)) <= g.cfg.ReadyMaxAge {
 		return g.sharedReadiness(ctx)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
 
@@ -17,7 +18,7 @@ func TestHugeRetryAfterIsCappedAndStaysOnItsEndpoint(t *testing.T) {
 		limit time.Duration
 		want  int
 	}{
-		{"default limit", 0, int(DefaultMaxUpstreamPause / time.Second)},
+		{"default limit", 0, int(upstream.DefaultMaxUpstreamPause / time.Second)},
 		{"configured limit", 90 * time.Second, 90},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

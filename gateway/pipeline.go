@@ -16,6 +16,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/features"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
@@ -61,7 +62,7 @@ func (a *answer) note() string {
 	if a.drift == nil {
 		return ""
 	}
-	return formatNote(a.drift)
+	return upstream.FormatNote(a.drift)
 }
 
 // size is the bytes an answer under key holds: the upstream JSON, the
@@ -70,7 +71,7 @@ func (a *answer) note() string {
 // TestCacheBytesTrackTheHeap and TestCacheBoundHoldsForHostileShapes keep
 // the measure honest.
 func (a *answer) size(key string) int64 {
-	return heapSize(a, map[uintptr]bool{}) + int64(len(key)) + entryOverhead
+	return upstream.HeapSize(a, map[uintptr]bool{}) + int64(len(key)) + entryOverhead
 }
 
 // entryOverhead covers the cache's bookkeeping and the fixed fields of an
@@ -116,7 +117,7 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 		sent, errs = map[string]any{}, []param.FieldError{*fe}
 	} else {
 		args, errs = param.ValidateObject("", d.params, sent)
-		if len(errs) == 0 && d == searchAnimalsDef {
+		if len(errs) == 0 && d.breedTraits {
 			var fixed map[string]any
 			if errs, fixed = g.checkBreedTraits(ctx, args); fixed != nil {
 				sent = fixed // the error's example is then a call that works
@@ -435,7 +436,7 @@ func (g *Gateway) fetch(queue context.Context, session, key string, d *toolDef, 
 		g.stats.upstream.Add(1)
 		sent := time.Now()
 		value, raw, err := request(ctx, g.up)
-		if ne := unrecognized(err); ne != nil {
+		if ne := upstream.Unrecognized(err); ne != nil {
 			// NSIP answered; the client could not read it. Pass it on.
 			return &answer{id: g.answerIDs.Add(1), raw: ne.Body, drift: ne}, nil
 		}

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 )
 
 // Replicas of the server share four things through Redis when
@@ -142,7 +143,7 @@ func (g *Gateway) sharedTurn(ctx context.Context, method string) error {
 	case 2:
 		// Kept locally too, so that this replica's health shows the pause
 		// it keeps to and its next calls are refused without asking Redis.
-		g.pauses.hold(method, time.Now().Add(wait), time.Duration(res[2])*time.Microsecond)
+		g.pauses.Hold(method, time.Now().Add(wait), time.Duration(res[2])*time.Microsecond)
 		return &rateLimitError{retryAfter: wait, reason: "NSIP asked us to wait"}
 	}
 	if wait <= 0 {
@@ -398,7 +399,7 @@ func (g *Gateway) sharedHealth() *SharedHealth {
 		Hits: g.shared.hits.Load(), CollapsedFetches: g.shared.collapsed.Load(),
 	}
 	if d := g.sharedRetryIn(); d > 0 {
-		h.BreakerOpenRemote = seconds(d)
+		h.BreakerOpenRemote = upstream.Seconds(d)
 	}
 	return h
 }

@@ -25,6 +25,9 @@ type toolDef struct {
 	// composite tools are assembled from other tools' cached answers
 	// instead of fetched (nsip_search_by_lpn).
 	composite bool
+	// breedTraits: the trait codes the call names are checked against the
+	// breed's own (traitcheck.go) before NSIP is asked.
+	breedTraits bool
 	// subject names what a not-found answer was about: the argument and a
 	// phrase for the message, plus the next step to suggest.
 	subject string
@@ -138,7 +141,7 @@ func pageSizeParam(def int) param.Spec {
 
 var lastUpdateDef = &toolDef{
 	name: "nsip_get_last_update", title: "NSIP last evaluation date", method: "get_date_last_updated",
-	kind: summarize.KindGeneric,
+	kind: summarize.KindGeneric, params: withMaxTokens(),
 	desc: `Date of the latest NSIP evaluation, e.g. {"date":"09/23/2025"}: how current the EBVs are. Only argument: max_tokens.`,
 	fetch: fetchWith(func(ctx context.Context, up Upstream, _ noArgs) (any, json.RawMessage, error) {
 		v, err := up.DateLastUpdated(ctx)
@@ -148,7 +151,7 @@ var lastUpdateDef = &toolDef{
 
 var listBreedsDef = &toolDef{
 	name: "nsip_list_breeds", title: "NSIP breed groups and breeds", method: "get_available_breed_groups",
-	kind: summarize.KindGeneric,
+	kind: summarize.KindGeneric, params: withMaxTokens(),
 	desc: `NSIP breed groups (Range, Maternal Wool, Hair, Terminal) with each breed's ID (breed_id elsewhere) and name; group IDs are breed_group_id. Only argument: max_tokens.`,
 	fetch: fetchWith(func(ctx context.Context, up Upstream, _ noArgs) (any, json.RawMessage, error) {
 		v, err := up.BreedGroups(ctx)
@@ -158,7 +161,7 @@ var listBreedsDef = &toolDef{
 
 var statusesDef = &toolDef{
 	name: "nsip_get_statuses", title: "NSIP animal statuses", method: "get_statuses_by_breed_group",
-	kind: summarize.KindGeneric,
+	kind: summarize.KindGeneric, params: withMaxTokens(),
 	desc: `Animal statuses NSIP records, e.g. ["CURRENT","SOLD","DEAD"], for search_criteria.status. Only argument: max_tokens.`,
 	fetch: fetchWith(func(ctx context.Context, up Upstream, _ noArgs) (any, json.RawMessage, error) {
 		v, err := up.Statuses(ctx)
@@ -168,7 +171,7 @@ var statusesDef = &toolDef{
 
 var traitRangesDef = &toolDef{
 	name: "nsip_get_trait_ranges", title: "NSIP trait ranges for a breed", method: "get_trait_ranges_by_breed",
-	kind: summarize.KindGeneric, params: []param.Spec{param.BreedID},
+	kind: summarize.KindGeneric, params: withMaxTokens(param.BreedID),
 	subject: "breed_id", what: "trait ranges for breed", next: "list valid breed IDs with nsip_list_breeds",
 	desc: `Min and max EBV of each trait a breed has, e.g. {"BWT":{"min":-0.71,"max":0.93}}: the codes to sort and filter it by. ` +
 		`Too few evaluated animals: no_data. Arguments: breed_id (from nsip_list_breeds); max_tokens.`,
@@ -180,21 +183,21 @@ var traitRangesDef = &toolDef{
 
 var searchAnimalsDef = &toolDef{
 	name: "nsip_search_animals", title: "Search NSIP animals", method: "search_animals",
-	kind: summarize.KindSearch,
+	kind: summarize.KindSearch, breedTraits: true,
 	desc: `Search NSIP animals by page (about 290 tokens an animal). ` +
 		`Over the budget (2000 tokens; max_tokens raises it to the server cap, 8000 unless configured) pages come as a table: ` +
 		`per animal LPN ID, sex, birth date, status, breed (when several), sire, dam, the sort and trait_ranges traits as [value, accuracy], its most accurate others; traits sets exactly which. ` +
 		`_meta gives page, page_size, total_count and next (the call for what follows; skip after part of a page). ` +
 		`Unsummarized: NSIP's JSON, accuracy 0.80 = 80%; tables in percent. ` +
 		`Arguments, all optional: page (0-based), page_size 1..` + strconv.Itoa(nsip.MaxPageSize) + ` (default 15), breed_id, sorted_trait (e.g. "WWT"), reverse, search_criteria, traits, skip, max_tokens.`,
-	params: []param.Spec{
+	params: withPaging(
 		pageParam,
 		pageSizeParam(15),
-		{Name: "breed_id", Kind: param.Integer, Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},
+		param.Spec{Name: "breed_id", Kind: param.Integer, Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},
 		param.SortedTrait,
-		{Name: "reverse", Kind: param.Boolean, Default: false, Example: false},
+		param.Spec{Name: "reverse", Kind: param.Boolean, Default: false, Example: false},
 		param.SearchCriteria,
-	},
+	),
 	fetch: fetchWith(func(ctx context.Context, up Upstream, a searchArgs) (any, json.RawMessage, error) {
 		v, err := up.SearchAnimals(ctx, a.params())
 		return fetched(v, err, func(v *nsip.SearchResults) json.RawMessage { return v.Raw })
@@ -207,10 +210,10 @@ var animalDef = &toolDef{
 	subject: "search_string", what: "animal matching", next: "check the ID, or find animals and their LPN IDs with nsip_search_animals",
 	desc: `One animal's record: breed, birth date, gender, status, parents, progeny count, EBVs with accuracy as NSIP sends it (0.80 = 80%; MWWT may have none), indexes, breeder's contact (about 450 tokens). ` +
 		`Arguments: search_string (LPN ID or registration number); max_tokens.`,
-	params: []param.Spec{{
+	params: withMaxTokens(param.Spec{
 		Name: "search_string", Kind: param.String, Required: true, Example: param.ExampleLPN, Complete: param.LPNs,
 		MinLen: 2, MaxLen: nsip.MaxSearchStringLength, Pattern: param.SearchPattern,
-	}},
+	}),
 	fetch: fetchWith(func(ctx context.Context, up Upstream, a detailsArgs) (any, json.RawMessage, error) {
 		v, err := up.AnimalDetails(ctx, a.SearchString)
 		return fetched(v, err, func(v *nsip.AnimalDetails) json.RawMessage { return v.Raw })
@@ -223,7 +226,7 @@ var lineageDef = &toolDef{
 	subject: "lpn_id", what: "pedigree for LPN ID", next: "check the LPN ID, or find animals with nsip_search_animals",
 	desc: `An animal's pedigree, each ancestor with LPN ID, farm, birth date, sex, status and indexes (about 85 tokens each); ` +
 		`summaries keep the nearest generations, counting the rest. Arguments: lpn_id; max_tokens.`,
-	params: []param.Spec{param.LPNParam("")},
+	params: withMaxTokens(param.LPNParam("")),
 	fetch: fetchWith(func(ctx context.Context, up Upstream, a lpnArgs) (any, json.RawMessage, error) {
 		v, err := up.Lineage(ctx, a.LPNID)
 		return fetched(v, err, func(v *nsip.Lineage) json.RawMessage { return v.Raw })
@@ -238,11 +241,11 @@ var progenyDef = &toolDef{
 		`Unsummarized: NSIP's JSON (sex "1"=M, "2"=F). Over the budget, a table of LPN ID, sex (M/F), birth date and the most accurate EBVs that fit as [value, accuracy], with per-trait statistics naming who has the max and min. ` +
 		`_meta gives page, page_size, total_count, next. ` +
 		`Arguments: lpn_id; page (0-based); page_size 1..` + strconv.Itoa(nsip.MaxPageSize) + ` (default 10); traits (exactly the codes rows carry); skip; max_tokens.`,
-	params: []param.Spec{
+	params: withPaging(
 		param.LPNParam(""),
 		pageParam,
 		pageSizeParam(10),
-	},
+	),
 	fetch: fetchWith(func(ctx context.Context, up Upstream, a progenyArgs) (any, json.RawMessage, error) {
 		v, err := up.Progeny(ctx, a.LPNID, a.Page, a.PageSize)
 		return fetched(v, err, func(v *nsip.ProgenyPage) json.RawMessage { return v.Raw })
@@ -256,7 +259,7 @@ var searchByLPNDef = &toolDef{
 	desc: `An animal's profile in one call: details, pedigree and first 10 offspring. ` +
 		`Summaries fill the budget with identity, contact, EBVs, indexes, parents, grandparents and offspring, listing each part left out with the call for it. ` +
 		`Arguments: lpn_id; traits; max_tokens. Shares the cache of the single-part tools.`,
-	params: []param.Spec{param.LPNParam("")},
+	params: withTraits(param.LPNParam("")),
 }
 
 // describeTools lists the tool names, for the server's instructions.

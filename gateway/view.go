@@ -51,23 +51,12 @@ var (
 	}
 )
 
-// Which tools take which view arguments: every tool takes max_tokens;
-// traits where rows carry EBVs; skip where answers are pages.
-var (
-	traitTools = []string{"nsip_search_animals", "nsip_get_progeny", "nsip_search_by_lpn"}
-	skipTools  = []string{"nsip_search_animals", "nsip_get_progeny"}
-)
-
-func init() {
-	for _, d := range toolDefs {
-		if slices.Contains(traitTools, d.name) {
-			d.params = append(d.params, traitsParam)
-		}
-		if slices.Contains(skipTools, d.name) {
-			d.params = append(d.params, skipParam)
-		}
-		d.params = append(d.params, maxTokensParam)
-	}
+// Every tool takes max_tokens after its own arguments; tools whose rows
+// carry EBVs take traits too, and tools whose answers are pages skip.
+func withMaxTokens(ps ...param.Spec) []param.Spec { return append(ps, maxTokensParam) }
+func withTraits(ps ...param.Spec) []param.Spec    { return append(ps, traitsParam, maxTokensParam) }
+func withPaging(ps ...param.Spec) []param.Spec {
+	return append(ps, traitsParam, skipParam, maxTokensParam)
 }
 
 // view is how the caller asked to see an answer.
