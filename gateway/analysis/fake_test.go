@@ -47,6 +47,9 @@ type fakeSource struct {
 	// unsorted makes search ignore sorted_trait and reverse, as a server
 	// that does not honour them would.
 	unsorted bool
+	// pages rewrites the rows of a served page, for paging NSIP does not
+	// promise: short pages, repeats across pages.
+	pages func(page int, rows []nsip.AnimalRow) []nsip.AnimalRow
 	// fail makes Details and Lineage of an ID fail with the given error,
 	// and Ranges of breed N when keyed "breed N".
 	fail map[string]error
@@ -229,6 +232,9 @@ func (f *fakeSource) Search(ctx context.Context, args map[string]any) (*nsip.Sea
 	for _, a := range rows[min(len(rows), page*size):min(len(rows), (page+1)*size)] {
 		res.Results = append(res.Results, nsip.AnimalRow{LPNID: a.ID, Sire: a.Sire, Dam: a.Dam, Status: a.Status, Sex: a.Sex,
 			DateOfBirth: a.Born, BreedID: a.Breed, FlockCode: a.Flock, Traits: traitsOf(a.EBV)})
+	}
+	if f.pages != nil {
+		res.Results = f.pages(page, res.Results)
 	}
 	return res, nil
 }
