@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strings"
@@ -289,5 +290,37 @@ func TestCheckMatingOverBudget(t *testing.T) {
 	}
 	if n := f.callsOf("overbudget"); n != 3 {
 		t.Errorf("OverBudget asked %d times, want 3 (5, 2, then 0 ancestors)", n)
+	}
+}
+
+// otherSire is a fake whose lineage of one animal names another sire than
+// its details do, as a registry correction can leave them.
+type otherSire struct {
+	*fakeSource
+	id, sire string
+}
+
+func (o *otherSire) Lineage(ctx context.Context, id string) (*nsip.Lineage, error) {
+	l, err := o.fakeSource.Lineage(ctx, id)
+	if err == nil && id == o.id {
+		l.Subject.Sire = &nsip.LineageNode{LPNID: o.sire}
+	}
+	return l, err
+}
+
+// Details and lineage disagree on the sire's sire: the details' record,
+// read first, stands (half sibs through XXXXX, 1/8), and the answer notes
+// the lineage's contradiction rather than failing.
+func TestCheckMatingRecordsDisagree(t *testing.T) {
+	f := herd(matingCases[1].herd...)
+	src := &otherSire{fakeSource: f, id: "SIRE1", sire: "ZZZZZ"}
+	v, err := Run(t.Context(), CheckMating, src, discard(), nil, map[string]any{"sire_lpn_id": "SIRE1", "dam_lpn_id": "DAM01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a matingAnswer
+	decode(t, v, &a)
+	if a.COI == nil || *a.COI != 1.0/8 || len(a.Notes) != 1 || !strings.Contains(a.Notes[0], "SIRE1's parents that contradicts") {
+		t.Errorf("coi %v notes %q; want 1/8 and a note on SIRE1's contradicting record", fmtPtr(a.COI), a.Notes)
 	}
 }
