@@ -61,7 +61,9 @@ type scanned struct {
 	total     int // NSIP's recordCount
 	pages     int
 	dupes     int
-	complete  bool
+	missing   int  // rows absent from pages short of NSIP's count
+	ended     bool // the last page by NSIP's count was read
+	complete  bool // ended with no row missing or repeated
 	pageLimit int
 }
 
@@ -86,8 +88,16 @@ func scanAll(ctx context.Context, r *call, args map[string]any, pageLimit int) (
 			seen[row.LPNID] = true
 			s.rows = append(s.rows, row)
 		}
-		if len(res.Results) < scanPageSize || (page+1)*scanPageSize >= res.TotalCount {
-			s.complete = true
+		// A short page before the count is reached is missing rows, not
+		// the end (NSIP does not promise full pages); an empty one ends
+		// the scan, as nothing more can be expected.
+		last := (page+1)*scanPageSize >= res.TotalCount
+		if !last && len(res.Results) < scanPageSize {
+			s.missing += scanPageSize - len(res.Results)
+		}
+		if last || len(res.Results) == 0 {
+			s.ended = true
+			s.complete = s.missing == 0 && s.dupes == 0
 			break
 		}
 	}
@@ -165,7 +175,11 @@ func runFlock(ctx context.Context, r *call, args map[string]any) (any, error) {
 		"duplicates":   s.dupes,
 		"other_flocks": len(outside),
 	}
-	if !s.complete {
+	switch {
+	case s.ended && !s.complete:
+		computed["incomplete"] = fmt.Sprintf("NSIP's pages were not consistent: %d rows were missing from pages short of its count and %d animals came twice (each repeat means another was skipped), so %d of NSIP's %d animals were read",
+			s.missing, s.dupes, len(s.rows), s.total)
+	case !s.complete:
 		computed["incomplete"] = fmt.Sprintf("stopped at the ceiling of %d pages: %d of NSIP's %d animals were read", flockPages, len(s.rows), s.total)
 	}
 	out := map[string]any{

@@ -116,8 +116,9 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 	}
 	// Sort by the heaviest weighted trait NSIP can sort on; with none, read
 	// in NSIP's own order, where no early stop is possible.
+	codes := w.Codes()
 	sortBy := ""
-	for _, c := range w.Codes() {
+	for _, c := range codes {
 		if sortable(c) {
 			sortBy = c
 			break
@@ -138,6 +139,12 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 	seen := map[string]bool{}
 	rows := map[string]nsip.AnimalRow{}
 	var read, unindexed, pages, total int
+	// NSIP promises neither full pages before the last, nor stable paging,
+	// nor ranges that bound every EBV: missing rows, repeats (each means an
+	// animal skipped) and a value outside the ranges are counted here, and
+	// any of them withdraws what it would disprove.
+	var missing, dupes int
+	outside := ""
 	edge := math.NaN()
 	stop := ""
 	for page := 0; stop == ""; page++ {
@@ -160,10 +167,16 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 				vals = append(vals, v)
 			}
 			if seen[row.LPNID] {
+				dupes++
 				continue
 			}
 			seen[row.LPNID] = true
 			read++
+			for _, c := range codes {
+				if r, ok := ranges[c]; ok && c != sortBy && outside == "" && (ebv[c] < r[0] || ebv[c] > r[1]) {
+					outside = fmt.Sprintf("%s's %s of %g lies outside the breed's range %g..%g", row.LPNID, c, ebv[c], r[0], r[1])
+				}
+			}
 			idx, _, ok := w.Index(ebv)
 			if !ok {
 				unindexed++
@@ -188,7 +201,7 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 				// even past the first page when that one was flat.
 				search["reverse"] = true
 				observed, edge, page = "unknown", math.NaN(), -1
-				top, seen, rows, read, unindexed = breeding.NewTopN(topN), map[string]bool{}, map[string]nsip.AnimalRow{}, 0, 0
+				top, seen, rows, read, unindexed, missing, dupes = breeding.NewTopN(topN), map[string]bool{}, map[string]nsip.AnimalRow{}, 0, 0, 0, 0
 				continue
 			}
 			if (o == 1) != wantDesc {
@@ -200,18 +213,21 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 		if len(vals) > 0 {
 			edge = vals[len(vals)-1]
 		}
+		last := (page+1)*scanPageSize >= res.TotalCount
+		if !last && len(res.Results) < scanPageSize {
+			missing += scanPageSize - len(res.Results)
+		}
 		switch {
-		case len(res.Results) < scanPageSize || (page+1)*scanPageSize >= res.TotalCount:
+		case last || len(res.Results) == 0:
 			stop = "all read"
-		case sorted && observed != "unknown" && top.Full() && !math.IsNaN(edge):
+		case sorted && observed != "unknown" && top.Full() && !math.IsNaN(edge) && outside == "":
 			if b, _ := w.Bound(sortBy, edge, ranges); b < top.Last() {
 				stop = "bound"
 			}
 		}
 	}
-	exact := stop == "all read" || stop == "bound"
+	exact := (stop == "all read" || stop == "bound") && missing == 0 && dupes == 0
 	// Rows are arrays under one header, so that fifty fit the budget.
-	codes := w.Codes()
 	columns := []string{"rank", "lpn_id", "index"}
 	for _, c := range codes {
 		columns = append(columns, c, c+"_acc")
@@ -242,8 +258,14 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 		"pages":         pages,
 		"upstream":      r.upstream(),
 	}
-	if !exact {
+	if stop == "scan limit" {
 		computed["limit"] = fmt.Sprintf("not proven exact: %d of %d animals read before the scan limit of %d pages; an unread animal could still rank", read, total, rankPages)
+	}
+	if missing > 0 || dupes > 0 {
+		computed["paging"] = fmt.Sprintf("not proven exact: NSIP's pages were not consistent (%d rows missing from pages short of its count, %d animals repeated across pages, each repeat meaning another skipped), so an unread animal could still rank", missing, dupes)
+	}
+	if outside != "" {
+		computed["ranges"] = outside + ", which disproves the ranges the early stop relies on, so none was taken"
 	}
 	if !sorted {
 		computed["sort"] = "NSIP's order could not be relied on, so no early stop was taken"

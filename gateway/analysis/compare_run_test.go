@@ -1,0 +1,105 @@
+package analysis
+
+import (
+	"errors"
+	"maps"
+	"slices"
+	"testing"
+)
+
+type compareAnswer struct {
+	Traits  []string `json:"traits"`
+	Animals []struct {
+		LPNID string        `json:"lpn_id"`
+		Sire  string        `json:"sire"`
+		EBV   []*[2]float64 `json:"ebv"`
+	} `json:"animals"`
+	Best      map[string][]string `json:"best"`
+	NotRanked struct {
+		Traits []string `json:"traits"`
+	} `json:"not_ranked"`
+	Unknown []string `json:"unknown"`
+}
+
+func compareHerd() *fakeSource {
+	return newFake(
+		&fakeAnimal{ID: "ANIM1", Sire: "SIRE1", Sex: "Male", EBV: map[string]float64{"WWT": 5, "BWT": 0.4, "YWT": 3, "NWT": 0.1, "EMD": 1.0}},
+		&fakeAnimal{ID: "ANIM2", Sire: "SIRE2", Sex: "Female", EBV: map[string]float64{"WWT": 7, "BWT": 0.2, "YWT": 3, "NWT": 0.3}},
+		&fakeAnimal{ID: "ANIM3", Sire: "SIRE3", Sex: "Female", EBV: map[string]float64{"WWT": 7, "BWT": 0.6, "YWT": 3, "NWT": 0.2, "EMD": 0.5}},
+	)
+}
+
+func TestCompareBestByDirection(t *testing.T) {
+	f := compareHerd()
+	var a compareAnswer
+	mustRun(t, Compare, f, map[string]any{"lpn_ids": []any{"ANIM1", "ANIM2", "ANIM3"}}, &a)
+	// NSIP's site order for the first thirteen (BWT WWT YWT EMD NWT).
+	if want := []string{"BWT", "WWT", "YWT", "EMD", "NWT"}; !slices.Equal(a.Traits, want) {
+		t.Fatalf("traits %v, want %v", a.Traits, want)
+	}
+	// WWT: higher is better, 7 twice, so both; BWT: lower is better, 0.2;
+	// EMD: higher, 1.0 (ANIM2 has none); YWT all 3, so no best; NWT has
+	// no documented direction, so none either.
+	want := map[string][]string{"WWT": {"ANIM2", "ANIM3"}, "BWT": {"ANIM2"}, "EMD": {"ANIM1"}}
+	if !maps.EqualFunc(a.Best, want, slices.Equal) {
+		t.Errorf("best %v, want %v", a.Best, want)
+	}
+	if !slices.Equal(a.NotRanked.Traits, []string{"NWT"}) || !slices.Equal(a.Unknown, []string{"ANIM2:EMD"}) {
+		t.Errorf("not ranked %v, unknown %v; want NWT and ANIM2:EMD", a.NotRanked.Traits, a.Unknown)
+	}
+	// The table row: [value, accuracy] per trait in the traits' order,
+	// null where the animal has no EBV.
+	r := a.Animals[1]
+	if r.LPNID != "ANIM2" || r.Sire != "SIRE2" || *r.EBV[0] != [2]float64{0.2, 70} || *r.EBV[1] != [2]float64{7, 70} || r.EBV[3] != nil {
+		t.Errorf("ANIM2's row %+v", r)
+	}
+	if n := f.callsOf("details"); n != 3 {
+		t.Errorf("details read %d times, want 3", n)
+	}
+}
+
+func TestCompareChosenTraitsAndBudget(t *testing.T) {
+	f := compareHerd()
+	var a compareAnswer
+	mustRun(t, Compare, f, map[string]any{"lpn_ids": []any{"ANIM1", "ANIM3"}, "traits": []any{"bwt", "WWT"}}, &a)
+	want := map[string][]string{"BWT": {"ANIM1"}, "WWT": {"ANIM3"}}
+	if !slices.Equal(a.Traits, []string{"BWT", "WWT"}) || !maps.EqualFunc(a.Best, want, slices.Equal) {
+		t.Errorf("traits %v best %v, want BWT WWT and %v", a.Traits, a.Best, want)
+	}
+
+	// Over the budget: one header, values only, the shared breed once.
+	f.over = true
+	var b struct {
+		Columns    []string            `json:"columns"`
+		Animals    [][]any             `json:"animals"`
+		Breed      string              `json:"breed"`
+		Best       map[string][]string `json:"best"`
+		Accuracies string              `json:"accuracies"`
+	}
+	mustRun(t, Compare, f, map[string]any{"lpn_ids": []any{"ANIM1", "ANIM3"}, "traits": []any{"BWT", "WWT"}}, &b)
+	if !slices.Equal(b.Columns, []string{"lpn_id", "sex", "born", "sire", "dam", "BWT", "WWT"}) || b.Breed != "Breed 640" || b.Accuracies == "" {
+		t.Errorf("compact answer: columns %v breed %q accuracies %q", b.Columns, b.Breed, b.Accuracies)
+	}
+	if len(b.Animals) != 2 || b.Animals[1][0] != "ANIM3" || b.Animals[1][5] != 0.6 || b.Animals[1][6] != 7.0 {
+		t.Errorf("compact rows %v", b.Animals)
+	}
+	if !maps.EqualFunc(b.Best, want, slices.Equal) {
+		t.Errorf("compact best %v, want %v", b.Best, want)
+	}
+
+	// Breeds differ: the breed becomes a column.
+	f.animals["ANIM3"].Breed = 641
+	mustRun(t, Compare, f, map[string]any{"lpn_ids": []any{"ANIM1", "ANIM3"}, "traits": []any{"BWT"}}, &b)
+	if !slices.Equal(b.Columns, []string{"lpn_id", "sex", "born", "sire", "dam", "breed", "BWT"}) || b.Animals[1][5] != "Breed 641" {
+		t.Errorf("mixed breeds: columns %v rows %v", b.Columns, b.Animals)
+	}
+}
+
+func TestCompareNotFoundNamesTheEntry(t *testing.T) {
+	f := compareHerd()
+	_, err := run(t, Compare, f, map[string]any{"lpn_ids": []any{"ANIM1", "NOBODY1", "ANIM3"}})
+	var ab *AboutError
+	if !errors.As(err, &ab) || ab.Field != "lpn_ids[1]" || ab.Value != "NOBODY1" {
+		t.Errorf("unknown animal: %v, want not found about lpn_ids[1]", err)
+	}
+}

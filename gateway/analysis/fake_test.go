@@ -1,0 +1,406 @@
+package analysis
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+// fakeAnimal is one record the fake source serves, in every shape NSIP
+// gives it: details, a lineage node and a search row.
+type fakeAnimal struct {
+	ID, Sire, Dam string
+	Sex           string // "Male" or "Female" as NSIP spells them, or anything else
+	Breed         int
+	Born          string
+	Flock         string
+	Status        string
+	EBV           map[string]float64
+}
+
+// fakeSource is an in-memory Source: animals, their lineages built from
+// the same records, search pages cut from a sorted list, trait ranges per
+// breed and a scripted user. It counts each method's calls, and can refuse
+// lookups past a ceiling of its own as the gateway does.
+type fakeSource struct {
+	mu      sync.Mutex
+	animals map[string]*fakeAnimal
+
+	// lineageGens is how many generations a lineage answer holds, the
+	// subject included (live answers show four); 0 means 4.
+	lineageGens int
+	// ranges overrides the trait ranges of a breed; otherwise they are the
+	// min and max over the breed's animals.
+	ranges map[int][]nsip.TraitRange
+	// unsorted makes search ignore sorted_trait and reverse, as a server
+	// that does not honour them would.
+	unsorted bool
+	// pages rewrites the rows of a served page, for paging NSIP does not
+	// promise: short pages, repeats across pages.
+	pages func(page int, rows []nsip.AnimalRow) []nsip.AnimalRow
+	// fail makes Details and Lineage of an ID fail with the given error,
+	// and Ranges of breed N when keyed "breed N".
+	fail map[string]error
+
+	answers map[string]any // Ask's answers; nil means the client cannot be asked
+	askErr  error
+	over    bool // OverBudget's answer
+	code    string
+
+	// ceiling refuses lookups past it with ErrCeiling; 0 means none.
+	ceiling int
+
+	calls    map[string]int
+	lookups  int // lookups served or failed, not refused
+	refused  int
+	forms    []Form
+	searches []map[string]any
+}
+
+func newFake(as ...*fakeAnimal) *fakeSource {
+	f := &fakeSource{animals: map[string]*fakeAnimal{}, calls: map[string]int{}, code: "UPSTREAM_ERROR"}
+	for _, a := range as {
+		f.add(a)
+	}
+	return f
+}
+
+func (f *fakeSource) add(a *fakeAnimal) {
+	if a.Breed == 0 {
+		a.Breed = 640
+	}
+	f.animals[a.ID] = a
+}
+
+// count records a call and, for a lookup, charges it against the ceiling.
+func (f *fakeSource) count(method string, lookup bool) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls[method]++
+	if !lookup {
+		return nil
+	}
+	if f.ceiling > 0 && f.lookups >= f.ceiling {
+		f.refused++
+		return ErrCeiling
+	}
+	f.lookups++
+	return nil
+}
+
+func (f *fakeSource) callsOf(method string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.calls[method]
+}
+
+func notFound(id string) error {
+	return &nsip.Error{Kind: nsip.KindNotFound, Param: "lpn_id", Value: id, Reason: "no such animal"}
+}
+
+func traitsOf(ebv map[string]float64) []nsip.Trait {
+	var ts []nsip.Trait
+	for _, c := range slices.Sorted(maps.Keys(ebv)) {
+		ts = append(ts, nsip.Trait{Code: c, Value: ebv[c], Accuracy: 70, HasAccuracy: true})
+	}
+	return ts
+}
+
+func (f *fakeSource) Details(ctx context.Context, id string) (*nsip.AnimalDetails, error) {
+	if err := f.count("details", true); err != nil {
+		return nil, err
+	}
+	if err := f.fail[id]; err != nil {
+		return nil, err
+	}
+	a := f.animals[id]
+	if a == nil {
+		return nil, notFound(id)
+	}
+	return &nsip.AnimalDetails{LPNID: a.ID, Breed: fmt.Sprintf("Breed %d", a.Breed), BreedID: a.Breed, DateOfBirth: a.Born,
+		Gender: a.Sex, Status: a.Status, Sire: a.Sire, Dam: a.Dam, Traits: traitsOf(a.EBV)}, nil
+}
+
+// node is id's lineage node with gens generations, itself included. A
+// parent without a record of its own still appears, with no parents.
+func (f *fakeSource) node(id string, gens int) *nsip.LineageNode {
+	if id == "" || gens == 0 {
+		return nil
+	}
+	n := &nsip.LineageNode{LPNID: id}
+	if a := f.animals[id]; a != nil {
+		n.Sex, n.Status, n.DOB = a.Sex, a.Status, a.Born
+		n.Sire, n.Dam = f.node(a.Sire, gens-1), f.node(a.Dam, gens-1)
+	}
+	return n
+}
+
+func (f *fakeSource) Lineage(ctx context.Context, id string) (*nsip.Lineage, error) {
+	if err := f.count("lineage", true); err != nil {
+		return nil, err
+	}
+	if err := f.fail[id]; err != nil {
+		return nil, err
+	}
+	if f.animals[id] == nil {
+		return nil, notFound(id)
+	}
+	gens := f.lineageGens
+	if gens == 0 {
+		gens = 4
+	}
+	return &nsip.Lineage{Subject: *f.node(id, gens)}, nil
+}
+
+// Search serves one page of the animals matching breed_id and the criteria
+// the fake knows (gender, flock_id, status), sorted as NSIP sorts: by the
+// sorted trait highest first, animals without it last, ties and the
+// unsorted case by LPN ID; reverse turns the order around. A criterion it
+// does not know fails the call, so a test cannot pass on a filter ignored.
+func (f *fakeSource) Search(ctx context.Context, args map[string]any) (*nsip.SearchResults, error) {
+	if err := f.count("search", true); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	f.searches = append(f.searches, maps.Clone(args))
+	f.mu.Unlock()
+	for k := range args {
+		if !slices.Contains([]string{"breed_id", "page", "page_size", "sorted_trait", "reverse", "search_criteria"}, k) {
+			return nil, fmt.Errorf("fake search: unknown argument %q", k)
+		}
+	}
+	page, _ := args["page"].(int)
+	size, _ := args["page_size"].(int)
+	if size < 1 || size > nsip.MaxPageSize || page < 0 {
+		return nil, fmt.Errorf("fake search: page %d, page_size %d", page, size)
+	}
+	breed, _ := args["breed_id"].(int)
+	crit, _ := args["search_criteria"].(map[string]any)
+	for k := range crit {
+		if !slices.Contains([]string{"gender", "flock_id", "status"}, k) {
+			return nil, fmt.Errorf("fake search: criterion %q not supported", k)
+		}
+	}
+	var rows []*fakeAnimal
+	for _, a := range f.animals {
+		g, _ := crit["gender"].(string)
+		fl, _ := crit["flock_id"].(string)
+		st, _ := crit["status"].(string)
+		if (breed == 0 || a.Breed == breed) && (g == "" || g == "Both" || g == a.Sex) && (fl == "" || fl == a.Flock) && (st == "" || strings.EqualFold(st, a.Status)) {
+			rows = append(rows, a)
+		}
+	}
+	trait, _ := args["sorted_trait"].(string)
+	reverse, _ := args["reverse"].(bool)
+	if f.unsorted {
+		trait, reverse = "", false
+	}
+	slices.SortFunc(rows, func(x, y *fakeAnimal) int {
+		c := strings.Compare(x.ID, y.ID)
+		if trait != "" {
+			vx, okx := x.EBV[trait]
+			vy, oky := y.EBV[trait]
+			switch {
+			case okx != oky && okx:
+				c = -1
+			case okx != oky:
+				c = 1
+			case vx != vy && vx > vy:
+				c = -1
+			case vx != vy:
+				c = 1
+			}
+		}
+		if reverse {
+			return -c
+		}
+		return c
+	})
+	res := &nsip.SearchResults{TotalCount: len(rows), Page: page, PageSize: size}
+	for _, a := range rows[min(len(rows), page*size):min(len(rows), (page+1)*size)] {
+		res.Results = append(res.Results, nsip.AnimalRow{LPNID: a.ID, Sire: a.Sire, Dam: a.Dam, Status: a.Status, Sex: a.Sex,
+			DateOfBirth: a.Born, BreedID: a.Breed, FlockCode: a.Flock, Traits: traitsOf(a.EBV)})
+	}
+	if f.pages != nil {
+		res.Results = f.pages(page, res.Results)
+	}
+	return res, nil
+}
+
+func (f *fakeSource) Ranges(ctx context.Context, breed int) (*nsip.TraitRanges, error) {
+	if err := f.count("ranges", true); err != nil {
+		return nil, err
+	}
+	if err := f.fail[fmt.Sprint("breed ", breed)]; err != nil {
+		return nil, err
+	}
+	if rs, ok := f.ranges[breed]; ok {
+		return &nsip.TraitRanges{BreedID: breed, Ranges: rs}, nil
+	}
+	lo, hi := map[string]float64{}, map[string]float64{}
+	for _, a := range f.animals {
+		if a.Breed != breed {
+			continue
+		}
+		for c, v := range a.EBV {
+			if _, ok := lo[c]; !ok {
+				lo[c], hi[c] = v, v
+			}
+			lo[c], hi[c] = min(lo[c], v), max(hi[c], v)
+		}
+	}
+	tr := &nsip.TraitRanges{BreedID: breed}
+	for _, c := range slices.Sorted(maps.Keys(lo)) {
+		tr.Ranges = append(tr.Ranges, nsip.TraitRange{Code: c, Range: nsip.Range{Min: lo[c], Max: hi[c]}})
+	}
+	return tr, nil
+}
+
+func (f *fakeSource) Ask(ctx context.Context, form Form) (map[string]any, bool, error) {
+	f.count("ask", false)
+	f.mu.Lock()
+	f.forms = append(f.forms, form)
+	f.mu.Unlock()
+	if f.askErr != nil {
+		return nil, true, f.askErr
+	}
+	if f.answers == nil {
+		return nil, false, nil
+	}
+	return maps.Clone(f.answers), true, nil
+}
+
+func (f *fakeSource) OverBudget(ctx context.Context, args map[string]any, v any) bool {
+	f.count("overbudget", false)
+	return f.over
+}
+
+func (f *fakeSource) Upstream() map[string]any {
+	f.count("upstream", false)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return map[string]any{"lookups": f.lookups}
+}
+
+func (f *fakeSource) ErrorCode(err error) string {
+	f.count("errorcode", false)
+	return f.code
+}
+
+// run validates sent as the gateway would and runs d over f; invalid
+// arguments fail the test, since they are not what these tests are about.
+func run(t *testing.T, d *Def, f *fakeSource, sent map[string]any) (any, error) {
+	t.Helper()
+	args, errs := d.Validate(sent)
+	if len(errs) > 0 {
+		t.Fatalf("%s: arguments %v: %v", d.Name, sent, errs)
+	}
+	return Run(context.Background(), d, f, discard(), sent, args)
+}
+
+// decode JSON-encodes an answer and reads it back into out, as a client
+// would see it. out is zeroed first: decoding into a used value would
+// merge maps with the last answer's.
+func decode(t *testing.T, v any, out any) {
+	t.Helper()
+	reflect.ValueOf(out).Elem().SetZero()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+}
+
+func mustRun(t *testing.T, d *Def, f *fakeSource, sent map[string]any, out any) {
+	t.Helper()
+	v, err := run(t, d, f, sent)
+	if err != nil {
+		t.Fatalf("%s(%v): %v", d.Name, sent, err)
+	}
+	decode(t, v, out)
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*max(1, math.Abs(a), math.Abs(b)) }
+
+// TestFakeSearch checks the fake itself: paging, sorting and the gender
+// criterion, which every scanning test leans on.
+func TestFakeSearch(t *testing.T) {
+	f := newFake(
+		&fakeAnimal{ID: "AAAA1", Sex: "Male", EBV: map[string]float64{"WWT": 1}},
+		&fakeAnimal{ID: "AAAA2", Sex: "Female", EBV: map[string]float64{"WWT": 3}},
+		&fakeAnimal{ID: "AAAA3", Sex: "Male", EBV: map[string]float64{"WWT": 2}},
+		&fakeAnimal{ID: "AAAA4", Sex: "Male"},
+		&fakeAnimal{ID: "AAAA5", Sex: "Male", Breed: 641, EBV: map[string]float64{"WWT": 9}},
+	)
+	ids := func(args map[string]any) []string {
+		res, err := f.Search(context.Background(), args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range res.Results {
+			out = append(out, r.LPNID)
+		}
+		return append(out, fmt.Sprint(res.TotalCount))
+	}
+	for _, c := range []struct {
+		args map[string]any
+		want []string
+	}{
+		{map[string]any{"breed_id": 640, "page": 0, "page_size": 10}, []string{"AAAA1", "AAAA2", "AAAA3", "AAAA4", "4"}},
+		{map[string]any{"page": 0, "page_size": 2, "sorted_trait": "WWT"}, []string{"AAAA5", "AAAA2", "5"}},
+		{map[string]any{"breed_id": 640, "page": 1, "page_size": 2, "sorted_trait": "WWT"}, []string{"AAAA1", "AAAA4", "4"}},
+		{map[string]any{"breed_id": 640, "page": 0, "page_size": 3, "sorted_trait": "WWT", "reverse": true}, []string{"AAAA4", "AAAA1", "AAAA3", "4"}},
+		{map[string]any{"breed_id": 640, "page": 0, "page_size": 10, "search_criteria": map[string]any{"gender": "Male"}}, []string{"AAAA1", "AAAA3", "AAAA4", "3"}},
+		{map[string]any{"breed_id": 640, "page": 5, "page_size": 10}, []string{"4"}},
+	} {
+		if got := ids(c.args); !slices.Equal(got, c.want) {
+			t.Errorf("search %v = %v, want %v", c.args, got, c.want)
+		}
+	}
+	if _, err := f.Search(context.Background(), map[string]any{"page": 0, "page_size": 10, "search_criteria": map[string]any{"born_after": "2020-01-01"}}); err == nil {
+		t.Error("an unsupported criterion was silently ignored")
+	}
+	tr, _ := f.Ranges(context.Background(), 640)
+	if len(tr.Ranges) != 1 || tr.Ranges[0] != (nsip.TraitRange{Code: "WWT", Range: nsip.Range{Min: 1, Max: 3}}) {
+		t.Errorf("ranges of 640 = %+v, want WWT 1..3", tr.Ranges)
+	}
+	if n := f.callsOf("search"); n != 7 {
+		t.Errorf("search calls = %d, want 7", n)
+	}
+	if _, err := f.Details(context.Background(), "NOBODY"); !errors.As(err, new(*nsip.Error)) {
+		t.Errorf("details of an unknown animal: %v, want an nsip not-found error", err)
+	}
+}
+
+// lineageFail is a fake whose lineage of one animal fails, its details
+// still served.
+type lineageFail struct {
+	*fakeSource
+	id  string
+	err error
+}
+
+func (l *lineageFail) Lineage(ctx context.Context, id string) (*nsip.Lineage, error) {
+	if id == l.id {
+		l.count("lineage", true)
+		return nil, l.err
+	}
+	return l.fakeSource.Lineage(ctx, id)
+}
+
+func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

@@ -1,0 +1,214 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+type flockAnswer struct {
+	Animals  int            `json:"animals"`
+	BySex    map[string]int `json:"by_sex"`
+	ByStatus map[string]int `json:"by_status"`
+	ByYear   map[string]int `json:"by_birth_year"`
+	Traits   []struct {
+		Trait   string   `json:"trait"`
+		N       int      `json:"n"`
+		Mean    float64  `json:"mean"`
+		SD      float64  `json:"sd"`
+		Min     float64  `json:"min"`
+		MinIDs  []string `json:"min_lpn_ids"`
+		MinMore int      `json:"min_more"`
+		Max     float64  `json:"max"`
+		MaxIDs  []string `json:"max_lpn_ids"`
+	} `json:"traits"`
+	LeftOut struct {
+		LPNIDs []string `json:"lpn_ids"`
+	} `json:"left_out"`
+	Note     string `json:"note"`
+	Computed struct {
+		AnimalsRead int    `json:"animals_read"`
+		Pages       int    `json:"pages"`
+		Complete    bool   `json:"complete"`
+		Incomplete  string `json:"incomplete"`
+	} `json:"computed"`
+}
+
+// flockOf is n animals of flock 640238 (dates in NSIP's three forms, sex
+// as words, codes and blanks) among animals of other flocks.
+func flockOf(seed uint64, n int) *fakeSource {
+	rng := rand.New(rand.NewPCG(seed, 2))
+	f := newFake()
+	sexes := []string{"Male", "Female", "1", "2", ""}
+	dates := []string{"2/13/%d", "%d-03-01T00:00:00", "%d-04-20", ""}
+	for i := range n + 40 {
+		y := 2019 + rng.IntN(6)
+		d := dates[rng.IntN(len(dates))]
+		if d != "" {
+			d = fmt.Sprintf(d, y)
+		}
+		a := &fakeAnimal{ID: fmt.Sprintf("6402382%03dFLK%04d", seed, i), Flock: "640238", Sex: sexes[rng.IntN(len(sexes))], Born: d,
+			Status: []string{"CURRENT", "SOLD", ""}[rng.IntN(3)], EBV: map[string]float64{}}
+		if i >= n {
+			a.Flock = "999999"
+		}
+		for _, c := range []string{"BWT", "WWT", "NLB"} {
+			if rng.IntN(10) > 0 {
+				a.EBV[c] = math.Round(rng.NormFloat64()*1000) / 100
+			}
+		}
+		f.add(a)
+	}
+	return f
+}
+
+func TestFlockSummaryMatchesDirectComputation(t *testing.T) {
+	for _, n := range []int{1, 99, 100, 257} {
+		f := flockOf(uint64(n), n)
+		var a flockAnswer
+		mustRun(t, FlockSummary, f, map[string]any{"flock_id": "640238"}, &a)
+
+		// Direct: count each animal of the flock, and each trait's values
+		// by the textbook formulas (sum, then squared deviations / (n-1)).
+		sex, year, status := map[string]int{}, map[string]int{}, map[string]int{}
+		vals := map[string][]float64{}
+		for _, x := range f.animals {
+			if x.Flock != "640238" {
+				continue
+			}
+			sex[map[string]string{"Male": "male", "1": "male", "Female": "female", "2": "female", "": "unknown"}[x.Sex]]++
+			y := "unknown"
+			if x.Born != "" {
+				for _, c := range []string{"2019", "2020", "2021", "2022", "2023", "2024"} {
+					if slices.Contains([]string{"2/13/" + c, c + "-03-01T00:00:00", c + "-04-20"}, x.Born) {
+						y = c
+					}
+				}
+			}
+			year[y]++
+			st := x.Status
+			if st == "" {
+				st = "unknown"
+			}
+			status[st]++
+			for c, v := range x.EBV {
+				vals[c] = append(vals[c], v)
+			}
+		}
+		if a.Animals != n || !maps.Equal(a.BySex, sex) || !maps.Equal(a.ByYear, year) || !maps.Equal(a.ByStatus, status) {
+			t.Errorf("%d animals: got %d, sex %v, years %v, status %v; want sex %v, years %v, status %v",
+				n, a.Animals, a.BySex, a.ByYear, a.ByStatus, sex, year, status)
+		}
+		// Pages of 100 until NSIP's count is reached: a full last page
+		// ends the scan without asking for an empty one.
+		if want := (n + 99) / 100; a.Computed.Pages != want || !a.Computed.Complete {
+			t.Errorf("%d animals: %d pages, complete %v; want %d pages, complete", n, a.Computed.Pages, a.Computed.Complete, want)
+		}
+		var codes []string
+		for _, tr := range a.Traits {
+			codes = append(codes, tr.Trait)
+			vs := vals[tr.Trait]
+			sum, lo, hi := 0.0, math.Inf(1), math.Inf(-1)
+			for _, v := range vs {
+				sum += v
+				lo, hi = min(lo, v), max(hi, v)
+			}
+			mean, ss := sum/float64(len(vs)), 0.0
+			for _, v := range vs {
+				ss += (v - mean) * (v - mean)
+			}
+			sd := 0.0
+			if len(vs) > 1 {
+				sd = math.Sqrt(ss / float64(len(vs)-1))
+			}
+			if tr.N != len(vs) || math.Abs(tr.Mean-mean) > 5e-5 || math.Abs(tr.SD-sd) > 5e-5 || tr.Min != lo || tr.Max != hi {
+				t.Errorf("%d animals, %s: n %d mean %v sd %v min %v max %v; want %d %v %v %v %v",
+					n, tr.Trait, tr.N, tr.Mean, tr.SD, tr.Min, tr.Max, len(vs), mean, sd, lo, hi)
+			}
+			if len(tr.MinIDs) == 0 || f.animals[tr.MinIDs[0]].EBV[tr.Trait] != lo || len(tr.MaxIDs) == 0 || f.animals[tr.MaxIDs[0]].EBV[tr.Trait] != hi {
+				t.Errorf("%s: holders %v / %v do not hold the min %v / max %v", tr.Trait, tr.MinIDs, tr.MaxIDs, lo, hi)
+			}
+		}
+		if want := slices.DeleteFunc([]string{"BWT", "WWT", "NLB"}, func(c string) bool { return len(vals[c]) == 0 }); !slices.Equal(codes, want) {
+			t.Errorf("traits %v, want %v", codes, want)
+		}
+	}
+}
+
+// Rows naming another flock are left out and named; extremes held by many
+// list three holders and count the rest; over the budget, one.
+func TestFlockSummaryHoldersAndStrays(t *testing.T) {
+	f := newFake()
+	for i := range 6 {
+		f.add(&fakeAnimal{ID: fmt.Sprintf("FLOCK%d", i), Flock: "640238", Sex: "Female", Born: "2024-01-01", EBV: map[string]float64{"WWT": 1}})
+	}
+	stray := &fakeAnimal{ID: "STRAY1", Flock: "640238", Sex: "Male", EBV: map[string]float64{"WWT": 50}}
+	f.add(stray)
+	// The fake filters by its own Flock; the row it serves names another,
+	// as an NSIP ignoring the criterion would.
+	sf := &strayFlock{fakeSource: f, id: "STRAY1", flock: "111111"}
+	v, err := Run(t.Context(), FlockSummary, sf, discard(), nil, map[string]any{"flock_id": "640238"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a flockAnswer
+	decode(t, v, &a)
+	if a.Animals != 6 || !slices.Equal(a.LeftOut.LPNIDs, []string{"STRAY1"}) || a.BySex["male"] != 0 {
+		t.Errorf("animals %d left out %v by sex %v; want 6, STRAY1 left out and not counted", a.Animals, a.LeftOut.LPNIDs, a.BySex)
+	}
+	tr := a.Traits[0]
+	if tr.N != 6 || tr.Max != 1 || tr.SD != 0 || len(tr.MinIDs) != 3 || tr.MinMore != 3 {
+		t.Errorf("WWT %+v, want 6 at 1, SD 0, three holders listed and 3 more", tr)
+	}
+	f.over = true
+	v, _ = Run(t.Context(), FlockSummary, sf, discard(), nil, map[string]any{"flock_id": "640238"})
+	decode(t, v, &a)
+	if len(a.Traits[0].MinIDs) != 1 || a.Traits[0].MinMore != 5 {
+		t.Errorf("over budget: holders %v and %d more, want 1 and 5", a.Traits[0].MinIDs, a.Traits[0].MinMore)
+	}
+
+	var empty flockAnswer
+	mustRun(t, FlockSummary, f, map[string]any{"flock_id": "123456", "breed_id": 640}, &empty)
+	if empty.Animals != 0 || empty.Note == "" || !empty.Computed.Complete {
+		t.Errorf("empty flock: %d animals, note %q; want 0 and a note to check the code", empty.Animals, empty.Note)
+	}
+	if last := f.searches[len(f.searches)-1]; last["breed_id"] != 640 {
+		t.Errorf("breed_id not passed to the search: %v", last)
+	}
+}
+
+type strayFlock struct {
+	*fakeSource
+	id, flock string
+}
+
+func (s *strayFlock) Search(ctx context.Context, args map[string]any) (*nsip.SearchResults, error) {
+	res, err := s.fakeSource.Search(ctx, args)
+	if err == nil {
+		for i := range res.Results {
+			if res.Results[i].LPNID == s.id {
+				res.Results[i].FlockCode = s.flock
+			}
+		}
+	}
+	return res, err
+}
+
+// Past 30 pages the summary stops and says how much it read.
+func TestFlockSummaryPageCeiling(t *testing.T) {
+	f := flockOf(31, 3050)
+	var a flockAnswer
+	mustRun(t, FlockSummary, f, map[string]any{"flock_id": "640238"}, &a)
+	if a.Computed.Complete || a.Computed.Pages != flockPages || a.Computed.AnimalsRead != 3000 || a.Computed.Incomplete == "" {
+		t.Errorf("%+v, want 3000 animals over 30 pages, incomplete and saying so", a.Computed)
+	}
+	if n := f.callsOf("search"); n != FlockSummary.Ceiling {
+		t.Errorf("%d searches, want the ceiling %d", n, FlockSummary.Ceiling)
+	}
+}

@@ -1,0 +1,326 @@
+package analysis
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+// herd builds a fake from lines "ID SIRE DAM SEX", "-" for an unknown
+// parent; animals named only as parents get records without parents.
+func herd(lines ...string) *fakeSource {
+	f := newFake()
+	for _, l := range lines {
+		p := strings.Fields(l)
+		a := &fakeAnimal{ID: p[0], Sex: p[3], Status: "CURRENT"}
+		if p[1] != "-" {
+			a.Sire = p[1]
+		}
+		if p[2] != "-" {
+			a.Dam = p[2]
+		}
+		f.add(a)
+	}
+	for _, a := range f.animals {
+		for i, par := range []string{a.Sire, a.Dam} {
+			if par != "" && f.animals[par] == nil {
+				f.add(&fakeAnimal{ID: par, Sex: []string{"Male", "Female"}[i], Status: "CURRENT"})
+			}
+		}
+	}
+	return f
+}
+
+type matingAnswer struct {
+	COI             *float64 `json:"coi"`
+	Rating          string   `json:"rating"`
+	Basis           string   `json:"basis"`
+	CommonAncestors struct {
+		Count    int `json:"count"`
+		NotShown int `json:"not_shown"`
+		Top      []struct {
+			LPNID        string   `json:"lpn_id"`
+			Paths        [][3]int `json:"paths"`
+			AncestorCOI  float64  `json:"ancestor_coi"`
+			Contribution float64  `json:"contribution"`
+		} `json:"top"`
+	} `json:"common_ancestors"`
+	Midparent map[string]struct {
+		EBV    float64  `json:"ebv"`
+		DamAcc *float64 `json:"dam_acc"`
+	} `json:"midparent_ebvs"`
+	MidparentUnknown []string `json:"midparent_unknown"`
+	Warnings         []string `json:"warnings"`
+	Notes            []string `json:"notes"`
+	Computed         struct {
+		LineagesRead int `json:"lineages_read"`
+	} `json:"computed"`
+}
+
+func checkMating(t *testing.T, f *fakeSource, sire, dam string) matingAnswer {
+	t.Helper()
+	var a matingAnswer
+	mustRun(t, CheckMating, f, map[string]any{"sire_lpn_id": sire, "dam_lpn_id": dam}, &a)
+	return a
+}
+
+// Each pedigree's COI worked by Wright's rule, F = sum over common
+// ancestors A and path pairs of (1/2)^(n1+n2+1) (1+F_A).
+var matingCases = []struct {
+	name      string
+	herd      []string
+	coi       float64
+	rating    string
+	ancestors []string // common ancestors, largest contribution first
+}{
+	// No animal in common: nothing to sum.
+	{"unrelated", []string{"SIRE1 GSIR1 GDAM1 Male", "DAM01 GSIR2 GDAM2 Female"}, 0, "low", nil},
+	// Shared sire X: one path pair, n1 = n2 = 1: (1/2)^3 = 1/8.
+	{"half sibs", []string{"SIRE1 XXXXX GDAM1 Male", "DAM01 XXXXX GDAM2 Female"}, 1.0 / 8, "very high", []string{"XXXXX"}},
+	// Shared sire X and dam Y: 1/8 each, 1/4 in all.
+	{"full sibs", []string{"SIRE1 XXXXX YYYYY Male", "DAM01 XXXXX YYYYY Female"}, 1.0 / 4, "very high", []string{"XXXXX", "YYYYY"}},
+	// Their fathers are full sibs: grandparents X and Y, n1 = n2 = 2 each:
+	// 2 x (1/2)^5 = 1/16, the first-cousin mating the rating starts
+	// "high" at.
+	{"first cousins", []string{"SIRE1 PAPA1 GDAM1 Male", "DAM01 PAPA2 GDAM2 Female", "PAPA1 XXXXX YYYYY Male", "PAPA2 XXXXX YYYYY Male"},
+		1.0 / 16, "high", []string{"XXXXX", "YYYYY"}},
+	// Their fathers are half sibs through X only: (1/2)^5 = 1/32, where
+	// "moderate" starts.
+	{"half first cousins", []string{"SIRE1 PAPA1 GDAM1 Male", "DAM01 PAPA2 GDAM2 Female", "PAPA1 XXXXX MUM01 Male", "PAPA2 XXXXX MUM02 Male"},
+		1.0 / 32, "moderate", []string{"XXXXX"}},
+	// The sire is the dam's father: A is the sire, n1 = 0, n2 = 1:
+	// (1/2)^2 = 1/4.
+	{"parent x offspring", []string{"SIRE1 GSIR1 GDAM1 Male", "DAM01 SIRE1 GDAM2 Female"}, 1.0 / 4, "very high", []string{"SIRE1"}},
+	// Half sibs through X, whose parents P and Q are full sibs, so F_X =
+	// 1/4: (1/2)^3 (1 + 1/4) = 5/32. Paths through X's own ancestors pass
+	// through X on both sides and do not count.
+	{"half sibs by an inbred sire", []string{"SIRE1 XXXXX GDAM1 Male", "DAM01 XXXXX GDAM2 Female", "XXXXX PPPPP QQQQQ Male",
+		"PPPPP GGGG1 GGGG2 Male", "QQQQQ GGGG1 GGGG2 Female"}, 5.0 / 32, "very high", []string{"XXXXX"}},
+	// Related only through great-great-grandparent X, four generations
+	// behind each: n1 = n2 = 4, (1/2)^9 = 1/512; found only by extending
+	// a short lineage.
+	{"distant", []string{"SIRE1 AAAA1 GDAM1 Male", "AAAA1 BBBB1 GDAM3 Male", "BBBB1 CCCC1 GDAM4 Male", "CCCC1 XXXXX GDAM5 Male",
+		"DAM01 AAAA2 GDAM2 Female", "AAAA2 BBBB2 GDAM6 Male", "BBBB2 CCCC2 GDAM7 Male", "CCCC2 XXXXX GDAM8 Male"}, 1.0 / 512, "low", []string{"XXXXX"}},
+}
+
+func TestCheckMatingCOI(t *testing.T) {
+	for _, c := range matingCases {
+		// Lineages of 4 generations (as live) and of 2, which makes the
+		// analysis extend the pedigree round by round.
+		for _, gens := range []int{4, 2} {
+			f := herd(c.herd...)
+			f.lineageGens = gens
+			a := checkMating(t, f, "SIRE1", "DAM01")
+			if a.COI == nil || *a.COI != c.coi {
+				t.Errorf("%s (lineages of %d generations): coi = %v, want %v", c.name, gens, fmtPtr(a.COI), c.coi)
+			}
+			if a.Rating != c.rating {
+				t.Errorf("%s: rating %q, want %q", c.name, a.Rating, c.rating)
+			}
+			var got []string
+			sum := 0.0
+			for _, x := range a.CommonAncestors.Top {
+				got = append(got, x.LPNID)
+				sum += x.Contribution
+			}
+			if !slices.Equal(got, c.ancestors) || a.CommonAncestors.Count != len(c.ancestors) {
+				t.Errorf("%s: common ancestors %v (count %d), want %v", c.name, got, a.CommonAncestors.Count, c.ancestors)
+			}
+			if !near(sum, c.coi) {
+				t.Errorf("%s: contributions sum to %v, want the COI %v", c.name, sum, c.coi)
+			}
+			if len(a.Notes) > 0 {
+				t.Errorf("%s: notes %v on a pedigree read whole", c.name, a.Notes)
+			}
+		}
+	}
+	// The inbred ancestor's own F is reported beside his contribution.
+	f := herd(matingCases[6].herd...)
+	if a := checkMating(t, f, "SIRE1", "DAM01"); len(a.CommonAncestors.Top) != 1 || a.CommonAncestors.Top[0].AncestorCOI != 0.25 ||
+		!slices.Equal(a.CommonAncestors.Top[0].Paths, [][3]int{{1, 1, 1}}) {
+		t.Errorf("inbred sire: common ancestors %+v, want XXXXX with F 0.25 over one pair of 1-generation paths", a.CommonAncestors.Top)
+	}
+}
+
+func fmtPtr(p *float64) any {
+	if p == nil {
+		return "null"
+	}
+	return *p
+}
+
+// The rating words sit on the thresholds the answer states.
+func TestRatingThresholds(t *testing.T) {
+	for coi, want := range map[float64]string{0: "low", 0.0312: "low", 1.0 / 32: "moderate", 0.0624: "moderate", 1.0 / 16: "high",
+		0.1249: "high", 1.0 / 8: "very high", 0.5: "very high"} {
+		if got := rating(coi); got != want {
+			t.Errorf("rating(%v) = %q, want %q", coi, got, want)
+		}
+	}
+}
+
+func TestCheckMatingMidparentsAndWarnings(t *testing.T) {
+	f := herd("SIRE1 GSIR1 GDAM1 Male", "DAM01 GSIR2 GDAM2 Female")
+	f.animals["SIRE1"].EBV = map[string]float64{"WWT": 4, "BWT": 0.5, "YWT": 6}
+	f.animals["DAM01"].EBV = map[string]float64{"WWT": 2.5, "BWT": 0.3, "NLB": 0.1}
+	a := checkMating(t, f, "SIRE1", "DAM01")
+	// The lamb's expected EBV is the parents' mean: WWT (4 + 2.5)/2 =
+	// 3.25, BWT (0.5 + 0.3)/2 = 0.4; YWT and NLB only one parent has.
+	if got := a.Midparent["WWT"].EBV; got != 3.25 {
+		t.Errorf("midparent WWT = %v, want 3.25", got)
+	}
+	if got := a.Midparent["BWT"].EBV; got != 0.4 {
+		t.Errorf("midparent BWT = %v, want 0.4", got)
+	}
+	if acc := a.Midparent["WWT"].DamAcc; acc == nil || *acc != 70 {
+		t.Errorf("dam accuracy = %v, want 70", fmtPtr(acc))
+	}
+	if len(a.Midparent) != 2 || !slices.Equal(a.MidparentUnknown, []string{"NLB", "YWT"}) {
+		t.Errorf("midparents %v, unknown %v; want BWT and WWT, unknown NLB and YWT", a.Midparent, a.MidparentUnknown)
+	}
+	// Grandparents without parents of their own: 0 is all the record
+	// shows, and the answer says it is a lower bound.
+	if a.COI == nil || *a.COI != 0 || !strings.HasPrefix(a.Basis, "lower bound") {
+		t.Errorf("coi %v basis %q, want 0 as a lower bound", fmtPtr(a.COI), a.Basis)
+	}
+	if len(a.Warnings) != 0 {
+		t.Errorf("warnings %v for a ram and a ewe of one breed", a.Warnings)
+	}
+
+	f.animals["SIRE1"].Sex = "Female"
+	f.animals["DAM01"].Breed = 641
+	a = checkMating(t, f, "SIRE1", "DAM01")
+	if len(a.Warnings) != 2 || !strings.Contains(a.Warnings[0], `"Female", not male`) || !strings.Contains(a.Warnings[1], "crossbred") {
+		t.Errorf("warnings %q, want the sire's sex and a crossbred mating", a.Warnings)
+	}
+}
+
+func TestCheckMatingUnknownAndComplete(t *testing.T) {
+	// A sire with no recorded parents and no link to the dam: 0 would be
+	// a claim the record cannot support.
+	f := herd("SIRE1 - - Male", "DAM01 GSIR2 GDAM2 Female")
+	if a := checkMating(t, f, "SIRE1", "DAM01"); a.COI != nil || a.Rating != "unknown" {
+		t.Errorf("coi %v rating %q, want null and unknown", fmtPtr(a.COI), a.Rating)
+	}
+
+	// Every ancestor to 6 generations recorded: a full binary pedigree
+	// behind each parent, unrelated, is complete and 0.
+	var lines []string
+	var grow func(id, sex string, gen int)
+	grow = func(id, sex string, gen int) {
+		if gen == 7 {
+			lines = append(lines, id+" - - "+sex)
+			return
+		}
+		s, d := id+"S", id+"D"
+		lines = append(lines, id+" "+s+" "+d+" "+sex)
+		grow(s, "Male", gen+1)
+		grow(d, "Female", gen+1)
+	}
+	grow("SIRE1", "Male", 0)
+	grow("DAM01", "Female", 0)
+	f = herd(lines...)
+	a := checkMating(t, f, "SIRE1", "DAM01")
+	if a.COI == nil || *a.COI != 0 || a.Basis != "complete to 6 generations" || a.Rating != "low" {
+		t.Errorf("coi %v basis %q rating %q, want 0 complete to 6 generations, low", fmtPtr(a.COI), a.Basis, a.Rating)
+	}
+	// Lineages of 4 generations: the parents' own reach their 2 x 8
+	// great-grandparents, whose own reach generation 6: 2 + 16 in all.
+	if a.Computed.LineagesRead != 18 || f.callsOf("lineage") != 18 {
+		t.Errorf("lineages read %d (calls %d), want 18", a.Computed.LineagesRead, f.callsOf("lineage"))
+	}
+}
+
+func TestCheckMatingErrors(t *testing.T) {
+	f := herd("SIRE1 XXXXX GDAM1 Male", "DAM01 XXXXX GDAM2 Female")
+	_, err := run(t, CheckMating, f, map[string]any{"sire_lpn_id": "SIRE1", "dam_lpn_id": "SIRE1"})
+	var ae *ArgError
+	if !errors.As(err, &ae) || ae.Field != "dam_lpn_id" {
+		t.Errorf("same animal twice: %v, want an argument error on dam_lpn_id", err)
+	}
+	_, err = run(t, CheckMating, f, map[string]any{"sire_lpn_id": "SIRE1", "dam_lpn_id": "NOBODY1"})
+	var ab *AboutError
+	if !errors.As(err, &ab) || ab.Field != "dam_lpn_id" || ab.Value != "NOBODY1" {
+		t.Errorf("unknown dam: %v, want not found about dam_lpn_id NOBODY1", err)
+	}
+	// Details but no lineage: named by the argument that sent it.
+	lf := &lineageFail{fakeSource: f, id: "DAM01", err: notFound("DAM01")}
+	_, err = Run(t.Context(), CheckMating, lf, discard(), nil, map[string]any{"sire_lpn_id": "SIRE1", "dam_lpn_id": "DAM01"})
+	if !errors.As(err, &ab) || ab.Field != "dam_lpn_id" {
+		t.Errorf("dam without a lineage: %v, want not found about dam_lpn_id", err)
+	}
+	// A parent's lineage failing otherwise fails the call as it is.
+	busy := &nsip.Error{Kind: nsip.KindUpstream, Status: 503}
+	lf = &lineageFail{fakeSource: f, id: "SIRE1", err: busy}
+	if _, err = Run(t.Context(), CheckMating, lf, discard(), nil, map[string]any{"sire_lpn_id": "SIRE1", "dam_lpn_id": "DAM01"}); !errors.Is(err, busy) {
+		t.Errorf("sire's lineage failing: %v, want the upstream error", err)
+	}
+	// An ancestor's lineage failing leaves that branch and says so, with
+	// the code the tool would answer.
+	f = herd("SIRE1 XXXXX GDAM1 Male", "DAM01 XXXXX GDAM2 Female", "XXXXX PPPPP QQQQQ Male")
+	f.lineageGens = 2
+	f.code = "UPSTREAM_UNAVAILABLE"
+	lf = &lineageFail{fakeSource: f, id: "XXXXX", err: busy}
+	v, err := Run(t.Context(), CheckMating, lf, discard(), nil, map[string]any{"sire_lpn_id": "SIRE1", "dam_lpn_id": "DAM01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a matingAnswer
+	decode(t, v, &a)
+	if a.COI == nil || *a.COI != 1.0/8 || len(a.Notes) != 1 || !strings.Contains(a.Notes[0], "XXXXX could not be read (UPSTREAM_UNAVAILABLE)") {
+		t.Errorf("coi %v notes %q, want 1/8 and a note naming XXXXX and the code", fmtPtr(a.COI), a.Notes)
+	}
+	if f.callsOf("errorcode") != 1 {
+		t.Errorf("ErrorCode called %d times, want 1", f.callsOf("errorcode"))
+	}
+}
+
+// TestCheckMatingOverBudget: an answer too long for the budget lists
+// fewer common ancestors, down to none, and keeps the count and the COI.
+func TestCheckMatingOverBudget(t *testing.T) {
+	f := herd(matingCases[2].herd...)
+	f.over = true
+	a := checkMating(t, f, "SIRE1", "DAM01")
+	if a.COI == nil || *a.COI != 0.25 || a.CommonAncestors.Count != 2 || len(a.CommonAncestors.Top) != 0 || a.CommonAncestors.NotShown != 2 {
+		t.Errorf("over budget: coi %v, ancestors %+v; want 0.25, count 2, none listed, 2 not shown", fmtPtr(a.COI), a.CommonAncestors)
+	}
+	if n := f.callsOf("overbudget"); n != 3 {
+		t.Errorf("OverBudget asked %d times, want 3 (5, 2, then 0 ancestors)", n)
+	}
+}
+
+// otherSire is a fake whose lineage of one animal names another sire than
+// its details do, as a registry correction can leave them.
+type otherSire struct {
+	*fakeSource
+	id, sire string
+}
+
+func (o *otherSire) Lineage(ctx context.Context, id string) (*nsip.Lineage, error) {
+	l, err := o.fakeSource.Lineage(ctx, id)
+	if err == nil && id == o.id {
+		l.Subject.Sire = &nsip.LineageNode{LPNID: o.sire}
+	}
+	return l, err
+}
+
+// Details and lineage disagree on the sire's sire: the details' record,
+// read first, stands (half sibs through XXXXX, 1/8), and the answer notes
+// the lineage's contradiction rather than failing.
+func TestCheckMatingRecordsDisagree(t *testing.T) {
+	f := herd(matingCases[1].herd...)
+	src := &otherSire{fakeSource: f, id: "SIRE1", sire: "ZZZZZ"}
+	v, err := Run(t.Context(), CheckMating, src, discard(), nil, map[string]any{"sire_lpn_id": "SIRE1", "dam_lpn_id": "DAM01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a matingAnswer
+	decode(t, v, &a)
+	if a.COI == nil || *a.COI != 1.0/8 || len(a.Notes) != 1 || !strings.Contains(a.Notes[0], "SIRE1's parents that contradicts") {
+		t.Errorf("coi %v notes %q; want 1/8 and a note on SIRE1's contradicting record", fmtPtr(a.COI), a.Notes)
+	}
+}

@@ -1,0 +1,108 @@
+package analysis
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+// NSIP does not promise that its trait ranges bound every EBV, that a page
+// is full until the last, or that paging is stable (see the API notes).
+// An answer that leans on one must check it on what it read.
+
+// short drops the last n rows of page p, the count unchanged.
+func short(p, n int) func(int, []nsip.AnimalRow) []nsip.AnimalRow {
+	return func(page int, rows []nsip.AnimalRow) []nsip.AnimalRow {
+		if page == p {
+			return rows[:len(rows)-n]
+		}
+		return rows
+	}
+}
+
+// repeat serves page p with the previous page's last row in place of its
+// own first, as offset paging over ties does: one animal twice, one never.
+// Pages are asked for one after another, so the last row served is the
+// previous page's.
+func repeat(p int) func(int, []nsip.AnimalRow) []nsip.AnimalRow {
+	var last nsip.AnimalRow
+	return func(page int, rows []nsip.AnimalRow) []nsip.AnimalRow {
+		if page == p {
+			rows = append([]nsip.AnimalRow{last}, rows[1:]...)
+		}
+		last = rows[len(rows)-1]
+		return rows
+	}
+}
+
+// The breed's ranges say BWT is -1..0, but SLOPE0005, read on the first
+// page, has -1.5: the ranges are disproved, and a bound built on them
+// would stop after that page with SLOPE0005 (2 x 9.95 + 1.5 = 21.4) as
+// the best, missing the sleeper on page 5 (2 x 4.8 + 15 = 24.6).
+func TestRankRangesDisprovedByARowRead(t *testing.T) {
+	f := newFake()
+	for i := range 1000 {
+		f.add(&fakeAnimal{ID: fmt.Sprintf("SLOPE%04d", i), EBV: map[string]float64{"WWT": float64(1000-i) / 100, "BWT": 0}})
+	}
+	f.animals["SLOPE0005"].EBV["BWT"] = -1.5
+	f.add(&fakeAnimal{ID: "SLEEPER1", EBV: map[string]float64{"WWT": 4.8, "BWT": -15}})
+	f.ranges = map[int][]nsip.TraitRange{640: {{Code: "BWT", Range: nsip.Range{Min: -1, Max: 0}}, {Code: "WWT", Range: nsip.Range{Min: 0.01, Max: 10}}}}
+	var a rankAnswer
+	v, err := run(t, Rank, f, map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": 2.0, "BWT": -1.0}, "top_n": 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	decode(t, v, &a)
+	if len(a.Top) != 1 || a.Top[0][1] != "SLEEPER1" {
+		t.Errorf("top %v, want SLEEPER1", a.Top)
+	}
+	if a.Computed.Stopped != "all read" || !a.Computed.Exact {
+		t.Errorf("%+v, want every page read once the ranges are disproved", a.Computed)
+	}
+	if note, _ := v.(map[string]any)["computed"].(map[string]any)["ranges"].(string); !strings.Contains(note, "SLOPE0005") {
+		t.Errorf("computed.ranges %q, want it to name the animal outside the ranges", note)
+	}
+}
+
+// A short page before NSIP's count is reached is missing rows, not the
+// end: the ranking is not exact and the flock summary not complete.
+func TestShortPageIsNotTheEnd(t *testing.T) {
+	f := population(21, 250)
+	f.unsorted = true // no bound: the scan would read every page
+	f.pages = short(1, 10)
+	var r rankAnswer
+	mustRun(t, Rank, f, map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": 1.0}}, &r)
+	if r.Computed.Exact || r.Computed.Pages != 3 || r.Computed.AnimalsRead != 240 {
+		t.Errorf("rank over a short page: %+v; want 3 pages, 240 animals, not exact", r.Computed)
+	}
+
+	f = flockOf(22, 250)
+	f.pages = short(1, 10)
+	var fl flockAnswer
+	mustRun(t, FlockSummary, f, map[string]any{"flock_id": "640238"}, &fl)
+	if fl.Computed.Complete || fl.Computed.Pages != 3 || fl.Computed.AnimalsRead != 240 || !strings.Contains(fl.Computed.Incomplete, "10") {
+		t.Errorf("flock over a short page: %+v; want 3 pages, 240 animals, incomplete and saying by how many", fl.Computed)
+	}
+}
+
+// An animal repeated across pages means another was skipped.
+func TestRepeatedRowMeansOneSkipped(t *testing.T) {
+	f := population(23, 250)
+	f.unsorted = true
+	f.pages = repeat(1)
+	var r rankAnswer
+	mustRun(t, Rank, f, map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": 1.0}}, &r)
+	if r.Computed.Exact || r.Computed.AnimalsRead != 249 {
+		t.Errorf("rank with a repeat: %+v; want 249 animals, not exact", r.Computed)
+	}
+
+	f = flockOf(24, 250)
+	f.pages = repeat(1)
+	var fl flockAnswer
+	mustRun(t, FlockSummary, f, map[string]any{"flock_id": "640238"}, &fl)
+	if fl.Computed.Complete || fl.Computed.AnimalsRead != 249 || fl.Computed.Incomplete == "" {
+		t.Errorf("flock with a repeat: %+v; want 249 animals, incomplete and saying why", fl.Computed)
+	}
+}

@@ -1,0 +1,351 @@
+package analysis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
+)
+
+type planAnswer struct {
+	Columns    []string            `json:"columns"`
+	ByRam      map[string][][]any  `json:"by_ram"`
+	Mated      int                 `json:"mated"`
+	MaxCOI     float64             `json:"max_coi"`
+	Total      float64             `json:"total_lamb_index"`
+	Unassigned map[string][]string `json:"unassigned"`
+	NoIndex    struct {
+		LPNIDs []string `json:"lpn_ids"`
+	} `json:"ewes_without_index"`
+	LambEBVs string   `json:"lamb_ebvs"`
+	Warnings []string `json:"warnings"`
+	UnknownN int      `json:"unknown_coi_pairs"`
+}
+
+// ramOf reads which ram each ewe went to from the answer.
+func (a planAnswer) ramOf() map[string]string {
+	out := map[string]string{}
+	for ram, rows := range a.ByRam {
+		for _, r := range rows {
+			out[r[0].(string)] = ram
+		}
+	}
+	return out
+}
+
+// bestPlan tries every assignment of ewes to rams or to none (values[r][e]
+// the lamb's index, coi[r][e] its COI) and keeps those within max_coi and
+// the rams' limit; the best mates the most ewes, then has the largest
+// total, as the tool promises.
+func bestPlan(values, coi [][]float64, maxCOI float64, perRam int) (mated int, total float64) {
+	nr, ne := len(values), len(values[0])
+	mated, total = -1, math.Inf(-1)
+	choice := make([]int, ne)
+	var try func(e int)
+	try = func(e int) {
+		if e == ne {
+			load := make([]int, nr)
+			m, t := 0, 0.0
+			for ei, r := range choice {
+				if r < 0 {
+					continue
+				}
+				if load[r]++; load[r] > perRam || coi[r][ei] > maxCOI+1e-12 {
+					return
+				}
+				m, t = m+1, t+values[r][ei]
+			}
+			if m > mated || m == mated && t > total {
+				mated, total = m, t
+			}
+			return
+		}
+		for r := -1; r < nr; r++ {
+			choice[e] = r
+			try(e + 1)
+		}
+	}
+	try(0)
+	return mated, total
+}
+
+func planHerd() *fakeSource {
+	f := herd(
+		// RAM01 and EWE01 are half sibs through XXXXX: 1/8.
+		"RAM01 XXXXX MUM01 Male", "EWE01 XXXXX MUM02 Female",
+		// RAM02 and EWE03 are first cousins (their sires full sibs): 1/16.
+		"RAM02 AAAA1 MUM03 Male", "AAAA1 GGGG1 GGGG2 Male",
+		"EWE03 AAAA2 MUM04 Female", "AAAA2 GGGG1 GGGG2 Male",
+		// EWE02 is related to neither ram: 0, as are the other pairs.
+		"EWE02 SSSS2 MUM05 Female",
+	)
+	// Indexes WWT - BWT: RAM01 6 - 0.2 = 5.8, RAM02 4 - 0.4 = 3.6,
+	// EWE01 2.7, EWE02 1.9, EWE03 4.5.
+	for id, e := range map[string][2]float64{"RAM01": {6, 0.2}, "RAM02": {4, 0.4}, "EWE01": {3, 0.3}, "EWE02": {2, 0.1}, "EWE03": {5, 0.5}} {
+		f.animals[id].EBV = map[string]float64{"WWT": e[0], "BWT": e[1]}
+	}
+	return f
+}
+
+var planSent = map[string]any{"ram_lpn_ids": []any{"RAM01", "RAM02"}, "ewe_lpn_ids": []any{"EWE01", "EWE02", "EWE03"},
+	"weights": map[string]any{"WWT": 1.0, "BWT": -1.0}}
+
+func withArgs(m map[string]any, kv ...any) map[string]any {
+	out := maps.Clone(m)
+	for i := 0; i < len(kv); i += 2 {
+		out[kv[0+i].(string)] = kv[i+1]
+	}
+	return out
+}
+
+func TestPlanTinyHerd(t *testing.T) {
+	// Lamb index (ram + ewe)/2 for [RAM01, RAM02] x [EWE01, EWE02, EWE03].
+	values := [][]float64{{(5.8 + 2.7) / 2, (5.8 + 1.9) / 2, (5.8 + 4.5) / 2}, {(3.6 + 2.7) / 2, (3.6 + 1.9) / 2, (3.6 + 4.5) / 2}}
+	coi := [][]float64{{1.0 / 8, 0, 0}, {0, 0, 1.0 / 16}}
+	for _, c := range []struct {
+		maxCOI float64
+		perRam int
+		ramOf  map[string]string
+	}{
+		// RAM01 may not take EWE01 (1/8); with two each he takes the
+		// other two and RAM02 EWE01: 3.85 + 5.15 + 3.15 = 12.15.
+		{0.0625, 2, map[string]string{"EWE01": "RAM02", "EWE02": "RAM01", "EWE03": "RAM01"}},
+		// One each: two ewes mated; RAM01 x EWE03 (5.15) with RAM02 x
+		// EWE01 (3.15) = 8.3 beats 7.9 either other way; EWE02 waits.
+		{0.0625, 1, map[string]string{"EWE01": "RAM02", "EWE03": "RAM01"}},
+		// No inbreeding at all: RAM02 loses EWE03 (1/16) too.
+		{0, 2, map[string]string{"EWE01": "RAM02", "EWE02": "RAM01", "EWE03": "RAM01"}},
+		{0, 1, map[string]string{"EWE01": "RAM02", "EWE03": "RAM01"}},
+		// Anything goes: RAM01, the better ram, takes the two best ewes.
+		{0.5, 2, map[string]string{"EWE01": "RAM01", "EWE02": "RAM02", "EWE03": "RAM01"}},
+	} {
+		var a planAnswer
+		mustRun(t, PlanMatings, planHerd(), withArgs(planSent, "max_coi", c.maxCOI, "max_ewes_per_ram", c.perRam), &a)
+		mated, total := bestPlan(values, coi, c.maxCOI, c.perRam)
+		if a.Mated != mated || math.Abs(a.Total-total) > 1e-4 {
+			t.Errorf("max_coi %v, %d a ram: mated %d total %v, brute force %d %v", c.maxCOI, c.perRam, a.Mated, a.Total, mated, total)
+		}
+		if got := a.ramOf(); !maps.Equal(got, c.ramOf) {
+			t.Errorf("max_coi %v, %d a ram: plan %v, want %v", c.maxCOI, c.perRam, got, c.ramOf)
+		}
+		// Each row's COI is the pedigree's, and its lamb EBVs the means.
+		for ram, rows := range a.ByRam {
+			ri := slices.Index([]string{"RAM01", "RAM02"}, ram)
+			for _, row := range rows {
+				ei := slices.Index([]string{"EWE01", "EWE02", "EWE03"}, row[0].(string))
+				if row[1] != coi[ri][ei] || row[2] != round4(values[ri][ei]) {
+					t.Errorf("%s x %s: coi %v index %v, want %v %v", ram, row[0], row[1], row[2], coi[ri][ei], round4(values[ri][ei]))
+				}
+			}
+		}
+	}
+	var a planAnswer
+	mustRun(t, PlanMatings, planHerd(), withArgs(planSent, "max_ewes_per_ram", 1), &a)
+	if !slices.Equal(a.Columns, []string{"ewe", "coi", "lamb_index", "lamb_BWT", "lamb_WWT"}) {
+		t.Errorf("columns %v", a.Columns)
+	}
+	// RAM01 x EWE03: BWT (0.2 + 0.5)/2 = 0.35, WWT (6 + 5)/2 = 5.5.
+	if r := a.ByRam["RAM01"][0]; fmt.Sprint(r) != "[EWE03 0 5.15 0.35 5.5]" {
+		t.Errorf("RAM01's row %v, want [EWE03 0 5.15 0.35 5.5]", r)
+	}
+	if want := map[string][]string{"every ram within max_coi already has max_ewes_per_ram ewes": {"EWE02"}}; !maps.EqualFunc(a.Unassigned, want, slices.Equal) {
+		t.Errorf("unassigned %v, want %v", a.Unassigned, want)
+	}
+	// First cousins give exactly 1/16, which the usual limit allows.
+	mustRun(t, PlanMatings, planHerd(), withArgs(planSent, "ram_lpn_ids", []any{"RAM02"}, "ewe_lpn_ids", []any{"EWE03"}), &a)
+	if a.Mated != 1 || len(a.Unassigned) != 0 || a.MaxCOI != 0.0625 {
+		t.Errorf("cousins at max_coi %v: mated %d, unassigned %v; want 1 mated at 0.0625", a.MaxCOI, a.Mated, a.Unassigned)
+	}
+	mustRun(t, PlanMatings, planHerd(), withArgs(planSent, "ram_lpn_ids", []any{"RAM01"}, "ewe_lpn_ids", []any{"EWE01", "EWE02"}), &a)
+	if want := map[string][]string{"every ram's lamb would exceed max_coi": {"EWE01"}}; !maps.EqualFunc(a.Unassigned, want, slices.Equal) {
+		t.Errorf("unassigned %v, want %v", a.Unassigned, want)
+	}
+}
+
+// Random small herds with related animals: the plan's total is the brute
+// force best, COIs taken from the whole pedigree the fake holds.
+func TestPlanMatchesBruteForce(t *testing.T) {
+	for seed := range uint64(6) {
+		rng := rand.New(rand.NewPCG(seed, 3))
+		f := newFake()
+		ped := breeding.NewPedigree()
+		var males, females []string
+		// Four generations from six founders of each sex, each animal by
+		// a random ram and ewe of the generation before.
+		for g := range 4 {
+			var nm, nf []string
+			for i := range 6 {
+				for s, sex := range []string{"Male", "Female"} {
+					a := &fakeAnimal{ID: fmt.Sprintf("G%dS%dN%02d", g, s, i), Sex: sex,
+						EBV: map[string]float64{"WWT": math.Round(rng.NormFloat64()*300) / 100, "BWT": math.Round(rng.NormFloat64()*30) / 100}}
+					if g > 0 {
+						a.Sire, a.Dam = males[rng.IntN(len(males))], females[rng.IntN(len(females))]
+					}
+					f.add(a)
+					if err := ped.Add(a.ID, a.Sire, a.Dam); err != nil {
+						t.Fatal(err)
+					}
+					if s == 0 {
+						nm = append(nm, a.ID)
+					} else {
+						nf = append(nf, a.ID)
+					}
+				}
+			}
+			males, females = nm, nf
+		}
+		rams, ewes := males[:2+rng.IntN(2)], females[:3+rng.IntN(3)]
+		w := breeding.Weights{"WWT": 1, "BWT": -0.5}
+		values, coi := make([][]float64, len(rams)), make([][]float64, len(rams))
+		for r, ram := range rams {
+			ri, _, _ := w.Index(f.animals[ram].EBV)
+			for _, ewe := range ewes {
+				ei, _, _ := w.Index(f.animals[ewe].EBV)
+				values[r] = append(values[r], (ri+ei)/2)
+				c, err := ped.MatingCOI(context.Background(), ram, ewe)
+				if err != nil {
+					t.Fatal(err)
+				}
+				coi[r] = append(coi[r], c)
+			}
+		}
+		maxCOI := []float64{0, 0.0625, 0.125, 1}[rng.IntN(4)]
+		perRam := 1 + rng.IntN(3)
+		var a planAnswer
+		mustRun(t, PlanMatings, f, map[string]any{"ram_lpn_ids": toAny(rams), "ewe_lpn_ids": toAny(ewes),
+			"weights": map[string]any{"WWT": 1.0, "BWT": -0.5}, "max_coi": maxCOI, "max_ewes_per_ram": perRam}, &a)
+		mated, total := bestPlan(values, coi, maxCOI, perRam)
+		if a.Mated != mated || math.Abs(a.Total-total) > 1e-4 {
+			t.Errorf("seed %d (%d rams, %d ewes, max_coi %v, %d a ram): mated %d total %v, brute force %d %v; coi %v",
+				seed, len(rams), len(ewes), maxCOI, perRam, a.Mated, a.Total, mated, total, coi)
+		}
+		for ram, rows := range a.ByRam {
+			for _, row := range rows {
+				want := coi[slices.Index(rams, ram)][slices.Index(ewes, row[0].(string))]
+				if c, ok := row[1].(float64); !ok || math.Abs(c-want) > 1e-12 {
+					t.Errorf("seed %d: %s x %s COI %v, want %v", seed, ram, row[0], row[1], want)
+				}
+			}
+		}
+	}
+}
+
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+func TestPlanEdges(t *testing.T) {
+	// A ewe without a BWT EBV: her lambs' index is unknown and left out of
+	// the total, and rams are chosen for her on their own halves.
+	f := planHerd()
+	delete(f.animals["EWE02"].EBV, "BWT")
+	f.animals["RAM02"].Sex = "Female"
+	var a planAnswer
+	mustRun(t, PlanMatings, f, withArgs(planSent, "max_ewes_per_ram", 2), &a)
+	// EWE01 -> RAM02 (3.15), EWE03 -> RAM01 (5.15); EWE02 -> RAM01 adds
+	// nothing known to the total.
+	if !slices.Equal(a.NoIndex.LPNIDs, []string{"EWE02"}) || math.Abs(a.Total-8.3) > 1e-9 {
+		t.Errorf("without index %v total %v, want EWE02 and 8.3", a.NoIndex.LPNIDs, a.Total)
+	}
+	if r := a.ramOf(); r["EWE02"] != "RAM01" {
+		t.Errorf("EWE02 went to %s, want RAM01, the better ram", r["EWE02"])
+	}
+	for _, row := range a.ByRam["RAM01"] {
+		if row[0] == "EWE02" && (row[2] != "unknown" || row[3] != "unknown" || row[4] != 4.0) {
+			t.Errorf("EWE02's row %v, want an unknown index and BWT, WWT 4", row)
+		}
+	}
+	if len(a.Warnings) != 1 || !strings.Contains(a.Warnings[0], `ram RAM02 is recorded as "Female"`) {
+		t.Errorf("warnings %q", a.Warnings)
+	}
+
+	// A ewe without any pedigree: her COIs are unknown, allowed and counted.
+	f = planHerd()
+	f.animals["EWE02"].Sire, f.animals["EWE02"].Dam = "", ""
+	mustRun(t, PlanMatings, f, planSent, &a)
+	if a.UnknownN != 1 {
+		t.Errorf("unknown COI pairs %d, want 1 (EWE02 with her ram)", a.UnknownN)
+	}
+
+	// Over the budget: lamb EBVs go, and the answer says so.
+	f = planHerd()
+	f.over = true
+	mustRun(t, PlanMatings, f, planSent, &a)
+	if !slices.Equal(a.Columns, []string{"ewe", "coi", "lamb_index"}) || a.LambEBVs == "" || a.Mated != 3 {
+		t.Errorf("over budget: columns %v lamb_ebvs %q mated %d", a.Columns, a.LambEBVs, a.Mated)
+	}
+}
+
+func TestPlanErrors(t *testing.T) {
+	var ae *ArgError
+	var ab *AboutError
+	for _, c := range []struct {
+		name  string
+		sent  map[string]any
+		field string
+	}{
+		{"ewe also a ram", withArgs(planSent, "ewe_lpn_ids", []any{"RAM02"}), "ewe_lpn_ids[0]"},
+		{"max_coi over 1", withArgs(planSent, "max_coi", 2.0), "max_coi"},
+		{"ram without a weighted EBV", withArgs(planSent, "weights", map[string]any{"NLB": 1.0}), "ram_lpn_ids[0]"},
+	} {
+		if _, err := run(t, PlanMatings, planHerd(), c.sent); !errors.As(err, &ae) || ae.Field != c.field {
+			t.Errorf("%s: %v, want an argument error on %s", c.name, err, c.field)
+		}
+	}
+	if _, err := run(t, PlanMatings, planHerd(), withArgs(planSent, "ewe_lpn_ids", []any{"EWE01", "NOBODY1"})); !errors.As(err, &ab) || ab.Field != "ewe_lpn_ids[1]" {
+		t.Errorf("unknown ewe: %v, want not found about ewe_lpn_ids[1]", err)
+	}
+	// Details but no lineage of a listed animal: named by its list entry.
+	lf := &lineageFail{fakeSource: planHerd(), id: "EWE03", err: notFound("EWE03")}
+	args, _ := PlanMatings.Validate(planSent)
+	if _, err := Run(t.Context(), PlanMatings, lf, discard(), planSent, args); !errors.As(err, &ab) || ab.Field != "ewe_lpn_ids[2]" {
+		t.Errorf("ewe without a lineage: %v, want not found about ewe_lpn_ids[2]", err)
+	}
+}
+
+// Weights and the COI limit left out are asked in one form once the rams
+// are read, over the traits every ram carries.
+func TestPlanAsks(t *testing.T) {
+	sent := map[string]any{"ram_lpn_ids": []any{"RAM01", "RAM02"}, "ewe_lpn_ids": []any{"EWE01", "EWE02", "EWE03"}}
+	args, _ := PlanMatings.Validate(sent)
+	f := planHerd()
+	f.animals["RAM01"].EBV["NLB"] = 0.2 // one ram only: not offered
+	f.answers = map[string]any{"WWT": 1.0, "BWT": -1.0, "max_coi": 0.5}
+	v, err := Run(t.Context(), PlanMatings, f, discard(), sent, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a planAnswer
+	decode(t, v, &a)
+	if a.MaxCOI != 0.5 || a.ramOf()["EWE01"] != "RAM01" {
+		t.Errorf("max_coi %v plan %v, want the answer's 0.5 letting RAM01 take EWE01", a.MaxCOI, a.ramOf())
+	}
+	form := f.forms[0]
+	var names []string
+	for _, p := range form.Fields {
+		names = append(names, p.Name)
+	}
+	if !slices.Equal(names, []string{"BWT", "WWT"}) || len(form.Also) != 1 || form.Also[0].Name != "max_coi" {
+		t.Errorf("form fields %v also %v, want BWT WWT and max_coi", names, form.Also)
+	}
+	if f.callsOf("details") != 5 {
+		t.Errorf("details read %d times, want 5", f.callsOf("details"))
+	}
+
+	f.answers["max_coi"] = 1.5
+	var ue *AnswerError
+	if _, err := Run(t.Context(), PlanMatings, f, discard(), sent, args); !errors.As(err, &ue) || ue.Errs[0].Field != "max_coi" {
+		t.Errorf("max_coi answered 1.5: %v, want the user's answer on max_coi", err)
+	}
+}

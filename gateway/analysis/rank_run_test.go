@@ -1,0 +1,298 @@
+package analysis
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
+)
+
+// population is n animals of breed 640 and a tenth as many of 641, each
+// EBV present 19 times in 20 and given to two decimals, so that ties on
+// the sort trait are common, as in NSIP's data.
+func population(seed uint64, n int) *fakeSource {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	f := newFake()
+	means := map[string][2]float64{"BWT": {0.3, 0.4}, "WWT": {2, 2.5}, "YWT": {3, 4}, "FAT": {0, 0.3}}
+	for i := range n + n/10 {
+		a := &fakeAnimal{ID: fmt.Sprintf("640%04dPOP%05d", seed, i), Sex: []string{"Male", "Female"}[rng.IntN(2)], EBV: map[string]float64{}}
+		if i >= n {
+			a.Breed = 641
+		}
+		for c, m := range means {
+			if rng.IntN(20) > 0 {
+				a.EBV[c] = math.Round((m[0]+m[1]*rng.NormFloat64())*100) / 100
+			}
+		}
+		f.add(a)
+	}
+	return f
+}
+
+type rankAnswer struct {
+	Columns  []string `json:"columns"`
+	Top      [][]any  `json:"top"`
+	Warnings []string `json:"warnings"`
+	Unranked string   `json:"unranked"`
+	Computed struct {
+		SortedBy     string `json:"sorted_by"`
+		Exact        bool   `json:"exact"`
+		Stopped      string `json:"stopped"`
+		AnimalsRead  int    `json:"animals_read"`
+		Population   int    `json:"population"`
+		WithoutIndex int    `json:"without_index"`
+		Pages        int    `json:"pages"`
+		Sort         string `json:"sort"`
+	} `json:"computed"`
+}
+
+// bruteTop is the top n of breed by the index over every animal the fake
+// holds (of sex, when given): each one scored, all sorted, ties by LPN ID
+// as the answer breaks them. The index itself is breeding.Weights.Index,
+// so that scores equal to the last bit sort alike in both.
+func bruteTop(f *fakeSource, breed int, sex string, w breeding.Weights, n int) []breeding.Scored {
+	var all []breeding.Scored
+	for _, a := range f.animals {
+		if a.Breed != breed || (sex != "" && a.Sex != sex) {
+			continue
+		}
+		if v, _, ok := w.Index(a.EBV); ok {
+			all = append(all, breeding.Scored{ID: a.ID, Score: v})
+		}
+	}
+	slices.SortFunc(all, func(x, y breeding.Scored) int {
+		if c := cmp.Compare(y.Score, x.Score); c != 0 {
+			return c
+		}
+		return strings.Compare(x.ID, y.ID)
+	})
+	return all[:min(n, len(all))]
+}
+
+func TestRankMatchesBruteForce(t *testing.T) {
+	for _, c := range []struct {
+		seed    uint64
+		n       int
+		weights map[string]any
+		topN    int
+		sex     string
+	}{
+		{1, 600, map[string]any{"WWT": 1.0, "BWT": -0.5}, 10, ""},
+		// The heaviest weight is negative: the scan must read BWT lowest
+		// first, which NSIP gives only reversed.
+		{2, 2500, map[string]any{"BWT": -2.0, "WWT": 1.0, "YWT": 0.3}, 25, ""},
+		{3, 1800, map[string]any{"YWT": 1.0, "FAT": -1.0}, 50, "Female"},
+		// More animals than the 30 pages read: exact only through the
+		// bound, which a dominant WWT weight makes reachable.
+		{4, 4000, map[string]any{"WWT": 5.0, "BWT": -0.1}, 5, "Male"},
+		{5, 3500, map[string]any{"FAT": -3.0, "BWT": -0.2}, 3, ""},
+	} {
+		t.Run(fmt.Sprint("seed", c.seed), func(t *testing.T) {
+			f := population(c.seed, c.n)
+			sent := map[string]any{"breed_id": 640, "weights": c.weights, "top_n": c.topN}
+			if c.sex != "" {
+				sent["search_criteria"] = map[string]any{"gender": c.sex}
+			}
+			var a rankAnswer
+			mustRun(t, Rank, f, sent, &a)
+			w := breeding.Weights{}
+			for k, v := range c.weights {
+				w[k] = v.(float64)
+			}
+			want := bruteTop(f, 640, c.sex, w, c.topN)
+			if !a.Computed.Exact {
+				t.Fatalf("not exact: %+v", a.Computed)
+			}
+			if len(a.Top) != len(want) {
+				t.Fatalf("%d rows, want %d", len(a.Top), len(want))
+			}
+			for i, row := range a.Top {
+				if row[0] != float64(i+1) || row[1] != want[i].ID || row[2] != round4(want[i].Score) {
+					t.Errorf("row %d = %v, want %s %v", i+1, row[:3], want[i].ID, round4(want[i].Score))
+				}
+			}
+			if a.Computed.SortedBy != w.Codes()[0] {
+				t.Errorf("sorted by %q, want the heaviest weight %q", a.Computed.SortedBy, w.Codes()[0])
+			}
+			// Exact because everything was read, or because the bound
+			// proved the rest could not enter; either way it says which.
+			switch a.Computed.Stopped {
+			case "all read":
+				if a.Computed.AnimalsRead != a.Computed.Population {
+					t.Errorf("all read, yet %d of %d animals", a.Computed.AnimalsRead, a.Computed.Population)
+				}
+			case "bound":
+				if a.Computed.AnimalsRead >= a.Computed.Population {
+					t.Errorf("stopped by the bound after reading all %d", a.Computed.Population)
+				}
+			default:
+				t.Errorf("stopped %q", a.Computed.Stopped)
+			}
+			if c.n > 3000 && a.Computed.Stopped != "bound" {
+				t.Errorf("%d animals, stopped %q; want the bound", c.n, a.Computed.Stopped)
+			}
+			if got := f.callsOf("search") + f.callsOf("ranges"); got > Rank.Ceiling {
+				t.Errorf("%d lookups, over the ceiling of %d", got, Rank.Ceiling)
+			}
+		})
+	}
+}
+
+// A server that ignores the sort: no early stop, so a population larger
+// than the scan is not called exact, and a smaller one is read whole.
+func TestRankUnsortedServer(t *testing.T) {
+	for _, c := range []struct {
+		n     int
+		exact bool
+	}{{2000, true}, {3500, false}} {
+		f := population(7, c.n)
+		f.unsorted = true
+		w := map[string]any{"WWT": 1.0, "BWT": -1.0}
+		var a rankAnswer
+		mustRun(t, Rank, f, map[string]any{"breed_id": 640, "weights": w, "top_n": 10}, &a)
+		if a.Computed.Exact != c.exact || a.Computed.Sort == "" {
+			t.Errorf("%d animals, unsorted: %+v; want exact %v and a note on the order", c.n, a.Computed, c.exact)
+		}
+		if c.exact {
+			want := bruteTop(f, 640, "", breeding.Weights{"WWT": 1, "BWT": -1}, 10)
+			for i, row := range a.Top {
+				if row[1] != want[i].ID {
+					t.Errorf("row %d = %v, want %s", i+1, row[1], want[i].ID)
+				}
+			}
+		} else if a.Computed.Stopped != "scan limit" || a.Computed.Pages != rankPages {
+			t.Errorf("stopped %q after %d pages, want the scan limit of %d", a.Computed.Stopped, a.Computed.Pages, rankPages)
+		}
+	}
+}
+
+func TestRankAnswerShape(t *testing.T) {
+	f := newFake(
+		&fakeAnimal{ID: "RANK1", EBV: map[string]float64{"WWT": 2, "BWT": 0.5}},
+		&fakeAnimal{ID: "RANK2", EBV: map[string]float64{"WWT": 3, "BWT": 0.1}},
+		&fakeAnimal{ID: "RANK3", EBV: map[string]float64{"WWT": 9}},
+	)
+	// Index = -2 WWT - BWT, WWT's weight negative on purpose: RANK1
+	// -2(2) - 0.5 = -4.5, RANK2 -2(3) - 0.1 = -6.1; RANK3 has no BWT and
+	// so no index.
+	var a rankAnswer
+	mustRun(t, Rank, f, map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": -2.0, "BWT": -1.0}, "top_n": 5}, &a)
+	if !slices.Equal(a.Columns, []string{"rank", "lpn_id", "index", "WWT", "WWT_acc", "BWT", "BWT_acc"}) {
+		t.Errorf("columns %v", a.Columns)
+	}
+	if len(a.Top) != 2 || fmt.Sprint(a.Top[0]) != "[1 RANK1 -4.5 2 70 0.5 70]" || fmt.Sprint(a.Top[1]) != "[2 RANK2 -6.1 3 70 0.1 70]" {
+		t.Errorf("top %v", a.Top)
+	}
+	if a.Computed.WithoutIndex != 1 || !strings.HasPrefix(a.Unranked, "1 animals lack") {
+		t.Errorf("without index %d, unranked %q; want RANK3 counted", a.Computed.WithoutIndex, a.Unranked)
+	}
+	if len(a.Warnings) != 1 || !strings.HasPrefix(a.Warnings[0], "WWT is usually selected higher") {
+		t.Errorf("warnings %q, want WWT's negative weight flagged", a.Warnings)
+	}
+}
+
+func TestRankErrors(t *testing.T) {
+	f := population(8, 50)
+	sent := func(breed int, w map[string]any) map[string]any {
+		return map[string]any{"breed_id": breed, "weights": w}
+	}
+	var ae *ArgError
+	if _, err := run(t, Rank, f, sent(999, map[string]any{"WWT": 1.0})); !errors.As(err, &ae) || ae.Field != "breed_id" {
+		t.Errorf("breed without ranges: %v, want an argument error on breed_id", err)
+	}
+	if _, err := run(t, Rank, f, sent(640, map[string]any{"EMD": 1.0})); !errors.As(err, &ae) || ae.Field != "weights.EMD" || !strings.Contains(ae.Expected, "BWT, FAT, WWT, YWT") {
+		t.Errorf("weight on a trait the breed lacks: %v, want weights.EMD naming the breed's traits", err)
+	}
+	f.fail = map[string]error{"breed 777": notFound("777")}
+	var ab *AboutError
+	if _, err := run(t, Rank, f, sent(777, map[string]any{"WWT": 1.0})); !errors.As(err, &ab) || ab.Field != "breed_id" || ab.What != "trait ranges for breed" {
+		t.Errorf("ranges failing: %v, want about breed_id", err)
+	}
+	if f.callsOf("search") != 0 {
+		t.Errorf("searched %d times before the arguments held", f.callsOf("search"))
+	}
+}
+
+// Weights left out are asked of the user, over the breed's traits.
+func TestRankAsksForWeights(t *testing.T) {
+	f := population(9, 300)
+	noWeights := map[string]any{"breed_id": 640, "top_n": 3}
+	args, errs := Rank.Validate(noWeights)
+	if len(errs) != 1 || errs[0].Field != "weights" {
+		t.Fatalf("validate without weights: %v, want weights required", errs)
+	}
+
+	// A client that cannot be asked: weights are required.
+	_, err := Run(t.Context(), Rank, f, discard(), noWeights, args)
+	var ae *ArgError
+	if !errors.As(err, &ae) || ae.Field != "weights" {
+		t.Errorf("cannot ask: %v, want weights required", err)
+	}
+
+	// The user weights WWT and BWT and leaves YWT at 0.
+	f.answers = map[string]any{"WWT": 1.0, "BWT": -1.0, "YWT": 0.0}
+	v, err := Run(t.Context(), Rank, f, discard(), noWeights, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a rankAnswer
+	decode(t, v, &a)
+	want := bruteTop(f, 640, "", breeding.Weights{"WWT": 1, "BWT": -1}, 3)
+	if len(a.Top) != 3 || a.Top[0][1] != want[0].ID || !slices.Equal(a.Columns[3:], []string{"BWT", "BWT_acc", "WWT", "WWT_acc"}) {
+		t.Errorf("ranked on the answer: %v %v, want %s first over BWT and WWT", a.Columns, a.Top, want[0].ID)
+	}
+	form := f.forms[len(f.forms)-1]
+	var names []string
+	for _, p := range form.Fields {
+		names = append(names, p.Name)
+	}
+	if form.Arg != "weights" || !slices.Equal(names, []string{"BWT", "WWT", "YWT", "FAT"}) {
+		t.Errorf("form for %q with fields %v, want weights over the breed's traits in the glossary's order", form.Arg, names)
+	}
+
+	// An answer that is no number fails as the user's answer.
+	f.answers = map[string]any{"WWT": "lots"}
+	_, err = Run(t.Context(), Rank, f, discard(), noWeights, args)
+	var ue *AnswerError
+	if !errors.As(err, &ue) || ue.Errs[0].Field != "weights.WWT" {
+		t.Errorf("bad answer: %v, want the user's answer on weights.WWT", err)
+	}
+
+	// The user declining comes back as it is.
+	declined := errors.New("the user declined")
+	f.askErr = declined
+	if _, err = Run(t.Context(), Rank, f, discard(), noWeights, args); !errors.Is(err, declined) {
+		t.Errorf("declined: %v", err)
+	}
+}
+
+// The early stop must not skip an animal whose sort trait is middling but
+// whose other trait lifts it to the top. Index 2 WWT - BWT, so the scan is
+// sorted by WWT. WWT runs 10.00, 9.99, ... 0.01 down the pages (100 a
+// page, so the last WWT read after page k is 9.01 - k), BWT is 0, except
+// the sleeper's: WWT 4.8 (on page 5), BWT -10.5, index 9.6 + 10.5 = 20.1,
+// the best. BWT's range is -10.5..0, so an unread animal can reach at most
+// 2 (9.01 - k) + 10.5 = 28.52 - 2k. After page 4 that is 20.52, above the
+// best so far (20, the first animal), so the scan goes on; after page 5 it
+// is 18.52, below the sleeper's 20.1: six pages, the sleeper first.
+func TestRankBoundKeepsTheSleeper(t *testing.T) {
+	f := newFake()
+	for i := range 1000 {
+		f.add(&fakeAnimal{ID: fmt.Sprintf("SLOPE%04d", i), EBV: map[string]float64{"WWT": float64(1000-i) / 100, "BWT": 0}})
+	}
+	f.add(&fakeAnimal{ID: "SLEEPER1", EBV: map[string]float64{"WWT": 4.8, "BWT": -10.5}})
+	var a rankAnswer
+	mustRun(t, Rank, f, map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": 2.0, "BWT": -1.0}, "top_n": 1}, &a)
+	if len(a.Top) != 1 || a.Top[0][1] != "SLEEPER1" || a.Top[0][2] != 20.1 {
+		t.Errorf("top %v, want SLEEPER1 at 20.1", a.Top)
+	}
+	if a.Computed.Stopped != "bound" || a.Computed.Pages != 6 || !a.Computed.Exact {
+		t.Errorf("%+v, want an exact stop by the bound after 6 pages", a.Computed)
+	}
+}
