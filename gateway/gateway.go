@@ -1,10 +1,3 @@
-// Package gateway exposes the NSIP client as nine MCP tools. Every call goes
-// through one pipeline: validate the arguments, look in the cache, collapse
-// identical concurrent misses, pass the circuit breaker, wait for rate-limit
-// and concurrency capacity, call NSIP, and fit the answer into the token
-// budget. Anything a model can act on (bad arguments, not found, throttled,
-// NSIP down) comes back as an error result with a JSON body, never as a
-// protocol error.
 package gateway
 
 import (

@@ -1,0 +1,35 @@
+// Package gateway serves NSIP to MCP clients: the nine lookup tools, the
+// five analyses, and the features beside them, all through one call path.
+// Anything a model can act on (bad arguments, not found, throttled, NSIP
+// down) comes back as an error result with a JSON body naming the field or
+// the wait, never as a protocol error.
+//
+// A lookup call goes through these steps (pipeline.go unless named):
+//
+//  1. Decode the arguments (param.Decode) and validate them against the
+//     tool's definition (tools.go, built from gateway/param), trait codes
+//     against the breed's own (traitcheck.go), the view arguments
+//     (view.go); a choice only the user can make may be asked for
+//     (elicit.go).
+//  2. Key the call: the tool's method and its canonical arguments, without
+//     the view arguments (cache.Key).
+//  3. Look in the cache; otherwise join a fetch already under way for the
+//     key (singleflight), or find another replica's answer in Redis
+//     (shared.go, sharedcodec.go).
+//  4. Pass the circuit breaker and any pause NSIP asked for (pause.go), wait
+//     for the caller's turn at the upstream (fair.go, gateway/upstream) and
+//     a rate-limit token, and ask NSIP (the Upstream interface, nsip.Client).
+//  5. Fit the answer into the token budget once, as it arrives (summarize),
+//     and cache it; an answer in an unrecognized shape is passed on through
+//     the generic summarizer and recorded as drift (drift.go).
+//  6. Fit again for the caller's view (view.go), add _meta and resource
+//     links (gateway/features), log the call (finish) and answer; when
+//     NSIP fails, a stale answer is served where it is safe (errors.go).
+//
+// An analysis (analysis.go) validates its arguments with its definition in
+// gateway/analysis and runs there against a per-call Source whose every
+// lookup takes steps 2 to 5, counted against the analysis's ceiling; its
+// answer is fitted like a lookup's. Resources, prompts and completions live
+// in gateway/features and read through the same path (featuretools.go).
+// Health and readiness are health.go.
+package gateway
