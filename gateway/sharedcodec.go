@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
@@ -36,15 +35,14 @@ type sharedRecord struct {
 	Paging         *summarize.Paging `json:"p,omitempty"`
 }
 
-// sharedModels are the values fetch can produce, by type name.
+// sharedModels are the values fetch can produce, by type name: each lookup
+// tool's model, as its definition declares it.
 var sharedModels = func() map[string]reflect.Type {
 	m := map[string]reflect.Type{}
-	for _, v := range []any{
-		&nsip.LastUpdate{}, &nsip.BreedGroups{}, &nsip.Statuses{}, &nsip.TraitRanges{},
-		&nsip.SearchResults{}, &nsip.AnimalDetails{}, &nsip.Lineage{}, &nsip.ProgenyPage{},
-	} {
-		t := reflect.TypeOf(v).Elem()
-		m[t.Name()] = t
+	for _, d := range toolDefs {
+		if t := d.fetch.model; t != nil {
+			m[t.Name()] = t
+		}
 	}
 	return m
 }()

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -27,14 +28,29 @@ type fetchCall func(ctx context.Context, up Upstream) (any, json.RawMessage, err
 // cache key, into the tool's typed arguments.
 type binder func(params []byte) (fetchCall, error)
 
-// fetchWith is the binder of a tool whose arguments are A.
-func fetchWith[A any](get func(ctx context.Context, up Upstream, a A) (any, json.RawMessage, error)) binder {
-	return func(params []byte) (fetchCall, error) {
-		var a A
-		if err := decodeArgs(params, &a); err != nil {
-			return nil, err
-		}
-		return func(ctx context.Context, up Upstream) (any, json.RawMessage, error) { return get(ctx, up, a) }, nil
+// fetchSpec is how a lookup tool asks NSIP: the binder of its arguments,
+// and the model its answer decodes to, which the replicas' shared tier
+// fingerprints (sharedcodec.go).
+type fetchSpec struct {
+	bind  binder
+	model reflect.Type
+}
+
+// fetchWith is the fetch of a tool whose arguments are A and whose answer
+// is a *T with the upstream body raw(T).
+func fetchWith[A, T any](get func(ctx context.Context, up Upstream, a A) (*T, error), raw func(*T) json.RawMessage) fetchSpec {
+	return fetchSpec{
+		model: reflect.TypeFor[T](),
+		bind: func(params []byte) (fetchCall, error) {
+			var a A
+			if err := decodeArgs(params, &a); err != nil {
+				return nil, err
+			}
+			return func(ctx context.Context, up Upstream) (any, json.RawMessage, error) {
+				v, err := get(ctx, up, a)
+				return fetched(v, err, raw)
+			}, nil
+		},
 	}
 }
 
@@ -67,10 +83,10 @@ func argsMismatch(field string, err error) *nsip.Error {
 // bindFetch binds the arguments held in key, a cache key of tool d.
 func bindFetch(d *toolDef, key string) (fetchCall, error) {
 	params, ok := strings.CutPrefix(key, d.method+":")
-	if !ok || d.fetch == nil {
+	if !ok || d.fetch.bind == nil {
 		return nil, fmt.Errorf("internal: %s has no fetch for key %.100s", d.name, key)
 	}
-	return d.fetch([]byte(params))
+	return d.fetch.bind([]byte(params))
 }
 
 // noArgs is the arguments of the tools that take none (max_tokens is the

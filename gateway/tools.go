@@ -35,7 +35,7 @@ type toolDef struct {
 	next    string
 	// fetch binds the validated arguments to the tool's typed ones
 	// (toolargs.go) for one upstream request.
-	fetch binder
+	fetch fetchSpec
 }
 
 // hasParam reports whether the tool takes the argument name.
@@ -143,30 +143,27 @@ var lastUpdateDef = &toolDef{
 	name: "nsip_get_last_update", title: "NSIP last evaluation date", method: "get_date_last_updated",
 	kind: summarize.KindGeneric, params: withMaxTokens(),
 	desc: `Date of the latest NSIP evaluation, e.g. {"date":"09/23/2025"}: how current the EBVs are. Only argument: max_tokens.`,
-	fetch: fetchWith(func(ctx context.Context, up Upstream, _ noArgs) (any, json.RawMessage, error) {
-		v, err := up.DateLastUpdated(ctx)
-		return fetched(v, err, func(v *nsip.LastUpdate) json.RawMessage { return v.Raw })
-	}),
+	fetch: fetchWith(func(ctx context.Context, up Upstream, _ noArgs) (*nsip.LastUpdate, error) {
+		return up.DateLastUpdated(ctx)
+	}, func(v *nsip.LastUpdate) json.RawMessage { return v.Raw }),
 }
 
 var listBreedsDef = &toolDef{
 	name: "nsip_list_breeds", title: "NSIP breed groups and breeds", method: "get_available_breed_groups",
 	kind: summarize.KindGeneric, params: withMaxTokens(),
 	desc: `NSIP breed groups (Range, Maternal Wool, Hair, Terminal) with each breed's ID (breed_id elsewhere) and name; group IDs are breed_group_id. Only argument: max_tokens.`,
-	fetch: fetchWith(func(ctx context.Context, up Upstream, _ noArgs) (any, json.RawMessage, error) {
-		v, err := up.BreedGroups(ctx)
-		return fetched(v, err, func(v *nsip.BreedGroups) json.RawMessage { return v.Raw })
-	}),
+	fetch: fetchWith(func(ctx context.Context, up Upstream, _ noArgs) (*nsip.BreedGroups, error) {
+		return up.BreedGroups(ctx)
+	}, func(v *nsip.BreedGroups) json.RawMessage { return v.Raw }),
 }
 
 var statusesDef = &toolDef{
 	name: "nsip_get_statuses", title: "NSIP animal statuses", method: "get_statuses_by_breed_group",
 	kind: summarize.KindGeneric, params: withMaxTokens(),
 	desc: `Animal statuses NSIP records, e.g. ["CURRENT","SOLD","DEAD"], for search_criteria.status. Only argument: max_tokens.`,
-	fetch: fetchWith(func(ctx context.Context, up Upstream, _ noArgs) (any, json.RawMessage, error) {
-		v, err := up.Statuses(ctx)
-		return fetched(v, err, func(v *nsip.Statuses) json.RawMessage { return v.Raw })
-	}),
+	fetch: fetchWith(func(ctx context.Context, up Upstream, _ noArgs) (*nsip.Statuses, error) {
+		return up.Statuses(ctx)
+	}, func(v *nsip.Statuses) json.RawMessage { return v.Raw }),
 }
 
 var traitRangesDef = &toolDef{
@@ -175,10 +172,9 @@ var traitRangesDef = &toolDef{
 	subject: "breed_id", what: "trait ranges for breed", next: "list valid breed IDs with nsip_list_breeds",
 	desc: `Min and max EBV of each trait a breed has, e.g. {"BWT":{"min":-0.71,"max":0.93}}: the codes to sort and filter it by. ` +
 		`Too few evaluated animals: no_data. Arguments: breed_id (from nsip_list_breeds); max_tokens.`,
-	fetch: fetchWith(func(ctx context.Context, up Upstream, a breedArgs) (any, json.RawMessage, error) {
-		v, err := up.TraitRanges(ctx, a.BreedID)
-		return fetched(v, err, func(v *nsip.TraitRanges) json.RawMessage { return v.Raw })
-	}),
+	fetch: fetchWith(func(ctx context.Context, up Upstream, a breedArgs) (*nsip.TraitRanges, error) {
+		return up.TraitRanges(ctx, a.BreedID)
+	}, func(v *nsip.TraitRanges) json.RawMessage { return v.Raw }),
 }
 
 var searchAnimalsDef = &toolDef{
@@ -198,10 +194,9 @@ var searchAnimalsDef = &toolDef{
 		param.Spec{Name: "reverse", Kind: param.Boolean, Default: false, Example: false},
 		param.SearchCriteria,
 	),
-	fetch: fetchWith(func(ctx context.Context, up Upstream, a searchArgs) (any, json.RawMessage, error) {
-		v, err := up.SearchAnimals(ctx, a.params())
-		return fetched(v, err, func(v *nsip.SearchResults) json.RawMessage { return v.Raw })
-	}),
+	fetch: fetchWith(func(ctx context.Context, up Upstream, a searchArgs) (*nsip.SearchResults, error) {
+		return up.SearchAnimals(ctx, a.params())
+	}, func(v *nsip.SearchResults) json.RawMessage { return v.Raw }),
 }
 
 var animalDef = &toolDef{
@@ -214,10 +209,9 @@ var animalDef = &toolDef{
 		Name: "search_string", Kind: param.String, Required: true, Example: param.ExampleLPN, Complete: param.LPNs,
 		MinLen: 2, MaxLen: nsip.MaxSearchStringLength, Pattern: param.SearchPattern,
 	}),
-	fetch: fetchWith(func(ctx context.Context, up Upstream, a detailsArgs) (any, json.RawMessage, error) {
-		v, err := up.AnimalDetails(ctx, a.SearchString)
-		return fetched(v, err, func(v *nsip.AnimalDetails) json.RawMessage { return v.Raw })
-	}),
+	fetch: fetchWith(func(ctx context.Context, up Upstream, a detailsArgs) (*nsip.AnimalDetails, error) {
+		return up.AnimalDetails(ctx, a.SearchString)
+	}, func(v *nsip.AnimalDetails) json.RawMessage { return v.Raw }),
 }
 
 var lineageDef = &toolDef{
@@ -227,10 +221,9 @@ var lineageDef = &toolDef{
 	desc: `An animal's pedigree, each ancestor with LPN ID, farm, birth date, sex, status and indexes (about 85 tokens each); ` +
 		`summaries keep the nearest generations, counting the rest. Arguments: lpn_id; max_tokens.`,
 	params: withMaxTokens(param.LPNParam("")),
-	fetch: fetchWith(func(ctx context.Context, up Upstream, a lpnArgs) (any, json.RawMessage, error) {
-		v, err := up.Lineage(ctx, a.LPNID)
-		return fetched(v, err, func(v *nsip.Lineage) json.RawMessage { return v.Raw })
-	}),
+	fetch: fetchWith(func(ctx context.Context, up Upstream, a lpnArgs) (*nsip.Lineage, error) {
+		return up.Lineage(ctx, a.LPNID)
+	}, func(v *nsip.Lineage) json.RawMessage { return v.Raw }),
 }
 
 var progenyDef = &toolDef{
@@ -246,10 +239,9 @@ var progenyDef = &toolDef{
 		pageParam,
 		pageSizeParam(10),
 	),
-	fetch: fetchWith(func(ctx context.Context, up Upstream, a progenyArgs) (any, json.RawMessage, error) {
-		v, err := up.Progeny(ctx, a.LPNID, a.Page, a.PageSize)
-		return fetched(v, err, func(v *nsip.ProgenyPage) json.RawMessage { return v.Raw })
-	}),
+	fetch: fetchWith(func(ctx context.Context, up Upstream, a progenyArgs) (*nsip.ProgenyPage, error) {
+		return up.Progeny(ctx, a.LPNID, a.Page, a.PageSize)
+	}, func(v *nsip.ProgenyPage) json.RawMessage { return v.Raw }),
 }
 
 var searchByLPNDef = &toolDef{
