@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -89,11 +88,44 @@ func sessionID(ctx context.Context) string {
 	return ""
 }
 
-// lpnShape is how LPN IDs look in NSIP's answers and in summaries: a
-// flock and year prefix of digits, then letters and digits, e.g.
-// "6402382024NCS310". Matching the quoted shape rather than decoding the
-// JSON finds them in summary table rows too, at a fraction of the cost.
-var lpnShape = regexp.MustCompile(`"([0-9]{6,}[A-Za-z][A-Za-z0-9]{0,24})"`)
+// quotedLPNs returns the LPN IDs in text, as they look in NSIP's answers
+// and in summaries: a quoted flock and year prefix of digits, then a
+// letter, then up to 24 letters and digits, e.g. "6402382024NCS310"
+// (the regular expression "([0-9]{6,}[A-Za-z][A-Za-z0-9]{0,24})").
+// Matching the quoted shape rather than decoding the JSON finds them in
+// summary table rows too. It runs on every answer, cache hits included, so
+// it is a scan rather than the regular expression, which cost a cached call
+// more than the rest of the gateway.
+func quotedLPNs(text string) []string {
+	var ids []string
+	for i := 0; ; {
+		q := strings.IndexByte(text[i:], '"')
+		if q < 0 {
+			return ids
+		}
+		start := i + q + 1
+		j := start
+		for j < len(text) && text[j] >= '0' && text[j] <= '9' {
+			j++
+		}
+		i = start // no match: the next try starts at the next quote
+		if j-start < 6 || j >= len(text) || !isLetter(text[j]) {
+			continue
+		}
+		j++
+		end := j
+		for end < len(text) && end-j <= 24 && (isLetter(text[end]) || text[end] >= '0' && text[end] <= '9') {
+			end++
+		}
+		if end-j > 24 || end >= len(text) || text[end] != '"' {
+			continue
+		}
+		ids = append(ids, text[start:end])
+		i = end + 1
+	}
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 // noteLPNs records the LPN IDs in a tool's arguments and in its answer.
 func (g *Gateway) noteLPNs(ctx context.Context, args any, text string) {
@@ -109,9 +141,7 @@ func (g *Gateway) noteLPNs(ctx context.Context, args any, text string) {
 			}
 		}
 	}
-	for _, m := range lpnShape.FindAllStringSubmatch(text, -1) {
-		ids = append(ids, m[1])
-	}
+	ids = append(ids, quotedLPNs(text)...)
 	g.seen.add(session, ids)
 }
 
