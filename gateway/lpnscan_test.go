@@ -24,10 +24,10 @@ func TestQuotedLPNsMatchesThePattern(t *testing.T) {
 		`{"lpnId":"6402382024NCS310","sire":"6400462020VPI007","dam":""}`,
 		`["6402382024NCS310","6402382024NCS311"]`,
 		`"123456A""123456B"`,
-		`"12345A"`,                                  // five digits
-		`"1234567"`,                                 // no letter
-		`"123456A` + strings.Repeat("B", 24) + `"`,  // 24 after the letter
-		`"123456A` + strings.Repeat("B", 25) + `"`,  // 25: too long
+		`"12345A"`,  // five digits
+		`"1234567"`, // no letter
+		`"123456A` + strings.Repeat("B", 24) + `"`, // 24 after the letter
+		`"123456A` + strings.Repeat("B", 25) + `"`, // 25: too long
 		`"123456A-1"`,
 		`x"123456Ab"`, `"`, `""`, `"123456`, `"123456A`,
 		`"abc","6402382024NCS310"`,
