@@ -127,6 +127,17 @@ func quotedLPNs(text string) []string {
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
+// isAlnum is alnumPattern's test, without the regular expression: it runs
+// on the arguments of every call.
+func isAlnum(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isLetter(s[i]) && (s[i] < '0' || s[i] > '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
 // noteLPNs records the LPN IDs in a tool's arguments and in its answer.
 func (g *Gateway) noteLPNs(ctx context.Context, args any, text string) {
 	session := sessionID(ctx)
@@ -136,7 +147,7 @@ func (g *Gateway) noteLPNs(ctx context.Context, args any, text string) {
 	var ids []string
 	if a, ok := args.(map[string]any); ok {
 		for _, k := range []string{"lpn_id", "search_string"} {
-			if s, ok := a[k].(string); ok && alnumPattern.MatchString(s) && len(s) >= nsip.MinLPNIDLength && len(s) <= nsip.MaxLPNIDLength {
+			if s, ok := a[k].(string); ok && isAlnum(s) && len(s) >= nsip.MinLPNIDLength && len(s) <= nsip.MaxLPNIDLength {
 				ids = append(ids, s)
 			}
 		}

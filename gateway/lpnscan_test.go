@@ -58,3 +58,11 @@ func FuzzQuotedLPNs(f *testing.F) {
 		}
 	})
 }
+
+func TestIsAlnumMatchesThePattern(t *testing.T) {
+	for _, s := range []string{"", "6402382024NCS310", "abcXYZ09", "640-1", "é", " a", "a\n", "Z", "0"} {
+		if got, want := isAlnum(s), alnumPattern.MatchString(s); got != want {
+			t.Errorf("isAlnum(%q) = %v, the pattern says %v", s, got, want)
+		}
+	}
+}
