@@ -152,8 +152,17 @@ func paging(req Request, text []byte, f *fitter) *Paging {
 		return p
 	}
 	if next, ok := f.nextIn(text); ok {
-		p.Next = next
-		return p
+		// Read back from its own JSON, a few dozen bytes, so that it holds
+		// what a decoded summary would (float64 numbers, no maps shared with
+		// the call's arguments) and survives the shared tier's round trip
+		// unchanged.
+		if b, err := json.Marshal(next); err == nil {
+			var n *NextCall
+			if json.Unmarshal(b, &n) == nil {
+				p.Next = n
+				return p
+			}
+		}
 	}
 	var s struct {
 		Kind Kind      `json:"kind"`
