@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -92,6 +93,13 @@ type lookups struct {
 	fetched int
 	stale   int
 	ignored []nsip.IgnoredValue // absurd values the models left out (finite.go)
+	// checked is the last answer overBudget encoded and fitted, which the
+	// answer usually is: analyze then reuses the fit rather than counting
+	// its tokens again.
+	checked struct {
+		body []byte
+		res  summarize.Result
+	}
 }
 
 // analysisParallel is how many lookups one analysis has under way at once:
@@ -145,7 +153,25 @@ func (r *lookups) OverBudget(ctx context.Context, args map[string]any, v any) bo
 		return false
 	}
 	res, err := r.g.fit(ctx, r.def.tool.kind, r.def.tool, args, nil, text)
-	return err == nil && res.Summarized
+	if err != nil {
+		return false
+	}
+	r.mu.Lock()
+	r.checked.body, r.checked.res = text, res
+	r.mu.Unlock()
+	return res.Summarized
+}
+
+// fitted is the fit of body, from overBudget when it fitted the same bytes.
+func (r *lookups) fitted(ctx context.Context, args map[string]any, body []byte) (summarize.Result, error) {
+	r.mu.Lock()
+	same := r.checked.body != nil && bytes.Equal(r.checked.body, body)
+	res := r.checked.res
+	r.mu.Unlock()
+	if same {
+		return res, nil
+	}
+	return r.g.fit(ctx, r.def.tool.kind, r.def.tool, args, nil, body)
 }
 
 // Upstream says what the call read, for the answer's "computed" block.
@@ -237,7 +263,7 @@ func (g *Gateway) analyze(ctx context.Context, a *analysisEntry, req mcp.CallToo
 		body, merr := encodeAnalysis(r.withIgnored(v))
 		if merr != nil {
 			o.err = &toolError{Code: CodeUpstreamError, Problem: "the analysis could not be encoded: " + merr.Error()}
-		} else if o.res, merr = g.fit(ctx, a.tool.kind, a.tool, args, nil, body); merr != nil {
+		} else if o.res, merr = r.fitted(ctx, args, body); merr != nil {
 			o.err = g.mapError(a.tool, args, merr)
 		}
 	}

@@ -2,8 +2,8 @@ package gateway
 
 import (
 	"context"
-	"regexp"
 	"slices"
+	"strings"
 	"sync"
 
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -11,7 +11,6 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
-	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -81,11 +80,55 @@ func sessionID(ctx context.Context) string {
 	return ""
 }
 
-// lpnShape is how LPN IDs look in NSIP's answers and in summaries: a
-// flock and year prefix of digits, then letters and digits, e.g.
-// "6402382024NCS310". Matching the quoted shape rather than decoding the
-// JSON finds them in summary table rows too, at a fraction of the cost.
-var lpnShape = regexp.MustCompile(`"([0-9]{6,}[A-Za-z][A-Za-z0-9]{0,24})"`)
+// quotedLPNs returns the LPN IDs in text, as they look in NSIP's answers
+// and in summaries: a quoted flock and year prefix of digits, then a
+// letter, then up to 24 letters and digits, e.g. "6402382024NCS310"
+// (the regular expression "([0-9]{6,}[A-Za-z][A-Za-z0-9]{0,24})").
+// Matching the quoted shape rather than decoding the JSON finds them in
+// summary table rows too. It runs on every answer, cache hits included, so
+// it is a scan rather than the regular expression, which cost a cached call
+// more than the rest of the gateway.
+func quotedLPNs(text string) []string {
+	var ids []string
+	for i := 0; ; {
+		q := strings.IndexByte(text[i:], '"')
+		if q < 0 {
+			return ids
+		}
+		start := i + q + 1
+		j := start
+		for j < len(text) && text[j] >= '0' && text[j] <= '9' {
+			j++
+		}
+		i = start // no match: the next try starts at the next quote
+		if j-start < 6 || j >= len(text) || !isLetter(text[j]) {
+			continue
+		}
+		j++
+		end := j
+		for end < len(text) && end-j <= 24 && (isLetter(text[end]) || text[end] >= '0' && text[end] <= '9') {
+			end++
+		}
+		if end-j > 24 || end >= len(text) || text[end] != '"' {
+			continue
+		}
+		ids = append(ids, text[start:end])
+		i = end + 1
+	}
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// isAlnum is alnumPattern's test, without the regular expression: it runs
+// on the arguments of every call.
+func isAlnum(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isLetter(s[i]) && (s[i] < '0' || s[i] > '9') {
+			return false
+		}
+	}
+	return s != ""
+}
 
 // noteLPNs records the LPN IDs in a tool's arguments and in its answer.
 func (g *Gateway) noteLPNs(ctx context.Context, args any, text string) {
@@ -96,14 +139,12 @@ func (g *Gateway) noteLPNs(ctx context.Context, args any, text string) {
 	var ids []string
 	if a, ok := args.(map[string]any); ok {
 		for _, k := range []string{"lpn_id", "search_string"} {
-			if s, ok := a[k].(string); ok && param.AlnumPattern.MatchString(s) && len(s) >= nsip.MinLPNIDLength && len(s) <= nsip.MaxLPNIDLength {
+			if s, ok := a[k].(string); ok && isAlnum(s) && len(s) >= nsip.MinLPNIDLength && len(s) <= nsip.MaxLPNIDLength {
 				ids = append(ids, s)
 			}
 		}
 	}
-	for _, m := range lpnShape.FindAllStringSubmatch(text, -1) {
-		ids = append(ids, m[1])
-	}
+	ids = append(ids, quotedLPNs(text)...)
 	g.seen.add(session, ids)
 }
 

@@ -13,6 +13,36 @@ type fitter struct {
 	c       *Counter
 	limit   int
 	density float64 // tokens per byte of the original, for first guesses
+	// pages are the page summaries rendered during this fit with the next
+	// call each one shows, so that the chosen one's need not be decoded
+	// from its text again.
+	pages []renderedPage
+}
+
+type renderedPage struct {
+	out  []byte
+	next *NextCall
+}
+
+// rendered records a page summary and the next call in it.
+func (f *fitter) rendered(out []byte, next *NextCall) {
+	if f != nil && len(out) > 0 {
+		f.pages = append(f.pages, renderedPage{out, next})
+	}
+}
+
+// nextIn returns the next call of text when text is a page summary this
+// fit rendered (the same bytes, not a copy).
+func (f *fitter) nextIn(text []byte) (*NextCall, bool) {
+	if f == nil || len(text) == 0 {
+		return nil, false
+	}
+	for _, p := range f.pages {
+		if len(p.out) == len(text) && &p.out[0] == &text[0] {
+			return p.next, true
+		}
+	}
+	return nil, false
 }
 
 // fits reports whether b is within the limit.

@@ -140,7 +140,7 @@ func newPager(tool string, args map[string]any, page, size, rows, total, skip in
 
 // render shows the first k of rows (the page after its skipped rows), says
 // where they sit and where the page ends, and gives the call for the rest.
-func (p pager) render(ps *pageSummary, rows []json.RawMessage, k int, wrap func(*pageSummary) any) ([]byte, error) {
+func (p pager) render(f *fitter, ps *pageSummary, rows []json.RawMessage, k int, wrap func(*pageSummary) any) ([]byte, error) {
 	ps.Rows, ps.Shown = rows[:k], k
 	ps.ShownFrom, ps.ShownTo = 0, 0
 	if k > 0 {
@@ -148,7 +148,11 @@ func (p pager) render(ps *pageSummary, rows []json.RawMessage, k int, wrap func(
 	}
 	ps.PageTo = p.offset + p.rows
 	ps.Next = p.next(k)
-	return nsip.PlainJSON(wrap(ps))
+	out, err := nsip.PlainJSON(wrap(ps))
+	if err == nil {
+		f.rendered(out, ps.Next)
+	}
+	return out, err
 }
 
 // next is the call for the rows after the shown ones: the rest of this

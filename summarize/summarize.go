@@ -108,7 +108,7 @@ func (s *Summarizer) Fit(req Request) Result {
 	if res.OriginalTokens <= budget && (!shaped || kindOf(req.Kind) == KindGeneric) {
 		// The text is the counted text, so its count is already known.
 		res.Text, res.Tokens = string(orig), res.OriginalTokens
-		res.Paging = paging(req, nil)
+		res.Paging = paging(req, nil, nil)
 		return res
 	}
 	limit := max(budget-SummaryMargin, 1)
@@ -119,7 +119,7 @@ func (s *Summarizer) Fit(req Request) Result {
 	text, kind := s.summarize(f, req, orig, budget)
 	res.Text, res.Kind, res.Summarized = string(text), kind, true
 	res.Tokens = s.counter.Count(res.Text)
-	res.Paging = paging(req, text)
+	res.Paging = paging(req, text, f)
 	return res
 }
 
@@ -128,8 +128,9 @@ func (s *Summarizer) Fit(req Request) Result {
 // row, so the next call is the next page). A structural summary stands in
 // for a page without saying which rows it shows, so its next call starts
 // again at the first row not skipped, one row at a time (pager.next with
-// nothing shown), which is sure to fit.
-func paging(req Request, text []byte) *Paging {
+// nothing shown), which is sure to fit. A page summary f rendered is not
+// decoded again: f knows its next call.
+func paging(req Request, text []byte, f *fitter) *Paging {
 	var pg pager
 	switch v := req.Value.(type) {
 	case *nsip.SearchResults:
@@ -149,6 +150,19 @@ func paging(req Request, text []byte) *Paging {
 	if text == nil {
 		p.Next = pg.next(pg.rows - pg.skip)
 		return p
+	}
+	if next, ok := f.nextIn(text); ok {
+		// Read back from its own JSON, a few dozen bytes, so that it holds
+		// what a decoded summary would (float64 numbers, no maps shared with
+		// the call's arguments) and survives the shared tier's round trip
+		// unchanged.
+		if b, err := json.Marshal(next); err == nil {
+			var n *NextCall
+			if json.Unmarshal(b, &n) == nil {
+				p.Next = n
+				return p
+			}
+		}
 	}
 	var s struct {
 		Kind Kind      `json:"kind"`

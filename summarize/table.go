@@ -96,7 +96,7 @@ func fitLayouts(f *fitter, ps *pageSummary, stats *statsTable, pg pager, layouts
 		if perByte > 0 {
 			frame, ok := frames[l.stats]
 			if !ok {
-				empty, err := pg.render(ps, nil, 0, wrap)
+				empty, err := pg.render(f, ps, nil, 0, wrap)
 				if err != nil {
 					return nil, false, err
 				}
@@ -111,7 +111,7 @@ func fitLayouts(f *fitter, ps *pageSummary, stats *statsTable, pg pager, layouts
 				continue
 			}
 		}
-		out, err := pg.render(ps, l.rows, len(l.rows), wrap)
+		out, err := pg.render(f, ps, l.rows, len(l.rows), wrap)
 		if err != nil {
 			return nil, false, err
 		}
@@ -137,7 +137,7 @@ func fitLayouts(f *fitter, ps *pageSummary, stats *statsTable, pg pager, layouts
 // fitPage shows as many rows of ps as fit, with the hint for the rest.
 // complete is false when rows exist and none fits.
 func fitPage(f *fitter, ps *pageSummary, rows []json.RawMessage, pg pager, wrap func(*pageSummary) any) (out []byte, complete bool, err error) {
-	render := func(k int) ([]byte, error) { return pg.render(ps, rows, k, wrap) }
+	render := func(k int) ([]byte, error) { return pg.render(f, ps, rows, k, wrap) }
 	empty, err := render(0)
 	if err != nil {
 		return nil, false, err

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // JSON-RPC error codes the transports answer with themselves.
@@ -43,7 +44,7 @@ type message struct {
 const jsonSpace = " \t\r\n"
 
 // members are the names JSON-RPC 2.0 gives meaning to at the top level.
-var members = []string{"jsonrpc", "id", "method", "params", "result", "error"}
+var members = [...]string{"jsonrpc", "id", "method", "params", "result", "error"}
 
 // classify checks one message against JSON-RPC 2.0 without decoding its
 // params, so that every transport refuses the same malformed messages the
@@ -65,7 +66,7 @@ func classify(raw []byte) message {
 		return invalid(nil, problem)
 	}
 	m := message{}
-	id, hasID := obj["id"]
+	id, hasID := obj.get("id")
 	if hasID && string(id) != "null" {
 		key, ok := idKey(id)
 		if !ok {
@@ -73,12 +74,12 @@ func classify(raw []byte) message {
 		}
 		m.id, m.key = id, key
 	}
-	if v, ok := obj["jsonrpc"]; !ok || !isString(v, "2.0") {
+	if v, ok := obj.get("jsonrpc"); !ok || !isString(v, "2.0") {
 		return invalid(m.id, `"jsonrpc" must be "2.0"`)
 	}
-	method, hasMethod := obj["method"]
-	_, hasResult := obj["result"]
-	_, hasError := obj["error"]
+	method, hasMethod := obj.get("method")
+	_, hasResult := obj.get("result")
+	_, hasError := obj.get("error")
 	if !hasMethod {
 		switch {
 		case hasID && hasResult != hasError:
@@ -91,16 +92,16 @@ func classify(raw []byte) message {
 		}
 		return invalid(nil, `"method" is missing`)
 	}
-	if json.Unmarshal(method, &m.method) != nil || m.method == "" {
+	if !readString(method, &m.method) || m.method == "" {
 		return invalid(m.id, `"method" must be a non-empty string`)
 	}
 	if hasResult || hasError {
 		return invalid(m.id, `a request carries "method", a response "result" or "error"; not both`)
 	}
-	if p, ok := obj["params"]; ok && p[0] != '{' && p[0] != '[' && string(p) != "null" {
+	if p, ok := obj.get("params"); ok && p[0] != '{' && p[0] != '[' && string(p) != "null" {
 		return invalid(m.id, `"params" must be an object or an array`)
 	}
-	if name, ok := repeatedMember(obj["params"]); ok {
+	if name, ok := obj.repeat, obj.hasRepeat; ok {
 		if m.key == "" {
 			// A notification is never answered, not even with an error.
 			return message{kind: msgIgnored, method: m.method, problem: fmt.Sprintf(`member %q appears more than once in one object inside "params"`, name)}
@@ -119,41 +120,26 @@ func invalid(id json.RawMessage, problem string) message {
 	return message{kind: msgInvalid, id: id, problem: problem}
 }
 
-// topMembers returns the JSON-RPC members of a JSON object that is known to
-// be valid. mcp-go decodes with encoding/json, which matches struct fields
-// case-insensitively (Unicode folding included), so a name that only folds
-// to a member would make mcp-go read the message otherwise than this check
-// did; a repeated name is read differently by different parsers. Both are
-// refused. Other members are skipped unread.
-func topMembers(raw []byte) (map[string]json.RawMessage, string) {
-	obj := make(map[string]json.RawMessage, 4)
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	_, _ = dec.Token() // the opening brace; raw is a valid object
-	for dec.More() {
-		tok, _ := dec.Token()
-		name, _ := tok.(string)
-		var value json.RawMessage
-		_ = dec.Decode(&value)
-		for _, want := range members {
-			if !strings.EqualFold(name, want) {
-				continue
-			}
-			if name != want {
-				return nil, fmt.Sprintf("member names are case-sensitive: send %q, not %q", want, name)
-			}
-			if _, dup := obj[name]; dup {
-				return nil, fmt.Sprintf("member %q appears more than once", name)
-			}
-			obj[name] = value
-		}
-	}
-	return obj, ""
-}
-
 // isString reports whether v is the JSON string want, however it is escaped.
 func isString(v json.RawMessage, want string) bool {
+	if len(v) >= 2 && v[0] == '"' && bytes.IndexByte(v, '\\') < 0 {
+		return string(v[1:len(v)-1]) == want // want is valid UTF-8, so invalid bytes differ
+	}
 	var s string
 	return json.Unmarshal(v, &s) == nil && s == want
+}
+
+// readString decodes the JSON string v into s, without encoding/json's
+// reflection when it holds no escape (the usual case).
+func readString(v json.RawMessage, s *string) bool {
+	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' && bytes.IndexByte(v, '\\') < 0 {
+		if !utf8.Valid(v) {
+			return json.Unmarshal(v, s) == nil // invalid UTF-8 becomes U+FFFD
+		}
+		*s = string(v[1 : len(v)-1])
+		return true
+	}
+	return json.Unmarshal(v, s) == nil
 }
 
 // refusal is the error a transport answers a message with itself, before
@@ -182,7 +168,7 @@ func idKey(id json.RawMessage) (string, bool) {
 	switch id[0] {
 	case '"':
 		var s string
-		if json.Unmarshal(id, &s) != nil {
+		if !readString(id, &s) {
 			return "", false
 		}
 		return "s:" + s, true

@@ -68,6 +68,9 @@ type config struct {
 	failOnError bool
 	attack      string // run beside the honest sessions; "" for none
 	attackers   int
+	// versusPhases > 0 runs nsip-mcp beside a bare server (--versus-bare)
+	// in this many alternating phases.
+	versusPhases int
 }
 
 const usage = `nsip-load drives an nsip-mcp server with many concurrent MCP sessions and
@@ -132,6 +135,7 @@ func parseArgs(args []string, out io.Writer) (config, error) {
 	fs.BoolVar(&c.jsonOut, "json", false, "print the summary as JSON instead of text")
 	fs.BoolVar(&c.failOnError, "fail-on-error", true, "exit with status 3 when any call failed")
 	fs.StringVar(&c.attack, "attack", attackNone, "run an attack from 127.0.0.2 beside the honest sessions: slow-body or init-flood (network transports only)")
+	fs.IntVar(&c.versusPhases, "versus-bare", 0, "with --spawn over websocket or streamable: also start a bare mcp-go server (the nine tool names answering nsip-mcp's cached nsip_get_animal text, over this project's transports), drive both alike in this many alternating phases (even, 2..20) splitting --duration, every call on a hot key, and report each process's CPU per call and their ratio")
 	fs.IntVar(&c.attackers, "attackers", 200, "--attack: concurrent attackers, 1..5000")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -198,6 +202,11 @@ func (c *config) check() error {
 		return bad("attack", "needs a network transport")
 	case c.attackers < 1 || c.attackers > maxSessions:
 		return bad("attackers", "%d is outside 1..%d", c.attackers, maxSessions)
+	}
+	if c.versusPhases != 0 {
+		if err := c.checkVersus(); err != nil {
+			return err
+		}
 	}
 	for _, t := range c.tools {
 		if !slices.Contains(toolNames[:], t) {
@@ -282,4 +291,29 @@ func isLoopbackHost(h string) bool {
 	}
 	ip := net.ParseIP(h)
 	return ip != nil && ip.IsLoopback()
+}
+
+// checkVersus checks --versus-bare and narrows the plan to what a cached
+// call measures: every call on a hot key, nsip_get_animal unless --tools
+// names others.
+func (c *config) checkVersus() error {
+	switch {
+	case c.versusPhases < 2 || c.versusPhases > 20 || c.versusPhases%2 != 0:
+		return fmt.Errorf("invalid value %d for flag --versus-bare: use an even number of phases, 2..20, e.g. 6", c.versusPhases)
+	case !c.spawn:
+		return errors.New("--versus-bare starts both servers itself: add --spawn")
+	case c.transport != transportWebSocket && c.transport != transportStreamable:
+		return fmt.Errorf("--versus-bare compares over websocket or streamable, not %s", c.transport)
+	case c.scenario != scenarioMix:
+		return errors.New("--versus-bare runs the mix scenario only")
+	case c.replicas != 1:
+		return errors.New("--versus-bare compares one server with one: leave out --replicas")
+	case c.attack != attackNone:
+		return errors.New("--versus-bare and --attack do not go together")
+	}
+	c.hot = 1
+	if len(c.tools) == 0 {
+		c.tools = []string{toolNames[toolAnimal]}
+	}
+	return nil
 }

@@ -27,6 +27,9 @@ func main() {
 // run is the command without the process around it: the summary goes to
 // stdout, progress and problems to stderr, and the exit status comes back.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == serveBareCommand {
+		return serveBare(ctx, stderr)
+	}
 	cfg, err := parseArgs(args, stdout)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0

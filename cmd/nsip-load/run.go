@@ -43,6 +43,9 @@ type Report struct {
 	// Attack is what ran beside the honest sessions, whose figures are the
 	// rest of the report.
 	Attack *AttackStats `json:"attack,omitempty"`
+	// Versus is the side-by-side with a bare server (--versus-bare); the
+	// rest of the report is then nsip-mcp's phases.
+	Versus *Versus `json:"versus_bare,omitempty"`
 }
 
 // Upstream compares tool calls with the requests that reached NSIP.
@@ -88,6 +91,9 @@ type worker struct {
 
 // execute carries out the run cfg describes, printing progress to progress.
 func execute(ctx context.Context, cfg config, progress io.Writer) (*Report, error) {
+	if cfg.versusPhases > 0 {
+		return versusBare(ctx, cfg, progress)
+	}
 	t, err := setup(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -474,6 +480,9 @@ func (r *Report) writeText(w io.Writer) {
 	if a := r.Attack; a != nil {
 		fmt.Fprintf(w, "attack     %s by %d attackers from %s: %d attempts, %d sessions granted, %d refused, %d connections cut, %d failed\n",
 			a.Kind, a.Attackers, attackerAddr, a.Attempts, a.Accepted, a.Refused, a.Cut, a.Failed)
+	}
+	if r.Versus != nil {
+		r.Versus.writeText(w)
 	}
 	if u := r.Upstream; u != nil {
 		fmt.Fprintf(w, "upstream   %d requests for %d tool calls: %.3f per call, %.1f%% saved (%s)\n",

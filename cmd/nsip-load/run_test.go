@@ -3,8 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -14,7 +17,16 @@ import (
 // serverBin is an nsip-mcp binary built once for the runs below.
 var serverBin string
 
-func TestMain(m *testing.M) { buildbin.Main(m, &serverBin, "../nsip-mcp") }
+func TestMain(m *testing.M) {
+	// --versus-bare starts its own executable as the bare server, which
+	// under test is this binary.
+	if len(os.Args) > 1 && os.Args[1] == serveBareCommand {
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+		defer stop()
+		os.Exit(serveBare(ctx, os.Stderr))
+	}
+	buildbin.Main(m, &serverBin, "../nsip-mcp")
+}
 
 // runJSON runs nsip-load with args plus a spawned server, a small data set
 // and JSON output, and decodes the summary.
@@ -184,5 +196,55 @@ func TestRunBesideAnAttack(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestVersusBare runs both servers side by side: every call on both sides
+// is answered from nsip-mcp's cache or with its cached answer, and each
+// side's CPU per call is reported.
+func TestVersusBare(t *testing.T) {
+	for _, tr := range []string{transportWebSocket, transportStreamable} {
+		t.Run(tr, func(t *testing.T) {
+			rep, code, stderr := runJSON(t, "--transport", tr, "--sessions", "4", "--think", "20ms", "--duration", "2s", "--versus-bare", "2")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			v := rep.Versus
+			if v == nil {
+				t.Fatal("no versus_bare in the report")
+			}
+			for name, s := range map[string]VersusSide{"bare": v.Bare, "nsip-mcp": v.Subject} {
+				if s.Calls == 0 || s.Errors != 0 || s.Hits != s.Calls || s.PID == 0 {
+					t.Errorf("%s: %d calls, %d hits, %d errors, pid %d", name, s.Calls, s.Hits, s.Errors, s.PID)
+				}
+			}
+			if v.Bare.PID == v.Subject.PID || v.Phases != 2 {
+				t.Errorf("pids %d and %d, %d phases", v.Bare.PID, v.Subject.PID, v.Phases)
+			}
+			if rep.Calls != v.Subject.Calls {
+				t.Errorf("report counts %d calls, nsip-mcp's side %d", rep.Calls, v.Subject.Calls)
+			}
+		})
+	}
+}
+
+func TestProcCPUReadsThisProcess(t *testing.T) {
+	before, err := procCPU(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := 0
+	for i := range 200_000_000 { // a few hundred ms of CPU, at least one tick
+		x ^= i
+	}
+	after, err := procCPU(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after <= before {
+		t.Errorf("CPU time went from %.2f s to %.2f s over a busy loop (%d)", before, after, x)
+	}
+	if _, err := procCPU(1 << 30); err == nil || !strings.Contains(err.Error(), "CPU time of process") {
+		t.Errorf("a missing process: %v", err)
 	}
 }

@@ -28,6 +28,7 @@ type target struct {
 	cfg      config
 	base     string   // network transports: http://127.0.0.1:port
 	bin      string   // the server binary nsip-load starts, if any
+	args     []string // its arguments
 	env      []string // environment of the servers nsip-load starts
 	shownEnv []string // the part of env nsip-load chose, for the summary
 	stub     *nsiptest.Server
@@ -126,7 +127,7 @@ func setup(ctx context.Context, cfg config) (*target, error) {
 
 // startServer runs one network server and waits until its /healthz answers.
 func (t *target) startServer(ctx context.Context, env []string, healthz string) error {
-	cmd := exec.Command(t.bin)
+	cmd := exec.Command(t.bin, t.args...)
 	cmd.Env = env
 	cmd.Stdout = t.logs
 	cmd.Stderr = t.logs

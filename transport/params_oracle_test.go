@@ -6,7 +6,10 @@ import (
 	"strings"
 )
 
-// repeatedMember returns a member name that appears twice in one object
+// repeatedMember is the token-by-token reading of the rule walk applies
+// in one pass (walk.go); tests and fuzzing hold the two together.
+//
+// It returns a member name that appears twice in one object
 // anywhere inside v, which is valid JSON. Parsers disagree on which of
 // the two counts, and encoding/json takes the last: a check that read the
 // first would pass what then runs. In v's own members, which mcp-go

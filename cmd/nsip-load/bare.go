@@ -1,0 +1,365 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/nsip-tools/nsip-mcp/transport"
+)
+
+// --versus-bare puts nsip-mcp beside a bare mcp-go server: the nine tool
+// names, each answering at once with the text and _meta nsip-mcp gave for
+// a cached nsip_get_animal, served by this project's own transport package.
+// Both are separate processes driven by the same sessions, think time and
+// plan, in alternating phases, so that the ratio of their CPU per call is
+// what nsip-mcp adds to a cached call, measured under the same machine
+// load.
+
+// serveBareCommand is the hidden first argument under which nsip-load runs
+// the bare server itself (nsip-load starts itself with it).
+const serveBareCommand = "serve-bare"
+
+// bareAnswerEnv carries the answer the bare server gives, as the JSON of a
+// tool result ({"_meta":...,"content":[{"type":"text","text":...}]}).
+const bareAnswerEnv = "NSIP_LOAD_BARE_ANSWER"
+
+// bareResult is the part of a tool result the bare server repeats.
+type bareResult struct {
+	Meta    map[string]any `json:"_meta"`
+	Content []struct {
+		Text string `json:"text"`
+	} `json:"content"`
+}
+
+// serveBare runs the bare server on the transport, host and port nsip-mcp
+// would read from the same variables, until ctx ends.
+func serveBare(ctx context.Context, stderr io.Writer) int {
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "nsip-load %s: %s\n", serveBareCommand, fmt.Sprintf(format, a...))
+		return 2
+	}
+	var ans bareResult
+	if err := json.Unmarshal([]byte(os.Getenv(bareAnswerEnv)), &ans); err != nil || len(ans.Content) == 0 {
+		return fail("%s must hold a tool result's JSON with a text content", bareAnswerEnv)
+	}
+	port, err := strconv.Atoi(os.Getenv("MCP_PORT"))
+	if err != nil || port <= 0 || port > 65535 {
+		return fail("MCP_PORT=%q is not a port number 1..65535", os.Getenv("MCP_PORT"))
+	}
+	host := os.Getenv("MCP_HOST")
+	if !isLoopbackHost(host) {
+		return fail("MCP_HOST=%q: the bare server listens on loopback only, e.g. 127.0.0.1", host)
+	}
+	perClient, _ := strconv.Atoi(os.Getenv("MCP_MAX_SESSIONS_PER_CLIENT"))
+	kind := os.Getenv("MCP_TRANSPORT")
+	if kind != "websocket" && kind != "http-sse" {
+		return fail("MCP_TRANSPORT=%q: use websocket or http-sse", kind)
+	}
+	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	err = transport.Serve(ctx, kind, newBareServer(ans.Meta, ans.Content[0].Text), transport.Options{
+		Host: host, Port: port, Logger: log, MaxSessionsPerClient: perClient,
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "nsip-load %s: %v\n", serveBareCommand, err)
+		return 1
+	}
+	return 0
+}
+
+// newBareServer is mcp-go with nothing of nsip-mcp's: the nine tool names
+// and one fixed answer.
+func newBareServer(meta map[string]any, text string) *server.MCPServer {
+	s := server.NewMCPServer("bare", "1", server.WithToolCapabilities(false))
+	answer := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{
+			Result:  mcp.Result{Meta: &mcp.Meta{AdditionalFields: meta}},
+			Content: []mcp.Content{mcp.NewTextContent(text)},
+		}, nil
+	}
+	for _, name := range toolNames {
+		s.AddTool(mcp.NewTool(name, mcp.WithDescription("Answers with a fixed text.")), answer)
+	}
+	return s
+}
+
+// Versus is the side-by-side result of --versus-bare.
+type Versus struct {
+	Phases  int        `json:"phases"`
+	Bare    VersusSide `json:"bare"`
+	Subject VersusSide `json:"nsip_mcp"`
+	// Ratio is the subject's CPU per call over the bare server's.
+	Ratio float64 `json:"cpu_per_call_ratio"`
+}
+
+// VersusSide is one server's share of a --versus-bare run.
+type VersusSide struct {
+	PID          int     `json:"pid"`
+	Calls        int64   `json:"calls"`
+	Hits         int64   `json:"cache_hits"` // answers whose _meta.cache was "hit"
+	Errors       int64   `json:"errors"`
+	Seconds      float64 `json:"seconds"`
+	CallsPerS    float64 `json:"calls_per_s"`
+	CPUSeconds   float64 `json:"cpu_s"`
+	CPUPerCallUS float64 `json:"cpu_per_call_us"`
+	P50          float64 `json:"p50_ms"`
+}
+
+// versusBare runs the comparison: nsip-mcp is started and warmed, its
+// answer to a hot nsip_get_animal becomes the bare server's, and then the
+// phases alternate, bare first.
+func versusBare(ctx context.Context, cfg config, progress io.Writer) (*Report, error) {
+	subject, err := setup(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer subject.close()
+	ks := newKeyspace(subject.stub.Data(), cfg.hotKeys)
+	rep := &Report{
+		Scenario: cfg.scenario, Transport: cfg.transport, Target: subject.describe(),
+		ServerEnv: subject.shownEnv, Sessions: cfg.sessions, ThinkMS: ms(cfg.think),
+		Errors: map[string]int64{},
+	}
+	subjects, connect, err := connectAll(ctx, cfg, subject, rep.Errors)
+	defer closeAll(subjects)
+	if err != nil {
+		return rep, fmt.Errorf("opening sessions to nsip-mcp: %w", err)
+	}
+	rep.Connect, rep.SessionsOpen = latencyOf(connect), len(subjects)
+	assignPlans(cfg, ks, subjects)
+	// Warm-up: every hot key is fetched once, so that what follows is
+	// answered from the cache.
+	warm := cfg
+	warm.duration, warm.progress = 2*time.Second, 0
+	drive(ctx, warm, subjects, progress)
+	for _, w := range subjects {
+		w.samples = w.samples[:0]
+	}
+
+	answer, err := cachedAnswer(ctx, cfg, subject.base, ks)
+	if err != nil {
+		return rep, fmt.Errorf("reading nsip-mcp's cached nsip_get_animal: %w", err)
+	}
+	bare, err := startBare(ctx, cfg, answer)
+	if err != nil {
+		return rep, err
+	}
+	defer bare.close()
+	bares, _, err := connectAll(ctx, cfg, bare, rep.Errors)
+	defer closeAll(bares)
+	if err != nil {
+		return rep, fmt.Errorf("opening sessions to the bare server: %w", err)
+	}
+	assignPlans(cfg, ks, bares)
+
+	v := &Versus{Phases: cfg.versusPhases}
+	v.Bare.PID, v.Subject.PID = bare.pids[0], subject.pids[0]
+	phase := cfg
+	phase.duration = cfg.duration / time.Duration(cfg.versusPhases)
+	var subjectTime time.Duration
+	for i := range cfg.versusPhases {
+		workers, side := bares, &v.Bare
+		if i%2 == 1 {
+			workers, side = subjects, &v.Subject
+		}
+		before, err := procCPU(side.PID)
+		if err != nil {
+			return rep, err
+		}
+		took := drive(ctx, phase, workers, progress)
+		after, err := procCPU(side.PID)
+		if err != nil {
+			return rep, err
+		}
+		side.CPUSeconds += after - before
+		side.Seconds += took.Seconds()
+		if side == &v.Subject {
+			subjectTime += took
+		}
+		if ctx.Err() != nil {
+			return rep, ctx.Err()
+		}
+	}
+	for _, s := range []struct {
+		side    *VersusSide
+		workers []*worker
+	}{{&v.Bare, bares}, {&v.Subject, subjects}} {
+		s.side.fill(s.workers)
+	}
+	if v.Bare.CPUPerCallUS > 0 {
+		v.Ratio = round3(v.Subject.CPUPerCallUS / v.Bare.CPUPerCallUS)
+	}
+	rep.fill(subjects, subjectTime)
+	for _, w := range bares {
+		for k, n := range w.errs {
+			rep.Errors["bare:"+k] += n
+		}
+	}
+	rep.Versus = v
+	return rep, nil
+}
+
+// fill totals one side's calls, hits and latency from its sessions.
+func (s *VersusSide) fill(workers []*worker) {
+	var lat []time.Duration
+	for _, w := range workers {
+		for _, smp := range w.samples {
+			s.Calls++
+			switch {
+			case smp.err:
+				s.Errors++
+			case smp.cache == cacheHit:
+				s.Hits++
+			}
+			lat = append(lat, smp.lat)
+		}
+	}
+	s.P50 = latencyOf(lat).P50
+	s.CPUSeconds = round3(s.CPUSeconds)
+	if s.Seconds > 0 {
+		s.CallsPerS = math.Round(float64(s.Calls) / s.Seconds)
+	}
+	s.Seconds = round3(s.Seconds)
+	if s.Calls > 0 {
+		s.CPUPerCallUS = math.Round(s.CPUSeconds/float64(s.Calls)*1e7) / 10
+	}
+}
+
+func closeAll(ws []*worker) {
+	for _, w := range ws {
+		w.s.close()
+	}
+}
+
+// cachedAnswer asks nsip-mcp twice for the first hot animal and returns the
+// second answer's result, which the cache served.
+func cachedAnswer(ctx context.Context, cfg config, base string, ks *keyspace) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, cfg.callTimeout)
+	defer cancel()
+	args := map[string]any{"search_string": ks.hot[0]}
+	var raw []byte
+	switch cfg.transport {
+	case transportWebSocket:
+		s, err := dialWS(ctx, base, cfg.protocol)
+		if err != nil {
+			return nil, err
+		}
+		defer s.close()
+		for range 2 {
+			env, err := s.roundTrip(ctx, "tools/call", map[string]any{"name": toolNames[toolAnimal], "arguments": args})
+			if err != nil {
+				return nil, err
+			}
+			if env.Error != nil {
+				return nil, fmt.Errorf("%d %s", env.Error.Code, env.Error.Message)
+			}
+			raw = env.Result
+		}
+	default:
+		s, err := dialStreamable(ctx, base, cfg.protocol, sharedHTTP(1))
+		if err != nil {
+			return nil, err
+		}
+		defer s.close()
+		for range 2 {
+			req := mcp.CallToolRequest{}
+			req.Params.Name, req.Params.Arguments = toolNames[toolAnimal], args
+			res, err := s.c.CallTool(ctx, req)
+			if err != nil {
+				return nil, err
+			}
+			if raw, err = json.Marshal(res); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var r bareResult
+	if err := json.Unmarshal(raw, &r); err != nil || len(r.Content) == 0 {
+		return nil, fmt.Errorf("not a tool result with text: %.200s", raw)
+	}
+	if r.Meta["cache"] != "hit" {
+		return nil, fmt.Errorf("the second call was not a cache hit (_meta.cache %v)", r.Meta["cache"])
+	}
+	return raw, nil
+}
+
+// startBare starts this executable as the bare server, on the transport of
+// the run, and waits for its /healthz.
+func startBare(ctx context.Context, cfg config, answer []byte) (*target, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("finding nsip-load's own binary for the bare server: %w", err)
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	kind := "http-sse"
+	if cfg.transport == transportWebSocket {
+		kind = "websocket"
+	}
+	base := "http://127.0.0.1:" + strconv.Itoa(port)
+	t := &target{cfg: cfg, bin: self, args: []string{serveBareCommand}, logs: newTail(64 << 10), base: base, bases: []string{base}}
+	t.hc = &http.Client{Timeout: 5 * time.Second}
+	env := mergeEnv(cleanEnviron(), []string{
+		"MCP_TRANSPORT=" + kind, "MCP_HOST=127.0.0.1", "MCP_PORT=" + strconv.Itoa(port),
+		"MCP_MAX_SESSIONS_PER_CLIENT=" + strconv.Itoa(cfg.sessions+16),
+		bareAnswerEnv + "=" + string(answer),
+	})
+	if err := t.startServer(ctx, env, base+"/healthz"); err != nil {
+		t.close()
+		return nil, fmt.Errorf("bare server: %w", err)
+	}
+	return t, nil
+}
+
+// procCPU is the user and system CPU time, in seconds, that process pid
+// has used, from /proc/<pid>/stat (fields 14 and 15, in clock ticks of
+// 1/100 s, USER_HZ on every Linux architecture Go supports).
+func procCPU(pid int) (float64, error) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, fmt.Errorf("reading the CPU time of process %d: %w", pid, err)
+	}
+	// The command name, field 2, is in parentheses and may hold spaces.
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0, fmt.Errorf("/proc/%d/stat: unexpected layout", pid)
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: too few fields", pid)
+	}
+	utime, err1 := strconv.ParseUint(f[11], 10, 64)
+	stime, err2 := strconv.ParseUint(f[12], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+	}
+	return float64(utime+stime) / 100, nil
+}
+
+// writeText prints the side-by-side lines of a --versus-bare run.
+func (v *Versus) writeText(w io.Writer) {
+	fmt.Fprintf(w, "versus     %d alternating phases, bare first; CPU per call from /proc/<pid>/stat\n", v.Phases)
+	for _, s := range []struct {
+		name string
+		side VersusSide
+	}{{"bare", v.Bare}, {"nsip-mcp", v.Subject}} {
+		fmt.Fprintf(w, "  %-9s pid %d: %d calls (%d hits, %d errors) in %.1f s, %.0f calls/s, p50 %.3f ms, CPU %.2f s = %.1f µs per call\n",
+			s.name, s.side.PID, s.side.Calls, s.side.Hits, s.side.Errors, s.side.Seconds, s.side.CallsPerS, s.side.P50, s.side.CPUSeconds, s.side.CPUPerCallUS)
+	}
+	fmt.Fprintf(w, "  ratio     nsip-mcp / bare CPU per call: %.2f\n", v.Ratio)
+}
