@@ -62,8 +62,10 @@ func (e *toolError) result() *mcp.CallToolResult {
 }
 
 // invalidArgs turns validation problems into one error: the first in full,
-// the rest listed so that none is hidden.
+// the next few listed and the rest counted (param.MaxProblems), so that
+// none is hidden and the error stays small however many there are.
 func invalidArgs(d *toolDef, args map[string]any, errs []param.FieldError) *toolError {
+	errs = param.Cap(errs)
 	first := errs[0]
 	e := &toolError{
 		Code:     CodeInvalidArgument,

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"slices"
-	"strings"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -106,17 +104,22 @@ func (r *call) overBudget(ctx context.Context, args map[string]any, v any) bool 
 func (r *call) upstream() map[string]any { return r.src.Upstream() }
 
 // Validate checks every argument: scalars by the shared validator, lists
-// here, and names the tool does not take against both.
+// here, and names the tool does not take against both. Like every
+// validation it lists the first param.MaxProblems problems and counts the
+// rest.
 func (d *Def) Validate(sent map[string]any) (map[string]any, []param.FieldError) {
-	rest := maps.Clone(sent)
+	// The scalar validator sees only its own names, so that the lists and
+	// unknown names are judged once, below.
+	scalars := make(map[string]any, len(d.Params))
 	known := slices.Clone(d.Params)
-	for _, l := range d.Lists {
-		delete(rest, l.Name)
-		known = append(known, param.Spec{Name: l.Name})
+	for _, p := range d.Params {
+		if v, ok := sent[p.Name]; ok {
+			scalars[p.Name] = v
+		}
 	}
-	args, errs := param.ValidateObject("", d.Params, rest)
-	errs = slices.DeleteFunc(errs, func(e param.FieldError) bool { return strings.HasPrefix(e.Problem, "is not an argument") })
+	args, errs := param.ValidateObject("", d.Params, scalars)
 	for _, l := range d.Lists {
+		known = append(known, param.Spec{Name: l.Name})
 		raw, present := sent[l.Name]
 		if !present || raw == nil {
 			if l.Required {
@@ -131,7 +134,9 @@ func (d *Def) Validate(sent map[string]any) (map[string]any, []param.FieldError)
 		}
 		args[l.Name] = v
 	}
-	return args, append(errs, param.UnknownNames("", known, sent)...)
+	// UnknownNames describes at most param.MaxProblems names, so its
+	// did-you-mean work is bounded however many names were sent.
+	return args, param.Cap(append(errs, param.UnknownNames("", known, sent)...))
 }
 
 // Example is a correct call for an error message.

@@ -64,33 +64,33 @@ func (l *List) Validate(raw any) (any, []FieldError) {
 			return fail(l.Name, fmt.Sprintf("has %d traits; give 1..%d", len(obj), l.MaxItems))
 		}
 		out := map[string]float64{}
-		var errs []FieldError
+		var errs problems
 		for _, k := range slices.Sorted(maps.Keys(obj)) {
 			f := l.Name + "." + FieldName(k)
-			code, fe := TraitCode(f, k)
+			code, fe := traitCode(f, k, !errs.full())
 			if fe != nil {
-				errs = append(errs, *fe)
+				errs.add(*fe)
 				continue
 			}
 			w, ok := AsNumber(obj[k])
 			if !ok || math.IsNaN(w) || math.IsInf(w, 0) {
-				errs = append(errs, FieldError{Field: f, Problem: "must be a number, got " + Describe(obj[k]), Expected: l.Expected()})
+				errs.add(FieldError{Field: f, Problem: "must be a number, got " + Describe(obj[k]), Expected: l.Expected()})
 				continue
 			}
 			if w == 0 {
 				// It adds nothing to the index, yet an animal without the EBV
 				// would have no index at all.
-				errs = append(errs, FieldError{Field: f, Problem: "has a weight of 0, which would leave out every animal without a " + code + " EBV; leave " + code + " out of weights to ignore it", Expected: l.Expected()})
+				errs.add(FieldError{Field: f, Problem: "has a weight of 0, which would leave out every animal without a " + code + " EBV; leave " + code + " out of weights to ignore it", Expected: l.Expected()})
 				continue
 			}
 			if _, dup := out[code]; dup {
-				errs = append(errs, FieldError{Field: f, Problem: "trait " + code + " is weighted more than once", Expected: l.Expected()})
+				errs.add(FieldError{Field: f, Problem: "trait " + code + " is weighted more than once", Expected: l.Expected()})
 				continue
 			}
 			out[code] = w
 		}
-		if len(errs) > 0 {
-			return nil, errs
+		if errs.count() > 0 {
+			return nil, errs.errs()
 		}
 		return out, nil
 	}
@@ -102,51 +102,56 @@ func (l *List) Validate(raw any) (any, []FieldError) {
 		return fail(l.Name, fmt.Sprintf("has %d items; give %d..%d", len(arr), l.MinItems, l.MaxItems))
 	}
 	out := make([]string, 0, len(arr))
-	var errs []FieldError
+	var errs problems
 	lp := LPNParam("")
 	for i, v := range arr {
 		f := fmt.Sprintf("%s[%d]", l.Name, i)
 		var s string
 		if l.Item == "lpn" {
-			nv, fe := lp.Validate(f, v)
-			if fe != nil {
-				errs = append(errs, fe...)
+			nv, ok := lp.validate(&errs, f, v)
+			if !ok {
 				continue
 			}
 			s = strings.ToUpper(nv.(string))
 		} else {
 			str, ok := v.(string)
 			if !ok {
-				errs = append(errs, FieldError{Field: f, Problem: "must be a trait code string, got " + Describe(v), Expected: l.Expected()})
+				errs.add(FieldError{Field: f, Problem: "must be a trait code string, got " + Describe(v), Expected: l.Expected()})
 				continue
 			}
-			code, fe := TraitCode(f, str)
+			code, fe := traitCode(f, str, !errs.full())
 			if fe != nil {
-				errs = append(errs, *fe)
+				errs.add(*fe)
 				continue
 			}
 			s = code
 		}
 		if slices.Contains(out, s) {
-			errs = append(errs, FieldError{Field: f, Problem: s + " is listed twice", Expected: l.Expected()})
+			errs.add(FieldError{Field: f, Problem: s + " is listed twice", Expected: l.Expected()})
 			continue
 		}
 		out = append(out, s)
 	}
-	if len(errs) > 0 {
-		return nil, errs
+	if errs.count() > 0 {
+		return nil, errs.errs()
 	}
 	return out, nil
 }
 
 // TraitCode resolves a trait code through the glossary; an unknown one is an
 // error naming the nearest known code.
-func TraitCode(field, s string) (string, *FieldError) {
+func TraitCode(field, s string) (string, *FieldError) { return traitCode(field, s, true) }
+
+// traitCode is TraitCode, naming the nearest code only when suggest is set.
+func traitCode(field, s string, suggest bool) (string, *FieldError) {
 	if t, ok := nsip.LookupTrait(s); ok {
 		return t.Code, nil
 	}
 	codes := nsip.GlossaryCodes()
 	fe := &FieldError{Field: field, Problem: QuoteShort(s) + " is not a known trait code", Expected: "one of " + strings.Join(codes, ", ")}
+	if !suggest {
+		return "", fe
+	}
 	if c, ok := Closest(strings.TrimSpace(s), codes); ok {
 		fe.Problem += fmt.Sprintf("; did you mean %q?", c)
 		fe.Expected = c

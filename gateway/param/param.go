@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -100,6 +101,87 @@ type FieldError struct {
 	Field    string `json:"field"`
 	Problem  string `json:"problem"`
 	Expected string `json:"expected,omitempty"`
+
+	// more is set only on the entry that ends a capped list: how many
+	// problems it stands for.
+	more int
+}
+
+// MaxProblems is how many problems a validation lists in full. The rest are
+// only counted, in one closing entry ("and 1,234 more problems"): a model
+// fixes the first few and calls again, and a call made of thousands of bad
+// names must not buy an error of megabytes, nor a did-you-mean for each.
+const MaxProblems = 5
+
+// More is how many problems errs stands for beyond those it lists.
+func More(errs []FieldError) int {
+	n := 0
+	for _, e := range errs {
+		n += e.more
+	}
+	return n
+}
+
+// problems gathers a validation's problems: the first MaxProblems in full,
+// the rest counted. Work that only serves the message (did-you-mean) is
+// skipped once the list is full.
+type problems struct {
+	list []FieldError
+	more int
+}
+
+func (ps *problems) full() bool { return len(ps.list) >= MaxProblems }
+
+// count is how many problems have been found so far.
+func (ps *problems) count() int { return len(ps.list) + ps.more }
+
+func (ps *problems) add(errs ...FieldError) {
+	for _, e := range errs {
+		switch {
+		case e.more > 0:
+			ps.more += e.more
+		case ps.full():
+			ps.more++
+		default:
+			ps.list = append(ps.list, e)
+		}
+	}
+}
+
+func (ps *problems) errs() []FieldError {
+	if ps.more == 0 {
+		return ps.list
+	}
+	return append(ps.list, FieldError{
+		Field:    "arguments",
+		Problem:  fmt.Sprintf("and %s more %s not listed", thousands(ps.more), plural(ps.more, "problem", "problems")),
+		Expected: "fix the problems listed, then call again to see the rest",
+		more:     ps.more,
+	})
+}
+
+// Cap bounds errs gathered from several validations as one validation
+// bounds its own: the first MaxProblems listed, the rest counted.
+func Cap(errs []FieldError) []FieldError {
+	var ps problems
+	ps.add(errs...)
+	return ps.errs()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// thousands writes n with commas, as a reader counts: 1,234.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // Expected says in a few words what a valid value looks like.
@@ -109,7 +191,7 @@ func (p *Spec) Expected() string {
 	case p.Expect != "":
 		return p.Expect
 	case p.TraitMap:
-		b.WriteString("object mapping trait codes (letters, e.g. BWT, WWT, MWWT; nsip_get_trait_ranges lists a breed's codes) to {\"min\": number, \"max\": number} with min <= max")
+		b.WriteString("object mapping trait codes (letters, e.g. BWT, WWT, MWWT; nsip_get_trait_ranges lists a breed's codes) to {\"min\": number, \"max\": number} with min <= max; either may be left out for a one-sided bound")
 	case p.Kind == Object:
 		names := make([]string, len(p.Props))
 		for i, q := range p.Props {
@@ -273,39 +355,47 @@ func Decode(req mcp.CallToolRequest) (map[string]any, *FieldError) {
 }
 
 // ValidateObject checks args against ps, returning the normalised arguments
-// (defaults filled in, case normalised) and every problem found, in the
-// order of ps with unknown names last.
+// (defaults filled in, case normalised) and the problems found, in the order
+// of ps with unknown names last: the first MaxProblems, then one entry
+// counting the rest.
 func ValidateObject(prefix string, ps []Spec, args map[string]any) (map[string]any, []FieldError) {
+	var pr problems
+	out := validateObject(&pr, prefix, ps, args)
+	return out, pr.errs()
+}
+
+func validateObject(pr *problems, prefix string, ps []Spec, args map[string]any) map[string]any {
 	out := make(map[string]any, len(ps))
-	var errs []FieldError
 	for i := range ps {
 		p := &ps[i]
 		raw, present := args[p.Name]
 		if !present || raw == nil {
 			switch {
 			case p.Required:
-				errs = append(errs, FieldError{Field: prefix + p.Name, Problem: "is required", Expected: p.Expected()})
+				pr.add(FieldError{Field: prefix + p.Name, Problem: "is required", Expected: p.Expected()})
 			case p.Default != nil:
 				out[p.Name] = p.Default
 			}
 			continue
 		}
-		v, fe := p.Validate(prefix+p.Name, raw)
-		if fe != nil {
-			errs = append(errs, fe...)
-			continue
-		}
-		if v != nil {
+		if v, ok := p.validate(pr, prefix+p.Name, raw); ok && v != nil {
 			out[p.Name] = v
 		}
 	}
-	errs = append(errs, UnknownNames(prefix, ps, args)...)
-	return out, errs
+	unknownNames(pr, prefix, ps, args)
+	return out
 }
 
 // UnknownNames reports arguments the tool does not take, naming the closest
-// known one when it is a plausible misspelling.
+// known one when it is a plausible misspelling; like ValidateObject, it
+// lists the first MaxProblems and counts the rest.
 func UnknownNames(prefix string, ps []Spec, args map[string]any) []FieldError {
+	var pr problems
+	unknownNames(&pr, prefix, ps, args)
+	return pr.errs()
+}
+
+func unknownNames(pr *problems, prefix string, ps []Spec, args map[string]any) {
 	known := make([]string, len(ps))
 	for i := range ps {
 		known[i] = ps[i].Name
@@ -317,8 +407,11 @@ func UnknownNames(prefix string, ps []Spec, args map[string]any) []FieldError {
 		}
 	}
 	slices.Sort(names)
-	var errs []FieldError
 	for _, k := range names {
+		if pr.full() {
+			pr.more++ // counted, not described: no did-you-mean for it
+			continue
+		}
 		fe := FieldError{Field: prefix + FieldName(k), Problem: "is not an argument of this tool"}
 		if prefix != "" {
 			fe.Problem = "is not a field of " + strings.TrimSuffix(prefix, ".")
@@ -331,17 +424,34 @@ func UnknownNames(prefix string, ps []Spec, args map[string]any) []FieldError {
 		} else {
 			fe.Expected = "one of " + strings.Join(known, ", ")
 		}
-		errs = append(errs, fe)
+		pr.add(fe)
 	}
-	return errs
 }
 
+// Validate checks one argument and returns it normalised, or its problems:
+// the first MaxProblems, then one entry counting the rest.
 func (p *Spec) Validate(field string, raw any) (any, []FieldError) {
-	fail := func(problem string) (any, []FieldError) {
-		return nil, []FieldError{{Field: field, Problem: problem, Expected: p.Expected()}}
+	var pr problems
+	v, ok := p.validate(&pr, field, raw)
+	if !ok {
+		return nil, pr.errs()
+	}
+	return v, nil
+}
+
+// validate adds raw's problems to pr; ok is false when it had any.
+func (p *Spec) validate(pr *problems, field string, raw any) (v any, ok bool) {
+	fail := func(problem string) (any, bool) {
+		pr.add(FieldError{Field: field, Problem: problem, Expected: p.Expected()})
+		return nil, false
 	}
 	if p.Custom != nil {
-		return p.Custom(field, raw)
+		v, errs := p.Custom(field, raw)
+		if len(errs) > 0 {
+			pr.add(errs...)
+			return nil, false
+		}
+		return v, true
 	}
 	switch p.Kind {
 	case Integer:
@@ -355,42 +465,44 @@ func (p *Spec) Validate(field string, raw any) (any, []FieldError) {
 		if p.Max != nil && float64(n) > *p.Max {
 			return fail(fmt.Sprintf("must be at most %g, got %d", *p.Max, n))
 		}
-		return n, nil
+		return n, true
 	case Number:
 		f, ok := AsNumber(raw)
 		if !ok {
 			return fail("must be a number, got " + Describe(raw))
 		}
-		return f, nil
+		return f, true
 	case Boolean:
 		b, ok := raw.(bool)
 		if !ok {
 			return fail("must be true or false, got " + Describe(raw))
 		}
-		return b, nil
+		return b, true
 	case String:
-		return p.validateString(field, raw)
+		return p.validateString(pr, field, raw)
 	default:
 		obj, ok := raw.(map[string]any)
 		if !ok {
 			return fail("must be an object, got " + Describe(raw))
 		}
 		if p.TraitMap {
-			return validateTraitRanges(field, obj)
+			return validateTraitRanges(pr, field, obj)
 		}
-		out, errs := ValidateObject(field+".", p.Props, obj)
-		if len(errs) > 0 {
-			return nil, errs
+		before := pr.count()
+		out := validateObject(pr, field+".", p.Props, obj)
+		if pr.count() > before {
+			return nil, false
 		}
 		if p.Check != nil {
 			if f, problem, ok := p.Check(out); !ok {
-				return nil, []FieldError{{Field: field + "." + f, Problem: problem, Expected: p.propExpected(f)}}
+				pr.add(FieldError{Field: field + "." + f, Problem: problem, Expected: p.propExpected(f)})
+				return nil, false
 			}
 		}
 		if p.DropZero && len(out) == 0 {
-			return nil, nil
+			return nil, true
 		}
-		return out, nil
+		return out, true
 	}
 }
 
@@ -403,9 +515,10 @@ func (p *Spec) propExpected(name string) string {
 	return ""
 }
 
-func (p *Spec) validateString(field string, raw any) (any, []FieldError) {
-	fail := func(problem string) (any, []FieldError) {
-		return nil, []FieldError{{Field: field, Problem: problem, Expected: p.Expected()}}
+func (p *Spec) validateString(pr *problems, field string, raw any) (any, bool) {
+	fail := func(problem string) (any, bool) {
+		pr.add(FieldError{Field: field, Problem: problem, Expected: p.Expected()})
+		return nil, false
 	}
 	s, ok := raw.(string)
 	if !ok {
@@ -413,7 +526,7 @@ func (p *Spec) validateString(field string, raw any) (any, []FieldError) {
 	}
 	// Surrounding whitespace is a copy-and-paste accident, not meaning.
 	s = strings.TrimSpace(s)
-	n := len([]rune(s))
+	n := utf8.RuneCountInString(s)
 	switch {
 	case n == 0:
 		return fail("must not be empty or blank")
@@ -425,12 +538,14 @@ func (p *Spec) validateString(field string, raw any) (any, []FieldError) {
 	if len(p.Enum) > 0 {
 		for _, e := range p.Enum {
 			if strings.EqualFold(e, s) {
-				return e, nil
+				return e, true
 			}
 		}
 		problem := fmt.Sprintf("%s is not one of %s", QuoteShort(s), strings.Join(p.Enum, ", "))
-		if c, ok := Closest(s, p.Enum); ok {
-			problem += fmt.Sprintf("; did you mean %q?", c)
+		if !pr.full() {
+			if c, ok := Closest(s, p.Enum); ok {
+				problem += fmt.Sprintf("; did you mean %q?", c)
+			}
 		}
 		return fail(problem)
 	}
@@ -445,58 +560,90 @@ func (p *Spec) validateString(field string, raw any) (any, []FieldError) {
 	if p.Upper {
 		s = strings.ToUpper(s)
 	}
-	return s, nil
+	return s, true
 }
 
+// OpenBound stands for the open side of a one-sided trait range. NSIP's
+// search body documents a trait range as {"min", "max"} and nothing says it
+// accepts one alone, so the open side is sent as a bound no EBV reaches
+// (EBVs run to tens, indexes to a few hundred): it filters no animal out,
+// as an invented bound near the breed's values could.
+const OpenBound = 1e6
+
+// MaxTraitRanges bounds the codes one trait_ranges may name: more than any
+// breed publishes, and a bound on the work one call can ask for.
+const MaxTraitRanges = 64
+
 // validateTraitRanges checks {"BWT": {"min": -1, "max": 0.5}, ...}. Codes
-// are accepted in any case and normalised to upper case.
-func validateTraitRanges(field string, obj map[string]any) (any, []FieldError) {
+// are accepted in any case and normalised to upper case. A range may give
+// only min or only max; the other side is filled with ±OpenBound, so that a
+// one-sided range and the same range with the open side spelled out are one
+// request and one cache key.
+func validateTraitRanges(pr *problems, field string, obj map[string]any) (any, bool) {
 	expect := (&Spec{TraitMap: true}).Expected()
+	if len(obj) > MaxTraitRanges {
+		pr.add(FieldError{Field: field, Problem: fmt.Sprintf("names %s traits; at most %d allowed", thousands(len(obj)), MaxTraitRanges), Expected: expect})
+		return nil, false
+	}
 	out := make(map[string]any, len(obj))
-	var errs []FieldError
+	before := pr.count()
 	codes := make([]string, 0, len(obj))
 	for k := range obj {
 		codes = append(codes, k)
 	}
 	slices.Sort(codes)
+	bounds := []Spec{
+		{Name: "min", Kind: Number, Example: -1.0},
+		{Name: "max", Kind: Number, Example: 1.0},
+	}
 	for _, k := range codes {
 		code := strings.ToUpper(strings.TrimSpace(k))
 		f := field + "." + FieldName(k)
 		if !TraitCodePattern.MatchString(code) {
-			errs = append(errs, FieldError{Field: f, Problem: fmt.Sprintf("is not a trait code: trait codes are 1 to %d letters", nsip.MaxTraitCodeLength), Expected: "a trait code such as WWT; nsip_get_trait_ranges lists a breed's codes"})
+			pr.add(FieldError{Field: f, Problem: fmt.Sprintf("is not a trait code: trait codes are 1 to %d letters", nsip.MaxTraitCodeLength), Expected: "a trait code such as WWT; nsip_get_trait_ranges lists a breed's codes"})
 			continue
 		}
 		if _, dup := out[code]; dup {
-			errs = append(errs, FieldError{Field: f, Problem: fmt.Sprintf("trait %s is given more than once", code), Expected: expect})
+			pr.add(FieldError{Field: f, Problem: fmt.Sprintf("trait %s is given more than once", code), Expected: expect})
 			continue
 		}
 		r, ok := obj[k].(map[string]any)
 		if !ok {
-			errs = append(errs, FieldError{Field: f, Problem: "must be an object {\"min\": number, \"max\": number}, got " + Describe(obj[k]), Expected: expect})
+			pr.add(FieldError{Field: f, Problem: "must be an object {\"min\": number, \"max\": number} (either may be left out), got " + Describe(obj[k]), Expected: expect})
 			continue
 		}
-		bounds := []Spec{
-			{Name: "min", Kind: Number, Required: true, Example: -1.0},
-			{Name: "max", Kind: Number, Required: true, Example: 1.0},
-		}
-		v, fe := ValidateObject(f+".", bounds, r)
-		if len(fe) > 0 {
-			errs = append(errs, fe...)
+		n := pr.count()
+		v := validateObject(pr, f+".", bounds, r)
+		if pr.count() > n {
 			continue
 		}
-		if v["min"].(float64) > v["max"].(float64) {
-			errs = append(errs, FieldError{Field: f, Problem: fmt.Sprintf("min %g is greater than max %g", v["min"], v["max"]), Expected: "min <= max"})
+		lo, hasMin := v["min"].(float64)
+		hi, hasMax := v["max"].(float64)
+		switch {
+		case !hasMin && !hasMax:
+			pr.add(FieldError{Field: f, Problem: "gives neither min nor max", Expected: expect})
+			continue
+		case math.IsNaN(lo) || math.IsInf(lo, 0) || math.IsNaN(hi) || math.IsInf(hi, 0):
+			pr.add(FieldError{Field: f, Problem: "min and max must be finite numbers", Expected: expect})
+			continue
+		case !hasMin:
+			lo = min(-OpenBound, hi)
+		case !hasMax:
+			hi = max(OpenBound, lo)
+		}
+		if lo > hi {
+			pr.add(FieldError{Field: f, Problem: fmt.Sprintf("min %g is greater than max %g", lo, hi), Expected: "min <= max"})
 			continue
 		}
-		out[code] = v
+		out[code] = map[string]any{"min": lo, "max": hi}
 	}
-	if len(errs) > 0 {
-		return nil, errs
+	if pr.count() > before {
+		return nil, false
 	}
 	if len(out) == 0 {
-		return nil, nil // an empty filter filters nothing
+		return nil, true // an empty filter filters nothing
 	}
-	return out, nil
+	return out, true
 }
 
 // MaxShown bounds how many characters of a caller's key or value an error
@@ -581,6 +728,20 @@ func AsNumber(v any) (float64, bool) {
 // Describe names a value's JSON type and, when short, the value itself.
 func Describe(v any) string {
 	t := JSONType(v)
+	switch x := v.(type) { // plainly too long to show: not worth encoding
+	case string:
+		if len(x) > 40 {
+			return t
+		}
+	case []any:
+		if len(x) > 20 {
+			return t
+		}
+	case map[string]any:
+		if len(x) > 20 {
+			return t
+		}
+	}
 	b, err := nsip.PlainJSON(v)
 	if err != nil || len(b) > 40 {
 		return t
@@ -616,21 +777,42 @@ func JSONType(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
+// maxSuggest bounds the length of a name or value that gets a
+// did-you-mean: nothing longer is a slip of a short name, and comparing it
+// would cost time in proportion to its length.
+const maxSuggest = MaxShown
+
+// folder ignores what Closest does not count as a difference.
+var folder = strings.NewReplacer("_", "", "-", "", " ", "")
+
+// comparisons counts Levenshtein runs, for tests that bound the work an
+// error costs.
+var comparisons atomic.Int64
+
 // Closest returns the candidate nearest to s, ignoring case, underscores and
 // hyphens, when it is near enough to be a plausible slip; failing that, a
-// candidate that contains s (criteria -> search_criteria).
+// candidate that contains s (criteria -> search_criteria). Only candidates
+// whose length is within the threshold of s's are compared: the length
+// difference alone puts the others beyond it.
 func Closest(s string, candidates []string) (string, bool) {
-	fold := func(x string) string {
-		return strings.NewReplacer("_", "", "-", "", " ", "").Replace(strings.ToLower(x))
+	if utf8.RuneCountInString(s) > maxSuggest {
+		return "", false
 	}
+	fold := func(x string) string { return folder.Replace(strings.ToLower(x)) }
 	fs := fold(s)
+	n := utf8.RuneCountInString(fs)
+	limit := max(1, n/3)
 	best, bestD := "", math.MaxInt
 	for _, c := range candidates {
-		if d := Levenshtein(fs, fold(c)); d < bestD {
+		fc := fold(c)
+		if d := utf8.RuneCountInString(fc) - n; d > limit || -d > limit {
+			continue
+		}
+		if d := Levenshtein(fs, fc); d < bestD {
 			best, bestD = c, d
 		}
 	}
-	if bestD <= max(1, len([]rune(fs))/3) {
+	if bestD <= limit {
 		return best, true
 	}
 	if len(fs) > 3 {
@@ -643,7 +825,9 @@ func Closest(s string, candidates []string) (string, bool) {
 	return "", false
 }
 
+// Levenshtein is the edit distance between a and b, in runes.
 func Levenshtein(a, b string) int {
+	comparisons.Add(1)
 	ra, rb := []rune(a), []rune(b)
 	prev := make([]int, len(rb)+1)
 	cur := make([]int, len(rb)+1)
@@ -740,8 +924,10 @@ func ValidateTraitList(field string, raw any) (any, []FieldError) {
 		code := strings.ToUpper(strings.TrimSpace(s))
 		if !TraitCodePattern.MatchString(code) {
 			problem := fmt.Sprintf("%s is not a trait code (1 to %d letters)", QuoteShort(s), nsip.MaxTraitCodeLength)
-			if c, ok := Closest(code, nsip.GlossaryCodes()); ok {
-				problem += fmt.Sprintf("; did you mean %q?", c)
+			if len(errs) < MaxProblems {
+				if c, ok := Closest(code, nsip.GlossaryCodes()); ok {
+					problem += fmt.Sprintf("; did you mean %q?", c)
+				}
 			}
 			errs = append(errs, FieldError{Field: f, Problem: problem, Expected: expect})
 			continue
@@ -751,7 +937,7 @@ func ValidateTraitList(field string, raw any) (any, []FieldError) {
 		}
 	}
 	if len(errs) > 0 {
-		return nil, errs
+		return nil, Cap(errs)
 	}
 	anys := make([]any, len(out))
 	for i, c := range out {

@@ -28,7 +28,7 @@ var SearchCriteria = Spec{Name: "search_criteria", Kind: Object, DropZero: true,
 		{Name: "flock_id", Kind: String, Example: "640238", MaxLen: nsip.MaxCriteriaLength, Pattern: AlnumPattern, Quiet: true},
 		{Name: "trait_ranges", Kind: Object, TraitMap: true,
 			Example: map[string]any{"WWT": map[string]any{"min": 1.0, "max": 5.0}},
-			Desc:    "Bounds per trait code, e.g. {\"WWT\":{\"min\":1,\"max\":5}}."},
+			Desc:    "Bounds per trait code, min and/or max, e.g. {\"WWT\":{\"min\":1}}."},
 	},
 }
 
