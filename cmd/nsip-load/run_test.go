@@ -87,10 +87,18 @@ func TestRunMixOverEachTransport(t *testing.T) {
 			if tr == transportStdio {
 				sessions = 2 // a process each
 			}
-			rep, code, stderr := runJSON(t, "--transport", tr, "--sessions", strconv.Itoa(sessions), "--duration", "1s")
+			// Every call on the one hot animal: 11 keys in all (4 without an
+			// animal, 3 hot searches, 4 tools of the animal). With 16 calls a
+			// session, at least one session makes 16 or more, so it repeats a
+			// key it has itself fetched, which the cache then answers; the
+			// first call of a run cannot be a hit. Counted, not timed.
+			const keys, perSession = 11, 16
+			rep, code, stderr := runJSON(t, "--transport", tr, "--sessions", strconv.Itoa(sessions),
+				"--hot", "1", "--hot-keys", "1", "--calls", strconv.Itoa(perSession*sessions), "--duration", "100s")
 			checkClean(t, rep, code, stderr, sessions)
-			// Hot keys repeat within a second, so some answers come from the
-			// cache, and cold ones cannot.
+			if rep.Calls != perSession*int64(sessions) || perSession <= keys {
+				t.Fatalf("%d calls, want %d", rep.Calls, perSession*sessions)
+			}
 			if rep.ByCache["hit"].N == 0 || rep.ByCache["miss"].N == 0 {
 				t.Errorf("by cache %v, want both hits and misses", rep.ByCache)
 			}
