@@ -103,7 +103,9 @@ func New(reg *prometheus.Registry) *Metrics {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
-	m.handler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+	// A scrape gathers every series; a few at once are plenty for any
+	// number of scrapers, and more are answered 503 rather than piling up.
+	m.handler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{MaxRequestsInFlight: 4})
 	return m
 }
 
