@@ -73,6 +73,7 @@ func (g *Gateway) analysisTool(a *analysisEntry) server.ServerTool {
 			// ceiling on lookups. tasks/cancel then marks it cancelled and
 			// discards its result, but cannot stop lookups under way.
 			ctx = context.WithoutCancel(ctx)
+			defer g.cfg.Metrics.TaskStarted(a.Name)()
 		}
 		var res *mcp.CallToolResult
 		g.withProgress(ctx, req, func() { res = g.analyze(ctx, a, req) })

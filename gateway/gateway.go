@@ -17,6 +17,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/features"
+	"github.com/nsip-tools/nsip-mcp/gateway/metrics"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -64,6 +65,10 @@ type Config struct {
 	Shared       *cache.Redis
 	Replicas     int           // replicas sharing RateLimit; each takes 1/Replicas when alone
 	CollapseWait time.Duration // how long a miss waits for another replica's fetch of it
+
+	// Metrics, when set, records calls, fetches and rate-limit waits, and
+	// reads the cache and breaker at each scrape. nil records nothing.
+	Metrics *metrics.Metrics
 }
 
 // DefaultConfig is polite to NSIP and sized for a 512 MB host.
@@ -166,6 +171,7 @@ func New(up Upstream, sum *summarize.Summarizer, cfg Config) (*Gateway, error) {
 	g.features = features.New(featureTools{g})
 	g.stats.init()
 	g.initShared()
+	cfg.Metrics.WatchState(g.metricsState)
 	return g, nil
 }
 

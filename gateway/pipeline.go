@@ -15,6 +15,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/features"
+	"github.com/nsip-tools/nsip-mcp/gateway/metrics"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -406,7 +407,7 @@ func (g *Gateway) fetch(queue context.Context, session, key string, d *toolDef, 
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), g.cfg.CallTimeout)
+	ctx, cancel := context.WithTimeout(metrics.WithEndpoint(context.Background(), d.method), g.cfg.CallTimeout)
 	defer cancel()
 	if a, ok := g.fromShared(ctx, key, true); ok {
 		return a, nil
@@ -509,6 +510,7 @@ func (g *Gateway) fitRequest(ctx context.Context, req summarize.Request) (summar
 // connection (fair.go). When the wait would outlast ctx's deadline it
 // refuses at once with how long to wait instead.
 func (g *Gateway) acquire(ctx context.Context, method string) (release func(), err error) {
+	start := time.Now()
 	if err := g.sharedTurn(ctx, method); err != nil {
 		return nil, err
 	}
@@ -528,6 +530,7 @@ func (g *Gateway) acquire(ctx context.Context, method string) (release func(), e
 			return nil, ctx.Err()
 		}
 	}
+	g.cfg.Metrics.RateLimitWait(method, time.Since(start))
 	// The connection itself is the turn the caller holds (fair.go).
 	g.inFlight.Add(1)
 	return func() { g.inFlight.Add(-1) }, nil
@@ -588,6 +591,7 @@ func (g *Gateway) finish(ctx context.Context, d *toolDef, params string, start t
 	} else if o.res.Summarized {
 		g.stats.summarized(o.res.Tokens, o.res.OriginalTokens)
 	}
+	g.cfg.Metrics.ToolCall(d.name, status, o.source, time.Since(start))
 	attrs := []slog.Attr{
 		slog.String("tool", d.name),
 		slog.String("method", d.method),

@@ -72,7 +72,15 @@ func (c *Client) newRequest(ctx context.Context, cl call) (*http.Request, error)
 func (c *Client) do(ctx context.Context, cl call) (body []byte, status, attempts int, err error) {
 	for {
 		attempts++
+		sent := time.Now()
 		body, status, e, retryAfter := c.attempt(ctx, cl)
+		if c.onAttempt != nil {
+			a := Attempt{Path: cl.path, Number: attempts, Status: status, Duration: time.Since(sent)}
+			if e != nil {
+				a.Kind = e.Kind
+			}
+			c.onAttempt(ctx, a)
+		}
 		if e == nil {
 			return body, status, attempts, nil
 		}

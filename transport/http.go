@@ -37,7 +37,7 @@ type site struct {
 }
 
 func newSite(kind string, o Options) *site {
-	return &site{
+	st := &site{
 		kind:    kind,
 		opts:    o,
 		log:     o.Logger.With("transport", kind),
@@ -47,6 +47,10 @@ func newSite(kind string, o Options) *site {
 		clients: clientCounts{n: map[string]int{}},
 		abandon: make(chan struct{}),
 	}
+	if o.Metrics != nil {
+		o.Metrics.WatchSessions(kind, st.sessions.Load)
+	}
+	return st
 }
 
 // refuse answers an HTTP request the transport will not serve, with a
@@ -219,10 +223,24 @@ func (b *deadlineBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// addHealth registers /healthz and /readyz.
+// addHealth registers /healthz, /readyz and, given Options.Metrics,
+// /metrics, which handler guards with the token like any route but the
+// probes.
 func (st *site) addHealth(mux *http.ServeMux) {
 	mux.HandleFunc("GET /healthz", st.healthz)
 	mux.HandleFunc("GET /readyz", st.readyz)
+	if st.opts.Metrics != nil {
+		mux.Handle("GET /metrics", st.opts.Metrics)
+	}
+}
+
+// monitoring is the paths addHealth registers, for the log line that lists
+// a listener's endpoints.
+func (st *site) monitoring() []string {
+	if st.opts.Metrics != nil {
+		return []string{"/healthz", "/readyz", "/metrics"}
+	}
+	return []string{"/healthz", "/readyz"}
 }
 
 func (st *site) healthz(w http.ResponseWriter, r *http.Request) {

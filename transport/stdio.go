@@ -40,7 +40,7 @@ func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.W
 		mux := http.NewServeMux()
 		st.addHealth(mux)
 		go func() {
-			healthDone <- st.serve(healthCtx, ln, mux, []string{"/healthz", "/readyz"}, func(context.Context) {})
+			healthDone <- st.serve(healthCtx, ln, mux, st.monitoring(), func(context.Context) {})
 		}()
 	} else {
 		healthDone <- nil

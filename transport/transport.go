@@ -4,6 +4,7 @@
 // answer /healthz and /readyz, refuse DNS-rebinding and foreign browser
 // origins, and shut down gracefully: when the context ends they stop taking
 // calls, let the ones in flight finish within a bound, then close sessions.
+// Given Options.Metrics, they serve /metrics too.
 package transport
 
 import (
@@ -12,6 +13,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"slices"
 	"time"
@@ -87,6 +89,12 @@ type Options struct {
 	// is a 200 with status "degraded" and the reason: the server works, in
 	// a reduced way. It should be cheap; it gets a few seconds at most.
 	Ready func(ctx context.Context) error
+	// Metrics, when set, is served at GET /metrics on the network
+	// listeners and on HealthAddr. Unlike the probes it needs AuthToken when
+	// one is set: it tells load, usage and errors, as /healthz's details do,
+	// and a Prometheus scraper can send a bearer token. Each listener reports
+	// its open sessions to it.
+	Metrics Metrics
 	// Stateless runs streamable HTTP without sessions, so that any replica
 	// behind a load balancer can answer any request (mcp-go's stateless
 	// mode). Server-to-client messages outside a request's own stream, such
@@ -116,6 +124,15 @@ type Options struct {
 	// once nine tenths of MaxSessions are open, or its client is at
 	// MaxSessionsPerClient: then the oldest idle ones are ended to make room.
 	SessionIdleUnderPressure time.Duration
+}
+
+// Metrics is a Prometheus exposition of the server's metrics that the
+// transport serves and reports its sessions to (gateway/metrics.Metrics).
+type Metrics interface {
+	http.Handler
+	// WatchSessions has each scrape read open() as the open sessions of
+	// the transport named.
+	WatchSessions(transport string, open func() int64)
 }
 
 func (o Options) withDefaults() Options {

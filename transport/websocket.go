@@ -52,7 +52,7 @@ func ServeWebSocket(ctx context.Context, s *server.MCPServer, opts Options) erro
 	mux := http.NewServeMux()
 	st.addHealth(mux)
 	mux.Handle("GET "+wsPath, hub)
-	return st.serve(ctx, ln, mux, []string{wsPath, "/healthz", "/readyz"}, hub.closeAll)
+	return st.serve(ctx, ln, mux, append([]string{wsPath}, st.monitoring()...), hub.closeAll)
 }
 
 // wsHub accepts connections and keeps them for shutdown.

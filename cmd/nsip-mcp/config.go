@@ -156,7 +156,7 @@ var settings = []setting{
 	{
 		name:    "MCP_HEALTH_ADDR",
 		accepts: "host:port, e.g. 127.0.0.1:8081, and only with MCP_TRANSPORT=stdio",
-		help:    "stdio only: also serve /healthz and /readyz on this address (unset: no listener)",
+		help:    "stdio only: also serve /healthz, /readyz and /metrics on this address (unset: no listener)",
 		show:    func(c *Config) string { return c.Serve.HealthAddr },
 		apply: func(c *Config, v string) bool {
 			host, port, err := net.SplitHostPort(v)
@@ -591,7 +591,9 @@ Environment:
 	}
 	fmt.Fprintf(w, `
 Endpoints (http-sse): /sse + /message (legacy SSE), /mcp (streamable HTTP),
-/healthz, /readyz. Endpoints (websocket): /ws, /healthz, /readyz.
+/healthz, /readyz, /metrics. Endpoints (websocket): /ws, /healthz, /readyz,
+/metrics. /metrics is in the Prometheus text format and, like /mcp, needs
+the bearer token when MCP_AUTH_TOKEN is set.
 Logs are JSON lines on stderr; in stdio mode stdout carries only JSON-RPC.
 Memory: unless GOMEMLIMIT is set, the Go runtime gets a soft limit of
 2 x NSIP_CACHE_MAX_BYTES + 128MiB (256MiB with the defaults).

@@ -16,10 +16,12 @@ import (
 	"runtime/debug"
 	"syscall"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/term"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway"
+	"github.com/nsip-tools/nsip-mcp/gateway/metrics"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 	"github.com/nsip-tools/nsip-mcp/transport"
@@ -85,10 +87,14 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		debug.SetMemoryLimit(cfg.MemoryLimit)
 		logger.Debug("soft memory limit set from NSIP_CACHE_MAX_BYTES", "bytes", cfg.MemoryLimit)
 	}
+	// The server's own registry, so that a test can run several servers
+	// in one process and read each one's values.
+	m := metrics.New(prometheus.NewRegistry())
 	client, err := nsip.NewClient(
 		nsip.WithBaseURL(cfg.NSIP.BaseURL),
 		nsip.WithTimeout(cfg.NSIP.Timeout),
 		nsip.WithUserAgent("nsip-mcp/"+v),
+		nsip.WithAttemptHook(m.UpstreamAttempt),
 	)
 	if err != nil {
 		return err
@@ -103,6 +109,7 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	}()
 	gcfg := cfg.Gateway
 	gcfg.Logger = logger
+	gcfg.Metrics = m
 	if cfg.RedisURL != "" {
 		rd, err := cache.NewRedis(cache.RedisConfig{URL: cfg.RedisURL, Secret: []byte(cfg.RedisSecret), Logger: logger})
 		if err != nil {
@@ -121,6 +128,7 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	opts := cfg.Serve
 	opts.Health = func() any { return healthWithBuild{g.Health(), build} }
 	opts.Ready = g.Ready
+	opts.Metrics = m
 	opts.Stateless = gcfg.Replicas > 1
 	opts.Version = v
 	opts.Logger = logger

@@ -1,0 +1,21 @@
+package gateway
+
+import "github.com/nsip-tools/nsip-mcp/gateway/metrics"
+
+// metricsState is what a scrape reads of the gateway: counters the cache
+// and breaker keep anyway, read when asked rather than copied on each change.
+func (g *Gateway) metricsState() metrics.State {
+	c := g.cache.Stats()
+	return metrics.State{
+		Breaker:          g.breaker.State().String(),
+		CacheEntries:     c.Entries,
+		CacheStale:       c.StaleEntries,
+		CacheBytes:       c.Bytes,
+		CacheHits:        c.Hits,
+		CacheMisses:      c.Misses,
+		CacheEvictions:   c.Evictions,
+		UpstreamFlight:   g.inFlight.Load(),
+		UpstreamQueued:   g.fair.Queued(),
+		AbandonedFetches: g.stats.abandoned.Load(),
+	}
+}
