@@ -151,7 +151,13 @@ func TestSharedMissOnOneReplicaIsAHitOnAnother(t *testing.T) {
 
 func TestSharedConcurrentIdenticalMissesMakeOneRequest(t *testing.T) {
 	rd := redistest.Start(t)
-	rs, up := newReplicas(t, 2, rd.URL(), nil)
+	// The waiting replica gives up after CollapseWait and fetches itself; on
+	// a loaded machine the fetch and fit of a deep pedigree can outlast the
+	// default 5 s, so the wait is set beyond anything the test could take:
+	// the count below then depends on the collapsing, not on the clock.
+	rs, up := newReplicas(t, 2, rd.URL(), func(c *Config) {
+		c.CollapseWait, c.CallTimeout = 5*time.Minute, 5*time.Minute
+	})
 	// Slow enough that the calls overlap, so the replicas must wait for
 	// each other rather than find the answer stored.
 	up.SetLatency(nsiptest.EndpointLineage, 150*time.Millisecond)
