@@ -515,7 +515,14 @@ func TestUpgradeThatRacesShutdownIsTurnedAway(t *testing.T) {
 	}
 	hub.closeAll(context.Background())
 
-	srv := httptest.NewServer(hub)
+	// The hub gives the session's place back as its handler returns, which
+	// is after the client may already have read the close frame: the count
+	// is checked once the handler has returned, not when the close arrives.
+	served := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hub.ServeHTTP(w, r)
+		served <- struct{}{}
+	}))
 	defer srv.Close()
 	conn, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http")+wsPath, nil)
 	if err != nil {
@@ -527,6 +534,11 @@ func TestUpgradeThatRacesShutdownIsTurnedAway(t *testing.T) {
 	var ce *websocket.CloseError
 	if !errors.As(err, &ce) || ce.Code != websocket.CloseGoingAway || ce.Text != "server shutting down" {
 		t.Fatalf("read after shutdown began: %v, want close 1001 \"server shutting down\"", err)
+	}
+	select {
+	case <-served:
+	case <-time.After(testTimeout):
+		t.Fatal("the handler of the refused connection never returned")
 	}
 	hub.mu.Lock()
 	n := len(hub.conns)
