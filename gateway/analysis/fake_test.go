@@ -41,6 +41,9 @@ type fakeSource struct {
 	// lineageGens is how many generations a lineage answer holds, the
 	// subject included (live answers show four); 0 means 4.
 	lineageGens int
+	// oneChild makes a lineage node with one known parent list it as its
+	// only child, which decodes as the sire whichever parent it is.
+	oneChild bool
 	// ranges overrides the trait ranges of a breed; otherwise they are the
 	// min and max over the breed's animals.
 	ranges map[int][]nsip.TraitRange
@@ -143,6 +146,9 @@ func (f *fakeSource) node(id string, gens int) *nsip.LineageNode {
 	if a := f.animals[id]; a != nil {
 		n.Sex, n.Status, n.DOB = a.Sex, a.Status, a.Born
 		n.Sire, n.Dam = f.node(a.Sire, gens-1), f.node(a.Dam, gens-1)
+		if f.oneChild && n.Sire == nil {
+			n.Sire, n.Dam = n.Dam, nil
+		}
 	}
 	return n
 }

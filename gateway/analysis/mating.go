@@ -56,12 +56,29 @@ type pedigreeBuilder struct {
 	ped     *breeding.Pedigree
 	sex     map[string]string
 	fetched map[string]bool
+	// read are the animals whose lineage was read or which NSIP has none
+	// of: an animal not among them with no parents recorded may have
+	// parents NSIP knows and the pedigree does not.
+	read map[string]bool
+	// broken are the animals recorded with one animal as both sire and
+	// dam, or as their own parent: no COI through them can be trusted.
+	broken  map[string]string
 	lookups int
 	notes   []string
 }
 
 func newPedigreeBuilder(r *call) *pedigreeBuilder {
-	return &pedigreeBuilder{r: r, ped: breeding.NewPedigree(), sex: map[string]string{}, fetched: map[string]bool{}}
+	return &pedigreeBuilder{r: r, ped: breeding.NewPedigree(), sex: map[string]string{}, fetched: map[string]bool{},
+		read: map[string]bool{}, broken: map[string]string{}}
+}
+
+// details records a subject's parents from its own record, which says
+// which parent is which where its lineage may not.
+func (b *pedigreeBuilder) details(id string, d *nsip.AnimalDetails) {
+	if d.Gender != "" && b.sex[id] == "" {
+		b.sex[id] = d.Gender
+	}
+	b.add(id, strings.ToUpper(d.Sire), strings.ToUpper(d.Dam))
 }
 
 // addNode records a lineage node and its ancestors.
@@ -80,17 +97,90 @@ func (b *pedigreeBuilder) addNode(n *nsip.LineageNode) {
 	if n.Dam != nil {
 		d = strings.ToUpper(n.Dam.LPNID)
 	}
+	if s != "" && n.Dam == nil {
+		// One child may be a sire with the dam unknown or the only known
+		// parent listed alone, either one: NSIP does not say which. A
+		// parent already recorded settles it (the subjects' own records
+		// come first), then the parent's sex; with neither it is left out.
+		s, d = b.place(id, s, n.Sire.Sex)
+	}
 	b.add(id, s, d)
 	b.addNode(n.Sire)
 	b.addNode(n.Dam)
 }
 
-// add records parents, noting (not failing on) records that contradict the
-// pedigree gathered so far.
-func (b *pedigreeBuilder) add(id, s, d string) {
-	if err := b.ped.Add(id, s, d); err != nil {
-		b.note(fmt.Sprintf("ignored a record of %s's parents that contradicts the rest of the pedigree (%v)", id, err))
+// place puts a lineage's lone parent p of id in the slot its record or
+// its sex shows, "" for both where nothing shows which.
+func (b *pedigreeBuilder) place(id, p, sex string) (sire, dam string) {
+	ks, kd := b.ped.Parents(id)
+	switch {
+	case p == ks:
+		return p, ""
+	case p == kd:
+		return "", p
+	case isSex(sex, "male"):
+		return p, ""
+	case isSex(sex, "female"):
+		return "", p
 	}
+	b.note(fmt.Sprintf("the lineage of %s names %s as its only parent without saying whether sire or dam, so %s was left out", id, p, p))
+	return "", ""
+}
+
+// add records parents, noting (not failing on) records that contradict the
+// pedigree gathered so far, and marking records no pedigree can hold.
+func (b *pedigreeBuilder) add(id, s, d string) {
+	switch {
+	case s != "" && s == d:
+		b.broken[id] = fmt.Sprintf("%s is recorded with %s as both sire and dam", id, s)
+		return
+	case id == s || id == d:
+		b.broken[id] = fmt.Sprintf("%s is recorded as its own parent", id)
+		return
+	}
+	ks, kd := b.ped.Parents(id)
+	if s != "" && s == kd || d != "" && d == ks {
+		b.note(fmt.Sprintf("ignored a record of %s's parents that swaps them, sire %s and dam %s against sire %s and dam %s read first",
+			id, orUnknown(s), orUnknown(d), orUnknown(ks), orUnknown(kd)))
+		return
+	}
+	if err := b.ped.Add(id, s, d); err != nil {
+		b.note(fmt.Sprintf("ignored a record of %s's parents that contradicts the rest of the pedigree, sire %s and dam %s against sire %s and dam %s read first (%v)",
+			id, orUnknown(s), orUnknown(d), orUnknown(ks), orUnknown(kd), err))
+	}
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+// brokenBehind are the broken records among ids and their ancestors.
+func (b *pedigreeBuilder) brokenBehind(ids ...string) []string {
+	var out []string
+	for _, id := range ids {
+		for _, a := range append([]string{id}, b.ped.Ancestors(id)...) {
+			if w, ok := b.broken[a]; ok && !slices.Contains(out, w) {
+				out = append(out, w)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// open reports whether id's own inbreeding may depend on pedigree not
+// read: it or an ancestor has no parents recorded and its lineage was
+// not read (it lies beyond the window, or the lookup failed).
+func (b *pedigreeBuilder) open(id string) bool {
+	for _, a := range append([]string{id}, b.ped.Ancestors(id)...) {
+		if parentsUnknown(b.ped, a) && !b.read[a] {
+			return true
+		}
+	}
+	return false
 }
 
 func (b *pedigreeBuilder) note(s string) {
@@ -130,8 +220,10 @@ func (b *pedigreeBuilder) extend(ctx context.Context, subjects []string, budget 
 			var ne *nsip.Error
 			switch {
 			case errs[i] == nil:
+				b.read[todo[i]] = true
 				b.addNode(&l.Subject)
 			case errors.As(errs[i], &ne) && ne.Kind == nsip.KindNotFound:
+				b.read[todo[i]] = true
 				if !slices.Contains(subjects, todo[i]) {
 					continue // an ancestor without a lineage of its own
 				}
@@ -298,8 +390,8 @@ func runCheckMating(ctx context.Context, r *call, args map[string]any) (any, err
 		return nil, err
 	}
 	b := newPedigreeBuilder(r)
-	b.add(sire, strings.ToUpper(sd.Sire), strings.ToUpper(sd.Dam))
-	b.add(dam, strings.ToUpper(dd.Sire), strings.ToUpper(dd.Dam))
+	b.details(sire, sd)
+	b.details(dam, dd)
 	if err := b.extend(ctx, []string{sire, dam}, r.def.Ceiling-2); err != nil {
 		var ab *AboutError
 		if errors.As(err, &ab) {
@@ -318,9 +410,15 @@ func runCheckMating(ctx context.Context, r *call, args map[string]any) (any, err
 	if sd.BreedID != 0 && dd.BreedID != 0 && sd.BreedID != dd.BreedID {
 		warnings = append(warnings, fmt.Sprintf("a crossbred mating (%s x %s): EBVs of different breeds are not on one scale, so the midparent values are indicative only", sd.Breed, dd.Breed))
 	}
+	broken := b.brokenBehind(sire, dam)
+	for _, w := range broken {
+		warnings = append(warnings, w+", which no pedigree can hold, so the COI is not computed")
+	}
 	mc, err := assessCOI(ctx, ped, sire, dam)
 	var tooComplex string
 	switch {
+	case len(broken) > 0:
+		mc = matingCOI{Status: "unknown"}
 	case errors.Is(err, breeding.ErrTooComplex):
 		// The rest of the answer stands; the COI is said to be unknown.
 		mc, tooComplex = matingCOI{Status: "unknown"}, err.Error()
@@ -332,6 +430,17 @@ func runCheckMating(ctx context.Context, r *call, args map[string]any) (any, err
 			r.log.Error("path and L-D-L' COI disagree", "sire", sire, "dam", dam, "paths", *mc.COI, "ldl", tab)
 		}
 	}
+	// An ancestor's own COI counts in every contribution through it; where
+	// it rests on pedigree beyond the window it is only a lower bound.
+	var openAnc []string
+	for _, c := range mc.Ancestors {
+		if b.open(c.Ancestor) {
+			openAnc = append(openAnc, c.Ancestor)
+		}
+	}
+	if len(openAnc) > 0 && strings.HasPrefix(mc.Status, "complete") {
+		mc.Status = fmt.Sprintf("lower bound: the own COI of common ancestor %s rests on pedigree beyond the generations read and is counted as 0", strings.Join(openAnc, ", "))
+	}
 	mid, unknown := midparents(sd.Traits, dd.Traits)
 	out := map[string]any{
 		"coi":               nil,
@@ -340,7 +449,9 @@ func runCheckMating(ctx context.Context, r *call, args map[string]any) (any, err
 		"basis":             mc.Status,
 		"sire":              matingParent{sire, sd.Gender, sd.Breed, sd.Status},
 		"dam":               matingParent{dam, dd.Gender, dd.Breed, dd.Status},
-		"common_ancestors":  commonAncestors(mc.Ancestors, 10),
+		"common_ancestors":  commonAncestors(mc.Ancestors, 10, b.open),
+		"window": fmt.Sprintf("complete means every ancestor within %d generations behind each parent is recorded (the lineages of those in generation %d and nearer were read); "+
+			"links through animals further back are not counted, and an ancestor's own COI that rests on them is shown as unknown", MatingGenerations, MatingGenerations-1),
 		"completeness": map[string]any{
 			"generations": "1 = parents, 2 = grandparents, ...; share of ancestors recorded",
 			"sire":        roundAll(ped.Completeness(sire, MatingGenerations)),
@@ -359,6 +470,8 @@ func runCheckMating(ctx context.Context, r *call, args map[string]any) (any, err
 	if mc.COI != nil {
 		out["coi"], out["rating"] = *mc.COI, rating(*mc.COI)
 		out["coi_percent"] = round4(*mc.COI * 100)
+	} else if len(broken) > 0 {
+		out["coi_note"] = "unknown: " + strings.Join(broken, "; ") + ", a record the pedigree cannot hold; it is not 0"
 	} else if tooComplex != "" {
 		out["coi_note"] = "unknown: the pedigree NSIP gave behind these parents is too large to compute from (" + tooComplex + "); it is not 0"
 	} else {
@@ -382,23 +495,26 @@ func runCheckMating(ctx context.Context, r *call, args map[string]any) (any, err
 		if !r.overBudget(ctx, args, out) {
 			break
 		}
-		out["common_ancestors"] = commonAncestors(mc.Ancestors, limit)
+		out["common_ancestors"] = commonAncestors(mc.Ancestors, limit, b.open)
 	}
 	return out, nil
 }
 
 type ancestorOut struct {
-	LPNID        string   `json:"lpn_id"`
-	Paths        [][3]int `json:"paths"` // [n1, n2, number of path pairs of those lengths], shortest first
-	MorePaths    int      `json:"more_paths,omitempty"`
-	AncestorCOI  float64  `json:"ancestor_coi"`
-	Contribution float64  `json:"contribution"`
+	LPNID       string   `json:"lpn_id"`
+	Paths       [][3]int `json:"paths"` // [n1, n2, number of path pairs of those lengths], shortest first
+	MorePaths   int      `json:"more_paths,omitempty"`
+	AncestorCOI *float64 `json:"ancestor_coi"` // null where it rests on pedigree not read
+	// AncestorCOIAtLeast is what the pedigree read shows of an ancestor
+	// COI that is otherwise unknown, where above 0.
+	AncestorCOIAtLeast *float64 `json:"ancestor_coi_at_least,omitempty"`
+	Contribution       float64  `json:"contribution"`
 }
 
 // commonAncestors lists the largest contributions, each ancestor's path
 // pairs grouped by their lengths, so that a heavily inbred pedigree with
 // hundreds of paths still reads in a few lines.
-func commonAncestors(cs []breeding.Contribution, limit int) map[string]any {
+func commonAncestors(cs []breeding.Contribution, limit int, open func(string) bool) map[string]any {
 	const pathKinds = 4
 	rows := make([]ancestorOut, 0, min(len(cs), limit))
 	for _, c := range cs[:min(len(cs), limit)] {
@@ -415,7 +531,14 @@ func commonAncestors(cs []breeding.Contribution, limit int) map[string]any {
 			}
 			groups = append(groups, [3]int{p[0], p[1], 1})
 		}
-		a := ancestorOut{LPNID: c.Ancestor, Paths: groups, AncestorCOI: c.Inbreeding, Contribution: c.Value}
+		f := c.Inbreeding
+		a := ancestorOut{LPNID: c.Ancestor, Paths: groups, AncestorCOI: &f, Contribution: c.Value}
+		if open(c.Ancestor) {
+			a.AncestorCOI = nil
+			if f > 0 {
+				a.AncestorCOIAtLeast = &f
+			}
+		}
 		if len(groups) > pathKinds {
 			a.Paths = groups[:pathKinds]
 			for _, g := range groups[pathKinds:] {

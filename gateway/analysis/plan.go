@@ -123,10 +123,10 @@ func runPlan(ctx context.Context, r *call, args map[string]any) (any, error) {
 	}
 	b := newPedigreeBuilder(r)
 	for i, d := range rd {
-		b.add(rams[i], strings.ToUpper(d.Sire), strings.ToUpper(d.Dam))
+		b.details(rams[i], d)
 	}
 	for i, d := range ed {
-		b.add(ewes[i], strings.ToUpper(d.Sire), strings.ToUpper(d.Dam))
+		b.details(ewes[i], d)
 	}
 	if err := b.extend(ctx, append(slices.Clone(rams), ewes...), planCeiling-len(rams)-len(ewes)); err != nil {
 		var ab *AboutError
