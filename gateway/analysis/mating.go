@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -62,9 +63,11 @@ type pedigreeBuilder struct {
 	read map[string]bool
 	// broken are the animals recorded with one animal as both sire and
 	// dam, or as their own parent: no COI through them can be trusted.
-	broken  map[string]string
-	lookups int
-	notes   []string
+	broken map[string]string
+	// bySubject orders lookups subject by subject (see next).
+	bySubject bool
+	lookups   int
+	notes     []string
 }
 
 func newPedigreeBuilder(r *call) *pedigreeBuilder {
@@ -171,6 +174,16 @@ func (b *pedigreeBuilder) brokenBehind(ids ...string) []string {
 	return out
 }
 
+// unread reports whether the pedigree within the window behind id was not
+// read whole: id or an ancestor within MatingGenerations-1 generations,
+// with no parents recorded, whose lineage was not read.
+func (b *pedigreeBuilder) unread(id string) bool {
+	if parentsUnknown(b.ped, id) && !b.read[id] {
+		return true
+	}
+	return slices.ContainsFunc(b.ped.Leaves(id, MatingGenerations-1), func(a string) bool { return !b.read[a] })
+}
+
 // open reports whether id's own inbreeding may depend on pedigree not
 // read: it or an ancestor has no parents recorded and its lineage was
 // not read (it lies beyond the window, or the lookup failed).
@@ -196,7 +209,7 @@ func (b *pedigreeBuilder) extend(ctx context.Context, subjects []string, budget 
 	todo := slices.Clone(subjects)
 	for len(todo) > 0 {
 		if budget <= 0 {
-			b.note(fmt.Sprintf("stopped extending the pedigree at the ceiling of lookups; %d ancestors' lineages were not read, so the COI may be understated", len(todo)))
+			b.note(fmt.Sprintf("stopped extending the pedigree at the ceiling of lookups with at least %d ancestors' lineages still to read, so the COI may be understated", len(todo)))
 			return nil
 		}
 		if len(todo) > budget {
@@ -238,18 +251,71 @@ func (b *pedigreeBuilder) extend(ctx context.Context, subjects []string, budget 
 				b.note(fmt.Sprintf("the lineage of ancestor %s could not be read (%s), so the COI may be understated", todo[i], b.r.src.ErrorCode(errs[i])))
 			}
 		}
-		todo = todo[:0]
-		for _, s := range subjects {
-			for _, leaf := range b.ped.Leaves(s, MatingGenerations-1) {
-				if !b.fetched[leaf] && !slices.Contains(todo, leaf) {
-					todo = append(todo, leaf)
-				}
-			}
-		}
-		slices.Sort(todo)
+		todo = b.next(subjects)
 	}
 	return nil
 }
+
+// next are the ancestors whose lineages extend the pedigree, in the order
+// they settle most. For a pair: nearest generation first (a near ancestor
+// is in more paths, and weighs more in each). For a plan (bySubject): one
+// subject's before the next's, so that lookups cut short by the ceiling
+// leave whole pedigrees read rather than every one part read, since a pair
+// counts only once both its animals' are; a plan lists its rams first, and
+// each ram is in every ewe's pair.
+func (b *pedigreeBuilder) next(subjects []string) []string {
+	type leaf struct {
+		id         string
+		gen, owner int
+	}
+	var ls []leaf
+	at := map[string]int{}
+	for si, s := range subjects {
+		level, seen := []string{s}, map[string]bool{}
+		for g := 0; g < MatingGenerations && len(level) > 0; g++ {
+			var up []string
+			for _, a := range level {
+				if seen[a] {
+					continue
+				}
+				seen[a] = true
+				if g > 0 && parentsUnknown(b.ped, a) && !b.fetched[a] {
+					if i, ok := at[a]; !ok {
+						at[a] = len(ls)
+						ls = append(ls, leaf{a, g, si})
+					} else if g < ls[i].gen {
+						ls[i].gen, ls[i].owner = g, si
+					}
+				}
+				for _, q := range b.parents(a) {
+					if q != "" {
+						up = append(up, q)
+					}
+				}
+			}
+			level = up
+		}
+	}
+	slices.SortFunc(ls, func(x, y leaf) int {
+		if b.bySubject {
+			return cmp.Or(cmp.Compare(x.owner, y.owner), cmp.Compare(x.gen, y.gen), strings.Compare(x.id, y.id))
+		}
+		return cmp.Or(cmp.Compare(x.gen, y.gen), cmp.Compare(x.owner, y.owner), strings.Compare(x.id, y.id))
+	})
+	var out []string
+	for i, l := range ls {
+		// Subject by subject, a round reads a few subjects' next leaves,
+		// whole, and is not cut across many (analysisParallel run at once).
+		if b.bySubject && len(out) >= 2*analysisRound && l.owner != ls[i-1].owner {
+			break
+		}
+		out = append(out, l.id)
+	}
+	return out
+}
+
+// analysisRound is about how many lookups a source runs at once.
+const analysisRound = 4
 
 type matingParent struct {
 	LPNID  string `json:"lpn_id"`
@@ -560,4 +626,9 @@ func roundAll(vs []float64) []float64 {
 		out[i] = round4(v)
 	}
 	return out
+}
+
+func (b *pedigreeBuilder) parents(id string) [2]string {
+	s, d := b.ped.Parents(id)
+	return [2]string{s, d}
 }
