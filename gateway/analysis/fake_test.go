@@ -60,6 +60,9 @@ type fakeSource struct {
 	answers map[string]any // Ask's answers; nil means the client cannot be asked
 	askErr  error
 	over    bool // OverBudget's answer
+	// overAt, when set, makes OverBudget answer whether the answer's JSON
+	// is longer than this many bytes.
+	overAt int
 	code    string
 
 	// ceiling refuses lookups past it with ErrCeiling; 0 means none.
@@ -290,7 +293,18 @@ func (f *fakeSource) Ask(ctx context.Context, form Form) (map[string]any, bool, 
 
 func (f *fakeSource) OverBudget(ctx context.Context, args map[string]any, v any) bool {
 	f.count("overbudget", false)
+	if f.overAt > 0 {
+		b, _ := json.Marshal(v)
+		return len(b) > f.overAt
+	}
 	return f.over
+}
+
+func (f *fakeSource) Budgets(args map[string]any) (int, int) {
+	if n, ok := args["max_tokens"].(int); ok {
+		return n, 8000
+	}
+	return 2000, 8000
 }
 
 func (f *fakeSource) Upstream() map[string]any {

@@ -198,7 +198,7 @@ func runPlan(ctx context.Context, r *call, args map[string]any) (any, error) {
 			total += pairs[ri][ei].Value
 		}
 	}
-	render := func(withEBVs bool) map[string]any {
+	render := func(withEBVs bool, rows int) map[string]any {
 		columns := []string{"ewe", "coi", "lamb_index"}
 		if withEBVs {
 			for _, c := range codes {
@@ -222,6 +222,10 @@ func runPlan(ctx context.Context, r *call, args map[string]any) (any, error) {
 				unassigned[why] = append(unassigned[why], ewes[ei])
 				continue
 			}
+			if rows == 0 {
+				continue // left out to fit; unassigned ewes are still listed
+			}
+			rows--
 			var lambIdx any = "unknown"
 			if !slices.Contains(noIndex, ewes[ei]) {
 				lambIdx = round4(pairs[ri][ei].Value)
@@ -289,13 +293,27 @@ func runPlan(ctx context.Context, r *call, args map[string]any) (any, error) {
 		}
 		return out
 	}
-	full := render(true)
+	full := render(true, plan.Mated)
 	// Per-pair EBVs are dropped, and said to be, when they would push the
-	// plan over the budget and into a generic summary.
+	// plan over the budget and into a generic summary; then whole rows,
+	// the totals and constraints kept, with the call that shows the rest.
 	if !r.overBudget(ctx, args, full) {
 		return full, nil
 	}
-	return render(false), nil
+	out := r.fitRows(ctx, args, plan.Mated, func(n int) map[string]any {
+		o := render(false, n)
+		if n < plan.Mated {
+			asked := map[string]any{"weights": w}
+			if _, ok := chosen["max_coi"]; ok {
+				asked["max_coi"] = maxCOI
+			}
+			rest := r.restCall(args, asked, n, plan.Mated)
+			rest["which"] = fmt.Sprintf("the mated ewes after the first %d in ewe_lpn_ids order", n)
+			o["not_shown"] = rest
+		}
+		return o
+	})
+	return out, nil
 }
 
 // lambCOI is a pair's COI over the gathered pedigree, nil when unknown.

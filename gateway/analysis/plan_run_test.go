@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -466,5 +467,54 @@ func TestPlanLeavesUnresolvedPairsOut(t *testing.T) {
 	decode(t, v, &a)
 	if got := a.ramOf(); !maps.Equal(got, map[string]string{"EWE01": "RAM01"}) || a.Unresolved.Pairs != 1 || !slices.Equal(a.Unresolved.Animals, []string{"RAM02"}) {
 		t.Errorf("plan %v, unresolved %+v; want EWE01 to RAM01 and RAM02's pair named unresolved", got, a.Unresolved)
+	}
+}
+
+// Over the budget a plan keeps its totals, constraints and as many whole
+// rows as fit, and gives the call that shows the rest: here 20 unrelated
+// ewes, all mated, and a budget a few rows hold.
+func TestPlanFitsItsOwnAnswer(t *testing.T) {
+	lines := []string{"RAM01 RS001 RD001 Male"}
+	var ewes []any
+	for i := range 90 {
+		id := fmt.Sprintf("EWE%02d", i)
+		ewes = append(ewes, id)
+		lines = append(lines, fmt.Sprintf("%s ES%03d ED%03d Female", id, i, i))
+	}
+	f := herd(lines...)
+	for _, a := range f.animals {
+		a.EBV = map[string]float64{"WWT": float64(len(a.ID))}
+	}
+	sent := map[string]any{"ram_lpn_ids": []any{"RAM01"}, "ewe_lpn_ids": ewes, "weights": map[string]any{"WWT": 1.0}, "max_ewes_per_ram": 100}
+	var full map[string]any
+	mustRun(t, PlanMatings, f, sent, &full)
+	fb, _ := json.Marshal(full)
+	f.overAt = len(fb) - 100
+	var raw map[string]any
+	v, err := run(t, PlanMatings, f, sent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decode(t, v, &raw)
+	var a planAnswer
+	decode(t, v, &a)
+	rows := a.ByRam["RAM01"]
+	rest, _ := raw["not_shown"].(map[string]any)
+	if a.Mated != 90 || a.Total != full["total_lamb_index"] || a.MaxCOI != 0.0625 || raw["weights"] == nil || len(rows) == 0 || len(rows) >= 90 || rest == nil || rest["rows"] != float64(90-len(rows)) {
+		t.Fatalf("fitted plan: mated %d total %v max_coi %v, %d rows, rest %v; want 90, %v, 0.0625, some rows and the rest counted",
+			a.Mated, a.Total, a.MaxCOI, len(rows), rest, full["total_lamb_index"])
+	}
+	for i, r := range rows {
+		if len(r) != len(a.Columns) || r[0] != ewes[i] {
+			t.Errorf("row %d = %v, want a whole row for %v", i, r, ewes[i])
+		}
+	}
+	call := rest["call"].(map[string]any)
+	set := call["set"].(map[string]any)
+	if call["tool"] != "nsip_plan_matings" || set["max_tokens"] != 8000.0 || len(set) != 1 {
+		t.Errorf("call for the rest %v; want the same plan at max_tokens 8000", call)
+	}
+	if b, _ := json.Marshal(v); len(b) > f.overAt {
+		t.Errorf("fitted plan is %d bytes, over the budget of %d", len(b), f.overAt)
 	}
 }

@@ -287,7 +287,7 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 	if !sorted {
 		computed["sort"] = "NSIP's order could not be relied on, so no early stop was taken"
 	}
-	answer := map[string]any{"columns": columns, "top": out, "weights": w, "computed": computed}
+	answer := map[string]any{"columns": columns, "weights": w, "computed": computed}
 	if nContra > 0 {
 		answer["contradicting_criteria"] = map[string]any{
 			"count": nContra, "lpn_ids": contra,
@@ -300,7 +300,18 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 	if ws := directionWarnings(w); len(ws) > 0 {
 		answer["warnings"] = ws
 	}
-	return answer, nil
+	// Over the budget the ranking keeps its first rows whole, and says how
+	// to read the rest, rather than fall to a generic summary.
+	return r.fitRows(ctx, args, len(out), func(n int) map[string]any {
+		a := maps.Clone(answer)
+		a["top"] = out[:n]
+		if n < len(out) {
+			rest := r.restCall(args, map[string]any{"weights": w}, n, len(out))
+			rest["which"] = fmt.Sprintf("ranks %d to %d", n+1, len(out))
+			a["not_shown"] = rest
+		}
+		return a
+	}), nil
 }
 
 // maxNamed bounds the animals an answer names in one list.

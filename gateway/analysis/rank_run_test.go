@@ -333,3 +333,30 @@ func TestRankDropsRowsContradictingCriteria(t *testing.T) {
 		t.Errorf("contradicting_criteria %v; want EWE99 and RAM99 named", c)
 	}
 }
+
+// Over the budget a ranking keeps its first rows whole, its weights and
+// computed block, and gives the call for the rest.
+func TestRankFitsItsOwnAnswer(t *testing.T) {
+	f := population(3, 400)
+	sent := map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": 1.0}, "top_n": 30}
+	var full rankAnswer
+	mustRun(t, Rank, f, sent, &full)
+	f.overAt = 1500
+	var raw map[string]any
+	mustRun(t, Rank, f, sent, &raw)
+	var a rankAnswer
+	decode(t, raw, &a)
+	rest, _ := raw["not_shown"].(map[string]any)
+	if len(a.Top) == 0 || len(a.Top) >= 30 || rest == nil || rest["rows"] != float64(30-len(a.Top)) || raw["weights"] == nil || a.Computed.Exact != full.Computed.Exact {
+		t.Fatalf("fitted ranking: %d rows, rest %v, weights %v; want some of 30 rows and the rest counted", len(a.Top), rest, raw["weights"])
+	}
+	for i, row := range a.Top {
+		if fmt.Sprint(row) != fmt.Sprint(full.Top[i]) {
+			t.Errorf("row %d = %v, want %v", i+1, row, full.Top[i])
+		}
+	}
+	set := rest["call"].(map[string]any)["set"].(map[string]any)
+	if set["max_tokens"] != 8000.0 || len(set) != 1 {
+		t.Errorf("call for the rest %v; want the same call at max_tokens 8000", set)
+	}
+}
