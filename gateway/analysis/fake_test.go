@@ -63,7 +63,7 @@ type fakeSource struct {
 	// overAt, when set, makes OverBudget answer whether the answer's JSON
 	// is longer than this many bytes.
 	overAt int
-	code    string
+	code   string
 
 	// ceiling refuses lookups past it with ErrCeiling; 0 means none.
 	ceiling int
