@@ -38,7 +38,8 @@ var analyses = func() []*analysisEntry {
 		own := *d
 		own.Params = withMaxTokens(slices.Clone(d.Params)...)
 		out[i] = &analysisEntry{Def: &own, tool: &toolDef{
-			name: d.Name, title: d.Title, method: d.Method, desc: d.Desc, kind: analysisKind,
+			name: d.Name, title: d.Title, method: d.Method, kind: analysisKind,
+			desc:   d.Desc + " Also max_tokens.",
 			params: own.Params,
 		}}
 	}

@@ -445,3 +445,14 @@ func TestCheckMatingAncestorBeyondWindow(t *testing.T) {
 		t.Errorf("window %q; want it to say the 6 generations \"complete\" refers to", w)
 	}
 }
+
+// Mating an animal with itself is an argument error naming dam_lpn_id,
+// whatever the case it is written in, before any lookup.
+func TestCheckMatingSelf(t *testing.T) {
+	f := herd(matingCases[1].herd...)
+	_, err := run(t, CheckMating, f, map[string]any{"sire_lpn_id": "SIRE1", "dam_lpn_id": "sire1"})
+	var ae *ArgError
+	if !errors.As(err, &ae) || ae.Field != "dam_lpn_id" || !strings.Contains(ae.Problem, "same animal") || f.lookups != 0 {
+		t.Errorf("self-mating: %v after %d lookups; want an argument error on dam_lpn_id before any lookup", err, f.lookups)
+	}
+}
