@@ -153,7 +153,13 @@ func runPlan(ctx context.Context, r *call, args map[string]any) (any, error) {
 	pairs := make([][]breeding.Pair, len(rams))
 	unread := map[string]bool{}
 	for _, id := range append(slices.Clone(rams), ewes...) {
-		if b.unread(id) || len(b.brokenBehind(id)) > 0 {
+		broken := b.brokenBehind(id)
+		for _, w := range broken {
+			if w += ", which no pedigree can hold"; !slices.Contains(warnings, w) {
+				warnings = append(warnings, w)
+			}
+		}
+		if b.unread(id) || len(broken) > 0 {
 			unread[id] = true
 		}
 	}
@@ -269,7 +275,7 @@ func runPlan(ctx context.Context, r *call, args map[string]any) (any, error) {
 			out["unresolved"] = map[string]any{
 				"animals": slices.Sorted(maps.Keys(unread)),
 				"pairs":   len(unresolved),
-				"effect": fmt.Sprintf("the pedigree within %d generations behind these animals was not read whole (see notes), so their lambs' COI might exceed max_coi; "+
+				"effect": fmt.Sprintf("the pedigree within %d generations behind these animals was not read whole or holds a broken record (see notes and warnings), so their lambs' COI might exceed max_coi; "+
 					"their pairs within max_coi on what was read were left out of the plan; check one with nsip_check_mating or plan fewer animals", MatingGenerations),
 			}
 		}

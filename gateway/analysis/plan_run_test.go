@@ -518,3 +518,18 @@ func TestPlanFitsItsOwnAnswer(t *testing.T) {
 		t.Errorf("fitted plan is %d bytes, over the budget of %d", len(b), f.overAt)
 	}
 }
+
+// A ewe recorded with one animal as both sire and dam is warned of, and
+// her pairs are unresolved rather than computed from a broken record.
+func TestPlanBrokenRecord(t *testing.T) {
+	f := herd("RAM01 RS001 RD001 Male", "EWE01 XXXXX XXXXX Female", "EWE02 ES002 ED002 Female")
+	for _, a := range f.animals {
+		a.EBV = map[string]float64{"WWT": 1}
+	}
+	var a planAnswer
+	mustRun(t, PlanMatings, f, map[string]any{"ram_lpn_ids": []any{"RAM01"}, "ewe_lpn_ids": []any{"EWE01", "EWE02"}, "weights": map[string]any{"WWT": 1.0}}, &a)
+	if !maps.Equal(a.ramOf(), map[string]string{"EWE02": "RAM01"}) || !slices.Equal(a.Unresolved.Animals, []string{"EWE01"}) ||
+		!strings.Contains(strings.Join(a.Warnings, " "), "EWE01 is recorded with XXXXX as both sire and dam") {
+		t.Errorf("plan %v, unresolved %+v, warnings %q; want EWE02 mated, EWE01 unresolved and warned of", a.ramOf(), a.Unresolved, a.Warnings)
+	}
+}
