@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -33,9 +34,14 @@ type analysisEntry struct {
 var analyses = func() []*analysisEntry {
 	out := make([]*analysisEntry, len(analysis.All))
 	for i, d := range analysis.All {
-		out[i] = &analysisEntry{Def: d, tool: &toolDef{
-			name: d.Name, title: d.Title, method: d.Method, desc: d.Desc, kind: analysisKind,
-			params: d.Params,
+		// Every tool takes max_tokens; the analyses fit their own answers
+		// to it (analysis.fitRows), so it is one of their arguments too.
+		own := *d
+		own.Params = withMaxTokens(slices.Clone(d.Params)...)
+		out[i] = &analysisEntry{Def: &own, tool: &toolDef{
+			name: d.Name, title: d.Title, method: d.Method, kind: analysisKind,
+			desc:   d.Desc + " Also max_tokens.",
+			params: own.Params,
 		}}
 	}
 	return out
@@ -153,7 +159,7 @@ func (r *lookups) OverBudget(ctx context.Context, args map[string]any, v any) bo
 	if err != nil {
 		return false
 	}
-	res, err := r.g.fit(ctx, r.def.tool.kind, r.def.tool, args, nil, text)
+	res, err := r.g.fitAnalysis(ctx, r.def, args, text)
 	if err != nil {
 		return false
 	}
@@ -163,7 +169,7 @@ func (r *lookups) OverBudget(ctx context.Context, args map[string]any, v any) bo
 	return res.Summarized
 }
 
-// fitted is the fit of body, from overBudget when it fitted the same bytes.
+// fitted is the fit of body, from OverBudget when it fitted the same bytes.
 func (r *lookups) fitted(ctx context.Context, args map[string]any, body []byte) (summarize.Result, error) {
 	r.mu.Lock()
 	same := r.checked.body != nil && bytes.Equal(r.checked.body, body)
@@ -172,7 +178,25 @@ func (r *lookups) fitted(ctx context.Context, args map[string]any, body []byte) 
 	if same {
 		return res, nil
 	}
-	return r.g.fit(ctx, r.def.tool.kind, r.def.tool, args, nil, body)
+	return r.g.fitAnalysis(ctx, r.def, args, body)
+}
+
+// Budgets are the budget the call's answer is fitted to (max_tokens, or
+// the server's default) and the largest max_tokens allowed.
+func (r *lookups) Budgets(args map[string]any) (now, limit int) {
+	if _, v := splitView(args); v.budget > 0 {
+		return v.budget, r.g.cfg.MaxBudget
+	}
+	return r.g.cfg.Budget, r.g.cfg.MaxBudget
+}
+
+// fitAnalysis fits an analysis's answer to the call's budget: max_tokens
+// where sent, as the lookups' views are fitted.
+func (g *Gateway) fitAnalysis(ctx context.Context, a *analysisEntry, args map[string]any, text []byte) (summarize.Result, error) {
+	if _, v := splitView(args); v.budget > 0 {
+		return g.fitView(ctx, a.tool.kind, a.tool, args, v, nil, text)
+	}
+	return g.fit(ctx, a.tool.kind, a.tool, args, nil, text)
 }
 
 // Upstream says what the call read, for the answer's "computed" block.
@@ -248,10 +272,14 @@ func (g *Gateway) analyze(ctx context.Context, a *analysisEntry, req mcp.CallToo
 			// Left to the analysis, which asks its user (elicit.go).
 			errs = nil
 		}
+		if len(errs) == 0 {
+			errs = g.checkView(args)
+		}
 	}
 	if len(errs) > 0 {
 		te := invalidArgs(a.tool, sent, errs)
 		te.Example = a.Example(sent)
+		g.fixViewExample(te.Example)
 		g.finish(ctx, a.tool, logParams(req), start, outcome{err: te})
 		return te.result()
 	}
@@ -276,7 +304,8 @@ func (g *Gateway) analyze(ctx context.Context, a *analysisEntry, req mcp.CallToo
 	if o.err != nil {
 		return o.err.result()
 	}
-	return fittedResult(o.res, g.cfg.Budget, map[string]any{"upstream": r.Upstream()})
+	budget, _ := r.Budgets(args)
+	return fittedResult(o.res, budget, map[string]any{"upstream": r.Upstream()})
 }
 
 func (g *Gateway) analysisError(a *analysisEntry, sent map[string]any, err error) *toolError {

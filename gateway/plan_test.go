@@ -166,3 +166,30 @@ func TestPlanMatingsPacesItsLookups(t *testing.T) {
 		t.Errorf("%d lookups, want 102 details and 102 lineages", n)
 	}
 }
+
+// max_tokens works on an analysis as on every tool: the plan is fitted to
+// it (the rows it would leave out are tested in gateway/analysis with a
+// fake budget) and _meta reports it. Above the server's cap it is refused,
+// naming the argument.
+func TestPlanMatingsMaxTokens(t *testing.T) {
+	e := herdEnv(t, planHerd())
+	ewes := []string{lpn("E1"), lpn("E2"), lpn("E3"), lpn("E4"), lpn("E5"), lpn("E7")}
+	args := map[string]any{"ram_lpn_ids": []string{lpn("R1"), lpn("R2")}, "ewe_lpn_ids": ewes,
+		"weights": map[string]any{"WWT": 1}, "max_ewes_per_ram": 2, "max_tokens": 1000}
+	r := e.call("nsip_plan_matings", args).mustOK(t)
+	var a struct {
+		Mated int     `json:"mated"`
+		Total float64 `json:"total_lamb_index"`
+	}
+	if err := json.Unmarshal([]byte(r.text), &a); err != nil {
+		t.Fatalf("%v: %s", err, r.text)
+	}
+	if r.meta["summarized"] != false || r.meta["budget"] != 1000.0 || a.Mated != 4 || a.Total != 11.5 {
+		t.Errorf("meta %v, answer %s; want the whole plan of 4 worth 11.5 within a budget of 1000", r.meta, r.text)
+	}
+	args["max_tokens"] = 1_000_000
+	r = e.call("nsip_plan_matings", args)
+	if !r.isError || !strings.Contains(r.text, "max_tokens") {
+		t.Errorf("max_tokens over the cap: %s; want an error naming max_tokens", r.text)
+	}
+}

@@ -88,7 +88,7 @@ func TestRankAnimalsExactTopN(t *testing.T) {
 					t.Errorf("rank %d: %s %v, brute force %s %v", i+1, row.LPNID, row.Index, want[i].id, want[i].v)
 				}
 			}
-			if param.JSONText(a.Columns) != `["rank","lpn_id","index","WWT","WWT_acc","BWT","BWT_acc"]` {
+			if param.JSONText(a.Columns) != `["rank","lpn_id","index","sex","WWT","WWT_acc","BWT","BWT_acc"]` {
 				t.Errorf("columns %v", a.Columns)
 			}
 			if ebv := a.Top[0].EBV["WWT"]; ebv[0] != all[a.Top[0].LPNID][0] || ebv[1] != 70 {
@@ -189,7 +189,7 @@ func decodeRank(t *testing.T, text string) rankAnswer {
 	}
 	for _, r := range a.Rows {
 		row := rankRow{Rank: int(r[0].(float64)), LPNID: r[1].(string), Index: r[2].(float64), EBV: map[string][2]float64{}}
-		for i := 3; i+1 < len(r); i += 2 {
+		for i := 4; i+1 < len(r); i += 2 {
 			v, _ := r[i].(float64)
 			acc, _ := r[i+1].(float64)
 			row.EBV[a.Columns[i]] = [2]float64{v, acc}

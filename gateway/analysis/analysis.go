@@ -46,6 +46,9 @@ type Source interface {
 	Ask(ctx context.Context, f Form) (answers map[string]any, asked bool, err error)
 	// OverBudget reports whether answer v would be summarized.
 	OverBudget(ctx context.Context, args map[string]any, v any) bool
+	// Budgets are the token budget the call's answer is fitted to and the
+	// largest a call may ask for with max_tokens.
+	Budgets(args map[string]any) (now, limit int)
 	// Upstream says what the call has read so far, for "computed" blocks.
 	Upstream() map[string]any
 	// ErrorCode is the error code a tool would answer err with.
@@ -102,6 +105,48 @@ func (r *call) overBudget(ctx context.Context, args map[string]any, v any) bool 
 }
 
 func (r *call) upstream() map[string]any { return r.src.Upstream() }
+
+// fitRows is build(n) for the most rows n, of all, that keep the answer
+// within the budget (0 if none do): an answer whose rows are its point
+// keeps its totals and whole rows rather than falling to a generic
+// summary. Fewer rows never make an answer longer, so n is bisected.
+func (r *call) fitRows(ctx context.Context, args map[string]any, all int, build func(n int) map[string]any) map[string]any {
+	if out := build(all); !r.overBudget(ctx, args, out) {
+		return out
+	}
+	lo, hi := 0, all-1 // build(lo) is taken to fit; build(hi+1) does not
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if r.overBudget(ctx, args, build(mid)) {
+			hi = mid - 1
+		} else {
+			lo = mid
+		}
+	}
+	return build(lo)
+}
+
+// restCall says how to read the rows an answer left out: the same call
+// with the largest max_tokens (and the arguments the user was asked for,
+// so that no form is asked again, which could answer differently), or,
+// already there, that no budget holds them. The arguments sent are not
+// repeated: a hundred LPN IDs would take the room of the rows.
+func (r *call) restCall(args map[string]any, resolved map[string]any, shown, all int) map[string]any {
+	out := map[string]any{"rows": all - shown}
+	now, limit := r.src.Budgets(args)
+	if now >= limit {
+		out["note"] = fmt.Sprintf("the answer is at this server's largest budget (%d tokens); ask about fewer animals to see the rest", limit)
+		return out
+	}
+	plus := map[string]any{"max_tokens": limit}
+	for k, v := range resolved {
+		if _, sent := r.sent[k]; !sent {
+			plus[k] = v
+		}
+	}
+	out["call"] = map[string]any{"tool": r.def.Name, "arguments": "as in this call, with", "set": plus}
+	return out
+}
 
 // Validate checks every argument: scalars by the shared validator, lists
 // here, and names the tool does not take against both. Like every

@@ -41,6 +41,9 @@ type fakeSource struct {
 	// lineageGens is how many generations a lineage answer holds, the
 	// subject included (live answers show four); 0 means 4.
 	lineageGens int
+	// oneChild makes a lineage node with one known parent list it as its
+	// only child, which decodes as the sire whichever parent it is.
+	oneChild bool
 	// ranges overrides the trait ranges of a breed; otherwise they are the
 	// min and max over the breed's animals.
 	ranges map[int][]nsip.TraitRange
@@ -57,7 +60,10 @@ type fakeSource struct {
 	answers map[string]any // Ask's answers; nil means the client cannot be asked
 	askErr  error
 	over    bool // OverBudget's answer
-	code    string
+	// overAt, when set, makes OverBudget answer whether the answer's JSON
+	// is longer than this many bytes.
+	overAt int
+	code   string
 
 	// ceiling refuses lookups past it with ErrCeiling; 0 means none.
 	ceiling int
@@ -143,6 +149,9 @@ func (f *fakeSource) node(id string, gens int) *nsip.LineageNode {
 	if a := f.animals[id]; a != nil {
 		n.Sex, n.Status, n.DOB = a.Sex, a.Status, a.Born
 		n.Sire, n.Dam = f.node(a.Sire, gens-1), f.node(a.Dam, gens-1)
+		if f.oneChild && n.Sire == nil {
+			n.Sire, n.Dam = n.Dam, nil
+		}
 	}
 	return n
 }
@@ -284,7 +293,18 @@ func (f *fakeSource) Ask(ctx context.Context, form Form) (map[string]any, bool, 
 
 func (f *fakeSource) OverBudget(ctx context.Context, args map[string]any, v any) bool {
 	f.count("overbudget", false)
+	if f.overAt > 0 {
+		b, _ := json.Marshal(v)
+		return len(b) > f.overAt
+	}
 	return f.over
+}
+
+func (f *fakeSource) Budgets(args map[string]any) (int, int) {
+	if n, ok := args["max_tokens"].(int); ok {
+		return n, 8000
+	}
+	return 2000, 8000
 }
 
 func (f *fakeSource) Upstream() map[string]any {

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -56,12 +57,31 @@ type pedigreeBuilder struct {
 	ped     *breeding.Pedigree
 	sex     map[string]string
 	fetched map[string]bool
-	lookups int
-	notes   []string
+	// read are the animals whose lineage was read or which NSIP has none
+	// of: an animal not among them with no parents recorded may have
+	// parents NSIP knows and the pedigree does not.
+	read map[string]bool
+	// broken are the animals recorded with one animal as both sire and
+	// dam, or as their own parent: no COI through them can be trusted.
+	broken map[string]string
+	// bySubject orders lookups subject by subject (see next).
+	bySubject bool
+	lookups   int
+	notes     []string
 }
 
 func newPedigreeBuilder(r *call) *pedigreeBuilder {
-	return &pedigreeBuilder{r: r, ped: breeding.NewPedigree(), sex: map[string]string{}, fetched: map[string]bool{}}
+	return &pedigreeBuilder{r: r, ped: breeding.NewPedigree(), sex: map[string]string{}, fetched: map[string]bool{},
+		read: map[string]bool{}, broken: map[string]string{}}
+}
+
+// details records a subject's parents from its own record, which says
+// which parent is which where its lineage may not.
+func (b *pedigreeBuilder) details(id string, d *nsip.AnimalDetails) {
+	if d.Gender != "" && b.sex[id] == "" {
+		b.sex[id] = d.Gender
+	}
+	b.add(id, strings.ToUpper(d.Sire), strings.ToUpper(d.Dam))
 }
 
 // addNode records a lineage node and its ancestors.
@@ -80,17 +100,100 @@ func (b *pedigreeBuilder) addNode(n *nsip.LineageNode) {
 	if n.Dam != nil {
 		d = strings.ToUpper(n.Dam.LPNID)
 	}
+	if s != "" && n.Dam == nil {
+		// One child may be a sire with the dam unknown or the only known
+		// parent listed alone, either one: NSIP does not say which. A
+		// parent already recorded settles it (the subjects' own records
+		// come first), then the parent's sex; with neither it is left out.
+		s, d = b.place(id, s, n.Sire.Sex)
+	}
 	b.add(id, s, d)
 	b.addNode(n.Sire)
 	b.addNode(n.Dam)
 }
 
-// add records parents, noting (not failing on) records that contradict the
-// pedigree gathered so far.
-func (b *pedigreeBuilder) add(id, s, d string) {
-	if err := b.ped.Add(id, s, d); err != nil {
-		b.note(fmt.Sprintf("ignored a record of %s's parents that contradicts the rest of the pedigree (%v)", id, err))
+// place puts a lineage's lone parent p of id in the slot its record or
+// its sex shows, "" for both where nothing shows which.
+func (b *pedigreeBuilder) place(id, p, sex string) (sire, dam string) {
+	ks, kd := b.ped.Parents(id)
+	switch {
+	case p == ks:
+		return p, ""
+	case p == kd:
+		return "", p
+	case isSex(sex, "male"):
+		return p, ""
+	case isSex(sex, "female"):
+		return "", p
 	}
+	b.note(fmt.Sprintf("the lineage of %s names %s as its only parent without saying whether sire or dam, so %s was left out", id, p, p))
+	return "", ""
+}
+
+// add records parents, noting (not failing on) records that contradict the
+// pedigree gathered so far, and marking records no pedigree can hold.
+func (b *pedigreeBuilder) add(id, s, d string) {
+	switch {
+	case s != "" && s == d:
+		b.broken[id] = fmt.Sprintf("%s is recorded with %s as both sire and dam", id, s)
+		return
+	case id == s || id == d:
+		b.broken[id] = fmt.Sprintf("%s is recorded as its own parent", id)
+		return
+	}
+	ks, kd := b.ped.Parents(id)
+	if s != "" && s == kd || d != "" && d == ks {
+		b.note(fmt.Sprintf("ignored a record of %s's parents that swaps them, sire %s and dam %s against sire %s and dam %s read first",
+			id, orUnknown(s), orUnknown(d), orUnknown(ks), orUnknown(kd)))
+		return
+	}
+	if err := b.ped.Add(id, s, d); err != nil {
+		b.note(fmt.Sprintf("ignored a record of %s's parents that contradicts the rest of the pedigree, sire %s and dam %s against sire %s and dam %s read first (%v)",
+			id, orUnknown(s), orUnknown(d), orUnknown(ks), orUnknown(kd), err))
+	}
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+// brokenBehind are the broken records among ids and their ancestors.
+func (b *pedigreeBuilder) brokenBehind(ids ...string) []string {
+	var out []string
+	for _, id := range ids {
+		for _, a := range append([]string{id}, b.ped.Ancestors(id)...) {
+			if w, ok := b.broken[a]; ok && !slices.Contains(out, w) {
+				out = append(out, w)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// unread reports whether the pedigree within the window behind id was not
+// read whole: id or an ancestor within MatingGenerations-1 generations,
+// with no parents recorded, whose lineage was not read.
+func (b *pedigreeBuilder) unread(id string) bool {
+	if parentsUnknown(b.ped, id) && !b.read[id] {
+		return true
+	}
+	return slices.ContainsFunc(b.ped.Leaves(id, MatingGenerations-1), func(a string) bool { return !b.read[a] })
+}
+
+// open reports whether id's own inbreeding may depend on pedigree not
+// read: it or an ancestor has no parents recorded and its lineage was
+// not read (it lies beyond the window, or the lookup failed).
+func (b *pedigreeBuilder) open(id string) bool {
+	for _, a := range append([]string{id}, b.ped.Ancestors(id)...) {
+		if parentsUnknown(b.ped, a) && !b.read[a] {
+			return true
+		}
+	}
+	return false
 }
 
 func (b *pedigreeBuilder) note(s string) {
@@ -106,7 +209,7 @@ func (b *pedigreeBuilder) extend(ctx context.Context, subjects []string, budget 
 	todo := slices.Clone(subjects)
 	for len(todo) > 0 {
 		if budget <= 0 {
-			b.note(fmt.Sprintf("stopped extending the pedigree at the ceiling of lookups; %d ancestors' lineages were not read, so the COI may be understated", len(todo)))
+			b.note(fmt.Sprintf("stopped extending the pedigree at the ceiling of lookups with at least %d ancestors' lineages still to read, so the COI may be understated", len(todo)))
 			return nil
 		}
 		if len(todo) > budget {
@@ -130,8 +233,10 @@ func (b *pedigreeBuilder) extend(ctx context.Context, subjects []string, budget 
 			var ne *nsip.Error
 			switch {
 			case errs[i] == nil:
+				b.read[todo[i]] = true
 				b.addNode(&l.Subject)
 			case errors.As(errs[i], &ne) && ne.Kind == nsip.KindNotFound:
+				b.read[todo[i]] = true
 				if !slices.Contains(subjects, todo[i]) {
 					continue // an ancestor without a lineage of its own
 				}
@@ -146,18 +251,71 @@ func (b *pedigreeBuilder) extend(ctx context.Context, subjects []string, budget 
 				b.note(fmt.Sprintf("the lineage of ancestor %s could not be read (%s), so the COI may be understated", todo[i], b.r.src.ErrorCode(errs[i])))
 			}
 		}
-		todo = todo[:0]
-		for _, s := range subjects {
-			for _, leaf := range b.ped.Leaves(s, MatingGenerations-1) {
-				if !b.fetched[leaf] && !slices.Contains(todo, leaf) {
-					todo = append(todo, leaf)
-				}
-			}
-		}
-		slices.Sort(todo)
+		todo = b.next(subjects)
 	}
 	return nil
 }
+
+// next are the ancestors whose lineages extend the pedigree, in the order
+// they settle most. For a pair: nearest generation first (a near ancestor
+// is in more paths, and weighs more in each). For a plan (bySubject): one
+// subject's before the next's, so that lookups cut short by the ceiling
+// leave whole pedigrees read rather than every one part read, since a pair
+// counts only once both its animals' are; a plan lists its rams first, and
+// each ram is in every ewe's pair.
+func (b *pedigreeBuilder) next(subjects []string) []string {
+	type leaf struct {
+		id         string
+		gen, owner int
+	}
+	var ls []leaf
+	at := map[string]int{}
+	for si, s := range subjects {
+		level, seen := []string{s}, map[string]bool{}
+		for g := 0; g < MatingGenerations && len(level) > 0; g++ {
+			var up []string
+			for _, a := range level {
+				if seen[a] {
+					continue
+				}
+				seen[a] = true
+				if g > 0 && parentsUnknown(b.ped, a) && !b.fetched[a] {
+					if i, ok := at[a]; !ok {
+						at[a] = len(ls)
+						ls = append(ls, leaf{a, g, si})
+					} else if g < ls[i].gen {
+						ls[i].gen, ls[i].owner = g, si
+					}
+				}
+				for _, q := range b.parents(a) {
+					if q != "" {
+						up = append(up, q)
+					}
+				}
+			}
+			level = up
+		}
+	}
+	slices.SortFunc(ls, func(x, y leaf) int {
+		if b.bySubject {
+			return cmp.Or(cmp.Compare(x.owner, y.owner), cmp.Compare(x.gen, y.gen), strings.Compare(x.id, y.id))
+		}
+		return cmp.Or(cmp.Compare(x.gen, y.gen), cmp.Compare(x.owner, y.owner), strings.Compare(x.id, y.id))
+	})
+	var out []string
+	for i, l := range ls {
+		// Subject by subject, a round reads a few subjects' next leaves,
+		// whole, and is not cut across many (analysisParallel run at once).
+		if b.bySubject && len(out) >= 2*analysisRound && l.owner != ls[i-1].owner {
+			break
+		}
+		out = append(out, l.id)
+	}
+	return out
+}
+
+// analysisRound is about how many lookups a source runs at once.
+const analysisRound = 4
 
 type matingParent struct {
 	LPNID  string `json:"lpn_id"`
@@ -298,8 +456,8 @@ func runCheckMating(ctx context.Context, r *call, args map[string]any) (any, err
 		return nil, err
 	}
 	b := newPedigreeBuilder(r)
-	b.add(sire, strings.ToUpper(sd.Sire), strings.ToUpper(sd.Dam))
-	b.add(dam, strings.ToUpper(dd.Sire), strings.ToUpper(dd.Dam))
+	b.details(sire, sd)
+	b.details(dam, dd)
 	if err := b.extend(ctx, []string{sire, dam}, r.def.Ceiling-2); err != nil {
 		var ab *AboutError
 		if errors.As(err, &ab) {
@@ -318,9 +476,15 @@ func runCheckMating(ctx context.Context, r *call, args map[string]any) (any, err
 	if sd.BreedID != 0 && dd.BreedID != 0 && sd.BreedID != dd.BreedID {
 		warnings = append(warnings, fmt.Sprintf("a crossbred mating (%s x %s): EBVs of different breeds are not on one scale, so the midparent values are indicative only", sd.Breed, dd.Breed))
 	}
+	broken := b.brokenBehind(sire, dam)
+	for _, w := range broken {
+		warnings = append(warnings, w+", which no pedigree can hold, so the COI is not computed")
+	}
 	mc, err := assessCOI(ctx, ped, sire, dam)
 	var tooComplex string
 	switch {
+	case len(broken) > 0:
+		mc = matingCOI{Status: "unknown"}
 	case errors.Is(err, breeding.ErrTooComplex):
 		// The rest of the answer stands; the COI is said to be unknown.
 		mc, tooComplex = matingCOI{Status: "unknown"}, err.Error()
@@ -332,6 +496,17 @@ func runCheckMating(ctx context.Context, r *call, args map[string]any) (any, err
 			r.log.Error("path and L-D-L' COI disagree", "sire", sire, "dam", dam, "paths", *mc.COI, "ldl", tab)
 		}
 	}
+	// An ancestor's own COI counts in every contribution through it; where
+	// it rests on pedigree beyond the window it is only a lower bound.
+	var openAnc []string
+	for _, c := range mc.Ancestors {
+		if b.open(c.Ancestor) {
+			openAnc = append(openAnc, c.Ancestor)
+		}
+	}
+	if len(openAnc) > 0 && strings.HasPrefix(mc.Status, "complete") {
+		mc.Status = fmt.Sprintf("lower bound: the own COI of common ancestor %s rests on pedigree beyond the generations read and is counted as 0", strings.Join(openAnc, ", "))
+	}
 	mid, unknown := midparents(sd.Traits, dd.Traits)
 	out := map[string]any{
 		"coi":               nil,
@@ -340,7 +515,9 @@ func runCheckMating(ctx context.Context, r *call, args map[string]any) (any, err
 		"basis":             mc.Status,
 		"sire":              matingParent{sire, sd.Gender, sd.Breed, sd.Status},
 		"dam":               matingParent{dam, dd.Gender, dd.Breed, dd.Status},
-		"common_ancestors":  commonAncestors(mc.Ancestors, 10),
+		"common_ancestors":  commonAncestors(mc.Ancestors, 10, b.open),
+		"window": fmt.Sprintf("complete means every ancestor within %d generations behind each parent is recorded (the lineages of those in generation %d and nearer were read); "+
+			"links through animals further back are not counted, and an ancestor's own COI that rests on them is shown as unknown", MatingGenerations, MatingGenerations-1),
 		"completeness": map[string]any{
 			"generations": "1 = parents, 2 = grandparents, ...; share of ancestors recorded",
 			"sire":        roundAll(ped.Completeness(sire, MatingGenerations)),
@@ -359,6 +536,8 @@ func runCheckMating(ctx context.Context, r *call, args map[string]any) (any, err
 	if mc.COI != nil {
 		out["coi"], out["rating"] = *mc.COI, rating(*mc.COI)
 		out["coi_percent"] = round4(*mc.COI * 100)
+	} else if len(broken) > 0 {
+		out["coi_note"] = "unknown: " + strings.Join(broken, "; ") + ", a record the pedigree cannot hold; it is not 0"
 	} else if tooComplex != "" {
 		out["coi_note"] = "unknown: the pedigree NSIP gave behind these parents is too large to compute from (" + tooComplex + "); it is not 0"
 	} else {
@@ -382,23 +561,26 @@ func runCheckMating(ctx context.Context, r *call, args map[string]any) (any, err
 		if !r.overBudget(ctx, args, out) {
 			break
 		}
-		out["common_ancestors"] = commonAncestors(mc.Ancestors, limit)
+		out["common_ancestors"] = commonAncestors(mc.Ancestors, limit, b.open)
 	}
 	return out, nil
 }
 
 type ancestorOut struct {
-	LPNID        string   `json:"lpn_id"`
-	Paths        [][3]int `json:"paths"` // [n1, n2, number of path pairs of those lengths], shortest first
-	MorePaths    int      `json:"more_paths,omitempty"`
-	AncestorCOI  float64  `json:"ancestor_coi"`
-	Contribution float64  `json:"contribution"`
+	LPNID       string   `json:"lpn_id"`
+	Paths       [][3]int `json:"paths"` // [n1, n2, number of path pairs of those lengths], shortest first
+	MorePaths   int      `json:"more_paths,omitempty"`
+	AncestorCOI *float64 `json:"ancestor_coi"` // null where it rests on pedigree not read
+	// AncestorCOIAtLeast is what the pedigree read shows of an ancestor
+	// COI that is otherwise unknown, where above 0.
+	AncestorCOIAtLeast *float64 `json:"ancestor_coi_at_least,omitempty"`
+	Contribution       float64  `json:"contribution"`
 }
 
 // commonAncestors lists the largest contributions, each ancestor's path
 // pairs grouped by their lengths, so that a heavily inbred pedigree with
 // hundreds of paths still reads in a few lines.
-func commonAncestors(cs []breeding.Contribution, limit int) map[string]any {
+func commonAncestors(cs []breeding.Contribution, limit int, open func(string) bool) map[string]any {
 	const pathKinds = 4
 	rows := make([]ancestorOut, 0, min(len(cs), limit))
 	for _, c := range cs[:min(len(cs), limit)] {
@@ -415,7 +597,14 @@ func commonAncestors(cs []breeding.Contribution, limit int) map[string]any {
 			}
 			groups = append(groups, [3]int{p[0], p[1], 1})
 		}
-		a := ancestorOut{LPNID: c.Ancestor, Paths: groups, AncestorCOI: c.Inbreeding, Contribution: c.Value}
+		f := c.Inbreeding
+		a := ancestorOut{LPNID: c.Ancestor, Paths: groups, AncestorCOI: &f, Contribution: c.Value}
+		if open(c.Ancestor) {
+			a.AncestorCOI = nil
+			if f > 0 {
+				a.AncestorCOIAtLeast = &f
+			}
+		}
 		if len(groups) > pathKinds {
 			a.Paths = groups[:pathKinds]
 			for _, g := range groups[pathKinds:] {
@@ -437,4 +626,9 @@ func roundAll(vs []float64) []float64 {
 		out[i] = round4(v)
 	}
 	return out
+}
+
+func (b *pedigreeBuilder) parents(id string) [2]string {
+	s, d := b.ped.Parents(id)
+	return [2]string{s, d}
 }

@@ -3,6 +3,7 @@ package analysis
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -322,5 +323,136 @@ func TestCheckMatingRecordsDisagree(t *testing.T) {
 	decode(t, v, &a)
 	if a.COI == nil || *a.COI != 1.0/8 || len(a.Notes) != 1 || !strings.Contains(a.Notes[0], "SIRE1's parents that contradicts") {
 		t.Errorf("coi %v notes %q; want 1/8 and a note on SIRE1's contradicting record", fmtPtr(a.COI), a.Notes)
+	}
+}
+
+// A lineage node listing one parent as its only child decodes with that
+// parent as the sire. DAM01's details say MUMB1 is her dam; read as her
+// sire too, she would seem to have MUMB1 as both parents, doubling the
+// paths through X: 1/16, "high". The true pedigree: SIRE1's dam MUMA1 and
+// DAM01's dam MUMB1 are half sibs through X, n1 = n2 = 2: (1/2)^5 = 1/32.
+// MUMA1 and MUMB1 have only a sire recorded, placed by his sex.
+func TestCheckMatingOneChildLineage(t *testing.T) {
+	for _, gens := range []int{4, 2} {
+		f := herd("SIRE1 PAPA1 MUMA1 Male", "DAM01 - MUMB1 Female", "MUMA1 XXXXX - Female", "MUMB1 XXXXX - Female")
+		f.oneChild, f.lineageGens = true, gens
+		a := checkMating(t, f, "SIRE1", "DAM01")
+		if a.COI == nil || *a.COI != 1.0/32 || a.Rating != "moderate" {
+			t.Errorf("lineages of %d: coi %v rating %q, want 1/32 moderate", gens, fmtPtr(a.COI), a.Rating)
+		}
+		if len(a.Warnings) > 0 {
+			t.Errorf("lineages of %d: warnings %q on a consistent pedigree", gens, a.Warnings)
+		}
+	}
+}
+
+// sameParents is a fake whose lineages show one animal with one animal as
+// both its sire and its dam.
+type sameParents struct {
+	*fakeSource
+	id, parent string
+}
+
+func (o *sameParents) Lineage(ctx context.Context, id string) (*nsip.Lineage, error) {
+	l, err := o.fakeSource.Lineage(ctx, id)
+	var walk func(n *nsip.LineageNode)
+	walk = func(n *nsip.LineageNode) {
+		if n == nil {
+			return
+		}
+		if n.LPNID == o.id {
+			n.Sire, n.Dam = &nsip.LineageNode{LPNID: o.parent}, &nsip.LineageNode{LPNID: o.parent}
+			return
+		}
+		walk(n.Sire)
+		walk(n.Dam)
+	}
+	if err == nil {
+		walk(&l.Subject)
+	}
+	return l, err
+}
+
+// An animal recorded with one animal as both sire and dam is a broken
+// record, not a pedigree to compute from: the answer warns and gives no
+// COI, rather than doubling the paths through that parent.
+func TestCheckMatingSameSireAndDam(t *testing.T) {
+	// In the details.
+	f := herd("SIRE1 XXXXX GDAM1 Male", "DAM01 XXXXX XXXXX Female")
+	a := checkMating(t, f, "SIRE1", "DAM01")
+	if a.COI != nil || a.Rating != "unknown" || !strings.Contains(strings.Join(a.Warnings, " "), "DAM01 is recorded with XXXXX as both sire and dam") {
+		t.Errorf("details: coi %v rating %q warnings %q; want unknown and a warning naming DAM01 and XXXXX", fmtPtr(a.COI), a.Rating, a.Warnings)
+	}
+	// In an ancestor's lineage.
+	f = herd("SIRE1 PAPA1 GDAM1 Male", "DAM01 PAPA1 GDAM2 Female", "PAPA1 GGGG1 GGGG2 Male")
+	src := &sameParents{fakeSource: f, id: "PAPA1", parent: "GGGG1"}
+	v, err := Run(t.Context(), CheckMating, src, discard(), nil, map[string]any{"sire_lpn_id": "SIRE1", "dam_lpn_id": "DAM01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	decode(t, v, &a)
+	if a.COI != nil || !strings.Contains(strings.Join(a.Warnings, " "), "PAPA1 is recorded with GGGG1 as both sire and dam") {
+		t.Errorf("lineage: coi %v warnings %q; want unknown and a warning naming PAPA1 and GGGG1", fmtPtr(a.COI), a.Warnings)
+	}
+}
+
+// Details and lineage naming different sires are both named, with which
+// record was used.
+func TestCheckMatingRecordsDisagreeNamesBoth(t *testing.T) {
+	f := herd(matingCases[1].herd...)
+	src := &otherSire{fakeSource: f, id: "SIRE1", sire: "ZZZZZ"}
+	v, err := Run(t.Context(), CheckMating, src, discard(), nil, map[string]any{"sire_lpn_id": "SIRE1", "dam_lpn_id": "DAM01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a matingAnswer
+	decode(t, v, &a)
+	if len(a.Notes) != 1 || !strings.Contains(a.Notes[0], "XXXXX") || !strings.Contains(a.Notes[0], "ZZZZZ") {
+		t.Errorf("notes %q; want one naming both sires, XXXXX and ZZZZZ", a.Notes)
+	}
+}
+
+// A common ancestor six generations behind each parent is at the edge of
+// the window: his own parents are never read, so his COI is unknown, not
+// 0 (his parents are in fact full sibs, F = 1/4), and the lamb's COI,
+// (1/2)^13 with F_X taken as 0, is said to be a lower bound.
+func TestCheckMatingAncestorBeyondWindow(t *testing.T) {
+	lines := []string{"PPPPP GGGG1 GGGG2 Male", "QQQQQ GGGG1 GGGG2 Female", "XXXXX PPPPP QQQQQ Male"}
+	for _, side := range []string{"S", "D"} {
+		prev := "XXXXX"
+		for g := 5; g >= 1; g-- {
+			id := fmt.Sprintf("%sAN%02d", side, g)
+			lines = append(lines, fmt.Sprintf("%s %s - Male", id, prev))
+			prev = id
+		}
+		lines = append(lines, map[string]string{"S": "SIRE1 " + prev + " - Male", "D": "DAM01 " + prev + " - Female"}[side])
+	}
+	f := herd(lines...)
+	f.lineageGens = 2
+	var raw map[string]any
+	mustRun(t, CheckMating, f, map[string]any{"sire_lpn_id": "SIRE1", "dam_lpn_id": "DAM01"}, &raw)
+	var a matingAnswer
+	decode(t, raw, &a)
+	if a.COI == nil || *a.COI != 1.0/8192 || !strings.HasPrefix(a.Basis, "lower bound") {
+		t.Errorf("coi %v basis %q; want 1/8192 as a lower bound", fmtPtr(a.COI), a.Basis)
+	}
+	top := raw["common_ancestors"].(map[string]any)["top"].([]any)
+	if len(top) != 1 || top[0].(map[string]any)["lpn_id"] != "XXXXX" || top[0].(map[string]any)["ancestor_coi"] != nil {
+		t.Errorf("common ancestors %v; want XXXXX with ancestor_coi null", top)
+	}
+	w, _ := raw["window"].(string)
+	if !strings.Contains(w, "6 generations") {
+		t.Errorf("window %q; want it to say the 6 generations \"complete\" refers to", w)
+	}
+}
+
+// Mating an animal with itself is an argument error naming dam_lpn_id,
+// whatever the case it is written in, before any lookup.
+func TestCheckMatingSelf(t *testing.T) {
+	f := herd(matingCases[1].herd...)
+	_, err := run(t, CheckMating, f, map[string]any{"sire_lpn_id": "SIRE1", "dam_lpn_id": "sire1"})
+	var ae *ArgError
+	if !errors.As(err, &ae) || ae.Field != "dam_lpn_id" || !strings.Contains(ae.Problem, "same animal") || f.lookups != 0 {
+		t.Errorf("self-mating: %v after %d lookups; want an argument error on dam_lpn_id before any lookup", err, f.lookups)
 	}
 }

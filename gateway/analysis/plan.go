@@ -122,11 +122,12 @@ func runPlan(ctx context.Context, r *call, args map[string]any) (any, error) {
 		}
 	}
 	b := newPedigreeBuilder(r)
+	b.bySubject = true
 	for i, d := range rd {
-		b.add(rams[i], strings.ToUpper(d.Sire), strings.ToUpper(d.Dam))
+		b.details(rams[i], d)
 	}
 	for i, d := range ed {
-		b.add(ewes[i], strings.ToUpper(d.Sire), strings.ToUpper(d.Dam))
+		b.details(ewes[i], d)
 	}
 	if err := b.extend(ctx, append(slices.Clone(rams), ewes...), planCeiling-len(rams)-len(ewes)); err != nil {
 		var ab *AboutError
@@ -144,8 +145,25 @@ func runPlan(ctx context.Context, r *call, args map[string]any) (any, error) {
 	// without every weighted EBV adds the same unknown to each ram's lamb,
 	// so the rams are compared on their own halves and her lamb's index is
 	// reported unknown.
+	// A pair whose pedigree was not read whole within the window (the
+	// ceiling ran out, a lineage failed) or holds a broken record has a COI
+	// that might yet exceed max_coi: it is left out of the plan and named,
+	// unless what was read already puts it over.
 	coi := make([][]*float64, len(rams))
 	pairs := make([][]breeding.Pair, len(rams))
+	unread := map[string]bool{}
+	for _, id := range append(slices.Clone(rams), ewes...) {
+		broken := b.brokenBehind(id)
+		for _, w := range broken {
+			if w += ", which no pedigree can hold"; !slices.Contains(warnings, w) {
+				warnings = append(warnings, w)
+			}
+		}
+		if b.unread(id) || len(broken) > 0 {
+			unread[id] = true
+		}
+	}
+	var unresolved [][2]string
 	for ri := range rams {
 		coi[ri] = make([]*float64, len(ewes))
 		pairs[ri] = make([]breeding.Pair, len(ewes))
@@ -160,11 +178,21 @@ func runPlan(ctx context.Context, r *call, args map[string]any) (any, error) {
 				return nil, err
 			}
 			coi[ri][ei] = c
-			pairs[ri][ei] = breeding.Pair{Value: v, Allowed: c == nil || *c <= maxCOI+1e-12}
+			// An unknown COI is taken as the cap when settling ties, so a
+			// pair of unknown inbreeding is never preferred for it.
+			tie := maxCOI
+			if c != nil {
+				tie = *c
+			}
+			pairs[ri][ei] = breeding.Pair{Value: v, Allowed: c == nil || *c <= maxCOI+1e-12, COI: tie}
+			if pairs[ri][ei].Allowed && (unread[rams[ri]] || unread[ewes[ei]]) {
+				pairs[ri][ei].Allowed = false
+				unresolved = append(unresolved, [2]string{rams[ri], ewes[ei]})
+			}
 		}
 	}
 	capacity := slices.Repeat([]int{perRam}, len(rams))
-	plan, err := breeding.Assign(pairs, capacity)
+	plan, err := breeding.AssignLowCOI(pairs, capacity)
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +204,7 @@ func runPlan(ctx context.Context, r *call, args map[string]any) (any, error) {
 			total += pairs[ri][ei].Value
 		}
 	}
-	render := func(withEBVs bool) map[string]any {
+	render := func(withEBVs bool, rows int) map[string]any {
 		columns := []string{"ewe", "coi", "lamb_index"}
 		if withEBVs {
 			for _, c := range codes {
@@ -190,12 +218,20 @@ func runPlan(ctx context.Context, r *call, args map[string]any) (any, error) {
 		for ei, ri := range plan.RamOf {
 			if ri < 0 {
 				why := "every ram within max_coi already has max_ewes_per_ram ewes"
-				if !slices.ContainsFunc(pairs, func(row []breeding.Pair) bool { return row[ei].Allowed }) {
+				switch {
+				case slices.ContainsFunc(pairs, func(row []breeding.Pair) bool { return row[ei].Allowed }):
+				case slices.ContainsFunc(unresolved, func(p [2]string) bool { return p[1] == ewes[ei] }):
+					why = "no ram is left whose lamb's COI with her is known to be within max_coi (see unresolved)"
+				default:
 					why = "every ram's lamb would exceed max_coi"
 				}
 				unassigned[why] = append(unassigned[why], ewes[ei])
 				continue
 			}
+			if rows == 0 {
+				continue // left out to fit; unassigned ewes are still listed
+			}
+			rows--
 			var lambIdx any = "unknown"
 			if !slices.Contains(noIndex, ewes[ei]) {
 				lambIdx = round4(pairs[ri][ei].Value)
@@ -228,12 +264,20 @@ func runPlan(ctx context.Context, r *call, args map[string]any) (any, error) {
 			"weights":          w,
 			"total_lamb_index": round4(total),
 			"computed": map[string]any{
-				"method": "lamb index = sum(weight x (ram EBV + ewe EBV)/2); the most ewes that the COI cap and ram limits allow are mated, and among such plans one of largest total index is chosen (min-cost max-flow, exact); " +
-					"COI by the L-D-L' (additive relationship, Meuwissen and Luo) method over each animal's pedigree extended to 6 generations; a pair whose COI is unknown (no pedigree to compute from) is allowed and marked",
+				"method": "lamb index = sum(weight x (ram EBV + ewe EBV)/2); the most ewes that the COI cap and ram limits allow are mated, and among such plans one of largest total index is chosen (min-cost max-flow, exact), and among those of equal total the lowest highest lamb COI, then the lowest mean COI; " +
+					"COI by the L-D-L' (additive relationship, Meuwissen and Luo) method over each animal's pedigree extended to 6 generations; a pair whose COI is unknown (NSIP records no parents to compute from) is allowed, marked, and counted at max_coi in ties; a pair whose pedigree was not read whole is left out (unresolved)",
 				"pedigree_animals": b.ped.Len(),
 				"lineages_read":    b.lookups,
 				"upstream":         r.upstream(),
 			},
+		}
+		if len(unresolved) > 0 {
+			out["unresolved"] = map[string]any{
+				"animals": slices.Sorted(maps.Keys(unread)),
+				"pairs":   len(unresolved),
+				"effect": fmt.Sprintf("the pedigree within %d generations behind these animals was not read whole or holds a broken record (see notes and warnings), so their lambs' COI might exceed max_coi; "+
+					"their pairs within max_coi on what was read were left out of the plan; check one with nsip_check_mating or plan fewer animals", MatingGenerations),
+			}
 		}
 		if unknownCOI > 0 {
 			out["unknown_coi_pairs"] = unknownCOI
@@ -255,13 +299,27 @@ func runPlan(ctx context.Context, r *call, args map[string]any) (any, error) {
 		}
 		return out
 	}
-	full := render(true)
+	full := render(true, plan.Mated)
 	// Per-pair EBVs are dropped, and said to be, when they would push the
-	// plan over the budget and into a generic summary.
+	// plan over the budget and into a generic summary; then whole rows,
+	// the totals and constraints kept, with the call that shows the rest.
 	if !r.overBudget(ctx, args, full) {
 		return full, nil
 	}
-	return render(false), nil
+	out := r.fitRows(ctx, args, plan.Mated, func(n int) map[string]any {
+		o := render(false, n)
+		if n < plan.Mated {
+			asked := map[string]any{"weights": w}
+			if _, ok := chosen["max_coi"]; ok {
+				asked["max_coi"] = maxCOI
+			}
+			rest := r.restCall(args, asked, n, plan.Mated)
+			rest["which"] = fmt.Sprintf("the mated ewes after the first %d in ewe_lpn_ids order", n)
+			o["not_shown"] = rest
+		}
+		return o
+	})
+	return out, nil
 }
 
 // lambCOI is a pair's COI over the gathered pedigree, nil when unknown.

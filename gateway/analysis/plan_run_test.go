@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -24,9 +25,13 @@ type planAnswer struct {
 	NoIndex    struct {
 		LPNIDs []string `json:"lpn_ids"`
 	} `json:"ewes_without_index"`
-	LambEBVs string   `json:"lamb_ebvs"`
-	Warnings []string `json:"warnings"`
-	UnknownN int      `json:"unknown_coi_pairs"`
+	LambEBVs   string   `json:"lamb_ebvs"`
+	Warnings   []string `json:"warnings"`
+	UnknownN   int      `json:"unknown_coi_pairs"`
+	Unresolved struct {
+		Animals []string `json:"animals"`
+		Pairs   int      `json:"pairs"`
+	} `json:"unresolved"`
 }
 
 // ramOf reads which ram each ewe went to from the answer.
@@ -123,8 +128,10 @@ func TestPlanTinyHerd(t *testing.T) {
 		// No inbreeding at all: RAM02 loses EWE03 (1/16) too.
 		{0, 2, map[string]string{"EWE01": "RAM02", "EWE02": "RAM01", "EWE03": "RAM01"}},
 		{0, 1, map[string]string{"EWE01": "RAM02", "EWE03": "RAM01"}},
-		// Anything goes: RAM01, the better ram, takes the two best ewes.
-		{0.5, 2, map[string]string{"EWE01": "RAM01", "EWE02": "RAM02", "EWE03": "RAM01"}},
+		// Anything goes: RAM01, the better ram, takes two ewes; which two
+		// does not change the total, so EWE01 goes to RAM02 (COI 0) rather
+		// than to her half sib RAM01 (1/8).
+		{0.5, 2, map[string]string{"EWE01": "RAM02", "EWE02": "RAM01", "EWE03": "RAM01"}},
 	} {
 		var a planAnswer
 		mustRun(t, PlanMatings, planHerd(), withArgs(planSent, "max_coi", c.maxCOI, "max_ewes_per_ram", c.perRam), &a)
@@ -225,6 +232,17 @@ func TestPlanMatchesBruteForce(t *testing.T) {
 		if a.Mated != mated || math.Abs(a.Total-total) > 1e-4 {
 			t.Errorf("seed %d (%d rams, %d ewes, max_coi %v, %d a ram): mated %d total %v, brute force %d %v; coi %v",
 				seed, len(rams), len(ewes), maxCOI, perRam, a.Mated, a.Total, mated, total, coi)
+		}
+		_, _, top, sum := bestPlanCOI(values, coi, maxCOI, perRam)
+		gotTop, gotSum := 0.0, 0.0
+		for _, rows := range a.ByRam {
+			for _, row := range rows {
+				c, _ := row[1].(float64)
+				gotTop, gotSum = max(gotTop, c), gotSum+c
+			}
+		}
+		if mated > 0 && (math.Abs(gotTop-top) > 1e-12 || math.Abs(gotSum-sum) > 1e-12) {
+			t.Errorf("seed %d: highest COI %v sum %v, brute force %v %v", seed, gotTop, gotSum, top, sum)
 		}
 		for ram, rows := range a.ByRam {
 			for _, row := range rows {
@@ -347,5 +365,171 @@ func TestPlanAsks(t *testing.T) {
 	var ue *AnswerError
 	if _, err := Run(t.Context(), PlanMatings, f, discard(), sent, args); !errors.As(err, &ue) || ue.Errs[0].Field != "max_coi" {
 		t.Errorf("max_coi answered 1.5: %v, want the user's answer on max_coi", err)
+	}
+}
+
+// bestPlanCOI is bestPlan's best assignments ranked further as the tool
+// promises: among those mating the most ewes with the largest total
+// (within 1e-9), the lowest highest COI, then the lowest COI sum.
+func bestPlanCOI(values, coi [][]float64, maxCOI float64, perRam int) (mated int, total, top, sum float64) {
+	nr, ne := len(values), len(values[0])
+	mated, total, top, sum = -1, math.Inf(-1), math.Inf(1), math.Inf(1)
+	choice := make([]int, ne)
+	var try func(e int)
+	try = func(e int) {
+		if e == ne {
+			load := make([]int, nr)
+			m, t, hi, s := 0, 0.0, 0.0, 0.0
+			for ei, r := range choice {
+				if r < 0 {
+					continue
+				}
+				if load[r]++; load[r] > perRam || coi[r][ei] > maxCOI+1e-12 {
+					return
+				}
+				m, t, hi, s = m+1, t+values[r][ei], max(hi, coi[r][ei]), s+coi[r][ei]
+			}
+			switch {
+			case m != mated:
+				if m < mated {
+					return
+				}
+			case t < total-1e-9:
+				return
+			case t <= total+1e-9 && (hi > top || hi == top && s >= sum):
+				return
+			}
+			mated, total, top, sum = m, t, hi, s
+			return
+		}
+		for r := -1; r < nr; r++ {
+			choice[e] = r
+			try(e + 1)
+		}
+	}
+	try(0)
+	return mated, total, top, sum
+}
+
+// Two rams, two ewes, one ewe a ram: every full plan totals (4+2+3+1)/2 =
+// 5. RAM01 x EWE01 (their sires full sibs, 1/16, exactly the cap) with
+// RAM02 x EWE02 (unrelated, 0) ties with RAM01 x EWE02 and RAM02 x EWE01
+// (sires half sibs, 1/32 each); the plan takes the second, whose highest
+// lamb COI is lower, as brute force over every assignment does.
+func TestPlanTiesPreferLowCOI(t *testing.T) {
+	f := herd("RAM01 AAAA1 MUM01 Male", "AAAA1 GGGG1 GGGG2 Male", "RAM02 DDDD1 MUM03 Male", "DDDD1 GGGG2 HHHH2 Male",
+		"EWE01 BBBB1 MUM02 Female", "BBBB1 GGGG1 GGGG2 Male", "EWE02 CCCC1 MUM04 Female", "CCCC1 GGGG1 HHHH1 Male")
+	for id, v := range map[string]float64{"RAM01": 4, "RAM02": 2, "EWE01": 3, "EWE02": 1} {
+		f.animals[id].EBV = map[string]float64{"WWT": v}
+	}
+	var a planAnswer
+	mustRun(t, PlanMatings, f, map[string]any{"ram_lpn_ids": []any{"RAM01", "RAM02"}, "ewe_lpn_ids": []any{"EWE01", "EWE02"},
+		"weights": map[string]any{"WWT": 1.0}, "max_coi": 0.0625, "max_ewes_per_ram": 1}, &a)
+	values := [][]float64{{3.5, 2.5}, {2.5, 1.5}}
+	coi := [][]float64{{1.0 / 16, 1.0 / 32}, {1.0 / 32, 0}}
+	mated, total, top, sum := bestPlanCOI(values, coi, 0.0625, 1)
+	gotTop, gotSum := 0.0, 0.0
+	for _, rows := range a.ByRam {
+		for _, r := range rows {
+			gotTop, gotSum = max(gotTop, r[1].(float64)), gotSum+r[1].(float64)
+		}
+	}
+	if a.Mated != mated || a.Total != total || gotTop != top || gotSum != sum {
+		t.Errorf("plan %v: mated %d total %v highest COI %v sum %v; brute force %d %v %v %v", a.ByRam, a.Mated, a.Total, gotTop, gotSum, mated, total, top, sum)
+	}
+	if want := map[string]string{"EWE01": "RAM02", "EWE02": "RAM01"}; !maps.Equal(a.ramOf(), want) {
+		t.Errorf("plan %v, want %v", a.ramOf(), want)
+	}
+}
+
+// An ancestor's lineage failing leaves RAM02's pedigree part read: on what
+// was read his lamb with EWE01 has COI 0, but their sires are in fact half
+// sibs (1/32, over a max_coi of 0.01). The better ram's pair is left out
+// and named, and EWE01 goes to RAM01, whose pedigree was read whole.
+func TestPlanLeavesUnresolvedPairsOut(t *testing.T) {
+	f := herd("RAM01 FFFF1 FFFF2 Male", "RAM02 PAPA2 MUM01 Male", "PAPA2 XXXXX MUM02 Male",
+		"EWE01 PAPA3 MUM03 Female", "PAPA3 XXXXX MUM04 Male")
+	f.lineageGens = 2
+	for id, v := range map[string]float64{"RAM01": 1, "RAM02": 9, "EWE01": 3} {
+		f.animals[id].EBV = map[string]float64{"WWT": v}
+	}
+	src := &lineageFail{fakeSource: f, id: "PAPA2", err: errors.New("NSIP busy")}
+	sent := map[string]any{"ram_lpn_ids": []any{"RAM01", "RAM02"}, "ewe_lpn_ids": []any{"EWE01"}, "weights": map[string]any{"WWT": 1.0}, "max_coi": 0.01}
+	args, errs := PlanMatings.Validate(sent)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	v, err := Run(t.Context(), PlanMatings, src, discard(), sent, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a planAnswer
+	decode(t, v, &a)
+	if got := a.ramOf(); !maps.Equal(got, map[string]string{"EWE01": "RAM01"}) || a.Unresolved.Pairs != 1 || !slices.Equal(a.Unresolved.Animals, []string{"RAM02"}) {
+		t.Errorf("plan %v, unresolved %+v; want EWE01 to RAM01 and RAM02's pair named unresolved", got, a.Unresolved)
+	}
+}
+
+// Over the budget a plan keeps its totals, constraints and as many whole
+// rows as fit, and gives the call that shows the rest: here 20 unrelated
+// ewes, all mated, and a budget a few rows hold.
+func TestPlanFitsItsOwnAnswer(t *testing.T) {
+	lines := []string{"RAM01 RS001 RD001 Male"}
+	var ewes []any
+	for i := range 90 {
+		id := fmt.Sprintf("EWE%02d", i)
+		ewes = append(ewes, id)
+		lines = append(lines, fmt.Sprintf("%s ES%03d ED%03d Female", id, i, i))
+	}
+	f := herd(lines...)
+	for _, a := range f.animals {
+		a.EBV = map[string]float64{"WWT": float64(len(a.ID))}
+	}
+	sent := map[string]any{"ram_lpn_ids": []any{"RAM01"}, "ewe_lpn_ids": ewes, "weights": map[string]any{"WWT": 1.0}, "max_ewes_per_ram": 100}
+	var full map[string]any
+	mustRun(t, PlanMatings, f, sent, &full)
+	fb, _ := json.Marshal(full)
+	f.overAt = len(fb) - 100
+	var raw map[string]any
+	v, err := run(t, PlanMatings, f, sent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decode(t, v, &raw)
+	var a planAnswer
+	decode(t, v, &a)
+	rows := a.ByRam["RAM01"]
+	rest, _ := raw["not_shown"].(map[string]any)
+	if a.Mated != 90 || a.Total != full["total_lamb_index"] || a.MaxCOI != 0.0625 || raw["weights"] == nil || len(rows) == 0 || len(rows) >= 90 || rest == nil || rest["rows"] != float64(90-len(rows)) {
+		t.Fatalf("fitted plan: mated %d total %v max_coi %v, %d rows, rest %v; want 90, %v, 0.0625, some rows and the rest counted",
+			a.Mated, a.Total, a.MaxCOI, len(rows), rest, full["total_lamb_index"])
+	}
+	for i, r := range rows {
+		if len(r) != len(a.Columns) || r[0] != ewes[i] {
+			t.Errorf("row %d = %v, want a whole row for %v", i, r, ewes[i])
+		}
+	}
+	call := rest["call"].(map[string]any)
+	set := call["set"].(map[string]any)
+	if call["tool"] != "nsip_plan_matings" || set["max_tokens"] != 8000.0 || len(set) != 1 {
+		t.Errorf("call for the rest %v; want the same plan at max_tokens 8000", call)
+	}
+	if b, _ := json.Marshal(v); len(b) > f.overAt {
+		t.Errorf("fitted plan is %d bytes, over the budget of %d", len(b), f.overAt)
+	}
+}
+
+// A ewe recorded with one animal as both sire and dam is warned of, and
+// her pairs are unresolved rather than computed from a broken record.
+func TestPlanBrokenRecord(t *testing.T) {
+	f := herd("RAM01 RS001 RD001 Male", "EWE01 XXXXX XXXXX Female", "EWE02 ES002 ED002 Female")
+	for _, a := range f.animals {
+		a.EBV = map[string]float64{"WWT": 1}
+	}
+	var a planAnswer
+	mustRun(t, PlanMatings, f, map[string]any{"ram_lpn_ids": []any{"RAM01"}, "ewe_lpn_ids": []any{"EWE01", "EWE02"}, "weights": map[string]any{"WWT": 1.0}}, &a)
+	if !maps.Equal(a.ramOf(), map[string]string{"EWE02": "RAM01"}) || !slices.Equal(a.Unresolved.Animals, []string{"EWE01"}) ||
+		!strings.Contains(strings.Join(a.Warnings, " "), "EWE01 is recorded with XXXXX as both sire and dam") {
+		t.Errorf("plan %v, unresolved %+v, warnings %q; want EWE02 mated, EWE01 unresolved and warned of", a.ramOf(), a.Unresolved, a.Warnings)
 	}
 }

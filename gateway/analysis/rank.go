@@ -132,9 +132,12 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 	} else {
 		sorted, observed = false, "unsorted: no weighted trait can be sorted on"
 	}
-	if c, ok := args["search_criteria"].(map[string]any); ok {
-		search["search_criteria"] = c
+	crit, _ := args["search_criteria"].(map[string]any)
+	if crit != nil {
+		search["search_criteria"] = crit
 	}
+	var contra []string
+	nContra := 0
 	top := breeding.NewTopN(topN)
 	seen := map[string]bool{}
 	rows := map[string]nsip.AnimalRow{}
@@ -172,6 +175,15 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 			}
 			seen[row.LPNID] = true
 			read++
+			if why := contradicts(row, crit); why != "" {
+				// NSIP ignored a criterion for this row at least: it is no
+				// animal the caller asked about, whatever its index.
+				if len(contra) < maxNamed {
+					contra = append(contra, row.LPNID+" ("+why+")")
+				}
+				nContra++
+				continue
+			}
 			for _, c := range codes {
 				if r, ok := ranges[c]; ok && c != sortBy && outside == "" && (ebv[c] < r[0] || ebv[c] > r[1]) {
 					outside = fmt.Sprintf("%s's %s of %g lies outside the breed's range %g..%g", row.LPNID, c, ebv[c], r[0], r[1])
@@ -202,6 +214,7 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 				search["reverse"] = true
 				observed, edge, page = "unknown", math.NaN(), -1
 				top, seen, rows, read, unindexed, missing, dupes = breeding.NewTopN(topN), map[string]bool{}, map[string]nsip.AnimalRow{}, 0, 0, 0, 0
+				contra, nContra = nil, 0
 				continue
 			}
 			if (o == 1) != wantDesc {
@@ -228,14 +241,18 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 	}
 	exact := (stop == "all read" || stop == "bound") && missing == 0 && dupes == 0
 	// Rows are arrays under one header, so that fifty fit the budget.
-	columns := []string{"rank", "lpn_id", "index"}
+	columns := []string{"rank", "lpn_id", "index", "sex"}
 	for _, c := range codes {
 		columns = append(columns, c, c+"_acc")
 	}
 	out := make([][]any, 0, topN)
 	for i, s := range top.Rows() {
 		tm := traitMap(rows[s.ID].Traits)
-		row := []any{i + 1, s.ID, round4(s.Score)}
+		sex := rows[s.ID].Sex
+		if sex == "" {
+			sex = "unknown"
+		}
+		row := []any{i + 1, s.ID, round4(s.Score), sex}
 		for _, c := range codes {
 			t := tm[c]
 			row = append(row, t.Value, accPtr(t))
@@ -270,12 +287,62 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 	if !sorted {
 		computed["sort"] = "NSIP's order could not be relied on, so no early stop was taken"
 	}
-	answer := map[string]any{"columns": columns, "top": out, "weights": w, "computed": computed}
+	answer := map[string]any{"columns": columns, "weights": w, "computed": computed}
+	if nContra > 0 {
+		answer["contradicting_criteria"] = map[string]any{
+			"count": nContra, "lpn_ids": contra,
+			"effect": "rows NSIP returned that contradict search_criteria, a sign it ignored a criterion; they were not ranked",
+		}
+	}
 	if unindexed > 0 {
 		answer["unranked"] = fmt.Sprintf("%d animals lack an EBV for a weighted trait and have no index", unindexed)
 	}
 	if ws := directionWarnings(w); len(ws) > 0 {
 		answer["warnings"] = ws
 	}
-	return answer, nil
+	// Over the budget the ranking keeps its first rows whole, and says how
+	// to read the rest, rather than fall to a generic summary.
+	return r.fitRows(ctx, args, len(out), func(n int) map[string]any {
+		a := maps.Clone(answer)
+		a["top"] = out[:n]
+		if n < len(out) {
+			rest := r.restCall(args, map[string]any{"weights": w}, n, len(out))
+			rest["which"] = fmt.Sprintf("ranks %d to %d", n+1, len(out))
+			a["not_shown"] = rest
+		}
+		return a
+	}), nil
+}
+
+// maxNamed bounds the animals an answer names in one list.
+const maxNamed = 20
+
+// contradicts says how row contradicts the search criteria it was returned
+// for, "" if it does not as far as the row shows (a field the row leaves
+// empty contradicts nothing).
+func contradicts(row nsip.AnimalRow, crit map[string]any) string {
+	if g, _ := crit["gender"].(string); (g == "Male" || g == "Female") && row.Sex != "" && !isSex(row.Sex, strings.ToLower(g)) {
+		return fmt.Sprintf("sex %s, gender %s asked", row.Sex, g)
+	}
+	if st, _ := crit["status"].(string); st != "" && row.Status != "" && !strings.EqualFold(st, row.Status) {
+		return fmt.Sprintf("status %s, %s asked", row.Status, st)
+	}
+	if fl, _ := crit["flock_id"].(string); fl != "" && row.FlockCode != "" && !strings.EqualFold(fl, row.FlockCode) {
+		return fmt.Sprintf("flock %s, %s asked", row.FlockCode, fl)
+	}
+	born, ok := nsip.ParseDate(row.DateOfBirth)
+	if !ok {
+		return ""
+	}
+	if s, _ := crit["born_after"].(string); s != "" {
+		if t, ok := nsip.ParseDate(s); ok && born.Before(t) {
+			return fmt.Sprintf("born %s, born_after %s asked", born.Format("2006-01-02"), s)
+		}
+	}
+	if s, _ := crit["born_before"].(string); s != "" {
+		if t, ok := nsip.ParseDate(s); ok && born.After(t) {
+			return fmt.Sprintf("born %s, born_before %s asked", born.Format("2006-01-02"), s)
+		}
+	}
+	return ""
 }

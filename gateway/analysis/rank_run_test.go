@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 )
 
@@ -174,7 +175,7 @@ func TestRankUnsortedServer(t *testing.T) {
 
 func TestRankAnswerShape(t *testing.T) {
 	f := newFake(
-		&fakeAnimal{ID: "RANK1", EBV: map[string]float64{"WWT": 2, "BWT": 0.5}},
+		&fakeAnimal{ID: "RANK1", Sex: "Male", EBV: map[string]float64{"WWT": 2, "BWT": 0.5}},
 		&fakeAnimal{ID: "RANK2", EBV: map[string]float64{"WWT": 3, "BWT": 0.1}},
 		&fakeAnimal{ID: "RANK3", EBV: map[string]float64{"WWT": 9}},
 	)
@@ -183,10 +184,10 @@ func TestRankAnswerShape(t *testing.T) {
 	// so no index.
 	var a rankAnswer
 	mustRun(t, Rank, f, map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": -2.0, "BWT": -1.0}, "top_n": 5}, &a)
-	if !slices.Equal(a.Columns, []string{"rank", "lpn_id", "index", "WWT", "WWT_acc", "BWT", "BWT_acc"}) {
+	if !slices.Equal(a.Columns, []string{"rank", "lpn_id", "index", "sex", "WWT", "WWT_acc", "BWT", "BWT_acc"}) {
 		t.Errorf("columns %v", a.Columns)
 	}
-	if len(a.Top) != 2 || fmt.Sprint(a.Top[0]) != "[1 RANK1 -4.5 2 70 0.5 70]" || fmt.Sprint(a.Top[1]) != "[2 RANK2 -6.1 3 70 0.1 70]" {
+	if len(a.Top) != 2 || fmt.Sprint(a.Top[0]) != "[1 RANK1 -4.5 Male 2 70 0.5 70]" || fmt.Sprint(a.Top[1]) != "[2 RANK2 -6.1 unknown 3 70 0.1 70]" {
 		t.Errorf("top %v", a.Top)
 	}
 	if a.Computed.WithoutIndex != 1 || !strings.HasPrefix(a.Unranked, "1 animals lack") {
@@ -244,7 +245,7 @@ func TestRankAsksForWeights(t *testing.T) {
 	var a rankAnswer
 	decode(t, v, &a)
 	want := bruteTop(f, 640, "", breeding.Weights{"WWT": 1, "BWT": -1}, 3)
-	if len(a.Top) != 3 || a.Top[0][1] != want[0].ID || !slices.Equal(a.Columns[3:], []string{"BWT", "BWT_acc", "WWT", "WWT_acc"}) {
+	if len(a.Top) != 3 || a.Top[0][1] != want[0].ID || !slices.Equal(a.Columns[4:], []string{"BWT", "BWT_acc", "WWT", "WWT_acc"}) {
 		t.Errorf("ranked on the answer: %v %v, want %s first over BWT and WWT", a.Columns, a.Top, want[0].ID)
 	}
 	form := f.forms[len(f.forms)-1]
@@ -294,5 +295,68 @@ func TestRankBoundKeepsTheSleeper(t *testing.T) {
 	}
 	if a.Computed.Stopped != "bound" || a.Computed.Pages != 6 || !a.Computed.Exact {
 		t.Errorf("%+v, want an exact stop by the bound after 6 pages", a.Computed)
+	}
+}
+
+// A search for rams that returns a ewe (NSIP ignoring gender) and a ram
+// of another status: neither is ranked, though the ewe has the best
+// index, and both are counted and named. The rest is the brute force top
+// of the rams, each row saying Male.
+func TestRankDropsRowsContradictingCriteria(t *testing.T) {
+	f := population(7, 300)
+	f.pages = func(page int, rows []nsip.AnimalRow) []nsip.AnimalRow {
+		if page > 0 {
+			return rows
+		}
+		return append([]nsip.AnimalRow{
+			{LPNID: "EWE99", Sex: "Female", BreedID: 640, Traits: traitsOf(map[string]float64{"WWT": 99})},
+			{LPNID: "RAM99", Sex: "Male", Status: "SOLD", BreedID: 640, Traits: traitsOf(map[string]float64{"WWT": 98})},
+		}, rows[:len(rows)-2]...)
+	}
+	for _, a := range f.animals {
+		a.Status = "CURRENT"
+	}
+	var raw map[string]any
+	mustRun(t, Rank, f, map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": 1.0}, "top_n": 5,
+		"search_criteria": map[string]any{"gender": "Male", "status": "CURRENT"}}, &raw)
+	var a rankAnswer
+	decode(t, raw, &a)
+	want := bruteTop(f, 640, "Male", breeding.Weights{"WWT": 1}, 5)
+	for i, row := range a.Top {
+		if i >= len(want) || row[1] != want[i].ID || row[3] != "Male" {
+			t.Errorf("row %d = %v, want %s, Male", i+1, row, want[min(i, len(want)-1)].ID)
+		}
+	}
+	c, _ := raw["contradicting_criteria"].(map[string]any)
+	if c == nil || c["count"] != 2.0 || !strings.Contains(fmt.Sprint(c["lpn_ids"]), "EWE99 (sex Female, gender Male asked)") ||
+		!strings.Contains(fmt.Sprint(c["lpn_ids"]), "RAM99 (status SOLD, CURRENT asked)") {
+		t.Errorf("contradicting_criteria %v; want EWE99 and RAM99 named", c)
+	}
+}
+
+// Over the budget a ranking keeps its first rows whole, its weights and
+// computed block, and gives the call for the rest.
+func TestRankFitsItsOwnAnswer(t *testing.T) {
+	f := population(3, 400)
+	sent := map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": 1.0}, "top_n": 30}
+	var full rankAnswer
+	mustRun(t, Rank, f, sent, &full)
+	f.overAt = 1500
+	var raw map[string]any
+	mustRun(t, Rank, f, sent, &raw)
+	var a rankAnswer
+	decode(t, raw, &a)
+	rest, _ := raw["not_shown"].(map[string]any)
+	if len(a.Top) == 0 || len(a.Top) >= 30 || rest == nil || rest["rows"] != float64(30-len(a.Top)) || raw["weights"] == nil || a.Computed.Exact != full.Computed.Exact {
+		t.Fatalf("fitted ranking: %d rows, rest %v, weights %v; want some of 30 rows and the rest counted", len(a.Top), rest, raw["weights"])
+	}
+	for i, row := range a.Top {
+		if fmt.Sprint(row) != fmt.Sprint(full.Top[i]) {
+			t.Errorf("row %d = %v, want %v", i+1, row, full.Top[i])
+		}
+	}
+	set := rest["call"].(map[string]any)["set"].(map[string]any)
+	if set["max_tokens"] != 8000.0 || len(set) != 1 {
+		t.Errorf("call for the rest %v; want the same call at max_tokens 8000", set)
 	}
 }

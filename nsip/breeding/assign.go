@@ -2,7 +2,7 @@ package breeding
 
 import (
 	"errors"
-	"math"
+	"slices"
 )
 
 // Pair is a possible mating: its value (the predicted offspring's index)
@@ -10,6 +10,9 @@ import (
 type Pair struct {
 	Value   float64
 	Allowed bool
+	// COI breaks ties between plans of equal size and total (see
+	// AssignLowCOI); Assign ignores it.
+	COI float64
 }
 
 // Assignment gives each ewe's ram (an index into the rams) or -1.
@@ -26,6 +29,61 @@ type Assignment struct {
 // paths with Bellman-Ford, which tolerates the negative costs. pairs is
 // indexed [ram][ewe].
 func Assign(pairs [][]Pair, capacity []int) (Assignment, error) {
+	return assign(pairs, capacity, false)
+}
+
+// tieEps is how close two totals are to count as equal: sums of the same
+// values in another order differ in their last bits.
+const tieEps = 1e-9
+
+// AssignLowCOI is Assign with ties settled by inbreeding: among the
+// assignments mating the most ewes with the largest total (within 1e-9),
+// it picks one whose highest pair COI is lowest, and among those one whose
+// COI sum (so mean) is lowest. The highest COI is found by bisecting over
+// the pairs' distinct COIs, re-solving with pairs above each threshold
+// removed; the sum by a second cost compared only where totals tie.
+func AssignLowCOI(pairs [][]Pair, capacity []int) (Assignment, error) {
+	best, err := assign(pairs, capacity, false)
+	if err != nil || best.Mated == 0 {
+		return best, err
+	}
+	var cois []float64
+	for _, row := range pairs {
+		for _, p := range row {
+			if p.Allowed {
+				cois = append(cois, p.COI)
+			}
+		}
+	}
+	slices.Sort(cois)
+	cois = slices.Compact(cois)
+	under := func(t float64) [][]Pair {
+		out := make([][]Pair, len(pairs))
+		for r, row := range pairs {
+			out[r] = slices.Clone(row)
+			for e := range out[r] {
+				out[r][e].Allowed = out[r][e].Allowed && out[r][e].COI <= t
+			}
+		}
+		return out
+	}
+	lo, hi := 0, len(cois)-1 // cois[hi] allows every allowed pair
+	for lo < hi {
+		mid := (lo + hi) / 2
+		a, err := assign(under(cois[mid]), capacity, false)
+		if err != nil {
+			return Assignment{}, err
+		}
+		if a.Mated == best.Mated && a.Total >= best.Total-tieEps {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return assign(under(cois[lo]), capacity, true)
+}
+
+func assign(pairs [][]Pair, capacity []int, lowSum bool) (Assignment, error) {
 	nr := len(pairs)
 	if len(capacity) != nr {
 		return Assignment{}, errors.New("breeding: one capacity per ram")
@@ -43,15 +101,19 @@ func Assign(pairs [][]Pair, capacity []int) (Assignment, error) {
 	src, sink := 0, nr+ne+1
 	g := newFlow(nr + ne + 2)
 	for r := range nr {
-		g.edge(src, 1+r, capacity[r], 0)
+		g.edge(src, 1+r, capacity[r], cost{})
 		for e := range ne {
 			if pairs[r][e].Allowed {
-				g.edge(1+r, 1+nr+e, 1, -pairs[r][e].Value)
+				c := cost{-pairs[r][e].Value, 0}
+				if lowSum {
+					c.tie = pairs[r][e].COI
+				}
+				g.edge(1+r, 1+nr+e, 1, c)
 			}
 		}
 	}
 	for e := range ne {
-		g.edge(1+nr+e, sink, 1, 0)
+		g.edge(1+nr+e, sink, 1, cost{})
 	}
 	for g.augment(src, sink) {
 	}
@@ -73,9 +135,24 @@ func Assign(pairs [][]Pair, capacity []int) (Assignment, error) {
 	return out, nil
 }
 
+// cost is an edge's cost: its value, then, compared only where values
+// tie, a second cost (a COI) that settles the tie.
+type cost struct{ v, tie float64 }
+
+func (c cost) plus(d cost) cost { return cost{c.v + d.v, c.tie + d.tie} }
+func (c cost) neg() cost        { return cost{-c.v, -c.tie} }
+
+// less orders costs by value, then tie; values within tieEps are equal.
+func (c cost) less(d cost) bool {
+	if c.v < d.v-tieEps {
+		return true
+	}
+	return c.v <= d.v+tieEps && c.tie < d.tie-tieEps
+}
+
 type flowEdge struct {
 	to, cap int
-	cost    float64
+	cost    cost
 }
 
 type flow struct {
@@ -86,34 +163,34 @@ type flow struct {
 func newFlow(n int) *flow { return &flow{adj: make([][]int, n)} }
 
 // edge adds u->v and its residual v->u; forward edges have even ids.
-func (f *flow) edge(u, v, c int, cost float64) {
+func (f *flow) edge(u, v, c int, k cost) {
 	f.adj[u] = append(f.adj[u], len(f.edges))
-	f.edges = append(f.edges, flowEdge{v, c, cost})
+	f.edges = append(f.edges, flowEdge{v, c, k})
 	f.adj[v] = append(f.adj[v], len(f.edges))
-	f.edges = append(f.edges, flowEdge{u, 0, -cost})
+	f.edges = append(f.edges, flowEdge{u, 0, k.neg()})
 }
 
 // augment sends one unit along a cheapest path; all capacities into the
 // sink are 1, so one unit is all any path carries.
 func (f *flow) augment(s, t int) bool {
 	n := len(f.adj)
-	dist := make([]float64, n)
+	dist := make([]cost, n)
+	reached := make([]bool, n)
 	prev := make([]int, n)
-	for i := range dist {
-		dist[i], prev[i] = math.Inf(1), -1
+	for i := range prev {
+		prev[i] = -1
 	}
-	dist[s] = 0
-	const eps = 1e-9
+	reached[s] = true
 	for range n {
 		changed := false
 		for u := range n {
-			if math.IsInf(dist[u], 1) {
+			if !reached[u] {
 				continue
 			}
 			for _, id := range f.adj[u] {
 				e := f.edges[id]
-				if e.cap > 0 && dist[u]+e.cost < dist[e.to]-eps {
-					dist[e.to], prev[e.to] = dist[u]+e.cost, id
+				if d := dist[u].plus(e.cost); e.cap > 0 && (!reached[e.to] || d.less(dist[e.to])) {
+					dist[e.to], prev[e.to], reached[e.to] = d, id, true
 					changed = true
 				}
 			}

@@ -148,8 +148,8 @@ func TestAssignMatchesBruteForce(t *testing.T) {
 // the optimum mates both.
 func TestAssignIsNotGreedy(t *testing.T) {
 	pairs := [][]Pair{
-		{{10, true}, {9, true}},
-		{{8, true}, {0, false}},
+		{{Value: 10, Allowed: true}, {Value: 9, Allowed: true}},
+		{{Value: 8, Allowed: true}, {Value: 0, Allowed: false}},
 	}
 	got, _ := Assign(pairs, []int{1, 1})
 	if fmt.Sprint(got.RamOf) != "[1 0]" || got.Total != 17 {
@@ -231,4 +231,29 @@ func TestBoundProvesNoUnreadAnimalEnters(t *testing.T) {
 		t.Errorf("the bound stopped early in only %d of 300 trials; the check proves little", stops)
 	}
 	t.Logf("stopped early in %d of 300 trials", stops)
+}
+
+// Two rams, two ewes, one each: both full assignments total the same.
+// [r0e0, r1e1] has a lamb at 1/16 and one at 0; [r0e1, r1e0] two at 1/32.
+// The lower highest COI wins, though the means are equal. A third ewe,
+// unmatable, changes nothing. Checked against every assignment.
+func TestAssignLowCOI(t *testing.T) {
+	pairs := [][]Pair{
+		{{Value: 3, Allowed: true, COI: 1.0 / 16}, {Value: 2, Allowed: true, COI: 1.0 / 32}, {Value: 9}},
+		{{Value: 2, Allowed: true, COI: 1.0 / 32}, {Value: 1, Allowed: true, COI: 0}, {Value: 9}},
+	}
+	got, err := AssignLowCOI(pairs, []int{1, 1})
+	if err != nil || fmt.Sprint(got.RamOf) != "[1 0 -1]" || got.Total != 4 {
+		t.Errorf("assignment %v worth %v (%v), want [1 0 -1] worth 4", got.RamOf, got.Total, err)
+	}
+	// Equal highest COI (1/16 either way): the lower sum wins, 1/16 + 0
+	// over 1/16 + 1/32.
+	pairs = [][]Pair{
+		{{Value: 3, Allowed: true, COI: 1.0 / 16}, {Value: 2, Allowed: true, COI: 1.0 / 32}},
+		{{Value: 2, Allowed: true, COI: 1.0 / 16}, {Value: 1, Allowed: true, COI: 0}},
+	}
+	got, _ = AssignLowCOI(pairs, []int{1, 1})
+	if fmt.Sprint(got.RamOf) != "[0 1]" {
+		t.Errorf("assignment %v, want [0 1]", got.RamOf)
+	}
 }
