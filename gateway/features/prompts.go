@@ -34,7 +34,10 @@ type promptDef struct {
 	title string
 	desc  string
 	tools []string // the tools the text asks the model to use, in order
-	args  []promptArg
+	// optional are those of tools the text does without when the server
+	// does not offer them; the prompt is left out when any other is missing.
+	optional []string
+	args     []promptArg
 	// text renders the request from validated arguments (absent optional
 	// arguments are "").
 	text func(a map[string]string) string
@@ -109,8 +112,9 @@ Give me a short table (LPN ID, the ranking trait, two other useful traits, accur
 	},
 	{
 		name: "check_planned_mating", title: "Check a planned mating",
-		desc:  "Before joining a ram and a ewe: are they related, and what might their lambs inherit?",
-		tools: []string{"nsip_check_mating", "nsip_get_lineage", "nsip_get_animal"},
+		desc:     "Before joining a ram and a ewe: are they related, and what might their lambs inherit?",
+		tools:    []string{"nsip_check_mating", "nsip_get_lineage", "nsip_get_animal"},
+		optional: []string{"nsip_check_mating"},
 		args: []promptArg{
 			{name: "ram_lpn_id", title: "Ram's LPN ID", desc: "The ram's LPN ID.", required: true, check: &lpnCheck},
 			{name: "ewe_lpn_id", title: "Ewe's LPN ID", desc: "The ewe's LPN ID.", required: true, check: &lpnCheck},
@@ -174,13 +178,43 @@ func promptByName(name string) *promptDef {
 	return nil
 }
 
-// Prompts returns the breeder workflows bound to this gateway.
+// offered are the prompts whose text works with the tools this server
+// offers, each with the tools it would use here.
+func (f *Features) offered() []offeredPrompt {
+	var out []offeredPrompt
+	for _, d := range promptDefs {
+		var tools []string
+		usable := true
+		for _, name := range d.tools {
+			switch {
+			case f.t.Offers(name):
+				tools = append(tools, name)
+			case !slices.Contains(d.optional, name):
+				usable = false
+			}
+		}
+		if usable {
+			out = append(out, offeredPrompt{d, tools})
+		}
+	}
+	return out
+}
+
+type offeredPrompt struct {
+	*promptDef
+	uses []string
+}
+
+// Prompts returns the breeder workflows bound to this gateway, leaving out
+// those that need a tool it does not offer. A prompt names only the tools
+// offered, so that a host showing them never points at a missing one.
 func (f *Features) Prompts() []server.ServerPrompt {
-	out := make([]server.ServerPrompt, len(promptDefs))
-	for i, d := range promptDefs {
+	var out []server.ServerPrompt
+	for _, o := range f.offered() {
+		d := o.promptDef
 		opts := []mcp.PromptOption{
 			mcp.WithPromptTitle(d.title),
-			mcp.WithPromptDescription(d.desc + " Uses " + strings.Join(d.tools, ", ") + "."),
+			mcp.WithPromptDescription(d.desc + " Uses " + strings.Join(o.uses, ", ") + "."),
 		}
 		for _, a := range d.args {
 			aopts := []mcp.ArgumentOption{mcp.ArgumentTitle(a.title), mcp.ArgumentDescription(a.desc)}
@@ -190,8 +224,8 @@ func (f *Features) Prompts() []server.ServerPrompt {
 			opts = append(opts, mcp.WithArgument(a.name, aopts...))
 		}
 		p := mcp.NewPrompt(d.name, opts...)
-		p.Meta = &mcp.Meta{AdditionalFields: map[string]any{"tools": d.tools}}
-		out[i] = server.ServerPrompt{Prompt: p, Handler: f.promptHandler(d)}
+		p.Meta = &mcp.Meta{AdditionalFields: map[string]any{"tools": o.uses}}
+		out = append(out, server.ServerPrompt{Prompt: p, Handler: f.promptHandler(d)})
 	}
 	return out
 }
@@ -264,11 +298,12 @@ func argNames(as []promptArg) string {
 	return string(b)
 }
 
-// PromptNames are the prompts' names, in the order prompts/list shows them.
-func PromptNames() []string {
-	names := make([]string, len(promptDefs))
-	for i, d := range promptDefs {
-		names[i] = d.name
+// PromptNames are the names of the prompts offered, in the order
+// prompts/list shows them.
+func (f *Features) PromptNames() []string {
+	var names []string
+	for _, o := range f.offered() {
+		names = append(names, o.name)
 	}
 	return names
 }
