@@ -156,6 +156,20 @@ func TestPromptsFollowTheToolsets(t *testing.T) {
 		}
 	}
 
+	mating := func(e *env) string {
+		res, err := e.getPrompt("check_planned_mating", map[string]string{"ram_lpn_id": "6402382024NCS310", "ewe_lpn_id": "6402382022ABC001"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Messages[0].Content.(mcp.TextContent).Text
+	}
+	if text := mating(e); strings.Contains(text, "nsip_check_mating") || !strings.Contains(text, "1. Fetch both pedigrees with nsip_get_lineage") {
+		t.Errorf("lookups alone: the mating check points at a tool not offered, or not at the pedigrees:\n%s", text)
+	}
+	if text := mating(newEnv(t)); !strings.Contains(text, "1. Use nsip_check_mating") {
+		t.Errorf("with the analyses: the mating check does not use nsip_check_mating:\n%s", text)
+	}
+
 	e = newEnv(t, withToolsets(ToolsetAnalysis))
 	if prompts := list(e); len(prompts) != 0 {
 		t.Errorf("analyses alone: prompts %v, want none (each needs a lookup)", prompts)

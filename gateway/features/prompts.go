@@ -39,8 +39,8 @@ type promptDef struct {
 	optional []string
 	args     []promptArg
 	// text renders the request from validated arguments (absent optional
-	// arguments are "").
-	text func(a map[string]string) string
+	// arguments are "") for a server that offers the tools offers reports.
+	text func(a map[string]string, offers func(tool string) bool) string
 	// glossary attaches nsip://traits to the request.
 	glossary bool
 }
@@ -65,7 +65,7 @@ var promptDefs = []*promptDef{
 			{name: "lpn_id", title: "Ram's LPN ID", desc: "The ram's LPN ID, e.g. 6402382024NCS310.", required: true, check: &lpnCheck},
 			{name: "goal", title: "Breeding goal", desc: "What the flock needs from him, in your words, e.g. \"heavier lambs at weaning without bigger birth weights\".", check: &goalCheck},
 		},
-		text: func(a map[string]string) string {
+		text: func(a map[string]string, _ func(string) bool) string {
 			goal := a["goal"]
 			if goal == "" {
 				goal = "not stated: ask me what I want him to improve before recommending"
@@ -91,7 +91,7 @@ Finish with a plain recommendation (buy, do not buy, or what to check first), th
 			{name: "trait", title: "Most important trait", desc: "The trait code to rank on first, e.g. NLB (lambs born) or WWT; see nsip://traits.", check: &traitCheck},
 			{name: "flock_id", title: "Flock", desc: "Only ewes of this flock ID, e.g. your own.", check: &flockCheck},
 		},
-		text: func(a map[string]string) string {
+		text: func(a map[string]string, _ func(string) bool) string {
 			trait := a["trait"]
 			if trait == "" {
 				trait = "not stated: ask me which traits matter most (for example lambs born NLB, weaning weight WWT, parasite resistance WFEC) before ranking"
@@ -119,13 +119,20 @@ Give me a short table (LPN ID, the ranking trait, two other useful traits, accur
 			{name: "ram_lpn_id", title: "Ram's LPN ID", desc: "The ram's LPN ID.", required: true, check: &lpnCheck},
 			{name: "ewe_lpn_id", title: "Ewe's LPN ID", desc: "The ewe's LPN ID.", required: true, check: &lpnCheck},
 		},
-		text: func(a map[string]string) string {
+		text: func(a map[string]string, offers func(string) bool) string {
+			// Without the analysis the model compares the pedigrees itself;
+			// the text then does not name a tool it cannot call.
+			const pedigrees = "both pedigrees with nsip_get_lineage and list every ancestor that appears on both sides, with the generation on each side."
+			step1 := "Fetch " + pedigrees
+			if offers("nsip_check_mating") {
+				step1 = "Use nsip_check_mating for the expected inbreeding of their lambs and the shared ancestors; if it cannot compute them, fetch " + pedigrees
+			}
 			return fmt.Sprintf(`I plan to join ram %s with ewe %s. Check the mating for me.
 
-1. If nsip_check_mating is offered, use it for the expected inbreeding of their lambs and the shared ancestors. Otherwise fetch both pedigrees with nsip_get_lineage and list every ancestor that appears on both sides, with the generation on each side.
+1. %s
 2. Fetch both records with nsip_get_animal and estimate the lambs' EBVs as the average of the parents' EBVs, trait by trait.
 
-Tell me plainly whether the pair is related, how closely, and whether that is a concern (flag expected inbreeding above 6.25%%, the level of a first-cousin mating; a half-sibling mating gives 12.5%%). Then say which traits the lambs should be strong or weak in.`, a["ram_lpn_id"], a["ewe_lpn_id"])
+Tell me plainly whether the pair is related, how closely, and whether that is a concern (flag expected inbreeding above 6.25%%, the level of a first-cousin mating; a half-sibling mating gives 12.5%%). Then say which traits the lambs should be strong or weak in.`, a["ram_lpn_id"], a["ewe_lpn_id"], step1)
 		},
 	},
 	{
@@ -136,7 +143,7 @@ Tell me plainly whether the pair is related, how closely, and whether that is a 
 		args: []promptArg{
 			{name: "lpn_id", title: "LPN ID", desc: "The animal's LPN ID, e.g. 6402382024NCS310.", required: true, check: &lpnCheck},
 		},
-		text: func(a map[string]string) string {
+		text: func(a map[string]string, _ func(string) bool) string {
 			return fmt.Sprintf(`I am new to sheep genetics. Explain the EBVs of the animal with LPN ID %s to me.
 
 Get its record with nsip_get_animal and its breed's ranges with nsip_get_trait_ranges; the attached trait glossary says what each code measures, in what unit, and which direction is better. Say when the figures were computed (nsip_get_last_update).
@@ -153,7 +160,7 @@ Explain, without jargon: what an EBV is (the animal's expected genetic merit pas
 			{name: "flock_id", title: "Flock", desc: "The flock ID to compare, e.g. 640238.", required: true, check: &flockCheck},
 			{name: "status", title: "Which animals", desc: "A status from nsip_get_statuses to compare, e.g. CURRENT (the default).", check: &statusCheck},
 		},
-		text: func(a map[string]string) string {
+		text: func(a map[string]string, _ func(string) bool) string {
 			status := a["status"]
 			if status == "" {
 				status = "CURRENT"
@@ -242,7 +249,7 @@ func (f *Features) promptHandler(d *promptDef) server.PromptHandlerFunc {
 		if err != nil {
 			return nil, err
 		}
-		content := []mcp.Content{mcp.NewTextContent(d.text(vals))}
+		content := []mcp.Content{mcp.NewTextContent(d.text(vals, f.t.Offers))}
 		msgs := []mcp.PromptMessage{mcp.NewPromptMessage(mcp.RoleUser, content[0])}
 		if d.glossary {
 			b, err := GlossaryJSON()
