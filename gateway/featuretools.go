@@ -37,6 +37,8 @@ func (t featureTools) Call(ctx context.Context, tool string, args map[string]any
 	return t.g.call(ctx, d, req)
 }
 
+func (t featureTools) Offers(tool string) bool { return t.g.offers(tool) }
+
 func (t featureTools) Params(tool string) []param.Spec {
 	if d := lookupTool(tool); d != nil {
 		return d.params

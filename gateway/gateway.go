@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -69,6 +70,9 @@ type Config struct {
 	// Metrics, when set, records calls, fetches and rate-limit waits, and
 	// reads the cache and breaker at each scrape. nil records nothing.
 	Metrics *metrics.Metrics
+	// Toolsets are the groups of tools listed and callable (Toolsets());
+	// empty means all of them.
+	Toolsets []string
 }
 
 // DefaultConfig is polite to NSIP and sized for a 512 MB host.
@@ -91,6 +95,7 @@ func DefaultConfig() Config {
 		Replicas:              1,
 		CollapseWait:          5 * time.Second,
 		MaxUpstreamPause:      upstream.DefaultMaxUpstreamPause,
+		Toolsets:              Toolsets(),
 	}
 }
 
@@ -124,6 +129,7 @@ type Gateway struct {
 	seen     seenLPNs // LPN IDs each session has met, for completions
 	features *features.Features
 	drift    upstream.Drift // answers in shapes the client did not recognize
+	intro    string         // the instructions before the evaluation date, for the tools offered
 }
 
 // New builds a gateway over up, fitting results with sum.
@@ -169,6 +175,7 @@ func New(up Upstream, sum *summarize.Summarizer, cfg Config) (*Gateway, error) {
 		},
 	})
 	g.features = features.New(featureTools{g})
+	g.intro = g.introduction()
 	g.stats.init()
 	g.initShared()
 	cfg.Metrics.WatchState(g.metricsState)
@@ -203,6 +210,11 @@ func withDefaults(cfg Config) (Config, error) {
 	setDefault(&cfg.Replicas, d.Replicas)
 	setDefault(&cfg.CollapseWait, d.CollapseWait)
 	setDefault(&cfg.MaxUpstreamPause, d.MaxUpstreamPause)
+	ts, err := checkToolsets(cfg.Toolsets)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Toolsets = ts
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -219,30 +231,41 @@ func setDefault[T comparable](v *T, d T) {
 	}
 }
 
-// NewMCPServer returns an MCP server offering the nine tools, the
-// resources, resource templates, prompts and completions, with panic
-// recovery, a description and usage instructions. opts are applied after
-// those, so callers can override them; server.WithHooks replaces the hooks
-// that remember LPN IDs for completions and date the instructions.
+// NewMCPServer returns an MCP server offering the tools of the configured
+// toolsets in the table's order, the resources, resource templates, prompts
+// and completions, with panic recovery, icons, cache hints on the lists, a
+// description and usage instructions. opts are applied after those, so
+// callers can override them; server.WithHooks replaces the hooks that
+// remember LPN IDs for completions and date the instructions.
 func (g *Gateway) NewMCPServer(name, version string, opts ...server.ServerOption) *server.MCPServer {
 	base := []server.ServerOption{
 		server.WithToolCapabilities(false),
-		server.WithTaskCapabilities(true, true, true), // the analysis tools run as tasks on request
 		server.WithRecovery(),
-		server.WithInstructions(instructions),
+		server.WithInstructions(g.intro),
+		server.WithToolFilter(tableOrder),
+		server.WithIcons(serverIcon),
 	}
+	if g.offersToolset(ToolsetAnalysis) {
+		base = append(base, server.WithTaskCapabilities(true, true, true)) // the analysis tools run as tasks on request
+	}
+	base = append(base, listCacheHints()...)
 	s := server.NewMCPServer(name, version, append(append(base, g.serverOptions()...), opts...)...)
 	s.AddTools(g.Tools()...)
 	g.addFeatures(s)
 	return s
 }
 
-// instructions orient a model in the tool set at connection time.
-var instructions = `Read-only access to the NSIP (National Sheep Improvement Program) Search API: sheep genetic evaluations (EBVs), pedigrees and progeny. ` +
-	`Tools: ` + describeTools() + `. ` +
-	`Typical flow: nsip_list_breeds for breed IDs -> nsip_search_animals for LPN IDs -> nsip_get_animal, nsip_get_lineage, nsip_get_progeny. ` +
-	`Answers over the token budget are summarized; _meta.summarized and the summary itself say how to get the rest. ` +
-	`Errors are JSON {"error":{"code",...}} naming the field to fix or when to retry.`
+// introduction orients a model in the tools offered at connection time; it
+// names no tool this server does not offer.
+func (g *Gateway) introduction() string {
+	text := `Read-only access to the NSIP (National Sheep Improvement Program) Search API: sheep genetic evaluations (EBVs), pedigrees and progeny. ` +
+		`Tools: ` + strings.Join(g.offeredToolNames(), ", ") + `. `
+	if g.offersToolset(ToolsetLookup) {
+		text += `Typical flow: nsip_list_breeds for breed IDs -> nsip_search_animals for LPN IDs -> nsip_get_animal, nsip_get_lineage, nsip_get_progeny. `
+	}
+	return text + `Answers over the token budget are summarized; _meta.summarized and the summary itself say how to get the rest. ` +
+		`Errors are JSON {"error":{"code",...}} naming the field to fix or when to retry.` + g.featuresNote()
+}
 
 // retryIn is how long until the open breaker lets a trial request through.
 func (g *Gateway) retryIn() time.Duration {

@@ -8,7 +8,6 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
-	"github.com/nsip-tools/nsip-mcp/gateway/features"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -20,13 +19,16 @@ const (
 	serverWebsite = "https://github.com/nsip-tools/nsip-mcp"
 )
 
-// featuresNote tells a model about resources and prompts; hosts that only
-// use tools lose nothing by it.
-var featuresNote = ` Resources: nsip://breeds, nsip://traits (what each trait code means and which direction is better), ` +
-	`nsip://breeds/{breed_id}/trait-ranges, nsip://animals/{lpn_id}, nsip://animals/{lpn_id}/lineage, nsip://animals/{lpn_id}/progeny{?page,page_size,skip}. ` +
-	`Prompts start breeder workflows: ` + promptNames + `.`
-
-var promptNames = strings.Join(features.PromptNames(), ", ")
+// featuresNote tells a model about resources and the prompts offered;
+// hosts that only use tools lose nothing by it.
+func (g *Gateway) featuresNote() string {
+	note := ` Resources: nsip://breeds, nsip://traits (what each trait code means and which direction is better), ` +
+		`nsip://breeds/{breed_id}/trait-ranges, nsip://animals/{lpn_id}, nsip://animals/{lpn_id}/lineage, nsip://animals/{lpn_id}/progeny{?page,page_size,skip}.`
+	if names := g.features.PromptNames(); len(names) > 0 {
+		note += ` Prompts start breeder workflows: ` + strings.Join(names, ", ") + `.`
+	}
+	return note
+}
 
 // serverOptions are the capabilities and metadata beyond the tools.
 func (g *Gateway) serverOptions() []server.ServerOption {
@@ -57,10 +59,13 @@ func (g *Gateway) addFeatures(s *server.MCPServer) {
 // evaluation its figures come from. It never calls NSIP itself: a client's
 // handshake should not wait on, or fail with, the upstream.
 func (g *Gateway) Instructions() string {
-	text := instructions + featuresNote
+	text := g.intro
 	if date := g.EvaluationDate(); date != "" {
-		text += " The figures come from the NSIP evaluation of " + date +
-			"; say so when a decision depends on them, and check nsip_get_last_update in long sessions."
+		text += " The figures come from the NSIP evaluation of " + date + "; say so when a decision depends on them"
+		if g.offers(lastUpdateDef.name) {
+			text += ", and check nsip_get_last_update in long sessions"
+		}
+		text += "."
 	}
 	return text
 }

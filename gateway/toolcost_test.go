@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"testing"
 )
@@ -10,6 +11,9 @@ import (
 // each group of tools has a ceiling in tokens: the nine lookups, and the
 // analyses (measured at 2,053 when they were added, 1,379 once their schemas
 // stopped repeating what the descriptions say and validation enforces).
+// The ceilings count each tool as a host hands it to its model; the icons,
+// which hosts display rather than pass on, have a ceiling of their own
+// (iconBudget a tool), and TestToolsListTokensPerToolset measures the wire.
 var toolsListBudgets = []struct {
 	group  string
 	tools  []string
@@ -18,6 +22,10 @@ var toolsListBudgets = []struct {
 	{"the nine tools", lookupTools, 1800},
 	{"the analysis tools", analysisTools, 1450},
 }
+
+// iconBudget bounds the tokens of one tool's icons in tools/list: every tool
+// repeats its icon.
+const iconBudget = 125
 
 // lookupTools are the nine tools that each answer one NSIP lookup.
 var lookupTools = []string{
@@ -52,7 +60,13 @@ func checkToolsCost(t *testing.T, c interface{ Count(string) int }, listed []map
 		if !slices.Contains(names, name) {
 			continue
 		}
-		b, err := json.Marshal(tool)
+		icons, _ := json.Marshal(tool["icons"])
+		if n := c.Count(`"icons":` + string(icons)); n > iconBudget {
+			t.Errorf("%s: icons cost %d tokens, over %d", name, n, iconBudget)
+		}
+		bare := maps.Clone(tool)
+		delete(bare, "icons")
+		b, err := json.Marshal(bare)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
-	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -54,13 +53,19 @@ var toolDefs = []*toolDef{
 	searchAnimalsDef, animalDef, lineageDef, progenyDef, searchByLPNDef,
 }
 
-// Tools returns the nine NSIP tools bound to this gateway, then the
-// analysis tools computed from their answers.
+// Tools returns the tools of the configured toolsets bound to this
+// gateway: the nine NSIP lookups, then the analysis tools computed from
+// their answers.
 func (g *Gateway) Tools() []server.ServerTool {
-	return append([]server.ServerTool{
-		LastUpdateTool(g), ListBreedsTool(g), StatusesTool(g), TraitRangesTool(g),
-		SearchAnimalsTool(g), AnimalTool(g), LineageTool(g), ProgenyTool(g), SearchByLPNTool(g),
-	}, g.analysisTools()...)
+	var out []server.ServerTool
+	if g.offersToolset(ToolsetLookup) {
+		out = append(out, LastUpdateTool(g), ListBreedsTool(g), StatusesTool(g), TraitRangesTool(g),
+			SearchAnimalsTool(g), AnimalTool(g), LineageTool(g), ProgenyTool(g), SearchByLPNTool(g))
+	}
+	if g.offersToolset(ToolsetAnalysis) {
+		out = append(out, g.analysisTools()...)
+	}
+	return out
 }
 
 // LastUpdateTool is nsip_get_last_update.
@@ -92,6 +97,7 @@ func SearchByLPNTool(g *Gateway) server.ServerTool { return g.serverTool(searchB
 
 func (g *Gateway) serverTool(d *toolDef) server.ServerTool {
 	t := mcp.NewTool(d.name,
+		mcp.WithToolIcons(lookupIcon),
 		mcp.WithToolTitle(d.title),
 		mcp.WithDescription(d.desc),
 		mcp.WithToolAnnotation(mcp.ToolAnnotation{
@@ -252,16 +258,4 @@ var searchByLPNDef = &toolDef{
 		`Summaries fill the budget with identity, contact, EBVs, indexes, parents, grandparents and offspring, listing each part left out with the call for it. ` +
 		`Arguments: lpn_id; traits; max_tokens. Shares the cache of the single-part tools.`,
 	params: withTraits(param.LPNParam("")),
-}
-
-// describeTools lists the tool names, for the server's instructions.
-func describeTools() string {
-	names := make([]string, 0, len(toolDefs)+len(analyses))
-	for _, d := range toolDefs {
-		names = append(names, d.name)
-	}
-	for _, a := range analyses {
-		names = append(names, a.Name)
-	}
-	return strings.Join(names, ", ")
 }

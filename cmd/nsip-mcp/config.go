@@ -413,6 +413,38 @@ var settings = []setting{
 		suggest: suggestSeconds,
 	},
 	{
+		name:    "NSIP_TOOLSETS",
+		accepts: "a comma-separated list of " + strings.Join(gateway.Toolsets(), " and ") + ", each at most once, e.g. lookup",
+		help:    "which tools are listed and callable: lookup (the nine NSIP lookups), analysis (the five analyses computed from them); resources stay available either way",
+		show:    func(c *Config) string { return strings.Join(c.Gateway.Toolsets, ",") },
+		apply: func(c *Config, v string) bool {
+			var names []string
+			for _, part := range strings.Split(v, ",") {
+				part = strings.TrimSpace(part)
+				if !slices.Contains(gateway.Toolsets(), part) || slices.Contains(names, part) {
+					return false
+				}
+				names = append(names, part)
+			}
+			c.Gateway.Toolsets = names
+			return true
+		},
+		// Each name is mended on its own, so "lookups,analyses" becomes
+		// "lookup,analysis"; a name with no near choice spoils the guess.
+		suggest: func(v string) string {
+			parts := strings.Split(v, ",")
+			for i, part := range parts {
+				parts[i] = nearest(strings.TrimSpace(part), gateway.Toolsets(), map[string]string{
+					"lookups": gateway.ToolsetLookup, "analyses": gateway.ToolsetAnalysis, "analytics": gateway.ToolsetAnalysis,
+				})
+				if parts[i] == "" {
+					return ""
+				}
+			}
+			return strings.Join(parts, ",")
+		},
+	},
+	{
 		name:    "LOG_LEVEL",
 		accepts: "debug, info, warn or error",
 		help:    "least severe log level written to stderr",

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -486,5 +487,41 @@ func TestLoadRedisSecret(t *testing.T) {
 	// Without Redis a secret does no harm, and none is needed.
 	if _, err := Load(env(map[string]string{"NSIP_REDIS_SECRET": good})); err != nil {
 		t.Errorf("Load with a secret and no Redis: %v", err)
+	}
+}
+
+// NSIP_TOOLSETS goes straight into gateway.Config; a name that is not a
+// toolset stops the server with exit status 2, naming the setting and the
+// names it most likely meant.
+func TestLoadToolsets(t *testing.T) {
+	for v, want := range map[string][]string{
+		"lookup":             {"lookup"},
+		"analysis":           {"analysis"},
+		" analysis , lookup": {"analysis", "lookup"},
+	} {
+		c, err := Load(env(map[string]string{"NSIP_TOOLSETS": v}))
+		if err != nil || !slices.Equal(c.Gateway.Toolsets, want) {
+			t.Errorf("NSIP_TOOLSETS=%q: %v, %v; want %v", v, c.Gateway.Toolsets, err, want)
+		}
+	}
+	for v, suggest := range map[string]string{
+		"lookups":          "lookup",
+		"lookup,analysys":  "lookup,analysis",
+		"Analysis":         "analysis",
+		"lookup,lookup":    "", // mended, it would still be refused
+		"lookup,,analysis": "",
+		"search":           "",
+		"all":              "",
+	} {
+		var out, errb bytes.Buffer
+		code := run(nil, env(map[string]string{"NSIP_TOOLSETS": v}), &out, &errb)
+		msg := errb.String()
+		if code != 2 || !strings.HasPrefix(msg, fmt.Sprintf("nsip-mcp: invalid NSIP_TOOLSETS=%q: accepted values: a comma-separated list of lookup and analysis", v)) {
+			t.Errorf("NSIP_TOOLSETS=%q: exit %d, stderr %q", v, code, msg)
+		}
+		hint := "did you mean NSIP_TOOLSETS=" + suggest + "?"
+		if has := strings.Contains(msg, "did you mean"); has != (suggest != "") || has && !strings.Contains(msg, hint) {
+			t.Errorf("NSIP_TOOLSETS=%q: stderr %q, suggestion %q shown: %v", v, msg, suggest, has)
+		}
 	}
 }

@@ -309,6 +309,7 @@ func TestEndToEndInvalidEnvironmentExitsTwo(t *testing.T) {
 		{"NSIP_BREAKER_FAILURES", "0"},
 		{"NSIP_BREAKER_COOLDOWN", "forever"},
 		{"NSIP_CALL_TIMEOUT", "10s"}, // shorter than the default NSIP_TIMEOUT
+		{"NSIP_TOOLSETS", "lookups"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -328,6 +329,35 @@ func TestEndToEndInvalidEnvironmentExitsTwo(t *testing.T) {
 				t.Fatalf("stdout %q, want nothing", stdout.String())
 			}
 		})
+	}
+}
+
+// NSIP_TOOLSETS=lookup reaches the gateway: the binary lists the nine
+// lookups alone, in the table's order, and its instructions name no
+// analysis.
+func TestEndToEndToolsetLookupOnly(t *testing.T) {
+	watchdog(t, testLimit)
+	s := startStdioServer(t, "NSIP_TOOLSETS=lookup")
+	res := initialize(t, s.Client)
+	if strings.Contains(res.Instructions, "nsip_check_mating") || !strings.Contains(res.Instructions, "nsip_get_animal") {
+		t.Errorf("instructions %q: want the lookups and no analysis", res.Instructions)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
+	defer cancel()
+	list, err := s.Client.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range list.Tools {
+		names = append(names, tool.Name)
+	}
+	want := []string{
+		"nsip_get_last_update", "nsip_list_breeds", "nsip_get_statuses", "nsip_get_trait_ranges",
+		"nsip_search_animals", "nsip_get_animal", "nsip_get_lineage", "nsip_get_progeny", "nsip_search_by_lpn",
+	}
+	if !slices.Equal(names, want) {
+		t.Errorf("tools/list %v, want %v", names, want)
 	}
 }
 

@@ -26,6 +26,9 @@ type Tools interface {
 	// InvalidArgs is the JSON error body a tool answers invalid arguments
 	// with; prompts answer theirs the same way.
 	InvalidArgs(name string, errs []param.FieldError) string
+	// Offers reports whether the named tool is listed and callable on
+	// this server (the deployment may leave a toolset out).
+	Offers(tool string) bool
 }
 
 // Features are the resources, resource templates, prompts and completions

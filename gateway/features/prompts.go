@@ -34,10 +34,13 @@ type promptDef struct {
 	title string
 	desc  string
 	tools []string // the tools the text asks the model to use, in order
-	args  []promptArg
+	// optional are those of tools the text does without when the server
+	// does not offer them; the prompt is left out when any other is missing.
+	optional []string
+	args     []promptArg
 	// text renders the request from validated arguments (absent optional
-	// arguments are "").
-	text func(a map[string]string) string
+	// arguments are "") for a server that offers the tools offers reports.
+	text func(a map[string]string, offers func(tool string) bool) string
 	// glossary attaches nsip://traits to the request.
 	glossary bool
 }
@@ -62,7 +65,7 @@ var promptDefs = []*promptDef{
 			{name: "lpn_id", title: "Ram's LPN ID", desc: "The ram's LPN ID, e.g. 6402382024NCS310.", required: true, check: &lpnCheck},
 			{name: "goal", title: "Breeding goal", desc: "What the flock needs from him, in your words, e.g. \"heavier lambs at weaning without bigger birth weights\".", check: &goalCheck},
 		},
-		text: func(a map[string]string) string {
+		text: func(a map[string]string, _ func(string) bool) string {
 			goal := a["goal"]
 			if goal == "" {
 				goal = "not stated: ask me what I want him to improve before recommending"
@@ -88,7 +91,7 @@ Finish with a plain recommendation (buy, do not buy, or what to check first), th
 			{name: "trait", title: "Most important trait", desc: "The trait code to rank on first, e.g. NLB (lambs born) or WWT; see nsip://traits.", check: &traitCheck},
 			{name: "flock_id", title: "Flock", desc: "Only ewes of this flock ID, e.g. your own.", check: &flockCheck},
 		},
-		text: func(a map[string]string) string {
+		text: func(a map[string]string, _ func(string) bool) string {
 			trait := a["trait"]
 			if trait == "" {
 				trait = "not stated: ask me which traits matter most (for example lambs born NLB, weaning weight WWT, parasite resistance WFEC) before ranking"
@@ -109,19 +112,27 @@ Give me a short table (LPN ID, the ranking trait, two other useful traits, accur
 	},
 	{
 		name: "check_planned_mating", title: "Check a planned mating",
-		desc:  "Before joining a ram and a ewe: are they related, and what might their lambs inherit?",
-		tools: []string{"nsip_check_mating", "nsip_get_lineage", "nsip_get_animal"},
+		desc:     "Before joining a ram and a ewe: are they related, and what might their lambs inherit?",
+		tools:    []string{"nsip_check_mating", "nsip_get_lineage", "nsip_get_animal"},
+		optional: []string{"nsip_check_mating"},
 		args: []promptArg{
 			{name: "ram_lpn_id", title: "Ram's LPN ID", desc: "The ram's LPN ID.", required: true, check: &lpnCheck},
 			{name: "ewe_lpn_id", title: "Ewe's LPN ID", desc: "The ewe's LPN ID.", required: true, check: &lpnCheck},
 		},
-		text: func(a map[string]string) string {
+		text: func(a map[string]string, offers func(string) bool) string {
+			// Without the analysis the model compares the pedigrees itself;
+			// the text then does not name a tool it cannot call.
+			const pedigrees = "both pedigrees with nsip_get_lineage and list every ancestor that appears on both sides, with the generation on each side."
+			step1 := "Fetch " + pedigrees
+			if offers("nsip_check_mating") {
+				step1 = "Use nsip_check_mating for the expected inbreeding of their lambs and the shared ancestors; if it cannot compute them, fetch " + pedigrees
+			}
 			return fmt.Sprintf(`I plan to join ram %s with ewe %s. Check the mating for me.
 
-1. If nsip_check_mating is offered, use it for the expected inbreeding of their lambs and the shared ancestors. Otherwise fetch both pedigrees with nsip_get_lineage and list every ancestor that appears on both sides, with the generation on each side.
+1. %s
 2. Fetch both records with nsip_get_animal and estimate the lambs' EBVs as the average of the parents' EBVs, trait by trait.
 
-Tell me plainly whether the pair is related, how closely, and whether that is a concern (flag expected inbreeding above 6.25%%, the level of a first-cousin mating; a half-sibling mating gives 12.5%%). Then say which traits the lambs should be strong or weak in.`, a["ram_lpn_id"], a["ewe_lpn_id"])
+Tell me plainly whether the pair is related, how closely, and whether that is a concern (flag expected inbreeding above 6.25%%, the level of a first-cousin mating; a half-sibling mating gives 12.5%%). Then say which traits the lambs should be strong or weak in.`, a["ram_lpn_id"], a["ewe_lpn_id"], step1)
 		},
 	},
 	{
@@ -132,7 +143,7 @@ Tell me plainly whether the pair is related, how closely, and whether that is a 
 		args: []promptArg{
 			{name: "lpn_id", title: "LPN ID", desc: "The animal's LPN ID, e.g. 6402382024NCS310.", required: true, check: &lpnCheck},
 		},
-		text: func(a map[string]string) string {
+		text: func(a map[string]string, _ func(string) bool) string {
 			return fmt.Sprintf(`I am new to sheep genetics. Explain the EBVs of the animal with LPN ID %s to me.
 
 Get its record with nsip_get_animal and its breed's ranges with nsip_get_trait_ranges; the attached trait glossary says what each code measures, in what unit, and which direction is better. Say when the figures were computed (nsip_get_last_update).
@@ -149,7 +160,7 @@ Explain, without jargon: what an EBV is (the animal's expected genetic merit pas
 			{name: "flock_id", title: "Flock", desc: "The flock ID to compare, e.g. 640238.", required: true, check: &flockCheck},
 			{name: "status", title: "Which animals", desc: "A status from nsip_get_statuses to compare, e.g. CURRENT (the default).", check: &statusCheck},
 		},
-		text: func(a map[string]string) string {
+		text: func(a map[string]string, _ func(string) bool) string {
 			status := a["status"]
 			if status == "" {
 				status = "CURRENT"
@@ -174,13 +185,43 @@ func promptByName(name string) *promptDef {
 	return nil
 }
 
-// Prompts returns the breeder workflows bound to this gateway.
+// offered are the prompts whose text works with the tools this server
+// offers, each with the tools it would use here.
+func (f *Features) offered() []offeredPrompt {
+	var out []offeredPrompt
+	for _, d := range promptDefs {
+		var tools []string
+		usable := true
+		for _, name := range d.tools {
+			switch {
+			case f.t.Offers(name):
+				tools = append(tools, name)
+			case !slices.Contains(d.optional, name):
+				usable = false
+			}
+		}
+		if usable {
+			out = append(out, offeredPrompt{d, tools})
+		}
+	}
+	return out
+}
+
+type offeredPrompt struct {
+	*promptDef
+	uses []string
+}
+
+// Prompts returns the breeder workflows bound to this gateway, leaving out
+// those that need a tool it does not offer. A prompt names only the tools
+// offered, so that a host showing them never points at a missing one.
 func (f *Features) Prompts() []server.ServerPrompt {
-	out := make([]server.ServerPrompt, len(promptDefs))
-	for i, d := range promptDefs {
+	var out []server.ServerPrompt
+	for _, o := range f.offered() {
+		d := o.promptDef
 		opts := []mcp.PromptOption{
 			mcp.WithPromptTitle(d.title),
-			mcp.WithPromptDescription(d.desc + " Uses " + strings.Join(d.tools, ", ") + "."),
+			mcp.WithPromptDescription(d.desc + " Uses " + strings.Join(o.uses, ", ") + "."),
 		}
 		for _, a := range d.args {
 			aopts := []mcp.ArgumentOption{mcp.ArgumentTitle(a.title), mcp.ArgumentDescription(a.desc)}
@@ -190,8 +231,8 @@ func (f *Features) Prompts() []server.ServerPrompt {
 			opts = append(opts, mcp.WithArgument(a.name, aopts...))
 		}
 		p := mcp.NewPrompt(d.name, opts...)
-		p.Meta = &mcp.Meta{AdditionalFields: map[string]any{"tools": d.tools}}
-		out[i] = server.ServerPrompt{Prompt: p, Handler: f.promptHandler(d)}
+		p.Meta = &mcp.Meta{AdditionalFields: map[string]any{"tools": o.uses}}
+		out = append(out, server.ServerPrompt{Prompt: p, Handler: f.promptHandler(d)})
 	}
 	return out
 }
@@ -208,7 +249,7 @@ func (f *Features) promptHandler(d *promptDef) server.PromptHandlerFunc {
 		if err != nil {
 			return nil, err
 		}
-		content := []mcp.Content{mcp.NewTextContent(d.text(vals))}
+		content := []mcp.Content{mcp.NewTextContent(d.text(vals, f.t.Offers))}
 		msgs := []mcp.PromptMessage{mcp.NewPromptMessage(mcp.RoleUser, content[0])}
 		if d.glossary {
 			b, err := GlossaryJSON()
@@ -264,11 +305,12 @@ func argNames(as []promptArg) string {
 	return string(b)
 }
 
-// PromptNames are the prompts' names, in the order prompts/list shows them.
-func PromptNames() []string {
-	names := make([]string, len(promptDefs))
-	for i, d := range promptDefs {
-		names[i] = d.name
+// PromptNames are the names of the prompts offered, in the order
+// prompts/list shows them.
+func (f *Features) PromptNames() []string {
+	var names []string
+	for _, o := range f.offered() {
+		names = append(names, o.name)
 	}
 	return names
 }
