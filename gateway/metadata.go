@@ -32,6 +32,7 @@ var promptNames = strings.Join(features.PromptNames(), ", ")
 func (g *Gateway) serverOptions() []server.ServerOption {
 	hooks := &server.Hooks{}
 	g.sessionHooks(hooks)
+	g.sessionLogHooks(hooks)
 	hooks.AddAfterInitialize(func(_ context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
 		res.Instructions = g.Instructions()
 	})

@@ -70,7 +70,7 @@ func (c *Client) checkBase(ctx context.Context, e *Error, sure bool, what string
 		if c.verified.Load() || (e.Kind != KindNotFound && c.baseURL.String() == DefaultBaseURL) {
 			return
 		}
-		if !c.probeBaseWrong(ctx) {
+		if !c.probeBaseWrong(ctx, e.Endpoint) {
 			return
 		}
 	}
@@ -78,12 +78,16 @@ func (c *Client) checkBase(ctx context.Context, e *Error, sure bool, what string
 	e.Reason = "the base URL does not lead to the NSIP API: " + what
 }
 
-// probeBaseWrong asks the cheapest endpoint, which takes no argument, and
-// reports whether its answer proves the base URL wrong: a 404 or a body
-// that is not JSON. A failure that proves nothing (a timeout, a 5xx) is
-// not taken as proof.
-func (c *Client) probeBaseWrong(ctx context.Context) bool {
+// probeBaseWrong asks the cheapest endpoint that takes no argument (another
+// one when failed is that one, lest one endpoint's fault pass for a wrong
+// base URL) and reports whether its answer proves the base URL wrong: a 404
+// or a body that is not JSON. A failure that proves nothing (a timeout, a
+// 5xx) is not taken as proof.
+func (c *Client) probeBaseWrong(ctx context.Context, failed string) bool {
 	cl := call{method: http.MethodGet, path: pathDateLastUpdated}
+	if failed == pathDateLastUpdated {
+		cl.path = pathBreedGroups
+	}
 	start := time.Now()
 	body, status, e, _ := c.attempt(ctx, cl)
 	c.observe(ctx, cl, 1, status, start, e, true)
@@ -147,10 +151,10 @@ func (c *Client) do(ctx context.Context, cl call) (body []byte, status, attempts
 		if !c.shouldRetry(ctx, e, status, attempts) {
 			if e.Kind == KindNotFound {
 				what := "it has no endpoint " + cl.path
-				if cl.param != "" {
-					what = fmt.Sprintf("it answers 404 for %s, and for %s, which takes no argument", cl.path, pathDateLastUpdated)
+				if len(cl.query) > 0 || cl.body != nil {
+					what = fmt.Sprintf("it answers 404 for %s, and for an endpoint that takes no argument", cl.path)
 				}
-				c.checkBase(ctx, e, cl.param == "", what)
+				c.checkBase(ctx, e, len(cl.query) == 0 && cl.body == nil, what)
 			}
 			return nil, status, attempts, e
 		}
