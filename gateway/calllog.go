@@ -103,9 +103,10 @@ func UpstreamHook(log *slog.Logger) func(context.Context, nsip.RequestInfo) {
 }
 
 // callAttrs are the attributes of a call's log line beside the tool's own:
-// the call ID, who called, what NSIP was asked for it and, for an analysis,
+// the call ID, who called (the session, or the address of a caller without
+// one), what NSIP was asked for it and, for an analysis,
 // the answers it read (lookups), as its _meta.upstream counts them.
-func callAttrs(ctx context.Context, o outcome) []slog.Attr {
+func (g *Gateway) callAttrs(ctx context.Context, o outcome) []slog.Attr {
 	var attrs []slog.Attr
 	for _, k := range []string{"lookups", "fetched", "cached", "stale"} {
 		if n, ok := o.upstream[k].(int); ok {
@@ -114,6 +115,10 @@ func callAttrs(ctx context.Context, o outcome) []slog.Attr {
 	}
 	if s := server.ClientSessionFromContext(ctx); s != nil && s.SessionID() != "" {
 		attrs = append(attrs, slog.String("session", s.SessionID()))
+	} else if g.cfg.ClientAddress != nil {
+		if a := g.cfg.ClientAddress(ctx); a != "" {
+			attrs = append(attrs, slog.String("client", a))
+		}
 	}
 	r := callOf(ctx)
 	if r == nil {

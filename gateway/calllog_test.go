@@ -1,8 +1,11 @@
 package gateway
 
 import (
+	"context"
 	"regexp"
 	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // records returns the log records with message msg.
@@ -115,5 +118,24 @@ func TestFailedCallLogsErrorAndUpstreamStatus(t *testing.T) {
 	line := calls[len(calls)-1]
 	if line["status"] != CodeNotFound || line["error"] == nil || line["upstream_status"] != 404.0 {
 		t.Errorf("line = %v; want not_found, its problem under error, upstream status 404", line)
+	}
+}
+
+// A call outside any session (a stateless HTTP server's) names its client's
+// address instead.
+func TestCallWithoutSessionNamesClientAddress(t *testing.T) {
+	e := newEnv(t, withConfig(func(c *Config) {
+		c.ClientAddress = func(context.Context) string { return "192.0.2.7" }
+	}))
+	req := mcp.CallToolRequest{}
+	req.Params.Name = listBreedsDef.name
+	req.Params.Arguments = map[string]any{}
+	if res := e.gw.call(context.Background(), listBreedsDef, req); res.IsError {
+		t.Fatalf("call failed: %v", res.Content)
+	}
+	calls := records(t, e.logs, "tool call")
+	line := calls[len(calls)-1]
+	if line["client"] != "192.0.2.7" || line["session"] != nil {
+		t.Errorf("line = %v; want the client's address and no session", line)
 	}
 }

@@ -597,7 +597,7 @@ func (g *Gateway) finish(ctx context.Context, d *toolDef, params string, start t
 		slog.String("status", status),
 		slog.Float64("latency_ms", float64(time.Since(start).Microseconds())/1000),
 	}
-	attrs = append(attrs, callAttrs(ctx, o)...)
+	attrs = append(attrs, g.callAttrs(ctx, o)...)
 	if o.err == nil {
 		attrs = append(attrs,
 			slog.String("cache", o.source),
