@@ -28,8 +28,11 @@ func checkUpstream(ctx context.Context, c *nsip.Client, base string, d time.Dura
 	case errors.As(err, &ne) && ne.Kind == nsip.KindMisconfigured:
 		log.Warn("start-up check: NSIP_BASE_URL does not lead to the NSIP API; fix it or unset it for "+nsip.DefaultBaseURL,
 			"nsip_base_url", redactURL(base), "reason", ne.Reason, "error", err.Error())
-	default:
+	case ne != nil && (ne.Kind == nsip.KindConnection || ne.Kind == nsip.KindTimeout):
 		log.Warn("start-up check: NSIP did not answer; calls will fail until it does (check NSIP_BASE_URL and the network if this persists)",
+			"nsip_base_url", redactURL(base), "error", err.Error())
+	default:
+		log.Warn("start-up check: NSIP answered with an error; calls may fail while it lasts",
 			"nsip_base_url", redactURL(base), "error", err.Error())
 	}
 }
