@@ -398,7 +398,8 @@ func assembleProfile(obs []obtained) *nsip.AnimalProfile {
 
 // fetch is the single upstream round trip behind one cache key, and the fit
 // of its answer. It runs on its own deadline, so one caller giving up does
-// not fail the others (its requests are still logged as caller's call); it waits for session's turn until queue ends, when
+// not fail the others; its requests are logged under the call of caller,
+// which started it. It waits for session's turn until queue ends, when
 // every caller has given up.
 func (g *Gateway) fetch(caller, queue context.Context, session, key string, d *toolDef, args map[string]any) (any, error) {
 	if e, ok := g.cache.Peek(key); ok { // filled while this call was queueing
