@@ -204,6 +204,7 @@ func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolErro
 		g.log.Error("NSIP_BASE_URL does not lead to the NSIP API",
 			slog.String("endpoint", ne.Endpoint), slog.Int("status", ne.Status),
 			slog.String("reason", ne.Reason), slog.Any("error", err))
+		g.misconfiguredAt.Store(time.Now().UnixNano()) // an open breaker then names the setting too
 		return &toolError{
 			Code:    CodeMisconfigured,
 			Problem: "the server's NSIP_BASE_URL setting does not lead to the NSIP API: " + misconfiguredReason(ne),
