@@ -261,6 +261,7 @@ func (r *lookups) ErrorCode(err error) string {
 
 func (g *Gateway) analyze(ctx context.Context, a *analysisEntry, req mcp.CallToolRequest) *mcp.CallToolResult {
 	start := time.Now()
+	ctx, _ = withCall(ctx)
 	g.stats.calls[a.Name].Add(1)
 	sent, fe := param.Decode(req)
 	var args map[string]any
@@ -297,8 +298,8 @@ func (g *Gateway) analyze(ctx context.Context, a *analysisEntry, req mcp.CallToo
 			o.err = g.mapError(a.tool, args, merr)
 		}
 	}
-	o.source = cacheHit
-	if u := r.Upstream(); u["fetched"].(int) > 0 {
+	o.source, o.upstream = cacheHit, r.Upstream()
+	if o.upstream["fetched"].(int) > 0 {
 		o.source = cacheMiss
 	}
 	g.finish(ctx, a.tool, logParams(req), start, o)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"strings"
 	"syscall"
 	"time"
@@ -30,11 +31,14 @@ const (
 	// CodeNoData is NSIP saying it has nothing for a valid request, such
 	// as trait ranges of a breed with too few evaluated animals.
 	CodeNoData = "no_data"
+	// CodeMisconfigured is a server setting, NSIP_BASE_URL, that does not
+	// lead to the NSIP API: only the operator can fix it.
+	CodeMisconfigured = "misconfigured"
 )
 
 var errorCodes = []string{
 	CodeInvalidArgument, CodeNotFound, CodeRateLimited, CodeUpstreamUnavailable,
-	CodeUpstreamError, CodeTimeout, CodeUnexpectedResponse, CodeCanceled, CodeNoData,
+	CodeUpstreamError, CodeTimeout, CodeUnexpectedResponse, CodeCanceled, CodeNoData, CodeMisconfigured,
 }
 
 // toolError is the body of an error result: {"error": {...}}. Only the fields
@@ -196,6 +200,18 @@ func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolErro
 			Problem: "NSIP answered with something that is not the expected JSON: " + firstNonEmpty(ne.Reason, publicText(ne)),
 			Next:    "retry later; NSIP may be serving an error page",
 		}
+	case nsip.KindMisconfigured:
+		// The endpoint and reason may quote the upstream's address: the
+		// operator's log gets them, the model the setting to fix.
+		g.log.Error("NSIP_BASE_URL does not lead to the NSIP API",
+			slog.String("endpoint", ne.Endpoint), slog.Int("status", ne.Status),
+			slog.String("reason", ne.Reason), slog.Any("error", err))
+		g.misconfiguredAt.Store(time.Now().UnixNano()) // an open breaker then names the setting too
+		return &toolError{
+			Code:    CodeMisconfigured,
+			Problem: "the server's NSIP_BASE_URL setting does not lead to the NSIP API: " + misconfiguredReason(ne),
+			Next:    misconfiguredNext,
+		}
 	case nsip.KindConnection:
 		// The cause names the upstream's address, which is the operator's
 		// business: it goes to the log, the model gets the kind of failure.
@@ -253,6 +269,22 @@ func connectionReason(ne *nsip.Error) string {
 		return "its host name could not be resolved (DNS)"
 	}
 	return "the network connection failed"
+}
+
+// misconfiguredReason says what showed NSIP_BASE_URL wrong, without the
+// address it holds.
+func misconfiguredReason(ne *nsip.Error) string {
+	switch {
+	case ne.Status == 404:
+		return "the server there answers 404 for endpoints NSIP has (unset, it is " + nsip.DefaultBaseURL + ", with its /api path)"
+	case ne.Status == 400:
+		return "it says http, but the server there speaks HTTPS"
+	case ne.Status == 200:
+		return "the server there sends web pages where NSIP sends JSON (unset, it is " + nsip.DefaultBaseURL + ")"
+	case errors.Is(ne, http.ErrSchemeMismatch):
+		return "it says https, but the server there speaks plain HTTP"
+	}
+	return "the TLS certificate of the server there is not trusted"
 }
 
 // misconfiguredNext is the advice for NSIP unreachable by configuration.

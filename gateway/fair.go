@@ -54,7 +54,7 @@ func (g *Gateway) share(ctx context.Context, d *toolDef, key string, args map[st
 	session := sessionOf(ctx)
 	for try := 0; ; try++ {
 		queue, leave := g.waiting.Join(key)
-		ch := g.flight.DoChan(key, func() (any, error) { return g.fetch(queue, session, key, d, args) })
+		ch := g.flight.DoChan(key, func() (any, error) { return g.fetch(ctx, queue, session, key, d, args) })
 		select {
 		case r := <-ch:
 			leave()

@@ -134,6 +134,10 @@ func (h *herd) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		body = rg
 	case "search/getPageOfSearchResults":
 		body = h.search(r)
+	case "search/getDateLastUpdated":
+		// What the client asks, once, to tell a missing animal from a
+		// wrong base URL.
+		body = map[string]any{"success": true, "data": "09/01/2025"}
 	default:
 		http.NotFound(w, r)
 		return

@@ -111,6 +111,7 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 	for _, o := range opts {
 		o(&cfg, &clientOpts)
 	}
+	clientOpts = append(clientOpts, nsip.WithRequestHook(UpstreamHook(cfg.Logger)))
 	nc, err := nsip.NewClient(clientOpts...)
 	if err != nil {
 		t.Fatalf("nsip.NewClient: %v", err)

@@ -34,6 +34,7 @@ func (g *Gateway) featuresNote() string {
 func (g *Gateway) serverOptions() []server.ServerOption {
 	hooks := &server.Hooks{}
 	g.sessionHooks(hooks)
+	g.sessionLogHooks(hooks)
 	hooks.AddAfterInitialize(func(_ context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
 		res.Instructions = g.Instructions()
 	})

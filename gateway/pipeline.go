@@ -95,6 +95,7 @@ type outcome struct {
 	staleReason string
 	formatNote  string // set when NSIP's answer was in an unrecognized shape
 	err         *toolError
+	upstream    map[string]any // an analysis's lookups, as its _meta.upstream
 }
 
 // handler is the ToolHandlerFunc of tool d. It never returns a Go error:
@@ -109,6 +110,7 @@ func (g *Gateway) handler(d *toolDef) server.ToolHandlerFunc {
 
 func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest) *mcp.CallToolResult {
 	start := time.Now()
+	ctx, _ = withCall(ctx)
 	g.stats.calls[d.name].Add(1)
 
 	sent, fe := param.Decode(req)
@@ -397,9 +399,10 @@ func assembleProfile(obs []obtained) *nsip.AnimalProfile {
 
 // fetch is the single upstream round trip behind one cache key, and the fit
 // of its answer. It runs on its own deadline, so one caller giving up does
-// not fail the others; it waits for session's turn until queue ends, when
+// not fail the others; its requests are logged under the call of caller,
+// which started it. It waits for session's turn until queue ends, when
 // every caller has given up.
-func (g *Gateway) fetch(queue context.Context, session, key string, d *toolDef, args map[string]any) (any, error) {
+func (g *Gateway) fetch(caller, queue context.Context, session, key string, d *toolDef, args map[string]any) (any, error) {
 	if e, ok := g.cache.Peek(key); ok { // filled while this call was queueing
 		return e.Value.(*answer), nil
 	}
@@ -407,7 +410,7 @@ func (g *Gateway) fetch(queue context.Context, session, key string, d *toolDef, 
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(metrics.WithEndpoint(context.Background(), d.method), g.cfg.CallTimeout)
+	ctx, cancel := context.WithTimeout(metrics.WithEndpoint(detachCall(caller), d.method), g.cfg.CallTimeout)
 	defer cancel()
 	if a, ok := g.fromShared(ctx, key, true); ok {
 		return a, nil
@@ -599,6 +602,7 @@ func (g *Gateway) finish(ctx context.Context, d *toolDef, params string, start t
 		slog.String("status", status),
 		slog.Float64("latency_ms", float64(time.Since(start).Microseconds())/1000),
 	}
+	attrs = append(attrs, g.callAttrs(ctx, o)...)
 	if o.err == nil {
 		attrs = append(attrs,
 			slog.String("cache", o.source),

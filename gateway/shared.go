@@ -181,7 +181,7 @@ func (g *Gateway) fromShared(ctx context.Context, key string, keepStale bool) (*
 	a, err := decodeAnswer(b)
 	if err != nil {
 		r.Ignored()
-		g.log.Debug("ignored a shared cache value", "key", key, "err", err.Error())
+		g.log.Debug("ignored a shared cache value", "key", key, "error", err.Error())
 		return nil, false
 	}
 	a.id = g.answerIDs.Add(1)
@@ -203,7 +203,7 @@ func (g *Gateway) toShared(ctx context.Context, key string, a *answer) {
 	}
 	b, err := encodeAnswer(a)
 	if err != nil {
-		g.log.Warn("answer not shared: it does not encode", "key", key, "err", err.Error())
+		g.log.Warn("answer not shared: it does not encode", "key", key, "error", err.Error())
 		return
 	}
 	r.Store(ctx, g.recordKey(key), b, g.cfg.Now(), g.cfg.CacheTTL+g.cfg.StaleTTL)

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -64,6 +65,32 @@ type Client struct {
 	retry      RetryPolicy
 	maxBody    int64
 	onAttempt  func(context.Context, Attempt)
+	hook       func(context.Context, RequestInfo)
+	// verified is set once the base URL has answered JSON: from then on a
+	// 404 or an HTML page is NSIP's answer, not a sign of a wrong base URL.
+	verified atomic.Bool
+}
+
+// RequestInfo describes one HTTP request the client made, for WithRequestHook.
+type RequestInfo struct {
+	Method   string        // GET or POST
+	Endpoint string        // API path, e.g. "details/getAnimalDetails"
+	Attempt  int           // 1 for the first request of a call, 2 for its first retry…
+	Status   int           // HTTP status, 0 when no response arrived
+	Latency  time.Duration // from sending the request to its body read (or its failure)
+	Err      error         // nil on success; else the *Error this attempt ended with
+	Probe    bool          // a check of the base URL the client made on its own
+}
+
+// WithRequestHook has f called after every HTTP request, retries and base
+// URL probes included, with the caller's context (so that f can read what
+// the caller put there, such as a call ID for its logs). f runs on the
+// calling goroutine and must be quick and safe for concurrent use.
+func WithRequestHook(f func(context.Context, RequestInfo)) Option {
+	return func(c *Client) error {
+		c.hook = f
+		return nil
+	}
 }
 
 // Option configures a Client.

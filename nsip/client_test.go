@@ -216,6 +216,11 @@ func TestRequestShape(t *testing.T) {
 	for _, base := range []string{"/api", "/api/"} {
 		got := make(chan seen, 1)
 		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasSuffix(r.URL.Path, "/"+pathDateLastUpdated) {
+				// The base URL probe a 404 leads to: the API is here.
+				_, _ = w.Write([]byte(`"2024-01-01"`))
+				return
+			}
 			got <- seen{r.Method, r.URL.Path, r.URL.RawQuery, r.URL.Query().Get("searchString"), r.Header.Get("User-Agent"),
 				r.Header.Get("Accept"), r.Header.Get("Content-Type")}
 			w.WriteHeader(http.StatusNotFound)

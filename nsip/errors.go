@@ -27,6 +27,12 @@ const (
 	// KindNoData is NSIP saying it has nothing for a valid request: trait
 	// ranges of a breed with too few evaluated animals are an HTTP 400.
 	KindNoData
+	// KindMisconfigured is an answer that says the base URL does not lead
+	// to the NSIP API: a 404 for an endpoint that takes no argument (or
+	// that a probe of one confirms), HTML from a base URL that has never
+	// answered JSON, a TLS handshake with a plain-HTTP port or the reverse.
+	// Retrying will not help until the base URL is corrected.
+	KindMisconfigured
 )
 
 // String names the kind in snake case, e.g. "not_found", for logs and
@@ -53,6 +59,8 @@ func (k Kind) String() string {
 		return "format_changed"
 	case KindNoData:
 		return "no_data"
+	case KindMisconfigured:
+		return "misconfigured"
 	}
 	return fmt.Sprintf("kind(%d)", int(k))
 }
@@ -123,6 +131,7 @@ var (
 	ErrCanceled           = &Error{Kind: KindCanceled}
 	ErrFormatChanged      = &Error{Kind: KindFormatChanged}
 	ErrNoData             = &Error{Kind: KindNoData}
+	ErrMisconfigured      = &Error{Kind: KindMisconfigured}
 )
 
 var sentinels = map[Kind]*Error{
@@ -136,6 +145,7 @@ var sentinels = map[Kind]*Error{
 	KindCanceled:           ErrCanceled,
 	KindFormatChanged:      ErrFormatChanged,
 	KindNoData:             ErrNoData,
+	KindMisconfigured:      ErrMisconfigured,
 }
 
 // Retryable reports whether repeating the request may succeed.

@@ -114,6 +114,11 @@ func TestFaultsOnEveryEndpoint(t *testing.T) {
 
 func TestNotFound(t *testing.T) {
 	s, c := standIn(t, nsiptest.FormatLegacy)
+	// Once the base URL has answered JSON, a 404 is the record's absence
+	// and costs no check of the base URL (TestFirstNotFoundProbesOnce).
+	if _, err := c.DateLastUpdated(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name, endpoint, param, value string
 		call                         func(context.Context) error
@@ -356,10 +361,15 @@ func TestUnexpectedBodies(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var hits atomic.Int32
-			c := fakeUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+			h := func(w http.ResponseWriter, r *http.Request) {
 				hits.Add(1)
 				fmt.Fprint(w, tc.body)
-			})
+			}
+			if strings.HasPrefix(tc.body, "<") {
+				// A page on every path would be no NSIP API at all.
+				h = apiHere(h)
+			}
+			c := fakeUpstream(t, h)
 			// JSON that is not the answer means NSIP's format changed;
 			// anything else, or NSIP's own success=false, is unexpected.
 			want := KindFormatChanged
@@ -540,7 +550,7 @@ func TestStalledBody(t *testing.T) {
 }
 
 func TestSearchNotFound(t *testing.T) {
-	c := fakeUpstream(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNotFound) })
+	c := fakeUpstream(t, apiHere(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNotFound) }))
 	e := asError(t, searchCall(ctxT(t), c), KindNotFound)
 	if e.Param != "" || e.Reason != "the API has no such resource" || e.Endpoint != pathSearch {
 		t.Errorf("got %+v", e)
@@ -550,7 +560,8 @@ func TestSearchNotFound(t *testing.T) {
 func TestKindNames(t *testing.T) {
 	want := map[Kind]string{KindNotFound: "not_found", KindInvalidArgument: "invalid_argument", KindRateLimited: "rate_limited",
 		KindUpstream: "upstream_error", KindTimeout: "timeout", KindConnection: "connection_failed",
-		KindUnexpectedResponse: "unexpected_response", KindCanceled: "canceled", KindFormatChanged: "format_changed", KindNoData: "no_data"}
+		KindUnexpectedResponse: "unexpected_response", KindCanceled: "canceled", KindFormatChanged: "format_changed", KindNoData: "no_data",
+		KindMisconfigured: "misconfigured"}
 	for k, name := range want {
 		if k.String() != name || sentinels[k].Kind != k {
 			t.Errorf("kind %d: %q, sentinel %+v", int(k), k.String(), sentinels[k])

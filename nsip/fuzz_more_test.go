@@ -49,7 +49,7 @@ func FuzzClientResponse(f *testing.F) {
 	var status int
 	var retryAfter string
 	var body []byte
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	srv := httptest.NewServer(apiHere(func(w http.ResponseWriter, _ *http.Request) {
 		mu.Lock()
 		st, ra, b := status, retryAfter, body
 		mu.Unlock()

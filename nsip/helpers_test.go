@@ -108,6 +108,23 @@ func ctxT(t testing.TB) context.Context {
 
 // fakeUpstream serves h for cases the stand-in does not model, such as
 // inspecting the request or answering with a hand-written body.
+// apiHere answers the requests the client makes on its own to check the
+// base URL (argument-less endpoints, after a 404 or a web page) as NSIP
+// does, and passes every other request to h: a fake that answers one way
+// to every path would otherwise be a wrong base URL.
+func apiHere(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/"+pathDateLastUpdated):
+			_, _ = w.Write([]byte(`"2024-01-01"`))
+		case strings.HasSuffix(r.URL.Path, "/"+pathBreedGroups):
+			_, _ = w.Write([]byte(`[]`))
+		default:
+			h(w, r)
+		}
+	}
+}
+
 func fakeUpstream(t testing.TB, h http.HandlerFunc, opts ...Option) *Client {
 	t.Helper()
 	ts := httptest.NewServer(h)

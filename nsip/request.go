@@ -3,6 +3,8 @@ package nsip
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -41,9 +43,74 @@ func fetch[T any](ctx context.Context, c *Client, cl call, decode decodeFunc[T])
 	v, derr := decode(body)
 	if derr != nil {
 		derr.Endpoint, derr.Status, derr.Attempts = cl.path, status, attempts
+		if derr.Kind == KindUnexpectedResponse && looksHTML(body) {
+			c.checkBase(ctx, derr, false, "it sent an HTML page where JSON belongs")
+		}
 		return nil, derr
 	}
+	c.verified.Store(true)
 	return v, nil
+}
+
+// looksHTML reports whether a body is a web page rather than an API answer.
+func looksHTML(b []byte) bool {
+	b = bytes.TrimSpace(b)
+	return len(b) > 0 && b[0] == '<'
+}
+
+// checkBase turns e, a 404 or a web page where JSON belongs, into
+// KindMisconfigured when the base URL is wrong rather than the request. An
+// endpoint that takes no argument (sure) has nothing to be missing, so its
+// 404 always is. Otherwise, until the base URL has answered JSON, the
+// cheapest such endpoint is asked once, and a 404 or a page from it too
+// means no NSIP API lives there. A page from the public API's own address
+// is NSIP's outage page, not a wrong setting.
+func (c *Client) checkBase(ctx context.Context, e *Error, sure bool, what string) {
+	if !sure {
+		if c.verified.Load() || (e.Kind != KindNotFound && c.baseURL.String() == DefaultBaseURL) {
+			return
+		}
+		if !c.probeBaseWrong(ctx, e.Endpoint) {
+			return
+		}
+	}
+	e.Kind, e.Param, e.Value = KindMisconfigured, "", ""
+	e.Reason = "the base URL does not lead to the NSIP API: " + what
+}
+
+// probeBaseWrong asks the cheapest endpoint that takes no argument (another
+// one when failed is that one, lest one endpoint's fault pass for a wrong
+// base URL) and reports whether its answer proves the base URL wrong: a 404
+// or a body that is not JSON. A failure that proves nothing (a timeout, a
+// 5xx) is not taken as proof.
+func (c *Client) probeBaseWrong(ctx context.Context, failed string) bool {
+	cl := call{method: http.MethodGet, path: pathDateLastUpdated}
+	if failed == pathDateLastUpdated {
+		cl.path = pathBreedGroups
+	}
+	start := time.Now()
+	body, status, e, _ := c.attempt(ctx, cl)
+	c.observe(ctx, cl, 1, status, start, e, true)
+	switch {
+	case e == nil && json.Valid(body):
+		c.verified.Store(true)
+		return false
+	case e == nil:
+		return true
+	}
+	return e.Kind == KindNotFound || e.Kind == KindMisconfigured
+}
+
+// observe reports one request to the hook, if there is one.
+func (c *Client) observe(ctx context.Context, cl call, attempt, status int, start time.Time, e *Error, probe bool) {
+	if c.hook == nil {
+		return
+	}
+	info := RequestInfo{Method: cl.method, Endpoint: cl.path, Attempt: attempt, Status: status, Latency: time.Since(start), Probe: probe}
+	if e != nil {
+		info.Err = e
+	}
+	c.hook(ctx, info)
 }
 
 // newRequest builds the HTTP request for cl, with the query encoded and the
@@ -72,10 +139,14 @@ func (c *Client) newRequest(ctx context.Context, cl call) (*http.Request, error)
 func (c *Client) do(ctx context.Context, cl call) (body []byte, status, attempts int, err error) {
 	for {
 		attempts++
-		sent := time.Now()
+		start := time.Now()
 		body, status, e, retryAfter := c.attempt(ctx, cl)
+		if e != nil {
+			e.Endpoint, e.Attempts = cl.path, attempts
+		}
+		c.observe(ctx, cl, attempts, status, start, e, false)
 		if c.onAttempt != nil {
-			a := Attempt{Path: cl.path, Number: attempts, Status: status, Duration: time.Since(sent)}
+			a := Attempt{Path: cl.path, Number: attempts, Status: status, Duration: time.Since(start)}
 			if e != nil {
 				a.Kind = e.Kind
 			}
@@ -84,8 +155,14 @@ func (c *Client) do(ctx context.Context, cl call) (body []byte, status, attempts
 		if e == nil {
 			return body, status, attempts, nil
 		}
-		e.Endpoint, e.Attempts = cl.path, attempts
 		if !c.shouldRetry(ctx, e, status, attempts) {
+			if e.Kind == KindNotFound {
+				what := "it has no endpoint " + cl.path
+				if len(cl.query) > 0 || cl.body != nil {
+					what = fmt.Sprintf("it answers 404 for %s, and for an endpoint that takes no argument", cl.path)
+				}
+				c.checkBase(ctx, e, len(cl.query) == 0 && cl.body == nil, what)
+			}
 			return nil, status, attempts, e
 		}
 		if retryAfter > c.retry.MaxRetryAfter {
@@ -226,6 +303,10 @@ func statusError(cl call, resp *http.Response, snippet string) (*Error, time.Dur
 		if cl.param == "" {
 			e.Reason = "the API has no such resource"
 		}
+	case code == http.StatusBadRequest && strings.Contains(snippet, "HTTP request to an HTTPS server"):
+		// Go's TLS servers answer a plain-HTTP request so.
+		e.Kind = KindMisconfigured
+		e.Reason = "the base URL says http, but the server there speaks HTTPS"
 	case code == http.StatusBadRequest || code == http.StatusUnprocessableEntity:
 		e.Kind, e.Param, e.Value = KindInvalidArgument, cl.param, cl.value
 		e.Reason = "the API rejected the request: " + snippet
@@ -282,6 +363,13 @@ func transportError(ctx, actx context.Context, err error) *Error {
 	var netErr net.Error
 	if actx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()) {
 		return &Error{Kind: KindTimeout, Reason: "no answer within the time limit", Err: err}
+	}
+	var certErr *tls.CertificateVerificationError
+	switch {
+	case errors.Is(err, http.ErrSchemeMismatch):
+		return &Error{Kind: KindMisconfigured, Reason: "the base URL says https, but the server there speaks plain HTTP", Err: err}
+	case errors.As(err, &certErr):
+		return &Error{Kind: KindMisconfigured, Reason: "the server's TLS certificate is not trusted for the base URL's host", Err: err}
 	}
 	reason := "cannot reach the API"
 	var dnsErr *net.DNSError

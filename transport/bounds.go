@@ -42,6 +42,16 @@ func clientOf(r *http.Request) string {
 	return ip.String()
 }
 
+type clientKey struct{}
+
+// ClientAddress is the address a streamable HTTP request's calls are counted
+// under (see clientOf), for logs of calls that belong to no session; "" for
+// a context that did not come from one.
+func ClientAddress(ctx context.Context) string {
+	s, _ := ctx.Value(clientKey{}).(string)
+	return s
+}
+
 var (
 	errServerFull = errors.New("server full")
 	errClientFull = errors.New("client full")

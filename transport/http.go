@@ -257,7 +257,7 @@ func (st *site) healthz(w http.ResponseWriter, r *http.Request) {
 	body := map[string]any{}
 	if st.opts.Health != nil {
 		if raw, err := json.Marshal(st.opts.Health()); err != nil {
-			st.log.Error("health facts do not encode as JSON", "err", err)
+			st.log.Error("health facts do not encode as JSON", "error", err)
 		} else if json.Unmarshal(raw, &body) != nil {
 			body = map[string]any{"app": json.RawMessage(raw)}
 		}
@@ -403,7 +403,7 @@ func (st *site) serve(ctx context.Context, ln net.Listener, handler http.Handler
 	go func() { shut <- srv.Shutdown(final) }()
 	closeSessions(final)
 	if err := <-shut; err != nil {
-		st.log.Warn("closing connections that did not finish in time", "err", err)
+		st.log.Warn("closing connections that did not finish in time", "error", err)
 		_ = srv.Close()
 	}
 	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {

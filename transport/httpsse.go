@@ -196,6 +196,7 @@ func (st *site) streamable(next http.Handler, ledger *sessionLedger) http.Handle
 		client := clientOf(r)
 		switch r.Method {
 		case http.MethodPost:
+			r = r.WithContext(context.WithValue(r.Context(), clientKey{}, client))
 			raw, ok := st.readBody(w, r)
 			if !ok {
 				return

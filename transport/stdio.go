@@ -47,7 +47,7 @@ func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.W
 	}
 
 	w := &lineWriter{out: out, calls: st.calls, onGone: func(err error) {
-		st.log.Info("stdout closed; the client has gone, so answers still to come are dropped", "err", err.Error(), "in_flight", st.calls.count())
+		st.log.Info("stdout closed; the client has gone, so answers still to come are dropped", "error", err.Error(), "in_flight", st.calls.count())
 	}}
 	pr, pw := io.Pipe()
 	stdio := server.NewStdioServer(s)
@@ -106,7 +106,7 @@ func (st *site) pumpStdin(in io.Reader, pw *io.PipeWriter, w *lineWriter) {
 		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
-				st.log.Warn("reading stdin", "err", err)
+				st.log.Warn("reading stdin", "error", err)
 			}
 			// A client that writes its requests and closes stdin (a pipe,
 			// a script) still expects the answers: closing mcp-go's input

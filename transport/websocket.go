@@ -74,7 +74,7 @@ func (h *wsHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer release()
 	conn, err := h.upgrader.Upgrade(w, r, nil)
 	if err != nil {
-		h.site.log.Debug("websocket upgrade failed", "remote", r.RemoteAddr, "err", err)
+		h.site.log.Debug("websocket upgrade failed", "remote", r.RemoteAddr, "error", err)
 		return // the upgrader has answered the request
 	}
 	h.mu.Lock()
@@ -245,7 +245,7 @@ func (c *wsConn) SetClientCapabilities(caps mcp.ClientCapabilities) {
 func (c *wsConn) serve() {
 	defer closeQuietly(c.conn)
 	if err := c.hub.mcp.RegisterSession(c.ctx, c); err != nil {
-		c.log.Error("registering websocket session", "err", err)
+		c.log.Error("registering websocket session", "error", err)
 		c.closeWith(websocket.CloseInternalServerErr, "session registration failed")
 		return
 	}
@@ -369,7 +369,7 @@ func (c *wsConn) handle(m message, data []byte) (out []byte) {
 	}
 	b, err := json.Marshal(resp)
 	if err != nil {
-		c.log.Error("encoding a response", "err", err)
+		c.log.Error("encoding a response", "error", err)
 		return errorResponse(m.id, mcp.INTERNAL_ERROR, "internal error: the response could not be encoded")
 	}
 	return b
@@ -419,7 +419,7 @@ func (c *wsConn) writeLoop() {
 			return
 		}
 		if err != nil {
-			c.log.Debug("websocket write failed; closing", "err", err)
+			c.log.Debug("websocket write failed; closing", "error", err)
 			closeQuietly(c.conn) // also ends the read loop
 			return
 		}
@@ -447,7 +447,7 @@ func (c *wsConn) writeReply(r reply) error {
 func (c *wsConn) writeNote(n mcp.JSONRPCNotification) error {
 	b, err := json.Marshal(n)
 	if err != nil {
-		c.log.Error("encoding a notification", "method", n.Method, "err", err)
+		c.log.Error("encoding a notification", "method", n.Method, "error", err)
 		return nil
 	}
 	return c.write(b)

@@ -295,6 +295,21 @@ func TestEndToEndStdoutCarriesOnlyJSONRPC(t *testing.T) {
 	if !strings.Contains(s.Stderr(), `"tool":"nsip_get_animal"`) {
 		t.Errorf("stderr lacks the log line of the nsip_get_animal call:\n%s", s.Stderr())
 	}
+	// The call's line names the transport and the call; the session opened
+	// before it.
+	for _, line := range logs {
+		if !strings.Contains(line, `"tool":"nsip_get_animal"`) {
+			continue
+		}
+		var rec map[string]any
+		_ = json.Unmarshal([]byte(line), &rec)
+		if rec["transport"] != "stdio" || rec["call_id"] == nil || rec["session"] == nil {
+			t.Errorf("call line %s: want transport stdio, a call_id and the session", line)
+		}
+	}
+	if !strings.Contains(s.Stderr(), `"msg":"session opened"`) {
+		t.Errorf("stderr lacks the session's opening:\n%s", s.Stderr())
+	}
 }
 
 func TestEndToEndInvalidEnvironmentExitsTwo(t *testing.T) {

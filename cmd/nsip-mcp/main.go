@@ -73,7 +73,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 			fmt.Fprintf(stderr, "nsip-mcp: %s\n", msg)
 			return 2
 		}
-		logger.Error("nsip-mcp stopped", "err", err)
+		logger.Error("nsip-mcp stopped", "error", err)
 		return 1
 	}
 	return 0
@@ -90,26 +90,32 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	// The server's own registry, so that a test can run several servers
 	// in one process and read each one's values.
 	m := metrics.New(prometheus.NewRegistry())
+	// The gateway's lines, each call's among them, name the transport as
+	// the transport's own do.
+	glog := logger.With("transport", cfg.Transport)
 	client, err := nsip.NewClient(
 		nsip.WithBaseURL(cfg.NSIP.BaseURL),
 		nsip.WithTimeout(cfg.NSIP.Timeout),
 		nsip.WithUserAgent("nsip-mcp/"+v),
 		nsip.WithAttemptHook(m.UpstreamAttempt),
+		nsip.WithRequestHook(gateway.UpstreamHook(glog)),
 	)
 	if err != nil {
 		return err
 	}
+	go checkUpstream(ctx, client, cfg.NSIP.BaseURL, cfg.NSIP.Timeout, logger)
 	// The tokenizer table takes a few hundred milliseconds to parse; load it
 	// while the transport starts so that the first tools/list is not held up.
 	counter := summarize.StartCounter()
 	go func() {
 		if err := counter.Err(); err != nil {
-			logger.Error("token counter unavailable; counting bytes instead", "err", err)
+			logger.Error("token counter unavailable; counting bytes instead", "error", err)
 		}
 	}()
 	gcfg := cfg.Gateway
-	gcfg.Logger = logger
+	gcfg.Logger = glog
 	gcfg.Metrics = m
+	gcfg.ClientAddress = transport.ClientAddress
 	if cfg.RedisURL != "" {
 		rd, err := cache.NewRedis(cache.RedisConfig{URL: cfg.RedisURL, Secret: []byte(cfg.RedisSecret), Logger: logger})
 		if err != nil {

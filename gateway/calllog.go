@@ -1,0 +1,153 @@
+package gateway
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+// callRecord is what one tool call's log line says of the requests sent to
+// NSIP for it. It travels in the call's context, into the fetches the call
+// starts, where the client's request hook (UpstreamHook) fills it in. A call
+// that joins a fetch another call started sent nothing itself: its line
+// shows no upstream requests.
+type callRecord struct {
+	id string
+
+	mu       sync.Mutex
+	attempts int           // HTTP requests, retries included
+	status   int           // HTTP status of the last one, 0 when none arrived
+	upstream time.Duration // summed over the requests and probes of the base URL
+}
+
+type callKey struct{}
+
+// withCall gives ctx a call ID and a record of the call's upstream
+// requests. A context that has one keeps it: an analysis's lookups are
+// counted against the analysis.
+func withCall(ctx context.Context) (context.Context, *callRecord) {
+	if r := callOf(ctx); r != nil {
+		return ctx, r
+	}
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	r := &callRecord{id: hex.EncodeToString(b[:])}
+	return context.WithValue(ctx, callKey{}, r), r
+}
+
+func callOf(ctx context.Context) *callRecord {
+	r, _ := ctx.Value(callKey{}).(*callRecord)
+	return r
+}
+
+// CallID is the ID that the log lines of the tool call running on ctx carry,
+// or "" outside a call.
+func CallID(ctx context.Context) string {
+	if r := callOf(ctx); r != nil {
+		return r.id
+	}
+	return ""
+}
+
+// detachCall is a context without ctx's deadline, cancellation or values but
+// for its call record: a fetch outlives the call that started it, and its
+// requests are still that call's.
+func detachCall(ctx context.Context) context.Context {
+	if r := callOf(ctx); r != nil {
+		return context.WithValue(context.Background(), callKey{}, r)
+	}
+	return context.Background()
+}
+
+// UpstreamHook is the nsip.WithRequestHook that logs each request to NSIP at
+// debug with the call ID it was made for, and counts it in that call's log
+// line.
+func UpstreamHook(log *slog.Logger) func(context.Context, nsip.RequestInfo) {
+	return func(ctx context.Context, info nsip.RequestInfo) {
+		r := callOf(ctx)
+		if r != nil {
+			r.mu.Lock()
+			if !info.Probe { // a check of the base URL is not an attempt at the answer
+				r.attempts++
+				r.status = info.Status
+			}
+			r.upstream += info.Latency
+			r.mu.Unlock()
+		}
+		if !log.Enabled(ctx, slog.LevelDebug) {
+			return
+		}
+		attrs := []slog.Attr{
+			slog.String("call_id", CallID(ctx)),
+			slog.String("method", info.Method),
+			slog.String("endpoint", info.Endpoint),
+			slog.Int("status", info.Status),
+			slog.Int("attempt", info.Attempt),
+			slog.Float64("latency_ms", ms(info.Latency)),
+		}
+		if info.Probe {
+			attrs = append(attrs, slog.Bool("probe", true))
+		}
+		if info.Err != nil {
+			attrs = append(attrs, slog.String("error", info.Err.Error()))
+		}
+		log.LogAttrs(ctx, slog.LevelDebug, "nsip request", attrs...)
+	}
+}
+
+// callAttrs are the attributes of a call's log line beside the tool's own:
+// the call ID, who called (the session, or the address of a caller without
+// one), what NSIP was asked for it and, for an analysis,
+// the answers it read (lookups), as its _meta.upstream counts them.
+func (g *Gateway) callAttrs(ctx context.Context, o outcome) []slog.Attr {
+	var attrs []slog.Attr
+	for _, k := range []string{"lookups", "fetched", "cached", "stale"} {
+		if n, ok := o.upstream[k].(int); ok {
+			attrs = append(attrs, slog.Int(k, n))
+		}
+	}
+	if s := server.ClientSessionFromContext(ctx); s != nil && s.SessionID() != "" {
+		attrs = append(attrs, slog.String("session", s.SessionID()))
+	} else if g.cfg.ClientAddress != nil {
+		if a := g.cfg.ClientAddress(ctx); a != "" {
+			attrs = append(attrs, slog.String("client", a))
+		}
+	}
+	r := callOf(ctx)
+	if r == nil {
+		return attrs
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	attrs = append(attrs,
+		slog.String("call_id", r.id),
+		slog.Int("upstream_attempts", r.attempts),
+	)
+	if r.attempts > 0 {
+		attrs = append(attrs,
+			slog.Int("upstream_status", r.status),
+			slog.Float64("upstream_ms", ms(r.upstream)),
+		)
+	}
+	return attrs
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// sessionLogHooks log sessions opening and closing, on every transport
+// that registers them with mcp-go.
+func (g *Gateway) sessionLogHooks(h *server.Hooks) {
+	h.AddOnRegisterSession(func(_ context.Context, s server.ClientSession) {
+		g.log.Info("session opened", slog.String("session", s.SessionID()))
+	})
+	h.AddOnUnregisterSession(func(_ context.Context, s server.ClientSession) {
+		g.log.Info("session closed", slog.String("session", s.SessionID()))
+	})
+}
