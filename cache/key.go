@@ -103,37 +103,30 @@ func appendValue(b []byte, v any) ([]byte, bool) {
 		}
 		return append(b, '}'), true
 	case []any:
-		if v == nil {
-			return append(b, "null"...), true
-		}
-		b = append(b, '[')
-		for i, e := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			var ok bool
-			if b, ok = appendValue(b, e); !ok {
-				return b, false
-			}
-		}
-		return append(b, ']'), true
+		return appendArray(b, v, appendValue)
 	case []string:
-		if v == nil {
-			return append(b, "null"...), true
-		}
-		b = append(b, '[')
-		for i, e := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			var ok bool
-			if b, ok = appendString(b, e); !ok {
-				return b, false
-			}
-		}
-		return append(b, ']'), true
+		return appendArray(b, v, appendString)
 	}
 	return b, false
+}
+
+// appendArray writes xs as a JSON array, each element by add; a nil slice
+// is null, as encoding/json writes it.
+func appendArray[T any](b []byte, xs []T, add func([]byte, T) ([]byte, bool)) ([]byte, bool) {
+	if xs == nil {
+		return append(b, "null"...), true
+	}
+	b = append(b, '[')
+	for i, x := range xs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var ok bool
+		if b, ok = add(b, x); !ok {
+			return b, false
+		}
+	}
+	return append(b, ']'), true
 }
 
 // appendString writes an ASCII string with encoding/json's escapes.
