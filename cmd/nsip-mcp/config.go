@@ -18,6 +18,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/transport"
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 )
 
 // Config is everything the command reads from its environment. It holds
@@ -682,32 +683,11 @@ func nearest(v string, choices []string, aliases map[string]string) string {
 		case len(l) >= 3 && (strings.Contains(ch, l) || strings.HasPrefix(l, ch)):
 			return ch
 		}
-		if d := editDistance(l, ch); d < bestDist {
+		if d := param.Levenshtein(l, ch); d < bestDist {
 			best, bestDist = ch, d
 		}
 	}
 	return best
-}
-
-// editDistance is Levenshtein's: insertions, deletions and substitutions.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 // suggestSeconds reads a bare number as seconds: "15" for 15s.
