@@ -16,9 +16,9 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway"
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/transport"
-	"github.com/nsip-tools/nsip-mcp/gateway/param"
 )
 
 // Config is everything the command reads from its environment. It holds
