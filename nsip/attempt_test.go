@@ -10,11 +10,11 @@ import (
 
 // The hook sees every request, the retried ones too, with its status and
 // the caller's context, so a caller can count retries per endpoint.
-func TestAttemptHookSeesEveryRetry(t *testing.T) {
+func TestRequestHookSeesEveryRetry(t *testing.T) {
 	var n atomic.Int32
 	type key struct{}
 	var mu sync.Mutex
-	var got []Attempt
+	var got []RequestInfo
 	var tagged int
 	c := fakeUpstream(t, func(w http.ResponseWriter, r *http.Request) {
 		if n.Add(1) < 3 {
@@ -23,7 +23,7 @@ func TestAttemptHookSeesEveryRetry(t *testing.T) {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"lpnId":"X"}`))
-	}, WithAttemptHook(func(ctx context.Context, a Attempt) {
+	}, WithRequestHook(func(ctx context.Context, a RequestInfo) {
 		mu.Lock()
 		defer mu.Unlock()
 		got = append(got, a)
@@ -43,8 +43,12 @@ func TestAttemptHookSeesEveryRetry(t *testing.T) {
 		if i == 2 {
 			wantStatus, wantKind = http.StatusOK, Kind(0)
 		}
-		if a.Path != pathLineage || a.Number != i+1 || a.Status != wantStatus || a.Kind != wantKind {
-			t.Errorf("attempt %d = %+v, want path %s, number %d, status %d, kind %v", i, a, pathLineage, i+1, wantStatus, wantKind)
+		var kind Kind
+		if e, ok := a.Err.(*Error); ok {
+			kind = e.Kind
+		}
+		if a.Endpoint != pathLineage || a.Attempt != i+1 || a.Status != wantStatus || kind != wantKind || a.Probe {
+			t.Errorf("attempt %d = %+v, want endpoint %s, attempt %d, status %d, kind %v", i, a, pathLineage, i+1, wantStatus, wantKind)
 		}
 	}
 }

@@ -64,7 +64,6 @@ type Client struct {
 	userAgent  string
 	retry      RetryPolicy
 	maxBody    int64
-	onAttempt  func(context.Context, Attempt)
 	hook       func(context.Context, RequestInfo)
 	// verified is set once the base URL has answered JSON: from then on a
 	// 404 or an HTML page is NSIP's answer, not a sign of a wrong base URL.
@@ -178,27 +177,6 @@ func WithMaxBodyBytes(n int64) Option {
 			return fmt.Errorf("nsip: max body bytes must be positive, got %d", n)
 		}
 		c.maxBody = n
-		return nil
-	}
-}
-
-// Attempt describes one HTTP request the client made, as reported to the
-// hook given with WithAttemptHook.
-type Attempt struct {
-	Path     string        // the API path, without query: a fixed set
-	Number   int           // 1 for the first request of a call, 2 for its first retry, ...
-	Status   int           // the HTTP status; 0 when no response arrived
-	Kind     Kind          // the failure's kind; 0 on success
-	Duration time.Duration // from sending the request to reading the body or failing
-}
-
-// WithAttemptHook has the client call hook after every HTTP request it
-// makes, retries included, with the calling context. It lets a caller count
-// requests, retries and statuses without the client knowing how they are
-// kept. hook runs on the calling goroutine and must return promptly.
-func WithAttemptHook(hook func(ctx context.Context, a Attempt)) Option {
-	return func(c *Client) error {
-		c.onAttempt = hook
 		return nil
 	}
 }

@@ -145,13 +145,6 @@ func (c *Client) do(ctx context.Context, cl call) (body []byte, status, attempts
 			e.Endpoint, e.Attempts = cl.path, attempts
 		}
 		c.observe(ctx, cl, attempts, status, start, e, false)
-		if c.onAttempt != nil {
-			a := Attempt{Path: cl.path, Number: attempts, Status: status, Duration: time.Since(start)}
-			if e != nil {
-				a.Kind = e.Kind
-			}
-			c.onAttempt(ctx, a)
-		}
 		if e == nil {
 			return body, status, attempts, nil
 		}

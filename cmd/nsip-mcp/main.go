@@ -93,12 +93,16 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	// The gateway's lines, each call's among them, name the transport as
 	// the transport's own do.
 	glog := logger.With("transport", cfg.Transport)
+	// Every HTTP request to NSIP is logged at debug and counted.
+	logRequest := gateway.UpstreamHook(glog)
 	client, err := nsip.NewClient(
 		nsip.WithBaseURL(cfg.NSIP.BaseURL),
 		nsip.WithTimeout(cfg.NSIP.Timeout),
 		nsip.WithUserAgent("nsip-mcp/"+v),
-		nsip.WithAttemptHook(m.UpstreamAttempt),
-		nsip.WithRequestHook(gateway.UpstreamHook(glog)),
+		nsip.WithRequestHook(func(ctx context.Context, r nsip.RequestInfo) {
+			logRequest(ctx, r)
+			m.UpstreamAttempt(ctx, r)
+		}),
 	)
 	if err != nil {
 		return err

@@ -157,19 +157,23 @@ func WithEndpoint(ctx context.Context, endpoint string) context.Context {
 }
 
 // UpstreamAttempt records one HTTP request to NSIP; it is the client's
-// attempt hook (nsip.WithAttemptHook). The endpoint is the one ctx was
+// request hook (nsip.WithRequestHook). The endpoint is the one ctx was
 // tagged with, else the API path, which is one of a fixed few.
-func (m *Metrics) UpstreamAttempt(ctx context.Context, a nsip.Attempt) {
-	if m == nil {
+func (m *Metrics) UpstreamAttempt(ctx context.Context, a nsip.RequestInfo) {
+	if m == nil || a.Probe { // a check of the base URL, not a caller's request
 		return
 	}
 	endpoint, ok := ctx.Value(endpointKey{}).(string)
 	if !ok {
-		endpoint = a.Path
+		endpoint = a.Endpoint
 	}
-	m.upstreamRequests.WithLabelValues(endpoint, StatusClass(a.Status, a.Kind)).Inc()
-	m.upstreamDuration.WithLabelValues(endpoint).Observe(a.Duration.Seconds())
-	if a.Number > 1 {
+	var kind nsip.Kind
+	if e, ok := a.Err.(*nsip.Error); ok {
+		kind = e.Kind
+	}
+	m.upstreamRequests.WithLabelValues(endpoint, StatusClass(a.Status, kind)).Inc()
+	m.upstreamDuration.WithLabelValues(endpoint).Observe(a.Latency.Seconds())
+	if a.Attempt > 1 {
 		m.upstreamRetries.WithLabelValues(endpoint).Inc()
 	}
 }

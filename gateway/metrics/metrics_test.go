@@ -38,9 +38,9 @@ func TestStatusClass(t *testing.T) {
 func TestUpstreamAttemptLabels(t *testing.T) {
 	m := New(prometheus.NewRegistry())
 	ctx := WithEndpoint(context.Background(), "get_lineage")
-	m.UpstreamAttempt(ctx, nsip.Attempt{Path: "details/getLineage", Number: 1, Status: 429, Kind: nsip.KindRateLimited, Duration: time.Millisecond})
-	m.UpstreamAttempt(ctx, nsip.Attempt{Path: "details/getLineage", Number: 2, Status: 200, Duration: time.Millisecond})
-	m.UpstreamAttempt(context.Background(), nsip.Attempt{Path: "details/getLineage", Number: 1, Status: 200})
+	m.UpstreamAttempt(ctx, nsip.RequestInfo{Endpoint: "details/getLineage", Attempt: 1, Status: 429, Err: &nsip.Error{Kind: nsip.KindRateLimited}, Latency: time.Millisecond})
+	m.UpstreamAttempt(ctx, nsip.RequestInfo{Endpoint: "details/getLineage", Attempt: 2, Status: 200, Latency: time.Millisecond})
+	m.UpstreamAttempt(context.Background(), nsip.RequestInfo{Endpoint: "details/getLineage", Attempt: 1, Status: 200})
 	for _, tc := range []struct {
 		c    prometheus.Collector
 		want float64
@@ -116,7 +116,7 @@ func TestNilMetrics(t *testing.T) {
 	var m *Metrics
 	m.ToolCall("t", "ok", "hit", 0)
 	m.RateLimitWait("e", 0)
-	m.UpstreamAttempt(context.Background(), nsip.Attempt{})
+	m.UpstreamAttempt(context.Background(), nsip.RequestInfo{})
 	m.WatchState(nil)
 	m.WatchSessions("stdio", nil)
 	m.TaskStarted("t")()
