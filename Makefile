@@ -79,7 +79,9 @@ e2e-deps:
 
 cover: e2e-deps
 	@mkdir -p $(BIN)
-	set -o pipefail; $(GO) test -tags $(TAGS) -race -count=1 -cover ./... 2>&1 | tee $(BIN)/test.out
+	@# -timeout: on a busy two-core machine the race build of one package can
+	@# pass go test's default ten minutes without anything being wrong.
+	set -o pipefail; $(GO) test -tags $(TAGS) -race -count=1 -timeout 30m -cover ./... 2>&1 | tee $(BIN)/test.out
 	@for p in $(COVER_PKGS); do \
 	  pct=$$(awk -v pkg="$(MODULE)/$$p" '$$1=="ok" && $$2==pkg {for(i=1;i<=NF;i++) if($$i=="coverage:") print $$(i+1)}' $(BIN)/test.out | tr -d '%'); \
 	  [ -n "$$pct" ] || { echo "coverage: no figure for ./$$p"; exit 1; }; \

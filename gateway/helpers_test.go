@@ -108,6 +108,10 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 	cfg.Now = clk.Now
 	cfg.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	cfg.RateLimit, cfg.RateBurst = 1000, 1000 // tests that need the limiter set their own
+	// The tests count events; on a loaded machine under -race a large
+	// summary can take longer than the default limit, which must not turn
+	// into a timeout there. Tests of deadlines set their own.
+	cfg.CallTimeout = 10 * time.Minute
 	for _, o := range opts {
 		o(&cfg, &clientOpts)
 	}
