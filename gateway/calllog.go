@@ -143,8 +143,12 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // sessionLogHooks log sessions opening and closing, on every transport
 // that registers them with mcp-go.
 func (g *Gateway) sessionLogHooks(h *server.Hooks) {
-	h.AddOnRegisterSession(func(_ context.Context, s server.ClientSession) {
-		g.log.Info("session opened", slog.String("session", s.SessionID()))
+	h.AddOnRegisterSession(func(ctx context.Context, s server.ClientSession) {
+		attrs := []any{slog.String("session", s.SessionID())}
+		if c := caller.Request(ctx); c != "" { // the client the session is counted under
+			attrs = append(attrs, slog.String("client", string(c)))
+		}
+		g.log.Info("session opened", attrs...)
 	})
 	h.AddOnUnregisterSession(func(_ context.Context, s server.ClientSession) {
 		g.log.Info("session closed", slog.String("session", s.SessionID()))

@@ -109,7 +109,7 @@ func (h *wsHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.mu.Unlock()
 		h.wg.Done()
 	}()
-	c.log.Info("websocket session opened", "remote", r.RemoteAddr, "subprotocol", conn.Subprotocol(), "origin", r.Header.Get("Origin"))
+	c.log.Info("websocket session opened", "remote", r.RemoteAddr, "client", ls.client, "subprotocol", conn.Subprotocol(), "origin", r.Header.Get("Origin"))
 	c.serve()
 }
 
