@@ -48,10 +48,10 @@ func (g *Gateway) breakerCounts(err error) bool {
 // and it is still queued, drops it. A caller that joined a fetch just as it
 // was dropped starts another.
 func (g *Gateway) share(ctx context.Context, d *toolDef, key string, args map[string]any) (*answer, error) {
-	session := callerOf(ctx)
+	who := callerOf(ctx)
 	for try := 0; ; try++ {
 		queue, leave := g.waiting.Join(key)
-		ch := g.flight.DoChan(key, func() (any, error) { return g.fetch(ctx, queue, session, key, d, args) })
+		ch := g.flight.DoChan(key, func() (any, error) { return g.fetch(ctx, queue, who, key, d, args) })
 		select {
 		case r := <-ch:
 			leave()
@@ -69,14 +69,14 @@ func (g *Gateway) share(ctx context.Context, d *toolDef, key string, args map[st
 	}
 }
 
-// turn waits for session's turn at the upstream, within the fetch's
-// deadline (ctx) and while anyone awaits the fetch (queue).
-func (g *Gateway) turn(ctx, queue context.Context, session, key string) (done func(), err error) {
+// turn waits for the turn of who (callerOf) at the upstream, within the
+// fetch's deadline (ctx) and while anyone awaits the fetch (queue).
+func (g *Gateway) turn(ctx, queue context.Context, who, key string) (done func(), err error) {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stop := context.AfterFunc(queue, cancel)
 	defer stop()
-	done, err = g.fair.Wait(wctx, session)
+	done, err = g.fair.Wait(wctx, who)
 	switch {
 	case err == nil:
 		return done, nil
