@@ -39,6 +39,7 @@ type site struct {
 	live     liveSessions   // SSE streams and WebSocket connections
 	ledger   *sessionLedger // streamable HTTP sessions; nil on other transports
 	calls    *tracker
+	tokenID  string // the AuthToken's fingerprint, for caller IDs
 }
 
 func newSite(kind string, o Options) *site {
@@ -51,6 +52,7 @@ func newSite(kind string, o Options) *site {
 		calls:   newTracker(),
 		clients: clientCounts{n: map[caller.ID]int{}},
 		abandon: make(chan struct{}),
+		tokenID: tokenFingerprint(o.AuthToken),
 	}
 	if o.Metrics != nil {
 		o.Metrics.WatchSessions(kind, st.sessions.Load)

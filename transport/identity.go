@@ -80,7 +80,7 @@ func (st *site) identify(r *http.Request) requester {
 	key := addressKey(addr)
 	var id caller.ID
 	if st.opts.AuthToken != "" && st.tokenGiven(r) {
-		id = caller.TokenAt(tokenFingerprint(st.opts.AuthToken), key)
+		id = caller.TokenAt(st.tokenID, key)
 	} else {
 		id = caller.Address(key)
 	}
