@@ -132,9 +132,11 @@ type Options struct {
 	// perClientSet records that MaxSessionsPerClient was given rather
 	// than defaulted.
 	perClientSet bool
-	// SessionIdleUnderPressure is how long a streamable HTTP session may idle
-	// once nine tenths of MaxSessions are open, or its client is at
-	// MaxSessionsPerClient: then the oldest idle ones are ended to make room.
+	// SessionIdleUnderPressure is how long a session of any kind (streamable
+	// HTTP session, SSE stream, WebSocket connection) may go without a
+	// request once nine tenths of MaxSessions are open, or its client is at
+	// its bound: then the oldest idle ones are ended to make room. One with
+	// a call running (or, streamable, a GET stream open) is not idle.
 	SessionIdleUnderPressure time.Duration
 }
 
