@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/transport/caller"
 )
 
 // callRecord is what one tool call's log line says of the requests sent to
@@ -103,8 +104,9 @@ func UpstreamHook(log *slog.Logger) func(context.Context, nsip.RequestInfo) {
 }
 
 // callAttrs are the attributes of a call's log line beside the tool's own:
-// the call ID, who called (the session, or the address of a caller without
-// one), what NSIP was asked for it and, for an analysis,
+// the call ID, who called (client: caller.Of, the session or else the
+// token or address the transport recorded; session: the session's own ID,
+// when there is one), what NSIP was asked for it and, for an analysis,
 // the answers it read (lookups), as its _meta.upstream counts them.
 func (g *Gateway) callAttrs(ctx context.Context, o outcome) []slog.Attr {
 	var attrs []slog.Attr
@@ -113,12 +115,9 @@ func (g *Gateway) callAttrs(ctx context.Context, o outcome) []slog.Attr {
 			attrs = append(attrs, slog.Int(k, n))
 		}
 	}
+	attrs = append(attrs, slog.String("client", string(caller.Of(ctx))))
 	if s := server.ClientSessionFromContext(ctx); s != nil && s.SessionID() != "" {
 		attrs = append(attrs, slog.String("session", s.SessionID()))
-	} else if g.cfg.ClientAddress != nil {
-		if a := g.cfg.ClientAddress(ctx); a != "" {
-			attrs = append(attrs, slog.String("client", a))
-		}
 	}
 	r := callOf(ctx)
 	if r == nil {
@@ -144,8 +143,12 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // sessionLogHooks log sessions opening and closing, on every transport
 // that registers them with mcp-go.
 func (g *Gateway) sessionLogHooks(h *server.Hooks) {
-	h.AddOnRegisterSession(func(_ context.Context, s server.ClientSession) {
-		g.log.Info("session opened", slog.String("session", s.SessionID()))
+	h.AddOnRegisterSession(func(ctx context.Context, s server.ClientSession) {
+		attrs := []any{slog.String("session", s.SessionID())}
+		if c := caller.Request(ctx); c != "" { // the client the session is counted under
+			attrs = append(attrs, slog.String("client", string(c)))
+		}
+		g.log.Info("session opened", attrs...)
 	})
 	h.AddOnUnregisterSession(func(_ context.Context, s server.ClientSession) {
 		g.log.Info("session closed", slog.String("session", s.SessionID()))

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/nsip-tools/nsip-mcp/transport/caller"
 )
 
 // records returns the log records with message msg.
@@ -121,21 +123,23 @@ func TestFailedCallLogsErrorAndUpstreamStatus(t *testing.T) {
 	}
 }
 
-// A call outside any session (a stateless HTTP server's) names its client's
-// address instead.
-func TestCallWithoutSessionNamesClientAddress(t *testing.T) {
-	e := newEnv(t, withConfig(func(c *Config) {
-		c.ClientAddress = func(context.Context) string { return "192.0.2.7" }
-	}))
+// A call outside any session (a stateless HTTP server's) names the caller
+// its transport recorded; one through no transport is local.
+func TestCallWithoutSessionNamesItsCaller(t *testing.T) {
+	e := newEnv(t)
 	req := mcp.CallToolRequest{}
 	req.Params.Name = listBreedsDef.name
 	req.Params.Arguments = map[string]any{}
-	if res := e.gw.call(context.Background(), listBreedsDef, req); res.IsError {
-		t.Fatalf("call failed: %v", res.Content)
+	for _, ctx := range []context.Context{caller.WithRequest(context.Background(), caller.Address("192.0.2.7")), context.Background()} {
+		if res := e.gw.call(ctx, listBreedsDef, req); res.IsError {
+			t.Fatalf("call failed: %v", res.Content)
+		}
 	}
 	calls := records(t, e.logs, "tool call")
-	line := calls[len(calls)-1]
-	if line["client"] != "192.0.2.7" || line["session"] != nil {
-		t.Errorf("line = %v; want the client's address and no session", line)
+	for i, want := range []string{"addr:192.0.2.7", "local"} {
+		line := calls[len(calls)-2+i]
+		if line["client"] != want || line["session"] != nil {
+			t.Errorf("line = %v; want client %s and no session", line, want)
+		}
 	}
 }

@@ -7,19 +7,16 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/mark3labs/mcp-go/server"
-
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
+	"github.com/nsip-tools/nsip-mcp/transport/caller"
 )
 
-// sessionOf names the caller's session for the fair queue; calls outside
-// any session (stdio's one client, Ready) share the name "".
-func sessionOf(ctx context.Context) string {
-	if s := server.ClientSessionFromContext(ctx); s != nil {
-		return s.SessionID()
-	}
-	return ""
-}
+// callerOf names who is calling for the fair queue: the session, else the
+// client the transport recorded (a stateless or sessionless call's token or
+// address), so that sessionless callers get a share each rather than one
+// between them all. Calls through no transport (stdio's one client, Ready)
+// share caller.Local.
+func callerOf(ctx context.Context) string { return string(caller.Of(ctx)) }
 
 // blame wraps err as queuedTooLong when the fetch's deadline, not NSIP,
 // ended a request sent at sent.
@@ -51,10 +48,10 @@ func (g *Gateway) breakerCounts(err error) bool {
 // and it is still queued, drops it. A caller that joined a fetch just as it
 // was dropped starts another.
 func (g *Gateway) share(ctx context.Context, d *toolDef, key string, args map[string]any) (*answer, error) {
-	session := sessionOf(ctx)
+	who := callerOf(ctx)
 	for try := 0; ; try++ {
 		queue, leave := g.waiting.Join(key)
-		ch := g.flight.DoChan(key, func() (any, error) { return g.fetch(ctx, queue, session, key, d, args) })
+		ch := g.flight.DoChan(key, func() (any, error) { return g.fetch(ctx, queue, who, key, d, args) })
 		select {
 		case r := <-ch:
 			leave()
@@ -72,14 +69,14 @@ func (g *Gateway) share(ctx context.Context, d *toolDef, key string, args map[st
 	}
 }
 
-// turn waits for session's turn at the upstream, within the fetch's
-// deadline (ctx) and while anyone awaits the fetch (queue).
-func (g *Gateway) turn(ctx, queue context.Context, session, key string) (done func(), err error) {
+// turn waits for the turn of who (callerOf) at the upstream, within the
+// fetch's deadline (ctx) and while anyone awaits the fetch (queue).
+func (g *Gateway) turn(ctx, queue context.Context, who, key string) (done func(), err error) {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stop := context.AfterFunc(queue, cancel)
 	defer stop()
-	done, err = g.fair.Wait(wctx, session)
+	done, err = g.fair.Wait(wctx, who)
 	switch {
 	case err == nil:
 		return done, nil
@@ -89,5 +86,5 @@ func (g *Gateway) turn(ctx, queue context.Context, session, key string) (done fu
 		return nil, upstream.ErrAbandoned
 	}
 	return nil, &rateLimitError{retryAfter: time.Second, reason: fmt.Sprintf(
-		"all %d NSIP connections busy; sessions are served in turn", g.cfg.MaxConcurrentUpstream)}
+		"all %d NSIP connections busy; clients are served in turn", g.cfg.MaxConcurrentUpstream)}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/transport/caller"
 )
 
 // gatedUpstream holds every details and lineage request until the test lets
@@ -262,5 +264,58 @@ func TestRequestsAtOnceAreBoundedByTurns(t *testing.T) {
 	close(failed)
 	for res := range failed {
 		t.Errorf("call failed: %v", res.Content)
+	}
+}
+
+// callFrom calls tool directly through the gateway's handler as a caller
+// without a session, as a stateless or 2026-07-28 call arrives.
+func callFrom(ctx context.Context, e *env, who caller.ID, d *toolDef, args map[string]any) *mcp.CallToolResult {
+	req := mcp.CallToolRequest{}
+	req.Params.Name = d.name
+	req.Params.Arguments = args
+	res, _ := e.gw.handler(d)(caller.WithRequest(ctx, who), req)
+	return res
+}
+
+// TestSessionlessFloodCannotStarveAnotherClient: without sessions the
+// queue is shared per client (token or address), so one address's 30
+// queued calls delay another address's call by at most one of its fetches.
+// Before, every sessionless call had the same empty name, and the honest
+// call went out 31st, behind the whole flood.
+func TestSessionlessFloodCannotStarveAnotherClient(t *testing.T) {
+	e := newEnv(t, withConfig(func(c *Config) { c.MaxConcurrentUpstream = 1 }))
+	gate := newGate(e.gw.up)
+	e.gw.up = gate
+	ids := e.up.Data().AnimalIDs()
+	const flood = 30
+
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for i := range flood {
+		wg.Go(func() {
+			callFrom(context.Background(), e, caller.Address("198.51.100.7"), animalDef, map[string]any{"search_string": ids[i]})
+		})
+	}
+	first := <-gate.arrived
+	waitFor(t, "the flood to queue", func() bool { return e.gw.fair.Queued() == flood-1 })
+
+	honest := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		honest <- callFrom(context.Background(), e, caller.Address("192.0.2.40"), lineageDef, map[string]any{"lpn_id": ids[flood]})
+	}()
+	waitFor(t, "the honest call to queue", func() bool { return e.gw.fair.Queued() == flood })
+
+	order := []string{first}
+	for len(order) <= flood {
+		gate.proceed <- struct{}{}
+		order = append(order, <-gate.arrived)
+	}
+	at := slices.Index(order, "lineage:"+ids[flood])
+	if at < 1 || at > 2 {
+		t.Errorf("the honest address's request went out %d-th of %d (order %s); want 2nd or 3rd", at+1, len(order), strings.Join(order[:min(len(order), 5)], ", "))
+	}
+	gate.proceed <- struct{}{}
+	if res := <-honest; res.IsError {
+		t.Errorf("honest call failed: %v", res.Content)
 	}
 }

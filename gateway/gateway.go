@@ -60,9 +60,6 @@ type Config struct {
 	MaxUpstreamPause      time.Duration // longest wait a 429's Retry-After may impose on its endpoint
 	Logger                *slog.Logger
 	Now                   func() time.Time // the cache's clock
-	// ClientAddress names the caller of a call outside any session in its
-	// log line (transport.ClientAddress); nil leaves it out.
-	ClientAddress func(context.Context) string
 
 	// Shared, when set, is the Redis that replicas share a cache tier, the
 	// rate limit, miss collapsing and breaker news through (see shared.go).

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"net/netip"
 	"slices"
 	"strings"
 	"sync"
@@ -14,98 +12,199 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/nsip-tools/nsip-mcp/transport/caller"
 )
 
-// clientCounts is how many sessions each client address holds.
+// clientCounts is how many sessions each client holds.
 type clientCounts struct {
 	mu sync.Mutex
-	n  map[string]int
+	n  map[caller.ID]int
 }
 
-// clientOf is the address a request's sessions and session-less calls are
-// counted under: the peer's IP, or its /64 for IPv6, since one host
-// commonly holds a whole /64.
-func clientOf(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	ip, err := netip.ParseAddr(host)
-	if err != nil {
-		return host
-	}
-	ip = ip.Unmap()
-	if ip.Is6() {
-		p, _ := ip.Prefix(64)
-		return p.String()
-	}
-	return ip.String()
-}
-
-type clientKey struct{}
-
-// ClientAddress is the address a streamable HTTP request's calls are counted
-// under (see clientOf), for logs of calls that belong to no session; "" for
-// a context that did not come from one.
-func ClientAddress(ctx context.Context) string {
-	s, _ := ctx.Value(clientKey{}).(string)
-	return s
-}
+// Settings named in refusals and their logs: what an operator raises.
+const (
+	settingMaxSessions          = "MCP_MAX_SESSIONS"
+	settingMaxSessionsPerClient = "MCP_MAX_SESSIONS_PER_CLIENT"
+)
 
 var (
 	errServerFull = errors.New("server full")
 	errClientFull = errors.New("client full")
 )
 
-// openSession counts a session for client, refusing it past MaxSessions or
-// past MaxSessionsPerClient for that address.
-func (st *site) openSession(client string) error {
+// openSession counts a session for c, refusing it past MaxSessions or past
+// c's own bound.
+func (st *site) openSession(c requester) error {
 	if st.sessions.Add(1) > int64(st.opts.MaxSessions) {
 		st.sessions.Add(-1)
 		return errServerFull
 	}
-	c := &st.clients
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.n[client] >= st.opts.MaxSessionsPerClient {
+	cc := &st.clients
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if cc.n[c.id] >= c.bound {
 		st.sessions.Add(-1)
 		return errClientFull
 	}
-	c.n[client]++
+	cc.n[c.id]++
 	return nil
 }
 
 // closeSession gives back a place taken by openSession.
-func (st *site) closeSession(client string) {
+func (st *site) closeSession(id caller.ID) {
 	st.sessions.Add(-1)
 	c := &st.clients
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.n[client]--; c.n[client] <= 0 {
-		delete(c.n, client)
+	if c.n[id]--; c.n[id] <= 0 {
+		delete(c.n, id)
 	}
 }
 
 // heldBy reports how many sessions client holds.
-func (st *site) heldBy(client string) int {
+func (st *site) heldBy(id caller.ID) int {
 	st.clients.mu.Lock()
 	defer st.clients.mu.Unlock()
-	return st.clients.n[client]
+	return st.clients.n[id]
 }
 
-// refuseSession answers a session openSession would not count.
-func (st *site) refuseSession(w http.ResponseWriter, err error) {
+// refuseSession answers a session openSession would not count, and logs
+// the refusal with the setting that would have let it in.
+func (st *site) refuseSession(w http.ResponseWriter, c requester, err error) {
+	w.Header().Set("Retry-After", "5")
 	if !errors.Is(err, errClientFull) {
-		st.refuseFull(w)
+		st.log.Warn("refused a session: the server is full", "client", c.id, "open_sessions", st.sessions.Load(),
+			"limit", st.opts.MaxSessions, "setting", settingMaxSessions)
+		refuse(w, http.StatusServiceUnavailable, nil, codeServerBusy,
+			fmt.Sprintf("server busy: %d sessions are open, the most it accepts (the operator can raise %s); retry later", st.opts.MaxSessions, settingMaxSessions))
 		return
 	}
-	w.Header().Set("Retry-After", "5")
+	st.log.Warn("refused a session: the client holds its most", "client", c.id, "held", st.heldBy(c.id),
+		"limit", c.bound, "setting", settingMaxSessionsPerClient)
 	refuse(w, http.StatusTooManyRequests, nil, codeServerBusy,
-		fmt.Sprintf("too many sessions: your address holds %d, the most one client may; end one (DELETE /mcp, or close a stream) or retry later", st.opts.MaxSessionsPerClient))
+		fmt.Sprintf("too many sessions: your address holds %d, the most one client may (the operator can raise %s); end one (DELETE /mcp, or close a stream) or retry later", c.bound, settingMaxSessionsPerClient))
 }
 
-// nearlyFull is the number of open sessions from which idle streamable
-// sessions are ended after SessionIdleUnderPressure instead of
+// makeRoom ends idle sessions, oldest first, before c opens one: enough to
+// bring the server under nine tenths of MaxSessions, and one of c's own
+// when c is at its bound. Every kind of session counts: streamable HTTP
+// sessions, SSE streams and WebSocket connections.
+func (st *site) makeRoom(c requester) {
+	if open := st.sessions.Load(); open >= st.nearlyFull() {
+		st.evictIdle("", int(open-st.nearlyFull())+1)
+	}
+	if st.heldBy(c.id) >= c.bound {
+		st.evictIdle(c.id, 1)
+	}
+}
+
+// idleSession is a session that may be ended to make room: idle since
+// last. end ends it and frees its place, unless it has been used since it
+// was picked; it reports whether it did.
+type idleSession struct {
+	last time.Time
+	kind string
+	end  func() bool
+}
+
+// evictIdle ends up to n sessions idle for SessionIdleUnderPressure or
+// longer, oldest first, of client or of anyone when client is "". A session
+// with a stream open or a call running is not idle.
+func (st *site) evictIdle(client caller.ID, n int) {
+	cutoff := time.Now().Add(-st.opts.SessionIdleUnderPressure)
+	cands := st.live.idle(client, cutoff)
+	if st.ledger != nil {
+		cands = append(cands, st.ledger.idle(client, cutoff)...)
+	}
+	slices.SortFunc(cands, func(a, b idleSession) int { return a.last.Compare(b.last) })
+	ended := map[string]int{}
+	count := 0
+	for _, c := range cands {
+		if count == n {
+			break
+		}
+		if c.end() {
+			ended[c.kind]++
+			count++
+		}
+	}
+	if count > 0 {
+		st.log.Info("ended idle sessions to make room", "count", count, "kinds", ended, "client", client,
+			"open_sessions", st.sessions.Load(), "idle_for_at_least", st.opts.SessionIdleUnderPressure.String())
+	}
+}
+
+// liveSessions are the SSE streams and WebSocket connections, which hold
+// their connection for as long as they live, by an ID of their own.
+type liveSessions struct {
+	mu sync.Mutex
+	m  map[string]*liveSession
+}
+
+// liveSession is one SSE stream or WebSocket connection.
+type liveSession struct {
+	kind    string
+	client  caller.ID
+	last    atomic.Int64 // unix nanos of its opening or its last request
+	busy    func() bool  // calls are running
+	stop    func()       // ends the stream or connection
+	release func()       // gives its place back, once
+}
+
+func (ls *liveSession) touch() { ls.last.Store(time.Now().UnixNano()) }
+
+func (l *liveSessions) add(key string, ls *liveSession) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.m == nil {
+		l.m = map[string]*liveSession{}
+	}
+	l.m[key] = ls
+}
+
+func (l *liveSessions) remove(key string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.m, key)
+}
+
+func (l *liveSessions) get(key string) *liveSession {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.m[key]
+}
+
+// idle lists the sessions of client (anyone's for "") idle since cutoff.
+func (l *liveSessions) idle(client caller.ID, cutoff time.Time) []idleSession {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []idleSession
+	for key, ls := range l.m {
+		last := time.Unix(0, ls.last.Load())
+		if (client == "" || ls.client == client) && !last.After(cutoff) && !ls.busy() {
+			out = append(out, idleSession{last: last, kind: ls.kind, end: func() bool {
+				l.mu.Lock()
+				_, still := l.m[key]
+				ok := still && !time.Unix(0, ls.last.Load()).After(cutoff) && !ls.busy()
+				if ok {
+					delete(l.m, key)
+				}
+				l.mu.Unlock()
+				if !ok {
+					return false
+				}
+				ls.release()
+				ls.stop()
+				return true
+			}})
+		}
+	}
+	return out
+}
+
+// nearlyFull is the number of open sessions from which idle sessions are
+// ended after SessionIdleUnderPressure instead of
 // SessionIdleTimeout: nine tenths of MaxSessions.
 func (st *site) nearlyFull() int64 {
 	return int64(st.opts.MaxSessions - st.opts.MaxSessions/10)
@@ -114,7 +213,7 @@ func (st *site) nearlyFull() int64 {
 // ledgerEntry is one streamable HTTP session the ledger minted.
 type ledgerEntry struct {
 	last    time.Time // last request
-	client  string
+	client  caller.ID
 	streams int  // open GET streams
 	opening bool // its initialize is still running: mcp-go has yet to register it
 }
@@ -124,7 +223,7 @@ type ledgerEntry struct {
 // the request's wrapper that the reservation it made became a session.
 type requestSessions struct {
 	*sessionLedger
-	client string
+	client caller.ID
 	id     string      // the minted session, once minted is set
 	minted atomic.Bool // set on mcp-go's goroutine, read on the wrapper's
 }
@@ -151,55 +250,46 @@ func (l *sessionLedger) ResolveSessionIdManager(r *http.Request) server.SessionI
 }
 
 // forRequest prepares the manager mcp-go will resolve for r.
-func (l *sessionLedger) forRequest(r *http.Request, client string) (*requestSessions, *http.Request) {
+func (l *sessionLedger) forRequest(r *http.Request, client caller.ID) (*requestSessions, *http.Request) {
 	rs := &requestSessions{sessionLedger: l, client: client}
 	return rs, r.WithContext(context.WithValue(r.Context(), requestSessionsKey{}, rs))
 }
 
-// reserve takes a place for a session client is about to open, after
-// ending sessions that idled past their time: SessionIdleTimeout always,
+// reserve takes a place for a session c is about to open, after ending
+// sessions that idled past their time: SessionIdleTimeout always,
 // SessionIdleUnderPressure for the oldest when the server is nearly full or
-// the client is at its own bound.
-func (l *sessionLedger) reserve(client string) error {
+// c is at its own bound (makeRoom).
+func (l *sessionLedger) reserve(c requester) error {
 	l.sweep()
-	st := l.site
-	if st.sessions.Load() >= st.nearlyFull() {
-		l.evictIdle("", int(st.sessions.Load()-st.nearlyFull())+1)
-	}
-	if st.heldBy(client) >= st.opts.MaxSessionsPerClient {
-		l.evictIdle(client, 1)
-	}
-	return st.openSession(client)
+	l.site.makeRoom(c)
+	return l.site.openSession(c)
 }
 
-// evictIdle ends up to n sessions idle for SessionIdleUnderPressure or
-// longer, oldest first, of client or of anyone when client is "". A session
-// with a stream open or a call running is not idle.
-func (l *sessionLedger) evictIdle(client string, n int) {
-	cutoff := time.Now().Add(-l.site.opts.SessionIdleUnderPressure)
-	type cand struct {
-		id   string
-		last time.Time
-	}
+// idle lists the streamable sessions of client (anyone's for "") idle
+// since cutoff, with no stream open and no call running.
+func (l *sessionLedger) idle(client caller.ID, cutoff time.Time) []idleSession {
 	busy := l.site.calls.busySessions("mcp/")
 	l.mu.Lock()
-	var cands []cand
+	defer l.mu.Unlock()
+	var out []idleSession
 	for id, e := range l.seen {
 		if (client == "" || e.client == client) && e.streams == 0 && !e.opening && !e.last.After(cutoff) && !busy[id] {
-			cands = append(cands, cand{id, e.last})
+			out = append(out, idleSession{last: e.last, kind: "streamable", end: func() bool {
+				l.mu.Lock()
+				e, ok := l.seen[id]
+				ok = ok && e.streams == 0 && !e.opening && !e.last.After(cutoff)
+				if ok {
+					l.forgetLocked(id)
+				}
+				l.mu.Unlock()
+				if ok {
+					l.endAll([]string{id})
+				}
+				return ok
+			}})
 		}
 	}
-	slices.SortFunc(cands, func(a, b cand) int { return a.last.Compare(b.last) })
-	var ended []string
-	for _, c := range cands[:min(n, len(cands))] {
-		ended = append(ended, c.id)
-		l.forgetLocked(c.id)
-	}
-	l.mu.Unlock()
-	if len(ended) > 0 {
-		l.site.log.Info("ended idle sessions to make room", "count", len(ended), "client", client, "open_sessions", l.site.sessions.Load())
-	}
-	l.endAll(ended)
+	return out
 }
 
 // forgetLocked drops a session from the ledger and frees its place.

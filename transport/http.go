@@ -17,8 +17,11 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/nsip-tools/nsip-mcp/transport/caller"
 )
 
 // site is the state one listener's handlers share: options, counters, the
@@ -33,7 +36,10 @@ type site struct {
 	abandon  chan struct{} // closed when the shutdown grace period ends
 	sessions atomic.Int64
 	clients  clientCounts
+	live     liveSessions   // SSE streams and WebSocket connections
+	ledger   *sessionLedger // streamable HTTP sessions; nil on other transports
 	calls    *tracker
+	tokenID  string // the AuthToken's fingerprint, for caller IDs
 }
 
 func newSite(kind string, o Options) *site {
@@ -44,8 +50,9 @@ func newSite(kind string, o Options) *site {
 		started: time.Now(),
 		origins: newOriginPolicy(o.AllowedOrigins),
 		calls:   newTracker(),
-		clients: clientCounts{n: map[string]int{}},
+		clients: clientCounts{n: map[caller.ID]int{}},
 		abandon: make(chan struct{}),
+		tokenID: tokenFingerprint(o.AuthToken),
 	}
 	if o.Metrics != nil {
 		o.Metrics.WatchSessions(kind, st.sessions.Load)
@@ -61,18 +68,26 @@ func refuse(w http.ResponseWriter, status int, id json.RawMessage, code int, msg
 	_, _ = w.Write(errorResponse(id, code, msg))
 }
 
-// admit applies the checks every new long-lived session goes through and
-// counts it; release gives its place back.
-func (st *site) admit(w http.ResponseWriter, r *http.Request) (release func(), ok bool) {
+// admit applies the checks every new long-lived session (an SSE stream,
+// a WebSocket connection) goes through, making room if need be, and counts
+// it. The caller gives the session its stop and busy functions and adds it
+// to st.live once it has an ID; its release gives the place back, once,
+// whether the session ends or is ended to make room.
+func (st *site) admit(w http.ResponseWriter, r *http.Request, kind string) (*liveSession, bool) {
 	if !st.admitCall(w) {
 		return nil, false
 	}
-	client := clientOf(r)
-	if err := st.openSession(client); err != nil {
-		st.refuseSession(w, err)
+	c := st.clientOf(r)
+	st.makeRoom(c)
+	if err := st.openSession(c); err != nil {
+		st.refuseSession(w, c, err)
 		return nil, false
 	}
-	return func() { st.closeSession(client) }, true
+	var once sync.Once
+	ls := &liveSession{kind: kind, client: c.id, busy: func() bool { return true }, stop: func() {}}
+	ls.release = func() { once.Do(func() { st.closeSession(c.id) }) }
+	ls.touch()
+	return ls, true
 }
 
 // admitCall refuses new work once the server is draining.
@@ -85,33 +100,34 @@ func (st *site) admitCall(w http.ResponseWriter) bool {
 	return true
 }
 
-// refuseFull answers a new session past MaxSessions.
-func (st *site) refuseFull(w http.ResponseWriter) {
-	w.Header().Set("Retry-After", "5")
-	refuse(w, http.StatusServiceUnavailable, nil, codeServerBusy,
-		fmt.Sprintf("server busy: %d sessions are open, the most it accepts; retry later", st.opts.MaxSessions))
-}
-
 // sessionBusy answers a call past its bound on HTTP transports. scope
 // names what the bound applies to: a session or a client address.
-func (st *site) sessionBusy(w http.ResponseWriter, id json.RawMessage, scope string) {
+func (st *site) sessionBusy(w http.ResponseWriter, id json.RawMessage, scope string, c requester) {
 	w.Header().Set("Retry-After", "1")
-	refuse(w, http.StatusTooManyRequests, id, codeServerBusy, st.busyMessage(scope))
+	if scope == "address" {
+		st.log.Warn("refused a call: the client has its most calls running", "client", c.id,
+			"limit", st.inFlightBound(scope, c), "setting", settingMaxSessionsPerClient)
+	}
+	refuse(w, http.StatusTooManyRequests, id, codeServerBusy, st.busyMessage(scope, c))
 }
 
 // inFlightBound is how many calls may run at once on scope: a session or
-// connection runs MaxInFlightPerSession; an address, for its calls without
-// a session, as many as its MaxSessionsPerClient sessions could, so that
-// raising the per-address bound behind a proxy raises this one too.
-func (st *site) inFlightBound(scope string) int {
+// connection runs MaxInFlightPerSession; a client, for its calls without a
+// session, as many as its sessions could, so that raising the per-client
+// bound raises this one too.
+func (st *site) inFlightBound(scope string, c requester) int {
 	if scope == "address" {
-		return st.opts.MaxInFlightPerSession * st.opts.MaxSessionsPerClient
+		return st.opts.MaxInFlightPerSession * c.bound
 	}
 	return st.opts.MaxInFlightPerSession
 }
 
-func (st *site) busyMessage(scope string) string {
-	return fmt.Sprintf("server busy: %d calls are already running on this %s; wait for one to finish", st.inFlightBound(scope), scope)
+func (st *site) busyMessage(scope string, c requester) string {
+	msg := fmt.Sprintf("server busy: %d calls are already running on this %s; wait for one to finish", st.inFlightBound(scope, c), scope)
+	if scope == "address" {
+		msg += fmt.Sprintf(" (the operator can raise %s, which raises this too)", settingMaxSessionsPerClient)
+	}
+	return msg
 }
 
 // handler wraps every route with the Host and Origin checks, CORS and the
@@ -165,7 +181,7 @@ func (st *site) handler(mux http.Handler) http.Handler {
 			}
 			r.Body = http.MaxBytesReader(w, r.Body, st.opts.MaxBodyBytes)
 		}
-		mux.ServeHTTP(w, r)
+		mux.ServeHTTP(w, st.withClient(r))
 	})
 }
 

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/nsip-tools/nsip-mcp/transport/caller"
 )
 
 // Paths of the http-sse transport.
@@ -45,6 +47,7 @@ func ServeHTTPSSE(ctx context.Context, s *server.MCPServer, opts Options) error 
 		server.WithSessionIDGenerator(newStreamSessionID),
 	)
 	ledger := newSessionLedger(st)
+	st.ledger = ledger
 	sessions := server.WithSessionIdManagerResolver(ledger)
 	if o.Stateless {
 		sessions = server.WithStateLess(true)
@@ -83,20 +86,40 @@ func newStreamSessionID(ctx context.Context, _ *http.Request) (string, error) {
 		sw.mu.Lock()
 		sw.id = id
 		sw.mu.Unlock()
+		if sw.named != nil {
+			sw.named(id)
+		}
 	}
 	return id, nil
 }
 
-// sseStream wraps GET /sse: it counts the stream as a session and watches
-// the answers written to it, so that shutdown knows when calls are answered.
+// sseStream wraps GET /sse: it counts the stream as a session, which may be
+// ended to make room while it idles, and watches the answers written to
+// it, so that shutdown knows when calls are answered.
 func (st *site) sseStream(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		release, ok := st.admit(w, r)
+		ls, ok := st.admit(w, r, "sse")
 		if !ok {
 			return
 		}
-		defer release()
+		defer ls.release()
+		// mcp-go's handler returns when the request's context ends:
+		// cancelling it is how an idle stream is ended.
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		ls.stop = cancel
 		sw := &streamWatcher{ResponseWriter: w, calls: st.calls}
+		ls.busy = func() bool {
+			sw.mu.Lock()
+			id := sw.id
+			sw.mu.Unlock()
+			return st.calls.inFlightWith(id+"/") > 0
+		}
+		var key string
+		sw.named = func(id string) {
+			key = "sse/" + id
+			st.live.add(key, ls)
+		}
 		served, watched := make(chan struct{}), make(chan struct{})
 		go func() {
 			defer close(watched)
@@ -106,9 +129,12 @@ func (st *site) sseStream(next http.Handler) http.Handler {
 			case <-served:
 			}
 		}()
-		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), streamKey{}, sw)))
+		next.ServeHTTP(sw, r.WithContext(context.WithValue(ctx, streamKey{}, sw)))
 		close(served)
 		<-watched // nothing may write to w once this returns
+		if key != "" {
+			st.live.remove(key)
+		}
 		if sw.id != "" {
 			st.calls.forget(sw.id + "/")
 			st.log.Debug("sse stream closed", "session", sw.id)
@@ -138,9 +164,13 @@ func (st *site) ssePost(next http.Handler) http.Handler {
 		}
 		// Answers go out on the session's stream; a client that does not
 		// read it gets no more calls run than the bound.
-		session := r.URL.Query().Get("sessionId") + "/"
+		sid := r.URL.Query().Get("sessionId")
+		if ls := st.live.get("sse/" + sid); ls != nil {
+			ls.touch()
+		}
+		session := sid + "/"
 		if st.calls.inFlightWith(session) >= st.opts.MaxInFlightPerSession {
-			st.sessionBusy(w, m.id, "session")
+			st.sessionBusy(w, m.id, "session", st.clientOf(r))
 			return
 		}
 		key := session + m.key
@@ -193,10 +223,9 @@ func (st *site) refuseMalformed(w http.ResponseWriter, m message) bool {
 func (st *site) streamable(next http.Handler, ledger *sessionLedger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		session := r.Header.Get("Mcp-Session-Id")
-		client := clientOf(r)
+		c := st.clientOf(r)
 		switch r.Method {
 		case http.MethodPost:
-			r = r.WithContext(context.WithValue(r.Context(), clientKey{}, client))
 			raw, ok := st.readBody(w, r)
 			if !ok {
 				return
@@ -211,27 +240,27 @@ func (st *site) streamable(next http.Handler, ledger *sessionLedger) http.Handle
 			}
 			// A stateless server opens no session, so takes no place.
 			if m.kind == msgRequest && m.method == "initialize" && !st.opts.Stateless {
-				if err := ledger.reserve(client); err != nil {
-					st.refuseSession(w, err)
+				if err := ledger.reserve(c); err != nil {
+					st.refuseSession(w, c, err)
 					return
 				}
 				var rs *requestSessions
-				rs, r = ledger.forRequest(r, client)
+				rs, r = ledger.forRequest(r, c.id)
 				defer func() {
 					if rs.minted.Load() {
 						ledger.opened(rs.id)
 					} else {
-						st.closeSession(client)
+						st.closeSession(c.id)
 					}
 				}()
 			}
 			prefix := "mcp/" + session + "/"
 			scope := "session"
 			if !ledger.knows(session) {
-				prefix, scope = "addr/"+client+"/", "address"
+				prefix, scope = "addr/"+string(c.id)+"/", "address"
 			}
-			if st.calls.inFlightWith(prefix) >= st.inFlightBound(scope) {
-				st.sessionBusy(w, m.id, scope)
+			if st.calls.inFlightWith(prefix) >= st.inFlightBound(scope, c) {
+				st.sessionBusy(w, m.id, scope, c)
 				return
 			}
 			key := prefix + st.calls.anon()
@@ -314,7 +343,7 @@ func (l *sessionLedger) sweep() {
 func (l *sessionLedger) Generate() string { return "mcp-" + rand.Text() }
 
 // mint records a new session of client, whose place is already counted.
-func (l *sessionLedger) mint(client string) string {
+func (l *sessionLedger) mint(client caller.ID) string {
 	id := "mcp-" + rand.Text()
 	l.mu.Lock()
 	l.seen[id] = &ledgerEntry{last: time.Now(), client: client, opening: true}
@@ -348,6 +377,7 @@ func (l *sessionLedger) Terminate(id string) (isNotAllowed bool, err error) {
 type streamWatcher struct {
 	http.ResponseWriter
 	calls *tracker
+	named func(id string) // told the session's ID once mcp-go has made it
 	mu    sync.Mutex
 	id    string
 	buf   []byte

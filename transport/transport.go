@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"slices"
 	"time"
@@ -46,8 +47,9 @@ const (
 	DefaultSessionIdleTimeout    = time.Hour
 	DefaultClientRequestTimeout  = 2 * time.Minute
 	DefaultSessionIdlePressure   = time.Minute
-	// One address may hold this many sessions; with an AuthToken, whose
-	// clients are known, DefaultMaxSessionsPerAuthClient.
+	// One client may hold this many sessions; with an AuthToken, whose
+	// clients are known, DefaultMaxSessionsPerAuthClient. A loopback peer
+	// may hold MaxSessions unless MaxSessionsPerClient is set.
 	DefaultMaxSessionsPerClient     = 16
 	DefaultMaxSessionsPerAuthClient = 128
 )
@@ -116,13 +118,25 @@ type Options struct {
 	ShutdownTimeout       time.Duration // how long in-flight calls may run after shutdown begins
 	SessionIdleTimeout    time.Duration // a streamable HTTP session without requests this long is forgotten
 	ClientRequestTimeout  time.Duration // how long a request to a WebSocket client (elicitation, sampling, roots, ping) waits for its answer
-	// MaxSessionsPerClient bounds the sessions of one client address (an
-	// IPv4 address or an IPv6 /64), so that one client cannot take every
-	// place. Behind a proxy every client has the proxy's address: raise it.
+	// MaxSessionsPerClient bounds the sessions of one client (see
+	// TrustedProxies for how the client is named), so that one client
+	// cannot take every place. Left zero, a loopback peer (a backend on the
+	// same host) may hold MaxSessions.
 	MaxSessionsPerClient int
-	// SessionIdleUnderPressure is how long a streamable HTTP session may idle
-	// once nine tenths of MaxSessions are open, or its client is at
-	// MaxSessionsPerClient: then the oldest idle ones are ended to make room.
+	// TrustedProxies are the peers whose X-Forwarded-For is believed: a
+	// request from one of them belongs to the rightmost address in the
+	// header that is not itself a trusted proxy. From anyone else the
+	// header is ignored. A client is that address (an IPv4 address or an
+	// IPv6 /64), and with AuthToken the token's fingerprint at it.
+	TrustedProxies []netip.Prefix
+	// perClientSet records that MaxSessionsPerClient was given rather
+	// than defaulted.
+	perClientSet bool
+	// SessionIdleUnderPressure is how long a session of any kind (streamable
+	// HTTP session, SSE stream, WebSocket connection) may go without a
+	// request once nine tenths of MaxSessions are open, or its client is at
+	// its bound: then the oldest idle ones are ended to make room. One with
+	// a call running (or, streamable, a GET stream open) is not idle.
 	SessionIdleUnderPressure time.Duration
 }
 
@@ -154,6 +168,7 @@ func (o Options) withDefaults() Options {
 	orDefault(&o.SessionIdleTimeout, DefaultSessionIdleTimeout)
 	orDefault(&o.ClientRequestTimeout, DefaultClientRequestTimeout)
 	orDefault(&o.SessionIdleUnderPressure, DefaultSessionIdlePressure)
+	o.perClientSet = o.MaxSessionsPerClient > 0
 	if o.AuthToken != "" {
 		orDefault(&o.MaxSessionsPerClient, DefaultMaxSessionsPerAuthClient)
 	}
@@ -163,6 +178,7 @@ func (o Options) withDefaults() Options {
 		o.PongTimeout = 2 * o.PingInterval
 	}
 	o.AllowedOrigins = slices.Clone(o.AllowedOrigins)
+	o.TrustedProxies = slices.Clone(o.TrustedProxies)
 	return o
 }
 

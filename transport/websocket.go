@@ -17,6 +17,8 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/nsip-tools/nsip-mcp/transport/caller"
 )
 
 // Path and subprotocol of the websocket transport.
@@ -67,11 +69,11 @@ type wsHub struct {
 }
 
 func (h *wsHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	release, ok := h.site.admit(w, r)
+	ls, ok := h.site.admit(w, r, "websocket")
 	if !ok {
 		return
 	}
-	defer release()
+	defer ls.release()
 	conn, err := h.upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		h.site.log.Debug("websocket upgrade failed", "remote", r.RemoteAddr, "error", err)
@@ -88,17 +90,26 @@ func (h *wsHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_ = conn.Close()
 		return
 	}
-	c := newWSConn(h, conn)
+	c := newWSConn(h, conn, caller.Request(r.Context()))
 	h.conns[c] = struct{}{}
 	h.wg.Add(1)
 	h.mu.Unlock()
+	c.live = ls
+	ls.busy = func() bool { return len(c.slots) > 0 }
+	ls.stop = func() {
+		c.closeWith(websocket.CloseTryAgainLater, "idle connection ended to make room for others; reconnect when needed")
+		closeQuietly(c.conn)
+	}
+	key := "ws/" + c.id
+	h.site.live.add(key, ls)
 	defer func() {
+		h.site.live.remove(key)
 		h.mu.Lock()
 		delete(h.conns, c)
 		h.mu.Unlock()
 		h.wg.Done()
 	}()
-	c.log.Info("websocket session opened", "remote", r.RemoteAddr, "subprotocol", conn.Subprotocol(), "origin", r.Header.Get("Origin"))
+	c.log.Info("websocket session opened", "remote", r.RemoteAddr, "client", ls.client, "subprotocol", conn.Subprotocol(), "origin", r.Header.Get("Origin"))
 	c.serve()
 }
 
@@ -151,6 +162,8 @@ type wsConn struct {
 	clientCaps  mcp.ClientCapabilities
 
 	pending wsPending // server requests awaiting the client's answer
+
+	live *liveSession // its place among the sessions; touched by each message
 }
 
 // reply is one answer for the writer, the tracked call it ends, and whether
@@ -167,7 +180,9 @@ var (
 	_ server.SessionWithClientInfo = (*wsConn)(nil)
 )
 
-func newWSConn(h *wsHub, conn *websocket.Conn) *wsConn {
+// newWSConn makes the connection's session; its calls keep the caller the
+// handshake came from.
+func newWSConn(h *wsHub, conn *websocket.Conn, from caller.ID) *wsConn {
 	c := &wsConn{
 		hub:        h,
 		conn:       conn,
@@ -181,7 +196,7 @@ func newWSConn(h *wsHub, conn *websocket.Conn) *wsConn {
 	c.log = h.site.log.With("session", c.id)
 	// Calls outlive the server's context on purpose: shutdown lets them
 	// finish. They end early only when their connection does.
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(caller.WithRequest(context.Background(), from))
 	c.ctx, c.cancel = h.mcp.WithContext(ctx, c), cancel
 	return c
 }
@@ -272,6 +287,9 @@ func (c *wsConn) readLoop() string {
 			return c.readEnded(err)
 		}
 		_ = c.conn.SetReadDeadline(time.Now().Add(o.PongTimeout))
+		if c.live != nil {
+			c.live.touch()
+		}
 		if kind != websocket.TextMessage {
 			c.send(reply{data: errorResponse(nil, codeInvalidRequest, "invalid request: binary frames are not accepted; send each JSON-RPC message as one text frame")})
 			continue
@@ -337,7 +355,7 @@ func (c *wsConn) startCall(m message, data []byte) {
 	select {
 	case c.slots <- struct{}{}:
 	default:
-		c.send(reply{data: errorResponse(m.id, codeServerBusy, st.busyMessage("connection"))})
+		c.send(reply{data: errorResponse(m.id, codeServerBusy, st.busyMessage("connection", requester{}))})
 		return
 	}
 	key := st.calls.anon()

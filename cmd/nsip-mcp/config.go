@@ -59,7 +59,7 @@ const defaultPort = 8000
 func defaultConfig() Config {
 	return Config{
 		Transport: transport.KindStdio,
-		Serve:     transport.Options{Host: transport.DefaultHost, Port: defaultPort},
+		Serve:     transport.Options{Host: transport.DefaultHost, Port: defaultPort, MaxSessions: transport.DefaultMaxSessions},
 		NSIP:      NSIPConfig{BaseURL: nsip.DefaultBaseURL, Timeout: nsip.DefaultTimeout},
 		Gateway:   gateway.DefaultConfig(),
 		LogLevel:  slog.LevelInfo,
@@ -209,9 +209,16 @@ var settings = []setting{
 		},
 	},
 	{
+		name:    "MCP_MAX_SESSIONS",
+		accepts: "an integer from 1 to 100000",
+		help:    "most sessions (SSE streams, streamable HTTP sessions, WebSocket connections) open at once; from nine tenths of it, sessions idle for a minute are ended, oldest first, to make room",
+		show:    func(c *Config) string { return strconv.Itoa(c.Serve.MaxSessions) },
+		apply:   intSetter(func(c *Config) *int { return &c.Serve.MaxSessions }, 1, 100_000),
+	},
+	{
 		name:    "MCP_MAX_SESSIONS_PER_CLIENT",
 		accepts: "an integer from 1 to 100000",
-		help: fmt.Sprintf("most sessions (SSE streams, streamable HTTP sessions, WebSocket connections) one client address may hold; unset: %d, or %d with MCP_AUTH_TOKEN. Raise it behind a proxy, where every client has the proxy's address",
+		help: fmt.Sprintf("most sessions one client may hold: its address (an IPv4 address or IPv6 /64, the forwarded one behind MCP_TRUSTED_PROXIES), with MCP_AUTH_TOKEN the token at that address; unset: %d, or %d with MCP_AUTH_TOKEN, and MCP_MAX_SESSIONS for a loopback peer (a backend on this host). Set, it holds for loopback too",
 			transport.DefaultMaxSessionsPerClient, transport.DefaultMaxSessionsPerAuthClient),
 		show: func(c *Config) string {
 			if c.Serve.MaxSessionsPerClient == 0 {
@@ -220,6 +227,26 @@ var settings = []setting{
 			return strconv.Itoa(c.Serve.MaxSessionsPerClient)
 		},
 		apply: intSetter(func(c *Config) *int { return &c.Serve.MaxSessionsPerClient }, 1, 100_000),
+	},
+	{
+		name:    "MCP_TRUSTED_PROXIES",
+		accepts: "a comma-separated list of IP addresses and CIDR prefixes of your reverse proxies, e.g. 10.0.0.5 or 172.28.0.0/24,10.0.0.5",
+		help:    "reverse proxies whose X-Forwarded-For is believed: a request from one belongs to the rightmost forwarded address that is not a listed proxy; from anyone else the header is ignored (unset: believed from no one, so every client behind a proxy has the proxy's address)",
+		show: func(c *Config) string {
+			parts := make([]string, len(c.Serve.TrustedProxies))
+			for i, p := range c.Serve.TrustedProxies {
+				parts[i] = p.String()
+				if p.IsSingleIP() {
+					parts[i] = p.Addr().String()
+				}
+			}
+			return strings.Join(parts, ",")
+		},
+		apply: func(c *Config, v string) bool {
+			p, err := transport.ParseTrustedProxies(v)
+			c.Serve.TrustedProxies = p
+			return err == nil && len(p) > 0
+		},
 	},
 	{
 		name:    "NSIP_BASE_URL",

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"reflect"
 	"slices"
 	"strings"
@@ -31,7 +32,7 @@ func TestLoadDefaults(t *testing.T) {
 	}
 	want := Config{
 		Transport:   transport.KindStdio,
-		Serve:       transport.Options{Host: transport.DefaultHost, Port: 8000},
+		Serve:       transport.Options{Host: transport.DefaultHost, Port: 8000, MaxSessions: transport.DefaultMaxSessions},
 		NSIP:        NSIPConfig{BaseURL: nsip.DefaultBaseURL, Timeout: nsip.DefaultTimeout},
 		Gateway:     gateway.DefaultConfig(),
 		MemoryLimit: 2*cache.DefaultMaxBytes + 128<<20,
@@ -97,6 +98,8 @@ func TestLoadReadsEveryVariable(t *testing.T) {
 		"NSIP_REDIS_SECRET":           "9b1f0c4e7a2d8c61b3e5f7a9c0d2e4f6",
 		"NSIP_REPLICAS":               "3",
 		"MCP_MAX_SESSIONS_PER_CLIENT": "300",
+		"MCP_MAX_SESSIONS":            "2000",
+		"MCP_TRUSTED_PROXIES":         " 10.0.0.5 , 172.28.0.0/24,::ffff:192.0.2.1",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -114,6 +117,10 @@ func TestLoadReadsEveryVariable(t *testing.T) {
 			AllowedOrigins:       []string{"https://flock.example.org", "http://localhost:5173"},
 			AuthToken:            "5f1c0a9e7b2d4c68a1e3",
 			MaxSessionsPerClient: 300,
+			MaxSessions:          2000,
+			TrustedProxies: []netip.Prefix{
+				netip.MustParsePrefix("10.0.0.5/32"), netip.MustParsePrefix("172.28.0.0/24"), netip.MustParsePrefix("192.0.2.1/32"),
+			},
 		},
 		NSIP:        NSIPConfig{BaseURL: "http://127.0.0.1:8080/api", Timeout: 2 * time.Second},
 		Gateway:     gw,
@@ -162,6 +169,10 @@ func TestLoadRejectsBadValues(t *testing.T) {
 		{map[string]string{"MCP_HEALTH_ADDR": "8081"}, "MCP_HEALTH_ADDR", "8081", "host:port"},
 		{map[string]string{"MCP_MAX_SESSIONS_PER_CLIENT": "0"}, "MCP_MAX_SESSIONS_PER_CLIENT", "0", "1 to 100000"},
 		{map[string]string{"MCP_MAX_SESSIONS_PER_CLIENT": "many"}, "MCP_MAX_SESSIONS_PER_CLIENT", "many", "1 to 100000"},
+		{map[string]string{"MCP_MAX_SESSIONS": "0"}, "MCP_MAX_SESSIONS", "0", "1 to 100000"},
+		{map[string]string{"MCP_TRUSTED_PROXIES": "nginx"}, "MCP_TRUSTED_PROXIES", "nginx", "e.g. 10.0.0.5 or 172.28.0.0/24"},
+		{map[string]string{"MCP_TRUSTED_PROXIES": "10.0.0.0/8,10.0.0.300"}, "MCP_TRUSTED_PROXIES", "10.0.0.0/8,10.0.0.300", "IP addresses and CIDR prefixes"},
+		{map[string]string{"MCP_TRUSTED_PROXIES": ","}, "MCP_TRUSTED_PROXIES", ",", "IP addresses and CIDR prefixes"},
 		{map[string]string{"MCP_TRANSPORT": "websocket", "MCP_HEALTH_ADDR": "127.0.0.1:8081"}, "MCP_HEALTH_ADDR", "127.0.0.1:8081", "only with MCP_TRANSPORT=stdio"},
 		{map[string]string{"MCP_ALLOWED_ORIGINS": "flock.example.org"}, "MCP_ALLOWED_ORIGINS", "flock.example.org", "comma-separated list of origins"},
 		{map[string]string{"MCP_ALLOWED_ORIGINS": "https://a.example/app"}, "MCP_ALLOWED_ORIGINS", "https://a.example/app", "comma-separated list of origins"},
@@ -329,6 +340,7 @@ func TestRunArguments(t *testing.T) {
 		{[]string{"--version"}, nil, 0, "nsip-mcp " + build.String() + "\n", "", false},
 		{[]string{"--port=9"}, nil, 2, "", `unknown argument "--port=9"`, true},
 		{nil, map[string]string{"MCP_TRANSPORT": "smoke-signal"}, 2, "", `invalid MCP_TRANSPORT="smoke-signal"`, true},
+		{nil, map[string]string{"MCP_TRUSTED_PROXIES": "lb.internal"}, 2, "", `invalid MCP_TRUSTED_PROXIES="lb.internal": accepted values: a comma-separated list of IP addresses and CIDR prefixes of your reverse proxies, e.g. 10.0.0.5`, true},
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

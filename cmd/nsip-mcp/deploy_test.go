@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net/netip"
 	"os"
 	"regexp"
 	"strings"
@@ -43,9 +44,18 @@ func TestDeployExampleConfigLoads(t *testing.T) {
 		t.Errorf("replica config = Redis %q (secret given: %v), replicas %d, transport %q; want the shared Redis with a secret, 2 and http-sse",
 			c.RedisURL, c.RedisSecret != "", c.Gateway.Replicas, c.Transport)
 	}
-	// Behind the load balancer every client has its address: a bound per
-	// address below the server's own would refuse the 17th user's session.
-	if c.Serve.MaxSessionsPerClient < transport.DefaultMaxSessions {
-		t.Errorf("replicas allow %d sessions per client address, all of them behind the load balancer's; want at least the server's %d", c.Serve.MaxSessionsPerClient, transport.DefaultMaxSessions)
+	// Behind the load balancer every client connects from its address:
+	// the replicas must believe its X-Forwarded-For, and only its, for
+	// each client to be bounded on its own rather than all together.
+	lb := regexp.MustCompile(`(?m)^\s+ipv4_address:\s*(\S+)\s*$`).FindStringSubmatch(string(b))
+	if lb == nil {
+		t.Fatal("compose.yaml gives the load balancer no fixed address to trust")
+	}
+	addr := netip.MustParseAddr(lb[1])
+	if len(c.Serve.TrustedProxies) != 1 || !c.Serve.TrustedProxies[0].Contains(addr) || c.Serve.TrustedProxies[0].Bits() != 32 {
+		t.Errorf("replicas trust %v as proxies; want exactly the load balancer, %s", c.Serve.TrustedProxies, addr)
+	}
+	if c.Serve.MaxSessionsPerClient != 0 && c.Serve.MaxSessionsPerClient >= transport.DefaultMaxSessions {
+		t.Errorf("replicas allow %d sessions per client: one client could take every place", c.Serve.MaxSessionsPerClient)
 	}
 }

@@ -119,7 +119,6 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	gcfg := cfg.Gateway
 	gcfg.Logger = glog
 	gcfg.Metrics = m
-	gcfg.ClientAddress = transport.ClientAddress
 	if cfg.RedisURL != "" {
 		rd, err := cache.NewRedis(cache.RedisConfig{URL: cfg.RedisURL, Secret: []byte(cfg.RedisSecret), Logger: logger})
 		if err != nil {

@@ -52,3 +52,7 @@ func Of(ctx context.Context) ID {
 	}
 	return Local
 }
+
+// TokenAt is the caller presenting the token with this fingerprint from
+// addr: a token shared by several clients names none of them alone.
+func TokenAt(fingerprint, addr string) ID { return ID("token:" + fingerprint + "@" + addr) }
