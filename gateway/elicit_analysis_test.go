@@ -107,7 +107,9 @@ func rankAsksTheUserForWeights(t *testing.T, era string) {
 
 // Declining, cancelling or answering badly ends the call with an
 // invalid_argument about weights, before any search is made.
-func TestRankWeightsDeclinedOrAnsweredBadly(t *testing.T) { inEachEra(t, rankWeightsDeclinedOrAnsweredBadly) }
+func TestRankWeightsDeclinedOrAnsweredBadly(t *testing.T) {
+	inEachEra(t, rankWeightsDeclinedOrAnsweredBadly)
+}
 
 func rankWeightsDeclinedOrAnsweredBadly(t *testing.T, era string) {
 	h, _ := rankHerd(true)
@@ -142,7 +144,9 @@ func rankWeightsDeclinedOrAnsweredBadly(t *testing.T, era string) {
 
 // A client that cannot be asked gets the usual error at once, with a call
 // that works; so does one that can be asked when other arguments are wrong.
-func TestWeightsNotAskedOfClientsThatCannot(t *testing.T) { inEachEra(t, weightsNotAskedOfClientsThatCannot) }
+func TestWeightsNotAskedOfClientsThatCannot(t *testing.T) {
+	inEachEra(t, weightsNotAskedOfClientsThatCannot)
+}
 
 func weightsNotAskedOfClientsThatCannot(t *testing.T, era string) {
 	h, _ := rankHerd(true)
@@ -170,7 +174,9 @@ func weightsNotAskedOfClientsThatCannot(t *testing.T, era string) {
 // best three of E1 0, E2 1, E5 5, E7 1. Lamb index = (ram + ewe WWT)/2:
 // R1 3 + 3.5, R2 3.5 + 1.5 + 1.5; total 13, E1 left for lack of room. At
 // the default 1/16, E7 could not be mated and R2 would take E1 instead.
-func TestPlanAsksTheUserForWeightsAndCOILimit(t *testing.T) { inEachEra(t, planAsksTheUserForWeightsAndCOILimit) }
+func TestPlanAsksTheUserForWeightsAndCOILimit(t *testing.T) {
+	inEachEra(t, planAsksTheUserForWeightsAndCOILimit)
+}
 
 func planAsksTheUserForWeightsAndCOILimit(t *testing.T, era string) {
 	h := planHerd()
