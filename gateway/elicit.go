@@ -109,8 +109,15 @@ func (g *Gateway) askForms(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 			if round == maxFormRounds {
 				return nil, fmt.Errorf("%s asked its user more than %d forms in one call", req.Params.Name, maxFormRounds)
 			}
+			// Answers so far are kept, so that a later form does not undo
+			// an earlier one.
 			answers, failed := g.putForms(ctx, res.InputRequests)
-			fc = &formCall{answers: answers, failed: failed, canAsk: fc.canAsk}
+			more := &formCall{answers: mcp.InputResponses{}, failed: map[string]error{}, canAsk: fc.canAsk}
+			maps.Copy(more.answers, fc.answers)
+			maps.Copy(more.failed, fc.failed)
+			maps.Copy(more.answers, answers)
+			maps.Copy(more.failed, failed)
+			fc = more
 			res, err = next(context.WithValue(ctx, formCallKey{}, fc), req)
 		}
 		return res, err

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 )
@@ -245,5 +247,35 @@ func planAsksTheUserForWeightsAndCOILimit(t *testing.T, era string) {
 	body := callTool(t, askingClient(t, e, &fakeUser{answer: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionDecline}}, era), "nsip_plan_matings", call).errorBody(t)
 	if body.Field != "weights" || body.Problem != "weights is required; the user was asked for it and chose decline" {
 		t.Errorf("declined: %+v", body)
+	}
+}
+
+// A ranking run as a task (protocol 2025-11-25) asks its user while it
+// runs, as a direct call does: its result is ranked by the answer.
+func TestTaskAsksTheUserForWeights(t *testing.T) {
+	h, _ := rankHerd(true)
+	e := herdEnv(t, h)
+	u := accept(map[string]any{"WWT": 1})
+	session := server.NewInProcessSessionWithHandlers("form-task", nil, u, nil)
+	if err := e.srv.RegisterSession(context.Background(), session); err != nil {
+		t.Fatal(err)
+	}
+	session.SetClientCapabilities(mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}})
+	session.Initialize()
+	ctx := e.srv.WithContext(context.Background(), session)
+	args := map[string]any{"breed_id": 640, "top_n": 3}
+	created := rpc(t, e, ctx, "tools/call", map[string]any{"name": "nsip_rank_animals", "arguments": args, "task": map[string]any{}})
+	id, _ := created["task"].(map[string]any)["taskId"].(string)
+	res := rpc(t, e, ctx, "tasks/result", map[string]any{"taskId": id})
+	content, _ := res["content"].([]any)
+	if len(content) != 1 || res["isError"] == true {
+		t.Fatalf("task result %v", res)
+	}
+	var a struct {
+		Weights map[string]float64 `json:"weights"`
+	}
+	_ = json.Unmarshal([]byte(content[0].(map[string]any)["text"].(string)), &a)
+	if len(u.asked) != 1 || param.JSONText(a.Weights) != `{"WWT":1}` {
+		t.Errorf("asked %d times, ranked by %v; want once, by the user's {WWT:1}", len(u.asked), a.Weights)
 	}
 }

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -162,5 +163,37 @@ func noQuestionWhenTheClientCannotBeAsked(t *testing.T, era string) {
 	}
 	if len(u.asked) != 0 {
 		t.Errorf("the user was asked %d times", len(u.asked))
+	}
+}
+
+// brokenUser is a client whose elicitation fails.
+type brokenUser struct{}
+
+func (brokenUser) Elicit(context.Context, mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	return nil, errors.New("the dialog could not be shown")
+}
+
+// A question that cannot reach the user of a client older than
+// 2026-07-28 ends the call with an error naming the missing argument and
+// why it was not asked, not with a protocol error.
+func TestFailedQuestionIsAnErrorResult(t *testing.T) {
+	e := newEnv(t)
+	c, err := client.NewInProcessClientWithOptions(e.srv, client.WithElicitationHandler(brokenUser{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+	if _, err := c.Initialize(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	body := callTool(t, c, "nsip_get_trait_ranges", map[string]any{}).errorBody(t)
+	if body.Code != CodeInvalidArgument || body.Field != "breed_id" || body.Example["breed_id"] == nil ||
+		!strings.HasPrefix(body.Problem, "breed_id is required, and asking the user for it failed: ") || !strings.Contains(body.Problem, "the dialog could not be shown") {
+		t.Errorf("error %+v", body)
 	}
 }
