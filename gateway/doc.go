@@ -9,8 +9,9 @@
 //  1. Decode the arguments (param.Decode) and validate them against the
 //     tool's definition (tools.go, built from gateway/param), trait codes
 //     against the breed's own (traitcheck.go), the view arguments
-//     (view.go); a choice only the user can make may be asked for
-//     (elicit.go).
+//     (view.go); a choice only the user can make may be asked for:
+//     the call ends with the form as an input request and runs again
+//     from here with the user's answer (elicit.go).
 //  2. Key the call: the tool's method and its canonical arguments, without
 //     the view arguments (cache.Key).
 //  3. Look in the cache; otherwise join a fetch already under way for the

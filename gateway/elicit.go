@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -22,41 +23,164 @@ import (
 // objective weights, a coefficient-of-inbreeding limit), a client that
 // supports elicitation is asked for it on the spot, saving the model a
 // failed call and a second try. A client that cannot be asked (no
-// elicitation capability, a transport that cannot carry server requests,
-// protocol revisions without server requests) gets the usual error naming
-// the missing argument.
+// elicitation capability, a transport that cannot carry server requests)
+// gets the usual error naming the missing argument.
+//
+// A form is asked the way protocol 2026-07-28 asks: the call ends with an
+// input request (mcp-go's InputRequestBuilder) and is made again with the
+// user's answer among its input responses, when the handler runs from the
+// start and finds the answer where it would have asked. A 2026-07-28 client
+// does the asking and the second call itself. For older clients, which
+// cannot read an input request, askForms puts the same form to the user
+// with elicitation/create and runs the handler again with the answer, so
+// one implementation serves both eras and every answer is validated the
+// same way.
 
 // elicitTimeout bounds how long a call waits for its user to answer.
 const elicitTimeout = 2 * time.Minute
+
+// maxFormRounds bounds how many forms one call of an older client may put
+// to its user; each call asks one today.
+const maxFormRounds = 4
+
+// codeInputRequired is the status a call that stopped to ask its user is
+// logged and counted with; the client sees the form, not an error.
+const codeInputRequired = "input_required"
 
 // userChoices are the arguments that are the user's to choose rather than
 // the model's to know, and so worth asking the user for when missing.
 // Analysis tools add theirs (objective weights, an inbreeding limit).
 var userChoices = map[string]bool{"breed_id": true, "weights": true}
 
+// formCall is what one run of a tool handler knows about asking its user.
+type formCall struct {
+	answers mcp.InputResponses // the user's answers, by form id
+	failed  map[string]error   // forms an older client could not put to its user
+	canAsk  bool               // a form may be sent
+}
+
+type formCallKey struct{}
+
+func formsOf(ctx context.Context) *formCall {
+	if fc, ok := ctx.Value(formCallKey{}).(*formCall); ok {
+		return fc
+	}
+	return &formCall{}
+}
+
+// inputRounds reports whether a form is returned to the client as an input
+// request, which it answers by calling again (2026-07-28), rather than put
+// to its user by askForms.
+func inputRounds(ctx context.Context, req mcp.CallToolRequest) bool {
+	// A task's result is read later through tasks/result, which has no
+	// round of input: its forms are asked while it runs.
+	return mcp.IsModernProtocol(server.RequestProtocolVersion(ctx)) && req.Params.Task == nil
+}
+
 // canElicit reports whether the caller's client declared elicitation and
-// its session can carry the request.
-func canElicit(ctx context.Context) bool {
+// the call can reach its user: for 2026-07-28 the capabilities the request
+// carries, before that those of the session, which must carry requests.
+func canElicit(ctx context.Context, req mcp.CallToolRequest) bool {
+	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
+		return inputRounds(ctx, req) && info.ClientCapabilities != nil && info.ClientCapabilities.Elicitation != nil
+	}
 	s := server.ClientSessionFromContext(ctx)
-	if _, ok := s.(server.SessionWithElicitation); !ok {
+	if _, ok := s.(server.SessionWithElicitation); !ok || server.ServerFromContext(ctx) == nil {
 		return false
 	}
 	ci, ok := s.(server.SessionWithClientInfo)
 	return ok && ci.GetClientCapabilities().Elicitation != nil
 }
 
+// askForms wraps a tool handler so that its forms reach the user in either
+// era: it tells the handler what it may ask and what was answered, and for
+// a client older than 2026-07-28 turns an input request into
+// elicitation/create and runs the handler again with the answers. mcp-go
+// would do the same for a plain call, but not for a task, without a limit
+// on the wait, and with a protocol error where a model needs a result.
+func (g *Gateway) askForms(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		fc := &formCall{answers: req.Params.InputResponses, canAsk: canElicit(ctx, req)}
+		res, err := next(context.WithValue(ctx, formCallKey{}, fc), req)
+		if inputRounds(ctx, req) {
+			return res, err
+		}
+		for round := 0; err == nil && res.NeedsInput(); round++ {
+			if round == maxFormRounds {
+				return nil, fmt.Errorf("%s asked its user more than %d forms in one call", req.Params.Name, maxFormRounds)
+			}
+			// Answers so far are kept, so that a later form does not undo
+			// an earlier one.
+			answers, failed := g.putForms(ctx, res.InputRequests)
+			more := &formCall{answers: mcp.InputResponses{}, failed: map[string]error{}, canAsk: fc.canAsk}
+			maps.Copy(more.answers, fc.answers)
+			maps.Copy(more.failed, fc.failed)
+			maps.Copy(more.answers, answers)
+			maps.Copy(more.failed, failed)
+			fc = more
+			res, err = next(context.WithValue(ctx, formCallKey{}, fc), req)
+		}
+		return res, err
+	}
+}
+
+// putForms puts each form to the user of an older client, one at a time
+// (a user answers one dialog at once), each waiting at most elicitTimeout.
+func (g *Gateway) putForms(ctx context.Context, forms mcp.InputRequests) (mcp.InputResponses, map[string]error) {
+	answers, failed := mcp.InputResponses{}, map[string]error{}
+	srv := server.ServerFromContext(ctx)
+	for _, id := range slices.Sorted(maps.Keys(forms)) {
+		q := forms[id]
+		if q.Elicitation == nil {
+			failed[id] = fmt.Errorf("input request %s is not a form", q.Method)
+			continue
+		}
+		ctx, cancel := context.WithTimeout(ctx, elicitTimeout)
+		res, err := srv.RequestElicitation(ctx, mcp.ElicitationRequest{
+			Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
+			Params:  *q.Elicitation,
+		})
+		cancel()
+		switch {
+		case err != nil:
+			failed[id] = err
+		case res == nil:
+			failed[id] = errors.New("the client sent no answer")
+		default:
+			answers[id] = mcp.NewElicitationInputResponse(*res)
+		}
+	}
+	return answers, failed
+}
+
 // An elicitForm is one question put to the user; the analyses build
 // theirs with the same type.
 type elicitForm = analysis.Form
+
+// formID names a form among a call's input requests: the argument it
+// fills.
+func formID(q elicitForm) string {
+	if q.Arg != "" {
+		return q.Arg
+	}
+	names := make([]string, len(q.Fields))
+	for i, p := range q.Fields {
+		names[i] = p.Name
+	}
+	return strings.Join(names, ",")
+}
 
 // ask puts q to the user of the calling client and returns the answers
 // validated like arguments. asked is false when the client cannot be asked:
 // the caller reports what is missing as usual. A *toolError is the user
 // declining, an invalid answer, or no answer in time, ready to return to
-// the model.
+// the model; or, while the user has yet to answer, the input request that
+// asks (its input), which ends the call until the answer comes back.
 func (g *Gateway) ask(ctx context.Context, d *toolDef, q elicitForm) (answers map[string]any, te *toolError, asked bool) {
-	srv := server.ServerFromContext(ctx)
-	if !canElicit(ctx) || srv == nil {
+	fc, id := formsOf(ctx), formID(q)
+	res := server.ElicitationResponse(fc.answers, id)
+	err, failed := fc.failed[id]
+	if res == nil && !failed && !fc.canAsk {
 		return nil, nil, false
 	}
 	arg, field, prefix, expected := param.Names(q.Fields), q.Fields[0].Name, "", q.Fields[0].Expected()
@@ -67,16 +191,10 @@ func (g *Gateway) ask(ctx context.Context, d *toolDef, q elicitForm) (answers ma
 	if ex == nil {
 		ex = param.Example(d.params, nil)
 	}
-	ctx, cancel := context.WithTimeout(ctx, elicitTimeout)
-	defer cancel()
-	res, err := srv.RequestElicitation(ctx, mcp.ElicitationRequest{Params: mcp.ElicitationParams{
-		Message:         q.Message,
-		RequestedSchema: g.formSchema(ctx, slices.Concat(q.Fields, q.Also), q.Titles),
-	}})
 	switch {
-	case errors.Is(err, server.ErrElicitationNotSupported), errors.Is(err, server.ErrServerInitiatedRequestUnsupported):
+	case failed && (errors.Is(err, server.ErrElicitationNotSupported) || errors.Is(err, server.ErrServerInitiatedRequestUnsupported)):
 		return nil, nil, false
-	case err != nil:
+	case failed:
 		g.log.Info("elicitation failed", "tool", d.name, "error", err.Error())
 		return nil, &toolError{
 			Code:     CodeInvalidArgument,
@@ -84,6 +202,17 @@ func (g *Gateway) ask(ctx context.Context, d *toolDef, q elicitForm) (answers ma
 			Problem:  fmt.Sprintf("%s is required, and asking the user for it failed: %v", arg, err),
 			Expected: expected,
 			Example:  ex,
+		}, true
+	case res == nil:
+		return nil, &toolError{
+			Code:    codeInputRequired,
+			Field:   field,
+			Problem: fmt.Sprintf("%s is required; the user is asked for it", arg),
+			input: server.NewInputRequestBuilder("").Elicit(id, mcp.ElicitationParams{
+				Mode:            mcp.ElicitationModeForm,
+				Message:         q.Message,
+				RequestedSchema: g.formSchema(ctx, slices.Concat(q.Fields, q.Also), q.Titles),
+			}).ToolResult(),
 		}, true
 	}
 	if res.Action != mcp.ElicitationResponseActionAccept {
@@ -186,7 +315,13 @@ func (g *Gateway) formSchema(ctx context.Context, ps []param.Spec, titles map[st
 			required = append(required, p.Name)
 		}
 	}
-	return map[string]any{"type": "object", "properties": props, "required": required}
+	schema := map[string]any{"type": "object", "properties": props}
+	// An empty list is left out rather than sent as null, which clients
+	// that check the form's schema (the TypeScript SDK) refuse.
+	if len(required) > 0 {
+		schema["required"] = required
+	}
+	return schema
 }
 
 func (g *Gateway) breedChoices(ctx context.Context) (ids, names []string) {
@@ -221,7 +356,7 @@ func formValue(p *param.Spec, v any) any {
 // for it: the analysis then asks once it knows what to offer (the traits
 // its animals carry).
 func leftToAsk(ctx context.Context, a *analysis.Def, sent map[string]any, errs []param.FieldError) bool {
-	if len(errs) == 0 || !canElicit(ctx) {
+	if fc := formsOf(ctx); len(errs) == 0 || (!fc.canAsk && len(fc.answers) == 0 && len(fc.failed) == 0) {
 		return false
 	}
 	for _, fe := range errs {

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 )
@@ -49,12 +51,14 @@ func accept(content map[string]any) *fakeUser {
 // A ranking called without weights by a client that can ask its user
 // offers the breed's traits and ranks by the answer; the expected top ten
 // is brute force over the herd, as in TestRankAnimalsExactTopN.
-func TestRankAsksTheUserForWeights(t *testing.T) {
+func TestRankAsksTheUserForWeights(t *testing.T) { inEachEra(t, rankAsksTheUserForWeights) }
+
+func rankAsksTheUserForWeights(t *testing.T, era string) {
 	h, all := rankHerd(true)
 	e := herdEnv(t, h)
 	// A number typed as text is a number.
 	u := accept(map[string]any{"WWT": "1", "BWT": -0.5})
-	r := callTool(t, askingClient(t, e, u), "nsip_rank_animals", map[string]any{"breed_id": 640, "top_n": 5}).mustOK(t)
+	r := callTool(t, askingClient(t, e, u, era), "nsip_rank_animals", map[string]any{"breed_id": 640, "top_n": 5}).mustOK(t)
 	a := decodeRank(t, r.text)
 	var want []float64
 	for _, v := range all {
@@ -85,6 +89,11 @@ func TestRankAsksTheUserForWeights(t *testing.T) {
 		t.Errorf("message %q", q.Message)
 	}
 	f := readForm(t, q)
+	// No field is required, and clients that check the form's schema refuse
+	// "required": null, so the list is left out.
+	if _, ok := q.RequestedSchema.(map[string]any)["required"]; ok {
+		t.Errorf("form %v: required sent with no field required", q.RequestedSchema)
+	}
 	// The herd's breed has BWT and WWT; both offered, neither required.
 	if len(f.Properties) != 2 || len(f.Required) != 0 {
 		t.Fatalf("form %+v: want optional BWT and WWT", f)
@@ -101,6 +110,10 @@ func TestRankAsksTheUserForWeights(t *testing.T) {
 // Declining, cancelling or answering badly ends the call with an
 // invalid_argument about weights, before any search is made.
 func TestRankWeightsDeclinedOrAnsweredBadly(t *testing.T) {
+	inEachEra(t, rankWeightsDeclinedOrAnsweredBadly)
+}
+
+func rankWeightsDeclinedOrAnsweredBadly(t *testing.T, era string) {
 	h, _ := rankHerd(true)
 	e := herdEnv(t, h)
 	cases := []struct {
@@ -117,7 +130,7 @@ func TestRankWeightsDeclinedOrAnsweredBadly(t *testing.T) {
 		{accept(map[string]any{"WWT": 1, "YWT": 1}), "weights.YWT", "the user's answer: weights.YWT"},
 	}
 	for _, tc := range cases {
-		body := callTool(t, askingClient(t, e, tc.user), "nsip_rank_animals", map[string]any{"breed_id": 640}).errorBody(t)
+		body := callTool(t, askingClient(t, e, tc.user, era), "nsip_rank_animals", map[string]any{"breed_id": 640}).errorBody(t)
 		if body.Code != CodeInvalidArgument || body.Field != tc.field || !strings.HasPrefix(body.Problem, tc.probe) {
 			t.Errorf("answer %+v: %+v, want %s: %q", tc.user.answer, body, tc.field, tc.probe)
 		}
@@ -134,15 +147,19 @@ func TestRankWeightsDeclinedOrAnsweredBadly(t *testing.T) {
 // A client that cannot be asked gets the usual error at once, with a call
 // that works; so does one that can be asked when other arguments are wrong.
 func TestWeightsNotAskedOfClientsThatCannot(t *testing.T) {
+	inEachEra(t, weightsNotAskedOfClientsThatCannot)
+}
+
+func weightsNotAskedOfClientsThatCannot(t *testing.T, era string) {
 	h, _ := rankHerd(true)
 	e := herdEnv(t, h)
-	body := e.call("nsip_rank_animals", map[string]any{"breed_id": 640}).errorBody(t)
+	body := callTool(t, askingClient(t, e, nil, era), "nsip_rank_animals", map[string]any{"breed_id": 640}).errorBody(t)
 	if body.Code != CodeInvalidArgument || body.Field != "weights" || body.Problem != "weights is required" ||
 		!strings.Contains(body.Expected, `e.g. {"BWT":-0.5,"WWT":1}`) || param.JSONText(body.Example) != `{"breed_id":640,"weights":{"BWT":-0.5,"WWT":1}}` {
 		t.Errorf("without elicitation: %+v", body)
 	}
 	u := accept(map[string]any{"WWT": 1})
-	body = callTool(t, askingClient(t, e, u), "nsip_rank_animals", map[string]any{"breed_id": 640, "top_n": 0}).errorBody(t)
+	body = callTool(t, askingClient(t, e, u, era), "nsip_rank_animals", map[string]any{"breed_id": 640, "top_n": 0}).errorBody(t)
 	if body.Field != "top_n" || len(body.Also) != 1 || body.Also[0].Field != "weights" {
 		t.Errorf("bad top_n and no weights: %+v", body)
 	}
@@ -160,6 +177,10 @@ func TestWeightsNotAskedOfClientsThatCannot(t *testing.T) {
 // R1 3 + 3.5, R2 3.5 + 1.5 + 1.5; total 13, E1 left for lack of room. At
 // the default 1/16, E7 could not be mated and R2 would take E1 instead.
 func TestPlanAsksTheUserForWeightsAndCOILimit(t *testing.T) {
+	inEachEra(t, planAsksTheUserForWeightsAndCOILimit)
+}
+
+func planAsksTheUserForWeightsAndCOILimit(t *testing.T, era string) {
 	h := planHerd()
 	h.get(lpn("R1")).ebv["BWT"] = [2]float64{0.1, 0.5} // R2 lacks it, so it is not offered
 	e := herdEnv(t, h)
@@ -168,7 +189,7 @@ func TestPlanAsksTheUserForWeightsAndCOILimit(t *testing.T) {
 		"ewe_lpn_ids": []string{lpn("E1"), lpn("E2"), lpn("E3"), lpn("E4"), lpn("E5"), lpn("E7")},
 	}
 	u := accept(map[string]any{"WWT": 1, "max_coi": 0.125})
-	r := callTool(t, askingClient(t, e, u), "nsip_plan_matings", call).mustOK(t)
+	r := callTool(t, askingClient(t, e, u, era), "nsip_plan_matings", call).mustOK(t)
 	var a struct {
 		ByRam      map[string][][]any  `json:"by_ram"`
 		Mated      int                 `json:"mated"`
@@ -202,13 +223,13 @@ func TestPlanAsksTheUserForWeightsAndCOILimit(t *testing.T) {
 	// A limit the call set is not asked again; a limit left empty is the default.
 	u = accept(map[string]any{"WWT": 1})
 	call["max_coi"] = 0.0625
-	r = callTool(t, askingClient(t, e, u), "nsip_plan_matings", call).mustOK(t)
+	r = callTool(t, askingClient(t, e, u, era), "nsip_plan_matings", call).mustOK(t)
 	_ = json.Unmarshal([]byte(r.text), &a)
 	if _, asked := readForm(t, u.asked[0]).Properties["max_coi"]; asked || a.MaxCOI != 0.0625 || a.Total != 12.5 {
 		t.Errorf("max_coi set by the call: asked %v, plan under %v worth %v, want 0.0625 worth 12.5", asked, a.MaxCOI, a.Total)
 	}
 	delete(call, "max_coi")
-	r = callTool(t, askingClient(t, e, accept(map[string]any{"WWT": 1})), "nsip_plan_matings", call).mustOK(t)
+	r = callTool(t, askingClient(t, e, accept(map[string]any{"WWT": 1}), era), "nsip_plan_matings", call).mustOK(t)
 	_ = json.Unmarshal([]byte(r.text), &a)
 	if a.MaxCOI != 0.0625 {
 		t.Errorf("max_coi left empty: plan under %v, want the default 0.0625", a.MaxCOI)
@@ -218,13 +239,43 @@ func TestPlanAsksTheUserForWeightsAndCOILimit(t *testing.T) {
 		`the user's answer: max_coi must be a fraction from 0 to 1, got 6.25`: {"WWT": 1, "max_coi": 6.25},
 		`the user's answer: weights.BWT`:                                      {"BWT": 1},
 	} {
-		body := callTool(t, askingClient(t, e, accept(want)), "nsip_plan_matings", call).errorBody(t)
+		body := callTool(t, askingClient(t, e, accept(want), era), "nsip_plan_matings", call).errorBody(t)
 		if body.Code != CodeInvalidArgument || !strings.HasPrefix(body.Problem, content) {
 			t.Errorf("answer %v: %+v, want %q", want, body, content)
 		}
 	}
-	body := callTool(t, askingClient(t, e, &fakeUser{answer: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionDecline}}), "nsip_plan_matings", call).errorBody(t)
+	body := callTool(t, askingClient(t, e, &fakeUser{answer: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionDecline}}, era), "nsip_plan_matings", call).errorBody(t)
 	if body.Field != "weights" || body.Problem != "weights is required; the user was asked for it and chose decline" {
 		t.Errorf("declined: %+v", body)
+	}
+}
+
+// A ranking run as a task (protocol 2025-11-25) asks its user while it
+// runs, as a direct call does: its result is ranked by the answer.
+func TestTaskAsksTheUserForWeights(t *testing.T) {
+	h, _ := rankHerd(true)
+	e := herdEnv(t, h)
+	u := accept(map[string]any{"WWT": 1})
+	session := server.NewInProcessSessionWithHandlers("form-task", nil, u, nil)
+	if err := e.srv.RegisterSession(context.Background(), session); err != nil {
+		t.Fatal(err)
+	}
+	session.SetClientCapabilities(mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}})
+	session.Initialize()
+	ctx := e.srv.WithContext(context.Background(), session)
+	args := map[string]any{"breed_id": 640, "top_n": 3}
+	created := rpc(t, e, ctx, "tools/call", map[string]any{"name": "nsip_rank_animals", "arguments": args, "task": map[string]any{}})
+	id, _ := created["task"].(map[string]any)["taskId"].(string)
+	res := rpc(t, e, ctx, "tasks/result", map[string]any{"taskId": id})
+	content, _ := res["content"].([]any)
+	if len(content) != 1 || res["isError"] == true {
+		t.Fatalf("task result %v", res)
+	}
+	var a struct {
+		Weights map[string]float64 `json:"weights"`
+	}
+	_ = json.Unmarshal([]byte(content[0].(map[string]any)["text"].(string)), &a)
+	if len(u.asked) != 1 || param.JSONText(a.Weights) != `{"WWT":1}` {
+		t.Errorf("asked %d times, ranked by %v; want once, by the user's {WWT:1}", len(u.asked), a.Weights)
 	}
 }

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -27,10 +28,28 @@ func (u *fakeUser) Elicit(_ context.Context, req mcp.ElicitationRequest) (*mcp.E
 	return &mcp.ElicitationResult{ElicitationResponse: u.answer}, nil
 }
 
-// askingClient connects a client whose user answers as u says.
-func askingClient(t *testing.T, e *env, u *fakeUser) *client.Client {
+// eras are the protocol revisions a form is asked in: 2026-07-28, where
+// the call returns an input request and the client calls again with the
+// answer, and the newest revision before it, where the server sends
+// elicitation/create.
+var eras = []string{mcp.ProtocolVersion20260728, mcp.LATEST_LEGACY_PROTOCOL_VERSION}
+
+// inEachEra runs test once per protocol revision.
+func inEachEra(t *testing.T, test func(t *testing.T, era string)) {
+	for _, era := range eras {
+		t.Run(era, func(t *testing.T) { test(t, era) })
+	}
+}
+
+// askingClient connects a client speaking protocol revision era whose user
+// answers as u says; a nil u is a client that declares no elicitation.
+func askingClient(t *testing.T, e *env, u *fakeUser, era string) *client.Client {
 	t.Helper()
-	c, err := client.NewInProcessClientWithOptions(e.srv, client.WithElicitationHandler(u))
+	var opts []client.ClientOption
+	if u != nil {
+		opts = append(opts, client.WithElicitationHandler(u))
+	}
+	c, err := client.NewInProcessClientWithOptions(e.srv, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,20 +58,25 @@ func askingClient(t *testing.T, e *env, u *fakeUser) *client.Client {
 		t.Fatal(err)
 	}
 	req := mcp.InitializeRequest{}
-	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+	req.Params.ProtocolVersion = era
 	if _, err := c.Initialize(context.Background(), req); err != nil {
 		t.Fatal(err)
+	}
+	if got := c.ProtocolVersion(); got != era {
+		t.Fatalf("client speaks %s, want %s", got, era)
 	}
 	return c
 }
 
-func TestMissingBreedIsAskedOfTheUser(t *testing.T) {
+func TestMissingBreedIsAskedOfTheUser(t *testing.T) { inEachEra(t, missingBreedIsAsked) }
+
+func missingBreedIsAsked(t *testing.T, era string) {
 	e := newEnv(t)
 	groups := e.up.Data().BreedGroups()
 	breed := groups[len(groups)-1].Breeds[0]
 	u := &fakeUser{answer: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionAccept,
 		Content: map[string]any{"breed_id": strconv.Itoa(breed.ID)}}}
-	c := askingClient(t, e, u)
+	c := askingClient(t, e, u, era)
 
 	got := callTool(t, c, "nsip_get_trait_ranges", map[string]any{}).mustOK(t)
 	want := e.call("nsip_get_trait_ranges", map[string]any{"breed_id": breed.ID}).mustOK(t)
@@ -93,7 +117,9 @@ func TestMissingBreedIsAskedOfTheUser(t *testing.T) {
 	}
 }
 
-func TestAskedUserDeclinesOrAnswersBadly(t *testing.T) {
+func TestAskedUserDeclinesOrAnswersBadly(t *testing.T) { inEachEra(t, askedUserDeclinesOrAnswersBadly) }
+
+func askedUserDeclinesOrAnswersBadly(t *testing.T, era string) {
 	e := newEnv(t)
 	cases := []struct {
 		answer mcp.ElicitationResponse
@@ -105,7 +131,7 @@ func TestAskedUserDeclinesOrAnswersBadly(t *testing.T) {
 		{mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionAccept, Content: map[string]any{}}, "the user's answer: breed_id is required"},
 	}
 	for _, tc := range cases {
-		c := askingClient(t, e, &fakeUser{answer: tc.answer})
+		c := askingClient(t, e, &fakeUser{answer: tc.answer}, era)
 		r := callTool(t, c, "nsip_get_trait_ranges", map[string]any{})
 		body := r.errorBody(t)
 		if body.Code != CodeInvalidArgument || body.Field != "breed_id" || !strings.Contains(body.Problem, tc.want) {
@@ -117,13 +143,17 @@ func TestAskedUserDeclinesOrAnswersBadly(t *testing.T) {
 // Clients that cannot be asked, and arguments that are the model's to know,
 // get the usual error and no question.
 func TestNoQuestionWhenTheClientCannotBeAskedOrTheModelShouldKnow(t *testing.T) {
+	inEachEra(t, noQuestionWhenTheClientCannotBeAsked)
+}
+
+func noQuestionWhenTheClientCannotBeAsked(t *testing.T, era string) {
 	e := newEnv(t)
-	body := e.call("nsip_get_trait_ranges", map[string]any{}).errorBody(t)
+	body := callTool(t, askingClient(t, e, nil, era), "nsip_get_trait_ranges", map[string]any{}).errorBody(t)
 	if body.Field != "breed_id" || body.Problem != "breed_id is required" || body.Example["breed_id"] == nil {
 		t.Errorf("without elicitation: %+v", body)
 	}
 	u := &fakeUser{answer: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionAccept, Content: map[string]any{"lpn_id": "6402382024NCS310"}}}
-	c := askingClient(t, e, u)
+	c := askingClient(t, e, u, era)
 	if body := callTool(t, c, "nsip_get_lineage", map[string]any{}).errorBody(t); body.Field != "lpn_id" {
 		t.Errorf("missing lpn_id: %+v", body)
 	}
@@ -133,5 +163,37 @@ func TestNoQuestionWhenTheClientCannotBeAskedOrTheModelShouldKnow(t *testing.T) 
 	}
 	if len(u.asked) != 0 {
 		t.Errorf("the user was asked %d times", len(u.asked))
+	}
+}
+
+// brokenUser is a client whose elicitation fails.
+type brokenUser struct{}
+
+func (brokenUser) Elicit(context.Context, mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	return nil, errors.New("the dialog could not be shown")
+}
+
+// A question that cannot reach the user of a client older than
+// 2026-07-28 ends the call with an error naming the missing argument and
+// why it was not asked, not with a protocol error.
+func TestFailedQuestionIsAnErrorResult(t *testing.T) {
+	e := newEnv(t)
+	c, err := client.NewInProcessClientWithOptions(e.srv, client.WithElicitationHandler(brokenUser{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+	if _, err := c.Initialize(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	body := callTool(t, c, "nsip_get_trait_ranges", map[string]any{}).errorBody(t)
+	if body.Code != CodeInvalidArgument || body.Field != "breed_id" || body.Example["breed_id"] == nil ||
+		!strings.HasPrefix(body.Problem, "breed_id is required, and asking the user for it failed: ") || !strings.Contains(body.Problem, "the dialog could not be shown") {
+		t.Errorf("error %+v", body)
 	}
 }

@@ -55,10 +55,16 @@ type toolError struct {
 	RetryInSeconds    int                `json:"retry_in_seconds,omitempty"`
 	Capacity          *Capacity          `json:"remaining_capacity,omitempty"`
 	Also              []param.FieldError `json:"also,omitempty"` // further invalid arguments
+	// input, when set, is not an error: the call asks its user and is
+	// made again with the answer (elicit.go).
+	input *mcp.CallToolResult
 }
 
 // result renders the error as an IsError tool result.
 func (e *toolError) result() *mcp.CallToolResult {
+	if e.input != nil {
+		return e.input
+	}
 	// Every field holds plain JSON values (Value came from the decoded
 	// arguments), so encoding cannot fail.
 	b, _ := nsip.PlainJSON(map[string]*toolError{"error": e})

@@ -585,7 +585,9 @@ func (g *Gateway) withProgress(ctx context.Context, req mcp.CallToolRequest, wor
 // finish counts and logs one call.
 func (g *Gateway) finish(ctx context.Context, d *toolDef, params string, start time.Time, o outcome) {
 	status, level := "ok", slog.LevelInfo
-	if o.err != nil {
+	if o.err != nil && o.err.input != nil {
+		status = codeInputRequired // not an error: the call is made again with the answer
+	} else if o.err != nil {
 		status, level = o.err.Code, slog.LevelWarn
 		if o.err.Code == CodeInvalidArgument || o.err.Code == CodeNotFound {
 			level = slog.LevelInfo // the caller's mistake, not the server's

@@ -65,6 +65,9 @@ func (g *Gateway) Tools() []server.ServerTool {
 	if g.offersToolset(ToolsetAnalysis) {
 		out = append(out, g.analysisTools()...)
 	}
+	for i := range out {
+		out[i].Handler = g.askForms(out[i].Handler)
+	}
 	return out
 }
 

@@ -8,7 +8,8 @@
 // The plan is an array of steps, each {op, ...}: listResources, listTemplates,
 // listPrompts, read {uri}, getPrompt {name, arguments}, complete {ref,
 // argument, context}, call {name, arguments}, ping. --answers says how to
-// answer server requests: {elicit: {action, content}, sample: text, roots: [uri]}.
+// answer server requests: {elicit: {action, content}, sample: text, roots: [uri]};
+// elicit may be a list, answering the server's forms in turn.
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
@@ -58,9 +59,10 @@ function makeTransport({ transport, target }) {
 
 // Every server request is recorded, so a test sees what the user was asked.
 function answerServerRequests(client, answers, report) {
+  const forms = Array.isArray(answers.elicit) ? [...answers.elicit] : null;
   client.setRequestHandler(ElicitRequestSchema, async (req) => {
     report.serverRequests.push({ method: 'elicitation/create', params: req.params });
-    return answers.elicit ?? { action: 'decline' };
+    return (forms ? forms.shift() : answers.elicit) ?? { action: 'decline' };
   });
   client.setRequestHandler(CreateMessageRequestSchema, async (req) => {
     report.serverRequests.push({ method: 'sampling/createMessage', params: req.params });
