@@ -391,3 +391,59 @@ func TestOutputSchemaSnapshot(t *testing.T) {
 		}
 	}
 }
+
+// TestStructuredCopyCost measures what structuredContent adds on the wire
+// (recorded in specs/answers.md): per answer, the text's and the copy's
+// bytes and cl100k_base tokens and the whole result's bytes with and
+// without the copy; and what the output schemas add to tools/list. A
+// summary's or an analysis's copy is its text; a pass-through's copy, the
+// decoded model, is held to 1.5 times the text's tokens.
+//
+//	go test ./gateway -run TestStructuredCopyCost -v
+func TestStructuredCopyCost(t *testing.T) {
+	e := newEnv(t)
+	_, c := summarizer(t)
+	data := e.up.Data()
+	parent := data.MostProgeny()
+	tests := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"nsip_get_animal", map[string]any{"search_string": parent}},
+		{"nsip_search_animals", map[string]any{"page_size": 5, "breed_id": 640}},
+		{"nsip_get_progeny", map[string]any{"lpn_id": parent, "page_size": 3}},
+		{"nsip_get_trait_ranges", map[string]any{"breed_id": 640}},
+		{"nsip_search_animals", map[string]any{"page_size": 100}},
+		{"nsip_search_by_lpn", map[string]any{"lpn_id": parent}},
+		{"nsip_compare_animals", map[string]any{"lpn_ids": []string{parent, data.Founder()}}},
+	}
+	for _, tt := range tests {
+		req := mcp.CallToolRequest{}
+		req.Params.Name, req.Params.Arguments = tt.tool, tt.args
+		res, err := e.client.CallTool(t.Context(), req)
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %v", tt.tool, err, res)
+		}
+		text := res.Content[0].(mcp.TextContent).Text
+		with, _ := json.Marshal(res)
+		without := *res
+		without.StructuredContent, without.RawStructuredContent = nil, nil
+		bare, _ := json.Marshal(&without)
+		tt1, tt2 := c.Count(text), c.Count(string(res.RawStructuredContent))
+		summarized := res.Meta.AdditionalFields["summarized"] == true
+		t.Logf("%-22s summarized %-5v text %6d B %5d tok | copy %6d B %5d tok | result %6d B, %6d B without the copy",
+			tt.tool, summarized, len(text), tt1, len(res.RawStructuredContent), tt2, len(with), len(bare))
+		if !summarized && !slices.Contains(analysisTools, tt.tool) && float64(tt2) > 1.5*float64(tt1) {
+			t.Errorf("%s: the model copy costs %d tokens, over 1.5 times the text's %d", tt.tool, tt2, tt1)
+		}
+	}
+	for _, set := range [][]string{{ToolsetLookup}, {ToolsetAnalysis}} {
+		g := newEnv(t, withToolsets(set...)).gw
+		n, b := 0, 0
+		for _, raw := range wireOutputSchemas(t, g) {
+			n += c.Count(`"outputSchema":` + string(raw))
+			b += len(raw)
+		}
+		t.Logf("output schemas of the %s toolset: %d B, %d tokens in tools/list", set[0], b, n)
+	}
+}
