@@ -447,3 +447,25 @@ func TestStructuredCopyCost(t *testing.T) {
 		t.Logf("output schemas of the %s toolset: %d B, %d tokens in tools/list", set[0], b, n)
 	}
 }
+
+// BenchmarkStructuredCopy is what the structured copy costs a hit on a
+// passed-through animal: encoding the cached model.
+//
+//	go test ./gateway -run '^$' -bench StructuredCopy -benchmem
+func BenchmarkStructuredCopy(b *testing.B) {
+	e := newEnv(b)
+	id := e.up.Data().MostProgeny()
+	e.call("nsip_get_animal", map[string]any{"search_string": id}).mustOK(b)
+	ent, ok := e.gw.cache.Get(viewKey(animalDef, map[string]any{"search_string": id}))
+	if !ok {
+		b.Fatal("the answer is not cached")
+	}
+	a := ent.Value.(*answer)
+	o := outcome{res: a.res, value: a.value}
+	b.ReportAllocs()
+	for b.Loop() {
+		if res := withStructured(&mcp.CallToolResult{}, animalDef, o); len(res.RawStructuredContent) == 0 {
+			b.Fatal("no copy")
+		}
+	}
+}
