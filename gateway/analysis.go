@@ -3,6 +3,7 @@ package gateway
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -59,6 +60,7 @@ func (g *Gateway) analysisTools() []server.ServerTool {
 func (g *Gateway) analysisTool(a *analysisEntry) server.ServerTool {
 	st := g.serverTool(a.tool)
 	st.Tool.Icons = []mcp.Icon{analysisIcon}
+	st.Tool.RawOutputSchema = analysisSchema()
 	for _, l := range a.Lists {
 		st.Tool.InputSchema.Properties[l.Name] = l.Schema()
 		st.Tool.InputSchema.PropertyOrder = append(st.Tool.InputSchema.PropertyOrder, l.Name)
@@ -307,7 +309,11 @@ func (g *Gateway) analyze(ctx context.Context, a *analysisEntry, req mcp.CallToo
 		return o.err.result()
 	}
 	budget, _ := r.Budgets(args)
-	return fittedResult(o.res, budget, map[string]any{"upstream": r.Upstream()})
+	res := fittedResult(o.res, budget, map[string]any{"upstream": r.Upstream()})
+	// The text is the answer's JSON, or its summary: the structured copy
+	// is the same bytes (structured.go).
+	res.RawStructuredContent = json.RawMessage(o.res.Text)
+	return res
 }
 
 func (g *Gateway) analysisError(a *analysisEntry, sent map[string]any, err error) *toolError {

@@ -23,9 +23,10 @@
 //  5. Fit the answer into the token budget once, as it arrives (summarize),
 //     and cache it; an answer in an unrecognized shape is passed on through
 //     the generic summarizer and recorded as drift (drift.go).
-//  6. Fit again for the caller's view (view.go), add _meta and resource
-//     links (gateway/features), log the call (finish) and answer; when
-//     NSIP fails, a stale answer is served where it is safe (errors.go).
+//  6. Fit again for the caller's view (view.go), add _meta, resource
+//     links (gateway/features) and the structured copy (structured.go),
+//     log the call (finish) and answer; when NSIP fails, a stale answer
+//     is served where it is safe (errors.go).
 //
 // An analysis (analysis.go) validates its arguments with its definition in
 // gateway/analysis and runs there against a per-call Source whose every

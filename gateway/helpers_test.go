@@ -158,6 +158,9 @@ type reply struct {
 	isError bool
 	meta    map[string]any
 	links   []mcp.ResourceLink
+	// structured is the result's structuredContent as sent, which
+	// callTool has checked against the tool's outputSchema.
+	structured json.RawMessage
 }
 
 // errorBody decodes the {"error":{...}} body of an IsError result, refusing
@@ -208,10 +211,8 @@ func callTool(t testing.TB, c *client.Client, name string, args any) reply {
 	if !ok {
 		t.Fatalf("CallTool(%s): content is %T, want text", name, res.Content[0])
 	}
-	if res.StructuredContent != nil {
-		t.Errorf("CallTool(%s): structuredContent sent; it would escape the token budget", name)
-	}
-	r := reply{text: tc.Text, isError: res.IsError, links: links}
+	checkStructured(t, name, res, tc.Text)
+	r := reply{text: tc.Text, isError: res.IsError, links: links, structured: res.RawStructuredContent}
 	if res.Meta != nil {
 		r.meta = res.Meta.AdditionalFields
 	}

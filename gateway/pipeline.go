@@ -96,6 +96,7 @@ type outcome struct {
 	formatNote  string // set when NSIP's answer was in an unrecognized shape
 	err         *toolError
 	upstream    map[string]any // an analysis's lookups, as its _meta.upstream
+	value       any            // the model of the answer res was fitted from, for structuredContent
 }
 
 // handler is the ToolHandlerFunc of tool d. It never returns a Go error:
@@ -170,7 +171,7 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 		meta["shape_recognized"] = false
 		meta["format_note"] = o.formatNote
 	}
-	return fittedResult(o.res, budget, meta, features.ResourceLinks(o.res)...)
+	return withStructured(fittedResult(o.res, budget, meta, features.ResourceLinks(o.res)...), d, o)
 }
 
 // fittedResult is the result of a call whose answer was fitted into budget:
@@ -225,7 +226,7 @@ func (g *Gateway) runKeyed(ctx context.Context, d *toolDef, key string, args map
 	if err != nil {
 		return outcome{err: g.mapError(d, args, err)}
 	}
-	o := outcome{res: ob.a.res, source: ob.source, staleAge: ob.staleAge, staleReason: ob.staleReason, formatNote: ob.a.note()}
+	o := outcome{res: ob.a.res, source: ob.source, staleAge: ob.staleAge, staleReason: ob.staleReason, formatNote: ob.a.note(), value: ob.a.value}
 	if v.set() {
 		if o.res, err = g.fitView(ctx, ob.a.kind(d), d, args, v, ob.a.value, ob.a.raw); err != nil {
 			return outcome{err: g.mapError(d, args, err)}
@@ -303,7 +304,7 @@ func (g *Gateway) runProfile(ctx context.Context, key string, args, full map[str
 	if err := errors.Join(errs...); err != nil {
 		return outcome{err: g.mapError(searchByLPNDef, args, err)}
 	}
-	o := outcome{source: cacheHit}
+	o := outcome{source: cacheHit, value: profileModel(obs)}
 	var ids [3]uint64
 	for i, ob := range obs {
 		ids[i] = ob.a.id
@@ -385,15 +386,21 @@ func profileKind(obs []obtained) summarize.Kind {
 
 // assembleProfile puts a profile together from its three parts.
 func assembleProfile(obs []obtained) *nsip.AnimalProfile {
-	var p nsip.AnimalProfile
-	p.Details, _ = obs[0].a.value.(*nsip.AnimalDetails)
-	p.Lineage, _ = obs[1].a.value.(*nsip.Lineage)
-	p.Progeny, _ = obs[2].a.value.(*nsip.ProgenyPage)
+	p := profileModel(obs)
 	var raw []byte
 	for i, name := range []string{`{"details":`, `,"lineage":`, `,"progeny":`} {
 		raw = append(append(raw, name...), obs[i].a.raw...)
 	}
 	p.Raw = append(raw, '}')
+	return p
+}
+
+// profileModel is a profile's parts as models, without its upstream JSON.
+func profileModel(obs []obtained) *nsip.AnimalProfile {
+	var p nsip.AnimalProfile
+	p.Details, _ = obs[0].a.value.(*nsip.AnimalDetails)
+	p.Lineage, _ = obs[1].a.value.(*nsip.Lineage)
+	p.Progeny, _ = obs[2].a.value.(*nsip.ProgenyPage)
 	return &p
 }
 

@@ -66,6 +66,10 @@ func checkToolsCost(t *testing.T, c interface{ Count(string) int }, listed []map
 		}
 		bare := maps.Clone(tool)
 		delete(bare, "icons")
+		// Hosts hand their model a tool's name, description and input
+		// schema; the output schema is for the client that checks and
+		// renders results (its wire cost: TestOutputSchemaCost).
+		delete(bare, "outputSchema")
 		b, err := json.Marshal(bare)
 		if err != nil {
 			t.Fatal(err)

@@ -112,6 +112,9 @@ func (g *Gateway) serverTool(d *toolDef) server.ServerTool {
 		}),
 	)
 	t.InputSchema = param.InputSchema(d.params)
+	if d.fetch.model != nil || d.composite {
+		t.RawOutputSchema = lookupSchema(d)
+	}
 	return server.ServerTool{Tool: t, Handler: g.handler(d)}
 }
 

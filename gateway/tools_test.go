@@ -112,6 +112,10 @@ func TestSnapshot(t *testing.T) {
 	}
 	for _, tool := range res.Tools {
 		t.Run(tool.Name, func(t *testing.T) {
+			// The output schema has a contract of its own, as the server
+			// writes it (TestOutputSchemaSnapshot): mcp-go's client keeps
+			// only part of it.
+			tool.OutputSchema = mcp.ToolOutputSchema{}
 			got, err := json.MarshalIndent(tool, "", "  ")
 			if err != nil {
 				t.Fatal(err)

@@ -1,0 +1,198 @@
+// Package outschema writes a tool's output schema from the Go types whose
+// JSON encoding is its answer, so the schema cannot drift from the code
+// that produces the answer: a field added to a model or a summary is in the
+// schema at the next build.
+//
+// The schema follows encoding/json: exported fields under their json names,
+// "-" left out, embedded structs inlined, omitempty members optional and the
+// others required, nil slices, maps and pointers of members that are not
+// omitempty as null. Named struct types are defined once under $defs and
+// referred to, which keeps shared types (a trait, a next call) from being
+// repeated and lets a recursive type (a pedigree node) refer to itself. Only
+// keywords that JSON Schema drafts 7 and 2020-12 read alike are used
+// (type, properties, required, additionalProperties, items, anyOf, $ref),
+// so that a validator of either draft accepts the same answers.
+package outschema
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// Schema is a JSON Schema as it is put on the wire.
+type Schema = map[string]any
+
+// A Doc is one output schema under construction: the shapes an answer may
+// take, and the named types they share.
+type Doc struct {
+	defs     map[string]Schema
+	branches []Schema
+	titles   []string
+}
+
+// New starts an output schema.
+func New() *Doc { return &Doc{defs: map[string]Schema{}} }
+
+// Add declares that an answer may be the JSON encoding of a value of type
+// t (a pointer is followed), titled for readers of the schema.
+func (d *Doc) Add(title string, t reflect.Type) *Doc {
+	d.branches = append(d.branches, d.of(t, false))
+	d.titles = append(d.titles, title)
+	return d
+}
+
+// Schema is the output schema: an object that is one of the shapes added,
+// with the named types they use under $defs.
+func (d *Doc) Schema() Schema {
+	out := Schema{"type": "object"}
+	if len(d.branches) == 1 {
+		for k, v := range d.branches[0] {
+			out[k] = v
+		}
+	} else {
+		branches := make([]any, len(d.branches))
+		for i, b := range d.branches {
+			b["title"] = d.titles[i]
+			branches[i] = b
+		}
+		out["anyOf"] = branches
+	}
+	if len(d.defs) > 0 {
+		defs := make(map[string]any, len(d.defs))
+		for k, v := range d.defs {
+			defs[k] = v
+		}
+		out["$defs"] = defs
+	}
+	return out
+}
+
+// JSON is the schema's encoding, for mcp.Tool.RawOutputSchema.
+func (d *Doc) JSON() json.RawMessage {
+	b, err := json.Marshal(d.Schema())
+	if err != nil {
+		panic(fmt.Sprintf("outschema: %v", err)) // maps of strings and slices always encode
+	}
+	return b
+}
+
+var rawMessage = reflect.TypeFor[json.RawMessage]()
+
+// of is the schema of a value of type t; nullable when the encoding may
+// write null for it (a nil pointer, slice or map that is not omitted).
+func (d *Doc) of(t reflect.Type, nullable bool) Schema {
+	if t == rawMessage {
+		return Schema{} // any JSON value
+	}
+	if t.Implements(reflect.TypeFor[json.Marshaler]()) || reflect.PointerTo(t).Implements(reflect.TypeFor[json.Marshaler]()) {
+		panic(fmt.Sprintf("outschema: %s writes its own JSON; its schema cannot be read from its fields", t))
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		return orNull(d.of(t.Elem(), false), nullable)
+	case reflect.Interface:
+		return Schema{}
+	case reflect.Bool:
+		return Schema{"type": "boolean"}
+	case reflect.String:
+		return Schema{"type": "string"}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return Schema{"type": "integer"}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return Schema{"type": "integer", "minimum": 0}
+	case reflect.Float32, reflect.Float64:
+		return Schema{"type": "number"}
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return orNull(Schema{"type": "string"}, nullable) // base64, as encoding/json writes bytes
+		}
+		return orNull(Schema{"type": "array", "items": d.of(t.Elem(), false)}, nullable && t.Kind() == reflect.Slice)
+	case reflect.Map:
+		if t.Key().Kind() != reflect.String {
+			panic(fmt.Sprintf("outschema: %s has keys that are not strings", t))
+		}
+		return orNull(Schema{"type": "object", "additionalProperties": d.of(t.Elem(), false)}, nullable)
+	case reflect.Struct:
+		if t.Name() == "" {
+			return d.object(t)
+		}
+		name := defName(t)
+		if _, ok := d.defs[name]; !ok {
+			d.defs[name] = nil // in progress: a recursive field refers to it
+			d.defs[name] = d.object(t)
+		}
+		return Schema{"$ref": "#/$defs/" + name}
+	}
+	panic(fmt.Sprintf("outschema: %s has no JSON encoding", t))
+}
+
+// object is a struct's schema: its members, the required ones, no others.
+func (d *Doc) object(t reflect.Type) Schema {
+	props := Schema{}
+	var required []string
+	d.fields(t, props, &required)
+	s := Schema{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		slices.Sort(required)
+		s["required"] = required
+	}
+	return s
+}
+
+// fields adds t's members to props as encoding/json writes them.
+func (d *Doc) fields(t reflect.Type, props Schema, required *[]string) {
+	for f := range t.Fields() {
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if f.Anonymous && name == "" {
+			et := f.Type
+			if et.Kind() == reflect.Pointer {
+				et = et.Elem()
+			}
+			if et.Kind() == reflect.Struct {
+				d.fields(et, props, required)
+				continue
+			}
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		// omitempty leaves a struct in; omitzero leaves out its zero value.
+		o := strings.Split(opts, ",")
+		omit := slices.Contains(o, "omitzero") || slices.Contains(o, "omitempty") && f.Type.Kind() != reflect.Struct
+		props[name] = d.of(f.Type, !omit)
+		if !omit {
+			*required = append(*required, name)
+		}
+	}
+}
+
+// orNull lets s also be null.
+func orNull(s Schema, nullable bool) Schema {
+	if !nullable {
+		return s
+	}
+	if typ, ok := s["type"].(string); ok {
+		s["type"] = []any{typ, "null"}
+		return s
+	}
+	return Schema{"anyOf": []any{s, Schema{"type": "null"}}}
+}
+
+// defName names a type in $defs by its package and name.
+func defName(t reflect.Type) string {
+	pkg := t.PkgPath()
+	if i := strings.LastIndex(pkg, "/"); i >= 0 {
+		pkg = pkg[i+1:]
+	}
+	return pkg + "." + t.Name()
+}

@@ -1,0 +1,70 @@
+package gateway
+
+import (
+	"encoding/json"
+	"reflect"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/nsip-tools/nsip-mcp/gateway/outschema"
+	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/summarize"
+)
+
+// Every tool declares an output schema and returns its answer a second
+// time as structuredContent, for clients that read typed data (the web
+// app's tables) rather than text. The schema is generated from the Go
+// types that produce the answer (gateway/outschema): a lookup's answer is
+// NSIP's, as the client's model reads it, or one of the summaries of its
+// kind; an analysis's is its answer map or a summary of it.
+//
+// The text stays what it was, and the structured copy carries the same
+// answer. Where the text is JSON the server wrote (a summary, an analysis),
+// the copy is the same bytes; a lookup's text passed through is NSIP's own
+// JSON, whose shape nothing promises (nsip-api.md), so its copy is the
+// decoded model, which has one. Hosts that show their model the structured
+// copy instead of the text (specs/answers.md) then see a summary or an
+// analysis at exactly its counted tokens, and a pass-through at its model's.
+
+// lookupSchema is lookup d's output schema.
+func lookupSchema(d *toolDef) json.RawMessage {
+	model := d.fetch.model
+	if d.composite {
+		model = reflect.TypeFor[nsip.AnimalProfile]()
+	}
+	return withSummaries(outschema.New().Add("NSIP answer", model), d.kind)
+}
+
+// analysisSchema is an analysis's output schema: the analyses build their
+// answers as maps (gateway/analysis), so the schema can say no more of them
+// than that they are objects.
+func analysisSchema() json.RawMessage {
+	return withSummaries(outschema.New().Add("analysis", reflect.TypeFor[map[string]any]()), analysisKind)
+}
+
+func withSummaries(doc *outschema.Doc, kind summarize.Kind) json.RawMessage {
+	for _, s := range summarize.Shapes(kind) {
+		doc.Add(s.Name, s.Type)
+	}
+	return doc.JSON()
+}
+
+// withStructured adds the structured copy of a successful lookup answer to
+// res: the summary's own text, or, for a pass-through, the model value was
+// decoded into (the generic form when NSIP's shape was not recognized).
+func withStructured(res *mcp.CallToolResult, d *toolDef, o outcome) *mcp.CallToolResult {
+	if o.res.Summarized {
+		res.RawStructuredContent = json.RawMessage(o.res.Text)
+		return res
+	}
+	if o.value != nil && o.formatNote == "" {
+		if b, err := nsip.PlainJSON(o.value); err == nil {
+			res.RawStructuredContent = b
+			return res
+		}
+	}
+	if b, err := summarize.Unrecognized(d.kind, o.res.Text); err == nil {
+		res.RawStructuredContent = b
+	}
+	return res
+}
