@@ -534,7 +534,7 @@ func proveCompare(t *proofT, e *env, w *world, ir irregularity) {
 	var a struct {
 		Traits  []string `json:"traits"`
 		Animals []struct {
-			LPNID string          `json:"lpn_id"`
+			LPNID string         `json:"lpn_id"`
 			EBV   []*[2]*float64 `json:"ebv"`
 		} `json:"animals"`
 	}
@@ -552,5 +552,76 @@ func proveCompare(t *proofT, e *env, w *world, ir irregularity) {
 				t.Errorf("%s %s shown as %v, want %v", an.LPNID, code, cell, v)
 			}
 		}
+	}
+}
+
+// TestRankProofCostInRequests counts what proving a top 10 costs at the
+// stand-in. With ranges that hold, the bound closes after the first page;
+// when a value read disproves the ranges the ranking reads every page
+// instead. Every answer said to be exact is checked against brute force.
+// specs/benchmarks.md reports the counts
+// (go test -v -run TestRankProofCostInRequests ./gateway).
+func TestRankProofCostInRequests(t *testing.T) {
+	args := map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": 1, "BWT": -0.5}, "top_n": 10}
+	type outcome struct {
+		requests, pages int
+		exact           bool
+		stopped         string
+	}
+	run := func(ir nsiptest.Irregular) outcome {
+		e := newEnv(t)
+		e.up.SetIrregular(ir)
+		e.up.ResetCounts()
+		r := e.call("nsip_rank_animals", args).mustOK(t)
+		var a struct {
+			Top      [][]any `json:"top"`
+			Computed struct {
+				Exact   bool   `json:"exact"`
+				Stopped string `json:"stopped"`
+				Pages   int    `json:"pages"`
+			} `json:"computed"`
+		}
+		if err := json.Unmarshal([]byte(r.text), &a); err != nil {
+			t.Fatal(err)
+		}
+		o := outcome{e.up.TotalRequests(), a.Computed.Pages, a.Computed.Exact, a.Computed.Stopped}
+		if !o.exact {
+			return o
+		}
+		w := newWorld(e.up.Data(), irregularity{ir: ir})
+		ids, _ := w.d.Search(640, nsiptest.Criteria{}, "", false)
+		var all []float64
+		for _, id := range ids {
+			wwt, ok1 := w.value(id, "WWT")
+			bwt, ok2 := w.value(id, "BWT")
+			if ok1 && ok2 {
+				all = append(all, wwt-0.5*bwt)
+			}
+		}
+		slices.SortFunc(all, func(a, b float64) int { return cmp.Compare(b, a) })
+		for i, row := range a.Top {
+			if math.Abs(row[2].(float64)-all[i]) > 1e-3 {
+				t.Errorf("%+v: exact, but rank %d has index %v where brute force has %v", ir, i+1, row[2], all[i])
+			}
+		}
+		return o
+	}
+	pages := 0
+	if ids, err := newEnv(t).up.Data().Search(640, nsiptest.Criteria{}, "", false); err == nil {
+		pages = (len(ids) + 99) / 100
+	}
+	regular := run(nsiptest.Irregular{})
+	narrow := run(nsiptest.Irregular{NarrowRanges: 0.5})
+	short := run(nsiptest.Irregular{ShortPages: 3})
+	ties := run(nsiptest.Irregular{UnstableTies: true, Round: map[string]int{"WWT": 0}})
+	t.Logf("requests for a top 10 of %d pages: regular %+v; narrow ranges %+v; short pages %+v; unstable ties %+v", pages, regular, narrow, short, ties)
+	if regular.stopped != "bound" || !regular.exact || regular.requests != 2 {
+		t.Errorf("regular upstream: %+v, want the bound to close after one page (ranges + 1 page)", regular)
+	}
+	if narrow.stopped != "all read" || !narrow.exact || narrow.requests != 1+pages {
+		t.Errorf("narrow ranges: %+v, want every one of %d pages read, exact", narrow, pages)
+	}
+	if short.exact {
+		t.Errorf("short pages: %+v, want not exact: rows are missing", short)
 	}
 }
