@@ -478,6 +478,7 @@ func (g *Gateway) fetch(caller, queue context.Context, session, key string, d *t
 	if a.res, err = g.fit(ctx, a.kind(d), d, args, a.value, a.raw); err != nil {
 		return nil, err
 	}
+	g.noteIgnored(d, a.res.Paging)
 	g.cache.Set(key, a, a.size(key), a.res.OriginalTokens)
 	g.toShared(ctx, key, a)
 	return a, nil

@@ -168,4 +168,9 @@ func pagingMeta(meta map[string]any, p *summarize.Paging) {
 	if p.Next != nil {
 		meta["next"] = p.Next
 	}
+	// Said here for every answer, pass-throughs included, whose text is
+	// NSIP's byte for byte and so cannot say it itself.
+	if p.Contradicting != nil {
+		meta["contradicting_criteria"] = p.Contradicting
+	}
 }

@@ -241,7 +241,7 @@ func profileSummary(f *fitter, v *nsip.AnimalProfile, req Request, c int) ([]byt
 			if s.Omitted != nil {
 				p.Omitted = append(slices.Clone(base), omission{Part: "offspring " + omitStats, Call: pg.call(pg.page, pg.size, 0)})
 			}
-			if n := pg.rows - pg.skip - s.Shown; n > 0 {
+			if n := pg.unshown(s.Shown); n > 0 {
 				p.Omitted = append(slices.Clone(p.Omitted), omission{Part: "offspring", Count: n, Call: s.Next})
 			}
 			return p

@@ -64,7 +64,21 @@
 //	 "trait_cell":["value","accuracy"],"top_trait_cell":["code","value","accuracy"],
 //	 "rows":[["6402382024NCS310","M","2/13/2024","CURRENT","…","…",[3.1,72],[["BWT",-0.227,80]]],…]}
 //
-// progeny: as search_results without breed, plus lpn_id (the parent), sex
+// Rows that contradict the call's criteria (search: breed_id, gender,
+// status, flock_id, born_after, born_before, a trait_ranges bound, where
+// the row shows the field; progeny: the parent listed as its own
+// offspring) are evidence NSIP ignored a criterion and are left out of a
+// summary: contradicting_criteria gives count, by_criterion (each row under
+// the first criterion it breaks), lpn_ids (20 at most, each with what it
+// shows against what was asked, the rest in not_named) and effect.
+// Positions and next calls still count NSIP's rows, so paging skips the
+// left-out rows and reaches every other once. A pass-through keeps them,
+// being NSIP's answer byte for byte; Paging.Contradicting then says so for
+// the caller's _meta, and does for every summary too.
+//
+// progeny: as search_results without breed, plus lpn_id (the parent),
+// stats_over (what sex and trait_stats count: "this page only, 100
+// offspring at 1-100 of 240, not all 240", or "all 25 offspring"), sex
 // (M, F and other counts over the page) and trait_stats: per trait code, n,
 // mean (rounded to 0.001), max, max_lpn_id, max_accuracy, min, min_lpn_id
 // and min_accuracy over every row of the page, shown or not (the first

@@ -125,6 +125,9 @@ type pager struct {
 	total  int
 	skip   int // rows of this page the caller has seen already
 	offset int // page*size, the first row's position in the result set
+	// pos, when rows after skip were left out, holds the position (after
+	// skip) of each row kept, in order; nil means every row is kept.
+	pos []int
 }
 
 func newPager(tool string, args map[string]any, page, size, rows, total, skip int) pager {
@@ -144,7 +147,7 @@ func (p pager) render(f *fitter, ps *pageSummary, rows []json.RawMessage, k int,
 	ps.Rows, ps.Shown = rows[:k], k
 	ps.ShownFrom, ps.ShownTo = 0, 0
 	if k > 0 {
-		ps.ShownFrom, ps.ShownTo = p.offset+p.skip+1, p.offset+p.skip+k
+		ps.ShownFrom, ps.ShownTo = p.offset+p.skip+p.at(0)+1, p.offset+p.skip+p.at(k-1)+1
 	}
 	ps.PageTo = p.offset + p.rows
 	ps.Next = p.next(k)
@@ -161,7 +164,7 @@ func (p pager) render(f *fitter, ps *pageSummary, rows []json.RawMessage, k int,
 // of it was shown; nil after the last row. When no row could be shown the
 // call asks for a page of that one row, which is smaller.
 func (p pager) next(shown int) *NextCall {
-	at := p.skip + shown
+	at := p.skip + p.consumed(shown)
 	switch {
 	case shown == 0 && at < p.rows:
 		return p.call(p.offset+at, 1, 0)
@@ -175,6 +178,38 @@ func (p pager) next(shown int) *NextCall {
 		return p.resume(p.offset + p.rows)
 	}
 	return p.call(p.page+1, p.size, 0)
+}
+
+// at is the position after skip of the i-th row kept.
+func (p pager) at(i int) int {
+	if p.pos == nil {
+		return i
+	}
+	return p.pos[i]
+}
+
+// consumed is how many rows after skip the first k kept rows account for:
+// up to the k-th one, or all of them once every kept row is shown, so that
+// rows left out after the last shown one are not asked for again. With
+// none shown, it is the rows left out before the first kept one.
+func (p pager) consumed(k int) int {
+	switch {
+	case p.pos == nil:
+		return k
+	case k >= len(p.pos):
+		return p.rows - p.skip
+	case k == 0:
+		return p.pos[0]
+	}
+	return p.pos[k-1] + 1
+}
+
+// unshown counts the kept rows after skip that k shown rows leave.
+func (p pager) unshown(k int) int {
+	if p.pos == nil {
+		return p.rows - p.skip - k
+	}
+	return len(p.pos) - k
 }
 
 // resume is the call starting at row position at, for pages that cannot

@@ -63,6 +63,9 @@ type Paging struct {
 	PageSize   int       `json:"page_size"`
 	TotalCount int       `json:"total_count"`
 	Next       *NextCall `json:"next,omitempty"` // nil after the last row
+	// Contradicting counts the rows of the answer that contradict the
+	// call's criteria, and says whether the text leaves them out.
+	Contradicting *Contradicting `json:"contradicting,omitempty"`
 }
 
 // Result is what the client receives.
@@ -109,6 +112,7 @@ func (s *Summarizer) Fit(req Request) Result {
 		// The text is the counted text, so its count is already known.
 		res.Text, res.Tokens = string(orig), res.OriginalTokens
 		res.Paging = paging(req, nil, nil)
+		withContradicting(res.Paging, req, false)
 		return res
 	}
 	limit := max(budget-SummaryMargin, 1)
@@ -120,7 +124,24 @@ func (s *Summarizer) Fit(req Request) Result {
 	res.Text, res.Kind, res.Summarized = string(text), kind, true
 	res.Tokens = s.counter.Count(res.Text)
 	res.Paging = paging(req, text, f)
+	// Only the page summaries leave contradicting rows out; the structural
+	// summary and the notes stand in for NSIP's answer as sent.
+	withContradicting(res.Paging, req, kind == kindOf(req.Kind))
 	return res
+}
+
+// withContradicting notes in p the rows of req's page that contradict its
+// criteria, saying whether the text left them out.
+func withContradicting(p *Paging, req Request, leftOut bool) {
+	if p == nil {
+		return
+	}
+	if c := contradictions(req); c != nil {
+		if !leftOut {
+			c.Effect = effectShown
+		}
+		p.Contradicting = c
+	}
 }
 
 // paging reads where the answer sits from the model, and the next call

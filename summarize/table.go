@@ -3,6 +3,7 @@ package summarize
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -28,7 +29,13 @@ type pageSummary struct {
 	PageTo     int       `json:"page_to,omitempty"` // position of the requested page's last row
 	Next       *NextCall `json:"next,omitempty"`
 	Breed      string    `json:"breed,omitempty"` // the breed of every row, when the page has one
-	Sex        *sexSplit `json:"sex,omitempty"`
+	// Contradicting counts the rows left out for contradicting the call's
+	// criteria (see criteria.go).
+	Contradicting *Contradicting `json:"contradicting_criteria,omitempty"`
+	// StatsOver says what Sex and TraitStats count: this page's rows,
+	// which are all of the result set only when it fits one page.
+	StatsOver string    `json:"stats_over,omitempty"`
+	Sex       *sexSplit `json:"sex,omitempty"`
 	// TraitStats covers every row of the page, shown or not.
 	TraitStats *statsTable `json:"trait_stats,omitempty"`
 	Omitted    []string    `json:"omitted,omitempty"` // parts left out to fit
@@ -183,11 +190,13 @@ var identityColumns = []string{colLPN, colSex, colDOB, colStatus, colBreed, colS
 // the requested traits) beside its most accurate others, down to none of
 // those others before any row is cut.
 func searchSummary(f *fitter, v *nsip.SearchResults, req Request, c int) ([]byte, bool, error) {
-	results := skipRows(v.Results, req.Skip)
+	results, pos, contra := keepSearchRows(skipRows(v.Results, req.Skip), req.Args)
 	pg := newPager(toolSearch, req.Args, v.Page, v.PageSize, len(v.Results), v.TotalCount, req.Skip)
+	pg.pos = pos
 	ps := &pageSummary{
 		Summary: true, Kind: KindSearch, TotalCount: v.TotalCount,
 		Page: pg.page, PageSize: pg.size, PageRows: len(v.Results),
+		Contradicting: contra,
 	}
 	fixed := req.Traits
 	if len(fixed) == 0 {
@@ -404,18 +413,25 @@ var progenyColumnsBase = []string{colLPN, colSex, colDOB}
 // layouts, for pages too long to show whole, have the statistics and the
 // three most accurate traits.
 func progenyLayouts(v *nsip.ProgenyPage, req Request, c int) (*pageSummary, *statsTable, pager, []layout, int, error) {
-	animals := skipRows(v.Animals, req.Skip)
+	parent := progenyParent(v, req.Args)
+	animals, pos, contra := keepProgenyRows(skipRows(v.Animals, req.Skip), parent)
+	// The statistics cover the page, shown rows or not, but never a row
+	// left out.
+	page, _, _ := keepProgenyRows(v.Animals, parent)
 	pg := progenyPager(v, req.Args, req.Skip)
+	pg.pos = pos
 	ps := &pageSummary{
 		LPNID: clip(pg.args["lpn_id"].(string), c), TotalCount: v.TotalCount,
 		Page: pg.page, PageSize: pg.size, PageRows: len(v.Animals),
-		Sex: sexOf(v.Animals),
+		Contradicting: contra,
+		StatsOver:     statsOver(pg, len(page)),
+		Sex:           sexOf(page),
 	}
 	codes := req.Traits
 	if len(codes) == 0 {
-		codes = byAccuracy(v.Animals)
+		codes = byAccuracy(page)
 	}
-	stats := traitStats(v.Animals, req.Traits, c)
+	stats := traitStats(page, req.Traits, c)
 	cached := make([]rowCells, len(animals))
 	for i, a := range animals {
 		var err error
@@ -537,6 +553,21 @@ func progenySummary(f *fitter, v *nsip.ProgenyPage, req Request, c int) ([]byte,
 		return nil, false, nil
 	}
 	return out, complete, err
+}
+
+// statsOver says what a progeny page's statistics count: n offspring of
+// this page alone, unless the page holds the whole result set. A model
+// reading "sex":{"M":52,"F":48} beside "total_count":240 must not take it
+// for the whole progeny.
+func statsOver(pg pager, n int) string {
+	if pg.offset == 0 && pg.rows >= pg.total {
+		return fmt.Sprintf("sex and trait_stats: all %d offspring", n)
+	}
+	if pg.rows == 0 {
+		return fmt.Sprintf("sex and trait_stats: no offspring on this page (page %d of %d-row pages; %d in all)", pg.page, pg.size, pg.total)
+	}
+	return fmt.Sprintf("sex and trait_stats: this page only, %d offspring at %d-%d of %d, not all %d",
+		n, pg.offset+1, pg.offset+pg.rows, pg.total, pg.total)
 }
 
 // sexSplit counts a page's offspring by sex.

@@ -35,7 +35,7 @@ func TestSearchRowsCarryTheCallsTraits(t *testing.T) {
 	v := g.search(60, 900, 0, 60)
 	withIdentity(v, "640", "641")
 	args := map[string]any{"page": 0, "page_size": 60, "sorted_trait": "WWT",
-		"search_criteria": map[string]any{"trait_ranges": map[string]any{"NLB": map[string]any{"min": 0.0, "max": 1.0}, "FEC": map[string]any{"min": -1.0, "max": 0.0}}}}
+		"search_criteria": map[string]any{"trait_ranges": map[string]any{"NLB": map[string]any{"min": -1e6, "max": 1e6}, "FEC": map[string]any{"min": -1e6, "max": 1e6}}}}
 	req := Request{Kind: KindSearch, Value: v, Raw: v.Raw, Args: args}
 	r, ok := fitCase(t, s, c, req, true)
 	if !ok {

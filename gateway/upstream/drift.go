@@ -13,11 +13,16 @@ import (
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
-// DriftEntry is one endpoint answering in one unrecognized shape.
+// DriftEntry is one endpoint answering in one unrecognized shape, or
+// answering a search while ignoring one of its criteria.
 type DriftEntry struct {
-	Endpoint  string    `json:"endpoint"`
-	Signature string    `json:"signature"` // the answer's keys and value types, never its values
-	Reason    string    `json:"reason"`    // what the client missed the first time
+	Endpoint  string `json:"endpoint"`
+	Signature string `json:"signature"` // the answer's keys and value types, never its values
+	// Criterion, set on entries of the second kind, is the criterion NSIP
+	// returned rows against (gender, breed_id, trait_ranges.WWT, …);
+	// Signature is then empty.
+	Criterion string    `json:"criterion,omitempty"`
+	Reason    string    `json:"reason"` // what the client missed the first time, or a row that broke the criterion
 	FirstSeen time.Time `json:"first_seen"`
 	LastSeen  time.Time `json:"last_seen"`
 	Count     int64     `json:"count"`
@@ -38,20 +43,34 @@ type Drift struct {
 // Note records one unrecognized answer and reports whether its endpoint
 // and shape are new.
 func (d *Drift) Note(endpoint, sig, reason string, now time.Time) bool {
+	return d.note(DriftEntry{Endpoint: endpoint, Signature: sig, Reason: reason}, now)
+}
+
+// NoteIgnored records an answer whose rows show NSIP ignored criterion
+// (example names one such row) and reports whether its endpoint and
+// criterion are new. Such an answer is well formed, so only its rows tell:
+// operators learn NSIP stopped honouring a filter from here, not from
+// breeders finding ewes among their rams.
+func (d *Drift) NoteIgnored(endpoint, criterion, example string, now time.Time) bool {
+	return d.note(DriftEntry{Endpoint: endpoint, Criterion: criterion, Reason: example}, now)
+}
+
+func (d *Drift) note(n DriftEntry, now time.Time) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.entries == nil {
 		d.entries = map[string]*DriftEntry{}
 	}
-	key := endpoint + "\x00" + sig
+	key := n.Endpoint + "\x00" + n.Signature + "\x00" + n.Criterion
 	e, ok := d.entries[key]
 	if !ok && len(d.entries) >= maxDriftEntries {
-		sig = otherShapes
-		key = endpoint + "\x00" + sig
+		n.Signature, n.Criterion = otherShapes, ""
+		key = n.Endpoint + "\x00" + n.Signature + "\x00"
 		e, ok = d.entries[key]
 	}
 	if !ok {
-		e = &DriftEntry{Endpoint: endpoint, Signature: sig, Reason: reason, FirstSeen: now}
+		n.FirstSeen = now
+		e = &n
 		d.entries[key] = e
 	}
 	e.LastSeen = now
@@ -67,7 +86,7 @@ func (d *Drift) Snapshot() []DriftEntry {
 		out = append(out, *e)
 	}
 	slices.SortFunc(out, func(a, b DriftEntry) int {
-		return strings.Compare(a.Endpoint+"\x00"+a.Signature, b.Endpoint+"\x00"+b.Signature)
+		return strings.Compare(a.Endpoint+"\x00"+a.Signature+"\x00"+a.Criterion, b.Endpoint+"\x00"+b.Signature+"\x00"+b.Criterion)
 	})
 	return out
 }

@@ -17,7 +17,7 @@ func TestGenerationIsDeterministic(t *testing.T) {
 			for _, a := range d.animals {
 				b.Write(renderDetails(a, f))
 				if a.idx%50 == 0 {
-					b.Write(renderLineage(d, a, f))
+					b.Write(renderLineage(d, a, f, false))
 				}
 				kids := make([]*animal, len(a.progeny))
 				for i, k := range a.progeny {
@@ -27,7 +27,7 @@ func TestGenerationIsDeterministic(t *testing.T) {
 			}
 		}
 		for _, id := range d.BreedIDs() {
-			b.Write(renderTraitRanges(d, id))
+			b.Write(renderTraitRanges(d.breedCodes(id), d.ranges[id]))
 		}
 		return b.Bytes()
 	}

@@ -98,6 +98,19 @@
 // (SetFormat); details, lineage and progeny use the subject animal's
 // (SetAnimalFormat), falling back to the server's.
 //
+// # Irregularities
+//
+// SetIrregular switches on what NSIP does not promise, one field each:
+// UnstableTies (tied rows ordered anew on every search request), Round
+// (traits served with fewer decimals, so that many animals tie),
+// ShortPages (pages before the last short of rows, the count unchanged),
+// NarrowRanges (published trait ranges narrower than the data),
+// OneChildLineages (a lineage node lists its dam as its only child) and
+// IgnoreCriteria (search criteria not applied). SetTraitText sends an
+// absurd or unrepresentable value for one animal's trait. Dataset
+// accessors keep returning the true data, which is what tests compare an
+// answer read through the irregularities with.
+//
 // # Faults and counters
 //
 // SetFault makes one endpoint misbehave (see FaultKind), for every request

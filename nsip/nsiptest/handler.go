@@ -57,6 +57,8 @@ type Handler struct {
 	inFlight  int
 	peak      int                          // most requests in flight at once since the last ResetCounts
 	texts     map[string]map[string]string // LPN ID -> trait code -> the EBV's JSON as sent
+	irr       Irregular
+	searches  uint64 // search requests served, which draws UnstableTies' order
 }
 
 // NewHandler builds the dataset for opts (cached per seed and size) and
@@ -89,18 +91,21 @@ func (h *Handler) SetTraitText(lpnID, code, text string) {
 	h.texts[lpnID][strings.ToUpper(code)] = text
 }
 
-// patched is a with any trait texts set for it, a copy when there are some.
+// patched is a as served: with any trait texts set for it and the traits
+// Irregular.Round rounds, a copy when there are some.
 func (h *Handler) patched(a *animal) *animal {
 	h.mu.Lock()
 	texts := h.texts[a.LPNID]
+	ir := h.irr
 	h.mu.Unlock()
-	if len(texts) == 0 {
+	if len(texts) == 0 && len(ir.Round) == 0 {
 		return a
 	}
 	c := *a
 	c.Traits = slices.Clone(a.Traits)
 	for i := range c.Traits {
 		c.Traits[i].text = texts[strings.ToUpper(c.Traits[i].Code)]
+		c.Traits[i].Value = ir.served(c.Traits[i].Code, c.Traits[i].Value)
 	}
 	return &c
 }
@@ -321,7 +326,10 @@ func (h *Handler) traitRanges(r *http.Request, _ []byte) (int, []byte) {
 	if _, ok := h.data.ranges[id]; !ok {
 		return http.StatusNotFound, renderError(f, "breed not found: "+strconv.Itoa(id))
 	}
-	return http.StatusOK, renderTraitRanges(h.data, id)
+	h.mu.Lock()
+	ir := h.irr
+	h.mu.Unlock()
+	return http.StatusOK, renderTraitRanges(h.data.breedCodes(id), ir.ranges(h.data.breedCodes(id), h.data.ranges[id]))
 }
 
 func (h *Handler) search(r *http.Request, body []byte) (int, []byte) {
@@ -338,20 +346,24 @@ func (h *Handler) search(r *http.Request, body []byte) (int, []byte) {
 	if err != nil {
 		return http.StatusBadRequest, renderError(f, err.Error())
 	}
-	all, err := h.data.search(breed, c, r.URL.Query().Get("sortedBreedTrait"), rev)
+	ir, seq := h.irregular()
+	// The request is checked whole, as NSIP checks it, before the ignored
+	// criteria are dropped.
+	if _, err := compile(c); err != nil {
+		return http.StatusBadRequest, renderError(f, err.Error())
+	}
+	c, anyBreed := ir.ignoring(c)
+	if anyBreed {
+		breed = 0
+	}
+	sortTrait := r.URL.Query().Get("sortedBreedTrait")
+	all, err := h.data.search(breed, c, sortTrait, rev)
 	if err != nil {
 		return http.StatusBadRequest, renderError(f, err.Error())
 	}
-	return http.StatusOK, renderSearch(f, len(all), h.patchedAll(slice(all, pg, size)))
-}
-
-// slice cuts page pg of size rows out of all; past the end it is empty.
-func slice[T any](all []T, pg, size int) []T {
-	lo := min(pg*size, len(all))
-	if pg > len(all) { // guards pg*size overflow on absurd pages
-		lo = len(all)
-	}
-	return all[lo:min(lo+size, len(all))]
+	ir.reorder(all, sortTrait, rev, seq)
+	lo, hi := ir.cut(len(all), pg, size)
+	return http.StatusOK, renderSearch(f, len(all), h.patchedAll(all[lo:hi]))
 }
 
 // animal resolves the lookup parameter of a details endpoint, or says why
@@ -387,7 +399,10 @@ func (h *Handler) lineage(r *http.Request, _ []byte) (int, []byte) {
 	if a == nil {
 		return st, msg
 	}
-	return http.StatusOK, renderLineage(h.data, a, f)
+	h.mu.Lock()
+	loneDam := h.irr.OneChildLineages
+	h.mu.Unlock()
+	return http.StatusOK, renderLineage(h.data, a, f, loneDam)
 }
 
 func (h *Handler) progeny(r *http.Request, _ []byte) (int, []byte) {
@@ -401,8 +416,12 @@ func (h *Handler) progeny(r *http.Request, _ []byte) (int, []byte) {
 	if a == nil {
 		return st, msg
 	}
-	kids := make([]*animal, 0, size)
-	for _, k := range slice(a.progeny, pg, size) {
+	h.mu.Lock()
+	ir := h.irr
+	h.mu.Unlock()
+	lo, hi := ir.cut(len(a.progeny), pg, size)
+	kids := make([]*animal, 0, hi-lo)
+	for _, k := range a.progeny[lo:hi] {
 		kids = append(kids, h.data.animals[k])
 	}
 	return http.StatusOK, renderProgeny(f, len(a.progeny), size, h.patchedAll(kids))

@@ -176,11 +176,11 @@ func renderStatuses() []byte {
 	return w.b
 }
 
-func renderTraitRanges(d *Dataset, breedID int) []byte {
+func renderTraitRanges(codes []string, ranges map[string][2]float64) []byte {
 	w := &jw{}
 	w.open('{')
-	for _, code := range d.breedCodes(breedID) {
-		r := d.ranges[breedID][code]
+	for _, code := range codes {
+		r := ranges[code]
 		w.key(code)
 		w.open('{')
 		w.num("min", r[0])
@@ -337,7 +337,9 @@ func legacyDetails(w *jw, a *animal) {
 // the subject; deeper ancestors are cut off with an empty children list.
 const LineageDepth = 6
 
-func renderLineage(d *Dataset, a *animal, f Format) []byte {
+// renderLineage writes a's lineage; with loneDam, a node with both parents
+// lists its dam alone (Irregular.OneChildLineages).
+func renderLineage(d *Dataset, a *animal, f Format, loneDam bool) []byte {
 	w := &jw{}
 	end := envelope(w, f)
 	var node func(a *animal, gen int)
@@ -348,8 +350,10 @@ func renderLineage(d *Dataset, a *animal, f Format) []byte {
 		w.key(name(f, "children"))
 		w.open('[')
 		if a.Sire != "" && gen < LineageDepth {
-			w.sep()
-			node(d.byID[a.Sire], gen+1)
+			if !loneDam {
+				w.sep()
+				node(d.byID[a.Sire], gen+1)
+			}
 			w.sep()
 			node(d.byID[a.Dam], gen+1)
 		}
