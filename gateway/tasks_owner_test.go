@@ -89,7 +89,7 @@ func TestTaskInvisibleToOtherClients(t *testing.T) {
 	addrA := caller.WithRequest(context.Background(), caller.Address("192.0.2.1"))
 	addrB := caller.WithRequest(context.Background(), caller.Address("192.0.2.2"))
 	for _, c := range []struct {
-		name        string
+		name         string
 		owner, other context.Context
 	}{
 		{"session and session", sessA, sessB},
