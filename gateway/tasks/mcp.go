@@ -197,7 +197,15 @@ func (s *Store) admitRequest(ctx context.Context, raw json.RawMessage) error {
 // before each handler check again, so this only has to catch what honest
 // clients send and most else.
 func mentionsTasks(raw json.RawMessage) bool {
-	return bytes.IndexByte(raw, '\\') >= 0 || bytes.Contains(bytes.ToLower(raw), []byte("task"))
+	if bytes.IndexByte(raw, '\\') >= 0 {
+		return true
+	}
+	for i := 0; i+4 <= len(raw); i++ {
+		if raw[i]|0x20 == 't' && bytes.EqualFold(raw[i:i+4], []byte("task")) {
+			return true
+		}
+	}
+	return false
 }
 
 // rename shows a task mcp-go answered with under the ID its owner knows.
