@@ -259,7 +259,9 @@ func setDefault[T comparable](v *T, d T) {
 // and completions, with panic recovery, icons, cache hints on the lists, a
 // description and usage instructions. opts are applied after those, so
 // callers can override them; server.WithHooks replaces the hooks that
-// remember LPN IDs for completions and date the instructions.
+// remember LPN IDs for completions and date the instructions, and those
+// that make each task its creator's (without them an analysis asked for
+// as a task answers only that it cannot run as one).
 func (g *Gateway) NewMCPServer(name, version string, opts ...server.ServerOption) *server.MCPServer {
 	base := []server.ServerOption{
 		server.WithToolCapabilities(false),
