@@ -250,19 +250,6 @@ func (s *Store) byShellID(shell string) *Task {
 	return s.byShell[shell]
 }
 
-// owns reports whether shell is the record of a task of the caller of ctx.
-func (s *Store) owns(ctx context.Context, shell string) (*Task, bool) {
-	owner, err := Owner(ctx)
-	if err != nil {
-		return nil, false
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.sweepLocked()
-	t, ok := s.byShell[shell]
-	return t, ok && t.owner == owner
-}
-
 // Cancel stops t's work: its context ends, so an analysis reads nothing
 // more. mcp-go marks its record cancelled after this.
 func (s *Store) Cancel(t *Task) {
@@ -315,12 +302,18 @@ func (s *Store) finished(shell string, status mcp.TaskStatus, message string, at
 	return t.wire, t.session, true
 }
 
-// list is the caller's tasks as shown to it, oldest first by ID order of
-// mcp-go's records in shells.
+// list is, of the tasks mcp-go shows, the caller's, under their IDs.
 func (s *Store) list(ctx context.Context, shown []mcp.Task) []mcp.Task {
 	out := make([]mcp.Task, 0, len(shown))
+	owner, err := Owner(ctx)
+	if err != nil {
+		return out
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sweepLocked()
 	for _, w := range shown {
-		if t, ok := s.owns(ctx, w.TaskId); ok {
+		if t, ok := s.byShell[w.TaskId]; ok && t.owner == owner {
 			w.TaskId = t.id
 			out = append(out, w)
 		}
