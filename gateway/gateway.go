@@ -273,7 +273,8 @@ func (g *Gateway) NewMCPServer(name, version string, opts ...server.ServerOption
 	if g.offersToolset(ToolsetAnalysis) {
 		// The analysis tools run as tasks on request, each visible to its
 		// creator alone (gateway/tasks, whose request hooks serverOptions adds).
-		base = append(base, server.WithTaskCapabilities(true, true, true), server.WithTaskHooks(g.tasks.TaskHooks()))
+		base = append(base, server.WithTaskCapabilities(true, true, true), server.WithTaskHooks(g.tasks.TaskHooks()),
+			server.WithToolFilter(tasks.ToolFilter))
 	}
 	base = append(base, listCacheHints()...)
 	s := server.NewMCPServer(name, version, append(append(base, g.serverOptions()...), opts...)...)

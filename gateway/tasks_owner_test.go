@@ -281,6 +281,26 @@ func TestModernClientRefusedTasks(t *testing.T) {
 			t.Errorf("%s of another's task by a 2026-07-28 client answered %v %q", method, res, problem)
 		}
 	}
+	for _, c := range []struct {
+		meta map[string]any
+		want any
+	}{{modernMeta(), nil}, {nil, "optional"}} {
+		list, problem := send(t, e, modern, "tools/list", map[string]any{"_meta": c.meta})
+		found := false
+		for _, tool := range list["tools"].([]any) {
+			tool := tool.(map[string]any)
+			exec, _ := tool["execution"].(map[string]any)
+			if tool["name"] == "nsip_flock_summary" {
+				found = true
+				if exec["taskSupport"] != c.want {
+					t.Errorf("tools/list (_meta %v) shows the flock summary's task support as %v, want %v", c.meta, exec["taskSupport"], c.want)
+				}
+			}
+		}
+		if problem != "" || !found {
+			t.Errorf("tools/list (_meta %v): %q, flock summary listed %v", c.meta, problem, found)
+		}
+	}
 	disc, problem := send(t, e, modern, "server/discover", map[string]any{"_meta": modernMeta()})
 	if caps, _ := disc["capabilities"].(map[string]any); problem != "" || caps == nil || caps["tasks"] != nil {
 		t.Errorf("server/discover offers %v %q, want no tasks", disc["capabilities"], problem)

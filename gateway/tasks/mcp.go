@@ -152,6 +152,20 @@ func (s *Store) AddHooks(h *server.Hooks) {
 	})
 }
 
+// ToolFilter lists the tools to a 2026-07-28 client without task support,
+// since it is refused tasks; others see the tools unchanged.
+func ToolFilter(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
+	if info := server.RequestProtocolInfoFromContext(ctx); info == nil || !info.Modern {
+		return tools
+	}
+	out := make([]mcp.Tool, len(tools))
+	for i, t := range tools {
+		t.Execution = nil
+		out[i] = t
+	}
+	return out
+}
+
 // admitRequest refuses a task request the caller may not make: tasks for a
 // 2026-07-28 client or an unidentifiable one, a task beyond the bounds, or
 // a task that is not the caller's (answered as if it did not exist).
