@@ -16,6 +16,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/tasks"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -72,16 +73,21 @@ func (g *Gateway) analysisTool(a *analysisEntry) server.ServerTool {
 		st.Tool.InputSchema.Properties[name] = s
 	}
 	// Long analyses may be run as MCP tasks (protocol 2025-11-25): the
-	// client gets a task at once, polls it, and may cancel it.
+	// client gets a task at once, polls it, and may cancel it; the task is
+	// its creator's alone (gateway/tasks).
 	st.Tool.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
 	st.Handler = func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		if req.Params.Task != nil {
-			// mcp-go (v1.2.1) runs a task on a context derived from the
-			// creating request's, which ends as soon as the task is
-			// returned; detached, the task runs to its end, bounded by the
-			// ceiling on lookups. tasks/cancel then marks it cancelled and
-			// discards its result, but cannot stop lookups under way.
-			ctx = context.WithoutCancel(ctx)
+		t, err := tasks.Of(req)
+		if err != nil {
+			return (&toolError{Code: CodeInvalidArgument, Field: "task", Problem: err.Error()}).result(), nil
+		}
+		if t != nil {
+			// The task's own context: the creating request's ends as soon
+			// as the task is returned, tasks/cancel, the task's expiry and
+			// shutdown end this one, and the analysis's next lookup stops.
+			var done func()
+			ctx, done = g.tasks.Start(ctx, t)
+			defer done()
 			defer g.cfg.Metrics.TaskStarted(a.Name)()
 		}
 		var res *mcp.CallToolResult

@@ -19,6 +19,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/features"
 	"github.com/nsip-tools/nsip-mcp/gateway/metrics"
+	"github.com/nsip-tools/nsip-mcp/gateway/tasks"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -73,6 +74,13 @@ type Config struct {
 	// Toolsets are the groups of tools listed and callable (Toolsets());
 	// empty means all of them.
 	Toolsets []string
+
+	// The analyses run as MCP tasks on request (gateway/tasks): tasks one
+	// client may hold at once, tasks held in all, and how long a task is
+	// kept after its creation at most.
+	TasksPerClient int
+	TasksMax       int
+	TaskTTL        time.Duration
 }
 
 // DefaultConfig is polite to NSIP and sized for a 512 MB host.
@@ -96,6 +104,9 @@ func DefaultConfig() Config {
 		CollapseWait:          5 * time.Second,
 		MaxUpstreamPause:      upstream.DefaultMaxUpstreamPause,
 		Toolsets:              Toolsets(),
+		TasksPerClient:        tasks.DefaultPerCaller,
+		TasksMax:              tasks.DefaultMax,
+		TaskTTL:               tasks.DefaultTTL,
 	}
 }
 
@@ -130,6 +141,7 @@ type Gateway struct {
 	features *features.Features
 	drift    upstream.Drift // answers in shapes the client did not recognize
 	intro    string         // the instructions before the evaluation date, for the tools offered
+	tasks    *tasks.Store   // the analyses run as MCP tasks, each its creator's
 }
 
 // New builds a gateway over up, fitting results with sum.
@@ -174,6 +186,11 @@ func New(up Upstream, sum *summarize.Summarizer, cfg Config) (*Gateway, error) {
 			}
 		},
 	})
+	if g.tasks, err = tasks.New(tasks.Config{
+		PerCaller: cfg.TasksPerClient, Max: cfg.TasksMax, TTL: cfg.TaskTTL, Now: cfg.Now, Logger: cfg.Logger,
+	}); err != nil {
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
 	g.features = features.New(featureTools{g})
 	g.intro = g.introduction()
 	g.stats.init()
@@ -187,7 +204,7 @@ func withDefaults(cfg Config) (Config, error) {
 	if cfg.Budget < 0 || cfg.MaxBudget < 0 || cfg.CacheTTL < 0 || cfg.StaleTTL < 0 || cfg.CacheMaxEntries < 0 || cfg.CacheMaxBytes < 0 ||
 		cfg.RateLimit < 0 || cfg.RateBurst < 0 || cfg.MaxConcurrentUpstream < 0 || cfg.BreakerCooldown < 0 ||
 		cfg.CallTimeout < 0 || cfg.ProgressInterval < 0 || cfg.ReadyMaxAge < 0 || cfg.Replicas < 0 || cfg.CollapseWait < 0 ||
-		cfg.MaxUpstreamPause < 0 {
+		cfg.MaxUpstreamPause < 0 || cfg.TasksPerClient < 0 || cfg.TasksMax < 0 || cfg.TaskTTL < 0 {
 		return cfg, errors.New("gateway: configuration values must not be negative")
 	}
 	setDefault(&cfg.Budget, d.Budget)
@@ -210,6 +227,9 @@ func withDefaults(cfg Config) (Config, error) {
 	setDefault(&cfg.Replicas, d.Replicas)
 	setDefault(&cfg.CollapseWait, d.CollapseWait)
 	setDefault(&cfg.MaxUpstreamPause, d.MaxUpstreamPause)
+	setDefault(&cfg.TasksPerClient, d.TasksPerClient)
+	setDefault(&cfg.TasksMax, d.TasksMax)
+	setDefault(&cfg.TaskTTL, d.TaskTTL)
 	ts, err := checkToolsets(cfg.Toolsets)
 	if err != nil {
 		return cfg, err
@@ -236,7 +256,9 @@ func setDefault[T comparable](v *T, d T) {
 // and completions, with panic recovery, icons, cache hints on the lists, a
 // description and usage instructions. opts are applied after those, so
 // callers can override them; server.WithHooks replaces the hooks that
-// remember LPN IDs for completions and date the instructions.
+// remember LPN IDs for completions and date the instructions, and those
+// that make each task its creator's (without them an analysis asked for
+// as a task answers only that it cannot run as one).
 func (g *Gateway) NewMCPServer(name, version string, opts ...server.ServerOption) *server.MCPServer {
 	base := []server.ServerOption{
 		server.WithToolCapabilities(false),
@@ -246,14 +268,22 @@ func (g *Gateway) NewMCPServer(name, version string, opts ...server.ServerOption
 		server.WithIcons(serverIcon),
 	}
 	if g.offersToolset(ToolsetAnalysis) {
-		base = append(base, server.WithTaskCapabilities(true, true, true)) // the analysis tools run as tasks on request
+		// The analysis tools run as tasks on request, each visible to its
+		// creator alone (gateway/tasks, whose request hooks serverOptions adds).
+		base = append(base, server.WithTaskCapabilities(true, true, true), server.WithTaskHooks(g.tasks.TaskHooks()),
+			server.WithToolFilter(tasks.ToolFilter))
 	}
 	base = append(base, listCacheHints()...)
 	s := server.NewMCPServer(name, version, append(append(base, g.serverOptions()...), opts...)...)
+	g.tasks.Attach(s)
 	s.AddTools(g.Tools()...)
 	g.addFeatures(s)
 	return s
 }
+
+// StopTasks cancels the tasks still running, for shutdown, logging and
+// returning how many there were.
+func (g *Gateway) StopTasks() int { return g.tasks.Shutdown() }
 
 // introduction orients a model in the tools offered at connection time; it
 // names no tool this server does not offer.

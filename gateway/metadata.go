@@ -35,6 +35,9 @@ func (g *Gateway) serverOptions() []server.ServerOption {
 	hooks := &server.Hooks{}
 	g.sessionHooks(hooks)
 	g.sessionLogHooks(hooks)
+	if g.offersToolset(ToolsetAnalysis) {
+		g.tasks.AddHooks(hooks)
+	}
 	hooks.AddAfterInitialize(func(_ context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
 		res.Instructions = g.Instructions()
 	})

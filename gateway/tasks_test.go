@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -33,9 +34,13 @@ func rpc(t *testing.T, e *env, ctx context.Context, method string, params any) m
 	return out
 }
 
+// taskSessions numbers the sessions taskSession opens.
+var taskSessions atomic.Int64
+
+// taskSession opens a new initialized session, each with its own ID.
 func taskSession(t *testing.T, e *env) context.Context {
 	t.Helper()
-	session := server.NewInProcessSession("task-test", nil)
+	session := server.NewInProcessSession(fmt.Sprintf("task-test-%d", taskSessions.Add(1)), nil)
 	if err := e.srv.RegisterSession(context.Background(), session); err != nil {
 		t.Fatal(err)
 	}

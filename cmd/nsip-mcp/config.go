@@ -441,6 +441,28 @@ var settings = []setting{
 		suggest: suggestSeconds,
 	},
 	{
+		name:    "NSIP_TASKS_PER_CLIENT",
+		accepts: "an integer from 1 to 10000",
+		help:    "analysis tasks one client may hold at once, running or finished within NSIP_TASK_TTL; more are refused naming this setting",
+		show:    func(c *Config) string { return strconv.Itoa(c.Gateway.TasksPerClient) },
+		apply:   intSetter(func(c *Config) *int { return &c.Gateway.TasksPerClient }, 1, 10_000),
+	},
+	{
+		name:    "NSIP_TASKS_MAX",
+		accepts: "an integer from 1 to 100000",
+		help:    "analysis tasks held at once for all clients together; more are refused naming this setting",
+		show:    func(c *Config) string { return strconv.Itoa(c.Gateway.TasksMax) },
+		apply:   intSetter(func(c *Config) *int { return &c.Gateway.TasksMax }, 1, 100_000),
+	},
+	{
+		name:    "NSIP_TASK_TTL",
+		accepts: "a duration from 1s to 24h, e.g. 10m",
+		help:    "longest an analysis task and its result are kept after its creation (a client may ask for less); then it is forgotten, and stopped if still running",
+		show:    func(c *Config) string { return formatDuration(c.Gateway.TaskTTL) },
+		apply:   durationSetter(func(c *Config) *time.Duration { return &c.Gateway.TaskTTL }, time.Second, 24*time.Hour),
+		suggest: suggestSeconds,
+	},
+	{
 		name:    "NSIP_TOOLSETS",
 		accepts: "a comma-separated list of " + strings.Join(gateway.Toolsets(), " and ") + ", each at most once, e.g. lookup",
 		help:    "which tools are listed and callable: lookup (the nine NSIP lookups), analysis (the five analyses computed from them); resources stay available either way",

@@ -537,3 +537,20 @@ func TestLoadToolsets(t *testing.T) {
 		}
 	}
 }
+
+// The task bounds and TTL go into gateway.Config; a value out of range
+// stops the server naming the setting.
+func TestLoadTaskSettings(t *testing.T) {
+	c, err := Load(env(map[string]string{"NSIP_TASKS_PER_CLIENT": "4", "NSIP_TASKS_MAX": "40", "NSIP_TASK_TTL": "2m"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := c.Gateway; g.TasksPerClient != 4 || g.TasksMax != 40 || g.TaskTTL != 2*time.Minute {
+		t.Errorf("tasks per client %d, max %d, TTL %s; want 4, 40, 2m", g.TasksPerClient, g.TasksMax, g.TaskTTL)
+	}
+	for name, bad := range map[string]string{"NSIP_TASKS_PER_CLIENT": "0", "NSIP_TASKS_MAX": "lots", "NSIP_TASK_TTL": "25h"} {
+		if _, err := Load(env(map[string]string{name: bad})); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s=%s: %v, want an error naming it", name, bad, err)
+		}
+	}
+}

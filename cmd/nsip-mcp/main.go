@@ -141,7 +141,11 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	opts.Stateless = gcfg.Replicas > 1
 	opts.Version = v
 	opts.Logger = logger
-	return transport.Serve(ctx, cfg.Transport, s, opts)
+	err = transport.Serve(ctx, cfg.Transport, s, opts)
+	// Calls in flight have answered or been abandoned; analyses running as
+	// tasks have no call to wait for, so they are counted and stopped here.
+	g.StopTasks()
+	return err
 }
 
 // listenProblem explains a failure to listen as the setting to change, or
