@@ -222,6 +222,12 @@ func (st *site) refuseMalformed(w http.ResponseWriter, m message) bool {
 // session holds at most one GET stream.
 func (st *site) streamable(next http.Handler, ledger *sessionLedger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if st.opts.Stateless {
+			// No session IDs are issued, so any the client sends is its own
+			// invention; mcp-go would name the call's session after it, and
+			// a client could become a new caller on every call.
+			r.Header.Del("Mcp-Session-Id")
+		}
 		session := r.Header.Get("Mcp-Session-Id")
 		c := st.clientOf(r)
 		switch r.Method {

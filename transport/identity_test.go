@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -162,5 +163,33 @@ func TestLoopbackBackendGetsItsWebSocketSessions(t *testing.T) {
 	waitSessions(t, srv.base, n)
 	for _, c := range conns {
 		c.conn.Close()
+	}
+}
+
+// A stateless server issues no session IDs, and mcp-go would name the
+// request's ephemeral session after whatever Mcp-Session-Id the client
+// sends: a client changing it on every call would be a new caller each
+// time, with fresh shares of fairness and fresh task bounds. The header is
+// not the client's to choose there; the caller stays its address.
+func TestStatelessServerIgnoresMadeUpSessionIDs(t *testing.T) {
+	srv := serveNetwork(t, KindHTTPSSE, whoServer(), Options{Stateless: true})
+	for _, id := range []string{"made-up-1", "made-up-2"} {
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"who","arguments":{}}}`
+		req, err := http.NewRequest(http.MethodPost, srv.base+"/mcp", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Session-Id", id)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(got), `addr:127.0.0.1 addr:127.0.0.1`) {
+			t.Errorf("call with Mcp-Session-Id %q: %s; want the caller named by its address alone", id, got)
+		}
 	}
 }
