@@ -110,7 +110,7 @@ type Gateway struct {
 	log     *slog.Logger
 	cache   *cache.Cache
 	flight  singleflight.Group
-	breaker *gobreaker.CircuitBreaker
+	breaker *gobreaker.TwoStepCircuitBreaker // one admission per HTTP request, retries included (retrygate.go)
 	limiter *rate.Limiter
 	fair    *upstream.Fair   // turns at the upstream, one per connection, shared between sessions
 	waiting upstream.Waiters // callers per cache key, so a fetch nobody awaits leaves the queue
@@ -122,6 +122,7 @@ type Gateway struct {
 	openedAt   atomic.Int64    // unix nanos when the breaker last opened
 	pauses     upstream.Pauses // per endpoint, until when NSIP asked us to wait (429)
 	inFlight   atomic.Int64    // upstream requests under way
+	tokens     atomic.Int64    // rate-limit tokens taken, one per HTTP request to NSIP
 	fitWaiters atomic.Int64    // profile calls waiting on a shared fit
 	// unix nanos of the last connection failure blamed on NSIP_BASE_URL; while
 	// it is later than the last success, an open breaker says so too.
@@ -159,13 +160,12 @@ func New(up Upstream, sum *summarize.Summarizer, cfg Config) (*Gateway, error) {
 		fitSlots: semaphore.NewWeighted(int64(runtime.GOMAXPROCS(0))),
 		fitFunc:  sum.Fit,
 	}
-	g.breaker = gobreaker.NewCircuitBreaker(gobreaker.Settings{
+	g.breaker = gobreaker.NewTwoStepCircuitBreaker(gobreaker.Settings{
 		Name:    "nsip",
 		Timeout: cfg.BreakerCooldown,
 		ReadyToTrip: func(c gobreaker.Counts) bool {
 			return c.ConsecutiveFailures >= cfg.BreakerFailures
 		},
-		IsSuccessful: func(err error) bool { return !g.breakerCounts(err) },
 		OnStateChange: func(_ string, from, to gobreaker.State) {
 			if to == gobreaker.StateOpen {
 				// gobreaker times its cooldown on the wall clock, so this does too.
