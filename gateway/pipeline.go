@@ -412,16 +412,17 @@ func (g *Gateway) fetch(caller, queue context.Context, session, key string, d *t
 	}
 	ctx, cancel := context.WithTimeout(metrics.WithEndpoint(detachCall(caller), d.method), g.cfg.CallTimeout)
 	defer cancel()
-	if a, ok := g.fromShared(ctx, key, true); ok {
-		return a, nil
-	}
-	unlock, got := g.collapse(ctx, key)
+	// Another replica's answer, its breaker's news and the right to fetch
+	// for all of them, in one round trip to Redis (shared.go).
+	lease, got, err := g.claimFetch(ctx, key)
 	if got != nil {
 		return got, nil
 	}
-	defer unlock()
-
-	if g.breaker.State() == gobreaker.StateOpen || g.sharedBreakerOpen(ctx) {
+	defer g.unlock(key, lease)
+	if err != nil {
+		return nil, err
+	}
+	if g.breaker.State() == gobreaker.StateOpen {
 		return nil, errBreakerOpen // fail fast, without spending rate-limit tokens
 	}
 	if err := g.paused(d); err != nil {
@@ -477,7 +478,7 @@ func (g *Gateway) fetch(caller, queue context.Context, session, key string, d *t
 		return nil, err
 	}
 	g.cache.Set(key, a, a.size(key), a.res.OriginalTokens)
-	g.toShared(ctx, key, a)
+	lease.done = g.toShared(ctx, key, lease.token, a)
 	return a, nil
 }
 
