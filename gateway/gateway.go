@@ -55,11 +55,14 @@ type Config struct {
 	BreakerFailures       uint32        // consecutive failures that open the breaker
 	BreakerCooldown       time.Duration // how long it stays open before a trial request
 	CallTimeout           time.Duration // budget for one upstream fetch, waiting for capacity included
-	ProgressInterval      time.Duration // progress notifications while a call runs; 0 uses the default
-	ReadyMaxAge           time.Duration // Ready trusts an upstream success this recent without asking again
-	MaxUpstreamPause      time.Duration // longest wait a 429's Retry-After may impose on its endpoint
-	Logger                *slog.Logger
-	Now                   func() time.Time // the cache's clock
+	// AnalysisTimeout bounds one analysis call, all its lookups together;
+	// zero means CallTimeout, so that every call answers within it.
+	AnalysisTimeout  time.Duration
+	ProgressInterval time.Duration // progress notifications while a call runs; 0 uses the default
+	ReadyMaxAge      time.Duration // Ready trusts an upstream success this recent without asking again
+	MaxUpstreamPause time.Duration // longest wait a 429's Retry-After may impose on its endpoint
+	Logger           *slog.Logger
+	Now              func() time.Time // the cache's clock
 	// ClientAddress names the caller of a call outside any session in its
 	// log line (transport.ClientAddress); nil leaves it out.
 	ClientAddress func(context.Context) string
@@ -190,7 +193,7 @@ func withDefaults(cfg Config) (Config, error) {
 	if cfg.Budget < 0 || cfg.MaxBudget < 0 || cfg.CacheTTL < 0 || cfg.StaleTTL < 0 || cfg.CacheMaxEntries < 0 || cfg.CacheMaxBytes < 0 ||
 		cfg.RateLimit < 0 || cfg.RateBurst < 0 || cfg.MaxConcurrentUpstream < 0 || cfg.BreakerCooldown < 0 ||
 		cfg.CallTimeout < 0 || cfg.ProgressInterval < 0 || cfg.ReadyMaxAge < 0 || cfg.Replicas < 0 || cfg.CollapseWait < 0 ||
-		cfg.MaxUpstreamPause < 0 {
+		cfg.MaxUpstreamPause < 0 || cfg.AnalysisTimeout < 0 {
 		return cfg, errors.New("gateway: configuration values must not be negative")
 	}
 	setDefault(&cfg.Budget, d.Budget)
@@ -208,6 +211,7 @@ func withDefaults(cfg Config) (Config, error) {
 	setDefault(&cfg.BreakerFailures, d.BreakerFailures)
 	setDefault(&cfg.BreakerCooldown, d.BreakerCooldown)
 	setDefault(&cfg.CallTimeout, d.CallTimeout)
+	setDefault(&cfg.AnalysisTimeout, cfg.CallTimeout)
 	setDefault(&cfg.ProgressInterval, d.ProgressInterval)
 	setDefault(&cfg.ReadyMaxAge, d.ReadyMaxAge)
 	setDefault(&cfg.Replicas, d.Replicas)

@@ -81,7 +81,7 @@ func New(reg *prometheus.Registry) *Metrics {
 		}, []string{"endpoint"}),
 		rateLimitWait: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: namespace, Name: "rate_limit_wait_seconds",
-			Help:    "Time a fetch waited for the upstream rate limit before its request, by endpoint; one observation per fetch let through.",
+			Help:    "Time a fetch waited for the upstream rate limit before a request, by endpoint; one observation per HTTP request let through, retries included.",
 			Buckets: waitBuckets,
 		}, []string{"endpoint"}),
 		tasksRunning: prometheus.NewGauge(prometheus.GaugeOpts{
@@ -128,8 +128,8 @@ func (m *Metrics) ToolCall(tool, outcome, cache string, took time.Duration) {
 	m.toolDuration.WithLabelValues(tool, cache).Observe(took.Seconds())
 }
 
-// RateLimitWait records how long a fetch to endpoint waited for the rate
-// limit before it was let through.
+// RateLimitWait records how long a request to endpoint, a retry included,
+// waited for the rate limit before it was let through.
 func (m *Metrics) RateLimitWait(endpoint string, waited time.Duration) {
 	if m == nil {
 		return
