@@ -446,6 +446,14 @@ func (g *Gateway) fetch(caller, queue context.Context, session, key string, d *t
 	// Every retry the client makes takes a token and a breaker admission
 	// of its own, as this first request did (retrygate.go).
 	attempts := &attemptBounds{g: g, method: d.method, done: admitted, sent: time.Now()}
+	defer func() {
+		if attempts.done != nil {
+			// Only a panic leaves a request unjudged: a failure, as
+			// gobreaker's Execute counted one, so that a half-open breaker
+			// is not left waiting for a verdict.
+			attempts.done(false)
+		}
+	}()
 	g.stats.upstream.Add(1)
 	value, raw, err := request(nsip.WithRetryGate(ctx, attempts.retry), g.up)
 	var a *answer
