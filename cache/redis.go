@@ -24,6 +24,13 @@ const (
 	DefaultRedisPrefix     = "nsip-mcp:"
 	DefaultRedisOpTimeout  = 250 * time.Millisecond
 	DefaultRedisRetryEvery = time.Second
+	// DefaultRedisSlowAfter is the slow mark: a round trip slower than
+	// this, SlowRoundTrips times running, marks Redis slow. A miss makes
+	// three round trips, so a Redis at the mark adds 150 ms to each.
+	DefaultRedisSlowAfter = 50 * time.Millisecond
+	// SlowRoundTrips is how many slow round trips in a row mark Redis slow;
+	// one stray slow answer does not.
+	SlowRoundTrips = 3
 
 	// MinRedisSecret is the shortest secret NewRedis accepts, in bytes:
 	// 32 random bytes, or the 64 hex digits of openssl rand -hex 32.
@@ -43,7 +50,11 @@ type RedisConfig struct {
 	Prefix     string        // namespace of every key this process writes
 	OpTimeout  time.Duration // limit for one command; a slower Redis counts as down
 	RetryEvery time.Duration // while Redis is down, how often one call tries it again
-	Logger     *slog.Logger
+	// SlowAfter is the slow mark (DefaultRedisSlowAfter when zero): Redis
+	// answering slower than this is treated as down, since waiting on it
+	// would slow every miss more than going on alone does.
+	SlowAfter time.Duration
+	Logger    *slog.Logger
 
 	// Secret keys the MAC on every record, so that only a holder of it can
 	// write a record a replica will serve. Every replica sharing the Redis
@@ -65,13 +76,19 @@ type Redis struct {
 	prefix     string
 	opTimeout  time.Duration
 	retryEvery time.Duration
+	slowAfter  time.Duration
 	log        *slog.Logger
 
 	mu      sync.Mutex
 	down    bool
+	state   string // RedisUp, RedisSlow, RedisRefusingWrites or RedisDown
 	reason  string
 	since   time.Time
 	nextTry time.Time
+
+	roundTrips atomic.Uint64 // commands and pipelines sent, each one round trip
+	slowRun    atomic.Int64  // slow round trips in a row
+	lastRTT    atomic.Int64  // nanoseconds of the latest round trip
 
 	secret []byte
 
@@ -120,6 +137,9 @@ func NewRedis(cfg RedisConfig) (*Redis, error) {
 	if cfg.RetryEvery <= 0 {
 		cfg.RetryEvery = DefaultRedisRetryEvery
 	}
+	if cfg.SlowAfter <= 0 {
+		cfg.SlowAfter = DefaultRedisSlowAfter
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -137,11 +157,60 @@ func NewRedis(cfg RedisConfig) (*Redis, error) {
 	// go-redis logs its own dial failures; the state changes above say
 	// what matters, so its lines go to the debug level.
 	redis.SetLogger(redisLogger{cfg.Logger})
-	return &Redis{
+	r := &Redis{
 		client: redis.NewClient(opts), prefix: cfg.Prefix,
-		opTimeout: cfg.OpTimeout, retryEvery: cfg.RetryEvery, log: cfg.Logger,
-		since: time.Now(), secret: bytes.Clone(cfg.Secret),
-	}, nil
+		opTimeout: cfg.OpTimeout, retryEvery: cfg.RetryEvery, slowAfter: cfg.SlowAfter, log: cfg.Logger,
+		state: RedisUp, since: time.Now(), secret: bytes.Clone(cfg.Secret),
+	}
+	r.client.AddHook(roundTripHook{r})
+	return r, nil
+}
+
+// The states of RedisStatus.State. Every one but RedisUp has the replica
+// go on alone, as Up false says.
+const (
+	RedisUp             = "up"
+	RedisSlow           = "slow"            // answering, but slower than the slow mark
+	RedisRefusingWrites = "refusing_writes" // reads answered, writes refused (out of memory, read-only, disk errors)
+	RedisDown           = "down"            // errors or no answer
+)
+
+// AddHook adds a go-redis hook to the client, for instance to count the
+// commands a test sends.
+func (r *Redis) AddHook(h redis.Hook) { r.client.AddHook(h) }
+
+// roundTripHook times every command and pipeline the client sends.
+type roundTripHook struct{ r *Redis }
+
+func (roundTripHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h roundTripHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		start := time.Now()
+		err := next(ctx, cmd)
+		h.r.observe(time.Since(start))
+		return err
+	}
+}
+
+func (h roundTripHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		start := time.Now()
+		err := next(ctx, cmds)
+		h.r.observe(time.Since(start))
+		return err
+	}
+}
+
+// observe counts one round trip of d and whether it was slow.
+func (r *Redis) observe(d time.Duration) {
+	r.roundTrips.Add(1)
+	r.lastRTT.Store(int64(d))
+	if d > r.slowAfter {
+		r.slowRun.Add(1)
+	} else {
+		r.slowRun.Store(0)
+	}
 }
 
 // CheckRedisURL reports whether u is a Redis URL NewRedis accepts:
@@ -173,7 +242,23 @@ func (r *Redis) Key(name string) string { return r.prefix + name }
 // due for a try, in which case it returns an error wrapping ErrRedisDown
 // at once. redis.Nil is a success (Redis answered). An error caused by
 // ctx ending does not change the state: the caller gave up, Redis did not.
+//
+// Round trips slower than the slow mark, SlowRoundTrips in a row, mark
+// Redis slow, which is treated as down. A write refused (out of memory,
+// read-only, a failing disk) marks it refusing writes, which only a write
+// that succeeds (Write) clears: reads answering do not make it a place to
+// share through.
 func (r *Redis) Do(ctx context.Context, op func(ctx context.Context, c *redis.Client) error) error {
+	return r.do(ctx, false, op)
+}
+
+// Write is Do for an op that writes: its success shows Redis takes writes
+// again.
+func (r *Redis) Write(ctx context.Context, op func(ctx context.Context, c *redis.Client) error) error {
+	return r.do(ctx, true, op)
+}
+
+func (r *Redis) do(ctx context.Context, write bool, op func(ctx context.Context, c *redis.Client) error) error {
 	if err := r.admit(); err != nil {
 		return err
 	}
@@ -181,13 +266,30 @@ func (r *Redis) Do(ctx context.Context, op func(ctx context.Context, c *redis.Cl
 	defer cancel()
 	err := op(octx, r.client)
 	switch {
+	case (err == nil || errors.Is(err, redis.Nil)) && r.slowRun.Load() >= SlowRoundTrips:
+		r.markState(RedisSlow, fmt.Sprintf("round trips take %s, over the %s slow mark", time.Duration(r.lastRTT.Load()).Round(time.Millisecond), r.slowAfter))
 	case err == nil || errors.Is(err, redis.Nil):
-		r.markUp()
+		r.markUp(write)
 	case ctx.Err() != nil:
+	case refusesWrites(err):
+		r.markState(RedisRefusingWrites, err.Error())
 	default:
-		r.markDown(err)
+		r.markState(RedisDown, err.Error())
 	}
 	return err
+}
+
+// refusesWrites reports whether err is Redis refusing a write while it
+// still answers: out of memory under noeviction, a read-only replica, a
+// failing disk, too few replicas.
+func refusesWrites(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"OOM ", "READONLY ", "MISCONF ", "NOREPLICAS "} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // admit lets a command through while Redis is up, and one command per
@@ -206,38 +308,45 @@ func (r *Redis) admit() error {
 	return nil
 }
 
-func (r *Redis) markUp() {
+func (r *Redis) markUp(write bool) {
 	r.mu.Lock()
-	if !r.down {
+	if !r.down || (r.state == RedisRefusingWrites && !write) {
 		r.mu.Unlock()
 		return
 	}
-	r.down, r.reason, r.since = false, "", time.Now()
+	r.down, r.state, r.reason, r.since = false, RedisUp, "", time.Now()
 	r.mu.Unlock()
 	r.log.Warn("redis reachable again: sharing cache, rate limit and breaker with other replicas")
 	r.notify(true)
 }
 
-func (r *Redis) markDown(err error) {
+func (r *Redis) markState(state, reason string) {
 	r.mu.Lock()
 	r.nextTry = time.Now().Add(r.retryEvery)
 	if r.down {
+		if r.state != state {
+			// Still down, for another reason: reported, not logged again.
+			r.state, r.reason = state, reason
+		}
 		r.mu.Unlock()
 		return
 	}
-	r.down, r.reason, r.since = true, err.Error(), time.Now()
+	r.down, r.state, r.reason, r.since = true, state, reason, time.Now()
 	r.mu.Unlock()
 	defer r.notify(false)
 	r.log.Warn("redis unavailable: using the local cache and a local share of the rate limit until it answers again",
-		slog.String("error", r.reason), slog.String("retry_every", r.retryEvery.String()))
+		slog.String("state", state), slog.String("error", reason), slog.String("retry_every", r.retryEvery.String()))
 }
 
 // RedisStatus is the shared tier's state, for health reports.
 type RedisStatus struct {
 	Up            bool      `json:"up"`
+	State         string    `json:"state"`            // up, slow, refusing_writes or down
 	Reason        string    `json:"reason,omitempty"` // the error that marked it down
-	Since         time.Time `json:"since"`            // when the state last changed
-	IgnoredValues uint64    `json:"ignored_values"`   // values not served, all reasons together
+	RoundTrips    uint64    `json:"round_trips"`      // commands and pipelines sent
+	LastRoundTrip float64   `json:"last_round_trip_ms"`
+	Since         time.Time `json:"since"`          // when the state last changed
+	IgnoredValues uint64    `json:"ignored_values"` // values not served, all reasons together
 	// Of those, values without a valid MAC (not ours, damaged, forged, or
 	// written with another secret) and records stamped in the future.
 	UnauthenticatedValues uint64 `json:"unauthenticated_values"`
@@ -249,18 +358,23 @@ func (r *Redis) Status() RedisStatus {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return RedisStatus{
-		Up: !r.down, Reason: r.reason, Since: r.since.UTC(), IgnoredValues: r.corrupt.Load(),
+		Up: !r.down, State: r.state, Reason: r.reason, Since: r.since.UTC(), IgnoredValues: r.corrupt.Load(),
+		RoundTrips: r.roundTrips.Load(), LastRoundTrip: float64(time.Duration(r.lastRTT.Load()).Microseconds()) / 1000,
 		UnauthenticatedValues: r.unauth.Load(), FutureValues: r.future.Load(),
 	}
 }
 
-// Ping asks Redis whether it is there, even while it is considered down
-// and not due for a try, and updates the state with the answer.
+// Ping asks Redis whether it is there and takes writes, even while it is
+// considered down and not due for a try, and updates the state with the
+// answer: it writes a short-lived key, as a PING would pass on a Redis
+// that refuses every write.
 func (r *Redis) Ping(ctx context.Context) error {
 	r.mu.Lock()
 	r.nextTry = time.Time{}
 	r.mu.Unlock()
-	return r.Do(ctx, func(ctx context.Context, c *redis.Client) error { return c.Ping(ctx).Err() })
+	return r.Write(ctx, func(ctx context.Context, c *redis.Client) error {
+		return c.Set(ctx, r.prefix+"probe", "1", 10*time.Second).Err()
+	})
 }
 
 // Stored values are framed as magic, store time (unix nanoseconds) and an
@@ -281,7 +395,7 @@ const (
 // record's age too), or Redis being unavailable, are all a miss: the
 // caller fetches and Store overwrites what was there.
 func (r *Redis) Load(ctx context.Context, key string, now time.Time) (value []byte, stored time.Time, ok bool) {
-	rkey := r.prefix + "c:" + key
+	rkey := r.RecordKey(key)
 	var b []byte
 	err := r.Do(ctx, func(ctx context.Context, c *redis.Client) error {
 		var err error
@@ -295,7 +409,17 @@ func (r *Redis) Load(ctx context.Context, key string, now time.Time) (value []by
 	if err != nil {
 		return nil, time.Time{}, false
 	}
-	value, stored, ok = r.unframe(rkey, b)
+	return r.Open(key, b, now)
+}
+
+// RecordKey is the Redis key of the record Load and Store keep under key,
+// for callers that read or write it in a script of their own.
+func (r *Redis) RecordKey(key string) string { return r.prefix + "c:" + key }
+
+// Open checks b, read from RecordKey(key), as Load does, and counts what
+// it refuses.
+func (r *Redis) Open(key string, b []byte, now time.Time) (value []byte, stored time.Time, ok bool) {
+	value, stored, ok = r.unframe(r.RecordKey(key), b)
 	switch {
 	case !ok:
 		r.unauth.Add(1)
@@ -318,15 +442,20 @@ func (r *Redis) Store(ctx context.Context, key string, value []byte, stored time
 	if ttl <= 0 {
 		return
 	}
-	rkey := r.prefix + "c:" + key
+	rkey, b := r.RecordKey(key), r.Seal(key, value, stored)
+	_ = r.Write(ctx, func(ctx context.Context, c *redis.Client) error {
+		return c.Set(ctx, rkey, b, ttl).Err()
+	})
+}
+
+// Seal frames value for RecordKey(key), stamped with stored, as Store
+// writes it.
+func (r *Redis) Seal(key string, value []byte, stored time.Time) []byte {
 	b := make([]byte, frameHeader, frameHeader+len(value))
 	copy(b, frameMagic)
 	binary.BigEndian.PutUint64(b[len(frameMagic):], uint64(stored.UnixNano()))
-	copy(b[frameMAC:], r.mac(rkey, b[:frameMAC], value).Sum(nil))
-	b = append(b, value...)
-	_ = r.Do(ctx, func(ctx context.Context, c *redis.Client) error {
-		return c.Set(ctx, rkey, b, ttl).Err()
-	})
+	copy(b[frameMAC:], r.mac(r.RecordKey(key), b[:frameMAC], value).Sum(nil))
+	return append(b, value...)
 }
 
 // mac is the keyed hash of a record at rkey with header head, ready to Sum.

@@ -108,7 +108,16 @@ type lookups struct {
 	lookups int
 	fetched int
 	stale   int
-	ignored []nsip.IgnoredValue // absurd values the models left out (finite.go)
+	// The call's time limit (AnalysisTimeout, by default CallTimeout as
+	// for every call): no lookup
+	// starts once the gateway's clock (Config.Now) reaches soft, and
+	// lookups under way are abandoned at hard, the same instant on the
+	// wall clock; either way the analysis meets analysis.ErrTimeLimit and
+	// answers with what it has read.
+	soft     time.Time
+	hard     time.Time
+	timedOut bool
+	ignored  []nsip.IgnoredValue // absurd values the models left out (finite.go)
 	// checked is the last answer overBudget encoded and fitted, which the
 	// answer usually is: analyze then reuses the fit rather than counting
 	// its tokens again.
@@ -131,22 +140,48 @@ func (r *lookups) get(ctx context.Context, d *toolDef, raw map[string]any) (any,
 		return nil, fmt.Errorf("internal: %s arguments: %s %s", d.name, errs[0].Field, errs[0].Problem)
 	}
 	r.mu.Lock()
+	if !r.g.cfg.Now().Before(r.soft) {
+		r.timedOut = true
+		r.mu.Unlock()
+		return nil, analysis.ErrTimeLimit
+	}
 	if r.lookups >= r.def.Ceiling {
 		r.mu.Unlock()
 		return nil, analysis.ErrCeiling
 	}
 	r.lookups++
 	r.mu.Unlock()
+	lctx, cancel := context.WithDeadline(ctx, r.hard)
+	defer cancel()
+	timeUp := func() (any, error) {
+		r.mu.Lock()
+		r.timedOut = true
+		r.lookups-- // not read
+		r.mu.Unlock()
+		return nil, analysis.ErrTimeLimit
+	}
 	// A plan may want hundreds of answers; asking for them all at once
 	// would queue each behind the rest at the rate limit until they time
 	// out, so an analysis keeps a few in flight and the others wait here.
 	select {
 	case r.slots <- struct{}{}:
-	case <-ctx.Done():
+	case <-lctx.Done():
+		if ctx.Err() == nil {
+			return timeUp()
+		}
 		return nil, ctx.Err()
 	}
-	ob, err := r.g.obtain(ctx, d, cache.Key(d.method, args), args)
+	if !r.g.cfg.Now().Before(r.soft) {
+		// The time passed while this lookup waited for its slot.
+		<-r.slots
+		return timeUp()
+	}
+	ob, err := r.g.obtain(lctx, d, cache.Key(d.method, args), args)
 	<-r.slots
+	if err != nil && lctx.Err() != nil && ctx.Err() == nil {
+		// The fetch goes on for the cache; this call has no time left.
+		return timeUp()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -212,9 +247,13 @@ func (g *Gateway) fitAnalysis(ctx context.Context, a *analysisEntry, args map[st
 func (r *lookups) Upstream() map[string]any {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	u := map[string]any{"lookups": r.lookups, "fetched": r.fetched, "cached": r.lookups - r.fetched - r.stale, "ceiling": r.def.Ceiling}
+	u := map[string]any{"lookups": r.lookups, "fetched": r.fetched, "cached": r.lookups - r.fetched - r.stale, "ceiling": r.def.Ceiling,
+		"time_limit_seconds": int(r.g.cfg.AnalysisTimeout.Seconds())}
 	if r.stale > 0 {
 		u["stale"] = r.stale
+	}
+	if r.timedOut {
+		u["time_limit_reached"] = true
 	}
 	return u
 }
@@ -293,7 +332,11 @@ func (g *Gateway) analyze(ctx context.Context, a *analysisEntry, req mcp.CallToo
 		g.finish(ctx, a.tool, logParams(req), start, outcome{err: te})
 		return te.result()
 	}
-	r := &lookups{g: g, def: a, slots: make(chan struct{}, analysisParallel)}
+	// Lookups stop at nine tenths of the limit, leaving the rest for the
+	// computation and the fit.
+	lookupTime := g.cfg.AnalysisTimeout * 9 / 10
+	r := &lookups{g: g, def: a, slots: make(chan struct{}, analysisParallel),
+		soft: g.cfg.Now().Add(lookupTime), hard: time.Now().Add(lookupTime)}
 	v, err := analysis.Run(ctx, a.Def, r, g.log, sent, args)
 	var o outcome
 	if err != nil {
@@ -345,6 +388,14 @@ func (g *Gateway) analysisError(a *analysisEntry, sent map[string]any, err error
 			Code:    CodeUnexpectedResponse,
 			Problem: "the pedigree NSIP gave behind these animals is too large to compute inbreeding from (" + err.Error() + ")",
 			Next:    "check pairs one at a time with nsip_check_mating, which answers without the COI when it cannot compute it",
+		}
+	}
+	if errors.Is(err, analysis.ErrTimeLimit) {
+		return &toolError{
+			Code: CodeTimeout,
+			Problem: fmt.Sprintf("the analysis reached the time limit of one call (%s) before it had what it needs to answer",
+				g.cfg.AnalysisTimeout),
+			Next: "call again: the NSIP answers read so far are cached, so the next call gets further; or narrow the request (fewer animals, tighter filters)",
 		}
 	}
 	if errors.Is(err, analysis.ErrCeiling) {

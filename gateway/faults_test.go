@@ -20,7 +20,7 @@ const (
 	faultCallTimeout     = 600 * time.Millisecond
 	faultAttemptTimeout  = 250 * time.Millisecond
 	faultCooldown        = 300 * time.Millisecond
-	faultBreakerFailures = 3
+	faultBreakerFailures = 4 // above one call's three attempts: one faulted call alone leaves the breaker closed
 	faultMaxBody         = 1 << 20
 )
 
@@ -151,6 +151,7 @@ func runFaultRow(t *testing.T, row faultRow) {
 	// calls follow. The first one asks for the expired answer, which is
 	// served stale and says why.
 	callTool(t, other, "nsip_get_trait_ranges", map[string]any{"breed_id": breeds[2]}).mustOK(t)
+	detailsBefore := e.gw.Health().UpstreamRequests
 	st := faultCall(t, e, "nsip_get_animal", map[string]any{"search_string": primed}).mustOK(t)
 	if st.meta["cache"] != cacheStale || st.meta["stale_reason"] != row.code || st.metaInt(t, "stale_age_seconds") != 7200 {
 		t.Errorf("expired answer during the fault: _meta = %v, want cache stale, stale_reason %s, age 7200", st.meta, row.code)
@@ -158,11 +159,27 @@ func runFaultRow(t *testing.T, row faultRow) {
 	if st.text != fresh.text {
 		t.Error("the stale answer differs from the one fetched while healthy")
 	}
-	for i := 2; i < 1+faultBreakerFailures; i++ {
-		checkFaultError(t, row, faultCall(t, e, "nsip_get_animal", map[string]any{"search_string": ids[i]}))
+	// Each request counts, retries included: a fault that is retried opens
+	// the breaker within one call, one that is not within three.
+	for i := 2; e.gw.Health().Breaker.State != "open" && i < 1+faultBreakerFailures; i++ {
+		r := faultCall(t, e, "nsip_get_animal", map[string]any{"search_string": ids[i]})
+		if e.gw.Health().Breaker.State == "open" {
+			// Opened by one of this call's requests: the call answers
+			// with the last request's failure, whichever attempt it was.
+			if b := r.errorBody(t); b.Code != row.code {
+				t.Errorf("call that opened the breaker: code %s, want %s", b.Code, row.code)
+			}
+			break
+		}
+		checkFaultError(t, row, r)
 	}
 	if h := e.gw.Health().Breaker; h.State != "open" || h.RetryInSeconds < 1 {
 		t.Fatalf("breaker after %d failures in a row: %+v, want open with retry_in_seconds", faultBreakerFailures, h)
+	}
+	// Counted by the gateway: Go's transport resends a GET once by itself
+	// when a reused connection turns out dead, which NSIP sees too.
+	if n := e.gw.Health().UpstreamRequests - detailsBefore; n != faultBreakerFailures {
+		t.Errorf("%d failed requests went to NSIP before the breaker opened, want %d", n, faultBreakerFailures)
 	}
 
 	// 3. Open: nothing reaches NSIP, every endpoint fails fast with when to

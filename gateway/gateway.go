@@ -56,11 +56,14 @@ type Config struct {
 	BreakerFailures       uint32        // consecutive failures that open the breaker
 	BreakerCooldown       time.Duration // how long it stays open before a trial request
 	CallTimeout           time.Duration // budget for one upstream fetch, waiting for capacity included
-	ProgressInterval      time.Duration // progress notifications while a call runs; 0 uses the default
-	ReadyMaxAge           time.Duration // Ready trusts an upstream success this recent without asking again
-	MaxUpstreamPause      time.Duration // longest wait a 429's Retry-After may impose on its endpoint
-	Logger                *slog.Logger
-	Now                   func() time.Time // the cache's clock
+	// AnalysisTimeout bounds one analysis call, all its lookups together;
+	// zero means CallTimeout, so that every call answers within it.
+	AnalysisTimeout  time.Duration
+	ProgressInterval time.Duration // progress notifications while a call runs; 0 uses the default
+	ReadyMaxAge      time.Duration // Ready trusts an upstream success this recent without asking again
+	MaxUpstreamPause time.Duration // longest wait a 429's Retry-After may impose on its endpoint
+	Logger           *slog.Logger
+	Now              func() time.Time // the cache's clock
 
 	// Shared, when set, is the Redis that replicas share a cache tier, the
 	// rate limit, miss collapsing and breaker news through (see shared.go).
@@ -118,7 +121,7 @@ type Gateway struct {
 	log     *slog.Logger
 	cache   *cache.Cache
 	flight  singleflight.Group
-	breaker *gobreaker.CircuitBreaker
+	breaker *gobreaker.TwoStepCircuitBreaker // one admission per HTTP request, retries included (retrygate.go)
 	limiter *rate.Limiter
 	fair    *upstream.Fair   // turns at the upstream, one per connection, shared between sessions
 	waiting upstream.Waiters // callers per cache key, so a fetch nobody awaits leaves the queue
@@ -130,6 +133,7 @@ type Gateway struct {
 	openedAt   atomic.Int64    // unix nanos when the breaker last opened
 	pauses     upstream.Pauses // per endpoint, until when NSIP asked us to wait (429)
 	inFlight   atomic.Int64    // upstream requests under way
+	tokens     atomic.Int64    // rate-limit tokens taken, one per HTTP request to NSIP
 	fitWaiters atomic.Int64    // profile calls waiting on a shared fit
 	// unix nanos of the last connection failure blamed on NSIP_BASE_URL; while
 	// it is later than the last success, an open breaker says so too.
@@ -168,13 +172,12 @@ func New(up Upstream, sum *summarize.Summarizer, cfg Config) (*Gateway, error) {
 		fitSlots: semaphore.NewWeighted(int64(runtime.GOMAXPROCS(0))),
 		fitFunc:  sum.Fit,
 	}
-	g.breaker = gobreaker.NewCircuitBreaker(gobreaker.Settings{
+	g.breaker = gobreaker.NewTwoStepCircuitBreaker(gobreaker.Settings{
 		Name:    "nsip",
 		Timeout: cfg.BreakerCooldown,
 		ReadyToTrip: func(c gobreaker.Counts) bool {
 			return c.ConsecutiveFailures >= cfg.BreakerFailures
 		},
-		IsSuccessful: func(err error) bool { return !g.breakerCounts(err) },
 		OnStateChange: func(_ string, from, to gobreaker.State) {
 			if to == gobreaker.StateOpen {
 				// gobreaker times its cooldown on the wall clock, so this does too.
@@ -204,7 +207,7 @@ func withDefaults(cfg Config) (Config, error) {
 	if cfg.Budget < 0 || cfg.MaxBudget < 0 || cfg.CacheTTL < 0 || cfg.StaleTTL < 0 || cfg.CacheMaxEntries < 0 || cfg.CacheMaxBytes < 0 ||
 		cfg.RateLimit < 0 || cfg.RateBurst < 0 || cfg.MaxConcurrentUpstream < 0 || cfg.BreakerCooldown < 0 ||
 		cfg.CallTimeout < 0 || cfg.ProgressInterval < 0 || cfg.ReadyMaxAge < 0 || cfg.Replicas < 0 || cfg.CollapseWait < 0 ||
-		cfg.MaxUpstreamPause < 0 || cfg.TasksPerClient < 0 || cfg.TasksMax < 0 || cfg.TaskTTL < 0 {
+		cfg.MaxUpstreamPause < 0 || cfg.TasksPerClient < 0 || cfg.TasksMax < 0 || cfg.TaskTTL < 0 || cfg.AnalysisTimeout < 0 {
 		return cfg, errors.New("gateway: configuration values must not be negative")
 	}
 	setDefault(&cfg.Budget, d.Budget)
@@ -222,6 +225,7 @@ func withDefaults(cfg Config) (Config, error) {
 	setDefault(&cfg.BreakerFailures, d.BreakerFailures)
 	setDefault(&cfg.BreakerCooldown, d.BreakerCooldown)
 	setDefault(&cfg.CallTimeout, d.CallTimeout)
+	setDefault(&cfg.AnalysisTimeout, cfg.CallTimeout)
 	setDefault(&cfg.ProgressInterval, d.ProgressInterval)
 	setDefault(&cfg.ReadyMaxAge, d.ReadyMaxAge)
 	setDefault(&cfg.Replicas, d.Replicas)

@@ -6,7 +6,7 @@ import "github.com/nsip-tools/nsip-mcp/gateway/metrics"
 // and breaker keep anyway, read when asked rather than copied on each change.
 func (g *Gateway) metricsState() metrics.State {
 	c := g.cache.Stats()
-	return metrics.State{
+	st := metrics.State{
 		Breaker:          g.breaker.State().String(),
 		CacheEntries:     c.Entries,
 		CacheStale:       c.StaleEntries,
@@ -18,4 +18,9 @@ func (g *Gateway) metricsState() metrics.State {
 		UpstreamQueued:   g.fair.Queued(),
 		AbandonedFetches: g.stats.abandoned.Load(),
 	}
+	if r := g.shared.redis; r != nil {
+		rs := r.Status()
+		st.Redis, st.RedisRoundTrips = rs.State, rs.RoundTrips
+	}
+	return st
 }

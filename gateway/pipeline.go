@@ -419,16 +419,17 @@ func (g *Gateway) fetch(caller, queue context.Context, session, key string, d *t
 	}
 	ctx, cancel := context.WithTimeout(metrics.WithEndpoint(detachCall(caller), d.method), g.cfg.CallTimeout)
 	defer cancel()
-	if a, ok := g.fromShared(ctx, key, true); ok {
-		return a, nil
-	}
-	unlock, got := g.collapse(ctx, key)
+	// Another replica's answer, its breaker's news and the right to fetch
+	// for all of them, in one round trip to Redis (shared.go).
+	lease, got, err := g.claimFetch(ctx, key)
 	if got != nil {
 		return got, nil
 	}
-	defer unlock()
-
-	if g.breaker.State() == gobreaker.StateOpen || g.sharedBreakerOpen(ctx) {
+	defer g.unlock(key, lease)
+	if err != nil {
+		return nil, err
+	}
+	if g.breaker.State() == gobreaker.StateOpen {
 		return nil, errBreakerOpen // fail fast, without spending rate-limit tokens
 	}
 	if err := g.paused(d); err != nil {
@@ -443,30 +444,43 @@ func (g *Gateway) fetch(caller, queue context.Context, session, key string, d *t
 		turnDone()
 		return nil, err
 	}
-	v, err := g.breaker.Execute(func() (any, error) {
-		g.stats.upstream.Add(1)
-		sent := time.Now()
-		value, raw, err := request(ctx, g.up)
-		if ne := upstream.Unrecognized(err); ne != nil {
-			// NSIP answered; the client could not read it. Pass it on.
-			return &answer{id: g.answerIDs.Add(1), raw: ne.Body, drift: ne}, nil
+	admitted, err := g.breaker.Allow()
+	if err != nil {
+		release()
+		turnDone()
+		return nil, errBreakerOpen
+	}
+	// Every retry the client makes takes a token and a breaker admission
+	// of its own, as this first request did (retrygate.go).
+	attempts := &attemptBounds{g: g, method: d.method, done: admitted, sent: time.Now()}
+	defer func() {
+		if attempts.done != nil {
+			// Only a panic leaves a request unjudged: a failure, as
+			// gobreaker's Execute counted one, so that a half-open breaker
+			// is not left waiting for a verdict.
+			attempts.done(false)
 		}
-		if err != nil {
-			return nil, g.blame(ctx, sent, err)
-		}
-		return &answer{id: g.answerIDs.Add(1), value: value, raw: raw}, nil
-	})
+	}()
+	g.stats.upstream.Add(1)
+	value, raw, err := request(nsip.WithRetryGate(ctx, attempts.retry), g.up)
+	var a *answer
+	switch ne := upstream.Unrecognized(err); {
+	case ne != nil:
+		// NSIP answered; the client could not read it. Pass it on.
+		a, err = &answer{id: g.answerIDs.Add(1), raw: ne.Body, drift: ne}, nil
+	case err != nil && !attempts.retried:
+		err = g.blame(ctx, attempts.sent, err)
+	default:
+		a = &answer{id: g.answerIDs.Add(1), value: value, raw: raw}
+	}
+	attempts.settle(err)
 	release()
 	turnDone()
 	if err != nil {
-		if errors.Is(err, gobreaker.ErrOpenState) || errors.Is(err, gobreaker.ErrTooManyRequests) {
-			return nil, errBreakerOpen
-		}
 		g.noteThrottle(d, err)
 		return nil, err
 	}
 	g.stats.lastSuccess.Store(time.Now().UnixNano())
-	a := v.(*answer)
 	if a.drift != nil {
 		g.noteDrift(a.drift)
 	} else if err := wrongAnimal(d, args, a.value); err != nil {
@@ -480,7 +494,7 @@ func (g *Gateway) fetch(caller, queue context.Context, session, key string, d *t
 	}
 	g.noteIgnored(d, a.res.Paging)
 	g.cache.Set(key, a, a.size(key), a.res.OriginalTokens)
-	g.toShared(ctx, key, a)
+	lease.done = g.toShared(ctx, key, lease.token, a)
 	return a, nil
 }
 
@@ -521,16 +535,28 @@ func (g *Gateway) fitRequest(ctx context.Context, req summarize.Request) (summar
 // connection (fair.go). When the wait would outlast ctx's deadline it
 // refuses at once with how long to wait instead.
 func (g *Gateway) acquire(ctx context.Context, method string) (release func(), err error) {
+	if err := g.takeToken(ctx, method); err != nil {
+		return nil, err
+	}
+	// The connection itself is the turn the caller holds (fair.go).
+	g.inFlight.Add(1)
+	return func() { g.inFlight.Add(-1) }, nil
+}
+
+// takeToken waits for one rate-limit token, the shared one and the local
+// one, for a request to method; a wait that would outlast ctx's deadline
+// is refused at once with how long to wait instead.
+func (g *Gateway) takeToken(ctx context.Context, method string) error {
 	start := time.Now()
 	if err := g.sharedTurn(ctx, method); err != nil {
-		return nil, err
+		return err
 	}
 	now := time.Now()
 	r := g.limiter.ReserveN(now, 1)
 	if wait := r.DelayFrom(now); wait > 0 {
 		if deadline, ok := ctx.Deadline(); ok && now.Add(wait).After(deadline) {
 			r.CancelAt(now)
-			return nil, &rateLimitError{retryAfter: wait, reason: fmt.Sprintf("limit of %g requests per second", g.cfg.RateLimit)}
+			return &rateLimitError{retryAfter: wait, reason: fmt.Sprintf("limit of %g requests per second", g.cfg.RateLimit)}
 		}
 		t := time.NewTimer(wait)
 		defer t.Stop()
@@ -538,13 +564,12 @@ func (g *Gateway) acquire(ctx context.Context, method string) (release func(), e
 		case <-t.C:
 		case <-ctx.Done():
 			r.Cancel()
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
 	}
+	g.tokens.Add(1)
 	g.cfg.Metrics.RateLimitWait(method, time.Since(start))
-	// The connection itself is the turn the caller holds (fair.go).
-	g.inFlight.Add(1)
-	return func() { g.inFlight.Add(-1) }, nil
+	return nil
 }
 
 // withProgress runs work, and while it runs past each ProgressInterval sends

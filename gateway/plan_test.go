@@ -147,6 +147,7 @@ func TestPlanMatingsPacesItsLookups(t *testing.T) {
 	t.Cleanup(ts.Close)
 	e := newEnv(t, func(c *Config, o *[]nsip.Option) {
 		c.RateLimit, c.RateBurst, c.CallTimeout = 100, 1, 500*time.Millisecond
+		c.AnalysisTimeout = time.Minute // the whole plan takes longer than one fetch may
 		*o = append(*o, nsip.WithBaseURL(ts.URL+"/api"))
 	})
 	r := e.call("nsip_plan_matings", map[string]any{"ram_lpn_ids": rams, "ewe_lpn_ids": ewes, "weights": map[string]any{"WWT": 1, "BWT": -1, "YWT": 0.5}}).mustOK(t)

@@ -159,18 +159,77 @@ func (g *Gateway) sharedTurn(ctx context.Context, method string) error {
 	}
 }
 
-// fromShared returns the answer Redis holds for key, fresh, and keeps it in
-// the local tier too. A stale one goes to the local tier only if keepStale,
-// where it serves as a fallback should NSIP fail; otherwise it is not even
-// decoded. A foreign or damaged one is ignored, and the fetch that follows
-// overwrites it.
-func (g *Gateway) fromShared(ctx context.Context, key string, keepStale bool) (*answer, bool) {
+// claimScript is one round trip of a miss: the record (KEYS[1]) if there
+// is one and ARGV[3] is not "skip"; else whether another replica's breaker
+// is open (KEYS[3], its milliseconds left); else the collapse lock (KEYS[2])
+// taken for ARGV[1] for ARGV[2] milliseconds if it is free. It answers
+// {record or false, 1 if KEYS[1] held another type, breaker ms, 1 if the
+// lock was taken}.
+var claimScript = redis.NewScript(`
+local v = false
+local wrong = 0
+if ARGV[3] ~= 'skip' then
+  v = redis.pcall('GET', KEYS[1])
+  if type(v) == 'table' and v.err then v = false; wrong = 1 end
+  if v then return {v, wrong, 0, 0} end
+end
+local b = redis.call('PTTL', KEYS[3])
+if b > 0 then return {false, wrong, b, 0} end
+if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return {false, wrong, 0, 1} end
+return {false, wrong, 0, 0}
+`)
+
+// claimed is what claimScript found.
+type claimed struct {
+	record      []byte // nil when there was none, or it was skipped
+	breakerLeft time.Duration
+	locked      bool
+}
+
+// claim runs claimScript for key; ok is false when Redis did not answer.
+func (g *Gateway) claim(ctx context.Context, key, token string, skipRecord bool) (c claimed, ok bool) {
 	r := g.shared.redis
-	if r == nil {
-		return nil, false
+	skip := ""
+	if skipRecord {
+		skip = "skip"
 	}
+	rkey := g.recordKey(key)
+	var res []any
+	err := r.Write(ctx, func(ctx context.Context, rc *redis.Client) error {
+		var err error
+		res, err = claimScript.Run(ctx, rc, []string{r.RecordKey(rkey), r.Key("lock:" + rkey), r.Key("breaker")},
+			token, g.cfg.CallTimeout.Milliseconds(), skip).Slice()
+		if err == nil && len(res) != 4 {
+			err = fmt.Errorf("claim script answered %v", res)
+		}
+		return err
+	})
+	if err != nil {
+		return claimed{}, false
+	}
+	if s, isStr := res[0].(string); isStr {
+		c.record = []byte(s)
+	}
+	if n, _ := res[1].(int64); n == 1 {
+		r.Ignored() // something else lives there; the store replaces it
+	}
+	if n, _ := res[2].(int64); n > 0 {
+		c.breakerLeft = time.Duration(n) * time.Millisecond
+	}
+	n, _ := res[3].(int64)
+	c.locked = n == 1
+	return c, true
+}
+
+// takeIn decodes a record read for key and keeps it in the local tier. It
+// returns the answer if the record is fresh; a stale one goes to the local
+// tier only if keepStale, where it serves as a fallback should NSIP fail,
+// and otherwise is not even decoded. A foreign or damaged one is ignored,
+// and the fetch that follows overwrites it.
+func (g *Gateway) takeIn(key string, record []byte, keepStale bool) (*answer, bool) {
+	r := g.shared.redis
 	now := g.cfg.Now()
-	b, stored, ok := r.Load(ctx, g.recordKey(key), now)
+	b, stored, ok := r.Open(g.recordKey(key), record, now)
 	if !ok {
 		return nil, false
 	}
@@ -194,19 +253,38 @@ func (g *Gateway) fromShared(ctx context.Context, key string, keepStale bool) (*
 	return a, true
 }
 
+// storeScript stores a fetched answer (KEYS[1], ARGV[1] for ARGV[2]
+// milliseconds) and releases the collapse lock (KEYS[2]) if this fetch,
+// ARGV[3], still holds it: the end of a miss in one round trip.
+var storeScript = redis.NewScript(`
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+if ARGV[3] ~= '' and redis.call('GET', KEYS[2]) == ARGV[3] then redis.call('DEL', KEYS[2]) end
+return 1
+`)
+
 // toShared stores a fetched answer in Redis for the other replicas, for as
-// long as the local tier would keep it, stale window included.
-func (g *Gateway) toShared(ctx context.Context, key string, a *answer) {
+// long as the local tier would keep it, stale window included, and
+// releases the collapse lock held with token, if any, in the same round
+// trip. It reports whether Redis took it; if not, the caller's unlock
+// still runs.
+func (g *Gateway) toShared(ctx context.Context, key, token string, a *answer) bool {
 	r := g.shared.redis
 	if r == nil {
-		return
+		return false
 	}
 	b, err := encodeAnswer(a)
 	if err != nil {
 		g.log.Warn("answer not shared: it does not encode", "key", key, "error", err.Error())
-		return
+		return false
 	}
-	r.Store(ctx, g.recordKey(key), b, g.cfg.Now(), g.cfg.CacheTTL+g.cfg.StaleTTL)
+	rkey := g.recordKey(key)
+	ttl := g.cfg.CacheTTL + g.cfg.StaleTTL
+	record := r.Seal(rkey, b, g.cfg.Now())
+	err = r.Write(ctx, func(ctx context.Context, rc *redis.Client) error {
+		return storeScript.Run(ctx, rc, []string{r.RecordKey(rkey), r.Key("lock:" + rkey)},
+			record, ttl.Milliseconds(), token).Err()
+	})
+	return err == nil
 }
 
 // recordKey is where this replica's fit of the answer cached under key
@@ -219,43 +297,49 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 `)
 
-// collapse makes one replica fetch key while the others wait for its
-// answer to appear in Redis. It returns (release, nil) to the fetcher, who
-// must call release once the answer is stored or the fetch has failed; or
-// (nil, answer) to a waiter whose answer arrived. A waiter whose fetcher
-// failed, or that waited CollapseWait, fetches for itself, as does
-// everyone while Redis does not answer.
-func (g *Gateway) collapse(ctx context.Context, key string) (release func(), a *answer) {
+// lease is a fetch's hold on the right to fetch its key for every replica.
+type lease struct {
+	token string // "" when not held (no Redis, or Redis did not answer)
+	done  bool   // released, by the store or by unlock
+}
+
+// claimFetch is the shared part of a miss, in one round trip while Redis
+// answers quickly: another replica's fresh answer for key, if Redis has
+// one (got); otherwise the news that another replica's breaker is open
+// (errBreakerOpen); otherwise the right to fetch (the lease, which the
+// fetcher releases with toShared or unlock). A replica that finds the
+// right taken waits for the holder's answer to appear, or for the right
+// to come free, at most CollapseWait, and then fetches for itself, as
+// does everyone while Redis does not answer. A stale record is taken into
+// the local tier on the way, as a fallback should NSIP fail.
+func (g *Gateway) claimFetch(ctx context.Context, key string) (l *lease, got *answer, err error) {
+	l = &lease{}
 	r := g.shared.redis
-	noop := func() {}
 	if r == nil {
-		return noop, nil
+		return l, nil, nil
 	}
-	lock := r.Key("lock:" + g.recordKey(key))
 	token := rand.Text()
-	take := func() (bool, error) {
-		var got bool
-		err := r.Do(ctx, func(ctx context.Context, c *redis.Client) error {
-			var err error
-			got, err = c.SetNX(ctx, lock, token, g.cfg.CallTimeout).Result()
-			return err
-		})
-		return got, err
+	c, ok := g.claim(ctx, key, token, false)
+	if !ok {
+		return l, nil, nil
 	}
-	unlock := func() {
-		// On its own deadline: the fetch's may be spent.
-		ctx, cancel := context.WithTimeout(context.Background(), g.cfg.CallTimeout)
-		defer cancel()
-		_ = r.Do(ctx, func(ctx context.Context, c *redis.Client) error {
-			return unlockScript.Run(ctx, c, []string{lock}, token).Err()
-		})
+	stale := c.record != nil
+	if stale {
+		if a, fresh := g.takeIn(key, c.record, true); fresh {
+			return l, a, nil
+		}
+		// Not fresh, or not ours: ask again, for the lock this time.
+		if c, ok = g.claim(ctx, key, token, true); !ok {
+			return l, nil, nil
+		}
 	}
-	got, err := take()
-	if err != nil {
-		return noop, nil
+	if c.breakerLeft > 0 {
+		g.shared.openUntil.Store(time.Now().Add(c.breakerLeft).UnixNano())
+		return l, nil, errBreakerOpen
 	}
-	if got {
-		return unlock, nil
+	if c.locked {
+		l.token = token
+		return l, nil, nil
 	}
 	wait := time.NewTimer(g.cfg.CollapseWait)
 	defer wait.Stop()
@@ -266,30 +350,53 @@ func (g *Gateway) collapse(ctx context.Context, key string) (release func(), a *
 		case <-tick.C:
 		case <-wait.C:
 			tick.Stop()
-			return noop, nil
+			return l, nil, nil
 		case <-ctx.Done():
 			tick.Stop()
-			return noop, nil
+			return l, nil, nil
 		}
 		// Only one call per replica polls (the others wait on it through
 		// singleflight), so polling often costs little and keeps a waiter
 		// within a few milliseconds of the fetcher.
 		poll = min(poll+poll/4, 25*time.Millisecond)
-		// A stale record was taken in before the wait began.
-		if a, ok := g.fromShared(ctx, key, false); ok {
-			g.shared.collapsed.Add(1)
-			return nil, a
-		}
-		// No answer yet: is anyone still fetching? If not, the fetcher
-		// failed or gave up, and this replica tries, holding the lock itself.
-		got, err := take()
+		c, ok := g.claim(ctx, key, token, false)
 		switch {
-		case err != nil:
-			return noop, nil
-		case got:
-			return unlock, nil
+		case !ok:
+			return l, nil, nil
+		case c.record != nil:
+			// A stale record was taken in before the wait began.
+			if a, fresh := g.takeIn(key, c.record, !stale); fresh {
+				g.shared.collapsed.Add(1)
+				return l, a, nil
+			}
+			stale = true
+			// Still no fresh answer: is anyone still fetching? If not,
+			// the fetcher failed or gave up, and this replica tries,
+			// holding the lock itself.
+			if c, ok = g.claim(ctx, key, token, true); !ok {
+				return l, nil, nil
+			}
+		}
+		if c.locked {
+			l.token = token
+			return l, nil, nil
 		}
 	}
+}
+
+// unlock releases l's hold on its key unless the store did. It runs on its
+// own deadline, as the fetch's may be spent.
+func (g *Gateway) unlock(key string, l *lease) {
+	r := g.shared.redis
+	if l == nil || l.token == "" || l.done || r == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), g.cfg.CallTimeout)
+	defer cancel()
+	lock := r.Key("lock:" + g.recordKey(key))
+	_ = r.Do(ctx, func(ctx context.Context, c *redis.Client) error {
+		return unlockScript.Run(ctx, c, []string{lock}, l.token).Err()
+	})
 }
 
 // shareThrottle asks every replica to leave method alone for wait, as NSIP
@@ -305,26 +412,6 @@ func (g *Gateway) shareThrottle(method string, wait, asked time.Duration) {
 	_ = r.Do(ctx, func(ctx context.Context, c *redis.Client) error {
 		return c.Set(ctx, r.Key("pause:"+method), asked.Microseconds(), wait).Err()
 	})
-}
-
-// sharedBreakerOpen reports whether another replica found NSIP down and
-// opened its breaker recently enough that this one should not ask either.
-func (g *Gateway) sharedBreakerOpen(ctx context.Context) bool {
-	r := g.shared.redis
-	if r == nil {
-		return false
-	}
-	var ttl time.Duration
-	err := r.Do(ctx, func(ctx context.Context, c *redis.Client) error {
-		var err error
-		ttl, err = c.PTTL(ctx, r.Key("breaker")).Result()
-		return err
-	})
-	if err != nil || ttl <= 0 {
-		return false
-	}
-	g.shared.openUntil.Store(time.Now().Add(ttl).UnixNano())
-	return true
 }
 
 // shareBreaker tells the other replicas that this one's breaker opened (for
@@ -370,13 +457,21 @@ func (g *Gateway) sharedReadiness(ctx context.Context) error {
 	if r == nil {
 		return nil
 	}
-	if !r.Status().Up {
-		_ = r.Ping(ctx)
+	// A write, not a PING: a Redis that refuses every write still
+	// answers PING, and the shared tier is of no use without writes.
+	_ = r.Ping(ctx)
+	st := r.Status()
+	if st.Up {
+		return nil
 	}
-	if st := r.Status(); !st.Up {
-		return &DegradedError{Reason: fmt.Sprintf("redis unavailable (%s): cache, rate limit and breaker are local to this replica", st.Reason)}
+	what := "redis unavailable"
+	switch st.State {
+	case cache.RedisSlow:
+		what = "redis slow"
+	case cache.RedisRefusingWrites:
+		what = "redis refuses writes"
 	}
-	return nil
+	return &DegradedError{Reason: fmt.Sprintf("%s (%s): cache, rate limit and breaker are local to this replica", what, st.Reason)}
 }
 
 // SharedHealth is the shared mode's state in Health.

@@ -60,7 +60,6 @@ var sharedSecret = []byte("replicas-shared-secret-0123456789abcdef")
 func newReplicas(t testing.TB, n int, url string, configure func(*Config)) ([]*replica, *nsiptest.Server) {
 	t.Helper()
 	up := nsiptest.NewServer(t, nsiptest.Options{Seed: 7, Animals: 1500})
-	sum, _ := summarizer(t)
 	rs := make([]*replica, n)
 	for i := range rs {
 		logs := &syncBuffer{}
@@ -68,31 +67,47 @@ func newReplicas(t testing.TB, n int, url string, configure func(*Config)) ([]*r
 		// A second per command, not the production 250 ms: under -race on
 		// a loaded two-core machine one command can take longer, and the
 		// replica would then rightly carry on alone, which is not what the
-		// sharing tests look at. The stall test holds Redis for 3 s.
-		rd, err := cache.NewRedis(cache.RedisConfig{URL: url, Secret: sharedSecret, Logger: log, RetryEvery: 20 * time.Millisecond, OpTimeout: time.Second})
+		// sharing tests look at. The stall test holds Redis for 3 s. For
+		// the same reason no round trip short of the limit counts as slow
+		// (TestSharedSlowRedisIsDegraded sets its own slow mark).
+		rd, err := cache.NewRedis(cache.RedisConfig{URL: url, Secret: sharedSecret, Logger: log, RetryEvery: 20 * time.Millisecond,
+			OpTimeout: time.Second, SlowAfter: time.Second})
 		if err != nil {
 			t.Fatalf("NewRedis: %v", err)
 		}
 		t.Cleanup(func() { _ = rd.Close() })
-		nc, err := nsip.NewClient(nsip.WithBaseURL(up.URL()),
-			nsip.WithRetryPolicy(nsip.RetryPolicy{MaxAttempts: 1, MaxRetryAfter: time.Second}))
-		if err != nil {
-			t.Fatalf("nsip.NewClient: %v", err)
-		}
-		cfg := DefaultConfig()
-		cfg.Logger = log
-		cfg.RateLimit, cfg.RateBurst = 1000, 1000
-		cfg.Shared, cfg.Replicas = rd, n
-		if configure != nil {
-			configure(&cfg)
-		}
-		gw, err := New(nc, sum, cfg)
-		if err != nil {
-			t.Fatalf("New: %v", err)
-		}
-		rs[i] = &replica{gw: gw, client: connect(t, gw.NewMCPServer("nsip-mcp-test", "0.0.0")), redis: rd, logs: logs}
+		rs[i] = newReplicaOver(t, up, rd, logs, func(c *Config) {
+			c.Replicas = n
+			if configure != nil {
+				configure(c)
+			}
+		})
 	}
 	return rs, up
+}
+
+// newReplicaOver is one replica over the stand-in up and the Redis rd,
+// logging to logs.
+func newReplicaOver(t testing.TB, up *nsiptest.Server, rd *cache.Redis, logs *syncBuffer, configure func(*Config)) *replica {
+	t.Helper()
+	sum, _ := summarizer(t)
+	nc, err := nsip.NewClient(nsip.WithBaseURL(up.URL()),
+		nsip.WithRetryPolicy(nsip.RetryPolicy{MaxAttempts: 1, MaxRetryAfter: time.Second}))
+	if err != nil {
+		t.Fatalf("nsip.NewClient: %v", err)
+	}
+	cfg := DefaultConfig()
+	cfg.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	cfg.RateLimit, cfg.RateBurst = 1000, 1000
+	cfg.Shared = rd
+	if configure != nil {
+		configure(&cfg)
+	}
+	gw, err := New(nc, sum, cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return &replica{gw: gw, client: connect(t, gw.NewMCPServer("nsip-mcp-test", "0.0.0")), redis: rd, logs: logs}
 }
 
 func cacheSource(t testing.TB, r reply) string {

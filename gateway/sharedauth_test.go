@@ -147,7 +147,7 @@ func TestSharedFutureStoreTimeDoesNotPin(t *testing.T) {
 		}
 		clk.Advance(2 * time.Hour) // past the one-hour TTL
 		// A writes its record, stamped a year ahead, again.
-		a.gw.toShared(context.Background(), cache.Key(lineageDef.method, args), written)
+		a.gw.toShared(context.Background(), cache.Key(lineageDef.method, args), "", written)
 	}
 	if h := b.gw.Health().Shared; h == nil || h.Redis.FutureValues != 2 || h.Redis.IgnoredValues != 2 {
 		t.Errorf("B's /healthz shared section %+v, want future_values 2 and ignored_values 2", h)

@@ -219,7 +219,8 @@ var animalDef = &toolDef{
 		`Arguments: search_string (LPN ID or registration number); max_tokens.`,
 	params: withMaxTokens(param.Spec{
 		Name: "search_string", Kind: param.String, Required: true, Example: param.ExampleLPN, Complete: param.LPNs,
-		MinLen: 2, MaxLen: nsip.MaxSearchStringLength, Pattern: param.SearchPattern,
+		// Upper case, as LPN IDs (and registration numbers) are written.
+		MinLen: 2, MaxLen: nsip.MaxSearchStringLength, Pattern: param.SearchPattern, Upper: true,
 	}),
 	fetch: fetchWith(func(ctx context.Context, up Upstream, a detailsArgs) (*nsip.AnimalDetails, error) {
 		return up.AnimalDetails(ctx, a.SearchString)

@@ -2,7 +2,9 @@ package nsip
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -50,5 +52,35 @@ func TestRequestHookSeesEveryRetry(t *testing.T) {
 		if a.Endpoint != pathLineage || a.Attempt != i+1 || a.Status != wantStatus || kind != wantKind || a.Probe {
 			t.Errorf("attempt %d = %+v, want endpoint %s, attempt %d, status %d, kind %v", i, a, pathLineage, i+1, wantStatus, wantKind)
 		}
+	}
+}
+
+// A caller's retry gate is asked before each retry, never before the first
+// request, with the failure being retried; when it refuses, no further
+// request is sent and the call returns that failure.
+func TestRetryGateBoundsEveryRetry(t *testing.T) {
+	var sent atomic.Int32
+	c := fakeUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		sent.Add(1)
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}, quickRetries(5))
+	var asked []int
+	gate := func(ctx context.Context, attempt int, failed *Error) error {
+		asked = append(asked, attempt)
+		if failed == nil || failed.Status != http.StatusServiceUnavailable {
+			t.Errorf("gate for attempt %d got failure %v, want the 503 being retried", attempt, failed)
+		}
+		if attempt > 3 {
+			return errors.New("no token left")
+		}
+		return nil
+	}
+	_, err := c.Lineage(WithRetryGate(ctxT(t), gate), "6402382024NCS310")
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != KindUpstream || e.Attempts != 3 {
+		t.Fatalf("err = %v, want the third attempt's upstream failure", err)
+	}
+	if sent.Load() != 3 || !slices.Equal(asked, []int{2, 3, 4}) {
+		t.Errorf("requests sent = %d, gate asked for attempts %v; want 3 sent and the gate asked for 2, 3 and 4", sent.Load(), asked)
 	}
 }

@@ -92,6 +92,23 @@ func WithRequestHook(f func(context.Context, RequestInfo)) Option {
 	}
 }
 
+// RetryGate is asked before each retry of a call (attempt is 2 for the
+// first retry), after the backoff and with the failure being retried. A
+// caller that bounds what it sends (a rate limit, a circuit breaker) bounds
+// the call's first request itself; the gate lets it bound every retry the
+// same way, a rate-limit token and a breaker admission per HTTP request.
+// A non-nil error means the retry is not sent, and the call returns the
+// failure it would have retried.
+type RetryGate func(ctx context.Context, attempt int, failed *Error) error
+
+type retryGateKey struct{}
+
+// WithRetryGate returns a context under which every retry of a client call
+// first passes gate.
+func WithRetryGate(ctx context.Context, gate RetryGate) context.Context {
+	return context.WithValue(ctx, retryGateKey{}, gate)
+}
+
 // Option configures a Client.
 type Option func(*Client) error
 

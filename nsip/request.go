@@ -174,6 +174,13 @@ func (c *Client) do(ctx context.Context, cl call) (body []byte, status, attempts
 		if werr := sleep(ctx, wait); werr != nil {
 			return nil, status, attempts, contextError(cl.path, attempts, werr)
 		}
+		if gate, ok := ctx.Value(retryGateKey{}).(RetryGate); ok {
+			if gate(ctx, attempts+1, e) != nil {
+				// The caller's bounds leave no room for another request:
+				// the failure being retried is the answer.
+				return nil, status, attempts, e
+			}
+		}
 	}
 }
 

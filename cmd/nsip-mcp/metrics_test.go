@@ -90,7 +90,7 @@ func TestMetricsCountKnownCalls(t *testing.T) {
 		{"nsip_mcp_upstream_retries_total", map[string]string{"endpoint": "get_lineage"}, 1},
 		{"nsip_mcp_upstream_request_duration_seconds", map[string]string{"endpoint": "get_lineage"}, 2},
 		{"nsip_mcp_rate_limit_wait_seconds", map[string]string{"endpoint": "get_animal_details"}, 1},
-		{"nsip_mcp_rate_limit_wait_seconds", map[string]string{"endpoint": "get_lineage"}, 1},
+		{"nsip_mcp_rate_limit_wait_seconds", map[string]string{"endpoint": "get_lineage"}, 2}, // the retry took a token too
 		{"nsip_mcp_cache_hits_total", nil, 1},
 		{"nsip_mcp_cache_misses_total", nil, 2},
 		{"nsip_mcp_cache_entries", map[string]string{"tier": "fresh"}, 2},

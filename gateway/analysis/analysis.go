@@ -204,6 +204,11 @@ func (d *Def) Example(sent map[string]any) map[string]any {
 // ErrCeiling ends an analysis that would read more than its ceiling.
 var ErrCeiling = errors.New("upstream lookup ceiling reached")
 
+// ErrTimeLimit is a lookup refused because the call's time limit has
+// passed: a ceiling of time rather than of lookups, met as ErrCeiling is
+// (errors.Is(ErrTimeLimit, ErrCeiling)), where a partial answer is honest.
+var ErrTimeLimit = fmt.Errorf("%w: the call's time limit passed", ErrCeiling)
+
 // AboutError attributes an upstream failure to the argument it was about,
 // so that not-found names the field and value the caller sent.
 type AboutError struct {

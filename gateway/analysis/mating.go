@@ -207,6 +207,7 @@ func (b *pedigreeBuilder) note(s string) {
 // the analysis's ceiling. A lineage NSIP does not have ends that branch.
 func (b *pedigreeBuilder) extend(ctx context.Context, subjects []string, budget int) error {
 	todo := slices.Clone(subjects)
+	timeUp := false
 	for len(todo) > 0 {
 		if budget <= 0 {
 			b.note(fmt.Sprintf("stopped extending the pedigree at the ceiling of lookups with at least %d ancestors' lineages still to read, so the COI may be understated", len(todo)))
@@ -241,6 +242,9 @@ func (b *pedigreeBuilder) extend(ctx context.Context, subjects []string, budget 
 					continue // an ancestor without a lineage of its own
 				}
 				return About("lpn_id", todo[i], errs[i])
+			case errors.Is(errs[i], ErrTimeLimit):
+				b.note("stopped extending the pedigree at the call's time limit, so the COI may be understated; the lineages read are cached, so calling again reads further")
+				timeUp = true
 			case errors.Is(errs[i], ErrCeiling):
 				b.note("stopped extending the pedigree at the ceiling of lookups, so the COI may be understated")
 			case ctx.Err() != nil || slices.Contains(subjects, todo[i]):
@@ -250,6 +254,9 @@ func (b *pedigreeBuilder) extend(ctx context.Context, subjects []string, budget 
 				// that branch where it is; the answer says so.
 				b.note(fmt.Sprintf("the lineage of ancestor %s could not be read (%s), so the COI may be understated", todo[i], b.r.src.ErrorCode(errs[i])))
 			}
+		}
+		if timeUp {
+			return nil // every further lookup would be refused the same way
 		}
 		todo = b.next(subjects)
 	}

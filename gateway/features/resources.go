@@ -5,7 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"net/url"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -107,8 +111,61 @@ func (f *Features) resourceHandler(d *resourceDef) server.ResourceHandlerFunc {
 
 func (f *Features) templateHandler(d *resourceDef) server.ResourceTemplateHandlerFunc {
 	return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+		if err := checkQuery(d, req.Params.URI); err != nil {
+			return nil, err
+		}
 		return f.readResource(ctx, d, req.Params.URI, req.Params.Arguments)
 	}
+}
+
+// checkQuery refuses a query the template cannot take, naming the real
+// problem. mcp-go matches such a URI to the template but hands over no
+// variables at all, so the tool would say the path's lpn_id is missing.
+func checkQuery(d *resourceDef, uri string) error {
+	_, query, hasQuery := strings.Cut(uri, "?")
+	open := strings.Index(d.uri, "{?")
+	if !hasQuery || query == "" {
+		return nil
+	}
+	base := d.uri
+	var names []string
+	if open >= 0 {
+		base = d.uri[:open]
+		names = strings.Split(strings.TrimSuffix(d.uri[open+2:], "}"), ",")
+	}
+	takes := "no query"
+	if len(names) > 0 {
+		takes = "only " + strings.Join(names, ", ") + " in its query"
+	}
+	values, err := url.ParseQuery(query)
+	if err != nil {
+		return argumentError("", fmt.Sprintf("the query of %s is not valid: %v", uri, err), takes)
+	}
+	keys := slices.Sorted(maps.Keys(values))
+	for _, k := range keys {
+		if !slices.Contains(names, k) {
+			return argumentError(k, fmt.Sprintf("unknown query parameter %q: %s takes %s", k, base, takes), takes)
+		}
+	}
+	for _, k := range keys {
+		if len(values[k]) > 1 {
+			return argumentError(k, fmt.Sprintf("%s is given %d times in the query; give it once", k, len(values[k])), takes)
+		}
+	}
+	return nil
+}
+
+// argumentError is a resource read refused for its URI, in the shape of
+// a tool's invalid_argument error.
+func argumentError(field, problem, expected string) error {
+	type body struct {
+		Code     string `json:"code"`
+		Field    string `json:"field,omitempty"`
+		Problem  string `json:"problem"`
+		Expected string `json:"expected,omitempty"`
+	}
+	b, _ := json.Marshal(map[string]body{"error": {Code: "invalid_argument", Field: field, Problem: problem, Expected: expected}})
+	return &ResourceError{Body: string(b)}
 }
 
 // ResourceError is a failed resource read. Its message is the JSON error

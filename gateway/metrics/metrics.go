@@ -81,7 +81,7 @@ func New(reg *prometheus.Registry) *Metrics {
 		}, []string{"endpoint"}),
 		rateLimitWait: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: namespace, Name: "rate_limit_wait_seconds",
-			Help:    "Time a fetch waited for the upstream rate limit before its request, by endpoint; one observation per fetch let through.",
+			Help:    "Time a fetch waited for the upstream rate limit before a request, by endpoint; one observation per HTTP request let through, retries included.",
 			Buckets: waitBuckets,
 		}, []string{"endpoint"}),
 		tasksRunning: prometheus.NewGauge(prometheus.GaugeOpts{
@@ -128,8 +128,8 @@ func (m *Metrics) ToolCall(tool, outcome, cache string, took time.Duration) {
 	m.toolDuration.WithLabelValues(tool, cache).Observe(took.Seconds())
 }
 
-// RateLimitWait records how long a fetch to endpoint waited for the rate
-// limit before it was let through.
+// RateLimitWait records how long a request to endpoint, a retry included,
+// waited for the rate limit before it was let through.
 func (m *Metrics) RateLimitWait(endpoint string, waited time.Duration) {
 	if m == nil {
 		return
@@ -205,6 +205,10 @@ type State struct {
 	UpstreamFlight   int64 // requests to NSIP under way
 	UpstreamQueued   int   // fetches waiting for their turn
 	AbandonedFetches int64 // fetches dropped because every caller had gone
+	// Redis is the shared tier's state (up, slow, refusing_writes, down);
+	// "" when the server shares nothing, and then no series is reported.
+	Redis           string
+	RedisRoundTrips uint64 // commands and pipelines sent to Redis
 }
 
 // WatchState has each scrape read the gateway's state from read, so that
@@ -249,6 +253,10 @@ var (
 		"Fetches waiting for their connection's turn at NSIP.", nil, nil)
 	abandonedDesc = prometheus.NewDesc(namespace+"_upstream_abandoned_total",
 		"Queued fetches dropped because every caller waiting for them had gone.", nil, nil)
+	redisStateDesc = prometheus.NewDesc(namespace+"_redis_state",
+		"The shared Redis as this replica sees it: 1 for the state it is in (up, slow, refusing_writes, down), 0 for the others. Any but up means the replica goes on alone.", []string{"state"}, nil)
+	redisRoundTripsDesc = prometheus.NewDesc(namespace+"_redis_round_trips_total",
+		"Commands and pipelines sent to the shared Redis, each one round trip.", nil, nil)
 	sessionsDesc = prometheus.NewDesc(namespace+"_sessions",
 		"Open MCP sessions (stdio, SSE streams, streamable HTTP sessions, WebSocket connections), by transport.", []string{"transport"}, nil)
 )
@@ -257,6 +265,9 @@ var (
 // reported so that a query for one is never empty.
 var breakerStates = []string{"closed", "half-open", "open"}
 
+// redisStates are the values of redis_state's label (cache.RedisUp…).
+var redisStates = []string{"up", "slow", "refusing_writes", "down"}
+
 type stateCollector struct {
 	mu   sync.Mutex
 	read func() State
@@ -264,7 +275,7 @@ type stateCollector struct {
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{breakerDesc, cacheEntriesDesc, cacheBytesDesc, cacheHitsDesc, cacheMissesDesc,
-		cacheEvictionsDesc, inFlightDesc, queuedDesc, abandonedDesc} {
+		cacheEvictionsDesc, inFlightDesc, queuedDesc, abandonedDesc, redisStateDesc, redisRoundTripsDesc} {
 		ch <- d
 	}
 }
@@ -293,6 +304,17 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(inFlightDesc, prometheus.GaugeValue, float64(s.UpstreamFlight))
 	ch <- prometheus.MustNewConstMetric(queuedDesc, prometheus.GaugeValue, float64(s.UpstreamQueued))
 	ch <- prometheus.MustNewConstMetric(abandonedDesc, prometheus.CounterValue, float64(s.AbandonedFetches))
+	if s.Redis == "" {
+		return
+	}
+	for _, st := range redisStates {
+		v := 0.0
+		if st == s.Redis {
+			v = 1
+		}
+		ch <- prometheus.MustNewConstMetric(redisStateDesc, prometheus.GaugeValue, v, st)
+	}
+	ch <- prometheus.MustNewConstMetric(redisRoundTripsDesc, prometheus.CounterValue, float64(s.RedisRoundTrips))
 }
 
 type sessionCollector struct {

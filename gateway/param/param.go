@@ -89,10 +89,14 @@ var (
 // ExampleLPN is a real-looking LPN ID used in descriptions and error examples.
 const ExampleLPN = "6402382024NCS310"
 
+// LPNParam is an lpn_id argument. LPN IDs are upper case wherever NSIP
+// writes one, and the analyses have always taken theirs in any case: a
+// lowercase one is normalised, so that it is the same cache entry and the
+// same NSIP request as the uppercase.
 func LPNParam(desc string) Spec {
 	return Spec{
 		Name: "lpn_id", Kind: String, Required: true, Desc: desc, Example: ExampleLPN, Complete: LPNs,
-		MinLen: nsip.MinLPNIDLength, MaxLen: nsip.MaxLPNIDLength, Pattern: AlnumPattern,
+		MinLen: nsip.MinLPNIDLength, MaxLen: nsip.MaxLPNIDLength, Pattern: AlnumPattern, Upper: true,
 	}
 }
 

@@ -1,0 +1,57 @@
+package gateway
+
+import (
+	"context"
+	"time"
+
+	"github.com/sony/gobreaker"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+// attemptBounds holds one fetch's HTTP requests to the bounds its first
+// one passed: the client retries inside one call (nsip.RetryPolicy), and
+// each retry is a request to NSIP like any other, so it takes a rate-limit
+// token, the shared one included, and a breaker admission, and its failure
+// counts toward opening the breaker. Without this a failing NSIP saw three
+// requests per token and the breaker a third of the failures.
+type attemptBounds struct {
+	g      *Gateway
+	method string
+	done   func(success bool) // the breaker's verdict on the request under way; nil once given
+	sent   time.Time          // when the request under way was sent
+	// retried: the request under way repeats a failed one. Its being cut
+	// by the fetch's deadline is then not our queueing (blame) but the
+	// time NSIP's failures took, and it counts.
+	retried bool
+}
+
+// retry is the nsip.RetryGate: it reports the failed request to the
+// breaker, then admits the retry only if the breaker is closed and a token
+// is had within the fetch's deadline.
+func (b *attemptBounds) retry(ctx context.Context, _ int, failed *nsip.Error) error {
+	b.settle(b.g.blame(ctx, b.sent, failed))
+	if b.g.breaker.State() == gobreaker.StateOpen {
+		return errBreakerOpen // spend no token on a request the breaker refuses
+	}
+	if err := b.g.takeToken(ctx, b.method); err != nil {
+		return err
+	}
+	done, err := b.g.breaker.Allow()
+	if err != nil {
+		return errBreakerOpen
+	}
+	b.done, b.sent, b.retried = done, time.Now(), true
+	b.g.stats.upstream.Add(1)
+	return nil
+}
+
+// settle gives the breaker its verdict on the request under way: a
+// failure of NSIP (breakerCounts) or not.
+func (b *attemptBounds) settle(err error) {
+	if b.done == nil {
+		return
+	}
+	b.done(!b.g.breakerCounts(err))
+	b.done = nil
+}
