@@ -46,6 +46,7 @@ func TestPlanStopsAtTheCallTimeLimit(t *testing.T) {
 	}))
 	t.Cleanup(ts.Close)
 	e = newEnv(t, func(c *Config, o *[]nsip.Option) {
+		c.AnalysisTimeout = 30 * time.Second // the default, on the test clock
 		*o = append(*o, nsip.WithBaseURL(ts.URL+"/api"))
 	})
 	args := map[string]any{"ram_lpn_ids": rams, "ewe_lpn_ids": ewes, "weights": map[string]any{"WWT": 1}, "max_ewes_per_ram": 10}
