@@ -507,12 +507,17 @@ func planWithin(t *proofT, e *env, w *world, rams, ewes []string, maxCOI float64
 			Pairs  int    `json:"pairs"`
 			Effect string `json:"effect"`
 		} `json:"unresolved"`
-		Notes []string `json:"notes"`
+		Notes    []string `json:"notes"`
+		Computed struct {
+			Lineages int `json:"lineages_read"`
+			Records  int `json:"ancestor_records_read"`
+		} `json:"computed"`
 	}
 	if err := json.Unmarshal([]byte(r.text), &a); err != nil {
 		t.Fatalf("%v: %.300s", err, r.text)
 	}
-	t.Logf("max_coi %v: mated %d of %d; unassigned %v; unresolved %+v; notes %q", maxCOI, a.Mated, len(ewes), a.Unassigned, a.Unresolved, a.Notes)
+	t.Logf("max_coi %v: mated %d of %d; unassigned %v; unresolved %+v; %d lineages and %d ancestors' records read; notes %q",
+		maxCOI, a.Mated, len(ewes), a.Unassigned, a.Unresolved, a.Computed.Lineages, a.Computed.Records, a.Notes)
 	// A ewe said to be over max_coi with every ram is, in truth.
 	for _, ewe := range a.Unassigned["every ram's lamb would exceed max_coi"] {
 		for _, ram := range rams {
