@@ -96,8 +96,10 @@ func newPedigreeBuilder(r *call) *pedigreeBuilder {
 		read: map[string]bool{}, broken: map[string]string{}, lone: map[string]bool{}, own: map[string]bool{}, recordSought: map[string]bool{}}
 }
 
-// details records a subject's parents from its own record, which says
-// which parent is which where its lineage may not.
+// details records an animal's parents from its own record (a subject's,
+// or an ancestor's read because a lineage showed it with one parent),
+// which says which parent is which, and names both, where its lineage may
+// not.
 func (b *pedigreeBuilder) details(id string, d *nsip.AnimalDetails) {
 	if d.Gender != "" && b.sex[id] == "" {
 		b.sex[id] = d.Gender
