@@ -44,6 +44,9 @@ type fakeSource struct {
 	// oneChild makes a lineage node with one known parent list it as its
 	// only child, which decodes as the sire whichever parent it is.
 	oneChild bool
+	// loneDam makes a lineage node with both parents list the dam alone,
+	// as NSIP may: the animal's details still name both.
+	loneDam bool
 	// ranges overrides the trait ranges of a breed; otherwise they are the
 	// min and max over the breed's animals.
 	ranges map[int][]nsip.TraitRange
@@ -149,7 +152,7 @@ func (f *fakeSource) node(id string, gens int) *nsip.LineageNode {
 	if a := f.animals[id]; a != nil {
 		n.Sex, n.Status, n.DOB = a.Sex, a.Status, a.Born
 		n.Sire, n.Dam = f.node(a.Sire, gens-1), f.node(a.Dam, gens-1)
-		if f.oneChild && n.Sire == nil {
+		if f.oneChild && n.Sire == nil || f.loneDam && n.Dam != nil {
 			n.Sire, n.Dam = n.Dam, nil
 		}
 	}

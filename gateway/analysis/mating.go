@@ -64,24 +64,91 @@ type pedigreeBuilder struct {
 	// broken are the animals recorded with one animal as both sire and
 	// dam, or as their own parent: no COI through them can be trusted.
 	broken map[string]string
+	// lone are the animals a lineage node showed with one parent. NSIP
+	// may list one parent alone where the animal has two (a lone child is
+	// all a node shows of the parent it drops), so the other parent of
+	// such an animal is not known to be unrecorded until its own record,
+	// which names both, is read (own).
+	lone map[string]bool
+	// own are the animals whose parents were read from their own record;
+	// recordSought those whose record was sought for that (read or not).
+	own, recordSought map[string]bool
+	// distrust makes every animal a lineage shows with one parent
+	// doubtful. A plan sets it: it mates a pair whose pedigree was read,
+	// missing slots and all, so a parent a lineage left out would make its
+	// COI a lower bound taken for the whole. A mating check sets it once a
+	// subject's record names two parents where its lineage shows one:
+	// otherwise its answer already calls a COI with a missing slot a lower
+	// bound, and the records would only sharpen it.
+	distrust bool
+	// dropped are the ancestors whose lineage listed one parent where
+	// their own record names two, as "id: sire s, dam d".
+	dropped []string
 	// bySubject orders lookups subject by subject (see next).
 	bySubject bool
-	lookups   int
+	lookups   int // lineages sought
+	records   int // ancestors' own records sought
 	notes     []string
 }
 
 func newPedigreeBuilder(r *call) *pedigreeBuilder {
 	return &pedigreeBuilder{r: r, ped: breeding.NewPedigree(), sex: map[string]string{}, fetched: map[string]bool{},
-		read: map[string]bool{}, broken: map[string]string{}}
+		read: map[string]bool{}, broken: map[string]string{}, lone: map[string]bool{}, own: map[string]bool{}, recordSought: map[string]bool{}}
 }
 
-// details records a subject's parents from its own record, which says
-// which parent is which where its lineage may not.
+// details records an animal's parents from its own record (a subject's,
+// or an ancestor's read because a lineage showed it with one parent),
+// which says which parent is which, and names both, where its lineage may
+// not.
 func (b *pedigreeBuilder) details(id string, d *nsip.AnimalDetails) {
 	if d.Gender != "" && b.sex[id] == "" {
 		b.sex[id] = d.Gender
 	}
-	b.add(id, strings.ToUpper(d.Sire), strings.ToUpper(d.Dam))
+	s, dam := strings.ToUpper(d.Sire), strings.ToUpper(d.Dam)
+	if b.lone[id] && s != "" && dam != "" {
+		if ks, kd := b.ped.Parents(id); ks == "" || kd == "" {
+			b.dropped = append(b.dropped, fmt.Sprintf("%s: sire %s, dam %s", id, s, dam))
+		}
+	}
+	b.own[id] = true
+	b.add(id, s, dam)
+}
+
+// doubtful reports whether id may have a parent NSIP knows and the
+// pedigree lacks: a lineage showed it with one parent, its own record
+// was not read, and a parent is missing.
+func (b *pedigreeBuilder) doubtful(id string) bool {
+	if !b.distrust || !b.lone[id] || b.own[id] {
+		return false
+	}
+	s, d := b.ped.Parents(id)
+	return s == "" || d == ""
+}
+
+// doubtfulWithin are the doubtful animals among ids and their ancestors
+// within MatingGenerations-1 generations: those whose parents the window
+// holds.
+func (b *pedigreeBuilder) doubtfulWithin(ids ...string) []string {
+	var out []string
+	seen := map[string]bool{}
+	level := slices.Clone(ids)
+	for g := 0; g < MatingGenerations && len(level) > 0; g++ {
+		var up []string
+		for _, a := range level {
+			if a == "" || seen[a] {
+				continue
+			}
+			seen[a] = true
+			if b.doubtful(a) {
+				out = append(out, a)
+			}
+			s, d := b.ped.Parents(a)
+			up = append(up, s, d)
+		}
+		level = up
+	}
+	slices.Sort(out)
+	return out
 }
 
 // addNode records a lineage node and its ancestors.
@@ -99,6 +166,14 @@ func (b *pedigreeBuilder) addNode(n *nsip.LineageNode) {
 	}
 	if n.Dam != nil {
 		d = strings.ToUpper(n.Dam.LPNID)
+	}
+	if (s == "") != (d == "") {
+		b.lone[id] = true
+		if ks, kd := b.ped.Parents(id); b.own[id] && ks != "" && kd != "" && !b.distrust {
+			b.distrust = true
+			b.note(fmt.Sprintf("NSIP's lineage shows %s with one parent where its own record names sire %s and dam %s, "+
+				"so every ancestor a lineage shows with one parent has its own record read for its parents, as the lookup ceiling allows", id, ks, kd))
+		}
 	}
 	if s != "" && n.Dam == nil {
 		// One child may be a sire with the dam unknown or the only known
@@ -181,15 +256,17 @@ func (b *pedigreeBuilder) unread(id string) bool {
 	if parentsUnknown(b.ped, id) && !b.read[id] {
 		return true
 	}
-	return slices.ContainsFunc(b.ped.Leaves(id, MatingGenerations-1), func(a string) bool { return !b.read[a] })
+	return slices.ContainsFunc(b.ped.Leaves(id, MatingGenerations-1), func(a string) bool { return !b.read[a] }) ||
+		len(b.doubtfulWithin(id)) > 0
 }
 
 // open reports whether id's own inbreeding may depend on pedigree not
 // read: it or an ancestor has no parents recorded and its lineage was
-// not read (it lies beyond the window, or the lookup failed).
+// not read (it lies beyond the window, or the lookup failed), or is
+// doubtful.
 func (b *pedigreeBuilder) open(id string) bool {
 	for _, a := range append([]string{id}, b.ped.Ancestors(id)...) {
-		if parentsUnknown(b.ped, a) && !b.read[a] {
+		if parentsUnknown(b.ped, a) && !b.read[a] || b.doubtful(a) {
 			return true
 		}
 	}
@@ -203,14 +280,21 @@ func (b *pedigreeBuilder) note(s string) {
 }
 
 // extend fetches the lineage of each subject, then of ancestors within
-// MatingGenerations whose parents are unknown, round by round, stopping at
-// the analysis's ceiling. A lineage NSIP does not have ends that branch.
+// MatingGenerations whose parents are unknown, and the own record of
+// those a lineage showed with one parent (doubtful), round by round,
+// stopping at the analysis's ceiling. A lineage NSIP does not have ends
+// that branch.
 func (b *pedigreeBuilder) extend(ctx context.Context, subjects []string, budget int) error {
+	defer func() {
+		if len(b.dropped) > 0 {
+			b.note(fmt.Sprintf("NSIP's lineages show %d ancestors with one parent where their own records name two (%s); their parents are taken from those records", len(b.dropped), b.dropped[0]))
+		}
+	}()
 	todo := slices.Clone(subjects)
 	timeUp := false
 	for len(todo) > 0 {
 		if budget <= 0 {
-			b.note(fmt.Sprintf("stopped extending the pedigree at the ceiling of lookups with at least %d ancestors' lineages still to read, so the COI may be understated", len(todo)))
+			b.note(fmt.Sprintf("stopped extending the pedigree at the ceiling of lookups with at least %d ancestors' lineages or records still to read, so the COI may be understated", len(todo)))
 			return nil
 		}
 		if len(todo) > budget {
@@ -218,20 +302,44 @@ func (b *pedigreeBuilder) extend(ctx context.Context, subjects []string, budget 
 		}
 		budget -= len(todo)
 		lins := make([]*nsip.Lineage, len(todo))
+		recs := make([]*nsip.AnimalDetails, len(todo))
 		errs := make([]error, len(todo))
+		own := make([]bool, len(todo))
 		var wg sync.WaitGroup
 		for i, id := range todo {
-			b.fetched[id] = true
+			own[i] = b.doubtful(id)
+			if own[i] {
+				b.recordSought[id] = true
+			} else {
+				b.fetched[id] = true
+			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				if own[i] {
+					recs[i], errs[i] = b.r.details(ctx, id)
+					return
+				}
 				lins[i], errs[i] = b.r.lineage(ctx, id)
 			}()
 		}
 		wg.Wait()
-		b.lookups += len(todo)
+		for _, o := range own {
+			if o {
+				b.records++
+			} else {
+				b.lookups++
+			}
+		}
 		for i, l := range lins {
 			var ne *nsip.Error
+			if own[i] {
+				if errs[i] != nil && ctx.Err() != nil {
+					return errs[i]
+				}
+				b.ownRecord(todo[i], recs[i], errs[i])
+				continue
+			}
 			switch {
 			case errs[i] == nil:
 				b.read[todo[i]] = true
@@ -263,6 +371,25 @@ func (b *pedigreeBuilder) extend(ctx context.Context, subjects []string, budget 
 	return nil
 }
 
+// ownRecord takes the parents of doubtful ancestor id from its own
+// record, or says why they could not be.
+func (b *pedigreeBuilder) ownRecord(id string, d *nsip.AnimalDetails, err error) {
+	var ne *nsip.Error
+	switch {
+	case err == nil:
+		b.details(id, d)
+		if parentsUnknown(b.ped, id) {
+			b.read[id] = true // NSIP records no parents
+		}
+	case errors.As(err, &ne) && ne.Kind == nsip.KindNotFound:
+		b.note(fmt.Sprintf("the lineage of %s lists one parent and NSIP has no record of %s to say whether it has another, so the COI may be understated", id, id))
+	case errors.Is(err, ErrCeiling):
+		b.note("stopped extending the pedigree at the ceiling of lookups, so the COI may be understated")
+	default:
+		b.note(fmt.Sprintf("the record of ancestor %s, whose lineage lists one parent, could not be read (%s), so the COI may be understated", id, b.r.src.ErrorCode(err)))
+	}
+}
+
 // next are the ancestors whose lineages extend the pedigree, in the order
 // they settle most. For a pair: nearest generation first (a near ancestor
 // is in more paths, and weighs more in each). For a plan (bySubject): one
@@ -286,7 +413,7 @@ func (b *pedigreeBuilder) next(subjects []string) []string {
 					continue
 				}
 				seen[a] = true
-				if g > 0 && parentsUnknown(b.ped, a) && !b.fetched[a] {
+				if g > 0 && (parentsUnknown(b.ped, a) && !b.fetched[a] && !b.read[a] || b.doubtful(a) && !b.recordSought[a]) {
 					if i, ok := at[a]; !ok {
 						at[a] = len(ls)
 						ls = append(ls, leaf{a, g, si})
@@ -514,6 +641,15 @@ func runCheckMating(ctx context.Context, r *call, args map[string]any) (any, err
 	if len(openAnc) > 0 && strings.HasPrefix(mc.Status, "complete") {
 		mc.Status = fmt.Sprintf("lower bound: the own COI of common ancestor %s rests on pedigree beyond the generations read and is counted as 0", strings.Join(openAnc, ", "))
 	}
+	// A parent NSIP's lineage left out is not a parent NSIP lacks: where
+	// the records that would say were not read, the bound says so.
+	if doubt := b.doubtfulWithin(sire, dam); len(doubt) > 0 && mc.COI != nil {
+		named := strings.Join(doubt[:min(len(doubt), 3)], ", ")
+		if len(doubt) > 3 {
+			named += ", ..."
+		}
+		mc.Status = fmt.Sprintf("lower bound: NSIP's lineages show %s within the window with one parent and their own records were not read, so a parent left out could only add to it", named)
+	}
 	mid, unknown := midparents(sd.Traits, dd.Traits)
 	out := map[string]any{
 		"coi":               nil,
@@ -539,6 +675,9 @@ func runCheckMating(ctx context.Context, r *call, args map[string]any) (any, err
 			"lineages_read":      b.lookups,
 			"upstream":           r.upstream(),
 		},
+	}
+	if b.records > 0 {
+		out["computed"].(map[string]any)["ancestor_records_read"] = b.records
 	}
 	if mc.COI != nil {
 		out["coi"], out["rating"] = *mc.COI, rating(*mc.COI)

@@ -122,7 +122,7 @@ func runPlan(ctx context.Context, r *call, args map[string]any) (any, error) {
 		}
 	}
 	b := newPedigreeBuilder(r)
-	b.bySubject = true
+	b.bySubject, b.distrust = true, true
 	for i, d := range rd {
 		b.details(rams[i], d)
 	}
@@ -146,9 +146,11 @@ func runPlan(ctx context.Context, r *call, args map[string]any) (any, error) {
 	// so the rams are compared on their own halves and her lamb's index is
 	// reported unknown.
 	// A pair whose pedigree was not read whole within the window (the
-	// ceiling ran out, a lineage failed) or holds a broken record has a COI
+	// ceiling ran out, a lineage failed, an ancestor shown with one parent
+	// whose own record was not read) or holds a broken record has a COI
 	// that might yet exceed max_coi: it is left out of the plan and named,
-	// unless what was read already puts it over.
+	// unless what was read already puts it over. Its COI on what was read
+	// is only a lower bound, never a reason to mate.
 	coi := make([][]*float64, len(rams))
 	pairs := make([][]breeding.Pair, len(rams))
 	unread := map[string]bool{}
@@ -265,17 +267,20 @@ func runPlan(ctx context.Context, r *call, args map[string]any) (any, error) {
 			"total_lamb_index": round4(total),
 			"computed": map[string]any{
 				"method": "lamb index = sum(weight x (ram EBV + ewe EBV)/2); the most ewes that the COI cap and ram limits allow are mated, and among such plans one of largest total index is chosen (min-cost max-flow, exact), and among those of equal total the lowest highest lamb COI, then the lowest mean COI; " +
-					"COI by the L-D-L' (additive relationship, Meuwissen and Luo) method over each animal's pedigree extended to 6 generations; a pair whose COI is unknown (NSIP records no parents to compute from) is allowed, marked, and counted at max_coi in ties; a pair whose pedigree was not read whole is left out (unresolved)",
+					"COI by the L-D-L' (additive relationship, Meuwissen and Luo) method over each animal's pedigree extended to 6 generations; a pair whose COI is unknown (NSIP records no parents to compute from) is allowed, marked, and counted at max_coi in ties; a pair whose pedigree was not read whole (an ancestor a lineage shows with one parent counts as read only once its own record is) is left out (unresolved)",
 				"pedigree_animals": b.ped.Len(),
 				"lineages_read":    b.lookups,
 				"upstream":         r.upstream(),
 			},
 		}
+		if b.records > 0 {
+			out["computed"].(map[string]any)["ancestor_records_read"] = b.records
+		}
 		if len(unresolved) > 0 {
 			out["unresolved"] = map[string]any{
 				"animals": slices.Sorted(maps.Keys(unread)),
 				"pairs":   len(unresolved),
-				"effect": fmt.Sprintf("the pedigree within %d generations behind these animals was not read whole or holds a broken record (see notes and warnings), so their lambs' COI might exceed max_coi; "+
+				"effect": fmt.Sprintf("the pedigree within %d generations behind these animals was not read whole (a lineage unread, or an ancestor NSIP's lineage shows with one parent whose own record was not read) or holds a broken record (see notes and warnings), so their lambs' COI on what was read is only a lower bound and might exceed max_coi; "+
 					"their pairs within max_coi on what was read were left out of the plan; check one with nsip_check_mating or plan fewer animals", MatingGenerations),
 			}
 		}
