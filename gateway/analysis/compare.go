@@ -13,7 +13,7 @@ import (
 
 var Compare = &Def{
 	Name: "nsip_compare_animals", Title: "Compare NSIP animals", Method: "compare_animals",
-	Desc: `One table of 2-20 animals: sire, dam, breed, sex, birth date and each trait's EBV with accuracy (%), the best per trait marked by its preferred direction ` +
+	Desc: `One table of 2-20 animals: sire, dam, breed, sex, birth date, genotyped, NSIP's indexes and each trait's EBV with accuracy (%), the best per trait and index marked ` +
 		`(about 60 tokens an animal plus 15 a trait; one NSIP lookup an animal). ` +
 		`Arguments: lpn_ids, distinct, e.g. ["6402382024NCS310","6402382022NCS087"]; traits (optional, up to 30), e.g. ["BWT","WWT"], default all the animals have. ` +
 		`Next: nsip_check_mating for a pair, nsip_get_animal for one in full.`,
@@ -92,14 +92,57 @@ func runCompare(ctx context.Context, r *call, args map[string]any) (any, error) 
 		Sire  string         `json:"sire,omitempty"`
 		Dam   string         `json:"dam,omitempty"`
 		EBV   []*[2]*float64 `json:"ebv"` // per trait [value, accuracy %]; null where NSIP has none
+		// Indexes are NSIP's own, as it computed them, by name.
+		Indexes   map[string]float64 `json:"indexes,omitempty"`
+		Genotyped any                `json:"genotyped"` // as sent; null where the record did not say
 	}
 	rows := make([]row, len(ds))
 	best := map[string][]string{}
 	var unranked, missing []string
 	have := make([]map[string]nsip.Trait, len(ds))
+	var indexes []string
+	unstated := 0
 	for i, d := range ds {
-		rows[i] = row{LPNID: ids[i], Sex: d.Gender, Born: d.DateOfBirth, Breed: d.Breed, Sire: d.Sire, Dam: d.Dam}
+		rows[i] = row{LPNID: ids[i], Sex: d.Gender, Born: d.DateOfBirth, Breed: d.Breed, Sire: d.Sire, Dam: d.Dam, Genotyped: genotypedCell(d.Genotyped)}
+		if d.Genotyped == "" {
+			unstated++
+		}
 		have[i] = traitMap(d.Traits)
+		for _, ix := range d.Indexes {
+			if rows[i].Indexes == nil {
+				rows[i].Indexes = map[string]float64{}
+			}
+			rows[i].Indexes[ix.Name] = ix.Value
+			if !slices.Contains(indexes, ix.Name) {
+				indexes = append(indexes, ix.Name)
+			}
+		}
+	}
+	slices.Sort(indexes)
+	// NSIP's indexes are built so that higher is better; the best is the
+	// highest, among animals that have the index.
+	bestIndex := map[string][]string{}
+	for _, name := range indexes {
+		var top float64
+		var holders []string
+		with := 0
+		for i := range ds {
+			v, ok := rows[i].Indexes[name]
+			if !ok {
+				missing = append(missing, ids[i]+":"+name)
+				continue
+			}
+			with++
+			switch {
+			case holders == nil || v > top:
+				top, holders = v, []string{ids[i]}
+			case v == top:
+				holders = append(holders, ids[i])
+			}
+		}
+		if with > 1 && len(holders) < with {
+			bestIndex[name] = holders
+		}
 	}
 	for _, code := range traits {
 		info, known := nsip.LookupTrait(code)
@@ -135,7 +178,8 @@ func runCompare(ctx context.Context, r *call, args map[string]any) (any, error) 
 		"animals": rows,
 		"best":    best,
 		"computed": map[string]any{
-			"method":   "each animal's current NSIP record; best = highest or lowest EBV by the trait's preferred direction in the glossary; a trait all animals share the same value of has no best",
+			"method": "each animal's current NSIP record; best = highest or lowest EBV by the trait's preferred direction in the glossary, none where all are equal; " +
+				"indexes as NSIP sends them, best = highest",
 			"animals":  len(ds),
 			"upstream": r.upstream(),
 		},
@@ -146,24 +190,46 @@ func runCompare(ctx context.Context, r *call, args map[string]any) (any, error) 
 	if len(missing) > 0 {
 		out["unknown"] = missing
 	}
+	if len(indexes) > 0 {
+		out["indexes"], out["best_index"] = indexes, bestIndex
+	}
+	if note := genotypedNote(unstated, len(ds), false); note != "" {
+		out["genotyped"] = note
+	}
 	// Twenty animals by every trait can pass the budget: then the values
 	// stay and the accuracies go, and the answer says how to get them.
 	if r.overBudget(ctx, args, out) {
 		// Rows become arrays under one header, values only, and a breed
 		// they all share is said once.
 		shared := !slices.ContainsFunc(rows, func(x row) bool { return x.Breed != rows[0].Breed })
+		// A genotyped column of nulls only repeats the note.
+		geno := unstated < len(ds)
 		columns := []string{"lpn_id", "sex", "born", "sire", "dam"}
+		if geno {
+			columns = append(columns, "genotyped")
+		}
 		if shared {
 			out["breed"] = rows[0].Breed
 		} else {
 			columns = append(columns, "breed")
 		}
+		columns = append(columns, indexes...)
 		columns = append(columns, traits...)
 		values := make([][]any, len(rows))
 		for i, row := range rows {
 			v := []any{row.LPNID, row.Sex, row.Born, row.Sire, row.Dam}
+			if geno {
+				v = append(v, row.Genotyped)
+			}
 			if !shared {
 				v = append(v, row.Breed)
+			}
+			for _, name := range indexes {
+				if x, ok := row.Indexes[name]; ok {
+					v = append(v, x)
+				} else {
+					v = append(v, nil)
+				}
 			}
 			for _, e := range row.EBV {
 				if e == nil {
@@ -175,6 +241,7 @@ func runCompare(ctx context.Context, r *call, args map[string]any) (any, error) 
 			values[i] = v
 		}
 		out["columns"], out["animals"] = columns, values
+		delete(out, "indexes") // they are columns now
 		out["accuracies"] = "left out to stay within the token budget; ask again with fewer traits or animals to see them"
 	}
 	return out, nil

@@ -3,7 +3,9 @@ package analysis
 import (
 	"errors"
 	"maps"
+	"math"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -101,5 +103,63 @@ func TestCompareNotFoundNamesTheEntry(t *testing.T) {
 	var ab *AboutError
 	if !errors.As(err, &ab) || ab.Field != "lpn_ids[1]" || ab.Value != "NOBODY1" {
 		t.Errorf("unknown animal: %v, want not found about lpn_ids[1]", err)
+	}
+}
+
+// Every index NSIP sends is shown for each animal, the highest marked
+// best, checked against a direct reading of the records; genotyped is
+// shown as sent and null, explained, where a record does not say.
+func TestCompareIndexesAndGenotyped(t *testing.T) {
+	f := indexed(11, 400)
+	ids := slices.Sorted(maps.Keys(f.animals))[:20]
+	var a struct {
+		Animals []struct {
+			LPNID     string             `json:"lpn_id"`
+			Indexes   map[string]float64 `json:"indexes"`
+			Genotyped *string            `json:"genotyped"`
+		} `json:"animals"`
+		Indexes   []string            `json:"indexes"`
+		BestIndex map[string][]string `json:"best_index"`
+		Unknown   []string            `json:"unknown"`
+		Genotyped string              `json:"genotyped"`
+	}
+	sent := []any{}
+	for _, id := range ids {
+		sent = append(sent, id)
+	}
+	mustRun(t, Compare, f, map[string]any{"lpn_ids": sent, "traits": []any{"WWT"}}, &a)
+	if !slices.Equal(a.Indexes, []string{"SRC$ Index", "US Hair Index"}) {
+		t.Fatalf("indexes %v", a.Indexes)
+	}
+	for _, name := range a.Indexes {
+		best, top := []string(nil), math.Inf(-1)
+		for _, id := range ids {
+			v, ok := f.animals[id].Index[name]
+			switch {
+			case !ok:
+				if !slices.Contains(a.Unknown, id+":"+name) {
+					t.Errorf("%s has no %s, not listed as unknown", id, name)
+				}
+			case v > top:
+				best, top = []string{id}, v
+			case v == top:
+				best = append(best, id)
+			}
+		}
+		if !slices.Equal(a.BestIndex[name], best) {
+			t.Errorf("best %s = %v, want %v", name, a.BestIndex[name], best)
+		}
+	}
+	for i, row := range a.Animals {
+		an := f.animals[ids[i]]
+		if !maps.Equal(row.Indexes, an.Index) && (len(row.Indexes) > 0 || len(an.Index) > 0) {
+			t.Errorf("%s indexes %v, want %v", row.LPNID, row.Indexes, an.Index)
+		}
+		if (row.Genotyped == nil) != (an.Genotyped == "") || row.Genotyped != nil && *row.Genotyped != an.Genotyped {
+			t.Errorf("%s genotyped %v, want %q", row.LPNID, row.Genotyped, an.Genotyped)
+		}
+	}
+	if !strings.Contains(a.Genotyped, "not 'not genotyped'") {
+		t.Errorf("genotyped note %q, want the nulls explained", a.Genotyped)
 	}
 }
