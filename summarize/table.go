@@ -28,7 +28,11 @@ type pageSummary struct {
 	PageTo     int       `json:"page_to,omitempty"` // position of the requested page's last row
 	Next       *NextCall `json:"next,omitempty"`
 	Breed      string    `json:"breed,omitempty"` // the breed of every row, when the page has one
-	Sex        *sexSplit `json:"sex,omitempty"`
+	// Genotyped says what a genotyped column's empty cells mean, or that
+	// the rows stated it for none: live answers are known to carry the
+	// status in animal details only.
+	Genotyped string    `json:"genotyped,omitempty"`
+	Sex       *sexSplit `json:"sex,omitempty"`
 	// TraitStats covers every row of the page, shown or not.
 	TraitStats *statsTable `json:"trait_stats,omitempty"`
 	Omitted    []string    `json:"omitted,omitempty"` // parts left out to fit
@@ -173,10 +177,11 @@ const (
 	colBreed  = "breed"
 	colSire   = "sire"
 	colDam    = "dam"
+	colGeno   = "genotyped"
 	colTop    = "top_traits"
 )
 
-var identityColumns = []string{colLPN, colSex, colDOB, colStatus, colBreed, colSire, colDam, colTop}
+var identityColumns = []string{colLPN, colSex, colDOB, colStatus, colGeno, colBreed, colSire, colDam, colTop}
 
 // searchSummary shows a search page. Every row carries the traits the
 // call is about (the sort trait and the trait_ranges criteria, or exactly
@@ -194,6 +199,15 @@ func searchSummary(f *fitter, v *nsip.SearchResults, req Request, c int) ([]byte
 		fixed = callTraits(req.Args)
 	}
 	base := []string{colLPN, colSex, colDOB, colStatus}
+	switch stated := genotypedRows(results); {
+	case stated == 0 && len(results) > 0:
+		ps.Genotyped = "not stated in NSIP's search rows; nsip_get_animal shows it"
+	case stated > 0:
+		base = append(base, colGeno)
+		if stated < len(results) {
+			ps.Genotyped = `"" where the row did not state it, which is not "not genotyped"`
+		}
+	}
 	if breeds := breedsOf(results); len(breeds) > 1 {
 		base = append(base, colBreed)
 	} else if len(breeds) == 1 {
@@ -257,8 +271,21 @@ func searchCell(r nsip.AnimalRow, col string) string {
 		return shortDate(r.DateOfBirth)
 	case colBreed:
 		return rowBreed(r)
+	case colGeno:
+		return r.Genotyped
 	}
 	return ""
+}
+
+// genotypedRows counts the rows that state whether they are genotyped.
+func genotypedRows(rows []nsip.AnimalRow) int {
+	n := 0
+	for _, r := range rows {
+		if r.Genotyped != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // rowBreed names a search row's breed: its name when the row has one,

@@ -71,14 +71,16 @@ func indexValue(row nsip.AnimalRow, name string) (float64, bool) {
 	return 0, false
 }
 
-func runRankIndex(ctx context.Context, r *call, args map[string]any, breed, topN int, asked string) (any, error) {
+func runRankIndex(ctx context.Context, r *call, args map[string]any, breed, topN int, asked string, ewes *eweSet) (any, error) {
 	search := map[string]any{"breed_id": breed, "reverse": false}
 	crit, _ := args["search_criteria"].(map[string]any)
+	crit = ewes.withRams(crit)
+	scanN := ewes.candidates(topN)
 	if crit != nil {
 		search["search_criteria"] = crit
 	}
 	name := ""
-	top := breeding.NewTopN(topN)
+	top := breeding.NewTopN(scanN)
 	seen := map[string]bool{}
 	rows := map[string]nsip.AnimalRow{}
 	var contra []string
@@ -143,7 +145,7 @@ func runRankIndex(ctx context.Context, r *call, args map[string]any, breed, topN
 	}
 	exact := stop == "all read" && missing == 0 && dupes == 0
 	columns := []string{"rank", "lpn_id", "index", "sex", "genotyped"}
-	out := make([][]any, 0, topN)
+	out := make([][]any, 0, scanN)
 	unstated := 0
 	for i, s := range top.Rows() {
 		row := rows[s.ID]
@@ -185,6 +187,10 @@ func runRankIndex(ctx context.Context, r *call, args map[string]any, breed, topN
 	}
 	if unindexed > 0 {
 		answer["unranked"] = fmt.Sprintf("%d animals came without the %s and were not ranked", unindexed, name)
+	}
+	out, err := ewes.apply(ctx, answer, out, rows, topN, exact, len(out) < scanN)
+	if err != nil {
+		return nil, err
 	}
 	return r.fitRows(ctx, args, len(out), func(n int) map[string]any {
 		a := maps.Clone(answer)

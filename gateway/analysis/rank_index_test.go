@@ -170,10 +170,12 @@ func TestRankByIndexArguments(t *testing.T) {
 	if f.callsOf("search") != 1 {
 		t.Errorf("%d searches; a misspelt index is refused after the first page, and index with weights before any", f.callsOf("search"))
 	}
-	// Neither: weights is required, and the error says index would do.
-	_, err = run(t, Rank, f, map[string]any{"breed_id": 640})
-	if !errors.As(err, &ae) || ae.Field != "weights" || !strings.Contains(ae.Problem, "index") {
-		t.Errorf("neither weights nor index: %v", err)
+	// Neither: weights is required; with index it is not.
+	if _, errs := Rank.Validate(map[string]any{"breed_id": 640}); len(errs) != 1 || errs[0].Field != "weights" {
+		t.Errorf("neither weights nor index: %v", errs)
+	}
+	if _, errs := Rank.Validate(map[string]any{"breed_id": 640, "index": "US Hair Index"}); len(errs) != 0 {
+		t.Errorf("index without weights: %v", errs)
 	}
 	// A breed whose animals carry no index at all.
 	for _, a := range f.animals {

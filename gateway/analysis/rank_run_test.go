@@ -224,11 +224,9 @@ func TestRankErrors(t *testing.T) {
 func TestRankAsksForWeights(t *testing.T) {
 	f := population(9, 300)
 	noWeights := map[string]any{"breed_id": 640, "top_n": 3}
-	// Validation passes: index may stand in for weights, so the ranking
-	// itself decides, once it knows neither was sent.
 	args, errs := Rank.Validate(noWeights)
-	if len(errs) != 0 {
-		t.Fatalf("validate without weights: %v, want it left to the ranking", errs)
+	if len(errs) != 1 || errs[0].Field != "weights" {
+		t.Fatalf("validate without weights: %v, want weights required", errs)
 	}
 
 	// A client that cannot be asked: weights are required.
