@@ -192,7 +192,7 @@ func (e *eweSet) judge(ctx context.Context, rows [][]any, found map[string]nsip.
 		}
 	}
 	block := map[string]any{
-		"ewes":         e.ids,
+		"ewes":         len(e.ids),
 		"rams_checked": checked,
 		"method": fmt.Sprintf("mean_coi = mean over the ewes of the lamb's COI, each as nsip_plan_matings computes it (L-D-L', equal to nsip_check_mating's Wright's coefficient) over pedigrees extended to %d generations; "+
 			"a ram's parents are those of his search row; ewes_known counts the pairs whose COI is known, the mean being over those: a pair with nothing to compute from (no recorded parents) is not counted as 0", MatingGenerations),
