@@ -16,12 +16,14 @@ var Compare = &Def{
 	Desc: `One table of 2-20 animals: sire, dam, breed, sex, birth date, genotyped, NSIP's indexes and each trait's EBV with accuracy (%), the best per trait and index marked ` +
 		`(about 60 tokens an animal plus 15 a trait; one NSIP lookup an animal). ` +
 		`Arguments: lpn_ids, distinct, e.g. ["6402382024NCS310","6402382022NCS087"]; traits (optional, up to 30), e.g. ["BWT","WWT"], default all the animals have. ` +
+		fmt.Sprintf(`percentiles: true adds each EBV's top_percent in its breed, exact from NSIP's sorted pages (at most %d more lookups). `, pctLookups) +
 		`Next: nsip_check_mating for a pair, nsip_get_animal for one in full.`,
+	Params: []param.Spec{percentilesParam},
 	Lists: []param.List{
 		{Name: "lpn_ids", Required: true, MinItems: 2, MaxItems: 20, Item: "lpn", Example: []string{param.ExampleLPN, "6402382022NCS087"}},
 		{Name: "traits", MinItems: 1, MaxItems: 30, Item: "trait", Example: []string{"BWT", "WWT"}},
 	},
-	Ceiling: 20,
+	Ceiling: 20 + pctLookups,
 	Run:     runCompare,
 }
 
@@ -95,6 +97,8 @@ func runCompare(ctx context.Context, r *call, args map[string]any) (any, error) 
 		// Indexes are NSIP's own, as it computed them, by name.
 		Indexes   map[string]float64 `json:"indexes,omitempty"`
 		Genotyped any                `json:"genotyped"` // as sent; null where the record did not say
+		// TopPercent is each trait's breed percentile, with percentiles.
+		TopPercent []*float64 `json:"top_percent,omitempty"`
 	}
 	rows := make([]row, len(ds))
 	best := map[string][]string{}
@@ -173,6 +177,33 @@ func runCompare(ctx context.Context, r *call, args map[string]any) (any, error) 
 			best[code] = holders
 		}
 	}
+	pctOn, _ := args["percentiles"].(bool)
+	unproven := map[string]string{}
+	var pc *percentiles
+	if pctOn {
+		pc = newPercentiles(r)
+		for i, d := range ds {
+			rows[i].TopPercent = make([]*float64, len(traits))
+			for k, code := range traits {
+				t, ok := have[i][code]
+				if !ok {
+					continue
+				}
+				if d.BreedID == 0 {
+					unproven[code] = "the animal's record names no breed ID"
+					continue
+				}
+				p, why, err := pc.topPercent(ctx, d.BreedID, code, t.Value)
+				if err != nil {
+					return nil, err
+				}
+				if p == nil {
+					unproven[fmt.Sprintf("%s (breed %d)", code, d.BreedID)] = why
+				}
+				rows[i].TopPercent[k] = p
+			}
+		}
+	}
 	out := map[string]any{
 		"traits":  traits,
 		"animals": rows,
@@ -192,6 +223,13 @@ func runCompare(ctx context.Context, r *call, args map[string]any) (any, error) 
 	}
 	if len(indexes) > 0 {
 		out["indexes"], out["best_index"] = indexes, bestIndex
+	}
+	if pc != nil {
+		b := pc.block()
+		if len(unproven) > 0 {
+			b["unproven"] = unproven
+		}
+		out["percentiles"] = b
 	}
 	if note := genotypedNote(unstated, len(ds), false); note != "" {
 		out["genotyped"] = note
@@ -242,6 +280,13 @@ func runCompare(ctx context.Context, r *call, args map[string]any) (any, error) 
 		}
 		out["columns"], out["animals"] = columns, values
 		delete(out, "indexes") // they are columns now
+		if pc != nil {
+			pcts := make([][]*float64, len(rows))
+			for i, row := range rows {
+				pcts[i] = row.TopPercent
+			}
+			out["top_percent"] = map[string]any{"rows": pcts, "cells": "per animal in row order, per trait in traits order"}
+		}
 		out["accuracies"] = "left out to stay within the token budget; ask again with fewer traits or animals to see them"
 	}
 	return out, nil

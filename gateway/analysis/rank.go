@@ -28,7 +28,7 @@ var Rank = &Def{
 		fmt.Sprintf("Reads NSIP sorted by the heaviest-weighted trait until the breed's trait ranges prove no unread animal can enter, at most %d pages of %d; says whether exact. ", rankPages, nsip.MaxPageSize) +
 		`Arguments: breed_id (from nsip_list_breeds), e.g. 640; weights by trait code, negative where lower is better, e.g. {"WWT":1,"BWT":-0.5}, or index as NSIP names it, e.g. "US Hair Index" (NSIP cannot sort by one, so all pages are read); top_n 1..50; ` +
 		`search_criteria as for nsip_search_animals, e.g. {"gender":"Male","status":"CURRENT"}; ` +
-		fmt.Sprintf(`for_ewes (1-20 LPN IDs) adds each ram's lambs' mean COI with them, max_mean_coi (e.g. 0.03125) leaving out rams above it (at most %d lookups more). `, ewesLookups) +
+		fmt.Sprintf(`for_ewes (1-20 LPN IDs) adds each ram's lambs' mean COI with them, max_mean_coi (e.g. 0.03125) leaving out rams above it (at most %d lookups more); percentiles: true adds each weighted EBV's top_percent in the breed (%d more). `, ewesLookups, pctLookups) +
 		`Next: nsip_compare_animals or nsip_check_mating.`,
 	Params: []param.Spec{
 		{Name: "breed_id", Kind: param.Integer, Required: true, Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},
@@ -36,10 +36,11 @@ var Rank = &Def{
 		withoutProp(param.SearchCriteria, "breed_id"),
 		{Name: "index", Kind: param.String, Example: "US Hair Index", MinLen: 1, MaxLen: 60, Quiet: true},
 		{Name: "max_mean_coi", Kind: param.Number, Example: 0.03125},
+		percentilesParam,
 	},
 	Lists:   []param.List{rankWeights, forEwesList},
 	Brief:   map[string]map[string]any{"search_criteria": {"type": "object"}},
-	Ceiling: rankPages + 2 + ewesLookups,
+	Ceiling: rankPages + 2 + ewesLookups + pctLookups,
 	Run:     runRank,
 }
 
@@ -330,6 +331,19 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 	}
 	if out, err = ewes.apply(ctx, answer, out, rows, topN, exact, len(out) < scanN); err != nil {
 		return nil, err
+	}
+	if on, _ := args["percentiles"].(bool); on {
+		pc, unproven := newPercentiles(r), map[string]string{}
+		cols, err := pc.rowPercentiles(ctx, breed, out, rows, codes, unproven)
+		if err != nil {
+			return nil, err
+		}
+		answer["columns"] = append(answer["columns"].([]string), cols...)
+		b := pc.block()
+		if len(unproven) > 0 {
+			b["unproven"] = unproven
+		}
+		answer["percentiles"] = b
 	}
 	// Over the budget the ranking keeps its first rows whole, and says how
 	// to read the rest, rather than fall to a generic summary.

@@ -192,6 +192,9 @@ func runRankIndex(ctx context.Context, r *call, args map[string]any, breed, topN
 	if err != nil {
 		return nil, err
 	}
+	if on, _ := args["percentiles"].(bool); on {
+		answer["percentiles"] = "breed percentiles are of EBVs; a ranking by NSIP's index shows none: ask nsip_compare_animals with percentiles for these animals"
+	}
 	return r.fitRows(ctx, args, len(out), func(n int) map[string]any {
 		a := maps.Clone(answer)
 		a["top"] = out[:n]
