@@ -3,6 +3,7 @@ package analysis
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -288,6 +289,25 @@ func runCompare(ctx context.Context, r *call, args map[string]any) (any, error) 
 			out["top_percent"] = map[string]any{"rows": pcts, "cells": "per animal in row order, per trait in traits order"}
 		}
 		out["accuracies"] = "left out to stay within the token budget; ask again with fewer traits or animals to see them"
+		if pc != nil && r.overBudget(ctx, args, out) {
+			// The values of every animal are the comparison; the
+			// percentiles give way first.
+			delete(out, "top_percent")
+			out["percentiles"] = map[string]any{"left_out": "to stay within the token budget; ask again with fewer traits or animals (about 4 tokens a value)", "lookups": pc.used}
+		}
+		if r.overBudget(ctx, args, out) {
+			// Whole animals, as many as fit, and the call for the rest.
+			full := out
+			return r.fitRows(ctx, args, len(values), func(n int) map[string]any {
+				o := maps.Clone(full)
+				o["animals"] = values[:n]
+				if n < len(values) {
+					o["not_shown"] = map[string]any{"animals": len(values) - n, "lpn_ids": ids[n:],
+						"call": "nsip_compare_animals with these lpn_ids (best and unknown above cover every animal)"}
+				}
+				return o
+			}), nil
+		}
 	}
 	return out, nil
 }

@@ -1,7 +1,9 @@
 package analysis
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -70,7 +72,7 @@ func TestCompareChosenTraitsAndBudget(t *testing.T) {
 	}
 
 	// Over the budget: one header, values only, the shared breed once.
-	f.over = true
+	f.overIf = onlyCompact
 	var b struct {
 		Columns    []string            `json:"columns"`
 		Animals    [][]any             `json:"animals"`
@@ -162,4 +164,55 @@ func TestCompareIndexesAndGenotyped(t *testing.T) {
 	if !strings.Contains(a.Genotyped, "not 'not genotyped'") {
 		t.Errorf("genotyped note %q, want the nulls explained", a.Genotyped)
 	}
+}
+
+// Over the budget even without accuracies: percentiles give way first,
+// then whole animals, the rest named with the call for them.
+func TestCompareFitsWholeAnimals(t *testing.T) {
+	f := indexed(12, 300)
+	ids := slices.Sorted(maps.Keys(f.animals))[:12]
+	var sent []any
+	for _, id := range ids {
+		sent = append(sent, id)
+	}
+	var full struct {
+		Animals [][]any `json:"animals"`
+	}
+	f.overIf = onlyCompact // the compact form, whole
+	v, err := run(t, Compare, f, map[string]any{"lpn_ids": sent, "percentiles": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	decode(t, v, &full)
+	b, _ := json.Marshal(v)
+	f.overIf, f.overAt = nil, len(b)*2/3
+	var a struct {
+		Animals     [][]any        `json:"animals"`
+		Percentiles map[string]any `json:"percentiles"`
+		TopPercent  any            `json:"top_percent"`
+		NotShown    struct {
+			Animals int      `json:"animals"`
+			LPNIDs  []string `json:"lpn_ids"`
+		} `json:"not_shown"`
+	}
+	mustRun(t, Compare, f, map[string]any{"lpn_ids": sent, "percentiles": true}, &a)
+	n := len(a.Animals)
+	if n == 0 || n == len(ids) || a.NotShown.Animals != len(ids)-n || !slices.Equal(a.NotShown.LPNIDs, ids[n:]) {
+		t.Fatalf("%d animals shown, not shown %+v", n, a.NotShown)
+	}
+	for i, row := range a.Animals {
+		if fmt.Sprint(row) != fmt.Sprint(full.Animals[i]) {
+			t.Errorf("row %d = %v, want %v", i, row, full.Animals[i])
+		}
+	}
+	if a.TopPercent != nil || a.Percentiles["left_out"] == nil {
+		t.Errorf("percentiles %v top_percent %v: want them left out, and said so", a.Percentiles, a.TopPercent)
+	}
+}
+
+// onlyCompact is a budget only the compact comparison, with its column
+// header, fits.
+func onlyCompact(v any) bool {
+	_, compact := v.(map[string]any)["columns"]
+	return !compact
 }

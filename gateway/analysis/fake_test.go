@@ -73,6 +73,8 @@ type fakeSource struct {
 	// overAt, when set, makes OverBudget answer whether the answer's JSON
 	// is longer than this many bytes.
 	overAt int
+	// overIf, when set, decides OverBudget by the answer itself.
+	overIf func(v any) bool
 	code   string
 
 	// ceiling refuses lookups past it with ErrCeiling; 0 means none.
@@ -303,6 +305,9 @@ func (f *fakeSource) Ask(ctx context.Context, form Form) (map[string]any, bool, 
 
 func (f *fakeSource) OverBudget(ctx context.Context, args map[string]any, v any) bool {
 	f.count("overbudget", false)
+	if f.overIf != nil {
+		return f.overIf(v)
+	}
 	if f.overAt > 0 {
 		b, _ := json.Marshal(v)
 		return len(b) > f.overAt
