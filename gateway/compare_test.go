@@ -151,3 +151,50 @@ func TestComparePercentilesThroughTheStandIn(t *testing.T) {
 		}
 	}
 }
+
+// nsip_get_animal with percentiles: each EBV with its top_percent in the
+// breed, counted over the stand-in's data; without, NSIP's record as sent.
+func TestAnimalPercentiles(t *testing.T) {
+	e := newEnv(t)
+	d := e.up.Data()
+	var id string
+	for _, x := range d.AnimalIDs() {
+		if an, _ := d.Animal(x); an.BreedID == 640 {
+			id = x
+			break
+		}
+	}
+	r := e.call("nsip_get_animal", map[string]any{"search_string": id, "percentiles": true}).mustOK(t)
+	var a struct {
+		LPNID string  `json:"lpn_id"`
+		EBVs  [][]any `json:"ebvs"`
+	}
+	if err := json.Unmarshal([]byte(r.text), &a); err != nil || a.LPNID != id || len(a.EBVs) < 13 {
+		t.Fatalf("%v: %.400s", err, r.text)
+	}
+	an, _ := d.Animal(id)
+	for _, row := range a.EBVs {
+		code := row[0].(string)
+		if code != "BWT" && code != "WWT" {
+			continue
+		}
+		v, _ := an.Trait(code)
+		n, good := 0, 0
+		for _, other := range d.AnimalIDs() {
+			o, _ := d.Animal(other)
+			if x, ok := o.Trait(code); o.BreedID == 640 && ok {
+				n++
+				if x.Value == v.Value || code == "WWT" && x.Value > v.Value || code == "BWT" && x.Value < v.Value {
+					good++
+				}
+			}
+		}
+		if want := math.Round(10000*float64(good)/float64(n)) / 100; row[3] != want {
+			t.Errorf("%s: top_percent %v, counted %v", code, row[3], want)
+		}
+	}
+	plain := e.call("nsip_get_animal", map[string]any{"search_string": id, "percentiles": false}).mustOK(t)
+	if strings.Contains(plain.text, "top_percent") || !strings.Contains(plain.text, "searchResultViewModel") {
+		t.Errorf("without percentiles: %.300s", plain.text)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -210,11 +211,11 @@ var animalDef = &toolDef{
 	kind:    summarize.KindAnimal,
 	subject: "search_string", what: "animal matching", next: "check the ID, or find animals and their LPN IDs with nsip_search_animals",
 	desc: `One animal's record: breed, birth date, gender, status, parents, progeny count, EBVs with accuracy as NSIP sends it (0.80 = 80%; MWWT may have none), indexes, breeder's contact (about 450 tokens). ` +
-		`Arguments: search_string (LPN ID or registration number); max_tokens.`,
+		`Arguments: search_string (LPN ID or registration number); percentiles: true adds each EBV's top_percent in its breed (up to ` + strconv.Itoa(analysis.PercentileLookups) + ` more lookups); max_tokens.`,
 	params: withMaxTokens(param.Spec{
 		Name: "search_string", Kind: param.String, Required: true, Example: param.ExampleLPN, Complete: param.LPNs,
 		MinLen: 2, MaxLen: nsip.MaxSearchStringLength, Pattern: param.SearchPattern,
-	}),
+	}, param.Spec{Name: "percentiles", Kind: param.Boolean, Example: true}),
 	fetch: fetchWith(func(ctx context.Context, up Upstream, a detailsArgs) (*nsip.AnimalDetails, error) {
 		return up.AnimalDetails(ctx, a.SearchString)
 	}, func(v *nsip.AnimalDetails) json.RawMessage { return v.Raw }),

@@ -32,6 +32,9 @@ import (
 // pctLookups bounds the search pages percentiles may read in one call.
 const pctLookups = 150
 
+// PercentileLookups is how many lookups percentiles may add to a call.
+const PercentileLookups = pctLookups
+
 var percentilesParam = param.Spec{Name: "percentiles", Kind: param.Boolean, Default: false, Example: true}
 
 // pctTrait is what the pages read show of one trait of one breed.

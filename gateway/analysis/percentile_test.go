@@ -221,3 +221,29 @@ func TestRankPercentiles(t *testing.T) {
 		}
 	}
 }
+
+// nsip_get_animal with percentiles: every EBV of the animal, as counted
+// over its breed.
+func TestAnimalPercentilesMatchBruteForce(t *testing.T) {
+	f := population(7, 700)
+	for _, id := range pick(f, 7, 4) {
+		v, err := Run(t.Context(), AnimalPercentiles, f, discard(), map[string]any{"search_string": id}, map[string]any{"search_string": id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a struct {
+			EBVs [][]any `json:"ebvs"`
+		}
+		decode(t, v, &a)
+		an := f.animals[id.(string)]
+		if len(a.EBVs) != len(an.EBV) {
+			t.Fatalf("%s: %d EBVs, want %d", an.ID, len(a.EBVs), len(an.EBV))
+		}
+		for _, row := range a.EBVs {
+			code := row[0].(string)
+			if want := brutePercent(f, 640, code, an.EBV[code]); row[3] != want {
+				t.Errorf("%s %s: %v, brute force %v", an.ID, code, row[3], want)
+			}
+		}
+	}
+}
