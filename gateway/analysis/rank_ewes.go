@@ -233,7 +233,9 @@ func (e *eweSet) mean(ctx context.Context, ram string) (ramMean, error) {
 	sum := 0.0
 	m.ramOpen = e.b.unread(ram) || len(e.b.brokenBehind(ram)) > 0
 	for _, ewe := range e.ids {
-		if m.ramOpen || e.b.unread(ewe) || len(e.b.brokenBehind(ewe)) > 0 {
+		// A ram listed among the ewes (a record of the wrong sex) has no
+		// lamb with himself: that pair is not settled either.
+		if m.ramOpen || ewe == ram || e.b.unread(ewe) || len(e.b.brokenBehind(ewe)) > 0 {
 			m.unresolved = append(m.unresolved, ewe)
 			continue
 		}

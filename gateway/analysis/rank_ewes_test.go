@@ -309,3 +309,26 @@ func notChecked(a ewesAnswer) int {
 	}
 	return a.ForEwes.NotChecked.Count
 }
+
+// A ram sent among the ewes is no mate of himself: his pair is unsettled,
+// so he is named, not ranked on the COI of a lamb by himself.
+func TestRankForEwesRamAmongEwes(t *testing.T) {
+	f := kin(7)
+	best, top := "", math.Inf(-1)
+	for _, a := range f.animals {
+		if a.Sex == "Male" && a.Sire != "" && a.EBV["WWT"] > top {
+			best, top = a.ID, a.EBV["WWT"]
+		}
+	}
+	var a ewesAnswer
+	mustRun(t, Rank, f, map[string]any{"breed_id": 640, "top_n": 3, "weights": map[string]any{"WWT": 1.0},
+		"for_ewes": []any{youngEwes(f, 1)[0], best}, "max_mean_coi": 0.5}, &a)
+	for _, row := range a.Top {
+		if row[1] == best {
+			t.Errorf("%s ranked with mean COI %v over a pair with himself", best, row[3])
+		}
+	}
+	if !slices.ContainsFunc(a.ForEwes.Unresolved.LPNIDs, func(s string) bool { return strings.HasPrefix(s, best) }) {
+		t.Errorf("unresolved %v, want %s named", a.ForEwes.Unresolved.LPNIDs, best)
+	}
+}
