@@ -30,9 +30,11 @@ import (
 // ewes' details and every lineage).
 const ewesLookups = 300
 
-// maxEweCandidates bounds the rams a ranking for ewes reads in index order
-// for top_n of them to pass max_mean_coi.
-const maxEweCandidates = 50
+// maxEweCandidates bounds the rams a ranking for ewes ranks exactly, to
+// be read in index order until top_n of them pass max_mean_coi: in a
+// closed breed most of the best rams can be kin of the flock. The lookups
+// for their pedigrees are the tighter bound.
+const maxEweCandidates = 200
 
 var forEwesList = param.List{Name: "for_ewes", MinItems: 1, MaxItems: 20, Item: "lpn", Example: []string{"6402382022NCS087"}}
 
@@ -50,7 +52,7 @@ func (e *eweSet) candidates(topN int) int {
 	if e == nil || e.max == nil {
 		return topN
 	}
-	return max(topN, min(maxEweCandidates, 2*topN+10))
+	return max(topN, maxEweCandidates)
 }
 
 // prepareEwes reads the ewes' records and pedigrees, before any search, so
