@@ -299,3 +299,40 @@ func TestRankByNSIPIndexThroughTheStandIn(t *testing.T) {
 		}
 	}
 }
+
+// Search rows that do not state genotyped (live answers are known to
+// carry it in details only): ranked rows show null and say why, and a
+// summarized search page says it once, rather than "not genotyped".
+func TestGenotypedUnstatedInSearchRows(t *testing.T) {
+	e := newEnv(t)
+	e.up.SetSearchRowsGenotyped(false)
+	r := e.call("nsip_rank_animals", map[string]any{"breed_id": 640, "index": "US Hair Index", "top_n": 3}).mustOK(t)
+	var a struct {
+		Top       [][]any `json:"top"`
+		Genotyped string  `json:"genotyped"`
+	}
+	if err := json.Unmarshal([]byte(r.text), &a); err != nil || len(a.Top) != 3 {
+		t.Fatalf("%v: %.300s", err, r.text)
+	}
+	for _, row := range a.Top {
+		if row[4] != nil {
+			t.Errorf("row %v: genotyped %v from rows that do not state it", row, row[4])
+		}
+	}
+	if !strings.Contains(a.Genotyped, "did not state it") {
+		t.Errorf("genotyped note %q", a.Genotyped)
+	}
+	s := e.call("nsip_search_animals", map[string]any{"breed_id": 640, "page_size": 100}).mustOK(t)
+	var p struct {
+		Columns   []string `json:"columns"`
+		Genotyped string   `json:"genotyped"`
+	}
+	if err := json.Unmarshal([]byte(s.text), &p); err != nil || slices.Contains(p.Columns, "genotyped") || !strings.Contains(p.Genotyped, "not stated") {
+		t.Errorf("search summary: columns %v, genotyped %q (%v)", p.Columns, p.Genotyped, err)
+	}
+	e.up.SetSearchRowsGenotyped(true) // a page not yet cached
+	s = e.call("nsip_search_animals", map[string]any{"breed_id": 640, "page_size": 90, "page": 1}).mustOK(t)
+	if err := json.Unmarshal([]byte(s.text), &p); err != nil || !slices.Contains(p.Columns, "genotyped") {
+		t.Errorf("rows stating it: columns %v (%v)", p.Columns, err)
+	}
+}

@@ -57,6 +57,8 @@ type Handler struct {
 	inFlight  int
 	peak      int                          // most requests in flight at once since the last ResetCounts
 	texts     map[string]map[string]string // LPN ID -> trait code -> the EBV's JSON as sent
+	// rowsUngenotyped empties genotyped in search rows.
+	rowsUngenotyped bool
 }
 
 // NewHandler builds the dataset for opts (cached per seed and size) and
@@ -342,7 +344,27 @@ func (h *Handler) search(r *http.Request, body []byte) (int, []byte) {
 	if err != nil {
 		return http.StatusBadRequest, renderError(f, err.Error())
 	}
-	return http.StatusOK, renderSearch(f, len(all), h.patchedAll(slice(all, pg, size)))
+	rows := h.patchedAll(slice(all, pg, size))
+	h.mu.Lock()
+	bare := h.rowsUngenotyped
+	h.mu.Unlock()
+	if bare {
+		for i, a := range rows {
+			c := *a
+			c.Genotyped = ""
+			rows[i] = &c
+		}
+	}
+	return http.StatusOK, renderSearch(f, len(all), rows)
+}
+
+// SetSearchRowsGenotyped(false) sends search rows whose genotyped is empty
+// (details keep it): live answers are known to carry the status in details
+// only, so an answer built on search rows must do without it.
+func (h *Handler) SetSearchRowsGenotyped(on bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.rowsUngenotyped = !on
 }
 
 // slice cuts page pg of size rows out of all; past the end it is empty.
