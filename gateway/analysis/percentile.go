@@ -277,11 +277,15 @@ func (pc *percentiles) topPercent(ctx context.Context, breed int, code string, v
 		}
 	}
 	switch {
-	case errors.Is(err, errPctLimit):
+	case errors.Is(err, errPctLimit) || errors.Is(err, ErrCeiling):
 		pc.short++
 		return nil, fmt.Sprintf("not computed: the %d lookups for percentiles ran out", pctLookups), nil
-	case err != nil:
+	case err != nil && ctx.Err() != nil:
 		return nil, "", err
+	case err != nil:
+		// A page NSIP did not answer leaves the trait without percentiles,
+		// not the call without an answer.
+		t.bad = fmt.Sprintf("a page of NSIP's search sorted by %s could not be read (%s)", code, pc.r.src.ErrorCode(err))
 	}
 	return nil, t.bad, nil
 }

@@ -247,3 +247,37 @@ func TestAnimalPercentilesMatchBruteForce(t *testing.T) {
 		}
 	}
 }
+
+// failingSearch fails every search of one page.
+type failingSearch struct {
+	*fakeSource
+	page int
+}
+
+func (f *failingSearch) Search(ctx context.Context, args map[string]any) (*nsip.SearchResults, error) {
+	if args["page"] == f.page {
+		return nil, fmt.Errorf("NSIP busy")
+	}
+	return f.fakeSource.Search(ctx, args)
+}
+
+// A page NSIP does not answer leaves that trait without percentiles, said
+// why, and the comparison whole.
+func TestPercentilesPageFails(t *testing.T) {
+	f := population(8, 900)
+	ids := pick(f, 8, 3)
+	src := &failingSearch{fakeSource: f, page: 8} // the last page, read for every trait
+	args, errs := Compare.Validate(map[string]any{"lpn_ids": ids, "traits": []any{"WWT"}, "percentiles": true})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	v, err := Run(t.Context(), Compare, src, discard(), args, args)
+	if err != nil {
+		t.Fatalf("a failed page failed the comparison: %v", err)
+	}
+	var a pctAnswer
+	decode(t, v, &a)
+	if len(a.Animals) != 3 || a.Animals[0].TopPercent[0] != nil || !strings.Contains(a.Percentiles.Unproven["WWT (breed 640)"], "could not be read (UPSTREAM_ERROR)") {
+		t.Errorf("animals %d, unproven %v", len(a.Animals), a.Percentiles.Unproven)
+	}
+}
