@@ -65,7 +65,7 @@ func (g *Gateway) analysisTool(a *analysisEntry) server.ServerTool {
 	for _, l := range a.Lists {
 		st.Tool.InputSchema.Properties[l.Name] = l.Schema()
 		st.Tool.InputSchema.PropertyOrder = append(st.Tool.InputSchema.PropertyOrder, l.Name)
-		if l.Required {
+		if l.Required && l.Unless == "" {
 			st.Tool.InputSchema.Required = append(st.Tool.InputSchema.Required, l.Name)
 		}
 	}

@@ -3,6 +3,7 @@ package gateway
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -104,5 +105,96 @@ func TestCompareAnimalsDropsAccuraciesBeforeTheBudget(t *testing.T) {
 		if j := slices.Index(codes, c); a.Animals[4][5+k] != float64(j) {
 			t.Errorf("animal 4 %s = %v, want %d", c, a.Animals[4][5+k], j)
 		}
+	}
+}
+
+// Breed percentiles through the whole call path against the stand-in:
+// each top_percent is the share of the breed counted over its data.
+func TestComparePercentilesThroughTheStandIn(t *testing.T) {
+	e := newEnv(t)
+	d := e.up.Data()
+	var ids []string
+	for _, id := range d.AnimalIDs() {
+		if an, _ := d.Animal(id); an.BreedID == 640 && len(ids) < 3 {
+			ids = append(ids, id)
+		}
+	}
+	r := e.call("nsip_compare_animals", map[string]any{"lpn_ids": ids, "traits": []string{"BWT", "WWT"}, "percentiles": true}).mustOK(t)
+	var a struct {
+		Animals []struct {
+			TopPercent []*float64 `json:"top_percent"`
+		} `json:"animals"`
+	}
+	if err := json.Unmarshal([]byte(r.text), &a); err != nil || len(a.Animals) != 3 {
+		t.Fatalf("%v: %.300s", err, r.text)
+	}
+	for i, id := range ids {
+		an, _ := d.Animal(id)
+		for k, code := range []string{"BWT", "WWT"} {
+			v, _ := an.Trait(code)
+			n, good := 0, 0
+			for _, other := range d.AnimalIDs() {
+				o, _ := d.Animal(other)
+				x, ok := o.Trait(code)
+				if o.BreedID != 640 || !ok {
+					continue
+				}
+				n++
+				if x.Value == v.Value || code == "WWT" && x.Value > v.Value || code == "BWT" && x.Value < v.Value {
+					good++
+				}
+			}
+			want := math.Round(10000*float64(good)/float64(n)) / 100
+			if got := a.Animals[i].TopPercent[k]; got == nil || *got != want {
+				t.Errorf("%s %s: top_percent %v, counted %v: %.600s", id, code, got, want, r.text)
+			}
+		}
+	}
+}
+
+// nsip_get_animal with percentiles: each EBV with its top_percent in the
+// breed, counted over the stand-in's data; without, NSIP's record as sent.
+func TestAnimalPercentiles(t *testing.T) {
+	e := newEnv(t)
+	d := e.up.Data()
+	var id string
+	for _, x := range d.AnimalIDs() {
+		if an, _ := d.Animal(x); an.BreedID == 640 {
+			id = x
+			break
+		}
+	}
+	r := e.call("nsip_get_animal", map[string]any{"search_string": id, "percentiles": true}).mustOK(t)
+	var a struct {
+		LPNID string  `json:"lpn_id"`
+		EBVs  [][]any `json:"ebvs"`
+	}
+	if err := json.Unmarshal([]byte(r.text), &a); err != nil || a.LPNID != id || len(a.EBVs) < 13 {
+		t.Fatalf("%v: %.400s", err, r.text)
+	}
+	an, _ := d.Animal(id)
+	for _, row := range a.EBVs {
+		code := row[0].(string)
+		if code != "BWT" && code != "WWT" {
+			continue
+		}
+		v, _ := an.Trait(code)
+		n, good := 0, 0
+		for _, other := range d.AnimalIDs() {
+			o, _ := d.Animal(other)
+			if x, ok := o.Trait(code); o.BreedID == 640 && ok {
+				n++
+				if x.Value == v.Value || code == "WWT" && x.Value > v.Value || code == "BWT" && x.Value < v.Value {
+					good++
+				}
+			}
+		}
+		if want := math.Round(10000*float64(good)/float64(n)) / 100; row[3] != want {
+			t.Errorf("%s: top_percent %v, counted %v", code, row[3], want)
+		}
+	}
+	plain := e.call("nsip_get_animal", map[string]any{"search_string": id, "percentiles": false}).mustOK(t)
+	if strings.Contains(plain.text, "top_percent") || !strings.Contains(plain.text, "searchResultViewModel") {
+		t.Errorf("without percentiles: %.300s", plain.text)
 	}
 }

@@ -104,6 +104,10 @@ type outcome struct {
 func (g *Gateway) handler(d *toolDef) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var res *mcp.CallToolResult
+		if a := percentilesCall(d, req); a != nil {
+			g.withProgress(ctx, req, func() { res = g.analyze(ctx, a, req) })
+			return res, nil
+		}
 		g.withProgress(ctx, req, func() { res = g.call(ctx, d, req) })
 		return res, nil
 	}

@@ -88,7 +88,7 @@ func TestRankAnimalsExactTopN(t *testing.T) {
 					t.Errorf("rank %d: %s %v, brute force %s %v", i+1, row.LPNID, row.Index, want[i].id, want[i].v)
 				}
 			}
-			if param.JSONText(a.Columns) != `["rank","lpn_id","index","sex","WWT","WWT_acc","BWT","BWT_acc"]` {
+			if param.JSONText(a.Columns) != `["rank","lpn_id","index","sex","genotyped","WWT","WWT_acc","BWT","BWT_acc"]` {
 				t.Errorf("columns %v", a.Columns)
 			}
 			if ebv := a.Top[0].EBV["WWT"]; ebv[0] != all[a.Top[0].LPNID][0] || ebv[1] != 70 {
@@ -189,7 +189,7 @@ func decodeRank(t *testing.T, text string) rankAnswer {
 	}
 	for _, r := range a.Rows {
 		row := rankRow{Rank: int(r[0].(float64)), LPNID: r[1].(string), Index: r[2].(float64), EBV: map[string][2]float64{}}
-		for i := 4; i+1 < len(r); i += 2 {
+		for i := 5; i+1 < len(r); i += 2 {
 			v, _ := r[i].(float64)
 			acc, _ := r[i+1].(float64)
 			row.EBV[a.Columns[i]] = [2]float64{v, acc}
@@ -248,5 +248,91 @@ func TestRankAnimalsReversesAfterAFlatFirstPage(t *testing.T) {
 	if n := h.count("search/getPageOfSearchResults"); !a.Computed.Exact || a.Computed.Stopped != "bound" || n != 3 ||
 		!strings.Contains(a.Computed.Method, "observed descending") {
 		t.Errorf("computed %+v after %d search requests; want exact by the bound after 3, observed descending", a.Computed, n)
+	}
+}
+
+// Ranked by NSIP's own index through the whole call path against the
+// stand-in, whose rows carry usHairIndex and genotyped: the top five rams
+// are those of a brute-force reading of its data.
+func TestRankByNSIPIndexThroughTheStandIn(t *testing.T) {
+	e := newEnv(t)
+	r := e.call("nsip_rank_animals", map[string]any{"breed_id": 640, "index": "US Hair Index", "top_n": 5,
+		"search_criteria": map[string]any{"gender": "Male"}}).mustOK(t)
+	var a struct {
+		Index    string  `json:"index"`
+		Top      [][]any `json:"top"`
+		Computed struct {
+			Exact bool `json:"exact"`
+		} `json:"computed"`
+	}
+	if err := json.Unmarshal([]byte(r.text), &a); err != nil {
+		t.Fatalf("%v: %.300s", err, r.text)
+	}
+	type s struct {
+		id, geno string
+		v        float64
+	}
+	var want []s
+	d := e.up.Data()
+	for _, id := range d.AnimalIDs() {
+		an, _ := d.Animal(id)
+		if an.BreedID != 640 || an.Gender != "Male" {
+			continue
+		}
+		for _, ix := range an.Indexes {
+			if ix.Name == "US Hair Index" {
+				want = append(want, s{id, an.Genotyped, ix.Value})
+			}
+		}
+	}
+	slices.SortFunc(want, func(x, y s) int { return cmp.Or(cmp.Compare(y.v, x.v), strings.Compare(x.id, y.id)) })
+	if !a.Computed.Exact || a.Index != "US Hair Index" || len(a.Top) != 5 {
+		t.Fatalf("index %q exact %v, %d rows: %.400s", a.Index, a.Computed.Exact, len(a.Top), r.text)
+	}
+	for i, row := range a.Top {
+		var geno any
+		if want[i].geno != "" {
+			geno = want[i].geno
+		}
+		if row[1] != want[i].id || row[2] != want[i].v || row[3] != "Male" || row[4] != geno {
+			t.Errorf("rank %d = %v, want %s %v genotyped %v", i+1, row, want[i].id, want[i].v, geno)
+		}
+	}
+}
+
+// Search rows that do not state genotyped (live answers are known to
+// carry it in details only): ranked rows show null and say why, and a
+// summarized search page says it once, rather than "not genotyped".
+func TestGenotypedUnstatedInSearchRows(t *testing.T) {
+	e := newEnv(t)
+	e.up.SetSearchRowsGenotyped(false)
+	r := e.call("nsip_rank_animals", map[string]any{"breed_id": 640, "index": "US Hair Index", "top_n": 3}).mustOK(t)
+	var a struct {
+		Top       [][]any `json:"top"`
+		Genotyped string  `json:"genotyped"`
+	}
+	if err := json.Unmarshal([]byte(r.text), &a); err != nil || len(a.Top) != 3 {
+		t.Fatalf("%v: %.300s", err, r.text)
+	}
+	for _, row := range a.Top {
+		if row[4] != nil {
+			t.Errorf("row %v: genotyped %v from rows that do not state it", row, row[4])
+		}
+	}
+	if !strings.Contains(a.Genotyped, "did not state it") {
+		t.Errorf("genotyped note %q", a.Genotyped)
+	}
+	s := e.call("nsip_search_animals", map[string]any{"breed_id": 640, "page_size": 100}).mustOK(t)
+	var p struct {
+		Columns   []string `json:"columns"`
+		Genotyped string   `json:"genotyped"`
+	}
+	if err := json.Unmarshal([]byte(s.text), &p); err != nil || slices.Contains(p.Columns, "genotyped") || !strings.Contains(p.Genotyped, "not stated") {
+		t.Errorf("search summary: columns %v, genotyped %q (%v)", p.Columns, p.Genotyped, err)
+	}
+	e.up.SetSearchRowsGenotyped(true) // a page not yet cached
+	s = e.call("nsip_search_animals", map[string]any{"breed_id": 640, "page_size": 90, "page": 1}).mustOK(t)
+	if err := json.Unmarshal([]byte(s.text), &p); err != nil || !slices.Contains(p.Columns, "genotyped") {
+		t.Errorf("rows stating it: columns %v (%v)", p.Columns, err)
 	}
 }

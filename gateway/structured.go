@@ -32,7 +32,16 @@ func lookupSchema(d *toolDef) json.RawMessage {
 	if d.composite {
 		model = reflect.TypeFor[nsip.AnimalProfile]()
 	}
-	return withSummaries(outschema.New().Add("NSIP answer", model), d.kind)
+	doc := outschema.New().Add("NSIP answer", model)
+	if d.percentiles {
+		// With percentiles the answer is the percentile analysis's,
+		// summarized as analyses are when over the budget.
+		doc.Add("analysis", reflect.TypeFor[map[string]any]())
+		for _, s := range summarize.Shapes(analysisKind) {
+			doc.Add(s.Name, s.Type)
+		}
+	}
+	return withSummaries(doc, d.kind)
 }
 
 // analysisSchema is an analysis's output schema: the analyses build their

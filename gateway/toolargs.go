@@ -101,6 +101,9 @@ type breedArgs struct {
 // detailsArgs is nsip_get_animal's.
 type detailsArgs struct {
 	SearchString string `json:"search_string"`
+	// Percentiles false asks for the record as it is; true never reaches
+	// the fetch (animalpct.go).
+	Percentiles bool `json:"percentiles,omitempty"`
 }
 
 // lpnArgs is nsip_get_lineage's.

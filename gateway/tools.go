@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -27,6 +28,10 @@ type toolDef struct {
 	// breedTraits: the trait codes the call names are checked against the
 	// breed's own (traitcheck.go) before NSIP is asked.
 	breedTraits bool
+	// percentiles: percentiles: true makes the call the breed-percentile
+	// analysis (animalpct.go) instead of one lookup, so its answer may be
+	// that analysis's too.
+	percentiles bool
 	// subject names what a not-found answer was about: the argument and a
 	// phrase for the message, plus the next step to suggest.
 	subject string
@@ -213,15 +218,16 @@ var searchAnimalsDef = &toolDef{
 
 var animalDef = &toolDef{
 	name: "nsip_get_animal", title: "NSIP animal details", method: "get_animal_details",
-	kind:    summarize.KindAnimal,
-	subject: "search_string", what: "animal matching", next: "check the ID, or find animals and their LPN IDs with nsip_search_animals",
+	kind:        summarize.KindAnimal,
+	percentiles: true,
+	subject:     "search_string", what: "animal matching", next: "check the ID, or find animals and their LPN IDs with nsip_search_animals",
 	desc: `One animal's record: breed, birth date, gender, status, parents, progeny count, EBVs with accuracy as NSIP sends it (0.80 = 80%; MWWT may have none), indexes, breeder's contact (about 450 tokens). ` +
-		`Arguments: search_string (LPN ID or registration number); max_tokens.`,
+		`Arguments: search_string (LPN ID or registration number); percentiles: true adds each EBV's top_percent in its breed (up to ` + strconv.Itoa(analysis.PercentileLookups) + ` more lookups); max_tokens.`,
 	params: withMaxTokens(param.Spec{
 		Name: "search_string", Kind: param.String, Required: true, Example: param.ExampleLPN, Complete: param.LPNs,
 		// Upper case, as LPN IDs (and registration numbers) are written.
 		MinLen: 2, MaxLen: nsip.MaxSearchStringLength, Pattern: param.SearchPattern, Upper: true,
-	}),
+	}, param.Spec{Name: "percentiles", Kind: param.Boolean, Example: true}),
 	fetch: fetchWith(func(ctx context.Context, up Upstream, a detailsArgs) (*nsip.AnimalDetails, error) {
 		return up.AnimalDetails(ctx, a.SearchString)
 	}, func(v *nsip.AnimalDetails) json.RawMessage { return v.Raw }),

@@ -741,6 +741,7 @@ func decodeSearch(body []byte) (*SearchResults, *Error) {
 		a.Status, a.RegistrationNumber = r.get("status"), r.get("regnumber", "registrationnumber")
 		a.Sex, a.DateOfBirth = NormalizeSex(r.get("gender", "sex")), r.get("dateofbirth", "dob")
 		a.BreedID, a.BreedName, a.FlockCode = r.int("breedid"), r.get("breedname"), r.get("flockcode", "flockid")
+		a.Genotyped = r.get("genotyped")
 		a.Traits, a.Indexes = r.traits, r.indexes
 	})
 	if e != nil {

@@ -111,18 +111,21 @@ type TraitRanges struct {
 
 // AnimalRow is one animal in a search page.
 type AnimalRow struct {
-	LPNID              string  `json:"lpnId"`
-	Sire               string  `json:"sire,omitempty"`
-	Dam                string  `json:"dam,omitempty"`
-	Status             string  `json:"status,omitempty"`
-	RegistrationNumber string  `json:"registrationNumber,omitempty"`
-	Sex                string  `json:"sex,omitempty"`         // Male or Female (NSIP's codes spelled out), else as sent
-	DateOfBirth        string  `json:"dateOfBirth,omitempty"` // as sent
-	BreedID            int     `json:"breedId,omitempty"`
-	BreedName          string  `json:"breedName,omitempty"`
-	FlockCode          string  `json:"flockCode,omitempty"`
-	Traits             []Trait `json:"traits,omitempty"`  // sorted as TraitCodes, unknown codes after, alphabetically
-	Indexes            []Index `json:"indexes,omitempty"` // sorted by name
+	LPNID              string `json:"lpnId"`
+	Sire               string `json:"sire,omitempty"`
+	Dam                string `json:"dam,omitempty"`
+	Status             string `json:"status,omitempty"`
+	RegistrationNumber string `json:"registrationNumber,omitempty"`
+	Sex                string `json:"sex,omitempty"`         // Male or Female (NSIP's codes spelled out), else as sent
+	DateOfBirth        string `json:"dateOfBirth,omitempty"` // as sent
+	BreedID            int    `json:"breedId,omitempty"`
+	BreedName          string `json:"breedName,omitempty"`
+	FlockCode          string `json:"flockCode,omitempty"`
+	// Genotyped is as sent ("50K Genotyped"); "" when the row does not say.
+	// Details carry it in live answers; search rows are not known to.
+	Genotyped string  `json:"genotyped,omitempty"`
+	Traits    []Trait `json:"traits,omitempty"`  // sorted as TraitCodes, unknown codes after, alphabetically
+	Indexes   []Index `json:"indexes,omitempty"` // sorted by name
 }
 
 // SearchCriteria is the JSON body of getPageOfSearchResults. Zero values are

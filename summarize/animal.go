@@ -12,19 +12,23 @@ import (
 
 // animalBlock is what FR-005a keeps of an animal's details.
 type animalBlock struct {
-	Summary      bool          `json:"summary,omitempty"`
-	Kind         Kind          `json:"kind,omitempty"`
-	LPNID        string        `json:"lpn_id"`
-	Breed        string        `json:"breed,omitempty"`
-	BreedID      int           `json:"breed_id,omitempty"`
-	Sire         string        `json:"sire,omitempty"`
-	Dam          string        `json:"dam,omitempty"`
-	TotalProgeny int           `json:"total_progeny"`
-	Status       string        `json:"status,omitempty"`
-	DOB          string        `json:"dob,omitempty"`
-	Gender       string        `json:"gender,omitempty"`
-	Contact      *contactBlock `json:"contact,omitempty"`
-	TopTraits    []traitObject `json:"top_traits"`
+	Summary      bool   `json:"summary,omitempty"`
+	Kind         Kind   `json:"kind,omitempty"`
+	LPNID        string `json:"lpn_id"`
+	Breed        string `json:"breed,omitempty"`
+	BreedID      int    `json:"breed_id,omitempty"`
+	Sire         string `json:"sire,omitempty"`
+	Dam          string `json:"dam,omitempty"`
+	TotalProgeny int    `json:"total_progeny"`
+	Status       string `json:"status,omitempty"`
+	DOB          string `json:"dob,omitempty"`
+	Gender       string `json:"gender,omitempty"`
+	// Genotyped is as NSIP's record states it ("50K Genotyped"), or says
+	// the record did not: what NSIP sends for an animal not genotyped has
+	// not been seen, so an absence is not read as "no".
+	Genotyped string        `json:"genotyped"`
+	Contact   *contactBlock `json:"contact,omitempty"`
+	TopTraits []traitObject `json:"top_traits"`
 }
 
 // contactBlock is the breeder's contact, every non-empty field of it.
@@ -52,7 +56,10 @@ func newAnimalBlock(v *nsip.AnimalDetails, c int) *animalBlock {
 		LPNID: clip(v.LPNID, c), Breed: clip(v.Breed, c), BreedID: v.BreedID,
 		Sire: clip(v.Sire, c), Dam: clip(v.Dam, c), TotalProgeny: v.TotalProgeny,
 		Status: clip(v.Status, c), DOB: clip(v.DateOfBirth, c), Gender: clip(v.Gender, c),
-		TopTraits: []traitObject{},
+		Genotyped: clip(v.Genotyped, c), TopTraits: []traitObject{},
+	}
+	if a.Genotyped == "" {
+		a.Genotyped = "not stated by NSIP"
 	}
 	if ci := v.Contact; !ci.IsZero() {
 		a.Contact = &contactBlock{

@@ -36,7 +36,8 @@
 // way traits first and rows last, so a default page arrives whole.
 //
 // animal_details: lpn_id, breed, breed_id, sire, dam, total_progeny,
-// status, dob, gender, contact (every non-empty field of flock, farm, name,
+// status, dob, gender, genotyped (as sent, or "not stated by NSIP"),
+// contact (every non-empty field of flock, farm, name,
 // phone, email, address, city, state, zip), top_traits as
 // [{"code","value","accuracy"}]. Other fields are left out.
 //
@@ -50,7 +51,9 @@
 // breed (when every row has the same one), then columns, trait_cell
 // ["value","accuracy"], top_trait_cell ["code","value","accuracy"] and rows.
 // Columns are lpn_id, sex (M or F from any of NSIP's spellings), dob,
-// status, breed (only when the page spans breeds), sire, dam, one column per
+// status, genotyped (only when a row states it; "" where one does not, and
+// the member genotyped says what that means, or that no row stated it),
+// breed (only when the page spans breeds), sire, dam, one column per
 // trait the call is about (the sort trait, then the trait_ranges traits)
 // whose cell is [value, accuracy] or null, and top_traits: the row's most
 // accurate other traits (3, or fewer when that keeps the page whole). With

@@ -223,6 +223,9 @@ func checkSearch(t testing.TB, text string, v *nsip.SearchResults) pageOut {
 			sameOrClipped(t, "dam", str(t, cells["dam"]), src.Dam)
 		}
 		sameOrClipped(t, "status", str(t, cells["status"]), src.Status)
+		if cells["genotyped"] != nil {
+			sameOrClipped(t, "genotyped", str(t, cells["genotyped"]), src.Genotyped)
+		}
 		sameOrClipped(t, "sex", str(t, cells["sex"]), sexCode(src.Sex))
 		sameOrClipped(t, "dob", str(t, cells["dob"]), shortDate(src.DateOfBirth))
 		checkTraitColumns(t, p, cells, src.LPNID, src.Traits)
@@ -469,6 +472,7 @@ type animalOut struct {
 	Status       string        `json:"status"`
 	DOB          string        `json:"dob"`
 	Gender       string        `json:"gender"`
+	Genotyped    string        `json:"genotyped"`
 	Contact      *contactBlock `json:"contact"`
 	TopTraits    []traitObject `json:"top_traits"`
 }
@@ -489,6 +493,13 @@ func checkAnimal(t testing.TB, a animalOut, v *nsip.AnimalDetails) {
 		{"status", a.Status, v.Status}, {"dob", a.DOB, v.DateOfBirth}, {"gender", a.Gender, v.Gender},
 	} {
 		sameOrClipped(t, f[0], f[1], f[2])
+	}
+	if v.Genotyped == "" {
+		if a.Genotyped != "not stated by NSIP" {
+			t.Errorf("genotyped %q for a record that does not state it", a.Genotyped)
+		}
+	} else {
+		sameOrClipped(t, "genotyped", a.Genotyped, v.Genotyped)
 	}
 	c := v.Contact
 	if c.IsZero() {

@@ -34,7 +34,11 @@ type pageSummary struct {
 	Contradicting *Contradicting `json:"contradicting_criteria,omitempty"`
 	// StatsOver says what Sex and TraitStats count: this page's rows,
 	// which are all of the result set only when it fits one page.
-	StatsOver string    `json:"stats_over,omitempty"`
+	StatsOver string `json:"stats_over,omitempty"`
+	// Genotyped says what a genotyped column's empty cells mean, or that
+	// the rows stated it for none: live answers are known to carry the
+	// status in animal details only.
+	Genotyped string    `json:"genotyped,omitempty"`
 	Sex       *sexSplit `json:"sex,omitempty"`
 	// TraitStats covers every row of the page, shown or not.
 	TraitStats *statsTable `json:"trait_stats,omitempty"`
@@ -180,10 +184,11 @@ const (
 	colBreed  = "breed"
 	colSire   = "sire"
 	colDam    = "dam"
+	colGeno   = "genotyped"
 	colTop    = "top_traits"
 )
 
-var identityColumns = []string{colLPN, colSex, colDOB, colStatus, colBreed, colSire, colDam, colTop}
+var identityColumns = []string{colLPN, colSex, colDOB, colStatus, colGeno, colBreed, colSire, colDam, colTop}
 
 // searchSummary shows a search page. Every row carries the traits the
 // call is about (the sort trait and the trait_ranges criteria, or exactly
@@ -203,6 +208,15 @@ func searchSummary(f *fitter, v *nsip.SearchResults, req Request, c int) ([]byte
 		fixed = callTraits(req.Args)
 	}
 	base := []string{colLPN, colSex, colDOB, colStatus}
+	switch stated := genotypedRows(results); {
+	case stated == 0 && len(results) > 0:
+		ps.Genotyped = "not stated in NSIP's search rows; nsip_get_animal shows it"
+	case stated > 0:
+		base = append(base, colGeno)
+		if stated < len(results) {
+			ps.Genotyped = `"" where the row did not state it, which is not "not genotyped"`
+		}
+	}
 	if breeds := breedsOf(results); len(breeds) > 1 {
 		base = append(base, colBreed)
 	} else if len(breeds) == 1 {
@@ -266,8 +280,21 @@ func searchCell(r nsip.AnimalRow, col string) string {
 		return shortDate(r.DateOfBirth)
 	case colBreed:
 		return rowBreed(r)
+	case colGeno:
+		return r.Genotyped
 	}
 	return ""
+}
+
+// genotypedRows counts the rows that state whether they are genotyped.
+func genotypedRows(rows []nsip.AnimalRow) int {
+	n := 0
+	for _, r := range rows {
+		if r.Genotyped != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // rowBreed names a search row's breed: its name when the row has one,

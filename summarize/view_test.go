@@ -72,6 +72,33 @@ func TestSearchRowsCarryTheCallsTraits(t *testing.T) {
 	}
 }
 
+// TestSearchRowsSayWhetherGenotyped: a page whose rows state it has a
+// genotyped column, a row that does not is explained as not stated (never
+// "not genotyped"), and a page that states it for none says so once.
+func TestSearchRowsSayWhetherGenotyped(t *testing.T) {
+	s, c := newTestSummarizer(t)
+	v := newGen(22).search(60, 900, 0, 60)
+	for i := range v.Results {
+		v.Results[i].Genotyped = []string{"50K Genotyped", "", "HD Genotyped"}[i%3]
+	}
+	req := Request{Kind: KindSearch, Value: v, Raw: v.Raw, Args: map[string]any{"page": 0, "page_size": 60}}
+	r, ok := fitCase(t, s, c, req, true)
+	if !ok {
+		t.Fatal("not summarized")
+	}
+	p := checkSearch(t, r.Text, v) // checks each cell against its row
+	if !slices.Contains(p.Columns, "genotyped") || !strings.Contains(p.Genotyped, "not genotyped") {
+		t.Errorf("columns %v, note %q: want a genotyped column and its empty cells explained", p.Columns, p.Genotyped)
+	}
+	for i := range v.Results {
+		v.Results[i].Genotyped = ""
+	}
+	p = checkSearch(t, s.Fit(req).Text, v)
+	if slices.Contains(p.Columns, "genotyped") || !strings.Contains(p.Genotyped, "not stated") {
+		t.Errorf("columns %v, note %q: want no column and the absence said", p.Columns, p.Genotyped)
+	}
+}
+
 // TestRequestedTraitsAreExactlyTheColumns: with traits asked for, rows
 // carry those and no others, and shrink so that more of them fit.
 func TestRequestedTraitsAreExactlyTheColumns(t *testing.T) {

@@ -167,7 +167,7 @@ func (d *Def) Validate(sent map[string]any) (map[string]any, []param.FieldError)
 		known = append(known, param.Spec{Name: l.Name})
 		raw, present := sent[l.Name]
 		if !present || raw == nil {
-			if l.Required {
+			if l.RequiredIn(sent) {
 				errs = append(errs, param.FieldError{Field: l.Name, Problem: "is required", Expected: l.Expected()})
 			}
 			continue
@@ -194,7 +194,7 @@ func (d *Def) Example(sent map[string]any) map[string]any {
 				continue
 			}
 		}
-		if l.Required || sent[l.Name] != nil {
+		if l.RequiredIn(sent) || sent[l.Name] != nil {
 			out[l.Name] = l.Example
 		}
 	}

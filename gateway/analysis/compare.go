@@ -3,6 +3,7 @@ package analysis
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -13,15 +14,17 @@ import (
 
 var Compare = &Def{
 	Name: "nsip_compare_animals", Title: "Compare NSIP animals", Method: "compare_animals",
-	Desc: `One table of 2-20 animals: sire, dam, breed, sex, birth date and each trait's EBV with accuracy (%), the best per trait marked by its preferred direction ` +
+	Desc: `One table of 2-20 animals: sire, dam, breed, sex, birth date, genotyped, NSIP's indexes and each trait's EBV with accuracy (%), the best per trait and index marked ` +
 		`(about 60 tokens an animal plus 15 a trait; one NSIP lookup an animal). ` +
 		`Arguments: lpn_ids, distinct, e.g. ["6402382024NCS310","6402382022NCS087"]; traits (optional, up to 30), e.g. ["BWT","WWT"], default all the animals have. ` +
+		fmt.Sprintf(`percentiles: true adds each EBV's top_percent in its breed, exact from NSIP's sorted pages (at most %d more lookups). `, pctLookups) +
 		`Next: nsip_check_mating for a pair, nsip_get_animal for one in full.`,
+	Params: []param.Spec{percentilesParam},
 	Lists: []param.List{
 		{Name: "lpn_ids", Required: true, MinItems: 2, MaxItems: 20, Item: "lpn", Example: []string{param.ExampleLPN, "6402382022NCS087"}},
 		{Name: "traits", MinItems: 1, MaxItems: 30, Item: "trait", Example: []string{"BWT", "WWT"}},
 	},
-	Ceiling: 20,
+	Ceiling: 20 + pctLookups,
 	Run:     runCompare,
 }
 
@@ -92,14 +95,59 @@ func runCompare(ctx context.Context, r *call, args map[string]any) (any, error) 
 		Sire  string         `json:"sire,omitempty"`
 		Dam   string         `json:"dam,omitempty"`
 		EBV   []*[2]*float64 `json:"ebv"` // per trait [value, accuracy %]; null where NSIP has none
+		// Indexes are NSIP's own, as it computed them, by name.
+		Indexes   map[string]float64 `json:"indexes,omitempty"`
+		Genotyped any                `json:"genotyped"` // as sent; null where the record did not say
+		// TopPercent is each trait's breed percentile, with percentiles.
+		TopPercent []*float64 `json:"top_percent,omitempty"`
 	}
 	rows := make([]row, len(ds))
 	best := map[string][]string{}
 	var unranked, missing []string
 	have := make([]map[string]nsip.Trait, len(ds))
+	var indexes []string
+	unstated := 0
 	for i, d := range ds {
-		rows[i] = row{LPNID: ids[i], Sex: d.Gender, Born: d.DateOfBirth, Breed: d.Breed, Sire: d.Sire, Dam: d.Dam}
+		rows[i] = row{LPNID: ids[i], Sex: d.Gender, Born: d.DateOfBirth, Breed: d.Breed, Sire: d.Sire, Dam: d.Dam, Genotyped: genotypedCell(d.Genotyped)}
+		if d.Genotyped == "" {
+			unstated++
+		}
 		have[i] = traitMap(d.Traits)
+		for _, ix := range d.Indexes {
+			if rows[i].Indexes == nil {
+				rows[i].Indexes = map[string]float64{}
+			}
+			rows[i].Indexes[ix.Name] = ix.Value
+			if !slices.Contains(indexes, ix.Name) {
+				indexes = append(indexes, ix.Name)
+			}
+		}
+	}
+	slices.Sort(indexes)
+	// NSIP's indexes are built so that higher is better; the best is the
+	// highest, among animals that have the index.
+	bestIndex := map[string][]string{}
+	for _, name := range indexes {
+		var top float64
+		var holders []string
+		with := 0
+		for i := range ds {
+			v, ok := rows[i].Indexes[name]
+			if !ok {
+				missing = append(missing, ids[i]+":"+name)
+				continue
+			}
+			with++
+			switch {
+			case holders == nil || v > top:
+				top, holders = v, []string{ids[i]}
+			case v == top:
+				holders = append(holders, ids[i])
+			}
+		}
+		if with > 1 && len(holders) < with {
+			bestIndex[name] = holders
+		}
 	}
 	for _, code := range traits {
 		info, known := nsip.LookupTrait(code)
@@ -130,12 +178,40 @@ func runCompare(ctx context.Context, r *call, args map[string]any) (any, error) 
 			best[code] = holders
 		}
 	}
+	pctOn, _ := args["percentiles"].(bool)
+	unproven := map[string]string{}
+	var pc *percentiles
+	if pctOn {
+		pc = newPercentiles(r)
+		for i, d := range ds {
+			rows[i].TopPercent = make([]*float64, len(traits))
+			for k, code := range traits {
+				t, ok := have[i][code]
+				if !ok {
+					continue
+				}
+				if d.BreedID == 0 {
+					unproven[code] = "the animal's record names no breed ID"
+					continue
+				}
+				p, why, err := pc.topPercent(ctx, d.BreedID, code, t.Value)
+				if err != nil {
+					return nil, err
+				}
+				if p == nil {
+					unproven[fmt.Sprintf("%s (breed %d)", code, d.BreedID)] = why
+				}
+				rows[i].TopPercent[k] = p
+			}
+		}
+	}
 	out := map[string]any{
 		"traits":  traits,
 		"animals": rows,
 		"best":    best,
 		"computed": map[string]any{
-			"method":   "each animal's current NSIP record; best = highest or lowest EBV by the trait's preferred direction in the glossary; a trait all animals share the same value of has no best",
+			"method": "each animal's current NSIP record; best = highest or lowest EBV by the trait's preferred direction in the glossary, none where all are equal; " +
+				"indexes as NSIP sends them, best = highest",
 			"animals":  len(ds),
 			"upstream": r.upstream(),
 		},
@@ -146,24 +222,53 @@ func runCompare(ctx context.Context, r *call, args map[string]any) (any, error) 
 	if len(missing) > 0 {
 		out["unknown"] = missing
 	}
+	if len(indexes) > 0 {
+		out["indexes"], out["best_index"] = indexes, bestIndex
+	}
+	if pc != nil {
+		b := pc.block()
+		if len(unproven) > 0 {
+			b["unproven"] = unproven
+		}
+		out["percentiles"] = b
+	}
+	if note := genotypedNote(unstated, len(ds), false); note != "" {
+		out["genotyped"] = note
+	}
 	// Twenty animals by every trait can pass the budget: then the values
 	// stay and the accuracies go, and the answer says how to get them.
 	if r.overBudget(ctx, args, out) {
 		// Rows become arrays under one header, values only, and a breed
 		// they all share is said once.
 		shared := !slices.ContainsFunc(rows, func(x row) bool { return x.Breed != rows[0].Breed })
+		// A genotyped column of nulls only repeats the note.
+		geno := unstated < len(ds)
 		columns := []string{"lpn_id", "sex", "born", "sire", "dam"}
+		if geno {
+			columns = append(columns, "genotyped")
+		}
 		if shared {
 			out["breed"] = rows[0].Breed
 		} else {
 			columns = append(columns, "breed")
 		}
+		columns = append(columns, indexes...)
 		columns = append(columns, traits...)
 		values := make([][]any, len(rows))
 		for i, row := range rows {
 			v := []any{row.LPNID, row.Sex, row.Born, row.Sire, row.Dam}
+			if geno {
+				v = append(v, row.Genotyped)
+			}
 			if !shared {
 				v = append(v, row.Breed)
+			}
+			for _, name := range indexes {
+				if x, ok := row.Indexes[name]; ok {
+					v = append(v, x)
+				} else {
+					v = append(v, nil)
+				}
 			}
 			for _, e := range row.EBV {
 				if e == nil {
@@ -175,7 +280,34 @@ func runCompare(ctx context.Context, r *call, args map[string]any) (any, error) 
 			values[i] = v
 		}
 		out["columns"], out["animals"] = columns, values
+		delete(out, "indexes") // they are columns now
+		if pc != nil {
+			pcts := make([][]*float64, len(rows))
+			for i, row := range rows {
+				pcts[i] = row.TopPercent
+			}
+			out["top_percent"] = map[string]any{"rows": pcts, "cells": "per animal in row order, per trait in traits order"}
+		}
 		out["accuracies"] = "left out to stay within the token budget; ask again with fewer traits or animals to see them"
+		if pc != nil && r.overBudget(ctx, args, out) {
+			// The values of every animal are the comparison; the
+			// percentiles give way first.
+			delete(out, "top_percent")
+			out["percentiles"] = map[string]any{"left_out": "to stay within the token budget; ask again with fewer traits or animals (about 4 tokens a value)", "lookups": pc.used}
+		}
+		if r.overBudget(ctx, args, out) {
+			// Whole animals, as many as fit, and the call for the rest.
+			full := out
+			return r.fitRows(ctx, args, len(values), func(n int) map[string]any {
+				o := maps.Clone(full)
+				o["animals"] = values[:n]
+				if n < len(values) {
+					o["not_shown"] = map[string]any{"animals": len(values) - n, "lpn_ids": ids[n:],
+						"call": "nsip_compare_animals with these lpn_ids (best and unknown above cover every animal)"}
+				}
+				return o
+			}), nil
+		}
 	}
 	return out, nil
 }

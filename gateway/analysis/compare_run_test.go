@@ -1,9 +1,13 @@
 package analysis
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
+	"math"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -68,7 +72,7 @@ func TestCompareChosenTraitsAndBudget(t *testing.T) {
 	}
 
 	// Over the budget: one header, values only, the shared breed once.
-	f.over = true
+	f.overIf = onlyCompact
 	var b struct {
 		Columns    []string            `json:"columns"`
 		Animals    [][]any             `json:"animals"`
@@ -102,4 +106,113 @@ func TestCompareNotFoundNamesTheEntry(t *testing.T) {
 	if !errors.As(err, &ab) || ab.Field != "lpn_ids[1]" || ab.Value != "NOBODY1" {
 		t.Errorf("unknown animal: %v, want not found about lpn_ids[1]", err)
 	}
+}
+
+// Every index NSIP sends is shown for each animal, the highest marked
+// best, checked against a direct reading of the records; genotyped is
+// shown as sent and null, explained, where a record does not say.
+func TestCompareIndexesAndGenotyped(t *testing.T) {
+	f := indexed(11, 400)
+	ids := slices.Sorted(maps.Keys(f.animals))[:20]
+	var a struct {
+		Animals []struct {
+			LPNID     string             `json:"lpn_id"`
+			Indexes   map[string]float64 `json:"indexes"`
+			Genotyped *string            `json:"genotyped"`
+		} `json:"animals"`
+		Indexes   []string            `json:"indexes"`
+		BestIndex map[string][]string `json:"best_index"`
+		Unknown   []string            `json:"unknown"`
+		Genotyped string              `json:"genotyped"`
+	}
+	sent := []any{}
+	for _, id := range ids {
+		sent = append(sent, id)
+	}
+	mustRun(t, Compare, f, map[string]any{"lpn_ids": sent, "traits": []any{"WWT"}}, &a)
+	if !slices.Equal(a.Indexes, []string{"SRC$ Index", "US Hair Index"}) {
+		t.Fatalf("indexes %v", a.Indexes)
+	}
+	for _, name := range a.Indexes {
+		best, top := []string(nil), math.Inf(-1)
+		for _, id := range ids {
+			v, ok := f.animals[id].Index[name]
+			switch {
+			case !ok:
+				if !slices.Contains(a.Unknown, id+":"+name) {
+					t.Errorf("%s has no %s, not listed as unknown", id, name)
+				}
+			case v > top:
+				best, top = []string{id}, v
+			case v == top:
+				best = append(best, id)
+			}
+		}
+		if !slices.Equal(a.BestIndex[name], best) {
+			t.Errorf("best %s = %v, want %v", name, a.BestIndex[name], best)
+		}
+	}
+	for i, row := range a.Animals {
+		an := f.animals[ids[i]]
+		if !maps.Equal(row.Indexes, an.Index) && (len(row.Indexes) > 0 || len(an.Index) > 0) {
+			t.Errorf("%s indexes %v, want %v", row.LPNID, row.Indexes, an.Index)
+		}
+		if (row.Genotyped == nil) != (an.Genotyped == "") || row.Genotyped != nil && *row.Genotyped != an.Genotyped {
+			t.Errorf("%s genotyped %v, want %q", row.LPNID, row.Genotyped, an.Genotyped)
+		}
+	}
+	if !strings.Contains(a.Genotyped, "not 'not genotyped'") {
+		t.Errorf("genotyped note %q, want the nulls explained", a.Genotyped)
+	}
+}
+
+// Over the budget even without accuracies: percentiles give way first,
+// then whole animals, the rest named with the call for them.
+func TestCompareFitsWholeAnimals(t *testing.T) {
+	f := indexed(12, 300)
+	ids := slices.Sorted(maps.Keys(f.animals))[:12]
+	var sent []any
+	for _, id := range ids {
+		sent = append(sent, id)
+	}
+	var full struct {
+		Animals [][]any `json:"animals"`
+	}
+	f.overIf = onlyCompact // the compact form, whole
+	v, err := run(t, Compare, f, map[string]any{"lpn_ids": sent, "percentiles": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	decode(t, v, &full)
+	b, _ := json.Marshal(v)
+	f.overIf, f.overAt = nil, len(b)*2/3
+	var a struct {
+		Animals     [][]any        `json:"animals"`
+		Percentiles map[string]any `json:"percentiles"`
+		TopPercent  any            `json:"top_percent"`
+		NotShown    struct {
+			Animals int      `json:"animals"`
+			LPNIDs  []string `json:"lpn_ids"`
+		} `json:"not_shown"`
+	}
+	mustRun(t, Compare, f, map[string]any{"lpn_ids": sent, "percentiles": true}, &a)
+	n := len(a.Animals)
+	if n == 0 || n == len(ids) || a.NotShown.Animals != len(ids)-n || !slices.Equal(a.NotShown.LPNIDs, ids[n:]) {
+		t.Fatalf("%d animals shown, not shown %+v", n, a.NotShown)
+	}
+	for i, row := range a.Animals {
+		if fmt.Sprint(row) != fmt.Sprint(full.Animals[i]) {
+			t.Errorf("row %d = %v, want %v", i, row, full.Animals[i])
+		}
+	}
+	if a.TopPercent != nil || a.Percentiles["left_out"] == nil {
+		t.Errorf("percentiles %v top_percent %v: want them left out, and said so", a.Percentiles, a.TopPercent)
+	}
+}
+
+// onlyCompact is a budget only the compact comparison, with its column
+// header, fits.
+func onlyCompact(v any) bool {
+	_, compact := v.(map[string]any)["columns"]
+	return !compact
 }

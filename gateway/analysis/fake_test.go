@@ -28,6 +28,16 @@ type fakeAnimal struct {
 	Flock         string
 	Status        string
 	EBV           map[string]float64
+	Index         map[string]float64 // NSIP's own indexes by name
+	Genotyped     string
+}
+
+func indexesOf(m map[string]float64) []nsip.Index {
+	var out []nsip.Index
+	for _, n := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, nsip.Index{Name: n, Value: m[n]})
+	}
+	return out
 }
 
 // fakeSource is an in-memory Source: animals, their lineages built from
@@ -66,6 +76,8 @@ type fakeSource struct {
 	// overAt, when set, makes OverBudget answer whether the answer's JSON
 	// is longer than this many bytes.
 	overAt int
+	// overIf, when set, decides OverBudget by the answer itself.
+	overIf func(v any) bool
 	code   string
 
 	// ceiling refuses lookups past it with ErrCeiling; 0 means none.
@@ -139,7 +151,7 @@ func (f *fakeSource) Details(ctx context.Context, id string) (*nsip.AnimalDetail
 		return nil, notFound(id)
 	}
 	return &nsip.AnimalDetails{LPNID: a.ID, Breed: fmt.Sprintf("Breed %d", a.Breed), BreedID: a.Breed, DateOfBirth: a.Born,
-		Gender: a.Sex, Status: a.Status, Sire: a.Sire, Dam: a.Dam, Traits: traitsOf(a.EBV)}, nil
+		Gender: a.Sex, Status: a.Status, Sire: a.Sire, Dam: a.Dam, Traits: traitsOf(a.EBV), Indexes: indexesOf(a.Index), Genotyped: a.Genotyped}, nil
 }
 
 // node is id's lineage node with gens generations, itself included. A
@@ -243,7 +255,7 @@ func (f *fakeSource) Search(ctx context.Context, args map[string]any) (*nsip.Sea
 	res := &nsip.SearchResults{TotalCount: len(rows), Page: page, PageSize: size}
 	for _, a := range rows[min(len(rows), page*size):min(len(rows), (page+1)*size)] {
 		res.Results = append(res.Results, nsip.AnimalRow{LPNID: a.ID, Sire: a.Sire, Dam: a.Dam, Status: a.Status, Sex: a.Sex,
-			DateOfBirth: a.Born, BreedID: a.Breed, FlockCode: a.Flock, Traits: traitsOf(a.EBV)})
+			DateOfBirth: a.Born, BreedID: a.Breed, FlockCode: a.Flock, Traits: traitsOf(a.EBV), Indexes: indexesOf(a.Index), Genotyped: a.Genotyped})
 	}
 	if f.pages != nil {
 		res.Results = f.pages(page, res.Results)
@@ -296,6 +308,9 @@ func (f *fakeSource) Ask(ctx context.Context, form Form) (map[string]any, bool, 
 
 func (f *fakeSource) OverBudget(ctx context.Context, args map[string]any, v any) bool {
 	f.count("overbudget", false)
+	if f.overIf != nil {
+		return f.overIf(v)
+	}
 	if f.overAt > 0 {
 		b, _ := json.Marshal(v)
 		return len(b) > f.overAt

@@ -86,9 +86,13 @@ type pedigreeBuilder struct {
 	dropped []string
 	// bySubject orders lookups subject by subject (see next).
 	bySubject bool
-	lookups   int // lineages sought
-	records   int // ancestors' own records sought
-	notes     []string
+	// optional are subjects whose lineage may be missing or fail without
+	// failing the analysis (candidates it found itself, not ones the
+	// caller named): their pairs are then unresolved, and said so.
+	optional map[string]bool
+	lookups  int // lineages sought
+	records  int // ancestors' own records sought
+	notes    []string
 }
 
 func newPedigreeBuilder(r *call) *pedigreeBuilder {
@@ -346,7 +350,7 @@ func (b *pedigreeBuilder) extend(ctx context.Context, subjects []string, budget 
 				b.addNode(&l.Subject)
 			case errors.As(errs[i], &ne) && ne.Kind == nsip.KindNotFound:
 				b.read[todo[i]] = true
-				if !slices.Contains(subjects, todo[i]) {
+				if !slices.Contains(subjects, todo[i]) || b.optional[todo[i]] {
 					continue // an ancestor without a lineage of its own
 				}
 				return About("lpn_id", todo[i], errs[i])
@@ -355,7 +359,7 @@ func (b *pedigreeBuilder) extend(ctx context.Context, subjects []string, budget 
 				timeUp = true
 			case errors.Is(errs[i], ErrCeiling):
 				b.note("stopped extending the pedigree at the ceiling of lookups, so the COI may be understated")
-			case ctx.Err() != nil || slices.Contains(subjects, todo[i]):
+			case ctx.Err() != nil || slices.Contains(subjects, todo[i]) && !b.optional[todo[i]]:
 				return errs[i]
 			default:
 				// One ancestor's lineage failing (NSIP busy or down) leaves

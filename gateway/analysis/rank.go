@@ -18,20 +18,29 @@ const rankPages = 30
 
 var weightsParam = param.List{Name: "weights", Required: true, MaxItems: 20, Example: map[string]any{"WWT": 1.0, "BWT": -0.5}}
 
+// rankWeights is weights as rank takes it: required (and, left out, asked
+// of the user) unless index ranks by one of NSIP's own indexes instead.
+var rankWeights = func() param.List { l := weightsParam; l.Unless = "index"; return l }()
+
 var Rank = &Def{
 	Name: "nsip_rank_animals", Title: "Rank NSIP animals by an index", Method: "rank_animals",
-	Desc: `Exact top N of a breed by the index sum(weight x EBV) over every matching animal, not a first page (about 80 tokens an animal). ` +
-		fmt.Sprintf("Reads NSIP sorted by the heaviest-weighted trait, stopping once the breed's trait ranges prove no unread animal can enter, at most %d pages of %d; says whether exact. ", rankPages, nsip.MaxPageSize) +
-		`Arguments: breed_id (from nsip_list_breeds), e.g. 640; weights by trait code, negative where lower is better, e.g. {"WWT":1,"BWT":-0.5}; top_n 1..50; ` +
-		`search_criteria as for nsip_search_animals, e.g. {"gender":"Male","status":"CURRENT"}. Next: nsip_compare_animals or nsip_check_mating.`,
+	Desc: `Exact top N of a breed by sum(weight x EBV), or by an index NSIP computes, over every matching animal, not a first page (about 80 tokens an animal). ` +
+		fmt.Sprintf("Reads NSIP sorted by the heaviest-weighted trait until the breed's trait ranges prove no unread animal can enter, at most %d pages of %d; says whether exact. ", rankPages, nsip.MaxPageSize) +
+		`Arguments: breed_id (from nsip_list_breeds), e.g. 640; weights by trait code, negative where lower is better, e.g. {"WWT":1,"BWT":-0.5}, or index as NSIP names it, e.g. "US Hair Index" (NSIP cannot sort by one, so all pages are read); top_n 1..50; ` +
+		`search_criteria as for nsip_search_animals, e.g. {"gender":"Male","status":"CURRENT"}; ` +
+		fmt.Sprintf(`for_ewes (1-20 LPN IDs) adds each ram's lambs' mean COI with them, max_mean_coi (e.g. 0.03125) leaving out rams above it (at most %d lookups more); percentiles: true adds each weighted EBV's top_percent in the breed (%d more). `, ewesLookups, pctLookups) +
+		`Next: nsip_compare_animals or nsip_check_mating.`,
 	Params: []param.Spec{
 		{Name: "breed_id", Kind: param.Integer, Required: true, Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},
 		{Name: "top_n", Kind: param.Integer, Default: 10, Example: 10, Min: param.Bound(1), Max: param.Bound(50), Quiet: true},
 		withoutProp(param.SearchCriteria, "breed_id"),
+		{Name: "index", Kind: param.String, Example: "US Hair Index", MinLen: 1, MaxLen: 60, Quiet: true},
+		{Name: "max_mean_coi", Kind: param.Number, Example: 0.03125},
+		percentilesParam,
 	},
-	Lists:   []param.List{weightsParam},
+	Lists:   []param.List{rankWeights, forEwesList},
 	Brief:   map[string]map[string]any{"search_criteria": {"type": "object"}},
-	Ceiling: rankPages + 2,
+	Ceiling: rankPages + 2 + ewesLookups + pctLookups,
 	Run:     runRank,
 }
 
@@ -93,6 +102,18 @@ func order(vals []float64) int {
 
 func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 	breed, topN := args["breed_id"].(int), args["top_n"].(int)
+	if _, ok := args["index"].(string); ok && args["weights"] != nil {
+		return nil, &ArgError{param.FieldError{Field: "index", Problem: "was given with weights; a ranking is by one or the other",
+			Expected: `either weights, e.g. {"WWT":1,"BWT":-0.5}, or index, e.g. "US Hair Index"`}}
+	}
+	ewes, err := prepareEwes(ctx, r, args)
+	if err != nil {
+		return nil, err
+	}
+	if name, ok := args["index"].(string); ok {
+		return runRankIndex(ctx, r, args, breed, topN, name, ewes)
+	}
+	scanN := ewes.candidates(topN)
 	tr, err := r.ranges(ctx, breed)
 	if err != nil {
 		return nil, &AboutError{Field: "breed_id", Value: breed, What: "trait ranges for breed", Next: "list valid breed IDs with nsip_list_breeds", Err: err}
@@ -104,7 +125,7 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 	for _, x := range tr.Ranges {
 		ranges[strings.ToUpper(x.Code)] = [2]float64{x.Min, x.Max}
 	}
-	w, _, err := r.weights(ctx, args, "to rank the breed's animals", slices.Collect(maps.Keys(ranges)))
+	w, _, err := r.weights(ctx, args, "to rank the breed's animals (or index, one of NSIP's own indexes)", slices.Collect(maps.Keys(ranges)))
 	if err != nil {
 		return nil, err
 	}
@@ -133,12 +154,13 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 		sorted, observed = false, "unsorted: no weighted trait can be sorted on"
 	}
 	crit, _ := args["search_criteria"].(map[string]any)
+	crit = ewes.withRams(crit)
 	if crit != nil {
 		search["search_criteria"] = crit
 	}
 	var contra []string
 	nContra := 0
-	top := breeding.NewTopN(topN)
+	top := breeding.NewTopN(scanN)
 	seen := map[string]bool{}
 	rows := map[string]nsip.AnimalRow{}
 	var read, unindexed, pages, total int
@@ -213,7 +235,7 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 				// even past the first page when that one was flat.
 				search["reverse"] = true
 				observed, edge, page = "unknown", math.NaN(), -1
-				top, seen, rows, read, unindexed, missing, dupes = breeding.NewTopN(topN), map[string]bool{}, map[string]nsip.AnimalRow{}, 0, 0, 0, 0
+				top, seen, rows, read, unindexed, missing, dupes = breeding.NewTopN(scanN), map[string]bool{}, map[string]nsip.AnimalRow{}, 0, 0, 0, 0
 				contra, nContra = nil, 0
 				continue
 			}
@@ -241,18 +263,22 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 	}
 	exact := (stop == "all read" || stop == "bound") && missing == 0 && dupes == 0
 	// Rows are arrays under one header, so that fifty fit the budget.
-	columns := []string{"rank", "lpn_id", "index", "sex"}
+	columns := []string{"rank", "lpn_id", "index", "sex", "genotyped"}
 	for _, c := range codes {
 		columns = append(columns, c, c+"_acc")
 	}
-	out := make([][]any, 0, topN)
+	out := make([][]any, 0, scanN)
+	unstated := 0
 	for i, s := range top.Rows() {
 		tm := traitMap(rows[s.ID].Traits)
 		sex := rows[s.ID].Sex
 		if sex == "" {
 			sex = "unknown"
 		}
-		row := []any{i + 1, s.ID, round4(s.Score), sex}
+		if rows[s.ID].Genotyped == "" {
+			unstated++
+		}
+		row := []any{i + 1, s.ID, round4(s.Score), sex, genotypedCell(rows[s.ID].Genotyped)}
 		for _, c := range codes {
 			t := tm[c]
 			row = append(row, t.Value, accPtr(t))
@@ -288,6 +314,9 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 		computed["sort"] = "NSIP's order could not be relied on, so no early stop was taken"
 	}
 	answer := map[string]any{"columns": columns, "weights": w, "computed": computed}
+	if note := genotypedNote(unstated, len(out), true); note != "" {
+		answer["genotyped"] = note
+	}
 	if nContra > 0 {
 		answer["contradicting_criteria"] = map[string]any{
 			"count": nContra, "lpn_ids": contra,
@@ -299,6 +328,22 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 	}
 	if ws := directionWarnings(w); len(ws) > 0 {
 		answer["warnings"] = ws
+	}
+	if out, err = ewes.apply(ctx, answer, out, rows, topN, exact, len(out) < scanN); err != nil {
+		return nil, err
+	}
+	if on, _ := args["percentiles"].(bool); on {
+		pc, unproven := newPercentiles(r), map[string]string{}
+		cols, err := pc.rowPercentiles(ctx, breed, out, rows, codes, unproven)
+		if err != nil {
+			return nil, err
+		}
+		answer["columns"] = append(answer["columns"].([]string), cols...)
+		b := pc.block()
+		if len(unproven) > 0 {
+			b["unproven"] = unproven
+		}
+		answer["percentiles"] = b
 	}
 	// Over the budget the ranking keeps its first rows whole, and says how
 	// to read the rest, rather than fall to a generic summary.

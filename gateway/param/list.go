@@ -18,6 +18,14 @@ type List struct {
 	MinItems, MaxItems int
 	Item               string // "lpn" or "trait"; "" for a weights map
 	Example            any
+	// Unless names an argument that stands in for this one: when it is
+	// sent, a Required list is not (nor is it in the schema's required).
+	Unless string
+}
+
+// RequiredIn reports whether the list is required of a call that sent sent.
+func (l *List) RequiredIn(sent map[string]any) bool {
+	return l.Required && (l.Unless == "" || sent[l.Unless] == nil)
 }
 
 // Schema is the list's shape only: its bounds, patterns and uniqueness are

@@ -113,6 +113,8 @@
 //
 // # Faults and counters
 //
+// SetSearchRowsGenotyped(false) sends search rows without a genotyped
+// status, which live answers are known to carry in details only.
 // SetFault makes one endpoint misbehave (see FaultKind), for every request
 // or for the next Fault.Times requests only; SetLatency and Options.Latency
 // delay answers. Requests and TotalRequests count what arrived, faulted

@@ -59,6 +59,8 @@ type Handler struct {
 	texts     map[string]map[string]string // LPN ID -> trait code -> the EBV's JSON as sent
 	irr       Irregular
 	searches  uint64 // search requests served, which draws UnstableTies' order
+	// rowsUngenotyped empties genotyped in search rows.
+	rowsUngenotyped bool
 }
 
 // NewHandler builds the dataset for opts (cached per seed and size) and
@@ -363,7 +365,27 @@ func (h *Handler) search(r *http.Request, body []byte) (int, []byte) {
 	}
 	ir.reorder(all, sortTrait, rev, seq)
 	lo, hi := ir.cut(len(all), pg, size)
-	return http.StatusOK, renderSearch(f, len(all), h.patchedAll(all[lo:hi]))
+	rows := h.patchedAll(all[lo:hi])
+	h.mu.Lock()
+	bare := h.rowsUngenotyped
+	h.mu.Unlock()
+	if bare {
+		for i, a := range rows {
+			c := *a
+			c.Genotyped = ""
+			rows[i] = &c
+		}
+	}
+	return http.StatusOK, renderSearch(f, len(all), rows)
+}
+
+// SetSearchRowsGenotyped(false) sends search rows whose genotyped is empty
+// (details keep it): live answers are known to carry the status in details
+// only, so an answer built on search rows must do without it.
+func (h *Handler) SetSearchRowsGenotyped(on bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.rowsUngenotyped = !on
 }
 
 // animal resolves the lookup parameter of a details endpoint, or says why

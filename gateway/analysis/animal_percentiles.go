@@ -1,0 +1,72 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+)
+
+// AnimalPercentiles is nsip_get_animal asked for percentiles: the animal's
+// EBVs, each with its top_percent in the animal's breed, computed as for a
+// comparison. The gateway serves it under nsip_get_animal's own name and
+// arguments, so it has no tool of its own (it is not in All).
+var AnimalPercentiles = &Def{
+	Name: "nsip_get_animal", Title: "NSIP animal details", Method: "animal_percentiles",
+	Ceiling: 1 + pctLookups,
+	Run:     runAnimalPercentiles,
+}
+
+func runAnimalPercentiles(ctx context.Context, r *call, args map[string]any) (any, error) {
+	id := args["search_string"].(string)
+	d, err := r.details(ctx, id)
+	if err != nil {
+		return nil, &AboutError{Field: "search_string", Value: id, What: "animal matching", Next: "check the ID, or find animals and their LPN IDs with nsip_search_animals", Err: err}
+	}
+	pc := newPercentiles(r)
+	unproven := map[string]string{}
+	rows := make([][]any, 0, len(d.Traits))
+	for _, t := range d.Traits {
+		code := t.Code
+		var cell any
+		switch {
+		case d.BreedID == 0:
+			unproven[code] = "the animal's record names no breed ID"
+		default:
+			p, why, err := pc.topPercent(ctx, d.BreedID, code, t.Value)
+			if err != nil {
+				return nil, err
+			}
+			if p == nil {
+				unproven[code] = why
+			} else {
+				cell = *p
+			}
+		}
+		rows = append(rows, []any{code, round4(t.Value), accPtr(t), cell})
+	}
+	indexes := map[string]float64{}
+	for _, ix := range d.Indexes {
+		indexes[ix.Name] = ix.Value
+	}
+	block := pc.block()
+	if len(unproven) > 0 {
+		block["unproven"] = unproven
+	}
+	out := map[string]any{
+		"lpn_id": d.LPNID, "breed": d.Breed, "breed_id": d.BreedID, "sex": d.Gender, "status": d.Status, "born": d.DateOfBirth,
+		"sire": d.Sire, "dam": d.Dam, "genotyped": genotypedCell(d.Genotyped),
+		"ebv_columns": []string{"code", "value", "accuracy", "top_percent"},
+		"ebvs":        rows,
+		"percentiles": block,
+		"record":      "the rest of NSIP's record (progeny count, breeder's contact): nsip_get_animal without percentiles",
+	}
+	if d.Genotyped == "" {
+		out["genotyped_note"] = genotypedNote(1, 1, false)
+	}
+	if len(indexes) > 0 {
+		out["indexes"] = indexes
+	}
+	if len(d.Traits) == 0 {
+		out["ebvs_note"] = fmt.Sprintf("NSIP's record of %s carries no EBV", d.LPNID)
+	}
+	return out, nil
+}

@@ -1,0 +1,31 @@
+package analysis
+
+// Whether an animal is genotyped (its EBVs genomically enhanced) is a
+// member of NSIP's animal details in live answers ("50K Genotyped"). That
+// search rows carry it too is only assumed, and what NSIP sends for an
+// animal that is not genotyped has not been seen: so the status is shown
+// exactly as sent, and where nothing was sent the answer says it was not
+// stated rather than "not genotyped".
+
+// genotypedCell is the status as sent, nil where the record did not state it.
+func genotypedCell(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// genotypedNote explains the null cells of a genotyped column: unstated of
+// shown rows stated nothing. fromSearch says the rows are search rows,
+// which are not known to carry the status at all.
+func genotypedNote(unstated, shown int, fromSearch bool) string {
+	switch {
+	case unstated == 0:
+		return ""
+	case fromSearch && unstated == shown:
+		return "null: NSIP's search rows did not state it (only animal details are known to); nsip_compare_animals or nsip_get_animal show it"
+	case fromSearch:
+		return "as NSIP's search rows state it; null where a row did not, which is not 'not genotyped'"
+	}
+	return "as NSIP's record states it; null where it did not, which is not 'not genotyped'"
+}

@@ -1,0 +1,379 @@
+package analysis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+// Breed percentiles. An EBV's top_percent is the share of the breed's
+// animals with that EBV whose value is as good as it or better, by the
+// trait's preferred direction in the glossary (lower first for a trait
+// with none), in percent: the breed's best animal is top 1/n.
+//
+// It is found exactly from NSIP's own search of the breed sorted by the
+// trait: no list of the breed is kept. The first and last pages show
+// NSIP's order and where the animals without the EBV sit; then, for each
+// value, a binary search over the pages finds the first position past it,
+// about log2(pages) lookups per value, every page read once per call. A
+// count of positions is exact however NSIP orders animals that tie, as
+// long as each page is a slice of one sorted order, which is what the
+// pages read are checked for: full pages before the last, the count NSIP
+// gives unchanged, no animal on two pages, every page and every pair of
+// pages read in one order, animals without the EBV only at one end. A
+// trait that fails any check has no percentile, and says why.
+
+// pctLookups bounds the search pages percentiles may read in one call.
+const pctLookups = 150
+
+// PercentileLookups is how many lookups percentiles may add to a call.
+const PercentileLookups = pctLookups
+
+var percentilesParam = param.Spec{Name: "percentiles", Kind: param.Boolean, Default: false, Example: true}
+
+// pctTrait is what the pages read show of one trait of one breed.
+type pctTrait struct {
+	code     string
+	total    int // NSIP's count of the breed's animals
+	pages    map[int][]nsip.AnimalRow
+	seen     map[string]int // LPN ID -> page it was on
+	order    int            // +1 highest first, -1 lowest first, 0 all equal
+	head     int            // animals without the EBV before the others
+	tail     int            // and after them
+	n        int            // animals with the EBV
+	bad      string         // why no percentile of this trait can be proven
+	allEqual float64
+	ready    bool
+}
+
+// percentiles computes top_percent for one call; its traits share pages.
+type percentiles struct {
+	r      *call
+	traits map[[2]any]*pctTrait // {breed, code}
+	used   int
+	short  int // values not computed for want of lookups
+}
+
+func newPercentiles(r *call) *percentiles {
+	return &percentiles{r: r, traits: map[[2]any]*pctTrait{}}
+}
+
+var errPctLimit = errors.New("percentile lookups exhausted")
+
+func pctPages(total int) int { return max(1, (total+scanPageSize-1)/scanPageSize) }
+
+func hasT(row nsip.AnimalRow, code string) (float64, bool) {
+	for _, t := range row.Traits {
+		if strings.EqualFold(t.Code, code) {
+			return t.Value, true
+		}
+	}
+	return 0, false
+}
+
+// page reads page p of t, checking it against those read before.
+func (pc *percentiles) page(ctx context.Context, breed int, t *pctTrait, p int) ([]nsip.AnimalRow, error) {
+	if rows, ok := t.pages[p]; ok {
+		return rows, nil
+	}
+	if pc.used >= pctLookups {
+		return nil, errPctLimit
+	}
+	pc.used++
+	res, err := pc.r.search(ctx, map[string]any{"breed_id": breed, "sorted_trait": t.code, "reverse": false, "page": p, "page_size": scanPageSize})
+	if err != nil {
+		return nil, err
+	}
+	if t.pages == nil {
+		t.pages, t.seen, t.total = map[int][]nsip.AnimalRow{}, map[string]int{}, res.TotalCount
+	}
+	t.pages[p] = res.Results
+	if res.TotalCount != t.total && t.bad == "" {
+		t.bad = fmt.Sprintf("NSIP's count of the breed changed between pages (%d, then %d)", t.total, res.TotalCount)
+	}
+	last := pctPages(t.total) - 1
+	want := scanPageSize
+	if p == last {
+		want = t.total - last*scanPageSize
+	}
+	if len(res.Results) != want && t.bad == "" {
+		t.bad = fmt.Sprintf("page %d of the sorted breed held %d rows where NSIP's count of %d implies %d", p, len(res.Results), t.total, want)
+	}
+	for _, row := range res.Results {
+		if q, ok := t.seen[row.LPNID]; ok && q != p && t.bad == "" {
+			t.bad = fmt.Sprintf("%s was on pages %d and %d, so another animal was skipped", row.LPNID, q, p)
+		}
+		t.seen[row.LPNID] = p
+	}
+	if t.ready {
+		t.check()
+	}
+	return res.Results, nil
+}
+
+// check holds every page read to one order, with animals without the EBV
+// only where the ends showed them.
+func (t *pctTrait) check() {
+	if t.bad != "" {
+		return
+	}
+	ps := make([]int, 0, len(t.pages))
+	for p := range t.pages {
+		ps = append(ps, p)
+	}
+	slices.Sort(ps)
+	prev, have := 0.0, false
+	for _, p := range ps {
+		for j, row := range t.pages[p] {
+			pos := p*scanPageSize + j
+			v, ok := hasT(row, t.code)
+			inside := pos >= t.head && pos < t.total-t.tail
+			if ok != inside {
+				t.bad = fmt.Sprintf("animals without %s are not all at one end of NSIP's order (%s at position %d)", t.code, row.LPNID, pos+1)
+				return
+			}
+			if !ok {
+				continue
+			}
+			if have && (t.order == 1 && v > prev || t.order == -1 && v < prev || t.order == 0 && v != prev) {
+				t.bad = fmt.Sprintf("NSIP's pages sorted by %s are not in one order (%g after %g at position %d)", t.code, v, prev, pos+1)
+				return
+			}
+			prev, have = v, true
+		}
+	}
+}
+
+// first is the first position at or after from where pred holds, given
+// that it holds from some position to the end: a binary search over
+// pages, then within the page.
+func (pc *percentiles) first(ctx context.Context, breed int, t *pctTrait, pred func(nsip.AnimalRow) bool) (int, error) {
+	lo, hi := 0, pctPages(t.total)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		rows, err := pc.page(ctx, breed, t, mid)
+		if err != nil {
+			return 0, err
+		}
+		if len(rows) > 0 && pred(rows[len(rows)-1]) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	if lo == pctPages(t.total) {
+		return t.total, nil
+	}
+	rows, err := pc.page(ctx, breed, t, lo)
+	if err != nil {
+		return 0, err
+	}
+	for j, row := range rows {
+		if pred(row) {
+			return lo*scanPageSize + j, nil
+		}
+	}
+	return lo*scanPageSize + len(rows), nil
+}
+
+// trait reads what the ends of breed's order by code show.
+func (pc *percentiles) trait(ctx context.Context, breed int, code string) (*pctTrait, error) {
+	key := [2]any{breed, code}
+	if t, ok := pc.traits[key]; ok {
+		return t, nil
+	}
+	t := &pctTrait{code: code}
+	pc.traits[key] = t
+	if !sortable(code) {
+		t.bad = "NSIP cannot sort by " + code
+		return t, nil
+	}
+	first, err := pc.page(ctx, breed, t, 0)
+	if err != nil {
+		return t, err
+	}
+	if t.total == 0 || len(first) == 0 {
+		t.bad = "NSIP's search of the breed returned no animals"
+		return t, nil
+	}
+	lastP := pctPages(t.total) - 1
+	last, err := pc.page(ctx, breed, t, lastP)
+	if err != nil {
+		return t, err
+	}
+	if t.bad != "" || len(last) == 0 {
+		return t, nil
+	}
+	_, headOK := hasT(first[0], code)
+	_, tailOK := hasT(last[len(last)-1], code)
+	switch {
+	case !headOK && !tailOK:
+		t.bad = "animals without " + code + " are at both ends of NSIP's order"
+		return t, nil
+	case !headOK:
+		end, err := pc.first(ctx, breed, t, func(row nsip.AnimalRow) bool { _, ok := hasT(row, code); return ok })
+		if err != nil {
+			return t, err
+		}
+		t.head = end
+	case !tailOK:
+		start, err := pc.first(ctx, breed, t, func(row nsip.AnimalRow) bool { _, ok := hasT(row, code); return !ok })
+		if err != nil {
+			return t, err
+		}
+		t.tail = t.total - start
+	}
+	t.n = t.total - t.head - t.tail
+	if t.n <= 0 {
+		t.bad = "no animal of the breed has " + code
+		return t, nil
+	}
+	// NSIP's order: the first value with the EBV against the last.
+	hp, hj := t.head/scanPageSize, t.head%scanPageSize
+	tp, tj := (t.total-t.tail-1)/scanPageSize, (t.total-t.tail-1)%scanPageSize
+	hr, err := pc.page(ctx, breed, t, hp)
+	if err != nil {
+		return t, err
+	}
+	tr, err := pc.page(ctx, breed, t, tp)
+	if err != nil {
+		return t, err
+	}
+	if hj >= len(hr) || tj >= len(tr) {
+		t.bad = "NSIP's pages were not as long as its count"
+		return t, nil
+	}
+	a, _ := hasT(hr[hj], code)
+	b, _ := hasT(tr[tj], code)
+	switch {
+	case a > b:
+		t.order = 1
+	case a < b:
+		t.order = -1
+	default:
+		t.allEqual = a
+	}
+	t.ready = true
+	t.check()
+	return t, nil
+}
+
+// topPercent is the share in percent of breed's animals with code whose
+// EBV is as good as v or better; nil and why when not proven.
+func (pc *percentiles) topPercent(ctx context.Context, breed int, code string, v float64) (*float64, string, error) {
+	t, err := pc.trait(ctx, breed, code)
+	if err == nil && t.bad == "" {
+		var count int
+		count, err = pc.count(ctx, breed, t, v)
+		if err == nil && t.bad == "" {
+			p := math.Round(10000*float64(count)/float64(t.n)) / 100
+			return &p, "", nil
+		}
+	}
+	switch {
+	case errors.Is(err, errPctLimit) || errors.Is(err, ErrCeiling):
+		pc.short++
+		return nil, fmt.Sprintf("not computed: the %d lookups for percentiles ran out", pctLookups), nil
+	case err != nil && ctx.Err() != nil:
+		return nil, "", err
+	case err != nil:
+		// A page NSIP did not answer leaves the trait without percentiles,
+		// not the call without an answer.
+		t.bad = fmt.Sprintf("a page of NSIP's search sorted by %s could not be read (%s)", code, pc.r.src.ErrorCode(err))
+	}
+	return nil, t.bad, nil
+}
+
+// count is how many animals with the EBV are as good as v or better.
+func (pc *percentiles) count(ctx context.Context, breed int, t *pctTrait, v float64) (int, error) {
+	info, _ := nsip.LookupTrait(t.code)
+	higher := info.Direction == "higher"
+	if t.order == 0 {
+		if v == t.allEqual || higher && t.allEqual > v || !higher && t.allEqual < v {
+			return t.n, nil
+		}
+		return 0, nil
+	}
+	// In NSIP's order, past is true from the first animal no longer as
+	// good as v (or, going worst first, the first better than v) onwards;
+	// animals without the EBV count as past at the tail and not at the
+	// head, so that past holds from some position to the end.
+	var past func(x float64) bool
+	worstFirst := (t.order == 1) != higher
+	switch {
+	case t.order == 1 && higher:
+		past = func(x float64) bool { return x < v }
+	case t.order == 1:
+		past = func(x float64) bool { return x <= v }
+	case higher:
+		past = func(x float64) bool { return x >= v }
+	default:
+		past = func(x float64) bool { return x > v }
+	}
+	pos, err := pc.first(ctx, breed, t, func(row nsip.AnimalRow) bool {
+		x, ok := hasT(row, t.code)
+		if !ok {
+			return t.tail > 0
+		}
+		return past(x)
+	})
+	if err != nil {
+		return 0, err
+	}
+	i := min(pos, t.total-t.tail) - t.head // animals with the EBV before pos
+	if worstFirst {
+		return t.n - i, nil
+	}
+	return i, nil
+}
+
+// block is the answer's account of the percentiles computed.
+func (pc *percentiles) block() map[string]any {
+	out := map[string]any{
+		"method": "top_percent = share of the breed's animals with the EBV that are as good or better (by the trait's preferred direction; lower first for a trait with none; ties count as as good), " +
+			"counted exactly by binary search over NSIP's search of the breed sorted by the trait: the first and last pages, then about log2(pages) pages a value, each checked (full pages, NSIP's count unchanged, no animal twice, one order, animals without the EBV at one end only); " +
+			"null with a reason where a check failed",
+		"lookups": pc.used,
+		"limit":   pctLookups,
+	}
+	if pc.short > 0 {
+		out["not_computed"] = fmt.Sprintf("%d values: the lookups for percentiles ran out; ask about fewer animals or traits", pc.short)
+	}
+	return out
+}
+
+// rowPercentiles appends to each ranked row (lpn_id at 1) the top_percent
+// of each code, from its search row, and returns the columns added.
+func (pc *percentiles) rowPercentiles(ctx context.Context, breed int, out [][]any, found map[string]nsip.AnimalRow, codes []string, unproven map[string]string) ([]string, error) {
+	var cols []string
+	for _, c := range codes {
+		cols = append(cols, c+"_top_percent")
+	}
+	for i, row := range out {
+		ebv := ebvMap(found[row[1].(string)].Traits)
+		for _, c := range codes {
+			v, ok := ebv[c]
+			if !ok {
+				out[i] = append(out[i], nil)
+				continue
+			}
+			p, why, err := pc.topPercent(ctx, breed, c, v)
+			if err != nil {
+				return nil, err
+			}
+			if p == nil {
+				unproven[c] = why
+				out[i] = append(out[i], nil)
+				continue
+			}
+			out[i] = append(out[i], *p)
+		}
+	}
+	return cols, nil
+}

@@ -1,0 +1,283 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+// brutePercent is top_percent by counting every animal of the breed: the
+// share with code whose value is as good as v or better (higher for WWT
+// and YWT, lower for BWT and FAT, lower first for NWT, which has no
+// direction).
+func brutePercent(f *fakeSource, breed int, code string, v float64) float64 {
+	info, _ := nsip.LookupTrait(code)
+	n, good := 0, 0
+	for _, a := range f.animals {
+		x, ok := a.EBV[code]
+		if a.Breed != breed || !ok {
+			continue
+		}
+		n++
+		if x == v || info.Direction == "higher" && x > v || info.Direction != "higher" && x < v {
+			good++
+		}
+	}
+	return math.Round(10000*float64(good)/float64(n)) / 100
+}
+
+type pctAnswer struct {
+	Traits  []string `json:"traits"`
+	Animals []struct {
+		LPNID      string     `json:"lpn_id"`
+		TopPercent []*float64 `json:"top_percent"`
+	} `json:"animals"`
+	Percentiles struct {
+		Lookups  int               `json:"lookups"`
+		Unproven map[string]string `json:"unproven"`
+	} `json:"percentiles"`
+}
+
+// pick is n animals of breed 640 chosen by seed.
+func pick(f *fakeSource, seed uint64, n int) []any {
+	rng := rand.New(rand.NewPCG(seed, 5))
+	var ids []string
+	for _, id := range slices.Sorted(maps.Keys(f.animals)) {
+		if f.animals[id].Breed == 640 {
+			ids = append(ids, id)
+		}
+	}
+	rng.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
+	return anyList(ids[:n])
+}
+
+// Every top_percent equals the count over the whole breed, with ties (two
+// decimals, and one in twenty animals without the EBV, sorted last) and
+// breeds of one page and of 25; each value costs about log2(pages) pages.
+func TestComparePercentilesMatchBruteForce(t *testing.T) {
+	for _, c := range []struct {
+		seed uint64
+		n    int
+	}{{1, 80}, {2, 650}, {3, 2500}} {
+		t.Run(fmt.Sprint(c.n, " animals"), func(t *testing.T) {
+			f := population(c.seed, c.n)
+			ids := pick(f, c.seed, 8)
+			var a pctAnswer
+			mustRun(t, Compare, f, map[string]any{"lpn_ids": ids, "traits": []any{"BWT", "WWT", "FAT"}, "percentiles": true}, &a)
+			checked := 0
+			for i, row := range a.Animals {
+				an := f.animals[ids[i].(string)]
+				for k, code := range a.Traits {
+					v, ok := an.EBV[code]
+					got := row.TopPercent[k]
+					switch {
+					case !ok && got != nil:
+						t.Errorf("%s has no %s, yet top_percent %v", an.ID, code, *got)
+					case ok && got == nil:
+						t.Errorf("%s %s: no top_percent (%v)", an.ID, code, a.Percentiles.Unproven)
+					case ok && *got != brutePercent(f, 640, code, v):
+						t.Errorf("%s %s %v: top_percent %v, brute force %v", an.ID, code, v, *got, brutePercent(f, 640, code, v))
+					case ok:
+						checked++
+					}
+				}
+			}
+			if checked < 20 {
+				t.Errorf("only %d values checked", checked)
+			}
+			pages := (c.n + 99) / 100
+			log2 := int(math.Ceil(math.Log2(float64(pages)))) + 1
+			if most := 3*(2+log2+2) + checked*log2; a.Percentiles.Lookups > most || f.callsOf("search") != a.Percentiles.Lookups {
+				t.Errorf("%d lookups (%d searches) for %d values over %d pages, want at most %d", a.Percentiles.Lookups, f.callsOf("search"), checked, pages, most)
+			}
+		})
+	}
+}
+
+// A trait with no direction counts lower first, and a breed whose animals
+// without the EBV NSIP sorts first is counted from the other end.
+func TestPercentilesWithoutDirectionAndHeadMissing(t *testing.T) {
+	f := population(4, 900)
+	rng := rand.New(rand.NewPCG(4, 6))
+	for _, a := range f.animals {
+		if rng.IntN(10) > 0 {
+			a.EBV["NWT"] = math.Round(rng.NormFloat64()*10) / 100
+		}
+	}
+	ids := pick(f, 4, 6)
+	var a pctAnswer
+	mustRun(t, Compare, f, map[string]any{"lpn_ids": ids, "traits": []any{"NWT"}, "percentiles": true}, &a)
+	for i, row := range a.Animals {
+		an := f.animals[ids[i].(string)]
+		if v, ok := an.EBV["NWT"]; ok && (row.TopPercent[0] == nil || *row.TopPercent[0] != brutePercent(f, 640, "NWT", v)) {
+			t.Errorf("%s NWT %v: %v, brute force %v", an.ID, v, row.TopPercent[0], brutePercent(f, 640, "NWT", v))
+		}
+	}
+	// NSIP lists the animals without the EBV first and sorts the rest
+	// lowest first: the same counts.
+	g := f
+	rev := &reversedSource{fakeSource: g}
+	var b pctAnswer
+	args, _ := Compare.Validate(map[string]any{"lpn_ids": ids, "traits": []any{"NWT", "WWT"}, "percentiles": true})
+	v, err := Run(t.Context(), Compare, rev, discard(), args, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decode(t, v, &b)
+	for i, row := range b.Animals {
+		an := g.animals[ids[i].(string)]
+		for k, code := range b.Traits {
+			if x, ok := an.EBV[code]; ok && (row.TopPercent[k] == nil || *row.TopPercent[k] != brutePercent(g, 640, code, x)) {
+				t.Errorf("reversed NSIP: %s %s %v: %v, brute force %v (%v)", an.ID, code, x, row.TopPercent[k], brutePercent(g, 640, code, x), b.Percentiles.Unproven)
+			}
+		}
+	}
+}
+
+// reversedSource serves every search in the opposite order, as an NSIP
+// whose reverse=false meant lowest first (and animals without the trait
+// first) would.
+type reversedSource struct{ *fakeSource }
+
+func (r *reversedSource) Search(ctx context.Context, args map[string]any) (*nsip.SearchResults, error) {
+	a := maps.Clone(args)
+	a["reverse"] = !(args["reverse"] == true)
+	return r.fakeSource.Search(ctx, a)
+}
+
+// Pages NSIP does not promise leave a trait without percentiles, each
+// saying why: a short page, a repeat across pages, pages out of order.
+func TestPercentilesUnprovenSaySo(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		set  func(*fakeSource)
+		why  string
+	}{
+		{"short page", func(f *fakeSource) {
+			f.pages = func(p int, rows []nsip.AnimalRow) []nsip.AnimalRow {
+				if p == 0 {
+					return rows[:90]
+				}
+				return rows
+			}
+		}, "held 90 rows"},
+		{"repeat", func(f *fakeSource) {
+			first := ""
+			f.pages = func(p int, rows []nsip.AnimalRow) []nsip.AnimalRow {
+				switch {
+				case p == 0:
+					first = rows[0].LPNID
+				case p == 19 && first != "":
+					rows[0].LPNID = first // read second, at the start
+				}
+				return rows
+			}
+		}, "on pages"},
+		{"unsorted", func(f *fakeSource) { f.unsorted = true }, "not in one order"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := population(5, 2000)
+			c.set(f)
+			var a pctAnswer
+			mustRun(t, Compare, f, map[string]any{"lpn_ids": pick(f, 5, 5), "traits": []any{"WWT"}, "percentiles": true}, &a)
+			for _, row := range a.Animals {
+				if row.TopPercent[0] != nil {
+					t.Errorf("%s: top_percent %v on pages that cannot be trusted", row.LPNID, *row.TopPercent[0])
+				}
+			}
+			why := a.Percentiles.Unproven["WWT (breed 640)"]
+			if !strings.Contains(why, c.why) {
+				t.Errorf("unproven %v, want WWT's reason to say %q", a.Percentiles.Unproven, c.why)
+			}
+		})
+	}
+}
+
+// Ranked rows carry each weighted trait's top_percent, as brute force.
+func TestRankPercentiles(t *testing.T) {
+	f := population(6, 1500)
+	var a struct {
+		Columns []string `json:"columns"`
+		Top     [][]any  `json:"top"`
+	}
+	mustRun(t, Rank, f, map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": 1.0, "BWT": -1.0}, "top_n": 5, "percentiles": true}, &a)
+	n := len(a.Columns)
+	if !slices.Equal(a.Columns[n-2:], []string{"BWT_top_percent", "WWT_top_percent"}) {
+		t.Fatalf("columns %v", a.Columns)
+	}
+	for _, row := range a.Top {
+		an := f.animals[row[1].(string)]
+		for k, code := range []string{"BWT", "WWT"} {
+			if want := brutePercent(f, 640, code, an.EBV[code]); row[n-2+k] != want {
+				t.Errorf("%s %s: %v, brute force %v", an.ID, code, row[n-2+k], want)
+			}
+		}
+	}
+}
+
+// nsip_get_animal with percentiles: every EBV of the animal, as counted
+// over its breed.
+func TestAnimalPercentilesMatchBruteForce(t *testing.T) {
+	f := population(7, 700)
+	for _, id := range pick(f, 7, 4) {
+		v, err := Run(t.Context(), AnimalPercentiles, f, discard(), map[string]any{"search_string": id}, map[string]any{"search_string": id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a struct {
+			EBVs [][]any `json:"ebvs"`
+		}
+		decode(t, v, &a)
+		an := f.animals[id.(string)]
+		if len(a.EBVs) != len(an.EBV) {
+			t.Fatalf("%s: %d EBVs, want %d", an.ID, len(a.EBVs), len(an.EBV))
+		}
+		for _, row := range a.EBVs {
+			code := row[0].(string)
+			if want := brutePercent(f, 640, code, an.EBV[code]); row[3] != want {
+				t.Errorf("%s %s: %v, brute force %v", an.ID, code, row[3], want)
+			}
+		}
+	}
+}
+
+// failingSearch fails every search of one page.
+type failingSearch struct {
+	*fakeSource
+	page int
+}
+
+func (f *failingSearch) Search(ctx context.Context, args map[string]any) (*nsip.SearchResults, error) {
+	if args["page"] == f.page {
+		return nil, fmt.Errorf("NSIP busy")
+	}
+	return f.fakeSource.Search(ctx, args)
+}
+
+// A page NSIP does not answer leaves that trait without percentiles, said
+// why, and the comparison whole.
+func TestPercentilesPageFails(t *testing.T) {
+	f := population(8, 900)
+	ids := pick(f, 8, 3)
+	src := &failingSearch{fakeSource: f, page: 8} // the last page, read for every trait
+	args, errs := Compare.Validate(map[string]any{"lpn_ids": ids, "traits": []any{"WWT"}, "percentiles": true})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	v, err := Run(t.Context(), Compare, src, discard(), args, args)
+	if err != nil {
+		t.Fatalf("a failed page failed the comparison: %v", err)
+	}
+	var a pctAnswer
+	decode(t, v, &a)
+	if len(a.Animals) != 3 || a.Animals[0].TopPercent[0] != nil || !strings.Contains(a.Percentiles.Unproven["WWT (breed 640)"], "could not be read (UPSTREAM_ERROR)") {
+		t.Errorf("animals %d, unproven %v", len(a.Animals), a.Percentiles.Unproven)
+	}
+}

@@ -1,0 +1,208 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
+)
+
+// Ranking by one of NSIP's own indexes (US Hair Index, SRC$ Index, ...):
+// the value NSIP computed and sent with each animal, higher being better.
+// NSIP's search sorts only by a trait code (sortedBreedTrait, the codes of
+// the breed's trait ranges), and nothing bounds an index whose weights NSIP
+// does not publish, so no early stop can be proven: every matching animal
+// is read, up to the scan limit, and the answer is exact only when all were.
+
+// indexNames are the names of the indexes on rows, sorted.
+func indexNames(rows []nsip.AnimalRow) []string {
+	var out []string
+	for _, row := range rows {
+		for _, ix := range row.Indexes {
+			if !slices.Contains(out, ix.Name) {
+				out = append(out, ix.Name)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// foldName is an index name compared without case or runs of spaces.
+func foldName(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+
+// matchIndex is the name among names that asked means: the same name but
+// for case and spacing.
+func matchIndex(asked string, names []string) (string, bool) {
+	for _, n := range names {
+		if foldName(n) == foldName(asked) {
+			return n, true
+		}
+	}
+	return "", false
+}
+
+// unknownIndex is the error for an index NSIP did not send.
+func unknownIndex(asked string, breed, rows int, names []string) error {
+	if len(names) == 0 {
+		return &ArgError{param.FieldError{Field: "index",
+			Problem:  fmt.Sprintf("cannot rank by %s: NSIP sent no index with the first %d of breed %d's matching animals", param.QuoteShort(asked), rows, breed),
+			Expected: `weights instead, e.g. {"WWT":1,"BWT":-0.5}`}}
+	}
+	problem := fmt.Sprintf("%s is not an index NSIP sent with breed %d's animals", param.QuoteShort(asked), breed)
+	if c, ok := param.Closest(asked, names); ok {
+		problem += fmt.Sprintf("; did you mean %q?", c)
+	}
+	return &ArgError{param.FieldError{Field: "index", Problem: problem,
+		Expected: fmt.Sprintf("one of the indexes NSIP sent with the first %d animals: %s", rows, strings.Join(names, ", "))}}
+}
+
+func indexValue(row nsip.AnimalRow, name string) (float64, bool) {
+	for _, ix := range row.Indexes {
+		if ix.Name == name {
+			return ix.Value, true
+		}
+	}
+	return 0, false
+}
+
+func runRankIndex(ctx context.Context, r *call, args map[string]any, breed, topN int, asked string, ewes *eweSet) (any, error) {
+	search := map[string]any{"breed_id": breed, "reverse": false}
+	crit, _ := args["search_criteria"].(map[string]any)
+	crit = ewes.withRams(crit)
+	scanN := ewes.candidates(topN)
+	if crit != nil {
+		search["search_criteria"] = crit
+	}
+	name := ""
+	top := breeding.NewTopN(scanN)
+	seen := map[string]bool{}
+	rows := map[string]nsip.AnimalRow{}
+	var contra []string
+	var nContra, read, unindexed, pages, total, missing, dupes int
+	stop := ""
+	for page := 0; stop == ""; page++ {
+		if pages >= rankPages {
+			stop = "scan limit"
+			break
+		}
+		a := maps.Clone(search)
+		a["page"], a["page_size"] = page, scanPageSize
+		res, err := r.search(ctx, a)
+		if err != nil {
+			return nil, err
+		}
+		pages++
+		total = res.TotalCount
+		if name == "" && len(res.Results) > 0 {
+			// The names NSIP sends are the authority; the first page shows
+			// them, and a name on none of its animals is refused at once
+			// rather than after reading the breed.
+			names := indexNames(res.Results)
+			n, ok := matchIndex(asked, names)
+			if !ok {
+				return nil, unknownIndex(asked, breed, len(res.Results), names)
+			}
+			name = n
+		}
+		for _, row := range res.Results {
+			if seen[row.LPNID] {
+				dupes++
+				continue
+			}
+			seen[row.LPNID] = true
+			read++
+			if why := contradicts(row, crit); why != "" {
+				if len(contra) < maxNamed {
+					contra = append(contra, row.LPNID+" ("+why+")")
+				}
+				nContra++
+				continue
+			}
+			v, ok := indexValue(row, name)
+			if !ok {
+				unindexed++
+				continue
+			}
+			top.Offer(breeding.Scored{ID: row.LPNID, Score: v})
+			rows[row.LPNID] = row
+		}
+		last := (page+1)*scanPageSize >= res.TotalCount
+		if !last && len(res.Results) < scanPageSize {
+			missing += scanPageSize - len(res.Results)
+		}
+		if last || len(res.Results) == 0 {
+			stop = "all read"
+		}
+	}
+	if name == "" {
+		name = asked // no animal matched: nothing to check the name against
+	}
+	exact := stop == "all read" && missing == 0 && dupes == 0
+	columns := []string{"rank", "lpn_id", "index", "sex", "genotyped"}
+	out := make([][]any, 0, scanN)
+	unstated := 0
+	for i, s := range top.Rows() {
+		row := rows[s.ID]
+		sex := row.Sex
+		if sex == "" {
+			sex = "unknown"
+		}
+		if row.Genotyped == "" {
+			unstated++
+		}
+		out = append(out, []any{i + 1, s.ID, s.Score, sex, genotypedCell(row.Genotyped)})
+	}
+	computed := map[string]any{
+		"method": fmt.Sprintf("ranked by NSIP's own %s as NSIP computed it and sent it with each animal, higher first (ties by LPN ID); "+
+			"NSIP's search sorts only by trait codes, not by an index, so its pages were read in its own order with no early stop, every matching animal up to %d pages of %d", name, rankPages, scanPageSize),
+		"exact":         exact,
+		"stopped":       stop,
+		"animals_read":  read,
+		"population":    total,
+		"without_index": unindexed,
+		"pages":         pages,
+		"upstream":      r.upstream(),
+	}
+	if stop == "scan limit" {
+		computed["limit"] = fmt.Sprintf("not proven exact: %d of %d animals read before the scan limit of %d pages, and NSIP cannot sort by an index, so an unread animal could still rank; narrow search_criteria (gender, status, born_after) to read them all", read, total, rankPages)
+	}
+	if missing > 0 || dupes > 0 {
+		computed["paging"] = fmt.Sprintf("not proven exact: NSIP's pages were not consistent (%d rows missing from pages short of its count, %d animals repeated across pages, each repeat meaning another skipped), so an unread animal could still rank", missing, dupes)
+	}
+	answer := map[string]any{"columns": columns, "index": name, "computed": computed}
+	if note := genotypedNote(unstated, len(out), true); note != "" {
+		answer["genotyped"] = note
+	}
+	if nContra > 0 {
+		answer["contradicting_criteria"] = map[string]any{
+			"count": nContra, "lpn_ids": contra,
+			"effect": "rows NSIP returned that contradict search_criteria, a sign it ignored a criterion; they were not ranked",
+		}
+	}
+	if unindexed > 0 {
+		answer["unranked"] = fmt.Sprintf("%d animals came without the %s and were not ranked", unindexed, name)
+	}
+	out, err := ewes.apply(ctx, answer, out, rows, topN, exact, len(out) < scanN)
+	if err != nil {
+		return nil, err
+	}
+	if on, _ := args["percentiles"].(bool); on {
+		answer["percentiles"] = "breed percentiles are of EBVs; a ranking by NSIP's index shows none: ask nsip_compare_animals with percentiles for these animals"
+	}
+	return r.fitRows(ctx, args, len(out), func(n int) map[string]any {
+		a := maps.Clone(answer)
+		a["top"] = out[:n]
+		if n < len(out) {
+			rest := r.restCall(args, nil, n, len(out))
+			rest["which"] = fmt.Sprintf("ranks %d to %d", n+1, len(out))
+			a["not_shown"] = rest
+		}
+		return a
+	}), nil
+}

@@ -1,0 +1,188 @@
+package analysis
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+// indexed is population(seed, n) with NSIP's own indexes: US Hair Index on
+// all but one animal in 25, SRC$ Index on half, to two decimals so that
+// ties occur, and every third animal 50K genotyped.
+func indexed(seed uint64, n int) *fakeSource {
+	f := population(seed, n)
+	rng := rand.New(rand.NewPCG(seed, 2))
+	for _, id := range slices.Sorted(maps.Keys(f.animals)) {
+		a := f.animals[id]
+		a.Index = map[string]float64{}
+		if rng.IntN(25) > 0 {
+			a.Index["US Hair Index"] = math.Round((100+8*rng.NormFloat64())*10) / 10
+		}
+		if rng.IntN(2) == 0 {
+			a.Index["SRC$ Index"] = math.Round((100+5*rng.NormFloat64())*100) / 100
+		}
+		if rng.IntN(3) == 0 {
+			a.Genotyped = "50K Genotyped"
+		}
+	}
+	return f
+}
+
+// bruteIndexTop is the top n of breed (of sex, when given) by NSIP's index
+// name over every animal the fake holds, ties by LPN ID.
+func bruteIndexTop(f *fakeSource, breed int, sex, name string, n int) []string {
+	type s struct {
+		id string
+		v  float64
+	}
+	var all []s
+	for _, a := range f.animals {
+		if v, ok := a.Index[name]; ok && a.Breed == breed && (sex == "" || a.Sex == sex) {
+			all = append(all, s{a.ID, v})
+		}
+	}
+	slices.SortFunc(all, func(x, y s) int { return cmp.Or(cmp.Compare(y.v, x.v), strings.Compare(x.id, y.id)) })
+	var out []string
+	for _, x := range all[:min(n, len(all))] {
+		out = append(out, x.id)
+	}
+	return out
+}
+
+type rankIndexAnswer struct {
+	Columns   []string `json:"columns"`
+	Index     string   `json:"index"`
+	Top       [][]any  `json:"top"`
+	Genotyped string   `json:"genotyped"`
+	Unranked  string   `json:"unranked"`
+	Computed  struct {
+		Exact        bool   `json:"exact"`
+		Stopped      string `json:"stopped"`
+		AnimalsRead  int    `json:"animals_read"`
+		Population   int    `json:"population"`
+		WithoutIndex int    `json:"without_index"`
+		Pages        int    `json:"pages"`
+		Limit        string `json:"limit"`
+		Paging       string `json:"paging"`
+	} `json:"computed"`
+}
+
+func TestRankByIndexMatchesBruteForce(t *testing.T) {
+	for _, c := range []struct {
+		seed        uint64
+		n           int
+		name, asked string
+		topN        int
+		sex         string
+	}{
+		{1, 600, "US Hair Index", "US Hair Index", 10, ""},
+		{2, 2500, "SRC$ Index", "src$  index", 25, "Male"},
+		{3, 1200, "US Hair Index", "us hair index", 50, "Female"},
+	} {
+		t.Run(fmt.Sprint("seed", c.seed), func(t *testing.T) {
+			f := indexed(c.seed, c.n)
+			sent := map[string]any{"breed_id": 640, "index": c.asked, "top_n": c.topN}
+			if c.sex != "" {
+				sent["search_criteria"] = map[string]any{"gender": c.sex}
+			}
+			var a rankIndexAnswer
+			mustRun(t, Rank, f, sent, &a)
+			want := bruteIndexTop(f, 640, c.sex, c.name, c.topN)
+			if !a.Computed.Exact || a.Computed.Stopped != "all read" || a.Computed.AnimalsRead != a.Computed.Population {
+				t.Fatalf("computed %+v, want exact after reading all", a.Computed)
+			}
+			if a.Index != c.name || !slices.Equal(a.Columns, []string{"rank", "lpn_id", "index", "sex", "genotyped"}) {
+				t.Errorf("index %q columns %v", a.Index, a.Columns)
+			}
+			if len(a.Top) != len(want) {
+				t.Fatalf("%d rows, want %d", len(a.Top), len(want))
+			}
+			for i, row := range a.Top {
+				an := f.animals[want[i]]
+				var g any
+				if an.Genotyped != "" {
+					g = an.Genotyped
+				}
+				if row[0] != float64(i+1) || row[1] != want[i] || row[2] != an.Index[c.name] || row[3] != an.Sex || row[4] != g {
+					t.Errorf("row %d = %v, want %s %v %s %v", i+1, row, want[i], an.Index[c.name], an.Sex, g)
+				}
+			}
+			if a.Computed.WithoutIndex == 0 || !strings.Contains(a.Unranked, c.name) {
+				t.Errorf("without index %d, unranked %q: the animals lacking it are not counted", a.Computed.WithoutIndex, a.Unranked)
+			}
+			if f.callsOf("ranges") != 0 {
+				t.Errorf("read the trait ranges %d times; an index ranking needs none", f.callsOf("ranges"))
+			}
+		})
+	}
+}
+
+// More animals than the scan reads: NSIP cannot sort by an index, so the
+// answer is the best of those read and says it is not proven.
+func TestRankByIndexScanLimit(t *testing.T) {
+	f := indexed(4, 3500)
+	var a rankIndexAnswer
+	mustRun(t, Rank, f, map[string]any{"breed_id": 640, "index": "US Hair Index", "top_n": 5}, &a)
+	if a.Computed.Exact || a.Computed.Stopped != "scan limit" || a.Computed.Pages != rankPages || !strings.Contains(a.Computed.Limit, "cannot sort by an index") {
+		t.Errorf("computed %+v, want not exact at the scan limit, saying why", a.Computed)
+	}
+	if n := f.callsOf("search"); n != rankPages {
+		t.Errorf("%d searches, want %d", n, rankPages)
+	}
+}
+
+// Repeats across pages (each one an animal skipped) withdraw exactness.
+func TestRankByIndexPaging(t *testing.T) {
+	f := indexed(5, 450)
+	f.pages = func(page int, rows []nsip.AnimalRow) []nsip.AnimalRow {
+		if page == 2 && len(rows) > 3 {
+			rows[0] = rows[3] // one animal twice, another never
+		}
+		return rows
+	}
+	var a rankIndexAnswer
+	mustRun(t, Rank, f, map[string]any{"breed_id": 640, "index": "US Hair Index"}, &a)
+	if a.Computed.Exact || !strings.Contains(a.Computed.Paging, "1 animals repeated") {
+		t.Errorf("computed %+v, want not exact with the repeat named", a.Computed)
+	}
+}
+
+func TestRankByIndexArguments(t *testing.T) {
+	f := indexed(6, 300)
+	_, err := run(t, Rank, f, map[string]any{"breed_id": 640, "index": "US Hiar Index"})
+	var ae *ArgError
+	if !errors.As(err, &ae) || ae.Field != "index" || !strings.Contains(ae.Problem, `did you mean "US Hair Index"?`) ||
+		!strings.Contains(ae.Expected, "SRC$ Index, US Hair Index") {
+		t.Errorf("misspelt index: %v (%+v), want a did-you-mean and the names NSIP sent", err, ae)
+	}
+	_, err = run(t, Rank, f, map[string]any{"breed_id": 640, "index": "US Hair Index", "weights": map[string]any{"WWT": 1.0}})
+	if !errors.As(err, &ae) || ae.Field != "index" || !strings.Contains(ae.Problem, "weights") {
+		t.Errorf("index with weights: %v, want refused naming both", err)
+	}
+	if f.callsOf("search") != 1 {
+		t.Errorf("%d searches; a misspelt index is refused after the first page, and index with weights before any", f.callsOf("search"))
+	}
+	// Neither: weights is required; with index it is not.
+	if _, errs := Rank.Validate(map[string]any{"breed_id": 640}); len(errs) != 1 || errs[0].Field != "weights" {
+		t.Errorf("neither weights nor index: %v", errs)
+	}
+	if _, errs := Rank.Validate(map[string]any{"breed_id": 640, "index": "US Hair Index"}); len(errs) != 0 {
+		t.Errorf("index without weights: %v", errs)
+	}
+	// A breed whose animals carry no index at all.
+	for _, a := range f.animals {
+		a.Index = nil
+	}
+	_, err = run(t, Rank, f, map[string]any{"breed_id": 640, "index": "US Hair Index"})
+	if !errors.As(err, &ae) || !strings.Contains(ae.Problem, "NSIP sent no index") {
+		t.Errorf("no indexes: %v", err)
+	}
+}
