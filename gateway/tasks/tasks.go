@@ -321,6 +321,17 @@ func (s *Store) list(ctx context.Context, shown []mcp.Task) []mcp.Task {
 	return out
 }
 
+// Issued reports whether id is a task this store gave a client and still
+// holds. mcp-go announces its own records' status to every session under
+// IDs no client was given; the transports drop those announcements, and
+// only those, by asking this.
+func (s *Store) Issued(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.byID[id]
+	return ok
+}
+
 // Len is the number of tasks held, after forgetting those expired.
 func (s *Store) Len() int {
 	s.mu.Lock()
