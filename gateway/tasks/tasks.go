@@ -14,7 +14,8 @@
 // session. The hooks here (mcp.go) stand in front of it: requests for tasks
 // not the caller's are refused before mcp-go sees them, and mcp-go's record
 // carries an ID no client is ever told; clients know a task by the ID this
-// store gives it, and its owner alone is sent its status.
+// store gives it, and its owner alone is sent its status. The network
+// transports drop mcp-go's announcements, which name no ID Issued knows.
 package tasks
 
 import (
