@@ -39,3 +39,32 @@ func TestEventFilterAbsentWithoutDrops(t *testing.T) {
 		t.Errorf("filterEvents wrapped the writer with nothing to drop: %T", w)
 	}
 }
+
+// The cost the filter adds to an event it lets through unread, and to one
+// it decodes and drops.
+func BenchmarkEventFilter(b *testing.B) {
+	const method = "notifications/tasks/status"
+	st := &site{opts: Options{DropNotifications: map[string]func(json.RawMessage) bool{
+		method: func(json.RawMessage) bool { return true },
+	}}}
+	answer := []byte("event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"text\":\"" + strings.Repeat("x", 1000) + "\"}}\n\n")
+	status := []byte("event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"" + method + "\",\"params\":{\"taskId\":\"0b6f\",\"status\":\"completed\"}}\n\n")
+	for _, c := range []struct {
+		name string
+		p    []byte
+	}{{"answer", answer}, {"status", status}} {
+		b.Run(c.name, func(b *testing.B) {
+			w := st.filterEvents(discard{httptest.NewRecorder()})
+			b.SetBytes(int64(len(c.p)))
+			for b.Loop() {
+				_, _ = w.Write(c.p)
+			}
+		})
+	}
+}
+
+// discard is a ResponseWriter that keeps nothing, so the benchmark
+// measures the filter.
+type discard struct{ *httptest.ResponseRecorder }
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
