@@ -289,6 +289,10 @@ func (g *Gateway) NewMCPServer(name, version string, opts ...server.ServerOption
 // returning how many there were.
 func (g *Gateway) StopTasks() int { return g.tasks.Shutdown() }
 
+// TaskIssued reports whether id is a task the gateway gave a client and
+// still holds (tasks.Store.Issued).
+func (g *Gateway) TaskIssued(id string) bool { return g.tasks.Issued(id) }
+
 // introduction orients a model in the tools offered at connection time; it
 // names no tool this server does not offer.
 func (g *Gateway) introduction() string {

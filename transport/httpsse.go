@@ -108,7 +108,7 @@ func (st *site) sseStream(next http.Handler) http.Handler {
 		ctx, cancel := context.WithCancel(r.Context())
 		defer cancel()
 		ls.stop = cancel
-		sw := &streamWatcher{ResponseWriter: w, calls: st.calls}
+		sw := &streamWatcher{ResponseWriter: st.filterEvents(w), calls: st.calls}
 		ls.busy = func() bool {
 			sw.mu.Lock()
 			id := sw.id
@@ -228,6 +228,9 @@ func (st *site) streamable(next http.Handler, ledger *sessionLedger) http.Handle
 			// a client could become a new caller on every call.
 			r.Header.Del("Mcp-Session-Id")
 		}
+		// mcp-go writes this session's notifications to a GET stream or to
+		// the response of a call running when they come.
+		w = st.filterEvents(w)
 		session := r.Header.Get("Mcp-Session-Id")
 		c := st.clientOf(r)
 		switch r.Method {

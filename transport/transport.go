@@ -9,9 +9,11 @@ package transport
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/netip"
@@ -102,6 +104,13 @@ type Options struct {
 	// mode). Server-to-client messages outside a request's own stream, such
 	// as GET /mcp, are then unavailable.
 	Stateless bool
+	// DropNotifications keeps notifications off the network transports'
+	// wire: one whose method is a key is not sent when that key's func
+	// reports true for its params. mcp-go sends some notifications to every
+	// session, a task's status among them; this keeps them from the sessions
+	// they are not about. Only messages naming a key are decoded. stdio has
+	// one client and is not filtered.
+	DropNotifications map[string]func(params json.RawMessage) bool
 	// Version is reported by /healthz.
 	Version string
 	// Logger receives the transport's logs; nil means slog.Default().
@@ -178,6 +187,7 @@ func (o Options) withDefaults() Options {
 		o.PongTimeout = 2 * o.PingInterval
 	}
 	o.AllowedOrigins = slices.Clone(o.AllowedOrigins)
+	o.DropNotifications = maps.Clone(o.DropNotifications)
 	o.TrustedProxies = slices.Clone(o.TrustedProxies)
 	return o
 }

@@ -468,6 +468,9 @@ func (c *wsConn) writeNote(n mcp.JSONRPCNotification) error {
 		c.log.Error("encoding a notification", "method", n.Method, "error", err)
 		return nil
 	}
+	if _, ok := c.hub.site.opts.DropNotifications[n.Method]; ok && c.hub.site.opts.dropsMessage(b) {
+		return nil
+	}
 	return c.write(b)
 }
 

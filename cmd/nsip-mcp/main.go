@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/term"
 
@@ -140,6 +142,17 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	opts.Metrics = m
 	opts.Stateless = gcfg.Replicas > 1
 	opts.Version = v
+	// mcp-go announces its own record of every task to every session,
+	// under an ID no client was given; only the gateway's own status
+	// notification, sent to the task's owner, goes out.
+	opts.DropNotifications = map[string]func(json.RawMessage) bool{
+		mcp.MethodNotificationTasksStatus: func(params json.RawMessage) bool {
+			var p struct {
+				TaskID string `json:"taskId"`
+			}
+			return json.Unmarshal(params, &p) != nil || !g.TaskIssued(p.TaskID)
+		},
+	}
 	opts.Logger = logger
 	err = transport.Serve(ctx, cfg.Transport, s, opts)
 	// Calls in flight have answered or been abandoned; analyses running as

@@ -14,7 +14,8 @@
 // session. The hooks here (mcp.go) stand in front of it: requests for tasks
 // not the caller's are refused before mcp-go sees them, and mcp-go's record
 // carries an ID no client is ever told; clients know a task by the ID this
-// store gives it, and its owner alone is sent its status.
+// store gives it, and its owner alone is sent its status. The network
+// transports drop mcp-go's announcements, which name no ID Issued knows.
 package tasks
 
 import (
@@ -319,6 +320,17 @@ func (s *Store) list(ctx context.Context, shown []mcp.Task) []mcp.Task {
 		}
 	}
 	return out
+}
+
+// Issued reports whether id is a task this store gave a client and still
+// holds. mcp-go announces its own records' status to every session under
+// IDs no client was given; the transports drop those announcements, and
+// only those, by asking this.
+func (s *Store) Issued(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.byID[id]
+	return ok
 }
 
 // Len is the number of tasks held, after forgetting those expired.

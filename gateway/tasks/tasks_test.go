@@ -77,3 +77,25 @@ func TestCancelBeforeStartAndTTLs(t *testing.T) {
 		t.Error("a task cancelled before it started runs")
 	}
 }
+
+// Issued knows the IDs the store gave clients, while it holds their tasks,
+// and never mcp-go's ID for its record of one.
+func TestIssued(t *testing.T) {
+	s, _ := newStore(t, Config{})
+	ctx := caller.WithRequest(context.Background(), caller.Address("192.0.2.9"))
+	task, err := s.create(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.bind(task, mcp.Task{TaskId: "record-1"})
+	if !s.Issued(task.ID()) {
+		t.Errorf("the task's own ID %q is not known as issued", task.ID())
+	}
+	if s.Issued("record-1") || s.Issued("") {
+		t.Error("mcp-go's record ID, or no ID, counts as issued")
+	}
+	s.drop(task)
+	if s.Issued(task.ID()) {
+		t.Error("a forgotten task's ID is still issued")
+	}
+}
