@@ -39,6 +39,8 @@ type Source interface {
 	Lineage(ctx context.Context, id string) (*nsip.Lineage, error)
 	// Search is one page of nsip_search_animals with the tool's arguments.
 	Search(ctx context.Context, args map[string]any) (*nsip.SearchResults, error)
+	// Progeny is one page of nsip_get_progeny.
+	Progeny(ctx context.Context, id string, page, size int) (*nsip.ProgenyPage, error)
 	Ranges(ctx context.Context, breed int) (*nsip.TraitRanges, error)
 	// Ask puts a form to the user. asked is false when the client cannot
 	// be asked; an error is an answer already worded for the model (the
@@ -94,6 +96,10 @@ func (r *call) lineage(ctx context.Context, id string) (*nsip.Lineage, error) {
 
 func (r *call) search(ctx context.Context, args map[string]any) (*nsip.SearchResults, error) {
 	return r.src.Search(ctx, args)
+}
+
+func (r *call) progeny(ctx context.Context, id string, page, size int) (*nsip.ProgenyPage, error) {
+	return r.src.Progeny(ctx, id, page, size)
 }
 
 func (r *call) ranges(ctx context.Context, breed int) (*nsip.TraitRanges, error) {
