@@ -62,8 +62,8 @@ type Config struct {
 	// FullMaxBytes bounds the complete data one summarized answer links
 	// (gateway/full); all links together hold at most 4 times as much.
 	FullMaxBytes int64
-	Logger                *slog.Logger
-	Now                   func() time.Time // the cache's clock
+	Logger       *slog.Logger
+	Now          func() time.Time // the cache's clock
 	// ClientAddress names the caller of a call outside any session in its
 	// log line (transport.ClientAddress); nil leaves it out.
 	ClientAddress func(context.Context) string

@@ -269,4 +269,3 @@ func Bytes(n int64) string {
 	}
 	return fmt.Sprintf("%dB", n)
 }
-
