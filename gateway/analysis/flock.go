@@ -333,7 +333,7 @@ func runFlock(ctx context.Context, r *call, args map[string]any) (any, error) {
 	out := map[string]any{"animals": n, "by_sex": bySex, "by_birth_year": byYear, "traits": traits, "computed": computed}
 	maps.Copy(out, g.echo)
 	if g.noStatus {
-		out["by_status"] = "not given: NSIP's progeny rows carry no status"
+		computed["by_status"] = "left out: NSIP's progeny rows carry no status"
 	} else {
 		out["by_status"] = byStatus
 	}
