@@ -250,7 +250,7 @@ func (s *Store) Read(ctx context.Context, uri string) ([]mcp.ResourceContents, e
 // and resources/read.
 func (s *Store) ResourceTemplate() server.ServerResourceTemplate {
 	t := mcp.NewResourceTemplate(Template, "full-answer",
-		mcp.WithTemplateDescription("Every row a summarized answer was made from, as .json or .csv; the URIs come in the answer's _meta.full and resource links, last an hour and are readable only by the caller that made the call."))
+		mcp.WithTemplateDescription("Every row a summarized answer was made from, as .json or .csv; the URIs come in the answer's _meta.full and resource links, live as long as the cached answer (an hour by default) and only the caller that made the call can read them."))
 	t.Title = "A summarized answer's complete data"
 	return server.ServerResourceTemplate{Template: t, Handler: func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 		return s.Read(ctx, req.Params.URI)
