@@ -130,7 +130,11 @@ func (g *Gateway) cachedData(keys []string, ids []uint64) full.Data {
 		for i, k := range keys {
 			e, ok := g.cache.Peek(k)
 			if !ok {
-				return nil, full.ErrGone
+				// An answer served stale while NSIP failed is still the
+				// one linked, until its link expires.
+				if e, ok = g.cache.Stale(k); !ok {
+					return nil, full.ErrGone
+				}
 			}
 			a, ok := e.Value.(*answer)
 			if !ok || a.id != ids[i] {
