@@ -21,10 +21,10 @@ const flockPages = 30
 
 var FlockSummary = &Def{
 	Name: "nsip_flock_summary", Title: "NSIP group statistics", Method: "flock_summary",
-	Desc: `Counts by sex, status and birth year, and per trait n, mean, SD, min and max with holders, over a whole group ` +
+	Desc: `Describe a whole group: counts by sex, status and birth year; per trait n, mean, SD, min and max with holders ` +
 		fmt.Sprintf("(500-1500 tokens; reads every page of %d, at most %d lookups). ", scanPageSize, flockPages) +
 		`Exactly one of: flock_id, e.g. "640238" (breed_id narrows it); progeny_of, an LPN ID; ` +
-		`search, {"breed_id":640,"search_criteria":{...}} as nsip_search_animals.`,
+		`search, {"breed_id":640,"search_criteria":{...}} as nsip_search_animals. Next: nsip_rank_animals to rank.`,
 	Params: []param.Spec{
 		{Name: "flock_id", Kind: param.String, Example: "640238", MaxLen: nsip.MaxCriteriaLength, Pattern: param.AlnumPattern, Quiet: true},
 		{Name: "breed_id", Kind: param.Integer, Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},
