@@ -25,6 +25,9 @@ type Def struct {
 	Brief   map[string]map[string]any
 	Ceiling int // upstream lookups (cached or fetched) per call
 	Run     func(ctx context.Context, r *call, args map[string]any) (any, error)
+	// Correct, when set, makes an error's example a correct call where a
+	// rule across arguments decides (exactly one of several).
+	Correct func(example map[string]any)
 }
 
 // All are the analyses, in the order tools/list shows them.
@@ -203,6 +206,9 @@ func (d *Def) Example(sent map[string]any) map[string]any {
 		if l.Required || sent[l.Name] != nil {
 			out[l.Name] = l.Example
 		}
+	}
+	if d.Correct != nil {
+		d.Correct(out)
 	}
 	return out
 }

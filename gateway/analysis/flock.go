@@ -37,6 +37,27 @@ var FlockSummary = &Def{
 	Brief:   map[string]map[string]any{"search": {"type": "object"}},
 	Ceiling: flockPages,
 	Run:     runFlock,
+	Correct: oneGroup,
+}
+
+// oneGroup keeps the first group argument of an example, or gives the
+// flock one, and breed_id only beside flock_id.
+func oneGroup(ex map[string]any) {
+	keep := ""
+	for _, name := range groupArgs {
+		if _, ok := ex[name]; ok && keep == "" {
+			keep = name
+		} else {
+			delete(ex, name)
+		}
+	}
+	switch keep {
+	case "":
+		ex["flock_id"] = "640238"
+	case "flock_id":
+	default:
+		delete(ex, "breed_id")
+	}
 }
 
 // groupSearch is the search argument: a breed and nsip_search_animals's
@@ -148,7 +169,7 @@ func chooseGroup(r *call, args map[string]any) (*group, error) {
 	if len(given) != 1 {
 		problem := "is required: give exactly one of flock_id, progeny_of or search"
 		if len(given) > 1 {
-			problem = fmt.Sprintf("and %s were both given: give exactly one of flock_id, progeny_of or search", strings.Join(given[1:], " and "))
+			problem = fmt.Sprintf("was given with %s: give exactly one of flock_id, progeny_of or search", strings.Join(given[1:], " and "))
 		}
 		field := "flock_id"
 		if len(given) > 0 {
@@ -158,8 +179,11 @@ func chooseGroup(r *call, args map[string]any) (*group, error) {
 			Expected: `one of {"flock_id":"640238"}, {"progeny_of":"` + param.ExampleLPN + `"} or {"search":{"breed_id":640,"search_criteria":{"gender":"Male"}}}`}}
 	}
 	if _, ok := args["breed_id"]; ok && given[0] != "flock_id" {
-		return nil, &ArgError{param.FieldError{Field: "breed_id", Problem: "only narrows flock_id; with " + given[0] + " leave it out" + map[bool]string{true: " and give search.breed_id", false: ""}[given[0] == "search"],
-			Expected: "integer 1..99999 beside flock_id, e.g. 640"}}
+		problem := "only narrows flock_id; with " + given[0] + " leave it out"
+		if given[0] == "search" {
+			problem += " and give search.breed_id"
+		}
+		return nil, &ArgError{param.FieldError{Field: "breed_id", Problem: problem, Expected: "integer 1..99999 beside flock_id, e.g. 640"}}
 	}
 	switch given[0] {
 	case "flock_id":

@@ -400,8 +400,9 @@ func TestGroupTakesExactlyOne(t *testing.T) {
 		says  string
 	}{
 		{map[string]any{}, "flock_id", "give exactly one of flock_id, progeny_of or search"},
-		{map[string]any{"flock_id": "640238", "progeny_of": "SIRE0001"}, "flock_id", "progeny_of were both given"},
-		{map[string]any{"progeny_of": "SIRE0001", "search": map[string]any{"breed_id": 640}}, "progeny_of", "search were both given"},
+		{map[string]any{"flock_id": "640238", "progeny_of": "SIRE0001"}, "flock_id", "was given with progeny_of: give exactly one"},
+		{map[string]any{"progeny_of": "SIRE0001", "search": map[string]any{"breed_id": 640}}, "progeny_of", "was given with search"},
+		{map[string]any{"flock_id": "640238", "progeny_of": "SIRE0001", "search": map[string]any{"breed_id": 640}}, "flock_id", "was given with progeny_of and search"},
 		{map[string]any{"progeny_of": "SIRE0001", "breed_id": 640}, "breed_id", "only narrows flock_id"},
 		{map[string]any{"search": map[string]any{"breed_id": 640}, "breed_id": 640}, "breed_id", "give search.breed_id"},
 	} {
