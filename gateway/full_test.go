@@ -154,3 +154,32 @@ func TestFullAnswerBoundIsSaid(t *testing.T) {
 		t.Errorf("_meta.full %v, links %v; want a note naming the setting and no full links", m, r.links)
 	}
 }
+
+// An analysis answer the budget had to summarize links the whole answer,
+// one row per value; one that fits, without rows of its own, links nothing.
+func TestSummarizedAnalysisLinksItsWholeAnswer(t *testing.T) {
+	e := newEnv(t)
+	ids := e.up.Data().AnimalIDs()[:20]
+	args := map[string]any{"lpn_ids": ids, "max_tokens": 256}
+	r := e.call("nsip_compare_animals", args).mustOK(t)
+	if r.meta["summarized"] != true {
+		t.Fatalf("twenty animals fitted 256 tokens, so nothing tests the link: %v", r.meta)
+	}
+	_, csvURI := fullOf(t, r)
+	text, err := readFull(e.client, csvURI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(strings.NewReader(text)).ReadAll()
+	if err != nil || !slices.Equal(recs[0], []string{"path", "value"}) {
+		t.Fatalf("CSV %v: header %v, want path,value", err, recs[0])
+	}
+	for _, id := range ids {
+		if !strings.Contains(text, id) {
+			t.Errorf("the whole answer leaves out %s", id)
+		}
+	}
+	if small := e.call("nsip_compare_animals", map[string]any{"lpn_ids": ids[:2]}).mustOK(t); small.meta["full"] != nil {
+		t.Errorf("an answer that fits links %v", small.meta["full"])
+	}
+}
