@@ -15,6 +15,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
+	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/tasks"
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -284,6 +285,15 @@ func (r *lookups) Search(ctx context.Context, raw map[string]any) (*nsip.SearchR
 	return v.(*nsip.SearchResults), nil
 }
 
+func (r *lookups) Progeny(ctx context.Context, id string, page, size int) (*nsip.ProgenyPage, error) {
+	v, err := r.get(ctx, progenyDef, map[string]any{"lpn_id": id, "page": page, "page_size": size})
+	if err != nil {
+		return nil, err
+	}
+	r.noteIgnored(v.(*nsip.ProgenyPage).Ignored)
+	return v.(*nsip.ProgenyPage), nil
+}
+
 func (r *lookups) Ranges(ctx context.Context, breed int) (*nsip.TraitRanges, error) {
 	v, err := r.get(ctx, traitRangesDef, map[string]any{"breed_id": breed})
 	if err != nil {
@@ -342,12 +352,14 @@ func (g *Gateway) analyze(ctx context.Context, a *analysisEntry, req mcp.CallToo
 	if err != nil {
 		o.err = g.analysisError(a, sent, err)
 	} else {
+		v, table := full.Split(v)
 		body, merr := encodeAnalysis(r.withIgnored(v))
 		if merr != nil {
 			o.err = &toolError{Code: CodeUpstreamError, Problem: "the analysis could not be encoded: " + merr.Error()}
 		} else if o.res, merr = r.fitted(ctx, args, body); merr != nil {
 			o.err = g.mapError(a.tool, args, merr)
 		}
+		o.data = analysisData(table, body, o.res.Summarized)
 	}
 	o.source, o.upstream = cacheHit, r.Upstream()
 	if o.upstream["fetched"].(int) > 0 {
@@ -358,11 +370,26 @@ func (g *Gateway) analyze(ctx context.Context, a *analysisEntry, req mcp.CallToo
 		return o.err.result()
 	}
 	budget, _ := r.Budgets(args)
-	res := fittedResult(o.res, budget, map[string]any{"upstream": r.Upstream()})
+	meta := map[string]any{"upstream": r.Upstream()}
+	links := g.fullLinks(ctx, o, meta)
+	res := fittedResult(o.res, budget, meta, links...)
 	// The text is the answer's JSON, or its summary: the structured copy
 	// is the same bytes (structured.go).
 	res.RawStructuredContent = json.RawMessage(o.res.Text)
 	return res
+}
+
+// analysisData is what an analysis's answer was made from: the rows it
+// read, when it gives them, else, when the answer itself had to be
+// summarized, the answer whole.
+func analysisData(t *full.Table, body []byte, summarized bool) full.Data {
+	switch {
+	case t != nil:
+		return full.Data{Size: t.Size(), Held: t.Size(), Build: func() (*full.Table, error) { return t, nil }}
+	case summarized:
+		return full.Data{Size: int64(len(body)), Held: int64(len(body)), Build: full.FromAnswer(nil, body)}
+	}
+	return full.Data{}
 }
 
 func (g *Gateway) analysisError(a *analysisEntry, sent map[string]any, err error) *toolError {

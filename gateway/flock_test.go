@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
@@ -115,5 +116,37 @@ func TestFlockSummaryStaysWithinTheBudget(t *testing.T) {
 		if len(tr.MinIDs) != 1 || tr.MinMore != 19 || tr.MaxMore != 19 {
 			t.Errorf("holders %+v, want one listed and 19 counted at each end", tr)
 		}
+	}
+}
+
+// The group is exactly one of flock_id, progeny_of and search; a call
+// with none or two is refused naming them, before NSIP is asked.
+func TestGroupSummaryNeedsExactlyOne(t *testing.T) {
+	e := newEnv(t)
+	for _, c := range []struct {
+		args  map[string]any
+		field string
+	}{
+		{map[string]any{}, "flock_id"},
+		{map[string]any{"flock_id": "640238", "search": map[string]any{"breed_id": 640}}, "flock_id"},
+		{map[string]any{"progeny_of": param.ExampleLPN, "breed_id": 640}, "breed_id"},
+	} {
+		te := e.call("nsip_flock_summary", c.args).errorBody(t)
+		if te.Code != CodeInvalidArgument || te.Field != c.field || !strings.Contains(te.Problem+te.Expected, "progeny_of") || te.Example == nil {
+			t.Errorf("%v: %+v, want invalid_argument on %s naming the three arguments, with an example", c.args, te, c.field)
+		}
+		// The example is a call that works: one group, breed_id only with a flock.
+		n := 0
+		for _, k := range []string{"flock_id", "progeny_of", "search"} {
+			if _, ok := te.Example[k]; ok {
+				n++
+			}
+		}
+		if _, ok := te.Example["breed_id"]; n != 1 || ok && te.Example["flock_id"] == nil {
+			t.Errorf("%v: example %v is not a correct call", c.args, te.Example)
+		}
+	}
+	if n := e.up.TotalRequests(); n != 0 {
+		t.Errorf("%d requests to NSIP for refused calls", n)
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/features"
+	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/metrics"
 	"github.com/nsip-tools/nsip-mcp/gateway/tasks"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
@@ -62,8 +63,11 @@ type Config struct {
 	ProgressInterval time.Duration // progress notifications while a call runs; 0 uses the default
 	ReadyMaxAge      time.Duration // Ready trusts an upstream success this recent without asking again
 	MaxUpstreamPause time.Duration // longest wait a 429's Retry-After may impose on its endpoint
-	Logger           *slog.Logger
-	Now              func() time.Time // the cache's clock
+	// FullMaxBytes bounds the complete data one summarized answer links
+	// (gateway/full); all links together hold at most 4 times as much.
+	FullMaxBytes int64
+	Logger       *slog.Logger
+	Now          func() time.Time // the cache's clock
 
 	// Shared, when set, is the Redis that replicas share a cache tier, the
 	// rate limit, miss collapsing and breaker news through (see shared.go).
@@ -106,6 +110,7 @@ func DefaultConfig() Config {
 		Replicas:              1,
 		CollapseWait:          5 * time.Second,
 		MaxUpstreamPause:      upstream.DefaultMaxUpstreamPause,
+		FullMaxBytes:          full.DefaultMaxBytes,
 		Toolsets:              Toolsets(),
 		TasksPerClient:        tasks.DefaultPerCaller,
 		TasksMax:              tasks.DefaultMax,
@@ -146,6 +151,7 @@ type Gateway struct {
 	drift    upstream.Drift // answers in shapes the client did not recognize
 	intro    string         // the instructions before the evaluation date, for the tools offered
 	tasks    *tasks.Store   // the analyses run as MCP tasks, each its creator's
+	full     *full.Store    // the complete data behind summarized answers, per caller
 }
 
 // New builds a gateway over up, fitting results with sum.
@@ -195,6 +201,8 @@ func New(up Upstream, sum *summarize.Summarizer, cfg Config) (*Gateway, error) {
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
 	g.features = features.New(featureTools{g})
+	// A link lives as long as a cached answer.
+	g.full = full.New(full.Config{TTL: cfg.CacheTTL, MaxBytes: cfg.FullMaxBytes, StoreBytes: 4 * cfg.FullMaxBytes, Now: cfg.Now})
 	g.intro = g.introduction()
 	g.stats.init()
 	g.initShared()
@@ -207,7 +215,8 @@ func withDefaults(cfg Config) (Config, error) {
 	if cfg.Budget < 0 || cfg.MaxBudget < 0 || cfg.CacheTTL < 0 || cfg.StaleTTL < 0 || cfg.CacheMaxEntries < 0 || cfg.CacheMaxBytes < 0 ||
 		cfg.RateLimit < 0 || cfg.RateBurst < 0 || cfg.MaxConcurrentUpstream < 0 || cfg.BreakerCooldown < 0 ||
 		cfg.CallTimeout < 0 || cfg.ProgressInterval < 0 || cfg.ReadyMaxAge < 0 || cfg.Replicas < 0 || cfg.CollapseWait < 0 ||
-		cfg.MaxUpstreamPause < 0 || cfg.TasksPerClient < 0 || cfg.TasksMax < 0 || cfg.TaskTTL < 0 || cfg.AnalysisTimeout < 0 {
+		cfg.MaxUpstreamPause < 0 || cfg.TasksPerClient < 0 || cfg.TasksMax < 0 || cfg.TaskTTL < 0 || cfg.AnalysisTimeout < 0 ||
+		cfg.FullMaxBytes < 0 {
 		return cfg, errors.New("gateway: configuration values must not be negative")
 	}
 	setDefault(&cfg.Budget, d.Budget)
@@ -234,6 +243,7 @@ func withDefaults(cfg Config) (Config, error) {
 	setDefault(&cfg.TasksPerClient, d.TasksPerClient)
 	setDefault(&cfg.TasksMax, d.TasksMax)
 	setDefault(&cfg.TaskTTL, d.TaskTTL)
+	setDefault(&cfg.FullMaxBytes, d.FullMaxBytes)
 	ts, err := checkToolsets(cfg.Toolsets)
 	if err != nil {
 		return cfg, err

@@ -56,6 +56,7 @@ func (g *Gateway) serverOptions() []server.ServerOption {
 // addFeatures registers the resources, templates and prompts.
 func (g *Gateway) addFeatures(s *server.MCPServer) {
 	g.features.Register(s)
+	s.AddResourceTemplates(g.full.ResourceTemplate())
 }
 
 // Instructions is what initialize tells a model: the tools, resources and

@@ -15,6 +15,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/features"
+	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/metrics"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
@@ -97,6 +98,61 @@ type outcome struct {
 	err         *toolError
 	upstream    map[string]any // an analysis's lookups, as its _meta.upstream
 	value       any            // the model of the answer res was fitted from, for structuredContent
+	data        full.Data      // what the answer was made from, for a summary's links
+}
+
+// fullLinks adds the links to an answer's complete data to meta and
+// returns them as resource links; an answer without data has none.
+func (g *Gateway) fullLinks(ctx context.Context, o outcome, meta map[string]any) []mcp.Content {
+	if o.data.Build == nil {
+		return nil
+	}
+	l := g.full.Offer(ctx, o.data)
+	meta["full"] = l.Meta()
+	return l.Content()
+}
+
+// cachedData is the complete data of the answers under keys, as long as
+// the cache holds those very answers (ids): a link lives as long as the
+// cached answer and holds no memory of its own. Several parts are one
+// profile.
+func (g *Gateway) cachedData(keys []string, ids []uint64) full.Data {
+	d := full.Data{Ref: fmt.Sprint(keys, ids), Held: int64(len(keys) * 64)}
+	for _, k := range keys {
+		d.Held += int64(len(k))
+		if e, ok := g.cache.Peek(k); ok {
+			if a, ok := e.Value.(*answer); ok {
+				d.Size += int64(len(a.raw))
+			}
+		}
+	}
+	d.Build = func() (*full.Table, error) {
+		as := make([]*answer, len(keys))
+		for i, k := range keys {
+			e, ok := g.cache.Peek(k)
+			if !ok {
+				// An answer served stale while NSIP failed is still the
+				// one linked, until its link expires.
+				if e, ok = g.cache.Stale(k); !ok {
+					return nil, full.ErrGone
+				}
+			}
+			a, ok := e.Value.(*answer)
+			if !ok || a.id != ids[i] {
+				return nil, full.ErrGone
+			}
+			as[i] = a
+		}
+		if len(as) == 1 {
+			return full.FromAnswer(as[0].value, as[0].raw)()
+		}
+		obs := make([]obtained, len(as))
+		for i, a := range as {
+			obs[i].a = a
+		}
+		return full.FromAnswer(nil, assembleProfile(obs).Raw)()
+	}
+	return d
 }
 
 // handler is the ToolHandlerFunc of tool d. It never returns a Go error:
@@ -175,7 +231,11 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 		meta["shape_recognized"] = false
 		meta["format_note"] = o.formatNote
 	}
-	return withStructured(fittedResult(o.res, budget, meta, features.ResourceLinks(o.res)...), d, o)
+	var links []mcp.Content
+	if o.res.Summarized {
+		links = g.fullLinks(ctx, o, meta)
+	}
+	return withStructured(fittedResult(o.res, budget, meta, append(features.ResourceLinks(o.res), links...)...), d, o)
 }
 
 // fittedResult is the result of a call whose answer was fitted into budget:
@@ -231,6 +291,9 @@ func (g *Gateway) runKeyed(ctx context.Context, d *toolDef, key string, args map
 		return outcome{err: g.mapError(d, args, err)}
 	}
 	o := outcome{res: ob.a.res, source: ob.source, staleAge: ob.staleAge, staleReason: ob.staleReason, formatNote: ob.a.note(), value: ob.a.value}
+	if o.res.Summarized || v.set() {
+		o.data = g.cachedData([]string{key}, []uint64{ob.a.id})
+	}
 	if v.set() {
 		if o.res, err = g.fitView(ctx, ob.a.kind(d), d, args, v, ob.a.value, ob.a.raw); err != nil {
 			return outcome{err: g.mapError(d, args, err)}
@@ -328,6 +391,7 @@ func (g *Gateway) runProfile(ctx context.Context, key string, args, full map[str
 			o.source = cacheShared
 		}
 	}
+	o.data = g.cachedData([]string{cache.Key(animalDef.method, parts[0].args), cache.Key(lineageDef.method, parts[1].args), cache.Key(progenyDef.method, parts[2].args)}, ids[:])
 	if v.set() {
 		// A view of its own is fitted for this call alone.
 		p := assembleProfile(obs)

@@ -66,7 +66,7 @@ func TestResourcesAndTemplatesAreListed(t *testing.T) {
 	}
 	slices.Sort(tpls)
 	want := []string{"nsip://animals/{lpn_id}", "nsip://animals/{lpn_id}/lineage",
-		"nsip://animals/{lpn_id}/progeny{?page,page_size,skip}", "nsip://breeds/{breed_id}/trait-ranges"}
+		"nsip://animals/{lpn_id}/progeny{?page,page_size,skip}", "nsip://breeds/{breed_id}/trait-ranges", "nsip://full/{answer}"}
 	if !slices.Equal(tpls, want) {
 		t.Errorf("templates %v, want %v", tpls, want)
 	}
@@ -184,8 +184,9 @@ func TestSummariesLinkTheResourceOfWhatTheyLeftOut(t *testing.T) {
 	if skip, ok := a["skip"]; ok {
 		want += fmt.Sprintf("&skip=%v", skip)
 	}
-	if len(r.links) != 1 || r.links[0].URI != want || r.links[0].MIMEType != "application/json" {
-		t.Fatalf("links %+v, want one to %s", r.links, want)
+	// The next page's link comes first, then the page's complete data.
+	if len(r.links) != 3 || r.links[0].URI != want || r.links[0].MIMEType != "application/json" || !strings.HasPrefix(r.links[1].URI, "nsip://full/") {
+		t.Fatalf("links %+v, want one to %s, then the full answer's two", r.links, want)
 	}
 	text, _ := e.mustRead(t, want)
 	next := e.call("nsip_get_progeny", a).mustOK(t)

@@ -80,7 +80,8 @@ func TestAnalysisRunsAsATask(t *testing.T) {
 	h.release()
 	res := rpc(t, e, ctx, "tasks/result", map[string]any{"taskId": id})
 	content, _ := res["content"].([]any)
-	if len(content) != 1 || res["isError"] == true {
+	// The answer, then the links to its every row as JSON and CSV.
+	if len(content) != 3 || res["isError"] == true {
 		t.Fatalf("task result %v", res)
 	}
 	text := content[0].(map[string]any)["text"].(string)

@@ -318,6 +318,21 @@ var settings = []setting{
 		suggest: suggestBinaryUnit,
 	},
 	{
+		name:    "NSIP_FULL_MAX_BYTES",
+		accepts: "a size from 1KiB to 1GiB: bytes, or a number with KiB, MiB or GiB, e.g. 8MiB",
+		help:    "most data one summarized answer links as JSON and CSV (larger data gets no link, and the answer says so); all links together hold at most 4 times this",
+		show:    func(c *Config) string { return formatBytes(c.Gateway.FullMaxBytes) },
+		apply: func(c *Config, v string) bool {
+			n, ok := parseBytes(v)
+			if !ok || n < 1<<10 || n > 1<<30 {
+				return false
+			}
+			c.Gateway.FullMaxBytes = n
+			return true
+		},
+		suggest: suggestBinaryUnit,
+	},
+	{
 		name:    "NSIP_TOKEN_BUDGET",
 		accepts: "a whole number from 256 to 100000 (a fraction is dropped)",
 		help:    "answers up to this many cl100k_base tokens pass through unchanged; larger ones are summarized to fit",

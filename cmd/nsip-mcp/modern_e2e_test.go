@@ -221,8 +221,8 @@ func TestEndToEndProtocol20260728(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(resources.Resources) != 2 || len(templates.ResourceTemplates) != 4 || len(prompts.Prompts) != 5 {
-				t.Errorf("listed %d resources, %d templates, %d prompts; want 2, 4, 5", len(resources.Resources), len(templates.ResourceTemplates), len(prompts.Prompts))
+			if len(resources.Resources) != 2 || len(templates.ResourceTemplates) != 5 || len(prompts.Prompts) != 5 {
+				t.Errorf("listed %d resources, %d templates, %d prompts; want 2, 5 (the full-answer template among them), 5", len(resources.Resources), len(templates.ResourceTemplates), len(prompts.Prompts))
 			}
 			read := func(uri string) string {
 				t.Helper()

@@ -25,6 +25,9 @@ type Def struct {
 	Brief   map[string]map[string]any
 	Ceiling int // upstream lookups (cached or fetched) per call
 	Run     func(ctx context.Context, r *call, args map[string]any) (any, error)
+	// Correct, when set, makes an error's example a correct call where a
+	// rule across arguments decides (exactly one of several).
+	Correct func(example map[string]any)
 }
 
 // All are the analyses, in the order tools/list shows them.
@@ -39,6 +42,8 @@ type Source interface {
 	Lineage(ctx context.Context, id string) (*nsip.Lineage, error)
 	// Search is one page of nsip_search_animals with the tool's arguments.
 	Search(ctx context.Context, args map[string]any) (*nsip.SearchResults, error)
+	// Progeny is one page of nsip_get_progeny.
+	Progeny(ctx context.Context, id string, page, size int) (*nsip.ProgenyPage, error)
 	Ranges(ctx context.Context, breed int) (*nsip.TraitRanges, error)
 	// Ask puts a form to the user. asked is false when the client cannot
 	// be asked; an error is an answer already worded for the model (the
@@ -94,6 +99,10 @@ func (r *call) lineage(ctx context.Context, id string) (*nsip.Lineage, error) {
 
 func (r *call) search(ctx context.Context, args map[string]any) (*nsip.SearchResults, error) {
 	return r.src.Search(ctx, args)
+}
+
+func (r *call) progeny(ctx context.Context, id string, page, size int) (*nsip.ProgenyPage, error) {
+	return r.src.Progeny(ctx, id, page, size)
 }
 
 func (r *call) ranges(ctx context.Context, breed int) (*nsip.TraitRanges, error) {
@@ -197,6 +206,9 @@ func (d *Def) Example(sent map[string]any) map[string]any {
 		if l.RequiredIn(sent) || sent[l.Name] != nil {
 			out[l.Name] = l.Example
 		}
+	}
+	if d.Correct != nil {
+		d.Correct(out)
 	}
 	return out
 }

@@ -263,6 +263,42 @@ func (f *fakeSource) Search(ctx context.Context, args map[string]any) (*nsip.Sea
 	return res, nil
 }
 
+// Progeny serves one page of the animals whose sire or dam is id, by LPN
+// ID, with the rows a progeny page carries (no status, flock or parents).
+func (f *fakeSource) Progeny(ctx context.Context, id string, page, size int) (*nsip.ProgenyPage, error) {
+	if err := f.count("progeny", true); err != nil {
+		return nil, err
+	}
+	if err := f.fail[id]; err != nil {
+		return nil, err
+	}
+	if f.animals[id] == nil {
+		return nil, notFound(id)
+	}
+	if size < 1 || size > nsip.MaxPageSize || page < 0 {
+		return nil, fmt.Errorf("fake progeny: page %d, page_size %d", page, size)
+	}
+	var kids []*fakeAnimal
+	for _, a := range f.animals {
+		if a.Sire == id || a.Dam == id {
+			kids = append(kids, a)
+		}
+	}
+	slices.SortFunc(kids, func(x, y *fakeAnimal) int { return strings.Compare(x.ID, y.ID) })
+	var rows []nsip.AnimalRow
+	for _, a := range kids[min(len(kids), page*size):min(len(kids), (page+1)*size)] {
+		rows = append(rows, nsip.AnimalRow{LPNID: a.ID, Sex: a.Sex, DateOfBirth: a.Born, Traits: traitsOf(a.EBV)})
+	}
+	if f.pages != nil {
+		rows = f.pages(page, rows)
+	}
+	res := &nsip.ProgenyPage{LPNID: id, TotalCount: len(kids), Page: page, PageSize: size}
+	for _, r := range rows {
+		res.Animals = append(res.Animals, nsip.ProgenyRow{LPNID: r.LPNID, Sex: r.Sex, DateOfBirth: r.DateOfBirth, Traits: r.Traits})
+	}
+	return res, nil
+}
+
 func (f *fakeSource) Ranges(ctx context.Context, breed int) (*nsip.TraitRanges, error) {
 	if err := f.count("ranges", true); err != nil {
 		return nil, err

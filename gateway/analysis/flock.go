@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
@@ -19,18 +20,55 @@ const scanPageSize = nsip.MaxPageSize
 const flockPages = 30
 
 var FlockSummary = &Def{
-	Name: "nsip_flock_summary", Title: "NSIP flock statistics", Method: "flock_summary",
-	Desc: `Statistics over every animal of one flock: counts by sex, status and birth year, and per trait n, mean, SD, min and max with the animals holding them ` +
-		fmt.Sprintf("(500-1500 tokens; reads every page, %d animals per NSIP lookup, at most %d lookups). ", scanPageSize, flockPages) +
-		`Arguments: flock_id, the flock code, e.g. "640238"; breed_id (optional, only that breed), e.g. 640. ` +
-		`Next: nsip_rank_animals to rank the breed, nsip_compare_animals for a few animals.`,
+	Name: "nsip_flock_summary", Title: "NSIP group statistics", Method: "flock_summary",
+	Desc: `Describe a whole group: counts by sex, status and birth year; per trait n, mean, SD, min and max with holders ` +
+		fmt.Sprintf("(500-1500 tokens; reads every page of %d, at most %d lookups). ", scanPageSize, flockPages) +
+		`Exactly one of: flock_id, e.g. "640238" (breed_id narrows it); progeny_of, an LPN ID; ` +
+		`search, {"breed_id":640,"search_criteria":{...}} as nsip_search_animals. Next: nsip_rank_animals to rank.`,
 	Params: []param.Spec{
-		{Name: "flock_id", Kind: param.String, Required: true, Example: "640238", MaxLen: nsip.MaxCriteriaLength, Pattern: param.AlnumPattern, Quiet: true},
+		{Name: "flock_id", Kind: param.String, Example: "640238", MaxLen: nsip.MaxCriteriaLength, Pattern: param.AlnumPattern, Quiet: true},
 		{Name: "breed_id", Kind: param.Integer, Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},
+		{Name: "progeny_of", Kind: param.String, Example: param.ExampleLPN, Complete: param.LPNs,
+			MinLen: nsip.MinLPNIDLength, MaxLen: nsip.MaxLPNIDLength, Pattern: param.AlnumPattern, Quiet: true},
+		groupSearch,
 	},
+	// The search's criteria are described by nsip_search_animals; the
+	// schema says only that it is an object, and validation does the rest.
+	Brief:   map[string]map[string]any{"search": {"type": "object"}},
 	Ceiling: flockPages,
 	Run:     runFlock,
+	Correct: oneGroup,
 }
+
+// oneGroup keeps the first group argument of an example, or gives the
+// flock one, and breed_id only beside flock_id.
+func oneGroup(ex map[string]any) {
+	keep := ""
+	for _, name := range groupArgs {
+		if _, ok := ex[name]; ok && keep == "" {
+			keep = name
+		} else {
+			delete(ex, name)
+		}
+	}
+	switch keep {
+	case "":
+		ex["flock_id"] = "640238"
+	case "flock_id":
+	default:
+		delete(ex, "breed_id")
+	}
+}
+
+// groupSearch is the search argument: a breed and nsip_search_animals's
+// criteria.
+var groupSearch = param.Spec{Name: "search", Kind: param.Object,
+	Example: map[string]any{"breed_id": 640, "search_criteria": map[string]any{"gender": "Male"}},
+	Props:   []param.Spec{param.BreedID, param.SearchCriteria},
+}
+
+// groupArgs are the names of which exactly one chooses the group.
+var groupArgs = []string{"flock_id", "progeny_of", "search"}
 
 var yearPattern = regexp.MustCompile(`(?:^|\D)((?:19|20)\d\d)(?:\D|$)`)
 
@@ -67,20 +105,22 @@ type scanned struct {
 	pageLimit int
 }
 
-// scanAll reads pages of a search until NSIP has no more or the page limit.
-func scanAll(ctx context.Context, r *call, args map[string]any, pageLimit int) (*scanned, error) {
+// pageReader reads page n (of scanPageSize rows) of a listing: its rows
+// and NSIP's count of all of them.
+type pageReader func(ctx context.Context, page int) ([]nsip.AnimalRow, int, error)
+
+// scanPages reads pages until NSIP has no more or the page limit.
+func scanPages(ctx context.Context, read pageReader, pageLimit int) (*scanned, error) {
 	s := &scanned{pageLimit: pageLimit}
 	seen := map[string]bool{}
 	for page := 0; page < pageLimit; page++ {
-		a := maps.Clone(args)
-		a["page"], a["page_size"] = page, scanPageSize
-		res, err := r.search(ctx, a)
+		rows, total, err := read(ctx, page)
 		if err != nil {
 			return nil, err
 		}
 		s.pages++
-		s.total = res.TotalCount
-		for _, row := range res.Results {
+		s.total = total
+		for _, row := range rows {
 			if seen[row.LPNID] {
 				s.dupes++
 				continue
@@ -91,11 +131,11 @@ func scanAll(ctx context.Context, r *call, args map[string]any, pageLimit int) (
 		// A short page before the count is reached is missing rows, not
 		// the end (NSIP does not promise full pages); an empty one ends
 		// the scan, as nothing more can be expected.
-		last := (page+1)*scanPageSize >= res.TotalCount
-		if !last && len(res.Results) < scanPageSize {
-			s.missing += scanPageSize - len(res.Results)
+		last := (page+1)*scanPageSize >= total
+		if !last && len(rows) < scanPageSize {
+			s.missing += scanPageSize - len(rows)
 		}
-		if last || len(res.Results) == 0 {
+		if last || len(rows) == 0 {
 			s.ended = true
 			s.complete = s.missing == 0 && s.dupes == 0
 			break
@@ -104,34 +144,166 @@ func scanAll(ctx context.Context, r *call, args map[string]any, pageLimit int) (
 	return s, nil
 }
 
-func runFlock(ctx context.Context, r *call, args map[string]any) (any, error) {
+// group is the animals one call describes, as its arguments chose them.
+type group struct {
+	echo   map[string]any // the argument naming the group, for the answer
+	method string
+	read   pageReader
+	// stray says why a row NSIP returned does not belong to the group,
+	// "" when it does as far as the row shows.
+	stray    func(row nsip.AnimalRow) string
+	strayWhy string
+	noStatus bool // the listing's rows carry no status
+	empty    string
+}
+
+// chooseGroup reads which group the call is about: exactly one of
+// flock_id, progeny_of and search.
+func chooseGroup(r *call, args map[string]any) (*group, error) {
+	var given []string
+	for _, name := range groupArgs {
+		if _, ok := args[name]; ok {
+			given = append(given, name)
+		}
+	}
+	if len(given) != 1 {
+		problem := "is required: give exactly one of flock_id, progeny_of or search"
+		if len(given) > 1 {
+			problem = fmt.Sprintf("was given with %s: give exactly one of flock_id, progeny_of or search", strings.Join(given[1:], " and "))
+		}
+		field := "flock_id"
+		if len(given) > 0 {
+			field = given[0]
+		}
+		return nil, &ArgError{param.FieldError{Field: field, Problem: problem,
+			Expected: `one of {"flock_id":"640238"}, {"progeny_of":"` + param.ExampleLPN + `"} or {"search":{"breed_id":640,"search_criteria":{"gender":"Male"}}}`}}
+	}
+	if _, ok := args["breed_id"]; ok && given[0] != "flock_id" {
+		problem := "only narrows flock_id; with " + given[0] + " leave it out"
+		if given[0] == "search" {
+			problem += " and give search.breed_id"
+		}
+		return nil, &ArgError{param.FieldError{Field: "breed_id", Problem: problem, Expected: "integer 1..99999 beside flock_id, e.g. 640"}}
+	}
+	switch given[0] {
+	case "flock_id":
+		return flockGroup(r, args), nil
+	case "progeny_of":
+		return progenyGroup(r, args), nil
+	}
+	return searchGroup(r, args), nil
+}
+
+func flockGroup(r *call, args map[string]any) *group {
 	flock := args["flock_id"].(string)
 	search := map[string]any{"search_criteria": map[string]any{"flock_id": flock}}
 	if b, ok := args["breed_id"].(int); ok {
 		search["breed_id"] = b
 	}
-	s, err := scanAll(ctx, r, search, flockPages)
+	return &group{
+		echo:   map[string]any{"flock_id": flock},
+		method: "every page of NSIP's search filtered by flock",
+		read:   searchPages(r, search),
+		stray: func(row nsip.AnimalRow) string {
+			if fc := strings.TrimSpace(row.FlockCode); fc != "" && !strings.EqualFold(fc, flock) {
+				return "flock " + fc
+			}
+			return ""
+		},
+		strayWhy: "NSIP returned them for this flock but their record names another flock",
+		empty:    "NSIP has no animals recorded in this flock; check the flock code (the first digits of its animals' LPN IDs after the breed, e.g. 640238 in 6402382024NCS310)",
+	}
+}
+
+func progenyGroup(r *call, args map[string]any) *group {
+	id := args["progeny_of"].(string)
+	return &group{
+		echo:   map[string]any{"progeny_of": id},
+		method: "every page of NSIP's progeny of the animal",
+		read: func(ctx context.Context, page int) ([]nsip.AnimalRow, int, error) {
+			p, err := r.progeny(ctx, id, page, scanPageSize)
+			if err != nil {
+				return nil, 0, About("progeny_of", id, err)
+			}
+			rows := make([]nsip.AnimalRow, len(p.Animals))
+			for i, a := range p.Animals {
+				rows[i] = nsip.AnimalRow{LPNID: a.LPNID, Sex: a.Sex, DateOfBirth: a.DateOfBirth, Traits: a.Traits}
+			}
+			return rows, p.TotalCount, nil
+		},
+		stray:    func(nsip.AnimalRow) string { return "" },
+		noStatus: true,
+		empty:    "NSIP records no offspring of this animal",
+	}
+}
+
+func searchGroup(r *call, args map[string]any) *group {
+	s := args["search"].(map[string]any)
+	breed := s["breed_id"].(int)
+	crit, _ := s["search_criteria"].(map[string]any)
+	search := map[string]any{"breed_id": breed}
+	if crit != nil {
+		search["search_criteria"] = crit
+	}
+	return &group{
+		echo:   map[string]any{"search": s},
+		method: "every page of NSIP's search with the breed and criteria",
+		read:   searchPages(r, search),
+		stray: func(row nsip.AnimalRow) string {
+			if row.BreedID != 0 && row.BreedID != breed {
+				return fmt.Sprintf("breed %d, %d asked", row.BreedID, breed)
+			}
+			return contradicts(row, crit)
+		},
+		strayWhy: "NSIP returned them for this search but their record contradicts the breed or search_criteria, a sign it ignored a criterion",
+		empty:    "NSIP has no animals matching this search; loosen search_criteria or check breed_id with nsip_list_breeds",
+	}
+}
+
+func searchPages(r *call, args map[string]any) pageReader {
+	return func(ctx context.Context, page int) ([]nsip.AnimalRow, int, error) {
+		a := maps.Clone(args)
+		a["page"], a["page_size"] = page, scanPageSize
+		res, err := r.search(ctx, a)
+		if err != nil {
+			return nil, 0, err
+		}
+		return res.Results, res.TotalCount, nil
+	}
+}
+
+func runFlock(ctx context.Context, r *call, args map[string]any) (any, error) {
+	g, err := chooseGroup(r, args)
+	if err != nil {
+		return nil, err
+	}
+	s, err := scanPages(ctx, g.read, flockPages)
 	if err != nil {
 		return nil, err
 	}
 	bySex, byStatus, byYear := map[string]int{}, map[string]int{}, map[string]int{}
 	values := map[string][]breeding.Value{}
 	var outside []string
+	var left []string // why each row of s.rows was left out, "" if counted
 	n := 0
 	for _, row := range s.rows {
-		// The filter is NSIP's; a row that names another flock is left out
-		// and reported rather than counted.
-		if fc := strings.TrimSpace(row.FlockCode); fc != "" && !strings.EqualFold(fc, flock) {
+		// The filter is NSIP's; a row that contradicts it is left out and
+		// reported rather than counted.
+		why := g.stray(row)
+		left = append(left, why)
+		if why != "" {
 			outside = append(outside, row.LPNID)
 			continue
 		}
 		n++
 		bySex[sexName(row.Sex)]++
-		st := row.Status
-		if st == "" {
-			st = "unknown"
+		if !g.noStatus {
+			st := row.Status
+			if st == "" {
+				st = "unknown"
+			}
+			byStatus[st]++
 		}
-		byStatus[st]++
 		byYear[birthYear(row.DateOfBirth)]++
 		for _, t := range row.Traits {
 			c := strings.ToUpper(t.Code)
@@ -165,7 +337,7 @@ func runFlock(ctx context.Context, r *call, args map[string]any) (any, error) {
 	}
 	traits := traitRows(3)
 	computed := map[string]any{
-		"method":       "every page of NSIP's search filtered by flock; SD is the sample standard deviation (n-1); each trait over the animals that have an EBV for it",
+		"method":       g.method + "; SD is the sample standard deviation (n-1); each trait over the animals that have an EBV for it",
 		"animals_read": len(s.rows),
 		"nsip_count":   s.total,
 		"pages":        s.pages,
@@ -173,7 +345,7 @@ func runFlock(ctx context.Context, r *call, args map[string]any) (any, error) {
 		"upstream":     r.upstream(),
 		"page_ceiling": flockPages,
 		"duplicates":   s.dupes,
-		"other_flocks": len(outside),
+		"left_out":     len(outside),
 	}
 	switch {
 	case s.ended && !s.complete:
@@ -182,25 +354,69 @@ func runFlock(ctx context.Context, r *call, args map[string]any) (any, error) {
 	case !s.complete:
 		computed["incomplete"] = fmt.Sprintf("stopped at the ceiling of %d pages: %d of NSIP's %d animals were read", flockPages, len(s.rows), s.total)
 	}
-	out := map[string]any{
-		"flock_id":      flock,
-		"animals":       n,
-		"by_sex":        bySex,
-		"by_status":     byStatus,
-		"by_birth_year": byYear,
-		"traits":        traits,
-		"computed":      computed,
+	out := map[string]any{"animals": n, "by_sex": bySex, "by_birth_year": byYear, "traits": traits, "computed": computed}
+	maps.Copy(out, g.echo)
+	if g.noStatus {
+		computed["by_status"] = "left out: NSIP's progeny rows carry no status"
+	} else {
+		out["by_status"] = byStatus
 	}
 	if len(outside) > 0 {
-		out["left_out"] = map[string]any{"why": "NSIP returned them for this flock but their record names another flock", "lpn_ids": outside[:min(len(outside), 10)]}
+		out["left_out"] = map[string]any{"why": g.strayWhy, "count": len(outside), "lpn_ids": outside[:min(len(outside), 10)]}
 	}
 	// Many traits with three holders at each end can pass the budget; one
 	// holder each keeps every statistic.
 	if r.overBudget(ctx, args, out) {
 		out["traits"] = traitRows(1)
 	}
-	if n == 0 {
-		out["note"] = "NSIP has no animals recorded in this flock; check the flock code (the first digits of its animals' LPN IDs after the breed, e.g. 640238 in 6402382024NCS310)"
+	if n == 0 && len(outside) == 0 {
+		out["note"] = g.empty
 	}
-	return out, nil
+	return &full.Answer{Value: out, Table: groupTable(s.rows, left, g.noStatus)}, nil
+}
+
+// groupTable is every row read, as the summary names its fields: the
+// animal, sex, status, birth year and date, each trait's EBV and
+// accuracy, and why a row was left out of the counts.
+func groupTable(rows []nsip.AnimalRow, left []string, noStatus bool) *full.Table {
+	var codes []string
+	seen := map[string]bool{}
+	for _, row := range rows {
+		for _, t := range row.Traits {
+			if c := strings.ToUpper(t.Code); !seen[c] {
+				seen[c] = true
+				codes = append(codes, c)
+			}
+		}
+	}
+	traitOrder(codes)
+	cols := []string{"lpn_id", "sex", "status", "birth_year", "date_of_birth", "flock_id", "sire", "dam", "left_out"}
+	if noStatus {
+		cols = slices.DeleteFunc(cols, func(c string) bool { return c == "status" || c == "flock_id" || c == "sire" || c == "dam" })
+	}
+	at := map[string]int{}
+	for _, c := range codes {
+		at[c] = len(cols)
+		cols = append(cols, c, c+"_acc")
+	}
+	t := &full.Table{Columns: cols, Rows: make([][]any, len(rows))}
+	for i, row := range rows {
+		cells := make([]any, len(cols))
+		fields := map[string]any{"lpn_id": row.LPNID, "sex": sexName(row.Sex), "status": row.Status, "birth_year": birthYear(row.DateOfBirth),
+			"date_of_birth": row.DateOfBirth, "flock_id": row.FlockCode, "sire": row.Sire, "dam": row.Dam, "left_out": left[i]}
+		for j, c := range cols {
+			if v, ok := fields[c]; ok && v != "" {
+				cells[j] = v
+			}
+		}
+		for _, tr := range row.Traits {
+			j := at[strings.ToUpper(tr.Code)]
+			cells[j] = tr.Value
+			if tr.HasAccuracy {
+				cells[j+1] = tr.Accuracy
+			}
+		}
+		t.Rows[i] = cells
+	}
+	return t
 }

@@ -2,13 +2,16 @@ package analysis
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -210,5 +213,215 @@ func TestFlockSummaryPageCeiling(t *testing.T) {
 	}
 	if n := f.callsOf("search"); n != FlockSummary.Ceiling {
 		t.Errorf("%d searches, want the ceiling %d", n, FlockSummary.Ceiling)
+	}
+}
+
+// groupCounts is what the summary of animals should say, worked out
+// directly: counts by sex, status and birth year, and each trait's values.
+type groupCounts struct {
+	sex, year, status map[string]int
+	vals              map[string][]float64
+}
+
+func countGroup(as []*fakeAnimal) groupCounts {
+	g := groupCounts{map[string]int{}, map[string]int{}, map[string]int{}, map[string][]float64{}}
+	for _, x := range as {
+		g.sex[map[string]string{"Male": "male", "1": "male", "Female": "female", "2": "female", "": "unknown"}[x.Sex]]++
+		y := "unknown"
+		for _, c := range []string{"2019", "2020", "2021", "2022", "2023", "2024"} {
+			if slices.Contains([]string{"2/13/" + c, c + "-03-01T00:00:00", c + "-04-20"}, x.Born) {
+				y = c
+			}
+		}
+		g.year[y]++
+		st := x.Status
+		if st == "" {
+			st = "unknown"
+		}
+		g.status[st]++
+		for c, v := range x.EBV {
+			g.vals[c] = append(g.vals[c], v)
+		}
+	}
+	return g
+}
+
+// checkGroup compares an answer with the group's direct counts and each
+// trait's statistics by the textbook formulas.
+func checkGroup(t *testing.T, name string, f *fakeSource, a flockAnswer, want groupCounts, n int, withStatus bool) {
+	t.Helper()
+	if a.Animals != n || !maps.Equal(a.BySex, want.sex) || !maps.Equal(a.ByYear, want.year) {
+		t.Errorf("%s: got %d animals, sex %v, years %v; want %d, sex %v, years %v", name, a.Animals, a.BySex, a.ByYear, n, want.sex, want.year)
+	}
+	if withStatus && !maps.Equal(a.ByStatus, want.status) {
+		t.Errorf("%s: status %v, want %v", name, a.ByStatus, want.status)
+	}
+	if len(a.Traits) != len(want.vals) {
+		t.Errorf("%s: %d traits, want %d", name, len(a.Traits), len(want.vals))
+	}
+	for _, tr := range a.Traits {
+		vs := want.vals[tr.Trait]
+		sum, lo, hi := 0.0, math.Inf(1), math.Inf(-1)
+		for _, v := range vs {
+			sum += v
+			lo, hi = min(lo, v), max(hi, v)
+		}
+		mean, ss := sum/float64(len(vs)), 0.0
+		for _, v := range vs {
+			ss += (v - mean) * (v - mean)
+		}
+		sd := 0.0
+		if len(vs) > 1 {
+			sd = math.Sqrt(ss / float64(len(vs)-1))
+		}
+		if tr.N != len(vs) || math.Abs(tr.Mean-mean) > 5e-5 || math.Abs(tr.SD-sd) > 5e-5 || tr.Min != lo || tr.Max != hi {
+			t.Errorf("%s, %s: n %d mean %v sd %v min %v max %v; want %d %v %v %v %v", name, tr.Trait, tr.N, tr.Mean, tr.SD, tr.Min, tr.Max, len(vs), mean, sd, lo, hi)
+		}
+		if len(tr.MinIDs) == 0 || f.animals[tr.MinIDs[0]].EBV[tr.Trait] != lo || len(tr.MaxIDs) == 0 || f.animals[tr.MaxIDs[0]].EBV[tr.Trait] != hi {
+			t.Errorf("%s, %s: holders %v / %v do not hold the min %v / max %v", name, tr.Trait, tr.MinIDs, tr.MaxIDs, lo, hi)
+		}
+	}
+}
+
+// progenyFlock is flockOf with every animal of the flock an offspring of
+// SIRE0001 (half of them of one dam), the strays of others.
+func progenyFlock(seed uint64, n int) *fakeSource {
+	f := flockOf(seed, n)
+	f.add(&fakeAnimal{ID: "SIRE0001", Sex: "Male"})
+	f.add(&fakeAnimal{ID: "DAM00001", Sex: "Female"})
+	for _, a := range f.animals {
+		switch {
+		case a.Flock == "640238" && strings.HasPrefix(a.ID, "640"):
+			a.Sire = "SIRE0001"
+		case a.Flock == "999999":
+			a.Sire = "OTHER001"
+		}
+		if a.Sire == "SIRE0001" && len(a.ID)%2 == 0 {
+			a.Dam = "DAM00001"
+		}
+	}
+	return f
+}
+
+// Every offspring, over as many pages as they take: the same statistics
+// as counting them directly, with no status (progeny rows carry none).
+func TestGroupProgenyMatchesBruteForce(t *testing.T) {
+	for _, n := range []int{0, 1, 100, 240, 257} {
+		f := progenyFlock(uint64(n)+100, n)
+		var kids []*fakeAnimal
+		for _, a := range f.animals {
+			if a.Sire == "SIRE0001" {
+				kids = append(kids, a)
+			}
+		}
+		v, err := run(t, FlockSummary, f, map[string]any{"progeny_of": "SIRE0001"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a flockAnswer
+		decode(t, v, &a)
+		want := countGroup(kids)
+		checkGroup(t, fmt.Sprintf("%d offspring", n), f, a, want, len(kids), false)
+		if want := max(1, (n+99)/100); a.Computed.Pages != want || !a.Computed.Complete || f.callsOf("progeny") != want {
+			t.Errorf("%d offspring: %d pages (%d asked), complete %v; want %d, complete", n, a.Computed.Pages, f.callsOf("progeny"), a.Computed.Complete, want)
+		}
+		if (n == 0) != (a.Note != "") {
+			t.Errorf("%d offspring: note %q", n, a.Note)
+		}
+		// The full table has a row for every offspring.
+		_, tab := full.Split(v)
+		if tab == nil || len(tab.Rows) != len(kids) || slices.Contains(tab.Columns, "status") {
+			t.Errorf("%d offspring: table %v, want %d rows without status", n, tab, len(kids))
+		}
+	}
+	// A short page is missing rows, not the end.
+	f := progenyFlock(7, 240)
+	f.pages = short(1, 10)
+	var a flockAnswer
+	mustRun(t, FlockSummary, f, map[string]any{"progeny_of": "SIRE0001"}, &a)
+	if a.Computed.Complete || a.Computed.AnimalsRead != 230 || !strings.Contains(a.Computed.Incomplete, "10 rows were missing") {
+		t.Errorf("offspring over a short page: %+v; want 230 read, incomplete and saying by how many", a.Computed)
+	}
+	if _, err := run(t, FlockSummary, f, map[string]any{"progeny_of": "NOBODY01"}); !errors.As(err, new(*AboutError)) {
+		t.Errorf("progeny of an unknown animal: %v, want the error attributed to progeny_of", err)
+	}
+}
+
+// Every animal a search matches: breed and criteria, counted as directly.
+func TestGroupSearchMatchesBruteForce(t *testing.T) {
+	f := flockOf(41, 230)
+	for i, a := range slices.Sorted(maps.Keys(f.animals)) {
+		if i%4 == 0 {
+			f.animals[a].Breed = 641
+		}
+	}
+	for _, crit := range []map[string]any{nil, {"gender": "Male"}, {"gender": "Female", "status": "CURRENT"}} {
+		search := map[string]any{"breed_id": 640}
+		if crit != nil {
+			search["search_criteria"] = crit
+		}
+		var match []*fakeAnimal
+		for _, a := range f.animals {
+			g, _ := crit["gender"].(string)
+			st, _ := crit["status"].(string)
+			if a.Breed == 640 && (g == "" || a.Sex == g) && (st == "" || a.Status == st) {
+				match = append(match, a)
+			}
+		}
+		var a flockAnswer
+		mustRun(t, FlockSummary, f, map[string]any{"search": search}, &a)
+		checkGroup(t, fmt.Sprint("search ", crit), f, a, countGroup(match), len(match), true)
+		if !a.Computed.Complete {
+			t.Errorf("search %v: %+v, want complete", crit, a.Computed)
+		}
+	}
+	// A row contradicting the criteria is evidence NSIP ignored one: it
+	// is left out, named, and not counted.
+	f.pages = func(page int, rows []nsip.AnimalRow) []nsip.AnimalRow {
+		if page == 0 && len(rows) > 0 {
+			rows[0].Sex = "Female"
+		}
+		return rows
+	}
+	var a flockAnswer
+	mustRun(t, FlockSummary, f, map[string]any{"search": map[string]any{"breed_id": 640, "search_criteria": map[string]any{"gender": "Male"}}}, &a)
+	if len(a.LeftOut.LPNIDs) != 1 || a.BySex["female"] != 0 || a.Animals != a.Computed.AnimalsRead-1 {
+		t.Errorf("a contradicting row: left out %v, by sex %v, %d of %d counted; want it named and not counted", a.LeftOut.LPNIDs, a.BySex, a.Animals, a.Computed.AnimalsRead)
+	}
+}
+
+// Exactly one of flock_id, progeny_of and search, and breed_id only with
+// flock_id; the error names the fields.
+func TestGroupTakesExactlyOne(t *testing.T) {
+	f := flockOf(3, 10)
+	for _, c := range []struct {
+		args  map[string]any
+		field string
+		says  string
+	}{
+		{map[string]any{}, "flock_id", "give exactly one of flock_id, progeny_of or search"},
+		{map[string]any{"flock_id": "640238", "progeny_of": "SIRE0001"}, "flock_id", "was given with progeny_of: give exactly one"},
+		{map[string]any{"progeny_of": "SIRE0001", "search": map[string]any{"breed_id": 640}}, "progeny_of", "was given with search"},
+		{map[string]any{"flock_id": "640238", "progeny_of": "SIRE0001", "search": map[string]any{"breed_id": 640}}, "flock_id", "was given with progeny_of and search"},
+		{map[string]any{"progeny_of": "SIRE0001", "breed_id": 640}, "breed_id", "only narrows flock_id"},
+		{map[string]any{"search": map[string]any{"breed_id": 640}, "breed_id": 640}, "breed_id", "give search.breed_id"},
+	} {
+		_, err := run(t, FlockSummary, f, c.args)
+		var ae *ArgError
+		if !errors.As(err, &ae) || ae.Field != c.field || !strings.Contains(ae.Problem, c.says) || ae.Expected == "" {
+			t.Errorf("%v: %v, want an argument error on %s saying %q", c.args, err, c.field, c.says)
+		}
+	}
+	if n := f.callsOf("search") + f.callsOf("progeny"); n != 0 {
+		t.Errorf("%d lookups made for calls refused", n)
+	}
+	// search needs its breed; its criteria are nsip_search_animals's.
+	for _, sent := range []map[string]any{
+		{"search": map[string]any{"search_criteria": map[string]any{"gender": "Male"}}},
+		{"search": map[string]any{"breed_id": 640, "search_criteria": map[string]any{"gender": "Ram"}}},
+	} {
+		if _, errs := FlockSummary.Validate(sent); len(errs) == 0 || !strings.HasPrefix(errs[0].Field, "search.") {
+			t.Errorf("%v: %v, want a problem under search.", sent, errs)
+		}
 	}
 }

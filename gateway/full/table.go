@@ -1,0 +1,143 @@
+package full
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// Table is the complete data behind a summarized answer: one row per
+// record, its columns named as the summary names them. A nil cell is a
+// value the record does not have, written as an empty CSV field and a JSON
+// null.
+type Table struct {
+	Columns []string
+	Rows    [][]any
+}
+
+// Answer is an analysis's answer with the table it was computed from. It
+// encodes as the answer alone, so the table never reaches the model's
+// context unless a host reads the link.
+type Answer struct {
+	Value any
+	Table *Table
+}
+
+// MarshalJSON encodes the answer without its table.
+func (a *Answer) MarshalJSON() ([]byte, error) { return json.Marshal(a.Value) }
+
+// Split returns an analysis answer and its table, if it came with one.
+func Split(v any) (any, *Table) {
+	if a, ok := v.(*Answer); ok {
+		return a.Value, a.Table
+	}
+	return v, nil
+}
+
+// JSON encodes t as {"columns": [...], "rows": [{column: value}, ...],
+// "count": n}: objects a reader can use without the header.
+func (t *Table) JSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString(`{"columns":`)
+	cols, err := json.Marshal(t.Columns)
+	if err != nil {
+		return nil, err
+	}
+	b.Write(cols)
+	b.WriteString(`,"count":`)
+	b.WriteString(strconv.Itoa(len(t.Rows)))
+	b.WriteString(`,"rows":[`)
+	for i, row := range t.Rows {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('{')
+		for j, c := range t.Columns {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			k, _ := json.Marshal(c)
+			var cell any
+			if j < len(row) {
+				cell = row[j]
+			}
+			v, err := json.Marshal(cell)
+			if err != nil {
+				return nil, fmt.Errorf("row %d, column %s: %w", i, c, err)
+			}
+			b.Write(k)
+			b.WriteByte(':')
+			b.Write(v)
+		}
+		b.WriteByte('}')
+	}
+	b.WriteString("]}")
+	return b.Bytes(), nil
+}
+
+// CSV encodes t as RFC 4180 CSV: the header, then one line per row.
+func (t *Table) CSV() ([]byte, error) {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	if err := w.Write(t.Columns); err != nil {
+		return nil, err
+	}
+	line := make([]string, len(t.Columns))
+	for _, row := range t.Rows {
+		for j := range line {
+			line[j] = ""
+			if j < len(row) {
+				line[j] = cellText(row[j])
+			}
+		}
+		if err := w.Write(line); err != nil {
+			return nil, err
+		}
+	}
+	w.Flush()
+	return b.Bytes(), w.Error()
+}
+
+func cellText(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case int:
+		return strconv.Itoa(x)
+	case bool:
+		return strconv.FormatBool(x)
+	default:
+		b, err := json.Marshal(x)
+		if err != nil {
+			return fmt.Sprint(x)
+		}
+		return string(b)
+	}
+}
+
+// Size is about how many bytes the table takes to hold and to encode,
+// which the store's bounds are counted in.
+func (t *Table) Size() int64 {
+	n := int64(0)
+	for _, c := range t.Columns {
+		n += int64(len(c)) + 16
+	}
+	for _, row := range t.Rows {
+		n += 24
+		for _, cell := range row {
+			switch x := cell.(type) {
+			case string:
+				n += int64(len(x)) + 16
+			default:
+				n += 24
+			}
+		}
+	}
+	return n
+}
