@@ -96,8 +96,8 @@ func TestTypeScriptSDKResourcesPromptsCompletions(t *testing.T) {
 			step(1, &templates)
 			var prompts struct{ Prompts []struct{ Name string } }
 			step(2, &prompts)
-			if len(resources.Resources) != 2 || len(templates.ResourceTemplates) != 4 || len(prompts.Prompts) != 5 {
-				t.Errorf("listed %d resources, %d templates, %d prompts; want 2, 4, 5", len(resources.Resources), len(templates.ResourceTemplates), len(prompts.Prompts))
+			if len(resources.Resources) != 2 || len(templates.ResourceTemplates) != 5 || len(prompts.Prompts) != 5 {
+				t.Errorf("listed %d resources, %d templates, %d prompts; want 2, 5 (the full-answer template among them), 5", len(resources.Resources), len(templates.ResourceTemplates), len(prompts.Prompts))
 			}
 			read := func(i int) string {
 				var r struct {
