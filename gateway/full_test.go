@@ -155,8 +155,10 @@ func TestFullAnswerBoundIsSaid(t *testing.T) {
 	}
 }
 
-// An analysis answer the budget had to summarize links the whole answer,
-// one row per value; one that fits, without rows of its own, links nothing.
+// An analysis answer the budget had to summarize links its complete data:
+// a comparison that left animals out, every animal, one row each; a
+// mating check, the whole answer, one row per value. One that fits,
+// without rows of its own, links nothing.
 func TestSummarizedAnalysisLinksItsWholeAnswer(t *testing.T) {
 	e := newEnv(t)
 	ids := e.up.Data().AnimalIDs()[:20]
@@ -171,13 +173,25 @@ func TestSummarizedAnalysisLinksItsWholeAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	recs, err := csv.NewReader(strings.NewReader(text)).ReadAll()
-	if err != nil || !slices.Equal(recs[0], []string{"path", "value"}) {
-		t.Fatalf("CSV %v: header %v, want path,value", err, recs[0])
+	if err != nil || len(recs) != len(ids)+1 || recs[0][0] != "lpn_id" {
+		t.Fatalf("CSV %v: %d records, header %v, want lpn_id first and %d animals", err, len(recs), recs[0], len(ids))
 	}
-	for _, id := range ids {
-		if !strings.Contains(text, id) {
-			t.Errorf("the whole answer leaves out %s", id)
+	for i, id := range ids {
+		if recs[i+1][0] != id {
+			t.Errorf("CSV row %d is %s, want %s", i+1, recs[i+1][0], id)
 		}
+	}
+	r = e.call("nsip_check_mating", map[string]any{"sire_lpn_id": ids[0], "dam_lpn_id": ids[1], "max_tokens": 256}).mustOK(t)
+	if r.meta["summarized"] != true {
+		t.Fatalf("a mating check fitted 256 tokens, so nothing tests the link: %v", r.meta)
+	}
+	_, csvURI = fullOf(t, r)
+	if text, err = readFull(e.client, csvURI); err != nil {
+		t.Fatal(err)
+	}
+	recs, err = csv.NewReader(strings.NewReader(text)).ReadAll()
+	if err != nil || !slices.Equal(recs[0], []string{"path", "value"}) || !strings.Contains(text, ids[1]) {
+		t.Fatalf("CSV %v: header %v, want path,value and the dam %s", err, recs[0], ids[1])
 	}
 	if small := e.call("nsip_compare_animals", map[string]any{"lpn_ids": ids[:2]}).mustOK(t); small.meta["full"] != nil {
 		t.Errorf("an answer that fits links %v", small.meta["full"])

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
@@ -133,6 +134,17 @@ func (r *call) fitRows(ctx context.Context, args map[string]any, all int, build 
 		}
 	}
 	return build(lo)
+}
+
+// withRows is a fitted answer and, when the fit left rows out (its
+// not_shown), every row under the answer's own column names: the rows
+// become the answer's complete data, linked as JSON and CSV, so that a
+// host can show or save them all without another call.
+func withRows(out map[string]any, columns []string, rows [][]any) any {
+	if _, cut := out["not_shown"]; !cut {
+		return out
+	}
+	return &full.Answer{Value: out, Table: &full.Table{Columns: slices.Clone(columns), Rows: rows}}
 }
 
 // restCall says how to read the rows an answer left out: the same call

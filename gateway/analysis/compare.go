@@ -297,16 +297,17 @@ func runCompare(ctx context.Context, r *call, args map[string]any) (any, error) 
 		}
 		if r.overBudget(ctx, args, out) {
 			// Whole animals, as many as fit, and the call for the rest.
-			full := out
-			return r.fitRows(ctx, args, len(values), func(n int) map[string]any {
-				o := maps.Clone(full)
+			whole := out
+			fitted := r.fitRows(ctx, args, len(values), func(n int) map[string]any {
+				o := maps.Clone(whole)
 				o["animals"] = values[:n]
 				if n < len(values) {
 					o["not_shown"] = map[string]any{"animals": len(values) - n, "lpn_ids": ids[n:],
 						"call": "nsip_compare_animals with these lpn_ids (best and unknown above cover every animal)"}
 				}
 				return o
-			}), nil
+			})
+			return withRows(fitted, columns, values), nil
 		}
 	}
 	return out, nil

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/nsip-tools/nsip-mcp/gateway/full"
 )
 
 type compareAnswer struct {
@@ -175,7 +177,7 @@ func TestCompareFitsWholeAnimals(t *testing.T) {
 	for _, id := range ids {
 		sent = append(sent, id)
 	}
-	var full struct {
+	var whole struct {
 		Animals [][]any `json:"animals"`
 	}
 	f.overIf = onlyCompact // the compact form, whole
@@ -183,7 +185,7 @@ func TestCompareFitsWholeAnimals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	decode(t, v, &full)
+	decode(t, v, &whole)
 	b, _ := json.Marshal(v)
 	f.overIf, f.overAt = nil, len(b)*2/3
 	var a struct {
@@ -195,14 +197,30 @@ func TestCompareFitsWholeAnimals(t *testing.T) {
 			LPNIDs  []string `json:"lpn_ids"`
 		} `json:"not_shown"`
 	}
-	mustRun(t, Compare, f, map[string]any{"lpn_ids": sent, "percentiles": true}, &a)
+	v, err = run(t, Compare, f, map[string]any{"lpn_ids": sent, "percentiles": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	decode(t, v, &a)
 	n := len(a.Animals)
 	if n == 0 || n == len(ids) || a.NotShown.Animals != len(ids)-n || !slices.Equal(a.NotShown.LPNIDs, ids[n:]) {
 		t.Fatalf("%d animals shown, not shown %+v", n, a.NotShown)
 	}
 	for i, row := range a.Animals {
-		if fmt.Sprint(row) != fmt.Sprint(full.Animals[i]) {
-			t.Errorf("row %d = %v, want %v", i, row, full.Animals[i])
+		if fmt.Sprint(row) != fmt.Sprint(whole.Animals[i]) {
+			t.Errorf("row %d = %v, want %v", i, row, whole.Animals[i])
+		}
+	}
+	// Every animal, shown or not, is the answer's complete data.
+	_, table := full.Split(v)
+	if table == nil || len(table.Rows) != len(ids) {
+		t.Fatalf("complete data %+v; want all %d animals", table, len(ids))
+	}
+	for i, cells := range table.Rows {
+		var row []any
+		decode(t, cells, &row)
+		if row[0] != ids[i] || (i < n && fmt.Sprint(row) != fmt.Sprint(whole.Animals[i])) {
+			t.Errorf("complete row %d = %v, want %s as compared", i, row, ids[i])
 		}
 	}
 	if a.TopPercent != nil || a.Percentiles["left_out"] == nil {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
@@ -304,12 +305,13 @@ func runPlan(ctx context.Context, r *call, args map[string]any) (any, error) {
 		}
 		return out
 	}
-	full := render(true, plan.Mated)
+	whole := render(true, plan.Mated)
 	// Per-pair EBVs are dropped, and said to be, when they would push the
 	// plan over the budget and into a generic summary; then whole rows,
 	// the totals and constraints kept, with the call that shows the rest.
-	if !r.overBudget(ctx, args, full) {
-		return full, nil
+	// Either way every mating, EBVs and all, is the answer's complete data.
+	if !r.overBudget(ctx, args, whole) {
+		return whole, nil
 	}
 	out := r.fitRows(ctx, args, plan.Mated, func(n int) map[string]any {
 		o := render(false, n)
@@ -324,7 +326,24 @@ func runPlan(ctx context.Context, r *call, args map[string]any) (any, error) {
 		}
 		return o
 	})
-	return out, nil
+	return &full.Answer{Value: out, Table: planTable(whole, rams, plan.RamOf)}, nil
+}
+
+// planTable is every mating of a plan rendered whole, one row per ewe in
+// ewe_lpn_ids order, her ram first.
+func planTable(whole map[string]any, rams []string, ramOf []int) *full.Table {
+	byRam := whole["by_ram"].(map[string][][]any)
+	next := map[string]int{}
+	t := &full.Table{Columns: append([]string{"ram"}, whole["columns"].([]string)...)}
+	for _, ri := range ramOf {
+		if ri < 0 {
+			continue
+		}
+		ram := rams[ri]
+		t.Rows = append(t.Rows, append([]any{ram}, byRam[ram][next[ram]]...))
+		next[ram]++
+	}
+	return t
 }
 
 // lambCOI is a pair's COI over the gathered pedigree, nil when unknown.

@@ -347,7 +347,7 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 	}
 	// Over the budget the ranking keeps its first rows whole, and says how
 	// to read the rest, rather than fall to a generic summary.
-	return r.fitRows(ctx, args, len(out), func(n int) map[string]any {
+	fitted := r.fitRows(ctx, args, len(out), func(n int) map[string]any {
 		a := maps.Clone(answer)
 		a["top"] = out[:n]
 		if n < len(out) {
@@ -356,7 +356,8 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 			a["not_shown"] = rest
 		}
 		return a
-	}), nil
+	})
+	return withRows(fitted, answer["columns"].([]string), out), nil
 }
 
 // maxNamed bounds the animals an answer names in one list.

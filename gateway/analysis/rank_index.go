@@ -195,7 +195,7 @@ func runRankIndex(ctx context.Context, r *call, args map[string]any, breed, topN
 	if on, _ := args["percentiles"].(bool); on {
 		answer["percentiles"] = "breed percentiles are of EBVs; a ranking by NSIP's index shows none: ask nsip_compare_animals with percentiles for these animals"
 	}
-	return r.fitRows(ctx, args, len(out), func(n int) map[string]any {
+	fitted := r.fitRows(ctx, args, len(out), func(n int) map[string]any {
 		a := maps.Clone(answer)
 		a["top"] = out[:n]
 		if n < len(out) {
@@ -204,5 +204,6 @@ func runRankIndex(ctx context.Context, r *call, args map[string]any, breed, topN
 			a["not_shown"] = rest
 		}
 		return a
-	}), nil
+	})
+	return withRows(fitted, answer["columns"].([]string), out), nil
 }

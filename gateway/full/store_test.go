@@ -159,12 +159,15 @@ func TestLinksAreBounded(t *testing.T) {
 }
 
 func TestCSVOfCells(t *testing.T) {
-	tab := &Table{Columns: []string{"a", "b", "c", "d"}, Rows: [][]any{{nil, 3, true, 1e-7}, {"x"}}}
+	// A nil pointer is an unknown value too: an empty field, not "null".
+	var unknown *float64
+	acc := 70.5
+	tab := &Table{Columns: []string{"a", "b", "c", "d"}, Rows: [][]any{{nil, 3, true, 1e-7}, {"x"}, {unknown, &acc}}}
 	b, err := tab.CSV()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "a,b,c,d\n,3,true,0.0000001\nx,,,\n"; !bytes.Equal(b, []byte(want)) {
+	if want := "a,b,c,d\n,3,true,0.0000001\nx,,,\n,70.5,,\n"; !bytes.Equal(b, []byte(want)) {
 		t.Errorf("CSV %q, want %q", b, want)
 	}
 }

@@ -117,6 +117,10 @@ func cellText(v any) string {
 		if err != nil {
 			return fmt.Sprint(x)
 		}
+		if string(b) == "null" {
+			// A nil pointer is an unknown value, like a nil cell.
+			return ""
+		}
 		return string(b)
 	}
 }
