@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -140,6 +141,10 @@ func (r *lookups) get(ctx context.Context, d *toolDef, raw map[string]any) (any,
 	return r.getUnder(ctx, d, raw, "")
 }
 
+// evaluationMark ends a cache key whose answer is tied to an evaluation
+// date; the fetch reads the arguments before it (bindFetch).
+const evaluationMark = " evaluation="
+
 // getUnder is get with the answer cached under NSIP's evaluation date
 // eval as well as its arguments, when eval is set: an answer cached under
 // an earlier evaluation is then not read under a later one.
@@ -186,10 +191,8 @@ func (r *lookups) getUnder(ctx context.Context, d *toolDef, raw map[string]any, 
 		return timeUp()
 	}
 	key := cache.Key(d.method, args)
-	if eval != "" {
-		keyed := maps.Clone(args)
-		keyed["evaluation"] = eval
-		key = cache.Key(d.method, keyed)
+	if eval != "" && !strings.ContainsAny(eval, `"}`) {
+		key += evaluationMark + eval
 	}
 	ob, err := r.g.obtain(lctx, d, key, args)
 	<-r.slots
