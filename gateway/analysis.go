@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -136,6 +138,17 @@ const analysisParallel = 4
 // the raw arguments (which are normalised exactly as d's own calls are, so
 // they share its cache entries).
 func (r *lookups) get(ctx context.Context, d *toolDef, raw map[string]any) (any, error) {
+	return r.getUnder(ctx, d, raw, "")
+}
+
+// evaluationMark ends a cache key whose answer is tied to an evaluation
+// date; the fetch reads the arguments before it (bindFetch).
+const evaluationMark = " evaluation="
+
+// getUnder is get with the answer cached under NSIP's evaluation date
+// eval as well as its arguments, when eval is set: an answer cached under
+// an earlier evaluation is then not read under a later one.
+func (r *lookups) getUnder(ctx context.Context, d *toolDef, raw map[string]any, eval string) (any, error) {
 	args, errs := param.ValidateObject("", d.params, raw)
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("internal: %s arguments: %s %s", d.name, errs[0].Field, errs[0].Problem)
@@ -177,7 +190,11 @@ func (r *lookups) get(ctx context.Context, d *toolDef, raw map[string]any) (any,
 		<-r.slots
 		return timeUp()
 	}
-	ob, err := r.g.obtain(lctx, d, cache.Key(d.method, args), args)
+	key := cache.Key(d.method, args)
+	if eval != "" && !strings.ContainsAny(eval, `"}`) {
+		key += evaluationMark + eval
+	}
+	ob, err := r.g.obtain(lctx, d, key, args)
 	<-r.slots
 	if err != nil && lctx.Err() != nil && ctx.Err() == nil {
 		// The fetch goes on for the cache; this call has no time left.
@@ -277,7 +294,12 @@ func (r *lookups) Lineage(ctx context.Context, id string) (*nsip.Lineage, error)
 }
 
 func (r *lookups) Search(ctx context.Context, raw map[string]any) (*nsip.SearchResults, error) {
-	v, err := r.get(ctx, searchAnimalsDef, raw)
+	eval, _ := raw["evaluation"].(string)
+	if _, ok := raw["evaluation"]; ok {
+		raw = maps.Clone(raw)
+		delete(raw, "evaluation")
+	}
+	v, err := r.getUnder(ctx, searchAnimalsDef, raw, eval)
 	if err != nil {
 		return nil, err
 	}
@@ -300,6 +322,16 @@ func (r *lookups) Ranges(ctx context.Context, breed int) (*nsip.TraitRanges, err
 		return nil, err
 	}
 	return v.(*nsip.TraitRanges), nil
+}
+
+// Evaluation is NSIP's last-update date, read as nsip_get_last_update
+// reads it (and cached with its answers).
+func (r *lookups) Evaluation(ctx context.Context) (string, error) {
+	v, err := r.get(ctx, lastUpdateDef, map[string]any{})
+	if err != nil {
+		return "", err
+	}
+	return v.(*nsip.LastUpdate).Date, nil
 }
 
 // Ask puts an analysis's form to the user.

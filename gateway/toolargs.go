@@ -83,6 +83,10 @@ func argsMismatch(field string, err error) *nsip.Error {
 // bindFetch binds the arguments held in key, a cache key of tool d.
 func bindFetch(d *toolDef, key string) (fetchCall, error) {
 	params, ok := strings.CutPrefix(key, d.method+":")
+	// An evaluation date after the arguments keys the cache, not NSIP.
+	if i := strings.LastIndex(params, evaluationMark); i >= 0 && !strings.ContainsAny(params[i:], `"}`) {
+		params = params[:i]
+	}
 	if !ok || d.fetch.bind == nil {
 		return nil, fmt.Errorf("internal: %s has no fetch for key %.100s", d.name, key)
 	}

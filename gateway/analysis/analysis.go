@@ -42,10 +42,16 @@ type Source interface {
 	Details(ctx context.Context, id string) (*nsip.AnimalDetails, error)
 	Lineage(ctx context.Context, id string) (*nsip.Lineage, error)
 	// Search is one page of nsip_search_animals with the tool's arguments.
+	// An "evaluation" among them (NSIP's last-update date) is not sent to
+	// NSIP but keys the page's cache entry, so that a page cached under an
+	// earlier evaluation is never read under a later one.
 	Search(ctx context.Context, args map[string]any) (*nsip.SearchResults, error)
 	// Progeny is one page of nsip_get_progeny.
 	Progeny(ctx context.Context, id string, page, size int) (*nsip.ProgenyPage, error)
 	Ranges(ctx context.Context, breed int) (*nsip.TraitRanges, error)
+	// Evaluation is the date of NSIP's latest evaluation, as
+	// nsip_get_last_update answers it.
+	Evaluation(ctx context.Context) (string, error)
 	// Ask puts a form to the user. asked is false when the client cannot
 	// be asked; an error is an answer already worded for the model (the
 	// user declined, say) and is returned from the analysis as it is.

@@ -80,6 +80,13 @@ type fakeSource struct {
 	overIf func(v any) bool
 	code   string
 
+	// evaluation is the date Evaluation answers, evalErr its failure;
+	// afterSearch, when set, runs after the nth search is served, so that
+	// a test can publish a new evaluation between two pages.
+	evaluation  string
+	evalErr     error
+	afterSearch func(n int)
+
 	// ceiling refuses lookups past it with ErrCeiling; 0 means none.
 	ceiling int
 
@@ -91,7 +98,7 @@ type fakeSource struct {
 }
 
 func newFake(as ...*fakeAnimal) *fakeSource {
-	f := &fakeSource{animals: map[string]*fakeAnimal{}, calls: map[string]int{}, code: "UPSTREAM_ERROR"}
+	f := &fakeSource{animals: map[string]*fakeAnimal{}, calls: map[string]int{}, code: "UPSTREAM_ERROR", evaluation: "09/23/2025"}
 	for _, a := range as {
 		f.add(a)
 	}
@@ -201,7 +208,7 @@ func (f *fakeSource) Search(ctx context.Context, args map[string]any) (*nsip.Sea
 	f.searches = append(f.searches, maps.Clone(args))
 	f.mu.Unlock()
 	for k := range args {
-		if !slices.Contains([]string{"breed_id", "page", "page_size", "sorted_trait", "reverse", "search_criteria"}, k) {
+		if !slices.Contains([]string{"breed_id", "page", "page_size", "sorted_trait", "reverse", "search_criteria", "evaluation"}, k) {
 			return nil, fmt.Errorf("fake search: unknown argument %q", k)
 		}
 	}
@@ -259,6 +266,9 @@ func (f *fakeSource) Search(ctx context.Context, args map[string]any) (*nsip.Sea
 	}
 	if f.pages != nil {
 		res.Results = f.pages(page, res.Results)
+	}
+	if f.afterSearch != nil {
+		f.afterSearch(f.callsOf("search"))
 	}
 	return res, nil
 }
@@ -326,6 +336,16 @@ func (f *fakeSource) Ranges(ctx context.Context, breed int) (*nsip.TraitRanges, 
 		tr.Ranges = append(tr.Ranges, nsip.TraitRange{Code: c, Range: nsip.Range{Min: lo[c], Max: hi[c]}})
 	}
 	return tr, nil
+}
+
+func (f *fakeSource) Evaluation(ctx context.Context) (string, error) {
+	if err := f.count("evaluation", true); err != nil {
+		return "", err
+	}
+	if f.evalErr != nil {
+		return "", f.evalErr
+	}
+	return f.evaluation, nil
 }
 
 func (f *fakeSource) Ask(ctx context.Context, form Form) (map[string]any, bool, error) {

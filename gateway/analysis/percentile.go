@@ -28,6 +28,15 @@ import (
 // gives unchanged, no animal on two pages, every page and every pair of
 // pages read in one order, animals without the EBV only at one end. A
 // trait that fails any check has no percentile, and says why.
+//
+// Every percentile rests on one NSIP evaluation. The call reads NSIP's
+// last-update date before its first page, keys every page it reads by
+// that date (so that a page cached under an earlier evaluation is not
+// read under a later one), and reads the date again after the pages of
+// each value: dates only move forward, so the same date on both sides
+// puts every page between under it. A value whose pages straddle a new
+// date has no percentile, and says so; when the date cannot be read, the
+// percentiles are computed but say they are not tied to one evaluation.
 
 // pctLookups bounds the search pages percentiles may read in one call.
 const pctLookups = 150
@@ -58,6 +67,11 @@ type percentiles struct {
 	traits map[[2]any]*pctTrait // {breed, code}
 	used   int
 	short  int // values not computed for want of lookups
+
+	evalRead bool
+	eval     string // NSIP's last-update date the pages are read under
+	evalErr  error  // why it could not be read
+	newer    string // a later date seen during the call
 }
 
 func newPercentiles(r *call) *percentiles {
@@ -86,7 +100,11 @@ func (pc *percentiles) page(ctx context.Context, breed int, t *pctTrait, p int) 
 		return nil, errPctLimit
 	}
 	pc.used++
-	res, err := pc.r.search(ctx, map[string]any{"breed_id": breed, "sorted_trait": t.code, "reverse": false, "page": p, "page_size": scanPageSize})
+	args := map[string]any{"breed_id": breed, "sorted_trait": t.code, "reverse": false, "page": p, "page_size": scanPageSize}
+	if pc.eval != "" {
+		args["evaluation"] = pc.eval
+	}
+	res, err := pc.r.search(ctx, args)
 	if err != nil {
 		return nil, err
 	}
@@ -264,9 +282,64 @@ func (pc *percentiles) trait(ctx context.Context, breed int, code string) (*pctT
 	return t, nil
 }
 
+// evaluation reads NSIP's last-update date, as one of the lookups.
+func (pc *percentiles) evaluation(ctx context.Context) (string, error) {
+	if pc.used >= pctLookups {
+		return "", errPctLimit
+	}
+	pc.used++
+	return pc.r.src.Evaluation(ctx)
+}
+
 // topPercent is the share in percent of breed's animals with code whose
 // EBV is as good as v or better; nil and why when not proven.
 func (pc *percentiles) topPercent(ctx context.Context, breed int, code string, v float64) (*float64, string, error) {
+	if !pc.evalRead {
+		pc.evalRead = true
+		d, err := pc.evaluation(ctx)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return nil, "", err
+		case err != nil:
+			pc.evalErr = err
+		case d == "":
+			pc.evalErr = errors.New("NSIP gave no date")
+		default:
+			pc.eval = d
+		}
+	}
+	before, short := pc.used, pc.short
+	p, why, err := pc.topPercentOf(ctx, breed, code, v)
+	if err != nil || pc.eval == "" || pc.used == before || pc.short > short {
+		return p, why, err
+	}
+	// New pages were read for this value: they are of pc.eval only if the
+	// date still is.
+	t := pc.traits[[2]any{breed, code}]
+	d, derr := pc.evaluation(ctx)
+	switch {
+	case derr != nil && ctx.Err() != nil:
+		return nil, "", derr
+	case errors.Is(derr, errPctLimit) || errors.Is(derr, ErrCeiling):
+		pc.short++
+		return nil, fmt.Sprintf("not computed: the %d lookups for percentiles ran out", pctLookups), nil
+	case derr != nil && p == nil:
+		return nil, why, nil
+	case derr != nil:
+		return nil, fmt.Sprintf("NSIP's last-update date could not be read again after the pages sorted by %s (%s), so they are not shown to be of one evaluation", code, pc.r.src.ErrorCode(derr)), nil
+	case d != pc.eval:
+		// A check the mixed pages failed is this, not NSIP's paging.
+		pc.newer = d
+		if !strings.HasPrefix(t.bad, "NSIP published") {
+			t.bad = fmt.Sprintf("NSIP published a new evaluation (%s, then %s) while the pages sorted by %s were read; call again for percentiles of one evaluation", pc.eval, d, code)
+		}
+		return nil, t.bad, nil
+	}
+	return p, why, nil
+}
+
+// topPercentOf is topPercent from the pages, whatever their evaluation.
+func (pc *percentiles) topPercentOf(ctx context.Context, breed int, code string, v float64) (*float64, string, error) {
 	t, err := pc.trait(ctx, breed, code)
 	if err == nil && t.bad == "" {
 		var count int
@@ -338,9 +411,20 @@ func (pc *percentiles) block() map[string]any {
 	out := map[string]any{
 		"method": "top_percent = share of the breed's animals with the EBV that are as good or better (by the trait's preferred direction; lower first for a trait with none; ties count as as good), " +
 			"counted exactly by binary search over NSIP's search of the breed sorted by the trait: the first and last pages, then about log2(pages) pages a value, each checked (full pages, NSIP's count unchanged, no animal twice, one order, animals without the EBV at one end only); " +
+			"all under one evaluation: NSIP's last-update date is read before the pages and again after each value's, and the pages are cached under it; " +
 			"null with a reason where a check failed",
 		"lookups": pc.used,
 		"limit":   pctLookups,
+	}
+	switch {
+	case pc.eval != "":
+		out["evaluation"] = pc.eval
+		if pc.newer != "" {
+			out["evaluation_changed"] = fmt.Sprintf("NSIP published the evaluation of %s during this call: values whose pages were read after it have no percentile; call again for all of them under %s", pc.newer, pc.newer)
+		}
+	case pc.evalErr != nil:
+		out["evaluation"] = nil
+		out["evaluation_note"] = "NSIP's last-update date could not be read (" + pc.r.src.ErrorCode(pc.evalErr) + "), so these percentiles are not tied to one evaluation: pages from before and after a new one may be combined"
 	}
 	if pc.short > 0 {
 		out["not_computed"] = fmt.Sprintf("%d values: the lookups for percentiles ran out; ask about fewer animals or traits", pc.short)

@@ -40,8 +40,11 @@ type pctAnswer struct {
 		TopPercent []*float64 `json:"top_percent"`
 	} `json:"animals"`
 	Percentiles struct {
-		Lookups  int               `json:"lookups"`
-		Unproven map[string]string `json:"unproven"`
+		Lookups    int               `json:"lookups"`
+		Unproven   map[string]string `json:"unproven"`
+		Evaluation *string           `json:"evaluation"`
+		EvalNote   string            `json:"evaluation_note"`
+		EvalChange string            `json:"evaluation_changed"`
 	} `json:"percentiles"`
 }
 
@@ -94,8 +97,19 @@ func TestComparePercentilesMatchBruteForce(t *testing.T) {
 			}
 			pages := (c.n + 99) / 100
 			log2 := int(math.Ceil(math.Log2(float64(pages)))) + 1
-			if most := 3*(2+log2+2) + checked*log2; a.Percentiles.Lookups > most || f.callsOf("search") != a.Percentiles.Lookups {
-				t.Errorf("%d lookups (%d searches) for %d values over %d pages, want at most %d", a.Percentiles.Lookups, f.callsOf("search"), checked, pages, most)
+			// One date read before the pages, and one after each value
+			// that read pages.
+			reads := f.callsOf("search") + f.callsOf("evaluation")
+			if most := 3*(2+log2+2) + checked*(log2+1) + 1; a.Percentiles.Lookups > most || reads != a.Percentiles.Lookups {
+				t.Errorf("%d lookups (%d searches and date reads) for %d values over %d pages, want at most %d", a.Percentiles.Lookups, reads, checked, pages, most)
+			}
+			if e := a.Percentiles.Evaluation; e == nil || *e != "09/23/2025" {
+				t.Errorf("percentiles.evaluation = %v, want 09/23/2025", e)
+			}
+			for _, s := range f.searches {
+				if s["evaluation"] != "09/23/2025" {
+					t.Fatalf("a page was read without the evaluation date in its key: %v", s)
+				}
 			}
 		})
 	}
@@ -279,5 +293,85 @@ func TestPercentilesPageFails(t *testing.T) {
 	decode(t, v, &a)
 	if len(a.Animals) != 3 || a.Animals[0].TopPercent[0] != nil || !strings.Contains(a.Percentiles.Unproven["WWT (breed 640)"], "could not be read (UPSTREAM_ERROR)") {
 		t.Errorf("animals %d, unproven %v", len(a.Animals), a.Percentiles.Unproven)
+	}
+}
+
+// NSIP publishes a new evaluation after the first page sorted by WWT is
+// read, every WWT moving down by 5 (the old first page still sorts above
+// the new pages, so they pass every other check): no top_percent combines the old page with the new
+// ones. The call says the trait is unproven and why; the next call reads
+// the pages under the new date and counts them exactly.
+func TestPercentilesNeverSpanTwoEvaluations(t *testing.T) {
+	f, old := population(6, 2000), population(6, 2000)
+	ids := pick(f, 6, 6)
+	f.afterSearch = func(n int) {
+		if n != 1 {
+			return
+		}
+		f.evaluation = "10/21/2025"
+		for _, a := range f.animals {
+			if _, ok := a.EBV["WWT"]; ok {
+				a.EBV["WWT"] -= 5
+			}
+		}
+	}
+	var a pctAnswer
+	mustRun(t, Compare, f, map[string]any{"lpn_ids": ids, "traits": []any{"WWT"}, "percentiles": true}, &a)
+	if e := a.Percentiles.Evaluation; e == nil || *e != "09/23/2025" {
+		t.Fatalf("percentiles.evaluation = %v, want the date read before the pages, 09/23/2025", e)
+	}
+	for i, row := range a.Animals {
+		an := old.animals[ids[i].(string)]
+		if got := row.TopPercent[0]; got != nil {
+			t.Errorf("%s WWT: top_percent %v from pages of two evaluations (brute force under the first: %v)", an.ID, *got, brutePercent(old, 640, "WWT", an.EBV["WWT"]))
+		}
+	}
+	if why := a.Percentiles.Unproven["WWT (breed 640)"]; !strings.Contains(why, "new evaluation (09/23/2025, then 10/21/2025)") {
+		t.Errorf("unproven WWT = %q, want the new evaluation named", why)
+	}
+	if !strings.Contains(a.Percentiles.EvalChange, "10/21/2025") {
+		t.Errorf("evaluation_changed = %q, want the new date", a.Percentiles.EvalChange)
+	}
+
+	// Called again: every page is read under the new date.
+	f.searches = nil
+	mustRun(t, Compare, f, map[string]any{"lpn_ids": ids, "traits": []any{"WWT"}, "percentiles": true}, &a)
+	if e := a.Percentiles.Evaluation; e == nil || *e != "10/21/2025" || a.Percentiles.EvalChange != "" {
+		t.Errorf("second call: evaluation %v, changed %q; want 10/21/2025 and no change", e, a.Percentiles.EvalChange)
+	}
+	for i, row := range a.Animals {
+		an := f.animals[ids[i].(string)]
+		if v, ok := an.EBV["WWT"]; ok && (row.TopPercent[0] == nil || *row.TopPercent[0] != brutePercent(f, 640, "WWT", v)) {
+			t.Errorf("second call: %s WWT %v: %v, brute force %v (%v)", an.ID, v, row.TopPercent[0], brutePercent(f, 640, "WWT", v), a.Percentiles.Unproven)
+		}
+	}
+	for _, s := range f.searches {
+		if s["evaluation"] != "10/21/2025" {
+			t.Fatalf("second call read a page keyed %v, want 10/21/2025", s["evaluation"])
+		}
+	}
+}
+
+// Without NSIP's date the percentiles are still counted, and say they are
+// not tied to one evaluation.
+func TestPercentilesWithoutEvaluationDate(t *testing.T) {
+	f := population(7, 900)
+	f.evalErr = &nsip.Error{Kind: nsip.KindUpstream, Reason: "down"}
+	ids := pick(f, 7, 5)
+	var a pctAnswer
+	mustRun(t, Compare, f, map[string]any{"lpn_ids": ids, "traits": []any{"BWT", "WWT"}, "percentiles": true}, &a)
+	for i, row := range a.Animals {
+		an := f.animals[ids[i].(string)]
+		for k, code := range a.Traits {
+			if v, ok := an.EBV[code]; ok && (row.TopPercent[k] == nil || *row.TopPercent[k] != brutePercent(f, 640, code, v)) {
+				t.Errorf("%s %s %v: %v, brute force %v (%v)", an.ID, code, v, row.TopPercent[k], brutePercent(f, 640, code, v), a.Percentiles.Unproven)
+			}
+		}
+	}
+	if a.Percentiles.Evaluation != nil || !strings.Contains(a.Percentiles.EvalNote, "could not be read (UPSTREAM_ERROR), so these percentiles are not tied to one evaluation") {
+		t.Errorf("evaluation %v, note %q; want null and a note that the date could not be read", a.Percentiles.Evaluation, a.Percentiles.EvalNote)
+	}
+	if n := f.callsOf("evaluation"); n != 1 {
+		t.Errorf("the date was asked %d times, want once", n)
 	}
 }

@@ -10,7 +10,7 @@ import (
 func TestGenerationIsDeterministic(t *testing.T) {
 	render := func(d *Dataset) []byte {
 		var b bytes.Buffer
-		b.Write(renderLastUpdated(d))
+		b.Write(renderLastUpdated(d.LastUpdated()))
 		for _, f := range Formats() {
 			b.Write(renderBreedGroups(d, f))
 			b.Write(renderSearch(f, len(d.animals), d.animals))

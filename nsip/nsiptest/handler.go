@@ -58,6 +58,7 @@ type Handler struct {
 	peak      int                          // most requests in flight at once since the last ResetCounts
 	texts     map[string]map[string]string // LPN ID -> trait code -> the EBV's JSON as sent
 	irr       Irregular
+	date      string // getDateLastUpdated's answer in place of the dataset's
 	searches  uint64 // search requests served, which draws UnstableTies' order
 	// rowsUngenotyped empties genotyped in search rows.
 	rowsUngenotyped bool
@@ -301,8 +302,22 @@ func (h *Handler) serverFormat() Format {
 	return h.format
 }
 
+// SetLastUpdated makes getDateLastUpdated answer date, as NSIP does once
+// it publishes a new evaluation; "" restores the dataset's date.
+func (h *Handler) SetLastUpdated(date string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.date = date
+}
+
 func (h *Handler) lastUpdated(*http.Request, []byte) (int, []byte) {
-	return http.StatusOK, renderLastUpdated(h.data)
+	h.mu.Lock()
+	date := h.date
+	h.mu.Unlock()
+	if date == "" {
+		date = h.data.LastUpdated()
+	}
+	return http.StatusOK, renderLastUpdated(date)
 }
 
 func (h *Handler) breedGroups(*http.Request, []byte) (int, []byte) {

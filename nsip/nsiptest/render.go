@@ -125,10 +125,10 @@ func envelope(w *jw, f Format) func() {
 	return func() { w.close('}') }
 }
 
-func renderLastUpdated(d *Dataset) []byte {
+func renderLastUpdated(date string) []byte {
 	w := &jw{}
 	w.open('{')
-	w.str("date", d.lastUpdated)
+	w.str("date", date)
 	w.close('}')
 	return w.b
 }
