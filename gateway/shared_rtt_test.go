@@ -79,7 +79,19 @@ func TestSharedMissRoundTrips(t *testing.T) {
 type slowProxy struct {
 	ln    net.Listener
 	delay atomic.Int64
-	wg    sync.WaitGroup
+	// held, when set, holds every command until the channel is closed: a
+	// Redis stalled for exactly as long as a test needs, however slowly
+	// the test runs.
+	held atomic.Pointer[chan struct{}]
+	wg   sync.WaitGroup
+}
+
+// stall holds every command from now until the returned release is
+// called.
+func (p *slowProxy) stall() (release func()) {
+	ch := make(chan struct{})
+	p.held.Store(&ch)
+	return func() { p.held.Store(nil); close(ch) }
 }
 
 func newSlowProxy(t *testing.T, target string) *slowProxy {
@@ -118,6 +130,9 @@ func (p *slowProxy) pipe(dst, src net.Conn, slow bool) {
 		if n > 0 {
 			if d := time.Duration(p.delay.Load()); slow && d > 0 {
 				time.Sleep(d)
+			}
+			if ch := p.held.Load(); slow && ch != nil {
+				<-*ch
 			}
 			if _, werr := dst.Write(buf[:n]); werr != nil {
 				return

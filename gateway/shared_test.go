@@ -460,22 +460,17 @@ func TestSharedRedisSlowOrRefusingFailsNoCall(t *testing.T) {
 	})
 	t.Run("slow", func(t *testing.T) {
 		rd := redistest.Start(t)
-		rs, up := newReplicas(t, 2, rd.URL(), nil)
-		rc := redisClient(t, rd)
-		// DEBUG SLEEP stalls the whole server, as an overloaded or swapping
-		// Redis would.
-		slept := make(chan error, 1)
-		go func() { slept <- rc.Do(context.Background(), "DEBUG", "SLEEP", "3").Err() }()
-		probe := redis.NewClient(&redis.Options{Addr: rd.Addr(), DisableIdentity: true, MaxRetries: -1, ReadTimeout: 50 * time.Millisecond})
-		defer probe.Close()
-		waitLong(t, "Redis to stall", func() bool { return probe.Ping(context.Background()).Err() != nil })
+		p := newSlowProxy(t, rd.Addr())
+		rs, up := newReplicas(t, 2, "redis://"+p.ln.Addr().String()+"/0", nil)
+		// Every command held until the calls are done, as an overloaded or
+		// swapping Redis would stall them; released, not timed, so that a
+		// slow machine cannot make the stall end before the calls.
+		release := p.stall()
 		ids := up.Data().AnimalIDs()
 		for i := range 6 {
 			rs[i%2].call(t, "nsip_get_animal", map[string]any{"search_string": ids[i]}).mustOK(t)
 		}
-		if err := <-slept; err != nil {
-			t.Fatalf("DEBUG SLEEP: %v", err)
-		}
+		release()
 		for i, r := range rs {
 			if down, _ := r.redisWarnings(t); down != 1 {
 				t.Errorf("replica %d logged %d 'redis unavailable' warnings while Redis stalled, want 1", i, down)
