@@ -19,10 +19,9 @@ var updateGolden = flag.Bool("update", false, "rewrite testdata/golden from the 
 // gateway's has, so that the goldens hold the answer as a client reads it.
 type goldenSource struct{ *fakeSource }
 
-func (g goldenSource) Upstream() map[string]any {
-	u := g.fakeSource.Upstream()
-	n := u["lookups"].(int)
-	return map[string]any{"lookups": n, "fetched": n, "cached": 0, "ceiling": 500, "time_limit_seconds": 30}
+func (g goldenSource) Upstream() Upstream {
+	n := g.fakeSource.Upstream().Lookups
+	return Upstream{Lookups: n, Fetched: n, Ceiling: 500, TimeLimitSeconds: 30}
 }
 
 // goldenCases are one call of each analysis variant, with the answer's

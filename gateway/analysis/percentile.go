@@ -406,28 +406,33 @@ func (pc *percentiles) count(ctx context.Context, breed int, t *pctTrait, v floa
 	return i, nil
 }
 
-// block is the answer's account of the percentiles computed.
-func (pc *percentiles) block() map[string]any {
-	out := map[string]any{
-		"method": "top_percent = share of the breed's animals with the EBV that are as good or better (by the trait's preferred direction; lower first for a trait with none; ties count as as good), " +
+// block is the answer's account of the percentiles computed, with why
+// each trait in unproven has none.
+func (pc *percentiles) block(unproven map[string]string) *Percentiles {
+	out := &Percentiles{
+		Method: "top_percent = share of the breed's animals with the EBV that are as good or better (by the trait's preferred direction; lower first for a trait with none; ties count as as good), " +
 			"counted exactly by binary search over NSIP's search of the breed sorted by the trait: the first and last pages, then about log2(pages) pages a value, each checked (full pages, NSIP's count unchanged, no animal twice, one order, animals without the EBV at one end only); " +
 			"all under one evaluation: NSIP's last-update date is read before the pages and again after each value's, and the pages are cached under it; " +
 			"null with a reason where a check failed",
-		"lookups": pc.used,
-		"limit":   pctLookups,
+		Lookups: pc.used,
+		Limit:   pctLookups,
 	}
 	switch {
 	case pc.eval != "":
-		out["evaluation"] = pc.eval
+		eval := &[]string{pc.eval}[0]
+		out.Evaluation = &eval
 		if pc.newer != "" {
-			out["evaluation_changed"] = fmt.Sprintf("NSIP published the evaluation of %s during this call: values whose pages were read after it have no percentile; call again for all of them under %s", pc.newer, pc.newer)
+			out.EvaluationChanged = fmt.Sprintf("NSIP published the evaluation of %s during this call: values whose pages were read after it have no percentile; call again for all of them under %s", pc.newer, pc.newer)
 		}
 	case pc.evalErr != nil:
-		out["evaluation"] = nil
-		out["evaluation_note"] = "NSIP's last-update date could not be read (" + pc.r.src.ErrorCode(pc.evalErr) + "), so these percentiles are not tied to one evaluation: pages from before and after a new one may be combined"
+		out.Evaluation = new(*string) // null: the date could not be read
+		out.EvaluationNote = "NSIP's last-update date could not be read (" + pc.r.src.ErrorCode(pc.evalErr) + "), so these percentiles are not tied to one evaluation: pages from before and after a new one may be combined"
 	}
 	if pc.short > 0 {
-		out["not_computed"] = fmt.Sprintf("%d values: the lookups for percentiles ran out; ask about fewer animals or traits", pc.short)
+		out.NotComputed = fmt.Sprintf("%d values: the lookups for percentiles ran out; ask about fewer animals or traits", pc.short)
+	}
+	if len(unproven) > 0 {
+		out.Unproven = unproven
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -41,6 +42,7 @@ var Rank = &Def{
 	Lists:   []param.List{rankWeights, forEwesList},
 	Brief:   map[string]map[string]any{"search_criteria": {"type": "object"}},
 	Ceiling: rankPages + 2 + ewesLookups + pctLookups,
+	Answers: []reflect.Type{reflect.TypeFor[RankAnswer](), reflect.TypeFor[IndexRankAnswer]()},
 	Run:     runRank,
 }
 
@@ -290,46 +292,37 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 		method = fmt.Sprintf("index = sum(weight x EBV); read NSIP sorted by %s (observed %s) and stopped when the best index an unread animal could have "+
 			"(its %s no better than the last read, every other weighted trait at the breed's best) fell below the N-th index; accuracies in percent", sortBy, observed, sortBy)
 	}
-	computed := map[string]any{
-		"method":        method,
-		"sorted_by":     sortBy,
-		"exact":         exact,
-		"stopped":       stop,
-		"animals_read":  read,
-		"population":    total,
-		"without_index": unindexed,
-		"pages":         pages,
-		"upstream":      r.upstream(),
+	computed := RankComputed{
+		Method:       method,
+		SortedBy:     sortBy,
+		Exact:        exact,
+		Stopped:      stop,
+		AnimalsRead:  read,
+		Population:   total,
+		WithoutIndex: unindexed,
+		Pages:        pages,
+		Upstream:     r.upstream(),
 	}
 	if stop == "scan limit" {
-		computed["limit"] = fmt.Sprintf("not proven exact: %d of %d animals read before the scan limit of %d pages; an unread animal could still rank", read, total, rankPages)
+		computed.Limit = fmt.Sprintf("not proven exact: %d of %d animals read before the scan limit of %d pages; an unread animal could still rank", read, total, rankPages)
 	}
 	if missing > 0 || dupes > 0 {
-		computed["paging"] = fmt.Sprintf("not proven exact: NSIP's pages were not consistent (%d rows missing from pages short of its count, %d animals repeated across pages, each repeat meaning another skipped), so an unread animal could still rank", missing, dupes)
+		computed.Paging = fmt.Sprintf("not proven exact: NSIP's pages were not consistent (%d rows missing from pages short of its count, %d animals repeated across pages, each repeat meaning another skipped), so an unread animal could still rank", missing, dupes)
 	}
 	if outside != "" {
-		computed["ranges"] = outside + ", which disproves the ranges the early stop relies on, so none was taken"
+		computed.Ranges = outside + ", which disproves the ranges the early stop relies on, so none was taken"
 	}
 	if !sorted {
-		computed["sort"] = "NSIP's order could not be relied on, so no early stop was taken"
+		computed.Sort = "NSIP's order could not be relied on, so no early stop was taken"
 	}
-	answer := map[string]any{"columns": columns, "weights": w, "computed": computed}
-	if note := genotypedNote(unstated, len(out), true); note != "" {
-		answer["genotyped"] = note
-	}
-	if nContra > 0 {
-		answer["contradicting_criteria"] = map[string]any{
-			"count": nContra, "lpn_ids": contra,
-			"effect": "rows NSIP returned that contradict search_criteria, a sign it ignored a criterion; they were not ranked",
-		}
-	}
+	answer := RankAnswer{Columns: columns, Weights: w, Computed: computed}
+	answer.Genotyped = genotypedNote(unstated, len(out), true)
+	answer.ContradictingCriteria = contradicting(nContra, contra)
 	if unindexed > 0 {
-		answer["unranked"] = fmt.Sprintf("%d animals lack an EBV for a weighted trait and have no index", unindexed)
+		answer.Unranked = fmt.Sprintf("%d animals lack an EBV for a weighted trait and have no index", unindexed)
 	}
-	if ws := directionWarnings(w); len(ws) > 0 {
-		answer["warnings"] = ws
-	}
-	if out, err = ewes.apply(ctx, answer, out, rows, topN, exact, len(out) < scanN); err != nil {
+	answer.Warnings = directionWarnings(w)
+	if answer.Columns, answer.ForEwes, out, err = ewes.apply(ctx, answer.Columns, out, rows, topN, exact, len(out) < scanN); err != nil {
 		return nil, err
 	}
 	if on, _ := args["percentiles"].(bool); on {
@@ -338,26 +331,30 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		answer["columns"] = append(answer["columns"].([]string), cols...)
-		b := pc.block()
-		if len(unproven) > 0 {
-			b["unproven"] = unproven
-		}
-		answer["percentiles"] = b
+		answer.Columns = append(answer.Columns, cols...)
+		answer.Percentiles = pc.block(unproven)
 	}
 	// Over the budget the ranking keeps its first rows whole, and says how
 	// to read the rest, rather than fall to a generic summary.
-	fitted := r.fitRows(ctx, args, len(out), func(n int) map[string]any {
-		a := maps.Clone(answer)
-		a["top"] = out[:n]
+	fitted, shown := fitRows(ctx, r, args, len(out), func(n int) *RankAnswer {
+		a := answer
+		a.Top = out[:n]
 		if n < len(out) {
-			rest := r.restCall(args, map[string]any{"weights": w}, n, len(out))
-			rest["which"] = fmt.Sprintf("ranks %d to %d", n+1, len(out))
-			a["not_shown"] = rest
+			a.NotShown = r.restCall(args, map[string]any{"weights": w}, n, len(out), fmt.Sprintf("ranks %d to %d", n+1, len(out)))
 		}
-		return a
+		return &a
 	})
-	return withRows(fitted, answer["columns"].([]string), out), nil
+	return withRows(fitted, shown, answer.Columns, out), nil
+}
+
+// contradicting names the rows NSIP returned against the search criteria;
+// nil when there were none.
+func contradicting(n int, ids []string) *Named {
+	if n == 0 {
+		return nil
+	}
+	return &Named{Count: n, LPNIDs: ids,
+		Effect: "rows NSIP returned that contradict search_criteria, a sign it ignored a criterion; they were not ranked"}
 }
 
 // maxNamed bounds the animals an answer names in one list.
