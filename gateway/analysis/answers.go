@@ -197,7 +197,7 @@ type ForEwes struct {
 // CompareAnswer is nsip_compare_animals, one object an animal.
 type CompareAnswer struct {
 	Animals   []CompareRow        `json:"animals"`
-	Best      map[string][]string `json:"best"`                 // trait -> the animals best at it
+	Best      map[string][]string `json:"best"`                // trait -> the animals best at it
 	BestIndex map[string][]string `json:"best_index,omitzero"` // with indexes
 	Computed  CompareComputed     `json:"computed"`
 	Genotyped string              `json:"genotyped,omitempty"`
