@@ -64,7 +64,7 @@ func (g *Gateway) analysisTools() []server.ServerTool {
 func (g *Gateway) analysisTool(a *analysisEntry) server.ServerTool {
 	st := g.serverTool(a.tool)
 	st.Tool.Icons = []mcp.Icon{analysisIcon}
-	st.Tool.RawOutputSchema = analysisSchema()
+	st.Tool.RawOutputSchema = analysisSchema(a.Def)
 	for _, l := range a.Lists {
 		st.Tool.InputSchema.Properties[l.Name] = l.Schema()
 		st.Tool.InputSchema.PropertyOrder = append(st.Tool.InputSchema.PropertyOrder, l.Name)
