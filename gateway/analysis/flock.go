@@ -95,7 +95,7 @@ func sexName(s string) string {
 	return s
 }
 
-// scanned is every row of a search, read page by page.
+// scanned is every row of a listing, read page by page.
 type scanned struct {
 	rows      []nsip.AnimalRow
 	total     int // NSIP's recordCount
@@ -107,42 +107,22 @@ type scanned struct {
 	pageLimit int
 }
 
-// pageReader reads page n (of scanPageSize rows) of a listing: its rows
-// and NSIP's count of all of them.
-type pageReader func(ctx context.Context, page int) ([]nsip.AnimalRow, int, error)
-
 // scanPages reads pages until NSIP has no more or the page limit.
 func scanPages(ctx context.Context, read pageReader, pageLimit int) (*scanned, error) {
+	sc := newPageScan(read, pageLimit)
 	s := &scanned{pageLimit: pageLimit}
-	seen := map[string]bool{}
-	for page := 0; page < pageLimit; page++ {
-		rows, total, err := read(ctx, page)
+	for sc.more() {
+		rows, fresh, err := sc.next(ctx)
 		if err != nil {
 			return nil, err
 		}
-		s.pages++
-		s.total = total
-		for _, row := range rows {
-			if seen[row.LPNID] {
-				s.dupes++
-				continue
+		for i, row := range rows {
+			if fresh[i] {
+				s.rows = append(s.rows, row)
 			}
-			seen[row.LPNID] = true
-			s.rows = append(s.rows, row)
-		}
-		// A short page before the count is reached is missing rows, not
-		// the end (NSIP does not promise full pages); an empty one ends
-		// the scan, as nothing more can be expected.
-		last := (page+1)*scanPageSize >= total
-		if !last && len(rows) < scanPageSize {
-			s.missing += scanPageSize - len(rows)
-		}
-		if last || len(rows) == 0 {
-			s.ended = true
-			s.complete = s.missing == 0 && s.dupes == 0
-			break
 		}
 	}
+	s.total, s.pages, s.dupes, s.missing, s.ended, s.complete = sc.total, sc.pages, sc.dupes, sc.missing, sc.ended, sc.complete()
 	return s, nil
 }
 
@@ -259,18 +239,6 @@ func searchGroup(r *call, args map[string]any) *group {
 		},
 		strayWhy: "NSIP returned them for this search but their record contradicts the breed or search_criteria, a sign it ignored a criterion",
 		empty:    "NSIP has no animals matching this search; loosen search_criteria or check breed_id with nsip_list_breeds",
-	}
-}
-
-func searchPages(r *call, args map[string]any) pageReader {
-	return func(ctx context.Context, page int) ([]nsip.AnimalRow, int, error) {
-		a := maps.Clone(args)
-		a["page"], a["page_size"] = page, scanPageSize
-		res, err := r.search(ctx, a)
-		if err != nil {
-			return nil, 0, err
-		}
-		return res.Results, res.TotalCount, nil
 	}
 }
 

@@ -100,30 +100,30 @@ func (pc *percentiles) page(ctx context.Context, breed int, t *pctTrait, p int) 
 		return nil, errPctLimit
 	}
 	pc.used++
-	args := map[string]any{"breed_id": breed, "sorted_trait": t.code, "reverse": false, "page": p, "page_size": scanPageSize}
+	args := map[string]any{"breed_id": breed, "sorted_trait": t.code, "reverse": false}
 	if pc.eval != "" {
 		args["evaluation"] = pc.eval
 	}
-	res, err := pc.r.search(ctx, args)
+	results, count, err := searchPages(pc.r, args)(ctx, p)
 	if err != nil {
 		return nil, err
 	}
 	if t.pages == nil {
-		t.pages, t.seen, t.total = map[int][]nsip.AnimalRow{}, map[string]int{}, res.TotalCount
+		t.pages, t.seen, t.total = map[int][]nsip.AnimalRow{}, map[string]int{}, count
 	}
-	t.pages[p] = res.Results
-	if res.TotalCount != t.total && t.bad == "" {
-		t.bad = fmt.Sprintf("NSIP's count of the breed changed between pages (%d, then %d)", t.total, res.TotalCount)
+	t.pages[p] = results
+	if count != t.total && t.bad == "" {
+		t.bad = fmt.Sprintf("NSIP's count of the breed changed between pages (%d, then %d)", t.total, count)
 	}
 	last := pctPages(t.total) - 1
 	want := scanPageSize
 	if p == last {
 		want = t.total - last*scanPageSize
 	}
-	if len(res.Results) != want && t.bad == "" {
-		t.bad = fmt.Sprintf("page %d of the sorted breed held %d rows where NSIP's count of %d implies %d", p, len(res.Results), t.total, want)
+	if len(results) != want && t.bad == "" {
+		t.bad = fmt.Sprintf("page %d of the sorted breed held %d rows where NSIP's count of %d implies %d", p, len(results), t.total, want)
 	}
-	for _, row := range res.Results {
+	for _, row := range results {
 		if q, ok := t.seen[row.LPNID]; ok && q != p && t.bad == "" {
 			t.bad = fmt.Sprintf("%s was on pages %d and %d, so another animal was skipped", row.LPNID, q, p)
 		}
@@ -132,7 +132,7 @@ func (pc *percentiles) page(ctx context.Context, breed int, t *pctTrait, p int) 
 	if t.ready {
 		t.check()
 	}
-	return res.Results, nil
+	return results, nil
 }
 
 // check holds every page read to one order, with animals without the EBV

@@ -163,41 +163,34 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 	var contra []string
 	nContra := 0
 	top := breeding.NewTopN(scanN)
-	seen := map[string]bool{}
 	rows := map[string]nsip.AnimalRow{}
-	var read, unindexed, pages, total int
+	var read, unindexed int
 	// NSIP promises neither full pages before the last, nor stable paging,
 	// nor ranges that bound every EBV: missing rows, repeats (each means an
-	// animal skipped) and a value outside the ranges are counted here, and
-	// any of them withdraws what it would disprove.
-	var missing, dupes int
+	// animal skipped; the scan counts both) and a value outside the ranges
+	// are counted, and any of them withdraws what it would disprove.
+	sc := newPageScan(searchPages(r, search), rankPages)
 	outside := ""
 	edge := math.NaN()
 	stop := ""
-	for page := 0; stop == ""; page++ {
-		if pages >= rankPages {
+	for stop == "" {
+		if !sc.more() {
 			stop = "scan limit"
 			break
 		}
-		a := maps.Clone(search)
-		a["page"], a["page_size"] = page, scanPageSize
-		res, err := r.search(ctx, a)
+		page, fresh, err := sc.next(ctx)
 		if err != nil {
 			return nil, err
 		}
-		pages++
-		total = res.TotalCount
 		var vals []float64
-		for _, row := range res.Results {
+		for i, row := range page {
 			ebv := ebvMap(row.Traits)
 			if v, ok := ebv[sortBy]; ok {
 				vals = append(vals, v)
 			}
-			if seen[row.LPNID] {
-				dupes++
+			if !fresh[i] {
 				continue
 			}
-			seen[row.LPNID] = true
 			read++
 			if why := contradicts(row, crit); why != "" {
 				// NSIP ignored a criterion for this row at least: it is no
@@ -236,8 +229,9 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 				// The needed order is the other one: start again reversed,
 				// even past the first page when that one was flat.
 				search["reverse"] = true
-				observed, edge, page = "unknown", math.NaN(), -1
-				top, seen, rows, read, unindexed, missing, dupes = breeding.NewTopN(scanN), map[string]bool{}, map[string]nsip.AnimalRow{}, 0, 0, 0, 0
+				observed, edge = "unknown", math.NaN()
+				sc.restart()
+				top, rows, read, unindexed = breeding.NewTopN(scanN), map[string]nsip.AnimalRow{}, 0, 0
 				contra, nContra = nil, 0
 				continue
 			}
@@ -250,12 +244,8 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 		if len(vals) > 0 {
 			edge = vals[len(vals)-1]
 		}
-		last := (page+1)*scanPageSize >= res.TotalCount
-		if !last && len(res.Results) < scanPageSize {
-			missing += scanPageSize - len(res.Results)
-		}
 		switch {
-		case last || len(res.Results) == 0:
+		case sc.ended:
 			stop = "all read"
 		case sorted && observed != "unknown" && top.Full() && !math.IsNaN(edge) && outside == "":
 			if b, _ := w.Bound(sortBy, edge, ranges); b < top.Last() {
@@ -263,6 +253,7 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 			}
 		}
 	}
+	pages, total, missing, dupes := sc.pages, sc.total, sc.missing, sc.dupes
 	exact := (stop == "all read" || stop == "bound") && missing == 0 && dupes == 0
 	// Rows are arrays under one header, so that fifty fit the budget.
 	columns := []string{"rank", "lpn_id", "index", "sex", "genotyped"}

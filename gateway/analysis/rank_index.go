@@ -3,7 +3,6 @@ package analysis
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -81,41 +80,35 @@ func runRankIndex(ctx context.Context, r *call, args map[string]any, breed, topN
 	}
 	name := ""
 	top := breeding.NewTopN(scanN)
-	seen := map[string]bool{}
 	rows := map[string]nsip.AnimalRow{}
 	var contra []string
-	var nContra, read, unindexed, pages, total, missing, dupes int
+	var nContra, read, unindexed int
+	sc := newPageScan(searchPages(r, search), rankPages)
 	stop := ""
-	for page := 0; stop == ""; page++ {
-		if pages >= rankPages {
+	for stop == "" {
+		if !sc.more() {
 			stop = "scan limit"
 			break
 		}
-		a := maps.Clone(search)
-		a["page"], a["page_size"] = page, scanPageSize
-		res, err := r.search(ctx, a)
+		page, fresh, err := sc.next(ctx)
 		if err != nil {
 			return nil, err
 		}
-		pages++
-		total = res.TotalCount
-		if name == "" && len(res.Results) > 0 {
+		if name == "" && len(page) > 0 {
 			// The names NSIP sends are the authority; the first page shows
 			// them, and a name on none of its animals is refused at once
 			// rather than after reading the breed.
-			names := indexNames(res.Results)
+			names := indexNames(page)
 			n, ok := matchIndex(asked, names)
 			if !ok {
-				return nil, unknownIndex(asked, breed, len(res.Results), names)
+				return nil, unknownIndex(asked, breed, len(page), names)
 			}
 			name = n
 		}
-		for _, row := range res.Results {
-			if seen[row.LPNID] {
-				dupes++
+		for i, row := range page {
+			if !fresh[i] {
 				continue
 			}
-			seen[row.LPNID] = true
 			read++
 			if why := contradicts(row, crit); why != "" {
 				if len(contra) < maxNamed {
@@ -132,14 +125,11 @@ func runRankIndex(ctx context.Context, r *call, args map[string]any, breed, topN
 			top.Offer(breeding.Scored{ID: row.LPNID, Score: v})
 			rows[row.LPNID] = row
 		}
-		last := (page+1)*scanPageSize >= res.TotalCount
-		if !last && len(res.Results) < scanPageSize {
-			missing += scanPageSize - len(res.Results)
-		}
-		if last || len(res.Results) == 0 {
+		if sc.ended {
 			stop = "all read"
 		}
 	}
+	pages, total, missing, dupes := sc.pages, sc.total, sc.missing, sc.dupes
 	if name == "" {
 		name = asked // no animal matched: nothing to check the name against
 	}
