@@ -64,7 +64,7 @@ func (g *Gateway) analysisTools() []server.ServerTool {
 func (g *Gateway) analysisTool(a *analysisEntry) server.ServerTool {
 	st := g.serverTool(a.tool)
 	st.Tool.Icons = []mcp.Icon{analysisIcon}
-	st.Tool.RawOutputSchema = analysisSchema()
+	st.Tool.RawOutputSchema = analysisSchema(a.Def)
 	for _, l := range a.Lists {
 		st.Tool.InputSchema.Properties[l.Name] = l.Schema()
 		st.Tool.InputSchema.PropertyOrder = append(st.Tool.InputSchema.PropertyOrder, l.Name)
@@ -262,18 +262,24 @@ func (g *Gateway) fitAnalysis(ctx context.Context, a *analysisEntry, args map[st
 }
 
 // Upstream says what the call read, for the answer's "computed" block.
-func (r *lookups) Upstream() map[string]any {
+func (r *lookups) Upstream() analysis.Upstream {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	u := map[string]any{"lookups": r.lookups, "fetched": r.fetched, "cached": r.lookups - r.fetched - r.stale, "ceiling": r.def.Ceiling,
-		"time_limit_seconds": int(r.g.cfg.AnalysisTimeout.Seconds())}
-	if r.stale > 0 {
-		u["stale"] = r.stale
+	return analysis.Upstream{Lookups: r.lookups, Fetched: r.fetched, Cached: r.lookups - r.fetched - r.stale, Ceiling: r.def.Ceiling,
+		TimeLimitSeconds: int(r.g.cfg.AnalysisTimeout.Seconds()), Stale: r.stale, TimeLimitReached: r.timedOut}
+}
+
+// upstreamMap is what the call read as the call path logs it.
+func (r *lookups) upstreamMap() map[string]any {
+	u := r.Upstream()
+	m := map[string]any{"lookups": u.Lookups, "fetched": u.Fetched, "cached": u.Cached, "ceiling": u.Ceiling, "time_limit_seconds": u.TimeLimitSeconds}
+	if u.Stale > 0 {
+		m["stale"] = u.Stale
 	}
-	if r.timedOut {
-		u["time_limit_reached"] = true
+	if u.TimeLimitReached {
+		m["time_limit_reached"] = true
 	}
-	return u
+	return m
 }
 
 func (r *lookups) Details(ctx context.Context, id string) (*nsip.AnimalDetails, error) {
@@ -393,7 +399,7 @@ func (g *Gateway) analyze(ctx context.Context, a *analysisEntry, req mcp.CallToo
 		}
 		o.data = analysisData(table, body, o.res.Summarized)
 	}
-	o.source, o.upstream = cacheHit, r.Upstream()
+	o.source, o.upstream = cacheHit, r.upstreamMap()
 	if o.upstream["fetched"].(int) > 0 {
 		o.source = cacheMiss
 	}

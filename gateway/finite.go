@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -33,20 +34,19 @@ func (r *lookups) noteIgnored(vs []nsip.IgnoredValue) {
 func (r *lookups) withIgnored(v any) any {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out, ok := v.(map[string]any)
+	out, ok := v.(interface{ SetIgnored(*analysis.IgnoredValues) })
 	if !ok || len(r.ignored) == 0 {
 		return v
 	}
 	const shown = 20
-	rows := make([]map[string]string, 0, min(len(r.ignored), shown))
+	iv := &analysis.IgnoredValues{Note: ignoredNote, Values: make([]analysis.IgnoredValue, 0, min(len(r.ignored), shown))}
 	for _, x := range r.ignored[:min(len(r.ignored), shown)] {
-		rows = append(rows, map[string]string{"lpn_id": x.LPNID, "trait": x.Name, "raw": x.Raw})
+		iv.Values = append(iv.Values, analysis.IgnoredValue{LPNID: x.LPNID, Trait: x.Name, Raw: x.Raw})
 	}
-	iv := map[string]any{"note": ignoredNote, "values": rows}
 	if len(r.ignored) > shown {
-		iv["not_shown"] = len(r.ignored) - shown
+		iv.NotShown = len(r.ignored) - shown
 	}
-	out["ignored_values"] = iv
+	out.SetIgnored(iv)
 	return out
 }
 
@@ -172,7 +172,8 @@ func structFields(v reflect.Value, path string, where *[]string, out map[string]
 		if name == "" {
 			name = sf.Name
 		}
-		if slices.Contains(strings.Split(opts, ","), "omitempty") && emptyValue(fv) {
+		o := strings.Split(opts, ",")
+		if slices.Contains(o, "omitempty") && emptyValue(fv) || slices.Contains(o, "omitzero") && fv.IsZero() {
 			continue
 		}
 		out[name] = jsonTree(fv, path+"."+name, where)

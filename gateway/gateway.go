@@ -81,6 +81,10 @@ type Config struct {
 	// Toolsets are the groups of tools listed and callable (Toolsets());
 	// empty means all of them.
 	Toolsets []string
+	// NoStructured leaves out the structured copy of answers: tools
+	// declare no output schema and return no structuredContent, for hosts
+	// that show their model both it and the text (NSIP_STRUCTURED=off).
+	NoStructured bool
 
 	// The analyses run as MCP tasks on request (gateway/tasks): tasks one
 	// client may hold at once, tasks held in all, and how long a task is
@@ -290,7 +294,7 @@ func (g *Gateway) NewMCPServer(name, version string, opts ...server.ServerOption
 	base = append(base, listCacheHints()...)
 	s := server.NewMCPServer(name, version, append(append(base, g.serverOptions()...), opts...)...)
 	g.tasks.Attach(s)
-	s.AddTools(g.Tools()...)
+	s.AddTools(g.structuredOrNot(g.Tools())...)
 	g.addFeatures(s)
 	return s
 }

@@ -1,11 +1,14 @@
 package gateway
 
 import (
+	"context"
 	"encoding/json"
 	"reflect"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/outschema"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -16,7 +19,8 @@ import (
 // app's tables) rather than text. The schema is generated from the Go
 // types that produce the answer (gateway/outschema): a lookup's answer is
 // NSIP's, as the client's model reads it, or one of the summaries of its
-// kind; an analysis's is its answer map or a summary of it.
+// kind; an analysis's is one of its answer types (analysis.Def.Answers)
+// or a summary of it.
 //
 // The text stays what it was, and the structured copy carries the same
 // answer. Where the text is JSON the server wrote (a summary, an analysis),
@@ -25,6 +29,28 @@ import (
 // decoded model, which has one. Hosts that show their model the structured
 // copy instead of the text (specs/answers.md) then see a summary or an
 // analysis at exactly its counted tokens, and a pass-through at its model's.
+
+// structuredOrNot is tools as served: with Config.NoStructured, without
+// output schemas, and their results without structuredContent, so that a
+// host that shows its model every part of a result shows each answer
+// once. The text, and so every budget, is the same either way.
+func (g *Gateway) structuredOrNot(tools []server.ServerTool) []server.ServerTool {
+	if !g.cfg.NoStructured {
+		return tools
+	}
+	for i := range tools {
+		tools[i].Tool.RawOutputSchema, tools[i].Tool.OutputSchema = nil, mcp.ToolOutputSchema{}
+		h := tools[i].Handler
+		tools[i].Handler = func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			res, err := h(ctx, req)
+			if res != nil {
+				res.StructuredContent, res.RawStructuredContent = nil, nil
+			}
+			return res, err
+		}
+	}
+	return tools
+}
 
 // lookupSchema is lookup d's output schema.
 func lookupSchema(d *toolDef) json.RawMessage {
@@ -36,7 +62,7 @@ func lookupSchema(d *toolDef) json.RawMessage {
 	if d.percentiles {
 		// With percentiles the answer is the percentile analysis's,
 		// summarized as analyses are when over the budget.
-		doc.Add("analysis", reflect.TypeFor[map[string]any]())
+		addAnswers(doc, analysis.AnimalPercentiles)
 		for _, s := range summarize.Shapes(analysisKind) {
 			doc.Add(s.Name, s.Type)
 		}
@@ -44,11 +70,21 @@ func lookupSchema(d *toolDef) json.RawMessage {
 	return withSummaries(doc, d.kind)
 }
 
-// analysisSchema is an analysis's output schema: the analyses build their
-// answers as maps (gateway/analysis), so the schema can say no more of them
-// than that they are objects.
-func analysisSchema() json.RawMessage {
-	return withSummaries(outschema.New().Add("analysis", reflect.TypeFor[map[string]any]()), analysisKind)
+// analysisSchema is analysis a's output schema: one of the answer types
+// its computation builds (gateway/analysis), or a summary of one.
+func analysisSchema(a *analysis.Def) json.RawMessage {
+	return withSummaries(addAnswers(outschema.New(), a), analysisKind)
+}
+
+// addAnswers adds the shapes of a's answers, titled by their types.
+func addAnswers(doc *outschema.Doc, a *analysis.Def) *outschema.Doc {
+	if len(a.Answers) == 0 {
+		panic("analysis " + a.Name + " names no answer type") // caught by every test that builds the tools
+	}
+	for _, t := range a.Answers {
+		doc.Add(t.Name(), t)
+	}
+	return doc
 }
 
 func withSummaries(doc *outschema.Doc, kind summarize.Kind) json.RawMessage {

@@ -510,6 +510,30 @@ var settings = []setting{
 		},
 	},
 	{
+		name:    "NSIP_STRUCTURED",
+		accepts: "on or off",
+		help:    "on: each tool declares an output schema and returns its answer a second time as structuredContent, for clients that read typed data; off: the text alone, for hosts that show their model both",
+		show: func(c *Config) string {
+			if c.Gateway.NoStructured {
+				return "off"
+			}
+			return "on"
+		},
+		apply: func(c *Config, v string) bool {
+			off, ok := map[string]bool{"on": false, "off": true}[v]
+			if ok {
+				c.Gateway.NoStructured = off
+			}
+			return ok
+		},
+		suggest: func(v string) string {
+			return nearest(v, []string{"off", "on"}, map[string]string{
+				"true": "on", "yes": "on", "1": "on", "enabled": "on", "enable": "on",
+				"false": "off", "no": "off", "0": "off", "disabled": "off", "disable": "off", "none": "off",
+			})
+		},
+	},
+	{
 		name:    "LOG_LEVEL",
 		accepts: "debug, info, warn or error",
 		help:    "least severe log level written to stderr",

@@ -557,3 +557,38 @@ func TestLoadTaskSettings(t *testing.T) {
 		}
 	}
 }
+
+// NSIP_STRUCTURED goes into gateway.Config as NoStructured, on by default;
+// any value but on and off stops the server with exit status 2, naming the
+// setting and the accepted values, and the value most likely meant.
+func TestLoadStructured(t *testing.T) {
+	for v, off := range map[string]bool{"": false, "on": false, "off": true} {
+		vars := map[string]string{}
+		if v != "" {
+			vars["NSIP_STRUCTURED"] = v
+		}
+		c, err := Load(env(vars))
+		if err != nil || c.Gateway.NoStructured != off {
+			t.Errorf("NSIP_STRUCTURED=%q: NoStructured %v, %v; want %v", v, c.Gateway.NoStructured, err, off)
+		}
+	}
+	for v, suggest := range map[string]string{
+		"false": "off",
+		"of":    "off",
+		"OFF":   "off",
+		"true":  "on",
+		"On":    "on",
+		"maybe": "",
+	} {
+		var out, errb bytes.Buffer
+		code := run(nil, env(map[string]string{"NSIP_STRUCTURED": v}), &out, &errb)
+		msg := errb.String()
+		if code != 2 || !strings.HasPrefix(msg, fmt.Sprintf("nsip-mcp: invalid NSIP_STRUCTURED=%q: accepted values: on or off", v)) {
+			t.Errorf("NSIP_STRUCTURED=%q: exit %d, stderr %q", v, code, msg)
+		}
+		hint := "did you mean NSIP_STRUCTURED=" + suggest + "?"
+		if has := strings.Contains(msg, "did you mean"); has != (suggest != "") || has && !strings.Contains(msg, hint) {
+			t.Errorf("NSIP_STRUCTURED=%q: stderr %q, suggestion %q shown: %v", v, msg, suggest, has)
+		}
+	}
+}

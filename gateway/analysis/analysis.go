@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"slices"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
@@ -25,6 +26,9 @@ type Def struct {
 	// where the description already says the rest; validation is unchanged.
 	Brief   map[string]map[string]any
 	Ceiling int // upstream lookups (cached or fetched) per call
+	// Answers are the types Run's answers are values of (pointers to),
+	// from which the gateway writes the tool's output schema.
+	Answers []reflect.Type
 	Run     func(ctx context.Context, r *call, args map[string]any) (any, error)
 	// Correct, when set, makes an error's example a correct call where a
 	// rule across arguments decides (exactly one of several).
@@ -62,7 +66,7 @@ type Source interface {
 	// largest a call may ask for with max_tokens.
 	Budgets(args map[string]any) (now, limit int)
 	// Upstream says what the call has read so far, for "computed" blocks.
-	Upstream() map[string]any
+	Upstream() Upstream
 	// ErrorCode is the error code a tool would answer err with.
 	ErrorCode(err error) string
 }
@@ -120,15 +124,15 @@ func (r *call) overBudget(ctx context.Context, args map[string]any, v any) bool 
 	return r.src.OverBudget(ctx, args, v)
 }
 
-func (r *call) upstream() map[string]any { return r.src.Upstream() }
+func (r *call) upstream() Upstream { return r.src.Upstream() }
 
 // fitRows is build(n) for the most rows n, of all, that keep the answer
 // within the budget (0 if none do): an answer whose rows are its point
 // keeps its totals and whole rows rather than falling to a generic
 // summary. Fewer rows never make an answer longer, so n is bisected.
-func (r *call) fitRows(ctx context.Context, args map[string]any, all int, build func(n int) map[string]any) map[string]any {
+func fitRows[T any](ctx context.Context, r *call, args map[string]any, all int, build func(n int) T) (T, int) {
 	if out := build(all); !r.overBudget(ctx, args, out) {
-		return out
+		return out, all
 	}
 	lo, hi := 0, all-1 // build(lo) is taken to fit; build(hi+1) does not
 	for lo < hi {
@@ -139,15 +143,15 @@ func (r *call) fitRows(ctx context.Context, args map[string]any, all int, build 
 			lo = mid
 		}
 	}
-	return build(lo)
+	return build(lo), lo
 }
 
-// withRows is a fitted answer and, when the fit left rows out (its
-// not_shown), every row under the answer's own column names: the rows
-// become the answer's complete data, linked as JSON and CSV, so that a
-// host can show or save them all without another call.
-func withRows(out map[string]any, columns []string, rows [][]any) any {
-	if _, cut := out["not_shown"]; !cut {
+// withRows is a fitted answer and, when the fit left rows out (shown of
+// rows), every row under the answer's own column names: the rows become
+// the answer's complete data, linked as JSON and CSV, so that a host can
+// show or save them all without another call.
+func withRows(out any, shown int, columns []string, rows [][]any) any {
+	if shown == len(rows) {
 		return out
 	}
 	return &full.Answer{Value: out, Table: &full.Table{Columns: slices.Clone(columns), Rows: rows}}
@@ -158,11 +162,11 @@ func withRows(out map[string]any, columns []string, rows [][]any) any {
 // so that no form is asked again, which could answer differently), or,
 // already there, that no budget holds them. The arguments sent are not
 // repeated: a hundred LPN IDs would take the room of the rows.
-func (r *call) restCall(args map[string]any, resolved map[string]any, shown, all int) map[string]any {
-	out := map[string]any{"rows": all - shown}
+func (r *call) restCall(args map[string]any, resolved map[string]any, shown, all int, which string) *RestCall {
+	out := &RestCall{Rows: all - shown, Which: which}
 	now, limit := r.src.Budgets(args)
 	if now >= limit {
-		out["note"] = fmt.Sprintf("the answer is at this server's largest budget (%d tokens); ask about fewer animals to see the rest", limit)
+		out.Note = fmt.Sprintf("the answer is at this server's largest budget (%d tokens); ask about fewer animals to see the rest", limit)
 		return out
 	}
 	plus := map[string]any{"max_tokens": limit}
@@ -171,7 +175,7 @@ func (r *call) restCall(args map[string]any, resolved map[string]any, shown, all
 			plus[k] = v
 		}
 	}
-	out["call"] = map[string]any{"tool": r.def.Name, "arguments": "as in this call, with", "set": plus}
+	out.Call = &NextCall{Tool: r.def.Name, Arguments: "as in this call, with", Set: plus}
 	return out
 }
 

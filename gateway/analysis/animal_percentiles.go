@@ -3,6 +3,7 @@ package analysis
 import (
 	"context"
 	"fmt"
+	"reflect"
 )
 
 // AnimalPercentiles is nsip_get_animal asked for percentiles: the animal's
@@ -12,6 +13,7 @@ import (
 var AnimalPercentiles = &Def{
 	Name: "nsip_get_animal", Title: "NSIP animal details", Method: "animal_percentiles",
 	Ceiling: 1 + pctLookups,
+	Answers: []reflect.Type{reflect.TypeFor[PercentilesAnswer]()},
 	Run:     runAnimalPercentiles,
 }
 
@@ -47,26 +49,22 @@ func runAnimalPercentiles(ctx context.Context, r *call, args map[string]any) (an
 	for _, ix := range d.Indexes {
 		indexes[ix.Name] = ix.Value
 	}
-	block := pc.block()
-	if len(unproven) > 0 {
-		block["unproven"] = unproven
-	}
-	out := map[string]any{
-		"lpn_id": d.LPNID, "breed": d.Breed, "breed_id": d.BreedID, "sex": d.Gender, "status": d.Status, "born": d.DateOfBirth,
-		"sire": d.Sire, "dam": d.Dam, "genotyped": genotypedCell(d.Genotyped),
-		"ebv_columns": []string{"code", "value", "accuracy", "top_percent"},
-		"ebvs":        rows,
-		"percentiles": block,
-		"record":      "the rest of NSIP's record (progeny count, breeder's contact): nsip_get_animal without percentiles",
+	out := &PercentilesAnswer{
+		LPNID: d.LPNID, Breed: d.Breed, BreedID: d.BreedID, Sex: d.Gender, Status: d.Status, Born: d.DateOfBirth,
+		Sire: d.Sire, Dam: d.Dam, Genotyped: genotypedPtr(d.Genotyped),
+		EBVColumns:  []string{"code", "value", "accuracy", "top_percent"},
+		EBVs:        rows,
+		Percentiles: *pc.block(unproven),
+		Record:      "the rest of NSIP's record (progeny count, breeder's contact): nsip_get_animal without percentiles",
 	}
 	if d.Genotyped == "" {
-		out["genotyped_note"] = genotypedNote(1, 1, false)
+		out.GenotypedNote = genotypedNote(1, 1, false)
 	}
 	if len(indexes) > 0 {
-		out["indexes"] = indexes
+		out.Indexes = indexes
 	}
 	if len(d.Traits) == 0 {
-		out["ebvs_note"] = fmt.Sprintf("NSIP's record of %s carries no EBV", d.LPNID)
+		out.EBVsNote = fmt.Sprintf("NSIP's record of %s carries no EBV", d.LPNID)
 	}
 	return out, nil
 }

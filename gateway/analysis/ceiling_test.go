@@ -118,7 +118,7 @@ func TestAnalysesStayWithinCeiling(t *testing.T) {
 		t.Fatal(err)
 	}
 	decode(t, v, &p)
-	notes := fmt.Sprint(v.(map[string]any)["notes"])
+	notes := fmt.Sprint(v.(*PlanAnswer).Notes)
 	if f.lookups != PlanMatings.Ceiling || p.Mated != 0 || p.Unresolved.Pairs != 1000 || len(p.Unresolved.Animals) != 105 || !strings.Contains(notes, "ceiling") {
 		t.Errorf("plan: %d lookups, %d mated, unresolved %+v, notes %s; want %d, 0, 1000 pairs over 105 animals and a note on the ceiling",
 			f.lookups, p.Mated, p.Unresolved, notes, PlanMatings.Ceiling)

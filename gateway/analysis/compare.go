@@ -3,7 +3,7 @@ package analysis
 import (
 	"context"
 	"fmt"
-	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -25,6 +25,7 @@ var Compare = &Def{
 		{Name: "traits", MinItems: 1, MaxItems: 30, Item: "trait", Example: []string{"BWT", "WWT"}},
 	},
 	Ceiling: 20 + pctLookups,
+	Answers: []reflect.Type{reflect.TypeFor[CompareAnswer](), reflect.TypeFor[CompactCompareAnswer]()},
 	Run:     runCompare,
 }
 
@@ -87,28 +88,14 @@ func runCompare(ctx context.Context, r *call, args map[string]any) (any, error) 
 		}
 		traitOrder(traits)
 	}
-	type row struct {
-		LPNID string         `json:"lpn_id"`
-		Sex   string         `json:"sex,omitempty"`
-		Born  string         `json:"born,omitempty"`
-		Breed string         `json:"breed,omitempty"`
-		Sire  string         `json:"sire,omitempty"`
-		Dam   string         `json:"dam,omitempty"`
-		EBV   []*[2]*float64 `json:"ebv"` // per trait [value, accuracy %]; null where NSIP has none
-		// Indexes are NSIP's own, as it computed them, by name.
-		Indexes   map[string]float64 `json:"indexes,omitempty"`
-		Genotyped any                `json:"genotyped"` // as sent; null where the record did not say
-		// TopPercent is each trait's breed percentile, with percentiles.
-		TopPercent []*float64 `json:"top_percent,omitempty"`
-	}
-	rows := make([]row, len(ds))
+	rows := make([]CompareRow, len(ds))
 	best := map[string][]string{}
 	var unranked, missing []string
 	have := make([]map[string]nsip.Trait, len(ds))
 	var indexes []string
 	unstated := 0
 	for i, d := range ds {
-		rows[i] = row{LPNID: ids[i], Sex: d.Gender, Born: d.DateOfBirth, Breed: d.Breed, Sire: d.Sire, Dam: d.Dam, Genotyped: genotypedCell(d.Genotyped)}
+		rows[i] = CompareRow{LPNID: ids[i], Sex: d.Gender, Born: d.DateOfBirth, Breed: d.Breed, Sire: d.Sire, Dam: d.Dam, Genotyped: genotypedPtr(d.Genotyped)}
 		if d.Genotyped == "" {
 			unstated++
 		}
@@ -205,110 +192,107 @@ func runCompare(ctx context.Context, r *call, args map[string]any) (any, error) 
 			}
 		}
 	}
-	out := map[string]any{
-		"traits":  traits,
-		"animals": rows,
-		"best":    best,
-		"computed": map[string]any{
-			"method": "each animal's current NSIP record; best = highest or lowest EBV by the trait's preferred direction in the glossary, none where all are equal; " +
+	out := &CompareAnswer{
+		Traits:  traits,
+		Animals: rows,
+		Best:    best,
+		Computed: CompareComputed{
+			Method: "each animal's current NSIP record; best = highest or lowest EBV by the trait's preferred direction in the glossary, none where all are equal; " +
 				"indexes as NSIP sends them, best = highest",
-			"animals":  len(ds),
-			"upstream": r.upstream(),
+			Animals:  len(ds),
+			Upstream: r.upstream(),
 		},
 	}
 	if len(unranked) > 0 {
-		out["not_ranked"] = map[string]any{"traits": unranked, "why": "no documented preferred direction"}
+		out.NotRanked = &NotRanked{Traits: unranked, Why: "no documented preferred direction"}
 	}
 	if len(missing) > 0 {
-		out["unknown"] = missing
+		out.Unknown = missing
 	}
 	if len(indexes) > 0 {
-		out["indexes"], out["best_index"] = indexes, bestIndex
+		out.Indexes, out.BestIndex = indexes, bestIndex
 	}
 	if pc != nil {
-		b := pc.block()
-		if len(unproven) > 0 {
-			b["unproven"] = unproven
-		}
-		out["percentiles"] = b
+		out.Percentiles = pc.block(unproven)
 	}
-	if note := genotypedNote(unstated, len(ds), false); note != "" {
-		out["genotyped"] = note
-	}
+	out.Genotyped = genotypedNote(unstated, len(ds), false)
 	// Twenty animals by every trait can pass the budget: then the values
 	// stay and the accuracies go, and the answer says how to get them.
-	if r.overBudget(ctx, args, out) {
-		// Rows become arrays under one header, values only, and a breed
-		// they all share is said once.
-		shared := !slices.ContainsFunc(rows, func(x row) bool { return x.Breed != rows[0].Breed })
-		// A genotyped column of nulls only repeats the note.
-		geno := unstated < len(ds)
-		columns := []string{"lpn_id", "sex", "born", "sire", "dam"}
-		if geno {
-			columns = append(columns, "genotyped")
-		}
-		if shared {
-			out["breed"] = rows[0].Breed
-		} else {
-			columns = append(columns, "breed")
-		}
-		columns = append(columns, indexes...)
-		columns = append(columns, traits...)
-		values := make([][]any, len(rows))
-		for i, row := range rows {
-			v := []any{row.LPNID, row.Sex, row.Born, row.Sire, row.Dam}
-			if geno {
-				v = append(v, row.Genotyped)
-			}
-			if !shared {
-				v = append(v, row.Breed)
-			}
-			for _, name := range indexes {
-				if x, ok := row.Indexes[name]; ok {
-					v = append(v, x)
-				} else {
-					v = append(v, nil)
-				}
-			}
-			for _, e := range row.EBV {
-				if e == nil {
-					v = append(v, nil)
-				} else {
-					v = append(v, e[0])
-				}
-			}
-			values[i] = v
-		}
-		out["columns"], out["animals"] = columns, values
-		delete(out, "indexes") // they are columns now
-		if pc != nil {
-			pcts := make([][]*float64, len(rows))
-			for i, row := range rows {
-				pcts[i] = row.TopPercent
-			}
-			out["top_percent"] = map[string]any{"rows": pcts, "cells": "per animal in row order, per trait in traits order"}
-		}
-		out["accuracies"] = "left out to stay within the token budget; ask again with fewer traits or animals to see them"
-		if pc != nil && r.overBudget(ctx, args, out) {
-			// The values of every animal are the comparison; the
-			// percentiles give way first.
-			delete(out, "top_percent")
-			out["percentiles"] = map[string]any{"left_out": "to stay within the token budget; ask again with fewer traits or animals (about 4 tokens a value)", "lookups": pc.used}
-		}
-		if r.overBudget(ctx, args, out) {
-			// Whole animals, as many as fit, and the call for the rest.
-			whole := out
-			fitted := r.fitRows(ctx, args, len(values), func(n int) map[string]any {
-				o := maps.Clone(whole)
-				o["animals"] = values[:n]
-				if n < len(values) {
-					o["not_shown"] = map[string]any{"animals": len(values) - n, "lpn_ids": ids[n:],
-						"call": "nsip_compare_animals with these lpn_ids (best and unknown above cover every animal)"}
-				}
-				return o
-			})
-			return withRows(fitted, columns, values), nil
-		}
+	if !r.overBudget(ctx, args, out) {
+		return out, nil
 	}
-	return out, nil
+	// Rows become arrays under one header, values only, and a breed they
+	// all share is said once.
+	shared := !slices.ContainsFunc(rows, func(x CompareRow) bool { return x.Breed != rows[0].Breed })
+	// A genotyped column of nulls only repeats the note.
+	geno := unstated < len(ds)
+	columns := []string{"lpn_id", "sex", "born", "sire", "dam"}
+	if geno {
+		columns = append(columns, "genotyped")
+	}
+	compact := &CompactCompareAnswer{
+		Accuracies: "left out to stay within the token budget; ask again with fewer traits or animals to see them",
+		Best:       out.Best, BestIndex: out.BestIndex, Computed: out.Computed, Genotyped: out.Genotyped,
+		NotRanked: out.NotRanked, Percentiles: out.Percentiles, Traits: out.Traits, Unknown: out.Unknown,
+	}
+	if shared {
+		compact.Breed = &rows[0].Breed
+	} else {
+		columns = append(columns, "breed")
+	}
+	columns = append(columns, indexes...)
+	columns = append(columns, traits...)
+	values := make([][]any, len(rows))
+	for i, row := range rows {
+		v := []any{row.LPNID, row.Sex, row.Born, row.Sire, row.Dam}
+		if geno {
+			v = append(v, row.Genotyped)
+		}
+		if !shared {
+			v = append(v, row.Breed)
+		}
+		for _, name := range indexes {
+			if x, ok := row.Indexes[name]; ok {
+				v = append(v, x)
+			} else {
+				v = append(v, nil)
+			}
+		}
+		for _, e := range row.EBV {
+			if e == nil {
+				v = append(v, nil)
+			} else {
+				v = append(v, e[0])
+			}
+		}
+		values[i] = v
+	}
+	compact.Columns, compact.Animals = columns, values
+	if pc != nil {
+		pcts := make([][]*float64, len(rows))
+		for i, row := range rows {
+			pcts[i] = row.TopPercent
+		}
+		compact.TopPercent = &CompactTopPercent{Rows: pcts, Cells: "per animal in row order, per trait in traits order"}
+	}
+	if pc != nil && r.overBudget(ctx, args, compact) {
+		// The values of every animal are the comparison; the percentiles
+		// give way first.
+		compact.TopPercent = nil
+		compact.Percentiles = &Percentiles{LeftOut: "to stay within the token budget; ask again with fewer traits or animals (about 4 tokens a value)", Lookups: pc.used}
+	}
+	if !r.overBudget(ctx, args, compact) {
+		return compact, nil
+	}
+	// Whole animals, as many as fit, and the call for the rest.
+	fitted, shown := fitRows(ctx, r, args, len(values), func(n int) *CompactCompareAnswer {
+		o := *compact
+		o.Animals = values[:n]
+		if n < len(values) {
+			o.NotShown = &CompareNotShown{Animals: len(values) - n, LPNIDs: ids[n:],
+				Call: "nsip_compare_animals with these lpn_ids (best and unknown above cover every animal)"}
+		}
+		return &o
+	})
+	return withRows(fitted, shown, columns, values), nil
 }

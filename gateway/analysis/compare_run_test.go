@@ -231,6 +231,6 @@ func TestCompareFitsWholeAnimals(t *testing.T) {
 // onlyCompact is a budget only the compact comparison, with its column
 // header, fits.
 func onlyCompact(v any) bool {
-	_, compact := v.(map[string]any)["columns"]
+	_, compact := v.(*CompactCompareAnswer)
 	return !compact
 }

@@ -381,11 +381,11 @@ func (f *fakeSource) Budgets(args map[string]any) (int, int) {
 	return 2000, 8000
 }
 
-func (f *fakeSource) Upstream() map[string]any {
+func (f *fakeSource) Upstream() Upstream {
 	f.count("upstream", false)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return map[string]any{"lookups": f.lookups}
+	return Upstream{Lookups: f.lookups}
 }
 
 func (f *fakeSource) ErrorCode(err error) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -36,6 +37,7 @@ var FlockSummary = &Def{
 	// schema says only that it is an object, and validation does the rest.
 	Brief:   map[string]map[string]any{"search": {"type": "object"}},
 	Ceiling: flockPages,
+	Answers: []reflect.Type{reflect.TypeFor[FlockAnswer]()},
 	Run:     runFlock,
 	Correct: oneGroup,
 }
@@ -93,7 +95,7 @@ func sexName(s string) string {
 	return s
 }
 
-// scanned is every row of a search, read page by page.
+// scanned is every row of a listing, read page by page.
 type scanned struct {
 	rows      []nsip.AnimalRow
 	total     int // NSIP's recordCount
@@ -105,48 +107,28 @@ type scanned struct {
 	pageLimit int
 }
 
-// pageReader reads page n (of scanPageSize rows) of a listing: its rows
-// and NSIP's count of all of them.
-type pageReader func(ctx context.Context, page int) ([]nsip.AnimalRow, int, error)
-
 // scanPages reads pages until NSIP has no more or the page limit.
 func scanPages(ctx context.Context, read pageReader, pageLimit int) (*scanned, error) {
+	sc := newPageScan(read, pageLimit)
 	s := &scanned{pageLimit: pageLimit}
-	seen := map[string]bool{}
-	for page := 0; page < pageLimit; page++ {
-		rows, total, err := read(ctx, page)
+	for sc.more() {
+		rows, fresh, err := sc.next(ctx)
 		if err != nil {
 			return nil, err
 		}
-		s.pages++
-		s.total = total
-		for _, row := range rows {
-			if seen[row.LPNID] {
-				s.dupes++
-				continue
+		for i, row := range rows {
+			if fresh[i] {
+				s.rows = append(s.rows, row)
 			}
-			seen[row.LPNID] = true
-			s.rows = append(s.rows, row)
-		}
-		// A short page before the count is reached is missing rows, not
-		// the end (NSIP does not promise full pages); an empty one ends
-		// the scan, as nothing more can be expected.
-		last := (page+1)*scanPageSize >= total
-		if !last && len(rows) < scanPageSize {
-			s.missing += scanPageSize - len(rows)
-		}
-		if last || len(rows) == 0 {
-			s.ended = true
-			s.complete = s.missing == 0 && s.dupes == 0
-			break
 		}
 	}
+	s.total, s.pages, s.dupes, s.missing, s.ended, s.complete = sc.total, sc.pages, sc.dupes, sc.missing, sc.ended, sc.complete()
 	return s, nil
 }
 
 // group is the animals one call describes, as its arguments chose them.
 type group struct {
-	echo   map[string]any // the argument naming the group, for the answer
+	echo   func(*FlockAnswer) // names the group in the answer, as the argument did
 	method string
 	read   pageReader
 	// stray says why a row NSIP returned does not belong to the group,
@@ -201,7 +183,7 @@ func flockGroup(r *call, args map[string]any) *group {
 		search["breed_id"] = b
 	}
 	return &group{
-		echo:   map[string]any{"flock_id": flock},
+		echo:   func(a *FlockAnswer) { a.FlockID = flock },
 		method: "every page of NSIP's search filtered by flock",
 		read:   searchPages(r, search),
 		stray: func(row nsip.AnimalRow) string {
@@ -218,7 +200,7 @@ func flockGroup(r *call, args map[string]any) *group {
 func progenyGroup(r *call, args map[string]any) *group {
 	id := args["progeny_of"].(string)
 	return &group{
-		echo:   map[string]any{"progeny_of": id},
+		echo:   func(a *FlockAnswer) { a.ProgenyOf = id },
 		method: "every page of NSIP's progeny of the animal",
 		read: func(ctx context.Context, page int) ([]nsip.AnimalRow, int, error) {
 			p, err := r.progeny(ctx, id, page, scanPageSize)
@@ -246,7 +228,7 @@ func searchGroup(r *call, args map[string]any) *group {
 		search["search_criteria"] = crit
 	}
 	return &group{
-		echo:   map[string]any{"search": s},
+		echo:   func(a *FlockAnswer) { a.Search = s },
 		method: "every page of NSIP's search with the breed and criteria",
 		read:   searchPages(r, search),
 		stray: func(row nsip.AnimalRow) string {
@@ -257,18 +239,6 @@ func searchGroup(r *call, args map[string]any) *group {
 		},
 		strayWhy: "NSIP returned them for this search but their record contradicts the breed or search_criteria, a sign it ignored a criterion",
 		empty:    "NSIP has no animals matching this search; loosen search_criteria or check breed_id with nsip_list_breeds",
-	}
-}
-
-func searchPages(r *call, args map[string]any) pageReader {
-	return func(ctx context.Context, page int) ([]nsip.AnimalRow, int, error) {
-		a := maps.Clone(args)
-		a["page"], a["page_size"] = page, scanPageSize
-		res, err := r.search(ctx, a)
-		if err != nil {
-			return nil, 0, err
-		}
-		return res.Results, res.TotalCount, nil
 	}
 }
 
@@ -312,19 +282,13 @@ func runFlock(ctx context.Context, r *call, args map[string]any) (any, error) {
 	}
 	codes := slices.Collect(maps.Keys(values))
 	traitOrder(codes)
-	type traitOut struct {
-		Code string `json:"trait"`
-		breeding.Stats
-		MinMore int `json:"min_more,omitempty"` // holders of the minimum not listed
-		MaxMore int `json:"max_more,omitempty"`
-	}
 	// shown holders of each extreme are listed, the rest counted.
-	traitRows := func(shown int) []traitOut {
-		traits := make([]traitOut, 0, len(codes))
+	traitRows := func(shown int) []FlockTrait {
+		traits := make([]FlockTrait, 0, len(codes))
 		for _, c := range codes {
 			st, _ := breeding.Describe(values[c])
 			st.Mean, st.SD = round4(st.Mean), round4(st.SD)
-			to := traitOut{Code: c, Stats: st}
+			to := FlockTrait{Code: c, Stats: st}
 			if len(st.MinIDs) > shown {
 				to.MinMore, to.MinIDs = len(st.MinIDs)-shown, st.MinIDs[:shown]
 			}
@@ -335,42 +299,42 @@ func runFlock(ctx context.Context, r *call, args map[string]any) (any, error) {
 		}
 		return traits
 	}
-	traits := traitRows(3)
-	computed := map[string]any{
-		"method":       g.method + "; SD is the sample standard deviation (n-1); each trait over the animals that have an EBV for it",
-		"animals_read": len(s.rows),
-		"nsip_count":   s.total,
-		"pages":        s.pages,
-		"complete":     s.complete,
-		"upstream":     r.upstream(),
-		"page_ceiling": flockPages,
-		"duplicates":   s.dupes,
-		"left_out":     len(outside),
+	computed := FlockComputed{
+		Method:      g.method + "; SD is the sample standard deviation (n-1); each trait over the animals that have an EBV for it",
+		AnimalsRead: len(s.rows),
+		NSIPCount:   s.total,
+		Pages:       s.pages,
+		Complete:    s.complete,
+		Upstream:    r.upstream(),
+		PageCeiling: flockPages,
+		Duplicates:  s.dupes,
+		LeftOut:     len(outside),
 	}
 	switch {
 	case s.ended && !s.complete:
-		computed["incomplete"] = fmt.Sprintf("NSIP's pages were not consistent: %d rows were missing from pages short of its count and %d animals came twice (each repeat means another was skipped), so %d of NSIP's %d animals were read",
+		computed.Incomplete = fmt.Sprintf("NSIP's pages were not consistent: %d rows were missing from pages short of its count and %d animals came twice (each repeat means another was skipped), so %d of NSIP's %d animals were read",
 			s.missing, s.dupes, len(s.rows), s.total)
 	case !s.complete:
-		computed["incomplete"] = fmt.Sprintf("stopped at the ceiling of %d pages: %d of NSIP's %d animals were read", flockPages, len(s.rows), s.total)
+		computed.Incomplete = fmt.Sprintf("stopped at the ceiling of %d pages: %d of NSIP's %d animals were read", flockPages, len(s.rows), s.total)
 	}
-	out := map[string]any{"animals": n, "by_sex": bySex, "by_birth_year": byYear, "traits": traits, "computed": computed}
-	maps.Copy(out, g.echo)
+	out := &FlockAnswer{Animals: n, BySex: bySex, ByBirthYear: byYear, Traits: traitRows(3)}
+	g.echo(out)
 	if g.noStatus {
-		computed["by_status"] = "left out: NSIP's progeny rows carry no status"
+		computed.ByStatus = "left out: NSIP's progeny rows carry no status"
 	} else {
-		out["by_status"] = byStatus
+		out.ByStatus = byStatus
 	}
+	out.Computed = computed
 	if len(outside) > 0 {
-		out["left_out"] = map[string]any{"why": g.strayWhy, "count": len(outside), "lpn_ids": outside[:min(len(outside), 10)]}
+		out.LeftOut = &FlockLeftOut{Why: g.strayWhy, Count: len(outside), LPNIDs: outside[:min(len(outside), 10)]}
 	}
 	// Many traits with three holders at each end can pass the budget; one
 	// holder each keeps every statistic.
 	if r.overBudget(ctx, args, out) {
-		out["traits"] = traitRows(1)
+		out.Traits = traitRows(1)
 	}
 	if n == 0 && len(outside) == 0 {
-		out["note"] = g.empty
+		out.Note = g.empty
 	}
 	return &full.Answer{Value: out, Table: groupTable(s.rows, left, g.noStatus)}, nil
 }

@@ -15,6 +15,14 @@ func genotypedCell(s string) any {
 	return s
 }
 
+// genotypedPtr is the status as sent, nil where the record did not state it.
+func genotypedPtr(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
 // genotypedNote explains the null cells of a genotyped column: unstated of
 // shown rows stated nothing. fromSearch says the rows are search rows,
 // which are not known to carry the status at all.

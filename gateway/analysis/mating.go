@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -46,6 +47,7 @@ var CheckMating = &Def{
 		{Name: "dam_lpn_id", Kind: param.String, Required: true, Example: "6402382022NCS087", MinLen: nsip.MinLPNIDLength, MaxLen: nsip.MaxLPNIDLength, Pattern: param.AlnumPattern, Upper: true, Quiet: true},
 	},
 	Ceiling: 60,
+	Answers: []reflect.Type{reflect.TypeFor[MatingAnswer]()},
 	Run:     runCheckMating,
 }
 
@@ -455,19 +457,6 @@ func (b *pedigreeBuilder) next(subjects []string) []string {
 // analysisRound is about how many lookups a source runs at once.
 const analysisRound = 4
 
-type matingParent struct {
-	LPNID  string `json:"lpn_id"`
-	Sex    string `json:"sex,omitempty"`
-	Breed  string `json:"breed,omitempty"`
-	Status string `json:"status,omitempty"`
-}
-
-type midparent struct {
-	EBV     float64  `json:"ebv"`
-	SireAcc *float64 `json:"sire_acc"` // percent; null where NSIP gives none
-	DamAcc  *float64 `json:"dam_acc"`
-}
-
 func traitMap(ts []nsip.Trait) map[string]nsip.Trait {
 	m := make(map[string]nsip.Trait, len(ts))
 	for _, t := range ts {
@@ -488,9 +477,9 @@ func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
 
 // midparents averages the parents' EBVs of every trait both have; traits
 // only one parent has are listed as unknown.
-func midparents(s, d []nsip.Trait) (map[string]midparent, []string) {
+func midparents(s, d []nsip.Trait) (map[string]Midparent, []string) {
 	sm, dm := traitMap(s), traitMap(d)
-	out := map[string]midparent{}
+	out := map[string]Midparent{}
 	var unknown []string
 	for code, st := range sm {
 		dt, ok := dm[code]
@@ -498,7 +487,7 @@ func midparents(s, d []nsip.Trait) (map[string]midparent, []string) {
 			unknown = append(unknown, code)
 			continue
 		}
-		out[code] = midparent{EBV: round4((st.Value + dt.Value) / 2), SireAcc: accPtr(st), DamAcc: accPtr(dt)}
+		out[code] = Midparent{EBV: round4((st.Value + dt.Value) / 2), SireAcc: accPtr(st), DamAcc: accPtr(dt)}
 	}
 	for code := range dm {
 		if _, ok := sm[code]; !ok {
@@ -655,55 +644,50 @@ func runCheckMating(ctx context.Context, r *call, args map[string]any) (any, err
 		mc.Status = fmt.Sprintf("lower bound: NSIP's lineages show %s within the window with one parent and their own records were not read, so a parent left out could only add to it", named)
 	}
 	mid, unknown := midparents(sd.Traits, dd.Traits)
-	out := map[string]any{
-		"coi":               nil,
-		"rating":            "unknown",
-		"rating_thresholds": ratingThresholds,
-		"basis":             mc.Status,
-		"sire":              matingParent{sire, sd.Gender, sd.Breed, sd.Status},
-		"dam":               matingParent{dam, dd.Gender, dd.Breed, dd.Status},
-		"common_ancestors":  commonAncestors(mc.Ancestors, 10, b.open),
-		"window": fmt.Sprintf("complete means every ancestor within %d generations behind each parent is recorded (the lineages of those in generation %d and nearer were read); "+
+	out := &MatingAnswer{
+		Rating:           "unknown",
+		RatingThresholds: ratingThresholds,
+		Basis:            mc.Status,
+		Sire:             MatingParent{sire, sd.Gender, sd.Breed, sd.Status},
+		Dam:              MatingParent{dam, dd.Gender, dd.Breed, dd.Status},
+		CommonAncestors:  commonAncestors(mc.Ancestors, 10, b.open),
+		Window: fmt.Sprintf("complete means every ancestor within %d generations behind each parent is recorded (the lineages of those in generation %d and nearer were read); "+
 			"links through animals further back are not counted, and an ancestor's own COI that rests on them is shown as unknown", MatingGenerations, MatingGenerations-1),
-		"completeness": map[string]any{
-			"generations": "1 = parents, 2 = grandparents, ...; share of ancestors recorded",
-			"sire":        roundAll(ped.Completeness(sire, MatingGenerations)),
-			"dam":         roundAll(ped.Completeness(dam, MatingGenerations)),
+		Completeness: Completeness{
+			Generations: "1 = parents, 2 = grandparents, ...; share of ancestors recorded",
+			Sire:        roundAll(ped.Completeness(sire, MatingGenerations)),
+			Dam:         roundAll(ped.Completeness(dam, MatingGenerations)),
 		},
-		"midparent_ebvs": mid,
-		"computed": map[string]any{
-			"method": "Wright's coefficient: sum over common ancestors A and each pair of paths from sire and dam up to A sharing no other animal of " +
+		MidparentEBVs: mid,
+		Computed: MatingComputed{
+			Method: "Wright's coefficient: sum over common ancestors A and each pair of paths from sire and dam up to A sharing no other animal of " +
 				"(1/2)^(n1+n2+1) (1+F_A), n1 and n2 the generations from sire and dam to A (0 if the parent is A); checked against the L-D-L' (additive relationship, Meuwissen and Luo) method",
-			"pedigree_animals":   ped.Len(),
-			"generations_sought": MatingGenerations,
-			"lineages_read":      b.lookups,
-			"upstream":           r.upstream(),
+			PedigreeAnimals:     ped.Len(),
+			GenerationsSought:   MatingGenerations,
+			LineagesRead:        b.lookups,
+			Upstream:            r.upstream(),
+			AncestorRecordsRead: b.records,
 		},
-	}
-	if b.records > 0 {
-		out["computed"].(map[string]any)["ancestor_records_read"] = b.records
 	}
 	if mc.COI != nil {
-		out["coi"], out["rating"] = *mc.COI, rating(*mc.COI)
-		out["coi_percent"] = round4(*mc.COI * 100)
+		c, pct := *mc.COI, round4(*mc.COI*100)
+		out.COI, out.Rating, out.COIPercent = &c, rating(c), &pct
 	} else if len(broken) > 0 {
-		out["coi_note"] = "unknown: " + strings.Join(broken, "; ") + ", a record the pedigree cannot hold; it is not 0"
+		out.COINote = "unknown: " + strings.Join(broken, "; ") + ", a record the pedigree cannot hold; it is not 0"
 	} else if tooComplex != "" {
-		out["coi_note"] = "unknown: the pedigree NSIP gave behind these parents is too large to compute from (" + tooComplex + "); it is not 0"
+		out.COINote = "unknown: the pedigree NSIP gave behind these parents is too large to compute from (" + tooComplex + "); it is not 0"
 	} else {
-		out["coi_note"] = "unknown: neither pedigree shows a link to the other and at least one parent has no recorded sire or dam, so there is nothing to compute from; it is not 0"
+		out.COINote = "unknown: neither pedigree shows a link to the other and at least one parent has no recorded sire or dam, so there is nothing to compute from; it is not 0"
 	}
 	if mc.COI != nil && !mc.Itemised {
-		out["common_ancestors"] = map[string]any{"not_itemised": fmt.Sprintf("more than %d pairs of paths, or too many animals along them; the COI is from the L-D-L' method", maxPathPairs)}
+		out.CommonAncestors = CommonAncestors{NotItemised: fmt.Sprintf("more than %d pairs of paths, or too many animals along them; the COI is from the L-D-L' method", maxPathPairs)}
 	}
 	if len(unknown) > 0 {
-		out["midparent_unknown"] = unknown
+		out.MidparentUnknown = unknown
 	}
-	if len(warnings) > 0 {
-		out["warnings"] = warnings
-	}
+	out.Warnings = warnings
 	if len(b.notes) > 0 {
-		out["notes"] = b.notes
+		out.Notes = b.notes
 	}
 	// A pedigree with many common ancestors lists fewer of them rather than
 	// fall to a generic summary; the count and the COI stay whole.
@@ -711,28 +695,17 @@ func runCheckMating(ctx context.Context, r *call, args map[string]any) (any, err
 		if !r.overBudget(ctx, args, out) {
 			break
 		}
-		out["common_ancestors"] = commonAncestors(mc.Ancestors, limit, b.open)
+		out.CommonAncestors = commonAncestors(mc.Ancestors, limit, b.open)
 	}
 	return out, nil
-}
-
-type ancestorOut struct {
-	LPNID       string   `json:"lpn_id"`
-	Paths       [][3]int `json:"paths"` // [n1, n2, number of path pairs of those lengths], shortest first
-	MorePaths   int      `json:"more_paths,omitempty"`
-	AncestorCOI *float64 `json:"ancestor_coi"` // null where it rests on pedigree not read
-	// AncestorCOIAtLeast is what the pedigree read shows of an ancestor
-	// COI that is otherwise unknown, where above 0.
-	AncestorCOIAtLeast *float64 `json:"ancestor_coi_at_least,omitempty"`
-	Contribution       float64  `json:"contribution"`
 }
 
 // commonAncestors lists the largest contributions, each ancestor's path
 // pairs grouped by their lengths, so that a heavily inbred pedigree with
 // hundreds of paths still reads in a few lines.
-func commonAncestors(cs []breeding.Contribution, limit int, open func(string) bool) map[string]any {
+func commonAncestors(cs []breeding.Contribution, limit int, open func(string) bool) CommonAncestors {
 	const pathKinds = 4
-	rows := make([]ancestorOut, 0, min(len(cs), limit))
+	rows := make([]AncestorRow, 0, min(len(cs), limit))
 	for _, c := range cs[:min(len(cs), limit)] {
 		var groups [][3]int
 		for _, p := range c.Paths {
@@ -748,7 +721,7 @@ func commonAncestors(cs []breeding.Contribution, limit int, open func(string) bo
 			groups = append(groups, [3]int{p[0], p[1], 1})
 		}
 		f := c.Inbreeding
-		a := ancestorOut{LPNID: c.Ancestor, Paths: groups, AncestorCOI: &f, Contribution: c.Value}
+		a := AncestorRow{LPNID: c.Ancestor, Paths: groups, AncestorCOI: &f, Contribution: c.Value}
 		if open(c.Ancestor) {
 			a.AncestorCOI = nil
 			if f > 0 {
@@ -763,9 +736,10 @@ func commonAncestors(cs []breeding.Contribution, limit int, open func(string) bo
 		}
 		rows = append(rows, a)
 	}
-	out := map[string]any{"count": len(cs), "top": rows, "paths": "[n1, n2, path pairs]: generations from sire and from dam up to the ancestor"}
+	count := len(cs)
+	out := CommonAncestors{Count: &count, Top: rows, Paths: "[n1, n2, path pairs]: generations from sire and from dam up to the ancestor"}
 	if len(cs) > limit {
-		out["not_shown"] = len(cs) - limit
+		out.NotShown = len(cs) - limit
 	}
 	return out
 }

@@ -61,7 +61,7 @@ func TestRankRangesDisprovedByARowRead(t *testing.T) {
 	if a.Computed.Stopped != "all read" || !a.Computed.Exact {
 		t.Errorf("%+v, want every page read once the ranges are disproved", a.Computed)
 	}
-	if note, _ := v.(map[string]any)["computed"].(map[string]any)["ranges"].(string); !strings.Contains(note, "SLOPE0005") {
+	if note := v.(*RankAnswer).Computed.Ranges; !strings.Contains(note, "SLOPE0005") {
 		t.Errorf("computed.ranges %q, want it to name the animal outside the ranges", note)
 	}
 }

@@ -100,30 +100,30 @@ func (pc *percentiles) page(ctx context.Context, breed int, t *pctTrait, p int) 
 		return nil, errPctLimit
 	}
 	pc.used++
-	args := map[string]any{"breed_id": breed, "sorted_trait": t.code, "reverse": false, "page": p, "page_size": scanPageSize}
+	args := map[string]any{"breed_id": breed, "sorted_trait": t.code, "reverse": false}
 	if pc.eval != "" {
 		args["evaluation"] = pc.eval
 	}
-	res, err := pc.r.search(ctx, args)
+	results, count, err := searchPages(pc.r, args)(ctx, p)
 	if err != nil {
 		return nil, err
 	}
 	if t.pages == nil {
-		t.pages, t.seen, t.total = map[int][]nsip.AnimalRow{}, map[string]int{}, res.TotalCount
+		t.pages, t.seen, t.total = map[int][]nsip.AnimalRow{}, map[string]int{}, count
 	}
-	t.pages[p] = res.Results
-	if res.TotalCount != t.total && t.bad == "" {
-		t.bad = fmt.Sprintf("NSIP's count of the breed changed between pages (%d, then %d)", t.total, res.TotalCount)
+	t.pages[p] = results
+	if count != t.total && t.bad == "" {
+		t.bad = fmt.Sprintf("NSIP's count of the breed changed between pages (%d, then %d)", t.total, count)
 	}
 	last := pctPages(t.total) - 1
 	want := scanPageSize
 	if p == last {
 		want = t.total - last*scanPageSize
 	}
-	if len(res.Results) != want && t.bad == "" {
-		t.bad = fmt.Sprintf("page %d of the sorted breed held %d rows where NSIP's count of %d implies %d", p, len(res.Results), t.total, want)
+	if len(results) != want && t.bad == "" {
+		t.bad = fmt.Sprintf("page %d of the sorted breed held %d rows where NSIP's count of %d implies %d", p, len(results), t.total, want)
 	}
-	for _, row := range res.Results {
+	for _, row := range results {
 		if q, ok := t.seen[row.LPNID]; ok && q != p && t.bad == "" {
 			t.bad = fmt.Sprintf("%s was on pages %d and %d, so another animal was skipped", row.LPNID, q, p)
 		}
@@ -132,7 +132,7 @@ func (pc *percentiles) page(ctx context.Context, breed int, t *pctTrait, p int) 
 	if t.ready {
 		t.check()
 	}
-	return res.Results, nil
+	return results, nil
 }
 
 // check holds every page read to one order, with animals without the EBV
@@ -406,28 +406,33 @@ func (pc *percentiles) count(ctx context.Context, breed int, t *pctTrait, v floa
 	return i, nil
 }
 
-// block is the answer's account of the percentiles computed.
-func (pc *percentiles) block() map[string]any {
-	out := map[string]any{
-		"method": "top_percent = share of the breed's animals with the EBV that are as good or better (by the trait's preferred direction; lower first for a trait with none; ties count as as good), " +
+// block is the answer's account of the percentiles computed, with why
+// each trait in unproven has none.
+func (pc *percentiles) block(unproven map[string]string) *Percentiles {
+	out := &Percentiles{
+		Method: "top_percent = share of the breed's animals with the EBV that are as good or better (by the trait's preferred direction; lower first for a trait with none; ties count as as good), " +
 			"counted exactly by binary search over NSIP's search of the breed sorted by the trait: the first and last pages, then about log2(pages) pages a value, each checked (full pages, NSIP's count unchanged, no animal twice, one order, animals without the EBV at one end only); " +
 			"all under one evaluation: NSIP's last-update date is read before the pages and again after each value's, and the pages are cached under it; " +
 			"null with a reason where a check failed",
-		"lookups": pc.used,
-		"limit":   pctLookups,
+		Lookups: pc.used,
+		Limit:   pctLookups,
 	}
 	switch {
 	case pc.eval != "":
-		out["evaluation"] = pc.eval
+		eval := &[]string{pc.eval}[0]
+		out.Evaluation = &eval
 		if pc.newer != "" {
-			out["evaluation_changed"] = fmt.Sprintf("NSIP published the evaluation of %s during this call: values whose pages were read after it have no percentile; call again for all of them under %s", pc.newer, pc.newer)
+			out.EvaluationChanged = fmt.Sprintf("NSIP published the evaluation of %s during this call: values whose pages were read after it have no percentile; call again for all of them under %s", pc.newer, pc.newer)
 		}
 	case pc.evalErr != nil:
-		out["evaluation"] = nil
-		out["evaluation_note"] = "NSIP's last-update date could not be read (" + pc.r.src.ErrorCode(pc.evalErr) + "), so these percentiles are not tied to one evaluation: pages from before and after a new one may be combined"
+		out.Evaluation = new(*string) // null: the date could not be read
+		out.EvaluationNote = "NSIP's last-update date could not be read (" + pc.r.src.ErrorCode(pc.evalErr) + "), so these percentiles are not tied to one evaluation: pages from before and after a new one may be combined"
 	}
 	if pc.short > 0 {
-		out["not_computed"] = fmt.Sprintf("%d values: the lookups for percentiles ran out; ask about fewer animals or traits", pc.short)
+		out.NotComputed = fmt.Sprintf("%d values: the lookups for percentiles ran out; ask about fewer animals or traits", pc.short)
+	}
+	if len(unproven) > 0 {
+		out.Unproven = unproven
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -33,6 +34,7 @@ var PlanMatings = &Def{
 		weightsParam,
 	},
 	Ceiling: planCeiling,
+	Answers: []reflect.Type{reflect.TypeFor[PlanAnswer]()},
 	Run:     runPlan,
 }
 
@@ -207,7 +209,7 @@ func runPlan(ctx context.Context, r *call, args map[string]any) (any, error) {
 			total += pairs[ri][ei].Value
 		}
 	}
-	render := func(withEBVs bool, rows int) map[string]any {
+	render := func(withEBVs bool, rows int) *PlanAnswer {
 		columns := []string{"ewe", "coi", "lamb_index"}
 		if withEBVs {
 			for _, c := range codes {
@@ -258,50 +260,44 @@ func runPlan(ctx context.Context, r *call, args map[string]any) (any, error) {
 			}
 			byRam[rams[ri]] = append(byRam[rams[ri]], row)
 		}
-		out := map[string]any{
-			"columns":          columns,
-			"by_ram":           byRam,
-			"mated":            plan.Mated,
-			"ewes":             len(ewes),
-			"max_coi":          maxCOI,
-			"weights":          w,
-			"total_lamb_index": round4(total),
-			"computed": map[string]any{
-				"method": "lamb index = sum(weight x (ram EBV + ewe EBV)/2); the most ewes that the COI cap and ram limits allow are mated, and among such plans one of largest total index is chosen (min-cost max-flow, exact), and among those of equal total the lowest highest lamb COI, then the lowest mean COI; " +
+		out := &PlanAnswer{
+			Columns:        columns,
+			ByRam:          byRam,
+			Mated:          plan.Mated,
+			Ewes:           len(ewes),
+			MaxCOI:         maxCOI,
+			Weights:        w,
+			TotalLambIndex: round4(total),
+			Computed: PlanComputed{
+				Method: "lamb index = sum(weight x (ram EBV + ewe EBV)/2); the most ewes that the COI cap and ram limits allow are mated, and among such plans one of largest total index is chosen (min-cost max-flow, exact), and among those of equal total the lowest highest lamb COI, then the lowest mean COI; " +
 					"COI by the L-D-L' (additive relationship, Meuwissen and Luo) method over each animal's pedigree extended to 6 generations; a pair whose COI is unknown (NSIP records no parents to compute from) is allowed, marked, and counted at max_coi in ties; a pair whose pedigree was not read whole (an ancestor a lineage shows with one parent counts as read only once its own record is) is left out (unresolved)",
-				"pedigree_animals": b.ped.Len(),
-				"lineages_read":    b.lookups,
-				"upstream":         r.upstream(),
+				PedigreeAnimals:     b.ped.Len(),
+				LineagesRead:        b.lookups,
+				Upstream:            r.upstream(),
+				AncestorRecordsRead: b.records,
 			},
 		}
-		if b.records > 0 {
-			out["computed"].(map[string]any)["ancestor_records_read"] = b.records
-		}
 		if len(unresolved) > 0 {
-			out["unresolved"] = map[string]any{
-				"animals": slices.Sorted(maps.Keys(unread)),
-				"pairs":   len(unresolved),
-				"effect": fmt.Sprintf("the pedigree within %d generations behind these animals was not read whole (a lineage unread, or an ancestor NSIP's lineage shows with one parent whose own record was not read) or holds a broken record (see notes and warnings), so their lambs' COI on what was read is only a lower bound and might exceed max_coi; "+
+			out.Unresolved = &PlanUnresolved{
+				Animals: slices.Sorted(maps.Keys(unread)),
+				Pairs:   len(unresolved),
+				Effect: fmt.Sprintf("the pedigree within %d generations behind these animals was not read whole (a lineage unread, or an ancestor NSIP's lineage shows with one parent whose own record was not read) or holds a broken record (see notes and warnings), so their lambs' COI on what was read is only a lower bound and might exceed max_coi; "+
 					"their pairs within max_coi on what was read were left out of the plan; check one with nsip_check_mating or plan fewer animals", MatingGenerations),
 			}
 		}
-		if unknownCOI > 0 {
-			out["unknown_coi_pairs"] = unknownCOI
-		}
+		out.UnknownCOIPairs = unknownCOI
 		if len(unassigned) > 0 {
-			out["unassigned"] = unassigned
+			out.Unassigned = unassigned
 		}
 		if len(noIndex) > 0 {
-			out["ewes_without_index"] = map[string]any{"lpn_ids": noIndex, "effect": "their lambs' index is unknown and not in total_lamb_index; rams were chosen for them on the rams' own EBVs"}
+			out.EwesWithoutIndex = &EwesWithoutIndex{LPNIDs: noIndex, Effect: "their lambs' index is unknown and not in total_lamb_index; rams were chosen for them on the rams' own EBVs"}
 		}
 		if !withEBVs {
-			out["lamb_ebvs"] = "left out to stay within the token budget; each is (ram EBV + ewe EBV)/2, or ask nsip_check_mating for a pair"
+			out.LambEBVs = "left out to stay within the token budget; each is (ram EBV + ewe EBV)/2, or ask nsip_check_mating for a pair"
 		}
-		if len(warnings) > 0 {
-			out["warnings"] = warnings
-		}
+		out.Warnings = warnings
 		if len(b.notes) > 0 {
-			out["notes"] = b.notes
+			out.Notes = b.notes
 		}
 		return out
 	}
@@ -313,16 +309,14 @@ func runPlan(ctx context.Context, r *call, args map[string]any) (any, error) {
 	if !r.overBudget(ctx, args, whole) {
 		return whole, nil
 	}
-	out := r.fitRows(ctx, args, plan.Mated, func(n int) map[string]any {
+	out, _ := fitRows(ctx, r, args, plan.Mated, func(n int) *PlanAnswer {
 		o := render(false, n)
 		if n < plan.Mated {
 			asked := map[string]any{"weights": w}
 			if _, ok := chosen["max_coi"]; ok {
 				asked["max_coi"] = maxCOI
 			}
-			rest := r.restCall(args, asked, n, plan.Mated)
-			rest["which"] = fmt.Sprintf("the mated ewes after the first %d in ewe_lpn_ids order", n)
-			o["not_shown"] = rest
+			o.NotShown = r.restCall(args, asked, n, plan.Mated, fmt.Sprintf("the mated ewes after the first %d in ewe_lpn_ids order", n))
 		}
 		return o
 	})
@@ -331,16 +325,15 @@ func runPlan(ctx context.Context, r *call, args map[string]any) (any, error) {
 
 // planTable is every mating of a plan rendered whole, one row per ewe in
 // ewe_lpn_ids order, her ram first.
-func planTable(whole map[string]any, rams []string, ramOf []int) *full.Table {
-	byRam := whole["by_ram"].(map[string][][]any)
+func planTable(whole *PlanAnswer, rams []string, ramOf []int) *full.Table {
 	next := map[string]int{}
-	t := &full.Table{Columns: append([]string{"ram"}, whole["columns"].([]string)...)}
+	t := &full.Table{Columns: append([]string{"ram"}, whole.Columns...)}
 	for _, ri := range ramOf {
 		if ri < 0 {
 			continue
 		}
 		ram := rams[ri]
-		t.Rows = append(t.Rows, append([]any{ram}, byRam[ram][next[ram]]...))
+		t.Rows = append(t.Rows, append([]any{ram}, whole.ByRam[ram][next[ram]]...))
 		next[ram]++
 	}
 	return t

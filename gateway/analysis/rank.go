@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -41,6 +42,7 @@ var Rank = &Def{
 	Lists:   []param.List{rankWeights, forEwesList},
 	Brief:   map[string]map[string]any{"search_criteria": {"type": "object"}},
 	Ceiling: rankPages + 2 + ewesLookups + pctLookups,
+	Answers: []reflect.Type{reflect.TypeFor[RankAnswer](), reflect.TypeFor[IndexRankAnswer]()},
 	Run:     runRank,
 }
 
@@ -161,41 +163,34 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 	var contra []string
 	nContra := 0
 	top := breeding.NewTopN(scanN)
-	seen := map[string]bool{}
 	rows := map[string]nsip.AnimalRow{}
-	var read, unindexed, pages, total int
+	var read, unindexed int
 	// NSIP promises neither full pages before the last, nor stable paging,
 	// nor ranges that bound every EBV: missing rows, repeats (each means an
-	// animal skipped) and a value outside the ranges are counted here, and
-	// any of them withdraws what it would disprove.
-	var missing, dupes int
+	// animal skipped; the scan counts both) and a value outside the ranges
+	// are counted, and any of them withdraws what it would disprove.
+	sc := newPageScan(searchPages(r, search), rankPages)
 	outside := ""
 	edge := math.NaN()
 	stop := ""
-	for page := 0; stop == ""; page++ {
-		if pages >= rankPages {
+	for stop == "" {
+		if !sc.more() {
 			stop = "scan limit"
 			break
 		}
-		a := maps.Clone(search)
-		a["page"], a["page_size"] = page, scanPageSize
-		res, err := r.search(ctx, a)
+		page, fresh, err := sc.next(ctx)
 		if err != nil {
 			return nil, err
 		}
-		pages++
-		total = res.TotalCount
 		var vals []float64
-		for _, row := range res.Results {
+		for i, row := range page {
 			ebv := ebvMap(row.Traits)
 			if v, ok := ebv[sortBy]; ok {
 				vals = append(vals, v)
 			}
-			if seen[row.LPNID] {
-				dupes++
+			if !fresh[i] {
 				continue
 			}
-			seen[row.LPNID] = true
 			read++
 			if why := contradicts(row, crit); why != "" {
 				// NSIP ignored a criterion for this row at least: it is no
@@ -234,8 +229,9 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 				// The needed order is the other one: start again reversed,
 				// even past the first page when that one was flat.
 				search["reverse"] = true
-				observed, edge, page = "unknown", math.NaN(), -1
-				top, seen, rows, read, unindexed, missing, dupes = breeding.NewTopN(scanN), map[string]bool{}, map[string]nsip.AnimalRow{}, 0, 0, 0, 0
+				observed, edge = "unknown", math.NaN()
+				sc.restart()
+				top, rows, read, unindexed = breeding.NewTopN(scanN), map[string]nsip.AnimalRow{}, 0, 0
 				contra, nContra = nil, 0
 				continue
 			}
@@ -248,12 +244,8 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 		if len(vals) > 0 {
 			edge = vals[len(vals)-1]
 		}
-		last := (page+1)*scanPageSize >= res.TotalCount
-		if !last && len(res.Results) < scanPageSize {
-			missing += scanPageSize - len(res.Results)
-		}
 		switch {
-		case last || len(res.Results) == 0:
+		case sc.ended:
 			stop = "all read"
 		case sorted && observed != "unknown" && top.Full() && !math.IsNaN(edge) && outside == "":
 			if b, _ := w.Bound(sortBy, edge, ranges); b < top.Last() {
@@ -261,6 +253,7 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 			}
 		}
 	}
+	pages, total, missing, dupes := sc.pages, sc.total, sc.missing, sc.dupes
 	exact := (stop == "all read" || stop == "bound") && missing == 0 && dupes == 0
 	// Rows are arrays under one header, so that fifty fit the budget.
 	columns := []string{"rank", "lpn_id", "index", "sex", "genotyped"}
@@ -290,46 +283,37 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 		method = fmt.Sprintf("index = sum(weight x EBV); read NSIP sorted by %s (observed %s) and stopped when the best index an unread animal could have "+
 			"(its %s no better than the last read, every other weighted trait at the breed's best) fell below the N-th index; accuracies in percent", sortBy, observed, sortBy)
 	}
-	computed := map[string]any{
-		"method":        method,
-		"sorted_by":     sortBy,
-		"exact":         exact,
-		"stopped":       stop,
-		"animals_read":  read,
-		"population":    total,
-		"without_index": unindexed,
-		"pages":         pages,
-		"upstream":      r.upstream(),
+	computed := RankComputed{
+		Method:       method,
+		SortedBy:     sortBy,
+		Exact:        exact,
+		Stopped:      stop,
+		AnimalsRead:  read,
+		Population:   total,
+		WithoutIndex: unindexed,
+		Pages:        pages,
+		Upstream:     r.upstream(),
 	}
 	if stop == "scan limit" {
-		computed["limit"] = fmt.Sprintf("not proven exact: %d of %d animals read before the scan limit of %d pages; an unread animal could still rank", read, total, rankPages)
+		computed.Limit = fmt.Sprintf("not proven exact: %d of %d animals read before the scan limit of %d pages; an unread animal could still rank", read, total, rankPages)
 	}
 	if missing > 0 || dupes > 0 {
-		computed["paging"] = fmt.Sprintf("not proven exact: NSIP's pages were not consistent (%d rows missing from pages short of its count, %d animals repeated across pages, each repeat meaning another skipped), so an unread animal could still rank", missing, dupes)
+		computed.Paging = fmt.Sprintf("not proven exact: NSIP's pages were not consistent (%d rows missing from pages short of its count, %d animals repeated across pages, each repeat meaning another skipped), so an unread animal could still rank", missing, dupes)
 	}
 	if outside != "" {
-		computed["ranges"] = outside + ", which disproves the ranges the early stop relies on, so none was taken"
+		computed.Ranges = outside + ", which disproves the ranges the early stop relies on, so none was taken"
 	}
 	if !sorted {
-		computed["sort"] = "NSIP's order could not be relied on, so no early stop was taken"
+		computed.Sort = "NSIP's order could not be relied on, so no early stop was taken"
 	}
-	answer := map[string]any{"columns": columns, "weights": w, "computed": computed}
-	if note := genotypedNote(unstated, len(out), true); note != "" {
-		answer["genotyped"] = note
-	}
-	if nContra > 0 {
-		answer["contradicting_criteria"] = map[string]any{
-			"count": nContra, "lpn_ids": contra,
-			"effect": "rows NSIP returned that contradict search_criteria, a sign it ignored a criterion; they were not ranked",
-		}
-	}
+	answer := RankAnswer{Columns: columns, Weights: w, Computed: computed}
+	answer.Genotyped = genotypedNote(unstated, len(out), true)
+	answer.ContradictingCriteria = contradicting(nContra, contra)
 	if unindexed > 0 {
-		answer["unranked"] = fmt.Sprintf("%d animals lack an EBV for a weighted trait and have no index", unindexed)
+		answer.Unranked = fmt.Sprintf("%d animals lack an EBV for a weighted trait and have no index", unindexed)
 	}
-	if ws := directionWarnings(w); len(ws) > 0 {
-		answer["warnings"] = ws
-	}
-	if out, err = ewes.apply(ctx, answer, out, rows, topN, exact, len(out) < scanN); err != nil {
+	answer.Warnings = directionWarnings(w)
+	if answer.Columns, answer.ForEwes, out, err = ewes.apply(ctx, answer.Columns, out, rows, topN, exact, len(out) < scanN); err != nil {
 		return nil, err
 	}
 	if on, _ := args["percentiles"].(bool); on {
@@ -338,26 +322,30 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		answer["columns"] = append(answer["columns"].([]string), cols...)
-		b := pc.block()
-		if len(unproven) > 0 {
-			b["unproven"] = unproven
-		}
-		answer["percentiles"] = b
+		answer.Columns = append(answer.Columns, cols...)
+		answer.Percentiles = pc.block(unproven)
 	}
 	// Over the budget the ranking keeps its first rows whole, and says how
 	// to read the rest, rather than fall to a generic summary.
-	fitted := r.fitRows(ctx, args, len(out), func(n int) map[string]any {
-		a := maps.Clone(answer)
-		a["top"] = out[:n]
+	fitted, shown := fitRows(ctx, r, args, len(out), func(n int) *RankAnswer {
+		a := answer
+		a.Top = out[:n]
 		if n < len(out) {
-			rest := r.restCall(args, map[string]any{"weights": w}, n, len(out))
-			rest["which"] = fmt.Sprintf("ranks %d to %d", n+1, len(out))
-			a["not_shown"] = rest
+			a.NotShown = r.restCall(args, map[string]any{"weights": w}, n, len(out), fmt.Sprintf("ranks %d to %d", n+1, len(out)))
 		}
-		return a
+		return &a
 	})
-	return withRows(fitted, answer["columns"].([]string), out), nil
+	return withRows(fitted, shown, answer.Columns, out), nil
+}
+
+// contradicting names the rows NSIP returned against the search criteria;
+// nil when there were none.
+func contradicting(n int, ids []string) *Named {
+	if n == 0 {
+		return nil
+	}
+	return &Named{Count: n, LPNIDs: ids,
+		Effect: "rows NSIP returned that contradict search_criteria, a sign it ignored a criterion; they were not ranked"}
 }
 
 // maxNamed bounds the animals an answer names in one list.

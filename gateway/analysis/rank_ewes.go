@@ -126,7 +126,7 @@ type ramMean struct {
 // mean COI inserted after the index, until topN pass max_mean_coi (all of
 // them, without it). It returns the kept rows and the answer's for_ewes
 // block.
-func (e *eweSet) judge(ctx context.Context, rows [][]any, found map[string]nsip.AnimalRow, topN int) ([][]any, map[string]any, error) {
+func (e *eweSet) judge(ctx context.Context, rows [][]any, found map[string]nsip.AnimalRow, topN int) ([][]any, *ForEwes, error) {
 	var kept [][]any
 	var over, unresolved, unknown, unchecked []string
 	checked := 0
@@ -193,38 +193,37 @@ func (e *eweSet) judge(ctx context.Context, rows [][]any, found map[string]nsip.
 			break
 		}
 	}
-	block := map[string]any{
-		"ewes":         len(e.ids),
-		"rams_checked": checked,
-		"method": fmt.Sprintf("mean_coi = mean over the ewes of the lamb's COI, each as nsip_plan_matings computes it (L-D-L', equal to nsip_check_mating's Wright's coefficient) over pedigrees extended to %d generations; "+
+	block := &ForEwes{
+		Ewes:        len(e.ids),
+		RamsChecked: checked,
+		Method: fmt.Sprintf("mean_coi = mean over the ewes of the lamb's COI, each as nsip_plan_matings computes it (L-D-L', equal to nsip_check_mating's Wright's coefficient) over pedigrees extended to %d generations; "+
 			"a ram's parents are those of his search row; ewes_known counts the pairs whose COI is known, the mean being over those: a pair with nothing to compute from (no recorded parents) is not counted as 0", MatingGenerations),
-		"lineages_read": e.b.lookups,
-		"lookup_limit":  ewesLookups,
+		LineagesRead: e.b.lookups,
+		LookupLimit:  ewesLookups,
+		MaxMeanCOI:   e.max,
 	}
-	if e.max != nil {
-		block["max_mean_coi"] = *e.max
-	}
-	name := func(k string, ids []string, effect string) {
-		if len(ids) > 0 {
-			block[k] = map[string]any{"count": len(ids), "lpn_ids": ids[:min(len(ids), maxNamed)], "effect": effect}
+	name := func(ids []string, effect string) *Named {
+		if len(ids) == 0 {
+			return nil
 		}
+		return &Named{Count: len(ids), LPNIDs: ids[:min(len(ids), maxNamed)], Effect: effect}
 	}
-	name("over_max", over, "left out: mean COI above max_mean_coi")
+	block.OverMax = name(over, "left out: mean COI above max_mean_coi")
 	if e.max != nil {
-		name("unresolved", unresolved, fmt.Sprintf("left out: the pedigree within %d generations behind the ram or these ewes was not read whole (lookups ran out or a lineage failed) or holds a broken record, so the mean is not proven within max_mean_coi; check a pair with nsip_check_mating", MatingGenerations))
-		name("coi_unknown", unknown, "left out: no pair's COI can be computed (no recorded parents), so the mean is not proven within max_mean_coi")
+		block.Unresolved = name(unresolved, fmt.Sprintf("left out: the pedigree within %d generations behind the ram or these ewes was not read whole (lookups ran out or a lineage failed) or holds a broken record, so the mean is not proven within max_mean_coi; check a pair with nsip_check_mating", MatingGenerations))
+		block.COIUnknown = name(unknown, "left out: no pair's COI can be computed (no recorded parents), so the mean is not proven within max_mean_coi")
 	} else {
-		name("unresolved", unresolved, "mean_coi null: the pedigree behind the ram or these ewes was not read whole or holds a broken record")
+		block.Unresolved = name(unresolved, "mean_coi null: the pedigree behind the ram or these ewes was not read whole or holds a broken record")
 	}
-	name("not_checked", unchecked, "ranked by index but not checked: the pedigree lookups ran out; each may yet pass")
+	block.NotChecked = name(unchecked, "ranked by index but not checked: the pedigree lookups ran out; each may yet pass")
 	if e.max != nil && len(kept) < topN && len(unchecked) == 0 {
-		block["short"] = fmt.Sprintf("only %d of the best %d rams by index pass; rams ranked below them were not read", len(kept), len(rows))
+		block.Short = fmt.Sprintf("only %d of the best %d rams by index pass; rams ranked below them were not read", len(kept), len(rows))
 	}
 	if len(e.b.notes) > 0 {
-		block["notes"] = e.b.notes
+		block.Notes = e.b.notes
 	}
 	if len(e.warnings) > 0 {
-		block["warnings"] = e.warnings
+		block.Warnings = e.warnings
 	}
 	return kept, block, nil
 }
@@ -259,26 +258,24 @@ func (e *eweSet) mean(ctx context.Context, ram string) (ramMean, error) {
 
 func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
 
-// withEwes is a ranking's answer with the ewes' judgement of its rows:
-// exact says whether the index ranking itself is, all whether every
-// candidate of the breed was among rows.
-func (e *eweSet) apply(ctx context.Context, answer map[string]any, out [][]any, found map[string]nsip.AnimalRow, topN int, exact, all bool) ([][]any, error) {
+// apply is a ranking's columns and rows with the ewes' judgement of its
+// rows, and the answer's for_ewes block (nil without for_ewes): exact says
+// whether the index ranking itself is, all whether every candidate of the
+// breed was among rows.
+func (e *eweSet) apply(ctx context.Context, cols []string, out [][]any, found map[string]nsip.AnimalRow, topN int, exact, all bool) ([]string, *ForEwes, [][]any, error) {
 	if e == nil {
-		return out, nil
+		return cols, nil, out, nil
 	}
 	kept, block, err := e.judge(ctx, out, found, topN)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-	cols := answer["columns"].([]string)
-	answer["columns"] = append(append(slices.Clone(cols[:3]), "mean_coi", "ewes_known"), cols[3:]...)
+	cols = append(append(slices.Clone(cols[:3]), "mean_coi", "ewes_known"), cols[3:]...)
 	// The rows are the best rams proven within max_mean_coi when the index
 	// ranking is exact and no ram above the last shown might yet be proven
 	// with more lookups. A ram of no computable COI cannot be, however
 	// many: it is left out without making the answer inexact.
-	proven := exact && block["unresolved"] == nil && block["not_checked"] == nil &&
+	block.Exact = exact && block.Unresolved == nil && block.NotChecked == nil &&
 		(len(kept) == topN || all || e.max == nil)
-	block["exact"] = proven
-	answer["for_ewes"] = block
-	return kept, nil
+	return cols, block, kept, nil
 }

@@ -3,7 +3,6 @@ package analysis
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -81,41 +80,35 @@ func runRankIndex(ctx context.Context, r *call, args map[string]any, breed, topN
 	}
 	name := ""
 	top := breeding.NewTopN(scanN)
-	seen := map[string]bool{}
 	rows := map[string]nsip.AnimalRow{}
 	var contra []string
-	var nContra, read, unindexed, pages, total, missing, dupes int
+	var nContra, read, unindexed int
+	sc := newPageScan(searchPages(r, search), rankPages)
 	stop := ""
-	for page := 0; stop == ""; page++ {
-		if pages >= rankPages {
+	for stop == "" {
+		if !sc.more() {
 			stop = "scan limit"
 			break
 		}
-		a := maps.Clone(search)
-		a["page"], a["page_size"] = page, scanPageSize
-		res, err := r.search(ctx, a)
+		page, fresh, err := sc.next(ctx)
 		if err != nil {
 			return nil, err
 		}
-		pages++
-		total = res.TotalCount
-		if name == "" && len(res.Results) > 0 {
+		if name == "" && len(page) > 0 {
 			// The names NSIP sends are the authority; the first page shows
 			// them, and a name on none of its animals is refused at once
 			// rather than after reading the breed.
-			names := indexNames(res.Results)
+			names := indexNames(page)
 			n, ok := matchIndex(asked, names)
 			if !ok {
-				return nil, unknownIndex(asked, breed, len(res.Results), names)
+				return nil, unknownIndex(asked, breed, len(page), names)
 			}
 			name = n
 		}
-		for _, row := range res.Results {
-			if seen[row.LPNID] {
-				dupes++
+		for i, row := range page {
+			if !fresh[i] {
 				continue
 			}
-			seen[row.LPNID] = true
 			read++
 			if why := contradicts(row, crit); why != "" {
 				if len(contra) < maxNamed {
@@ -132,14 +125,11 @@ func runRankIndex(ctx context.Context, r *call, args map[string]any, breed, topN
 			top.Offer(breeding.Scored{ID: row.LPNID, Score: v})
 			rows[row.LPNID] = row
 		}
-		last := (page+1)*scanPageSize >= res.TotalCount
-		if !last && len(res.Results) < scanPageSize {
-			missing += scanPageSize - len(res.Results)
-		}
-		if last || len(res.Results) == 0 {
+		if sc.ended {
 			stop = "all read"
 		}
 	}
+	pages, total, missing, dupes := sc.pages, sc.total, sc.missing, sc.dupes
 	if name == "" {
 		name = asked // no animal matched: nothing to check the name against
 	}
@@ -158,52 +148,43 @@ func runRankIndex(ctx context.Context, r *call, args map[string]any, breed, topN
 		}
 		out = append(out, []any{i + 1, s.ID, s.Score, sex, genotypedCell(row.Genotyped)})
 	}
-	computed := map[string]any{
-		"method": fmt.Sprintf("ranked by NSIP's own %s as NSIP computed it and sent it with each animal, higher first (ties by LPN ID); "+
+	computed := IndexRankComputed{
+		Method: fmt.Sprintf("ranked by NSIP's own %s as NSIP computed it and sent it with each animal, higher first (ties by LPN ID); "+
 			"NSIP's search sorts only by trait codes, not by an index, so its pages were read in its own order with no early stop, every matching animal up to %d pages of %d", name, rankPages, scanPageSize),
-		"exact":         exact,
-		"stopped":       stop,
-		"animals_read":  read,
-		"population":    total,
-		"without_index": unindexed,
-		"pages":         pages,
-		"upstream":      r.upstream(),
+		Exact:        exact,
+		Stopped:      stop,
+		AnimalsRead:  read,
+		Population:   total,
+		WithoutIndex: unindexed,
+		Pages:        pages,
+		Upstream:     r.upstream(),
 	}
 	if stop == "scan limit" {
-		computed["limit"] = fmt.Sprintf("not proven exact: %d of %d animals read before the scan limit of %d pages, and NSIP cannot sort by an index, so an unread animal could still rank; narrow search_criteria (gender, status, born_after) to read them all", read, total, rankPages)
+		computed.Limit = fmt.Sprintf("not proven exact: %d of %d animals read before the scan limit of %d pages, and NSIP cannot sort by an index, so an unread animal could still rank; narrow search_criteria (gender, status, born_after) to read them all", read, total, rankPages)
 	}
 	if missing > 0 || dupes > 0 {
-		computed["paging"] = fmt.Sprintf("not proven exact: NSIP's pages were not consistent (%d rows missing from pages short of its count, %d animals repeated across pages, each repeat meaning another skipped), so an unread animal could still rank", missing, dupes)
+		computed.Paging = fmt.Sprintf("not proven exact: NSIP's pages were not consistent (%d rows missing from pages short of its count, %d animals repeated across pages, each repeat meaning another skipped), so an unread animal could still rank", missing, dupes)
 	}
-	answer := map[string]any{"columns": columns, "index": name, "computed": computed}
-	if note := genotypedNote(unstated, len(out), true); note != "" {
-		answer["genotyped"] = note
-	}
-	if nContra > 0 {
-		answer["contradicting_criteria"] = map[string]any{
-			"count": nContra, "lpn_ids": contra,
-			"effect": "rows NSIP returned that contradict search_criteria, a sign it ignored a criterion; they were not ranked",
-		}
-	}
+	answer := IndexRankAnswer{Columns: columns, Index: name, Computed: computed}
+	answer.Genotyped = genotypedNote(unstated, len(out), true)
+	answer.ContradictingCriteria = contradicting(nContra, contra)
 	if unindexed > 0 {
-		answer["unranked"] = fmt.Sprintf("%d animals came without the %s and were not ranked", unindexed, name)
+		answer.Unranked = fmt.Sprintf("%d animals came without the %s and were not ranked", unindexed, name)
 	}
-	out, err := ewes.apply(ctx, answer, out, rows, topN, exact, len(out) < scanN)
-	if err != nil {
+	var err error
+	if answer.Columns, answer.ForEwes, out, err = ewes.apply(ctx, answer.Columns, out, rows, topN, exact, len(out) < scanN); err != nil {
 		return nil, err
 	}
 	if on, _ := args["percentiles"].(bool); on {
-		answer["percentiles"] = "breed percentiles are of EBVs; a ranking by NSIP's index shows none: ask nsip_compare_animals with percentiles for these animals"
+		answer.Percentiles = "breed percentiles are of EBVs; a ranking by NSIP's index shows none: ask nsip_compare_animals with percentiles for these animals"
 	}
-	fitted := r.fitRows(ctx, args, len(out), func(n int) map[string]any {
-		a := maps.Clone(answer)
-		a["top"] = out[:n]
+	fitted, shown := fitRows(ctx, r, args, len(out), func(n int) *IndexRankAnswer {
+		a := answer
+		a.Top = out[:n]
 		if n < len(out) {
-			rest := r.restCall(args, nil, n, len(out))
-			rest["which"] = fmt.Sprintf("ranks %d to %d", n+1, len(out))
-			a["not_shown"] = rest
+			a.NotShown = r.restCall(args, nil, n, len(out), fmt.Sprintf("ranks %d to %d", n+1, len(out)))
 		}
-		return a
+		return &a
 	})
-	return withRows(fitted, answer["columns"].([]string), out), nil
+	return withRows(fitted, shown, answer.Columns, out), nil
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -26,7 +27,8 @@ func population(seed uint64, n int) *fakeSource {
 		if i >= n {
 			a.Breed = 641
 		}
-		for c, m := range means {
+		for _, c := range slices.Sorted(maps.Keys(means)) { // in one order, so that a seed is one population
+			m := means[c]
 			if rng.IntN(20) > 0 {
 				a.EBV[c] = math.Round((m[0]+m[1]*rng.NormFloat64())*100) / 100
 			}

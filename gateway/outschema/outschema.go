@@ -6,7 +6,8 @@
 // The schema follows encoding/json: exported fields under their json names,
 // "-" left out, embedded structs inlined, omitempty members optional and the
 // others required, nil slices, maps and pointers of members that are not
-// omitempty as null. Named struct types are defined once under $defs and
+// omitempty as null, and so are pointers to anything but a struct among
+// items, map values and behind a pointer (nilCell). Named struct types are defined once under $defs and
 // referred to, which keeps shared types (a trait, a next call) from being
 // repeated and lets a recursive type (a pedigree node) refer to itself. Only
 // keywords that JSON Schema drafts 7 and 2020-12 read alike are used
@@ -92,7 +93,7 @@ func (d *Doc) of(t reflect.Type, nullable bool) Schema {
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
-		return orNull(d.of(t.Elem(), false), nullable)
+		return orNull(d.of(t.Elem(), nilCell(t.Elem())), nullable)
 	case reflect.Interface:
 		return Schema{}
 	case reflect.Bool:
@@ -109,12 +110,12 @@ func (d *Doc) of(t reflect.Type, nullable bool) Schema {
 		if t.Elem().Kind() == reflect.Uint8 {
 			return orNull(Schema{"type": "string"}, nullable) // base64, as encoding/json writes bytes
 		}
-		return orNull(Schema{"type": "array", "items": d.of(t.Elem(), false)}, nullable && t.Kind() == reflect.Slice)
+		return orNull(Schema{"type": "array", "items": d.of(t.Elem(), nilCell(t.Elem()))}, nullable && t.Kind() == reflect.Slice)
 	case reflect.Map:
 		if t.Key().Kind() != reflect.String {
 			panic(fmt.Sprintf("outschema: %s has keys that are not strings", t))
 		}
-		return orNull(Schema{"type": "object", "additionalProperties": d.of(t.Elem(), false)}, nullable)
+		return orNull(Schema{"type": "object", "additionalProperties": d.of(t.Elem(), nilCell(t.Elem()))}, nullable)
 	case reflect.Struct:
 		if t.Name() == "" {
 			return d.object(t)
@@ -174,6 +175,15 @@ func (d *Doc) fields(t reflect.Type, props Schema, required *[]string) {
 			*required = append(*required, name)
 		}
 	}
+}
+
+// nilCell reports whether an item, a map value or a pointee of type t is
+// taken to be null at times: a pointer to a number, a string or an array
+// there exists to write null (an EBV NSIP does not have, a date that could
+// not be read), where a pointer to a struct (a pedigree node) is a shared
+// value that is always there.
+func nilCell(t reflect.Type) bool {
+	return t.Kind() == reflect.Pointer && t.Elem().Kind() != reflect.Struct
 }
 
 // orNull lets s also be null.

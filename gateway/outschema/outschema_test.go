@@ -112,3 +112,28 @@ func TestTypeWritingItsOwnJSONIsRefused(t *testing.T) {
 	}()
 	New().Add("c", reflect.TypeFor[custom]())
 }
+
+// A pointer to a number among a row's cells, behind another pointer or as a
+// map value is there to write null; the schema lets it.
+func TestNullCells(t *testing.T) {
+	type row struct {
+		Cells []*float64          `json:"cells"`
+		Pairs []*[2]*float64      `json:"pairs"`
+		Eval  **string            `json:"eval,omitempty"` // absent, null or a string
+		By    map[string]*float64 `json:"by"`
+		Mixed [][]any             `json:"mixed"`
+	}
+	m := decode(t, New().Add("r", reflect.TypeFor[row]()))
+	props := m["$defs"].(map[string]any)["outschema.row"].(map[string]any)["properties"].(map[string]any)
+	for k, w := range map[string]string{
+		"cells": `{"items":{"type":["number","null"]},"type":["array","null"]}`,
+		"pairs": `{"items":{"items":{"type":["number","null"]},"type":["array","null"]},"type":["array","null"]}`,
+		"eval":  `{"type":["string","null"]}`,
+		"by":    `{"additionalProperties":{"type":["number","null"]},"type":["object","null"]}`,
+		"mixed": `{"items":{"items":{},"type":"array"},"type":["array","null"]}`,
+	} {
+		if b, _ := json.Marshal(props[k]); string(b) != w {
+			t.Errorf("%s = %s, want %s", k, b, w)
+		}
+	}
+}

@@ -1,0 +1,54 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+// A scan counts rows missing from short pages and animals repeated across
+// pages, ends at an empty page or NSIP's count, and keeps counting pages
+// against its limit across a restart, which forgets everything else.
+func TestPageScan(t *testing.T) {
+	total := 2*scanPageSize + 5
+	pages := map[int][]string{0: nil, 1: nil, 2: nil}
+	for i := range scanPageSize - 3 { // page 0 is 3 rows short
+		pages[0] = append(pages[0], fmt.Sprintf("A%03d", i))
+	}
+	pages[1] = append([]string{"A000"}, pages[0][1:]...) // one repeat
+	pages[2] = []string{"C1", "C2"}
+	read := 0
+	sc := newPageScan(func(ctx context.Context, p int) ([]nsip.AnimalRow, int, error) {
+		read++
+		var rows []nsip.AnimalRow
+		for _, id := range pages[p] {
+			rows = append(rows, nsip.AnimalRow{LPNID: id})
+		}
+		return rows, total, nil
+	}, 4)
+	fresh := 0
+	for sc.more() {
+		_, f, err := sc.next(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ok := range f {
+			if ok {
+				fresh++
+			}
+		}
+	}
+	if sc.pages != 3 || read != 3 || !sc.ended || sc.complete() || sc.missing != 6 || sc.dupes != scanPageSize-3 || fresh != scanPageSize-3+2 {
+		t.Errorf("pages %d (read %d) ended %v complete %v missing %d dupes %d fresh %d; want 3, ended, incomplete, 6 missing, %d repeats, %d fresh",
+			sc.pages, read, sc.ended, sc.complete(), sc.missing, sc.dupes, fresh, scanPageSize-3, scanPageSize-1)
+	}
+	sc.restart()
+	if !sc.more() || sc.dupes != 0 || sc.missing != 0 {
+		t.Fatalf("after restart: more %v dupes %d missing %d", sc.more(), sc.dupes, sc.missing)
+	}
+	if _, f, _ := sc.next(context.Background()); !f[0] || sc.more() {
+		t.Errorf("after restart: first row fresh %v, more %v; want fresh, and no more at the limit of 4 pages", f[0], sc.more())
+	}
+}
