@@ -31,8 +31,6 @@ const minMaxTokens = 256
 // DefaultMaxBudget is the server's default cap on max_tokens.
 const DefaultMaxBudget = 8000
 
-var viewArgs = []string{argTraits, argMaxTokens, argSkip}
-
 var (
 	maxTokensParam = param.Spec{
 		// The bounds are checked by checkView, against the configured cap;
@@ -42,7 +40,6 @@ var (
 	traitsParam = param.Spec{
 		Name: argTraits, Kind: param.Array, Example: []any{"WWT", "NLB"},
 		Expect: param.TraitListExpect,
-		Items:  map[string]any{"type": "string"},
 		Custom: param.ValidateTraitList,
 	}
 	skipParam = param.Spec{
@@ -51,13 +48,28 @@ var (
 	}
 )
 
-// Every tool takes max_tokens after its own arguments; tools whose rows
-// carry EBVs take traits too, and tools whose answers are pages skip.
-func withMaxTokens(ps ...param.Spec) []param.Spec { return append(ps, maxTokensParam) }
-func withTraits(ps ...param.Spec) []param.Spec    { return append(ps, traitsParam, maxTokensParam) }
-func withPaging(ps ...param.Spec) []param.Spec {
-	return append(ps, traitsParam, skipParam, maxTokensParam)
-}
+// The view arguments of a lookup tool are fields of its argument struct
+// (toolargs.go), embedded from these, after its own: every tool takes
+// max_tokens; tools whose rows carry EBVs take traits too, and tools whose
+// answers are pages skip.
+type (
+	viewTraits struct {
+		Traits []string `json:"traits,omitempty" arg:"view"`
+	}
+	viewSkip struct {
+		Skip int `json:"skip,omitempty" arg:"view"`
+	}
+	viewBudget struct {
+		MaxTokens int `json:"max_tokens,omitempty" arg:"view"`
+	}
+)
+
+// analysisView is the view of an analysis tool: max_tokens.
+var analysisView = param.MustStruct[viewBudget](argTable)
+
+// withMaxTokens is an analysis's arguments followed by max_tokens, which
+// every tool takes.
+func withMaxTokens(ps ...param.Spec) []param.Spec { return append(ps, analysisView.Specs...) }
 
 // view is how the caller asked to see an answer.
 type view struct {
@@ -68,15 +80,15 @@ type view struct {
 
 func (v view) set() bool { return v.budget > 0 || len(v.traits) > 0 || v.skip > 0 }
 
-// splitView separates the view arguments from those that go to NSIP.
-func splitView(args map[string]any) (map[string]any, view) {
+// splitView separates the view arguments of d from those that go to NSIP.
+func (d *toolDef) splitView(args map[string]any) (map[string]any, view) {
 	var v view
-	if !slices.ContainsFunc(viewArgs, func(k string) bool { _, ok := args[k]; return ok }) {
+	if !slices.ContainsFunc(d.args.View, func(k string) bool { _, ok := args[k]; return ok }) {
 		return args, v
 	}
 	base := make(map[string]any, len(args))
 	for k, a := range args {
-		if !slices.Contains(viewArgs, k) {
+		if !d.args.IsView(k) {
 			base[k] = a
 		}
 	}
