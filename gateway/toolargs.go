@@ -99,9 +99,9 @@ func bindFetch(d *toolDef, key string) (fetchCall, error) {
 // what their Go types and json tags cannot say. A field without its entry,
 // or an entry without its field, stops the server at start-up.
 var argTable = param.Table{
-	reflect.TypeFor[viewTraits](): {"Traits": traitsParam},
-	reflect.TypeFor[viewSkip]():   {"Skip": skipParam},
-	reflect.TypeFor[viewBudget](): {"MaxTokens": maxTokensParam},
+	reflect.TypeFor[viewTraits](): {"Traits": traitsField},
+	reflect.TypeFor[viewSkip]():   {"Skip": skipField},
+	reflect.TypeFor[viewBudget](): {"MaxTokens": maxTokensField},
 
 	reflect.TypeFor[breedArgs](): {"BreedID": param.BreedID},
 	reflect.TypeFor[detailsArgs](): {
