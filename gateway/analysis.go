@@ -8,14 +8,12 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
@@ -46,6 +44,7 @@ var analyses = func() []*analysisEntry {
 		out[i] = &analysisEntry{Def: &own, tool: &toolDef{
 			name: d.Name, title: d.Title, method: d.Method, kind: analysisKind,
 			desc:   d.Desc + " Also max_tokens.",
+			args:   param.Args{Specs: own.Params, View: analysisView.View},
 			params: own.Params,
 		}}
 	}
@@ -141,9 +140,9 @@ func (r *lookups) get(ctx context.Context, d *toolDef, raw map[string]any) (any,
 	return r.getUnder(ctx, d, raw, "")
 }
 
-// evaluationMark ends a cache key whose answer is tied to an evaluation
-// date; the fetch reads the arguments before it (bindFetch).
-const evaluationMark = " evaluation="
+// argEvaluation is the key-only field an evaluation date keys a page
+// under (searchArgs.Evaluation).
+const argEvaluation = "evaluation"
 
 // getUnder is get with the answer cached under NSIP's evaluation date
 // eval as well as its arguments, when eval is set: an answer cached under
@@ -190,11 +189,14 @@ func (r *lookups) getUnder(ctx context.Context, d *toolDef, raw map[string]any, 
 		<-r.slots
 		return timeUp()
 	}
-	key := cache.Key(d.method, args)
-	if eval != "" && !strings.ContainsAny(eval, `"}`) {
-		key += evaluationMark + eval
+	keyed := args
+	if eval != "" {
+		// The definition keys the answer by the date too; a tool without
+		// that key field fails to bind rather than lose the date.
+		keyed = maps.Clone(args)
+		keyed[argEvaluation] = eval
 	}
-	ob, err := r.g.obtain(lctx, d, key, args)
+	ob, err := r.g.obtain(lctx, d, d.key(keyed), args)
 	<-r.slots
 	if err != nil && lctx.Err() != nil && ctx.Err() == nil {
 		// The fetch goes on for the cache; this call has no time left.
@@ -246,7 +248,7 @@ func (r *lookups) fitted(ctx context.Context, args map[string]any, body []byte) 
 // Budgets are the budget the call's answer is fitted to (max_tokens, or
 // the server's default) and the largest max_tokens allowed.
 func (r *lookups) Budgets(args map[string]any) (now, limit int) {
-	if _, v := splitView(args); v.budget > 0 {
+	if _, v := r.def.tool.splitView(args); v.budget > 0 {
 		return v.budget, r.g.cfg.MaxBudget
 	}
 	return r.g.cfg.Budget, r.g.cfg.MaxBudget
@@ -255,7 +257,7 @@ func (r *lookups) Budgets(args map[string]any) (now, limit int) {
 // fitAnalysis fits an analysis's answer to the call's budget: max_tokens
 // where sent, as the lookups' views are fitted.
 func (g *Gateway) fitAnalysis(ctx context.Context, a *analysisEntry, args map[string]any, text []byte) (summarize.Result, error) {
-	if _, v := splitView(args); v.budget > 0 {
+	if _, v := a.tool.splitView(args); v.budget > 0 {
 		return g.fitView(ctx, a.tool.kind, a.tool, args, v, nil, text)
 	}
 	return g.fit(ctx, a.tool.kind, a.tool, args, nil, text)
@@ -300,10 +302,10 @@ func (r *lookups) Lineage(ctx context.Context, id string) (*nsip.Lineage, error)
 }
 
 func (r *lookups) Search(ctx context.Context, raw map[string]any) (*nsip.SearchResults, error) {
-	eval, _ := raw["evaluation"].(string)
-	if _, ok := raw["evaluation"]; ok {
+	eval, _ := raw[argEvaluation].(string)
+	if _, ok := raw[argEvaluation]; ok {
 		raw = maps.Clone(raw)
-		delete(raw, "evaluation")
+		delete(raw, argEvaluation)
 	}
 	v, err := r.getUnder(ctx, searchAnimalsDef, raw, eval)
 	if err != nil {
@@ -380,6 +382,12 @@ func (g *Gateway) analyze(ctx context.Context, a *analysisEntry, req mcp.CallToo
 		g.finish(ctx, a.tool, logParams(req), start, outcome{err: te})
 		return te.result()
 	}
+	return g.runAnalysis(ctx, a, req, start, sent, args)
+}
+
+// runAnalysis runs analysis a on a call's validated arguments args (sent:
+// as the caller sent them), counted and timed from start.
+func (g *Gateway) runAnalysis(ctx context.Context, a *analysisEntry, req mcp.CallToolRequest, start time.Time, sent, args map[string]any) *mcp.CallToolResult {
 	// Lookups stop at nine tenths of the limit, leaving the rest for the
 	// computation and the fit.
 	lookupTime := g.cfg.AnalysisTimeout * 9 / 10

@@ -7,13 +7,15 @@
 // A lookup call goes through these steps (pipeline.go unless named):
 //
 //  1. Decode the arguments (param.Decode) and validate them against the
-//     tool's definition (tools.go, built from gateway/param), trait codes
-//     against the breed's own (traitcheck.go), the view arguments
-//     (view.go); a choice only the user can make may be asked for:
-//     the call ends with the form as an input request and runs again
-//     from here with the user's answer (elicit.go).
+//     tool's argument struct (toolargs.go: its fields, with their
+//     descriptions in argTable, give the schema and the validation through
+//     gateway/param), trait codes against the breed's own (traitcheck.go),
+//     the view arguments (view.go); a choice only the user can make may be
+//     asked for: the call ends with the form as an input request and runs
+//     again from here with the user's answer (elicit.go). nsip_get_animal
+//     with percentiles: true goes on as an analysis (animalpct.go).
 //  2. Key the call: the tool's method and its canonical arguments, without
-//     the view arguments (cache.Key).
+//     the struct's view fields (toolDef.key, cache.Key).
 //  3. Look in the cache; otherwise join a fetch already under way for the
 //     key (singleflight), or find another replica's answer in Redis
 //     (shared.go, sharedcodec.go).

@@ -276,9 +276,9 @@ func (g *Gateway) askMissing(ctx context.Context, d *toolDef, sent map[string]an
 	return filled, nil, true
 }
 
-// formSchema is the flat object of primitive fields elicitation allows. A
-// breed_id is offered as a choice of the breeds' names when NSIP's list is
-// at hand.
+// formSchema is the flat object of primitive fields elicitation allows. An
+// argument that takes a breed ID (param.Breeds) is offered as a choice of
+// the breeds' names when NSIP's list is at hand.
 func (g *Gateway) formSchema(ctx context.Context, ps []param.Spec, titles map[string]string) map[string]any {
 	props := map[string]any{}
 	var required []string
@@ -305,7 +305,7 @@ func (g *Gateway) formSchema(ctx context.Context, ps []param.Spec, titles map[st
 				f["enum"] = p.Enum
 			}
 		}
-		if p.Name == "breed_id" {
+		if p.Complete == param.Breeds {
 			if ids, names := g.breedChoices(ctx); len(ids) > 0 {
 				f = map[string]any{"type": "string", "title": "Breed", "description": p.Desc, "enum": ids, "enumNames": names}
 			}

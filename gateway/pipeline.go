@@ -160,10 +160,6 @@ func (g *Gateway) cachedData(keys []string, ids []uint64) full.Data {
 func (g *Gateway) handler(d *toolDef) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var res *mcp.CallToolResult
-		if a := percentilesCall(d, req); a != nil {
-			g.withProgress(ctx, req, func() { res = g.analyze(ctx, a, req) })
-			return res, nil
-		}
 		g.withProgress(ctx, req, func() { res = g.call(ctx, d, req) })
 		return res, nil
 	}
@@ -207,8 +203,11 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 		g.finish(ctx, d, logParams(req), start, outcome{err: te})
 		return te.result()
 	}
+	if a := percentilesCall(d, args); a != nil {
+		return g.runAnalysis(ctx, a, req, start, sent, args)
+	}
 
-	key := viewKey(d, args)
+	key := d.key(args)
 	o := g.runKeyed(ctx, d, key, args)
 	g.finish(ctx, d, key[len(d.method)+1:], start, o)
 	if o.err != nil {
@@ -268,21 +267,14 @@ func logParams(req mcp.CallToolRequest) string {
 // run takes validated arguments through cache, singleflight, breaker, rate
 // limit and client, and returns the answer fitted into the budget.
 func (g *Gateway) run(ctx context.Context, d *toolDef, args map[string]any) outcome {
-	return g.runKeyed(ctx, d, viewKey(d, args), args)
-}
-
-// viewKey is the cache key of a call: its tool and the arguments that go
-// to NSIP, without those that only choose how the answer is shown.
-func viewKey(d *toolDef, args map[string]any) string {
-	base, _ := splitView(args)
-	return cache.Key(d.method, base)
+	return g.runKeyed(ctx, d, d.key(args), args)
 }
 
 // runKeyed is run for a caller that has built the cache key already.
 // An answer asked to be shown in a view of its own (traits, max_tokens,
 // skip) is fitted again from the cached upstream answer.
 func (g *Gateway) runKeyed(ctx context.Context, d *toolDef, key string, args map[string]any) outcome {
-	base, v := splitView(args)
+	base, v := d.splitView(args)
 	if d.composite {
 		return g.runProfile(ctx, key, base, args, v)
 	}

@@ -88,7 +88,7 @@ func TestToolArgsReachTheClient(t *testing.T) {
 		if len(errs) > 0 {
 			t.Fatalf("%s %v: %v", tc.d.name, tc.sent, errs)
 		}
-		key := viewKey(tc.d, args)
+		key := tc.d.key(args)
 		request, err := bindFetch(tc.d, key)
 		if err != nil {
 			t.Fatalf("%s: binding %s: %v", tc.d.name, key, err)

@@ -3,11 +3,13 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -20,6 +22,9 @@ type toolDef struct {
 	title  string
 	method string // the cache key's method name: the NSIP client method, snake_cased
 	desc   string
+	// args is the tool's argument struct as the call path uses it; params
+	// are its specs, from which the schema and the validation come.
+	args   param.Args
 	params []param.Spec
 	kind   summarize.Kind
 	// composite tools are assembled from other tools' cached answers
@@ -40,6 +45,25 @@ type toolDef struct {
 	// fetch binds the validated arguments to the tool's typed ones
 	// (toolargs.go) for one upstream request.
 	fetch fetchSpec
+}
+
+// lookup completes a lookup tool's definition from its argument struct,
+// the fetch's (or, for a composite tool, argsOnly's) type argument.
+func lookup(d *toolDef) *toolDef {
+	a, err := argTable.Struct(d.fetch.args)
+	if err != nil {
+		panic(fmt.Sprintf("%s: %v", d.name, err))
+	}
+	d.args, d.params = a, a.Specs
+	return d
+}
+
+// key is the cache key of a call of d with the validated arguments args:
+// its method and the arguments that go to NSIP, or that key its answer,
+// without those that only choose how the answer is shown.
+func (d *toolDef) key(args map[string]any) string {
+	base, _ := d.splitView(args)
+	return cache.Key(d.method, base)
 }
 
 // hasParam reports whether the tool takes the argument name.
@@ -144,57 +168,45 @@ func fetched[T any](v *T, err error, body func(*T) json.RawMessage) (any, json.R
 	return raw(v, body(v))
 }
 
-var (
-	pageParam = param.Spec{
-		Name: "page", Kind: param.Integer, Default: 0, Example: 0, Min: param.Bound(0), Max: param.Bound(100000), Quiet: true,
-	}
-)
-
-// pageSizeParam is page_size with its default: 1 to the largest page NSIP
-// serves.
-func pageSizeParam(def int) param.Spec {
-	return param.Spec{Name: "page_size", Kind: param.Integer, Default: def, Example: def, Min: param.Bound(1), Max: param.Bound(nsip.MaxPageSize)}
-}
-
-var lastUpdateDef = &toolDef{
+var lastUpdateDef = lookup(&toolDef{
 	name: "nsip_get_last_update", title: "NSIP last evaluation date", method: "get_date_last_updated",
-	kind: summarize.KindGeneric, params: withMaxTokens(),
+	kind: summarize.KindGeneric,
 	desc: `Date of the latest NSIP evaluation, e.g. {"date":"09/23/2025"}: how current the EBVs are. Only argument: max_tokens.`,
 	fetch: fetchWith(func(ctx context.Context, up Upstream, _ noArgs) (*nsip.LastUpdate, error) {
 		return up.DateLastUpdated(ctx)
 	}, func(v *nsip.LastUpdate) json.RawMessage { return v.Raw }),
-}
+})
 
-var listBreedsDef = &toolDef{
+var listBreedsDef = lookup(&toolDef{
 	name: "nsip_list_breeds", title: "NSIP breed groups and breeds", method: "get_available_breed_groups",
-	kind: summarize.KindGeneric, params: withMaxTokens(),
+	kind: summarize.KindGeneric,
 	desc: `NSIP breed groups (Range, Maternal Wool, Hair, Terminal) with each breed's ID (breed_id elsewhere) and name; group IDs are breed_group_id. Only argument: max_tokens.`,
 	fetch: fetchWith(func(ctx context.Context, up Upstream, _ noArgs) (*nsip.BreedGroups, error) {
 		return up.BreedGroups(ctx)
 	}, func(v *nsip.BreedGroups) json.RawMessage { return v.Raw }),
-}
+})
 
-var statusesDef = &toolDef{
+var statusesDef = lookup(&toolDef{
 	name: "nsip_get_statuses", title: "NSIP animal statuses", method: "get_statuses_by_breed_group",
-	kind: summarize.KindGeneric, params: withMaxTokens(),
+	kind: summarize.KindGeneric,
 	desc: `Animal statuses NSIP records, e.g. ["CURRENT","SOLD","DEAD"], for search_criteria.status. Only argument: max_tokens.`,
 	fetch: fetchWith(func(ctx context.Context, up Upstream, _ noArgs) (*nsip.Statuses, error) {
 		return up.Statuses(ctx)
 	}, func(v *nsip.Statuses) json.RawMessage { return v.Raw }),
-}
+})
 
-var traitRangesDef = &toolDef{
+var traitRangesDef = lookup(&toolDef{
 	name: "nsip_get_trait_ranges", title: "NSIP trait ranges for a breed", method: "get_trait_ranges_by_breed",
-	kind: summarize.KindGeneric, params: withMaxTokens(param.BreedID),
+	kind:    summarize.KindGeneric,
 	subject: "breed_id", what: "trait ranges for breed", next: "list valid breed IDs with nsip_list_breeds",
 	desc: `Min and max EBV of each trait a breed has, e.g. {"BWT":{"min":-0.71,"max":0.93}}: the codes to sort and filter it by. ` +
 		`Too few evaluated animals: no_data. Arguments: breed_id (from nsip_list_breeds); max_tokens.`,
 	fetch: fetchWith(func(ctx context.Context, up Upstream, a breedArgs) (*nsip.TraitRanges, error) {
 		return up.TraitRanges(ctx, a.BreedID)
 	}, func(v *nsip.TraitRanges) json.RawMessage { return v.Raw }),
-}
+})
 
-var searchAnimalsDef = &toolDef{
+var searchAnimalsDef = lookup(&toolDef{
 	name: "nsip_search_animals", title: "Search NSIP animals", method: "search_animals",
 	kind: summarize.KindSearch, breedTraits: true,
 	desc: `Search NSIP animals by page (about 290 tokens an animal). ` +
@@ -203,49 +215,35 @@ var searchAnimalsDef = &toolDef{
 		`_meta gives page, page_size, total_count and next (the call for what follows; skip after part of a page). ` +
 		`Unsummarized: NSIP's JSON, accuracy 0.80 = 80%; tables in percent. ` +
 		`Arguments, all optional: page (0-based), page_size 1..` + strconv.Itoa(nsip.MaxPageSize) + ` (default 15), breed_id, sorted_trait (e.g. "WWT"), reverse, search_criteria, traits, skip, max_tokens.`,
-	params: withPaging(
-		pageParam,
-		pageSizeParam(15),
-		param.Spec{Name: "breed_id", Kind: param.Integer, Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},
-		param.SortedTrait,
-		param.Spec{Name: "reverse", Kind: param.Boolean, Default: false, Example: false},
-		param.SearchCriteria,
-	),
 	fetch: fetchWith(func(ctx context.Context, up Upstream, a searchArgs) (*nsip.SearchResults, error) {
 		return up.SearchAnimals(ctx, a.params())
 	}, func(v *nsip.SearchResults) json.RawMessage { return v.Raw }),
-}
+})
 
-var animalDef = &toolDef{
+var animalDef = lookup(&toolDef{
 	name: "nsip_get_animal", title: "NSIP animal details", method: "get_animal_details",
 	kind:        summarize.KindAnimal,
 	percentiles: true,
 	subject:     "search_string", what: "animal matching", next: "check the ID, or find animals and their LPN IDs with nsip_search_animals",
 	desc: `One animal's record: breed, birth date, gender, status, parents, progeny count, EBVs with accuracy as NSIP sends it (0.80 = 80%; MWWT may have none), indexes, breeder's contact (about 450 tokens). ` +
 		`Arguments: search_string (LPN ID or registration number); percentiles: true adds each EBV's top_percent in its breed (up to ` + strconv.Itoa(analysis.PercentileLookups) + ` more lookups); max_tokens.`,
-	params: withMaxTokens(param.Spec{
-		Name: "search_string", Kind: param.String, Required: true, Example: param.ExampleLPN, Complete: param.LPNs,
-		// Upper case, as LPN IDs (and registration numbers) are written.
-		MinLen: 2, MaxLen: nsip.MaxSearchStringLength, Pattern: param.SearchPattern, Upper: true,
-	}, param.Spec{Name: "percentiles", Kind: param.Boolean, Example: true}),
 	fetch: fetchWith(func(ctx context.Context, up Upstream, a detailsArgs) (*nsip.AnimalDetails, error) {
 		return up.AnimalDetails(ctx, a.SearchString)
 	}, func(v *nsip.AnimalDetails) json.RawMessage { return v.Raw }),
-}
+})
 
-var lineageDef = &toolDef{
+var lineageDef = lookup(&toolDef{
 	name: "nsip_get_lineage", title: "NSIP pedigree", method: "get_lineage",
 	kind:    summarize.KindLineage,
 	subject: "lpn_id", what: "pedigree for LPN ID", next: "check the LPN ID, or find animals with nsip_search_animals",
 	desc: `An animal's pedigree, each ancestor with LPN ID, farm, birth date, sex, status and indexes (about 85 tokens each); ` +
 		`summaries keep the nearest generations, counting the rest. Arguments: lpn_id; max_tokens.`,
-	params: withMaxTokens(param.LPNParam("")),
 	fetch: fetchWith(func(ctx context.Context, up Upstream, a lpnArgs) (*nsip.Lineage, error) {
 		return up.Lineage(ctx, a.LPNID)
 	}, func(v *nsip.Lineage) json.RawMessage { return v.Raw }),
-}
+})
 
-var progenyDef = &toolDef{
+var progenyDef = lookup(&toolDef{
 	name: "nsip_get_progeny", title: "NSIP progeny", method: "get_progeny",
 	kind:    summarize.KindProgeny,
 	subject: "lpn_id", what: "progeny for LPN ID", next: "check the LPN ID, or find animals with nsip_search_animals",
@@ -253,22 +251,17 @@ var progenyDef = &toolDef{
 		`Unsummarized: NSIP's JSON (sex "1"=M, "2"=F). Over the budget, a table of LPN ID, sex (M/F), birth date and the most accurate EBVs that fit as [value, accuracy], with per-trait statistics naming who has the max and min. ` +
 		`_meta gives page, page_size, total_count, next. ` +
 		`Arguments: lpn_id; page (0-based); page_size 1..` + strconv.Itoa(nsip.MaxPageSize) + ` (default 10); traits (exactly the codes rows carry); skip; max_tokens.`,
-	params: withPaging(
-		param.LPNParam(""),
-		pageParam,
-		pageSizeParam(10),
-	),
 	fetch: fetchWith(func(ctx context.Context, up Upstream, a progenyArgs) (*nsip.ProgenyPage, error) {
 		return up.Progeny(ctx, a.LPNID, a.Page, a.PageSize)
 	}, func(v *nsip.ProgenyPage) json.RawMessage { return v.Raw }),
-}
+})
 
-var searchByLPNDef = &toolDef{
+var searchByLPNDef = lookup(&toolDef{
 	name: "nsip_search_by_lpn", title: "NSIP animal profile", method: "search_by_lpn",
 	kind: summarize.KindProfile, composite: true,
 	subject: "lpn_id", what: "animal with LPN ID", next: "check the LPN ID, or find animals with nsip_search_animals",
 	desc: `An animal's profile in one call: details, pedigree and first 10 offspring. ` +
 		`Summaries fill the budget with identity, contact, EBVs, indexes, parents, grandparents and offspring, listing each part left out with the call for it. ` +
 		`Arguments: lpn_id; traits; max_tokens. Shares the cache of the single-part tools.`,
-	params: withTraits(param.LPNParam("")),
-}
+	fetch: argsOnly[profileArgs](),
+})

@@ -11,15 +11,6 @@ import (
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
-// The view arguments choose how an answer is shown, not what is asked of
-// NSIP: they stay out of the cache key, so every view of one upstream
-// answer shares its cache entry, and the answer is fitted again for them.
-const (
-	argTraits    = "traits"
-	argMaxTokens = "max_tokens"
-	argSkip      = "skip"
-)
-
 // MaxTokenCap is the most tokens any call may ask for with max_tokens,
 // whatever the server's configured cap.
 const MaxTokenCap = 25000
@@ -31,33 +22,59 @@ const minMaxTokens = 256
 // DefaultMaxBudget is the server's default cap on max_tokens.
 const DefaultMaxBudget = 8000
 
-var viewArgs = []string{argTraits, argMaxTokens, argSkip}
-
-var (
-	maxTokensParam = param.Spec{
-		// The bounds are checked by checkView, against the configured cap;
-		// the tools' descriptions say what the argument is.
-		Name: argMaxTokens, Kind: param.Integer, Example: 4000,
+// The view arguments choose how an answer is shown, not what is asked of
+// NSIP: they stay out of the cache key, so every view of one upstream
+// answer shares its cache entry, and the answer is fitted again for them.
+// They are fields of a lookup tool's argument struct (toolargs.go),
+// embedded from these, after its own: every tool takes max_tokens; tools
+// whose rows carry EBVs take traits too, and tools whose answers are pages
+// skip.
+type (
+	viewTraits struct {
+		Traits []string `json:"traits,omitempty" arg:"view"`
 	}
-	traitsParam = param.Spec{
-		Name: argTraits, Kind: param.Array, Example: []any{"WWT", "NLB"},
-		Expect: param.TraitListExpect,
-		Items:  map[string]any{"type": "string"},
-		Custom: param.ValidateTraitList,
+	viewSkip struct {
+		Skip int `json:"skip,omitempty" arg:"view"`
 	}
-	skipParam = param.Spec{
-		Name: argSkip, Kind: param.Integer, Example: 0, Min: param.Bound(0), Max: param.Bound(99),
-		Quiet: true,
+	viewBudget struct {
+		MaxTokens int `json:"max_tokens,omitempty" arg:"view"`
 	}
 )
 
-// Every tool takes max_tokens after its own arguments; tools whose rows
-// carry EBVs take traits too, and tools whose answers are pages skip.
-func withMaxTokens(ps ...param.Spec) []param.Spec { return append(ps, maxTokensParam) }
-func withTraits(ps ...param.Spec) []param.Spec    { return append(ps, traitsParam, maxTokensParam) }
-func withPaging(ps ...param.Spec) []param.Spec {
-	return append(ps, traitsParam, skipParam, maxTokensParam)
-}
+// The view fields' descriptions, in argTable.
+var (
+	maxTokensField = param.Spec{
+		// The bounds are checked by checkView, against the configured cap;
+		// the tools' descriptions say what the argument is.
+		Example: 4000,
+	}
+	traitsField = param.Spec{
+		Example: []any{"WWT", "NLB"},
+		Expect:  param.TraitListExpect,
+		Custom:  param.ValidateTraitList,
+	}
+	skipField = param.Spec{Example: 0, Min: param.Bound(0), Max: param.Bound(99), Quiet: true}
+)
+
+var (
+	// views are all the view arguments, so that the code that reads one
+	// names it by its field.
+	views = param.MustStruct[struct {
+		viewTraits
+		viewSkip
+		viewBudget
+	}](argTable)
+	argTraits    = views.Name("Traits")
+	argSkip      = views.Name("Skip")
+	argMaxTokens = views.Name("MaxTokens")
+
+	// analysisView is the view of an analysis tool: max_tokens.
+	analysisView = param.MustStruct[viewBudget](argTable)
+)
+
+// withMaxTokens is an analysis's arguments followed by max_tokens, which
+// every tool takes.
+func withMaxTokens(ps ...param.Spec) []param.Spec { return append(ps, analysisView.Specs...) }
 
 // view is how the caller asked to see an answer.
 type view struct {
@@ -68,15 +85,15 @@ type view struct {
 
 func (v view) set() bool { return v.budget > 0 || len(v.traits) > 0 || v.skip > 0 }
 
-// splitView separates the view arguments from those that go to NSIP.
-func splitView(args map[string]any) (map[string]any, view) {
+// splitView separates the view arguments of d from those that go to NSIP.
+func (d *toolDef) splitView(args map[string]any) (map[string]any, view) {
 	var v view
-	if !slices.ContainsFunc(viewArgs, func(k string) bool { _, ok := args[k]; return ok }) {
+	if !slices.ContainsFunc(d.args.View, func(k string) bool { _, ok := args[k]; return ok }) {
 		return args, v
 	}
 	base := make(map[string]any, len(args))
 	for k, a := range args {
-		if !slices.Contains(viewArgs, k) {
+		if !d.args.IsView(k) {
 			base[k] = a
 		}
 	}

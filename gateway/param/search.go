@@ -2,6 +2,7 @@ package param
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
@@ -12,25 +13,54 @@ import (
 // SortedTrait is nsip_search_animals's sorted_trait.
 var SortedTrait = Spec{Name: "sorted_trait", Kind: String, Example: "WWT", MaxLen: nsip.MaxTraitCodeLength, Pattern: TraitCodePattern, Upper: true, Quiet: true}
 
-// SearchCriteria is nsip_search_animals's search_criteria.
-var SearchCriteria = Spec{Name: "search_criteria", Kind: Object, DropZero: true,
-	Example: map[string]any{"gender": "Female", "born_after": "2022-01-01"},
-	Check:   criteriaRules,
-	Props: []Spec{
-		{Name: "breed_group_id", Kind: Integer, Example: 64, Min: Bound(1), Max: Bound(99999), Quiet: true},
-		{Name: "breed_id", Kind: Integer, Example: 640, Min: Bound(1), Max: Bound(99999), Quiet: true},
-		{Name: "born_after", Kind: String, Example: "2022-01-01", Date: true, MaxLen: 10, Quiet: true},
-		{Name: "born_before", Kind: String, Example: "2024-12-31", Date: true, MaxLen: 10, Quiet: true},
-		{Name: "gender", Kind: String, Example: "Female", Enum: []string{"Male", "Female", "Both"}},
-		{Name: "proven_only", Kind: Boolean, Example: true,
-			Desc: "Progeny-proven EBVs only."},
-		{Name: "status", Kind: String, Example: "CURRENT", MaxLen: nsip.MaxCriteriaLength, Pattern: StatusPattern, Upper: true, Quiet: true},
-		{Name: "flock_id", Kind: String, Example: "640238", MaxLen: nsip.MaxCriteriaLength, Pattern: AlnumPattern, Quiet: true},
-		{Name: "trait_ranges", Kind: Object, TraitMap: true,
-			Example: map[string]any{"WWT": map[string]any{"min": 1.0, "max": 5.0}},
-			Desc:    "Bounds per trait code, min and/or max, e.g. {\"WWT\":{\"min\":1}}."},
-	},
+// Criteria is search_criteria: nsip.SearchCriteria under the tools' names,
+// field for field, so that the one converts to the other.
+type Criteria struct {
+	BreedGroupID int                   `json:"breed_group_id,omitempty"`
+	BreedID      int                   `json:"breed_id,omitempty"`
+	BornAfter    string                `json:"born_after,omitempty"`
+	BornBefore   string                `json:"born_before,omitempty"`
+	Gender       string                `json:"gender,omitempty"`
+	ProvenOnly   bool                  `json:"proven_only,omitempty"`
+	Status       string                `json:"status,omitempty"`
+	FlockID      string                `json:"flock_id,omitempty"`
+	TraitRanges  map[string]nsip.Range `json:"trait_ranges,omitempty"`
 }
+
+// CriteriaFields describes Criteria's fields.
+var CriteriaFields = Fields{
+	"BreedGroupID": {Example: 64, Min: Bound(1), Max: Bound(99999), Quiet: true},
+	"BreedID":      {Example: 640, Min: Bound(1), Max: Bound(99999), Quiet: true},
+	"BornAfter":    {Example: "2022-01-01", Date: true, MaxLen: 10, Quiet: true},
+	"BornBefore":   {Example: "2024-12-31", Date: true, MaxLen: 10, Quiet: true},
+	"Gender":       {Example: "Female", Enum: []string{"Male", "Female", "Both"}},
+	"ProvenOnly":   {Example: true, Desc: "Progeny-proven EBVs only."},
+	"Status":       {Example: "CURRENT", MaxLen: nsip.MaxCriteriaLength, Pattern: StatusPattern, Upper: true, Quiet: true},
+	"FlockID":      {Example: "640238", MaxLen: nsip.MaxCriteriaLength, Pattern: AlnumPattern, Quiet: true},
+	"TraitRanges": {TraitMap: true,
+		Example: map[string]any{"WWT": map[string]any{"min": 1.0, "max": 5.0}},
+		Desc:    "Bounds per trait code, min and/or max, e.g. {\"WWT\":{\"min\":1}}."},
+}
+
+// CriteriaArg is what a search_criteria field of Criteria says beyond its
+// fields: an argument struct describes its field with it.
+var CriteriaArg = Spec{
+	Example:  map[string]any{"gender": "Female", "born_after": "2022-01-01"},
+	Check:    criteriaRules,
+	DropZero: true,
+}
+
+// SearchCriteria is nsip_search_animals's search_criteria, as the analyses
+// that take criteria take it.
+var SearchCriteria = func() Spec {
+	type holder struct {
+		Criteria *Criteria `json:"search_criteria,omitempty"`
+	}
+	return MustStruct[holder](Table{
+		reflect.TypeFor[holder]():   {"Criteria": CriteriaArg},
+		reflect.TypeFor[Criteria](): CriteriaFields,
+	}).Specs[0]
+}()
 
 // criteriaRules applies the rules that span fields: a birth window must not
 // end before it starts. It also drops proven_only=false, which filters nothing,
