@@ -3,6 +3,7 @@ package tasks
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -11,9 +12,24 @@ import (
 	"github.com/nsip-tools/nsip-mcp/transport/caller"
 )
 
-type clock struct{ now time.Time }
+// clock is the store's clock, moved on by tests; the store reads it from
+// whichever goroutine consults the store.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
 
-func (c *clock) Now() time.Time { return c.now }
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
 
 func newStore(t *testing.T, cfg Config) (*Store, *clock) {
 	t.Helper()
@@ -41,7 +57,7 @@ func TestExpiryStopsWorkAndFreesThePlace(t *testing.T) {
 	if _, err := s.create(ctx, nil); err == nil || !strings.Contains(err.Error(), "NSIP_TASKS_PER_CLIENT=1") {
 		t.Fatalf("second task: %v", err)
 	}
-	c.now = c.now.Add(time.Minute)
+	c.advance(time.Minute)
 	if n := s.Len(); n != 0 {
 		t.Errorf("%d held after the TTL", n)
 	}
