@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/nsip-tools/nsip-mcp/cache/cachetest"
 	"github.com/nsip-tools/nsip-mcp/transport/caller"
 )
 
@@ -30,7 +31,7 @@ type harness struct {
 	srv       *server.MCPServer
 	hooks     *server.Hooks
 	taskHooks *server.TaskHooks
-	clock     *clock
+	clock     *cachetest.Clock
 	logs      *syncBuffer
 	ids       atomic.Int64
 	release   chan struct{}

@@ -209,7 +209,7 @@ func TestTTLExpiry(t *testing.T) {
 	}
 	// Expiry is noticed when the store is next consulted, here by the
 	// owner asking after the task.
-	h.clock.advance(time.Second)
+	h.clock.Advance(time.Second)
 	if _, problem := h.status(owner, short["taskId"].(string)); !strings.Contains(problem, "forgotten 1m0s after its creation at the latest") {
 		t.Errorf("the expired task: %q", problem)
 	}
@@ -219,7 +219,7 @@ func TestTTLExpiry(t *testing.T) {
 	if st, _ := h.status(owner, long); st != "working" {
 		t.Errorf("the one-minute task at 1s: %q", st)
 	}
-	h.clock.advance(time.Minute)
+	h.clock.Advance(time.Minute)
 	if n := h.store.Len(); n != 0 || h.store.Issued(long) {
 		t.Errorf("after the TTL: %d held, issued %v", n, h.store.Issued(long))
 	}
