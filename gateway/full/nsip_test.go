@@ -26,87 +26,89 @@ func readAs(t *testing.T, v any, raw json.RawMessage, format string) string {
 	return text
 }
 
-// A search page's CSV has the row's own columns, then each trait the page
-// has as CODE and CODE_acc in the glossary's order (codes outside it
-// last, alphabetically); a value a row lacks is an empty field, and an
-// accuracy NSIP did not send is empty rather than 0.
-func TestSearchPageTable(t *testing.T) {
-	page := &nsip.SearchResults{Results: []nsip.AnimalRow{
-		{LPNID: "6401492020FLE249", Sex: "Female", DateOfBirth: "2020-03-01", Status: "CURRENT", BreedName: "Katahdin", BreedID: 640,
-			FlockCode: "640149", Sire: "6401492018FLE001", Dam: "6401492017FLE010", RegistrationNumber: "R-17",
-			Traits: []nsip.Trait{{Code: "ZZZ", Value: 9}, {Code: "WWT", Value: 3.25, Accuracy: 71, HasAccuracy: true}}},
-		{LPNID: "6401492021FLE002",
-			Traits: []nsip.Trait{{Code: "BWT", Value: -0.5, Accuracy: 60, HasAccuracy: true}, {Code: "FAT", Value: 0.02}}},
-	}}
-	want := "lpn_id,sex,dob,status,breed,breed_id,flock_id,sire,dam,registration_number,BWT,BWT_acc,WWT,WWT_acc,FAT,FAT_acc,ZZZ,ZZZ_acc\n" +
-		"6401492020FLE249,Female,2020-03-01,CURRENT,Katahdin,640,640149,6401492018FLE001,6401492017FLE010,R-17,,,3.25,71,,,9,\n" +
-		"6401492021FLE002,,,,,,,,,,-0.5,60,,,0.02,,,\n"
-	if got := readAs(t, page, nil, "csv"); got != want {
-		t.Errorf("search CSV:\n%s\nwant:\n%s", got, want)
+// Each upstream answer's link reads as the table of its records:
+//   - a search page has the row's own columns, then each trait the page
+//     has as CODE and CODE_acc in the glossary's order (codes outside it
+//     last, alphabetically); a value a row lacks is an empty field, and an
+//     accuracy NSIP did not send is empty rather than 0;
+//   - a progeny page is one row per offspring, its traits as a search
+//     page has them;
+//   - a pedigree is one row per animal, the subject first, then depth
+//     first by sire before dam; each row's path says how it is reached
+//     (S sire, D dam) and its generation is that path's length;
+//   - an animal's profile (from its exact upstream bodies), and any other
+//     answer, is every value of its JSON with its path, keys in order.
+func TestAnswerTables(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		v    any
+		raw  json.RawMessage
+		want string
+	}{{
+		name: "search page", v: searchPage,
+		want: "lpn_id,sex,dob,status,breed,breed_id,flock_id,sire,dam,registration_number,BWT,BWT_acc,WWT,WWT_acc,FAT,FAT_acc,ZZZ,ZZZ_acc\n" +
+			"6401492020FLE249,Female,2020-03-01,CURRENT,Katahdin,640,640149,6401492018FLE001,6401492017FLE010,R-17,,,3.25,71,,,9,\n" +
+			"6401492021FLE002,,,,,,,,,,-0.5,60,,,0.02,,,\n",
+	}, {
+		name: "progeny page",
+		v: &nsip.ProgenyPage{LPNID: "6401492018FLE001", Animals: []nsip.ProgenyRow{
+			{LPNID: "6401492020FLE249", Sex: "Female", DateOfBirth: "2020-03-01", Traits: []nsip.Trait{{Code: "PWWT", Value: 5, Accuracy: 40, HasAccuracy: true}}},
+			{LPNID: "6401492020FLE250", Traits: []nsip.Trait{{Code: "BWT", Value: 0.1}}},
+		}},
+		want: "lpn_id,sex,dob,BWT,BWT_acc,PWWT,PWWT_acc\n" +
+			"6401492020FLE249,Female,2020-03-01,,,5,40\n" +
+			"6401492020FLE250,,,0.1,,,\n",
+	}, {
+		name: "pedigree",
+		v: &nsip.Lineage{Subject: nsip.LineageNode{LPNID: "C", Sex: "Female", DOB: "2022-01-01", Status: "CURRENT", Farm: "Hill",
+			Sire: &nsip.LineageNode{LPNID: "S", Sire: &nsip.LineageNode{LPNID: "SS"}},
+			Dam:  &nsip.LineageNode{LPNID: "D"}}},
+		want: "path,generation,lpn_id,sex,dob,status,farm,sire,dam\n" +
+			",0,C,Female,2022-01-01,CURRENT,Hill,S,D\n" +
+			"S,1,S,,,,,SS,\n" +
+			"SS,2,SS,,,,,,\n" +
+			"D,1,D,,,,,,\n",
+	}, {
+		name: "animal profile",
+		v:    &nsip.AnimalProfile{Raw: json.RawMessage(`{"progeny":{"animals":[{"lpnId":"K1"},{"lpnId":"K2"}]},"details":{"lpnId":"P","breedId":640,"genotyped":true,"sire":null}}`)},
+		want: "path,value\n" +
+			"details.breedId,640\n" +
+			"details.genotyped,true\n" +
+			"details.lpnId,P\n" +
+			"details.sire,\n" +
+			"progeny.animals[0].lpnId,K1\n" +
+			"progeny.animals[1].lpnId,K2\n",
+	}, {
+		name: "other answer", v: map[string]any{"ignored": true},
+		raw:  json.RawMessage(`[{"breedGroupId":61,"breeds":[{"name":"Katahdin"}]}]`),
+		want: "path,value\n[0].breedGroupId,61\n[0].breeds[0].name,Katahdin\n",
+	}} {
+		if got := readAs(t, c.v, c.raw, "csv"); got != c.want {
+			t.Errorf("%s CSV:\n%s\nwant:\n%s", c.name, got, c.want)
+		}
 	}
+}
+
+var searchPage = &nsip.SearchResults{Results: []nsip.AnimalRow{
+	{LPNID: "6401492020FLE249", Sex: "Female", DateOfBirth: "2020-03-01", Status: "CURRENT", BreedName: "Katahdin", BreedID: 640,
+		FlockCode: "640149", Sire: "6401492018FLE001", Dam: "6401492017FLE010", RegistrationNumber: "R-17",
+		Traits: []nsip.Trait{{Code: "ZZZ", Value: 9}, {Code: "WWT", Value: 3.25, Accuracy: 71, HasAccuracy: true}}},
+	{LPNID: "6401492021FLE002",
+		Traits: []nsip.Trait{{Code: "BWT", Value: -0.5, Accuracy: 60, HasAccuracy: true}, {Code: "FAT", Value: 0.02}}},
+}}
+
+// The JSON of a link says null where its CSV leaves a field empty, and
+// keeps numbers as numbers.
+func TestAnswerTableJSON(t *testing.T) {
 	var j struct {
 		Count int              `json:"count"`
 		Rows  []map[string]any `json:"rows"`
 	}
-	if err := json.Unmarshal([]byte(readAs(t, page, nil, "json")), &j); err != nil {
+	if err := json.Unmarshal([]byte(readAs(t, searchPage, nil, "json")), &j); err != nil {
 		t.Fatal(err)
 	}
-	// JSON says null where CSV leaves a field empty, and keeps numbers.
 	if j.Count != 2 || j.Rows[0]["breed_id"] != 640.0 || j.Rows[1]["breed_id"] != nil || j.Rows[1]["sex"] != nil || j.Rows[0]["WWT_acc"] != 71.0 || j.Rows[1]["FAT_acc"] != nil {
 		t.Errorf("search JSON: %+v", j)
-	}
-}
-
-// A progeny page is one row per offspring, with its traits as a search
-// page has them.
-func TestProgenyPageTable(t *testing.T) {
-	page := &nsip.ProgenyPage{LPNID: "6401492018FLE001", Animals: []nsip.ProgenyRow{
-		{LPNID: "6401492020FLE249", Sex: "Female", DateOfBirth: "2020-03-01", Traits: []nsip.Trait{{Code: "PWWT", Value: 5, Accuracy: 40, HasAccuracy: true}}},
-		{LPNID: "6401492020FLE250", Traits: []nsip.Trait{{Code: "BWT", Value: 0.1}}},
-	}}
-	want := "lpn_id,sex,dob,BWT,BWT_acc,PWWT,PWWT_acc\n" +
-		"6401492020FLE249,Female,2020-03-01,,,5,40\n" +
-		"6401492020FLE250,,,0.1,,,\n"
-	if got := readAs(t, page, nil, "csv"); got != want {
-		t.Errorf("progeny CSV:\n%s\nwant:\n%s", got, want)
-	}
-}
-
-// A pedigree is one row per animal, the subject first, then depth first
-// by sire before dam; each row's path says how it is reached (S sire,
-// D dam) and its generation is that path's length.
-func TestLineageTable(t *testing.T) {
-	lin := &nsip.Lineage{Subject: nsip.LineageNode{LPNID: "C", Sex: "Female", DOB: "2022-01-01", Status: "CURRENT", Farm: "Hill",
-		Sire: &nsip.LineageNode{LPNID: "S", Sire: &nsip.LineageNode{LPNID: "SS"}},
-		Dam:  &nsip.LineageNode{LPNID: "D"}}}
-	want := "path,generation,lpn_id,sex,dob,status,farm,sire,dam\n" +
-		",0,C,Female,2022-01-01,CURRENT,Hill,S,D\n" +
-		"S,1,S,,,,,SS,\n" +
-		"SS,2,SS,,,,,,\n" +
-		"D,1,D,,,,,,\n"
-	if got := readAs(t, lin, nil, "csv"); got != want {
-		t.Errorf("lineage CSV:\n%s\nwant:\n%s", got, want)
-	}
-}
-
-// Any other answer, and an animal's profile (from its exact upstream
-// bodies), is every value of its JSON with its path, keys in order.
-func TestFlatTables(t *testing.T) {
-	profile := &nsip.AnimalProfile{Raw: json.RawMessage(`{"progeny":{"animals":[{"lpnId":"K1"},{"lpnId":"K2"}]},"details":{"lpnId":"P","breedId":640,"genotyped":true,"sire":null}}`)}
-	want := "path,value\n" +
-		"details.breedId,640\n" +
-		"details.genotyped,true\n" +
-		"details.lpnId,P\n" +
-		"details.sire,\n" +
-		"progeny.animals[0].lpnId,K1\n" +
-		"progeny.animals[1].lpnId,K2\n"
-	if got := readAs(t, profile, nil, "csv"); got != want {
-		t.Errorf("profile CSV:\n%s\nwant:\n%s", got, want)
-	}
-	breeds := json.RawMessage(`[{"breedGroupId":61,"breeds":[{"name":"Katahdin"}]}]`)
-	want = "path,value\n[0].breedGroupId,61\n[0].breeds[0].name,Katahdin\n"
-	if got := readAs(t, map[string]any{"ignored": true}, breeds, "csv"); got != want {
-		t.Errorf("other answer CSV:\n%s\nwant:\n%s", got, want)
 	}
 }
 

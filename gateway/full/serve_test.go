@@ -4,42 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/nsip-tools/nsip-mcp/internal/rpctest"
 	"github.com/nsip-tools/nsip-mcp/transport/caller"
 )
-
-// rpc sends one JSON-RPC request to srv as ctx's caller and returns its
-// result, or the message of the error it was answered with.
-func rpc(t *testing.T, srv *server.MCPServer, ctx context.Context, method string, params any) (map[string]any, string) {
-	t.Helper()
-	p, err := json.Marshal(params)
-	if err != nil {
-		t.Fatal(err)
-	}
-	msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":%s}`, method, p)
-	switch r := srv.HandleMessage(ctx, json.RawMessage(msg)).(type) {
-	case mcp.JSONRPCResponse:
-		b, _ := json.Marshal(r.Result)
-		var out map[string]any
-		if err := json.Unmarshal(b, &out); err != nil {
-			t.Fatal(err)
-		}
-		return out, ""
-	case mcp.JSONRPCError:
-		return nil, r.Error.Message
-	default:
-		t.Fatalf("%s: answered %T", method, r)
-		return nil, ""
-	}
-}
 
 // Served as a resource template, a link is listed by its template and
 // read through resources/read by its owner, with the MIME type of its
@@ -49,7 +23,7 @@ func TestResourceTemplateServesTheOwnerOnly(t *testing.T) {
 	srv := server.NewMCPServer("test", "1", server.WithResourceCapabilities(false, false))
 	srv.AddResourceTemplates(s.ResourceTemplate())
 
-	list, problem := rpc(t, srv, context.Background(), "resources/templates/list", map[string]any{})
+	list, problem := rpctest.Send(t, context.Background(), srv, "resources/templates/list", map[string]any{})
 	if problem != "" {
 		t.Fatal(problem)
 	}
@@ -64,7 +38,7 @@ func TestResourceTemplateServesTheOwnerOnly(t *testing.T) {
 		{l.JSON, "application/json", `{"columns":["lpn_id","sex","WWT","note"],"count":2,`},
 		{l.CSV, "text/csv", "lpn_id,sex,WWT,note\n6402382024NCSA,female,0,"},
 	} {
-		res, problem := rpc(t, srv, owner, "resources/read", map[string]any{"uri": c.uri})
+		res, problem := rpctest.Send(t, owner, srv, "resources/read", map[string]any{"uri": c.uri})
 		if problem != "" {
 			t.Fatalf("owner reading %s: %s", c.uri, problem)
 		}
@@ -76,7 +50,7 @@ func TestResourceTemplateServesTheOwnerOnly(t *testing.T) {
 		if got["uri"] != c.uri || got["mimeType"] != c.mime || !strings.HasPrefix(got["text"].(string), c.first) {
 			t.Errorf("owner reading %s: %v, want %s starting %q", c.uri, got, c.mime, c.first)
 		}
-		_, problem = rpc(t, srv, as("session:other"), "resources/read", map[string]any{"uri": c.uri})
+		_, problem = rpctest.Send(t, as("session:other"), srv, "resources/read", map[string]any{"uri": c.uri})
 		if !strings.Contains(problem, "no full answer at this URI for this caller") || strings.Contains(problem, "6402382024NCSA") {
 			t.Errorf("another caller reading %s: %q, want not-found without the data", c.uri, problem)
 		}

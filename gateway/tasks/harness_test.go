@@ -3,18 +3,16 @@ package tasks
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nsip-tools/nsip-mcp/cache/cachetest"
+	"github.com/nsip-tools/nsip-mcp/internal/rpctest"
 	"github.com/nsip-tools/nsip-mcp/transport/caller"
 )
 
@@ -32,8 +30,7 @@ type harness struct {
 	hooks     *server.Hooks
 	taskHooks *server.TaskHooks
 	clock     *cachetest.Clock
-	logs      *syncBuffer
-	ids       atomic.Int64
+	logs      *bytes.Buffer // the store logs only in Shutdown, which tests call
 	release   chan struct{}
 	started   chan string // the label of each piece of work as it starts as a task
 
@@ -41,27 +38,9 @@ type harness struct {
 	ctxs map[string]context.Context // each task's work's context, by label
 }
 
-// syncBuffer is a log sink the task goroutines may write to.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func newHarness(t *testing.T, cfg Config) *harness {
 	t.Helper()
-	h := &harness{t: t, logs: &syncBuffer{}, release: make(chan struct{}),
+	h := &harness{t: t, logs: &bytes.Buffer{}, release: make(chan struct{}),
 		started: make(chan string, 64), ctxs: map[string]context.Context{}}
 	cfg.Logger = slog.New(slog.NewTextHandler(h.logs, nil))
 	h.store, h.clock = newStore(t, cfg)
@@ -150,34 +129,11 @@ func (h *harness) session(id string) (context.Context, *server.InProcessSession)
 	return h.srv.WithContext(context.Background(), s), s
 }
 
-// rpc sends one request with params (and _meta, when not nil) and
-// returns its result, or the message of the error it was answered with.
+// rpc sends one request and returns its result, or the message of the
+// error it was answered with.
 func (h *harness) rpc(ctx context.Context, method string, params map[string]any) (map[string]any, string) {
 	h.t.Helper()
-	p, err := json.Marshal(params)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, h.ids.Add(1), method, p)
-	return h.raw(ctx, msg)
-}
-
-func (h *harness) raw(ctx context.Context, msg string) (map[string]any, string) {
-	h.t.Helper()
-	switch r := h.srv.HandleMessage(ctx, json.RawMessage(msg)).(type) {
-	case mcp.JSONRPCResponse:
-		b, _ := json.Marshal(r.Result)
-		var out map[string]any
-		if err := json.Unmarshal(b, &out); err != nil {
-			h.t.Fatal(err)
-		}
-		return out, ""
-	case mcp.JSONRPCError:
-		return nil, r.Error.Message
-	default:
-		h.t.Fatalf("%s: answered %T", msg, r)
-		return nil, ""
-	}
+	return rpctest.Send(h.t, ctx, h.srv, method, params)
 }
 
 // start calls work as a task in ctx and returns the task as created; a

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/nsip-tools/nsip-mcp/internal/rpctest"
 	"github.com/nsip-tools/nsip-mcp/transport/caller"
 )
 
@@ -67,45 +68,29 @@ func TestTaskIsItsCreatorsAlone(t *testing.T) {
 }
 
 // The owner's cancel ends the work's context, so an analysis reads
-// nothing more, and the task is shown cancelled under the owner's ID.
-func TestOwnerCancelStopsTheWork(t *testing.T) {
+// nothing more, and the task is shown cancelled under the owner's ID. The
+// cancel is the owner's last word however soon the stopped work answers:
+// the work is not stopped before mcp-go has marked its record cancelled,
+// or an answer finished in between would make the task completed and the
+// cancel an error. A hook after the store's forces that order should the
+// work be stopped too soon: it lets the work complete before mcp-go takes
+// the cancel.
+func TestOwnerCancelStopsTheWorkAndStands(t *testing.T) {
 	h := newHarness(t, Config{})
 	owner := as(caller.Address("192.0.2.7"))
+	completed := make(chan struct{})
+	h.taskHooks.AddOnTaskCompleted(func(context.Context, server.TaskMetrics) { close(completed) })
+	h.hooks.AddBeforeCancelTask(func(context.Context, any, *mcp.CancelTaskRequest) {
+		if h.stopped("long") {
+			<-completed
+		}
+	})
 	id := h.running(owner, "long")
 	res, problem := h.rpc(owner, "tasks/cancel", map[string]any{"taskId": id})
 	if problem != "" || res["taskId"] != id || res["status"] != "cancelled" {
 		t.Fatalf("tasks/cancel: %v %q, want %s cancelled", res, problem, id)
 	}
 	if !h.stopped("long") {
-		t.Error("the cancelled task's work goes on")
-	}
-	if st, _ := h.status(owner, id); st != "cancelled" {
-		t.Errorf("after cancel: %q", st)
-	}
-}
-
-// A cancel is the owner's last word on its task, however soon the
-// stopped work answers: the work is not stopped before mcp-go has marked
-// its record cancelled, or an answer finished in between would make the
-// task completed and the cancel an error. The race is forced here: a hook
-// after the store's lets the stopped work complete before mcp-go takes
-// the cancel.
-func TestCancelWinsOverTheStoppedWorksAnswer(t *testing.T) {
-	h := newHarness(t, Config{})
-	owner := as(caller.Token("owner"))
-	completed := make(chan struct{})
-	h.taskHooks.AddOnTaskCompleted(func(context.Context, server.TaskMetrics) { close(completed) })
-	h.hooks.AddBeforeCancelTask(func(context.Context, any, *mcp.CancelTaskRequest) {
-		if h.stopped("racing") {
-			<-completed
-		}
-	})
-	id := h.running(owner, "racing")
-	res, problem := h.rpc(owner, "tasks/cancel", map[string]any{"taskId": id})
-	if problem != "" || res["status"] != "cancelled" {
-		t.Fatalf("tasks/cancel: %v %q, want cancelled", res, problem)
-	}
-	if !h.stopped("racing") {
 		t.Error("the cancelled task's work goes on")
 	}
 	if st, _ := h.status(owner, id); st != "cancelled" {
@@ -426,7 +411,7 @@ func TestRequestsOutsideTasksPass(t *testing.T) {
 	if problem != "" || res["content"].([]any)[0].(map[string]any)["text"] != "plain answer" {
 		t.Errorf("task on a plain tool: %v %q", res, problem)
 	}
-	if _, problem := h.raw(ctx, `{"jsonrpc":"2.0","id":7,"method":"tasks/get","params":{"taskId":7}}`); problem == "" || strings.HasPrefix(problem, notFound) {
+	if _, problem := rpctest.SendRaw(t, ctx, h.srv, `{"jsonrpc":"2.0","id":7,"method":"tasks/get","params":{"taskId":7}}`); problem == "" || strings.HasPrefix(problem, notFound) {
 		t.Errorf("malformed tasks/get: %q, want mcp-go's own error", problem)
 	}
 	if _, problem := h.rpc(ctx, "ping", map[string]any{"task": map[string]any{}}); problem != "" {
