@@ -62,13 +62,69 @@ func (s testSession) Initialized() bool                                   { retu
 func (s testSession) NotificationChannel() chan<- mcp.JSONRPCNotification { return nil }
 func (s testSession) SessionID() string                                   { return s.id }
 
-// callAs calls tool directly through the gateway's handler as session.
-func callAs(ctx context.Context, e *env, session string, d *toolDef, args map[string]any) *mcp.CallToolResult {
+// callIn calls tool directly through the gateway's handler in ctx, which
+// says who is calling.
+func callIn(ctx context.Context, e *env, d *toolDef, args map[string]any) *mcp.CallToolResult {
 	req := mcp.CallToolRequest{}
 	req.Params.Name = d.name
 	req.Params.Arguments = args
-	res, _ := e.gw.handler(d)(e.srv.WithContext(ctx, testSession{session}), req)
+	res, _ := e.gw.handler(d)(ctx, req)
 	return res
+}
+
+// callAs calls tool directly through the gateway's handler as session.
+func callAs(ctx context.Context, e *env, session string, d *toolDef, args map[string]any) *mcp.CallToolResult {
+	return callIn(e.srv.WithContext(ctx, testSession{session}), e, d, args)
+}
+
+// floodThenHonest queues 30 unique calls of the caller named flooder for
+// the one upstream connection, then one call of the caller named honest
+// (in makes the context a named caller calls in), and checks that the
+// honest call's request goes out 2nd or 3rd, behind at most one fetch of
+// the flood, not 31st (where a first-come queue puts it), and answers; the
+// upstream is healthy throughout, so the breaker counts no failure. who
+// is what failures call the honest caller.
+func floodThenHonest(t *testing.T, in func(e *env, name string) context.Context, flooder, honest, who string) {
+	t.Helper()
+	e := newEnv(t, withConfig(func(c *Config) { c.MaxConcurrentUpstream = 1 }))
+	flood := in(e, flooder)
+	gate := newGate(e.gw.up)
+	e.gw.up = gate
+	ids := e.up.Data().AnimalIDs()
+	const n = 30
+
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for i := range n {
+		wg.Go(func() {
+			callIn(flood, e, animalDef, map[string]any{"search_string": ids[i]})
+		})
+	}
+	first := <-gate.arrived // one holds the connection, the rest queue
+	waitFor(t, "the flood to queue", func() bool { return e.gw.fair.Queued() == n-1 })
+
+	answered := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		answered <- callIn(in(e, honest), e, lineageDef, map[string]any{"lpn_id": ids[n]})
+	}()
+	waitFor(t, "the honest call to queue", func() bool { return e.gw.fair.Queued() == n })
+
+	order := []string{first}
+	for len(order) <= n {
+		gate.proceed <- struct{}{}
+		order = append(order, <-gate.arrived)
+	}
+	at := slices.Index(order, "lineage:"+ids[n])
+	if at < 1 || at > 2 {
+		t.Errorf("the honest %s's request went out %d-th of %d (order %s); want 2nd or 3rd", who, at+1, len(order), strings.Join(order[:min(len(order), 5)], ", "))
+	}
+	gate.proceed <- struct{}{} // the last one held
+	if res := <-answered; res.IsError {
+		t.Errorf("honest call failed: %v", res.Content)
+	}
+	if h := e.gw.Health(); h.Breaker.ConsecutiveFailures != 0 {
+		t.Errorf("breaker counted %d failures on a healthy upstream", h.Breaker.ConsecutiveFailures)
+	}
 }
 
 // TestOneSessionCannotStarveAnother: a session with 30 unique calls queued
@@ -76,51 +132,10 @@ func callAs(ctx context.Context, e *env, session string, d *toolDef, args map[st
 // one of its fetches, not by its whole backlog (which is where a first-come
 // queue puts it: 31st).
 func TestOneSessionCannotStarveAnother(t *testing.T) {
-	e := newEnv(t, withConfig(func(c *Config) { c.MaxConcurrentUpstream = 1 }))
-	gate := newGate(e.gw.up)
-	e.gw.up = gate
-	ids := e.up.Data().AnimalIDs()
-	const flood = 30
-
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	for i := range flood {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			callAs(context.Background(), e, "flood", animalDef, map[string]any{"search_string": ids[i]})
-		}()
+	session := func(e *env, id string) context.Context {
+		return e.srv.WithContext(context.Background(), testSession{id})
 	}
-	first := <-gate.arrived // one holds the connection, the rest queue
-	waitFor(t, "the flood to queue", func() bool { return e.gw.fair.Queued() == flood-1 })
-
-	honest := make(chan *mcp.CallToolResult, 1)
-	go func() {
-		honest <- callAs(context.Background(), e, "honest", lineageDef, map[string]any{"lpn_id": ids[flood]})
-	}()
-	waitFor(t, "the honest call to queue", func() bool { return e.gw.fair.Queued() == flood })
-
-	order := []string{first}
-	for len(order) <= flood {
-		gate.proceed <- struct{}{}
-		order = append(order, <-gate.arrived)
-	}
-	at := -1
-	for i, what := range order {
-		if what == "lineage:"+ids[flood] {
-			at = i
-		}
-	}
-	if at < 1 || at > 2 {
-		t.Errorf("the honest session's request went out %d-th of %d (order %s); want 2nd or 3rd", at+1, len(order), strings.Join(order[:min(len(order), 5)], ", "))
-	}
-	gate.proceed <- struct{}{} // the last one held
-	if res := <-honest; res.IsError {
-		t.Errorf("honest call failed: %v", res.Content)
-	}
-	if h := e.gw.Health(); h.Breaker.ConsecutiveFailures != 0 {
-		t.Errorf("breaker counted %d failures on a healthy upstream", h.Breaker.ConsecutiveFailures)
-	}
+	floodThenHonest(t, session, "flood", "honest", "session")
 }
 
 // TestAQueuedFetchNobodyAwaitsIsDropped: when every caller of a queued
@@ -267,55 +282,15 @@ func TestRequestsAtOnceAreBoundedByTurns(t *testing.T) {
 	}
 }
 
-// callFrom calls tool directly through the gateway's handler as a caller
-// without a session, as a stateless or 2026-07-28 call arrives.
-func callFrom(ctx context.Context, e *env, who caller.ID, d *toolDef, args map[string]any) *mcp.CallToolResult {
-	req := mcp.CallToolRequest{}
-	req.Params.Name = d.name
-	req.Params.Arguments = args
-	res, _ := e.gw.handler(d)(caller.WithRequest(ctx, who), req)
-	return res
-}
-
 // TestSessionlessFloodCannotStarveAnotherClient: without sessions the
 // queue is shared per client (token or address), so one address's 30
 // queued calls delay another address's call by at most one of its fetches.
 // Before, every sessionless call had the same empty name, and the honest
 // call went out 31st, behind the whole flood.
 func TestSessionlessFloodCannotStarveAnotherClient(t *testing.T) {
-	e := newEnv(t, withConfig(func(c *Config) { c.MaxConcurrentUpstream = 1 }))
-	gate := newGate(e.gw.up)
-	e.gw.up = gate
-	ids := e.up.Data().AnimalIDs()
-	const flood = 30
-
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	for i := range flood {
-		wg.Go(func() {
-			callFrom(context.Background(), e, caller.Address("198.51.100.7"), animalDef, map[string]any{"search_string": ids[i]})
-		})
+	// Without a session, as a stateless or 2026-07-28 call arrives.
+	address := func(_ *env, addr string) context.Context {
+		return caller.WithRequest(context.Background(), caller.Address(addr))
 	}
-	first := <-gate.arrived
-	waitFor(t, "the flood to queue", func() bool { return e.gw.fair.Queued() == flood-1 })
-
-	honest := make(chan *mcp.CallToolResult, 1)
-	go func() {
-		honest <- callFrom(context.Background(), e, caller.Address("192.0.2.40"), lineageDef, map[string]any{"lpn_id": ids[flood]})
-	}()
-	waitFor(t, "the honest call to queue", func() bool { return e.gw.fair.Queued() == flood })
-
-	order := []string{first}
-	for len(order) <= flood {
-		gate.proceed <- struct{}{}
-		order = append(order, <-gate.arrived)
-	}
-	at := slices.Index(order, "lineage:"+ids[flood])
-	if at < 1 || at > 2 {
-		t.Errorf("the honest address's request went out %d-th of %d (order %s); want 2nd or 3rd", at+1, len(order), strings.Join(order[:min(len(order), 5)], ", "))
-	}
-	gate.proceed <- struct{}{}
-	if res := <-honest; res.IsError {
-		t.Errorf("honest call failed: %v", res.Content)
-	}
+	floodThenHonest(t, address, "198.51.100.7", "192.0.2.40", "address")
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/nsip-tools/nsip-mcp/transport/rpctest"
 )
 
 // TestFeatureSnapshots compares the resources, resource templates and
@@ -17,26 +17,15 @@ import (
 func TestFeatureSnapshots(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	rs, err := e.client.ListResources(ctx, mcp.ListResourcesRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts, err := e.client.ListResourceTemplates(ctx, mcp.ListResourceTemplatesRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps, err := e.client.ListPrompts(ctx, mcp.ListPromptsRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := rpctest.ListFeatures(t, ctx, e.client)
 	live := map[string]map[string]any{"resources": {}, "templates": {}, "prompts": {}}
-	for _, r := range rs.Resources {
+	for _, r := range f.Resources.Resources {
 		live["resources"][r.Name] = r
 	}
-	for _, tp := range ts.ResourceTemplates {
+	for _, tp := range f.Templates.ResourceTemplates {
 		live["templates"][tp.Name] = tp
 	}
-	for _, p := range ps.Prompts {
+	for _, p := range f.Prompts.Prompts {
 		live["prompts"][p.Name] = p
 	}
 	for kind, items := range live {

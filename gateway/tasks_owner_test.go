@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/nsip-tools/nsip-mcp/transport/rpctest"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/transport/caller"
 )
@@ -20,20 +20,7 @@ import (
 // message of the JSON-RPC error it was answered with.
 func send(t *testing.T, e *env, ctx context.Context, method string, params any) (map[string]any, string) {
 	t.Helper()
-	p, _ := json.Marshal(params)
-	msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, time.Now().UnixNano(), method, p)
-	switch r := e.srv.HandleMessage(ctx, json.RawMessage(msg)).(type) {
-	case mcp.JSONRPCResponse:
-		b, _ := json.Marshal(r.Result)
-		var out map[string]any
-		_ = json.Unmarshal(b, &out)
-		return out, ""
-	case mcp.JSONRPCError:
-		return nil, r.Error.Message
-	default:
-		t.Fatalf("%s: answered %T", method, r)
-		return nil, ""
-	}
+	return rpctest.Send(t, ctx, e.srv, method, params)
 }
 
 // herdEnvWith is herdEnv with the gateway's configuration adjusted.

@@ -14,6 +14,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/nsip-tools/nsip-mcp/transport/rpctest"
 )
 
 func withToolsets(names ...string) envOption {
@@ -212,21 +214,10 @@ func TestListsCarryCacheHints(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		prompts, err := c.ListPrompts(ctx, mcp.ListPromptsRequest{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		resources, err := c.ListResources(ctx, mcp.ListResourcesRequest{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		templates, err := c.ListResourceTemplates(ctx, mcp.ListResourceTemplatesRequest{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		f := rpctest.ListFeatures(t, ctx, c)
 		for method, r := range map[string]mcp.CacheableResult{
-			"tools/list": tools.CacheableResult, "prompts/list": prompts.CacheableResult,
-			"resources/list": resources.CacheableResult, "resources/templates/list": templates.CacheableResult,
+			"tools/list": tools.CacheableResult, "prompts/list": f.Prompts.CacheableResult,
+			"resources/list": f.Resources.CacheableResult, "resources/templates/list": f.Templates.CacheableResult,
 		} {
 			ttl, ok := r.TTL()
 			if !mcp.IsModernProtocol(v) {

@@ -126,6 +126,20 @@ type toolCase struct {
 
 // toolCases builds a call of each of the nine tools from the stand-in's data,
 // so that expectations come from the upstream, not from earlier output.
+// toolNames is the names of the tools c is offered, in the order listed.
+func toolNames(t *testing.T, ctx context.Context, c *client.Client) []string {
+	t.Helper()
+	list, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range list.Tools {
+		names = append(names, tool.Name)
+	}
+	return names
+}
+
 func toolCases(t *testing.T, d *nsiptest.Dataset) []toolCase {
 	t.Helper()
 	groups := d.BreedGroups()
@@ -175,14 +189,7 @@ func TestEndToEndNineToolsOverEveryTransport(t *testing.T) {
 			c, stub := connect(t, flavour)
 			ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 			defer cancel()
-			list, err := c.ListTools(ctx, mcp.ListToolsRequest{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var names []string
-			for _, tool := range list.Tools {
-				names = append(names, tool.Name)
-			}
+			names := toolNames(t, ctx, c)
 			sort.Strings(names)
 			if !slices.Equal(names, nineTools) {
 				t.Fatalf("tools/list = %v, want %v", names, nineTools)
@@ -359,14 +366,7 @@ func TestEndToEndToolsetLookupOnly(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
 	defer cancel()
-	list, err := s.Client.ListTools(ctx, mcp.ListToolsRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tool := range list.Tools {
-		names = append(names, tool.Name)
-	}
+	names := toolNames(t, ctx, s.Client)
 	want := []string{
 		"nsip_get_last_update", "nsip_list_breeds", "nsip_get_statuses", "nsip_get_trait_ranges",
 		"nsip_search_animals", "nsip_get_animal", "nsip_get_lineage", "nsip_get_progeny", "nsip_search_by_lpn",

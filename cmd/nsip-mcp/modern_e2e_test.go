@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/nsip-tools/nsip-mcp/transport/rpctest"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
 
@@ -193,14 +194,7 @@ func TestEndToEndProtocol20260728(t *testing.T) {
 				t.Errorf("discover: server %+v, tools %v, instructions %.200s", disc.ServerInfo, disc.Capabilities.Tools, disc.Instructions)
 			}
 
-			list, err := c.ListTools(ctx, mcp.ListToolsRequest{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var names []string
-			for _, tool := range list.Tools {
-				names = append(names, tool.Name)
-			}
+			names := toolNames(t, ctx, c)
 			sort.Strings(names)
 			if !slices.Equal(names, nineTools) {
 				t.Errorf("tools/list = %v, want %v", names, nineTools)
@@ -209,20 +203,9 @@ func TestEndToEndProtocol20260728(t *testing.T) {
 				t.Errorf("lineage of %s lacks sire %s or dam %s: %.300s", a.LPNID, a.Sire, a.Dam, text)
 			}
 
-			resources, err := c.ListResources(ctx, mcp.ListResourcesRequest{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			templates, err := c.ListResourceTemplates(ctx, mcp.ListResourceTemplatesRequest{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			prompts, err := c.ListPrompts(ctx, mcp.ListPromptsRequest{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(resources.Resources) != 2 || len(templates.ResourceTemplates) != 5 || len(prompts.Prompts) != 5 {
-				t.Errorf("listed %d resources, %d templates, %d prompts; want 2, 5 (the full-answer template among them), 5", len(resources.Resources), len(templates.ResourceTemplates), len(prompts.Prompts))
+			f := rpctest.ListFeatures(t, ctx, c)
+			if len(f.Resources.Resources) != 2 || len(f.Templates.ResourceTemplates) != 5 || len(f.Prompts.Prompts) != 5 {
+				t.Errorf("listed %d resources, %d templates, %d prompts; want 2, 5 (the full-answer template among them), 5", len(f.Resources.Resources), len(f.Templates.ResourceTemplates), len(f.Prompts.Prompts))
 			}
 			read := func(uri string) string {
 				t.Helper()

@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -128,11 +127,7 @@ func TestRankForEwesMatchesBruteForce(t *testing.T) {
 
 			// Brute force: every ram by index, best first, then the first
 			// top_n whose mean is within the cap.
-			type ram struct {
-				id string
-				v  float64
-			}
-			var all []ram
+			var all []scored
 			w := breeding.Weights{}
 			if ws, ok := c.by["weights"].(map[string]any); ok {
 				for k, v := range ws {
@@ -148,10 +143,10 @@ func TestRankForEwesMatchesBruteForce(t *testing.T) {
 					v, _, ok = w.Index(an.EBV)
 				}
 				if ok {
-					all = append(all, ram{an.ID, v})
+					all = append(all, scored{an.ID, v})
 				}
 			}
-			slices.SortFunc(all, func(x, y ram) int { return cmp.Or(cmp.Compare(y.v, x.v), strings.Compare(x.id, y.id)) })
+			bestFirst(all)
 			var want []string
 			var means []float64
 			over, unknown := 0, 0

@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -39,19 +38,14 @@ func indexed(seed uint64, n int) *fakeSource {
 // bruteIndexTop is the top n of breed (of sex, when given) by NSIP's index
 // name over every animal the fake holds, ties by LPN ID.
 func bruteIndexTop(f *fakeSource, breed int, sex, name string, n int) []string {
-	type s struct {
-		id string
-		v  float64
-	}
-	var all []s
+	var all []scored
 	for _, a := range f.animals {
 		if v, ok := a.Index[name]; ok && a.Breed == breed && (sex == "" || a.Sex == sex) {
-			all = append(all, s{a.ID, v})
+			all = append(all, scored{a.ID, v})
 		}
 	}
-	slices.SortFunc(all, func(x, y s) int { return cmp.Or(cmp.Compare(y.v, x.v), strings.Compare(x.id, y.id)) })
 	var out []string
-	for _, x := range all[:min(n, len(all))] {
+	for _, x := range bestFirst(all)[:min(n, len(all))] {
 		out = append(out, x.id)
 	}
 	return out

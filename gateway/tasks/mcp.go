@@ -124,13 +124,15 @@ func (s *Store) AddHooks(h *server.Hooks) {
 		s.rename(&res.Task)
 	})
 	h.AddBeforeCancelTask(func(ctx context.Context, _ any, req *mcp.CancelTaskRequest) {
-		// The work stops here, before mcp-go marks its record cancelled.
-		if t, err := s.lookup(ctx, req.Params.TaskId); err == nil {
-			s.Cancel(t)
-		}
 		req.Params.TaskId = s.shellOf(ctx, req.Params.TaskId)
 	})
-	h.AddAfterCancelTask(func(_ context.Context, _ any, _ *mcp.CancelTaskRequest, res *mcp.CancelTaskResult) {
+	h.AddAfterCancelTask(func(_ context.Context, _ any, req *mcp.CancelTaskRequest, res *mcp.CancelTaskResult) {
+		// The work stops only once mcp-go has marked its record cancelled:
+		// stopped sooner, it could answer first, leaving the task completed
+		// and the owner's cancel refused.
+		if t := s.byShellID(req.Params.TaskId); t != nil {
+			s.Cancel(t)
+		}
 		s.rename(&res.Task)
 	})
 	h.AddBeforeTaskResult(func(ctx context.Context, _ any, req *mcp.TaskResultRequest) {

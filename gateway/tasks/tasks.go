@@ -252,7 +252,7 @@ func (s *Store) byShellID(shell string) *Task {
 }
 
 // Cancel stops t's work: its context ends, so an analysis reads nothing
-// more. mcp-go marks its record cancelled after this.
+// more. tasks/cancel calls it once mcp-go has marked its record cancelled.
 func (s *Store) Cancel(t *Task) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -8,16 +8,13 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/nsip-tools/nsip-mcp/cache/cachetest"
 	"github.com/nsip-tools/nsip-mcp/transport/caller"
 )
 
-type clock struct{ now time.Time }
-
-func (c *clock) Now() time.Time { return c.now }
-
-func newStore(t *testing.T, cfg Config) (*Store, *clock) {
+func newStore(t *testing.T, cfg Config) (*Store, *cachetest.Clock) {
 	t.Helper()
-	c := &clock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	c := cachetest.NewClock()
 	cfg.Now = c.Now
 	s, err := New(cfg)
 	if err != nil {
@@ -41,7 +38,7 @@ func TestExpiryStopsWorkAndFreesThePlace(t *testing.T) {
 	if _, err := s.create(ctx, nil); err == nil || !strings.Contains(err.Error(), "NSIP_TASKS_PER_CLIENT=1") {
 		t.Fatalf("second task: %v", err)
 	}
-	c.now = c.now.Add(time.Minute)
+	c.Advance(time.Minute)
 	if n := s.Len(); n != 0 {
 		t.Errorf("%d held after the TTL", n)
 	}
