@@ -11,9 +11,9 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/nsip-tools/nsip-mcp/transport/rpctest"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/transport/caller"
+	"github.com/nsip-tools/nsip-mcp/transport/rpctest"
 )
 
 // send sends one JSON-RPC request in ctx and returns its result, or the

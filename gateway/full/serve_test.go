@@ -11,8 +11,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/nsip-tools/nsip-mcp/transport/rpctest"
 	"github.com/nsip-tools/nsip-mcp/transport/caller"
+	"github.com/nsip-tools/nsip-mcp/transport/rpctest"
 )
 
 // Served as a resource template, a link is listed by its template and

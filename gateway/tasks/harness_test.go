@@ -12,8 +12,8 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nsip-tools/nsip-mcp/cache/cachetest"
-	"github.com/nsip-tools/nsip-mcp/transport/rpctest"
 	"github.com/nsip-tools/nsip-mcp/transport/caller"
+	"github.com/nsip-tools/nsip-mcp/transport/rpctest"
 )
 
 // harness is a store in front of a real mcp-go server, wired as the

@@ -11,8 +11,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/nsip-tools/nsip-mcp/transport/rpctest"
 	"github.com/nsip-tools/nsip-mcp/transport/caller"
+	"github.com/nsip-tools/nsip-mcp/transport/rpctest"
 )
 
 const notFound = "task not found: no task with this taskId belongs to this client"
