@@ -47,7 +47,7 @@ func (g *Gateway) breakerCounts(err error) bool {
 // Leaving early lets the fetch go on for the others, or, if nobody is left
 // and it is still queued, drops it. A caller that joined a fetch just as it
 // was dropped starts another.
-func (g *Gateway) share(ctx context.Context, d *toolDef, key string, args map[string]any) (*answer, error) {
+func (g *Gateway) share(ctx context.Context, d *toolDef, key string, args map[string]any) (*upstream.Answer, error) {
 	who := callerOf(ctx)
 	for try := 0; ; try++ {
 		queue, leave := g.waiting.Join(key)
@@ -56,7 +56,7 @@ func (g *Gateway) share(ctx context.Context, d *toolDef, key string, args map[st
 		case r := <-ch:
 			leave()
 			if r.Err == nil {
-				return r.Val.(*answer), nil
+				return r.Val.(*upstream.Answer), nil
 			}
 			if errors.Is(r.Err, upstream.ErrAbandoned) && ctx.Err() == nil && try < 3 {
 				continue

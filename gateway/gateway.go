@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -319,4 +320,18 @@ func (g *Gateway) introduction() string {
 func (g *Gateway) retryIn() time.Duration {
 	opened := time.Unix(0, g.openedAt.Load())
 	return max(time.Until(opened.Add(g.cfg.BreakerCooldown)), g.sharedRetryIn(), 0)
+}
+
+// sharedCodec writes and reads the replicas' shared records of answers: it
+// knows each lookup tool's model, as the tool's definition declares it.
+var sharedCodec = upstream.NewCodec(toolModels()...)
+
+func toolModels() []reflect.Type {
+	var ms []reflect.Type
+	for _, d := range toolDefs {
+		if t := d.fetch.model; t != nil {
+			ms = append(ms, t)
+		}
+	}
+	return ms
 }

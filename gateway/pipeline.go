@@ -25,60 +25,20 @@ import (
 
 // Where an answer came from, as reported in _meta.cache and the logs.
 const (
-	cacheHit   = "hit"
-	cacheMiss  = "miss"
-	cacheStale = "stale"
-	// cacheShared is an answer another replica fetched, found in Redis.
-	cacheShared = "shared"
+	cacheHit    = upstream.SourceHit
+	cacheMiss   = upstream.SourceMiss
+	cacheStale  = upstream.SourceStale
+	cacheShared = upstream.SourceShared
 )
 
-// answer is what the cache keeps for one key: the upstream answer, which
-// profiles are assembled from, and the result fitted from it once when it
-// arrived. The budget is fixed per gateway and the key fixes the tool and
-// its arguments, so the fit holds for every later hit, stale fallback and
-// waiter on the same fetch; re-fitting a 100-row page on each hit cost
-// milliseconds of CPU (see specs/benchmarks.md).
-type answer struct {
-	id    uint64 // tells a refetched answer from the one a profile was fitted on
-	value any
-	raw   json.RawMessage
-	res   summarize.Result
-
-	shared bool // loaded from the replicas' shared tier rather than fetched
-	// drift is set when NSIP answered in a shape the client cannot read:
-	// raw is then NSIP's JSON as sent and value is nil.
-	drift *nsip.Error
-}
-
-// kind is the summarizer an answer of tool d takes: the generic one when
-// its shape was not recognized.
-func (a *answer) kind(d *toolDef) summarize.Kind {
-	if a.drift != nil {
+// answerKind is the summarizer an answer of tool d takes: the generic one
+// when its shape was not recognized.
+func answerKind(a *upstream.Answer, d *toolDef) summarize.Kind {
+	if a.Drift != nil {
 		return summarize.KindGeneric
 	}
 	return d.kind
 }
-
-// note is what _meta says of the answer's shape, if anything.
-func (a *answer) note() string {
-	if a.drift == nil {
-		return ""
-	}
-	return upstream.FormatNote(a.drift)
-}
-
-// size is the bytes an answer under key holds: the upstream JSON, the
-// decoded model if it is kept (measured, see heapSize), and the fitted
-// text. Undercounting lets the process outgrow the configured bound;
-// TestCacheBytesTrackTheHeap and TestCacheBoundHoldsForHostileShapes keep
-// the measure honest.
-func (a *answer) size(key string) int64 {
-	return upstream.HeapSize(a, map[uintptr]bool{}) + int64(len(key)) + entryOverhead
-}
-
-// entryOverhead covers the cache's bookkeeping and the fixed fields of an
-// entry.
-const entryOverhead = 256
 
 // profileFit is an nsip_search_by_lpn result, cached under its own key and
 // valid while its three parts are the answers it was assembled from. It
@@ -121,13 +81,13 @@ func (g *Gateway) cachedData(keys []string, ids []uint64) full.Data {
 	for _, k := range keys {
 		d.Held += int64(len(k))
 		if e, ok := g.cache.Peek(k); ok {
-			if a, ok := e.Value.(*answer); ok {
-				d.Size += int64(len(a.raw))
+			if a, ok := e.Value.(*upstream.Answer); ok {
+				d.Size += int64(len(a.Raw))
 			}
 		}
 	}
 	d.Build = func() (*full.Table, error) {
-		as := make([]*answer, len(keys))
+		as := make([]*upstream.Answer, len(keys))
 		for i, k := range keys {
 			e, ok := g.cache.Peek(k)
 			if !ok {
@@ -137,14 +97,14 @@ func (g *Gateway) cachedData(keys []string, ids []uint64) full.Data {
 					return nil, full.ErrGone
 				}
 			}
-			a, ok := e.Value.(*answer)
-			if !ok || a.id != ids[i] {
+			a, ok := e.Value.(*upstream.Answer)
+			if !ok || a.ID != ids[i] {
 				return nil, full.ErrGone
 			}
 			as[i] = a
 		}
 		if len(as) == 1 {
-			return full.FromAnswer(as[0].value, as[0].raw)()
+			return full.FromAnswer(as[0].Value, as[0].Raw)()
 		}
 		obs := make([]obtained, len(as))
 		for i, a := range as {
@@ -290,12 +250,12 @@ func (g *Gateway) runKeyed(ctx context.Context, d *toolDef, key string, args map
 	if err != nil {
 		return outcome{err: g.mapError(d, args, err)}
 	}
-	o := outcome{res: ob.a.res, source: ob.source, staleAge: ob.staleAge, staleReason: ob.staleReason, formatNote: ob.a.note(), value: ob.a.value}
+	o := outcome{res: ob.a.Res, source: ob.source, staleAge: ob.staleAge, staleReason: ob.staleReason, formatNote: ob.a.Note(), value: ob.a.Value}
 	if o.res.Summarized || v.set() {
-		o.data = g.cachedData([]string{key}, []uint64{ob.a.id})
+		o.data = g.cachedData([]string{key}, []uint64{ob.a.ID})
 	}
 	if v.set() {
-		if o.res, err = g.fitView(ctx, ob.a.kind(d), d, args, v, ob.a.value, ob.a.raw); err != nil {
+		if o.res, err = g.fitView(ctx, answerKind(ob.a, d), d, args, v, ob.a.Value, ob.a.Raw); err != nil {
 			return outcome{err: g.mapError(d, args, err)}
 		}
 	}
@@ -304,7 +264,7 @@ func (g *Gateway) runKeyed(ctx context.Context, d *toolDef, key string, args map
 
 // obtained is an upstream answer and how it was come by.
 type obtained struct {
-	a           *answer
+	a           *upstream.Answer
 	source      string
 	staleAge    time.Duration
 	staleReason string
@@ -315,11 +275,11 @@ type obtained struct {
 // or, when NSIP fails, from a stale cache entry.
 func (g *Gateway) obtain(ctx context.Context, d *toolDef, key string, args map[string]any) (obtained, error) {
 	if e, ok := g.cache.Get(key); ok {
-		return obtained{a: e.Value.(*answer), source: cacheHit}, nil
+		return obtained{a: e.Value.(*upstream.Answer), source: cacheHit}, nil
 	}
 	a, err := g.share(ctx, d, key, args)
 	if err == nil {
-		if a.shared {
+		if a.Shared {
 			return obtained{a: a, source: cacheShared}, nil
 		}
 		return obtained{a: a, source: cacheMiss}, nil
@@ -327,7 +287,7 @@ func (g *Gateway) obtain(ctx context.Context, d *toolDef, key string, args map[s
 	if servesStale(err) {
 		if e, ok := g.cache.Stale(key); ok {
 			return obtained{
-				a: e.Value.(*answer), source: cacheStale,
+				a: e.Value.(*upstream.Answer), source: cacheStale,
 				staleAge: g.cfg.Now().Sub(e.Stored), staleReason: g.mapError(d, args, err).Code,
 			}, nil
 		}
@@ -374,9 +334,9 @@ func (g *Gateway) runProfile(ctx context.Context, key string, args, full map[str
 	o := outcome{source: cacheHit, value: profileModel(obs)}
 	var ids [3]uint64
 	for i, ob := range obs {
-		ids[i] = ob.a.id
+		ids[i] = ob.a.ID
 		if o.formatNote == "" {
-			o.formatNote = ob.a.note()
+			o.formatNote = ob.a.Note()
 		}
 		switch {
 		case ob.source == cacheStale:
@@ -437,7 +397,7 @@ func (g *Gateway) fitProfile(key string, args map[string]any, ids [3]uint64, obs
 		return nil, err
 	}
 	// The profile's JSON is not kept, only its fitted text.
-	g.cache.Set(key, &profileFit{parts: ids, res: res}, int64(len(res.Text)+len(key)+entryOverhead), res.OriginalTokens)
+	g.cache.Set(key, &profileFit{parts: ids, res: res}, int64(len(res.Text)+len(key)+upstream.EntryOverhead), res.OriginalTokens)
 	return res, nil
 }
 
@@ -445,7 +405,7 @@ func (g *Gateway) fitProfile(key string, args map[string]any, ids [3]uint64, obs
 // part came in a shape the client could not read.
 func profileKind(obs []obtained) summarize.Kind {
 	for _, ob := range obs {
-		if ob.a.drift != nil {
+		if ob.a.Drift != nil {
 			return summarize.KindGeneric
 		}
 	}
@@ -457,7 +417,7 @@ func assembleProfile(obs []obtained) *nsip.AnimalProfile {
 	p := profileModel(obs)
 	var raw []byte
 	for i, name := range []string{`{"details":`, `,"lineage":`, `,"progeny":`} {
-		raw = append(append(raw, name...), obs[i].a.raw...)
+		raw = append(append(raw, name...), obs[i].a.Raw...)
 	}
 	p.Raw = append(raw, '}')
 	return p
@@ -466,9 +426,9 @@ func assembleProfile(obs []obtained) *nsip.AnimalProfile {
 // profileModel is a profile's parts as models, without its upstream JSON.
 func profileModel(obs []obtained) *nsip.AnimalProfile {
 	var p nsip.AnimalProfile
-	p.Details, _ = obs[0].a.value.(*nsip.AnimalDetails)
-	p.Lineage, _ = obs[1].a.value.(*nsip.Lineage)
-	p.Progeny, _ = obs[2].a.value.(*nsip.ProgenyPage)
+	p.Details, _ = obs[0].a.Value.(*nsip.AnimalDetails)
+	p.Lineage, _ = obs[1].a.Value.(*nsip.Lineage)
+	p.Progeny, _ = obs[2].a.Value.(*nsip.ProgenyPage)
 	return &p
 }
 
@@ -479,7 +439,7 @@ func profileModel(obs []obtained) *nsip.AnimalProfile {
 // every caller has given up.
 func (g *Gateway) fetch(caller, queue context.Context, session, key string, d *toolDef, args map[string]any) (any, error) {
 	if e, ok := g.cache.Peek(key); ok { // filled while this call was queueing
-		return e.Value.(*answer), nil
+		return e.Value.(*upstream.Answer), nil
 	}
 	request, err := bindFetch(d, key)
 	if err != nil {
@@ -531,15 +491,15 @@ func (g *Gateway) fetch(caller, queue context.Context, session, key string, d *t
 	}()
 	g.stats.upstream.Add(1)
 	value, raw, err := request(nsip.WithRetryGate(ctx, attempts.retry), g.up)
-	var a *answer
+	var a *upstream.Answer
 	switch ne := upstream.Unrecognized(err); {
 	case ne != nil:
 		// NSIP answered; the client could not read it. Pass it on.
-		a, err = &answer{id: g.answerIDs.Add(1), raw: ne.Body, drift: ne}, nil
+		a, err = &upstream.Answer{ID: g.answerIDs.Add(1), Raw: ne.Body, Drift: ne}, nil
 	case err != nil && !attempts.retried:
 		err = g.blame(ctx, attempts.sent, err)
 	default:
-		a = &answer{id: g.answerIDs.Add(1), value: value, raw: raw}
+		a = &upstream.Answer{ID: g.answerIDs.Add(1), Value: value, Raw: raw}
 	}
 	attempts.settle(err)
 	release()
@@ -549,19 +509,19 @@ func (g *Gateway) fetch(caller, queue context.Context, session, key string, d *t
 		return nil, err
 	}
 	g.stats.lastSuccess.Store(time.Now().UnixNano())
-	if a.drift != nil {
-		g.noteDrift(a.drift)
-	} else if err := wrongAnimal(d, args, a.value); err != nil {
+	if a.Drift != nil {
+		g.noteDrift(a.Drift)
+	} else if err := wrongAnimal(d, args, a.Value); err != nil {
 		return nil, err
 	}
 	// Waiting for a fit slot counts against the fetch's deadline like
 	// waiting for NSIP does; an answer that cannot be fitted in time is
 	// dropped rather than held while the queue drains.
-	if a.res, err = g.fit(ctx, a.kind(d), d, args, a.value, a.raw); err != nil {
+	if a.Res, err = g.fit(ctx, answerKind(a, d), d, args, a.Value, a.Raw); err != nil {
 		return nil, err
 	}
-	g.noteIgnored(d, a.res.Paging)
-	g.cache.Set(key, a, a.size(key), a.res.OriginalTokens)
+	g.noteIgnored(d, a.Res.Paging)
+	g.cache.Set(key, a, a.Size(key), a.Res.OriginalTokens)
 	lease.done = g.toShared(ctx, key, lease.token, a)
 	return a, nil
 }

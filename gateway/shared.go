@@ -226,7 +226,7 @@ func (g *Gateway) claim(ctx context.Context, key, token string, skipRecord bool)
 // tier only if keepStale, where it serves as a fallback should NSIP fail,
 // and otherwise is not even decoded. A foreign or damaged one is ignored,
 // and the fetch that follows overwrites it.
-func (g *Gateway) takeIn(key string, record []byte, keepStale bool) (*answer, bool) {
+func (g *Gateway) takeIn(key string, record []byte, keepStale bool) (*upstream.Answer, bool) {
 	r := g.shared.redis
 	now := g.cfg.Now()
 	b, stored, ok := r.Open(g.recordKey(key), record, now)
@@ -237,18 +237,18 @@ func (g *Gateway) takeIn(key string, record []byte, keepStale bool) (*answer, bo
 	if !fresh && !keepStale {
 		return nil, false
 	}
-	a, err := decodeAnswer(b)
+	a, err := sharedCodec.Decode(b)
 	if err != nil {
 		r.Ignored()
 		g.log.Debug("ignored a shared cache value", "key", key, "error", err.Error())
 		return nil, false
 	}
-	a.id = g.answerIDs.Add(1)
-	g.cache.SetAt(key, a, a.size(key), a.res.OriginalTokens, stored)
+	a.ID = g.answerIDs.Add(1)
+	g.cache.SetAt(key, a, a.Size(key), a.Res.OriginalTokens, stored)
 	if !fresh {
 		return nil, false
 	}
-	a.shared = true
+	a.Shared = true
 	g.shared.hits.Add(1)
 	return a, true
 }
@@ -267,12 +267,12 @@ return 1
 // releases the collapse lock held with token, if any, in the same round
 // trip. It reports whether Redis took it; if not, the caller's unlock
 // still runs.
-func (g *Gateway) toShared(ctx context.Context, key, token string, a *answer) bool {
+func (g *Gateway) toShared(ctx context.Context, key, token string, a *upstream.Answer) bool {
 	r := g.shared.redis
 	if r == nil {
 		return false
 	}
-	b, err := encodeAnswer(a)
+	b, err := sharedCodec.Encode(a)
 	if err != nil {
 		g.log.Warn("answer not shared: it does not encode", "key", key, "error", err.Error())
 		return false
@@ -312,7 +312,7 @@ type lease struct {
 // to come free, at most CollapseWait, and then fetches for itself, as
 // does everyone while Redis does not answer. A stale record is taken into
 // the local tier on the way, as a fallback should NSIP fail.
-func (g *Gateway) claimFetch(ctx context.Context, key string) (l *lease, got *answer, err error) {
+func (g *Gateway) claimFetch(ctx context.Context, key string) (l *lease, got *upstream.Answer, err error) {
 	l = &lease{}
 	r := g.shared.redis
 	if r == nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/cache/cachetest"
 	"github.com/nsip-tools/nsip-mcp/cache/redistest"
+	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
 
@@ -91,12 +92,12 @@ func TestSharedForgedRecordIsNotServed(t *testing.T) {
 			if !ok {
 				t.Fatal("A did not cache its answer")
 			}
-			genuine, err := encodeAnswer(e.Value.(*answer))
+			genuine, err := sharedCodec.Encode(e.Value.(*upstream.Answer))
 			if err != nil {
 				t.Fatal(err)
 			}
 			forged := deflate(t, strings.ReplaceAll(inflate(t, genuine), sire, forgedSire))
-			if _, err := decodeAnswer(forged); err != nil {
+			if _, err := sharedCodec.Decode(forged); err != nil {
 				t.Fatalf("the forged record does not even decode: %v", err)
 			}
 			f.write(cache.DefaultRedisPrefix+"c:"+b.gw.recordKey(key), forged, time.Now())
@@ -155,13 +156,13 @@ func TestSharedFutureStoreTimeDoesNotPin(t *testing.T) {
 }
 
 // mustCached is the answer r holds for d and args in its local tier.
-func mustCached(t *testing.T, r *replica, d *toolDef, args map[string]any) *answer {
+func mustCached(t *testing.T, r *replica, d *toolDef, args map[string]any) *upstream.Answer {
 	t.Helper()
 	e, ok := r.gw.cache.Peek(cache.Key(d.method, args))
 	if !ok {
 		t.Fatalf("%s %v is not in the replica's local tier", d.name, args)
 	}
-	return e.Value.(*answer)
+	return e.Value.(*upstream.Answer)
 }
 
 // A replica with a token budget of 1000 must not serve another replica's
