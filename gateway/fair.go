@@ -33,7 +33,7 @@ func (g *Gateway) blame(ctx context.Context, sent time.Time, err error) error {
 // traced to the failures that opened it.
 func (g *Gateway) breakerCounts(err error) bool {
 	var own *upstream.QueuedTooLong
-	if errors.As(err, &own) || !countsAsFailure(err) {
+	if errors.As(err, &own) || !upstream.CountsAsFailure(err) {
 		return false
 	}
 	g.log.Warn("nsip failure counted by the circuit breaker",
@@ -85,6 +85,6 @@ func (g *Gateway) turn(ctx, queue context.Context, who, key string) (done func()
 		g.flight.Forget(key) // a caller arriving now starts a fetch of its own
 		return nil, upstream.ErrAbandoned
 	}
-	return nil, &rateLimitError{retryAfter: time.Second, reason: fmt.Sprintf(
+	return nil, &rateLimitError{RetryAfter: time.Second, Reason: fmt.Sprintf(
 		"all %d NSIP connections busy; clients are served in turn", g.cfg.MaxConcurrentUpstream)}
 }

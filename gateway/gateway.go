@@ -71,7 +71,7 @@ type Config struct {
 	Now          func() time.Time // the cache's clock
 
 	// Shared, when set, is the Redis that replicas share a cache tier, the
-	// rate limit, miss collapsing and breaker news through (see shared.go).
+	// rate limit, miss collapsing and breaker news through (upstream.Shared).
 	Shared       *cache.Redis
 	Replicas     int           // replicas sharing RateLimit; each takes 1/Replicas when alone
 	CollapseWait time.Duration // how long a miss waits for another replica's fetch of it
@@ -145,7 +145,7 @@ type Gateway struct {
 	// it is later than the last success, an open breaker says so too.
 	misconfiguredAt atomic.Int64
 
-	shared   sharedState
+	shared   *upstream.Shared // the replicas' shared tier in Redis, when Config.Shared is set
 	stats    stats
 	seen     seenLPNs // LPN IDs each session has met, for completions
 	features *features.Features
@@ -192,7 +192,7 @@ func New(up Upstream, sum *summarize.Summarizer, cfg Config) (*Gateway, error) {
 			}
 			g.log.Warn("nsip circuit breaker", slog.String("from", from.String()), slog.String("to", to.String()))
 			if to == gobreaker.StateOpen || to == gobreaker.StateClosed {
-				g.shareBreaker(to == gobreaker.StateOpen)
+				g.shared.Breaker(to == gobreaker.StateOpen)
 			}
 		},
 	})
@@ -206,9 +206,20 @@ func New(up Upstream, sum *summarize.Summarizer, cfg Config) (*Gateway, error) {
 	g.full = full.New(full.Config{TTL: cfg.CacheTTL, MaxBytes: cfg.FullMaxBytes, StoreBytes: 4 * cfg.FullMaxBytes, Now: cfg.Now})
 	g.intro = g.introduction()
 	g.stats.init()
-	g.initShared()
+	g.shared = g.newShared(c)
 	cfg.Metrics.WatchState(g.metricsState)
 	return g, nil
+}
+
+// newShared is the shared tier over the local tier c.
+func (g *Gateway) newShared(c *cache.Cache) *upstream.Shared {
+	cfg := g.cfg
+	return upstream.NewShared(upstream.SharedConfig{
+		Redis: cfg.Shared, Cache: c, Codec: sharedCodec, IDs: &g.answerIDs, Limiter: g.limiter, Pauses: &g.pauses,
+		Budget: cfg.Budget, RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst, Replicas: cfg.Replicas,
+		CacheTTL: cfg.CacheTTL, StaleTTL: cfg.StaleTTL, CallTimeout: cfg.CallTimeout, CollapseWait: cfg.CollapseWait,
+		BreakerCooldown: cfg.BreakerCooldown, Now: cfg.Now, Logger: cfg.Logger,
+	})
 }
 
 func withDefaults(cfg Config) (Config, error) {
@@ -319,7 +330,7 @@ func (g *Gateway) introduction() string {
 // retryIn is how long until the open breaker lets a trial request through.
 func (g *Gateway) retryIn() time.Duration {
 	opened := time.Unix(0, g.openedAt.Load())
-	return max(time.Until(opened.Add(g.cfg.BreakerCooldown)), g.sharedRetryIn(), 0)
+	return max(time.Until(opened.Add(g.cfg.BreakerCooldown)), g.shared.RetryIn(), 0)
 }
 
 // sharedCodec writes and reads the replicas' shared records of answers: it

@@ -92,7 +92,7 @@ type Capacity struct {
 
 func (g *Gateway) capacity() Capacity {
 	tokens := g.limiter.TokensAt(time.Now())
-	limit, burst := g.localLimit()
+	limit, burst := g.shared.LocalLimit()
 	return Capacity{
 		TokensAvailable: math.Round(max(tokens, 0)*100) / 100,
 		LimitPerSecond:  limit,
@@ -115,7 +115,7 @@ func (g *Gateway) Health() Health {
 		CallsByTool:      make(map[string]int64, len(g.stats.calls)),
 		FormatDrift:      g.drift.Snapshot(),
 		ErrorsByCode:     make(map[string]int64, len(g.stats.errors)),
-		Shared:           g.sharedHealth(),
+		Shared:           g.shared.Health(),
 	}
 	st := g.breaker.State()
 	h.Breaker = BreakerHealth{State: st.String(), ConsecutiveFailures: g.breaker.Counts().ConsecutiveFailures}
@@ -151,7 +151,7 @@ func (g *Gateway) Ready(ctx context.Context) error {
 		return fmt.Errorf("NSIP unavailable after repeated failures; retrying in %d s", upstream.Seconds(g.retryIn()))
 	}
 	if ns := g.stats.lastSuccess.Load(); ns != 0 && time.Since(time.Unix(0, ns)) <= g.cfg.ReadyMaxAge {
-		return g.sharedReadiness(ctx)
+		return g.shared.Readiness(ctx)
 	}
 	o := g.run(ctx, lastUpdateDef, map[string]any{})
 	switch {
@@ -160,5 +160,12 @@ func (g *Gateway) Ready(ctx context.Context) error {
 	case o.source == cacheStale:
 		return fmt.Errorf("NSIP is failing (%s); only stale answers are available", o.staleReason)
 	}
-	return g.sharedReadiness(ctx)
+	return g.shared.Readiness(ctx)
 }
+
+// SharedHealth is the shared mode's state in Health (upstream.Shared).
+type SharedHealth = upstream.SharedHealth
+
+// DegradedError is what Ready returns when the server answers calls but
+// without the replicas' shared state (upstream.DegradedError).
+type DegradedError = upstream.DegradedError

@@ -18,7 +18,7 @@ func (g *Gateway) metricsState() metrics.State {
 		UpstreamQueued:   g.fair.Queued(),
 		AbandonedFetches: g.stats.abandoned.Load(),
 	}
-	if r := g.shared.redis; r != nil {
+	if r := g.shared.Redis(); r != nil {
 		rs := r.Status()
 		st.Redis, st.RedisRoundTrips = rs.State, rs.RoundTrips
 	}

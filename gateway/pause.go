@@ -18,7 +18,7 @@ func (g *Gateway) noteThrottle(d *toolDef, err error) {
 	}
 	asked := ne.RetryAfter
 	ne.RetryAfter = g.pauses.Set(d.method, asked, g.cfg.MaxUpstreamPause, time.Now())
-	g.shareThrottle(d.method, ne.RetryAfter, asked)
+	g.shared.Throttle(d.method, ne.RetryAfter, asked)
 	if asked > g.cfg.MaxUpstreamPause {
 		g.log.Warn("nsip asked for a pause longer than the limit; pausing for the limit",
 			slog.String("method", d.method), slog.Duration("asked", asked), slog.Duration("limit", g.cfg.MaxUpstreamPause))
@@ -28,7 +28,7 @@ func (g *Gateway) noteThrottle(d *toolDef, err error) {
 // paused refuses a fetch for d while NSIP's pause on its endpoint lasts.
 func (g *Gateway) paused(d *toolDef) error {
 	if left := g.pauses.Left(d.method, time.Now()); left > 0 {
-		return &rateLimitError{retryAfter: left, reason: "NSIP asked us to wait"}
+		return &rateLimitError{RetryAfter: left, Reason: "NSIP asked us to wait"}
 	}
 	return nil
 }

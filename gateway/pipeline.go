@@ -448,12 +448,12 @@ func (g *Gateway) fetch(caller, queue context.Context, session, key string, d *t
 	ctx, cancel := context.WithTimeout(metrics.WithEndpoint(detachCall(caller), d.method), g.cfg.CallTimeout)
 	defer cancel()
 	// Another replica's answer, its breaker's news and the right to fetch
-	// for all of them, in one round trip to Redis (shared.go).
-	lease, got, err := g.claimFetch(ctx, key)
+	// for all of them, in one round trip to Redis (upstream.Shared).
+	lease, got, err := g.shared.Claim(ctx, key)
 	if got != nil {
 		return got, nil
 	}
-	defer g.unlock(key, lease)
+	defer g.shared.Unlock(key, lease)
 	if err != nil {
 		return nil, err
 	}
@@ -522,7 +522,7 @@ func (g *Gateway) fetch(caller, queue context.Context, session, key string, d *t
 	}
 	g.noteIgnored(d, a.Res.Paging)
 	g.cache.Set(key, a, a.Size(key), a.Res.OriginalTokens)
-	lease.done = g.toShared(ctx, key, lease.token, a)
+	g.shared.Store(ctx, key, lease, a)
 	return a, nil
 }
 
@@ -576,7 +576,7 @@ func (g *Gateway) acquire(ctx context.Context, method string) (release func(), e
 // is refused at once with how long to wait instead.
 func (g *Gateway) takeToken(ctx context.Context, method string) error {
 	start := time.Now()
-	if err := g.sharedTurn(ctx, method); err != nil {
+	if err := g.shared.Turn(ctx, method); err != nil {
 		return err
 	}
 	now := time.Now()
@@ -584,7 +584,7 @@ func (g *Gateway) takeToken(ctx context.Context, method string) error {
 	if wait := r.DelayFrom(now); wait > 0 {
 		if deadline, ok := ctx.Deadline(); ok && now.Add(wait).After(deadline) {
 			r.CancelAt(now)
-			return &rateLimitError{retryAfter: wait, reason: fmt.Sprintf("limit of %g requests per second", g.cfg.RateLimit)}
+			return &rateLimitError{RetryAfter: wait, Reason: fmt.Sprintf("limit of %g requests per second", g.cfg.RateLimit)}
 		}
 		t := time.NewTimer(wait)
 		defer t.Stop()
