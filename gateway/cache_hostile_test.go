@@ -80,9 +80,9 @@ func heldByCache(t *testing.T, g *Gateway) (freed, charged int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The shared tier takes records into the local tier too: it starts
-	// over with the empty one.
-	g.cache, g.shared = empty, g.newShared(empty)
+	// The pool reads and fills the local tier too: it starts over with
+	// the empty one.
+	g.cache, g.pool = empty, g.newPool(empty)
 	return before - heapAfterGC(), charged
 }
 

@@ -116,7 +116,7 @@ func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolErro
 	}
 	if errors.Is(err, errBreakerOpen) {
 		in := g.retryIn()
-		if g.misconfiguredAt.Load() > g.stats.lastSuccess.Load() {
+		if g.misconfiguredAt.Load() > g.pool.LastSuccess() {
 			return &toolError{
 				Code: CodeUpstreamUnavailable,
 				Problem: fmt.Sprintf("NSIP could not be reached at the address in the server's NSIP_BASE_URL setting "+

@@ -11,16 +11,15 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-	"github.com/sony/gobreaker"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/features"
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
-	"github.com/nsip-tools/nsip-mcp/gateway/metrics"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
+	"github.com/nsip-tools/nsip-mcp/transport/caller"
 )
 
 // Where an answer came from, as reported in _meta.cache and the logs.
@@ -271,18 +270,13 @@ type obtained struct {
 }
 
 // obtain returns the answer for d and args, cached under key, from the
-// cache, from a fetch already under way for the same key, from a new fetch,
-// or, when NSIP fails, from a stale cache entry.
+// upstream pool (the cache, a fetch already under way for the same key,
+// another replica or a new fetch) or, when NSIP fails, from a stale cache
+// entry.
 func (g *Gateway) obtain(ctx context.Context, d *toolDef, key string, args map[string]any) (obtained, error) {
-	if e, ok := g.cache.Get(key); ok {
-		return obtained{a: e.Value.(*upstream.Answer), source: cacheHit}, nil
-	}
-	a, err := g.share(ctx, d, key, args)
+	a, source, err := g.pool.Obtain(ctx, g.lookup(ctx, d, key, args))
 	if err == nil {
-		if a.Shared {
-			return obtained{a: a, source: cacheShared}, nil
-		}
-		return obtained{a: a, source: cacheMiss}, nil
+		return obtained{a: a, source: source}, nil
 	}
 	if servesStale(err) {
 		if e, ok := g.cache.Stale(key); ok {
@@ -293,6 +287,35 @@ func (g *Gateway) obtain(ctx context.Context, d *toolDef, key string, args map[s
 		}
 	}
 	return obtained{}, err
+}
+
+// lookup is what the pool needs to obtain the answer of tool d for args,
+// cached under key: its fetch, bound only when one is made, and the checks
+// and fit of what NSIP answers.
+func (g *Gateway) lookup(ctx context.Context, d *toolDef, key string, args map[string]any) upstream.Request {
+	return upstream.Request{
+		Method: d.method, Key: key, Caller: string(caller.Of(ctx)),
+		Bind: func() (upstream.Fetch, error) {
+			request, err := bindFetch(d, key)
+			if err != nil {
+				return nil, err
+			}
+			return func(ctx context.Context) (any, json.RawMessage, error) { return request(ctx, g.up) }, nil
+		},
+		Prepare: func(ctx context.Context, a *upstream.Answer) error {
+			if a.Drift == nil {
+				if err := wrongAnimal(d, args, a.Value); err != nil {
+					return err
+				}
+			}
+			var err error
+			if a.Res, err = g.fit(ctx, answerKind(a, d), d, args, a.Value, a.Raw); err != nil {
+				return err
+			}
+			g.noteIgnored(d, a.Res.Paging)
+			return nil
+		},
+	}
 }
 
 // runProfile answers nsip_search_by_lpn from the same three cache entries
@@ -432,100 +455,6 @@ func profileModel(obs []obtained) *nsip.AnimalProfile {
 	return &p
 }
 
-// fetch is the single upstream round trip behind one cache key, and the fit
-// of its answer. It runs on its own deadline, so one caller giving up does
-// not fail the others; its requests are logged under the call of caller,
-// which started it. It waits for session's turn until queue ends, when
-// every caller has given up.
-func (g *Gateway) fetch(caller, queue context.Context, session, key string, d *toolDef, args map[string]any) (any, error) {
-	if e, ok := g.cache.Peek(key); ok { // filled while this call was queueing
-		return e.Value.(*upstream.Answer), nil
-	}
-	request, err := bindFetch(d, key)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(metrics.WithEndpoint(detachCall(caller), d.method), g.cfg.CallTimeout)
-	defer cancel()
-	// Another replica's answer, its breaker's news and the right to fetch
-	// for all of them, in one round trip to Redis (upstream.Shared).
-	lease, got, err := g.shared.Claim(ctx, key)
-	if got != nil {
-		return got, nil
-	}
-	defer g.shared.Unlock(key, lease)
-	if err != nil {
-		return nil, err
-	}
-	if g.breaker.State() == gobreaker.StateOpen {
-		return nil, errBreakerOpen // fail fast, without spending rate-limit tokens
-	}
-	if err := g.paused(d); err != nil {
-		return nil, err
-	}
-	turnDone, err := g.turn(ctx, queue, session, key)
-	if err != nil {
-		return nil, err
-	}
-	release, err := g.acquire(ctx, d.method)
-	if err != nil {
-		turnDone()
-		return nil, err
-	}
-	admitted, err := g.breaker.Allow()
-	if err != nil {
-		release()
-		turnDone()
-		return nil, errBreakerOpen
-	}
-	// Every retry the client makes takes a token and a breaker admission
-	// of its own, as this first request did (retrygate.go).
-	attempts := &attemptBounds{g: g, method: d.method, done: admitted, sent: time.Now()}
-	defer func() {
-		if attempts.done != nil {
-			// Only a panic leaves a request unjudged: a failure, as
-			// gobreaker's Execute counted one, so that a half-open breaker
-			// is not left waiting for a verdict.
-			attempts.done(false)
-		}
-	}()
-	g.stats.upstream.Add(1)
-	value, raw, err := request(nsip.WithRetryGate(ctx, attempts.retry), g.up)
-	var a *upstream.Answer
-	switch ne := upstream.Unrecognized(err); {
-	case ne != nil:
-		// NSIP answered; the client could not read it. Pass it on.
-		a, err = &upstream.Answer{ID: g.answerIDs.Add(1), Raw: ne.Body, Drift: ne}, nil
-	case err != nil && !attempts.retried:
-		err = g.blame(ctx, attempts.sent, err)
-	default:
-		a = &upstream.Answer{ID: g.answerIDs.Add(1), Value: value, Raw: raw}
-	}
-	attempts.settle(err)
-	release()
-	turnDone()
-	if err != nil {
-		g.noteThrottle(d, err)
-		return nil, err
-	}
-	g.stats.lastSuccess.Store(time.Now().UnixNano())
-	if a.Drift != nil {
-		g.noteDrift(a.Drift)
-	} else if err := wrongAnimal(d, args, a.Value); err != nil {
-		return nil, err
-	}
-	// Waiting for a fit slot counts against the fetch's deadline like
-	// waiting for NSIP does; an answer that cannot be fitted in time is
-	// dropped rather than held while the queue drains.
-	if a.Res, err = g.fit(ctx, answerKind(a, d), d, args, a.Value, a.Raw); err != nil {
-		return nil, err
-	}
-	g.noteIgnored(d, a.Res.Paging)
-	g.cache.Set(key, a, a.Size(key), a.Res.OriginalTokens)
-	g.shared.Store(ctx, key, lease, a)
-	return a, nil
-}
-
 // fit applies the token budget to an upstream answer. Fitting is CPU work,
 // so at most GOMAXPROCS fits run at once and a burst of large answers waits
 // its turn rather than every fit slowing every other; the wait ends, with
@@ -556,48 +485,6 @@ func (g *Gateway) fitRequest(ctx context.Context, req summarize.Request) (summar
 		return summarize.Result{}, fmt.Errorf("%w: %w", errFitWait, context.DeadlineExceeded)
 	}
 	return res, nil
-}
-
-// acquire waits for a rate-limit token for one upstream request to method
-// and counts the request in flight; the caller holds a turn, which is its
-// connection (fair.go). When the wait would outlast ctx's deadline it
-// refuses at once with how long to wait instead.
-func (g *Gateway) acquire(ctx context.Context, method string) (release func(), err error) {
-	if err := g.takeToken(ctx, method); err != nil {
-		return nil, err
-	}
-	// The connection itself is the turn the caller holds (fair.go).
-	g.inFlight.Add(1)
-	return func() { g.inFlight.Add(-1) }, nil
-}
-
-// takeToken waits for one rate-limit token, the shared one and the local
-// one, for a request to method; a wait that would outlast ctx's deadline
-// is refused at once with how long to wait instead.
-func (g *Gateway) takeToken(ctx context.Context, method string) error {
-	start := time.Now()
-	if err := g.shared.Turn(ctx, method); err != nil {
-		return err
-	}
-	now := time.Now()
-	r := g.limiter.ReserveN(now, 1)
-	if wait := r.DelayFrom(now); wait > 0 {
-		if deadline, ok := ctx.Deadline(); ok && now.Add(wait).After(deadline) {
-			r.CancelAt(now)
-			return &rateLimitError{RetryAfter: wait, Reason: fmt.Sprintf("limit of %g requests per second", g.cfg.RateLimit)}
-		}
-		t := time.NewTimer(wait)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			r.Cancel()
-			return ctx.Err()
-		}
-	}
-	g.tokens.Add(1)
-	g.cfg.Metrics.RateLimitWait(method, time.Since(start))
-	return nil
 }
 
 // withProgress runs work, and while it runs past each ProgressInterval sends

@@ -100,7 +100,7 @@ func TestSharedForgedRecordIsNotServed(t *testing.T) {
 			if _, err := sharedCodec.Decode(forged); err != nil {
 				t.Fatalf("the forged record does not even decode: %v", err)
 			}
-			f.write(cache.DefaultRedisPrefix+"c:"+b.gw.shared.RecordKey(key), forged, time.Now())
+			f.write(cache.DefaultRedisPrefix+"c:"+b.gw.pool.Shared().RecordKey(key), forged, time.Now())
 
 			up.ResetCounts()
 			before := b.redis.Status().UnauthenticatedValues
@@ -148,7 +148,7 @@ func TestSharedFutureStoreTimeDoesNotPin(t *testing.T) {
 		}
 		clk.Advance(2 * time.Hour) // past the one-hour TTL
 		// A writes its record, stamped a year ahead, again.
-		a.gw.shared.Store(context.Background(), cache.Key(lineageDef.method, args), nil, written)
+		a.gw.pool.Shared().Store(context.Background(), cache.Key(lineageDef.method, args), nil, written)
 	}
 	if h := b.gw.Health().Shared; h == nil || h.Redis.FutureValues != 2 || h.Redis.IgnoredValues != 2 {
 		t.Errorf("B's /healthz shared section %+v, want future_values 2 and ignored_values 2", h)
