@@ -274,7 +274,7 @@ type obtained struct {
 // another replica or a new fetch) or, when NSIP fails, from a stale cache
 // entry.
 func (g *Gateway) obtain(ctx context.Context, d *toolDef, key string, args map[string]any) (obtained, error) {
-	a, source, err := g.pool.Obtain(ctx, g.lookup(ctx, d, key, args))
+	a, source, err := g.pool.Obtain(ctx, key, func() upstream.Request { return g.lookup(ctx, d, key, args) })
 	if err == nil {
 		return obtained{a: a, source: source}, nil
 	}

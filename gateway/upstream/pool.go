@@ -128,16 +128,17 @@ type Request struct {
 	Prepare func(ctx context.Context, a *Answer) error
 }
 
-// Obtain returns the answer for req.Key, and where it came from: the
-// cache (SourceHit), another replica (SourceShared) or a fetch, this
-// caller's or one under way already (SourceMiss). Leaving early lets the
-// fetch go on for the others, or, if nobody is left and it is still
-// queued, drops it.
-func (p *Pool) Obtain(ctx context.Context, req Request) (*Answer, string, error) {
-	if e, ok := p.cache.Get(req.Key); ok {
+// Obtain returns the answer for key, and where it came from: the cache
+// (SourceHit), another replica (SourceShared) or a fetch, this caller's or
+// one under way already (SourceMiss). Only when the cache has no answer
+// does it ask lookup for the rest of the request (whose Key is key), so
+// that a hit builds nothing. Leaving early lets the fetch go on for the
+// others, or, if nobody is left and it is still queued, drops it.
+func (p *Pool) Obtain(ctx context.Context, key string, lookup func() Request) (*Answer, string, error) {
+	if e, ok := p.cache.Get(key); ok {
 		return e.Value.(*Answer), SourceHit, nil
 	}
-	a, err := p.share(ctx, req)
+	a, err := p.share(ctx, lookup())
 	switch {
 	case err != nil:
 		return nil, "", err
