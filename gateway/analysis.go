@@ -213,7 +213,7 @@ func (r *lookups) getUnder(ctx context.Context, d *toolDef, raw map[string]any, 
 		r.stale++
 	}
 	r.mu.Unlock()
-	return ob.a.value, nil
+	return ob.a.Value, nil
 }
 
 // OverBudget reports whether answer v would be summarized: analyses check

@@ -80,7 +80,9 @@ func heldByCache(t *testing.T, g *Gateway) (freed, charged int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.cache = empty
+	// The pool reads and fills the local tier too: it starts over with
+	// the empty one.
+	g.cache, g.pool = empty, g.newPool(empty)
 	return before - heapAfterGC(), charged
 }
 

@@ -16,15 +16,22 @@
 //     with percentiles: true goes on as an analysis (animalpct.go).
 //  2. Key the call: the tool's method and its canonical arguments, without
 //     the struct's view fields (toolDef.key, cache.Key).
-//  3. Look in the cache; otherwise join a fetch already under way for the
-//     key (singleflight), or find another replica's answer in Redis
-//     (shared.go, sharedcodec.go).
-//  4. Pass the circuit breaker and any pause NSIP asked for (pause.go), wait
-//     for the caller's turn at the upstream (fair.go, gateway/upstream) and
-//     a rate-limit token, and ask NSIP (the Upstream interface, nsip.Client).
-//  5. Fit the answer into the token budget once, as it arrives (summarize),
-//     and cache it; an answer in an unrecognized shape is passed on through
-//     the generic summarizer and recorded as drift (drift.go).
+//  3. Obtain the answer (obtain, lookup) from the upstream pool in
+//     gateway/upstream (pool.go Obtain): from the cache; else from a
+//     fetch already under way for the key (singleflight); else from
+//     another replica's answer in Redis (shared.go, codec.go).
+//  4. Still missing, the pool's fetch (pool.go) passes the circuit
+//     breaker and any pause NSIP asked for, waits for the caller's turn
+//     at the upstream (fair.go) and a rate-limit token, and asks NSIP
+//     with the fetch the tool's definition bound (toolargs.go bindFetch;
+//     the Upstream interface, nsip.Client); each retry takes a token and
+//     a breaker admission of its own (retrygate.go), and an answer in an
+//     unrecognized shape is recorded as drift (drift.go). The files of
+//     steps 3 and 4 are gateway/upstream's unless named.
+//  5. Fit the answer into the token budget once, as it arrives (lookup's
+//     Prepare, summarize; drift.go notes criteria NSIP ignored), then the
+//     pool caches it and shares it; an answer in an unrecognized shape is
+//     passed on through the generic summarizer.
 //  6. Fit again for the caller's view (view.go), add _meta, resource
 //     links (gateway/features) and the structured copy (structured.go),
 //     log the call (finish) and answer; when NSIP fails, a stale answer

@@ -4,28 +4,8 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
-	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
-
-// NSIP has no published schema and has changed its answers before (see
-// specs/upstream.md). An answer the client cannot read is still JSON NSIP
-// sent: the gateway passes it on, fitted by the generic summarizer, and
-// notes its shape so that operators learn of the change from one warning
-// per endpoint and shape and from /healthz, not from users.
-
-// noteDrift records an unrecognized answer, warning once per endpoint and
-// shape.
-func (g *Gateway) noteDrift(ne *nsip.Error) {
-	sig := upstream.Signature(ne.Body)
-	if g.drift.Note(ne.Endpoint, sig, ne.Reason, g.cfg.Now().UTC()) {
-		g.log.Warn("NSIP answered in a shape this server does not recognize; passing it on as sent",
-			slog.String("endpoint", ne.Endpoint),
-			slog.String("signature", sig),
-			slog.String("missing", ne.Reason))
-	}
-}
 
 // noteIgnored records the criteria a fetched page's rows show NSIP
 // ignored, warning once per endpoint and criterion. The answer is still
@@ -39,7 +19,7 @@ func (g *Gateway) noteIgnored(d *toolDef, p *summarize.Paging) {
 	c := p.Contradicting
 	for _, crit := range c.Criteria() {
 		example := exampleOf(c.Rows, crit)
-		if g.drift.NoteIgnored(endpoint, crit, example, g.cfg.Now().UTC()) {
+		if g.pool.Drift().NoteIgnored(endpoint, crit, example, g.cfg.Now().UTC()) {
 			g.log.Warn("NSIP returned rows that contradict a criterion of the call, a sign it ignored it; they are left out of summaries and named in _meta",
 				slog.String("endpoint", endpoint),
 				slog.String("criterion", crit),

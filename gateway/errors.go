@@ -92,19 +92,14 @@ func invalidArgs(d *toolDef, args map[string]any, errs []param.FieldError) *tool
 }
 
 // errBreakerOpen is returned instead of calling NSIP while the breaker is open.
-var errBreakerOpen = errors.New("circuit breaker open")
+var errBreakerOpen = upstream.ErrBreakerOpen
 
 // errFitWait wraps the context error of a call whose answer arrived but
 // ended while waiting for a turn to be summarized: NSIP is not to blame.
 var errFitWait = errors.New("waiting to summarize the answer")
 
 // rateLimitError is a refusal for lack of capacity, local or upstream.
-type rateLimitError struct {
-	retryAfter time.Duration
-	reason     string
-}
-
-func (e *rateLimitError) Error() string { return "rate limited: " + e.reason }
+type rateLimitError = upstream.RateLimited
 
 // mapError turns a pipeline or client failure into what the model sees.
 func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolError {
@@ -113,15 +108,15 @@ func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolErro
 		c := g.capacity()
 		return &toolError{
 			Code:              CodeRateLimited,
-			Problem:           fmt.Sprintf("too many NSIP requests (%s); retry after %d s", rl.reason, upstream.Seconds(rl.retryAfter)),
-			RetryAfterSeconds: upstream.Seconds(rl.retryAfter),
+			Problem:           fmt.Sprintf("too many NSIP requests (%s); retry after %d s", rl.Reason, upstream.Seconds(rl.RetryAfter)),
+			RetryAfterSeconds: upstream.Seconds(rl.RetryAfter),
 			Capacity:          &c,
 			Next:              "wait, then repeat the same call",
 		}
 	}
 	if errors.Is(err, errBreakerOpen) {
 		in := g.retryIn()
-		if g.misconfiguredAt.Load() > g.stats.lastSuccess.Load() {
+		if g.misconfiguredAt.Load() > g.pool.LastSuccess() {
 			return &toolError{
 				Code: CodeUpstreamUnavailable,
 				Problem: fmt.Sprintf("NSIP could not be reached at the address in the server's NSIP_BASE_URL setting "+
@@ -401,25 +396,6 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
-}
-
-// countsAsFailure tells the breaker which errors say NSIP is unwell. Answers
-// about the request itself (not found, rejected, throttled) and our own
-// refusals do not.
-func countsAsFailure(err error) bool {
-	if err == nil {
-		return false
-	}
-	var ne *nsip.Error
-	if errors.As(err, &ne) {
-		switch ne.Kind {
-		case nsip.KindNotFound, nsip.KindInvalidArgument, nsip.KindRateLimited, nsip.KindCanceled,
-			nsip.KindNoData, nsip.KindFormatChanged: // NSIP answered
-			return false
-		}
-		return ne.Status < 400 || ne.Status >= 500
-	}
-	return !errors.Is(err, context.Canceled)
 }
 
 // servesStale reports whether a failure is one where an older answer is

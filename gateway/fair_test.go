@@ -2,13 +2,11 @@ package gateway
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -101,13 +99,13 @@ func floodThenHonest(t *testing.T, in func(e *env, name string) context.Context,
 		})
 	}
 	first := <-gate.arrived // one holds the connection, the rest queue
-	waitFor(t, "the flood to queue", func() bool { return e.gw.fair.Queued() == n-1 })
+	waitFor(t, "the flood to queue", func() bool { return e.gw.pool.Queued() == n-1 })
 
 	answered := make(chan *mcp.CallToolResult, 1)
 	go func() {
 		answered <- callIn(in(e, honest), e, lineageDef, map[string]any{"lpn_id": ids[n]})
 	}()
-	waitFor(t, "the honest call to queue", func() bool { return e.gw.fair.Queued() == n })
+	waitFor(t, "the honest call to queue", func() bool { return e.gw.pool.Queued() == n })
 
 	order := []string{first}
 	for len(order) <= n {
@@ -160,7 +158,7 @@ func TestAQueuedFetchNobodyAwaitsIsDropped(t *testing.T) {
 		go func() { gone <- callAs(ctx, e, s, lineageDef, map[string]any{"lpn_id": ids[1]}) }()
 	}
 	waitFor(t, "both callers to wait", func() bool {
-		return e.gw.waiting.Count(lineageKey(ids[1])) == 2 && e.gw.fair.Queued() == 1
+		return e.gw.pool.Waiting(lineageKey(ids[1])) == 2 && e.gw.pool.Queued() == 1
 	})
 	cancel()
 	for range 2 {
@@ -168,7 +166,7 @@ func TestAQueuedFetchNobodyAwaitsIsDropped(t *testing.T) {
 			t.Errorf("a cancelled call answered: %v", res.Content)
 		}
 	}
-	waitFor(t, "the fetch to leave the queue", func() bool { return e.gw.fair.Queued() == 0 })
+	waitFor(t, "the fetch to leave the queue", func() bool { return e.gw.pool.Queued() == 0 })
 	if n := e.gw.Health().AbandonedFetches; n != 1 {
 		t.Errorf("abandoned_fetches = %d, want 1", n)
 	}
@@ -197,42 +195,6 @@ func lineageKey(id string) string {
 	return cache.Key(lineageDef.method, args)
 }
 
-// TestOurQueueingIsNotCountedAgainstNSIP: a request our own deadline cut
-// after it waited its turn is not a failure of NSIP; one that had the time
-// and still failed is, and every failure the breaker counts is logged.
-func TestOurQueueingIsNotCountedAgainstNSIP(t *testing.T) {
-	e := newEnv(t, withConfig(func(c *Config) { c.CallTimeout = time.Second; c.BreakerFailures = 2 }))
-	cut := &nsip.Error{Kind: nsip.KindTimeout, Reason: "the caller's deadline passed", Err: context.DeadlineExceeded}
-
-	expired, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Millisecond))
-	defer cancel()
-	dl, _ := expired.Deadline()
-	late := e.gw.blame(expired, dl.Add(-100*time.Millisecond), cut)  // sent with 0.1 s of 1 s left
-	early := e.gw.blame(expired, dl.Add(-900*time.Millisecond), cut) // sent with 0.9 s left
-
-	if e.gw.breakerCounts(late) {
-		t.Error("a request sent with a tenth of the deadline left and cut by it counted as NSIP's failure")
-	}
-	if !errors.Is(late, context.DeadlineExceeded) {
-		t.Errorf("the wrapped error lost its cause: %v", late)
-	}
-	if !e.gw.breakerCounts(early) {
-		t.Error("a request that had most of the deadline and timed out did not count")
-	}
-	var counted int
-	for _, l := range e.logs.lines(t) {
-		if l["msg"] == "nsip failure counted by the circuit breaker" {
-			counted++
-			if !strings.Contains(fmt.Sprint(l["error"]), "timeout") || l["opens_at"] != float64(2) {
-				t.Errorf("log line %v lacks the error or the threshold", l)
-			}
-		}
-	}
-	if counted != 1 {
-		t.Errorf("%d failures logged as counted, want 1", counted)
-	}
-}
-
 // TestRequestsAtOnceAreBoundedByTurns: with three connections, ten
 // different calls from two sessions put exactly three requests at NSIP at
 // once, and each request that finishes lets exactly one more in; the turn a
@@ -259,7 +221,7 @@ func TestRequestsAtOnceAreBoundedByTurns(t *testing.T) {
 	for range conns {
 		<-gate.arrived
 	}
-	waitFor(t, "the rest to queue", func() bool { return e.gw.fair.Queued() == n-conns })
+	waitFor(t, "the rest to queue", func() bool { return e.gw.pool.Queued() == n-conns })
 	for i := conns; i < n; i++ {
 		if got := e.gw.Health().RateLimit.InFlight; got != conns {
 			t.Fatalf("%d requests in flight, want %d", got, conns)

@@ -5,16 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
-	"github.com/sony/gobreaker"
 	"golang.org/x/sync/semaphore"
 	"golang.org/x/sync/singleflight"
-	"golang.org/x/time/rate"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/features"
@@ -70,7 +69,7 @@ type Config struct {
 	Now          func() time.Time // the cache's clock
 
 	// Shared, when set, is the Redis that replicas share a cache tier, the
-	// rate limit, miss collapsing and breaker news through (see shared.go).
+	// rate limit, miss collapsing and breaker news through (upstream.Shared).
 	Shared       *cache.Redis
 	Replicas     int           // replicas sharing RateLimit; each takes 1/Replicas when alone
 	CollapseWait time.Duration // how long a miss waits for another replica's fetch of it
@@ -124,38 +123,30 @@ func DefaultConfig() Config {
 
 // Gateway runs tool calls against NSIP. It is safe for concurrent use.
 type Gateway struct {
-	up      Upstream
-	sum     *summarize.Summarizer
-	cfg     Config
-	log     *slog.Logger
-	cache   *cache.Cache
-	flight  singleflight.Group
-	breaker *gobreaker.TwoStepCircuitBreaker // one admission per HTTP request, retries included (retrygate.go)
-	limiter *rate.Limiter
-	fair    *upstream.Fair   // turns at the upstream, one per connection, shared between sessions
-	waiting upstream.Waiters // callers per cache key, so a fetch nobody awaits leaves the queue
+	up     Upstream
+	sum    *summarize.Summarizer
+	cfg    Config
+	log    *slog.Logger
+	cache  *cache.Cache
+	flight singleflight.Group // profile fits under way, so that callers of one profile share a fit
+	// pool obtains NSIP's answers: cache, collapse, breaker, rate limit,
+	// turns, the shared tier and the fetch (gateway/upstream).
+	pool *upstream.Pool
 
-	fitSlots  *semaphore.Weighted                      // fits running at once, at most GOMAXPROCS
-	fitFunc   func(summarize.Request) summarize.Result // sum.Fit; tests wrap it to watch fits
-	answerIDs atomic.Uint64                            // numbers each upstream answer
+	fitSlots *semaphore.Weighted                      // fits running at once, at most GOMAXPROCS
+	fitFunc  func(summarize.Request) summarize.Result // sum.Fit; tests wrap it to watch fits
 
-	openedAt   atomic.Int64    // unix nanos when the breaker last opened
-	pauses     upstream.Pauses // per endpoint, until when NSIP asked us to wait (429)
-	inFlight   atomic.Int64    // upstream requests under way
-	tokens     atomic.Int64    // rate-limit tokens taken, one per HTTP request to NSIP
-	fitWaiters atomic.Int64    // profile calls waiting on a shared fit
+	fitWaiters atomic.Int64 // profile calls waiting on a shared fit
 	// unix nanos of the last connection failure blamed on NSIP_BASE_URL; while
 	// it is later than the last success, an open breaker says so too.
 	misconfiguredAt atomic.Int64
 
-	shared   sharedState
 	stats    stats
 	seen     seenLPNs // LPN IDs each session has met, for completions
 	features *features.Features
-	drift    upstream.Drift // answers in shapes the client did not recognize
-	intro    string         // the instructions before the evaluation date, for the tools offered
-	tasks    *tasks.Store   // the analyses run as MCP tasks, each its creator's
-	full     *full.Store    // the complete data behind summarized answers, per caller
+	intro    string       // the instructions before the evaluation date, for the tools offered
+	tasks    *tasks.Store // the analyses run as MCP tasks, each its creator's
+	full     *full.Store  // the complete data behind summarized answers, per caller
 }
 
 // New builds a gateway over up, fitting results with sum.
@@ -176,29 +167,10 @@ func New(up Upstream, sum *summarize.Summarizer, cfg Config) (*Gateway, error) {
 	}
 	g := &Gateway{
 		up: up, sum: sum, cfg: cfg, log: cfg.Logger, cache: c,
-		limiter: rate.NewLimiter(rate.Limit(cfg.RateLimit), cfg.RateBurst),
-		fair:    upstream.NewFair(cfg.MaxConcurrentUpstream),
-
 		fitSlots: semaphore.NewWeighted(int64(runtime.GOMAXPROCS(0))),
 		fitFunc:  sum.Fit,
 	}
-	g.breaker = gobreaker.NewTwoStepCircuitBreaker(gobreaker.Settings{
-		Name:    "nsip",
-		Timeout: cfg.BreakerCooldown,
-		ReadyToTrip: func(c gobreaker.Counts) bool {
-			return c.ConsecutiveFailures >= cfg.BreakerFailures
-		},
-		OnStateChange: func(_ string, from, to gobreaker.State) {
-			if to == gobreaker.StateOpen {
-				// gobreaker times its cooldown on the wall clock, so this does too.
-				g.openedAt.Store(time.Now().UnixNano())
-			}
-			g.log.Warn("nsip circuit breaker", slog.String("from", from.String()), slog.String("to", to.String()))
-			if to == gobreaker.StateOpen || to == gobreaker.StateClosed {
-				g.shareBreaker(to == gobreaker.StateOpen)
-			}
-		},
-	})
+	g.pool = g.newPool(c)
 	if g.tasks, err = tasks.New(tasks.Config{
 		PerCaller: cfg.TasksPerClient, Max: cfg.TasksMax, TTL: cfg.TaskTTL, Now: cfg.Now, Logger: cfg.Logger,
 	}); err != nil {
@@ -209,9 +181,21 @@ func New(up Upstream, sum *summarize.Summarizer, cfg Config) (*Gateway, error) {
 	g.full = full.New(full.Config{TTL: cfg.CacheTTL, MaxBytes: cfg.FullMaxBytes, StoreBytes: 4 * cfg.FullMaxBytes, Now: cfg.Now})
 	g.intro = g.introduction()
 	g.stats.init()
-	g.initShared()
 	cfg.Metrics.WatchState(g.metricsState)
 	return g, nil
+}
+
+// newPool is the upstream pool over the local tier c.
+func (g *Gateway) newPool(c *cache.Cache) *upstream.Pool {
+	cfg := g.cfg
+	return upstream.NewPool(upstream.Config{
+		Cache: c, Codec: sharedCodec, Shared: cfg.Shared, Budget: cfg.Budget,
+		RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst, Replicas: cfg.Replicas,
+		MaxConcurrent: cfg.MaxConcurrentUpstream, BreakerFailures: cfg.BreakerFailures, BreakerCooldown: cfg.BreakerCooldown,
+		CallTimeout: cfg.CallTimeout, CollapseWait: cfg.CollapseWait, MaxUpstreamPause: cfg.MaxUpstreamPause,
+		CacheTTL: cfg.CacheTTL, StaleTTL: cfg.StaleTTL, Now: cfg.Now, Logger: cfg.Logger, Metrics: cfg.Metrics,
+		Detach: detachCall,
+	})
 }
 
 func withDefaults(cfg Config) (Config, error) {
@@ -320,7 +304,18 @@ func (g *Gateway) introduction() string {
 }
 
 // retryIn is how long until the open breaker lets a trial request through.
-func (g *Gateway) retryIn() time.Duration {
-	opened := time.Unix(0, g.openedAt.Load())
-	return max(time.Until(opened.Add(g.cfg.BreakerCooldown)), g.sharedRetryIn(), 0)
+func (g *Gateway) retryIn() time.Duration { return g.pool.RetryIn() }
+
+// sharedCodec writes and reads the replicas' shared records of answers: it
+// knows each lookup tool's model, as the tool's definition declares it.
+var sharedCodec = upstream.NewCodec(toolModels()...)
+
+func toolModels() []reflect.Type {
+	var ms []reflect.Type
+	for _, d := range toolDefs {
+		if t := d.fetch.model; t != nil {
+			ms = append(ms, t)
+		}
+	}
+	return ms
 }

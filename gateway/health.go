@@ -9,8 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/sony/gobreaker"
-
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 )
@@ -18,11 +16,8 @@ import (
 // stats are the counters behind Health. The maps are filled once in init
 // and only read afterwards, so they need no lock.
 type stats struct {
-	calls       map[string]*atomic.Int64 // by tool name
-	errors      map[string]*atomic.Int64 // by error code
-	upstream    atomic.Int64             // requests sent to NSIP
-	lastSuccess atomic.Int64             // unix nanos of the last successful upstream answer
-	abandoned   atomic.Int64             // queued fetches dropped because every caller had gone
+	calls  map[string]*atomic.Int64 // by tool name
+	errors map[string]*atomic.Int64 // by error code
 
 	mu             sync.Mutex
 	summarizations int64
@@ -91,15 +86,15 @@ type Capacity struct {
 }
 
 func (g *Gateway) capacity() Capacity {
-	tokens := g.limiter.TokensAt(time.Now())
-	limit, burst := g.localLimit()
+	tokens := g.pool.TokensAt(time.Now())
+	limit, burst := g.pool.LocalLimit()
 	return Capacity{
 		TokensAvailable: math.Round(max(tokens, 0)*100) / 100,
 		LimitPerSecond:  limit,
 		Burst:           burst,
-		InFlight:        g.inFlight.Load(),
+		InFlight:        g.pool.InFlight(),
 		MaxConcurrent:   g.cfg.MaxConcurrentUpstream,
-		Queued:          g.fair.Queued(),
+		Queued:          g.pool.Queued(),
 	}
 }
 
@@ -108,21 +103,21 @@ func (g *Gateway) Health() Health {
 	h := Health{
 		Cache:            g.cache.Stats(),
 		RateLimit:        g.capacity(),
-		UpstreamPauses:   g.pauses.Health(g.cfg.MaxUpstreamPause, time.Now()),
+		UpstreamPauses:   g.pool.Pauses(time.Now()),
 		MaxPauseSeconds:  upstream.Seconds(g.cfg.MaxUpstreamPause),
-		UpstreamRequests: g.stats.upstream.Load(),
-		AbandonedFetches: g.stats.abandoned.Load(),
+		UpstreamRequests: g.pool.Requests(),
+		AbandonedFetches: g.pool.Abandoned(),
 		CallsByTool:      make(map[string]int64, len(g.stats.calls)),
-		FormatDrift:      g.drift.Snapshot(),
+		FormatDrift:      g.pool.Drift().Snapshot(),
 		ErrorsByCode:     make(map[string]int64, len(g.stats.errors)),
-		Shared:           g.sharedHealth(),
+		Shared:           g.pool.Shared().Health(),
 	}
-	st := g.breaker.State()
-	h.Breaker = BreakerHealth{State: st.String(), ConsecutiveFailures: g.breaker.Counts().ConsecutiveFailures}
-	if st == gobreaker.StateOpen {
+	st, failures := g.pool.Breaker()
+	h.Breaker = BreakerHealth{State: st, ConsecutiveFailures: failures}
+	if g.pool.BreakerOpen() {
 		h.Breaker.RetryInSeconds = upstream.Seconds(g.retryIn())
 	}
-	if ns := g.stats.lastSuccess.Load(); ns != 0 {
+	if ns := g.pool.LastSuccess(); ns != 0 {
 		t := time.Unix(0, ns).UTC()
 		h.LastUpstreamSuccess = &t
 	}
@@ -147,11 +142,11 @@ func (g *Gateway) Health() Health {
 // apply). The error says why the gateway is not ready, or, as a
 // *DegradedError, why it serves without the replicas' shared state.
 func (g *Gateway) Ready(ctx context.Context) error {
-	if g.breaker.State() == gobreaker.StateOpen {
+	if g.pool.BreakerOpen() {
 		return fmt.Errorf("NSIP unavailable after repeated failures; retrying in %d s", upstream.Seconds(g.retryIn()))
 	}
-	if ns := g.stats.lastSuccess.Load(); ns != 0 && time.Since(time.Unix(0, ns)) <= g.cfg.ReadyMaxAge {
-		return g.sharedReadiness(ctx)
+	if ns := g.pool.LastSuccess(); ns != 0 && time.Since(time.Unix(0, ns)) <= g.cfg.ReadyMaxAge {
+		return g.pool.Shared().Readiness(ctx)
 	}
 	o := g.run(ctx, lastUpdateDef, map[string]any{})
 	switch {
@@ -160,5 +155,12 @@ func (g *Gateway) Ready(ctx context.Context) error {
 	case o.source == cacheStale:
 		return fmt.Errorf("NSIP is failing (%s); only stale answers are available", o.staleReason)
 	}
-	return g.sharedReadiness(ctx)
+	return g.pool.Shared().Readiness(ctx)
 }
+
+// SharedHealth is the shared mode's state in Health (upstream.Shared).
+type SharedHealth = upstream.SharedHealth
+
+// DegradedError is what Ready returns when the server answers calls but
+// without the replicas' shared state (upstream.DegradedError).
+type DegradedError = upstream.DegradedError

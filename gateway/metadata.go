@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -82,8 +83,8 @@ func (g *Gateway) EvaluationDate() string {
 	if !ok {
 		return ""
 	}
-	if a, ok := e.Value.(*answer); ok {
-		if lu, ok := a.value.(*nsip.LastUpdate); ok {
+	if a, ok := e.Value.(*upstream.Answer); ok {
+		if lu, ok := a.Value.(*nsip.LastUpdate); ok {
 			return lu.Date
 		}
 	}

@@ -6,19 +6,20 @@ import "github.com/nsip-tools/nsip-mcp/gateway/metrics"
 // and breaker keep anyway, read when asked rather than copied on each change.
 func (g *Gateway) metricsState() metrics.State {
 	c := g.cache.Stats()
+	breaker, _ := g.pool.Breaker()
 	st := metrics.State{
-		Breaker:          g.breaker.State().String(),
+		Breaker:          breaker,
 		CacheEntries:     c.Entries,
 		CacheStale:       c.StaleEntries,
 		CacheBytes:       c.Bytes,
 		CacheHits:        c.Hits,
 		CacheMisses:      c.Misses,
 		CacheEvictions:   c.Evictions,
-		UpstreamFlight:   g.inFlight.Load(),
-		UpstreamQueued:   g.fair.Queued(),
-		AbandonedFetches: g.stats.abandoned.Load(),
+		UpstreamFlight:   g.pool.InFlight(),
+		UpstreamQueued:   g.pool.Queued(),
+		AbandonedFetches: g.pool.Abandoned(),
 	}
-	if r := g.shared.redis; r != nil {
+	if r := g.pool.Shared().Redis(); r != nil {
 		rs := r.Status()
 		st.Redis, st.RedisRoundTrips = rs.State, rs.RoundTrips
 	}

@@ -11,74 +11,33 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-	"github.com/sony/gobreaker"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/features"
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
-	"github.com/nsip-tools/nsip-mcp/gateway/metrics"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
+	"github.com/nsip-tools/nsip-mcp/transport/caller"
 )
 
 // Where an answer came from, as reported in _meta.cache and the logs.
 const (
-	cacheHit   = "hit"
-	cacheMiss  = "miss"
-	cacheStale = "stale"
-	// cacheShared is an answer another replica fetched, found in Redis.
-	cacheShared = "shared"
+	cacheHit    = upstream.SourceHit
+	cacheMiss   = upstream.SourceMiss
+	cacheStale  = upstream.SourceStale
+	cacheShared = upstream.SourceShared
 )
 
-// answer is what the cache keeps for one key: the upstream answer, which
-// profiles are assembled from, and the result fitted from it once when it
-// arrived. The budget is fixed per gateway and the key fixes the tool and
-// its arguments, so the fit holds for every later hit, stale fallback and
-// waiter on the same fetch; re-fitting a 100-row page on each hit cost
-// milliseconds of CPU (see specs/benchmarks.md).
-type answer struct {
-	id    uint64 // tells a refetched answer from the one a profile was fitted on
-	value any
-	raw   json.RawMessage
-	res   summarize.Result
-
-	shared bool // loaded from the replicas' shared tier rather than fetched
-	// drift is set when NSIP answered in a shape the client cannot read:
-	// raw is then NSIP's JSON as sent and value is nil.
-	drift *nsip.Error
-}
-
-// kind is the summarizer an answer of tool d takes: the generic one when
-// its shape was not recognized.
-func (a *answer) kind(d *toolDef) summarize.Kind {
-	if a.drift != nil {
+// answerKind is the summarizer an answer of tool d takes: the generic one
+// when its shape was not recognized.
+func answerKind(a *upstream.Answer, d *toolDef) summarize.Kind {
+	if a.Drift != nil {
 		return summarize.KindGeneric
 	}
 	return d.kind
 }
-
-// note is what _meta says of the answer's shape, if anything.
-func (a *answer) note() string {
-	if a.drift == nil {
-		return ""
-	}
-	return upstream.FormatNote(a.drift)
-}
-
-// size is the bytes an answer under key holds: the upstream JSON, the
-// decoded model if it is kept (measured, see heapSize), and the fitted
-// text. Undercounting lets the process outgrow the configured bound;
-// TestCacheBytesTrackTheHeap and TestCacheBoundHoldsForHostileShapes keep
-// the measure honest.
-func (a *answer) size(key string) int64 {
-	return upstream.HeapSize(a, map[uintptr]bool{}) + int64(len(key)) + entryOverhead
-}
-
-// entryOverhead covers the cache's bookkeeping and the fixed fields of an
-// entry.
-const entryOverhead = 256
 
 // profileFit is an nsip_search_by_lpn result, cached under its own key and
 // valid while its three parts are the answers it was assembled from. It
@@ -121,13 +80,13 @@ func (g *Gateway) cachedData(keys []string, ids []uint64) full.Data {
 	for _, k := range keys {
 		d.Held += int64(len(k))
 		if e, ok := g.cache.Peek(k); ok {
-			if a, ok := e.Value.(*answer); ok {
-				d.Size += int64(len(a.raw))
+			if a, ok := e.Value.(*upstream.Answer); ok {
+				d.Size += int64(len(a.Raw))
 			}
 		}
 	}
 	d.Build = func() (*full.Table, error) {
-		as := make([]*answer, len(keys))
+		as := make([]*upstream.Answer, len(keys))
 		for i, k := range keys {
 			e, ok := g.cache.Peek(k)
 			if !ok {
@@ -137,14 +96,14 @@ func (g *Gateway) cachedData(keys []string, ids []uint64) full.Data {
 					return nil, full.ErrGone
 				}
 			}
-			a, ok := e.Value.(*answer)
-			if !ok || a.id != ids[i] {
+			a, ok := e.Value.(*upstream.Answer)
+			if !ok || a.ID != ids[i] {
 				return nil, full.ErrGone
 			}
 			as[i] = a
 		}
 		if len(as) == 1 {
-			return full.FromAnswer(as[0].value, as[0].raw)()
+			return full.FromAnswer(as[0].Value, as[0].Raw)()
 		}
 		obs := make([]obtained, len(as))
 		for i, a := range as {
@@ -282,12 +241,12 @@ func (g *Gateway) runKeyed(ctx context.Context, d *toolDef, key string, args map
 	if err != nil {
 		return outcome{err: g.mapError(d, args, err)}
 	}
-	o := outcome{res: ob.a.res, source: ob.source, staleAge: ob.staleAge, staleReason: ob.staleReason, formatNote: ob.a.note(), value: ob.a.value}
+	o := outcome{res: ob.a.Res, source: ob.source, staleAge: ob.staleAge, staleReason: ob.staleReason, formatNote: ob.a.Note(), value: ob.a.Value}
 	if o.res.Summarized || v.set() {
-		o.data = g.cachedData([]string{key}, []uint64{ob.a.id})
+		o.data = g.cachedData([]string{key}, []uint64{ob.a.ID})
 	}
 	if v.set() {
-		if o.res, err = g.fitView(ctx, ob.a.kind(d), d, args, v, ob.a.value, ob.a.raw); err != nil {
+		if o.res, err = g.fitView(ctx, answerKind(ob.a, d), d, args, v, ob.a.Value, ob.a.Raw); err != nil {
 			return outcome{err: g.mapError(d, args, err)}
 		}
 	}
@@ -296,35 +255,59 @@ func (g *Gateway) runKeyed(ctx context.Context, d *toolDef, key string, args map
 
 // obtained is an upstream answer and how it was come by.
 type obtained struct {
-	a           *answer
+	a           *upstream.Answer
 	source      string
 	staleAge    time.Duration
 	staleReason string
 }
 
 // obtain returns the answer for d and args, cached under key, from the
-// cache, from a fetch already under way for the same key, from a new fetch,
-// or, when NSIP fails, from a stale cache entry.
+// upstream pool (the cache, a fetch already under way for the same key,
+// another replica or a new fetch) or, when NSIP fails, from a stale cache
+// entry.
 func (g *Gateway) obtain(ctx context.Context, d *toolDef, key string, args map[string]any) (obtained, error) {
-	if e, ok := g.cache.Get(key); ok {
-		return obtained{a: e.Value.(*answer), source: cacheHit}, nil
-	}
-	a, err := g.share(ctx, d, key, args)
+	a, source, err := g.pool.Obtain(ctx, key, func() upstream.Request { return g.lookup(ctx, d, key, args) })
 	if err == nil {
-		if a.shared {
-			return obtained{a: a, source: cacheShared}, nil
-		}
-		return obtained{a: a, source: cacheMiss}, nil
+		return obtained{a: a, source: source}, nil
 	}
 	if servesStale(err) {
 		if e, ok := g.cache.Stale(key); ok {
 			return obtained{
-				a: e.Value.(*answer), source: cacheStale,
+				a: e.Value.(*upstream.Answer), source: cacheStale,
 				staleAge: g.cfg.Now().Sub(e.Stored), staleReason: g.mapError(d, args, err).Code,
 			}, nil
 		}
 	}
 	return obtained{}, err
+}
+
+// lookup is what the pool needs to obtain the answer of tool d for args,
+// cached under key: its fetch, bound only when one is made, and the checks
+// and fit of what NSIP answers.
+func (g *Gateway) lookup(ctx context.Context, d *toolDef, key string, args map[string]any) upstream.Request {
+	return upstream.Request{
+		Method: d.method, Key: key, Caller: string(caller.Of(ctx)),
+		Bind: func() (upstream.Fetch, error) {
+			request, err := bindFetch(d, key)
+			if err != nil {
+				return nil, err
+			}
+			return func(ctx context.Context) (any, json.RawMessage, error) { return request(ctx, g.up) }, nil
+		},
+		Prepare: func(ctx context.Context, a *upstream.Answer) error {
+			if a.Drift == nil {
+				if err := wrongAnimal(d, args, a.Value); err != nil {
+					return err
+				}
+			}
+			var err error
+			if a.Res, err = g.fit(ctx, answerKind(a, d), d, args, a.Value, a.Raw); err != nil {
+				return err
+			}
+			g.noteIgnored(d, a.Res.Paging)
+			return nil
+		},
+	}
 }
 
 // runProfile answers nsip_search_by_lpn from the same three cache entries
@@ -366,9 +349,9 @@ func (g *Gateway) runProfile(ctx context.Context, key string, args, full map[str
 	o := outcome{source: cacheHit, value: profileModel(obs)}
 	var ids [3]uint64
 	for i, ob := range obs {
-		ids[i] = ob.a.id
+		ids[i] = ob.a.ID
 		if o.formatNote == "" {
-			o.formatNote = ob.a.note()
+			o.formatNote = ob.a.Note()
 		}
 		switch {
 		case ob.source == cacheStale:
@@ -429,7 +412,7 @@ func (g *Gateway) fitProfile(key string, args map[string]any, ids [3]uint64, obs
 		return nil, err
 	}
 	// The profile's JSON is not kept, only its fitted text.
-	g.cache.Set(key, &profileFit{parts: ids, res: res}, int64(len(res.Text)+len(key)+entryOverhead), res.OriginalTokens)
+	g.cache.Set(key, &profileFit{parts: ids, res: res}, int64(len(res.Text)+len(key)+upstream.EntryOverhead), res.OriginalTokens)
 	return res, nil
 }
 
@@ -437,7 +420,7 @@ func (g *Gateway) fitProfile(key string, args map[string]any, ids [3]uint64, obs
 // part came in a shape the client could not read.
 func profileKind(obs []obtained) summarize.Kind {
 	for _, ob := range obs {
-		if ob.a.drift != nil {
+		if ob.a.Drift != nil {
 			return summarize.KindGeneric
 		}
 	}
@@ -449,7 +432,7 @@ func assembleProfile(obs []obtained) *nsip.AnimalProfile {
 	p := profileModel(obs)
 	var raw []byte
 	for i, name := range []string{`{"details":`, `,"lineage":`, `,"progeny":`} {
-		raw = append(append(raw, name...), obs[i].a.raw...)
+		raw = append(append(raw, name...), obs[i].a.Raw...)
 	}
 	p.Raw = append(raw, '}')
 	return p
@@ -458,104 +441,10 @@ func assembleProfile(obs []obtained) *nsip.AnimalProfile {
 // profileModel is a profile's parts as models, without its upstream JSON.
 func profileModel(obs []obtained) *nsip.AnimalProfile {
 	var p nsip.AnimalProfile
-	p.Details, _ = obs[0].a.value.(*nsip.AnimalDetails)
-	p.Lineage, _ = obs[1].a.value.(*nsip.Lineage)
-	p.Progeny, _ = obs[2].a.value.(*nsip.ProgenyPage)
+	p.Details, _ = obs[0].a.Value.(*nsip.AnimalDetails)
+	p.Lineage, _ = obs[1].a.Value.(*nsip.Lineage)
+	p.Progeny, _ = obs[2].a.Value.(*nsip.ProgenyPage)
 	return &p
-}
-
-// fetch is the single upstream round trip behind one cache key, and the fit
-// of its answer. It runs on its own deadline, so one caller giving up does
-// not fail the others; its requests are logged under the call of caller,
-// which started it. It waits for session's turn until queue ends, when
-// every caller has given up.
-func (g *Gateway) fetch(caller, queue context.Context, session, key string, d *toolDef, args map[string]any) (any, error) {
-	if e, ok := g.cache.Peek(key); ok { // filled while this call was queueing
-		return e.Value.(*answer), nil
-	}
-	request, err := bindFetch(d, key)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(metrics.WithEndpoint(detachCall(caller), d.method), g.cfg.CallTimeout)
-	defer cancel()
-	// Another replica's answer, its breaker's news and the right to fetch
-	// for all of them, in one round trip to Redis (shared.go).
-	lease, got, err := g.claimFetch(ctx, key)
-	if got != nil {
-		return got, nil
-	}
-	defer g.unlock(key, lease)
-	if err != nil {
-		return nil, err
-	}
-	if g.breaker.State() == gobreaker.StateOpen {
-		return nil, errBreakerOpen // fail fast, without spending rate-limit tokens
-	}
-	if err := g.paused(d); err != nil {
-		return nil, err
-	}
-	turnDone, err := g.turn(ctx, queue, session, key)
-	if err != nil {
-		return nil, err
-	}
-	release, err := g.acquire(ctx, d.method)
-	if err != nil {
-		turnDone()
-		return nil, err
-	}
-	admitted, err := g.breaker.Allow()
-	if err != nil {
-		release()
-		turnDone()
-		return nil, errBreakerOpen
-	}
-	// Every retry the client makes takes a token and a breaker admission
-	// of its own, as this first request did (retrygate.go).
-	attempts := &attemptBounds{g: g, method: d.method, done: admitted, sent: time.Now()}
-	defer func() {
-		if attempts.done != nil {
-			// Only a panic leaves a request unjudged: a failure, as
-			// gobreaker's Execute counted one, so that a half-open breaker
-			// is not left waiting for a verdict.
-			attempts.done(false)
-		}
-	}()
-	g.stats.upstream.Add(1)
-	value, raw, err := request(nsip.WithRetryGate(ctx, attempts.retry), g.up)
-	var a *answer
-	switch ne := upstream.Unrecognized(err); {
-	case ne != nil:
-		// NSIP answered; the client could not read it. Pass it on.
-		a, err = &answer{id: g.answerIDs.Add(1), raw: ne.Body, drift: ne}, nil
-	case err != nil && !attempts.retried:
-		err = g.blame(ctx, attempts.sent, err)
-	default:
-		a = &answer{id: g.answerIDs.Add(1), value: value, raw: raw}
-	}
-	attempts.settle(err)
-	release()
-	turnDone()
-	if err != nil {
-		g.noteThrottle(d, err)
-		return nil, err
-	}
-	g.stats.lastSuccess.Store(time.Now().UnixNano())
-	if a.drift != nil {
-		g.noteDrift(a.drift)
-	} else if err := wrongAnimal(d, args, a.value); err != nil {
-		return nil, err
-	}
-	// Waiting for a fit slot counts against the fetch's deadline like
-	// waiting for NSIP does; an answer that cannot be fitted in time is
-	// dropped rather than held while the queue drains.
-	if a.res, err = g.fit(ctx, a.kind(d), d, args, a.value, a.raw); err != nil {
-		return nil, err
-	}
-	g.noteIgnored(d, a.res.Paging)
-	g.cache.Set(key, a, a.size(key), a.res.OriginalTokens)
-	lease.done = g.toShared(ctx, key, lease.token, a)
-	return a, nil
 }
 
 // fit applies the token budget to an upstream answer. Fitting is CPU work,
@@ -588,48 +477,6 @@ func (g *Gateway) fitRequest(ctx context.Context, req summarize.Request) (summar
 		return summarize.Result{}, fmt.Errorf("%w: %w", errFitWait, context.DeadlineExceeded)
 	}
 	return res, nil
-}
-
-// acquire waits for a rate-limit token for one upstream request to method
-// and counts the request in flight; the caller holds a turn, which is its
-// connection (fair.go). When the wait would outlast ctx's deadline it
-// refuses at once with how long to wait instead.
-func (g *Gateway) acquire(ctx context.Context, method string) (release func(), err error) {
-	if err := g.takeToken(ctx, method); err != nil {
-		return nil, err
-	}
-	// The connection itself is the turn the caller holds (fair.go).
-	g.inFlight.Add(1)
-	return func() { g.inFlight.Add(-1) }, nil
-}
-
-// takeToken waits for one rate-limit token, the shared one and the local
-// one, for a request to method; a wait that would outlast ctx's deadline
-// is refused at once with how long to wait instead.
-func (g *Gateway) takeToken(ctx context.Context, method string) error {
-	start := time.Now()
-	if err := g.sharedTurn(ctx, method); err != nil {
-		return err
-	}
-	now := time.Now()
-	r := g.limiter.ReserveN(now, 1)
-	if wait := r.DelayFrom(now); wait > 0 {
-		if deadline, ok := ctx.Deadline(); ok && now.Add(wait).After(deadline) {
-			r.CancelAt(now)
-			return &rateLimitError{retryAfter: wait, reason: fmt.Sprintf("limit of %g requests per second", g.cfg.RateLimit)}
-		}
-		t := time.NewTimer(wait)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			r.Cancel()
-			return ctx.Err()
-		}
-	}
-	g.tokens.Add(1)
-	g.cfg.Metrics.RateLimitWait(method, time.Since(start))
-	return nil
 }
 
 // withProgress runs work, and while it runs past each ProgressInterval sends

@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
@@ -186,12 +187,12 @@ func TestCacheBytesCountTheFittedText(t *testing.T) {
 	if !ok {
 		t.Fatalf("no entry under %s", key)
 	}
-	a := entry.Value.(*answer)
-	if a.res.Text != r.text {
+	a := entry.Value.(*upstream.Answer)
+	if a.Res.Text != r.text {
 		t.Error("the cached fit is not the text the caller got")
 	}
-	if entry.Size < int64(len(a.raw)+len(a.res.Text)+len(key)) {
-		t.Errorf("entry size %d does not cover %d bytes of JSON and %d of text", entry.Size, len(a.raw), len(a.res.Text))
+	if entry.Size < int64(len(a.Raw)+len(a.Res.Text)+len(key)) {
+		t.Errorf("entry size %d does not cover %d bytes of JSON and %d of text", entry.Size, len(a.Raw), len(a.Res.Text))
 	}
 	if got := e.gw.Health().Cache.Bytes; got != entry.Size {
 		t.Errorf("cache bytes = %d, want the one entry's %d", got, entry.Size)

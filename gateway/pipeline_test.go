@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
@@ -535,9 +536,9 @@ func TestSummarizedAnswersAreCachedAsUpstreamAnswers(t *testing.T) {
 	if !ok {
 		t.Fatalf("no cache entry under %s", key)
 	}
-	a := entry.Value.(*answer)
-	if _, ok := a.value.(*nsip.AnimalDetails); !ok || entry.Tokens != first.metaInt(t, "original_tokens") || !json.Valid(a.raw) {
-		t.Errorf("cached %T with %d tokens", a.value, entry.Tokens)
+	a := entry.Value.(*upstream.Answer)
+	if _, ok := a.Value.(*nsip.AnimalDetails); !ok || entry.Tokens != first.metaInt(t, "original_tokens") || !json.Valid(a.Raw) {
+		t.Errorf("cached %T with %d tokens", a.Value, entry.Tokens)
 	}
 }
 

@@ -100,7 +100,7 @@ func TestRetriesTakeRateLimitTokens(t *testing.T) {
 	if got := f.requests(); got > 6 {
 		t.Fatalf("NSIP received %d requests under a burst of 6 that does not refill", got)
 	}
-	if got, taken := f.requests(), e.gw.tokens.Load(); int64(got) != taken {
+	if got, taken := f.requests(), e.gw.pool.Tokens(); int64(got) != taken {
 		t.Errorf("NSIP received %d requests for %d rate-limit tokens taken, want one token per request", got, taken)
 	}
 	if answered != 2 || limited != 4 {

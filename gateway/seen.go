@@ -182,5 +182,5 @@ func (g *Gateway) cachedModel(ctx context.Context, d *toolDef) (any, bool) {
 		g.log.Debug("completion without upstream data", "tool", d.name, "error", err.Error())
 		return nil, false
 	}
-	return ob.a.value, true
+	return ob.a.Value, true
 }

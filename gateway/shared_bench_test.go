@@ -11,6 +11,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/cache/redistest"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
 
@@ -57,10 +58,10 @@ func benchmarkShared(b *testing.B, tool string, args func(*nsiptest.Server) map[
 	}
 	valid, _ := param.ValidateObject("", d.params, args(up))
 	if e, ok := rs[0].gw.cache.Peek(cache.Key(d.method, valid)); ok {
-		a := e.Value.(*answer)
-		if enc, err := encodeAnswer(a); err == nil {
+		a := e.Value.(*upstream.Answer)
+		if enc, err := sharedCodec.Encode(a); err == nil {
 			b.ReportMetric(float64(len(enc)), "redis-bytes")
-			b.ReportMetric(float64(len(a.raw)), "upstream-bytes")
+			b.ReportMetric(float64(len(a.Raw)), "upstream-bytes")
 		}
 	}
 }

@@ -293,7 +293,7 @@ func TestSharedIgnoresAndOverwritesForeignValues(t *testing.T) {
 			if err := rs[1].call(t, "nsip_get_animal", map[string]any{"search_string": ids[9]}); err.isError {
 				return errors.New(err.text)
 			}
-			good, err := rc.Get(ctx, cache.DefaultRedisPrefix+"c:"+rs[1].gw.recordKey(cache.Key(animalDef.method, map[string]any{"search_string": ids[9]}))).Bytes()
+			good, err := rc.Get(ctx, cache.DefaultRedisPrefix+"c:"+rs[1].gw.pool.Shared().RecordKey(cache.Key(animalDef.method, map[string]any{"search_string": ids[9]}))).Bytes()
 			if err != nil {
 				return err
 			}
@@ -314,7 +314,7 @@ func TestSharedIgnoresAndOverwritesForeignValues(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			id := ids[i]
 			i++
-			key := cache.DefaultRedisPrefix + "c:" + rs[0].gw.recordKey(cache.Key(animalDef.method, map[string]any{"search_string": id}))
+			key := cache.DefaultRedisPrefix + "c:" + rs[0].gw.pool.Shared().RecordKey(cache.Key(animalDef.method, map[string]any{"search_string": id}))
 			if err := f(key); err != nil {
 				t.Fatal(err)
 			}
@@ -510,17 +510,17 @@ func TestSharedWaiterLoadsAStaleRecordOnce(t *testing.T) {
 	// A fetch of the same key under way elsewhere, which never stores.
 	key := cache.Key(lineageDef.method, map[string]any{"lpn_id": id})
 	err := rs[0].redis.Do(context.Background(), func(ctx context.Context, c *redis.Client) error {
-		return c.Set(ctx, rs[0].redis.Key("lock:"+rs[1].gw.recordKey(key)), "elsewhere", time.Minute).Err()
+		return c.Set(ctx, rs[0].redis.Key("lock:"+rs[1].gw.pool.Shared().RecordKey(key)), "elsewhere", time.Minute).Err()
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := rs[1].gw.answerIDs.Load()
+	before := rs[1].gw.pool.Answers()
 	r := rs[1].call(t, "nsip_get_lineage", map[string]any{"lpn_id": id}).mustOK(t)
 	if cacheSource(t, r) != cacheMiss {
 		t.Errorf("_meta.cache = %q, want miss: B fetched for itself after waiting", cacheSource(t, r))
 	}
-	if got := rs[1].gw.answerIDs.Load() - before; got != 2 {
+	if got := rs[1].gw.pool.Answers() - before; got != 2 {
 		t.Errorf("B took in %d answers, want 2: the stale record once and its own fetch", got)
 	}
 }

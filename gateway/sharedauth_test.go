@@ -16,6 +16,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/cache/cachetest"
 	"github.com/nsip-tools/nsip-mcp/cache/redistest"
+	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
 
@@ -91,15 +92,15 @@ func TestSharedForgedRecordIsNotServed(t *testing.T) {
 			if !ok {
 				t.Fatal("A did not cache its answer")
 			}
-			genuine, err := encodeAnswer(e.Value.(*answer))
+			genuine, err := sharedCodec.Encode(e.Value.(*upstream.Answer))
 			if err != nil {
 				t.Fatal(err)
 			}
 			forged := deflate(t, strings.ReplaceAll(inflate(t, genuine), sire, forgedSire))
-			if _, err := decodeAnswer(forged); err != nil {
+			if _, err := sharedCodec.Decode(forged); err != nil {
 				t.Fatalf("the forged record does not even decode: %v", err)
 			}
-			f.write(cache.DefaultRedisPrefix+"c:"+b.gw.recordKey(key), forged, time.Now())
+			f.write(cache.DefaultRedisPrefix+"c:"+b.gw.pool.Shared().RecordKey(key), forged, time.Now())
 
 			up.ResetCounts()
 			before := b.redis.Status().UnauthenticatedValues
@@ -147,7 +148,7 @@ func TestSharedFutureStoreTimeDoesNotPin(t *testing.T) {
 		}
 		clk.Advance(2 * time.Hour) // past the one-hour TTL
 		// A writes its record, stamped a year ahead, again.
-		a.gw.toShared(context.Background(), cache.Key(lineageDef.method, args), "", written)
+		a.gw.pool.Shared().Store(context.Background(), cache.Key(lineageDef.method, args), nil, written)
 	}
 	if h := b.gw.Health().Shared; h == nil || h.Redis.FutureValues != 2 || h.Redis.IgnoredValues != 2 {
 		t.Errorf("B's /healthz shared section %+v, want future_values 2 and ignored_values 2", h)
@@ -155,13 +156,13 @@ func TestSharedFutureStoreTimeDoesNotPin(t *testing.T) {
 }
 
 // mustCached is the answer r holds for d and args in its local tier.
-func mustCached(t *testing.T, r *replica, d *toolDef, args map[string]any) *answer {
+func mustCached(t *testing.T, r *replica, d *toolDef, args map[string]any) *upstream.Answer {
 	t.Helper()
 	e, ok := r.gw.cache.Peek(cache.Key(d.method, args))
 	if !ok {
 		t.Fatalf("%s %v is not in the replica's local tier", d.name, args)
 	}
-	return e.Value.(*answer)
+	return e.Value.(*upstream.Answer)
 }
 
 // A replica with a token budget of 1000 must not serve another replica's

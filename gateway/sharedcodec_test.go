@@ -9,6 +9,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
@@ -41,35 +42,35 @@ func TestSharedRecordRoundTripsEveryAnswer(t *testing.T) {
 				t.Fatal(err)
 			}
 			a := ob.a
-			b, err := encodeAnswer(a)
+			b, err := sharedCodec.Encode(a)
 			if err != nil {
 				t.Fatalf("encodeAnswer: %v", err)
 			}
-			got, err := decodeAnswer(b)
+			got, err := sharedCodec.Decode(b)
 			if err != nil {
 				t.Fatalf("decodeAnswer: %v", err)
 			}
-			if reflect.TypeOf(got.value) != reflect.TypeOf(a.value) {
-				t.Fatalf("model type %T, want %T", got.value, a.value)
+			if reflect.TypeOf(got.Value) != reflect.TypeOf(a.Value) {
+				t.Fatalf("model type %T, want %T", got.Value, a.Value)
 			}
-			wantModel, _ := nsip.PlainJSON(a.value)
-			gotModel, _ := nsip.PlainJSON(got.value)
+			wantModel, _ := nsip.PlainJSON(a.Value)
+			gotModel, _ := nsip.PlainJSON(got.Value)
 			if !bytes.Equal(gotModel, wantModel) {
 				t.Errorf("model differs:\n got %.300s\nwant %.300s", gotModel, wantModel)
 			}
-			if !bytes.Equal(got.raw, a.raw) && !(bytes.Equal(got.raw, []byte(a.res.Text)) && bytes.Equal(a.raw, []byte(a.res.Text))) {
-				t.Errorf("body differs: got %d bytes, want %d", len(got.raw), len(a.raw))
+			if !bytes.Equal(got.Raw, a.Raw) && !(bytes.Equal(got.Raw, []byte(a.Res.Text)) && bytes.Equal(a.Raw, []byte(a.Res.Text))) {
+				t.Errorf("body differs: got %d bytes, want %d", len(got.Raw), len(a.Raw))
 			}
-			if !reflect.DeepEqual(got.res, a.res) {
-				t.Errorf("fitted result differs:\n got %+v\nwant %+v", got.res, a.res)
+			if !reflect.DeepEqual(got.Res, a.Res) {
+				t.Errorf("fitted result differs:\n got %+v\nwant %+v", got.Res, a.Res)
 			}
-			if f := reflect.ValueOf(got.value).Elem().FieldByName("Raw"); f.IsValid() && !bytes.Equal(f.Bytes(), a.raw) {
+			if f := reflect.ValueOf(got.Value).Elem().FieldByName("Raw"); f.IsValid() && !bytes.Equal(f.Bytes(), a.Raw) {
 				t.Errorf("the decoded model's Raw is not the body")
 			}
 			// Compact: below the body alone, once the record's fixed cost
 			// (field names, the model's type) is small beside it.
-			if len(a.raw) >= 1024 && len(b) >= len(a.raw) {
-				t.Errorf("record is %d bytes for a %d-byte body; want it smaller", len(b), len(a.raw))
+			if len(a.Raw) >= 1024 && len(b) >= len(a.Raw) {
+				t.Errorf("record is %d bytes for a %d-byte body; want it smaller", len(b), len(a.Raw))
 			}
 		})
 	}
@@ -78,17 +79,17 @@ func TestSharedRecordRoundTripsEveryAnswer(t *testing.T) {
 // An answer whose fitted text or body is not JSON has no shared form: it is
 // kept locally and never sent to Redis half-written.
 func TestSharedRecordRefusesTextOrBodyThatIsNotJSON(t *testing.T) {
-	good := &answer{value: &nsip.LastUpdate{}, raw: json.RawMessage(`{"date":"2026-01-01"}`), res: summarize.Result{Text: `{"date":"2026-01-01"}`}}
-	if _, err := encodeAnswer(good); err != nil {
+	good := &upstream.Answer{Value: &nsip.LastUpdate{}, Raw: json.RawMessage(`{"date":"2026-01-01"}`), Res: summarize.Result{Text: `{"date":"2026-01-01"}`}}
+	if _, err := sharedCodec.Encode(good); err != nil {
 		t.Fatalf("a JSON answer: %v", err)
 	}
-	for name, a := range map[string]*answer{
-		"empty text":       {value: good.value, raw: good.raw, res: summarize.Result{}},
-		"text not JSON":    {value: good.value, raw: good.raw, res: summarize.Result{Text: `{"date":`}},
-		"body not JSON":    {value: good.value, raw: json.RawMessage(`<html>`), res: good.res},
-		"model not shared": {value: map[string]any{}, raw: good.raw, res: good.res},
+	for name, a := range map[string]*upstream.Answer{
+		"empty text":       {Value: good.Value, Raw: good.Raw, Res: summarize.Result{}},
+		"text not JSON":    {Value: good.Value, Raw: good.Raw, Res: summarize.Result{Text: `{"date":`}},
+		"body not JSON":    {Value: good.Value, Raw: json.RawMessage(`<html>`), Res: good.Res},
+		"model not shared": {Value: map[string]any{}, Raw: good.Raw, Res: good.Res},
 	} {
-		if b, err := encodeAnswer(a); err == nil {
+		if b, err := sharedCodec.Encode(a); err == nil {
 			t.Errorf("%s: encoded as %d bytes, want an error", name, len(b))
 		}
 	}

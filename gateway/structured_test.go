@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
 
@@ -463,8 +464,8 @@ func BenchmarkStructuredCopy(b *testing.B) {
 	if !ok {
 		b.Fatal("the answer is not cached")
 	}
-	a := ent.Value.(*answer)
-	o := outcome{res: a.res, value: a.value}
+	a := ent.Value.(*upstream.Answer)
+	o := outcome{res: a.Res, value: a.Value}
 	b.ReportAllocs()
 	for b.Loop() {
 		if res := withStructured(&mcp.CallToolResult{}, animalDef, o); len(res.RawStructuredContent) == 0 {

@@ -235,7 +235,7 @@ func TestTaskCancelStopsLookups(t *testing.T) {
 		t.Fatalf("tasks/cancel: %v %q", res, problem)
 	}
 	h.release()
-	for e.gw.tasks.Running() > 0 || e.gw.inFlight.Load() > 0 {
+	for e.gw.tasks.Running() > 0 || e.gw.pool.InFlight() > 0 {
 		time.Sleep(time.Millisecond)
 	}
 	if n := h.count("search/getPageOfSearchResults"); n != 1 {

@@ -116,7 +116,7 @@ func TestCancelledAnalysisStopsReading(t *testing.T) {
 	h.release()
 	// The held page's fetch completes for the cache; wait for it, then make
 	// sure nothing followed it.
-	for e.gw.Health().UpstreamRequests == 0 || e.gw.inFlight.Load() > 0 {
+	for e.gw.Health().UpstreamRequests == 0 || e.gw.pool.InFlight() > 0 {
 		time.Sleep(time.Millisecond)
 	}
 	if n := h.count("search/getPageOfSearchResults"); n != 1 {

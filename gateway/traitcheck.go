@@ -89,7 +89,7 @@ func (g *Gateway) breedTraitCodes(ctx context.Context, breed int) ([]string, boo
 	if err != nil {
 		return nil, false
 	}
-	tr, ok := ob.a.value.(*nsip.TraitRanges)
+	tr, ok := ob.a.Value.(*nsip.TraitRanges)
 	if !ok || len(tr.Ranges) == 0 {
 		return nil, false
 	}

@@ -1,4 +1,4 @@
-package gateway
+package upstream
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 // counts toward opening the breaker. Without this a failing NSIP saw three
 // requests per token and the breaker a third of the failures.
 type attemptBounds struct {
-	g      *Gateway
+	p      *Pool
 	method string
 	done   func(success bool) // the breaker's verdict on the request under way; nil once given
 	sent   time.Time          // when the request under way was sent
@@ -30,19 +30,19 @@ type attemptBounds struct {
 // breaker, then admits the retry only if the breaker is closed and a token
 // is had within the fetch's deadline.
 func (b *attemptBounds) retry(ctx context.Context, _ int, failed *nsip.Error) error {
-	b.settle(b.g.blame(ctx, b.sent, failed))
-	if b.g.breaker.State() == gobreaker.StateOpen {
-		return errBreakerOpen // spend no token on a request the breaker refuses
+	b.settle(b.p.blame(ctx, b.sent, failed))
+	if b.p.breaker.State() == gobreaker.StateOpen {
+		return ErrBreakerOpen // spend no token on a request the breaker refuses
 	}
-	if err := b.g.takeToken(ctx, b.method); err != nil {
+	if err := b.p.takeToken(ctx, b.method); err != nil {
 		return err
 	}
-	done, err := b.g.breaker.Allow()
+	done, err := b.p.breaker.Allow()
 	if err != nil {
-		return errBreakerOpen
+		return ErrBreakerOpen
 	}
 	b.done, b.sent, b.retried = done, time.Now(), true
-	b.g.stats.upstream.Add(1)
+	b.p.requests.Add(1)
 	return nil
 }
 
@@ -52,6 +52,6 @@ func (b *attemptBounds) settle(err error) {
 	if b.done == nil {
 		return
 	}
-	b.done(!b.g.breakerCounts(err))
+	b.done(!b.p.breakerCounts(err))
 	b.done = nil
 }

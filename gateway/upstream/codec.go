@@ -1,4 +1,4 @@
-package gateway
+package upstream
 
 import (
 	"bytes"
@@ -23,8 +23,8 @@ import (
 // compacted). JSON rather than gob: gob sends its type descriptions with
 // every value, which made a small answer's record larger than the answer.
 type sharedRecord struct {
-	Shape          uint64            `json:"s"` // modelShape of the writer; another shape is foreign
-	Type           string            `json:"t"` // the model's type name, a key of sharedModels
+	Shape          uint64            `json:"s"` // the writer's Codec.shape; another shape is foreign
+	Type           string            `json:"t"` // the model's type name, a key of Codec.models
 	Model          any               `json:"m"` // the model when written, a *json.RawMessage when read
 	Raw            json.RawMessage   `json:"r,omitempty"`
 	Text           json.RawMessage   `json:"x"` // summarize.Result.Text is compact JSON
@@ -35,36 +35,39 @@ type sharedRecord struct {
 	Paging         *summarize.Paging `json:"p,omitempty"`
 }
 
-// sharedModels are the values fetch can produce, by type name: each lookup
-// tool's model, as its definition declares it.
-var sharedModels = func() map[string]reflect.Type {
-	m := map[string]reflect.Type{}
-	for _, d := range toolDefs {
-		if t := d.fetch.model; t != nil {
-			m[t.Name()] = t
-		}
-	}
-	return m
-}()
+// Codec writes answers for Redis and reads them back. It knows the models
+// a fetch can produce, by type name: each lookup tool's, as the gateway's
+// tool definitions declare them.
+type Codec struct {
+	models map[string]reflect.Type
+	// shape fingerprints the field names, types and JSON tags of the
+	// models, so that a record written by a build whose models differ is
+	// ignored rather than half-decoded.
+	shape uint64
+}
 
-// modelShape fingerprints the field names, types and JSON tags of the
-// models, so that a record written by a build whose models differ is
-// ignored rather than half-decoded.
-var modelShape = func() uint64 {
-	names := make([]string, 0, len(sharedModels))
-	for n := range sharedModels {
+// NewCodec is the codec of answers whose models are among models (struct
+// types, named).
+func NewCodec(models ...reflect.Type) *Codec {
+	c := &Codec{models: map[string]reflect.Type{}}
+	for _, t := range models {
+		c.models[t.Name()] = t
+	}
+	names := make([]string, 0, len(c.models))
+	for n := range c.models {
 		names = append(names, n)
 	}
 	slices.Sort(names)
 	var b strings.Builder
 	seen := map[reflect.Type]bool{}
 	for _, n := range names {
-		describeType(&b, sharedModels[n], seen)
+		describeType(&b, c.models[n], seen)
 	}
 	h := fnv.New64a()
 	_, _ = io.WriteString(h, b.String())
-	return h.Sum64()
-}()
+	c.shape = h.Sum64()
+	return c
+}
 
 func describeType(b *strings.Builder, t reflect.Type, seen map[reflect.Type]bool) {
 	switch t.Kind() {
@@ -102,25 +105,25 @@ var flateWriters = sync.Pool{New: func() any {
 	return w
 }}
 
-// encodeAnswer renders a for Redis. The model's Raw field has a "-" tag,
+// Encode renders a for Redis. The model's Raw field has a "-" tag,
 // so the body is not repeated inside the model. The model is encoded
 // straight into the record, and the encoder checks that text and body are
 // JSON as it copies them: each is scanned once.
-func encodeAnswer(a *answer) ([]byte, error) {
-	t := reflect.TypeOf(a.value)
-	if t == nil || t.Kind() != reflect.Pointer || sharedModels[t.Elem().Name()] != t.Elem() {
-		return nil, fmt.Errorf("no shared form for %T", a.value)
+func (c *Codec) Encode(a *Answer) ([]byte, error) {
+	t := reflect.TypeOf(a.Value)
+	if t == nil || t.Kind() != reflect.Pointer || c.models[t.Elem().Name()] != t.Elem() {
+		return nil, fmt.Errorf("no shared form for %T", a.Value)
 	}
-	if a.res.Text == "" {
+	if a.Res.Text == "" {
 		return nil, errors.New("no fitted text") // an empty RawMessage would be sent as null
 	}
 	rec := sharedRecord{
-		Shape: modelShape, Type: t.Elem().Name(), Model: a.value, Text: json.RawMessage(a.res.Text),
-		Tokens: a.res.Tokens, OriginalTokens: a.res.OriginalTokens, Summarized: a.res.Summarized, Kind: a.res.Kind,
-		Paging: a.res.Paging,
+		Shape: c.shape, Type: t.Elem().Name(), Model: a.Value, Text: json.RawMessage(a.Res.Text),
+		Tokens: a.Res.Tokens, OriginalTokens: a.Res.OriginalTokens, Summarized: a.Res.Summarized, Kind: a.Res.Kind,
+		Paging: a.Res.Paging,
 	}
-	if !bytes.Equal(a.raw, []byte(a.res.Text)) {
-		rec.Raw = a.raw
+	if !bytes.Equal(a.Raw, []byte(a.Res.Text)) {
+		rec.Raw = a.Raw
 	}
 	var buf bytes.Buffer
 	w := flateWriters.Get().(*flate.Writer)
@@ -137,9 +140,9 @@ func encodeAnswer(a *answer) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// decodeAnswer is encodeAnswer's inverse. It fails on anything it did not
+// Decode is Encode's inverse. It fails on anything it did not
 // write, which the caller treats as a miss.
-func decodeAnswer(b []byte) (*answer, error) {
+func (c *Codec) Decode(b []byte) (*Answer, error) {
 	var model json.RawMessage
 	rec := sharedRecord{Model: &model}
 	dec := json.NewDecoder(flate.NewReader(bytes.NewReader(b)))
@@ -147,10 +150,10 @@ func decodeAnswer(b []byte) (*answer, error) {
 	if err := dec.Decode(&rec); err != nil {
 		return nil, err
 	}
-	if rec.Shape != modelShape {
+	if rec.Shape != c.shape {
 		return nil, errors.New("written by a build with other data shapes")
 	}
-	t, ok := sharedModels[rec.Type]
+	t, ok := c.models[rec.Type]
 	if !ok || len(rec.Text) == 0 {
 		return nil, fmt.Errorf("unknown model type %q or no text", rec.Type)
 	}
@@ -165,10 +168,10 @@ func decodeAnswer(b []byte) (*answer, error) {
 	if f := v.Elem().FieldByName("Raw"); f.IsValid() && f.CanSet() && f.Kind() == reflect.Slice {
 		f.SetBytes(raw)
 	}
-	return &answer{
-		value: v.Interface(),
-		raw:   raw,
-		res: summarize.Result{
+	return &Answer{
+		Value: v.Interface(),
+		Raw:   raw,
+		Res: summarize.Result{
 			Text: string(rec.Text), Tokens: rec.Tokens, OriginalTokens: rec.OriginalTokens,
 			Summarized: rec.Summarized, Kind: rec.Kind, Paging: rec.Paging,
 		},

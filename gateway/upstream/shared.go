@@ -1,9 +1,10 @@
-package gateway
+package upstream
 
 import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,7 +13,6 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
-	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 )
 
 // Replicas of the server share four things through Redis when
@@ -23,8 +23,33 @@ import (
 // answer, each replica goes on alone with its local cache and 1/Replicas of
 // the rate limit, and rejoins by itself when Redis is back.
 
-// sharedState is the gateway's side of the shared mode.
-type sharedState struct {
+// SharedConfig is what the shared tier works with: Redis, and this
+// replica's own state that it stands in for or keeps in step.
+type SharedConfig struct {
+	Redis   *cache.Redis   // nil when not shared: every method then does nothing
+	Cache   *cache.Cache   // the local tier, which records read from Redis go to
+	Codec   *Codec         // the records' form
+	IDs     *atomic.Uint64 // numbers each answer taken in
+	Limiter *rate.Limiter  // the local limiter, throttled to rate/Replicas while Redis is away
+	Pauses  *Pauses        // the local pauses, which another replica's news of a 429 joins
+	// Budget is the token budget of this replica's fits (see NewShared).
+	Budget int
+
+	RateLimit       float64 // upstream requests per second, all replicas together
+	RateBurst       int
+	Replicas        int
+	CacheTTL        time.Duration
+	StaleTTL        time.Duration
+	CallTimeout     time.Duration
+	CollapseWait    time.Duration
+	BreakerCooldown time.Duration
+	Now             func() time.Time // the cache's clock
+	Logger          *slog.Logger
+}
+
+// Shared is one replica's side of the shared mode.
+type Shared struct {
+	cfg        SharedConfig
 	redis      *cache.Redis // nil when not shared
 	switching  sync.Mutex   // orders switches of the local limiter
 	localShare atomic.Bool  // the local limiter is throttled to rate/Replicas
@@ -35,51 +60,55 @@ type sharedState struct {
 	collapsed atomic.Int64 // fetches avoided by waiting for another replica's
 }
 
-// initShared sets the local limiter to its share: the whole rate while
+// NewShared sets the local limiter to its share: the whole rate while
 // Redis keeps the shared limit, rate/Replicas otherwise.
-func (g *Gateway) initShared() {
-	r := g.cfg.Shared
-	g.shared.redis = r
+func NewShared(cfg SharedConfig) *Shared {
+	r := cfg.Redis
+	s := &Shared{cfg: cfg, redis: r}
 	// A record holds the answer as this replica fitted it, and the token
 	// budget is the one setting that shapes a fit (views are fitted per
 	// call and never shared): replicas with other budgets keep their own
 	// records and fetch locks.
-	g.shared.fit = fmt.Sprintf("budget=%d:", g.cfg.Budget)
+	s.fit = fmt.Sprintf("budget=%d:", cfg.Budget)
 	local := r == nil || !r.Status().Up
-	g.shared.localShare.Store(!local) // so that the first switch applies
-	g.useLocalShare(local)
+	s.localShare.Store(!local) // so that the first switch applies
+	s.useLocalShare(local)
 	if r != nil {
 		// The current state rather than the one passed: two changes in
 		// quick succession may notify out of order.
-		r.Watch(func(bool) { g.useLocalShare(!r.Status().Up) })
+		r.Watch(func(bool) { s.useLocalShare(!r.Status().Up) })
 	}
+	return s
 }
+
+// Redis is the Redis the replicas share, nil when not shared.
+func (s *Shared) Redis() *cache.Redis { return s.redis }
 
 // useLocalShare switches the local limiter between standing in for the
 // shared limit (rate/Replicas) and letting the shared limit decide.
-func (g *Gateway) useLocalShare(local bool) {
-	g.shared.switching.Lock()
-	defer g.shared.switching.Unlock()
-	if g.shared.localShare.Swap(local) == local {
+func (s *Shared) useLocalShare(local bool) {
+	s.switching.Lock()
+	defer s.switching.Unlock()
+	if s.localShare.Swap(local) == local {
 		return
 	}
 	if !local {
-		g.limiter.SetLimit(rate.Inf)
+		s.cfg.Limiter.SetLimit(rate.Inf)
 		return
 	}
-	n := float64(max(g.cfg.Replicas, 1))
-	g.limiter.SetLimit(rate.Limit(g.cfg.RateLimit / n))
-	g.limiter.SetBurst(max(1, int(float64(g.cfg.RateBurst)/n)))
+	n := float64(max(s.cfg.Replicas, 1))
+	s.cfg.Limiter.SetLimit(rate.Limit(s.cfg.RateLimit / n))
+	s.cfg.Limiter.SetBurst(max(1, int(float64(s.cfg.RateBurst)/n)))
 }
 
-// localLimit is the rate limit this replica keeps to: its share while it
+// LocalLimit is the rate limit this replica keeps to: its share while it
 // stands in for the shared limit, else the configured one (which Redis
 // enforces for all replicas together, the local limiter being lifted).
-func (g *Gateway) localLimit() (perSecond float64, burst int) {
-	if l := g.limiter.Limit(); l != rate.Inf {
-		return float64(l), g.limiter.Burst()
+func (s *Shared) LocalLimit() (perSecond float64, burst int) {
+	if l := s.cfg.Limiter.Limit(); l != rate.Inf {
+		return float64(l), s.cfg.Limiter.Burst()
 	}
-	return g.cfg.RateLimit, g.cfg.RateBurst
+	return s.cfg.RateLimit, s.cfg.RateBurst
 }
 
 // gcra reserves the next upstream request slot in Redis under the generic
@@ -109,17 +138,17 @@ redis.call('SET', KEYS[1], string.format('%.0f', newtat), 'PX', math.ceil((newta
 return {1, wait}
 `)
 
-// sharedTurn waits for this request's place under the rate limit all
+// Turn waits for this request's place under the rate limit all
 // replicas share. It returns nil at once when there is no Redis or Redis
 // does not answer; the local limiter, then at rate/Replicas, decides.
-func (g *Gateway) sharedTurn(ctx context.Context, method string) error {
-	r := g.shared.redis
+func (s *Shared) Turn(ctx context.Context, method string) error {
+	r := s.redis
 	if r == nil {
 		return nil
 	}
-	interval := time.Duration(float64(time.Second) / g.cfg.RateLimit)
-	tolerance := interval * time.Duration(g.cfg.RateBurst-1)
-	maxWait := g.cfg.CallTimeout
+	interval := time.Duration(float64(time.Second) / s.cfg.RateLimit)
+	tolerance := interval * time.Duration(s.cfg.RateBurst-1)
+	maxWait := s.cfg.CallTimeout
 	if deadline, ok := ctx.Deadline(); ok {
 		maxWait = time.Until(deadline)
 	}
@@ -139,12 +168,12 @@ func (g *Gateway) sharedTurn(ctx context.Context, method string) error {
 	wait := time.Duration(res[1]) * time.Microsecond
 	switch res[0] {
 	case 0:
-		return &rateLimitError{retryAfter: wait, reason: fmt.Sprintf("limit of %g requests per second shared by all replicas", g.cfg.RateLimit)}
+		return &RateLimited{RetryAfter: wait, Reason: fmt.Sprintf("limit of %g requests per second shared by all replicas", s.cfg.RateLimit)}
 	case 2:
 		// Kept locally too, so that this replica's health shows the pause
 		// it keeps to and its next calls are refused without asking Redis.
-		g.pauses.Hold(method, time.Now().Add(wait), time.Duration(res[2])*time.Microsecond)
-		return &rateLimitError{retryAfter: wait, reason: "NSIP asked us to wait"}
+		s.cfg.Pauses.Hold(method, time.Now().Add(wait), time.Duration(res[2])*time.Microsecond)
+		return &RateLimited{RetryAfter: wait, Reason: "NSIP asked us to wait"}
 	}
 	if wait <= 0 {
 		return nil
@@ -187,18 +216,18 @@ type claimed struct {
 }
 
 // claim runs claimScript for key; ok is false when Redis did not answer.
-func (g *Gateway) claim(ctx context.Context, key, token string, skipRecord bool) (c claimed, ok bool) {
-	r := g.shared.redis
+func (s *Shared) claim(ctx context.Context, key, token string, skipRecord bool) (c claimed, ok bool) {
+	r := s.redis
 	skip := ""
 	if skipRecord {
 		skip = "skip"
 	}
-	rkey := g.recordKey(key)
+	rkey := s.RecordKey(key)
 	var res []any
 	err := r.Write(ctx, func(ctx context.Context, rc *redis.Client) error {
 		var err error
 		res, err = claimScript.Run(ctx, rc, []string{r.RecordKey(rkey), r.Key("lock:" + rkey), r.Key("breaker")},
-			token, g.cfg.CallTimeout.Milliseconds(), skip).Slice()
+			token, s.cfg.CallTimeout.Milliseconds(), skip).Slice()
 		if err == nil && len(res) != 4 {
 			err = fmt.Errorf("claim script answered %v", res)
 		}
@@ -226,30 +255,30 @@ func (g *Gateway) claim(ctx context.Context, key, token string, skipRecord bool)
 // tier only if keepStale, where it serves as a fallback should NSIP fail,
 // and otherwise is not even decoded. A foreign or damaged one is ignored,
 // and the fetch that follows overwrites it.
-func (g *Gateway) takeIn(key string, record []byte, keepStale bool) (*answer, bool) {
-	r := g.shared.redis
-	now := g.cfg.Now()
-	b, stored, ok := r.Open(g.recordKey(key), record, now)
+func (s *Shared) takeIn(key string, record []byte, keepStale bool) (*Answer, bool) {
+	r := s.redis
+	now := s.cfg.Now()
+	b, stored, ok := r.Open(s.RecordKey(key), record, now)
 	if !ok {
 		return nil, false
 	}
-	fresh := now.Sub(stored) <= g.cfg.CacheTTL
+	fresh := now.Sub(stored) <= s.cfg.CacheTTL
 	if !fresh && !keepStale {
 		return nil, false
 	}
-	a, err := decodeAnswer(b)
+	a, err := s.cfg.Codec.Decode(b)
 	if err != nil {
 		r.Ignored()
-		g.log.Debug("ignored a shared cache value", "key", key, "error", err.Error())
+		s.cfg.Logger.Debug("ignored a shared cache value", "key", key, "error", err.Error())
 		return nil, false
 	}
-	a.id = g.answerIDs.Add(1)
-	g.cache.SetAt(key, a, a.size(key), a.res.OriginalTokens, stored)
+	a.ID = s.cfg.IDs.Add(1)
+	s.cfg.Cache.SetAt(key, a, a.Size(key), a.Res.OriginalTokens, stored)
 	if !fresh {
 		return nil, false
 	}
-	a.shared = true
-	g.shared.hits.Add(1)
+	a.Shared = true
+	s.hits.Add(1)
 	return a, true
 }
 
@@ -262,34 +291,40 @@ if ARGV[3] ~= '' and redis.call('GET', KEYS[2]) == ARGV[3] then redis.call('DEL'
 return 1
 `)
 
-// toShared stores a fetched answer in Redis for the other replicas, for as
+// Store stores a fetched answer in Redis for the other replicas, for as
 // long as the local tier would keep it, stale window included, and
 // releases the collapse lock held with token, if any, in the same round
-// trip. It reports whether Redis took it; if not, the caller's unlock
-// still runs.
-func (g *Gateway) toShared(ctx context.Context, key, token string, a *answer) bool {
-	r := g.shared.redis
+// trip. If Redis took it, the lease is released; if not, Unlock still
+// releases it. A nil lease holds no lock.
+func (s *Shared) Store(ctx context.Context, key string, l *Lease, a *Answer) {
+	r := s.redis
 	if r == nil {
-		return false
+		return
 	}
-	b, err := encodeAnswer(a)
+	token := ""
+	if l != nil {
+		token = l.token
+	}
+	b, err := s.cfg.Codec.Encode(a)
 	if err != nil {
-		g.log.Warn("answer not shared: it does not encode", "key", key, "error", err.Error())
-		return false
+		s.cfg.Logger.Warn("answer not shared: it does not encode", "key", key, "error", err.Error())
+		return
 	}
-	rkey := g.recordKey(key)
-	ttl := g.cfg.CacheTTL + g.cfg.StaleTTL
-	record := r.Seal(rkey, b, g.cfg.Now())
+	rkey := s.RecordKey(key)
+	ttl := s.cfg.CacheTTL + s.cfg.StaleTTL
+	record := r.Seal(rkey, b, s.cfg.Now())
 	err = r.Write(ctx, func(ctx context.Context, rc *redis.Client) error {
 		return storeScript.Run(ctx, rc, []string{r.RecordKey(rkey), r.Key("lock:" + rkey)},
 			record, ttl.Milliseconds(), token).Err()
 	})
-	return err == nil
+	if err == nil && l != nil {
+		l.done = true
+	}
 }
 
-// recordKey is where this replica's fit of the answer cached under key
+// RecordKey is where this replica's fit of the answer cached under key
 // lives in Redis.
-func (g *Gateway) recordKey(key string) string { return g.shared.fit + key }
+func (s *Shared) RecordKey(key string) string { return s.fit + key }
 
 // unlockScript deletes the collapse lock only if this fetch still holds it.
 var unlockScript = redis.NewScript(`
@@ -297,51 +332,51 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 `)
 
-// lease is a fetch's hold on the right to fetch its key for every replica.
-type lease struct {
+// Lease is a fetch's hold on the right to fetch its key for every replica.
+type Lease struct {
 	token string // "" when not held (no Redis, or Redis did not answer)
 	done  bool   // released, by the store or by unlock
 }
 
-// claimFetch is the shared part of a miss, in one round trip while Redis
+// Claim is the shared part of a miss, in one round trip while Redis
 // answers quickly: another replica's fresh answer for key, if Redis has
 // one (got); otherwise the news that another replica's breaker is open
-// (errBreakerOpen); otherwise the right to fetch (the lease, which the
-// fetcher releases with toShared or unlock). A replica that finds the
+// (ErrBreakerOpen); otherwise the right to fetch (the lease, which the
+// fetcher releases with Store or Unlock). A replica that finds the
 // right taken waits for the holder's answer to appear, or for the right
 // to come free, at most CollapseWait, and then fetches for itself, as
 // does everyone while Redis does not answer. A stale record is taken into
 // the local tier on the way, as a fallback should NSIP fail.
-func (g *Gateway) claimFetch(ctx context.Context, key string) (l *lease, got *answer, err error) {
-	l = &lease{}
-	r := g.shared.redis
+func (s *Shared) Claim(ctx context.Context, key string) (l *Lease, got *Answer, err error) {
+	l = &Lease{}
+	r := s.redis
 	if r == nil {
 		return l, nil, nil
 	}
 	token := rand.Text()
-	c, ok := g.claim(ctx, key, token, false)
+	c, ok := s.claim(ctx, key, token, false)
 	if !ok {
 		return l, nil, nil
 	}
 	stale := c.record != nil
 	if stale {
-		if a, fresh := g.takeIn(key, c.record, true); fresh {
+		if a, fresh := s.takeIn(key, c.record, true); fresh {
 			return l, a, nil
 		}
 		// Not fresh, or not ours: ask again, for the lock this time.
-		if c, ok = g.claim(ctx, key, token, true); !ok {
+		if c, ok = s.claim(ctx, key, token, true); !ok {
 			return l, nil, nil
 		}
 	}
 	if c.breakerLeft > 0 {
-		g.shared.openUntil.Store(time.Now().Add(c.breakerLeft).UnixNano())
-		return l, nil, errBreakerOpen
+		s.openUntil.Store(time.Now().Add(c.breakerLeft).UnixNano())
+		return l, nil, ErrBreakerOpen
 	}
 	if c.locked {
 		l.token = token
 		return l, nil, nil
 	}
-	wait := time.NewTimer(g.cfg.CollapseWait)
+	wait := time.NewTimer(s.cfg.CollapseWait)
 	defer wait.Stop()
 	poll := 5 * time.Millisecond
 	for {
@@ -359,21 +394,21 @@ func (g *Gateway) claimFetch(ctx context.Context, key string) (l *lease, got *an
 		// singleflight), so polling often costs little and keeps a waiter
 		// within a few milliseconds of the fetcher.
 		poll = min(poll+poll/4, 25*time.Millisecond)
-		c, ok := g.claim(ctx, key, token, false)
+		c, ok := s.claim(ctx, key, token, false)
 		switch {
 		case !ok:
 			return l, nil, nil
 		case c.record != nil:
 			// A stale record was taken in before the wait began.
-			if a, fresh := g.takeIn(key, c.record, !stale); fresh {
-				g.shared.collapsed.Add(1)
+			if a, fresh := s.takeIn(key, c.record, !stale); fresh {
+				s.collapsed.Add(1)
 				return l, a, nil
 			}
 			stale = true
 			// Still no fresh answer: is anyone still fetching? If not,
 			// the fetcher failed or gave up, and this replica tries,
 			// holding the lock itself.
-			if c, ok = g.claim(ctx, key, token, true); !ok {
+			if c, ok = s.claim(ctx, key, token, true); !ok {
 				return l, nil, nil
 			}
 		}
@@ -384,59 +419,59 @@ func (g *Gateway) claimFetch(ctx context.Context, key string) (l *lease, got *an
 	}
 }
 
-// unlock releases l's hold on its key unless the store did. It runs on its
+// Unlock releases l's hold on its key unless the store did. It runs on its
 // own deadline, as the fetch's may be spent.
-func (g *Gateway) unlock(key string, l *lease) {
-	r := g.shared.redis
+func (s *Shared) Unlock(key string, l *Lease) {
+	r := s.redis
 	if l == nil || l.token == "" || l.done || r == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), g.cfg.CallTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.CallTimeout)
 	defer cancel()
-	lock := r.Key("lock:" + g.recordKey(key))
+	lock := r.Key("lock:" + s.RecordKey(key))
 	_ = r.Do(ctx, func(ctx context.Context, c *redis.Client) error {
 		return unlockScript.Run(ctx, c, []string{lock}, l.token).Err()
 	})
 }
 
-// shareThrottle asks every replica to leave method alone for wait, as NSIP
+// Throttle asks every replica to leave method alone for wait, as NSIP
 // asked this one to (a 429's Retry-After asked, capped to wait): each one's
-// sharedTurn for that endpoint refuses until then.
-func (g *Gateway) shareThrottle(method string, wait, asked time.Duration) {
-	r := g.shared.redis
+// Turn for that endpoint refuses until then.
+func (s *Shared) Throttle(method string, wait, asked time.Duration) {
+	r := s.redis
 	if r == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), g.cfg.CallTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.CallTimeout)
 	defer cancel()
 	_ = r.Do(ctx, func(ctx context.Context, c *redis.Client) error {
 		return c.Set(ctx, r.Key("pause:"+method), asked.Microseconds(), wait).Err()
 	})
 }
 
-// shareBreaker tells the other replicas that this one's breaker opened (for
+// Breaker tells the other replicas that this one's breaker opened (for
 // the cooldown) or closed again. It runs from the breaker's state change
 // callback, so it does not wait for Redis.
-func (g *Gateway) shareBreaker(open bool) {
-	r := g.shared.redis
+func (s *Shared) Breaker(open bool) {
+	r := s.redis
 	if r == nil {
 		return
 	}
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), g.cfg.CallTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.CallTimeout)
 		defer cancel()
 		_ = r.Do(ctx, func(ctx context.Context, c *redis.Client) error {
 			if open {
-				return c.Set(ctx, r.Key("breaker"), "open", g.cfg.BreakerCooldown).Err()
+				return c.Set(ctx, r.Key("breaker"), "open", s.cfg.BreakerCooldown).Err()
 			}
 			return c.Del(ctx, r.Key("breaker")).Err()
 		})
 	}()
 }
 
-// sharedRetryIn is how long another replica's open breaker still holds.
-func (g *Gateway) sharedRetryIn() time.Duration {
-	return max(time.Until(time.Unix(0, g.shared.openUntil.Load())), 0)
+// RetryIn is how long another replica's open breaker still holds.
+func (s *Shared) RetryIn() time.Duration {
+	return max(time.Until(time.Unix(0, s.openUntil.Load())), 0)
 }
 
 // DegradedError is what Ready returns when the server answers calls but
@@ -450,10 +485,10 @@ func (e *DegradedError) Error() string { return e.Reason }
 // Degraded reports that the server still serves.
 func (e *DegradedError) Degraded() bool { return true }
 
-// sharedReadiness asks Redis, if the gateway uses one, whether it is there,
+// Readiness asks Redis, if the gateway uses one, whether it is there,
 // and says why the replica is degraded if not.
-func (g *Gateway) sharedReadiness(ctx context.Context) error {
-	r := g.shared.redis
+func (s *Shared) Readiness(ctx context.Context) error {
+	r := s.redis
 	if r == nil {
 		return nil
 	}
@@ -484,17 +519,18 @@ type SharedHealth struct {
 	BreakerOpenRemote int               `json:"breaker_open_elsewhere_seconds,omitempty"`
 }
 
-func (g *Gateway) sharedHealth() *SharedHealth {
-	r := g.shared.redis
+// Health is the shared mode's state, nil when not shared.
+func (s *Shared) Health() *SharedHealth {
+	r := s.redis
 	if r == nil {
 		return nil
 	}
 	h := &SharedHealth{
-		Redis: r.Status(), Replicas: max(g.cfg.Replicas, 1), LocalRateLimit: g.shared.localShare.Load(),
-		Hits: g.shared.hits.Load(), CollapsedFetches: g.shared.collapsed.Load(),
+		Redis: r.Status(), Replicas: max(s.cfg.Replicas, 1), LocalRateLimit: s.localShare.Load(),
+		Hits: s.hits.Load(), CollapsedFetches: s.collapsed.Load(),
 	}
-	if d := g.sharedRetryIn(); d > 0 {
-		h.BreakerOpenRemote = upstream.Seconds(d)
+	if d := s.RetryIn(); d > 0 {
+		h.BreakerOpenRemote = Seconds(d)
 	}
 	return h
 }
