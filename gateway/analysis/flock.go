@@ -330,7 +330,7 @@ func runFlock(ctx context.Context, r *call, args map[string]any) (any, error) {
 	}
 	// Many traits with three holders at each end can pass the budget; one
 	// holder each keeps every statistic.
-	if r.overBudget(ctx, args, out) {
+	if r.overBudget(ctx, out) {
 		out.Traits = traitRows(1)
 	}
 	if n == 0 && len(outside) == 0 {

@@ -692,7 +692,7 @@ func runCheckMating(ctx context.Context, r *call, args map[string]any) (any, err
 	// A pedigree with many common ancestors lists fewer of them rather than
 	// fall to a generic summary; the count and the COI stay whole.
 	for _, limit := range []int{5, 2, 0} {
-		if !r.overBudget(ctx, args, out) {
+		if !r.overBudget(ctx, out) {
 			break
 		}
 		out.CommonAncestors = commonAncestors(mc.Ancestors, limit, b.open)

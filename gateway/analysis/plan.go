@@ -85,7 +85,7 @@ func runPlan(ctx context.Context, r *call, args map[string]any) (any, error) {
 	if r.sent["max_coi"] == nil {
 		also = append(also, coiLimitField)
 	}
-	w, chosen, err := r.weights(ctx, args, "to choose a ram for each ewe", sharedTraits(rd), also...)
+	w, chosen, err := r.weights(ctx, givenWeights(args), "to choose a ram for each ewe", sharedTraits(rd), also...)
 	if err != nil {
 		return nil, err
 	}
@@ -306,17 +306,17 @@ func runPlan(ctx context.Context, r *call, args map[string]any) (any, error) {
 	// plan over the budget and into a generic summary; then whole rows,
 	// the totals and constraints kept, with the call that shows the rest.
 	// Either way every mating, EBVs and all, is the answer's complete data.
-	if !r.overBudget(ctx, args, whole) {
+	if !r.overBudget(ctx, whole) {
 		return whole, nil
 	}
-	out, _ := fitRows(ctx, r, args, plan.Mated, func(n int) *PlanAnswer {
+	out, _ := fitRows(ctx, r, plan.Mated, func(n int) *PlanAnswer {
 		o := render(false, n)
 		if n < plan.Mated {
 			asked := map[string]any{"weights": w}
 			if _, ok := chosen["max_coi"]; ok {
 				asked["max_coi"] = maxCOI
 			}
-			o.NotShown = r.restCall(args, asked, n, plan.Mated, fmt.Sprintf("the mated ewes after the first %d in ewe_lpn_ids order", n))
+			o.NotShown = r.restCall(asked, n, plan.Mated, fmt.Sprintf("the mated ewes after the first %d in ewe_lpn_ids order", n))
 		}
 		return o
 	})
@@ -348,4 +348,9 @@ func lambCOI(ctx context.Context, ped *breeding.Pedigree, ram, ewe string) (*flo
 		return nil, err
 	}
 	return &c, nil
+}
+
+func givenWeights(args map[string]any) breeding.Weights {
+	w, _ := args["weights"].(map[string]float64)
+	return w
 }

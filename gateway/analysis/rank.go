@@ -127,7 +127,7 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 	for _, x := range tr.Ranges {
 		ranges[strings.ToUpper(x.Code)] = [2]float64{x.Min, x.Max}
 	}
-	w, _, err := r.weights(ctx, args, "to rank the breed's animals (or index, one of NSIP's own indexes)", slices.Collect(maps.Keys(ranges)))
+	w, _, err := r.weights(ctx, givenWeights(args), "to rank the breed's animals (or index, one of NSIP's own indexes)", slices.Collect(maps.Keys(ranges)))
 	if err != nil {
 		return nil, err
 	}
@@ -327,11 +327,11 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 	}
 	// Over the budget the ranking keeps its first rows whole, and says how
 	// to read the rest, rather than fall to a generic summary.
-	fitted, shown := fitRows(ctx, r, args, len(out), func(n int) *RankAnswer {
+	fitted, shown := fitRows(ctx, r, len(out), func(n int) *RankAnswer {
 		a := answer
 		a.Top = out[:n]
 		if n < len(out) {
-			a.NotShown = r.restCall(args, map[string]any{"weights": w}, n, len(out), fmt.Sprintf("ranks %d to %d", n+1, len(out)))
+			a.NotShown = r.restCall(map[string]any{"weights": w}, n, len(out), fmt.Sprintf("ranks %d to %d", n+1, len(out)))
 		}
 		return &a
 	})

@@ -178,11 +178,11 @@ func runRankIndex(ctx context.Context, r *call, args map[string]any, breed, topN
 	if on, _ := args["percentiles"].(bool); on {
 		answer.Percentiles = "breed percentiles are of EBVs; a ranking by NSIP's index shows none: ask nsip_compare_animals with percentiles for these animals"
 	}
-	fitted, shown := fitRows(ctx, r, args, len(out), func(n int) *IndexRankAnswer {
+	fitted, shown := fitRows(ctx, r, len(out), func(n int) *IndexRankAnswer {
 		a := answer
 		a.Top = out[:n]
 		if n < len(out) {
-			a.NotShown = r.restCall(args, nil, n, len(out), fmt.Sprintf("ranks %d to %d", n+1, len(out)))
+			a.NotShown = r.restCall(nil, n, len(out), fmt.Sprintf("ranks %d to %d", n+1, len(out)))
 		}
 		return &a
 	})

@@ -162,7 +162,7 @@ func listOf(t reflect.Type, where, name string, required bool, entry Spec, a *Ar
 		return l, fmt.Errorf("param: %s: a list is an argument of its own, not a field of an object", where)
 	case l.Item != "" && l.Item != "lpn" && l.Item != "trait":
 		return l, fmt.Errorf("param: %s: unknown list item %q (lpn, trait, or none for weights)", where, l.Item)
-	case t != want:
+	case t.Kind() != want.Kind() || !t.ConvertibleTo(want): // breeding.Weights will do
 		return l, fmt.Errorf("param: %s has Go type %s, but a list of its items is a %s", where, t, want)
 	case !reflect.DeepEqual(entry, Spec{List: entry.List}):
 		return l, fmt.Errorf("param: %s: a list's description is all in its List", where)
