@@ -170,7 +170,7 @@ func listOf(t reflect.Type, where, name string, required bool, entry Spec, a *Ar
 		return l, fmt.Errorf("param: %s is named %q by its json tag but %q by its List", where, name, l.Name)
 	case required && l.Unless != "":
 		return l, fmt.Errorf("param: %s is required, so nothing stands in for it: drop Unless or mark it omitempty", where)
-	case !required && l.Required:
+	case !required && l.Required && l.Unless == "":
 		return l, fmt.Errorf("param: %s is optional by its json tag (omitempty) but required by its List", where)
 	}
 	l.Name, l.Required = name, required || l.Unless != ""
