@@ -127,6 +127,25 @@ func typed[A any](run func(ctx context.Context, r *call, a *A) (any, error)) fun
 	}
 }
 
+// asMap is v as a JSON object, as a search's arguments and an answer's
+// echo of them take it; nil for nil.
+func asMap(v any) map[string]any {
+	var out map[string]any
+	if b, err := json.Marshal(v); err == nil {
+		_ = json.Unmarshal(b, &out) // a struct's JSON is an object
+	}
+	return out
+}
+
+// criteriaMap is search criteria as nsip_search_animals takes its
+// search_criteria; nil when there are none.
+func criteriaMap(c *param.Criteria) map[string]any {
+	if c == nil {
+		return nil
+	}
+	return asMap(c)
+}
+
 // decodeArgs reads validated arguments, less the view's, into a.
 func decodeArgs(args map[string]any, a any) error {
 	own := maps.Clone(args)
