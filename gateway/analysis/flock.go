@@ -236,10 +236,10 @@ func progenyGroup(r *call, id string) *group {
 
 func searchGroup(r *call, s *groupSearch) *group {
 	breed := s.BreedID
-	crit := criteriaMap(s.Criteria)
+	crit := s.Criteria
 	search := map[string]any{"breed_id": breed}
 	if crit != nil {
-		search["search_criteria"] = crit
+		search["search_criteria"] = criteriaMap(crit)
 	}
 	return &group{
 		echo:   func(a *FlockAnswer) { a.Search = asMap(s) },

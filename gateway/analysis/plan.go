@@ -364,8 +364,3 @@ func lambCOI(ctx context.Context, ped *breeding.Pedigree, ram, ewe string) (*flo
 	}
 	return &c, nil
 }
-
-func givenWeights(args map[string]any) breeding.Weights {
-	w, _ := args["weights"].(map[string]float64)
-	return w
-}

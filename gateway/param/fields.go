@@ -232,8 +232,15 @@ func kindOf(t reflect.Type) (Kind, reflect.Type) {
 	case reflect.Struct:
 		return Object, t
 	case reflect.Pointer:
-		if t.Elem().Kind() == reflect.Struct {
-			return Object, t.Elem()
+		// A pointer tells an argument left out from one sent as the zero
+		// value, where 0 means something (a COI limit of 0).
+		switch e := t.Elem(); e.Kind() {
+		case reflect.Struct:
+			return Object, e
+		case reflect.Pointer, reflect.Slice, reflect.Map:
+		default:
+			k, _ := kindOf(e)
+			return k, nil
 		}
 	}
 	return "", nil

@@ -135,6 +135,7 @@ func TestStructRefusesUnnamedTypes(t *testing.T) {
 
 type listed struct {
 	Index   string             `json:"index,omitempty"`
+	Limit   *float64           `json:"limit,omitempty"`
 	Within  *inner             `json:"within,omitempty"`
 	IDs     []string           `json:"ids"`
 	Codes   []string           `json:"codes,omitempty"`
@@ -145,6 +146,7 @@ func listedTable() Table {
 	return Table{
 		reflect.TypeFor[listed](): {
 			"Index":   {Example: "X"},
+			"Limit":   {Example: 0.5},
 			"Within":  {Brief: true},
 			"IDs":     {List: &List{MinItems: 2, MaxItems: 3, Item: "lpn", Example: []string{ExampleLPN}}},
 			"Codes":   {List: &List{MaxItems: 4, Item: "trait", Example: []string{"WWT"}}},
@@ -162,10 +164,13 @@ func TestStructDerivesLists(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := Names(a.Specs); got != "index and within" {
-		t.Errorf("specs %s, want index and within", got)
+	if got := Names(a.Specs); got != "index and limit and within" {
+		t.Errorf("specs %s, want index and limit and within", got)
 	}
-	if s := a.Specs[1].Schema(); !reflect.DeepEqual(s, map[string]any{"type": "object"}) {
+	if k := a.Specs[1].Kind; k != Number {
+		t.Errorf("a *float64 is a %s, want a number", k)
+	}
+	if s := a.Specs[2].Schema(); !reflect.DeepEqual(s, map[string]any{"type": "object"}) {
 		t.Errorf("brief schema %v, want only its type", s)
 	}
 	if len(a.Lists) != 3 {
