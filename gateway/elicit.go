@@ -360,7 +360,7 @@ func leftToAsk(ctx context.Context, a *analysis.Def, sent map[string]any, errs [
 		return false
 	}
 	for _, fe := range errs {
-		i := slices.IndexFunc(a.Lists, func(l param.List) bool { return l.Name == fe.Field })
+		i := slices.IndexFunc(a.Args.Lists, func(l param.List) bool { return l.Name == fe.Field })
 		if i < 0 || !userChoices[fe.Field] || sent[fe.Field] != nil || fe.Problem != "is required" {
 			return false
 		}

@@ -24,11 +24,11 @@ type Def struct {
 	Name, Title string
 	Method      string // the name its calls are logged and keyed under
 	Desc        string
-	Params      []param.Spec
-	Lists       []param.List // arguments the scalar validator has no kind for
-	// Brief are property schemas published in place of their params' own,
-	// where the description already says the rest; validation is unchanged.
-	Brief   map[string]map[string]any
+	// Args are the analysis's arguments, derived from its argument struct
+	// (param.MustStruct): the scalars and objects in Specs, the lists of
+	// LPN IDs, trait codes and weights in Lists. Run decodes the validated
+	// arguments into that struct (typed).
+	Args    param.Args
 	Ceiling int // upstream lookups (cached or fetched) per call
 	// Answers are the types Run's answers are values of (pointers to),
 	// from which the gateway writes the tool's output schema.
@@ -257,15 +257,15 @@ func (r *call) restCall(resolved map[string]any, shown, all int, which string) *
 func (d *Def) Validate(sent map[string]any) (map[string]any, []param.FieldError) {
 	// The scalar validator sees only its own names, so that the lists and
 	// unknown names are judged once, below.
-	scalars := make(map[string]any, len(d.Params))
-	known := slices.Clone(d.Params)
-	for _, p := range d.Params {
+	scalars := make(map[string]any, len(d.Args.Specs))
+	known := slices.Clone(d.Args.Specs)
+	for _, p := range d.Args.Specs {
 		if v, ok := sent[p.Name]; ok {
 			scalars[p.Name] = v
 		}
 	}
-	args, errs := param.ValidateObject("", d.Params, scalars)
-	for _, l := range d.Lists {
+	args, errs := param.ValidateObject("", d.Args.Specs, scalars)
+	for _, l := range d.Args.Lists {
 		known = append(known, param.Spec{Name: l.Name})
 		raw, present := sent[l.Name]
 		if !present || raw == nil {
@@ -288,8 +288,8 @@ func (d *Def) Validate(sent map[string]any) (map[string]any, []param.FieldError)
 
 // Example is a correct call for an error message.
 func (d *Def) Example(sent map[string]any) map[string]any {
-	out := param.Example(d.Params, sent)
-	for _, l := range d.Lists {
+	out := param.Example(d.Args.Specs, sent)
+	for _, l := range d.Args.Lists {
 		if raw, ok := sent[l.Name]; ok {
 			if _, fe := l.Validate(raw); fe == nil {
 				out[l.Name] = raw

@@ -25,7 +25,7 @@ func TestArgumentStructsHoldEveryArgument(t *testing.T) {
 		if len(errs) > 0 {
 			t.Fatalf("%s: %v", d.Name, errs)
 		}
-		for _, p := range d.Params {
+		for _, p := range d.Args.Specs {
 			if _, ok := sent[p.Name]; !ok && d != FlockSummary {
 				t.Errorf("%s: the test call leaves out %s", d.Name, p.Name)
 			}

@@ -19,8 +19,7 @@ var Compare = &Def{
 		`Arguments: lpn_ids, distinct, e.g. ["6402382024NCS310","6402382022NCS087"]; traits (optional, up to 30), e.g. ["BWT","WWT"], default all the animals have. ` +
 		fmt.Sprintf(`percentiles: true adds each EBV's top_percent in its breed, exact from NSIP's sorted pages (at most %d more lookups). `, pctLookups) +
 		`Next: nsip_check_mating for a pair, nsip_get_animal for one in full.`,
-	Params:  compareParams.Specs,
-	Lists:   compareParams.Lists,
+	Args:    compareParams,
 	Ceiling: 20 + pctLookups,
 	Answers: []reflect.Type{reflect.TypeFor[CompareAnswer](), reflect.TypeFor[CompactCompareAnswer]()},
 	Run:     typed(runCompare),

@@ -26,7 +26,7 @@ var FlockSummary = &Def{
 		fmt.Sprintf("(500-1500 tokens; reads every page of %d, at most %d lookups). ", scanPageSize, flockPages) +
 		`Exactly one of: flock_id, e.g. "640238" (breed_id narrows it); progeny_of, an LPN ID; ` +
 		`search, {"breed_id":640,"search_criteria":{...}} as nsip_search_animals. Next: nsip_rank_animals to rank.`,
-	Params:  flockParams.Specs,
+	Args:    flockParams,
 	Ceiling: flockPages,
 	Answers: []reflect.Type{reflect.TypeFor[FlockAnswer]()},
 	Run:     typed(runFlock),

@@ -42,7 +42,7 @@ var CheckMating = &Def{
 		`(at most 60 NSIP lookups). Answers {"coi":0.125,...} with the common ancestors and their contributions, pedigree completeness, a rating and midparent EBVs ` +
 		`(400-900 tokens); "coi" is null and "rating" "unknown" where no link shows and a pedigree is missing. ` +
 		`Arguments: sire_lpn_id and dam_lpn_id, LPN IDs such as "6402382024NCS310". Next: nsip_plan_matings for many ewes.`,
-	Params:  matingParams.Specs,
+	Args:    matingParams,
 	Ceiling: 60,
 	Answers: []reflect.Type{reflect.TypeFor[MatingAnswer]()},
 	Run:     typed(runCheckMating),

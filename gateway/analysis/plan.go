@@ -24,8 +24,7 @@ var PlanMatings = &Def{
 		fmt.Sprintf("reads each animal's record and pedigree, at most %d NSIP lookups, so a large plan takes a while). ", planCeiling) +
 		`Arguments: ram_lpn_ids (1-10), e.g. ["6402382024NCS310"]; ewe_lpn_ids (1-100), e.g. ["6402382022NCS087"]; weights as for nsip_rank_animals, e.g. {"WWT":1,"BWT":-0.5}; ` +
 		`max_coi, the largest lamb COI as a fraction 0..1 (0.0625: first cousins); max_ewes_per_ram 1..100. Next: nsip_check_mating for one pair in detail.`,
-	Params:  planParams.Specs,
-	Lists:   planParams.Lists,
+	Args:    planParams,
 	Ceiling: planCeiling,
 	Answers: []reflect.Type{reflect.TypeFor[PlanAnswer]()},
 	Run:     typed(runPlan),

@@ -88,8 +88,7 @@ var Rank = &Def{
 		`search_criteria as for nsip_search_animals, e.g. {"gender":"Male","status":"CURRENT"}; ` +
 		fmt.Sprintf(`for_ewes (1-20 LPN IDs) adds each ram's lambs' mean COI with them, max_mean_coi (e.g. 0.03125) leaving out rams above it (at most %d lookups more); percentiles: true adds each weighted EBV's top_percent in the breed (%d more). `, ewesLookups, pctLookups) +
 		`Next: nsip_compare_animals or nsip_check_mating.`,
-	Params:  rankParams.Specs,
-	Lists:   rankParams.Lists,
+	Args:    rankParams,
 	Ceiling: rankPages + 2 + ewesLookups + pctLookups,
 	Answers: []reflect.Type{reflect.TypeFor[RankAnswer](), reflect.TypeFor[IndexRankAnswer]()},
 	Run:     typed(runRank),
