@@ -182,3 +182,19 @@ func TestAnimalPercentilesChosenByValidatedArguments(t *testing.T) {
 		t.Errorf("percentiles \"yes\": field %q problem %q", bad.Field, bad.Problem)
 	}
 }
+
+// skip is checked against the page of either paged tool, and a busy
+// summarizer suggests a smaller page, by one name: both structs must give
+// their PageSize that name.
+func TestPagedToolsNamePageSizeAlike(t *testing.T) {
+	for _, d := range []*toolDef{searchAnimalsDef, progenyDef} {
+		if n := d.args.Name("PageSize"); n != argPageSize || !d.hasParam(argPageSize) {
+			t.Errorf("%s names its page size %q, the view checks %q", d.name, n, argPageSize)
+		}
+	}
+	g := &Gateway{cfg: Config{MaxBudget: 8000}}
+	errs := g.checkView(map[string]any{argSkip: 10, argPageSize: 10})
+	if len(errs) != 1 || errs[0].Field != "skip" || errs[0].Expected != "integer 0..9 (less than page_size)" {
+		t.Errorf("skip 10 of a page of 10: %v", errs)
+	}
+}

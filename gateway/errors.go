@@ -318,8 +318,8 @@ func (g *Gateway) fitWaitError(d *toolDef, err error) *toolError {
 		return &toolError{Code: CodeCanceled, Problem: "the call was cancelled while NSIP's answer waited to be summarized"}
 	}
 	next := "retry in a few seconds"
-	if d.hasParam("page_size") {
-		next += "; a smaller page_size needs less summarizing"
+	if d.hasParam(argPageSize) {
+		next += "; a smaller " + argPageSize + " needs less summarizing"
 	}
 	return &toolError{
 		Code: CodeTimeout,
