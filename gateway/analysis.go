@@ -44,9 +44,8 @@ var analyses = func() []*analysisEntry {
 		own.Args.View = analysisView.View
 		out[i] = &analysisEntry{Def: &own, tool: &toolDef{
 			name: d.Name, title: d.Title, method: d.Method, kind: analysisKind,
-			desc:   d.Desc + " Also max_tokens.",
-			args:   own.Args,
-			params: own.Args.Specs,
+			desc: d.Desc + " Also max_tokens.",
+			args: own.Args,
 		}}
 	}
 	return out
@@ -146,7 +145,7 @@ const argEvaluation = "evaluation"
 // eval as well as its arguments, when eval is set: an answer cached under
 // an earlier evaluation is then not read under a later one.
 func (r *lookups) getUnder(ctx context.Context, d *toolDef, raw map[string]any, eval string) (any, error) {
-	args, errs := param.ValidateObject("", d.params, raw)
+	args, errs := param.ValidateObject("", d.args.Specs, raw)
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("internal: %s arguments: %s %s", d.name, errs[0].Field, errs[0].Problem)
 	}

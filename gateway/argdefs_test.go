@@ -72,7 +72,7 @@ func TestLookupKeysUnchanged(t *testing.T) {
 		{searchByLPNDef, map[string]any{"lpn_id": "6402382024NCS310", "traits": []any{"WWT"}}, `search_by_lpn:{"lpn_id":"6402382024NCS310"}`},
 	}
 	for _, tc := range tests {
-		args, errs := param.ValidateObject("", tc.d.params, tc.sent)
+		args, errs := param.ValidateObject("", tc.d.args.Specs, tc.sent)
 		if len(errs) > 0 {
 			t.Fatalf("%s %v: %v", tc.d.name, tc.sent, errs)
 		}
@@ -85,7 +85,7 @@ func TestLookupKeysUnchanged(t *testing.T) {
 // A page read under an evaluation is keyed by the definition with the date
 // among its fields, and NSIP is asked the page without it.
 func TestEvaluationKeyedNotSent(t *testing.T) {
-	args, errs := param.ValidateObject("", searchAnimalsDef.params, map[string]any{"breed_id": 640, "sorted_trait": "WWT"})
+	args, errs := param.ValidateObject("", searchAnimalsDef.args.Specs, map[string]any{"breed_id": 640, "sorted_trait": "WWT"})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

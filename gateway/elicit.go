@@ -189,7 +189,7 @@ func (g *Gateway) ask(ctx context.Context, d *toolDef, q elicitForm) (answers ma
 	}
 	ex := q.Example
 	if ex == nil {
-		ex = param.Example(d.params, nil)
+		ex = param.Example(d.args.Specs, nil)
 	}
 	switch {
 	case failed && (errors.Is(err, server.ErrElicitationNotSupported) || errors.Is(err, server.ErrServerInitiatedRequestUnsupported)):
@@ -253,7 +253,7 @@ func (g *Gateway) ask(ctx context.Context, d *toolDef, q elicitForm) (answers ma
 func (g *Gateway) askMissing(ctx context.Context, d *toolDef, sent map[string]any, errs []param.FieldError) (map[string]any, *toolError, bool) {
 	var missing []param.Spec
 	for _, fe := range errs {
-		p := param.Named(d.params, fe.Field)
+		p := param.Named(d.args.Specs, fe.Field)
 		if p == nil || !p.Required || sent[fe.Field] != nil || !userChoices[p.Name] {
 			return nil, nil, false
 		}
