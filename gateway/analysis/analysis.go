@@ -361,7 +361,7 @@ func (r *call) weights(ctx context.Context, given breeding.Weights, why string, 
 		return given, nil, nil
 	}
 	d := r.def
-	missing := &ArgError{param.FieldError{Field: "weights", Problem: "is required " + why, Expected: weightsParam.Expected()}}
+	missing := &ArgError{param.FieldError{Field: weightsParam.Name, Problem: "is required " + why, Expected: weightsParam.Expected()}}
 	fields, titles := weightFields(codes)
 	if len(fields) == 0 {
 		return nil, nil, missing
@@ -369,7 +369,7 @@ func (r *call) weights(ctx context.Context, given breeding.Weights, why string, 
 	answers, asked, err := r.src.Ask(ctx, Form{
 		Message: fmt.Sprintf("%s needs the breeding objective %s. Give each trait that matters a weight: "+
 			"positive rewards a higher EBV, negative a lower one; leave the rest empty.", d.Title, why),
-		Fields: fields, Arg: "weights", Expected: weightsParam.Expected(), Example: d.Example(r.sent), Titles: titles, Also: also,
+		Fields: fields, Arg: weightsParam.Name, Expected: weightsParam.Expected(), Example: d.Example(r.sent), Titles: titles, Also: also,
 	})
 	switch {
 	case err != nil:

@@ -57,7 +57,7 @@ var coiLimitField = param.Spec{Name: "max_coi", Kind: param.Number, Example: 0.0
 
 func checkCOILimit(v float64) *ArgError {
 	if v < 0 || v > 1 {
-		return &ArgError{param.FieldError{Field: "max_coi", Problem: fmt.Sprintf("must be a fraction from 0 to 1, got %g", v), Expected: "e.g. 0.0625 (6.25%)"}}
+		return &ArgError{param.FieldError{Field: coiLimitField.Name, Problem: fmt.Sprintf("must be a fraction from 0 to 1, got %g", v), Expected: "e.g. 0.0625 (6.25%)"}}
 	}
 	return nil
 }
@@ -326,7 +326,7 @@ func runPlan(ctx context.Context, r *call, a *planArgs) (any, error) {
 	out, _ := fitRows(ctx, r, plan.Mated, func(n int) *PlanAnswer {
 		o := render(false, n)
 		if n < plan.Mated {
-			asked := map[string]any{"weights": w}
+			asked := map[string]any{planParams.Name("Weights"): w}
 			if _, ok := chosen["max_coi"]; ok {
 				asked["max_coi"] = maxCOI
 			}
