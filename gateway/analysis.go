@@ -40,12 +40,12 @@ var analyses = func() []*analysisEntry {
 		// Every tool takes max_tokens; the analyses fit their own answers
 		// to it (analysis.fitRows), so it is one of their arguments too.
 		own := *d
-		own.Params = withMaxTokens(slices.Clone(d.Params)...)
+		own.Args.Specs = withMaxTokens(slices.Clone(d.Args.Specs)...)
+		own.Args.View = analysisView.View
 		out[i] = &analysisEntry{Def: &own, tool: &toolDef{
 			name: d.Name, title: d.Title, method: d.Method, kind: analysisKind,
-			desc:   d.Desc + " Also max_tokens.",
-			args:   param.Args{Specs: own.Params, View: analysisView.View},
-			params: own.Params,
+			desc: d.Desc + " Also max_tokens.",
+			args: own.Args,
 		}}
 	}
 	return out
@@ -64,15 +64,12 @@ func (g *Gateway) analysisTool(a *analysisEntry) server.ServerTool {
 	st := g.serverTool(a.tool)
 	st.Tool.Icons = []mcp.Icon{analysisIcon}
 	st.Tool.RawOutputSchema = analysisSchema(a.Def)
-	for _, l := range a.Lists {
+	for _, l := range a.Args.Lists {
 		st.Tool.InputSchema.Properties[l.Name] = l.Schema()
 		st.Tool.InputSchema.PropertyOrder = append(st.Tool.InputSchema.PropertyOrder, l.Name)
 		if l.Required && l.Unless == "" {
 			st.Tool.InputSchema.Required = append(st.Tool.InputSchema.Required, l.Name)
 		}
-	}
-	for name, s := range a.Brief {
-		st.Tool.InputSchema.Properties[name] = s
 	}
 	// Long analyses may be run as MCP tasks (protocol 2025-11-25): the
 	// client gets a task at once, polls it, and may cancel it; the task is
@@ -148,7 +145,7 @@ const argEvaluation = "evaluation"
 // eval as well as its arguments, when eval is set: an answer cached under
 // an earlier evaluation is then not read under a later one.
 func (r *lookups) getUnder(ctx context.Context, d *toolDef, raw map[string]any, eval string) (any, error) {
-	args, errs := param.ValidateObject("", d.params, raw)
+	args, errs := param.ValidateObject("", d.args.Specs, raw)
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("internal: %s arguments: %s %s", d.name, errs[0].Field, errs[0].Problem)
 	}

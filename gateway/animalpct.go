@@ -11,7 +11,7 @@ import (
 // percentiles the tool answers as NSIP sent the record.
 var animalPercentiles = func() *analysisEntry {
 	own := *analysis.AnimalPercentiles
-	own.Params = animalDef.params
+	own.Args = animalDef.args
 	tool := *animalDef
 	tool.kind = analysisKind
 	return &analysisEntry{Def: &own, tool: &tool}

@@ -72,7 +72,7 @@ func TestLookupKeysUnchanged(t *testing.T) {
 		{searchByLPNDef, map[string]any{"lpn_id": "6402382024NCS310", "traits": []any{"WWT"}}, `search_by_lpn:{"lpn_id":"6402382024NCS310"}`},
 	}
 	for _, tc := range tests {
-		args, errs := param.ValidateObject("", tc.d.params, tc.sent)
+		args, errs := param.ValidateObject("", tc.d.args.Specs, tc.sent)
 		if len(errs) > 0 {
 			t.Fatalf("%s %v: %v", tc.d.name, tc.sent, errs)
 		}
@@ -85,7 +85,7 @@ func TestLookupKeysUnchanged(t *testing.T) {
 // A page read under an evaluation is keyed by the definition with the date
 // among its fields, and NSIP is asked the page without it.
 func TestEvaluationKeyedNotSent(t *testing.T) {
-	args, errs := param.ValidateObject("", searchAnimalsDef.params, map[string]any{"breed_id": 640, "sorted_trait": "WWT"})
+	args, errs := param.ValidateObject("", searchAnimalsDef.args.Specs, map[string]any{"breed_id": 640, "sorted_trait": "WWT"})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -180,5 +180,21 @@ func TestAnimalPercentilesChosenByValidatedArguments(t *testing.T) {
 	bad := e.call("nsip_get_animal", map[string]any{"search_string": id, "percentiles": "yes"}).errorBody(t)
 	if bad.Field != "percentiles" || bad.Problem != `percentiles must be true or false, got string "yes"` {
 		t.Errorf("percentiles \"yes\": field %q problem %q", bad.Field, bad.Problem)
+	}
+}
+
+// skip is checked against the page of either paged tool, and a busy
+// summarizer suggests a smaller page, by one name: both structs must give
+// their PageSize that name.
+func TestPagedToolsNamePageSizeAlike(t *testing.T) {
+	for _, d := range []*toolDef{searchAnimalsDef, progenyDef} {
+		if n := d.args.Name("PageSize"); n != argPageSize || !d.hasParam(argPageSize) {
+			t.Errorf("%s names its page size %q, the view checks %q", d.name, n, argPageSize)
+		}
+	}
+	g := &Gateway{cfg: Config{MaxBudget: 8000}}
+	errs := g.checkView(map[string]any{argSkip: 10, argPageSize: 10})
+	if len(errs) != 1 || errs[0].Field != "skip" || errs[0].Expected != "integer 0..9 (less than page_size)" {
+		t.Errorf("skip 10 of a page of 10: %v", errs)
 	}
 }

@@ -93,7 +93,7 @@ func TestValidationWorkIsBounded(t *testing.T) {
 	d := defByName(t, "nsip_search_animals")
 	rank := analysisNamed(t, "nsip_rank_animals")
 	checks := map[string]func(){
-		"tool":     func() { param.ValidateObject("", d.params, args) },
+		"tool":     func() { param.ValidateObject("", d.args.Specs, args) },
 		"analysis": func() { rank.Validate(args) },
 	}
 	for name, f := range checks {

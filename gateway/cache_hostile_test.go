@@ -118,7 +118,7 @@ func TestCacheBoundHoldsForHostileShapes(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i := range 6 {
-				args, errs := param.ValidateObject("", k.d.params, k.args(i))
+				args, errs := param.ValidateObject("", k.d.args.Specs, k.args(i))
 				if len(errs) > 0 {
 					t.Fatalf("arguments %v: %+v", k.args(i), errs)
 				}

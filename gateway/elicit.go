@@ -189,7 +189,7 @@ func (g *Gateway) ask(ctx context.Context, d *toolDef, q elicitForm) (answers ma
 	}
 	ex := q.Example
 	if ex == nil {
-		ex = param.Example(d.params, nil)
+		ex = param.Example(d.args.Specs, nil)
 	}
 	switch {
 	case failed && (errors.Is(err, server.ErrElicitationNotSupported) || errors.Is(err, server.ErrServerInitiatedRequestUnsupported)):
@@ -253,7 +253,7 @@ func (g *Gateway) ask(ctx context.Context, d *toolDef, q elicitForm) (answers ma
 func (g *Gateway) askMissing(ctx context.Context, d *toolDef, sent map[string]any, errs []param.FieldError) (map[string]any, *toolError, bool) {
 	var missing []param.Spec
 	for _, fe := range errs {
-		p := param.Named(d.params, fe.Field)
+		p := param.Named(d.args.Specs, fe.Field)
 		if p == nil || !p.Required || sent[fe.Field] != nil || !userChoices[p.Name] {
 			return nil, nil, false
 		}
@@ -360,7 +360,7 @@ func leftToAsk(ctx context.Context, a *analysis.Def, sent map[string]any, errs [
 		return false
 	}
 	for _, fe := range errs {
-		i := slices.IndexFunc(a.Lists, func(l param.List) bool { return l.Name == fe.Field })
+		i := slices.IndexFunc(a.Args.Lists, func(l param.List) bool { return l.Name == fe.Field })
 		if i < 0 || !userChoices[fe.Field] || sent[fe.Field] != nil || fe.Problem != "is required" {
 			return false
 		}

@@ -82,7 +82,7 @@ func invalidArgs(d *toolDef, args map[string]any, errs []param.FieldError) *tool
 		Field:    first.Field,
 		Problem:  first.Field + " " + first.Problem,
 		Expected: first.Expected,
-		Example:  param.Example(d.params, args),
+		Example:  param.Example(d.args.Specs, args),
 		Also:     errs[1:],
 	}
 	if first.Field == "arguments" {
@@ -165,7 +165,7 @@ func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolErro
 			Code:    CodeInvalidArgument,
 			Field:   field,
 			Problem: "NSIP rejected the request: " + firstNonEmpty(ne.Reason, publicText(ne)),
-			Example: param.Example(d.params, args),
+			Example: param.Example(d.args.Specs, args),
 		}
 	case nsip.KindRateLimited:
 		c := g.capacity()
@@ -313,8 +313,8 @@ func (g *Gateway) fitWaitError(d *toolDef, err error) *toolError {
 		return &toolError{Code: CodeCanceled, Problem: "the call was cancelled while NSIP's answer waited to be summarized"}
 	}
 	next := "retry in a few seconds"
-	if d.hasParam("page_size") {
-		next += "; a smaller page_size needs less summarizing"
+	if d.hasParam(argPageSize) {
+		next += "; a smaller " + argPageSize + " needs less summarizing"
 	}
 	return &toolError{
 		Code: CodeTimeout,
@@ -381,7 +381,7 @@ func fieldFor(d *toolDef, apiParam string) string {
 		}
 		return string(out)
 	}
-	for _, p := range d.params {
+	for _, p := range d.args.Specs {
 		if apiParam != "" && fold(p.Name) == fold(apiParam) {
 			return p.Name
 		}

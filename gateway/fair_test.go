@@ -191,7 +191,7 @@ func TestAQueuedFetchNobodyAwaitsIsDropped(t *testing.T) {
 }
 
 func lineageKey(id string) string {
-	args, _ := param.ValidateObject("", lineageDef.params, map[string]any{"lpn_id": id})
+	args, _ := param.ValidateObject("", lineageDef.args.Specs, map[string]any{"lpn_id": id})
 	return cache.Key(lineageDef.method, args)
 }
 

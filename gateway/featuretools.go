@@ -41,7 +41,7 @@ func (t featureTools) Offers(tool string) bool { return t.g.offers(tool) }
 
 func (t featureTools) Params(tool string) []param.Spec {
 	if d := lookupTool(tool); d != nil {
-		return d.params
+		return d.args.Specs
 	}
 	return nil
 }

@@ -231,7 +231,7 @@ func namesField(d *toolDef, raw []byte, field string) bool {
 	if field == "" || strings.HasSuffix(field, ".") {
 		return false
 	}
-	if field == "arguments" || slices.ContainsFunc(d.params, func(p param.Spec) bool {
+	if field == "arguments" || slices.ContainsFunc(d.args.Specs, func(p param.Spec) bool {
 		return field == p.Name || strings.HasPrefix(field, p.Name+".")
 	}) {
 		return true

@@ -193,7 +193,7 @@ func TestNoStructuredContentAndCompactErrorJSON(t *testing.T) {
 func TestSchemaConstraints(t *testing.T) {
 	get := func(tool, prop string) map[string]any {
 		d := defByName(t, tool)
-		b, _ := json.Marshal(param.InputSchema(d.params))
+		b, _ := json.Marshal(param.InputSchema(d.args.Specs))
 		var s struct {
 			Properties map[string]map[string]any `json:"properties"`
 			Required   []string                  `json:"required"`

@@ -135,7 +135,7 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 	if fe != nil {
 		sent, errs = map[string]any{}, []param.FieldError{*fe}
 	} else {
-		args, errs = param.ValidateObject("", d.params, sent)
+		args, errs = param.ValidateObject("", d.args.Specs, sent)
 		if len(errs) == 0 && d.breedTraits {
 			var fixed map[string]any
 			if errs, fixed = g.checkBreedTraits(ctx, args); fixed != nil {
@@ -150,7 +150,7 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 			return te.result()
 		} else if asked {
 			sent = filled
-			args, errs = param.ValidateObject("", d.params, sent)
+			args, errs = param.ValidateObject("", d.args.Specs, sent)
 		}
 	}
 	if len(errs) == 0 {

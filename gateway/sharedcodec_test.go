@@ -33,7 +33,7 @@ func TestSharedRecordRoundTripsEveryAnswer(t *testing.T) {
 	}
 	for d, sent := range cases {
 		t.Run(d.name, func(t *testing.T) {
-			args, errs := param.ValidateObject("", d.params, sent)
+			args, errs := param.ValidateObject("", d.args.Specs, sent)
 			if len(errs) > 0 {
 				t.Fatalf("arguments %v: %v", sent, errs)
 			}

@@ -84,7 +84,7 @@ func TestToolArgsReachTheClient(t *testing.T) {
 	covered := map[*toolDef]bool{}
 	for _, tc := range tests {
 		covered[tc.d] = true
-		args, errs := param.ValidateObject("", tc.d.params, tc.sent)
+		args, errs := param.ValidateObject("", tc.d.args.Specs, tc.sent)
 		if len(errs) > 0 {
 			t.Fatalf("%s %v: %v", tc.d.name, tc.sent, errs)
 		}

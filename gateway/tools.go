@@ -22,11 +22,10 @@ type toolDef struct {
 	title  string
 	method string // the cache key's method name: the NSIP client method, snake_cased
 	desc   string
-	// args is the tool's argument struct as the call path uses it; params
-	// are its specs, from which the schema and the validation come.
-	args   param.Args
-	params []param.Spec
-	kind   summarize.Kind
+	// args is the tool's argument struct as the call path uses it: its
+	// Specs are what the schema and the validation come from.
+	args param.Args
+	kind summarize.Kind
 	// composite tools are assembled from other tools' cached answers
 	// instead of fetched (nsip_search_by_lpn).
 	composite bool
@@ -54,7 +53,7 @@ func lookup(d *toolDef) *toolDef {
 	if err != nil {
 		panic(fmt.Sprintf("%s: %v", d.name, err))
 	}
-	d.args, d.params = a, a.Specs
+	d.args = a
 	return d
 }
 
@@ -68,7 +67,7 @@ func (d *toolDef) key(args map[string]any) string {
 
 // hasParam reports whether the tool takes the argument name.
 func (d *toolDef) hasParam(name string) bool {
-	for _, p := range d.params {
+	for _, p := range d.args.Specs {
 		if p.Name == name {
 			return true
 		}
@@ -140,7 +139,7 @@ func (g *Gateway) serverTool(d *toolDef) server.ServerTool {
 			OpenWorldHint:   mcp.ToBoolPtr(true),
 		}),
 	)
-	t.InputSchema = param.InputSchema(d.params)
+	t.InputSchema = param.InputSchema(d.args.Specs)
 	if d.fetch.model != nil || d.composite {
 		t.RawOutputSchema = lookupSchema(d)
 	}

@@ -22,13 +22,13 @@ import (
 // each unknown code replaced by the breed's nearest, for the error's
 // example of a correct call.
 func (g *Gateway) checkBreedTraits(ctx context.Context, args map[string]any) ([]param.FieldError, map[string]any) {
-	crit, _ := args["search_criteria"].(map[string]any)
-	breed, _ := args["breed_id"].(int)
+	crit, _ := args[argCriteria].(map[string]any)
+	breed, _ := args[argSearchBreed].(int)
 	if breed == 0 {
-		breed, _ = crit["breed_id"].(int)
+		breed, _ = crit[argCriteriaBreed].(int)
 	}
-	sorted, _ := args["sorted_trait"].(string)
-	ranges, _ := crit["trait_ranges"].(map[string]any)
+	sorted, _ := args[argSortedTrait].(string)
+	ranges, _ := crit[argTraitRanges].(map[string]any)
 	if breed == 0 || (sorted == "" && len(ranges) == 0) {
 		return nil, nil
 	}
@@ -53,8 +53,8 @@ func (g *Gateway) checkBreedTraits(ctx context.Context, args map[string]any) ([]
 			Expected: fmt.Sprintf("one of breed %d's traits: %s", breed, strings.Join(codes, ", "))})
 		return false
 	}
-	if sorted != "" && !check("sorted_trait", param.QuoteShort(sorted)+" ", sorted) {
-		fixed["sorted_trait"] = nearest(sorted, codes)
+	if sorted != "" && !check(argSortedTrait, param.QuoteShort(sorted)+" ", sorted) {
+		fixed[argSortedTrait] = nearest(sorted, codes)
 	}
 	names := make([]string, 0, len(ranges))
 	for code := range ranges {
@@ -62,7 +62,7 @@ func (g *Gateway) checkBreedTraits(ctx context.Context, args map[string]any) ([]
 	}
 	sort.Strings(names)
 	for _, code := range names {
-		if !check("search_criteria.trait_ranges."+param.FieldName(code), "", code) {
+		if !check(argCriteria+"."+argTraitRanges+"."+param.FieldName(code), "", code) {
 			delete(fixedRanges, code)
 			if n := nearest(code, codes); ranges[n] == nil {
 				fixedRanges[n] = ranges[code]
@@ -74,17 +74,28 @@ func (g *Gateway) checkBreedTraits(ctx context.Context, args map[string]any) ([]
 	}
 	if len(ranges) > 0 {
 		c := maps.Clone(crit)
-		c["trait_ranges"] = fixedRanges
-		fixed["search_criteria"] = c
+		c[argTraitRanges] = fixedRanges
+		fixed[argCriteria] = c
 	}
 	return errs, fixed
 }
+
+// The arguments checkBreedTraits reads, named by the fields of
+// searchArgs and param.Criteria that define them.
+var (
+	argSearchBreed   = searchAnimalsDef.args.Name("BreedID")
+	argSortedTrait   = searchAnimalsDef.args.Name("SortedTrait")
+	argCriteria      = searchAnimalsDef.args.Name("Criteria")
+	criteriaArgs     = param.MustStruct[param.Criteria](argTable)
+	argCriteriaBreed = criteriaArgs.Name("BreedID")
+	argTraitRanges   = criteriaArgs.Name("TraitRanges")
+)
 
 // breedTraitCodes returns the trait codes of a breed from its trait ranges,
 // or false when they cannot be had (no trait data, NSIP failing, a shape
 // the client did not recognize).
 func (g *Gateway) breedTraitCodes(ctx context.Context, breed int) ([]string, bool) {
-	a := map[string]any{"breed_id": breed}
+	a := map[string]any{traitRangesDef.args.Name("BreedID"): breed}
 	ob, err := g.obtain(ctx, traitRangesDef, cache.Key(traitRangesDef.method, a), a)
 	if err != nil {
 		return nil, false

@@ -67,6 +67,9 @@ var (
 	argTraits    = views.Name("Traits")
 	argSkip      = views.Name("Skip")
 	argMaxTokens = views.Name("MaxTokens")
+	// argPageSize is the size of the page that skip is within: searchArgs's
+	// and progenyArgs's PageSize, which are named alike.
+	argPageSize = searchAnimalsDef.args.Name("PageSize")
 
 	// analysisView is the view of an analysis tool: max_tokens.
 	analysisView = param.MustStruct[viewBudget](argTable)
@@ -119,11 +122,11 @@ func (g *Gateway) checkView(args map[string]any) []param.FieldError {
 		errs = append(errs, param.FieldError{Field: argMaxTokens, Problem: problem, Expected: fmt.Sprintf("integer %d..%d", minMaxTokens, g.cfg.MaxBudget)})
 	}
 	if s, ok := args[argSkip].(int); ok {
-		if size, ok := args["page_size"].(int); ok && s >= size {
+		if size, ok := args[argPageSize].(int); ok && s >= size {
 			errs = append(errs, param.FieldError{
 				Field:    argSkip,
 				Problem:  fmt.Sprintf("is %d, but the page has only %d rows", s, size),
-				Expected: fmt.Sprintf("integer 0..%d (less than page_size)", size-1),
+				Expected: fmt.Sprintf("integer 0..%d (less than %s)", size-1, argPageSize),
 			})
 		}
 	}
@@ -137,7 +140,7 @@ func (g *Gateway) fixViewExample(ex map[string]any) {
 		ex[argMaxTokens] = g.cfg.MaxBudget
 	}
 	if s, ok := ex[argSkip].(int); ok {
-		if size, ok := ex["page_size"].(int); ok && s >= size {
+		if size, ok := ex[argPageSize].(int); ok && s >= size {
 			delete(ex, argSkip)
 		}
 	}

@@ -1,12 +1,16 @@
 package analysis
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
@@ -20,11 +24,11 @@ type Def struct {
 	Name, Title string
 	Method      string // the name its calls are logged and keyed under
 	Desc        string
-	Params      []param.Spec
-	Lists       []param.List // arguments the scalar validator has no kind for
-	// Brief are property schemas published in place of their params' own,
-	// where the description already says the rest; validation is unchanged.
-	Brief   map[string]map[string]any
+	// Args are the analysis's arguments, derived from its argument struct
+	// (param.MustStruct): the scalars and objects in Specs, the lists of
+	// LPN IDs, trait codes and weights in Lists. Run decodes the validated
+	// arguments into that struct (typed).
+	Args    param.Args
 	Ceiling int // upstream lookups (cached or fetched) per call
 	// Answers are the types Run's answers are values of (pointers to),
 	// from which the gateway writes the tool's output schema.
@@ -89,7 +93,7 @@ type Form struct {
 // Run computes analysis d over src with validated arguments; sent are the
 // arguments as the caller sent them, for examples in errors.
 func Run(ctx context.Context, d *Def, src Source, log *slog.Logger, sent, args map[string]any) (any, error) {
-	return d.Run(ctx, &call{src: src, def: d, sent: sent, log: log}, args)
+	return d.Run(ctx, &call{src: src, def: d, sent: sent, args: args, log: log}, args)
 }
 
 // call is one run of an analysis.
@@ -97,7 +101,74 @@ type call struct {
 	src  Source
 	def  *Def
 	sent map[string]any
+	// args are the validated arguments as the gateway holds them: the
+	// Source fits the answer to their max_tokens. The analysis itself reads
+	// its typed arguments (typed).
+	args map[string]any
 	log  *slog.Logger
+}
+
+// viewArgs are the arguments every tool takes that choose how the answer
+// is shown (the gateway adds them to each analysis and the Source reads
+// them), so no analysis's argument struct holds them.
+var viewArgs = []string{"max_tokens"}
+
+// typed is the Run of an analysis whose arguments are the struct A (its
+// Def's Params and Lists derived from A): the validated arguments are
+// decoded into A strictly, so that a name or type the struct does not hold
+// is an error here and not a value silently dropped.
+func typed[A any](run func(ctx context.Context, r *call, a *A) (any, error)) func(context.Context, *call, map[string]any) (any, error) {
+	return func(ctx context.Context, r *call, args map[string]any) (any, error) {
+		var a A
+		if err := decodeArgs(args, &a); err != nil {
+			return nil, err
+		}
+		return run(ctx, r, &a)
+	}
+}
+
+// asMap is v as a JSON object, as a search's arguments and an answer's
+// echo of them take it; nil for nil.
+func asMap(v any) map[string]any {
+	var out map[string]any
+	if b, err := json.Marshal(v); err == nil {
+		_ = json.Unmarshal(b, &out) // a struct's JSON is an object
+	}
+	return out
+}
+
+// criteriaMap is search criteria as nsip_search_animals takes its
+// search_criteria; nil when there are none.
+func criteriaMap(c *param.Criteria) map[string]any {
+	if c == nil {
+		return nil
+	}
+	return asMap(c)
+}
+
+// decodeArgs reads validated arguments, less the view's, into a.
+func decodeArgs(args map[string]any, a any) error {
+	own := maps.Clone(args)
+	for _, k := range viewArgs {
+		delete(own, k)
+	}
+	b, err := json.Marshal(own)
+	if err == nil {
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		err = dec.Decode(a)
+	}
+	if err == nil {
+		return nil
+	}
+	field := "arguments"
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		field = te.Field
+	} else if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		field = strings.Trim(name, `"`)
+	}
+	return &ArgError{param.FieldError{Field: field, Problem: "does not fit the analysis's arguments after validation: " + err.Error()}}
 }
 
 func (r *call) details(ctx context.Context, id string) (*nsip.AnimalDetails, error) {
@@ -120,8 +191,8 @@ func (r *call) ranges(ctx context.Context, breed int) (*nsip.TraitRanges, error)
 	return r.src.Ranges(ctx, breed)
 }
 
-func (r *call) overBudget(ctx context.Context, args map[string]any, v any) bool {
-	return r.src.OverBudget(ctx, args, v)
+func (r *call) overBudget(ctx context.Context, v any) bool {
+	return r.src.OverBudget(ctx, r.args, v)
 }
 
 func (r *call) upstream() Upstream { return r.src.Upstream() }
@@ -130,14 +201,14 @@ func (r *call) upstream() Upstream { return r.src.Upstream() }
 // within the budget (0 if none do): an answer whose rows are its point
 // keeps its totals and whole rows rather than falling to a generic
 // summary. Fewer rows never make an answer longer, so n is bisected.
-func fitRows[T any](ctx context.Context, r *call, args map[string]any, all int, build func(n int) T) (T, int) {
-	if out := build(all); !r.overBudget(ctx, args, out) {
+func fitRows[T any](ctx context.Context, r *call, all int, build func(n int) T) (T, int) {
+	if out := build(all); !r.overBudget(ctx, out) {
 		return out, all
 	}
 	lo, hi := 0, all-1 // build(lo) is taken to fit; build(hi+1) does not
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
-		if r.overBudget(ctx, args, build(mid)) {
+		if r.overBudget(ctx, build(mid)) {
 			hi = mid - 1
 		} else {
 			lo = mid
@@ -162,9 +233,9 @@ func withRows(out any, shown int, columns []string, rows [][]any) any {
 // so that no form is asked again, which could answer differently), or,
 // already there, that no budget holds them. The arguments sent are not
 // repeated: a hundred LPN IDs would take the room of the rows.
-func (r *call) restCall(args map[string]any, resolved map[string]any, shown, all int, which string) *RestCall {
+func (r *call) restCall(resolved map[string]any, shown, all int, which string) *RestCall {
 	out := &RestCall{Rows: all - shown, Which: which}
-	now, limit := r.src.Budgets(args)
+	now, limit := r.src.Budgets(r.args)
 	if now >= limit {
 		out.Note = fmt.Sprintf("the answer is at this server's largest budget (%d tokens); ask about fewer animals to see the rest", limit)
 		return out
@@ -186,15 +257,15 @@ func (r *call) restCall(args map[string]any, resolved map[string]any, shown, all
 func (d *Def) Validate(sent map[string]any) (map[string]any, []param.FieldError) {
 	// The scalar validator sees only its own names, so that the lists and
 	// unknown names are judged once, below.
-	scalars := make(map[string]any, len(d.Params))
-	known := slices.Clone(d.Params)
-	for _, p := range d.Params {
+	scalars := make(map[string]any, len(d.Args.Specs))
+	known := slices.Clone(d.Args.Specs)
+	for _, p := range d.Args.Specs {
 		if v, ok := sent[p.Name]; ok {
 			scalars[p.Name] = v
 		}
 	}
-	args, errs := param.ValidateObject("", d.Params, scalars)
-	for _, l := range d.Lists {
+	args, errs := param.ValidateObject("", d.Args.Specs, scalars)
+	for _, l := range d.Args.Lists {
 		known = append(known, param.Spec{Name: l.Name})
 		raw, present := sent[l.Name]
 		if !present || raw == nil {
@@ -217,8 +288,8 @@ func (d *Def) Validate(sent map[string]any) (map[string]any, []param.FieldError)
 
 // Example is a correct call for an error message.
 func (d *Def) Example(sent map[string]any) map[string]any {
-	out := param.Example(d.Params, sent)
-	for _, l := range d.Lists {
+	out := param.Example(d.Args.Specs, sent)
+	for _, l := range d.Args.Lists {
 		if raw, ok := sent[l.Name]; ok {
 			if _, fe := l.Validate(raw); fe == nil {
 				out[l.Name] = raw
@@ -278,16 +349,19 @@ func (e *AnswerError) Error() string { return "the user's answer: " + e.Errs[0].
 // the animals in question carry and the answers are gathered into the
 // weights object, then checked exactly as weights sent as an argument.
 
-// weights returns the call's objective: the weights argument as given, or,
-// when the model left it out and the client can ask its user, the user's
-// answer to a form of the traits in codes. also are further choices asked
-// in the same form; their answers come back beside, absent when left empty.
-func (r *call) weights(ctx context.Context, args map[string]any, why string, codes []string, also ...param.Spec) (breeding.Weights, map[string]any, error) {
-	if w, ok := args["weights"].(map[string]float64); ok {
-		return w, nil, nil
+// weights returns the call's objective: given, the weights argument, or,
+// when the model left it out (nil) and the client can ask its user, the
+// user's answer to a form of the traits in codes. also are further choices
+// asked in the same form; their answers come back beside, absent when left
+// empty. The form stays a list of param.Specs built here, at run time: its
+// fields are the traits the animals in question carry, which no struct
+// can know.
+func (r *call) weights(ctx context.Context, given breeding.Weights, why string, codes []string, also ...param.Spec) (breeding.Weights, map[string]any, error) {
+	if given != nil {
+		return given, nil, nil
 	}
 	d := r.def
-	missing := &ArgError{param.FieldError{Field: "weights", Problem: "is required " + why, Expected: weightsParam.Expected()}}
+	missing := &ArgError{param.FieldError{Field: weightsParam.Name, Problem: "is required " + why, Expected: weightsParam.Expected()}}
 	fields, titles := weightFields(codes)
 	if len(fields) == 0 {
 		return nil, nil, missing
@@ -295,7 +369,7 @@ func (r *call) weights(ctx context.Context, args map[string]any, why string, cod
 	answers, asked, err := r.src.Ask(ctx, Form{
 		Message: fmt.Sprintf("%s needs the breeding objective %s. Give each trait that matters a weight: "+
 			"positive rewards a higher EBV, negative a lower one; leave the rest empty.", d.Title, why),
-		Fields: fields, Arg: "weights", Expected: weightsParam.Expected(), Example: d.Example(r.sent), Titles: titles, Also: also,
+		Fields: fields, Arg: weightsParam.Name, Expected: weightsParam.Expected(), Example: d.Example(r.sent), Titles: titles, Also: also,
 	})
 	switch {
 	case err != nil:

@@ -19,15 +19,29 @@ var Compare = &Def{
 		`Arguments: lpn_ids, distinct, e.g. ["6402382024NCS310","6402382022NCS087"]; traits (optional, up to 30), e.g. ["BWT","WWT"], default all the animals have. ` +
 		fmt.Sprintf(`percentiles: true adds each EBV's top_percent in its breed, exact from NSIP's sorted pages (at most %d more lookups). `, pctLookups) +
 		`Next: nsip_check_mating for a pair, nsip_get_animal for one in full.`,
-	Params: []param.Spec{percentilesParam},
-	Lists: []param.List{
-		{Name: "lpn_ids", Required: true, MinItems: 2, MaxItems: 20, Item: "lpn", Example: []string{param.ExampleLPN, "6402382022NCS087"}},
-		{Name: "traits", MinItems: 1, MaxItems: 30, Item: "trait", Example: []string{"BWT", "WWT"}},
-	},
+	Args:    compareParams,
 	Ceiling: 20 + pctLookups,
 	Answers: []reflect.Type{reflect.TypeFor[CompareAnswer](), reflect.TypeFor[CompactCompareAnswer]()},
-	Run:     runCompare,
+	Run:     typed(runCompare),
 }
+
+// compareArgs are nsip_compare_animals's arguments, described once: the
+// schema and validation derive from them (compareParams), and the run
+// reads them. The lists follow the scalars, as the schema has always had
+// them.
+type compareArgs struct {
+	Percentiles bool     `json:"percentiles,omitempty"`
+	LPNIDs      []string `json:"lpn_ids"`
+	Traits      []string `json:"traits,omitempty"` // nil: all the animals have
+}
+
+var compareParams = param.MustStruct[compareArgs](param.Table{
+	reflect.TypeFor[compareArgs](): {
+		"Percentiles": percentilesParam,
+		"LPNIDs":      {List: &param.List{MinItems: 2, MaxItems: 20, Item: "lpn", Example: []string{param.ExampleLPN, "6402382022NCS087"}}},
+		"Traits":      {List: &param.List{MinItems: 1, MaxItems: 30, Item: "trait", Example: []string{"BWT", "WWT"}}},
+	},
+})
 
 // detailsOf fetches every animal's details at once, attributing a failure
 // to the list entry it came from.
@@ -71,14 +85,14 @@ func traitOrder(codes []string) {
 	})
 }
 
-func runCompare(ctx context.Context, r *call, args map[string]any) (any, error) {
-	ids := args["lpn_ids"].([]string)
-	ds, err := detailsOf(ctx, r, "lpn_ids", ids)
+func runCompare(ctx context.Context, r *call, a *compareArgs) (any, error) {
+	ids := a.LPNIDs
+	ds, err := detailsOf(ctx, r, compareParams.Name("LPNIDs"), ids)
 	if err != nil {
 		return nil, err
 	}
-	traits, chosen := args["traits"].([]string)
-	if !chosen {
+	traits := a.Traits
+	if traits == nil {
 		for _, d := range ds {
 			for _, t := range d.Traits {
 				if c := strings.ToUpper(t.Code); !slices.Contains(traits, c) {
@@ -165,7 +179,7 @@ func runCompare(ctx context.Context, r *call, args map[string]any) (any, error) 
 			best[code] = holders
 		}
 	}
-	pctOn, _ := args["percentiles"].(bool)
+	pctOn := a.Percentiles
 	unproven := map[string]string{}
 	var pc *percentiles
 	if pctOn {
@@ -218,7 +232,7 @@ func runCompare(ctx context.Context, r *call, args map[string]any) (any, error) 
 	out.Genotyped = genotypedNote(unstated, len(ds), false)
 	// Twenty animals by every trait can pass the budget: then the values
 	// stay and the accuracies go, and the answer says how to get them.
-	if !r.overBudget(ctx, args, out) {
+	if !r.overBudget(ctx, out) {
 		return out, nil
 	}
 	// Rows become arrays under one header, values only, and a breed they
@@ -275,17 +289,17 @@ func runCompare(ctx context.Context, r *call, args map[string]any) (any, error) 
 		}
 		compact.TopPercent = &CompactTopPercent{Rows: pcts, Cells: "per animal in row order, per trait in traits order"}
 	}
-	if pc != nil && r.overBudget(ctx, args, compact) {
+	if pc != nil && r.overBudget(ctx, compact) {
 		// The values of every animal are the comparison; the percentiles
 		// give way first.
 		compact.TopPercent = nil
 		compact.Percentiles = &Percentiles{LeftOut: "to stay within the token budget; ask again with fewer traits or animals (about 4 tokens a value)", Lookups: pc.used}
 	}
-	if !r.overBudget(ctx, args, compact) {
+	if !r.overBudget(ctx, compact) {
 		return compact, nil
 	}
 	// Whole animals, as many as fit, and the call for the rest.
-	fitted, shown := fitRows(ctx, r, args, len(values), func(n int) *CompactCompareAnswer {
+	fitted, shown := fitRows(ctx, r, len(values), func(n int) *CompactCompareAnswer {
 		o := *compact
 		o.Animals = values[:n]
 		if n < len(values) {

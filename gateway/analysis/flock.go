@@ -26,21 +26,44 @@ var FlockSummary = &Def{
 		fmt.Sprintf("(500-1500 tokens; reads every page of %d, at most %d lookups). ", scanPageSize, flockPages) +
 		`Exactly one of: flock_id, e.g. "640238" (breed_id narrows it); progeny_of, an LPN ID; ` +
 		`search, {"breed_id":640,"search_criteria":{...}} as nsip_search_animals. Next: nsip_rank_animals to rank.`,
-	Params: []param.Spec{
-		{Name: "flock_id", Kind: param.String, Example: "640238", MaxLen: nsip.MaxCriteriaLength, Pattern: param.AlnumPattern, Quiet: true},
-		{Name: "breed_id", Kind: param.Integer, Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},
-		{Name: "progeny_of", Kind: param.String, Example: param.ExampleLPN, Complete: param.LPNs,
-			MinLen: nsip.MinLPNIDLength, MaxLen: nsip.MaxLPNIDLength, Pattern: param.AlnumPattern, Quiet: true},
-		groupSearch,
-	},
-	// The search's criteria are described by nsip_search_animals; the
-	// schema says only that it is an object, and validation does the rest.
-	Brief:   map[string]map[string]any{"search": {"type": "object"}},
+	Args:    flockParams,
 	Ceiling: flockPages,
 	Answers: []reflect.Type{reflect.TypeFor[FlockAnswer]()},
-	Run:     runFlock,
+	Run:     typed(runFlock),
 	Correct: oneGroup,
 }
+
+// flockArgs are nsip_flock_summary's arguments, described once: the schema
+// and validation derive from them (flockParams), and the run reads them.
+// Exactly one of FlockID, ProgenyOf and Search chooses the group, a rule
+// across arguments that the run applies (chooseGroup).
+type flockArgs struct {
+	FlockID   string       `json:"flock_id,omitempty"`
+	BreedID   int          `json:"breed_id,omitempty"` // narrows FlockID only
+	ProgenyOf string       `json:"progeny_of,omitempty"`
+	Search    *groupSearch `json:"search,omitempty"`
+}
+
+// groupSearch is the search argument: a breed and nsip_search_animals's
+// criteria.
+type groupSearch struct {
+	BreedID  int             `json:"breed_id"`
+	Criteria *param.Criteria `json:"search_criteria,omitempty"`
+}
+
+var flockParams = param.MustStruct[flockArgs](param.Table{
+	reflect.TypeFor[flockArgs](): {
+		"FlockID": {Example: "640238", MaxLen: nsip.MaxCriteriaLength, Pattern: param.AlnumPattern, Quiet: true},
+		"BreedID": {Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},
+		"ProgenyOf": {Example: param.ExampleLPN, Complete: param.LPNs,
+			MinLen: nsip.MinLPNIDLength, MaxLen: nsip.MaxLPNIDLength, Pattern: param.AlnumPattern, Quiet: true},
+		// The search's criteria are described by nsip_search_animals; the
+		// schema says only that it is an object, and validation does the rest.
+		"Search": {Brief: true, Example: map[string]any{"breed_id": 640, "search_criteria": map[string]any{"gender": "Male"}}},
+	},
+	reflect.TypeFor[groupSearch]():    {"BreedID": param.BreedID, "Criteria": param.CriteriaArg},
+	reflect.TypeFor[param.Criteria](): param.CriteriaFields,
+})
 
 // oneGroup keeps the first group argument of an example, or gives the
 // flock one, and breed_id only beside flock_id.
@@ -55,22 +78,15 @@ func oneGroup(ex map[string]any) {
 	}
 	switch keep {
 	case "":
-		ex["flock_id"] = "640238"
-	case "flock_id":
+		ex[groupArgs[0]] = "640238"
+	case groupArgs[0]:
 	default:
-		delete(ex, "breed_id")
+		delete(ex, flockParams.Name("BreedID"))
 	}
 }
 
-// groupSearch is the search argument: a breed and nsip_search_animals's
-// criteria.
-var groupSearch = param.Spec{Name: "search", Kind: param.Object,
-	Example: map[string]any{"breed_id": 640, "search_criteria": map[string]any{"gender": "Male"}},
-	Props:   []param.Spec{param.BreedID, param.SearchCriteria},
-}
-
 // groupArgs are the names of which exactly one chooses the group.
-var groupArgs = []string{"flock_id", "progeny_of", "search"}
+var groupArgs = []string{flockParams.Name("FlockID"), flockParams.Name("ProgenyOf"), flockParams.Name("Search")}
 
 var yearPattern = regexp.MustCompile(`(?:^|\D)((?:19|20)\d\d)(?:\D|$)`)
 
@@ -141,11 +157,11 @@ type group struct {
 
 // chooseGroup reads which group the call is about: exactly one of
 // flock_id, progeny_of and search.
-func chooseGroup(r *call, args map[string]any) (*group, error) {
+func chooseGroup(r *call, a *flockArgs) (*group, error) {
 	var given []string
-	for _, name := range groupArgs {
-		if _, ok := args[name]; ok {
-			given = append(given, name)
+	for i, ok := range []bool{a.FlockID != "", a.ProgenyOf != "", a.Search != nil} {
+		if ok {
+			given = append(given, groupArgs[i])
 		}
 	}
 	if len(given) != 1 {
@@ -153,34 +169,34 @@ func chooseGroup(r *call, args map[string]any) (*group, error) {
 		if len(given) > 1 {
 			problem = fmt.Sprintf("was given with %s: give exactly one of flock_id, progeny_of or search", strings.Join(given[1:], " and "))
 		}
-		field := "flock_id"
+		field := groupArgs[0]
 		if len(given) > 0 {
 			field = given[0]
 		}
 		return nil, &ArgError{param.FieldError{Field: field, Problem: problem,
 			Expected: `one of {"flock_id":"640238"}, {"progeny_of":"` + param.ExampleLPN + `"} or {"search":{"breed_id":640,"search_criteria":{"gender":"Male"}}}`}}
 	}
-	if _, ok := args["breed_id"]; ok && given[0] != "flock_id" {
+	if a.BreedID != 0 && given[0] != groupArgs[0] {
 		problem := "only narrows flock_id; with " + given[0] + " leave it out"
-		if given[0] == "search" {
+		if given[0] == groupArgs[2] {
 			problem += " and give search.breed_id"
 		}
-		return nil, &ArgError{param.FieldError{Field: "breed_id", Problem: problem, Expected: "integer 1..99999 beside flock_id, e.g. 640"}}
+		return nil, &ArgError{param.FieldError{Field: flockParams.Name("BreedID"), Problem: problem, Expected: "integer 1..99999 beside flock_id, e.g. 640"}}
 	}
-	switch given[0] {
-	case "flock_id":
-		return flockGroup(r, args), nil
-	case "progeny_of":
-		return progenyGroup(r, args), nil
+	switch {
+	case a.FlockID != "":
+		return flockGroup(r, a.FlockID, a.BreedID), nil
+	case a.ProgenyOf != "":
+		return progenyGroup(r, a.ProgenyOf), nil
 	}
-	return searchGroup(r, args), nil
+	return searchGroup(r, a.Search), nil
 }
 
-func flockGroup(r *call, args map[string]any) *group {
-	flock := args["flock_id"].(string)
+// flockGroup is the animals of flock, of breed when not 0.
+func flockGroup(r *call, flock string, breed int) *group {
 	search := map[string]any{"search_criteria": map[string]any{"flock_id": flock}}
-	if b, ok := args["breed_id"].(int); ok {
-		search["breed_id"] = b
+	if breed != 0 {
+		search["breed_id"] = breed
 	}
 	return &group{
 		echo:   func(a *FlockAnswer) { a.FlockID = flock },
@@ -197,15 +213,14 @@ func flockGroup(r *call, args map[string]any) *group {
 	}
 }
 
-func progenyGroup(r *call, args map[string]any) *group {
-	id := args["progeny_of"].(string)
+func progenyGroup(r *call, id string) *group {
 	return &group{
 		echo:   func(a *FlockAnswer) { a.ProgenyOf = id },
 		method: "every page of NSIP's progeny of the animal",
 		read: func(ctx context.Context, page int) ([]nsip.AnimalRow, int, error) {
 			p, err := r.progeny(ctx, id, page, scanPageSize)
 			if err != nil {
-				return nil, 0, About("progeny_of", id, err)
+				return nil, 0, About(groupArgs[1], id, err)
 			}
 			rows := make([]nsip.AnimalRow, len(p.Animals))
 			for i, a := range p.Animals {
@@ -219,16 +234,15 @@ func progenyGroup(r *call, args map[string]any) *group {
 	}
 }
 
-func searchGroup(r *call, args map[string]any) *group {
-	s := args["search"].(map[string]any)
-	breed := s["breed_id"].(int)
-	crit, _ := s["search_criteria"].(map[string]any)
+func searchGroup(r *call, s *groupSearch) *group {
+	breed := s.BreedID
+	crit := s.Criteria
 	search := map[string]any{"breed_id": breed}
 	if crit != nil {
-		search["search_criteria"] = crit
+		search["search_criteria"] = criteriaMap(crit)
 	}
 	return &group{
-		echo:   func(a *FlockAnswer) { a.Search = s },
+		echo:   func(a *FlockAnswer) { a.Search = asMap(s) },
 		method: "every page of NSIP's search with the breed and criteria",
 		read:   searchPages(r, search),
 		stray: func(row nsip.AnimalRow) string {
@@ -242,8 +256,8 @@ func searchGroup(r *call, args map[string]any) *group {
 	}
 }
 
-func runFlock(ctx context.Context, r *call, args map[string]any) (any, error) {
-	g, err := chooseGroup(r, args)
+func runFlock(ctx context.Context, r *call, a *flockArgs) (any, error) {
+	g, err := chooseGroup(r, a)
 	if err != nil {
 		return nil, err
 	}
@@ -330,7 +344,7 @@ func runFlock(ctx context.Context, r *call, args map[string]any) (any, error) {
 	}
 	// Many traits with three holders at each end can pass the budget; one
 	// holder each keeps every statistic.
-	if r.overBudget(ctx, args, out) {
+	if r.overBudget(ctx, out) {
 		out.Traits = traitRows(1)
 	}
 	if n == 0 && len(outside) == 0 {

@@ -42,13 +42,27 @@ var CheckMating = &Def{
 		`(at most 60 NSIP lookups). Answers {"coi":0.125,...} with the common ancestors and their contributions, pedigree completeness, a rating and midparent EBVs ` +
 		`(400-900 tokens); "coi" is null and "rating" "unknown" where no link shows and a pedigree is missing. ` +
 		`Arguments: sire_lpn_id and dam_lpn_id, LPN IDs such as "6402382024NCS310". Next: nsip_plan_matings for many ewes.`,
-	Params: []param.Spec{
-		{Name: "sire_lpn_id", Kind: param.String, Required: true, Example: param.ExampleLPN, MinLen: nsip.MinLPNIDLength, MaxLen: nsip.MaxLPNIDLength, Pattern: param.AlnumPattern, Upper: true, Quiet: true},
-		{Name: "dam_lpn_id", Kind: param.String, Required: true, Example: "6402382022NCS087", MinLen: nsip.MinLPNIDLength, MaxLen: nsip.MaxLPNIDLength, Pattern: param.AlnumPattern, Upper: true, Quiet: true},
-	},
+	Args:    matingParams,
 	Ceiling: 60,
 	Answers: []reflect.Type{reflect.TypeFor[MatingAnswer]()},
-	Run:     runCheckMating,
+	Run:     typed(runCheckMating),
+}
+
+// matingArgs are nsip_check_mating's arguments, described once: the schema
+// and validation derive from them (matingParams), and the run reads them.
+type matingArgs struct {
+	Sire string `json:"sire_lpn_id"`
+	Dam  string `json:"dam_lpn_id"`
+}
+
+var matingParams = param.MustStruct[matingArgs](param.Table{
+	reflect.TypeFor[matingArgs](): {"Sire": lpnField(param.ExampleLPN), "Dam": lpnField("6402382022NCS087")},
+})
+
+// lpnField is an argument that names one animal by LPN ID, upper-cased as
+// NSIP writes them; the description says what it is.
+func lpnField(example string) param.Spec {
+	return param.Spec{Example: example, MinLen: nsip.MinLPNIDLength, MaxLen: nsip.MaxLPNIDLength, Pattern: param.AlnumPattern, Upper: true, Quiet: true}
 }
 
 // pedigreeBuilder gathers the pedigree behind a set of animals through an
@@ -567,10 +581,11 @@ func parentsUnknown(ped *breeding.Pedigree, id string) bool {
 	return s == "" && d == ""
 }
 
-func runCheckMating(ctx context.Context, r *call, args map[string]any) (any, error) {
-	sire, dam := args["sire_lpn_id"].(string), args["dam_lpn_id"].(string)
+func runCheckMating(ctx context.Context, r *call, a *matingArgs) (any, error) {
+	sire, dam := a.Sire, a.Dam
+	sireArg, damArg := matingParams.Name("Sire"), matingParams.Name("Dam")
 	if sire == dam {
-		return nil, &ArgError{param.FieldError{Field: "dam_lpn_id", Problem: "is the same animal as sire_lpn_id", Expected: "a different animal's LPN ID"}}
+		return nil, &ArgError{param.FieldError{Field: damArg, Problem: "is the same animal as " + sireArg, Expected: "a different animal's LPN ID"}}
 	}
 	var sd, dd *nsip.AnimalDetails
 	var serr, derr error
@@ -579,7 +594,7 @@ func runCheckMating(ctx context.Context, r *call, args map[string]any) (any, err
 	go func() { defer wg.Done(); sd, serr = r.details(ctx, sire) }()
 	go func() { defer wg.Done(); dd, derr = r.details(ctx, dam) }()
 	wg.Wait()
-	if err := errors.Join(About("sire_lpn_id", sire, serr), About("dam_lpn_id", dam, derr)); err != nil {
+	if err := errors.Join(About(sireArg, sire, serr), About(damArg, dam, derr)); err != nil {
 		return nil, err
 	}
 	b := newPedigreeBuilder(r)
@@ -588,7 +603,7 @@ func runCheckMating(ctx context.Context, r *call, args map[string]any) (any, err
 	if err := b.extend(ctx, []string{sire, dam}, r.def.Ceiling-2); err != nil {
 		var ab *AboutError
 		if errors.As(err, &ab) {
-			ab.Field = map[string]string{sire: "sire_lpn_id", dam: "dam_lpn_id"}[ab.Value.(string)]
+			ab.Field = map[string]string{sire: sireArg, dam: damArg}[ab.Value.(string)]
 		}
 		return nil, err
 	}
@@ -692,7 +707,7 @@ func runCheckMating(ctx context.Context, r *call, args map[string]any) (any, err
 	// A pedigree with many common ancestors lists fewer of them rather than
 	// fall to a generic summary; the count and the COI stay whole.
 	for _, limit := range []int{5, 2, 0} {
-		if !r.overBudget(ctx, args, out) {
+		if !r.overBudget(ctx, out) {
 			break
 		}
 		out.CommonAncestors = commonAncestors(mc.Ancestors, limit, b.open)

@@ -24,19 +24,32 @@ var PlanMatings = &Def{
 		fmt.Sprintf("reads each animal's record and pedigree, at most %d NSIP lookups, so a large plan takes a while). ", planCeiling) +
 		`Arguments: ram_lpn_ids (1-10), e.g. ["6402382024NCS310"]; ewe_lpn_ids (1-100), e.g. ["6402382022NCS087"]; weights as for nsip_rank_animals, e.g. {"WWT":1,"BWT":-0.5}; ` +
 		`max_coi, the largest lamb COI as a fraction 0..1 (0.0625: first cousins); max_ewes_per_ram 1..100. Next: nsip_check_mating for one pair in detail.`,
-	Params: []param.Spec{
-		{Name: "max_coi", Kind: param.Number, Default: 0.0625, Example: 0.0625},
-		{Name: "max_ewes_per_ram", Kind: param.Integer, Default: 50, Example: 50, Min: param.Bound(1), Max: param.Bound(100), Quiet: true},
-	},
-	Lists: []param.List{
-		{Name: "ram_lpn_ids", Required: true, MinItems: 1, MaxItems: 10, Item: "lpn", Example: []string{param.ExampleLPN}},
-		{Name: "ewe_lpn_ids", Required: true, MinItems: 1, MaxItems: 100, Item: "lpn", Example: []string{"6402382022NCS087"}},
-		weightsParam,
-	},
+	Args:    planParams,
 	Ceiling: planCeiling,
 	Answers: []reflect.Type{reflect.TypeFor[PlanAnswer]()},
-	Run:     runPlan,
+	Run:     typed(runPlan),
 }
+
+// planArgs are nsip_plan_matings's arguments, described once: the schema
+// and validation derive from them (planParams), and the run reads them.
+// Weights left out are asked of the user when the client can be asked.
+type planArgs struct {
+	MaxCOI    float64          `json:"max_coi,omitempty"`
+	MaxPerRam int              `json:"max_ewes_per_ram,omitempty"`
+	Rams      []string         `json:"ram_lpn_ids"`
+	Ewes      []string         `json:"ewe_lpn_ids"`
+	Weights   breeding.Weights `json:"weights"`
+}
+
+var planParams = param.MustStruct[planArgs](param.Table{
+	reflect.TypeFor[planArgs](): {
+		"MaxCOI":    {Default: 0.0625, Example: 0.0625},
+		"MaxPerRam": {Default: 50, Example: 50, Min: param.Bound(1), Max: param.Bound(100), Quiet: true},
+		"Rams":      {List: &param.List{MinItems: 1, MaxItems: 10, Item: "lpn", Example: []string{param.ExampleLPN}}},
+		"Ewes":      {List: &param.List{MinItems: 1, MaxItems: 100, Item: "lpn", Example: []string{"6402382022NCS087"}}},
+		"Weights":   {List: &weightsParam},
+	},
+})
 
 // coiLimitField asks the user for max_coi beside the weights.
 var coiLimitField = param.Spec{Name: "max_coi", Kind: param.Number, Example: 0.0625, Min: param.Bound(0), Max: param.Bound(1),
@@ -44,7 +57,7 @@ var coiLimitField = param.Spec{Name: "max_coi", Kind: param.Number, Example: 0.0
 
 func checkCOILimit(v float64) *ArgError {
 	if v < 0 || v > 1 {
-		return &ArgError{param.FieldError{Field: "max_coi", Problem: fmt.Sprintf("must be a fraction from 0 to 1, got %g", v), Expected: "e.g. 0.0625 (6.25%)"}}
+		return &ArgError{param.FieldError{Field: coiLimitField.Name, Problem: fmt.Sprintf("must be a fraction from 0 to 1, got %g", v), Expected: "e.g. 0.0625 (6.25%)"}}
 	}
 	return nil
 }
@@ -63,18 +76,19 @@ func sharedTraits(ds []*nsip.AnimalDetails) []string {
 	return out
 }
 
-func runPlan(ctx context.Context, r *call, args map[string]any) (any, error) {
-	rams, ewes := args["ram_lpn_ids"].([]string), args["ewe_lpn_ids"].([]string)
-	maxCOI, perRam := args["max_coi"].(float64), args["max_ewes_per_ram"].(int)
+func runPlan(ctx context.Context, r *call, a *planArgs) (any, error) {
+	rams, ewes := a.Rams, a.Ewes
+	maxCOI, perRam := a.MaxCOI, a.MaxPerRam
+	ramsArg, ewesArg := planParams.Name("Rams"), planParams.Name("Ewes")
 	if err := checkCOILimit(maxCOI); err != nil {
 		return nil, err
 	}
 	for i, e := range ewes {
 		if slices.Contains(rams, e) {
-			return nil, &ArgError{param.FieldError{Field: fmt.Sprintf("ewe_lpn_ids[%d]", i), Problem: e + " is also listed as a ram", Expected: "each animal in one list"}}
+			return nil, &ArgError{param.FieldError{Field: fmt.Sprintf("%s[%d]", ewesArg, i), Problem: e + " is also listed as a ram", Expected: "each animal in one list"}}
 		}
 	}
-	rd, err := detailsOf(ctx, r, "ram_lpn_ids", rams)
+	rd, err := detailsOf(ctx, r, ramsArg, rams)
 	if err != nil {
 		return nil, err
 	}
@@ -82,20 +96,20 @@ func runPlan(ctx context.Context, r *call, args map[string]any) (any, error) {
 	// offers the traits every ram carries, which are the ones a plan can
 	// weigh, and the COI limit too when the call did not set it.
 	var also []param.Spec
-	if r.sent["max_coi"] == nil {
+	if r.sent[coiLimitField.Name] == nil {
 		also = append(also, coiLimitField)
 	}
-	w, chosen, err := r.weights(ctx, args, "to choose a ram for each ewe", sharedTraits(rd), also...)
+	w, chosen, err := r.weights(ctx, a.Weights, "to choose a ram for each ewe", sharedTraits(rd), also...)
 	if err != nil {
 		return nil, err
 	}
-	if v, ok := chosen["max_coi"].(float64); ok {
+	if v, ok := chosen[coiLimitField.Name].(float64); ok {
 		if err := checkCOILimit(v); err != nil {
 			return nil, &AnswerError{Errs: []param.FieldError{err.FieldError}}
 		}
 		maxCOI = v
 	}
-	ed, err := detailsOf(ctx, r, "ewe_lpn_ids", ewes)
+	ed, err := detailsOf(ctx, r, ewesArg, ewes)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +119,7 @@ func runPlan(ctx context.Context, r *call, args map[string]any) (any, error) {
 	for i, d := range rd {
 		ramEBV[i] = ebvMap(d.Traits)
 		if _, missing, ok := w.Index(ramEBV[i]); !ok {
-			return nil, &ArgError{param.FieldError{Field: fmt.Sprintf("ram_lpn_ids[%d]", i),
+			return nil, &ArgError{param.FieldError{Field: fmt.Sprintf("%s[%d]", ramsArg, i),
 				Problem:  fmt.Sprintf("ram %s has no EBV for %s, so his lambs cannot be compared", rams[i], strings.Join(missing, ", ")),
 				Expected: "rams with every weighted trait, or weights only on traits they have"}}
 		}
@@ -137,7 +151,7 @@ func runPlan(ctx context.Context, r *call, args map[string]any) (any, error) {
 		if errors.As(err, &ab) {
 			id := ab.Value.(string)
 			if i := slices.Index(rams, id); i >= 0 {
-				ab.Field = fmt.Sprintf("ram_lpn_ids[%d]", i)
+				ab.Field = fmt.Sprintf("%s[%d]", ramsArg, i)
 			} else if i := slices.Index(ewes, id); i >= 0 {
 				ab.Field = fmt.Sprintf("ewe_lpn_ids[%d]", i)
 			}
@@ -306,17 +320,17 @@ func runPlan(ctx context.Context, r *call, args map[string]any) (any, error) {
 	// plan over the budget and into a generic summary; then whole rows,
 	// the totals and constraints kept, with the call that shows the rest.
 	// Either way every mating, EBVs and all, is the answer's complete data.
-	if !r.overBudget(ctx, args, whole) {
+	if !r.overBudget(ctx, whole) {
 		return whole, nil
 	}
-	out, _ := fitRows(ctx, r, args, plan.Mated, func(n int) *PlanAnswer {
+	out, _ := fitRows(ctx, r, plan.Mated, func(n int) *PlanAnswer {
 		o := render(false, n)
 		if n < plan.Mated {
-			asked := map[string]any{"weights": w}
+			asked := map[string]any{planParams.Name("Weights"): w}
 			if _, ok := chosen["max_coi"]; ok {
 				asked["max_coi"] = maxCOI
 			}
-			o.NotShown = r.restCall(args, asked, n, plan.Mated, fmt.Sprintf("the mated ewes after the first %d in ewe_lpn_ids order", n))
+			o.NotShown = r.restCall(asked, n, plan.Mated, fmt.Sprintf("the mated ewes after the first %d in ewe_lpn_ids order", n))
 		}
 		return o
 	})

@@ -23,6 +23,63 @@ var weightsParam = param.List{Name: "weights", Required: true, MaxItems: 20, Exa
 // of the user) unless index ranks by one of NSIP's own indexes instead.
 var rankWeights = func() param.List { l := weightsParam; l.Unless = "index"; return l }()
 
+// rankArgs are nsip_rank_animals's arguments, described once: the schema
+// and validation derive from them (rankParams), and the run reads them.
+// Weights and index are one or the other, a rule across arguments that the
+// run applies.
+type rankArgs struct {
+	BreedID     int              `json:"breed_id"`
+	TopN        int              `json:"top_n,omitempty"`
+	Criteria    *rankCriteria    `json:"search_criteria,omitempty"`
+	Index       string           `json:"index,omitempty"`
+	MaxMeanCOI  *float64         `json:"max_mean_coi,omitempty"` // nil: no limit; 0 is one
+	Percentiles bool             `json:"percentiles,omitempty"`
+	Weights     breeding.Weights `json:"weights,omitempty"` // nil: asked of the user
+	ForEwes     []string         `json:"for_ewes,omitempty"`
+}
+
+// rankCriteria is param.Criteria less breed_id, which the ranking takes
+// beside it.
+type rankCriteria struct {
+	BreedGroupID int                   `json:"breed_group_id,omitempty"`
+	BornAfter    string                `json:"born_after,omitempty"`
+	BornBefore   string                `json:"born_before,omitempty"`
+	Gender       string                `json:"gender,omitempty"`
+	ProvenOnly   bool                  `json:"proven_only,omitempty"`
+	Status       string                `json:"status,omitempty"`
+	FlockID      string                `json:"flock_id,omitempty"`
+	TraitRanges  map[string]nsip.Range `json:"trait_ranges,omitempty"`
+}
+
+// criteria is c as the search's criteria; nil for nil.
+func (c *rankCriteria) criteria() *param.Criteria {
+	if c == nil {
+		return nil
+	}
+	return &param.Criteria{BreedGroupID: c.BreedGroupID, BornAfter: c.BornAfter, BornBefore: c.BornBefore, Gender: c.Gender,
+		ProvenOnly: c.ProvenOnly, Status: c.Status, FlockID: c.FlockID, TraitRanges: c.TraitRanges}
+}
+
+var rankParams = param.MustStruct[rankArgs](param.Table{
+	reflect.TypeFor[rankArgs](): {
+		"BreedID": {Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},
+		"TopN":    {Default: 10, Example: 10, Min: param.Bound(1), Max: param.Bound(50), Quiet: true},
+		// The criteria are described by nsip_search_animals; the schema says
+		// only that they are an object, and validation does the rest.
+		"Criteria":    func() param.Spec { s := param.CriteriaArg; s.Brief = true; return s }(),
+		"Index":       {Example: "US Hair Index", MinLen: 1, MaxLen: 60, Quiet: true},
+		"MaxMeanCOI":  {Example: 0.03125},
+		"Percentiles": percentilesParam,
+		"Weights":     {List: &rankWeights},
+		"ForEwes":     {List: &forEwesList},
+	},
+	reflect.TypeFor[rankCriteria](): func() param.Fields {
+		f := maps.Clone(param.CriteriaFields)
+		delete(f, "BreedID")
+		return f
+	}(),
+})
+
 var Rank = &Def{
 	Name: "nsip_rank_animals", Title: "Rank NSIP animals by an index", Method: "rank_animals",
 	Desc: `Exact top N of a breed by sum(weight x EBV), or by an index NSIP computes, over every matching animal, not a first page (about 80 tokens an animal). ` +
@@ -31,19 +88,10 @@ var Rank = &Def{
 		`search_criteria as for nsip_search_animals, e.g. {"gender":"Male","status":"CURRENT"}; ` +
 		fmt.Sprintf(`for_ewes (1-20 LPN IDs) adds each ram's lambs' mean COI with them, max_mean_coi (e.g. 0.03125) leaving out rams above it (at most %d lookups more); percentiles: true adds each weighted EBV's top_percent in the breed (%d more). `, ewesLookups, pctLookups) +
 		`Next: nsip_compare_animals or nsip_check_mating.`,
-	Params: []param.Spec{
-		{Name: "breed_id", Kind: param.Integer, Required: true, Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},
-		{Name: "top_n", Kind: param.Integer, Default: 10, Example: 10, Min: param.Bound(1), Max: param.Bound(50), Quiet: true},
-		withoutProp(param.SearchCriteria, "breed_id"),
-		{Name: "index", Kind: param.String, Example: "US Hair Index", MinLen: 1, MaxLen: 60, Quiet: true},
-		{Name: "max_mean_coi", Kind: param.Number, Example: 0.03125},
-		percentilesParam,
-	},
-	Lists:   []param.List{rankWeights, forEwesList},
-	Brief:   map[string]map[string]any{"search_criteria": {"type": "object"}},
+	Args:    rankParams,
 	Ceiling: rankPages + 2 + ewesLookups + pctLookups,
 	Answers: []reflect.Type{reflect.TypeFor[RankAnswer](), reflect.TypeFor[IndexRankAnswer]()},
-	Run:     runRank,
+	Run:     typed(runRank),
 }
 
 // sortable reports whether nsip_search_animals accepts code as its
@@ -51,12 +99,6 @@ var Rank = &Def{
 func sortable(code string) bool {
 	e := param.SortedTrait.Enum
 	return len(e) == 0 || slices.Contains(e, code)
-}
-
-// withoutProp is an object param less one of its fields.
-func withoutProp(p param.Spec, name string) param.Spec {
-	p.Props = slices.DeleteFunc(slices.Clone(p.Props), func(q param.Spec) bool { return q.Name == name })
-	return p
 }
 
 func ebvMap(ts []nsip.Trait) map[string]float64 {
@@ -102,18 +144,18 @@ func order(vals []float64) int {
 	return dir
 }
 
-func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
-	breed, topN := args["breed_id"].(int), args["top_n"].(int)
-	if _, ok := args["index"].(string); ok && args["weights"] != nil {
-		return nil, &ArgError{param.FieldError{Field: "index", Problem: "was given with weights; a ranking is by one or the other",
+func runRank(ctx context.Context, r *call, a *rankArgs) (any, error) {
+	breed, topN := a.BreedID, a.TopN
+	if a.Index != "" && a.Weights != nil {
+		return nil, &ArgError{param.FieldError{Field: rankParams.Name("Index"), Problem: "was given with weights; a ranking is by one or the other",
 			Expected: `either weights, e.g. {"WWT":1,"BWT":-0.5}, or index, e.g. "US Hair Index"`}}
 	}
-	ewes, err := prepareEwes(ctx, r, args)
+	ewes, err := prepareEwes(ctx, r, a)
 	if err != nil {
 		return nil, err
 	}
-	if name, ok := args["index"].(string); ok {
-		return runRankIndex(ctx, r, args, breed, topN, name, ewes)
+	if a.Index != "" {
+		return runRankIndex(ctx, r, a, ewes)
 	}
 	scanN := ewes.candidates(topN)
 	tr, err := r.ranges(ctx, breed)
@@ -127,14 +169,14 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 	for _, x := range tr.Ranges {
 		ranges[strings.ToUpper(x.Code)] = [2]float64{x.Min, x.Max}
 	}
-	w, _, err := r.weights(ctx, args, "to rank the breed's animals (or index, one of NSIP's own indexes)", slices.Collect(maps.Keys(ranges)))
+	w, _, err := r.weights(ctx, a.Weights, "to rank the breed's animals (or index, one of NSIP's own indexes)", slices.Collect(maps.Keys(ranges)))
 	if err != nil {
 		return nil, err
 	}
 	for _, c := range w.Codes() {
 		if _, ok := ranges[c]; !ok {
 			have := slices.Sorted(maps.Keys(ranges))
-			return nil, &ArgError{param.FieldError{Field: "weights." + c, Problem: fmt.Sprintf("breed %d has no EBV for %s", breed, c), Expected: "one of the breed's traits: " + strings.Join(have, ", ")}}
+			return nil, &ArgError{param.FieldError{Field: rankParams.Name("Weights") + "." + c, Problem: fmt.Sprintf("breed %d has no EBV for %s", breed, c), Expected: "one of the breed's traits: " + strings.Join(have, ", ")}}
 		}
 	}
 	// Sort by the heaviest weighted trait NSIP can sort on; with none, read
@@ -155,10 +197,9 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 	} else {
 		sorted, observed = false, "unsorted: no weighted trait can be sorted on"
 	}
-	crit, _ := args["search_criteria"].(map[string]any)
-	crit = ewes.withRams(crit)
+	crit := ewes.withRams(a.Criteria.criteria())
 	if crit != nil {
-		search["search_criteria"] = crit
+		search["search_criteria"] = criteriaMap(crit)
 	}
 	var contra []string
 	nContra := 0
@@ -316,7 +357,7 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 	if answer.Columns, answer.ForEwes, out, err = ewes.apply(ctx, answer.Columns, out, rows, topN, exact, len(out) < scanN); err != nil {
 		return nil, err
 	}
-	if on, _ := args["percentiles"].(bool); on {
+	if a.Percentiles {
 		pc, unproven := newPercentiles(r), map[string]string{}
 		cols, err := pc.rowPercentiles(ctx, breed, out, rows, codes, unproven)
 		if err != nil {
@@ -327,11 +368,11 @@ func runRank(ctx context.Context, r *call, args map[string]any) (any, error) {
 	}
 	// Over the budget the ranking keeps its first rows whole, and says how
 	// to read the rest, rather than fall to a generic summary.
-	fitted, shown := fitRows(ctx, r, args, len(out), func(n int) *RankAnswer {
+	fitted, shown := fitRows(ctx, r, len(out), func(n int) *RankAnswer {
 		a := answer
 		a.Top = out[:n]
 		if n < len(out) {
-			a.NotShown = r.restCall(args, map[string]any{"weights": w}, n, len(out), fmt.Sprintf("ranks %d to %d", n+1, len(out)))
+			a.NotShown = r.restCall(map[string]any{rankParams.Name("Weights"): w}, n, len(out), fmt.Sprintf("ranks %d to %d", n+1, len(out)))
 		}
 		return &a
 	})
@@ -354,26 +395,29 @@ const maxNamed = 20
 // contradicts says how row contradicts the search criteria it was returned
 // for, "" if it does not as far as the row shows (a field the row leaves
 // empty contradicts nothing).
-func contradicts(row nsip.AnimalRow, crit map[string]any) string {
-	if g, _ := crit["gender"].(string); (g == "Male" || g == "Female") && row.Sex != "" && !isSex(row.Sex, strings.ToLower(g)) {
+func contradicts(row nsip.AnimalRow, crit *param.Criteria) string {
+	if crit == nil {
+		return ""
+	}
+	if g := crit.Gender; (g == "Male" || g == "Female") && row.Sex != "" && !isSex(row.Sex, strings.ToLower(g)) {
 		return fmt.Sprintf("sex %s, gender %s asked", row.Sex, g)
 	}
-	if st, _ := crit["status"].(string); st != "" && row.Status != "" && !strings.EqualFold(st, row.Status) {
+	if st := crit.Status; st != "" && row.Status != "" && !strings.EqualFold(st, row.Status) {
 		return fmt.Sprintf("status %s, %s asked", row.Status, st)
 	}
-	if fl, _ := crit["flock_id"].(string); fl != "" && row.FlockCode != "" && !strings.EqualFold(fl, row.FlockCode) {
+	if fl := crit.FlockID; fl != "" && row.FlockCode != "" && !strings.EqualFold(fl, row.FlockCode) {
 		return fmt.Sprintf("flock %s, %s asked", row.FlockCode, fl)
 	}
 	born, ok := nsip.ParseDate(row.DateOfBirth)
 	if !ok {
 		return ""
 	}
-	if s, _ := crit["born_after"].(string); s != "" {
+	if s := crit.BornAfter; s != "" {
 		if t, ok := nsip.ParseDate(s); ok && born.Before(t) {
 			return fmt.Sprintf("born %s, born_after %s asked", born.Format("2006-01-02"), s)
 		}
 	}
-	if s, _ := crit["born_before"].(string); s != "" {
+	if s := crit.BornBefore; s != "" {
 		if t, ok := nsip.ParseDate(s); ok && born.After(t) {
 			return fmt.Sprintf("born %s, born_before %s asked", born.Format("2006-01-02"), s)
 		}

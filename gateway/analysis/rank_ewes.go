@@ -57,33 +57,31 @@ func (e *eweSet) candidates(topN int) int {
 
 // prepareEwes reads the ewes' records and pedigrees, before any search, so
 // that an unknown ewe fails at once; nil when the call has no for_ewes.
-func prepareEwes(ctx context.Context, r *call, args map[string]any) (*eweSet, error) {
-	ids, ok := args["for_ewes"].([]string)
-	mx, hasMax := args["max_mean_coi"].(float64)
-	if !ok {
-		if hasMax {
-			return nil, &ArgError{param.FieldError{Field: "max_mean_coi", Problem: "needs for_ewes, the ewes whose lambs' mean COI it limits", Expected: `for_ewes, e.g. ["6402382022NCS087"]`}}
+func prepareEwes(ctx context.Context, r *call, a *rankArgs) (*eweSet, error) {
+	ids := a.ForEwes
+	maxArg, ewesArg := rankParams.Name("MaxMeanCOI"), rankParams.Name("ForEwes")
+	if ids == nil {
+		if a.MaxMeanCOI != nil {
+			return nil, &ArgError{param.FieldError{Field: maxArg, Problem: "needs for_ewes, the ewes whose lambs' mean COI it limits", Expected: `for_ewes, e.g. ["6402382022NCS087"]`}}
 		}
 		return nil, nil
 	}
-	if hasMax {
-		if err := checkCOILimit(mx); err != nil {
-			err.Field = "max_mean_coi"
+	if a.MaxMeanCOI != nil {
+		if err := checkCOILimit(*a.MaxMeanCOI); err != nil {
+			err.Field = maxArg
 			return nil, err
 		}
 	}
-	crit, _ := args["search_criteria"].(map[string]any)
-	if g, _ := crit["gender"].(string); g != "" && g != "Male" {
-		return nil, &ArgError{param.FieldError{Field: "search_criteria.gender", Problem: fmt.Sprintf("is %s, but for_ewes ranks rams", g), Expected: `"Male", or leave it out`}}
+	if c := a.Criteria; c != nil && c.Gender != "" && c.Gender != "Male" {
+		g := c.Gender
+		return nil, &ArgError{param.FieldError{Field: rankParams.Name("Criteria") + ".gender", Problem: fmt.Sprintf("is %s, but for_ewes ranks rams", g), Expected: `"Male", or leave it out`}}
 	}
-	ds, err := detailsOf(ctx, r, "for_ewes", ids)
+	ds, err := detailsOf(ctx, r, ewesArg, ids)
 	if err != nil {
 		return nil, err
 	}
 	e := &eweSet{ids: ids, b: newPedigreeBuilder(r)}
-	if hasMax {
-		e.max = &mx
-	}
+	e.max = a.MaxMeanCOI
 	e.b.bySubject, e.b.optional = true, map[string]bool{}
 	for i, d := range ds {
 		e.b.details(ids[i], d)
@@ -94,7 +92,7 @@ func prepareEwes(ctx context.Context, r *call, args map[string]any) (*eweSet, er
 	if err := e.b.extend(ctx, ids, ewesLookups-len(ids)); err != nil {
 		var ab *AboutError
 		if errors.As(err, &ab) {
-			ab.Field = fmt.Sprintf("for_ewes[%d]", slices.Index(ids, ab.Value.(string)))
+			ab.Field = fmt.Sprintf("%s[%d]", ewesArg, slices.Index(ids, ab.Value.(string)))
 		}
 		return nil, err
 	}
@@ -102,15 +100,16 @@ func prepareEwes(ctx context.Context, r *call, args map[string]any) (*eweSet, er
 }
 
 // withRams sets gender Male in a search for rams, unless already asked.
-func (e *eweSet) withRams(crit map[string]any) map[string]any {
-	if e == nil || crit["gender"] != nil {
+func (e *eweSet) withRams(crit *param.Criteria) *param.Criteria {
+	if e == nil || (crit != nil && crit.Gender != "") {
 		return crit
 	}
-	out := map[string]any{"gender": "Male"}
-	for k, v := range crit {
-		out[k] = v
+	out := param.Criteria{}
+	if crit != nil {
+		out = *crit
 	}
-	return out
+	out.Gender = "Male"
+	return &out
 }
 
 // ramMean is one ram's lambs' COI with the ewes.

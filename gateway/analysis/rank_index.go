@@ -70,13 +70,13 @@ func indexValue(row nsip.AnimalRow, name string) (float64, bool) {
 	return 0, false
 }
 
-func runRankIndex(ctx context.Context, r *call, args map[string]any, breed, topN int, asked string, ewes *eweSet) (any, error) {
+func runRankIndex(ctx context.Context, r *call, a *rankArgs, ewes *eweSet) (any, error) {
+	breed, topN, asked := a.BreedID, a.TopN, a.Index
 	search := map[string]any{"breed_id": breed, "reverse": false}
-	crit, _ := args["search_criteria"].(map[string]any)
-	crit = ewes.withRams(crit)
+	crit := ewes.withRams(a.Criteria.criteria())
 	scanN := ewes.candidates(topN)
 	if crit != nil {
-		search["search_criteria"] = crit
+		search["search_criteria"] = criteriaMap(crit)
 	}
 	name := ""
 	top := breeding.NewTopN(scanN)
@@ -175,14 +175,14 @@ func runRankIndex(ctx context.Context, r *call, args map[string]any, breed, topN
 	if answer.Columns, answer.ForEwes, out, err = ewes.apply(ctx, answer.Columns, out, rows, topN, exact, len(out) < scanN); err != nil {
 		return nil, err
 	}
-	if on, _ := args["percentiles"].(bool); on {
+	if a.Percentiles {
 		answer.Percentiles = "breed percentiles are of EBVs; a ranking by NSIP's index shows none: ask nsip_compare_animals with percentiles for these animals"
 	}
-	fitted, shown := fitRows(ctx, r, args, len(out), func(n int) *IndexRankAnswer {
+	fitted, shown := fitRows(ctx, r, len(out), func(n int) *IndexRankAnswer {
 		a := answer
 		a.Top = out[:n]
 		if n < len(out) {
-			a.NotShown = r.restCall(args, nil, n, len(out), fmt.Sprintf("ranks %d to %d", n+1, len(out)))
+			a.NotShown = r.restCall(nil, n, len(out), fmt.Sprintf("ranks %d to %d", n+1, len(out)))
 		}
 		return &a
 	})

@@ -24,6 +24,12 @@ import (
 //	           what is asked: it stays out of the cache key.
 //	arg:"key"  not an argument at all but part of the cache key, set by
 //	           the server (the evaluation date a page is read under).
+//
+// A field whose entry sets List is a List, not a Spec: a []string of LPN
+// IDs or trait codes, or a map[string]float64 of weights. Lists go to
+// Args.Lists, in field order; the entry's List says all but the name and
+// required-ness, which the field says (a List.Unless on an omitempty field
+// makes it required whenever the argument Unless names is absent).
 
 // Fields describes the fields of one argument struct, by Go field name.
 // An entry may leave Name, Kind and Required unset; any it sets must agree
@@ -39,6 +45,7 @@ type Args struct {
 	Specs []Spec   // the arguments, in field order, embedded structs in place
 	View  []string // the names of the view arguments
 	Keyed []string // the names of key-only fields, which are no arguments
+	Lists []List   // the list arguments, in field order
 	names map[string]string
 }
 
@@ -119,7 +126,16 @@ func (tb Table) fields(t reflect.Type, path string, a *Args, errs *[]error) []Sp
 			*errs = append(*errs, fmt.Errorf("param: %s (%s) has no description: add it to its struct's Fields", where, name))
 			continue
 		}
-		s, err := tb.spec(f.Type, where, name, !strings.Contains(opts, "omitempty"), entry, a, errs)
+		required := !strings.Contains(opts, "omitempty")
+		if entry.List != nil {
+			if l, err := listOf(f.Type, where, name, required, entry, a); err != nil {
+				*errs = append(*errs, err)
+			} else {
+				a.Lists = append(a.Lists, l)
+			}
+			continue
+		}
+		s, err := tb.spec(f.Type, where, name, required, entry, a, errs)
 		if err != nil {
 			*errs = append(*errs, err)
 			continue
@@ -132,6 +148,33 @@ func (tb Table) fields(t reflect.Type, path string, a *Args, errs *[]error) []Sp
 		}
 	}
 	return out
+}
+
+// listOf completes entry's List with what the field says.
+func listOf(t reflect.Type, where, name string, required bool, entry Spec, a *Args) (List, error) {
+	l := *entry.List
+	want := reflect.TypeFor[[]string]()
+	if l.Item == "" {
+		want = reflect.TypeFor[map[string]float64]()
+	}
+	switch {
+	case a.names == nil: // a nested struct's Args keeps no names
+		return l, fmt.Errorf("param: %s: a list is an argument of its own, not a field of an object", where)
+	case l.Item != "" && l.Item != "lpn" && l.Item != "trait":
+		return l, fmt.Errorf("param: %s: unknown list item %q (lpn, trait, or none for weights)", where, l.Item)
+	case t.Kind() != want.Kind() || !t.ConvertibleTo(want): // breeding.Weights will do
+		return l, fmt.Errorf("param: %s has Go type %s, but a list of its items is a %s", where, t, want)
+	case !reflect.DeepEqual(entry, Spec{List: entry.List}):
+		return l, fmt.Errorf("param: %s: a list's description is all in its List", where)
+	case l.Name != "" && l.Name != name:
+		return l, fmt.Errorf("param: %s is named %q by its json tag but %q by its List", where, name, l.Name)
+	case required && l.Unless != "":
+		return l, fmt.Errorf("param: %s is required, so nothing stands in for it: drop Unless or mark it omitempty", where)
+	case !required && l.Required && l.Unless == "":
+		return l, fmt.Errorf("param: %s is optional by its json tag (omitempty) but required by its List", where)
+	}
+	l.Name, l.Required = name, required || l.Unless != ""
+	return l, nil
 }
 
 // spec completes entry with what the Go type of the field says.
@@ -189,8 +232,15 @@ func kindOf(t reflect.Type) (Kind, reflect.Type) {
 	case reflect.Struct:
 		return Object, t
 	case reflect.Pointer:
-		if t.Elem().Kind() == reflect.Struct {
-			return Object, t.Elem()
+		// A pointer tells an argument left out from one sent as the zero
+		// value, where 0 means something (a COI limit of 0).
+		switch e := t.Elem(); e.Kind() {
+		case reflect.Struct:
+			return Object, e
+		case reflect.Pointer, reflect.Slice, reflect.Map:
+		default:
+			k, _ := kindOf(e)
+			return k, nil
 		}
 	}
 	return "", nil

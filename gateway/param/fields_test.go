@@ -132,3 +132,111 @@ func TestStructRefusesUnnamedTypes(t *testing.T) {
 		}
 	}
 }
+
+type listed struct {
+	Index   string             `json:"index,omitempty"`
+	Limit   *float64           `json:"limit,omitempty"`
+	Within  *inner             `json:"within,omitempty"`
+	IDs     []string           `json:"ids"`
+	Codes   []string           `json:"codes,omitempty"`
+	Weights map[string]float64 `json:"weights,omitempty"`
+}
+
+func listedTable() Table {
+	return Table{
+		reflect.TypeFor[listed](): {
+			"Index":   {Example: "X"},
+			"Limit":   {Example: 0.5},
+			"Within":  {Brief: true},
+			"IDs":     {List: &List{MinItems: 2, MaxItems: 3, Item: "lpn", Example: []string{ExampleLPN}}},
+			"Codes":   {List: &List{MaxItems: 4, Item: "trait", Example: []string{"WWT"}}},
+			"Weights": {List: &List{MaxItems: 5, Unless: "index", Example: map[string]any{"WWT": 1.0}}},
+		},
+		reflect.TypeFor[inner](): {"Low": {}, "Name": {}},
+	}
+}
+
+// Lists of LPN IDs, of trait codes and of weights are fields too: they
+// become Lists, named and required by their fields, in field order, apart
+// from the Specs; a Brief field publishes its type alone.
+func TestStructDerivesLists(t *testing.T) {
+	a, err := listedTable().Struct(reflect.TypeFor[listed]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Names(a.Specs); got != "index and limit and within" {
+		t.Errorf("specs %s, want index and limit and within", got)
+	}
+	if k := a.Specs[1].Kind; k != Number {
+		t.Errorf("a *float64 is a %s, want a number", k)
+	}
+	if s := a.Specs[2].Schema(); !reflect.DeepEqual(s, map[string]any{"type": "object"}) {
+		t.Errorf("brief schema %v, want only its type", s)
+	}
+	if len(a.Lists) != 3 {
+		t.Fatalf("lists %+v, want ids, codes, weights", a.Lists)
+	}
+	ids, codes, w := a.Lists[0], a.Lists[1], a.Lists[2]
+	if ids.Name != "ids" || !ids.Required || codes.Name != "codes" || codes.Required || w.Name != "weights" || !w.Required || w.Unless != "index" {
+		t.Errorf("lists %+v", a.Lists)
+	}
+	if w.RequiredIn(map[string]any{"index": "X"}) || !w.RequiredIn(map[string]any{}) {
+		t.Error("weights must be required exactly when index is absent")
+	}
+	v, errs := ids.Validate([]any{"6402382024ncs310", "6402382022NCS087"})
+	if len(errs) > 0 || !reflect.DeepEqual(v, []string{"6402382024NCS310", "6402382022NCS087"}) {
+		t.Errorf("ids validate to %v %v", v, errs)
+	}
+	if _, errs := ids.Validate([]any{ExampleLPN}); len(errs) != 1 || errs[0].Problem != "has 1 items; give 2..3" {
+		t.Errorf("one id: %v", errs)
+	}
+}
+
+// A list whose Go type or description disagrees with it is refused,
+// naming the field.
+func TestStructRefusesWhatDisagreesInLists(t *testing.T) {
+	type nested struct {
+		IDs []string `json:"ids"`
+	}
+	type holder struct {
+		In *nested `json:"in,omitempty"`
+	}
+	tests := []struct {
+		name string
+		edit func(Table)
+		want string
+	}{
+		{"weights as an array", func(tb Table) { tb[reflect.TypeFor[listed]()]["IDs"] = Spec{List: &List{}} },
+			"listed.IDs has Go type []string, but a list of its items is a map[string]float64"},
+		{"ids as a map", func(tb Table) { tb[reflect.TypeFor[listed]()]["Weights"] = Spec{List: &List{Item: "lpn"}} },
+			"listed.Weights has Go type map[string]float64, but a list of its items is a []string"},
+		{"unknown item", func(tb Table) { tb[reflect.TypeFor[listed]()]["Codes"] = Spec{List: &List{Item: "breed"}} },
+			`listed.Codes: unknown list item "breed"`},
+		{"spec beside the list", func(tb Table) {
+			tb[reflect.TypeFor[listed]()]["Codes"] = Spec{Desc: "x", List: &List{Item: "trait"}}
+		}, "listed.Codes: a list's description is all in its List"},
+		{"required and unless", func(tb Table) { tb[reflect.TypeFor[listed]()]["IDs"] = Spec{List: &List{Item: "lpn", Unless: "index"}} },
+			"listed.IDs is required, so nothing stands in for it"},
+		{"required by its list only", func(tb Table) {
+			tb[reflect.TypeFor[listed]()]["Codes"] = Spec{List: &List{Item: "trait", Required: true}}
+		},
+			"listed.Codes is optional by its json tag (omitempty) but required by its List"},
+		{"other name", func(tb Table) { tb[reflect.TypeFor[listed]()]["IDs"] = Spec{List: &List{Name: "lpn_ids", Item: "lpn"}} },
+			`listed.IDs is named "ids" by its json tag but "lpn_ids"`},
+	}
+	for _, tt := range tests {
+		tb := listedTable()
+		tt.edit(tb)
+		_, err := tb.Struct(reflect.TypeFor[listed]())
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want one containing %q", tt.name, err, tt.want)
+		}
+	}
+	_, err := Table{
+		reflect.TypeFor[holder](): {"In": {}},
+		reflect.TypeFor[nested](): {"IDs": {List: &List{Item: "lpn"}}},
+	}.Struct(reflect.TypeFor[holder]())
+	if err == nil || !strings.Contains(err.Error(), "holder.In.IDs: a list is an argument of its own") {
+		t.Errorf("a list in an object: error %v", err)
+	}
+}

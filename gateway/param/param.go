@@ -50,6 +50,13 @@ type Spec struct {
 	Items  map[string]any
 	Custom func(field string, raw any) (any, []FieldError)
 	Expect string
+
+	// Brief publishes only the argument's type, where the tool's
+	// description already says the rest; validation is unchanged.
+	Brief bool
+	// List, in an argument struct's Fields, makes the field a List (LPN
+	// IDs, trait codes or weights) rather than a Spec: see Table.Struct.
+	List *List
 }
 
 type Kind string
@@ -235,6 +242,9 @@ func (p *Spec) Expected() string {
 // Schema renders p as a JSON Schema property.
 func (p *Spec) Schema() map[string]any {
 	s := map[string]any{"type": string(p.Kind)}
+	if p.Brief {
+		return s
+	}
 	if p.Desc != "" {
 		s["description"] = p.Desc
 	}

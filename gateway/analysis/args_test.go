@@ -1,0 +1,88 @@
+package analysis
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// Each analysis's arguments are its struct: every argument the schema
+// publishes is a field the run reads, and the validated arguments of a
+// full call decode into it.
+func TestArgumentStructsHoldEveryArgument(t *testing.T) {
+	calls := map[*Def]map[string]any{
+		Compare:      {"lpn_ids": []any{"6402382024NCS310", "6402382022NCS087"}, "traits": []any{"wwt"}, "percentiles": true},
+		CheckMating:  {"sire_lpn_id": "6402382024NCS310", "dam_lpn_id": "6402382022NCS087"},
+		PlanMatings:  {"ram_lpn_ids": []any{"6402382024NCS310"}, "ewe_lpn_ids": []any{"6402382022NCS087"}, "weights": map[string]any{"WWT": 1.0}, "max_coi": 0.1, "max_ewes_per_ram": 3},
+		FlockSummary: {"search": map[string]any{"breed_id": 640, "search_criteria": map[string]any{"gender": "male", "trait_ranges": map[string]any{"wwt": map[string]any{"min": 1}}}}},
+		Rank: {"breed_id": 640, "top_n": 5, "index": "US Hair Index", "max_mean_coi": 0.0, "percentiles": true, "for_ewes": []any{"6402382022NCS087"},
+			"search_criteria": map[string]any{"status": "current", "born_after": "2020-01-01"}},
+	}
+	decoded := map[*Def]any{Compare: &compareArgs{}, CheckMating: &matingArgs{}, PlanMatings: &planArgs{}, FlockSummary: &flockArgs{}, Rank: &rankArgs{}}
+	for _, d := range All {
+		sent := calls[d]
+		args, errs := d.Validate(sent)
+		if len(errs) > 0 {
+			t.Fatalf("%s: %v", d.Name, errs)
+		}
+		for _, p := range d.Args.Specs {
+			if _, ok := sent[p.Name]; !ok && d != FlockSummary {
+				t.Errorf("%s: the test call leaves out %s", d.Name, p.Name)
+			}
+		}
+		if err := decodeArgs(args, decoded[d]); err != nil {
+			t.Errorf("%s: %v", d.Name, err)
+		}
+	}
+	if c := decoded[Compare].(*compareArgs); len(c.Traits) != 1 || c.Traits[0] != "WWT" || len(c.LPNIDs) != 2 || !c.Percentiles {
+		t.Errorf("compare: %+v", c)
+	}
+	if p := decoded[PlanMatings].(*planArgs); p.MaxCOI != 0.1 || p.MaxPerRam != 3 || p.Weights["WWT"] != 1 {
+		t.Errorf("plan: %+v", p)
+	}
+	s := decoded[FlockSummary].(*flockArgs).Search
+	if s == nil || s.BreedID != 640 || s.Criteria.Gender != "Male" || s.Criteria.TraitRanges["WWT"].Min != 1 {
+		t.Errorf("flock search: %+v", s)
+	}
+	r := decoded[Rank].(*rankArgs)
+	if r.MaxMeanCOI == nil || *r.MaxMeanCOI != 0 || r.Criteria.Status != "CURRENT" || r.TopN != 5 {
+		t.Errorf("rank: %+v (a max_mean_coi of 0 is a limit, not none)", r)
+	}
+}
+
+// Ranking takes breed_id beside its criteria, not among them, as it always
+// has.
+func TestRankCriteriaTakeNoBreed(t *testing.T) {
+	_, errs := Rank.Validate(map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": 1.0}, "search_criteria": map[string]any{"breed_id": 640}})
+	if len(errs) != 1 || errs[0].Field != "search_criteria.breed_id" || !strings.HasPrefix(errs[0].Problem, "is not a field of search_criteria") {
+		t.Errorf("errors %v, want search_criteria.breed_id refused", errs)
+	}
+}
+
+// A max_mean_coi of 0 is a limit like any other: without for_ewes it is
+// refused, as it would be were it 0.1.
+func TestRankMaxMeanCOIZero(t *testing.T) {
+	_, err := run(t, Rank, kin(5), map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": 1.0}, "max_mean_coi": 0})
+	var ae *ArgError
+	if !errors.As(err, &ae) || ae.Field != "max_mean_coi" {
+		t.Errorf("max_mean_coi 0 alone: %v, want it refused for want of for_ewes", err)
+	}
+}
+
+// What the validator let through but the struct cannot hold is refused by
+// name, not dropped.
+func TestDecodeArgsIsStrict(t *testing.T) {
+	var a matingArgs
+	err := decodeArgs(map[string]any{"sire_lpn_id": "A", "dam_lpn_id": "B", "sire": "C", "max_tokens": 900}, &a)
+	var ae *ArgError
+	if !errors.As(err, &ae) || ae.Field != "sire" {
+		t.Errorf("unknown name: %v, want an error naming sire", err)
+	}
+	err = decodeArgs(map[string]any{"sire_lpn_id": 7, "dam_lpn_id": "B"}, &a)
+	if !errors.As(err, &ae) || ae.Field != "sire_lpn_id" {
+		t.Errorf("wrong type: %v, want an error naming sire_lpn_id", err)
+	}
+	if err := decodeArgs(map[string]any{"sire_lpn_id": "A", "dam_lpn_id": "B", "max_tokens": 900}, &a); err != nil || a.Sire != "A" {
+		t.Errorf("max_tokens is the view's, not the analysis's: %v %+v", err, a)
+	}
+}
