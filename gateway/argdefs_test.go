@@ -6,11 +6,9 @@ import (
 	"errors"
 	"reflect"
 	"testing"
-	"time"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
-	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
 
 // argTypes adds t and every struct its fields embed or hold to seen.
@@ -116,51 +114,6 @@ func TestEvaluationKeyedNotSent(t *testing.T) {
 	// one and lose it on the way: its binding refuses the key.
 	if _, err := bindFetch(lineageDef, lineageDef.key(map[string]any{"lpn_id": "6402382024NCS310", argEvaluation: "09/23/2025"})); err == nil {
 		t.Errorf("nsip_get_lineage bound a key with an evaluation")
-	}
-}
-
-// NSIP's last-update date is whatever text NSIP sends. One with a quote or
-// a brace in it keys the percentile pages like any other: a new evaluation
-// is read afresh instead of from pages cached under the one before.
-func TestPercentilePagesKeyedByAnyEvaluationText(t *testing.T) {
-	e := newEnv(t)
-	d := e.up.Data()
-	var id string
-	for _, x := range d.AnimalIDs() {
-		if an, _ := d.Animal(x); an.BreedID == 640 {
-			id = x
-			break
-		}
-	}
-	evaluation := func() string {
-		r := e.call("nsip_get_animal", map[string]any{"search_string": id, "percentiles": true}).mustOK(t)
-		var a struct {
-			Percentiles struct {
-				Evaluation string `json:"evaluation"`
-			} `json:"percentiles"`
-		}
-		if err := json.Unmarshal([]byte(r.text), &a); err != nil {
-			t.Fatalf("%v: %.300s", err, r.text)
-		}
-		return a.Percentiles.Evaluation
-	}
-	first, second := `Release "2025-09"`, `Release {2025-12}"`
-	e.up.SetLastUpdated(first)
-	// The date is cached half an hour before the pages, so that it expires
-	// while they are still fresh.
-	e.call("nsip_get_last_update", map[string]any{}).mustOK(t)
-	e.clock.Advance(30 * time.Minute)
-	if got := evaluation(); got != first {
-		t.Fatalf("percentiles.evaluation = %q, want %q", got, first)
-	}
-	pages := e.up.Requests(nsiptest.EndpointSearch)
-	e.up.SetLastUpdated(second)
-	e.clock.Advance(31 * time.Minute)
-	if got := evaluation(); got != second {
-		t.Fatalf("after a new evaluation: percentiles.evaluation = %q, want %q", got, second)
-	}
-	if again := e.up.Requests(nsiptest.EndpointSearch) - pages; again < 2 {
-		t.Errorf("after a new evaluation %d pages were fetched, want every page read again rather than the earlier evaluation's from the cache", again)
 	}
 }
 

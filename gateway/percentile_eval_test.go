@@ -10,8 +10,22 @@ import (
 
 // Percentile pages are cached under NSIP's evaluation date: once the date
 // changes, pages cached under the earlier one are read again rather than
-// combined with the new evaluation, and the answer names the date.
+// combined with the new evaluation, and the answer names the date. The
+// date is whatever text NSIP sends, so one with a quote or a brace in it
+// must key the pages like any other.
 func TestPercentilePagesKeyedByEvaluation(t *testing.T) {
+	for _, c := range []struct{ name, first, second string }{
+		{"dates", "", "12/01/2025"}, // first: the stand-in's own
+		{"any text", `Release "2025-09"`, `Release {2025-12}"`},
+	} {
+		t.Run(c.name, func(t *testing.T) { evaluationsReadAfresh(t, c.first, c.second) })
+	}
+}
+
+// evaluationsReadAfresh asks a breed-640 animal's percentiles under the
+// evaluation first ("" keeps the stand-in's), again under the same, then
+// under second, and checks which pages came from the cache.
+func evaluationsReadAfresh(t *testing.T, first, second string) {
 	e := newEnv(t)
 	d := e.up.Data()
 	var id string
@@ -33,21 +47,26 @@ func TestPercentilePagesKeyedByEvaluation(t *testing.T) {
 		}
 		return a.Percentiles.Evaluation
 	}
+	if first == "" {
+		first = d.LastUpdated()
+	} else {
+		e.up.SetLastUpdated(first)
+	}
 	// The date is cached half an hour before the pages, so that it expires
 	// while they are still fresh.
 	e.call("nsip_get_last_update", map[string]any{}).mustOK(t)
 	e.clock.Advance(30 * time.Minute)
-	if got := evaluation(); got != d.LastUpdated() {
-		t.Fatalf("percentiles.evaluation = %q, want the stand-in's %q", got, d.LastUpdated())
+	if got := evaluation(); got != first {
+		t.Fatalf("percentiles.evaluation = %q, want %q", got, first)
 	}
 	pages := e.up.Requests(nsiptest.EndpointSearch)
-	if got := evaluation(); got != d.LastUpdated() || e.up.Requests(nsiptest.EndpointSearch) != pages {
+	if got := evaluation(); got != first || e.up.Requests(nsiptest.EndpointSearch) != pages {
 		t.Fatalf("same evaluation: %q, %d pages fetched again; want every page from the cache", got, e.up.Requests(nsiptest.EndpointSearch)-pages)
 	}
-	e.up.SetLastUpdated("12/01/2025")
+	e.up.SetLastUpdated(second)
 	e.clock.Advance(31 * time.Minute)
-	if got := evaluation(); got != "12/01/2025" {
-		t.Fatalf("after a new evaluation: percentiles.evaluation = %q, want 12/01/2025", got)
+	if got := evaluation(); got != second {
+		t.Fatalf("after a new evaluation: percentiles.evaluation = %q, want %q", got, second)
 	}
 	if again := e.up.Requests(nsiptest.EndpointSearch) - pages; again < 2 {
 		t.Errorf("after a new evaluation %d pages were fetched, want every page read again rather than the earlier evaluation's from the cache", again)
