@@ -1,10 +1,7 @@
 package gateway
 
 import (
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
-	"github.com/nsip-tools/nsip-mcp/gateway/param"
 )
 
 // nsip_get_animal with percentiles: true is no single lookup: each EBV's
@@ -20,14 +17,14 @@ var animalPercentiles = func() *analysisEntry {
 	return &analysisEntry{Def: &own, tool: &tool}
 }()
 
-// percentilesCall is the analysis a call of d is, when it asks for
+// percentilesCall is the analysis a call of d is, when its arguments (sent,
+// as param.Decode gave them; nil when they did not decode) ask for
 // percentiles; nil otherwise (an invalid value is left to d's validation).
-func percentilesCall(d *toolDef, req mcp.CallToolRequest) *analysisEntry {
+func percentilesCall(d *toolDef, sent map[string]any) *analysisEntry {
 	if !d.percentiles {
 		return nil
 	}
-	sent, fe := param.Decode(req)
-	if on, _ := sent["percentiles"].(bool); fe != nil || !on {
+	if on, _ := sent["percentiles"].(bool); !on {
 		return nil
 	}
 	return animalPercentiles

@@ -44,6 +44,11 @@ type answer struct {
 	raw   json.RawMessage
 	res   summarize.Result
 
+	// structured is the structuredContent of a pass-through answer
+	// (structured.go), encoded once when the answer is stored rather than
+	// on every hit; nil when the copy is the fitted text or not made.
+	structured json.RawMessage
+
 	shared bool // loaded from the replicas' shared tier rather than fetched
 	// drift is set when NSIP answered in a shape the client cannot read:
 	// raw is then NSIP's JSON as sent and value is nil.
@@ -57,6 +62,19 @@ func (a *answer) kind(d *toolDef) summarize.Kind {
 		return summarize.KindGeneric
 	}
 	return d.kind
+}
+
+// keepStructured encodes a's structured copy, once, before a is cached
+// (so that the cache counts its bytes): a pass-through's is its model,
+// which every hit would otherwise encode again. A summary's copy is its
+// text, and an answer of an unrecognized shape has no model.
+func (a *answer) keepStructured() {
+	if a.value == nil || a.drift != nil || a.res.Summarized {
+		return
+	}
+	if b, err := nsip.PlainJSON(a.value); err == nil {
+		a.structured = b
+	}
 }
 
 // note is what _meta says of the answer's shape, if anything.
@@ -96,9 +114,10 @@ type outcome struct {
 	staleReason string
 	formatNote  string // set when NSIP's answer was in an unrecognized shape
 	err         *toolError
-	upstream    map[string]any // an analysis's lookups, as its _meta.upstream
-	value       any            // the model of the answer res was fitted from, for structuredContent
-	data        full.Data      // what the answer was made from, for a summary's links
+	upstream    map[string]any  // an analysis's lookups, as its _meta.upstream
+	value       any             // the model of the answer res was fitted from, for structuredContent
+	structured  json.RawMessage // value encoded when the answer was cached (answer.structured)
+	data        full.Data       // what the answer was made from, for a summary's links
 }
 
 // fullLinks adds the links to an answer's complete data to meta and
@@ -160,21 +179,28 @@ func (g *Gateway) cachedData(keys []string, ids []uint64) full.Data {
 func (g *Gateway) handler(d *toolDef) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var res *mcp.CallToolResult
-		if a := percentilesCall(d, req); a != nil {
+		// Decoded once, for the choice of route and for the call.
+		sent, fe := param.Decode(req)
+		if a := percentilesCall(d, sent); a != nil {
 			g.withProgress(ctx, req, func() { res = g.analyze(ctx, a, req) })
 			return res, nil
 		}
-		g.withProgress(ctx, req, func() { res = g.call(ctx, d, req) })
+		g.withProgress(ctx, req, func() { res = g.callDecoded(ctx, d, req, sent, fe) })
 		return res, nil
 	}
 }
 
 func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest) *mcp.CallToolResult {
+	sent, fe := param.Decode(req)
+	return g.callDecoded(ctx, d, req, sent, fe)
+}
+
+// callDecoded is call with req's arguments decoded already (param.Decode).
+func (g *Gateway) callDecoded(ctx context.Context, d *toolDef, req mcp.CallToolRequest, sent map[string]any, fe *param.FieldError) *mcp.CallToolResult {
 	start := time.Now()
 	ctx, _ = withCall(ctx)
 	g.stats.calls[d.name].Add(1)
 
-	sent, fe := param.Decode(req)
 	var args map[string]any
 	var errs []param.FieldError
 	if fe != nil {
@@ -214,7 +240,9 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 	if o.err != nil {
 		return o.err.result()
 	}
-	meta := map[string]any{"cache": o.source}
+	// Room for every member fittedResult and a plain hit add.
+	meta := make(map[string]any, 8)
+	meta["cache"] = o.source
 	budget := g.cfg.Budget
 	if n, ok := args[argMaxTokens].(int); ok {
 		budget = n
@@ -290,7 +318,7 @@ func (g *Gateway) runKeyed(ctx context.Context, d *toolDef, key string, args map
 	if err != nil {
 		return outcome{err: g.mapError(d, args, err)}
 	}
-	o := outcome{res: ob.a.res, source: ob.source, staleAge: ob.staleAge, staleReason: ob.staleReason, formatNote: ob.a.note(), value: ob.a.value}
+	o := outcome{res: ob.a.res, source: ob.source, staleAge: ob.staleAge, staleReason: ob.staleReason, formatNote: ob.a.note(), value: ob.a.value, structured: ob.a.structured}
 	if o.res.Summarized || v.set() {
 		o.data = g.cachedData([]string{key}, []uint64{ob.a.id})
 	}
@@ -561,6 +589,7 @@ func (g *Gateway) fetch(caller, queue context.Context, session, key string, d *t
 		return nil, err
 	}
 	g.noteIgnored(d, a.res.Paging)
+	a.keepStructured()
 	g.cache.Set(key, a, a.size(key), a.res.OriginalTokens)
 	lease.done = g.toShared(ctx, key, lease.token, a)
 	return a, nil
@@ -698,6 +727,9 @@ func (g *Gateway) finish(ctx context.Context, d *toolDef, params string, start t
 		g.stats.summarized(o.res.Tokens, o.res.OriginalTokens)
 	}
 	g.cfg.Metrics.ToolCall(d.name, status, o.source, time.Since(start))
+	if !g.log.Enabled(ctx, level) {
+		return // the line's attributes are not built for nothing
+	}
 	attrs := []slog.Attr{
 		slog.String("tool", d.name),
 		slog.String("method", d.method),

@@ -244,6 +244,7 @@ func (g *Gateway) takeIn(key string, record []byte, keepStale bool) (*answer, bo
 		return nil, false
 	}
 	a.id = g.answerIDs.Add(1)
+	a.keepStructured()
 	g.cache.SetAt(key, a, a.size(key), a.res.OriginalTokens, stored)
 	if !fresh {
 		return nil, false
