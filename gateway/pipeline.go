@@ -55,9 +55,10 @@ type outcome struct {
 	staleReason string
 	formatNote  string // set when NSIP's answer was in an unrecognized shape
 	err         *toolError
-	upstream    map[string]any // an analysis's lookups, as its _meta.upstream
-	value       any            // the model of the answer res was fitted from, for structuredContent
-	data        full.Data      // what the answer was made from, for a summary's links
+	upstream    map[string]any  // an analysis's lookups, as its _meta.upstream
+	value       any             // the model of the answer res was fitted from, for structuredContent
+	structured  json.RawMessage // value encoded when the answer was cached (upstream.Answer.Structured)
+	data        full.Data       // what the answer was made from, for a summary's links
 }
 
 // fullLinks adds the links to an answer's complete data to meta and
@@ -126,10 +127,10 @@ func (g *Gateway) handler(d *toolDef) server.ToolHandlerFunc {
 
 func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest) *mcp.CallToolResult {
 	start := time.Now()
+	sent, fe := param.Decode(req)
 	ctx, _ = withCall(ctx)
 	g.stats.calls[d.name].Add(1)
 
-	sent, fe := param.Decode(req)
 	var args map[string]any
 	var errs []param.FieldError
 	if fe != nil {
@@ -172,7 +173,9 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 	if o.err != nil {
 		return o.err.result()
 	}
-	meta := map[string]any{"cache": o.source}
+	// Room for every member fittedResult and a plain hit add.
+	meta := make(map[string]any, 8)
+	meta["cache"] = o.source
 	budget := g.cfg.Budget
 	if n, ok := args[argMaxTokens].(int); ok {
 		budget = n
@@ -241,7 +244,7 @@ func (g *Gateway) runKeyed(ctx context.Context, d *toolDef, key string, args map
 	if err != nil {
 		return outcome{err: g.mapError(d, args, err)}
 	}
-	o := outcome{res: ob.a.Res, source: ob.source, staleAge: ob.staleAge, staleReason: ob.staleReason, formatNote: ob.a.Note(), value: ob.a.Value}
+	o := outcome{res: ob.a.Res, source: ob.source, staleAge: ob.staleAge, staleReason: ob.staleReason, formatNote: ob.a.Note(), value: ob.a.Value, structured: ob.a.Structured}
 	if o.res.Summarized || v.set() {
 		o.data = g.cachedData([]string{key}, []uint64{ob.a.ID})
 	}
@@ -537,6 +540,9 @@ func (g *Gateway) finish(ctx context.Context, d *toolDef, params string, start t
 		g.stats.summarized(o.res.Tokens, o.res.OriginalTokens)
 	}
 	g.cfg.Metrics.ToolCall(d.name, status, o.source, time.Since(start))
+	if !g.log.Enabled(ctx, level) {
+		return // the line's attributes are not built for nothing
+	}
 	attrs := []slog.Attr{
 		slog.String("tool", d.name),
 		slog.String("method", d.method),

@@ -88,8 +88,10 @@ func sessionID(ctx context.Context) string {
 // summary table rows too. It runs on every answer, cache hits included, so
 // it is a scan rather than the regular expression, which cost a cached call
 // more than the rest of the gateway.
-func quotedLPNs(text string) []string {
-	var ids []string
+func quotedLPNs(text string) []string { return appendQuotedLPNs(nil, text) }
+
+// appendQuotedLPNs appends quotedLPNs(text) to ids.
+func appendQuotedLPNs(ids []string, text string) []string {
 	for i := 0; ; {
 		q := strings.IndexByte(text[i:], '"')
 		if q < 0 {
@@ -136,7 +138,10 @@ func (g *Gateway) noteLPNs(ctx context.Context, args any, text string) {
 	if session == "" {
 		return
 	}
-	var ids []string
+	// On the stack for a typical answer, which names a few animals: this
+	// runs on every call.
+	var buf [16]string
+	ids := buf[:0]
 	if a, ok := args.(map[string]any); ok {
 		for _, k := range []string{"lpn_id", "search_string"} {
 			if s, ok := a[k].(string); ok && isAlnum(s) && len(s) >= nsip.MinLPNIDLength && len(s) <= nsip.MaxLPNIDLength {
@@ -144,7 +149,7 @@ func (g *Gateway) noteLPNs(ctx context.Context, args any, text string) {
 			}
 		}
 	}
-	ids = append(ids, quotedLPNs(text)...)
+	ids = appendQuotedLPNs(ids, text)
 	g.seen.add(session, ids)
 }
 

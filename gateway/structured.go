@@ -102,6 +102,10 @@ func withStructured(res *mcp.CallToolResult, d *toolDef, o outcome) *mcp.CallToo
 		res.RawStructuredContent = json.RawMessage(o.res.Text)
 		return res
 	}
+	if o.structured != nil && o.formatNote == "" {
+		res.RawStructuredContent = o.structured // encoded when cached
+		return res
+	}
 	if o.value != nil && o.formatNote == "" {
 		if b, err := nsip.PlainJSON(o.value); err == nil {
 			res.RawStructuredContent = b

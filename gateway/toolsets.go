@@ -97,6 +97,9 @@ func allToolNames() []string {
 // built with server.WithPaginationLimit must not use it; NewMCPServer does
 // not paginate (the whole list is a few thousand tokens).
 func tableOrder(_ context.Context, tools []mcp.Tool) []mcp.Tool {
+	if len(tools) < 2 {
+		return tools // a call's one tool: nothing to order, nothing to copy
+	}
 	rank := make(map[string]int, len(toolDefs)+len(analyses))
 	for i, n := range allToolNames() {
 		rank[n] = i

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,35 +17,29 @@ import (
 	"strings"
 	"time"
 
+	clienttransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/nsip-tools/nsip-mcp/cmd/internal/bare"
 	"github.com/nsip-tools/nsip-mcp/transport"
 )
 
-// --versus-bare puts nsip-mcp beside a bare mcp-go server: the nine tool
-// names, each answering at once with the text and _meta nsip-mcp gave for
-// a cached nsip_get_animal, served by this project's own transport package.
-// Both are separate processes driven by the same sessions, think time and
-// plan, in alternating phases, so that the ratio of their CPU per call is
-// what nsip-mcp adds to a cached call, measured under the same machine
-// load.
+// --versus-bare puts nsip-mcp beside a bare mcp-go server
+// (cmd/internal/bare): the nine tool names, each answering at once with the
+// result nsip-mcp gave for a cached nsip_get_animal, byte for byte (text,
+// _meta and structuredContent), served by this project's own transport
+// package. Both are separate processes driven by the same sessions, think
+// time and plan, in alternating phases, so that the ratio of their CPU per
+// call is what nsip-mcp adds to a cached call, measured under the same
+// machine load.
 
 // serveBareCommand is the hidden first argument under which nsip-load runs
 // the bare server itself (nsip-load starts itself with it).
 const serveBareCommand = "serve-bare"
 
 // bareAnswerEnv carries the answer the bare server gives, as the JSON of a
-// tool result ({"_meta":...,"content":[{"type":"text","text":...}]}).
+// tool result ({"_meta":...,"content":[...],"structuredContent":...}).
 const bareAnswerEnv = "NSIP_LOAD_BARE_ANSWER"
-
-// bareResult is the part of a tool result the bare server repeats.
-type bareResult struct {
-	Meta    map[string]any `json:"_meta"`
-	Content []struct {
-		Text string `json:"text"`
-	} `json:"content"`
-}
 
 // serveBare runs the bare server on the transport, host and port nsip-mcp
 // would read from the same variables, until ctx ends.
@@ -53,9 +48,9 @@ func serveBare(ctx context.Context, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "nsip-load %s: %s\n", serveBareCommand, fmt.Sprintf(format, a...))
 		return 2
 	}
-	var ans bareResult
-	if err := json.Unmarshal([]byte(os.Getenv(bareAnswerEnv)), &ans); err != nil || len(ans.Content) == 0 {
-		return fail("%s must hold a tool result's JSON with a text content", bareAnswerEnv)
+	s, err := bare.New(json.RawMessage(os.Getenv(bareAnswerEnv)), toolNames[:])
+	if err != nil {
+		return fail("%s must hold a tool result's JSON: %v", bareAnswerEnv, err)
 	}
 	port, err := strconv.Atoi(os.Getenv("MCP_PORT"))
 	if err != nil || port <= 0 || port > 65535 {
@@ -71,7 +66,7 @@ func serveBare(ctx context.Context, stderr io.Writer) int {
 		return fail("MCP_TRANSPORT=%q: use websocket or http-sse", kind)
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	err = transport.Serve(ctx, kind, newBareServer(ans.Meta, ans.Content[0].Text), transport.Options{
+	err = transport.Serve(ctx, kind, s, transport.Options{
 		Host: host, Port: port, Logger: log, MaxSessionsPerClient: perClient,
 	})
 	if err != nil {
@@ -79,22 +74,6 @@ func serveBare(ctx context.Context, stderr io.Writer) int {
 		return 1
 	}
 	return 0
-}
-
-// newBareServer is mcp-go with nothing of nsip-mcp's: the nine tool names
-// and one fixed answer.
-func newBareServer(meta map[string]any, text string) *server.MCPServer {
-	s := server.NewMCPServer("bare", "1", server.WithToolCapabilities(false))
-	answer := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return &mcp.CallToolResult{
-			Result:  mcp.Result{Meta: &mcp.Meta{AdditionalFields: meta}},
-			Content: []mcp.Content{mcp.NewTextContent(text)},
-		}, nil
-	}
-	for _, name := range toolNames {
-		s.AddTool(mcp.NewTool(name, mcp.WithDescription("Answers with a fixed text.")), answer)
-	}
-	return s
 }
 
 // Versus is the side-by-side result of --versus-bare.
@@ -154,12 +133,15 @@ func versusBare(ctx context.Context, cfg config, progress io.Writer) (*Report, e
 	if err != nil {
 		return rep, fmt.Errorf("reading nsip-mcp's cached nsip_get_animal: %w", err)
 	}
-	bare, err := startBare(ctx, cfg, answer)
+	bareSrv, err := startBare(ctx, cfg, answer)
 	if err != nil {
 		return rep, err
 	}
-	defer bare.close()
-	bares, _, err := connectAll(ctx, cfg, bare, rep.Errors)
+	defer bareSrv.close()
+	if err := sameAnswer(ctx, cfg, bareSrv.base, ks, answer); err != nil {
+		return rep, err
+	}
+	bares, _, err := connectAll(ctx, cfg, bareSrv, rep.Errors)
 	defer closeAll(bares)
 	if err != nil {
 		return rep, fmt.Errorf("opening sessions to the bare server: %w", err)
@@ -167,7 +149,7 @@ func versusBare(ctx context.Context, cfg config, progress io.Writer) (*Report, e
 	assignPlans(cfg, ks, bares)
 
 	v := &Versus{Phases: cfg.versusPhases}
-	v.Bare.PID, v.Subject.PID = bare.pids[0], subject.pids[0]
+	v.Bare.PID, v.Subject.PID = bareSrv.pids[0], subject.pids[0]
 	phase := cfg
 	phase.duration = cfg.duration / time.Duration(cfg.versusPhases)
 	var subjectTime time.Duration
@@ -248,12 +230,45 @@ func closeAll(ws []*worker) {
 // cachedAnswer asks nsip-mcp for every hot animal, then for the first one
 // again, and returns that last result, which the cache served.
 func cachedAnswer(ctx context.Context, cfg config, base string, ks *keyspace) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, cfg.callTimeout)
-	defer cancel()
 	// Every hot key once, then the first again: a timed warm-up on a busy
 	// machine may not have reached them all, and a key first fetched while
 	// measuring would count as a miss.
-	keys := append(slices.Clone(ks.hot), ks.hot[0])
+	raw, err := askAnimals(ctx, cfg, base, append(slices.Clone(ks.hot), ks.hot[0]))
+	if err != nil {
+		return nil, err
+	}
+	var r struct {
+		Meta map[string]any `json:"_meta"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, fmt.Errorf("not a tool result: %.200s", raw)
+	}
+	if r.Meta["cache"] != "hit" {
+		return nil, fmt.Errorf("the repeated call for %s was not a cache hit (_meta.cache %v)", ks.hot[0], r.Meta["cache"])
+	}
+	return raw, nil
+}
+
+// sameAnswer checks that the bare server at base answers the hot call with
+// the very bytes nsip-mcp answered it with: a result it wrote shorter
+// (without structuredContent, say) would cost it less to write and flatter
+// nsip-mcp's ratio nothing, but skew it.
+func sameAnswer(ctx context.Context, cfg config, base string, ks *keyspace, want []byte) error {
+	got, err := askAnimals(ctx, cfg, base, ks.hot[:1])
+	if err != nil {
+		return fmt.Errorf("asking the bare server: %w", err)
+	}
+	if !bytes.Equal(got, want) {
+		return fmt.Errorf("the bare server's result differs from nsip-mcp's:\n  nsip-mcp %.300s\n  bare     %.300s", want, got)
+	}
+	return nil
+}
+
+// askAnimals calls nsip_get_animal for each key in turn on one new session
+// and returns the JSON of the last result as the server wrote it.
+func askAnimals(ctx context.Context, cfg config, base string, keys []string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, cfg.callTimeout)
+	defer cancel()
 	var raw []byte
 	switch cfg.transport {
 	case transportWebSocket:
@@ -279,25 +294,22 @@ func cachedAnswer(ctx context.Context, cfg config, base string, ks *keyspace) ([
 			return nil, err
 		}
 		defer s.close()
-		for _, k := range keys {
+		// The transport's own request, for the result as sent rather than
+		// as mcp-go's client decodes it.
+		for i, k := range keys {
 			args := map[string]any{"search_string": k}
-			req := mcp.CallToolRequest{}
-			req.Params.Name, req.Params.Arguments = toolNames[toolAnimal], args
-			res, err := s.c.CallTool(ctx, req)
+			resp, err := s.c.GetTransport().SendRequest(ctx, clienttransport.JSONRPCRequest{
+				JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(int64(1<<40 + i)), Method: string(mcp.MethodToolsCall),
+				Params: map[string]any{"name": toolNames[toolAnimal], "arguments": args},
+			})
 			if err != nil {
 				return nil, err
 			}
-			if raw, err = json.Marshal(res); err != nil {
-				return nil, err
+			if resp.Error != nil {
+				return nil, fmt.Errorf("%d %s", resp.Error.Code, resp.Error.Message)
 			}
+			raw = resp.Result
 		}
-	}
-	var r bareResult
-	if err := json.Unmarshal(raw, &r); err != nil || len(r.Content) == 0 {
-		return nil, fmt.Errorf("not a tool result with text: %.200s", raw)
-	}
-	if r.Meta["cache"] != "hit" {
-		return nil, fmt.Errorf("the repeated call for %s was not a cache hit (_meta.cache %v)", ks.hot[0], r.Meta["cache"])
 	}
 	return raw, nil
 }

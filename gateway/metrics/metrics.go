@@ -49,6 +49,18 @@ type Metrics struct {
 
 	state    *stateCollector
 	sessions *sessionCollector
+
+	// series are the tool-call series already looked up, by tool, outcome
+	// and cache: resolving labels (hashing, a locked map) on every call
+	// cost a cached call more than a map read.
+	seriesMu sync.RWMutex
+	series   map[[3]string]callSeries
+}
+
+// callSeries are the two series one tool call updates.
+type callSeries struct {
+	calls    prometheus.Counter
+	duration prometheus.Observer
 }
 
 // New defines the metrics on reg, with the Go runtime's and the process's
@@ -124,8 +136,30 @@ func (m *Metrics) ToolCall(tool, outcome, cache string, took time.Duration) {
 	if outcome != "ok" || cache == "" {
 		cache = "none" // no answer was served
 	}
-	m.toolCalls.WithLabelValues(tool, outcome).Inc()
-	m.toolDuration.WithLabelValues(tool, cache).Observe(took.Seconds())
+	s := m.callSeries(tool, outcome, cache)
+	s.calls.Inc()
+	s.duration.Observe(took.Seconds())
+}
+
+// callSeries returns the series of a call, looking their labels up once.
+// Their number is bounded by the tools, outcomes and sources, which the
+// registry holds anyway.
+func (m *Metrics) callSeries(tool, outcome, cache string) callSeries {
+	k := [3]string{tool, outcome, cache}
+	m.seriesMu.RLock()
+	s, ok := m.series[k]
+	m.seriesMu.RUnlock()
+	if ok {
+		return s
+	}
+	s = callSeries{m.toolCalls.WithLabelValues(tool, outcome), m.toolDuration.WithLabelValues(tool, cache)}
+	m.seriesMu.Lock()
+	if m.series == nil {
+		m.series = map[[3]string]callSeries{}
+	}
+	m.series[k] = s
+	m.seriesMu.Unlock()
+	return s
 }
 
 // RateLimitWait records how long a request to endpoint, a retry included,

@@ -121,3 +121,33 @@ func TestNilMetrics(t *testing.T) {
 	m.WatchSessions("stdio", nil)
 	m.TaskStarted("t")()
 }
+
+// A tool call's series are looked up once and reused: every later call
+// with the same labels counts in them without allocating.
+func TestToolCallReusesItsSeries(t *testing.T) {
+	m := New(prometheus.NewRegistry())
+	m.ToolCall("nsip_get_animal", "ok", "hit", time.Millisecond)
+	if n := testing.AllocsPerRun(100, func() { m.ToolCall("nsip_get_animal", "ok", "hit", time.Millisecond) }); n != 0 {
+		t.Errorf("a tool call's metrics make %v allocations, want none", n)
+	}
+	m.ToolCall("nsip_get_animal", "not_found", "hit", time.Millisecond)
+	// 1, then AllocsPerRun's 1 + 100.
+	if got := testutil.ToFloat64(m.toolCalls.WithLabelValues("nsip_get_animal", "ok")); got != 102 {
+		t.Errorf("ok calls %v, want 102", got)
+	}
+	if got := testutil.ToFloat64(m.toolCalls.WithLabelValues("nsip_get_animal", "not_found")); got != 1 {
+		t.Errorf("not_found calls %v, want 1", got)
+	}
+	if n := testutil.CollectAndCount(m.toolDuration); n != 2 {
+		t.Errorf("%d duration series, want hit and none", n)
+	}
+}
+
+// BenchmarkToolCall is the metrics of one cached call.
+func BenchmarkToolCall(b *testing.B) {
+	m := New(prometheus.NewRegistry())
+	b.ReportAllocs()
+	for b.Loop() {
+		m.ToolCall("nsip_get_animal", "ok", "hit", time.Millisecond)
+	}
+}

@@ -28,10 +28,28 @@ type Answer struct {
 	Raw   json.RawMessage
 	Res   summarize.Result
 
+	// Structured is the structuredContent of a pass-through answer,
+	// encoded once when the answer is stored rather than on every hit;
+	// nil when the copy is the fitted text or not made (KeepStructured).
+	Structured json.RawMessage
+
 	Shared bool // loaded from the replicas' shared tier rather than fetched
 	// Drift is set when NSIP answered in a shape the client cannot read:
 	// Raw is then NSIP's JSON as sent and Value is nil.
 	Drift *nsip.Error
+}
+
+// KeepStructured encodes a's structured copy, once, before a is cached
+// (so that the cache counts its bytes): a pass-through's is its model,
+// which every hit would otherwise encode again. A summary's copy is its
+// text, and an answer of an unrecognized shape has no model.
+func (a *Answer) KeepStructured() {
+	if a.Value == nil || a.Drift != nil || a.Res.Summarized {
+		return
+	}
+	if b, err := nsip.PlainJSON(a.Value); err == nil {
+		a.Structured = b
+	}
 }
 
 // Note is what _meta says of the answer's shape, if anything.

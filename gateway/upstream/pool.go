@@ -258,6 +258,7 @@ func (p *Pool) fetch(caller, queue context.Context, req Request) (any, error) {
 	if err := req.Prepare(ctx, a); err != nil {
 		return nil, err
 	}
+	a.KeepStructured()
 	p.cache.Set(key, a, a.Size(key), a.Res.OriginalTokens)
 	p.shared.Store(ctx, key, lease, a)
 	return a, nil

@@ -273,6 +273,7 @@ func (s *Shared) takeIn(key string, record []byte, keepStale bool) (*Answer, boo
 		return nil, false
 	}
 	a.ID = s.cfg.IDs.Add(1)
+	a.KeepStructured()
 	s.cfg.Cache.SetAt(key, a, a.Size(key), a.Res.OriginalTokens, stored)
 	if !fresh {
 		return nil, false
