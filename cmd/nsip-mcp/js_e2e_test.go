@@ -335,12 +335,12 @@ func jsAnalysisCalls(t *testing.T, d *nsiptest.Dataset, a nsiptest.Animal) []jsE
 		}
 		return 0, false
 	})
-	// A second ram and ewe of the breed, besides the subject's parents,
-	// so the plan has a choice to make.
+	// A second ram and ewe of the breed, founders without a recorded
+	// pedigree, so the plan has a choice to make and a COI it cannot know.
 	var ram, ewe string
 	for _, x := range ids {
 		an, _ := d.Animal(x)
-		if x == a.LPNID || x == a.Sire || x == a.Dam {
+		if an.Sire != "" || an.Dam != "" {
 			continue
 		}
 		if an.Gender == "Male" && ram == "" {
@@ -352,6 +352,24 @@ func jsAnalysisCalls(t *testing.T, d *nsiptest.Dataset, a nsiptest.Animal) []jsE
 	}
 	if ram == "" || ewe == "" {
 		t.Fatalf("breed %d lacks a second ram (%q) or ewe (%q)", a.BreedID, ram, ewe)
+	}
+	// A ram and a ewe that are half sibs, so the mating has a common
+	// ancestor (their sire) and a COI to compute rather than an unknown.
+	var sibRam, sibEwe nsiptest.Animal
+	for _, x := range ids {
+		r, _ := d.Animal(x)
+		if r.Gender != "Male" || r.Sire == "" || r.Dam == "" || sibRam.LPNID != "" {
+			continue
+		}
+		for _, y := range ids {
+			if e, _ := d.Animal(y); e.Gender == "Female" && e.Sire == r.Sire && e.Dam != "" && e.Dam != r.Dam {
+				sibRam, sibEwe = r, e
+				break
+			}
+		}
+	}
+	if sibRam.LPNID == "" {
+		t.Fatalf("breed %d has no ram and ewe that are half sibs", a.BreedID)
 	}
 	flock, err := d.Search(0, nsiptest.Criteria{FlockID: a.FlockCode}, "", false)
 	if err != nil || len(flock) == 0 {
@@ -372,18 +390,18 @@ func jsAnalysisCalls(t *testing.T, d *nsiptest.Dataset, a nsiptest.Animal) []jsE
 			args: map[string]any{"lpn_ids": []string{a.LPNID, a.Sire, a.Dam}},
 			want: []string{a.LPNID, a.Sire, a.Dam}},
 		{label: "check mating", tool: "nsip_check_mating",
-			args: map[string]any{"sire_lpn_id": a.Sire, "dam_lpn_id": a.Dam},
-			want: []string{a.Sire, a.Dam}},
+			args: map[string]any{"sire_lpn_id": sibRam.LPNID, "dam_lpn_id": sibEwe.LPNID},
+			want: []string{sibRam.LPNID, sibEwe.LPNID, sibRam.Sire}},
 		{label: "flock summary", tool: "nsip_flock_summary",
 			args:  map[string]any{"flock_id": a.FlockCode},
 			want:  []string{a.FlockCode, fmt.Sprintf(`"animals":%d`, len(flock))},
 			links: true},
 		{label: "plan matings", tool: "nsip_plan_matings",
-			args: map[string]any{"ram_lpn_ids": []string{a.Sire, ram}, "ewe_lpn_ids": []string{a.Dam, ewe}, "weights": weights},
-			want: []string{a.Dam, ewe, `"mated":2`}},
+			args: map[string]any{"ram_lpn_ids": []string{sibRam.LPNID, ram}, "ewe_lpn_ids": []string{sibEwe.LPNID, ewe}, "weights": weights},
+			want: []string{sibEwe.LPNID, ewe, `"mated":2`}},
 		{label: "animal with percentiles", tool: "nsip_get_animal",
 			args: map[string]any{"search_string": a.LPNID, "percentiles": true},
-			want: []string{a.LPNID, "percentile"}},
+			want: []string{a.LPNID, "top_percent", d.LastUpdated()}},
 		// Over the budget: a full search page is summarized; a long
 		// ranking keeps its shape and says which rows it left out.
 		{label: "search summarized", tool: "nsip_search_animals",
