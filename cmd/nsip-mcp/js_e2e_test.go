@@ -4,8 +4,11 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -38,10 +41,16 @@ const nodeRunTimeout = 60 * time.Second
 
 // jsCall is one tool result as the scripts report it.
 type jsCall struct {
+	Tool      string   `json:"tool"`
 	IsError   bool     `json:"isError"`
 	Text      string   `json:"text"`
 	Blocks    []string `json:"blocks"`
 	Exception string   `json:"exception"` // the SDK threw instead of returning a result
+	// Validated: the SDK held an outputSchema validator for the tool, so
+	// it checked structuredContent (Ajv) before returning the result.
+	Validated  bool `json:"validated"`
+	Structured bool `json:"structured"` // the result carried structuredContent
+	Summary    any  `json:"summary"`    // structuredContent.summary: set when summarized
 }
 
 // sdkReport is what client.mjs prints.
@@ -201,11 +210,19 @@ func contactFields(c nsiptest.Contact) []string {
 }
 
 // jsExpectation is one tool call the SDK client makes and what its text
-// must contain.
+// must contain. A lookup is labelled by its tool and its arguments come
+// from client.mjs; any other call is passed to it with --calls.
 type jsExpectation struct {
 	tool string
 	want []string
+
+	label      string         // the report's key; "" for a lookup (its tool)
+	args       map[string]any // nil for a lookup
+	summarized bool           // the answer must come back summarized
+	links      bool           // resource_link blocks may follow the text
 }
+
+func (w jsExpectation) key() string { return cmp.Or(w.label, w.tool) }
 
 // jsExpectations derives every call's expected content from the stand-in:
 // its dataset, and for the search page the stand-in's own answer.
@@ -246,20 +263,183 @@ func jsExpectations(t *testing.T, stub *nsiptest.Server, a nsiptest.Animal) []js
 	}
 	firstChild := d.Progeny(a.LPNID)[0]
 	return []jsExpectation{
-		{"nsip_get_last_update", []string{d.LastUpdated()}},
-		{"nsip_list_breeds", breeds},
-		{"nsip_get_statuses", d.Statuses()},
-		{"nsip_get_trait_ranges", append([]string{"BWT"}, codes...)},
-		{"nsip_search_animals", searched},
-		{"nsip_get_animal", append([]string{a.LPNID, a.BreedName}, contactFields(a.Contact)...)},
-		{"nsip_get_lineage", []string{a.LPNID, a.Sire, a.Dam}},
-		{"nsip_get_progeny", []string{firstChild}},
-		{"nsip_search_by_lpn", []string{a.LPNID, a.Sire, a.Dam, a.Contact.FarmName}},
+		{tool: "nsip_get_last_update", want: []string{d.LastUpdated()}},
+		{tool: "nsip_list_breeds", want: breeds},
+		{tool: "nsip_get_statuses", want: d.Statuses()},
+		{tool: "nsip_get_trait_ranges", want: append([]string{"BWT"}, codes...)},
+		{tool: "nsip_search_animals", want: searched},
+		{tool: "nsip_get_animal", want: append([]string{a.LPNID, a.BreedName}, contactFields(a.Contact)...)},
+		{tool: "nsip_get_lineage", want: []string{a.LPNID, a.Sire, a.Dam}},
+		{tool: "nsip_get_progeny", want: []string{firstChild}},
+		{tool: "nsip_search_by_lpn", want: []string{a.LPNID, a.Sire, a.Dam, a.Contact.FarmName}},
 	}
 }
 
-// checkSDKReport asserts the nine tools were listed and every call returned
-// the values the stand-in holds.
+// jsRankWeights is the breeding objective the SDK client ranks and plans
+// with, so that no form is needed.
+var jsRankWeights = map[string]float64{"WWT": 1, "BWT": -0.5}
+
+// jsAnalysisCalls are the calls beyond the nine lookups: each analysis with
+// arguments the stand-in answers in full, nsip_get_animal with percentiles,
+// and two calls over their budget (a summarized page and a ranking cut
+// short), so that the SDK checks each analysis's answer and a summary
+// against the tools' output schemas. The
+// expected values come from the stand-in's dataset: the brute-force leaders
+// of both rankings, and the animals each call names.
+func jsAnalysisCalls(t *testing.T, d *nsiptest.Dataset, a nsiptest.Animal) []jsExpectation {
+	t.Helper()
+	ids, err := d.Search(a.BreedID, nsiptest.Criteria{}, "", false)
+	if err != nil || len(ids) == 0 {
+		t.Fatalf("the stand-in's breed %d: %d animals, %v", a.BreedID, len(ids), err)
+	}
+	if len(a.Indexes) == 0 {
+		t.Fatalf("subject %s carries no index to rank by", a.LPNID)
+	}
+	index := a.Indexes[0].Name
+	// leader is the breed's animal with the highest score, among those
+	// that have one; a tie would make the expected leader ambiguous.
+	leader := func(what string, score func(nsiptest.Animal) (float64, bool)) string {
+		best, second, id := math.Inf(-1), math.Inf(-1), ""
+		for _, x := range ids {
+			an, _ := d.Animal(x)
+			v, ok := score(an)
+			switch {
+			case !ok:
+			case v > best:
+				best, second, id = v, best, x
+			case v > second:
+				second = v
+			}
+		}
+		if id == "" || best-second < 1e-3 {
+			t.Fatalf("breed %d has no clear leader by %s (%v, then %v)", a.BreedID, what, best, second)
+		}
+		return id
+	}
+	byWeights := leader("weights", func(an nsiptest.Animal) (float64, bool) {
+		v := 0.0
+		for code, w := range jsRankWeights {
+			tr, ok := an.Trait(code)
+			if !ok {
+				return 0, false
+			}
+			v += w * tr.Value
+		}
+		return v, true
+	})
+	byIndex := leader(index, func(an nsiptest.Animal) (float64, bool) {
+		for _, ix := range an.Indexes {
+			if ix.Name == index {
+				return ix.Value, true
+			}
+		}
+		return 0, false
+	})
+	// A second ram and ewe of the breed, founders without a recorded
+	// pedigree, so the plan has a choice to make and a COI it cannot know.
+	var ram, ewe string
+	for _, x := range ids {
+		an, _ := d.Animal(x)
+		if an.Sire != "" || an.Dam != "" {
+			continue
+		}
+		if an.Gender == "Male" && ram == "" {
+			ram = x
+		}
+		if an.Gender == "Female" && ewe == "" {
+			ewe = x
+		}
+	}
+	if ram == "" || ewe == "" {
+		t.Fatalf("breed %d lacks a second ram (%q) or ewe (%q)", a.BreedID, ram, ewe)
+	}
+	// A ram and a ewe that are half sibs, so the mating has a common
+	// ancestor (their sire) and a COI to compute rather than an unknown.
+	var sibRam, sibEwe nsiptest.Animal
+	for _, x := range ids {
+		r, _ := d.Animal(x)
+		if r.Gender != "Male" || r.Sire == "" || r.Dam == "" || sibRam.LPNID != "" {
+			continue
+		}
+		for _, y := range ids {
+			if e, _ := d.Animal(y); e.Gender == "Female" && e.Sire == r.Sire && e.Dam != "" && e.Dam != r.Dam {
+				sibRam, sibEwe = r, e
+				break
+			}
+		}
+	}
+	if sibRam.LPNID == "" {
+		t.Fatalf("breed %d has no ram and ewe that are half sibs", a.BreedID)
+	}
+	flock, err := d.Search(0, nsiptest.Criteria{FlockID: a.FlockCode}, "", false)
+	if err != nil || len(flock) == 0 {
+		t.Fatalf("the stand-in's flock %s: %d animals, %v", a.FlockCode, len(flock), err)
+	}
+	weights := map[string]any{}
+	for code, w := range jsRankWeights {
+		weights[code] = w
+	}
+	return []jsExpectation{
+		{label: "rank by weights", tool: "nsip_rank_animals",
+			args: map[string]any{"breed_id": a.BreedID, "top_n": 3, "weights": weights},
+			want: []string{byWeights, "WWT", "BWT"}},
+		{label: "rank by index", tool: "nsip_rank_animals",
+			args: map[string]any{"breed_id": a.BreedID, "top_n": 3, "index": index},
+			want: []string{byIndex, index}},
+		{label: "compare", tool: "nsip_compare_animals",
+			args: map[string]any{"lpn_ids": []string{a.LPNID, a.Sire, a.Dam}},
+			want: []string{a.LPNID, a.Sire, a.Dam}},
+		{label: "check mating", tool: "nsip_check_mating",
+			args: map[string]any{"sire_lpn_id": sibRam.LPNID, "dam_lpn_id": sibEwe.LPNID},
+			want: []string{sibRam.LPNID, sibEwe.LPNID, sibRam.Sire}},
+		{label: "flock summary", tool: "nsip_flock_summary",
+			args:  map[string]any{"flock_id": a.FlockCode},
+			want:  []string{a.FlockCode, fmt.Sprintf(`"animals":%d`, len(flock))},
+			links: true},
+		{label: "plan matings", tool: "nsip_plan_matings",
+			args: map[string]any{"ram_lpn_ids": []string{sibRam.LPNID, ram}, "ewe_lpn_ids": []string{sibEwe.LPNID, ewe}, "weights": weights},
+			want: []string{sibEwe.LPNID, ewe, `"mated":2`}},
+		{label: "animal with percentiles", tool: "nsip_get_animal",
+			args: map[string]any{"search_string": a.LPNID, "percentiles": true},
+			want: []string{a.LPNID, "top_percent", d.LastUpdated()}},
+		// Over the budget: a full search page is summarized; a long
+		// ranking keeps its shape and says which rows it left out.
+		{label: "search summarized", tool: "nsip_search_animals",
+			args:       map[string]any{"page_size": 100, "max_tokens": 256},
+			want:       []string{strconv.Itoa(d.Len())},
+			summarized: true, links: true},
+		{label: "rank over budget", tool: "nsip_rank_animals",
+			args:  map[string]any{"breed_id": a.BreedID, "top_n": 50, "weights": weights, "max_tokens": 256},
+			want:  []string{`"not_shown"`, `"rows":50`},
+			links: true},
+	}
+}
+
+// jsCallsFlag is the --calls argument of client.mjs for the calls that are
+// not lookups.
+func jsCallsFlag(t *testing.T, want []jsExpectation) string {
+	t.Helper()
+	type call struct {
+		Label     string         `json:"label"`
+		Name      string         `json:"name"`
+		Arguments map[string]any `json:"arguments"`
+	}
+	var calls []call
+	for _, w := range want {
+		if w.args != nil {
+			calls = append(calls, call{w.label, w.tool, w.args})
+		}
+	}
+	b, err := json.Marshal(calls)
+	if err != nil {
+		t.Fatalf("encoding --calls: %v", err)
+	}
+	return string(b)
+}
+
+// checkSDKReport asserts the fourteen tools were listed, and every call was
+// checked by the SDK against its tool's output schema (Ajv) and returned the
+// values the stand-in holds.
 func checkSDKReport(t *testing.T, rep sdkReport, want []jsExpectation) {
 	t.Helper()
 	got := slices.Sorted(slices.Values(rep.Tools))
@@ -269,25 +449,41 @@ func checkSDKReport(t *testing.T, rep sdkReport, want []jsExpectation) {
 	if len(rep.TransportErrors) > 0 {
 		t.Errorf("the SDK reported transport errors: %q", rep.TransportErrors)
 	}
+	if len(rep.Calls) != len(want) {
+		t.Errorf("%d results reported, want %d", len(rep.Calls), len(want))
+	}
 	for _, w := range want {
-		call, ok := rep.Calls[w.tool]
+		name := w.key()
+		call, ok := rep.Calls[name]
 		switch {
 		case !ok:
-			t.Errorf("%s: no result reported", w.tool)
+			t.Errorf("%s: no result reported", name)
 			continue
 		case call.Exception != "":
-			t.Errorf("%s: the SDK threw %q", w.tool, call.Exception)
+			t.Errorf("%s: the SDK threw %q", name, call.Exception)
 			continue
 		case call.IsError:
-			t.Errorf("%s: isError true: %s", w.tool, call.Text)
+			t.Errorf("%s: isError true: %s", name, call.Text)
 			continue
 		}
-		if i := slices.IndexFunc(call.Blocks, func(b string) bool { return b != "text" }); i >= 0 {
-			t.Errorf("%s: content block %d is %q; the checks below only see text", w.tool, i, call.Blocks[i])
+		if call.Tool != w.tool {
+			t.Errorf("%s: the client called %q, want %q", name, call.Tool, w.tool)
+		}
+		// Without a cached validator the SDK returns structuredContent
+		// unchecked; without structuredContent there was nothing to check.
+		if !call.Validated || !call.Structured {
+			t.Errorf("%s: validator armed %v, structuredContent present %v; want both, so the SDK checked the answer",
+				name, call.Validated, call.Structured)
+		}
+		if summarized := call.Summary != nil; summarized != w.summarized {
+			t.Errorf("%s: structuredContent.summary %v, want summarized %v", name, call.Summary, w.summarized)
+		}
+		if i := slices.IndexFunc(call.Blocks, func(b string) bool { return b != "text" && (b != "resource_link" || !w.links) }); i >= 0 {
+			t.Errorf("%s: content block %d is %q; the checks below only see text", name, i, call.Blocks[i])
 		}
 		for _, s := range w.want {
 			if !hasText(call.Text, s) {
-				t.Errorf("%s: text lacks %q; got:\n%.1500s", w.tool, s, call.Text)
+				t.Errorf("%s: text lacks %q; got:\n%.1500s", name, s, call.Text)
 			}
 		}
 	}
@@ -333,7 +529,9 @@ func startSDKServer(t *testing.T, transport, path string) sdkServer {
 }
 
 // TestTypeScriptSDK drives the binary with the official TypeScript SDK over
-// each transport it serves, listing the tools and calling all nine.
+// each transport it serves, listing the fourteen tools and calling each of
+// them, so that the SDK checks every kind of answer, and a summary, against
+// the tool's output schema.
 func TestTypeScriptSDK(t *testing.T) {
 	watchdog(t, testLimit)
 	node := needNode(t)
@@ -343,9 +541,9 @@ func TestTypeScriptSDK(t *testing.T) {
 			srv := startSDKServer(t, tc.transport, tc.path)
 			stub, target, env, serverLog := srv.stub, srv.target, srv.env, srv.serverLog
 			a := jsSubject(t, stub.Data())
-			want := jsExpectations(t, stub, a)
+			want := append(jsExpectations(t, stub, a), jsAnalysisCalls(t, stub.Data(), a)...)
 
-			args := append([]string{"client.mjs", "--breed-id", strconv.Itoa(a.BreedID), tc.name}, target...)
+			args := append([]string{"client.mjs", "--breed-id", strconv.Itoa(a.BreedID), "--calls", jsCallsFlag(t, want), tc.name}, target...)
 			var rep sdkReport
 			runNode(t, node, env, &rep, serverLog, append(args, a.LPNID)...)
 			if rep.Server == nil || rep.Server.Name == "" {
