@@ -137,8 +137,9 @@ type VersusPhase struct {
 const minAnswered = 0.98
 
 // idleWindow is how long each process's idle CPU is read before its phase.
-// /proc counts in ticks of 10 ms, so a second resolves 1% of a core.
-const idleWindow = time.Second
+// /proc counts in ticks of 10 ms, so over the three windows of a six-phase
+// run a side's idle rate resolves 1.7 ms of CPU a second.
+const idleWindow = 2 * time.Second
 
 // versusBare runs the comparison: nsip-mcp is started and warmed, its
 // answer to a hot nsip_get_animal becomes the bare server's, and then the
