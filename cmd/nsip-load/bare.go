@@ -81,14 +81,25 @@ type Versus struct {
 	Phases  int        `json:"phases"`
 	Bare    VersusSide `json:"bare"`
 	Subject VersusSide `json:"nsip_mcp"`
-	// Ratio is the subject's CPU per call over the bare server's.
-	Ratio float64 `json:"cpu_per_call_ratio"`
+	// Rate is --rate: both servers were offered the same calls per phase.
+	Rate float64 `json:"rate_per_s,omitempty"`
+	// Ratio is the subject's CPU per call over the bare server's; absent
+	// when Refused says why there is none.
+	Ratio float64 `json:"cpu_per_call_ratio,omitempty"`
+	// NetRatio is the same with each process's idle CPU rate, times its
+	// phases' length, taken off first: what the calls themselves cost.
+	NetRatio float64       `json:"net_cpu_per_call_ratio,omitempty"`
+	Refused  string        `json:"refused,omitempty"`
+	PerPhase []VersusPhase `json:"per_phase"`
 }
 
 // VersusSide is one server's share of a --versus-bare run.
 type VersusSide struct {
 	PID          int     `json:"pid"`
+	Offered      int64   `json:"offered,omitempty"` // --rate: calls due in its phases
 	Calls        int64   `json:"calls"`
+	Answered     int64   `json:"answered"` // calls without error
+	Missed       int64   `json:"missed,omitempty"`
 	Hits         int64   `json:"cache_hits"` // answers whose _meta.cache was "hit"
 	Errors       int64   `json:"errors"`
 	Seconds      float64 `json:"seconds"`
@@ -96,7 +107,39 @@ type VersusSide struct {
 	CPUSeconds   float64 `json:"cpu_s"`
 	CPUPerCallUS float64 `json:"cpu_per_call_us"`
 	P50          float64 `json:"p50_ms"`
+	// IdleCPUMSPerS is the process's CPU, in ms per second, over a window
+	// before each of its phases with the sessions open and no calls: its
+	// fixed background. IdleShare is that rate over its phases' length as
+	// a share of its CPU in them.
+	IdleCPUMSPerS float64 `json:"idle_cpu_ms_per_s"`
+	IdleShare     float64 `json:"idle_share"`
+	NetPerCallUS  float64 `json:"net_cpu_per_call_us"`
+	idleCPU       float64
+	idleTime      time.Duration
 }
+
+// VersusPhase is one phase of a --versus-bare run.
+type VersusPhase struct {
+	Server        string  `json:"server"` // bare or nsip-mcp
+	Offered       int64   `json:"offered,omitempty"`
+	Calls         int64   `json:"calls"`
+	Answered      int64   `json:"answered"`
+	Missed        int64   `json:"missed,omitempty"`
+	Seconds       float64 `json:"seconds"`
+	CPUSeconds    float64 `json:"cpu_s"`
+	IdleCPUMSPerS float64 `json:"idle_cpu_ms_per_s"`
+}
+
+// minAnswered is the share of offered calls each server must answer for
+// an open-loop round to give a ratio. Below it the machine (or the server)
+// did not keep up with the schedule, the two were no longer offered the
+// same work in effect, and a ratio would mislead.
+const minAnswered = 0.98
+
+// idleWindow is how long each process's idle CPU is read before its phase.
+// /proc counts in ticks of 10 ms, so over the three windows of a six-phase
+// run a side's idle rate resolves 1.7 ms of CPU a second.
+const idleWindow = 2 * time.Second
 
 // versusBare runs the comparison: nsip-mcp is started and warmed, its
 // answer to a hot nsip_get_animal becomes the bare server's, and then the
@@ -111,7 +154,7 @@ func versusBare(ctx context.Context, cfg config, progress io.Writer) (*Report, e
 	rep := &Report{
 		Scenario: cfg.scenario, Transport: cfg.transport, Target: subject.describe(),
 		ServerEnv: subject.shownEnv, Sessions: cfg.sessions, ThinkMS: ms(cfg.think),
-		Errors: map[string]int64{},
+		Rate: cfg.rate, Errors: map[string]int64{},
 	}
 	subjects, connect, err := connectAll(ctx, cfg, subject, rep.Errors)
 	defer closeAll(subjects)
@@ -126,7 +169,7 @@ func versusBare(ctx context.Context, cfg config, progress io.Writer) (*Report, e
 	warm.duration, warm.progress = 2*time.Second, 0
 	drive(ctx, warm, subjects, progress)
 	for _, w := range subjects {
-		w.samples = w.samples[:0]
+		w.samples, w.offered, w.missed = w.samples[:0], 0, 0
 	}
 
 	answer, err := cachedAnswer(ctx, cfg, subject.base, ks)
@@ -148,20 +191,27 @@ func versusBare(ctx context.Context, cfg config, progress io.Writer) (*Report, e
 	}
 	assignPlans(cfg, ks, bares)
 
-	v := &Versus{Phases: cfg.versusPhases}
+	v := &Versus{Phases: cfg.versusPhases, Rate: cfg.rate}
 	v.Bare.PID, v.Subject.PID = bareSrv.pids[0], subject.pids[0]
 	phase := cfg
 	phase.duration = cfg.duration / time.Duration(cfg.versusPhases)
 	var subjectTime time.Duration
 	for i := range cfg.versusPhases {
-		workers, side := bares, &v.Bare
+		workers, side, name := bares, &v.Bare, "bare"
 		if i%2 == 1 {
-			workers, side = subjects, &v.Subject
+			workers, side, name = subjects, &v.Subject, "nsip-mcp"
 		}
+		idle, idleFor, err := idleCPU(ctx, side.PID)
+		if err != nil {
+			return rep, err
+		}
+		side.idleCPU += idle
+		side.idleTime += idleFor
 		before, err := procCPU(side.PID)
 		if err != nil {
 			return rep, err
 		}
+		mark := countsOf(workers)
 		took := drive(ctx, phase, workers, progress)
 		after, err := procCPU(side.PID)
 		if err != nil {
@@ -172,6 +222,12 @@ func versusBare(ctx context.Context, cfg config, progress io.Writer) (*Report, e
 		if side == &v.Subject {
 			subjectTime += took
 		}
+		p := countsOf(workers).minus(mark)
+		v.PerPhase = append(v.PerPhase, VersusPhase{
+			Server: name, Offered: p.offered, Calls: p.calls, Answered: p.answered, Missed: p.missed,
+			Seconds: round3(took.Seconds()), CPUSeconds: round3(after - before),
+			IdleCPUMSPerS: round1(idle * 1000 / idleFor.Seconds()),
+		})
 		if ctx.Err() != nil {
 			return rep, ctx.Err()
 		}
@@ -182,9 +238,7 @@ func versusBare(ctx context.Context, cfg config, progress io.Writer) (*Report, e
 	}{{&v.Bare, bares}, {&v.Subject, subjects}} {
 		s.side.fill(s.workers)
 	}
-	if v.Bare.CPUPerCallUS > 0 {
-		v.Ratio = round3(v.Subject.CPUPerCallUS / v.Bare.CPUPerCallUS)
-	}
+	v.judge()
 	rep.fill(subjects, subjectTime)
 	for _, w := range bares {
 		for k, n := range w.errs {
@@ -195,10 +249,82 @@ func versusBare(ctx context.Context, cfg config, progress io.Writer) (*Report, e
 	return rep, nil
 }
 
+// judge sets the ratios, or Refused when an open-loop round does not give
+// one: a server that answered fewer than minAnswered of the calls offered
+// was not keeping up, and its CPU per call would be divided by calls that
+// did not happen.
+func (v *Versus) judge() {
+	v.Ratio, v.NetRatio, v.Refused = 0, 0, ""
+	if v.Rate > 0 {
+		for _, s := range []struct {
+			name string
+			side *VersusSide
+		}{{"the bare server", &v.Bare}, {"nsip-mcp", &v.Subject}} {
+			if s.side.Offered == 0 || float64(s.side.Answered) < minAnswered*float64(s.side.Offered) {
+				v.Refused = fmt.Sprintf("no ratio: %s answered %d of the %d calls offered, under %.0f%%; the machine or the server did not keep up with --rate %g, so the two were not driven alike (lower --rate, or run on a quieter machine)",
+					s.name, s.side.Answered, s.side.Offered, 100*minAnswered, v.Rate)
+				return
+			}
+		}
+	}
+	if v.Bare.CPUPerCallUS > 0 {
+		v.Ratio = round3(v.Subject.CPUPerCallUS / v.Bare.CPUPerCallUS)
+	}
+	if v.Bare.NetPerCallUS > 0 && v.Subject.NetPerCallUS > 0 {
+		v.NetRatio = round3(v.Subject.NetPerCallUS / v.Bare.NetPerCallUS)
+	}
+}
+
+// phaseCounts are the running totals of a set of sessions, read before and
+// after a phase.
+type phaseCounts struct{ offered, calls, answered, missed int64 }
+
+func countsOf(workers []*worker) phaseCounts {
+	var c phaseCounts
+	for _, w := range workers {
+		c.offered += w.offered
+		c.missed += w.missed
+		for _, s := range w.samples {
+			c.calls++
+			if !s.err {
+				c.answered++
+			}
+		}
+	}
+	return c
+}
+
+func (c phaseCounts) minus(o phaseCounts) phaseCounts {
+	return phaseCounts{c.offered - o.offered, c.calls - o.calls, c.answered - o.answered, c.missed - o.missed}
+}
+
+// idleCPU reads process pid's CPU over idleWindow while its sessions are
+// open and no calls are made.
+func idleCPU(ctx context.Context, pid int) (float64, time.Duration, error) {
+	before, err := procCPU(pid)
+	if err != nil {
+		return 0, 0, err
+	}
+	start := time.Now()
+	if !pause(ctx, idleWindow) {
+		return 0, 0, ctx.Err()
+	}
+	took := time.Since(start)
+	after, err := procCPU(pid)
+	if err != nil {
+		return 0, 0, err
+	}
+	return after - before, took, nil
+}
+
+func round1(f float64) float64 { return math.Round(f*10) / 10 }
+
 // fill totals one side's calls, hits and latency from its sessions.
 func (s *VersusSide) fill(workers []*worker) {
 	var lat []time.Duration
 	for _, w := range workers {
+		s.Offered += w.offered
+		s.Missed += w.missed
 		for _, smp := range w.samples {
 			s.Calls++
 			switch {
@@ -208,6 +334,18 @@ func (s *VersusSide) fill(workers []*worker) {
 				s.Hits++
 			}
 			lat = append(lat, smp.lat)
+		}
+	}
+	s.Answered = s.Calls - s.Errors
+	if s.idleTime > 0 {
+		rate := s.idleCPU / s.idleTime.Seconds()
+		s.IdleCPUMSPerS = round1(rate * 1000)
+		background := rate * s.Seconds
+		if s.CPUSeconds > 0 {
+			s.IdleShare = round3(background / s.CPUSeconds)
+		}
+		if s.Calls > 0 && s.CPUSeconds > background {
+			s.NetPerCallUS = math.Round((s.CPUSeconds-background)/float64(s.Calls)*1e7) / 10
 		}
 	}
 	s.P50 = latencyOf(lat).P50
@@ -371,13 +509,31 @@ func procCPU(pid int) (float64, error) {
 
 // writeText prints the side-by-side lines of a --versus-bare run.
 func (v *Versus) writeText(w io.Writer) {
-	fmt.Fprintf(w, "versus     %d alternating phases, bare first; CPU per call from /proc/<pid>/stat\n", v.Phases)
+	loop := "closed loop"
+	if v.Rate > 0 {
+		loop = fmt.Sprintf("open loop at %g calls/s", v.Rate)
+	}
+	fmt.Fprintf(w, "versus     %d alternating phases, bare first, %s; CPU per call from /proc/<pid>/stat\n", v.Phases, loop)
+	for i, p := range v.PerPhase {
+		fmt.Fprintf(w, "  phase %-2d %-9s", i+1, p.Server)
+		if v.Rate > 0 {
+			fmt.Fprintf(w, " %d offered, %d missed,", p.Offered, p.Missed)
+		}
+		fmt.Fprintf(w, " %d answered of %d calls in %.1f s, CPU %.2f s; idle before %.1f ms/s\n",
+			p.Answered, p.Calls, p.Seconds, p.CPUSeconds, p.IdleCPUMSPerS)
+	}
 	for _, s := range []struct {
 		name string
 		side VersusSide
 	}{{"bare", v.Bare}, {"nsip-mcp", v.Subject}} {
 		fmt.Fprintf(w, "  %-9s pid %d: %d calls (%d hits, %d errors) in %.1f s, %.0f calls/s, p50 %.3f ms, CPU %.2f s = %.1f µs per call\n",
 			s.name, s.side.PID, s.side.Calls, s.side.Hits, s.side.Errors, s.side.Seconds, s.side.CallsPerS, s.side.P50, s.side.CPUSeconds, s.side.CPUPerCallUS)
+		fmt.Fprintf(w, "  %-9s idle %.1f ms CPU/s with the sessions open = %.0f%% of its CPU in the phases; %.1f µs per call without it\n",
+			"", s.side.IdleCPUMSPerS, 100*s.side.IdleShare, s.side.NetPerCallUS)
 	}
-	fmt.Fprintf(w, "  ratio     nsip-mcp / bare CPU per call: %.2f\n", v.Ratio)
+	if v.Refused != "" {
+		fmt.Fprintf(w, "  ratio     %s\n", v.Refused)
+		return
+	}
+	fmt.Fprintf(w, "  ratio     nsip-mcp / bare CPU per call: %.2f (%.2f without the idle rate)\n", v.Ratio, v.NetRatio)
 }

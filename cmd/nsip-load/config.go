@@ -36,6 +36,7 @@ const (
 	maxSessions = 5000
 	maxDuration = 30 * time.Minute
 	maxCalls    = 5_000_000
+	maxRate     = 100_000 // calls per second, --rate
 )
 
 // config is what the flags ask for.
@@ -71,6 +72,9 @@ type config struct {
 	// versusPhases > 0 runs nsip-mcp beside a bare server (--versus-bare)
 	// in this many alternating phases.
 	versusPhases int
+	// rate > 0 schedules calls open-loop: this many per second across the
+	// sessions, each at a fixed time whether or not earlier ones answered.
+	rate float64
 }
 
 const usage = `nsip-load drives an nsip-mcp server with many concurrent MCP sessions and
@@ -136,6 +140,7 @@ func parseArgs(args []string, out io.Writer) (config, error) {
 	fs.BoolVar(&c.failOnError, "fail-on-error", true, "exit with status 3 when any call failed")
 	fs.StringVar(&c.attack, "attack", attackNone, "run an attack from 127.0.0.2 beside the honest sessions: slow-body or init-flood (network transports only)")
 	fs.IntVar(&c.versusPhases, "versus-bare", 0, "with --spawn over websocket or streamable: also start a bare mcp-go server (the nine tool names answering nsip-mcp's cached nsip_get_animal text, over this project's transports), drive both alike in this many alternating phases (even, 2..20) splitting --duration, every call on a hot key, and report each process's CPU per call and their ratio")
+	fs.Float64Var(&c.rate, "rate", 0, fmt.Sprintf("open loop: calls per second in total across the sessions, each due at a fixed time (a session still waiting for its previous answer counts the call as missed); 0 keeps the closed loop (a call after each answer and --think), up to %d", maxRate))
 	fs.IntVar(&c.attackers, "attackers", 200, "--attack: concurrent attackers, 1..5000")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -202,6 +207,14 @@ func (c *config) check() error {
 		return bad("attack", "needs a network transport")
 	case c.attackers < 1 || c.attackers > maxSessions:
 		return bad("attackers", "%d is outside 1..%d", c.attackers, maxSessions)
+	case c.rate < 0 || c.rate > maxRate || c.rate != c.rate:
+		return bad("rate", "%g is outside 0..%d calls per second (0 keeps the closed loop)", c.rate, maxRate)
+	case c.rate > 0 && c.think > 0:
+		return bad("rate", "schedules calls at fixed times; leave out --think, which paces the closed loop")
+	case c.rate > 0 && c.scenario == scenarioCollapse:
+		return bad("rate", "the collapse scenario releases its sessions together, not on a schedule; use mix or breeder")
+	case c.rate > 0 && float64(c.sessions)/c.rate > float64(maxDuration/time.Second):
+		return bad("rate", "%g calls per second over %d sessions leaves each session less than one call in %s", c.rate, c.sessions, maxDuration)
 	}
 	if c.versusPhases != 0 {
 		if err := c.checkVersus(); err != nil {

@@ -90,6 +90,12 @@ func TestParseArgsRejects(t *testing.T) {
 		{"tools outside the mix", []string{"--spawn", "--scenario", "breeder", "--tools", "nsip_get_animal"}, "--tools"},
 		{"stray argument", []string{"--spawn", "extra"}, "extra"},
 		{"unknown flag", []string{"--spawn", "--rps", "5"}, "rps"},
+		{"negative rate", []string{"--spawn", "--rate", "-5"}, "--rate"},
+		{"rate too high", []string{"--spawn", "--rate", "100001"}, "--rate"},
+		{"rate not a number", []string{"--spawn", "--rate", "NaN"}, "--rate"},
+		{"rate with think", []string{"--spawn", "--rate", "100", "--think", "100ms"}, "leave out --think"},
+		{"rate with collapse", []string{"--spawn", "--rate", "100", "--scenario", "collapse"}, "--rate"},
+		{"rate too low for the sessions", []string{"--spawn", "--rate", "0.01", "--sessions", "50"}, "--rate"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

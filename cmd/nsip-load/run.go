@@ -28,18 +28,24 @@ type Report struct {
 	SessionsLost int      `json:"sessions_lost"`
 	Connect      Latency  `json:"connect"`
 	// FirstConnectError is the first reason a session could not be opened.
-	FirstConnectError string             `json:"first_connect_error,omitempty"`
-	ThinkMS           float64            `json:"think_ms"`
-	DurationS         float64            `json:"duration_s"`
-	Calls             int64              `json:"calls"`
-	OK                int64              `json:"ok"`
-	CallsPerS         float64            `json:"calls_per_s"`
-	Latency           Latency            `json:"latency_ok"`
-	ByCache           map[string]Latency `json:"latency_ok_by_cache"`
-	ByTool            map[string]Latency `json:"latency_ok_by_tool"`
-	Errors            map[string]int64   `json:"errors"`
-	Upstream          *Upstream          `json:"upstream,omitempty"`
-	Server            *ServerStats       `json:"server,omitempty"`
+	FirstConnectError string  `json:"first_connect_error,omitempty"`
+	ThinkMS           float64 `json:"think_ms"`
+	// Rate is --rate: calls per second due at fixed times (open loop);
+	// Offered counts the calls due before the end and Missed those a
+	// session skipped because its previous call was still outstanding.
+	Rate      float64            `json:"rate_per_s,omitempty"`
+	Offered   int64              `json:"offered,omitempty"`
+	Missed    int64              `json:"missed,omitempty"`
+	DurationS float64            `json:"duration_s"`
+	Calls     int64              `json:"calls"`
+	OK        int64              `json:"ok"`
+	CallsPerS float64            `json:"calls_per_s"`
+	Latency   Latency            `json:"latency_ok"`
+	ByCache   map[string]Latency `json:"latency_ok_by_cache"`
+	ByTool    map[string]Latency `json:"latency_ok_by_tool"`
+	Errors    map[string]int64   `json:"errors"`
+	Upstream  *Upstream          `json:"upstream,omitempty"`
+	Server    *ServerStats       `json:"server,omitempty"`
 	// Attack is what ran beside the honest sessions, whose figures are the
 	// rest of the report.
 	Attack *AttackStats `json:"attack,omitempty"`
@@ -76,6 +82,7 @@ type runState struct {
 	errors atomic.Int64
 	live   atomic.Int64
 	budget atomic.Int64 // calls not yet started
+	missed atomic.Int64 // --rate: calls due while the session's previous one was outstanding
 	hist   histogram
 }
 
@@ -87,6 +94,8 @@ type worker struct {
 	samples []sample
 	errs    map[string]int64
 	lost    bool
+	// --rate: calls the schedule offered (sent or missed) and missed.
+	offered, missed int64
 }
 
 // execute carries out the run cfg describes, printing progress to progress.
@@ -110,7 +119,7 @@ func execute(ctx context.Context, cfg config, progress io.Writer) (*Report, erro
 	rep := &Report{
 		Scenario: cfg.scenario, Transport: cfg.transport, Target: t.describe(),
 		ServerEnv: t.shownEnv, Sessions: cfg.sessions, ThinkMS: ms(cfg.think),
-		Errors: map[string]int64{},
+		Rate: cfg.rate, Errors: map[string]int64{},
 	}
 	srv := &ServerStats{}
 	idle, _, haveRSS := t.rss()
@@ -288,11 +297,16 @@ func drive(ctx context.Context, cfg config, workers []*worker, progress io.Write
 	defer cancel()
 	start := time.Now()
 	var wg sync.WaitGroup
-	for _, w := range workers {
+	clk := wallClock{start: start}
+	for i, w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer st.live.Add(-1)
+			if cfg.rate > 0 {
+				w.openLoop(ctx, runCtx, cfg, st, scheduleFor(i, len(workers), cfg.rate, cfg.duration), clk)
+				return
+			}
 			w.loop(ctx, runCtx, cfg, st)
 		}()
 	}
@@ -327,27 +341,45 @@ func (w *worker) loop(ctx, runCtx context.Context, cfg config, st *runState) {
 		if cfg.think > 0 && !pause(runCtx, time.Duration(w.rng.ExpFloat64()*float64(cfg.think))) {
 			return
 		}
-		c, ok := w.p.next(runCtx, w.rng)
-		if !ok || st.budget.Add(-1) < 0 {
-			return
-		}
-		cctx, cancel := context.WithTimeout(ctx, cfg.callTimeout)
-		start := time.Now()
-		o := w.s.call(cctx, c)
-		lat := time.Since(start)
-		cancel()
-		st.calls.Add(1)
-		st.hist.add(lat)
-		w.samples = append(w.samples, sample{lat: lat, tool: uint8(c.tool), cache: o.cache, err: o.kind != ""})
-		if o.kind != "" {
-			st.errors.Add(1)
-			w.errs[o.kind]++
-		}
-		if o.fatal {
-			w.lost = true
+		if _, more := w.once(ctx, runCtx, cfg, st); !more {
 			return
 		}
 	}
+}
+
+// openLoop makes the session's calls at the times its schedule gives
+// (--rate), counting those it had to miss.
+func (w *worker) openLoop(ctx, runCtx context.Context, cfg config, st *runState, s openSchedule, clk runClock) {
+	n := runOpen(runCtx, s, clk, func() (bool, bool) { return w.once(ctx, runCtx, cfg, st) })
+	w.offered += n.offered
+	w.missed += n.missed
+	st.missed.Add(n.missed)
+}
+
+// once makes the plan's next call and records it; made is whether a call
+// went out, more whether the session goes on.
+func (w *worker) once(ctx, runCtx context.Context, cfg config, st *runState) (made, more bool) {
+	c, ok := w.p.next(runCtx, w.rng)
+	if !ok || st.budget.Add(-1) < 0 {
+		return false, false
+	}
+	cctx, cancel := context.WithTimeout(ctx, cfg.callTimeout)
+	start := time.Now()
+	o := w.s.call(cctx, c)
+	lat := time.Since(start)
+	cancel()
+	st.calls.Add(1)
+	st.hist.add(lat)
+	w.samples = append(w.samples, sample{lat: lat, tool: uint8(c.tool), cache: o.cache, err: o.kind != ""})
+	if o.kind != "" {
+		st.errors.Add(1)
+		w.errs[o.kind]++
+	}
+	if o.fatal {
+		w.lost = true
+		return true, false
+	}
+	return true, true
 }
 
 // pause sleeps d unless ctx ends first.
@@ -372,6 +404,8 @@ func (r *Report) fill(workers []*worker, elapsed time.Duration) {
 		if w.lost {
 			r.SessionsLost++
 		}
+		r.Offered += w.offered
+		r.Missed += w.missed
 		for k, n := range w.errs {
 			r.Errors[k] += n
 		}
@@ -461,6 +495,10 @@ func (r *Report) writeText(w io.Writer) {
 		fmt.Fprintf(w, "           first failure: %s\n", r.FirstConnectError)
 	}
 	fmt.Fprintf(w, "calls      %d in %.2f s: %.1f calls/s, %d ok, %d failed\n", r.Calls, r.DurationS, r.CallsPerS, r.OK, r.Calls-r.OK)
+	if r.Rate > 0 {
+		fmt.Fprintf(w, "schedule   open loop at %g calls/s: %d due, %d sent, %d missed (due while the session's previous call was outstanding)\n",
+			r.Rate, r.Offered, r.Offered-r.Missed, r.Missed)
+	}
 	fmt.Fprintf(w, "latency    %s\n", r.Latency.text())
 	for _, k := range sortedKeys(r.ByCache) {
 		fmt.Fprintf(w, "  %-8s %s\n", k, r.ByCache[k].text())

@@ -236,6 +236,33 @@ func TestVersusBare(t *testing.T) {
 	}
 }
 
+// TestVersusBareOpenLoop offers both servers the same calls: 40 a second
+// for the one-second phase of each, whatever their answers do.
+func TestVersusBareOpenLoop(t *testing.T) {
+	rep, code, stderr := runJSON(t, "--transport", transportWebSocket, "--sessions", "4", "--rate", "40", "--duration", "2s", "--versus-bare", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	v := rep.Versus
+	if v == nil || len(v.PerPhase) != 2 {
+		t.Fatalf("versus_bare %+v, want two phases", v)
+	}
+	for i, s := range []VersusSide{v.Bare, v.Subject} {
+		p := v.PerPhase[i]
+		if s.Offered != 40 || p.Offered != 40 || s.Calls+s.Missed != 40 || p.Calls != s.Calls || p.Answered != s.Answered {
+			t.Errorf("phase %d (%s): side %+v, phase %+v; want 40 offered, sent plus missed 40", i+1, p.Server, s, p)
+		}
+	}
+	if v.PerPhase[0].Server != "bare" || v.PerPhase[1].Server != "nsip-mcp" || v.Rate != 40 || rep.Rate != 40 {
+		t.Errorf("phases %q then %q at rate %g (report %g)", v.PerPhase[0].Server, v.PerPhase[1].Server, v.Rate, rep.Rate)
+	}
+	// Whether the loaded machine kept up decides between the two; either
+	// way exactly one is there.
+	if (v.Ratio > 0) == (v.Refused != "") {
+		t.Errorf("ratio %.3f and refused %q: want one of them", v.Ratio, v.Refused)
+	}
+}
+
 func TestProcCPUReadsThisProcess(t *testing.T) {
 	before, err := procCPU(os.Getpid())
 	if err != nil {
