@@ -59,19 +59,27 @@ var sharedSecret = []byte("replicas-shared-secret-0123456789abcdef")
 // newReplicas starts n gateways against one stand-in and the Redis at url.
 func newReplicas(t testing.TB, n int, url string, configure func(*Config)) ([]*replica, *nsiptest.Server) {
 	t.Helper()
+	// Thirty seconds per command, not the production 250 ms: under -race
+	// on a two-core machine running other suites one command took over a
+	// second, and the replica then rightly carried on alone and fetched
+	// for itself, which is not what the sharing tests look at. For the
+	// same reason no round trip short of the limit counts as slow
+	// (TestSharedSlowRedisIsDegraded sets its own slow mark). A stopped or
+	// refusing Redis answers at once whatever the limit.
+	return newReplicasLimited(t, n, url, 30*time.Second, configure)
+}
+
+// newReplicasLimited is newReplicas with limit for one Redis command, for
+// the tests of a Redis that stalls.
+func newReplicasLimited(t testing.TB, n int, url string, limit time.Duration, configure func(*Config)) ([]*replica, *nsiptest.Server) {
+	t.Helper()
 	up := nsiptest.NewServer(t, nsiptest.Options{Seed: 7, Animals: 1500})
 	rs := make([]*replica, n)
 	for i := range rs {
 		logs := &syncBuffer{}
 		log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-		// A second per command, not the production 250 ms: under -race on
-		// a loaded two-core machine one command can take longer, and the
-		// replica would then rightly carry on alone, which is not what the
-		// sharing tests look at. The stall test holds Redis for 3 s. For
-		// the same reason no round trip short of the limit counts as slow
-		// (TestSharedSlowRedisIsDegraded sets its own slow mark).
 		rd, err := cache.NewRedis(cache.RedisConfig{URL: url, Secret: sharedSecret, Logger: log, RetryEvery: 20 * time.Millisecond,
-			OpTimeout: time.Second, SlowAfter: time.Second})
+			OpTimeout: limit, SlowAfter: limit})
 		if err != nil {
 			t.Fatalf("NewRedis: %v", err)
 		}
@@ -461,7 +469,9 @@ func TestSharedRedisSlowOrRefusingFailsNoCall(t *testing.T) {
 	t.Run("slow", func(t *testing.T) {
 		rd := redistest.Start(t)
 		p := newSlowProxy(t, rd.Addr())
-		rs, up := newReplicas(t, 2, "redis://"+p.ln.Addr().String()+"/0", nil)
+		// A second per command: each stalled command ends there and the
+		// replica goes on alone.
+		rs, up := newReplicasLimited(t, 2, "redis://"+p.ln.Addr().String()+"/0", time.Second, nil)
 		// Every command held until the calls are done, as an overloaded or
 		// swapping Redis would stall them; released, not timed, so that a
 		// slow machine cannot make the stall end before the calls.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"log/slog"
@@ -35,6 +36,10 @@ type Config struct {
 	// RedisSecret keys the MAC on the records replicas share; required
 	// with RedisURL, never logged.
 	RedisSecret string
+	// RedisTimeout bounds one Redis command and a fifth of it is the slow
+	// mark (zero: the cache's defaults, which keep that ratio). Past
+	// either, a replica carries on alone until Redis recovers.
+	RedisTimeout time.Duration
 
 	// MemoryLimit is the soft limit handed to the Go runtime, derived from
 	// the cache bound; 0 when GOMEMLIMIT is set, which the runtime reads
@@ -439,6 +444,14 @@ var settings = []setting{
 			}
 			return ""
 		},
+	},
+	{
+		name:    "NSIP_REDIS_TIMEOUT",
+		accepts: "a duration from 10ms to 1m, e.g. 250ms",
+		help:    "limit for one Redis command; a slower Redis counts as down, and one whose round trips take over a fifth of it as slow: either way each replica carries on alone until Redis answers in time again (raise it for a distant or busy Redis)",
+		show:    func(c *Config) string { return formatDuration(cmp.Or(c.RedisTimeout, cache.DefaultRedisOpTimeout)) },
+		apply:   durationSetter(func(c *Config) *time.Duration { return &c.RedisTimeout }, 10*time.Millisecond, time.Minute),
+		suggest: suggestSeconds,
 	},
 	{
 		name:    "NSIP_REPLICAS",

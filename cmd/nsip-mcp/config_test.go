@@ -97,6 +97,7 @@ func TestLoadReadsEveryVariable(t *testing.T) {
 		"MCP_AUTH_TOKEN":              "5f1c0a9e7b2d4c68a1e3",
 		"NSIP_REDIS_URL":              "rediss://:s3cret@redis.internal:6380/2",
 		"NSIP_REDIS_SECRET":           "9b1f0c4e7a2d8c61b3e5f7a9c0d2e4f6",
+		"NSIP_REDIS_TIMEOUT":          "2s",
 		"NSIP_REPLICAS":               "3",
 		"MCP_MAX_SESSIONS_PER_CLIENT": "300",
 		"MCP_MAX_SESSIONS":            "2000",
@@ -124,12 +125,13 @@ func TestLoadReadsEveryVariable(t *testing.T) {
 				netip.MustParsePrefix("10.0.0.5/32"), netip.MustParsePrefix("172.28.0.0/24"), netip.MustParsePrefix("192.0.2.1/32"),
 			},
 		},
-		NSIP:        NSIPConfig{BaseURL: "http://127.0.0.1:8080/api", Timeout: 2 * time.Second},
-		Gateway:     gw,
-		RedisURL:    "rediss://:s3cret@redis.internal:6380/2",
-		RedisSecret: "9b1f0c4e7a2d8c61b3e5f7a9c0d2e4f6",
-		MemoryLimit: 16<<20 + 128<<20, // twice the cache, plus headroom
-		LogLevel:    slog.LevelDebug,
+		NSIP:         NSIPConfig{BaseURL: "http://127.0.0.1:8080/api", Timeout: 2 * time.Second},
+		Gateway:      gw,
+		RedisURL:     "rediss://:s3cret@redis.internal:6380/2",
+		RedisSecret:  "9b1f0c4e7a2d8c61b3e5f7a9c0d2e4f6",
+		RedisTimeout: 2 * time.Second,
+		MemoryLimit:  16<<20 + 128<<20, // twice the cache, plus headroom
+		LogLevel:     slog.LevelDebug,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("\n got %+v\nwant %+v", got, want)

@@ -122,7 +122,8 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	gcfg.Logger = glog
 	gcfg.Metrics = m
 	if cfg.RedisURL != "" {
-		rd, err := cache.NewRedis(cache.RedisConfig{URL: cfg.RedisURL, Secret: []byte(cfg.RedisSecret), Logger: logger})
+		rd, err := cache.NewRedis(cache.RedisConfig{URL: cfg.RedisURL, Secret: []byte(cfg.RedisSecret), Logger: logger,
+			OpTimeout: cfg.RedisTimeout, SlowAfter: cfg.RedisTimeout / 5})
 		if err != nil {
 			return err
 		}

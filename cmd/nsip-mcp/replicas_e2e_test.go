@@ -34,8 +34,12 @@ func TestTwoReplicasBehindARoundRobinBalancer(t *testing.T) {
 	var replicas []*runningServer
 	for range 2 {
 		port := freePort(t)
+		// A stopped Redis refuses at once; a live one counts as slow only
+		// past the limit, which a loaded machine must not reach, so that
+		// "miss then shared" depends on the sharing, not on the clock.
 		p, _ := startProcess(t, serverEnv("http-sse", stub.URL(), port,
-			"NSIP_REDIS_URL="+rd.URL(), "NSIP_REDIS_SECRET=5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e", "NSIP_REPLICAS=2"), io.Discard, false)
+			"NSIP_REDIS_URL="+rd.URL(), "NSIP_REDIS_SECRET=5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e", "NSIP_REPLICAS=2",
+			"NSIP_REDIS_TIMEOUT=30s"), io.Discard, false)
 		s := &runningServer{BaseURL: "http://127.0.0.1:" + strconv.Itoa(port), Stub: stub, Stderr: p.stderr.String, proc: p}
 		t.Cleanup(func() {
 			if code := s.Stop(t); code != 0 {
