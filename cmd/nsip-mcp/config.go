@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"log/slog"
@@ -37,8 +36,8 @@ type Config struct {
 	// with RedisURL, never logged.
 	RedisSecret string
 	// RedisTimeout bounds one Redis command and a fifth of it is the slow
-	// mark (zero: the cache's defaults, which keep that ratio). Past
-	// either, a replica carries on alone until Redis recovers.
+	// mark, as with the cache's defaults. Past either, a replica carries
+	// on alone until Redis recovers.
 	RedisTimeout time.Duration
 
 	// MemoryLimit is the soft limit handed to the Go runtime, derived from
@@ -68,6 +67,8 @@ func defaultConfig() Config {
 		NSIP:      NSIPConfig{BaseURL: nsip.DefaultBaseURL, Timeout: nsip.DefaultTimeout},
 		Gateway:   gateway.DefaultConfig(),
 		LogLevel:  slog.LevelInfo,
+		// The cache's own limit; its slow mark is a fifth of it too.
+		RedisTimeout: cache.DefaultRedisOpTimeout,
 	}
 }
 
@@ -449,7 +450,7 @@ var settings = []setting{
 		name:    "NSIP_REDIS_TIMEOUT",
 		accepts: "a duration from 10ms to 1m, e.g. 250ms",
 		help:    "limit for one Redis command; a slower Redis counts as down, and one whose round trips take over a fifth of it as slow: either way each replica carries on alone until Redis answers in time again (raise it for a distant or busy Redis)",
-		show:    func(c *Config) string { return formatDuration(cmp.Or(c.RedisTimeout, cache.DefaultRedisOpTimeout)) },
+		show:    func(c *Config) string { return formatDuration(c.RedisTimeout) },
 		apply:   durationSetter(func(c *Config) *time.Duration { return &c.RedisTimeout }, 10*time.Millisecond, time.Minute),
 		suggest: suggestSeconds,
 	},

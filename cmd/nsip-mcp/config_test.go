@@ -37,6 +37,11 @@ func TestLoadDefaults(t *testing.T) {
 		Gateway:     gateway.DefaultConfig(),
 		MemoryLimit: 2*cache.DefaultMaxBytes + 128<<20,
 		LogLevel:    slog.LevelInfo,
+		// The slow mark follows as a fifth: 50 ms, the cache's own.
+		RedisTimeout: cache.DefaultRedisOpTimeout,
+	}
+	if cache.DefaultRedisOpTimeout/5 != cache.DefaultRedisSlowAfter {
+		t.Errorf("a fifth of the default Redis limit is %v, the cache's slow mark %v: NSIP_REDIS_TIMEOUT's default would move it", cache.DefaultRedisOpTimeout/5, cache.DefaultRedisSlowAfter)
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("defaults:\n got %+v\nwant %+v", got, want)
