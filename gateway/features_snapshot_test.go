@@ -2,12 +2,10 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/internal/snapshot"
 	"github.com/nsip-tools/nsip-mcp/transport/rpctest"
 )
 
@@ -34,38 +32,11 @@ func TestFeatureSnapshots(t *testing.T) {
 			t.Errorf("no %s listed", kind)
 		}
 		for name, v := range items {
-			t.Run(kind+"/"+name, func(t *testing.T) { checkSnapshot(t, filepath.Join(dir, name+".json"), v) })
+			t.Run(kind+"/"+name, func(t *testing.T) {
+				snapshot.Check(t, filepath.Join(dir, name+".json"), snapshot.Indented(t, v), snapshot.JSON,
+					"go test ./gateway -run Snapshot -update")
+			})
 		}
-		files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
-		for _, f := range files {
-			if _, ok := items[strings.TrimSuffix(filepath.Base(f), ".json")]; !ok && !*update {
-				t.Errorf("snapshot %s has nothing live; remove it if that is intended", f)
-			}
-		}
-	}
-}
-
-func checkSnapshot(t *testing.T, path string, v any) {
-	t.Helper()
-	got, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got = append(got, '\n')
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("no snapshot %s (%v); run: go test ./gateway -run Snapshot -update", path, err)
-	}
-	if !jsonEqual(t, got, want) {
-		t.Errorf("drifted from %s; if intended, run: go test ./gateway -run Snapshot -update\nlive:\n%s", path, got)
+		snapshot.Orphans(t, dir, func(name string) bool { _, ok := items[name]; return ok })
 	}
 }

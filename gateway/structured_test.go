@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -15,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/internal/snapshot"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
@@ -364,36 +364,11 @@ func TestOutputSchemaSnapshot(t *testing.T) {
 			if err := json.Unmarshal(raw, &v); err != nil {
 				t.Fatal(err)
 			}
-			got, err := json.MarshalIndent(v, "", "  ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, '\n')
-			path := filepath.Join(dir, name+".json")
-			if *update {
-				if err := os.MkdirAll(dir, 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("no snapshot for %s (%v); run: go test ./gateway -run OutputSchemaSnapshot -update", name, err)
-			}
-			if !jsonEqual(t, got, want) {
-				t.Errorf("%s drifted from %s; if intended, run: go test ./gateway -run OutputSchemaSnapshot -update\nlive:\n%s", name, path, got)
-			}
+			snapshot.Check(t, filepath.Join(dir, name+".json"), snapshot.Indented(t, v), snapshot.JSON,
+				"go test ./gateway -run OutputSchemaSnapshot -update")
 		})
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
-	for _, f := range files {
-		if _, ok := live[strings.TrimSuffix(filepath.Base(f), ".json")]; !ok {
-			t.Errorf("snapshot %s has no live tool", f)
-		}
-	}
+	snapshot.Orphans(t, dir, func(name string) bool { _, ok := live[name]; return ok })
 }
 
 // TestStructuredCopyCost measures what structuredContent adds on the wire

@@ -1,12 +1,9 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,10 +11,9 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/internal/snapshot"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
-
-var update = flag.Bool("update", false, "rewrite the tool schema snapshots in specs/contracts/tools")
 
 var wantTools = []string{
 	"nsip_get_last_update", "nsip_list_breeds", "nsip_get_statuses", "nsip_get_trait_ranges",
@@ -116,52 +112,12 @@ func TestSnapshot(t *testing.T) {
 			// writes it (TestOutputSchemaSnapshot): mcp-go's client keeps
 			// only part of it.
 			tool.OutputSchema = mcp.ToolOutputSchema{}
-			got, err := json.MarshalIndent(tool, "", "  ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, '\n')
-			path := filepath.Join(dir, tool.Name+".json")
-			if *update {
-				if err := os.MkdirAll(dir, 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("no snapshot for %s (%v); run: go test ./gateway -run Snapshot -update", tool.Name, err)
-			}
-			if !jsonEqual(t, got, want) {
-				t.Errorf("%s drifted from %s; if intended, run: go test ./gateway -run Snapshot -update\nlive:\n%s", tool.Name, path, got)
-			}
+			snapshot.Check(t, filepath.Join(dir, tool.Name+".json"), snapshot.Indented(t, tool), snapshot.JSON,
+				"go test ./gateway -run Snapshot -update")
 		})
 	}
 	// A snapshot without a live tool is a removed tool: also a contract change.
-	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
-	for _, f := range files {
-		name := strings.TrimSuffix(filepath.Base(f), ".json")
-		if !slices.Contains(wantTools, name) {
-			t.Errorf("snapshot %s has no live tool", f)
-		}
-	}
-}
-
-func jsonEqual(t *testing.T, a, b []byte) bool {
-	t.Helper()
-	var x, y any
-	if err := json.Unmarshal(a, &x); err != nil {
-		t.Fatalf("live JSON: %v", err)
-	}
-	if err := json.Unmarshal(b, &y); err != nil {
-		t.Fatalf("snapshot is not JSON: %v", err)
-	}
-	xb, _ := json.Marshal(x)
-	yb, _ := json.Marshal(y)
-	return bytes.Equal(xb, yb)
+	snapshot.Orphans(t, dir, func(name string) bool { return slices.Contains(wantTools, name) })
 }
 
 // TestPassThroughEqualsUpstreamJSON drives every tool whose answer fits the

@@ -1,19 +1,15 @@
 package analysis
 
 import (
-	"bytes"
 	"context"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
+	"github.com/nsip-tools/nsip-mcp/gateway/internal/snapshot"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
-
-var updateGolden = flag.Bool("update", false, "rewrite testdata/golden from the analyses' answers")
 
 // goldenSource is a fake whose upstream block has every member the
 // gateway's has, so that the goldens hold the answer as a client reads it.
@@ -99,23 +95,8 @@ func TestGoldenAnswers(t *testing.T) {
 				got = append(append(got, '\n'), tb...)
 			}
 			got = append(got, '\n')
-			path := filepath.Join("testdata", "golden", c.name+".json")
-			if *updateGolden {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("no golden %s (%v); run: go test ./gateway/analysis -run GoldenAnswers -update", path, err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("answer drifted from %s\n got: %s\nwant: %s", path, got, want)
-			}
+			snapshot.Check(t, filepath.Join("testdata", "golden", c.name+".json"), got, snapshot.Bytes,
+				"go test ./gateway/analysis -run GoldenAnswers -update")
 		})
 	}
 }

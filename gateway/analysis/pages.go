@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"context"
+	"fmt"
 	"maps"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -93,3 +94,13 @@ func (s *pageScan) restart() {
 
 // complete reports whether the scan ended with no row missing or repeated.
 func (s *pageScan) complete() bool { return s.ended && s.missing == 0 && s.dupes == 0 }
+
+// unsettled says, for a ranking, why rows missing or repeated leave it
+// unproven: any animal a page lost could have ranked. "" when NSIP's pages
+// were consistent.
+func (s *pageScan) unsettled() string {
+	if s.missing == 0 && s.dupes == 0 {
+		return ""
+	}
+	return fmt.Sprintf("not proven exact: NSIP's pages were not consistent (%d rows missing from pages short of its count, %d animals repeated across pages, each repeat meaning another skipped), so an unread animal could still rank", s.missing, s.dupes)
+}

@@ -334,12 +334,10 @@ func runRank(ctx context.Context, r *call, a *rankArgs) (any, error) {
 		WithoutIndex: unindexed,
 		Pages:        pages,
 		Upstream:     r.upstream(),
+		Paging:       sc.unsettled(),
 	}
 	if stop == "scan limit" {
 		computed.Limit = fmt.Sprintf("not proven exact: %d of %d animals read before the scan limit of %d pages; an unread animal could still rank", read, total, rankPages)
-	}
-	if missing > 0 || dupes > 0 {
-		computed.Paging = fmt.Sprintf("not proven exact: NSIP's pages were not consistent (%d rows missing from pages short of its count, %d animals repeated across pages, each repeat meaning another skipped), so an unread animal could still rank", missing, dupes)
 	}
 	if outside != "" {
 		computed.Ranges = outside + ", which disproves the ranges the early stop relies on, so none was taken"

@@ -158,12 +158,10 @@ func runRankIndex(ctx context.Context, r *call, a *rankArgs, ewes *eweSet) (any,
 		WithoutIndex: unindexed,
 		Pages:        pages,
 		Upstream:     r.upstream(),
+		Paging:       sc.unsettled(),
 	}
 	if stop == "scan limit" {
 		computed.Limit = fmt.Sprintf("not proven exact: %d of %d animals read before the scan limit of %d pages, and NSIP cannot sort by an index, so an unread animal could still rank; narrow search_criteria (gender, status, born_after) to read them all", read, total, rankPages)
-	}
-	if missing > 0 || dupes > 0 {
-		computed.Paging = fmt.Sprintf("not proven exact: NSIP's pages were not consistent (%d rows missing from pages short of its count, %d animals repeated across pages, each repeat meaning another skipped), so an unread animal could still rank", missing, dupes)
 	}
 	answer := IndexRankAnswer{Columns: columns, Index: name, Computed: computed}
 	answer.Genotyped = genotypedNote(unstated, len(out), true)
