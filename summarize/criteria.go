@@ -134,6 +134,15 @@ func number(v any) (float64, bool) {
 	return 0, false
 }
 
+// Contradiction returns the check that rows of a search made with args
+// (nsip_search_animals's arguments) are held to: the criterion a row shows
+// broken and how, or "" for none. The analyses that read searches judge
+// their rows by it, so that a row is stray for them exactly when it is for
+// a summary.
+func Contradiction(args map[string]any) func(nsip.AnimalRow) (criterion, why string) {
+	return criteriaOf(args).check
+}
+
 // check says which criterion a row contradicts and how, "" when it shows
 // none broken. A field the row leaves empty contradicts nothing: only what
 // the row shows is evidence.

@@ -139,7 +139,8 @@ type RankComputed struct {
 	Population   int      `json:"population"`
 	Ranges       string   `json:"ranges,omitempty"`
 	Sort         string   `json:"sort,omitempty"`
-	SortedBy     string   `json:"sorted_by"` // "" when no weighted trait can be sorted on
+	SortedBy     string   `json:"sorted_by"`       // "" when no weighted trait can be sorted on
+	Stale        string   `json:"stale,omitempty"` // why copies kept after NSIP failed leave it unproven
 	Stopped      string   `json:"stopped"`
 	Upstream     Upstream `json:"upstream"`
 	WithoutIndex int      `json:"without_index"`
@@ -171,6 +172,7 @@ type IndexRankComputed struct {
 	Pages        int      `json:"pages"`
 	Paging       string   `json:"paging,omitempty"`
 	Population   int      `json:"population"`
+	Stale        string   `json:"stale,omitempty"` // why copies kept after NSIP failed leave it unproven
 	Stopped      string   `json:"stopped"`
 	Upstream     Upstream `json:"upstream"`
 	WithoutIndex int      `json:"without_index"`

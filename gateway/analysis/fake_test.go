@@ -66,6 +66,9 @@ type fakeSource struct {
 	// pages rewrites the rows of a served page, for paging NSIP does not
 	// promise: short pages, repeats across pages.
 	pages func(page int, rows []nsip.AnimalRow) []nsip.AnimalRow
+	// stale is the lookups the gateway would say it answered from stale
+	// copies.
+	stale int
 	// fail makes Details and Lineage of an ID fail with the given error,
 	// and Ranges of breed N when keyed "breed N".
 	fail map[string]error
@@ -220,7 +223,9 @@ func (f *fakeSource) Search(ctx context.Context, args map[string]any) (*nsip.Sea
 	breed, _ := args["breed_id"].(int)
 	crit, _ := args["search_criteria"].(map[string]any)
 	for k := range crit {
-		if !slices.Contains([]string{"gender", "flock_id", "status"}, k) {
+		// trait_ranges is taken and ignored, as NSIP may ignore it: what
+		// the rows show is the analysis's to check.
+		if !slices.Contains([]string{"gender", "flock_id", "status", "trait_ranges"}, k) {
 			return nil, fmt.Errorf("fake search: criterion %q not supported", k)
 		}
 	}
@@ -385,7 +390,7 @@ func (f *fakeSource) Upstream() Upstream {
 	f.count("upstream", false)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return Upstream{Lookups: f.lookups}
+	return Upstream{Lookups: f.lookups, Stale: f.stale}
 }
 
 func (f *fakeSource) ErrorCode(err error) string {

@@ -13,6 +13,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
+	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
 // scanPageSize is the page size analyses read searches with: NSIP's largest.
@@ -117,9 +118,9 @@ type scanned struct {
 	total     int // NSIP's recordCount
 	pages     int
 	dupes     int
-	missing   int  // rows absent from pages short of NSIP's count
-	ended     bool // the last page by NSIP's count was read
-	complete  bool // ended with no row missing or repeated
+	ended     bool   // the last page by NSIP's count was read
+	complete  bool   // ended with every animal of the count read once
+	wrong     string // what the pages showed inconsistent, "" if nothing
 	pageLimit int
 }
 
@@ -138,7 +139,7 @@ func scanPages(ctx context.Context, read pageReader, pageLimit int) (*scanned, e
 			}
 		}
 	}
-	s.total, s.pages, s.dupes, s.missing, s.ended, s.complete = sc.total, sc.pages, sc.dupes, sc.missing, sc.ended, sc.complete()
+	s.total, s.pages, s.dupes, s.ended, s.complete, s.wrong = sc.total, sc.pages, sc.dupes, sc.ended, sc.complete(), sc.inconsistency()
 	return s, nil
 }
 
@@ -241,15 +242,14 @@ func searchGroup(r *call, s *groupSearch) *group {
 	if crit != nil {
 		search["search_criteria"] = criteriaMap(crit)
 	}
+	stray := summarize.Contradiction(search)
 	return &group{
 		echo:   func(a *FlockAnswer) { a.Search = asMap(s) },
 		method: "every page of NSIP's search with the breed and criteria",
 		read:   searchPages(r, search),
 		stray: func(row nsip.AnimalRow) string {
-			if row.BreedID != 0 && row.BreedID != breed {
-				return fmt.Sprintf("breed %d, %d asked", row.BreedID, breed)
-			}
-			return contradicts(row, crit)
+			_, why := stray(row)
+			return why
 		},
 		strayWhy: "NSIP returned them for this search but their record contradicts the breed or search_criteria, a sign it ignored a criterion",
 		empty:    "NSIP has no animals matching this search; loosen search_criteria or check breed_id with nsip_list_breeds",
@@ -326,8 +326,7 @@ func runFlock(ctx context.Context, r *call, a *flockArgs) (any, error) {
 	}
 	switch {
 	case s.ended && !s.complete:
-		computed.Incomplete = fmt.Sprintf("NSIP's pages were not consistent: %d rows were missing from pages short of its count and %d animals came twice (each repeat means another was skipped), so %d of NSIP's %d animals were read",
-			s.missing, s.dupes, len(s.rows), s.total)
+		computed.Incomplete = fmt.Sprintf("NSIP's pages were not consistent (%s), so %d of NSIP's %d animals were read", s.wrong, len(s.rows), s.total)
 	case !s.complete:
 		computed.Incomplete = fmt.Sprintf("stopped at the ceiling of %d pages: %d of NSIP's %d animals were read", flockPages, len(s.rows), s.total)
 	}

@@ -339,7 +339,7 @@ func TestGroupProgenyMatchesBruteForce(t *testing.T) {
 	f.pages = short(1, 10)
 	var a flockAnswer
 	mustRun(t, FlockSummary, f, map[string]any{"progeny_of": "SIRE0001"}, &a)
-	if a.Computed.Complete || a.Computed.AnimalsRead != 230 || !strings.Contains(a.Computed.Incomplete, "10 rows were missing") {
+	if a.Computed.Complete || a.Computed.AnimalsRead != 230 || !strings.Contains(a.Computed.Incomplete, "10 rows missing") {
 		t.Errorf("offspring over a short page: %+v; want 230 read, incomplete and saying by how many", a.Computed)
 	}
 	if _, err := run(t, FlockSummary, f, map[string]any{"progeny_of": "NOBODY01"}); !errors.As(err, new(*AboutError)) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"strings"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
@@ -44,10 +45,11 @@ type pageScan struct {
 	page  int // the next page
 	seen  map[string]bool
 
-	pages   int // pages read
-	total   int // NSIP's count, as of the last page read
-	dupes   int // rows of animals already read
-	missing int // rows absent from pages short of NSIP's count
+	pages   int    // pages read
+	total   int    // NSIP's count, as of the last page read
+	dupes   int    // rows of animals already read
+	missing int    // rows absent from pages short of NSIP's count
+	recount string // how NSIP's count changed between pages, "" if it held
 	ended   bool
 }
 
@@ -67,6 +69,12 @@ func (s *pageScan) next(ctx context.Context) ([]nsip.AnimalRow, []bool, error) {
 		return nil, nil, err
 	}
 	s.pages++
+	if s.page > 0 && total != s.total && s.recount == "" {
+		// An animal that left or joined the listing between pages shifts
+		// every later row by one, which skips or repeats an animal with no
+		// other trace: the count is the only witness.
+		s.recount = fmt.Sprintf("NSIP's count changed between pages (%d, then %d)", s.total, total)
+	}
 	s.total = total
 	fresh := make([]bool, len(rows))
 	for i, row := range rows {
@@ -77,9 +85,16 @@ func (s *pageScan) next(ctx context.Context) ([]nsip.AnimalRow, []bool, error) {
 		s.seen[row.LPNID] = true
 		fresh[i] = true
 	}
-	last := (s.page+1)*scanPageSize >= total
-	if !last && len(rows) < scanPageSize {
-		s.missing += scanPageSize - len(rows)
+	// The rows NSIP's count leaves for this page and the pages after it:
+	// a page short of its share, the last included, is missing rows, and
+	// an empty page ends the scan with all the rest missing.
+	left := max(total-s.page*scanPageSize, 0)
+	last := left <= scanPageSize
+	switch {
+	case len(rows) == 0:
+		s.missing += left
+	case len(rows) < min(left, scanPageSize):
+		s.missing += min(left, scanPageSize) - len(rows)
 	}
 	s.ended = last || len(rows) == 0
 	s.page++
@@ -89,18 +104,47 @@ func (s *pageScan) next(ctx context.Context) ([]nsip.AnimalRow, []bool, error) {
 // restart reads the listing again from its first page, forgetting what
 // was read but not the pages it took, which count against the limit.
 func (s *pageScan) restart() {
-	s.page, s.seen, s.dupes, s.missing, s.ended = 0, map[string]bool{}, 0, 0, false
+	s.page, s.seen, s.dupes, s.missing, s.recount, s.ended = 0, map[string]bool{}, 0, 0, "", false
 }
 
-// complete reports whether the scan ended with no row missing or repeated.
-func (s *pageScan) complete() bool { return s.ended && s.missing == 0 && s.dupes == 0 }
+// consistent reports whether the pages read so far agree with each other
+// and with NSIP's count: no row missing or repeated, the count unchanged.
+func (s *pageScan) consistent() bool {
+	return s.missing == 0 && s.dupes == 0 && s.recount == "" && len(s.seen) <= s.total
+}
 
-// unsettled says, for a ranking, why rows missing or repeated leave it
-// unproven: any animal a page lost could have ranked. "" when NSIP's pages
-// were consistent.
+// complete reports whether the scan ended with every animal of NSIP's
+// count read once, as far as the pages show.
+func (s *pageScan) complete() bool { return s.ended && s.consistent() }
+
+// inconsistency says what the pages showed wrong, "" when nothing.
+func (s *pageScan) inconsistency() string {
+	var parts []string
+	if s.missing > 0 || s.dupes > 0 {
+		parts = append(parts, fmt.Sprintf("%d rows missing from pages short of its count, %d animals repeated across pages, each repeat meaning another skipped", s.missing, s.dupes))
+	}
+	if s.recount != "" {
+		parts = append(parts, s.recount)
+	}
+	if len(s.seen) > s.total {
+		parts = append(parts, fmt.Sprintf("%d animals read where NSIP counts %d", len(s.seen), s.total))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// unsettled says, for a ranking, why inconsistent pages leave it unproven:
+// any animal a page lost could have ranked. "" when the pages were
+// consistent.
 func (s *pageScan) unsettled() string {
-	if s.missing == 0 && s.dupes == 0 {
+	if s.consistent() {
 		return ""
 	}
-	return fmt.Sprintf("not proven exact: NSIP's pages were not consistent (%d rows missing from pages short of its count, %d animals repeated across pages, each repeat meaning another skipped), so an unread animal could still rank", s.missing, s.dupes)
+	return "not proven exact: NSIP's pages were not consistent (" + s.inconsistency() + "), so an unread animal could still rank"
+}
+
+// staleNote says why n lookups answered from copies kept after NSIP failed
+// leave a ranking unproven: NSIP's listing, or its evaluation, may have
+// changed since the copies were taken.
+func staleNote(n int) string {
+	return fmt.Sprintf("not proven exact: %d lookups were answered from copies kept past their hour because NSIP failed, so the pages may not show NSIP's listing at one time", n)
 }

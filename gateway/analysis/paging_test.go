@@ -106,3 +106,107 @@ func TestRepeatedRowMeansOneSkipped(t *testing.T) {
 		t.Errorf("flock with a repeat: %+v; want 249 animals, incomplete and saying why", fl.Computed)
 	}
 }
+
+// The last page is short of what NSIP's count leaves for it, or a page
+// comes back empty before the count is reached: rows are missing all the
+// same, and neither the ranking nor the flock summary is proven whole.
+func TestShortOrEmptyLastPagesAreMissingRows(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		pages         func(int, []nsip.AnimalRow) []nsip.AnimalRow
+		read, missing int
+	}{
+		{"short last page", short(2, 20), 230, 20},     // 250: the last page should hold 50
+		{"empty middle page", short(1, 100), 100, 150}, // pages 1 and 2 never come
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := population(25, 250)
+			f.unsorted = true
+			f.pages = c.pages
+			var r struct{ Computed RankComputed }
+			mustRun(t, Rank, f, map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": 1.0}}, &r)
+			want := fmt.Sprintf("%d rows missing", c.missing)
+			if r.Computed.Exact || r.Computed.AnimalsRead != c.read || !strings.Contains(r.Computed.Paging, want) {
+				t.Errorf("rank: %+v; want %d animals, not exact, paging saying %q", r.Computed, c.read, want)
+			}
+			f = flockOf(26, 250)
+			f.pages = c.pages
+			var fl flockAnswer
+			mustRun(t, FlockSummary, f, map[string]any{"flock_id": "640238"}, &fl)
+			if fl.Computed.Complete || fl.Computed.AnimalsRead != c.read || !strings.Contains(fl.Computed.Incomplete, want) {
+				t.Errorf("flock: %+v; want %d animals, incomplete, saying %q", fl.Computed, c.read, want)
+			}
+		})
+	}
+}
+
+// An animal leaving the listing between pages shifts every later row up
+// by one: one animal is skipped and none repeated, every page is as full
+// as the new count says, and only NSIP's count, which changed, shows it.
+func TestChangedCountBetweenPagesIsNotExact(t *testing.T) {
+	const want = "count changed between pages (250, then 249)"
+	f := population(27, 250)
+	f.unsorted = true
+	leaves(f, func(a *fakeAnimal) bool { return a.Breed == 640 })
+	var r struct{ Computed RankComputed }
+	mustRun(t, Rank, f, map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": 1.0}}, &r)
+	if r.Computed.Exact || r.Computed.AnimalsRead != 249 || !strings.Contains(r.Computed.Paging, want) {
+		t.Errorf("rank: %+v; want 249 animals read, not exact, naming the changed count", r.Computed)
+	}
+	f = indexed(27, 250)
+	leaves(f, func(a *fakeAnimal) bool { return a.Breed == 640 })
+	var ri struct{ Computed IndexRankComputed }
+	mustRun(t, Rank, f, map[string]any{"breed_id": 640, "index": "US Hair Index"}, &ri)
+	if ri.Computed.Exact || ri.Computed.AnimalsRead != 249 || !strings.Contains(ri.Computed.Paging, want) {
+		t.Errorf("rank by index: %+v; want 249 animals read, not exact, naming the changed count", ri.Computed)
+	}
+	f = flockOf(28, 250)
+	leaves(f, func(a *fakeAnimal) bool { return a.Flock == "640238" })
+	var fl flockAnswer
+	mustRun(t, FlockSummary, f, map[string]any{"flock_id": "640238"}, &fl)
+	if fl.Computed.Complete || !strings.Contains(fl.Computed.Incomplete, "count changed between pages") {
+		t.Errorf("flock: %+v; want incomplete, naming the changed count", fl.Computed)
+	}
+}
+
+// leaves takes the listing's first animal by ID (of those in says belong
+// to it) out of f once the first page has been served.
+func leaves(f *fakeSource, in func(*fakeAnimal) bool) {
+	f.afterSearch = func(n int) {
+		if n != 1 {
+			return
+		}
+		first := ""
+		for id, a := range f.animals {
+			if in(a) && (first == "" || id < first) {
+				first = id
+			}
+		}
+		delete(f.animals, first)
+	}
+}
+
+// A lookup answered from a copy kept after NSIP failed may be from before
+// a change to the listing: a ranking that read one is not proven exact,
+// and says why.
+func TestRankWithStaleLookupsIsNotExact(t *testing.T) {
+	f := population(29, 250)
+	f.stale = 2
+	var r struct{ Computed RankComputed }
+	mustRun(t, Rank, f, map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": 1.0}}, &r)
+	if r.Computed.Exact || !strings.Contains(r.Computed.Stale, "2 lookups were answered from copies kept") {
+		t.Errorf("rank: %+v; want not exact, saying 2 stale lookups", r.Computed)
+	}
+	f = indexed(29, 250)
+	f.stale = 1
+	var ri struct{ Computed IndexRankComputed }
+	mustRun(t, Rank, f, map[string]any{"breed_id": 640, "index": "US Hair Index"}, &ri)
+	if ri.Computed.Exact || !strings.Contains(ri.Computed.Stale, "1 lookups") {
+		t.Errorf("rank by index: %+v; want not exact, saying 1 stale lookup", ri.Computed)
+	}
+	f.stale = 0
+	mustRun(t, Rank, f, map[string]any{"breed_id": 640, "index": "US Hair Index"}, &ri)
+	if !ri.Computed.Exact || ri.Computed.Stale != "" {
+		t.Errorf("rank by index with nothing stale: %+v; want exact", ri.Computed)
+	}
+}

@@ -124,8 +124,14 @@ func (pc *percentiles) page(ctx context.Context, breed int, t *pctTrait, p int) 
 		t.bad = fmt.Sprintf("page %d of the sorted breed held %d rows where NSIP's count of %d implies %d", p, len(results), t.total, want)
 	}
 	for _, row := range results {
-		if q, ok := t.seen[row.LPNID]; ok && q != p && t.bad == "" {
-			t.bad = fmt.Sprintf("%s was on pages %d and %d, so another animal was skipped", row.LPNID, q, p)
+		// Each page is read once, so a row seen before is a repeat, on
+		// another page or this one.
+		if q, ok := t.seen[row.LPNID]; ok && t.bad == "" {
+			if q == p {
+				t.bad = fmt.Sprintf("%s was twice on page %d, so another animal was skipped", row.LPNID, p)
+			} else {
+				t.bad = fmt.Sprintf("%s was on pages %d and %d, so another animal was skipped", row.LPNID, q, p)
+			}
 		}
 		t.seen[row.LPNID] = p
 	}

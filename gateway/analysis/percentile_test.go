@@ -167,7 +167,8 @@ func (r *reversedSource) Search(ctx context.Context, args map[string]any) (*nsip
 }
 
 // Pages NSIP does not promise leave a trait without percentiles, each
-// saying why: a short page, a repeat across pages, pages out of order.
+// saying why: a short page, a repeat across pages or within one, pages out
+// of order.
 func TestPercentilesUnprovenSaySo(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -194,6 +195,14 @@ func TestPercentilesUnprovenSaySo(t *testing.T) {
 				return rows
 			}
 		}, "on pages"},
+		{"repeat within a page", func(f *fakeSource) {
+			f.pages = func(p int, rows []nsip.AnimalRow) []nsip.AnimalRow {
+				if p == 0 {
+					rows[1].LPNID = rows[0].LPNID
+				}
+				return rows
+			}
+		}, "twice on page 0"},
 		{"unsorted", func(f *fakeSource) { f.unsorted = true }, "not in one order"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

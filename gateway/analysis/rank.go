@@ -12,6 +12,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
+	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
 // rankPages bounds the pages a ranking reads (nsip.MaxPageSize animals each).
@@ -201,6 +202,7 @@ func runRank(ctx context.Context, r *call, a *rankArgs) (any, error) {
 	if crit != nil {
 		search["search_criteria"] = criteriaMap(crit)
 	}
+	stray := summarize.Contradiction(search)
 	var contra []string
 	nContra := 0
 	top := breeding.NewTopN(scanN)
@@ -233,7 +235,7 @@ func runRank(ctx context.Context, r *call, a *rankArgs) (any, error) {
 				continue
 			}
 			read++
-			if why := contradicts(row, crit); why != "" {
+			if _, why := stray(row); why != "" {
 				// NSIP ignored a criterion for this row at least: it is no
 				// animal the caller asked about, whatever its index.
 				if len(contra) < maxNamed {
@@ -294,8 +296,8 @@ func runRank(ctx context.Context, r *call, a *rankArgs) (any, error) {
 			}
 		}
 	}
-	pages, total, missing, dupes := sc.pages, sc.total, sc.missing, sc.dupes
-	exact := (stop == "all read" || stop == "bound") && missing == 0 && dupes == 0
+	pages, total := sc.pages, sc.total
+	exact := (stop == "all read" || stop == "bound") && sc.consistent()
 	// Rows are arrays under one header, so that fifty fit the budget.
 	columns := []string{"rank", "lpn_id", "index", "sex", "genotyped"}
 	for _, c := range codes {
@@ -335,6 +337,10 @@ func runRank(ctx context.Context, r *call, a *rankArgs) (any, error) {
 		Pages:        pages,
 		Upstream:     r.upstream(),
 		Paging:       sc.unsettled(),
+	}
+	if n := computed.Upstream.Stale; n > 0 {
+		computed.Exact = false
+		computed.Stale = staleNote(n)
 	}
 	if stop == "scan limit" {
 		computed.Limit = fmt.Sprintf("not proven exact: %d of %d animals read before the scan limit of %d pages; an unread animal could still rank", read, total, rankPages)
@@ -389,36 +395,3 @@ func contradicting(n int, ids []string) *Named {
 
 // maxNamed bounds the animals an answer names in one list.
 const maxNamed = 20
-
-// contradicts says how row contradicts the search criteria it was returned
-// for, "" if it does not as far as the row shows (a field the row leaves
-// empty contradicts nothing).
-func contradicts(row nsip.AnimalRow, crit *param.Criteria) string {
-	if crit == nil {
-		return ""
-	}
-	if g := crit.Gender; (g == "Male" || g == "Female") && row.Sex != "" && !isSex(row.Sex, strings.ToLower(g)) {
-		return fmt.Sprintf("sex %s, gender %s asked", row.Sex, g)
-	}
-	if st := crit.Status; st != "" && row.Status != "" && !strings.EqualFold(st, row.Status) {
-		return fmt.Sprintf("status %s, %s asked", row.Status, st)
-	}
-	if fl := crit.FlockID; fl != "" && row.FlockCode != "" && !strings.EqualFold(fl, row.FlockCode) {
-		return fmt.Sprintf("flock %s, %s asked", row.FlockCode, fl)
-	}
-	born, ok := nsip.ParseDate(row.DateOfBirth)
-	if !ok {
-		return ""
-	}
-	if s := crit.BornAfter; s != "" {
-		if t, ok := nsip.ParseDate(s); ok && born.Before(t) {
-			return fmt.Sprintf("born %s, born_after %s asked", born.Format("2006-01-02"), s)
-		}
-	}
-	if s := crit.BornBefore; s != "" {
-		if t, ok := nsip.ParseDate(s); ok && born.After(t) {
-			return fmt.Sprintf("born %s, born_before %s asked", born.Format("2006-01-02"), s)
-		}
-	}
-	return ""
-}

@@ -9,6 +9,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
+	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
 // Ranking by one of NSIP's own indexes (US Hair Index, SRC$ Index, ...):
@@ -78,6 +79,7 @@ func runRankIndex(ctx context.Context, r *call, a *rankArgs, ewes *eweSet) (any,
 	if crit != nil {
 		search["search_criteria"] = criteriaMap(crit)
 	}
+	stray := summarize.Contradiction(search)
 	name := ""
 	top := breeding.NewTopN(scanN)
 	rows := map[string]nsip.AnimalRow{}
@@ -110,7 +112,7 @@ func runRankIndex(ctx context.Context, r *call, a *rankArgs, ewes *eweSet) (any,
 				continue
 			}
 			read++
-			if why := contradicts(row, crit); why != "" {
+			if _, why := stray(row); why != "" {
 				if len(contra) < maxNamed {
 					contra = append(contra, row.LPNID+" ("+why+")")
 				}
@@ -129,11 +131,11 @@ func runRankIndex(ctx context.Context, r *call, a *rankArgs, ewes *eweSet) (any,
 			stop = "all read"
 		}
 	}
-	pages, total, missing, dupes := sc.pages, sc.total, sc.missing, sc.dupes
+	pages, total := sc.pages, sc.total
 	if name == "" {
 		name = asked // no animal matched: nothing to check the name against
 	}
-	exact := stop == "all read" && missing == 0 && dupes == 0
+	exact := stop == "all read" && sc.consistent()
 	columns := []string{"rank", "lpn_id", "index", "sex", "genotyped"}
 	out := make([][]any, 0, scanN)
 	unstated := 0
@@ -159,6 +161,10 @@ func runRankIndex(ctx context.Context, r *call, a *rankArgs, ewes *eweSet) (any,
 		Pages:        pages,
 		Upstream:     r.upstream(),
 		Paging:       sc.unsettled(),
+	}
+	if n := computed.Upstream.Stale; n > 0 {
+		computed.Exact = false
+		computed.Stale = staleNote(n)
 	}
 	if stop == "scan limit" {
 		computed.Limit = fmt.Sprintf("not proven exact: %d of %d animals read before the scan limit of %d pages, and NSIP cannot sort by an index, so an unread animal could still rank; narrow search_criteria (gender, status, born_after) to read them all", read, total, rankPages)

@@ -336,6 +336,54 @@ func TestRankDropsRowsContradictingCriteria(t *testing.T) {
 	}
 }
 
+// NSIP ignoring trait_ranges, and sending a row of another breed: a row
+// the ranges or the breed rule out is not ranked, however good its index,
+// and is counted; the ranking is the brute-force top of the rest.
+func TestRankDropsRowsOutsideTraitRangesOrBreed(t *testing.T) {
+	f := population(8, 300)
+	f.pages = func(page int, rows []nsip.AnimalRow) []nsip.AnimalRow {
+		if page > 0 {
+			return rows
+		}
+		return append([]nsip.AnimalRow{{LPNID: "OTHER99", Sex: "Male", BreedID: 641, Traits: traitsOf(map[string]float64{"WWT": 4})}}, rows[:len(rows)-1]...)
+	}
+	var raw map[string]any
+	mustRun(t, Rank, f, map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": 1.0}, "top_n": 5,
+		"search_criteria": map[string]any{"trait_ranges": map[string]any{"WWT": map[string]any{"max": 4.5}}}}, &raw)
+	var a rankAnswer
+	decode(t, raw, &a)
+	var within []breeding.Scored
+	outside := 0
+	for _, an := range f.animals {
+		if v, ok := an.EBV["WWT"]; ok && an.Breed == 640 {
+			if v > 4.5 {
+				outside++
+				continue
+			}
+			within = append(within, breeding.Scored{ID: an.ID, Score: v})
+		}
+	}
+	slices.SortFunc(within, func(x, y breeding.Scored) int {
+		if c := cmp.Compare(y.Score, x.Score); c != 0 {
+			return c
+		}
+		return strings.Compare(x.ID, y.ID)
+	})
+	if outside == 0 {
+		t.Fatal("the population has no WWT over 4.5: the test would prove nothing")
+	}
+	for i, row := range a.Top {
+		if i >= len(within) || row[1] != within[i].ID {
+			t.Errorf("row %d = %v, want %s", i+1, row, within[i].ID)
+		}
+	}
+	c, _ := raw["contradicting_criteria"].(map[string]any)
+	named := fmt.Sprint(c["lpn_ids"])
+	if c == nil || c["count"] != float64(outside+1) || !strings.Contains(named, "OTHER99 (breed 641, breed_id 640 asked)") || !strings.Contains(named, "WWT") {
+		t.Errorf("contradicting_criteria %v; want %d rows, OTHER99 by breed and the rest by WWT", c, outside+1)
+	}
+}
+
 // Over the budget a ranking keeps its first rows whole, its weights and
 // computed block, and gives the call for the rest.
 func TestRankFitsItsOwnAnswer(t *testing.T) {
