@@ -264,8 +264,12 @@ func (g *Gateway) fitAnalysis(ctx context.Context, a *analysisEntry, args map[st
 func (r *lookups) Upstream() analysis.Upstream {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return analysis.Upstream{Lookups: r.lookups, Fetched: r.fetched, Cached: r.lookups - r.fetched - r.stale, Ceiling: r.def.Ceiling,
+	u := analysis.Upstream{Lookups: r.lookups, Fetched: r.fetched, Cached: r.lookups - r.fetched - r.stale, Ceiling: r.def.Ceiling,
 		TimeLimitSeconds: int(r.g.cfg.AnalysisTimeout.Seconds()), Stale: r.stale, TimeLimitReached: r.timedOut}
+	if u.Cached > 0 {
+		u.CachedNote = analysis.CachedNote(u.Cached, r.g.cfg.CacheTTL)
+	}
+	return u
 }
 
 // upstreamMap is what the call read as the call path logs it.

@@ -1,6 +1,12 @@
 package analysis
 
-import "github.com/nsip-tools/nsip-mcp/nsip/breeding"
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
+)
 
 // The answers the analyses build, one type per shape. Their JSON is the
 // answer's text and its structured copy, and the gateway writes each
@@ -19,13 +25,17 @@ import "github.com/nsip-tools/nsip-mcp/nsip/breeding"
 
 // Upstream is what a call read, for the "computed" blocks.
 type Upstream struct {
-	Cached           int  `json:"cached"`
-	Ceiling          int  `json:"ceiling"`
-	Fetched          int  `json:"fetched"`
-	Lookups          int  `json:"lookups"`
-	Stale            int  `json:"stale,omitempty"`
-	TimeLimitReached bool `json:"time_limit_reached,omitempty"`
-	TimeLimitSeconds int  `json:"time_limit_seconds"`
+	Cached int `json:"cached"`
+	// CachedNote, when some lookups came from the cache, says what that
+	// leaves unseen: NSIP promises no fixed evaluation, and a cached
+	// answer predates any published since it was kept.
+	CachedNote       string `json:"cached_note,omitempty"`
+	Ceiling          int    `json:"ceiling"`
+	Fetched          int    `json:"fetched"`
+	Lookups          int    `json:"lookups"`
+	Stale            int    `json:"stale,omitempty"`
+	TimeLimitReached bool   `json:"time_limit_reached,omitempty"`
+	TimeLimitSeconds int    `json:"time_limit_seconds"`
 }
 
 // Ignored holds the values NSIP sent that no EBV can have, which the
@@ -472,4 +482,10 @@ type PercentilesAnswer struct {
 	Sex         string      `json:"sex"`
 	Sire        string      `json:"sire"`
 	Status      string      `json:"status"`
+}
+
+// CachedNote says that n lookups were answers NSIP gave up to ttl ago.
+func CachedNote(n int, ttl time.Duration) string {
+	d := strings.TrimSuffix(strings.TrimSuffix(ttl.String(), "0s"), "0m") // 1h, 30m, 1m30s
+	return fmt.Sprintf("%d lookups were NSIP's answers kept by the cache for up to %s: an NSIP evaluation published since is not in them (nsip_get_last_update gives the current one's date)", n, d)
 }
