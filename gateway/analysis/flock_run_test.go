@@ -388,6 +388,20 @@ func TestGroupSearchMatchesBruteForce(t *testing.T) {
 	if len(a.LeftOut.LPNIDs) != 1 || a.BySex["female"] != 0 || a.Animals != a.Computed.AnimalsRead-1 {
 		t.Errorf("a contradicting row: left out %v, by sex %v, %d of %d counted; want it named and not counted", a.LeftOut.LPNIDs, a.BySex, a.Animals, a.Computed.AnimalsRead)
 	}
+	// So is a row of another breed, or one whose trait lies outside the
+	// trait_ranges asked (NSIP ignoring them).
+	f.pages = func(page int, rows []nsip.AnimalRow) []nsip.AnimalRow {
+		if page == 0 && len(rows) > 1 {
+			rows[0].BreedID = 641
+			rows[1].Traits = traitsOf(map[string]float64{"WWT": 50})
+		}
+		return rows
+	}
+	mustRun(t, FlockSummary, f, map[string]any{"search": map[string]any{"breed_id": 640,
+		"search_criteria": map[string]any{"trait_ranges": map[string]any{"WWT": map[string]any{"max": 40}}}}}, &a)
+	if len(a.LeftOut.LPNIDs) != 2 || a.Animals != a.Computed.AnimalsRead-2 {
+		t.Errorf("rows of another breed and outside trait_ranges: left out %v, %d of %d counted; want both named and not counted", a.LeftOut.LPNIDs, a.Animals, a.Computed.AnimalsRead)
+	}
 }
 
 // Exactly one of flock_id, progeny_of and search, and breed_id only with
