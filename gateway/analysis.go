@@ -145,10 +145,44 @@ const argEvaluation = "evaluation"
 // eval as well as its arguments, when eval is set: an answer cached under
 // an earlier evaluation is then not read under a later one.
 func (r *lookups) getUnder(ctx context.Context, d *toolDef, raw map[string]any, eval string) (any, error) {
+	args, err := lookupArgs(d, raw)
+	if err != nil {
+		return nil, err
+	}
+	keyed := args
+	if eval != "" {
+		// The definition keys the answer by the date too; a tool without
+		// that key field fails to bind rather than lose the date.
+		keyed = maps.Clone(args)
+		keyed[argEvaluation] = eval
+	}
+	return r.read(ctx, func(ctx context.Context) (obtained, error) { return r.g.obtain(ctx, d, d.key(keyed), args) })
+}
+
+// getFresh is get for an answer that must be NSIP's as of now rather
+// than the cache's (obtainFresh); it counts as one lookup like any other.
+func (r *lookups) getFresh(ctx context.Context, d *toolDef, raw map[string]any) (any, error) {
+	args, err := lookupArgs(d, raw)
+	if err != nil {
+		return nil, err
+	}
+	return r.read(ctx, func(ctx context.Context) (obtained, error) { return r.g.obtainFresh(ctx, d, d.key(args), args) })
+}
+
+// lookupArgs normalises raw as d's own calls are, so that an analysis's
+// lookups share their cache entries.
+func lookupArgs(d *toolDef, raw map[string]any) (map[string]any, error) {
 	args, errs := param.ValidateObject("", d.args.Specs, raw)
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("internal: %s arguments: %s %s", d.name, errs[0].Field, errs[0].Problem)
 	}
+	return args, nil
+}
+
+// read is one lookup of the call, made by obtain: counted against the
+// tool's ceiling, within the call's time limit, in one of its slots, and
+// counted as fetched, cached or stale by where the answer came from.
+func (r *lookups) read(ctx context.Context, obtain func(context.Context) (obtained, error)) (any, error) {
 	r.mu.Lock()
 	if !r.g.cfg.Now().Before(r.soft) {
 		r.timedOut = true
@@ -186,14 +220,7 @@ func (r *lookups) getUnder(ctx context.Context, d *toolDef, raw map[string]any, 
 		<-r.slots
 		return timeUp()
 	}
-	keyed := args
-	if eval != "" {
-		// The definition keys the answer by the date too; a tool without
-		// that key field fails to bind rather than lose the date.
-		keyed = maps.Clone(args)
-		keyed[argEvaluation] = eval
-	}
-	ob, err := r.g.obtain(lctx, d, d.key(keyed), args)
+	ob, err := obtain(lctx)
 	<-r.slots
 	if err != nil && lctx.Err() != nil && ctx.Err() == nil {
 		// The fetch goes on for the cache; this call has no time left.
@@ -333,10 +360,12 @@ func (r *lookups) Ranges(ctx context.Context, breed int) (*nsip.TraitRanges, err
 	return v.(*nsip.TraitRanges), nil
 }
 
-// Evaluation is NSIP's last-update date, read as nsip_get_last_update
-// reads it (and cached with its answers).
+// Evaluation is NSIP's last-update date as NSIP gives it now: read afresh
+// each time, since a date cached before a new evaluation would vouch for
+// pages of the new one, and with no stale copy should NSIP fail. The
+// answer is cached for nsip_get_last_update all the same.
 func (r *lookups) Evaluation(ctx context.Context) (string, error) {
-	v, err := r.get(ctx, lastUpdateDef, map[string]any{})
+	v, err := r.getFresh(ctx, lastUpdateDef, map[string]any{})
 	if err != nil {
 		return "", err
 	}

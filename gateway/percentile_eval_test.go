@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"encoding/json"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,14 +29,7 @@ func TestPercentilePagesKeyedByEvaluation(t *testing.T) {
 // under second, and checks which pages came from the cache.
 func evaluationsReadAfresh(t *testing.T, first, second string) {
 	e := newEnv(t)
-	d := e.up.Data()
-	var id string
-	for _, x := range d.AnimalIDs() {
-		if an, _ := d.Animal(x); an.BreedID == 640 {
-			id = x
-			break
-		}
-	}
+	id := breedAnimal(t, e, 640)
 	evaluation := func() string {
 		r := e.call("nsip_get_animal", map[string]any{"search_string": id, "percentiles": true}).mustOK(t)
 		var a struct {
@@ -48,14 +43,13 @@ func evaluationsReadAfresh(t *testing.T, first, second string) {
 		return a.Percentiles.Evaluation
 	}
 	if first == "" {
-		first = d.LastUpdated()
+		first = e.up.Data().LastUpdated()
 	} else {
 		e.up.SetLastUpdated(first)
 	}
-	// The date is cached half an hour before the pages, so that it expires
-	// while they are still fresh.
+	// The date is cached before the pages, and the clock never moves: the
+	// pages' keys must follow NSIP's date, not the cache's copy of it.
 	e.call("nsip_get_last_update", map[string]any{}).mustOK(t)
-	e.clock.Advance(30 * time.Minute)
 	if got := evaluation(); got != first {
 		t.Fatalf("percentiles.evaluation = %q, want %q", got, first)
 	}
@@ -64,11 +58,103 @@ func evaluationsReadAfresh(t *testing.T, first, second string) {
 		t.Fatalf("same evaluation: %q, %d pages fetched again; want every page from the cache", got, e.up.Requests(nsiptest.EndpointSearch)-pages)
 	}
 	e.up.SetLastUpdated(second)
-	e.clock.Advance(31 * time.Minute)
 	if got := evaluation(); got != second {
 		t.Fatalf("after a new evaluation: percentiles.evaluation = %q, want %q", got, second)
 	}
 	if again := e.up.Requests(nsiptest.EndpointSearch) - pages; again < 2 {
 		t.Errorf("after a new evaluation %d pages were fetched, want every page read again rather than the earlier evaluation's from the cache", again)
 	}
+}
+
+// A new evaluation published within the hour the date is cached for is
+// still seen: the percentiles read NSIP's date afresh rather than from the
+// cache, so the pages are read again under the new date instead of being
+// fetched from the new evaluation and filed under the old one. The date
+// read is then what nsip_get_last_update answers, without asking NSIP.
+func TestPercentileEvaluationSeenWithinTheDatesCacheLife(t *testing.T) {
+	e := newEnv(t)
+	id := breedAnimal(t, e, 640)
+	first := e.up.Data().LastUpdated()
+	if got := e.call("nsip_get_last_update", map[string]any{}).mustOK(t).text; !strings.Contains(got, first) {
+		t.Fatalf("nsip_get_last_update = %.200s, want %s", got, first)
+	}
+	if got := percentileEvaluation(t, e, id); got.Evaluation == nil || *got.Evaluation != first {
+		t.Fatalf("percentiles.evaluation = %s, want %q", got.date(), first)
+	}
+	pages := e.up.Requests(nsiptest.EndpointSearch)
+
+	const second = "12/01/2025"
+	e.up.SetLastUpdated(second) // the clock stays put: the cached date is minutes old
+	got := percentileEvaluation(t, e, id)
+	if got.Evaluation == nil || *got.Evaluation != second {
+		t.Fatalf("after a new evaluation within the hour: percentiles.evaluation = %s, want %q", got.date(), second)
+	}
+	if again := e.up.Requests(nsiptest.EndpointSearch) - pages; again < 2 {
+		t.Errorf("after a new evaluation %d pages were fetched, want every page read again under the new date", again)
+	}
+	dates := e.up.Requests(nsiptest.EndpointLastUpdated)
+	if got := e.call("nsip_get_last_update", map[string]any{}).mustOK(t).text; !strings.Contains(got, second) {
+		t.Errorf("nsip_get_last_update after the percentiles = %.200s, want the date they read, %s", got, second)
+	}
+	if n := e.up.Requests(nsiptest.EndpointLastUpdated) - dates; n != 0 {
+		t.Errorf("nsip_get_last_update asked NSIP %d times, want the percentiles' fresh read from the cache", n)
+	}
+}
+
+// A stale date is no evidence of the evaluation: when NSIP does not give
+// the date, the percentiles say it could not be read rather than vouch
+// for the pages with the one the cache still holds.
+func TestPercentileEvaluationNotFromStaleCache(t *testing.T) {
+	e := newEnv(t)
+	id := breedAnimal(t, e, 640)
+	e.call("nsip_get_last_update", map[string]any{}).mustOK(t)
+	e.clock.Advance(61 * time.Minute) // expired, still kept as a fallback
+	e.up.SetFault(nsiptest.EndpointLastUpdated, nsiptest.Fault{Kind: nsiptest.FaultStatus, Status: 500})
+	got := percentileEvaluation(t, e, id)
+	if got.Evaluation != nil {
+		t.Fatalf("percentiles.evaluation = %q with NSIP's date unreadable, want null", *got.Evaluation)
+	}
+	const want = "NSIP's last-update date could not be read (upstream_error), so these percentiles are not tied to one evaluation: pages from before and after a new one may be combined"
+	if got.Note != want {
+		t.Errorf("evaluation_note = %q, want %q", got.Note, want)
+	}
+}
+
+// breedAnimal is the stand-in's first animal of breed.
+func breedAnimal(t *testing.T, e *env, breed int) string {
+	t.Helper()
+	d := e.up.Data()
+	for _, x := range d.AnimalIDs() {
+		if an, _ := d.Animal(x); an.BreedID == breed {
+			return x
+		}
+	}
+	t.Fatalf("the stand-in has no animal of breed %d", breed)
+	return ""
+}
+
+// pctEvaluation is what an answer's percentiles say of their evaluation.
+type pctEvaluation struct {
+	Evaluation *string `json:"evaluation"`
+	Note       string  `json:"evaluation_note"`
+}
+
+func (p pctEvaluation) date() string {
+	if p.Evaluation == nil {
+		return "null (" + p.Note + ")"
+	}
+	return strconv.Quote(*p.Evaluation)
+}
+
+// percentileEvaluation asks for id's percentiles.
+func percentileEvaluation(t *testing.T, e *env, id string) pctEvaluation {
+	t.Helper()
+	r := e.call("nsip_get_animal", map[string]any{"search_string": id, "percentiles": true}).mustOK(t)
+	var a struct {
+		Percentiles pctEvaluation `json:"percentiles"`
+	}
+	if err := json.Unmarshal([]byte(r.text), &a); err != nil {
+		t.Fatalf("%v: %.300s", err, r.text)
+	}
+	return a.Percentiles
 }

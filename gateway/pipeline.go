@@ -284,6 +284,18 @@ func (g *Gateway) obtain(ctx context.Context, d *toolDef, key string, args map[s
 	return obtained{}, err
 }
 
+// obtainFresh is obtain for an answer that must be NSIP's as of now: it is
+// fetched whatever the cache holds (upstream.Pool.Fresh) and cached for
+// the calls after it, and a failure is the caller's, with no stale copy in
+// its place.
+func (g *Gateway) obtainFresh(ctx context.Context, d *toolDef, key string, args map[string]any) (obtained, error) {
+	a, err := g.pool.Fresh(ctx, g.lookup(ctx, d, key, args))
+	if err != nil {
+		return obtained{}, err
+	}
+	return obtained{a: a, source: cacheMiss}, nil
+}
+
 // lookup is what the pool needs to obtain the answer of tool d for args,
 // cached under key: its fetch, bound only when one is made, and the checks
 // and fit of what NSIP answers.

@@ -58,7 +58,8 @@ type Source interface {
 	Progeny(ctx context.Context, id string, page, size int) (*nsip.ProgenyPage, error)
 	Ranges(ctx context.Context, breed int) (*nsip.TraitRanges, error)
 	// Evaluation is the date of NSIP's latest evaluation, as
-	// nsip_get_last_update answers it.
+	// nsip_get_last_update answers it, but as NSIP gives it now: never
+	// from a cache, which may predate a new evaluation.
 	Evaluation(ctx context.Context) (string, error)
 	// Ask puts a form to the user. asked is false when the client cannot
 	// be asked; an error is an answer already worded for the model (the

@@ -138,7 +138,7 @@ func (p *Pool) Obtain(ctx context.Context, key string, lookup func() Request) (*
 	if e, ok := p.cache.Get(key); ok {
 		return e.Value.(*Answer), SourceHit, nil
 	}
-	a, err := p.share(ctx, lookup())
+	a, err := p.share(ctx, lookup(), false)
 	switch {
 	case err != nil:
 		return nil, "", err
@@ -148,17 +148,57 @@ func (p *Pool) Obtain(ctx context.Context, key string, lookup func() Request) (*
 	return a, SourceMiss, nil
 }
 
+// Fresh reads req.Key's answer from NSIP whatever the caches hold: not
+// from the local tier, nor from another replica's record, nor from a
+// fetch of the key that began before it and may answer from either. It
+// otherwise goes the way of a fetch (breaker, pauses, turn, rate-limit
+// token, fit), and its answer is cached and shared as a fetch's is, so
+// that the next ordinary read of the key has it. Fresh reads of one key
+// share a request when it went out after they began: an answer sent for
+// earlier is no newer than what they must see.
+func (p *Pool) Fresh(ctx context.Context, req Request) (*Answer, error) {
+	return p.share(ctx, req, true)
+}
+
+// freshFlight keys fresh reads in the singleflight group apart from the
+// ordinary fetches of the same cache key.
+const freshFlight = "\x00fresh\x00"
+
+// freshRead is a fresh read's answer and the number of its request
+// (Pool.requests), which tells a caller who joined it whether the
+// request went out after it began.
+type freshRead struct {
+	a    *Answer
+	sent int64
+}
+
 // share waits for the fetch of req.Key, joining one under way or starting
-// it. A caller that joined a fetch just as it was dropped starts another.
-func (p *Pool) share(ctx context.Context, req Request) (*Answer, error) {
+// it (fresh: a fresh read, see Fresh). A caller that joined a fetch just
+// as it was dropped starts another.
+func (p *Pool) share(ctx context.Context, req Request, fresh bool) (*Answer, error) {
+	flight := req.Key
+	var began int64
+	if fresh {
+		flight = freshFlight + req.Key
+		began = p.requests.Load()
+	}
 	for try := 0; ; try++ {
-		queue, leave := p.waiting.Join(req.Key)
-		ch := p.flight.DoChan(req.Key, func() (any, error) { return p.fetch(ctx, queue, req) })
+		queue, leave := p.waiting.Join(flight)
+		ch := p.flight.DoChan(flight, func() (any, error) { return p.fetch(ctx, queue, flight, req, fresh) })
 		select {
 		case r := <-ch:
 			leave()
-			if r.Err == nil {
+			if r.Err == nil && !fresh {
 				return r.Val.(*Answer), nil
+			}
+			if r.Err == nil {
+				fr := r.Val.(freshRead)
+				if fr.sent > began || try >= 3 {
+					return fr.a, nil
+				}
+				// Joined a read sent before this one began: read again,
+				// which starts after it.
+				continue
 			}
 			if errors.Is(r.Err, ErrAbandoned) && ctx.Err() == nil && try < 3 {
 				continue
@@ -175,10 +215,11 @@ func (p *Pool) share(ctx context.Context, req Request) (*Answer, error) {
 // of its answer. It runs on its own deadline, so one caller giving up does
 // not fail the others; its requests are logged under the call of caller,
 // which started it. It waits for req.Caller's turn until queue ends, when
-// every caller has given up.
-func (p *Pool) fetch(caller, queue context.Context, req Request) (any, error) {
+// every caller has given up, and is shared under flight. A fresh fetch
+// (Fresh) reads no cache and answers a freshRead.
+func (p *Pool) fetch(caller, queue context.Context, flight string, req Request, fresh bool) (any, error) {
 	key := req.Key
-	if e, ok := p.cache.Peek(key); ok { // filled while this call was queueing
+	if e, ok := p.cache.Peek(key); ok && !fresh { // filled while this call was queueing
 		return e.Value.(*Answer), nil
 	}
 	request, err := req.Bind()
@@ -189,9 +230,14 @@ func (p *Pool) fetch(caller, queue context.Context, req Request) (any, error) {
 	defer cancel()
 	// Another replica's answer, its breaker's news and the right to fetch
 	// for all of them, in one round trip to Redis (shared.go).
-	lease, got, err := p.shared.Claim(ctx, key)
-	if got != nil {
-		return got, nil
+	var lease *Lease
+	if fresh {
+		lease, err = p.shared.ClaimFresh(ctx, key)
+	} else {
+		var got *Answer
+		if lease, got, err = p.shared.Claim(ctx, key); got != nil {
+			return got, nil
+		}
 	}
 	defer p.shared.Unlock(key, lease)
 	if err != nil {
@@ -203,7 +249,7 @@ func (p *Pool) fetch(caller, queue context.Context, req Request) (any, error) {
 	if err := p.paused(req.Method); err != nil {
 		return nil, err
 	}
-	turnDone, err := p.turn(ctx, queue, req.Caller, key)
+	turnDone, err := p.turn(ctx, queue, req.Caller, flight)
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +275,7 @@ func (p *Pool) fetch(caller, queue context.Context, req Request) (any, error) {
 			attempts.done(false)
 		}
 	}()
-	p.requests.Add(1)
+	sent := p.requests.Add(1)
 	value, raw, err := request(nsip.WithRetryGate(ctx, attempts.retry))
 	var a *Answer
 	switch ne := Unrecognized(err); {
@@ -261,6 +307,9 @@ func (p *Pool) fetch(caller, queue context.Context, req Request) (any, error) {
 	a.KeepStructured()
 	p.cache.Set(key, a, a.Size(key), a.Res.OriginalTokens)
 	p.shared.Store(ctx, key, lease, a)
+	if fresh {
+		return freshRead{a: a, sent: sent}, nil
+	}
 	return a, nil
 }
 
@@ -307,8 +356,9 @@ func (p *Pool) takeToken(ctx context.Context, method string) error {
 }
 
 // turn waits for the turn of who at the upstream, within the fetch's
-// deadline (ctx) and while anyone awaits the fetch (queue).
-func (p *Pool) turn(ctx, queue context.Context, who, key string) (done func(), err error) {
+// deadline (ctx) and while anyone awaits the fetch (queue), shared under
+// flight.
+func (p *Pool) turn(ctx, queue context.Context, who, flight string) (done func(), err error) {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stop := context.AfterFunc(queue, cancel)
@@ -319,7 +369,7 @@ func (p *Pool) turn(ctx, queue context.Context, who, key string) (done func(), e
 		return done, nil
 	case queue.Err() != nil && ctx.Err() == nil:
 		p.abandoned.Add(1)
-		p.flight.Forget(key) // a caller arriving now starts a fetch of its own
+		p.flight.Forget(flight) // a caller arriving now starts a fetch of its own
 		return nil, ErrAbandoned
 	}
 	return nil, &RateLimited{RetryAfter: time.Second, Reason: fmt.Sprintf(

@@ -22,7 +22,10 @@ func testPool(cfg Config) *Pool {
 	if err != nil {
 		panic(err)
 	}
-	cfg.Cache, cfg.Codec, cfg.Now = c, NewCodec(), time.Now
+	cfg.Cache, cfg.Now = c, time.Now
+	if cfg.Codec == nil {
+		cfg.Codec = NewCodec()
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}

@@ -420,6 +420,30 @@ func (s *Shared) Claim(ctx context.Context, key string) (l *Lease, got *Answer, 
 	}
 }
 
+// ClaimFresh is Claim for a fresh read (Pool.Fresh), which must not be
+// answered by a record, nor by another replica's fetch that may have been
+// sent before it began: it reads no record and waits for no one. It
+// honours another replica's open breaker, and takes the right to fetch
+// when it is free, so that the other replicas' misses of key wait for
+// this answer rather than make requests of their own.
+func (s *Shared) ClaimFresh(ctx context.Context, key string) (*Lease, error) {
+	l := &Lease{}
+	if s.redis == nil {
+		return l, nil
+	}
+	token := rand.Text()
+	c, ok := s.claim(ctx, key, token, true)
+	switch {
+	case !ok:
+	case c.breakerLeft > 0:
+		s.openUntil.Store(time.Now().Add(c.breakerLeft).UnixNano())
+		return l, ErrBreakerOpen
+	case c.locked:
+		l.token = token
+	}
+	return l, nil
+}
+
 // Unlock releases l's hold on its key unless the store did. It runs on its
 // own deadline, as the fetch's may be spent.
 func (s *Shared) Unlock(key string, l *Lease) {
