@@ -180,7 +180,7 @@ func TestAnalysisSaysWhatItReadFromTheCache(t *testing.T) {
 		t.Errorf("first call: %+v; want nothing cached and no note", u)
 	}
 	u := second.Computed.Upstream
-	want := fmt.Sprintf("%d lookups were NSIP's answers kept by the cache for up to 1h: an NSIP evaluation published since is not in them", u.Lookups)
+	want := fmt.Sprintf("the %d cached are up to 1h old: an NSIP evaluation published since is not in them", u.Lookups)
 	if u.Cached != u.Lookups || u.Lookups == 0 || len(u.CachedNote) < len(want) || u.CachedNote[:len(want)] != want {
 		t.Errorf("second call: %+v; want every lookup cached and the note %q", u, want)
 	}

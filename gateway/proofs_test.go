@@ -654,10 +654,12 @@ func TestRankProofCostInRequests(t *testing.T) {
 	short := run(nsiptest.Irregular{ShortPages: 3})
 	ties := run(nsiptest.Irregular{UnstableTies: true, Round: map[string]int{"WWT": 0}})
 	t.Logf("requests for a top 10 of %d pages: regular %+v; narrow ranges %+v; short pages %+v; unstable ties %+v", pages, regular, narrow, short, ties)
-	if regular.stopped != "bound" || !regular.exact || regular.requests != 2 {
-		t.Errorf("regular upstream: %+v, want the bound to close after one page (ranges + 1 page)", regular)
+	// Besides the pages: the trait ranges, and NSIP's evaluation date before
+	// the pages and, for an exact answer, after them.
+	if regular.stopped != "bound" || !regular.exact || regular.requests != 4 {
+		t.Errorf("regular upstream: %+v, want the bound to close after one page (ranges, the date twice, 1 page)", regular)
 	}
-	if narrow.stopped != "all read" || !narrow.exact || narrow.requests != 1+pages {
+	if narrow.stopped != "all read" || !narrow.exact || narrow.requests != 3+pages {
 		t.Errorf("narrow ranges: %+v, want every one of %d pages read, exact", narrow, pages)
 	}
 	if short.exact {

@@ -140,20 +140,11 @@ type RankAnswer struct {
 
 // RankComputed is how a ranking by weights was computed.
 type RankComputed struct {
-	AnimalsRead  int      `json:"animals_read"`
-	Exact        bool     `json:"exact"`
-	Limit        string   `json:"limit,omitempty"`
-	Method       string   `json:"method"`
-	Pages        int      `json:"pages"`
-	Paging       string   `json:"paging,omitempty"`
-	Population   int      `json:"population"`
-	Ranges       string   `json:"ranges,omitempty"`
-	Sort         string   `json:"sort,omitempty"`
-	SortedBy     string   `json:"sorted_by"`       // "" when no weighted trait can be sorted on
-	Stale        string   `json:"stale,omitempty"` // why copies kept after NSIP failed leave it unproven
-	Stopped      string   `json:"stopped"`
-	Upstream     Upstream `json:"upstream"`
-	WithoutIndex int      `json:"without_index"`
+	Method   string `json:"method"`
+	Ranges   string `json:"ranges,omitempty"`
+	Sort     string `json:"sort,omitempty"`
+	SortedBy string `json:"sorted_by"` // "" when no weighted trait can be sorted on
+	ScanProof
 }
 
 // IndexRankAnswer is nsip_rank_animals by one of NSIP's own indexes.
@@ -175,17 +166,27 @@ type IndexRankAnswer struct {
 
 // IndexRankComputed is how a ranking by index was computed.
 type IndexRankComputed struct {
-	AnimalsRead  int      `json:"animals_read"`
-	Exact        bool     `json:"exact"`
-	Limit        string   `json:"limit,omitempty"`
-	Method       string   `json:"method"`
-	Pages        int      `json:"pages"`
-	Paging       string   `json:"paging,omitempty"`
-	Population   int      `json:"population"`
-	Stale        string   `json:"stale,omitempty"` // why copies kept after NSIP failed leave it unproven
-	Stopped      string   `json:"stopped"`
-	Upstream     Upstream `json:"upstream"`
-	WithoutIndex int      `json:"without_index"`
+	Method string `json:"method"`
+	ScanProof
+}
+
+// ScanProof is what a ranking read of NSIP's listing and whether that
+// proves it exact, the same for both kinds of ranking.
+type ScanProof struct {
+	AnimalsRead int `json:"animals_read"`
+	// Evaluation is NSIP's last-update date the pages were read under;
+	// EvaluationCheck, when set, says why they are not shown to be of it.
+	Evaluation      string   `json:"evaluation,omitempty"`
+	EvaluationCheck string   `json:"evaluation_check,omitempty"`
+	Exact           bool     `json:"exact"`
+	Limit           string   `json:"limit,omitempty"`
+	Pages           int      `json:"pages"`
+	Paging          string   `json:"paging,omitempty"`
+	Population      int      `json:"population"`
+	Stale           string   `json:"stale,omitempty"` // why copies kept after NSIP failed leave it unproven
+	Stopped         string   `json:"stopped"`
+	Upstream        Upstream `json:"upstream"`
+	WithoutIndex    int      `json:"without_index"`
 }
 
 // ForEwes is a ranking's judgement of its rams against for_ewes.
@@ -484,8 +485,9 @@ type PercentilesAnswer struct {
 	Status      string      `json:"status"`
 }
 
-// CachedNote says that n lookups were answers NSIP gave up to ttl ago.
+// CachedNote says that the n cached lookups were answers NSIP gave up to
+// ttl ago.
 func CachedNote(n int, ttl time.Duration) string {
 	d := strings.TrimSuffix(strings.TrimSuffix(ttl.String(), "0s"), "0m") // 1h, 30m, 1m30s
-	return fmt.Sprintf("%d lookups were NSIP's answers kept by the cache for up to %s: an NSIP evaluation published since is not in them (nsip_get_last_update gives the current one's date)", n, d)
+	return fmt.Sprintf("the %d cached are up to %s old: an NSIP evaluation published since is not in them", n, d)
 }

@@ -141,10 +141,3 @@ func (s *pageScan) unsettled() string {
 	}
 	return "not proven exact: NSIP's pages were not consistent (" + s.inconsistency() + "), so an unread animal could still rank"
 }
-
-// staleNote says why n lookups answered from copies kept after NSIP failed
-// leave a ranking unproven: NSIP's listing, or its evaluation, may have
-// changed since the copies were taken.
-func staleNote(n int) string {
-	return fmt.Sprintf("not proven exact: %d lookups were answered from copies kept past their hour because NSIP failed, so the pages may not show NSIP's listing at one time", n)
-}

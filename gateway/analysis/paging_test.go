@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -208,5 +209,57 @@ func TestRankWithStaleLookupsIsNotExact(t *testing.T) {
 	mustRun(t, Rank, f, map[string]any{"breed_id": 640, "index": "US Hair Index"}, &ri)
 	if !ri.Computed.Exact || ri.Computed.Stale != "" {
 		t.Errorf("rank by index with nothing stale: %+v; want exact", ri.Computed)
+	}
+}
+
+// A ranking's pages are tied to one NSIP evaluation: keyed by the date
+// read before them, and exact only when the date read after them is the
+// same. A new evaluation published mid-read, or a date NSIP will not give,
+// leaves the ranking unproven, saying why.
+func TestRankTiedToOneEvaluation(t *testing.T) {
+	weights := map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": 1.0}}
+	index := map[string]any{"breed_id": 640, "index": "US Hair Index"}
+	for _, c := range []struct {
+		name  string
+		set   func(*fakeSource)
+		exact bool
+		check string
+	}{
+		{"one evaluation", func(*fakeSource) {}, true, ""},
+		{"published mid-read", func(f *fakeSource) {
+			f.afterSearch = func(n int) {
+				if n == 1 {
+					f.evaluation = "10/21/2025"
+				}
+			}
+		}, false, "NSIP published a new evaluation (09/23/2025, then 10/21/2025) while the pages were read"},
+		{"no date", func(f *fakeSource) { f.evalErr = errors.New("NSIP down") }, false, "last-update date could not be read (UPSTREAM_ERROR)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, args := range []map[string]any{weights, index} {
+				f := indexed(30, 250)
+				f.unsorted = true // every page read, the date changing after the first
+				c.set(f)
+				var r struct{ Computed RankComputed }
+				mustRun(t, Rank, f, args, &r)
+				got := r.Computed
+				if got.Exact != c.exact || !strings.Contains(got.EvaluationCheck, c.check) || (c.check == "") != (got.EvaluationCheck == "") {
+					t.Errorf("%v: exact %v, evaluation_check %q; want %v, %q", args, got.Exact, got.EvaluationCheck, c.exact, c.check)
+				}
+				if f.evalErr == nil {
+					for _, s := range f.searches {
+						if s["evaluation"] != "09/23/2025" {
+							t.Errorf("%v: a page was read keyed by evaluation %v, want 09/23/2025", args, s["evaluation"])
+						}
+					}
+					if got.Evaluation != "09/23/2025" {
+						t.Errorf("%v: evaluation %q, want the date read before the pages", args, got.Evaluation)
+					}
+				}
+				if n := f.callsOf("evaluation"); n != 2 && f.evalErr == nil {
+					t.Errorf("%v: the date was read %d times, want before and after the pages", args, n)
+				}
+			}
+		})
 	}
 }

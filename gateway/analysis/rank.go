@@ -90,7 +90,7 @@ var Rank = &Def{
 		fmt.Sprintf(`for_ewes (1-20 LPN IDs) adds each ram's lambs' mean COI with them, max_mean_coi (e.g. 0.03125) leaving out rams above it (at most %d lookups more); percentiles: true adds each weighted EBV's top_percent in the breed (%d more). `, ewesLookups, pctLookups) +
 		`Next: nsip_compare_animals or nsip_check_mating.`,
 	Args:    rankParams,
-	Ceiling: rankPages + 2 + ewesLookups + pctLookups,
+	Ceiling: rankPages + 2 + evalLookups + ewesLookups + pctLookups,
 	Answers: []reflect.Type{reflect.TypeFor[RankAnswer](), reflect.TypeFor[IndexRankAnswer]()},
 	Run:     typed(runRank),
 }
@@ -203,6 +203,10 @@ func runRank(ctx context.Context, r *call, a *rankArgs) (any, error) {
 		search["search_criteria"] = criteriaMap(crit)
 	}
 	stray := summarize.Contradiction(search)
+	eb, err := openEvaluation(ctx, r, search)
+	if err != nil {
+		return nil, err
+	}
 	var contra []string
 	nContra := 0
 	top := breeding.NewTopN(scanN)
@@ -296,8 +300,12 @@ func runRank(ctx context.Context, r *call, a *rankArgs) (any, error) {
 			}
 		}
 	}
-	pages, total := sc.pages, sc.total
+	total := sc.total
 	exact := (stop == "all read" || stop == "bound") && sc.consistent()
+	v, err := settle(ctx, r, eb, exact)
+	if err != nil {
+		return nil, err
+	}
 	// Rows are arrays under one header, so that fifty fit the budget.
 	columns := []string{"rank", "lpn_id", "index", "sex", "genotyped"}
 	for _, c := range codes {
@@ -327,20 +335,9 @@ func runRank(ctx context.Context, r *call, a *rankArgs) (any, error) {
 			"(its %s no better than the last read, every other weighted trait at the breed's best) fell below the N-th index; accuracies in percent", sortBy, observed, sortBy)
 	}
 	computed := RankComputed{
-		Method:       method,
-		SortedBy:     sortBy,
-		Exact:        exact,
-		Stopped:      stop,
-		AnimalsRead:  read,
-		Population:   total,
-		WithoutIndex: unindexed,
-		Pages:        pages,
-		Upstream:     r.upstream(),
-		Paging:       sc.unsettled(),
-	}
-	if n := computed.Upstream.Stale; n > 0 {
-		computed.Exact = false
-		computed.Stale = staleNote(n)
+		Method:    method,
+		SortedBy:  sortBy,
+		ScanProof: v.proof(sc, eb, stop, read, unindexed),
 	}
 	if stop == "scan limit" {
 		computed.Limit = fmt.Sprintf("not proven exact: %d of %d animals read before the scan limit of %d pages; an unread animal could still rank", read, total, rankPages)
@@ -358,7 +355,7 @@ func runRank(ctx context.Context, r *call, a *rankArgs) (any, error) {
 		answer.Unranked = fmt.Sprintf("%d animals lack an EBV for a weighted trait and have no index", unindexed)
 	}
 	answer.Warnings = directionWarnings(w)
-	if answer.Columns, answer.ForEwes, out, err = ewes.apply(ctx, answer.Columns, out, rows, topN, exact, len(out) < scanN); err != nil {
+	if answer.Columns, answer.ForEwes, out, err = ewes.apply(ctx, answer.Columns, out, rows, topN, answer.Computed.Exact, len(out) < scanN); err != nil {
 		return nil, err
 	}
 	if a.Percentiles {

@@ -80,6 +80,10 @@ func runRankIndex(ctx context.Context, r *call, a *rankArgs, ewes *eweSet) (any,
 		search["search_criteria"] = criteriaMap(crit)
 	}
 	stray := summarize.Contradiction(search)
+	eb, err := openEvaluation(ctx, r, search)
+	if err != nil {
+		return nil, err
+	}
 	name := ""
 	top := breeding.NewTopN(scanN)
 	rows := map[string]nsip.AnimalRow{}
@@ -131,11 +135,15 @@ func runRankIndex(ctx context.Context, r *call, a *rankArgs, ewes *eweSet) (any,
 			stop = "all read"
 		}
 	}
-	pages, total := sc.pages, sc.total
+	total := sc.total
 	if name == "" {
 		name = asked // no animal matched: nothing to check the name against
 	}
 	exact := stop == "all read" && sc.consistent()
+	v, err := settle(ctx, r, eb, exact)
+	if err != nil {
+		return nil, err
+	}
 	columns := []string{"rank", "lpn_id", "index", "sex", "genotyped"}
 	out := make([][]any, 0, scanN)
 	unstated := 0
@@ -153,18 +161,7 @@ func runRankIndex(ctx context.Context, r *call, a *rankArgs, ewes *eweSet) (any,
 	computed := IndexRankComputed{
 		Method: fmt.Sprintf("ranked by NSIP's own %s as NSIP computed it and sent it with each animal, higher first (ties by LPN ID); "+
 			"NSIP's search sorts only by trait codes, not by an index, so its pages were read in its own order with no early stop, every matching animal up to %d pages of %d", name, rankPages, scanPageSize),
-		Exact:        exact,
-		Stopped:      stop,
-		AnimalsRead:  read,
-		Population:   total,
-		WithoutIndex: unindexed,
-		Pages:        pages,
-		Upstream:     r.upstream(),
-		Paging:       sc.unsettled(),
-	}
-	if n := computed.Upstream.Stale; n > 0 {
-		computed.Exact = false
-		computed.Stale = staleNote(n)
+		ScanProof: v.proof(sc, eb, stop, read, unindexed),
 	}
 	if stop == "scan limit" {
 		computed.Limit = fmt.Sprintf("not proven exact: %d of %d animals read before the scan limit of %d pages, and NSIP cannot sort by an index, so an unread animal could still rank; narrow search_criteria (gender, status, born_after) to read them all", read, total, rankPages)
@@ -175,8 +172,7 @@ func runRankIndex(ctx context.Context, r *call, a *rankArgs, ewes *eweSet) (any,
 	if unindexed > 0 {
 		answer.Unranked = fmt.Sprintf("%d animals came without the %s and were not ranked", unindexed, name)
 	}
-	var err error
-	if answer.Columns, answer.ForEwes, out, err = ewes.apply(ctx, answer.Columns, out, rows, topN, exact, len(out) < scanN); err != nil {
+	if answer.Columns, answer.ForEwes, out, err = ewes.apply(ctx, answer.Columns, out, rows, topN, answer.Computed.Exact, len(out) < scanN); err != nil {
 		return nil, err
 	}
 	if a.Percentiles {
