@@ -166,8 +166,24 @@ func (r *lookups) getFresh(ctx context.Context, d *toolDef, raw map[string]any) 
 	if err != nil {
 		return nil, err
 	}
-	return r.read(ctx, func(ctx context.Context) (obtained, error) { return r.g.obtainFresh(ctx, d, d.key(args), args) })
+	return r.read(ctx, func(lctx context.Context) (obtained, error) {
+		// A fresh read has no cached answer to fall back on: past a share
+		// of the call's time the analysis goes on without it (unproven,
+		// and saying so) rather than spend all its time on one request.
+		limit := r.g.cfg.AnalysisTimeout / freshShare
+		fctx, cancel := context.WithTimeout(lctx, limit)
+		defer cancel()
+		ob, err := r.g.obtainFresh(fctx, d, d.key(args), args)
+		if err != nil && fctx.Err() != nil && lctx.Err() == nil {
+			return ob, fmt.Errorf("NSIP did not answer within %s, the share of the call's time a fresh read may take: %w", limit, context.DeadlineExceeded)
+		}
+		return ob, err
+	})
 }
+
+// freshShare is the part of an analysis's time (one in freshShare) that a
+// fresh read may take.
+const freshShare = 4
 
 // lookupArgs normalises raw as d's own calls are, so that an analysis's
 // lookups share their cache entries.

@@ -2,11 +2,13 @@ package gateway
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
 
@@ -157,4 +159,43 @@ func percentileEvaluation(t *testing.T, e *env, id string) pctEvaluation {
 		t.Fatalf("%v: %.300s", err, r.text)
 	}
 	return a.Percentiles
+}
+
+// NSIP's last-update date hanging must not cost a ranking the answer its
+// cached pages give: the fresh read of the date gives up after its share of
+// the call's time, and the ranking answers, not exact, saying the date
+// could not be read. Before, the read took the call's whole time and the
+// ranking failed with a timeout.
+func TestRankAnswersWhenTheDateHangs(t *testing.T) {
+	e := newEnv(t, func(c *Config, _ *[]nsip.Option) { c.AnalysisTimeout = 12 * time.Second })
+	args := map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": 1}, "top_n": 5}
+	type ranked struct {
+		Top      [][]any `json:"top"`
+		Computed struct {
+			Exact           bool   `json:"exact"`
+			Evaluation      string `json:"evaluation"`
+			EvaluationCheck string `json:"evaluation_check"`
+			Upstream        struct {
+				TimeLimitReached bool `json:"time_limit_reached"`
+			} `json:"upstream"`
+		} `json:"computed"`
+	}
+	var first, second ranked
+	if err := json.Unmarshal([]byte(e.call("nsip_rank_animals", args).mustOK(t).text), &first); err != nil {
+		t.Fatal(err)
+	}
+	if !first.Computed.Exact || first.Computed.Evaluation == "" {
+		t.Fatalf("first ranking: %+v; want exact under a date", first.Computed)
+	}
+	e.up.SetFault(nsiptest.EndpointLastUpdated, nsiptest.Fault{Kind: nsiptest.FaultHang})
+	if err := json.Unmarshal([]byte(e.call("nsip_rank_animals", args).mustOK(t).text), &second); err != nil {
+		t.Fatal(err)
+	}
+	c := second.Computed
+	if c.Exact || c.Upstream.TimeLimitReached || !strings.Contains(c.EvaluationCheck, "last-update date could not be read") {
+		t.Errorf("ranking with the date hanging: %+v; want not exact, within the time limit, saying the date could not be read", c)
+	}
+	if fmt.Sprint(second.Top) != fmt.Sprint(first.Top) {
+		t.Errorf("top %v, want the cached pages' %v", second.Top, first.Top)
+	}
 }

@@ -488,6 +488,12 @@ type PercentilesAnswer struct {
 // CachedNote says that the n cached lookups were answers NSIP gave up to
 // ttl ago.
 func CachedNote(n int, ttl time.Duration) string {
-	d := strings.TrimSuffix(strings.TrimSuffix(ttl.String(), "0s"), "0m") // 1h, 30m, 1m30s
+	d := ttl.String() // 1h0m0s, 30m0s, 1m30s
+	if strings.HasSuffix(d, "m0s") {
+		d = strings.TrimSuffix(d, "0s")
+	}
+	if strings.HasSuffix(d, "h0m") {
+		d = strings.TrimSuffix(d, "0m")
+	}
 	return fmt.Sprintf("the %d cached are up to %s old: an NSIP evaluation published since is not in them", n, d)
 }
