@@ -273,7 +273,7 @@ var settings = []setting{
 		name:    "NSIP_TIMEOUT",
 		accepts: "a duration from 100ms to 5m, e.g. 15s",
 		help:    "limit for one upstream HTTP request",
-		show:    func(c *Config) string { return formatDuration(c.NSIP.Timeout) },
+		show:    func(c *Config) string { return param.Duration(c.NSIP.Timeout) },
 		apply:   durationSetter(func(c *Config) *time.Duration { return &c.NSIP.Timeout }, 100*time.Millisecond, 5*time.Minute),
 		suggest: suggestSeconds,
 	},
@@ -281,7 +281,7 @@ var settings = []setting{
 		name:    "NSIP_CALL_TIMEOUT",
 		accepts: "a duration from 100ms to 15m and no shorter than NSIP_TIMEOUT (raise this or lower NSIP_TIMEOUT), e.g. 30s",
 		help:    "limit for one tool's upstream fetch as a whole: waiting for rate-limit and connection capacity, every retry and its backoff",
-		show:    func(c *Config) string { return formatDuration(c.Gateway.CallTimeout) },
+		show:    func(c *Config) string { return param.Duration(c.Gateway.CallTimeout) },
 		apply:   durationSetter(func(c *Config) *time.Duration { return &c.Gateway.CallTimeout }, 100*time.Millisecond, 15*time.Minute),
 		suggest: suggestSeconds,
 		// A request limit above the call's would never fire: the call's
@@ -297,7 +297,7 @@ var settings = []setting{
 		name:    "NSIP_CACHE_TTL",
 		accepts: "a duration from 1s to 168h, e.g. 1h",
 		help:    "how long an upstream answer is reused",
-		show:    func(c *Config) string { return formatDuration(c.Gateway.CacheTTL) },
+		show:    func(c *Config) string { return param.Duration(c.Gateway.CacheTTL) },
 		apply:   durationSetter(func(c *Config) *time.Duration { return &c.Gateway.CacheTTL }, time.Second, 168*time.Hour),
 		suggest: suggestSeconds,
 	},
@@ -401,7 +401,7 @@ var settings = []setting{
 		name:    "NSIP_BREAKER_COOLDOWN",
 		accepts: "a duration from 1s to 1h, e.g. 30s",
 		help:    "how long the open breaker waits before letting one trial request through",
-		show:    func(c *Config) string { return formatDuration(c.Gateway.BreakerCooldown) },
+		show:    func(c *Config) string { return param.Duration(c.Gateway.BreakerCooldown) },
 		apply:   durationSetter(func(c *Config) *time.Duration { return &c.Gateway.BreakerCooldown }, time.Second, time.Hour),
 		suggest: suggestSeconds,
 	},
@@ -450,7 +450,7 @@ var settings = []setting{
 		name:    "NSIP_REDIS_TIMEOUT",
 		accepts: "a duration from 10ms to 1m, e.g. 250ms",
 		help:    "limit for one Redis command; a slower Redis counts as down, and one whose round trips take over a fifth of it as slow: either way each replica carries on alone until Redis answers in time again (raise it for a distant or busy Redis)",
-		show:    func(c *Config) string { return formatDuration(c.RedisTimeout) },
+		show:    func(c *Config) string { return param.Duration(c.RedisTimeout) },
 		apply:   durationSetter(func(c *Config) *time.Duration { return &c.RedisTimeout }, 10*time.Millisecond, time.Minute),
 		suggest: suggestSeconds,
 	},
@@ -465,7 +465,7 @@ var settings = []setting{
 		name:    "NSIP_MAX_PAUSE",
 		accepts: "a duration from 1s to 1h, e.g. 5m",
 		help:    "longest pause a 429's Retry-After may impose on the endpoint that sent it; a longer request is cut to this",
-		show:    func(c *Config) string { return formatDuration(c.Gateway.MaxUpstreamPause) },
+		show:    func(c *Config) string { return param.Duration(c.Gateway.MaxUpstreamPause) },
 		apply:   durationSetter(func(c *Config) *time.Duration { return &c.Gateway.MaxUpstreamPause }, time.Second, time.Hour),
 		suggest: suggestSeconds,
 	},
@@ -487,7 +487,7 @@ var settings = []setting{
 		name:    "NSIP_TASK_TTL",
 		accepts: "a duration from 1s to 24h, e.g. 10m",
 		help:    "longest an analysis task and its result are kept after its creation (a client may ask for less); then it is forgotten, and stopped if still running",
-		show:    func(c *Config) string { return formatDuration(c.Gateway.TaskTTL) },
+		show:    func(c *Config) string { return param.Duration(c.Gateway.TaskTTL) },
 		apply:   durationSetter(func(c *Config) *time.Duration { return &c.Gateway.TaskTTL }, time.Second, 24*time.Hour),
 		suggest: suggestSeconds,
 	},
@@ -869,16 +869,4 @@ func formatBytes(n int64) string {
 		}
 	}
 	return strconv.FormatInt(n, 10)
-}
-
-// formatDuration drops the zero tails time.Duration.String adds ("1h0m0s").
-func formatDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
 }

@@ -307,11 +307,6 @@ func TestByteSizes(t *testing.T) {
 			t.Errorf("formatBytes(%d) = %q, want %q", n, got, want)
 		}
 	}
-	for d, want := range map[time.Duration]string{time.Hour: "1h", 90 * time.Minute: "1h30m", 30 * time.Second: "30s", 2*time.Minute + 5*time.Second: "2m5s"} {
-		if got := formatDuration(d); got != want {
-			t.Errorf("formatDuration(%v) = %q, want %q", d, got, want)
-		}
-	}
 }
 
 func TestUsageListsEveryVariableWithItsDefault(t *testing.T) {

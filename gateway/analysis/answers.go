@@ -2,9 +2,9 @@ package analysis
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 )
 
@@ -488,12 +488,5 @@ type PercentilesAnswer struct {
 // CachedNote says that the n cached lookups were answers NSIP gave up to
 // ttl ago.
 func CachedNote(n int, ttl time.Duration) string {
-	d := ttl.String() // 1h0m0s, 30m0s, 1m30s
-	if strings.HasSuffix(d, "m0s") {
-		d = strings.TrimSuffix(d, "0s")
-	}
-	if strings.HasSuffix(d, "h0m") {
-		d = strings.TrimSuffix(d, "0m")
-	}
-	return fmt.Sprintf("the %d cached are up to %s old: an NSIP evaluation published since is not in them", n, d)
+	return fmt.Sprintf("the %d cached are up to %s old: an NSIP evaluation published since is not in them", n, param.Duration(ttl))
 }

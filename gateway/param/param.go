@@ -694,6 +694,19 @@ func QuoteShort(s string) string {
 	return strconv.Quote(s)
 }
 
+// Duration is d as a person writes it: 1h, 30m, 1h30m, 2m5s, without the
+// zero units time.Duration's String leaves at the end (1h0m0s, 30m0s).
+func Duration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
 // AsInteger accepts JSON numbers with no fractional part.
 func AsInteger(v any) (int, bool) {
 	switch n := v.(type) {

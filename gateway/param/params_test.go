@@ -1,6 +1,9 @@
 package param
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestClosestSuggestions(t *testing.T) {
 	known := []string{"page", "page_size", "breed_id", "sorted_trait", "reverse", "search_criteria"}
@@ -44,6 +47,17 @@ func TestAsInteger(t *testing.T) {
 		got, ok := AsInteger(tt.in)
 		if ok != tt.ok || got != tt.want {
 			t.Errorf("asInteger(%v) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestDurationAsWritten(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		time.Hour: "1h", 2 * time.Hour: "2h", 30 * time.Minute: "30m", 10 * time.Minute: "10m", 90 * time.Minute: "1h30m",
+		30 * time.Second: "30s", 90 * time.Second: "1m30s", 2*time.Minute + 5*time.Second: "2m5s", 25*time.Hour + 10*time.Second: "25h0m10s",
+	} {
+		if got := Duration(d); got != want {
+			t.Errorf("Duration(%v) = %q, want %q", d, got, want)
 		}
 	}
 }
