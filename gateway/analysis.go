@@ -138,8 +138,8 @@ func (r *lookups) get(ctx context.Context, d *toolDef, raw map[string]any) (any,
 }
 
 // argEvaluation is the key-only field an evaluation date keys a page
-// under (searchArgs.Evaluation).
-const argEvaluation = "evaluation"
+// under (searchArgs.Evaluation), as the analyses put it in a search.
+const argEvaluation = analysis.EvaluationArg
 
 // getUnder is get with the answer cached under NSIP's evaluation date
 // eval as well as its arguments, when eval is set: an answer cached under

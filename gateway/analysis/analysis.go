@@ -50,7 +50,7 @@ type Source interface {
 	Details(ctx context.Context, id string) (*nsip.AnimalDetails, error)
 	Lineage(ctx context.Context, id string) (*nsip.Lineage, error)
 	// Search is one page of nsip_search_animals with the tool's arguments.
-	// An "evaluation" among them (NSIP's last-update date) is not sent to
+	// An EvaluationArg among them (NSIP's last-update date) is not sent to
 	// NSIP but keys the page's cache entry, so that a page cached under an
 	// earlier evaluation is never read under a later one.
 	Search(ctx context.Context, args map[string]any) (*nsip.SearchResults, error)

@@ -15,9 +15,9 @@ import (
 // read again after the last page. Dates only move forward, so the same
 // date on both sides puts every page between under it.
 
-// argEvaluation is the search member the pages are keyed by (the lookups
-// take it out of the search and into the cache key).
-const argEvaluation = "evaluation"
+// EvaluationArg is the search member the pages are keyed by (Source.Search
+// takes it out of the search and into the cache key).
+const EvaluationArg = "evaluation"
 
 // evalLookups is what the date costs a scan: one read before, one after.
 const evalLookups = 2
@@ -41,7 +41,7 @@ func openEvaluation(ctx context.Context, r *call, search map[string]any) (*evalB
 	case d == "":
 		return &evalBracket{why: "was not given by NSIP"}, nil
 	}
-	search[argEvaluation] = d
+	search[EvaluationArg] = d
 	return &evalBracket{date: d}, nil
 }
 

@@ -102,7 +102,7 @@ func (pc *percentiles) page(ctx context.Context, breed int, t *pctTrait, p int) 
 	pc.used++
 	args := map[string]any{"breed_id": breed, "sorted_trait": t.code, "reverse": false}
 	if pc.eval != "" {
-		args[argEvaluation] = pc.eval
+		args[EvaluationArg] = pc.eval
 	}
 	results, count, err := searchPages(pc.r, args)(ctx, p)
 	if err != nil {
