@@ -52,13 +52,41 @@ func (g *Gateway) structuredOrNot(tools []server.ServerTool) []server.ServerTool
 	return tools
 }
 
+// nsipSchemaNames are the published names of the NSIP models a lookup
+// answers with; the nsip package knows nothing of schemas, so they are
+// chosen here.
+var nsipSchemaNames = outschema.Names{
+	reflect.TypeFor[nsip.AnimalDetails](): "AnimalDetails",
+	reflect.TypeFor[nsip.AnimalProfile](): "AnimalProfile",
+	reflect.TypeFor[nsip.AnimalRow]():     "AnimalRow",
+	reflect.TypeFor[nsip.Breed]():         "Breed",
+	reflect.TypeFor[nsip.BreedGroup]():    "BreedGroup",
+	reflect.TypeFor[nsip.BreedGroups]():   "BreedGroups",
+	reflect.TypeFor[nsip.ContactInfo]():   "ContactInfo",
+	reflect.TypeFor[nsip.IgnoredValue]():  "IgnoredNSIPValue",
+	reflect.TypeFor[nsip.Index]():         "Index",
+	reflect.TypeFor[nsip.LastUpdate]():    "LastUpdate",
+	reflect.TypeFor[nsip.Lineage]():       "Lineage",
+	reflect.TypeFor[nsip.LineageNode]():   "LineageNode",
+	reflect.TypeFor[nsip.ProgenyPage]():   "ProgenyPage",
+	reflect.TypeFor[nsip.ProgenyRow]():    "ProgenyRow",
+	reflect.TypeFor[nsip.SearchResults](): "SearchResults",
+	reflect.TypeFor[nsip.Statuses]():      "Statuses",
+	reflect.TypeFor[nsip.Trait]():         "Trait",
+	reflect.TypeFor[nsip.TraitRange]():    "TraitRange",
+	reflect.TypeFor[nsip.TraitRanges]():   "TraitRanges",
+}
+
+// schemaNames are every published type name, checked once for clashes.
+var schemaNames = nsipSchemaNames.Merge(analysis.SchemaNames(), summarize.SchemaNames())
+
 // lookupSchema is lookup d's output schema.
 func lookupSchema(d *toolDef) json.RawMessage {
 	model := d.fetch.model
 	if d.composite {
 		model = reflect.TypeFor[nsip.AnimalProfile]()
 	}
-	doc := outschema.New().Add("NSIP answer", model)
+	doc := outschema.New(schemaNames).Add("NSIP answer", model)
 	if d.percentiles {
 		// With percentiles the answer is the percentile analysis's,
 		// summarized as analyses are when over the budget.
@@ -73,16 +101,17 @@ func lookupSchema(d *toolDef) json.RawMessage {
 // analysisSchema is analysis a's output schema: one of the answer types
 // its computation builds (gateway/analysis), or a summary of one.
 func analysisSchema(a *analysis.Def) json.RawMessage {
-	return withSummaries(addAnswers(outschema.New(), a), analysisKind)
+	return withSummaries(addAnswers(outschema.New(schemaNames), a), analysisKind)
 }
 
-// addAnswers adds the shapes of a's answers, titled by their types.
+// addAnswers adds the shapes of a's answers, titled by their published
+// names.
 func addAnswers(doc *outschema.Doc, a *analysis.Def) *outschema.Doc {
 	if len(a.Answers) == 0 {
 		panic("analysis " + a.Name + " names no answer type") // caught by every test that builds the tools
 	}
 	for _, t := range a.Answers {
-		doc.Add(t.Name(), t)
+		doc.Add(doc.Name(t), t)
 	}
 	return doc
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -446,5 +447,52 @@ func BenchmarkStructuredCopy(b *testing.B) {
 		if res := withStructured(&mcp.CallToolResult{}, animalDef, o); len(res.RawStructuredContent) == 0 {
 			b.Fatal("no copy")
 		}
+	}
+}
+
+// TestPublishedNamesCarryNoGoPackage holds every $defs key and title of the
+// live output schemas to a name chosen for readers: none is spelt with a Go
+// package prefix (analysis.RankAnswer), which would change whenever a type
+// moved between packages.
+func TestPublishedNamesCarryNoGoPackage(t *testing.T) {
+	sum, _ := summarizer(t)
+	g, err := New(&stubUpstream{}, sum, Config{Logger: discard()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	goName := regexp.MustCompile(`^[a-z][a-z0-9]*\.[A-Za-z]`)
+	var walk func(tool string, v any)
+	walk = func(tool string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if defs, ok := x["$defs"].(map[string]any); ok {
+				for k := range defs {
+					if goName.MatchString(k) {
+						t.Errorf("%s: $defs key %q names a Go package", tool, k)
+					}
+				}
+			}
+			if title, ok := x["title"].(string); ok && goName.MatchString(title) {
+				t.Errorf("%s: title %q names a Go package", tool, title)
+			}
+			for _, e := range x {
+				walk(tool, e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(tool, e)
+			}
+		}
+	}
+	live := wireOutputSchemas(t, g)
+	if len(live) != 14 {
+		t.Fatalf("%d output schemas, want one per tool (14)", len(live))
+	}
+	for name, raw := range live {
+		var v any
+		if err := json.Unmarshal(raw, &v); err != nil {
+			t.Fatal(err)
+		}
+		walk(name, v)
 	}
 }

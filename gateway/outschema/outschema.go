@@ -26,16 +26,72 @@ import (
 // Schema is a JSON Schema as it is put on the wire.
 type Schema = map[string]any
 
+// Names are the published names of the named struct types an output
+// schema may hold: each becomes a $defs key and, for an answer's own type,
+// a title. Each package that owns answer types lists its own.
+type Names map[reflect.Type]string
+
+// Merge is the union of n and others. It panics when two types share a
+// name, when one type is named twice differently, or when a name is not a
+// plain identifier: a published contract must not depend on the order
+// tables were merged in.
+func (n Names) Merge(others ...Names) Names {
+	out := Names{}
+	byName := map[string]reflect.Type{}
+	for _, tbl := range append([]Names{n}, others...) {
+		for t, name := range tbl {
+			if !plainName(name) {
+				panic(fmt.Sprintf("outschema: %s is published as %q: use letters and digits, starting with a capital", t, name))
+			}
+			if prev, ok := out[t]; ok && prev != name {
+				panic(fmt.Sprintf("outschema: %s is published as both %q and %q", t, prev, name))
+			}
+			if other, ok := byName[name]; ok && other != t {
+				panic(fmt.Sprintf("outschema: %s and %s are both published as %q", other, t, name))
+			}
+			out[t], byName[name] = name, t
+		}
+	}
+	return out
+}
+
+func plainName(s string) bool {
+	if s == "" || s[0] < 'A' || s[0] > 'Z' {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
 // A Doc is one output schema under construction: the shapes an answer may
 // take, and the named types they share.
 type Doc struct {
+	names    Names
 	defs     map[string]Schema
 	branches []Schema
 	titles   []string
 }
 
-// New starts an output schema.
-func New() *Doc { return &Doc{defs: map[string]Schema{}} }
+// New starts an output schema whose named struct types are published
+// under names.
+func New(names Names) *Doc { return &Doc{names: names, defs: map[string]Schema{}} }
+
+// Name is t's published name (a pointer is followed); it panics when names
+// gives t none.
+func (d *Doc) Name(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	name, ok := d.names[t]
+	if !ok {
+		panic(fmt.Sprintf("outschema: %s has no published name: add it to its package's schema names", t))
+	}
+	return name
+}
 
 // Add declares that an answer may be the JSON encoding of a value of type
 // t (a pointer is followed), titled for readers of the schema.
@@ -120,7 +176,7 @@ func (d *Doc) of(t reflect.Type, nullable bool) Schema {
 		if t.Name() == "" {
 			return d.object(t)
 		}
-		name := defName(t)
+		name := d.Name(t)
 		if _, ok := d.defs[name]; !ok {
 			d.defs[name] = nil // in progress: a recursive field refers to it
 			d.defs[name] = d.object(t)
@@ -196,13 +252,4 @@ func orNull(s Schema, nullable bool) Schema {
 		return s
 	}
 	return Schema{"anyOf": []any{s, Schema{"type": "null"}}}
-}
-
-// defName names a type in $defs by its package and name.
-func defName(t reflect.Type) string {
-	pkg := t.PkgPath()
-	if i := strings.LastIndex(pkg, "/"); i >= 0 {
-		pkg = pkg[i+1:]
-	}
-	return pkg + "." + t.Name()
 }

@@ -2,7 +2,9 @@ package outschema
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -26,6 +28,12 @@ type node struct {
 	hid   int
 }
 
+// testNames publish this file's types under names of their own.
+var testNames = Names{
+	reflect.TypeFor[node]():  "Node",
+	reflect.TypeFor[inner](): "Inner",
+}
+
 func decode(t *testing.T, d *Doc) map[string]any {
 	t.Helper()
 	var m map[string]any
@@ -37,11 +45,11 @@ func decode(t *testing.T, d *Doc) map[string]any {
 
 func TestStructFollowsEncodingJSON(t *testing.T) {
 	_ = node{}.hid
-	m := decode(t, New().Add("node", reflect.TypeFor[node]()))
-	if m["type"] != "object" || m["$ref"] != "#/$defs/outschema.node" {
+	m := decode(t, New(testNames).Add("node", reflect.TypeFor[node]()))
+	if m["type"] != "object" || m["$ref"] != "#/$defs/Node" {
 		t.Fatalf("root %v: want an object referring to its type", m)
 	}
-	def := m["$defs"].(map[string]any)["outschema.node"].(map[string]any)
+	def := m["$defs"].(map[string]any)["Node"].(map[string]any)
 	props := def["properties"].(map[string]any)
 	want := []string{"Raw", "any", "box", "flag", "id", "kids", "left", "n", "tags", "u", "zero"}
 	var got []string
@@ -64,11 +72,11 @@ func TestStructFollowsEncodingJSON(t *testing.T) {
 		t.Errorf("additionalProperties %v, want false", def["additionalProperties"])
 	}
 	kids, _ := json.Marshal(props["kids"])
-	if string(kids) != `{"items":{"$ref":"#/$defs/outschema.node"},"type":["array","null"]}` {
+	if string(kids) != `{"items":{"$ref":"#/$defs/Node"},"type":["array","null"]}` {
 		t.Errorf("kids %s: a nil slice that is not omitted is null", kids)
 	}
 	left, _ := json.Marshal(props["left"])
-	if string(left) != `{"$ref":"#/$defs/outschema.node"}` {
+	if string(left) != `{"$ref":"#/$defs/Node"}` {
 		t.Errorf("left %s: a recursive pointer refers back; omitted when nil, never null", left)
 	}
 	for k, w := range map[string]string{
@@ -82,9 +90,9 @@ func TestStructFollowsEncodingJSON(t *testing.T) {
 }
 
 func TestBranchesAreTitledAlternatives(t *testing.T) {
-	m := decode(t, New().Add("one", reflect.TypeFor[inner]()).Add("map", reflect.TypeFor[map[string]any]()))
+	m := decode(t, New(testNames).Add("one", reflect.TypeFor[inner]()).Add("map", reflect.TypeFor[map[string]any]()))
 	any, _ := json.Marshal(m["anyOf"])
-	if string(any) != `[{"$ref":"#/$defs/outschema.inner","title":"one"},{"additionalProperties":{},"title":"map","type":"object"}]` {
+	if string(any) != `[{"$ref":"#/$defs/Inner","title":"one"},{"additionalProperties":{},"title":"map","type":"object"}]` {
 		t.Errorf("anyOf %s", any)
 	}
 }
@@ -93,9 +101,9 @@ func TestNullablePointerToStruct(t *testing.T) {
 	type holder struct {
 		P *inner `json:"p"`
 	}
-	m := decode(t, New().Add("h", reflect.TypeFor[holder]()))
-	p, _ := json.Marshal(m["$defs"].(map[string]any)["outschema.holder"].(map[string]any)["properties"].(map[string]any)["p"])
-	if string(p) != `{"anyOf":[{"$ref":"#/$defs/outschema.inner"},{"type":"null"}]}` {
+	m := decode(t, New(Names{reflect.TypeFor[holder](): "Holder"}.Merge(testNames)).Add("h", reflect.TypeFor[holder]()))
+	p, _ := json.Marshal(m["$defs"].(map[string]any)["Holder"].(map[string]any)["properties"].(map[string]any)["p"])
+	if string(p) != `{"anyOf":[{"$ref":"#/$defs/Inner"},{"type":"null"}]}` {
 		t.Errorf("p %s", p)
 	}
 }
@@ -110,7 +118,7 @@ func TestTypeWritingItsOwnJSONIsRefused(t *testing.T) {
 			t.Error("a json.Marshaler got a schema read from its fields")
 		}
 	}()
-	New().Add("c", reflect.TypeFor[custom]())
+	New(testNames).Add("c", reflect.TypeFor[custom]())
 }
 
 // A pointer to a number among a row's cells, behind another pointer or as a
@@ -123,8 +131,8 @@ func TestNullCells(t *testing.T) {
 		By    map[string]*float64 `json:"by"`
 		Mixed [][]any             `json:"mixed"`
 	}
-	m := decode(t, New().Add("r", reflect.TypeFor[row]()))
-	props := m["$defs"].(map[string]any)["outschema.row"].(map[string]any)["properties"].(map[string]any)
+	m := decode(t, New(Names{reflect.TypeFor[row](): "Row"}).Add("r", reflect.TypeFor[row]()))
+	props := m["$defs"].(map[string]any)["Row"].(map[string]any)["properties"].(map[string]any)
 	for k, w := range map[string]string{
 		"cells": `{"items":{"type":["number","null"]},"type":["array","null"]}`,
 		"pairs": `{"items":{"items":{"type":["number","null"]},"type":["array","null"]},"type":["array","null"]}`,
@@ -135,5 +143,42 @@ func TestNullCells(t *testing.T) {
 		if b, _ := json.Marshal(props[k]); string(b) != w {
 			t.Errorf("%s = %s, want %s", k, b, w)
 		}
+	}
+}
+
+// A named struct without a published name is refused, so a new type cannot
+// reach a contract under a name nobody chose.
+func TestUnnamedTypeIsRefused(t *testing.T) {
+	defer func() {
+		r := recover()
+		if r == nil || !strings.Contains(fmt.Sprint(r), "no published name") {
+			t.Errorf("recovered %v, want a panic naming the missing published name", r)
+		}
+	}()
+	New(Names{}).Add("n", reflect.TypeFor[node]())
+}
+
+// Names that clash, differ for one type or are not plain identifiers are
+// refused when the tables are merged.
+func TestMergeRefusesClashes(t *testing.T) {
+	type other struct{}
+	for name, tables := range map[string][]Names{
+		"two types, one name": {{reflect.TypeFor[node](): "Node"}, {reflect.TypeFor[other](): "Node"}},
+		"one type, two names": {{reflect.TypeFor[node](): "Node"}, {reflect.TypeFor[node](): "Tree"}},
+		"a package prefix":    {{reflect.TypeFor[node](): "outschema.node"}},
+		"lower case":          {{reflect.TypeFor[node](): "node"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("merged %v without a complaint", tables)
+				}
+			}()
+			tables[0].Merge(tables[1:]...)
+		})
+	}
+	got := Names{reflect.TypeFor[node](): "Node"}.Merge(Names{reflect.TypeFor[node](): "Node", reflect.TypeFor[other](): "Other"})
+	if len(got) != 2 || got[reflect.TypeFor[other]()] != "Other" {
+		t.Errorf("merge = %v, want both types under their names", got)
 	}
 }
