@@ -53,33 +53,50 @@ func TestCachedHitAllocations(t *testing.T) {
 	}
 }
 
-// TestHitServesTheStructuredCopyEncodedWhenCached: the copy a hit sends is
-// the one encoded when the answer was stored, the same bytes the model
-// encodes to, and the cache counts it in the entry's bytes.
-func TestHitServesTheStructuredCopyEncodedWhenCached(t *testing.T) {
+// TestHitServesTheTextAsItsStructuredCopy: an answer that is an object is
+// its own structured copy, so the cache keeps no second encoding of it; a
+// bare list (NSIP's statuses) has its model encoded once, when cached, and
+// every hit sends those bytes, which the cache counts in the entry.
+func TestHitServesTheTextAsItsStructuredCopy(t *testing.T) {
 	e, req, id := hitEnv(t)
 	key := animalDef.key(map[string]any{"search_string": id})
 	ent, ok := e.gw.cache.Peek(key)
 	if !ok {
 		t.Fatal("the answer is not cached")
 	}
-	a := ent.Value.(*upstream.Answer)
+	if a := ent.Value.(*upstream.Answer); a.Structured != nil {
+		t.Errorf("an object answer keeps a second copy of %d bytes", len(a.Structured))
+	}
+	res, _ := e.gw.handler(animalDef)(context.Background(), req)
+	if text := res.Content[0].(mcp.TextContent).Text; res.Meta.AdditionalFields["cache"] != cacheHit || string(res.RawStructuredContent) != text {
+		t.Fatalf("hit: cache %v, structuredContent %.200s, text %.200s", res.Meta.AdditionalFields["cache"], res.RawStructuredContent, text)
+	}
+
+	sreq := mcp.CallToolRequest{}
+	sreq.Params.Name = statusesDef.name
+	h := e.gw.handler(statusesDef)
+	if res, _ := h(context.Background(), sreq); res.IsError {
+		t.Fatalf("statuses: %+v", res)
+	}
+	skey := statusesDef.key(map[string]any{})
+	sent, ok := e.gw.cache.Peek(skey)
+	if !ok {
+		t.Fatal("the statuses are not cached")
+	}
+	a := sent.Value.(*upstream.Answer)
 	want, err := nsip.PlainJSON(a.Value)
-	if err != nil || !bytes.Equal(a.Structured, want) {
+	if err != nil || len(a.Structured) == 0 || !bytes.Equal(a.Structured, want) {
 		t.Fatalf("cached copy %.200s, model encodes to %.200s (%v)", a.Structured, want, err)
 	}
 	without := *a
 	without.Structured = nil
-	if grew := ent.Size - without.Size(key); grew < int64(len(a.Structured)) {
+	if grew := sent.Size - without.Size(skey); grew < int64(len(a.Structured)) {
 		t.Errorf("the entry counts %d bytes for a %d-byte copy", grew, len(a.Structured))
 	}
 	for range 2 {
-		res, _ := e.gw.handler(animalDef)(context.Background(), req)
-		if res.Meta.AdditionalFields["cache"] != cacheHit || !bytes.Equal(res.RawStructuredContent, want) {
-			t.Fatalf("hit: cache %v, structuredContent %.200s", res.Meta.AdditionalFields["cache"], res.RawStructuredContent)
-		}
-		if &res.RawStructuredContent[0] != &a.Structured[0] {
-			t.Error("the hit encoded its copy again instead of sending the cached one")
+		res, _ := h(context.Background(), sreq)
+		if res.Meta.AdditionalFields["cache"] != cacheHit || &res.RawStructuredContent[0] != &a.Structured[0] {
+			t.Fatalf("hit: cache %v; the copy was encoded again instead of sent as cached", res.Meta.AdditionalFields["cache"])
 		}
 	}
 }

@@ -80,13 +80,22 @@ var nsipSchemaNames = outschema.Names{
 // schemaNames are every published type name, checked once for clashes.
 var schemaNames = nsipSchemaNames.Merge(analysis.SchemaNames(), summarize.SchemaNames())
 
+// The pass-through branch of a lookup's output schema.
+const (
+	nsipOwnTitle = "NSIP's own answer"
+	nsipOwnDesc  = "NSIP's JSON object exactly as the text carries it, passed through because it fits the budget. " +
+		"Its members are NSIP's and may change without notice; the other branches are the shapes this server writes."
+)
+
 // lookupSchema is lookup d's output schema.
 func lookupSchema(d *toolDef) json.RawMessage {
 	model := d.fetch.model
 	if d.composite {
 		model = reflect.TypeFor[nsip.AnimalProfile]()
 	}
-	doc := outschema.New(schemaNames).Add("NSIP answer", model)
+	// A pass-through's copy is NSIP's own object, whose members nothing
+	// promises (nsip-api.md); the model stands in only for a bare list.
+	doc := outschema.New(schemaNames).AddObject(nsipOwnTitle, nsipOwnDesc).Add("NSIP answer, decoded", model)
 	if d.percentiles {
 		// With percentiles the answer is the percentile analysis's,
 		// summarized as analyses are when over the budget.
@@ -124,10 +133,15 @@ func withSummaries(doc *outschema.Doc, kind summarize.Kind) json.RawMessage {
 }
 
 // withStructured adds the structured copy of a successful lookup answer to
-// res: the summary's own text, or, for a pass-through, the model value was
-// decoded into (the generic form when NSIP's shape was not recognized).
+// res. A text that is a JSON object (NSIP's own answer passed through, a
+// view of it or a summary) is its own copy, byte for byte: a host that
+// hands its model the structured copy instead of the text, or both unless
+// they are the same, then hands it exactly the text's tokens, which the
+// budget counted. Only an answer NSIP sent as a bare list, which
+// structuredContent cannot be, is copied as its model (encoded when it was
+// cached), or failing that in the generic form.
 func withStructured(res *mcp.CallToolResult, d *toolDef, o outcome) *mcp.CallToolResult {
-	if o.res.Summarized {
+	if o.res.IsObject() {
 		res.RawStructuredContent = json.RawMessage(o.res.Text)
 		return res
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -82,6 +83,12 @@ type Result struct {
 	// summarized: Next follows on from the last row the text shows.
 	Paging *Paging
 }
+
+// IsObject reports whether Text is a JSON object: NSIP's own, a summary or
+// an analysis's answer. Such a text can be a result's structuredContent
+// verbatim, so that a host which hands its model the structured copy, or
+// both unless they are the same, hands it no more than the text.
+func (r Result) IsObject() bool { return strings.HasPrefix(r.Text, "{") }
 
 // Summarizer applies the budget policy. It is safe for concurrent use.
 type Summarizer struct{ counter *Counter }

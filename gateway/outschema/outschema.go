@@ -101,6 +101,15 @@ func (d *Doc) Add(title string, t reflect.Type) *Doc {
 	return d
 }
 
+// AddObject declares that an answer may be any JSON object, one whose
+// members this server does not choose (an upstream's own answer passed on
+// as it came), titled and described for readers of the schema.
+func (d *Doc) AddObject(title, description string) *Doc {
+	d.branches = append(d.branches, Schema{"type": "object", "description": description})
+	d.titles = append(d.titles, title)
+	return d
+}
+
 // Schema is the output schema: an object that is one of the shapes added,
 // with the named types they use under $defs.
 func (d *Doc) Schema() Schema {

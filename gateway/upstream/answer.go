@@ -28,9 +28,11 @@ type Answer struct {
 	Raw   json.RawMessage
 	Res   summarize.Result
 
-	// Structured is the structuredContent of a pass-through answer,
-	// encoded once when the answer is stored rather than on every hit;
-	// nil when the copy is the fitted text or not made (KeepStructured).
+	// Structured is the structuredContent of a pass-through answer NSIP
+	// sent as something other than an object (a bare list), which
+	// structuredContent cannot be: its model, encoded once when the
+	// answer is stored rather than on every hit. It is nil when the copy is
+	// the text itself (an object) or not made (KeepStructured).
 	Structured json.RawMessage
 
 	Shared bool // loaded from the replicas' shared tier rather than fetched
@@ -40,11 +42,12 @@ type Answer struct {
 }
 
 // KeepStructured encodes a's structured copy, once, before a is cached
-// (so that the cache counts its bytes): a pass-through's is its model,
-// which every hit would otherwise encode again. A summary's copy is its
-// text, and an answer of an unrecognized shape has no model.
+// (so that the cache counts its bytes), when the copy cannot be the text:
+// NSIP answered with a bare list, whose model every hit would otherwise
+// encode again. A text that is an object (NSIP's own, or a summary) is its
+// own copy, and an answer of an unrecognized shape has no model.
 func (a *Answer) KeepStructured() {
-	if a.Value == nil || a.Drift != nil || a.Res.Summarized {
+	if a.Value == nil || a.Drift != nil || a.Res.Summarized || a.Res.IsObject() {
 		return
 	}
 	if b, err := nsip.PlainJSON(a.Value); err == nil {
