@@ -106,17 +106,23 @@ func TestOneClientsLinksNeverDropAnothers(t *testing.T) {
 
 // The share is the client's, not the session's: a client opening a new
 // session for each call is one holder, so its sessions' links give way to
-// each other, and only the session that made a call reads its link.
+// each other rather than to another client's, and only the session that
+// made a call reads its link.
 func TestAClientsSessionsShareOneShare(t *testing.T) {
 	s := New(Config{MaxBytes: 64 << 10, StoreBytes: 256 << 10})
 	honest := as(caller.Address("192.0.2.1"))
-	mine := s.Offer(honest, data(table(100)))
-	for i := range 40 {
+	mine := s.Offer(honest, data(table(300)))
+	// Each session's link is smaller than the honest one, but together
+	// they are the largest holder by far.
+	for i := range 150 {
 		ctx := caller.WithRequest(withSession(fmt.Sprint("flood-", i)), caller.Address("198.51.100.9"))
-		s.Offer(ctx, Data{Size: 1, Build: func() (*Table, error) { return table(300), nil }})
+		s.Offer(ctx, Data{Size: 1, Build: func() (*Table, error) { return table(20), nil }})
+	}
+	if _, held := s.Len(); held > 256<<10 {
+		t.Errorf("the store holds %d bytes, over its bound", held)
 	}
 	if _, err := read(t, s, honest, mine.JSON); err != nil {
-		t.Errorf("the honest link after 40 sessions of one client: %v", err)
+		t.Errorf("the honest link after 150 sessions of one client: %v", err)
 	}
 	ctx := caller.WithRequest(withSession("one"), caller.Address("198.51.100.9"))
 	l := s.Offer(ctx, data(table(2)))

@@ -155,7 +155,7 @@ func (l Links) Content() []mcp.Content {
 	if l.JSON == "" {
 		return nil
 	}
-	const desc = "Every row this answer was made from; only this caller can read it, while the answer is cached."
+	const desc = "Every row this answer was made from; only this caller can read it, for the cache TTL from the call."
 	return []mcp.Content{
 		mcp.NewResourceLink(l.JSON, "full answer (JSON)", desc, jsonMIME),
 		mcp.NewResourceLink(l.CSV, "full answer (CSV)", desc+" "+CSVNote, csvMIME),
@@ -371,7 +371,7 @@ func (s *Store) Read(ctx context.Context, uri string) ([]mcp.ResourceContents, e
 // and resources/read.
 func (s *Store) ResourceTemplate() server.ServerResourceTemplate {
 	t := mcp.NewResourceTemplate(Template, "full-answer",
-		mcp.WithTemplateDescription("Every row a summarized answer was made from, as .json or .csv; the URIs come in the answer's _meta.full and resource links, live as long as the cached answer (an hour by default) and only the caller that made the call can read them. "+CSVNote))
+		mcp.WithTemplateDescription("Every row a summarized answer was made from, as .json or .csv; the URIs come in the answer's _meta.full and resource links, live for the cache TTL from the call (an hour by default) and only the caller that made the call can read them. "+CSVNote))
 	t.Title = "A summarized answer's complete data"
 	return server.ServerResourceTemplate{Template: t, Handler: func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 		return s.Read(ctx, req.Params.URI)
