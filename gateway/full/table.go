@@ -50,6 +50,11 @@ func (t *Table) JSON() ([]byte, error) {
 	b.WriteString(`,"count":`)
 	b.WriteString(strconv.Itoa(len(t.Rows)))
 	b.WriteString(`,"rows":[`)
+	// Each column's key, encoded once rather than once a row.
+	keys := make([][]byte, len(t.Columns))
+	for j, c := range t.Columns {
+		keys[j], _ = json.Marshal(c)
+	}
 	for i, row := range t.Rows {
 		if i > 0 {
 			b.WriteByte(',')
@@ -59,17 +64,16 @@ func (t *Table) JSON() ([]byte, error) {
 			if j > 0 {
 				b.WriteByte(',')
 			}
-			k, _ := json.Marshal(c)
-			var cell any
-			if j < len(row) {
-				cell = row[j]
+			b.Write(keys[j])
+			b.WriteByte(':')
+			if j >= len(row) || row[j] == nil {
+				b.WriteString("null")
+				continue
 			}
-			v, err := json.Marshal(cell)
+			v, err := json.Marshal(row[j])
 			if err != nil {
 				return nil, fmt.Errorf("row %d, column %s: %w", i, c, err)
 			}
-			b.Write(k)
-			b.WriteByte(':')
 			b.Write(v)
 		}
 		b.WriteByte('}')
