@@ -477,9 +477,9 @@ func (g *Gateway) runAnalysis(ctx context.Context, a *analysisEntry, req mcp.Cal
 func analysisData(t *full.Table, body []byte, summarized bool) full.Data {
 	switch {
 	case t != nil:
-		return full.Data{Size: t.Size(), Held: t.Size(), Build: func() (*full.Table, error) { return t, nil }}
+		return full.Data{Size: t.Size(), Build: func() (*full.Table, error) { return t, nil }}
 	case summarized:
-		return full.Data{Size: int64(len(body)), Held: int64(len(body)), Build: full.FromAnswer(nil, body)}
+		return full.Data{Size: int64(len(body)), Build: full.FromAnswer(nil, body)}
 	}
 	return full.Data{}
 }

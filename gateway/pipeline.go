@@ -72,14 +72,13 @@ func (g *Gateway) fullLinks(ctx context.Context, o outcome, meta map[string]any)
 	return l.Content()
 }
 
-// cachedData is the complete data of the answers under keys, as long as
-// the cache holds those very answers (ids): a link lives as long as the
-// cached answer and holds no memory of its own. Several parts are one
-// profile.
+// cachedData is the complete data of the answers under keys, as the
+// cache holds those very answers (ids) when the links are given: the
+// store encodes it then and keeps it, so the link outlives the answer's
+// eviction. Several parts are one profile.
 func (g *Gateway) cachedData(keys []string, ids []uint64) full.Data {
-	d := full.Data{Ref: fmt.Sprint(keys, ids), Held: int64(len(keys) * 64)}
+	d := full.Data{Ref: fmt.Sprint(keys, ids)}
 	for _, k := range keys {
-		d.Held += int64(len(k))
 		if e, ok := g.cache.Peek(k); ok {
 			if a, ok := e.Value.(*upstream.Answer); ok {
 				d.Size += int64(len(a.Raw))
@@ -91,8 +90,8 @@ func (g *Gateway) cachedData(keys []string, ids []uint64) full.Data {
 		for i, k := range keys {
 			e, ok := g.cache.Peek(k)
 			if !ok {
-				// An answer served stale while NSIP failed is still the
-				// one linked, until its link expires.
+				// An answer served stale while NSIP failed is the one
+				// the summary was made from.
 				if e, ok = g.cache.Stale(k); !ok {
 					return nil, full.ErrGone
 				}

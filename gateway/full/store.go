@@ -6,9 +6,19 @@
 // bits>.json and .csv) that lives as long as a cached answer (the cache
 // TTL, one hour by default) and that only the identity that made the call
 // (caller.Of) can read; anyone else, like a URI never issued or expired,
-// gets a not-found error. Each answer's data is bounded (MaxBytes); larger
-// data gets no links and the answer says why. All links together are
-// bounded too (StoreBytes); past it the oldest are dropped first.
+// gets a not-found error.
+//
+// The data is encoded once, when the link is given, and kept encoded: a
+// read hands out those bytes and does no work of its own, and a link no
+// longer depends on the answer cache keeping the answer. Each answer's
+// data is bounded (MaxBytes, as JSON and as CSV); all links together are
+// bounded too (StoreBytes), counted in their encoded bytes. The store is
+// shared fairly among clients (the identity a transport recorded, so a
+// client's sessions are one holder): past the bound, the client holding
+// the most gives way, its oldest link first. A client holding no more than
+// an even share of the store therefore keeps its links for the whole TTL,
+// however many links others make; a client's own new links drop its own
+// oldest once it is the largest holder.
 package full
 
 import (
@@ -46,8 +56,8 @@ const (
 // Config bounds the store. Zero values take the defaults.
 type Config struct {
 	TTL        time.Duration // how long a link lives
-	MaxBytes   int64         // the most data one answer may link
-	StoreBytes int64         // the most data all links hold together
+	MaxBytes   int64         // the most data one answer may link, in each format
+	StoreBytes int64         // the most encoded data all links hold together
 	Now        func() time.Time
 }
 
@@ -56,32 +66,49 @@ type Config struct {
 type Store struct {
 	cfg Config
 
-	mu    sync.Mutex
-	byID  map[string]*list.Element // of *entry, oldest at the front
-	byRef map[string]*list.Element // the same data asked for again by its owner
-	order *list.List
+	mu      sync.Mutex
+	byID    map[string]*entry
+	byRef   map[string]*entry // the same data asked for again by its owner
+	order   *list.List        // every entry, oldest at the front
+	holders map[caller.ID]*holder
+	bytes   int64
+}
+
+// holder is one client's links, oldest at the front, and their bytes.
+type holder struct {
+	id    caller.ID
+	links *list.List
 	bytes int64
 }
 
 type entry struct {
-	id, ref string
-	owner   caller.ID
-	held    int64
-	expires time.Time
-	build   func() (*Table, error)
+	id, ref   string
+	owner     caller.ID // who may read it: the caller that made the call
+	holder    *holder   // whose share it counts against: that caller's client
+	held      int64
+	expires   time.Time
+	json, csv encoded
+	all, mine *list.Element
+}
+
+// encoded is one format of an answer's data as read, or why it cannot be.
+type encoded struct {
+	text string // a string, so that every read shares it uncopied
+	err  error
 }
 
 // Data is what an answer was made from, as the store is offered it.
 type Data struct {
 	// Ref, when not empty, names the data: the same caller offering the
-	// same Ref again while its links live gets the same links.
+	// same Ref again while its links live gets the same links, without
+	// building or encoding anything.
 	Ref string
-	// Size is about how large the data is, bounded by MaxBytes; Held is
-	// what keeping it costs until a read, counted against StoreBytes (a
-	// lookup's data stays in the answer cache and costs the store little).
-	Size, Held int64
-	// Build makes the table on each read; an error there (the cached
-	// answer it reads is gone) is a not-found.
+	// Size is about how large the data is, checked against MaxBytes
+	// before anything is built.
+	Size int64
+	// Build makes the table, once, when the links are given; ErrGone
+	// there (the cached answer it reads was replaced meanwhile) gives no
+	// links and a note.
 	Build func() (*Table, error)
 }
 
@@ -96,11 +123,12 @@ func New(cfg Config) *Store {
 	if cfg.StoreBytes <= 0 {
 		cfg.StoreBytes = DefaultStoreBytes
 	}
-	cfg.StoreBytes = max(cfg.StoreBytes, cfg.MaxBytes)
+	// One answer may be MaxBytes in each format.
+	cfg.StoreBytes = max(cfg.StoreBytes, 2*cfg.MaxBytes+entryOverhead)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Store{cfg: cfg, byID: map[string]*list.Element{}, byRef: map[string]*list.Element{}, order: list.New()}
+	return &Store{cfg: cfg, byID: map[string]*entry{}, byRef: map[string]*entry{}, order: list.New(), holders: map[caller.ID]*holder{}}
 }
 
 // Links are what an answer says of its complete data: the two URIs, or
@@ -118,50 +146,143 @@ func (l Links) Meta() map[string]any {
 	return map[string]any{"json": l.JSON, "csv": l.CSV}
 }
 
+// CSVNote is what the CSV's readers are told of its cells, in the CSV
+// link's description and the template's.
+const CSVNote = "In the CSV, a text cell that a spreadsheet would run as a formula (one starting with =, +, -, @, a tab or a carriage return, other than a plain number such as -0.25) is written with a leading ' so that it is shown as text."
+
 // Content is the two resource links.
 func (l Links) Content() []mcp.Content {
 	if l.JSON == "" {
 		return nil
 	}
-	const desc = "Every row this answer was made from; only this caller can read it, while the answer is cached."
+	const desc = "Every row this answer was made from; only this caller can read it, for the cache TTL from the call."
 	return []mcp.Content{
 		mcp.NewResourceLink(l.JSON, "full answer (JSON)", desc, jsonMIME),
-		mcp.NewResourceLink(l.CSV, "full answer (CSV)", desc, csvMIME),
+		mcp.NewResourceLink(l.CSV, "full answer (CSV)", desc+" "+CSVNote, csvMIME),
 	}
 }
 
-// Offer keeps d for the caller of ctx and returns its links.
+// clientOf is whose share of the store a call's links count against: the
+// client the transport recorded (its address, or its token at that
+// address), which all its sessions share, else the caller itself (stdio,
+// in-process). Keying the share by session would let a client take a new
+// share with each session it opens.
+func clientOf(ctx context.Context) caller.ID {
+	if id := caller.Request(ctx); id != "" {
+		return id
+	}
+	return caller.Of(ctx)
+}
+
+// Offer keeps d for the caller of ctx and returns its links. The data is
+// built and encoded here, once, outside the store's lock.
 func (s *Store) Offer(ctx context.Context, d Data) Links {
 	if d.Size > s.cfg.MaxBytes {
 		return Links{Note: fmt.Sprintf("the complete data (%s) is over this server's limit of %s per answer (NSIP_FULL_MAX_BYTES), so no link is given; narrow the call (a smaller page, a tighter search) to get one",
 			Bytes(d.Size), Bytes(s.cfg.MaxBytes))}
 	}
-	ref, size := d.Ref, d.Held+entryOverhead
 	owner := caller.Of(ctx)
+	key := ""
+	if d.Ref != "" {
+		key = string(owner) + "\x00" + d.Ref
+		if l, ok := s.linked(key); ok {
+			return l
+		}
+	}
+	t, err := d.Build()
+	if errors.Is(err, ErrGone) {
+		return Links{Note: "the complete data was replaced in the cache while this answer was made, so no link is given; make the call again to get one"}
+	}
+	if err != nil {
+		return Links{Note: "the complete data could not be built, so no link is given: " + err.Error()}
+	}
+	e := &entry{ref: key, owner: owner, json: encode(t.JSON), csv: encode(t.CSV)}
+	if e.json.err != nil && e.csv.err != nil {
+		return Links{Note: "the complete data could not be encoded, so no link is given: " + e.json.err.Error()}
+	}
+	if j, c := int64(len(e.json.text)), int64(len(e.csv.text)); j > s.cfg.MaxBytes || c > s.cfg.MaxBytes {
+		return Links{Note: fmt.Sprintf("the complete data (%s as JSON, %s as CSV) is over this server's limit of %s per answer (NSIP_FULL_MAX_BYTES), so no link is given; narrow the call (a smaller page, a tighter search) to get one",
+			Bytes(j), Bytes(c), Bytes(s.cfg.MaxBytes))}
+	}
+	e.held = int64(len(e.json.text)+len(e.csv.text)) + entryOverhead
+	return s.keep(e, clientOf(ctx))
+}
+
+func encode(f func() ([]byte, error)) encoded {
+	b, err := f()
+	if err != nil {
+		return encoded{err: err}
+	}
+	return encoded{text: string(b)}
+}
+
+// linked is the links already given under key, if they live.
+func (s *Store) linked(key string) (Links, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.expire(s.cfg.Now())
+	if e, ok := s.byRef[key]; ok {
+		return links(e.id), true
+	}
+	return Links{}, false
+}
+
+// keep stores e under client's share and makes room for it past the
+// store's bound.
+func (s *Store) keep(e *entry, client caller.ID) Links {
 	now := s.cfg.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.expire(now)
-	key := ""
-	if ref != "" {
-		key = string(owner) + "\x00" + ref
-		if el, ok := s.byRef[key]; ok {
-			return links(el.Value.(*entry).id)
+	if e.ref != "" {
+		// Another call with the same data may have been quicker.
+		if had, ok := s.byRef[e.ref]; ok {
+			return links(had.id)
 		}
 	}
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
-	e := &entry{id: hex.EncodeToString(b[:]), ref: key, owner: owner, held: size, expires: now.Add(s.cfg.TTL), build: d.Build}
-	el := s.order.PushBack(e)
-	s.byID[e.id] = el
-	if key != "" {
-		s.byRef[key] = el
+	e.id, e.expires = hex.EncodeToString(b[:]), now.Add(s.cfg.TTL)
+	h := s.holders[client]
+	if h == nil {
+		h = &holder{id: client, links: list.New()}
+		s.holders[client] = h
 	}
-	s.bytes += size
-	for s.bytes > s.cfg.StoreBytes && s.order.Len() > 1 {
-		s.drop(s.order.Front())
+	e.holder = h
+	e.all, e.mine = s.order.PushBack(e), h.links.PushBack(e)
+	s.byID[e.id] = e
+	if e.ref != "" {
+		s.byRef[e.ref] = e
+	}
+	h.bytes += e.held
+	s.bytes += e.held
+	for s.bytes > s.cfg.StoreBytes {
+		v := s.victim(e)
+		if v == nil {
+			break
+		}
+		s.drop(v)
 	}
 	return links(e.id)
+}
+
+// victim is the link to drop to make room for e: the oldest of the client
+// holding the most, never e itself. Ties go to e's own client, so that a
+// client's new links take its own room first.
+func (s *Store) victim(e *entry) *entry {
+	var top *holder
+	for _, h := range s.holders {
+		if h.links.Front().Value.(*entry) == e && h.links.Len() == 1 {
+			continue
+		}
+		if top == nil || h.bytes > top.bytes || (h.bytes == top.bytes && h == e.holder) {
+			top = h
+		}
+	}
+	if top == nil {
+		return nil
+	}
+	return top.links.Front().Value.(*entry)
 }
 
 func links(id string) Links {
@@ -172,15 +293,20 @@ func links(id string) Links {
 // they were made, as every one lives the same TTL.
 func (s *Store) expire(now time.Time) {
 	for el := s.order.Front(); el != nil && !now.Before(el.Value.(*entry).expires); el = s.order.Front() {
-		s.drop(el)
+		s.drop(el.Value.(*entry))
 	}
 }
 
-func (s *Store) drop(el *list.Element) {
-	e := el.Value.(*entry)
-	s.order.Remove(el)
+func (s *Store) drop(e *entry) {
+	s.order.Remove(e.all)
+	h := e.holder
+	h.links.Remove(e.mine)
+	h.bytes -= e.held
+	if h.links.Len() == 0 {
+		delete(s.holders, h.id)
+	}
 	delete(s.byID, e.id)
-	if e.ref != "" {
+	if e.ref != "" && s.byRef[e.ref] == e {
 		delete(s.byRef, e.ref)
 	}
 	s.bytes -= e.held
@@ -196,6 +322,16 @@ func (s *Store) Len() (int, int64) {
 	return s.order.Len(), s.bytes
 }
 
+// Held is what client's links hold in the store.
+func (s *Store) Held(client caller.ID) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if h := s.holders[client]; h != nil {
+		return h.bytes
+	}
+	return 0
+}
+
 // ErrGone is a Build's error when the data it reads is no longer kept.
 var ErrGone = errors.New("the data behind this link is no longer kept")
 
@@ -206,7 +342,8 @@ func (s *Store) notFound() error {
 		server.ErrResourceNotFound, s.cfg.TTL)
 }
 
-// Read returns the data at uri for the caller of ctx.
+// Read returns the data at uri for the caller of ctx: the bytes encoded
+// when the link was given, shared by every read.
 func (s *Store) Read(ctx context.Context, uri string) ([]mcp.ResourceContents, error) {
 	name, ok := strings.CutPrefix(uri, Prefix)
 	if !ok {
@@ -215,42 +352,26 @@ func (s *Store) Read(ctx context.Context, uri string) ([]mcp.ResourceContents, e
 	id, format, _ := strings.Cut(name, ".")
 	s.mu.Lock()
 	s.expire(s.cfg.Now())
-	el, ok := s.byID[id]
-	var e *entry
-	if ok {
-		e = el.Value.(*entry)
-	}
+	e := s.byID[id]
 	s.mu.Unlock()
 	if e == nil || e.owner != caller.Of(ctx) || (format != "json" && format != "csv") {
 		return nil, s.notFound()
 	}
-	// Built anew on each read, so that a table is held only while read.
-	t, err := e.build()
-	if errors.Is(err, ErrGone) {
-		return nil, s.notFound()
-	}
-	if err != nil {
-		return nil, fmt.Errorf("the full answer could not be built: %w", err)
-	}
-	var body []byte
-	mime := jsonMIME
+	body, mime := e.json, jsonMIME
 	if format == "csv" {
-		body, err = t.CSV()
-		mime = csvMIME
-	} else {
-		body, err = t.JSON()
+		body, mime = e.csv, csvMIME
 	}
-	if err != nil {
-		return nil, fmt.Errorf("the full answer could not be encoded: %w", err)
+	if body.err != nil {
+		return nil, fmt.Errorf("the full answer could not be encoded as %s: %w", strings.ToUpper(format), body.err)
 	}
-	return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: mime, Text: string(body)}}, nil
+	return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: mime, Text: body.text}}, nil
 }
 
 // ResourceTemplate is the links' template, for resources/templates/list
 // and resources/read.
 func (s *Store) ResourceTemplate() server.ServerResourceTemplate {
 	t := mcp.NewResourceTemplate(Template, "full-answer",
-		mcp.WithTemplateDescription("Every row a summarized answer was made from, as .json or .csv; the URIs come in the answer's _meta.full and resource links, live as long as the cached answer (an hour by default) and only the caller that made the call can read them."))
+		mcp.WithTemplateDescription("Every row a summarized answer was made from, as .json or .csv; the URIs come in the answer's _meta.full and resource links, live for the cache TTL from the call (an hour by default) and only the caller that made the call can read them. "+CSVNote))
 	t.Title = "A summarized answer's complete data"
 	return server.ServerResourceTemplate{Template: t, Handler: func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 		return s.Read(ctx, req.Params.URI)

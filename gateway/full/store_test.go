@@ -29,7 +29,7 @@ func table(rows int) *Table {
 }
 
 func data(t *Table) Data {
-	return Data{Size: t.Size(), Held: t.Size(), Build: func() (*Table, error) { return t, nil }}
+	return Data{Size: t.Size(), Build: func() (*Table, error) { return t, nil }}
 }
 
 func read(t *testing.T, s *Store, ctx context.Context, uri string) (string, error) {
@@ -126,11 +126,11 @@ func TestLinksExpire(t *testing.T) {
 	if n, b := s.Len(); n != 0 || b != 0 {
 		t.Errorf("expired links still held: %d, %d bytes", n, b)
 	}
-	// A link whose data is gone (the cached answer was evicted) is a
-	// not-found too.
+	// Data already gone when the links would be given (the cached answer
+	// was replaced meanwhile) gets no links, and a note saying so.
 	gone := s.Offer(as("token:a"), Data{Size: 1, Build: func() (*Table, error) { return nil, ErrGone }})
-	if _, err := read(t, s, as("token:a"), gone.CSV); !errors.Is(err, server.ErrResourceNotFound) {
-		t.Errorf("data gone: %v, want not found", err)
+	if gone.JSON != "" || !strings.Contains(gone.Note, "replaced in the cache") {
+		t.Errorf("data gone: %+v, want no links and a note", gone)
 	}
 }
 

