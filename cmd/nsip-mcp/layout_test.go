@@ -1,0 +1,117 @@
+package main
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// mayImport is specs/layout.md's table: for each package of the module,
+// the packages of ours its non-test files may import. A package not listed
+// fails the test, so that a new room is placed on purpose.
+var mayImport = map[string][]string{
+	"nsip":                      nil,
+	"nsip/breeding":             nil,
+	"nsip/nsiptest":             {"nsip"},
+	"cache":                     nil,
+	"cache/cachetest":           {"cache"},
+	"cache/redistest":           {"cache"},
+	"summarize":                 {"nsip"},
+	"transport/caller":          nil,
+	"transport":                 {"transport/caller"},
+	"transport/rpctest":         {"transport", "transport/caller"},
+	"gateway/param":             {"nsip"},
+	"gateway/outschema":         nil,
+	"gateway/metrics":           {"nsip"},
+	"gateway/full":              {"nsip", "transport/caller"},
+	"gateway/tasks":             {"transport/caller"},
+	"gateway/upstream":          {"cache", "gateway/metrics", "nsip", "summarize"},
+	"gateway/features":          {"gateway/param", "nsip", "summarize"},
+	"gateway/analysis":          {"gateway/full", "gateway/param", "nsip", "nsip/breeding", "summarize"},
+	"gateway/internal/snapshot": nil,
+	"gateway":                   {"gateway/*", "cache", "nsip", "nsip/breeding", "summarize", "transport/caller"},
+	"cmd/*":                     {"*"},
+}
+
+const module = "github.com/nsip-tools/nsip-mcp/"
+
+// TestImportsPointOneWay reads the imports of every non-test Go file in the
+// module and holds each package to mayImport.
+func TestImportsPointOneWay(t *testing.T) {
+	root := filepath.Join("..", "..")
+	imports := map[string]map[string]bool{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() && (name == "testdata" || name == "node_modules" || strings.HasPrefix(name, ".") && path != root) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		pkg := filepath.ToSlash(rel)
+		if imports[pkg] == nil {
+			imports[pkg] = map[string]bool{}
+		}
+		for _, im := range f.Imports {
+			p, _ := strconv.Unquote(im.Path.Value)
+			if ours, ok := strings.CutPrefix(p, module); ok {
+				imports[pkg][ours] = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(imports) < 20 {
+		t.Fatalf("found %d packages; the walk missed the module", len(imports))
+	}
+	for pkg, ims := range imports {
+		allowed, listed := rulesFor(pkg)
+		if !listed {
+			t.Errorf("package %s is not in specs/layout.md's table (mayImport): give it one job and the packages it may import", pkg)
+			continue
+		}
+		for im := range ims {
+			if !slices.ContainsFunc(allowed, func(a string) bool { return matches(a, im) }) {
+				t.Errorf("%s imports %s, which specs/layout.md does not let it: move the code to the room it belongs in, or change the table on purpose", pkg, im)
+			}
+		}
+	}
+}
+
+// rulesFor is the entry for pkg, exact or by a trailing /* pattern.
+func rulesFor(pkg string) ([]string, bool) {
+	if r, ok := mayImport[pkg]; ok {
+		return r, true
+	}
+	for pattern, r := range mayImport {
+		if matches(pattern, pkg) {
+			return r, true
+		}
+	}
+	return nil, false
+}
+
+// matches reports whether pattern (a path, "x/*" for what is under x, or
+// "*") names pkg.
+func matches(pattern, pkg string) bool {
+	if pattern == "*" || pattern == pkg {
+		return true
+	}
+	base, ok := strings.CutSuffix(pattern, "/*")
+	return ok && strings.HasPrefix(pkg, base+"/")
+}
