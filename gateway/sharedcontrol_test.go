@@ -5,13 +5,18 @@ package gateway
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/cache/redistest"
+	"github.com/nsip-tools/nsip-mcp/gateway/metrics"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
 
@@ -24,6 +29,18 @@ const (
 	tenHours  = 35999 * time.Second
 	forgedFar = "99999999999999999999" // microseconds: three million years ahead
 )
+
+// mustScrape checks that a scrape of m holds each of want.
+func mustScrape(t *testing.T, m *metrics.Metrics, want ...string) {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	m.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	for _, w := range want {
+		if !strings.Contains(rec.Body.String(), w) {
+			t.Errorf("/metrics lacks %s", w)
+		}
+	}
+}
 
 // mustDegradedNaming checks that rp's /readyz says degraded and names key.
 func mustDegradedNaming(t *testing.T, rp *replica, key string) {
@@ -55,7 +72,11 @@ func TestSharedForgedControlKeysAreNotBelieved(t *testing.T) {
 	}
 	for _, key := range []string{pauseKey, breakKey, rateKey} {
 		t.Run(strings.TrimPrefix(key, cache.DefaultRedisPrefix), func(t *testing.T) {
-			rs, up := newReplicas(t, 2, rd.URL(), nil)
+			var ms []*metrics.Metrics
+			rs, up := newReplicas(t, 2, rd.URL(), func(c *Config) {
+				c.Metrics = metrics.New(prometheus.NewRegistry())
+				ms = append(ms, c.Metrics)
+			})
 			if err := rc.FlushAll(ctx).Err(); err != nil {
 				t.Fatal(err)
 			}
@@ -73,6 +94,11 @@ func TestSharedForgedControlKeysAreNotBelieved(t *testing.T) {
 					// rate state is replaced by that read, and reported
 					// no longer.
 					mustDegradedNaming(t, rs[0], strings.TrimPrefix(key, cache.DefaultRedisPrefix))
+					reason := "unauthenticated"
+					if key == rateKey {
+						reason = "out_of_bound"
+					}
+					mustScrape(t, ms[0], `nsip_mcp_redis_refused_keys 1`, `nsip_mcp_redis_refused_values_total{reason="`+reason+`"} 1`)
 				}
 			}
 			if got := up.Requests(nsiptest.EndpointDetails); got != 6 {
@@ -105,6 +131,7 @@ func TestSharedForgedControlKeysAreNotBelieved(t *testing.T) {
 				if err := rp.gw.Ready(ctx); err != nil {
 					t.Errorf("replica %d: /readyz once the key is gone = %v, want ready", i, err)
 				}
+				mustScrape(t, ms[i], `nsip_mcp_redis_refused_keys 0`)
 			}
 		})
 	}

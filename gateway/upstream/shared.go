@@ -48,8 +48,8 @@ type SharedConfig struct {
 	// (NSIP_MAX_PAUSE), whoever asked for it; DefaultMaxUpstreamPause
 	// when zero.
 	MaxPause time.Duration
-	Now             func() time.Time // the cache's clock
-	Logger          *slog.Logger
+	Now      func() time.Time // the cache's clock
+	Logger   *slog.Logger
 }
 
 // Shared is one replica's side of the shared mode.
