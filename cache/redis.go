@@ -337,11 +337,11 @@ func (r *Redis) Write(ctx context.Context, op func(ctx context.Context, c *redis
 	return r.do(ctx, true, false, op)
 }
 
-// Limit is Write for the shared rate limit and the news that bounds it
-// (NSIP's pauses, the breaker), which go on while Redis is slow: a slow
-// answer keeps the replicas to one limit, where the local share would
-// make each wait Replicas times as long. The cache waits on Redis for no
-// one while it is slow.
+// Limit is Write for the shared rate limit, NSIP's pauses and this
+// replica's breaker news, which go on while Redis is slow: a slow answer
+// keeps the replicas to one limit, where the local share would make each
+// wait Replicas times as long. The cache (and the breaker news read with
+// it) waits on Redis for no one while it is slow.
 func (r *Redis) Limit(ctx context.Context, op func(ctx context.Context, c *redis.Client) error) error {
 	return r.do(ctx, true, true, op)
 }

@@ -279,7 +279,7 @@ func (s *Shared) openPause(pkey string, b []byte, left time.Duration) (wait, ask
 	now := time.Now()
 	v, stored, ok := r.OpenAt(pkey, b, now)
 	if !ok {
-		r.Refuse(pkey, "a pause without a valid MAC", false)
+		r.Refuse(pkey, "a pause without a valid MAC, or stamped ahead", false)
 		return 0, 0, false
 	}
 	var askedUS, waitUS int64
@@ -376,7 +376,7 @@ func (s *Shared) openBreaker(bkey string, news []byte, left time.Duration) time.
 	now := time.Now()
 	v, stored, ok := r.OpenAt(bkey, news, now)
 	if !ok {
-		r.Refuse(bkey, "breaker news without a valid MAC", false)
+		r.Refuse(bkey, "breaker news without a valid MAC, or stamped ahead", false)
 		return 0
 	}
 	var cooldownUS int64
@@ -720,7 +720,7 @@ func (s *Shared) Readiness(ctx context.Context) error {
 	what, local := "redis unavailable", "cache, rate limit and breaker are local to this replica"
 	switch st.State {
 	case cache.RedisSlow:
-		what, local = "redis slow", "the cache is local to this replica; the rate limit, pauses and breaker news are still shared"
+		what, local = "redis slow", "the cache and other replicas' breaker news are local to this replica; the rate limit and NSIP's pauses are still shared"
 	case cache.RedisRefusingWrites:
 		what = "redis refuses writes"
 	}
