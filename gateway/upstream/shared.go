@@ -58,8 +58,12 @@ type Shared struct {
 	redis      *cache.Redis // nil when not shared
 	switching  sync.Mutex   // orders switches of the local limiter
 	localShare atomic.Bool  // the local limiter is throttled to rate/Replicas
-	openUntil  atomic.Int64 // unix nanos until which another replica's breaker is open
-	fit        string       // what shapes this replica's fits, leading its records' keys
+	// share is rate/Replicas for the turns Redis fails to answer while it
+	// is still judged to keep the shared limit (one late reply is not
+	// down, cache.RedisWindow): such a request keeps to a share of its own.
+	share     *rate.Limiter
+	openUntil atomic.Int64 // unix nanos until which another replica's breaker is open
+	fit       string       // what shapes this replica's fits, leading its records' keys
 
 	hits      atomic.Int64 // answers loaded from Redis instead of fetched
 	collapsed atomic.Int64 // fetches avoided by waiting for another replica's
@@ -78,6 +82,8 @@ func NewShared(cfg SharedConfig) *Shared {
 	if s.cfg.MaxPause <= 0 {
 		s.cfg.MaxPause = DefaultMaxUpstreamPause
 	}
+	n := float64(max(cfg.Replicas, 1))
+	s.share = rate.NewLimiter(rate.Limit(cfg.RateLimit/n), max(1, int(float64(cfg.RateBurst)/n)))
 	local := r == nil || !r.Status().SharesLimit
 	s.localShare.Store(!local) // so that the first switch applies
 	s.useLocalShare(local)
@@ -189,6 +195,9 @@ func (s *Shared) Turn(ctx context.Context, method string) error {
 	pkey := r.Key("pause:" + method)
 	for skipPause := false; ; skipPause = true {
 		res, err := s.rateTurn(ctx, pkey, skipPause)
+		if err != nil && r.Status().SharesLimit {
+			return s.shareTurn(ctx)
+		}
 		if err != nil {
 			return nil // the local limiter took over when Redis went down
 		}
@@ -294,6 +303,30 @@ func (s *Shared) openPause(pkey string, b []byte, left time.Duration) (wait, ask
 	}
 	r.Accept(pkey)
 	return wait, time.Duration(askedUS) * time.Microsecond, true
+}
+
+// shareTurn waits for a token of this replica's share of the limit, for
+// a request whose shared turn Redis did not answer in time.
+func (s *Shared) shareTurn(ctx context.Context) error {
+	now := time.Now()
+	res := s.share.ReserveN(now, 1)
+	wait := res.DelayFrom(now)
+	if wait <= 0 {
+		return nil
+	}
+	if deadline, ok := ctx.Deadline(); ok && now.Add(wait).After(deadline) {
+		res.CancelAt(now)
+		return &RateLimited{RetryAfter: wait, Reason: fmt.Sprintf("this replica's share of the limit of %g requests per second, Redis not answering in time", s.cfg.RateLimit)}
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		res.Cancel()
+		return ctx.Err()
+	}
 }
 
 // waitTurn refuses or waits for the slot gcra answered.
