@@ -11,6 +11,8 @@ import (
 	"hash"
 	"io"
 	"log/slog"
+	"net"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,12 +27,22 @@ const (
 	DefaultRedisOpTimeout  = 250 * time.Millisecond
 	DefaultRedisRetryEvery = time.Second
 	// DefaultRedisSlowAfter is the slow mark: a round trip slower than
-	// this, SlowRoundTrips times running, marks Redis slow. A miss makes
-	// three round trips, so a Redis at the mark adds 150 ms to each.
+	// this, SlowRoundTrips of the last RedisWindow, marks Redis slow. A
+	// miss makes three round trips, so a Redis at the mark adds 150 ms to
+	// each.
 	DefaultRedisSlowAfter = 50 * time.Millisecond
-	// SlowRoundTrips is how many slow round trips in a row mark Redis slow;
-	// one stray slow answer does not.
-	SlowRoundTrips = 3
+	// RedisWindow is how many of the latest round trips Redis is judged
+	// on: one slow or unanswered reply among quick ones is a stray, not a
+	// state.
+	RedisWindow = 8
+	// SlowRoundTrips is how many of the window's round trips, slower than
+	// the slow mark, mark Redis slow: more than half.
+	SlowRoundTrips = 5
+	// TimeoutsToDown is how many of the window's commands, unanswered
+	// within the command limit, mark Redis down. A stalled Redis costs two
+	// waits of OpTimeout before the replica goes on alone; one late reply
+	// followed by answers in time costs that call, not the shared state.
+	TimeoutsToDown = 2
 
 	// MinRedisSecret is the shortest secret NewRedis accepts, in bytes:
 	// 32 random bytes, or the 64 hex digits of openssl rand -hex 32.
@@ -87,8 +99,13 @@ type Redis struct {
 	nextTry time.Time
 
 	roundTrips atomic.Uint64 // commands and pipelines sent, each one round trip
-	slowRun    atomic.Int64  // slow round trips in a row
 	lastRTT    atomic.Int64  // nanoseconds of the latest round trip
+	window     window        // how the latest round trips went
+
+	refusedMu sync.Mutex
+	refused   map[string]string // control values refused, by key: why; cleared by the next good read
+	nRefused  atomic.Int64      // len(refused), read without the lock on every good read
+	bounds    atomic.Uint64     // control values past a local bound (a pause, the breaker's cooldown, the rate's period)
 
 	secret []byte
 
@@ -188,7 +205,7 @@ func (h roundTripHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		start := time.Now()
 		err := next(ctx, cmd)
-		h.r.observe(time.Since(start))
+		h.r.observe(time.Since(start), err)
 		return err
 	}
 }
@@ -197,20 +214,79 @@ func (h roundTripHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis
 	return func(ctx context.Context, cmds []redis.Cmder) error {
 		start := time.Now()
 		err := next(ctx, cmds)
-		h.r.observe(time.Since(start))
+		h.r.observe(time.Since(start), err)
 		return err
 	}
 }
 
-// observe counts one round trip of d and whether it was slow.
-func (r *Redis) observe(d time.Duration) {
+// observe counts one round trip of d that ended in err, and whether it
+// was slow. A round trip cut by a deadline is left to do, which knows
+// whether the command's limit or its caller's ended it.
+func (r *Redis) observe(d time.Duration, err error) {
 	r.roundTrips.Add(1)
 	r.lastRTT.Store(int64(d))
-	if d > r.slowAfter {
-		r.slowRun.Add(1)
-	} else {
-		r.slowRun.Store(0)
+	if isTimeout(err) {
+		return
 	}
+	if d > r.slowAfter {
+		r.window.add(outcomeSlow)
+	} else {
+		r.window.add(outcomeQuick)
+	}
+}
+
+// isTimeout reports whether err is a command cut short by a deadline,
+// the command's limit or its caller's.
+func isTimeout(err error) bool {
+	if err == nil {
+		return false
+	}
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
+}
+
+// The outcomes a window records.
+const (
+	outcomeQuick uint8 = iota + 1
+	outcomeSlow
+	outcomeTimeout
+)
+
+// window holds the outcomes of the latest RedisWindow round trips.
+type window struct {
+	mu   sync.Mutex
+	ring [RedisWindow]uint8
+	next int
+}
+
+func (w *window) add(o uint8) {
+	w.mu.Lock()
+	w.ring[w.next] = o
+	w.next = (w.next + 1) % RedisWindow
+	w.mu.Unlock()
+}
+
+// counts are the window's slow round trips and timeouts.
+func (w *window) counts() (slow, timeouts int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, o := range w.ring {
+		switch o {
+		case outcomeSlow:
+			slow++
+		case outcomeTimeout:
+			timeouts++
+		}
+	}
+	return slow, timeouts
+}
+
+// reset forgets the window, when Redis comes back: what it did before it
+// went away is not held against it.
+func (w *window) reset() {
+	w.mu.Lock()
+	w.ring = [RedisWindow]uint8{}
+	w.mu.Unlock()
 }
 
 // CheckRedisURL reports whether u is a Redis URL NewRedis accepts:
@@ -243,34 +319,53 @@ func (r *Redis) Key(name string) string { return r.prefix + name }
 // at once. redis.Nil is a success (Redis answered). An error caused by
 // ctx ending does not change the state: the caller gave up, Redis did not.
 //
-// Round trips slower than the slow mark, SlowRoundTrips in a row, mark
-// Redis slow, which is treated as down. A write refused (out of memory,
-// read-only, a failing disk) marks it refusing writes, which only a write
-// that succeeds (Write) clears: reads answering do not make it a place to
-// share through.
+// Redis is judged on its latest RedisWindow round trips, not on one:
+// SlowRoundTrips of them slower than the slow mark mark it slow, and
+// TimeoutsToDown commands unanswered within OpTimeout mark it down; a
+// late reply among replies in time fails only its own command. A write
+// refused (out of memory, read-only, a failing disk) marks it refusing
+// writes, which only a write that succeeds (Write) clears: reads
+// answering do not make it a place to share through. Any other error
+// marks it down at once.
 func (r *Redis) Do(ctx context.Context, op func(ctx context.Context, c *redis.Client) error) error {
-	return r.do(ctx, false, op)
+	return r.do(ctx, false, false, op)
 }
 
 // Write is Do for an op that writes: its success shows Redis takes writes
 // again.
 func (r *Redis) Write(ctx context.Context, op func(ctx context.Context, c *redis.Client) error) error {
-	return r.do(ctx, true, op)
+	return r.do(ctx, true, false, op)
 }
 
-func (r *Redis) do(ctx context.Context, write bool, op func(ctx context.Context, c *redis.Client) error) error {
-	if err := r.admit(); err != nil {
+// Limit is Write for the shared rate limit, NSIP's pauses and this
+// replica's breaker news, which go on while Redis is slow: a slow answer
+// keeps the replicas to one limit, where the local share would make each
+// wait Replicas times as long. The cache (and the breaker news read with
+// it) waits on Redis for no one while it is slow.
+func (r *Redis) Limit(ctx context.Context, op func(ctx context.Context, c *redis.Client) error) error {
+	return r.do(ctx, true, true, op)
+}
+
+func (r *Redis) do(ctx context.Context, write, limit bool, op func(ctx context.Context, c *redis.Client) error) error {
+	if err := r.admit(limit); err != nil {
 		return err
 	}
 	octx, cancel := context.WithTimeout(ctx, r.opTimeout)
 	defer cancel()
 	err := op(octx, r.client)
-	switch {
-	case (err == nil || errors.Is(err, redis.Nil)) && r.slowRun.Load() >= SlowRoundTrips:
-		r.markState(RedisSlow, fmt.Sprintf("round trips take %s, over the %s slow mark", time.Duration(r.lastRTT.Load()).Round(time.Millisecond), r.slowAfter))
-	case err == nil || errors.Is(err, redis.Nil):
+	answered := err == nil || errors.Is(err, redis.Nil)
+	switch slow, _ := r.window.counts(); {
+	case answered && slow >= SlowRoundTrips:
+		r.markState(RedisSlow, fmt.Sprintf("%d of the last %d round trips over the %s slow mark, the latest %s",
+			slow, RedisWindow, r.slowAfter, time.Duration(r.lastRTT.Load()).Round(time.Millisecond)))
+	case answered:
 		r.markUp(write)
 	case ctx.Err() != nil:
+	case isTimeout(err):
+		r.window.add(outcomeTimeout)
+		if _, timeouts := r.window.counts(); timeouts >= TimeoutsToDown {
+			r.markState(RedisDown, fmt.Sprintf("%d of the last %d commands unanswered within %s: %v", timeouts, RedisWindow, r.opTimeout, err))
+		}
 	case refusesWrites(err):
 		r.markState(RedisRefusingWrites, err.Error())
 	default:
@@ -292,12 +387,13 @@ func refusesWrites(err error) bool {
 	return false
 }
 
-// admit lets a command through while Redis is up, and one command per
-// RetryEvery while it is down.
-func (r *Redis) admit() error {
+// admit lets a command through while Redis is up, a command of the
+// shared limit while it is slow, and one command per RetryEvery while it
+// is down.
+func (r *Redis) admit(limit bool) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.down {
+	if !r.down || limit && r.state == RedisSlow {
 		return nil
 	}
 	now := time.Now()
@@ -314,8 +410,12 @@ func (r *Redis) markUp(write bool) {
 		r.mu.Unlock()
 		return
 	}
+	wasSlow := r.state == RedisSlow
 	r.down, r.state, r.reason, r.since = false, RedisUp, "", time.Now()
 	r.mu.Unlock()
+	if !wasSlow {
+		r.window.reset()
+	}
 	r.log.Warn("redis reachable again: sharing cache, rate limit and breaker with other replicas")
 	r.notify(true)
 }
@@ -324,24 +424,34 @@ func (r *Redis) markState(state, reason string) {
 	r.mu.Lock()
 	r.nextTry = time.Now().Add(r.retryEvery)
 	if r.down {
-		if r.state != state {
-			// Still down, for another reason: reported, not logged again.
-			r.state, r.reason = state, reason
-		}
+		was := r.state
+		// Still down, perhaps for another reason: reported, not logged
+		// again. Watchers hear of a change to or from slow, which keeps
+		// the shared limit where the other states do not.
+		r.state, r.reason = state, reason
 		r.mu.Unlock()
+		if was != state && (was == RedisSlow || state == RedisSlow) {
+			r.notify(false)
+		}
 		return
 	}
 	r.down, r.state, r.reason, r.since = true, state, reason, time.Now()
 	r.mu.Unlock()
 	defer r.notify(false)
-	r.log.Warn("redis unavailable: using the local cache and a local share of the rate limit until it answers again",
-		slog.String("state", state), slog.String("error", reason), slog.String("retry_every", r.retryEvery.String()))
+	msg := "redis unavailable: using the local cache and a local share of the rate limit until it answers again"
+	if state == RedisSlow {
+		msg = "redis unavailable for the cache, answering slowly: using the local cache until it is quick again; the rate limit stays shared"
+	}
+	r.log.Warn(msg, slog.String("state", state), slog.String("error", reason), slog.String("retry_every", r.retryEvery.String()))
 }
 
 // RedisStatus is the shared tier's state, for health reports.
 type RedisStatus struct {
-	Up            bool      `json:"up"`
-	State         string    `json:"state"`            // up, slow, refusing_writes or down
+	Up    bool   `json:"up"`
+	State string `json:"state"` // up, slow, refusing_writes or down
+	// SharesLimit: the replicas' rate limit, NSIP's pauses and the
+	// breaker's news still go through Redis (up, or slow but answering).
+	SharesLimit   bool      `json:"shares_limit"`
 	Reason        string    `json:"reason,omitempty"` // the error that marked it down
 	RoundTrips    uint64    `json:"round_trips"`      // commands and pipelines sent
 	LastRoundTrip float64   `json:"last_round_trip_ms"`
@@ -351,6 +461,12 @@ type RedisStatus struct {
 	// written with another secret) and records stamped in the future.
 	UnauthenticatedValues uint64 `json:"unauthenticated_values"`
 	FutureValues          uint64 `json:"future_values"`
+	// OutOfBoundValues are authentic control values past a local bound
+	// (NSIP_MAX_PAUSE, the breaker's cooldown, the rate's period), or a
+	// rate state no replica could have written; Refused says which keys
+	// hold a value refused at their latest read, and why.
+	OutOfBoundValues uint64   `json:"out_of_bound_values"`
+	Refused          []string `json:"refused,omitempty"`
 }
 
 // Status reports whether Redis is considered up.
@@ -358,9 +474,11 @@ func (r *Redis) Status() RedisStatus {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return RedisStatus{
-		Up: !r.down, State: r.state, Reason: r.reason, Since: r.since.UTC(), IgnoredValues: r.corrupt.Load(),
+		Up: !r.down, State: r.state, SharesLimit: !r.down || r.state == RedisSlow,
+		Reason: r.reason, Since: r.since.UTC(), IgnoredValues: r.corrupt.Load(),
 		RoundTrips: r.roundTrips.Load(), LastRoundTrip: float64(time.Duration(r.lastRTT.Load()).Microseconds()) / 1000,
 		UnauthenticatedValues: r.unauth.Load(), FutureValues: r.future.Load(),
+		OutOfBoundValues: r.bounds.Load(), Refused: r.refusedNow(),
 	}
 }
 
@@ -419,7 +537,14 @@ func (r *Redis) RecordKey(key string) string { return r.prefix + "c:" + key }
 // Open checks b, read from RecordKey(key), as Load does, and counts what
 // it refuses.
 func (r *Redis) Open(key string, b []byte, now time.Time) (value []byte, stored time.Time, ok bool) {
-	value, stored, ok = r.unframe(r.RecordKey(key), b)
+	return r.OpenAt(r.RecordKey(key), b, now)
+}
+
+// OpenAt is Open for a value read from the Redis key rkey itself, prefix
+// included: a control value (a pause, the breaker's news) sealed with
+// SealAt.
+func (r *Redis) OpenAt(rkey string, b []byte, now time.Time) (value []byte, stored time.Time, ok bool) {
+	value, stored, ok = r.unframe(rkey, b)
 	switch {
 	case !ok:
 		r.unauth.Add(1)
@@ -451,11 +576,66 @@ func (r *Redis) Store(ctx context.Context, key string, value []byte, stored time
 // Seal frames value for RecordKey(key), stamped with stored, as Store
 // writes it.
 func (r *Redis) Seal(key string, value []byte, stored time.Time) []byte {
+	return r.SealAt(r.RecordKey(key), value, stored)
+}
+
+// SealAt frames value for the Redis key rkey itself, prefix included, as
+// Seal does a record: control values carry the records' MAC, so that only
+// a replica can pause the others or open their breakers.
+func (r *Redis) SealAt(rkey string, value []byte, stored time.Time) []byte {
 	b := make([]byte, frameHeader, frameHeader+len(value))
 	copy(b, frameMagic)
 	binary.BigEndian.PutUint64(b[len(frameMagic):], uint64(stored.UnixNano()))
-	copy(b[frameMAC:], r.mac(r.RecordKey(key), b[:frameMAC], value).Sum(nil))
+	copy(b[frameMAC:], r.mac(rkey, b[:frameMAC], value).Sum(nil))
 	return append(b, value...)
+}
+
+// Refuse records that the control value at rkey was not believed, and why
+// (without the value, which may be anything): /readyz reports the replica
+// degraded while the key holds it. outOfBound counts it among the
+// authentic values past a local bound; OpenAt has counted the others.
+func (r *Redis) Refuse(rkey, why string, outOfBound bool) {
+	if outOfBound {
+		r.bounds.Add(1)
+		r.corrupt.Add(1)
+	}
+	r.refusedMu.Lock()
+	defer r.refusedMu.Unlock()
+	if r.refused == nil {
+		r.refused = make(map[string]string)
+	}
+	if _, was := r.refused[rkey]; !was {
+		r.log.Warn("redis holds a control value this replica does not believe; ignoring it",
+			slog.String("key", rkey), slog.String("why", why))
+	}
+	r.refused[rkey] = why
+	r.nRefused.Store(int64(len(r.refused)))
+}
+
+// Accept records that the latest read of rkey found nothing to refuse.
+func (r *Redis) Accept(rkey string) {
+	if r.nRefused.Load() == 0 {
+		return
+	}
+	r.refusedMu.Lock()
+	defer r.refusedMu.Unlock()
+	delete(r.refused, rkey)
+	r.nRefused.Store(int64(len(r.refused)))
+}
+
+// refusedNow lists the keys whose latest read was refused, with why.
+func (r *Redis) refusedNow() []string {
+	if r.nRefused.Load() == 0 {
+		return nil
+	}
+	r.refusedMu.Lock()
+	defer r.refusedMu.Unlock()
+	out := make([]string, 0, len(r.refused))
+	for k, why := range r.refused {
+		out = append(out, strings.TrimPrefix(k, r.prefix)+": "+why)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // mac is the keyed hash of a record at rkey with header head, ready to Sum.

@@ -225,3 +225,40 @@ func TestRedisURLs(t *testing.T) {
 		}
 	}
 }
+
+// late is an op whose reply came after the command's limit, as go-redis
+// reports one; it spends no time, so the test counts replies, not
+// milliseconds.
+func late(context.Context, *redis.Client) error { return context.DeadlineExceeded }
+
+// One reply later than the command's limit, among replies in time, fails
+// its own command and does not mark Redis down; two of the window's
+// RedisWindow round trips do, logged once. Before, the first late reply
+// marked Redis down and the replica went on alone.
+func TestRedisOneLateReplyIsNotDown(t *testing.T) {
+	srv := redistest.Start(t)
+	r, logs := newRedis(t, srv.URL(), time.Hour)
+	ctx := context.Background()
+	ping := func(ctx context.Context, c *redis.Client) error { return c.Ping(ctx).Err() }
+	for round := range 3 {
+		if err := r.Do(ctx, late); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("round %d: a late reply returned %v, want the deadline", round, err)
+		}
+		if st := r.Status(); !st.Up || st.State != cache.RedisUp {
+			t.Fatalf("round %d: after one late reply Redis is %+v, want up", round, st)
+		}
+		for range cache.RedisWindow {
+			if err := r.Do(ctx, ping); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	_ = r.Do(ctx, late)
+	_ = r.Do(ctx, late)
+	if st := r.Status(); st.Up || st.State != cache.RedisDown || !strings.Contains(st.Reason, "2 of the last 8 commands unanswered") {
+		t.Errorf("after two late replies in a row Redis is %+v, want down, saying why", st)
+	}
+	if n := logs.count("redis unavailable"); n != 1 {
+		t.Errorf("logged %d 'redis unavailable' warnings, want 1", n)
+	}
+}

@@ -22,6 +22,10 @@ func (g *Gateway) metricsState() metrics.State {
 	if r := g.pool.Shared().Redis(); r != nil {
 		rs := r.Status()
 		st.Redis, st.RedisRoundTrips = rs.State, rs.RoundTrips
+		st.RedisRefused = map[string]uint64{
+			"unauthenticated": rs.UnauthenticatedValues, "future": rs.FutureValues, "out_of_bound": rs.OutOfBoundValues,
+		}
+		st.RedisRefusedKeys = len(rs.Refused)
 	}
 	return st
 }

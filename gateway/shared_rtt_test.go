@@ -144,12 +144,13 @@ func (p *slowProxy) pipe(dst, src net.Conn, slow bool) {
 	}
 }
 
-// A Redis that answers, but slower than the slow mark, is treated as down:
-// the replica goes on alone (misses stop waiting on it), /readyz says
-// degraded naming the slowness, /healthz shows the state, and once Redis
-// is quick again the replica rejoins. The proxy holds each command 300 ms
-// against a slow mark of 100 ms; before, such a Redis was "up" and every
-// miss waited on six round trips of it.
+// A Redis that answers, but slower than the slow mark, is no longer waited
+// on for the cache: misses go on with the local tier, /readyz says
+// degraded naming the slowness, /healthz shows the state while the rate
+// limit stays shared, and once Redis is quick again the replica rejoins.
+// The proxy holds each command 300 ms against a slow mark of 100 ms;
+// before, such a Redis was "up" and every miss waited on six round trips
+// of it.
 func TestSharedSlowRedisIsDegraded(t *testing.T) {
 	rd := redistest.Start(t)
 	p := newSlowProxy(t, rd.Addr())
@@ -182,8 +183,8 @@ func TestSharedSlowRedisIsDegraded(t *testing.T) {
 	} else if want := "redis slow"; !strings.Contains(de.Reason, want) {
 		t.Errorf("degraded reason %q does not say %q", de.Reason, want)
 	}
-	if h := rp.gw.Health(); h.Shared == nil || h.Shared.Redis.State != cache.RedisSlow || !h.Shared.LocalRateLimit {
-		t.Errorf("/healthz shared = %+v, want redis state slow and the local rate limit", h.Shared)
+	if h := rp.gw.Health(); h.Shared == nil || h.Shared.Redis.State != cache.RedisSlow || h.Shared.LocalRateLimit || !h.Shared.Redis.SharesLimit {
+		t.Errorf("/healthz shared = %+v, want redis state slow and the shared rate limit kept", h.Shared)
 	}
 	var scrape strings.Builder
 	rec := httptest.NewRecorder()
@@ -288,5 +289,48 @@ func TestSharedLimitCountsRetries(t *testing.T) {
 		if h := e.gw.Health().Shared; h == nil || !h.Redis.Up {
 			t.Errorf("replica %d: Redis not up (%+v); the shared limit was not what held", i, h)
 		}
+	}
+}
+
+// A Redis that is slow but answering keeps the limit the replicas share:
+// one replica of two, a shared burst of 4 that does not refill, every
+// Redis command held 300 ms against a slow mark of 100 ms. Redis is
+// marked slow, and NSIP still sees the shared burst, 4 of 8 calls, not
+// the local share of 2. Before, the first call's three slow round trips
+// marked Redis slow and the replica fell back to its local share: 2
+// answered.
+func TestSharedSlowRedisKeepsTheSharedLimit(t *testing.T) {
+	rd := redistest.Start(t)
+	p := newSlowProxy(t, rd.Addr())
+	up := nsiptest.NewServer(t, nsiptest.Options{Seed: 7, Animals: 200})
+	r, err := cache.NewRedis(cache.RedisConfig{URL: "redis://" + p.ln.Addr().String() + "/0", Secret: sharedSecret,
+		OpTimeout: 10 * time.Second, SlowAfter: 100 * time.Millisecond, RetryEvery: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Close() })
+	rp := newReplicaOver(t, up, r, &syncBuffer{}, func(c *Config) {
+		c.Replicas, c.RateLimit, c.RateBurst, c.CallTimeout = 2, 0.001, 4, 30*time.Second
+	})
+	p.delay.Store(int64(300 * time.Millisecond))
+	var answered, limited int
+	for _, id := range up.Data().AnimalIDs()[:8] {
+		switch r := rp.call(t, "nsip_get_animal", map[string]any{"search_string": id}); {
+		case !r.isError:
+			answered++
+		case r.errorBody(t).Code == CodeRateLimited:
+			limited++
+		default:
+			t.Errorf("call for %s: %.300s, want an answer or rate_limited", id, r.text)
+		}
+	}
+	if st := r.Status(); st.State != cache.RedisSlow || !st.SharesLimit {
+		t.Errorf("Redis status %+v, want slow, still sharing the limit", st)
+	}
+	if got := up.Requests(nsiptest.EndpointDetails); answered != 4 || limited != 4 || got != 4 {
+		t.Errorf("%d answered, %d rate_limited, %d requests to NSIP; want the shared burst: 4, 4, 4", answered, limited, got)
+	}
+	if h := rp.gw.Health().Shared; h.LocalRateLimit {
+		t.Errorf("/healthz shared %+v, want the shared limit, not the local share", h)
 	}
 }

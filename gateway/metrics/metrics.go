@@ -243,6 +243,11 @@ type State struct {
 	// "" when the server shares nothing, and then no series is reported.
 	Redis           string
 	RedisRoundTrips uint64 // commands and pipelines sent to Redis
+	// RedisRefused counts the values read from Redis and not believed, by
+	// reason (unauthenticated, future, out_of_bound); RedisRefusedKeys is
+	// how many keys held such a value at their latest read.
+	RedisRefused     map[string]uint64
+	RedisRefusedKeys int
 }
 
 // WatchState has each scrape read the gateway's state from read, so that
@@ -291,6 +296,10 @@ var (
 		"The shared Redis as this replica sees it: 1 for the state it is in (up, slow, refusing_writes, down), 0 for the others. Any but up means the replica goes on alone.", []string{"state"}, nil)
 	redisRoundTripsDesc = prometheus.NewDesc(namespace+"_redis_round_trips_total",
 		"Commands and pipelines sent to the shared Redis, each one round trip.", nil, nil)
+	redisRefusedDesc = prometheus.NewDesc(namespace+"_redis_refused_values_total",
+		"Values read from the shared Redis and not believed: unauthenticated (no valid MAC), future (stamped ahead), out_of_bound (past a local bound: NSIP_MAX_PAUSE, the breaker's cooldown, the rate's period).", []string{"reason"}, nil)
+	redisRefusedKeysDesc = prometheus.NewDesc(namespace+"_redis_refused_keys",
+		"Redis control keys (pauses, breaker news, the rate state) whose latest read was not believed; above 0, /readyz says degraded.", nil, nil)
 	sessionsDesc = prometheus.NewDesc(namespace+"_sessions",
 		"Open MCP sessions (stdio, SSE streams, streamable HTTP sessions, WebSocket connections), by transport.", []string{"transport"}, nil)
 )
@@ -302,6 +311,9 @@ var breakerStates = []string{"closed", "half-open", "open"}
 // redisStates are the values of redis_state's label (cache.RedisUp…).
 var redisStates = []string{"up", "slow", "refusing_writes", "down"}
 
+// redisRefusals are the values of redis_refused_values_total's label.
+var redisRefusals = []string{"unauthenticated", "future", "out_of_bound"}
+
 type stateCollector struct {
 	mu   sync.Mutex
 	read func() State
@@ -309,7 +321,8 @@ type stateCollector struct {
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{breakerDesc, cacheEntriesDesc, cacheBytesDesc, cacheHitsDesc, cacheMissesDesc,
-		cacheEvictionsDesc, inFlightDesc, queuedDesc, abandonedDesc, redisStateDesc, redisRoundTripsDesc} {
+		cacheEvictionsDesc, inFlightDesc, queuedDesc, abandonedDesc, redisStateDesc, redisRoundTripsDesc,
+		redisRefusedDesc, redisRefusedKeysDesc} {
 		ch <- d
 	}
 }
@@ -349,6 +362,10 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(redisStateDesc, prometheus.GaugeValue, v, st)
 	}
 	ch <- prometheus.MustNewConstMetric(redisRoundTripsDesc, prometheus.CounterValue, float64(s.RedisRoundTrips))
+	for _, reason := range redisRefusals {
+		ch <- prometheus.MustNewConstMetric(redisRefusedDesc, prometheus.CounterValue, float64(s.RedisRefused[reason]), reason)
+	}
+	ch <- prometheus.MustNewConstMetric(redisRefusedKeysDesc, prometheus.GaugeValue, float64(s.RedisRefusedKeys))
 }
 
 type sessionCollector struct {

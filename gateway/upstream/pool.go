@@ -105,7 +105,7 @@ func NewPool(cfg Config) *Pool {
 		Redis: cfg.Shared, Cache: cfg.Cache, Codec: cfg.Codec, IDs: &p.answerIDs, Limiter: p.limiter, Pauses: &p.pauses,
 		Budget: cfg.Budget, RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst, Replicas: cfg.Replicas,
 		CacheTTL: cfg.CacheTTL, StaleTTL: cfg.StaleTTL, CallTimeout: cfg.CallTimeout, CollapseWait: cfg.CollapseWait,
-		BreakerCooldown: cfg.BreakerCooldown, Now: cfg.Now, Logger: cfg.Logger,
+		BreakerCooldown: cfg.BreakerCooldown, MaxPause: cfg.MaxUpstreamPause, Now: cfg.Now, Logger: cfg.Logger,
 	})
 	return p
 }

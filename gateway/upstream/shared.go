@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -43,8 +44,12 @@ type SharedConfig struct {
 	CallTimeout     time.Duration
 	CollapseWait    time.Duration
 	BreakerCooldown time.Duration
-	Now             func() time.Time // the cache's clock
-	Logger          *slog.Logger
+	// MaxPause is the longest pause this replica keeps to
+	// (NSIP_MAX_PAUSE), whoever asked for it; DefaultMaxUpstreamPause
+	// when zero.
+	MaxPause time.Duration
+	Now      func() time.Time // the cache's clock
+	Logger   *slog.Logger
 }
 
 // Shared is one replica's side of the shared mode.
@@ -53,8 +58,12 @@ type Shared struct {
 	redis      *cache.Redis // nil when not shared
 	switching  sync.Mutex   // orders switches of the local limiter
 	localShare atomic.Bool  // the local limiter is throttled to rate/Replicas
-	openUntil  atomic.Int64 // unix nanos until which another replica's breaker is open
-	fit        string       // what shapes this replica's fits, leading its records' keys
+	// share is rate/Replicas for the turns Redis fails to answer while it
+	// is still judged to keep the shared limit (one late reply is not
+	// down, cache.RedisWindow): such a request keeps to a share of its own.
+	share     *rate.Limiter
+	openUntil atomic.Int64 // unix nanos until which another replica's breaker is open
+	fit       string       // what shapes this replica's fits, leading its records' keys
 
 	hits      atomic.Int64 // answers loaded from Redis instead of fetched
 	collapsed atomic.Int64 // fetches avoided by waiting for another replica's
@@ -70,13 +79,19 @@ func NewShared(cfg SharedConfig) *Shared {
 	// call and never shared): replicas with other budgets keep their own
 	// records and fetch locks.
 	s.fit = fmt.Sprintf("budget=%d:", cfg.Budget)
-	local := r == nil || !r.Status().Up
+	if s.cfg.MaxPause <= 0 {
+		s.cfg.MaxPause = DefaultMaxUpstreamPause
+	}
+	n := float64(max(cfg.Replicas, 1))
+	s.share = rate.NewLimiter(rate.Limit(cfg.RateLimit/n), max(1, int(float64(cfg.RateBurst)/n)))
+	local := r == nil || !r.Status().SharesLimit
 	s.localShare.Store(!local) // so that the first switch applies
 	s.useLocalShare(local)
 	if r != nil {
 		// The current state rather than the one passed: two changes in
-		// quick succession may notify out of order.
-		r.Watch(func(bool) { s.useLocalShare(!r.Status().Up) })
+		// quick succession may notify out of order. A slow Redis still
+		// keeps the shared limit (cache.Redis.Limit).
+		r.Watch(func(bool) { s.useLocalShare(!r.Status().SharesLimit) })
 	}
 	return s
 }
@@ -114,71 +129,215 @@ func (s *Shared) LocalLimit() (perSecond float64, burst int) {
 // gcra reserves the next upstream request slot in Redis under the generic
 // cell rate algorithm: KEYS[1] holds the theoretical arrival time in
 // microseconds of Redis's clock, which all replicas share. ARGV: emission
-// interval, burst tolerance and the longest acceptable wait, all in
-// microseconds. It answers {1, wait} for a slot taken wait microseconds
-// from now, or {0, wait} without taking one when the wait is too long, or
-// {2, wait, asked} while KEYS[2] says NSIP asked every replica to leave the
-// request's endpoint alone, asked being its Retry-After before the cap
-// (the key's value, in microseconds).
+// interval, burst tolerance, the longest acceptable wait, and the bound
+// (all in microseconds), and "skip" to pass over the pause. It answers
+// {1, wait, forged} for a slot taken wait microseconds from now, or
+// {0, wait, forged} without taking one when the wait is too long, or
+// {2, left, value} while KEYS[2] says NSIP asked every replica to leave
+// the request's endpoint alone, value being the pause as sealed
+// (Shared.Throttle) for the replica to check. A state that is not a
+// number, or further ahead than bound (more than any replica under these
+// settings can have reserved: the burst, one interval and the longest
+// wait), is no replica's: it is replaced as if missing, and forged says
+// so.
 var gcra = redis.NewScript(`
-local pause = redis.call('PTTL', KEYS[2])
-if pause > 0 then return {2, pause * 1000, tonumber(redis.call('GET', KEYS[2])) or 0} end
+if ARGV[5] ~= 'skip' then
+  local pause = redis.call('PTTL', KEYS[2])
+  if pause > 0 then
+    local v = redis.pcall('GET', KEYS[2])
+    if type(v) == 'table' then v = false end
+    return {2, pause * 1000, v}
+  end
+end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local interval = tonumber(ARGV[1])
 local tolerance = tonumber(ARGV[2])
 local maxwait = tonumber(ARGV[3])
-local tat = tonumber(redis.call('GET', KEYS[1])) or now
+local bound = tonumber(ARGV[4])
+local raw = redis.pcall('GET', KEYS[1])
+local forged = 0
+local tat = now
+if type(raw) == 'table' then
+  forged = 1
+elseif raw then
+  tat = tonumber(raw)
+  if tat == nil or tat > now + bound then tat = now; forged = 1 end
+end
 if tat < now then tat = now end
 local wait = tat - tolerance - now
 if wait < 0 then wait = 0 end
-if wait > maxwait then return {0, wait} end
+if wait > maxwait then return {0, wait, forged} end
 local newtat = tat + interval
 redis.call('SET', KEYS[1], string.format('%.0f', newtat), 'PX', math.ceil((newtat - now) / 1000) + 1000)
-return {1, wait}
+return {1, wait, forged}
 `)
+
+// turnAnswer is what gcra answered.
+type turnAnswer struct {
+	code   int64
+	wait   time.Duration
+	forged bool   // the rate state was no replica's
+	pause  []byte // the pause as sealed, when code is 2
+}
 
 // Turn waits for this request's place under the rate limit all
 // replicas share. It returns nil at once when there is no Redis or Redis
 // does not answer; the local limiter, then at rate/Replicas, decides.
+// What Redis holds is believed only within this replica's settings: a
+// pause only with a valid MAC and for at most MaxPause, a rate state only
+// within the rate's period (gcra).
 func (s *Shared) Turn(ctx context.Context, method string) error {
 	r := s.redis
 	if r == nil {
 		return nil
 	}
+	pkey := r.Key("pause:" + method)
+	for skipPause := false; ; skipPause = true {
+		res, err := s.rateTurn(ctx, pkey, skipPause)
+		if err != nil && r.Status().SharesLimit {
+			return s.shareTurn(ctx)
+		}
+		if err != nil {
+			return nil // the local limiter took over when Redis went down
+		}
+		if res.code == 2 {
+			if left, asked, ok := s.openPause(pkey, res.pause, res.wait); ok {
+				// Kept locally too, so that this replica's health shows the
+				// pause it keeps to and its next calls are refused without
+				// asking Redis.
+				s.cfg.Pauses.Hold(method, time.Now().Add(left), asked)
+				return &RateLimited{RetryAfter: left, Reason: "NSIP asked us to wait"}
+			}
+			continue // not believed: the turn is asked for again without it
+		}
+		if !skipPause {
+			r.Accept(pkey)
+		}
+		if res.forged {
+			r.Refuse(r.Key("rate"), "a rate-limit state no replica wrote (not a number, or past the rate's period); replaced", true)
+		} else {
+			r.Accept(r.Key("rate"))
+		}
+		return s.waitTurn(ctx, res)
+	}
+}
+
+// rateTurn runs gcra once and checks its answer against this replica's
+// settings: a wait longer than the script could give means the Redis
+// answering is not one to share a limit through, and marks it down.
+func (s *Shared) rateTurn(ctx context.Context, pkey string, skipPause bool) (turnAnswer, error) {
+	r := s.redis
 	interval := time.Duration(float64(time.Second) / s.cfg.RateLimit)
 	tolerance := interval * time.Duration(s.cfg.RateBurst-1)
 	maxWait := s.cfg.CallTimeout
 	if deadline, ok := ctx.Deadline(); ok {
 		maxWait = time.Until(deadline)
 	}
-	var res []int64
-	err := r.Do(ctx, func(ctx context.Context, c *redis.Client) error {
-		var err error
-		res, err = gcra.Run(ctx, c, []string{r.Key("rate"), r.Key("pause:" + method)},
-			interval.Microseconds(), tolerance.Microseconds(), maxWait.Microseconds()).Int64Slice()
-		if err == nil && (len(res) < 2 || res[0] == 2 && len(res) != 3) {
-			err = fmt.Errorf("rate script answered %v", res)
+	bound := interval + tolerance + max(s.cfg.CallTimeout, maxWait)
+	skip := ""
+	if skipPause {
+		skip = "skip"
+	}
+	var a turnAnswer
+	err := r.Limit(ctx, func(ctx context.Context, c *redis.Client) error {
+		res, err := gcra.Run(ctx, c, []string{r.Key("rate"), pkey},
+			interval.Microseconds(), tolerance.Microseconds(), maxWait.Microseconds(), bound.Microseconds(), skip).Slice()
+		if err != nil {
+			return err
 		}
-		return err
+		if a, err = readTurn(res); err != nil {
+			return err
+		}
+		if a.code == 1 && a.wait > maxWait || a.code == 0 && a.wait > bound || a.code == 2 && skipPause {
+			return fmt.Errorf("rate script answered an impossible %v", res)
+		}
+		return nil
 	})
-	if err != nil {
-		return nil // the local limiter took over when Redis went down
+	return a, err
+}
+
+// readTurn reads gcra's answer.
+func readTurn(res []any) (turnAnswer, error) {
+	var a turnAnswer
+	if len(res) != 3 {
+		return a, fmt.Errorf("rate script answered %v", res)
 	}
-	wait := time.Duration(res[1]) * time.Microsecond
-	switch res[0] {
-	case 0:
-		return &RateLimited{RetryAfter: wait, Reason: fmt.Sprintf("limit of %g requests per second shared by all replicas", s.cfg.RateLimit)}
-	case 2:
-		// Kept locally too, so that this replica's health shows the pause
-		// it keeps to and its next calls are refused without asking Redis.
-		s.cfg.Pauses.Hold(method, time.Now().Add(wait), time.Duration(res[2])*time.Microsecond)
-		return &RateLimited{RetryAfter: wait, Reason: "NSIP asked us to wait"}
+	code, ok1 := res[0].(int64)
+	us, ok2 := res[1].(int64)
+	if !ok1 || !ok2 || code < 0 || code > 2 || us < 0 {
+		return a, fmt.Errorf("rate script answered %v", res)
 	}
+	a.code, a.wait = code, time.Duration(us)*time.Microsecond
+	switch v := res[2].(type) {
+	case string:
+		a.pause = []byte(v)
+	case int64:
+		a.forged = v == 1
+	}
+	return a, nil
+}
+
+// openPause checks a pause read from pkey with left of its TTL: it is
+// believed only with a valid MAC, for what is left of the wait its
+// writer set, and for at most MaxPause whatever the key says, so that
+// neither a forged key nor a genuine one replayed or kept past its time
+// holds this replica longer than its own settings allow.
+func (s *Shared) openPause(pkey string, b []byte, left time.Duration) (wait, asked time.Duration, ok bool) {
+	r := s.redis
+	now := time.Now()
+	v, stored, ok := r.OpenAt(pkey, b, now)
+	if !ok {
+		r.Refuse(pkey, "a pause without a valid MAC, or stamped ahead", false)
+		return 0, 0, false
+	}
+	var askedUS, waitUS int64
+	if _, err := fmt.Sscanf(string(v), "%d %d", &askedUS, &waitUS); err != nil {
+		r.Refuse(pkey, "a pause that does not read as one", true)
+		return 0, 0, false
+	}
+	wait = min(left, stored.Add(time.Duration(waitUS)*time.Microsecond).Sub(now), s.cfg.MaxPause)
+	if wait <= 0 {
+		r.Refuse(pkey, "a pause whose time has passed, kept or written back", true)
+		return 0, 0, false
+	}
+	r.Accept(pkey)
+	return wait, time.Duration(askedUS) * time.Microsecond, true
+}
+
+// shareTurn waits for a token of this replica's share of the limit, for
+// a request whose shared turn Redis did not answer in time.
+func (s *Shared) shareTurn(ctx context.Context) error {
+	now := time.Now()
+	res := s.share.ReserveN(now, 1)
+	wait := res.DelayFrom(now)
 	if wait <= 0 {
 		return nil
 	}
+	if deadline, ok := ctx.Deadline(); ok && now.Add(wait).After(deadline) {
+		res.CancelAt(now)
+		return &RateLimited{RetryAfter: wait, Reason: fmt.Sprintf("this replica's share of the limit of %g requests per second, Redis not answering in time", s.cfg.RateLimit)}
+	}
 	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		res.Cancel()
+		return ctx.Err()
+	}
+}
+
+// waitTurn refuses or waits for the slot gcra answered.
+func (s *Shared) waitTurn(ctx context.Context, res turnAnswer) error {
+	if res.code == 0 {
+		return &RateLimited{RetryAfter: res.wait, Reason: fmt.Sprintf("limit of %g requests per second shared by all replicas", s.cfg.RateLimit)}
+	}
+	if res.wait <= 0 {
+		return nil
+	}
+	t := time.NewTimer(res.wait)
 	defer t.Stop()
 	select {
 	case <-t.C:
@@ -189,23 +348,30 @@ func (s *Shared) Turn(ctx context.Context, method string) error {
 }
 
 // claimScript is one round trip of a miss: the record (KEYS[1]) if there
-// is one and ARGV[3] is not "skip"; else whether another replica's breaker
-// is open (KEYS[3], its milliseconds left); else the collapse lock (KEYS[2])
-// taken for ARGV[1] for ARGV[2] milliseconds if it is free. It answers
+// is one and ARGV[3] is not "skip"; else, unless ARGV[4] is "skip",
+// whether another replica's breaker is open (KEYS[3], its milliseconds
+// left and its value as sealed); else the collapse lock (KEYS[2]) taken
+// for ARGV[1] for ARGV[2] milliseconds if it is free. It answers
 // {record or false, 1 if KEYS[1] held another type, breaker ms, 1 if the
-// lock was taken}.
+// lock was taken, breaker value or false}.
 var claimScript = redis.NewScript(`
 local v = false
 local wrong = 0
 if ARGV[3] ~= 'skip' then
   v = redis.pcall('GET', KEYS[1])
   if type(v) == 'table' and v.err then v = false; wrong = 1 end
-  if v then return {v, wrong, 0, 0} end
+  if v then return {v, wrong, 0, 0, false} end
 end
-local b = redis.call('PTTL', KEYS[3])
-if b > 0 then return {false, wrong, b, 0} end
-if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return {false, wrong, 0, 1} end
-return {false, wrong, 0, 0}
+if ARGV[4] ~= 'skip' then
+  local b = redis.call('PTTL', KEYS[3])
+  if b > 0 then
+    local bv = redis.pcall('GET', KEYS[3])
+    if type(bv) == 'table' then bv = false end
+    return {false, wrong, b, 0, bv}
+  end
+end
+if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return {false, wrong, 0, 1, false} end
+return {false, wrong, 0, 0, false}
 `)
 
 // claimed is what claimScript found.
@@ -216,25 +382,72 @@ type claimed struct {
 }
 
 // claim runs claimScript for key; ok is false when Redis did not answer.
+// Another replica's breaker news is believed only with a valid MAC and
+// for at most this replica's cooldown; news not believed is reported
+// (Refuse) and the claim asked for again without it.
 func (s *Shared) claim(ctx context.Context, key, token string, skipRecord bool) (c claimed, ok bool) {
 	r := s.redis
-	skip := ""
-	if skipRecord {
-		skip = "skip"
+	bkey := r.Key("breaker")
+	c, news, ok := s.claimOnce(ctx, key, token, skipRecord, false)
+	switch {
+	case !ok || c.record != nil:
+	case c.breakerLeft == 0:
+		r.Accept(bkey)
+	default:
+		if c.breakerLeft = s.openBreaker(bkey, news, c.breakerLeft); c.breakerLeft == 0 {
+			c, _, ok = s.claimOnce(ctx, key, token, skipRecord, true)
+		}
+	}
+	return c, ok
+}
+
+// openBreaker checks the breaker news read from bkey with left of its
+// TTL, and answers how long it holds here: at most what is left of the
+// cooldown its writer set and of this replica's own, 0 when not believed.
+func (s *Shared) openBreaker(bkey string, news []byte, left time.Duration) time.Duration {
+	r := s.redis
+	now := time.Now()
+	v, stored, ok := r.OpenAt(bkey, news, now)
+	if !ok {
+		r.Refuse(bkey, "breaker news without a valid MAC, or stamped ahead", false)
+		return 0
+	}
+	var cooldownUS int64
+	if _, err := fmt.Sscanf(string(v), "open %d", &cooldownUS); err != nil {
+		r.Refuse(bkey, "breaker news that does not read as such", true)
+		return 0
+	}
+	left = min(left, stored.Add(time.Duration(cooldownUS)*time.Microsecond).Sub(now), s.cfg.BreakerCooldown)
+	if left <= 0 {
+		r.Refuse(bkey, "breaker news whose cooldown has passed, kept or written back", true)
+		return 0
+	}
+	r.Accept(bkey)
+	return left
+}
+
+// claimOnce runs claimScript once; news is the breaker's value as read.
+func (s *Shared) claimOnce(ctx context.Context, key, token string, skipRecord, skipBreaker bool) (c claimed, news []byte, ok bool) {
+	r := s.redis
+	skip := func(b bool) string {
+		if b {
+			return "skip"
+		}
+		return ""
 	}
 	rkey := s.RecordKey(key)
 	var res []any
 	err := r.Write(ctx, func(ctx context.Context, rc *redis.Client) error {
 		var err error
 		res, err = claimScript.Run(ctx, rc, []string{r.RecordKey(rkey), r.Key("lock:" + rkey), r.Key("breaker")},
-			token, s.cfg.CallTimeout.Milliseconds(), skip).Slice()
-		if err == nil && len(res) != 4 {
+			token, s.cfg.CallTimeout.Milliseconds(), skip(skipRecord), skip(skipBreaker)).Slice()
+		if err == nil && len(res) != 5 {
 			err = fmt.Errorf("claim script answered %v", res)
 		}
 		return err
 	})
 	if err != nil {
-		return claimed{}, false
+		return claimed{}, nil, false
 	}
 	if s, isStr := res[0].(string); isStr {
 		c.record = []byte(s)
@@ -247,7 +460,10 @@ func (s *Shared) claim(ctx context.Context, key, token string, skipRecord bool) 
 	}
 	n, _ := res[3].(int64)
 	c.locked = n == 1
-	return c, true
+	if v, isStr := res[4].(string); isStr {
+		news = []byte(v)
+	}
+	return c, news, true
 }
 
 // takeIn decodes a record read for key and keeps it in the local tier. It
@@ -469,8 +685,12 @@ func (s *Shared) Throttle(method string, wait, asked time.Duration) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.CallTimeout)
 	defer cancel()
-	_ = r.Do(ctx, func(ctx context.Context, c *redis.Client) error {
-		return c.Set(ctx, r.Key("pause:"+method), asked.Microseconds(), wait).Err()
+	key := r.Key("pause:" + method)
+	// Sealed with the wait and when it began, so that the others believe
+	// it only from a replica, and only for its time.
+	v := r.SealAt(key, fmt.Appendf(nil, "%d %d", asked.Microseconds(), wait.Microseconds()), time.Now())
+	_ = r.Limit(ctx, func(ctx context.Context, c *redis.Client) error {
+		return c.Set(ctx, key, v, wait).Err()
 	})
 }
 
@@ -485,11 +705,13 @@ func (s *Shared) Breaker(open bool) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.CallTimeout)
 		defer cancel()
-		_ = r.Do(ctx, func(ctx context.Context, c *redis.Client) error {
+		key := r.Key("breaker")
+		_ = r.Limit(ctx, func(ctx context.Context, c *redis.Client) error {
 			if open {
-				return c.Set(ctx, r.Key("breaker"), "open", s.cfg.BreakerCooldown).Err()
+				v := r.SealAt(key, fmt.Appendf(nil, "open %d", s.cfg.BreakerCooldown.Microseconds()), time.Now())
+				return c.Set(ctx, key, v, s.cfg.BreakerCooldown).Err()
 			}
-			return c.Del(ctx, r.Key("breaker")).Err()
+			return c.Del(ctx, key).Err()
 		})
 	}()
 }
@@ -521,17 +743,21 @@ func (s *Shared) Readiness(ctx context.Context) error {
 	// answers PING, and the shared tier is of no use without writes.
 	_ = r.Ping(ctx)
 	st := r.Status()
+	if st.Up && len(st.Refused) > 0 {
+		return &DegradedError{Reason: fmt.Sprintf("redis holds values this replica does not believe (%s): ignored, and counted under shared.redis in /healthz",
+			strings.Join(st.Refused, "; "))}
+	}
 	if st.Up {
 		return nil
 	}
-	what := "redis unavailable"
+	what, local := "redis unavailable", "cache, rate limit and breaker are local to this replica"
 	switch st.State {
 	case cache.RedisSlow:
-		what = "redis slow"
+		what, local = "redis slow", "the cache and other replicas' breaker news are local to this replica; the rate limit and NSIP's pauses are still shared"
 	case cache.RedisRefusingWrites:
 		what = "redis refuses writes"
 	}
-	return &DegradedError{Reason: fmt.Sprintf("%s (%s): cache, rate limit and breaker are local to this replica", what, st.Reason)}
+	return &DegradedError{Reason: fmt.Sprintf("%s (%s): %s", what, st.Reason, local)}
 }
 
 // SharedHealth is the shared mode's state in Health.
