@@ -493,6 +493,9 @@ func (g *Gateway) analysisError(a *analysisEntry, sent map[string]any, err error
 	if errors.As(err, &ae) {
 		te := invalidArgs(a.tool, sent, []param.FieldError{ae.FieldError})
 		te.Example = a.Example(sent)
+		if fe := (*analysis.FixedArgError)(nil); errors.As(err, &fe) {
+			fe.Fix(te.Example)
+		}
 		return te
 	}
 	var ue *analysis.AnswerError
