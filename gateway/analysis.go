@@ -443,6 +443,11 @@ func (g *Gateway) runAnalysis(ctx context.Context, a *analysisEntry, req mcp.Cal
 	var o outcome
 	if err != nil {
 		o.err = g.analysisError(a, sent, err)
+		if b, ok := args["breed_id"].(int); ok && o.err.Code == CodeNotFound && o.err.Field == "breed_id" {
+			if te := g.unknownBreed(ctx, "breed_id", b, a.Example(sent)); te != nil {
+				o.err = te
+			}
+		}
 	} else {
 		v, table := full.Split(v)
 		body, merr := encodeAnalysis(r.withIgnored(v))

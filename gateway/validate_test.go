@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
 
 func TestInvalidArgumentsNeverReachTheUpstream(t *testing.T) {
@@ -278,5 +279,45 @@ func TestIndexByAnyOfItsNames(t *testing.T) {
 		if asked != "lambing index" && !strings.HasSuffix(b.Problem, fmt.Sprintf("did you mean %q?", want)) {
 			t.Errorf("index %q: problem %q, want a did-you-mean of %q", asked, b.Problem, want)
 		}
+	}
+}
+
+// TestUnknownBreedNamesTheBreeds: NSIP answers a search of a breed it does
+// not have with no animals; the call is refused naming the breeds NSIP has,
+// from its cached breed list, as are trait ranges and a ranking of one. A
+// search of a breed NSIP has never reads the list.
+func TestUnknownBreedNamesTheBreeds(t *testing.T) {
+	e := newEnv(t)
+	e.call("nsip_search_animals", map[string]any{"breed_id": 640, "page_size": 1}).mustOK(t)
+	if n := e.up.Requests(nsiptest.EndpointBreedGroups); n != 0 {
+		t.Errorf("a search of a known breed read the breed list %d times", n)
+	}
+	calls := []struct {
+		tool  string
+		args  map[string]any
+		field string
+		fixed func(ex map[string]any) any
+	}{
+		{"nsip_search_animals", map[string]any{"breed_id": 99999, "page_size": 2}, "breed_id",
+			func(ex map[string]any) any { return ex["breed_id"] }},
+		{"nsip_search_animals", map[string]any{"search_criteria": map[string]any{"breed_id": 99999, "gender": "Male"}}, "search_criteria.breed_id",
+			func(ex map[string]any) any { return ex["search_criteria"].(map[string]any)["breed_id"] }},
+		{"nsip_get_trait_ranges", map[string]any{"breed_id": 99999}, "breed_id",
+			func(ex map[string]any) any { return ex["breed_id"] }},
+		{"nsip_rank_animals", map[string]any{"breed_id": 99999, "weights": map[string]any{"WWT": 1}}, "breed_id",
+			func(ex map[string]any) any { return ex["breed_id"] }},
+	}
+	for _, c := range calls {
+		b := e.call(c.tool, c.args).errorBody(t)
+		if b.Code != CodeInvalidArgument || b.Field != c.field || b.Problem != c.field+": NSIP has no breed 99999" ||
+			!strings.Contains(b.Expected, "640 Katahdin") || fmt.Sprint(b.Value) != "99999" {
+			t.Errorf("%s %v: %+v", c.tool, c.args, b)
+		}
+		if got := c.fixed(b.Example); fmt.Sprint(got) != "640" {
+			t.Errorf("%s: example %s, want breed 640 in place of 99999", c.tool, param.JSONText(b.Example))
+		}
+	}
+	if n := e.up.Requests(nsiptest.EndpointBreedGroups); n != 1 {
+		t.Errorf("breed list read %d times, want once (then cached)", n)
 	}
 }
