@@ -37,6 +37,7 @@ func (g *Gateway) serverOptions() []server.ServerOption {
 	g.unknownToolHooks(hooks) // first: the task hooks then see the tool the call is handed to
 	g.sessionHooks(hooks)
 	g.sessionLogHooks(hooks)
+	g.features.AddHooks(hooks)
 	if g.offersToolset(ToolsetAnalysis) {
 		g.tasks.AddHooks(hooks)
 	}
