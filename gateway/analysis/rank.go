@@ -85,7 +85,7 @@ var Rank = &Def{
 	Name: "nsip_rank_animals", Title: "Rank NSIP animals by an index", Method: "rank_animals",
 	Desc: `Exact top N of a breed by sum(weight x EBV), or by an index NSIP computes, over every matching animal, not a first page (about 80 tokens an animal). ` +
 		fmt.Sprintf("Reads NSIP sorted by the heaviest-weighted trait until the breed's trait ranges prove no unread animal can enter, at most %d pages of %d; says whether exact. ", rankPages, nsip.MaxPageSize) +
-		`Arguments: breed_id (from nsip_list_breeds), e.g. 640; weights by trait code, negative where lower is better, e.g. {"WWT":1,"BWT":-0.5}, or index as NSIP names it, e.g. "US Hair Index" (NSIP cannot sort by one, so all pages are read); top_n 1..50; ` +
+		`Arguments: breed_id (from nsip_list_breeds), e.g. 640; weights by trait code, negative where lower is better, e.g. {"WWT":1,"BWT":-0.5}, or index by any name NSIP or breeders give it, e.g. "US Hair Index" or usIndex (NSIP cannot sort by one, so all pages are read); top_n 1..50; ` +
 		`search_criteria as for nsip_search_animals, e.g. {"gender":"Male","status":"CURRENT"}; ` +
 		fmt.Sprintf(`for_ewes (1-20 LPN IDs) adds each ram's lambs' mean COI with them, max_mean_coi (e.g. 0.03125) leaving out rams above it (at most %d lookups more); percentiles: true adds each weighted EBV's top_percent in the breed (%d more). `, ewesLookups, pctLookups) +
 		`Next: nsip_compare_animals or nsip_check_mating.`,
