@@ -47,12 +47,13 @@ func (g *Gateway) unknownBreed(ctx context.Context, field string, breed int, exa
 		setPath(example, field, fix)
 	}
 	return &toolError{
-		Code:     CodeInvalidArgument,
+		Code:     CodeNotFound,
 		Field:    field,
 		Value:    breed,
-		Problem:  fmt.Sprintf("%s: NSIP has no breed %d", field, breed),
-		Expected: "a breed ID NSIP has (nsip_list_breeds lists them with their groups): " + strings.Join(breeds, ", "),
+		Problem:  fmt.Sprintf("NSIP has no breed %d", breed),
+		Expected: "a breed ID NSIP has: " + strings.Join(breeds, ", "),
 		Example:  example,
+		Next:     "call again with one of NSIP's breed IDs; nsip_list_breeds lists them with their groups",
 	}
 }
 

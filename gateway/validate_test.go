@@ -309,8 +309,8 @@ func TestUnknownBreedNamesTheBreeds(t *testing.T) {
 	}
 	for _, c := range calls {
 		b := e.call(c.tool, c.args).errorBody(t)
-		if b.Code != CodeInvalidArgument || b.Field != c.field || b.Problem != c.field+": NSIP has no breed 99999" ||
-			!strings.Contains(b.Expected, "640 Katahdin") || fmt.Sprint(b.Value) != "99999" {
+		if b.Code != CodeNotFound || b.Field != c.field || b.Problem != "NSIP has no breed 99999" ||
+			!strings.Contains(b.Expected, "640 Katahdin, 641 St. Croix") || fmt.Sprint(b.Value) != "99999" || !strings.Contains(b.Next, "nsip_list_breeds") {
 			t.Errorf("%s %v: %+v", c.tool, c.args, b)
 		}
 		if got := c.fixed(b.Example); fmt.Sprint(got) != "640" {
