@@ -145,6 +145,31 @@ func order(vals []float64) int {
 	return dir
 }
 
+// missingEBV refuses a weight on code, which the breed has no EBV for,
+// naming the breed's code it likely means; the error's example weights
+// that code instead, or leaves code out, so that it is a call that works.
+func missingEBV(breed int, code string, w breeding.Weights, have []string) error {
+	name := rankParams.Name("Weights")
+	fix, did := param.DidYouMeanTrait(code, have)
+	return &FixedArgError{ArgError{param.FieldError{Field: name + "." + code,
+		Problem: fmt.Sprintf("breed %d has no EBV for %s", breed, code) + did, Expected: "one of the breed's traits: " + strings.Join(have, ", ")}},
+		func(ex map[string]any) {
+			fixed := map[string]any{}
+			for c, v := range w {
+				if c != code {
+					fixed[c] = v
+				}
+			}
+			if fix != "" && fixed[fix] == nil {
+				fixed[fix] = w[code]
+			}
+			if len(fixed) == 0 {
+				fixed = weightsParam.Example.(map[string]any)
+			}
+			ex[name] = fixed
+		}}
+}
+
 func runRank(ctx context.Context, r *call, a *rankArgs) (any, error) {
 	breed, topN := a.BreedID, a.TopN
 	if a.Index != "" && a.Weights != nil {
@@ -177,7 +202,7 @@ func runRank(ctx context.Context, r *call, a *rankArgs) (any, error) {
 	for _, c := range w.Codes() {
 		if _, ok := ranges[c]; !ok {
 			have := slices.Sorted(maps.Keys(ranges))
-			return nil, &ArgError{param.FieldError{Field: rankParams.Name("Weights") + "." + c, Problem: fmt.Sprintf("breed %d has no EBV for %s", breed, c), Expected: "one of the breed's traits: " + strings.Join(have, ", ")}}
+			return nil, missingEBV(breed, c, w, have)
 		}
 	}
 	// Sort by the heaviest weighted trait NSIP can sort on; with none, read

@@ -98,6 +98,13 @@ func SuggestTrait(s string, codes []string) (code string, byMeaning, ok bool) {
 	if c, ok := nsip.TraitMeant(s, codes); ok {
 		return c, true, true
 	}
+	// A code of the glossary that codes lack: what its name means among
+	// them (a breed without YWT is offered WWT, not BWT, one letter off).
+	if info, known := nsip.LookupTrait(s); known {
+		if c, ok := nsip.TraitMeant(info.Name, codes); ok {
+			return c, true, true
+		}
+	}
 	c, ok := Closest(strings.TrimSpace(s), codes)
 	return c, false, ok
 }
