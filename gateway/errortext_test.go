@@ -436,6 +436,11 @@ func TestUnknownToolNamesTheNearest(t *testing.T) {
 	if strings.Contains(b.Problem, "did you mean") || !strings.Contains(b.Expected, "the nearest being nsip_") {
 		t.Errorf("far name: %+v", b)
 	}
+	// A huge name is repeated cut short, in the value as in the problem.
+	b = e.call(strings.Repeat("nsip_", 20000), nil).errorBody(t)
+	if v, _ := b.Value.(string); len(v) > 2*param.MaxShown || len(b.Problem) > 4*param.MaxShown {
+		t.Errorf("huge name repeated whole: value %d bytes, problem %d bytes", len(v), len(b.Problem))
+	}
 	if n := e.up.TotalRequests() - before; n != 0 {
 		t.Errorf("%d requests to NSIP for calls of unknown tools", n)
 	}

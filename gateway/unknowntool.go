@@ -72,10 +72,16 @@ func (g *Gateway) unknownToolMiddleware(next server.ToolHandlerFunc) server.Tool
 // unknownToolError names the tools nearest to name, the likeliest first.
 func unknownToolError(name string, tools []string) *toolError {
 	problem := fmt.Sprintf("this server has no tool %s", param.QuoteShort(name))
+	// Value, unlike problem, is the name itself: cut, not quoted.
+	if r := []rune(name); len(r) > param.MaxShown {
+		name = string(r[:param.MaxShown]) + "…" // the error repeats a bounded part of what was sent
+	}
 	near := closestNames(name, tools, nearestTools)
 	if c, ok := param.Closest(name, tools); ok {
 		problem += fmt.Sprintf("; did you mean %q?", c)
-		near = append([]string{c}, slices.DeleteFunc(near, func(n string) bool { return n == c })...)[:len(near)]
+		// The guess leads, whatever the count of edits says.
+		near = slices.DeleteFunc(near, func(n string) bool { return n == c })
+		near = append([]string{c}, near...)[:min(len(near)+1, nearestTools)]
 	}
 	return &toolError{
 		Code:     CodeInvalidArgument,
