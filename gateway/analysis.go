@@ -443,6 +443,11 @@ func (g *Gateway) runAnalysis(ctx context.Context, a *analysisEntry, req mcp.Cal
 	var o outcome
 	if err != nil {
 		o.err = g.analysisError(a, sent, err)
+		if b, ok := args["breed_id"].(int); ok && o.err.Code == CodeNotFound && o.err.Field == "breed_id" {
+			if te := g.unknownBreed(ctx, "breed_id", b, a.Example(sent)); te != nil {
+				o.err = te
+			}
+		}
 	} else {
 		v, table := full.Split(v)
 		body, merr := encodeAnalysis(r.withIgnored(v))
@@ -493,6 +498,9 @@ func (g *Gateway) analysisError(a *analysisEntry, sent map[string]any, err error
 	if errors.As(err, &ae) {
 		te := invalidArgs(a.tool, sent, []param.FieldError{ae.FieldError})
 		te.Example = a.Example(sent)
+		if fe := (*analysis.FixedArgError)(nil); errors.As(err, &fe) {
+			fe.Fix(te.Example)
+		}
 		return te
 	}
 	var ue *analysis.AnswerError

@@ -415,3 +415,35 @@ func closedPort(t *testing.T) string {
 	_ = ln.Close()
 	return addr
 }
+
+// TestUnknownToolNamesTheNearest: a misspelt tool name is answered as the
+// other mistakes are, an error result naming the tools meant, not a
+// JSON-RPC error; the tool the call was handed to does not run.
+func TestUnknownToolNamesTheNearest(t *testing.T) {
+	e := newEnv(t)
+	before := e.up.TotalRequests()
+	b := e.call("nsip_get_animals", map[string]any{"search_string": "6402382024NCS310"}).errorBody(t)
+	if b.Code != CodeInvalidArgument || b.Field != "name" || b.Value != "nsip_get_animals" ||
+		b.Problem != `this server has no tool "nsip_get_animals"; did you mean "nsip_get_animal"?` {
+		t.Errorf("unknown tool: %+v", b)
+	}
+	if !strings.HasPrefix(b.Expected, "a tool this server offers, the nearest being nsip_get_animal, ") ||
+		!strings.Contains(b.Expected, "nsip_rank_animals") || !strings.HasPrefix(b.Next, "call nsip_get_animal ") {
+		t.Errorf("expected %q, next %q", b.Expected, b.Next)
+	}
+	// Nothing near: the nearest by edits are still named, without a guess.
+	b = e.call("frobnicate", nil).errorBody(t)
+	if strings.Contains(b.Problem, "did you mean") || !strings.Contains(b.Expected, "the nearest being nsip_") {
+		t.Errorf("far name: %+v", b)
+	}
+	// A huge name is repeated cut short, in the value as in the problem.
+	b = e.call(strings.Repeat("nsip_", 20000), nil).errorBody(t)
+	if v, _ := b.Value.(string); len(v) > 2*param.MaxShown || len(b.Problem) > 4*param.MaxShown {
+		t.Errorf("huge name repeated whole: value %d bytes, problem %d bytes", len(v), len(b.Problem))
+	}
+	if n := e.up.TotalRequests() - before; n != 0 {
+		t.Errorf("%d requests to NSIP for calls of unknown tools", n)
+	}
+	// A known tool is untouched.
+	e.call("nsip_get_last_update", nil).mustOK(t)
+}

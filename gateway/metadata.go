@@ -34,8 +34,10 @@ func (g *Gateway) featuresNote() string {
 // serverOptions are the capabilities and metadata beyond the tools.
 func (g *Gateway) serverOptions() []server.ServerOption {
 	hooks := &server.Hooks{}
+	g.unknownToolHooks(hooks) // first: the task hooks then see the tool the call is handed to
 	g.sessionHooks(hooks)
 	g.sessionLogHooks(hooks)
+	g.features.AddHooks(hooks)
 	if g.offersToolset(ToolsetAnalysis) {
 		g.tasks.AddHooks(hooks)
 	}
@@ -51,6 +53,7 @@ func (g *Gateway) serverOptions() []server.ServerOption {
 		server.WithDescription(serverDescription),
 		server.WithWebsiteURL(serverWebsite),
 		server.WithHooks(hooks),
+		server.WithToolHandlerMiddleware(g.unknownToolMiddleware),
 	)
 }
 

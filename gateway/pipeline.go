@@ -168,6 +168,15 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 
 	key := d.key(args)
 	o := g.runKeyed(ctx, d, key, args)
+	if te := g.checkEmptySearch(ctx, d, sent, args, o); te != nil {
+		o = outcome{err: te}
+	} else if o.err != nil && o.err.Code == CodeNotFound && d == traitRangesDef {
+		if b, ok := args[d.subject].(int); ok {
+			if te := g.unknownBreed(ctx, d.subject, b, param.Example(d.args.Specs, sent)); te != nil {
+				o.err = te
+			}
+		}
+	}
 	g.finish(ctx, d, key[len(d.method)+1:], start, o)
 	if o.err != nil {
 		return o.err.result()

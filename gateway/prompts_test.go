@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -141,6 +142,8 @@ func TestExplainPromptAttachesTheGlossary(t *testing.T) {
 	}
 }
 
+// TestPromptArgumentErrorsNameTheArgument: a prompts/get with a missing or
+// bad argument is invalid params (-32602) naming the argument.
 func TestPromptArgumentErrorsNameTheArgument(t *testing.T) {
 	e := newEnv(t)
 	cases := []struct {
@@ -162,6 +165,10 @@ func TestPromptArgumentErrorsNameTheArgument(t *testing.T) {
 		if err == nil {
 			t.Errorf("%s %v: no error", tc.prompt, tc.args)
 			continue
+		}
+		// Invalid params, as the protocol has it, not internal error.
+		if !errors.Is(err, mcp.ErrInvalidParams) || !strings.Contains(err.Error(), "prompt '"+tc.prompt+"' refused: {\"error\":{\"code\":\"invalid_argument\",") {
+			t.Errorf("%s %v: error %v, want invalid params naming the prompt and refusing its arguments", tc.prompt, tc.args, err)
 		}
 		for _, w := range tc.want {
 			if !strings.Contains(err.Error(), w) {

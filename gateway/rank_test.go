@@ -163,6 +163,11 @@ func TestRankAnimalsRefusesTraitsItCannotUse(t *testing.T) {
 	if te.Field != "weights.YWT" || !strings.Contains(te.Problem, "breed 640 has no EBV for YWT") || !strings.Contains(te.Expected, "BWT, WWT") {
 		t.Errorf("trait the breed lacks: %+v", te)
 	}
+	// The weight goes to the breed's trait nearest in meaning, in the
+	// did-you-mean and in the example, which never repeats YWT.
+	if !strings.HasSuffix(te.Problem, `did you mean "WWT" (weaning weight (direct))?`) || param.JSONText(te.Example["weights"]) != `{"WWT":1}` {
+		t.Errorf("trait the breed lacks: problem %q, example %s", te.Problem, param.JSONText(te.Example))
+	}
 	// A weight of 0 adds nothing to the index yet would leave out every
 	// animal without that EBV (five of rankHerd's lack BWT), so it is
 	// refused before any lookup rather than taken as "ignore this trait".

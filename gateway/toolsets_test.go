@@ -80,9 +80,13 @@ func TestToolsetsChooseWhatIsListedAndCallable(t *testing.T) {
 				req := mcp.CallToolRequest{}
 				req.Params.Name = name
 				req.Params.Arguments = map[string]any{}
-				_, err := e.client.CallTool(context.Background(), req)
-				if err == nil || !strings.Contains(err.Error(), "not found") {
-					t.Errorf("calling %s, which is not offered: %v, want tool not found", name, err)
+				res, err := e.client.CallTool(context.Background(), req)
+				if err != nil || !res.IsError {
+					t.Fatalf("calling %s, which is not offered: %v, want an error result", name, err)
+				}
+				text := res.Content[0].(mcp.TextContent).Text
+				if !strings.Contains(text, "this server does not offer "+name+": the server's NSIP_TOOLSETS setting leaves out its toolset") {
+					t.Errorf("calling %s, which is not offered: %s", name, text)
 				}
 			}
 			if e.up.TotalRequests() != 0 {

@@ -19,8 +19,8 @@ import (
 // through the pipeline like any answer (cached, rate limited). Without a
 // breed, or when NSIP has no trait list for it, the codes go to NSIP as
 // they are and NSIP judges them. With the errors comes a copy of args with
-// each unknown code replaced by the breed's nearest, for the error's
-// example of a correct call.
+// each unknown code replaced by the breed's code it means, or failing
+// that its nearest, for the error's example of a correct call.
 func (g *Gateway) checkBreedTraits(ctx context.Context, args map[string]any) ([]param.FieldError, map[string]any) {
 	crit, _ := args[argCriteria].(map[string]any)
 	breed, _ := args[argSearchBreed].(int)
@@ -44,8 +44,8 @@ func (g *Gateway) checkBreedTraits(ctx context.Context, args map[string]any) ([]
 			return true
 		}
 		problem := shown + fmt.Sprintf("is not a trait of breed %d", breed)
-		if c, ok := param.Closest(code, codes); ok {
-			problem += fmt.Sprintf("; did you mean %q?", c)
+		if c, d := param.DidYouMeanTrait(code, codes); c != "" {
+			problem += d
 		} else {
 			problem += fmt.Sprintf("; its nearest code is %q", nearest(code, codes))
 		}
@@ -111,8 +111,12 @@ func (g *Gateway) breedTraitCodes(ctx context.Context, breed int) ([]string, boo
 	return codes, true
 }
 
-// nearest is the candidate with the fewest edits from s, the first of equals.
+// nearest is the candidate s means ("WEANING" is WWT), else the one with
+// the fewest edits from s, the first of equals.
 func nearest(s string, candidates []string) string {
+	if c, _, ok := param.SuggestTrait(s, candidates); ok {
+		return c
+	}
 	best, bestD := "", -1
 	for _, c := range candidates {
 		if d := param.Levenshtein(s, c); bestD < 0 || d < bestD {

@@ -1,10 +1,13 @@
 package gateway
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
 
 func TestInvalidArgumentsNeverReachTheUpstream(t *testing.T) {
@@ -191,5 +194,130 @@ func TestNormalisedArgumentsReachTheUpstream(t *testing.T) {
 	want := `{"page":0,"page_size":3,"reverse":false,"search_criteria":{"born_after":"2020-01-01","born_before":"2024-12-31","gender":"Female","status":"CURRENT","trait_ranges":{"WWT":{"max":100,"min":-100}}},"sorted_trait":"WWT"}`
 	if last["params"] != want {
 		t.Errorf("logged params = %v\nwant %s", last["params"], want)
+	}
+}
+
+// TestTraitWordsSuggestTheCodeTheyMean: a breeder names a trait in words,
+// which spelling distance leads astray (WEANING is nearer DAG than WWT);
+// the did-you-mean and the example's code are the trait the words mean.
+func TestTraitWordsSuggestTheCodeTheyMean(t *testing.T) {
+	e := newEnv(t)
+	ranges := func(k string) map[string]any {
+		return map[string]any{"breed_id": 640, "search_criteria": map[string]any{"trait_ranges": map[string]any{k: map[string]any{"min": 0}}}}
+	}
+	tests := []struct {
+		name    string
+		tool    string
+		args    map[string]any
+		field   string
+		problem string // the did-you-mean the problem must end with
+		example func(map[string]any) any
+		want    any
+	}{
+		{"sort by a word", "nsip_search_animals", map[string]any{"breed_id": 640, "sorted_trait": "WEANING"},
+			"sorted_trait", `did you mean "WWT" (weaning weight (direct))?`, func(ex map[string]any) any { return ex["sorted_trait"] }, "WWT"},
+		{"sort by birth", "nsip_search_animals", map[string]any{"breed_id": 640, "sorted_trait": "birth"},
+			"sorted_trait", `did you mean "BWT" (birth weight)?`, func(ex map[string]any) any { return ex["sorted_trait"] }, "BWT"},
+		{"sort by worms", "nsip_search_animals", map[string]any{"breed_id": 640, "sorted_trait": "worms"},
+			"sorted_trait", `did you mean "FEC" (fecal egg count)?`, func(ex map[string]any) any { return ex["sorted_trait"] }, "FEC"},
+		{"sort by a phrase", "nsip_search_animals", map[string]any{"sorted_trait": "weaning weight"},
+			"sorted_trait", `did you mean "WWT" (weaning weight (direct))?`, func(ex map[string]any) any { return ex["sorted_trait"] }, "WWT"},
+		{"range of parasites", "nsip_search_animals", ranges("PARASITE"),
+			"search_criteria.trait_ranges.PARASITE", `did you mean "FEC" (fecal egg count)?`,
+			func(ex map[string]any) any {
+				r := ex["search_criteria"].(map[string]any)["trait_ranges"].(map[string]any)
+				return r["FEC"] != nil && r["PARASITE"] == nil
+			}, true},
+		{"range of a phrase", "nsip_search_animals", ranges("post weaning weight"),
+			`search_criteria.trait_ranges."post weaning weight"`, `did you mean "PWWT" (post-weaning weight)?`, nil, nil},
+		{"weights by a word", "nsip_rank_animals", map[string]any{"breed_id": 640, "weights": map[string]any{"weaning": 1}},
+			"weights.weaning", `did you mean "WWT" (weaning weight (direct))?`, nil, nil},
+		{"traits by a phrase", "nsip_compare_animals", map[string]any{"lpn_ids": []any{"6402382024NCS310", "6402382022NCS087"}, "traits": []any{"BWT", "eye muscle"}},
+			"traits[1]", `did you mean "EMD" (post-weaning eye muscle depth)?`, nil, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := e.call(tc.tool, tc.args).errorBody(t)
+			if b.Field != tc.field || !strings.HasSuffix(b.Problem, tc.problem) {
+				t.Fatalf("field %q problem %q; want field %q and a problem ending %q", b.Field, b.Problem, tc.field, tc.problem)
+			}
+			if tc.example != nil {
+				if got := tc.example(b.Example); got != tc.want {
+					t.Errorf("example %s: got %v, want %v", param.JSONText(b.Example), got, tc.want)
+				}
+			}
+		})
+	}
+}
+
+// TestIndexByAnyOfItsNames: index takes NSIP's row key (usIndex), its
+// display name (US Index) and the names breeders use (US Hair Index), case,
+// spacing and punctuation aside; a name NSIP did not send is refused with
+// an example that asks for one it did, never the refused name.
+func TestIndexByAnyOfItsNames(t *testing.T) {
+	e := newEnv(t)
+	rank := func(index string) reply {
+		return e.call("nsip_rank_animals", map[string]any{"breed_id": 640, "index": index, "top_n": 2})
+	}
+	for asked, want := range map[string]string{
+		"usIndex": "US Hair Index", "US Index": "US Hair Index", "us hair index": "US Hair Index", "usHairIndex": "US Hair Index",
+		"US-Hair-Index": "US Hair Index", "srcIndex": "SRC$ Index", "SRC Index": "SRC$ Index", "src$index": "SRC$ Index",
+	} {
+		var a struct {
+			Index string `json:"index"`
+		}
+		if err := json.Unmarshal([]byte(rank(asked).mustOK(t).text), &a); err != nil || a.Index != want {
+			t.Errorf("index %q ranked by %q (%v), want %q", asked, a.Index, err, want)
+		}
+	}
+	for asked, want := range map[string]string{"hair index": "US Hair Index", "SRC dollars": "SRC$ Index", "lambing index": "SRC$ Index"} {
+		b := rank(asked).errorBody(t)
+		ex, _ := b.Example["index"].(string)
+		if b.Field != "index" || ex != want {
+			t.Errorf("index %q: field %q, example %s; want an example asking for %q", asked, b.Field, param.JSONText(b.Example), want)
+		}
+		if asked != "lambing index" && !strings.HasSuffix(b.Problem, fmt.Sprintf("did you mean %q?", want)) {
+			t.Errorf("index %q: problem %q, want a did-you-mean of %q", asked, b.Problem, want)
+		}
+	}
+}
+
+// TestUnknownBreedNamesTheBreeds: NSIP answers a search of a breed it does
+// not have with no animals; the call is refused naming the breeds NSIP has,
+// from its cached breed list, as are trait ranges and a ranking of one. A
+// search of a breed NSIP has never reads the list.
+func TestUnknownBreedNamesTheBreeds(t *testing.T) {
+	e := newEnv(t)
+	e.call("nsip_search_animals", map[string]any{"breed_id": 640, "page_size": 1}).mustOK(t)
+	if n := e.up.Requests(nsiptest.EndpointBreedGroups); n != 0 {
+		t.Errorf("a search of a known breed read the breed list %d times", n)
+	}
+	calls := []struct {
+		tool  string
+		args  map[string]any
+		field string
+		fixed func(ex map[string]any) any
+	}{
+		{"nsip_search_animals", map[string]any{"breed_id": 99999, "page_size": 2}, "breed_id",
+			func(ex map[string]any) any { return ex["breed_id"] }},
+		{"nsip_search_animals", map[string]any{"search_criteria": map[string]any{"breed_id": 99999, "gender": "Male"}}, "search_criteria.breed_id",
+			func(ex map[string]any) any { return ex["search_criteria"].(map[string]any)["breed_id"] }},
+		{"nsip_get_trait_ranges", map[string]any{"breed_id": 99999}, "breed_id",
+			func(ex map[string]any) any { return ex["breed_id"] }},
+		{"nsip_rank_animals", map[string]any{"breed_id": 99999, "weights": map[string]any{"WWT": 1}}, "breed_id",
+			func(ex map[string]any) any { return ex["breed_id"] }},
+	}
+	for _, c := range calls {
+		b := e.call(c.tool, c.args).errorBody(t)
+		if b.Code != CodeNotFound || b.Field != c.field || b.Problem != "NSIP has no breed 99999" ||
+			!strings.Contains(b.Expected, "640 Katahdin, 641 St. Croix") || fmt.Sprint(b.Value) != "99999" || !strings.Contains(b.Next, "nsip_list_breeds") {
+			t.Errorf("%s %v: %+v", c.tool, c.args, b)
+		}
+		if got := c.fixed(b.Example); fmt.Sprint(got) != "640" {
+			t.Errorf("%s: example %s, want breed 640 in place of 99999", c.tool, param.JSONText(b.Example))
+		}
+	}
+	if n := e.up.Requests(nsiptest.EndpointBreedGroups); n != 1 {
+		t.Errorf("breed list read %d times, want once (then cached)", n)
 	}
 }

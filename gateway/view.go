@@ -158,7 +158,7 @@ func traitNotes(args map[string]any) []string {
 			continue
 		}
 		n := fmt.Sprintf("trait %s is not in the glossary; rows without it show null", code)
-		if s, ok := param.Closest(code, nsip.GlossaryCodes()); ok {
+		if s, _, ok := param.SuggestTrait(code, nsip.GlossaryCodes()); ok {
 			n += fmt.Sprintf("; did you mean %s?", s)
 		}
 		notes = append(notes, n)

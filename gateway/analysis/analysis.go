@@ -340,6 +340,16 @@ type ArgError struct{ param.FieldError }
 
 func (e *ArgError) Error() string { return e.Field + " " + e.Problem }
 
+// FixedArgError is an ArgError that knows the call the caller meant: Fix
+// turns the example of a correct call, built from what was sent, into it,
+// so that the example never repeats a value the data refused.
+type FixedArgError struct {
+	ArgError
+	Fix func(example map[string]any)
+}
+
+func (e *FixedArgError) Unwrap() error { return &e.ArgError }
+
 // AnswerError is the user's answer to a form failing validation.
 type AnswerError struct{ Errs []param.FieldError }
 

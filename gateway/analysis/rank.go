@@ -85,7 +85,7 @@ var Rank = &Def{
 	Name: "nsip_rank_animals", Title: "Rank NSIP animals by an index", Method: "rank_animals",
 	Desc: `Exact top N of a breed by sum(weight x EBV), or by an index NSIP computes, over every matching animal, not a first page (about 80 tokens an animal). ` +
 		fmt.Sprintf("Reads NSIP sorted by the heaviest-weighted trait until the breed's trait ranges prove no unread animal can enter, at most %d pages of %d; says whether exact. ", rankPages, nsip.MaxPageSize) +
-		`Arguments: breed_id (from nsip_list_breeds), e.g. 640; weights by trait code, negative where lower is better, e.g. {"WWT":1,"BWT":-0.5}, or index as NSIP names it, e.g. "US Hair Index" (NSIP cannot sort by one, so all pages are read); top_n 1..50; ` +
+		`Arguments: breed_id (from nsip_list_breeds), e.g. 640; weights by trait code, negative where lower is better, e.g. {"WWT":1,"BWT":-0.5}, or index by any name NSIP or breeders give it, e.g. "US Hair Index" or usIndex (NSIP cannot sort by one, so all pages are read); top_n 1..50; ` +
 		`search_criteria as for nsip_search_animals, e.g. {"gender":"Male","status":"CURRENT"}; ` +
 		fmt.Sprintf(`for_ewes (1-20 LPN IDs) adds each ram's lambs' mean COI with them, max_mean_coi (e.g. 0.03125) leaving out rams above it (at most %d lookups more); percentiles: true adds each weighted EBV's top_percent in the breed (%d more). `, ewesLookups, pctLookups) +
 		`Next: nsip_compare_animals or nsip_check_mating.`,
@@ -145,6 +145,31 @@ func order(vals []float64) int {
 	return dir
 }
 
+// missingEBV refuses a weight on code, which the breed has no EBV for,
+// naming the breed's code it likely means; the error's example weights
+// that code instead, or leaves code out, so that it is a call that works.
+func missingEBV(breed int, code string, w breeding.Weights, have []string) error {
+	name := rankParams.Name("Weights")
+	fix, did := param.DidYouMeanTrait(code, have)
+	return &FixedArgError{ArgError{param.FieldError{Field: name + "." + code,
+		Problem: fmt.Sprintf("breed %d has no EBV for %s", breed, code) + did, Expected: "one of the breed's traits: " + strings.Join(have, ", ")}},
+		func(ex map[string]any) {
+			fixed := map[string]any{}
+			for c, v := range w {
+				if c != code {
+					fixed[c] = v
+				}
+			}
+			if fix != "" && fixed[fix] == nil {
+				fixed[fix] = w[code]
+			}
+			if len(fixed) == 0 {
+				fixed = weightsParam.Example.(map[string]any)
+			}
+			ex[name] = fixed
+		}}
+}
+
 func runRank(ctx context.Context, r *call, a *rankArgs) (any, error) {
 	breed, topN := a.BreedID, a.TopN
 	if a.Index != "" && a.Weights != nil {
@@ -177,7 +202,7 @@ func runRank(ctx context.Context, r *call, a *rankArgs) (any, error) {
 	for _, c := range w.Codes() {
 		if _, ok := ranges[c]; !ok {
 			have := slices.Sorted(maps.Keys(ranges))
-			return nil, &ArgError{param.FieldError{Field: rankParams.Name("Weights") + "." + c, Problem: fmt.Sprintf("breed %d has no EBV for %s", breed, c), Expected: "one of the breed's traits: " + strings.Join(have, ", ")}}
+			return nil, missingEBV(breed, c, w, have)
 		}
 	}
 	// Sort by the heaviest weighted trait NSIP can sort on; with none, read

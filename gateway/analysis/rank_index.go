@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -33,33 +34,96 @@ func indexNames(rows []nsip.AnimalRow) []string {
 	return out
 }
 
-// foldName is an index name compared without case or runs of spaces.
-func foldName(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+// foldName is an index name as compared: without case, spaces,
+// punctuation or the dollar sign, so that NSIP's row key (usIndex,
+// srcIndex), its display name (US Index, SRC$ Index) and a breeder's
+// spelling (us-index, SRC index) are one name.
+func foldName(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// indexAliases are the names one index goes by, folded: NSIP sends the US
+// index of a breed as usIndex where the lineage page and breeders call a
+// hair breed's "US Hair Index", and the SRC$ index's dollar is spelled out
+// by some. A breed's rows carry one name of each group.
+var indexAliases = [][]string{
+	{"usindex", "ushairindex", "usmaternalindex", "ushair"},
+	{"srcindex", "srcdollarindex", "srcdollar"},
+}
+
+// aliasesOf are the folded names that name the same index as folded f,
+// f among them.
+func aliasesOf(f string) []string {
+	for _, g := range indexAliases {
+		if slices.Contains(g, f) {
+			return g
+		}
+	}
+	return []string{f}
+}
 
 // matchIndex is the name among names that asked means: the same name but
-// for case and spacing.
+// for case, spacing and punctuation, or another name of the same index.
 func matchIndex(asked string, names []string) (string, bool) {
+	fa := foldName(asked)
 	for _, n := range names {
-		if foldName(n) == foldName(asked) {
+		if foldName(n) == fa {
+			return n, true
+		}
+	}
+	for _, n := range names {
+		if slices.Contains(aliasesOf(fa), foldName(n)) {
 			return n, true
 		}
 	}
 	return "", false
 }
 
-// unknownIndex is the error for an index NSIP did not send.
+// nearestIndex is the name among names that asked plausibly stands for,
+// by its spelling or any other name of the same index ("hair index" is
+// the US Index on rows that call it that).
+func nearestIndex(asked string, names []string) (string, bool) {
+	var cands, of []string
+	for _, n := range names {
+		cands, of = append(cands, n), append(of, n)
+		for _, a := range aliasesOf(foldName(n)) {
+			cands, of = append(cands, a), append(of, n)
+		}
+	}
+	c, ok := param.Closest(asked, cands)
+	if !ok {
+		return "", false
+	}
+	return of[slices.Index(cands, c)], true
+}
+
+// unknownIndex is the error for an index NSIP did not send. Its example
+// asks for an index NSIP did send, the one meant when it can tell, and
+// never repeats the refused name.
 func unknownIndex(asked string, breed, rows int, names []string) error {
 	if len(names) == 0 {
-		return &ArgError{param.FieldError{Field: "index",
+		return &FixedArgError{ArgError{param.FieldError{Field: "index",
 			Problem:  fmt.Sprintf("cannot rank by %s: NSIP sent no index with the first %d of breed %d's matching animals", param.QuoteShort(asked), rows, breed),
-			Expected: `weights instead, e.g. {"WWT":1,"BWT":-0.5}`}}
+			Expected: `weights instead, e.g. {"WWT":1,"BWT":-0.5}`}}, func(ex map[string]any) {
+			delete(ex, "index")
+			ex[weightsParam.Name] = weightsParam.Example
+		}}
 	}
 	problem := fmt.Sprintf("%s is not an index NSIP sent with breed %d's animals", param.QuoteShort(asked), breed)
-	if c, ok := param.Closest(asked, names); ok {
+	fix := names[0]
+	if c, ok := nearestIndex(asked, names); ok {
 		problem += fmt.Sprintf("; did you mean %q?", c)
+		fix = c
 	}
-	return &ArgError{param.FieldError{Field: "index", Problem: problem,
-		Expected: fmt.Sprintf("one of the indexes NSIP sent with the first %d animals: %s", rows, strings.Join(names, ", "))}}
+	return &FixedArgError{ArgError{param.FieldError{Field: "index", Problem: problem,
+		Expected: fmt.Sprintf("one of the indexes NSIP sent with the first %d animals: %s", rows, strings.Join(names, ", "))}},
+		func(ex map[string]any) { ex["index"] = fix }}
 }
 
 func indexValue(row nsip.AnimalRow, name string) (float64, bool) {

@@ -243,6 +243,35 @@ type PromptError struct{ Body string }
 
 func (e *PromptError) Error() string { return e.Body }
 
+// AddHooks makes a prompts/get whose arguments cannot be used an
+// invalid-params error (-32602), as the protocol has it. mcp-go answers
+// every error of a prompt handler -32603, internal error, and offers no
+// way to choose the code; it answers -32602 only for a prompt it does not
+// have. So the hook checks the arguments before mcp-go looks the prompt
+// up, and on a refusal asks it for a prompt named by the refusal, which
+// it does not have: the message then reads "prompt 'NAME' refused:
+// {"error":{...}}; the prompt 'NAME with these arguments' not found",
+// naming the argument and its fix in the JSON a tool answers with.
+func (f *Features) AddHooks(h *server.Hooks) {
+	h.AddBeforeGetPrompt(func(_ context.Context, _ any, req *mcp.GetPromptRequest) {
+		for _, o := range f.offered() {
+			if o.name != req.Params.Name {
+				continue
+			}
+			if _, err := o.validate(f.t, req.Params.Arguments); err != nil {
+				req.Params.Name = refusedPrompt(o.name, err)
+			}
+			return
+		}
+	})
+}
+
+// refusedPrompt is the name that makes mcp-go's "prompt '%s' not found"
+// say why the prompt was refused.
+func refusedPrompt(name string, err error) string {
+	return name + "' refused: " + err.Error() + "; the prompt '" + name + " with these arguments"
+}
+
 func (f *Features) promptHandler(d *promptDef) server.PromptHandlerFunc {
 	return func(_ context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		vals, err := d.validate(f.t, req.Params.Arguments)

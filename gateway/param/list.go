@@ -147,7 +147,8 @@ func (l *List) Validate(raw any) (any, []FieldError) {
 }
 
 // TraitCode resolves a trait code through the glossary; an unknown one is an
-// error naming the nearest known code.
+// error naming the code it means ("weaning" is WWT) or, failing that, the
+// nearest by spelling.
 func TraitCode(field, s string) (string, *FieldError) { return traitCode(field, s, true) }
 
 // traitCode is TraitCode, naming the nearest code only when suggest is set.
@@ -160,8 +161,8 @@ func traitCode(field, s string, suggest bool) (string, *FieldError) {
 	if !suggest {
 		return "", fe
 	}
-	if c, ok := Closest(strings.TrimSpace(s), codes); ok {
-		fe.Problem += fmt.Sprintf("; did you mean %q?", c)
+	if c, d := DidYouMeanTrait(s, codes); c != "" {
+		fe.Problem += d
 		fe.Expected = c
 	}
 	return "", fe

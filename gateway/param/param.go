@@ -36,6 +36,11 @@ type Spec struct {
 	Enum           []string // accepted case-insensitively, normalised to this spelling
 	Date           bool     // YYYY-MM-DD calendar date
 	Upper          bool     // strings are normalised to upper case
+	// Suggest, for a string refused by its length or pattern, names the
+	// accepted value it likely stands for and the did-you-mean that says
+	// so ("" when none): the problem carries the did-you-mean, and an
+	// error's example the value, never the refused one.
+	Suggest func(s string) (value, didYouMean string)
 	// Complete says which values completion/complete offers for the
 	// argument; "" offers none.
 	Complete Values
@@ -529,6 +534,16 @@ func (p *Spec) propExpected(name string) string {
 	return ""
 }
 
+// didYouMean is p.Suggest's did-you-mean for s, while problems are still
+// being described in full.
+func (p *Spec) didYouMean(pr *problems, s string) string {
+	if p.Suggest == nil || pr.full() {
+		return ""
+	}
+	_, d := p.Suggest(s)
+	return d
+}
+
 func (p *Spec) validateString(pr *problems, field string, raw any) (any, bool) {
 	fail := func(problem string) (any, bool) {
 		pr.add(FieldError{Field: field, Problem: problem, Expected: p.Expected()})
@@ -545,7 +560,7 @@ func (p *Spec) validateString(pr *problems, field string, raw any) (any, bool) {
 	case n == 0:
 		return fail("must not be empty or blank")
 	case p.MaxLen > 0 && n > p.MaxLen:
-		return fail(fmt.Sprintf("is %d characters long; at most %d allowed", n, p.MaxLen))
+		return fail(fmt.Sprintf("is %d characters long; at most %d allowed", n, p.MaxLen) + p.didYouMean(pr, s))
 	case n < p.MinLen:
 		return fail(fmt.Sprintf("is %d characters long; at least %d needed", n, p.MinLen))
 	}
@@ -564,7 +579,7 @@ func (p *Spec) validateString(pr *problems, field string, raw any) (any, bool) {
 		return fail(problem)
 	}
 	if p.Pattern != nil && !p.Pattern.MatchString(s) {
-		return fail(fmt.Sprintf("%s contains characters that are not allowed", QuoteShort(s)))
+		return fail(fmt.Sprintf("%s contains characters that are not allowed", QuoteShort(s)) + p.didYouMean(pr, s))
 	}
 	if p.Date {
 		if _, err := time.Parse(time.DateOnly, s); err != nil {
@@ -614,7 +629,12 @@ func validateTraitRanges(pr *problems, field string, obj map[string]any) (any, b
 		code := strings.ToUpper(strings.TrimSpace(k))
 		f := field + "." + FieldName(k)
 		if !TraitCodePattern.MatchString(code) {
-			pr.add(FieldError{Field: f, Problem: fmt.Sprintf("is not a trait code: trait codes are 1 to %d letters", nsip.MaxTraitCodeLength), Expected: "a trait code such as WWT; nsip_get_trait_ranges lists a breed's codes"})
+			problem := fmt.Sprintf("is not a trait code: trait codes are 1 to %d letters", nsip.MaxTraitCodeLength)
+			if !pr.full() {
+				_, d := DidYouMeanTrait(k, nsip.GlossaryCodes())
+				problem += d
+			}
+			pr.add(FieldError{Field: f, Problem: problem, Expected: "a trait code such as WWT; nsip_get_trait_ranges lists a breed's codes"})
 			continue
 		}
 		if _, dup := out[code]; dup {
@@ -907,6 +927,11 @@ func Example(ps []Spec, args map[string]any) map[string]any {
 		if (present && v != nil) || p.Required {
 			out[p.Name] = p.Example
 		}
+		if s, ok := v.(string); ok && p.Suggest != nil {
+			if fix, _ := p.Suggest(s); fix != "" {
+				out[p.Name] = fix
+			}
+		}
 	}
 	return out
 }
@@ -952,9 +977,8 @@ func ValidateTraitList(field string, raw any) (any, []FieldError) {
 		if !TraitCodePattern.MatchString(code) {
 			problem := fmt.Sprintf("%s is not a trait code (1 to %d letters)", QuoteShort(s), nsip.MaxTraitCodeLength)
 			if len(errs) < MaxProblems {
-				if c, ok := Closest(code, nsip.GlossaryCodes()); ok {
-					problem += fmt.Sprintf("; did you mean %q?", c)
-				}
+				_, d := DidYouMeanTrait(s, nsip.GlossaryCodes())
+				problem += d
 			}
 			errs = append(errs, FieldError{Field: f, Problem: problem, Expected: expect})
 			continue

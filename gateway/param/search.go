@@ -3,6 +3,7 @@ package param
 import (
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
@@ -11,7 +12,13 @@ import (
 // ranking analysis takes its criteria and sorts by its trait.
 
 // SortedTrait is nsip_search_animals's sorted_trait.
-var SortedTrait = Spec{Name: "sorted_trait", Kind: String, Example: "WWT", MaxLen: nsip.MaxTraitCodeLength, Pattern: TraitCodePattern, Upper: true, Quiet: true}
+// A word for a trait ("weaning weight") is refused as no code, with the
+// code it means.
+var SortedTrait = Spec{Name: "sorted_trait", Kind: String, Example: "WWT", MaxLen: nsip.MaxTraitCodeLength, Pattern: TraitCodePattern, Upper: true, Quiet: true,
+	Suggest: glossaryTrait}
+
+// glossaryTrait is a Suggest naming the glossary's code that s stands for.
+func glossaryTrait(s string) (string, string) { return DidYouMeanTrait(s, nsip.GlossaryCodes()) }
 
 // Criteria is search_criteria: nsip.SearchCriteria under the tools' names,
 // field for field, so that the one converts to the other.
@@ -81,4 +88,37 @@ func criteriaRules(c map[string]any) (string, string, bool) {
 var BreedID = Spec{
 	Name: "breed_id", Kind: Integer, Required: true, Example: 640, Complete: Breeds,
 	Min: Bound(1), Max: Bound(99999),
+}
+
+// SuggestTrait names the code among codes that s most likely stands for:
+// by meaning first, as a breeder words it ("weaning" is WWT, "worms" FEC),
+// then by spelling (WWTT is WWT). byMeaning says which, so that a message
+// can say what the code measures.
+func SuggestTrait(s string, codes []string) (code string, byMeaning, ok bool) {
+	if c, ok := nsip.TraitMeant(s, codes); ok {
+		return c, true, true
+	}
+	// A code of the glossary that codes lack: what its name means among
+	// them (a breed without YWT is offered WWT, not BWT, one letter off).
+	if info, known := nsip.LookupTrait(s); known {
+		if c, ok := nsip.TraitMeant(info.Name, codes); ok {
+			return c, true, true
+		}
+	}
+	c, ok := Closest(strings.TrimSpace(s), codes)
+	return c, false, ok
+}
+
+// DidYouMeanTrait is the did-you-mean a message about s adds, naming what
+// the code measures when the suggestion came from the meaning of s; "" when
+// codes hold nothing s plausibly stands for.
+func DidYouMeanTrait(s string, codes []string) (string, string) {
+	c, byMeaning, ok := SuggestTrait(s, codes)
+	if !ok {
+		return "", ""
+	}
+	if info, known := nsip.LookupTrait(c); known && byMeaning {
+		return c, fmt.Sprintf("; did you mean %q (%s)?", c, strings.ToLower(info.Name[:1])+info.Name[1:])
+	}
+	return c, fmt.Sprintf("; did you mean %q?", c)
 }
