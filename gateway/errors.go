@@ -205,7 +205,7 @@ func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolErro
 		// The endpoint and reason may quote the upstream's address: the
 		// operator's log gets them, the model the setting to fix.
 		g.log.Error("NSIP_BASE_URL does not lead to the NSIP API",
-			slog.String("endpoint", ne.Endpoint), slog.Int("status", ne.Status),
+			slog.String("endpoint", nsip.EndpointName(ne.Endpoint)), slog.Int("status", ne.Status),
 			slog.String("reason", ne.Reason), slog.Any("error", err))
 		g.misconfiguredAt.Store(time.Now().UnixNano()) // an open breaker then names the setting too
 		return &toolError{
@@ -217,7 +217,7 @@ func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolErro
 		// The cause names the upstream's address, which is the operator's
 		// business: it goes to the log, the model gets the kind of failure.
 		g.log.Warn("nsip connection failed",
-			slog.String("endpoint", ne.Endpoint),
+			slog.String("endpoint", nsip.EndpointName(ne.Endpoint)),
 			slog.Int("attempts", ne.Attempts),
 			slog.String("reason", ne.Reason),
 			slog.Any("error", err))
@@ -238,7 +238,7 @@ func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolErro
 	}
 	if ne.Err != nil {
 		g.log.Warn("nsip request failed", slog.String("kind", ne.Kind.String()),
-			slog.String("endpoint", ne.Endpoint), slog.Any("error", err))
+			slog.String("endpoint", nsip.EndpointName(ne.Endpoint)), slog.Any("error", err))
 	}
 	return &toolError{Code: CodeUpstreamError, Problem: "NSIP failed: " + publicText(ne), Next: "retry in a few seconds"}
 }

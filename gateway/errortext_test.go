@@ -262,7 +262,7 @@ func TestConnectionFailureHidesTheAddress(t *testing.T) {
 				}
 			}
 			rec := findLog(t, logs, "nsip connection failed")
-			if rec["level"] != "WARN" || rec["endpoint"] != "details/getAnimalDetails" || rec["attempts"] != 3.0 ||
+			if rec["level"] != "WARN" || rec["endpoint"] != "get_animal_details" || rec["attempts"] != 3.0 ||
 				rec["reason"] != tt.err.Reason || rec["error"] != tt.err.Error() {
 				t.Errorf("log record = %v; want a WARN with endpoint, attempts, reason and the full error %q", rec, tt.err.Error())
 			}
