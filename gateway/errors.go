@@ -119,8 +119,8 @@ func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolErro
 		if g.misconfiguredAt.Load() > g.pool.LastSuccess() {
 			return &toolError{
 				Code: CodeUpstreamUnavailable,
-				Problem: fmt.Sprintf("NSIP could not be reached at the address in the server's NSIP_BASE_URL setting "+
-					"(unset: the public NSIP API) on recent calls, so calls fail at once for the next %d s", upstream.Seconds(in)),
+				Problem: fmt.Sprintf("NSIP could not be reached at the address in %s on recent calls, so calls fail at once for the next %d s",
+					g.baseURLSetting(), upstream.Seconds(in)),
 				RetryInSeconds: upstream.Seconds(in),
 				Next:           misconfiguredNext,
 			}
@@ -226,7 +226,7 @@ func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolErro
 			return &toolError{
 				Code: CodeUpstreamError,
 				Problem: "could not connect to NSIP: " + connectionReason(ne) +
-					"; the server's NSIP_BASE_URL setting (unset: the public NSIP API) or its machine's network is wrong",
+					"; " + g.baseURLSetting() + " or its machine's network is wrong",
 				Next: misconfiguredNext,
 			}
 		}
@@ -286,6 +286,21 @@ func misconfiguredReason(ne *nsip.Error) string {
 		return "it says https, but the server there speaks plain HTTP"
 	}
 	return "the TLS certificate of the server there is not trusted"
+}
+
+// baseURLSetting names the NSIP_BASE_URL setting with what it holds, as far
+// as the model may know it: the public API's address, or that it was set to
+// another server, whose address (perhaps private, perhaps holding
+// credentials) only the log shows.
+func (g *Gateway) baseURLSetting() string {
+	b, ok := g.up.(interface{ BaseURL() string })
+	switch {
+	case !ok:
+		return "the server's NSIP_BASE_URL setting"
+	case strings.TrimSuffix(b.BaseURL(), "/") == nsip.DefaultBaseURL:
+		return "the server's NSIP_BASE_URL setting (unset or set to the public NSIP API, " + nsip.DefaultBaseURL + ")"
+	}
+	return "the server's NSIP_BASE_URL setting (set to a server other than the public NSIP API; the server's log names it)"
 }
 
 // misconfiguredNext is the advice for NSIP unreachable by configuration.
