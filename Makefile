@@ -41,7 +41,7 @@ run:
 LPN ?= 6402382024NCS310
 .PHONY: demo
 demo: build
-	@.ci/demo $(BIN) $(LPN)
+	@.ci/demo $(BIN) '$(LPN)'
 
 # Release artifacts in dist/: static binaries for linux, darwin and windows
 # on amd64 and arm64, a Claude Desktop bundle (.mcpb) for each, SHA256SUMS.

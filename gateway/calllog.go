@@ -88,7 +88,7 @@ func UpstreamHook(log *slog.Logger) func(context.Context, nsip.RequestInfo) {
 		attrs := []slog.Attr{
 			slog.String("call_id", CallID(ctx)),
 			slog.String("method", info.Method),
-			slog.String("endpoint", info.Endpoint),
+			slog.String("endpoint", nsip.EndpointName(info.Endpoint)),
 			slog.Int("status", info.Status),
 			slog.Int("attempt", info.Attempt),
 			slog.Float64("latency_ms", ms(info.Latency)),

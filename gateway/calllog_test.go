@@ -72,7 +72,7 @@ func TestCallLogLineNamesCallSessionAndUpstream(t *testing.T) {
 		t.Fatalf("%d nsip request lines for call %s; want 1", len(reqs), id)
 	}
 	r := reqs[0]
-	if r["level"] != "DEBUG" || r["endpoint"] != "details/getAnimalDetails" || r["status"] != 200.0 || r["attempt"] != 1.0 || r["latency_ms"] == nil {
+	if r["level"] != "DEBUG" || r["endpoint"] != "get_animal_details" || r["status"] != 200.0 || r["attempt"] != 1.0 || r["latency_ms"] == nil {
 		t.Errorf("request line = %v; want debug, the details endpoint, status 200, attempt 1 and its latency", r)
 	}
 	if n := len(requestsOf(t, e.logs, hit["call_id"].(string))); n != 0 {

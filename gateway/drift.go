@@ -32,8 +32,8 @@ func (g *Gateway) noteIgnored(d *toolDef, p *summarize.Paging) {
 // ignoredEndpoint names the NSIP endpoint behind each paged answer, as the
 // shape entries name theirs.
 var ignoredEndpoint = map[summarize.Kind]string{
-	summarize.KindSearch:  "search/getPageOfSearchResults",
-	summarize.KindProgeny: "details/getPageOfProgeny",
+	summarize.KindSearch:  "search_animals",
+	summarize.KindProgeny: "get_progeny",
 }
 
 // exampleOf is the first named row that broke crit: the rows name the

@@ -47,7 +47,7 @@ func TestDriftIsServedWarnedAndReported(t *testing.T) {
 	for _, l := range e.logs.lines(t) {
 		if l["level"] == "WARN" && strings.Contains(l["msg"].(string), "does not recognize") {
 			warnings++
-			if l["endpoint"] != nsiptest.EndpointProgeny || l["signature"] != "{items:string,message:string}" {
+			if l["endpoint"] != "get_progeny" || l["signature"] != "{items:string,message:string}" {
 				t.Errorf("warning %v: want the endpoint and the shape's signature", l)
 			}
 			if strings.Contains(l["signature"].(string), "none") {
@@ -64,13 +64,13 @@ func TestDriftIsServedWarnedAndReported(t *testing.T) {
 		t.Fatalf("format_drift = %+v, want one entry", h.FormatDrift)
 	}
 	d := h.FormatDrift[0]
-	if d.Endpoint != nsiptest.EndpointProgeny || d.Signature != "{items:string,message:string}" || d.Count != 3 ||
+	if d.Endpoint != "get_progeny" || d.Signature != "{items:string,message:string}" || d.Count != 3 ||
 		!d.FirstSeen.Equal(first) || !d.LastSeen.Equal(first.Add(time.Minute)) {
 		t.Errorf("drift entry %+v, want progeny, its signature, 3 sightings from %v to %v", d, first, first.Add(time.Minute))
 	}
 	// What /healthz serves is this struct as JSON.
 	b, _ := json.Marshal(h)
-	if !strings.Contains(string(b), `"format_drift":[{"endpoint":"details/getPageOfProgeny"`) {
+	if !strings.Contains(string(b), `"format_drift":[{"endpoint":"get_progeny"`) {
 		t.Errorf("health JSON %s lacks the drift entry", b)
 	}
 	// NSIP answered: the breaker did not count a failure.

@@ -119,8 +119,8 @@ func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolErro
 		if g.misconfiguredAt.Load() > g.pool.LastSuccess() {
 			return &toolError{
 				Code: CodeUpstreamUnavailable,
-				Problem: fmt.Sprintf("NSIP could not be reached at the address in the server's NSIP_BASE_URL setting "+
-					"(unset: the public NSIP API) on recent calls, so calls fail at once for the next %d s", upstream.Seconds(in)),
+				Problem: fmt.Sprintf("NSIP could not be reached at the address in %s on recent calls, so calls fail at once for the next %d s",
+					g.baseURLSetting(), upstream.Seconds(in)),
 				RetryInSeconds: upstream.Seconds(in),
 				Next:           misconfiguredNext,
 			}
@@ -205,7 +205,7 @@ func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolErro
 		// The endpoint and reason may quote the upstream's address: the
 		// operator's log gets them, the model the setting to fix.
 		g.log.Error("NSIP_BASE_URL does not lead to the NSIP API",
-			slog.String("endpoint", ne.Endpoint), slog.Int("status", ne.Status),
+			slog.String("endpoint", nsip.EndpointName(ne.Endpoint)), slog.Int("status", ne.Status),
 			slog.String("reason", ne.Reason), slog.Any("error", err))
 		g.misconfiguredAt.Store(time.Now().UnixNano()) // an open breaker then names the setting too
 		return &toolError{
@@ -217,7 +217,7 @@ func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolErro
 		// The cause names the upstream's address, which is the operator's
 		// business: it goes to the log, the model gets the kind of failure.
 		g.log.Warn("nsip connection failed",
-			slog.String("endpoint", ne.Endpoint),
+			slog.String("endpoint", nsip.EndpointName(ne.Endpoint)),
 			slog.Int("attempts", ne.Attempts),
 			slog.String("reason", ne.Reason),
 			slog.Any("error", err))
@@ -226,7 +226,7 @@ func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolErro
 			return &toolError{
 				Code: CodeUpstreamError,
 				Problem: "could not connect to NSIP: " + connectionReason(ne) +
-					"; the server's NSIP_BASE_URL setting (unset: the public NSIP API) or its machine's network is wrong",
+					"; " + g.baseURLSetting() + " or its machine's network is wrong",
 				Next: misconfiguredNext,
 			}
 		}
@@ -238,7 +238,7 @@ func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolErro
 	}
 	if ne.Err != nil {
 		g.log.Warn("nsip request failed", slog.String("kind", ne.Kind.String()),
-			slog.String("endpoint", ne.Endpoint), slog.Any("error", err))
+			slog.String("endpoint", nsip.EndpointName(ne.Endpoint)), slog.Any("error", err))
 	}
 	return &toolError{Code: CodeUpstreamError, Problem: "NSIP failed: " + publicText(ne), Next: "retry in a few seconds"}
 }
@@ -286,6 +286,21 @@ func misconfiguredReason(ne *nsip.Error) string {
 		return "it says https, but the server there speaks plain HTTP"
 	}
 	return "the TLS certificate of the server there is not trusted"
+}
+
+// baseURLSetting names the NSIP_BASE_URL setting with what it holds, as far
+// as the model may know it: the public API's address, or that it was set to
+// another server, whose address (perhaps private, perhaps holding
+// credentials) only the log shows.
+func (g *Gateway) baseURLSetting() string {
+	b, ok := g.up.(interface{ BaseURL() string })
+	switch {
+	case !ok:
+		return "the server's NSIP_BASE_URL setting"
+	case strings.TrimSuffix(b.BaseURL(), "/") == nsip.DefaultBaseURL:
+		return "the server's NSIP_BASE_URL setting (unset or set to the public NSIP API, " + nsip.DefaultBaseURL + ")"
+	}
+	return "the server's NSIP_BASE_URL setting (set to a server other than the public NSIP API; the server's log names it)"
 }
 
 // misconfiguredNext is the advice for NSIP unreachable by configuration.

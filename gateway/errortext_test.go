@@ -240,7 +240,7 @@ func TestConnectionFailureHidesTheAddress(t *testing.T) {
 			"could not connect to NSIP: connection reset", outage},
 		{"DNS", &nsip.Error{Kind: nsip.KindConnection, Reason: "cannot resolve the API host",
 			Err: dial(&net.DNSError{Err: "no such host", Name: "nsip-" + host + ".example", IsNotFound: true})},
-			"could not connect to NSIP: its host name could not be resolved (DNS)" + configProblem, configNext},
+			"could not connect to NSIP: its host name could not be resolved (DNS); the server's NSIP_BASE_URL setting or its machine's network is wrong", configNext},
 		{"other network failure", &nsip.Error{Kind: nsip.KindConnection, Reason: "cannot reach the API",
 			Err: dial(os.NewSyscallError("connect", syscall.ENETUNREACH))},
 			"could not connect to NSIP: the network connection failed", outage},
@@ -262,7 +262,7 @@ func TestConnectionFailureHidesTheAddress(t *testing.T) {
 				}
 			}
 			rec := findLog(t, logs, "nsip connection failed")
-			if rec["level"] != "WARN" || rec["endpoint"] != "details/getAnimalDetails" || rec["attempts"] != 3.0 ||
+			if rec["level"] != "WARN" || rec["endpoint"] != "get_animal_details" || rec["attempts"] != 3.0 ||
 				rec["reason"] != tt.err.Reason || rec["error"] != tt.err.Error() {
 				t.Errorf("log record = %v; want a WARN with endpoint, attempts, reason and the full error %q", rec, tt.err.Error())
 			}
@@ -272,7 +272,7 @@ func TestConnectionFailureHidesTheAddress(t *testing.T) {
 
 // What the model is told when NSIP_BASE_URL, or the network, is to blame.
 const (
-	configProblem = "; the server's NSIP_BASE_URL setting (unset: the public NSIP API) or its machine's network is wrong"
+	configProblem = "; the server's NSIP_BASE_URL setting (set to a server other than the public NSIP API; the server's log names it) or its machine's network is wrong"
 	configNext    = "a retry will not help until that is fixed: tell the user to check NSIP_BASE_URL where this server " +
 		"is configured, and that its machine is online; the server's log shows the address it tried"
 )
@@ -397,7 +397,7 @@ func TestBreakerOpenedByMisconfiguration(t *testing.T) {
 	}
 	b := e.call("nsip_get_animal", map[string]any{"search_string": param.ExampleLPN}).errorBody(t)
 	const problem = "NSIP could not be reached at the address in the server's NSIP_BASE_URL setting " +
-		"(unset: the public NSIP API) on recent calls, so calls fail at once for the next 30 s"
+		"(set to a server other than the public NSIP API; the server's log names it) on recent calls, so calls fail at once for the next 30 s"
 	if b.Code != CodeUpstreamUnavailable || b.Problem != problem || b.Next != configNext || b.RetryInSeconds != 30 {
 		t.Errorf("with the breaker open: %s %q next %q retry_in %d; want upstream_unavailable %q, next %q, 30 s",
 			b.Code, b.Problem, b.Next, b.RetryInSeconds, problem, configNext)

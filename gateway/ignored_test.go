@@ -84,7 +84,7 @@ func TestIgnoredCriterionIsLeftOutNamedAndAlarmed(t *testing.T) {
 	for _, l := range e.logs.lines(t) {
 		if l["level"] == "WARN" && l["criterion"] != nil {
 			warnings++
-			if l["criterion"] != "gender" || l["endpoint"] != nsiptest.EndpointSearch || !strings.Contains(l["example"].(string), "gender Male asked") {
+			if l["criterion"] != "gender" || l["endpoint"] != "search_animals" || !strings.Contains(l["example"].(string), "gender Male asked") {
 				t.Errorf("warning %v: want the search endpoint, the criterion gender and a row that broke it", l)
 			}
 		}
@@ -101,7 +101,7 @@ func TestIgnoredCriterionIsLeftOutNamedAndAlarmed(t *testing.T) {
 			}
 		}
 	}
-	if entry == nil || entry.criterion != "gender" || entry.endpoint != nsiptest.EndpointSearch {
+	if entry == nil || entry.criterion != "gender" || entry.endpoint != "search_animals" {
 		t.Errorf("health lists %+v, want the search endpoint ignoring gender", e.gw.Health().FormatDrift)
 	}
 }

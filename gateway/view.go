@@ -188,6 +188,9 @@ func pagingMeta(meta map[string]any, p *summarize.Paging) {
 	if p.Next != nil {
 		meta["next"] = p.Next
 	}
+	if p.NextWithheld != "" {
+		meta["next_withheld"] = p.NextWithheld
+	}
 	// Said here for every answer, pass-throughs included, whose text is
 	// NSIP's byte for byte and so cannot say it itself.
 	if p.Contradicting != nil {

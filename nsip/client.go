@@ -257,6 +257,30 @@ const (
 	pathProgeny         = "details/getPageOfProgeny"
 )
 
+// endpointNames are the endpoints as metrics and logs label them: the
+// gateway's method names, one per endpoint, so that a request counts under
+// the same label whether a tool call or the start-up check made it.
+var endpointNames = map[string]string{
+	pathDateLastUpdated: "get_date_last_updated",
+	pathBreedGroups:     "get_available_breed_groups",
+	pathStatuses:        "get_statuses_by_breed_group",
+	pathTraitRanges:     "get_trait_ranges_by_breed",
+	pathSearch:          "search_animals",
+	pathDetails:         "get_animal_details",
+	pathLineage:         "get_lineage",
+	pathProgeny:         "get_progeny",
+}
+
+// EndpointName is the label of the endpoint at API path (RequestInfo.Endpoint,
+// Error.Endpoint) in metrics and logs, e.g. "get_date_last_updated" for
+// "search/getDateLastUpdated"; a path the client does not call is its own.
+func EndpointName(path string) string {
+	if n, ok := endpointNames[path]; ok {
+		return n
+	}
+	return path
+}
+
 // DateLastUpdated calls GET search/getDateLastUpdated: the date of the latest
 // genetic evaluation.
 func (c *Client) DateLastUpdated(ctx context.Context) (*LastUpdate, error) {

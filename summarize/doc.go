@@ -33,7 +33,10 @@
 // Where rows are cut, "next" is the exact tool call that returns the rest:
 // the same page with "skip" set to the rows seen (the cache answers it), or
 // once a page is shown whole the next page of the same size. A page gives
-// way traits first and rows last, so a default page arrives whole.
+// way traits first and rows last, so a default page arrives whole. A
+// search sorted by a trait its trait_ranges bound offers no call that
+// starts past the first row beyond the bound, in the order the page's rows
+// show (sortstop.go); next_withheld then says why.
 //
 // animal_details: lpn_id, breed, breed_id, sire, dam, total_progeny,
 // status, dob, gender, genotyped (as sent, or "not stated by NSIP"),

@@ -20,15 +20,37 @@ type fitter struct {
 }
 
 type renderedPage struct {
-	out  []byte
-	next *NextCall
+	out      []byte
+	next     *NextCall
+	withheld string // why the page offers no next call, when it proves none can match
 }
 
 // rendered records a page summary and the next call in it.
 func (f *fitter) rendered(out []byte, next *NextCall) {
 	if f != nil && len(out) > 0 {
-		f.pages = append(f.pages, renderedPage{out, next})
+		f.pages = append(f.pages, renderedPage{out: out, next: next})
 	}
+}
+
+// withheld records why the page summary rendered last offers no next call.
+func (f *fitter) withheld(why string) {
+	if f != nil && len(f.pages) > 0 {
+		f.pages[len(f.pages)-1].withheld = why
+	}
+}
+
+// withheldIn is what withheld recorded for text, a page summary this fit
+// rendered.
+func (f *fitter) withheldIn(text []byte) string {
+	if f == nil || len(text) == 0 {
+		return ""
+	}
+	for _, p := range f.pages {
+		if len(p.out) == len(text) && &p.out[0] == &text[0] {
+			return p.withheld
+		}
+	}
+	return ""
 }
 
 // nextIn returns the next call of text when text is a page summary this

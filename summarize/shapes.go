@@ -128,6 +128,12 @@ type pager struct {
 	// pos, when rows after skip were left out, holds the position (after
 	// skip) of each row kept, in order; nil means every row is kept.
 	pos []int
+	// From row stop of this page on (counting skipped rows), the page
+	// proves that no row, here or on a later page, meets the call's bound
+	// on its sort trait: stopWhy says how, and next offers no call that
+	// starts there. stopWhy is "" when the page proves nothing.
+	stop    int
+	stopWhy string
 }
 
 func newPager(tool string, args map[string]any, page, size, rows, total, skip int) pager {
@@ -150,12 +156,23 @@ func (p pager) render(f *fitter, ps *pageSummary, rows []json.RawMessage, k int,
 		ps.ShownFrom, ps.ShownTo = p.offset+p.skip+p.at(0)+1, p.offset+p.skip+p.at(k-1)+1
 	}
 	ps.PageTo = p.offset + p.rows
-	ps.Next = p.next(k)
+	ps.Next, ps.NextWithheld = p.nextOrWhy(k)
 	out, err := nsip.PlainJSON(wrap(ps))
 	if err == nil {
 		f.rendered(out, ps.Next)
+		f.withheld(ps.NextWithheld)
 	}
 	return out, err
+}
+
+// nextOrWhy is next, or nil and why when the rows it would ask for are
+// past the page's proof that none can match (see pager.stop).
+func (p pager) nextOrWhy(shown int) (*NextCall, string) {
+	n := p.next(shown)
+	if n == nil || p.stopWhy == "" || p.skip+p.consumed(shown) < p.stop {
+		return n, ""
+	}
+	return nil, p.stopWhy
 }
 
 // next is the call for the rows after the shown ones: the rest of this

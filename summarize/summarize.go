@@ -64,6 +64,10 @@ type Paging struct {
 	PageSize   int       `json:"page_size"`
 	TotalCount int       `json:"total_count"`
 	Next       *NextCall `json:"next,omitempty"` // nil after the last row
+	// NextWithheld says why Next is nil although NSIP counts rows after
+	// the page: the page, sorted by a trait the call bounds, proves that
+	// none of them can meet the bound.
+	NextWithheld string `json:"next_withheld,omitempty"`
 	// Contradicting counts the rows of the answer that contradict the
 	// call's criteria, and says whether the text leaves them out.
 	Contradicting *Contradicting `json:"contradicting,omitempty"`
@@ -165,7 +169,7 @@ func paging(req Request, text []byte, f *fitter) *Paging {
 		if v == nil {
 			return nil
 		}
-		pg = newPager(toolSearch, req.Args, v.Page, v.PageSize, len(v.Results), v.TotalCount, req.Skip)
+		pg = searchPager(v, req)
 	case *nsip.ProgenyPage:
 		if v == nil {
 			return nil
@@ -176,10 +180,11 @@ func paging(req Request, text []byte, f *fitter) *Paging {
 	}
 	p := &Paging{Page: pg.page, PageSize: pg.size, TotalCount: pg.total}
 	if text == nil {
-		p.Next = pg.next(pg.rows - pg.skip)
+		p.Next, p.NextWithheld = pg.nextOrWhy(pg.rows - pg.skip)
 		return p
 	}
 	if next, ok := f.nextIn(text); ok {
+		p.NextWithheld = f.withheldIn(text)
 		// Read back from its own JSON, a few dozen bytes, so that it holds
 		// what a decoded summary would (float64 numbers, no maps shared with
 		// the call's arguments) and survives the shared tier's round trip
@@ -193,13 +198,14 @@ func paging(req Request, text []byte, f *fitter) *Paging {
 		}
 	}
 	var s struct {
-		Kind Kind      `json:"kind"`
-		Next *NextCall `json:"next"`
+		Kind     Kind      `json:"kind"`
+		Next     *NextCall `json:"next"`
+		Withheld string    `json:"next_withheld"`
 	}
 	if json.Unmarshal(text, &s) == nil && s.Kind == kindOf(req.Kind) {
-		p.Next = s.Next
+		p.Next, p.NextWithheld = s.Next, s.Withheld
 	} else {
-		p.Next = pg.next(0)
+		p.Next, p.NextWithheld = pg.nextOrWhy(0)
 	}
 	return p
 }

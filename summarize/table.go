@@ -28,7 +28,10 @@ type pageSummary struct {
 	ShownTo    int       `json:"shown_to,omitempty"`
 	PageTo     int       `json:"page_to,omitempty"` // position of the requested page's last row
 	Next       *NextCall `json:"next,omitempty"`
-	Breed      string    `json:"breed,omitempty"` // the breed of every row, when the page has one
+	// NextWithheld says why there is no next call although NSIP counts
+	// rows after these: the page proves none of them can match.
+	NextWithheld string `json:"next_withheld,omitempty"`
+	Breed        string `json:"breed,omitempty"` // the breed of every row, when the page has one
 	// Contradicting counts the rows left out for contradicting the call's
 	// criteria (see criteria.go).
 	Contradicting *Contradicting `json:"contradicting_criteria,omitempty"`
@@ -196,7 +199,7 @@ var identityColumns = []string{colLPN, colSex, colDOB, colStatus, colGeno, colBr
 // those others before any row is cut.
 func searchSummary(f *fitter, v *nsip.SearchResults, req Request, c int) ([]byte, bool, error) {
 	results, pos, contra := keepSearchRows(skipRows(v.Results, req.Skip), req.Args)
-	pg := newPager(toolSearch, req.Args, v.Page, v.PageSize, len(v.Results), v.TotalCount, req.Skip)
+	pg := searchPager(v, req)
 	pg.pos = pos
 	ps := &pageSummary{
 		Summary: true, Kind: KindSearch, TotalCount: v.TotalCount,

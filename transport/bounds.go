@@ -26,6 +26,7 @@ type clientCounts struct {
 const (
 	settingMaxSessions          = "MCP_MAX_SESSIONS"
 	settingMaxSessionsPerClient = "MCP_MAX_SESSIONS_PER_CLIENT"
+	settingAllowedOrigins       = "MCP_ALLOWED_ORIGINS"
 )
 
 var (

@@ -477,7 +477,7 @@ func (p originPolicy) check(r *http.Request) (origin, problem string) {
 	case err == nil && local && u.Host != "" && isLoopback(u.Host):
 		return origin, ""
 	}
-	return "", fmt.Sprintf("origin %q is not allowed; the operator can add it to the allowed origins", origin)
+	return "", fmt.Sprintf("origin %q is not allowed; the server's operator can add it to %s (comma-separated origins)", origin, settingAllowedOrigins)
 }
 
 // isLoopback reports whether a host or host:port names the local machine.

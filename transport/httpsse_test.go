@@ -257,6 +257,9 @@ func TestHTTPSSEGuards(t *testing.T) {
 			if body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096)); tc.wantStatus == 403 &&
 				!strings.Contains(string(body), "is not a loopback name") && !strings.Contains(string(body), "is not allowed") {
 				t.Fatalf("refusal %q does not come from the site's own check", body)
+			} else if strings.Contains(tc.name, "origin") && tc.wantStatus == 403 &&
+				!strings.Contains(string(body), "can add it to MCP_ALLOWED_ORIGINS") {
+				t.Fatalf("refusal %q does not name the setting that allows an origin", body)
 			}
 			if got := resp.Header.Get("Access-Control-Allow-Origin"); got != tc.wantACAO {
 				t.Fatalf("Access-Control-Allow-Origin %q, want %q", got, tc.wantACAO)

@@ -128,7 +128,7 @@ func TestEndToEndShapeChangeUnderARunningServer(t *testing.T) {
 		t.Fatalf("healthz format_drift = %v, want one entry", health["format_drift"])
 	}
 	d := drift[0].(map[string]any)
-	if d["endpoint"] != "details/getPageOfProgeny" || d["signature"] != "{items:string,message:string}" || d["count"] != 2.0 ||
+	if d["endpoint"] != "get_progeny" || d["signature"] != "{items:string,message:string}" || d["count"] != 2.0 ||
 		d["first_seen"] == nil || d["last_seen"] == nil {
 		t.Errorf("drift entry %v", d)
 	}

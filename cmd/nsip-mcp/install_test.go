@@ -9,6 +9,7 @@ import (
 	"debug/elf"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -169,6 +170,34 @@ func TestDemoMakesOneCall(t *testing.T) {
 		len(call.Result.Content) != 1 || !strings.Contains(call.Result.Content[0].Text, `"success":true`) ||
 		!strings.Contains(call.Result.Content[0].Text, lpn) {
 		t.Errorf("the demo's call answered %.400s; want animal %s's record", answers[1], lpn)
+	}
+}
+
+// TestDemoRefusesAnUnusableLPN: make demo LPN="6402382024 NCS310" reaches
+// the script as one argument with a space (the Makefile quotes it), or as
+// two when split; either way the script refuses, naming LPN and the ID
+// without the space, before starting anything, rather than asking for the
+// first part.
+func TestDemoRefusesAnUnusableLPN(t *testing.T) {
+	dir := t.TempDir() // no binaries: a refusal must not need them
+	for _, args := range [][]string{{"6402382024 NCS310"}, {"6402382024", "NCS310"}, {`x"}}`}} {
+		cmd := exec.Command(filepath.Join(repoRoot, ".ci", "demo"), append([]string{dir}, args...)...)
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+			t.Errorf("demo %q: %v, want exit 2\n%s", args, err, out)
+		}
+		want := "make demo LPN=6402382024NCS310"
+		if !strings.Contains(string(out), "demo: LPN") || !strings.Contains(string(out), want) || strings.Contains(string(out), "stand-in NSIP at") {
+			t.Errorf("demo %q said %q; want a refusal naming LPN and %q, nothing started", args, out, want)
+		}
+	}
+	mk, err := os.ReadFile(filepath.Join(repoRoot, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(mk), "'$(LPN)'") {
+		t.Error("the Makefile passes $(LPN) to .ci/demo unquoted, so an LPN with a space arrives split")
 	}
 }
 

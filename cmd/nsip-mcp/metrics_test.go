@@ -125,6 +125,12 @@ func TestMetricsCountKnownCalls(t *testing.T) {
 // settings in vars and returns its base URL; it stops with the test.
 func startMetricsServer(t *testing.T, vars map[string]string) string {
 	t.Helper()
+	return startMetricsServerLogging(t, vars, slog.NewTextHandler(io.Discard, nil))
+}
+
+// startMetricsServerLogging is startMetricsServer logging to h.
+func startMetricsServerLogging(t *testing.T, vars map[string]string, h slog.Handler) string {
+	t.Helper()
 	cfg, err := Load(env(vars))
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +142,7 @@ func startMetricsServer(t *testing.T, vars map[string]string) string {
 	cfg.Serve.Listener = ln
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- serve(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
+	go func() { done <- serve(ctx, cfg, slog.New(h)) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {

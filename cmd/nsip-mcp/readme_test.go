@@ -38,3 +38,35 @@ func TestReadmeInstallSteps(t *testing.T) {
 		t.Errorf("--version prints %q for the README's build, which shows %q", got, want)
 	}
 }
+
+// TestDocsSayWhatTheServerDoes holds user-facing texts to the code: a page
+// on a loopback origin needs no MCP_ALLOWED_ORIGINS (the origin check
+// accepts it on a loopback listener), a refused secret is not described by
+// its length (ConfigError shows nothing of it), and the Claude Desktop
+// bundle's settings name nothing the bundle does not contain.
+func TestDocsSayWhatTheServerDoes(t *testing.T) {
+	read := func(rel string) string {
+		b, err := os.ReadFile(filepath.Join(repoRoot, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	loopback := regexp.MustCompile(`https?://(localhost|127\.0\.0\.1|\[::1\])`)
+	text := strings.ReplaceAll(strings.ReplaceAll(read("README.md"), "e.g. ", "e.g, "), "\n", " ")
+	for _, sentence := range regexp.MustCompile(`[.;] `).Split(text, -1) {
+		if strings.Contains(sentence, "MCP_ALLOWED_ORIGINS") && loopback.MatchString(sentence) {
+			t.Errorf("README says to set MCP_ALLOWED_ORIGINS for a loopback page, which a loopback listener accepts anyway: %q", sentence)
+		}
+	}
+	if conf := read("specs/configuration.md"); regexp.MustCompile(`(?i)(by|gives) its length`).MatchString(conf) {
+		t.Error("specs/configuration.md says a bad secret is shown by its length; the error shows nothing of it")
+	}
+	if _, err := Load(env(map[string]string{"NSIP_REDIS_URL": "redis://127.0.0.1:6379", "NSIP_REDIS_SECRET": "short-secret"})); err == nil ||
+		strings.Contains(err.Error(), "short-secret") || strings.Contains(err.Error(), "12") || !strings.Contains(err.Error(), "(the value is not shown)") {
+		t.Errorf("a short NSIP_REDIS_SECRET: %v; want it refused showing nothing of it", err)
+	}
+	if m := read("cmd/nsip-mcp/manifest.json"); strings.Contains(m, "nsip-stub") {
+		t.Error("the bundle's manifest names nsip-stub, which the bundle does not contain")
+	}
+}

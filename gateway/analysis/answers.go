@@ -312,7 +312,8 @@ type FlockAnswer struct {
 // FlockComputed is how a group was read.
 type FlockComputed struct {
 	AnimalsRead int      `json:"animals_read"`
-	ByStatus    string   `json:"by_status,omitempty"` // why by_status is absent
+	ByStatus    string   `json:"by_status,omitempty"`    // why by_status is absent
+	BySexStats  string   `json:"by_sex_stats,omitempty"` // why the traits have no by_sex
 	Complete    bool     `json:"complete"`
 	Duplicates  int      `json:"duplicates"`
 	Incomplete  string   `json:"incomplete,omitempty"`
@@ -337,6 +338,17 @@ type FlockTrait struct {
 	breeding.Stats
 	MinMore int `json:"min_more,omitempty"` // holders of the minimum not listed
 	MaxMore int `json:"max_more,omitempty"`
+	// BySex gives the statistics per sex (female, male, unknown) when the
+	// group holds more than one, so that "the mean WWT of his ewe lambs"
+	// is read off the answer.
+	BySex map[string]SexStats `json:"by_sex,omitempty"`
+}
+
+// SexStats is one trait's statistics over the animals of one sex.
+type SexStats struct {
+	Mean float64 `json:"mean"`
+	N    int     `json:"n"`
+	SD   float64 `json:"sd"`
 }
 
 // MatingAnswer is nsip_check_mating.

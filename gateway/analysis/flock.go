@@ -23,7 +23,7 @@ const flockPages = 30
 
 var FlockSummary = &Def{
 	Name: "nsip_flock_summary", Title: "NSIP group statistics", Method: "flock_summary",
-	Desc: `Describe a whole group: counts by sex, status and birth year; per trait n, mean, SD, min and max with holders ` +
+	Desc: `Describe a whole group: counts by sex, status and birth year; per trait n, mean, SD, min and max with holders, and the same per sex ` +
 		fmt.Sprintf("(500-1500 tokens; reads every page of %d, at most %d lookups). ", scanPageSize, flockPages) +
 		`Exactly one of: flock_id, e.g. "640238" (breed_id narrows it); progeny_of, an LPN ID; ` +
 		`search, {"breed_id":640,"search_criteria":{...}} as nsip_search_animals. Next: nsip_rank_animals to rank.`,
@@ -267,6 +267,7 @@ func runFlock(ctx context.Context, r *call, a *flockArgs) (any, error) {
 	}
 	bySex, byStatus, byYear := map[string]int{}, map[string]int{}, map[string]int{}
 	values := map[string][]breeding.Value{}
+	bySexValues := map[string]map[string][]breeding.Value{} // trait -> sex -> values
 	var outside []string
 	var left []string // why each row of s.rows was left out, "" if counted
 	n := 0
@@ -289,20 +290,29 @@ func runFlock(ctx context.Context, r *call, a *flockArgs) (any, error) {
 			byStatus[st]++
 		}
 		byYear[birthYear(row.DateOfBirth)]++
+		sex := sexName(row.Sex)
 		for _, t := range row.Traits {
 			c := strings.ToUpper(t.Code)
-			values[c] = append(values[c], breeding.Value{ID: row.LPNID, V: t.Value})
+			v := breeding.Value{ID: row.LPNID, V: t.Value}
+			values[c] = append(values[c], v)
+			if bySexValues[c] == nil {
+				bySexValues[c] = map[string][]breeding.Value{}
+			}
+			bySexValues[c][sex] = append(bySexValues[c][sex], v)
 		}
 	}
 	codes := slices.Collect(maps.Keys(values))
 	traitOrder(codes)
 	// shown holders of each extreme are listed, the rest counted.
-	traitRows := func(shown int) []FlockTrait {
+	traitRows := func(shown int, perSex bool) []FlockTrait {
 		traits := make([]FlockTrait, 0, len(codes))
 		for _, c := range codes {
 			st, _ := breeding.Describe(values[c])
 			st.Mean, st.SD = round4(st.Mean), round4(st.SD)
 			to := FlockTrait{Code: c, Stats: st}
+			if perSex {
+				to.BySex = sexStats(bySexValues[c], len(bySex))
+			}
 			if len(st.MinIDs) > shown {
 				to.MinMore, to.MinIDs = len(st.MinIDs)-shown, st.MinIDs[:shown]
 			}
@@ -330,7 +340,7 @@ func runFlock(ctx context.Context, r *call, a *flockArgs) (any, error) {
 	case !s.complete:
 		computed.Incomplete = fmt.Sprintf("stopped at the ceiling of %d pages: %d of NSIP's %d animals were read", flockPages, len(s.rows), s.total)
 	}
-	out := &FlockAnswer{Animals: n, BySex: bySex, ByBirthYear: byYear, Traits: traitRows(3)}
+	out := &FlockAnswer{Animals: n, BySex: bySex, ByBirthYear: byYear, Traits: traitRows(3, true)}
 	g.echo(out)
 	if g.noStatus {
 		computed.ByStatus = "left out: NSIP's progeny rows carry no status"
@@ -344,12 +354,35 @@ func runFlock(ctx context.Context, r *call, a *flockArgs) (any, error) {
 	// Many traits with three holders at each end can pass the budget; one
 	// holder each keeps every statistic.
 	if r.overBudget(ctx, out) {
-		out.Traits = traitRows(1)
+		out.Traits = traitRows(1, true)
+	}
+	// Then the statistics per sex give way, said so, before the answer
+	// would be cut.
+	if len(bySex) > 1 && r.overBudget(ctx, out) {
+		out.Traits = traitRows(1, false)
+		out.Computed.BySexStats = "left out to fit the answer's budget: call again with a larger max_tokens, or narrow the group (search with gender)"
 	}
 	if n == 0 && len(outside) == 0 {
 		out.Note = g.empty
 	}
 	return &full.Answer{Value: out, Table: groupTable(s.rows, left, g.noStatus)}, nil
+}
+
+// sexStats is a trait's statistics per sex, nil when the group has one sex
+// only (sexes counts them), whose statistics are the trait's own.
+func sexStats(by map[string][]breeding.Value, sexes int) map[string]SexStats {
+	if sexes < 2 || len(by) == 0 {
+		return nil
+	}
+	out := make(map[string]SexStats, len(by))
+	for sex, vs := range by {
+		st, ok := breeding.Describe(vs)
+		if !ok {
+			continue
+		}
+		out[sex] = SexStats{N: st.N, Mean: round4(st.Mean), SD: round4(st.SD)}
+	}
+	return out
 }
 
 // groupTable is every row read, as the summary names its fields: the

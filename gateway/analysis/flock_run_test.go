@@ -28,8 +28,12 @@ type flockAnswer struct {
 		Min     float64  `json:"min"`
 		MinIDs  []string `json:"min_lpn_ids"`
 		MinMore int      `json:"min_more"`
-		Max     float64  `json:"max"`
-		MaxIDs  []string `json:"max_lpn_ids"`
+		BySex   map[string]struct {
+			N        int
+			Mean, SD float64
+		} `json:"by_sex"`
+		Max    float64  `json:"max"`
+		MaxIDs []string `json:"max_lpn_ids"`
 	} `json:"traits"`
 	LeftOut struct {
 		LPNIDs []string `json:"lpn_ids"`
@@ -334,10 +338,43 @@ func TestGroupProgenyMatchesBruteForce(t *testing.T) {
 			t.Errorf("%d offspring: table %v, want %d rows without status", n, tab, len(kids))
 		}
 	}
-	// A short page is missing rows, not the end.
-	f := progenyFlock(7, 240)
-	f.pages = short(1, 10)
+	// Per sex, in the same call: the mean WWT of his ewe lambs is the mean
+	// over his daughters, counted directly.
+	f := progenyFlock(9, 240)
 	var a flockAnswer
+	mustRun(t, FlockSummary, f, map[string]any{"progeny_of": "SIRE0001"}, &a)
+	for _, tr := range a.Traits {
+		for _, sex := range []string{"female", "male"} {
+			var vs []float64
+			for _, k := range f.animals {
+				if v, ok := k.EBV[tr.Trait]; ok && k.Sire == "SIRE0001" && sexName(k.Sex) == sex {
+					vs = append(vs, v)
+				}
+			}
+			got, ok := tr.BySex[sex]
+			if len(vs) == 0 {
+				if ok {
+					t.Errorf("%s by_sex has %s, which no offspring with it is", tr.Trait, sex)
+				}
+				continue
+			}
+			sum, lo, hi := 0.0, vs[0], vs[0]
+			for _, v := range vs {
+				sum, lo, hi = sum+v, min(lo, v), max(hi, v)
+			}
+			if !ok || got.N != len(vs) || got.Mean != round4(sum/float64(len(vs))) || (len(vs) > 1) != (got.SD > 0) {
+				t.Errorf("%s by_sex.%s = %+v (present %v); want n %d, mean %g (values %g..%g)", tr.Trait, sex, got, ok, len(vs), round4(sum/float64(len(vs))), lo, hi)
+			}
+		}
+	}
+	if len(a.Traits) == 0 || len(a.BySex) < 2 {
+		t.Fatalf("offspring of %d sexes with %d traits: the per-sex statistics were not exercised", len(a.BySex), len(a.Traits))
+	}
+
+	// A short page is missing rows, not the end.
+	f = progenyFlock(7, 240)
+	f.pages = short(1, 10)
+	a = flockAnswer{}
 	mustRun(t, FlockSummary, f, map[string]any{"progeny_of": "SIRE0001"}, &a)
 	if a.Computed.Complete || a.Computed.AnimalsRead != 230 || !strings.Contains(a.Computed.Incomplete, "10 rows missing") {
 		t.Errorf("offspring over a short page: %+v; want 230 read, incomplete and saying by how many", a.Computed)

@@ -43,6 +43,7 @@ func SchemaNames() map[reflect.Type]string {
 		reflect.TypeFor[RankAnswer]():           "RankAnswer",
 		reflect.TypeFor[RankComputed]():         "RankComputed",
 		reflect.TypeFor[RestCall]():             "RestCall",
+		reflect.TypeFor[SexStats]():             "SexStats",
 		reflect.TypeFor[Upstream]():             "Upstream",
 	}
 }

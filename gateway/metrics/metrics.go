@@ -192,14 +192,14 @@ func WithEndpoint(ctx context.Context, endpoint string) context.Context {
 
 // UpstreamAttempt records one HTTP request to NSIP; it is the client's
 // request hook (nsip.WithRequestHook). The endpoint is the one ctx was
-// tagged with, else the API path, which is one of a fixed few.
+// tagged with, else the API path's name (nsip.EndpointName), the same.
 func (m *Metrics) UpstreamAttempt(ctx context.Context, a nsip.RequestInfo) {
 	if m == nil || a.Probe { // a check of the base URL, not a caller's request
 		return
 	}
 	endpoint, ok := ctx.Value(endpointKey{}).(string)
 	if !ok {
-		endpoint = a.Endpoint
+		endpoint = nsip.EndpointName(a.Endpoint)
 	}
 	var kind nsip.Kind
 	if e, ok := a.Err.(*nsip.Error); ok {

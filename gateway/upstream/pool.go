@@ -433,9 +433,10 @@ func (p *Pool) paused(method string) error {
 // and from /healthz, not from users.
 func (p *Pool) noteDrift(ne *nsip.Error) {
 	sig := Signature(ne.Body)
-	if p.drift.Note(ne.Endpoint, sig, ne.Reason, p.cfg.Now().UTC()) {
+	endpoint := nsip.EndpointName(ne.Endpoint)
+	if p.drift.Note(endpoint, sig, ne.Reason, p.cfg.Now().UTC()) {
 		p.cfg.Logger.Warn("NSIP answered in a shape this server does not recognize; passing it on as sent",
-			slog.String("endpoint", ne.Endpoint),
+			slog.String("endpoint", endpoint),
 			slog.String("signature", sig),
 			slog.String("missing", ne.Reason))
 	}

@@ -1,0 +1,83 @@
+package summarize
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+// A search sorted by a trait and bounded on that same trait ("WWT highest
+// first, WWT at least 1.5") ends, for the caller, at the first row past the
+// bound: in the order the page shows, every row after it is further past,
+// on this page and on the pages after it. NSIP may return such rows (it
+// ignores criteria at times, see criteria.go), and its count includes them,
+// so without this check a caller would be offered page after page of rows
+// that cannot match. The order is the one the page's rows show, not the one
+// asked for, as the rankings check it; a page that shows no order (fewer
+// than two distinct values, or values up and down) proves nothing.
+
+// searchPager is the pager of a search page, with where the page proves
+// that no later row can meet the call's bound on its sort trait.
+func searchPager(v *nsip.SearchResults, req Request) pager {
+	pg := newPager(toolSearch, req.Args, v.Page, v.PageSize, len(v.Results), v.TotalCount, req.Skip)
+	pg.stop, pg.stopWhy = sortStop(v.Results, req.Args, pg.offset)
+	return pg
+}
+
+// sortStop is the position on the page of the first row past the call's
+// bound on its sort trait in the page's own order, and why no row after it
+// can meet the bound; "" when the page does not show that.
+func sortStop(rows []nsip.AnimalRow, args map[string]any, offset int) (int, string) {
+	code, _ := args["sorted_trait"].(string)
+	code = strings.ToUpper(code)
+	rg, ok := criteriaOf(args).ranges[code]
+	if code == "" || !ok {
+		return 0, ""
+	}
+	var vals []float64
+	var at []int
+	for i, r := range rows {
+		if t, ok := findTrait(r.Traits, code); ok && !math.IsNaN(t.Value) && !math.IsInf(t.Value, 0) {
+			vals, at = append(vals, t.Value), append(at, i)
+		}
+	}
+	dir := observedOrder(vals)
+	for j, v := range vals {
+		var past string
+		switch {
+		case dir == 1 && v < rg.Min:
+			past = fmt.Sprintf("highest first, and row %d (%s) has %s %s, below the minimum %s asked", offset+at[j]+1, rows[at[j]].LPNID, code, num(v), num(rg.Min))
+		case dir == -1 && v > rg.Max:
+			past = fmt.Sprintf("lowest first, and row %d (%s) has %s %s, above the maximum %s asked", offset+at[j]+1, rows[at[j]].LPNID, code, num(v), num(rg.Max))
+		default:
+			continue
+		}
+		return at[j], fmt.Sprintf("no next call: this page shows NSIP's rows sorted by %s %s in trait_ranges, so no row after it, "+
+			"on this page or a later one, can meet the bound (NSIP's total_count counts rows that do not); the rows before it are all there is", code, past)
+	}
+	return 0, ""
+}
+
+// observedOrder is what vals, in page order, show: +1 descending, -1
+// ascending, 0 no order (fewer than two distinct values, or both ways).
+func observedOrder(vals []float64) int {
+	dir := 0
+	for i := 1; i < len(vals); i++ {
+		d := 0
+		switch {
+		case vals[i] < vals[i-1]:
+			d = 1
+		case vals[i] > vals[i-1]:
+			d = -1
+		default:
+			continue
+		}
+		if dir != 0 && d != dir {
+			return 0
+		}
+		dir = d
+	}
+	return dir
+}
