@@ -78,21 +78,18 @@ e2e-deps:
 	.ci/e2e-deps
 
 cover: e2e-deps
-	@mkdir -p $(BIN)
-	@# -timeout: on a busy two-core machine the race build of one package can
-	@# pass go test's default ten minutes without anything being wrong.
-	set -o pipefail; $(GO) test -tags $(TAGS) -race -count=1 -timeout 30m -cover ./... 2>&1 | tee $(BIN)/test.out
+	@# Each package's tests run once, under -race, for both kinds of gate:
+	@# the trees' packages with -coverpkg over their tree, the others with
+	@# -cover (.ci/race-cover).
+	GO="$(GO)" TAGS="$(TAGS)" COVER_PKGS="$(COVER_PKGS)" COVER_TREES="$(COVER_TREES)" .ci/race-cover $(BIN)
 	@for p in $(COVER_PKGS); do \
 	  pct=$$(awk -v pkg="$(MODULE)/$$p" '$$1=="ok" && $$2==pkg {for(i=1;i<=NF;i++) if($$i=="coverage:") print $$(i+1)}' $(BIN)/test.out | tr -d '%'); \
 	  [ -n "$$pct" ] || { echo "coverage: no figure for ./$$p"; exit 1; }; \
 	  awk -v p="$$pct" -v m=$(COVER_MIN) 'BEGIN{exit !(p+0 >= m)}' || { echo "coverage: ./$$p at $$pct% is below $(COVER_MIN)%"; exit 1; }; \
 	  echo "coverage: ./$$p $$pct% (gate $(COVER_MIN)%)"; \
 	done
-	@# Without -race: the detector adds nothing here and would make every
-	@# covered statement an atomic increment.
-	set -o pipefail; for t in $(COVER_TREES); do \
-	  $(GO) test -tags $(TAGS) -count=1 -coverpkg=./$$t -coverprofile=$(BIN)/tree.cover ./$$t > $(BIN)/tree.out 2>&1 || { cat $(BIN)/tree.out; exit 1; }; \
-	  .ci/cover $(BIN)/tree.cover $(COVER_MIN) $$t || exit 1; \
+	@i=0; for t in $(COVER_TREES); do \
+	  .ci/cover $(BIN)/tree-$$i.cover $(COVER_MIN) $$t || exit 1; i=$$((i + 1)); \
 	done
 
 # Every benchmark once, about 75 s on two cores; BENCHTIME=3s or BENCHCOUNT=5

@@ -64,6 +64,11 @@ func TestDecodeRowTraits(t *testing.T) {
 			traits:  []Trait{{"BWT", 2, 0, false}},
 			indexes: []Index{{"US Index", 99.5}},
 		},
+		{
+			name:   "a row of many members, found through a map, reads as a short one",
+			row:    `{"lpnId":"6402382024NCS310","note":"x","NOTE":"y",` + manyNotes(2*longRow) + `"bwt":1,"BWT":2,"wwt":3,"AccWwt":0.5}`,
+			traits: []Trait{{"BWT", 2, 0, false}, {"WWT", 3, 50, true}},
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -84,6 +89,15 @@ func TestDecodeRowTraits(t *testing.T) {
 			}
 		})
 	}
+}
+
+// manyNotes is n text members, none of them a trait, each ending in a comma.
+func manyNotes(n int) string {
+	var sb strings.Builder
+	for i := range n {
+		fmt.Fprintf(&sb, `"note%03d":"x",`, i)
+	}
+	return sb.String()
 }
 
 // TestAccuracyScaleIsPerAnswer: one row in percents puts the whole page on

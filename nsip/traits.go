@@ -102,7 +102,8 @@ type named struct {
 // row is what decoding takes from one animal row.
 type row struct {
 	fields  []named
-	known   []member // instead of fields: a row of known members, by knownMembers position
+	known   []member       // instead of fields: a row of known members, by knownMembers position
+	at      map[string]int // position in fields by lower-cased name, for long rows only
 	lpnID   string
 	traits  []Trait
 	indexes []Index
@@ -115,6 +116,12 @@ func (r row) find(key string) (member, bool) {
 		}
 		return member{}, false
 	}
+	if r.at != nil {
+		if i, ok := r.at[key]; ok {
+			return r.fields[i].m, true
+		}
+		return member{}, false
+	}
 	for i := range r.fields {
 		if r.fields[i].low == key {
 			return r.fields[i].m, true
@@ -122,6 +129,12 @@ func (r row) find(key string) (member, bool) {
 	}
 	return member{}, false
 }
+
+// longRow is how many members a row may have before its members are found
+// through a map: a scan per member costs rows of thousands of members (an
+// answer NSIP could send, and the tests do) time in the square of their
+// length, while short rows, the usual ones, are quicker to scan.
+const longRow = 32
 
 // get returns the text of the first of keys (lower case) that has some.
 func (r row) get(keys ...string) string {
@@ -174,17 +187,32 @@ func (rr *rowReader) low(name string) string { return memo(rr.lower, name, strin
 // read, so the outcome does not depend on map order.
 func (rr *rowReader) read(m wireRow) row {
 	fields := make([]named, 0, len(m))
+	var at map[string]int
+	if len(m) > longRow {
+		at = make(map[string]int, len(m))
+	}
 	for k, v := range m {
 		l := rr.low(k)
-		if i := slices.IndexFunc(fields, func(f named) bool { return f.low == l }); i >= 0 {
+		i := -1
+		if at != nil {
+			if j, ok := at[l]; ok {
+				i = j
+			}
+		} else {
+			i = slices.IndexFunc(fields, func(f named) bool { return f.low == l })
+		}
+		if i >= 0 {
 			if k < fields[i].name {
 				fields[i] = named{l, k, v}
 			}
 			continue
 		}
+		if at != nil {
+			at[l] = len(fields)
+		}
 		fields = append(fields, named{l, k, v})
 	}
-	return rr.readFields(fields)
+	return rr.readFields(fields, at)
 }
 
 // readPage reads one row of a page, from the struct of known members when
@@ -237,8 +265,8 @@ func (rr *rowReader) readPage(p *pageRow) row {
 }
 
 // readFields reads a row given as its members under lower-cased names.
-func (rr *rowReader) readFields(fields []named) row {
-	r := row{fields: fields}
+func (rr *rowReader) readFields(fields []named, at map[string]int) row {
+	r := row{fields: fields, at: at}
 	r.lpnID = r.get("lpnid")
 	for _, f := range r.fields {
 		l, v := f.low, f.m

@@ -102,6 +102,7 @@ var edgeTexts = []string{
 }
 
 func TestCountMatchesTiktokenOnEdgeCases(t *testing.T) {
+	t.Parallel()
 	_, c := newTestSummarizer(t)
 	for _, s := range edgeTexts {
 		checkSameCount(t, c, "alone", s)
@@ -121,6 +122,7 @@ func TestCountMatchesTiktokenOnEdgeCases(t *testing.T) {
 // full-width block, and a spread of the rest. Runes go in blocks, so a class
 // error anywhere changes some count.
 func TestCountMatchesTiktokenOnRunes(t *testing.T) {
+	t.Parallel()
 	_, c := newTestSummarizer(t)
 	sparse := rune(61)
 	if testing.Short() {
@@ -150,6 +152,7 @@ func TestCountMatchesTiktokenOnRunes(t *testing.T) {
 // stand-in upstream gives, raw and compact, in both formats, and every
 // summary made from them.
 func TestCountMatchesTiktokenOnStandInAnswers(t *testing.T) {
+	t.Parallel()
 	s, c := newTestSummarizer(t)
 	up := newStandIn(t, nsiptest.FormatCurrent)
 	d := up.srv.Data()
@@ -201,6 +204,7 @@ func TestCountMatchesTiktokenOnStandInAnswers(t *testing.T) {
 // TestCountMatchesTiktokenOnGeneratedAnswers covers what the stand-in does
 // not write: several scripts, missing fields and huge strings.
 func TestCountMatchesTiktokenOnGeneratedAnswers(t *testing.T) {
+	t.Parallel()
 	_, c := newTestSummarizer(t)
 	for seed := range int64(12) {
 		g := newGen(seed)
@@ -222,6 +226,7 @@ func TestCountMatchesTiktokenOnGeneratedAnswers(t *testing.T) {
 }
 
 func TestCountMatchesTiktokenOnRandomText(t *testing.T) {
+	t.Parallel()
 	_, c := newTestSummarizer(t)
 	r := rand.New(rand.NewSource(7))
 	for i := range 3000 {
@@ -263,6 +268,7 @@ func TestPieceMemoStaysBounded(t *testing.T) {
 // TestCountConcurrent counts from many goroutines at once, under -race,
 // while the memo fills and empties.
 func TestCountConcurrent(t *testing.T) {
+	t.Parallel()
 	_, c := newTestSummarizer(t)
 	texts := make([]string, 64)
 	want := make([]int, len(texts))

@@ -37,6 +37,7 @@ func longPieceTexts(rng *rand.Rand) []string {
 // exactly, on long pieces at sizes where tiktoken-go's own merge is still
 // quick enough to compare with.
 func TestLongPieceCountsMatchTiktoken(t *testing.T) {
+	t.Parallel()
 	_, c := newTestSummarizer(t)
 	rng := rand.New(rand.NewSource(18))
 	texts := longPieceTexts(rng)
