@@ -5,6 +5,13 @@ MODULE    := github.com/nsip-tools/nsip-mcp
 BIN       := bin
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+# The release pipeline's tools, at fixed versions like staticcheck; go run
+# keeps each built binary in the build cache, so only a first run compiles.
+GORELEASER_VERSION := v2.15.1
+GORELEASER := $(GO) run github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)
+ACTIONLINT_VERSION := v1.7.12
+ACTIONLINT := $(GO) run github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
+RELEASE_CONFIG := .ci/goreleaser.yaml
 # make test builds the end-to-end tests (the TypeScript SDK client and
 # headless Chromium) too; plain go test ./... leaves them out.
 TAGS := e2e
@@ -61,6 +68,26 @@ static-binary:
 dist:
 	$(GO) run .ci/dist.go -out dist -targets '$(TARGETS)' -version '$(VERSION)' -commit '$(COMMIT)' -date '$(DATE)'
 
+# The release pipeline (.github/workflows/release.yml, .ci/goreleaser.yaml).
+# release-check lints the workflow and checks GoReleaser's configuration,
+# offline and with no Docker engine; make test runs it.
+.PHONY: release-check release release-snapshot
+release-check:
+	$(ACTIONLINT)
+	$(GORELEASER) check --config $(RELEASE_CONFIG)
+
+# What the workflow runs on a v* tag, with GITHUB_TOKEN set: a draft
+# GitHub release of the binaries, bundles and SHA256SUMS.
+RELEASE_NOTES ?=
+release:
+	$(GORELEASER) release --clean --config $(RELEASE_CONFIG) $(if $(RELEASE_NOTES),--release-notes '$(RELEASE_NOTES)')
+
+# The same release built into dist/ and not published, with server.json;
+# the image is left to make image.
+release-snapshot:
+	$(GORELEASER) release --snapshot --clean --skip=publish --config $(RELEASE_CONFIG)
+	$(GO) run .ci/dist.go -registry -out dist -version "v$$(grep -o '"version": *"[^"]*"' dist/metadata.json | head -1 | cut -d'"' -f4)"
+
 stub: build
 	./$(BIN)/nsip-stub
 
@@ -71,7 +98,7 @@ lint: vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt would change:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(STATICCHECK) -tags $(TAGS) ./...
 
-test: lint cover
+test: lint release-check cover
 
 # npm ci for the TypeScript SDK client and apt for Chromium, only when missing.
 e2e-deps:

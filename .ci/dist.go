@@ -15,6 +15,13 @@
 // [-version v1.2.3 -commit <sha> -date <RFC 3339>]; without -version it
 // runs .ci/version. It is a program rather than a shell script so that it
 // needs nothing beyond Go (no zip or sha256sum) on any OS.
+//
+// The release pipeline (.ci/goreleaser.yaml) builds the binaries and
+// SHA256SUMS itself and borrows the two steps GoReleaser has no notion of:
+//
+//   - -bundle <binary> -target GOOS/GOARCH: the bundle of one binary already
+//     built, written to -out beside the others (its build hook);
+//   - -registry: server.json for the bundles of -version already in -out.
 package main
 
 import (
@@ -52,83 +59,185 @@ func main() {
 	version := flag.String("version", "", "version to stamp (default: from .ci/version)")
 	commit := flag.String("commit", "", "commit to stamp")
 	date := flag.String("date", "", "build date to stamp, RFC 3339")
+	bundle := flag.String("bundle", "", "bundle this binary, already built for -target, into -out; build nothing")
+	target := flag.String("target", "", "GOOS/GOARCH of the -bundle binary")
+	registry := flag.Bool("registry", false, "write -out/server.json for the -version bundles already in -out; build nothing")
 	flag.Parse()
-	if err := run(*out, strings.Split(*targets, ","), *version, *commit, *date); err != nil {
+	var err error
+	switch {
+	case *bundle != "" && *registry:
+		err = errors.New("-bundle and -registry are two steps: give one at a time")
+	case *bundle != "":
+		err = bundleOne(*out, *bundle, *target, *version, *date)
+	case *registry:
+		err = registryOnly(*out, *version)
+	default:
+		err = run(*out, strings.Split(*targets, ","), *version, *commit, *date)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "dist:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out string, targets []string, version, commit, date string) error {
+// release is what every step needs: the module's directory, the version
+// (v1.2.3 and, for the manifest, 1.2.3) and the time stamped into the
+// bundles' zip entries.
+type release struct {
+	root, version, mver, commit, date string
+	modified                          time.Time
+}
+
+// newRelease checks the version and date, asking .ci/version for them
+// when no version is given.
+func newRelease(version, commit, date string) (*release, error) {
 	root, err := repoRoot()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if version == "" {
 		if version, commit, date, err = stamp(root); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	mver := strings.TrimPrefix(version, "v")
-	if !semver.MatchString(mver) {
-		return fmt.Errorf("version %q is not v<semver> (e.g. v1.2.3), which the bundle's manifest needs; set VERSION", version)
+	r := &release{root: root, version: version, mver: strings.TrimPrefix(version, "v"), commit: commit, date: date}
+	if !semver.MatchString(r.mver) {
+		return nil, fmt.Errorf("version %q is not v<semver> (e.g. v1.2.3), which the bundle's manifest needs; set VERSION", version)
 	}
-	modified := time.Now().UTC()
+	r.modified = time.Now().UTC()
 	if date != "" {
-		if modified, err = time.Parse(time.RFC3339, date); err != nil {
-			return fmt.Errorf("date %q is not RFC 3339: %v", date, err)
+		if r.modified, err = time.Parse(time.RFC3339, date); err != nil {
+			return nil, fmt.Errorf("date %q is not RFC 3339: %v", date, err)
 		}
 	}
-	manifest, err := os.ReadFile(filepath.Join(root, "cmd", "nsip-mcp", "manifest.json"))
-	if err != nil {
-		return err
+	return r, nil
+}
+
+// parseTarget splits GOOS/GOARCH and names the binary's extension.
+func parseTarget(t string) (goos, goarch, exe string, err error) {
+	goos, goarch, ok := strings.Cut(strings.TrimSpace(t), "/")
+	if !ok || mcpbPlatform[goos] == "" || goarch == "" {
+		return "", "", "", fmt.Errorf("target %q: want GOOS/GOARCH with GOOS linux, darwin or windows", t)
 	}
-	registry, err := os.ReadFile(filepath.Join(root, "cmd", "nsip-mcp", "server.json"))
-	if err != nil {
-		return err
+	if goos == "windows" {
+		exe = ".exe"
 	}
-	license, err := os.ReadFile(filepath.Join(root, "LICENSE"))
+	return goos, goarch, exe, nil
+}
+
+// base is the name, without extension, of a target's binary and bundle.
+func (r *release) base(goos, goarch string) string {
+	return fmt.Sprintf("nsip-mcp-%s-%s-%s", r.version, goos, goarch)
+}
+
+func run(out string, targets []string, version, commit, date string) error {
+	r, err := newRelease(version, commit, date)
 	if err != nil {
 		return err
 	}
 	if err := clean(out); err != nil {
 		return err
 	}
-	ldflags := fmt.Sprintf("-s -w -X main.version=%s -X main.commit=%s -X main.date=%s", version, commit, date)
+	ldflags := fmt.Sprintf("-s -w -X main.version=%s -X main.commit=%s -X main.date=%s", r.version, r.commit, r.date)
 	var files []string
 	for _, t := range targets {
-		goos, goarch, ok := strings.Cut(strings.TrimSpace(t), "/")
-		if !ok || mcpbPlatform[goos] == "" || goarch == "" {
-			return fmt.Errorf("target %q: want GOOS/GOARCH with GOOS linux, darwin or windows", t)
+		goos, goarch, exe, err := parseTarget(t)
+		if err != nil {
+			return err
 		}
-		exe := ""
-		if goos == "windows" {
-			exe = ".exe"
-		}
-		base := fmt.Sprintf("nsip-mcp-%s-%s-%s", version, goos, goarch)
-		bin := filepath.Join(out, base+exe)
+		bin := filepath.Join(out, r.base(goos, goarch)+exe)
 		fmt.Fprintf(os.Stderr, "dist: %s\n", bin)
 		build := exec.Command("go", "build", "-trimpath", "-ldflags", ldflags, "-o", bin, "./cmd/nsip-mcp")
-		build.Dir = root
+		build.Dir = r.root
 		build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+goos, "GOARCH="+goarch)
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr
 		if err := build.Run(); err != nil {
 			return fmt.Errorf("building %s: %v", t, err)
 		}
-		m, err := bundleManifest(manifest, mver, mcpbPlatform[goos], "server/nsip-mcp"+exe)
+		bundle, err := r.bundle(out, bin, goos, goarch)
 		if err != nil {
 			return err
-		}
-		bundle := filepath.Join(out, base+".mcpb")
-		if err := writeBundle(bundle, modified, m, bin, "server/nsip-mcp"+exe, license); err != nil {
-			return fmt.Errorf("bundle %s: %v", bundle, err)
 		}
 		files = append(files, bin, bundle)
 	}
 	if err := writeSums(filepath.Join(out, "SHA256SUMS"), files); err != nil {
 		return err
 	}
-	entry, err := registryEntry(registry, version, files)
+	return r.writeRegistry(out, files)
+}
+
+// bundleOne wraps a binary built elsewhere (by the release pipeline) in
+// its bundle, leaving everything else in out as it is.
+func bundleOne(out, bin, target, version, date string) error {
+	goos, goarch, _, err := parseTarget(target)
+	if err != nil {
+		return fmt.Errorf("-target: %v", err)
+	}
+	if fi, err := os.Stat(bin); err != nil || !fi.Mode().IsRegular() {
+		return fmt.Errorf("-bundle %s: no such binary; build it first", bin)
+	}
+	r, err := newRelease(version, "", date)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	bundle, err := r.bundle(out, bin, goos, goarch)
+	if err == nil {
+		fmt.Fprintf(os.Stderr, "dist: %s\n", bundle)
+	}
+	return err
+}
+
+// registryOnly writes server.json for the bundles of this version that
+// are already in out; with none there it refuses, as an entry listing no
+// bundle would publish a release without them.
+func registryOnly(out, version string) error {
+	r, err := newRelease(version, "", "")
+	if err != nil {
+		return err
+	}
+	bundles, err := filepath.Glob(filepath.Join(out, "nsip-mcp-"+r.version+"-*.mcpb"))
+	if err != nil {
+		return err
+	}
+	if len(bundles) == 0 {
+		return fmt.Errorf("no bundles nsip-mcp-%s-*.mcpb in %s: build them first (make dist, or the release pipeline)", r.version, out)
+	}
+	return r.writeRegistry(out, bundles)
+}
+
+// bundle zips the manifest, the binary and the licence into the target's
+// bundle in out and returns its path.
+func (r *release) bundle(out, bin, goos, goarch string) (string, error) {
+	manifest, err := os.ReadFile(filepath.Join(r.root, "cmd", "nsip-mcp", "manifest.json"))
+	if err != nil {
+		return "", err
+	}
+	license, err := os.ReadFile(filepath.Join(r.root, "LICENSE"))
+	if err != nil {
+		return "", err
+	}
+	_, _, exe, _ := parseTarget(goos + "/" + goarch)
+	m, err := bundleManifest(manifest, r.mver, mcpbPlatform[goos], "server/nsip-mcp"+exe)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(out, r.base(goos, goarch)+".mcpb")
+	if err := writeBundle(path, r.modified, m, bin, "server/nsip-mcp"+exe, license); err != nil {
+		return "", fmt.Errorf("bundle %s: %v", path, err)
+	}
+	return path, nil
+}
+
+// writeRegistry writes out/server.json listing the bundles among files.
+func (r *release) writeRegistry(out string, files []string) error {
+	registry, err := os.ReadFile(filepath.Join(r.root, "cmd", "nsip-mcp", "server.json"))
+	if err != nil {
+		return err
+	}
+	entry, err := registryEntry(registry, r.version, files)
 	if err != nil {
 		return err
 	}

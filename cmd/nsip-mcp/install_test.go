@@ -490,3 +490,195 @@ func TestManifestMatchesTheServer(t *testing.T) {
 		t.Errorf("with the manifest's defaults, base URL %q and budget %d; want the public API and 2000", cfg.NSIP.BaseURL, cfg.Gateway.Budget)
 	}
 }
+
+// TestDistBundlesAReleaseBuild runs the two steps the release pipeline
+// borrows from .ci/dist.go on binaries built elsewhere, as GoReleaser
+// leaves them: -bundle wraps each one, byte for byte, in its target's
+// bundle beside what is already there, and -registry lists exactly the
+// bundles of that version with their hashes.
+func TestDistBundlesAReleaseBuild(t *testing.T) {
+	const version = "v2.0.1"
+	out := t.TempDir()
+	built := t.TempDir()
+	// Stand-ins for GoReleaser's builds and what it has already written.
+	bins := map[string][]byte{"linux/arm64": []byte("linux arm64 binary"), "windows/amd64": []byte("windows amd64 binary")}
+	paths := map[string]string{}
+	for target, body := range bins {
+		name := "nsip-mcp"
+		if strings.HasPrefix(target, "windows/") {
+			name += ".exe"
+		}
+		dir := filepath.Join(built, strings.ReplaceAll(target, "/", "_"))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		paths[target] = filepath.Join(dir, name)
+		if err := os.WriteFile(paths[target], body, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	others := map[string]string{"nsip-mcp-v2.0.1-linux-arm64": "release binary", "nsip-mcp-v1.0.0-linux-amd64.mcpb": "an older bundle"}
+	for name, body := range others {
+		if err := os.WriteFile(filepath.Join(out, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dist := func(args ...string) ([]byte, error) {
+		cmd := exec.Command("go", append([]string{"run", ".ci/dist.go", "-out", out}, args...)...)
+		cmd.Dir = repoRoot
+		return cmd.CombinedOutput()
+	}
+	for _, target := range []string{"linux/arm64", "windows/amd64"} {
+		if b, err := dist("-bundle", paths[target], "-target", target, "-version", version, "-date", stampDate); err != nil {
+			t.Fatalf("-bundle %s: %v\n%s", target, err, b)
+		}
+	}
+	if b, err := dist("-registry", "-version", version); err != nil {
+		t.Fatalf("-registry: %v\n%s", err, b)
+	}
+
+	for name, body := range others {
+		if got, err := os.ReadFile(filepath.Join(out, name)); err != nil || string(got) != body {
+			t.Errorf("%s was %q before the bundle step and is %q (%v) after", name, body, got, err)
+		}
+	}
+	sums := map[string]string{}
+	for target, entry := range map[string]string{"linux/arm64": "server/nsip-mcp", "windows/amd64": "server/nsip-mcp.exe"} {
+		name := "nsip-mcp-" + version + "-" + strings.ReplaceAll(target, "/", "-") + ".mcpb"
+		body, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil {
+			t.Fatalf("no bundle for %s: %v", target, err)
+		}
+		h := sha256.Sum256(body)
+		sums[name] = hex.EncodeToString(h[:])
+		zr, err := zip.NewReader(bytes.NewReader(body), int64(len(body)))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		files := map[string]*zip.File{}
+		for _, f := range zr.File {
+			files[f.Name] = f
+		}
+		var m struct {
+			Version string
+			Server  struct {
+				EntryPoint string `json:"entry_point"`
+			}
+			Compatibility struct{ Platforms []string }
+		}
+		if err := json.Unmarshal(readZip(t, files["manifest.json"]), &m); err != nil {
+			t.Fatalf("%s manifest.json: %v", name, err)
+		}
+		platform := map[string]string{"linux/arm64": "linux", "windows/amd64": "win32"}[target]
+		if m.Version != "2.0.1" || m.Server.EntryPoint != entry || !slices.Equal(m.Compatibility.Platforms, []string{platform}) {
+			t.Errorf("%s manifest: version %q, entry point %q, platforms %v; want 2.0.1, %s, [%s]", name, m.Version, m.Server.EntryPoint, m.Compatibility.Platforms, entry, platform)
+		}
+		if got := readZip(t, files[entry]); !bytes.Equal(got, bins[target]) || files[entry].Mode()&0o111 == 0 {
+			t.Errorf("%s holds %q (mode %v) at %s, want the built binary %q, executable", name, got, files[entry].Mode(), entry, bins[target])
+		}
+	}
+
+	var reg registryEntry
+	readJSONFile(t, filepath.Join(out, "server.json"), &reg)
+	listed := map[string]string{}
+	for _, p := range reg.Packages {
+		if p.RegistryType == "mcpb" {
+			listed[p.Identifier[strings.LastIndex(p.Identifier, "/")+1:]] = p.FileSha256
+			if !strings.Contains(p.Identifier, "/releases/download/"+version+"/") {
+				t.Errorf("server.json's bundle %s is not at tag %s", p.Identifier, version)
+			}
+		}
+	}
+	if reg.Version != "2.0.1" || fmt.Sprint(listed) != fmt.Sprint(sums) {
+		t.Errorf("server.json: version %q, bundles %v; want 2.0.1 and exactly the bundles built, %v", reg.Version, listed, sums)
+	}
+}
+
+// TestDistRefusesAMissingBundleStep: the release's server.json step finds
+// no bundle (the build hook did not run) or the hook names no binary; each
+// stops with what to do instead of publishing an entry without bundles.
+func TestDistRefusesAMissingBundleStep(t *testing.T) {
+	out := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-registry", "-version", "v2.0.1"}, "no bundles nsip-mcp-v2.0.1-*.mcpb in " + out + ": build them first"},
+		{[]string{"-bundle", filepath.Join(out, "nsip-mcp"), "-target", "linux/amd64", "-version", "v2.0.1"}, "no such binary; build it first"},
+		{[]string{"-bundle", filepath.Join(out, "nsip-mcp"), "-target", "plan9/amd64", "-version", "v2.0.1"}, `-target: target "plan9/amd64": want GOOS/GOARCH`},
+	} {
+		cmd := exec.Command("go", append([]string{"run", ".ci/dist.go", "-out", out}, c.args...)...)
+		cmd.Dir = repoRoot
+		b, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(b), c.want) {
+			t.Errorf("dist %v: %v, said %q; want a failure saying %q", c.args, err, b, c.want)
+		}
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 0 {
+		t.Errorf("the refused steps left %d files in %s", len(entries), out)
+	}
+}
+
+// TestReleaseBuildsWhatDistBuilds keeps .ci/goreleaser.yaml in step with
+// make dist: the same targets, the same static, stamped build, binaries
+// named as .ci/dist.go names them (and so as server.json's bundles are),
+// and each one bundled by .ci/dist.go.
+func TestReleaseBuildsWhatDistBuilds(t *testing.T) {
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(repoRoot, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	cfg, dist, mk := read(".ci/goreleaser.yaml"), read(".ci/dist.go"), read("Makefile")
+	field := func(re string) string {
+		m := regexp.MustCompile(re).FindStringSubmatch(cfg)
+		if m == nil {
+			t.Fatalf(".ci/goreleaser.yaml has no line matching %s", re)
+		}
+		return m[1]
+	}
+	list := func(s string) []string { return strings.Split(strings.ReplaceAll(s, " ", ""), ",") }
+
+	var targets []string
+	for _, goos := range list(field(`(?m)^\s+goos: \[([^]]+)\]$`)) {
+		for _, goarch := range list(field(`(?m)^\s+goarch: \[([^]]+)\]$`)) {
+			targets = append(targets, goos+"/"+goarch)
+		}
+	}
+	want := list(regexp.MustCompile(`(?m)^TARGETS \?= (\S+)$`).FindStringSubmatch(mk)[1])
+	slices.Sort(targets)
+	slices.Sort(want)
+	if !slices.Equal(targets, want) {
+		t.Errorf("the release builds %v; make dist builds %v", targets, want)
+	}
+
+	// dist.go's build and names, with GoReleaser's for the version, commit,
+	// date, GOOS and GOARCH.
+	distFlags := regexp.MustCompile(`ldflags := fmt\.Sprintf\("([^"]+)"`).FindStringSubmatch(dist)
+	distName := regexp.MustCompile(`fmt\.Sprintf\("(nsip-mcp-%s-%s-%s)"`).FindStringSubmatch(dist)
+	if distFlags == nil || distName == nil {
+		t.Fatal(".ci/dist.go has no ldflags or file name format")
+	}
+	fill := func(format string, values ...string) string {
+		for _, v := range values {
+			format = strings.Replace(format, "%s", v, 1)
+		}
+		return format
+	}
+	flags := fill(distFlags[1], "v{{ .Version }}", "{{ .FullCommit }}", "{{ .CommitDate }}")
+	if got := field(`(?m)^\s+- (-s -w -X main\.version=.*)$`); got != flags {
+		t.Errorf("the release's ldflags are %q; make dist's are %q", got, flags)
+	}
+	if !strings.Contains(cfg, "- CGO_ENABLED=0\n") || !strings.Contains(cfg, "- -trimpath\n") {
+		t.Error("the release's build is not CGO_ENABLED=0 with -trimpath, as make dist's is")
+	}
+	name := fill(distName[1], "v{{ .Version }}", "{{ .Os }}", "{{ .Arch }}")
+	if got := field(`(?m)^\s+name_template: "(nsip-mcp-[^"]*)"$`); got != name {
+		t.Errorf("the release names its binaries %q; make dist names them %q", got, name)
+	}
+	if hook := field(`(?m)^\s+- cmd: (go run \.ci/dist\.go .*)$`); !strings.Contains(hook, `-bundle "{{ .Path }}" -target "{{ .Os }}/{{ .Arch }}" -version "v{{ .Version }}"`) {
+		t.Errorf("the release's build hook %q does not bundle each binary with its target and version", hook)
+	}
+}
