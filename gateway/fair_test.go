@@ -271,3 +271,43 @@ func TestManySessionsOfOneClientShareItsTurn(t *testing.T) {
 	}
 	floodThenHonest(t, sessionAt, "198.51.100.7", "192.0.2.40", "client")
 }
+
+// TestAnEndedSessionsCallsEndWithIt: when a session ends (a DELETE, a
+// closed stream), its calls still running end too: those queued for NSIP
+// leave the queue without a request, and each answers. Before, they ran on
+// after their session had gone, each holding its place in the queue while
+// the client's next session queued more.
+func TestAnEndedSessionsCallsEndWithIt(t *testing.T) {
+	e := newEnv(t, withConfig(func(c *Config) { c.MaxConcurrentUpstream = 1 }))
+	gate := newGate(e.gw.up)
+	e.gw.up = gate
+	ids := e.up.Data().AnimalIDs()
+	ctx, session := taskSessionAt(t, e, "198.51.100.7")
+	const n = 10
+	answers := make(chan string, n)
+	for i := range n {
+		go func() {
+			_, problem := send(t, e, ctx, "tools/call", map[string]any{"name": animalDef.name, "arguments": map[string]any{"search_string": ids[i]}})
+			answers <- problem
+		}()
+	}
+	first := <-gate.arrived // one holds the connection, the rest queue
+	waitFor(t, "the calls to queue", func() bool { return e.gw.pool.Queued() == n-1 })
+
+	e.srv.UnregisterSession(context.Background(), session)
+	waitFor(t, "the ended session's calls to leave the queue", func() bool { return e.gw.pool.Queued() == 0 })
+	for range n - 1 {
+		<-answers // the queued calls answer; the one sent goes on to its end
+	}
+	gate.proceed <- struct{}{}
+	<-answers
+	honest := make(chan *mcp.CallToolResult, 1)
+	go func() { honest <- callAs(context.Background(), e, "honest", lineageDef, map[string]any{"lpn_id": ids[n]}) }()
+	if got := <-gate.arrived; got != "lineage:"+ids[n] {
+		t.Errorf("after %s, NSIP was asked for %s; want the next session's call, nothing of the ended one's", first, got)
+	}
+	gate.proceed <- struct{}{}
+	if res := <-honest; res.IsError {
+		t.Errorf("the next call failed: %v", res.Content)
+	}
+}
