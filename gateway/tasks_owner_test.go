@@ -389,3 +389,28 @@ func TestEndedSessionsTasksAreCancelledAndFreed(t *testing.T) {
 	startTask(t, e, next)
 	startTask(t, e, next)
 }
+
+// A sessionless client that reached the server through a proxy not listed
+// in MCP_TRUSTED_PROXIES (caller.Forwarded) is refused tasks, with the
+// setting named: every client behind that proxy has its address, and
+// would list and read its task. Before, a stateless replica gave them all
+// the tasks of addr:127.0.0.1.
+func TestForwardedClientRefusedTasksWithoutSession(t *testing.T) {
+	h := flockHerd()
+	e := herdEnv(t, h)
+	stateless := e.srv.WithContext(context.Background(), server.NewInProcessSession("", nil))
+	proxied := caller.WithRequest(stateless, caller.Forwarded(caller.Address("127.0.0.1")))
+	args := map[string]any{"name": "nsip_flock_summary", "arguments": map[string]any{"flock_id": "640555"}, "task": map[string]any{}}
+	if res, problem := send(t, e, proxied, "tools/call", args); !strings.Contains(problem, "MCP_TRUSTED_PROXIES") {
+		t.Errorf("a task through an unlisted proxy answered %v %q; want a refusal naming MCP_TRUSTED_PROXIES", res, problem)
+	}
+	if _, problem := send(t, e, proxied, "tasks/list", map[string]any{}); !strings.Contains(problem, "MCP_TRUSTED_PROXIES") {
+		t.Errorf("tasks/list through an unlisted proxy: %q; want a refusal naming MCP_TRUSTED_PROXIES", problem)
+	}
+	if n := e.gw.tasks.Len(); n != 0 {
+		t.Errorf("%d tasks held, want none", n)
+	}
+	// In a session the task is the session's, which no other client shares.
+	ctx, _ := taskSessionAt(t, e, "127.0.0.1")
+	startTask(t, e, caller.WithRequest(ctx, caller.Forwarded(caller.Address("127.0.0.1"))))
+}
