@@ -302,7 +302,9 @@ func TestAnEndedSessionsCallsEndWithIt(t *testing.T) {
 	gate.proceed <- struct{}{}
 	<-answers
 	honest := make(chan *mcp.CallToolResult, 1)
-	go func() { honest <- callAs(context.Background(), e, "honest", lineageDef, map[string]any{"lpn_id": ids[n]}) }()
+	go func() {
+		honest <- callAs(context.Background(), e, "honest", lineageDef, map[string]any{"lpn_id": ids[n]})
+	}()
 	if got := <-gate.arrived; got != "lineage:"+ids[n] {
 		t.Errorf("after %s, NSIP was asked for %s; want the next session's call, nothing of the ended one's", first, got)
 	}
