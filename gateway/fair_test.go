@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -77,7 +78,7 @@ func callAs(ctx context.Context, e *env, session string, d *toolDef, args map[st
 
 // floodThenHonest queues 30 unique calls of the caller named flooder for
 // the one upstream connection, then one call of the caller named honest
-// (in makes the context a named caller calls in), and checks that the
+// (in makes the context a named caller calls in, once per call), and checks that the
 // honest call's request goes out 2nd or 3rd, behind at most one fetch of
 // the flood, not 31st (where a first-come queue puts it), and answers; the
 // upstream is healthy throughout, so the breaker counts no failure. who
@@ -85,7 +86,6 @@ func callAs(ctx context.Context, e *env, session string, d *toolDef, args map[st
 func floodThenHonest(t *testing.T, in func(e *env, name string) context.Context, flooder, honest, who string) {
 	t.Helper()
 	e := newEnv(t, withConfig(func(c *Config) { c.MaxConcurrentUpstream = 1 }))
-	flood := in(e, flooder)
 	gate := newGate(e.gw.up)
 	e.gw.up = gate
 	ids := e.up.Data().AnimalIDs()
@@ -95,7 +95,7 @@ func floodThenHonest(t *testing.T, in func(e *env, name string) context.Context,
 	defer wg.Wait()
 	for i := range n {
 		wg.Go(func() {
-			callIn(flood, e, animalDef, map[string]any{"search_string": ids[i]})
+			callIn(in(e, flooder), e, animalDef, map[string]any{"search_string": ids[i]})
 		})
 	}
 	first := <-gate.arrived // one holds the connection, the rest queue
@@ -255,4 +255,61 @@ func TestSessionlessFloodCannotStarveAnotherClient(t *testing.T) {
 		return caller.WithRequest(context.Background(), caller.Address(addr))
 	}
 	floodThenHonest(t, address, "198.51.100.7", "192.0.2.40", "address")
+}
+
+// TestManySessionsOfOneClientShareItsTurn: a client that spreads its
+// calls over sessions (30 calls, each in a session of its own, as a client
+// that opens a session, calls and ends it does) still has one client's
+// share of the upstream: another client's call goes out 2nd or 3rd. When
+// the queue was shared per session, each of the flood's sessions had a
+// turn of its own and the honest call went out 31st.
+func TestManySessionsOfOneClientShareItsTurn(t *testing.T) {
+	var sessions atomic.Int64
+	sessionAt := func(e *env, addr string) context.Context {
+		ctx := caller.WithRequest(context.Background(), caller.Address(addr))
+		return e.srv.WithContext(ctx, testSession{fmt.Sprintf("%s-%d", addr, sessions.Add(1))})
+	}
+	floodThenHonest(t, sessionAt, "198.51.100.7", "192.0.2.40", "client")
+}
+
+// TestAnEndedSessionsCallsEndWithIt: when a session ends (a DELETE, a
+// closed stream), its calls still running end too: those queued for NSIP
+// leave the queue without a request, and each answers. Before, they ran on
+// after their session had gone, each holding its place in the queue while
+// the client's next session queued more.
+func TestAnEndedSessionsCallsEndWithIt(t *testing.T) {
+	e := newEnv(t, withConfig(func(c *Config) { c.MaxConcurrentUpstream = 1 }))
+	gate := newGate(e.gw.up)
+	e.gw.up = gate
+	ids := e.up.Data().AnimalIDs()
+	ctx, session := taskSessionAt(t, e, "198.51.100.7")
+	const n = 10
+	answers := make(chan string, n)
+	for i := range n {
+		go func() {
+			_, problem := send(t, e, ctx, "tools/call", map[string]any{"name": animalDef.name, "arguments": map[string]any{"search_string": ids[i]}})
+			answers <- problem
+		}()
+	}
+	first := <-gate.arrived // one holds the connection, the rest queue
+	waitFor(t, "the calls to queue", func() bool { return e.gw.pool.Queued() == n-1 })
+
+	e.srv.UnregisterSession(context.Background(), session)
+	waitFor(t, "the ended session's calls to leave the queue", func() bool { return e.gw.pool.Queued() == 0 })
+	for range n - 1 {
+		<-answers // the queued calls answer; the one sent goes on to its end
+	}
+	gate.proceed <- struct{}{}
+	<-answers
+	honest := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		honest <- callAs(context.Background(), e, "honest", lineageDef, map[string]any{"lpn_id": ids[n]})
+	}()
+	if got := <-gate.arrived; got != "lineage:"+ids[n] {
+		t.Errorf("after %s, NSIP was asked for %s; want the next session's call, nothing of the ended one's", first, got)
+	}
+	gate.proceed <- struct{}{}
+	if res := <-honest; res.IsError {
+		t.Errorf("the next call failed: %v", res.Content)
+	}
 }

@@ -147,6 +147,7 @@ type Gateway struct {
 	intro    string       // the instructions before the evaluation date, for the tools offered
 	tasks    *tasks.Store // the analyses run as MCP tasks, each its creator's
 	full     *full.Store  // the complete data behind summarized answers, per caller
+	running  sessionCalls // the calls running in each session, ended with it
 }
 
 // New builds a gateway over up, fitting results with sum.

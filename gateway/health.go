@@ -82,7 +82,7 @@ type Capacity struct {
 	Burst           int     `json:"burst"`
 	InFlight        int64   `json:"in_flight"`
 	MaxConcurrent   int     `json:"max_concurrent"`
-	Queued          int     `json:"queued"` // fetches waiting for their session's turn
+	Queued          int     `json:"queued"` // fetches waiting for their client's turn
 }
 
 func (g *Gateway) capacity() Capacity {

@@ -48,7 +48,8 @@ func (g *Gateway) serverOptions() []server.ServerOption {
 	hooks.AddAfterDiscover(func(_ context.Context, _ any, _ *mcp.DiscoverRequest, res *mcp.DiscoverResult) {
 		res.Instructions = g.Instructions()
 	})
-	return append(g.features.Options(),
+	opts := append(g.features.Options(), g.sessionCallOptions(hooks)...)
+	return append(opts,
 		server.WithTitle(serverTitle),
 		server.WithDescription(serverDescription),
 		server.WithWebsiteURL(serverWebsite),

@@ -309,7 +309,7 @@ func (g *Gateway) obtainFresh(ctx context.Context, d *toolDef, key string, args 
 // and fit of what NSIP answers.
 func (g *Gateway) lookup(ctx context.Context, d *toolDef, key string, args map[string]any) upstream.Request {
 	return upstream.Request{
-		Method: d.method, Key: key, Caller: string(caller.Of(ctx)),
+		Method: d.method, Key: key, Caller: string(caller.Client(ctx)),
 		Bind: func() (upstream.Fetch, error) {
 			request, err := bindFetch(d, key)
 			if err != nil {

@@ -327,3 +327,90 @@ func TestTasksRunningAtShutdownCounted(t *testing.T) {
 		t.Error("shutdown not logged with the count of tasks running")
 	}
 }
+
+// taskSessionAt opens a session of the client at addr, as a network
+// transport records it.
+func taskSessionAt(t *testing.T, e *env, addr string) (context.Context, string) {
+	t.Helper()
+	id := fmt.Sprintf("task-test-%d", taskSessions.Add(1))
+	session := server.NewInProcessSession(id, nil)
+	ctx := caller.WithRequest(context.Background(), caller.Address(addr))
+	if err := e.srv.RegisterSession(ctx, session); err != nil {
+		t.Fatal(err)
+	}
+	session.Initialize()
+	return e.srv.WithContext(ctx, session), id
+}
+
+// The task bound is the client's, not each session's: a client that holds
+// NSIP_TASKS_PER_CLIENT tasks in one session is refused the next in
+// another, while another client is not. When the bound was per session,
+// one address with 16 sessions held 16 x 16 = every place of the server.
+func TestTaskBoundIsPerClientNotPerSession(t *testing.T) {
+	h := flockHerd()
+	e := herdEnvWith(t, h, func(c *Config) { c.TasksPerClient, c.TasksMax = 2, 10 })
+	a, _ := taskSessionAt(t, e, "198.51.100.7")
+	b, _ := taskSessionAt(t, e, "198.51.100.7")
+	startTask(t, e, a)
+	startTask(t, e, a)
+	args := map[string]any{"name": "nsip_flock_summary", "arguments": map[string]any{"flock_id": "640555"}, "task": map[string]any{}}
+	if res, problem := send(t, e, b, "tools/call", args); !strings.Contains(problem, "NSIP_TASKS_PER_CLIENT=2") {
+		t.Errorf("a third task of one client, in its second session, answered %v %q; want a refusal naming NSIP_TASKS_PER_CLIENT", res, problem)
+	}
+	other, _ := taskSessionAt(t, e, "192.0.2.40")
+	startTask(t, e, other)
+	if n := e.gw.tasks.Len(); n != 3 {
+		t.Errorf("%d tasks held, want 3 (two of one client, one of another)", n)
+	}
+}
+
+// A session's tasks end with it: nobody can read them once it has gone, so
+// they are cancelled (NSIP is asked for nothing more) and their places are
+// the client's again. Before, they ran on, each still holding a place,
+// while the client's next session had a fresh bound.
+func TestEndedSessionsTasksAreCancelledAndFreed(t *testing.T) {
+	h := flockHerd()
+	e := herdEnvWith(t, h, func(c *Config) { c.TasksPerClient, c.TasksMax = 2, 10 })
+	ctx, id := taskSessionAt(t, e, "198.51.100.7")
+	startTask(t, e, ctx)
+	startTask(t, e, ctx)
+	// Both ask for the same first page, which one request answers.
+	waitFor(t, "the tasks to ask NSIP", func() bool { return h.count("search/getPageOfSearchResults") == 1 })
+	e.srv.UnregisterSession(context.Background(), id) // a DELETE, a closed stream
+	if n := e.gw.tasks.Len(); n != 0 {
+		t.Errorf("%d tasks held after their session ended, want 0", n)
+	}
+	h.release() // the request sent goes on to the end; the tasks read no more
+	waitFor(t, "the tasks to stop", func() bool { return e.gw.tasks.Running() == 0 && e.gw.pool.InFlight() == 0 })
+	if n := h.count("search/getPageOfSearchResults"); n != 1 {
+		t.Errorf("%d pages requested of the flock's three, want only the one asked for before the session ended", n)
+	}
+	next, _ := taskSessionAt(t, e, "198.51.100.7")
+	startTask(t, e, next)
+	startTask(t, e, next)
+}
+
+// A sessionless client that reached the server through a proxy not listed
+// in MCP_TRUSTED_PROXIES (caller.Forwarded) is refused tasks, with the
+// setting named: every client behind that proxy has its address, and
+// would list and read its task. Before, a stateless replica gave them all
+// the tasks of addr:127.0.0.1.
+func TestForwardedClientRefusedTasksWithoutSession(t *testing.T) {
+	h := flockHerd()
+	e := herdEnv(t, h)
+	stateless := e.srv.WithContext(context.Background(), server.NewInProcessSession("", nil))
+	proxied := caller.WithRequest(stateless, caller.Forwarded(caller.Address("127.0.0.1")))
+	args := map[string]any{"name": "nsip_flock_summary", "arguments": map[string]any{"flock_id": "640555"}, "task": map[string]any{}}
+	if res, problem := send(t, e, proxied, "tools/call", args); !strings.Contains(problem, "MCP_TRUSTED_PROXIES") {
+		t.Errorf("a task through an unlisted proxy answered %v %q; want a refusal naming MCP_TRUSTED_PROXIES", res, problem)
+	}
+	if _, problem := send(t, e, proxied, "tasks/list", map[string]any{}); !strings.Contains(problem, "MCP_TRUSTED_PROXIES") {
+		t.Errorf("tasks/list through an unlisted proxy: %q; want a refusal naming MCP_TRUSTED_PROXIES", problem)
+	}
+	if n := e.gw.tasks.Len(); n != 0 {
+		t.Errorf("%d tasks held, want none", n)
+	}
+	// In a session the task is the session's, which no other client shares.
+	ctx, _ := taskSessionAt(t, e, "127.0.0.1")
+	startTask(t, e, caller.WithRequest(ctx, caller.Forwarded(caller.Address("127.0.0.1"))))
+}

@@ -40,6 +40,9 @@ type site struct {
 	ledger   *sessionLedger // streamable HTTP sessions; nil on other transports
 	calls    *tracker
 	tokenID  string // the AuthToken's fingerprint, for caller IDs
+
+	proxyWarned sync.Once  // a same-host proxy not listed was logged
+	parses      parseTurns // each client's turn to parse a large request
 }
 
 func newSite(kind string, o Options) *site {

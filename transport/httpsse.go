@@ -150,6 +150,13 @@ func (st *site) ssePost(next http.Handler) http.Handler {
 		if !ok {
 			return
 		}
+		release, ok := st.parseTurn(w, r, st.clientOf(r).id, len(raw))
+		if !ok {
+			return
+		}
+		// mcp-go decodes the message before it answers 202; the call then
+		// runs on its own.
+		defer release()
 		m := classify(raw)
 		if st.refuseMalformed(w, m) {
 			return
@@ -200,6 +207,21 @@ func (st *site) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) 
 	return raw, true
 }
 
+// parseTurn waits for client's turn to have a body of size bytes parsed
+// (takeParse), answering the client itself when it is refused one.
+func (st *site) parseTurn(w http.ResponseWriter, r *http.Request, client caller.ID, size int) (func(), bool) {
+	release, err := st.takeParse(r.Context(), client, size)
+	switch {
+	case errors.Is(err, errParseBusy):
+		w.Header().Set("Retry-After", "1")
+		refuse(w, http.StatusTooManyRequests, nil, codeServerBusy, err.Error())
+		return nil, false
+	case err != nil:
+		return nil, false // the client has gone
+	}
+	return release, true
+}
+
 // refuseMalformed answers a message that is not JSON-RPC 2.0 with the
 // error WebSocket and stdio send for it, in the POST response: mcp-go's HTTP
 // handlers would read some of these otherwise, or not answer at all.
@@ -239,6 +261,11 @@ func (st *site) streamable(next http.Handler, ledger *sessionLedger) http.Handle
 			if !ok {
 				return
 			}
+			release, ok := st.parseTurn(w, r, c.id, len(raw))
+			if !ok {
+				return
+			}
+			defer release()
 			m := classify(raw)
 			if st.refuseMalformed(w, m) {
 				return

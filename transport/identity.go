@@ -85,6 +85,13 @@ func (st *site) identify(r *http.Request) requester {
 		id = caller.Address(key)
 	}
 	bound := st.opts.MaxSessionsPerClient
+	if st.forwardedUntrusted(r, addr) {
+		// A same-host proxy that is not listed: its clients all arrive as
+		// loopback, and none of them is the same-host backend the
+		// loopback allowance is for. They are one remote client, whose
+		// ID says it stands for many (caller.Forwarded).
+		return requester{id: caller.Forwarded(id), bound: bound}
+	}
 	// A same-host backend (a web app's server opening a session per user)
 	// is one trusted client; under the default bound it could open only
 	// a handful. An operator who set the bound gets it everywhere.
@@ -92,6 +99,28 @@ func (st *site) identify(r *http.Request) requester {
 		bound = st.opts.MaxSessions
 	}
 	return requester{id: id, bound: bound}
+}
+
+// settingTrustedProxies is what an operator sets to name the proxies whose
+// X-Forwarded-For is believed.
+const settingTrustedProxies = "MCP_TRUSTED_PROXIES"
+
+// forwardedUntrusted reports whether r came from a loopback peer that says
+// it forwards for someone else (X-Forwarded-For, Forwarded) while no proxy
+// is trusted: a same-host proxy the operator has not listed. It logs the
+// first such request, naming the setting.
+func (st *site) forwardedUntrusted(r *http.Request, addr netip.Addr) bool {
+	if len(st.opts.TrustedProxies) > 0 || !addr.IsValid() || !addr.IsLoopback() {
+		return false
+	}
+	if r.Header.Get("X-Forwarded-For") == "" && r.Header.Get("Forwarded") == "" {
+		return false
+	}
+	st.proxyWarned.Do(func() {
+		st.log.Warn("a same-host proxy forwards requests, but no proxy is trusted: every client behind it is counted as one remote client, under remote bounds, and is refused tasks without a session; list the proxy in "+settingTrustedProxies+" to tell its clients apart",
+			"peer", addr.String(), "setting", settingTrustedProxies)
+	})
+	return true
 }
 
 // addressOf is the client address of r (see identify); the zero Addr when

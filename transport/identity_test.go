@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -191,5 +192,76 @@ func TestStatelessServerIgnoresMadeUpSessionIDs(t *testing.T) {
 		if !strings.Contains(string(got), `addr:127.0.0.1 addr:127.0.0.1`) {
 			t.Errorf("call with Mcp-Session-Id %q: %s; want the caller named by its address alone", id, got)
 		}
+	}
+}
+
+// lockedBuffer collects log output written from the server's goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// A same-host proxy that MCP_TRUSTED_PROXIES does not list makes every
+// client behind it arrive from loopback. Its requests say so (an
+// X-Forwarded-For or Forwarded header, not believed): they are one remote
+// client, apart from the same-host backend's addr:127.0.0.1, named as
+// standing for many (so that, sessionless, it owns no tasks), held to the
+// remote session bound, and the first is logged naming the setting.
+// Before, they were addr:127.0.0.1 like everyone on the host, with the
+// loopback allowance of every session place.
+func TestUnlistedSameHostProxyIsOneRemoteClient(t *testing.T) {
+	var logs lockedBuffer
+	log := slog.New(slog.NewJSONHandler(&logs, nil))
+	srv := serveNetwork(t, KindHTTPSSE, whoServer(), Options{Stateless: true, Logger: log})
+	c := dialFrom(t, "127.0.0.1")
+	who := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"who","arguments":{}}}`
+	for _, h := range []http.Header{
+		{"X-Forwarded-For": {"203.0.113.9"}},
+		{"Forwarded": {"for=198.51.100.4;proto=https"}},
+		{"X-Forwarded-For": {"192.0.2.77"}},
+		nil,
+	} {
+		_, _, body := post(t, c, srv.base, h, who)
+		want := "fwd:addr:127.0.0.1 fwd:addr:127.0.0.1"
+		if h == nil {
+			want = "addr:127.0.0.1 addr:127.0.0.1"
+		}
+		if !strings.Contains(body, want) {
+			t.Errorf("who, with %v: %s; want %q", h, body, want)
+		}
+	}
+	if n := strings.Count(logs.String(), `"setting":"`+settingTrustedProxies+`"`); n != 1 {
+		t.Errorf("%d log lines name %s, want the first forwarded request's only:\n%s", n, settingTrustedProxies, logs.String())
+	}
+
+	stateful := serveNetwork(t, KindHTTPSSE, whoServer(), Options{MaxSessions: 40})
+	var ok, refused int
+	for i := range DefaultMaxSessionsPerClient + 1 {
+		status, _, _ := post(t, c, stateful.base, http.Header{"X-Forwarded-For": {fmt.Sprintf("203.0.113.%d", i)}}, initFrame)
+		switch status {
+		case http.StatusOK:
+			ok++
+		case http.StatusTooManyRequests:
+			refused++
+		}
+	}
+	if ok != DefaultMaxSessionsPerClient || refused != 1 {
+		t.Errorf("%d initializes through an unlisted proxy: %d sessions, %d refused; want the remote bound, %d, and 1 refused",
+			DefaultMaxSessionsPerClient+1, ok, refused, DefaultMaxSessionsPerClient)
+	}
+	if status, _, body := post(t, c, stateful.base, nil, initFrame); status != http.StatusOK {
+		t.Errorf("the same-host backend's own initialize: %d %s; want a session of its own", status, body)
 	}
 }

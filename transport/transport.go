@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/nsip-tools/nsip-mcp/transport/caller"
 )
 
 // Transport names accepted by Serve.
@@ -141,6 +143,9 @@ type Options struct {
 	// perClientSet records that MaxSessionsPerClient was given rather
 	// than defaulted.
 	perClientSet bool
+	// onParseWait, for tests, is told each time a large request of client
+	// waits for that client's turn to be parsed.
+	onParseWait func(client caller.ID)
 	// SessionIdleUnderPressure is how long a session of any kind (streamable
 	// HTTP session, SSE stream, WebSocket connection) may go without a
 	// request once nine tenths of MaxSessions are open, or its client is at

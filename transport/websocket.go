@@ -300,7 +300,17 @@ func (c *wsConn) readLoop() string {
 			c.closeWith(websocket.CloseInvalidFramePayloadData, "text message is not valid UTF-8")
 			return "text message is not valid UTF-8"
 		}
-		c.dispatch(data)
+		// A large message waits for its client's turn to be parsed,
+		// and reading this connection waits with it.
+		release, err := c.hub.site.takeParse(c.ctx, caller.Request(c.ctx), len(data))
+		switch {
+		case errors.Is(err, errParseBusy):
+			c.send(reply{data: errorResponse(nil, codeServerBusy, err.Error())})
+			continue
+		case err != nil:
+			return "connection ended while a large message waited to be read"
+		}
+		c.dispatch(data, release)
 	}
 }
 
@@ -325,7 +335,14 @@ func (c *wsConn) readEnded(err error) string {
 
 // dispatch routes one message. Requests run on their own goroutines, bounded
 // per connection, so that a slow call never holds up the next message.
-func (c *wsConn) dispatch(data []byte) {
+// release ends the message's parse turn (takeParse) once it is handled.
+func (c *wsConn) dispatch(data []byte, release func()) {
+	handled := false
+	defer func() {
+		if !handled {
+			release()
+		}
+	}()
 	m := classify(data)
 	if code, text, refused := m.refusal(); refused {
 		if code != 0 {
@@ -342,21 +359,23 @@ func (c *wsConn) dispatch(data []byte) {
 			c.send(reply{data: resp})
 		}
 	case msgRequest:
-		c.startCall(m, data)
+		handled = c.startCall(m, data, release)
 	}
 }
 
-func (c *wsConn) startCall(m message, data []byte) {
+// startCall runs a request on its own goroutine, which calls release when
+// it is handled; it reports whether it did start one.
+func (c *wsConn) startCall(m message, data []byte, release func()) bool {
 	st := c.hub.site
 	if st.draining.Load() {
 		c.send(reply{data: errorResponse(m.id, codeServerBusy, msgShuttingDown)})
-		return
+		return false
 	}
 	select {
 	case c.slots <- struct{}{}:
 	default:
 		c.send(reply{data: errorResponse(m.id, codeServerBusy, st.busyMessage("connection", requester{}))})
-		return
+		return false
 	}
 	key := st.calls.anon()
 	st.calls.begin(key)
@@ -366,8 +385,11 @@ func (c *wsConn) startCall(m message, data []byte) {
 	// refused, and once the writer blocks, so does reading.
 	go func() {
 		defer c.calls.Done()
-		c.send(reply{data: c.handle(m, data), key: key, slot: true})
+		out := c.handle(m, data)
+		release()
+		c.send(reply{data: out, key: key, slot: true})
 	}()
+	return true
 }
 
 // handle passes one message to mcp-go, turning a panic into an internal error

@@ -8,6 +8,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/nsip-tools/nsip-mcp/transport/caller"
 )
 
 // markKey is where the task of a tools/call travels in its request's _meta
@@ -95,6 +97,10 @@ func (s *Store) AddHooks(h *server.Hooks) {
 		// mcp-go forgets its record of the task after the same TTL.
 		req.Params.Task = &mcp.TaskParams{TTL: &ms}
 		setMark(req, mark{task: t})
+	})
+	// A session's tasks are its own: when it ends, nobody can read them.
+	h.AddOnUnregisterSession(func(_ context.Context, sess server.ClientSession) {
+		s.SessionEnded(sess.SessionID())
 	})
 	h.AddAfterCallTool(func(_ context.Context, _ any, req *mcp.CallToolRequest, result any) {
 		created, ok := result.(*mcp.CreateTaskResult)
@@ -188,11 +194,10 @@ func (s *Store) admitRequest(ctx context.Context, raw json.RawMessage) error {
 		if modern {
 			return ErrModern
 		}
-		owner, err := Owner(ctx)
-		if err != nil {
+		if _, err := Owner(ctx); err != nil {
 			return err
 		}
-		return s.Admit(owner)
+		return s.Admit(caller.Client(ctx))
 	case mcp.MethodTasksGet, mcp.MethodTasksResult, mcp.MethodTasksCancel, mcp.MethodTasksList:
 		if modern {
 			return ErrModern

@@ -3,10 +3,13 @@
 // tasks/result, may tasks/cancel). Each task belongs to the caller that
 // created it (transport/caller) and is invisible to every other: tasks/list
 // shows only the caller's own, and tasks/get, tasks/result and tasks/cancel
-// answer "not found" for anyone else's. The tasks one caller holds and the
-// tasks held in all are bounded, every task is forgotten TTL after its
-// creation, and cancelling a task cancels its context, so an analysis stops
-// before its next lookup.
+// answer "not found" for anyone else's. The tasks one client holds
+// (caller.Client: counted under its token or address, across all its
+// sessions) and the tasks held in all are bounded, every task is forgotten
+// TTL after its creation, and cancelling a task cancels its context, so an
+// analysis stops before its next lookup. A task created in a session
+// belongs to that session alone, so when the session ends nobody can read
+// it any more: it is cancelled and forgotten then, and its place freed.
 //
 // mcp-go (v1.2.1) still creates the task record that tools/call answers
 // with and that tasks/get and tasks/result read, but trusts a session ID only
@@ -64,6 +67,11 @@ type Config struct {
 // token or address.
 var ErrNoOwner = errors.New("tasks are not available to this client: the request has no session and no client identity, so its task could be read by other clients; call the tool without \"task\" (it answers directly), or connect with a session")
 
+// ErrForwarded refuses a task to a client without a session whose address
+// is a proxy's: every client behind that proxy has the same one, so any of
+// them could read the task.
+var ErrForwarded = errors.New("tasks are not available to this client: it reached the server through a proxy that is not trusted to name its clients (the operator lists it in MCP_TRUSTED_PROXIES), so every client behind that proxy has the same address and could read its task; call the tool without \"task\" (it answers directly)")
+
 // ErrModern refuses tasks to MCP 2026-07-28 clients: that revision moved
 // tasks to an extension that mcp-go v1.2.1 does not serve (it has no
 // tasks/result for that era), so a task could be started but its result
@@ -80,7 +88,8 @@ func errNotFound(ttl time.Duration) error {
 type Task struct {
 	id      string
 	owner   caller.ID
-	session string // the owner's session, to send its status to; "" without one
+	client  caller.ID // who the task is counted against (caller.Client)
+	session string    // the owner's session, to send its status to; "" without one
 	expires time.Time
 	ttl     time.Duration
 
@@ -106,7 +115,8 @@ type Store struct {
 	mu      sync.Mutex
 	byID    map[string]*Task
 	byShell map[string]*Task
-	held    map[caller.ID]int
+	held    map[caller.ID]int // by client
+	working int               // tasks whose work has not ended, forgotten or not
 	srv     *server.MCPServer
 }
 
@@ -139,23 +149,26 @@ func New(cfg Config) (*Store, error) {
 // recorded who.
 func Owner(ctx context.Context) (caller.ID, error) {
 	id := caller.Of(ctx)
-	if id == caller.Local && server.ClientSessionFromContext(ctx) != nil {
+	switch {
+	case id == caller.Local && server.ClientSessionFromContext(ctx) != nil:
 		return "", ErrNoOwner
+	case !id.Owns():
+		return "", ErrForwarded
 	}
 	return id, nil
 }
 
-// Admit reports whether owner may create one more task now: the refusal,
+// Admit reports whether client may create one more task now: the refusal,
 // naming the setting that raises the bound, or nil.
-func (s *Store) Admit(owner caller.ID) error {
+func (s *Store) Admit(client caller.ID) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sweepLocked()
-	return s.admitLocked(owner)
+	return s.admitLocked(client)
 }
 
-func (s *Store) admitLocked(owner caller.ID) error {
-	if n := s.held[owner]; n >= s.cfg.PerCaller {
+func (s *Store) admitLocked(client caller.ID) error {
+	if n := s.held[client]; n >= s.cfg.PerCaller {
 		return fmt.Errorf("too many tasks: this client holds %d, the most one client may hold (%s=%d); a task is held until %s after its creation (ask for a shorter \"ttl\" to free places sooner), or call the tool without \"task\"",
 			n, SettingPerCaller, s.cfg.PerCaller, s.cfg.TTL)
 	}
@@ -177,20 +190,20 @@ func (s *Store) create(ctx context.Context, ttlMs *int64) (*Task, error) {
 	if ttlMs != nil && *ttlMs > 0 && *ttlMs < ttl.Milliseconds() {
 		ttl = time.Duration(*ttlMs) * time.Millisecond
 	}
-	t := &Task{id: newID(), owner: owner, ttl: ttl, bound: make(chan struct{})}
+	t := &Task{id: newID(), owner: owner, client: caller.Client(ctx), ttl: ttl, bound: make(chan struct{})}
 	if sess := server.ClientSessionFromContext(ctx); sess != nil && owner == caller.Session(sess.SessionID()) {
 		t.session = sess.SessionID()
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sweepLocked()
-	if err := s.admitLocked(owner); err != nil {
+	if err := s.admitLocked(t.client); err != nil {
 		return nil, err
 	}
 	t.expires = s.cfg.Now().Add(ttl)
 	t.held = true
 	s.byID[t.id] = t
-	s.held[owner]++
+	s.held[t.client]++
 	return t, nil
 }
 
@@ -275,6 +288,7 @@ func (s *Store) Start(ctx context.Context, t *Task) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s.mu.Lock()
 	t.cancel, t.running = cancel, true
+	s.working++
 	if t.stopped || !t.held {
 		cancel()
 	}
@@ -283,6 +297,7 @@ func (s *Store) Start(ctx context.Context, t *Task) (context.Context, func()) {
 		<-t.bound
 		s.mu.Lock()
 		t.running = false
+		s.working--
 		s.mu.Unlock()
 		cancel()
 	}
@@ -322,6 +337,31 @@ func (s *Store) list(ctx context.Context, shown []mcp.Task) []mcp.Task {
 	return out
 }
 
+// SessionEnded cancels and forgets the tasks created in session id, which
+// ended: they were its own, and nobody can read them any more. Their
+// places are their client's again.
+func (s *Store) SessionEnded(id string) {
+	if id == "" {
+		return
+	}
+	owner := caller.Session(id)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, t := range s.byID {
+		if t.owner == owner {
+			if t.running {
+				n++
+			}
+			s.stopLocked(t)
+			s.removeLocked(t)
+		}
+	}
+	if n > 0 {
+		s.log.Info("tasks of an ended session were cancelled", slog.String("session", id), slog.Int("running", n))
+	}
+}
+
 // Issued reports whether id is a task this store gave a client and still
 // holds. mcp-go announces its own records' status to every session under
 // IDs no client was given; the transports drop those announcements, and
@@ -341,17 +381,12 @@ func (s *Store) Len() int {
 	return len(s.byID)
 }
 
-// Running is the number of tasks whose work has not ended.
+// Running is the number of tasks whose work has not ended, including
+// tasks already forgotten whose cancelled work is still winding down.
 func (s *Store) Running() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := 0
-	for _, t := range s.byID {
-		if t.running {
-			n++
-		}
-	}
-	return n
+	return s.working
 }
 
 // Shutdown cancels every task still running, logs how many there were,
@@ -394,8 +429,8 @@ func (s *Store) removeLocked(t *Task) {
 	if t.shell != "" {
 		delete(s.byShell, t.shell)
 	}
-	if s.held[t.owner]--; s.held[t.owner] <= 0 {
-		delete(s.held, t.owner)
+	if s.held[t.client]--; s.held[t.client] <= 0 {
+		delete(s.held, t.client)
 	}
 }
 

@@ -6,11 +6,12 @@ import (
 	"sync"
 )
 
-// Fair shares the upstream connections between sessions. Each session
+// Fair shares the upstream connections between clients (caller.Client:
+// a client's sessions, ended or not, share its place). Each client
 // queues its own fetches, and a connection that frees up goes to the next
-// session in turn rather than to the oldest fetch: a client with hundreds of
+// client in turn rather than to the oldest fetch: a client with hundreds of
 // calls in flight delays another client's call by at most one fetch per
-// session ahead of it, instead of by its whole backlog. Only the fetches
+// client ahead of it, instead of by its whole backlog. Only the fetches
 // holding a turn reserve rate-limit tokens, so the backlog cannot book the
 // limiter for the next half minute either.
 type Fair struct {

@@ -118,7 +118,7 @@ type Fetch func(ctx context.Context) (value any, raw json.RawMessage, err error)
 type Request struct {
 	Method string // NSIP's endpoint, which pauses, metrics and logs name
 	Key    string // the cache key: the method and its canonical arguments
-	Caller string // who is calling, for the fair queue (caller.Of)
+	Caller string // the client calling, for the fair queue (caller.Client)
 	// Bind binds the fetch of Key. It runs only when a fetch is to be made,
 	// so that a cache hit pays nothing for decoding the arguments.
 	Bind func() (Fetch, error)

@@ -1,17 +1,25 @@
-// Package caller names who is calling: the one identity that owns tasks
-// and full-answer links, and that fairness and session bounds are counted
-// under.
+// Package caller names who is calling, in two ways.
 //
-// A call made inside a session belongs to that session. A call without
-// one (stateless streamable HTTP, MCP 2026-07-28 clients) belongs to what
-// the transport learned of the request: the bearer token's identity, else
-// the client's address (X-Forwarded-For only when the peer is a trusted
-// proxy). A call that came through no network transport (stdio's single
-// client, in-process callers) belongs to Local.
+// Of is the owner: what a call creates (tasks, full-answer links) belongs
+// to it and is invisible to everyone else. A call made inside a session
+// belongs to that session; a call without one (stateless streamable HTTP,
+// MCP 2026-07-28 clients) to what the transport learned of the request.
+//
+// Client is the client: what fair shares and bounds (the fair queue for
+// NSIP, the tasks one client holds) are counted under. It is what the
+// transport learned of the request, whatever session the call came in:
+// the bearer token's identity at the client's address, else the address
+// (X-Forwarded-For only when the peer is a trusted proxy). A session is
+// not a client, since a client opens and ends sessions at will; a client
+// that ends one to begin another is still the same client.
+//
+// A call that came through no network transport (stdio's single client,
+// in-process callers) is Local on both counts.
 package caller
 
 import (
 	"context"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -52,6 +60,30 @@ func Of(ctx context.Context) ID {
 	}
 	return Local
 }
+
+// Client is who fair shares and bounds count a call under: the request's
+// recorded caller, else the session (a transport that records none, as
+// in tests), else Local.
+func Client(ctx context.Context) ID {
+	if id := Request(ctx); id != "" {
+		return id
+	}
+	if s := server.ClientSessionFromContext(ctx); s != nil && s.SessionID() != "" {
+		return Session(s.SessionID())
+	}
+	return Local
+}
+
+// Forwarded is the client of a request that names a client of its own
+// (X-Forwarded-For, Forwarded) from a peer not trusted to say so: every
+// client behind that peer arrives as peer, so peer cannot tell them apart.
+// They share one bound, and, without a session, own nothing (Owns).
+func Forwarded(peer ID) ID { return ID("fwd:" + peer) }
+
+// Owns reports whether id names one client, so that what it creates
+// without a session can be its own: not a Forwarded ID, which names every
+// client behind one proxy.
+func (id ID) Owns() bool { return id != "" && !strings.HasPrefix(string(id), "fwd:") }
 
 // TokenAt is the caller presenting the token with this fingerprint from
 // addr: a token shared by several clients names none of them alone.
