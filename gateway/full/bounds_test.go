@@ -201,3 +201,23 @@ func TestPedigreeFarmFormulaReadsAsText(t *testing.T) {
 		t.Errorf("pedigree CSV %q, want both farms behind a quote", got)
 	}
 }
+
+// A sessionless caller behind a same-host proxy that is not trusted to
+// name its clients stands for every client behind that proxy, so a link it
+// made would be theirs too: it gets none, and a note naming the setting.
+func TestNoLinkForAClientThatIsEveryClientBehindAProxy(t *testing.T) {
+	s := New(Config{TTL: time.Hour, MaxBytes: 64 << 10, StoreBytes: 256 << 10, Now: time.Now})
+	fwd := as(caller.Forwarded(caller.Address("127.0.0.1")))
+	got := s.Offer(fwd, data(table(10)))
+	if got.JSON != "" || got.CSV != "" || !strings.Contains(got.Note, "MCP_TRUSTED_PROXIES") {
+		t.Fatalf("links %+v, want none and a note naming MCP_TRUSTED_PROXIES", got)
+	}
+	if n, held := s.Len(); n != 0 || held != 0 {
+		t.Errorf("the store keeps %d entries (%d bytes) nobody can own", n, held)
+	}
+	// The same client in a session owns what it makes there.
+	inSession := caller.WithRequest(withSession("one"), caller.Forwarded(caller.Address("127.0.0.1")))
+	if l := s.Offer(inSession, data(table(10))); l.JSON == "" {
+		t.Errorf("a session behind the proxy got no link: %s", l.Note)
+	}
+}

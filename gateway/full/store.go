@@ -162,18 +162,6 @@ func (l Links) Content() []mcp.Content {
 	}
 }
 
-// clientOf is whose share of the store a call's links count against: the
-// client the transport recorded (its address, or its token at that
-// address), which all its sessions share, else the caller itself (stdio,
-// in-process). Keying the share by session would let a client take a new
-// share with each session it opens.
-func clientOf(ctx context.Context) caller.ID {
-	if id := caller.Request(ctx); id != "" {
-		return id
-	}
-	return caller.Of(ctx)
-}
-
 // Offer keeps d for the caller of ctx and returns its links. The data is
 // built and encoded here, once, outside the store's lock.
 func (s *Store) Offer(ctx context.Context, d Data) Links {
@@ -182,6 +170,12 @@ func (s *Store) Offer(ctx context.Context, d Data) Links {
 			Bytes(d.Size), Bytes(s.cfg.MaxBytes))}
 	}
 	owner := caller.Of(ctx)
+	if !owner.Owns() {
+		// A sessionless caller behind a proxy that is not trusted to name
+		// its clients is every client behind that proxy: a link it made
+		// would be readable by all of them.
+		return Links{Note: "no link is given to a caller without a session behind a proxy this server does not trust to name its clients; open a session, or ask the operator to list the proxy in MCP_TRUSTED_PROXIES"}
+	}
 	key := ""
 	if d.Ref != "" {
 		key = string(owner) + "\x00" + d.Ref
@@ -205,7 +199,10 @@ func (s *Store) Offer(ctx context.Context, d Data) Links {
 			Bytes(j), Bytes(c), Bytes(s.cfg.MaxBytes))}
 	}
 	e.held = int64(len(e.json.text)+len(e.csv.text)) + entryOverhead
-	return s.keep(e, clientOf(ctx))
+	// The share is the client's (caller.Client), which all its sessions
+	// share: keyed by session, a client would take a new share with each
+	// session it opens.
+	return s.keep(e, caller.Client(ctx))
 }
 
 func encode(f func() ([]byte, error)) encoded {
