@@ -88,7 +88,9 @@
 // (M, F and other counts over the page) and trait_stats: per trait code, n,
 // mean (rounded to 0.001), max, max_lpn_id, max_accuracy, min, min_lpn_id
 // and min_accuracy over every row of the page, shown or not (the first
-// holder when several tie; accuracy null when NSIP gave none). Rows are
+// holder when several tie; accuracy null when NSIP gave none), then n_f,
+// mean_f, n_m and mean_m, the same count and mean over the daughters and
+// the sons (a mean null where none of that sex has the trait). Rows are
 // lpn_id, sex, dob and one [value, accuracy] column per trait: every trait
 // on the page when that fits, otherwise the most accurate over the page
 // (Traits: exactly those). Layouts are tried richest first: all traits with

@@ -640,7 +640,10 @@ type statsTable struct {
 	Rows    [][]any  `json:"rows"`
 }
 
-var statsColumns = []string{"code", "n", "mean", "max", "max_lpn_id", "max_accuracy", "min", "min_lpn_id", "min_accuracy"}
+// The last four are per sex, so that "the mean WWT of his ewe lambs" is
+// read off the page: n and mean over the females (F), then the males (M);
+// a mean is null where no offspring of that sex has the trait.
+var statsColumns = []string{"code", "n", "mean", "max", "max_lpn_id", "max_accuracy", "min", "min_lpn_id", "min_accuracy", "n_f", "mean_f", "n_m", "mean_m"}
 
 // traitStats summarizes each trait on the page (only, when codes is not
 // empty, those): how many rows carry it, the mean, and the greatest and
@@ -655,6 +658,10 @@ func traitStats(rows []nsip.ProgenyRow, codes []string, c int) *statsTable {
 		n        int
 		sum      float64
 		min, max extreme
+		bySex    [2]struct {
+			n   int
+			sum float64
+		} // F, M
 	}
 	by := map[string]*acc{}
 	var seen []string
@@ -674,6 +681,14 @@ func traitStats(rows []nsip.ProgenyRow, codes []string, c int) *statsTable {
 			}
 			a.n++
 			a.sum += t.Value
+			switch sexCode(r.Sex) {
+			case "F":
+				a.bySex[0].n++
+				a.bySex[0].sum += t.Value
+			case "M":
+				a.bySex[1].n++
+				a.bySex[1].sum += t.Value
+			}
 			if t.Value < a.min.t.Value {
 				a.min = extreme{t, r.LPNID}
 			}
@@ -689,9 +704,17 @@ func traitStats(rows []nsip.ProgenyRow, codes []string, c int) *statsTable {
 	st := &statsTable{Columns: statsColumns}
 	for _, code := range seen {
 		a := by[code]
-		st.Rows = append(st.Rows, []any{clip(code, c), a.n, round(a.sum/float64(a.n), 3),
+		row := []any{clip(code, c), a.n, round(a.sum/float64(a.n), 3),
 			a.max.t.Value, clip(a.max.lpn, c), valueCell(a.max.t)[1],
-			a.min.t.Value, clip(a.min.lpn, c), valueCell(a.min.t)[1]})
+			a.min.t.Value, clip(a.min.lpn, c), valueCell(a.min.t)[1]}
+		for _, x := range a.bySex {
+			var mean any // null: no offspring of this sex has the trait
+			if x.n > 0 {
+				mean = round(x.sum/float64(x.n), 3)
+			}
+			row = append(row, x.n, mean)
+		}
+		st.Rows = append(st.Rows, row)
 	}
 	return st
 }
