@@ -260,6 +260,7 @@ func (g *Gateway) runKeyed(ctx context.Context, d *toolDef, key string, args map
 		if o.res, err = g.fitView(ctx, answerKind(ob.a, d), d, args, v, ob.a.Value, ob.a.Raw); err != nil {
 			return outcome{err: g.mapError(d, args, err)}
 		}
+		o.structured = nil // the copy kept is of the cached answer, not of this view of it
 	}
 	return o
 }

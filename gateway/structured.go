@@ -141,12 +141,12 @@ func withSummaries(doc *outschema.Doc, kind summarize.Kind) json.RawMessage {
 // structuredContent cannot be, is copied as its model (encoded when it was
 // cached), or failing that in the generic form.
 func withStructured(res *mcp.CallToolResult, d *toolDef, o outcome) *mcp.CallToolResult {
-	if o.res.IsObject() {
-		res.RawStructuredContent = json.RawMessage(o.res.Text)
+	if o.structured != nil {
+		res.RawStructuredContent = o.structured // kept when cached
 		return res
 	}
-	if o.structured != nil && o.formatNote == "" {
-		res.RawStructuredContent = o.structured // encoded when cached
+	if o.res.IsObject() {
+		res.RawStructuredContent = json.RawMessage(o.res.Text) // a view made for this call
 		return res
 	}
 	if o.value != nil && o.formatNote == "" {

@@ -28,11 +28,11 @@ type Answer struct {
 	Raw   json.RawMessage
 	Res   summarize.Result
 
-	// Structured is the structuredContent of a pass-through answer NSIP
-	// sent as something other than an object (a bare list), which
-	// structuredContent cannot be: its model, encoded once when the
-	// answer is stored rather than on every hit. It is nil when the copy is
-	// the text itself (an object) or not made (KeepStructured).
+	// Structured is the answer's structuredContent, kept when the answer
+	// is stored rather than made on every hit: the text's own bytes when
+	// the text is a JSON object (NSIP's own, a summary), or, for an answer
+	// NSIP sent as a bare list, which structuredContent cannot be, its
+	// model encoded. It is nil when no copy can be made (KeepStructured).
 	Structured json.RawMessage
 
 	Shared bool // loaded from the replicas' shared tier rather than fetched
@@ -41,13 +41,16 @@ type Answer struct {
 	Drift *nsip.Error
 }
 
-// KeepStructured encodes a's structured copy, once, before a is cached
-// (so that the cache counts its bytes), when the copy cannot be the text:
-// NSIP answered with a bare list, whose model every hit would otherwise
-// encode again. A text that is an object (NSIP's own, or a summary) is its
-// own copy, and an answer of an unrecognized shape has no model.
+// KeepStructured makes a's structured copy, once, before a is cached (so
+// that the cache counts its bytes and a hit sends them without copying):
+// a text that is an object is its own copy; a bare list's copy is its
+// model. An answer of an unrecognized shape that is no object has none.
 func (a *Answer) KeepStructured() {
-	if a.Value == nil || a.Drift != nil || a.Res.Summarized || a.Res.IsObject() {
+	if a.Res.IsObject() {
+		a.Structured = json.RawMessage(a.Res.Text)
+		return
+	}
+	if a.Value == nil || a.Drift != nil || a.Res.Summarized {
 		return
 	}
 	if b, err := nsip.PlainJSON(a.Value); err == nil {
