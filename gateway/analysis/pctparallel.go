@@ -46,6 +46,15 @@ type pctSched struct {
 	running   int
 	width     int
 	failed    bool
+	// alone is the value under way alone, if one is: it holds every
+	// lookup left until its bound is known (refit).
+	alone *pctSlot
+}
+
+// pctSlot is one value's hold on the lookups left.
+type pctSlot struct {
+	reserved int
+	bound    func() (int, bool)
 }
 
 // topPercents computes the top_percent of every value in qs, answered in
@@ -73,11 +82,17 @@ func (pc *percentiles) topPercents(ctx context.Context, qs []pctQuery) ([]pctRes
 	}
 	pc.mu.Lock()
 	s := &pctSched{committed: pc.used, width: pc.r.parallel()}
+	pc.sched = s
 	pc.mu.Unlock()
 	s.cond = sync.NewCond(&s.mu)
+	defer func() {
+		pc.mu.Lock()
+		pc.sched = nil
+		pc.mu.Unlock()
+	}()
 	var wg sync.WaitGroup
 	for k, q := range qs {
-		res, ok := s.admit(pc.bound(q.breed, prev[k] < 0))
+		slot, ok := s.admit(pc.bound(q.breed, prev[k] < 0))
 		if !ok {
 			break // a value failed: the call ends with its error
 		}
@@ -90,7 +105,7 @@ func (pc *percentiles) topPercents(ctx context.Context, qs []pctQuery) ([]pctRes
 			}
 			r, cost, err := pc.topPercent(ctx, q.breed, q.code, q.v)
 			out[k], errs[k] = r, err
-			s.finish(res, cost, err)
+			s.finish(slot, cost, err)
 		}()
 	}
 	wg.Wait()
@@ -102,40 +117,67 @@ func (pc *percentiles) topPercents(ctx context.Context, qs []pctQuery) ([]pctRes
 	return out, nil
 }
 
-// admit waits until the next value may start and returns the lookups
-// reserved for it; false once a value has failed. bound is the most it
-// can take, known only once a page of its breed has been read.
-func (s *pctSched) admit(bound func() (int, bool)) (int, bool) {
+// admit waits until the next value may start and returns its hold on
+// the lookups left; false once a value has failed. bound is the most it
+// can take, known once a page of its breed has been read.
+func (s *pctSched) admit(bound func() (int, bool)) (*pctSlot, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for {
 		if s.failed {
-			return 0, false
+			return nil, false
 		}
 		if s.running < s.width {
 			if b, known := bound(); known && s.committed+b <= pctLookups {
 				s.committed += b
 				s.running++
-				return b, true
+				return &pctSlot{reserved: b, bound: bound}, true
 			}
 			if s.running == 0 {
 				// Every value before it is done: it meets the limit
 				// alone, as it would one value at a time.
-				res := max(0, pctLookups-s.committed)
-				s.committed += res
+				slot := &pctSlot{reserved: max(0, pctLookups-s.committed), bound: bound}
+				s.committed += slot.reserved
 				s.running++
-				return res, true
+				s.alone = slot
+				s.refitLocked()
+				return slot, true
 			}
 		}
 		s.cond.Wait()
 	}
 }
 
-// finish settles a value's reservation at what it took.
-func (s *pctSched) finish(reserved, cost int, err error) {
+// refit is called when a page shows a breed's size: a value under way
+// alone whose bound is now known and fits holds only that, and the values
+// after it may start beside it.
+func (s *pctSched) refit() {
 	s.mu.Lock()
-	s.committed += cost - reserved
+	s.refitLocked()
+	s.mu.Unlock()
+	s.cond.Broadcast()
+}
+
+func (s *pctSched) refitLocked() {
+	a := s.alone
+	if a == nil {
+		return
+	}
+	if b, known := a.bound(); known && s.committed-a.reserved+b <= pctLookups {
+		s.committed += b - a.reserved
+		a.reserved = b
+		s.alone = nil
+	}
+}
+
+// finish settles a value's hold at what it took.
+func (s *pctSched) finish(slot *pctSlot, cost int, err error) {
+	s.mu.Lock()
+	s.committed += cost - slot.reserved
 	s.running--
+	if s.alone == slot {
+		s.alone = nil
+	}
 	if err != nil {
 		s.failed = true
 	}

@@ -77,6 +77,7 @@ type percentiles struct {
 	// breedTotal is the largest count of each breed's animals a page has
 	// shown, which bounds the lookups a value of the breed may take.
 	breedTotal map[int]int
+	sched      *pctSched // admitting values, while they are computed
 
 	evalRead bool
 	eval     string // NSIP's last-update date the pages are read under
@@ -122,8 +123,13 @@ func (pc *percentiles) page(ctx context.Context, breed int, t *pctTrait, p int) 
 		t.pages, t.seen, t.total = map[int][]nsip.AnimalRow{}, map[string]int{}, count
 	}
 	pc.mu.Lock()
+	grew := count > pc.breedTotal[breed]
 	pc.breedTotal[breed] = max(pc.breedTotal[breed], count)
+	s := pc.sched
 	pc.mu.Unlock()
+	if grew && s != nil {
+		s.refit()
+	}
 	t.pages[p] = results
 	if count != t.total && t.bad == "" {
 		t.bad = fmt.Sprintf("NSIP's count of the breed changed between pages (%d, then %d)", t.total, count)
