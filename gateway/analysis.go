@@ -126,9 +126,14 @@ type lookups struct {
 	}
 }
 
-// analysisParallel is how many lookups one analysis has under way at once:
-// the gateway's default upstream concurrency.
-const analysisParallel = 4
+// parallel is how many lookups one analysis has under way at once: as
+// many as NSIP connections (NSIP_MAX_CONCURRENT), which the upstream pool
+// shares fairly with other calls and paces by the rate limit.
+func (g *Gateway) analysisParallel() int { return max(1, g.cfg.MaxConcurrentUpstream) }
+
+// Parallel tells the analysis how many of its lookups may be under way at
+// once, so that it starts no more independent ones than run.
+func (r *lookups) Parallel() int { return cap(r.slots) }
 
 // get reads one upstream answer through the pipeline, as tool d would with
 // the raw arguments (which are normalised exactly as d's own calls are, so
@@ -437,7 +442,7 @@ func (g *Gateway) runAnalysis(ctx context.Context, a *analysisEntry, req mcp.Cal
 	// Lookups stop at nine tenths of the limit, leaving the rest for the
 	// computation and the fit.
 	lookupTime := g.cfg.AnalysisTimeout * 9 / 10
-	r := &lookups{g: g, def: a, slots: make(chan struct{}, analysisParallel),
+	r := &lookups{g: g, def: a, slots: make(chan struct{}, g.analysisParallel()),
 		soft: g.cfg.Now().Add(lookupTime), hard: time.Now().Add(lookupTime)}
 	v, err := analysis.Run(ctx, a.Def, r, g.log, sent, args)
 	var o outcome

@@ -25,23 +25,27 @@ func runAnimalPercentiles(ctx context.Context, r *call, args map[string]any) (an
 	}
 	pc := newPercentiles(r)
 	unproven := map[string]string{}
+	var qs []pctQuery
+	if d.BreedID != 0 {
+		for _, t := range d.Traits {
+			qs = append(qs, pctQuery{d.BreedID, t.Code, t.Value})
+		}
+	}
+	res, err := pc.topPercents(ctx, qs)
+	if err != nil {
+		return nil, err
+	}
 	rows := make([][]any, 0, len(d.Traits))
-	for _, t := range d.Traits {
+	for i, t := range d.Traits {
 		code := t.Code
 		var cell any
 		switch {
 		case d.BreedID == 0:
 			unproven[code] = "the animal's record names no breed ID"
+		case res[i].p == nil:
+			unproven[code] = res[i].why
 		default:
-			p, why, err := pc.topPercent(ctx, d.BreedID, code, t.Value)
-			if err != nil {
-				return nil, err
-			}
-			if p == nil {
-				unproven[code] = why
-			} else {
-				cell = *p
-			}
+			cell = *res[i].p
 		}
 		rows = append(rows, []any{code, round4(t.Value), accPtr(t), cell})
 	}

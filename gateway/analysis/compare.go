@@ -184,25 +184,34 @@ func runCompare(ctx context.Context, r *call, a *compareArgs) (any, error) {
 	var pc *percentiles
 	if pctOn {
 		pc = newPercentiles(r)
+		var qs []pctQuery
+		for i, d := range ds {
+			for _, code := range traits {
+				if t, ok := have[i][code]; ok && d.BreedID != 0 {
+					qs = append(qs, pctQuery{d.BreedID, code, t.Value})
+				}
+			}
+		}
+		res, err := pc.topPercents(ctx, qs)
+		if err != nil {
+			return nil, err
+		}
 		for i, d := range ds {
 			rows[i].TopPercent = make([]*float64, len(traits))
 			for k, code := range traits {
-				t, ok := have[i][code]
-				if !ok {
+				if _, ok := have[i][code]; !ok {
 					continue
 				}
 				if d.BreedID == 0 {
 					unproven[code] = "the animal's record names no breed ID"
 					continue
 				}
-				p, why, err := pc.topPercent(ctx, d.BreedID, code, t.Value)
-				if err != nil {
-					return nil, err
+				r := res[0]
+				res = res[1:]
+				if r.p == nil {
+					unproven[fmt.Sprintf("%s (breed %d)", code, d.BreedID)] = r.why
 				}
-				if p == nil {
-					unproven[fmt.Sprintf("%s (breed %d)", code, d.BreedID)] = why
-				}
-				rows[i].TopPercent[k] = p
+				rows[i].TopPercent[k] = r.p
 			}
 		}
 	}

@@ -459,7 +459,7 @@ func (b *pedigreeBuilder) next(subjects []string) []string {
 	var out []string
 	for i, l := range ls {
 		// Subject by subject, a round reads a few subjects' next leaves,
-		// whole, and is not cut across many (analysisParallel run at once).
+		// whole, and is not cut across many (a few run at once).
 		if b.bySubject && len(out) >= 2*analysisRound && l.owner != ls[i-1].owner {
 			break
 		}

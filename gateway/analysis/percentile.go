@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -59,14 +60,24 @@ type pctTrait struct {
 	bad      string         // why no percentile of this trait can be proven
 	allEqual float64
 	ready    bool
+	reads    int // pages this trait has read, for a value's own count
+	started  bool
 }
 
 // percentiles computes top_percent for one call; its traits share pages.
+// The values of different traits are computed at once (pctparallel.go);
+// mu guards what they share. A trait's own state is held by one value at
+// a time.
 type percentiles struct {
 	r      *call
+	mu     sync.Mutex
 	traits map[[2]any]*pctTrait // {breed, code}
 	used   int
 	short  int // values not computed for want of lookups
+	// breedTotal is the largest count of each breed's animals a page has
+	// shown, which bounds the lookups a value of the breed may take.
+	breedTotal map[int]int
+	sched      *pctSched // admitting values, while they are computed
 
 	evalRead bool
 	eval     string // NSIP's last-update date the pages are read under
@@ -75,7 +86,7 @@ type percentiles struct {
 }
 
 func newPercentiles(r *call) *percentiles {
-	return &percentiles{r: r, traits: map[[2]any]*pctTrait{}}
+	return &percentiles{r: r, traits: map[[2]any]*pctTrait{}, breedTotal: map[int]int{}}
 }
 
 var errPctLimit = errors.New("percentile lookups exhausted")
@@ -96,10 +107,10 @@ func (pc *percentiles) page(ctx context.Context, breed int, t *pctTrait, p int) 
 	if rows, ok := t.pages[p]; ok {
 		return rows, nil
 	}
-	if pc.used >= pctLookups {
+	if !pc.take() {
 		return nil, errPctLimit
 	}
-	pc.used++
+	t.reads++
 	args := map[string]any{"breed_id": breed, "sorted_trait": t.code, "reverse": false}
 	if pc.eval != "" {
 		args[EvaluationArg] = pc.eval
@@ -110,6 +121,14 @@ func (pc *percentiles) page(ctx context.Context, breed int, t *pctTrait, p int) 
 	}
 	if t.pages == nil {
 		t.pages, t.seen, t.total = map[int][]nsip.AnimalRow{}, map[string]int{}, count
+	}
+	pc.mu.Lock()
+	grew := count > pc.breedTotal[breed]
+	pc.breedTotal[breed] = max(pc.breedTotal[breed], count)
+	s := pc.sched
+	pc.mu.Unlock()
+	if grew && s != nil {
+		s.refit()
 	}
 	t.pages[p] = results
 	if count != t.total && t.bad == "" {
@@ -206,14 +225,37 @@ func (pc *percentiles) first(ctx context.Context, breed int, t *pctTrait, pred f
 	return lo*scanPageSize + len(rows), nil
 }
 
-// trait reads what the ends of breed's order by code show.
-func (pc *percentiles) trait(ctx context.Context, breed int, code string) (*pctTrait, error) {
+// traitOf is the state of breed's trait code, new when none is yet.
+func (pc *percentiles) traitOf(breed int, code string) (*pctTrait, bool) {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
 	key := [2]any{breed, code}
 	if t, ok := pc.traits[key]; ok {
-		return t, nil
+		return t, true
 	}
 	t := &pctTrait{code: code}
 	pc.traits[key] = t
+	return t, false
+}
+
+// take counts one lookup of the percentiles, false when none is left.
+func (pc *percentiles) take() bool {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if pc.used >= pctLookups {
+		return false
+	}
+	pc.used++
+	return true
+}
+
+// trait reads what the ends of breed's order by code show.
+func (pc *percentiles) trait(ctx context.Context, breed int, code string) (*pctTrait, error) {
+	t, _ := pc.traitOf(breed, code)
+	if t.started {
+		return t, nil
+	}
+	t.started = true
 	if !sortable(code) {
 		t.bad = "NSIP cannot sort by " + code
 		return t, nil
@@ -290,83 +332,108 @@ func (pc *percentiles) trait(ctx context.Context, breed int, code string) (*pctT
 
 // evaluation reads NSIP's last-update date, as one of the lookups.
 func (pc *percentiles) evaluation(ctx context.Context) (string, error) {
-	if pc.used >= pctLookups {
+	if !pc.take() {
 		return "", errPctLimit
 	}
-	pc.used++
 	return pc.r.src.Evaluation(ctx)
 }
 
-// topPercent is the share in percent of breed's animals with code whose
-// EBV is as good as v or better; nil and why when not proven.
-func (pc *percentiles) topPercent(ctx context.Context, breed int, code string, v float64) (*float64, string, error) {
-	if !pc.evalRead {
-		pc.evalRead = true
-		d, err := pc.evaluation(ctx)
-		switch {
-		case err != nil && ctx.Err() != nil:
-			return nil, "", err
-		case err != nil:
-			pc.evalErr = err
-		case d == "":
-			pc.evalErr = errors.New("NSIP gave no date")
-		default:
-			pc.eval = d
-		}
+// openEvaluation reads NSIP's last-update date before the first page, once
+// a call; the values computed at once all read their pages under it.
+func (pc *percentiles) openEvaluation(ctx context.Context) error {
+	if pc.evalRead {
+		return nil
 	}
-	before, short := pc.used, pc.short
-	p, why, err := pc.topPercentOf(ctx, breed, code, v)
-	if err != nil || pc.eval == "" || pc.used == before || pc.short > short {
-		return p, why, err
+	pc.evalRead = true
+	d, err := pc.evaluation(ctx)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return err
+	case err != nil:
+		pc.evalErr = err
+	case d == "":
+		pc.evalErr = errors.New("NSIP gave no date")
+	default:
+		pc.eval = d
+	}
+	return nil
+}
+
+// pctResult is one value's top_percent, or nil and why it has none.
+type pctResult struct {
+	p   *float64
+	why string
+}
+
+// topPercent is the share in percent of breed's animals with code whose
+// EBV is as good as v or better; nil and why when not proven. cost is the
+// lookups it took. The caller holds the trait (pctparallel.go) and has
+// read the date (openEvaluation).
+func (pc *percentiles) topPercent(ctx context.Context, breed int, code string, v float64) (res pctResult, cost int, err error) {
+	t, _ := pc.traitOf(breed, code)
+	before := t.reads
+	p, why, short, err := pc.topPercentOf(ctx, breed, code, v)
+	cost = t.reads - before
+	if err != nil || pc.eval == "" || cost == 0 || short {
+		return pctResult{p, why}, cost, err
 	}
 	// New pages were read for this value: they are of pc.eval only if the
 	// date still is.
-	t := pc.traits[[2]any{breed, code}]
 	d, derr := pc.evaluation(ctx)
+	if !errors.Is(derr, errPctLimit) {
+		cost++
+	}
 	switch {
 	case derr != nil && ctx.Err() != nil:
-		return nil, "", derr
+		return pctResult{}, cost, derr
 	case errors.Is(derr, errPctLimit) || errors.Is(derr, ErrCeiling):
+		pc.mu.Lock()
 		pc.short++
-		return nil, fmt.Sprintf("not computed: the %d lookups for percentiles ran out", pctLookups), nil
+		pc.mu.Unlock()
+		return pctResult{why: fmt.Sprintf("not computed: the %d lookups for percentiles ran out", pctLookups)}, cost, nil
 	case derr != nil && p == nil:
-		return nil, why, nil
+		return pctResult{why: why}, cost, nil
 	case derr != nil:
-		return nil, fmt.Sprintf("NSIP's last-update date could not be read again after the pages sorted by %s (%s), so they are not shown to be of one evaluation", code, pc.r.src.ErrorCode(derr)), nil
+		return pctResult{why: fmt.Sprintf("NSIP's last-update date could not be read again after the pages sorted by %s (%s), so they are not shown to be of one evaluation", code, pc.r.src.ErrorCode(derr))}, cost, nil
 	case d != pc.eval:
 		// A check the mixed pages failed is this, not NSIP's paging.
+		pc.mu.Lock()
 		pc.newer = d
+		pc.mu.Unlock()
 		if !strings.HasPrefix(t.bad, "NSIP published") {
 			t.bad = fmt.Sprintf("NSIP published a new evaluation (%s, then %s) while the pages sorted by %s were read; call again for percentiles of one evaluation", pc.eval, d, code)
 		}
-		return nil, t.bad, nil
+		return pctResult{why: t.bad}, cost, nil
 	}
-	return p, why, nil
+	return pctResult{p, why}, cost, nil
 }
 
-// topPercentOf is topPercent from the pages, whatever their evaluation.
-func (pc *percentiles) topPercentOf(ctx context.Context, breed int, code string, v float64) (*float64, string, error) {
+// topPercentOf is topPercent from the pages, whatever their evaluation;
+// short when the lookups ran out.
+func (pc *percentiles) topPercentOf(ctx context.Context, breed int, code string, v float64) (*float64, string, bool, error) {
 	t, err := pc.trait(ctx, breed, code)
 	if err == nil && t.bad == "" {
 		var count int
 		count, err = pc.count(ctx, breed, t, v)
 		if err == nil && t.bad == "" {
 			p := math.Round(10000*float64(count)/float64(t.n)) / 100
-			return &p, "", nil
+			return &p, "", false, nil
 		}
 	}
 	switch {
 	case errors.Is(err, errPctLimit) || errors.Is(err, ErrCeiling):
+		pc.mu.Lock()
 		pc.short++
-		return nil, fmt.Sprintf("not computed: the %d lookups for percentiles ran out", pctLookups), nil
+		pc.mu.Unlock()
+		return nil, fmt.Sprintf("not computed: the %d lookups for percentiles ran out", pctLookups), true, nil
 	case err != nil && ctx.Err() != nil:
-		return nil, "", err
+		return nil, "", false, err
 	case err != nil:
 		// A page NSIP did not answer leaves the trait without percentiles,
 		// not the call without an answer.
 		t.bad = fmt.Sprintf("a page of NSIP's search sorted by %s could not be read (%s)", code, pc.r.src.ErrorCode(err))
 	}
-	return nil, t.bad, nil
+	return nil, t.bad, false, nil
 }
 
 // count is how many animals with the EBV are as good as v or better.
@@ -450,24 +517,34 @@ func (pc *percentiles) rowPercentiles(ctx context.Context, breed int, out [][]an
 	for _, c := range codes {
 		cols = append(cols, c+"_top_percent")
 	}
+	var qs []pctQuery
+	for _, row := range out {
+		ebv := ebvMap(found[row[1].(string)].Traits)
+		for _, c := range codes {
+			if v, ok := ebv[c]; ok {
+				qs = append(qs, pctQuery{breed, c, v})
+			}
+		}
+	}
+	res, err := pc.topPercents(ctx, qs)
+	if err != nil {
+		return nil, err
+	}
 	for i, row := range out {
 		ebv := ebvMap(found[row[1].(string)].Traits)
 		for _, c := range codes {
-			v, ok := ebv[c]
-			if !ok {
+			if _, ok := ebv[c]; !ok {
 				out[i] = append(out[i], nil)
 				continue
 			}
-			p, why, err := pc.topPercent(ctx, breed, c, v)
-			if err != nil {
-				return nil, err
-			}
-			if p == nil {
-				unproven[c] = why
+			r := res[0]
+			res = res[1:]
+			if r.p == nil {
+				unproven[c] = r.why
 				out[i] = append(out[i], nil)
 				continue
 			}
-			out[i] = append(out[i], *p)
+			out[i] = append(out[i], *r.p)
 		}
 	}
 	return cols, nil
