@@ -43,7 +43,7 @@ func sortStop(rows []nsip.AnimalRow, args map[string]any, offset int) (int, stri
 			vals, at = append(vals, t.Value), append(at, i)
 		}
 	}
-	dir := observedOrder(vals)
+	dir := PageOrder(vals) // 2, no order, withholds nothing
 	for j, v := range vals {
 		var past string
 		switch {
@@ -60,9 +60,11 @@ func sortStop(rows []nsip.AnimalRow, args map[string]any, offset int) (int, stri
 	return 0, ""
 }
 
-// observedOrder is what vals, in page order, show: +1 descending, -1
-// ascending, 0 no order (fewer than two distinct values, or both ways).
-func observedOrder(vals []float64) int {
+// PageOrder is the order a page's values of its sort trait show, in page
+// order: +1 descending, -1 ascending, 0 not yet known (fewer than two
+// distinct values), 2 neither. Rankings check NSIP's order by it too, so
+// that a page is read one way wherever its order is relied on.
+func PageOrder(vals []float64) int {
 	dir := 0
 	for i := 1; i < len(vals); i++ {
 		d := 0
@@ -75,7 +77,7 @@ func observedOrder(vals []float64) int {
 			continue
 		}
 		if dir != 0 && d != dir {
-			return 0
+			return 2
 		}
 		dir = d
 	}

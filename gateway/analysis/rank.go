@@ -123,28 +123,6 @@ func directionWarnings(w breeding.Weights) []string {
 	return out
 }
 
-// order is what a page's values of the sort trait show: +1 descending, -1
-// ascending, 0 not yet known (fewer than two distinct values), 2 neither.
-func order(vals []float64) int {
-	dir := 0
-	for i := 1; i < len(vals); i++ {
-		var d int
-		switch {
-		case vals[i] < vals[i-1]:
-			d = 1
-		case vals[i] > vals[i-1]:
-			d = -1
-		default:
-			continue
-		}
-		if dir != 0 && d != dir {
-			return 2
-		}
-		dir = d
-	}
-	return dir
-}
-
 // missingEBV refuses a weight on code, which the breed has no EBV for,
 // naming the breed's code it likely means; the error's example weights
 // that code instead, or leaves code out, so that it is a call that works.
@@ -291,7 +269,7 @@ func runRank(ctx context.Context, r *call, a *rankArgs) (any, error) {
 		if !math.IsNaN(edge) && len(vals) > 0 {
 			vals = append([]float64{edge}, vals...)
 		}
-		switch o := order(vals); {
+		switch o := summarize.PageOrder(vals); {
 		case sortBy == "":
 		case o == 2:
 			sorted, observed = false, "not sorted by "+sortBy
