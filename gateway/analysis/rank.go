@@ -37,6 +37,7 @@ type rankArgs struct {
 	Percentiles bool             `json:"percentiles,omitempty"`
 	Weights     breeding.Weights `json:"weights,omitempty"` // nil: asked of the user
 	ForEwes     []string         `json:"for_ewes,omitempty"`
+	IncludeGone bool             `json:"include_dead_and_culled,omitempty"`
 }
 
 // rankCriteria is param.Criteria less breed_id, which the ranking takes
@@ -73,6 +74,7 @@ var rankParams = param.MustStruct[rankArgs](param.Table{
 		"Percentiles": percentilesParam,
 		"Weights":     {List: &rankWeights},
 		"ForEwes":     {List: &forEwesList},
+		"IncludeGone": includeGoneParam,
 	},
 	reflect.TypeFor[rankCriteria](): func() param.Fields {
 		f := maps.Clone(param.CriteriaFields)
@@ -86,7 +88,7 @@ var Rank = &Def{
 	Desc: `Exact top N of a breed by sum(weight x EBV), or by an index NSIP computes, over every matching animal, not a first page (about 80 tokens an animal). ` +
 		fmt.Sprintf("Reads NSIP sorted by the heaviest-weighted trait until the breed's trait ranges prove no unread animal can enter, at most %d pages of %d; says whether exact. ", rankPages, nsip.MaxPageSize) +
 		`Arguments: breed_id (from nsip_list_breeds), e.g. 640; weights by trait code, negative where lower is better, e.g. {"WWT":1,"BWT":-0.5}, or index as NSIP names it, e.g. "US Hair Index" (NSIP cannot sort by one, so all pages are read); top_n 1..50; ` +
-		`search_criteria as for nsip_search_animals, e.g. {"gender":"Male","status":"CURRENT"}; ` +
+		`search_criteria as for nsip_search_animals, e.g. {"gender":"Male","status":"CURRENT"}; each row shows the animal's sex and status; animals recorded DEAD or CULL are left out and counted unless include_dead_and_culled: true or a status is asked; with a gender, only animals recorded as that sex are ranked; ` +
 		fmt.Sprintf(`for_ewes (1-20 LPN IDs) adds each ram's lambs' mean COI with them, max_mean_coi (e.g. 0.03125) leaving out rams above it (at most %d lookups more); percentiles: true adds each weighted EBV's top_percent in the breed (%d more). `, ewesLookups, pctLookups) +
 		`Next: nsip_compare_animals or nsip_check_mating.`,
 	Args:    rankParams,
@@ -203,6 +205,7 @@ func runRank(ctx context.Context, r *call, a *rankArgs) (any, error) {
 		search["search_criteria"] = criteriaMap(crit)
 	}
 	stray := summarize.Contradiction(search)
+	keep := newRankFilter(a.IncludeGone, crit)
 	eb, err := openEvaluation(ctx, r, search)
 	if err != nil {
 		return nil, err
@@ -248,6 +251,9 @@ func runRank(ctx context.Context, r *call, a *rankArgs) (any, error) {
 				nContra++
 				continue
 			}
+			if keep.leaves(row) {
+				continue
+			}
 			for _, c := range codes {
 				if r, ok := ranges[c]; ok && c != sortBy && outside == "" && (ebv[c] < r[0] || ebv[c] > r[1]) {
 					outside = fmt.Sprintf("%s's %s of %g lies outside the breed's range %g..%g", row.LPNID, c, ebv[c], r[0], r[1])
@@ -280,6 +286,7 @@ func runRank(ctx context.Context, r *call, a *rankArgs) (any, error) {
 				sc.restart()
 				top, rows, read, unindexed = breeding.NewTopN(scanN), map[string]nsip.AnimalRow{}, 0, 0
 				contra, nContra = nil, 0
+				keep.reset()
 				continue
 			}
 			if (o == 1) != wantDesc {
@@ -307,7 +314,7 @@ func runRank(ctx context.Context, r *call, a *rankArgs) (any, error) {
 		return nil, err
 	}
 	// Rows are arrays under one header, so that fifty fit the budget.
-	columns := []string{"rank", "lpn_id", "index", "sex", "genotyped"}
+	columns := []string{"rank", "lpn_id", "index", "sex", "status", "genotyped"}
 	for _, c := range codes {
 		columns = append(columns, c, c+"_acc")
 	}
@@ -322,7 +329,7 @@ func runRank(ctx context.Context, r *call, a *rankArgs) (any, error) {
 		if rows[s.ID].Genotyped == "" {
 			unstated++
 		}
-		row := []any{i + 1, s.ID, round4(s.Score), sex, genotypedCell(rows[s.ID].Genotyped)}
+		row := []any{i + 1, s.ID, round4(s.Score), sex, statusCell(rows[s.ID]), genotypedCell(rows[s.ID].Genotyped)}
 		for _, c := range codes {
 			t := tm[c]
 			row = append(row, t.Value, accPtr(t))
@@ -351,6 +358,7 @@ func runRank(ctx context.Context, r *call, a *rankArgs) (any, error) {
 	answer := RankAnswer{Columns: columns, Weights: w, Computed: computed}
 	answer.Genotyped = genotypedNote(unstated, len(out), true)
 	answer.ContradictingCriteria = contradicting(nContra, contra)
+	answer.DeadOrCulled, answer.SexNotRecorded = keep.blocks()
 	if unindexed > 0 {
 		answer.Unranked = fmt.Sprintf("%d animals lack an EBV for a weighted trait and have no index", unindexed)
 	}
