@@ -66,7 +66,8 @@ type percentiles struct {
 	r      *call
 	traits map[[2]any]*pctTrait // {breed, code}
 	used   int
-	short  int // values not computed for want of lookups
+	short  int   // values not computed for want of lookups or time
+	limit  error // the limit that stopped the first of them: errPctLimit, ErrTimeLimit or ErrCeiling
 
 	evalRead bool
 	eval     string // NSIP's last-update date the pages are read under
@@ -105,6 +106,9 @@ func (pc *percentiles) page(ctx context.Context, breed int, t *pctTrait, p int) 
 		args[EvaluationArg] = pc.eval
 	}
 	results, count, err := searchPages(pc.r, args)(ctx, p)
+	if errors.Is(err, ErrCeiling) {
+		pc.used-- // refused, not read
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -209,11 +213,16 @@ func (pc *percentiles) first(ctx context.Context, breed int, t *pctTrait, pred f
 // trait reads what the ends of breed's order by code show.
 func (pc *percentiles) trait(ctx context.Context, breed int, code string) (*pctTrait, error) {
 	key := [2]any{breed, code}
-	if t, ok := pc.traits[key]; ok {
+	t, ok := pc.traits[key]
+	if ok && (t.ready || t.bad != "") {
 		return t, nil
 	}
-	t := &pctTrait{code: code}
-	pc.traits[key] = t
+	// A trait a limit stopped part way is read on from the pages it has,
+	// never taken as ready with no animals counted.
+	if !ok {
+		t = &pctTrait{code: code}
+		pc.traits[key] = t
+	}
 	if !sortable(code) {
 		t.bad = "NSIP cannot sort by " + code
 		return t, nil
@@ -294,7 +303,11 @@ func (pc *percentiles) evaluation(ctx context.Context) (string, error) {
 		return "", errPctLimit
 	}
 	pc.used++
-	return pc.r.src.Evaluation(ctx)
+	d, err := pc.r.src.Evaluation(ctx)
+	if errors.Is(err, ErrCeiling) {
+		pc.used-- // refused, not read
+	}
+	return d, err
 }
 
 // topPercent is the share in percent of breed's animals with code whose
@@ -327,8 +340,7 @@ func (pc *percentiles) topPercent(ctx context.Context, breed int, code string, v
 	case derr != nil && ctx.Err() != nil:
 		return nil, "", derr
 	case errors.Is(derr, errPctLimit) || errors.Is(derr, ErrCeiling):
-		pc.short++
-		return nil, fmt.Sprintf("not computed: the %d lookups for percentiles ran out", pctLookups), nil
+		return nil, pc.stopped(derr), nil
 	case derr != nil && p == nil:
 		return nil, why, nil
 	case derr != nil:
@@ -344,6 +356,62 @@ func (pc *percentiles) topPercent(ctx context.Context, breed int, code string, v
 	return p, why, nil
 }
 
+// TimeLimitSetting is the setting that raises the call's time limit,
+// which an analysis's lookups share (the gateway's AnalysisTimeout).
+const TimeLimitSetting = "NSIP_CALL_TIMEOUT"
+
+// limitOf is which limit err is: the call's time limit (itself met as a
+// ceiling), the percentiles' own lookups, or the call's lookup ceiling.
+func limitOf(err error) error {
+	switch {
+	case errors.Is(err, ErrTimeLimit):
+		return ErrTimeLimit
+	case errors.Is(err, errPctLimit):
+		return errPctLimit
+	}
+	return ErrCeiling
+}
+
+// stopped counts a value a limit stopped and says which limit it was.
+func (pc *percentiles) stopped(err error) string {
+	pc.short++
+	lim := limitOf(err)
+	if pc.limit == nil || lim == ErrTimeLimit {
+		// Once the time has passed no later value could have been
+		// computed, whatever stopped an earlier one.
+		pc.limit = lim
+	}
+	return "not computed: " + pc.limitWhy(lim)
+}
+
+// limitWhy names limit as the answer states it: what it is, what was
+// spent, and, where a setting raises it, that setting.
+func (pc *percentiles) limitWhy(limit error) string {
+	u := pc.r.src.Upstream()
+	switch limit {
+	case ErrTimeLimit:
+		return fmt.Sprintf("the call's time limit of %d s passed (%d lookups read, %d of them for percentiles; %s raises the limit)", u.TimeLimitSeconds, u.Lookups, pc.used, TimeLimitSetting)
+	case errPctLimit:
+		return fmt.Sprintf("the %d lookups for percentiles ran out, a fixed limit of each call", pctLookups)
+	}
+	return fmt.Sprintf("the call's ceiling of %d lookups was reached, a fixed limit of %s", pc.r.def.Ceiling, pc.r.def.Name)
+}
+
+// advice is what the caller can do about limit with the same tool (or,
+// where it takes no narrower question, the tool that does).
+func (pc *percentiles) advice(limit error) string {
+	if limit == ErrTimeLimit {
+		return "call again: the pages read so far are cached, so the next call gets further"
+	}
+	switch pc.r.def.Name {
+	case "nsip_compare_animals":
+		return "ask about fewer animals or traits (lpn_ids, traits)"
+	case "nsip_rank_animals":
+		return "ask for fewer rows (top_n) or fewer weighted traits"
+	}
+	return "ask nsip_compare_animals for this animal with percentiles: true and the traits still missing (traits), a few at a time"
+}
+
 // topPercentOf is topPercent from the pages, whatever their evaluation.
 func (pc *percentiles) topPercentOf(ctx context.Context, breed int, code string, v float64) (*float64, string, error) {
 	t, err := pc.trait(ctx, breed, code)
@@ -357,8 +425,7 @@ func (pc *percentiles) topPercentOf(ctx context.Context, breed int, code string,
 	}
 	switch {
 	case errors.Is(err, errPctLimit) || errors.Is(err, ErrCeiling):
-		pc.short++
-		return nil, fmt.Sprintf("not computed: the %d lookups for percentiles ran out", pctLookups), nil
+		return nil, pc.stopped(err), nil
 	case err != nil && ctx.Err() != nil:
 		return nil, "", err
 	case err != nil:
@@ -435,7 +502,7 @@ func (pc *percentiles) block(unproven map[string]string) *Percentiles {
 		out.EvaluationNote = "NSIP's last-update date could not be read (" + pc.r.src.ErrorCode(pc.evalErr) + "), so these percentiles are not tied to one evaluation: pages from before and after a new one may be combined"
 	}
 	if pc.short > 0 {
-		out.NotComputed = fmt.Sprintf("%d values: the lookups for percentiles ran out; ask about fewer animals or traits", pc.short)
+		out.NotComputed = fmt.Sprintf("%d values: %s; %s", pc.short, pc.limitWhy(pc.limit), pc.advice(pc.limit))
 	}
 	if len(unproven) > 0 {
 		out.Unproven = unproven
