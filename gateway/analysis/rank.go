@@ -88,7 +88,7 @@ var Rank = &Def{
 	Desc: `Exact top N of a breed by sum(weight x EBV), or by an index NSIP computes, over every matching animal, not a first page (about 80 tokens an animal). ` +
 		fmt.Sprintf("Reads NSIP sorted by the heaviest-weighted trait until the breed's trait ranges prove no unread animal can enter, at most %d pages of %d; says whether exact. ", rankPages, nsip.MaxPageSize) +
 		`Arguments: breed_id (from nsip_list_breeds), e.g. 640; weights by trait code, negative where lower is better, e.g. {"WWT":1,"BWT":-0.5}, or index as NSIP names it, e.g. "US Hair Index" (NSIP cannot sort by one, so all pages are read); top_n 1..50; ` +
-		`search_criteria as for nsip_search_animals, e.g. {"gender":"Male","status":"CURRENT"}; each row shows the animal's sex and status; animals recorded DEAD or CULL are left out and counted unless include_dead_and_culled: true or a status is asked; with a gender, only animals recorded as that sex are ranked; ` +
+		`search_criteria as for nsip_search_animals, e.g. {"gender":"Male","status":"CURRENT"}; DEAD and CULL animals left out unless include_dead_and_culled: true; ` +
 		fmt.Sprintf(`for_ewes (1-20 LPN IDs) adds each ram's lambs' mean COI with them, max_mean_coi (e.g. 0.03125) leaving out rams above it (at most %d lookups more); percentiles: true adds each weighted EBV's top_percent in the breed (%d more). `, ewesLookups, pctLookups) +
 		`Next: nsip_compare_animals or nsip_check_mating.`,
 	Args:    rankParams,

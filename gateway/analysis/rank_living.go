@@ -22,8 +22,9 @@ import (
 // goneStatuses are the statuses of animals no longer in anyone's flock.
 var goneStatuses = []string{"DEAD", "CULL", "CULLED"}
 
-var includeGoneParam = param.Spec{Name: "include_dead_and_culled", Kind: param.Boolean, Default: false, Example: true,
-	Desc: "true ranks animals NSIP records as DEAD or CULL too; by default they are left out and counted in the answer's dead_or_culled"}
+// includeGoneParam is described by the tool's description, which
+// tools/list carries once.
+var includeGoneParam = param.Spec{Name: "include_dead_and_culled", Kind: param.Boolean, Default: false, Example: true}
 
 // rankFilter keeps, of the rows a ranking reads, the animals it may rank.
 type rankFilter struct {
