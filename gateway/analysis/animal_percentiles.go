@@ -24,6 +24,7 @@ func runAnimalPercentiles(ctx context.Context, r *call, args map[string]any) (an
 		return nil, &AboutError{Field: "search_string", Value: id, What: "animal matching", Next: "check the ID, or find animals and their LPN IDs with nsip_search_animals", Err: err}
 	}
 	pc := newPercentiles(r)
+	pc.subject = d.LPNID
 	unproven := map[string]string{}
 	rows := make([][]any, 0, len(d.Traits))
 	for _, t := range d.Traits {
@@ -33,9 +34,13 @@ func runAnimalPercentiles(ctx context.Context, r *call, args map[string]any) (an
 		case d.BreedID == 0:
 			unproven[code] = "the animal's record names no breed ID"
 		default:
+			short := pc.short
 			p, why, err := pc.topPercent(ctx, d.BreedID, code, t.Value)
 			if err != nil {
 				return nil, err
+			}
+			if pc.short > short {
+				pc.missing = append(pc.missing, code)
 			}
 			if p == nil {
 				unproven[code] = why

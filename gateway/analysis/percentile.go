@@ -68,6 +68,10 @@ type percentiles struct {
 	used   int
 	short  int   // values not computed for want of lookups or time
 	limit  error // the limit that stopped the first of them: errPctLimit, ErrTimeLimit or ErrCeiling
+	// subject and missing, for one animal's percentiles, are its LPN ID
+	// and the traits a limit stopped, which the advice names.
+	subject string
+	missing []string
 
 	evalRead bool
 	eval     string // NSIP's last-update date the pages are read under
@@ -408,6 +412,9 @@ func (pc *percentiles) advice(limit error) string {
 		return "ask about fewer animals or traits (lpn_ids, traits)"
 	case "nsip_rank_animals":
 		return "ask for fewer rows (top_n) or fewer weighted traits"
+	}
+	if pc.subject != "" && len(pc.missing) > 0 {
+		return fmt.Sprintf(`ask nsip_compare_animals with lpn_ids ["%s"], percentiles: true and traits %s, a few at a time`, pc.subject, param.JSONText(pc.missing))
 	}
 	return "ask nsip_compare_animals for this animal with percentiles: true and the traits still missing (traits), a few at a time"
 }
