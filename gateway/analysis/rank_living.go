@@ -105,3 +105,14 @@ func statusCell(row nsip.AnimalRow) string {
 	}
 	return "unknown"
 }
+
+// goneWarning warns of an animal the caller named (a plan's rams and
+// ewes are the caller's choice, so none is left out) that NSIP records as
+// dead or culled; "" when it is not.
+func goneWarning(role, id, status string) string {
+	st := strings.ToUpper(strings.TrimSpace(status))
+	if !slices.Contains(goneStatuses, st) {
+		return ""
+	}
+	return fmt.Sprintf("%s %s is recorded as %s by NSIP, so it may not be available to mate", role, id, st)
+}

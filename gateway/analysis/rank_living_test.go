@@ -207,3 +207,18 @@ func TestRankWithGenderKeepsOnlyThatSex(t *testing.T) {
 		t.Errorf("dead_or_culled %+v; want DEAD99", g)
 	}
 }
+
+// The plan's rams are the caller's choice, so none is left out, but one
+// NSIP records as dead is warned of, with his status.
+func TestPlanWarnsOfADeadRam(t *testing.T) {
+	f := planHerd()
+	f.animals["RAM02"].Status = "DEAD"
+	var a planAnswer
+	mustRun(t, PlanMatings, f, planSent, &a)
+	if !slices.ContainsFunc(a.Warnings, func(w string) bool { return strings.Contains(w, "ram RAM02 is recorded as DEAD") }) {
+		t.Errorf("warnings %q; want RAM02 named as DEAD", a.Warnings)
+	}
+	if len(a.ByRam) == 0 {
+		t.Errorf("no plan: the rams named are still planned, the dead one warned of")
+	}
+}
