@@ -219,6 +219,10 @@ func TestAnalysesOnEveryIrregularity(t *testing.T) {
 // rankWeights sorts by NLB (the heaviest weight), which Round makes tie.
 var rankWeights = map[string]any{"NLB": 10, "WWT": 1}
 
+// deadOrCulled reports whether a ranking leaves an animal of status out
+// unless asked to include it.
+func deadOrCulled(status string) bool { return status == "DEAD" || status == "CULL" }
+
 func rankIndex(w *world, id string) (float64, bool) {
 	nlb, ok1 := w.value(id, "NLB")
 	wwt, ok2 := w.value(id, "WWT")
@@ -239,6 +243,9 @@ func proveRank(t *proofT, e *env, w *world, ir irregularity) {
 	}
 	var all []scored
 	for _, id := range rams {
+		if deadOrCulled(w.animal(id).Status) {
+			continue // a ranking leaves them out unless asked
+		}
 		if v, ok := rankIndex(w, id); ok {
 			all = append(all, scored{id, v})
 		}
@@ -631,6 +638,9 @@ func TestRankProofCostInRequests(t *testing.T) {
 		ids, _ := w.d.Search(640, nsiptest.Criteria{}, "", false)
 		var all []float64
 		for _, id := range ids {
+			if deadOrCulled(w.animal(id).Status) {
+				continue
+			}
 			wwt, ok1 := w.value(id, "WWT")
 			bwt, ok2 := w.value(id, "BWT")
 			if ok1 && ok2 {

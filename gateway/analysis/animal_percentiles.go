@@ -24,6 +24,7 @@ func runAnimalPercentiles(ctx context.Context, r *call, args map[string]any) (an
 		return nil, &AboutError{Field: "search_string", Value: id, What: "animal matching", Next: "check the ID, or find animals and their LPN IDs with nsip_search_animals", Err: err}
 	}
 	pc := newPercentiles(r)
+	pc.subject = d.LPNID
 	unproven := map[string]string{}
 	var qs []pctQuery
 	if d.BreedID != 0 {
@@ -44,6 +45,9 @@ func runAnimalPercentiles(ctx context.Context, r *call, args map[string]any) (an
 			unproven[code] = "the animal's record names no breed ID"
 		case res[i].p == nil:
 			unproven[code] = res[i].why
+			if res[i].stopped {
+				pc.missing = append(pc.missing, code)
+			}
 		default:
 			cell = *res[i].p
 		}

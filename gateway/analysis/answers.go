@@ -123,15 +123,21 @@ type RankAnswer struct {
 	Columns               []string     `json:"columns"`
 	Computed              RankComputed `json:"computed"`
 	ContradictingCriteria *Named       `json:"contradicting_criteria,omitempty"`
-	ForEwes               *ForEwes     `json:"for_ewes,omitempty"`
-	Genotyped             string       `json:"genotyped,omitempty"` // what the genotyped column's nulls mean
+	// DeadOrCulled counts the animals read but left out as recorded DEAD
+	// or CULL (unless include_dead_and_culled or a status was asked).
+	DeadOrCulled *Named   `json:"dead_or_culled,omitempty"`
+	ForEwes      *ForEwes `json:"for_ewes,omitempty"`
+	Genotyped    string   `json:"genotyped,omitempty"` // what the genotyped column's nulls mean
 	Ignored
 	NonFinite
 	NotShown    *RestCall    `json:"not_shown,omitempty"`
 	Percentiles *Percentiles `json:"percentiles,omitempty"`
+	// SexNotRecorded counts the animals read but left out, a gender being
+	// asked, as of no recorded sex.
+	SexNotRecorded *Named `json:"sex_not_recorded,omitempty"`
 	// Top are the ranked rows under Columns: rank, lpn_id, index, sex,
-	// genotyped, each weighted trait and its accuracy, and with for_ewes
-	// or percentiles their columns.
+	// status, genotyped, each weighted trait and its accuracy, and with
+	// for_ewes or percentiles their columns.
 	Top      [][]any          `json:"top"`
 	Unranked string           `json:"unranked,omitempty"`
 	Warnings []string         `json:"warnings,omitempty"`
@@ -152,6 +158,7 @@ type IndexRankAnswer struct {
 	Columns               []string          `json:"columns"`
 	Computed              IndexRankComputed `json:"computed"`
 	ContradictingCriteria *Named            `json:"contradicting_criteria,omitempty"`
+	DeadOrCulled          *Named            `json:"dead_or_culled,omitempty"` // as RankAnswer's
 	ForEwes               *ForEwes          `json:"for_ewes,omitempty"`
 	Genotyped             string            `json:"genotyped,omitempty"`
 	Ignored
@@ -159,9 +166,10 @@ type IndexRankAnswer struct {
 	NonFinite
 	NotShown *RestCall `json:"not_shown,omitempty"`
 	// Percentiles, when asked for, says why a ranking by index has none.
-	Percentiles string  `json:"percentiles,omitempty"`
-	Top         [][]any `json:"top"` // rank, lpn_id, index, sex, genotyped (and for_ewes's columns)
-	Unranked    string  `json:"unranked,omitempty"`
+	Percentiles    string  `json:"percentiles,omitempty"`
+	SexNotRecorded *Named  `json:"sex_not_recorded,omitempty"` // as RankAnswer's
+	Top            [][]any `json:"top"`                        // rank, lpn_id, index, sex, status, genotyped (and for_ewes's columns)
+	Unranked       string  `json:"unranked,omitempty"`
 }
 
 // IndexRankComputed is how a ranking by index was computed.

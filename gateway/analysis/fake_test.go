@@ -92,6 +92,11 @@ type fakeSource struct {
 
 	// ceiling refuses lookups past it with ErrCeiling; 0 means none.
 	ceiling int
+	// timeLimitAt refuses lookups past it with ErrTimeLimit, as the
+	// gateway does once the call's time has passed, counted in lookups
+	// so that no test depends on a clock; 0 means none.
+	timeLimitAt int
+	timedOut    bool
 
 	calls    map[string]int
 	lookups  int // lookups served or failed, not refused
@@ -122,6 +127,11 @@ func (f *fakeSource) count(method string, lookup bool) error {
 	f.calls[method]++
 	if !lookup {
 		return nil
+	}
+	if f.timeLimitAt > 0 && f.lookups >= f.timeLimitAt {
+		f.refused++
+		f.timedOut = true
+		return ErrTimeLimit
 	}
 	if f.ceiling > 0 && f.lookups >= f.ceiling {
 		f.refused++
@@ -390,7 +400,7 @@ func (f *fakeSource) Upstream() Upstream {
 	f.count("upstream", false)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return Upstream{Lookups: f.lookups, Stale: f.stale}
+	return Upstream{Ceiling: f.ceiling, Lookups: f.lookups, Stale: f.stale, TimeLimitSeconds: 30, TimeLimitReached: f.timedOut}
 }
 
 func (f *fakeSource) ErrorCode(err error) string {

@@ -45,6 +45,9 @@ type pctSched struct {
 	committed int
 	running   int
 	width     int
+	// limit is the lookups the values may take in all: the percentiles'
+	// own 150, or fewer when the call's ceiling leaves fewer.
+	limit int
 	failed    bool
 	// alone is the value under way alone, if one is: it holds every
 	// lookup left until its bound is known (refit).
@@ -81,7 +84,14 @@ func (pc *percentiles) topPercents(ctx context.Context, qs []pctQuery) ([]pctRes
 		done[k] = make(chan struct{})
 	}
 	pc.mu.Lock()
-	s := &pctSched{committed: pc.used, width: pc.r.parallel()}
+	limit := pctLookups
+	if u := pc.r.src.Upstream(); u.Ceiling > 0 {
+		// Values started at once against more lookups than the call has
+		// left would each be cut short where, one at a time, the first
+		// would have been whole.
+		limit = min(limit, pc.used+max(0, u.Ceiling-u.Lookups))
+	}
+	s := &pctSched{committed: pc.used, width: pc.r.parallel(), limit: limit}
 	pc.sched = s
 	pc.mu.Unlock()
 	s.cond = sync.NewCond(&s.mu)
@@ -128,7 +138,7 @@ func (s *pctSched) admit(bound func() (int, bool)) (*pctSlot, bool) {
 			return nil, false
 		}
 		if s.running < s.width {
-			if b, known := bound(); known && s.committed+b <= pctLookups {
+			if b, known := bound(); known && s.committed+b <= s.limit {
 				s.committed += b
 				s.running++
 				return &pctSlot{reserved: b, bound: bound}, true
@@ -136,7 +146,7 @@ func (s *pctSched) admit(bound func() (int, bool)) (*pctSlot, bool) {
 			if s.running == 0 {
 				// Every value before it is done: it meets the limit
 				// alone, as it would one value at a time.
-				slot := &pctSlot{reserved: max(0, pctLookups-s.committed), bound: bound}
+				slot := &pctSlot{reserved: max(0, s.limit-s.committed), bound: bound}
 				s.committed += slot.reserved
 				s.running++
 				s.alone = slot
@@ -163,7 +173,7 @@ func (s *pctSched) refitLocked() {
 	if a == nil {
 		return
 	}
-	if b, known := a.bound(); known && s.committed-a.reserved+b <= pctLookups {
+	if b, known := a.bound(); known && s.committed-a.reserved+b <= s.limit {
 		s.committed += b - a.reserved
 		a.reserved = b
 		s.alone = nil

@@ -61,7 +61,6 @@ type pctTrait struct {
 	allEqual float64
 	ready    bool
 	reads    int // pages this trait has read, for a value's own count
-	started  bool
 }
 
 // percentiles computes top_percent for one call; its traits share pages.
@@ -73,11 +72,16 @@ type percentiles struct {
 	mu     sync.Mutex
 	traits map[[2]any]*pctTrait // {breed, code}
 	used   int
-	short  int // values not computed for want of lookups
+	short  int // values not computed for want of lookups or time
 	// breedTotal is the largest count of each breed's animals a page has
 	// shown, which bounds the lookups a value of the breed may take.
 	breedTotal map[int]int
 	sched      *pctSched // admitting values, while they are computed
+	limit      error     // the limit that stopped the first value not computed: errPctLimit, ErrTimeLimit or ErrCeiling
+	// subject and missing, for one animal's percentiles, are its LPN ID
+	// and the traits a limit stopped, which the advice names.
+	subject string
+	missing []string
 
 	evalRead bool
 	eval     string // NSIP's last-update date the pages are read under
@@ -116,6 +120,10 @@ func (pc *percentiles) page(ctx context.Context, breed int, t *pctTrait, p int) 
 		args[EvaluationArg] = pc.eval
 	}
 	results, count, err := searchPages(pc.r, args)(ctx, p)
+	if errors.Is(err, ErrCeiling) {
+		pc.untake() // refused, not read
+		t.reads--
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -249,13 +257,21 @@ func (pc *percentiles) take() bool {
 	return true
 }
 
+// untake gives back a lookup the call's ceiling refused unread.
+func (pc *percentiles) untake() {
+	pc.mu.Lock()
+	pc.used--
+	pc.mu.Unlock()
+}
+
 // trait reads what the ends of breed's order by code show.
 func (pc *percentiles) trait(ctx context.Context, breed int, code string) (*pctTrait, error) {
 	t, _ := pc.traitOf(breed, code)
-	if t.started {
+	// A trait a limit stopped part way is read on from the pages it has,
+	// never taken as ready with no animals counted.
+	if t.ready || t.bad != "" {
 		return t, nil
 	}
-	t.started = true
 	if !sortable(code) {
 		t.bad = "NSIP cannot sort by " + code
 		return t, nil
@@ -335,7 +351,11 @@ func (pc *percentiles) evaluation(ctx context.Context) (string, error) {
 	if !pc.take() {
 		return "", errPctLimit
 	}
-	return pc.r.src.Evaluation(ctx)
+	d, err := pc.r.src.Evaluation(ctx)
+	if errors.Is(err, ErrCeiling) {
+		pc.untake() // refused, not read
+	}
+	return d, err
 }
 
 // openEvaluation reads NSIP's last-update date before the first page, once
@@ -359,10 +379,12 @@ func (pc *percentiles) openEvaluation(ctx context.Context) error {
 	return nil
 }
 
-// pctResult is one value's top_percent, or nil and why it has none.
+// pctResult is one value's top_percent, or nil and why it has none;
+// stopped when a limit (time or lookups) left it uncomputed.
 type pctResult struct {
-	p   *float64
-	why string
+	p       *float64
+	why     string
+	stopped bool
 }
 
 // topPercent is the share in percent of breed's animals with code whose
@@ -375,22 +397,19 @@ func (pc *percentiles) topPercent(ctx context.Context, breed int, code string, v
 	p, why, short, err := pc.topPercentOf(ctx, breed, code, v)
 	cost = t.reads - before
 	if err != nil || pc.eval == "" || cost == 0 || short {
-		return pctResult{p, why}, cost, err
+		return pctResult{p: p, why: why, stopped: short}, cost, err
 	}
 	// New pages were read for this value: they are of pc.eval only if the
 	// date still is.
 	d, derr := pc.evaluation(ctx)
-	if !errors.Is(derr, errPctLimit) {
+	if !errors.Is(derr, errPctLimit) && !errors.Is(derr, ErrCeiling) {
 		cost++
 	}
 	switch {
 	case derr != nil && ctx.Err() != nil:
 		return pctResult{}, cost, derr
 	case errors.Is(derr, errPctLimit) || errors.Is(derr, ErrCeiling):
-		pc.mu.Lock()
-		pc.short++
-		pc.mu.Unlock()
-		return pctResult{why: fmt.Sprintf("not computed: the %d lookups for percentiles ran out", pctLookups)}, cost, nil
+		return pctResult{why: pc.stopped(derr), stopped: true}, cost, nil
 	case derr != nil && p == nil:
 		return pctResult{why: why}, cost, nil
 	case derr != nil:
@@ -405,7 +424,71 @@ func (pc *percentiles) topPercent(ctx context.Context, breed int, code string, v
 		}
 		return pctResult{why: t.bad}, cost, nil
 	}
-	return pctResult{p, why}, cost, nil
+	return pctResult{p: p, why: why}, cost, nil
+}
+
+// TimeLimitSetting is the setting that raises the call's time limit,
+// which an analysis's lookups share (the gateway's AnalysisTimeout).
+const TimeLimitSetting = "NSIP_CALL_TIMEOUT"
+
+// limitOf is which limit err is: the call's time limit (itself met as a
+// ceiling), the percentiles' own lookups, or the call's lookup ceiling.
+func limitOf(err error) error {
+	switch {
+	case errors.Is(err, ErrTimeLimit):
+		return ErrTimeLimit
+	case errors.Is(err, errPctLimit):
+		return errPctLimit
+	}
+	return ErrCeiling
+}
+
+// stopped counts a value a limit stopped and says which limit it was.
+func (pc *percentiles) stopped(err error) string {
+	lim := limitOf(err)
+	pc.mu.Lock()
+	pc.short++
+	if pc.limit == nil || lim == ErrTimeLimit {
+		// Once the time has passed no later value could have been
+		// computed, whatever stopped an earlier one.
+		pc.limit = lim
+	}
+	pc.mu.Unlock()
+	return "not computed: " + pc.limitWhy(lim)
+}
+
+// limitWhy names limit as the answer states it: what it is, what was
+// spent, and, where a setting raises it, that setting.
+func (pc *percentiles) limitWhy(limit error) string {
+	u := pc.r.src.Upstream()
+	switch limit {
+	case ErrTimeLimit:
+		pc.mu.Lock()
+		used := pc.used
+		pc.mu.Unlock()
+		return fmt.Sprintf("the call's time limit of %d s passed (%d lookups read, %d of them for percentiles; %s raises the limit)", u.TimeLimitSeconds, u.Lookups, used, TimeLimitSetting)
+	case errPctLimit:
+		return fmt.Sprintf("the %d lookups for percentiles ran out, a fixed limit of each call", pctLookups)
+	}
+	return fmt.Sprintf("the call's ceiling of %d lookups was reached, a fixed limit of %s", pc.r.def.Ceiling, pc.r.def.Name)
+}
+
+// advice is what the caller can do about limit with the same tool (or,
+// where it takes no narrower question, the tool that does).
+func (pc *percentiles) advice(limit error) string {
+	if limit == ErrTimeLimit {
+		return "call again: the pages read so far are cached, so the next call gets further"
+	}
+	switch pc.r.def.Name {
+	case "nsip_compare_animals":
+		return "ask about fewer animals or traits (lpn_ids, traits)"
+	case "nsip_rank_animals":
+		return "ask for fewer rows (top_n) or fewer weighted traits"
+	}
+	if pc.subject != "" && len(pc.missing) > 0 {
+		return fmt.Sprintf(`ask nsip_compare_animals with lpn_ids ["%s"], percentiles: true and traits %s, a few at a time`, pc.subject, param.JSONText(pc.missing))
+	}
+	return "ask nsip_compare_animals for this animal with percentiles: true and the traits still missing (traits), a few at a time"
 }
 
 // topPercentOf is topPercent from the pages, whatever their evaluation;
@@ -422,10 +505,7 @@ func (pc *percentiles) topPercentOf(ctx context.Context, breed int, code string,
 	}
 	switch {
 	case errors.Is(err, errPctLimit) || errors.Is(err, ErrCeiling):
-		pc.mu.Lock()
-		pc.short++
-		pc.mu.Unlock()
-		return nil, fmt.Sprintf("not computed: the %d lookups for percentiles ran out", pctLookups), true, nil
+		return nil, pc.stopped(err), true, nil
 	case err != nil && ctx.Err() != nil:
 		return nil, "", false, err
 	case err != nil:
@@ -502,7 +582,7 @@ func (pc *percentiles) block(unproven map[string]string) *Percentiles {
 		out.EvaluationNote = "NSIP's last-update date could not be read (" + pc.r.src.ErrorCode(pc.evalErr) + "), so these percentiles are not tied to one evaluation: pages from before and after a new one may be combined"
 	}
 	if pc.short > 0 {
-		out.NotComputed = fmt.Sprintf("%d values: the lookups for percentiles ran out; ask about fewer animals or traits", pc.short)
+		out.NotComputed = fmt.Sprintf("%d values: %s; %s", pc.short, pc.limitWhy(pc.limit), pc.advice(pc.limit))
 	}
 	if len(unproven) > 0 {
 		out.Unproven = unproven

@@ -126,6 +126,9 @@ func runPlan(ctx context.Context, r *call, a *planArgs) (any, error) {
 		if !isSex(d.Gender, "male") {
 			warnings = append(warnings, fmt.Sprintf("ram %s is recorded as %q", rams[i], d.Gender))
 		}
+		if w := goneWarning("ram", rams[i], d.Status); w != "" {
+			warnings = append(warnings, w)
+		}
 	}
 	eweEBV := make([]map[string]float64, len(ewes))
 	var noIndex []string
@@ -136,6 +139,9 @@ func runPlan(ctx context.Context, r *call, a *planArgs) (any, error) {
 		}
 		if !isSex(d.Gender, "female") {
 			warnings = append(warnings, fmt.Sprintf("ewe %s is recorded as %q", ewes[i], d.Gender))
+		}
+		if w := goneWarning("ewe", ewes[i], d.Status); w != "" {
+			warnings = append(warnings, w)
 		}
 	}
 	b := newPedigreeBuilder(r)

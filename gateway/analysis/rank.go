@@ -37,6 +37,7 @@ type rankArgs struct {
 	Percentiles bool             `json:"percentiles,omitempty"`
 	Weights     breeding.Weights `json:"weights,omitempty"` // nil: asked of the user
 	ForEwes     []string         `json:"for_ewes,omitempty"`
+	IncludeGone bool             `json:"include_dead_and_culled,omitempty"`
 }
 
 // rankCriteria is param.Criteria less breed_id, which the ranking takes
@@ -73,6 +74,7 @@ var rankParams = param.MustStruct[rankArgs](param.Table{
 		"Percentiles": percentilesParam,
 		"Weights":     {List: &rankWeights},
 		"ForEwes":     {List: &forEwesList},
+		"IncludeGone": includeGoneParam,
 	},
 	reflect.TypeFor[rankCriteria](): func() param.Fields {
 		f := maps.Clone(param.CriteriaFields)
@@ -85,8 +87,8 @@ var Rank = &Def{
 	Name: "nsip_rank_animals", Title: "Rank NSIP animals by an index", Method: "rank_animals",
 	Desc: `Exact top N of a breed by sum(weight x EBV), or by an index NSIP computes, over every matching animal, not a first page (about 80 tokens an animal). ` +
 		fmt.Sprintf("Reads NSIP sorted by the heaviest-weighted trait until the breed's trait ranges prove no unread animal can enter, at most %d pages of %d; says whether exact. ", rankPages, nsip.MaxPageSize) +
-		`Arguments: breed_id (from nsip_list_breeds), e.g. 640; weights by trait code, negative where lower is better, e.g. {"WWT":1,"BWT":-0.5}, or index by any name NSIP or breeders give it, e.g. "US Hair Index" or usIndex (NSIP cannot sort by one, so all pages are read); top_n 1..50; ` +
-		`search_criteria as for nsip_search_animals, e.g. {"gender":"Male","status":"CURRENT"}; ` +
+		`Arguments: breed_id (from nsip_list_breeds), e.g. 640; weights by trait code, negative where lower is better, e.g. {"WWT":1,"BWT":-0.5}, or index by any of its names, e.g. "US Hair Index" or usIndex (all pages read: NSIP cannot sort by one); top_n 1..50; ` +
+		`search_criteria as for nsip_search_animals, e.g. {"gender":"Male","status":"CURRENT"}; DEAD and CULL left out unless include_dead_and_culled: true; ` +
 		fmt.Sprintf(`for_ewes (1-20 LPN IDs) adds each ram's lambs' mean COI with them, max_mean_coi (e.g. 0.03125) leaving out rams above it (at most %d lookups more); percentiles: true adds each weighted EBV's top_percent in the breed (%d more). `, ewesLookups, pctLookups) +
 		`Next: nsip_compare_animals or nsip_check_mating.`,
 	Args:    rankParams,
@@ -206,6 +208,7 @@ func runRank(ctx context.Context, r *call, a *rankArgs) (any, error) {
 		search["search_criteria"] = criteriaMap(crit)
 	}
 	stray := summarize.Contradiction(search)
+	keep := newRankFilter(a.IncludeGone, crit)
 	eb, err := openEvaluation(ctx, r, search)
 	if err != nil {
 		return nil, err
@@ -251,6 +254,9 @@ func runRank(ctx context.Context, r *call, a *rankArgs) (any, error) {
 				nContra++
 				continue
 			}
+			if keep.leaves(row) {
+				continue
+			}
 			for _, c := range codes {
 				if r, ok := ranges[c]; ok && c != sortBy && outside == "" && (ebv[c] < r[0] || ebv[c] > r[1]) {
 					outside = fmt.Sprintf("%s's %s of %g lies outside the breed's range %g..%g", row.LPNID, c, ebv[c], r[0], r[1])
@@ -283,6 +289,7 @@ func runRank(ctx context.Context, r *call, a *rankArgs) (any, error) {
 				sc.restart()
 				top, rows, read, unindexed = breeding.NewTopN(scanN), map[string]nsip.AnimalRow{}, 0, 0
 				contra, nContra = nil, 0
+				keep.reset()
 				continue
 			}
 			if (o == 1) != wantDesc {
@@ -310,7 +317,7 @@ func runRank(ctx context.Context, r *call, a *rankArgs) (any, error) {
 		return nil, err
 	}
 	// Rows are arrays under one header, so that fifty fit the budget.
-	columns := []string{"rank", "lpn_id", "index", "sex", "genotyped"}
+	columns := []string{"rank", "lpn_id", "index", "sex", "status", "genotyped"}
 	for _, c := range codes {
 		columns = append(columns, c, c+"_acc")
 	}
@@ -325,7 +332,7 @@ func runRank(ctx context.Context, r *call, a *rankArgs) (any, error) {
 		if rows[s.ID].Genotyped == "" {
 			unstated++
 		}
-		row := []any{i + 1, s.ID, round4(s.Score), sex, genotypedCell(rows[s.ID].Genotyped)}
+		row := []any{i + 1, s.ID, round4(s.Score), sex, statusCell(rows[s.ID]), genotypedCell(rows[s.ID].Genotyped)}
 		for _, c := range codes {
 			t := tm[c]
 			row = append(row, t.Value, accPtr(t))
@@ -354,6 +361,7 @@ func runRank(ctx context.Context, r *call, a *rankArgs) (any, error) {
 	answer := RankAnswer{Columns: columns, Weights: w, Computed: computed}
 	answer.Genotyped = genotypedNote(unstated, len(out), true)
 	answer.ContradictingCriteria = contradicting(nContra, contra)
+	answer.DeadOrCulled, answer.SexNotRecorded = keep.blocks()
 	if unindexed > 0 {
 		answer.Unranked = fmt.Sprintf("%d animals lack an EBV for a weighted trait and have no index", unindexed)
 	}

@@ -144,6 +144,7 @@ func runRankIndex(ctx context.Context, r *call, a *rankArgs, ewes *eweSet) (any,
 		search["search_criteria"] = criteriaMap(crit)
 	}
 	stray := summarize.Contradiction(search)
+	keep := newRankFilter(a.IncludeGone, crit)
 	eb, err := openEvaluation(ctx, r, search)
 	if err != nil {
 		return nil, err
@@ -187,6 +188,9 @@ func runRankIndex(ctx context.Context, r *call, a *rankArgs, ewes *eweSet) (any,
 				nContra++
 				continue
 			}
+			if keep.leaves(row) {
+				continue
+			}
 			v, ok := indexValue(row, name)
 			if !ok {
 				unindexed++
@@ -208,7 +212,7 @@ func runRankIndex(ctx context.Context, r *call, a *rankArgs, ewes *eweSet) (any,
 	if err != nil {
 		return nil, err
 	}
-	columns := []string{"rank", "lpn_id", "index", "sex", "genotyped"}
+	columns := []string{"rank", "lpn_id", "index", "sex", "status", "genotyped"}
 	out := make([][]any, 0, scanN)
 	unstated := 0
 	for i, s := range top.Rows() {
@@ -220,7 +224,7 @@ func runRankIndex(ctx context.Context, r *call, a *rankArgs, ewes *eweSet) (any,
 		if row.Genotyped == "" {
 			unstated++
 		}
-		out = append(out, []any{i + 1, s.ID, s.Score, sex, genotypedCell(row.Genotyped)})
+		out = append(out, []any{i + 1, s.ID, s.Score, sex, statusCell(row), genotypedCell(row.Genotyped)})
 	}
 	computed := IndexRankComputed{
 		Method: fmt.Sprintf("ranked by NSIP's own %s as NSIP computed it and sent it with each animal, higher first (ties by LPN ID); "+
@@ -233,6 +237,7 @@ func runRankIndex(ctx context.Context, r *call, a *rankArgs, ewes *eweSet) (any,
 	answer := IndexRankAnswer{Columns: columns, Index: name, Computed: computed}
 	answer.Genotyped = genotypedNote(unstated, len(out), true)
 	answer.ContradictingCriteria = contradicting(nContra, contra)
+	answer.DeadOrCulled, answer.SexNotRecorded = keep.blocks()
 	if unindexed > 0 {
 		answer.Unranked = fmt.Sprintf("%d animals came without the %s and were not ranked", unindexed, name)
 	}

@@ -1,0 +1,103 @@
+package analysis
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+type limitedAnswer struct {
+	EBVs        [][]any `json:"ebvs"`
+	Percentiles struct {
+		Lookups     int               `json:"lookups"`
+		NotComputed string            `json:"not_computed"`
+		Unproven    map[string]string `json:"unproven"`
+	} `json:"percentiles"`
+}
+
+// runLimited is nsip_get_animal with percentiles for one animal of f.
+func runLimited(t *testing.T, f *fakeSource) (limitedAnswer, int) {
+	t.Helper()
+	id := pick(f, 7, 1)[0]
+	v, err := Run(t.Context(), AnimalPercentiles, f, discard(), map[string]any{"search_string": id}, map[string]any{"search_string": id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a limitedAnswer
+	decode(t, v, &a)
+	computed := 0
+	for _, row := range a.EBVs {
+		if row[3] != nil {
+			computed++
+		}
+	}
+	return a, computed
+}
+
+// The call's time limit passing (the gateway refusing lookups from then
+// on) stops the percentiles part way: the answer says it was the time
+// limit, not the lookups, names the setting that raises it, and advises
+// what nsip_get_animal can do, not a list of traits it does not take.
+func TestAnimalPercentilesNameTheTimeLimit(t *testing.T) {
+	f := population(7, 700)
+	f.timeLimitAt = 12
+	a, computed := runLimited(t, f)
+	if computed == 0 || computed == len(a.EBVs) {
+		t.Fatalf("%d of %d values computed; want the time limit to stop it part way", computed, len(a.EBVs))
+	}
+	nc := a.Percentiles.NotComputed
+	for _, want := range []string{fmt.Sprintf("%d values", len(a.EBVs)-computed), "time limit of 30 s", "NSIP_CALL_TIMEOUT", "call again"} {
+		if !strings.Contains(nc, want) {
+			t.Errorf("not_computed %q; want it to say %q", nc, want)
+		}
+	}
+	if strings.Contains(nc, "ran out") || strings.Contains(nc, "fewer") {
+		t.Errorf("not_computed %q blames the lookups or advises what nsip_get_animal cannot do", nc)
+	}
+	for code, why := range a.Percentiles.Unproven {
+		if !strings.Contains(why, "time limit") || strings.Contains(why, "ran out") {
+			t.Errorf("%s: %q; want the time limit named", code, why)
+		}
+	}
+}
+
+// The lookup ceiling stopping it instead: the answer names that ceiling
+// and its size, and sends nsip_get_animal's caller to the tool that takes
+// a list of traits.
+func TestAnimalPercentilesNameTheLookupCeiling(t *testing.T) {
+	f := population(7, 700)
+	f.ceiling = 12
+	a, computed := runLimited(t, f)
+	if computed == 0 || computed == len(a.EBVs) {
+		t.Fatalf("%d of %d values computed; want the ceiling to stop it part way", computed, len(a.EBVs))
+	}
+	nc := a.Percentiles.NotComputed
+	var missing []string
+	for _, row := range a.EBVs {
+		if row[3] == nil {
+			missing = append(missing, fmt.Sprintf("%q", row[0]))
+		}
+	}
+	for _, want := range []string{fmt.Sprintf("ceiling of %d lookups", AnimalPercentiles.Ceiling), "nsip_compare_animals", "traits [" + strings.Join(missing, ",") + "]"} {
+		if !strings.Contains(nc, want) {
+			t.Errorf("not_computed %q; want it to say %q", nc, want)
+		}
+	}
+	if strings.Contains(nc, "time limit") || strings.Contains(nc, "fewer animals") {
+		t.Errorf("not_computed %q names the wrong limit or advice nsip_get_animal cannot follow", nc)
+	}
+
+	// nsip_compare_animals takes animals and traits: its advice is to ask
+	// about fewer of them.
+	g := population(7, 700)
+	g.ceiling = 12
+	var c struct {
+		Percentiles struct {
+			NotComputed string `json:"not_computed"`
+		} `json:"percentiles"`
+	}
+	mustRun(t, Compare, g, map[string]any{"lpn_ids": pick(g, 7, 4), "percentiles": true}, &c)
+	if nc := c.Percentiles.NotComputed; !strings.Contains(nc, fmt.Sprintf("ceiling of %d lookups", Compare.Ceiling)) || !strings.Contains(nc, "fewer animals or traits") {
+		t.Errorf("compare's not_computed %q; want the ceiling named and fewer animals or traits advised", nc)
+	}
+}

@@ -1,0 +1,118 @@
+package analysis
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+// A breeder asking for the best rams wants rams he can still use: a
+// ranking leaves out the animals NSIP records as dead or culled, unless
+// the caller asks for them (include_dead_and_culled, or a status among
+// search_criteria), and, asked for one sex, every animal not recorded as
+// that sex. Each row left out after it was read is counted and the first
+// are named, so that nothing is dropped silently. Leaving rows out changes
+// nothing about whether the listing was read whole: the scan's proof is of
+// the pages, and the ranking is exact over the animals kept.
+
+// goneStatuses are the statuses of animals no longer in anyone's flock.
+var goneStatuses = []string{"DEAD", "CULL", "CULLED"}
+
+// includeGoneParam is described by the tool's description, which
+// tools/list carries once.
+var includeGoneParam = param.Spec{Name: "include_dead_and_culled", Kind: param.Boolean, Default: false, Example: true}
+
+// rankFilter keeps, of the rows a ranking reads, the animals it may rank.
+type rankFilter struct {
+	keepGone bool   // dead and culled animals are ranked too
+	sex      string // "Male" or "Female" when one sex was asked; "" for both
+	gone     []string
+	byStatus map[string]int
+	nGone    int
+	unsexed  []string
+	nUnsexed int
+}
+
+// newRankFilter is the filter of a ranking with crit (after for_ewes asked
+// for rams): dead and culled animals are kept when include asks for them or
+// a status was asked, which the criteria check then holds rows to.
+func newRankFilter(include bool, crit *param.Criteria) *rankFilter {
+	f := &rankFilter{keepGone: include, byStatus: map[string]int{}}
+	if crit != nil {
+		f.keepGone = f.keepGone || crit.Status != ""
+		if crit.Gender == "Male" || crit.Gender == "Female" {
+			f.sex = crit.Gender
+		}
+	}
+	return f
+}
+
+// reset forgets the rows left out, for a scan started again.
+func (f *rankFilter) reset() {
+	f.gone, f.byStatus, f.nGone, f.unsexed, f.nUnsexed = nil, map[string]int{}, 0, nil, 0
+}
+
+// leaves reports whether row is left out of the ranking, counting it.
+func (f *rankFilter) leaves(row nsip.AnimalRow) bool {
+	st := strings.ToUpper(strings.TrimSpace(row.Status))
+	if !f.keepGone && slices.Contains(goneStatuses, st) {
+		if len(f.gone) < maxNamed {
+			f.gone = append(f.gone, row.LPNID+" ("+st+")")
+		}
+		f.byStatus[st]++
+		f.nGone++
+		return true
+	}
+	// A row of the other sex contradicts the criteria and is counted
+	// there; one of no recorded sex is left out here, as no row shows it
+	// is of the sex asked.
+	if f.sex != "" && nsip.NormalizeSex(row.Sex) != f.sex {
+		if len(f.unsexed) < maxNamed {
+			f.unsexed = append(f.unsexed, row.LPNID)
+		}
+		f.nUnsexed++
+		return true
+	}
+	return false
+}
+
+// blocks are the answer's accounts of the rows left out: dead or culled,
+// and of no recorded sex; nil for none.
+func (f *rankFilter) blocks() (gone, unsexed *Named) {
+	if f.nGone > 0 {
+		var parts []string
+		for _, s := range slices.Sorted(maps.Keys(f.byStatus)) {
+			parts = append(parts, fmt.Sprintf("%d %s", f.byStatus[s], s))
+		}
+		gone = &Named{Count: f.nGone, LPNIDs: f.gone,
+			Effect: fmt.Sprintf("left out, of the animals read: recorded as no longer living or kept (%s); ask again with include_dead_and_culled: true to rank them", strings.Join(parts, ", "))}
+	}
+	if f.nUnsexed > 0 {
+		unsexed = &Named{Count: f.nUnsexed, LPNIDs: f.unsexed,
+			Effect: fmt.Sprintf("left out, of the animals read: NSIP's row records no sex, so none is shown to be %s as search_criteria.gender asks", f.sex)}
+	}
+	return gone, unsexed
+}
+
+// statusCell is a row's status as the ranking shows it.
+func statusCell(row nsip.AnimalRow) string {
+	if s := strings.TrimSpace(row.Status); s != "" {
+		return s
+	}
+	return "unknown"
+}
+
+// goneWarning warns of an animal the caller named (a plan's rams and
+// ewes are the caller's choice, so none is left out) that NSIP records as
+// dead or culled; "" when it is not.
+func goneWarning(role, id, status string) string {
+	st := strings.ToUpper(strings.TrimSpace(status))
+	if !slices.Contains(goneStatuses, st) {
+		return ""
+	}
+	return fmt.Sprintf("%s %s is recorded as %s by NSIP, so it may not be available to mate", role, id, st)
+}
