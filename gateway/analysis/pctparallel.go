@@ -47,8 +47,8 @@ type pctSched struct {
 	width     int
 	// limit is the lookups the values may take in all: the percentiles'
 	// own 150, or fewer when the call's ceiling leaves fewer.
-	limit int
-	failed    bool
+	limit  int
+	failed bool
 	// alone is the value under way alone, if one is: it holds every
 	// lookup left until its bound is known (refit).
 	alone *pctSlot
