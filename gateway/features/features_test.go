@@ -327,7 +327,9 @@ func TestPromptsValidateTheirArguments(t *testing.T) {
 func TestThroughMCP(t *testing.T) {
 	ft := &fakeTools{answers: map[string]*mcp.CallToolResult{ToolLineage: mcp.NewToolResultText(`{"lpnId":"6402382024NCS310"}`)}}
 	f := New(ft)
-	s := server.NewMCPServer("features-test", "0", f.Options()...)
+	hooks := &server.Hooks{}
+	f.AddHooks(hooks)
+	s := server.NewMCPServer("features-test", "0", append(f.Options(), server.WithHooks(hooks))...)
 	f.Register(s)
 	c, err := client.NewInProcessClient(s)
 	if err != nil {
@@ -363,6 +365,13 @@ func TestThroughMCP(t *testing.T) {
 	pr, err := c.GetPrompt(ctx, get)
 	if err != nil || !strings.Contains(pr.Messages[0].Content.(mcp.TextContent).Text, "6401492020FLE249") {
 		t.Errorf("prompt: %v %+v", err, pr)
+	}
+
+	// An argument the prompt cannot use is invalid params, naming it.
+	get.Params.Arguments = map[string]string{"ram_lpn_id": "6402382024NCS310"}
+	_, err = c.GetPrompt(ctx, get)
+	if !errors.Is(err, mcp.ErrInvalidParams) || !strings.Contains(err.Error(), "prompt 'check_planned_mating' refused: ") || !strings.Contains(err.Error(), `ewe_lpn_id`) {
+		t.Errorf("a prompt without its ewe: %v; want invalid params naming ewe_lpn_id", err)
 	}
 
 	comp := mcp.CompleteRequest{}
