@@ -92,6 +92,9 @@ type fakeSource struct {
 
 	// ceiling refuses lookups past it with ErrCeiling; 0 means none.
 	ceiling int
+	// parallel, when set, is the lookups the analysis may keep under way
+	// (Parallel); 0 leaves the analysis its default.
+	parallel int
 	// timeLimitAt refuses lookups past it with ErrTimeLimit, as the
 	// gateway does once the call's time has passed, counted in lookups
 	// so that no test depends on a clock; 0 means none.
@@ -402,6 +405,8 @@ func (f *fakeSource) Upstream() Upstream {
 	defer f.mu.Unlock()
 	return Upstream{Ceiling: f.ceiling, Lookups: f.lookups, Stale: f.stale, TimeLimitSeconds: 30, TimeLimitReached: f.timedOut}
 }
+
+func (f *fakeSource) Parallel() int { return f.parallel }
 
 func (f *fakeSource) ErrorCode(err error) string {
 	f.count("errorcode", false)

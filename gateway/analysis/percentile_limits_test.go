@@ -15,9 +15,14 @@ type limitedAnswer struct {
 	} `json:"percentiles"`
 }
 
-// runLimited is nsip_get_animal with percentiles for one animal of f.
+// runLimited is nsip_get_animal with percentiles for one animal of f,
+// one value at a time: the limits here are met after a count of lookups,
+// and values computed at once would share that count in whatever order
+// they were scheduled, where these tests are about how the answer names
+// the limit.
 func runLimited(t *testing.T, f *fakeSource) (limitedAnswer, int) {
 	t.Helper()
+	f.parallel = 1
 	id := pick(f, 7, 1)[0]
 	v, err := Run(t.Context(), AnimalPercentiles, f, discard(), map[string]any{"search_string": id}, map[string]any{"search_string": id})
 	if err != nil {
@@ -90,7 +95,7 @@ func TestAnimalPercentilesNameTheLookupCeiling(t *testing.T) {
 	// nsip_compare_animals takes animals and traits: its advice is to ask
 	// about fewer of them.
 	g := population(7, 700)
-	g.ceiling = 12
+	g.ceiling, g.parallel = 12, 1
 	var c struct {
 		Percentiles struct {
 			NotComputed string `json:"not_computed"`

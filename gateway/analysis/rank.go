@@ -385,6 +385,7 @@ func runRank(ctx context.Context, r *call, a *rankArgs) (any, error) {
 		a.Top = out[:n]
 		if n < len(out) {
 			a.NotShown = r.restCall(map[string]any{rankParams.Name("Weights"): w}, n, len(out), fmt.Sprintf("ranks %d to %d", n+1, len(out)))
+			a.DeadOrCulled, a.SexNotRecorded = unnamed(a.DeadOrCulled), unnamed(a.SexNotRecorded)
 		}
 		return &a
 	})

@@ -252,6 +252,7 @@ func runRankIndex(ctx context.Context, r *call, a *rankArgs, ewes *eweSet) (any,
 		a.Top = out[:n]
 		if n < len(out) {
 			a.NotShown = r.restCall(nil, n, len(out), fmt.Sprintf("ranks %d to %d", n+1, len(out)))
+			a.DeadOrCulled, a.SexNotRecorded = unnamed(a.DeadOrCulled), unnamed(a.SexNotRecorded)
 		}
 		return &a
 	})

@@ -116,3 +116,16 @@ func goneWarning(role, id, status string) string {
 	}
 	return fmt.Sprintf("%s %s is recorded as %s by NSIP, so it may not be available to mate", role, id, st)
 }
+
+// unnamed is n without the LPN IDs it lists, for a ranking cut to its
+// budget: the ranked rows come before the names of the animals left out,
+// whose count and reason stay.
+func unnamed(n *Named) *Named {
+	if n == nil || len(n.LPNIDs) == 0 {
+		return n
+	}
+	c := *n
+	c.LPNIDs = []string{}
+	c.Effect += "; their LPN IDs are not listed, to leave the budget to the ranked rows"
+	return &c
+}
