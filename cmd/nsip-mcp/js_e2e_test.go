@@ -410,10 +410,11 @@ func jsAnalysisCalls(t *testing.T, d *nsiptest.Dataset, a nsiptest.Animal) []jsE
 			want:       []string{strconv.Itoa(d.Len())},
 			summarized: true, links: true},
 		{label: "rank over budget", tool: "nsip_rank_animals",
-			// 320 tokens: a ranking's fixed part (method, proof, upstream
-			// block) takes nearly 300, and below that the generic summary
-			// serves, as for any answer whose skeleton does not fit.
-			args:  map[string]any{"breed_id": a.BreedID, "top_n": 50, "weights": weights, "max_tokens": 320},
+			// 400 tokens: a ranking's fixed part (method, proof, upstream
+			// block, and the count of dead and culled animals left out)
+			// takes over 300, and below that the generic summary serves,
+			// as for any answer whose skeleton does not fit.
+			args:  map[string]any{"breed_id": a.BreedID, "top_n": 50, "weights": weights, "max_tokens": 400},
 			want:  []string{`"not_shown"`, `"which":"ranks `, ` to 50"`},
 			links: true},
 	}
