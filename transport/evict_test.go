@@ -138,6 +138,12 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 	return s.b.Write(p)
 }
 
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
 func (s *syncBuffer) lines(t *testing.T, msg string) []map[string]any {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -195,24 +195,6 @@ func TestStatelessServerIgnoresMadeUpSessionIDs(t *testing.T) {
 	}
 }
 
-// lockedBuffer collects log output written from the server's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // A same-host proxy that MCP_TRUSTED_PROXIES does not list makes every
 // client behind it arrive from loopback. Its requests say so (an
 // X-Forwarded-For or Forwarded header, not believed): they are one remote
@@ -222,7 +204,7 @@ func (l *lockedBuffer) String() string {
 // Before, they were addr:127.0.0.1 like everyone on the host, with the
 // loopback allowance of every session place.
 func TestUnlistedSameHostProxyIsOneRemoteClient(t *testing.T) {
-	var logs lockedBuffer
+	var logs syncBuffer
 	log := slog.New(slog.NewJSONHandler(&logs, nil))
 	srv := serveNetwork(t, KindHTTPSSE, whoServer(), Options{Stateless: true, Logger: log})
 	c := dialFrom(t, "127.0.0.1")
