@@ -143,8 +143,8 @@ func (r *lookups) get(ctx context.Context, d *toolDef, raw map[string]any) (any,
 }
 
 // argEvaluation is the key-only field an evaluation date keys a page
-// under (searchArgs.Evaluation), as the analyses put it in a search.
-const argEvaluation = analysis.EvaluationArg
+// under (searchArgs.Evaluation).
+const argEvaluation = "evaluation"
 
 // getUnder is get with the answer cached under NSIP's evaluation date
 // eval as well as its arguments, when eval is set: an answer cached under
@@ -350,18 +350,30 @@ func (r *lookups) Lineage(ctx context.Context, id string) (*nsip.Lineage, error)
 	return v.(*nsip.Lineage), nil
 }
 
-func (r *lookups) Search(ctx context.Context, raw map[string]any) (*nsip.SearchResults, error) {
-	eval, _ := raw[argEvaluation].(string)
-	if _, ok := raw[argEvaluation]; ok {
-		raw = maps.Clone(raw)
-		delete(raw, argEvaluation)
-	}
-	v, err := r.getUnder(ctx, searchAnimalsDef, raw, eval)
+func (r *lookups) Search(ctx context.Context, q analysis.Query) (*nsip.SearchResults, error) {
+	v, err := r.getUnder(ctx, searchAnimalsDef, searchArgsOf(q.SearchParams), q.Evaluation)
 	if err != nil {
 		return nil, err
 	}
 	r.noteIgnored(v.(*nsip.SearchResults).Ignored)
 	return v.(*nsip.SearchResults), nil
+}
+
+// searchArgsOf is p as nsip_search_animals's arguments, which an
+// analysis's pages are read and cached under, so that a user's search of
+// the same page shares the entry.
+func searchArgsOf(p nsip.SearchParams) map[string]any {
+	raw := map[string]any{"page": p.Page, "page_size": p.PageSize, "reverse": p.Reverse}
+	if p.BreedID != 0 {
+		raw["breed_id"] = p.BreedID
+	}
+	if p.SortedTrait != "" {
+		raw["sorted_trait"] = p.SortedTrait
+	}
+	if c := param.Criteria(p.Criteria); !c.Empty() {
+		raw["search_criteria"] = c.Object()
+	}
+	return raw
 }
 
 func (r *lookups) Progeny(ctx context.Context, id string, page, size int) (*nsip.ProgenyPage, error) {
@@ -373,7 +385,7 @@ func (r *lookups) Progeny(ctx context.Context, id string, page, size int) (*nsip
 	return v.(*nsip.ProgenyPage), nil
 }
 
-func (r *lookups) Ranges(ctx context.Context, breed int) (*nsip.TraitRanges, error) {
+func (r *lookups) TraitRanges(ctx context.Context, breed int) (*nsip.TraitRanges, error) {
 	v, err := r.get(ctx, traitRangesDef, map[string]any{"breed_id": breed})
 	if err != nil {
 		return nil, err
@@ -381,16 +393,20 @@ func (r *lookups) Ranges(ctx context.Context, breed int) (*nsip.TraitRanges, err
 	return v.(*nsip.TraitRanges), nil
 }
 
-// Evaluation is NSIP's last-update date as NSIP gives it now: read afresh
-// each time, since a date cached before a new evaluation would vouch for
-// pages of the new one, and with no stale copy should NSIP fail. The
-// answer is cached for nsip_get_last_update all the same.
-func (r *lookups) Evaluation(ctx context.Context) (string, error) {
-	v, err := r.getFresh(ctx, lastUpdateDef, map[string]any{})
-	if err != nil {
-		return "", err
+// LastUpdate is NSIP's last-update date; fresh reads it from NSIP now,
+// since a date cached before a new evaluation would vouch for pages of the
+// new one, and with no stale copy should NSIP fail. A fresh answer is
+// cached for nsip_get_last_update all the same.
+func (r *lookups) LastUpdate(ctx context.Context, fresh bool) (*nsip.LastUpdate, error) {
+	get := r.get
+	if fresh {
+		get = r.getFresh
 	}
-	return v.(*nsip.LastUpdate).Date, nil
+	v, err := get(ctx, lastUpdateDef, map[string]any{})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*nsip.LastUpdate), nil
 }
 
 // Ask puts an analysis's form to the user.

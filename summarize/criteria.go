@@ -118,6 +118,26 @@ func criteriaOf(args map[string]any) searchCriteria {
 	return s
 }
 
+// SearchContradiction is Contradiction for a search given as the client's
+// parameters, as the analyses make theirs.
+func SearchContradiction(p nsip.SearchParams) func(nsip.AnimalRow) (criterion, why string) {
+	c := p.Criteria
+	s := searchCriteria{breed: p.BreedID, status: c.Status, flock: c.FlockID, after: c.BornAfter, before: c.BornBefore}
+	if s.breed == 0 {
+		s.breed = c.BreedID
+	}
+	if strings.EqualFold(c.Gender, "Male") || strings.EqualFold(c.Gender, "Female") {
+		s.gender = nsip.NormalizeSex(c.Gender)
+	}
+	for code, rg := range c.TraitRanges {
+		if s.ranges == nil {
+			s.ranges = map[string]nsip.Range{}
+		}
+		s.ranges[strings.ToUpper(code)] = rg
+	}
+	return s.check
+}
+
 // number reads a JSON or Go number.
 func number(v any) (float64, bool) {
 	switch x := v.(type) {

@@ -47,20 +47,18 @@ var All = []*Def{CheckMating, Compare, Rank, FlockSummary, PlanMatings}
 // ceiling and sends each through the cache and the upstream policy; a test
 // can hand it a fake.
 type Source interface {
+	// One method per NSIP endpoint, with the client's own parameters and
+	// models: the lookups answer from the same cache entries.
 	Details(ctx context.Context, id string) (*nsip.AnimalDetails, error)
 	Lineage(ctx context.Context, id string) (*nsip.Lineage, error)
-	// Search is one page of nsip_search_animals with the tool's arguments.
-	// An EvaluationArg among them (NSIP's last-update date) is not sent to
-	// NSIP but keys the page's cache entry, so that a page cached under an
-	// earlier evaluation is never read under a later one.
-	Search(ctx context.Context, args map[string]any) (*nsip.SearchResults, error)
-	// Progeny is one page of nsip_get_progeny.
+	// Search is one page of NSIP's search (Query).
+	Search(ctx context.Context, q Query) (*nsip.SearchResults, error)
+	// Progeny is one page of an animal's offspring.
 	Progeny(ctx context.Context, id string, page, size int) (*nsip.ProgenyPage, error)
-	Ranges(ctx context.Context, breed int) (*nsip.TraitRanges, error)
-	// Evaluation is the date of NSIP's latest evaluation, as
-	// nsip_get_last_update answers it, but as NSIP gives it now: never
-	// from a cache, which may predate a new evaluation.
-	Evaluation(ctx context.Context) (string, error)
+	TraitRanges(ctx context.Context, breed int) (*nsip.TraitRanges, error)
+	// LastUpdate is the date of NSIP's latest evaluation. fresh asks NSIP
+	// now rather than the cache, which may predate a new evaluation.
+	LastUpdate(ctx context.Context, fresh bool) (*nsip.LastUpdate, error)
 	// Ask puts a form to the user. asked is false when the client cannot
 	// be asked; an error is an answer already worded for the model (the
 	// user declined, say) and is returned from the analysis as it is.
@@ -74,6 +72,16 @@ type Source interface {
 	Upstream() Upstream
 	// ErrorCode is the error code a tool would answer err with.
 	ErrorCode(err error) string
+}
+
+// Query is one page of NSIP's search as an analysis reads it: the
+// client's parameters, and the evaluation the page is read under.
+type Query struct {
+	nsip.SearchParams
+	// Evaluation is NSIP's last-update date when the scan has read it: it
+	// is not sent to NSIP but keys the page's cache entry, so that a page
+	// cached under an earlier evaluation is never read under a later one.
+	Evaluation string
 }
 
 // Form is a question for the user, as the gateway asks it.
@@ -138,13 +146,14 @@ func asMap(v any) map[string]any {
 	return out
 }
 
-// criteriaMap is search criteria as nsip_search_animals takes its
-// search_criteria; nil when there are none.
-func criteriaMap(c *param.Criteria) map[string]any {
-	if c == nil {
-		return nil
+// searchQuery is a search of breed (0 for any) with criteria c, unsorted
+// and highest first.
+func searchQuery(breed int, c *param.Criteria) Query {
+	q := Query{SearchParams: nsip.SearchParams{BreedID: breed}}
+	if c != nil {
+		q.Criteria = nsip.SearchCriteria(*c) // the same fields in the same order
 	}
-	return asMap(c)
+	return q
 }
 
 // decodeArgs reads validated arguments, less the view's, into a.
@@ -180,8 +189,8 @@ func (r *call) lineage(ctx context.Context, id string) (*nsip.Lineage, error) {
 	return r.src.Lineage(ctx, id)
 }
 
-func (r *call) search(ctx context.Context, args map[string]any) (*nsip.SearchResults, error) {
-	return r.src.Search(ctx, args)
+func (r *call) search(ctx context.Context, q Query) (*nsip.SearchResults, error) {
+	return r.src.Search(ctx, q)
 }
 
 func (r *call) progeny(ctx context.Context, id string, page, size int) (*nsip.ProgenyPage, error) {
@@ -189,7 +198,16 @@ func (r *call) progeny(ctx context.Context, id string, page, size int) (*nsip.Pr
 }
 
 func (r *call) ranges(ctx context.Context, breed int) (*nsip.TraitRanges, error) {
-	return r.src.Ranges(ctx, breed)
+	return r.src.TraitRanges(ctx, breed)
+}
+
+// evaluation is the date of NSIP's latest evaluation as NSIP gives it now.
+func (r *call) evaluation(ctx context.Context) (string, error) {
+	u, err := r.src.LastUpdate(ctx, true)
+	if err != nil {
+		return "", err
+	}
+	return u.Date, nil
 }
 
 func (r *call) overBudget(ctx context.Context, v any) bool {

@@ -15,10 +15,6 @@ import (
 // read again after the last page. Dates only move forward, so the same
 // date on both sides puts every page between under it.
 
-// EvaluationArg is the search member the pages are keyed by (Source.Search
-// takes it out of the search and into the cache key).
-const EvaluationArg = "evaluation"
-
 // evalLookups is what the date costs a scan: one read before, one after.
 const evalLookups = 2
 
@@ -31,8 +27,8 @@ type evalBracket struct {
 // openEvaluation reads the date before a scan and keys the scan's search
 // by it. A date NSIP does not give leaves the pages unkeyed and the scan
 // unproven (close says so); only the caller's own end stops the call.
-func openEvaluation(ctx context.Context, r *call, search map[string]any) (*evalBracket, error) {
-	d, err := r.src.Evaluation(ctx)
+func openEvaluation(ctx context.Context, r *call, search *Query) (*evalBracket, error) {
+	d, err := r.evaluation(ctx)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return nil, err
@@ -41,7 +37,7 @@ func openEvaluation(ctx context.Context, r *call, search map[string]any) (*evalB
 	case d == "":
 		return &evalBracket{why: "was not given by NSIP"}, nil
 	}
-	search[EvaluationArg] = d
+	search.Evaluation = d
 	return &evalBracket{date: d}, nil
 }
 
@@ -51,7 +47,7 @@ func (b *evalBracket) close(ctx context.Context, r *call) (string, error) {
 	if b.date == "" {
 		return "not proven exact: NSIP's last-update date " + b.why + ", so the pages are not shown to be of one evaluation", nil
 	}
-	d, err := r.src.Evaluation(ctx)
+	d, err := r.evaluation(ctx)
 	switch {
 	case err != nil && ctx.Err() != nil && !errors.Is(err, ErrCeiling):
 		return "", err

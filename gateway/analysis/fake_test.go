@@ -15,6 +15,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -216,7 +217,8 @@ func (f *fakeSource) Lineage(ctx context.Context, id string) (*nsip.Lineage, err
 // sorted trait highest first, animals without it last, ties and the
 // unsorted case by LPN ID; reverse turns the order around. A criterion it
 // does not know fails the call, so a test cannot pass on a filter ignored.
-func (f *fakeSource) Search(ctx context.Context, args map[string]any) (*nsip.SearchResults, error) {
+func (f *fakeSource) Search(ctx context.Context, q Query) (*nsip.SearchResults, error) {
+	args := queryArgs(q)
 	if err := f.count("search", true); err != nil {
 		return nil, err
 	}
@@ -327,7 +329,7 @@ func (f *fakeSource) Progeny(ctx context.Context, id string, page, size int) (*n
 	return res, nil
 }
 
-func (f *fakeSource) Ranges(ctx context.Context, breed int) (*nsip.TraitRanges, error) {
+func (f *fakeSource) TraitRanges(ctx context.Context, breed int) (*nsip.TraitRanges, error) {
 	if err := f.count("ranges", true); err != nil {
 		return nil, err
 	}
@@ -356,14 +358,40 @@ func (f *fakeSource) Ranges(ctx context.Context, breed int) (*nsip.TraitRanges, 
 	return tr, nil
 }
 
-func (f *fakeSource) Evaluation(ctx context.Context) (string, error) {
+// LastUpdate counts every read as "evaluation"; the analyses ask fresh.
+func (f *fakeSource) LastUpdate(ctx context.Context, fresh bool) (*nsip.LastUpdate, error) {
+	if !fresh {
+		return nil, fmt.Errorf("fake: an analysis read the evaluation date from the cache")
+	}
 	if err := f.count("evaluation", true); err != nil {
-		return "", err
+		return nil, err
 	}
 	if f.evalErr != nil {
-		return "", f.evalErr
+		return nil, f.evalErr
 	}
-	return f.evaluation, nil
+	return &nsip.LastUpdate{Date: f.evaluation}, nil
+}
+
+// queryArgs is q as nsip_search_animals's arguments, the form the fake
+// checks and records searches in: only what q sets.
+func queryArgs(q Query) map[string]any {
+	args := map[string]any{"page": q.Page, "page_size": q.PageSize}
+	if q.BreedID != 0 {
+		args["breed_id"] = q.BreedID
+	}
+	if q.SortedTrait != "" {
+		args["sorted_trait"] = q.SortedTrait
+	}
+	if q.Reverse {
+		args["reverse"] = true
+	}
+	if c := param.Criteria(q.Criteria); !c.Empty() {
+		args["search_criteria"] = c.Object()
+	}
+	if q.Evaluation != "" {
+		args["evaluation"] = q.Evaluation
+	}
+	return args
 }
 
 func (f *fakeSource) Ask(ctx context.Context, form Form) (map[string]any, bool, error) {
@@ -460,8 +488,8 @@ func TestFakeSearch(t *testing.T) {
 		&fakeAnimal{ID: "AAAA4", Sex: "Male"},
 		&fakeAnimal{ID: "AAAA5", Sex: "Male", Breed: 641, EBV: map[string]float64{"WWT": 9}},
 	)
-	ids := func(args map[string]any) []string {
-		res, err := f.Search(context.Background(), args)
+	ids := func(q Query) []string {
+		res, err := f.Search(context.Background(), q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -471,25 +499,26 @@ func TestFakeSearch(t *testing.T) {
 		}
 		return append(out, fmt.Sprint(res.TotalCount))
 	}
+	type p = nsip.SearchParams
 	for _, c := range []struct {
-		args map[string]any
+		q    p
 		want []string
 	}{
-		{map[string]any{"breed_id": 640, "page": 0, "page_size": 10}, []string{"AAAA1", "AAAA2", "AAAA3", "AAAA4", "4"}},
-		{map[string]any{"page": 0, "page_size": 2, "sorted_trait": "WWT"}, []string{"AAAA5", "AAAA2", "5"}},
-		{map[string]any{"breed_id": 640, "page": 1, "page_size": 2, "sorted_trait": "WWT"}, []string{"AAAA1", "AAAA4", "4"}},
-		{map[string]any{"breed_id": 640, "page": 0, "page_size": 3, "sorted_trait": "WWT", "reverse": true}, []string{"AAAA4", "AAAA1", "AAAA3", "4"}},
-		{map[string]any{"breed_id": 640, "page": 0, "page_size": 10, "search_criteria": map[string]any{"gender": "Male"}}, []string{"AAAA1", "AAAA3", "AAAA4", "3"}},
-		{map[string]any{"breed_id": 640, "page": 5, "page_size": 10}, []string{"4"}},
+		{p{BreedID: 640, PageSize: 10}, []string{"AAAA1", "AAAA2", "AAAA3", "AAAA4", "4"}},
+		{p{PageSize: 2, SortedTrait: "WWT"}, []string{"AAAA5", "AAAA2", "5"}},
+		{p{BreedID: 640, Page: 1, PageSize: 2, SortedTrait: "WWT"}, []string{"AAAA1", "AAAA4", "4"}},
+		{p{BreedID: 640, PageSize: 3, SortedTrait: "WWT", Reverse: true}, []string{"AAAA4", "AAAA1", "AAAA3", "4"}},
+		{p{BreedID: 640, PageSize: 10, Criteria: nsip.SearchCriteria{Gender: "Male"}}, []string{"AAAA1", "AAAA3", "AAAA4", "3"}},
+		{p{BreedID: 640, Page: 5, PageSize: 10}, []string{"4"}},
 	} {
-		if got := ids(c.args); !slices.Equal(got, c.want) {
-			t.Errorf("search %v = %v, want %v", c.args, got, c.want)
+		if got := ids(Query{SearchParams: c.q}); !slices.Equal(got, c.want) {
+			t.Errorf("search %+v = %v, want %v", c.q, got, c.want)
 		}
 	}
-	if _, err := f.Search(context.Background(), map[string]any{"page": 0, "page_size": 10, "search_criteria": map[string]any{"born_after": "2020-01-01"}}); err == nil {
+	if _, err := f.Search(context.Background(), Query{SearchParams: p{PageSize: 10, Criteria: nsip.SearchCriteria{BornAfter: "2020-01-01"}}}); err == nil {
 		t.Error("an unsupported criterion was silently ignored")
 	}
-	tr, _ := f.Ranges(context.Background(), 640)
+	tr, _ := f.TraitRanges(context.Background(), 640)
 	if len(tr.Ranges) != 1 || tr.Ranges[0] != (nsip.TraitRange{Code: "WWT", Range: nsip.Range{Min: 1, Max: 3}}) {
 		t.Errorf("ranges of 640 = %+v, want WWT 1..3", tr.Ranges)
 	}

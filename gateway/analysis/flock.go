@@ -195,14 +195,11 @@ func chooseGroup(r *call, a *flockArgs) (*group, error) {
 
 // flockGroup is the animals of flock, of breed when not 0.
 func flockGroup(r *call, flock string, breed int) *group {
-	search := map[string]any{"search_criteria": map[string]any{"flock_id": flock}}
-	if breed != 0 {
-		search["breed_id"] = breed
-	}
+	search := searchQuery(breed, &param.Criteria{FlockID: flock})
 	return &group{
 		echo:   func(a *FlockAnswer) { a.FlockID = flock },
 		method: "every page of NSIP's search filtered by flock",
-		read:   searchPages(r, search),
+		read:   searchPages(r, &search),
 		stray: func(row nsip.AnimalRow) string {
 			if fc := strings.TrimSpace(row.FlockCode); fc != "" && !strings.EqualFold(fc, flock) {
 				return "flock " + fc
@@ -236,17 +233,12 @@ func progenyGroup(r *call, id string) *group {
 }
 
 func searchGroup(r *call, s *groupSearch) *group {
-	breed := s.BreedID
-	crit := s.Criteria
-	search := map[string]any{"breed_id": breed}
-	if crit != nil {
-		search["search_criteria"] = criteriaMap(crit)
-	}
-	stray := summarize.Contradiction(search)
+	search := searchQuery(s.BreedID, s.Criteria)
+	stray := summarize.SearchContradiction(search.SearchParams)
 	return &group{
 		echo:   func(a *FlockAnswer) { a.Search = asMap(s) },
 		method: "every page of NSIP's search with the breed and criteria",
-		read:   searchPages(r, search),
+		read:   searchPages(r, &search),
 		stray: func(row nsip.AnimalRow) string {
 			_, why := stray(row)
 			return why

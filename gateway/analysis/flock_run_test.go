@@ -195,8 +195,8 @@ type strayFlock struct {
 	id, flock string
 }
 
-func (s *strayFlock) Search(ctx context.Context, args map[string]any) (*nsip.SearchResults, error) {
-	res, err := s.fakeSource.Search(ctx, args)
+func (s *strayFlock) Search(ctx context.Context, q Query) (*nsip.SearchResults, error) {
+	res, err := s.fakeSource.Search(ctx, q)
 	if err == nil {
 		for i := range res.Results {
 			if res.Results[i].LPNID == s.id {

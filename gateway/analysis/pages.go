@@ -3,7 +3,6 @@ package analysis
 import (
 	"context"
 	"fmt"
-	"maps"
 	"strings"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -18,13 +17,13 @@ import (
 // and NSIP's count of all of them.
 type pageReader func(ctx context.Context, page int) ([]nsip.AnimalRow, int, error)
 
-// searchPages reads pages of nsip_search_animals with args, read afresh for
-// each page so that a change to args (a ranking turning to reverse order)
-// holds from the next page read.
-func searchPages(r *call, args map[string]any) pageReader {
+// searchPages reads pages of NSIP's search q, read afresh for each page so
+// that a change to q (a ranking turning to reverse order) holds from the
+// next page read.
+func searchPages(r *call, q *Query) pageReader {
 	return func(ctx context.Context, page int) ([]nsip.AnimalRow, int, error) {
-		a := maps.Clone(args)
-		a["page"], a["page_size"] = page, scanPageSize
+		a := *q
+		a.Page, a.PageSize = page, scanPageSize
 		res, err := r.search(ctx, a)
 		if err != nil {
 			return nil, 0, err

@@ -35,7 +35,7 @@ func newGated(f *fakeSource, width int, free string) *gatedSource {
 
 func (g *gatedSource) Parallel() int { return g.width }
 
-func (g *gatedSource) Search(ctx context.Context, args map[string]any) (*nsip.SearchResults, error) {
+func (g *gatedSource) Search(ctx context.Context, q Query) (*nsip.SearchResults, error) {
 	g.mu.Lock()
 	g.inflight++
 	g.peak = max(g.peak, g.inflight)
@@ -49,7 +49,7 @@ func (g *gatedSource) Search(ctx context.Context, args map[string]any) (*nsip.Se
 		g.inflight--
 		g.mu.Unlock()
 	}()
-	if args["sorted_trait"] != g.free {
+	if q.SortedTrait != g.free {
 		select {
 		case <-g.open:
 		case <-time.After(time.Minute):
@@ -62,7 +62,7 @@ func (g *gatedSource) Search(ctx context.Context, args map[string]any) (*nsip.Se
 			g.mu.Unlock()
 		}
 	}
-	return g.fakeSource.Search(ctx, args)
+	return g.fakeSource.Search(ctx, q)
 }
 
 // runGated runs d over src as run does over a fakeSource.

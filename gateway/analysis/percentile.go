@@ -115,11 +115,8 @@ func (pc *percentiles) page(ctx context.Context, breed int, t *pctTrait, p int) 
 		return nil, errPctLimit
 	}
 	t.reads++
-	args := map[string]any{"breed_id": breed, "sorted_trait": t.code, "reverse": false}
-	if pc.eval != "" {
-		args[EvaluationArg] = pc.eval
-	}
-	results, count, err := searchPages(pc.r, args)(ctx, p)
+	q := Query{SearchParams: nsip.SearchParams{BreedID: breed, SortedTrait: t.code}, Evaluation: pc.eval}
+	results, count, err := searchPages(pc.r, &q)(ctx, p)
 	if errors.Is(err, ErrCeiling) {
 		pc.untake() // refused, not read
 		t.reads--
@@ -351,7 +348,7 @@ func (pc *percentiles) evaluation(ctx context.Context) (string, error) {
 	if !pc.take() {
 		return "", errPctLimit
 	}
-	d, err := pc.r.src.Evaluation(ctx)
+	d, err := pc.r.evaluation(ctx)
 	if errors.Is(err, ErrCeiling) {
 		pc.untake() // refused, not read
 	}

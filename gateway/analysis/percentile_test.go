@@ -160,10 +160,9 @@ func TestPercentilesWithoutDirectionAndHeadMissing(t *testing.T) {
 // first) would.
 type reversedSource struct{ *fakeSource }
 
-func (r *reversedSource) Search(ctx context.Context, args map[string]any) (*nsip.SearchResults, error) {
-	a := maps.Clone(args)
-	a["reverse"] = !(args["reverse"] == true)
-	return r.fakeSource.Search(ctx, a)
+func (r *reversedSource) Search(ctx context.Context, q Query) (*nsip.SearchResults, error) {
+	q.Reverse = !q.Reverse
+	return r.fakeSource.Search(ctx, q)
 }
 
 // Pages NSIP does not promise leave a trait without percentiles, each
@@ -277,11 +276,11 @@ type failingSearch struct {
 	page int
 }
 
-func (f *failingSearch) Search(ctx context.Context, args map[string]any) (*nsip.SearchResults, error) {
-	if args["page"] == f.page {
+func (f *failingSearch) Search(ctx context.Context, q Query) (*nsip.SearchResults, error) {
+	if q.Page == f.page {
 		return nil, fmt.Errorf("NSIP busy")
 	}
-	return f.fakeSource.Search(ctx, args)
+	return f.fakeSource.Search(ctx, q)
 }
 
 // A page NSIP does not answer leaves that trait without percentiles, said

@@ -196,20 +196,17 @@ func runRank(ctx context.Context, r *call, a *rankArgs) (any, error) {
 		}
 	}
 	wantDesc := w[sortBy] > 0 // highest weight x EBV first
-	search := map[string]any{"breed_id": breed, "reverse": false}
+	crit := ewes.withRams(a.Criteria.criteria())
+	search := searchQuery(breed, crit)
 	sorted, observed := true, "unknown"
 	if sortBy != "" {
-		search["sorted_trait"] = sortBy
+		search.SortedTrait = sortBy
 	} else {
 		sorted, observed = false, "unsorted: no weighted trait can be sorted on"
 	}
-	crit := ewes.withRams(a.Criteria.criteria())
-	if crit != nil {
-		search["search_criteria"] = criteriaMap(crit)
-	}
-	stray := summarize.Contradiction(search)
+	stray := summarize.SearchContradiction(search.SearchParams)
 	keep := newRankFilter(a.IncludeGone, crit)
-	eb, err := openEvaluation(ctx, r, search)
+	eb, err := openEvaluation(ctx, r, &search)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +219,7 @@ func runRank(ctx context.Context, r *call, a *rankArgs) (any, error) {
 	// nor ranges that bound every EBV: missing rows, repeats (each means an
 	// animal skipped; the scan counts both) and a value outside the ranges
 	// are counted, and any of them withdraws what it would disprove.
-	sc := newPageScan(searchPages(r, search), rankPages)
+	sc := newPageScan(searchPages(r, &search), rankPages)
 	outside := ""
 	edge := math.NaN()
 	stop := ""
@@ -281,10 +278,10 @@ func runRank(ctx context.Context, r *call, a *rankArgs) (any, error) {
 			sorted, observed = false, "not sorted by "+sortBy
 		case o != 0 && observed == "unknown":
 			observed = map[int]string{1: "descending", -1: "ascending"}[o]
-			if (o == 1) != wantDesc && !search["reverse"].(bool) {
+			if (o == 1) != wantDesc && !search.Reverse {
 				// The needed order is the other one: start again reversed,
 				// even past the first page when that one was flat.
-				search["reverse"] = true
+				search.Reverse = true
 				observed, edge = "unknown", math.NaN()
 				sc.restart()
 				top, rows, read, unindexed = breeding.NewTopN(scanN), map[string]nsip.AnimalRow{}, 0, 0

@@ -137,15 +137,12 @@ func indexValue(row nsip.AnimalRow, name string) (float64, bool) {
 
 func runRankIndex(ctx context.Context, r *call, a *rankArgs, ewes *eweSet) (any, error) {
 	breed, topN, asked := a.BreedID, a.TopN, a.Index
-	search := map[string]any{"breed_id": breed, "reverse": false}
 	crit := ewes.withRams(a.Criteria.criteria())
+	search := searchQuery(breed, crit)
 	scanN := ewes.candidates(topN)
-	if crit != nil {
-		search["search_criteria"] = criteriaMap(crit)
-	}
-	stray := summarize.Contradiction(search)
+	stray := summarize.SearchContradiction(search.SearchParams)
 	keep := newRankFilter(a.IncludeGone, crit)
-	eb, err := openEvaluation(ctx, r, search)
+	eb, err := openEvaluation(ctx, r, &search)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +151,7 @@ func runRankIndex(ctx context.Context, r *call, a *rankArgs, ewes *eweSet) (any,
 	rows := map[string]nsip.AnimalRow{}
 	var contra []string
 	var nContra, read, unindexed int
-	sc := newPageScan(searchPages(r, search), rankPages)
+	sc := newPageScan(searchPages(r, &search), rankPages)
 	stop := ""
 	for stop == "" {
 		if !sc.more() {

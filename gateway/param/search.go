@@ -1,6 +1,7 @@
 package param
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -32,6 +33,22 @@ type Criteria struct {
 	Status       string                `json:"status,omitempty"`
 	FlockID      string                `json:"flock_id,omitempty"`
 	TraitRanges  map[string]nsip.Range `json:"trait_ranges,omitempty"`
+}
+
+// Empty reports whether c asks for nothing.
+func (c Criteria) Empty() bool {
+	return c.BreedGroupID == 0 && c.BreedID == 0 && c.BornAfter == "" && c.BornBefore == "" && c.Gender == "" &&
+		!c.ProvenOnly && c.Status == "" && c.FlockID == "" && len(c.TraitRanges) == 0
+}
+
+// Object is c as a JSON object, as nsip_search_animals's search_criteria
+// is sent.
+func (c Criteria) Object() map[string]any {
+	var out map[string]any
+	if b, err := json.Marshal(c); err == nil {
+		_ = json.Unmarshal(b, &out) // a struct's JSON is an object
+	}
+	return out
 }
 
 // CriteriaFields describes Criteria's fields.
