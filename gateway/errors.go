@@ -101,36 +101,62 @@ var errFitWait = errors.New("waiting to summarize the answer")
 // rateLimitError is a refusal for lack of capacity, local or upstream.
 type rateLimitError = upstream.RateLimited
 
-// mapError turns a pipeline or client failure into what the model sees.
+// mapError turns a pipeline or client failure into what the model sees:
+// it gathers what the server knows now (errorEnv), maps the error with
+// the pure errorFor, then logs what the operator should know and
+// remembers a configuration the error showed wrong.
 func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolError {
+	te, note := errorFor(d, args, err, g.errorEnv())
+	if note.msg != "" {
+		g.log.LogAttrs(context.Background(), note.level, note.msg, note.attrs...)
+	}
+	if note.misconfigured {
+		g.misconfiguredAt.Store(time.Now().UnixNano()) // an open breaker then names the setting too
+	}
+	return te
+}
+
+// errorEnv is the server's state an error's wording depends on.
+type errorEnv struct {
+	capacity       func() Capacity // read only for a rate limit
+	retryIn        time.Duration   // until the breaker lets a call through
+	misconfigured  bool            // the breaker opened on a configuration shown wrong
+	baseURL        string          // the client's base URL; "" when it does not tell
+	callTimeout    time.Duration
+	requestTimeout time.Duration // the client's per-request limit; 0 when it does not tell
+}
+
+func (g *Gateway) errorEnv() errorEnv {
+	env := errorEnv{capacity: g.capacity, retryIn: g.retryIn(), callTimeout: g.cfg.CallTimeout,
+		misconfigured: g.misconfiguredAt.Load() > g.pool.LastSuccess()}
+	if b, ok := g.up.(interface{ BaseURL() string }); ok {
+		env.baseURL = b.BaseURL()
+	}
+	if t, ok := g.up.(interface{ Timeout() time.Duration }); ok {
+		env.requestTimeout = t.Timeout()
+	}
+	return env
+}
+
+// errorNote is what the operator's log gets of an error, and whether it
+// showed the server's configuration wrong.
+type errorNote struct {
+	level         slog.Level
+	msg           string
+	attrs         []slog.Attr
+	misconfigured bool
+}
+
+// errorFor is the error the model sees for err, a failure of tool d called
+// with args, and what the log should say of it. It depends on nothing but
+// its arguments.
+func errorFor(d *toolDef, args map[string]any, err error, env errorEnv) (*toolError, errorNote) {
 	var rl *rateLimitError
 	if errors.As(err, &rl) {
-		c := g.capacity()
-		return &toolError{
-			Code:              CodeRateLimited,
-			Problem:           fmt.Sprintf("too many NSIP requests (%s); retry after %d s", rl.Reason, upstream.Seconds(rl.RetryAfter)),
-			RetryAfterSeconds: upstream.Seconds(rl.RetryAfter),
-			Capacity:          &c,
-			Next:              "wait, then repeat the same call",
-		}
+		return rateLimited(fmt.Sprintf("too many NSIP requests (%s)", rl.Reason), rl.RetryAfter, env), errorNote{}
 	}
 	if errors.Is(err, errBreakerOpen) {
-		in := g.retryIn()
-		if g.misconfiguredAt.Load() > g.pool.LastSuccess() {
-			return &toolError{
-				Code: CodeUpstreamUnavailable,
-				Problem: fmt.Sprintf("NSIP could not be reached at the address in %s on recent calls, so calls fail at once for the next %d s",
-					g.baseURLSetting(), upstream.Seconds(in)),
-				RetryInSeconds: upstream.Seconds(in),
-				Next:           misconfiguredNext,
-			}
-		}
-		return &toolError{
-			Code:           CodeUpstreamUnavailable,
-			Problem:        fmt.Sprintf("NSIP is unavailable after repeated failures; retry in %d s", upstream.Seconds(in)),
-			RetryInSeconds: upstream.Seconds(in),
-			Next:           "retry later; answers already fetched stay available from the cache",
-		}
+		return breakerOpen(env), errorNote{}
 	}
 	var ne *nsip.Error
 	if !errors.As(err, &ne) {
@@ -138,109 +164,135 @@ func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolErro
 		// A profile joins its parts' errors, so this comes only after
 		// looking for what NSIP said about one of them (not found, say).
 		case errors.Is(err, errFitWait):
-			return g.fitWaitError(d, err)
+			return fitWaitError(d, err, env), errorNote{}
 		case errors.Is(err, context.DeadlineExceeded):
-			return g.timeoutError(nil)
+			return timeoutError(nil, env), errorNote{}
 		case errors.Is(err, context.Canceled):
-			return &toolError{Code: CodeCanceled, Problem: "the call was cancelled before NSIP answered"}
+			return &toolError{Code: CodeCanceled, Problem: "the call was cancelled before NSIP answered"}, errorNote{}
 		}
-		return &toolError{Code: CodeUpstreamError, Problem: "NSIP request failed: " + err.Error(), Next: "retry in a few seconds"}
+		return &toolError{Code: CodeUpstreamError, Problem: "NSIP request failed: " + err.Error(), Next: "retry in a few seconds"}, errorNote{}
 	}
+	switch ne.Kind {
+	case nsip.KindMisconfigured:
+		return misconfiguredError(ne, err)
+	case nsip.KindConnection:
+		return connectionError(ne, err, env)
+	}
+	if te := nsipError(d, args, ne, env); te != nil {
+		return te, errorNote{}
+	}
+	var note errorNote
+	if ne.Err != nil {
+		note = errorNote{level: slog.LevelWarn, msg: "nsip request failed", attrs: []slog.Attr{slog.String("kind", ne.Kind.String()),
+			slog.String("endpoint", nsip.EndpointName(ne.Endpoint)), slog.Any("error", err)}}
+	}
+	return &toolError{Code: CodeUpstreamError, Problem: "NSIP failed: " + publicText(ne), Next: "retry in a few seconds"}, note
+}
+
+// rateLimited is a refusal for lack of capacity, ours or NSIP's.
+func rateLimited(why string, after time.Duration, env errorEnv) *toolError {
+	c := env.capacity()
+	return &toolError{
+		Code:              CodeRateLimited,
+		Problem:           fmt.Sprintf("%s; retry after %d s", why, upstream.Seconds(after)),
+		RetryAfterSeconds: upstream.Seconds(after),
+		Capacity:          &c,
+		Next:              "wait, then repeat the same call",
+	}
+}
+
+// breakerOpen is a call refused while the breaker is open, naming the
+// setting when a configuration shown wrong opened it.
+func breakerOpen(env errorEnv) *toolError {
+	in := upstream.Seconds(env.retryIn)
+	if env.misconfigured {
+		return &toolError{
+			Code: CodeUpstreamUnavailable,
+			Problem: fmt.Sprintf("NSIP could not be reached at the address in %s on recent calls, so calls fail at once for the next %d s",
+				baseURLSetting(env.baseURL), in),
+			RetryInSeconds: in,
+			Next:           misconfiguredNext,
+		}
+	}
+	return &toolError{
+		Code:           CodeUpstreamUnavailable,
+		Problem:        fmt.Sprintf("NSIP is unavailable after repeated failures; retry in %d s", in),
+		RetryInSeconds: in,
+		Next:           "retry later; answers already fetched stay available from the cache",
+	}
+}
+
+// nsipError is what NSIP said of the request, in the kinds that need no
+// log line; nil for the others.
+func nsipError(d *toolDef, args map[string]any, ne *nsip.Error, env errorEnv) *toolError {
 	switch ne.Kind {
 	case nsip.KindNotFound:
 		v := args[d.subject]
-		return &toolError{
-			Code:    CodeNotFound,
-			Field:   d.subject,
-			Value:   v,
-			Problem: fmt.Sprintf("NSIP has no %s %v", d.what, param.JSONText(v)),
-			Next:    d.next,
-		}
+		return &toolError{Code: CodeNotFound, Field: d.subject, Value: v,
+			Problem: fmt.Sprintf("NSIP has no %s %v", d.what, param.JSONText(v)), Next: d.next}
 	case nsip.KindInvalidArgument:
 		field := d.subject
 		if f := fieldFor(d, ne.Param); f != "" {
 			field = f
 		}
-		return &toolError{
-			Code:    CodeInvalidArgument,
-			Field:   field,
+		return &toolError{Code: CodeInvalidArgument, Field: field,
 			Problem: "NSIP rejected the request: " + firstNonEmpty(ne.Reason, publicText(ne)),
-			Example: param.Example(d.args.Specs, args),
-		}
+			Example: param.Example(d.args.Specs, args)}
 	case nsip.KindRateLimited:
-		c := g.capacity()
-		return &toolError{
-			Code:              CodeRateLimited,
-			Problem:           fmt.Sprintf("NSIP asked us to slow down; retry after %d s", upstream.Seconds(ne.RetryAfter)),
-			RetryAfterSeconds: upstream.Seconds(ne.RetryAfter),
-			Capacity:          &c,
-			Next:              "wait, then repeat the same call",
-		}
+		return rateLimited("NSIP asked us to slow down", ne.RetryAfter, env)
 	case nsip.KindTimeout:
-		return g.timeoutError(ne)
+		return timeoutError(ne, env)
 	case nsip.KindCanceled:
 		return &toolError{Code: CodeCanceled, Problem: "the call was cancelled before NSIP answered"}
 	case nsip.KindNoData:
-		return &toolError{
-			Code:    CodeNoData,
-			Field:   d.subject,
-			Value:   args[d.subject],
+		return &toolError{Code: CodeNoData, Field: d.subject, Value: args[d.subject],
 			Problem: firstNonEmpty(ne.Reason, publicText(ne)),
-			Next:    "the breed ID is valid: search its animals with nsip_search_animals (without trait filters), or pick another breed from nsip_list_breeds",
-		}
+			Next:    "the breed ID is valid: search its animals with nsip_search_animals (without trait filters), or pick another breed from nsip_list_breeds"}
 	case nsip.KindFormatChanged:
-		return &toolError{
-			Code: CodeUnexpectedResponse,
-			Problem: fmt.Sprintf("NSIP's answer format changed: %s sent JSON this server cannot read (%s)",
-				ne.Endpoint, upstream.ReasonHead(ne.Reason)),
-			Next: "retrying will not help until this server understands NSIP's new format; tell the server's operator (its /healthz lists the change)",
-		}
+		return &toolError{Code: CodeUnexpectedResponse,
+			Problem: fmt.Sprintf("NSIP's answer format changed: %s sent JSON this server cannot read (%s)", ne.Endpoint, upstream.ReasonHead(ne.Reason)),
+			Next:    "retrying will not help until this server understands NSIP's new format; tell the server's operator (its /healthz lists the change)"}
 	case nsip.KindUnexpectedResponse:
-		return &toolError{
-			Code:    CodeUnexpectedResponse,
+		return &toolError{Code: CodeUnexpectedResponse,
 			Problem: "NSIP answered with something that is not the expected JSON: " + firstNonEmpty(ne.Reason, publicText(ne)),
-			Next:    "retry later; NSIP may be serving an error page",
-		}
-	case nsip.KindMisconfigured:
-		// The endpoint and reason may quote the upstream's address: the
-		// operator's log gets them, the model the setting to fix.
-		g.log.Error("NSIP_BASE_URL does not lead to the NSIP API",
-			slog.String("endpoint", nsip.EndpointName(ne.Endpoint)), slog.Int("status", ne.Status),
-			slog.String("reason", ne.Reason), slog.Any("error", err))
-		g.misconfiguredAt.Store(time.Now().UnixNano()) // an open breaker then names the setting too
-		return &toolError{
+			Next:    "retry later; NSIP may be serving an error page"}
+	}
+	return nil
+}
+
+// misconfiguredError is NSIP_BASE_URL shown not to lead to the NSIP API.
+// The endpoint and reason may quote the upstream's address: the
+// operator's log gets them, the model the setting to fix.
+func misconfiguredError(ne *nsip.Error, err error) (*toolError, errorNote) {
+	return &toolError{
 			Code:    CodeMisconfigured,
 			Problem: "the server's NSIP_BASE_URL setting does not lead to the NSIP API: " + misconfiguredReason(ne),
 			Next:    misconfiguredNext,
-		}
-	case nsip.KindConnection:
-		// The cause names the upstream's address, which is the operator's
-		// business: it goes to the log, the model gets the kind of failure.
-		g.log.Warn("nsip connection failed",
-			slog.String("endpoint", nsip.EndpointName(ne.Endpoint)),
-			slog.Int("attempts", ne.Attempts),
-			slog.String("reason", ne.Reason),
-			slog.Any("error", err))
-		if g.misconfigured(ne) {
-			g.misconfiguredAt.Store(time.Now().UnixNano())
-			return &toolError{
-				Code: CodeUpstreamError,
-				Problem: "could not connect to NSIP: " + connectionReason(ne) +
-					"; " + g.baseURLSetting() + " or its machine's network is wrong",
-				Next: misconfiguredNext,
-			}
-		}
+		}, errorNote{level: slog.LevelError, msg: "NSIP_BASE_URL does not lead to the NSIP API", misconfigured: true, attrs: []slog.Attr{
+			slog.String("endpoint", nsip.EndpointName(ne.Endpoint)), slog.Int("status", ne.Status),
+			slog.String("reason", ne.Reason), slog.Any("error", err)}}
+}
+
+// connectionError is NSIP not reached. The cause names the upstream's
+// address, which is the operator's business: it goes to the log, the
+// model gets the kind of failure.
+func connectionError(ne *nsip.Error, err error, env errorEnv) (*toolError, errorNote) {
+	note := errorNote{level: slog.LevelWarn, msg: "nsip connection failed", attrs: []slog.Attr{
+		slog.String("endpoint", nsip.EndpointName(ne.Endpoint)), slog.Int("attempts", ne.Attempts),
+		slog.String("reason", ne.Reason), slog.Any("error", err)}}
+	if misconfigured(ne, env.baseURL) {
+		note.misconfigured = true
 		return &toolError{
 			Code:    CodeUpstreamError,
-			Problem: "could not connect to NSIP: " + connectionReason(ne),
-			Next:    "retry in a minute; if it keeps failing, NSIP or the network to it is down",
-		}
+			Problem: "could not connect to NSIP: " + connectionReason(ne) + "; " + baseURLSetting(env.baseURL) + " or its machine's network is wrong",
+			Next:    misconfiguredNext,
+		}, note
 	}
-	if ne.Err != nil {
-		g.log.Warn("nsip request failed", slog.String("kind", ne.Kind.String()),
-			slog.String("endpoint", nsip.EndpointName(ne.Endpoint)), slog.Any("error", err))
-	}
-	return &toolError{Code: CodeUpstreamError, Problem: "NSIP failed: " + publicText(ne), Next: "retry in a few seconds"}
+	return &toolError{
+		Code:    CodeUpstreamError,
+		Problem: "could not connect to NSIP: " + connectionReason(ne),
+		Next:    "retry in a minute; if it keeps failing, NSIP or the network to it is down",
+	}, note
 }
 
 // publicText is ne's message without its underlying cause, which may carry
@@ -288,16 +340,16 @@ func misconfiguredReason(ne *nsip.Error) string {
 	return "the TLS certificate of the server there is not trusted"
 }
 
-// baseURLSetting names the NSIP_BASE_URL setting with what it holds, as far
-// as the model may know it: the public API's address, or that it was set to
-// another server, whose address (perhaps private, perhaps holding
-// credentials) only the log shows.
-func (g *Gateway) baseURLSetting() string {
-	b, ok := g.up.(interface{ BaseURL() string })
+// baseURLSetting names the NSIP_BASE_URL setting with what it holds
+// (baseURL, "" when the client does not tell), as far as the model may
+// know it: the public API's address, or that it was set to another
+// server, whose address (perhaps private, perhaps holding credentials)
+// only the log shows.
+func baseURLSetting(baseURL string) string {
 	switch {
-	case !ok:
+	case baseURL == "":
 		return "the server's NSIP_BASE_URL setting"
-	case strings.TrimSuffix(b.BaseURL(), "/") == nsip.DefaultBaseURL:
+	case strings.TrimSuffix(baseURL, "/") == nsip.DefaultBaseURL:
 		return "the server's NSIP_BASE_URL setting (unset or set to the public NSIP API, " + nsip.DefaultBaseURL + ")"
 	}
 	return "the server's NSIP_BASE_URL setting (set to a server other than the public NSIP API; the server's log names it)"
@@ -311,19 +363,18 @@ const misconfiguredNext = "a retry will not help until that is fixed: tell the u
 // server's configuration rather than an outage: a host name that does not
 // resolve, or a refused connection at a base URL someone set instead of the
 // public API's (which refuses only when NSIP itself is down).
-func (g *Gateway) misconfigured(ne *nsip.Error) bool {
+func misconfigured(ne *nsip.Error, baseURL string) bool {
 	var dnsErr *net.DNSError
 	if errors.As(ne.Err, &dnsErr) || ne.Reason == "cannot resolve the API host" {
 		return true
 	}
 	refused := errors.Is(ne.Err, syscall.ECONNREFUSED) || ne.Reason == "connection refused"
-	b, ok := g.up.(interface{ BaseURL() string })
-	return refused && ok && strings.TrimSuffix(b.BaseURL(), "/") != nsip.DefaultBaseURL
+	return refused && baseURL != "" && strings.TrimSuffix(baseURL, "/") != nsip.DefaultBaseURL
 }
 
 // fitWaitError is for an answer NSIP gave that ended, cancelled or out of
 // time, while waiting for its turn to be summarized.
-func (g *Gateway) fitWaitError(d *toolDef, err error) *toolError {
+func fitWaitError(d *toolDef, err error, env errorEnv) *toolError {
 	if errors.Is(err, context.Canceled) {
 		return &toolError{Code: CodeCanceled, Problem: "the call was cancelled while NSIP's answer waited to be summarized"}
 	}
@@ -334,7 +385,7 @@ func (g *Gateway) fitWaitError(d *toolDef, err error) *toolError {
 	return &toolError{
 		Code: CodeTimeout,
 		Problem: fmt.Sprintf("NSIP answered, but the server was busy summarizing other large answers and did not reach this one "+
-			"before the call's deadline (%s)", g.cfg.CallTimeout),
+			"before the call's deadline (%s)", env.callTimeout),
 		Next: next,
 	}
 }
@@ -342,26 +393,26 @@ func (g *Gateway) fitWaitError(d *toolDef, err error) *toolError {
 // timeoutError says which deadline ran out: the client's limit on each
 // request, NSIP's own (HTTP 408), or the gateway's limit on the whole call.
 // ne is nil when the gateway's deadline passed outside the client.
-func (g *Gateway) timeoutError(ne *nsip.Error) *toolError {
+func timeoutError(ne *nsip.Error, env errorEnv) *toolError {
 	e := &toolError{Code: CodeTimeout, Next: "retry; for searches, a smaller page_size answers faster"}
 	tries := ""
 	if ne != nil && ne.Attempts > 1 {
 		tries = fmt.Sprintf(", on any of %d attempts", ne.Attempts)
 	}
-	perRequest := g.requestTimeout()
+	perRequest, callTimeout := env.requestTimeout, env.callTimeout
 	switch {
 	case ne == nil:
 		// Not the client's doing: a context that ended while the call
 		// waited, which may be the caller's rather than ours.
-		e.Problem = fmt.Sprintf("NSIP did not answer before this call's deadline passed; the gateway allows each call up to %s", g.cfg.CallTimeout)
+		e.Problem = fmt.Sprintf("NSIP did not answer before this call's deadline passed; the gateway allows each call up to %s", callTimeout)
 	case ne.Status == 408:
 		e.Problem = "NSIP gave up on the request itself (HTTP 408 Request Timeout)" + tries
-	case !callDeadline(ne) && perRequest > 0 && perRequest < g.cfg.CallTimeout:
+	case !callDeadline(ne) && perRequest > 0 && perRequest < callTimeout:
 		// The client's per-request limit is the shorter one and it is not
 		// the call's deadline that ended the request.
 		e.Problem = fmt.Sprintf("NSIP did not answer within %s, the time limit for one request%s", perRequest, tries)
 	default:
-		e.Problem = fmt.Sprintf("NSIP did not answer within %s, the time limit for one call", g.cfg.CallTimeout)
+		e.Problem = fmt.Sprintf("NSIP did not answer within %s, the time limit for one call", callTimeout)
 		if ne.Attempts > 1 {
 			e.Problem += fmt.Sprintf(" (%d attempts made)", ne.Attempts)
 		}
@@ -374,14 +425,6 @@ func (g *Gateway) timeoutError(ne *nsip.Error) *toolError {
 // own error, not a transport failure that wraps one.
 func callDeadline(ne *nsip.Error) bool {
 	return ne.Err == context.DeadlineExceeded
-}
-
-// requestTimeout is the client's limit on each request, when it tells.
-func (g *Gateway) requestTimeout() time.Duration {
-	if t, ok := g.up.(interface{ Timeout() time.Duration }); ok {
-		return t.Timeout()
-	}
-	return 0
 }
 
 // fieldFor maps an NSIP query parameter name (lpnId, pageSize) to the tool's

@@ -333,7 +333,8 @@ func findLog(t *testing.T, logs *syncBuffer, msg string) map[string]any {
 // the tool; joined with what NSIP said about another part of a profile,
 // NSIP's word wins.
 func TestFitWaitErrors(t *testing.T) {
-	g := &Gateway{cfg: DefaultConfig()}
+	// errorFor needs no gateway: what it depends on is its arguments.
+	env := errorEnv{callTimeout: DefaultConfig().CallTimeout}
 	waited := fmt.Errorf("%w: %w", errFitWait, context.DeadlineExceeded)
 	tests := []struct {
 		name       string
@@ -349,9 +350,9 @@ func TestFitWaitErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			te := g.mapError(tt.d, map[string]any{"lpn_id": param.ExampleLPN}, tt.err)
-			if te.Code != tt.code || (tt.next != "" && te.Next != tt.next) {
-				t.Errorf("mapError = %+v; want code %s, next %q", te, tt.code, tt.next)
+			te, note := errorFor(tt.d, map[string]any{"lpn_id": param.ExampleLPN}, tt.err, env)
+			if te.Code != tt.code || (tt.next != "" && te.Next != tt.next) || note.msg != "" || note.misconfigured {
+				t.Errorf("errorFor = %+v, %+v; want code %s, next %q and nothing to log", te, note, tt.code, tt.next)
 			}
 			if tt.code == CodeTimeout && !strings.Contains(te.Problem, "NSIP answered") {
 				t.Errorf("problem %q blames NSIP", te.Problem)
@@ -446,4 +447,28 @@ func TestUnknownToolNamesTheNearest(t *testing.T) {
 	}
 	// A known tool is untouched.
 	e.call("nsip_get_last_update", nil).mustOK(t)
+}
+
+// errorFor keeps no state and logs nothing: what the operator should
+// know comes back as a note, and the configuration it showed wrong as a
+// flag, for mapError to act on.
+func TestErrorForReturnsWhatToLog(t *testing.T) {
+	refused := &nsip.Error{Kind: nsip.KindConnection, Reason: "connection refused", Endpoint: "/search", Err: syscall.ECONNREFUSED}
+	env := errorEnv{callTimeout: time.Minute, baseURL: "http://10.0.0.7:9000/api"}
+	te, note := errorFor(lineageDef, map[string]any{"lpn_id": param.ExampleLPN}, refused, env)
+	if te.Code != CodeUpstreamError || !strings.Contains(te.Problem, "set to a server other than the public NSIP API") || strings.Contains(te.Problem, "10.0.0.7") {
+		t.Errorf("error = %+v; want upstream_error naming the setting and not its address", te)
+	}
+	if !note.misconfigured || note.level != slog.LevelWarn || note.msg != "nsip connection failed" {
+		t.Errorf("note = %+v; want a warning and the configuration flagged", note)
+	}
+	env.baseURL = nsip.DefaultBaseURL // the public API refuses only when NSIP is down
+	if _, note := errorFor(lineageDef, nil, refused, env); note.misconfigured {
+		t.Errorf("a refusal at the public API flagged the configuration: %+v", note)
+	}
+	env.misconfigured, env.retryIn = true, 30*time.Second
+	te, note = errorFor(lineageDef, nil, errBreakerOpen, env)
+	if te.Code != CodeUpstreamUnavailable || te.RetryInSeconds != 30 || te.Next != misconfiguredNext || note.msg != "" {
+		t.Errorf("breaker open after a misconfiguration = %+v, %+v", te, note)
+	}
 }
