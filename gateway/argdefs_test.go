@@ -44,6 +44,15 @@ func TestArgTableDescribesOnlyToolArguments(t *testing.T) {
 			t.Errorf("argTable describes %v, which no lookup tool takes", typ)
 		}
 	}
+	for _, d := range toolDefs {
+		own := map[reflect.Type]bool{}
+		argTypes(d.args.Type, own)
+		for typ := range d.fields {
+			if !own[typ] {
+				t.Errorf("%s describes %v, which it does not take", d.name, typ)
+			}
+		}
+	}
 }
 
 // The cache keys of lookup calls are those the server has always built

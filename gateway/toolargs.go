@@ -95,39 +95,17 @@ func bindFetch(d *toolDef, key string) (fetchCall, error) {
 	return d.fetch.bind([]byte(params))
 }
 
-// argTable describes the fields of the lookup tools' argument structs:
-// what their Go types and json tags cannot say. A field without its entry,
-// or an entry without its field, stops the server at start-up.
+// argTable describes the fields of the argument structs the lookup tools
+// share (the view's, search_criteria): what their Go types and json tags
+// cannot say. Each tool's own are in its file (toolDef.fields). A field
+// without its entry, or an entry without its field, stops the server at
+// start-up.
 var argTable = param.Table{
 	reflect.TypeFor[viewTraits](): {"Traits": traitsField},
 	reflect.TypeFor[viewSkip]():   {"Skip": skipField},
 	reflect.TypeFor[viewBudget](): {"MaxTokens": maxTokensField},
 
-	reflect.TypeFor[breedArgs](): {"BreedID": param.BreedID},
-	reflect.TypeFor[detailsArgs](): {
-		"SearchString": {
-			Example: param.ExampleLPN, Complete: param.LPNs,
-			// Upper case, as LPN IDs (and registration numbers) are written.
-			MinLen: 2, MaxLen: nsip.MaxSearchStringLength, Pattern: param.SearchPattern, Upper: true,
-		},
-		"Percentiles": {Example: true},
-	},
-	reflect.TypeFor[lpnArgs](): {"LPNID": param.LPNParam("")},
-	reflect.TypeFor[progenyArgs](): {
-		"LPNID":    param.LPNParam(""),
-		"Page":     pageField,
-		"PageSize": pageSizeField(10),
-	},
-	reflect.TypeFor[searchArgs](): {
-		"Page":        pageField,
-		"PageSize":    pageSizeField(15),
-		"BreedID":     {Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},
-		"SortedTrait": param.SortedTrait,
-		"Reverse":     {Default: false, Example: false},
-		"Criteria":    param.CriteriaArg,
-	},
 	reflect.TypeFor[param.Criteria](): param.CriteriaFields,
-	reflect.TypeFor[profileArgs]():    {"LPNID": param.LPNParam("")},
 }
 
 var pageField = param.Spec{Default: 0, Example: 0, Min: param.Bound(0), Max: param.Bound(100000), Quiet: true}
@@ -140,67 +118,3 @@ func pageSizeField(def int) param.Spec {
 
 // noArgs is the arguments of the tools that take none but the view's.
 type noArgs struct{ viewBudget }
-
-// breedArgs is nsip_get_trait_ranges's.
-type breedArgs struct {
-	BreedID int `json:"breed_id"`
-	viewBudget
-}
-
-// detailsArgs is nsip_get_animal's.
-type detailsArgs struct {
-	SearchString string `json:"search_string"`
-	// Percentiles false asks for the record as it is; true makes the call
-	// the percentile analysis (animalpct.go), which never reaches the fetch.
-	Percentiles bool `json:"percentiles,omitempty"`
-	viewBudget
-}
-
-// lpnArgs is nsip_get_lineage's.
-type lpnArgs struct {
-	LPNID string `json:"lpn_id"`
-	viewBudget
-}
-
-// progenyArgs is nsip_get_progeny's.
-type progenyArgs struct {
-	LPNID    string `json:"lpn_id"`
-	Page     int    `json:"page,omitempty"`
-	PageSize int    `json:"page_size,omitempty"`
-	viewTraits
-	viewSkip
-	viewBudget
-}
-
-// searchArgs is nsip_search_animals's; params is the client's form.
-type searchArgs struct {
-	Page        int             `json:"page,omitempty"`
-	PageSize    int             `json:"page_size,omitempty"`
-	BreedID     int             `json:"breed_id,omitempty"`
-	SortedTrait string          `json:"sorted_trait,omitempty"`
-	Reverse     bool            `json:"reverse,omitempty"`
-	Criteria    *param.Criteria `json:"search_criteria,omitempty"`
-	// Evaluation is NSIP's last-update date an analysis reads the page
-	// under: it keys the page's cache entry, so that a page cached under
-	// an earlier evaluation is never read under a later one, and is not
-	// sent to NSIP.
-	Evaluation string `json:"evaluation,omitempty" arg:"key"`
-	viewTraits
-	viewSkip
-	viewBudget
-}
-
-// profileArgs is nsip_search_by_lpn's.
-type profileArgs struct {
-	LPNID string `json:"lpn_id"`
-	viewTraits
-	viewBudget
-}
-
-func (a searchArgs) params() nsip.SearchParams {
-	p := nsip.SearchParams{Page: a.Page, PageSize: a.PageSize, BreedID: a.BreedID, SortedTrait: a.SortedTrait, Reverse: a.Reverse}
-	if a.Criteria != nil {
-		p.Criteria = nsip.SearchCriteria(*a.Criteria) // the same fields in the same order
-	}
-	return p
-}

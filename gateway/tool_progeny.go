@@ -1,0 +1,41 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"strconv"
+
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/summarize"
+)
+
+// progenyDef is nsip_get_progeny: one page of an animal's offspring.
+var progenyDef = lookup(&toolDef{
+	name: "nsip_get_progeny", title: "NSIP progeny", method: "get_progeny",
+	kind:    summarize.KindProgeny,
+	subject: "lpn_id", what: "progeny for LPN ID", next: "check the LPN ID, or find animals with nsip_search_animals",
+	desc: `One page of an animal's offspring (about 220 tokens each). ` +
+		`Unsummarized: NSIP's JSON (sex "1"=M, "2"=F). Over the budget, a table of LPN ID, sex (M/F), birth date and the most accurate EBVs that fit as [value, accuracy], with per-trait statistics naming who has the max and min. ` +
+		`_meta gives page, page_size, total_count, next. ` +
+		`Arguments: lpn_id; page (0-based); page_size 1..` + strconv.Itoa(nsip.MaxPageSize) + ` (default 10); traits (exactly the codes rows carry); skip; max_tokens.`,
+	fields: param.Table{reflect.TypeFor[progenyArgs](): param.Fields{
+		"LPNID":    param.LPNParam(""),
+		"Page":     pageField,
+		"PageSize": pageSizeField(10),
+	}},
+	fetch: fetchWith(func(ctx context.Context, up Upstream, a progenyArgs) (*nsip.ProgenyPage, error) {
+		return up.Progeny(ctx, a.LPNID, a.Page, a.PageSize)
+	}, func(v *nsip.ProgenyPage) json.RawMessage { return v.Raw }),
+})
+
+// progenyArgs is nsip_get_progeny's.
+type progenyArgs struct {
+	LPNID    string `json:"lpn_id"`
+	Page     int    `json:"page,omitempty"`
+	PageSize int    `json:"page_size,omitempty"`
+	viewTraits
+	viewSkip
+	viewBudget
+}

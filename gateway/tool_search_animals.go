@@ -1,0 +1,61 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"strconv"
+
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/summarize"
+)
+
+// searchAnimalsDef is nsip_search_animals: one page of NSIP's search.
+var searchAnimalsDef = lookup(&toolDef{
+	name: "nsip_search_animals", title: "Search NSIP animals", method: "search_animals",
+	kind: summarize.KindSearch, breedTraits: true,
+	desc: `Search NSIP animals by page (about 290 tokens an animal). ` +
+		`Over the budget (2000 tokens; max_tokens raises it to the server cap, 8000 unless configured) pages come as a table: ` +
+		`per animal LPN ID, sex, birth date, status, breed (when several), sire, dam, the sort and trait_ranges traits as [value, accuracy], its most accurate others; traits sets exactly which. ` +
+		`_meta gives page, page_size, total_count and next (the call for what follows; skip after part of a page). ` +
+		`Unsummarized: NSIP's JSON, accuracy 0.80 = 80%; tables in percent. ` +
+		`Arguments, all optional: page (0-based), page_size 1..` + strconv.Itoa(nsip.MaxPageSize) + ` (default 15), breed_id, sorted_trait (e.g. "WWT"), reverse, search_criteria, traits, skip, max_tokens.`,
+	fields: param.Table{reflect.TypeFor[searchArgs](): param.Fields{
+		"Page":        pageField,
+		"PageSize":    pageSizeField(15),
+		"BreedID":     {Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},
+		"SortedTrait": param.SortedTrait,
+		"Reverse":     {Default: false, Example: false},
+		"Criteria":    param.CriteriaArg,
+	}},
+	fetch: fetchWith(func(ctx context.Context, up Upstream, a searchArgs) (*nsip.SearchResults, error) {
+		return up.SearchAnimals(ctx, a.params())
+	}, func(v *nsip.SearchResults) json.RawMessage { return v.Raw }),
+})
+
+// searchArgs is nsip_search_animals's; params is the client's form.
+type searchArgs struct {
+	Page        int             `json:"page,omitempty"`
+	PageSize    int             `json:"page_size,omitempty"`
+	BreedID     int             `json:"breed_id,omitempty"`
+	SortedTrait string          `json:"sorted_trait,omitempty"`
+	Reverse     bool            `json:"reverse,omitempty"`
+	Criteria    *param.Criteria `json:"search_criteria,omitempty"`
+	// Evaluation is NSIP's last-update date an analysis reads the page
+	// under: it keys the page's cache entry, so that a page cached under
+	// an earlier evaluation is never read under a later one, and is not
+	// sent to NSIP.
+	Evaluation string `json:"evaluation,omitempty" arg:"key"`
+	viewTraits
+	viewSkip
+	viewBudget
+}
+
+func (a searchArgs) params() nsip.SearchParams {
+	p := nsip.SearchParams{Page: a.Page, PageSize: a.PageSize, BreedID: a.BreedID, SortedTrait: a.SortedTrait, Reverse: a.Reverse}
+	if a.Criteria != nil {
+		p.Criteria = nsip.SearchCriteria(*a.Criteria) // the same fields in the same order
+	}
+	return p
+}
