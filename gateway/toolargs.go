@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -63,20 +62,10 @@ func fetchWith[A, T any](get func(ctx context.Context, up Upstream, a A) (*T, er
 // decodeArgs reads params into a, refusing members a has no field for and
 // values of another type.
 func decodeArgs(params []byte, a any) error {
-	dec := json.NewDecoder(bytes.NewReader(params))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(a)
-	if err == nil {
-		return nil
+	if fe := param.DecodeInto(params, a); fe != nil {
+		return argsMismatch(fe.Field, errors.New(fe.Problem))
 	}
-	field := ""
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		field = te.Field
-	} else if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		field = strings.Trim(name, `"`)
-	}
-	return argsMismatch(field, err)
+	return nil
 }
 
 // argsMismatch is the error of validated arguments that the request cannot

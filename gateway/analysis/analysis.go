@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +9,6 @@ import (
 	"maps"
 	"reflect"
 	"slices"
-	"strings"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
@@ -163,22 +161,13 @@ func decodeArgs(args map[string]any, a any) error {
 		delete(own, k)
 	}
 	b, err := json.Marshal(own)
-	if err == nil {
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.DisallowUnknownFields()
-		err = dec.Decode(a)
+	if err != nil {
+		return &ArgError{param.FieldError{Field: "arguments", Problem: "could not be encoded after validation: " + err.Error()}}
 	}
-	if err == nil {
-		return nil
+	if fe := param.DecodeInto(b, a); fe != nil {
+		return &ArgError{*fe}
 	}
-	field := "arguments"
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) && te.Field != "" {
-		field = te.Field
-	} else if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		field = strings.Trim(name, `"`)
-	}
-	return &ArgError{param.FieldError{Field: field, Problem: "does not fit the analysis's arguments after validation: " + err.Error()}}
+	return nil
 }
 
 func (r *call) details(ctx context.Context, id string) (*nsip.AnimalDetails, error) {
@@ -269,56 +258,14 @@ func (r *call) restCall(resolved map[string]any, shown, all int, which string) *
 	return out
 }
 
-// Validate checks every argument: scalars by the shared validator, lists
-// here, and names the tool does not take against both. Like every
-// validation it lists the first param.MaxProblems problems and counts the
-// rest.
+// Validate checks every argument (param.Args.Validate).
 func (d *Def) Validate(sent map[string]any) (map[string]any, []param.FieldError) {
-	// The scalar validator sees only its own names, so that the lists and
-	// unknown names are judged once, below.
-	scalars := make(map[string]any, len(d.Args.Specs))
-	known := slices.Clone(d.Args.Specs)
-	for _, p := range d.Args.Specs {
-		if v, ok := sent[p.Name]; ok {
-			scalars[p.Name] = v
-		}
-	}
-	args, errs := param.ValidateObject("", d.Args.Specs, scalars)
-	for _, l := range d.Args.Lists {
-		known = append(known, param.Spec{Name: l.Name})
-		raw, present := sent[l.Name]
-		if !present || raw == nil {
-			if l.RequiredIn(sent) {
-				errs = append(errs, param.FieldError{Field: l.Name, Problem: "is required", Expected: l.Expected()})
-			}
-			continue
-		}
-		v, fe := l.Validate(raw)
-		if fe != nil {
-			errs = append(errs, fe...)
-			continue
-		}
-		args[l.Name] = v
-	}
-	// UnknownNames describes at most param.MaxProblems names, so its
-	// did-you-mean work is bounded however many names were sent.
-	return args, param.Cap(append(errs, param.UnknownNames("", known, sent)...))
+	return d.Args.Validate(sent)
 }
 
 // Example is a correct call for an error message.
 func (d *Def) Example(sent map[string]any) map[string]any {
-	out := param.Example(d.Args.Specs, sent)
-	for _, l := range d.Args.Lists {
-		if raw, ok := sent[l.Name]; ok {
-			if _, fe := l.Validate(raw); fe == nil {
-				out[l.Name] = raw
-				continue
-			}
-		}
-		if l.RequiredIn(sent) || sent[l.Name] != nil {
-			out[l.Name] = l.Example
-		}
-	}
+	out := d.Args.Example(sent)
 	if d.Correct != nil {
 		d.Correct(out)
 	}
