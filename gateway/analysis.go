@@ -47,6 +47,7 @@ var analyses = func() []*analysisEntry {
 			desc: d.Desc + " Also max_tokens.",
 			args: own.Args,
 		}}
+		out[i].tool.analysis = out[i]
 	}
 	return out
 }()
@@ -90,7 +91,7 @@ func (g *Gateway) analysisTool(a *analysisEntry) server.ServerTool {
 			defer g.cfg.Metrics.TaskStarted(a.Name)()
 		}
 		var res *mcp.CallToolResult
-		g.withProgress(ctx, req, func() { res = g.analyze(ctx, a, req) })
+		g.withProgress(ctx, req, func() { res = g.call(ctx, a.tool, req) })
 		return res, nil
 	}
 	return st
@@ -421,35 +422,6 @@ func (r *lookups) Ask(ctx context.Context, f analysis.Form) (map[string]any, boo
 // ErrorCode is the code a lineage lookup failing with err is answered with.
 func (r *lookups) ErrorCode(err error) string {
 	return r.g.mapError(lineageDef, map[string]any{}, err).Code
-}
-
-func (g *Gateway) analyze(ctx context.Context, a *analysisEntry, req mcp.CallToolRequest) *mcp.CallToolResult {
-	start := time.Now()
-	ctx, _ = withCall(ctx)
-	g.stats.calls[a.Name].Add(1)
-	sent, fe := param.Decode(req)
-	var args map[string]any
-	var errs []param.FieldError
-	if fe != nil {
-		sent, errs = map[string]any{}, []param.FieldError{*fe}
-	} else {
-		args, errs = a.Validate(sent)
-		if leftToAsk(ctx, a.Def, sent, errs) {
-			// Left to the analysis, which asks its user (elicit.go).
-			errs = nil
-		}
-		if len(errs) == 0 {
-			errs = g.checkView(args)
-		}
-	}
-	if len(errs) > 0 {
-		te := invalidArgs(a.tool, sent, errs)
-		te.Example = a.Example(sent)
-		g.fixViewExample(te.Example)
-		g.finish(ctx, a.tool, logParams(req), start, outcome{err: te})
-		return te.result()
-	}
-	return g.runAnalysis(ctx, a, req, start, sent, args)
 }
 
 // runAnalysis runs analysis a on a call's validated arguments args (sent:

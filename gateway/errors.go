@@ -71,6 +71,14 @@ func (e *toolError) result() *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(string(b))}, IsError: true}
 }
 
+// invalidArgs is invalidArgs with the example completed for this server
+// (its max_tokens cap).
+func (g *Gateway) invalidArgs(d *toolDef, sent map[string]any, errs []param.FieldError) *toolError {
+	te := invalidArgs(d, sent, errs)
+	g.fixViewExample(te.Example)
+	return te
+}
+
 // invalidArgs turns validation problems into one error: the first in full,
 // the next few listed and the rest counted (param.MaxProblems), so that
 // none is hidden and the error stays small however many there are.
@@ -82,7 +90,7 @@ func invalidArgs(d *toolDef, args map[string]any, errs []param.FieldError) *tool
 		Field:    first.Field,
 		Problem:  first.Field + " " + first.Problem,
 		Expected: first.Expected,
-		Example:  param.Example(d.args.Specs, args),
+		Example:  d.example(args),
 		Also:     errs[1:],
 	}
 	if first.Field == "arguments" {

@@ -113,48 +113,67 @@ func (g *Gateway) handler(d *toolDef) server.ToolHandlerFunc {
 	}
 }
 
+// call is every tool's call path, lookups and analyses alike: decode and
+// validate the arguments once, then run the analysis or the lookup, which
+// fit the answer to the budget, add its structured copy and log the call.
 func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest) *mcp.CallToolResult {
 	start := time.Now()
-	sent, fe := param.Decode(req)
 	ctx, _ = withCall(ctx)
 	g.stats.calls[d.name].Add(1)
+	sent, args, te := g.arguments(ctx, d, req)
+	if te != nil {
+		g.finish(ctx, d, logParams(req), start, outcome{err: te})
+		return te.result()
+	}
+	if a := d.analysisOf(args); a != nil {
+		return g.runAnalysis(ctx, a, req, start, sent, args)
+	}
+	return g.lookupCall(ctx, d, start, sent, args)
+}
 
-	var args map[string]any
-	var errs []param.FieldError
+// arguments decodes and validates a call's arguments: sent as the caller
+// sent them (or as the user completed them when asked), args validated.
+// A problem is the error the call answers with.
+func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolRequest) (sent, args map[string]any, te *toolError) {
+	sent, fe := param.Decode(req)
 	if fe != nil {
-		sent, errs = map[string]any{}, []param.FieldError{*fe}
-	} else {
-		args, errs = param.ValidateObject("", d.args.Specs, sent)
-		if len(errs) == 0 && d.breedTraits {
-			var fixed map[string]any
-			if errs, fixed = g.checkBreedTraits(ctx, args); fixed != nil {
-				sent = fixed // the error's example is then a call that works
-			}
+		return map[string]any{}, nil, g.invalidArgs(d, map[string]any{}, []param.FieldError{*fe})
+	}
+	args, errs := d.args.Validate(sent)
+	if len(errs) == 0 && d.breedTraits {
+		var fixed map[string]any
+		if errs, fixed = g.checkBreedTraits(ctx, args); fixed != nil {
+			sent = fixed // the error's example is then a call that works
 		}
 	}
-	if len(errs) > 0 && fe == nil {
+	switch {
+	case len(errs) == 0:
+	case d.analysis != nil:
+		if leftToAsk(ctx, d.analysis.Def, sent, errs) {
+			errs = nil // left to the analysis, which asks its user (elicit.go)
+		}
+	default:
 		// A choice only the user can make may be asked for (elicit.go).
-		if filled, te, asked := g.askMissing(ctx, d, sent, errs); te != nil {
-			g.finish(ctx, d, logParams(req), start, outcome{err: te})
-			return te.result()
-		} else if asked {
+		filled, te, asked := g.askMissing(ctx, d, sent, errs)
+		if te != nil {
+			return sent, nil, te
+		}
+		if asked {
 			sent = filled
-			args, errs = param.ValidateObject("", d.args.Specs, sent)
+			args, errs = d.args.Validate(sent)
 		}
 	}
 	if len(errs) == 0 {
 		errs = g.checkView(args)
 	}
 	if len(errs) > 0 {
-		te := invalidArgs(d, sent, errs)
-		g.fixViewExample(te.Example)
-		g.finish(ctx, d, logParams(req), start, outcome{err: te})
-		return te.result()
+		return sent, nil, g.invalidArgs(d, sent, errs)
 	}
-	if a := percentilesCall(d, args); a != nil {
-		return g.runAnalysis(ctx, a, req, start, sent, args)
-	}
+	return sent, args, nil
+}
 
+// lookupCall answers a lookup from the cache or NSIP.
+func (g *Gateway) lookupCall(ctx context.Context, d *toolDef, start time.Time, sent, args map[string]any) *mcp.CallToolResult {
 	key := d.key(args)
 	o := g.runKeyed(ctx, d, key, args)
 	if te := g.checkEmptySearch(ctx, d, sent, args, o); te != nil {

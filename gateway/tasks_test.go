@@ -109,7 +109,7 @@ func TestCancelledAnalysisStopsReading(t *testing.T) {
 	req := mcp.CallToolRequest{}
 	req.Params.Name = "nsip_flock_summary"
 	req.Params.Arguments = map[string]any{"flock_id": "640555"}
-	res := e.gw.analyze(ctx, analysisNamed(t, "nsip_flock_summary"), req)
+	res := e.gw.call(ctx, analysisNamed(t, "nsip_flock_summary").tool, req)
 	if te := (reply{text: res.Content[0].(mcp.TextContent).Text, isError: res.IsError}).errorBody(t); te.Code != CodeCanceled {
 		t.Errorf("cancelled call answered %+v", te)
 	}

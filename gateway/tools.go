@@ -39,6 +39,8 @@ type toolDef struct {
 	subject string
 	what    string
 	next    string
+	// analysis, for an analysis tool, is the analysis every call runs.
+	analysis *analysisEntry
 	// fields describe the tool's own argument structs: what their Go
 	// types and json tags cannot say (argTable holds the shared ones).
 	fields param.Table
@@ -66,6 +68,23 @@ func lookup(d *toolDef) *toolDef {
 func (d *toolDef) key(args map[string]any) string {
 	base, _ := d.splitView(args)
 	return cache.Key(d.method, base)
+}
+
+// analysisOf is the analysis a validated call of d runs: the tool's own,
+// or nsip_get_animal's with percentiles; nil for a lookup.
+func (d *toolDef) analysisOf(args map[string]any) *analysisEntry {
+	if d.analysis != nil {
+		return d.analysis
+	}
+	return percentilesCall(d, args)
+}
+
+// example is a correct call of d for an error message.
+func (d *toolDef) example(sent map[string]any) map[string]any {
+	if d.analysis != nil {
+		return d.analysis.Example(sent)
+	}
+	return d.args.Example(sent)
 }
 
 // hasParam reports whether the tool takes the argument name.
