@@ -40,8 +40,9 @@
 // An analysis (analysis.go) validates its arguments with its definition in
 // gateway/analysis and runs there against a per-call Source whose every
 // lookup takes steps 2 to 5, counted against the analysis's ceilings of
-// lookups and of time; its answer is fitted like a lookup's. Resources,
-// prompts and completions live in gateway/features and read through the
-// same path (featuretools.go).
+// lookups and of time; its answer is written by gateway/finite (absurd
+// values NSIP sent named, overflowed numbers null) and fitted like a
+// lookup's. Resources, prompts and completions live in gateway/features
+// and read through the same path (featuretools.go).
 // Health and readiness are health.go.
 package gateway
