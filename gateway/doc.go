@@ -9,7 +9,7 @@
 //  1. Decode the arguments (param.Decode) and validate them against the
 //     tool's argument struct (toolargs.go: its fields, with their
 //     descriptions in argTable, give the schema and the validation through
-//     gateway/param), trait codes against the breed's own (traitcheck.go),
+//     gateway/param), trait codes against the breed's own (gateway/argcheck),
 //     the view arguments (view.go); a choice only the user can make may be
 //     asked for: the call ends with the form as an input request and runs
 //     again from here with the user's answer (elicit.go). nsip_get_animal
