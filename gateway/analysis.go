@@ -427,7 +427,7 @@ func (r *lookups) ErrorCode(err error) string {
 func (g *Gateway) analyze(ctx context.Context, a *analysisEntry, req mcp.CallToolRequest) *mcp.CallToolResult {
 	start := time.Now()
 	ctx, _ = withCall(ctx)
-	g.stats.calls[a.Name].Add(1)
+	g.stats.Called(a.Name)
 	sent, fe := param.Decode(req)
 	var args map[string]any
 	var errs []param.FieldError

@@ -44,5 +44,5 @@
 // values NSIP sent named, overflowed numbers null) and fitted like a
 // lookup's. Resources, prompts and completions live in gateway/features
 // and read through the same path (featuretools.go).
-// Health and readiness are health.go.
+// Health, readiness and what a metrics scrape reads are gateway/health's.
 package gateway

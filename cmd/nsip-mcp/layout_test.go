@@ -35,6 +35,7 @@ var mayImport = map[string][]string{
 	"gateway/analysis":          {"gateway/full", "gateway/param", "nsip", "nsip/breeding", "summarize"},
 	"gateway/finite":            {"gateway/analysis", "nsip"},
 	"gateway/argcheck":          {"gateway/param", "nsip"},
+	"gateway/health":            {"cache", "gateway/metrics", "gateway/upstream"},
 	"gateway/internal/snapshot": nil,
 	"gateway":                   {"gateway/*", "cache", "nsip", "nsip/breeding", "summarize", "transport/caller"},
 	"cmd/*":                     {"*"},
