@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
+	"github.com/nsip-tools/nsip-mcp/gateway/finite"
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/tasks"
@@ -117,7 +118,7 @@ type lookups struct {
 	soft     time.Time
 	hard     time.Time
 	timedOut bool
-	ignored  []nsip.IgnoredValue // absurd values the models left out (finite.go)
+	ignored  finite.Ignored // absurd values the models left out
 	// checked is the last answer overBudget encoded and fitted, which the
 	// answer usually is: analyze then reuses the fit rather than counting
 	// its tokens again.
@@ -339,7 +340,7 @@ func (r *lookups) Details(ctx context.Context, id string) (*nsip.AnimalDetails, 
 	if err != nil {
 		return nil, err
 	}
-	r.noteIgnored(v.(*nsip.AnimalDetails).Ignored)
+	r.ignored.Note(v.(*nsip.AnimalDetails).Ignored)
 	return v.(*nsip.AnimalDetails), nil
 }
 
@@ -356,7 +357,7 @@ func (r *lookups) Search(ctx context.Context, q analysis.Query) (*nsip.SearchRes
 	if err != nil {
 		return nil, err
 	}
-	r.noteIgnored(v.(*nsip.SearchResults).Ignored)
+	r.ignored.Note(v.(*nsip.SearchResults).Ignored)
 	return v.(*nsip.SearchResults), nil
 }
 
@@ -382,7 +383,7 @@ func (r *lookups) Progeny(ctx context.Context, id string, page, size int) (*nsip
 	if err != nil {
 		return nil, err
 	}
-	r.noteIgnored(v.(*nsip.ProgenyPage).Ignored)
+	r.ignored.Note(v.(*nsip.ProgenyPage).Ignored)
 	return v.(*nsip.ProgenyPage), nil
 }
 
@@ -443,7 +444,7 @@ func (g *Gateway) runAnalysis(ctx context.Context, a *analysisEntry, req mcp.Cal
 		}
 	} else {
 		v, table := full.Split(v)
-		body, merr := encodeAnalysis(r.withIgnored(v))
+		body, merr := finite.Encode(r.ignored.AddTo(v))
 		if merr != nil {
 			o.err = &toolError{Code: CodeUpstreamError, Problem: "the analysis could not be encoded: " + merr.Error()}
 		} else if o.res, merr = r.fitted(ctx, args, body); merr != nil {

@@ -9,7 +9,7 @@
 //  1. Decode the arguments (param.Decode) and validate them against the
 //     tool's argument struct (toolargs.go: its fields, with their
 //     descriptions in argTable, give the schema and the validation through
-//     gateway/param), trait codes against the breed's own (traitcheck.go),
+//     gateway/param), trait codes against the breed's own (gateway/argcheck),
 //     the view arguments (view.go); a choice only the user can make may be
 //     asked for: the call ends with the form as an input request and runs
 //     again from here with the user's answer (elicit.go). nsip_get_animal
@@ -40,8 +40,9 @@
 // An analysis (analysis.go) validates its arguments with its definition in
 // gateway/analysis and runs there against a per-call Source whose every
 // lookup takes steps 2 to 5, counted against the analysis's ceilings of
-// lookups and of time; its answer is fitted like a lookup's. Resources,
-// prompts and completions live in gateway/features and read through the
-// same path (featuretools.go).
-// Health and readiness are health.go.
+// lookups and of time; its answer is written by gateway/finite (absurd
+// values NSIP sent named, overflowed numbers null) and fitted like a
+// lookup's. Resources, prompts and completions live in gateway/features
+// and read through the same path (featuretools.go).
+// Health, readiness and what a metrics scrape reads are gateway/health's.
 package gateway

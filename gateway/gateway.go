@@ -18,6 +18,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/features"
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
+	"github.com/nsip-tools/nsip-mcp/gateway/health"
 	"github.com/nsip-tools/nsip-mcp/gateway/metrics"
 	"github.com/nsip-tools/nsip-mcp/gateway/tasks"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
@@ -141,7 +142,7 @@ type Gateway struct {
 	// it is later than the last success, an open breaker says so too.
 	misconfiguredAt atomic.Int64
 
-	stats    stats
+	stats    health.Stats
 	seen     seenLPNs // LPN IDs each session has met, for completions
 	features *features.Features
 	intro    string       // the instructions before the evaluation date, for the tools offered
@@ -181,7 +182,7 @@ func New(up Upstream, sum *summarize.Summarizer, cfg Config) (*Gateway, error) {
 	// A link lives as long as a cached answer.
 	g.full = full.New(full.Config{TTL: cfg.CacheTTL, MaxBytes: cfg.FullMaxBytes, StoreBytes: 4 * cfg.FullMaxBytes, Now: cfg.Now})
 	g.intro = g.introduction()
-	g.stats.init()
+	g.stats.Init(countedTools(), errorCodes)
 	cfg.Metrics.WatchState(g.metricsState)
 	return g, nil
 }

@@ -119,7 +119,7 @@ func (g *Gateway) handler(d *toolDef) server.ToolHandlerFunc {
 func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest) *mcp.CallToolResult {
 	start := time.Now()
 	ctx, _ = withCall(ctx)
-	g.stats.calls[d.name].Add(1)
+	g.stats.Called(d.name)
 	sent, args, te := g.arguments(ctx, d, req)
 	if te != nil {
 		g.finish(ctx, d, logParams(req), start, outcome{err: te})
@@ -427,9 +427,9 @@ func (g *Gateway) finish(ctx context.Context, d *toolDef, params string, start t
 		if o.err.Code == CodeInvalidArgument || o.err.Code == CodeNotFound {
 			level = slog.LevelInfo // the caller's mistake, not the server's
 		}
-		g.stats.errors[o.err.Code].Add(1)
+		g.stats.Failed(o.err.Code)
 	} else if o.res.Summarized {
-		g.stats.summarized(o.res.Tokens, o.res.OriginalTokens)
+		g.stats.Summarized(o.res.Tokens, o.res.OriginalTokens)
 	}
 	g.cfg.Metrics.ToolCall(d.name, status, o.source, time.Since(start))
 	if !g.log.Enabled(ctx, level) {

@@ -28,7 +28,7 @@ type toolDef struct {
 	// instead of fetched (nsip_search_by_lpn).
 	composite bool
 	// breedTraits: the trait codes the call names are checked against the
-	// breed's own (traitcheck.go) before NSIP is asked.
+	// breed's own (gateway/argcheck) before NSIP is asked.
 	breedTraits bool
 	// percentiles: percentiles: true makes the call the breed-percentile
 	// analysis (animalpct.go) instead of one lookup, so its answer may be

@@ -63,7 +63,7 @@ type IgnoredValue struct {
 
 // NonFinite is where the gateway says which numbers overflowed: it writes
 // such an answer through a generic tree, numbers that JSON cannot hold as
-// null, and this member beside (gateway/finite.go). Declared here so that
+// null, and this member beside (gateway/finite's Encode). Declared here so that
 // the schema has it; the analyses never set it.
 type NonFinite struct {
 	NonFiniteValues *NonFiniteValues `json:"non_finite_values,omitempty"`

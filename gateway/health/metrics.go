@@ -1,12 +1,12 @@
-package gateway
+package health
 
 import "github.com/nsip-tools/nsip-mcp/gateway/metrics"
 
-// metricsState is what a scrape reads of the gateway: counters the cache
+// MetricsState is what a scrape reads of the gateway: counters the cache
 // and breaker keep anyway, read when asked rather than copied on each change.
-func (g *Gateway) metricsState() metrics.State {
-	c := g.cache.Stats()
-	breaker, _ := g.pool.Breaker()
+func (r *Reporter) MetricsState() metrics.State {
+	c := r.Cache.Stats()
+	breaker, _ := r.Pool.Breaker()
 	st := metrics.State{
 		Breaker:          breaker,
 		CacheEntries:     c.Entries,
@@ -15,12 +15,12 @@ func (g *Gateway) metricsState() metrics.State {
 		CacheHits:        c.Hits,
 		CacheMisses:      c.Misses,
 		CacheEvictions:   c.Evictions,
-		UpstreamFlight:   g.pool.InFlight(),
-		UpstreamQueued:   g.pool.Queued(),
-		AbandonedFetches: g.pool.Abandoned(),
+		UpstreamFlight:   r.Pool.InFlight(),
+		UpstreamQueued:   r.Pool.Queued(),
+		AbandonedFetches: r.Pool.Abandoned(),
 	}
-	if r := g.pool.Shared().Redis(); r != nil {
-		rs := r.Status()
+	if rd := r.Pool.Shared().Redis(); rd != nil {
+		rs := rd.Status()
 		st.Redis, st.RedisRoundTrips = rs.State, rs.RoundTrips
 		st.RedisRefused = map[string]uint64{
 			"unauthenticated": rs.UnauthenticatedValues, "future": rs.FutureValues, "out_of_bound": rs.OutOfBoundValues,

@@ -1,4 +1,4 @@
-package gateway
+package finite
 
 import (
 	"encoding/json"
@@ -9,52 +9,15 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
-// ignoredNote says what ignored_values holds, in every answer that has one.
-var ignoredNote = fmt.Sprintf("values NSIP sent that no EBV or index can have (magnitude over %g, or too large for a number) were treated as missing", nsip.MaxPlausibleValue)
-
-// noteIgnored records the absurd values a model left out, once each.
-func (r *lookups) noteIgnored(vs []nsip.IgnoredValue) {
-	if len(vs) == 0 {
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, v := range vs {
-		if !slices.ContainsFunc(r.ignored, func(x nsip.IgnoredValue) bool { return x.LPNID == v.LPNID && x.Name == v.Name }) {
-			r.ignored = append(r.ignored, v)
-		}
-	}
-}
-
-// withIgnored adds the values the analysis treated as missing to its answer.
-func (r *lookups) withIgnored(v any) any {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out, ok := v.(interface{ SetIgnored(*analysis.IgnoredValues) })
-	if !ok || len(r.ignored) == 0 {
-		return v
-	}
-	const shown = 20
-	iv := &analysis.IgnoredValues{Note: ignoredNote, Values: make([]analysis.IgnoredValue, 0, min(len(r.ignored), shown))}
-	for _, x := range r.ignored[:min(len(r.ignored), shown)] {
-		iv.Values = append(iv.Values, analysis.IgnoredValue{LPNID: x.LPNID, Trait: x.Name, Raw: x.Raw})
-	}
-	if len(r.ignored) > shown {
-		iv.NotShown = len(r.ignored) - shown
-	}
-	out.SetIgnored(iv)
-	return out
-}
-
-// encodeAnalysis renders an analysis answer. JSON has no Inf or NaN, and
-// arithmetic on extreme values (a huge weight times an EBV) can make one,
-// so rather than fail, such a number becomes null and the answer's
-// "non_finite_values" names where.
-func encodeAnalysis(v any) ([]byte, error) {
+// Encode renders an analysis answer as nsip.PlainJSON does. JSON has no
+// Inf or NaN, and arithmetic on extreme values (a huge weight times an
+// EBV) can make one, so rather than fail, such a number becomes null and
+// the answer's "non_finite_values" names where (when the answer is a JSON
+// object).
+func Encode(v any) ([]byte, error) {
 	b, err := nsip.PlainJSON(v)
 	var ue *json.UnsupportedValueError
 	if err == nil || !errors.As(err, &ue) {

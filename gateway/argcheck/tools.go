@@ -1,4 +1,4 @@
-package gateway
+package argcheck
 
 import (
 	"context"
@@ -22,6 +22,23 @@ import (
 // call with the error before that tool's handler runs. The mark is a Go
 // value no client can send.
 
+// UnknownTools answers calls of tools the server does not offer with a
+// refusal naming the nearest it does. Add its Hooks before any other
+// call-tool hook, and its Middleware to the server's tool handlers.
+type UnknownTools struct {
+	// Offered are the names of the tools the server offers, the first one
+	// that every configuration offers and none runs as a task.
+	Offered func() []string
+	// Defined reports whether name is a tool the server defines, though
+	// its configuration may leave it out.
+	Defined func(name string) bool
+	// Toolsets are the toolsets the configuration offers (NSIP_TOOLSETS).
+	Toolsets []string
+	// Render turns the refusal into the call's error result.
+	Render func(*Refusal) *mcp.CallToolResult
+	Log    *slog.Logger
+}
+
 // unknownToolKey is where in a call's _meta the mark is kept.
 const unknownToolKey = "nsip-mcp/unknown-tool"
 
@@ -31,10 +48,10 @@ type unknownTool struct{ name string }
 // nearestTools is how many tool names an unknown name's error offers.
 const nearestTools = 3
 
-// unknownToolHooks marks calls of tools this server does not offer.
-func (g *Gateway) unknownToolHooks(h *server.Hooks) {
+// Hooks marks calls of tools the server does not offer.
+func (u *UnknownTools) Hooks(h *server.Hooks) {
 	h.AddBeforeCallTool(func(_ context.Context, _ any, req *mcp.CallToolRequest) {
-		names := g.offeredToolNames()
+		names := u.Offered()
 		if slices.Contains(names, req.Params.Name) || len(names) == 0 {
 			return
 		}
@@ -51,26 +68,27 @@ func (g *Gateway) unknownToolHooks(h *server.Hooks) {
 	})
 }
 
-// unknownToolMiddleware answers a marked call with its error.
-func (g *Gateway) unknownToolMiddleware(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+// Middleware answers a marked call with its refusal.
+func (u *UnknownTools) Middleware(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if req.Params.Meta != nil {
-			if u, ok := req.Params.Meta.AdditionalFields[unknownToolKey].(*unknownTool); ok {
-				g.log.Debug("call of an unknown tool", slog.String("tool", param.QuoteShort(u.name)))
-				te := unknownToolError(u.name, g.offeredToolNames())
-				if lookupTool(u.name) != nil || analysisNamedTool(u.name) != nil {
-					te.Problem = fmt.Sprintf("this server does not offer %s: the server's NSIP_TOOLSETS setting leaves out its toolset (it offers %s)",
-						u.name, strings.Join(g.cfg.Toolsets, ", "))
+			if m, ok := req.Params.Meta.AdditionalFields[unknownToolKey].(*unknownTool); ok {
+				u.Log.Debug("call of an unknown tool", slog.String("tool", param.QuoteShort(m.name)))
+				r := UnknownTool(m.name, u.Offered())
+				if u.Defined(m.name) {
+					r.Problem = fmt.Sprintf("this server does not offer %s: the server's NSIP_TOOLSETS setting leaves out its toolset (it offers %s)",
+						m.name, strings.Join(u.Toolsets, ", "))
 				}
-				return te.result(), nil
+				return u.Render(r), nil
 			}
 		}
 		return next(ctx, req)
 	}
 }
 
-// unknownToolError names the tools nearest to name, the likeliest first.
-func unknownToolError(name string, tools []string) *toolError {
+// UnknownTool refuses a call of name, which is none of tools, naming the
+// tools nearest to it, the likeliest first.
+func UnknownTool(name string, tools []string) *Refusal {
 	problem := fmt.Sprintf("this server has no tool %s", param.QuoteShort(name))
 	// Value, unlike problem, is the name itself: cut, not quoted.
 	if r := []rune(name); len(r) > param.MaxShown {
@@ -83,8 +101,7 @@ func unknownToolError(name string, tools []string) *toolError {
 		near = slices.DeleteFunc(near, func(n string) bool { return n == c })
 		near = append([]string{c}, near...)[:min(len(near)+1, nearestTools)]
 	}
-	return &toolError{
-		Code:     CodeInvalidArgument,
+	return &Refusal{
 		Field:    "name",
 		Value:    name,
 		Problem:  problem,

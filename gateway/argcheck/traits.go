@@ -1,4 +1,4 @@
-package gateway
+package argcheck
 
 import (
 	"context"
@@ -8,31 +8,29 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
-	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
-// checkBreedTraits checks a search's sorted_trait and trait_ranges codes
+// CheckTraits checks a search's sorted_trait and trait_ranges codes
 // against the traits of the breed searched, which its trait ranges list:
-// breeds publish different traits, beyond any fixed list. The ranges come
-// through the pipeline like any answer (cached, rate limited). Without a
+// breeds publish different traits, beyond any fixed list. Without a
 // breed, or when NSIP has no trait list for it, the codes go to NSIP as
 // they are and NSIP judges them. With the errors comes a copy of args with
 // each unknown code replaced by the breed's code it means, or failing
 // that its nearest, for the error's example of a correct call.
-func (g *Gateway) checkBreedTraits(ctx context.Context, args map[string]any) ([]param.FieldError, map[string]any) {
-	crit, _ := args[argCriteria].(map[string]any)
-	breed, _ := args[argSearchBreed].(int)
+func (b *Breeds) CheckTraits(ctx context.Context, args map[string]any) ([]param.FieldError, map[string]any) {
+	f := b.Search
+	crit, _ := args[f.Criteria].(map[string]any)
+	breed, _ := args[f.Breed].(int)
 	if breed == 0 {
-		breed, _ = crit[argCriteriaBreed].(int)
+		breed, _ = crit[f.CriteriaBreed].(int)
 	}
-	sorted, _ := args[argSortedTrait].(string)
-	ranges, _ := crit[argTraitRanges].(map[string]any)
+	sorted, _ := args[f.SortedTrait].(string)
+	ranges, _ := crit[f.TraitRanges].(map[string]any)
 	if breed == 0 || (sorted == "" && len(ranges) == 0) {
 		return nil, nil
 	}
-	codes, ok := g.breedTraitCodes(ctx, breed)
+	codes, ok := b.traitCodes(ctx, breed)
 	if !ok {
 		return nil, nil
 	}
@@ -53,8 +51,8 @@ func (g *Gateway) checkBreedTraits(ctx context.Context, args map[string]any) ([]
 			Expected: fmt.Sprintf("one of breed %d's traits: %s", breed, strings.Join(codes, ", "))})
 		return false
 	}
-	if sorted != "" && !check(argSortedTrait, param.QuoteShort(sorted)+" ", sorted) {
-		fixed[argSortedTrait] = nearest(sorted, codes)
+	if sorted != "" && !check(f.SortedTrait, param.QuoteShort(sorted)+" ", sorted) {
+		fixed[f.SortedTrait] = nearest(sorted, codes)
 	}
 	names := make([]string, 0, len(ranges))
 	for code := range ranges {
@@ -62,7 +60,7 @@ func (g *Gateway) checkBreedTraits(ctx context.Context, args map[string]any) ([]
 	}
 	sort.Strings(names)
 	for _, code := range names {
-		if !check(argCriteria+"."+argTraitRanges+"."+param.FieldName(code), "", code) {
+		if !check(f.Criteria+"."+f.TraitRanges+"."+param.FieldName(code), "", code) {
 			delete(fixedRanges, code)
 			if n := nearest(code, codes); ranges[n] == nil {
 				fixedRanges[n] = ranges[code]
@@ -74,34 +72,18 @@ func (g *Gateway) checkBreedTraits(ctx context.Context, args map[string]any) ([]
 	}
 	if len(ranges) > 0 {
 		c := maps.Clone(crit)
-		c[argTraitRanges] = fixedRanges
-		fixed[argCriteria] = c
+		c[f.TraitRanges] = fixedRanges
+		fixed[f.Criteria] = c
 	}
 	return errs, fixed
 }
 
-// The arguments checkBreedTraits reads, named by the fields of
-// searchArgs and param.Criteria that define them.
-var (
-	argSearchBreed   = searchAnimalsDef.args.Name("BreedID")
-	argSortedTrait   = searchAnimalsDef.args.Name("SortedTrait")
-	argCriteria      = searchAnimalsDef.args.Name("Criteria")
-	criteriaArgs     = param.MustStruct[param.Criteria](argTable)
-	argCriteriaBreed = criteriaArgs.Name("BreedID")
-	argTraitRanges   = criteriaArgs.Name("TraitRanges")
-)
-
-// breedTraitCodes returns the trait codes of a breed from its trait ranges,
+// traitCodes returns the trait codes of a breed from its trait ranges,
 // or false when they cannot be had (no trait data, NSIP failing, a shape
 // the client did not recognize).
-func (g *Gateway) breedTraitCodes(ctx context.Context, breed int) ([]string, bool) {
-	a := map[string]any{traitRangesDef.args.Name("BreedID"): breed}
-	ob, err := g.obtain(ctx, traitRangesDef, cache.Key(traitRangesDef.method, a), a)
-	if err != nil {
-		return nil, false
-	}
-	tr, ok := ob.a.Value.(*nsip.TraitRanges)
-	if !ok || len(tr.Ranges) == 0 {
+func (b *Breeds) traitCodes(ctx context.Context, breed int) ([]string, bool) {
+	tr, ok := b.TraitRanges(ctx, breed)
+	if !ok || tr == nil || len(tr.Ranges) == 0 {
 		return nil, false
 	}
 	codes := make([]string, len(tr.Ranges))

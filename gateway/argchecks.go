@@ -1,0 +1,103 @@
+package gateway
+
+import (
+	"context"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/gateway/argcheck"
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+// The checks of gateway/argcheck, reading NSIP's lists through the call
+// path (cached, rate limited, counted), their refusals given their codes.
+
+// refused is r as an error of code, nil when r is.
+func refused(code string, r *argcheck.Refusal) *toolError {
+	if r == nil {
+		return nil
+	}
+	return &toolError{Code: code, Field: r.Field, Value: r.Value, Problem: r.Problem,
+		Expected: r.Expected, Example: r.Example, Next: r.Next}
+}
+
+// unknownTools answers calls of tools this server does not offer.
+func (g *Gateway) unknownTools() *argcheck.UnknownTools {
+	return &argcheck.UnknownTools{
+		Offered:  g.offeredToolNames,
+		Defined:  func(name string) bool { return lookupTool(name) != nil || analysisNamedTool(name) != nil },
+		Toolsets: g.cfg.Toolsets,
+		Render:   func(r *argcheck.Refusal) *mcp.CallToolResult { return refused(CodeInvalidArgument, r).result() },
+		Log:      g.log,
+	}
+}
+
+func (g *Gateway) unknownToolHooks(h *server.Hooks) { g.unknownTools().Hooks(h) }
+
+func (g *Gateway) unknownToolMiddleware(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+	return g.unknownTools().Middleware(next)
+}
+
+// searchFields are the search arguments the breed checks read, named by
+// the fields of searchArgs and param.Criteria that define them.
+var searchFields = func() argcheck.SearchFields {
+	crit := param.MustStruct[param.Criteria](argTable)
+	return argcheck.SearchFields{
+		Breed:         searchAnimalsDef.args.Name("BreedID"),
+		SortedTrait:   searchAnimalsDef.args.Name("SortedTrait"),
+		Criteria:      searchAnimalsDef.args.Name("Criteria"),
+		CriteriaBreed: crit.Name("BreedID"),
+		TraitRanges:   crit.Name("TraitRanges"),
+	}
+}()
+
+// breeds checks breeds and trait codes against NSIP's lists.
+func (g *Gateway) breeds() *argcheck.Breeds {
+	return &argcheck.Breeds{
+		List: func(ctx context.Context) (*nsip.BreedGroups, bool) {
+			v, ok := g.cachedModel(ctx, listBreedsDef)
+			bg, _ := v.(*nsip.BreedGroups)
+			return bg, ok
+		},
+		TraitRanges: func(ctx context.Context, breed int) (*nsip.TraitRanges, bool) {
+			a := map[string]any{traitRangesDef.args.Name("BreedID"): breed}
+			ob, err := g.obtain(ctx, traitRangesDef, cache.Key(traitRangesDef.method, a), a)
+			if err != nil {
+				return nil, false
+			}
+			tr, ok := ob.a.Value.(*nsip.TraitRanges)
+			return tr, ok
+		},
+		Search: searchFields,
+	}
+}
+
+// checkBreedTraits checks a search's trait codes against the breed's own
+// (argcheck.Breeds.CheckTraits).
+func (g *Gateway) checkBreedTraits(ctx context.Context, args map[string]any) ([]param.FieldError, map[string]any) {
+	return g.breeds().CheckTraits(ctx, args)
+}
+
+// unknownBreed refuses a breed NSIP's list does not have; nil when the
+// list has it or cannot be had (argcheck.Breeds.Unknown).
+func (g *Gateway) unknownBreed(ctx context.Context, field string, breed int, example map[string]any) *toolError {
+	return refused(CodeNotFound, g.breeds().Unknown(ctx, field, breed, example))
+}
+
+// checkEmptySearch refuses a search that found nothing because NSIP has no
+// breed it asked for.
+func (g *Gateway) checkEmptySearch(ctx context.Context, d *toolDef, sent, args map[string]any, o outcome) *toolError {
+	res, ok := o.value.(*nsip.SearchResults)
+	if d != searchAnimalsDef || o.err != nil || !ok || res.TotalCount != 0 || len(res.Results) != 0 {
+		return nil
+	}
+	b := g.breeds()
+	field, breed := b.Searched(args)
+	if breed == 0 {
+		return nil
+	}
+	return refused(CodeNotFound, b.Unknown(ctx, field, breed, param.Example(d.args.Specs, sent)))
+}
