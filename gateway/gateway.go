@@ -19,6 +19,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/features"
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/metrics"
+	"github.com/nsip-tools/nsip-mcp/gateway/session"
 	"github.com/nsip-tools/nsip-mcp/gateway/tasks"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -142,12 +143,12 @@ type Gateway struct {
 	misconfiguredAt atomic.Int64
 
 	stats    stats
-	seen     seenLPNs // LPN IDs each session has met, for completions
+	seen     session.LPNs // LPN IDs each session has met, for completions
 	features *features.Features
-	intro    string       // the instructions before the evaluation date, for the tools offered
-	tasks    *tasks.Store // the analyses run as MCP tasks, each its creator's
-	full     *full.Store  // the complete data behind summarized answers, per caller
-	running  sessionCalls // the calls running in each session, ended with it
+	intro    string        // the instructions before the evaluation date, for the tools offered
+	tasks    *tasks.Store  // the analyses run as MCP tasks, each its creator's
+	full     *full.Store   // the complete data behind summarized answers, per caller
+	running  session.Calls // the calls running in each session, ended with it
 }
 
 // New builds a gateway over up, fitting results with sum.

@@ -35,7 +35,7 @@ func (g *Gateway) featuresNote() string {
 func (g *Gateway) serverOptions() []server.ServerOption {
 	hooks := &server.Hooks{}
 	g.unknownToolHooks(hooks) // first: the task hooks then see the tool the call is handed to
-	g.sessionHooks(hooks)
+	g.seen.Hooks(hooks)
 	g.sessionLogHooks(hooks)
 	g.features.AddHooks(hooks)
 	if g.offersToolset(ToolsetAnalysis) {
@@ -48,7 +48,7 @@ func (g *Gateway) serverOptions() []server.ServerOption {
 	hooks.AddAfterDiscover(func(_ context.Context, _ any, _ *mcp.DiscoverRequest, res *mcp.DiscoverResult) {
 		res.Instructions = g.Instructions()
 	})
-	opts := append(g.features.Options(), g.sessionCallOptions(hooks)...)
+	opts := append(g.features.Options(), g.running.Options(hooks, g.log)...)
 	return append(opts,
 		server.WithTitle(serverTitle),
 		server.WithDescription(serverDescription),

@@ -30,6 +30,7 @@ var mayImport = map[string][]string{
 	"gateway/metrics":           {"nsip"},
 	"gateway/full":              {"nsip", "transport/caller"},
 	"gateway/tasks":             {"transport/caller"},
+	"gateway/session":           {"nsip"},
 	"gateway/upstream":          {"cache", "gateway/metrics", "nsip", "summarize"},
 	"gateway/features":          {"gateway/param", "nsip", "summarize"},
 	"gateway/analysis":          {"gateway/full", "gateway/param", "nsip", "nsip/breeding", "summarize"},
