@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
+	"github.com/nsip-tools/nsip-mcp/gateway/calllog"
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/tasks"
@@ -425,7 +426,7 @@ func (r *lookups) ErrorCode(err error) string {
 
 func (g *Gateway) analyze(ctx context.Context, a *analysisEntry, req mcp.CallToolRequest) *mcp.CallToolResult {
 	start := time.Now()
-	ctx, _ = withCall(ctx)
+	ctx = calllog.With(ctx)
 	g.stats.calls[a.Name].Add(1)
 	sent, fe := param.Decode(req)
 	var args map[string]any

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/gateway/calllog"
 	"github.com/nsip-tools/nsip-mcp/gateway/features"
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/metrics"
@@ -196,7 +197,7 @@ func (g *Gateway) newPool(c *cache.Cache) *upstream.Pool {
 		MaxConcurrent: cfg.MaxConcurrentUpstream, BreakerFailures: cfg.BreakerFailures, BreakerCooldown: cfg.BreakerCooldown,
 		CallTimeout: cfg.CallTimeout, CollapseWait: cfg.CollapseWait, MaxUpstreamPause: cfg.MaxUpstreamPause,
 		CacheTTL: cfg.CacheTTL, StaleTTL: cfg.StaleTTL, Now: cfg.Now, Logger: cfg.Logger, Metrics: cfg.Metrics,
-		Detach: detachCall,
+		Detach: calllog.Detach,
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/gateway/calllog"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
@@ -36,7 +37,7 @@ func (g *Gateway) serverOptions() []server.ServerOption {
 	hooks := &server.Hooks{}
 	g.unknownToolHooks(hooks) // first: the task hooks then see the tool the call is handed to
 	g.seen.Hooks(hooks)
-	g.sessionLogHooks(hooks)
+	calllog.SessionHooks(hooks, g.log)
 	g.features.AddHooks(hooks)
 	if g.offersToolset(ToolsetAnalysis) {
 		g.tasks.AddHooks(hooks)

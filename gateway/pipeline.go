@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/gateway/calllog"
 	"github.com/nsip-tools/nsip-mcp/gateway/features"
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
@@ -127,7 +128,7 @@ func (g *Gateway) handler(d *toolDef) server.ToolHandlerFunc {
 func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest) *mcp.CallToolResult {
 	start := time.Now()
 	sent, fe := param.Decode(req)
-	ctx, _ = withCall(ctx)
+	ctx = calllog.With(ctx)
 	g.stats.calls[d.name].Add(1)
 
 	var args map[string]any
@@ -571,7 +572,7 @@ func (g *Gateway) finish(ctx context.Context, d *toolDef, params string, start t
 		slog.String("status", status),
 		slog.Float64("latency_ms", float64(time.Since(start).Microseconds())/1000),
 	}
-	attrs = append(attrs, g.callAttrs(ctx, o)...)
+	attrs = append(attrs, calllog.Attrs(ctx, o.upstream)...)
 	if o.err == nil {
 		attrs = append(attrs,
 			slog.String("cache", o.source),

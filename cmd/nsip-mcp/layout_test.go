@@ -31,6 +31,7 @@ var mayImport = map[string][]string{
 	"gateway/full":              {"nsip", "transport/caller"},
 	"gateway/tasks":             {"transport/caller"},
 	"gateway/session":           {"nsip"},
+	"gateway/calllog":           {"nsip", "transport/caller"},
 	"gateway/upstream":          {"cache", "gateway/metrics", "nsip", "summarize"},
 	"gateway/features":          {"gateway/param", "nsip", "summarize"},
 	"gateway/analysis":          {"gateway/full", "gateway/param", "nsip", "nsip/breeding", "summarize"},
