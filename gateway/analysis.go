@@ -16,6 +16,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/calllog"
+	"github.com/nsip-tools/nsip-mcp/gateway/elicit"
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/tasks"
@@ -435,8 +436,8 @@ func (g *Gateway) analyze(ctx context.Context, a *analysisEntry, req mcp.CallToo
 		sent, errs = map[string]any{}, []param.FieldError{*fe}
 	} else {
 		args, errs = a.Validate(sent)
-		if leftToAsk(ctx, a.Def, sent, errs) {
-			// Left to the analysis, which asks its user (elicit.go).
+		if elicit.LeftToAsk(ctx, a.Def, sent, errs) {
+			// Left to the analysis, which asks its user (gateway/elicit).
 			errs = nil
 		}
 		if len(errs) == 0 {

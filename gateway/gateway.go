@@ -17,6 +17,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/calllog"
+	"github.com/nsip-tools/nsip-mcp/gateway/elicit"
 	"github.com/nsip-tools/nsip-mcp/gateway/features"
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/metrics"
@@ -150,6 +151,7 @@ type Gateway struct {
 	tasks    *tasks.Store  // the analyses run as MCP tasks, each its creator's
 	full     *full.Store   // the complete data behind summarized answers, per caller
 	running  session.Calls // the calls running in each session, ended with it
+	forms    *elicit.Asker // puts forms to users for the choices only they can make
 }
 
 // New builds a gateway over up, fitting results with sum.
@@ -180,6 +182,7 @@ func New(up Upstream, sum *summarize.Summarizer, cfg Config) (*Gateway, error) {
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
 	g.features = features.New(featureTools{g})
+	g.forms = &elicit.Asker{Log: cfg.Logger, Breeds: featureTools{g}.Breeds}
 	// A link lives as long as a cached answer.
 	g.full = full.New(full.Config{TTL: cfg.CacheTTL, MaxBytes: cfg.FullMaxBytes, StoreBytes: 4 * cfg.FullMaxBytes, Now: cfg.Now})
 	g.intro = g.introduction()

@@ -145,7 +145,7 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 		}
 	}
 	if len(errs) > 0 && fe == nil {
-		// A choice only the user can make may be asked for (elicit.go).
+		// A choice only the user can make may be asked for (gateway/elicit).
 		if filled, te, asked := g.askMissing(ctx, d, sent, errs); te != nil {
 			g.finish(ctx, d, logParams(req), start, outcome{err: te})
 			return te.result()

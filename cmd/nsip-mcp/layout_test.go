@@ -35,6 +35,7 @@ var mayImport = map[string][]string{
 	"gateway/upstream":          {"cache", "gateway/metrics", "nsip", "summarize"},
 	"gateway/features":          {"gateway/param", "nsip", "summarize"},
 	"gateway/analysis":          {"gateway/full", "gateway/param", "nsip", "nsip/breeding", "summarize"},
+	"gateway/elicit":            {"gateway/analysis", "gateway/param", "nsip"},
 	"gateway/internal/snapshot": nil,
 	"gateway":                   {"gateway/*", "cache", "nsip", "nsip/breeding", "summarize", "transport/caller"},
 	"cmd/*":                     {"*"},
