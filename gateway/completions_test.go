@@ -147,21 +147,6 @@ func TestCompleteLPNsSeenInThisSession(t *testing.T) {
 	}
 }
 
-func TestSeenLPNsAreBounded(t *testing.T) {
-	var s seenLPNs
-	for i := range seenLPNsPerSess + 50 {
-		s.add("a", []string{"LPN" + strconv.Itoa(100000+i)})
-	}
-	got := s.list("a")
-	if len(got) != seenLPNsPerSess || got[0] != "LPN"+strconv.Itoa(100000+seenLPNsPerSess+49) {
-		t.Errorf("%d kept, newest %s", len(got), got[0])
-	}
-	s.forget("a")
-	if len(s.list("a")) != 0 {
-		t.Error("forget kept the session's IDs")
-	}
-}
-
 func TestInitializeDescribesTheServerAndDatesItsFigures(t *testing.T) {
 	e := newEnv(t)
 	// Clients of the legacy protocol initialize; newer ones discover.

@@ -12,8 +12,9 @@
 //     gateway/param), trait codes against the breed's own (gateway/argcheck),
 //     the view arguments (view.go); a choice only the user can make may be
 //     asked for: the call ends with the form as an input request and runs
-//     again from here with the user's answer (elicit.go). nsip_get_animal
-//     with percentiles: true goes on as an analysis (animalpct.go).
+//     again from here with the user's answer (gateway/elicit, through
+//     forms.go). nsip_get_animal with percentiles: true goes on as an
+//     analysis (animalpct.go).
 //  2. Key the call: the tool's method and its canonical arguments, without
 //     the struct's view fields (toolDef.key, cache.Key).
 //  3. Obtain the answer (obtain, lookup) from the upstream pool in
@@ -34,8 +35,9 @@
 //     passed on through the generic summarizer.
 //  6. Fit again for the caller's view (view.go), add _meta, resource
 //     links (gateway/features) and the structured copy (structured.go),
-//     log the call (finish) and answer; when NSIP fails, a stale answer
-//     is served where it is safe (errors.go).
+//     log the call (finish, with the call ID and the count of NSIP
+//     requests gateway/calllog kept for it) and answer; when NSIP fails,
+//     a stale answer is served where it is safe (errors.go).
 //
 // An analysis (analysis.go) validates its arguments with its definition in
 // gateway/analysis and runs there against a per-call Source whose every
@@ -43,6 +45,8 @@
 // lookups and of time; its answer is written by gateway/finite (absurd
 // values NSIP sent named, overflowed numbers null) and fitted like a
 // lookup's. Resources, prompts and completions live in gateway/features
-// and read through the same path (featuretools.go).
+// and read through the same path (featuretools.go); the LPN IDs
+// completions offer are those the session met, which gateway/session
+// remembers, and a session's end ends its running calls there too.
 // Health, readiness and what a metrics scrape reads are gateway/health's.
 package gateway

@@ -56,7 +56,7 @@ type toolError struct {
 	Capacity          *Capacity          `json:"remaining_capacity,omitempty"`
 	Also              []param.FieldError `json:"also,omitempty"` // further invalid arguments
 	// input, when set, is not an error: the call asks its user and is
-	// made again with the answer (elicit.go).
+	// made again with the answer (gateway/elicit).
 	input *mcp.CallToolResult
 }
 

@@ -5,8 +5,10 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/features"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/session"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -62,7 +64,7 @@ func (t featureTools) Statuses(ctx context.Context) ([]string, bool) {
 }
 
 func (t featureTools) SeenLPNs(ctx context.Context) []string {
-	return t.g.seen.list(sessionID(ctx))
+	return t.g.seen.List(session.ID(ctx))
 }
 
 func (t featureTools) InvalidArgs(_ string, errs []param.FieldError) string {
@@ -75,4 +77,19 @@ func (t featureTools) InvalidArgs(_ string, errs []param.FieldError) string {
 		return te.Problem
 	}
 	return string(b)
+}
+
+// cachedModel obtains the decoded answer of a tool without arguments
+// through the cache, the breaker and the rate limit. A completion is a
+// convenience: when NSIP cannot answer, it offers nothing rather than fail.
+func (g *Gateway) cachedModel(ctx context.Context, d *toolDef) (any, bool) {
+	args := map[string]any{}
+	ctx, cancel := context.WithTimeout(ctx, g.cfg.CallTimeout)
+	defer cancel()
+	ob, err := g.obtain(ctx, d, cache.Key(d.method, args), args)
+	if err != nil {
+		g.log.Debug("completion without upstream data", "tool", d.name, "error", err.Error())
+		return nil, false
+	}
+	return ob.a.Value, true
 }

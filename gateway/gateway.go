@@ -16,10 +16,13 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/gateway/calllog"
+	"github.com/nsip-tools/nsip-mcp/gateway/elicit"
 	"github.com/nsip-tools/nsip-mcp/gateway/features"
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/health"
 	"github.com/nsip-tools/nsip-mcp/gateway/metrics"
+	"github.com/nsip-tools/nsip-mcp/gateway/session"
 	"github.com/nsip-tools/nsip-mcp/gateway/tasks"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -143,12 +146,13 @@ type Gateway struct {
 	misconfiguredAt atomic.Int64
 
 	stats    health.Stats
-	seen     seenLPNs // LPN IDs each session has met, for completions
+	seen     session.LPNs // LPN IDs each session has met, for completions
 	features *features.Features
-	intro    string       // the instructions before the evaluation date, for the tools offered
-	tasks    *tasks.Store // the analyses run as MCP tasks, each its creator's
-	full     *full.Store  // the complete data behind summarized answers, per caller
-	running  sessionCalls // the calls running in each session, ended with it
+	intro    string        // the instructions before the evaluation date, for the tools offered
+	tasks    *tasks.Store  // the analyses run as MCP tasks, each its creator's
+	full     *full.Store   // the complete data behind summarized answers, per caller
+	running  session.Calls // the calls running in each session, ended with it
+	forms    *elicit.Asker // puts forms to users for the choices only they can make
 }
 
 // New builds a gateway over up, fitting results with sum.
@@ -179,6 +183,7 @@ func New(up Upstream, sum *summarize.Summarizer, cfg Config) (*Gateway, error) {
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
 	g.features = features.New(featureTools{g})
+	g.forms = &elicit.Asker{Log: cfg.Logger, Breeds: featureTools{g}.Breeds}
 	// A link lives as long as a cached answer.
 	g.full = full.New(full.Config{TTL: cfg.CacheTTL, MaxBytes: cfg.FullMaxBytes, StoreBytes: 4 * cfg.FullMaxBytes, Now: cfg.Now})
 	g.intro = g.introduction()
@@ -196,7 +201,7 @@ func (g *Gateway) newPool(c *cache.Cache) *upstream.Pool {
 		MaxConcurrent: cfg.MaxConcurrentUpstream, BreakerFailures: cfg.BreakerFailures, BreakerCooldown: cfg.BreakerCooldown,
 		CallTimeout: cfg.CallTimeout, CollapseWait: cfg.CollapseWait, MaxUpstreamPause: cfg.MaxUpstreamPause,
 		CacheTTL: cfg.CacheTTL, StaleTTL: cfg.StaleTTL, Now: cfg.Now, Logger: cfg.Logger, Metrics: cfg.Metrics,
-		Detach: detachCall,
+		Detach: calllog.Detach,
 	})
 }
 

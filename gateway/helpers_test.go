@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nsip-tools/nsip-mcp/cache/cachetest"
+	"github.com/nsip-tools/nsip-mcp/gateway/calllog"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -115,7 +116,7 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 	for _, o := range opts {
 		o(&cfg, &clientOpts)
 	}
-	clientOpts = append(clientOpts, nsip.WithRequestHook(UpstreamHook(cfg.Logger)))
+	clientOpts = append(clientOpts, nsip.WithRequestHook(calllog.UpstreamHook(cfg.Logger)))
 	nc, err := nsip.NewClient(clientOpts...)
 	if err != nil {
 		t.Fatalf("nsip.NewClient: %v", err)

@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/gateway/calllog"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
@@ -35,8 +36,8 @@ func (g *Gateway) featuresNote() string {
 func (g *Gateway) serverOptions() []server.ServerOption {
 	hooks := &server.Hooks{}
 	g.unknownToolHooks(hooks) // first: the task hooks then see the tool the call is handed to
-	g.sessionHooks(hooks)
-	g.sessionLogHooks(hooks)
+	g.seen.Hooks(hooks)
+	calllog.SessionHooks(hooks, g.log)
 	g.features.AddHooks(hooks)
 	if g.offersToolset(ToolsetAnalysis) {
 		g.tasks.AddHooks(hooks)
@@ -48,7 +49,7 @@ func (g *Gateway) serverOptions() []server.ServerOption {
 	hooks.AddAfterDiscover(func(_ context.Context, _ any, _ *mcp.DiscoverRequest, res *mcp.DiscoverResult) {
 		res.Instructions = g.Instructions()
 	})
-	opts := append(g.features.Options(), g.sessionCallOptions(hooks)...)
+	opts := append(g.features.Options(), g.running.Options(hooks, g.log)...)
 	return append(opts,
 		server.WithTitle(serverTitle),
 		server.WithDescription(serverDescription),

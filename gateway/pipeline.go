@@ -11,6 +11,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/calllog"
+	"github.com/nsip-tools/nsip-mcp/gateway/elicit"
 	"github.com/nsip-tools/nsip-mcp/gateway/features"
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
@@ -118,7 +120,7 @@ func (g *Gateway) handler(d *toolDef) server.ToolHandlerFunc {
 // fit the answer to the budget, add its structured copy and log the call.
 func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest) *mcp.CallToolResult {
 	start := time.Now()
-	ctx, _ = withCall(ctx)
+	ctx = calllog.With(ctx)
 	g.stats.Called(d.name)
 	sent, args, te := g.arguments(ctx, d, req)
 	if te != nil {
@@ -149,11 +151,11 @@ func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolReq
 	switch {
 	case len(errs) == 0:
 	case d.analysis != nil:
-		if leftToAsk(ctx, d.analysis.Def, sent, errs) {
-			errs = nil // left to the analysis, which asks its user (elicit.go)
+		if elicit.LeftToAsk(ctx, d.analysis.Def, sent, errs) {
+			errs = nil // left to the analysis, which asks its user (gateway/elicit)
 		}
 	default:
-		// A choice only the user can make may be asked for (elicit.go).
+		// A choice only the user can make may be asked for (gateway/elicit).
 		filled, te, asked := g.askMissing(ctx, d, sent, errs)
 		if te != nil {
 			return sent, nil, te
@@ -442,7 +444,7 @@ func (g *Gateway) finish(ctx context.Context, d *toolDef, params string, start t
 		slog.String("status", status),
 		slog.Float64("latency_ms", float64(time.Since(start).Microseconds())/1000),
 	}
-	attrs = append(attrs, g.callAttrs(ctx, o)...)
+	attrs = append(attrs, calllog.Attrs(ctx, o.upstream)...)
 	if o.err == nil {
 		attrs = append(attrs,
 			slog.String("cache", o.source),

@@ -117,7 +117,7 @@ func (g *Gateway) Tools() []server.ServerTool {
 		out = append(out, g.analysisTools()...)
 	}
 	for i := range out {
-		out[i].Handler = g.askForms(out[i].Handler)
+		out[i].Handler = g.forms.Wrap(out[i].Handler)
 	}
 	return out
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway"
+	"github.com/nsip-tools/nsip-mcp/gateway/calllog"
 	"github.com/nsip-tools/nsip-mcp/gateway/metrics"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -96,7 +97,7 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	// the transport's own do.
 	glog := logger.With("transport", cfg.Transport)
 	// Every HTTP request to NSIP is logged at debug and counted.
-	logRequest := gateway.UpstreamHook(glog)
+	logRequest := calllog.UpstreamHook(glog)
 	client, err := nsip.NewClient(
 		nsip.WithBaseURL(cfg.NSIP.BaseURL),
 		nsip.WithTimeout(cfg.NSIP.Timeout),

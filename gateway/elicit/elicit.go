@@ -1,10 +1,36 @@
-package gateway
+// Package elicit asks the user for an argument only they can choose (a
+// breed, breeding objective weights, a coefficient-of-inbreeding limit)
+// when a call lacks it, saving the model a failed call and a second try.
+// A client that cannot be asked (no elicitation capability, a transport
+// that cannot carry server requests) gets the usual error naming the
+// missing argument.
+//
+// A form is asked the way protocol 2026-07-28 asks: the call ends with an
+// input request (mcp-go's InputRequestBuilder) and is made again with the
+// user's answer among its input responses, when the handler runs from the
+// start and finds the answer where it would have asked. A 2026-07-28 client
+// does the asking and the second call itself. For older clients, which
+// cannot read an input request, [Asker.Wrap] puts the same form to the user
+// with elicitation/create and runs the handler again with the answer, so
+// one implementation serves both eras and every answer is validated the
+// same way.
+//
+// A server wraps each tool handler once:
+//
+//	forms := &elicit.Asker{Log: logger, Breeds: breeds}
+//	tool.Handler = forms.Wrap(tool.Handler)
+//
+// and a handler that finds a user's choice missing calls [Asker.AskMissing]
+// (or [Asker.Ask] with a form of its own), returning the [Reply] it gets
+// as its result.
+package elicit
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"slices"
 	"strconv"
@@ -19,23 +45,6 @@ import (
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
-// When a call lacks a choice only its user can make (a breed, breeding
-// objective weights, a coefficient-of-inbreeding limit), a client that
-// supports elicitation is asked for it on the spot, saving the model a
-// failed call and a second try. A client that cannot be asked (no
-// elicitation capability, a transport that cannot carry server requests)
-// gets the usual error naming the missing argument.
-//
-// A form is asked the way protocol 2026-07-28 asks: the call ends with an
-// input request (mcp-go's InputRequestBuilder) and is made again with the
-// user's answer among its input responses, when the handler runs from the
-// start and finds the answer where it would have asked. A 2026-07-28 client
-// does the asking and the second call itself. For older clients, which
-// cannot read an input request, askForms puts the same form to the user
-// with elicitation/create and runs the handler again with the answer, so
-// one implementation serves both eras and every answer is validated the
-// same way.
-
 // elicitTimeout bounds how long a call waits for its user to answer.
 const elicitTimeout = 2 * time.Minute
 
@@ -43,14 +52,49 @@ const elicitTimeout = 2 * time.Minute
 // to its user; each call asks one today.
 const maxFormRounds = 4
 
-// codeInputRequired is the status a call that stopped to ask its user is
-// logged and counted with; the client sees the form, not an error.
-const codeInputRequired = "input_required"
-
 // userChoices are the arguments that are the user's to choose rather than
 // the model's to know, and so worth asking the user for when missing.
 // Analysis tools add theirs (objective weights, an inbreeding limit).
 var userChoices = map[string]bool{"breed_id": true, "weights": true}
+
+// Asker puts forms to the users of the calling clients. Its fields are
+// set before its first use; it is then safe for concurrent use.
+type Asker struct {
+	Log *slog.Logger // where a form that could not be put is logged
+	// Breeds is NSIP's breed list when at hand (ok false when not): an
+	// argument that takes a breed ID (param.Breeds) is then offered as a
+	// choice of the breeds' names. nil offers none.
+	Breeds func(ctx context.Context) (bg *nsip.BreedGroups, ok bool)
+}
+
+// Tool is what a form says of the tool it is asked for.
+type Tool struct {
+	Name  string       // named in what to do next after the user declines
+	Title string       // named in the question AskMissing puts
+	Specs []param.Spec // its arguments: the missing ones, and an example call
+}
+
+// A Form is one question put to the user; the analyses build theirs with
+// the same type.
+type Form = analysis.Form
+
+// Reply is what a call that asked its user returns instead of going on:
+// the input request that asks, or an error for the model (the user
+// declined, answered wrongly, or could not be asked).
+type Reply struct {
+	Field    string
+	Problem  string
+	Expected string
+	Example  map[string]any
+	Next     string
+	// Input, when set, is not an error: the call ends with this input
+	// request and is made again with the user's answer.
+	Input *mcp.CallToolResult
+	// Invalid are the problems of the user's answer, Sent, reported like
+	// those of invalid arguments; Example, when set, replaces theirs.
+	Invalid []param.FieldError
+	Sent    map[string]any
+}
 
 // formCall is what one run of a tool handler knows about asking its user.
 type formCall struct {
@@ -70,7 +114,7 @@ func formsOf(ctx context.Context) *formCall {
 
 // inputRounds reports whether a form is returned to the client as an input
 // request, which it answers by calling again (2026-07-28), rather than put
-// to its user by askForms.
+// to its user by Wrap.
 func inputRounds(ctx context.Context, req mcp.CallToolRequest) bool {
 	// A task's result is read later through tasks/result, which has no
 	// round of input: its forms are asked while it runs.
@@ -92,13 +136,13 @@ func canElicit(ctx context.Context, req mcp.CallToolRequest) bool {
 	return ok && ci.GetClientCapabilities().Elicitation != nil
 }
 
-// askForms wraps a tool handler so that its forms reach the user in either
+// Wrap wraps a tool handler so that its forms reach the user in either
 // era: it tells the handler what it may ask and what was answered, and for
 // a client older than 2026-07-28 turns an input request into
 // elicitation/create and runs the handler again with the answers. mcp-go
 // would do the same for a plain call, but not for a task, without a limit
 // on the wait, and with a protocol error where a model needs a result.
-func (g *Gateway) askForms(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+func (a *Asker) Wrap(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		fc := &formCall{answers: req.Params.InputResponses, canAsk: canElicit(ctx, req)}
 		res, err := next(context.WithValue(ctx, formCallKey{}, fc), req)
@@ -111,7 +155,7 @@ func (g *Gateway) askForms(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 			}
 			// Answers so far are kept, so that a later form does not undo
 			// an earlier one.
-			answers, failed := g.putForms(ctx, res.InputRequests)
+			answers, failed := putForms(ctx, res.InputRequests)
 			more := &formCall{answers: mcp.InputResponses{}, failed: map[string]error{}, canAsk: fc.canAsk}
 			maps.Copy(more.answers, fc.answers)
 			maps.Copy(more.failed, fc.failed)
@@ -126,7 +170,7 @@ func (g *Gateway) askForms(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 
 // putForms puts each form to the user of an older client, one at a time
 // (a user answers one dialog at once), each waiting at most elicitTimeout.
-func (g *Gateway) putForms(ctx context.Context, forms mcp.InputRequests) (mcp.InputResponses, map[string]error) {
+func putForms(ctx context.Context, forms mcp.InputRequests) (mcp.InputResponses, map[string]error) {
 	answers, failed := mcp.InputResponses{}, map[string]error{}
 	srv := server.ServerFromContext(ctx)
 	for _, id := range slices.Sorted(maps.Keys(forms)) {
@@ -153,13 +197,9 @@ func (g *Gateway) putForms(ctx context.Context, forms mcp.InputRequests) (mcp.In
 	return answers, failed
 }
 
-// An elicitForm is one question put to the user; the analyses build
-// theirs with the same type.
-type elicitForm = analysis.Form
-
 // formID names a form among a call's input requests: the argument it
 // fills.
-func formID(q elicitForm) string {
+func formID(q Form) string {
 	if q.Arg != "" {
 		return q.Arg
 	}
@@ -170,13 +210,13 @@ func formID(q elicitForm) string {
 	return strings.Join(names, ",")
 }
 
-// ask puts q to the user of the calling client and returns the answers
+// Ask puts q to the user of the calling client and returns the answers
 // validated like arguments. asked is false when the client cannot be asked:
-// the caller reports what is missing as usual. A *toolError is the user
+// the caller reports what is missing as usual. A *Reply is the user
 // declining, an invalid answer, or no answer in time, ready to return to
 // the model; or, while the user has yet to answer, the input request that
-// asks (its input), which ends the call until the answer comes back.
-func (g *Gateway) ask(ctx context.Context, d *toolDef, q elicitForm) (answers map[string]any, te *toolError, asked bool) {
+// asks (its Input), which ends the call until the answer comes back.
+func (a *Asker) Ask(ctx context.Context, t Tool, q Form) (answers map[string]any, r *Reply, asked bool) {
 	fc, id := formsOf(ctx), formID(q)
 	res := server.ElicitationResponse(fc.answers, id)
 	err, failed := fc.failed[id]
@@ -189,38 +229,35 @@ func (g *Gateway) ask(ctx context.Context, d *toolDef, q elicitForm) (answers ma
 	}
 	ex := q.Example
 	if ex == nil {
-		ex = param.Example(d.args.Specs, nil)
+		ex = param.Example(t.Specs, nil)
 	}
 	switch {
 	case failed && (errors.Is(err, server.ErrElicitationNotSupported) || errors.Is(err, server.ErrServerInitiatedRequestUnsupported)):
 		return nil, nil, false
 	case failed:
-		g.log.Info("elicitation failed", "tool", d.name, "error", err.Error())
-		return nil, &toolError{
-			Code:     CodeInvalidArgument,
+		a.Log.Info("elicitation failed", "tool", t.Name, "error", err.Error())
+		return nil, &Reply{
 			Field:    field,
 			Problem:  fmt.Sprintf("%s is required, and asking the user for it failed: %v", arg, err),
 			Expected: expected,
 			Example:  ex,
 		}, true
 	case res == nil:
-		return nil, &toolError{
-			Code:    codeInputRequired,
+		return nil, &Reply{
 			Field:   field,
 			Problem: fmt.Sprintf("%s is required; the user is asked for it", arg),
-			input: server.NewInputRequestBuilder("").Elicit(id, mcp.ElicitationParams{
+			Input: server.NewInputRequestBuilder("").Elicit(id, mcp.ElicitationParams{
 				Mode:            mcp.ElicitationModeForm,
 				Message:         q.Message,
-				RequestedSchema: g.formSchema(ctx, slices.Concat(q.Fields, q.Also), q.Titles),
+				RequestedSchema: a.formSchema(ctx, slices.Concat(q.Fields, q.Also), q.Titles),
 			}).ToolResult(),
 		}, true
 	}
 	if res.Action != mcp.ElicitationResponseActionAccept {
-		return nil, &toolError{
-			Code:    CodeInvalidArgument,
+		return nil, &Reply{
 			Field:   field,
 			Problem: fmt.Sprintf("%s is required; the user was asked for it and chose %s", arg, res.Action),
-			Next:    fmt.Sprintf("ask the user for %s in the conversation, or call %s again with it", arg, d.name),
+			Next:    fmt.Sprintf("ask the user for %s in the conversation, or call %s again with it", arg, t.Name),
 		}, true
 	}
 	content, _ := res.Content.(map[string]any)
@@ -236,24 +273,19 @@ func (g *Gateway) ask(ctx context.Context, d *toolDef, q elicitForm) (answers ma
 	alsoOut, alsoErrs := param.ValidateObject("", q.Also, also)
 	maps.Copy(out, alsoOut)
 	if errs = append(errs, alsoErrs...); len(errs) > 0 {
-		te := invalidArgs(d, sent, errs)
-		te.Problem = "the user's answer: " + te.Problem
-		if q.Example != nil {
-			te.Example = q.Example
-		}
-		return nil, te, true
+		return nil, &Reply{Invalid: errs, Sent: sent, Example: q.Example}, true
 	}
 	return out, nil, true
 }
 
-// askMissing fills the required arguments of d that validation found
-// missing, when every problem is a missing argument and the client can be
-// asked. ok is false when nothing was asked; a non-nil *toolError is the
-// result to return.
-func (g *Gateway) askMissing(ctx context.Context, d *toolDef, sent map[string]any, errs []param.FieldError) (map[string]any, *toolError, bool) {
+// AskMissing fills the required arguments of t that validation found
+// missing (errs), when every problem is a missing argument that is the
+// user's to choose and the client can be asked. ok is false when nothing
+// was asked; a non-nil *Reply is the result to return.
+func (a *Asker) AskMissing(ctx context.Context, t Tool, sent map[string]any, errs []param.FieldError) (filled map[string]any, r *Reply, ok bool) {
 	var missing []param.Spec
 	for _, fe := range errs {
-		p := param.Named(d.args.Specs, fe.Field)
+		p := param.Named(t.Specs, fe.Field)
 		if p == nil || !p.Required || sent[fe.Field] != nil || !userChoices[p.Name] {
 			return nil, nil, false
 		}
@@ -262,11 +294,11 @@ func (g *Gateway) askMissing(ctx context.Context, d *toolDef, sent map[string]an
 	if len(missing) == 0 {
 		return nil, nil, false
 	}
-	answers, te, asked := g.ask(ctx, d, elicitForm{Message: fmt.Sprintf("%s needs %s.", d.title, param.Names(missing)), Fields: missing})
-	if !asked || te != nil {
-		return nil, te, asked
+	answers, r, asked := a.Ask(ctx, t, Form{Message: fmt.Sprintf("%s needs %s.", t.Title, param.Names(missing)), Fields: missing})
+	if !asked || r != nil {
+		return nil, r, asked
 	}
-	filled := make(map[string]any, len(sent)+len(answers))
+	filled = make(map[string]any, len(sent)+len(answers))
 	for k, v := range sent {
 		filled[k] = v
 	}
@@ -279,7 +311,7 @@ func (g *Gateway) askMissing(ctx context.Context, d *toolDef, sent map[string]an
 // formSchema is the flat object of primitive fields elicitation allows. An
 // argument that takes a breed ID (param.Breeds) is offered as a choice of
 // the breeds' names when NSIP's list is at hand.
-func (g *Gateway) formSchema(ctx context.Context, ps []param.Spec, titles map[string]string) map[string]any {
+func (a *Asker) formSchema(ctx context.Context, ps []param.Spec, titles map[string]string) map[string]any {
 	props := map[string]any{}
 	var required []string
 	for _, p := range ps {
@@ -306,7 +338,7 @@ func (g *Gateway) formSchema(ctx context.Context, ps []param.Spec, titles map[st
 			}
 		}
 		if p.Complete == param.Breeds {
-			if ids, names := g.breedChoices(ctx); len(ids) > 0 {
+			if ids, names := a.breedChoices(ctx); len(ids) > 0 {
 				f = map[string]any{"type": "string", "title": "Breed", "description": p.Desc, "enum": ids, "enumNames": names}
 			}
 		}
@@ -324,9 +356,11 @@ func (g *Gateway) formSchema(ctx context.Context, ps []param.Spec, titles map[st
 	return schema
 }
 
-func (g *Gateway) breedChoices(ctx context.Context) (ids, names []string) {
-	v, ok := g.cachedModel(ctx, listBreedsDef)
-	bg, _ := v.(*nsip.BreedGroups)
+func (a *Asker) breedChoices(ctx context.Context) (ids, names []string) {
+	if a.Breeds == nil {
+		return nil, nil
+	}
+	bg, ok := a.Breeds(ctx)
 	if !ok || bg == nil {
 		return nil, nil
 	}
@@ -351,25 +385,19 @@ func formValue(p *param.Spec, v any) any {
 	return v
 }
 
-// leftToAsk reports whether every problem validation found is a list
-// argument that is the user's choice left out, and the client can be asked
-// for it: the analysis then asks once it knows what to offer (the traits
-// its animals carry).
-func leftToAsk(ctx context.Context, a *analysis.Def, sent map[string]any, errs []param.FieldError) bool {
+// LeftToAsk reports whether every problem validation found is a list
+// argument of analysis d that is the user's choice left out, and the
+// client can be asked for it: the analysis then asks once it knows what to
+// offer (the traits its animals carry).
+func LeftToAsk(ctx context.Context, d *analysis.Def, sent map[string]any, errs []param.FieldError) bool {
 	if fc := formsOf(ctx); len(errs) == 0 || (!fc.canAsk && len(fc.answers) == 0 && len(fc.failed) == 0) {
 		return false
 	}
 	for _, fe := range errs {
-		i := slices.IndexFunc(a.Args.Lists, func(l param.List) bool { return l.Name == fe.Field })
+		i := slices.IndexFunc(d.Args.Lists, func(l param.List) bool { return l.Name == fe.Field })
 		if i < 0 || !userChoices[fe.Field] || sent[fe.Field] != nil || fe.Problem != "is required" {
 			return false
 		}
 	}
 	return true
 }
-
-// answeredError carries an error result already worded for the model, such
-// as the user declining to answer, out of an analysis.
-type answeredError struct{ te *toolError }
-
-func (e *answeredError) Error() string { return e.te.Problem }

@@ -1,4 +1,4 @@
-package gateway
+package session
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -24,18 +23,20 @@ const (
 	seenLPNsPerSess = 200
 )
 
-// seenLPNs remembers, per session, the LPN IDs it met, most recent first.
-type seenLPNs struct {
+// LPNs remembers, per session, the LPN IDs it met, most recent first. The
+// zero value is ready to use and safe for concurrent use.
+type LPNs struct {
 	once     sync.Once
 	sessions *lru.Cache[string, *lru.Cache[string, struct{}]]
 	mu       sync.Mutex
 }
 
-func (s *seenLPNs) init() {
+func (s *LPNs) init() {
 	s.once.Do(func() { s.sessions, _ = lru.New[string, *lru.Cache[string, struct{}]](seenSessions) })
 }
 
-func (s *seenLPNs) add(session string, ids []string) {
+// Add records that session met ids.
+func (s *LPNs) Add(session string, ids []string) {
 	if session == "" || len(ids) == 0 {
 		return
 	}
@@ -52,8 +53,8 @@ func (s *seenLPNs) add(session string, ids []string) {
 	}
 }
 
-// list returns the session's LPN IDs, most recently met first.
-func (s *seenLPNs) list(session string) []string {
+// List returns the session's LPN IDs, most recently met first.
+func (s *LPNs) List(session string) []string {
 	s.init()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -66,14 +67,16 @@ func (s *seenLPNs) list(session string) []string {
 	return ids
 }
 
-func (s *seenLPNs) forget(session string) {
+// Forget drops what session met.
+func (s *LPNs) Forget(session string) {
 	s.init()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sessions.Remove(session)
 }
 
-func sessionID(ctx context.Context) string {
+// ID is the ID of the session ctx's request came in, or "" outside one.
+func ID(ctx context.Context) string {
 	if s := server.ClientSessionFromContext(ctx); s != nil {
 		return s.SessionID()
 	}
@@ -132,9 +135,9 @@ func isAlnum(s string) bool {
 	return s != ""
 }
 
-// noteLPNs records the LPN IDs in a tool's arguments and in its answer.
-func (g *Gateway) noteLPNs(ctx context.Context, args any, text string) {
-	session := sessionID(ctx)
+// Note records the LPN IDs in a tool's arguments and in its answer.
+func (s *LPNs) Note(ctx context.Context, args any, text string) {
+	session := ID(ctx)
 	if session == "" {
 		return
 	}
@@ -150,42 +153,27 @@ func (g *Gateway) noteLPNs(ctx context.Context, args any, text string) {
 		}
 	}
 	ids = appendQuotedLPNs(ids, text)
-	g.seen.add(session, ids)
+	s.Add(session, ids)
 }
 
-// sessionHooks records LPN IDs from tool calls and resource reads, and
-// forgets a session's when it ends.
-func (g *Gateway) sessionHooks(h *server.Hooks) {
+// Hooks records LPN IDs from tool calls and resource reads, and forgets a
+// session's when it ends.
+func (s *LPNs) Hooks(h *server.Hooks) {
 	h.AddAfterCallTool(func(ctx context.Context, _ any, req *mcp.CallToolRequest, res any) {
 		r, ok := res.(*mcp.CallToolResult)
 		if !ok || r == nil || r.IsError || len(r.Content) == 0 {
 			return
 		}
 		if tc, ok := mcp.AsTextContent(r.Content[0]); ok {
-			g.noteLPNs(ctx, req.GetArguments(), tc.Text)
+			s.Note(ctx, req.GetArguments(), tc.Text)
 		}
 	})
 	h.AddAfterReadResource(func(ctx context.Context, _ any, req *mcp.ReadResourceRequest, res *mcp.ReadResourceResult) {
 		for _, c := range res.Contents {
 			if tc, ok := c.(mcp.TextResourceContents); ok {
-				g.noteLPNs(ctx, req.Params.Arguments, tc.Text)
+				s.Note(ctx, req.Params.Arguments, tc.Text)
 			}
 		}
 	})
-	h.AddOnUnregisterSession(func(_ context.Context, s server.ClientSession) { g.seen.forget(s.SessionID()) })
-}
-
-// cachedModel obtains the decoded answer of a tool without arguments
-// through the cache, the breaker and the rate limit. A completion is a
-// convenience: when NSIP cannot answer, it offers nothing rather than fail.
-func (g *Gateway) cachedModel(ctx context.Context, d *toolDef) (any, bool) {
-	args := map[string]any{}
-	ctx, cancel := context.WithTimeout(ctx, g.cfg.CallTimeout)
-	defer cancel()
-	ob, err := g.obtain(ctx, d, cache.Key(d.method, args), args)
-	if err != nil {
-		g.log.Debug("completion without upstream data", "tool", d.name, "error", err.Error())
-		return nil, false
-	}
-	return ob.a.Value, true
+	h.AddOnUnregisterSession(func(_ context.Context, cs server.ClientSession) { s.Forget(cs.SessionID()) })
 }

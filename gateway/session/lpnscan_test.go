@@ -1,4 +1,4 @@
-package gateway
+package session
 
 import (
 	"math/rand/v2"

@@ -1,4 +1,13 @@
-package gateway
+// Package calllog gives each tool call an ID and a record of what NSIP was
+// asked for it, for the call's log line; it also logs sessions opening and
+// closing.
+//
+// A call starts with [With]; the NSIP client's request hook
+// ([UpstreamHook]) counts each request the call's fetches make, and logs
+// it at debug under the call's ID; the call's log line adds [Attrs]. A
+// fetch that outlives its call runs under [Detach], so that its requests
+// are still counted against the call that started it.
+package calllog
 
 import (
 	"context"
@@ -14,12 +23,12 @@ import (
 	"github.com/nsip-tools/nsip-mcp/transport/caller"
 )
 
-// callRecord is what one tool call's log line says of the requests sent to
+// record is what one tool call's log line says of the requests sent to
 // NSIP for it. It travels in the call's context, into the fetches the call
 // starts, where the client's request hook (UpstreamHook) fills it in. A call
 // that joins a fetch another call started sent nothing itself: its line
 // shows no upstream requests.
-type callRecord struct {
+type record struct {
 	id string
 
 	mu       sync.Mutex
@@ -30,38 +39,38 @@ type callRecord struct {
 
 type callKey struct{}
 
-// withCall gives ctx a call ID and a record of the call's upstream
-// requests. A context that has one keeps it: an analysis's lookups are
-// counted against the analysis.
-func withCall(ctx context.Context) (context.Context, *callRecord) {
-	if r := callOf(ctx); r != nil {
-		return ctx, r
+// With gives ctx a call ID and a record of the call's upstream requests.
+// A context that has one keeps it: an analysis's lookups are counted
+// against the analysis.
+func With(ctx context.Context) context.Context {
+	if r := of(ctx); r != nil {
+		return ctx
 	}
 	var b [8]byte
 	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
-	r := &callRecord{id: hex.EncodeToString(b[:])}
-	return context.WithValue(ctx, callKey{}, r), r
+	r := &record{id: hex.EncodeToString(b[:])}
+	return context.WithValue(ctx, callKey{}, r)
 }
 
-func callOf(ctx context.Context) *callRecord {
-	r, _ := ctx.Value(callKey{}).(*callRecord)
+func of(ctx context.Context) *record {
+	r, _ := ctx.Value(callKey{}).(*record)
 	return r
 }
 
-// CallID is the ID that the log lines of the tool call running on ctx carry,
+// ID is the ID that the log lines of the tool call running on ctx carry,
 // or "" outside a call.
-func CallID(ctx context.Context) string {
-	if r := callOf(ctx); r != nil {
+func ID(ctx context.Context) string {
+	if r := of(ctx); r != nil {
 		return r.id
 	}
 	return ""
 }
 
-// detachCall is a context without ctx's deadline, cancellation or values but
+// Detach is a context without ctx's deadline, cancellation or values but
 // for its call record: a fetch outlives the call that started it, and its
 // requests are still that call's.
-func detachCall(ctx context.Context) context.Context {
-	if r := callOf(ctx); r != nil {
+func Detach(ctx context.Context) context.Context {
+	if r := of(ctx); r != nil {
 		return context.WithValue(context.Background(), callKey{}, r)
 	}
 	return context.Background()
@@ -72,7 +81,7 @@ func detachCall(ctx context.Context) context.Context {
 // line.
 func UpstreamHook(log *slog.Logger) func(context.Context, nsip.RequestInfo) {
 	return func(ctx context.Context, info nsip.RequestInfo) {
-		r := callOf(ctx)
+		r := of(ctx)
 		if r != nil {
 			r.mu.Lock()
 			if !info.Probe { // a check of the base URL is not an attempt at the answer
@@ -86,7 +95,7 @@ func UpstreamHook(log *slog.Logger) func(context.Context, nsip.RequestInfo) {
 			return
 		}
 		attrs := []slog.Attr{
-			slog.String("call_id", CallID(ctx)),
+			slog.String("call_id", ID(ctx)),
 			slog.String("method", info.Method),
 			slog.String("endpoint", nsip.EndpointName(info.Endpoint)),
 			slog.Int("status", info.Status),
@@ -103,15 +112,16 @@ func UpstreamHook(log *slog.Logger) func(context.Context, nsip.RequestInfo) {
 	}
 }
 
-// callAttrs are the attributes of a call's log line beside the tool's own:
+// Attrs are the attributes of a call's log line beside the tool's own:
 // the call ID, who called (client: caller.Of, the session or else the
 // token or address the transport recorded; session: the session's own ID,
 // when there is one), what NSIP was asked for it and, for an analysis,
-// the answers it read (lookups), as its _meta.upstream counts them.
-func (g *Gateway) callAttrs(ctx context.Context, o outcome) []slog.Attr {
+// the answers it read (lookups), as its _meta.upstream counts them
+// (upstream, nil for a lookup).
+func Attrs(ctx context.Context, upstream map[string]any) []slog.Attr {
 	var attrs []slog.Attr
 	for _, k := range []string{"lookups", "fetched", "cached", "stale"} {
-		if n, ok := o.upstream[k].(int); ok {
+		if n, ok := upstream[k].(int); ok {
 			attrs = append(attrs, slog.Int(k, n))
 		}
 	}
@@ -119,7 +129,7 @@ func (g *Gateway) callAttrs(ctx context.Context, o outcome) []slog.Attr {
 	if s := server.ClientSessionFromContext(ctx); s != nil && s.SessionID() != "" {
 		attrs = append(attrs, slog.String("session", s.SessionID()))
 	}
-	r := callOf(ctx)
+	r := of(ctx)
 	if r == nil {
 		return attrs
 	}
@@ -140,17 +150,17 @@ func (g *Gateway) callAttrs(ctx context.Context, o outcome) []slog.Attr {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// sessionLogHooks log sessions opening and closing, on every transport
-// that registers them with mcp-go.
-func (g *Gateway) sessionLogHooks(h *server.Hooks) {
+// SessionHooks log sessions opening and closing, on every transport that
+// registers them with mcp-go.
+func SessionHooks(h *server.Hooks, log *slog.Logger) {
 	h.AddOnRegisterSession(func(ctx context.Context, s server.ClientSession) {
 		attrs := []any{slog.String("session", s.SessionID())}
 		if c := caller.Request(ctx); c != "" { // the client the session is counted under
 			attrs = append(attrs, slog.String("client", string(c)))
 		}
-		g.log.Info("session opened", attrs...)
+		log.Info("session opened", attrs...)
 	})
 	h.AddOnUnregisterSession(func(_ context.Context, s server.ClientSession) {
-		g.log.Info("session closed", slog.String("session", s.SessionID()))
+		log.Info("session closed", slog.String("session", s.SessionID()))
 	})
 }

@@ -1,0 +1,62 @@
+package gateway
+
+import (
+	"context"
+
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
+	"github.com/nsip-tools/nsip-mcp/gateway/elicit"
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
+)
+
+// A call that lacks a choice only its user can make asks them through
+// gateway/elicit; what follows turns its replies into tool results.
+
+// codeInputRequired is the status a call that stopped to ask its user is
+// logged and counted with; the client sees the form, not an error.
+const codeInputRequired = "input_required"
+
+// formTool is d as its forms name it.
+func formTool(d *toolDef) elicit.Tool {
+	return elicit.Tool{Name: d.name, Title: d.title, Specs: d.args.Specs}
+}
+
+// ask puts q to the user of the calling client (elicit.Asker.Ask); a
+// *toolError is the reply to return.
+func (g *Gateway) ask(ctx context.Context, d *toolDef, q analysis.Form) (answers map[string]any, te *toolError, asked bool) {
+	answers, r, asked := g.forms.Ask(ctx, formTool(d), q)
+	return answers, replyError(d, r), asked
+}
+
+// askMissing fills the required arguments of d that validation found
+// missing and are the user's to choose (elicit.Asker.AskMissing). ok is
+// false when nothing was asked; a non-nil *toolError is the result to
+// return.
+func (g *Gateway) askMissing(ctx context.Context, d *toolDef, sent map[string]any, errs []param.FieldError) (map[string]any, *toolError, bool) {
+	filled, r, asked := g.forms.AskMissing(ctx, formTool(d), sent, errs)
+	return filled, replyError(d, r), asked
+}
+
+// replyError is r as the model sees it: the input request that asks, or
+// an invalid argument.
+func replyError(d *toolDef, r *elicit.Reply) *toolError {
+	switch {
+	case r == nil:
+		return nil
+	case r.Input != nil:
+		return &toolError{Code: codeInputRequired, Field: r.Field, Problem: r.Problem, input: r.Input}
+	case len(r.Invalid) > 0:
+		te := invalidArgs(d, r.Sent, r.Invalid)
+		te.Problem = "the user's answer: " + te.Problem
+		if r.Example != nil {
+			te.Example = r.Example
+		}
+		return te
+	}
+	return &toolError{Code: CodeInvalidArgument, Field: r.Field, Problem: r.Problem, Expected: r.Expected, Example: r.Example, Next: r.Next}
+}
+
+// answeredError carries an error result already worded for the model, such
+// as the user declining to answer, out of an analysis.
+type answeredError struct{ te *toolError }
+
+func (e *answeredError) Error() string { return e.te.Problem }

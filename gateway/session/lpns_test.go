@@ -1,0 +1,114 @@
+package session
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+func TestSeenLPNsAreBounded(t *testing.T) {
+	var s LPNs
+	for i := range seenLPNsPerSess + 50 {
+		s.Add("a", []string{"LPN" + strconv.Itoa(100000+i)})
+	}
+	got := s.List("a")
+	if len(got) != seenLPNsPerSess || got[0] != "LPN"+strconv.Itoa(100000+seenLPNsPerSess+49) {
+		t.Errorf("%d kept, newest %s", len(got), got[0])
+	}
+	s.Forget("a")
+	if len(s.List("a")) != 0 {
+		t.Error("forget kept the session's IDs")
+	}
+}
+
+// Nothing is remembered without a session to remember it for, or with
+// nothing to remember; a session never seen lists nothing.
+func TestNothingToRemember(t *testing.T) {
+	var s LPNs
+	s.Add("", []string{"6402382024NCS310"})
+	s.Add("a", nil)
+	s.Note(context.Background(), map[string]any{"lpn_id": "6402382024NCS310"}, `"6402382024NCS311"`)
+	if got := s.List(""); got != nil {
+		t.Errorf("no session: %v", got)
+	}
+	if got := s.List("a"); got != nil {
+		t.Errorf("nothing added: %v", got)
+	}
+	if id := ID(context.Background()); id != "" {
+		t.Errorf("ID outside a session = %q", id)
+	}
+}
+
+// lpnServer is an MCP server whose tools and resource answer with text
+// naming LPN IDs, remembering them in s.
+func lpnServer(s *LPNs, seen *sessions) *server.MCPServer {
+	h := &server.Hooks{}
+	s.Hooks(h)
+	seen.hook(h)
+	srv := server.NewMCPServer("t", "0", server.WithHooks(h), server.WithResourceCapabilities(false, false))
+	srv.AddTool(mcp.NewTool("animal", mcp.WithString("lpn_id"), mcp.WithString("search_string")),
+		func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText(`{"sire":"6400462020VPI007","dam":"","note":"12345A"}`), nil
+		})
+	srv.AddTool(mcp.NewTool("fails", mcp.WithString("lpn_id")),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultError(`{"error":{"value":"6400462020VPI008"}}`), nil
+		})
+	srv.AddTool(mcp.NewTool("empty"),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	srv.AddResourceTemplate(mcp.NewResourceTemplate("nsip://animals/{lpn_id}", "animal"),
+		func(_ context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+			return []mcp.ResourceContents{
+				mcp.TextResourceContents{URI: req.Params.URI, Text: `{"dam":"6400462020VPI009"}`},
+				mcp.BlobResourceContents{URI: req.Params.URI, Blob: "IjY0MDA0NjIwMjBWUEkwMTAi"},
+			}, nil
+		})
+	return srv
+}
+
+// A session is offered the LPN IDs of its calls' arguments and answers
+// and of the resources it read, newest first; failed calls, answers
+// without text and other sessions add nothing; the session's end forgets
+// them.
+func TestSessionRemembersTheLPNsItMet(t *testing.T) {
+	var s LPNs
+	var seen sessions
+	srv := lpnServer(&s, &seen)
+	c := connect(t, srv)
+	id := seen.last(t)
+
+	callTool(t, c, "animal", map[string]any{"lpn_id": "6402382024NCS310", "search_string": "not-an-id"})
+	callTool(t, c, "animal", map[string]any{"search_string": "6402382024NCS311", "lpn_id": 7})
+	callTool(t, c, "fails", map[string]any{"lpn_id": "6402382024NCS312"})
+	callTool(t, c, "empty", nil)
+	req := mcp.ReadResourceRequest{}
+	req.Params.URI = "nsip://animals/6402382024NCS313"
+	if _, err := c.ReadResource(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	got := s.List(id)
+	// The second call met the sire again: it is newer than NCS311.
+	want := []string{"6400462020VPI009", "6400462020VPI007", "6402382024NCS311", "6402382024NCS310"}
+	if !slices.Equal(got, want) {
+		t.Errorf("remembered %v, want %v", got, want)
+	}
+
+	other := connect(t, srv)
+	otherID := seen.last(t)
+	callTool(t, other, "empty", nil)
+	if got := s.List(otherID); len(got) != 0 {
+		t.Errorf("another session is offered %v", got)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.List(id); len(got) != 0 {
+		t.Errorf("after the session ended it still holds %v", got)
+	}
+}
