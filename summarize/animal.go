@@ -128,114 +128,18 @@ var profilePlans = []profilePlan{
 	{false, false, false},
 }
 
+// profileSummary fits the by-LPN composite to the budget, trying each
+// plan from richest to leanest; within a plan the offspring give way first.
 func profileSummary(f *fitter, v *nsip.AnimalProfile, req Request, c int) ([]byte, bool, error) {
-	var id string
-	var base *animalBlock
-	var traits []nsip.Trait
-	indexes := map[string]float64{}
-	if v.Details != nil {
-		id = v.Details.LPNID
-		base = newAnimalBlock(v.Details, c)
-		// The EBVs beside the top traits, which the animal block has.
-		top := topTraits(v.Details.Traits, 3)
-		traits = slices.DeleteFunc(slices.Clone(v.Details.Traits), func(t nsip.Trait) bool {
-			return slices.ContainsFunc(top, func(x nsip.Trait) bool { return x.Code == t.Code })
-		})
-		if len(req.Traits) > 0 {
-			traits = slices.DeleteFunc(traits, func(t nsip.Trait) bool {
-				return !slices.ContainsFunc(req.Traits, func(s string) bool { return strings.EqualFold(s, t.Code) })
-			})
-		}
-		// Most accurate first; a trait without accuracy after those with.
-		slices.SortStableFunc(traits, func(a, b nsip.Trait) int {
-			return cmpAccuracy(b) - cmpAccuracy(a)
-		})
-		for _, ix := range v.Details.Indexes {
-			indexes[clip(ix.Name, c)] = ix.Value
-		}
+	pp := newProfileParts(v, req, c)
+	prog, err := profileProgeny(v, req, pp.id, c)
+	if err != nil {
+		return nil, false, err
 	}
-	if id == "" {
-		id, _ = req.Args["lpn_id"].(string)
-	}
-	lineageCall := &NextCall{Tool: toolLineage, Arguments: map[string]any{"lpn_id": id}}
-	animalCall := &NextCall{Tool: toolAnimal, Arguments: map[string]any{"search_string": id}}
-	var sire, dam *nodeBlock
-	var grand [][]string
-	beyond := 0
-	if v.Lineage != nil {
-		sire, dam = newNodeBlock(v.Lineage.Subject.Sire, c), newNodeBlock(v.Lineage.Subject.Dam, c)
-		gens := ancestors(&v.Lineage.Subject)
-		if len(gens) > 1 {
-			for _, a := range gens[1] {
-				grand = append(grand, []string{a.path, clip(a.node.LPNID, c)})
-			}
-		}
-		for _, g := range gens[min(2, len(gens)):] {
-			beyond += len(g)
-		}
-	}
-	var (
-		layouts  []layout
-		pg       pager
-		ps       *pageSummary
-		stats    *statsTable
-		fallback int
-	)
-	if v.Progeny != nil {
-		preq := req
-		preq.Args = map[string]any{"lpn_id": id, "page_size": nsip.ProfilePageSize}
-		for _, k := range []string{"traits", "max_tokens"} {
-			if a, ok := req.Args[k]; ok {
-				preq.Args[k] = a
-			}
-		}
-		preq.Skip = 0
-		var err error
-		if ps, stats, pg, layouts, fallback, err = progenyLayouts(v.Progeny, preq, c); err != nil {
-			return nil, false, err
-		}
-		ps.LPNID = "" // the animal's own, given above
-	}
-	p := &profileBlock{Summary: true, Kind: KindProfile, Animal: base}
+	p := &profileBlock{Summary: true, Kind: KindProfile, Animal: pp.base}
 	out, _, err := firstComplete(len(profilePlans), func(i int) ([]byte, bool, error) {
-		plan := profilePlans[i]
-		p.Omitted = nil
-		omit := func(part string, n int, call *NextCall) {
-			p.Omitted = append(p.Omitted, omission{Part: part, Count: n, Call: call})
-		}
-		p.EBVs, p.EBVCell = nil, nil
-		shown := traits
-		if !plan.allEBVs {
-			shown = nil
-		}
-		for _, t := range shown {
-			p.EBVs = append(p.EBVs, append([]any{clip(t.Code, c)}, valueCell(t)...))
-		}
-		if len(p.EBVs) > 0 {
-			p.EBVCell = topCellFormat
-		}
-		if n := len(traits) - len(shown); n > 0 {
-			omit("ebvs", n, animalCall)
-		}
-		p.Indexes = nil
-		if len(indexes) > 0 {
-			p.Indexes = indexes
-		}
-		p.Sire, p.Dam, p.Grand, p.GrandColumn = nil, nil, nil, nil
-		if plan.parents {
-			p.Sire, p.Dam = sire, dam
-		} else if sire != nil || dam != nil {
-			omit("sire and dam details", 0, lineageCall)
-		}
-		if plan.grand && len(grand) > 0 {
-			p.Grand, p.GrandColumn = grand, []string{"path", "lpn_id"}
-		} else if len(grand) > 0 {
-			omit("grandparents", len(grand), lineageCall)
-		}
-		if beyond > 0 {
-			omit("ancestors beyond the grandparents", beyond, lineageCall)
-		}
-		if ps == nil {
+		pp.lay(p, profilePlans[i], c)
+		if prog == nil {
 			b, err := nsip.PlainJSON(p)
 			if err != nil || !f.fits(b) {
 				return nil, false, err
@@ -243,12 +147,12 @@ func profileSummary(f *fitter, v *nsip.AnimalProfile, req Request, c int) ([]byt
 			return b, true, nil
 		}
 		base := p.Omitted
-		out, complete, err := fitLayouts(f, ps, stats, pg, layouts, fallback, func(s *pageSummary) any {
+		out, complete, err := fitLayouts(f, prog.ps, prog.stats, prog.pg, prog.layouts, prog.fallback, func(s *pageSummary) any {
 			p.Progeny, p.Omitted = s, base
 			if s.Omitted != nil {
-				p.Omitted = append(slices.Clone(base), omission{Part: "offspring " + omitStats, Call: pg.call(pg.page, pg.size, 0)})
+				p.Omitted = append(slices.Clone(base), omission{Part: "offspring " + omitStats, Call: prog.pg.call(prog.pg.page, prog.pg.size, 0)})
 			}
-			if n := pg.unshown(s.Shown); n > 0 {
+			if n := prog.pg.unshown(s.Shown); n > 0 {
 				p.Omitted = append(slices.Clone(p.Omitted), omission{Part: "offspring", Count: n, Call: s.Next})
 			}
 			return p
@@ -259,6 +163,146 @@ func profileSummary(f *fitter, v *nsip.AnimalProfile, req Request, c int) ([]byt
 		return nil, false, nil
 	}
 	return out, out != nil, err
+}
+
+// profileParts are the profile's parts other than its offspring, read
+// once from the record and lineage and laid out by each plan.
+type profileParts struct {
+	id          string
+	base        *animalBlock
+	traits      []nsip.Trait // the EBVs beyond the top traits, most accurate first
+	indexes     map[string]float64
+	sire, dam   *nodeBlock
+	grand       [][]string // [path, lpn_id] of each grandparent
+	beyond      int        // ancestors beyond the grandparents
+	lineageCall *NextCall
+	animalCall  *NextCall
+}
+
+// newProfileParts reads the parts from v; the LPN ID asked is the one
+// used when NSIP sent no record.
+func newProfileParts(v *nsip.AnimalProfile, req Request, c int) *profileParts {
+	pp := &profileParts{indexes: map[string]float64{}}
+	if v.Details != nil {
+		pp.id = v.Details.LPNID
+		pp.base = newAnimalBlock(v.Details, c)
+		pp.traits = profileTraits(v.Details.Traits, req.Traits)
+		for _, ix := range v.Details.Indexes {
+			pp.indexes[clip(ix.Name, c)] = ix.Value
+		}
+	}
+	if pp.id == "" {
+		pp.id, _ = req.Args["lpn_id"].(string)
+	}
+	pp.lineageCall = &NextCall{Tool: toolLineage, Arguments: map[string]any{"lpn_id": pp.id}}
+	pp.animalCall = &NextCall{Tool: toolAnimal, Arguments: map[string]any{"search_string": pp.id}}
+	if v.Lineage != nil {
+		pp.sire, pp.dam = newNodeBlock(v.Lineage.Subject.Sire, c), newNodeBlock(v.Lineage.Subject.Dam, c)
+		gens := ancestors(&v.Lineage.Subject)
+		if len(gens) > 1 {
+			for _, a := range gens[1] {
+				pp.grand = append(pp.grand, []string{a.path, clip(a.node.LPNID, c)})
+			}
+		}
+		for _, g := range gens[min(2, len(gens)):] {
+			pp.beyond += len(g)
+		}
+	}
+	return pp
+}
+
+// profileTraits are the EBVs beside the top traits, which the animal
+// block has, only those asked for when traits were, most accurate first
+// and a trait without accuracy after those with.
+func profileTraits(all []nsip.Trait, asked []string) []nsip.Trait {
+	top := topTraits(all, 3)
+	traits := slices.DeleteFunc(slices.Clone(all), func(t nsip.Trait) bool {
+		return slices.ContainsFunc(top, func(x nsip.Trait) bool { return x.Code == t.Code })
+	})
+	if len(asked) > 0 {
+		traits = slices.DeleteFunc(traits, func(t nsip.Trait) bool {
+			return !slices.ContainsFunc(asked, func(s string) bool { return strings.EqualFold(s, t.Code) })
+		})
+	}
+	slices.SortStableFunc(traits, func(a, b nsip.Trait) int {
+		return cmpAccuracy(b) - cmpAccuracy(a)
+	})
+	return traits
+}
+
+// lay sets p's parts as plan keeps them, naming each part it leaves out
+// with the call that returns it.
+func (pp *profileParts) lay(p *profileBlock, plan profilePlan, c int) {
+	p.Omitted = nil
+	omit := func(part string, n int, call *NextCall) {
+		p.Omitted = append(p.Omitted, omission{Part: part, Count: n, Call: call})
+	}
+	p.EBVs, p.EBVCell = nil, nil
+	shown := pp.traits
+	if !plan.allEBVs {
+		shown = nil
+	}
+	for _, t := range shown {
+		p.EBVs = append(p.EBVs, append([]any{clip(t.Code, c)}, valueCell(t)...))
+	}
+	if len(p.EBVs) > 0 {
+		p.EBVCell = topCellFormat
+	}
+	if n := len(pp.traits) - len(shown); n > 0 {
+		omit("ebvs", n, pp.animalCall)
+	}
+	p.Indexes = nil
+	if len(pp.indexes) > 0 {
+		p.Indexes = pp.indexes
+	}
+	p.Sire, p.Dam, p.Grand, p.GrandColumn = nil, nil, nil, nil
+	if plan.parents {
+		p.Sire, p.Dam = pp.sire, pp.dam
+	} else if pp.sire != nil || pp.dam != nil {
+		omit("sire and dam details", 0, pp.lineageCall)
+	}
+	if plan.grand && len(pp.grand) > 0 {
+		p.Grand, p.GrandColumn = pp.grand, []string{"path", "lpn_id"}
+	} else if len(pp.grand) > 0 {
+		omit("grandparents", len(pp.grand), pp.lineageCall)
+	}
+	if pp.beyond > 0 {
+		omit("ancestors beyond the grandparents", pp.beyond, pp.lineageCall)
+	}
+}
+
+// profileProgenyParts are the offspring's page laid out as a progeny
+// lookup's would be, with the layouts it may fall back to.
+type profileProgenyParts struct {
+	ps       *pageSummary
+	stats    *statsTable
+	pg       pager
+	layouts  []layout
+	fallback int
+}
+
+// profileProgeny lays out v's first page of offspring as the progeny
+// lookup of id would, with the call's traits and budget; nil when the
+// profile has none.
+func profileProgeny(v *nsip.AnimalProfile, req Request, id string, c int) (*profileProgenyParts, error) {
+	if v.Progeny == nil {
+		return nil, nil
+	}
+	preq := req
+	preq.Args = map[string]any{"lpn_id": id, "page_size": nsip.ProfilePageSize}
+	for _, k := range []string{"traits", "max_tokens"} {
+		if a, ok := req.Args[k]; ok {
+			preq.Args[k] = a
+		}
+	}
+	preq.Skip = 0
+	pr := &profileProgenyParts{}
+	var err error
+	if pr.ps, pr.stats, pr.pg, pr.layouts, pr.fallback, err = progenyLayouts(v.Progeny, preq, c); err != nil {
+		return nil, err
+	}
+	pr.ps.LPNID = "" // the animal's own, given above
+	return pr, nil
 }
 
 // cmpAccuracy orders traits by accuracy, those without one last.

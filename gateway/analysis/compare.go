@@ -85,13 +85,35 @@ func traitOrder(codes []string) {
 	})
 }
 
+// runCompare sets the animals' records side by side, naming the best of
+// each trait and index, with percentiles when asked, within the budget.
 func runCompare(ctx context.Context, r *call, a *compareArgs) (any, error) {
-	ids := a.LPNIDs
-	ds, err := detailsOf(ctx, r, compareParams.Name("LPNIDs"), ids)
+	ds, err := detailsOf(ctx, r, compareParams.Name("LPNIDs"), a.LPNIDs)
 	if err != nil {
 		return nil, err
 	}
-	traits := a.Traits
+	c := &comparison{r: r, ids: a.LPNIDs, ds: ds, traits: compareTraits(ds, a.Traits), best: map[string][]string{}, unproven: map[string]string{}}
+	c.lay()
+	c.bestIndexes()
+	c.bestTraits()
+	if a.Percentiles {
+		if err := c.percentiles(ctx); err != nil {
+			return nil, err
+		}
+	}
+	out := c.answer()
+	// Twenty animals by every trait can pass the budget: then the values
+	// stay and the accuracies go, and the answer says how to get them.
+	if !r.overBudget(ctx, out) {
+		return out, nil
+	}
+	return c.compact(ctx, out), nil
+}
+
+// compareTraits are the traits asked for, or when none were, every trait
+// any of ds carries in the order NSIP's site shows them.
+func compareTraits(ds []*nsip.AnimalDetails, asked []string) []string {
+	traits := asked
 	if traits == nil {
 		for _, d := range ds {
 			for _, t := range d.Traits {
@@ -102,153 +124,222 @@ func runCompare(ctx context.Context, r *call, a *compareArgs) (any, error) {
 		}
 		traitOrder(traits)
 	}
-	rows := make([]CompareRow, len(ds))
-	best := map[string][]string{}
-	var unranked, missing []string
-	have := make([]map[string]nsip.Trait, len(ds))
-	var indexes []string
-	unstated := 0
-	for i, d := range ds {
-		rows[i] = CompareRow{LPNID: ids[i], Sex: d.Gender, Born: d.DateOfBirth, Breed: d.Breed, Sire: d.Sire, Dam: d.Dam, Genotyped: genotypedPtr(d.Genotyped)}
+	return traits
+}
+
+// comparison is one nsip_compare_animals call carried through its steps,
+// each filling in what the answer needs from the records read.
+type comparison struct {
+	r         *call
+	ids       []string
+	ds        []*nsip.AnimalDetails
+	traits    []string
+	rows      []CompareRow
+	have      []map[string]nsip.Trait // each animal's traits by code
+	indexes   []string                // every index any animal has, sorted
+	unstated  int                     // animals NSIP did not say were genotyped or not
+	best      map[string][]string
+	bestIndex map[string][]string
+	unranked  []string // traits with no preferred direction
+	missing   []string // "id:trait" and "id:index" an animal lacks
+	pc        *percentiles
+	unproven  map[string]string
+}
+
+// lay sets out each animal's row from its record and collects the
+// indexes any of them has.
+func (c *comparison) lay() {
+	c.rows = make([]CompareRow, len(c.ds))
+	c.have = make([]map[string]nsip.Trait, len(c.ds))
+	for i, d := range c.ds {
+		c.rows[i] = CompareRow{LPNID: c.ids[i], Sex: d.Gender, Born: d.DateOfBirth, Breed: d.Breed, Sire: d.Sire, Dam: d.Dam, Genotyped: genotypedPtr(d.Genotyped)}
 		if d.Genotyped == "" {
-			unstated++
+			c.unstated++
 		}
-		have[i] = traitMap(d.Traits)
+		c.have[i] = traitMap(d.Traits)
 		for _, ix := range d.Indexes {
-			if rows[i].Indexes == nil {
-				rows[i].Indexes = map[string]float64{}
+			if c.rows[i].Indexes == nil {
+				c.rows[i].Indexes = map[string]float64{}
 			}
-			rows[i].Indexes[ix.Name] = ix.Value
-			if !slices.Contains(indexes, ix.Name) {
-				indexes = append(indexes, ix.Name)
+			c.rows[i].Indexes[ix.Name] = ix.Value
+			if !slices.Contains(c.indexes, ix.Name) {
+				c.indexes = append(c.indexes, ix.Name)
 			}
 		}
 	}
-	slices.Sort(indexes)
-	// NSIP's indexes are built so that higher is better; the best is the
-	// highest, among animals that have the index.
-	bestIndex := map[string][]string{}
-	for _, name := range indexes {
+	slices.Sort(c.indexes)
+}
+
+// bestIndexes names the best of each index. NSIP's indexes are built so
+// that higher is better; the best is the highest, among animals that have
+// the index.
+func (c *comparison) bestIndexes() {
+	c.bestIndex = map[string][]string{}
+	for _, name := range c.indexes {
 		var top float64
 		var holders []string
 		with := 0
-		for i := range ds {
-			v, ok := rows[i].Indexes[name]
+		for i := range c.ds {
+			v, ok := c.rows[i].Indexes[name]
 			if !ok {
-				missing = append(missing, ids[i]+":"+name)
+				c.missing = append(c.missing, c.ids[i]+":"+name)
 				continue
 			}
 			with++
 			switch {
 			case holders == nil || v > top:
-				top, holders = v, []string{ids[i]}
+				top, holders = v, []string{c.ids[i]}
 			case v == top:
-				holders = append(holders, ids[i])
+				holders = append(holders, c.ids[i])
 			}
 		}
 		if with > 1 && len(holders) < with {
-			bestIndex[name] = holders
+			c.bestIndex[name] = holders
 		}
 	}
-	for _, code := range traits {
+}
+
+// bestTraits fills in each row's EBVs and names the best of each trait by
+// the direction the glossary prefers.
+func (c *comparison) bestTraits() {
+	for _, code := range c.traits {
 		info, known := nsip.LookupTrait(code)
 		var top float64
 		var holders []string
-		for i := range ds {
-			t, ok := have[i][code]
+		for i := range c.ds {
+			t, ok := c.have[i][code]
 			if !ok {
-				rows[i].EBV = append(rows[i].EBV, nil)
-				missing = append(missing, ids[i]+":"+code)
+				c.rows[i].EBV = append(c.rows[i].EBV, nil)
+				c.missing = append(c.missing, c.ids[i]+":"+code)
 				continue
 			}
 			v := t.Value
 			shown := round4(v)
-			rows[i].EBV = append(rows[i].EBV, &[2]*float64{&shown, accPtr(t)})
+			c.rows[i].EBV = append(c.rows[i].EBV, &[2]*float64{&shown, accPtr(t)})
 			switch {
 			case holders == nil || info.Better(v, top):
-				top, holders = v, []string{ids[i]}
+				top, holders = v, []string{c.ids[i]}
 			case v == top:
-				holders = append(holders, ids[i])
+				holders = append(holders, c.ids[i])
 			}
 		}
 		if !known || info.Direction == "" {
-			unranked = append(unranked, code)
+			c.unranked = append(c.unranked, code)
 			continue
 		}
-		if len(holders) > 0 && len(holders) < len(ds) {
-			best[code] = holders
+		if len(holders) > 0 && len(holders) < len(c.ds) {
+			c.best[code] = holders
 		}
 	}
-	pctOn := a.Percentiles
-	unproven := map[string]string{}
-	var pc *percentiles
-	if pctOn {
-		pc = newPercentiles(r)
-		var qs []pctQuery
-		for i, d := range ds {
-			for _, code := range traits {
-				if t, ok := have[i][code]; ok && d.BreedID != 0 {
-					qs = append(qs, pctQuery{d.BreedID, code, t.Value})
-				}
-			}
-		}
-		res, err := pc.topPercents(ctx, qs)
-		if err != nil {
-			return nil, err
-		}
-		for i, d := range ds {
-			rows[i].TopPercent = make([]*float64, len(traits))
-			for k, code := range traits {
-				if _, ok := have[i][code]; !ok {
-					continue
-				}
-				if d.BreedID == 0 {
-					unproven[code] = "the animal's record names no breed ID"
-					continue
-				}
-				r := res[0]
-				res = res[1:]
-				if r.p == nil {
-					unproven[fmt.Sprintf("%s (breed %d)", code, d.BreedID)] = r.why
-				}
-				rows[i].TopPercent[k] = r.p
+}
+
+// percentiles reads each EBV's top percent in its animal's breed, all at
+// once, and says which could not be proven.
+func (c *comparison) percentiles(ctx context.Context) error {
+	c.pc = newPercentiles(c.r)
+	var qs []pctQuery
+	for i, d := range c.ds {
+		for _, code := range c.traits {
+			if t, ok := c.have[i][code]; ok && d.BreedID != 0 {
+				qs = append(qs, pctQuery{d.BreedID, code, t.Value})
 			}
 		}
 	}
+	res, err := c.pc.topPercents(ctx, qs)
+	if err != nil {
+		return err
+	}
+	for i, d := range c.ds {
+		c.rows[i].TopPercent = make([]*float64, len(c.traits))
+		for k, code := range c.traits {
+			if _, ok := c.have[i][code]; !ok {
+				continue
+			}
+			if d.BreedID == 0 {
+				c.unproven[code] = "the animal's record names no breed ID"
+				continue
+			}
+			r := res[0]
+			res = res[1:]
+			if r.p == nil {
+				c.unproven[fmt.Sprintf("%s (breed %d)", code, d.BreedID)] = r.why
+			}
+			c.rows[i].TopPercent[k] = r.p
+		}
+	}
+	return nil
+}
+
+// answer is the comparison whole, accuracies and all.
+func (c *comparison) answer() *CompareAnswer {
 	out := &CompareAnswer{
-		Traits:  traits,
-		Animals: rows,
-		Best:    best,
+		Traits:  c.traits,
+		Animals: c.rows,
+		Best:    c.best,
 		Computed: CompareComputed{
 			Method: "each animal's current NSIP record; best = highest or lowest EBV by the trait's preferred direction in the glossary, none where all are equal; " +
 				"indexes as NSIP sends them, best = highest",
-			Animals:  len(ds),
-			Upstream: r.upstream(),
+			Animals:  len(c.ds),
+			Upstream: c.r.upstream(),
 		},
 	}
-	if len(unranked) > 0 {
-		out.NotRanked = &NotRanked{Traits: unranked, Why: "no documented preferred direction"}
+	if len(c.unranked) > 0 {
+		out.NotRanked = &NotRanked{Traits: c.unranked, Why: "no documented preferred direction"}
 	}
-	if len(missing) > 0 {
-		out.Unknown = missing
+	if len(c.missing) > 0 {
+		out.Unknown = c.missing
 	}
-	if len(indexes) > 0 {
-		out.Indexes, out.BestIndex = indexes, bestIndex
+	if len(c.indexes) > 0 {
+		out.Indexes, out.BestIndex = c.indexes, c.bestIndex
 	}
-	if pc != nil {
-		out.Percentiles = pc.block(unproven)
+	if c.pc != nil {
+		out.Percentiles = c.pc.block(c.unproven)
 	}
-	out.Genotyped = genotypedNote(unstated, len(ds), false)
-	// Twenty animals by every trait can pass the budget: then the values
-	// stay and the accuracies go, and the answer says how to get them.
-	if !r.overBudget(ctx, out) {
-		return out, nil
+	out.Genotyped = genotypedNote(c.unstated, len(c.ds), false)
+	return out
+}
+
+// compact is out over the budget: values without accuracies, then
+// without percentiles, then as many whole animals as fit and the call for
+// the rest.
+func (c *comparison) compact(ctx context.Context, out *CompareAnswer) any {
+	compact, columns, values := c.table(out)
+	if c.pc != nil {
+		pcts := make([][]*float64, len(c.rows))
+		for i, row := range c.rows {
+			pcts[i] = row.TopPercent
+		}
+		compact.TopPercent = &CompactTopPercent{Rows: pcts, Cells: "per animal in row order, per trait in traits order"}
 	}
-	// Rows become arrays under one header, values only, and a breed they
-	// all share is said once.
+	if c.pc != nil && c.r.overBudget(ctx, compact) {
+		// The values of every animal are the comparison; the percentiles
+		// give way first.
+		compact.TopPercent = nil
+		compact.Percentiles = &Percentiles{LeftOut: "to stay within the token budget; ask again with fewer traits or animals (about 4 tokens a value)", Lookups: c.pc.used}
+	}
+	if !c.r.overBudget(ctx, compact) {
+		return compact
+	}
+	// Whole animals, as many as fit, and the call for the rest.
+	fitted, shown := fitRows(ctx, c.r, len(values), func(n int) *CompactCompareAnswer {
+		o := *compact
+		o.Animals = values[:n]
+		if n < len(values) {
+			o.NotShown = &CompareNotShown{Animals: len(values) - n, LPNIDs: c.ids[n:],
+				Call: "nsip_compare_animals with these lpn_ids (best and unknown above cover every animal)"}
+		}
+		return &o
+	})
+	return withRows(fitted, shown, columns, values)
+}
+
+// table is out's rows as arrays under one header, values only, with a
+// breed they all share said once.
+func (c *comparison) table(out *CompareAnswer) (*CompactCompareAnswer, []string, [][]any) {
+	rows := c.rows
 	shared := !slices.ContainsFunc(rows, func(x CompareRow) bool { return x.Breed != rows[0].Breed })
 	// A genotyped column of nulls only repeats the note.
-	geno := unstated < len(ds)
+	geno := c.unstated < len(c.ds)
 	columns := []string{"lpn_id", "sex", "born", "sire", "dam"}
 	if geno {
 		columns = append(columns, "genotyped")
@@ -263,8 +354,8 @@ func runCompare(ctx context.Context, r *call, a *compareArgs) (any, error) {
 	} else {
 		columns = append(columns, "breed")
 	}
-	columns = append(columns, indexes...)
-	columns = append(columns, traits...)
+	columns = append(columns, c.indexes...)
+	columns = append(columns, c.traits...)
 	values := make([][]any, len(rows))
 	for i, row := range rows {
 		v := []any{row.LPNID, row.Sex, row.Born, row.Sire, row.Dam}
@@ -274,7 +365,7 @@ func runCompare(ctx context.Context, r *call, a *compareArgs) (any, error) {
 		if !shared {
 			v = append(v, row.Breed)
 		}
-		for _, name := range indexes {
+		for _, name := range c.indexes {
 			if x, ok := row.Indexes[name]; ok {
 				v = append(v, x)
 			} else {
@@ -291,31 +382,5 @@ func runCompare(ctx context.Context, r *call, a *compareArgs) (any, error) {
 		values[i] = v
 	}
 	compact.Columns, compact.Animals = columns, values
-	if pc != nil {
-		pcts := make([][]*float64, len(rows))
-		for i, row := range rows {
-			pcts[i] = row.TopPercent
-		}
-		compact.TopPercent = &CompactTopPercent{Rows: pcts, Cells: "per animal in row order, per trait in traits order"}
-	}
-	if pc != nil && r.overBudget(ctx, compact) {
-		// The values of every animal are the comparison; the percentiles
-		// give way first.
-		compact.TopPercent = nil
-		compact.Percentiles = &Percentiles{LeftOut: "to stay within the token budget; ask again with fewer traits or animals (about 4 tokens a value)", Lookups: pc.used}
-	}
-	if !r.overBudget(ctx, compact) {
-		return compact, nil
-	}
-	// Whole animals, as many as fit, and the call for the rest.
-	fitted, shown := fitRows(ctx, r, len(values), func(n int) *CompactCompareAnswer {
-		o := *compact
-		o.Animals = values[:n]
-		if n < len(values) {
-			o.NotShown = &CompareNotShown{Animals: len(values) - n, LPNIDs: ids[n:],
-				Call: "nsip_compare_animals with these lpn_ids (best and unknown above cover every animal)"}
-		}
-		return &o
-	})
-	return withRows(fitted, shown, columns, values), nil
+	return compact, columns, values
 }

@@ -248,6 +248,8 @@ func searchGroup(r *call, s *groupSearch) *group {
 	}
 }
 
+// runFlock reads the group's animals and answers with its counts and
+// each trait's statistics, fitted to the budget.
 func runFlock(ctx context.Context, r *call, a *flockArgs) (any, error) {
 	g, err := chooseGroup(r, a)
 	if err != nil {
@@ -257,64 +259,111 @@ func runFlock(ctx context.Context, r *call, a *flockArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	bySex, byStatus, byYear := map[string]int{}, map[string]int{}, map[string]int{}
-	values := map[string][]breeding.Value{}
-	bySexValues := map[string]map[string][]breeding.Value{} // trait -> sex -> values
-	var outside []string
-	var left []string // why each row of s.rows was left out, "" if counted
-	n := 0
-	for _, row := range s.rows {
-		// The filter is NSIP's; a row that contradicts it is left out and
-		// reported rather than counted.
+	t := tallyFlock(g, s.rows)
+	computed := flockComputed(r, g, s, len(t.outside))
+	out := &FlockAnswer{Animals: t.n, BySex: t.bySex, ByBirthYear: t.byYear, Traits: t.traitRows(3, true)}
+	g.echo(out)
+	if g.noStatus {
+		computed.ByStatus = "left out: NSIP's progeny rows carry no status"
+	} else {
+		out.ByStatus = t.byStatus
+	}
+	out.Computed = computed
+	if len(t.outside) > 0 {
+		out.LeftOut = &FlockLeftOut{Why: g.strayWhy, Count: len(t.outside), LPNIDs: t.outside[:min(len(t.outside), 10)]}
+	}
+	// Many traits with three holders at each end can pass the budget; one
+	// holder each keeps every statistic.
+	if r.overBudget(ctx, out) {
+		out.Traits = t.traitRows(1, true)
+	}
+	// Then the statistics per sex give way, said so, before the answer
+	// would be cut.
+	if len(t.bySex) > 1 && r.overBudget(ctx, out) {
+		out.Traits = t.traitRows(1, false)
+		out.Computed.BySexStats = "left out to fit the answer's budget: call again with a larger max_tokens, or narrow the group (search with gender)"
+	}
+	if t.n == 0 && len(t.outside) == 0 {
+		out.Note = g.empty
+	}
+	return &full.Answer{Value: out, Table: groupTable(s.rows, t.left, g.noStatus)}, nil
+}
+
+// flockTally is what a group's rows add up to: counts by sex, status and
+// birth year, and each trait's values, overall and by sex.
+type flockTally struct {
+	n                       int
+	bySex, byStatus, byYear map[string]int
+	values                  map[string][]breeding.Value
+	bySexValues             map[string]map[string][]breeding.Value // trait -> sex -> values
+	codes                   []string                               // the traits, in the site's order
+	outside                 []string                               // rows against the group's filter
+	left                    []string                               // why each row was left out, "" if counted
+}
+
+// tallyFlock counts the rows of g. The filter is NSIP's; a row that
+// contradicts it is left out and reported rather than counted.
+func tallyFlock(g *group, rows []nsip.AnimalRow) *flockTally {
+	t := &flockTally{bySex: map[string]int{}, byStatus: map[string]int{}, byYear: map[string]int{},
+		values: map[string][]breeding.Value{}, bySexValues: map[string]map[string][]breeding.Value{}}
+	for _, row := range rows {
 		why := g.stray(row)
-		left = append(left, why)
+		t.left = append(t.left, why)
 		if why != "" {
-			outside = append(outside, row.LPNID)
+			t.outside = append(t.outside, row.LPNID)
 			continue
 		}
-		n++
-		bySex[sexName(row.Sex)]++
+		t.n++
+		t.bySex[sexName(row.Sex)]++
 		if !g.noStatus {
 			st := row.Status
 			if st == "" {
 				st = "unknown"
 			}
-			byStatus[st]++
+			t.byStatus[st]++
 		}
-		byYear[birthYear(row.DateOfBirth)]++
+		t.byYear[birthYear(row.DateOfBirth)]++
 		sex := sexName(row.Sex)
-		for _, t := range row.Traits {
-			c := strings.ToUpper(t.Code)
-			v := breeding.Value{ID: row.LPNID, V: t.Value}
-			values[c] = append(values[c], v)
-			if bySexValues[c] == nil {
-				bySexValues[c] = map[string][]breeding.Value{}
+		for _, tr := range row.Traits {
+			c := strings.ToUpper(tr.Code)
+			v := breeding.Value{ID: row.LPNID, V: tr.Value}
+			t.values[c] = append(t.values[c], v)
+			if t.bySexValues[c] == nil {
+				t.bySexValues[c] = map[string][]breeding.Value{}
 			}
-			bySexValues[c][sex] = append(bySexValues[c][sex], v)
+			t.bySexValues[c][sex] = append(t.bySexValues[c][sex], v)
 		}
 	}
-	codes := slices.Collect(maps.Keys(values))
-	traitOrder(codes)
-	// shown holders of each extreme are listed, the rest counted.
-	traitRows := func(shown int, perSex bool) []FlockTrait {
-		traits := make([]FlockTrait, 0, len(codes))
-		for _, c := range codes {
-			st, _ := breeding.Describe(values[c])
-			st.Mean, st.SD = round4(st.Mean), round4(st.SD)
-			to := FlockTrait{Code: c, Stats: st}
-			if perSex {
-				to.BySex = sexStats(bySexValues[c], len(bySex))
-			}
-			if len(st.MinIDs) > shown {
-				to.MinMore, to.MinIDs = len(st.MinIDs)-shown, st.MinIDs[:shown]
-			}
-			if len(st.MaxIDs) > shown {
-				to.MaxMore, to.MaxIDs = len(st.MaxIDs)-shown, st.MaxIDs[:shown]
-			}
-			traits = append(traits, to)
+	t.codes = slices.Collect(maps.Keys(t.values))
+	traitOrder(t.codes)
+	return t
+}
+
+// traitRows are each trait's statistics, with shown holders of each
+// extreme listed and the rest counted, and per sex when perSex.
+func (t *flockTally) traitRows(shown int, perSex bool) []FlockTrait {
+	traits := make([]FlockTrait, 0, len(t.codes))
+	for _, c := range t.codes {
+		st, _ := breeding.Describe(t.values[c])
+		st.Mean, st.SD = round4(st.Mean), round4(st.SD)
+		to := FlockTrait{Code: c, Stats: st}
+		if perSex {
+			to.BySex = sexStats(t.bySexValues[c], len(t.bySex))
 		}
-		return traits
+		if len(st.MinIDs) > shown {
+			to.MinMore, to.MinIDs = len(st.MinIDs)-shown, st.MinIDs[:shown]
+		}
+		if len(st.MaxIDs) > shown {
+			to.MaxMore, to.MaxIDs = len(st.MaxIDs)-shown, st.MaxIDs[:shown]
+		}
+		traits = append(traits, to)
 	}
+	return traits
+}
+
+// flockComputed says how the statistics were reached and, when the pages
+// were not all read or not consistent, how much of the group they cover.
+func flockComputed(r *call, g *group, s *scanned, leftOut int) FlockComputed {
 	computed := FlockComputed{
 		Method:      g.method + "; SD is the sample standard deviation (n-1); each trait over the animals that have an EBV for it",
 		AnimalsRead: len(s.rows),
@@ -324,7 +373,7 @@ func runFlock(ctx context.Context, r *call, a *flockArgs) (any, error) {
 		Upstream:    r.upstream(),
 		PageCeiling: flockPages,
 		Duplicates:  s.dupes,
-		LeftOut:     len(outside),
+		LeftOut:     leftOut,
 	}
 	switch {
 	case s.ended && !s.complete:
@@ -332,32 +381,7 @@ func runFlock(ctx context.Context, r *call, a *flockArgs) (any, error) {
 	case !s.complete:
 		computed.Incomplete = fmt.Sprintf("stopped at the ceiling of %d pages: %d of NSIP's %d animals were read", flockPages, len(s.rows), s.total)
 	}
-	out := &FlockAnswer{Animals: n, BySex: bySex, ByBirthYear: byYear, Traits: traitRows(3, true)}
-	g.echo(out)
-	if g.noStatus {
-		computed.ByStatus = "left out: NSIP's progeny rows carry no status"
-	} else {
-		out.ByStatus = byStatus
-	}
-	out.Computed = computed
-	if len(outside) > 0 {
-		out.LeftOut = &FlockLeftOut{Why: g.strayWhy, Count: len(outside), LPNIDs: outside[:min(len(outside), 10)]}
-	}
-	// Many traits with three holders at each end can pass the budget; one
-	// holder each keeps every statistic.
-	if r.overBudget(ctx, out) {
-		out.Traits = traitRows(1, true)
-	}
-	// Then the statistics per sex give way, said so, before the answer
-	// would be cut.
-	if len(bySex) > 1 && r.overBudget(ctx, out) {
-		out.Traits = traitRows(1, false)
-		out.Computed.BySexStats = "left out to fit the answer's budget: call again with a larger max_tokens, or narrow the group (search with gender)"
-	}
-	if n == 0 && len(outside) == 0 {
-		out.Note = g.empty
-	}
-	return &full.Answer{Value: out, Table: groupTable(s.rows, left, g.noStatus)}, nil
+	return computed
 }
 
 // sexStats is a trait's statistics per sex, nil when the group has one sex

@@ -581,20 +581,16 @@ func parentsUnknown(ped *breeding.Pedigree, id string) bool {
 	return s == "" && d == ""
 }
 
+// runCheckMating reads both parents and their pedigrees, computes the
+// lamb's COI and midparent EBVs, and answers within the budget.
 func runCheckMating(ctx context.Context, r *call, a *matingArgs) (any, error) {
 	sire, dam := a.Sire, a.Dam
 	sireArg, damArg := matingParams.Name("Sire"), matingParams.Name("Dam")
 	if sire == dam {
 		return nil, &ArgError{param.FieldError{Field: damArg, Problem: "is the same animal as " + sireArg, Expected: "a different animal's LPN ID"}}
 	}
-	var sd, dd *nsip.AnimalDetails
-	var serr, derr error
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); sd, serr = r.details(ctx, sire) }()
-	go func() { defer wg.Done(); dd, derr = r.details(ctx, dam) }()
-	wg.Wait()
-	if err := errors.Join(About(sireArg, sire, serr), About(damArg, dam, derr)); err != nil {
+	sd, dd, err := readParents(ctx, r, sire, dam, sireArg, damArg)
+	if err != nil {
 		return nil, err
 	}
 	b := newPedigreeBuilder(r)
@@ -607,7 +603,51 @@ func runCheckMating(ctx context.Context, r *call, a *matingArgs) (any, error) {
 		}
 		return nil, err
 	}
-	ped := b.ped
+	warnings := parentWarnings(sire, dam, sd, dd)
+	broken := b.brokenBehind(sire, dam)
+	for _, w := range broken {
+		warnings = append(warnings, w+", which no pedigree can hold, so the COI is not computed")
+	}
+	mc, tooComplex, err := mateCOI(ctx, r, b, sire, dam, broken)
+	if err != nil {
+		return nil, err
+	}
+	out := newMatingAnswer(r, b, mc, sire, dam, sd, dd)
+	setCOI(out, mc, broken, tooComplex)
+	out.Warnings = warnings
+	if len(b.notes) > 0 {
+		out.Notes = b.notes
+	}
+	// A pedigree with many common ancestors lists fewer of them rather than
+	// fall to a generic summary; the count and the COI stay whole.
+	for _, limit := range []int{5, 2, 0} {
+		if !r.overBudget(ctx, out) {
+			break
+		}
+		out.CommonAncestors = commonAncestors(mc.Ancestors, limit, b.open)
+	}
+	return out, nil
+}
+
+// readParents reads both parents' records at once, a failure of either
+// attributed to its argument.
+func readParents(ctx context.Context, r *call, sire, dam, sireArg, damArg string) (*nsip.AnimalDetails, *nsip.AnimalDetails, error) {
+	var sd, dd *nsip.AnimalDetails
+	var serr, derr error
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); sd, serr = r.details(ctx, sire) }()
+	go func() { defer wg.Done(); dd, derr = r.details(ctx, dam) }()
+	wg.Wait()
+	if err := errors.Join(About(sireArg, sire, serr), About(damArg, dam, derr)); err != nil {
+		return nil, nil, err
+	}
+	return sd, dd, nil
+}
+
+// parentWarnings flag a parent recorded as the other sex, and a mating
+// across breeds, whose midparent EBVs mix scales.
+func parentWarnings(sire, dam string, sd, dd *nsip.AnimalDetails) []string {
 	var warnings []string
 	if !isSex(sd.Gender, "male") {
 		warnings = append(warnings, fmt.Sprintf("the sire %s is recorded as %q, not male", sire, sd.Gender))
@@ -618,10 +658,15 @@ func runCheckMating(ctx context.Context, r *call, a *matingArgs) (any, error) {
 	if sd.BreedID != 0 && dd.BreedID != 0 && sd.BreedID != dd.BreedID {
 		warnings = append(warnings, fmt.Sprintf("a crossbred mating (%s x %s): EBVs of different breeds are not on one scale, so the midparent values are indicative only", sd.Breed, dd.Breed))
 	}
-	broken := b.brokenBehind(sire, dam)
-	for _, w := range broken {
-		warnings = append(warnings, w+", which no pedigree can hold, so the COI is not computed")
-	}
+	return warnings
+}
+
+// mateCOI is the lamb's COI over the pedigree read, with its status made
+// a lower bound wherever the pedigree may be missing what would add to
+// it. A pedigree too complex to compute from leaves the COI unknown, and
+// says why (the second result), rather than failing the answer.
+func mateCOI(ctx context.Context, r *call, b *pedigreeBuilder, sire, dam string, broken []string) (matingCOI, string, error) {
+	ped := b.ped
 	mc, err := assessCOI(ctx, ped, sire, dam)
 	var tooComplex string
 	switch {
@@ -631,7 +676,7 @@ func runCheckMating(ctx context.Context, r *call, a *matingArgs) (any, error) {
 		// The rest of the answer stands; the COI is said to be unknown.
 		mc, tooComplex = matingCOI{Status: "unknown"}, err.Error()
 	case err != nil:
-		return nil, err
+		return mc, "", err
 	}
 	if mc.COI != nil && mc.Itemised {
 		if tab, err := ped.MatingCOI(ctx, sire, dam); err == nil && math.Abs(tab-*mc.COI) > 1e-6 {
@@ -658,6 +703,13 @@ func runCheckMating(ctx context.Context, r *call, a *matingArgs) (any, error) {
 		}
 		mc.Status = fmt.Sprintf("lower bound: NSIP's lineages show %s within the window with one parent and their own records were not read, so a parent left out could only add to it", named)
 	}
+	return mc, tooComplex, nil
+}
+
+// newMatingAnswer is the answer's parts that do not depend on whether the
+// COI is known: the parents, ancestors, completeness and midparent EBVs.
+func newMatingAnswer(r *call, b *pedigreeBuilder, mc matingCOI, sire, dam string, sd, dd *nsip.AnimalDetails) *MatingAnswer {
+	ped := b.ped
 	mid, unknown := midparents(sd.Traits, dd.Traits)
 	out := &MatingAnswer{
 		Rating:           "unknown",
@@ -684,6 +736,15 @@ func runCheckMating(ctx context.Context, r *call, a *matingArgs) (any, error) {
 			AncestorRecordsRead: b.records,
 		},
 	}
+	if len(unknown) > 0 {
+		out.MidparentUnknown = unknown
+	}
+	return out
+}
+
+// setCOI states out's COI and its rating, or why it is unknown: an unknown
+// COI is never shown as 0.
+func setCOI(out *MatingAnswer, mc matingCOI, broken []string, tooComplex string) {
 	if mc.COI != nil {
 		c, pct := *mc.COI, round4(*mc.COI*100)
 		out.COI, out.Rating, out.COIPercent = &c, rating(c), &pct
@@ -697,22 +758,6 @@ func runCheckMating(ctx context.Context, r *call, a *matingArgs) (any, error) {
 	if mc.COI != nil && !mc.Itemised {
 		out.CommonAncestors = CommonAncestors{NotItemised: fmt.Sprintf("more than %d pairs of paths, or too many animals along them; the COI is from the L-D-L' method", maxPathPairs)}
 	}
-	if len(unknown) > 0 {
-		out.MidparentUnknown = unknown
-	}
-	out.Warnings = warnings
-	if len(b.notes) > 0 {
-		out.Notes = b.notes
-	}
-	// A pedigree with many common ancestors lists fewer of them rather than
-	// fall to a generic summary; the count and the COI stay whole.
-	for _, limit := range []int{5, 2, 0} {
-		if !r.overBudget(ctx, out) {
-			break
-		}
-		out.CommonAncestors = commonAncestors(mc.Ancestors, limit, b.open)
-	}
-	return out, nil
 }
 
 // commonAncestors lists the largest contributions, each ancestor's path

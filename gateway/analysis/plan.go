@@ -76,271 +76,379 @@ func sharedTraits(ds []*nsip.AnimalDetails) []string {
 	return out
 }
 
+// planRun is one nsip_plan_matings call carried through its steps: each
+// step reads what the ones before it left here, so runPlan reads as the
+// order of the work and no step needs a dozen parameters.
+type planRun struct {
+	r                *call
+	rams, ewes       []string
+	maxCOI           float64
+	perRam           int
+	ramsArg, ewesArg string
+	w                breeding.Weights
+	chosen           map[string]any // what the user was asked and answered
+	rd, ed           []*nsip.AnimalDetails
+	ramEBV, eweEBV   []map[string]float64
+	warnings         []string
+	noIndex          []string // ewes without every weighted EBV
+	b                *pedigreeBuilder
+	coi              [][]*float64
+	pairs            [][]breeding.Pair
+	unread           map[string]bool
+	unresolved       [][2]string
+	plan             breeding.Assignment
+	total            float64
+}
+
+// runPlan reads the animals and their pedigrees, scores every ram-ewe
+// pair, solves the assignment, and answers within the budget.
 func runPlan(ctx context.Context, r *call, a *planArgs) (any, error) {
-	rams, ewes := a.Rams, a.Ewes
-	maxCOI, perRam := a.MaxCOI, a.MaxPerRam
-	ramsArg, ewesArg := planParams.Name("Rams"), planParams.Name("Ewes")
-	if err := checkCOILimit(maxCOI); err != nil {
+	p := &planRun{r: r, rams: a.Rams, ewes: a.Ewes, maxCOI: a.MaxCOI, perRam: a.MaxPerRam,
+		ramsArg: planParams.Name("Rams"), ewesArg: planParams.Name("Ewes")}
+	if err := p.checkArgs(); err != nil {
 		return nil, err
 	}
-	for i, e := range ewes {
-		if slices.Contains(rams, e) {
-			return nil, &ArgError{param.FieldError{Field: fmt.Sprintf("%s[%d]", ewesArg, i), Problem: e + " is also listed as a ram", Expected: "each animal in one list"}}
-		}
+	if err := p.readRams(ctx, a.Weights); err != nil {
+		return nil, err
 	}
-	rd, err := detailsOf(ctx, r, ramsArg, rams)
+	ed, err := detailsOf(ctx, r, p.ewesArg, p.ewes)
 	if err != nil {
 		return nil, err
 	}
-	// Weights left to the user are asked once the rams are known: the form
-	// offers the traits every ram carries, which are the ones a plan can
-	// weigh, and the COI limit too when the call did not set it.
-	var also []param.Spec
-	if r.sent[coiLimitField.Name] == nil {
-		also = append(also, coiLimitField)
-	}
-	w, chosen, err := r.weights(ctx, a.Weights, "to choose a ram for each ewe", sharedTraits(rd), also...)
-	if err != nil {
+	p.ed = ed
+	if err := p.scoreRams(); err != nil {
 		return nil, err
 	}
-	if v, ok := chosen[coiLimitField.Name].(float64); ok {
-		if err := checkCOILimit(v); err != nil {
-			return nil, &AnswerError{Errs: []param.FieldError{err.FieldError}}
-		}
-		maxCOI = v
-	}
-	ed, err := detailsOf(ctx, r, ewesArg, ewes)
-	if err != nil {
+	p.scoreEwes()
+	if err := p.readPedigree(ctx); err != nil {
 		return nil, err
 	}
-	codes := w.Codes()
-	ramEBV := make([]map[string]float64, len(rams))
-	var warnings []string
-	for i, d := range rd {
-		ramEBV[i] = ebvMap(d.Traits)
-		if _, missing, ok := w.Index(ramEBV[i]); !ok {
-			return nil, &ArgError{param.FieldError{Field: fmt.Sprintf("%s[%d]", ramsArg, i),
-				Problem:  fmt.Sprintf("ram %s has no EBV for %s, so his lambs cannot be compared", rams[i], strings.Join(missing, ", ")),
-				Expected: "rams with every weighted trait, or weights only on traits they have"}}
-		}
-		if !isSex(d.Gender, "male") {
-			warnings = append(warnings, fmt.Sprintf("ram %s is recorded as %q", rams[i], d.Gender))
-		}
-		if w := goneWarning("ram", rams[i], d.Status); w != "" {
-			warnings = append(warnings, w)
-		}
-	}
-	eweEBV := make([]map[string]float64, len(ewes))
-	var noIndex []string
-	for i, d := range ed {
-		eweEBV[i] = ebvMap(d.Traits)
-		if _, _, ok := w.Index(eweEBV[i]); !ok {
-			noIndex = append(noIndex, ewes[i])
-		}
-		if !isSex(d.Gender, "female") {
-			warnings = append(warnings, fmt.Sprintf("ewe %s is recorded as %q", ewes[i], d.Gender))
-		}
-		if w := goneWarning("ewe", ewes[i], d.Status); w != "" {
-			warnings = append(warnings, w)
-		}
-	}
-	b := newPedigreeBuilder(r)
-	b.bySubject, b.distrust = true, true
-	for i, d := range rd {
-		b.details(rams[i], d)
-	}
-	for i, d := range ed {
-		b.details(ewes[i], d)
-	}
-	if err := b.extend(ctx, append(slices.Clone(rams), ewes...), planCeiling-len(rams)-len(ewes)); err != nil {
-		var ab *AboutError
-		if errors.As(err, &ab) {
-			id := ab.Value.(string)
-			if i := slices.Index(rams, id); i >= 0 {
-				ab.Field = fmt.Sprintf("%s[%d]", ramsArg, i)
-			} else if i := slices.Index(ewes, id); i >= 0 {
-				ab.Field = fmt.Sprintf("ewe_lpn_ids[%d]", i)
-			}
-		}
+	p.markUnread()
+	if err := p.pairUp(ctx); err != nil {
 		return nil, err
 	}
-	// Pairs: the lamb's index is the mean of the parents' indexes; a ewe
-	// without every weighted EBV adds the same unknown to each ram's lamb,
-	// so the rams are compared on their own halves and her lamb's index is
-	// reported unknown.
-	// A pair whose pedigree was not read whole within the window (the
-	// ceiling ran out, a lineage failed, an ancestor shown with one parent
-	// whose own record was not read) or holds a broken record has a COI
-	// that might yet exceed max_coi: it is left out of the plan and named,
-	// unless what was read already puts it over. Its COI on what was read
-	// is only a lower bound, never a reason to mate.
-	coi := make([][]*float64, len(rams))
-	pairs := make([][]breeding.Pair, len(rams))
-	unread := map[string]bool{}
-	for _, id := range append(slices.Clone(rams), ewes...) {
-		broken := b.brokenBehind(id)
-		for _, w := range broken {
-			if w += ", which no pedigree can hold"; !slices.Contains(warnings, w) {
-				warnings = append(warnings, w)
-			}
-		}
-		if b.unread(id) || len(broken) > 0 {
-			unread[id] = true
-		}
-	}
-	var unresolved [][2]string
-	for ri := range rams {
-		coi[ri] = make([]*float64, len(ewes))
-		pairs[ri] = make([]breeding.Pair, len(ewes))
-		ramIdx, _, _ := w.Index(ramEBV[ri])
-		for ei := range ewes {
-			v := ramIdx / 2
-			if eweIdx, _, ok := w.Index(eweEBV[ei]); ok {
-				v += eweIdx / 2
-			}
-			c, err := lambCOI(ctx, b.ped, rams[ri], ewes[ei])
-			if err != nil {
-				return nil, err
-			}
-			coi[ri][ei] = c
-			// An unknown COI is taken as the cap when settling ties, so a
-			// pair of unknown inbreeding is never preferred for it.
-			tie := maxCOI
-			if c != nil {
-				tie = *c
-			}
-			pairs[ri][ei] = breeding.Pair{Value: v, Allowed: c == nil || *c <= maxCOI+1e-12, COI: tie}
-			if pairs[ri][ei].Allowed && (unread[rams[ri]] || unread[ewes[ei]]) {
-				pairs[ri][ei].Allowed = false
-				unresolved = append(unresolved, [2]string{rams[ri], ewes[ei]})
-			}
-		}
-	}
-	capacity := slices.Repeat([]int{perRam}, len(rams))
-	plan, err := breeding.AssignLowCOI(pairs, capacity)
-	if err != nil {
+	capacity := slices.Repeat([]int{p.perRam}, len(p.rams))
+	if p.plan, err = breeding.AssignLowCOI(p.pairs, capacity); err != nil {
 		return nil, err
 	}
 	// The total is over lambs whose index is known: a ewe without one adds
 	// only the ram's half, which is no lamb's index.
-	total := 0.0
-	for ei, ri := range plan.RamOf {
-		if ri >= 0 && !slices.Contains(noIndex, ewes[ei]) {
-			total += pairs[ri][ei].Value
+	for ei, ri := range p.plan.RamOf {
+		if ri >= 0 && !slices.Contains(p.noIndex, p.ewes[ei]) {
+			p.total += p.pairs[ri][ei].Value
 		}
 	}
-	render := func(withEBVs bool, rows int) *PlanAnswer {
-		columns := []string{"ewe", "coi", "lamb_index"}
-		if withEBVs {
-			for _, c := range codes {
-				columns = append(columns, "lamb_"+c)
-			}
-		}
-		byRam := map[string][][]any{}
-		// Unmated ewes are grouped by reason, so a hundred of them stay short.
-		unassigned := map[string][]string{}
-		unknownCOI := 0
-		for ei, ri := range plan.RamOf {
-			if ri < 0 {
-				why := "every ram within max_coi already has max_ewes_per_ram ewes"
-				switch {
-				case slices.ContainsFunc(pairs, func(row []breeding.Pair) bool { return row[ei].Allowed }):
-				case slices.ContainsFunc(unresolved, func(p [2]string) bool { return p[1] == ewes[ei] }):
-					why = "no ram is left whose lamb's COI with her is known to be within max_coi (see unresolved)"
-				default:
-					why = "every ram's lamb would exceed max_coi"
-				}
-				unassigned[why] = append(unassigned[why], ewes[ei])
-				continue
-			}
-			if rows == 0 {
-				continue // left out to fit; unassigned ewes are still listed
-			}
-			rows--
-			var lambIdx any = "unknown"
-			if !slices.Contains(noIndex, ewes[ei]) {
-				lambIdx = round4(pairs[ri][ei].Value)
-			}
-			var c any = "unknown"
-			if coi[ri][ei] != nil {
-				c = *coi[ri][ei]
-			} else {
-				unknownCOI++
-			}
-			row := []any{ewes[ei], c, lambIdx}
-			if withEBVs {
-				for _, code := range codes {
-					ev, ok := eweEBV[ei][code]
-					if !ok {
-						row = append(row, "unknown")
-						continue
-					}
-					row = append(row, round4((ramEBV[ri][code]+ev)/2))
-				}
-			}
-			byRam[rams[ri]] = append(byRam[rams[ri]], row)
-		}
-		out := &PlanAnswer{
-			Columns:        columns,
-			ByRam:          byRam,
-			Mated:          plan.Mated,
-			Ewes:           len(ewes),
-			MaxCOI:         maxCOI,
-			Weights:        w,
-			TotalLambIndex: round4(total),
-			Computed: PlanComputed{
-				Method: "lamb index = sum(weight x (ram EBV + ewe EBV)/2); the most ewes that the COI cap and ram limits allow are mated, and among such plans one of largest total index is chosen (min-cost max-flow, exact), and among those of equal total the lowest highest lamb COI, then the lowest mean COI; " +
-					"COI by the L-D-L' (additive relationship, Meuwissen and Luo) method over each animal's pedigree extended to 6 generations; a pair whose COI is unknown (NSIP records no parents to compute from) is allowed, marked, and counted at max_coi in ties; a pair whose pedigree was not read whole (an ancestor a lineage shows with one parent counts as read only once its own record is) is left out (unresolved)",
-				PedigreeAnimals:     b.ped.Len(),
-				LineagesRead:        b.lookups,
-				Upstream:            r.upstream(),
-				AncestorRecordsRead: b.records,
-			},
-		}
-		if len(unresolved) > 0 {
-			out.Unresolved = &PlanUnresolved{
-				Animals: slices.Sorted(maps.Keys(unread)),
-				Pairs:   len(unresolved),
-				Effect: fmt.Sprintf("the pedigree within %d generations behind these animals was not read whole (a lineage unread, or an ancestor NSIP's lineage shows with one parent whose own record was not read) or holds a broken record (see notes and warnings), so their lambs' COI on what was read is only a lower bound and might exceed max_coi; "+
-					"their pairs within max_coi on what was read were left out of the plan; check one with nsip_check_mating or plan fewer animals", MatingGenerations),
-			}
-		}
-		out.UnknownCOIPairs = unknownCOI
-		if len(unassigned) > 0 {
-			out.Unassigned = unassigned
-		}
-		if len(noIndex) > 0 {
-			out.EwesWithoutIndex = &EwesWithoutIndex{LPNIDs: noIndex, Effect: "their lambs' index is unknown and not in total_lamb_index; rams were chosen for them on the rams' own EBVs"}
-		}
-		if !withEBVs {
-			out.LambEBVs = "left out to stay within the token budget; each is (ram EBV + ewe EBV)/2, or ask nsip_check_mating for a pair"
-		}
-		out.Warnings = warnings
-		if len(b.notes) > 0 {
-			out.Notes = b.notes
-		}
-		return out
+	return p.answer(ctx), nil
+}
+
+// checkArgs refuses what no reading can make sense of: a COI limit out of
+// range, or an animal listed as both ram and ewe.
+func (p *planRun) checkArgs() error {
+	if err := checkCOILimit(p.maxCOI); err != nil {
+		return err
 	}
-	whole := render(true, plan.Mated)
-	// Per-pair EBVs are dropped, and said to be, when they would push the
-	// plan over the budget and into a generic summary; then whole rows,
-	// the totals and constraints kept, with the call that shows the rest.
-	// Either way every mating, EBVs and all, is the answer's complete data.
-	if !r.overBudget(ctx, whole) {
-		return whole, nil
+	for i, e := range p.ewes {
+		if slices.Contains(p.rams, e) {
+			return &ArgError{param.FieldError{Field: fmt.Sprintf("%s[%d]", p.ewesArg, i), Problem: e + " is also listed as a ram", Expected: "each animal in one list"}}
+		}
 	}
-	out, _ := fitRows(ctx, r, plan.Mated, func(n int) *PlanAnswer {
-		o := render(false, n)
-		if n < plan.Mated {
-			asked := map[string]any{planParams.Name("Weights"): w}
-			if _, ok := chosen["max_coi"]; ok {
-				asked["max_coi"] = maxCOI
+	return nil
+}
+
+// readRams reads the rams, then settles the weights and COI limit, since
+// the form asking for them offers only the traits the rams carry.
+func (p *planRun) readRams(ctx context.Context, given breeding.Weights) error {
+	rd, err := detailsOf(ctx, p.r, p.ramsArg, p.rams)
+	if err != nil {
+		return err
+	}
+	p.rd = rd
+	// Weights left to the user are asked once the rams are known: the form
+	// offers the traits every ram carries, which are the ones a plan can
+	// weigh, and the COI limit too when the call did not set it.
+	var also []param.Spec
+	if p.r.sent[coiLimitField.Name] == nil {
+		also = append(also, coiLimitField)
+	}
+	p.w, p.chosen, err = p.r.weights(ctx, given, "to choose a ram for each ewe", sharedTraits(rd), also...)
+	if err != nil {
+		return err
+	}
+	if v, ok := p.chosen[coiLimitField.Name].(float64); ok {
+		if err := checkCOILimit(v); err != nil {
+			return &AnswerError{Errs: []param.FieldError{err.FieldError}}
+		}
+		p.maxCOI = v
+	}
+	return nil
+}
+
+// scoreRams keeps each ram's EBVs, refusing a ram without every weighted
+// one (his lambs could not be compared), and warns of a ram recorded as
+// another sex or as dead or culled.
+func (p *planRun) scoreRams() error {
+	p.ramEBV = make([]map[string]float64, len(p.rams))
+	for i, d := range p.rd {
+		p.ramEBV[i] = ebvMap(d.Traits)
+		if _, missing, ok := p.w.Index(p.ramEBV[i]); !ok {
+			return &ArgError{param.FieldError{Field: fmt.Sprintf("%s[%d]", p.ramsArg, i),
+				Problem:  fmt.Sprintf("ram %s has no EBV for %s, so his lambs cannot be compared", p.rams[i], strings.Join(missing, ", ")),
+				Expected: "rams with every weighted trait, or weights only on traits they have"}}
+		}
+		if !isSex(d.Gender, "male") {
+			p.warnings = append(p.warnings, fmt.Sprintf("ram %s is recorded as %q", p.rams[i], d.Gender))
+		}
+		if w := goneWarning("ram", p.rams[i], d.Status); w != "" {
+			p.warnings = append(p.warnings, w)
+		}
+	}
+	return nil
+}
+
+// scoreEwes keeps each ewe's EBVs; a ewe without every weighted one is
+// still planned, and named, and the same warnings as the rams' are given.
+func (p *planRun) scoreEwes() {
+	p.eweEBV = make([]map[string]float64, len(p.ewes))
+	for i, d := range p.ed {
+		p.eweEBV[i] = ebvMap(d.Traits)
+		if _, _, ok := p.w.Index(p.eweEBV[i]); !ok {
+			p.noIndex = append(p.noIndex, p.ewes[i])
+		}
+		if !isSex(d.Gender, "female") {
+			p.warnings = append(p.warnings, fmt.Sprintf("ewe %s is recorded as %q", p.ewes[i], d.Gender))
+		}
+		if w := goneWarning("ewe", p.ewes[i], d.Status); w != "" {
+			p.warnings = append(p.warnings, w)
+		}
+	}
+}
+
+// readPedigree gathers every animal's pedigree within the lookup ceiling,
+// attributing a failure to the list entry it came from.
+func (p *planRun) readPedigree(ctx context.Context) error {
+	b := newPedigreeBuilder(p.r)
+	b.bySubject, b.distrust = true, true
+	for i, d := range p.rd {
+		b.details(p.rams[i], d)
+	}
+	for i, d := range p.ed {
+		b.details(p.ewes[i], d)
+	}
+	p.b = b
+	if err := b.extend(ctx, append(slices.Clone(p.rams), p.ewes...), planCeiling-len(p.rams)-len(p.ewes)); err != nil {
+		var ab *AboutError
+		if errors.As(err, &ab) {
+			id := ab.Value.(string)
+			if i := slices.Index(p.rams, id); i >= 0 {
+				ab.Field = fmt.Sprintf("%s[%d]", p.ramsArg, i)
+			} else if i := slices.Index(p.ewes, id); i >= 0 {
+				ab.Field = fmt.Sprintf("ewe_lpn_ids[%d]", i)
 			}
-			o.NotShown = r.restCall(asked, n, plan.Mated, fmt.Sprintf("the mated ewes after the first %d in ewe_lpn_ids order", n))
+		}
+		return err
+	}
+	return nil
+}
+
+// markUnread finds the animals whose pedigree was not read whole or holds
+// a broken record, warning once of each broken record.
+func (p *planRun) markUnread() {
+	p.unread = map[string]bool{}
+	for _, id := range append(slices.Clone(p.rams), p.ewes...) {
+		broken := p.b.brokenBehind(id)
+		for _, w := range broken {
+			if w += ", which no pedigree can hold"; !slices.Contains(p.warnings, w) {
+				p.warnings = append(p.warnings, w)
+			}
+		}
+		if p.b.unread(id) || len(broken) > 0 {
+			p.unread[id] = true
+		}
+	}
+}
+
+// pairUp scores every ram-ewe pair for the assignment.
+//
+// The lamb's index is the mean of the parents' indexes; a ewe without
+// every weighted EBV adds the same unknown to each ram's lamb, so the rams
+// are compared on their own halves and her lamb's index is reported
+// unknown.
+// A pair whose pedigree was not read whole within the window (the ceiling
+// ran out, a lineage failed, an ancestor shown with one parent whose own
+// record was not read) or holds a broken record has a COI that might yet
+// exceed max_coi: it is left out of the plan and named, unless what was
+// read already puts it over. Its COI on what was read is only a lower
+// bound, never a reason to mate.
+func (p *planRun) pairUp(ctx context.Context) error {
+	p.coi = make([][]*float64, len(p.rams))
+	p.pairs = make([][]breeding.Pair, len(p.rams))
+	for ri := range p.rams {
+		p.coi[ri] = make([]*float64, len(p.ewes))
+		p.pairs[ri] = make([]breeding.Pair, len(p.ewes))
+		ramIdx, _, _ := p.w.Index(p.ramEBV[ri])
+		for ei := range p.ewes {
+			v := ramIdx / 2
+			if eweIdx, _, ok := p.w.Index(p.eweEBV[ei]); ok {
+				v += eweIdx / 2
+			}
+			c, err := lambCOI(ctx, p.b.ped, p.rams[ri], p.ewes[ei])
+			if err != nil {
+				return err
+			}
+			p.coi[ri][ei] = c
+			// An unknown COI is taken as the cap when settling ties, so a
+			// pair of unknown inbreeding is never preferred for it.
+			tie := p.maxCOI
+			if c != nil {
+				tie = *c
+			}
+			p.pairs[ri][ei] = breeding.Pair{Value: v, Allowed: c == nil || *c <= p.maxCOI+1e-12, COI: tie}
+			if p.pairs[ri][ei].Allowed && (p.unread[p.rams[ri]] || p.unread[p.ewes[ei]]) {
+				p.pairs[ri][ei].Allowed = false
+				p.unresolved = append(p.unresolved, [2]string{p.rams[ri], p.ewes[ei]})
+			}
+		}
+	}
+	return nil
+}
+
+// answer is the plan whole when it fits the budget, else fitted to it.
+//
+// Per-pair EBVs are dropped, and said to be, when they would push the plan
+// over the budget and into a generic summary; then whole rows, the totals
+// and constraints kept, with the call that shows the rest. Either way
+// every mating, EBVs and all, is the answer's complete data.
+func (p *planRun) answer(ctx context.Context) any {
+	whole := p.render(true, p.plan.Mated)
+	if !p.r.overBudget(ctx, whole) {
+		return whole
+	}
+	out, _ := fitRows(ctx, p.r, p.plan.Mated, func(n int) *PlanAnswer {
+		o := p.render(false, n)
+		if n < p.plan.Mated {
+			asked := map[string]any{planParams.Name("Weights"): p.w}
+			if _, ok := p.chosen["max_coi"]; ok {
+				asked["max_coi"] = p.maxCOI
+			}
+			o.NotShown = p.r.restCall(asked, n, p.plan.Mated, fmt.Sprintf("the mated ewes after the first %d in ewe_lpn_ids order", n))
 		}
 		return o
 	})
-	return &full.Answer{Value: out, Table: planTable(whole, rams, plan.RamOf)}, nil
+	return &full.Answer{Value: out, Table: planTable(whole, p.rams, p.plan.RamOf)}
+}
+
+// planRows are a plan's matings grouped by ram, and its unmated ewes
+// grouped by reason, as one rendering shows them.
+type planRows struct {
+	columns    []string
+	byRam      map[string][][]any
+	unassigned map[string][]string
+	unknownCOI int
+}
+
+// rows lays out the matings, the first rows of them and with or without
+// the lambs' EBVs; unmated ewes are listed whatever rows is.
+func (p *planRun) rows(withEBVs bool, rows int) planRows {
+	codes := p.w.Codes()
+	out := planRows{columns: []string{"ewe", "coi", "lamb_index"}, byRam: map[string][][]any{}, unassigned: map[string][]string{}}
+	if withEBVs {
+		for _, c := range codes {
+			out.columns = append(out.columns, "lamb_"+c)
+		}
+	}
+	// Unmated ewes are grouped by reason, so a hundred of them stay short.
+	for ei, ri := range p.plan.RamOf {
+		if ri < 0 {
+			why := p.unmatedWhy(ei)
+			out.unassigned[why] = append(out.unassigned[why], p.ewes[ei])
+			continue
+		}
+		if rows == 0 {
+			continue // left out to fit; unassigned ewes are still listed
+		}
+		rows--
+		var lambIdx any = "unknown"
+		if !slices.Contains(p.noIndex, p.ewes[ei]) {
+			lambIdx = round4(p.pairs[ri][ei].Value)
+		}
+		var c any = "unknown"
+		if p.coi[ri][ei] != nil {
+			c = *p.coi[ri][ei]
+		} else {
+			out.unknownCOI++
+		}
+		row := []any{p.ewes[ei], c, lambIdx}
+		if withEBVs {
+			for _, code := range codes {
+				ev, ok := p.eweEBV[ei][code]
+				if !ok {
+					row = append(row, "unknown")
+					continue
+				}
+				row = append(row, round4((p.ramEBV[ri][code]+ev)/2))
+			}
+		}
+		out.byRam[p.rams[ri]] = append(out.byRam[p.rams[ri]], row)
+	}
+	return out
+}
+
+// unmatedWhy says why ewe ei was left unmated.
+func (p *planRun) unmatedWhy(ei int) string {
+	switch {
+	case slices.ContainsFunc(p.pairs, func(row []breeding.Pair) bool { return row[ei].Allowed }):
+		return "every ram within max_coi already has max_ewes_per_ram ewes"
+	case slices.ContainsFunc(p.unresolved, func(pr [2]string) bool { return pr[1] == p.ewes[ei] }):
+		return "no ram is left whose lamb's COI with her is known to be within max_coi (see unresolved)"
+	default:
+		return "every ram's lamb would exceed max_coi"
+	}
+}
+
+// render is the plan's answer showing its first rows matings, with or
+// without the lambs' EBVs.
+func (p *planRun) render(withEBVs bool, rows int) *PlanAnswer {
+	t := p.rows(withEBVs, rows)
+	out := &PlanAnswer{
+		Columns:        t.columns,
+		ByRam:          t.byRam,
+		Mated:          p.plan.Mated,
+		Ewes:           len(p.ewes),
+		MaxCOI:         p.maxCOI,
+		Weights:        p.w,
+		TotalLambIndex: round4(p.total),
+		Computed: PlanComputed{
+			Method: "lamb index = sum(weight x (ram EBV + ewe EBV)/2); the most ewes that the COI cap and ram limits allow are mated, and among such plans one of largest total index is chosen (min-cost max-flow, exact), and among those of equal total the lowest highest lamb COI, then the lowest mean COI; " +
+				"COI by the L-D-L' (additive relationship, Meuwissen and Luo) method over each animal's pedigree extended to 6 generations; a pair whose COI is unknown (NSIP records no parents to compute from) is allowed, marked, and counted at max_coi in ties; a pair whose pedigree was not read whole (an ancestor a lineage shows with one parent counts as read only once its own record is) is left out (unresolved)",
+			PedigreeAnimals:     p.b.ped.Len(),
+			LineagesRead:        p.b.lookups,
+			Upstream:            p.r.upstream(),
+			AncestorRecordsRead: p.b.records,
+		},
+	}
+	if len(p.unresolved) > 0 {
+		out.Unresolved = &PlanUnresolved{
+			Animals: slices.Sorted(maps.Keys(p.unread)),
+			Pairs:   len(p.unresolved),
+			Effect: fmt.Sprintf("the pedigree within %d generations behind these animals was not read whole (a lineage unread, or an ancestor NSIP's lineage shows with one parent whose own record was not read) or holds a broken record (see notes and warnings), so their lambs' COI on what was read is only a lower bound and might exceed max_coi; "+
+				"their pairs within max_coi on what was read were left out of the plan; check one with nsip_check_mating or plan fewer animals", MatingGenerations),
+		}
+	}
+	out.UnknownCOIPairs = t.unknownCOI
+	if len(t.unassigned) > 0 {
+		out.Unassigned = t.unassigned
+	}
+	if len(p.noIndex) > 0 {
+		out.EwesWithoutIndex = &EwesWithoutIndex{LPNIDs: p.noIndex, Effect: "their lambs' index is unknown and not in total_lamb_index; rams were chosen for them on the rams' own EBVs"}
+	}
+	if !withEBVs {
+		out.LambEBVs = "left out to stay within the token budget; each is (ram EBV + ewe EBV)/2, or ask nsip_check_mating for a pair"
+	}
+	out.Warnings = p.warnings
+	if len(p.b.notes) > 0 {
+		out.Notes = p.b.notes
+	}
+	return out
 }
 
 // planTable is every mating of a plan rendered whole, one row per ewe in

@@ -150,8 +150,9 @@ func missingEBV(breed int, code string, w breeding.Weights, have []string) error
 		}}
 }
 
+// runRank ranks a breed by weights, or hands a ranking by one of NSIP's
+// own indexes to runRankIndex.
 func runRank(ctx context.Context, r *call, a *rankArgs) (any, error) {
-	breed, topN := a.BreedID, a.TopN
 	if a.Index != "" && a.Weights != nil {
 		return nil, &ArgError{param.FieldError{Field: rankParams.Name("Index"), Problem: "was given with weights; a ranking is by one or the other",
 			Expected: `either weights, e.g. {"WWT":1,"BWT":-0.5}, or index, e.g. "US Hair Index"`}}
@@ -163,7 +164,39 @@ func runRank(ctx context.Context, r *call, a *rankArgs) (any, error) {
 	if a.Index != "" {
 		return runRankIndex(ctx, r, a, ewes)
 	}
-	scanN := ewes.candidates(topN)
+	s, err := openWeightedRank(ctx, r, a, ewes)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.scan(ctx); err != nil {
+		return nil, err
+	}
+	return s.answer(ctx, a, ewes)
+}
+
+// weightedRank is a ranking by weights as it reads NSIP: besides what any
+// ranking's scan keeps, the trait it sorts by, the order NSIP was seen to
+// return, and what disproves an early stop. It is a type because the scan
+// may start again reversed part way, which its methods do in one place.
+type weightedRank struct {
+	*rankScan
+	r        *call
+	breed    int
+	topN     int
+	ranges   map[string][2]float64 // the breed's trait ranges by code
+	w        breeding.Weights
+	codes    []string
+	sortBy   string // "" when no weighted trait can be sorted on
+	wantDesc bool   // highest weight x EBV first
+	sorted   bool   // NSIP's order can still be relied on
+	observed string // the order NSIP was seen to return
+	outside  string // a value seen outside the breed's ranges
+	edge     float64
+}
+
+// breedRanges are breed's trait ranges by upper-case code, refusing a
+// breed NSIP has none for (nothing could be ranked).
+func breedRanges(ctx context.Context, r *call, breed int) (map[string][2]float64, error) {
 	tr, err := r.ranges(ctx, breed)
 	if err != nil {
 		return nil, &AboutError{Field: "breed_id", Value: breed, What: "trait ranges for breed", Next: "list valid breed IDs with nsip_list_breeds", Err: err}
@@ -175,6 +208,19 @@ func runRank(ctx context.Context, r *call, a *rankArgs) (any, error) {
 	for _, x := range tr.Ranges {
 		ranges[strings.ToUpper(x.Code)] = [2]float64{x.Min, x.Max}
 	}
+	return ranges, nil
+}
+
+// openWeightedRank settles the weights (asking for them when left out)
+// against the breed's traits, chooses the trait to sort by, and opens the
+// scan.
+func openWeightedRank(ctx context.Context, r *call, a *rankArgs, ewes *eweSet) (*weightedRank, error) {
+	breed := a.BreedID
+	scanN := ewes.candidates(a.TopN)
+	ranges, err := breedRanges(ctx, r, breed)
+	if err != nil {
+		return nil, err
+	}
 	w, _, err := r.weights(ctx, a.Weights, "to rank the breed's animals (or index, one of NSIP's own indexes)", slices.Collect(maps.Keys(ranges)))
 	if err != nil {
 		return nil, err
@@ -185,190 +231,179 @@ func runRank(ctx context.Context, r *call, a *rankArgs) (any, error) {
 			return nil, missingEBV(breed, c, w, have)
 		}
 	}
+	s := &weightedRank{r: r, breed: breed, topN: a.TopN, ranges: ranges, w: w, codes: w.Codes(), sorted: true, observed: "unknown", edge: math.NaN()}
 	// Sort by the heaviest weighted trait NSIP can sort on; with none, read
 	// in NSIP's own order, where no early stop is possible.
-	codes := w.Codes()
-	sortBy := ""
-	for _, c := range codes {
+	for _, c := range s.codes {
 		if sortable(c) {
-			sortBy = c
+			s.sortBy = c
 			break
 		}
 	}
-	wantDesc := w[sortBy] > 0 // highest weight x EBV first
+	s.wantDesc = w[s.sortBy] > 0
 	crit := ewes.withRams(a.Criteria.criteria())
 	search := searchQuery(breed, crit)
-	sorted, observed := true, "unknown"
-	if sortBy != "" {
-		search.SortedTrait = sortBy
+	if s.sortBy != "" {
+		search.SortedTrait = s.sortBy
 	} else {
-		sorted, observed = false, "unsorted: no weighted trait can be sorted on"
+		s.sorted, s.observed = false, "unsorted: no weighted trait can be sorted on"
 	}
-	stray := summarize.SearchContradiction(search.SearchParams)
-	keep := newRankFilter(a.IncludeGone, crit)
-	eb, err := openEvaluation(ctx, r, &search)
-	if err != nil {
+	if s.rankScan, err = openRankScan(ctx, r, search, crit, a.IncludeGone, scanN); err != nil {
 		return nil, err
 	}
-	var contra []string
-	nContra := 0
-	top := breeding.NewTopN(scanN)
-	rows := map[string]nsip.AnimalRow{}
-	var read, unindexed int
-	// NSIP promises neither full pages before the last, nor stable paging,
-	// nor ranges that bound every EBV: missing rows, repeats (each means an
-	// animal skipped; the scan counts both) and a value outside the ranges
-	// are counted, and any of them withdraws what it would disprove.
-	sc := newPageScan(searchPages(r, &search), rankPages)
-	outside := ""
-	edge := math.NaN()
-	stop := ""
-	for stop == "" {
-		if !sc.more() {
-			stop = "scan limit"
+	return s, nil
+}
+
+// scan reads pages until the ranking is proven (the bound), every animal
+// is read, or the scan limit is reached.
+func (s *weightedRank) scan(ctx context.Context) error {
+	for s.stop == "" {
+		if !s.sc.more() {
+			s.stop = "scan limit"
 			break
 		}
-		page, fresh, err := sc.next(ctx)
+		page, fresh, err := s.sc.next(ctx)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		var vals []float64
-		for i, row := range page {
-			ebv := ebvMap(row.Traits)
-			if v, ok := ebv[sortBy]; ok {
-				vals = append(vals, v)
-			}
-			if !fresh[i] {
-				continue
-			}
-			read++
-			if _, why := stray(row); why != "" {
-				// NSIP ignored a criterion for this row at least: it is no
-				// animal the caller asked about, whatever its index.
-				if len(contra) < maxNamed {
-					contra = append(contra, row.LPNID+" ("+why+")")
-				}
-				nContra++
-				continue
-			}
-			if keep.leaves(row) {
-				continue
-			}
-			for _, c := range codes {
-				if r, ok := ranges[c]; ok && c != sortBy && outside == "" && (ebv[c] < r[0] || ebv[c] > r[1]) {
-					outside = fmt.Sprintf("%s's %s of %g lies outside the breed's range %g..%g", row.LPNID, c, ebv[c], r[0], r[1])
-				}
-			}
-			idx, _, ok := w.Index(ebv)
-			if !ok {
-				unindexed++
-				continue
-			}
-			top.Offer(breeding.Scored{ID: row.LPNID, Score: idx})
-			rows[row.LPNID] = row
-		}
-		// Check the order NSIP actually returned rather than trusting the
-		// parameter: within the page, and across the page boundary.
-		if !math.IsNaN(edge) && len(vals) > 0 {
-			vals = append([]float64{edge}, vals...)
-		}
-		switch o := summarize.PageOrder(vals); {
-		case sortBy == "":
-		case o == 2:
-			sorted, observed = false, "not sorted by "+sortBy
-		case o != 0 && observed == "unknown":
-			observed = map[int]string{1: "descending", -1: "ascending"}[o]
-			if (o == 1) != wantDesc && !search.Reverse {
-				// The needed order is the other one: start again reversed,
-				// even past the first page when that one was flat.
-				search.Reverse = true
-				observed, edge = "unknown", math.NaN()
-				sc.restart()
-				top, rows, read, unindexed = breeding.NewTopN(scanN), map[string]nsip.AnimalRow{}, 0, 0
-				contra, nContra = nil, 0
-				keep.reset()
-				continue
-			}
-			if (o == 1) != wantDesc {
-				sorted, observed = false, observed+" both with and without reverse"
-			}
-		case o != 0 && observed != map[int]string{1: "descending", -1: "ascending"}[o]:
-			sorted, observed = false, "inconsistent between pages"
+		vals := s.take(page, fresh)
+		if s.checkOrder(vals) {
+			continue
 		}
 		if len(vals) > 0 {
-			edge = vals[len(vals)-1]
+			s.edge = vals[len(vals)-1]
 		}
 		switch {
-		case sc.ended:
-			stop = "all read"
-		case sorted && observed != "unknown" && top.Full() && !math.IsNaN(edge) && outside == "":
-			if b, _ := w.Bound(sortBy, edge, ranges); b < top.Last() {
-				stop = "bound"
+		case s.sc.ended:
+			s.stop = "all read"
+		case s.sorted && s.observed != "unknown" && s.top.Full() && !math.IsNaN(s.edge) && s.outside == "":
+			if b, _ := s.w.Bound(s.sortBy, s.edge, s.ranges); b < s.top.Last() {
+				s.stop = "bound"
 			}
 		}
 	}
-	total := sc.total
-	exact := (stop == "all read" || stop == "bound") && sc.consistent()
-	v, err := settle(ctx, r, eb, exact)
+	return nil
+}
+
+// take scores a page's fresh rows and gives the sorted trait's values of
+// all its rows in page order, for the order check.
+func (s *weightedRank) take(page []nsip.AnimalRow, fresh []bool) []float64 {
+	var vals []float64
+	for i, row := range page {
+		ebv := ebvMap(row.Traits)
+		if v, ok := ebv[s.sortBy]; ok {
+			vals = append(vals, v)
+		}
+		if !fresh[i] || !s.admit(row) {
+			continue
+		}
+		for _, c := range s.codes {
+			if r, ok := s.ranges[c]; ok && c != s.sortBy && s.outside == "" && (ebv[c] < r[0] || ebv[c] > r[1]) {
+				s.outside = fmt.Sprintf("%s's %s of %g lies outside the breed's range %g..%g", row.LPNID, c, ebv[c], r[0], r[1])
+			}
+		}
+		idx, _, ok := s.w.Index(ebv)
+		s.score(row, idx, ok)
+	}
+	return vals
+}
+
+// checkOrder checks the order NSIP actually returned rather than trusting
+// the parameter: within the page, and across the page boundary. It reports
+// whether the scan started again reversed, as the needed order turned out
+// to be the other one.
+func (s *weightedRank) checkOrder(vals []float64) bool {
+	if !math.IsNaN(s.edge) && len(vals) > 0 {
+		vals = append([]float64{s.edge}, vals...)
+	}
+	switch o := summarize.PageOrder(vals); {
+	case s.sortBy == "":
+	case o == 2:
+		s.sorted, s.observed = false, "not sorted by "+s.sortBy
+	case o != 0 && s.observed == "unknown":
+		s.observed = map[int]string{1: "descending", -1: "ascending"}[o]
+		if (o == 1) != s.wantDesc && !s.search.Reverse {
+			s.restartReversed()
+			return true
+		}
+		if (o == 1) != s.wantDesc {
+			s.sorted, s.observed = false, s.observed+" both with and without reverse"
+		}
+	case o != 0 && s.observed != map[int]string{1: "descending", -1: "ascending"}[o]:
+		s.sorted, s.observed = false, "inconsistent between pages"
+	}
+	return false
+}
+
+// restartReversed starts the scan again in reverse order, even past the
+// first page when that one was flat, forgetting everything read.
+func (s *weightedRank) restartReversed() {
+	s.search.Reverse = true
+	s.observed, s.edge = "unknown", math.NaN()
+	s.sc.restart()
+	s.reset()
+}
+
+// computed says how the ranking was reached and what withdrew its proof.
+func (s *weightedRank) computed(v verdict) RankComputed {
+	method := "index = sum(weight x EBV); NSIP cannot sort by any weighted trait, so its pages were read in its own order with no early stop; accuracies in percent"
+	if s.sortBy != "" {
+		method = fmt.Sprintf("index = sum(weight x EBV); read NSIP sorted by %s (observed %s) and stopped when the best index an unread animal could have "+
+			"(its %s no better than the last read, every other weighted trait at the breed's best) fell below the N-th index; accuracies in percent", s.sortBy, s.observed, s.sortBy)
+	}
+	computed := RankComputed{
+		Method:    method,
+		SortedBy:  s.sortBy,
+		ScanProof: v.proof(s.sc, s.eb, s.stop, s.read, s.unindexed),
+	}
+	if s.stop == "scan limit" {
+		computed.Limit = fmt.Sprintf("not proven exact: %d of %d animals read before the scan limit of %d pages; an unread animal could still rank", s.read, s.sc.total, rankPages)
+	}
+	if s.outside != "" {
+		computed.Ranges = s.outside + ", which disproves the ranges the early stop relies on, so none was taken"
+	}
+	if !s.sorted {
+		computed.Sort = "NSIP's order could not be relied on, so no early stop was taken"
+	}
+	return computed
+}
+
+// answer is the ranking read, with the ewes' COI and percentiles when
+// asked, fitted to the budget.
+func (s *weightedRank) answer(ctx context.Context, a *rankArgs, ewes *eweSet) (any, error) {
+	exact := (s.stop == "all read" || s.stop == "bound") && s.sc.consistent()
+	v, err := settle(ctx, s.r, s.eb, exact)
 	if err != nil {
 		return nil, err
 	}
 	// Rows are arrays under one header, so that fifty fit the budget.
 	columns := []string{"rank", "lpn_id", "index", "sex", "status", "genotyped"}
-	for _, c := range codes {
+	for _, c := range s.codes {
 		columns = append(columns, c, c+"_acc")
 	}
-	out := make([][]any, 0, scanN)
-	unstated := 0
-	for i, s := range top.Rows() {
-		tm := traitMap(rows[s.ID].Traits)
-		sex := rows[s.ID].Sex
-		if sex == "" {
-			sex = "unknown"
-		}
-		if rows[s.ID].Genotyped == "" {
-			unstated++
-		}
-		row := []any{i + 1, s.ID, round4(s.Score), sex, statusCell(rows[s.ID]), genotypedCell(rows[s.ID].Genotyped)}
-		for _, c := range codes {
+	out, unstated := s.table(func(x float64) any { return round4(x) }, func(row nsip.AnimalRow) []any {
+		tm := traitMap(row.Traits)
+		var cells []any
+		for _, c := range s.codes {
 			t := tm[c]
-			row = append(row, t.Value, accPtr(t))
+			cells = append(cells, t.Value, accPtr(t))
 		}
-		out = append(out, row)
-	}
-	method := "index = sum(weight x EBV); NSIP cannot sort by any weighted trait, so its pages were read in its own order with no early stop; accuracies in percent"
-	if sortBy != "" {
-		method = fmt.Sprintf("index = sum(weight x EBV); read NSIP sorted by %s (observed %s) and stopped when the best index an unread animal could have "+
-			"(its %s no better than the last read, every other weighted trait at the breed's best) fell below the N-th index; accuracies in percent", sortBy, observed, sortBy)
-	}
-	computed := RankComputed{
-		Method:    method,
-		SortedBy:  sortBy,
-		ScanProof: v.proof(sc, eb, stop, read, unindexed),
-	}
-	if stop == "scan limit" {
-		computed.Limit = fmt.Sprintf("not proven exact: %d of %d animals read before the scan limit of %d pages; an unread animal could still rank", read, total, rankPages)
-	}
-	if outside != "" {
-		computed.Ranges = outside + ", which disproves the ranges the early stop relies on, so none was taken"
-	}
-	if !sorted {
-		computed.Sort = "NSIP's order could not be relied on, so no early stop was taken"
-	}
-	answer := RankAnswer{Columns: columns, Weights: w, Computed: computed}
+		return cells
+	})
+	answer := RankAnswer{Columns: columns, Weights: s.w, Computed: s.computed(v)}
 	answer.Genotyped = genotypedNote(unstated, len(out), true)
-	answer.ContradictingCriteria = contradicting(nContra, contra)
-	answer.DeadOrCulled, answer.SexNotRecorded = keep.blocks()
-	if unindexed > 0 {
-		answer.Unranked = fmt.Sprintf("%d animals lack an EBV for a weighted trait and have no index", unindexed)
+	answer.ContradictingCriteria = contradicting(s.nContra, s.contra)
+	answer.DeadOrCulled, answer.SexNotRecorded = s.keep.blocks()
+	if s.unindexed > 0 {
+		answer.Unranked = fmt.Sprintf("%d animals lack an EBV for a weighted trait and have no index", s.unindexed)
 	}
-	answer.Warnings = directionWarnings(w)
-	if answer.Columns, answer.ForEwes, out, err = ewes.apply(ctx, answer.Columns, out, rows, topN, answer.Computed.Exact, len(out) < scanN); err != nil {
+	answer.Warnings = directionWarnings(s.w)
+	if answer.Columns, answer.ForEwes, out, err = ewes.apply(ctx, answer.Columns, out, s.rows, s.topN, answer.Computed.Exact, len(out) < s.scanN); err != nil {
 		return nil, err
 	}
 	if a.Percentiles {
-		pc, unproven := newPercentiles(r), map[string]string{}
-		cols, err := pc.rowPercentiles(ctx, breed, out, rows, codes, unproven)
+		pc, unproven := newPercentiles(s.r), map[string]string{}
+		cols, err := pc.rowPercentiles(ctx, s.breed, out, s.rows, s.codes, unproven)
 		if err != nil {
 			return nil, err
 		}
@@ -377,11 +412,11 @@ func runRank(ctx context.Context, r *call, a *rankArgs) (any, error) {
 	}
 	// Over the budget the ranking keeps its first rows whole, and says how
 	// to read the rest, rather than fall to a generic summary.
-	fitted, shown := fitRows(ctx, r, len(out), func(n int) *RankAnswer {
+	fitted, shown := fitRows(ctx, s.r, len(out), func(n int) *RankAnswer {
 		a := answer
 		a.Top = out[:n]
 		if n < len(out) {
-			a.NotShown = r.restCall(map[string]any{rankParams.Name("Weights"): w}, n, len(out), fmt.Sprintf("ranks %d to %d", n+1, len(out)))
+			a.NotShown = s.r.restCall(map[string]any{rankParams.Name("Weights"): s.w}, n, len(out), fmt.Sprintf("ranks %d to %d", n+1, len(out)))
 			a.DeadOrCulled, a.SexNotRecorded = unnamed(a.DeadOrCulled), unnamed(a.SexNotRecorded)
 		}
 		return &a

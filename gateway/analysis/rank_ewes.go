@@ -131,19 +131,8 @@ func (e *eweSet) judge(ctx context.Context, rows [][]any, found map[string]nsip.
 	checked := 0
 	for start := 0; start < len(rows) && len(kept) < topN; {
 		end := min(len(rows), start+max(topN-len(kept), analysisRound))
-		var batch []string
-		for _, row := range rows[start:end] {
-			id := strings.ToUpper(row[1].(string))
-			src := found[row[1].(string)]
-			if src.Sex != "" && e.b.sex[id] == "" {
-				e.b.sex[id] = src.Sex
-			}
-			e.b.add(id, strings.ToUpper(src.Sire), strings.ToUpper(src.Dam))
-			e.b.optional[id] = true
-			batch = append(batch, id)
-		}
-		left := ewesLookups - len(e.ids) - e.b.lookups
-		if err := e.b.extend(ctx, batch, left); err != nil {
+		batch, err := e.readBatch(ctx, rows[start:end], found)
+		if err != nil {
 			return nil, nil, err
 		}
 		for i, row := range rows[start:end] {
@@ -225,6 +214,28 @@ func (e *eweSet) judge(ctx context.Context, rows [][]any, found map[string]nsip.
 		block.Warnings = e.warnings
 	}
 	return kept, block, nil
+}
+
+// readBatch adds the rams of rows to the pedigree from their search rows
+// and reads their pedigrees within the lookups left, giving their IDs as
+// the pedigree keys them.
+func (e *eweSet) readBatch(ctx context.Context, rows [][]any, found map[string]nsip.AnimalRow) ([]string, error) {
+	var batch []string
+	for _, row := range rows {
+		id := strings.ToUpper(row[1].(string))
+		src := found[row[1].(string)]
+		if src.Sex != "" && e.b.sex[id] == "" {
+			e.b.sex[id] = src.Sex
+		}
+		e.b.add(id, strings.ToUpper(src.Sire), strings.ToUpper(src.Dam))
+		e.b.optional[id] = true
+		batch = append(batch, id)
+	}
+	left := ewesLookups - len(e.ids) - e.b.lookups
+	if err := e.b.extend(ctx, batch, left); err != nil {
+		return nil, err
+	}
+	return batch, nil
 }
 
 // mean is ram's lambs' mean COI with the ewes.

@@ -9,8 +9,6 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
-	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
-	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
 // Ranking by one of NSIP's own indexes (US Hair Index, SRC$ Index, ...):
@@ -135,120 +133,110 @@ func indexValue(row nsip.AnimalRow, name string) (float64, bool) {
 	return 0, false
 }
 
+// runRankIndex ranks a breed by one of NSIP's own indexes: every matching
+// animal is read (up to the scan limit), since nothing bounds the index.
 func runRankIndex(ctx context.Context, r *call, a *rankArgs, ewes *eweSet) (any, error) {
-	breed, topN, asked := a.BreedID, a.TopN, a.Index
 	crit := ewes.withRams(a.Criteria.criteria())
-	search := searchQuery(breed, crit)
-	scanN := ewes.candidates(topN)
-	stray := summarize.SearchContradiction(search.SearchParams)
-	keep := newRankFilter(a.IncludeGone, crit)
-	eb, err := openEvaluation(ctx, r, &search)
+	search := searchQuery(a.BreedID, crit)
+	scanN := ewes.candidates(a.TopN)
+	rs, err := openRankScan(ctx, r, search, crit, a.IncludeGone, scanN)
 	if err != nil {
 		return nil, err
 	}
-	name := ""
-	top := breeding.NewTopN(scanN)
-	rows := map[string]nsip.AnimalRow{}
-	var contra []string
-	var nContra, read, unindexed int
-	sc := newPageScan(searchPages(r, &search), rankPages)
-	stop := ""
-	for stop == "" {
-		if !sc.more() {
-			stop = "scan limit"
+	s := &indexRank{rankScan: rs, r: r, breed: a.BreedID, asked: a.Index}
+	if err := s.scan(ctx); err != nil {
+		return nil, err
+	}
+	if s.name == "" {
+		s.name = s.asked // no animal matched: nothing to check the name against
+	}
+	return s.answer(ctx, a, ewes)
+}
+
+// indexRank is a ranking by NSIP's index as it reads NSIP: besides what
+// any ranking's scan keeps, the index's name as NSIP sends it, learnt
+// from the first page.
+type indexRank struct {
+	*rankScan
+	r     *call
+	breed int
+	asked string // the index as the caller named it
+	name  string // the index as NSIP names it, "" until a page is read
+}
+
+// scan reads every page up to the scan limit, scoring each fresh row by
+// the index.
+func (s *indexRank) scan(ctx context.Context) error {
+	for s.stop == "" {
+		if !s.sc.more() {
+			s.stop = "scan limit"
 			break
 		}
-		page, fresh, err := sc.next(ctx)
+		page, fresh, err := s.sc.next(ctx)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if name == "" && len(page) > 0 {
+		if s.name == "" && len(page) > 0 {
 			// The names NSIP sends are the authority; the first page shows
 			// them, and a name on none of its animals is refused at once
 			// rather than after reading the breed.
 			names := indexNames(page)
-			n, ok := matchIndex(asked, names)
+			n, ok := matchIndex(s.asked, names)
 			if !ok {
-				return nil, unknownIndex(asked, breed, len(page), names)
+				return unknownIndex(s.asked, s.breed, len(page), names)
 			}
-			name = n
+			s.name = n
 		}
 		for i, row := range page {
-			if !fresh[i] {
+			if !fresh[i] || !s.admit(row) {
 				continue
 			}
-			read++
-			if _, why := stray(row); why != "" {
-				if len(contra) < maxNamed {
-					contra = append(contra, row.LPNID+" ("+why+")")
-				}
-				nContra++
-				continue
-			}
-			if keep.leaves(row) {
-				continue
-			}
-			v, ok := indexValue(row, name)
-			if !ok {
-				unindexed++
-				continue
-			}
-			top.Offer(breeding.Scored{ID: row.LPNID, Score: v})
-			rows[row.LPNID] = row
+			v, ok := indexValue(row, s.name)
+			s.score(row, v, ok)
 		}
-		if sc.ended {
-			stop = "all read"
+		if s.sc.ended {
+			s.stop = "all read"
 		}
 	}
-	total := sc.total
-	if name == "" {
-		name = asked // no animal matched: nothing to check the name against
-	}
-	exact := stop == "all read" && sc.consistent()
-	v, err := settle(ctx, r, eb, exact)
+	return nil
+}
+
+// answer is the ranking read, with the ewes' COI when asked, fitted to
+// the budget.
+func (s *indexRank) answer(ctx context.Context, a *rankArgs, ewes *eweSet) (any, error) {
+	exact := s.stop == "all read" && s.sc.consistent()
+	v, err := settle(ctx, s.r, s.eb, exact)
 	if err != nil {
 		return nil, err
 	}
 	columns := []string{"rank", "lpn_id", "index", "sex", "status", "genotyped"}
-	out := make([][]any, 0, scanN)
-	unstated := 0
-	for i, s := range top.Rows() {
-		row := rows[s.ID]
-		sex := row.Sex
-		if sex == "" {
-			sex = "unknown"
-		}
-		if row.Genotyped == "" {
-			unstated++
-		}
-		out = append(out, []any{i + 1, s.ID, s.Score, sex, statusCell(row), genotypedCell(row.Genotyped)})
-	}
+	out, unstated := s.table(func(x float64) any { return x }, nil)
 	computed := IndexRankComputed{
 		Method: fmt.Sprintf("ranked by NSIP's own %s as NSIP computed it and sent it with each animal, higher first (ties by LPN ID); "+
-			"NSIP's search sorts only by trait codes, not by an index, so its pages were read in its own order with no early stop, every matching animal up to %d pages of %d", name, rankPages, scanPageSize),
-		ScanProof: v.proof(sc, eb, stop, read, unindexed),
+			"NSIP's search sorts only by trait codes, not by an index, so its pages were read in its own order with no early stop, every matching animal up to %d pages of %d", s.name, rankPages, scanPageSize),
+		ScanProof: v.proof(s.sc, s.eb, s.stop, s.read, s.unindexed),
 	}
-	if stop == "scan limit" {
-		computed.Limit = fmt.Sprintf("not proven exact: %d of %d animals read before the scan limit of %d pages, and NSIP cannot sort by an index, so an unread animal could still rank; narrow search_criteria (gender, status, born_after) to read them all", read, total, rankPages)
+	if s.stop == "scan limit" {
+		computed.Limit = fmt.Sprintf("not proven exact: %d of %d animals read before the scan limit of %d pages, and NSIP cannot sort by an index, so an unread animal could still rank; narrow search_criteria (gender, status, born_after) to read them all", s.read, s.sc.total, rankPages)
 	}
-	answer := IndexRankAnswer{Columns: columns, Index: name, Computed: computed}
+	answer := IndexRankAnswer{Columns: columns, Index: s.name, Computed: computed}
 	answer.Genotyped = genotypedNote(unstated, len(out), true)
-	answer.ContradictingCriteria = contradicting(nContra, contra)
-	answer.DeadOrCulled, answer.SexNotRecorded = keep.blocks()
-	if unindexed > 0 {
-		answer.Unranked = fmt.Sprintf("%d animals came without the %s and were not ranked", unindexed, name)
+	answer.ContradictingCriteria = contradicting(s.nContra, s.contra)
+	answer.DeadOrCulled, answer.SexNotRecorded = s.keep.blocks()
+	if s.unindexed > 0 {
+		answer.Unranked = fmt.Sprintf("%d animals came without the %s and were not ranked", s.unindexed, s.name)
 	}
-	if answer.Columns, answer.ForEwes, out, err = ewes.apply(ctx, answer.Columns, out, rows, topN, answer.Computed.Exact, len(out) < scanN); err != nil {
+	if answer.Columns, answer.ForEwes, out, err = ewes.apply(ctx, answer.Columns, out, s.rows, a.TopN, answer.Computed.Exact, len(out) < s.scanN); err != nil {
 		return nil, err
 	}
 	if a.Percentiles {
 		answer.Percentiles = "breed percentiles are of EBVs; a ranking by NSIP's index shows none: ask nsip_compare_animals with percentiles for these animals"
 	}
-	fitted, shown := fitRows(ctx, r, len(out), func(n int) *IndexRankAnswer {
+	fitted, shown := fitRows(ctx, s.r, len(out), func(n int) *IndexRankAnswer {
 		a := answer
 		a.Top = out[:n]
 		if n < len(out) {
-			a.NotShown = r.restCall(nil, n, len(out), fmt.Sprintf("ranks %d to %d", n+1, len(out)))
+			a.NotShown = s.r.restCall(nil, n, len(out), fmt.Sprintf("ranks %d to %d", n+1, len(out)))
 			a.DeadOrCulled, a.SexNotRecorded = unnamed(a.DeadOrCulled), unnamed(a.SexNotRecorded)
 		}
 		return &a

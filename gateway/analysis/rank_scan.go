@@ -1,0 +1,109 @@
+package analysis
+
+import (
+	"context"
+
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
+	"github.com/nsip-tools/nsip-mcp/summarize"
+)
+
+// rankScan is what a ranking by weights and one by NSIP's own index share:
+// the search read page by page under one evaluation, and the tally of the
+// rows the pages held. Both count a row the same way, so the counting is
+// here once; a ranking that starts again (reversed) resets it.
+//
+// NSIP promises neither full pages before the last, nor stable paging, nor
+// ranges that bound every EBV: missing rows, repeats (each means an animal
+// skipped; the scan counts both) and a value outside the ranges are
+// counted, and any of them withdraws what it would disprove.
+type rankScan struct {
+	scanN  int   // the animals ranked exactly
+	search Query // read afresh for each page, so a change holds from the next
+	eb     *evalBracket
+	sc     *pageScan
+	stray  func(nsip.AnimalRow) (criterion, why string)
+	keep   *rankFilter
+	stop   string // why the scan stopped, "" while it runs
+
+	top       *breeding.TopN
+	rows      map[string]nsip.AnimalRow
+	contra    []string // rows against the criteria, the first maxNamed
+	nContra   int
+	read      int // fresh rows read
+	unindexed int // rows without a score
+}
+
+// openRankScan prepares the scan of search, whose criteria (crit) the
+// rows are held to, and reads the evaluation it is tied to.
+func openRankScan(ctx context.Context, r *call, search Query, crit *param.Criteria, includeGone bool, scanN int) (*rankScan, error) {
+	s := &rankScan{scanN: scanN, search: search, top: breeding.NewTopN(scanN), rows: map[string]nsip.AnimalRow{}}
+	s.stray = summarize.SearchContradiction(s.search.SearchParams)
+	s.keep = newRankFilter(includeGone, crit)
+	eb, err := openEvaluation(ctx, r, &s.search)
+	if err != nil {
+		return nil, err
+	}
+	s.eb = eb
+	s.sc = newPageScan(searchPages(r, &s.search), rankPages)
+	return s, nil
+}
+
+// admit counts a fresh row read and reports whether it is to be scored:
+// not a row against the criteria, nor one the filter leaves out.
+func (s *rankScan) admit(row nsip.AnimalRow) bool {
+	s.read++
+	if _, why := s.stray(row); why != "" {
+		// NSIP ignored a criterion for this row at least: it is no
+		// animal the caller asked about, whatever its index.
+		if len(s.contra) < maxNamed {
+			s.contra = append(s.contra, row.LPNID+" ("+why+")")
+		}
+		s.nContra++
+		return false
+	}
+	return !s.keep.leaves(row)
+}
+
+// score offers an admitted row at v, or counts it unindexed when it has
+// no score (ok false).
+func (s *rankScan) score(row nsip.AnimalRow, v float64, ok bool) {
+	if !ok {
+		s.unindexed++
+		return
+	}
+	s.top.Offer(breeding.Scored{ID: row.LPNID, Score: v})
+	s.rows[row.LPNID] = row
+}
+
+// reset forgets the tally, for a scan started again.
+func (s *rankScan) reset() {
+	s.top, s.rows, s.read, s.unindexed = breeding.NewTopN(s.scanN), map[string]nsip.AnimalRow{}, 0, 0
+	s.contra, s.nContra = nil, 0
+	s.keep.reset()
+}
+
+// table is the ranked rows, each led by the cells every ranking has (the
+// score shown as cell makes it) and followed by more's, and how many of
+// them NSIP did not say were genotyped or not.
+func (s *rankScan) table(cell func(float64) any, more func(nsip.AnimalRow) []any) ([][]any, int) {
+	out := make([][]any, 0, s.scanN)
+	unstated := 0
+	for i, sc := range s.top.Rows() {
+		row := s.rows[sc.ID]
+		sex := row.Sex
+		if sex == "" {
+			sex = "unknown"
+		}
+		if row.Genotyped == "" {
+			unstated++
+		}
+		cells := []any{i + 1, sc.ID, cell(sc.Score), sex, statusCell(row), genotypedCell(row.Genotyped)}
+		if more != nil {
+			cells = append(cells, more(row)...)
+		}
+		out = append(out, cells)
+	}
+	return out, unstated
+}
