@@ -201,33 +201,15 @@ func versusBare(ctx context.Context, cfg config, progress io.Writer) (*Report, e
 		if i%2 == 1 {
 			workers, side, name = subjects, &v.Subject, "nsip-mcp"
 		}
-		idle, idleFor, err := idleCPU(ctx, side.PID)
+		p, took, err := versusPhase(ctx, phase, workers, side, progress)
 		if err != nil {
 			return rep, err
 		}
-		side.idleCPU += idle
-		side.idleTime += idleFor
-		before, err := procCPU(side.PID)
-		if err != nil {
-			return rep, err
-		}
-		mark := countsOf(workers)
-		took := drive(ctx, phase, workers, progress)
-		after, err := procCPU(side.PID)
-		if err != nil {
-			return rep, err
-		}
-		side.CPUSeconds += after - before
-		side.Seconds += took.Seconds()
+		p.Server = name
 		if side == &v.Subject {
 			subjectTime += took
 		}
-		p := countsOf(workers).minus(mark)
-		v.PerPhase = append(v.PerPhase, VersusPhase{
-			Server: name, Offered: p.offered, Calls: p.calls, Answered: p.answered, Missed: p.missed,
-			Seconds: round3(took.Seconds()), CPUSeconds: round3(after - before),
-			IdleCPUMSPerS: round1(idle * 1000 / idleFor.Seconds()),
-		})
+		v.PerPhase = append(v.PerPhase, p)
 		if ctx.Err() != nil {
 			return rep, ctx.Err()
 		}
@@ -247,6 +229,35 @@ func versusBare(ctx context.Context, cfg config, progress io.Writer) (*Report, e
 	}
 	rep.Versus = v
 	return rep, nil
+}
+
+// versusPhase drives workers for one phase against side's server,
+// charging it the CPU its process spent and noting what it spends idle.
+func versusPhase(ctx context.Context, phase config, workers []*worker, side *VersusSide, progress io.Writer) (VersusPhase, time.Duration, error) {
+	idle, idleFor, err := idleCPU(ctx, side.PID)
+	if err != nil {
+		return VersusPhase{}, 0, err
+	}
+	side.idleCPU += idle
+	side.idleTime += idleFor
+	before, err := procCPU(side.PID)
+	if err != nil {
+		return VersusPhase{}, 0, err
+	}
+	mark := countsOf(workers)
+	took := drive(ctx, phase, workers, progress)
+	after, err := procCPU(side.PID)
+	if err != nil {
+		return VersusPhase{}, 0, err
+	}
+	side.CPUSeconds += after - before
+	side.Seconds += took.Seconds()
+	p := countsOf(workers).minus(mark)
+	return VersusPhase{
+		Offered: p.offered, Calls: p.calls, Answered: p.answered, Missed: p.missed,
+		Seconds: round3(took.Seconds()), CPUSeconds: round3(after - before),
+		IdleCPUMSPerS: round1(idle * 1000 / idleFor.Seconds()),
+	}, took, nil
 }
 
 // judge sets the ratios, or Refused when an open-loop round does not give
