@@ -16,6 +16,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
 
 // Error codes a tool result can carry. They are part of the public contract.
@@ -186,7 +187,7 @@ func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolErro
 			Field:   d.subject,
 			Value:   args[d.subject],
 			Problem: firstNonEmpty(ne.Reason, publicText(ne)),
-			Next:    "the breed ID is valid: search its animals with nsip_search_animals (without trait filters), or pick another breed from nsip_list_breeds",
+			Next:    "the breed ID is valid: search its animals with " + toolname.SearchAnimals + " (without trait filters), or pick another breed from " + toolname.ListBreeds,
 		}
 	case nsip.KindFormatChanged:
 		return &toolError{

@@ -13,6 +13,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
@@ -168,7 +169,7 @@ func fetched[T any](v *T, err error, body func(*T) json.RawMessage) (any, json.R
 }
 
 var lastUpdateDef = lookup(&toolDef{
-	name: "nsip_get_last_update", title: "NSIP last evaluation date", method: "get_date_last_updated",
+	name: toolname.GetLastUpdate, title: "NSIP last evaluation date", method: "get_date_last_updated",
 	kind: summarize.KindGeneric,
 	desc: `Date of the latest NSIP evaluation, e.g. {"date":"09/23/2025"}: how current the EBVs are. Only argument: max_tokens.`,
 	fetch: fetchWith(func(ctx context.Context, up Upstream, _ noArgs) (*nsip.LastUpdate, error) {
@@ -177,7 +178,7 @@ var lastUpdateDef = lookup(&toolDef{
 })
 
 var listBreedsDef = lookup(&toolDef{
-	name: "nsip_list_breeds", title: "NSIP breed groups and breeds", method: "get_available_breed_groups",
+	name: toolname.ListBreeds, title: "NSIP breed groups and breeds", method: "get_available_breed_groups",
 	kind: summarize.KindGeneric,
 	desc: `NSIP breed groups (Range, Maternal Wool, Hair, Terminal) with each breed's ID (breed_id elsewhere) and name; group IDs are breed_group_id. Only argument: max_tokens.`,
 	fetch: fetchWith(func(ctx context.Context, up Upstream, _ noArgs) (*nsip.BreedGroups, error) {
@@ -186,7 +187,7 @@ var listBreedsDef = lookup(&toolDef{
 })
 
 var statusesDef = lookup(&toolDef{
-	name: "nsip_get_statuses", title: "NSIP animal statuses", method: "get_statuses_by_breed_group",
+	name: toolname.GetStatuses, title: "NSIP animal statuses", method: "get_statuses_by_breed_group",
 	kind: summarize.KindGeneric,
 	desc: `Animal statuses NSIP records, e.g. ["CURRENT","SOLD","DEAD"], for search_criteria.status. Only argument: max_tokens.`,
 	fetch: fetchWith(func(ctx context.Context, up Upstream, _ noArgs) (*nsip.Statuses, error) {
@@ -195,18 +196,18 @@ var statusesDef = lookup(&toolDef{
 })
 
 var traitRangesDef = lookup(&toolDef{
-	name: "nsip_get_trait_ranges", title: "NSIP trait ranges for a breed", method: "get_trait_ranges_by_breed",
+	name: toolname.GetTraitRanges, title: "NSIP trait ranges for a breed", method: "get_trait_ranges_by_breed",
 	kind:    summarize.KindGeneric,
-	subject: "breed_id", what: "trait ranges for breed", next: "list valid breed IDs with nsip_list_breeds",
+	subject: "breed_id", what: "trait ranges for breed", next: "list valid breed IDs with " + toolname.ListBreeds,
 	desc: `Min and max EBV of each trait a breed has, e.g. {"BWT":{"min":-0.71,"max":0.93}}: the codes to sort and filter it by. ` +
-		`Too few evaluated animals: no_data. Arguments: breed_id (from nsip_list_breeds); max_tokens.`,
+		`Too few evaluated animals: no_data. Arguments: breed_id (from ` + toolname.ListBreeds + `); max_tokens.`,
 	fetch: fetchWith(func(ctx context.Context, up Upstream, a breedArgs) (*nsip.TraitRanges, error) {
 		return up.TraitRanges(ctx, a.BreedID)
 	}, func(v *nsip.TraitRanges) json.RawMessage { return v.Raw }),
 })
 
 var searchAnimalsDef = lookup(&toolDef{
-	name: "nsip_search_animals", title: "Search NSIP animals", method: "search_animals",
+	name: toolname.SearchAnimals, title: "Search NSIP animals", method: "search_animals",
 	kind: summarize.KindSearch, breedTraits: true,
 	desc: `Search NSIP animals by page (about 290 tokens an animal). ` +
 		`Over the budget (2000 tokens; max_tokens raises it to the server cap, 8000 unless configured) pages come as a table: ` +
@@ -220,10 +221,10 @@ var searchAnimalsDef = lookup(&toolDef{
 })
 
 var animalDef = lookup(&toolDef{
-	name: "nsip_get_animal", title: "NSIP animal details", method: "get_animal_details",
+	name: toolname.GetAnimal, title: "NSIP animal details", method: "get_animal_details",
 	kind:        summarize.KindAnimal,
 	percentiles: true,
-	subject:     "search_string", what: "animal matching", next: "check the ID, or find animals and their LPN IDs with nsip_search_animals",
+	subject:     "search_string", what: "animal matching", next: "check the ID, or find animals and their LPN IDs with " + toolname.SearchAnimals,
 	desc: `One animal's record: breed, birth date, gender, status, parents, progeny count, EBVs with accuracy as NSIP sends it (0.80 = 80%; MWWT may have none), indexes, breeder's contact (about 450 tokens). ` +
 		`Arguments: search_string (LPN ID or registration number); percentiles: true adds each EBV's top_percent in its breed (up to ` + strconv.Itoa(analysis.PercentileLookups) + ` more lookups); max_tokens.`,
 	fetch: fetchWith(func(ctx context.Context, up Upstream, a detailsArgs) (*nsip.AnimalDetails, error) {
@@ -232,9 +233,9 @@ var animalDef = lookup(&toolDef{
 })
 
 var lineageDef = lookup(&toolDef{
-	name: "nsip_get_lineage", title: "NSIP pedigree", method: "get_lineage",
+	name: toolname.GetLineage, title: "NSIP pedigree", method: "get_lineage",
 	kind:    summarize.KindLineage,
-	subject: "lpn_id", what: "pedigree for LPN ID", next: "check the LPN ID, or find animals with nsip_search_animals",
+	subject: "lpn_id", what: "pedigree for LPN ID", next: "check the LPN ID, or find animals with " + toolname.SearchAnimals,
 	desc: `An animal's pedigree, each ancestor with LPN ID, farm, birth date, sex, status and indexes (about 85 tokens each); ` +
 		`summaries keep the nearest generations, counting the rest. Arguments: lpn_id; max_tokens.`,
 	fetch: fetchWith(func(ctx context.Context, up Upstream, a lpnArgs) (*nsip.Lineage, error) {
@@ -243,9 +244,9 @@ var lineageDef = lookup(&toolDef{
 })
 
 var progenyDef = lookup(&toolDef{
-	name: "nsip_get_progeny", title: "NSIP progeny", method: "get_progeny",
+	name: toolname.GetProgeny, title: "NSIP progeny", method: "get_progeny",
 	kind:    summarize.KindProgeny,
-	subject: "lpn_id", what: "progeny for LPN ID", next: "check the LPN ID, or find animals with nsip_search_animals",
+	subject: "lpn_id", what: "progeny for LPN ID", next: "check the LPN ID, or find animals with " + toolname.SearchAnimals,
 	desc: `One page of an animal's offspring (about 220 tokens each). ` +
 		`Unsummarized: NSIP's JSON (sex "1"=M, "2"=F). Over the budget, a table of LPN ID, sex (M/F), birth date and the most accurate EBVs that fit as [value, accuracy], with per-trait statistics naming who has the max and min. ` +
 		`_meta gives page, page_size, total_count, next. ` +
@@ -256,9 +257,9 @@ var progenyDef = lookup(&toolDef{
 })
 
 var searchByLPNDef = lookup(&toolDef{
-	name: "nsip_search_by_lpn", title: "NSIP animal profile", method: "search_by_lpn",
+	name: toolname.SearchByLPN, title: "NSIP animal profile", method: "search_by_lpn",
 	kind: summarize.KindProfile, composite: true,
-	subject: "lpn_id", what: "animal with LPN ID", next: "check the LPN ID, or find animals with nsip_search_animals",
+	subject: "lpn_id", what: "animal with LPN ID", next: "check the LPN ID, or find animals with " + toolname.SearchAnimals,
 	desc: `An animal's profile in one call: details, pedigree and first 10 offspring. ` +
 		`Summaries fill the budget with identity, contact, EBVs, indexes, parents, grandparents and offspring, listing each part left out with the call for it. ` +
 		`Arguments: lpn_id; traits; max_tokens. Shares the cache of the single-part tools.`,

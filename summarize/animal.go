@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
 
 // animalBlock is what FR-005a keeps of an animal's details.
@@ -157,8 +158,8 @@ func profileSummary(f *fitter, v *nsip.AnimalProfile, req Request, c int) ([]byt
 	if id == "" {
 		id, _ = req.Args["lpn_id"].(string)
 	}
-	lineageCall := &NextCall{Tool: toolLineage, Arguments: map[string]any{"lpn_id": id}}
-	animalCall := &NextCall{Tool: toolAnimal, Arguments: map[string]any{"search_string": id}}
+	lineageCall := &NextCall{Tool: toolname.GetLineage, Arguments: map[string]any{"lpn_id": id}}
+	animalCall := &NextCall{Tool: toolname.GetAnimal, Arguments: map[string]any{"search_string": id}}
 	var sire, dam *nodeBlock
 	var grand [][]string
 	beyond := 0

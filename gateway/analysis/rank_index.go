@@ -10,6 +10,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
@@ -245,7 +246,7 @@ func runRankIndex(ctx context.Context, r *call, a *rankArgs, ewes *eweSet) (any,
 		return nil, err
 	}
 	if a.Percentiles {
-		answer.Percentiles = "breed percentiles are of EBVs; a ranking by NSIP's index shows none: ask nsip_compare_animals with percentiles for these animals"
+		answer.Percentiles = "breed percentiles are of EBVs; a ranking by NSIP's index shows none: ask " + toolname.CompareAnimals + " with percentiles for these animals"
 	}
 	fitted, shown := fitRows(ctx, r, len(out), func(n int) *IndexRankAnswer {
 		a := answer
