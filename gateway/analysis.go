@@ -21,6 +21,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/tasks"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
@@ -508,7 +509,7 @@ func (g *Gateway) analysisError(a *analysisEntry, sent map[string]any, err error
 		return &toolError{
 			Code:    CodeUnexpectedResponse,
 			Problem: "the pedigree NSIP gave behind these animals is too large to compute inbreeding from (" + err.Error() + ")",
-			Next:    "check pairs one at a time with nsip_check_mating, which answers without the COI when it cannot compute it",
+			Next:    "check pairs one at a time with " + toolname.CheckMating + ", which answers without the COI when it cannot compute it",
 		}
 	}
 	if errors.Is(err, analysis.ErrTimeLimit) {
@@ -530,7 +531,7 @@ func (g *Gateway) analysisError(a *analysisEntry, sent map[string]any, err error
 	var ab *analysis.AboutError
 	if errors.As(err, &ab) {
 		d.subject, d.what = ab.Field, "animal with LPN ID"
-		d.next = "check the LPN ID, or find animals with nsip_search_animals"
+		d.next = "check the LPN ID, or find animals with " + toolname.SearchAnimals
 		if ab.What != "" {
 			d.what, d.next = ab.What, ab.Next
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
 
 // Error codes a tool result can carry. They are part of the public contract.
@@ -255,7 +256,7 @@ func nsipError(d *toolDef, args map[string]any, ne *nsip.Error, env errorEnv) *t
 	case nsip.KindNoData:
 		return &toolError{Code: CodeNoData, Field: d.subject, Value: args[d.subject],
 			Problem: firstNonEmpty(ne.Reason, publicText(ne)),
-			Next:    "the breed ID is valid: search its animals with nsip_search_animals (without trait filters), or pick another breed from nsip_list_breeds"}
+			Next:    "the breed ID is valid: search its animals with " + toolname.SearchAnimals + " (without trait filters), or pick another breed from " + toolname.ListBreeds}
 	case nsip.KindFormatChanged:
 		return &toolError{Code: CodeUnexpectedResponse,
 			Problem: fmt.Sprintf("NSIP's answer format changed: %s sent JSON this server cannot read (%s)", ne.Endpoint, upstream.ReasonHead(ne.Reason)),

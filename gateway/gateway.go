@@ -26,6 +26,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/tasks"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
@@ -304,7 +305,7 @@ func (g *Gateway) introduction() string {
 	text := `Read-only access to the NSIP (National Sheep Improvement Program) Search API: sheep genetic evaluations (EBVs), pedigrees and progeny. ` +
 		`Tools: ` + strings.Join(g.offeredToolNames(), ", ") + `. `
 	if g.offersToolset(ToolsetLookup) {
-		text += `Typical flow: nsip_list_breeds for breed IDs -> nsip_search_animals for LPN IDs -> nsip_get_animal, nsip_get_lineage, nsip_get_progeny. `
+		text += `Typical flow: ` + toolname.ListBreeds + ` for breed IDs -> ` + toolname.SearchAnimals + ` for LPN IDs -> ` + toolname.GetAnimal + `, ` + toolname.GetLineage + `, ` + toolname.GetProgeny + `. `
 	}
 	return text + `Answers over the token budget are summarized; _meta.summarized and the summary itself say how to get the rest. ` +
 		`Errors are JSON {"error":{"code",...}} naming the field to fix or when to retry.` + g.featuresNote()

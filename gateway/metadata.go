@@ -11,6 +11,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/calllog"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
 
 // What initialize says about the server besides its name and version.
@@ -74,7 +75,7 @@ func (g *Gateway) Instructions() string {
 	if date := g.EvaluationDate(); date != "" {
 		text += " The figures come from the NSIP evaluation of " + date + "; say so when a decision depends on them"
 		if g.offers(lastUpdateDef.name) {
-			text += ", and check nsip_get_last_update in long sessions"
+			text += ", and check " + toolname.GetLastUpdate + " in long sessions"
 		}
 		text += "."
 	}

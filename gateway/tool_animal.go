@@ -9,15 +9,16 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
 // animalDef is nsip_get_animal: one animal's record.
 var animalDef = lookup(&toolDef{
-	name: "nsip_get_animal", title: "NSIP animal details", method: "get_animal_details",
+	name: toolname.GetAnimal, title: "NSIP animal details", method: "get_animal_details",
 	kind:        summarize.KindAnimal,
 	percentiles: true,
-	subject:     "search_string", what: "animal matching", next: "check the ID, or find animals and their LPN IDs with nsip_search_animals",
+	subject:     "search_string", what: "animal matching", next: "check the ID, or find animals and their LPN IDs with " + toolname.SearchAnimals,
 	desc: `One animal's record: breed, birth date, gender, status, parents, progeny count, EBVs with accuracy as NSIP sends it (0.80 = 80%; MWWT may have none), indexes, breeder's contact (about 450 tokens). ` +
 		`Arguments: search_string (LPN ID or registration number); percentiles: true adds each EBV's top_percent in its breed (up to ` + strconv.Itoa(analysis.PercentileLookups) + ` more lookups); max_tokens.`,
 	fields: param.Table{reflect.TypeFor[detailsArgs](): param.Fields{

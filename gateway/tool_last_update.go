@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
 // lastUpdateDef is nsip_get_last_update: the date of NSIP's latest evaluation.
 var lastUpdateDef = lookup(&toolDef{
-	name: "nsip_get_last_update", title: "NSIP last evaluation date", method: "get_date_last_updated",
+	name: toolname.GetLastUpdate, title: "NSIP last evaluation date", method: "get_date_last_updated",
 	kind: summarize.KindGeneric,
 	desc: `Date of the latest NSIP evaluation, e.g. {"date":"09/23/2025"}: how current the EBVs are. Only argument: max_tokens.`,
 	fetch: fetchWith(func(ctx context.Context, up Upstream, _ noArgs) (*nsip.LastUpdate, error) {

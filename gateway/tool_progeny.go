@@ -8,14 +8,15 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
 // progenyDef is nsip_get_progeny: one page of an animal's offspring.
 var progenyDef = lookup(&toolDef{
-	name: "nsip_get_progeny", title: "NSIP progeny", method: "get_progeny",
+	name: toolname.GetProgeny, title: "NSIP progeny", method: "get_progeny",
 	kind:    summarize.KindProgeny,
-	subject: "lpn_id", what: "progeny for LPN ID", next: "check the LPN ID, or find animals with nsip_search_animals",
+	subject: "lpn_id", what: "progeny for LPN ID", next: "check the LPN ID, or find animals with " + toolname.SearchAnimals,
 	desc: `One page of an animal's offspring (about 220 tokens each). ` +
 		`Unsummarized: NSIP's JSON (sex "1"=M, "2"=F). Over the budget, a table of LPN ID, sex (M/F), birth date and the most accurate EBVs that fit as [value, accuracy], with per-trait statistics naming who has the max and min. ` +
 		`_meta gives page, page_size, total_count, next. ` +

@@ -8,12 +8,13 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
 // searchAnimalsDef is nsip_search_animals: one page of NSIP's search.
 var searchAnimalsDef = lookup(&toolDef{
-	name: "nsip_search_animals", title: "Search NSIP animals", method: "search_animals",
+	name: toolname.SearchAnimals, title: "Search NSIP animals", method: "search_animals",
 	kind: summarize.KindSearch, breedTraits: true,
 	desc: `Search NSIP animals by page (about 290 tokens an animal). ` +
 		`Over the budget (2000 tokens; max_tokens raises it to the server cap, 8000 unless configured) pages come as a table: ` +

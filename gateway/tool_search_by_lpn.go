@@ -11,14 +11,15 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
 // searchByLPNDef is nsip_search_by_lpn: an animal's profile, assembled from the cache entries of three lookups.
 var searchByLPNDef = lookup(&toolDef{
-	name: "nsip_search_by_lpn", title: "NSIP animal profile", method: "search_by_lpn",
+	name: toolname.SearchByLPN, title: "NSIP animal profile", method: "search_by_lpn",
 	kind: summarize.KindProfile, composite: true,
-	subject: "lpn_id", what: "animal with LPN ID", next: "check the LPN ID, or find animals with nsip_search_animals",
+	subject: "lpn_id", what: "animal with LPN ID", next: "check the LPN ID, or find animals with " + toolname.SearchAnimals,
 	desc: `An animal's profile in one call: details, pedigree and first 10 offspring. ` +
 		`Summaries fill the budget with identity, contact, EBVs, indexes, parents, grandparents and offspring, listing each part left out with the call for it. ` +
 		`Arguments: lpn_id; traits; max_tokens. Shares the cache of the single-part tools.`,

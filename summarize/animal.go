@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
 
 // animalBlock is what FR-005a keeps of an animal's details.
@@ -194,8 +195,8 @@ func newProfileParts(v *nsip.AnimalProfile, req Request, c int) *profileParts {
 	if pp.id == "" {
 		pp.id, _ = req.Args["lpn_id"].(string)
 	}
-	pp.lineageCall = &NextCall{Tool: toolLineage, Arguments: map[string]any{"lpn_id": pp.id}}
-	pp.animalCall = &NextCall{Tool: toolAnimal, Arguments: map[string]any{"search_string": pp.id}}
+	pp.lineageCall = &NextCall{Tool: toolname.GetLineage, Arguments: map[string]any{"lpn_id": pp.id}}
+	pp.animalCall = &NextCall{Tool: toolname.GetAnimal, Arguments: map[string]any{"search_string": pp.id}}
 	if v.Lineage != nil {
 		pp.sire, pp.dam = newNodeBlock(v.Lineage.Subject.Sire, c), newNodeBlock(v.Lineage.Subject.Dam, c)
 		gens := ancestors(&v.Lineage.Subject)

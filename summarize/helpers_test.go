@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
 
 var (
@@ -239,7 +240,7 @@ func checkSearch(t testing.TB, text string, v *nsip.SearchResults) pageOut {
 			checkTopTraits(t, "row "+src.LPNID, cellTraits(t, cells["top_traits"]), rest, top)
 		}
 	}
-	checkNext(t, p, toolSearch)
+	checkNext(t, p, toolname.SearchAnimals)
 	return p
 }
 
@@ -370,7 +371,7 @@ func checkProgenyPage(t testing.TB, p pageOut, v *nsip.ProgenyPage, nested bool)
 		sameOrClipped(t, "dob", str(t, cells["dob"]), shortDate(src.DateOfBirth))
 		checkTraitColumns(t, p, cells, "progeny "+src.LPNID, src.Traits)
 	}
-	checkNext(t, p, toolProgeny)
+	checkNext(t, p, toolname.GetProgeny)
 	if p.Next != nil && p.Next.Arguments["lpn_id"] != v.LPNID {
 		t.Errorf("hint for lpn_id %v, want %q", p.Next.Arguments["lpn_id"], v.LPNID)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
 
 // variants are the generator settings every shape is tried with.
@@ -171,7 +172,7 @@ func checkProfile(t testing.TB, text string, v *nsip.AnimalProfile) profileOut {
 	if parents && p.Sire == nil && p.Dam == nil {
 		// Their details may give way in a tight budget, but say so.
 		if !slices.ContainsFunc(p.Omitted, func(o omission) bool {
-			return o.Part == "sire and dam details" && o.Call.Tool == toolLineage
+			return o.Part == "sire and dam details" && o.Call.Tool == toolname.GetLineage
 		}) {
 			t.Errorf("parents left out without a word: %v", p.Omitted)
 		}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
 
 // nodeBlock is one animal of a pedigree with the details parsed from the
@@ -148,7 +149,7 @@ func lineageSummary(f *fitter, v *nsip.Lineage, c int) ([]byte, bool, error) {
 		if lb.OmittedCount > 0 {
 			// An ancestor of the deepest generation shown leads on to
 			// its own pedigree, which holds the omitted ones above it.
-			lb.Next = &NextCall{Tool: toolLineage, Arguments: map[string]any{"lpn_id": clip(gens[p.depth][0].node.LPNID, c)}}
+			lb.Next = &NextCall{Tool: toolname.GetLineage, Arguments: map[string]any{"lpn_id": clip(gens[p.depth][0].node.LPNID, c)}}
 		}
 		return nsip.PlainJSON(lb)
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
 
 // decodesAs reports which of shapes text decodes into with no member left
@@ -35,10 +37,10 @@ func TestSummariesAreTheirShapes(t *testing.T) {
 	lineage := g.lineage(5)
 	profile := g.profile(10, 4)
 	reqs := []Request{
-		{Kind: KindSearch, Value: search, Raw: search.Raw, Tool: toolSearch},
-		{Kind: KindProgeny, Value: progeny, Raw: progeny.Raw, Tool: toolProgeny},
-		{Kind: KindAnimal, Value: details, Raw: details.Raw, Tool: toolAnimal},
-		{Kind: KindLineage, Value: lineage, Raw: lineage.Raw, Tool: toolLineage},
+		{Kind: KindSearch, Value: search, Raw: search.Raw, Tool: toolname.SearchAnimals},
+		{Kind: KindProgeny, Value: progeny, Raw: progeny.Raw, Tool: toolname.GetProgeny},
+		{Kind: KindAnimal, Value: details, Raw: details.Raw, Tool: toolname.GetAnimal},
+		{Kind: KindLineage, Value: lineage, Raw: lineage.Raw, Tool: toolname.GetLineage},
 		{Kind: KindProfile, Value: profile, Raw: profile.Raw, Tool: "nsip_search_by_lpn"},
 		{Kind: KindGeneric, Raw: search.Raw},
 	}

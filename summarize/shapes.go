@@ -10,15 +10,6 @@ import (
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
-// Tool names and arguments of the next-call hints. They are part of the
-// public contract: the assistant sends them back verbatim.
-const (
-	toolSearch  = "nsip_search_animals"
-	toolProgeny = "nsip_get_progeny"
-	toolLineage = "nsip_get_lineage"
-	toolAnimal  = "nsip_get_animal"
-)
-
 // shapeSummary runs the summarizer for kind on req.Value, trying the clip
 // levels in turn. A level whose result is complete wins at once; otherwise
 // the first result that fits at all is kept.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
 
 // A search sorted by a trait and bounded on that same trait ("WWT highest
@@ -21,7 +22,7 @@ import (
 // searchPager is the pager of a search page, with where the page proves
 // that no later row can meet the call's bound on its sort trait.
 func searchPager(v *nsip.SearchResults, req Request) pager {
-	pg := newPager(toolSearch, req.Args, v.Page, v.PageSize, len(v.Results), v.TotalCount, req.Skip)
+	pg := newPager(toolname.SearchAnimals, req.Args, v.Page, v.PageSize, len(v.Results), v.TotalCount, req.Skip)
 	pg.stop, pg.stopWhy = sortStop(v.Results, req.Args, pg.offset)
 	return pg
 }

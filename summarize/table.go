@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
 
 // pageSummary is a page of rows as a table: column names once, then one
@@ -213,7 +214,7 @@ func searchSummary(f *fitter, v *nsip.SearchResults, req Request, c int) ([]byte
 	base := []string{colLPN, colSex, colDOB, colStatus}
 	switch stated := genotypedRows(results); {
 	case stated == 0 && len(results) > 0:
-		ps.Genotyped = "not stated in NSIP's search rows; nsip_get_animal shows it"
+		ps.Genotyped = "not stated in NSIP's search rows; " + toolname.GetAnimal + " shows it"
 	case stated > 0:
 		base = append(base, colGeno)
 		if stated < len(results) {
@@ -538,7 +539,7 @@ func progenyPager(v *nsip.ProgenyPage, args map[string]any, skip int) pager {
 	if size <= 0 {
 		size = argInt(args, "page_size", len(v.Animals))
 	}
-	return newPager(toolProgeny, hint, v.Page, size, len(v.Animals), v.TotalCount, skip)
+	return newPager(toolname.GetProgeny, hint, v.Page, size, len(v.Animals), v.TotalCount, skip)
 }
 
 // byAccuracy lists the trait codes on a page, those with the highest mean

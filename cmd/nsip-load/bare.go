@@ -21,6 +21,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/nsip-tools/nsip-mcp/cmd/internal/bare"
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/transport"
 )
 
@@ -174,7 +175,7 @@ func versusBare(ctx context.Context, cfg config, progress io.Writer) (*Report, e
 
 	answer, err := cachedAnswer(ctx, cfg, subject.base, ks)
 	if err != nil {
-		return rep, fmt.Errorf("reading nsip-mcp's cached nsip_get_animal: %w", err)
+		return rep, fmt.Errorf("reading nsip-mcp's cached "+toolname.GetAnimal+": %w", err)
 	}
 	bareSrv, err := startBare(ctx, cfg, answer)
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
 
 // Transports nsip-load speaks. sse is the legacy HTTP+SSE pair (/sse and
@@ -131,7 +133,7 @@ func parseArgs(args []string, out io.Writer) (config, error) {
 	fs.DurationVar(&c.think, "think", 0, "mean pause between a session's calls (exponentially distributed); 0 sends the next call at once")
 	fs.Float64Var(&c.hot, "hot", 0.8, "mix: share of calls on hot keys, 0..1")
 	fs.IntVar(&c.hotKeys, "hot-keys", 16, "mix and breeder: how many animals are hot")
-	toolList := fs.String("tools", "", "mix: comma-separated tool names to draw from, e.g. nsip_get_animal,nsip_get_lineage (default all nine)")
+	toolList := fs.String("tools", "", "mix: comma-separated tool names to draw from, e.g. "+toolname.GetAnimal+","+toolname.GetLineage+" (default all nine)")
 	fs.DurationVar(&c.callTimeout, "call-timeout", 30*time.Second, "limit for one tool call")
 	fs.IntVar(&c.connectPar, "connect-parallel", 32, "sessions opened at once while connecting")
 	fs.StringVar(&c.protocol, "protocol", "2025-11-25", "MCP protocol version to ask for")
@@ -139,7 +141,7 @@ func parseArgs(args []string, out io.Writer) (config, error) {
 	fs.BoolVar(&c.jsonOut, "json", false, "print the summary as JSON instead of text")
 	fs.BoolVar(&c.failOnError, "fail-on-error", true, "exit with status 3 when any call failed")
 	fs.StringVar(&c.attack, "attack", attackNone, "run an attack from 127.0.0.2 beside the honest sessions: slow-body or init-flood (network transports only)")
-	fs.IntVar(&c.versusPhases, "versus-bare", 0, "with --spawn over websocket or streamable: also start a bare mcp-go server (the nine tool names answering nsip-mcp's cached nsip_get_animal text, over this project's transports), drive both alike in this many alternating phases (even, 2..20) splitting --duration, every call on a hot key, and report each process's CPU per call and their ratio")
+	fs.IntVar(&c.versusPhases, "versus-bare", 0, "with --spawn over websocket or streamable: also start a bare mcp-go server (the nine tool names answering nsip-mcp's cached "+toolname.GetAnimal+" text, over this project's transports), drive both alike in this many alternating phases (even, 2..20) splitting --duration, every call on a hot key, and report each process's CPU per call and their ratio")
 	fs.Float64Var(&c.rate, "rate", 0, fmt.Sprintf("open loop: calls per second in total across the sessions, each due at a fixed time (a session still waiting for its previous answer counts the call as missed); 0 keeps the closed loop (a call after each answer and --think), up to %d", maxRate))
 	fs.IntVar(&c.attackers, "attackers", 200, "--attack: concurrent attackers, 1..5000")
 	if err := fs.Parse(args); err != nil {

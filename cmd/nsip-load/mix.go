@@ -7,12 +7,13 @@ import (
 	"sync"
 
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
 
 // The nine tools, in tools/list order; a call's tool is an index into it.
 var toolNames = [...]string{
-	"nsip_get_last_update", "nsip_list_breeds", "nsip_get_statuses", "nsip_get_trait_ranges",
-	"nsip_search_animals", "nsip_get_animal", "nsip_get_lineage", "nsip_get_progeny", "nsip_search_by_lpn",
+	toolname.GetLastUpdate, toolname.ListBreeds, toolname.GetStatuses, toolname.GetTraitRanges,
+	toolname.SearchAnimals, toolname.GetAnimal, toolname.GetLineage, toolname.GetProgeny, toolname.SearchByLPN,
 }
 
 const (

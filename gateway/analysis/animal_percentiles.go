@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
 
 // AnimalPercentiles is nsip_get_animal asked for percentiles: the animal's
@@ -11,7 +13,7 @@ import (
 // comparison. The gateway serves it under nsip_get_animal's own name and
 // arguments, so it has no tool of its own (it is not in All).
 var AnimalPercentiles = &Def{
-	Name: "nsip_get_animal", Title: "NSIP animal details", Method: "animal_percentiles",
+	Name: toolname.GetAnimal, Title: "NSIP animal details", Method: "animal_percentiles",
 	Ceiling: 1 + pctLookups,
 	Answers: []reflect.Type{reflect.TypeFor[PercentilesAnswer]()},
 	Run:     runAnimalPercentiles,
@@ -21,7 +23,7 @@ func runAnimalPercentiles(ctx context.Context, r *call, args map[string]any) (an
 	id := args["search_string"].(string)
 	d, err := r.details(ctx, id)
 	if err != nil {
-		return nil, &AboutError{Field: "search_string", Value: id, What: "animal matching", Next: "check the ID, or find animals and their LPN IDs with nsip_search_animals", Err: err}
+		return nil, &AboutError{Field: "search_string", Value: id, What: "animal matching", Next: "check the ID, or find animals and their LPN IDs with " + toolname.SearchAnimals, Err: err}
 	}
 	pc := newPercentiles(r)
 	pc.subject = d.LPNID
@@ -63,7 +65,7 @@ func runAnimalPercentiles(ctx context.Context, r *call, args map[string]any) (an
 		EBVColumns:  []string{"code", "value", "accuracy", "top_percent"},
 		EBVs:        rows,
 		Percentiles: *pc.block(unproven),
-		Record:      "the rest of NSIP's record (progeny count, breeder's contact): nsip_get_animal without percentiles",
+		Record:      "the rest of NSIP's record (progeny count, breeder's contact): " + toolname.GetAnimal + " without percentiles",
 	}
 	if d.Genotyped == "" {
 		out.GenotypedNote = genotypedNote(1, 1, false)

@@ -13,6 +13,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
@@ -22,11 +23,11 @@ const scanPageSize = nsip.MaxPageSize
 const flockPages = 30
 
 var FlockSummary = &Def{
-	Name: "nsip_flock_summary", Title: "NSIP group statistics", Method: "flock_summary",
+	Name: toolname.FlockSummary, Title: "NSIP group statistics", Method: "flock_summary",
 	Desc: `Describe a whole group: counts by sex, status and birth year; per trait n, mean, SD, min and max with holders, and the same per sex ` +
 		fmt.Sprintf("(500-1500 tokens; reads every page of %d, at most %d lookups). ", scanPageSize, flockPages) +
 		`Exactly one of: flock_id, e.g. "640238" (breed_id narrows it); progeny_of, an LPN ID; ` +
-		`search, {"breed_id":640,"search_criteria":{...}} as nsip_search_animals. Next: nsip_rank_animals to rank.`,
+		`search, {"breed_id":640,"search_criteria":{...}} as ` + toolname.SearchAnimals + `. Next: ` + toolname.RankAnimals + ` to rank.`,
 	Args:    flockParams,
 	Ceiling: flockPages,
 	Answers: []reflect.Type{reflect.TypeFor[FlockAnswer]()},
@@ -244,7 +245,7 @@ func searchGroup(r *call, s *groupSearch) *group {
 			return why
 		},
 		strayWhy: "NSIP returned them for this search but their record contradicts the breed or search_criteria, a sign it ignored a criterion",
-		empty:    "NSIP has no animals matching this search; loosen search_criteria or check breed_id with nsip_list_breeds",
+		empty:    "NSIP has no animals matching this search; loosen search_criteria or check breed_id with " + toolname.ListBreeds,
 	}
 }
 

@@ -1,5 +1,7 @@
 package analysis
 
+import "github.com/nsip-tools/nsip-mcp/nsip/toolname"
+
 // Whether an animal is genotyped (its EBVs genomically enhanced) is a
 // member of NSIP's animal details in live answers ("50K Genotyped"). That
 // search rows carry it too is only assumed, and what NSIP sends for an
@@ -31,7 +33,7 @@ func genotypedNote(unstated, shown int, fromSearch bool) string {
 	case unstated == 0:
 		return ""
 	case fromSearch && unstated == shown:
-		return "null: NSIP's search rows did not state it (only animal details are known to); nsip_compare_animals or nsip_get_animal show it"
+		return "null: NSIP's search rows did not state it (only animal details are known to); " + toolname.CompareAnimals + " or " + toolname.GetAnimal + " show it"
 	case fromSearch:
 		return "as NSIP's search rows state it; null where a row did not, which is not 'not genotyped'"
 	}

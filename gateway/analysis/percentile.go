@@ -11,6 +11,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
 
 // Breed percentiles. An EBV's top_percent is the share of the breed's
@@ -477,15 +478,15 @@ func (pc *percentiles) advice(limit error) string {
 		return "call again: the pages read so far are cached, so the next call gets further"
 	}
 	switch pc.r.def.Name {
-	case "nsip_compare_animals":
+	case toolname.CompareAnimals:
 		return "ask about fewer animals or traits (lpn_ids, traits)"
-	case "nsip_rank_animals":
+	case toolname.RankAnimals:
 		return "ask for fewer rows (top_n) or fewer weighted traits"
 	}
 	if pc.subject != "" && len(pc.missing) > 0 {
-		return fmt.Sprintf(`ask nsip_compare_animals with lpn_ids ["%s"], percentiles: true and traits %s, a few at a time`, pc.subject, param.JSONText(pc.missing))
+		return fmt.Sprintf(`ask `+toolname.CompareAnimals+` with lpn_ids ["%s"], percentiles: true and traits %s, a few at a time`, pc.subject, param.JSONText(pc.missing))
 	}
-	return "ask nsip_compare_animals for this animal with percentiles: true and the traits still missing (traits), a few at a time"
+	return "ask " + toolname.CompareAnimals + " for this animal with percentiles: true and the traits still missing (traits), a few at a time"
 }
 
 // topPercentOf is topPercent from the pages, whatever their evaluation;

@@ -13,17 +13,18 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
 
 const planCeiling = 400
 
 var PlanMatings = &Def{
-	Name: "nsip_plan_matings", Title: "Plan matings", Method: "plan_matings",
+	Name: toolname.PlanMatings, Title: "Plan matings", Method: "plan_matings",
 	Desc: `Assign ewes to rams maximizing the lambs' total index sum(weight x midparent EBV), mating as many ewes as max_coi and the rams' limits allow ` +
 		`(exact min-cost flow, not greedy); gives each pair's COI and predicted EBVs, and the ewes no ram may take (about 20 tokens a ewe; ` +
 		fmt.Sprintf("reads each animal's record and pedigree, at most %d NSIP lookups, so a large plan takes a while). ", planCeiling) +
-		`Arguments: ram_lpn_ids (1-10), e.g. ["6402382024NCS310"]; ewe_lpn_ids (1-100), e.g. ["6402382022NCS087"]; weights as for nsip_rank_animals, e.g. {"WWT":1,"BWT":-0.5}; ` +
-		`max_coi, the largest lamb COI as a fraction 0..1 (0.0625: first cousins); max_ewes_per_ram 1..100. Next: nsip_check_mating for one pair in detail.`,
+		`Arguments: ram_lpn_ids (1-10), e.g. ["6402382024NCS310"]; ewe_lpn_ids (1-100), e.g. ["6402382022NCS087"]; weights as for ` + toolname.RankAnimals + `, e.g. {"WWT":1,"BWT":-0.5}; ` +
+		`max_coi, the largest lamb COI as a fraction 0..1 (0.0625: first cousins); max_ewes_per_ram 1..100. Next: ` + toolname.CheckMating + ` for one pair in detail.`,
 	Args:    planParams,
 	Ceiling: planCeiling,
 	Answers: []reflect.Type{reflect.TypeFor[PlanAnswer]()},
@@ -431,7 +432,7 @@ func (p *planRun) render(withEBVs bool, rows int) *PlanAnswer {
 			Animals: slices.Sorted(maps.Keys(p.unread)),
 			Pairs:   len(p.unresolved),
 			Effect: fmt.Sprintf("the pedigree within %d generations behind these animals was not read whole (a lineage unread, or an ancestor NSIP's lineage shows with one parent whose own record was not read) or holds a broken record (see notes and warnings), so their lambs' COI on what was read is only a lower bound and might exceed max_coi; "+
-				"their pairs within max_coi on what was read were left out of the plan; check one with nsip_check_mating or plan fewer animals", MatingGenerations),
+				"their pairs within max_coi on what was read were left out of the plan; check one with "+toolname.CheckMating+" or plan fewer animals", MatingGenerations),
 		}
 	}
 	out.UnknownCOIPairs = t.unknownCOI
@@ -442,7 +443,7 @@ func (p *planRun) render(withEBVs bool, rows int) *PlanAnswer {
 		out.EwesWithoutIndex = &EwesWithoutIndex{LPNIDs: p.noIndex, Effect: "their lambs' index is unknown and not in total_lamb_index; rams were chosen for them on the rams' own EBVs"}
 	}
 	if !withEBVs {
-		out.LambEBVs = "left out to stay within the token budget; each is (ram EBV + ewe EBV)/2, or ask nsip_check_mating for a pair"
+		out.LambEBVs = "left out to stay within the token budget; each is (ram EBV + ewe EBV)/2, or ask " + toolname.CheckMating + " for a pair"
 	}
 	out.Warnings = p.warnings
 	if len(p.b.notes) > 0 {

@@ -12,6 +12,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
@@ -84,13 +85,13 @@ var rankParams = param.MustStruct[rankArgs](param.Table{
 })
 
 var Rank = &Def{
-	Name: "nsip_rank_animals", Title: "Rank NSIP animals by an index", Method: "rank_animals",
+	Name: toolname.RankAnimals, Title: "Rank NSIP animals by an index", Method: "rank_animals",
 	Desc: `Exact top N of a breed by sum(weight x EBV), or by an index NSIP computes, over every matching animal, not a first page (about 80 tokens an animal). ` +
 		fmt.Sprintf("Reads NSIP sorted by the heaviest-weighted trait until the breed's trait ranges prove no unread animal can enter, at most %d pages of %d; says whether exact. ", rankPages, nsip.MaxPageSize) +
-		`Arguments: breed_id (from nsip_list_breeds), e.g. 640; weights by trait code, negative where lower is better, e.g. {"WWT":1,"BWT":-0.5}, or index by any of its names, e.g. "US Hair Index" or usIndex (all pages read: NSIP cannot sort by one); top_n 1..50; ` +
-		`search_criteria as for nsip_search_animals, e.g. {"gender":"Male","status":"CURRENT"}; DEAD and CULL left out unless include_dead_and_culled: true; ` +
+		`Arguments: breed_id (from ` + toolname.ListBreeds + `), e.g. 640; weights by trait code, negative where lower is better, e.g. {"WWT":1,"BWT":-0.5}, or index by any of its names, e.g. "US Hair Index" or usIndex (all pages read: NSIP cannot sort by one); top_n 1..50; ` +
+		`search_criteria as for ` + toolname.SearchAnimals + `, e.g. {"gender":"Male","status":"CURRENT"}; DEAD and CULL left out unless include_dead_and_culled: true; ` +
 		fmt.Sprintf(`for_ewes (1-20 LPN IDs) adds each ram's lambs' mean COI with them, max_mean_coi (e.g. 0.03125) leaving out rams above it (at most %d lookups more); percentiles: true adds each weighted EBV's top_percent in the breed (%d more). `, ewesLookups, pctLookups) +
-		`Next: nsip_compare_animals or nsip_check_mating.`,
+		`Next: ` + toolname.CompareAnimals + ` or ` + toolname.CheckMating + `.`,
 	Args:    rankParams,
 	Ceiling: rankPages + 2 + evalLookups + ewesLookups + pctLookups,
 	Answers: []reflect.Type{reflect.TypeFor[RankAnswer](), reflect.TypeFor[IndexRankAnswer]()},
@@ -199,10 +200,10 @@ type weightedRank struct {
 func breedRanges(ctx context.Context, r *call, breed int) (map[string][2]float64, error) {
 	tr, err := r.ranges(ctx, breed)
 	if err != nil {
-		return nil, &AboutError{Field: "breed_id", Value: breed, What: "trait ranges for breed", Next: "list valid breed IDs with nsip_list_breeds", Err: err}
+		return nil, &AboutError{Field: "breed_id", Value: breed, What: "trait ranges for breed", Next: "list valid breed IDs with " + toolname.ListBreeds, Err: err}
 	}
 	if len(tr.Ranges) == 0 {
-		return nil, &ArgError{param.FieldError{Field: "breed_id", Problem: fmt.Sprintf("NSIP has no trait ranges for breed %d, so its animals cannot be ranked", breed), Expected: "a breed ID from nsip_list_breeds, e.g. 640"}}
+		return nil, &ArgError{param.FieldError{Field: "breed_id", Problem: fmt.Sprintf("NSIP has no trait ranges for breed %d, so its animals cannot be ranked", breed), Expected: "a breed ID from " + toolname.ListBreeds + ", e.g. 640"}}
 	}
 	ranges := map[string][2]float64{}
 	for _, x := range tr.Ranges {

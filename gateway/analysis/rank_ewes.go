@@ -10,6 +10,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
 
 // Sires for a flock: with for_ewes, the ranked rams are judged also by the
@@ -184,7 +185,7 @@ func (e *eweSet) judge(ctx context.Context, rows [][]any, found map[string]nsip.
 	block := &ForEwes{
 		Ewes:        len(e.ids),
 		RamsChecked: checked,
-		Method: fmt.Sprintf("mean_coi = mean over the ewes of the lamb's COI, each as nsip_plan_matings computes it (L-D-L', equal to nsip_check_mating's Wright's coefficient) over pedigrees extended to %d generations; "+
+		Method: fmt.Sprintf("mean_coi = mean over the ewes of the lamb's COI, each as "+toolname.PlanMatings+" computes it (L-D-L', equal to "+toolname.CheckMating+"'s Wright's coefficient) over pedigrees extended to %d generations; "+
 			"a ram's parents are those of his search row; ewes_known counts the pairs whose COI is known, the mean being over those: a pair with nothing to compute from (no recorded parents) is not counted as 0", MatingGenerations),
 		LineagesRead: e.b.lookups,
 		LookupLimit:  ewesLookups,
@@ -198,7 +199,7 @@ func (e *eweSet) judge(ctx context.Context, rows [][]any, found map[string]nsip.
 	}
 	block.OverMax = name(over, "left out: mean COI above max_mean_coi")
 	if e.max != nil {
-		block.Unresolved = name(unresolved, fmt.Sprintf("left out: the pedigree within %d generations behind the ram or these ewes was not read whole (lookups ran out or a lineage failed) or holds a broken record, so the mean is not proven within max_mean_coi; check a pair with nsip_check_mating", MatingGenerations))
+		block.Unresolved = name(unresolved, fmt.Sprintf("left out: the pedigree within %d generations behind the ram or these ewes was not read whole (lookups ran out or a lineage failed) or holds a broken record, so the mean is not proven within max_mean_coi; check a pair with "+toolname.CheckMating, MatingGenerations))
 		block.COIUnknown = name(unknown, "left out: no pair's COI can be computed (no recorded parents), so the mean is not proven within max_mean_coi")
 	} else {
 		block.Unresolved = name(unresolved, "mean_coi null: the pedigree behind the ram or these ewes was not read whole or holds a broken record")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
 
 // Ranking by one of NSIP's own indexes (US Hair Index, SRC$ Index, ...):
@@ -230,7 +231,7 @@ func (s *indexRank) answer(ctx context.Context, a *rankArgs, ewes *eweSet) (any,
 		return nil, err
 	}
 	if a.Percentiles {
-		answer.Percentiles = "breed percentiles are of EBVs; a ranking by NSIP's index shows none: ask nsip_compare_animals with percentiles for these animals"
+		answer.Percentiles = "breed percentiles are of EBVs; a ranking by NSIP's index shows none: ask " + toolname.CompareAnimals + " with percentiles for these animals"
 	}
 	fitted, shown := fitRows(ctx, s.r, len(out), func(n int) *IndexRankAnswer {
 		a := answer

@@ -7,6 +7,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
 
 // NSIP answers a search of a breed it does not have with no animals, as
@@ -72,7 +73,7 @@ func (b *Breeds) Unknown(ctx context.Context, field string, breed int, example m
 		Problem:  fmt.Sprintf("NSIP has no breed %d", breed),
 		Expected: "a breed ID NSIP has: " + strings.Join(breeds, ", "),
 		Example:  example,
-		Next:     "call again with one of NSIP's breed IDs; nsip_list_breeds lists them with their groups",
+		Next:     "call again with one of NSIP's breed IDs; " + toolname.ListBreeds + " lists them with their groups",
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
@@ -41,11 +42,11 @@ func (f *fakeTools) Call(_ context.Context, tool string, args map[string]any) *m
 
 func (f *fakeTools) Params(tool string) []param.Spec {
 	switch tool {
-	case ToolAnimal:
+	case toolname.GetAnimal:
 		return []param.Spec{{Name: "search_string", Kind: param.String, Complete: param.LPNs}}
-	case ToolProgeny:
+	case toolname.GetProgeny:
 		return []param.Spec{param.LPNParam(""), {Name: "page", Kind: param.Integer}, {Name: "page_size", Kind: param.Integer}, {Name: "skip", Kind: param.Integer}}
-	case ToolTraitRanges:
+	case toolname.GetTraitRanges:
 		return []param.Spec{param.BreedID}
 	}
 	return []param.Spec{param.LPNParam("")}
@@ -144,7 +145,7 @@ func TestResourceReadsRunTheToolBehindThem(t *testing.T) {
 	ft := &fakeTools{answers: map[string]*mcp.CallToolResult{}}
 	ok := mcp.NewToolResultText(`{"lpnId":"6402382024NCS310"}`)
 	ok.Meta = &mcp.Meta{AdditionalFields: map[string]any{"tokens": 9, "summarized": false}}
-	ft.answers[ToolAnimal] = ok
+	ft.answers[toolname.GetAnimal] = ok
 	f := New(ft)
 	templates := map[string]*resourceDef{}
 	for _, d := range resourceDefs {
@@ -159,7 +160,7 @@ func TestResourceReadsRunTheToolBehindThem(t *testing.T) {
 	if c.Text != `{"lpnId":"6402382024NCS310"}` || c.MIMEType != jsonMIME || c.Meta["tokens"] != 9 {
 		t.Errorf("animal resource: %+v", c)
 	}
-	if last := ft.calls[len(ft.calls)-1]; last.tool != ToolAnimal || last.args["search_string"] != "6402382024NCS310" {
+	if last := ft.calls[len(ft.calls)-1]; last.tool != toolname.GetAnimal || last.args["search_string"] != "6402382024NCS310" {
 		t.Errorf("the read called %s with %v; want nsip_get_animal with search_string", last.tool, last.args)
 	}
 
@@ -171,7 +172,7 @@ func TestResourceReadsRunTheToolBehindThem(t *testing.T) {
 		t.Fatal(err)
 	}
 	last := ft.calls[len(ft.calls)-1]
-	if last.tool != ToolProgeny || last.args["page"] != json.Number("2") || last.args["lpn_id"] != "6402382024NCS310" {
+	if last.tool != toolname.GetProgeny || last.args["page"] != json.Number("2") || last.args["lpn_id"] != "6402382024NCS310" {
 		t.Errorf("progeny read called %s with %#v", last.tool, last.args)
 	}
 	if _, sent := last.args["page_size"]; sent {
@@ -186,7 +187,7 @@ func TestResourceReadsRunTheToolBehindThem(t *testing.T) {
 	}
 
 	// A tool's error is the read's error, with the same body.
-	ft.answers[ToolLineage] = mcp.NewToolResultError(`{"error":{"code":"not_found"}}`)
+	ft.answers[toolname.GetLineage] = mcp.NewToolResultError(`{"error":{"code":"not_found"}}`)
 	_, err = f.readResource(context.Background(), templates["lineage"], "nsip://animals/X/lineage", map[string]any{"lpn_id": []string{"X"}})
 	var re *ResourceError
 	if !errors.As(err, &re) || re.Body != `{"error":{"code":"not_found"}}` {
@@ -325,7 +326,7 @@ func TestPromptsValidateTheirArguments(t *testing.T) {
 // client does: a template read (its query checked first), a prompt, and a
 // completion.
 func TestThroughMCP(t *testing.T) {
-	ft := &fakeTools{answers: map[string]*mcp.CallToolResult{ToolLineage: mcp.NewToolResultText(`{"lpnId":"6402382024NCS310"}`)}}
+	ft := &fakeTools{answers: map[string]*mcp.CallToolResult{toolname.GetLineage: mcp.NewToolResultText(`{"lpnId":"6402382024NCS310"}`)}}
 	f := New(ft)
 	hooks := &server.Hooks{}
 	f.AddHooks(hooks)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
 
 // Prompts start a breeder's workflow from a host's menu. Each is written for
@@ -60,7 +61,7 @@ var promptDefs = []*promptDef{
 	{
 		name: "evaluate_ram_for_purchase", title: "Evaluate a ram before buying him",
 		desc:  "Weigh a ram's EBVs, their accuracy, his pedigree and his offspring against his breed before a purchase.",
-		tools: []string{"nsip_get_animal", "nsip_get_trait_ranges", "nsip_get_lineage", "nsip_get_progeny", "nsip_get_last_update"},
+		tools: []string{toolname.GetAnimal, toolname.GetTraitRanges, toolname.GetLineage, toolname.GetProgeny, toolname.GetLastUpdate},
 		args: []promptArg{
 			{name: "lpn_id", title: "Ram's LPN ID", desc: "The ram's LPN ID, e.g. 6402382024NCS310.", required: true, check: &lpnCheck},
 			{name: "goal", title: "Breeding goal", desc: "What the flock needs from him, in your words, e.g. \"heavier lambs at weaning without bigger birth weights\".", check: &goalCheck},
@@ -72,11 +73,11 @@ var promptDefs = []*promptDef{
 			}
 			return fmt.Sprintf(`I am thinking of buying the ram with LPN ID %s. Help me decide.
 
-1. Get his record with nsip_get_animal: breed, age, status, EBVs with their accuracy, and indexes.
-2. Get his breed's trait ranges with nsip_get_trait_ranges, and say where each of his EBVs sits within his breed (top, middle or bottom of the range). Use the trait glossary (resource nsip://traits) for which direction is better; do not rank a trait whose direction is unknown.
-3. Look at his pedigree with nsip_get_lineage: name the sire and dam and anything notable, such as the same ancestor on both sides.
-4. Look at his offspring with nsip_get_progeny: how many, and whether they bear out his EBVs.
-5. Say how current the figures are with nsip_get_last_update.
+1. Get his record with `+toolname.GetAnimal+`: breed, age, status, EBVs with their accuracy, and indexes.
+2. Get his breed's trait ranges with `+toolname.GetTraitRanges+`, and say where each of his EBVs sits within his breed (top, middle or bottom of the range). Use the trait glossary (resource nsip://traits) for which direction is better; do not rank a trait whose direction is unknown.
+3. Look at his pedigree with `+toolname.GetLineage+`: name the sire and dam and anything notable, such as the same ancestor on both sides.
+4. Look at his offspring with `+toolname.GetProgeny+`: how many, and whether they bear out his EBVs.
+5. Say how current the figures are with `+toolname.GetLastUpdate+`.
 
 My goal: %s.
 Finish with a plain recommendation (buy, do not buy, or what to check first), the two or three reasons that matter most, and how much to trust the figures given their accuracy.`, a["lpn_id"], goal)
@@ -85,9 +86,9 @@ Finish with a plain recommendation (buy, do not buy, or what to check first), th
 	{
 		name: "choose_replacement_ewes", title: "Choose replacement ewes",
 		desc:  "Shortlist young ewes of a breed to keep or buy as replacements, ranked on the traits that matter to you.",
-		tools: []string{"nsip_get_trait_ranges", "nsip_search_animals", "nsip_get_animal"},
+		tools: []string{toolname.GetTraitRanges, toolname.SearchAnimals, toolname.GetAnimal},
 		args: []promptArg{
-			{name: "breed_id", title: "Breed", desc: "Breed ID from nsip://breeds or nsip_list_breeds, e.g. 640 (Katahdin).", required: true, check: &breedCheck},
+			{name: "breed_id", title: "Breed", desc: "Breed ID from nsip://breeds or " + toolname.ListBreeds + ", e.g. 640 (Katahdin).", required: true, check: &breedCheck},
 			{name: "trait", title: "Most important trait", desc: "The trait code to rank on first, e.g. NLB (lambs born) or WWT; see nsip://traits.", check: &traitCheck},
 			{name: "flock_id", title: "Flock", desc: "Only ewes of this flock ID, e.g. your own.", check: &flockCheck},
 		},
@@ -102,9 +103,9 @@ Finish with a plain recommendation (buy, do not buy, or what to check first), th
 			}
 			return fmt.Sprintf(`I need replacement ewes of breed %s from %s.
 
-1. Get the breed's trait ranges with nsip_get_trait_ranges so you can judge what is good for this breed.
-2. Search with nsip_search_animals for current females born in the last two years (search_criteria gender "Female", status "CURRENT", born_after), sorted on the trait below, in small pages (page_size 10).
-3. For the five most promising, check nsip_get_animal for accuracy and any weakness in other traits.
+1. Get the breed's trait ranges with `+toolname.GetTraitRanges+` so you can judge what is good for this breed.
+2. Search with `+toolname.SearchAnimals+` for current females born in the last two years (search_criteria gender "Female", status "CURRENT", born_after), sorted on the trait below, in small pages (page_size 10).
+3. For the five most promising, check `+toolname.GetAnimal+` for accuracy and any weakness in other traits.
 
 Trait to rank on: %s.
 Give me a short table (LPN ID, the ranking trait, two other useful traits, accuracy) and one sentence per ewe on why she is on the list. Warn me about ewes whose figures rest on low accuracy.`, a["breed_id"], flock, trait)
@@ -113,8 +114,8 @@ Give me a short table (LPN ID, the ranking trait, two other useful traits, accur
 	{
 		name: "check_planned_mating", title: "Check a planned mating",
 		desc:     "Before joining a ram and a ewe: are they related, and what might their lambs inherit?",
-		tools:    []string{"nsip_check_mating", "nsip_get_lineage", "nsip_get_animal"},
-		optional: []string{"nsip_check_mating"},
+		tools:    []string{toolname.CheckMating, toolname.GetLineage, toolname.GetAnimal},
+		optional: []string{toolname.CheckMating},
 		args: []promptArg{
 			{name: "ram_lpn_id", title: "Ram's LPN ID", desc: "The ram's LPN ID.", required: true, check: &lpnCheck},
 			{name: "ewe_lpn_id", title: "Ewe's LPN ID", desc: "The ewe's LPN ID.", required: true, check: &lpnCheck},
@@ -122,15 +123,15 @@ Give me a short table (LPN ID, the ranking trait, two other useful traits, accur
 		text: func(a map[string]string, offers func(string) bool) string {
 			// Without the analysis the model compares the pedigrees itself;
 			// the text then does not name a tool it cannot call.
-			const pedigrees = "both pedigrees with nsip_get_lineage and list every ancestor that appears on both sides, with the generation on each side."
+			const pedigrees = "both pedigrees with " + toolname.GetLineage + " and list every ancestor that appears on both sides, with the generation on each side."
 			step1 := "Fetch " + pedigrees
-			if offers("nsip_check_mating") {
-				step1 = "Use nsip_check_mating for the expected inbreeding of their lambs and the shared ancestors; if it cannot compute them, fetch " + pedigrees
+			if offers(toolname.CheckMating) {
+				step1 = "Use " + toolname.CheckMating + " for the expected inbreeding of their lambs and the shared ancestors; if it cannot compute them, fetch " + pedigrees
 			}
 			return fmt.Sprintf(`I plan to join ram %s with ewe %s. Check the mating for me.
 
 1. %s
-2. Fetch both records with nsip_get_animal and estimate the lambs' EBVs as the average of the parents' EBVs, trait by trait.
+2. Fetch both records with `+toolname.GetAnimal+` and estimate the lambs' EBVs as the average of the parents' EBVs, trait by trait.
 
 Tell me plainly whether the pair is related, how closely, and whether that is a concern (flag expected inbreeding above 6.25%%, the level of a first-cousin mating; a half-sibling mating gives 12.5%%). Then say which traits the lambs should be strong or weak in.`, a["ram_lpn_id"], a["ewe_lpn_id"], step1)
 		},
@@ -138,7 +139,7 @@ Tell me plainly whether the pair is related, how closely, and whether that is a 
 	{
 		name: "explain_animal_ebvs", title: "Explain an animal's EBVs to a newcomer",
 		desc:     "Explain what an animal's EBVs mean in everyday words, for someone new to genetic evaluations.",
-		tools:    []string{"nsip_get_animal", "nsip_get_trait_ranges", "nsip_get_last_update"},
+		tools:    []string{toolname.GetAnimal, toolname.GetTraitRanges, toolname.GetLastUpdate},
 		glossary: true,
 		args: []promptArg{
 			{name: "lpn_id", title: "LPN ID", desc: "The animal's LPN ID, e.g. 6402382024NCS310.", required: true, check: &lpnCheck},
@@ -146,7 +147,7 @@ Tell me plainly whether the pair is related, how closely, and whether that is a 
 		text: func(a map[string]string, _ func(string) bool) string {
 			return fmt.Sprintf(`I am new to sheep genetics. Explain the EBVs of the animal with LPN ID %s to me.
 
-Get its record with nsip_get_animal and its breed's ranges with nsip_get_trait_ranges; the attached trait glossary says what each code measures, in what unit, and which direction is better. Say when the figures were computed (nsip_get_last_update).
+Get its record with `+toolname.GetAnimal+` and its breed's ranges with `+toolname.GetTraitRanges+`; the attached trait glossary says what each code measures, in what unit, and which direction is better. Say when the figures were computed (`+toolname.GetLastUpdate+`).
 
 Explain, without jargon: what an EBV is (the animal's expected genetic merit passed on to its lambs, compared with the breed's base, not its own weight or count); what accuracy means and why a young animal's is low; then for each trait the animal has, one line on what it measures, its value with the unit, and whether that is good for the breed. Leave out traits whose meaning the glossary does not know, and say you did.`, a["lpn_id"])
 		},
@@ -154,11 +155,11 @@ Explain, without jargon: what an EBV is (the animal's expected genetic merit pas
 	{
 		name: "compare_flock_to_breed", title: "Compare a flock to its breed",
 		desc:  "See where a flock's animals stand against the whole breed, trait by trait, and where to improve.",
-		tools: []string{"nsip_get_trait_ranges", "nsip_search_animals"},
+		tools: []string{toolname.GetTraitRanges, toolname.SearchAnimals},
 		args: []promptArg{
 			{name: "breed_id", title: "Breed", desc: "Breed ID, e.g. 640 (Katahdin).", required: true, check: &breedCheck},
 			{name: "flock_id", title: "Flock", desc: "The flock ID to compare, e.g. 640238.", required: true, check: &flockCheck},
-			{name: "status", title: "Which animals", desc: "A status from nsip_get_statuses to compare, e.g. CURRENT (the default).", check: &statusCheck},
+			{name: "status", title: "Which animals", desc: "A status from " + toolname.GetStatuses + " to compare, e.g. CURRENT (the default).", check: &statusCheck},
 		},
 		text: func(a map[string]string, _ func(string) bool) string {
 			status := a["status"]
@@ -167,8 +168,8 @@ Explain, without jargon: what an EBV is (the animal's expected genetic merit pas
 			}
 			return fmt.Sprintf(`Compare flock %s with the rest of breed %s.
 
-1. Get the breed's trait ranges with nsip_get_trait_ranges.
-2. Search the flock's animals with nsip_search_animals (breed_id %s, search_criteria flock_id %s and status %s); the summary's trait statistics are enough, do not page through every animal.
+1. Get the breed's trait ranges with `+toolname.GetTraitRanges+`.
+2. Search the flock's animals with `+toolname.SearchAnimals+` (breed_id %s, search_criteria flock_id %s and status %s); the summary's trait statistics are enough, do not page through every animal.
 3. Search the breed's animals of the same status without flock_id, for the breed's averages.
 
 Show a table of the main traits: flock average, breed average, breed range. Then tell me in plain words the flock's two strongest and two weakest traits and what kind of ram would help most. Use nsip://traits for which direction is better.`, a["flock_id"], a["breed_id"], a["breed_id"], a["flock_id"], status)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
@@ -40,15 +41,6 @@ type resourceDef struct {
 	vars     map[string]string // URI variable -> tool argument, when they differ
 }
 
-// The tools behind resources, as tools/list names them.
-const (
-	ToolListBreeds  = "nsip_list_breeds"
-	ToolTraitRanges = "nsip_get_trait_ranges"
-	ToolAnimal      = "nsip_get_animal"
-	ToolLineage     = "nsip_get_lineage"
-	ToolProgeny     = "nsip_get_progeny"
-)
-
 // The URIs, shared with completions and resource links.
 const (
 	uriBreeds      = "nsip://breeds"
@@ -60,18 +52,18 @@ const (
 )
 
 var resourceDefs = []*resourceDef{
-	{uri: uriBreeds, name: "breeds", title: "NSIP breed groups and breeds", tool: ToolListBreeds,
+	{uri: uriBreeds, name: "breeds", title: "NSIP breed groups and breeds", tool: toolname.ListBreeds,
 		desc: "Breed groups with each breed's numeric ID and name; the IDs other resources and tools take as breed_id."},
 	{uri: uriTraits, name: "traits", title: "EBV trait glossary",
 		desc: "Every trait code NSIP publishes: name, unit, which direction breeders select for, and group. Codes without a documented meaning say so."},
-	{uri: uriTraitRanges, template: true, name: "trait-ranges", title: "Trait ranges for a breed", tool: ToolTraitRanges,
+	{uri: uriTraitRanges, template: true, name: "trait-ranges", title: "Trait ranges for a breed", tool: toolname.GetTraitRanges,
 		desc: "Lowest and highest EBV of each trait within one breed, e.g. nsip://breeds/640/trait-ranges."},
-	{uri: uriAnimal, template: true, name: "animal", title: "An animal's record", tool: ToolAnimal,
+	{uri: uriAnimal, template: true, name: "animal", title: "An animal's record", tool: toolname.GetAnimal,
 		vars: map[string]string{"lpn_id": "search_string"},
 		desc: "One animal's breed, birth, status, parents, EBVs with accuracy, indexes and breeder, e.g. nsip://animals/6402382024NCS310."},
-	{uri: uriLineage, template: true, name: "lineage", title: "An animal's pedigree", tool: ToolLineage,
+	{uri: uriLineage, template: true, name: "lineage", title: "An animal's pedigree", tool: toolname.GetLineage,
 		desc: "Sire, dam and their ancestors, summarized when the tree exceeds the token budget."},
-	{uri: uriProgeny, template: true, name: "progeny", title: "An animal's offspring", tool: ToolProgeny,
+	{uri: uriProgeny, template: true, name: "progeny", title: "An animal's offspring", tool: toolname.GetProgeny,
 		desc: "One page of offspring with their EBVs; page is 0-based, page_size 1.." + strconv.Itoa(nsip.MaxPageSize) + " (default 10), skip leaves out the page's first rows (already shown), e.g. nsip://animals/6402382024NCS310/progeny?page=1&page_size=5."},
 }
 
@@ -248,9 +240,9 @@ func ResourceLinks(res summarize.Result) []mcp.Content {
 	}
 	var uri, name, desc string
 	switch s.Next.Tool {
-	case ToolLineage:
+	case toolname.GetLineage:
 		uri, name, desc = "nsip://animals/"+lpn+"/lineage", "lineage", "The pedigree the summary shortened, from "+lpn+" up."
-	case ToolProgeny:
+	case toolname.GetProgeny:
 		page, _ := param.AsInteger(s.Next.Arguments["page"])
 		size, _ := param.AsInteger(s.Next.Arguments["page_size"])
 		if size <= 0 {

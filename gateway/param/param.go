@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
 
 // A Spec describes one tool argument once; both the published JSON schema
@@ -207,7 +208,7 @@ func (p *Spec) Expected() string {
 	case p.Expect != "":
 		return p.Expect
 	case p.TraitMap:
-		b.WriteString("object mapping trait codes (letters, e.g. BWT, WWT, MWWT; nsip_get_trait_ranges lists a breed's codes) to {\"min\": number, \"max\": number} with min <= max; either may be left out for a one-sided bound")
+		b.WriteString("object mapping trait codes (letters, e.g. BWT, WWT, MWWT; " + toolname.GetTraitRanges + " lists a breed's codes) to {\"min\": number, \"max\": number} with min <= max; either may be left out for a one-sided bound")
 	case p.Kind == Object:
 		names := make([]string, len(p.Props))
 		for i, q := range p.Props {
@@ -634,7 +635,7 @@ func validateTraitRanges(pr *problems, field string, obj map[string]any) (any, b
 				_, d := DidYouMeanTrait(k, nsip.GlossaryCodes())
 				problem += d
 			}
-			pr.add(FieldError{Field: f, Problem: problem, Expected: "a trait code such as WWT; nsip_get_trait_ranges lists a breed's codes"})
+			pr.add(FieldError{Field: f, Problem: problem, Expected: "a trait code such as WWT; " + toolname.GetTraitRanges + " lists a breed's codes"})
 			continue
 		}
 		if _, dup := out[code]; dup {

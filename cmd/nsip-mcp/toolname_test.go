@@ -1,0 +1,61 @@
+package main
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
+)
+
+// TestToolNamesSpeltOnce holds every non-test Go file of the module (of any
+// build tag) to naming a tool through nsip/toolname: a string literal that
+// contains a tool's name anywhere else fails, naming its file and line.
+func TestToolNamesSpeltOnce(t *testing.T) {
+	root := filepath.Join("..", "..")
+	home := filepath.Join(root, "nsip", "toolname")
+	files := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() && (path == home || name == "testdata" || name == "node_modules" || strings.HasPrefix(name, ".") && path != root) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		files++
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			for _, tool := range toolname.All {
+				if strings.Contains(lit.Value, tool) {
+					p := fset.Position(lit.Pos())
+					rel, _ := filepath.Rel(root, p.Filename)
+					t.Errorf("%s:%d spells %q in a string: use the constant in nsip/toolname", filepath.ToSlash(rel), p.Line, tool)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 100 {
+		t.Fatalf("read %d files; the walk missed the module", files)
+	}
+}
