@@ -87,6 +87,11 @@ type percentiles struct {
 	eval     string // NSIP's last-update date the pages are read under
 	evalErr  error  // why it could not be read
 	newer    string // a later date seen during the call
+
+	// What the breeds' passes did (breedpass_read.go): by breed, and
+	// whether any value came from one or from the binary search.
+	passNotes        map[string]string
+	passed, searched bool
 }
 
 func newPercentiles(r *call) *percentiles {
@@ -584,6 +589,7 @@ func (pc *percentiles) block(unproven map[string]string) *Percentiles {
 	if len(unproven) > 0 {
 		out.Unproven = unproven
 	}
+	pc.passBlock(out)
 	return out
 }
 
