@@ -19,6 +19,7 @@ func (g *Gateway) metricsState() metrics.State {
 		UpstreamQueued:   g.pool.Queued(),
 		AbandonedFetches: g.pool.Abandoned(),
 	}
+	st.BreedPassBytes, st.BreedPasses = g.passes.size()
 	if r := g.pool.Shared().Redis(); r != nil {
 		rs := r.Status()
 		st.Redis, st.RedisRoundTrips = rs.State, rs.RoundTrips

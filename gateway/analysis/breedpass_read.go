@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/bits"
 	"slices"
 	"sync"
@@ -320,4 +321,39 @@ func (pc *percentiles) passBlock(out *Percentiles) {
 	if len(pc.passNotes) > 0 {
 		out.BreedPass = pc.passNotes
 	}
+}
+
+// ReadBreedPass reads breed's pass over src on its own, beyond any call:
+// NSIP's last-update date, every page of the breed and the date again,
+// checked as a call's pass is. It is nil with why when the pages do not
+// pass the checks, or when the pass would take more than maxBytes (0 for
+// no bound), which the first page shows. evaluation, when set, is the
+// date the pass must be of.
+func ReadBreedPass(ctx context.Context, src Source, log *slog.Logger, breed int, evaluation string, maxBytes int64) (*BreedPass, string, error) {
+	pc := newPercentiles(&call{src: src, def: &Def{Name: "breed pass"}, log: log})
+	pc.unbounded = true
+	if err := pc.openEvaluation(ctx); err != nil {
+		return nil, "", err
+	}
+	switch {
+	case pc.eval == "":
+		return nil, "NSIP's last-update date could not be read", nil
+	case evaluation != "" && pc.eval != evaluation:
+		return nil, fmt.Sprintf("NSIP's evaluation is now %s, not %s", pc.eval, evaluation), nil
+	}
+	first, total, err := pc.passPage(ctx, breed, 0)
+	if err != nil {
+		return nil, "", err
+	}
+	if est := newPassOf(breed, pc.eval, first).Bytes() * int64(pctPages(total)); maxBytes > 0 && est > maxBytes {
+		return nil, fmt.Sprintf("its %d animals would take about %d bytes, more than the %d passes may hold", total, est, maxBytes), nil
+	}
+	rows, why, err := pc.passPages(ctx, breed, first, total)
+	if err == nil && why == "" {
+		why, err = pc.passClose(ctx)
+	}
+	if err != nil || why != "" {
+		return nil, why, err
+	}
+	return newPassOf(breed, pc.eval, rows), "", nil
 }

@@ -92,6 +92,9 @@ type percentiles struct {
 	// whether any value came from one or from the binary search.
 	passNotes        map[string]string
 	passed, searched bool
+	// unbounded lifts the percentiles' own limit of lookups, for a pass
+	// read in the background, which has its own.
+	unbounded bool
 }
 
 func newPercentiles(r *call) *percentiles {
@@ -252,7 +255,7 @@ func (pc *percentiles) traitOf(breed int, code string) (*pctTrait, bool) {
 func (pc *percentiles) take() bool {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
-	if pc.used >= pctLookups {
+	if pc.used >= pctLookups && !pc.unbounded {
 		return false
 	}
 	pc.used++
