@@ -146,3 +146,31 @@ func TestBreedPassStoreEvicts(t *testing.T) {
 		t.Errorf("%d passes after refusing one too large, want 3", n)
 	}
 }
+
+// A pass read in the background is kept for the next call.
+func TestBreedPassFilledInTheBackground(t *testing.T) {
+	e := newEnv(t)
+	done := make(chan string, 2)
+	e.gw.passFilled = func(key string) { done <- key }
+	e.gw.fillPass(640, "")
+	key := <-done
+	if key != analysis.PassKey(640, "") {
+		t.Errorf("filled %q", key)
+	}
+	if n := e.up.Requests(nsiptest.EndpointLastUpdated); n != 2 {
+		t.Errorf("%d date reads, want 2 (before and after the pages of one read)", n)
+	}
+	_, n := e.gw.passes.size()
+	d := e.up.Data()
+	want := len(breedAnimals(d, 640, 1<<20))
+	var p *analysis.BreedPass
+	for _, el := range e.gw.passes.byKey {
+		p = el.Value.(*passEntry).p
+	}
+	if n != 1 || p == nil || p.Animals() != want || p.Breed != 640 {
+		t.Fatalf("%d passes kept (%v), want one of breed 640's %d animals", n, p, want)
+	}
+	if got := e.gw.loadPass(t.Context(), 640, p.Evaluation); got != p {
+		t.Error("the pass filled is not the one the next call loads")
+	}
+}

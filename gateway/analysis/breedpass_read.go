@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
@@ -75,7 +76,7 @@ func (pc *percentiles) fromPasses(ctx context.Context, qs []pctQuery, out []pctR
 				return nil, err
 			}
 		} else if ok {
-			pc.note(b, "not read: NSIP's last-update date could not be read, so a pass could not be shown to be of one evaluation")
+			pc.noteNoDate(b)
 		}
 		if p == nil {
 			left = append(left, of[b]...)
@@ -92,6 +93,15 @@ func (pc *percentiles) fromPasses(ctx context.Context, qs []pctQuery, out []pctR
 	}
 	slices.Sort(left)
 	return left, nil
+}
+
+// noteNoDate says why breed has no pass when the date was not read.
+func (pc *percentiles) noteNoDate(breed int) {
+	if err := pc.evalErr; errors.Is(err, errPctLimit) || errors.Is(err, ErrCeiling) {
+		pc.note(breed, "not read: "+pc.limitWhy(limitOf(err)))
+		return
+	}
+	pc.note(breed, "not read: NSIP's last-update date could not be read, so a pass could not be shown to be of one evaluation")
 }
 
 // note records what became of breed's pass, for the answer.
@@ -113,10 +123,12 @@ func (pc *percentiles) passOf(ctx context.Context, store PassStore, breed int, q
 		pc.note(breed, fmt.Sprintf("kept from an earlier read of its %d animals under this evaluation: no search page read", p.Animals()))
 		return p, nil
 	}
+	start := time.Now()
 	first, total, err := pc.passPage(ctx, breed, 0)
 	if err != nil {
-		return nil, pc.passFailed(ctx, breed, err)
+		return nil, pc.passFailed(ctx, store, breed, err)
 	}
+	took := time.Since(start)
 	pc.mu.Lock()
 	pc.breedTotal[breed] = max(pc.breedTotal[breed], total)
 	pc.mu.Unlock()
@@ -127,22 +139,21 @@ func (pc *percentiles) passOf(ctx context.Context, store PassStore, breed int, q
 		return nil, nil
 	}
 	if cost > pc.lookupsLeft() {
-		if f, ok := store.(PassFiller); ok {
-			f.FillPass(breed, pc.eval)
-			pc.note(breed, fmt.Sprintf("being read in the background (%d pages, more than this call's lookups left); a later call uses it", pages))
-		} else {
-			pc.note(breed, fmt.Sprintf("not read: its %d pages take more lookups than this call has left", pages))
-		}
+		pc.fill(store, breed, fmt.Sprintf("its %d pages take more lookups than this call has left", pages))
+		return nil, nil
+	}
+	if long := pc.passTime(pages, took); long != "" {
+		pc.fill(store, breed, long)
 		return nil, nil
 	}
 	rows, why, err := pc.passPages(ctx, breed, first, total)
 	if err != nil {
-		return nil, pc.passFailed(ctx, breed, err)
+		return nil, pc.passFailed(ctx, store, breed, err)
 	}
 	if why == "" {
 		why, err = pc.passClose(ctx)
 		if err != nil {
-			return nil, pc.passFailed(ctx, breed, err)
+			return nil, pc.passFailed(ctx, store, breed, err)
 		}
 	}
 	if why != "" {
@@ -185,16 +196,51 @@ func (pc *percentiles) lookupsLeft() int {
 // passFailed is what a failed read of a pass means: the call's own end
 // ends it; a limit or an NSIP failure leaves the values to the binary
 // search, which meets the limit again and says so, or reads other pages.
-func (pc *percentiles) passFailed(ctx context.Context, breed int, err error) error {
+func (pc *percentiles) passFailed(ctx context.Context, store PassStore, breed int, err error) error {
 	switch {
 	case ctx.Err() != nil && !errors.Is(err, ErrCeiling):
 		return err
+	case errors.Is(err, ErrTimeLimit):
+		// The pages read are cached: the background read goes on from them.
+		pc.fill(store, breed, "not read whole: "+pc.limitWhy(ErrTimeLimit))
 	case errors.Is(err, errPctLimit) || errors.Is(err, ErrCeiling):
 		pc.note(breed, "not read whole: "+pc.limitWhy(limitOf(err)))
 	default:
 		pc.note(breed, "not read: a page of NSIP's search of the breed could not be read ("+pc.r.src.ErrorCode(err)+")")
 	}
 	return nil
+}
+
+// fill has breed's pass read in the background when the store can, and
+// notes why it is not read in this call.
+func (pc *percentiles) fill(store PassStore, breed int, why string) {
+	if f, ok := store.(PassFiller); ok {
+		f.FillPass(breed, pc.eval)
+		pc.note(breed, "being read in the background, since "+why+"; a later call uses it")
+		return
+	}
+	pc.note(breed, "not read: "+why)
+}
+
+// timeLeft is a Source that knows how long its call may
+// still make lookups.
+type timeLeft interface{ TimeLeft() time.Duration }
+
+// passTime says why the rest of a pass would not be read within the
+// call's time, judged by how long its first page took and how many pages
+// go at once; "" when it would, or when the Source does not say.
+func (pc *percentiles) passTime(pages int, first time.Duration) string {
+	tl, ok := pc.r.src.(timeLeft)
+	if !ok {
+		return ""
+	}
+	w := pc.r.parallel()
+	need := time.Duration((pages-1+w-1)/w+1) * first // the pages left, then the date
+	if left := tl.TimeLeft(); need > left {
+		return fmt.Sprintf("its %d pages would take about %s at %s a page, %d at once, where the call has %s left",
+			pages, need.Round(time.Second), first.Round(time.Millisecond), w, left.Round(time.Second))
+	}
+	return ""
 }
 
 // passPage reads page n of breed's unsorted search under the call's

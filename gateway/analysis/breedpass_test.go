@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
@@ -293,5 +294,52 @@ func TestBreedPassCodec(t *testing.T) {
 	}
 	if p.Bytes() < int64(len(b)) {
 		t.Errorf("Bytes() %d under the encoding's %d", p.Bytes(), len(b))
+	}
+}
+
+// A pass the call's time limit stops part way goes on in the background
+// (its pages read are cached), and the answer names the limit.
+func TestBreedPassStoppedByTimeGoesOnInTheBackground(t *testing.T) {
+	f := population(9, 650)
+	f.timeLimitAt = 4 + 4 // the four animals' details, the date, the first page and two more
+	src := fillFake{passFake{f, &memPasses{}}}
+	var a struct {
+		passAnswer
+		Percentiles struct {
+			BreedPass   map[string]string `json:"breed_pass"`
+			NotComputed string            `json:"not_computed"`
+		} `json:"percentiles"`
+	}
+	mustRunSource(t, Compare, src, map[string]any{"lpn_ids": pick(f, 9, 4), "traits": []any{"BWT", "WWT"}, "percentiles": true}, &a)
+	note := a.Percentiles.BreedPass["640"]
+	if len(src.fills) != 1 || !strings.Contains(note, "background") || !strings.Contains(note, "time limit") {
+		t.Errorf("fills %v, breed_pass %q; want one fill, and the time limit named", src.fills, note)
+	}
+	if !strings.Contains(a.Percentiles.NotComputed, "time limit") {
+		t.Errorf("not_computed = %q, want the time limit named", a.Percentiles.NotComputed)
+	}
+}
+
+// timedFake says how long its call has left.
+type timedFake struct {
+	fillFake
+	left time.Duration
+}
+
+func (f timedFake) TimeLeft() time.Duration { return f.left }
+
+// A pass that would not be read within the time the call has left is not
+// begun beyond its first page: it is read in the background.
+func TestBreedPassNotBegunWithoutTime(t *testing.T) {
+	f := population(10, 650)
+	src := timedFake{fillFake{passFake{f, &memPasses{}}}, -time.Nanosecond}
+	var a passAnswer
+	mustRunSource(t, Compare, src, map[string]any{"lpn_ids": pick(f, 10, 2), "traits": []any{"BWT", "WWT"}, "percentiles": true}, &a)
+	note := a.Percentiles.BreedPass["640"]
+	if len(src.fills) != 1 || !strings.Contains(note, "would take about") || a.Percentiles.Via != "binary search" {
+		t.Errorf("fills %v, breed_pass %q, via %q; want a fill and the binary search", src.fills, note, a.Percentiles.Via)
+	}
+	if checkBrute(t, f, pick(f, 10, 2), &a) != 4 {
+		t.Error("the binary search did not answer")
 	}
 }
