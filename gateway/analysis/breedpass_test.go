@@ -343,3 +343,53 @@ func TestBreedPassNotBegunWithoutTime(t *testing.T) {
 		t.Error("the binary search did not answer")
 	}
 }
+
+// A ranking's percentile columns and one animal's EBVs come from the pass
+// as a comparison's do, equal to the count over the breed; the second
+// question reads the kept pass.
+func TestBreedPassServesRankAndAnimal(t *testing.T) {
+	f := population(11, 1500)
+	src := passFake{f, &memPasses{}}
+	var r struct {
+		Columns     []string `json:"columns"`
+		Top         [][]any  `json:"top"`
+		Percentiles struct {
+			Via string `json:"via"`
+		} `json:"percentiles"`
+	}
+	mustRunSource(t, Rank, src, map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": 1.0, "BWT": -1.0}, "top_n": 5, "percentiles": true}, &r)
+	n := len(r.Columns)
+	for _, row := range r.Top {
+		an := f.animals[row[1].(string)]
+		for k, code := range []string{"BWT", "WWT"} {
+			if want := brutePercent(f, 640, code, an.EBV[code]); row[n-2+k] != want {
+				t.Errorf("rank: %s %s: %v, brute force %v", an.ID, code, row[n-2+k], want)
+			}
+		}
+	}
+	if r.Percentiles.Via != "breed pass" || src.stored != 1 {
+		t.Errorf("rank: via %q, %d passes kept; want the pass", r.Percentiles.Via, src.stored)
+	}
+	searches := f.callsOf("search")
+	id := pick(f, 11, 1)[0].(string)
+	v, err := Run(t.Context(), AnimalPercentiles, src, discard(), map[string]any{"search_string": id}, map[string]any{"search_string": id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a struct {
+		EBVs        [][]any `json:"ebvs"`
+		Percentiles struct {
+			Via string `json:"via"`
+		} `json:"percentiles"`
+	}
+	decode(t, v, &a)
+	an := f.animals[id]
+	for _, row := range a.EBVs {
+		if want := brutePercent(f, 640, row[0].(string), an.EBV[row[0].(string)]); row[3] != want {
+			t.Errorf("animal: %s %s: %v, brute force %v", id, row[0], row[3], want)
+		}
+	}
+	if len(a.EBVs) != len(an.EBV) || a.Percentiles.Via != "breed pass" || f.callsOf("search") != searches {
+		t.Errorf("animal: %d EBVs of %d, via %q, %d search pages read; want all from the kept pass", len(a.EBVs), len(an.EBV), a.Percentiles.Via, f.callsOf("search")-searches)
+	}
+}
