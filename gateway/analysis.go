@@ -138,6 +138,10 @@ func (g *Gateway) analysisParallel() int { return max(1, g.cfg.MaxConcurrentUpst
 // once, so that it starts no more independent ones than run.
 func (r *lookups) Parallel() int { return cap(r.slots) }
 
+// TimeLeft is how long the call may still start lookups, by which an
+// analysis judges whether a long read fits (a breed's pass).
+func (r *lookups) TimeLeft() time.Duration { return r.soft.Sub(r.g.cfg.Now()) }
+
 // get reads one upstream answer through the pipeline, as tool d would with
 // the raw arguments (which are normalised exactly as d's own calls are, so
 // they share its cache entries).

@@ -154,6 +154,10 @@ type Gateway struct {
 	full     *full.Store   // the complete data behind summarized answers, per caller
 	running  session.Calls // the calls running in each session, ended with it
 	forms    *elicit.Asker // puts forms to users for the choices only they can make
+
+	passes *passStore // breed passes kept between calls (breedpass.go)
+	// passFilled, when set, hears of each background pass's end, by key.
+	passFilled func(key string)
 }
 
 // New builds a gateway over up, fitting results with sum.
@@ -178,6 +182,7 @@ func New(up Upstream, sum *summarize.Summarizer, cfg Config) (*Gateway, error) {
 		fitFunc:  sum.Fit,
 	}
 	g.pool = g.newPool(c)
+	g.passes = newPassStore(cfg.CacheMaxBytes / passShare)
 	if g.tasks, err = tasks.New(tasks.Config{
 		PerCaller: cfg.TasksPerClient, Max: cfg.TasksMax, TTL: cfg.TaskTTL, Now: cfg.Now, Logger: cfg.Logger,
 	}); err != nil {

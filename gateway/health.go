@@ -73,4 +73,8 @@ func (g *Gateway) Health() Health { return g.reporter().Health() }
 func (g *Gateway) Ready(ctx context.Context) error { return g.reporter().Ready(ctx) }
 
 // metricsState is what a scrape reads of the gateway.
-func (g *Gateway) metricsState() metrics.State { return g.reporter().MetricsState() }
+func (g *Gateway) metricsState() metrics.State {
+	st := g.reporter().MetricsState()
+	st.BreedPassBytes, st.BreedPasses = g.passes.size()
+	return st
+}

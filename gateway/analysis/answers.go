@@ -105,6 +105,9 @@ type NextCall struct {
 // In a compact comparison that had to leave them out it is only LeftOut
 // and Lookups.
 type Percentiles struct {
+	// BreedPass says, by breed ID, whether the breed's pass was kept, read
+	// now or not used, and why.
+	BreedPass map[string]string `json:"breed_pass,omitempty"`
 	// Evaluation is NSIP's last-update date the pages were read under;
 	// null when it could not be read, absent when none was needed.
 	Evaluation        **string          `json:"evaluation,omitempty"`
@@ -116,6 +119,9 @@ type Percentiles struct {
 	Method            string            `json:"method,omitempty"`
 	NotComputed       string            `json:"not_computed,omitempty"`
 	Unproven          map[string]string `json:"unproven,omitempty"` // why a trait has none
+	// Via is how the values were found: "breed pass", "binary search", or
+	// both (breeds answered differently); absent when none was asked.
+	Via string `json:"via,omitempty"`
 }
 
 // RankAnswer is nsip_rank_animals by weights.

@@ -60,9 +60,9 @@ type pctSlot struct {
 	bound    func() (int, bool)
 }
 
-// topPercents computes the top_percent of every value in qs, answered in
-// the order of qs.
-func (pc *percentiles) topPercents(ctx context.Context, qs []pctQuery) ([]pctResult, error) {
+// searchPercents computes the top_percent of every value in qs by the
+// binary search, answered in the order of qs.
+func (pc *percentiles) searchPercents(ctx context.Context, qs []pctQuery) ([]pctResult, error) {
 	out := make([]pctResult, len(qs))
 	if len(qs) == 0 {
 		return out, nil

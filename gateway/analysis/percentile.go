@@ -88,6 +88,14 @@ type percentiles struct {
 	eval     string // NSIP's last-update date the pages are read under
 	evalErr  error  // why it could not be read
 	newer    string // a later date seen during the call
+
+	// What the breeds' passes did (breedpass_read.go): by breed, and
+	// whether any value came from one or from the binary search.
+	passNotes        map[string]string
+	passed, searched bool
+	// unbounded lifts the percentiles' own limit of lookups, for a pass
+	// read in the background, which has its own.
+	unbounded bool
 }
 
 func newPercentiles(r *call) *percentiles {
@@ -248,7 +256,7 @@ func (pc *percentiles) traitOf(breed int, code string) (*pctTrait, bool) {
 func (pc *percentiles) take() bool {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
-	if pc.used >= pctLookups {
+	if pc.used >= pctLookups && !pc.unbounded {
 		return false
 	}
 	pc.used++
@@ -585,6 +593,7 @@ func (pc *percentiles) block(unproven map[string]string) *Percentiles {
 	if len(unproven) > 0 {
 		out.Unproven = unproven
 	}
+	pc.passBlock(out)
 	return out
 }
 

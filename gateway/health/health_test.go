@@ -187,7 +187,7 @@ func TestMetricsStateReadsTheCounters(t *testing.T) {
 	p.state, p.inFlight, p.queued, p.abandoned = "half-open", 2, 7, 3
 	st := newReporter(p).MetricsState()
 	want := "{Breaker:half-open CacheEntries:3 CacheStale:1 CacheBytes:900 CacheHits:5 CacheMisses:2 CacheEvictions:1 " +
-		"UpstreamFlight:2 UpstreamQueued:7 AbandonedFetches:3 Redis: RedisRoundTrips:0 RedisRefused:map[] RedisRefusedKeys:0}"
+		"UpstreamFlight:2 UpstreamQueued:7 AbandonedFetches:3 Redis: RedisRoundTrips:0 RedisRefused:map[] RedisRefusedKeys:0 BreedPassBytes:0 BreedPasses:0}"
 	if got := fmt.Sprintf("%+v", st); got != want {
 		t.Errorf("state\n%s\nwant\n%s", got, want)
 	}

@@ -248,6 +248,10 @@ type State struct {
 	// how many keys held such a value at their latest read.
 	RedisRefused     map[string]uint64
 	RedisRefusedKeys int
+	// BreedPassBytes and BreedPasses are what the kept breed passes take
+	// and how many there are.
+	BreedPassBytes int64
+	BreedPasses    int
 }
 
 // WatchState has each scrape read the gateway's state from read, so that
@@ -300,6 +304,10 @@ var (
 		"Values read from the shared Redis and not believed: unauthenticated (no valid MAC), future (stamped ahead), out_of_bound (past a local bound: NSIP_MAX_PAUSE, the breaker's cooldown, the rate's period).", []string{"reason"}, nil)
 	redisRefusedKeysDesc = prometheus.NewDesc(namespace+"_redis_refused_keys",
 		"Redis control keys (pauses, breaker news, the rate state) whose latest read was not believed; above 0, /readyz says degraded.", nil, nil)
+	breedPassBytesDesc = prometheus.NewDesc(namespace+"_breed_pass_bytes",
+		"Estimated bytes the kept breed passes hold (every animal of a breed under one evaluation, for percentiles), within a quarter of NSIP_CACHE_MAX_BYTES.", nil, nil)
+	breedPassesDesc = prometheus.NewDesc(namespace+"_breed_passes",
+		"Breed passes kept, one per breed and evaluation.", nil, nil)
 	sessionsDesc = prometheus.NewDesc(namespace+"_sessions",
 		"Open MCP sessions (stdio, SSE streams, streamable HTTP sessions, WebSocket connections), by transport.", []string{"transport"}, nil)
 )
@@ -322,7 +330,7 @@ type stateCollector struct {
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{breakerDesc, cacheEntriesDesc, cacheBytesDesc, cacheHitsDesc, cacheMissesDesc,
 		cacheEvictionsDesc, inFlightDesc, queuedDesc, abandonedDesc, redisStateDesc, redisRoundTripsDesc,
-		redisRefusedDesc, redisRefusedKeysDesc} {
+		redisRefusedDesc, redisRefusedKeysDesc, breedPassBytesDesc, breedPassesDesc} {
 		ch <- d
 	}
 }
@@ -351,6 +359,8 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(inFlightDesc, prometheus.GaugeValue, float64(s.UpstreamFlight))
 	ch <- prometheus.MustNewConstMetric(queuedDesc, prometheus.GaugeValue, float64(s.UpstreamQueued))
 	ch <- prometheus.MustNewConstMetric(abandonedDesc, prometheus.CounterValue, float64(s.AbandonedFetches))
+	ch <- prometheus.MustNewConstMetric(breedPassBytesDesc, prometheus.GaugeValue, float64(s.BreedPassBytes))
+	ch <- prometheus.MustNewConstMetric(breedPassesDesc, prometheus.GaugeValue, float64(s.BreedPasses))
 	if s.Redis == "" {
 		return
 	}

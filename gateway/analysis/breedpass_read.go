@@ -1,0 +1,405 @@
+package analysis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/bits"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+// Which way a call's percentiles are found is chosen per breed, by what
+// the question costs in lookups: a pass costs the breed's pages and the
+// date read after them; the binary search about two pages per trait and
+// log2(pages) and a date per value. A pass kept for the evaluation NSIP
+// gives now costs nothing and is always used.
+
+// Methods an answer names in percentiles.via.
+const (
+	viaPass   = "breed pass"
+	viaSearch = "binary search"
+)
+
+// topPercents computes the top_percent of every value in qs, answered in
+// the order of qs: from the breed's pass where it is kept or costs fewer
+// lookups than the binary search, by the binary search otherwise.
+func (pc *percentiles) topPercents(ctx context.Context, qs []pctQuery) ([]pctResult, error) {
+	out := make([]pctResult, len(qs))
+	if len(qs) == 0 {
+		return out, nil
+	}
+	if err := pc.openEvaluation(ctx); err != nil {
+		return nil, err
+	}
+	left, err := pc.fromPasses(ctx, qs, out)
+	if err != nil || len(left) == 0 {
+		return out, err
+	}
+	pc.searched = true
+	sub := make([]pctQuery, len(left))
+	for i, k := range left {
+		sub[i] = qs[k]
+	}
+	res, err := pc.searchPercents(ctx, sub)
+	if err != nil {
+		return nil, err
+	}
+	for i, k := range left {
+		out[k] = res[i]
+	}
+	return out, nil
+}
+
+// fromPasses answers the values of qs whose breed has a pass, and returns
+// the indexes of those left to the binary search, in order.
+func (pc *percentiles) fromPasses(ctx context.Context, qs []pctQuery, out []pctResult) ([]int, error) {
+	var breeds []int
+	of := map[int][]int{}
+	for k, q := range qs {
+		if _, ok := of[q.breed]; !ok {
+			breeds = append(breeds, q.breed)
+		}
+		of[q.breed] = append(of[q.breed], k)
+	}
+	store, ok := pc.r.src.(PassStore)
+	var left []int
+	for _, b := range breeds {
+		var p *BreedPass
+		if ok && pc.eval != "" {
+			var err error
+			if p, err = pc.passOf(ctx, store, b, qs, of[b]); err != nil {
+				return nil, err
+			}
+		} else if ok {
+			pc.noteNoDate(b)
+		}
+		if p == nil {
+			left = append(left, of[b]...)
+			continue
+		}
+		pc.passed = true
+		for _, k := range of[b] {
+			if v, ok := p.TopPercent(qs[k].code, qs[k].v); ok {
+				out[k] = pctResult{p: &v}
+			} else {
+				out[k] = pctResult{why: fmt.Sprintf("no animal of NSIP's search of breed %d has %s", b, qs[k].code)}
+			}
+		}
+	}
+	slices.Sort(left)
+	return left, nil
+}
+
+// noteNoDate says why breed has no pass when the date was not read.
+func (pc *percentiles) noteNoDate(breed int) {
+	if err := pc.evalErr; errors.Is(err, errPctLimit) || errors.Is(err, ErrCeiling) {
+		pc.note(breed, "not read: "+pc.limitWhy(limitOf(err)))
+		return
+	}
+	pc.note(breed, "not read: NSIP's last-update date could not be read, so a pass could not be shown to be of one evaluation")
+}
+
+// note records what became of breed's pass, for the answer.
+func (pc *percentiles) note(breed int, what string) {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if pc.passNotes == nil {
+		pc.passNotes = map[string]string{}
+	}
+	pc.passNotes[fmt.Sprint(breed)] = what
+}
+
+// passOf is breed's pass under the call's evaluation: kept, or read now
+// when that costs fewer lookups than the binary search of the values ks
+// of qs and fits in what the call has left; nil, with a note why, when
+// the binary search is to answer instead.
+func (pc *percentiles) passOf(ctx context.Context, store PassStore, breed int, qs []pctQuery, ks []int) (*BreedPass, error) {
+	if p := store.LoadPass(ctx, breed, pc.eval); p != nil {
+		pc.note(breed, fmt.Sprintf("kept from an earlier read of its %d animals under this evaluation: no search page read", p.Animals()))
+		return p, nil
+	}
+	start := time.Now()
+	first, total, err := pc.passPage(ctx, breed, 0)
+	if err != nil {
+		return nil, pc.passFailed(ctx, store, breed, err)
+	}
+	took := time.Since(start)
+	pc.mu.Lock()
+	pc.breedTotal[breed] = max(pc.breedTotal[breed], total)
+	pc.mu.Unlock()
+	pages := pctPages(total)
+	cost, search := pages, searchCost(pages, qs, ks)
+	if cost > search {
+		pc.note(breed, fmt.Sprintf("not read: the binary search takes about %d lookups for these values, a pass over the breed's %d pages %d", search, pages, cost))
+		return nil, nil
+	}
+	if cost > pc.lookupsLeft() {
+		pc.fill(store, breed, fmt.Sprintf("its %d pages take more lookups than this call has left", pages))
+		return nil, nil
+	}
+	if long := pc.passTime(pages, took); long != "" {
+		pc.fill(store, breed, long)
+		return nil, nil
+	}
+	rows, why, err := pc.passPages(ctx, breed, first, total)
+	if err != nil {
+		return nil, pc.passFailed(ctx, store, breed, err)
+	}
+	if why == "" {
+		why, err = pc.passClose(ctx)
+		if err != nil {
+			return nil, pc.passFailed(ctx, store, breed, err)
+		}
+	}
+	if why != "" {
+		pc.note(breed, "not used: "+why)
+		return nil, nil
+	}
+	p := newPassOf(breed, pc.eval, rows)
+	store.StorePass(ctx, p)
+	pc.note(breed, fmt.Sprintf("read now: %d pages, %d animals", pages, p.Animals()))
+	return p, nil
+}
+
+// searchCost is about what the binary search takes for the values ks of
+// qs over pages: the ends of each trait, then a search and a date a value.
+func searchCost(pages int, qs []pctQuery, ks []int) int {
+	seen := map[string]bool{}
+	n := 0
+	for _, k := range ks {
+		if !seen[qs[k].code] {
+			seen[qs[k].code] = true
+			n += 2
+		}
+		n += bits.Len(uint(pages)) + 2
+	}
+	return n
+}
+
+// lookupsLeft is how many more lookups the percentiles may take: their
+// own limit, or the call's ceiling when that leaves fewer.
+func (pc *percentiles) lookupsLeft() int {
+	pc.mu.Lock()
+	left := pctLookups - pc.used
+	pc.mu.Unlock()
+	if u := pc.r.src.Upstream(); u.Ceiling > 0 {
+		left = min(left, u.Ceiling-u.Lookups)
+	}
+	return left
+}
+
+// passFailed is what a failed read of a pass means: the call's own end
+// ends it; a limit or an NSIP failure leaves the values to the binary
+// search, which meets the limit again and says so, or reads other pages.
+func (pc *percentiles) passFailed(ctx context.Context, store PassStore, breed int, err error) error {
+	switch {
+	case ctx.Err() != nil && !errors.Is(err, ErrCeiling):
+		return err
+	case errors.Is(err, ErrTimeLimit):
+		// The pages read are cached: the background read goes on from them.
+		pc.fill(store, breed, "not read whole: "+pc.limitWhy(ErrTimeLimit))
+	case errors.Is(err, errPctLimit) || errors.Is(err, ErrCeiling):
+		pc.note(breed, "not read whole: "+pc.limitWhy(limitOf(err)))
+	default:
+		pc.note(breed, "not read: a page of NSIP's search of the breed could not be read ("+pc.r.src.ErrorCode(err)+")")
+	}
+	return nil
+}
+
+// fill has breed's pass read in the background when the store can, and
+// notes why it is not read in this call.
+func (pc *percentiles) fill(store PassStore, breed int, why string) {
+	if f, ok := store.(PassFiller); ok {
+		f.FillPass(breed, pc.eval)
+		pc.note(breed, "being read in the background, since "+why+"; a later call uses it")
+		return
+	}
+	pc.note(breed, "not read: "+why)
+}
+
+// timeLeft is a Source that knows how long its call may
+// still make lookups.
+type timeLeft interface{ TimeLeft() time.Duration }
+
+// passTime says why the rest of a pass would not be read within the
+// call's time, judged by how long its first page took and how many pages
+// go at once; "" when it would, or when the Source does not say.
+func (pc *percentiles) passTime(pages int, first time.Duration) string {
+	tl, ok := pc.r.src.(timeLeft)
+	if !ok {
+		return ""
+	}
+	w := pc.r.parallel()
+	need := time.Duration((pages-1+w-1)/w+1) * first // the pages left, then the date
+	if left := tl.TimeLeft(); need > left {
+		return fmt.Sprintf("its %d pages would take about %s at %s a page, %d at once, where the call has %s left",
+			pages, need.Round(time.Second), first.Round(time.Millisecond), w, left.Round(time.Second))
+	}
+	return ""
+}
+
+// passPage reads page n of breed's unsorted search under the call's
+// evaluation, as one of the percentiles' lookups.
+func (pc *percentiles) passPage(ctx context.Context, breed, n int) ([]nsip.AnimalRow, int, error) {
+	if !pc.take() {
+		return nil, 0, errPctLimit
+	}
+	q := Query{SearchParams: nsip.SearchParams{BreedID: breed}, Evaluation: pc.eval}
+	rows, total, err := searchPages(pc.r, &q)(ctx, n)
+	if errors.Is(err, ErrCeiling) {
+		pc.untake() // refused, not read
+	}
+	return rows, total, err
+}
+
+type passRead struct {
+	rows  []nsip.AnimalRow
+	total int
+}
+
+// passPages reads the pages after the first, as many at once as the call
+// may have lookups under way, then checks them all in order as every scan
+// is checked (pageScan): full pages, NSIP's count unchanged, no animal
+// twice, and every row of the breed. why is what failed, "" when none.
+func (pc *percentiles) passPages(ctx context.Context, breed int, first []nsip.AnimalRow, total int) ([]nsip.AnimalRow, string, error) {
+	pages := pctPages(total)
+	got := make([]passRead, pages)
+	got[0] = passRead{first, total}
+	next := make(chan int)
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		ferr  error
+		width = min(pc.r.parallel(), max(1, pages-1))
+	)
+	for range width {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := range next {
+				rows, t, err := pc.passPage(ctx, breed, n)
+				mu.Lock()
+				if err != nil && ferr == nil {
+					ferr = err
+				}
+				got[n] = passRead{rows, t}
+				mu.Unlock()
+			}
+		}()
+	}
+	for n := 1; n < pages; n++ {
+		mu.Lock()
+		failed := ferr != nil
+		mu.Unlock()
+		if failed {
+			break
+		}
+		next <- n
+	}
+	close(next)
+	wg.Wait()
+	if ferr != nil {
+		return nil, "", ferr
+	}
+	sc := newPageScan(func(_ context.Context, n int) ([]nsip.AnimalRow, int, error) {
+		return got[n].rows, got[n].total, nil
+	}, pages)
+	var rows []nsip.AnimalRow
+	for sc.more() {
+		page, _, _ := sc.next(ctx)
+		rows = append(rows, page...)
+	}
+	switch {
+	case !sc.complete():
+		return nil, fmt.Sprintf("NSIP's pages of the breed were not consistent (%s)", sc.inconsistency()), nil
+	case len(rows) != total:
+		return nil, fmt.Sprintf("NSIP's pages of the breed held %d animals where its count is %d", len(rows), total), nil
+	}
+	for _, row := range rows {
+		if row.BreedID != 0 && row.BreedID != breed {
+			return nil, fmt.Sprintf("NSIP's search of breed %d returned %s of breed %d", breed, row.LPNID, row.BreedID), nil
+		}
+	}
+	return rows, "", nil
+}
+
+// passClose reads the date again after the pages: "" when they are shown
+// to be of the call's evaluation, else why not.
+func (pc *percentiles) passClose(ctx context.Context) (string, error) {
+	d, err := pc.evaluation(ctx)
+	switch {
+	case err != nil && (ctx.Err() != nil || errors.Is(err, errPctLimit) || errors.Is(err, ErrCeiling)):
+		return "", err
+	case err != nil:
+		return fmt.Sprintf("NSIP's last-update date could not be read again after the pages (%s), so they are not shown to be of one evaluation", pc.r.src.ErrorCode(err)), nil
+	case d != pc.eval:
+		pc.mu.Lock()
+		pc.newer = d
+		pc.mu.Unlock()
+		return fmt.Sprintf("NSIP published a new evaluation (%s, then %s) while the breed's pages were read", pc.eval, d), nil
+	}
+	return "", nil
+}
+
+// passMethod is how top_percent is counted from a pass.
+const passMethod = "top_percent = share of the breed's animals with the EBV that are as good or better (by the trait's preferred direction; lower first for a trait with none; ties count as as good), " +
+	"counted exactly over every animal of the breed from one pass over NSIP's search of the breed, 100 a page, checked (full pages, NSIP's count unchanged, no animal twice, every row of the breed) " +
+	"and read under one evaluation (NSIP's last-update date the same before and after the pages); the pass is kept for later calls under that evaluation"
+
+// passBlock says in the answer's percentiles how their values were found.
+func (pc *percentiles) passBlock(out *Percentiles) {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	switch {
+	case pc.passed && pc.searched:
+		out.Via = viaPass + " and " + viaSearch
+		out.Method = passMethod + "; for breeds without a pass: " + out.Method
+	case pc.passed:
+		out.Via, out.Method = viaPass, passMethod
+	case pc.searched:
+		out.Via = viaSearch
+	}
+	if len(pc.passNotes) > 0 {
+		out.BreedPass = pc.passNotes
+	}
+}
+
+// ReadBreedPass reads breed's pass over src on its own, beyond any call:
+// NSIP's last-update date, every page of the breed and the date again,
+// checked as a call's pass is. It is nil with why when the pages do not
+// pass the checks, or when the pass would take more than maxBytes (0 for
+// no bound), which the first page shows. evaluation, when set, is the
+// date the pass must be of.
+func ReadBreedPass(ctx context.Context, src Source, log *slog.Logger, breed int, evaluation string, maxBytes int64) (*BreedPass, string, error) {
+	pc := newPercentiles(&call{src: src, def: &Def{Name: "breed pass"}, log: log})
+	pc.unbounded = true
+	if err := pc.openEvaluation(ctx); err != nil {
+		return nil, "", err
+	}
+	switch {
+	case pc.eval == "":
+		return nil, "NSIP's last-update date could not be read", nil
+	case evaluation != "" && pc.eval != evaluation:
+		return nil, fmt.Sprintf("NSIP's evaluation is now %s, not %s", pc.eval, evaluation), nil
+	}
+	first, total, err := pc.passPage(ctx, breed, 0)
+	if err != nil {
+		return nil, "", err
+	}
+	if est := newPassOf(breed, pc.eval, first).Bytes() * int64(pctPages(total)); maxBytes > 0 && est > maxBytes {
+		return nil, fmt.Sprintf("its %d animals would take about %d bytes, more than the %d passes may hold", total, est, maxBytes), nil
+	}
+	rows, why, err := pc.passPages(ctx, breed, first, total)
+	if err == nil && why == "" {
+		why, err = pc.passClose(ctx)
+	}
+	if err != nil || why != "" {
+		return nil, why, err
+	}
+	return newPassOf(breed, pc.eval, rows), "", nil
+}

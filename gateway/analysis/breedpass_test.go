@@ -1,0 +1,395 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+// memPasses is a PassStore that keeps each pass encoded, as the shared
+// tier does, so that every pass read back has been through the codec.
+type memPasses struct {
+	mu     sync.Mutex
+	kept   map[string][]byte
+	stored int
+	fills  []string // FillPass calls, when the source offers it
+}
+
+func (s *memPasses) LoadPass(_ context.Context, breed int, eval string) *BreedPass {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.kept[PassKey(breed, eval)]
+	if !ok {
+		return nil
+	}
+	var p BreedPass
+	if err := p.UnmarshalBinary(b); err != nil {
+		panic(err)
+	}
+	return &p
+}
+
+func (s *memPasses) StorePass(_ context.Context, p *BreedPass) {
+	b, _ := p.MarshalBinary()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.kept == nil {
+		s.kept = map[string][]byte{}
+	}
+	s.kept[PassKey(p.Breed, p.Evaluation)] = b
+	s.stored++
+}
+
+// passFake is the fake source with a store of passes.
+type passFake struct {
+	*fakeSource
+	*memPasses
+}
+
+// fillFake also reads passes in the background (FillPass), recorded.
+type fillFake struct{ passFake }
+
+func (f fillFake) FillPass(breed int, eval string) {
+	f.memPasses.mu.Lock()
+	f.fills = append(f.fills, PassKey(breed, eval))
+	f.memPasses.mu.Unlock()
+}
+
+type passAnswer struct {
+	Traits  []string `json:"traits"`
+	Animals []struct {
+		LPNID      string     `json:"lpn_id"`
+		TopPercent []*float64 `json:"top_percent"`
+	} `json:"animals"`
+	Percentiles struct {
+		Lookups   int               `json:"lookups"`
+		Unproven  map[string]string `json:"unproven"`
+		Via       string            `json:"via"`
+		BreedPass map[string]string `json:"breed_pass"`
+		Method    string            `json:"method"`
+	} `json:"percentiles"`
+}
+
+// checkBrute holds every top_percent of a comparison of ids to the count
+// over the whole breed, and returns how many it checked.
+func checkBrute(t *testing.T, f *fakeSource, ids []any, a *passAnswer) int {
+	t.Helper()
+	checked := 0
+	for i, row := range a.Animals {
+		an := f.animals[ids[i].(string)]
+		for k, code := range a.Traits {
+			v, ok := an.EBV[code]
+			got := row.TopPercent[k]
+			switch {
+			case ok && got == nil:
+				t.Errorf("%s %s: no top_percent (%v)", an.ID, code, a.Percentiles.Unproven)
+			case ok && *got != brutePercent(f, 640, code, v):
+				t.Errorf("%s %s %v: top_percent %v, brute force %v", an.ID, code, v, *got, brutePercent(f, 640, code, v))
+			case ok:
+				checked++
+			}
+		}
+	}
+	return checked
+}
+
+// A breed read in one pass gives every top_percent exactly as the count
+// over the whole breed does (ties, animals without the EBV, a trait with
+// no direction), for the breed's pages and the two date reads.
+func TestBreedPassMatchesBruteForce(t *testing.T) {
+	for _, c := range []struct {
+		seed uint64
+		n    int
+	}{{1, 80}, {2, 650}, {3, 2500}} {
+		t.Run(fmt.Sprint(c.n, " animals"), func(t *testing.T) {
+			f := population(c.seed, c.n)
+			for i, id := range pick(f, c.seed+7, 40) {
+				f.animals[id.(string)].EBV["NWT"] = float64(i % 7)
+			}
+			src := passFake{f, &memPasses{}}
+			ids := pick(f, c.seed, 8)
+			var a passAnswer
+			mustRunSource(t, Compare, src, map[string]any{"lpn_ids": ids, "traits": []any{"BWT", "WWT", "FAT", "NWT"}, "percentiles": true}, &a)
+			if got := checkBrute(t, f, ids, &a); got < 20 {
+				t.Errorf("only %d values checked", got)
+			}
+			pages := (c.n + 99) / 100
+			if a.Percentiles.Via != "breed pass" || f.callsOf("search") != pages || a.Percentiles.Lookups != pages+2 {
+				t.Errorf("via %q, %d search pages, %d lookups; want breed pass, %d pages and %d lookups (%v)", a.Percentiles.Via, f.callsOf("search"), a.Percentiles.Lookups, pages, pages+2, a.Percentiles.BreedPass)
+			}
+			for _, s := range f.searches {
+				if s["evaluation"] != "09/23/2025" || s["sorted_trait"] != nil {
+					t.Fatalf("a pass page was read sorted or without the evaluation date in its key: %v", s)
+				}
+			}
+			if !strings.Contains(a.Percentiles.Method, "one pass") {
+				t.Errorf("method does not describe the pass: %s", a.Percentiles.Method)
+			}
+		})
+	}
+}
+
+// A second comparison of five other animals of the breed, under the same
+// evaluation, reads no search page: the pass is kept.
+func TestBreedPassSecondCompareReadsNoPage(t *testing.T) {
+	f := population(4, 1523)
+	src := passFake{f, &memPasses{}}
+	ids := pick(f, 4, 10)
+	var a passAnswer
+	mustRunSource(t, Compare, src, map[string]any{"lpn_ids": ids[:5], "traits": []any{"BWT", "WWT", "YWT", "FAT"}, "percentiles": true}, &a)
+	first := f.callsOf("search")
+	if first != 16 || src.stored != 1 {
+		t.Fatalf("first compare read %d search pages and kept %d passes, want 16 and 1", first, src.stored)
+	}
+	mustRunSource(t, Compare, src, map[string]any{"lpn_ids": ids[5:], "traits": []any{"BWT", "WWT", "YWT", "FAT"}, "percentiles": true}, &a)
+	if n := f.callsOf("search") - first; n != 0 {
+		t.Errorf("the second compare read %d search pages, want none", n)
+	}
+	if checkBrute(t, f, ids[5:], &a) < 15 || a.Percentiles.Via != "breed pass" || !strings.Contains(a.Percentiles.BreedPass["640"], "kept") {
+		t.Errorf("second compare: via %q, breed_pass %v", a.Percentiles.Via, a.Percentiles.BreedPass)
+	}
+	// One date read: the one that finds the pass's evaluation current.
+	if a.Percentiles.Lookups != 1 {
+		t.Errorf("second compare: %d lookups for percentiles, want 1", a.Percentiles.Lookups)
+	}
+}
+
+// Pages NSIP gives inconsistently leave the pass unused and unkept, and
+// the answer says why; the values come from the binary search.
+func TestBreedPassInconsistentNotUsed(t *testing.T) {
+	for _, c := range []struct {
+		name, want string
+		spoil      func(f *fakeSource)
+	}{
+		{"short page", "rows missing", func(f *fakeSource) {
+			var once atomic.Bool
+			f.pages = func(page int, rows []nsip.AnimalRow) []nsip.AnimalRow {
+				if page == 1 && !once.Swap(true) {
+					return rows[:len(rows)-1]
+				}
+				return rows
+			}
+		}},
+		{"repeat", "repeated", func(f *fakeSource) {
+			var once atomic.Bool
+			f.pages = func(page int, rows []nsip.AnimalRow) []nsip.AnimalRow {
+				if page == 2 && !once.Swap(true) {
+					rows[5] = rows[4]
+				}
+				return rows
+			}
+		}},
+		{"count change", "count changed", func(f *fakeSource) {
+			f.afterSearch = func(n int) {
+				if n == 1 {
+					f.add(&fakeAnimal{ID: "6400000NEW00001", Sex: "Male", EBV: map[string]float64{"BWT": 0.1}})
+				}
+			}
+		}},
+		{"new evaluation", "new evaluation", func(f *fakeSource) {
+			var once atomic.Bool
+			f.pages = func(page int, rows []nsip.AnimalRow) []nsip.AnimalRow {
+				if page == 2 && !once.Swap(true) {
+					f.evaluation = "10/01/2025" // read only once the pages are in
+				}
+				return rows
+			}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := population(5, 300)
+			c.spoil(f)
+			src := passFake{f, &memPasses{}}
+			ids := pick(f, 5, 2)
+			var a passAnswer
+			mustRunSource(t, Compare, src, map[string]any{"lpn_ids": ids, "traits": []any{"BWT"}, "percentiles": true}, &a)
+			note := a.Percentiles.BreedPass["640"]
+			if !strings.HasPrefix(note, "not used: ") || !strings.Contains(note, c.want) {
+				t.Errorf("breed_pass = %q, want it not used because of %q", note, c.want)
+			}
+			if src.stored != 0 || a.Percentiles.Via != "binary search" {
+				t.Errorf("%d passes kept, via %q; want none kept and the binary search", src.stored, a.Percentiles.Via)
+			}
+		})
+	}
+}
+
+// The pass is read only when it costs fewer lookups than the binary
+// search: two values of one trait in a breed of 25 pages are searched, and
+// a breed larger than the call's lookups left is filled in the background.
+func TestBreedPassChosenByCost(t *testing.T) {
+	f := population(6, 2500)
+	src := fillFake{passFake{f, &memPasses{}}}
+	ids := pick(f, 6, 2)
+	var a passAnswer
+	mustRunSource(t, Compare, src, map[string]any{"lpn_ids": ids, "traits": []any{"BWT"}, "percentiles": true}, &a)
+	if a.Percentiles.Via != "binary search" || !strings.Contains(a.Percentiles.BreedPass["640"], "binary search takes about") || src.stored != 0 {
+		t.Errorf("two values: via %q, breed_pass %v, %d kept; want the binary search", a.Percentiles.Via, a.Percentiles.BreedPass, src.stored)
+	}
+	if checkBrute(t, f, ids, &a) != 2 {
+		t.Error("the values were not computed")
+	}
+	f.ceiling = f.lookups + 20 // fewer than the pass's 25 pages
+	ids = pick(f, 7, 6)
+	mustRunSource(t, Compare, src, map[string]any{"lpn_ids": ids, "traits": []any{"BWT", "WWT", "YWT", "FAT"}, "percentiles": true}, &a)
+	if len(src.fills) != 1 || src.fills[0] != PassKey(640, "09/23/2025") || !strings.Contains(a.Percentiles.BreedPass["640"], "background") {
+		t.Errorf("too large: fills %v, breed_pass %v; want one fill of breed 640 under the evaluation", src.fills, a.Percentiles.BreedPass)
+	}
+}
+
+// Without a date the pass cannot be tied to one evaluation: not read.
+func TestBreedPassNeedsEvaluation(t *testing.T) {
+	f := population(8, 200)
+	f.evalErr = fmt.Errorf("no date")
+	src := passFake{f, &memPasses{}}
+	var a passAnswer
+	mustRunSource(t, Compare, src, map[string]any{"lpn_ids": pick(f, 8, 2), "traits": []any{"BWT"}, "percentiles": true}, &a)
+	if a.Percentiles.Via != "binary search" || !strings.Contains(a.Percentiles.BreedPass["640"], "last-update date") || src.stored != 0 {
+		t.Errorf("via %q, breed_pass %v, %d kept", a.Percentiles.Via, a.Percentiles.BreedPass, src.stored)
+	}
+}
+
+// The encoding keeps every value bit for bit, NaN for none, and refuses
+// anything cut short or of another version.
+func TestBreedPassCodec(t *testing.T) {
+	p := newPassOf(640, "09/23/2025", []nsip.AnimalRow{
+		{LPNID: "A1", Sex: "Male", Status: "CURRENT", Traits: []nsip.Trait{{Code: "BWT", Value: 0.1}, {Code: "WWT", Value: -1e-9}}},
+		{LPNID: "A2", Sex: "Female", Status: "DEAD", Traits: []nsip.Trait{{Code: "WWT", Value: 3.25}}},
+		{LPNID: "A3", Status: "CURRENT"},
+	})
+	b, err := p.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var q BreedPass
+	if err := q.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	if q.Breed != 640 || q.Evaluation != "09/23/2025" || strings.Join(q.IDs, ",") != "A1,A2,A3" || string(q.Sex) != "MF\x00" ||
+		q.Statuses[q.Status[1]] != "DEAD" || q.Statuses[q.Status[2]] != "CURRENT" {
+		t.Errorf("decoded %+v", q)
+	}
+	bwt, wwt := q.column("BWT"), q.column("wwt")
+	if bwt[0] != 0.1 || !math.IsNaN(bwt[1]) || !math.IsNaN(bwt[2]) || wwt[0] != -1e-9 || wwt[1] != 3.25 || !math.IsNaN(wwt[2]) {
+		t.Errorf("values %v %v", bwt, wwt)
+	}
+	if v, ok := q.TopPercent("WWT", 3.25); !ok || v != 50 {
+		t.Errorf("WWT 3.25: %v %v, want top 50%%", v, ok)
+	}
+	for i := range b {
+		if err := new(BreedPass).UnmarshalBinary(b[:i]); err == nil {
+			t.Fatalf("a pass cut to %d of %d bytes was read", i, len(b))
+		}
+	}
+	b[0] = 99
+	if err := new(BreedPass).UnmarshalBinary(b); err == nil {
+		t.Error("a pass of another version was read")
+	}
+	if p.Bytes() < int64(len(b)) {
+		t.Errorf("Bytes() %d under the encoding's %d", p.Bytes(), len(b))
+	}
+}
+
+// A pass the call's time limit stops part way goes on in the background
+// (its pages read are cached), and the answer names the limit.
+func TestBreedPassStoppedByTimeGoesOnInTheBackground(t *testing.T) {
+	f := population(9, 650)
+	f.timeLimitAt = 4 + 4 // the four animals' details, the date, the first page and two more
+	src := fillFake{passFake{f, &memPasses{}}}
+	var a struct {
+		passAnswer
+		Percentiles struct {
+			BreedPass   map[string]string `json:"breed_pass"`
+			NotComputed string            `json:"not_computed"`
+		} `json:"percentiles"`
+	}
+	mustRunSource(t, Compare, src, map[string]any{"lpn_ids": pick(f, 9, 4), "traits": []any{"BWT", "WWT"}, "percentiles": true}, &a)
+	note := a.Percentiles.BreedPass["640"]
+	if len(src.fills) != 1 || !strings.Contains(note, "background") || !strings.Contains(note, "time limit") {
+		t.Errorf("fills %v, breed_pass %q; want one fill, and the time limit named", src.fills, note)
+	}
+	if !strings.Contains(a.Percentiles.NotComputed, "time limit") {
+		t.Errorf("not_computed = %q, want the time limit named", a.Percentiles.NotComputed)
+	}
+}
+
+// timedFake says how long its call has left.
+type timedFake struct {
+	fillFake
+	left time.Duration
+}
+
+func (f timedFake) TimeLeft() time.Duration { return f.left }
+
+// A pass that would not be read within the time the call has left is not
+// begun beyond its first page: it is read in the background.
+func TestBreedPassNotBegunWithoutTime(t *testing.T) {
+	f := population(10, 650)
+	src := timedFake{fillFake{passFake{f, &memPasses{}}}, -time.Nanosecond}
+	var a passAnswer
+	mustRunSource(t, Compare, src, map[string]any{"lpn_ids": pick(f, 10, 2), "traits": []any{"BWT", "WWT"}, "percentiles": true}, &a)
+	note := a.Percentiles.BreedPass["640"]
+	if len(src.fills) != 1 || !strings.Contains(note, "would take about") || a.Percentiles.Via != "binary search" {
+		t.Errorf("fills %v, breed_pass %q, via %q; want a fill and the binary search", src.fills, note, a.Percentiles.Via)
+	}
+	if checkBrute(t, f, pick(f, 10, 2), &a) != 4 {
+		t.Error("the binary search did not answer")
+	}
+}
+
+// A ranking's percentile columns and one animal's EBVs come from the pass
+// as a comparison's do, equal to the count over the breed; the second
+// question reads the kept pass.
+func TestBreedPassServesRankAndAnimal(t *testing.T) {
+	f := population(11, 1500)
+	src := passFake{f, &memPasses{}}
+	var r struct {
+		Columns     []string `json:"columns"`
+		Top         [][]any  `json:"top"`
+		Percentiles struct {
+			Via string `json:"via"`
+		} `json:"percentiles"`
+	}
+	mustRunSource(t, Rank, src, map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": 1.0, "BWT": -1.0}, "top_n": 5, "percentiles": true}, &r)
+	n := len(r.Columns)
+	for _, row := range r.Top {
+		an := f.animals[row[1].(string)]
+		for k, code := range []string{"BWT", "WWT"} {
+			if want := brutePercent(f, 640, code, an.EBV[code]); row[n-2+k] != want {
+				t.Errorf("rank: %s %s: %v, brute force %v", an.ID, code, row[n-2+k], want)
+			}
+		}
+	}
+	if r.Percentiles.Via != "breed pass" || src.stored != 1 {
+		t.Errorf("rank: via %q, %d passes kept; want the pass", r.Percentiles.Via, src.stored)
+	}
+	searches := f.callsOf("search")
+	id := pick(f, 11, 1)[0].(string)
+	v, err := Run(t.Context(), AnimalPercentiles, src, discard(), map[string]any{"search_string": id}, map[string]any{"search_string": id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a struct {
+		EBVs        [][]any `json:"ebvs"`
+		Percentiles struct {
+			Via string `json:"via"`
+		} `json:"percentiles"`
+	}
+	decode(t, v, &a)
+	an := f.animals[id]
+	for _, row := range a.EBVs {
+		if want := brutePercent(f, 640, row[0].(string), an.EBV[row[0].(string)]); row[3] != want {
+			t.Errorf("animal: %s %s: %v, brute force %v", id, row[0], row[3], want)
+		}
+	}
+	if len(a.EBVs) != len(an.EBV) || a.Percentiles.Via != "breed pass" || f.callsOf("search") != searches {
+		t.Errorf("animal: %d EBVs of %d, via %q, %d search pages read; want all from the kept pass", len(a.EBVs), len(an.EBV), a.Percentiles.Via, f.callsOf("search")-searches)
+	}
+}

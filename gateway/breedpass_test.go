@@ -1,0 +1,176 @@
+package gateway
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
+	"github.com/nsip-tools/nsip-mcp/gateway/metrics"
+	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
+)
+
+type passReply struct {
+	Traits  []string `json:"traits"`
+	Animals []struct {
+		LPNID      string     `json:"lpn_id"`
+		TopPercent []*float64 `json:"top_percent"`
+	} `json:"animals"`
+	Percentiles struct {
+		Lookups   int               `json:"lookups"`
+		Via       string            `json:"via"`
+		BreedPass map[string]string `json:"breed_pass"`
+		Unproven  map[string]string `json:"unproven"`
+	} `json:"percentiles"`
+}
+
+// breedAnimals are the stand-in's animals of breed, in its order.
+func breedAnimals(d *nsiptest.Dataset, breed, n int) []string {
+	var ids []string
+	for _, id := range d.AnimalIDs() {
+		if an, _ := d.Animal(id); an.BreedID == breed && len(ids) < n {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// comparePass compares ids by every trait with percentiles and holds each
+// top_percent to the count over the stand-in's breed.
+func comparePass(t *testing.T, call func(string, any) reply, d *nsiptest.Dataset, ids []string) passReply {
+	t.Helper()
+	r := call("nsip_compare_animals", map[string]any{"lpn_ids": ids, "traits": []string{"BWT", "WWT", "PWWT", "YWT", "NLB"}, "percentiles": true}).mustOK(t)
+	var a passReply
+	if err := json.Unmarshal([]byte(r.text), &a); err != nil || len(a.Animals) != len(ids) {
+		t.Fatalf("%v: %.400s", err, r.text)
+	}
+	for i, id := range ids {
+		an, _ := d.Animal(id)
+		for k, code := range a.Traits {
+			v, ok := an.Trait(code)
+			if !ok {
+				continue
+			}
+			info, _ := nsip.LookupTrait(code)
+			n, good := 0, 0
+			for _, other := range d.AnimalIDs() {
+				o, _ := d.Animal(other)
+				if x, ok := o.Trait(code); o.BreedID == 640 && ok {
+					n++
+					if x.Value == v.Value || info.Direction == "higher" && x.Value > v.Value || info.Direction != "higher" && x.Value < v.Value {
+						good++
+					}
+				}
+			}
+			want := math.Round(10000*float64(good)/float64(n)) / 100
+			if got := a.Animals[i].TopPercent[k]; got == nil || *got != want {
+				t.Errorf("%s %s: top_percent %v, counted %v (%v)", id, code, got, want, a.Percentiles.Unproven)
+			}
+		}
+	}
+	return a
+}
+
+// Five animals compared with percentiles read the breed once; five others
+// then read no search page and take one lookup (the date), and the kept
+// pass's size is in /metrics.
+func TestBreedPassServesTheNextCompare(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	e := newEnv(t, func(c *Config, _ *[]nsip.Option) { c.Metrics = metrics.New(reg) })
+	d := e.up.Data()
+	ids := breedAnimals(d, 640, 10)
+	call := func(name string, args any) reply { return e.call(name, args) }
+	first := comparePass(t, call, d, ids[:5])
+	if first.Percentiles.Via != "breed pass" || !strings.HasPrefix(first.Percentiles.BreedPass["640"], "read now") {
+		t.Fatalf("first compare: via %q, breed_pass %v", first.Percentiles.Via, first.Percentiles.BreedPass)
+	}
+	e.up.ResetCounts()
+	second := comparePass(t, call, d, ids[5:])
+	if n := e.up.Requests(nsiptest.EndpointSearch); n != 0 {
+		t.Errorf("the second compare sent %d search requests, want none", n)
+	}
+	if second.Percentiles.Lookups != 1 || second.Percentiles.Via != "breed pass" || !strings.HasPrefix(second.Percentiles.BreedPass["640"], "kept") {
+		t.Errorf("second compare: %d lookups, via %q, breed_pass %v; want 1 (the date) from the kept pass", second.Percentiles.Lookups, second.Percentiles.Via, second.Percentiles.BreedPass)
+	}
+	bytes, n := e.gw.passes.size()
+	if n != 1 || bytes <= 0 {
+		t.Fatalf("%d passes of %d bytes kept, want one", n, bytes)
+	}
+	if got := gathered(t, reg, "nsip_mcp_breed_pass_bytes", nil); got != float64(bytes) {
+		t.Errorf("nsip_mcp_breed_pass_bytes = %g, want %d", got, bytes)
+	}
+	if got := gathered(t, reg, "nsip_mcp_breed_passes", nil); got != 1 {
+		t.Errorf("nsip_mcp_breed_passes = %g, want 1", got)
+	}
+}
+
+// The passes stay within their bound: the least recently used goes first,
+// and one larger than the whole bound is not kept.
+func TestBreedPassStoreEvicts(t *testing.T) {
+	pass := func(breed int) *analysis.BreedPass {
+		ids := make([]string, 50)
+		for i := range ids {
+			ids[i] = fmt.Sprintf("%d%012d", breed, i)
+		}
+		return &analysis.BreedPass{Breed: breed, Evaluation: "09/23/2025", IDs: ids, Sex: make([]byte, 50), Status: make([]uint8, 50),
+			Statuses: []string{"CURRENT"}, Codes: []string{"BWT"}, Values: [][]float64{make([]float64, 50)}}
+	}
+	size := pass(1).Bytes()
+	s := newPassStore(3 * size)
+	now := time.Unix(1_700_000_000, 0)
+	for b := 1; b <= 3; b++ {
+		if !s.put(analysis.PassKey(b, "09/23/2025"), pass(b), now) {
+			t.Fatalf("pass %d not kept", b)
+		}
+	}
+	s.get(analysis.PassKey(1, "09/23/2025"), now, time.Hour) // 1 is now the most recently used
+	s.put(analysis.PassKey(4, "09/23/2025"), pass(4), now)
+	if bytes, n := s.size(); n != 3 || bytes != 3*size {
+		t.Errorf("%d passes of %d bytes, want 3 of %d", n, bytes, 3*size)
+	}
+	if s.get(analysis.PassKey(2, "09/23/2025"), now, time.Hour) != nil || s.get(analysis.PassKey(1, "09/23/2025"), now, time.Hour) == nil {
+		t.Error("the least recently used pass (2) was not the one dropped")
+	}
+	big := pass(5)
+	big.Values[0] = make([]float64, 1000)
+	if s.put(analysis.PassKey(5, "09/23/2025"), big, now) {
+		t.Error("a pass larger than the bound was kept")
+	}
+	if _, n := s.size(); n != 3 {
+		t.Errorf("%d passes after refusing one too large, want 3", n)
+	}
+}
+
+// A pass read in the background is kept for the next call.
+func TestBreedPassFilledInTheBackground(t *testing.T) {
+	e := newEnv(t)
+	done := make(chan string, 2)
+	e.gw.passFilled = func(key string) { done <- key }
+	e.gw.fillPass(640, "")
+	key := <-done
+	if key != analysis.PassKey(640, "") {
+		t.Errorf("filled %q", key)
+	}
+	if n := e.up.Requests(nsiptest.EndpointLastUpdated); n != 2 {
+		t.Errorf("%d date reads, want 2 (before and after the pages of one read)", n)
+	}
+	_, n := e.gw.passes.size()
+	d := e.up.Data()
+	want := len(breedAnimals(d, 640, 1<<20))
+	var p *analysis.BreedPass
+	for _, el := range e.gw.passes.byKey {
+		p = el.Value.(*passEntry).p
+	}
+	if n != 1 || p == nil || p.Animals() != want || p.Breed != 640 {
+		t.Fatalf("%d passes kept (%v), want one of breed 640's %d animals", n, p, want)
+	}
+	if got := e.gw.loadPass(t.Context(), 640, p.Evaluation); got != p {
+		t.Error("the pass filled is not the one the next call loads")
+	}
+}
