@@ -151,6 +151,10 @@ func runFaultRow(t *testing.T, row faultRow) {
 	// calls follow. The first one asks for the expired answer, which is
 	// served stale and says why.
 	callTool(t, other, "nsip_get_trait_ranges", map[string]any{"breed_id": breeds[2]}).mustOK(t)
+	// The faulted call's fetch may go on for the cache after the call has
+	// answered, its retries included: those requests are not the ones
+	// counted below, so the count starts once no fetch is under way.
+	waitNoFetch(t, e)
 	detailsBefore := e.gw.Health().UpstreamRequests
 	st := faultCall(t, e, "nsip_get_animal", map[string]any{"search_string": primed}).mustOK(t)
 	if st.meta["cache"] != cacheStale || st.meta["stale_reason"] != row.code || st.metaInt(t, "stale_age_seconds") != 7200 {
@@ -267,6 +271,18 @@ func waitRequests(t *testing.T, up *nsiptest.Server, endpoint string, n int) {
 	for up.Requests(endpoint) < n {
 		if time.Now().After(deadline) {
 			t.Fatalf("the stand-in saw %d requests on %s, want %d", up.Requests(endpoint), endpoint, n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// waitNoFetch waits until no NSIP fetch is under way.
+func waitNoFetch(t *testing.T, e *env) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for e.gw.Health().RateLimit.InFlight > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d NSIP fetches still under way after 30 s", e.gw.Health().RateLimit.InFlight)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
