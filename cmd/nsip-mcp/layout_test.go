@@ -34,6 +34,7 @@ var mayImport = map[string][]string{
 	"gateway/features":          {"gateway/param", "nsip", "summarize"},
 	"gateway/analysis":          {"gateway/full", "gateway/param", "nsip", "nsip/breeding", "summarize"},
 	"gateway/internal/snapshot": nil,
+	"gateway/views":             nil,
 	"gateway":                   {"gateway/*", "cache", "nsip", "nsip/breeding", "summarize", "transport/caller"},
 	"cmd/*":                     {"*"},
 }
