@@ -75,7 +75,7 @@ async function seen(view, frame, page) {
     case "ranking": {
       const rows = await n("tr.rank-row");
       const col = await frame.locator("th[data-col=index]").evaluate((th) => [...th.parentElement.children].indexOf(th));
-      const first = async () => Number(await frame.locator(`tr.rank-row >> nth=0 >> td >> nth=${col}`).textContent());
+      const first = async () => Number(await frame.locator(`tr.rank-row >> nth=0 >> td >> nth=${col}`).getAttribute("data-value"));
       await frame.locator("th[data-col=index]").click();
       const asc = await first();
       await frame.locator("th[data-col=index]").click();
@@ -106,7 +106,7 @@ async function main() {
   const host = await build({ entryPoints: [path.join(here, "host.ts")], bundle: true, write: false, format: "iife", target: "es2022", logLevel: "error" });
 
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium", args: ["--no-sandbox"] });
-  const context = await browser.newContext({ viewport: { width: 800, height: 900 }, deviceScaleFactor: 1 });
+  const context = await browser.newContext({ viewport: { width: 1000, height: 900 }, deviceScaleFactor: 1 });
   // Nothing may leave the page: every request is recorded and refused.
   context.on("request", (r) => report.requests.push(r.url()));
   await context.route("**/*", (route) => route.abort());
@@ -120,6 +120,7 @@ async function main() {
 
   for (const c of cases) {
     const out = { label: c.label, tool: c.tool };
+    const began = Date.now();
     report.cases.push(out);
     try {
       const res = await client.callTool({ name: c.tool, arguments: c.args });
@@ -134,7 +135,7 @@ async function main() {
       await page.setContent("<!doctype html><html><head><title>host</title></head><body></body></html>");
       await page.addScriptTag({ content: host.outputFiles[0].text });
       const tool = tools.find((t) => t.name === c.tool);
-      await page.evaluate((o) => window.hostView(o), { html: pages[uri].html, tool, input: c.args, result: res, theme: "light", width: 760 });
+      await page.evaluate((o) => window.hostView(o), { html: pages[uri].html, tool, input: c.args, result: res, theme: "light", width: 960 });
       const frame = page.frameLocator("#view");
       await frame.locator("#app[data-ready]").waitFor({ timeout: 60000 });
       out.error = (await frame.locator(".error").allTextContents()).join(" ");
@@ -151,6 +152,7 @@ async function main() {
       }
       out.seen = await seen(view, frame, page);
       out.viewRequests = await page.evaluate(() => window.viewRequests.splice(0));
+      out.ms = Date.now() - began;
     } catch (err) {
       out.exception = String(err?.stack ?? err);
     }

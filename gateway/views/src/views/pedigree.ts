@@ -103,7 +103,7 @@ export function drawTree(root: HTMLElement, tree: Tree, note: string) {
   const grid = el("div", { class: "ped", role: "tree", "aria-label": "pedigree" });
   // Near generations get room for farm, birth and status; from the fifth
   // on a box is one line, so six generations (64 boxes high) stay readable.
-  grid.style.gridTemplateColumns = `repeat(${Math.min(maxGen + 1, 4)}, minmax(150px, 1fr)) repeat(${Math.max(0, maxGen - 3)}, minmax(124px, auto))`;
+  grid.style.gridTemplateColumns = `repeat(${Math.min(maxGen + 1, 4)}, minmax(136px, 1fr)) repeat(${Math.max(0, maxGen - 3)}, minmax(120px, auto))`;
   grid.style.gridTemplateRows = `repeat(${2 ** maxGen}, minmax(${maxGen > 4 ? 18 : maxGen > 2 ? 30 : 60}px, auto))`;
   for (const p of paths) grid.append(box(p, tree.get(p)!, maxGen, (seen.get(tree.get(p)!.lpn) ?? 0) > 1));
   const subject = tree.get("");

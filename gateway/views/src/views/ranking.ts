@@ -7,7 +7,7 @@ const lowAccuracy = 40;
 
 function cell(col: string, v: Json): HTMLElement {
   const numeric = typeof v === "number";
-  const td = el("td", { class: numeric ? "num" : col === "lpn_id" ? "mono" : "" }, fmt(v));
+  const td = el("td", { class: numeric ? "num" : col === "lpn_id" ? "mono" : "", "data-value": numeric ? v : undefined }, fmt(v));
   if (col.endsWith("_acc") && numeric && v < lowAccuracy) {
     td.classList.add("low");
     td.append(el("span", { class: "flag", title: `accuracy under ${lowAccuracy}%` }, " ⚠"));
