@@ -65,11 +65,25 @@ function fromCompare(d: Json): Animal[] {
   });
 }
 
+// Trait objects {code, value, accuracy}: the decoded record (accuracy as
+// NSIP sends it, a fraction) or a summary's top traits (percent).
+function fromTraits(a: Json, list: Json[]): Animal {
+  const fractions = list.every((t) => typeof t.accuracy !== "number" || t.accuracy <= 1);
+  const ebvs = list.map((t) => {
+    const acc = t.hasAccuracy === false ? null : num(t.accuracy);
+    return { code: String(t.code), value: num(t.value), acc: acc === null ? null : Math.round(fractions ? acc * 100 : acc), pct: null };
+  });
+  const born = a.dateOfBirth ?? a.dob;
+  return { lpn: a.lpnId ?? a.lpn_id, facts: [a.breed, a.gender, born && "born " + born, a.status].filter(Boolean), ebvs };
+}
+
 export function animals(d: Json): Animal[] {
   if (!d || typeof d !== "object") return [];
   if (Array.isArray(d.animals) && Array.isArray(d.traits)) return fromCompare(d);
   const nsip = fromNSIP(d);
   if (nsip) return [nsip];
+  const objs = d.traits ?? d.top_traits;
+  if (Array.isArray(objs) && objs.every((t: Json) => t && typeof t === "object" && "code" in t)) return [fromTraits(d, objs)];
   const a = d.animal ?? d;
   const cols = d.ebv_columns ?? d.ebv_cell;
   if (Array.isArray(cols) && Array.isArray(d.ebvs)) {

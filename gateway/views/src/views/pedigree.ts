@@ -18,10 +18,12 @@ function fromRow(r: Json): Node {
   return { lpn: String(r.lpn_id ?? r.lpnId ?? ""), farm: r.farm, dob: r.dob, sex: r.sex, status: r.status };
 }
 
-// NSIP's own lineage: each node's details are an HTML fragment of <div>s.
+// NSIP's own lineage, whose nodes carry their details as an HTML fragment
+// of <div>s and their parents as children, or the decoded one (fields,
+// sire and dam).
 function fromNSIP(n: Json, path: string, tree: Tree) {
   if (!n || typeof n.lpnId !== "string" || !n.lpnId) return;
-  const node: Node = { lpn: n.lpnId };
+  const node: Node = { lpn: n.lpnId, farm: n.farm, dob: n.dob, sex: n.sex, status: n.status };
   const divs = String(n.content ?? "").match(/<div>([^<]*)<\/div>/g) ?? [];
   divs.forEach((d, i) => {
     const t = d.slice(5, -6).trim();
@@ -59,8 +61,8 @@ function fromAnswer(d: Json): Tree {
   }
   if (Array.isArray(d.rows) && d.columns?.[0] === "path" && d.columns?.[1] === "value") return fromAnswer(unflatten(d.rows));
   if (d.lineage) return fromAnswer(d.lineage);
-  if (d.data?.lpnId) {
-    fromNSIP(d.data, "", tree);
+  if (d.data?.lpnId || d.subject?.lpnId) {
+    fromNSIP(d.data ?? d.subject, "", tree);
     return tree;
   }
   const subject = d.subject ?? d.animal;
