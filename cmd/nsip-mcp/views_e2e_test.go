@@ -46,6 +46,11 @@ type viewsReport struct {
 		Exception    string         `json:"exception"`
 		ViewRequests []string       `json:"viewRequests"`
 		Ms           int            `json:"ms"`
+		Backgrounds  struct {
+			Light string `json:"light"`
+			Dark  string `json:"dark"`
+		} `json:"backgrounds"`
+		NarrowWidth int `json:"narrowWidth"`
 	} `json:"cases"`
 	Requests      []string `json:"requests"`
 	PageErrors    []string `json:"pageErrors"`
@@ -104,8 +109,9 @@ func viewCases(t *testing.T, d *nsiptest.Dataset) []viewCase {
 // the TypeScript SDK client), and checks what a person sees against what
 // the answers hold: a box per ancestor, a bar per EBV with the accuracies
 // under 40% marked, a cell per pair with the plan's pairs marked, a row per
-// ranked animal (sortable), a histogram per trait; and that the page sent
-// no request anywhere. NSIP_VIEWS_SCREENSHOTS=specs/views (from the
+// ranked animal (sortable), a histogram per trait; that it follows the
+// host's theme and fits a phone's width; and that the page sent no request
+// anywhere. NSIP_VIEWS_SCREENSHOTS=specs/views (from the
 // repository's root: ../../specs/views here) writes a light and a dark
 // picture of each view.
 func TestViewsInABrowser(t *testing.T) {
@@ -156,6 +162,12 @@ func TestViewsInABrowser(t *testing.T) {
 				}
 			}
 			checkViewCase(t, c.Label, c.Seen, c.Expected, c.ViewRequests)
+			if b := c.Backgrounds; b.Light == "" || b.Light == b.Dark {
+				t.Errorf("background %q in the light theme, %q in the dark", b.Light, b.Dark)
+			}
+			if c.NarrowWidth == 0 || c.NarrowWidth > 360 {
+				t.Errorf("at 360 px wide the page is %d px wide", c.NarrowWidth)
+			}
 			t.Logf("%s: %v; the view asked %d times; %d ms", c.Tool, c.Seen, len(c.ViewRequests), c.Ms)
 		})
 	}

@@ -151,6 +151,17 @@ async function main() {
         }
       }
       out.seen = await seen(view, frame, page);
+      // The host's theme: the page's background follows light and dark.
+      const bg = async (theme) => {
+        await page.evaluate((th) => window.setTheme(th), theme);
+        await frame.locator(`html[data-theme=${theme}]`).waitFor();
+        return frame.locator("body").evaluate((b) => getComputedStyle(b).backgroundColor);
+      };
+      out.backgrounds = { dark: await bg("dark"), light: await bg("light") };
+      // A phone's width: nothing wider than the view; wide tables and the
+      // pedigree scroll inside it.
+      await page.evaluate(() => (document.getElementById("view").style.width = "360px"));
+      out.narrowWidth = await frame.locator("html").evaluate((h) => new Promise((r) => requestAnimationFrame(() => r(h.scrollWidth))));
       out.viewRequests = await page.evaluate(() => window.viewRequests.splice(0));
       out.ms = Date.now() - began;
     } catch (err) {
