@@ -170,3 +170,33 @@ export function animals(d: Json): Animal[] {
   return [];
 }
 
+
+// A mating plan: its rams and ewes (as asked, else as the answer names
+// them), and the row of each pair it mated.
+export type Key = string; // ram + " " + ewe
+export const key = (ram: string, ewe: string): Key => ram + " " + ewe;
+
+export interface Plan {
+  rams: string[];
+  ewes: string[];
+  planned: Map<Key, Json[]>; // the plan's row for each mated pair
+  cols: string[];
+  maxCOI: number | null;
+}
+
+export function readPlan(d: Json, args: Json): Plan {
+  const cols: string[] = d.columns ?? [];
+  const planned = new Map<Key, Json[]>();
+  const rams = new Set<string>(Array.isArray(args.ram_lpn_ids) ? args.ram_lpn_ids : []);
+  const ewes = new Set<string>(Array.isArray(args.ewe_lpn_ids) ? args.ewe_lpn_ids : []);
+  for (const [ram, rows] of Object.entries(d.by_ram ?? {})) {
+    rams.add(ram);
+    for (const r of rows as Json[][]) {
+      ewes.add(String(r[0]));
+      planned.set(key(ram, String(r[0])), r);
+    }
+  }
+  for (const list of Object.values(d.unassigned ?? {})) for (const e of list as string[]) ewes.add(e);
+  return { rams: [...rams], ewes: [...ewes], planned, cols, maxCOI: typeof d.max_coi === "number" ? d.max_coi : null };
+}
+

@@ -128,3 +128,31 @@ describe("animals", () => {
     assert.deepEqual(shapes.animals({ note: "x" }), []);
   });
 });
+
+describe("readPlan", () => {
+  const answer = {
+    by_ram: { R1: [["E3", 0.2, 0.13]], R2: [["E1", 0.17, 0.9], ["E2", 0.16, 1.2]] },
+    columns: ["ewe", "coi", "lamb_index"], max_coi: 0.25, mated: 3,
+    unassigned: { "every ram's lamb would exceed max_coi": ["E4"] },
+  };
+
+  it("takes the rams and ewes as asked, in that order, and the mated pairs' rows", () => {
+    const p = shapes.readPlan(answer, { ram_lpn_ids: ["R2", "R1", "R3"], ewe_lpn_ids: ["E1", "E2", "E3", "E4", "E5"] });
+    assert.deepEqual(p.rams, ["R2", "R1", "R3"]);
+    assert.deepEqual(p.ewes, ["E1", "E2", "E3", "E4", "E5"]);
+    assert.deepEqual([...p.planned.keys()].sort(), ["R1 E3", "R2 E1", "R2 E2"]);
+    assert.deepEqual(p.planned.get(shapes.key("R2", "E2")), ["E2", 0.16, 1.2]);
+    assert.equal(p.maxCOI, 0.25);
+  });
+
+  it("without the arguments, names the animals the answer names", () => {
+    const p = shapes.readPlan(answer, {});
+    assert.deepEqual(p.rams, ["R1", "R2"]);
+    assert.deepEqual(p.ewes.sort(), ["E1", "E2", "E3", "E4"]);
+  });
+
+  it("reads a plan that mated no ewe", () => {
+    const p = shapes.readPlan({ by_ram: {}, columns: ["ewe", "coi"], unassigned: { why: ["E1", "E2"] }, max_coi: 0.0625 }, { ram_lpn_ids: ["R1"] });
+    assert.deepEqual([p.rams, p.ewes, p.planned.size], [["R1"], ["E1", "E2"], 0]);
+  });
+});

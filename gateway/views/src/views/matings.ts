@@ -5,38 +5,12 @@
 // others itself (nsip_check_mating, the lineages already cached by the
 // plan), so the matrix never passes through the model.
 import { Answer, Json, View, el, fmt, show, start } from "../common";
-
-type Key = string; // ram + " " + ewe
-const key = (ram: string, ewe: string): Key => ram + " " + ewe;
+import { key, readPlan } from "../shapes";
 
 // autoPairs bounds how many pairs the view asks about without being told:
 // a 10 x 100 plan would be 1,000 calls.
 const autoPairs = 120;
 const atOnce = 2;
-
-interface Plan {
-  rams: string[];
-  ewes: string[];
-  planned: Map<Key, Json[]>; // the plan's row for each mated pair
-  cols: string[];
-  maxCOI: number | null;
-}
-
-function readPlan(d: Json, args: Json): Plan {
-  const cols: string[] = d.columns ?? [];
-  const planned = new Map<Key, Json[]>();
-  const rams = new Set<string>(Array.isArray(args.ram_lpn_ids) ? args.ram_lpn_ids : []);
-  const ewes = new Set<string>(Array.isArray(args.ewe_lpn_ids) ? args.ewe_lpn_ids : []);
-  for (const [ram, rows] of Object.entries(d.by_ram ?? {})) {
-    rams.add(ram);
-    for (const r of rows as Json[][]) {
-      ewes.add(String(r[0]));
-      planned.set(key(ram, String(r[0])), r);
-    }
-  }
-  for (const list of Object.values(d.unassigned ?? {})) for (const e of list as string[]) ewes.add(e);
-  return { rams: [...rams], ewes: [...ewes], planned, cols, maxCOI: typeof d.max_coi === "number" ? d.max_coi : null };
-}
 
 function coiText(coi: number | null): string {
   return coi === null ? "?" : fmt(coi * 100, 2) + "%";
