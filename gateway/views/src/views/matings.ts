@@ -20,6 +20,9 @@ function setCell(td: HTMLElement, coi: number | null, maxCOI: number | null, tit
   td.textContent = coiText(coi);
   td.classList.remove("pending");
   td.setAttribute("data-coi", coi === null ? "unknown" : String(coi));
+  // A heat scale: the tint deepens with the COI, full at 25% (a
+  // full-sibling mating).
+  if (coi !== null) td.style.background = `color-mix(in srgb, var(--fb-bad) ${Math.round(Math.min(1, coi / 0.25) * 35)}%, transparent)`;
   if (coi !== null && maxCOI !== null && coi > maxCOI) td.classList.add("over");
   td.title = title;
 }
@@ -77,7 +80,8 @@ async function drawPlan(a: Answer, v: View) {
       (typeof d.total_lamb_index === "number" ? `, total lamb index ${fmt(d.total_lamb_index)}` : "")),
     el("div", { class: "legend" },
       el("span", {}, el("i", { class: "swatch", style: "outline:2px solid var(--accent)" }), "the plan's pair ✓"),
-      el("span", {}, el("i", { class: "swatch", style: "background:var(--bad)" }), "over the COI cap")),
+      el("span", {}, el("i", { class: "swatch", style: "background:color-mix(in srgb, var(--fb-bad) 35%, transparent)" }), "deeper tint: higher COI (full at 25%)"),
+      el("span", {}, el("b", { style: "color:var(--bad)" }, "red"), " over the COI cap")),
     el("div", { class: "scroll" }, table),
     reasons.length ? el("ul", { class: "small" }, ...reasons) : null,
     status,
