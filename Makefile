@@ -19,7 +19,7 @@ TAGS := e2e
 # above COVER_MIN percent, and trees (the gateway and its rooms) whose
 # coverage by the tree's tests together must: the gateway's tests drive
 # gateway/param, gateway/analysis and gateway/features through the call path.
-COVER_PKGS  := nsip cache gateway/tasks gateway/full gateway/features gateway/outschema gateway/finite gateway/argcheck gateway/health gateway/session gateway/calllog gateway/elicit
+COVER_PKGS  := nsip cache gateway/tasks gateway/full gateway/features gateway/outschema gateway/finite gateway/argcheck gateway/health gateway/session gateway/calllog gateway/elicit gateway/views
 COVER_TREES := gateway/...
 COVER_MIN   := 90
 # Version, commit and commit time stamped into the binaries (.ci/version);
@@ -98,7 +98,19 @@ lint: vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt would change:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(STATICCHECK) -tags $(TAGS) ./...
 
-test: lint release-check cover
+test: lint release-check views-check cover
+
+# The MCP Apps views (gateway/views): make views rebuilds dist/ from src/
+# with npm and esbuild; the built pages are committed and embedded, so go
+# build needs no Node. views-check builds them afresh in a temporary folder
+# and fails when that differs from the committed dist/ or when the views'
+# own tests (npm test) fail.
+.PHONY: views views-check
+views:
+	cd gateway/views && npm ci --no-audit --no-fund --loglevel=error && npm run build
+
+views-check:
+	.ci/views-check
 
 # npm ci for the TypeScript SDK client and apt for Chromium, only when missing.
 e2e-deps:

@@ -10,6 +10,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/calllog"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
+	appviews "github.com/nsip-tools/nsip-mcp/gateway/views"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
@@ -60,10 +61,12 @@ func (g *Gateway) serverOptions() []server.ServerOption {
 	)
 }
 
-// addFeatures registers the resources, templates and prompts.
+// addFeatures registers the resources, templates and prompts, and the
+// tools' views.
 func (g *Gateway) addFeatures(s *server.MCPServer) {
 	g.features.Register(s)
 	s.AddResourceTemplates(g.full.ResourceTemplate())
+	s.AddResources(appviews.Resources()...)
 }
 
 // Instructions is what initialize tells a model: the tools, resources and

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	appviews "github.com/nsip-tools/nsip-mcp/gateway/views"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -53,7 +54,12 @@ func TestResourcesAndTemplatesAreListed(t *testing.T) {
 		uris = append(uris, r.URI)
 	}
 	slices.Sort(uris)
-	if want := []string{"nsip://breeds", "nsip://traits"}; !slices.Equal(uris, want) {
+	want := []string{"nsip://breeds", "nsip://traits"}
+	for _, v := range appviews.All {
+		want = append(want, v.URI())
+	}
+	slices.Sort(want)
+	if !slices.Equal(uris, want) {
 		t.Errorf("resources %v, want %v", uris, want)
 	}
 	ts, err := e.client.ListResourceTemplates(context.Background(), mcp.ListResourceTemplatesRequest{})
@@ -65,7 +71,7 @@ func TestResourcesAndTemplatesAreListed(t *testing.T) {
 		tpls = append(tpls, tp.URITemplate.Raw())
 	}
 	slices.Sort(tpls)
-	want := []string{"nsip://animals/{lpn_id}", "nsip://animals/{lpn_id}/lineage",
+	want = []string{"nsip://animals/{lpn_id}", "nsip://animals/{lpn_id}/lineage",
 		"nsip://animals/{lpn_id}/progeny{?page,page_size,skip}", "nsip://breeds/{breed_id}/trait-ranges", "nsip://full/{answer}"}
 	if !slices.Equal(tpls, want) {
 		t.Errorf("templates %v, want %v", tpls, want)

@@ -72,6 +72,9 @@ func checkToolsCost(t *testing.T, c interface{ Count(string) int }, listed []map
 		// schema; the output schema is for the client that checks and
 		// renders results (its wire cost: TestOutputSchemaCost).
 		delete(bare, "outputSchema")
+		// _meta (the tool's view) is for the host, which renders the view
+		// beside the answer; hosts do not pass it to their model.
+		delete(bare, "_meta")
 		b, err := json.Marshal(bare)
 		if err != nil {
 			t.Fatal(err)

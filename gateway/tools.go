@@ -10,6 +10,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	appviews "github.com/nsip-tools/nsip-mcp/gateway/views"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
@@ -139,6 +140,7 @@ func (g *Gateway) serverTool(d *toolDef) server.ServerTool {
 	if d.fetch.model != nil || d.composite {
 		t.RawOutputSchema = lookupSchema(d)
 	}
+	appviews.Declare(&t)
 	return server.ServerTool{Tool: t, Handler: g.handler(d)}
 }
 

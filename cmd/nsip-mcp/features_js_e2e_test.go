@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/nsip-tools/nsip-mcp/gateway/views"
 )
 
 // featuresReport is what features.mjs prints.
@@ -96,8 +98,8 @@ func TestTypeScriptSDKResourcesPromptsCompletions(t *testing.T) {
 			step(1, &templates)
 			var prompts struct{ Prompts []struct{ Name string } }
 			step(2, &prompts)
-			if len(resources.Resources) != 2 || len(templates.ResourceTemplates) != 5 || len(prompts.Prompts) != 5 {
-				t.Errorf("listed %d resources, %d templates, %d prompts; want 2, 5 (the full-answer template among them), 5", len(resources.Resources), len(templates.ResourceTemplates), len(prompts.Prompts))
+			if len(resources.Resources) != 2+len(views.All) || len(templates.ResourceTemplates) != 5 || len(prompts.Prompts) != 5 {
+				t.Errorf("listed %d resources, %d templates, %d prompts; want %d, 5 (the full-answer template among them), 5", len(resources.Resources), len(templates.ResourceTemplates), len(prompts.Prompts), 2+len(views.All))
 			}
 			read := func(i int) string {
 				var r struct {

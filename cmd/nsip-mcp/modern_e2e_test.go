@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/views"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 	"github.com/nsip-tools/nsip-mcp/transport/rpctest"
 )
@@ -204,8 +205,8 @@ func TestEndToEndProtocol20260728(t *testing.T) {
 			}
 
 			f := rpctest.ListFeatures(t, ctx, c)
-			if len(f.Resources.Resources) != 2 || len(f.Templates.ResourceTemplates) != 5 || len(f.Prompts.Prompts) != 5 {
-				t.Errorf("listed %d resources, %d templates, %d prompts; want 2, 5 (the full-answer template among them), 5", len(f.Resources.Resources), len(f.Templates.ResourceTemplates), len(f.Prompts.Prompts))
+			if len(f.Resources.Resources) != 2+len(views.All) || len(f.Templates.ResourceTemplates) != 5 || len(f.Prompts.Prompts) != 5 {
+				t.Errorf("listed %d resources, %d templates, %d prompts; want %d, 5 (the full-answer template among them), 5", len(f.Resources.Resources), len(f.Templates.ResourceTemplates), len(f.Prompts.Prompts), 2+len(views.All))
 			}
 			read := func(uri string) string {
 				t.Helper()

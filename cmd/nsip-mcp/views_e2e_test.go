@@ -1,0 +1,255 @@
+//go:build e2e
+
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nsip-tools/nsip-mcp/gateway/views"
+	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
+)
+
+// viewsDir is the views' npm project, whose test/views.mjs hosts each view
+// in Chromium.
+var viewsDir = filepath.Join("..", "..", "gateway", "views")
+
+// viewsLimit bounds the views test: eight tool calls (a plan, percentiles),
+// the view's own calls, and a browser.
+const viewsLimit = 6 * time.Minute
+
+// viewsReport is what test/views.mjs prints.
+type viewsReport struct {
+	Tools map[string]struct {
+		URI  *string `json:"uri"`
+		Flat *string `json:"flat"`
+	} `json:"tools"`
+	Cases []struct {
+		Label        string         `json:"label"`
+		Tool         string         `json:"tool"`
+		View         string         `json:"view"`
+		MIMEType     string         `json:"mimeType"`
+		IsError      bool           `json:"isError"`
+		Expected     map[string]any `json:"expected"`
+		Seen         map[string]any `json:"seen"`
+		Error        string         `json:"error"`
+		Exception    string         `json:"exception"`
+		ViewRequests []string       `json:"viewRequests"`
+		Ms           int            `json:"ms"`
+		Backgrounds  struct {
+			Light string `json:"light"`
+			Dark  string `json:"dark"`
+		} `json:"backgrounds"`
+		NarrowWidth int `json:"narrowWidth"`
+	} `json:"cases"`
+	Requests      []string `json:"requests"`
+	PageErrors    []string `json:"pageErrors"`
+	ConsoleErrors []string `json:"consoleErrors"`
+	Fatal         string   `json:"fatal"`
+}
+
+type viewCase struct {
+	Label string         `json:"label"`
+	Tool  string         `json:"tool"`
+	Args  map[string]any `json:"args"`
+	view  string
+}
+
+// viewCases are one or two calls per view, of animals the stand-in answers
+// in full: a six-generation pedigree (summarized, so the view reads the
+// rest behind _meta.full), a plan that mates four of five ewes (two rams
+// of two ewes each, no COI cap), a ram with his daughter.
+func viewCases(t *testing.T, d *nsiptest.Dataset) []viewCase {
+	t.Helper()
+	a := jsSubject(t, d)
+	deep, _ := d.Animal(d.DeepPedigree())
+	// A daughter with her sire: a pair with a common ancestor for certain.
+	var daughter nsiptest.Animal
+	for _, id := range d.AnimalIDs() {
+		if x, _ := d.Animal(id); x.Gender == "Female" && x.Sire != "" && d.PedigreeDepth(id) >= 3 {
+			daughter = x
+			break
+		}
+	}
+	if daughter.LPNID == "" {
+		t.Fatal("the stand-in has no ewe with a sire and three generations behind her")
+	}
+	current := func(gender string, n int) []string {
+		ids, err := d.Search(a.BreedID, nsiptest.Criteria{Gender: gender, Status: "CURRENT", BornAfter: "2021-01-01"}, "", false)
+		if err != nil || len(ids) < n {
+			t.Fatalf("breed %d has %d current %s animals born since 2021 (%v), want %d", a.BreedID, len(ids), gender, err, n)
+		}
+		return ids[:n]
+	}
+	return []viewCase{
+		{"lineage", "nsip_get_lineage", map[string]any{"lpn_id": deep.LPNID}, "pedigree"},
+		{"profile", "nsip_search_by_lpn", map[string]any{"lpn_id": deep.LPNID}, "pedigree"},
+		{"animal", "nsip_get_animal", map[string]any{"search_string": a.LPNID, "percentiles": true}, "ebvs"},
+		{"compare", "nsip_compare_animals", map[string]any{"lpn_ids": []string{a.LPNID, a.Sire, a.Dam}}, "ebvs"},
+		{"plan", "nsip_plan_matings", map[string]any{"ram_lpn_ids": current("Male", 2), "ewe_lpn_ids": current("Female", 5),
+			"weights": jsRankWeights, "max_coi": 1, "max_ewes_per_ram": 2}, "matings"},
+		{"check", "nsip_check_mating", map[string]any{"sire_lpn_id": daughter.Sire, "dam_lpn_id": daughter.LPNID}, "matings"},
+		{"rank", "nsip_rank_animals", map[string]any{"breed_id": a.BreedID, "weights": jsRankWeights, "top_n": 10}, "ranking"},
+		{"flock", "nsip_flock_summary", map[string]any{"flock_id": a.FlockCode}, "flock"},
+	}
+}
+
+// TestViewsInABrowser hosts every view in headless Chromium through the
+// MCP Apps SDK's AppBridge, fed with the server's real answers (got with
+// the TypeScript SDK client), and checks what a person sees against what
+// the answers hold: a box per ancestor, a bar per EBV with the accuracies
+// under 40% marked, a cell per pair with the plan's pairs marked, a row per
+// ranked animal (sortable), a histogram per trait; that it follows the
+// host's theme and fits a phone's width; and that the page sent no request
+// anywhere. NSIP_VIEWS_SCREENSHOTS=specs/views (from the
+// repository's root: ../../specs/views here) writes a light and a dark
+// picture of each view.
+func TestViewsInABrowser(t *testing.T) {
+	watchdog(t, viewsLimit)
+	node, chromium := needViewsBrowser(t)
+	srv := startServer(t, "http-sse")
+	cases := viewCases(t, srv.Stub.Data())
+	plan, _ := json.Marshal(cases)
+	args := []string{"test/views.mjs", srv.BaseURL + "/mcp", string(plan)}
+	if dir := os.Getenv("NSIP_VIEWS_SCREENSHOTS"); dir != "" {
+		abs, _ := filepath.Abs(dir)
+		args = append(args, abs)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), viewsLimit-30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, args...)
+	cmd.Dir = viewsDir
+	cmd.Env = append(os.Environ(), "CHROMIUM_PATH="+chromium)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var rep viewsReport
+	if derr := json.Unmarshal(stdout.Bytes(), &rep); err != nil || derr != nil || rep.Fatal != "" {
+		t.Fatalf("node: %v (report: %v) %s\nstderr:\n%s\nserver log:\n%s", err, derr, rep.Fatal, stderr.String(), srv.Stderr())
+	}
+	checkViewTools(t, rep)
+	if len(rep.Requests) > 0 || len(rep.PageErrors) > 0 || len(rep.ConsoleErrors) > 0 {
+		t.Errorf("the page sent requests %q; page errors %q; console errors %q", rep.Requests, rep.PageErrors, rep.ConsoleErrors)
+	}
+	if len(rep.Cases) != len(cases) {
+		t.Fatalf("%d cases reported, want %d", len(rep.Cases), len(cases))
+	}
+	for i, c := range rep.Cases {
+		want := cases[i]
+		t.Run(c.Label, func(t *testing.T) {
+			if c.Exception != "" || c.IsError || c.Error != "" {
+				t.Fatalf("%s: exception %s; tool error %v; the view says %q", c.Tool, c.Exception, c.IsError, c.Error)
+			}
+			if c.View != want.view || c.MIMEType != views.MIMEType {
+				t.Errorf("%s is shown by %q (%s), want %q (%s)", c.Tool, c.View, c.MIMEType, want.view, views.MIMEType)
+			}
+			if len(c.Expected) == 0 {
+				t.Fatal("nothing expected: the answer's shape was not recognized")
+			}
+			for k, v := range c.Expected {
+				if !reflect.DeepEqual(c.Seen[k], v) {
+					t.Errorf("%s: the view shows %s = %v, the answer holds %v", c.Tool, k, c.Seen[k], v)
+				}
+			}
+			checkViewCase(t, c.Label, c.Seen, c.Expected, c.ViewRequests)
+			if b := c.Backgrounds; b.Light == "" || b.Light == b.Dark {
+				t.Errorf("background %q in the light theme, %q in the dark", b.Light, b.Dark)
+			}
+			if c.NarrowWidth == 0 || c.NarrowWidth > 360 {
+				t.Errorf("at 360 px wide the page is %d px wide", c.NarrowWidth)
+			}
+			t.Logf("%s: %v; the view asked %d times; %d ms", c.Tool, c.Seen, len(c.ViewRequests), c.Ms)
+		})
+	}
+}
+
+// needViewsBrowser returns node and Chromium, or fails saying what to
+// install; the views' test needs the views' own packages, not the SDK
+// client's (needBrowser).
+func needViewsBrowser(t *testing.T) (node, chromium string) {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal("node not found on PATH: install Node.js 20 or newer, then run `make e2e-deps` (or run go test without -tags e2e)")
+	}
+	if _, err := os.Stat(filepath.Join(viewsDir, "node_modules", ".package-lock.json")); err != nil {
+		t.Fatal("gateway/views has no node_modules: run `make e2e-deps` (or `cd gateway/views && npm ci`)")
+	}
+	chromium = cmp.Or(os.Getenv("CHROMIUM_PATH"), "/usr/bin/chromium")
+	if _, err := os.Stat(chromium); err != nil {
+		t.Fatalf("Chromium not found at %s: install it with `apt-get install -y chromium` (or point CHROMIUM_PATH at a Chromium binary)", chromium)
+	}
+	return node, chromium
+}
+
+// checkViewTools holds tools/list to each tool naming its view under both
+// keys, and the others naming none.
+func checkViewTools(t *testing.T, rep viewsReport) {
+	t.Helper()
+	if len(rep.Tools) < 14 {
+		t.Errorf("tools/list had %d tools", len(rep.Tools))
+	}
+	for name, tl := range rep.Tools {
+		v, has := views.For(name)
+		switch {
+		case !has && (tl.URI != nil || tl.Flat != nil):
+			t.Errorf("%s names a view it has not", name)
+		case has && (tl.URI == nil || tl.Flat == nil || *tl.URI != v.URI() || *tl.Flat != v.URI()):
+			t.Errorf("%s: _meta.ui.resourceUri %v and ui/resourceUri %v, want %s under both", name, tl.URI, tl.Flat, v.URI())
+		}
+	}
+}
+
+// checkViewCase checks what each view must show beyond matching the
+// answer: something at all, and the requests it made for more.
+func checkViewCase(t *testing.T, label string, seen, want map[string]any, asked []string) {
+	t.Helper()
+	num := func(m map[string]any, k string) float64 { f, _ := m[k].(float64); return f }
+	switch label {
+	case "lineage", "profile":
+		if num(seen, "ancestors") < 60 || num(seen, "subjects") != 1 {
+			t.Errorf("%v: want one subject and the six generations behind it", seen)
+		}
+		if !slices.ContainsFunc(asked, func(r string) bool { return strings.HasPrefix(r, "resources/read nsip://full/") }) {
+			t.Errorf("the view read %q, want the answer's _meta.full link", asked)
+		}
+	case "animal", "compare":
+		if num(seen, "bars") == 0 || num(seen, "accBars") != num(seen, "bars") {
+			t.Errorf("%v: want one accuracy bar per EBV", seen)
+		}
+	case "plan":
+		planned, _ := want["planned"].([]any)
+		cells := num(seen, "cells")
+		if len(planned) == 0 || float64(len(planned)) == cells {
+			t.Fatalf("the plan mated %d of %v pairs: the case shows no marking", len(planned), cells)
+		}
+		if num(seen, "pending") != 0 || num(seen, "filled") != cells {
+			t.Errorf("%v: want every cell's COI shown", seen)
+		}
+		if n := float64(len(asked)); n != cells-float64(len(planned)) {
+			t.Errorf("the view made %v requests (%q), want one nsip_check_mating per pair not in the plan (%v)", n, asked, cells-float64(len(planned)))
+		}
+	case "check":
+		if num(seen, "ancestors") == 0 {
+			t.Errorf("%v: a ram and his daughter show no common ancestor", seen)
+		}
+	case "rank":
+		if num(seen, "lowest") >= num(seen, "highest") {
+			t.Errorf("%v: sorting by index gave the same first row both ways", seen)
+		}
+	case "flock":
+		if num(seen, "histograms") == 0 {
+			t.Errorf("%v: no histogram from the flock's rows", seen)
+		}
+	}
+}

@@ -1,0 +1,80 @@
+// Builds each view (src/views/NAME.ts) into one self-contained HTML file,
+// dist/NAME.html: the script and the styles inline, a CSP that lets the page
+// load nothing from the network. The output depends on the sources and the
+// locked packages only, so a fresh build equals the committed dist/.
+// Usage: node build.mjs [OUTDIR]
+import { build } from "esbuild";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.dirname(fileURLToPath(import.meta.url));
+const outdir = path.resolve(process.argv[2] ?? path.join(root, "dist"));
+
+// Inline script and style only; no fetch, image, font or frame from
+// anywhere. The host's own CSP (from the resource's _meta.ui.csp) adds
+// nothing, since the views declare no domains.
+const csp = [
+  "default-src 'none'",
+  "script-src 'unsafe-inline'",
+  "style-src 'unsafe-inline'",
+  "img-src data:",
+  "font-src data:",
+  "connect-src 'none'",
+  "frame-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join("; ");
+
+// zod (under the SDK's message schemas) re-exports every one of its ~50
+// message locales, about 300 kB a view; the views show zod's messages
+// to no one, so they keep English alone.
+const englishOnly = {
+  name: "zod-english-only",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, () => ({
+      contents: 'export { default as en } from "./en.js";',
+      resolveDir: path.join(root, "node_modules", "zod", "v4", "locales"),
+    }));
+  },
+};
+
+const css = await readFile(path.join(root, "src", "style.css"), "utf8");
+const names = (await readdir(path.join(root, "src", "views")))
+  .filter((f) => f.endsWith(".ts"))
+  .map((f) => f.slice(0, -3))
+  .sort();
+await mkdir(outdir, { recursive: true });
+
+for (const name of names) {
+  const res = await build({
+    entryPoints: [path.join(root, "src", "views", name + ".ts")],
+    bundle: true,
+    write: false,
+    format: "iife",
+    target: "es2022",
+    platform: "browser",
+    minify: true,
+    legalComments: "none",
+    charset: "utf8",
+    sourcemap: false,
+    logLevel: "warning",
+    plugins: [englishOnly],
+  });
+  let js = res.outputFiles[0].text;
+  // An inline script ends at the first "</script" in it, whatever quotes
+  // it is in.
+  js = js.replace(/<\/(script)/gi, "<\\/$1");
+  const title = name.charAt(0).toUpperCase() + name.slice(1);
+  const html =
+    "<!doctype html>\n" +
+    '<html lang="en"><head><meta charset="utf-8">' +
+    `<meta http-equiv="Content-Security-Policy" content="${csp}">` +
+    '<meta name="viewport" content="width=device-width,initial-scale=1">' +
+    '<meta name="color-scheme" content="light dark">' +
+    `<title>NSIP ${title}</title><style>${css.trim()}</style></head>` +
+    `<body><main id="app" aria-live="polite"><p class="muted">Waiting for the answer…</p></main>` +
+    `<script>${js.trim()}</script></body></html>\n`;
+  await writeFile(path.join(outdir, name + ".html"), html);
+  console.log(`${name}.html ${html.length} bytes`);
+}

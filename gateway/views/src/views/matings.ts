@@ -1,0 +1,141 @@
+// The inbreeding matrix: the lamb's COI for every ram (rows) with every ewe
+// (columns), the plan's pairs marked (nsip_plan_matings); for one pair
+// (nsip_check_mating), its cell and its common ancestors. The plan's answer
+// holds the COI of the pairs it mated; the view asks the server for the
+// others itself (nsip_check_mating, the lineages already cached by the
+// plan), so the matrix never passes through the model.
+import { Answer, Json, View, el, fmt, show, start } from "../common";
+import { key, readPlan } from "../shapes";
+
+// autoPairs bounds how many pairs the view asks about without being told:
+// a 10 x 100 plan would be 1,000 calls.
+const autoPairs = 120;
+const atOnce = 2;
+
+function coiText(coi: number | null): string {
+  return coi === null ? "?" : fmt(coi * 100, 2) + "%";
+}
+
+function setCell(td: HTMLElement, coi: number | null, maxCOI: number | null, title: string) {
+  td.textContent = coiText(coi);
+  td.classList.remove("pending");
+  td.setAttribute("data-coi", coi === null ? "unknown" : String(coi));
+  // A heat scale: the tint deepens with the COI, full at 25% (a
+  // full-sibling mating).
+  if (coi !== null) td.style.background = `color-mix(in srgb, var(--fb-bad) ${Math.round(Math.min(1, coi / 0.25) * 35)}%, transparent)`;
+  if (coi !== null && maxCOI !== null && coi > maxCOI) td.classList.add("over");
+  td.title = title;
+}
+
+async function fillPairs(v: View, todo: [string, string, HTMLElement][], maxCOI: number | null) {
+  let next = 0;
+  const worker = async () => {
+    while (next < todo.length) {
+      const [ram, ewe, td] = todo[next++];
+      try {
+        const d = await v.callTool("nsip_check_mating", { sire_lpn_id: ram, dam_lpn_id: ewe });
+        setCell(td, typeof d?.coi === "number" ? d.coi : null, maxCOI, `${ram} × ${ewe}: ${d?.rating ?? ""} (not in the plan)`);
+      } catch (err) {
+        td.textContent = "!";
+        td.classList.remove("pending");
+        td.title = String(err);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: atOnce }, worker));
+}
+
+async function drawPlan(a: Answer, v: View) {
+  const p = readPlan(a.data, a.args);
+  const coiAt = p.cols.indexOf("coi");
+  const table = el("table", { class: "matrix" });
+  const head = el("tr", {}, el("th", {}, "ram \\ ewe"));
+  for (const e of p.ewes) head.append(el("th", { class: "mono small", scope: "col" }, e));
+  table.append(el("thead", {}, head));
+  const body = el("tbody");
+  const todo: [string, string, HTMLElement][] = [];
+  for (const r of p.rams) {
+    const tr = el("tr", {}, el("th", { class: "mono small", scope: "row" }, r));
+    for (const e of p.ewes) {
+      const td = el("td", { class: "cell pending", "data-ram": r, "data-ewe": e }, "…");
+      const row = p.planned.get(key(r, e));
+      if (row) {
+        td.classList.add("planned");
+        setCell(td, typeof row[coiAt] === "number" ? row[coiAt] : null, p.maxCOI,
+          `${r} × ${e}: in the plan` + p.cols.map((c, i) => (i > 0 ? `, ${c} ${fmt(row[i])}` : "")).join(""));
+      } else todo.push([r, e, td]);
+      tr.append(td);
+    }
+    body.append(tr);
+  }
+  table.append(body);
+  const d = a.data;
+  const reasons = Object.entries(d.unassigned ?? {}).map(([why, list]) => el("li", {}, `${(list as string[]).length} not mated: ${why}`));
+  const status = el("p", { class: "note" });
+  show(v.root, 
+    el("h1", {}, "Inbreeding matrix"),
+    el("p", { class: "muted small" },
+      `${p.rams.length} rams × ${p.ewes.length} ewes; ${d.mated ?? p.planned.size} mated` +
+      (p.maxCOI !== null ? `, COI cap ${coiText(p.maxCOI)}` : "") +
+      (typeof d.total_lamb_index === "number" ? `, total lamb index ${fmt(d.total_lamb_index)}` : "")),
+    el("div", { class: "legend" },
+      el("span", {}, el("i", { class: "swatch", style: "outline:2px solid var(--accent)" }), "the plan's pair ✓"),
+      el("span", {}, el("i", { class: "swatch", style: "background:color-mix(in srgb, var(--fb-bad) 35%, transparent)" }), "deeper tint: higher COI (full at 25%)"),
+      el("span", {}, el("b", { style: "color:var(--bad)" }, "red"), " over the COI cap")),
+    el("div", { class: "scroll" }, table),
+    reasons.length ? el("ul", { class: "small" }, ...reasons) : null,
+    status,
+  );
+  const now = todo.slice(0, autoPairs);
+  if (todo.length > now.length) {
+    const btn = el("button", { type: "button" }, `Compute the other ${todo.length - now.length} pairs`);
+    btn.addEventListener("click", () => {
+      btn.remove();
+      void fillPairs(v, todo.slice(autoPairs), p.maxCOI);
+    });
+    status.append(btn);
+  }
+  await fillPairs(v, now, p.maxCOI);
+}
+
+function drawCheck(a: Answer, v: View) {
+  const d = a.data;
+  const sire = d.sire?.lpn_id ?? a.args.sire_lpn_id ?? "sire";
+  const dam = d.dam?.lpn_id ?? a.args.dam_lpn_id ?? "dam";
+  const td = el("td", { class: "cell", "data-ram": sire, "data-ewe": dam });
+  setCell(td, typeof d.coi === "number" ? d.coi : null, null, `${sire} × ${dam}: ${d.rating ?? ""}`);
+  const table = el("table", { class: "matrix" },
+    el("thead", {}, el("tr", {}, el("th", {}, "sire \\ dam"), el("th", { class: "mono small" }, dam))),
+    el("tbody", {}, el("tr", {}, el("th", { class: "mono small" }, sire), td)));
+  const top: Json[] = d.common_ancestors?.top ?? [];
+  const maxC = Math.max(1e-9, ...top.map((x) => x.contribution ?? 0));
+  const rows = top.map((x) => {
+    const b = el("div", { class: "bar", title: `contributes ${coiText(x.contribution)} of the lamb's COI` });
+    const fill = el("i");
+    fill.style.width = `${(100 * (x.contribution ?? 0)) / maxC}%`;
+    b.append(fill, el("b", {}, coiText(x.contribution)));
+    const paths = (x.paths?.length ?? 0) + (x.more_paths ?? 0);
+    return el("tr", { class: "ancestor-row", "data-lpn": x.lpn_id },
+      el("td", { class: "mono" }, x.lpn_id), el("td", { style: "min-width:140px" }, b), el("td", { class: "num" }, paths));
+  });
+  show(v.root, 
+    el("h1", {}, "Planned mating"),
+    el("p", { class: "muted small" }, `COI ${coiText(d.coi ?? null)}, rating ${d.rating ?? "unknown"}` + (d.rating_thresholds ? ` (${d.rating_thresholds})` : "")),
+    el("div", { class: "scroll" }, table),
+    el("h2", {}, `Common ancestors (${d.common_ancestors?.count ?? 0})`),
+    top.length
+      ? el("div", { class: "scroll" }, el("table", {},
+          el("thead", {}, el("tr", {}, el("th", {}, "ancestor"), el("th", {}, "share of the COI"), el("th", { class: "num" }, "paths"))),
+          el("tbody", {}, ...rows)))
+      : el("p", { class: "muted" }, "No common ancestor in the generations read."),
+    d.basis ? el("p", { class: "note" }, String(d.basis)) : null,
+  );
+}
+
+async function render(a: Answer, v: View) {
+  if (a.data && ("by_ram" in a.data || "unassigned" in a.data)) return drawPlan(a, v);
+  if (a.data && "coi" in a.data) return drawCheck(a, v);
+  show(v.root, el("p", { class: "muted" }, "No mating in this answer."));
+}
+
+start("matings", render);

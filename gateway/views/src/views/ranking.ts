@@ -1,0 +1,76 @@
+// The ranking of nsip_rank_animals as a table a breeder can sort by any
+// column (click a heading; again to reverse). Accuracies under 40% are
+// marked as in the EBV view.
+import { Answer, Json, View, el, fmt, show, start } from "../common";
+
+const lowAccuracy = 40;
+
+function cell(col: string, v: Json): HTMLElement {
+  const numeric = typeof v === "number";
+  const td = el("td", { class: numeric ? "num" : col === "lpn_id" ? "mono" : "", "data-value": numeric ? v : undefined }, fmt(v));
+  if (col.endsWith("_acc") && numeric && v < lowAccuracy) {
+    td.classList.add("low");
+    td.append(el("span", { class: "flag", title: `accuracy under ${lowAccuracy}%` }, " ⚠"));
+  }
+  return td;
+}
+
+function compare(a: Json, b: Json): number {
+  const an = a === null || a === undefined || a === "";
+  const bn = b === null || b === undefined || b === "";
+  if (an || bn) return an === bn ? 0 : an ? 1 : -1; // blanks last either way
+  if (typeof a === "number" && typeof b === "number") return a - b;
+  return String(a).localeCompare(String(b));
+}
+
+export function drawTable(root: HTMLElement, cols: string[], rows: Json[][], head: Node[]) {
+  let by = 0;
+  let dir = 1;
+  const tbody = el("tbody");
+  const ths = cols.map((c, i) => {
+    const th = el("th", { class: "sort" + (c === "rank" ? " num" : ""), scope: "col", tabindex: 0, "data-col": c }, c.replace(/_acc$/, " acc %"));
+    const sortBy = () => {
+      dir = by === i ? -dir : 1;
+      by = i;
+      fill();
+    };
+    th.addEventListener("click", sortBy);
+    th.addEventListener("keydown", (e) => (e.key === "Enter" || e.key === " ") && sortBy());
+    return th;
+  });
+  const fill = () => {
+    const sorted = rows.map((r, i) => [r, i] as [Json[], number]).sort((x, y) => {
+      const c = compare(x[0][by], y[0][by]);
+      return (c === 0 ? x[1] - y[1] : c) * (c === 0 ? 1 : dir);
+    });
+    ths.forEach((th, i) => (i === by ? th.setAttribute("aria-sort", dir > 0 ? "ascending" : "descending") : th.removeAttribute("aria-sort")));
+    tbody.replaceChildren(...sorted.map(([r]) => el("tr", { class: "rank-row", "data-lpn": r[cols.indexOf("lpn_id")] }, ...r.map((v, i) => cell(cols[i], v)))));
+  };
+  fill();
+  show(root, ...head, el("div", { class: "scroll" }, el("table", {}, el("thead", {}, el("tr", {}, ...ths)), tbody)));
+}
+
+function render(a: Answer, v: View) {
+  const d = a.data ?? {};
+  const cols: string[] = d.columns ?? [];
+  const rows: Json[][] = d.top ?? d.rows ?? [];
+  if (!cols.length || !rows.length) {
+    show(v.root, el("p", { class: "muted" }, "No ranked animals in this answer."));
+    return;
+  }
+  const by = d.index_name ?? d.index ?? (d.weights ? Object.entries(d.weights).map(([k, w]) => `${fmt(w)} × ${k}`).join(" + ") : "index");
+  const c = d.computed ?? {};
+  const facts = [
+    `${rows.length} animals by ${by}`,
+    c.population !== undefined ? `of ${c.population} in the breed` : "",
+    c.exact === true ? "exact" : c.exact === false ? "not proven exact" : "",
+    d.dead_or_culled?.count ? `${d.dead_or_culled.count} dead or culled left out` : "",
+  ].filter(Boolean);
+  drawTable(v.root, cols, rows, [
+    el("h1", {}, "Ranking"),
+    el("p", { class: "muted small" }, facts.join(" · ")),
+    el("p", { class: "note" }, "Click a heading to sort by it; again to reverse."),
+  ]);
+}
+
+start("ranking", render);

@@ -1,0 +1,180 @@
+// Hosts each view in headless Chromium as an MCP Apps host would and
+// reports what a person would see, beside what the server's answers say
+// they should see. The server is reached with the TypeScript SDK client
+// (streamable HTTP); the page reaches nothing: the view's own requests are
+// forwarded by this script. Prints one JSON report; the Go test
+// (cmd/nsip-mcp/views_e2e_test.go) judges it.
+// Usage: node test/views.mjs URL CASES_JSON [SCREENSHOT_DIR]
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { build } from "esbuild";
+import { chromium } from "playwright-core";
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const [url, casesJSON, shots] = process.argv.slice(2);
+const report = { tools: {}, cases: [], requests: [], pageErrors: [], consoleErrors: [], fatal: "" };
+
+// The number of ancestors a lineage answer or its full data holds, by
+// walking it independently of the view's code.
+function ancestorsIn(d) {
+  if (Array.isArray(d?.rows) && d.columns?.includes("lpn_id")) return d.rows.filter((r) => r.path !== "").length;
+  if (Array.isArray(d?.rows) && d.columns?.[0] === "path") {
+    return d.rows.filter((r) => /^lineage\.data(\.children\[\d+\])+\.lpnId$/.test(r.path) && r.value).length;
+  }
+  const walk = (n) => (n && n.lpnId ? 1 + (n.children ?? []).reduce((s, c) => s + walk(c), 0) : 0);
+  if (d?.lineage) return ancestorsIn(d.lineage);
+  if (d?.data?.lpnId) return walk(d.data) - 1;
+  return (d.sire ? 1 : 0) + (d.dam ? 1 : 0) + (d.ancestors ?? d.grandparents ?? []).length;
+}
+
+function expected(view, c, res, full) {
+  const d = res.structuredContent;
+  switch (view) {
+    case "pedigree":
+      return { ancestors: ancestorsIn(full ?? d) };
+    case "ebvs":
+      if (Array.isArray(d.animals)) {
+        const cells = d.animals.flatMap((a) => a.ebv);
+        return { bars: cells.length, low: cells.filter((e) => typeof e[1] === "number" && e[1] < 40).length };
+      }
+      return { bars: d.ebvs.length, low: d.ebvs.filter((e) => typeof e[2] === "number" && e[2] < 40).length };
+    case "matings":
+      if ("coi" in d) return { cells: 1, planned: [], ancestors: d.common_ancestors?.top?.length ?? 0 };
+      return {
+        cells: c.args.ram_lpn_ids.length * c.args.ewe_lpn_ids.length,
+        planned: Object.entries(d.by_ram).flatMap(([r, rows]) => rows.map((x) => r + " " + x[0])).sort(),
+      };
+    case "ranking": {
+      const at = d.columns.indexOf("index");
+      const idx = d.top.map((r) => r[at]);
+      return { rows: d.top.length, lowest: Math.min(...idx), highest: Math.max(...idx) };
+    }
+    case "flock":
+      return { traits: d.traits.length, histograms: full ? d.traits.length : 0 };
+  }
+  return {};
+}
+
+async function seen(view, frame, page) {
+  const n = (sel) => frame.locator(sel).count();
+  switch (view) {
+    case "pedigree":
+      return { ancestors: await n(".box.ancestor"), subjects: await n(".box.subject") };
+    case "ebvs":
+      return { bars: await n(".ebv-row"), accBars: await n(".ebv-acc .bar"), low: await n(".ebv-acc.low") };
+    case "matings": {
+      const planned = await frame.locator("td.cell.planned").evaluateAll((tds) => tds.map((td) => td.dataset.ram + " " + td.dataset.ewe));
+      return {
+        cells: await n("td.cell"), planned: planned.sort(), pending: await n("td.cell.pending"),
+        filled: await frame.locator("td.cell").evaluateAll((tds) => tds.filter((td) => /%$/.test(td.textContent.trim().replace(/ ✓$/, ""))).length),
+        ancestors: await n("tr.ancestor-row"),
+      };
+    }
+    case "ranking": {
+      const rows = await n("tr.rank-row");
+      const col = await frame.locator("th[data-col=index]").evaluate((th) => [...th.parentElement.children].indexOf(th));
+      const first = async () => Number(await frame.locator(`tr.rank-row >> nth=0 >> td >> nth=${col}`).getAttribute("data-value"));
+      await frame.locator("th[data-col=index]").click();
+      const asc = await first();
+      await frame.locator("th[data-col=index]").click();
+      const desc = await first();
+      return { rows, lowest: asc, highest: desc };
+    }
+    case "flock":
+      return { traits: await n(".dist"), histograms: await frame.locator(".dist").evaluateAll((ds) => ds.filter((d) => d.querySelectorAll("rect").length === 10).length) };
+  }
+  void page;
+  return {};
+}
+
+async function main() {
+  const cases = JSON.parse(casesJSON);
+  const client = new Client({ name: "nsip-views-test", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  const { tools } = await client.listTools();
+  const pages = {};
+  for (const t of tools) {
+    const uri = t._meta?.ui?.resourceUri;
+    report.tools[t.name] = { uri: uri ?? null, flat: t._meta?.["ui/resourceUri"] ?? null };
+    if (uri && !pages[uri]) {
+      const r = await client.readResource({ uri });
+      pages[uri] = { html: r.contents[0].text, mimeType: r.contents[0].mimeType };
+    }
+  }
+  const host = await build({ entryPoints: [path.join(here, "host.ts")], bundle: true, write: false, format: "iife", target: "es2022", logLevel: "error" });
+
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium", args: ["--no-sandbox"] });
+  const context = await browser.newContext({ viewport: { width: 1000, height: 900 }, deviceScaleFactor: 1 });
+  // Nothing may leave the page: every request is recorded and refused.
+  context.on("request", (r) => report.requests.push(r.url()));
+  await context.route("**/*", (route) => route.abort());
+  const page = await context.newPage();
+  page.on("pageerror", (e) => report.pageErrors.push(String(e)));
+  page.on("console", (m) => m.type() === "error" && report.consoleErrors.push(m.text()));
+  await page.exposeFunction("mcpForward", (method, params) =>
+    method === "tools/call" ? client.callTool(params) : client.readResource(params));
+  const shot = new Set();
+  if (shots) await mkdir(shots, { recursive: true });
+
+  for (const c of cases) {
+    const out = { label: c.label, tool: c.tool };
+    const began = Date.now();
+    report.cases.push(out);
+    try {
+      const res = await client.callTool({ name: c.tool, arguments: c.args });
+      const uri = report.tools[c.tool]?.uri;
+      const view = uri?.replace("ui://nsip/", "");
+      out.view = view;
+      out.mimeType = pages[uri]?.mimeType;
+      out.isError = !!res.isError;
+      let full = null;
+      if (res._meta?.full?.json) full = JSON.parse((await client.readResource({ uri: res._meta.full.json })).contents[0].text);
+      out.expected = expected(view, c, res, full);
+      await page.setContent("<!doctype html><html><head><title>host</title></head><body></body></html>");
+      await page.addScriptTag({ content: host.outputFiles[0].text });
+      const tool = tools.find((t) => t.name === c.tool);
+      await page.evaluate((o) => window.hostView(o), { html: pages[uri].html, tool, input: c.args, result: res, theme: "light", width: 960 });
+      const frame = page.frameLocator("#view");
+      await frame.locator("#app[data-ready]").waitFor({ timeout: 60000 });
+      out.error = (await frame.locator(".error").allTextContents()).join(" ");
+      if (shots && !shot.has(view)) {
+        shot.add(view);
+        for (const theme of ["light", "dark"]) {
+          await page.evaluate((th) => window.setTheme(th), theme);
+          await frame.locator(`html[data-theme=${theme}]`).waitFor();
+          // The top of a tall view is enough to show what it looks like.
+          const box = await page.locator("#view").boundingBox();
+          await page.screenshot({ path: path.join(shots, `${view}-${theme}.png`), fullPage: true,
+            clip: { x: box.x, y: box.y, width: box.width, height: Math.min(box.height, 900) } });
+        }
+      }
+      out.seen = await seen(view, frame, page);
+      // The host's theme: the page's background follows light and dark.
+      const bg = async (theme) => {
+        await page.evaluate((th) => window.setTheme(th), theme);
+        await frame.locator(`html[data-theme=${theme}]`).waitFor();
+        return frame.locator("body").evaluate((b) => getComputedStyle(b).backgroundColor);
+      };
+      out.backgrounds = { dark: await bg("dark"), light: await bg("light") };
+      // A phone's width: nothing wider than the view; wide tables and the
+      // pedigree scroll inside it.
+      await page.evaluate(() => (document.getElementById("view").style.width = "360px"));
+      out.narrowWidth = await frame.locator("html").evaluate((h) => new Promise((r) => requestAnimationFrame(() => r(h.scrollWidth))));
+      out.viewRequests = await page.evaluate(() => window.viewRequests.splice(0));
+      out.ms = Date.now() - began;
+    } catch (err) {
+      out.exception = String(err?.stack ?? err);
+    }
+  }
+  await browser.close();
+  await client.close();
+}
+
+main()
+  .catch((err) => (report.fatal = String(err?.stack ?? err)))
+  .finally(() => {
+    process.stdout.write(JSON.stringify(report) + "\n");
+    process.exit(0);
+  });
