@@ -12,11 +12,12 @@ import (
 //go:embed app/webapp.html
 var webAppPage []byte
 
-// WebAppCSP is the policy the web app is served under, the same as the
-// one in its page: its own inline script and styles, connections to its
-// own origin only (the server's endpoint; 'self' covers ws: and wss: on it),
-// and frames only as srcdoc documents, the sandboxed views, which inherit
-// this policy on top of their own. Nothing is loaded from anywhere else.
+// WebAppCSP is the policy the web app is served under: the one in its page
+// (its own inline script and styles, connections to its own origin only,
+// which is the server's endpoint, 'self' covering ws: and wss: on it; the
+// sandboxed views as srcdoc frames, which inherit this policy on top of
+// their own) and, since a meta tag cannot say it, no framing of the page
+// by others. Nothing is loaded from anywhere else.
 const WebAppCSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; font-src data:; " +
 	"connect-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
