@@ -22,11 +22,11 @@ var webAppDir = filepath.Join("..", "..", "gateway", "views")
 
 // webAppReport is what gateway/views/test/webapp.mjs saw.
 type webAppReport struct {
-	ConnectedVia string                        `json:"connectedVia"`
-	Breeds       int                           `json:"breeds"`
-	Listed       []string                      `json:"listed"`
-	Cards        []struct{ Tool, View string } `json:"cards"`
-	Expected     struct{ Ancestors int }       `json:"expected"`
+	ConnectedVia string                                       `json:"connectedVia"`
+	Breeds       int                                          `json:"breeds"`
+	Listed       []string                                     `json:"listed"`
+	Cards        []struct{ Tool, View string }                `json:"cards"`
+	Expected     struct{ Ancestors, Bars, Cells, Breeds int } `json:"expected"`
 	Seen         struct {
 		Ancestors   int     `json:"ancestors"`
 		Subjects    int     `json:"subjects"`
@@ -34,6 +34,9 @@ type webAppReport struct {
 		Errors      string  `json:"errors"`
 		Sandbox     string  `json:"sandbox"`
 		Height      float64 `json:"height"`
+		Compared    []string
+		Bars, Cells int
+		ViewErrors  []string
 	} `json:"seen"`
 	Requests      []string `json:"requests"`
 	Refused       []string `json:"refused"`
@@ -69,7 +72,9 @@ func needWebAppDeps(t *testing.T) {
 // it connects over /ws, lists the breeds, searches the example ram's breed
 // and flock, opens him from the list and shows his pedigree in the
 // pedigree view, hosted through AppBridge, with one box per ancestor of
-// his lineage. No request leaves for a host other than the server's.
+// his lineage. Then it compares the listed animals and plans their
+// matings: one EBV bar per value of the comparison, one matrix cell per
+// ram and ewe. No request leaves for a host other than the server's.
 // NSIP_WEBAPP_SHOTS=DIR also saves the screenshots (desktop, phone).
 func TestWebAppReachesAPedigree(t *testing.T) {
 	watchdog(t, 3*testLimit)
@@ -100,8 +105,8 @@ func TestWebAppReachesAPedigree(t *testing.T) {
 	if rep.ConnectedVia != "WebSocket" || len(rep.WebSockets) == 0 || rep.WebSockets[0] != "ws"+strings.TrimPrefix(s.BaseURL, "http")+"/ws" {
 		t.Errorf("connected via %q, WebSockets %v; want the server's /ws", rep.ConnectedVia, rep.WebSockets)
 	}
-	if rep.Breeds < 2 {
-		t.Errorf("%d breeds in the list, want those of nsip_list_breeds", rep.Breeds)
+	if rep.Expected.Breeds < 2 || rep.Breeds != rep.Expected.Breeds {
+		t.Errorf("%d choices in the breed list, want the %d breeds of nsip_list_breeds and nothing else", rep.Breeds, rep.Expected.Breeds)
 	}
 	if !slices.Contains(rep.Listed, ram.LPNID) {
 		t.Errorf("the search listed %v, without %s", rep.Listed, ram.LPNID)
@@ -119,6 +124,16 @@ func TestWebAppReachesAPedigree(t *testing.T) {
 	if seen.Sandbox != "allow-scripts" || seen.Height < 200 {
 		t.Errorf("the view's frame: sandbox %q, height %v; want allow-scripts only and sized to the chart", seen.Sandbox, seen.Height)
 	}
+	slices.Sort(seen.Compared)
+	if want := slices.Sorted(slices.Values(rep.Listed)); !slices.Equal(seen.Compared, want) {
+		t.Errorf("compared %v, want the listed animals %v", seen.Compared, want)
+	}
+	if rep.Expected.Bars == 0 || seen.Bars != rep.Expected.Bars || rep.Expected.Cells == 0 || seen.Cells != rep.Expected.Cells || len(seen.ViewErrors) > 0 {
+		t.Errorf("comparison: %d EBV bars, want %d; mating plan: %d cells, want %d; view errors %v",
+			seen.Bars, rep.Expected.Bars, seen.Cells, rep.Expected.Cells, seen.ViewErrors)
+	}
+	t.Logf("via %s: %d breeds, listed %v; pedigree %d ancestor boxes; comparison %d bars; plan %d cells; %d requests",
+		rep.ConnectedVia, rep.Breeds, rep.Listed, seen.Ancestors, seen.Bars, seen.Cells, len(rep.Requests))
 	for _, u := range rep.Requests {
 		if !strings.HasPrefix(u, s.BaseURL+"/") {
 			t.Errorf("a request left for elsewhere: %s", u)

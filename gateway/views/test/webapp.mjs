@@ -45,16 +45,52 @@ function ancestorsIn(d) {
   return (d.sire ? 1 : 0) + (d.dam ? 1 : 0) + (d.ancestors ?? d.grandparents ?? []).length;
 }
 
+let client;
+
 async function expectedAncestors() {
   const ws = new URL("/ws", base);
   ws.protocol = "ws:";
-  const client = new Client({ name: "nsip-webapp-test", version: "1.0.0" });
+  client = new Client({ name: "nsip-webapp-test", version: "1.0.0" });
   await client.connect(new WS(ws.href));
   const res = await client.callTool({ name: "nsip_get_lineage", arguments: { lpn_id: lpn } });
   let full = null;
   if (res._meta?.full?.json) full = JSON.parse((await client.readResource({ uri: res._meta.full.json })).contents[0].text);
-  await client.close();
+  const breeds = await client.callTool({ name: "nsip_list_breeds", arguments: {} });
+  report.expected.breeds = new Set(JSON.stringify(breeds.structuredContent).match(/"breedId":\d+/g)).size;
   return ancestorsIn(full ?? res.structuredContent);
+}
+
+// The comparison's EBVs, one bar each, as the server answers them.
+async function expectedBars(lpns) {
+  const res = await client.callTool({ name: "nsip_compare_animals", arguments: { lpn_ids: lpns, percentiles: true } });
+  return res.structuredContent.animals.flatMap((a) => a.ebv).length;
+}
+
+// Adds every listed animal to the comparison and to the plan (as a ram or
+// an ewe by its sex), runs both and counts what their views show.
+async function compareAndPlan(page) {
+  for (const li of await page.locator("li.animal-row").all()) {
+    await li.locator("button.add >> nth=0").click();
+    await li.locator("button.add >> nth=1").click();
+  }
+  const lines = async (id) => (await page.inputValue(id)).split("\n").filter(Boolean);
+  const compared = await lines("#compare-lpns");
+  const rams = await lines("#rams");
+  const ewes = await lines("#ewes");
+  report.expected.bars = await expectedBars(compared);
+  report.expected.cells = rams.length * ewes.length;
+  await page.locator("summary", { hasText: "Compare animals" }).click();
+  await page.click("#compare-form button[type=submit]");
+  const cf = page.frameLocator('section.card[data-tool="nsip_compare_animals"] iframe.view');
+  await cf.locator("#app[data-ready]").waitFor({ timeout: 60000 });
+  await page.locator("summary", { hasText: "Plan matings" }).click();
+  await page.click("#matings-form button[type=submit]");
+  const mf = page.frameLocator('section.card[data-tool="nsip_plan_matings"] iframe.view');
+  await mf.locator("#app[data-ready]").waitFor({ timeout: 60000 });
+  report.seen.compared = compared;
+  report.seen.bars = await cf.locator(".ebv-row").count();
+  report.seen.cells = await mf.locator("td.cell").count();
+  report.seen.viewErrors = [...(await cf.locator(".error").allTextContents()), ...(await mf.locator(".error").allTextContents())];
 }
 
 async function main() {
@@ -114,7 +150,9 @@ async function main() {
     await p2.screenshot({ path: path.join(shots, "webapp-phone.png") });
     await phone.close();
   }
+  await compareAndPlan(page);
   await browser.close();
+  await client.close();
 }
 
 main()

@@ -82,6 +82,7 @@ async function call(name: string, args: Json, label: string) {
 async function loadBreeds(client: Client) {
   const res = await client.callTool({ name: "nsip_list_breeds", arguments: {} });
   const select = $<HTMLSelectElement>("breed");
+  select.replaceChildren();
   const seen = new Set<number>();
   for (const o of objects(structured(res))) {
     const id = o.breedId ?? (o.name && !o.breeds ? o.id : undefined);
