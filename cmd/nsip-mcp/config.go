@@ -200,7 +200,7 @@ var settings = []setting{
 	{
 		name:    "MCP_AUTH_TOKEN",
 		accepts: "at least 16 visible ASCII characters without spaces (e.g. the output of openssl rand -hex 32)",
-		help:    "when set, every request to the network transports must carry Authorization: Bearer <token>, except /healthz and /readyz, which without it answer with their status only",
+		help:    "when set, every request to the network transports must carry Authorization: Bearer <token>, except /healthz and /readyz, which without it answer with their status only, and the web page /app (MCP_WEB_APP), which holds no secret",
 		show:    func(c *Config) string { return c.Serve.AuthToken },
 		secrecy: secret,
 		apply: func(c *Config, v string) bool {
