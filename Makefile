@@ -101,9 +101,10 @@ lint: vet
 test: lint release-check views-check cover
 
 # The MCP Apps views (gateway/views): make views rebuilds dist/ from src/
-# with npm and esbuild; the built pages are committed and embedded, so go
-# build needs no Node. views-check builds them afresh in a temporary folder
-# and fails when that differs from the committed dist/.
+# (and the web app, app/webapp.html, from src/webapp/) with npm and
+# esbuild; the built pages are committed and embedded, so go build needs
+# no Node. views-check builds them afresh in a temporary folder and fails
+# when that differs from the committed dist/ or app/.
 .PHONY: views views-check
 views:
 	cd gateway/views && npm ci --no-audit --no-fund --loglevel=error && npm run build

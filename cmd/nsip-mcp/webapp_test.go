@@ -9,7 +9,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/views"
 )
 
-func getPage(t *testing.T, url, origin string) (*http.Response, string) {
+func getWebAppPage(t *testing.T, url, origin string) (*http.Response, string) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, url, nil)
 	if err != nil {
@@ -34,12 +34,12 @@ func getPage(t *testing.T, url, origin string) (*http.Response, string) {
 func TestWebAppSetting(t *testing.T) {
 	watchdog(t, testLimit)
 	off := startServer(t, "websocket")
-	if resp, body := getPage(t, off.BaseURL+"/app", ""); resp.StatusCode != http.StatusNotFound {
+	if resp, body := getWebAppPage(t, off.BaseURL+"/app", ""); resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("MCP_WEB_APP unset: GET /app %d %.80q, want 404", resp.StatusCode, body)
 	}
 	for _, kind := range []string{"websocket", "http-sse"} {
 		s := startServer(t, kind, "MCP_WEB_APP=on")
-		resp, body := getPage(t, s.BaseURL+"/app", "")
+		resp, body := getWebAppPage(t, s.BaseURL+"/app", "")
 		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/html; charset=utf-8" {
 			t.Fatalf("%s: GET /app %d %q, want 200 text/html; charset=utf-8", kind, resp.StatusCode, resp.Header.Get("Content-Type"))
 		}
@@ -66,7 +66,7 @@ func TestWebAppOrigins(t *testing.T) {
 		"https://flock.example.org": http.StatusOK,
 		"https://evil.example":      http.StatusForbidden,
 	} {
-		resp, body := getPage(t, s.BaseURL+"/app", origin)
+		resp, body := getWebAppPage(t, s.BaseURL+"/app", origin)
 		if resp.StatusCode != want {
 			t.Errorf("Origin %q: %d, want %d", origin, resp.StatusCode, want)
 		}
