@@ -28,15 +28,16 @@ type webAppReport struct {
 	Cards        []struct{ Tool, View string }                `json:"cards"`
 	Expected     struct{ Ancestors, Bars, Cells, Breeds int } `json:"expected"`
 	Seen         struct {
-		Ancestors   int     `json:"ancestors"`
-		Subjects    int     `json:"subjects"`
-		SubjectText string  `json:"subjectText"`
-		Errors      string  `json:"errors"`
-		Sandbox     string  `json:"sandbox"`
-		Height      float64 `json:"height"`
-		Compared    []string
-		Bars, Cells int
-		ViewErrors  []string
+		Ancestors    int     `json:"ancestors"`
+		Subjects     int     `json:"subjects"`
+		SubjectText  string  `json:"subjectText"`
+		Errors       string  `json:"errors"`
+		Sandbox      string  `json:"sandbox"`
+		Height       float64 `json:"height"`
+		ViewRequests string  `json:"viewRequests"`
+		Compared     []string
+		Bars, Cells  int
+		ViewErrors   []string
 	} `json:"seen"`
 	Requests      []string `json:"requests"`
 	Refused       []string `json:"refused"`
@@ -123,6 +124,11 @@ func TestWebAppReachesAPedigree(t *testing.T) {
 	}
 	if seen.Sandbox != "allow-scripts" || seen.Height < 200 {
 		t.Errorf("the view's frame: sandbox %q, height %v; want allow-scripts only and sized to the chart", seen.Sandbox, seen.Height)
+	}
+	// The chart's generations beyond the compact answer come from the
+	// view's own read of _meta.full, carried by the bridge to the server.
+	if !strings.Contains(seen.ViewRequests, "resources/read:nsip://full/") {
+		t.Errorf("the pedigree view's requests through the bridge: %q, want its read of the full answer", seen.ViewRequests)
 	}
 	slices.Sort(seen.Compared)
 	if want := slices.Sorted(slices.Values(rep.Listed)); !slices.Equal(seen.Compared, want) {

@@ -132,6 +132,7 @@ async function main() {
     errors: (await frame.locator(".error").allTextContents()).join(" "),
     sandbox: await card.locator("iframe.view").getAttribute("sandbox"),
     height: (await card.locator("iframe.view").boundingBox())?.height ?? 0,
+    viewRequests: (await card.getAttribute("data-view-requests")) ?? "",
   };
   report.cards = await page.locator("section.card").evaluateAll((cs) => cs.map((c) => ({ tool: c.dataset.tool, view: c.dataset.view ?? "" })));
   if (shots) {

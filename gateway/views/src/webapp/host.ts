@@ -81,8 +81,17 @@ export async function show(h: Host, card: HTMLElement, name: string, args: Json,
   );
   bridges.add(bridge);
   byCard.set(card, bridge);
-  bridge.oncalltool = async (p) => (await h.client.callTool(p as never)) as never;
-  bridge.onreadresource = async (p) => (await h.client.readResource(p as never)) as never;
+  // What the view asked the server for, in order, on the card for anyone
+  // who wants to know what a view fetched beyond its answer.
+  const asked = (what: string) => (card.dataset.viewRequests = ((card.dataset.viewRequests ?? "") + " " + what).trim());
+  bridge.oncalltool = async (p) => {
+    asked("tools/call:" + p.name);
+    return (await h.client.callTool(p as never)) as never;
+  };
+  bridge.onreadresource = async (p) => {
+    asked("resources/read:" + p.uri);
+    return (await h.client.readResource(p as never)) as never;
+  };
   bridge.onsizechange = ({ height }) => {
     if (height) frame.style.height = Math.ceil(height) + "px";
   };

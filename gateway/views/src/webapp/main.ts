@@ -222,6 +222,12 @@ async function start(token: string) {
       cursor = page.nextCursor;
     } while (cursor);
     host = { client, tools, theme };
+    client.onclose = () => {
+      host = null;
+      delete document.body.dataset.connected;
+      setStatus("Disconnected from the server: connect again", "bad");
+      $("login").hidden = false;
+    };
     $("login").hidden = true;
     const sv = client.getServerVersion();
     setStatus(`Connected to ${sv?.name ?? "the server"} ${sv?.version ?? ""} over ${via}`, "ok");
