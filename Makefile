@@ -101,9 +101,10 @@ lint: vet
 test: lint release-check views-check cover
 
 # The MCP Apps views (gateway/views): make views rebuilds dist/ from src/
-# with npm and esbuild; the built pages are committed and embedded, so go
-# build needs no Node. views-check builds them afresh in a temporary folder
-# and fails when that differs from the committed dist/ or when the views'
+# (and the web app, app/webapp.html, from src/webapp/) with npm and
+# esbuild; the built pages are committed and embedded, so go build needs
+# no Node. views-check builds them afresh in a temporary folder and fails
+# when that differs from the committed dist/ or app/, or when the views'
 # own tests (npm test) fail.
 .PHONY: views views-check
 views:

@@ -192,7 +192,7 @@ func (st *site) handler(mux http.Handler) http.Handler {
 // probes are open to all, so that an orchestrator needs no secret; they
 // tell a caller without the token no more than their status.
 func (st *site) authorized(r *http.Request) bool {
-	return r.URL.Path == "/healthz" || r.URL.Path == "/readyz" || st.tokenGiven(r)
+	return r.URL.Path == "/healthz" || r.URL.Path == "/readyz" || st.opts.App != nil && r.URL.Path == appPath || st.tokenGiven(r)
 }
 
 // tokenGiven reports whether r carries the token, or none is required. The
@@ -255,6 +255,18 @@ func (st *site) addHealth(mux *http.ServeMux) {
 
 // monitoring is the paths addHealth registers, for the log line that lists
 // a listener's endpoints.
+// appPath is where Options.App is served.
+const appPath = "/app"
+
+// addApp serves Options.App, when set, and returns the endpoints to log.
+func (st *site) addApp(mux *http.ServeMux, endpoints []string) []string {
+	if st.opts.App == nil {
+		return endpoints
+	}
+	mux.Handle("GET "+appPath, st.opts.App)
+	return append(endpoints, appPath)
+}
+
 func (st *site) monitoring() []string {
 	if st.opts.Metrics != nil {
 		return []string{"/healthz", "/readyz", "/metrics"}

@@ -70,7 +70,8 @@ func ServeHTTPSSE(ctx context.Context, s *server.MCPServer, opts Options) error 
 	mux.Handle("GET "+ssePath, st.sseStream(legacy.SSEHandler()))
 	mux.Handle("POST "+messagePath, st.ssePost(legacy.MessageHandler()))
 	mux.Handle(mcpPath, st.streamable(streamable, ledger))
-	return st.serve(ctx, ln, mux, append([]string{ssePath, mcpPath}, st.monitoring()...), func(ctx context.Context) {
+	endpoints := st.addApp(mux, append([]string{ssePath, mcpPath}, st.monitoring()...))
+	return st.serve(ctx, ln, mux, endpoints, func(ctx context.Context) {
 		legacy.CloseSessions()
 		streamable.CloseSessions(ctx)
 	})

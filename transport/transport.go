@@ -113,6 +113,13 @@ type Options struct {
 	// they are not about. Only messages naming a key are decoded. stdio has
 	// one client and is not filtered.
 	DropNotifications map[string]func(params json.RawMessage) bool
+	// App, when set, is served at GET /app on the network transports
+	// (not on stdio's HealthAddr): a page for people, which reaches the
+	// server through the transport's own endpoint from the same origin. It
+	// goes through the same Host and Origin checks as every route; unlike
+	// the MCP endpoints it needs no AuthToken, since a browser sends none
+	// when it opens a page, so it must hold no secret.
+	App http.Handler
 	// Version is reported by /healthz.
 	Version string
 	// Logger receives the transport's logs; nil means slog.Default().

@@ -54,7 +54,8 @@ func ServeWebSocket(ctx context.Context, s *server.MCPServer, opts Options) erro
 	mux := http.NewServeMux()
 	st.addHealth(mux)
 	mux.Handle("GET "+wsPath, hub)
-	return st.serve(ctx, ln, mux, append([]string{wsPath}, st.monitoring()...), hub.closeAll)
+	endpoints := st.addApp(mux, append([]string{wsPath}, st.monitoring()...))
+	return st.serve(ctx, ln, mux, endpoints, hub.closeAll)
 }
 
 // wsHub accepts connections and keeps them for shutdown.

@@ -31,6 +31,8 @@ type Config struct {
 	NSIP      NSIPConfig
 	Gateway   gateway.Config
 	RedisURL  string // shared tier, rate limit and breaker for replicas; empty means none
+	// WebApp serves the breeder's page at /app on the network transports.
+	WebApp bool
 
 	// RedisSecret keys the MAC on the records replicas share; required
 	// with RedisURL, never logged.
@@ -198,7 +200,7 @@ var settings = []setting{
 	{
 		name:    "MCP_AUTH_TOKEN",
 		accepts: "at least 16 visible ASCII characters without spaces (e.g. the output of openssl rand -hex 32)",
-		help:    "when set, every request to the network transports must carry Authorization: Bearer <token>, except /healthz and /readyz, which without it answer with their status only",
+		help:    "when set, every request to the network transports must carry Authorization: Bearer <token>, except /healthz and /readyz, which without it answer with their status only, and the web page /app (MCP_WEB_APP), which holds no secret",
 		show:    func(c *Config) string { return c.Serve.AuthToken },
 		secrecy: secret,
 		apply: func(c *Config, v string) bool {
@@ -252,6 +254,34 @@ var settings = []setting{
 			p, err := transport.ParseTrustedProxies(v)
 			c.Serve.TrustedProxies = p
 			return err == nil && len(p) > 0
+		},
+	},
+	{
+		name:    "MCP_WEB_APP",
+		accepts: "on or off, and on only with MCP_TRANSPORT=websocket or http-sse",
+		help:    "on: also serve a breeder's page at /app that searches animals and shows their profiles, pedigrees, comparisons and mating plans through the server's own endpoint, from the same origin (others only as MCP_ALLOWED_ORIGINS lists them); off: no page",
+		show: func(c *Config) string {
+			if c.WebApp {
+				return "on"
+			}
+			return "off"
+		},
+		apply: func(c *Config, v string) bool {
+			on, ok := map[string]bool{"on": true, "off": false}[v]
+			c.WebApp = on
+			return ok
+		},
+		suggest: func(v string) string {
+			return nearest(v, []string{"off", "on"}, map[string]string{
+				"true": "on", "yes": "on", "1": "on", "enabled": "on", "enable": "on",
+				"false": "off", "no": "off", "0": "off", "disabled": "off", "disable": "off", "none": "off",
+			})
+		},
+		validate: func(c *Config, given func(string) string) string {
+			if c.WebApp && c.Transport == transport.KindStdio {
+				return "MCP_TRANSPORT=" + given("MCP_TRANSPORT")
+			}
+			return ""
 		},
 	},
 	{

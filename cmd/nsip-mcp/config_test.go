@@ -107,6 +107,7 @@ func TestLoadReadsEveryVariable(t *testing.T) {
 		"MCP_MAX_SESSIONS_PER_CLIENT": "300",
 		"MCP_MAX_SESSIONS":            "2000",
 		"MCP_TRUSTED_PROXIES":         " 10.0.0.5 , 172.28.0.0/24,::ffff:192.0.2.1",
+		"MCP_WEB_APP":                 "on",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -133,6 +134,7 @@ func TestLoadReadsEveryVariable(t *testing.T) {
 		NSIP:         NSIPConfig{BaseURL: "http://127.0.0.1:8080/api", Timeout: 2 * time.Second},
 		Gateway:      gw,
 		RedisURL:     "rediss://:s3cret@redis.internal:6380/2",
+		WebApp:       true,
 		RedisSecret:  "9b1f0c4e7a2d8c61b3e5f7a9c0d2e4f6",
 		RedisTimeout: 2 * time.Second,
 		MemoryLimit:  16<<20 + 128<<20, // twice the cache, plus headroom
@@ -591,6 +593,41 @@ func TestLoadStructured(t *testing.T) {
 		hint := "did you mean NSIP_STRUCTURED=" + suggest + "?"
 		if has := strings.Contains(msg, "did you mean"); has != (suggest != "") || has && !strings.Contains(msg, hint) {
 			t.Errorf("NSIP_STRUCTURED=%q: stderr %q, suggestion %q shown: %v", v, msg, suggest, has)
+		}
+	}
+}
+
+// MCP_WEB_APP is off by default and on only with a network transport; a
+// bad value or stdio stops the server with exit status 2 naming the
+// setting, what it accepts and, for a near miss, the value meant.
+func TestLoadWebApp(t *testing.T) {
+	for _, tc := range []struct {
+		vars map[string]string
+		want bool
+	}{
+		{map[string]string{}, false},
+		{map[string]string{"MCP_TRANSPORT": "websocket", "MCP_WEB_APP": "off"}, false},
+		{map[string]string{"MCP_TRANSPORT": "websocket", "MCP_WEB_APP": "on"}, true},
+		{map[string]string{"MCP_TRANSPORT": "http-sse", "MCP_WEB_APP": "on"}, true},
+	} {
+		c, err := Load(env(tc.vars))
+		if err != nil || c.WebApp != tc.want {
+			t.Errorf("%v: WebApp %v, %v; want %v", tc.vars, c.WebApp, err, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		vars map[string]string
+		msg  string
+	}{
+		{map[string]string{"MCP_TRANSPORT": "websocket", "MCP_WEB_APP": "yes"},
+			`nsip-mcp: invalid MCP_WEB_APP="yes": accepted values: on or off, and on only with MCP_TRANSPORT=websocket or http-sse; did you mean MCP_WEB_APP=on?`},
+		{map[string]string{"MCP_WEB_APP": "on"},
+			`nsip-mcp: invalid MCP_WEB_APP="on" together with MCP_TRANSPORT=stdio: accepted values: on or off, and on only with MCP_TRANSPORT=websocket or http-sse`},
+	} {
+		var out, errb bytes.Buffer
+		code := run(nil, env(tc.vars), &out, &errb)
+		if got := strings.TrimSpace(errb.String()); code != 2 || got != tc.msg {
+			t.Errorf("%v: exit %d, stderr\n%s\nwant exit 2 and\n%s", tc.vars, code, got, tc.msg)
 		}
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway"
 	"github.com/nsip-tools/nsip-mcp/gateway/calllog"
 	"github.com/nsip-tools/nsip-mcp/gateway/metrics"
+	"github.com/nsip-tools/nsip-mcp/gateway/views"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 	"github.com/nsip-tools/nsip-mcp/transport"
@@ -156,6 +157,9 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		},
 	}
 	opts.Logger = logger
+	if cfg.WebApp {
+		opts.App = views.WebApp()
+	}
 	err = transport.Serve(ctx, cfg.Transport, s, opts)
 	// Calls in flight have answered or been abandoned; analyses running as
 	// tasks have no call to wait for, so they are counted and stopped here.

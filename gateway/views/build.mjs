@@ -78,3 +78,52 @@ for (const name of names) {
   await writeFile(path.join(outdir, name + ".html"), html);
   console.log(`${name}.html ${html.length} bytes`);
 }
+
+// The web app (src/webapp/), built the same way into APPDIR/webapp.html
+// (default app/). Its policy differs from the views' in two places: it
+// connects to its own origin, the server's endpoint, and it frames the
+// views, as srcdoc documents. The server sends the same policy as a header
+// (views.WebAppCSP); a Go test holds the two equal.
+const appdir = path.resolve(process.argv[3] ?? path.join(root, "app"));
+const appCSP = [
+  "default-src 'none'",
+  "script-src 'unsafe-inline'",
+  "style-src 'unsafe-inline'",
+  "img-src data:",
+  "font-src data:",
+  "connect-src 'self'",
+  "frame-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join("; ");
+{
+  const res = await build({
+    entryPoints: [path.join(root, "src", "webapp", "main.ts")],
+    bundle: true,
+    write: false,
+    format: "iife",
+    target: "es2022",
+    platform: "browser",
+    minify: true,
+    legalComments: "none",
+    charset: "utf8",
+    sourcemap: false,
+    logLevel: "warning",
+    plugins: [englishOnly],
+  });
+  const js = res.outputFiles[0].text.replace(/<\/(script)/gi, "<\\/$1");
+  const appCSS = await readFile(path.join(root, "src", "webapp", "style.css"), "utf8");
+  const body = await readFile(path.join(root, "src", "webapp", "body.html"), "utf8");
+  const html =
+    "<!doctype html>\n" +
+    '<html lang="en"><head><meta charset="utf-8">' +
+    `<meta http-equiv="Content-Security-Policy" content="${appCSP}">` +
+    '<meta name="viewport" content="width=device-width,initial-scale=1">' +
+    '<meta name="color-scheme" content="light dark">' +
+    '<meta name="referrer" content="no-referrer">' +
+    `<title>NSIP flock tools</title><style>${appCSS.trim()}</style></head>` +
+    `<body>${body.trim()}<script>${js.trim()}</script></body></html>\n`;
+  await mkdir(appdir, { recursive: true });
+  await writeFile(path.join(appdir, "webapp.html"), html);
+  console.log(`webapp.html ${html.length} bytes`);
+}
