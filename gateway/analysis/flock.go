@@ -261,7 +261,7 @@ func runFlock(ctx context.Context, r *call, a *flockArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := scanPages(ctx, g.read, flockPages)
+	s, err := scanPages(ctx, readAhead(g.read, r.parallel(), flockPages), flockPages)
 	if err != nil {
 		return nil, err
 	}
