@@ -132,7 +132,7 @@ type Answered struct {
 
 // questionNames lists the questions in the order they are asked.
 func questionNames() []string {
-	return []string{"check_mating", "rank_top10", "rank_for_ewes", "compare5_pct", "flock_summary", "plan_matings", "get_animal_pct"}
+	return []string{"check_mating", "rank_top10", "rank_for_ewes", "compare5_pct", "flock_summary", "group_rams", "plan_matings", "get_animal_pct"}
 }
 
 // questions builds the questions from the stand-in's data: about the big
@@ -173,6 +173,8 @@ func questions(d *nsiptest.Dataset, big bool) []question {
 		{"rank_for_ewes", "nsip_rank_animals", map[string]any{"breed_id": breed, "top_n": 10, "weights": weights, "for_ewes": ewes}},
 		{"compare5_pct", "nsip_compare_animals", map[string]any{"lpn_ids": append(rams[:3:3], ewes[:2]...), "percentiles": true}},
 		{"flock_summary", "nsip_flock_summary", map[string]any{"flock_id": sire.FlockCode}},
+		// Every page of the breed's rams, up to the summary's page limit.
+		{"group_rams", "nsip_flock_summary", map[string]any{"search": map[string]any{"breed_id": breed, "search_criteria": map[string]any{"gender": "Male"}}}},
 		{"plan_matings", "nsip_plan_matings", map[string]any{"ram_lpn_ids": rams[:3], "ewe_lpn_ids": ewes[:8], "weights": weights}},
 		{"get_animal_pct", "nsip_get_animal", map[string]any{"search_string": rams[0], "percentiles": true}},
 	}

@@ -63,7 +63,7 @@ Exit status: 0 after SIGINT or SIGTERM, 1 if the address cannot be served,
 2 for bad flags.
 `
 
-// maxBigBreed bounds --big-breed: 200,000 animals take about 350 MB.
+// maxBigBreed bounds --big-breed: 200,000 animals take about 450 MB.
 const maxBigBreed = 200_000
 
 // config is what the flags ask for.

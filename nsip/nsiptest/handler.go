@@ -41,7 +41,7 @@ type Options struct {
 	// BigBreed > 0 adds breed BigBreedID with this many animals to the
 	// Hair group, generated as the other breeds are (pedigrees, progeny,
 	// statuses, trait ranges, sorted pages) from the same seed. 50,000
-	// animals take a few seconds to generate and about 100 MB.
+	// animals take a few seconds to generate and about 110 MB.
 	BigBreed int
 }
 
