@@ -33,18 +33,24 @@ type aheadReader struct {
 
 	mu      sync.Mutex
 	pending map[int]chan pageResult
+	cancel  context.CancelFunc // stops pages read ahead and not taken
+	wg      sync.WaitGroup
 }
 
 // readAhead is read with the pages up to NSIP's count read width at a
 // time, up to page limit-1; width 1 or less is read as it is. Only for a
 // scan that reads from the first page on without restarting, whose pages
-// read does not change between pages.
-func readAhead(read pageReader, width, limit int) pageReader {
+// read does not change between pages. stop, called once the scan is over,
+// cancels the pages read ahead that it did not take and waits for them, so
+// that no lookup of the call outlives it.
+func readAhead(ctx context.Context, read pageReader, width, limit int) (_ pageReader, stop func()) {
 	if width <= 1 {
-		return read
+		return read, func() {}
 	}
-	a := &aheadReader{read: read, width: width, limit: limit, pending: map[int]chan pageResult{}}
-	return a.page
+	actx, cancel := context.WithCancel(ctx)
+	a := &aheadReader{read: func(_ context.Context, n int) ([]nsip.AnimalRow, int, error) { return read(actx, n) },
+		width: width, limit: limit, pending: map[int]chan pageResult{}, cancel: cancel}
+	return a.page, func() { a.cancel(); a.wg.Wait() }
 }
 
 // page answers page n, from the page read ahead when there is one, and
@@ -82,7 +88,9 @@ func (a *aheadReader) start(ctx context.Context, n, total int) {
 		}
 		ch := make(chan pageResult, 1)
 		a.pending[p] = ch
+		a.wg.Add(1)
 		go func() {
+			defer a.wg.Done()
 			var r pageResult
 			r.rows, r.total, r.err = a.read(ctx, p)
 			ch <- r
