@@ -88,6 +88,14 @@ func runPlan(ctx context.Context, r *call, a *planArgs) (any, error) {
 			return nil, &ArgError{param.FieldError{Field: fmt.Sprintf("%s[%d]", ewesArg, i), Problem: e + " is also listed as a ram", Expected: "each animal in one list"}}
 		}
 	}
+	b := newPedigreeBuilder(r)
+	subjects := append(slices.Clone(rams), ewes...)
+	if a.Weights != nil {
+		// Weights left to the user may end the call at their form: the
+		// lineages are asked ahead only when none is.
+		b.prefetch(ctx, subjects, planCeiling-len(subjects))
+	}
+	defer b.settle()
 	rd, err := detailsOf(ctx, r, ramsArg, rams)
 	if err != nil {
 		return nil, err
@@ -144,7 +152,6 @@ func runPlan(ctx context.Context, r *call, a *planArgs) (any, error) {
 			warnings = append(warnings, w)
 		}
 	}
-	b := newPedigreeBuilder(r)
 	b.bySubject, b.distrust = true, true
 	for i, d := range rd {
 		b.details(rams[i], d)
@@ -152,7 +159,7 @@ func runPlan(ctx context.Context, r *call, a *planArgs) (any, error) {
 	for i, d := range ed {
 		b.details(ewes[i], d)
 	}
-	if err := b.extend(ctx, append(slices.Clone(rams), ewes...), planCeiling-len(rams)-len(ewes)); err != nil {
+	if err := b.extend(ctx, subjects, planCeiling-len(subjects)); err != nil {
 		var ab *AboutError
 		if errors.As(err, &ab) {
 			id := ab.Value.(string)
