@@ -13,10 +13,6 @@ const (
 	BigBreedName = "Big Hair Breed (generated)"
 )
 
-// bigBreedFlocks caps the flocks of the big breed below the 998 flock
-// numbers a breed code leaves.
-const bigBreedFlocks = 900
-
 // generateWithBig is generate's world plus, when big > 0, the big breed
 // drawn from its own stream: every other animal is the same as without it.
 func generateWithBig(seed int64, n, big int) *Dataset {
