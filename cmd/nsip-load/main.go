@@ -30,6 +30,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == serveBareCommand {
 		return serveBare(ctx, stderr)
 	}
+	if len(args) > 0 && args[0] == analysesCommand {
+		return runAnalyses(ctx, args[1:], stdout, stderr)
+	}
 	cfg, err := parseArgs(args, stdout)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0

@@ -63,6 +63,9 @@ Exit status: 0 after SIGINT or SIGTERM, 1 if the address cannot be served,
 2 for bad flags.
 `
 
+// maxBigBreed bounds --big-breed: 200,000 animals take about 450 MB.
+const maxBigBreed = 200_000
+
 // config is what the flags ask for.
 type config struct {
 	addr    string
@@ -104,6 +107,8 @@ func parseArgs(args []string, errOut io.Writer) (config, *flag.FlagSet, error) {
 		"or the shapes other clients assumed: current (camelCase, bare progeny pages) or legacy (flat PascalCase)")
 	fs.DurationVar(&c.opts.Latency, "latency", 0, "delay before every answer, e.g. 50ms")
 	fs.IntVar(&c.animals, "animals", 4000, "about how many animals to generate (200 or more)")
+	fs.IntVar(&c.opts.BigBreed, "big-breed", 0, fmt.Sprintf("add breed %d (%s, Hair group) of this many animals, e.g. 50000, with pedigrees, progeny and sorted pages like the others; 0 for none, at most %d",
+		nsiptest.BigBreedID, nsiptest.BigBreedName, maxBigBreed))
 	fs.Var(faultFlags{&c.faults}, "fault", "make an endpoint misbehave: `ENDPOINT=KIND[:N][:TIMES]` (see below; repeatable)")
 	if err := fs.Parse(args); err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
@@ -122,6 +127,8 @@ func parseArgs(args []string, errOut io.Writer) (config, *flag.FlagSet, error) {
 		return c, fs, badFlag(fs, "latency", "must not be negative")
 	case c.animals < 200:
 		return c, fs, badFlag(fs, "animals", fmt.Sprintf("%d is too few; use 200 or more", c.animals))
+	case c.opts.BigBreed < 0 || c.opts.BigBreed > maxBigBreed:
+		return c, fs, badFlag(fs, "big-breed", fmt.Sprintf("%d is outside 0..%d", c.opts.BigBreed, maxBigBreed))
 	}
 	if _, _, err := net.SplitHostPort(c.addr); err != nil {
 		return c, fs, badFlag(fs, "addr", fmt.Sprintf("%q is not host:port", c.addr))
@@ -252,8 +259,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	fmt.Fprintf(stderr, "nsip-stub: test double of the NSIP API (seed %d, %d animals, %s format, %d faults); NSIP_BASE_URL=http://%s/api\n",
-		c.opts.Seed, h.Data().Len(), c.opts.Format, len(c.faults), ln.Addr())
+	big := ""
+	if c.opts.BigBreed > 0 {
+		big = fmt.Sprintf(" of which %d in breed %d", c.opts.BigBreed, nsiptest.BigBreedID)
+	}
+	fmt.Fprintf(stderr, "nsip-stub: test double of the NSIP API (seed %d, %d animals%s, %s format, %d faults); NSIP_BASE_URL=http://%s/api\n",
+		c.opts.Seed, h.Data().Len(), big, c.opts.Format, len(c.faults), ln.Addr())
 
 	select {
 	case err := <-served:

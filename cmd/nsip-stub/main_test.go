@@ -66,6 +66,8 @@ func TestBadFlagsExitTwoNamingTheFlag(t *testing.T) {
 		{[]string{"--latency", "fast"}, "-latency"},
 		{[]string{"--latency", "-5ms"}, "-latency"},
 		{[]string{"--animals", "10"}, "-animals"},
+		{[]string{"--big-breed", "-1"}, "-big-breed"},
+		{[]string{"--big-breed", "300000"}, "-big-breed"},
 		{[]string{"--addr", "8089"}, "-addr"},
 		{[]string{"--fault", "details=boom"}, "-fault"},
 		{[]string{"--verbose"}, "-verbose"},
@@ -87,7 +89,7 @@ func TestHelp(t *testing.T) {
 	if code := run(context.Background(), []string{"--help"}, &out, &errOut); code != 0 {
 		t.Fatalf("--help exit %d", code)
 	}
-	for _, want := range []string{"test double", "--fault", "-addr", "-seed", "-format", "-latency", "-animals", "NSIP_BASE_URL"} {
+	for _, want := range []string{"test double", "--fault", "-addr", "-seed", "-format", "-latency", "-animals", "-big-breed", "NSIP_BASE_URL"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("help lacks %q", want)
 		}
@@ -208,6 +210,41 @@ func TestDefaultIsLiveWithTheExampleRam(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.HasPrefix(string(b), `{"success":true,"records":[`) ||
 		!strings.HasSuffix(string(b), `"recordCount":25,"numberOfPages":1}`) {
 		t.Errorf("progeny of the example ram: %d %.120s…%s", resp.StatusCode, b, b[max(0, len(b)-60):])
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("exit %d after cancel, want 0", code)
+	}
+}
+
+// TestBigBreedServed: --big-breed adds the breed, counted in the startup
+// line and in a search of the breed.
+func TestBigBreedServed(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var errOut syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--animals", "200", "--big-breed", "1200"}, io.Discard, &errOut)
+	}()
+	urlRE := regexp.MustCompile(`NSIP_BASE_URL=(http://\S+/api)\n`)
+	var base string
+	for deadline := time.Now().Add(20 * time.Second); base == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if m := urlRE.FindStringSubmatch(errOut.String()); m != nil {
+			base = m[1]
+		}
+	}
+	if !strings.Contains(errOut.String(), "of which 1200 in breed 649") {
+		t.Fatalf("startup line %q does not count the big breed", errOut.String())
+	}
+	resp, err := http.Post(base+"/"+nsiptest.EndpointSearch+"?page=0&pageSize=1&breedId=649&sortedBreedTrait=BWT", "application/json", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `"recordCount":1200`) {
+		t.Errorf("search of breed 649: %d %.120s; want 200 with recordCount 1200", resp.StatusCode, b)
 	}
 	cancel()
 	if code := <-done; code != 0 {

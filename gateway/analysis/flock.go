@@ -256,7 +256,9 @@ func runFlock(ctx context.Context, r *call, a *flockArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := scanPages(ctx, g.read, flockPages)
+	read, stop := readAhead(ctx, g.read, r.parallel(), flockPages)
+	s, err := scanPages(ctx, read, flockPages)
+	stop()
 	if err != nil {
 		return nil, err
 	}

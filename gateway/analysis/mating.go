@@ -110,6 +110,62 @@ type pedigreeBuilder struct {
 	lookups  int // lineages sought
 	records  int // ancestors' own records sought
 	notes    []string
+	// early are subjects' lineages asked beside their own records
+	// (prefetch), which extend takes in place of asking again; settle
+	// stops those it never takes.
+	early       map[string]chan lineageRead
+	earlyCancel context.CancelFunc
+	earlyWG     sync.WaitGroup
+}
+
+// lineageRead is one lineage asked ahead.
+type lineageRead struct {
+	l   *nsip.Lineage
+	err error
+}
+
+// prefetch asks the lineages of subjects at once, beside their own
+// records, where they would be asked once the records are in: a new
+// builder's first round reads exactly these (no subject is doubtful before
+// a lineage is read), so the lookups are the same, made sooner. Only when
+// records and lineages together fit in the lookups the call has under way
+// at once (a mating's two parents): more would only take turns from the
+// records, which every answer needs first, and leave a call stopped by its
+// time limit with fewer of them. And only when the first round reads them
+// all (budget) and the call's lookups left cover both, so that no record
+// is refused a lookup a lineage took.
+func (b *pedigreeBuilder) prefetch(ctx context.Context, subjects []string, budget int) {
+	if len(b.fetched) > 0 || len(b.read) > 0 || budget < len(subjects) || 2*len(subjects) > b.r.parallel() {
+		return
+	}
+	if u := b.r.src.Upstream(); u.Ceiling > 0 && u.Ceiling-u.Lookups < 2*len(subjects) {
+		return
+	}
+	ectx, cancel := context.WithCancel(ctx)
+	b.early, b.earlyCancel = map[string]chan lineageRead{}, cancel
+	for _, id := range subjects {
+		if _, dup := b.early[id]; dup {
+			continue
+		}
+		ch := make(chan lineageRead, 1)
+		b.early[id] = ch
+		b.earlyWG.Add(1)
+		go func() {
+			defer b.earlyWG.Done()
+			l, err := b.r.lineage(ectx, id)
+			ch <- lineageRead{l, err}
+		}()
+	}
+}
+
+// settle stops the lineages asked ahead that extend did not take (the
+// call ended before, on an error) and waits for them, so that no lookup
+// outlives the call.
+func (b *pedigreeBuilder) settle() {
+	if b.earlyCancel != nil {
+		b.earlyCancel()
+	}
+	b.earlyWG.Wait()
 }
 
 func newPedigreeBuilder(r *call) *pedigreeBuilder {
@@ -334,11 +390,18 @@ func (b *pedigreeBuilder) extend(ctx context.Context, subjects []string, budget 
 			} else {
 				b.fetched[id] = true
 			}
+			early := b.early[id]
+			delete(b.early, id)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				if own[i] {
 					recs[i], errs[i] = b.r.details(ctx, id)
+					return
+				}
+				if early != nil {
+					got := <-early
+					lins[i], errs[i] = got.l, got.err
 					return
 				}
 				lins[i], errs[i] = b.r.lineage(ctx, id)
@@ -590,11 +653,13 @@ func runCheckMating(ctx context.Context, r *call, a *matingArgs) (any, error) {
 	if sire == dam {
 		return nil, &ArgError{param.FieldError{Field: damArg, Problem: "is the same animal as " + sireArg, Expected: "a different animal's LPN ID"}}
 	}
+	b := newPedigreeBuilder(r)
+	b.prefetch(ctx, []string{sire, dam}, r.def.Ceiling-2)
+	defer b.settle()
 	sd, dd, err := readParents(ctx, r, sire, dam, sireArg, damArg)
 	if err != nil {
 		return nil, err
 	}
-	b := newPedigreeBuilder(r)
 	b.details(sire, sd)
 	b.details(dam, dd)
 	if err := b.extend(ctx, []string{sire, dam}, r.def.Ceiling-2); err != nil {

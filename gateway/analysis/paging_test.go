@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -25,15 +26,20 @@ func short(p, n int) func(int, []nsip.AnimalRow) []nsip.AnimalRow {
 
 // repeat serves page p with the previous page's last row in place of its
 // own first, as offset paging over ties does: one animal twice, one never.
-// Pages are asked for one after another, so the last row served is the
-// previous page's.
+// The previous page is read before page p (a scan reads its first page
+// alone, and pages in order), but pages after it may be read beside it.
 func repeat(p int) func(int, []nsip.AnimalRow) []nsip.AnimalRow {
+	var mu sync.Mutex
 	var last nsip.AnimalRow
 	return func(page int, rows []nsip.AnimalRow) []nsip.AnimalRow {
+		mu.Lock()
+		defer mu.Unlock()
 		if page == p {
 			rows = append([]nsip.AnimalRow{last}, rows[1:]...)
 		}
-		last = rows[len(rows)-1]
+		if page == p-1 {
+			last = rows[len(rows)-1]
+		}
 		return rows
 	}
 }

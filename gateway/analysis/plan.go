@@ -109,6 +109,13 @@ func runPlan(ctx context.Context, r *call, a *planArgs) (any, error) {
 	if err := p.checkArgs(); err != nil {
 		return nil, err
 	}
+	p.b = newPedigreeBuilder(r)
+	if a.Weights != nil {
+		// Weights left to the user may end the call at their form: the
+		// lineages are asked ahead only when none is.
+		p.b.prefetch(ctx, p.subjects(), planCeiling-len(p.subjects()))
+	}
+	defer p.b.settle()
 	if err := p.readRams(ctx, a.Weights); err != nil {
 		return nil, err
 	}
@@ -141,6 +148,9 @@ func runPlan(ctx context.Context, r *call, a *planArgs) (any, error) {
 	}
 	return p.answer(ctx), nil
 }
+
+// subjects are the rams, then the ewes.
+func (p *planRun) subjects() []string { return append(slices.Clone(p.rams), p.ewes...) }
 
 // checkArgs refuses what no reading can make sense of: a COI limit out of
 // range, or an animal listed as both ram and ewe.
@@ -227,7 +237,7 @@ func (p *planRun) scoreEwes() {
 // readPedigree gathers every animal's pedigree within the lookup ceiling,
 // attributing a failure to the list entry it came from.
 func (p *planRun) readPedigree(ctx context.Context) error {
-	b := newPedigreeBuilder(p.r)
+	b := p.b
 	b.bySubject, b.distrust = true, true
 	for i, d := range p.rd {
 		b.details(p.rams[i], d)
@@ -235,8 +245,7 @@ func (p *planRun) readPedigree(ctx context.Context) error {
 	for i, d := range p.ed {
 		b.details(p.ewes[i], d)
 	}
-	p.b = b
-	if err := b.extend(ctx, append(slices.Clone(p.rams), p.ewes...), planCeiling-len(p.rams)-len(p.ewes)); err != nil {
+	if err := b.extend(ctx, p.subjects(), planCeiling-len(p.rams)-len(p.ewes)); err != nil {
 		var ab *AboutError
 		if errors.As(err, &ab) {
 			id := ab.Value.(string)

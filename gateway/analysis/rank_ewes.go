@@ -77,11 +77,13 @@ func prepareEwes(ctx context.Context, r *call, a *rankArgs) (*eweSet, error) {
 		g := c.Gender
 		return nil, &ArgError{param.FieldError{Field: rankParams.Name("Criteria") + ".gender", Problem: fmt.Sprintf("is %s, but for_ewes ranks rams", g), Expected: `"Male", or leave it out`}}
 	}
+	e := &eweSet{ids: ids, b: newPedigreeBuilder(r)}
+	e.b.prefetch(ctx, ids, ewesLookups-len(ids))
+	defer e.b.settle()
 	ds, err := detailsOf(ctx, r, ewesArg, ids)
 	if err != nil {
 		return nil, err
 	}
-	e := &eweSet{ids: ids, b: newPedigreeBuilder(r)}
 	e.max = a.MaxMeanCOI
 	e.b.bySubject, e.b.optional = true, map[string]bool{}
 	for i, d := range ds {

@@ -137,6 +137,9 @@ type animal struct {
 	popularity float64 // chance weight of being picked as a sire
 	star       bool    // a ram used widely (AI sire) and for longer
 	depth      int     // complete generations of ancestry, cached
+	// variant picks the lines the lineage fragment leaves out (content);
+	// the fragment is written when served, not held for every animal.
+	variant int8
 }
 
 // Dataset is the generated world a stand-in serves. It is read-only once
@@ -151,6 +154,7 @@ type Dataset struct {
 	byID        map[string]*animal
 	byReg       map[string]*animal
 	ranges      map[int]map[string][2]float64
+	orders      orderCache // served orders of recent searches
 }
 
 type breedInfo struct {
@@ -197,25 +201,32 @@ const (
 	defaultSize = 4000
 )
 
-var datasetCache sync.Map // key {seed, size} -> *Dataset
+var datasetCache sync.Map // key {seed, size, big breed} -> *Dataset
 
 type datasetKey struct {
 	seed int64
 	size int
+	big  int
 }
 
 // NewDataset builds (or returns the cached) world for seed with about n
 // animals; n <= 0 means the default of 4000.
-func NewDataset(seed int64, n int) *Dataset {
+func NewDataset(seed int64, n int) *Dataset { return NewDatasetWithBigBreed(seed, n, 0) }
+
+// NewDatasetWithBigBreed is NewDataset's world plus, when big > 0, the
+// generated breed BigBreedID of big animals (see Options.BigBreed). The
+// other breeds are the same animal for animal as without it.
+func NewDatasetWithBigBreed(seed int64, n, big int) *Dataset {
 	if n <= 0 {
 		n = defaultSize
 	}
 	n = max(n, 200)
-	k := datasetKey{seed, n}
+	big = max(big, 0)
+	k := datasetKey{seed, n, big}
 	if d, ok := datasetCache.Load(k); ok {
 		return d.(*Dataset)
 	}
-	d, _ := datasetCache.LoadOrStore(k, generate(seed, n))
+	d, _ := datasetCache.LoadOrStore(k, generateWithBig(seed, n, big))
 	return d.(*Dataset)
 }
 
@@ -269,9 +280,14 @@ type flock struct {
 // breed generates every animal of one breed, year by year, so parents
 // always exist before their lambs.
 func (g *gen) breed(b *breedInfo, total int) {
+	g.breedOf(b, int(math.Round(float64(total)*b.share)))
+}
+
+// breedOf generates count animals of breed b.
+func (g *gen) breedOf(b *breedInfo, count int) {
 	r := g.r
-	count := int(math.Round(float64(total) * b.share))
-	nf := max(2, count/45)
+	// Flock numbers are three digits: a breed has at most 900 flocks.
+	nf := min(max(2, count/45), 900)
 	flocks := make([]*flock, nf)
 	used := map[int]bool{}
 	for i := range flocks {
@@ -393,7 +409,8 @@ func (g *gen) add(a *animal) {
 // traits draws the EBVs: the parents' mean plus Mendelian sampling, with a
 // slow genetic trend; founders draw around the breed's base.
 func (g *gen) traits(a, sire, dam *animal) {
-	a.Traits = make([]Trait, len(traitCodes))
+	// Room for the group's own traits, which extras appends later.
+	a.Traits = make([]Trait, len(traitCodes), len(traitCodes)+len(groupTraits[a.BreedGroupID]))
 	for i, code := range traitCodes {
 		m := traitModel[code]
 		var v float64
@@ -409,9 +426,13 @@ func (g *gen) traits(a, sire, dam *animal) {
 // finish fills in what depends on the whole population: progeny counts,
 // accuracies, indexes, statuses, registration numbers, trait ranges and the
 // lineage fragments.
-func (g *gen) finish() {
+func (g *gen) finish() { g.finishAnimals(g.d.animals) }
+
+// finishAnimals is finish for the animals as, whose parents and offspring
+// are all among them.
+func (g *gen) finishAnimals(as []*animal) {
 	r, d := g.r, g.d
-	for _, a := range d.animals {
+	for _, a := range as {
 		a.ProgenyCount = len(a.progeny)
 		age := lastYear - a.year
 		switch x := r.Float64(); {
@@ -450,7 +471,7 @@ func (g *gen) finish() {
 			d.byReg[a.RegNumber] = a
 		}
 		a.Indexes = indexes(d.breeds[a.BreedID], a.Traits)
-		a.Content = content(a, r.IntN(24))
+		a.variant = int8(r.IntN(24))
 		rg := d.ranges[a.BreedID]
 		if rg == nil {
 			rg = map[string][2]float64{}
@@ -464,7 +485,7 @@ func (g *gen) finish() {
 			rg[t.Code] = [2]float64{math.Min(cur[0], t.Value), math.Max(cur[1], t.Value)}
 		}
 	}
-	for _, a := range d.animals {
+	for _, a := range as {
 		sort.Slice(a.progeny, func(i, j int) bool {
 			x, y := d.animals[a.progeny[i]], d.animals[a.progeny[j]]
 			if !x.Born.Equal(y.Born) {
@@ -474,7 +495,7 @@ func (g *gen) finish() {
 		})
 		a.depth = -1
 	}
-	for _, a := range d.animals {
+	for _, a := range as {
 		d.depthOf(a)
 	}
 }

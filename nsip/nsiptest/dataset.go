@@ -75,6 +75,7 @@ func (d *Dataset) lookup(s string) *animal {
 
 func (a *animal) public() Animal {
 	p := a.Animal
+	p.Content = content(a, int(a.variant))
 	p.Traits = slices.Clone(a.Traits)
 	p.Indexes = slices.Clone(a.Indexes)
 	return p

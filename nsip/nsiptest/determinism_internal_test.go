@@ -42,3 +42,31 @@ func TestGenerationIsDeterministic(t *testing.T) {
 		t.Error("NewDataset does not reuse the dataset of a seed and size")
 	}
 }
+
+// TestBigBreedIsDeterministic generates the big breed twice for one seed,
+// bypassing the cache: the same animals, lineages and progeny, byte for
+// byte.
+func TestBigBreedIsDeterministic(t *testing.T) {
+	render := func(d *Dataset) []byte {
+		var b bytes.Buffer
+		b.Write(renderBreedGroups(d, FormatLive))
+		for _, a := range d.animals {
+			if a.BreedID != BigBreedID {
+				continue
+			}
+			b.Write(renderDetails(a, FormatLive))
+			if a.idx%40 == 0 {
+				b.Write(renderLineage(d, a, FormatLive, false))
+			}
+		}
+		b.Write(renderTraitRanges(d.breedCodes(BigBreedID), d.ranges[BigBreedID]))
+		return b.Bytes()
+	}
+	one, two := render(generateWithBig(11, 300, 2500)), render(generateWithBig(11, 300, 2500))
+	if !bytes.Equal(one, two) {
+		t.Fatal("two generations of seed 11's big breed serve different bytes")
+	}
+	if bytes.Equal(one, render(generateWithBig(12, 300, 2500))) {
+		t.Fatal("seeds 11 and 12 serve the same big breed")
+	}
+}

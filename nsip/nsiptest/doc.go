@@ -30,6 +30,13 @@
 // README, ExampleRam (6402382024NCS310), is there with his sire, dam and 25
 // offspring. NoTraitDataBreed (641) has no trait ranges: HTTP 400.
 //
+// Options.BigBreed (nsip-stub --big-breed) adds one more Hair breed,
+// BigBreedID (649), of that many animals, drawn from its own stream so that
+// every other animal stays as it was: 50,000 animals take about 2 s and
+// 110 MB resident (17 MB without them), with pedigrees, progeny, statuses,
+// trait ranges and sorted pages as for the other breeds. Search orders are
+// kept per query, so paging through it sorts it once.
+//
 // # Requests
 //
 // All parameters are checked as the API does; a problem is a 400 with a

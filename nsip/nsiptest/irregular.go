@@ -102,12 +102,17 @@ func (ir Irregular) served(code string, v float64) float64 {
 	return v
 }
 
+// reorders reports whether reorder changes the order search gives.
+func (ir Irregular) reorders(sortTrait string) bool {
+	_, rounded := ir.Round[strings.ToUpper(sortTrait)]
+	return ir.UnstableTies || rounded
+}
+
 // reorder sorts rows as search does, by the served value of sortTrait,
 // breaking ties by LPN ID, or with UnstableTies by an order drawn anew
 // for request seq.
 func (ir Irregular) reorder(rows []*animal, sortTrait string, reverse bool, seq uint64) {
-	_, rounded := ir.Round[strings.ToUpper(sortTrait)]
-	if !ir.UnstableTies && !rounded {
+	if !ir.reorders(sortTrait) {
 		return
 	}
 	salt := rand.New(rand.NewPCG(seq, 0x5eed)).Uint64()

@@ -86,8 +86,14 @@ func liveRand(seed int64) *rand.Rand {
 // that parents have theirs first, and widens the breed's trait ranges. The
 // NoTraitDataBreed loses its ranges.
 func (g *gen) extras(r *rand.Rand) {
+	g.extrasOf(r, g.d.animals)
+	g.d.ranges[NoTraitDataBreed] = nil
+}
+
+// extrasOf is extras for the animals as, parents before their lambs.
+func (g *gen) extrasOf(r *rand.Rand, as []*animal) {
 	d := g.d
-	for _, a := range d.animals {
+	for _, a := range as {
 		ets := groupTraits[a.BreedGroupID]
 		var sire, dam *animal
 		if a.Sire != "" {
@@ -117,7 +123,6 @@ func (g *gen) extras(r *rand.Rand) {
 			rg[et.code] = [2]float64{math.Min(cur[0], round(v, et.decimals)), math.Max(cur[1], round(v, et.decimals))}
 		}
 	}
-	d.ranges[NoTraitDataBreed] = nil
 }
 
 // The animals the README and tool descriptions use as examples, so that a
@@ -201,5 +206,5 @@ func (d *Dataset) exampleFacts() {
 		return
 	}
 	a.Status, a.Genotyped = "CURRENT", "50K Genotyped"
-	a.Content = content(a, 0)
+	a.variant = 0
 }

@@ -346,7 +346,7 @@ func renderLineage(d *Dataset, a *animal, f Format, loneDam bool) []byte {
 	node = func(a *animal, gen int) {
 		w.open('{')
 		w.str(name(f, "lpnId"), a.LPNID)
-		w.str(name(f, "content"), a.Content)
+		w.str(name(f, "content"), content(a, int(a.variant)))
 		w.key(name(f, "children"))
 		w.open('[')
 		if a.Sire != "" && gen < LineageDepth {

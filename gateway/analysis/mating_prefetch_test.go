@@ -1,0 +1,102 @@
+package analysis
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+// recordGate is the fake source counting the records and lineages under
+// way at once. Each waits until width lookups are under way together,
+// which a mating reaches only by asking its parents' lineages beside their
+// records: asked after the records, they would wait for ever, so after a
+// minute the gate opens and the test fails.
+type recordGate struct {
+	*fakeSource
+	width int
+
+	mu             sync.Mutex
+	inflight, peak int
+	open           chan struct{}
+	opened, stuck  bool
+}
+
+func (g *recordGate) Parallel() int { return g.width }
+
+func (g *recordGate) enter() func() {
+	g.mu.Lock()
+	g.inflight++
+	g.peak = max(g.peak, g.inflight)
+	if g.inflight >= g.width && !g.opened {
+		g.opened = true
+		close(g.open)
+	}
+	g.mu.Unlock()
+	select {
+	case <-g.open:
+	case <-time.After(time.Minute):
+		g.mu.Lock()
+		g.stuck = true
+		if !g.opened {
+			g.opened = true
+			close(g.open)
+		}
+		g.mu.Unlock()
+	}
+	return func() {
+		g.mu.Lock()
+		g.inflight--
+		g.mu.Unlock()
+	}
+}
+
+func (g *recordGate) Details(ctx context.Context, id string) (*nsip.AnimalDetails, error) {
+	defer g.enter()()
+	return g.fakeSource.Details(ctx, id)
+}
+
+func (g *recordGate) Lineage(ctx context.Context, id string) (*nsip.Lineage, error) {
+	defer g.enter()()
+	return g.fakeSource.Lineage(ctx, id)
+}
+
+// A mating's parents' lineages are asked beside their records, all four
+// under way at once, and the answer and its lookups are those of one
+// lookup at a time.
+func TestMatingAsksLineagesBesideRecords(t *testing.T) {
+	sent := map[string]any{"sire_lpn_id": "SIRE1", "dam_lpn_id": "DAM01"}
+	one := herd(matingCases[1].herd...)
+	want := runGated(t, CheckMating, &onlyOne{one}, sent)
+	f := herd(matingCases[1].herd...)
+	g := &recordGate{fakeSource: f, width: 4, open: make(chan struct{})}
+	got := runGated(t, CheckMating, g, sent)
+	if g.stuck || g.peak != 4 {
+		t.Errorf("at most %d lookups under way at once (stuck waiting for more: %v), want the 2 records and 2 lineages", g.peak, g.stuck)
+	}
+	if string(got) != string(want) {
+		t.Errorf("answer\n%s\nwant, as one lookup at a time,\n%s", got, want)
+	}
+	if f.lookups != one.lookups || f.callsOf("lineage") != one.callsOf("lineage") {
+		t.Errorf("%d lookups (%d lineages), one at a time %d (%d)", f.lookups, f.callsOf("lineage"), one.lookups, one.callsOf("lineage"))
+	}
+}
+
+// An unknown parent ends the mating with its error, and no lineage asked
+// ahead is still under way when it does.
+func TestMatingAskedAheadSettlesOnError(t *testing.T) {
+	f := herd(matingCases[1].herd...)
+	g := &recordGate{fakeSource: f, width: 4, open: make(chan struct{})}
+	args, _ := CheckMating.Validate(map[string]any{"sire_lpn_id": "NOSUCH1", "dam_lpn_id": "DAM01"})
+	_, err := Run(t.Context(), CheckMating, g, discard(), args, args)
+	if err == nil {
+		t.Fatal("a mating with an unknown sire answered")
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.inflight != 0 {
+		t.Errorf("%d lookups still under way after the call ended", g.inflight)
+	}
+}
