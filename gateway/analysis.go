@@ -21,8 +21,6 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/tasks"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
-	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
-	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
@@ -489,58 +487,19 @@ func analysisData(t *full.Table, body []byte, summarized bool) full.Data {
 	return full.Data{}
 }
 
+// analysisError is what the model sees of a failed analysis: the answer
+// to a form already rendered, the analysis's own failures, or NSIP's.
 func (g *Gateway) analysisError(a *analysisEntry, sent map[string]any, err error) *toolerr.Error {
 	var ans *answeredError
 	if errors.As(err, &ans) {
 		return ans.te
 	}
-	var ae *analysis.ArgError
-	if errors.As(err, &ae) {
-		te := toolerr.InvalidArgs(a.Example(sent), []param.FieldError{ae.FieldError})
-		if fe := (*analysis.FixedArgError)(nil); errors.As(err, &fe) {
-			fe.Fix(te.Example)
-		}
+	example := func() map[string]any { return a.Example(sent) }
+	if te := toolerr.Analysis(err, example, a.Ceiling, g.cfg.AnalysisTimeout); te != nil {
 		return te
 	}
-	var ue *analysis.AnswerError
-	if errors.As(err, &ue) {
-		te := toolerr.InvalidArgs(a.Example(sent), ue.Errs)
-		te.Problem = "the user's answer: " + te.Problem
-		return te
-	}
-	if errors.Is(err, breeding.ErrTooComplex) {
-		return &toolerr.Error{
-			Code:    toolerr.CodeUnexpectedResponse,
-			Problem: "the pedigree NSIP gave behind these animals is too large to compute inbreeding from (" + err.Error() + ")",
-			Next:    "check pairs one at a time with " + toolname.CheckMating + ", which answers without the COI when it cannot compute it",
-		}
-	}
-	if errors.Is(err, analysis.ErrTimeLimit) {
-		return &toolerr.Error{
-			Code: toolerr.CodeTimeout,
-			Problem: fmt.Sprintf("the analysis reached the time limit of one call (%s) before it had what it needs to answer",
-				g.cfg.AnalysisTimeout),
-			Next: "call again: the NSIP answers read so far are cached, so the next call gets further; or narrow the request (fewer animals, tighter filters)",
-		}
-	}
-	if errors.Is(err, analysis.ErrCeiling) {
-		return &toolerr.Error{
-			Code:    toolerr.CodeInvalidArgument,
-			Problem: fmt.Sprintf("the analysis needs more than its ceiling of %d NSIP lookups", a.Ceiling),
-			Next:    "narrow the request (fewer animals, tighter filters)",
-		}
-	}
-	var ab *analysis.AboutError
-	if errors.As(err, &ab) {
-		about := a.tool.about()
-		about.Subject, about.What = ab.Field, "animal with LPN ID"
-		about.Next = "check the LPN ID, or find animals with " + toolname.SearchAnimals
-		if ab.What != "" {
-			about.What, about.Next = ab.What, ab.Next
-		}
-		return g.mapAbout(about, map[string]any{ab.Field: ab.Value}, err)
-	}
-	return g.mapError(a.tool, sent, err)
+	about, args := toolerr.AboutFailed(a.tool.about(), sent, err)
+	return g.mapAbout(about, args, err)
 }
 
 // Keep the analysis answers' kind in one place.

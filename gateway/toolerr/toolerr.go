@@ -5,7 +5,8 @@
 //
 // A caller describes the tool ([About]) and the server's state the
 // wording depends on ([Env]), maps the error, logs the [Note] and renders
-// the body with [Error.Result]. Nothing here keeps state or logs.
+// the body with [Error.Result]; an analysis's own failures are mapped
+// first with [Analysis]. Nothing here keeps state or logs.
 package toolerr
 
 import (

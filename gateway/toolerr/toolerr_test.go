@@ -16,10 +16,12 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/health"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 )
 
 const lpn = "6402382024NCS310"
@@ -321,5 +323,71 @@ func TestStaleIsServedOnlyForUpstreamTrouble(t *testing.T) {
 		if got := ServesStale(tt.err); got != tt.want {
 			t.Errorf("ServesStale(%v) = %v, want %v", tt.err, got, tt.want)
 		}
+	}
+}
+
+// TestAnalysisFailures pins the body of each of an analysis's own
+// failures, and leaves NSIP's to Map.
+func TestAnalysisFailures(t *testing.T) {
+	example := func() map[string]any { return map[string]any{"lpn_id": "bad", "breed_id": 640} }
+	fixed := &analysis.FixedArgError{
+		ArgError: analysis.ArgError{FieldError: param.FieldError{Field: "lpn_id", Problem: "is not of breed 640"}},
+		Fix:      func(ex map[string]any) { ex["lpn_id"] = lpn },
+	}
+	tests := []struct {
+		name string
+		err  error
+		want Error
+	}{
+		{"argument", fmt.Errorf("run: %w", &analysis.ArgError{FieldError: param.FieldError{Field: "breed_id", Problem: "is unknown"}}),
+			Error{Code: CodeInvalidArgument, Field: "breed_id", Problem: "breed_id is unknown", Example: example()}},
+		{"argument with its fix", fixed,
+			Error{Code: CodeInvalidArgument, Field: "lpn_id", Problem: "lpn_id is not of breed 640", Example: map[string]any{"lpn_id": lpn, "breed_id": 640}}},
+		{"user's answer", &analysis.AnswerError{Errs: []param.FieldError{{Field: "weight", Problem: "must be a number"}}},
+			Error{Code: CodeInvalidArgument, Field: "weight", Problem: "the user's answer: weight must be a number", Example: example()}},
+		{"pedigree too large", fmt.Errorf("%w: 9000 ancestors", breeding.ErrTooComplex),
+			Error{Code: CodeUnexpectedResponse,
+				Problem: "the pedigree NSIP gave behind these animals is too large to compute inbreeding from (" + breeding.ErrTooComplex.Error() + ": 9000 ancestors)",
+				Next:    "check pairs one at a time with nsip_check_mating, which answers without the COI when it cannot compute it"}},
+		{"time limit", analysis.ErrTimeLimit,
+			Error{Code: CodeTimeout, Problem: "the analysis reached the time limit of one call (1m0s) before it had what it needs to answer",
+				Next: "call again: the NSIP answers read so far are cached, so the next call gets further; or narrow the request (fewer animals, tighter filters)"}},
+		{"lookup ceiling", analysis.ErrCeiling,
+			Error{Code: CodeInvalidArgument, Problem: "the analysis needs more than its ceiling of 50 NSIP lookups",
+				Next: "narrow the request (fewer animals, tighter filters)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, _ := json.Marshal(Analysis(tt.err, example, 50, time.Minute))
+			want, _ := json.Marshal(&tt.want)
+			if string(got) != string(want) {
+				t.Errorf("Analysis =\n %s\nwant\n %s", got, want)
+			}
+		})
+	}
+	if te := Analysis(&nsip.Error{Kind: nsip.KindNotFound}, example, 50, time.Minute); te != nil {
+		t.Errorf("Analysis(not found) = %+v; want nil, for Map", te)
+	}
+}
+
+// TestAboutFailed: NSIP's failure about one argument names it, with the
+// analysis's wording or an animal's.
+func TestAboutFailed(t *testing.T) {
+	sent := map[string]any{"lpn_ids": []any{"a", "b"}}
+	about, args := AboutFailed(lineage, sent, errors.New("boom"))
+	if about.Subject != "lpn_id" || args["lpn_ids"] == nil {
+		t.Errorf("plain failure: %+v %v; want the tool and what was sent", about, args)
+	}
+	nf := &nsip.Error{Kind: nsip.KindNotFound}
+	about, args = AboutFailed(lineage, sent, &analysis.AboutError{Field: "sire", Value: "X1", Err: nf})
+	te, _ := Map(nf, about, args, Env{})
+	if te.Field != "sire" || te.Value != "X1" || te.Problem != `NSIP has no animal with LPN ID "X1"` ||
+		te.Next != "check the LPN ID, or find animals with nsip_search_animals" {
+		t.Errorf("about an animal: %+v", te)
+	}
+	about, args = AboutFailed(lineage, sent, &analysis.AboutError{Field: "breed_id", Value: 9, What: "breed", Next: "list the breeds", Err: nf})
+	te, _ = Map(nf, about, args, Env{})
+	if te.Field != "breed_id" || te.Problem != "NSIP has no breed 9" || te.Next != "list the breeds" {
+		t.Errorf("about a breed: %+v", te)
 	}
 }
