@@ -19,9 +19,8 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/tasks"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
-	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
-	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
@@ -81,7 +80,7 @@ func (g *Gateway) analysisTool(a *analysisEntry) server.ServerTool {
 	st.Handler = func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		t, err := tasks.Of(req)
 		if err != nil {
-			return (&toolError{Code: CodeInvalidArgument, Field: "task", Problem: err.Error()}).result(), nil
+			return (&toolerr.Error{Code: toolerr.CodeInvalidArgument, Field: "task", Problem: err.Error()}).Result(), nil
 		}
 		if t != nil {
 			// The task's own context: the creating request's ends as soon
@@ -442,7 +441,7 @@ func (g *Gateway) runAnalysis(ctx context.Context, a *analysisEntry, req mcp.Cal
 	var o outcome
 	if err != nil {
 		o.err = g.analysisError(a, sent, err)
-		if b, ok := args["breed_id"].(int); ok && o.err.Code == CodeNotFound && o.err.Field == "breed_id" {
+		if b, ok := args["breed_id"].(int); ok && o.err.Code == toolerr.CodeNotFound && o.err.Field == "breed_id" {
 			if te := g.unknownBreed(ctx, "breed_id", b, a.Example(sent)); te != nil {
 				o.err = te
 			}
@@ -451,7 +450,7 @@ func (g *Gateway) runAnalysis(ctx context.Context, a *analysisEntry, req mcp.Cal
 		v, table := full.Split(v)
 		body, merr := finite.Encode(r.ignored.AddTo(v))
 		if merr != nil {
-			o.err = &toolError{Code: CodeUpstreamError, Problem: "the analysis could not be encoded: " + merr.Error()}
+			o.err = &toolerr.Error{Code: toolerr.CodeUpstreamError, Problem: "the analysis could not be encoded: " + merr.Error()}
 		} else if o.res, merr = r.fitted(ctx, args, body); merr != nil {
 			o.err = g.mapError(a.tool, args, merr)
 		}
@@ -463,7 +462,7 @@ func (g *Gateway) runAnalysis(ctx context.Context, a *analysisEntry, req mcp.Cal
 	}
 	g.finish(ctx, a.tool, logParams(req), start, o)
 	if o.err != nil {
-		return o.err.result()
+		return o.err.Result()
 	}
 	budget, _ := r.Budgets(args)
 	meta := map[string]any{"upstream": r.Upstream()}
@@ -488,60 +487,19 @@ func analysisData(t *full.Table, body []byte, summarized bool) full.Data {
 	return full.Data{}
 }
 
-func (g *Gateway) analysisError(a *analysisEntry, sent map[string]any, err error) *toolError {
+// analysisError is what the model sees of a failed analysis: the answer
+// to a form already rendered, the analysis's own failures, or NSIP's.
+func (g *Gateway) analysisError(a *analysisEntry, sent map[string]any, err error) *toolerr.Error {
 	var ans *answeredError
 	if errors.As(err, &ans) {
 		return ans.te
 	}
-	var ae *analysis.ArgError
-	if errors.As(err, &ae) {
-		te := invalidArgs(a.tool, sent, []param.FieldError{ae.FieldError})
-		te.Example = a.Example(sent)
-		if fe := (*analysis.FixedArgError)(nil); errors.As(err, &fe) {
-			fe.Fix(te.Example)
-		}
+	example := func() map[string]any { return a.Example(sent) }
+	if te := toolerr.Analysis(err, example, a.Ceiling, g.cfg.AnalysisTimeout); te != nil {
 		return te
 	}
-	var ue *analysis.AnswerError
-	if errors.As(err, &ue) {
-		te := invalidArgs(a.tool, sent, ue.Errs)
-		te.Problem = "the user's answer: " + te.Problem
-		te.Example = a.Example(sent)
-		return te
-	}
-	if errors.Is(err, breeding.ErrTooComplex) {
-		return &toolError{
-			Code:    CodeUnexpectedResponse,
-			Problem: "the pedigree NSIP gave behind these animals is too large to compute inbreeding from (" + err.Error() + ")",
-			Next:    "check pairs one at a time with " + toolname.CheckMating + ", which answers without the COI when it cannot compute it",
-		}
-	}
-	if errors.Is(err, analysis.ErrTimeLimit) {
-		return &toolError{
-			Code: CodeTimeout,
-			Problem: fmt.Sprintf("the analysis reached the time limit of one call (%s) before it had what it needs to answer",
-				g.cfg.AnalysisTimeout),
-			Next: "call again: the NSIP answers read so far are cached, so the next call gets further; or narrow the request (fewer animals, tighter filters)",
-		}
-	}
-	if errors.Is(err, analysis.ErrCeiling) {
-		return &toolError{
-			Code:    CodeInvalidArgument,
-			Problem: fmt.Sprintf("the analysis needs more than its ceiling of %d NSIP lookups", a.Ceiling),
-			Next:    "narrow the request (fewer animals, tighter filters)",
-		}
-	}
-	d := *a.tool
-	var ab *analysis.AboutError
-	if errors.As(err, &ab) {
-		d.subject, d.what = ab.Field, "animal with LPN ID"
-		d.next = "check the LPN ID, or find animals with " + toolname.SearchAnimals
-		if ab.What != "" {
-			d.what, d.next = ab.What, ab.Next
-		}
-		return g.mapError(&d, map[string]any{ab.Field: ab.Value}, err)
-	}
-	return g.mapError(&d, sent, err)
+	about, args := toolerr.AboutFailed(a.tool.about(), sent, err)
+	return g.mapAbout(about, args, err)
 }
 
 // Keep the analysis answers' kind in one place.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 )
 
 // FuzzAnalysisArguments sends arbitrary argument bytes to each analysis.
@@ -54,12 +55,12 @@ func FuzzAnalysisArguments(f *testing.F) {
 		if !res.IsError {
 			return
 		}
-		var body struct{ Error *toolError }
+		var body struct{ Error *toolerr.Error }
 		if err := json.Unmarshal([]byte(text.Text), &body); err != nil || body.Error == nil || body.Error.Code == "" {
 			t.Fatalf("%s(%q): error body %s", a.Name, raw, text.Text)
 		}
 		e := body.Error
-		if e.Code == CodeInvalidArgument && calls == 0 && (e.Field == "" || !strings.Contains(e.Problem, strings.SplitN(e.Field, "[", 2)[0])) {
+		if e.Code == toolerr.CodeInvalidArgument && calls == 0 && (e.Field == "" || !strings.Contains(e.Problem, strings.SplitN(e.Field, "[", 2)[0])) {
 			t.Errorf("%s(%q): error %+v does not name the field", a.Name, raw, e)
 		}
 	})

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -66,7 +67,7 @@ func TestPlanStopsAtTheCallTimeLimit(t *testing.T) {
 			// answer says the time ran out, and that another call goes on
 			// from what this one read.
 			te := r.errorBody(t)
-			if te.Code != CodeTimeout || !strings.Contains(te.Problem, "time limit of one call (30s)") || !strings.Contains(te.Next, "cached") {
+			if te.Code != toolerr.CodeTimeout || !strings.Contains(te.Problem, "time limit of one call (30s)") || !strings.Contains(te.Next, "cached") {
 				t.Fatalf("call %d: %s, want timeout naming the 30s limit and that a second call goes further", call, r.text)
 			}
 			if call > 4 {

@@ -9,6 +9,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/argcheck"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -16,11 +17,11 @@ import (
 // path (cached, rate limited, counted), their refusals given their codes.
 
 // refused is r as an error of code, nil when r is.
-func refused(code string, r *argcheck.Refusal) *toolError {
+func refused(code string, r *argcheck.Refusal) *toolerr.Error {
 	if r == nil {
 		return nil
 	}
-	return &toolError{Code: code, Field: r.Field, Value: r.Value, Problem: r.Problem,
+	return &toolerr.Error{Code: code, Field: r.Field, Value: r.Value, Problem: r.Problem,
 		Expected: r.Expected, Example: r.Example, Next: r.Next}
 }
 
@@ -30,7 +31,7 @@ func (g *Gateway) unknownTools() *argcheck.UnknownTools {
 		Offered:  g.offeredToolNames,
 		Defined:  func(name string) bool { return lookupTool(name) != nil || analysisNamedTool(name) != nil },
 		Toolsets: g.cfg.Toolsets,
-		Render:   func(r *argcheck.Refusal) *mcp.CallToolResult { return refused(CodeInvalidArgument, r).result() },
+		Render:   func(r *argcheck.Refusal) *mcp.CallToolResult { return refused(toolerr.CodeInvalidArgument, r).Result() },
 		Log:      g.log,
 	}
 }
@@ -83,13 +84,13 @@ func (g *Gateway) checkBreedTraits(ctx context.Context, args map[string]any) ([]
 
 // unknownBreed refuses a breed NSIP's list does not have; nil when the
 // list has it or cannot be had (argcheck.Breeds.Unknown).
-func (g *Gateway) unknownBreed(ctx context.Context, field string, breed int, example map[string]any) *toolError {
-	return refused(CodeNotFound, g.breeds().Unknown(ctx, field, breed, example))
+func (g *Gateway) unknownBreed(ctx context.Context, field string, breed int, example map[string]any) *toolerr.Error {
+	return refused(toolerr.CodeNotFound, g.breeds().Unknown(ctx, field, breed, example))
 }
 
 // checkEmptySearch refuses a search that found nothing because NSIP has no
 // breed it asked for.
-func (g *Gateway) checkEmptySearch(ctx context.Context, d *toolDef, sent, args map[string]any, o outcome) *toolError {
+func (g *Gateway) checkEmptySearch(ctx context.Context, d *toolDef, sent, args map[string]any, o outcome) *toolerr.Error {
 	res, ok := o.value.(*nsip.SearchResults)
 	if d != searchAnimalsDef || o.err != nil || !ok || res.TotalCount != 0 || len(res.Results) != 0 {
 		return nil
@@ -99,5 +100,5 @@ func (g *Gateway) checkEmptySearch(ctx context.Context, d *toolDef, sent, args m
 	if breed == 0 {
 		return nil
 	}
-	return refused(CodeNotFound, b.Unknown(ctx, field, breed, param.Example(d.args.Specs, sent)))
+	return refused(toolerr.CodeNotFound, b.Unknown(ctx, field, breed, param.Example(d.args.Specs, sent)))
 }

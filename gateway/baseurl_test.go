@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -28,10 +29,10 @@ func newEnvAt(t *testing.T, rewrite func(apiURL string) string) *env {
 func wantMisconfigured(t *testing.T, e *env, r reply, why string) {
 	t.Helper()
 	b := r.errorBody(t)
-	if b.Code != CodeMisconfigured || !strings.Contains(b.Problem, "NSIP_BASE_URL") || !strings.Contains(b.Problem, why) {
+	if b.Code != toolerr.CodeMisconfigured || !strings.Contains(b.Problem, "NSIP_BASE_URL") || !strings.Contains(b.Problem, why) {
 		t.Errorf("error = %s %q; want misconfigured naming NSIP_BASE_URL and %q", b.Code, b.Problem, why)
 	}
-	if b.Next != misconfiguredNext {
+	if b.Next != toolerr.MisconfiguredNext {
 		t.Errorf("next = %q; want the advice for a wrong setting", b.Next)
 	}
 	if rec := findLog(t, e.logs, "NSIP_BASE_URL does not lead to the NSIP API"); rec["level"] != "ERROR" {
@@ -60,7 +61,7 @@ func TestBaseURLWithoutAPIPathIsMisconfigured(t *testing.T) {
 func TestMissingAnimalAtARightBaseURLIsNotFound(t *testing.T) {
 	e := newEnv(t)
 	b := e.call("nsip_get_animal", map[string]any{"search_string": "9999999999ZZZ999"}).errorBody(t)
-	if b.Code != CodeNotFound {
+	if b.Code != toolerr.CodeNotFound {
 		t.Fatalf("error = %s %q; want not_found", b.Code, b.Problem)
 	}
 	// Asked again (not cached), the base URL is known good: no probe.

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
@@ -65,7 +66,7 @@ func TestManyArgumentProblemsGiveABoundedError(t *testing.T) {
 				t.Errorf("error is %d bytes, want at most %d", len(r.text), maxArgErrorBytes)
 			}
 			b := r.errorBody(t)
-			if b.Code != CodeInvalidArgument || b.Field != tt.first {
+			if b.Code != toolerr.CodeInvalidArgument || b.Field != tt.first {
 				t.Errorf("code %s field %q, want invalid_argument about %s", b.Code, b.Field, tt.first)
 			}
 			if len(b.Also) != param.MaxProblems {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/transport/caller"
 )
 
@@ -118,7 +119,7 @@ func TestFailedCallLogsErrorAndUpstreamStatus(t *testing.T) {
 	e.call("nsip_get_animal", map[string]any{"search_string": "9999999999ZZZ999"}).errorBody(t)
 	calls := records(t, e.logs, "tool call")
 	line := calls[len(calls)-1]
-	if line["status"] != CodeNotFound || line["error"] == nil || line["upstream_status"] != 404.0 {
+	if line["status"] != toolerr.CodeNotFound || line["error"] == nil || line["upstream_status"] != 404.0 {
 		t.Errorf("line = %v; want not_found, its problem under error, upstream status 404", line)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -56,7 +57,7 @@ func TestCompareAnimalsMarksBestByDirection(t *testing.T) {
 func TestCompareAnimalsRefusesUnknownTraits(t *testing.T) {
 	e := herdEnv(t, newHerd())
 	te := e.call("nsip_compare_animals", map[string]any{"lpn_ids": []string{lpn("A"), lpn("B")}, "traits": []string{"BWT", "fecc"}}).errorBody(t)
-	if te.Code != CodeInvalidArgument || te.Field != "traits[1]" || !strings.Contains(te.Problem, `did you mean "FEC"`) {
+	if te.Code != toolerr.CodeInvalidArgument || te.Field != "traits[1]" || !strings.Contains(te.Problem, `did you mean "FEC"`) {
 		t.Errorf("unknown trait: %+v", te)
 	}
 	te = e.call("nsip_compare_animals", map[string]any{"lpn_ids": []string{lpn("A")}}).errorBody(t)
@@ -64,7 +65,7 @@ func TestCompareAnimalsRefusesUnknownTraits(t *testing.T) {
 		t.Errorf("one animal: %+v", te)
 	}
 	te = e.call("nsip_compare_animals", map[string]any{"lpn_ids": []string{lpn("A"), lpn("B")}}).errorBody(t)
-	if te.Code != CodeNotFound || te.Field != "lpn_ids[0]" || te.Value != lpn("A") {
+	if te.Code != toolerr.CodeNotFound || te.Field != "lpn_ids[0]" || te.Value != lpn("A") {
 		t.Errorf("unknown animal: %+v", te)
 	}
 }

@@ -37,7 +37,9 @@
 //     links (gateway/features) and the structured copy (structured.go),
 //     log the call (finish, with the call ID and the count of NSIP
 //     requests gateway/calllog kept for it) and answer; when NSIP fails,
-//     a stale answer is served where it is safe (errors.go).
+//     a stale answer is served where it is safe (gateway/toolerr's
+//     ServesStale), else the failure is mapped to the error body the
+//     model reads (errors.go, with gateway/toolerr's Map).
 //
 // An analysis (analysis.go) validates its arguments with its definition in
 // gateway/analysis and runs there against a per-call Source whose every

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
@@ -86,7 +87,7 @@ func TestFormatChangedWithoutABody(t *testing.T) {
 	e := stubEnv(t, &stubUpstream{err: &nsip.Error{Kind: nsip.KindFormatChanged, Endpoint: "search/getDateLastUpdated", Status: 200,
 		Reason: `the answer carries no date (a string member "date"): {"when":1}`}})
 	b := e.call("nsip_get_last_update", nil).errorBody(t)
-	if b.Code != CodeUnexpectedResponse || !strings.Contains(b.Problem, "NSIP's answer format changed: search/getDateLastUpdated") ||
+	if b.Code != toolerr.CodeUnexpectedResponse || !strings.Contains(b.Problem, "NSIP's answer format changed: search/getDateLastUpdated") ||
 		!strings.Contains(b.Problem, `no date (a string member "date")`) || strings.Contains(b.Problem, `{"when"`) ||
 		!strings.Contains(b.Next, "retrying will not help") {
 		t.Errorf("error %+v", b)

@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 )
 
 // form is an elicitation request's schema as a client reads it.
@@ -131,7 +132,7 @@ func rankWeightsDeclinedOrAnsweredBadly(t *testing.T, era string) {
 	}
 	for _, tc := range cases {
 		body := callTool(t, askingClient(t, e, tc.user, era), "nsip_rank_animals", map[string]any{"breed_id": 640}).errorBody(t)
-		if body.Code != CodeInvalidArgument || body.Field != tc.field || !strings.HasPrefix(body.Problem, tc.probe) {
+		if body.Code != toolerr.CodeInvalidArgument || body.Field != tc.field || !strings.HasPrefix(body.Problem, tc.probe) {
 			t.Errorf("answer %+v: %+v, want %s: %q", tc.user.answer, body, tc.field, tc.probe)
 		}
 		if tc.field == "weights" && tc.user.answer.Action != mcp.ElicitationResponseActionAccept &&
@@ -154,7 +155,7 @@ func weightsNotAskedOfClientsThatCannot(t *testing.T, era string) {
 	h, _ := rankHerd(true)
 	e := herdEnv(t, h)
 	body := callTool(t, askingClient(t, e, nil, era), "nsip_rank_animals", map[string]any{"breed_id": 640}).errorBody(t)
-	if body.Code != CodeInvalidArgument || body.Field != "weights" || body.Problem != "weights is required" ||
+	if body.Code != toolerr.CodeInvalidArgument || body.Field != "weights" || body.Problem != "weights is required" ||
 		!strings.Contains(body.Expected, `e.g. {"BWT":-0.5,"WWT":1}`) || param.JSONText(body.Example) != `{"breed_id":640,"weights":{"BWT":-0.5,"WWT":1}}` {
 		t.Errorf("without elicitation: %+v", body)
 	}
@@ -240,7 +241,7 @@ func planAsksTheUserForWeightsAndCOILimit(t *testing.T, era string) {
 		`the user's answer: weights.BWT`:                                      {"BWT": 1},
 	} {
 		body := callTool(t, askingClient(t, e, accept(want), era), "nsip_plan_matings", call).errorBody(t)
-		if body.Code != CodeInvalidArgument || !strings.HasPrefix(body.Problem, content) {
+		if body.Code != toolerr.CodeInvalidArgument || !strings.HasPrefix(body.Problem, content) {
 			t.Errorf("answer %v: %+v, want %q", want, body, content)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 )
 
 // fakeUser answers elicitation requests as told and records them.
@@ -134,7 +135,7 @@ func askedUserDeclinesOrAnswersBadly(t *testing.T, era string) {
 		c := askingClient(t, e, &fakeUser{answer: tc.answer}, era)
 		r := callTool(t, c, "nsip_get_trait_ranges", map[string]any{})
 		body := r.errorBody(t)
-		if body.Code != CodeInvalidArgument || body.Field != "breed_id" || !strings.Contains(body.Problem, tc.want) {
+		if body.Code != toolerr.CodeInvalidArgument || body.Field != "breed_id" || !strings.Contains(body.Problem, tc.want) {
 			t.Errorf("answer %+v: error %+v, want %q about breed_id", tc.answer, body, tc.want)
 		}
 	}
@@ -192,7 +193,7 @@ func TestFailedQuestionIsAnErrorResult(t *testing.T) {
 		t.Fatal(err)
 	}
 	body := callTool(t, c, "nsip_get_trait_ranges", map[string]any{}).errorBody(t)
-	if body.Code != CodeInvalidArgument || body.Field != "breed_id" || body.Example["breed_id"] == nil ||
+	if body.Code != toolerr.CodeInvalidArgument || body.Field != "breed_id" || body.Example["breed_id"] == nil ||
 		!strings.HasPrefix(body.Problem, "breed_id is required, and asking the user for it failed: ") || !strings.Contains(body.Problem, "the dialog could not be shown") {
 		t.Errorf("error %+v", body)
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
@@ -69,7 +69,7 @@ func TestUnusualNamesAreQuotedInErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b := e.call(tt.tool, tt.args).errorBody(t)
-			if b.Code != CodeInvalidArgument || b.Field != tt.field || b.Problem != tt.problem || !strings.HasPrefix(b.Expected, tt.expected) {
+			if b.Code != toolerr.CodeInvalidArgument || b.Field != tt.field || b.Problem != tt.problem || !strings.HasPrefix(b.Expected, tt.expected) {
 				t.Errorf("error = code %s, field %q, problem %q, expected %q;\nwant invalid_argument, field %q, problem %q, expected starting %q",
 					b.Code, b.Field, b.Problem, b.Expected, tt.field, tt.problem, tt.expected)
 			}
@@ -177,7 +177,7 @@ func TestTimeoutNamesTheDeadlineThatRanOut(t *testing.T) {
 			})
 			e.up.SetFault(nsiptest.EndpointDetails, tt.fault)
 			b := e.call("nsip_get_animal", map[string]any{"search_string": param.ExampleLPN}).errorBody(t)
-			if b.Code != CodeTimeout || b.Problem != tt.problem {
+			if b.Code != toolerr.CodeTimeout || b.Problem != tt.problem {
 				t.Errorf("error = %s %q; want timeout %q", b.Code, b.Problem, tt.problem)
 			}
 		})
@@ -204,7 +204,7 @@ func TestTimeoutWithoutTheClientsLimit(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := stubEnv(t, &stubUpstream{err: tt.err})
 			b := e.call("nsip_get_animal", map[string]any{"search_string": param.ExampleLPN}).errorBody(t)
-			if b.Code != CodeTimeout || b.Problem != tt.problem {
+			if b.Code != toolerr.CodeTimeout || b.Problem != tt.problem {
 				t.Errorf("error = %s %q; want timeout %q", b.Code, b.Problem, tt.problem)
 			}
 		})
@@ -253,7 +253,7 @@ func TestConnectionFailureHidesTheAddress(t *testing.T) {
 			e, logs := loggedStubEnv(t, &stubUpstream{err: tt.err})
 			r := e.call("nsip_get_animal", map[string]any{"search_string": param.ExampleLPN})
 			b := r.errorBody(t)
-			if b.Code != CodeUpstreamError || b.Problem != tt.problem || b.Next != tt.next {
+			if b.Code != toolerr.CodeUpstreamError || b.Problem != tt.problem || b.Next != tt.next {
 				t.Errorf("error = %s %q next %q; want upstream_error %q next %q", b.Code, b.Problem, b.Next, tt.problem, tt.next)
 			}
 			for _, secret := range []string{host, port, "https:", "nsip-"} {
@@ -287,7 +287,7 @@ func TestConnectionRefusedThroughTheClient(t *testing.T) {
 	})
 	r := e.call("nsip_get_animal", map[string]any{"search_string": param.ExampleLPN})
 	b := r.errorBody(t)
-	if b.Code != CodeUpstreamError || b.Problem != "could not connect to NSIP: connection refused"+configProblem || b.Next != configNext {
+	if b.Code != toolerr.CodeUpstreamError || b.Problem != "could not connect to NSIP: connection refused"+configProblem || b.Next != configNext {
 		t.Errorf("error = %s %q next %q; want upstream_error, connection refused naming NSIP_BASE_URL, no retry", b.Code, b.Problem, b.Next)
 	}
 	if strings.Contains(strings.ToLower(b.Next), "retry in") {
@@ -328,39 +328,6 @@ func findLog(t *testing.T, logs *syncBuffer, msg string) map[string]any {
 	return nil
 }
 
-// TestFitWaitErrors: an answer that ran out of time waiting to be
-// summarized is a timeout that does not blame NSIP, with advice that fits
-// the tool; joined with what NSIP said about another part of a profile,
-// NSIP's word wins.
-func TestFitWaitErrors(t *testing.T) {
-	// errorFor needs no gateway: what it depends on is its arguments.
-	env := errorEnv{callTimeout: DefaultConfig().CallTimeout}
-	waited := fmt.Errorf("%w: %w", errFitWait, context.DeadlineExceeded)
-	tests := []struct {
-		name       string
-		d          *toolDef
-		err        error
-		code, next string
-	}{
-		{"paged tool", searchAnimalsDef, waited, CodeTimeout, "retry in a few seconds; a smaller page_size needs less summarizing"},
-		{"tool without pages", lineageDef, waited, CodeTimeout, "retry in a few seconds"},
-		{"cancelled while waiting", lineageDef, fmt.Errorf("%w: %w", errFitWait, context.Canceled), CodeCanceled, ""},
-		{"a profile part not found", searchByLPNDef,
-			errors.Join(&nsip.Error{Kind: nsip.KindNotFound, Param: "searchString", Value: param.ExampleLPN}, waited), CodeNotFound, ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			te, note := errorFor(tt.d, map[string]any{"lpn_id": param.ExampleLPN}, tt.err, env)
-			if te.Code != tt.code || (tt.next != "" && te.Next != tt.next) || note.msg != "" || note.misconfigured {
-				t.Errorf("errorFor = %+v, %+v; want code %s, next %q and nothing to log", te, note, tt.code, tt.next)
-			}
-			if tt.code == CodeTimeout && !strings.Contains(te.Problem, "NSIP answered") {
-				t.Errorf("problem %q blames NSIP", te.Problem)
-			}
-		})
-	}
-}
-
 // TestConnectionRefusedAtTheDefaultBaseURL: with NSIP_BASE_URL unset, a
 // refused connection means the public NSIP is down, not misconfigured, so
 // the model is told to retry later. The dialer refuses without touching the
@@ -376,7 +343,7 @@ func TestConnectionRefusedAtTheDefaultBaseURL(t *testing.T) {
 	})
 	b := e.call("nsip_get_animal", map[string]any{"search_string": param.ExampleLPN}).errorBody(t)
 	const next = "retry in a minute; if it keeps failing, NSIP or the network to it is down"
-	if b.Code != CodeUpstreamError || b.Problem != "could not connect to NSIP: connection refused" || b.Next != next {
+	if b.Code != toolerr.CodeUpstreamError || b.Problem != "could not connect to NSIP: connection refused" || b.Next != next {
 		t.Errorf("error = %s %q next %q; want upstream_error, connection refused, retry later", b.Code, b.Problem, b.Next)
 	}
 }
@@ -392,14 +359,14 @@ func TestBreakerOpenedByMisconfiguration(t *testing.T) {
 	})
 	for i := range 2 {
 		b := e.call("nsip_get_animal", map[string]any{"search_string": param.ExampleLPN}).errorBody(t)
-		if b.Code != CodeUpstreamError || !strings.Contains(b.Problem, "NSIP_BASE_URL") {
+		if b.Code != toolerr.CodeUpstreamError || !strings.Contains(b.Problem, "NSIP_BASE_URL") {
 			t.Fatalf("call %d: %s %q; want the configuration error", i+1, b.Code, b.Problem)
 		}
 	}
 	b := e.call("nsip_get_animal", map[string]any{"search_string": param.ExampleLPN}).errorBody(t)
 	const problem = "NSIP could not be reached at the address in the server's NSIP_BASE_URL setting " +
 		"(set to a server other than the public NSIP API; the server's log names it) on recent calls, so calls fail at once for the next 30 s"
-	if b.Code != CodeUpstreamUnavailable || b.Problem != problem || b.Next != configNext || b.RetryInSeconds != 30 {
+	if b.Code != toolerr.CodeUpstreamUnavailable || b.Problem != problem || b.Next != configNext || b.RetryInSeconds != 30 {
 		t.Errorf("with the breaker open: %s %q next %q retry_in %d; want upstream_unavailable %q, next %q, 30 s",
 			b.Code, b.Problem, b.Next, b.RetryInSeconds, problem, configNext)
 	}
@@ -424,7 +391,7 @@ func TestUnknownToolNamesTheNearest(t *testing.T) {
 	e := newEnv(t)
 	before := e.up.TotalRequests()
 	b := e.call("nsip_get_animals", map[string]any{"search_string": "6402382024NCS310"}).errorBody(t)
-	if b.Code != CodeInvalidArgument || b.Field != "name" || b.Value != "nsip_get_animals" ||
+	if b.Code != toolerr.CodeInvalidArgument || b.Field != "name" || b.Value != "nsip_get_animals" ||
 		b.Problem != `this server has no tool "nsip_get_animals"; did you mean "nsip_get_animal"?` {
 		t.Errorf("unknown tool: %+v", b)
 	}
@@ -447,28 +414,4 @@ func TestUnknownToolNamesTheNearest(t *testing.T) {
 	}
 	// A known tool is untouched.
 	e.call("nsip_get_last_update", nil).mustOK(t)
-}
-
-// errorFor keeps no state and logs nothing: what the operator should
-// know comes back as a note, and the configuration it showed wrong as a
-// flag, for mapError to act on.
-func TestErrorForReturnsWhatToLog(t *testing.T) {
-	refused := &nsip.Error{Kind: nsip.KindConnection, Reason: "connection refused", Endpoint: "/search", Err: syscall.ECONNREFUSED}
-	env := errorEnv{callTimeout: time.Minute, baseURL: "http://10.0.0.7:9000/api"}
-	te, note := errorFor(lineageDef, map[string]any{"lpn_id": param.ExampleLPN}, refused, env)
-	if te.Code != CodeUpstreamError || !strings.Contains(te.Problem, "set to a server other than the public NSIP API") || strings.Contains(te.Problem, "10.0.0.7") {
-		t.Errorf("error = %+v; want upstream_error naming the setting and not its address", te)
-	}
-	if !note.misconfigured || note.level != slog.LevelWarn || note.msg != "nsip connection failed" {
-		t.Errorf("note = %+v; want a warning and the configuration flagged", note)
-	}
-	env.baseURL = nsip.DefaultBaseURL // the public API refuses only when NSIP is down
-	if _, note := errorFor(lineageDef, nil, refused, env); note.misconfigured {
-		t.Errorf("a refusal at the public API flagged the configuration: %+v", note)
-	}
-	env.misconfigured, env.retryIn = true, 30*time.Second
-	te, note = errorFor(lineageDef, nil, errBreakerOpen, env)
-	if te.Code != CodeUpstreamUnavailable || te.RetryInSeconds != 30 || te.Next != misconfiguredNext || note.msg != "" {
-		t.Errorf("breaker open after a misconfiguration = %+v, %+v", te, note)
-	}
 }

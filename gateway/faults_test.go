@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
@@ -65,25 +66,25 @@ type faultRow struct {
 
 var faultMatrix = []faultRow{
 	{name: "500 burst", fault: nsiptest.Fault{Kind: nsiptest.FaultStatus, Status: 500},
-		code: CodeUpstreamError, problem: "HTTP 500"},
+		code: toolerr.CodeUpstreamError, problem: "HTTP 500"},
 	{name: "503 HTML page", fault: nsiptest.Fault{Kind: nsiptest.FaultStatusHTML, Status: 503},
-		code: CodeUpstreamError, problem: "HTTP 503"},
+		code: toolerr.CodeUpstreamError, problem: "HTTP 503"},
 	{name: "200 HTML page", fault: nsiptest.Fault{Kind: nsiptest.FaultHTML200},
-		code: CodeUnexpectedResponse, problem: "not the expected JSON"},
+		code: toolerr.CodeUnexpectedResponse, problem: "not the expected JSON"},
 	{name: "truncated JSON", fault: nsiptest.Fault{Kind: nsiptest.FaultTruncated},
-		code: CodeUnexpectedResponse, problem: "not the expected JSON"},
+		code: toolerr.CodeUnexpectedResponse, problem: "not the expected JSON"},
 	// JSON in a shape the client does not know is not a fault but drift:
 	// served as sent (TestDriftIsServedWarnedAndReported).
 	{name: "connection reset", fault: nsiptest.Fault{Kind: nsiptest.FaultReset},
-		code: CodeUpstreamError, problem: "could not connect to NSIP"},
+		code: toolerr.CodeUpstreamError, problem: "could not connect to NSIP"},
 	{name: "hang past the deadline", fault: nsiptest.Fault{Kind: nsiptest.FaultHang},
-		code: CodeTimeout, problem: "did not answer within 600ms"},
+		code: toolerr.CodeTimeout, problem: "did not answer within 600ms"},
 	{name: "429 with Retry-After", fault: nsiptest.Fault{Kind: nsiptest.FaultRateLimit, RetryAfter: time.Second},
-		code: CodeRateLimited, problem: "retry after 1 s", throttle: true},
+		code: toolerr.CodeRateLimited, problem: "retry after 1 s", throttle: true},
 	{name: "very slow", fault: nsiptest.Fault{Latency: 5 * time.Second},
-		code: CodeTimeout, problem: "did not answer within 600ms"},
+		code: toolerr.CodeTimeout, problem: "did not answer within 600ms"},
 	{name: "oversize body", fault: nsiptest.Fault{Kind: nsiptest.FaultOversize, Bytes: 2 * faultMaxBody},
-		code: CodeUnexpectedResponse, problem: "larger than the 1048576-byte limit"},
+		code: toolerr.CodeUnexpectedResponse, problem: "larger than the 1048576-byte limit"},
 }
 
 // TestFaultMatrix drives nsip_get_animal into each upstream fault through
@@ -122,7 +123,7 @@ func runFaultRow(t *testing.T, row faultRow) {
 	case row.throttle:
 		// A 429 pauses only the endpoint that sent it: the other session
 		// still reaches other endpoints, and its cached answers.
-		if b := (<-faulted).errorBody(t); b.Code != CodeRateLimited {
+		if b := (<-faulted).errorBody(t); b.Code != toolerr.CodeRateLimited {
 			t.Fatalf("faulted call: %+v, want rate_limited", b)
 		}
 		callTool(t, other, "nsip_get_trait_ranges", map[string]any{"breed_id": breeds[1]}).mustOK(t)
@@ -190,14 +191,14 @@ func runFaultRow(t *testing.T, row faultRow) {
 	// come back, and cached answers are still served.
 	before := e.up.TotalRequests()
 	b := e.call("nsip_get_lineage", map[string]any{"lpn_id": ids[10]}).errorBody(t)
-	if b.Code != CodeUpstreamUnavailable || b.RetryInSeconds < 1 || !strings.Contains(b.Problem, "retry in") {
+	if b.Code != toolerr.CodeUpstreamUnavailable || b.RetryInSeconds < 1 || !strings.Contains(b.Problem, "retry in") {
 		t.Errorf("call while open: %+v, want upstream_unavailable with retry_in_seconds", b)
 	}
 	if hit := callTool(t, other, "nsip_get_statuses", nil).mustOK(t); hit.meta["cache"] != cacheHit {
 		t.Errorf("cached answer while open: cache = %v, want hit", hit.meta["cache"])
 	}
 	st = e.call("nsip_get_animal", map[string]any{"search_string": primed}).mustOK(t)
-	if st.meta["cache"] != cacheStale || st.meta["stale_reason"] != CodeUpstreamUnavailable {
+	if st.meta["cache"] != cacheStale || st.meta["stale_reason"] != toolerr.CodeUpstreamUnavailable {
 		t.Errorf("expired answer while open: _meta = %v, want stale because upstream_unavailable", st.meta)
 	}
 	if n := e.up.TotalRequests() - before; n != 0 {
@@ -241,7 +242,7 @@ func checkThrottleRecovery(t *testing.T, e *env, fresh reply, ids []string) {
 	t.Helper()
 	before := e.up.TotalRequests()
 	st := e.call("nsip_get_animal", map[string]any{"search_string": ids[0]}).mustOK(t)
-	if st.meta["cache"] != cacheStale || st.meta["stale_reason"] != CodeRateLimited || st.text != fresh.text {
+	if st.meta["cache"] != cacheStale || st.meta["stale_reason"] != toolerr.CodeRateLimited || st.text != fresh.text {
 		t.Errorf("expired answer during the pause: _meta = %v, want stale because rate_limited", st.meta)
 	}
 	if n := e.up.TotalRequests() - before; n != 0 {
@@ -250,7 +251,7 @@ func checkThrottleRecovery(t *testing.T, e *env, fresh reply, ids []string) {
 	for i := range faultBreakerFailures {
 		waitPause(t, e)
 		b := faultCall(t, e, "nsip_get_animal", map[string]any{"search_string": ids[2+i]}).errorBody(t)
-		if b.Code != CodeRateLimited || b.RetryAfterSeconds != 1 || b.Capacity == nil {
+		if b.Code != toolerr.CodeRateLimited || b.RetryAfterSeconds != 1 || b.Capacity == nil {
 			t.Errorf("429 number %d: %+v, want rate_limited, retry_after_seconds 1 and the remaining capacity", i+2, b)
 		}
 	}
@@ -340,7 +341,7 @@ func TestShortFaultsAreAbsorbed(t *testing.T) {
 			if n := e.up.Requests(nsiptest.EndpointDetails); n < tt.requests {
 				t.Errorf("the stand-in saw %d requests, want at least %d", n, tt.requests)
 			}
-			if h := e.gw.Health(); h.Breaker.ConsecutiveFailures != 0 || h.ErrorsByCode[CodeUpstreamError] != 0 {
+			if h := e.gw.Health(); h.Breaker.ConsecutiveFailures != 0 || h.ErrorsByCode[toolerr.CodeUpstreamError] != 0 {
 				t.Errorf("a fault absorbed by retries left a trace: %+v", h.Breaker)
 			}
 		})
@@ -380,7 +381,7 @@ func TestDefaultDeadlineIsThirtySeconds(t *testing.T) {
 	if got := dl.Sub(start); got > 30*time.Second+took || got < 29*time.Second {
 		t.Errorf("upstream deadline %v after the call began, want 30 s", got)
 	}
-	if b.Code != CodeUpstreamError || !strings.Contains(b.Problem, "HTTP 502") {
+	if b.Code != toolerr.CodeUpstreamError || !strings.Contains(b.Problem, "HTTP 502") {
 		t.Errorf("error = %+v, want upstream_error naming HTTP 502", b)
 	}
 }

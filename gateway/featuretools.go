@@ -9,6 +9,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/features"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/session"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -31,7 +32,7 @@ func lookupTool(name string) *toolDef {
 func (t featureTools) Call(ctx context.Context, tool string, args map[string]any) *mcp.CallToolResult {
 	d := lookupTool(tool)
 	if d == nil {
-		return (&toolError{Code: CodeInvalidArgument, Problem: "no tool " + tool}).result()
+		return (&toolerr.Error{Code: toolerr.CodeInvalidArgument, Problem: "no tool " + tool}).Result()
 	}
 	req := mcp.CallToolRequest{}
 	req.Params.Name = d.name
@@ -68,12 +69,12 @@ func (t featureTools) SeenLPNs(ctx context.Context) []string {
 }
 
 func (t featureTools) InvalidArgs(_ string, errs []param.FieldError) string {
-	te := &toolError{Code: CodeInvalidArgument, Field: errs[0].Field, Problem: errs[0].Field + " " + errs[0].Problem, Expected: errs[0].Expected}
+	te := &toolerr.Error{Code: toolerr.CodeInvalidArgument, Field: errs[0].Field, Problem: errs[0].Field + " " + errs[0].Problem, Expected: errs[0].Expected}
 	if len(errs) > 1 {
 		te.Also = errs[1:]
 	}
-	b, err := nsip.PlainJSON(map[string]*toolError{"error": te})
-	if err != nil { // a toolError always encodes; the problem alone is the fallback
+	b, err := nsip.PlainJSON(map[string]*toolerr.Error{"error": te})
+	if err != nil { // a toolerr.Error always encodes; the problem alone is the fallback
 		return te.Problem
 	}
 	return string(b)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
@@ -33,7 +34,7 @@ func TestFitRunsOnTheCallsDeadline(t *testing.T) {
 
 	slow.Store(true)
 	b := e.call("nsip_list_breeds", nil).errorBody(t)
-	if b.Code != CodeTimeout {
+	if b.Code != toolerr.CodeTimeout {
 		t.Errorf("fit past the deadline: %+v, want timeout", b)
 	}
 	slow.Store(false)

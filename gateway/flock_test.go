@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -132,7 +133,7 @@ func TestGroupSummaryNeedsExactlyOne(t *testing.T) {
 		{map[string]any{"progeny_of": param.ExampleLPN, "breed_id": 640}, "breed_id"},
 	} {
 		te := e.call("nsip_flock_summary", c.args).errorBody(t)
-		if te.Code != CodeInvalidArgument || te.Field != c.field || !strings.Contains(te.Problem+te.Expected, "progeny_of") || te.Example == nil {
+		if te.Code != toolerr.CodeInvalidArgument || te.Field != c.field || !strings.Contains(te.Problem+te.Expected, "progeny_of") || te.Example == nil {
 			t.Errorf("%v: %+v, want invalid_argument on %s naming the three arguments, with an example", c.args, te, c.field)
 		}
 		// The example is a call that works: one group, breed_id only with a flock.

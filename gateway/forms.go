@@ -6,6 +6,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/elicit"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 )
 
 // A call that lacks a choice only its user can make asks them through
@@ -21,42 +22,42 @@ func formTool(d *toolDef) elicit.Tool {
 }
 
 // ask puts q to the user of the calling client (elicit.Asker.Ask); a
-// *toolError is the reply to return.
-func (g *Gateway) ask(ctx context.Context, d *toolDef, q analysis.Form) (answers map[string]any, te *toolError, asked bool) {
+// *toolerr.Error is the reply to return.
+func (g *Gateway) ask(ctx context.Context, d *toolDef, q analysis.Form) (answers map[string]any, te *toolerr.Error, asked bool) {
 	answers, r, asked := g.forms.Ask(ctx, formTool(d), q)
 	return answers, replyError(d, r), asked
 }
 
 // askMissing fills the required arguments of d that validation found
 // missing and are the user's to choose (elicit.Asker.AskMissing). ok is
-// false when nothing was asked; a non-nil *toolError is the result to
+// false when nothing was asked; a non-nil *toolerr.Error is the result to
 // return.
-func (g *Gateway) askMissing(ctx context.Context, d *toolDef, sent map[string]any, errs []param.FieldError) (map[string]any, *toolError, bool) {
+func (g *Gateway) askMissing(ctx context.Context, d *toolDef, sent map[string]any, errs []param.FieldError) (map[string]any, *toolerr.Error, bool) {
 	filled, r, asked := g.forms.AskMissing(ctx, formTool(d), sent, errs)
 	return filled, replyError(d, r), asked
 }
 
 // replyError is r as the model sees it: the input request that asks, or
 // an invalid argument.
-func replyError(d *toolDef, r *elicit.Reply) *toolError {
+func replyError(d *toolDef, r *elicit.Reply) *toolerr.Error {
 	switch {
 	case r == nil:
 		return nil
 	case r.Input != nil:
-		return &toolError{Code: codeInputRequired, Field: r.Field, Problem: r.Problem, input: r.Input}
+		return &toolerr.Error{Code: codeInputRequired, Field: r.Field, Problem: r.Problem, Input: r.Input}
 	case len(r.Invalid) > 0:
-		te := invalidArgs(d, r.Sent, r.Invalid)
+		te := toolerr.InvalidArgs(d.example(r.Sent), r.Invalid)
 		te.Problem = "the user's answer: " + te.Problem
 		if r.Example != nil {
 			te.Example = r.Example
 		}
 		return te
 	}
-	return &toolError{Code: CodeInvalidArgument, Field: r.Field, Problem: r.Problem, Expected: r.Expected, Example: r.Example, Next: r.Next}
+	return &toolerr.Error{Code: toolerr.CodeInvalidArgument, Field: r.Field, Problem: r.Problem, Expected: r.Expected, Example: r.Example, Next: r.Next}
 }
 
 // answeredError carries an error result already worded for the model, such
 // as the user declining to answer, out of an analysis.
-type answeredError struct{ te *toolError }
+type answeredError struct{ te *toolerr.Error }
 
 func (e *answeredError) Error() string { return e.te.Problem }

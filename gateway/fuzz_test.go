@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -207,12 +208,12 @@ func FuzzToolArguments(f *testing.F) {
 		if !res.IsError {
 			return
 		}
-		var body struct{ Error *toolError }
+		var body struct{ Error *toolerr.Error }
 		if err := json.Unmarshal([]byte(text.Text), &body); err != nil || body.Error == nil {
 			t.Fatalf("%s(%q): error body %s", d.name, raw, text.Text)
 		}
 		e := body.Error
-		if e.Code != CodeInvalidArgument {
+		if e.Code != toolerr.CodeInvalidArgument {
 			t.Fatalf("%s(%q): %s from an upstream that cannot fail: %s", d.name, raw, e.Code, e.Problem)
 		}
 		if calls != 0 {

@@ -24,6 +24,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/metrics"
 	"github.com/nsip-tools/nsip-mcp/gateway/session"
 	"github.com/nsip-tools/nsip-mcp/gateway/tasks"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
@@ -193,7 +194,7 @@ func New(up Upstream, sum *summarize.Summarizer, cfg Config) (*Gateway, error) {
 	// A link lives as long as a cached answer.
 	g.full = full.New(full.Config{TTL: cfg.CacheTTL, MaxBytes: cfg.FullMaxBytes, StoreBytes: 4 * cfg.FullMaxBytes, Now: cfg.Now})
 	g.intro = g.introduction()
-	g.stats.Init(countedTools(), errorCodes)
+	g.stats.Init(countedTools(), toolerr.Codes)
 	cfg.Metrics.WatchState(g.metricsState)
 	return g, nil
 }

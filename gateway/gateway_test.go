@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -109,7 +110,7 @@ func TestModelsWithoutRawBodiesAreEncoded(t *testing.T) {
 func TestNilAnswerWithoutErrorIsUnexpected(t *testing.T) {
 	e := stubEnv(t, &stubUpstream{})
 	b := e.call("nsip_get_statuses", nil).errorBody(t)
-	if b.Code != CodeUnexpectedResponse || !strings.Contains(b.Problem, "no answer") {
+	if b.Code != toolerr.CodeUnexpectedResponse || !strings.Contains(b.Problem, "no answer") {
 		t.Errorf("error = %+v", b)
 	}
 }
@@ -123,17 +124,17 @@ func TestErrorMapping(t *testing.T) {
 		in    string // fragment of the problem
 	}{
 		{"upstream 400 names the argument", &nsip.Error{Kind: nsip.KindInvalidArgument, Status: 400, Param: "pageSize", Reason: "pageSize must be 1..100"},
-			CodeInvalidArgument, "page_size", "pageSize must be 1..100"},
+			toolerr.CodeInvalidArgument, "page_size", "pageSize must be 1..100"},
 		{"upstream 400 on an unknown parameter", &nsip.Error{Kind: nsip.KindInvalidArgument, Status: 400},
-			CodeInvalidArgument, "lpn_id", "NSIP rejected"},
-		{"client timeout", &nsip.Error{Kind: nsip.KindTimeout}, CodeTimeout, "", "did not answer"},
-		{"client cancelled", &nsip.Error{Kind: nsip.KindCanceled}, CodeCanceled, "", "cancelled"},
-		{"connection refused", &nsip.Error{Kind: nsip.KindConnection, Reason: "connection refused"}, CodeUpstreamError, "", "connection refused"},
-		{"5xx", &nsip.Error{Kind: nsip.KindUpstream, Status: 502}, CodeUpstreamError, "", "HTTP 502"},
-		{"unknown kind", &nsip.Error{Kind: nsip.Kind(99)}, CodeUpstreamError, "", "kind(99)"},
-		{"plain error", errors.New("boom"), CodeUpstreamError, "", "boom"},
-		{"deadline", context.DeadlineExceeded, CodeTimeout, "", "did not answer"},
-		{"cancel", context.Canceled, CodeCanceled, "", "cancelled"},
+			toolerr.CodeInvalidArgument, "lpn_id", "NSIP rejected"},
+		{"client timeout", &nsip.Error{Kind: nsip.KindTimeout}, toolerr.CodeTimeout, "", "did not answer"},
+		{"client cancelled", &nsip.Error{Kind: nsip.KindCanceled}, toolerr.CodeCanceled, "", "cancelled"},
+		{"connection refused", &nsip.Error{Kind: nsip.KindConnection, Reason: "connection refused"}, toolerr.CodeUpstreamError, "", "connection refused"},
+		{"5xx", &nsip.Error{Kind: nsip.KindUpstream, Status: 502}, toolerr.CodeUpstreamError, "", "HTTP 502"},
+		{"unknown kind", &nsip.Error{Kind: nsip.Kind(99)}, toolerr.CodeUpstreamError, "", "kind(99)"},
+		{"plain error", errors.New("boom"), toolerr.CodeUpstreamError, "", "boom"},
+		{"deadline", context.DeadlineExceeded, toolerr.CodeTimeout, "", "did not answer"},
+		{"cancel", context.Canceled, toolerr.CodeCanceled, "", "cancelled"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -143,28 +144,6 @@ func TestErrorMapping(t *testing.T) {
 				t.Errorf("error = %+v, want code %s field %q problem containing %q", b, tt.code, tt.field, tt.in)
 			}
 		})
-	}
-}
-
-func TestStaleIsServedOnlyForUpstreamTrouble(t *testing.T) {
-	tests := []struct {
-		err  error
-		want bool
-	}{
-		{&nsip.Error{Kind: nsip.KindNotFound}, false},
-		{&nsip.Error{Kind: nsip.KindInvalidArgument}, false},
-		{&nsip.Error{Kind: nsip.KindCanceled}, false},
-		{&nsip.Error{Kind: nsip.KindUpstream}, true},
-		{&nsip.Error{Kind: nsip.KindRateLimited}, true},
-		{errBreakerOpen, true},
-		{&rateLimitError{Reason: "busy"}, true},
-		{context.Canceled, false},
-		{context.DeadlineExceeded, true},
-	}
-	for _, tt := range tests {
-		if got := servesStale(tt.err); got != tt.want {
-			t.Errorf("servesStale(%v) = %v, want %v", tt.err, got, tt.want)
-		}
 	}
 }
 

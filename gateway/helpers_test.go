@@ -18,6 +18,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/cache/cachetest"
 	"github.com/nsip-tools/nsip-mcp/gateway/calllog"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -166,13 +167,13 @@ type reply struct {
 
 // errorBody decodes the {"error":{...}} body of an IsError result, refusing
 // fields the contract does not have.
-func (r reply) errorBody(t *testing.T) toolError {
+func (r reply) errorBody(t *testing.T) toolerr.Error {
 	t.Helper()
 	if !r.isError {
 		t.Fatalf("expected an error result, got %.300s", r.text)
 	}
 	var body struct {
-		Error *toolError `json:"error"`
+		Error *toolerr.Error `json:"error"`
 	}
 	dec := json.NewDecoder(strings.NewReader(r.text))
 	dec.DisallowUnknownFields()

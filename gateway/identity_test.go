@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
@@ -43,7 +44,7 @@ func TestAnswerAboutAnotherAnimalIsNotCached(t *testing.T) {
 	} {
 		for try := 1; try <= 2; try++ {
 			b := e.call(c.tool, c.args).errorBody(t)
-			if b.Code != CodeUnexpectedResponse || !strings.Contains(b.Problem, other) || !strings.Contains(b.Problem, asked) {
+			if b.Code != toolerr.CodeUnexpectedResponse || !strings.Contains(b.Problem, other) || !strings.Contains(b.Problem, asked) {
 				t.Errorf("%s try %d: %+v; want unexpected_response naming %s and %s", c.tool, try, b, other, asked)
 			}
 			if n := e.up.Requests(c.endpoint); n != try {

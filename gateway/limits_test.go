@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -47,7 +48,7 @@ func TestLimitsAreTheClients(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			before := e.up.TotalRequests()
 			if r := e.call(tc.tool, tc.edge); r.isError {
-				if te := r.errorBody(t); te.Code == CodeInvalidArgument {
+				if te := r.errorBody(t); te.Code == toolerr.CodeInvalidArgument {
 					t.Fatalf("value at the limit refused: %+v", te)
 				}
 			}
@@ -55,8 +56,8 @@ func TestLimitsAreTheClients(t *testing.T) {
 				t.Fatalf("value at the limit never reached NSIP")
 			}
 			te := e.call(tc.tool, tc.out).errorBody(t)
-			if te.Code != CodeInvalidArgument || te.Field != tc.field {
-				t.Fatalf("value past the limit: code %s field %q, want %s on %s (%s)", te.Code, te.Field, CodeInvalidArgument, tc.field, te.Problem)
+			if te.Code != toolerr.CodeInvalidArgument || te.Field != tc.field {
+				t.Fatalf("value past the limit: code %s field %q, want %s on %s (%s)", te.Code, te.Field, toolerr.CodeInvalidArgument, tc.field, te.Problem)
 			}
 		})
 	}

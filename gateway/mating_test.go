@@ -9,6 +9,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 )
 
@@ -170,11 +171,11 @@ func TestCheckMatingErrorsNameTheField(t *testing.T) {
 	h.pedigree(lpnLines([]string{"S X -"})...)
 	e := herdEnv(t, h)
 	te := e.call("nsip_check_mating", map[string]any{"sire_lpn_id": lpn("S"), "dam_lpn_id": lpn("NOBODY")}).errorBody(t)
-	if te.Code != CodeNotFound || te.Field != "dam_lpn_id" || te.Value != lpn("NOBODY") {
+	if te.Code != toolerr.CodeNotFound || te.Field != "dam_lpn_id" || te.Value != lpn("NOBODY") {
 		t.Errorf("unknown dam: %+v", te)
 	}
 	te = e.call("nsip_check_mating", map[string]any{"sire_lpn_id": lpn("S"), "dam_lpn": lpn("X")}).errorBody(t)
-	if te.Code != CodeInvalidArgument || te.Field != "dam_lpn_id" || len(te.Also) != 1 || !strings.Contains(te.Also[0].Problem, `"dam_lpn_id"`) {
+	if te.Code != toolerr.CodeInvalidArgument || te.Field != "dam_lpn_id" || len(te.Also) != 1 || !strings.Contains(te.Also[0].Problem, `"dam_lpn_id"`) {
 		t.Errorf("misspelt dam: %+v", te)
 	}
 	te = e.call("nsip_check_mating", map[string]any{"sire_lpn_id": lpn("S"), "dam_lpn_id": strings.ToLower(lpn("S"))}).errorBody(t)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
@@ -27,12 +28,12 @@ func TestHugeRetryAfterIsCappedAndStaysOnItsEndpoint(t *testing.T) {
 			ids := e.up.Data().AnimalIDs()
 
 			b := e.call("nsip_get_animal", map[string]any{"search_string": ids[0]}).errorBody(t)
-			if b.Code != CodeRateLimited || b.RetryAfterSeconds != tc.want {
+			if b.Code != toolerr.CodeRateLimited || b.RetryAfterSeconds != tc.want {
 				t.Fatalf("429: %+v; want rate_limited with retry_after_seconds %d", b, tc.want)
 			}
 			// The same endpoint stays paused, without asking NSIP.
 			b = e.call("nsip_get_animal", map[string]any{"search_string": ids[1]}).errorBody(t)
-			if b.Code != CodeRateLimited || b.RetryAfterSeconds > tc.want || b.RetryAfterSeconds < tc.want-2 {
+			if b.Code != toolerr.CodeRateLimited || b.RetryAfterSeconds > tc.want || b.RetryAfterSeconds < tc.want-2 {
 				t.Errorf("during the pause: %+v; want rate_limited within %d s", b, tc.want)
 			}
 			if n := e.up.Requests(nsiptest.EndpointDetails); n != 1 {

@@ -16,6 +16,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/features"
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 	"github.com/nsip-tools/nsip-mcp/transport/caller"
@@ -45,7 +46,7 @@ type outcome struct {
 	staleAge    time.Duration
 	staleReason string
 	formatNote  string // set when NSIP's answer was in an unrecognized shape
-	err         *toolError
+	err         *toolerr.Error
 	upstream    map[string]any  // an analysis's lookups, as its _meta.upstream
 	value       any             // the model of the answer res was fitted from, for structuredContent
 	structured  json.RawMessage // value encoded when the answer was cached (upstream.Answer.Structured)
@@ -125,7 +126,7 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 	sent, args, te := g.arguments(ctx, d, req)
 	if te != nil {
 		g.finish(ctx, d, logParams(req), start, outcome{err: te})
-		return te.result()
+		return te.Result()
 	}
 	if a := d.analysisOf(args); a != nil {
 		return g.runAnalysis(ctx, a, req, start, sent, args)
@@ -136,7 +137,7 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 // arguments decodes and validates a call's arguments: sent as the caller
 // sent them (or as the user completed them when asked), args validated.
 // A problem is the error the call answers with.
-func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolRequest) (sent, args map[string]any, te *toolError) {
+func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolRequest) (sent, args map[string]any, te *toolerr.Error) {
 	sent, fe := param.Decode(req)
 	if fe != nil {
 		return map[string]any{}, nil, g.invalidArgs(d, map[string]any{}, []param.FieldError{*fe})
@@ -180,7 +181,7 @@ func (g *Gateway) lookupCall(ctx context.Context, d *toolDef, start time.Time, s
 	o := g.runKeyed(ctx, d, key, args)
 	if te := g.checkEmptySearch(ctx, d, sent, args, o); te != nil {
 		o = outcome{err: te}
-	} else if o.err != nil && o.err.Code == CodeNotFound && d == traitRangesDef {
+	} else if o.err != nil && o.err.Code == toolerr.CodeNotFound && d == traitRangesDef {
 		if b, ok := args[d.subject].(int); ok {
 			if te := g.unknownBreed(ctx, d.subject, b, param.Example(d.args.Specs, sent)); te != nil {
 				o.err = te
@@ -189,7 +190,7 @@ func (g *Gateway) lookupCall(ctx context.Context, d *toolDef, start time.Time, s
 	}
 	g.finish(ctx, d, key[len(d.method)+1:], start, o)
 	if o.err != nil {
-		return o.err.result()
+		return o.err.Result()
 	}
 	// Room for every member fittedResult and a plain hit add.
 	meta := make(map[string]any, 8)
@@ -292,7 +293,7 @@ func (g *Gateway) obtain(ctx context.Context, d *toolDef, key string, args map[s
 	if err == nil {
 		return obtained{a: a, source: source}, nil
 	}
-	if servesStale(err) {
+	if toolerr.ServesStale(err) {
 		if e, ok := g.cache.Stale(key); ok {
 			return obtained{
 				a: e.Value.(*upstream.Answer), source: cacheStale,
@@ -362,7 +363,7 @@ func (g *Gateway) fit(ctx context.Context, kind summarize.Kind, d *toolDef, args
 // fitRequest runs one fit when a fit slot is free.
 func (g *Gateway) fitRequest(ctx context.Context, req summarize.Request) (summarize.Result, error) {
 	if err := g.fitSlots.Acquire(ctx, 1); err != nil {
-		return summarize.Result{}, fmt.Errorf("%w: %w", errFitWait, err)
+		return summarize.Result{}, fmt.Errorf("%w: %w", toolerr.ErrFitWait, err)
 	}
 	defer g.fitSlots.Release(1)
 	deadline, _ := ctx.Deadline()
@@ -371,7 +372,7 @@ func (g *Gateway) fitRequest(ctx context.Context, req summarize.Request) (summar
 	if ctx.Err() != nil || (!deadline.IsZero() && !time.Now().Before(deadline)) {
 		// The fit stopped counting at the deadline: its result is not the
 		// answer's, and is neither served nor cached.
-		return summarize.Result{}, fmt.Errorf("%w: %w", errFitWait, context.DeadlineExceeded)
+		return summarize.Result{}, fmt.Errorf("%w: %w", toolerr.ErrFitWait, context.DeadlineExceeded)
 	}
 	return res, nil
 }
@@ -422,11 +423,11 @@ func (g *Gateway) withProgress(ctx context.Context, req mcp.CallToolRequest, wor
 // finish counts and logs one call.
 func (g *Gateway) finish(ctx context.Context, d *toolDef, params string, start time.Time, o outcome) {
 	status, level := "ok", slog.LevelInfo
-	if o.err != nil && o.err.input != nil {
+	if o.err != nil && o.err.Input != nil {
 		status = codeInputRequired // not an error: the call is made again with the answer
 	} else if o.err != nil {
 		status, level = o.err.Code, slog.LevelWarn
-		if o.err.Code == CodeInvalidArgument || o.err.Code == CodeNotFound {
+		if o.err.Code == toolerr.CodeInvalidArgument || o.err.Code == toolerr.CodeNotFound {
 			level = slog.LevelInfo // the caller's mistake, not the server's
 		}
 		g.stats.Failed(o.err.Code)

@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -118,7 +119,7 @@ func TestStaleAnswersServeTheStoredFitMarkedStale(t *testing.T) {
 			e.clock.Advance(2 * time.Hour)
 			e.up.SetFault(c.endpoint, nsiptest.Fault{Kind: nsiptest.FaultStatus, Status: 503})
 			stale := e.call(c.tool, c.args).mustOK(t)
-			if stale.meta["cache"] != "stale" || stale.meta["stale_reason"] != CodeUpstreamError || stale.metaInt(t, "stale_age_seconds") != 7200 {
+			if stale.meta["cache"] != "stale" || stale.meta["stale_reason"] != toolerr.CodeUpstreamError || stale.metaInt(t, "stale_age_seconds") != 7200 {
 				t.Errorf("meta = %v, want a stale answer two hours old", stale.meta)
 			}
 			if stale.text != fresh.text || sameExceptCache(stale, fresh) != "" {
@@ -275,7 +276,7 @@ func occupyFitSlots(t *testing.T, e *env) (free func()) {
 		go func() {
 			defer wg.Done()
 			if r := e.call("nsip_get_animal", map[string]any{"search_string": ids[len(ids)-1-i]}); r.isError {
-				if b := r.errorBody(t); b.Code != CodeTimeout {
+				if b := r.errorBody(t); b.Code != toolerr.CodeTimeout {
 					t.Errorf("a call holding a fit slot: %+v, want an answer or timeout", b)
 				}
 			}
@@ -360,7 +361,7 @@ func TestAProfileWaitingForAFitHonoursItsContext(t *testing.T) {
 	select {
 	case res := <-done:
 		tc, _ := mcp.AsTextContent(res.Content[0])
-		if !res.IsError || !strings.Contains(tc.Text, `"code":"`+CodeCanceled+`"`) || !strings.Contains(tc.Text, "waited to be summarized") {
+		if !res.IsError || !strings.Contains(tc.Text, `"code":"`+toolerr.CodeCanceled+`"`) || !strings.Contains(tc.Text, "waited to be summarized") {
 			t.Errorf("cancelled profile = %s", tc.Text)
 		}
 	case <-time.After(10 * time.Second):
@@ -403,8 +404,8 @@ func TestAnAnswerWaitingPastTheDeadlineForAFitIsATimeout(t *testing.T) {
 	free := occupyFitSlots(t, e)
 	id := e.up.Data().MostProgeny()
 	b := e.call("nsip_get_lineage", map[string]any{"lpn_id": id}).errorBody(t)
-	if b.Code != CodeTimeout || !strings.Contains(b.Problem, "NSIP answered") || !strings.Contains(b.Problem, "300ms") {
-		t.Errorf("error = %+v, want %s saying NSIP answered and naming the 300ms deadline", b, CodeTimeout)
+	if b.Code != toolerr.CodeTimeout || !strings.Contains(b.Problem, "NSIP answered") || !strings.Contains(b.Problem, "300ms") {
+		t.Errorf("error = %+v, want %s saying NSIP answered and naming the 300ms deadline", b, toolerr.CodeTimeout)
 	}
 	if n := e.up.Requests(nsiptest.EndpointLineage); n != 1 {
 		t.Errorf("lineage requests = %d, want 1: NSIP answered, the fit did not start", n)

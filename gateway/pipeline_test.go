@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
@@ -157,7 +158,7 @@ func TestBreakerOpensServesStaleAndRecovers(t *testing.T) {
 	ids := data.AnimalIDs()
 	for i := range 5 {
 		b := e.call("nsip_get_animal", map[string]any{"search_string": ids[i]}).errorBody(t)
-		if b.Code != CodeUpstreamError {
+		if b.Code != toolerr.CodeUpstreamError {
 			t.Fatalf("failure %d: code = %s, want upstream_error (%s)", i+1, b.Code, b.Problem)
 		}
 	}
@@ -167,12 +168,12 @@ func TestBreakerOpensServesStaleAndRecovers(t *testing.T) {
 
 	// Open: no request leaves, and the answer says when to come back.
 	b := e.call("nsip_get_animal", map[string]any{"search_string": ids[6]}).errorBody(t)
-	if b.Code != CodeUpstreamUnavailable || b.RetryInSeconds < 1 || !strings.Contains(b.Problem, "retry in") {
+	if b.Code != toolerr.CodeUpstreamUnavailable || b.RetryInSeconds < 1 || !strings.Contains(b.Problem, "retry in") {
 		t.Errorf("while open: %+v, want upstream_unavailable with retry_in_seconds", b)
 	}
 	// The expired answer is served, marked stale.
 	r := e.call("nsip_get_animal", map[string]any{"search_string": cached}).mustOK(t)
-	if r.meta["cache"] != "stale" || r.meta["stale_reason"] != CodeUpstreamUnavailable || r.metaInt(t, "stale_age_seconds") != 7200 {
+	if r.meta["cache"] != "stale" || r.meta["stale_reason"] != toolerr.CodeUpstreamUnavailable || r.metaInt(t, "stale_age_seconds") != 7200 {
 		t.Errorf("stale _meta = %v", r.meta)
 	}
 	if r.text != fresh.text {
@@ -204,7 +205,7 @@ func TestClientErrorsDoNotOpenTheBreaker(t *testing.T) {
 	e := newEnv(t)
 	for i := range 8 {
 		b := e.call("nsip_get_animal", map[string]any{"search_string": fmt.Sprintf("NOSUCH%04d", i)}).errorBody(t)
-		if b.Code != CodeNotFound {
+		if b.Code != toolerr.CodeNotFound {
 			t.Fatalf("code = %s, want not_found", b.Code)
 		}
 	}
@@ -231,7 +232,7 @@ func TestNotFoundNamesWhatWasLookedUp(t *testing.T) {
 		t.Run(tt.tool, func(t *testing.T) {
 			b := e.call(tt.tool, tt.args).errorBody(t)
 			want := fmt.Sprint(tt.args[tt.field])
-			if b.Code != CodeNotFound || b.Field != tt.field || fmt.Sprint(b.Value) != want {
+			if b.Code != toolerr.CodeNotFound || b.Field != tt.field || fmt.Sprint(b.Value) != want {
 				t.Errorf("error = %+v, want not_found on %s=%s", b, tt.field, want)
 			}
 			if !strings.Contains(b.Problem, want) || !strings.Contains(b.Next, tt.next) {
@@ -247,10 +248,10 @@ func TestUpstreamFailuresMapToCodes(t *testing.T) {
 		fault nsiptest.Fault
 		code  string
 	}{
-		{"html error page on 200", nsiptest.Fault{Kind: nsiptest.FaultHTML200}, CodeUnexpectedResponse},
-		{"connection reset", nsiptest.Fault{Kind: nsiptest.FaultReset}, CodeUpstreamError},
-		{"hang past the deadline", nsiptest.Fault{Kind: nsiptest.FaultHang}, CodeTimeout},
-		{"bad gateway page", nsiptest.Fault{Kind: nsiptest.FaultStatusHTML, Status: 502}, CodeUpstreamError},
+		{"html error page on 200", nsiptest.Fault{Kind: nsiptest.FaultHTML200}, toolerr.CodeUnexpectedResponse},
+		{"connection reset", nsiptest.Fault{Kind: nsiptest.FaultReset}, toolerr.CodeUpstreamError},
+		{"hang past the deadline", nsiptest.Fault{Kind: nsiptest.FaultHang}, toolerr.CodeTimeout},
+		{"bad gateway page", nsiptest.Fault{Kind: nsiptest.FaultStatusHTML, Status: 502}, toolerr.CodeUpstreamError},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -275,12 +276,12 @@ func TestUpstream429GivesRetryAfterAndPausesRequests(t *testing.T) {
 	e.up.SetFault(nsiptest.EndpointDetails, nsiptest.Fault{Kind: nsiptest.FaultRateLimit, RetryAfter: 30 * time.Second, Times: 1})
 	ids := e.up.Data().AnimalIDs()
 	b := e.call("nsip_get_animal", map[string]any{"search_string": ids[0]}).errorBody(t)
-	if b.Code != CodeRateLimited || b.RetryAfterSeconds != 30 || b.Capacity == nil {
+	if b.Code != toolerr.CodeRateLimited || b.RetryAfterSeconds != 30 || b.Capacity == nil {
 		t.Fatalf("429: %+v, want rate_limited, retry_after_seconds 30, remaining capacity", b)
 	}
 	// NSIP asked for a pause: the next call is refused locally.
 	b = e.call("nsip_get_animal", map[string]any{"search_string": ids[1]}).errorBody(t)
-	if b.Code != CodeRateLimited || b.RetryAfterSeconds < 29 || b.Capacity == nil {
+	if b.Code != toolerr.CodeRateLimited || b.RetryAfterSeconds < 29 || b.Capacity == nil {
 		t.Errorf("during the pause: %+v", b)
 	}
 	if n := e.up.Requests(nsiptest.EndpointDetails); n != 1 {
@@ -298,7 +299,7 @@ func TestLocalRateLimitRefusesWithRetryAfter(t *testing.T) {
 	}))
 	e.call("nsip_get_statuses", nil).mustOK(t)
 	b := e.call("nsip_list_breeds", nil).errorBody(t)
-	if b.Code != CodeRateLimited || b.RetryAfterSeconds != 2 {
+	if b.Code != toolerr.CodeRateLimited || b.RetryAfterSeconds != 2 {
 		t.Errorf("error = %+v, want rate_limited with retry_after_seconds 2", b)
 	}
 	if b.Capacity == nil || b.Capacity.LimitPerSecond != 0.5 || b.Capacity.Burst != 1 || b.Capacity.TokensAvailable >= 1 {
@@ -335,7 +336,7 @@ func TestProfileCostsThreeRequestsOfCapacity(t *testing.T) {
 	}))
 	id := e.up.Data().MostProgeny()
 	e.call("nsip_search_by_lpn", map[string]any{"lpn_id": id}).mustOK(t)
-	if b := e.call("nsip_get_statuses", nil).errorBody(t); b.Code != CodeRateLimited {
+	if b := e.call("nsip_get_statuses", nil).errorBody(t); b.Code != toolerr.CodeRateLimited {
 		t.Errorf("after a profile the burst of 3 should be spent: %+v", b)
 	}
 	if h := e.gw.Health(); h.UpstreamRequests != 3 {
@@ -392,7 +393,7 @@ func TestCallerGivingUpDoesNotCancelTheSharedFetch(t *testing.T) {
 	res, err := e.client.CallTool(ctx, req)
 	if err == nil {
 		body := res.Content[0].(mcp.TextContent).Text
-		if !res.IsError || !strings.Contains(body, CodeTimeout) {
+		if !res.IsError || !strings.Contains(body, toolerr.CodeTimeout) {
 			t.Fatalf("impatient caller got %s", body)
 		}
 	}
@@ -443,7 +444,7 @@ func TestOneLogLinePerCall(t *testing.T) {
 	if calls[2]["summarized"] != true || calls[2]["tokens"].(float64) >= calls[2]["original_tokens"].(float64) {
 		t.Errorf("summarized line = %v", calls[2])
 	}
-	if calls[3]["status"] != CodeInvalidArgument || calls[3]["field"] != "lpn_id" {
+	if calls[3]["status"] != toolerr.CodeInvalidArgument || calls[3]["field"] != "lpn_id" {
 		t.Errorf("invalid call line = %v", calls[3])
 	}
 }
@@ -461,7 +462,7 @@ func TestHealthCountsCallsErrorsAndSummaries(t *testing.T) {
 	if h.CallsByTool["nsip_get_statuses"] != 2 || h.CallsByTool["nsip_search_animals"] != 1 || h.CallsByTool["nsip_get_lineage"] != 1 {
 		t.Errorf("calls = %v", h.CallsByTool)
 	}
-	if h.ErrorsByCode[CodeInvalidArgument] != 1 || h.UpstreamRequests != 2 {
+	if h.ErrorsByCode[toolerr.CodeInvalidArgument] != 1 || h.UpstreamRequests != 2 {
 		t.Errorf("errors = %v, upstream = %d", h.ErrorsByCode, h.UpstreamRequests)
 	}
 	if h.Summarizations != 1 || h.MeanReduction < 0.7 || h.MeanReduction >= 1 {
@@ -595,7 +596,7 @@ func TestProfileFetchesOnlyMissingParts(t *testing.T) {
 func TestProfileErrorsAndStaleParts(t *testing.T) {
 	e := newEnv(t)
 	b := e.call("nsip_search_by_lpn", map[string]any{"lpn_id": "6409992099ZZZ999"}).errorBody(t)
-	if b.Code != CodeNotFound || b.Field != "lpn_id" || !strings.Contains(b.Problem, "animal with LPN ID") {
+	if b.Code != toolerr.CodeNotFound || b.Field != "lpn_id" || !strings.Contains(b.Problem, "animal with LPN ID") {
 		t.Errorf("missing animal: %+v", b)
 	}
 
@@ -604,7 +605,7 @@ func TestProfileErrorsAndStaleParts(t *testing.T) {
 	e.clock.Advance(3 * time.Hour)
 	e.up.SetFault(nsiptest.EndpointDetails, nsiptest.Fault{Kind: nsiptest.FaultStatus, Status: 503})
 	r := e.call("nsip_search_by_lpn", map[string]any{"lpn_id": id}).mustOK(t)
-	if r.meta["cache"] != "stale" || r.meta["stale_reason"] != CodeUpstreamError || r.metaInt(t, "stale_age_seconds") != 3*3600 {
+	if r.meta["cache"] != "stale" || r.meta["stale_reason"] != toolerr.CodeUpstreamError || r.metaInt(t, "stale_age_seconds") != 3*3600 {
 		t.Errorf("meta = %v, want stale details behind a fresh lineage and progeny", r.meta)
 	}
 	if e.up.Requests(nsiptest.EndpointLineage) != 3 || e.up.Requests(nsiptest.EndpointProgeny) != 3 { // missing animal, first profile, refresh

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
@@ -91,7 +92,7 @@ func TestRetriesTakeRateLimitTokens(t *testing.T) {
 		switch {
 		case !r.isError:
 			answered++
-		case r.errorBody(t).Code == CodeRateLimited:
+		case r.errorBody(t).Code == toolerr.CodeRateLimited:
 			limited++
 		default:
 			t.Errorf("call for %s: %s, want an answer or rate_limited", id, r.text)
@@ -120,7 +121,7 @@ func TestBreakerCountsEveryAttempt(t *testing.T) {
 	e := newRetryingGateway(t, f, func(c *Config) { c.BreakerFailures = 5 })
 	ids := f.Data().AnimalIDs()
 	for i, id := range ids[:2] {
-		if te := e.call("nsip_get_animal", map[string]any{"search_string": id}).errorBody(t); te.Code != CodeUpstreamError {
+		if te := e.call("nsip_get_animal", map[string]any{"search_string": id}).errorBody(t); te.Code != toolerr.CodeUpstreamError {
 			t.Fatalf("call %d: %s %q, want upstream_error", i+1, te.Code, te.Problem)
 		}
 	}
@@ -131,7 +132,7 @@ func TestBreakerCountsEveryAttempt(t *testing.T) {
 		t.Fatalf("breaker %s after 5 failed requests, want open", st)
 	}
 	te := e.call("nsip_get_animal", map[string]any{"search_string": ids[2]}).errorBody(t)
-	if te.Code != CodeUpstreamUnavailable || f.requests() != 5 {
+	if te.Code != toolerr.CodeUpstreamUnavailable || f.requests() != 5 {
 		t.Errorf("third call: %s with %d requests in all, want upstream_unavailable and no new request", te.Code, f.requests())
 	}
 }

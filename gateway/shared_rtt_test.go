@@ -20,6 +20,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/cache/redistest"
 	"github.com/nsip-tools/nsip-mcp/gateway/metrics"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
 
@@ -273,7 +274,7 @@ func TestSharedLimitCountsRetries(t *testing.T) {
 		switch {
 		case !r.isError:
 			answered++
-		case r.errorBody(t).Code == CodeRateLimited:
+		case r.errorBody(t).Code == toolerr.CodeRateLimited:
 			limited++
 		default:
 			t.Errorf("call for %s: %s, want an answer or rate_limited", id, r.text)
@@ -318,7 +319,7 @@ func TestSharedSlowRedisKeepsTheSharedLimit(t *testing.T) {
 		switch r := rp.call(t, "nsip_get_animal", map[string]any{"search_string": id}); {
 		case !r.isError:
 			answered++
-		case r.errorBody(t).Code == CodeRateLimited:
+		case r.errorBody(t).Code == toolerr.CodeRateLimited:
 			limited++
 		default:
 			t.Errorf("call for %s: %.300s, want an answer or rate_limited", id, r.text)

@@ -19,6 +19,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/cache/cachetest"
 	"github.com/nsip-tools/nsip-mcp/cache/redistest"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
@@ -243,7 +244,7 @@ func TestSharedRateLimitHoldsAcrossReplicas(t *testing.T) {
 			switch {
 			case !r.isError:
 				ok.Add(1)
-			case r.errorBody(t).Code == CodeRateLimited:
+			case r.errorBody(t).Code == toolerr.CodeRateLimited:
 				limited.Add(1)
 			default:
 				t.Errorf("call for %s: %s", id, r.text)
@@ -277,7 +278,7 @@ func TestSharedBreakerSparesOtherReplicas(t *testing.T) {
 	})
 	before := up.TotalRequests()
 	r := rs[1].call(t, "nsip_get_animal", map[string]any{"search_string": ids[1]})
-	if !r.isError || r.errorBody(t).Code != CodeUpstreamUnavailable {
+	if !r.isError || r.errorBody(t).Code != toolerr.CodeUpstreamUnavailable {
 		t.Fatalf("B's call while A's breaker is open: %.300s, want upstream_unavailable", r.text)
 	}
 	if got := up.TotalRequests() - before; got != 0 {
@@ -542,12 +543,12 @@ func TestSharedRetryAfterPausesItsEndpointOnEveryReplica(t *testing.T) {
 	rs, up := newReplicas(t, 2, rd.URL(), nil)
 	up.SetFault(nsiptest.EndpointDetails, nsiptest.Fault{Kind: nsiptest.FaultRateLimit, RetryAfter: 40 * time.Second, Times: 1})
 	ids := up.Data().AnimalIDs()
-	if r := rs[0].call(t, "nsip_get_animal", map[string]any{"search_string": ids[0]}); !r.isError || r.errorBody(t).Code != CodeRateLimited {
+	if r := rs[0].call(t, "nsip_get_animal", map[string]any{"search_string": ids[0]}); !r.isError || r.errorBody(t).Code != toolerr.CodeRateLimited {
 		t.Fatalf("A's call through a 429: %.300s, want rate_limited", r.text)
 	}
 	before := up.TotalRequests()
 	r := rs[1].call(t, "nsip_get_animal", map[string]any{"search_string": ids[1]})
-	if !r.isError || r.errorBody(t).Code != CodeRateLimited {
+	if !r.isError || r.errorBody(t).Code != toolerr.CodeRateLimited {
 		t.Fatalf("B's call to the paused endpoint: %.300s, want rate_limited", r.text)
 	}
 	if got := up.TotalRequests() - before; got != 0 {

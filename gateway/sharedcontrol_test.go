@@ -17,6 +17,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/cache/redistest"
 	"github.com/nsip-tools/nsip-mcp/gateway/metrics"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
 
@@ -161,14 +162,14 @@ func TestSharedControlValuesHeldToLocalBounds(t *testing.T) {
 	ids := up.Data().AnimalIDs()
 
 	up.SetFault(nsiptest.EndpointDetails, nsiptest.Fault{Kind: nsiptest.FaultRateLimit, RetryAfter: 120 * time.Second, Times: 1})
-	if r := a.call(t, "nsip_get_animal", map[string]any{"search_string": ids[0]}); !r.isError || r.errorBody(t).Code != CodeRateLimited {
+	if r := a.call(t, "nsip_get_animal", map[string]any{"search_string": ids[0]}); !r.isError || r.errorBody(t).Code != toolerr.CodeRateLimited {
 		t.Fatalf("A's call through a 429: %.300s, want rate_limited", r.text)
 	}
 	if n, err := rc.Exists(ctx, pauseKey).Result(); err != nil || n != 1 {
 		t.Fatalf("A wrote no pause: %v", err)
 	}
 	r := b.call(t, "nsip_get_animal", map[string]any{"search_string": ids[1]})
-	if !r.isError || r.errorBody(t).Code != CodeRateLimited || r.errorBody(t).RetryAfterSeconds > 10 {
+	if !r.isError || r.errorBody(t).Code != toolerr.CodeRateLimited || r.errorBody(t).RetryAfterSeconds > 10 {
 		t.Errorf("B's call during A's 120 s pause: %.300s, want rate_limited within B's own 10 s", r.text)
 	}
 	if ps := b.gw.Health().UpstreamPauses; len(ps) != 1 || ps[0].RetryInSeconds > 10 {
@@ -204,11 +205,11 @@ func TestSharedControlValuesHeldToLocalBounds(t *testing.T) {
 		return err == nil && n == 1
 	})
 	r = c[0].call(t, "nsip_get_lineage", map[string]any{"lpn_id": ids[4]})
-	if !r.isError || r.errorBody(t).Code != CodeUpstreamUnavailable {
+	if !r.isError || r.errorBody(t).Code != toolerr.CodeUpstreamUnavailable {
 		t.Fatalf("C's call while A's breaker is open: %.300s, want upstream_unavailable", r.text)
 	}
 	r = b.call(t, "nsip_get_lineage", map[string]any{"lpn_id": ids[4]})
-	if !r.isError || r.errorBody(t).Code != CodeUpstreamUnavailable || r.errorBody(t).RetryInSeconds > 5 {
+	if !r.isError || r.errorBody(t).Code != toolerr.CodeUpstreamUnavailable || r.errorBody(t).RetryInSeconds > 5 {
 		t.Errorf("B's call while A's 60 s breaker is open: %.300s, want upstream_unavailable within B's own 5 s cooldown", r.text)
 	}
 }

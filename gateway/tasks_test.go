@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -110,7 +111,7 @@ func TestCancelledAnalysisStopsReading(t *testing.T) {
 	req.Params.Name = "nsip_flock_summary"
 	req.Params.Arguments = map[string]any{"flock_id": "640555"}
 	res := e.gw.call(ctx, analysisNamed(t, "nsip_flock_summary").tool, req)
-	if te := (reply{text: res.Content[0].(mcp.TextContent).Text, isError: res.IsError}).errorBody(t); te.Code != CodeCanceled {
+	if te := (reply{text: res.Content[0].(mcp.TextContent).Text, isError: res.IsError}).errorBody(t); te.Code != toolerr.CodeCanceled {
 		t.Errorf("cancelled call answered %+v", te)
 	}
 	h.release()

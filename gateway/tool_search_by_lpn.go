@@ -9,6 +9,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
@@ -129,7 +130,7 @@ func (g *Gateway) runProfile(ctx context.Context, key string, args, full map[str
 		return o
 	case <-ctx.Done():
 		// Every part is in hand: only the fit was outstanding.
-		return outcome{err: g.mapError(searchByLPNDef, args, fmt.Errorf("%w: %w", errFitWait, ctx.Err()))}
+		return outcome{err: g.mapError(searchByLPNDef, args, fmt.Errorf("%w: %w", toolerr.ErrFitWait, ctx.Err()))}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
 
@@ -40,7 +41,7 @@ func TestTraitCodesCheckedAgainstTheBreed(t *testing.T) {
 	// A wool breed's trait is not a Katahdin's; a slip gets the closest code.
 	before := e.up.Requests(nsiptest.EndpointSearch)
 	b := search(map[string]any{"breed_id": 640, "sorted_trait": "ygfw"}).errorBody(t)
-	if b.Code != CodeInvalidArgument || b.Field != "sorted_trait" || !strings.HasPrefix(b.Problem, `sorted_trait "YGFW" is not a trait of breed 640`) ||
+	if b.Code != toolerr.CodeInvalidArgument || b.Field != "sorted_trait" || !strings.HasPrefix(b.Problem, `sorted_trait "YGFW" is not a trait of breed 640`) ||
 		!strings.Contains(b.Expected, "MWWT") || !strings.Contains(b.Expected, "WFEC") || strings.Contains(b.Expected, "YGFW") {
 		t.Errorf("YGFW for Katahdins: %+v", b)
 	}
@@ -77,11 +78,11 @@ func TestTraitCodesCheckedAgainstTheBreed(t *testing.T) {
 func TestTraitRangesWithoutDataIsNoData(t *testing.T) {
 	e := newEnv(t)
 	b := e.call("nsip_get_trait_ranges", map[string]any{"breed_id": nsiptest.NoTraitDataBreed}).errorBody(t)
-	if b.Code != CodeNoData || b.Field != "breed_id" || !strings.Contains(b.Problem, "NSIP has no trait data for breed 641") ||
+	if b.Code != toolerr.CodeNoData || b.Field != "breed_id" || !strings.Contains(b.Problem, "NSIP has no trait data for breed 641") ||
 		strings.Contains(b.Problem, "rejected") || !strings.Contains(b.Next, "breed ID is valid") {
 		t.Errorf("error %+v, want no_data for breed 641", b)
 	}
-	if got := e.gw.Health().ErrorsByCode[CodeNoData]; got != 1 {
+	if got := e.gw.Health().ErrorsByCode[toolerr.CodeNoData]; got != 1 {
 		t.Errorf("errors_by_code[no_data] = %d, want 1", got)
 	}
 	if h := e.gw.Health().Breaker; h.ConsecutiveFailures != 0 {

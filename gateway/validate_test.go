@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
 
@@ -94,8 +95,8 @@ func TestInvalidArgumentsNeverReachTheUpstream(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b := e.call(tt.tool, tt.args).errorBody(t)
-			if b.Code != CodeInvalidArgument {
-				t.Errorf("code = %q, want %q", b.Code, CodeInvalidArgument)
+			if b.Code != toolerr.CodeInvalidArgument {
+				t.Errorf("code = %q, want %q", b.Code, toolerr.CodeInvalidArgument)
 			}
 			if b.Field != tt.field {
 				t.Errorf("field = %q, want %q (problem %q)", b.Field, tt.field, b.Problem)
@@ -118,7 +119,7 @@ func TestInvalidArgumentsNeverReachTheUpstream(t *testing.T) {
 	if n := e.up.TotalRequests(); n != 0 {
 		t.Errorf("the stand-in upstream received %d requests for invalid calls, want 0", n)
 	}
-	if got := e.gw.Health().ErrorsByCode[CodeInvalidArgument]; got != int64(len(tests)) {
+	if got := e.gw.Health().ErrorsByCode[toolerr.CodeInvalidArgument]; got != int64(len(tests)) {
 		t.Errorf("errors_by_code.invalid_argument = %d, want %d", got, len(tests))
 	}
 }
@@ -309,7 +310,7 @@ func TestUnknownBreedNamesTheBreeds(t *testing.T) {
 	}
 	for _, c := range calls {
 		b := e.call(c.tool, c.args).errorBody(t)
-		if b.Code != CodeNotFound || b.Field != c.field || b.Problem != "NSIP has no breed 99999" ||
+		if b.Code != toolerr.CodeNotFound || b.Field != c.field || b.Problem != "NSIP has no breed 99999" ||
 			!strings.Contains(b.Expected, "640 Katahdin, 641 St. Croix") || fmt.Sprint(b.Value) != "99999" || !strings.Contains(b.Next, "nsip_list_breeds") {
 			t.Errorf("%s %v: %+v", c.tool, c.args, b)
 		}
