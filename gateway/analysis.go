@@ -19,6 +19,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/tasks"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
@@ -65,7 +66,7 @@ func (g *Gateway) analysisTools() []server.ServerTool {
 
 func (g *Gateway) analysisTool(a *analysisEntry) server.ServerTool {
 	st := g.serverTool(a.tool)
-	st.Tool.Icons = []mcp.Icon{analysisIcon}
+	st.Tool.Icons = []mcp.Icon{toolsets.Icon(toolsets.Analysis)}
 	st.Tool.RawOutputSchema = analysisSchema(a.Def)
 	for _, l := range a.Args.Lists {
 		st.Tool.InputSchema.Properties[l.Name] = l.Schema()

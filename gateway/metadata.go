@@ -9,6 +9,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/calllog"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
@@ -40,7 +41,7 @@ func (g *Gateway) serverOptions() []server.ServerOption {
 	g.seen.Hooks(hooks)
 	calllog.SessionHooks(hooks, g.log)
 	g.features.AddHooks(hooks)
-	if g.offersToolset(ToolsetAnalysis) {
+	if g.offersToolset(toolsets.Analysis) {
 		g.tasks.AddHooks(hooks)
 	}
 	hooks.AddAfterInitialize(func(_ context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {

@@ -16,6 +16,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/internal/snapshot"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
@@ -434,7 +435,7 @@ func TestStructuredCopyCost(t *testing.T) {
 			t.Errorf("%s: the structured copy costs %d tokens, over the text's %d", tt.tool, tt2, tt1)
 		}
 	}
-	for _, set := range [][]string{{ToolsetLookup}, {ToolsetAnalysis}} {
+	for _, set := range [][]string{{toolsets.Lookup}, {toolsets.Analysis}} {
 		g := newEnv(t, withToolsets(set...)).gw
 		n, b := 0, 0
 		for _, raw := range wireOutputSchemas(t, g) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
@@ -108,12 +109,12 @@ var toolDefs = []*toolDef{
 // their answers.
 func (g *Gateway) Tools() []server.ServerTool {
 	var out []server.ServerTool
-	if g.offersToolset(ToolsetLookup) {
+	if g.offersToolset(toolsets.Lookup) {
 		for _, d := range toolDefs {
 			out = append(out, g.serverTool(d))
 		}
 	}
-	if g.offersToolset(ToolsetAnalysis) {
+	if g.offersToolset(toolsets.Analysis) {
 		out = append(out, g.analysisTools()...)
 	}
 	for i := range out {
@@ -124,7 +125,7 @@ func (g *Gateway) Tools() []server.ServerTool {
 
 func (g *Gateway) serverTool(d *toolDef) server.ServerTool {
 	t := mcp.NewTool(d.name,
-		mcp.WithToolIcons(lookupIcon),
+		mcp.WithToolIcons(toolsets.Icon(toolsets.Lookup)),
 		mcp.WithToolTitle(d.title),
 		mcp.WithDescription(d.desc),
 		mcp.WithToolAnnotation(mcp.ToolAnnotation{

@@ -41,6 +41,7 @@ var mayImport = map[string][]string{
 	"gateway/health":            {"cache", "gateway/metrics", "gateway/upstream"},
 	"gateway/elicit":            {"gateway/analysis", "gateway/param", "nsip"},
 	"gateway/internal/snapshot": nil,
+	"gateway/toolsets":          nil,
 	"gateway":                   {"gateway/*", "cache", "nsip", "nsip/breeding", "nsip/toolname", "summarize", "transport/caller"},
 	"cmd/*":                     {"*"},
 }
