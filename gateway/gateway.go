@@ -22,6 +22,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/health"
 	"github.com/nsip-tools/nsip-mcp/gateway/metrics"
+	"github.com/nsip-tools/nsip-mcp/gateway/passes"
 	"github.com/nsip-tools/nsip-mcp/gateway/session"
 	"github.com/nsip-tools/nsip-mcp/gateway/tasks"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
@@ -156,7 +157,7 @@ type Gateway struct {
 	running  session.Calls // the calls running in each session, ended with it
 	forms    *elicit.Asker // puts forms to users for the choices only they can make
 
-	passes *passStore // breed passes kept between calls (breedpass.go)
+	passes *passes.Store // breed passes kept between calls, and read in the background
 	// passFilled, when set, hears of each background pass's end, by key.
 	passFilled func(key string)
 }
@@ -183,7 +184,7 @@ func New(up Upstream, sum *summarize.Summarizer, cfg Config) (*Gateway, error) {
 		fitFunc:  sum.Fit,
 	}
 	g.pool = g.newPool(c)
-	g.passes = newPassStore(cfg.CacheMaxBytes / passShare)
+	g.passes = newPasses(cfg)
 	if g.tasks, err = tasks.New(tasks.Config{
 		PerCaller: cfg.TasksPerClient, Max: cfg.TasksMax, TTL: cfg.TaskTTL, Now: cfg.Now, Logger: cfg.Logger,
 	}); err != nil {
@@ -300,6 +301,14 @@ func (g *Gateway) NewMCPServer(name, version string, opts ...server.ServerOption
 // StopTasks cancels the tasks still running, for shutdown, logging and
 // returning how many there were.
 func (g *Gateway) StopTasks() int { return g.tasks.Shutdown() }
+
+// Close ends what the gateway runs on its own, for shutdown: the tasks
+// still running (StopTasks), and the breed passes being read in the
+// background, which it waits for. Calls in flight are the server's to end.
+func (g *Gateway) Close() {
+	g.StopTasks()
+	g.passes.Close()
+}
 
 // TaskIssued reports whether id is a task the gateway gave a client and
 // still holds (tasks.Store.Issued).

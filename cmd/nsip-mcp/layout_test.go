@@ -42,6 +42,7 @@ var mayImport = map[string][]string{
 	"gateway/elicit":            {"gateway/analysis", "gateway/param", "nsip"},
 	"gateway/internal/snapshot": nil,
 	"gateway/toolsets":          nil,
+	"gateway/passes":            {"gateway/analysis"},
 	"gateway":                   {"gateway/*", "cache", "nsip", "nsip/breeding", "nsip/toolname", "summarize", "transport/caller"},
 	"cmd/*":                     {"*"},
 }
