@@ -43,6 +43,7 @@ var mayImport = map[string][]string{
 	"gateway/internal/snapshot": nil,
 	"gateway/toolsets":          nil,
 	"gateway/passes":            {"gateway/analysis"},
+	"gateway/structured":        {"gateway/analysis", "gateway/outschema", "nsip", "summarize"},
 	"gateway":                   {"gateway/*", "cache", "nsip", "nsip/breeding", "nsip/toolname", "summarize", "transport/caller"},
 	"cmd/*":                     {"*"},
 }
