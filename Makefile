@@ -19,7 +19,7 @@ TAGS := e2e
 # above COVER_MIN percent, and trees (the gateway and its rooms) whose
 # coverage by the tree's tests together must: the gateway's tests drive
 # gateway/param, gateway/analysis and gateway/features through the call path.
-COVER_PKGS  := nsip cache gateway/tasks gateway/full gateway/features gateway/outschema gateway/finite gateway/argcheck gateway/health gateway/session gateway/calllog gateway/elicit gateway/views gateway/toolerr
+COVER_PKGS  := nsip cache gateway/tasks gateway/full gateway/features gateway/outschema gateway/finite gateway/argcheck gateway/health gateway/session gateway/calllog gateway/elicit gateway/views gateway/toolerr gateway/toolsets gateway/passes gateway/structured
 COVER_TREES := gateway/...
 COVER_MIN   := 90
 # Version, commit and commit time stamped into the binaries (.ci/version);

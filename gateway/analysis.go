@@ -18,8 +18,10 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/finite"
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/structured"
 	"github.com/nsip-tools/nsip-mcp/gateway/tasks"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
@@ -64,8 +66,8 @@ func (g *Gateway) analysisTools() []server.ServerTool {
 
 func (g *Gateway) analysisTool(a *analysisEntry) server.ServerTool {
 	st := g.serverTool(a.tool)
-	st.Tool.Icons = []mcp.Icon{analysisIcon}
-	st.Tool.RawOutputSchema = analysisSchema(a.Def)
+	st.Tool.Icons = []mcp.Icon{toolsets.Icon(toolsets.Analysis)}
+	st.Tool.RawOutputSchema = structured.Analysis(a.Def)
 	for _, l := range a.Args.Lists {
 		st.Tool.InputSchema.Properties[l.Name] = l.Schema()
 		st.Tool.InputSchema.PropertyOrder = append(st.Tool.InputSchema.PropertyOrder, l.Name)
@@ -469,7 +471,7 @@ func (g *Gateway) runAnalysis(ctx context.Context, a *analysisEntry, req mcp.Cal
 	links := g.fullLinks(ctx, o, meta)
 	res := fittedResult(o.res, budget, meta, links...)
 	// The text is the answer's JSON, or its summary: the structured copy
-	// is the same bytes (structured.go).
+	// is the same bytes (gateway/structured).
 	res.RawStructuredContent = json.RawMessage(o.res.Text)
 	return res
 }

@@ -20,7 +20,7 @@ func TestBreedPassSharedThroughRedis(t *testing.T) {
 	if b.Percentiles.Lookups != 1 || !strings.HasPrefix(b.Percentiles.BreedPass["640"], "kept") {
 		t.Errorf("replica B: %d lookups, breed_pass %v; want the pass replica A shared", b.Percentiles.Lookups, b.Percentiles.BreedPass)
 	}
-	if _, n := rs[1].gw.passes.size(); n != 1 {
+	if _, n := rs[1].gw.passes.Size(); n != 1 {
 		t.Errorf("replica B keeps %d passes after loading one, want 1", n)
 	}
 }

@@ -2,11 +2,9 @@ package gateway
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -98,7 +96,7 @@ func TestBreedPassServesTheNextCompare(t *testing.T) {
 	if second.Percentiles.Lookups != 1 || second.Percentiles.Via != "breed pass" || !strings.HasPrefix(second.Percentiles.BreedPass["640"], "kept") {
 		t.Errorf("second compare: %d lookups, via %q, breed_pass %v; want 1 (the date) from the kept pass", second.Percentiles.Lookups, second.Percentiles.Via, second.Percentiles.BreedPass)
 	}
-	bytes, n := e.gw.passes.size()
+	bytes, n := e.gw.passes.Size()
 	if n != 1 || bytes <= 0 {
 		t.Fatalf("%d passes of %d bytes kept, want one", n, bytes)
 	}
@@ -107,43 +105,6 @@ func TestBreedPassServesTheNextCompare(t *testing.T) {
 	}
 	if got := gathered(t, reg, "nsip_mcp_breed_passes", nil); got != 1 {
 		t.Errorf("nsip_mcp_breed_passes = %g, want 1", got)
-	}
-}
-
-// The passes stay within their bound: the least recently used goes first,
-// and one larger than the whole bound is not kept.
-func TestBreedPassStoreEvicts(t *testing.T) {
-	pass := func(breed int) *analysis.BreedPass {
-		ids := make([]string, 50)
-		for i := range ids {
-			ids[i] = fmt.Sprintf("%d%012d", breed, i)
-		}
-		return &analysis.BreedPass{Breed: breed, Evaluation: "09/23/2025", IDs: ids, Sex: make([]byte, 50), Status: make([]uint8, 50),
-			Statuses: []string{"CURRENT"}, Codes: []string{"BWT"}, Values: [][]float64{make([]float64, 50)}}
-	}
-	size := pass(1).Bytes()
-	s := newPassStore(3 * size)
-	now := time.Unix(1_700_000_000, 0)
-	for b := 1; b <= 3; b++ {
-		if !s.put(analysis.PassKey(b, "09/23/2025"), pass(b), now) {
-			t.Fatalf("pass %d not kept", b)
-		}
-	}
-	s.get(analysis.PassKey(1, "09/23/2025"), now, time.Hour) // 1 is now the most recently used
-	s.put(analysis.PassKey(4, "09/23/2025"), pass(4), now)
-	if bytes, n := s.size(); n != 3 || bytes != 3*size {
-		t.Errorf("%d passes of %d bytes, want 3 of %d", n, bytes, 3*size)
-	}
-	if s.get(analysis.PassKey(2, "09/23/2025"), now, time.Hour) != nil || s.get(analysis.PassKey(1, "09/23/2025"), now, time.Hour) == nil {
-		t.Error("the least recently used pass (2) was not the one dropped")
-	}
-	big := pass(5)
-	big.Values[0] = make([]float64, 1000)
-	if s.put(analysis.PassKey(5, "09/23/2025"), big, now) {
-		t.Error("a pass larger than the bound was kept")
-	}
-	if _, n := s.size(); n != 3 {
-		t.Errorf("%d passes after refusing one too large, want 3", n)
 	}
 }
 
@@ -160,17 +121,38 @@ func TestBreedPassFilledInTheBackground(t *testing.T) {
 	if n := e.up.Requests(nsiptest.EndpointLastUpdated); n != 2 {
 		t.Errorf("%d date reads, want 2 (before and after the pages of one read)", n)
 	}
-	_, n := e.gw.passes.size()
+	_, n := e.gw.passes.Size()
 	d := e.up.Data()
 	want := len(breedAnimals(d, 640, 1<<20))
-	var p *analysis.BreedPass
-	for _, el := range e.gw.passes.byKey {
-		p = el.Value.(*passEntry).p
-	}
+	p := e.gw.passes.Load(t.Context(), 640, d.LastUpdated())
 	if n != 1 || p == nil || p.Animals() != want || p.Breed != 640 {
 		t.Fatalf("%d passes kept (%v), want one of breed 640's %d animals", n, p, want)
 	}
-	if got := e.gw.loadPass(t.Context(), 640, p.Evaluation); got != p {
-		t.Error("the pass filled is not the one the next call loads")
+}
+
+// Closing the gateway ends a pass read in the background: by the time Close
+// returns, the read has ended and said so, though NSIP never answers.
+func TestBreedPassFillEndsWhenTheGatewayCloses(t *testing.T) {
+	e := newEnv(t)
+	e.up.SetFault(nsiptest.EndpointSearch, nsiptest.Fault{Kind: nsiptest.FaultHang})
+	done := make(chan string, 2)
+	e.gw.passFilled = func(key string) { done <- key }
+	e.gw.fillPass(640, "")
+	e.gw.Close()
+	select {
+	case key := <-done:
+		if key != analysis.PassKey(640, "") {
+			t.Errorf("ended %q", key)
+		}
+	default:
+		t.Fatal("Close returned with the background pass still being read")
+	}
+	if _, n := e.gw.passes.Size(); n != 0 {
+		t.Errorf("%d passes kept from a read that never got its pages", n)
+	}
+	e.gw.fillPass(641, "")
+	e.gw.Close()
+	if len(done) != 0 {
+		t.Error("a pass was read in the background after the gateway closed")
 	}
 }

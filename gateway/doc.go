@@ -34,7 +34,7 @@
 //     pool caches it and shares it; an answer in an unrecognized shape is
 //     passed on through the generic summarizer.
 //  6. Fit again for the caller's view (view.go), add _meta, resource
-//     links (gateway/features) and the structured copy (structured.go),
+//     links (gateway/features) and the structured copy (gateway/structured),
 //     log the call (finish, with the call ID and the count of NSIP
 //     requests gateway/calllog kept for it) and answer; when NSIP fails,
 //     a stale answer is served where it is safe (gateway/toolerr's

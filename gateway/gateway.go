@@ -22,9 +22,11 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/health"
 	"github.com/nsip-tools/nsip-mcp/gateway/metrics"
+	"github.com/nsip-tools/nsip-mcp/gateway/passes"
 	"github.com/nsip-tools/nsip-mcp/gateway/session"
 	"github.com/nsip-tools/nsip-mcp/gateway/tasks"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
@@ -83,7 +85,7 @@ type Config struct {
 	// Metrics, when set, records calls, fetches and rate-limit waits, and
 	// reads the cache and breaker at each scrape. nil records nothing.
 	Metrics *metrics.Metrics
-	// Toolsets are the groups of tools listed and callable (Toolsets());
+	// Toolsets are the groups of tools listed and callable (toolsets.All);
 	// empty means all of them.
 	Toolsets []string
 	// NoStructured leaves out the structured copy of answers: tools
@@ -120,7 +122,7 @@ func DefaultConfig() Config {
 		CollapseWait:          5 * time.Second,
 		MaxUpstreamPause:      upstream.DefaultMaxUpstreamPause,
 		FullMaxBytes:          full.DefaultMaxBytes,
-		Toolsets:              Toolsets(),
+		Toolsets:              toolsets.All(),
 		TasksPerClient:        tasks.DefaultPerCaller,
 		TasksMax:              tasks.DefaultMax,
 		TaskTTL:               tasks.DefaultTTL,
@@ -156,7 +158,7 @@ type Gateway struct {
 	running  session.Calls // the calls running in each session, ended with it
 	forms    *elicit.Asker // puts forms to users for the choices only they can make
 
-	passes *passStore // breed passes kept between calls (breedpass.go)
+	passes *passes.Store // breed passes kept between calls, and read in the background
 	// passFilled, when set, hears of each background pass's end, by key.
 	passFilled func(key string)
 }
@@ -183,7 +185,7 @@ func New(up Upstream, sum *summarize.Summarizer, cfg Config) (*Gateway, error) {
 		fitFunc:  sum.Fit,
 	}
 	g.pool = g.newPool(c)
-	g.passes = newPassStore(cfg.CacheMaxBytes / passShare)
+	g.passes = newPasses(cfg)
 	if g.tasks, err = tasks.New(tasks.Config{
 		PerCaller: cfg.TasksPerClient, Max: cfg.TasksMax, TTL: cfg.TaskTTL, Now: cfg.Now, Logger: cfg.Logger,
 	}); err != nil {
@@ -246,7 +248,7 @@ func withDefaults(cfg Config) (Config, error) {
 	setDefault(&cfg.TasksMax, d.TasksMax)
 	setDefault(&cfg.TaskTTL, d.TaskTTL)
 	setDefault(&cfg.FullMaxBytes, d.FullMaxBytes)
-	ts, err := checkToolsets(cfg.Toolsets)
+	ts, err := toolsets.Check(cfg.Toolsets)
 	if err != nil {
 		return cfg, err
 	}
@@ -280,16 +282,16 @@ func (g *Gateway) NewMCPServer(name, version string, opts ...server.ServerOption
 		server.WithToolCapabilities(false),
 		server.WithRecovery(),
 		server.WithInstructions(g.intro),
-		server.WithToolFilter(tableOrder),
-		server.WithIcons(serverIcon),
+		server.WithToolFilter(toolsets.Order(allToolNames())),
+		server.WithIcons(toolsets.ServerIcon()),
 	}
-	if g.offersToolset(ToolsetAnalysis) {
+	if g.offersToolset(toolsets.Analysis) {
 		// The analysis tools run as tasks on request, each visible to its
 		// creator alone (gateway/tasks, whose request hooks serverOptions adds).
 		base = append(base, server.WithTaskCapabilities(true, true, true), server.WithTaskHooks(g.tasks.TaskHooks()),
 			server.WithToolFilter(tasks.ToolFilter))
 	}
-	base = append(base, listCacheHints()...)
+	base = append(base, toolsets.CacheHints()...)
 	s := server.NewMCPServer(name, version, append(append(base, g.serverOptions()...), opts...)...)
 	g.tasks.Attach(s)
 	s.AddTools(g.structuredOrNot(g.Tools())...)
@@ -301,6 +303,14 @@ func (g *Gateway) NewMCPServer(name, version string, opts ...server.ServerOption
 // returning how many there were.
 func (g *Gateway) StopTasks() int { return g.tasks.Shutdown() }
 
+// Close ends what the gateway runs on its own, for shutdown: the tasks
+// still running (StopTasks), and the breed passes being read in the
+// background, which it waits for. Calls in flight are the server's to end.
+func (g *Gateway) Close() {
+	g.StopTasks()
+	g.passes.Close()
+}
+
 // TaskIssued reports whether id is a task the gateway gave a client and
 // still holds (tasks.Store.Issued).
 func (g *Gateway) TaskIssued(id string) bool { return g.tasks.Issued(id) }
@@ -310,7 +320,7 @@ func (g *Gateway) TaskIssued(id string) bool { return g.tasks.Issued(id) }
 func (g *Gateway) introduction() string {
 	text := `Read-only access to the NSIP (National Sheep Improvement Program) Search API: sheep genetic evaluations (EBVs), pedigrees and progeny. ` +
 		`Tools: ` + strings.Join(g.offeredToolNames(), ", ") + `. `
-	if g.offersToolset(ToolsetLookup) {
+	if g.offersToolset(toolsets.Lookup) {
 		text += `Typical flow: ` + toolname.ListBreeds + ` for breed IDs -> ` + toolname.SearchAnimals + ` for LPN IDs -> ` + toolname.GetAnimal + `, ` + toolname.GetLineage + `, ` + toolname.GetProgeny + `. `
 	}
 	return text + `Answers over the token budget are summarized; _meta.summarized and the summary itself say how to get the rest. ` +

@@ -75,6 +75,6 @@ func (g *Gateway) Ready(ctx context.Context) error { return g.reporter().Ready(c
 // metricsState is what a scrape reads of the gateway.
 func (g *Gateway) metricsState() metrics.State {
 	st := g.reporter().MetricsState()
-	st.BreedPassBytes, st.BreedPasses = g.passes.size()
+	st.BreedPassBytes, st.BreedPasses = g.passes.Size()
 	return st
 }

@@ -104,16 +104,3 @@ func TestHitServesTheTextAsItsStructuredCopy(t *testing.T) {
 		}
 	}
 }
-
-// TestOneToolIsNotReordered: at call time mcp-go hands the tool filter the
-// one tool called, which tableOrder passes back as it is.
-func TestOneToolIsNotReordered(t *testing.T) {
-	one := []mcp.Tool{mcp.NewTool(animalDef.name)}
-	var got []mcp.Tool
-	if n := testing.AllocsPerRun(20, func() { got = tableOrder(context.Background(), one) }); n != 0 {
-		t.Errorf("ordering one tool makes %v allocations, want none", n)
-	}
-	if len(got) != 1 || got[0].Name != animalDef.name {
-		t.Errorf("got %v", got)
-	}
-}

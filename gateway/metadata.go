@@ -9,6 +9,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/calllog"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	appviews "github.com/nsip-tools/nsip-mcp/gateway/views"
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -41,7 +42,7 @@ func (g *Gateway) serverOptions() []server.ServerOption {
 	g.seen.Hooks(hooks)
 	calllog.SessionHooks(hooks, g.log)
 	g.features.AddHooks(hooks)
-	if g.offersToolset(ToolsetAnalysis) {
+	if g.offersToolset(toolsets.Analysis) {
 		g.tasks.AddHooks(hooks)
 	}
 	hooks.AddAfterInitialize(func(_ context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {

@@ -1,91 +1,28 @@
 package gateway
 
 import (
-	"context"
 	"encoding/json"
 	"reflect"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
-	"github.com/nsip-tools/nsip-mcp/gateway/outschema"
+	"github.com/nsip-tools/nsip-mcp/gateway/structured"
 	"github.com/nsip-tools/nsip-mcp/nsip"
-	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
 // Every tool declares an output schema and returns its answer a second
-// time as structuredContent, for clients that read typed data (the web
-// app's tables) rather than text. The schema is generated from the Go
-// types that produce the answer (gateway/outschema): a lookup's answer is
-// NSIP's, as the client's model reads it, or one of the summaries of its
-// kind; an analysis's is one of its answer types (analysis.Def.Answers)
-// or a summary of it.
-//
-// The text stays what it was, and the structured copy carries the same
-// answer. Where the text is JSON the server wrote (a summary, an analysis),
-// the copy is the same bytes; a lookup's text passed through is NSIP's own
-// JSON, whose shape nothing promises (nsip-api.md), so its copy is the
-// decoded model, which has one. Hosts that show their model the structured
-// copy instead of the text (specs/answers.md) then see a summary or an
-// analysis at exactly its counted tokens, and a pass-through at its model's.
+// time as structuredContent (gateway/structured); here are the tool
+// table's parts of them.
 
 // structuredOrNot is tools as served: with Config.NoStructured, without
-// output schemas, and their results without structuredContent, so that a
-// host that shows its model every part of a result shows each answer
-// once. The text, and so every budget, is the same either way.
+// output schemas, and their results without structuredContent.
 func (g *Gateway) structuredOrNot(tools []server.ServerTool) []server.ServerTool {
 	if !g.cfg.NoStructured {
 		return tools
 	}
-	for i := range tools {
-		tools[i].Tool.RawOutputSchema, tools[i].Tool.OutputSchema = nil, mcp.ToolOutputSchema{}
-		h := tools[i].Handler
-		tools[i].Handler = func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			res, err := h(ctx, req)
-			if res != nil {
-				res.StructuredContent, res.RawStructuredContent = nil, nil
-			}
-			return res, err
-		}
-	}
-	return tools
+	return structured.Strip(tools)
 }
-
-// nsipSchemaNames are the published names of the NSIP models a lookup
-// answers with; the nsip package knows nothing of schemas, so they are
-// chosen here.
-var nsipSchemaNames = outschema.Names{
-	reflect.TypeFor[nsip.AnimalDetails](): "AnimalDetails",
-	reflect.TypeFor[nsip.AnimalProfile](): "AnimalProfile",
-	reflect.TypeFor[nsip.AnimalRow]():     "AnimalRow",
-	reflect.TypeFor[nsip.Breed]():         "Breed",
-	reflect.TypeFor[nsip.BreedGroup]():    "BreedGroup",
-	reflect.TypeFor[nsip.BreedGroups]():   "BreedGroups",
-	reflect.TypeFor[nsip.ContactInfo]():   "ContactInfo",
-	reflect.TypeFor[nsip.IgnoredValue]():  "IgnoredNSIPValue",
-	reflect.TypeFor[nsip.Index]():         "Index",
-	reflect.TypeFor[nsip.LastUpdate]():    "LastUpdate",
-	reflect.TypeFor[nsip.Lineage]():       "Lineage",
-	reflect.TypeFor[nsip.LineageNode]():   "LineageNode",
-	reflect.TypeFor[nsip.ProgenyPage]():   "ProgenyPage",
-	reflect.TypeFor[nsip.ProgenyRow]():    "ProgenyRow",
-	reflect.TypeFor[nsip.SearchResults](): "SearchResults",
-	reflect.TypeFor[nsip.Statuses]():      "Statuses",
-	reflect.TypeFor[nsip.Trait]():         "Trait",
-	reflect.TypeFor[nsip.TraitRange]():    "TraitRange",
-	reflect.TypeFor[nsip.TraitRanges]():   "TraitRanges",
-}
-
-// schemaNames are every published type name, checked once for clashes.
-var schemaNames = nsipSchemaNames.Merge(analysis.SchemaNames(), summarize.SchemaNames())
-
-// The pass-through branch of a lookup's output schema.
-const (
-	nsipOwnTitle = "NSIP's own answer"
-	nsipOwnDesc  = "NSIP's JSON object exactly as the text carries it, passed through because it fits the budget. " +
-		"Its members are NSIP's and may change without notice; the other branches are the shapes this server writes."
-)
 
 // lookupSchema is lookup d's output schema.
 func lookupSchema(d *toolDef) json.RawMessage {
@@ -93,69 +30,22 @@ func lookupSchema(d *toolDef) json.RawMessage {
 	if d.composite {
 		model = reflect.TypeFor[nsip.AnimalProfile]()
 	}
-	// A pass-through's copy is NSIP's own object, whose members nothing
-	// promises (nsip-api.md); the model stands in only for a bare list.
-	doc := outschema.New(schemaNames).AddObject(nsipOwnTitle, nsipOwnDesc).Add("NSIP answer, decoded", model)
-	if d.percentiles {
-		// With percentiles the answer is the percentile analysis's,
-		// summarized as analyses are when over the budget.
-		addAnswers(doc, analysis.AnimalPercentiles)
-		for _, s := range summarize.Shapes(analysisKind) {
-			doc.Add(s.Name, s.Type)
-		}
-	}
-	return withSummaries(doc, d.kind)
-}
-
-// analysisSchema is analysis a's output schema: one of the answer types
-// its computation builds (gateway/analysis), or a summary of one.
-func analysisSchema(a *analysis.Def) json.RawMessage {
-	return withSummaries(addAnswers(outschema.New(schemaNames), a), analysisKind)
-}
-
-// addAnswers adds the shapes of a's answers, titled by their published
-// names.
-func addAnswers(doc *outschema.Doc, a *analysis.Def) *outschema.Doc {
-	if len(a.Answers) == 0 {
-		panic("analysis " + a.Name + " names no answer type") // caught by every test that builds the tools
-	}
-	for _, t := range a.Answers {
-		doc.Add(doc.Name(t), t)
-	}
-	return doc
-}
-
-func withSummaries(doc *outschema.Doc, kind summarize.Kind) json.RawMessage {
-	for _, s := range summarize.Shapes(kind) {
-		doc.Add(s.Name, s.Type)
-	}
-	return doc.JSON()
+	return structured.Lookup(model, d.kind, d.percentiles)
 }
 
 // withStructured adds the structured copy of a successful lookup answer to
-// res. A text that is a JSON object (NSIP's own answer passed through, a
-// view of it or a summary) is its own copy, byte for byte: a host that
-// hands its model the structured copy instead of the text, or both unless
-// they are the same, then hands it exactly the text's tokens, which the
-// budget counted. Only an answer NSIP sent as a bare list, which
-// structuredContent cannot be, is copied as its model (encoded when it was
-// cached), or failing that in the generic form.
+// res: the copy kept with a cached answer, or one written now from its
+// text or, for a bare list, its model (structured.Copy).
 func withStructured(res *mcp.CallToolResult, d *toolDef, o outcome) *mcp.CallToolResult {
 	if o.structured != nil {
 		res.RawStructuredContent = o.structured // kept when cached
 		return res
 	}
-	if o.res.IsObject() {
-		res.RawStructuredContent = json.RawMessage(o.res.Text) // a view made for this call
-		return res
+	var model any
+	if o.formatNote == "" {
+		model = o.value
 	}
-	if o.value != nil && o.formatNote == "" {
-		if b, err := nsip.PlainJSON(o.value); err == nil {
-			res.RawStructuredContent = b
-			return res
-		}
-	}
-	if b, err := summarize.Unrecognized(d.kind, o.res.Text); err == nil {
+	if b := structured.Copy(d.kind, o.res.Text, o.res.IsObject(), model); b != nil {
 		res.RawStructuredContent = b
 	}
 	return res

@@ -16,6 +16,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/internal/snapshot"
+	"github.com/nsip-tools/nsip-mcp/gateway/structured"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
@@ -85,7 +87,7 @@ func writtenShapeSchemas(t testing.TB) map[string][2]*jsonschema.Schema {
 			t.Fatal(err)
 		}
 		if branches, ok := m["anyOf"].([]any); ok {
-			m["anyOf"] = slices.DeleteFunc(branches, func(b any) bool { return b.(map[string]any)["title"] == nsipOwnTitle })
+			m["anyOf"] = slices.DeleteFunc(branches, func(b any) bool { return b.(map[string]any)["title"] == structured.PassThroughTitle })
 		}
 		raws[name], _ = json.Marshal(m)
 	}
@@ -177,8 +179,8 @@ func sameJSON(a, b []byte) bool {
 	return reflect.DeepEqual(x, y)
 }
 
-// structured decodes a result's structured copy.
-func structured(t *testing.T, e *env, name string, args map[string]any) (reply, map[string]any) {
+// structuredOf decodes a result's structured copy.
+func structuredOf(t *testing.T, e *env, name string, args map[string]any) (reply, map[string]any) {
 	t.Helper()
 	r := callTool(t, e.client, name, args).mustOK(t)
 	var m map[string]any
@@ -198,7 +200,7 @@ func TestStructuredPassThroughIsTheText(t *testing.T) {
 	data := e.up.Data()
 	id, founder, parent := data.NoProgeny(), data.Founder(), data.MostProgeny()
 
-	r, st := structured(t, e, "nsip_get_statuses", nil)
+	r, st := structuredOf(t, e, "nsip_get_statuses", nil)
 	var statuses []any
 	if err := json.Unmarshal([]byte(r.text), &statuses); err != nil {
 		t.Fatalf("statuses text %s: %v", r.text, err)
@@ -254,7 +256,7 @@ func TestStructuredSummaryIsTheText(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool, func(t *testing.T) {
-			r, st := structured(t, e, tt.tool, tt.args)
+			r, st := structuredOf(t, e, tt.tool, tt.args)
 			if r.meta["summarized"] != true || st["summary"] != true {
 				t.Fatalf("not summarized: meta %v, structured %.200v", r.meta, st)
 			}
@@ -271,7 +273,7 @@ func TestStructuredSummaryIsTheText(t *testing.T) {
 func TestStructuredUnrecognizedShape(t *testing.T) {
 	e := newEnv(t)
 	e.up.SetFault(nsiptest.EndpointProgeny, nsiptest.Fault{Kind: nsiptest.FaultWrongShape})
-	r, st := structured(t, e, "nsip_get_progeny", map[string]any{"lpn_id": e.up.Data().MostProgeny()})
+	r, st := structuredOf(t, e, "nsip_get_progeny", map[string]any{"lpn_id": e.up.Data().MostProgeny()})
 	if r.text != `{"message":"OK","items":"none"}` || r.meta["shape_recognized"] != false {
 		t.Fatalf("text %s, meta %v", r.text, r.meta)
 	}
@@ -299,7 +301,7 @@ func TestStructuredAnalyses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool, func(t *testing.T) {
-			r, st := structured(t, e, tt.tool, tt.args)
+			r, st := structuredOf(t, e, tt.tool, tt.args)
 			if _, ok := st[tt.key]; !ok && st["summary"] != true {
 				t.Errorf("structured copy has no %q: %.300v (meta %v)", tt.key, st, r.meta)
 			}
@@ -434,7 +436,7 @@ func TestStructuredCopyCost(t *testing.T) {
 			t.Errorf("%s: the structured copy costs %d tokens, over the text's %d", tt.tool, tt2, tt1)
 		}
 	}
-	for _, set := range [][]string{{ToolsetLookup}, {ToolsetAnalysis}} {
+	for _, set := range [][]string{{toolsets.Lookup}, {toolsets.Analysis}} {
 		g := newEnv(t, withToolsets(set...)).gw
 		n, b := 0, 0
 		for _, raw := range wireOutputSchemas(t, g) {

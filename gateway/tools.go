@@ -10,6 +10,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	appviews "github.com/nsip-tools/nsip-mcp/gateway/views"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -109,12 +110,12 @@ var toolDefs = []*toolDef{
 // their answers.
 func (g *Gateway) Tools() []server.ServerTool {
 	var out []server.ServerTool
-	if g.offersToolset(ToolsetLookup) {
+	if g.offersToolset(toolsets.Lookup) {
 		for _, d := range toolDefs {
 			out = append(out, g.serverTool(d))
 		}
 	}
-	if g.offersToolset(ToolsetAnalysis) {
+	if g.offersToolset(toolsets.Analysis) {
 		out = append(out, g.analysisTools()...)
 	}
 	for i := range out {
@@ -125,7 +126,7 @@ func (g *Gateway) Tools() []server.ServerTool {
 
 func (g *Gateway) serverTool(d *toolDef) server.ServerTool {
 	t := mcp.NewTool(d.name,
-		mcp.WithToolIcons(lookupIcon),
+		mcp.WithToolIcons(toolsets.Icon(toolsets.Lookup)),
 		mcp.WithToolTitle(d.title),
 		mcp.WithDescription(d.desc),
 		mcp.WithToolAnnotation(mcp.ToolAnnotation{

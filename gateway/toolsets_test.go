@@ -3,10 +3,6 @@ package gateway
 import (
 	"context"
 	"encoding/json"
-	"encoding/xml"
-	"errors"
-	"io"
-	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -15,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/transport/rpctest"
 )
 
@@ -62,10 +59,10 @@ func TestToolsetsChooseWhatIsListedAndCallable(t *testing.T) {
 		want     []string
 	}{
 		{nil, wantTools},
-		{[]string{ToolsetLookup, ToolsetAnalysis}, wantTools},
-		{[]string{ToolsetAnalysis, ToolsetLookup}, wantTools}, // the table's order whatever the setting's
-		{[]string{ToolsetLookup}, lookupTools},
-		{[]string{ToolsetAnalysis}, analysisTools},
+		{[]string{toolsets.Lookup, toolsets.Analysis}, wantTools},
+		{[]string{toolsets.Analysis, toolsets.Lookup}, wantTools}, // the table's order whatever the setting's
+		{[]string{toolsets.Lookup}, lookupTools},
+		{[]string{toolsets.Analysis}, analysisTools},
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.toolsets, ","), func(t *testing.T) {
@@ -99,7 +96,7 @@ func TestToolsetsChooseWhatIsListedAndCallable(t *testing.T) {
 // The instructions name the tools offered and no other, over initialize
 // and server/discover alike, date or no date.
 func TestInstructionsNameOnlyTheToolsOffered(t *testing.T) {
-	for _, sets := range [][]string{{ToolsetLookup}, {ToolsetAnalysis}, {ToolsetLookup, ToolsetAnalysis}} {
+	for _, sets := range [][]string{{toolsets.Lookup}, {toolsets.Analysis}, {toolsets.Lookup, toolsets.Analysis}} {
 		t.Run(strings.Join(sets, ","), func(t *testing.T) {
 			e := newEnv(t, withToolsets(sets...))
 			offered := toolNames(t, e)
@@ -120,7 +117,7 @@ func TestInstructionsNameOnlyTheToolsOffered(t *testing.T) {
 						t.Errorf("%s: instructions name %s: %v, want %v\n%s", v, name, got, want, text)
 					}
 				}
-				if got, want := strings.Contains(text, "Prompts start"), slices.Contains(sets, ToolsetLookup); got != want {
+				if got, want := strings.Contains(text, "Prompts start"), slices.Contains(sets, toolsets.Lookup); got != want {
 					t.Errorf("%s: instructions offer prompts: %v, want %v", v, got, want)
 				}
 				if !strings.Contains(text, "nsip://traits") {
@@ -142,7 +139,7 @@ func TestPromptsFollowTheToolsets(t *testing.T) {
 		}
 		return res.Prompts
 	}
-	e := newEnv(t, withToolsets(ToolsetLookup))
+	e := newEnv(t, withToolsets(toolsets.Lookup))
 	prompts := list(e)
 	if len(prompts) != 5 {
 		t.Errorf("lookups alone: %d prompts, want all 5", len(prompts))
@@ -176,7 +173,7 @@ func TestPromptsFollowTheToolsets(t *testing.T) {
 		t.Errorf("with the analyses: the mating check does not use nsip_check_mating:\n%s", text)
 	}
 
-	e = newEnv(t, withToolsets(ToolsetAnalysis))
+	e = newEnv(t, withToolsets(toolsets.Analysis))
 	if prompts := list(e); len(prompts) != 0 {
 		t.Errorf("analyses alone: prompts %v, want none (each needs a lookup)", prompts)
 	}
@@ -248,13 +245,13 @@ func TestListsCarryCacheHints(t *testing.T) {
 	}
 }
 
-// The server and each tool carry a tiny inline SVG icon: lookups one,
-// analyses another.
+// The server and each tool carry their toolset's icon (gateway/toolsets):
+// lookups one, analyses another.
 func TestServerAndToolsCarryIcons(t *testing.T) {
 	e := newEnv(t)
 	for _, v := range bothProtocols {
 		_, res := initializeAs(t, e.srv, v)
-		if len(res.ServerInfo.Icons) != 1 || res.ServerInfo.Icons[0].Src != serverIcon.Src {
+		if len(res.ServerInfo.Icons) != 1 || res.ServerInfo.Icons[0].Src != toolsets.ServerIcon().Src {
 			t.Errorf("%s: server icons %+v, want the sheep", v, res.ServerInfo.Icons)
 		}
 	}
@@ -263,60 +260,13 @@ func TestServerAndToolsCarryIcons(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tool := range res.Tools {
-		want := lookupIcon
+		want := toolsets.Icon(toolsets.Lookup)
 		if slices.Contains(analysisTools, tool.Name) {
-			want = analysisIcon
+			want = toolsets.Icon(toolsets.Analysis)
 		}
 		if len(tool.Icons) != 1 || tool.Icons[0].Src != want.Src {
 			t.Errorf("%s: icons %+v, want %s", tool.Name, tool.Icons, want.Src)
 		}
-	}
-	if lookupIcon.Src == analysisIcon.Src {
-		t.Error("lookups and analyses share an icon")
-	}
-	for _, icon := range []mcp.Icon{serverIcon, lookupIcon, analysisIcon} {
-		checkSVGIcon(t, icon)
-	}
-}
-
-// checkSVGIcon: a data: URI under 1 KB, nothing a URI may not carry, whose
-// payload is an SVG document a parser reads to the end.
-func checkSVGIcon(t *testing.T, icon mcp.Icon) {
-	t.Helper()
-	if len(icon.Src) >= 1024 || icon.MIMEType != "image/svg+xml" || !slices.Equal(icon.Sizes, []string{"any"}) {
-		t.Errorf("icon of %d bytes, type %q, sizes %v", len(icon.Src), icon.MIMEType, icon.Sizes)
-	}
-	if strings.ContainsAny(icon.Src, " <>\"#") {
-		t.Errorf("icon URI carries characters a URI may not: %s", icon.Src)
-	}
-	u, err := url.Parse(icon.Src)
-	if err != nil || u.Scheme != "data" {
-		t.Fatalf("icon %q: %v", icon.Src, err)
-	}
-	payload, ok := strings.CutPrefix(u.Opaque, "image/svg+xml,")
-	if !ok {
-		t.Fatalf("icon %q is not an inline SVG", icon.Src)
-	}
-	svg, err := url.PathUnescape(payload)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := xml.NewDecoder(strings.NewReader(svg))
-	root := ""
-	for {
-		tok, err := d.Token()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatalf("icon SVG does not parse: %v\n%s", err, svg)
-		}
-		if se, ok := tok.(xml.StartElement); ok && root == "" {
-			root = se.Name.Space + " " + se.Name.Local
-		}
-	}
-	if root != "http://www.w3.org/2000/svg svg" {
-		t.Errorf("icon root element %q, want an SVG", root)
 	}
 }
 
@@ -354,8 +304,8 @@ func TestToolsListTokensPerToolset(t *testing.T) {
 		return c.Count(string(b)), c.Count(string(nb)), c.Count(string(mb))
 	}
 	all, allBare, allModel := count()
-	lookup, lookupBare, lookupModel := count(ToolsetLookup)
-	analysis, analysisBare, analysisModel := count(ToolsetAnalysis)
+	lookup, lookupBare, lookupModel := count(toolsets.Lookup)
+	analysis, analysisBare, analysisModel := count(toolsets.Analysis)
 	t.Logf("tools/list tokens, with icons (without; without output schemas too): all %d (%d; %d), lookup %d (%d; %d), analysis %d (%d; %d)",
 		all, allBare, allModel, lookup, lookupBare, lookupModel, analysis, analysisBare, analysisModel)
 	if d := lookup + analysis - all; d < -10 || d > 10 {

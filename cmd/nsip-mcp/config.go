@@ -17,6 +17,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/transport"
 )
@@ -523,14 +524,14 @@ var settings = []setting{
 	},
 	{
 		name:    "NSIP_TOOLSETS",
-		accepts: "a comma-separated list of " + strings.Join(gateway.Toolsets(), " and ") + ", each at most once, e.g. lookup",
+		accepts: "a comma-separated list of " + strings.Join(toolsets.All(), " and ") + ", each at most once, e.g. lookup",
 		help:    "which tools are listed and callable: lookup (the nine NSIP lookups), analysis (the five analyses computed from them); resources stay available either way",
 		show:    func(c *Config) string { return strings.Join(c.Gateway.Toolsets, ",") },
 		apply: func(c *Config, v string) bool {
 			var names []string
 			for _, part := range strings.Split(v, ",") {
 				part = strings.TrimSpace(part)
-				if !slices.Contains(gateway.Toolsets(), part) || slices.Contains(names, part) {
+				if !slices.Contains(toolsets.All(), part) || slices.Contains(names, part) {
 					return false
 				}
 				names = append(names, part)
@@ -543,8 +544,8 @@ var settings = []setting{
 		suggest: func(v string) string {
 			parts := strings.Split(v, ",")
 			for i, part := range parts {
-				parts[i] = nearest(strings.TrimSpace(part), gateway.Toolsets(), map[string]string{
-					"lookups": gateway.ToolsetLookup, "analyses": gateway.ToolsetAnalysis, "analytics": gateway.ToolsetAnalysis,
+				parts[i] = nearest(strings.TrimSpace(part), toolsets.All(), map[string]string{
+					"lookups": toolsets.Lookup, "analyses": toolsets.Analysis, "analytics": toolsets.Analysis,
 				})
 				if parts[i] == "" {
 					return ""

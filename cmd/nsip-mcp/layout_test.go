@@ -43,6 +43,9 @@ var mayImport = map[string][]string{
 	"gateway/toolerr":           {"gateway/analysis", "gateway/health", "gateway/param", "gateway/upstream", "nsip", "nsip/breeding", "nsip/toolname"},
 	"gateway/internal/snapshot": nil,
 	"gateway/views":             {"nsip/toolname"},
+	"gateway/toolsets":          nil,
+	"gateway/passes":            {"gateway/analysis"},
+	"gateway/structured":        {"gateway/analysis", "gateway/outschema", "nsip", "summarize"},
 	"gateway":                   {"gateway/*", "cache", "nsip", "nsip/breeding", "nsip/toolname", "summarize", "transport/caller"},
 	"cmd/*":                     {"*"},
 }

@@ -162,8 +162,9 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	}
 	err = transport.Serve(ctx, cfg.Transport, s, opts)
 	// Calls in flight have answered or been abandoned; analyses running as
-	// tasks have no call to wait for, so they are counted and stopped here.
-	g.StopTasks()
+	// tasks and breed passes read in the background have no call to wait
+	// for, so they are stopped here.
+	g.Close()
 	return err
 }
 

@@ -1,0 +1,212 @@
+// Package passes keeps breed passes (analysis.BreedPass) between calls:
+// bounded in bytes, the least recently used dropped first, shared with the
+// other replicas through Redis, and read in the background when a call's
+// time would not hold one.
+//
+// A gateway makes one [Store], hands the analyses its [Store.Load] and
+// [Store.Keep], starts background reads with [Store.Fill], reports
+// [Store.Size] to /metrics, and calls [Store.Close] on shutdown, which ends
+// the reads under way:
+//
+//	s := passes.New(passes.Config{MaxBytes: max / 4, TTL: ttl, Shared: rd, Now: time.Now, Logger: log})
+//	defer s.Close()
+//	if p := s.Load(ctx, breed, evaluation); p == nil {
+//		s.Fill(analysis.PassKey(breed, evaluation), read)
+//	}
+package passes
+
+import (
+	"container/list"
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
+)
+
+// Passes are keyed by breed and NSIP's evaluation date (analysis.PassKey).
+// A pass keyed by an evaluation is not read under a later one, so it is
+// kept as long as an answer and its stale copy would be (Config.TTL).
+
+// FillTime bounds a pass read in the background.
+const FillTime = 10 * time.Minute
+
+// Shared is the Redis tier the passes are shared through, sealed as every
+// record is (cache.Redis).
+type Shared interface {
+	// Load is the value under key and when it was stored.
+	Load(ctx context.Context, key string, now time.Time) (value []byte, stored time.Time, ok bool)
+	// Store keeps value under key for ttl.
+	Store(ctx context.Context, key string, value []byte, stored time.Time, ttl time.Duration)
+	// Ignored counts a record read but not used.
+	Ignored()
+}
+
+// Config is a Store's bound and surroundings.
+type Config struct {
+	MaxBytes int64         // the bound of the passes kept, in bytes
+	TTL      time.Duration // how long a pass is kept
+	Shared   Shared        // nil: this replica keeps its own passes only
+	Now      func() time.Time
+	Logger   *slog.Logger
+}
+
+// Store is the passes kept, and those being read in the background.
+type Store struct {
+	cfg Config
+
+	mu    sync.Mutex
+	bytes int64
+	lru   *list.List // of *entry, most recently used first
+	byKey map[string]*list.Element
+	// filling are the passes being read in the background.
+	filling map[string]bool
+	closed  bool
+
+	// life ends the background reads when the store is closed.
+	life  context.Context
+	stop  context.CancelFunc
+	fills sync.WaitGroup
+}
+
+type entry struct {
+	key    string
+	p      *analysis.BreedPass
+	size   int64
+	stored time.Time
+}
+
+// New is an empty store.
+func New(cfg Config) *Store {
+	life, stop := context.WithCancel(context.Background())
+	return &Store{cfg: cfg, lru: list.New(), byKey: map[string]*list.Element{}, filling: map[string]bool{}, life: life, stop: stop}
+}
+
+// Max is the store's bound in bytes.
+func (s *Store) Max() int64 { return s.cfg.MaxBytes }
+
+// Size is the bytes and the number of passes kept, for /metrics.
+func (s *Store) Size() (int64, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.bytes, s.lru.Len()
+}
+
+// Load is the pass of breed under evaluation: this replica's, or one
+// another replica shared through Redis; nil when neither keeps one.
+func (s *Store) Load(ctx context.Context, breed int, evaluation string) *analysis.BreedPass {
+	key, now := analysis.PassKey(breed, evaluation), s.cfg.Now()
+	if p := s.get(key, now, s.cfg.TTL); p != nil {
+		return p
+	}
+	rd := s.cfg.Shared
+	if rd == nil {
+		return nil
+	}
+	b, stored, ok := rd.Load(ctx, key, now)
+	if !ok || now.Sub(stored) > s.cfg.TTL {
+		return nil
+	}
+	p := &analysis.BreedPass{}
+	if err := p.UnmarshalBinary(b); err != nil || p.Breed != breed || p.Evaluation != evaluation {
+		rd.Ignored()
+		return nil
+	}
+	s.put(key, p, stored)
+	return p
+}
+
+// Keep keeps p here and shares it through Redis; a pass larger than the
+// whole bound is logged and not kept.
+func (s *Store) Keep(ctx context.Context, p *analysis.BreedPass) {
+	key, now := analysis.PassKey(p.Breed, p.Evaluation), s.cfg.Now()
+	if !s.put(key, p, now) {
+		s.cfg.Logger.Info("breed pass not kept: larger than the passes may hold", "breed_id", p.Breed, "bytes", p.Bytes(), "limit_bytes", s.cfg.MaxBytes)
+		return
+	}
+	if rd := s.cfg.Shared; rd != nil {
+		if b, err := p.MarshalBinary(); err == nil {
+			rd.Store(ctx, key, b, now, s.cfg.TTL)
+		}
+	}
+}
+
+// Fill runs read in the background, unless the pass of key is already
+// being read or the store is closed, and reports whether it started it.
+// read's context ends after FillTime or when the store is closed.
+func (s *Store) Fill(key string, read func(ctx context.Context)) bool {
+	s.mu.Lock()
+	if s.filling[key] || s.closed {
+		s.mu.Unlock()
+		return false
+	}
+	s.filling[key] = true
+	s.fills.Add(1)
+	s.mu.Unlock()
+	go func() {
+		defer s.fills.Done()
+		defer func() {
+			s.mu.Lock()
+			delete(s.filling, key)
+			s.mu.Unlock()
+		}()
+		ctx, cancel := context.WithTimeout(s.life, FillTime)
+		defer cancel()
+		read(ctx)
+	}()
+	return true
+}
+
+// Close ends the reads under way, waits for them to return and starts no
+// more; the passes kept stay readable.
+func (s *Store) Close() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.stop()
+	s.fills.Wait()
+}
+
+// get is the pass kept under key, if it is younger than ttl at now.
+func (s *Store) get(key string, now time.Time, ttl time.Duration) *analysis.BreedPass {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	el, ok := s.byKey[key]
+	if !ok {
+		return nil
+	}
+	e := el.Value.(*entry)
+	if now.Sub(e.stored) > ttl {
+		s.removeLocked(el)
+		return nil
+	}
+	s.lru.MoveToFront(el)
+	return e.p
+}
+
+// put keeps p under key, dropping the least recently used passes until it
+// fits; a pass larger than the whole bound is not kept.
+func (s *Store) put(key string, p *analysis.BreedPass, stored time.Time) bool {
+	size := p.Bytes()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if el, ok := s.byKey[key]; ok {
+		s.removeLocked(el)
+	}
+	if size > s.cfg.MaxBytes {
+		return false
+	}
+	for s.bytes+size > s.cfg.MaxBytes {
+		s.removeLocked(s.lru.Back())
+	}
+	s.byKey[key] = s.lru.PushFront(&entry{key: key, p: p, size: size, stored: stored})
+	s.bytes += size
+	return true
+}
+
+func (s *Store) removeLocked(el *list.Element) {
+	e := s.lru.Remove(el).(*entry)
+	delete(s.byKey, e.key)
+	s.bytes -= e.size
+}
