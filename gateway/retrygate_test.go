@@ -10,6 +10,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
+	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest/logbuf"
 )
 
 // flakyUpstream is the stand-in behind a door that answers 503 to the first
@@ -60,7 +61,7 @@ func newRetryingGateway(t *testing.T, f *flakyUpstream, configure func(*Config))
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &syncBuffer{}
+	logs := &logbuf.Buffer{}
 	cfg := DefaultConfig()
 	cfg.Logger = slog.New(slog.NewJSONHandler(logs, nil))
 	configure(&cfg)

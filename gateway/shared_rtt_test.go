@@ -21,6 +21,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/cache/redistest"
 	"github.com/nsip-tools/nsip-mcp/gateway/metrics"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
+	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest/logbuf"
 )
 
 // roundTrips counts the commands and pipelines a go-redis client sends,
@@ -162,7 +163,7 @@ func TestSharedSlowRedisIsDegraded(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = r.Close() })
 	m := metrics.New(prometheus.NewRegistry())
-	rp := newReplicaOver(t, up, r, &syncBuffer{}, func(c *Config) { c.Metrics = m })
+	rp := newReplicaOver(t, up, r, &logbuf.Buffer{}, func(c *Config) { c.Metrics = m })
 	ids := up.Data().AnimalIDs()
 	rp.call(t, "nsip_get_animal", map[string]any{"search_string": ids[0]}).mustOK(t)
 	if err := rp.gw.Ready(context.Background()); err != nil {
@@ -309,7 +310,7 @@ func TestSharedSlowRedisKeepsTheSharedLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = r.Close() })
-	rp := newReplicaOver(t, up, r, &syncBuffer{}, func(c *Config) {
+	rp := newReplicaOver(t, up, r, &logbuf.Buffer{}, func(c *Config) {
 		c.Replicas, c.RateLimit, c.RateBurst, c.CallTimeout = 2, 0.001, 4, 30*time.Second
 	})
 	p.delay.Store(int64(300 * time.Millisecond))

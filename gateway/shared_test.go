@@ -21,6 +21,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/cache/redistest"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
+	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest/logbuf"
 )
 
 // replica is one gateway of several sharing a Redis and a stand-in upstream,
@@ -30,7 +31,7 @@ type replica struct {
 	gw     *Gateway
 	client *client.Client
 	redis  *cache.Redis
-	logs   *syncBuffer
+	logs   *logbuf.Buffer
 }
 
 func (r *replica) call(t testing.TB, name string, args any) reply {
@@ -42,7 +43,7 @@ func (r *replica) call(t testing.TB, name string, args any) reply {
 // and coming back.
 func (r *replica) redisWarnings(t *testing.T) (down, up int) {
 	t.Helper()
-	for _, l := range r.logs.lines(t) {
+	for _, l := range r.logs.Records(t) {
 		switch msg, _ := l["msg"].(string); {
 		case strings.HasPrefix(msg, "redis unavailable"):
 			down++
@@ -76,7 +77,7 @@ func newReplicasLimited(t testing.TB, n int, url string, limit time.Duration, co
 	up := nsiptest.NewServer(t, nsiptest.Options{Seed: 7, Animals: 1500})
 	rs := make([]*replica, n)
 	for i := range rs {
-		logs := &syncBuffer{}
+		logs := &logbuf.Buffer{}
 		log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 		rd, err := cache.NewRedis(cache.RedisConfig{URL: url, Secret: sharedSecret, Logger: log, RetryEvery: 20 * time.Millisecond,
 			OpTimeout: limit, SlowAfter: limit})
@@ -96,7 +97,7 @@ func newReplicasLimited(t testing.TB, n int, url string, limit time.Duration, co
 
 // newReplicaOver is one replica over the stand-in up and the Redis rd,
 // logging to logs.
-func newReplicaOver(t testing.TB, up *nsiptest.Server, rd *cache.Redis, logs *syncBuffer, configure func(*Config)) *replica {
+func newReplicaOver(t testing.TB, up *nsiptest.Server, rd *cache.Redis, logs *logbuf.Buffer, configure func(*Config)) *replica {
 	t.Helper()
 	sum, _ := summarizer(t)
 	nc, err := nsip.NewClient(nsip.WithBaseURL(up.URL()),

@@ -18,6 +18,7 @@ var mayImport = map[string][]string{
 	"nsip":                      nil,
 	"nsip/breeding":             nil,
 	"nsip/nsiptest":             {"nsip"},
+	"nsip/nsiptest/logbuf":      nil,
 	"cache":                     nil,
 	"cache/cachetest":           {"cache"},
 	"cache/redistest":           {"cache"},
