@@ -75,4 +75,3 @@ func newRetryingGateway(t *testing.T, f *flakyUpstream, configure func(*Config))
 	e.client = connect(t, e.srv)
 	return e
 }
-

@@ -391,4 +391,3 @@ func TestSharedStaleAnswerServesWhenNSIPFails(t *testing.T) {
 		t.Errorf("stale_age_seconds = %d, want 7200: the age counts from A's fetch", age)
 	}
 }
-

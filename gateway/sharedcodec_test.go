@@ -72,4 +72,3 @@ func TestSharedRecordRoundTripsEveryAnswer(t *testing.T) {
 		})
 	}
 }
-
