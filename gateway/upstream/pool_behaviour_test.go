@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -117,40 +118,123 @@ func TestIdenticalMissesShareOneFetch(t *testing.T) {
 	}
 }
 
-// A fetch queued for a connection that every caller leaves is dropped
-// without asking NSIP; a fetch whose own deadline passes in the queue is
-// refused as busy, naming the connections.
-func TestQueuedFetchesLeaveTheQueue(t *testing.T) {
+// gated is a lookup whose every request tells arrived its key and then
+// waits for one value on proceed, whatever its deadline.
+type gated struct {
+	arrived chan string
+	proceed chan struct{}
+}
+
+func newGated() *gated {
+	return &gated{arrived: make(chan string, 100), proceed: make(chan struct{})}
+}
+
+func (g *gated) request(key, who string) Request {
+	b := &blocked{release: g.proceed}
+	r := b.request(key, who)
+	bind := r.Bind
+	r.Bind = func() (Fetch, error) {
+		f, err := bind()
+		return func(ctx context.Context) (any, json.RawMessage, error) {
+			g.arrived <- key
+			return f(ctx)
+		}, err
+	}
+	return r
+}
+
+// A fetch queued for a connection that every caller leaves (two callers
+// sharing it) is dropped without asking NSIP; the fetch already sent is
+// not affected, and the key asked again is fetched afresh.
+func TestQueuedFetchNobodyAwaitsIsDropped(t *testing.T) {
 	r := newRig(t, standIn(t), 1, Config{MaxConcurrent: 1, CallTimeout: time.Minute})
 	p := r.pool
-	hold := &blocked{release: make(chan struct{})}
+	g := newGated()
+	obtain := func(ctx context.Context, key, who string) error {
+		_, _, err := p.Obtain(ctx, key, func() Request { return g.request(key, who) })
+		return err
+	}
 	held := make(chan error, 1)
-	go func() {
-		_, _, err := p.Obtain(context.Background(), "held", func() Request { return hold.request("held", "a") })
-		held <- err
-	}()
-	waitFor(t, "the one connection to be taken", func() bool { return hold.sent.Load() == 1 })
-
-	other := &blocked{release: make(chan struct{})}
-	close(other.release)
+	go func() { held <- obtain(context.Background(), "held", "a") }()
+	if got := <-g.arrived; got != "held" {
+		t.Fatalf("NSIP saw %s first", got)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	left := make(chan error, 1)
-	go func() {
-		_, _, err := p.Obtain(ctx, "queued", func() Request { return other.request("queued", "b") })
-		left <- err
-	}()
-	waitFor(t, "the second fetch to queue", func() bool { return p.Queued() == 1 })
+	gone := make(chan error, 2)
+	for _, who := range []string{"b", "c"} {
+		go func() { gone <- obtain(ctx, "queued", who) }()
+	}
+	waitFor(t, "both callers on the queued fetch", func() bool { return p.Waiting("queued") == 2 && p.Queued() == 1 })
 	cancel()
-	if err := <-left; !errors.Is(err, context.Canceled) {
-		t.Errorf("the caller who left got %v; want context.Canceled", err)
+	for range 2 {
+		if err := <-gone; !errors.Is(err, context.Canceled) {
+			t.Errorf("a caller who left got %v; want context.Canceled", err)
+		}
 	}
-	waitFor(t, "the queued fetch to be dropped", func() bool { return p.Abandoned() == 1 })
-	if p.Queued() != 0 || other.sent.Load() != 0 {
-		t.Errorf("after the drop: %d queued, %d requests for it; want none", p.Queued(), other.sent.Load())
+	waitFor(t, "the fetch to leave the queue", func() bool { return p.Queued() == 0 })
+	if p.Abandoned() != 1 {
+		t.Errorf("%d fetches abandoned; want 1", p.Abandoned())
 	}
-	close(hold.release)
+	g.proceed <- struct{}{}
 	if err := <-held; err != nil {
-		t.Fatalf("the held fetch: %v", err)
+		t.Errorf("the fetch already sent: %v", err)
+	}
+	select {
+	case key := <-g.arrived:
+		t.Errorf("the abandoned fetch of %s reached NSIP", key)
+	default:
+	}
+	go func() { g.proceed <- struct{}{} }()
+	if err := obtain(context.Background(), "queued", "b"); err != nil {
+		t.Errorf("asked again: %v", err)
+	}
+	if got := <-g.arrived; got != "queued" {
+		t.Errorf("asked again, NSIP saw %s", got)
+	}
+}
+
+// With three connections, ten different fetches from two callers put
+// exactly three requests at NSIP at once, and each request that finishes
+// lets exactly one more in.
+func TestRequestsAtOnceAreBoundedByTurns(t *testing.T) {
+	const conns, n = 3, 10
+	r := newRig(t, standIn(t), 1, Config{MaxConcurrent: conns, CallTimeout: time.Minute})
+	p := r.pool
+	g := newGated()
+	errs := make(chan error, n)
+	for i := range n {
+		key, who := fmt.Sprint("k", i), fmt.Sprint("c", i%2)
+		go func() {
+			_, _, err := p.Obtain(context.Background(), key, func() Request { return g.request(key, who) })
+			errs <- err
+		}()
+	}
+	for range conns {
+		<-g.arrived
+	}
+	waitFor(t, "the rest to queue", func() bool { return p.Queued() == n-conns })
+	for i := conns; i < n; i++ {
+		if got := p.InFlight(); got != conns {
+			t.Fatalf("%d requests in flight; want %d", got, conns)
+		}
+		select {
+		case key := <-g.arrived:
+			t.Fatalf("%s reached NSIP while %d requests were in flight", key, conns)
+		default:
+		}
+		g.proceed <- struct{}{}
+		<-g.arrived
+	}
+	for range conns {
+		g.proceed <- struct{}{}
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Errorf("a fetch failed: %v", err)
+		}
+	}
+	if p.Requests() != n || p.InFlight() != 0 {
+		t.Errorf("%d requests, %d in flight at the end; want %d and 0", p.Requests(), p.InFlight(), n)
 	}
 }
 
