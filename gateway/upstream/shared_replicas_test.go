@@ -4,8 +4,10 @@ package upstream
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"strings"
 	"testing"
 	"time"
@@ -32,17 +34,22 @@ func replicas(t *testing.T, n int, url string, cfg Config) ([]*rig, *nsiptest.Se
 	up := standIn(t)
 	rs := make([]*rig, n)
 	for i := range rs {
-		rd, err := cache.NewRedis(cache.RedisConfig{URL: url, Secret: replicaSecret, RetryEvery: 20 * time.Millisecond,
-			OpTimeout: 30 * time.Second, SlowAfter: 30 * time.Second})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = rd.Close() })
-		c := cfg
-		c.Shared, c.Replicas = rd, n
-		rs[i] = newRig(t, up, 1, c)
+		rs[i] = replicaOf(t, up, url, n, cfg)
 	}
 	return rs, up
+}
+
+// replicaOf is one replica of n in front of up, sharing the Redis at url.
+func replicaOf(t *testing.T, up *nsiptest.Server, url string, n int, cfg Config) *rig {
+	t.Helper()
+	rd, err := cache.NewRedis(cache.RedisConfig{URL: url, Secret: replicaSecret, RetryEvery: 20 * time.Millisecond,
+		OpTimeout: 30 * time.Second, SlowAfter: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rd.Close() })
+	cfg.Shared, cfg.Replicas = rd, n
+	return newRig(t, up, 1, cfg)
 }
 
 // do runs op on rd's connection, failing t on an error.
@@ -439,5 +446,124 @@ func TestSharedStaleOrUnreadableControlValuesAreRefused(t *testing.T) {
 	}
 	if got := up.Requests(nsiptest.EndpointDetails); got != 4 || len(r.pool.Pauses(time.Now())) != 0 || r.pool.RetryIn() != 0 {
 		t.Errorf("NSIP saw %d requests, pauses %v, retry in %v; want 4 and nothing held", got, r.pool.Pauses(time.Now()), r.pool.RetryIn())
+	}
+}
+
+// A replica whose clock runs a year ahead stamps its records a year in the
+// future. Served as they are, such a record would look fresh to every
+// replica until Redis dropped it, past any TTL. It is refused instead,
+// and counted, and the other replica fetches for itself.
+func TestSharedFutureStoreTimeDoesNotPin(t *testing.T) {
+	rd := redistest.Start(t)
+	up := standIn(t)
+	ahead := func() time.Time { return time.Now().Add(365 * 24 * time.Hour) }
+	a := replicaOf(t, up, rd.URL(), 2, Config{Now: ahead})
+	b := replicaOf(t, up, rd.URL(), 2, Config{})
+	id := up.Data().MostProgeny()
+	ctx := context.Background()
+	if _, _, err := a.obtain(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, src, err := b.obtain(ctx, id); err != nil || src != SourceMiss {
+		t.Fatalf("B with A's record a year ahead: %q, %v; want its own fetch", src, err)
+	}
+	if got := up.Requests(nsiptest.EndpointDetails); got != 2 {
+		t.Errorf("NSIP saw %d requests; want 2", got)
+	}
+	if st := b.pool.Shared().Redis().Status(); st.FutureValues != 1 || st.IgnoredValues != 1 {
+		t.Errorf("B's Redis status %+v; want one future value, ignored", st)
+	}
+}
+
+// A replica with another token budget does not serve this one's fit: it
+// fetches and fits for itself, and a third replica with its budget shares
+// its record.
+func TestSharedReplicasWithOtherBudgetsFitForThemselves(t *testing.T) {
+	rd := redistest.Start(t)
+	up := standIn(t)
+	var rs []*rig
+	for _, budget := range []int{8000, 1000, 1000} {
+		rs = append(rs, replicaOf(t, up, rd.URL(), 3, Config{Budget: budget}))
+	}
+	id := up.Data().MostProgeny()
+	ctx := context.Background()
+	want := []string{SourceMiss, SourceMiss, SourceShared}
+	for i, r := range rs {
+		if _, src, err := r.obtain(ctx, id); err != nil || src != want[i] {
+			t.Errorf("replica %d (budget %d): %q, %v; want %s", i, r.pool.cfg.Budget, src, err, want[i])
+		}
+	}
+	if got := up.Requests(nsiptest.EndpointDetails); got != 2 {
+		t.Errorf("NSIP saw %d requests; want one per budget", got)
+	}
+	if a, b := rs[0].pool.Shared().RecordKey("k"), rs[1].pool.Shared().RecordKey("k"); a == b {
+		t.Errorf("replicas of budgets 8000 and 1000 share the record key %q", a)
+	}
+}
+
+// Someone who can write to Redis but does not hold the replicas' secret
+// replaces a genuine record's sire and writes it back, well formed but
+// sealed with a secret of their own. The replica that reads it fetches
+// the animal instead and counts the value it refused.
+func TestSharedForgedRecordIsNotServed(t *testing.T) {
+	rd := redistest.Start(t)
+	rs, up := replicas(t, 2, rd.URL(), Config{})
+	attacker, err := cache.NewRedis(cache.RedisConfig{URL: rd.URL(), Secret: []byte("not-the-replicas-secret-0123456789")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer attacker.Close()
+	ctx := context.Background()
+	var id, sire string
+	for _, x := range up.Data().AnimalIDs() {
+		if an, _ := up.Data().Animal(x); an.Sire != "" {
+			id, sire = an.LPNID, an.Sire
+			break
+		}
+	}
+	a, _, err := rs[0].obtain(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const forgedSire = "6400462099FRG001"
+	forged := *a
+	d := *a.Value.(*nsip.AnimalDetails)
+	d.Sire = forgedSire
+	forged.Value = &d
+	record, err := rigCodec.Encode(&forged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	attacker.Store(ctx, rs[1].pool.Shared().RecordKey(methodDetails+":"+id), record, time.Now(), time.Hour)
+
+	b, src, err := rs[1].obtain(ctx, id)
+	if err != nil || src != SourceMiss || b.Value.(*nsip.AnimalDetails).Sire != sire {
+		t.Fatalf("B: %q, %v; want its own fetch naming the sire %s", src, err, sire)
+	}
+	if got := up.Requests(nsiptest.EndpointDetails); got != 2 {
+		t.Errorf("NSIP saw %d requests; want 2, the forged record ignored", got)
+	}
+	if st := rs[1].pool.Shared().Redis().Status(); st.UnauthenticatedValues != 1 {
+		t.Errorf("B's Redis status %+v; want one unauthenticated value", st)
+	}
+
+	// The frame records had before they carried a MAC, checksummed and
+	// stamped now, is no record either.
+	var h [12]byte
+	binary.BigEndian.PutUint64(h[:8], uint64(time.Now().UnixNano()))
+	binary.BigEndian.PutUint32(h[8:], crc32.ChecksumIEEE(record))
+	rd3 := rs[0].pool.Shared().Redis()
+	other := up.Data().AnimalIDs()[0]
+	if other == id {
+		other = up.Data().AnimalIDs()[1]
+	}
+	do(t, rd3, func(ctx context.Context, c *redis.Client) error {
+		return c.Set(ctx, rd3.RecordKey(rs[0].pool.Shared().RecordKey(methodDetails+":"+other)), append([]byte("nsc1"+string(h[:])), record...), time.Hour).Err()
+	})
+	if _, src, err := rs[0].obtain(ctx, other); err != nil || src != SourceMiss {
+		t.Errorf("A with an unsealed frame in Redis: %q, %v; want its own fetch", src, err)
+	}
+	if st := rd3.Status(); st.UnauthenticatedValues != 1 {
+		t.Errorf("A's Redis status %+v; want one unauthenticated value", st)
 	}
 }
