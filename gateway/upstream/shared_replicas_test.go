@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -565,5 +566,58 @@ func TestSharedForgedRecordIsNotServed(t *testing.T) {
 	}
 	if st := rd3.Status(); st.UnauthenticatedValues != 1 {
 		t.Errorf("A's Redis status %+v; want one unauthenticated value", st)
+	}
+}
+
+// roundTrips counts the commands and pipelines a go-redis client sends,
+// each one round trip to Redis.
+type roundTrips struct{ n atomic.Int64 }
+
+func (c *roundTrips) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (c *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		c.n.Add(1)
+		return next(ctx, cmd)
+	}
+}
+
+func (c *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		c.n.Add(1)
+		return next(ctx, cmds)
+	}
+}
+
+// A miss makes three round trips to Redis: one for the record, the
+// breaker news and the collapse lock together, one for the rate-limit
+// token, one to store the answer and release the lock. An answer another
+// replica stored takes one.
+func TestSharedMissRoundTrips(t *testing.T) {
+	rs, up := replicas(t, 2, redistest.Start(t).URL(), Config{})
+	var ca, cb roundTrips
+	rs[0].pool.Shared().Redis().AddHook(&ca)
+	rs[1].pool.Shared().Redis().AddHook(&cb)
+	ids := up.Data().AnimalIDs()
+	ctx := context.Background()
+	// Redis learns the scripts on their first use (one more round trip).
+	for i := range 2 {
+		if _, _, err := rs[i].obtain(ctx, ids[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := ca.n.Load()
+	if _, _, err := rs[0].obtain(ctx, ids[2]); err != nil {
+		t.Fatal(err)
+	}
+	if got := ca.n.Load() - before; got != 3 {
+		t.Errorf("a miss made %d round trips to Redis; want 3", got)
+	}
+	before = cb.n.Load()
+	if _, src, err := rs[1].obtain(ctx, ids[2]); err != nil || src != SourceShared {
+		t.Fatalf("B: %q, %v; want A's answer from Redis", src, err)
+	}
+	if got := cb.n.Load() - before; got != 1 {
+		t.Errorf("an answer found in Redis took %d round trips; want 1", got)
 	}
 }
