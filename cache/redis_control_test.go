@@ -57,7 +57,7 @@ func TestRefusedControlValuesAreReportedUntilAccepted(t *testing.T) {
 	if !slices.Equal(st.Refused, want) || st.OutOfBoundValues != 2 || st.IgnoredValues != 2 {
 		t.Errorf("status %+v; want refused %v, 2 out of bound", st, want)
 	}
-	if n := logs.count("does not believe"); n != 2 {
+	if n := logs.Count("does not believe"); n != 2 {
 		t.Errorf("%d warnings; want one per key", n)
 	}
 	r.Accept(key)

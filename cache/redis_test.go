@@ -3,7 +3,6 @@
 package cache_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -19,36 +18,20 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/cache/redistest"
+	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest/logbuf"
 )
-
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) count(s string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Count(l.b.String(), s)
-}
 
 // testSecret is what the replicas in these tests share.
 var testSecret = []byte("0123456789abcdef0123456789abcdef")
 
-func newRedis(t *testing.T, url string, retry time.Duration) (*cache.Redis, *logBuffer) {
+func newRedis(t *testing.T, url string, retry time.Duration) (*cache.Redis, *logbuf.Buffer) {
 	t.Helper()
 	return newRedisWith(t, url, retry, testSecret)
 }
 
-func newRedisWith(t *testing.T, url string, retry time.Duration, secret []byte) (*cache.Redis, *logBuffer) {
+func newRedisWith(t *testing.T, url string, retry time.Duration, secret []byte) (*cache.Redis, *logbuf.Buffer) {
 	t.Helper()
-	logs := &logBuffer{}
+	logs := &logbuf.Buffer{}
 	r, err := cache.NewRedis(cache.RedisConfig{URL: url, RetryEvery: retry, Secret: secret, Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -200,10 +183,10 @@ func TestRedisDownIsSkippedLoggedOnceAndRecovers(t *testing.T) {
 	if !r.Status().Up {
 		t.Fatalf("status after a successful Ping = %+v, want up", r.Status())
 	}
-	if n := logs.count("redis unavailable"); n != 1 {
+	if n := logs.Count("redis unavailable"); n != 1 {
 		t.Errorf("logged 'redis unavailable' %d times over five failed commands, want once", n)
 	}
-	if n := logs.count("redis reachable again"); n != 1 {
+	if n := logs.Count("redis reachable again"); n != 1 {
 		t.Errorf("logged 'redis reachable again' %d times, want once", n)
 	}
 	mu.Lock()
@@ -258,7 +241,7 @@ func TestRedisOneLateReplyIsNotDown(t *testing.T) {
 	if st := r.Status(); st.Up || st.State != cache.RedisDown || !strings.Contains(st.Reason, "2 of the last 8 commands unanswered") {
 		t.Errorf("after two late replies in a row Redis is %+v, want down, saying why", st)
 	}
-	if n := logs.count("redis unavailable"); n != 1 {
+	if n := logs.Count("redis unavailable"); n != 1 {
 		t.Errorf("logged %d 'redis unavailable' warnings, want 1", n)
 	}
 }

@@ -8,26 +8,15 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
+	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest/logbuf"
 	"github.com/nsip-tools/nsip-mcp/transport/caller"
 )
 
-// records returns the log records with message msg.
-func records(t *testing.T, logs *syncBuffer, msg string) []map[string]any {
-	t.Helper()
-	var out []map[string]any
-	for _, rec := range logs.lines(t) {
-		if rec["msg"] == msg {
-			out = append(out, rec)
-		}
-	}
-	return out
-}
-
 // requestsOf returns the debug records of the NSIP requests made for call.
-func requestsOf(t *testing.T, logs *syncBuffer, call string) []map[string]any {
+func requestsOf(t *testing.T, logs *logbuf.Buffer, call string) []map[string]any {
 	t.Helper()
 	var out []map[string]any
-	for _, rec := range records(t, logs, "nsip request") {
+	for _, rec := range logs.Messages(t, "nsip request") {
 		if rec["call_id"] == call {
 			out = append(out, rec)
 		}
@@ -45,7 +34,7 @@ func TestCallLogLineNamesCallSessionAndUpstream(t *testing.T) {
 	e.call("nsip_get_animal", map[string]any{"search_string": lpn}).mustOK(t)
 	e.call("nsip_get_animal", map[string]any{"search_string": lpn}).mustOK(t)
 
-	calls := records(t, e.logs, "tool call")
+	calls := e.logs.Messages(t, "tool call")
 	if len(calls) != 2 {
 		t.Fatalf("%d tool call lines; want 2", len(calls))
 	}
@@ -54,7 +43,7 @@ func TestCallLogLineNamesCallSessionAndUpstream(t *testing.T) {
 	if !callIDShape.MatchString(id) || hit["call_id"] == id || !callIDShape.MatchString(hit["call_id"].(string)) {
 		t.Errorf("call IDs %q and %q; want two distinct 16-hex-digit IDs", id, hit["call_id"])
 	}
-	opened := records(t, e.logs, "session opened")
+	opened := e.logs.Messages(t, "session opened")
 	if len(opened) != 1 || opened[0]["session"] == "" || miss["session"] != opened[0]["session"] {
 		t.Errorf("session opened %v, call's session %q; want the call to name the session that opened", opened, miss["session"])
 	}
@@ -93,7 +82,7 @@ func TestAnalysisLogLineCountsLookups(t *testing.T) {
 	if up == nil {
 		t.Fatalf("no _meta.upstream: %v", r.meta)
 	}
-	calls := records(t, e.logs, "tool call")
+	calls := e.logs.Messages(t, "tool call")
 	line := calls[len(calls)-1]
 	if line["tool"] != "nsip_compare_animals" {
 		t.Fatalf("last call line is %v", line)
@@ -117,7 +106,7 @@ func TestAnalysisLogLineCountsLookups(t *testing.T) {
 func TestFailedCallLogsErrorAndUpstreamStatus(t *testing.T) {
 	e := newEnv(t)
 	e.call("nsip_get_animal", map[string]any{"search_string": "9999999999ZZZ999"}).errorBody(t)
-	calls := records(t, e.logs, "tool call")
+	calls := e.logs.Messages(t, "tool call")
 	line := calls[len(calls)-1]
 	if line["status"] != toolerr.CodeNotFound || line["error"] == nil || line["upstream_status"] != 404.0 {
 		t.Errorf("line = %v; want not_found, its problem under error, upstream status 404", line)
@@ -136,7 +125,7 @@ func TestCallWithoutSessionNamesItsCaller(t *testing.T) {
 			t.Fatalf("call failed: %v", res.Content)
 		}
 	}
-	calls := records(t, e.logs, "tool call")
+	calls := e.logs.Messages(t, "tool call")
 	for i, want := range []string{"addr:192.0.2.7", "local"} {
 		line := calls[len(calls)-2+i]
 		if line["client"] != want || line["session"] != nil {

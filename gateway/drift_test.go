@@ -45,7 +45,7 @@ func TestDriftIsServedWarnedAndReported(t *testing.T) {
 	}
 
 	warnings := 0
-	for _, l := range e.logs.lines(t) {
+	for _, l := range e.logs.Records(t) {
 		if l["level"] == "WARN" && strings.Contains(l["msg"].(string), "does not recognize") {
 			warnings++
 			if l["endpoint"] != "get_progeny" || l["signature"] != "{items:string,message:string}" {

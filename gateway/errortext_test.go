@@ -19,6 +19,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
+	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest/logbuf"
 )
 
 // TestUnusualNamesAreQuotedInErrors sends argument and trait-range keys that
@@ -303,9 +304,9 @@ func TestConnectionRefusedThroughTheClient(t *testing.T) {
 }
 
 // loggedStubEnv is stubEnv with a JSON log the test can read.
-func loggedStubEnv(t *testing.T, up *stubUpstream) (*env, *syncBuffer) {
+func loggedStubEnv(t *testing.T, up *stubUpstream) (*env, *logbuf.Buffer) {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &logbuf.Buffer{}
 	sum, _ := summarizer(t)
 	gw, err := New(up, sum, Config{Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 	if err != nil {
@@ -317,9 +318,9 @@ func loggedStubEnv(t *testing.T, up *stubUpstream) (*env, *syncBuffer) {
 }
 
 // findLog returns the first log record with message msg.
-func findLog(t *testing.T, logs *syncBuffer, msg string) map[string]any {
+func findLog(t *testing.T, logs *logbuf.Buffer, msg string) map[string]any {
 	t.Helper()
-	for _, rec := range logs.lines(t) {
+	for _, rec := range logs.Records(t) {
 		if rec["msg"] == msg {
 			return rec
 		}

@@ -11,8 +11,6 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/nsip-tools/nsip-mcp/cache"
-	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/transport/caller"
 )
@@ -134,114 +132,6 @@ func TestOneSessionCannotStarveAnother(t *testing.T) {
 		return e.srv.WithContext(context.Background(), testSession{id})
 	}
 	floodThenHonest(t, session, "flood", "honest", "session")
-}
-
-// TestAQueuedFetchNobodyAwaitsIsDropped: when every caller of a queued
-// fetch gives up, it leaves the queue without reaching NSIP; a fetch that
-// has been sent is not affected.
-func TestAQueuedFetchNobodyAwaitsIsDropped(t *testing.T) {
-	e := newEnv(t, withConfig(func(c *Config) { c.MaxConcurrentUpstream = 1 }))
-	gate := newGate(e.gw.up)
-	e.gw.up = gate
-	ids := e.up.Data().AnimalIDs()
-
-	held := make(chan *mcp.CallToolResult, 1)
-	go func() {
-		held <- callAs(context.Background(), e, "a", animalDef, map[string]any{"search_string": ids[0]})
-	}()
-	<-gate.arrived
-
-	// Two callers share one queued fetch; both give up.
-	ctx, cancel := context.WithCancel(context.Background())
-	gone := make(chan *mcp.CallToolResult, 2)
-	for _, s := range []string{"b", "c"} {
-		go func() { gone <- callAs(ctx, e, s, lineageDef, map[string]any{"lpn_id": ids[1]}) }()
-	}
-	waitFor(t, "both callers to wait", func() bool {
-		return e.gw.pool.Waiting(lineageKey(ids[1])) == 2 && e.gw.pool.Queued() == 1
-	})
-	cancel()
-	for range 2 {
-		if res := <-gone; !res.IsError {
-			t.Errorf("a cancelled call answered: %v", res.Content)
-		}
-	}
-	waitFor(t, "the fetch to leave the queue", func() bool { return e.gw.pool.Queued() == 0 })
-	if n := e.gw.Health().AbandonedFetches; n != 1 {
-		t.Errorf("abandoned_fetches = %d, want 1", n)
-	}
-
-	gate.proceed <- struct{}{}
-	if res := <-held; res.IsError {
-		t.Errorf("the call already sent failed: %v", res.Content)
-	}
-	select {
-	case what := <-gate.arrived:
-		t.Errorf("the abandoned fetch reached NSIP: %s", what)
-	default:
-	}
-	// Asked again, it is fetched afresh.
-	go func() { gate.proceed <- struct{}{} }()
-	if res := callAs(context.Background(), e, "b", lineageDef, map[string]any{"lpn_id": ids[1]}); res.IsError {
-		t.Errorf("asking again: %v", res.Content)
-	}
-	if what := <-gate.arrived; what != "lineage:"+ids[1] {
-		t.Errorf("asked again, NSIP saw %s", what)
-	}
-}
-
-func lineageKey(id string) string {
-	args, _ := param.ValidateObject("", lineageDef.args.Specs, map[string]any{"lpn_id": id})
-	return cache.Key(lineageDef.method, args)
-}
-
-// TestRequestsAtOnceAreBoundedByTurns: with three connections, ten
-// different calls from two sessions put exactly three requests at NSIP at
-// once, and each request that finishes lets exactly one more in; the turn a
-// fetch holds is its connection.
-func TestRequestsAtOnceAreBoundedByTurns(t *testing.T) {
-	const conns, n = 3, 10
-	e := newEnv(t, withConfig(func(c *Config) { c.MaxConcurrentUpstream = conns }))
-	gate := newGate(e.gw.up)
-	e.gw.up = gate
-	ids := e.up.Data().AnimalIDs()
-
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	failed := make(chan *mcp.CallToolResult, n)
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if res := callAs(context.Background(), e, fmt.Sprint("s", i%2), animalDef, map[string]any{"search_string": ids[i]}); res.IsError {
-				failed <- res
-			}
-		}()
-	}
-	for range conns {
-		<-gate.arrived
-	}
-	waitFor(t, "the rest to queue", func() bool { return e.gw.pool.Queued() == n-conns })
-	for i := conns; i < n; i++ {
-		if got := e.gw.Health().RateLimit.InFlight; got != conns {
-			t.Fatalf("%d requests in flight, want %d", got, conns)
-		}
-		select {
-		case what := <-gate.arrived:
-			t.Fatalf("%s reached NSIP while %d requests were in flight", what, conns)
-		default:
-		}
-		gate.proceed <- struct{}{}
-		<-gate.arrived
-	}
-	for range conns {
-		gate.proceed <- struct{}{}
-	}
-	wg.Wait()
-	close(failed)
-	for res := range failed {
-		t.Errorf("call failed: %v", res.Content)
-	}
 }
 
 // TestSessionlessFloodCannotStarveAnotherClient: without sessions the

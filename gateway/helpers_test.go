@@ -21,39 +21,9 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
+	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest/logbuf"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
-
-// syncBuffer collects log output from concurrent calls.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-// lines decodes the JSON log records written so far.
-func (s *syncBuffer) lines(t *testing.T) []map[string]any {
-	t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []map[string]any
-	for _, l := range strings.Split(strings.TrimSpace(s.b.String()), "\n") {
-		if l == "" {
-			continue
-		}
-		var m map[string]any
-		if err := json.Unmarshal([]byte(l), &m); err != nil {
-			t.Fatalf("log line is not JSON: %q", l)
-		}
-		out = append(out, m)
-	}
-	return out
-}
 
 var (
 	sharedSumOnce sync.Once
@@ -86,7 +56,7 @@ type env struct {
 	srv    *server.MCPServer
 	client *client.Client
 	clock  *cachetest.Clock
-	logs   *syncBuffer
+	logs   *logbuf.Buffer
 }
 
 type envOption func(*Config, *[]nsip.Option)
@@ -105,7 +75,7 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 		nsip.WithRetryPolicy(nsip.RetryPolicy{MaxAttempts: 1, MaxRetryAfter: time.Second}),
 	}
 	clk := cachetest.NewClock()
-	logs := &syncBuffer{}
+	logs := &logbuf.Buffer{}
 	cfg := DefaultConfig()
 	cfg.Now = clk.Now
 	cfg.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))

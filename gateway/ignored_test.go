@@ -81,7 +81,7 @@ func TestIgnoredCriterionIsLeftOutNamedAndAlarmed(t *testing.T) {
 	}
 
 	warnings := 0
-	for _, l := range e.logs.lines(t) {
+	for _, l := range e.logs.Records(t) {
 		if l["level"] == "WARN" && l["criterion"] != nil {
 			warnings++
 			if l["criterion"] != "gender" || l["endpoint"] != "search_animals" || !strings.Contains(l["example"].(string), "gender Male asked") {

@@ -418,7 +418,7 @@ func TestOneLogLinePerCall(t *testing.T) {
 	e.call("nsip_search_animals", map[string]any{"page_size": 100}).mustOK(t)
 	e.call("nsip_get_progeny", map[string]any{"lpn_id": "bad!"})
 	var calls []map[string]any
-	for _, l := range e.logs.lines(t) {
+	for _, l := range e.logs.Records(t) {
 		if l["msg"] == "tool call" {
 			calls = append(calls, l)
 		}

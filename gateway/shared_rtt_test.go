@@ -15,65 +15,14 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/cache/redistest"
 	"github.com/nsip-tools/nsip-mcp/gateway/metrics"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
+	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest/logbuf"
 )
-
-// roundTrips counts the commands and pipelines a go-redis client sends,
-// each one round trip to Redis.
-type roundTrips struct{ n atomic.Int64 }
-
-func (c *roundTrips) DialHook(next redis.DialHook) redis.DialHook { return next }
-
-func (c *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		c.n.Add(1)
-		return next(ctx, cmd)
-	}
-}
-
-func (c *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error {
-		c.n.Add(1)
-		return next(ctx, cmds)
-	}
-}
-
-// A miss makes three round trips to Redis: one for the record, the
-// breaker news and the collapse lock together, one for the rate-limit
-// token, one to store the answer and release the lock. An answer another
-// replica stored takes one. Before, a miss made six in a row (record, lock,
-// breaker, token, store, unlock), each a full wait on a slow Redis.
-func TestSharedMissRoundTrips(t *testing.T) {
-	rd := redistest.Start(t)
-	rs, up := newReplicas(t, 2, rd.URL(), nil)
-	a, b := rs[0], rs[1]
-	var ca, cb roundTrips
-	a.redis.AddHook(&ca)
-	b.redis.AddHook(&cb)
-	ids := up.Data().AnimalIDs()
-	// Redis learns the scripts on their first use (one more round trip).
-	a.call(t, "nsip_get_animal", map[string]any{"search_string": ids[0]}).mustOK(t)
-	b.call(t, "nsip_get_animal", map[string]any{"search_string": ids[1]}).mustOK(t)
-
-	before := ca.n.Load()
-	a.call(t, "nsip_get_animal", map[string]any{"search_string": ids[2]}).mustOK(t)
-	if got := ca.n.Load() - before; got != 3 {
-		t.Errorf("a miss made %d round trips to Redis, want 3", got)
-	}
-	before = cb.n.Load()
-	if r := b.call(t, "nsip_get_animal", map[string]any{"search_string": ids[2]}).mustOK(t); cacheSource(t, r) != cacheShared {
-		t.Fatalf("B's _meta.cache = %q, want shared", cacheSource(t, r))
-	}
-	if got := cb.n.Load() - before; got != 1 {
-		t.Errorf("an answer found in Redis took %d round trips, want 1", got)
-	}
-}
 
 // slowProxy forwards TCP to Redis, holding each chunk the client sends for
 // delay while delay is set: a Redis far away or overloaded, but answering.
@@ -163,7 +112,7 @@ func TestSharedSlowRedisIsDegraded(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = r.Close() })
 	m := metrics.New(prometheus.NewRegistry())
-	rp := newReplicaOver(t, up, r, &syncBuffer{}, func(c *Config) { c.Metrics = m })
+	rp := newReplicaOver(t, up, r, &logbuf.Buffer{}, func(c *Config) { c.Metrics = m })
 	ids := up.Data().AnimalIDs()
 	rp.call(t, "nsip_get_animal", map[string]any{"search_string": ids[0]}).mustOK(t)
 	if err := rp.gw.Ready(context.Background()); err != nil {
@@ -310,7 +259,7 @@ func TestSharedSlowRedisKeepsTheSharedLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = r.Close() })
-	rp := newReplicaOver(t, up, r, &syncBuffer{}, func(c *Config) {
+	rp := newReplicaOver(t, up, r, &logbuf.Buffer{}, func(c *Config) {
 		c.Replicas, c.RateLimit, c.RateBurst, c.CallTimeout = 2, 0.001, 4, 30*time.Second
 	})
 	p.delay.Store(int64(300 * time.Millisecond))

@@ -19,9 +19,9 @@ import (
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/cache/cachetest"
 	"github.com/nsip-tools/nsip-mcp/cache/redistest"
-	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
+	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest/logbuf"
 )
 
 // replica is one gateway of several sharing a Redis and a stand-in upstream,
@@ -31,7 +31,7 @@ type replica struct {
 	gw     *Gateway
 	client *client.Client
 	redis  *cache.Redis
-	logs   *syncBuffer
+	logs   *logbuf.Buffer
 }
 
 func (r *replica) call(t testing.TB, name string, args any) reply {
@@ -43,7 +43,7 @@ func (r *replica) call(t testing.TB, name string, args any) reply {
 // and coming back.
 func (r *replica) redisWarnings(t *testing.T) (down, up int) {
 	t.Helper()
-	for _, l := range r.logs.lines(t) {
+	for _, l := range r.logs.Records(t) {
 		switch msg, _ := l["msg"].(string); {
 		case strings.HasPrefix(msg, "redis unavailable"):
 			down++
@@ -77,7 +77,7 @@ func newReplicasLimited(t testing.TB, n int, url string, limit time.Duration, co
 	up := nsiptest.NewServer(t, nsiptest.Options{Seed: 7, Animals: 1500})
 	rs := make([]*replica, n)
 	for i := range rs {
-		logs := &syncBuffer{}
+		logs := &logbuf.Buffer{}
 		log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 		rd, err := cache.NewRedis(cache.RedisConfig{URL: url, Secret: sharedSecret, Logger: log, RetryEvery: 20 * time.Millisecond,
 			OpTimeout: limit, SlowAfter: limit})
@@ -97,7 +97,7 @@ func newReplicasLimited(t testing.TB, n int, url string, limit time.Duration, co
 
 // newReplicaOver is one replica over the stand-in up and the Redis rd,
 // logging to logs.
-func newReplicaOver(t testing.TB, up *nsiptest.Server, rd *cache.Redis, logs *syncBuffer, configure func(*Config)) *replica {
+func newReplicaOver(t testing.TB, up *nsiptest.Server, rd *cache.Redis, logs *logbuf.Buffer, configure func(*Config)) *replica {
 	t.Helper()
 	sum, _ := summarizer(t)
 	nc, err := nsip.NewClient(nsip.WithBaseURL(up.URL()),
@@ -170,122 +170,6 @@ func TestSharedMissOnOneReplicaIsAHitOnAnother(t *testing.T) {
 	// B had the details itself; lineage and progeny came from Redis.
 	if h := b.gw.Health().Shared; h == nil || h.Hits != 3 || !h.Redis.Up {
 		t.Errorf("B's shared health = %+v, want Redis up and 3 hits (the animal, its lineage and progeny)", h)
-	}
-}
-
-func TestSharedConcurrentIdenticalMissesMakeOneRequest(t *testing.T) {
-	rd := redistest.Start(t)
-	// The waiting replica gives up after CollapseWait and fetches itself; on
-	// a loaded machine the fetch and fit of a deep pedigree can outlast the
-	// default 5 s, so the wait is set beyond anything the test could take:
-	// the count below then depends on the collapsing, not on the clock.
-	rs, up := newReplicas(t, 2, rd.URL(), func(c *Config) {
-		c.CollapseWait, c.CallTimeout = 5*time.Minute, 5*time.Minute
-	})
-	// Slow enough that the calls overlap, so the replicas must wait for
-	// each other rather than find the answer stored.
-	up.SetLatency(nsiptest.EndpointLineage, 150*time.Millisecond)
-	id := up.Data().DeepPedigree()
-
-	const calls = 200
-	texts := make([]string, calls)
-	var wg sync.WaitGroup
-	var failed atomic.Int64
-	for i := range calls {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := rs[i%2].call(t, "nsip_get_lineage", map[string]any{"lpn_id": id})
-			if r.isError {
-				failed.Add(1)
-			}
-			texts[i] = r.text
-		}()
-	}
-	wg.Wait()
-	if n := failed.Load(); n > 0 {
-		t.Fatalf("%d of %d calls failed", n, calls)
-	}
-	if got := up.Requests(nsiptest.EndpointLineage); got != 1 {
-		down := 0
-		for _, r := range rs {
-			d, _ := r.redisWarnings(t)
-			down += d
-		}
-		t.Fatalf("%d concurrent identical calls across two replicas made %d upstream requests, want 1 (Redis reported down %d times)", calls, got, down)
-	}
-	for i, s := range texts {
-		if s != texts[0] {
-			t.Fatalf("call %d answered differently: %.200s", i, s)
-		}
-	}
-	if !strings.Contains(texts[0], id) {
-		t.Errorf("answer does not name the animal: %.200s", texts[0])
-	}
-}
-
-func TestSharedRateLimitHoldsAcrossReplicas(t *testing.T) {
-	rd := redistest.Start(t)
-	// One request per 100 s with a burst of 4: every call after the fourth
-	// would wait far past its deadline, so it is refused at once. The count
-	// at the stand-in is then exact however slowly the machine runs.
-	rs, up := newReplicas(t, 2, rd.URL(), func(c *Config) {
-		c.RateLimit, c.RateBurst = 0.01, 4
-		c.CallTimeout = 2 * time.Second
-	})
-	ids := up.Data().AnimalIDs()[:20]
-	var wg sync.WaitGroup
-	var ok, limited atomic.Int64
-	for i, id := range ids {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := rs[i%2].call(t, "nsip_get_animal", map[string]any{"search_string": id})
-			switch {
-			case !r.isError:
-				ok.Add(1)
-			case r.errorBody(t).Code == toolerr.CodeRateLimited:
-				limited.Add(1)
-			default:
-				t.Errorf("call for %s: %s", id, r.text)
-			}
-		}()
-	}
-	wg.Wait()
-	if got := up.Requests(nsiptest.EndpointDetails); got != 4 {
-		t.Errorf("two loaded replicas sent %d upstream requests under a shared burst of 4, want 4", got)
-	}
-	if ok.Load() != 4 || limited.Load() != 16 {
-		t.Errorf("%d answered and %d rate_limited, want 4 and 16", ok.Load(), limited.Load())
-	}
-}
-
-func TestSharedBreakerSparesOtherReplicas(t *testing.T) {
-	rd := redistest.Start(t)
-	rs, up := newReplicas(t, 2, rd.URL(), func(c *Config) {
-		c.BreakerFailures = 1
-		c.BreakerCooldown = time.Minute
-	})
-	up.SetFault(nsiptest.EndpointDetails, nsiptest.Fault{Kind: nsiptest.FaultStatus, Status: 503, Times: 1})
-	ids := up.Data().AnimalIDs()
-	if r := rs[0].call(t, "nsip_get_animal", map[string]any{"search_string": ids[0]}); !r.isError {
-		t.Fatalf("A's call succeeded through a 503: %.200s", r.text)
-	}
-	// A publishes the news in the background; wait (bounded) for it to land.
-	waitLong(t, "A's open breaker to reach Redis", func() bool {
-		n, err := redisClient(t, rd).Exists(context.Background(), cache.DefaultRedisPrefix+"breaker").Result()
-		return err == nil && n == 1
-	})
-	before := up.TotalRequests()
-	r := rs[1].call(t, "nsip_get_animal", map[string]any{"search_string": ids[1]})
-	if !r.isError || r.errorBody(t).Code != toolerr.CodeUpstreamUnavailable {
-		t.Fatalf("B's call while A's breaker is open: %.300s, want upstream_unavailable", r.text)
-	}
-	if got := up.TotalRequests() - before; got != 0 {
-		t.Errorf("B asked NSIP %d times while A's breaker was open, want 0", got)
-	}
-	if body := r.errorBody(t); body.RetryInSeconds < 50 {
-		t.Errorf("B's retry_in_seconds = %d, want about A's remaining cooldown of 60", body.RetryAfterSeconds)
 	}
 }
 
@@ -505,69 +389,5 @@ func TestSharedStaleAnswerServesWhenNSIPFails(t *testing.T) {
 	}
 	if age := r.metaInt(t, "stale_age_seconds"); age != 7200 {
 		t.Errorf("stale_age_seconds = %d, want 7200: the age counts from A's fetch", age)
-	}
-}
-
-// A replica waiting for another's fetch while Redis holds only a stale
-// answer takes that answer into its local tier once, not again on every
-// poll: each load decodes and measures the whole record.
-func TestSharedWaiterLoadsAStaleRecordOnce(t *testing.T) {
-	rd := redistest.Start(t)
-	clk := cachetest.NewClock()
-	rs, up := newReplicas(t, 2, rd.URL(), func(c *Config) { c.Now = clk.Now; c.CollapseWait = 300 * time.Millisecond })
-	id := up.Data().MostProgeny()
-	rs[0].call(t, "nsip_get_lineage", map[string]any{"lpn_id": id}).mustOK(t)
-	clk.Advance(2 * time.Hour) // past the one-hour TTL, inside the stale window
-	// A fetch of the same key under way elsewhere, which never stores.
-	key := cache.Key(lineageDef.method, map[string]any{"lpn_id": id})
-	err := rs[0].redis.Do(context.Background(), func(ctx context.Context, c *redis.Client) error {
-		return c.Set(ctx, rs[0].redis.Key("lock:"+rs[1].gw.pool.Shared().RecordKey(key)), "elsewhere", time.Minute).Err()
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	before := rs[1].gw.pool.Answers()
-	r := rs[1].call(t, "nsip_get_lineage", map[string]any{"lpn_id": id}).mustOK(t)
-	if cacheSource(t, r) != cacheMiss {
-		t.Errorf("_meta.cache = %q, want miss: B fetched for itself after waiting", cacheSource(t, r))
-	}
-	if got := rs[1].gw.pool.Answers() - before; got != 2 {
-		t.Errorf("B took in %d answers, want 2: the stale record once and its own fetch", got)
-	}
-}
-
-// A 429's pause, capped, holds back the endpoint that sent it on every
-// replica, and only that endpoint.
-func TestSharedRetryAfterPausesItsEndpointOnEveryReplica(t *testing.T) {
-	rd := redistest.Start(t)
-	rs, up := newReplicas(t, 2, rd.URL(), nil)
-	up.SetFault(nsiptest.EndpointDetails, nsiptest.Fault{Kind: nsiptest.FaultRateLimit, RetryAfter: 40 * time.Second, Times: 1})
-	ids := up.Data().AnimalIDs()
-	if r := rs[0].call(t, "nsip_get_animal", map[string]any{"search_string": ids[0]}); !r.isError || r.errorBody(t).Code != toolerr.CodeRateLimited {
-		t.Fatalf("A's call through a 429: %.300s, want rate_limited", r.text)
-	}
-	before := up.TotalRequests()
-	r := rs[1].call(t, "nsip_get_animal", map[string]any{"search_string": ids[1]})
-	if !r.isError || r.errorBody(t).Code != toolerr.CodeRateLimited {
-		t.Fatalf("B's call to the paused endpoint: %.300s, want rate_limited", r.text)
-	}
-	if got := up.TotalRequests() - before; got != 0 {
-		t.Errorf("B sent %d requests while NSIP asked for a pause, want 0", got)
-	}
-	if body := r.errorBody(t); body.RetryAfterSeconds < 30 || body.RetryAfterSeconds > 40 {
-		t.Errorf("B's retry_after_seconds = %d, want what is left of A's 40", body.RetryAfterSeconds)
-	}
-	// B's /healthz shows the pause it is keeping to, as A's does, with
-	// what NSIP asked for.
-	for i, rp := range rs {
-		ps := rp.gw.Health().UpstreamPauses
-		if len(ps) != 1 || ps[0].Method != "get_animal_details" || ps[0].AskedSeconds != 40 || ps[0].RetryInSeconds < 30 || ps[0].RetryInSeconds > 40 {
-			t.Errorf("replica %d upstream_pauses = %+v, want get_animal_details, asked 40 s, 30..40 s left", i, ps)
-		}
-	}
-	// Another endpoint was not paused.
-	rs[1].call(t, "nsip_get_lineage", map[string]any{"lpn_id": ids[1]}).mustOK(t)
-	if got := up.Requests(nsiptest.EndpointLineage); got != 1 {
-		t.Errorf("lineage requests = %d, want 1", got)
 	}
 }

@@ -3,15 +3,12 @@ package gateway
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"reflect"
 	"testing"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
-	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip"
-	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
 // TestSharedRecordRoundTripsEveryAnswer fetches one answer per fetching
@@ -73,24 +70,5 @@ func TestSharedRecordRoundTripsEveryAnswer(t *testing.T) {
 				t.Errorf("record is %d bytes for a %d-byte body; want it smaller", len(b), len(a.Raw))
 			}
 		})
-	}
-}
-
-// An answer whose fitted text or body is not JSON has no shared form: it is
-// kept locally and never sent to Redis half-written.
-func TestSharedRecordRefusesTextOrBodyThatIsNotJSON(t *testing.T) {
-	good := &upstream.Answer{Value: &nsip.LastUpdate{}, Raw: json.RawMessage(`{"date":"2026-01-01"}`), Res: summarize.Result{Text: `{"date":"2026-01-01"}`}}
-	if _, err := sharedCodec.Encode(good); err != nil {
-		t.Fatalf("a JSON answer: %v", err)
-	}
-	for name, a := range map[string]*upstream.Answer{
-		"empty text":       {Value: good.Value, Raw: good.Raw, Res: summarize.Result{}},
-		"text not JSON":    {Value: good.Value, Raw: good.Raw, Res: summarize.Result{Text: `{"date":`}},
-		"body not JSON":    {Value: good.Value, Raw: json.RawMessage(`<html>`), Res: good.Res},
-		"model not shared": {Value: map[string]any{}, Raw: good.Raw, Res: good.Res},
-	} {
-		if b, err := sharedCodec.Encode(a); err == nil {
-			t.Errorf("%s: encoded as %d bytes, want an error", name, len(b))
-		}
 	}
 }

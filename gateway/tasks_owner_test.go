@@ -320,7 +320,7 @@ func TestTasksRunningAtShutdownCounted(t *testing.T) {
 		t.Errorf("StopTasks = %d, want the 1 running", n)
 	}
 	var logged bool
-	for _, l := range e.logs.lines(t) {
+	for _, l := range e.logs.Records(t) {
 		logged = logged || l["msg"] == "tasks still running at shutdown were cancelled" && l["running"] == 1.0
 	}
 	if !logged {

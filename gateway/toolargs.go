@@ -29,7 +29,7 @@ type binder func(params []byte) (fetchCall, error)
 
 // fetchSpec is how a lookup tool asks NSIP: the binder of its arguments,
 // and the model its answer decodes to, which the replicas' shared tier
-// fingerprints (sharedcodec.go).
+// fingerprints (gateway/upstream/codec.go).
 type fetchSpec struct {
 	bind  binder
 	model reflect.Type

@@ -190,7 +190,7 @@ func TestNormalisedArgumentsReachTheUpstream(t *testing.T) {
 	if !strings.Contains(r.text, `"recordCount"`) {
 		t.Fatalf("unexpected answer %.200s", r.text)
 	}
-	lines := e.logs.lines(t)
+	lines := e.logs.Records(t)
 	last := lines[len(lines)-1]
 	want := `{"page":0,"page_size":3,"reverse":false,"search_criteria":{"born_after":"2020-01-01","born_before":"2024-12-31","gender":"Female","status":"CURRENT","trait_ranges":{"WWT":{"max":100,"min":-100}}},"sorted_trait":"WWT"}`
 	if last["params"] != want {

@@ -2,20 +2,19 @@ package transport
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest/logbuf"
 )
 
 // openSSE opens a legacy SSE stream from c and reads up to its endpoint
@@ -126,37 +125,6 @@ func TestClientAtItsBoundEndsItsOwnIdleWebSocket(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log destination tests read while the server writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func (s *syncBuffer) lines(t *testing.T, msg string) []map[string]any {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []map[string]any
-	for line := range strings.Lines(s.b.String()) {
-		var m map[string]any
-		if json.Unmarshal([]byte(line), &m) == nil && m["msg"] == msg {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
 // TestRemoteClientBehindTrustedProxyIsBounded: behind a trusted proxy each
 // client is its forwarded address, bounded by the default 16 sessions
 // while the proxy's own loopback address is not what counts; the 429 and
@@ -164,7 +132,7 @@ func (s *syncBuffer) lines(t *testing.T, msg string) []map[string]any {
 // client had the proxy's address: the 17th session of anyone was refused.
 func TestRemoteClientBehindTrustedProxyIsBounded(t *testing.T) {
 	proxies, _ := ParseTrustedProxies("127.0.0.1")
-	logs := &syncBuffer{}
+	logs := &logbuf.Buffer{}
 	srv := serveNetwork(t, KindHTTPSSE, newTestServer(newGate()), Options{TrustedProxies: proxies, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 	proxy := dialFrom(t, "127.0.0.1")
 	from := func(ip string) http.Header { return http.Header{"X-Forwarded-For": {ip}} }
@@ -186,7 +154,7 @@ func TestRemoteClientBehindTrustedProxyIsBounded(t *testing.T) {
 	if status, id, body := post(t, proxy, srv.base, from("203.0.113.2"), initFrame); status != 200 || id == "" {
 		t.Fatalf("another client through the same proxy: %d %s", status, body)
 	}
-	refusals := logs.lines(t, "refused a session: the client holds its most")
+	refusals := logs.Messages(t, "refused a session: the client holds its most")
 	if len(refusals) != 4 || refusals[0]["client"] != "addr:203.0.113.1" || refusals[0]["setting"] != "MCP_MAX_SESSIONS_PER_CLIENT" || refusals[0]["limit"] != 16.0 {
 		t.Fatalf("refusal log lines %v; want 4 naming the client, the limit and MCP_MAX_SESSIONS_PER_CLIENT", refusals)
 	}

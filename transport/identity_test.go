@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest/logbuf"
 	"github.com/nsip-tools/nsip-mcp/transport/caller"
 )
 
@@ -204,7 +205,7 @@ func TestStatelessServerIgnoresMadeUpSessionIDs(t *testing.T) {
 // Before, they were addr:127.0.0.1 like everyone on the host, with the
 // loopback allowance of every session place.
 func TestUnlistedSameHostProxyIsOneRemoteClient(t *testing.T) {
-	var logs syncBuffer
+	var logs logbuf.Buffer
 	log := slog.New(slog.NewJSONHandler(&logs, nil))
 	srv := serveNetwork(t, KindHTTPSSE, whoServer(), Options{Stateless: true, Logger: log})
 	c := dialFrom(t, "127.0.0.1")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/cmd/internal/buildbin"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
+	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest/logbuf"
 )
 
 // binPath is the nsip-mcp binary TestMain builds once for every test here.
@@ -115,28 +115,10 @@ func serverEnv(transportKind, stubURL string, port int, extra ...string) []strin
 	return append(env, extra...)
 }
 
-// lockedBuffer collects a process's output while tests read it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // process is a started nsip-mcp binary.
 type process struct {
 	cmd      *exec.Cmd
-	stderr   *lockedBuffer
+	stderr   *logbuf.Buffer
 	done     chan struct{}
 	exitCode int
 }
@@ -153,7 +135,7 @@ func startProcess(t *testing.T, env []string, stdout io.Writer, wantStdin bool) 
 	if !watched {
 		t.Fatalf("%s starts nsip-mcp without a watchdog: call watchdog(t, testLimit) at its top", top)
 	}
-	p := &process{stderr: &lockedBuffer{}, done: make(chan struct{})}
+	p := &process{stderr: &logbuf.Buffer{}, done: make(chan struct{})}
 	p.cmd = exec.Command(buildBinary())
 	p.cmd.Env = env
 	p.cmd.WaitDelay = outputDrain
@@ -333,7 +315,7 @@ func startStdioServer(t *testing.T, env ...string) *stdioServer {
 	t.Helper()
 	stub := nsiptest.NewServer(t, nsiptest.Options{Seed: 1})
 	outR, outW := io.Pipe()
-	stdout := &lockedBuffer{}
+	stdout := &logbuf.Buffer{}
 	p, inW := startProcess(t, serverEnv("stdio", stub.URL(), 0, env...), io.MultiWriter(stdout, clientFeed{outW}), true)
 	go func() {
 		<-p.done

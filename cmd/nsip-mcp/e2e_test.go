@@ -19,6 +19,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
+	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest/logbuf"
 )
 
 // callTimeout bounds one tool call in these tests.
@@ -337,7 +338,7 @@ func TestEndToEndInvalidEnvironmentExitsTwo(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := exec.Command(buildBinary())
 			cmd.Env = []string{tc.name + "=" + tc.value}
-			var stdout, stderr lockedBuffer
+			var stdout, stderr logbuf.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			err := cmd.Run()
 			if code := cmd.ProcessState.ExitCode(); code != 2 {

@@ -25,6 +25,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
+	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest/logbuf"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
@@ -69,7 +70,7 @@ func TestMakeRunStdoutIsOnlyJSONRPC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr lockedBuffer
+	var stderr logbuf.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("make run: %v", err)

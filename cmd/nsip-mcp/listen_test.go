@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest/logbuf"
 )
 
 // runServing runs the command as far as it gets, putting back the process
@@ -22,7 +24,7 @@ func runServing(t *testing.T, vars map[string]string) (int, string) {
 	vars["NSIP_BASE_URL"] = "http://127.0.0.1:9/api" // never asked: the server stops first
 	// Locked: the logger run sets up may still be written to by
 	// goroutines of the server that failed to start.
-	var out, stderr lockedBuffer
+	var out, stderr logbuf.Buffer
 	code := run(nil, env(vars), &out, &stderr)
 	return code, stderr.String()
 }

@@ -8,11 +8,11 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
+	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest/logbuf"
 )
 
 func TestParseFault(t *testing.T) {
@@ -99,29 +99,11 @@ func TestHelp(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer the server goroutine and the test share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func TestServesUntilCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var out bytes.Buffer
-	var errOut syncBuffer
+	var errOut logbuf.Buffer
 	done := make(chan int, 1)
 	go func() {
 		done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--seed", "4", "--animals", "300", "--format", "legacy",
@@ -188,7 +170,7 @@ func TestBusyAddressExitsOne(t *testing.T) {
 func TestDefaultIsLiveWithTheExampleRam(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var errOut syncBuffer
+	var errOut logbuf.Buffer
 	done := make(chan int, 1)
 	go func() { done <- run(ctx, []string{"--addr", "127.0.0.1:0"}, io.Discard, &errOut) }()
 	urlRE := regexp.MustCompile(`NSIP_BASE_URL=(http://\S+/api)\n`)
@@ -222,7 +204,7 @@ func TestDefaultIsLiveWithTheExampleRam(t *testing.T) {
 func TestBigBreedServed(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var errOut syncBuffer
+	var errOut logbuf.Buffer
 	done := make(chan int, 1)
 	go func() {
 		done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--animals", "200", "--big-breed", "1200"}, io.Discard, &errOut)

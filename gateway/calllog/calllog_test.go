@@ -1,14 +1,10 @@
 package calllog
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"regexp"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,41 +12,12 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest/logbuf"
 	"github.com/nsip-tools/nsip-mcp/transport/caller"
 )
 
-// syncBuffer collects JSON log records written from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) lines(t *testing.T) []map[string]any {
-	t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []map[string]any
-	for _, l := range strings.Split(strings.TrimSpace(s.b.String()), "\n") {
-		if l == "" {
-			continue
-		}
-		var m map[string]any
-		if err := json.Unmarshal([]byte(l), &m); err != nil {
-			t.Fatalf("log line is not JSON: %q", l)
-		}
-		out = append(out, m)
-	}
-	return out
-}
-
-func jsonLogger(level slog.Level) (*slog.Logger, *syncBuffer) {
-	b := &syncBuffer{}
+func jsonLogger(level slog.Level) (*slog.Logger, *logbuf.Buffer) {
+	b := &logbuf.Buffer{}
 	return slog.New(slog.NewJSONHandler(b, &slog.HandlerOptions{Level: level})), b
 }
 
@@ -131,7 +98,7 @@ func TestUpstreamRequestsAreLoggedAndCounted(t *testing.T) {
 	hook(ctx, nsip.RequestInfo{Method: "GET", Endpoint: "details/getAnimalDetails", Attempt: 2, Status: 200, Latency: 2 * time.Millisecond})
 	hook(context.Background(), nsip.RequestInfo{Method: "POST", Endpoint: "search/getPageOfSearchResults", Attempt: 1, Status: 200})
 
-	lines := logs.lines(t)
+	lines := logs.Records(t)
 	if len(lines) != 4 {
 		t.Fatalf("%d lines, want 4: %v", len(lines), lines)
 	}
@@ -159,7 +126,7 @@ func TestUpstreamRequestsCountedWhenNotLogged(t *testing.T) {
 	log, logs := jsonLogger(slog.LevelInfo)
 	ctx := With(context.Background())
 	UpstreamHook(log)(ctx, nsip.RequestInfo{Method: "GET", Endpoint: "x", Attempt: 1, Status: 404})
-	if lines := logs.lines(t); len(lines) != 0 {
+	if lines := logs.Records(t); len(lines) != 0 {
 		t.Errorf("logged at info: %v", lines)
 	}
 	if got := attrs(Attrs(ctx, nil)); got["upstream_attempts"] != int64(1) || got["upstream_status"] != int64(404) {
@@ -206,7 +173,7 @@ func TestSessionsOpeningAndClosingAreLogged(t *testing.T) {
 	for _, f := range h.OnUnregisterSession {
 		f(context.Background(), fakeSession{"s1"})
 	}
-	lines := logs.lines(t)
+	lines := logs.Records(t)
 	if len(lines) != 3 {
 		t.Fatalf("%d lines, want 3: %v", len(lines), lines)
 	}

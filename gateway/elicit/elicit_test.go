@@ -1,7 +1,6 @@
 package elicit
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,6 +18,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest/logbuf"
 )
 
 // fakeUser answers forms as told and records them; err, when set, is the
@@ -75,24 +75,6 @@ var breeds = &nsip.BreedGroups{Groups: []nsip.BreedGroup{
 	{Name: "Hair", Breeds: []nsip.Breed{{ID: 640, Name: "Katahdin"}, {ID: 641, Name: "Dorper"}}},
 	{Name: "Wool", Breeds: []nsip.Breed{{ID: 486, Name: "Suffolk"}}},
 }}
-
-// syncBuffer collects log output written from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // replyBody is what the test tool answers: the arguments it ran with, or
 // the reply that stopped it.
@@ -263,7 +245,7 @@ func TestClientThatCannotBeAsked(t *testing.T) {
 // A form an older client fails to show ends the call with a reply naming
 // the argument, why it was not asked and a correct call, and is logged.
 func TestFailedFormIsAReply(t *testing.T) {
-	logs := &syncBuffer{}
+	logs := &logbuf.Buffer{}
 	a := &Asker{Log: slog.New(slog.NewTextHandler(logs, nil))}
 	u := &fakeUser{err: errors.New("the dialog could not be shown")}
 	got := callRanges(t, askingClient(t, rangesServer(a), u, mcp.LATEST_LEGACY_PROTOCOL_VERSION), map[string]any{"limit": 3})

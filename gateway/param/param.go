@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -833,9 +832,9 @@ const maxSuggest = MaxShown
 // folder ignores what Closest does not count as a difference.
 var folder = strings.NewReplacer("_", "", "-", "", " ", "")
 
-// comparisons counts Levenshtein runs, for tests that bound the work an
-// error costs.
-var comparisons atomic.Int64
+// distance is the edit distance Closest compares with. A variable so that
+// the tests which bound the work an error costs can count the runs.
+var distance = Levenshtein
 
 // Closest returns the candidate nearest to s, ignoring case, underscores and
 // hyphens, when it is near enough to be a plausible slip; failing that, a
@@ -856,7 +855,7 @@ func Closest(s string, candidates []string) (string, bool) {
 		if d := utf8.RuneCountInString(fc) - n; d > limit || -d > limit {
 			continue
 		}
-		if d := Levenshtein(fs, fc); d < bestD {
+		if d := distance(fs, fc); d < bestD {
 			best, bestD = c, d
 		}
 	}
@@ -875,7 +874,6 @@ func Closest(s string, candidates []string) (string, bool) {
 
 // Levenshtein is the edit distance between a and b, in runes.
 func Levenshtein(a, b string) int {
-	comparisons.Add(1)
 	ra, rb := []rune(a), []rune(b)
 	prev := make([]int, len(rb)+1)
 	cur := make([]int, len(rb)+1)

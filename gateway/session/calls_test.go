@@ -1,7 +1,6 @@
 package session
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest/logbuf"
 )
 
 // A call outside any session is left as it is: nothing ends it but its own
@@ -27,31 +27,13 @@ func TestCallOutsideASessionIsNotTracked(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log destination calls may write to at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // A session's end cancels its tool calls and resource reads still running,
 // with ErrEnded as the cause, and logs how many; calls that finished are
 // forgotten, and other sessions' calls run on.
 func TestSessionEndCancelsItsCalls(t *testing.T) {
 	var sc Calls
 	var seen sessions
-	logs := &syncBuffer{}
+	logs := &logbuf.Buffer{}
 	h := &server.Hooks{}
 	seen.hook(h)
 	opts := sc.Options(h, slog.New(slog.NewTextHandler(logs, nil)))

@@ -1,21 +1,33 @@
-// Package upstream obtains NSIP's answers for the gateway. Its Pool takes
-// a lookup (the NSIP method, the cache key, who is calling, the bound
-// fetch and the fit of its answer) through the cache, the collapse of
-// identical fetches (singleflight), the replicas' shared tier in Redis
-// (Shared: cache records, fetch leases, the shared rate limit, pause and
-// breaker news), the circuit breaker, NSIP's per-endpoint pauses (429),
-// the caller's fair turn at the connections, the rate limit, and the
-// fetch itself, whose retries take tokens and breaker admissions too.
+// Package upstream obtains NSIP's answers for the gateway.
 //
-// Beside the pool: the fair queue that shares upstream connections between
-// callers turn by turn, the waiters that let a fetch nobody awaits leave
-// that queue, the record of answers in shapes the client did not recognize
-// (format drift), the cached Answer and the codec of its shared record,
-// and the heap measure that charges cached answers by the memory they
-// hold.
+// Make a [Pool] with [NewPool] from a [Config] (a [cache.Cache] and a
+// [Codec] at least) and ask it with [Pool.Obtain]: a key, and a function
+// giving the [Request] behind it (the NSIP method, who is calling, the
+// bound [Fetch] and the Prepare that fits the answer), which runs only on
+// a miss. The answer is an [*Answer] and where it came from: [SourceHit],
+// [SourceShared] or [SourceMiss]. [Pool.Fresh] reads past every cache.
+//
+//	a, src, err := pool.Obtain(ctx, key, func() upstream.Request { return req })
+//
+// On its way to NSIP a miss passes the collapse of identical fetches
+// (one request however many callers wait, [Pool.Waiting]), the replicas'
+// shared tier in Redis ([Shared]: records, fetch leases, the shared rate
+// limit, pause and breaker news), the circuit breaker ([ErrBreakerOpen]),
+// NSIP's per-endpoint pauses after a 429 ([Pauses]), the caller's fair
+// turn at the connections ([Fair]) and the rate limit ([RateLimited]);
+// each retry the client makes takes a token and a breaker admission too.
+// [Pool.Requests], [Pool.Tokens], [Pool.Breaker], [Pool.Pauses] and
+// [Shared.Health] report what happened, for /healthz and tests.
+//
+// An answer in a shape the client cannot read is passed on as NSIP sent
+// it ([Answer.Drift], [Answer.Note]) and recorded in [Drift].
+// [HeapSize] charges cached answers by the memory they hold.
 //
 // It knows NSIP's errors and nothing of tools or MCP, and never imports
 // the gateway: the gateway binds each tool's fetch and fits its answers,
-// and maps the refusals raised here (ErrBreakerOpen, RateLimited) to what
-// a model sees.
+// and maps the refusals raised here to what a model sees.
+//
+// Its tests use the stand-in NSIP (nsip/nsiptest) through the real
+// client, and, with the e2e build tag, a real Redis (cache/redistest) for
+// the shared tier.
 package upstream

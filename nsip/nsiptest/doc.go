@@ -2,7 +2,10 @@
 // loopback that serves the eight endpoints under /api/ from generated,
 // deterministic data, and misbehaves on request.
 //
-// Use it in tests:
+// Use it in tests with [NewServer], which stops it when the test ends, or
+// anywhere with [Start] and [Server.Close]. A [Server] is a [Handler]:
+// [Handler.SetFault] makes an endpoint misbehave, [Handler.Requests]
+// counts what it was asked, and [Handler.Data] is the [Dataset] it serves:
 //
 //	srv := nsiptest.NewServer(t, nsiptest.Options{Seed: 1})
 //	c, _ := nsip.NewClient(nsip.WithBaseURL(srv.URL()))

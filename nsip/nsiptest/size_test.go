@@ -3,18 +3,17 @@ package nsiptest_test
 import (
 	"testing"
 
-	"github.com/pkoukk/tiktoken-go"
-	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
-
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
+	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
 // TestPayloadTokenSizes keeps the answers as large as the real API's, in
 // cl100k_base tokens of the compact JSON, within 25% of the targets the
 // summarizers are designed for.
 func TestPayloadTokenSizes(t *testing.T) {
-	tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader())
-	enc, err := tiktoken.GetEncoding("cl100k_base")
+	// The counter the server's budgets use: the one place that loads the
+	// cl100k_base table.
+	counter, err := summarize.NewCounter()
 	if err != nil {
 		t.Fatalf("cl100k_base: %v", err)
 	}
@@ -40,7 +39,7 @@ func TestPayloadTokenSizes(t *testing.T) {
 			}
 			r := do(t, srv, c.method, c.path, body)
 			wantStatus(t, r, 200)
-			n := len(enc.Encode(string(r.body), nil, nil))
+			n := counter.Count(string(r.body))
 			t.Logf("%-7s %-22s %6d bytes %6d tokens (target %d)", f, c.name, len(r.body), n, c.target)
 			if f == nsiptest.FormatCurrent && (n < c.target*3/4 || n > c.target*5/4) {
 				t.Errorf("%s: %d tokens, want %d ± 25%%", c.name, n, c.target)

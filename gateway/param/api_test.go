@@ -1,0 +1,175 @@
+package param
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// The published schema of every kind of argument: properties in
+// declaration order, bounds and patterns where they help a caller, the
+// quiet ones left to the descriptions, lists as their shape only.
+func TestSchemaOfEveryKind(t *testing.T) {
+	b, err := json.Marshal(penArgs.Specs[len(penArgs.Specs)-3].Schema()) // search_criteria
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"additionalProperties":false,"properties":{"breed_group_id":{"type":"integer"},"breed_id":{"type":"integer"},` +
+		`"born_after":{"format":"date","type":"string"},"born_before":{"format":"date","type":"string"},` +
+		`"gender":{"enum":["Male","Female","Both"],"type":"string"},"proven_only":{"description":"Progeny-proven EBVs only.","type":"boolean"},` +
+		`"status":{"type":"string"},"flock_id":{"type":"string"},` +
+		`"trait_ranges":{"additionalProperties":{"type":"object"},"description":"Bounds per trait code, min and/or max, e.g. {\"WWT\":{\"min\":1}}.","type":"object"}},"type":"object"}`
+	if string(b) != want {
+		t.Errorf("search_criteria schema:\n got %s\nwant %s", b, want)
+	}
+	props, order, required := ObjectSchema(penArgs.Specs)
+	if strings.Join(order, " ") != "lpn_id weight ewes sex born tag search_criteria sorted_trait page" || len(required) != 0 {
+		t.Errorf("order %v, required %v", order, required)
+	}
+	if s := props["tag"].(map[string]any); s["pattern"] != "^[a-z]+$" || s["minLength"] != 2 || s["maxLength"] != 6 {
+		t.Errorf("tag schema %v; want its pattern and lengths", s)
+	}
+	if s := props["sex"].(map[string]any); !reflect.DeepEqual(s["enum"], []string{"Male", "Female"}) {
+		t.Errorf("sex schema %v; want its enum", s)
+	}
+	if s := props["sorted_trait"].(map[string]any); s["pattern"] != nil || s["maxLength"] != nil {
+		t.Errorf("the quiet sorted_trait publishes %v", s)
+	}
+	in := InputSchema(penArgs.Specs)
+	if in.Type != "object" || len(in.Properties) != 9 || strings.Join(in.PropertyOrder, " ") != strings.Join(order, " ") {
+		t.Errorf("input schema %+v", in)
+	}
+	brief := Spec{Name: "b", Kind: Integer, Desc: "said elsewhere", Brief: true, Min: Bound(1)}
+	if s := brief.Schema(); !reflect.DeepEqual(s, map[string]any{"type": "integer"}) {
+		t.Errorf("a brief argument publishes %v; want its type only", s)
+	}
+	lists := map[string]map[string]any{}
+	for _, l := range penArgs.Lists {
+		lists[l.Name] = l.Schema()
+	}
+	if !reflect.DeepEqual(lists["weights"], map[string]any{"description": "Weights per trait.", "type": "object", "additionalProperties": map[string]any{"type": "number"}}) ||
+		!reflect.DeepEqual(lists["lpn_ids"], map[string]any{"description": "Animals to compare.", "type": "array", "items": map[string]any{"type": "string"}}) {
+		t.Errorf("list schemas %v", lists)
+	}
+	if penArgs.IsView("page") || Named(penArgs.Specs, "page") == nil || Named(penArgs.Specs, "nope") != nil {
+		t.Error("IsView or Named misread the arguments")
+	}
+}
+
+// A call's arguments arrive as JSON text or as a decoded map; numbers stay
+// exact, and anything but an object is refused naming what it was.
+func TestDecode(t *testing.T) {
+	req := func(raw string) mcp.CallToolRequest {
+		var r mcp.CallToolRequest
+		r.Params.RawArguments = json.RawMessage(raw)
+		return r
+	}
+	if got, fe := Decode(req(`{"breed_id": 12345678901234567890}`)); fe != nil || got["breed_id"] != json.Number("12345678901234567890") {
+		t.Errorf("a big integer: %v %v; want it exact", got, fe)
+	}
+	if got, fe := Decode(req(``)); fe != nil || len(got) != 0 {
+		t.Errorf("no arguments: %v %v; want an empty object", got, fe)
+	}
+	var m mcp.CallToolRequest
+	m.Params.Arguments = map[string]any{"a": 1}
+	if got, fe := Decode(m); fe != nil || got["a"] != 1 {
+		t.Errorf("a decoded map: %v %v", got, fe)
+	}
+	if _, fe := Decode(req(`[1,2]`)); fe == nil || fe.Field != "arguments" || fe.Problem != "must be a JSON object, got array" {
+		t.Errorf("an array: %+v", fe)
+	}
+	if _, fe := Decode(req(`{"a":`)); fe == nil || !strings.HasPrefix(fe.Problem, "is not valid JSON: ") {
+		t.Errorf("broken JSON: %+v", fe)
+	}
+}
+
+// Unknown names alone, as a tool without a schema of its own reports them.
+func TestUnknownNames(t *testing.T) {
+	errs := UnknownNames("search_criteria.", SearchCriteria.Props, map[string]any{"gender": "Male", "gendre": "Male", "breed": 640})
+	if len(errs) != 2 || errs[0].Field != "search_criteria.breed" || errs[1].Field != "search_criteria.gendre" ||
+		!strings.HasSuffix(errs[1].Problem, `did you mean "gender"?`) {
+		t.Errorf("unknown names: %+v", errs)
+	}
+}
+
+// Text, such as a URI variable, becomes a number where the argument takes
+// one; a repeated variable becomes a list for validation to refuse.
+func TestFromText(t *testing.T) {
+	page := Named(penArgs.Specs, "page")
+	for _, c := range []struct {
+		p    *Spec
+		in   any
+		want any
+	}{
+		{page, "2", json.Number("2")},
+		{page, "two", "two"},
+		{Named(penArgs.Specs, "tag"), "2", "2"},
+		{page, []string{"3"}, json.Number("3")},
+		{page, []string{"3", "4"}, []any{"3", "4"}},
+		{nil, 7, 7},
+	} {
+		if got := FromText(c.p, c.in); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("FromText(%v) = %#v; want %#v", c.in, got, c.want)
+		}
+	}
+}
+
+// A traits argument: codes upper-cased, repeats dropped, a word for a
+// trait refused naming its code.
+func TestValidateTraitList(t *testing.T) {
+	if got, errs := ValidateTraitList("traits", []any{"wwt", " nlb ", "WWT"}); errs != nil || !reflect.DeepEqual(got, []any{"WWT", "NLB"}) {
+		t.Errorf("codes: %v %v", got, errs)
+	}
+	for raw, want := range map[string]any{
+		`traits: must be an array of trait codes, got string "WWT"`:         "WWT",
+		`traits: names 0 traits; give 1 to 30`:                              []any{},
+		`traits[0]: must be a trait code string, got integer 5`:             []any{5.0},
+		`traits[0]: "weaning weight" is not a trait code (1 to 16 letters)`: []any{"weaning weight"},
+	} {
+		_, errs := ValidateTraitList("traits", want)
+		if len(errs) == 0 || !strings.HasPrefix(errs[0].Field+": "+errs[0].Problem, raw) {
+			t.Errorf("%v: %+v; want %s", want, errs, raw)
+		}
+	}
+	if code, fe := TraitCode("trait", "wwt"); fe != nil || code != "WWT" {
+		t.Errorf("TraitCode(wwt) = %q %+v; want WWT", code, fe)
+	}
+	if _, fe := TraitCode("trait", "weaning weight"); fe == nil || fe.Expected != "WWT" ||
+		fe.Problem != `"weaning weight" is not a known trait code; did you mean "WWT" (weaning weight (direct))?` {
+		t.Errorf("TraitCode(weaning weight) = %+v; want refused naming WWT", fe)
+	}
+	if _, fe := TraitCode("trait", "XQZT"); fe == nil || fe.Problem != `"XQZT" is not a known trait code` {
+		t.Errorf("TraitCode(XQZT) = %+v", fe)
+	}
+}
+
+// What a refused value is called in a problem.
+func TestDescribe(t *testing.T) {
+	for v, want := range map[any]string{
+		true: "boolean true", "x": `string "x"`, 2.0: "integer 2", 2.5: "number 2.5",
+		json.Number("7"): "integer 7", json.Number("7.5"): "number 7.5", int64(3): "integer 3",
+		strings.Repeat("a", 41): "string", struct{}{}: "struct {} {}",
+	} {
+		if got := Describe(v); got != want {
+			t.Errorf("Describe(%#v) = %q; want %q", v, got, want)
+		}
+	}
+	if got := Describe(make([]any, 21)); got != "array" {
+		t.Errorf("a long array is %q", got)
+	}
+	if n, ok := AsInteger(json.Number("12")); !ok || n != 12 {
+		t.Errorf("AsInteger(12) = %d %v", n, ok)
+	}
+	if _, ok := AsInteger("12"); ok {
+		t.Error("AsInteger took a string")
+	}
+	if f, ok := AsNumber(json.Number("1.5")); !ok || f != 1.5 {
+		t.Errorf("AsNumber(1.5) = %g %v", f, ok)
+	}
+	if _, ok := AsNumber(true); ok {
+		t.Error("AsNumber took a boolean")
+	}
+}
