@@ -4,51 +4,64 @@
 // down) comes back as an error result with a JSON body naming the field or
 // the wait, never as a protocol error.
 //
-// A lookup call goes through these steps (pipeline.go unless named):
+// # Where a tool is
 //
-//  1. Decode the arguments (param.Decode) and validate them against the
-//     tool's argument struct (toolargs.go: its fields, with their
-//     descriptions in argTable, give the schema and the validation through
-//     gateway/param), trait codes against the breed's own (gateway/argcheck),
-//     the view arguments (view.go); a choice only the user can make may be
-//     asked for: the call ends with the form as an input request and runs
-//     again from here with the user's answer (gateway/elicit, through
-//     forms.go). nsip_get_animal with percentiles: true goes on as an
-//     analysis (animalpct.go).
-//  2. Key the call: the tool's method and its canonical arguments, without
-//     the struct's view fields (toolDef.key, cache.Key).
-//  3. Obtain the answer (obtain, lookup) from the upstream pool in
-//     gateway/upstream (pool.go Obtain): from the cache; else from a
-//     fetch already under way for the key (singleflight); else from
-//     another replica's answer in Redis (shared.go, codec.go).
-//  4. Still missing, the pool's fetch (pool.go) passes the circuit
-//     breaker and any pause NSIP asked for, waits for the caller's turn
-//     at the upstream (fair.go) and a rate-limit token, and asks NSIP
-//     with the fetch the tool's definition bound (toolargs.go bindFetch;
-//     the Upstream interface, nsip.Client); each retry takes a token and
-//     a breaker admission of its own (retrygate.go), and an answer in an
-//     unrecognized shape is recorded as drift (drift.go). The files of
-//     steps 3 and 4 are gateway/upstream's unless named.
-//  5. Fit the answer into the token budget once, as it arrives (lookup's
-//     Prepare, summarize; drift.go notes criteria NSIP ignored), then the
-//     pool caches it and shares it; an answer in an unrecognized shape is
-//     passed on through the generic summarizer.
-//  6. Fit again for the caller's view (view.go), add _meta, resource
-//     links (gateway/features) and the structured copy (gateway/structured),
-//     log the call (finish, with the call ID and the count of NSIP
-//     requests gateway/calllog kept for it) and answer; when NSIP fails,
-//     a stale answer is served where it is safe (gateway/toolerr's
-//     ServesStale), else the failure is mapped to the error body the
-//     model reads (errors.go, with gateway/toolerr's Map).
+// A lookup tool is one file, tool_<name>.go: its definition (name from
+// nsip/toolname, title, description, summarizer, not-found wording), its
+// argument struct and its fields' descriptions, and the fetch that asks
+// NSIP with the typed arguments. The analyses are one file each in
+// gateway/analysis, in the same shape (argument struct, description,
+// answer types, run over a typed NSIP source). tools.go turns either into
+// an MCP tool and lists them; a view that shows a tool's answer is named
+// in gateway/views.
 //
-// An analysis (analysis.go) validates its arguments with its definition in
-// gateway/analysis and runs there against a per-call Source whose every
-// lookup takes steps 2 to 5, counted against the analysis's ceilings of
-// lookups and of time; its answer is written by gateway/finite (absurd
-// values NSIP sent named, overflowed numbers null) and fitted like a
-// lookup's. Resources, prompts and completions live in gateway/features
-// and read through the same path (featuretools.go); the LPN IDs
-// completions offer are those the session met, which gateway/session
-// remembers, and a session's end ends its running calls there too.
-// Health, readiness and what a metrics scrape reads are gateway/health's.
+// # A call, step by step
+//
+// Every call, lookup or analysis, enters at call (pipeline.go):
+//
+//  1. arguments: decode the JSON (param.Decode) and validate it once
+//     against the tool's argument struct (param.Args.Validate: types,
+//     bounds, enums, did-you-mean for unknown names), trait codes against
+//     the breed's own (gateway/argcheck), the view arguments (view.go).
+//     A choice only the user can make may be asked for: the call ends
+//     with the form as an input request and runs again from here with the
+//     user's answer (gateway/elicit, through forms.go). A problem becomes
+//     the error body (errors.go, gateway/toolerr).
+//  2. An analysis tool, or nsip_get_animal with percentiles: true
+//     (animalpct.go), goes on at runAnalysis (analysis.go): the analysis
+//     runs in gateway/analysis over a per-call Source (lookups), one
+//     method per NSIP endpoint with the client's own types, each read
+//     counted against the analysis's ceilings of lookups and of time and
+//     taking steps 3 to 6 below; percentiles may come from one pass over
+//     the breed (breedpass.go, kept by gateway/passes). Its answer is
+//     written by gateway/finite and fitted to the budget like a lookup's.
+//  3. A lookup goes on at lookupCall: key the call by the tool's method
+//     and its canonical arguments, without the view's (toolDef.key,
+//     cache.Key).
+//  4. Obtain the answer (obtain, lookup) from the upstream pool in
+//     gateway/upstream: from the cache; else from a fetch already under
+//     way for the key; else from another replica's answer in Redis.
+//  5. Still missing, the pool's fetch passes the circuit breaker and any
+//     pause NSIP asked for, waits for the caller's turn at the upstream
+//     and a rate-limit token, and asks NSIP with the fetch the tool's
+//     definition bound (toolargs.go bindFetch, over the Upstream
+//     interface that nsip.Client satisfies); each retry takes a token and
+//     a breaker admission of its own, and an answer in an unrecognized
+//     shape is recorded as drift (drift.go).
+//  6. Fit the answer into the token budget once, as it arrives (summarize),
+//     then the pool caches it and shares it.
+//  7. Fit again for the caller's view (view.go), add _meta, resource links
+//     (gateway/features, gateway/full) and the structured copy
+//     (gateway/structured), log the call (finish, with the call ID and the
+//     count of NSIP requests gateway/calllog kept for it) and answer. When
+//     NSIP fails, a stale answer is served where it is safe, else the
+//     failure is mapped to the error body the model reads (mapError, with
+//     gateway/toolerr's Map).
+//
+// Resources, prompts and completions live in gateway/features and read
+// through the same path (featuretools.go); the LPN IDs completions offer
+// are those the session met, which gateway/session remembers, and a
+// session's end ends its running calls there too. Health, readiness and
+// what a metrics scrape reads are gateway/health's; which tools a
+// deployment offers is gateway/toolsets'.
 package gateway
