@@ -105,7 +105,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Budget:                summarize.DefaultBudget,
-		MaxBudget:             DefaultMaxBudget,
+		MaxBudget:             defaultMaxBudget,
 		CacheTTL:              cache.DefaultTTL,
 		StaleTTL:              cache.DefaultStaleTTL,
 		CacheMaxEntries:       cache.DefaultMaxEntries,

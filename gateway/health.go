@@ -7,25 +7,10 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/health"
 	"github.com/nsip-tools/nsip-mcp/gateway/metrics"
-	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 )
 
 // Health is a snapshot of the gateway for monitoring (/healthz).
 type Health = health.Health
-
-// BreakerHealth is the circuit breaker's state.
-type BreakerHealth = health.BreakerHealth
-
-// Capacity is the upstream rate limit's state, reported in Health and in
-// rate_limited errors.
-type Capacity = health.Capacity
-
-// SharedHealth is the shared mode's state in Health (upstream.Shared).
-type SharedHealth = upstream.SharedHealth
-
-// DegradedError is what Ready returns when the server answers calls but
-// without the replicas' shared state (upstream.DegradedError).
-type DegradedError = upstream.DegradedError
 
 // countedTools are the tools whose calls Health counts: every one defined.
 func countedTools() []string {
@@ -60,7 +45,7 @@ func (g *Gateway) probe(ctx context.Context) error {
 	return nil
 }
 
-func (g *Gateway) capacity() Capacity { return g.reporter().Capacity() }
+func (g *Gateway) capacity() health.Capacity { return g.reporter().Capacity() }
 
 // Health reports the cache, breaker, rate limit and call counters.
 func (g *Gateway) Health() Health { return g.reporter().Health() }

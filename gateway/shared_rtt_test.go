@@ -20,6 +20,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/cache/redistest"
 	"github.com/nsip-tools/nsip-mcp/gateway/metrics"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
+	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest/logbuf"
 )
@@ -127,7 +128,7 @@ func TestSharedSlowRedisIsDegraded(t *testing.T) {
 	if st.Up || st.State != cache.RedisSlow {
 		t.Fatalf("Redis status after slow round trips = %+v, want slow and not up", st)
 	}
-	var de *DegradedError
+	var de *upstream.DegradedError
 	if err := rp.gw.Ready(context.Background()); !errors.As(err, &de) {
 		t.Errorf("Ready with a slow Redis = %v, want degraded", err)
 	} else if want := "redis slow"; !strings.Contains(de.Reason, want) {
@@ -179,7 +180,7 @@ func TestSharedRefusingWritesIsDegraded(t *testing.T) {
 		rp.call(t, "nsip_get_animal", map[string]any{"search_string": ids[i]}).mustOK(t)
 		rp.call(t, "nsip_get_animal", map[string]any{"search_string": ids[0]}).mustOK(t)
 	}
-	var de *DegradedError
+	var de *upstream.DegradedError
 	if err := rp.gw.Ready(ctx); !errors.As(err, &de) || !strings.Contains(de.Reason, "redis refuses writes (OOM") {
 		t.Fatalf("Ready while Redis refuses writes = %v, want degraded: redis refuses writes (OOM …)", err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/cache/cachetest"
 	"github.com/nsip-tools/nsip-mcp/cache/redistest"
+	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest/logbuf"
@@ -275,9 +276,9 @@ func TestSharedSurvivesRedisGoingAwayAndRejoins(t *testing.T) {
 	rd.Stop()
 	moreCalls("calls with Redis stopped", 200)
 	for i, r := range rs {
-		var de *DegradedError
+		var de *upstream.DegradedError
 		if err := r.gw.Ready(context.Background()); !errors.As(err, &de) || !strings.Contains(de.Reason, "redis unavailable") {
-			t.Errorf("replica %d Ready with Redis stopped = %v, want a DegradedError naming Redis", i, err)
+			t.Errorf("replica %d Ready with Redis stopped = %v, want an upstream.DegradedError naming Redis", i, err)
 		}
 		if h := r.gw.Health(); h.Shared.Redis.Up || !h.Shared.LocalRateLimit || h.RateLimit.LimitPerSecond != 500 || h.RateLimit.Burst != 500 {
 			t.Errorf("replica %d with Redis stopped: shared %+v, rate limit %+v; want Redis down and the local limit at half of 1000/s, burst 1000", i, h.Shared, h.RateLimit)
@@ -343,7 +344,7 @@ func TestSharedRedisSlowOrRefusingFailsNoCall(t *testing.T) {
 		for range 3 {
 			rs[0].call(t, "nsip_get_animal", map[string]any{"search_string": id}).mustOK(t)
 		}
-		var de *DegradedError
+		var de *upstream.DegradedError
 		if err := rs[0].gw.Ready(context.Background()); !errors.As(err, &de) || !strings.Contains(de.Reason, "DB index is out of range") {
 			t.Errorf("Ready with a refusing Redis = %v, want degraded with Redis's own error", err)
 		}

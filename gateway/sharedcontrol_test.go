@@ -18,6 +18,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/cache/redistest"
 	"github.com/nsip-tools/nsip-mcp/gateway/metrics"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
+	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
 
@@ -46,7 +47,7 @@ func mustScrape(t *testing.T, m *metrics.Metrics, want ...string) {
 // mustDegradedNaming checks that rp's /readyz says degraded and names key.
 func mustDegradedNaming(t *testing.T, rp *replica, key string) {
 	t.Helper()
-	var de *DegradedError
+	var de *upstream.DegradedError
 	if err := rp.gw.Ready(context.Background()); !errors.As(err, &de) || !strings.Contains(de.Reason, key) {
 		t.Errorf("/readyz with a forged %s in Redis = %v, want degraded naming it", key, err)
 	}

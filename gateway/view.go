@@ -19,8 +19,8 @@ const MaxTokenCap = 25000
 // one row of a page.
 const minMaxTokens = 256
 
-// DefaultMaxBudget is the server's default cap on max_tokens.
-const DefaultMaxBudget = 8000
+// defaultMaxBudget is the server's default cap on max_tokens.
+const defaultMaxBudget = 8000
 
 // The view arguments choose how an answer is shown, not what is asked of
 // NSIP: they stay out of the cache key, so every view of one upstream
