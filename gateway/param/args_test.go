@@ -1,8 +1,11 @@
 package param
 
 import (
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
 type decodeInner struct {
@@ -32,5 +35,83 @@ func TestDecodeIntoNamesTheMember(t *testing.T) {
 		if fe == nil || fe.Field != c.field || !strings.Contains(fe.Problem, c.says) || !strings.HasPrefix(fe.Problem, "does not fit the tool's arguments") {
 			t.Errorf("%s: %+v, want field %q saying %q", c.params, fe, c.field, c.says)
 		}
+	}
+}
+
+// pairArgs has scalars and lists, as an analysis's arguments do.
+type pairArgs struct {
+	Limit  int                `json:"limit,omitempty"`
+	Rams   []string           `json:"ram_lpn_ids"`
+	Traits []string           `json:"traits,omitempty"`
+	Weight map[string]float64 `json:"weights,omitempty"`
+	Index  string             `json:"index,omitempty"`
+}
+
+var pairSpecs = MustStruct[pairArgs](Table{reflect.TypeFor[pairArgs](): {
+	"Limit":  {Example: 2, Min: Bound(0), Max: Bound(10)},
+	"Rams":   {List: &List{MinItems: 1, MaxItems: 3, Item: "lpn", Example: []string{ExampleLPN}}},
+	"Traits": {List: &List{MinItems: 1, MaxItems: 5, Item: "trait", Example: []string{"WWT"}}},
+	"Weight": {List: &List{Required: true, Unless: "index", MaxItems: 5, Example: map[string]any{"WWT": 1.0}}},
+	"Index":  {Example: "US Index", MaxLen: 40},
+}})
+
+// Validate judges scalars, lists and unknown names once each: a list
+// required unless another argument stands in for it, a list that is
+// refused, and a misspelt name with the one meant.
+func TestArgsValidateScalarsAndLists(t *testing.T) {
+	args, errs := pairSpecs.Validate(map[string]any{"limit": 3, "ram_lpn_ids": []any{"6402382024ncs310"}, "weights": map[string]any{"WWT": 2.0}})
+	if len(errs) > 0 {
+		t.Fatalf("a valid call: %+v", errs)
+	}
+	if args["limit"] != 3 || !reflect.DeepEqual(args["ram_lpn_ids"], []string{"6402382024NCS310"}) || !reflect.DeepEqual(args["weights"], map[string]float64{"WWT": 2}) {
+		t.Errorf("validated %#v", args)
+	}
+	if _, errs := pairSpecs.Validate(map[string]any{"ram_lpn_ids": []any{ExampleLPN}, "index": "US Index"}); len(errs) > 0 {
+		t.Errorf("weights are not required when index is sent: %+v", errs)
+	}
+	if _, errs := pairSpecs.Validate(map[string]any{"limit": 20, "ram_lpn_ids": []any{ExampleLPN}, "index": "US Index"}); len(errs) != 1 || errs[0].Field != "limit" {
+		t.Errorf("limit 20 of at most 10: %+v", errs)
+	}
+	_, errs = pairSpecs.Validate(map[string]any{"traits": []any{}, "wieghts": 1})
+	got := map[string]string{}
+	for _, e := range errs {
+		got[e.Field] = e.Problem + " | " + e.Expected
+	}
+	for field, says := range map[string]string{
+		"ram_lpn_ids": "is required",
+		"weights":     "is required",
+		"traits":      "",
+		"wieghts":     "weights",
+	} {
+		if p, ok := got[field]; !ok || !strings.Contains(p, says) {
+			t.Errorf("%s: %q, want it named saying %q (all: %v)", field, p, says, got)
+		}
+	}
+}
+
+// Example keeps what the call got right and fills what it needs with the
+// definition's examples; a list sent wrong is replaced.
+func TestArgsExampleKeepsWhatWasRight(t *testing.T) {
+	ex := pairSpecs.Example(map[string]any{"limit": 4, "traits": []any{"not a code!"}})
+	if ex["limit"] != 4 || !reflect.DeepEqual(ex["ram_lpn_ids"], []string{ExampleLPN}) ||
+		!reflect.DeepEqual(ex["traits"], []string{"WWT"}) || !reflect.DeepEqual(ex["weights"], map[string]any{"WWT": 1.0}) {
+		t.Errorf("example %#v", ex)
+	}
+	ex = pairSpecs.Example(map[string]any{"ram_lpn_ids": []any{"6402382022NCS087"}, "index": "US Index"})
+	if !reflect.DeepEqual(ex["ram_lpn_ids"], []any{"6402382022NCS087"}) || ex["weights"] != nil {
+		t.Errorf("a call with index: example %#v, want its rams and no weights", ex)
+	}
+}
+
+// Criteria know when they ask nothing, and send themselves under the
+// tool's names.
+func TestCriteriaEmptyAndObject(t *testing.T) {
+	if !(Criteria{}).Empty() || (Criteria{ProvenOnly: true}).Empty() || (Criteria{TraitRanges: map[string]nsip.Range{"WWT": {Min: 1, Max: 2}}}).Empty() {
+		t.Error("Empty judged wrongly")
+	}
+	got := Criteria{FlockID: "640238", Gender: "Male", TraitRanges: map[string]nsip.Range{"WWT": {Min: 1, Max: 2}}}.Object()
+	want := map[string]any{"flock_id": "640238", "gender": "Male", "trait_ranges": map[string]any{"WWT": map[string]any{"min": 1.0, "max": 2.0}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Object = %#v, want %#v", got, want)
 	}
 }
