@@ -5,9 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -70,17 +68,7 @@ func longFuncs(t *testing.T, root string) (map[string]longFunc, int) {
 	t.Helper()
 	long := map[string]longFunc{}
 	funcs := 0
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() && (name == "testdata" || name == "node_modules" || strings.HasPrefix(name, ".") && path != root) {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			return nil
-		}
+	eachSource(t, root, func(path string) error {
 		fset := token.NewFileSet()
 		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
 		if err != nil {
@@ -100,9 +88,6 @@ func longFuncs(t *testing.T, root string) (map[string]longFunc, int) {
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	return long, funcs
 }
 

@@ -58,17 +58,7 @@ const module = "github.com/nsip-tools/nsip-mcp/"
 func TestImportsPointOneWay(t *testing.T) {
 	root := filepath.Join("..", "..")
 	imports := map[string]map[string]bool{}
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() && (name == "testdata" || name == "node_modules" || strings.HasPrefix(name, ".") && path != root) {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			return nil
-		}
+	eachSource(t, root, func(path string) error {
 		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
 		if err != nil {
 			return err
@@ -86,9 +76,6 @@ func TestImportsPointOneWay(t *testing.T) {
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if len(imports) < 20 {
 		t.Fatalf("found %d packages; the walk missed the module", len(imports))
 	}
@@ -127,4 +114,27 @@ func matches(pattern, pkg string) bool {
 	}
 	base, ok := strings.CutSuffix(pattern, "/*")
 	return ok && strings.HasPrefix(pkg, base+"/")
+}
+
+// eachSource calls read with the path of every non-test Go file of the
+// module under root, whatever its build tags, leaving out testdata,
+// node_modules and hidden folders: the walk the module-wide checks share.
+func eachSource(t *testing.T, root string, read func(path string) error) {
+	t.Helper()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() && (name == "testdata" || name == "node_modules" || strings.HasPrefix(name, ".") && path != root) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		return read(path)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

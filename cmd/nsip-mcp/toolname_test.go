@@ -4,7 +4,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,16 +18,9 @@ func TestToolNamesSpeltOnce(t *testing.T) {
 	root := filepath.Join("..", "..")
 	home := filepath.Join(root, "nsip", "toolname")
 	files := 0
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() && (path == home || name == "testdata" || name == "node_modules" || strings.HasPrefix(name, ".") && path != root) {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			return nil
+	eachSource(t, root, func(path string) error {
+		if filepath.Dir(path) == home {
+			return nil // the one place the names are spelt
 		}
 		files++
 		fset := token.NewFileSet()
@@ -52,9 +44,6 @@ func TestToolNamesSpeltOnce(t *testing.T) {
 		})
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if files < 100 {
 		t.Fatalf("read %d files; the walk missed the module", files)
 	}
