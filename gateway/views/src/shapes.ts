@@ -37,16 +37,21 @@ function fromNSIP(n: Json, path: string, tree: Tree) {
   fromNSIP(kids[1], path + "D", tree);
 }
 
+const unsafeKeys = new Set(["__proto__", "constructor", "prototype"]);
+
 // unflatten rebuilds an object from a table of paths and values, such as
 // lineage.data.children[0].lpnId.
 function unflatten(rows: Json[]): Json {
   const out: Json = {};
   for (const r of rows) {
     const keys = String(r.path).replace(/\[(\d+)\]/g, ".$1").split(".");
+    // The names come from NSIP's JSON: one that would reach an object's
+    // prototype is no member of the record, and is passed over.
+    if (keys.some((k) => unsafeKeys.has(k))) continue;
     let o = out;
     keys.forEach((k, i) => {
       if (i === keys.length - 1) o[k] = r.value;
-      else o = o[k] ??= /^\d+$/.test(keys[i + 1]) ? [] : {};
+      else o = Object.hasOwn(o, k) ? o[k] : (o[k] = /^\d+$/.test(keys[i + 1]) ? [] : {});
     });
   }
   return out;
@@ -128,7 +133,7 @@ function fromRows(lpn: string, facts: string[], cols: string[], rows: Json[]): A
 // A compare row as an object, or a compact row of cells named by columns.
 function fromCompare(d: Json): Animal[] {
   const traits: string[] = d.traits ?? [];
-  return (d.animals ?? []).map((a: Json) => {
+  return (d.animals ?? []).map((a: Json, row: number) => {
     if (Array.isArray(a) && Array.isArray(d.columns)) {
       const o: Json = {};
       d.columns.forEach((c: string, i: number) => (o[c] = a[i]));
@@ -136,7 +141,10 @@ function fromCompare(d: Json): Animal[] {
     }
     const ebvs: EBV[] = traits.map((code, i) => {
       const cell = Array.isArray(a.ebv) ? a.ebv[i] : [a[code], a[code + "_acc"], a[code + "_top_percent"]];
-      return { code, value: num(cell?.[0]), acc: num(cell?.[1]), pct: num(a.top_percent?.[i] ?? cell?.[2]) };
+      // A compact comparison keeps the percentiles beside the table, a row
+      // per animal and a cell per trait.
+      const pct = a.top_percent?.[i] ?? d.top_percent?.rows?.[row]?.[i] ?? cell?.[2];
+      return { code, value: num(cell?.[0]), acc: num(cell?.[1]), pct: num(pct) };
     });
     return { lpn: a.lpn_id, facts: [a.breed, a.sex, a.born && "born " + a.born, a.genotyped].filter(Boolean), ebvs };
   });
@@ -187,8 +195,11 @@ export interface Plan {
 export function readPlan(d: Json, args: Json): Plan {
   const cols: string[] = d.columns ?? [];
   const planned = new Map<Key, Json[]>();
-  const rams = new Set<string>(Array.isArray(args.ram_lpn_ids) ? args.ram_lpn_ids : []);
-  const ewes = new Set<string>(Array.isArray(args.ewe_lpn_ids) ? args.ewe_lpn_ids : []);
+  // LPN IDs as the server holds them (it upper-cases what it is sent), so
+  // that an animal asked in lower case is the one the plan names.
+  const ids = (l: Json) => (Array.isArray(l) ? l.map((x) => String(x).trim().toUpperCase()) : []);
+  const rams = new Set<string>(ids(args.ram_lpn_ids));
+  const ewes = new Set<string>(ids(args.ewe_lpn_ids));
   for (const [ram, rows] of Object.entries(d.by_ram ?? {})) {
     rams.add(ram);
     for (const r of rows as Json[][]) {

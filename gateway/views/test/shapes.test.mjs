@@ -121,6 +121,23 @@ describe("animals", () => {
     assert.deepEqual(codes(list[1]), ["BWT", "WWT"]);
     const compact = shapes.animals({ traits: ["BWT"], columns: ["lpn_id", "BWT", "BWT_acc"], animals: [["A", 0.1, 45]] });
     assert.deepEqual(compact[0].ebvs, [{ code: "BWT", value: 0.1, acc: 45, pct: null }]);
+    // The compact table the server sends: EBVs under the trait's column,
+    // percentiles beside the table, a row per animal.
+    const sent = shapes.animals({ traits: ["BWT", "WWT"], columns: ["lpn_id", "sex", "BWT", "WWT"],
+      animals: [["A", "Male", 0.1, 2.5], ["B", "Female", -0.2, null]], top_percent: { rows: [[12.5, 40], [88, null]] } });
+    assert.deepEqual(sent.map((a) => a.ebvs.map((e) => e.pct)), [[12.5, 40], [88, null]]);
+    assert.deepEqual(sent[1].ebvs.map((e) => e.value), [-0.2, null]);
+  });
+
+  it("passes over a flattened name that would reach an object's prototype", () => {
+    const tree = shapes.pedigreeTree({ columns: ["path", "value"], rows: [
+      { path: "lineage.__proto__.polluted", value: "yes" },
+      { path: "constructor.prototype.polluted", value: "yes" },
+      { path: "lineage.data.lpnId", value: "ROOT1" },
+    ] });
+    assert.equal({}.polluted, undefined);
+    assert.equal(Object.prototype.polluted, undefined);
+    assert.ok(tree instanceof Map);
   });
 
   it("finds nothing in an answer with no EBVs", () => {
@@ -143,6 +160,12 @@ describe("readPlan", () => {
     assert.deepEqual([...p.planned.keys()].sort(), ["R1 E3", "R2 E1", "R2 E2"]);
     assert.deepEqual(p.planned.get(shapes.key("R2", "E2")), ["E2", 0.16, 1.2]);
     assert.equal(p.maxCOI, 0.25);
+  });
+
+  it("names an animal asked in lower case as the plan does", () => {
+    const p = shapes.readPlan(answer, { ram_lpn_ids: [" r1", "R2"], ewe_lpn_ids: ["e1", "E2", "e3 "] });
+    assert.deepEqual(p.rams, ["R1", "R2"]);
+    assert.deepEqual(p.ewes, ["E1", "E2", "E3", "E4"]);
   });
 
   it("without the arguments, names the animals the answer names", () => {

@@ -73,7 +73,9 @@ async function render(a: Answer, v: View) {
   let note = "";
   try {
     const full = await v.readFull(a);
-    if (Array.isArray(full?.rows)) rows = full.rows;
+    // Rows the statistics left out (they contradict the group's filter)
+    // are left out of the pictures too.
+    if (Array.isArray(full?.rows)) rows = full.rows.filter((r: Json) => !r?.left_out);
   } catch (err) {
     note = "The flock's rows could not be read (" + String(err) + "); each trait shows its range, mean and SD.";
   }

@@ -5,7 +5,7 @@
 // others itself (nsip_check_mating, the lineages already cached by the
 // plan), so the matrix never passes through the model.
 import { Answer, Json, View, el, fmt, show, start } from "../common";
-import { key, readPlan } from "../shapes";
+import { Plan, key, readPlan } from "../shapes";
 
 // autoPairs bounds how many pairs the view asks about without being told:
 // a 10 x 100 plan would be 1,000 calls.
@@ -45,8 +45,32 @@ async function fillPairs(v: View, todo: [string, string, HTMLElement][], maxCOI:
   await Promise.all(Array.from({ length: atOnce }, worker));
 }
 
+// addFullPlan marks the pairs of a plan cut to fit the budget from its
+// whole table behind _meta.full, so that no mated pair is drawn as unmated.
+async function addFullPlan(a: Answer, v: View, p: Plan) {
+  let full: Json = null;
+  try {
+    full = await v.readFull(a);
+  } catch {
+    return; // the cut plan still shows what it holds
+  }
+  const cols: string[] = full?.columns ?? [];
+  const ramAt = cols.indexOf("ram"), eweAt = cols.indexOf("ewe");
+  if (!Array.isArray(full?.rows) || ramAt < 0 || eweAt < 0) return;
+  for (const r of full.rows as Json[]) {
+    const row = Array.isArray(r) ? r : cols.map((c) => r[c]);
+    const ram = String(row[ramAt]), ewe = String(row[eweAt]);
+    if (p.planned.has(key(ram, ewe))) continue;
+    if (!p.rams.includes(ram)) p.rams.push(ram);
+    if (!p.ewes.includes(ewe)) p.ewes.push(ewe);
+    // The plan's own columns, in its order, from the table's.
+    p.planned.set(key(ram, ewe), p.cols.map((c, i) => (i === 0 ? ewe : row[cols.indexOf(c)] ?? null)));
+  }
+}
+
 async function drawPlan(a: Answer, v: View) {
   const p = readPlan(a.data, a.args);
+  await addFullPlan(a, v, p);
   const coiAt = p.cols.indexOf("coi");
   const table = el("table", { class: "matrix" });
   const head = el("tr", {}, el("th", {}, "ram \\ ewe"));
@@ -114,7 +138,9 @@ function drawCheck(a: Answer, v: View) {
     const fill = el("i");
     fill.style.width = `${(100 * (x.contribution ?? 0)) / maxC}%`;
     b.append(fill, el("b", {}, coiText(x.contribution)));
-    const paths = (x.paths?.length ?? 0) + (x.more_paths ?? 0);
+    // Each group of paths is [generations to the sire, to the dam, pairs];
+    // more_paths counts pairs already.
+    const paths = (x.paths ?? []).reduce((n: number, g: Json[]) => n + (typeof g?.[2] === "number" ? g[2] : 1), 0) + (x.more_paths ?? 0);
     return el("tr", { class: "ancestor-row", "data-lpn": x.lpn_id },
       el("td", { class: "mono" }, x.lpn_id), el("td", { style: "min-width:140px" }, b), el("td", { class: "num" }, paths));
   });

@@ -40,8 +40,11 @@ export function drawTable(root: HTMLElement, cols: string[], rows: Json[][], hea
   });
   const fill = () => {
     const sorted = rows.map((r, i) => [r, i] as [Json[], number]).sort((x, y) => {
+      const blank = (v: Json) => v === null || v === undefined || v === "";
+      const bx = blank(x[0][by]), byy = blank(y[0][by]);
+      if (bx !== byy) return bx ? 1 : -1; // blanks last, whichever way
       const c = compare(x[0][by], y[0][by]);
-      return (c === 0 ? x[1] - y[1] : c) * (c === 0 ? 1 : dir);
+      return c === 0 ? x[1] - y[1] : c * dir;
     });
     ths.forEach((th, i) => (i === by ? th.setAttribute("aria-sort", dir > 0 ? "ascending" : "descending") : th.removeAttribute("aria-sort")));
     tbody.replaceChildren(...sorted.map(([r]) => el("tr", { class: "rank-row", "data-lpn": r[cols.indexOf("lpn_id")] }, ...r.map((v, i) => cell(cols[i], v)))));

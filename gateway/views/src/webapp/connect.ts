@@ -65,8 +65,24 @@ function newClient(): Client {
   return new Client({ name: "nsip-web-app", version: "1.0.0" }, { capabilities: { extensions: uiExtension } as never });
 }
 
+// tokenFromFragment reads the token from /app#token=…, taken as it was
+// written (a base64 token's "+" stays a "+"), and takes it out of the
+// address, so that it is not left in the address bar, the history or a
+// link someone copies.
 export function tokenFromFragment(): string {
-  return new URLSearchParams(location.hash.replace(/^#/, "")).get("token") ?? "";
+  let token = "";
+  for (const part of location.hash.replace(/^#/, "").split("&")) {
+    const [name, value = ""] = part.split(/=(.*)/s);
+    if (name === "token") {
+      try {
+        token = decodeURIComponent(value);
+      } catch {
+        token = value;
+      }
+    }
+  }
+  if (token) history.replaceState(null, "", location.pathname + location.search);
+  return token;
 }
 
 // connect tries /ws, then /mcp, on the page's own origin.
