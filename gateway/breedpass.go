@@ -37,15 +37,18 @@ func (r *lookups) LoadPass(ctx context.Context, breed int, evaluation string) *a
 // StorePass keeps p here and shares it through Redis.
 func (r *lookups) StorePass(ctx context.Context, p *analysis.BreedPass) { r.g.passes.Keep(ctx, p) }
 
-// FillPass reads breed's pass in the background, once at a time, so that
+// FillPass reads breed's pass in the background, one at a time, so that
 // a later call finds it kept: a breed too large for one call's lookups.
 // Its lookups go through the same pool (rate limit, breaker, cache) as
-// every call's, and it ends when the gateway is closed.
-func (r *lookups) FillPass(breed int, evaluation string) { r.g.fillPass(breed, evaluation) }
+// every call's, and it ends when the gateway is closed. It returns why
+// the pass is not being read, "" when it is.
+func (r *lookups) FillPass(breed int, evaluation string) string {
+	return r.g.fillPass(breed, evaluation)
+}
 
-func (g *Gateway) fillPass(breed int, evaluation string) {
+func (g *Gateway) fillPass(breed int, evaluation string) string {
 	key := analysis.PassKey(breed, evaluation)
-	g.passes.Fill(key, func(ctx context.Context) {
+	started := g.passes.Fill(key, func(ctx context.Context) {
 		ctx = calllog.With(ctx)
 		src := &lookups{g: g, def: passFiller, slots: make(chan struct{}, g.analysisParallel()),
 			soft: g.cfg.Now().Add(passes.FillTime), hard: time.Now().Add(passes.FillTime)}
@@ -55,14 +58,20 @@ func (g *Gateway) fillPass(breed int, evaluation string) {
 			g.log.Warn("breed pass not read", "breed_id", breed, "error", err.Error())
 		case p == nil:
 			g.log.Info("breed pass not kept", "breed_id", breed, "why", why)
+			g.passes.Refuse(key, why)
+		case !g.passes.Keep(ctx, p):
+			g.passes.Refuse(key, "larger than the passes may hold")
 		default:
-			g.passes.Keep(ctx, p)
 			g.log.Info("breed pass read", "breed_id", breed, "evaluation", p.Evaluation, "animals", p.Animals(), "lookups", src.Upstream().Lookups)
 		}
 		if done := g.passFilled; done != nil {
 			done(key)
 		}
 	})
+	if started {
+		return ""
+	}
+	return g.passes.Why(key)
 }
 
 // passFiller is what a background pass's lookups are counted under: no

@@ -50,7 +50,9 @@ type PassStore interface {
 // call that asked: a breed too large for one call's lookups is then read
 // in the background, and a later call finds it kept.
 type PassFiller interface {
-	FillPass(breed int, evaluation string)
+	// FillPass starts the read, or says why it does not ("" when the
+	// pass is being read).
+	FillPass(breed int, evaluation string) string
 }
 
 // PassKey is the key a pass is kept and shared under.

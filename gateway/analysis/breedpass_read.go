@@ -215,7 +215,10 @@ func (pc *percentiles) passFailed(ctx context.Context, store PassStore, breed in
 // notes why it is not read in this call.
 func (pc *percentiles) fill(store PassStore, breed int, why string) {
 	if f, ok := store.(PassFiller); ok {
-		f.FillPass(breed, pc.eval)
+		if not := f.FillPass(breed, pc.eval); not != "" {
+			pc.note(breed, "not read: "+why+"; nor in the background: "+not)
+			return
+		}
 		pc.note(breed, "being read in the background, since "+why+"; a later call uses it")
 		return
 	}

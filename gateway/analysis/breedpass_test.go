@@ -20,6 +20,7 @@ type memPasses struct {
 	kept   map[string][]byte
 	stored int
 	fills  []string // FillPass calls, when the source offers it
+	refuse string   // what FillPass answers: why it does not read the pass
 }
 
 func (s *memPasses) LoadPass(_ context.Context, breed int, eval string) *BreedPass {
@@ -56,10 +57,11 @@ type passFake struct {
 // fillFake also reads passes in the background (FillPass), recorded.
 type fillFake struct{ passFake }
 
-func (f fillFake) FillPass(breed int, eval string) {
+func (f fillFake) FillPass(breed int, eval string) string {
 	f.memPasses.mu.Lock()
+	defer f.memPasses.mu.Unlock()
 	f.fills = append(f.fills, PassKey(breed, eval))
-	f.memPasses.mu.Unlock()
+	return f.refuse
 }
 
 type passAnswer struct {
@@ -241,6 +243,20 @@ func TestBreedPassChosenByCost(t *testing.T) {
 	mustRunSource(t, Compare, src, map[string]any{"lpn_ids": ids, "traits": []any{"BWT", "WWT", "YWT", "FAT"}, "percentiles": true}, &a)
 	if len(src.fills) != 1 || src.fills[0] != PassKey(640, "09/23/2025") || !strings.Contains(a.Percentiles.BreedPass["640"], "background") {
 		t.Errorf("too large: fills %v, breed_pass %v; want one fill of breed 640 under the evaluation", src.fills, a.Percentiles.BreedPass)
+	}
+}
+
+// A pass the store will not read in the background (its last read was not
+// kept) is not promised to a later call: the answer says why instead.
+func TestBreedPassRefusedIsNotPromised(t *testing.T) {
+	f := population(6, 2500)
+	src := fillFake{passFake{f, &memPasses{refuse: "its last read was not kept (NSIP's count changed between pages)"}}}
+	f.ceiling = f.lookups + 20 // fewer than the pass's 25 pages
+	var a passAnswer
+	mustRunSource(t, Compare, src, map[string]any{"lpn_ids": pick(f, 7, 6), "traits": []any{"BWT", "WWT", "YWT", "FAT"}, "percentiles": true}, &a)
+	got := a.Percentiles.BreedPass["640"]
+	if !strings.Contains(got, "nor in the background: its last read was not kept (NSIP's count changed") || strings.Contains(got, "a later call uses it") {
+		t.Errorf("breed_pass %q; want the refusal and no promise", got)
 	}
 }
 

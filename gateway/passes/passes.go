@@ -60,8 +60,13 @@ type Store struct {
 	bytes int64
 	lru   *list.List // of *entry, most recently used first
 	byKey map[string]*list.Element
-	// filling are the passes being read in the background.
+	// filling are the passes being read in the background: one at a
+	// time, since a large breed's read takes the upstream's connections
+	// and fills the answer cache with its pages.
 	filling map[string]bool
+	// refused are the passes whose last read was not kept, and why, so
+	// that a pass that cannot be kept is not read again on every call.
+	refused map[string]refusal
 	closed  bool
 
 	// life ends the background reads when the store is closed.
@@ -69,6 +74,16 @@ type Store struct {
 	stop  context.CancelFunc
 	fills sync.WaitGroup
 }
+
+type refusal struct {
+	why string
+	at  time.Time
+}
+
+// RefuseTime is how long a pass whose read was not kept is not read
+// again: as long as a cached answer lives, after which NSIP may have
+// settled (its pages agreeing again) or the bounds changed.
+const RefuseTime = time.Hour
 
 type entry struct {
 	key    string
@@ -80,7 +95,7 @@ type entry struct {
 // New is an empty store.
 func New(cfg Config) *Store {
 	life, stop := context.WithCancel(context.Background())
-	return &Store{cfg: cfg, lru: list.New(), byKey: map[string]*list.Element{}, filling: map[string]bool{}, life: life, stop: stop}
+	return &Store{cfg: cfg, lru: list.New(), byKey: map[string]*list.Element{}, filling: map[string]bool{}, refused: map[string]refusal{}, life: life, stop: stop}
 }
 
 // Max is the store's bound in bytes.
@@ -117,27 +132,29 @@ func (s *Store) Load(ctx context.Context, breed int, evaluation string) *analysi
 	return p
 }
 
-// Keep keeps p here and shares it through Redis; a pass larger than the
-// whole bound is logged and not kept.
-func (s *Store) Keep(ctx context.Context, p *analysis.BreedPass) {
+// Keep keeps p here and shares it through Redis, and reports whether it
+// did; a pass larger than the whole bound is logged and not kept.
+func (s *Store) Keep(ctx context.Context, p *analysis.BreedPass) bool {
 	key, now := analysis.PassKey(p.Breed, p.Evaluation), s.cfg.Now()
 	if !s.put(key, p, now) {
 		s.cfg.Logger.Info("breed pass not kept: larger than the passes may hold", "breed_id", p.Breed, "bytes", p.Bytes(), "limit_bytes", s.cfg.MaxBytes)
-		return
+		return false
 	}
 	if rd := s.cfg.Shared; rd != nil {
 		if b, err := p.MarshalBinary(); err == nil {
 			rd.Store(ctx, key, b, now, s.cfg.TTL)
 		}
 	}
+	return true
 }
 
-// Fill runs read in the background, unless the pass of key is already
-// being read or the store is closed, and reports whether it started it.
+// Fill runs read in the background, unless a pass is already being read,
+// the pass of key was refused within RefuseTime or the store is closed,
+// and reports whether it started it (Why says why not).
 // read's context ends after FillTime or when the store is closed.
 func (s *Store) Fill(key string, read func(ctx context.Context)) bool {
 	s.mu.Lock()
-	if s.filling[key] || s.closed {
+	if s.closed || len(s.filling) > 0 || s.refusedLocked(key) != "" {
 		s.mu.Unlock()
 		return false
 	}
@@ -156,6 +173,42 @@ func (s *Store) Fill(key string, read func(ctx context.Context)) bool {
 		read(ctx)
 	}()
 	return true
+}
+
+// Refuse records that the pass of key was read and not kept, and why.
+func (s *Store) Refuse(key, why string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refused[key] = refusal{why: why, at: s.cfg.Now()}
+}
+
+// Why says why Fill would not read the pass of key now; "" when it would,
+// or when that pass is being read already.
+func (s *Store) Why(key string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.closed:
+		return "the server is shutting down"
+	case s.filling[key]:
+		return ""
+	case len(s.filling) > 0:
+		return "another breed's pass is being read in the background, one at a time"
+	}
+	return s.refusedLocked(key)
+}
+
+// refusedLocked is why the pass of key was refused, while that holds.
+func (s *Store) refusedLocked(key string) string {
+	r, ok := s.refused[key]
+	if !ok {
+		return ""
+	}
+	if s.cfg.Now().Sub(r.at) > RefuseTime {
+		delete(s.refused, key)
+		return ""
+	}
+	return "its last read was not kept (" + r.why + ")"
 }
 
 // Close ends the reads under way, waits for them to return and starts no

@@ -236,3 +236,35 @@ func TestFillForgetsTheReadWhenItEnds(t *testing.T) {
 		t.Errorf("%d reads still marked as under way after they ended", filling)
 	}
 }
+
+// A pass whose read was not kept is not read again for RefuseTime, and
+// Why says so; only one pass is read at a time.
+func TestFillRefusedAndOneAtATime(t *testing.T) {
+	e := newStore(t, 1<<20, false)
+	s := e.s
+	s.Refuse("a", "NSIP's count changed between pages")
+	if s.Fill("a", func(context.Context) { t.Error("a refused pass was read") }) {
+		t.Fatal("a refused pass was started")
+	}
+	if why := s.Why("a"); why != "its last read was not kept (NSIP's count changed between pages)" {
+		t.Errorf("Why = %q", why)
+	}
+	e.now = e.now.Add(RefuseTime + time.Second)
+	if why := s.Why("a"); why != "" {
+		t.Errorf("after RefuseTime, Why = %q, want none", why)
+	}
+	release := make(chan struct{})
+	if !s.Fill("a", func(ctx context.Context) { <-release }) {
+		t.Fatal("the pass was not read once its refusal had passed")
+	}
+	if s.Fill("b", func(context.Context) { t.Error("a second pass was read at once") }) {
+		t.Error("a second pass's read started beside the first")
+	}
+	if why := s.Why("b"); !strings.Contains(why, "one at a time") {
+		t.Errorf("Why(b) = %q", why)
+	}
+	if why := s.Why("a"); why != "" {
+		t.Errorf("Why(a) while it is read = %q, want none", why)
+	}
+	close(release)
+}
