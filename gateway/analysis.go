@@ -143,6 +143,12 @@ func (r *lookups) Parallel() int { return cap(r.slots) }
 // analysis judges whether a long read fits (a breed's pass).
 func (r *lookups) TimeLeft() time.Duration { return r.soft.Sub(r.g.cfg.Now()) }
 
+// RateLimit is the upstream's rate limit, which a breed pass's pages wait
+// for however fast NSIP answers.
+func (r *lookups) RateLimit() (perSecond float64, burst int) {
+	return r.g.cfg.RateLimit, r.g.cfg.RateBurst
+}
+
 // get reads one upstream answer through the pipeline, as tool d would with
 // the raw arguments (which are normalised exactly as d's own calls are, so
 // they share its cache entries).

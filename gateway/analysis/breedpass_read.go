@@ -225,6 +225,12 @@ func (pc *percentiles) fill(store PassStore, breed int, why string) {
 	pc.note(breed, "not read: "+why)
 }
 
+// rateLimited is a Source that knows the upstream's rate limit: requests
+// a second, and how many may go at once after a quiet spell.
+type rateLimited interface {
+	RateLimit() (perSecond float64, burst int)
+}
+
 // timeLeft is a Source that knows how long its call may
 // still make lookups.
 type timeLeft interface{ TimeLeft() time.Duration }
@@ -239,6 +245,14 @@ func (pc *percentiles) passTime(pages int, first time.Duration) string {
 	}
 	w := pc.r.parallel()
 	need := time.Duration((pages-1+w-1)/w+1) * first // the pages left, then the date
+	// The first page may have come from the cache, and the rest wait for
+	// the rate limit whatever NSIP's speed: the pass takes at least the
+	// time the limit lets its requests through in.
+	if rl, ok := pc.r.src.(rateLimited); ok {
+		if per, burst := rl.RateLimit(); per > 0 && pages > burst {
+			need = max(need, time.Duration(float64(pages-burst)/per*float64(time.Second)))
+		}
+	}
 	if left := tl.TimeLeft(); need > left {
 		return fmt.Sprintf("its %d pages would take about %s at %s a page, %d at once, where the call has %s left",
 			pages, need.Round(time.Second), first.Round(time.Millisecond), w, left.Round(time.Second))

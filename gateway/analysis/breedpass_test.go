@@ -360,6 +360,34 @@ func TestBreedPassNotBegunWithoutTime(t *testing.T) {
 	}
 }
 
+// ratedFake also says the upstream's rate limit.
+type ratedFake struct {
+	timedFake
+	per   float64
+	burst int
+}
+
+func (f ratedFake) RateLimit() (float64, int) { return f.per, f.burst }
+
+// However fast the first page came, the rest of a pass waits for the rate
+// limit: 25 pages at 5 a second past a burst of 10 take 3 s, more than the
+// 2 s the call has left, so the pass is read in the background.
+func TestBreedPassTimeCountsTheRateLimit(t *testing.T) {
+	f := population(6, 2500)
+	ids := pick(f, 7, 6)
+	args := map[string]any{"lpn_ids": ids, "traits": []any{"BWT", "WWT", "YWT", "FAT"}, "percentiles": true}
+	var a passAnswer
+	mustRunSource(t, Compare, ratedFake{timedFake{fillFake{passFake{f, &memPasses{}}}, 2 * time.Second}, 0, 0}, args, &a)
+	if a.Percentiles.Via != "breed pass" {
+		t.Fatalf("without a rate limit: via %q, breed_pass %v; want the pass read in the call", a.Percentiles.Via, a.Percentiles.BreedPass)
+	}
+	src := ratedFake{timedFake{fillFake{passFake{f, &memPasses{}}}, 2 * time.Second}, 5, 10}
+	mustRunSource(t, Compare, src, args, &a)
+	if note := a.Percentiles.BreedPass["640"]; len(src.fills) != 1 || !strings.Contains(note, "would take about 3s") {
+		t.Errorf("at 5 a second: fills %v, breed_pass %q; want it read in the background, 3 s named", src.fills, note)
+	}
+}
+
 // A ranking's percentile columns and one animal's EBVs come from the pass
 // as a comparison's do, equal to the count over the breed; the second
 // question reads the kept pass.
