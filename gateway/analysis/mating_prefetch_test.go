@@ -84,19 +84,55 @@ func TestMatingAsksLineagesBesideRecords(t *testing.T) {
 	}
 }
 
-// An unknown parent ends the mating with its error, and no lineage asked
-// ahead is still under way when it does.
+// heldLineages answers records at once and holds every lineage until its
+// context ends, counting the lineages asked, cancelled and under way; a
+// lineage nobody cancels is let go after 30 s and marked stuck.
+type heldLineages struct {
+	*fakeSource
+	mu                         sync.Mutex
+	asked, cancelled, inflight int
+	stuck                      bool
+}
+
+func (h *heldLineages) Parallel() int { return 4 }
+
+func (h *heldLineages) Lineage(ctx context.Context, id string) (*nsip.Lineage, error) {
+	h.mu.Lock()
+	h.asked++
+	h.inflight++
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		h.inflight--
+		h.mu.Unlock()
+	}()
+	select {
+	case <-ctx.Done():
+		h.mu.Lock()
+		h.cancelled++
+		h.mu.Unlock()
+		return nil, ctx.Err()
+	case <-time.After(30 * time.Second):
+		h.mu.Lock()
+		h.stuck = true
+		h.mu.Unlock()
+		return h.fakeSource.Lineage(ctx, id)
+	}
+}
+
+// An unknown parent ends the mating with its error, and the lineages asked
+// ahead of the records are cancelled and have ended when it does.
 func TestMatingAskedAheadSettlesOnError(t *testing.T) {
-	f := herd(matingCases[1].herd...)
-	g := &recordGate{fakeSource: f, width: 4, open: make(chan struct{})}
+	h := &heldLineages{fakeSource: herd(matingCases[1].herd...)}
 	args, _ := CheckMating.Validate(map[string]any{"sire_lpn_id": "NOSUCH1", "dam_lpn_id": "DAM01"})
-	_, err := Run(t.Context(), CheckMating, g, discard(), args, args)
+	_, err := Run(t.Context(), CheckMating, h, discard(), args, args)
 	if err == nil {
 		t.Fatal("a mating with an unknown sire answered")
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.inflight != 0 {
-		t.Errorf("%d lookups still under way after the call ended", g.inflight)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.asked != 2 || h.cancelled != 2 || h.inflight != 0 || h.stuck {
+		t.Errorf("lineages asked ahead %d, cancelled %d, under way after the call %d, stuck %v; want 2, 2, 0, false",
+			h.asked, h.cancelled, h.inflight, h.stuck)
 	}
 }
