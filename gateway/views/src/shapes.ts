@@ -211,3 +211,20 @@ export function readPlan(d: Json, args: Json): Plan {
   return { rams: [...rams], ewes: [...ewes], planned, cols, maxCOI: typeof d.max_coi === "number" ? d.max_coi : null };
 }
 
+// mergeFullPlan adds to p the mated pairs of the plan's whole table (the
+// answer's _meta.full: columns ram, ewe, then the plan's), which a plan cut
+// to fit the budget leaves out of by_ram.
+export function mergeFullPlan(p: Plan, full: Json) {
+  const cols: string[] = full?.columns ?? [];
+  const ramAt = cols.indexOf("ram"), eweAt = cols.indexOf("ewe");
+  if (!Array.isArray(full?.rows) || ramAt < 0 || eweAt < 0) return;
+  for (const r of full.rows as Json[]) {
+    const row = Array.isArray(r) ? r : cols.map((c) => r[c]);
+    const ram = String(row[ramAt]), ewe = String(row[eweAt]);
+    if (p.planned.has(key(ram, ewe))) continue;
+    if (!p.rams.includes(ram)) p.rams.push(ram);
+    if (!p.ewes.includes(ewe)) p.ewes.push(ewe);
+    // The plan's own columns, in its order, from the table's.
+    p.planned.set(key(ram, ewe), p.cols.map((c, i) => (i === 0 ? ewe : (row[cols.indexOf(c)] ?? null))));
+  }
+}

@@ -162,6 +162,19 @@ describe("readPlan", () => {
     assert.equal(p.maxCOI, 0.25);
   });
 
+  it("adds the pairs a plan cut to its budget left out, from its whole table", () => {
+    const cut = { by_ram: { R1: [["E3", 0.2, 0.13]] }, columns: ["ewe", "coi", "lamb_index"], max_coi: 0.25, mated: 3 };
+    const p = shapes.readPlan(cut, { ram_lpn_ids: ["R1", "R2"], ewe_lpn_ids: ["E1", "E2", "E3"] });
+    shapes.mergeFullPlan(p, { columns: ["ram", "ewe", "coi", "lamb_index"], rows: [
+      { ram: "R1", ewe: "E3", coi: 0.2, lamb_index: 0.13 },
+      { ram: "R2", ewe: "E1", coi: 0.17, lamb_index: 0.9 },
+      { ram: "R2", ewe: "E2", coi: 0.16, lamb_index: 1.2 },
+    ] });
+    assert.deepEqual([...p.planned.keys()].sort(), ["R1 E3", "R2 E1", "R2 E2"]);
+    assert.deepEqual(p.planned.get("R2 E2"), ["E2", 0.16, 1.2]);
+    assert.deepEqual(p.rams, ["R1", "R2"]);
+  });
+
   it("names an animal asked in lower case as the plan does", () => {
     const p = shapes.readPlan(answer, { ram_lpn_ids: [" r1", "R2"], ewe_lpn_ids: ["e1", "E2", "e3 "] });
     assert.deepEqual(p.rams, ["R1", "R2"]);

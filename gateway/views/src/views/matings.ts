@@ -5,7 +5,7 @@
 // others itself (nsip_check_mating, the lineages already cached by the
 // plan), so the matrix never passes through the model.
 import { Answer, Json, View, el, fmt, show, start } from "../common";
-import { Plan, key, readPlan } from "../shapes";
+import { Plan, key, mergeFullPlan, readPlan } from "../shapes";
 
 // autoPairs bounds how many pairs the view asks about without being told:
 // a 10 x 100 plan would be 1,000 calls.
@@ -48,23 +48,10 @@ async function fillPairs(v: View, todo: [string, string, HTMLElement][], maxCOI:
 // addFullPlan marks the pairs of a plan cut to fit the budget from its
 // whole table behind _meta.full, so that no mated pair is drawn as unmated.
 async function addFullPlan(a: Answer, v: View, p: Plan) {
-  let full: Json = null;
   try {
-    full = await v.readFull(a);
+    mergeFullPlan(p, await v.readFull(a));
   } catch {
-    return; // the cut plan still shows what it holds
-  }
-  const cols: string[] = full?.columns ?? [];
-  const ramAt = cols.indexOf("ram"), eweAt = cols.indexOf("ewe");
-  if (!Array.isArray(full?.rows) || ramAt < 0 || eweAt < 0) return;
-  for (const r of full.rows as Json[]) {
-    const row = Array.isArray(r) ? r : cols.map((c) => r[c]);
-    const ram = String(row[ramAt]), ewe = String(row[eweAt]);
-    if (p.planned.has(key(ram, ewe))) continue;
-    if (!p.rams.includes(ram)) p.rams.push(ram);
-    if (!p.ewes.includes(ewe)) p.ewes.push(ewe);
-    // The plan's own columns, in its order, from the table's.
-    p.planned.set(key(ram, ewe), p.cols.map((c, i) => (i === 0 ? ewe : row[cols.indexOf(c)] ?? null)));
+    // the cut plan still shows what it holds
   }
 }
 
