@@ -61,6 +61,7 @@ func TestJSONComparesValuesNotSpelling(t *testing.T) {
 }
 
 func TestCheckReportsDriftAndMissingFilesWithTheRerun(t *testing.T) {
+	setUpdate(t, false)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "a.json")
 	if err := os.WriteFile(path, []byte("{\"a\": 1}\n"), 0o644); err != nil {
@@ -82,6 +83,7 @@ func TestCheckReportsDriftAndMissingFilesWithTheRerun(t *testing.T) {
 }
 
 func TestOrphansNamesFilesWithNothingLive(t *testing.T) {
+	setUpdate(t, false)
 	dir := t.TempDir()
 	for _, n := range []string{"kept.json", "gone.json", "notes.txt"} {
 		if err := os.WriteFile(filepath.Join(dir, n), []byte("{}"), 0o644); err != nil {

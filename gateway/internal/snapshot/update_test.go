@@ -14,19 +14,19 @@ func (r *recorder) Fatal(a ...any) {
 	runtime.Goexit()
 }
 
-// updating sets -update for the rest of the test.
-func updating(t *testing.T) {
-	*update = true
-	t.Cleanup(func() { *update = false })
+// setUpdate sets -update to on for the rest of the test and puts back
+// what the run was given after it, so that each test checks the mode it
+// is about whether or not the run itself was given -update.
+func setUpdate(t *testing.T, on bool) {
+	was := *update
+	*update = on
+	t.Cleanup(func() { *update = was })
 }
 
 // Under -update a file is written (its folder made) rather than compared,
 // and an orphan is only reported.
 func TestUpdateWritesAndOnlyReportsOrphans(t *testing.T) {
-	if Updating() {
-		t.Skip("run without -update: this test sets it itself")
-	}
-	updating(t)
+	setUpdate(t, true)
 	if !Updating() {
 		t.Fatal("Updating is false under -update")
 	}
@@ -53,6 +53,7 @@ func TestUpdateWritesAndOnlyReportsOrphans(t *testing.T) {
 // A value that cannot be JSON, and a file that is not JSON, fail the
 // check naming the file.
 func TestCheckFailsOnWhatIsNotJSON(t *testing.T) {
+	setUpdate(t, false)
 	if got := run(t, func(r *recorder) { Indented(r, func() {}) }); len(got) != 1 {
 		t.Errorf("indenting a func: %q; want one failure", got)
 	}
