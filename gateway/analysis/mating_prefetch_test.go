@@ -9,57 +9,23 @@ import (
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
-// recordGate is the fake source counting the records and lineages under
-// way at once. Each waits until width lookups are under way together,
-// which a mating reaches only by asking its parents' lineages beside their
-// records: asked after the records, they would wait for ever, so after a
-// minute the gate opens and the test fails.
+// recordGate is the fake source holding records and lineages at a
+// lookupGate until width are under way together, which a mating reaches
+// only by asking its parents' lineages beside their records.
 type recordGate struct {
 	*fakeSource
-	width int
-
-	mu             sync.Mutex
-	inflight, peak int
-	open           chan struct{}
-	opened, stuck  bool
+	*lookupGate
 }
 
 func (g *recordGate) Parallel() int { return g.width }
 
-func (g *recordGate) enter() func() {
-	g.mu.Lock()
-	g.inflight++
-	g.peak = max(g.peak, g.inflight)
-	if g.inflight >= g.width && !g.opened {
-		g.opened = true
-		close(g.open)
-	}
-	g.mu.Unlock()
-	select {
-	case <-g.open:
-	case <-time.After(time.Minute):
-		g.mu.Lock()
-		g.stuck = true
-		if !g.opened {
-			g.opened = true
-			close(g.open)
-		}
-		g.mu.Unlock()
-	}
-	return func() {
-		g.mu.Lock()
-		g.inflight--
-		g.mu.Unlock()
-	}
-}
-
 func (g *recordGate) Details(ctx context.Context, id string) (*nsip.AnimalDetails, error) {
-	defer g.enter()()
+	defer g.enter(true)()
 	return g.fakeSource.Details(ctx, id)
 }
 
 func (g *recordGate) Lineage(ctx context.Context, id string) (*nsip.Lineage, error) {
-	defer g.enter()()
+	defer g.enter(true)()
 	return g.fakeSource.Lineage(ctx, id)
 }
 
@@ -71,7 +37,7 @@ func TestMatingAsksLineagesBesideRecords(t *testing.T) {
 	one := herd(matingCases[1].herd...)
 	want := runGated(t, CheckMating, &onlyOne{one}, sent)
 	f := herd(matingCases[1].herd...)
-	g := &recordGate{fakeSource: f, width: 4, open: make(chan struct{})}
+	g := &recordGate{fakeSource: f, lookupGate: newLookupGate(4)}
 	got := runGated(t, CheckMating, g, sent)
 	if g.stuck || g.peak != 4 {
 		t.Errorf("at most %d lookups under way at once (stuck waiting for more: %v), want the 2 records and 2 lineages", g.peak, g.stuck)

@@ -3,72 +3,32 @@ package analysis
 import (
 	"context"
 	"encoding/json"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
-// pageGate is the fake source counting the pages under way at once. The
-// first page of a listing is read alone (it gives NSIP's count); later
-// pages wait until width of them are under way together, which only pages
-// read at once can reach: one at a time they would wait for ever, so after
-// a minute the gate opens and the test fails.
+// pageGate is the fake source holding pages at a lookupGate: the first
+// page of a listing is read alone (it gives NSIP's count), later pages
+// wait until width of them are under way together.
 type pageGate struct {
 	*fakeSource
-	width int
-
-	mu             sync.Mutex
-	inflight, peak int
-	open           chan struct{}
-	opened, stuck  bool
+	*lookupGate
 }
 
 func newPageGate(f *fakeSource, width int) *pageGate {
-	return &pageGate{fakeSource: f, width: width, open: make(chan struct{})}
+	return &pageGate{fakeSource: f, lookupGate: newLookupGate(width)}
 }
 
 func (g *pageGate) Parallel() int { return g.width }
 
-// enter counts a page under way and, past the first, waits at the gate;
-// the returned func counts it done.
-func (g *pageGate) enter(page int) func() {
-	g.mu.Lock()
-	g.inflight++
-	g.peak = max(g.peak, g.inflight)
-	if g.inflight >= g.width && !g.opened {
-		g.opened = true
-		close(g.open)
-	}
-	g.mu.Unlock()
-	if page > 0 {
-		select {
-		case <-g.open:
-		case <-time.After(time.Minute):
-			g.mu.Lock()
-			g.stuck = true
-			if !g.opened {
-				g.opened = true
-				close(g.open)
-			}
-			g.mu.Unlock()
-		}
-	}
-	return func() {
-		g.mu.Lock()
-		g.inflight--
-		g.mu.Unlock()
-	}
-}
-
 func (g *pageGate) Search(ctx context.Context, q Query) (*nsip.SearchResults, error) {
-	defer g.enter(q.Page)()
+	defer g.enter(q.Page > 0)()
 	return g.fakeSource.Search(ctx, q)
 }
 
 func (g *pageGate) Progeny(ctx context.Context, id string, page, size int) (*nsip.ProgenyPage, error) {
-	defer g.enter(page)()
+	defer g.enter(page > 0)()
 	return g.fakeSource.Progeny(ctx, id, page, size)
 }
 

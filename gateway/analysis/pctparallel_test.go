@@ -11,17 +11,12 @@ import (
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
-// gatedSource is the fake source saying how many lookups the call may
-// have under way (Parallel) and counting the searches under way at once.
-// Searches of any trait but free, the first asked (whose first value is
-// computed alone, before a page shows how large the breed is), wait until
-// width of them are under way together, which only lookups made at once
-// can reach: one at a time, they would wait for ever, so after a minute
-// the gate opens and the test fails.
-type gatedSource struct {
-	*fakeSource
+// lookupGate counts the lookups under way at once. A lookup that waits
+// at it waits until width are under way together, which only lookups made
+// at once can reach: one at a time, they would wait for ever, so after a
+// minute the gate opens, marked stuck, and the test fails.
+type lookupGate struct {
 	width int
-	free  string
 
 	mu             sync.Mutex
 	inflight, peak int
@@ -29,13 +24,13 @@ type gatedSource struct {
 	opened, stuck  bool
 }
 
-func newGated(f *fakeSource, width int, free string) *gatedSource {
-	return &gatedSource{fakeSource: f, width: width, free: free, open: make(chan struct{})}
+func newLookupGate(width int) *lookupGate {
+	return &lookupGate{width: width, open: make(chan struct{})}
 }
 
-func (g *gatedSource) Parallel() int { return g.width }
-
-func (g *gatedSource) Search(ctx context.Context, q Query) (*nsip.SearchResults, error) {
+// enter counts one lookup under way and, when wait, holds it at the gate;
+// the returned func counts it done.
+func (g *lookupGate) enter(wait bool) func() {
 	g.mu.Lock()
 	g.inflight++
 	g.peak = max(g.peak, g.inflight)
@@ -44,12 +39,7 @@ func (g *gatedSource) Search(ctx context.Context, q Query) (*nsip.SearchResults,
 		close(g.open)
 	}
 	g.mu.Unlock()
-	defer func() {
-		g.mu.Lock()
-		g.inflight--
-		g.mu.Unlock()
-	}()
-	if q.SortedTrait != g.free {
+	if wait {
 		select {
 		case <-g.open:
 		case <-time.After(time.Minute):
@@ -62,6 +52,31 @@ func (g *gatedSource) Search(ctx context.Context, q Query) (*nsip.SearchResults,
 			g.mu.Unlock()
 		}
 	}
+	return func() {
+		g.mu.Lock()
+		g.inflight--
+		g.mu.Unlock()
+	}
+}
+
+// gatedSource is the fake source saying how many lookups the call may
+// have under way (Parallel) and holding its searches at a lookupGate, but
+// for those of free, the first trait asked (whose first value is computed
+// alone, before a page shows how large the breed is).
+type gatedSource struct {
+	*fakeSource
+	*lookupGate
+	free string
+}
+
+func newGated(f *fakeSource, width int, free string) *gatedSource {
+	return &gatedSource{fakeSource: f, lookupGate: newLookupGate(width), free: free}
+}
+
+func (g *gatedSource) Parallel() int { return g.width }
+
+func (g *gatedSource) Search(ctx context.Context, q Query) (*nsip.SearchResults, error) {
+	defer g.enter(q.SortedTrait != g.free)()
 	return g.fakeSource.Search(ctx, q)
 }
 
