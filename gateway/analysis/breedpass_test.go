@@ -64,24 +64,9 @@ func (f fillFake) FillPass(breed int, eval string) string {
 	return f.refuse
 }
 
-type passAnswer struct {
-	Traits  []string `json:"traits"`
-	Animals []struct {
-		LPNID      string     `json:"lpn_id"`
-		TopPercent []*float64 `json:"top_percent"`
-	} `json:"animals"`
-	Percentiles struct {
-		Lookups   int               `json:"lookups"`
-		Unproven  map[string]string `json:"unproven"`
-		Via       string            `json:"via"`
-		BreedPass map[string]string `json:"breed_pass"`
-		Method    string            `json:"method"`
-	} `json:"percentiles"`
-}
-
 // checkBrute holds every top_percent of a comparison of ids to the count
 // over the whole breed, and returns how many it checked.
-func checkBrute(t *testing.T, f *fakeSource, ids []any, a *passAnswer) int {
+func checkBrute(t *testing.T, f *fakeSource, ids []any, a *pctAnswer) int {
 	t.Helper()
 	checked := 0
 	for i, row := range a.Animals {
@@ -117,7 +102,7 @@ func TestBreedPassMatchesBruteForce(t *testing.T) {
 			}
 			src := passFake{f, &memPasses{}}
 			ids := pick(f, c.seed, 8)
-			var a passAnswer
+			var a pctAnswer
 			mustRunSource(t, Compare, src, map[string]any{"lpn_ids": ids, "traits": []any{"BWT", "WWT", "FAT", "NWT"}, "percentiles": true}, &a)
 			if got := checkBrute(t, f, ids, &a); got < 20 {
 				t.Errorf("only %d values checked", got)
@@ -144,7 +129,7 @@ func TestBreedPassSecondCompareReadsNoPage(t *testing.T) {
 	f := population(4, 1523)
 	src := passFake{f, &memPasses{}}
 	ids := pick(f, 4, 10)
-	var a passAnswer
+	var a pctAnswer
 	mustRunSource(t, Compare, src, map[string]any{"lpn_ids": ids[:5], "traits": []any{"BWT", "WWT", "YWT", "FAT"}, "percentiles": true}, &a)
 	first := f.callsOf("search")
 	if first != 16 || src.stored != 1 {
@@ -210,7 +195,7 @@ func TestBreedPassInconsistentNotUsed(t *testing.T) {
 			c.spoil(f)
 			src := passFake{f, &memPasses{}}
 			ids := pick(f, 5, 2)
-			var a passAnswer
+			var a pctAnswer
 			mustRunSource(t, Compare, src, map[string]any{"lpn_ids": ids, "traits": []any{"BWT"}, "percentiles": true}, &a)
 			note := a.Percentiles.BreedPass["640"]
 			if !strings.HasPrefix(note, "not used: ") || !strings.Contains(note, c.want) {
@@ -230,7 +215,7 @@ func TestBreedPassChosenByCost(t *testing.T) {
 	f := population(6, 2500)
 	src := fillFake{passFake{f, &memPasses{}}}
 	ids := pick(f, 6, 2)
-	var a passAnswer
+	var a pctAnswer
 	mustRunSource(t, Compare, src, map[string]any{"lpn_ids": ids, "traits": []any{"BWT"}, "percentiles": true}, &a)
 	if a.Percentiles.Via != "binary search" || !strings.Contains(a.Percentiles.BreedPass["640"], "binary search takes about") || src.stored != 0 {
 		t.Errorf("two values: via %q, breed_pass %v, %d kept; want the binary search", a.Percentiles.Via, a.Percentiles.BreedPass, src.stored)
@@ -252,7 +237,7 @@ func TestBreedPassRefusedIsNotPromised(t *testing.T) {
 	f := population(6, 2500)
 	src := fillFake{passFake{f, &memPasses{refuse: "its last read was not kept (NSIP's count changed between pages)"}}}
 	f.ceiling = f.lookups + 20 // fewer than the pass's 25 pages
-	var a passAnswer
+	var a pctAnswer
 	mustRunSource(t, Compare, src, map[string]any{"lpn_ids": pick(f, 7, 6), "traits": []any{"BWT", "WWT", "YWT", "FAT"}, "percentiles": true}, &a)
 	got := a.Percentiles.BreedPass["640"]
 	if !strings.Contains(got, "nor in the background: its last read was not kept (NSIP's count changed") || strings.Contains(got, "a later call uses it") {
@@ -265,7 +250,7 @@ func TestBreedPassNeedsEvaluation(t *testing.T) {
 	f := population(8, 200)
 	f.evalErr = fmt.Errorf("no date")
 	src := passFake{f, &memPasses{}}
-	var a passAnswer
+	var a pctAnswer
 	mustRunSource(t, Compare, src, map[string]any{"lpn_ids": pick(f, 8, 2), "traits": []any{"BWT"}, "percentiles": true}, &a)
 	if a.Percentiles.Via != "binary search" || !strings.Contains(a.Percentiles.BreedPass["640"], "last-update date") || src.stored != 0 {
 		t.Errorf("via %q, breed_pass %v, %d kept", a.Percentiles.Via, a.Percentiles.BreedPass, src.stored)
@@ -320,7 +305,7 @@ func TestBreedPassStoppedByTimeGoesOnInTheBackground(t *testing.T) {
 	f.timeLimitAt = 4 + 4 // the four animals' details, the date, the first page and two more
 	src := fillFake{passFake{f, &memPasses{}}}
 	var a struct {
-		passAnswer
+		pctAnswer
 		Percentiles struct {
 			BreedPass   map[string]string `json:"breed_pass"`
 			NotComputed string            `json:"not_computed"`
@@ -349,7 +334,7 @@ func (f timedFake) TimeLeft() time.Duration { return f.left }
 func TestBreedPassNotBegunWithoutTime(t *testing.T) {
 	f := population(10, 650)
 	src := timedFake{fillFake{passFake{f, &memPasses{}}}, -time.Nanosecond}
-	var a passAnswer
+	var a pctAnswer
 	mustRunSource(t, Compare, src, map[string]any{"lpn_ids": pick(f, 10, 2), "traits": []any{"BWT", "WWT"}, "percentiles": true}, &a)
 	note := a.Percentiles.BreedPass["640"]
 	if len(src.fills) != 1 || !strings.Contains(note, "would take about") || a.Percentiles.Via != "binary search" {
@@ -376,7 +361,7 @@ func TestBreedPassTimeCountsTheRateLimit(t *testing.T) {
 	f := population(6, 2500)
 	ids := pick(f, 7, 6)
 	args := map[string]any{"lpn_ids": ids, "traits": []any{"BWT", "WWT", "YWT", "FAT"}, "percentiles": true}
-	var a passAnswer
+	var a pctAnswer
 	mustRunSource(t, Compare, ratedFake{timedFake{fillFake{passFake{f, &memPasses{}}}, 2 * time.Second}, 0, 0}, args, &a)
 	if a.Percentiles.Via != "breed pass" {
 		t.Fatalf("without a rate limit: via %q, breed_pass %v; want the pass read in the call", a.Percentiles.Via, a.Percentiles.BreedPass)

@@ -33,6 +33,8 @@ func brutePercent(f *fakeSource, breed int, code string, v float64) float64 {
 	return math.Round(10000*float64(good)/float64(n)) / 100
 }
 
+// pctAnswer is what the percentile tests read of an answer: its animals'
+// top_percent and the percentiles block, the breed pass's part included.
 type pctAnswer struct {
 	Traits  []string `json:"traits"`
 	Animals []struct {
@@ -45,6 +47,9 @@ type pctAnswer struct {
 		Evaluation *string           `json:"evaluation"`
 		EvalNote   string            `json:"evaluation_note"`
 		EvalChange string            `json:"evaluation_changed"`
+		Via        string            `json:"via"`
+		BreedPass  map[string]string `json:"breed_pass"`
+		Method     string            `json:"method"`
 	} `json:"percentiles"`
 }
 
