@@ -147,9 +147,9 @@ func (onlyOne) Parallel() int { return 1 }
 // When the lookups for percentiles run out, the values left without one
 // are those left one lookup at a time, however many run at once.
 func TestPercentilesAtTheirLimitAsOneAtATime(t *testing.T) {
-	ids := pick(population(9, 5000), 9, 20)
+	ids := pick(population(9, 6000), 9, 20)
 	sent := map[string]any{"lpn_ids": ids, "percentiles": true}
-	one := population(9, 5000)
+	one := population(9, 6000)
 	want := runGated(t, Compare, &onlyOne{one}, sent)
 	var a pctAnswer
 	decode(t, json.RawMessage(want), &a)
@@ -165,7 +165,7 @@ func TestPercentilesAtTheirLimitAsOneAtATime(t *testing.T) {
 		t.Fatalf("one at a time: %d values without a percentile, %d lookups; the test wants the limit of %d reached", short, a.Percentiles.Lookups, pctLookups)
 	}
 	for range 3 {
-		f := population(9, 5000)
+		f := population(9, 6000)
 		got := runGated(t, Compare, f, sent)
 		if string(got) != string(want) {
 			t.Fatalf("answer at 4 at once (the default)\n%s\nwant, as one lookup at a time,\n%s", got, want)

@@ -388,3 +388,39 @@ func TestPercentilesWithoutEvaluationDate(t *testing.T) {
 		t.Errorf("the date was asked %d times, want once", n)
 	}
 }
+
+// In a breed of 50 pages each value's page is guessed from the values
+// read before it, so a value costs a page or two rather than the seven of
+// halving alone (which ran out of lookups here), and every count is still the brute-force one.
+func TestPercentileValuesGuessTheirPage(t *testing.T) {
+	f := population(12, 5000)
+	ids := pick(f, 12, 20)
+	traits := []any{"BWT", "WWT", "FAT"}
+	var a pctAnswer
+	mustRun(t, Compare, f, map[string]any{"lpn_ids": ids, "traits": traits, "percentiles": true}, &a)
+	checked := 0
+	for i, row := range a.Animals {
+		an := f.animals[ids[i].(string)]
+		for k, code := range a.Traits {
+			v, ok := an.EBV[code]
+			if !ok {
+				continue
+			}
+			if got := row.TopPercent[k]; got == nil || *got != brutePercent(f, 640, code, v) {
+				t.Fatalf("%s %s %v: top_percent %v, brute force %v (%v)", an.ID, code, v, got, brutePercent(f, 640, code, v), a.Percentiles.Unproven)
+			}
+			checked++
+		}
+	}
+	if checked < 50 {
+		t.Fatalf("only %d values checked", checked)
+	}
+	// Each trait reads its two ends and halves its way to where the
+	// animals without the EBV start (log2(50) rounded up, and that page);
+	// then each value reads its pages and the date after them.
+	setup := len(traits) * (2 + 6 + 1)
+	perValue := float64(a.Percentiles.Lookups-setup-1)/float64(checked) - 1
+	if perValue > 1.5 {
+		t.Errorf("%d lookups for %d values over 50 pages: %.1f pages a value beyond the ends, want at most 1.5", a.Percentiles.Lookups, checked, perValue)
+	}
+}
