@@ -258,27 +258,44 @@ func (f *fakeSource) Search(ctx context.Context, q Query) (*nsip.SearchResults, 
 	if f.unsorted {
 		trait, reverse = "", false
 	}
-	slices.SortFunc(rows, func(x, y *fakeAnimal) int {
-		c := strings.Compare(x.ID, y.ID)
+	// Each row's sort value is read once before sorting: a search of a
+	// breed of thousands sorts it again for every page.
+	type keyed struct {
+		a  *fakeAnimal
+		v  float64
+		ok bool
+	}
+	ks := make([]keyed, len(rows))
+	for i, a := range rows {
+		ks[i].a = a
 		if trait != "" {
-			vx, okx := x.EBV[trait]
-			vy, oky := y.EBV[trait]
-			switch {
-			case okx != oky && okx:
-				c = -1
-			case okx != oky:
-				c = 1
-			case vx != vy && vx > vy:
-				c = -1
-			case vx != vy:
-				c = 1
-			}
+			ks[i].v, ks[i].ok = a.EBV[trait]
+		}
+	}
+	slices.SortFunc(ks, func(x, y keyed) int {
+		c := 0
+		switch {
+		case trait == "":
+		case x.ok != y.ok && x.ok:
+			c = -1
+		case x.ok != y.ok:
+			c = 1
+		case x.v > y.v:
+			c = -1
+		case x.v < y.v:
+			c = 1
+		}
+		if c == 0 {
+			c = strings.Compare(x.a.ID, y.a.ID)
 		}
 		if reverse {
 			return -c
 		}
 		return c
 	})
+	for i := range ks {
+		rows[i] = ks[i].a
+	}
 	res := &nsip.SearchResults{TotalCount: len(rows), Page: page, PageSize: size}
 	for _, a := range rows[min(len(rows), page*size):min(len(rows), (page+1)*size)] {
 		res.Results = append(res.Results, nsip.AnimalRow{LPNID: a.ID, Sire: a.Sire, Dam: a.Dam, Status: a.Status, Sex: a.Sex,
