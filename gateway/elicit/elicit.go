@@ -315,8 +315,9 @@ func (a *Asker) formSchema(ctx context.Context, ps []param.Spec, titles map[stri
 	schema := &param.Schema{Type: param.Types{param.Object}, Properties: param.Properties{}}
 	for _, p := range ps {
 		schema.Properties = append(schema.Properties, param.Property{Name: p.Name, Schema: a.formField(ctx, p, titles[p.Name])})
-		// An empty list is left out rather than sent as null, which
-		// clients that check the form's schema (the TypeScript SDK) refuse.
+		// With no field required, Required stays empty and is left out
+		// rather than sent as null, which clients that check the form's
+		// schema (the TypeScript SDK) refuse.
 		if p.Required {
 			schema.Required = append(schema.Required, p.Name)
 		}
