@@ -28,7 +28,7 @@ var mayImport = map[string][]string{
 	"transport":                 {"transport/caller"},
 	"transport/rpctest":         {"transport", "transport/caller"},
 	"gateway/param":             {"nsip", "nsip/toolname"},
-	"gateway/outschema":         nil,
+	"gateway/outschema":         {"gateway/param"},
 	"gateway/metrics":           {"nsip"},
 	"gateway/full":              {"nsip", "transport/caller"},
 	"gateway/tasks":             {"transport/caller"},

@@ -58,10 +58,7 @@ func (u *UnknownTools) Hooks(h *server.Hooks) {
 		if req.Params.Meta == nil {
 			req.Params.Meta = &mcp.Meta{}
 		}
-		if req.Params.Meta.AdditionalFields == nil {
-			req.Params.Meta.AdditionalFields = map[string]any{}
-		}
-		req.Params.Meta.AdditionalFields[unknownToolKey] = &unknownTool{name: req.Params.Name}
+		req.Params.Meta.SetMetaField(unknownToolKey, &unknownTool{name: req.Params.Name})
 		// A tool every configuration offers and none runs as a task: the
 		// call never reaches it.
 		req.Params.Name, req.Params.Task = names[0], nil

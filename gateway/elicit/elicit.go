@@ -311,49 +311,42 @@ func (a *Asker) AskMissing(ctx context.Context, t Tool, sent map[string]any, err
 // formSchema is the flat object of primitive fields elicitation allows. An
 // argument that takes a breed ID (param.Breeds) is offered as a choice of
 // the breeds' names when NSIP's list is at hand.
-func (a *Asker) formSchema(ctx context.Context, ps []param.Spec, titles map[string]string) map[string]any {
-	props := map[string]any{}
-	var required []string
+func (a *Asker) formSchema(ctx context.Context, ps []param.Spec, titles map[string]string) *param.Schema {
+	schema := &param.Schema{Type: param.Types{param.Object}, Properties: param.Properties{}}
 	for _, p := range ps {
-		title := p.Name
-		if t := titles[p.Name]; t != "" {
-			title = t
-		}
-		f := map[string]any{"title": title, "description": p.Desc}
-		switch p.Kind {
-		case param.Integer, param.Number:
-			f["type"] = string(p.Kind)
-			if p.Min != nil {
-				f["minimum"] = *p.Min
-			}
-			if p.Max != nil {
-				f["maximum"] = *p.Max
-			}
-		case param.Boolean:
-			f["type"] = "boolean"
-		default:
-			f["type"] = "string"
-			if len(p.Enum) > 0 {
-				f["enum"] = p.Enum
-			}
-		}
-		if p.Complete == param.Breeds {
-			if ids, names := a.breedChoices(ctx); len(ids) > 0 {
-				f = map[string]any{"type": "string", "title": "Breed", "description": p.Desc, "enum": ids, "enumNames": names}
-			}
-		}
-		props[p.Name] = f
+		schema.Properties = append(schema.Properties, param.Property{Name: p.Name, Schema: a.formField(ctx, p, titles[p.Name])})
+		// With no field required, Required stays empty and is left out
+		// rather than sent as null, which clients that check the form's
+		// schema (the TypeScript SDK) refuse.
 		if p.Required {
-			required = append(required, p.Name)
+			schema.Required = append(schema.Required, p.Name)
 		}
 	}
-	schema := map[string]any{"type": "object", "properties": props}
-	// An empty list is left out rather than sent as null, which clients
-	// that check the form's schema (the TypeScript SDK) refuse.
-	if len(required) > 0 {
-		schema["required"] = required
-	}
+	// Fields are listed by name, as forms always were.
+	slices.SortStableFunc(schema.Properties, func(x, y param.Property) int { return strings.Compare(x.Name, y.Name) })
 	return schema
+}
+
+// formField is one field of a form, titled title (its name when "").
+func (a *Asker) formField(ctx context.Context, p param.Spec, title string) *param.Schema {
+	if p.Complete == param.Breeds {
+		if ids, names := a.breedChoices(ctx); len(ids) > 0 {
+			return &param.Schema{Type: param.Types{param.String}, Title: "Breed", Description: p.Desc, Enum: ids, EnumNames: names}
+		}
+	}
+	if title == "" {
+		title = p.Name
+	}
+	f := &param.Schema{Title: title, Description: p.Desc}
+	switch p.Kind {
+	case param.Integer, param.Number:
+		f.Type, f.Minimum, f.Maximum = param.Types{p.Kind}, p.Min, p.Max
+	case param.Boolean:
+		f.Type = param.Types{param.Boolean}
+	default:
+		f.Type, f.Enum = param.Types{param.String}, p.Enum
+	}
+	return f
 }
 
 func (a *Asker) breedChoices(ctx context.Context) (ids, names []string) {

@@ -232,7 +232,8 @@ func (f *Features) Prompts() []server.ServerPrompt {
 			opts = append(opts, mcp.WithArgument(a.name, aopts...))
 		}
 		p := mcp.NewPrompt(d.name, opts...)
-		p.Meta = &mcp.Meta{AdditionalFields: map[string]any{"tools": o.uses}}
+		p.Meta = &mcp.Meta{}
+		p.Meta.SetMetaField("tools", o.uses)
 		out = append(out, server.ServerPrompt{Prompt: p, Handler: f.promptHandler(d)})
 	}
 	return out

@@ -210,7 +210,9 @@ func (f *Features) readResource(ctx context.Context, d *resourceDef, uri string,
 // GlossaryJSON is the nsip://traits resource, read by hosts and attached to
 // prompts; the glossary is fixed, so it is encoded once.
 var GlossaryJSON = sync.OnceValues(func() ([]byte, error) {
-	b, err := nsip.PlainJSON(map[string]any{"traits": nsip.Glossary()})
+	b, err := nsip.PlainJSON(struct {
+		Traits []nsip.TraitInfo `json:"traits"`
+	}{nsip.Glossary()})
 	if err != nil {
 		return nil, fmt.Errorf("encoding the glossary: %w", err)
 	}

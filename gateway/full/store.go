@@ -138,12 +138,21 @@ type Links struct {
 	Note      string
 }
 
-// Meta is _meta.full.
-func (l Links) Meta() map[string]any {
+// Meta is _meta.full: the two links, or the note saying why there are
+// none. Its members are declared in the order of their names, as the
+// published answers spell them.
+type Meta struct {
+	CSV  string `json:"csv,omitempty"`
+	JSON string `json:"json,omitempty"`
+	Note string `json:"note,omitempty"`
+}
+
+// Meta is what _meta.full says of l.
+func (l Links) Meta() Meta {
 	if l.JSON == "" {
-		return map[string]any{"note": l.Note}
+		return Meta{Note: l.Note}
 	}
-	return map[string]any{"json": l.JSON, "csv": l.CSV}
+	return Meta{JSON: l.JSON, CSV: l.CSV}
 }
 
 // CSVNote is what the CSV's readers are told of its cells, in the CSV

@@ -50,7 +50,7 @@ func TestLinksReadEveryRow(t *testing.T) {
 	if !regexp.MustCompile(`^nsip://full/[0-9a-f]{32}\.json$`).MatchString(l.JSON) || l.CSV != strings.TrimSuffix(l.JSON, ".json")+".csv" {
 		t.Fatalf("links %+v, want nsip://full/<32 hex>.json and .csv", l)
 	}
-	if m := l.Meta(); m["json"] != l.JSON || m["csv"] != l.CSV || len(l.Content()) != 2 {
+	if m := l.Meta(); m != (Meta{JSON: l.JSON, CSV: l.CSV}) || len(l.Content()) != 2 {
 		t.Errorf("meta %v, content %v", m, l.Content())
 	}
 	text, err := read(t, s, as("token:a"), l.CSV)
@@ -140,7 +140,7 @@ func TestLinksAreBounded(t *testing.T) {
 	s := New(Config{MaxBytes: 10 << 10, StoreBytes: 40 << 10})
 	big := table(400)
 	l := s.Offer(as("token:a"), data(big))
-	if l.JSON != "" || !strings.Contains(l.Note, "10KiB per answer (NSIP_FULL_MAX_BYTES)") || l.Content() != nil || l.Meta()["note"] != l.Note {
+	if l.JSON != "" || !strings.Contains(l.Note, "10KiB per answer (NSIP_FULL_MAX_BYTES)") || l.Content() != nil || l.Meta() != (Meta{Note: l.Note}) {
 		t.Errorf("over the bound: %+v, want no link and a note naming the setting", l)
 	}
 	var first Links

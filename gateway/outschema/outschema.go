@@ -21,10 +21,9 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-)
 
-// Schema is a JSON Schema as it is put on the wire.
-type Schema = map[string]any
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
+)
 
 // Names are the published names of the named struct types an output
 // schema may hold: each becomes a $defs key and, for an answer's own type,
@@ -71,14 +70,14 @@ func plainName(s string) bool {
 // take, and the named types they share.
 type Doc struct {
 	names    Names
-	defs     map[string]Schema
-	branches []Schema
+	defs     map[string]*param.Schema
+	branches []*param.Schema
 	titles   []string
 }
 
 // New starts an output schema whose named struct types are published
 // under names.
-func New(names Names) *Doc { return &Doc{names: names, defs: map[string]Schema{}} }
+func New(names Names) *Doc { return &Doc{names: names, defs: map[string]*param.Schema{}} }
 
 // Name is t's published name (a pointer is followed); it panics when names
 // gives t none.
@@ -105,42 +104,37 @@ func (d *Doc) Add(title string, t reflect.Type) *Doc {
 // members this server does not choose (an upstream's own answer passed on
 // as it came), titled and described for readers of the schema.
 func (d *Doc) AddObject(title, description string) *Doc {
-	d.branches = append(d.branches, Schema{"type": "object", "description": description})
+	d.branches = append(d.branches, &param.Schema{Type: param.Types{param.Object}, Description: description})
 	d.titles = append(d.titles, title)
 	return d
 }
 
 // Schema is the output schema: an object that is one of the shapes added,
 // with the named types they use under $defs.
-func (d *Doc) Schema() Schema {
-	out := Schema{"type": "object"}
+func (d *Doc) Schema() *param.Schema {
+	var out param.Schema
 	if len(d.branches) == 1 {
-		for k, v := range d.branches[0] {
-			out[k] = v
-		}
+		out = *d.branches[0]
 	} else {
-		branches := make([]any, len(d.branches))
 		for i, b := range d.branches {
-			b["title"] = d.titles[i]
-			branches[i] = b
+			b.Title = d.titles[i]
 		}
-		out["anyOf"] = branches
+		out.AnyOf = d.branches
+	}
+	if out.Type == nil { // a branch's own type, where it has one, stands
+		out.Type = param.Types{param.Object}
 	}
 	if len(d.defs) > 0 {
-		defs := make(map[string]any, len(d.defs))
-		for k, v := range d.defs {
-			defs[k] = v
-		}
-		out["$defs"] = defs
+		out.Defs = d.defs
 	}
-	return out
+	return &out
 }
 
 // JSON is the schema's encoding, for mcp.Tool.RawOutputSchema.
 func (d *Doc) JSON() json.RawMessage {
 	b, err := json.Marshal(d.Schema())
 	if err != nil {
-		panic(fmt.Sprintf("outschema: %v", err)) // maps of strings and slices always encode
+		panic(fmt.Sprintf("outschema: %v", err)) // schemas of strings and slices always encode
 	}
 	return b
 }
@@ -149,9 +143,9 @@ var rawMessage = reflect.TypeFor[json.RawMessage]()
 
 // of is the schema of a value of type t; nullable when the encoding may
 // write null for it (a nil pointer, slice or map that is not omitted).
-func (d *Doc) of(t reflect.Type, nullable bool) Schema {
+func (d *Doc) of(t reflect.Type, nullable bool) *param.Schema {
 	if t == rawMessage {
-		return Schema{} // any JSON value
+		return &param.Schema{} // any JSON value
 	}
 	if t.Implements(reflect.TypeFor[json.Marshaler]()) || reflect.PointerTo(t).Implements(reflect.TypeFor[json.Marshaler]()) {
 		panic(fmt.Sprintf("outschema: %s writes its own JSON; its schema cannot be read from its fields", t))
@@ -160,27 +154,29 @@ func (d *Doc) of(t reflect.Type, nullable bool) Schema {
 	case reflect.Pointer:
 		return orNull(d.of(t.Elem(), nilCell(t.Elem())), nullable)
 	case reflect.Interface:
-		return Schema{}
+		return &param.Schema{}
 	case reflect.Bool:
-		return Schema{"type": "boolean"}
+		return param.Type(param.Boolean)
 	case reflect.String:
-		return Schema{"type": "string"}
+		return param.Type(param.String)
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return Schema{"type": "integer"}
+		return param.Type(param.Integer)
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return Schema{"type": "integer", "minimum": 0}
+		return &param.Schema{Type: param.Types{param.Integer}, Minimum: param.Bound(0)}
 	case reflect.Float32, reflect.Float64:
-		return Schema{"type": "number"}
+		return param.Type(param.Number)
 	case reflect.Slice, reflect.Array:
 		if t.Elem().Kind() == reflect.Uint8 {
-			return orNull(Schema{"type": "string"}, nullable) // base64, as encoding/json writes bytes
+			return orNull(param.Type(param.String), nullable) // base64, as encoding/json writes bytes
 		}
-		return orNull(Schema{"type": "array", "items": d.of(t.Elem(), nilCell(t.Elem()))}, nullable && t.Kind() == reflect.Slice)
+		s := &param.Schema{Type: param.Types{param.Array}, Items: d.of(t.Elem(), nilCell(t.Elem()))}
+		return orNull(s, nullable && t.Kind() == reflect.Slice)
 	case reflect.Map:
 		if t.Key().Kind() != reflect.String {
 			panic(fmt.Sprintf("outschema: %s has keys that are not strings", t))
 		}
-		return orNull(Schema{"type": "object", "additionalProperties": d.of(t.Elem(), nilCell(t.Elem()))}, nullable)
+		s := &param.Schema{Type: param.Types{param.Object}, AdditionalProperties: param.AdditionalOf(d.of(t.Elem(), nilCell(t.Elem())))}
+		return orNull(s, nullable)
 	case reflect.Struct:
 		if t.Name() == "" {
 			return d.object(t)
@@ -190,26 +186,30 @@ func (d *Doc) of(t reflect.Type, nullable bool) Schema {
 			d.defs[name] = nil // in progress: a recursive field refers to it
 			d.defs[name] = d.object(t)
 		}
-		return Schema{"$ref": "#/$defs/" + name}
+		return &param.Schema{Ref: "#/$defs/" + name}
 	}
 	panic(fmt.Sprintf("outschema: %s has no JSON encoding", t))
 }
 
-// object is a struct's schema: its members, the required ones, no others.
-func (d *Doc) object(t reflect.Type) Schema {
-	props := Schema{}
-	var required []string
-	d.fields(t, props, &required)
-	s := Schema{"type": "object", "properties": props, "additionalProperties": false}
-	if len(required) > 0 {
-		slices.Sort(required)
-		s["required"] = required
+// object is a struct's schema: its members, by name, the required ones,
+// no others.
+func (d *Doc) object(t reflect.Type) *param.Schema {
+	props, required := param.Properties{}, map[string]bool{}
+	d.fields(t, &props, required)
+	slices.SortFunc(props, func(x, y param.Property) int { return strings.Compare(x.Name, y.Name) })
+	var names []string
+	for _, p := range props {
+		if required[p.Name] {
+			names = append(names, p.Name)
+		}
 	}
-	return s
+	return &param.Schema{Type: param.Types{param.Object}, Properties: props, AdditionalProperties: param.NoAdditional(), Required: names}
 }
 
-// fields adds t's members to props as encoding/json writes them.
-func (d *Doc) fields(t reflect.Type, props Schema, required *[]string) {
+// fields adds t's members to props as encoding/json writes them, and
+// whether each is required to required; a member named again replaces the
+// one before.
+func (d *Doc) fields(t reflect.Type, props *param.Properties, required map[string]bool) {
 	for f := range t.Fields() {
 		tag := f.Tag.Get("json")
 		if tag == "-" {
@@ -235,11 +235,20 @@ func (d *Doc) fields(t reflect.Type, props Schema, required *[]string) {
 		// omitempty leaves a struct in; omitzero leaves out its zero value.
 		o := strings.Split(opts, ",")
 		omit := slices.Contains(o, "omitzero") || slices.Contains(o, "omitempty") && f.Type.Kind() != reflect.Struct
-		props[name] = d.of(f.Type, !omit)
-		if !omit {
-			*required = append(*required, name)
+		setProp(props, name, d.of(f.Type, !omit))
+		required[name] = !omit
+	}
+}
+
+// setProp sets member name of props to s, in place of any it had.
+func setProp(props *param.Properties, name string, s *param.Schema) {
+	for i := range *props {
+		if (*props)[i].Name == name {
+			(*props)[i].Schema = s
+			return
 		}
 	}
+	*props = append(*props, param.Property{Name: name, Schema: s})
 }
 
 // nilCell reports whether an item, a map value or a pointee of type t is
@@ -252,13 +261,13 @@ func nilCell(t reflect.Type) bool {
 }
 
 // orNull lets s also be null.
-func orNull(s Schema, nullable bool) Schema {
+func orNull(s *param.Schema, nullable bool) *param.Schema {
 	if !nullable {
 		return s
 	}
-	if typ, ok := s["type"].(string); ok {
-		s["type"] = []any{typ, "null"}
+	if len(s.Type) == 1 {
+		s.Type = append(s.Type, param.Null)
 		return s
 	}
-	return Schema{"anyOf": []any{s, Schema{"type": "null"}}}
+	return &param.Schema{AnyOf: []*param.Schema{s, param.Type(param.Null)}}
 }

@@ -182,3 +182,26 @@ func TestMergeRefusesClashes(t *testing.T) {
 		t.Errorf("merge = %v, want both types under their names", got)
 	}
 }
+
+// A member of an embedded struct that a field of the outer struct names
+// again is written once, as the outer field, as encoding/json writes it.
+func TestOuterFieldShadowsEmbeddedMember(t *testing.T) {
+	type shadow struct {
+		inner        // n, an integer
+		N     string `json:"n"`
+	}
+	b := New(Names{reflect.TypeFor[shadow](): "Shadow"}.Merge(testNames)).Add("s", reflect.TypeFor[shadow]()).JSON()
+	want := `{"$defs":{"Shadow":{"additionalProperties":false,"properties":{"n":{"type":"string"}},"required":["n"],"type":"object"}},"$ref":"#/$defs/Shadow","type":"object"}`
+	if string(b) != want {
+		t.Errorf("schema %s\nwant %s", b, want)
+	}
+}
+
+// An answer that is any object its upstream chose is an object described,
+// with no members named; alone it is the whole schema.
+func TestAnyObjectAlone(t *testing.T) {
+	b := New(Names{}).AddObject("theirs", "Passed on as it came.").JSON()
+	if string(b) != `{"description":"Passed on as it came.","type":"object"}` {
+		t.Errorf("schema %s", b)
+	}
+}

@@ -200,7 +200,7 @@ func (tb Table) spec(t reflect.Type, where, name string, required bool, entry Sp
 	switch {
 	case kind == Array:
 		ek, _ := kindOf(elem)
-		s.Items = map[string]any{"type": string(ek)}
+		s.Items = Type(ek)
 	case kind == Object && t.Kind() == reflect.Map:
 		if !s.TraitMap {
 			return s, fmt.Errorf("param: %s is a map: only trait ranges (TraitMap) are", where)

@@ -57,7 +57,7 @@ func TestStructDerivesTheArguments(t *testing.T) {
 	if s := a.Specs[0]; s.Desc != "The ID." || s.Example != "A1" {
 		t.Errorf("id lost its description: %+v", s)
 	}
-	if items := a.Specs[3].Items; !reflect.DeepEqual(items, map[string]any{"type": "string"}) {
+	if items := a.Specs[3].Items; !reflect.DeepEqual(items, Type(String)) {
 		t.Errorf("codes items %v, want strings", items)
 	}
 	w := a.Specs[4]
@@ -170,7 +170,7 @@ func TestStructDerivesLists(t *testing.T) {
 	if k := a.Specs[1].Kind; k != Number {
 		t.Errorf("a *float64 is a %s, want a number", k)
 	}
-	if s := a.Specs[2].Schema(); !reflect.DeepEqual(s, map[string]any{"type": "object"}) {
+	if s := a.Specs[2].Schema(); !reflect.DeepEqual(s, Type(Object)) {
 		t.Errorf("brief schema %v, want only its type", s)
 	}
 	if len(a.Lists) != 3 {

@@ -31,19 +31,11 @@ func (l *List) RequiredIn(sent map[string]any) bool {
 // Schema is the list's shape only: its bounds, patterns and uniqueness are
 // in the tool's description and enforced by validate, and would cost every
 // conversation tokens a second time in tools/list.
-func (l *List) Schema() map[string]any {
-	s := map[string]any{}
-	if l.Desc != "" {
-		s["description"] = l.Desc
-	}
+func (l *List) Schema() *Schema {
 	if l.Item == "" {
-		s["type"] = "object"
-		s["additionalProperties"] = map[string]any{"type": "number"}
-	} else {
-		s["type"] = "array"
-		s["items"] = map[string]any{"type": "string"}
+		return &Schema{Description: l.Desc, Type: Types{Object}, AdditionalProperties: AdditionalOf(Type(Number))}
 	}
-	return s
+	return &Schema{Description: l.Desc, Type: Types{Array}, Items: Type(String)}
 }
 
 func (l *List) Expected() string {

@@ -52,7 +52,7 @@ type Spec struct {
 
 	// Arrays: Items is the schema of each element; custom validates the
 	// whole value and expect says what it accepts.
-	Items  map[string]any
+	Items  *Schema
 	Custom func(field string, raw any) (any, []FieldError)
 	Expect string
 
@@ -245,108 +245,63 @@ func (p *Spec) Expected() string {
 }
 
 // Schema renders p as a JSON Schema property.
-func (p *Spec) Schema() map[string]any {
-	s := map[string]any{"type": string(p.Kind)}
+func (p *Spec) Schema() *Schema {
+	s := Type(p.Kind)
 	if p.Brief {
 		return s
 	}
-	if p.Desc != "" {
-		s["description"] = p.Desc
-	}
-	if p.Default != nil {
-		s["default"] = p.Default
-	}
-	if p.Min != nil && !p.Quiet {
-		s["minimum"] = *p.Min
-	}
-	if p.Max != nil && !p.Quiet {
-		s["maximum"] = *p.Max
+	s.Description, s.Default = p.Desc, p.Default
+	if !p.Quiet {
+		s.Minimum, s.Maximum = p.Min, p.Max
 	}
 	if p.Kind == String {
-		if p.MinLen > 0 {
-			s["minLength"] = p.MinLen
-		}
-		if p.MaxLen > 0 && !p.Quiet {
-			s["maxLength"] = p.MaxLen
-		}
-		if p.Pattern != nil && !p.Quiet {
-			s["pattern"] = p.Pattern.String()
-		}
-		if len(p.Enum) > 0 && !p.Quiet {
-			s["enum"] = p.Enum
+		s.MinLength = p.MinLen
+		if !p.Quiet {
+			s.MaxLength, s.Enum = p.MaxLen, p.Enum
+			if p.Pattern != nil {
+				s.Pattern = p.Pattern.String()
+			}
 		}
 		if p.Date {
-			s["format"] = "date"
+			s.Format = "date"
 		}
 	}
-	if p.Items != nil {
-		s["items"] = p.Items
-	}
+	s.Items = p.Items
 	switch {
 	case p.TraitMap:
 		// Breeds publish different traits, so the schema names no codes
 		// (the breed's trait ranges decide); the description's example
 		// shows the {min, max} of each code and validation holds every rule.
-		s["additionalProperties"] = map[string]any{"type": "object"}
+		s.AdditionalProperties = AdditionalOf(Type(Object))
 	case p.Kind == Object:
-		props, order, required := ObjectSchema(p.Props)
-		s["properties"] = orderedProps{props, order}
-		if len(required) > 0 {
-			s["required"] = required
-		}
-		s["additionalProperties"] = false
+		s.Properties, s.Required = ObjectSchema(p.Props)
+		s.AdditionalProperties = NoAdditional()
 	}
 	return s
 }
 
-// orderedProps marshals schema properties in declaration order, so that the
-// published schema reads like the description.
-type orderedProps struct {
-	m     map[string]any
-	order []string
-}
-
-func (o orderedProps) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, k := range o.order {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		kb, _ := json.Marshal(k)
-		vb, err := json.Marshal(o.m[k])
-		if err != nil {
-			return nil, err
-		}
-		b.Write(kb)
-		b.WriteByte(':')
-		b.Write(vb)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
-
-func ObjectSchema(ps []Spec) (props map[string]any, order, required []string) {
-	props = make(map[string]any, len(ps))
+// ObjectSchema is the properties of an object of fields ps, in their
+// order, and the names of those required.
+func ObjectSchema(ps []Spec) (props Properties, required []string) {
+	props = make(Properties, 0, len(ps))
 	for i := range ps {
-		props[ps[i].Name] = ps[i].Schema()
-		order = append(order, ps[i].Name)
+		props = append(props, Property{Name: ps[i].Name, Schema: ps[i].Schema()})
 		if ps[i].Required {
 			required = append(required, ps[i].Name)
 		}
 	}
-	return props, order, required
+	return props, required
 }
 
 // InputSchema is the tool's published input schema.
 func InputSchema(ps []Spec) mcp.ToolInputSchema {
-	props, order, required := ObjectSchema(ps)
+	props, required := ObjectSchema(ps)
 	return mcp.ToolInputSchema{
 		Type:                 "object",
-		Properties:           props,
+		Properties:           props.ToolProperties(),
 		Required:             required,
 		AdditionalProperties: false,
-		PropertyOrder:        order,
+		PropertyOrder:        props.Names(),
 	}
 }
 

@@ -273,10 +273,7 @@ func setMark(req *mcp.CallToolRequest, m mark) {
 	if req.Params.Meta == nil {
 		req.Params.Meta = &mcp.Meta{}
 	}
-	if req.Params.Meta.AdditionalFields == nil {
-		req.Params.Meta.AdditionalFields = map[string]any{}
-	}
-	req.Params.Meta.AdditionalFields[markKey] = &m
+	req.Params.Meta.SetMetaField(markKey, &m)
 }
 
 func markOf(req mcp.CallToolRequest) mark {

@@ -76,22 +76,36 @@ func Declare(t *mcp.Tool) {
 	if t.Meta == nil {
 		t.Meta = &mcp.Meta{}
 	}
-	if t.Meta.AdditionalFields == nil {
-		t.Meta.AdditionalFields = map[string]any{}
-	}
-	t.Meta.AdditionalFields[metaUI] = map[string]any{"resourceUri": v.URI()}
-	t.Meta.AdditionalFields[metaFlatURIKey] = v.URI()
+	t.Meta.SetMetaField(metaUI, ToolUI{ResourceURI: v.URI()})
+	t.Meta.SetMetaField(metaFlatURIKey, v.URI())
 }
 
-// resourceMeta is the view's _meta.ui: no network domains of any kind
-// (the host's CSP then lets the page load nothing), no device
-// permissions, and a border, since the pages draw none of their own.
-func resourceMeta() map[string]any {
-	return map[string]any{metaUI: map[string]any{
-		"csp":           map[string]any{"connectDomains": []string{}, "resourceDomains": []string{}, "frameDomains": []string{}},
-		"permissions":   map[string]any{},
-		"prefersBorder": true,
-	}}
+// ToolUI is a tool's _meta.ui: the view that shows its answers.
+type ToolUI struct {
+	ResourceURI string `json:"resourceUri"`
+}
+
+// ViewUI is a view's _meta.ui. Its members, and the CSP's, are declared in
+// the order of their names, as the published contract spells them.
+type ViewUI struct {
+	CSP           CSP      `json:"csp"`
+	Permissions   struct{} `json:"permissions"` // none of the device's
+	PrefersBorder bool     `json:"prefersBorder"`
+}
+
+// CSP is the network origins a view may reach, of each kind; written as
+// empty lists, never null, so that a host reads "none" and not "unset".
+type CSP struct {
+	ConnectDomains  []string `json:"connectDomains"`
+	FrameDomains    []string `json:"frameDomains"`
+	ResourceDomains []string `json:"resourceDomains"`
+}
+
+// viewUI is every view's _meta.ui: no network domains of any kind (the
+// host's CSP then lets the page load nothing), no device permissions, and
+// a border, since the pages draw none of their own.
+func viewUI() ViewUI {
+	return ViewUI{CSP: CSP{ConnectDomains: []string{}, FrameDomains: []string{}, ResourceDomains: []string{}}, PrefersBorder: true}
 }
 
 // HTML is the view's page.
@@ -109,7 +123,8 @@ func Resources() []server.ServerResource {
 	for _, v := range All {
 		r := mcp.NewResource(v.URI(), v.Name+"-view", mcp.WithResourceDescription(v.Desc), mcp.WithMIMEType(MIMEType))
 		r.Title = v.Title
-		r.Meta = &mcp.Meta{AdditionalFields: resourceMeta()}
+		r.Meta = &mcp.Meta{}
+		r.Meta.SetMetaField(metaUI, viewUI())
 		out = append(out, server.ServerResource{Resource: r, Handler: v.read})
 	}
 	return out
@@ -121,6 +136,7 @@ func (v View) read(_ context.Context, req mcp.ReadResourceRequest) ([]mcp.Resour
 		return nil, err
 	}
 	return []mcp.ResourceContents{mcp.TextResourceContents{
-		URI: v.URI(), MIMEType: MIMEType, Text: html, Meta: resourceMeta(),
+		// mcp-go takes a resource's contents' _meta as a map.
+		URI: v.URI(), MIMEType: MIMEType, Text: html, Meta: map[string]any{metaUI: viewUI()},
 	}}, nil
 }

@@ -2,6 +2,7 @@ package views
 
 import (
 	"context"
+	"encoding/json"
 	"io/fs"
 	"regexp"
 	"slices"
@@ -42,18 +43,31 @@ func TestResourcesAreViewsOfTheMCPAppsType(t *testing.T) {
 	}
 }
 
-// checkNoDomains holds a view's _meta.ui to no network origin at all.
+// checkNoDomains holds a view's _meta.ui, as the wire carries it, to no
+// network origin at all.
 func checkNoDomains(t *testing.T, where string, meta map[string]any) {
 	t.Helper()
-	ui, _ := meta["ui"].(map[string]any)
-	csp, _ := ui["csp"].(map[string]any)
-	if csp == nil {
-		t.Fatalf("%s: no _meta.ui.csp: %v", where, meta)
+	b, err := json.Marshal(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wire struct {
+		UI struct {
+			CSP           map[string]*[]string `json:"csp"`
+			Permissions   map[string]any       `json:"permissions"`
+			PrefersBorder bool                 `json:"prefersBorder"`
+		} `json:"ui"`
+	}
+	if err := json.Unmarshal(b, &wire); err != nil || wire.UI.CSP == nil {
+		t.Fatalf("%s: no _meta.ui.csp: %s (%v)", where, b, err)
 	}
 	for _, k := range []string{"connectDomains", "resourceDomains", "frameDomains"} {
-		if d, ok := csp[k].([]string); !ok || len(d) != 0 {
-			t.Errorf("%s: csp.%s = %v, want none", where, k, csp[k])
+		if d := wire.UI.CSP[k]; d == nil || len(*d) != 0 {
+			t.Errorf("%s: csp.%s in %s; want an empty list", where, k, b)
 		}
+	}
+	if wire.UI.Permissions == nil || len(wire.UI.Permissions) != 0 || !wire.UI.PrefersBorder {
+		t.Errorf("%s: _meta %s; want no permissions and a border", where, b)
 	}
 }
 
@@ -104,8 +118,8 @@ func TestToolsNameTheirViewUnderBothKeys(t *testing.T) {
 	for _, name := range tools {
 		tool := mcp.NewTool(name)
 		Declare(&tool)
-		ui, _ := tool.Meta.AdditionalFields["ui"].(map[string]any)
-		uri, _ := ui["resourceUri"].(string)
+		ui, _ := tool.Meta.AdditionalFields["ui"].(ToolUI)
+		uri := ui.ResourceURI
 		if !uris[uri] || tool.Meta.AdditionalFields["ui/resourceUri"] != uri {
 			t.Errorf("%s: _meta %v does not name one listed view under both keys", name, tool.Meta.AdditionalFields)
 		}
