@@ -23,14 +23,15 @@ import (
 
 // BreedPass is one breed's animals under one evaluation, held compactly:
 // per animal its LPN ID, sex, status, birth date and whether genotyped,
-// the value of each trait and of each of NSIP's own indexes. Status,
-// birth date and genotyped are indexes into tables of the names the rows
-// gave, as few breeds have more than a few of each.
+// the value of each trait and of each of NSIP's own indexes. Sex, status,
+// birth date and genotyped are indexes into tables of what the rows gave,
+// as sent, since few breeds have more than a few of each.
 type BreedPass struct {
 	Breed      int
 	Evaluation string
 	IDs        []string
-	Sex        []byte   // 'M', 'F', or 0 when the row gives neither
+	Sex        []uint8  // index into Sexes
+	Sexes      []string // the sexes the rows gave ("Male", "Female", "" or as sent), in order seen
 	Status     []uint8  // index into Statuses
 	Statuses   []string // the status names the rows gave, in order seen
 	Born       []uint32 // index into Dates
@@ -111,11 +112,11 @@ func (p *BreedPass) TopPercent(code string, v float64) (float64, bool) {
 func (p *BreedPass) Animals() int { return len(p.IDs) }
 
 // Bytes is about what the pass takes in memory: its IDs and the names of
-// its tables, a byte of sex, status and genotyped and four of birth date
+// its tables, a byte of sex, of status and of genotyped and four of birth date
 // per animal, and a float per trait and per index per animal.
 func (p *BreedPass) Bytes() int64 {
 	n := int64(len(p.Evaluation)) + 128
-	for _, ids := range [][]string{p.IDs, p.Statuses, p.Dates, p.Genotypes} {
+	for _, ids := range [][]string{p.IDs, p.Sexes, p.Statuses, p.Dates, p.Genotypes} {
 		for _, id := range ids {
 			n += int64(len(id)) + 16
 		}
@@ -149,7 +150,7 @@ func (t *interned) at(s string) int {
 // newPassOf builds a pass from the rows of breed's pages.
 func newPassOf(breed int, eval string, rows []nsip.AnimalRow) *BreedPass {
 	n := len(rows)
-	p := &BreedPass{Breed: breed, Evaluation: eval, IDs: make([]string, n), Sex: make([]byte, n), Status: make([]uint8, n),
+	p := &BreedPass{Breed: breed, Evaluation: eval, IDs: make([]string, n), Sex: make([]uint8, n), Status: make([]uint8, n),
 		Born: make([]uint32, n), Geno: make([]uint8, n)}
 	var codes, names []string
 	for _, row := range rows {
@@ -167,19 +168,15 @@ func newPassOf(breed int, eval string, rows []nsip.AnimalRow) *BreedPass {
 	var values, indexes func(j int, name string, v float64)
 	p.Codes, p.Values, values = newColumns(codes, n)
 	p.IndexNames, p.IndexValues, indexes = newColumns(names, n)
+	sex := interned{map[string]int{}, &p.Sexes}
 	status := interned{map[string]int{}, &p.Statuses}
 	dates := interned{map[string]int{}, &p.Dates}
 	geno := interned{map[string]int{}, &p.Genotypes}
 	for j, row := range rows {
 		p.IDs[j] = row.LPNID
-		switch row.Sex {
-		case "Male":
-			p.Sex[j] = 'M'
-		case "Female":
-			p.Sex[j] = 'F'
-		}
 		// More names than a byte numbers would be a breed unlike any NSIP
 		// has; the rest share the last name rather than wrap.
+		p.Sex[j] = uint8(min(sex.at(row.Sex), math.MaxUint8))
 		p.Status[j] = uint8(min(status.at(row.Status), math.MaxUint8))
 		p.Geno[j] = uint8(min(geno.at(row.Genotyped), math.MaxUint8))
 		p.Born[j] = uint32(dates.at(row.DateOfBirth))
@@ -211,11 +208,12 @@ func newColumns(names []string, n int) ([]string, [][]float64, func(j int, name 
 
 // passVersion leads an encoded pass; another version is not read, so a
 // pass kept in an older form is read again rather than misread. Version 2
-// added the birth dates, genotyped and NSIP's indexes.
+// added the birth dates, genotyped and NSIP's indexes, and the sexes as
+// sent.
 const passVersion = 2
 
 // MarshalBinary encodes the pass for the shared tier: a version, the
-// breed and evaluation, the tables of names (statuses, birth dates,
+// breed and evaluation, the tables of names (sexes, statuses, birth dates,
 // genotyped), the trait codes and index names, then per animal its ID,
 // sex, status, genotyped and birth date, and per trait and per index a
 // bit per animal for whether it has a value followed by the values it has.
@@ -226,7 +224,7 @@ func (p *BreedPass) MarshalBinary() ([]byte, error) {
 	b := []byte{passVersion}
 	b = binary.AppendUvarint(b, uint64(p.Breed))
 	b = appendString(b, p.Evaluation)
-	for _, ss := range [][]string{p.Statuses, p.Dates, p.Genotypes, p.Codes, p.IndexNames} {
+	for _, ss := range [][]string{p.Sexes, p.Statuses, p.Dates, p.Genotypes, p.Codes, p.IndexNames} {
 		b = appendStrings(b, ss)
 	}
 	b = binary.AppendUvarint(b, uint64(len(p.IDs)))
@@ -255,7 +253,7 @@ func (p *BreedPass) whole() bool {
 		}
 	}
 	for j := range n {
-		if int(p.Status[j]) >= len(p.Statuses) || int(p.Born[j]) >= len(p.Dates) || int(p.Geno[j]) >= len(p.Genotypes) {
+		if int(p.Sex[j]) >= len(p.Sexes) || int(p.Status[j]) >= len(p.Statuses) || int(p.Born[j]) >= len(p.Dates) || int(p.Geno[j]) >= len(p.Genotypes) {
 			return false
 		}
 	}
@@ -360,20 +358,20 @@ func (p *BreedPass) UnmarshalBinary(b []byte) error {
 	r := &passReader{b: b[1:]}
 	// No count may claim more than the bytes left could hold.
 	left := uint64(len(b))
-	q := BreedPass{Breed: int(r.uvarint(math.MaxInt32)), Evaluation: r.string(), Statuses: r.strings(math.MaxUint8 + 1),
+	q := BreedPass{Breed: int(r.uvarint(math.MaxInt32)), Evaluation: r.string(), Sexes: r.strings(math.MaxUint8 + 1), Statuses: r.strings(math.MaxUint8 + 1),
 		Dates: r.strings(left), Genotypes: r.strings(math.MaxUint8 + 1), Codes: r.strings(left), IndexNames: r.strings(left)}
 	n := r.uvarint(left)
-	if n > 0 && (len(q.Statuses) == 0 || len(q.Dates) == 0 || len(q.Genotypes) == 0) {
+	if n > 0 && (len(q.Sexes) == 0 || len(q.Statuses) == 0 || len(q.Dates) == 0 || len(q.Genotypes) == 0) {
 		return errPassCodec // every animal names an entry of each table
 	}
-	q.IDs, q.Sex, q.Status, q.Geno, q.Born = make([]string, n), make([]byte, n), make([]uint8, n), make([]uint8, n), make([]uint32, n)
+	q.IDs, q.Sex, q.Status, q.Geno, q.Born = make([]string, n), make([]uint8, n), make([]uint8, n), make([]uint8, n), make([]uint32, n)
 	for j := range q.IDs {
 		q.IDs[j] = r.string()
 		if sx := r.bytes(3); sx != nil {
 			q.Sex[j], q.Status[j], q.Geno[j] = sx[0], sx[1], sx[2]
 		}
 		q.Born[j] = uint32(r.uvarint(uint64(max(1, len(q.Dates)) - 1)))
-		if int(q.Status[j]) >= len(q.Statuses) || int(q.Geno[j]) >= len(q.Genotypes) || !slices.Contains([]byte{0, 'M', 'F'}, q.Sex[j]) {
+		if int(q.Sex[j]) >= len(q.Sexes) || int(q.Status[j]) >= len(q.Statuses) || int(q.Geno[j]) >= len(q.Genotypes) {
 			r.err = errPassCodec
 		}
 		if r.err != nil {

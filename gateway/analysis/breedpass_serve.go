@@ -61,14 +61,8 @@ func (f passFilter) matches(row nsip.AnimalRow) bool {
 // row is animal j of the pass as a search row, with what the pass keeps:
 // no sire, dam, flock, registration or accuracy.
 func (p *BreedPass) row(j int) nsip.AnimalRow {
-	row := nsip.AnimalRow{LPNID: p.IDs[j], Status: p.Statuses[p.Status[j]], DateOfBirth: p.Dates[p.Born[j]],
+	row := nsip.AnimalRow{LPNID: p.IDs[j], Sex: p.Sexes[p.Sex[j]], Status: p.Statuses[p.Status[j]], DateOfBirth: p.Dates[p.Born[j]],
 		BreedID: p.Breed, Genotyped: p.Genotypes[p.Geno[j]]}
-	switch p.Sex[j] {
-	case 'M':
-		row.Sex = "Male"
-	case 'F':
-		row.Sex = "Female"
-	}
 	for i, c := range p.Codes {
 		if v := p.Values[i][j]; v == v { // not NaN
 			row.Traits = append(row.Traits, nsip.Trait{Code: c, Value: v})

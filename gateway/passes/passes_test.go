@@ -21,7 +21,7 @@ func pass(breed int) *analysis.BreedPass {
 	for i := range ids {
 		ids[i] = fmt.Sprintf("%d%012d", breed, i)
 	}
-	return &analysis.BreedPass{Breed: breed, Evaluation: eval, IDs: ids, Sex: make([]byte, 50), Status: make([]uint8, 50),
+	return &analysis.BreedPass{Breed: breed, Evaluation: eval, IDs: ids, Sex: make([]uint8, 50), Sexes: []string{"Male"}, Status: make([]uint8, 50),
 		Statuses: []string{"CURRENT"}, Born: make([]uint32, 50), Dates: []string{"2/13/2024"}, Geno: make([]uint8, 50), Genotypes: []string{""},
 		Codes: []string{"BWT"}, Values: [][]float64{make([]float64, 50)}}
 }
