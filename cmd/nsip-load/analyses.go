@@ -129,7 +129,8 @@ type Answered struct {
 	TimeLimitReached bool    `json:"time_limit_reached"`
 	Summarized       bool    `json:"summarized"`
 	// Percentiles counts top_percent values computed out of those the
-	// answer holds; Exact is the answer's own claim ("" when it makes none).
+	// answer holds; Exact is the answer's own claim, a ranking's exact or
+	// a group summary's complete ("" when it makes none).
 	PercentilesComputed int    `json:"percentiles_computed"`
 	PercentilesTotal    int    `json:"percentiles_total"`
 	Exact               string `json:"exact,omitempty"`
@@ -335,7 +336,7 @@ func walkAnswer(a *Answered, v any) {
 				}
 			case "top_percent":
 				countPercentiles(a, e)
-			case "exact":
+			case "exact", "complete": // a ranking's claim, or a group summary's
 				if b, ok := e.(bool); ok && a.Exact != "no" {
 					a.Exact = map[bool]string{true: "yes", false: "no"}[b]
 				}

@@ -83,8 +83,8 @@ func TestAnalysesRun(t *testing.T) {
 			t.Errorf("group_rams asked with breed_id at the top: %v", a.Args)
 		}
 	}
-	if ram := got[1]; ram.Name != "group_rams" || ram.Lookups < 3 {
-		t.Errorf("%s: %d lookups, want a page each of the breed's rams", ram.Name, ram.Lookups)
+	if ram := got[1]; ram.Name != "group_rams" || ram.Lookups < 3 || ram.Exact != "yes" || ram.Via != "search pages" {
+		t.Errorf("%s: %d lookups, complete %q, via %q; want a page each of the breed's rams, complete", ram.Name, ram.Lookups, ram.Exact, ram.Via)
 	}
 	if s, _ := got[1].Args["search"].(map[string]any); s["breed_id"] != float64(649) {
 		t.Errorf("group_rams asked about %v, want the big breed 649", got[1].Args)
