@@ -22,10 +22,11 @@ import (
 // passes (PassStore) between calls and shares them between replicas.
 
 // BreedPass is one breed's animals under one evaluation, held compactly:
-// per animal its LPN ID, sex, status, birth date and whether genotyped,
-// the value of each trait and of each of NSIP's own indexes. Sex, status,
-// birth date and genotyped are indexes into tables of what the rows gave,
-// as sent, since few breeds have more than a few of each.
+// per animal its LPN ID, sex, status, birth date, whether genotyped, sire,
+// dam and flock, the value of each trait and of each of NSIP's own indexes.
+// All but the ID and the values are indexes into tables of what the rows
+// gave, as sent, since the rows share them (a sire has many lambs, a date
+// many births).
 type BreedPass struct {
 	Breed      int
 	Evaluation string
@@ -38,6 +39,10 @@ type BreedPass struct {
 	Dates      []string // the birth dates the rows gave, as sent, in order seen
 	Geno       []uint8  // index into Genotypes
 	Genotypes  []string // what the rows said of genotyping, as sent, in order seen
+	Sire, Dam  []uint32 // indexes into Parents
+	Parents    []string // the sires' and dams' LPN IDs the rows gave ("" for none), in order seen
+	Flock      []uint32 // index into Flocks
+	Flocks     []string // the flock codes the rows gave, in order seen
 	Codes      []string // the trait codes any row carries, sorted
 	// Values holds, per code, every animal's value, NaN where its row has
 	// none.
@@ -112,16 +117,17 @@ func (p *BreedPass) TopPercent(code string, v float64) (float64, bool) {
 func (p *BreedPass) Animals() int { return len(p.IDs) }
 
 // Bytes is about what the pass takes in memory: its IDs and the names of
-// its tables, a byte of sex, of status and of genotyped and four of birth date
-// per animal, and a float per trait and per index per animal.
+// its tables, a byte of sex, of status and of genotyped and four each of
+// birth date, sire, dam and flock per animal, and a float per trait and
+// per index per animal.
 func (p *BreedPass) Bytes() int64 {
 	n := int64(len(p.Evaluation)) + 128
-	for _, ids := range [][]string{p.IDs, p.Sexes, p.Statuses, p.Dates, p.Genotypes} {
+	for _, ids := range [][]string{p.IDs, p.Sexes, p.Statuses, p.Dates, p.Genotypes, p.Parents, p.Flocks} {
 		for _, id := range ids {
 			n += int64(len(id)) + 16
 		}
 	}
-	n += int64(len(p.Sex)+len(p.Status)+len(p.Geno)) + 4*int64(len(p.Born))
+	n += int64(len(p.Sex)+len(p.Status)+len(p.Geno)) + 4*int64(len(p.Born)+len(p.Sire)+len(p.Dam)+len(p.Flock))
 	for i, c := range p.Codes {
 		n += int64(len(c)) + 16 + 24 + 8*int64(len(p.Values[i]))
 	}
@@ -151,7 +157,7 @@ func (t *interned) at(s string) int {
 func newPassOf(breed int, eval string, rows []nsip.AnimalRow) *BreedPass {
 	n := len(rows)
 	p := &BreedPass{Breed: breed, Evaluation: eval, IDs: make([]string, n), Sex: make([]uint8, n), Status: make([]uint8, n),
-		Born: make([]uint32, n), Geno: make([]uint8, n)}
+		Born: make([]uint32, n), Geno: make([]uint8, n), Sire: make([]uint32, n), Dam: make([]uint32, n), Flock: make([]uint32, n)}
 	var codes, names []string
 	for _, row := range rows {
 		for _, t := range row.Traits {
@@ -172,6 +178,8 @@ func newPassOf(breed int, eval string, rows []nsip.AnimalRow) *BreedPass {
 	status := interned{map[string]int{}, &p.Statuses}
 	dates := interned{map[string]int{}, &p.Dates}
 	geno := interned{map[string]int{}, &p.Genotypes}
+	parents := interned{map[string]int{}, &p.Parents}
+	flocks := interned{map[string]int{}, &p.Flocks}
 	for j, row := range rows {
 		p.IDs[j] = row.LPNID
 		// More names than a byte numbers would be a breed unlike any NSIP
@@ -180,6 +188,8 @@ func newPassOf(breed int, eval string, rows []nsip.AnimalRow) *BreedPass {
 		p.Status[j] = uint8(min(status.at(row.Status), math.MaxUint8))
 		p.Geno[j] = uint8(min(geno.at(row.Genotyped), math.MaxUint8))
 		p.Born[j] = uint32(dates.at(row.DateOfBirth))
+		p.Sire[j], p.Dam[j] = uint32(parents.at(row.Sire)), uint32(parents.at(row.Dam))
+		p.Flock[j] = uint32(flocks.at(row.FlockCode))
 		for _, t := range row.Traits {
 			values(j, strings.ToUpper(t.Code), t.Value)
 		}
@@ -208,14 +218,15 @@ func newColumns(names []string, n int) ([]string, [][]float64, func(j int, name 
 
 // passVersion leads an encoded pass; another version is not read, so a
 // pass kept in an older form is read again rather than misread. Version 2
-// added the birth dates, genotyped and NSIP's indexes, and the sexes as
-// sent.
+// added the birth dates, genotyped, parents, flocks and NSIP's indexes,
+// and the sexes as sent.
 const passVersion = 2
 
 // MarshalBinary encodes the pass for the shared tier: a version, the
 // breed and evaluation, the tables of names (sexes, statuses, birth dates,
-// genotyped), the trait codes and index names, then per animal its ID,
-// sex, status, genotyped and birth date, and per trait and per index a
+// genotyped, parents, flocks), the trait codes and index names, then per
+// animal its ID, sex, status, genotyped, birth date, sire, dam and flock,
+// and per trait and per index a
 // bit per animal for whether it has a value followed by the values it has.
 func (p *BreedPass) MarshalBinary() ([]byte, error) {
 	if !p.whole() {
@@ -224,14 +235,16 @@ func (p *BreedPass) MarshalBinary() ([]byte, error) {
 	b := []byte{passVersion}
 	b = binary.AppendUvarint(b, uint64(p.Breed))
 	b = appendString(b, p.Evaluation)
-	for _, ss := range [][]string{p.Sexes, p.Statuses, p.Dates, p.Genotypes, p.Codes, p.IndexNames} {
+	for _, ss := range [][]string{p.Sexes, p.Statuses, p.Dates, p.Genotypes, p.Parents, p.Flocks, p.Codes, p.IndexNames} {
 		b = appendStrings(b, ss)
 	}
 	b = binary.AppendUvarint(b, uint64(len(p.IDs)))
 	for j, id := range p.IDs {
 		b = appendString(b, id)
 		b = append(b, p.Sex[j], p.Status[j], p.Geno[j])
-		b = binary.AppendUvarint(b, uint64(p.Born[j]))
+		for _, k := range []uint32{p.Born[j], p.Sire[j], p.Dam[j], p.Flock[j]} {
+			b = binary.AppendUvarint(b, uint64(k))
+		}
 	}
 	for _, col := range slices.Concat(p.Values, p.IndexValues) {
 		b = appendColumn(b, col)
@@ -243,7 +256,7 @@ func (p *BreedPass) MarshalBinary() ([]byte, error) {
 // every table entry named is in its table, as newPassOf makes them.
 func (p *BreedPass) whole() bool {
 	n := len(p.IDs)
-	if len(p.Sex) != n || len(p.Status) != n || len(p.Born) != n || len(p.Geno) != n ||
+	if len(p.Sex) != n || len(p.Status) != n || len(p.Born) != n || len(p.Geno) != n || len(p.Sire) != n || len(p.Dam) != n || len(p.Flock) != n ||
 		len(p.Values) != len(p.Codes) || len(p.IndexValues) != len(p.IndexNames) {
 		return false
 	}
@@ -253,7 +266,8 @@ func (p *BreedPass) whole() bool {
 		}
 	}
 	for j := range n {
-		if int(p.Sex[j]) >= len(p.Sexes) || int(p.Status[j]) >= len(p.Statuses) || int(p.Born[j]) >= len(p.Dates) || int(p.Geno[j]) >= len(p.Genotypes) {
+		if int(p.Sex[j]) >= len(p.Sexes) || int(p.Status[j]) >= len(p.Statuses) || int(p.Born[j]) >= len(p.Dates) || int(p.Geno[j]) >= len(p.Genotypes) ||
+			int(p.Sire[j]) >= len(p.Parents) || int(p.Dam[j]) >= len(p.Parents) || int(p.Flock[j]) >= len(p.Flocks) {
 			return false
 		}
 	}
@@ -359,18 +373,22 @@ func (p *BreedPass) UnmarshalBinary(b []byte) error {
 	// No count may claim more than the bytes left could hold.
 	left := uint64(len(b))
 	q := BreedPass{Breed: int(r.uvarint(math.MaxInt32)), Evaluation: r.string(), Sexes: r.strings(math.MaxUint8 + 1), Statuses: r.strings(math.MaxUint8 + 1),
-		Dates: r.strings(left), Genotypes: r.strings(math.MaxUint8 + 1), Codes: r.strings(left), IndexNames: r.strings(left)}
+		Dates: r.strings(left), Genotypes: r.strings(math.MaxUint8 + 1), Parents: r.strings(left), Flocks: r.strings(left), Codes: r.strings(left), IndexNames: r.strings(left)}
 	n := r.uvarint(left)
-	if n > 0 && (len(q.Sexes) == 0 || len(q.Statuses) == 0 || len(q.Dates) == 0 || len(q.Genotypes) == 0) {
+	if n > 0 && (len(q.Sexes) == 0 || len(q.Statuses) == 0 || len(q.Dates) == 0 || len(q.Genotypes) == 0 || len(q.Parents) == 0 || len(q.Flocks) == 0) {
 		return errPassCodec // every animal names an entry of each table
 	}
-	q.IDs, q.Sex, q.Status, q.Geno, q.Born = make([]string, n), make([]uint8, n), make([]uint8, n), make([]uint8, n), make([]uint32, n)
+	q.IDs, q.Sex, q.Status, q.Geno = make([]string, n), make([]uint8, n), make([]uint8, n), make([]uint8, n)
+	q.Born, q.Sire, q.Dam, q.Flock = make([]uint32, n), make([]uint32, n), make([]uint32, n), make([]uint32, n)
 	for j := range q.IDs {
 		q.IDs[j] = r.string()
 		if sx := r.bytes(3); sx != nil {
 			q.Sex[j], q.Status[j], q.Geno[j] = sx[0], sx[1], sx[2]
 		}
 		q.Born[j] = uint32(r.uvarint(uint64(max(1, len(q.Dates)) - 1)))
+		q.Sire[j] = uint32(r.uvarint(uint64(max(1, len(q.Parents)) - 1)))
+		q.Dam[j] = uint32(r.uvarint(uint64(max(1, len(q.Parents)) - 1)))
+		q.Flock[j] = uint32(r.uvarint(uint64(max(1, len(q.Flocks)) - 1)))
 		if int(q.Sex[j]) >= len(q.Sexes) || int(q.Status[j]) >= len(q.Statuses) || int(q.Geno[j]) >= len(q.Genotypes) {
 			r.err = errPassCodec
 		}

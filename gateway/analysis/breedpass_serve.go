@@ -3,6 +3,7 @@ package analysis
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
@@ -59,17 +60,17 @@ func (f passFilter) matches(row nsip.AnimalRow) bool {
 }
 
 // row is animal j of the pass as a search row, with what the pass keeps:
-// no sire, dam, flock, registration or accuracy.
+// no registration, breed name or accuracy.
 func (p *BreedPass) row(j int) nsip.AnimalRow {
 	row := nsip.AnimalRow{LPNID: p.IDs[j], Sex: p.Sexes[p.Sex[j]], Status: p.Statuses[p.Status[j]], DateOfBirth: p.Dates[p.Born[j]],
-		BreedID: p.Breed, Genotyped: p.Genotypes[p.Geno[j]]}
+		BreedID: p.Breed, Genotyped: p.Genotypes[p.Geno[j]], Sire: p.Parents[p.Sire[j]], Dam: p.Parents[p.Dam[j]], FlockCode: p.Flocks[p.Flock[j]]}
 	for i, c := range p.Codes {
-		if v := p.Values[i][j]; v == v { // not NaN
+		if v := p.Values[i][j]; !math.IsNaN(v) {
 			row.Traits = append(row.Traits, nsip.Trait{Code: c, Value: v})
 		}
 	}
 	for i, name := range p.IndexNames {
-		if v := p.IndexValues[i][j]; v == v {
+		if v := p.IndexValues[i][j]; !math.IsNaN(v) {
 			row.Indexes = append(row.Indexes, nsip.Index{Name: name, Value: v})
 		}
 	}

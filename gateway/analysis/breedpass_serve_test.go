@@ -9,17 +9,25 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/nsip-tools/nsip-mcp/gateway/full"
 )
 
 // served is indexed(seed, n) with what a breed's animals differ in that
 // the filters read: statuses living and not (and none), sexes NSIP spells
-// out and ones it does not (and none), and birth dates in NSIP's forms.
+// out and ones it does not (and none), birth dates in NSIP's forms, and
+// flocks and parents (or none).
 func served(seed uint64, n int) *fakeSource {
 	f := indexed(seed, n)
 	rng := rand.New(rand.NewPCG(seed, 3))
 	dates := []string{"2/13/%d", "%d-03-01T00:00:00", "%d-04-20", ""}
-	for _, id := range slices.Sorted(maps.Keys(f.animals)) {
+	ids := slices.Sorted(maps.Keys(f.animals))
+	for _, id := range ids {
 		a := f.animals[id]
+		a.Flock = []string{"640238", "640100", "640555", ""}[rng.IntN(4)]
+		if rng.IntN(5) > 0 {
+			a.Sire, a.Dam = ids[rng.IntN(len(ids))], ids[rng.IntN(len(ids))]
+		}
 		a.Status = []string{"CURRENT", "CURRENT", "SOLD", "DEAD", "CULL", ""}[rng.IntN(6)]
 		if rng.IntN(15) == 0 {
 			a.Sex = []string{"", "1"}[rng.IntN(2)]
@@ -142,6 +150,9 @@ func TestBreedPassSummarizesAsThePagesDo(t *testing.T) {
 				}
 				if a, b := answerOf(t, got), answerOf(t, want); a != b {
 					t.Errorf("%v: from the pass\n%s\nfrom the pages\n%s", crit, a, b)
+				}
+				if a, b := groupTableOf(t, src, sent), groupTableOf(t, served(c.seed, c.n), sent); !reflect.DeepEqual(a, b) {
+					t.Errorf("%v: the full table from the pass differs from the pages' but for the accuracies", crit)
 				}
 				if got["animals"].(float64) == 0 {
 					t.Errorf("%v: no animals", crit)
@@ -304,4 +315,55 @@ func TestBreedPassCorruptRefused(t *testing.T) {
 	if _, err := (&BreedPass{IDs: []string{"A"}}).MarshalBinary(); err == nil {
 		t.Error("a pass with no column for its animal was encoded")
 	}
+}
+
+// A ranking by index for ewes' sake (rams only, each ram's lambs' mean COI
+// with the ewes, from the parents on his row) is the same from a kept pass
+// as from the pages: the pass keeps each animal's sire and dam.
+func TestBreedPassRanksForEwesAsThePagesDo(t *testing.T) {
+	for _, seed := range []uint64{2, 5} {
+		f := kin(seed)
+		src := passFake{f, &memPasses{}}
+		var first map[string]any
+		mustRunSource(t, Rank, src, map[string]any{"breed_id": 640, "index": "US Hair Index"}, &first)
+		sent := map[string]any{"breed_id": 640, "index": "US Hair Index", "top_n": 4, "for_ewes": anyList(youngEwes(f, 5)), "max_mean_coi": 0.02}
+		var want, got map[string]any
+		mustRun(t, Rank, kin(seed), sent, &want)
+		before := f.callsOf("search")
+		mustRunSource(t, Rank, src, sent, &got)
+		if via, _ := viaOf(got); via != "breed pass" || f.callsOf("search") != before {
+			t.Errorf("seed %d: via %q, %d search pages; want the kept pass and none", seed, via, f.callsOf("search")-before)
+		}
+		if a, b := answerOf(t, got), answerOf(t, want); a != b {
+			t.Errorf("seed %d: from the pass\n%s\nfrom the pages\n%s", seed, a, b)
+		}
+	}
+}
+
+// groupTableOf is the full table of a group summary, less the accuracies
+// (a pass keeps none).
+func groupTableOf(t *testing.T, src Source, sent map[string]any) [][]any {
+	t.Helper()
+	args, errs := FlockSummary.Validate(sent)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	v, err := Run(t.Context(), FlockSummary, src, discard(), sent, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := v.(*full.Answer).Table
+	out := [][]any{{}}
+	for i, c := range tb.Columns {
+		if !strings.HasSuffix(c, "_acc") {
+			out[0] = append(out[0], c)
+			for j, row := range tb.Rows {
+				if len(out) <= j+1 {
+					out = append(out, nil)
+				}
+				out[j+1] = append(out[j+1], row[i])
+			}
+		}
+	}
+	return out
 }

@@ -25,7 +25,7 @@ type groupPass struct {
 
 // passFlockMethod is how a group is read from a breed's pass.
 const passFlockMethod = "every animal of the breed's pass held to search_criteria's sex and status as NSIP's search filters them: " + passRankMethod +
-	"; the pass keeps no sire, dam, flock or accuracy, so the full table leaves those empty (" + toolname.SearchAnimals + " shows them)"
+	"; the pass keeps no accuracy, so the full table leaves the _acc columns empty (" + toolname.SearchAnimals + " shows them)"
 
 // scan reads the group's animals: from the breed's pass when one is kept,
 // else its pages, keeping or asking for the breed's pass as they allow.
