@@ -60,12 +60,13 @@ func (f passFilter) matches(row nsip.AnimalRow) bool {
 }
 
 // row is animal j of the pass as a search row, with what the pass keeps:
-// no registration, breed name or accuracy.
-func (p *BreedPass) row(j int) nsip.AnimalRow {
+// no registration, breed name or accuracy; its traits only when asked for
+// (a ranking by index reads none, and a large breed's would be megabytes).
+func (p *BreedPass) row(j int, traits bool) nsip.AnimalRow {
 	row := nsip.AnimalRow{LPNID: p.IDs[j], Sex: p.Sexes[p.Sex[j]], Status: p.Statuses[p.Status[j]], DateOfBirth: p.Dates[p.Born[j]],
 		BreedID: p.Breed, Genotyped: p.Genotypes[p.Geno[j]], Sire: p.Parents[p.Sire[j]], Dam: p.Parents[p.Dam[j]], FlockCode: p.Flocks[p.Flock[j]]}
 	for i, c := range p.Codes {
-		if v := p.Values[i][j]; !math.IsNaN(v) {
+		if v := p.Values[i][j]; traits && !math.IsNaN(v) {
 			row.Traits = append(row.Traits, nsip.Trait{Code: c, Value: v})
 		}
 	}
@@ -78,11 +79,11 @@ func (p *BreedPass) row(j int) nsip.AnimalRow {
 }
 
 // rows are the animals of the pass f matches, in the order NSIP's pages
-// gave them.
-func (p *BreedPass) rows(f passFilter) []nsip.AnimalRow {
+// gave them, with their traits when asked for.
+func (p *BreedPass) rows(f passFilter, traits bool) []nsip.AnimalRow {
 	var out []nsip.AnimalRow
 	for j := range p.IDs {
-		if row := p.row(j); f.matches(row) {
+		if row := p.row(j, traits); f.matches(row) {
 			out = append(out, row)
 		}
 	}

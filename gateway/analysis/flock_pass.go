@@ -43,7 +43,7 @@ func (g *group) scan(ctx context.Context, r *call) (*scanned, error) {
 		eval = "" // no date, no pass: the pages are read as any group's
 	}
 	if p := keptPass(ctx, r, gp.breed, eval); p != nil {
-		s, err := scanPages(ctx, keptPages(p.rows(gp.filter)), pctPages(p.Animals()))
+		s, err := scanPages(ctx, keptPages(p.rows(gp.filter, true)), pctPages(p.Animals()))
 		if err != nil {
 			return nil, err
 		}

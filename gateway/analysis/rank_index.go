@@ -150,7 +150,7 @@ func runRankIndex(ctx context.Context, r *call, a *rankArgs, ewes *eweSet) (any,
 	if f, ok := passFilterOf(crit); ok {
 		s.passable = true
 		if p := keptPass(ctx, r, a.BreedID, rs.eb.date); p != nil {
-			s.sc = newPageScan(keptPages(p.rows(f)), pctPages(p.Animals()))
+			s.sc = newPageScan(keptPages(p.rows(f, false)), pctPages(p.Animals()))
 			s.pass = keptNote(p)
 		} else {
 			s.collect = f == passFilter{} // the breed's own pages, which a pass is
