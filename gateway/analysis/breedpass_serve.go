@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
@@ -52,6 +53,10 @@ func passFilterOf(c *param.Criteria) (passFilter, bool) {
 	}
 	return passFilter{}, false
 }
+
+// breedWide reports whether c asks for nothing, so that the search's
+// pages are the breed's own, which a pass is made of.
+func breedWide(c *param.Criteria) bool { return c == nil || reflect.ValueOf(*c).IsZero() }
 
 // matches reports whether NSIP's search with f returns row: one of the sex
 // asked (none of no recorded sex) and of the status asked, in any case.

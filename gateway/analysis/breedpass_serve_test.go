@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
 // served is indexed(seed, n) with what a breed's animals differ in that
@@ -366,4 +368,30 @@ func groupTableOf(t *testing.T, src Source, sent map[string]any) [][]any {
 		}
 	}
 	return out
+}
+
+// A pass answers a search of a sex and a status only; a search of any
+// other criterion reads its pages, and only a search of nothing is the
+// breed's own pages, which are kept as its pass.
+func TestBreedPassCriteriaItHolds(t *testing.T) {
+	for _, c := range []struct {
+		crit        *param.Criteria
+		holds, wide bool
+		want        passFilter
+	}{
+		{nil, true, true, passFilter{}},
+		{&param.Criteria{}, true, true, passFilter{}},
+		{&param.Criteria{Gender: "Both"}, true, false, passFilter{}},
+		{&param.Criteria{Gender: "Male", Status: "CURRENT"}, true, false, passFilter{"Male", "CURRENT"}},
+		{&param.Criteria{BornAfter: "2020-01-01"}, false, false, passFilter{}},
+		{&param.Criteria{Gender: "Female", FlockID: "640238"}, false, false, passFilter{}},
+		{&param.Criteria{ProvenOnly: true}, false, false, passFilter{}},
+		{&param.Criteria{TraitRanges: map[string]nsip.Range{"BWT": {Min: 0, Max: 1}}}, false, false, passFilter{}},
+		{&param.Criteria{BreedID: 640}, false, false, passFilter{}},
+	} {
+		f, ok := passFilterOf(c.crit)
+		if ok != c.holds || f != c.want || breedWide(c.crit) != c.wide {
+			t.Errorf("%+v: filter %+v %v, breed-wide %v; want %+v %v, %v", c.crit, f, ok, breedWide(c.crit), c.want, c.holds, c.wide)
+		}
+	}
 }

@@ -246,7 +246,7 @@ func searchGroup(r *call, s *groupSearch) *group {
 	stray := summarize.SearchContradiction(search.SearchParams)
 	var gp *groupPass
 	if f, ok := passFilterOf(s.Criteria); ok {
-		gp = &groupPass{breed: s.BreedID, filter: f, search: &search}
+		gp = &groupPass{breed: s.BreedID, filter: f, search: &search, whole: breedWide(s.Criteria)}
 	}
 	return &group{
 		pass:   gp,

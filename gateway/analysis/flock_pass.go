@@ -21,6 +21,7 @@ type groupPass struct {
 	breed  int
 	filter passFilter
 	search *Query
+	whole  bool // the search is the breed's, whose pages a pass is made of
 }
 
 // passFlockMethod is how a group is read from a breed's pass.
@@ -51,7 +52,7 @@ func (g *group) scan(ctx context.Context, r *call) (*scanned, error) {
 		g.method, g.via, g.passNote = passFlockMethod, viaPass, keptNote(p)
 		return s, nil
 	}
-	whole := gp.filter == passFilter{} && eval != ""
+	whole := gp.whole && eval != ""
 	if whole {
 		gp.search.Evaluation = eval // pages of this evaluation only, as a pass's are
 	}

@@ -153,7 +153,7 @@ func runRankIndex(ctx context.Context, r *call, a *rankArgs, ewes *eweSet) (any,
 			s.sc = newPageScan(keptPages(p.rows(f, false)), pctPages(p.Animals()))
 			s.pass = keptNote(p)
 		} else {
-			s.collect = f == passFilter{} // the breed's own pages, which a pass is
+			s.collect = breedWide(crit)
 		}
 	}
 	if err := s.scan(ctx); err != nil {
