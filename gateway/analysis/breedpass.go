@@ -17,8 +17,10 @@ import (
 // and checked as the binary search checks its pages (full pages before
 // the last, NSIP's count unchanged, no animal twice, the same evaluation
 // date before and after). It answers the top_percent of every EBV of every
-// animal of the breed at no further lookup, so a second question about the
-// breed under the same evaluation reads no search page. The gateway keeps
+// animal of the breed, a ranking by any of NSIP's own indexes and a group
+// summary of the breed's animals of a sex or status (breedpass_serve.go),
+// at no further lookup, so a second question about the breed under the
+// same evaluation reads no search page. The gateway keeps
 // passes (PassStore) between calls and shares them between replicas.
 
 // BreedPass is one breed's animals under one evaluation, held compactly:
@@ -55,8 +57,9 @@ type BreedPass struct {
 }
 
 // PassStore keeps breed passes between calls. A Source that is one lets
-// percentiles read a breed once per evaluation; without one, each value is
-// found by the binary search over NSIP's sorted pages.
+// percentiles, index rankings and group summaries read a breed once per
+// evaluation; without one, each value is found by the binary search over
+// NSIP's sorted pages, and each ranking and summary reads its own pages.
 type PassStore interface {
 	// LoadPass is the pass of breed under evaluation, nil when none is kept.
 	LoadPass(ctx context.Context, breed int, evaluation string) *BreedPass
