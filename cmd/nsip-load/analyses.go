@@ -39,6 +39,10 @@ earlier one's cache.
   nsip-load analyses --latency 1s
   nsip-load analyses --latency 300ms --big-breed 50000 --only rank_top10,get_animal_pct
 
+A question named after another (rank_index_rams after rank_index,
+group_rams_after after group_breed) is asked on a server that has just
+answered that other one, unmeasured: what it kept is what this one finds.
+
 Flags:
 `
 
@@ -104,11 +108,14 @@ func parseAnalysesArgs(args []string, out io.Writer) (analysesConfig, error) {
 	return c, nil
 }
 
-// question is one analysis call to measure.
+// question is one analysis call to measure. After names a question asked
+// first on the same server, unmeasured, so that what it kept (a breed's
+// pass) is what this one finds; "" for a cold server.
 type question struct {
-	Name string         `json:"name"`
-	Tool string         `json:"tool"`
-	Args map[string]any `json:"arguments"`
+	Name  string         `json:"name"`
+	Tool  string         `json:"tool"`
+	Args  map[string]any `json:"arguments"`
+	After string         `json:"after,omitempty"`
 }
 
 // Answered is what one question came to.
@@ -122,18 +129,23 @@ type Answered struct {
 	TimeLimitReached bool    `json:"time_limit_reached"`
 	Summarized       bool    `json:"summarized"`
 	// Percentiles counts top_percent values computed out of those the
-	// answer holds; Exact is the answer's own claim ("" when it makes none).
+	// answer holds; Exact is the answer's own claim, a ranking's exact or
+	// a group summary's complete ("" when it makes none).
 	PercentilesComputed int    `json:"percentiles_computed"`
 	PercentilesTotal    int    `json:"percentiles_total"`
 	Exact               string `json:"exact,omitempty"`
 	NotComputed         string `json:"not_computed,omitempty"`
-	NSIPRequests        int    `json:"nsip_requests"`
-	PeakInFlight        int    `json:"peak_in_flight"`
+	// Via is how the answer says it read its animals ("breed pass",
+	// "search pages", "binary search"), the first it names.
+	Via          string `json:"via,omitempty"`
+	NSIPRequests int    `json:"nsip_requests"`
+	PeakInFlight int    `json:"peak_in_flight"`
 }
 
 // questionNames lists the questions in the order they are asked.
 func questionNames() []string {
-	return []string{"check_mating", "rank_top10", "rank_for_ewes", "compare5_pct", "flock_summary", "group_rams", "plan_matings", "get_animal_pct"}
+	return []string{"check_mating", "rank_top10", "rank_for_ewes", "compare5_pct", "flock_summary", "group_rams", "plan_matings", "get_animal_pct",
+		"rank_index", "rank_index_rams", "group_breed", "group_rams_after"}
 }
 
 // questions builds the questions from the stand-in's data: about the big
@@ -168,16 +180,27 @@ func questions(d *nsiptest.Dataset, big bool) []question {
 	rams, ewes := pick("Male", 5), pick("Female", 20)
 	weights := map[string]any{"WWT": 1, "BWT": -0.5}
 	sire, _ := d.Animal(rams[0])
+	groupRams := map[string]any{"search": map[string]any{"breed_id": breed, "search_criteria": map[string]any{"gender": "Male"}}}
+	// "US Index" is also each hair breed's "US Hair Index" (its aliases).
+	rankIndex := map[string]any{"breed_id": breed, "top_n": 10, "index": "US Index"}
+	rankIndexRams := map[string]any{"breed_id": breed, "top_n": 10, "index": "US Index", "search_criteria": map[string]any{"gender": "Male"}}
 	return []question{
-		{"check_mating", toolname.CheckMating, map[string]any{"sire_lpn_id": rams[0], "dam_lpn_id": ewes[0]}},
-		{"rank_top10", toolname.RankAnimals, map[string]any{"breed_id": breed, "top_n": 10, "weights": weights}},
-		{"rank_for_ewes", toolname.RankAnimals, map[string]any{"breed_id": breed, "top_n": 10, "weights": weights, "for_ewes": ewes}},
-		{"compare5_pct", toolname.CompareAnimals, map[string]any{"lpn_ids": append(rams[:3:3], ewes[:2]...), "percentiles": true}},
-		{"flock_summary", toolname.FlockSummary, map[string]any{"flock_id": sire.FlockCode}},
+		{"check_mating", toolname.CheckMating, map[string]any{"sire_lpn_id": rams[0], "dam_lpn_id": ewes[0]}, ""},
+		{"rank_top10", toolname.RankAnimals, map[string]any{"breed_id": breed, "top_n": 10, "weights": weights}, ""},
+		{"rank_for_ewes", toolname.RankAnimals, map[string]any{"breed_id": breed, "top_n": 10, "weights": weights, "for_ewes": ewes}, ""},
+		{"compare5_pct", toolname.CompareAnimals, map[string]any{"lpn_ids": append(rams[:3:3], ewes[:2]...), "percentiles": true}, ""},
+		{"flock_summary", toolname.FlockSummary, map[string]any{"flock_id": sire.FlockCode}, ""},
 		// Every page of the breed's rams, up to the summary's page limit.
-		{"group_rams", toolname.FlockSummary, map[string]any{"search": map[string]any{"breed_id": breed, "search_criteria": map[string]any{"gender": "Male"}}}},
-		{"plan_matings", toolname.PlanMatings, map[string]any{"ram_lpn_ids": rams[:3], "ewe_lpn_ids": ewes[:8], "weights": weights}},
-		{"get_animal_pct", toolname.GetAnimal, map[string]any{"search_string": rams[0], "percentiles": true}},
+		{"group_rams", toolname.FlockSummary, groupRams, ""},
+		{"plan_matings", toolname.PlanMatings, map[string]any{"ram_lpn_ids": rams[:3], "ewe_lpn_ids": ewes[:8], "weights": weights}, ""},
+		{"get_animal_pct", toolname.GetAnimal, map[string]any{"search_string": rams[0], "percentiles": true}, ""},
+		// By NSIP's own index (every page read: NSIP cannot sort by one),
+		// then its rams on the same server, which a kept pass answers.
+		{"rank_index", toolname.RankAnimals, rankIndex, ""},
+		{"rank_index_rams", toolname.RankAnimals, rankIndexRams, "rank_index"},
+		// The whole breed's statistics, then its rams' on the same server.
+		{"group_breed", toolname.FlockSummary, map[string]any{"search": map[string]any{"breed_id": breed}}, ""},
+		{"group_rams_after", toolname.FlockSummary, groupRams, "group_breed"},
 	}
 }
 
@@ -201,13 +224,18 @@ func runAnalyses(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	defer stub.Close()
 	env := mergeEnv(cleanEnviron(), append([]string{"NSIP_BASE_URL=" + stub.URL(), "MCP_TRANSPORT=stdio", "LOG_LEVEL=warn"}, c.serverEnv...))
 	var out []Answered
-	for _, q := range questions(stub.Data(), c.bigBreed > 0) {
+	qs := questions(stub.Data(), c.bigBreed > 0)
+	for _, q := range qs {
 		if len(c.only) > 0 && !slices.Contains(c.only, q.Name) {
 			continue
 		}
 		fmt.Fprintf(stderr, "nsip-load analyses: %s (%s)…\n", q.Name, q.Tool)
+		var prior *question
+		if i := slices.IndexFunc(qs, func(p question) bool { return p.Name == q.After }); i >= 0 {
+			prior = &qs[i]
+		}
 		stub.ResetCounts()
-		a := ask(ctx, c, bin, env, q, stderr)
+		a := ask(ctx, c, bin, env, q, prior, stub.ResetCounts, stderr)
 		a.NSIPRequests, a.PeakInFlight = stub.TotalRequests(), stub.PeakInFlight()
 		out = append(out, a)
 	}
@@ -221,8 +249,10 @@ func runAnalyses(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	return 0
 }
 
-// ask puts one question to a server of its own and reads the answer.
-func ask(ctx context.Context, c analysesConfig, bin string, env []string, q question, logs io.Writer) Answered {
+// ask puts one question to a server of its own and reads the answer;
+// prior, when set, is asked first on the same server and not measured
+// (reset forgets the stand-in's counts of it).
+func ask(ctx context.Context, c analysesConfig, bin string, env []string, q question, prior *question, reset func(), logs io.Writer) Answered {
 	a := Answered{question: q}
 	s, err := dialStdio(ctx, bin, env, c.protocol, logs)
 	if err != nil {
@@ -232,6 +262,14 @@ func ask(ctx context.Context, c analysesConfig, bin string, env []string, q ques
 	defer s.close()
 	cctx, cancel := context.WithTimeout(ctx, c.callTimeout)
 	defer cancel()
+	if prior != nil {
+		req := mcp.CallToolRequest{}
+		req.Params.Name, req.Params.Arguments = prior.Tool, prior.Args
+		if res, err := s.c.CallTool(cctx, req); err != nil || res.IsError {
+			fmt.Fprintf(logs, "nsip-load analyses: %s, asked before %s, failed: %v\n", prior.Name, q.Name, err)
+		}
+		reset()
+	}
 	req := mcp.CallToolRequest{}
 	req.Params.Name, req.Params.Arguments = q.Tool, q.Args
 	start := time.Now()
@@ -298,13 +336,17 @@ func walkAnswer(a *Answered, v any) {
 				}
 			case "top_percent":
 				countPercentiles(a, e)
-			case "exact":
+			case "exact", "complete": // a ranking's claim, or a group summary's
 				if b, ok := e.(bool); ok && a.Exact != "no" {
 					a.Exact = map[bool]string{true: "yes", false: "no"}[b]
 				}
 			case "not_computed":
 				if s, ok := e.(string); ok && a.NotComputed == "" {
 					a.NotComputed = truncate(s, 160)
+				}
+			case "via":
+				if s, ok := e.(string); ok && a.Via == "" {
+					a.Via = s
 				}
 			case "time_limit_reached":
 				if b, _ := e.(bool); b {
@@ -368,8 +410,8 @@ func countColumns(a *Answered, m map[string]any) {
 
 // writeAnswered prints one row per question.
 func writeAnswered(w io.Writer, as []Answered) {
-	fmt.Fprintf(w, "%-15s %8s %8s %8s %6s %10s %6s %6s %5s  %s\n",
-		"question", "wall_s", "lookups", "nsip_req", "peak", "pct", "limit", "exact", "cut", "error / not computed")
+	fmt.Fprintf(w, "%-16s %8s %8s %8s %6s %10s %6s %6s %5s %-13s %s\n",
+		"question", "wall_s", "lookups", "nsip_req", "peak", "pct", "limit", "exact", "cut", "via", "error / not computed")
 	for _, a := range as {
 		pct := "-"
 		if a.PercentilesTotal > 0 {
@@ -379,8 +421,8 @@ func writeAnswered(w io.Writer, as []Answered) {
 		if note == "" {
 			note = a.NotComputed
 		}
-		fmt.Fprintf(w, "%-15s %8.1f %8d %8d %6d %10s %6s %6s %5s  %s\n", a.Name, a.WallSeconds, a.Lookups, a.NSIPRequests,
-			a.PeakInFlight, pct, yesNo(a.TimeLimitReached), cmp.Or(a.Exact, "-"), yesNo(a.Summarized), note)
+		fmt.Fprintf(w, "%-16s %8.1f %8d %8d %6d %10s %6s %6s %5s %-13s %s\n", a.Name, a.WallSeconds, a.Lookups, a.NSIPRequests,
+			a.PeakInFlight, pct, yesNo(a.TimeLimitReached), cmp.Or(a.Exact, "-"), yesNo(a.Summarized), cmp.Or(a.Via, "-"), note)
 	}
 }
 

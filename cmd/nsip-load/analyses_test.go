@@ -83,10 +83,31 @@ func TestAnalysesRun(t *testing.T) {
 			t.Errorf("group_rams asked with breed_id at the top: %v", a.Args)
 		}
 	}
-	if ram := got[1]; ram.Name != "group_rams" || ram.Lookups < 3 {
-		t.Errorf("%s: %d lookups, want a page each of the breed's rams", ram.Name, ram.Lookups)
+	if ram := got[1]; ram.Name != "group_rams" || ram.Lookups < 3 || ram.Exact != "yes" || ram.Via != "search pages" {
+		t.Errorf("%s: %d lookups, complete %q, via %q; want a page each of the breed's rams, complete", ram.Name, ram.Lookups, ram.Exact, ram.Via)
 	}
 	if s, _ := got[1].Args["search"].(map[string]any); s["breed_id"] != float64(649) {
 		t.Errorf("group_rams asked about %v, want the big breed 649", got[1].Args)
+	}
+}
+
+// A question named after another is asked on the server that answered
+// that other one: the ranking of the breed's rams by index finds the pass
+// the ranking of the whole breed kept, and reads no search page.
+func TestAnalysesAfterSharesTheServer(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var out strings.Builder
+	code := run(ctx, []string{analysesCommand, "--server-bin", serverBin, "--animals", "300", "--big-breed", "1500",
+		"--only", "rank_index_rams", "--json"}, &out, io.Discard)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, out.String())
+	}
+	var got []Answered
+	if err := json.Unmarshal([]byte(out.String()), &got); err != nil || len(got) != 1 {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	if a := got[0]; a.After != "rank_index" || a.Via != "breed pass" || a.Lookups != 1 || a.NSIPRequests != 1 || a.Exact != "yes" {
+		t.Errorf("%+v; want the kept pass, one lookup (the date) and exact", a)
 	}
 }

@@ -180,8 +180,13 @@ type IndexRankAnswer struct {
 
 // IndexRankComputed is how a ranking by index was computed.
 type IndexRankComputed struct {
-	Method string `json:"method"`
+	// BreedPass says what became of the breed's pass: answered from,
+	// kept from the pages read, or being read for a later call.
+	BreedPass string `json:"breed_pass,omitempty"`
+	Method    string `json:"method"`
 	ScanProof
+	// Via is how the animals were read: "breed pass" or "search pages".
+	Via string `json:"via"`
 }
 
 // ScanProof is what a ranking read of NSIP's listing and whether that
@@ -325,7 +330,11 @@ type FlockAnswer struct {
 
 // FlockComputed is how a group was read.
 type FlockComputed struct {
-	AnimalsRead int      `json:"animals_read"`
+	AnimalsRead int `json:"animals_read"`
+	// BreedPass says what became of the breed's pass, for a search of one
+	// breed: answered from, kept from the pages read, or being read for a
+	// later call.
+	BreedPass   string   `json:"breed_pass,omitempty"`
 	ByStatus    string   `json:"by_status,omitempty"`    // why by_status is absent
 	BySexStats  string   `json:"by_sex_stats,omitempty"` // why the traits have no by_sex
 	Complete    bool     `json:"complete"`
@@ -337,6 +346,8 @@ type FlockComputed struct {
 	PageCeiling int      `json:"page_ceiling"`
 	Pages       int      `json:"pages"`
 	Upstream    Upstream `json:"upstream"`
+	// Via is how the animals were read: "breed pass" or "search pages".
+	Via string `json:"via"`
 }
 
 // FlockLeftOut are the rows NSIP returned that do not belong to the group.

@@ -273,7 +273,7 @@ func TestBreedPassCodec(t *testing.T) {
 	if err := q.UnmarshalBinary(b); err != nil {
 		t.Fatal(err)
 	}
-	if q.Breed != 640 || q.Evaluation != "09/23/2025" || strings.Join(q.IDs, ",") != "A1,A2,A3" || string(q.Sex) != "MF\x00" ||
+	if q.Breed != 640 || q.Evaluation != "09/23/2025" || strings.Join(q.IDs, ",") != "A1,A2,A3" || q.Sexes[q.Sex[0]] != "Male" || q.Sexes[q.Sex[1]] != "Female" || q.Sexes[q.Sex[2]] != "" ||
 		q.Statuses[q.Status[1]] != "DEAD" || q.Statuses[q.Status[2]] != "CURRENT" {
 		t.Errorf("decoded %+v", q)
 	}

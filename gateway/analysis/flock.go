@@ -25,11 +25,13 @@ const flockPages = 30
 var FlockSummary = &Def{
 	Name: toolname.FlockSummary, Title: "NSIP group statistics", Method: "flock_summary",
 	Desc: `Describe a whole group: counts by sex, status and birth year; per trait n, mean, SD, min and max with holders, and the same per sex ` +
-		fmt.Sprintf("(500-1500 tokens; reads every page of %d, at most %d lookups). ", scanPageSize, flockPages) +
+		fmt.Sprintf("(500-1500 tokens; reads every page of %d, at most %d lookups). ", scanPageSize, flockPages+evalLookups) +
 		`Exactly one of: flock_id, e.g. "640238" (breed_id narrows it); progeny_of, an LPN ID; ` +
 		`search, {"breed_id":640,"search_criteria":{...}} as ` + toolname.SearchAnimals + `. Next: ` + toolname.RankAnimals + ` to rank.`,
-	Args:    flockParams,
-	Ceiling: flockPages,
+	Args: flockParams,
+	// A search group a breed's pass can answer reads NSIP's date before
+	// its pages, and again after a breed's pages read whole (flock_pass.go).
+	Ceiling: flockPages + evalLookups,
 	Answers: []reflect.Type{reflect.TypeFor[FlockAnswer]()},
 	Run:     typed(runFlock),
 	Correct: oneGroup,
@@ -155,6 +157,12 @@ type group struct {
 	strayWhy string
 	noStatus bool // the listing's rows carry no status
 	empty    string
+	// pass is the breed and criteria of a search a breed's pass can
+	// answer, nil for any other group; via and passNote say how the group
+	// was read and what became of the pass (flock_pass.go).
+	pass     *groupPass
+	via      string
+	passNote string
 }
 
 // chooseGroup reads which group the call is about: exactly one of
@@ -236,7 +244,12 @@ func progenyGroup(r *call, id string) *group {
 func searchGroup(r *call, s *groupSearch) *group {
 	search := searchQuery(s.BreedID, s.Criteria)
 	stray := summarize.SearchContradiction(search.SearchParams)
+	var gp *groupPass
+	if f, ok := passFilterOf(s.Criteria); ok {
+		gp = &groupPass{breed: s.BreedID, filter: f, search: &search, whole: breedWide(s.Criteria)}
+	}
 	return &group{
+		pass:   gp,
 		echo:   func(a *FlockAnswer) { a.Search = asMap(s) },
 		method: "every page of NSIP's search with the breed and criteria",
 		read:   searchPages(r, &search),
@@ -256,9 +269,7 @@ func runFlock(ctx context.Context, r *call, a *flockArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	read, stop := readAhead(ctx, g.read, r.parallel(), flockPages)
-	s, err := scanPages(ctx, read, flockPages)
-	stop()
+	s, err := g.scan(ctx, r)
 	if err != nil {
 		return nil, err
 	}
@@ -369,6 +380,8 @@ func (t *flockTally) traitRows(shown int, perSex bool) []FlockTrait {
 func flockComputed(r *call, g *group, s *scanned, leftOut int) FlockComputed {
 	computed := FlockComputed{
 		Method:      g.method + "; SD is the sample standard deviation (n-1); each trait over the animals that have an EBV for it",
+		Via:         g.via,
+		BreedPass:   g.passNote,
 		AnimalsRead: len(s.rows),
 		NSIPCount:   s.total,
 		Pages:       s.pages,

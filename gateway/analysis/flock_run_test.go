@@ -215,8 +215,8 @@ func TestFlockSummaryPageCeiling(t *testing.T) {
 	if a.Computed.Complete || a.Computed.Pages != flockPages || a.Computed.AnimalsRead != 3000 || a.Computed.Incomplete == "" {
 		t.Errorf("%+v, want 3000 animals over 30 pages, incomplete and saying so", a.Computed)
 	}
-	if n := f.callsOf("search"); n != FlockSummary.Ceiling {
-		t.Errorf("%d searches, want the ceiling %d", n, FlockSummary.Ceiling)
+	if n := f.callsOf("search"); n != flockPages {
+		t.Errorf("%d searches, want the page limit %d", n, flockPages)
 	}
 }
 

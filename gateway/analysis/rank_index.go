@@ -136,6 +136,8 @@ func indexValue(row nsip.AnimalRow, name string) (float64, bool) {
 
 // runRankIndex ranks a breed by one of NSIP's own indexes: every matching
 // animal is read (up to the scan limit), since nothing bounds the index.
+// A pass of the breed kept under the evaluation answers at no page when
+// the criteria are ones it holds (breedpass_serve.go).
 func runRankIndex(ctx context.Context, r *call, a *rankArgs, ewes *eweSet) (any, error) {
 	crit := ewes.withRams(a.Criteria.criteria())
 	search := searchQuery(a.BreedID, crit)
@@ -145,6 +147,15 @@ func runRankIndex(ctx context.Context, r *call, a *rankArgs, ewes *eweSet) (any,
 		return nil, err
 	}
 	s := &indexRank{rankScan: rs, r: r, breed: a.BreedID, asked: a.Index}
+	if f, ok := passFilterOf(crit); ok {
+		s.passable = true
+		if p := keptPass(ctx, r, a.BreedID, rs.eb.date); p != nil {
+			s.sc = newPageScan(keptPages(p.rows(f, false)), pctPages(p.Animals()))
+			s.pass = keptNote(p)
+		} else {
+			s.collect = breedWide(crit)
+		}
+	}
 	if err := s.scan(ctx); err != nil {
 		return nil, err
 	}
@@ -163,6 +174,11 @@ type indexRank struct {
 	breed int
 	asked string // the index as the caller named it
 	name  string // the index as NSIP names it, "" until a page is read
+
+	passable bool             // a pass of the breed can answer the criteria
+	pass     string           // what the pass it was answered from is, "" when pages were read
+	collect  bool             // the pages are the breed's, kept as its pass when read whole
+	all      []nsip.AnimalRow // every fresh row read, when collect
 }
 
 // scan reads every page up to the scan limit, scoring each fresh row by
@@ -189,6 +205,9 @@ func (s *indexRank) scan(ctx context.Context) error {
 			s.name = n
 		}
 		for i, row := range page {
+			if s.collect && fresh[i] {
+				s.all = append(s.all, row)
+			}
 			if !fresh[i] || !s.admit(row) {
 				continue
 			}
@@ -205,8 +224,7 @@ func (s *indexRank) scan(ctx context.Context) error {
 // answer is the ranking read, with the ewes' COI when asked, fitted to
 // the budget.
 func (s *indexRank) answer(ctx context.Context, a *rankArgs, ewes *eweSet) (any, error) {
-	exact := s.stop == "all read" && s.sc.consistent()
-	v, err := settle(ctx, s.r, s.eb, exact)
+	v, err := s.settle(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -215,8 +233,15 @@ func (s *indexRank) answer(ctx context.Context, a *rankArgs, ewes *eweSet) (any,
 	computed := IndexRankComputed{
 		Method: fmt.Sprintf("ranked by NSIP's own %s as NSIP computed it and sent it with each animal, higher first (ties by LPN ID); "+
 			"NSIP's search sorts only by trait codes, not by an index, so its pages were read in its own order with no early stop, every matching animal up to %d pages of %d", s.name, rankPages, scanPageSize),
+		Via:       viaPages,
 		ScanProof: v.proof(s.sc, s.eb, s.stop, s.read, s.unindexed),
 	}
+	if s.pass != "" {
+		computed.Method = fmt.Sprintf("ranked by NSIP's own %s as NSIP computed it and sent it with each animal, higher first (ties by LPN ID), "+
+			"over every animal of the breed's pass held to search_criteria's sex and status as NSIP's search filters them: %s", s.name, passRankMethod)
+		computed.Via, computed.Pages = viaPass, 0
+	}
+	computed.BreedPass = s.passNote(ctx, v)
 	if s.stop == "scan limit" {
 		computed.Limit = fmt.Sprintf("not proven exact: %d of %d animals read before the scan limit of %d pages, and NSIP cannot sort by an index, so an unread animal could still rank; narrow search_criteria (gender, status, born_after) to read them all", s.read, s.sc.total, rankPages)
 	}
@@ -243,4 +268,36 @@ func (s *indexRank) answer(ctx context.Context, a *rankArgs, ewes *eweSet) (any,
 		return &a
 	})
 	return withRows(fitted, shown, answer.Columns, out), nil
+}
+
+// passRankMethod is how a breed's pass was read, for a ranking from one.
+const passRankMethod = "one pass over NSIP's search of the breed, 100 a page, checked (full pages, NSIP's count unchanged, no animal twice, every row of the breed), " +
+	"read under the evaluation NSIP gives now and kept, so no search page was read"
+
+// settle is the scan's verdict. Pages read are proven of one evaluation
+// by the date read again after them; a pass kept under the evaluation the
+// date read before gives was proven so when it was read.
+func (s *indexRank) settle(ctx context.Context) (verdict, error) {
+	exact := s.stop == "all read" && s.sc.consistent()
+	if s.pass == "" {
+		return settle(ctx, s.r, s.eb, exact)
+	}
+	v, err := settle(ctx, s.r, s.eb, false)
+	v.exact = exact && v.stale == ""
+	return v, err
+}
+
+// passNote says what became of the breed's pass: answered from, kept
+// from the pages read whole, or being read in the background for a later
+// call when the pages were more than a ranking reads; "" for none.
+func (s *indexRank) passNote(ctx context.Context, v verdict) string {
+	switch {
+	case s.pass != "":
+		return s.pass
+	case s.collect && v.exact:
+		return keepPages(ctx, s.r, s.breed, s.eb.date, s.all)
+	case s.passable && s.stop == "scan limit":
+		return fillPass(s.r, s.breed, s.eb.date, fmt.Sprintf("the search's %d animals are more than the %d pages a ranking reads", s.sc.total, rankPages))
+	}
+	return ""
 }

@@ -21,8 +21,10 @@ func pass(breed int) *analysis.BreedPass {
 	for i := range ids {
 		ids[i] = fmt.Sprintf("%d%012d", breed, i)
 	}
-	return &analysis.BreedPass{Breed: breed, Evaluation: eval, IDs: ids, Sex: make([]byte, 50), Status: make([]uint8, 50),
-		Statuses: []string{"CURRENT"}, Codes: []string{"BWT"}, Values: [][]float64{make([]float64, 50)}}
+	return &analysis.BreedPass{Breed: breed, Evaluation: eval, IDs: ids, Sex: make([]uint8, 50), Sexes: []string{"Male"}, Status: make([]uint8, 50),
+		Statuses: []string{"CURRENT"}, Born: make([]uint32, 50), Dates: []string{"2/13/2024"}, Geno: make([]uint8, 50), Genotypes: []string{""},
+		Sire: make([]uint32, 50), Dam: make([]uint32, 50), Parents: []string{""}, Flock: make([]uint32, 50), Flocks: []string{"640238"},
+		Codes: []string{"BWT"}, Values: [][]float64{make([]float64, 50)}}
 }
 
 // fakeShared is Redis as the store sees it: records by key, and a count of

@@ -1,0 +1,150 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+// Beside percentiles, a kept pass answers a ranking by one of NSIP's own
+// indexes (rank_index.go) and the counts and statistics of a group that is
+// a search of one breed (flock.go), whenever the search's criteria are
+// ones the pass's rows can be held to exactly: a sex and a status, which
+// every row shows as NSIP filters by them. Dates of birth, flocks, trait
+// ranges, proven-only and breed groups are filtered by NSIP in ways a row
+// does not prove, so those searches read their pages.
+//
+// Which way is chosen by lookups, as for percentiles: a pass kept for the
+// evaluation NSIP gives now costs the date read, and is always used. With
+// none kept, the pages of the search cost no more than a pass (a filtered
+// search has no more pages than its breed), so they are read; when they
+// are the breed's own pages, read whole under one evaluation, they are
+// kept as the breed's pass at no further lookup. A search too large for
+// the call's pages has the breed's pass read in the background, so that a
+// later call is answered whole.
+
+// viaPages names in an answer's computed.via the way without a pass.
+const viaPages = "search pages"
+
+// passFilter is the criteria of a search that a pass answers exactly:
+// the sex asked ("Male" or "Female"; "" for either) and the status.
+type passFilter struct{ sex, status string }
+
+// passFilterOf is c as a pass's filter; false when c asks for anything a
+// pass cannot hold its rows to.
+func passFilterOf(c *param.Criteria) (passFilter, bool) {
+	if c == nil {
+		return passFilter{}, true
+	}
+	rest := *c
+	rest.Gender, rest.Status = "", ""
+	if rest.BreedID == 0 && rest.BreedGroupID == 0 && rest.BornAfter == "" && rest.BornBefore == "" && !rest.ProvenOnly &&
+		rest.FlockID == "" && len(rest.TraitRanges) == 0 {
+		f := passFilter{status: c.Status}
+		if strings.EqualFold(c.Gender, "Male") || strings.EqualFold(c.Gender, "Female") {
+			f.sex = nsip.NormalizeSex(c.Gender)
+		}
+		return f, true
+	}
+	return passFilter{}, false
+}
+
+// breedWide reports whether c asks for nothing, so that the search's
+// pages are the breed's own, which a pass is made of.
+func breedWide(c *param.Criteria) bool { return c == nil || reflect.ValueOf(*c).IsZero() }
+
+// matches reports whether NSIP's search with f returns row: one of the sex
+// asked (none of no recorded sex) and of the status asked, in any case.
+func (f passFilter) matches(row nsip.AnimalRow) bool {
+	return (f.sex == "" || row.Sex == f.sex) && (f.status == "" || strings.EqualFold(row.Status, f.status))
+}
+
+// row is animal j of the pass as a search row, with what the pass keeps:
+// no registration, breed name or accuracy; its traits only when asked for
+// (a ranking by index reads none, and a large breed's would be megabytes).
+func (p *BreedPass) row(j int, traits bool) nsip.AnimalRow {
+	row := nsip.AnimalRow{LPNID: p.IDs[j], Sex: p.Sexes[p.Sex[j]], Status: p.Statuses[p.Status[j]], DateOfBirth: p.Dates[p.Born[j]],
+		BreedID: p.Breed, Genotyped: p.Genotypes[p.Geno[j]], Sire: p.Parents[p.Sire[j]], Dam: p.Parents[p.Dam[j]], FlockCode: p.Flocks[p.Flock[j]]}
+	for i, c := range p.Codes {
+		if v := p.Values[i][j]; traits && !math.IsNaN(v) {
+			row.Traits = append(row.Traits, nsip.Trait{Code: c, Value: v})
+		}
+	}
+	for i, name := range p.IndexNames {
+		if v := p.IndexValues[i][j]; !math.IsNaN(v) {
+			row.Indexes = append(row.Indexes, nsip.Index{Name: name, Value: v})
+		}
+	}
+	return row
+}
+
+// rows are the animals of the pass f matches, in the order NSIP's pages
+// gave them, with their traits when asked for.
+func (p *BreedPass) rows(f passFilter, traits bool) []nsip.AnimalRow {
+	var out []nsip.AnimalRow
+	for j := range p.IDs {
+		if row := p.row(j, traits); f.matches(row) {
+			out = append(out, row)
+		}
+	}
+	return out
+}
+
+// keptPages reads rows as the pages of a search, with no lookup: the
+// scans that read pages read a pass the same way.
+func keptPages(rows []nsip.AnimalRow) pageReader {
+	return func(_ context.Context, n int) ([]nsip.AnimalRow, int, error) {
+		lo := min(n*scanPageSize, len(rows))
+		return rows[lo:min(lo+scanPageSize, len(rows))], len(rows), nil
+	}
+}
+
+// keptPass is breed's pass under eval when the call's source keeps one,
+// else nil.
+func keptPass(ctx context.Context, r *call, breed int, eval string) *BreedPass {
+	store, ok := r.src.(PassStore)
+	if !ok || eval == "" {
+		return nil
+	}
+	return store.LoadPass(ctx, breed, eval)
+}
+
+// keptNote says in an answer that it came from a kept pass.
+func keptNote(p *BreedPass) string {
+	return fmt.Sprintf("kept from an earlier read of its %d animals under this evaluation: no search page read", p.Animals())
+}
+
+// keepPages keeps rows, the whole of breed's search read under eval and
+// proven of it, as the breed's pass, and says so; "" when the source keeps
+// no passes or the rows are not all of the breed.
+func keepPages(ctx context.Context, r *call, breed int, eval string, rows []nsip.AnimalRow) string {
+	store, ok := r.src.(PassStore)
+	if !ok || eval == "" {
+		return ""
+	}
+	for _, row := range rows {
+		if row.BreedID != 0 && row.BreedID != breed {
+			return ""
+		}
+	}
+	store.StorePass(ctx, newPassOf(breed, eval, rows))
+	return fmt.Sprintf("kept from these pages: %d animals, so a later question about the breed under this evaluation reads no search page", len(rows))
+}
+
+// fillPass has breed's pass read in the background, when the source can,
+// and says so; "" when it cannot.
+func fillPass(r *call, breed int, eval, why string) string {
+	f, ok := r.src.(PassFiller)
+	if !ok || eval == "" {
+		return ""
+	}
+	if not := f.FillPass(breed, eval); not != "" {
+		return "not read: " + why + "; nor in the background: " + not
+	}
+	return "being read in the background, since " + why + "; a later call uses it"
+}

@@ -1,0 +1,81 @@
+package analysis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
+)
+
+// A group given as a search of one breed, with criteria a breed's pass
+// can hold its rows to (breedpass_serve.go), is answered from the breed's
+// pass when one is kept under the evaluation NSIP gives now: the date is
+// read (one lookup) and no page. With none kept its pages are read as any
+// group's; a whole breed's pages are then read under the date, which is
+// read again after them, so that they are kept as the breed's pass.
+
+// groupPass is the breed and criteria of a group a pass can answer, and
+// the search its pages are read with.
+type groupPass struct {
+	breed  int
+	filter passFilter
+	search *Query
+	whole  bool // the search is the breed's, whose pages a pass is made of
+}
+
+// passFlockMethod is how a group is read from a breed's pass.
+const passFlockMethod = "every animal of the breed's pass held to search_criteria's sex and status as NSIP's search filters them: " + passRankMethod +
+	"; the pass keeps no accuracy, so the full table leaves the _acc columns empty (" + toolname.SearchAnimals + " shows them)"
+
+// scan reads the group's animals: from the breed's pass when one is kept,
+// else its pages, keeping or asking for the breed's pass as they allow.
+func (g *group) scan(ctx context.Context, r *call) (*scanned, error) {
+	g.via = viaPages
+	gp := g.pass
+	if _, ok := r.src.(PassStore); !ok || gp == nil {
+		return g.readPages(ctx, r)
+	}
+	eval, err := r.evaluation(ctx)
+	switch {
+	case err != nil && (ctx.Err() != nil || errors.Is(err, ErrCeiling)):
+		return nil, err
+	case err != nil:
+		eval = "" // no date, no pass: the pages are read as any group's
+	}
+	if p := keptPass(ctx, r, gp.breed, eval); p != nil {
+		s, err := scanPages(ctx, keptPages(p.rows(gp.filter, true)), pctPages(p.Animals()))
+		if err != nil {
+			return nil, err
+		}
+		s.pages = 0
+		g.method, g.via, g.passNote = passFlockMethod, viaPass, keptNote(p)
+		return s, nil
+	}
+	whole := gp.whole && eval != ""
+	if whole {
+		gp.search.Evaluation = eval // pages of this evaluation only, as a pass's are
+	}
+	s, err := g.readPages(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case whole && s.complete:
+		if again, err := r.evaluation(ctx); err != nil && ctx.Err() != nil {
+			return nil, err
+		} else if err == nil && again == eval && r.upstream().Stale == 0 {
+			g.passNote = keepPages(ctx, r, gp.breed, eval, s.rows)
+		}
+	case !s.ended:
+		g.passNote = fillPass(r, gp.breed, eval, fmt.Sprintf("the group's %d animals are more than the %d pages a summary reads", s.total, flockPages))
+	}
+	return s, nil
+}
+
+// readPages reads the group's pages, up to the summary's limit.
+func (g *group) readPages(ctx context.Context, r *call) (*scanned, error) {
+	read, stop := readAhead(ctx, g.read, r.parallel(), flockPages)
+	defer stop()
+	return scanPages(ctx, read, flockPages)
+}
