@@ -44,12 +44,22 @@ type aheadReader struct {
 // cancels the pages read ahead that it did not take and waits for them, so
 // that no lookup of the call outlives it.
 func readAhead(ctx context.Context, read pageReader, width, limit int) (_ pageReader, stop func()) {
+	return readAheadAfter(ctx, read, width, limit, -1, 0)
+}
+
+// readAheadAfter is readAhead for a scan that has read page n itself
+// (total the count it gave; n -1 for none): the pages after n that the
+// count holds are started at once.
+func readAheadAfter(ctx context.Context, read pageReader, width, limit, n, total int) (_ pageReader, stop func()) {
 	if width <= 1 {
 		return read, func() {}
 	}
 	actx, cancel := context.WithCancel(ctx)
 	a := &aheadReader{read: func(_ context.Context, n int) ([]nsip.AnimalRow, int, error) { return read(actx, n) },
 		width: width, limit: limit, pending: map[int]chan pageResult{}, cancel: cancel}
+	if n >= 0 {
+		a.start(actx, n, total)
+	}
 	return a.page, func() { a.cancel(); a.wg.Wait() }
 }
 

@@ -131,3 +131,29 @@ func withoutUpstream(t *testing.T, b []byte) string {
 	out, _ := json.Marshal(a)
 	return string(out)
 }
+
+// A ranking by NSIP's index reads every page up to the count, so the pages
+// after the first are read at once, and the answer and the pages read are
+// those of one page at a time: a breed of seven pages, and one past the
+// scan limit, whose pages ahead stop at the limit.
+func TestIndexRankingPagesReadAtOnce(t *testing.T) {
+	for _, n := range []int{650, 3500} {
+		sent := map[string]any{"breed_id": 640, "index": "US Hair Index", "top_n": 5}
+		one := indexed(6, n)
+		want := runGated(t, Rank, &onlyOne{one}, sent)
+		for _, width := range []int{2, 4} {
+			f := indexed(6, n)
+			g := newPageGate(f, width)
+			got := runGated(t, Rank, g, sent)
+			if g.stuck || g.peak != width {
+				t.Errorf("%d animals, width %d: at most %d pages under way at once (stuck waiting for more: %v), want %d", n, width, g.peak, g.stuck, width)
+			}
+			if string(got) != string(want) {
+				t.Errorf("%d animals, width %d: answer\n%s\nwant, as one page at a time,\n%s", n, width, got, want)
+			}
+			if f.lookups != one.lookups || f.callsOf("search") != one.callsOf("search") {
+				t.Errorf("%d animals, width %d: %d lookups (%d searches), one page at a time %d (%d)", n, width, f.lookups, f.callsOf("search"), one.lookups, one.callsOf("search"))
+			}
+		}
+	}
+}

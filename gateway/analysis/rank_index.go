@@ -156,6 +156,11 @@ func runRankIndex(ctx context.Context, r *call, a *rankArgs, ewes *eweSet) (any,
 			s.collect = breedWide(crit)
 		}
 	}
+	if s.pass == "" {
+		read, stop := s.readAhead(searchPages(r, &rs.search))
+		defer stop()
+		s.sc = newPageScan(read, rankPages)
+	}
 	if err := s.scan(ctx); err != nil {
 		return nil, err
 	}
@@ -179,6 +184,25 @@ type indexRank struct {
 	pass     string           // what the pass it was answered from is, "" when pages were read
 	collect  bool             // the pages are the breed's, kept as its pass when read whole
 	all      []nsip.AnimalRow // every fresh row read, when collect
+}
+
+// readAhead is read with the pages after the first read at once: NSIP
+// cannot sort by an index, so every page up to its count is wanted, but
+// only once the first page has shown the index asked for (a name it does
+// not show is refused after that page alone).
+func (s *indexRank) readAhead(read pageReader) (pageReader, func()) {
+	var ahead pageReader
+	stopAhead := func() {}
+	return func(ctx context.Context, n int) ([]nsip.AnimalRow, int, error) {
+		if ahead != nil {
+			return ahead(ctx, n)
+		}
+		rows, total, err := read(ctx, n)
+		if _, ok := matchIndex(s.asked, indexNames(rows)); ok && err == nil {
+			ahead, stopAhead = readAheadAfter(ctx, read, s.r.parallel(), rankPages, n, total)
+		}
+		return rows, total, err
+	}, func() { stopAhead() }
 }
 
 // scan reads every page up to the scan limit, scoring each fresh row by
