@@ -99,10 +99,6 @@ func Models() []reflect.Type {
 // that is not fetched.
 func (d *Def) Model() reflect.Type { return d.fetch.model }
 
-// Fetches reports whether d asks NSIP itself rather than assembling its
-// answer from other tools'.
-func (d *Def) Fetches() bool { return d.fetch.bind != nil }
-
 // NoView is the validated arguments args without the view's: those that
 // go to NSIP, or that key its answer. args itself when it has none.
 func (d *Def) NoView(args map[string]any) map[string]any {

@@ -81,7 +81,7 @@ func TestNamedFindsEachTool(t *testing.T) {
 	if d := Named("nsip_get_sheep"); d != nil {
 		t.Errorf("Named found %s for a tool that does not exist", d.Name)
 	}
-	if SearchByLPN.Fetches() || SearchByLPN.Model() != nil {
+	if SearchByLPN.fetch.bind != nil || SearchByLPN.Model() != nil {
 		t.Errorf("nsip_search_by_lpn is assembled, not fetched")
 	}
 	if _, err := SearchByLPN.Bind(SearchByLPN.Method + `:{"lpn_id":"6402382024NCS310"}`); err == nil {
