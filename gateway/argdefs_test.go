@@ -31,7 +31,7 @@ func TestAnimalPercentilesChosenByValidatedArguments(t *testing.T) {
 // their PageSize that name.
 func TestPagedToolsNamePageSizeAlike(t *testing.T) {
 	for _, d := range []*lookup.Def{lookup.SearchAnimals, lookup.Progeny} {
-		if n := d.Args.Name("PageSize"); n != argPageSize || !takes(d, argPageSize) {
+		if n := d.Args.Name("PageSize"); n != argPageSize || !d.Takes(argPageSize) {
 			t.Errorf("%s names its page size %q, the view checks %q", d.Name, n, argPageSize)
 		}
 	}

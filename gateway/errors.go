@@ -20,7 +20,7 @@ func (g *Gateway) invalidArgs(d *toolDef, sent map[string]any, errs []param.Fiel
 // aboutOf is what an error's wording reads of the tool d.
 func aboutOf(d *lookup.Def) toolerr.About {
 	a := toolerr.About{Subject: d.Subject, What: d.What, Next: d.Next, Specs: d.Args.Specs}
-	if takes(d, argPageSize) {
+	if d.Takes(argPageSize) {
 		a.PageSize = argPageSize
 	}
 	return a

@@ -2,14 +2,12 @@ package gateway
 
 import (
 	"encoding/json"
-	"reflect"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/structured"
-	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
 // Every tool declares an output schema and returns its answer a second
@@ -27,11 +25,7 @@ func (g *Gateway) structuredOrNot(tools []server.ServerTool) []server.ServerTool
 
 // lookupSchema is lookup d's output schema.
 func lookupSchema(d *lookup.Def) json.RawMessage {
-	model := d.Model()
-	if d.Composite {
-		model = reflect.TypeFor[nsip.AnimalProfile]()
-	}
-	return structured.Lookup(model, d.Kind, d.Percentiles)
+	return structured.Lookup(d.Answer(), d.Kind, d.Percentiles)
 }
 
 // withStructured adds the structured copy of a successful lookup answer to

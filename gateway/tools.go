@@ -45,9 +45,6 @@ func (d *toolDef) example(sent map[string]any) map[string]any {
 	return d.Args.Example(sent)
 }
 
-// takes reports whether the tool d takes the argument name.
-func takes(d *lookup.Def, name string) bool { return param.Named(d.Args.Specs, name) != nil }
-
 // Tools returns the tools of the configured toolsets bound to this
 // gateway: the nine NSIP lookups, then the analysis tools computed from
 // their answers.
@@ -81,7 +78,7 @@ func (g *Gateway) serverTool(d *toolDef) server.ServerTool {
 		}),
 	)
 	t.InputSchema = param.InputSchema(d.Args.Specs)
-	if d.Model() != nil || d.Composite {
+	if d.Answer() != nil {
 		t.RawOutputSchema = lookupSchema(d.Def)
 	}
 	appviews.Declare(&t)

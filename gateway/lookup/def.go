@@ -99,6 +99,13 @@ func Models() []reflect.Type {
 // that is not fetched.
 func (d *Def) Model() reflect.Type { return d.fetch.model }
 
+// Answer is the type of d's answer, fetched or assembled: what its output
+// schema describes.
+func (d *Def) Answer() reflect.Type { return d.fetch.answer }
+
+// Takes reports whether d takes the argument name.
+func (d *Def) Takes(name string) bool { return param.Named(d.Args.Specs, name) != nil }
+
 // NoView is the validated arguments args without the view's: those that
 // go to NSIP, or that key its answer. args itself when it has none.
 func (d *Def) NoView(args map[string]any) map[string]any {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -200,6 +201,32 @@ func TestModelsAreTheFetchedTools(t *testing.T) {
 	}
 }
 
+// Each tool's answer is its fetched model; the profile's is the model it
+// is assembled into, which no fetch decodes.
+func TestAnswerIsWhatTheSchemaDescribes(t *testing.T) {
+	for _, d := range All {
+		if d != SearchByLPN && d.Answer() != d.Model() {
+			t.Errorf("%s answers %v but fetches %v", d.Name, d.Answer(), d.Model())
+		}
+	}
+	if got := SearchByLPN.Answer(); got != reflect.TypeFor[nsip.AnimalProfile]() {
+		t.Errorf("nsip_search_by_lpn answers %v, want nsip.AnimalProfile", got)
+	}
+}
+
+// The paged tools take page_size; the others do not.
+func TestTakesNamesTheToolsArguments(t *testing.T) {
+	for _, d := range All {
+		paged := d == SearchAnimals || d == Progeny
+		if d.Takes("page_size") != paged {
+			t.Errorf("%s takes page_size: %v, want %v", d.Name, d.Takes("page_size"), paged)
+		}
+		if !d.Takes("max_tokens") {
+			t.Errorf("%s does not take max_tokens, which every tool takes", d.Name)
+		}
+	}
+}
+
 // An argument struct and its descriptions that disagree stop the server
 // at start-up, naming the tool.
 func TestDefineRefusesAFieldWithoutItsDescription(t *testing.T) {
@@ -211,5 +238,5 @@ func TestDefineRefusesAFieldWithoutItsDescription(t *testing.T) {
 			t.Errorf("recovered %v, want a panic naming the tool and the field", r)
 		}
 	}()
-	define(&Def{Name: "nsip_test_tool", fetch: argsOnly[undescribed]()})
+	define(&Def{Name: "nsip_test_tool", fetch: argsOnly[undescribed, nsip.LastUpdate]()})
 }

@@ -47,21 +47,25 @@ type binder func(params []byte) (Fetch, error)
 // fetchSpec is how a lookup tool asks NSIP: the binder of its arguments,
 // and the model its answer decodes to.
 type fetchSpec struct {
-	bind  binder
-	model reflect.Type
-	args  reflect.Type // the tool's argument struct
+	bind   binder
+	model  reflect.Type
+	args   reflect.Type // the tool's argument struct
+	answer reflect.Type // the model its answer is, fetched or assembled
 }
 
 // argsOnly is the fetch of a tool that is not fetched but assembled
-// (nsip_search_by_lpn): its arguments are A.
-func argsOnly[A any]() fetchSpec { return fetchSpec{args: reflect.TypeFor[A]()} }
+// (nsip_search_by_lpn): its arguments are A, its answer a T.
+func argsOnly[A, T any]() fetchSpec {
+	return fetchSpec{args: reflect.TypeFor[A](), answer: reflect.TypeFor[T]()}
+}
 
 // fetchWith is the fetch of a tool whose arguments are A and whose answer
 // is a *T with the upstream body raw(T).
 func fetchWith[A, T any](get func(ctx context.Context, up Upstream, a A) (*T, error), raw func(*T) json.RawMessage) fetchSpec {
 	return fetchSpec{
-		args:  reflect.TypeFor[A](),
-		model: reflect.TypeFor[T](),
+		args:   reflect.TypeFor[A](),
+		model:  reflect.TypeFor[T](),
+		answer: reflect.TypeFor[T](),
 		bind: func(params []byte) (Fetch, error) {
 			var a A
 			if err := decodeArgs(params, &a); err != nil {

@@ -20,7 +20,7 @@ var SearchByLPN = define(&Def{
 		`Summaries fill the budget with identity, contact, EBVs, indexes, parents, grandparents and offspring, listing each part left out with the call for it. ` +
 		`Arguments: lpn_id; traits; max_tokens. Shares the cache of the single-part tools.`,
 	fields: param.Table{reflect.TypeFor[ProfileArgs](): param.Fields{"LPNID": param.LPNParam("")}},
-	fetch:  argsOnly[ProfileArgs](),
+	fetch:  argsOnly[ProfileArgs, nsip.AnimalProfile](),
 })
 
 // ProfileArgs is nsip_search_by_lpn's.
