@@ -13,8 +13,6 @@ import (
 	"reflect"
 	"slices"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -136,15 +134,18 @@ func (d *Def) Keyed(a any) (args map[string]any, key string, err error) {
 	if t := reflect.TypeOf(a); t != d.fetch.args {
 		return nil, "", fmt.Errorf("internal: %s takes %v, not %v", d.Name, d.fetch.args, t)
 	}
-	var req mcp.CallToolRequest
-	req.Params.RawArguments = encoded(a)
-	sent, fe := param.Decode(req)
-	if fe != nil {
-		return nil, "", fmt.Errorf("internal: %s arguments: %s %s", d.Name, fe.Field, fe.Problem)
+	// The arguments as a client's call carries them, a JSON object read
+	// into a map (param.Decode of req.Params.Arguments).
+	var sent map[string]any
+	if err := json.Unmarshal(encoded(a), &sent); err != nil {
+		return nil, "", fmt.Errorf("internal: %s arguments: %w", d.Name, err)
 	}
-	keyOnly := map[string]any{}
+	var keyOnly map[string]any
 	for _, k := range d.Args.Keyed {
 		if v, ok := sent[k]; ok {
+			if keyOnly == nil {
+				keyOnly = map[string]any{}
+			}
 			keyOnly[k] = v
 			delete(sent, k)
 		}
