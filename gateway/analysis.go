@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -17,7 +16,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/finite"
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
-	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/structured"
 	"github.com/nsip-tools/nsip-mcp/gateway/tasks"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
@@ -45,11 +44,13 @@ var analyses = func() []*analysisEntry {
 		own := *d
 		own.Args.Specs = withMaxTokens(slices.Clone(d.Args.Specs)...)
 		own.Args.View = analysisView.View
-		out[i] = &analysisEntry{Def: &own, tool: &toolDef{
-			name: d.Name, title: d.Title, method: d.Method, kind: analysisKind,
-			desc: d.Desc + " Also max_tokens.",
-			args: own.Args,
-		}}
+		// The call path reads an analysis tool as it reads a lookup's
+		// definition: its name, title, method, description, arguments, kind.
+		out[i] = &analysisEntry{Def: &own, tool: &toolDef{Def: &lookup.Def{
+			Name: d.Name, Title: d.Title, Method: d.Method, Kind: analysisKind,
+			Desc: d.Desc + " Also max_tokens.",
+			Args: own.Args,
+		}}}
 		out[i].tool.analysis = out[i]
 	}
 	return out
@@ -149,39 +150,22 @@ func (r *lookups) RateLimit() (perSecond float64, burst int) {
 	return r.g.cfg.RateLimit, r.g.cfg.RateBurst
 }
 
-// get reads one upstream answer through the pipeline, as tool d would with
-// the raw arguments (which are normalised exactly as d's own calls are, so
-// they share its cache entries).
-func (r *lookups) get(ctx context.Context, d *toolDef, raw map[string]any) (any, error) {
-	return r.getUnder(ctx, d, raw, "")
-}
-
-// argEvaluation is the key-only field an evaluation date keys a page
-// under (searchArgs.Evaluation).
-const argEvaluation = "evaluation"
-
-// getUnder is get with the answer cached under NSIP's evaluation date
-// eval as well as its arguments, when eval is set: an answer cached under
-// an earlier evaluation is then not read under a later one.
-func (r *lookups) getUnder(ctx context.Context, d *toolDef, raw map[string]any, eval string) (any, error) {
-	args, err := lookupArgs(d, raw)
+// get reads one upstream answer through the pipeline, as tool d would
+// with the typed arguments a, d's own argument struct: lookup.Def.Keyed
+// validates them as d's own calls are, so that they share its cache
+// entries.
+func (r *lookups) get(ctx context.Context, d *lookup.Def, a any) (any, error) {
+	args, key, err := d.Keyed(a)
 	if err != nil {
 		return nil, err
 	}
-	keyed := args
-	if eval != "" {
-		// The definition keys the answer by the date too; a tool without
-		// that key field fails to bind rather than lose the date.
-		keyed = maps.Clone(args)
-		keyed[argEvaluation] = eval
-	}
-	return r.read(ctx, func(ctx context.Context) (obtained, error) { return r.g.obtain(ctx, d, d.key(keyed), args) })
+	return r.read(ctx, func(ctx context.Context) (obtained, error) { return r.g.obtain(ctx, d, key, args) })
 }
 
 // getFresh is get for an answer that must be NSIP's as of now rather
 // than the cache's (obtainFresh); it counts as one lookup like any other.
-func (r *lookups) getFresh(ctx context.Context, d *toolDef, raw map[string]any) (any, error) {
-	args, err := lookupArgs(d, raw)
+func (r *lookups) getFresh(ctx context.Context, d *lookup.Def, a any) (any, error) {
+	args, key, err := d.Keyed(a)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +176,7 @@ func (r *lookups) getFresh(ctx context.Context, d *toolDef, raw map[string]any) 
 		limit := r.g.cfg.AnalysisTimeout / freshShare
 		fctx, cancel := context.WithTimeout(lctx, limit)
 		defer cancel()
-		ob, err := r.g.obtainFresh(fctx, d, d.key(args), args)
+		ob, err := r.g.obtainFresh(fctx, d, key, args)
 		if err != nil && fctx.Err() != nil && lctx.Err() == nil {
 			return ob, fmt.Errorf("NSIP did not answer within %s, the share of the call's time a fresh read may take: %w", limit, context.DeadlineExceeded)
 		}
@@ -203,16 +187,6 @@ func (r *lookups) getFresh(ctx context.Context, d *toolDef, raw map[string]any) 
 // freshShare is the part of an analysis's time (one in freshShare) that a
 // fresh read may take.
 const freshShare = 4
-
-// lookupArgs normalises raw as d's own calls are, so that an analysis's
-// lookups share their cache entries.
-func lookupArgs(d *toolDef, raw map[string]any) (map[string]any, error) {
-	args, errs := param.ValidateObject("", d.args.Specs, raw)
-	if len(errs) > 0 {
-		return nil, fmt.Errorf("internal: %s arguments: %s %s", d.name, errs[0].Field, errs[0].Problem)
-	}
-	return args, nil
-}
 
 // read is one lookup of the call, made by obtain: counted against the
 // tool's ceiling, within the call's time limit, in one of its slots, and
@@ -307,7 +281,7 @@ func (r *lookups) fitted(ctx context.Context, args map[string]any, body []byte) 
 // Budgets are the budget the call's answer is fitted to (max_tokens, or
 // the server's default) and the largest max_tokens allowed.
 func (r *lookups) Budgets(args map[string]any) (now, limit int) {
-	if _, v := r.def.tool.splitView(args); v.budget > 0 {
+	if _, v := splitView(r.def.tool.Def, args); v.budget > 0 {
 		return v.budget, r.g.cfg.MaxBudget
 	}
 	return r.g.cfg.Budget, r.g.cfg.MaxBudget
@@ -316,10 +290,10 @@ func (r *lookups) Budgets(args map[string]any) (now, limit int) {
 // fitAnalysis fits an analysis's answer to the call's budget: max_tokens
 // where sent, as the lookups' views are fitted.
 func (g *Gateway) fitAnalysis(ctx context.Context, a *analysisEntry, args map[string]any, text []byte) (summarize.Result, error) {
-	if _, v := a.tool.splitView(args); v.budget > 0 {
-		return g.fitView(ctx, a.tool.kind, a.tool, args, v, nil, text)
+	if _, v := splitView(a.tool.Def, args); v.budget > 0 {
+		return g.fitView(ctx, a.tool.Kind, a.tool.Def, args, v, nil, text)
 	}
-	return g.fit(ctx, a.tool.kind, a.tool, args, nil, text)
+	return g.fit(ctx, a.tool.Kind, a.tool.Def, args, nil, text)
 }
 
 // Upstream says what the call read, for the answer's "computed" block.
@@ -347,8 +321,12 @@ func (r *lookups) upstreamMap() map[string]any {
 	return m
 }
 
+// The Source's reads: each is the lookup tool's own, with its typed
+// arguments, so a user's call of the tool and an analysis's read of the
+// same thing share one cache entry.
+
 func (r *lookups) Details(ctx context.Context, id string) (*nsip.AnimalDetails, error) {
-	v, err := r.get(ctx, animalDef, map[string]any{"search_string": id})
+	v, err := r.get(ctx, lookup.Animal, lookup.DetailsArgs{SearchString: id})
 	if err != nil {
 		return nil, err
 	}
@@ -357,15 +335,18 @@ func (r *lookups) Details(ctx context.Context, id string) (*nsip.AnimalDetails, 
 }
 
 func (r *lookups) Lineage(ctx context.Context, id string) (*nsip.Lineage, error) {
-	v, err := r.get(ctx, lineageDef, map[string]any{"lpn_id": id})
+	v, err := r.get(ctx, lookup.Lineage, lookup.LPNArgs{LPNID: id})
 	if err != nil {
 		return nil, err
 	}
 	return v.(*nsip.Lineage), nil
 }
 
+// Search reads a page under the evaluation the query names, if any: a
+// page cached under an earlier evaluation is then not read under a later
+// one (lookup.SearchArgs.Evaluation).
 func (r *lookups) Search(ctx context.Context, q analysis.Query) (*nsip.SearchResults, error) {
-	v, err := r.getUnder(ctx, searchAnimalsDef, searchArgsOf(q.SearchParams), q.Evaluation)
+	v, err := r.get(ctx, lookup.SearchAnimals, lookup.SearchArgsOf(q.SearchParams, q.Evaluation))
 	if err != nil {
 		return nil, err
 	}
@@ -373,25 +354,8 @@ func (r *lookups) Search(ctx context.Context, q analysis.Query) (*nsip.SearchRes
 	return v.(*nsip.SearchResults), nil
 }
 
-// searchArgsOf is p as nsip_search_animals's arguments, which an
-// analysis's pages are read and cached under, so that a user's search of
-// the same page shares the entry.
-func searchArgsOf(p nsip.SearchParams) map[string]any {
-	raw := map[string]any{"page": p.Page, "page_size": p.PageSize, "reverse": p.Reverse}
-	if p.BreedID != 0 {
-		raw["breed_id"] = p.BreedID
-	}
-	if p.SortedTrait != "" {
-		raw["sorted_trait"] = p.SortedTrait
-	}
-	if c := param.Criteria(p.Criteria); !c.Empty() {
-		raw["search_criteria"] = c.Object()
-	}
-	return raw
-}
-
 func (r *lookups) Progeny(ctx context.Context, id string, page, size int) (*nsip.ProgenyPage, error) {
-	v, err := r.get(ctx, progenyDef, map[string]any{"lpn_id": id, "page": page, "page_size": size})
+	v, err := r.get(ctx, lookup.Progeny, lookup.ProgenyArgs{LPNID: id, Page: page, PageSize: size})
 	if err != nil {
 		return nil, err
 	}
@@ -400,7 +364,7 @@ func (r *lookups) Progeny(ctx context.Context, id string, page, size int) (*nsip
 }
 
 func (r *lookups) TraitRanges(ctx context.Context, breed int) (*nsip.TraitRanges, error) {
-	v, err := r.get(ctx, traitRangesDef, map[string]any{"breed_id": breed})
+	v, err := r.get(ctx, lookup.TraitRanges, lookup.BreedArgs{BreedID: breed})
 	if err != nil {
 		return nil, err
 	}
@@ -416,7 +380,7 @@ func (r *lookups) LastUpdate(ctx context.Context, fresh bool) (*nsip.LastUpdate,
 	if fresh {
 		get = r.getFresh
 	}
-	v, err := get(ctx, lastUpdateDef, map[string]any{})
+	v, err := get(ctx, lookup.LastUpdate, lookup.NoArgs{})
 	if err != nil {
 		return nil, err
 	}
@@ -434,7 +398,7 @@ func (r *lookups) Ask(ctx context.Context, f analysis.Form) (map[string]any, boo
 
 // ErrorCode is the code a lineage lookup failing with err is answered with.
 func (r *lookups) ErrorCode(err error) string {
-	return r.g.mapError(lineageDef, map[string]any{}, err).Code
+	return r.g.mapError(lookup.Lineage, nil, err).Code
 }
 
 // runAnalysis runs analysis a on a call's validated arguments args (sent:
@@ -460,7 +424,7 @@ func (g *Gateway) runAnalysis(ctx context.Context, a *analysisEntry, req mcp.Cal
 		if merr != nil {
 			o.err = &toolerr.Error{Code: toolerr.CodeUpstreamError, Problem: "the analysis could not be encoded: " + merr.Error()}
 		} else if o.res, merr = r.fitted(ctx, args, body); merr != nil {
-			o.err = g.mapError(a.tool, args, merr)
+			o.err = g.mapError(a.tool.Def, args, merr)
 		}
 		o.data = analysisData(table, body, o.res.Summarized)
 	}
@@ -468,7 +432,7 @@ func (g *Gateway) runAnalysis(ctx context.Context, a *analysisEntry, req mcp.Cal
 	if o.upstream["fetched"].(int) > 0 {
 		o.source = cacheMiss
 	}
-	g.finish(ctx, a.tool, logParams(req), start, o)
+	g.finish(ctx, a.tool.Def, logParams(req), start, o)
 	if o.err != nil {
 		return o.err.Result()
 	}
@@ -506,7 +470,7 @@ func (g *Gateway) analysisError(a *analysisEntry, sent map[string]any, err error
 	if te := toolerr.Analysis(err, example, a.Ceiling, g.cfg.AnalysisTimeout); te != nil {
 		return te
 	}
-	about, args := toolerr.AboutFailed(a.tool.about(), sent, err)
+	about, args := toolerr.AboutFailed(aboutOf(a.tool.Def), sent, err)
 	return g.mapAbout(about, args, err)
 }
 

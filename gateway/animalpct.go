@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
+	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 )
 
 // nsip_get_animal with percentiles: true is no single lookup: each EBV's
@@ -11,19 +12,19 @@ import (
 // percentiles the tool answers as NSIP sent the record.
 var animalPercentiles = func() *analysisEntry {
 	own := *analysis.AnimalPercentiles
-	own.Args = animalDef.args
-	tool := *animalDef
-	tool.kind = analysisKind
-	return &analysisEntry{Def: &own, tool: &tool}
+	own.Args = lookup.Animal.Args
+	tool := *lookup.Animal
+	tool.Kind = analysisKind
+	return &analysisEntry{Def: &own, tool: &toolDef{Def: &tool}}
 }()
 
 // argPercentiles is the argument that asks for them.
-var argPercentiles = animalDef.args.Name("Percentiles")
+var argPercentiles = lookup.Animal.Args.Name("Percentiles")
 
 // percentilesCall is the analysis a validated call of d is, when it asks
 // for percentiles; nil otherwise.
-func percentilesCall(d *toolDef, args map[string]any) *analysisEntry {
-	if on, _ := args[argPercentiles].(bool); !d.percentiles || !on {
+func percentilesCall(d *lookup.Def, args map[string]any) *analysisEntry {
+	if on, _ := args[argPercentiles].(bool); !d.Percentiles || !on {
 		return nil
 	}
 	return animalPercentiles

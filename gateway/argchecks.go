@@ -6,8 +6,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/argcheck"
+	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -42,37 +42,27 @@ func (g *Gateway) unknownToolMiddleware(next server.ToolHandlerFunc) server.Tool
 	return g.unknownTools().Middleware(next)
 }
 
-// searchFields are the search arguments the breed checks read, named by
-// the fields of searchArgs and param.Criteria that define them.
-var searchFields = func() argcheck.SearchFields {
-	crit := param.MustStruct[param.Criteria](argTable)
-	return argcheck.SearchFields{
-		Breed:         searchAnimalsDef.args.Name("BreedID"),
-		SortedTrait:   searchAnimalsDef.args.Name("SortedTrait"),
-		Criteria:      searchAnimalsDef.args.Name("Criteria"),
-		CriteriaBreed: crit.Name("BreedID"),
-		TraitRanges:   crit.Name("TraitRanges"),
-	}
-}()
-
 // breeds checks breeds and trait codes against NSIP's lists.
 func (g *Gateway) breeds() *argcheck.Breeds {
 	return &argcheck.Breeds{
 		List: func(ctx context.Context) (*nsip.BreedGroups, bool) {
-			v, ok := g.cachedModel(ctx, listBreedsDef)
+			v, ok := g.cachedModel(ctx, lookup.ListBreeds)
 			bg, _ := v.(*nsip.BreedGroups)
 			return bg, ok
 		},
 		TraitRanges: func(ctx context.Context, breed int) (*nsip.TraitRanges, bool) {
-			a := map[string]any{traitRangesDef.args.Name("BreedID"): breed}
-			ob, err := g.obtain(ctx, traitRangesDef, cache.Key(traitRangesDef.method, a), a)
+			args, key, err := lookup.TraitRanges.Keyed(lookup.BreedArgs{BreedID: breed})
+			if err != nil {
+				return nil, false
+			}
+			ob, err := g.obtain(ctx, lookup.TraitRanges, key, args)
 			if err != nil {
 				return nil, false
 			}
 			tr, ok := ob.a.Value.(*nsip.TraitRanges)
 			return tr, ok
 		},
-		Search: searchFields,
+		Search: lookup.SearchFields,
 	}
 }
 
@@ -90,9 +80,9 @@ func (g *Gateway) unknownBreed(ctx context.Context, field string, breed int, exa
 
 // checkEmptySearch refuses a search that found nothing because NSIP has no
 // breed it asked for.
-func (g *Gateway) checkEmptySearch(ctx context.Context, d *toolDef, sent, args map[string]any, o outcome) *toolerr.Error {
+func (g *Gateway) checkEmptySearch(ctx context.Context, d *lookup.Def, sent, args map[string]any, o outcome) *toolerr.Error {
 	res, ok := o.value.(*nsip.SearchResults)
-	if d != searchAnimalsDef || o.err != nil || !ok || res.TotalCount != 0 || len(res.Results) != 0 {
+	if d != lookup.SearchAnimals || o.err != nil || !ok || res.TotalCount != 0 || len(res.Results) != 0 {
 		return nil
 	}
 	b := g.breeds()
@@ -100,5 +90,5 @@ func (g *Gateway) checkEmptySearch(ctx context.Context, d *toolDef, sent, args m
 	if breed == 0 {
 		return nil
 	}
-	return refused(toolerr.CodeNotFound, b.Unknown(ctx, field, breed, param.Example(d.args.Specs, sent)))
+	return refused(toolerr.CodeNotFound, b.Unknown(ctx, field, breed, param.Example(d.Args.Specs, sent)))
 }

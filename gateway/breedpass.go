@@ -6,6 +6,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/calllog"
+	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/passes"
 )
 
@@ -79,5 +80,5 @@ func (g *Gateway) fillPass(breed int, evaluation string) string {
 // are 500 pages).
 var passFiller = &analysisEntry{
 	Def:  &analysis.Def{Name: "breed_pass", Method: "breed_pass", Ceiling: 1 << 20},
-	tool: &toolDef{name: "breed_pass", method: "breed_pass", kind: analysisKind},
+	tool: &toolDef{Def: &lookup.Def{Name: "breed_pass", Method: "breed_pass", Kind: analysisKind}},
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
@@ -100,14 +101,14 @@ func TestCacheBoundHoldsForHostileShapes(t *testing.T) {
 	sum, _ := summarizer(t)
 	for _, k := range []struct {
 		name string
-		d    *toolDef
+		d    *lookup.Def
 		args func(i int) map[string]any
 	}{
-		{"search pages of tiny records", searchAnimalsDef, func(i int) map[string]any { return map[string]any{"page": i, "page_size": 100} }},
-		{"profile progeny pages of tiny records", progenyDef, func(i int) map[string]any {
+		{"search pages of tiny records", lookup.SearchAnimals, func(i int) map[string]any { return map[string]any{"page": i, "page_size": 100} }},
+		{"profile progeny pages of tiny records", lookup.Progeny, func(i int) map[string]any {
 			return map[string]any{"lpn_id": fmt.Sprintf("TINY%04d", i), "page": 0, "page_size": nsip.ProfilePageSize}
 		}},
-		{"animals of tiny fields", animalDef, func(i int) map[string]any { return map[string]any{"search_string": fmt.Sprintf("TINY%04d", i)} }},
+		{"animals of tiny fields", lookup.Animal, func(i int) map[string]any { return map[string]any{"search_string": fmt.Sprintf("TINY%04d", i)} }},
 	} {
 		t.Run(k.name, func(t *testing.T) {
 			g, err := New(nc, sum, Config{
@@ -118,11 +119,11 @@ func TestCacheBoundHoldsForHostileShapes(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i := range 6 {
-				args, errs := param.ValidateObject("", k.d.args.Specs, k.args(i))
+				args, errs := param.ValidateObject("", k.d.Args.Specs, k.args(i))
 				if len(errs) > 0 {
 					t.Fatalf("arguments %v: %+v", k.args(i), errs)
 				}
-				if o := g.run(context.Background(), k.d, args); o.err != nil {
+				if o := g.runKeyed(context.Background(), k.d, k.d.Key(args), args); o.err != nil {
 					t.Fatalf("call %d: %+v", i, o.err)
 				}
 			}

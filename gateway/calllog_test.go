@@ -7,6 +7,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest/logbuf"
 	"github.com/nsip-tools/nsip-mcp/transport/caller"
@@ -118,10 +119,10 @@ func TestFailedCallLogsErrorAndUpstreamStatus(t *testing.T) {
 func TestCallWithoutSessionNamesItsCaller(t *testing.T) {
 	e := newEnv(t)
 	req := mcp.CallToolRequest{}
-	req.Params.Name = listBreedsDef.name
+	req.Params.Name = lookup.ListBreeds.Name
 	req.Params.Arguments = map[string]any{}
 	for _, ctx := range []context.Context{caller.WithRequest(context.Background(), caller.Address("192.0.2.7")), context.Background()} {
-		if res := e.gw.call(ctx, listBreedsDef, req); res.IsError {
+		if res := e.gw.call(ctx, toolOf(lookup.ListBreeds), req); res.IsError {
 			t.Fatalf("call failed: %v", res.Content)
 		}
 	}

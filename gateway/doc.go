@@ -6,14 +6,14 @@
 //
 // # Where a tool is
 //
-// A lookup tool is one file, tool_<name>.go: its definition (name from
+// A lookup tool is one file of gateway/lookup: its definition (name from
 // nsip/toolname, title, description, summarizer, not-found wording), its
 // argument struct and its fields' descriptions, and the fetch that asks
 // NSIP with the typed arguments. The analyses are one file each in
 // gateway/analysis, in the same shape (argument struct, description,
-// answer types, run over a typed NSIP source). tools.go turns either into
-// an MCP tool and lists them; a view that shows a tool's answer is named
-// in gateway/views.
+// answer types, run over a typed NSIP source). This package holds the
+// call path they share: tools.go turns either into an MCP tool; a view
+// that shows a tool's answer is named in gateway/views.
 //
 // # A call, step by step
 //
@@ -31,21 +31,22 @@
 //     (animalpct.go), goes on at runAnalysis (analysis.go): the analysis
 //     runs in gateway/analysis over a per-call Source (lookups), one
 //     method per NSIP endpoint with the client's own types, each read
-//     counted against the analysis's ceilings of lookups and of time and
-//     taking steps 3 to 6 below; percentiles may come from one pass over
+//     made with the lookup tool's typed arguments (lookup.Def.Keyed, so a
+//     user's call of the same shares its cache entry), counted against
+//     the analysis's ceilings of lookups and of time and taking steps 3
+//     to 6 below; percentiles may come from one pass over
 //     the breed (breedpass.go, kept by gateway/passes). Its answer is
 //     written by gateway/finite and fitted to the budget like a lookup's.
 //  3. A lookup goes on at lookupCall: key the call by the tool's method
-//     and its canonical arguments, without the view's (toolDef.key,
-//     cache.Key).
+//     and its canonical arguments, without the view's (lookup.Def.Key).
 //  4. Obtain the answer (obtain, lookup) from the upstream pool in
 //     gateway/upstream: from the cache; else from a fetch already under
 //     way for the key; else from another replica's answer in Redis.
 //  5. Still missing, the pool's fetch passes the circuit breaker and any
 //     pause NSIP asked for, waits for the caller's turn at the upstream
 //     and a rate-limit token, and asks NSIP with the fetch the tool's
-//     definition bound (toolargs.go bindFetch, over the Upstream
-//     interface that nsip.Client satisfies); each retry takes a token and
+//     definition bound (lookup.Def.Bind, over the Upstream interface that
+//     nsip.Client satisfies); each retry takes a token and
 //     a breaker admission of its own, and an answer in an unrecognized
 //     shape is recorded as drift (drift.go).
 //  6. Fit the answer into the token budget once, as it arrives (summarize),

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
@@ -11,11 +12,11 @@ import (
 // ignored, warning once per endpoint and criterion. The answer is still
 // served: a summary leaves those rows out, a pass-through keeps them, and
 // either way _meta.contradicting_criteria says so.
-func (g *Gateway) noteIgnored(d *toolDef, p *summarize.Paging) {
+func (g *Gateway) noteIgnored(d *lookup.Def, p *summarize.Paging) {
 	if p == nil || p.Contradicting == nil {
 		return
 	}
-	endpoint := ignoredEndpoint[d.kind]
+	endpoint := d.Method // the NSIP endpoint, as the shape entries name it
 	c := p.Contradicting
 	for _, crit := range c.Criteria() {
 		example := exampleOf(c.Rows, crit)
@@ -27,13 +28,6 @@ func (g *Gateway) noteIgnored(d *toolDef, p *summarize.Paging) {
 				slog.String("example", example))
 		}
 	}
-}
-
-// ignoredEndpoint names the NSIP endpoint behind each paged answer, as the
-// shape entries name theirs.
-var ignoredEndpoint = map[summarize.Kind]string{
-	summarize.KindSearch:  "search_animals",
-	summarize.KindProgeny: "get_progeny",
 }
 
 // exampleOf is the first named row that broke crit: the rows name the

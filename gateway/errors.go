@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 )
@@ -16,10 +17,10 @@ func (g *Gateway) invalidArgs(d *toolDef, sent map[string]any, errs []param.Fiel
 	return te
 }
 
-// about is what an error's wording reads of the tool d.
-func (d *toolDef) about() toolerr.About {
-	a := toolerr.About{Subject: d.subject, What: d.what, Next: d.next, Specs: d.args.Specs}
-	if d.hasParam(argPageSize) {
+// aboutOf is what an error's wording reads of the tool d.
+func aboutOf(d *lookup.Def) toolerr.About {
+	a := toolerr.About{Subject: d.Subject, What: d.What, Next: d.Next, Specs: d.Args.Specs}
+	if d.Takes(argPageSize) {
 		a.PageSize = argPageSize
 	}
 	return a
@@ -27,8 +28,8 @@ func (d *toolDef) about() toolerr.About {
 
 // mapError turns a pipeline or client failure of tool d into what the
 // model sees.
-func (g *Gateway) mapError(d *toolDef, args map[string]any, err error) *toolerr.Error {
-	return g.mapAbout(d.about(), args, err)
+func (g *Gateway) mapError(d *lookup.Def, args map[string]any, err error) *toolerr.Error {
+	return g.mapAbout(aboutOf(d), args, err)
 }
 
 // mapAbout gathers what the server knows now (errorEnv), maps the error

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
 
@@ -68,7 +69,7 @@ func flood(b *testing.B, d time.Duration) {
 			defer wg.Done()
 			for time.Now().Before(stop) {
 				start := time.Now()
-				record(flood, start, callAs(context.Background(), e, "flood", animalDef, map[string]any{"search_string": id()}))
+				record(flood, start, callAs(context.Background(), e, "flood", toolOf(lookup.Animal), map[string]any{"search_string": id()}))
 			}
 		}()
 	}
@@ -78,7 +79,7 @@ func flood(b *testing.B, d time.Duration) {
 			defer wg.Done()
 			for time.Now().Before(stop) {
 				start := time.Now()
-				record(honest, start, callAs(context.Background(), e, "honest"+strconv.Itoa(s), lineageDef, map[string]any{"lpn_id": id()}))
+				record(honest, start, callAs(context.Background(), e, "honest"+strconv.Itoa(s), toolOf(lookup.Lineage), map[string]any{"lpn_id": id()}))
 				time.Sleep(200 * time.Millisecond)
 			}
 		}()

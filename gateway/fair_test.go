@@ -11,6 +11,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/transport/caller"
 )
@@ -63,7 +64,7 @@ func (s testSession) SessionID() string                                   { retu
 // says who is calling.
 func callIn(ctx context.Context, e *env, d *toolDef, args map[string]any) *mcp.CallToolResult {
 	req := mcp.CallToolRequest{}
-	req.Params.Name = d.name
+	req.Params.Name = d.Name
 	req.Params.Arguments = args
 	res, _ := e.gw.handler(d)(ctx, req)
 	return res
@@ -93,7 +94,7 @@ func floodThenHonest(t *testing.T, in func(e *env, name string) context.Context,
 	defer wg.Wait()
 	for i := range n {
 		wg.Go(func() {
-			callIn(in(e, flooder), e, animalDef, map[string]any{"search_string": ids[i]})
+			callIn(in(e, flooder), e, toolOf(lookup.Animal), map[string]any{"search_string": ids[i]})
 		})
 	}
 	first := <-gate.arrived // one holds the connection, the rest queue
@@ -101,7 +102,7 @@ func floodThenHonest(t *testing.T, in func(e *env, name string) context.Context,
 
 	answered := make(chan *mcp.CallToolResult, 1)
 	go func() {
-		answered <- callIn(in(e, honest), e, lineageDef, map[string]any{"lpn_id": ids[n]})
+		answered <- callIn(in(e, honest), e, toolOf(lookup.Lineage), map[string]any{"lpn_id": ids[n]})
 	}()
 	waitFor(t, "the honest call to queue", func() bool { return e.gw.pool.Queued() == n })
 
@@ -177,7 +178,7 @@ func TestAnEndedSessionsCallsEndWithIt(t *testing.T) {
 	answers := make(chan string, n)
 	for i := range n {
 		go func() {
-			_, problem := send(t, e, ctx, "tools/call", map[string]any{"name": animalDef.name, "arguments": map[string]any{"search_string": ids[i]}})
+			_, problem := send(t, e, ctx, "tools/call", map[string]any{"name": lookup.Animal.Name, "arguments": map[string]any{"search_string": ids[i]}})
 			answers <- problem
 		}()
 	}
@@ -193,7 +194,7 @@ func TestAnEndedSessionsCallsEndWithIt(t *testing.T) {
 	<-answers
 	honest := make(chan *mcp.CallToolResult, 1)
 	go func() {
-		honest <- callAs(context.Background(), e, "honest", lineageDef, map[string]any{"lpn_id": ids[n]})
+		honest <- callAs(context.Background(), e, "honest", toolOf(lookup.Lineage), map[string]any{"lpn_id": ids[n]})
 	}()
 	if got := <-gate.arrived; got != "lineage:"+ids[n] {
 		t.Errorf("after %s, NSIP was asked for %s; want the next session's call, nothing of the ended one's", first, got)

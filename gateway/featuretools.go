@@ -5,8 +5,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/features"
+	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/session"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
@@ -19,10 +19,11 @@ type featureTools struct{ g *Gateway }
 
 var _ features.Tools = featureTools{}
 
-// lookupTool is the lookup tool called name, or nil.
+// lookupTool is the lookup tool called name as the call path serves it,
+// or nil.
 func lookupTool(name string) *toolDef {
 	for _, d := range toolDefs {
-		if d.name == name {
+		if d.Name == name {
 			return d
 		}
 	}
@@ -35,7 +36,7 @@ func (t featureTools) Call(ctx context.Context, tool string, args map[string]any
 		return (&toolerr.Error{Code: toolerr.CodeInvalidArgument, Problem: "no tool " + tool}).Result()
 	}
 	req := mcp.CallToolRequest{}
-	req.Params.Name = d.name
+	req.Params.Name = d.Name
 	req.Params.Arguments = args
 	return t.g.call(ctx, d, req)
 }
@@ -43,20 +44,20 @@ func (t featureTools) Call(ctx context.Context, tool string, args map[string]any
 func (t featureTools) Offers(tool string) bool { return t.g.offers(tool) }
 
 func (t featureTools) Params(tool string) []param.Spec {
-	if d := lookupTool(tool); d != nil {
-		return d.args.Specs
+	if d := lookup.Named(tool); d != nil {
+		return d.Args.Specs
 	}
 	return nil
 }
 
 func (t featureTools) Breeds(ctx context.Context) (*nsip.BreedGroups, bool) {
-	v, ok := t.g.cachedModel(ctx, listBreedsDef)
+	v, ok := t.g.cachedModel(ctx, lookup.ListBreeds)
 	bg, _ := v.(*nsip.BreedGroups)
 	return bg, ok && bg != nil
 }
 
 func (t featureTools) Statuses(ctx context.Context) ([]string, bool) {
-	v, ok := t.g.cachedModel(ctx, statusesDef)
+	v, ok := t.g.cachedModel(ctx, lookup.Statuses)
 	st, _ := v.(*nsip.Statuses)
 	if !ok || st == nil {
 		return nil, false
@@ -81,15 +82,19 @@ func (t featureTools) InvalidArgs(_ string, errs []param.FieldError) string {
 }
 
 // cachedModel obtains the decoded answer of a tool without arguments
-// through the cache, the breaker and the rate limit. A completion is a
-// convenience: when NSIP cannot answer, it offers nothing rather than fail.
-func (g *Gateway) cachedModel(ctx context.Context, d *toolDef) (any, bool) {
-	args := map[string]any{}
+// (lookup.NoArgs) through the cache, the breaker and the rate limit. A
+// completion is a convenience: when NSIP cannot answer, it offers nothing
+// rather than fail.
+func (g *Gateway) cachedModel(ctx context.Context, d *lookup.Def) (any, bool) {
 	ctx, cancel := context.WithTimeout(ctx, g.cfg.CallTimeout)
 	defer cancel()
-	ob, err := g.obtain(ctx, d, cache.Key(d.method, args), args)
+	args, key, err := d.Keyed(lookup.NoArgs{})
+	var ob obtained
+	if err == nil {
+		ob, err = g.obtain(ctx, d, key, args)
+	}
 	if err != nil {
-		g.log.Debug("completion without upstream data", "tool", d.name, "error", err.Error())
+		g.log.Debug("completion without upstream data", "tool", d.Name, "error", err.Error())
 		return nil, false
 	}
 	return ob.a.Value, true

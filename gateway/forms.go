@@ -18,7 +18,7 @@ const codeInputRequired = "input_required"
 
 // formTool is d as its forms name it.
 func formTool(d *toolDef) elicit.Tool {
-	return elicit.Tool{Name: d.name, Title: d.title, Specs: d.args.Specs}
+	return elicit.Tool{Name: d.Name, Title: d.Title, Specs: d.Args.Specs}
 }
 
 // ask puts q to the user of the calling client (elicit.Asker.Ask); a

@@ -177,7 +177,7 @@ func FuzzToolArguments(f *testing.F) {
 		"nsip_search_by_lpn": {`{"lpn_id":"6402382024NCS310"}`, `{"lpn_id":"6402382024NCS310","extra":true}`, `{"lpn_id":"` + strings.Repeat("A", 33) + `"}`, `{`},
 	}
 	for i, d := range toolDefs {
-		for _, s := range seeds[d.name] {
+		for _, s := range seeds[d.Name] {
 			f.Add(uint8(i), []byte(s))
 		}
 	}
@@ -190,37 +190,37 @@ func FuzzToolArguments(f *testing.F) {
 	f.Fuzz(func(t *testing.T, tool uint8, raw []byte) {
 		d := toolDefs[int(tool)%len(toolDefs)]
 		req := mcp.CallToolRequest{}
-		req.Params.Name = d.name
+		req.Params.Name = d.Name
 		req.Params.RawArguments = raw
 		up.reset()
 		res, err := g.handler(d)(context.Background(), req)
 		if err != nil || res == nil || len(res.Content) != 1 {
-			t.Fatalf("%s(%q): result %v, error %v; want one result and no error", d.name, raw, res, err)
+			t.Fatalf("%s(%q): result %v, error %v; want one result and no error", d.Name, raw, res, err)
 		}
 		text, ok := mcp.AsTextContent(res.Content[0])
 		if !ok || !json.Valid([]byte(text.Text)) {
-			t.Fatalf("%s(%q): content %#v is not JSON text", d.name, raw, res.Content[0])
+			t.Fatalf("%s(%q): content %#v is not JSON text", d.Name, raw, res.Content[0])
 		}
 		calls, breaches := up.seen()
 		if len(breaches) > 0 {
-			t.Fatalf("%s(%q) reached the upstream with %v", d.name, raw, breaches)
+			t.Fatalf("%s(%q) reached the upstream with %v", d.Name, raw, breaches)
 		}
 		if !res.IsError {
 			return
 		}
 		var body struct{ Error *toolerr.Error }
 		if err := json.Unmarshal([]byte(text.Text), &body); err != nil || body.Error == nil {
-			t.Fatalf("%s(%q): error body %s", d.name, raw, text.Text)
+			t.Fatalf("%s(%q): error body %s", d.Name, raw, text.Text)
 		}
 		e := body.Error
 		if e.Code != toolerr.CodeInvalidArgument {
-			t.Fatalf("%s(%q): %s from an upstream that cannot fail: %s", d.name, raw, e.Code, e.Problem)
+			t.Fatalf("%s(%q): %s from an upstream that cannot fail: %s", d.Name, raw, e.Code, e.Problem)
 		}
 		if calls != 0 {
-			t.Errorf("%s(%q): rejected (%s) after %d upstream requests", d.name, raw, e.Problem, calls)
+			t.Errorf("%s(%q): rejected (%s) after %d upstream requests", d.Name, raw, e.Problem, calls)
 		}
 		if !namesField(d, raw, e.Field) || !strings.Contains(e.Problem, e.Field) || e.Expected == "" {
-			t.Errorf("%s(%q): error %+v does not name a field of the tool and what it expects", d.name, raw, e)
+			t.Errorf("%s(%q): error %+v does not name a field of the tool and what it expects", d.Name, raw, e)
 		}
 	})
 }
@@ -232,7 +232,7 @@ func namesField(d *toolDef, raw []byte, field string) bool {
 	if field == "" || strings.HasSuffix(field, ".") {
 		return false
 	}
-	if field == "arguments" || slices.ContainsFunc(d.args.Specs, func(p param.Spec) bool {
+	if field == "arguments" || slices.ContainsFunc(d.Args.Specs, func(p param.Spec) bool {
 		return field == p.Name || strings.HasPrefix(field, p.Name+".")
 	}) {
 		return true

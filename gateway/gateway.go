@@ -1,11 +1,9 @@
 package gateway
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
-	"reflect"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -21,6 +19,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/features"
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/health"
+	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/metrics"
 	"github.com/nsip-tools/nsip-mcp/gateway/passes"
 	"github.com/nsip-tools/nsip-mcp/gateway/session"
@@ -28,26 +27,13 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
-	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
-// Upstream is the NSIP client as the gateway uses it; *nsip.Client satisfies
-// it, and tests substitute stand-ins. The client's ByLPN is not needed: the
-// gateway assembles profiles from the three cached parts.
-type Upstream interface {
-	DateLastUpdated(ctx context.Context) (*nsip.LastUpdate, error)
-	BreedGroups(ctx context.Context) (*nsip.BreedGroups, error)
-	Statuses(ctx context.Context) (*nsip.Statuses, error)
-	TraitRanges(ctx context.Context, breedID int) (*nsip.TraitRanges, error)
-	SearchAnimals(ctx context.Context, p nsip.SearchParams) (*nsip.SearchResults, error)
-	AnimalDetails(ctx context.Context, searchString string) (*nsip.AnimalDetails, error)
-	Lineage(ctx context.Context, lpnID string) (*nsip.Lineage, error)
-	Progeny(ctx context.Context, lpnID string, page, pageSize int) (*nsip.ProgenyPage, error)
-}
-
-var _ Upstream = (*nsip.Client)(nil)
+// Upstream is the NSIP client as the gateway uses it (lookup.Upstream);
+// *nsip.Client satisfies it, and tests substitute stand-ins.
+type Upstream = lookup.Upstream
 
 // Config tunes the pipeline. New fills zero fields from DefaultConfig and
 // rejects negative ones.
@@ -196,7 +182,7 @@ func New(up Upstream, sum *summarize.Summarizer, cfg Config) (*Gateway, error) {
 	// A link lives as long as a cached answer.
 	g.full = full.New(full.Config{TTL: cfg.CacheTTL, MaxBytes: cfg.FullMaxBytes, StoreBytes: 4 * cfg.FullMaxBytes, Now: cfg.Now})
 	g.intro = g.introduction()
-	g.stats.Init(countedTools(), toolerr.Codes)
+	g.stats.Init(allToolNames(), toolerr.Codes) // every tool defined, offered or not
 	cfg.Metrics.WatchState(g.metricsState)
 	return g, nil
 }
@@ -332,14 +318,4 @@ func (g *Gateway) retryIn() time.Duration { return g.pool.RetryIn() }
 
 // sharedCodec writes and reads the replicas' shared records of answers: it
 // knows each lookup tool's model, as the tool's definition declares it.
-var sharedCodec = upstream.NewCodec(toolModels()...)
-
-func toolModels() []reflect.Type {
-	var ms []reflect.Type
-	for _, d := range toolDefs {
-		if t := d.fetch.model; t != nil {
-			ms = append(ms, t)
-		}
-	}
-	return ms
-}
+var sharedCodec = upstream.NewCodec(lookup.Models()...)

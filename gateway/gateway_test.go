@@ -11,6 +11,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -172,7 +173,7 @@ func TestNoStructuredContentAndCompactErrorJSON(t *testing.T) {
 func TestSchemaConstraints(t *testing.T) {
 	get := func(tool, prop string) map[string]any {
 		d := defByName(t, tool)
-		b, _ := json.Marshal(param.InputSchema(d.args.Specs))
+		b, _ := json.Marshal(param.InputSchema(d.Args.Specs))
 		var s struct {
 			Properties map[string]map[string]any `json:"properties"`
 			Required   []string                  `json:"required"`
@@ -227,7 +228,7 @@ func TestMalformedRawArgumentsAreAnInvalidArgument(t *testing.T) {
 	req := mcp.CallToolRequest{}
 	req.Params.Name = "nsip_get_animal"
 	req.Params.RawArguments = json.RawMessage(`{"search_string":`)
-	res, err := e.gw.handler(animalDef)(context.Background(), req)
+	res, err := e.gw.handler(toolOf(lookup.Animal))(context.Background(), req)
 	if err != nil || !res.IsError {
 		t.Fatalf("handler = %v, %v", res, err)
 	}

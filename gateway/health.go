@@ -6,23 +6,12 @@ import (
 	"fmt"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/health"
+	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/metrics"
 )
 
 // Health is a snapshot of the gateway for monitoring (/healthz).
 type Health = health.Health
-
-// countedTools are the tools whose calls Health counts: every one defined.
-func countedTools() []string {
-	names := make([]string, 0, len(toolDefs)+len(analyses))
-	for _, d := range toolDefs {
-		names = append(names, d.name)
-	}
-	for _, a := range analyses {
-		names = append(names, a.Name)
-	}
-	return names
-}
 
 // reporter reads the gateway's state for monitoring (gateway/health).
 func (g *Gateway) reporter() *health.Reporter {
@@ -35,7 +24,11 @@ func (g *Gateway) reporter() *health.Reporter {
 
 // probe asks for the last-update date through the pipeline, for Ready.
 func (g *Gateway) probe(ctx context.Context) error {
-	o := g.run(ctx, lastUpdateDef, map[string]any{})
+	args, key, err := lookup.LastUpdate.Keyed(lookup.NoArgs{})
+	if err != nil {
+		return err
+	}
+	o := g.runKeyed(ctx, lookup.LastUpdate, key, args)
 	switch {
 	case o.err != nil:
 		return errors.New(o.err.Problem)

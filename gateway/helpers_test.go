@@ -18,6 +18,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/cache/cachetest"
 	"github.com/nsip-tools/nsip-mcp/gateway/calllog"
+	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
@@ -246,3 +247,6 @@ func analysisNamed(t testing.TB, name string) *analysisEntry {
 	t.Fatalf("no analysis %s", name)
 	return nil
 }
+
+// toolOf is the lookup tool d as the call path serves it.
+func toolOf(d *lookup.Def) *toolDef { return lookupTool(d.Name) }

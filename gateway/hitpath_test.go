@@ -10,6 +10,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
@@ -24,10 +25,10 @@ func hitEnv(t *testing.T) (*env, mcp.CallToolRequest, string) {
 	}))
 	id := e.up.Data().MostProgeny()
 	req := mcp.CallToolRequest{}
-	req.Params.Name = animalDef.name
+	req.Params.Name = lookup.Animal.Name
 	req.Params.RawArguments = json.RawMessage(`{"search_string":"` + id + `"}`)
 	req.Params.Arguments = map[string]any{"search_string": id}
-	if res, _ := e.gw.handler(animalDef)(context.Background(), req); res.IsError {
+	if res, _ := e.gw.handler(toolOf(lookup.Animal))(context.Background(), req); res.IsError {
 		t.Fatalf("warm-up: %+v", res)
 	}
 	return e, req, id
@@ -41,7 +42,7 @@ func hitEnv(t *testing.T) (*env, mcp.CallToolRequest, string) {
 // line is not built when its level is off. It was 48 allocations, 31 since.
 func TestCachedHitAllocations(t *testing.T) {
 	e, req, _ := hitEnv(t)
-	h := e.gw.handler(animalDef)
+	h := e.gw.handler(toolOf(lookup.Animal))
 	ctx := context.Background()
 	res, _ := h(ctx, req)
 	if res.IsError || res.Meta.AdditionalFields["cache"] != cacheHit || len(res.RawStructuredContent) == 0 {
@@ -60,7 +61,7 @@ func TestCachedHitAllocations(t *testing.T) {
 // in the entry.
 func TestHitServesTheTextAsItsStructuredCopy(t *testing.T) {
 	e, req, id := hitEnv(t)
-	key := animalDef.key(map[string]any{"search_string": id})
+	key := lookup.Animal.Key(map[string]any{"search_string": id})
 	ent, ok := e.gw.cache.Peek(key)
 	if !ok {
 		t.Fatal("the answer is not cached")
@@ -70,19 +71,19 @@ func TestHitServesTheTextAsItsStructuredCopy(t *testing.T) {
 		t.Fatalf("kept copy %.200s, want the text %.200s", obj.Structured, obj.Res.Text)
 	}
 	for range 2 {
-		res, _ := e.gw.handler(animalDef)(context.Background(), req)
+		res, _ := e.gw.handler(toolOf(lookup.Animal))(context.Background(), req)
 		if res.Meta.AdditionalFields["cache"] != cacheHit || &res.RawStructuredContent[0] != &obj.Structured[0] {
 			t.Fatalf("hit: cache %v; the copy was made again instead of sent as kept", res.Meta.AdditionalFields["cache"])
 		}
 	}
 
 	sreq := mcp.CallToolRequest{}
-	sreq.Params.Name = statusesDef.name
-	h := e.gw.handler(statusesDef)
+	sreq.Params.Name = lookup.Statuses.Name
+	h := e.gw.handler(toolOf(lookup.Statuses))
 	if res, _ := h(context.Background(), sreq); res.IsError {
 		t.Fatalf("statuses: %+v", res)
 	}
-	skey := statusesDef.key(map[string]any{})
+	skey := lookup.Statuses.Key(map[string]any{})
 	sent, ok := e.gw.cache.Peek(skey)
 	if !ok {
 		t.Fatal("the statuses are not cached")

@@ -7,8 +7,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/calllog"
+	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	appviews "github.com/nsip-tools/nsip-mcp/gateway/views"
@@ -78,7 +78,7 @@ func (g *Gateway) Instructions() string {
 	text := g.intro
 	if date := g.EvaluationDate(); date != "" {
 		text += " The figures come from the NSIP evaluation of " + date + "; say so when a decision depends on them"
-		if g.offers(lastUpdateDef.name) {
+		if g.offers(lookup.LastUpdate.Name) {
 			text += ", and check " + toolname.GetLastUpdate + " in long sessions"
 		}
 		text += "."
@@ -89,7 +89,11 @@ func (g *Gateway) Instructions() string {
 // EvaluationDate is the date of the latest NSIP evaluation as NSIP gave it,
 // if an answer to nsip_get_last_update is in the cache, else "".
 func (g *Gateway) EvaluationDate() string {
-	e, ok := g.cache.Peek(cache.Key(lastUpdateDef.method, map[string]any{}))
+	_, key, err := lookup.LastUpdate.Keyed(lookup.NoArgs{})
+	if err != nil {
+		return ""
+	}
+	e, ok := g.cache.Peek(key)
 	if !ok {
 		return ""
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/elicit"
 	"github.com/nsip-tools/nsip-mcp/gateway/features"
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
+	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
@@ -32,11 +33,11 @@ const (
 
 // answerKind is the summarizer an answer of tool d takes: the generic one
 // when its shape was not recognized.
-func answerKind(a *upstream.Answer, d *toolDef) summarize.Kind {
+func answerKind(a *upstream.Answer, d *lookup.Def) summarize.Kind {
 	if a.Drift != nil {
 		return summarize.KindGeneric
 	}
-	return d.kind
+	return d.Kind
 }
 
 // outcome is one call's result before it is rendered.
@@ -122,10 +123,10 @@ func (g *Gateway) handler(d *toolDef) server.ToolHandlerFunc {
 func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest) *mcp.CallToolResult {
 	start := time.Now()
 	ctx = calllog.With(ctx)
-	g.stats.Called(d.name)
+	g.stats.Called(d.Name)
 	sent, args, te := g.arguments(ctx, d, req)
 	if te != nil {
-		g.finish(ctx, d, logParams(req), start, outcome{err: te})
+		g.finish(ctx, d.Def, logParams(req), start, outcome{err: te})
 		return te.Result()
 	}
 	if a := d.analysisOf(args); a != nil {
@@ -142,8 +143,8 @@ func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolReq
 	if fe != nil {
 		return map[string]any{}, nil, g.invalidArgs(d, map[string]any{}, []param.FieldError{*fe})
 	}
-	args, errs := d.args.Validate(sent)
-	if len(errs) == 0 && d.breedTraits {
+	args, errs := d.Args.Validate(sent)
+	if len(errs) == 0 && d.BreedTraits {
 		var fixed map[string]any
 		if errs, fixed = g.checkBreedTraits(ctx, args); fixed != nil {
 			sent = fixed // the error's example is then a call that works
@@ -163,7 +164,7 @@ func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolReq
 		}
 		if asked {
 			sent = filled
-			args, errs = d.args.Validate(sent)
+			args, errs = d.Args.Validate(sent)
 		}
 	}
 	if len(errs) == 0 {
@@ -177,18 +178,18 @@ func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolReq
 
 // lookupCall answers a lookup from the cache or NSIP.
 func (g *Gateway) lookupCall(ctx context.Context, d *toolDef, start time.Time, sent, args map[string]any) *mcp.CallToolResult {
-	key := d.key(args)
-	o := g.runKeyed(ctx, d, key, args)
-	if te := g.checkEmptySearch(ctx, d, sent, args, o); te != nil {
+	key := d.Key(args)
+	o := g.runKeyed(ctx, d.Def, key, args)
+	if te := g.checkEmptySearch(ctx, d.Def, sent, args, o); te != nil {
 		o = outcome{err: te}
-	} else if o.err != nil && o.err.Code == toolerr.CodeNotFound && d == traitRangesDef {
-		if b, ok := args[d.subject].(int); ok {
-			if te := g.unknownBreed(ctx, d.subject, b, param.Example(d.args.Specs, sent)); te != nil {
+	} else if o.err != nil && o.err.Code == toolerr.CodeNotFound && d.Def == lookup.TraitRanges {
+		if b, ok := args[d.Subject].(int); ok {
+			if te := g.unknownBreed(ctx, d.Subject, b, param.Example(d.Args.Specs, sent)); te != nil {
 				o.err = te
 			}
 		}
 	}
-	g.finish(ctx, d, key[len(d.method)+1:], start, o)
+	g.finish(ctx, d.Def, key[len(d.Method)+1:], start, o)
 	if o.err != nil {
 		return o.err.Result()
 	}
@@ -215,7 +216,7 @@ func (g *Gateway) lookupCall(ctx context.Context, d *toolDef, start time.Time, s
 	if o.res.Summarized {
 		links = g.fullLinks(ctx, o, meta)
 	}
-	return withStructured(fittedResult(o.res, budget, meta, append(features.ResourceLinks(o.res), links...)...), d, o)
+	return withStructured(fittedResult(o.res, budget, meta, append(features.ResourceLinks(o.res), links...)...), d.Def, o)
 }
 
 // fittedResult is the result of a call whose answer was fitted into budget:
@@ -245,18 +246,13 @@ func logParams(req mcp.CallToolRequest) string {
 	return s
 }
 
-// run takes validated arguments through cache, singleflight, breaker, rate
-// limit and client, and returns the answer fitted into the budget.
-func (g *Gateway) run(ctx context.Context, d *toolDef, args map[string]any) outcome {
-	return g.runKeyed(ctx, d, d.key(args), args)
-}
-
-// runKeyed is run for a caller that has built the cache key already.
-// An answer asked to be shown in a view of its own (traits, max_tokens,
+// runKeyed takes validated arguments, cached under key, through cache,
+// singleflight, breaker, rate limit and client, and returns the answer
+// fitted into the budget. An answer asked to be shown in a view of its own (traits, max_tokens,
 // skip) is fitted again from the cached upstream answer.
-func (g *Gateway) runKeyed(ctx context.Context, d *toolDef, key string, args map[string]any) outcome {
-	base, v := d.splitView(args)
-	if d.composite {
+func (g *Gateway) runKeyed(ctx context.Context, d *lookup.Def, key string, args map[string]any) outcome {
+	base, v := splitView(d, args)
+	if d.Composite {
 		return g.runProfile(ctx, key, base, args, v)
 	}
 	ob, err := g.obtain(ctx, d, key, base)
@@ -288,7 +284,7 @@ type obtained struct {
 // upstream pool (the cache, a fetch already under way for the same key,
 // another replica or a new fetch) or, when NSIP fails, from a stale cache
 // entry.
-func (g *Gateway) obtain(ctx context.Context, d *toolDef, key string, args map[string]any) (obtained, error) {
+func (g *Gateway) obtain(ctx context.Context, d *lookup.Def, key string, args map[string]any) (obtained, error) {
 	a, source, err := g.pool.Obtain(ctx, key, func() upstream.Request { return g.lookup(ctx, d, key, args) })
 	if err == nil {
 		return obtained{a: a, source: source}, nil
@@ -308,7 +304,7 @@ func (g *Gateway) obtain(ctx context.Context, d *toolDef, key string, args map[s
 // fetched whatever the cache holds (upstream.Pool.Fresh) and cached for
 // the calls after it, and a failure is the caller's, with no stale copy in
 // its place.
-func (g *Gateway) obtainFresh(ctx context.Context, d *toolDef, key string, args map[string]any) (obtained, error) {
+func (g *Gateway) obtainFresh(ctx context.Context, d *lookup.Def, key string, args map[string]any) (obtained, error) {
 	a, err := g.pool.Fresh(ctx, g.lookup(ctx, d, key, args))
 	if err != nil {
 		return obtained{}, err
@@ -319,11 +315,11 @@ func (g *Gateway) obtainFresh(ctx context.Context, d *toolDef, key string, args 
 // lookup is what the pool needs to obtain the answer of tool d for args,
 // cached under key: its fetch, bound only when one is made, and the checks
 // and fit of what NSIP answers.
-func (g *Gateway) lookup(ctx context.Context, d *toolDef, key string, args map[string]any) upstream.Request {
+func (g *Gateway) lookup(ctx context.Context, d *lookup.Def, key string, args map[string]any) upstream.Request {
 	return upstream.Request{
-		Method: d.method, Key: key, Caller: string(caller.Client(ctx)),
+		Method: d.Method, Key: key, Caller: string(caller.Client(ctx)),
 		Bind: func() (upstream.Fetch, error) {
-			request, err := bindFetch(d, key)
+			request, err := d.Bind(key)
 			if err != nil {
 				return nil, err
 			}
@@ -331,7 +327,7 @@ func (g *Gateway) lookup(ctx context.Context, d *toolDef, key string, args map[s
 		},
 		Prepare: func(ctx context.Context, a *upstream.Answer) error {
 			if a.Drift == nil {
-				if err := wrongAnimal(d, args, a.Value); err != nil {
+				if err := lookup.WrongAnimal(args, a.Value); err != nil {
 					return err
 				}
 			}
@@ -349,12 +345,12 @@ func (g *Gateway) lookup(ctx context.Context, d *toolDef, key string, args map[s
 // so at most GOMAXPROCS fits run at once and a burst of large answers waits
 // its turn rather than every fit slowing every other; the wait ends, with
 // ctx's error, if ctx is done first.
-func (g *Gateway) fit(ctx context.Context, kind summarize.Kind, d *toolDef, args map[string]any, value any, raw json.RawMessage) (summarize.Result, error) {
+func (g *Gateway) fit(ctx context.Context, kind summarize.Kind, d *lookup.Def, args map[string]any, value any, raw json.RawMessage) (summarize.Result, error) {
 	return g.fitRequest(ctx, summarize.Request{
 		Kind:   kind,
 		Value:  value,
 		Raw:    raw,
-		Tool:   d.name,
+		Tool:   d.Name,
 		Args:   args,
 		Budget: g.cfg.Budget,
 	})
@@ -421,7 +417,7 @@ func (g *Gateway) withProgress(ctx context.Context, req mcp.CallToolRequest, wor
 }
 
 // finish counts and logs one call.
-func (g *Gateway) finish(ctx context.Context, d *toolDef, params string, start time.Time, o outcome) {
+func (g *Gateway) finish(ctx context.Context, d *lookup.Def, params string, start time.Time, o outcome) {
 	status, level := "ok", slog.LevelInfo
 	if o.err != nil && o.err.Input != nil {
 		status = codeInputRequired // not an error: the call is made again with the answer
@@ -434,13 +430,13 @@ func (g *Gateway) finish(ctx context.Context, d *toolDef, params string, start t
 	} else if o.res.Summarized {
 		g.stats.Summarized(o.res.Tokens, o.res.OriginalTokens)
 	}
-	g.cfg.Metrics.ToolCall(d.name, status, o.source, time.Since(start))
+	g.cfg.Metrics.ToolCall(d.Name, status, o.source, time.Since(start))
 	if !g.log.Enabled(ctx, level) {
 		return // the line's attributes are not built for nothing
 	}
 	attrs := []slog.Attr{
-		slog.String("tool", d.name),
-		slog.String("method", d.method),
+		slog.String("tool", d.Name),
+		slog.String("method", d.Method),
 		slog.String("params", params),
 		slog.String("status", status),
 		slog.Float64("latency_ms", float64(time.Since(start).Microseconds())/1000),

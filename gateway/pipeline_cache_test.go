@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
@@ -353,7 +354,7 @@ func TestAProfileWaitingForAFitHonoursItsContext(t *testing.T) {
 	req.Params.Arguments = map[string]any{"lpn_id": id}
 	done := make(chan *mcp.CallToolResult, 1)
 	go func() {
-		res, _ := e.gw.handler(searchByLPNDef)(ctx, req)
+		res, _ := e.gw.handler(toolOf(lookup.SearchByLPN))(ctx, req)
 		done <- res
 	}()
 	waitFor(t, "the profile to wait for its fit", func() bool { return e.gw.fitWaiters.Load() == 1 })

@@ -19,6 +19,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/cache/cachetest"
 	"github.com/nsip-tools/nsip-mcp/cache/redistest"
+	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
@@ -187,7 +188,7 @@ func TestSharedIgnoresAndOverwritesForeignValues(t *testing.T) {
 			if err := rs[1].call(t, "nsip_get_animal", map[string]any{"search_string": ids[9]}); err.isError {
 				return errors.New(err.text)
 			}
-			good, err := rc.Get(ctx, cache.DefaultRedisPrefix+"c:"+rs[1].gw.pool.Shared().RecordKey(cache.Key(animalDef.method, map[string]any{"search_string": ids[9]}))).Bytes()
+			good, err := rc.Get(ctx, cache.DefaultRedisPrefix+"c:"+rs[1].gw.pool.Shared().RecordKey(cache.Key(lookup.Animal.Method, map[string]any{"search_string": ids[9]}))).Bytes()
 			if err != nil {
 				return err
 			}
@@ -208,7 +209,7 @@ func TestSharedIgnoresAndOverwritesForeignValues(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			id := ids[i]
 			i++
-			key := cache.DefaultRedisPrefix + "c:" + rs[0].gw.pool.Shared().RecordKey(cache.Key(animalDef.method, map[string]any{"search_string": id}))
+			key := cache.DefaultRedisPrefix + "c:" + rs[0].gw.pool.Shared().RecordKey(cache.Key(lookup.Animal.Method, map[string]any{"search_string": id}))
 			if err := f(key); err != nil {
 				t.Fatal(err)
 			}

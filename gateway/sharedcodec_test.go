@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
@@ -18,23 +19,23 @@ import (
 func TestSharedRecordRoundTripsEveryAnswer(t *testing.T) {
 	e := newEnv(t)
 	id := e.up.Data().MostProgeny()
-	cases := map[*toolDef]map[string]any{
-		lastUpdateDef:    {},
-		listBreedsDef:    {},
-		statusesDef:      {},
-		traitRangesDef:   {"breed_id": 640},
-		searchAnimalsDef: {"page_size": 100},
-		animalDef:        {"search_string": id},
-		lineageDef:       {"lpn_id": id},
-		progenyDef:       {"lpn_id": id, "page_size": 100},
+	cases := map[*lookup.Def]map[string]any{
+		lookup.LastUpdate:    {},
+		lookup.ListBreeds:    {},
+		lookup.Statuses:      {},
+		lookup.TraitRanges:   {"breed_id": 640},
+		lookup.SearchAnimals: {"page_size": 100},
+		lookup.Animal:        {"search_string": id},
+		lookup.Lineage:       {"lpn_id": id},
+		lookup.Progeny:       {"lpn_id": id, "page_size": 100},
 	}
 	for d, sent := range cases {
-		t.Run(d.name, func(t *testing.T) {
-			args, errs := param.ValidateObject("", d.args.Specs, sent)
+		t.Run(d.Name, func(t *testing.T) {
+			args, errs := param.ValidateObject("", d.Args.Specs, sent)
 			if len(errs) > 0 {
 				t.Fatalf("arguments %v: %v", sent, errs)
 			}
-			ob, err := e.gw.obtain(context.Background(), d, cache.Key(d.method, args), args)
+			ob, err := e.gw.obtain(context.Background(), d, cache.Key(d.Method, args), args)
 			if err != nil {
 				t.Fatal(err)
 			}

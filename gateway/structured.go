@@ -2,13 +2,12 @@ package gateway
 
 import (
 	"encoding/json"
-	"reflect"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/structured"
-	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
 // Every tool declares an output schema and returns its answer a second
@@ -25,18 +24,14 @@ func (g *Gateway) structuredOrNot(tools []server.ServerTool) []server.ServerTool
 }
 
 // lookupSchema is lookup d's output schema.
-func lookupSchema(d *toolDef) json.RawMessage {
-	model := d.fetch.model
-	if d.composite {
-		model = reflect.TypeFor[nsip.AnimalProfile]()
-	}
-	return structured.Lookup(model, d.kind, d.percentiles)
+func lookupSchema(d *lookup.Def) json.RawMessage {
+	return structured.Lookup(d.Answer(), d.Kind, d.Percentiles)
 }
 
 // withStructured adds the structured copy of a successful lookup answer to
 // res: the copy kept with a cached answer, or one written now from its
 // text or, for a bare list, its model (structured.Copy).
-func withStructured(res *mcp.CallToolResult, d *toolDef, o outcome) *mcp.CallToolResult {
+func withStructured(res *mcp.CallToolResult, d *lookup.Def, o outcome) *mcp.CallToolResult {
 	if o.structured != nil {
 		res.RawStructuredContent = o.structured // kept when cached
 		return res
@@ -45,7 +40,7 @@ func withStructured(res *mcp.CallToolResult, d *toolDef, o outcome) *mcp.CallToo
 	if o.formatNote == "" {
 		model = o.value
 	}
-	if b := structured.Copy(d.kind, o.res.Text, o.res.IsObject(), model); b != nil {
+	if b := structured.Copy(d.Kind, o.res.Text, o.res.IsObject(), model); b != nil {
 		res.RawStructuredContent = b
 	}
 	return res

@@ -16,6 +16,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/internal/snapshot"
+	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/structured"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
@@ -455,7 +456,7 @@ func BenchmarkStructuredCopy(b *testing.B) {
 	e := newEnv(b)
 	id := e.up.Data().MostProgeny()
 	e.call("nsip_get_animal", map[string]any{"search_string": id}).mustOK(b)
-	ent, ok := e.gw.cache.Get(animalDef.key(map[string]any{"search_string": id}))
+	ent, ok := e.gw.cache.Get(lookup.Animal.Key(map[string]any{"search_string": id}))
 	if !ok {
 		b.Fatal("the answer is not cached")
 	}
@@ -463,7 +464,7 @@ func BenchmarkStructuredCopy(b *testing.B) {
 	o := outcome{res: a.Res, value: a.Value}
 	b.ReportAllocs()
 	for b.Loop() {
-		if res := withStructured(&mcp.CallToolResult{}, animalDef, o); len(res.RawStructuredContent) == 0 {
+		if res := withStructured(&mcp.CallToolResult{}, lookup.Animal, o); len(res.RawStructuredContent) == 0 {
 			b.Fatal("no copy")
 		}
 	}

@@ -3,6 +3,7 @@ package gateway
 import (
 	"slices"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 )
 
@@ -13,7 +14,7 @@ func (g *Gateway) offersToolset(name string) bool { return slices.Contains(g.cfg
 
 // offers reports whether the tool called name is listed and callable.
 func (g *Gateway) offers(name string) bool {
-	if lookupTool(name) != nil {
+	if lookup.Named(name) != nil {
 		return g.offersToolset(toolsets.Lookup)
 	}
 	if analysisNamedTool(name) != nil {
@@ -46,9 +47,9 @@ func (g *Gateway) offeredToolNames() []string {
 // allToolNames are every tool's name in table order: the lookups, then the
 // analyses.
 func allToolNames() []string {
-	names := make([]string, 0, len(toolDefs)+len(analyses))
-	for _, d := range toolDefs {
-		names = append(names, d.name)
+	names := make([]string, 0, len(lookup.All)+len(analyses))
+	for _, d := range lookup.All {
+		names = append(names, d.Name)
 	}
 	for _, a := range analyses {
 		names = append(names, a.Name)

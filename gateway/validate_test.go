@@ -111,7 +111,7 @@ func TestInvalidArgumentsNeverReachTheUpstream(t *testing.T) {
 				t.Error("no expected value described")
 			}
 			// The example must itself be a correct call of this tool.
-			if _, errs := param.ValidateObject("", defByName(t, tt.tool).args.Specs, b.Example); len(errs) > 0 {
+			if _, errs := param.ValidateObject("", defByName(t, tt.tool).Args.Specs, b.Example); len(errs) > 0 {
 				t.Errorf("example %v is not a valid call: %+v", b.Example, errs)
 			}
 		})
@@ -127,7 +127,7 @@ func TestInvalidArgumentsNeverReachTheUpstream(t *testing.T) {
 func defByName(t testing.TB, name string) *toolDef {
 	t.Helper()
 	for _, d := range toolDefs {
-		if d.name == name {
+		if d.Name == name {
 			return d
 		}
 	}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -22,57 +22,23 @@ const minMaxTokens = 256
 // defaultMaxBudget is the server's default cap on max_tokens.
 const defaultMaxBudget = 8000
 
-// The view arguments choose how an answer is shown, not what is asked of
-// NSIP: they stay out of the cache key, so every view of one upstream
-// answer shares its cache entry, and the answer is fitted again for them.
-// They are fields of a lookup tool's argument struct (toolargs.go),
-// embedded from these, after its own: every tool takes max_tokens; tools
-// whose rows carry EBVs take traits too, and tools whose answers are pages
-// skip.
-type (
-	viewTraits struct {
-		Traits []string `json:"traits,omitempty" arg:"view"`
-	}
-	viewSkip struct {
-		Skip int `json:"skip,omitempty" arg:"view"`
-	}
-	viewBudget struct {
-		MaxTokens int `json:"max_tokens,omitempty" arg:"view"`
-	}
-)
-
-// The view fields' descriptions, in argTable.
-var (
-	maxTokensField = param.Spec{
-		// The bounds are checked by checkView, against the configured cap;
-		// the tools' descriptions say what the argument is.
-		Example: 4000,
-	}
-	traitsField = param.Spec{
-		Example: []any{"WWT", "NLB"},
-		Expect:  param.TraitListExpect,
-		Custom:  param.ValidateTraitList,
-	}
-	skipField = param.Spec{Example: 0, Min: param.Bound(0), Max: param.Bound(99), Quiet: true}
-)
-
 var (
 	// views are all the view arguments, so that the code that reads one
 	// names it by its field.
 	views = param.MustStruct[struct {
-		viewTraits
-		viewSkip
-		viewBudget
-	}](argTable)
+		lookup.ViewTraits
+		lookup.ViewSkip
+		lookup.ViewBudget
+	}](lookup.ArgTable)
 	argTraits    = views.Name("Traits")
 	argSkip      = views.Name("Skip")
 	argMaxTokens = views.Name("MaxTokens")
-	// argPageSize is the size of the page that skip is within: searchArgs's
-	// and progenyArgs's PageSize, which are named alike.
-	argPageSize = searchAnimalsDef.args.Name("PageSize")
+	// argPageSize is the size of the page that skip is within: SearchArgs's
+	// and ProgenyArgs's PageSize, which are named alike.
+	argPageSize = lookup.SearchAnimals.Args.Name("PageSize")
 
 	// analysisView is the view of an analysis tool: max_tokens.
-	analysisView = param.MustStruct[viewBudget](argTable)
+	analysisView = param.MustStruct[lookup.ViewBudget](lookup.ArgTable)
 )
 
 // withMaxTokens is an analysis's arguments followed by max_tokens, which
@@ -89,16 +55,11 @@ type view struct {
 func (v view) set() bool { return v.budget > 0 || len(v.traits) > 0 || v.skip > 0 }
 
 // splitView separates the view arguments of d from those that go to NSIP.
-func (d *toolDef) splitView(args map[string]any) (map[string]any, view) {
+func splitView(d *lookup.Def, args map[string]any) (map[string]any, view) {
 	var v view
-	if !slices.ContainsFunc(d.args.View, func(k string) bool { _, ok := args[k]; return ok }) {
+	base := d.NoView(args)
+	if len(base) == len(args) {
 		return args, v
-	}
-	base := make(map[string]any, len(args))
-	for k, a := range args {
-		if !d.args.IsView(k) {
-			base[k] = a
-		}
 	}
 	v.budget, _ = args[argMaxTokens].(int)
 	v.skip, _ = args[argSkip].(int)
@@ -168,9 +129,9 @@ func traitNotes(args map[string]any) []string {
 
 // fitView fits an answer for the view the caller asked for. Such fits are
 // not cached: the cache holds the default one.
-func (g *Gateway) fitView(ctx context.Context, kind summarize.Kind, d *toolDef, args map[string]any, v view, value any, raw json.RawMessage) (summarize.Result, error) {
+func (g *Gateway) fitView(ctx context.Context, kind summarize.Kind, d *lookup.Def, args map[string]any, v view, value any, raw json.RawMessage) (summarize.Result, error) {
 	req := summarize.Request{
-		Kind: kind, Value: value, Raw: raw, Tool: d.name, Args: args,
+		Kind: kind, Value: value, Raw: raw, Tool: d.Name, Args: args,
 		Budget: g.cfg.Budget, Traits: v.traits, Skip: v.skip,
 	}
 	if v.budget > 0 {

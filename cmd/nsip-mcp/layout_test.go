@@ -47,6 +47,7 @@ var mayImport = map[string][]string{
 	"gateway/toolsets":          nil,
 	"gateway/passes":            {"gateway/analysis"},
 	"gateway/structured":        {"gateway/analysis", "gateway/outschema", "nsip", "summarize"},
+	"gateway/lookup":            {"cache", "gateway/analysis", "gateway/argcheck", "gateway/param", "nsip", "nsip/toolname", "summarize"},
 	"gateway":                   {"gateway/*", "cache", "nsip", "nsip/breeding", "nsip/toolname", "summarize", "transport/caller"},
 	"cmd/*":                     {"*"},
 }

@@ -1,4 +1,4 @@
-package gateway
+package lookup
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
-	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -50,22 +49,22 @@ func (r *recorder) Progeny(_ context.Context, id string, page, size int) (*nsip.
 // validation accepts but the typed arguments drop or mistype fails here.
 func TestToolArgsReachTheClient(t *testing.T) {
 	tests := []struct {
-		d    *toolDef
+		d    *Def
 		sent map[string]any
 		want []any
 	}{
-		{lastUpdateDef, map[string]any{}, []any{"DateLastUpdated"}},
-		{listBreedsDef, map[string]any{}, []any{"BreedGroups"}},
-		{statusesDef, map[string]any{}, []any{"Statuses"}},
-		{traitRangesDef, map[string]any{"breed_id": 640}, []any{"TraitRanges", 640}},
-		{animalDef, map[string]any{"search_string": " 6402382024NCS310 "}, []any{"AnimalDetails", "6402382024NCS310"}},
-		{lineageDef, map[string]any{"lpn_id": "6402382024NCS310"}, []any{"Lineage", "6402382024NCS310"}},
-		{progenyDef, map[string]any{"lpn_id": "6402382024NCS310", "page": 3, "page_size": 25},
+		{LastUpdate, map[string]any{}, []any{"DateLastUpdated"}},
+		{ListBreeds, map[string]any{}, []any{"BreedGroups"}},
+		{Statuses, map[string]any{}, []any{"Statuses"}},
+		{TraitRanges, map[string]any{"breed_id": 640}, []any{"TraitRanges", 640}},
+		{Animal, map[string]any{"search_string": " 6402382024NCS310 "}, []any{"AnimalDetails", "6402382024NCS310"}},
+		{Lineage, map[string]any{"lpn_id": "6402382024NCS310"}, []any{"Lineage", "6402382024NCS310"}},
+		{Progeny, map[string]any{"lpn_id": "6402382024NCS310", "page": 3, "page_size": 25},
 			[]any{"Progeny", "6402382024NCS310", 3, 25}},
-		{progenyDef, map[string]any{"lpn_id": "6402382024NCS310"}, // defaults
+		{Progeny, map[string]any{"lpn_id": "6402382024NCS310"}, // defaults
 			[]any{"Progeny", "6402382024NCS310", 0, 10}},
-		{searchAnimalsDef, map[string]any{}, []any{"SearchAnimals", nsip.SearchParams{PageSize: 15}}},
-		{searchAnimalsDef, map[string]any{
+		{SearchAnimals, map[string]any{}, []any{"SearchAnimals", nsip.SearchParams{PageSize: 15}}},
+		{SearchAnimals, map[string]any{
 			"page": 2, "page_size": 50, "breed_id": 640, "sorted_trait": "wwt", "reverse": true,
 			"search_criteria": map[string]any{
 				"breed_group_id": 64, "breed_id": 641, "born_after": "2022-01-01", "born_before": "2024-12-31",
@@ -81,29 +80,29 @@ func TestToolArgsReachTheClient(t *testing.T) {
 			},
 		}}},
 	}
-	covered := map[*toolDef]bool{}
+	covered := map[*Def]bool{}
 	for _, tc := range tests {
 		covered[tc.d] = true
-		args, errs := param.ValidateObject("", tc.d.args.Specs, tc.sent)
+		args, errs := tc.d.Args.Validate(tc.sent)
 		if len(errs) > 0 {
-			t.Fatalf("%s %v: %v", tc.d.name, tc.sent, errs)
+			t.Fatalf("%s %v: %v", tc.d.Name, tc.sent, errs)
 		}
-		key := tc.d.key(args)
-		request, err := bindFetch(tc.d, key)
+		key := tc.d.Key(args)
+		request, err := tc.d.Bind(key)
 		if err != nil {
-			t.Fatalf("%s: binding %s: %v", tc.d.name, key, err)
+			t.Fatalf("%s: binding %s: %v", tc.d.Name, key, err)
 		}
 		var r recorder
 		if _, _, err := request(context.Background(), &r); !errors.Is(err, errRecorded) {
-			t.Fatalf("%s: request returned %v, want the recorder's error", tc.d.name, err)
+			t.Fatalf("%s: request returned %v, want the recorder's error", tc.d.Name, err)
 		}
 		if !reflect.DeepEqual(r.got, tc.want) {
-			t.Errorf("%s with %v:\n asked %#v\n want  %#v", tc.d.name, tc.sent, r.got, tc.want)
+			t.Errorf("%s with %v:\n asked %#v\n want  %#v", tc.d.Name, tc.sent, r.got, tc.want)
 		}
 	}
-	for _, d := range toolDefs {
+	for _, d := range All {
 		if d.fetch.bind != nil && !covered[d] {
-			t.Errorf("%s fetches from NSIP but has no case here", d.name)
+			t.Errorf("%s fetches from NSIP but has no case here", d.Name)
 		}
 	}
 }
@@ -114,25 +113,25 @@ func TestToolArgsReachTheClient(t *testing.T) {
 // panic.
 func TestToolArgsMismatchIsAnInvalidArgument(t *testing.T) {
 	tests := []struct {
-		d      *toolDef
+		d      *Def
 		params map[string]any
 		field  string
 	}{
-		{lineageDef, map[string]any{"lpn_id": "6402382024NCS310", "generations": 3}, "generations"},
-		{progenyDef, map[string]any{"lpn_id": "6402382024NCS310", "page": "first", "page_size": 10}, "page"},
-		{searchAnimalsDef, map[string]any{"page": 0, "page_size": 15, "reverse": false,
+		{Lineage, map[string]any{"lpn_id": "6402382024NCS310", "generations": 3}, "generations"},
+		{Progeny, map[string]any{"lpn_id": "6402382024NCS310", "page": "first", "page_size": 10}, "page"},
+		{SearchAnimals, map[string]any{"page": 0, "page_size": 15, "reverse": false,
 			"search_criteria": map[string]any{"breed_id": "Katahdin"}}, "search_criteria.breed_id"},
-		{lastUpdateDef, map[string]any{"since": "2025-01-01"}, "since"},
+		{LastUpdate, map[string]any{"since": "2025-01-01"}, "since"},
 	}
 	for _, tc := range tests {
-		_, err := bindFetch(tc.d, cache.Key(tc.d.method, tc.params))
+		_, err := tc.d.Bind(cache.Key(tc.d.Method, tc.params))
 		var ne *nsip.Error
 		if !errors.As(err, &ne) || ne.Kind != nsip.KindInvalidArgument || ne.Param != tc.field {
-			t.Errorf("%s %v: error %v, want an invalid argument on %s", tc.d.name, tc.params, err, tc.field)
+			t.Errorf("%s %v: error %v, want an invalid argument on %s", tc.d.Name, tc.params, err, tc.field)
 			continue
 		}
 		if !strings.Contains(ne.Reason, "do not fit") {
-			t.Errorf("%s: reason %q does not say the arguments do not fit", tc.d.name, ne.Reason)
+			t.Errorf("%s: reason %q does not say the arguments do not fit", tc.d.Name, ne.Reason)
 		}
 	}
 }

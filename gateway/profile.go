@@ -4,36 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"sync"
 
-	"github.com/nsip-tools/nsip-mcp/cache"
-	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip"
-	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
-
-// searchByLPNDef is nsip_search_by_lpn: an animal's profile, assembled from the cache entries of three lookups.
-var searchByLPNDef = lookup(&toolDef{
-	name: toolname.SearchByLPN, title: "NSIP animal profile", method: "search_by_lpn",
-	kind: summarize.KindProfile, composite: true,
-	subject: "lpn_id", what: "animal with LPN ID", next: "check the LPN ID, or find animals with " + toolname.SearchAnimals,
-	desc: `An animal's profile in one call: details, pedigree and first 10 offspring. ` +
-		`Summaries fill the budget with identity, contact, EBVs, indexes, parents, grandparents and offspring, listing each part left out with the call for it. ` +
-		`Arguments: lpn_id; traits; max_tokens. Shares the cache of the single-part tools.`,
-	fields: param.Table{reflect.TypeFor[profileArgs](): param.Fields{"LPNID": param.LPNParam("")}},
-	fetch:  argsOnly[profileArgs](),
-})
-
-// profileArgs is nsip_search_by_lpn's.
-type profileArgs struct {
-	LPNID string `json:"lpn_id"`
-	viewTraits
-	viewBudget
-}
 
 // profileFit is an nsip_search_by_lpn result, cached under its own key and
 // valid while its three parts are the answers it was assembled from. It
@@ -53,17 +31,14 @@ type profileFit struct {
 func (g *Gateway) runProfile(ctx context.Context, key string, args, full map[string]any, v view) outcome {
 	// Read with a check rather than decoded from the key as a fetch's
 	// arguments are: this runs on every call, hits included.
-	id, ok := args["lpn_id"].(string)
+	field := lookup.SearchByLPN.Args.Name("LPNID")
+	id, ok := args[field].(string)
 	if !ok {
-		return outcome{err: g.mapError(searchByLPNDef, args, argsMismatch("lpn_id", fmt.Errorf("lpn_id is %T", args["lpn_id"])))}
+		return outcome{err: g.mapError(lookup.SearchByLPN, args, lookup.ArgsMismatch(field, fmt.Errorf("%s is %T", field, args[field])))}
 	}
-	parts := []struct {
-		d    *toolDef
-		args map[string]any
-	}{
-		{animalDef, map[string]any{"search_string": id}},
-		{lineageDef, map[string]any{"lpn_id": id}},
-		{progenyDef, map[string]any{"lpn_id": id, "page": 0, "page_size": nsip.ProfilePageSize}},
+	parts, err := lookup.ProfileParts(id)
+	if err != nil {
+		return outcome{err: g.mapError(lookup.SearchByLPN, args, err)}
 	}
 	obs := make([]obtained, len(parts))
 	errs := make([]error, len(parts))
@@ -72,12 +47,12 @@ func (g *Gateway) runProfile(ctx context.Context, key string, args, full map[str
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			obs[i], errs[i] = g.obtain(ctx, p.d, cache.Key(p.d.method, p.args), p.args)
+			obs[i], errs[i] = g.obtain(ctx, p.Def, p.Key, p.Args)
 		}()
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		return outcome{err: g.mapError(searchByLPNDef, args, err)}
+		return outcome{err: g.mapError(lookup.SearchByLPN, args, err)}
 	}
 	o := outcome{source: cacheHit, value: profileModel(obs)}
 	var ids [3]uint64
@@ -99,13 +74,13 @@ func (g *Gateway) runProfile(ctx context.Context, key string, args, full map[str
 			o.source = cacheShared
 		}
 	}
-	o.data = g.cachedData([]string{cache.Key(animalDef.method, parts[0].args), cache.Key(lineageDef.method, parts[1].args), cache.Key(progenyDef.method, parts[2].args)}, ids[:])
+	o.data = g.cachedData([]string{parts[0].Key, parts[1].Key, parts[2].Key}, ids[:])
 	if v.set() {
 		// A view of its own is fitted for this call alone.
 		p := assembleProfile(obs)
-		res, err := g.fitView(ctx, profileKind(obs), searchByLPNDef, full, v, p, p.Raw)
+		res, err := g.fitView(ctx, profileKind(obs), lookup.SearchByLPN, full, v, p, p.Raw)
 		if err != nil {
-			return outcome{err: g.mapError(searchByLPNDef, full, err)}
+			return outcome{err: g.mapError(lookup.SearchByLPN, full, err)}
 		}
 		o.res = res
 		return o
@@ -124,13 +99,13 @@ func (g *Gateway) runProfile(ctx context.Context, key string, args, full map[str
 	select {
 	case r := <-ch:
 		if r.Err != nil {
-			return outcome{err: g.mapError(searchByLPNDef, args, r.Err)}
+			return outcome{err: g.mapError(lookup.SearchByLPN, args, r.Err)}
 		}
 		o.res = r.Val.(summarize.Result)
 		return o
 	case <-ctx.Done():
 		// Every part is in hand: only the fit was outstanding.
-		return outcome{err: g.mapError(searchByLPNDef, args, fmt.Errorf("%w: %w", toolerr.ErrFitWait, ctx.Err()))}
+		return outcome{err: g.mapError(lookup.SearchByLPN, args, fmt.Errorf("%w: %w", toolerr.ErrFitWait, ctx.Err()))}
 	}
 }
 
@@ -140,7 +115,7 @@ func (g *Gateway) fitProfile(key string, args map[string]any, ids [3]uint64, obs
 	p := assembleProfile(obs)
 	ctx, cancel := context.WithTimeout(context.Background(), g.cfg.CallTimeout)
 	defer cancel()
-	res, err := g.fit(ctx, profileKind(obs), searchByLPNDef, args, p, p.Raw)
+	res, err := g.fit(ctx, profileKind(obs), lookup.SearchByLPN, args, p, p.Raw)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +132,7 @@ func profileKind(obs []obtained) summarize.Kind {
 			return summarize.KindGeneric
 		}
 	}
-	return searchByLPNDef.kind
+	return lookup.SearchByLPN.Kind
 }
 
 // assembleProfile puts a profile together from its three parts.

@@ -1,4 +1,4 @@
-package gateway
+package lookup
 
 import (
 	"context"
@@ -12,31 +12,31 @@ import (
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
-// progenyDef is nsip_get_progeny: one page of an animal's offspring.
-var progenyDef = lookup(&toolDef{
-	name: toolname.GetProgeny, title: "NSIP progeny", method: "get_progeny",
-	kind:    summarize.KindProgeny,
-	subject: "lpn_id", what: "progeny for LPN ID", next: "check the LPN ID, or find animals with " + toolname.SearchAnimals,
-	desc: `One page of an animal's offspring (about 220 tokens each). ` +
+// Progeny is nsip_get_progeny: one page of an animal's offspring.
+var Progeny = define(&Def{
+	Name: toolname.GetProgeny, Title: "NSIP progeny", Method: "get_progeny",
+	Kind:    summarize.KindProgeny,
+	Subject: "lpn_id", What: "progeny for LPN ID", Next: "check the LPN ID, or find animals with " + toolname.SearchAnimals,
+	Desc: `One page of an animal's offspring (about 220 tokens each). ` +
 		`Unsummarized: NSIP's JSON (sex "1"=M, "2"=F). Over the budget, a table of LPN ID, sex (M/F), birth date and the most accurate EBVs that fit as [value, accuracy], with per-trait statistics naming who has the max and min. ` +
 		`_meta gives page, page_size, total_count, next. ` +
 		`Arguments: lpn_id; page (0-based); page_size 1..` + strconv.Itoa(nsip.MaxPageSize) + ` (default 10); traits (exactly the codes rows carry); skip; max_tokens.`,
-	fields: param.Table{reflect.TypeFor[progenyArgs](): param.Fields{
+	fields: param.Table{reflect.TypeFor[ProgenyArgs](): param.Fields{
 		"LPNID":    param.LPNParam(""),
 		"Page":     pageField,
 		"PageSize": pageSizeField(10),
 	}},
-	fetch: fetchWith(func(ctx context.Context, up Upstream, a progenyArgs) (*nsip.ProgenyPage, error) {
+	fetch: fetchWith(func(ctx context.Context, up Upstream, a ProgenyArgs) (*nsip.ProgenyPage, error) {
 		return up.Progeny(ctx, a.LPNID, a.Page, a.PageSize)
 	}, func(v *nsip.ProgenyPage) json.RawMessage { return v.Raw }),
 })
 
-// progenyArgs is nsip_get_progeny's.
-type progenyArgs struct {
+// ProgenyArgs is nsip_get_progeny's.
+type ProgenyArgs struct {
 	LPNID    string `json:"lpn_id"`
 	Page     int    `json:"page,omitempty"`
 	PageSize int    `json:"page_size,omitempty"`
-	viewTraits
-	viewSkip
-	viewBudget
+	ViewTraits
+	ViewSkip
+	ViewBudget
 }

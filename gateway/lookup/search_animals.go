@@ -1,4 +1,4 @@
-package gateway
+package lookup
 
 import (
 	"context"
@@ -6,23 +6,24 @@ import (
 	"reflect"
 	"strconv"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/argcheck"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
-// searchAnimalsDef is nsip_search_animals: one page of NSIP's search.
-var searchAnimalsDef = lookup(&toolDef{
-	name: toolname.SearchAnimals, title: "Search NSIP animals", method: "search_animals",
-	kind: summarize.KindSearch, breedTraits: true,
-	desc: `Search NSIP animals by page (about 290 tokens an animal). ` +
+// SearchAnimals is nsip_search_animals: one page of NSIP's search.
+var SearchAnimals = define(&Def{
+	Name: toolname.SearchAnimals, Title: "Search NSIP animals", Method: "search_animals",
+	Kind: summarize.KindSearch, BreedTraits: true,
+	Desc: `Search NSIP animals by page (about 290 tokens an animal). ` +
 		`Over the budget (2000 tokens; max_tokens raises it to the server cap, 8000 unless configured) pages come as a table: ` +
 		`per animal LPN ID, sex, birth date, status, breed (when several), sire, dam, the sort and trait_ranges traits as [value, accuracy], its most accurate others; traits sets exactly which. ` +
 		`_meta gives page, page_size, total_count and next (the call for what follows; skip after part of a page). ` +
 		`Unsummarized: NSIP's JSON, accuracy 0.80 = 80%; tables in percent. ` +
 		`Arguments, all optional: page (0-based), page_size 1..` + strconv.Itoa(nsip.MaxPageSize) + ` (default 15), breed_id, sorted_trait (e.g. "WWT"), reverse, search_criteria, traits, skip, max_tokens.`,
-	fields: param.Table{reflect.TypeFor[searchArgs](): param.Fields{
+	fields: param.Table{reflect.TypeFor[SearchArgs](): param.Fields{
 		"Page":        pageField,
 		"PageSize":    pageSizeField(15),
 		"BreedID":     {Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},
@@ -30,13 +31,14 @@ var searchAnimalsDef = lookup(&toolDef{
 		"Reverse":     {Default: false, Example: false},
 		"Criteria":    param.CriteriaArg,
 	}},
-	fetch: fetchWith(func(ctx context.Context, up Upstream, a searchArgs) (*nsip.SearchResults, error) {
+	fetch: fetchWith(func(ctx context.Context, up Upstream, a SearchArgs) (*nsip.SearchResults, error) {
 		return up.SearchAnimals(ctx, a.params())
 	}, func(v *nsip.SearchResults) json.RawMessage { return v.Raw }),
 })
 
-// searchArgs is nsip_search_animals's; params is the client's form.
-type searchArgs struct {
+// SearchArgs is nsip_search_animals's; params is the client's form, and
+// SearchArgsOf the way back.
+type SearchArgs struct {
 	Page        int             `json:"page,omitempty"`
 	PageSize    int             `json:"page_size,omitempty"`
 	BreedID     int             `json:"breed_id,omitempty"`
@@ -48,15 +50,40 @@ type searchArgs struct {
 	// an earlier evaluation is never read under a later one, and is not
 	// sent to NSIP.
 	Evaluation string `json:"evaluation,omitempty" arg:"key"`
-	viewTraits
-	viewSkip
-	viewBudget
+	ViewTraits
+	ViewSkip
+	ViewBudget
 }
 
-func (a searchArgs) params() nsip.SearchParams {
+func (a SearchArgs) params() nsip.SearchParams {
 	p := nsip.SearchParams{Page: a.Page, PageSize: a.PageSize, BreedID: a.BreedID, SortedTrait: a.SortedTrait, Reverse: a.Reverse}
 	if a.Criteria != nil {
 		p.Criteria = nsip.SearchCriteria(*a.Criteria) // the same fields in the same order
 	}
 	return p
 }
+
+// SearchArgsOf is p as nsip_search_animals's arguments, keyed under NSIP's
+// evaluation eval when it is set: an analysis's pages are read and cached
+// under them, so that a user's search of the same page shares the entry.
+func SearchArgsOf(p nsip.SearchParams, eval string) SearchArgs {
+	a := SearchArgs{Page: p.Page, PageSize: p.PageSize, BreedID: p.BreedID, SortedTrait: p.SortedTrait, Reverse: p.Reverse, Evaluation: eval}
+	if c := param.Criteria(p.Criteria); !c.Empty() {
+		a.Criteria = &c
+	}
+	return a
+}
+
+// SearchFields are the search arguments the breed checks read
+// (gateway/argcheck), named by the fields of SearchArgs and
+// param.Criteria that define them.
+var SearchFields = func() argcheck.SearchFields {
+	crit := param.MustStruct[param.Criteria](ArgTable)
+	return argcheck.SearchFields{
+		Breed:         SearchAnimals.Args.Name("BreedID"),
+		SortedTrait:   SearchAnimals.Args.Name("SortedTrait"),
+		Criteria:      SearchAnimals.Args.Name("Criteria"),
+		CriteriaBreed: crit.Name("BreedID"),
+		TraitRanges:   crit.Name("TraitRanges"),
+	}
+}()

@@ -1,0 +1,65 @@
+package lookup
+
+import (
+	"reflect"
+
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+// The view arguments choose how an answer is shown, not what is asked of
+// NSIP: they stay out of the cache key, so every view of one upstream
+// answer shares its cache entry, and the gateway fits the answer again for
+// them. They are fields of a lookup tool's argument struct, embedded from
+// these, after its own: every tool takes max_tokens; tools whose rows
+// carry EBVs take traits too, and tools whose answers are pages skip.
+type (
+	ViewTraits struct {
+		Traits []string `json:"traits,omitempty" arg:"view"`
+	}
+	ViewSkip struct {
+		Skip int `json:"skip,omitempty" arg:"view"`
+	}
+	ViewBudget struct {
+		MaxTokens int `json:"max_tokens,omitempty" arg:"view"`
+	}
+)
+
+// The view fields' descriptions, in ArgTable.
+var (
+	maxTokensField = param.Spec{
+		// The bounds are checked by the gateway, against the configured
+		// cap; the tools' descriptions say what the argument is.
+		Example: 4000,
+	}
+	traitsField = param.Spec{
+		Example: []any{"WWT", "NLB"},
+		Expect:  param.TraitListExpect,
+		Custom:  param.ValidateTraitList,
+	}
+	skipField = param.Spec{Example: 0, Min: param.Bound(0), Max: param.Bound(99), Quiet: true}
+)
+
+// ArgTable describes the fields of the argument structs the lookup tools
+// share (the view's, search_criteria): what their Go types and json tags
+// cannot say. Each tool's own are in its file (Def.fields). A field
+// without its entry, or an entry without its field, stops the server at
+// start-up.
+var ArgTable = param.Table{
+	reflect.TypeFor[ViewTraits](): {"Traits": traitsField},
+	reflect.TypeFor[ViewSkip]():   {"Skip": skipField},
+	reflect.TypeFor[ViewBudget](): {"MaxTokens": maxTokensField},
+
+	reflect.TypeFor[param.Criteria](): param.CriteriaFields,
+}
+
+var pageField = param.Spec{Default: 0, Example: 0, Min: param.Bound(0), Max: param.Bound(100000), Quiet: true}
+
+// pageSizeField is page_size with its default: 1 to the largest page NSIP
+// serves.
+func pageSizeField(def int) param.Spec {
+	return param.Spec{Default: def, Example: def, Min: param.Bound(1), Max: param.Bound(nsip.MaxPageSize)}
+}
+
+// NoArgs is the arguments of the tools that take none but the view's.
+type NoArgs struct{ ViewBudget }

@@ -1,0 +1,174 @@
+// Package lookup defines the nine lookup tools: for each, in one file, its
+// name (from nsip/toolname), title, description, summarizer, not-found
+// wording, argument struct with its fields' descriptions, and the fetch
+// that asks NSIP with the typed arguments. The gateway's call path serves
+// them; the analyses read through the same definitions (Def.Keyed), so a
+// user's call and an analysis's read of one thing share a cache entry.
+package lookup
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+
+	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/summarize"
+)
+
+// Def is everything the call path needs to know about one lookup tool.
+type Def struct {
+	Name   string
+	Title  string
+	Method string // the cache key's method name: the NSIP client method, snake_cased
+	Desc   string
+	// Args is the tool's argument struct as the call path uses it: its
+	// Specs are what the schema and the validation come from.
+	Args param.Args
+	Kind summarize.Kind
+	// Composite tools are assembled from other tools' cached answers
+	// instead of fetched (nsip_search_by_lpn).
+	Composite bool
+	// BreedTraits: the trait codes the call names are checked against the
+	// breed's own (gateway/argcheck) before NSIP is asked.
+	BreedTraits bool
+	// Percentiles: percentiles: true makes the call the breed-percentile
+	// analysis instead of one lookup, so its answer may be that
+	// analysis's too.
+	Percentiles bool
+	// Subject names what a not-found answer was about: the argument and a
+	// phrase for the message, plus the next step to suggest.
+	Subject string
+	What    string
+	Next    string
+
+	// fields describe the tool's own argument structs: what their Go
+	// types and json tags cannot say (ArgTable holds the shared ones).
+	fields param.Table
+	// fetch binds the validated arguments to the tool's typed ones
+	// (fetch.go) for one upstream request.
+	fetch fetchSpec
+}
+
+// define completes a lookup tool's definition from its argument struct,
+// the fetch's (or, for a composite tool, argsOnly's) type argument.
+func define(d *Def) *Def {
+	tb := maps.Clone(ArgTable)
+	maps.Copy(tb, d.fields)
+	a, err := tb.Struct(d.fetch.args)
+	if err != nil {
+		panic(fmt.Sprintf("%s: %v", d.Name, err))
+	}
+	d.Args = a
+	return d
+}
+
+// All are the nine tools, in the order tools/list shows them.
+var All = []*Def{
+	LastUpdate, ListBreeds, Statuses, TraitRanges,
+	SearchAnimals, Animal, Lineage, Progeny, SearchByLPN,
+}
+
+// Named is the lookup tool called name, or nil.
+func Named(name string) *Def {
+	for _, d := range All {
+		if d.Name == name {
+			return d
+		}
+	}
+	return nil
+}
+
+// Models are the types the fetched tools' answers decode to.
+func Models() []reflect.Type {
+	var ms []reflect.Type
+	for _, d := range All {
+		if t := d.Model(); t != nil {
+			ms = append(ms, t)
+		}
+	}
+	return ms
+}
+
+// Model is the type a fetched answer of d decodes to, which the replicas'
+// shared tier fingerprints (gateway/upstream/codec.go); nil for a tool
+// that is not fetched.
+func (d *Def) Model() reflect.Type { return d.fetch.model }
+
+// Answer is the type of d's answer, fetched or assembled: what its output
+// schema describes.
+func (d *Def) Answer() reflect.Type { return d.fetch.answer }
+
+// Takes reports whether d takes the argument name.
+func (d *Def) Takes(name string) bool { return param.Named(d.Args.Specs, name) != nil }
+
+// NoView is the validated arguments args without the view's: those that
+// go to NSIP, or that key its answer. args itself when it has none.
+func (d *Def) NoView(args map[string]any) map[string]any {
+	if !slices.ContainsFunc(d.Args.View, func(k string) bool { _, ok := args[k]; return ok }) {
+		return args
+	}
+	base := make(map[string]any, len(args))
+	for k, a := range args {
+		if !d.Args.IsView(k) {
+			base[k] = a
+		}
+	}
+	return base
+}
+
+// Key is the cache key of a call of d with the validated arguments args:
+// its method and the arguments that go to NSIP, or that key its answer,
+// without those that only choose how the answer is shown.
+func (d *Def) Key(args map[string]any) string { return cache.Key(d.Method, d.NoView(args)) }
+
+// Keyed is a lookup of d with the typed arguments a, d's own argument
+// struct, as the server's own reads make it: a is encoded and validated
+// exactly as a user's call of d is (defaults filled in, case normalised),
+// so the key is the one that user's call is cached under. Key-only
+// fields (arg:"key") key the answer but are no arguments: they join the
+// key after the validation. args are the validated arguments without them.
+func (d *Def) Keyed(a any) (args map[string]any, key string, err error) {
+	if t := reflect.TypeOf(a); t != d.fetch.args {
+		return nil, "", fmt.Errorf("internal: %s takes %v, not %v", d.Name, d.fetch.args, t)
+	}
+	// The arguments as a client's call carries them, a JSON object read
+	// into a map (param.Decode of req.Params.Arguments).
+	var sent map[string]any
+	if err := json.Unmarshal(encoded(a), &sent); err != nil {
+		return nil, "", fmt.Errorf("internal: %s arguments: %w", d.Name, err)
+	}
+	var keyOnly map[string]any
+	for _, k := range d.Args.Keyed {
+		if v, ok := sent[k]; ok {
+			if keyOnly == nil {
+				keyOnly = map[string]any{}
+			}
+			keyOnly[k] = v
+			delete(sent, k)
+		}
+	}
+	args, errs := d.Args.Validate(sent)
+	if len(errs) > 0 {
+		return nil, "", fmt.Errorf("internal: %s arguments: %s %s", d.Name, errs[0].Field, errs[0].Problem)
+	}
+	keyed := args
+	if len(keyOnly) > 0 {
+		keyed = maps.Clone(args)
+		maps.Copy(keyed, keyOnly)
+	}
+	return args, d.Key(keyed), nil
+}
+
+// encoded is a as a call's arguments arrive: a JSON object.
+func encoded(a any) json.RawMessage {
+	b, err := json.Marshal(a)
+	if err != nil {
+		// The argument structs hold strings, numbers, booleans, lists and
+		// maps of them, which always encode.
+		panic(fmt.Sprintf("lookup: %T does not encode: %v", a, err))
+	}
+	return b
+}

@@ -1,0 +1,59 @@
+package lookup
+
+import (
+	"reflect"
+
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
+	"github.com/nsip-tools/nsip-mcp/summarize"
+)
+
+// SearchByLPN is nsip_search_by_lpn: an animal's profile, assembled by the
+// gateway from the cache entries of three lookups (Animal, Lineage and
+// Progeny's first page).
+var SearchByLPN = define(&Def{
+	Name: toolname.SearchByLPN, Title: "NSIP animal profile", Method: "search_by_lpn",
+	Kind: summarize.KindProfile, Composite: true,
+	Subject: "lpn_id", What: "animal with LPN ID", Next: "check the LPN ID, or find animals with " + toolname.SearchAnimals,
+	Desc: `An animal's profile in one call: details, pedigree and first 10 offspring. ` +
+		`Summaries fill the budget with identity, contact, EBVs, indexes, parents, grandparents and offspring, listing each part left out with the call for it. ` +
+		`Arguments: lpn_id; traits; max_tokens. Shares the cache of the single-part tools.`,
+	fields: param.Table{reflect.TypeFor[ProfileArgs](): param.Fields{"LPNID": param.LPNParam("")}},
+	fetch:  argsOnly[ProfileArgs, nsip.AnimalProfile](),
+})
+
+// ProfileArgs is nsip_search_by_lpn's.
+type ProfileArgs struct {
+	LPNID string `json:"lpn_id"`
+	ViewTraits
+	ViewBudget
+}
+
+// Part is one of the lookups a profile is assembled from: its tool, the
+// validated arguments and the cache key.
+type Part struct {
+	Def  *Def
+	Args map[string]any
+	Key  string
+}
+
+// ProfileParts are the lookups the profile of the animal id is assembled
+// from: the calls of nsip_get_animal, nsip_get_lineage and
+// nsip_get_progeny (its first page of nsip.ProfilePageSize) that ask the
+// same, whose cache entries the profile shares.
+func ProfileParts(id string) ([3]Part, error) {
+	parts := [3]Part{{Def: Animal}, {Def: Lineage}, {Def: Progeny}}
+	typed := [3]any{
+		DetailsArgs{SearchString: id},
+		LPNArgs{LPNID: id},
+		ProgenyArgs{LPNID: id, PageSize: nsip.ProfilePageSize},
+	}
+	for i := range parts {
+		var err error
+		if parts[i].Args, parts[i].Key, err = parts[i].Def.Keyed(typed[i]); err != nil {
+			return parts, err
+		}
+	}
+	return parts, nil
+}
