@@ -78,6 +78,17 @@ func (s *Store) AddHooks(h *server.Hooks) {
 		return s.admitRequest(ctx, raw)
 	})
 	h.AddBeforeCallTool(func(ctx context.Context, _ any, req *mcp.CallToolRequest) {
+		if f := followingOf(ctx); f != nil && req.Params.Name == followTool && req.Params.Task != nil {
+			t, err := s.createFollowed(ctx, f)
+			if err != nil {
+				// mcp-go refuses a task-only tool's call without one; Follow
+				// says why.
+				req.Params.Task = nil
+				return
+			}
+			setMark(req, mark{task: t})
+			return
+		}
 		if req.Params.Task == nil || !s.runsAsTask(req.Params.Name) {
 			return
 		}
@@ -127,7 +138,7 @@ func (s *Store) AddHooks(h *server.Hooks) {
 		req.Params.TaskId = s.shellOf(ctx, req.Params.TaskId)
 	})
 	h.AddAfterGetTask(func(_ context.Context, _ any, _ *mcp.GetTaskRequest, res *mcp.GetTaskResult) {
-		s.rename(&res.Task)
+		s.status(&res.Task)
 	})
 	h.AddBeforeCancelTask(func(ctx context.Context, _ any, req *mcp.CancelTaskRequest) {
 		req.Params.TaskId = s.shellOf(ctx, req.Params.TaskId)
@@ -161,15 +172,22 @@ func (s *Store) AddHooks(h *server.Hooks) {
 }
 
 // ToolFilter lists the tools to a 2026-07-28 client without task support,
-// since it is refused tasks; others see the tools unchanged.
+// since it is refused tasks; others see the tools unchanged, but for the
+// tool followed work runs under (follow.go), which is listed to no one.
 func ToolFilter(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
-	if info := server.RequestProtocolInfoFromContext(ctx); info == nil || !info.Modern {
-		return tools
+	modern := false
+	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
+		modern = true
 	}
-	out := make([]mcp.Tool, len(tools))
-	for i, t := range tools {
-		t.Execution = nil
-		out[i] = t
+	out := make([]mcp.Tool, 0, len(tools))
+	for _, t := range tools {
+		if t.Name == followTool {
+			continue
+		}
+		if modern {
+			t.Execution = nil
+		}
+		out = append(out, t)
 	}
 	return out
 }
