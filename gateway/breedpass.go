@@ -89,7 +89,10 @@ func (g *Gateway) readPass(ctx context.Context, f *passes.Fill, breed int, evalu
 		defer done(key)
 	}
 	ctx = calllog.With(ctx)
-	src := &lookups{g: g, def: passFiller, slots: make(chan struct{}, g.analysisParallel()),
+	// The read leaves one of NSIP's connections to the calls made
+	// meanwhile, which would otherwise wait behind its pages.
+	width := max(1, g.analysisParallel()-1)
+	src := &lookups{g: g, def: passFiller, slots: make(chan struct{}, width),
 		soft: g.cfg.Now().Add(passes.FillTime), hard: time.Now().Add(passes.FillTime)}
 	p, why, err := analysis.ReadBreedPass(ctx, src, g.log, breed, evaluation, g.passes.Max(), f.Pages)
 	switch {

@@ -118,12 +118,8 @@ type Percentiles struct {
 	Lookups           int               `json:"lookups"`
 	Method            string            `json:"method,omitempty"`
 	NotComputed       string            `json:"not_computed,omitempty"`
-	// TaskID is the caller's MCP task following a breed's pass read in
-	// the background (breed_pass says which): tasks/get shows its pages
-	// read, and once it has completed the same question is answered from
-	// the pass.
-	TaskID   string            `json:"task_id,omitempty"`
-	Unproven map[string]string `json:"unproven,omitempty"` // why a trait has none
+	TaskID            string            `json:"task_id,omitempty"`  // the caller's task reading a pass in the background (breed_pass says which)
+	Unproven          map[string]string `json:"unproven,omitempty"` // why a trait has none
 	// Via is how the values were found: "breed pass", "binary search", or
 	// both (breeds answered differently); absent when none was asked.
 	Via string `json:"via,omitempty"`

@@ -248,7 +248,10 @@ func TestFillRefusedAndOneAtATime(t *testing.T) {
 	e := newStore(t, 1<<20, false)
 	s := e.s
 	s.Refuse("a", "NSIP's count changed between pages")
-	if _, ok := s.Fill("a", func(context.Context, *Fill) (Summary, error) { t.Error("a refused pass was read"); return Summary{}, nil }); ok {
+	if _, ok := s.Fill("a", func(context.Context, *Fill) (Summary, error) {
+		t.Error("a refused pass was read")
+		return Summary{}, nil
+	}); ok {
 		t.Fatal("a refused pass was started")
 	}
 	if why := s.Why("a"); why != "its last read was not kept (NSIP's count changed between pages)" {
@@ -262,7 +265,10 @@ func TestFillRefusedAndOneAtATime(t *testing.T) {
 	if _, ok := s.Fill("a", func(context.Context, *Fill) (Summary, error) { <-release; return Summary{}, nil }); !ok {
 		t.Fatal("the pass was not read once its refusal had passed")
 	}
-	if _, ok := s.Fill("b", func(context.Context, *Fill) (Summary, error) { t.Error("a second pass was read at once"); return Summary{}, nil }); ok {
+	if _, ok := s.Fill("b", func(context.Context, *Fill) (Summary, error) {
+		t.Error("a second pass was read at once")
+		return Summary{}, nil
+	}); ok {
 		t.Error("a second pass's read started beside the first")
 	}
 	if why := s.Why("b"); !strings.Contains(why, "one at a time") {

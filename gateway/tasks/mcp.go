@@ -173,15 +173,16 @@ func (s *Store) AddHooks(h *server.Hooks) {
 
 // ToolFilter lists the tools to a 2026-07-28 client without task support,
 // since it is refused tasks; others see the tools unchanged, but for the
-// tool followed work runs under (follow.go), which is listed to no one.
+// tool followed work runs under (follow.go), which is listed to no one
+// and passes only Follow's own call of it.
 func ToolFilter(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
-	modern := false
+	modern, own := false, Following(ctx)
 	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
 		modern = true
 	}
 	out := make([]mcp.Tool, 0, len(tools))
 	for _, t := range tools {
-		if t.Name == followTool {
+		if t.Name == followTool && !own {
 			continue
 		}
 		if modern {
