@@ -203,7 +203,7 @@ func TestBreedPassReadAsATask(t *testing.T) {
 	}
 	id := a.Percentiles.TaskID
 	width := DefaultConfig().MaxConcurrentUpstream - 1 // the read leaves one connection to the calls
-	gate.await(width) // every page under way waits: only the first is read
+	gate.await(width)                                  // every page under way waits: only the first is read
 	got := rpc(t, e, ctx, "tasks/get", map[string]any{"taskId": id})
 	if got["status"] != "working" || got["statusMessage"] != "read 1 of 150 pages of breed 649" {
 		t.Errorf("tasks/get while the pages wait: %v", got)
