@@ -202,8 +202,10 @@ func TestBreedPassReadAsATask(t *testing.T) {
 		t.Fatalf("via %q, task_id %q, breed_pass %q; want the binary search and a task to follow", a.Percentiles.Via, a.Percentiles.TaskID, note)
 	}
 	id := a.Percentiles.TaskID
-	width := DefaultConfig().MaxConcurrentUpstream - 1 // the read leaves one connection to the calls
-	gate.await(width)                                  // every page under way waits: only the first is read
+	// The read leaves one connection to the calls; every page it has
+	// under way waits, so only the first has been read.
+	width := DefaultConfig().MaxConcurrentUpstream - 1
+	gate.await(width)
 	got := rpc(t, e, ctx, "tasks/get", map[string]any{"taskId": id})
 	if got["status"] != "working" || got["statusMessage"] != "read 1 of 150 pages of breed 649" {
 		t.Errorf("tasks/get while the pages wait: %v", got)

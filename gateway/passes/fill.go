@@ -19,6 +19,7 @@ type Fill struct {
 	mu          sync.Mutex
 	read, pages int
 	follower    string // the task its starter follows it by, "" for none
+	ended       bool
 	sum         Summary
 	err         error
 }
@@ -59,7 +60,7 @@ func (f *Fill) Progress() (read, pages int) {
 // starts no lookup after.
 func (f *Fill) Cancel() {
 	f.mu.Lock()
-	if f.err == nil {
+	if f.err == nil && !f.ended {
 		f.err = ErrCancelled // kept, whatever the read then returns
 	}
 	f.mu.Unlock()
@@ -100,6 +101,7 @@ func (f *Fill) end(sum Summary, err error) {
 	default:
 		f.sum = sum
 	}
+	f.ended = true
 	f.mu.Unlock()
 	close(f.done)
 }

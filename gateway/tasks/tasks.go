@@ -417,9 +417,11 @@ func (s *Store) Shutdown() int {
 		if t.running {
 			n++
 			s.stopLocked(t)
-			if t.work != nil {
-				t.work.Cancel()
-			}
+		}
+		if t.work != nil {
+			// Followed work runs on its own, begun or not by its task.
+			s.stopLocked(t)
+			t.work.Cancel()
 		}
 	}
 	if n > 0 {
