@@ -77,38 +77,7 @@ func (s *Store) AddHooks(h *server.Hooks) {
 		}
 		return s.admitRequest(ctx, raw)
 	})
-	h.AddBeforeCallTool(func(ctx context.Context, _ any, req *mcp.CallToolRequest) {
-		if f := followingOf(ctx); f != nil && req.Params.Name == followTool && req.Params.Task != nil {
-			t, err := s.createFollowed(ctx, f)
-			if err != nil {
-				// mcp-go refuses a task-only tool's call without one; Follow
-				// says why.
-				req.Params.Task = nil
-				return
-			}
-			setMark(req, mark{task: t})
-			return
-		}
-		if req.Params.Task == nil || !s.runsAsTask(req.Params.Name) {
-			return
-		}
-		var t *Task
-		err := ErrModern
-		if info := server.RequestProtocolInfoFromContext(ctx); info == nil || !info.Modern {
-			t, err = s.create(ctx, req.Params.Task.TTL)
-		}
-		if err != nil {
-			// Refused after admitRequest let it by (another call took the
-			// last place meanwhile): the call answers at once, with why.
-			req.Params.Task = nil
-			setMark(req, mark{refused: err})
-			return
-		}
-		ms := t.ttl.Milliseconds()
-		// mcp-go forgets its record of the task after the same TTL.
-		req.Params.Task = &mcp.TaskParams{TTL: &ms}
-		setMark(req, mark{task: t})
-	})
+	h.AddBeforeCallTool(func(ctx context.Context, _ any, req *mcp.CallToolRequest) { s.beforeCallTool(ctx, req) })
 	// A session's tasks are its own: when it ends, nobody can read them.
 	h.AddOnUnregisterSession(func(_ context.Context, sess server.ClientSession) {
 		s.SessionEnded(sess.SessionID())
@@ -169,6 +138,43 @@ func (s *Store) AddHooks(h *server.Hooks) {
 	h.AddAfterDiscover(func(_ context.Context, _ any, _ *mcp.DiscoverRequest, res *mcp.DiscoverResult) {
 		res.Capabilities.Tasks = nil
 	})
+}
+
+// beforeCallTool makes the task of a call that runs as one, or marks the
+// call refused one, before mcp-go makes its record.
+func (s *Store) beforeCallTool(ctx context.Context, req *mcp.CallToolRequest) {
+	if f := followingOf(ctx); f != nil && req.Params.Name == followTool && req.Params.Task != nil {
+		t, err := s.createFollowed(ctx, f)
+		if err != nil {
+			// mcp-go refuses a task-only tool's call without one; Follow
+			// says why.
+			req.Params.Task = nil
+			return
+		}
+		ms := t.ttl.Milliseconds()
+		req.Params.Task = &mcp.TaskParams{TTL: &ms} // mcp-go forgets its record with the task
+		setMark(req, mark{task: t})
+		return
+	}
+	if req.Params.Task == nil || !s.runsAsTask(req.Params.Name) {
+		return
+	}
+	var t *Task
+	err := ErrModern
+	if info := server.RequestProtocolInfoFromContext(ctx); info == nil || !info.Modern {
+		t, err = s.create(ctx, req.Params.Task.TTL)
+	}
+	if err != nil {
+		// Refused after admitRequest let it by (another call took the
+		// last place meanwhile): the call answers at once, with why.
+		req.Params.Task = nil
+		setMark(req, mark{refused: err})
+		return
+	}
+	ms := t.ttl.Milliseconds()
+	// mcp-go forgets its record of the task after the same TTL.
+	req.Params.Task = &mcp.TaskParams{TTL: &ms}
+	setMark(req, mark{task: t})
 }
 
 // ToolFilter lists the tools to a 2026-07-28 client without task support,
