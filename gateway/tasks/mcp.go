@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -185,6 +186,9 @@ func ToolFilter(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
 	modern, own := false, Following(ctx)
 	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
 		modern = true
+	}
+	if !modern && (own || !slices.ContainsFunc(tools, func(t mcp.Tool) bool { return t.Name == followTool })) {
+		return tools // most calls: nothing to hide or change, nothing to copy
 	}
 	out := make([]mcp.Tool, 0, len(tools))
 	for _, t := range tools {
