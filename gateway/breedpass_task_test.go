@@ -99,7 +99,7 @@ func bigDataset() *nsiptest.Dataset { return nsiptest.NewDatasetWithBigBreed(7, 
 // bigPassEnv is newEnv over a stand-in with the big breed, whose pass's
 // pages wait at the returned gate; filled receives the key of each pass
 // read in the background as its read ends.
-func bigPassEnv(t *testing.T) (e *env, gate *pageGate, filled chan string) {
+func bigPassEnv(t *testing.T, opts ...func(*Config)) (e *env, gate *pageGate, filled chan string) {
 	t.Helper()
 	h := nsiptest.NewHandler(nsiptest.Options{Seed: 7, Animals: 600, BigBreed: bigBreedSize})
 	gate = newPageGate()
@@ -120,6 +120,9 @@ func bigPassEnv(t *testing.T) (e *env, gate *pageGate, filled chan string) {
 	cfg.Now, cfg.CallTimeout = clk.Now, 10*time.Minute
 	cfg.RateLimit, cfg.RateBurst = 1000, 1000
 	cfg.Logger = slog.New(slog.NewJSONHandler(logs, nil))
+	for _, o := range opts {
+		o(&cfg)
+	}
 	sum, _ := summarizer(t)
 	gw, err := New(nc, sum, cfg)
 	if err != nil {
@@ -312,5 +315,26 @@ func TestBreedPassReadUnfollowed(t *testing.T) {
 	<-filled
 	if _, n := e.gw.passes.Size(); n != 1 {
 		t.Errorf("%d passes kept, want the one read: %s", n, e.logs.String())
+	}
+}
+
+// A pass larger than the passes may hold fails its task with why, once
+// its first page shows it; the question asked again says it is not read
+// again.
+func TestBreedPassTaskFailsWithWhy(t *testing.T) {
+	e, _, filled := bigPassEnv(t, func(c *Config) { c.CacheMaxBytes = 400 << 10 }) // passes may hold 100 KiB
+	ctx := passSession(t, e, true)
+	id := askBig(t, e, ctx).Percentiles.TaskID
+	if id == "" {
+		t.Fatal("no task follows the read")
+	}
+	<-filled
+	got := rpc(t, e, ctx, "tasks/get", map[string]any{"taskId": id})
+	if msg, _ := got["statusMessage"].(string); got["status"] != "failed" || !strings.Contains(msg, "was read and not kept: its 15000 animals would take about") {
+		t.Errorf("tasks/get: %v", got)
+	}
+	again := askBig(t, e, ctx).Percentiles
+	if note := again.BreedPass["649"]; again.TaskID != "" || !strings.Contains(note, "nor in the background: its last read was not kept") {
+		t.Errorf("asked again: task_id %q, breed_pass %q", again.TaskID, note)
 	}
 }
