@@ -9,6 +9,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/argcheck"
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/tasks"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
@@ -33,6 +34,7 @@ func (g *Gateway) unknownTools() *argcheck.UnknownTools {
 		Toolsets: g.cfg.Toolsets,
 		Render:   func(r *argcheck.Refusal) *mcp.CallToolResult { return refused(toolerr.CodeInvalidArgument, r).Result() },
 		Log:      g.log,
+		Internal: tasks.Following,
 	}
 }
 

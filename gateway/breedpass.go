@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
@@ -13,7 +15,8 @@ import (
 // Breed passes (analysis.BreedPass) are kept between calls by
 // gateway/passes, bounded in bytes (a quarter of the cache's bound,
 // NSIP_CACHE_MAX_BYTES) and shared with the other replicas through Redis;
-// what is here reads one in the background through the gateway's lookups.
+// what is here reads one in the background through the gateway's lookups,
+// as an MCP task the caller whose question started it may follow.
 
 // passShare is the part of the cache's byte bound the passes may take.
 const passShare = 4
@@ -44,36 +47,102 @@ func (r *lookups) StorePass(ctx context.Context, p *analysis.BreedPass) { r.g.pa
 // every call's, and it ends when the gateway is closed. It returns why
 // the pass is not being read, "" when it is.
 func (r *lookups) FillPass(breed int, evaluation string) string {
-	return r.g.fillPass(breed, evaluation)
+	return r.g.fillPass(context.Background(), breed, evaluation).Why
 }
 
-func (g *Gateway) fillPass(breed int, evaluation string) string {
-	key := analysis.PassKey(breed, evaluation)
-	started := g.passes.Fill(key, func(ctx context.Context) {
-		ctx = calllog.With(ctx)
-		src := &lookups{g: g, def: passFiller, slots: make(chan struct{}, g.analysisParallel()),
-			soft: g.cfg.Now().Add(passes.FillTime), hard: time.Now().Add(passes.FillTime)}
-		p, why, err := analysis.ReadBreedPass(ctx, src, g.log, breed, evaluation, g.passes.Max())
-		switch {
-		case err != nil:
-			g.log.Warn("breed pass not read", "breed_id", breed, "error", err.Error())
-		case p == nil:
-			g.log.Info("breed pass not kept", "breed_id", breed, "why", why)
-			g.passes.Refuse(key, why)
-		case !g.passes.Keep(ctx, p):
-			g.passes.Refuse(key, "larger than the passes may hold")
-		default:
-			g.log.Info("breed pass read", "breed_id", breed, "evaluation", p.Evaluation, "animals", p.Animals(), "lookups", src.Upstream().Lookups)
-		}
-		if done := g.passFilled; done != nil {
-			done(key)
-		}
-	})
-	if started {
-		return ""
-	}
-	return g.passes.Why(key)
+// FillPassFor is FillPass for the caller of ctx, who may follow the read
+// as one of its tasks.
+func (r *lookups) FillPassFor(ctx context.Context, breed int, evaluation string) analysis.PassFill {
+	return r.g.fillPass(ctx, breed, evaluation)
 }
+
+// fillPass starts the read of breed's pass, or finds it under way, and
+// says whether and how the caller of ctx follows it.
+func (g *Gateway) fillPass(ctx context.Context, breed int, evaluation string) analysis.PassFill {
+	key := analysis.PassKey(breed, evaluation)
+	f, started := g.passes.Fill(key, func(ctx context.Context, f *passes.Fill) (passes.Summary, error) {
+		return g.readPass(ctx, f, breed, evaluation)
+	})
+	switch {
+	case f == nil:
+		return analysis.PassFill{Why: g.passes.Why(key)}
+	case !started:
+		// A question's own read goes on: the caller's task follows it, and
+		// another caller is told only that it is under way.
+		if id := f.Follower(); id != "" && g.tasks.Owns(ctx, id) {
+			return analysis.PassFill{TaskID: id}
+		}
+		return analysis.PassFill{Follow: "the read was started by an earlier question, not followed by a task of this client's; ask again once it is done"}
+	}
+	id, err := g.tasks.Follow(ctx, passWork{f: f, breed: breed})
+	if err != nil {
+		return analysis.PassFill{Follow: err.Error()}
+	}
+	f.Follow(id)
+	return analysis.PassFill{TaskID: id}
+}
+
+// readPass reads breed's pass for the Fill f, keeps it, and says what it
+// came to: the pass's summary, or why it was not kept.
+func (g *Gateway) readPass(ctx context.Context, f *passes.Fill, breed int, evaluation string) (passes.Summary, error) {
+	key := analysis.PassKey(breed, evaluation)
+	if done := g.passFilled; done != nil {
+		defer done(key)
+	}
+	ctx = calllog.With(ctx)
+	// The read leaves one of NSIP's connections to the calls made
+	// meanwhile, which would otherwise wait behind its pages.
+	width := max(1, g.analysisParallel()-1)
+	src := &lookups{g: g, def: passFiller, slots: make(chan struct{}, width),
+		soft: g.cfg.Now().Add(passes.FillTime), hard: time.Now().Add(passes.FillTime)}
+	p, why, err := analysis.ReadBreedPass(ctx, src, g.log, breed, evaluation, g.passes.Max(), f.Pages)
+	switch {
+	case err != nil:
+		g.log.Warn("breed pass not read", "breed_id", breed, "error", err.Error())
+		if ctx.Err() != nil {
+			return passes.Summary{}, ctx.Err()
+		}
+		return passes.Summary{}, fmt.Errorf("the pass of breed %d was not read: %s", breed, src.ErrorCode(err))
+	case p == nil:
+		g.log.Info("breed pass not kept", "breed_id", breed, "why", why)
+		g.passes.Refuse(key, why)
+		return passes.Summary{}, fmt.Errorf("the pass of breed %d was read and not kept: %s", breed, why)
+	case !g.passes.Keep(ctx, p):
+		g.passes.Refuse(key, "larger than the passes may hold")
+		return passes.Summary{}, fmt.Errorf("the pass of breed %d was read and not kept: its %d bytes are more than the %d passes may hold", breed, p.Bytes(), g.passes.Max())
+	}
+	g.log.Info("breed pass read", "breed_id", breed, "evaluation", p.Evaluation, "animals", p.Animals(), "lookups", src.Upstream().Lookups)
+	_, pages := f.Progress()
+	return passes.Summary{Breed: breed, Evaluation: p.Evaluation, Animals: p.Animals(), Pages: pages, Bytes: p.Bytes()}, nil
+}
+
+// passWork is a pass read in the background as its task sees it.
+type passWork struct {
+	f     *passes.Fill
+	breed int
+}
+
+// Wait is the pass's summary once read, or why it was not.
+func (w passWork) Wait(ctx context.Context) (any, error) {
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-w.f.Done():
+	}
+	sum, err := w.f.Result()
+	switch {
+	case errors.Is(err, passes.ErrCancelled) || errors.Is(err, context.Canceled):
+		return nil, context.Canceled // the task was cancelled, or the gateway closed
+	case errors.Is(err, context.DeadlineExceeded):
+		return nil, fmt.Errorf("the pass of breed %d was not read within %s", w.breed, passes.FillTime)
+	case err != nil:
+		return nil, err
+	}
+	return sum, nil
+}
+
+func (w passWork) Cancel()        { w.f.Cancel() }
+func (w passWork) Status() string { return w.f.Status(w.breed) }
 
 // passFiller is what a background pass's lookups are counted under: no
 // tool of its own, and a ceiling no breed's pages reach (50,000 animals

@@ -113,7 +113,7 @@ func TestBreedPassFilledInTheBackground(t *testing.T) {
 	e := newEnv(t)
 	done := make(chan string, 2)
 	e.gw.passFilled = func(key string) { done <- key }
-	e.gw.fillPass(640, "")
+	e.gw.fillPass(t.Context(), 640, "")
 	key := <-done
 	if key != analysis.PassKey(640, "") {
 		t.Errorf("filled %q", key)
@@ -137,7 +137,7 @@ func TestBreedPassFillEndsWhenTheGatewayCloses(t *testing.T) {
 	e.up.SetFault(nsiptest.EndpointSearch, nsiptest.Fault{Kind: nsiptest.FaultHang})
 	done := make(chan string, 2)
 	e.gw.passFilled = func(key string) { done <- key }
-	e.gw.fillPass(640, "")
+	e.gw.fillPass(t.Context(), 640, "")
 	e.gw.Close()
 	select {
 	case key := <-done:
@@ -150,7 +150,7 @@ func TestBreedPassFillEndsWhenTheGatewayCloses(t *testing.T) {
 	if _, n := e.gw.passes.Size(); n != 0 {
 		t.Errorf("%d passes kept from a read that never got its pages", n)
 	}
-	e.gw.fillPass(641, "")
+	e.gw.fillPass(t.Context(), 641, "")
 	e.gw.Close()
 	if len(done) != 0 {
 		t.Error("a pass was read in the background after the gateway closed")

@@ -280,6 +280,9 @@ func (g *Gateway) NewMCPServer(name, version string, opts ...server.ServerOption
 	base = append(base, toolsets.CacheHints()...)
 	s := server.NewMCPServer(name, version, append(append(base, g.serverOptions()...), opts...)...)
 	g.tasks.Attach(s)
+	if g.offersToolset(toolsets.Analysis) {
+		g.tasks.Offer(s) // a breed pass read in the background is followed as a task
+	}
 	s.AddTools(g.structuredOrNot(g.Tools())...)
 	g.addFeatures(s)
 	return s

@@ -118,6 +118,7 @@ type Percentiles struct {
 	Lookups           int               `json:"lookups"`
 	Method            string            `json:"method,omitempty"`
 	NotComputed       string            `json:"not_computed,omitempty"`
+	TaskID            string            `json:"task_id,omitempty"`  // the caller's task reading a pass in the background (breed_pass says which)
 	Unproven          map[string]string `json:"unproven,omitempty"` // why a trait has none
 	// Via is how the values were found: "breed pass", "binary search", or
 	// both (breeds answered differently); absent when none was asked.

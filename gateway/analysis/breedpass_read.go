@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -139,11 +140,11 @@ func (pc *percentiles) passOf(ctx context.Context, store PassStore, breed int, q
 		return nil, nil
 	}
 	if cost > pc.lookupsLeft() {
-		pc.fill(store, breed, fmt.Sprintf("its %d pages take more lookups than this call has left", pages))
+		pc.fill(ctx, store, breed, fmt.Sprintf("its %d pages take more lookups than this call has left", pages))
 		return nil, nil
 	}
 	if long := pc.passTime(pages, took); long != "" {
-		pc.fill(store, breed, long)
+		pc.fill(ctx, store, breed, long)
 		return nil, nil
 	}
 	rows, why, err := pc.passPages(ctx, breed, first, total)
@@ -202,7 +203,7 @@ func (pc *percentiles) passFailed(ctx context.Context, store PassStore, breed in
 		return err
 	case errors.Is(err, ErrTimeLimit):
 		// The pages read are cached: the background read goes on from them.
-		pc.fill(store, breed, "not read whole: "+pc.limitWhy(ErrTimeLimit))
+		pc.fill(ctx, store, breed, "not read whole: "+pc.limitWhy(ErrTimeLimit))
 	case errors.Is(err, errPctLimit) || errors.Is(err, ErrCeiling):
 		pc.note(breed, "not read whole: "+pc.limitWhy(limitOf(err)))
 	default:
@@ -211,18 +212,48 @@ func (pc *percentiles) passFailed(ctx context.Context, store PassStore, breed in
 	return nil
 }
 
+// PassFill is what became of a pass asked to be read in the background.
+type PassFill struct {
+	Why    string // why it is not being read; "" when it is
+	TaskID string // the caller's task following the read; "" for none
+	Follow string // why the caller cannot follow the read, when it has no task
+}
+
+// PassTasker is a PassStore that reads a pass in the background as a task
+// the caller of ctx may follow (tasks/get, tasks/cancel); the caller's
+// question started the read, or an earlier one of the caller's did.
+type PassTasker interface {
+	FillPassFor(ctx context.Context, breed int, evaluation string) PassFill
+}
+
 // fill has breed's pass read in the background when the store can, and
-// notes why it is not read in this call.
-func (pc *percentiles) fill(store PassStore, breed int, why string) {
-	if f, ok := store.(PassFiller); ok {
-		if not := f.FillPass(breed, pc.eval); not != "" {
-			pc.note(breed, "not read: "+why+"; nor in the background: "+not)
-			return
-		}
-		pc.note(breed, "being read in the background, since "+why+"; a later call uses it")
+// notes why it is not read in this call, and how the caller follows the
+// read.
+func (pc *percentiles) fill(ctx context.Context, store PassStore, breed int, why string) {
+	var r PassFill
+	switch f := store.(type) {
+	case PassTasker:
+		r = f.FillPassFor(ctx, breed, pc.eval)
+	case PassFiller:
+		r = PassFill{Why: f.FillPass(breed, pc.eval)}
+	default:
+		pc.note(breed, "not read: "+why)
 		return
 	}
-	pc.note(breed, "not read: "+why)
+	switch {
+	case r.Why != "":
+		pc.note(breed, "not read: "+why+"; nor in the background: "+r.Why)
+	case r.TaskID != "":
+		pc.mu.Lock()
+		pc.passTask = r.TaskID
+		pc.mu.Unlock()
+		pc.note(breed, "being read in the background as task "+r.TaskID+" (task_id), since "+why+
+			"; follow it with tasks/get, which counts the pages read, and ask again once it has completed: the answer then comes from the pass")
+	case r.Follow != "":
+		pc.note(breed, "being read in the background, since "+why+"; a later call uses it; the read cannot be followed as a task: "+r.Follow)
+	default:
+		pc.note(breed, "being read in the background, since "+why+"; a later call uses it")
+	}
 }
 
 // rateLimited is a Source that knows the upstream's rate limit: requests
@@ -306,6 +337,9 @@ func (pc *percentiles) passPages(ctx context.Context, breed int, first []nsip.An
 				}
 				got[n] = passRead{rows, t}
 				mu.Unlock()
+				if err == nil && pc.pageRead != nil {
+					pc.pageRead()
+				}
 			}
 		}()
 	}
@@ -384,6 +418,7 @@ func (pc *percentiles) passBlock(out *Percentiles) {
 	if len(pc.passNotes) > 0 {
 		out.BreedPass = pc.passNotes
 	}
+	out.TaskID = pc.passTask
 }
 
 // ReadBreedPass reads breed's pass over src on its own, beyond any call:
@@ -391,8 +426,9 @@ func (pc *percentiles) passBlock(out *Percentiles) {
 // checked as a call's pass is. It is nil with why when the pages do not
 // pass the checks, or when the pass would take more than maxBytes (0 for
 // no bound), which the first page shows. evaluation, when set, is the
-// date the pass must be of.
-func ReadBreedPass(ctx context.Context, src Source, log *slog.Logger, breed int, evaluation string, maxBytes int64) (*BreedPass, string, error) {
+// date the pass must be of. progress, when set, is told how many of the
+// breed's pages have been read, from the first on.
+func ReadBreedPass(ctx context.Context, src Source, log *slog.Logger, breed int, evaluation string, maxBytes int64, progress func(read, pages int)) (*BreedPass, string, error) {
 	pc := newPercentiles(&call{src: src, def: &Def{Name: "breed pass"}, log: log})
 	pc.unbounded = true
 	if err := pc.openEvaluation(ctx); err != nil {
@@ -410,6 +446,12 @@ func ReadBreedPass(ctx context.Context, src Source, log *slog.Logger, breed int,
 	}
 	if est := newPassOf(breed, pc.eval, first).Bytes() * int64(pctPages(total)); maxBytes > 0 && est > maxBytes {
 		return nil, fmt.Sprintf("its %d animals would take about %d bytes, more than the %d passes may hold", total, est, maxBytes), nil
+	}
+	if progress != nil {
+		pages := pctPages(total)
+		var read atomic.Int64
+		progress(int(read.Add(1)), pages)
+		pc.pageRead = func() { progress(int(read.Add(1)), pages) }
 	}
 	rows, why, err := pc.passPages(ctx, breed, first, total)
 	if err == nil && why == "" {

@@ -101,6 +101,11 @@ type percentiles struct {
 	// unbounded lifts the percentiles' own limit of lookups, for a pass
 	// read in the background, which has its own.
 	unbounded bool
+	// passTask is the caller's task following a pass read in the
+	// background; pageRead, when set, is told of each page a pass reads
+	// after the first.
+	passTask string
+	pageRead func()
 }
 
 func newPercentiles(r *call) *percentiles {

@@ -37,6 +37,10 @@ type UnknownTools struct {
 	// Render turns the refusal into the call's error result.
 	Render func(*Refusal) *mcp.CallToolResult
 	Log    *slog.Logger
+	// Internal reports whether a call is one the server makes of itself,
+	// of a tool it lists to no one (gateway/tasks' followed work); nil
+	// for none.
+	Internal func(context.Context) bool
 }
 
 // unknownToolKey is where in a call's _meta the mark is kept.
@@ -50,9 +54,9 @@ const nearestTools = 3
 
 // Hooks marks calls of tools the server does not offer.
 func (u *UnknownTools) Hooks(h *server.Hooks) {
-	h.AddBeforeCallTool(func(_ context.Context, _ any, req *mcp.CallToolRequest) {
+	h.AddBeforeCallTool(func(ctx context.Context, _ any, req *mcp.CallToolRequest) {
 		names := u.Offered()
-		if slices.Contains(names, req.Params.Name) || len(names) == 0 {
+		if slices.Contains(names, req.Params.Name) || len(names) == 0 || u.Internal != nil && u.Internal(ctx) {
 			return
 		}
 		if req.Params.Meta == nil {

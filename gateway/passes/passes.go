@@ -6,12 +6,14 @@
 // A gateway makes one [Store], hands the analyses its [Store.Load] and
 // [Store.Keep], starts background reads with [Store.Fill], reports
 // [Store.Size] to /metrics, and calls [Store.Close] on shutdown, which ends
-// the reads under way:
+// the reads under way. A read under way is a [Fill]: it counts its pages
+// as they come, can be cancelled, and says how it ended, which the MCP
+// task a caller follows it by reports:
 //
 //	s := passes.New(passes.Config{MaxBytes: max / 4, TTL: ttl, Shared: rd, Now: time.Now, Logger: log})
 //	defer s.Close()
 //	if p := s.Load(ctx, breed, evaluation); p == nil {
-//		s.Fill(analysis.PassKey(breed, evaluation), read)
+//		f, started := s.Fill(analysis.PassKey(breed, evaluation), read)
 //	}
 package passes
 
@@ -63,7 +65,7 @@ type Store struct {
 	// filling are the passes being read in the background: one at a
 	// time, since a large breed's read takes the upstream's connections
 	// and fills the answer cache with its pages.
-	filling map[string]bool
+	filling map[string]*Fill
 	// refused are the passes whose last read was not kept, and why, so
 	// that a pass that cannot be kept is not read again on every call.
 	refused map[string]refusal
@@ -95,7 +97,7 @@ type entry struct {
 // New is an empty store.
 func New(cfg Config) *Store {
 	life, stop := context.WithCancel(context.Background())
-	return &Store{cfg: cfg, lru: list.New(), byKey: map[string]*list.Element{}, filling: map[string]bool{}, refused: map[string]refusal{}, life: life, stop: stop}
+	return &Store{cfg: cfg, lru: list.New(), byKey: map[string]*list.Element{}, filling: map[string]*Fill{}, refused: map[string]refusal{}, life: life, stop: stop}
 }
 
 // Max is the store's bound in bytes.
@@ -150,29 +152,45 @@ func (s *Store) Keep(ctx context.Context, p *analysis.BreedPass) bool {
 
 // Fill runs read in the background, unless a pass is already being read,
 // the pass of key was refused within RefuseTime or the store is closed,
-// and reports whether it started it (Why says why not).
-// read's context ends after FillTime or when the store is closed.
-func (s *Store) Fill(key string, read func(ctx context.Context)) bool {
+// and reports whether it started it (Why says why not); the Fill is the
+// read started, or the one of key already under way, or nil.
+// read's context ends after FillTime, when the store is closed, or when
+// the Fill is cancelled; what read returns is how the Fill ended.
+func (s *Store) Fill(key string, read func(ctx context.Context, f *Fill) (Summary, error)) (*Fill, bool) {
 	s.mu.Lock()
+	if f := s.filling[key]; f != nil {
+		s.mu.Unlock()
+		return f, false
+	}
 	if s.closed || len(s.filling) > 0 || s.refusedLocked(key) != "" {
 		s.mu.Unlock()
-		return false
+		return nil, false
 	}
-	s.filling[key] = true
+	ctx, cancel := context.WithTimeout(s.life, FillTime)
+	f := &Fill{key: key, cancel: cancel, done: make(chan struct{})}
+	s.filling[key] = f
 	s.fills.Add(1)
 	s.mu.Unlock()
 	go func() {
 		defer s.fills.Done()
-		defer func() {
-			s.mu.Lock()
-			delete(s.filling, key)
-			s.mu.Unlock()
-		}()
-		ctx, cancel := context.WithTimeout(s.life, FillTime)
 		defer cancel()
-		read(ctx)
+		sum, err := read(ctx, f)
+		if err == nil && ctx.Err() != nil {
+			err = ctx.Err() // ended by its context, whatever read made of it
+		}
+		s.mu.Lock()
+		delete(s.filling, key)
+		s.mu.Unlock()
+		f.end(sum, err)
 	}()
-	return true
+	return f, true
+}
+
+// Filling is the read of key under way, or nil.
+func (s *Store) Filling(key string) *Fill {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.filling[key]
 }
 
 // Refuse records that the pass of key was read and not kept, and why.
@@ -190,7 +208,7 @@ func (s *Store) Why(key string) string {
 	switch {
 	case s.closed:
 		return "the server is shutting down"
-	case s.filling[key]:
+	case s.filling[key] != nil:
 		return ""
 	case len(s.filling) > 0:
 		return "another breed's pass is being read in the background, one at a time"

@@ -188,16 +188,17 @@ func TestTooLargeIsLoggedNotShared(t *testing.T) {
 func TestFillEndsOnClose(t *testing.T) {
 	s := newStore(t, 1<<20, false).s
 	started, ended := make(chan struct{}), make(chan error, 4)
-	read := func(ctx context.Context) {
+	read := func(ctx context.Context, _ *Fill) (Summary, error) {
 		started <- struct{}{}
 		<-ctx.Done()
 		ended <- ctx.Err()
+		return Summary{}, ctx.Err()
 	}
-	if !s.Fill("a", read) {
+	if _, ok := s.Fill("a", read); !ok {
 		t.Fatal("the first read of a was not started")
 	}
 	<-started
-	if s.Fill("a", read) {
+	if _, ok := s.Fill("a", read); ok {
 		t.Error("a second read of a pass being read was started")
 	}
 	s.Close()
@@ -209,7 +210,7 @@ func TestFillEndsOnClose(t *testing.T) {
 	default:
 		t.Fatal("Close returned with a read still under way")
 	}
-	if s.Fill("b", read) {
+	if _, ok := s.Fill("b", read); ok {
 		t.Error("a read was started after Close")
 	}
 	if len(ended) != 0 {
@@ -223,7 +224,11 @@ func TestFillForgetsTheReadWhenItEnds(t *testing.T) {
 	s := newStore(t, 1<<20, false).s
 	done := make(chan struct{})
 	var deadline bool
-	if !s.Fill("a", func(ctx context.Context) { _, deadline = ctx.Deadline(); close(done) }) {
+	if _, ok := s.Fill("a", func(ctx context.Context, _ *Fill) (Summary, error) {
+		_, deadline = ctx.Deadline()
+		close(done)
+		return Summary{}, nil
+	}); !ok {
 		t.Fatal("read not started")
 	}
 	<-done
@@ -245,7 +250,10 @@ func TestFillRefusedAndOneAtATime(t *testing.T) {
 	e := newStore(t, 1<<20, false)
 	s := e.s
 	s.Refuse("a", "NSIP's count changed between pages")
-	if s.Fill("a", func(context.Context) { t.Error("a refused pass was read") }) {
+	if _, ok := s.Fill("a", func(context.Context, *Fill) (Summary, error) {
+		t.Error("a refused pass was read")
+		return Summary{}, nil
+	}); ok {
 		t.Fatal("a refused pass was started")
 	}
 	if why := s.Why("a"); why != "its last read was not kept (NSIP's count changed between pages)" {
@@ -256,10 +264,13 @@ func TestFillRefusedAndOneAtATime(t *testing.T) {
 		t.Errorf("after RefuseTime, Why = %q, want none", why)
 	}
 	release := make(chan struct{})
-	if !s.Fill("a", func(ctx context.Context) { <-release }) {
+	if _, ok := s.Fill("a", func(context.Context, *Fill) (Summary, error) { <-release; return Summary{}, nil }); !ok {
 		t.Fatal("the pass was not read once its refusal had passed")
 	}
-	if s.Fill("b", func(context.Context) { t.Error("a second pass was read at once") }) {
+	if _, ok := s.Fill("b", func(context.Context, *Fill) (Summary, error) {
+		t.Error("a second pass was read at once")
+		return Summary{}, nil
+	}); ok {
 		t.Error("a second pass's read started beside the first")
 	}
 	if why := s.Why("b"); !strings.Contains(why, "one at a time") {

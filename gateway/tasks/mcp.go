@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -77,27 +78,7 @@ func (s *Store) AddHooks(h *server.Hooks) {
 		}
 		return s.admitRequest(ctx, raw)
 	})
-	h.AddBeforeCallTool(func(ctx context.Context, _ any, req *mcp.CallToolRequest) {
-		if req.Params.Task == nil || !s.runsAsTask(req.Params.Name) {
-			return
-		}
-		var t *Task
-		err := ErrModern
-		if info := server.RequestProtocolInfoFromContext(ctx); info == nil || !info.Modern {
-			t, err = s.create(ctx, req.Params.Task.TTL)
-		}
-		if err != nil {
-			// Refused after admitRequest let it by (another call took the
-			// last place meanwhile): the call answers at once, with why.
-			req.Params.Task = nil
-			setMark(req, mark{refused: err})
-			return
-		}
-		ms := t.ttl.Milliseconds()
-		// mcp-go forgets its record of the task after the same TTL.
-		req.Params.Task = &mcp.TaskParams{TTL: &ms}
-		setMark(req, mark{task: t})
-	})
+	h.AddBeforeCallTool(func(ctx context.Context, _ any, req *mcp.CallToolRequest) { s.beforeCallTool(ctx, req) })
 	// A session's tasks are its own: when it ends, nobody can read them.
 	h.AddOnUnregisterSession(func(_ context.Context, sess server.ClientSession) {
 		s.SessionEnded(sess.SessionID())
@@ -127,7 +108,7 @@ func (s *Store) AddHooks(h *server.Hooks) {
 		req.Params.TaskId = s.shellOf(ctx, req.Params.TaskId)
 	})
 	h.AddAfterGetTask(func(_ context.Context, _ any, _ *mcp.GetTaskRequest, res *mcp.GetTaskResult) {
-		s.rename(&res.Task)
+		s.status(&res.Task)
 	})
 	h.AddBeforeCancelTask(func(ctx context.Context, _ any, req *mcp.CancelTaskRequest) {
 		req.Params.TaskId = s.shellOf(ctx, req.Params.TaskId)
@@ -160,16 +141,64 @@ func (s *Store) AddHooks(h *server.Hooks) {
 	})
 }
 
-// ToolFilter lists the tools to a 2026-07-28 client without task support,
-// since it is refused tasks; others see the tools unchanged.
-func ToolFilter(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
-	if info := server.RequestProtocolInfoFromContext(ctx); info == nil || !info.Modern {
-		return tools
+// beforeCallTool makes the task of a call that runs as one, or marks the
+// call refused one, before mcp-go makes its record.
+func (s *Store) beforeCallTool(ctx context.Context, req *mcp.CallToolRequest) {
+	if f := followingOf(ctx); f != nil && req.Params.Name == followTool && req.Params.Task != nil {
+		t, err := s.createFollowed(ctx, f)
+		if err != nil {
+			// mcp-go refuses a task-only tool's call without one; Follow
+			// says why.
+			req.Params.Task = nil
+			return
+		}
+		ms := t.ttl.Milliseconds()
+		req.Params.Task = &mcp.TaskParams{TTL: &ms} // mcp-go forgets its record with the task
+		setMark(req, mark{task: t})
+		return
 	}
-	out := make([]mcp.Tool, len(tools))
-	for i, t := range tools {
-		t.Execution = nil
-		out[i] = t
+	if req.Params.Task == nil || !s.runsAsTask(req.Params.Name) {
+		return
+	}
+	var t *Task
+	err := ErrModern
+	if info := server.RequestProtocolInfoFromContext(ctx); info == nil || !info.Modern {
+		t, err = s.create(ctx, req.Params.Task.TTL)
+	}
+	if err != nil {
+		// Refused after admitRequest let it by (another call took the
+		// last place meanwhile): the call answers at once, with why.
+		req.Params.Task = nil
+		setMark(req, mark{refused: err})
+		return
+	}
+	ms := t.ttl.Milliseconds()
+	// mcp-go forgets its record of the task after the same TTL.
+	req.Params.Task = &mcp.TaskParams{TTL: &ms}
+	setMark(req, mark{task: t})
+}
+
+// ToolFilter lists the tools to a 2026-07-28 client without task support,
+// since it is refused tasks; others see the tools unchanged, but for the
+// tool followed work runs under (follow.go), which is listed to no one
+// and passes only Follow's own call of it.
+func ToolFilter(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
+	modern, own := false, Following(ctx)
+	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
+		modern = true
+	}
+	if !modern && (own || !slices.ContainsFunc(tools, func(t mcp.Tool) bool { return t.Name == followTool })) {
+		return tools // most calls: nothing to hide or change, nothing to copy
+	}
+	out := make([]mcp.Tool, 0, len(tools))
+	for _, t := range tools {
+		if t.Name == followTool && !own {
+			continue
+		}
+		if modern {
+			t.Execution = nil
+		}
+		out = append(out, t)
 	}
 	return out
 }

@@ -102,6 +102,7 @@ type Task struct {
 	stopped bool // cancelled, expired or shut down
 	running bool
 	held    bool // counted in the store
+	work    Work // what a followed task reports on (follow.go); nil for a tool's
 }
 
 // ID is the task's ID as its owner knows it.
@@ -118,6 +119,7 @@ type Store struct {
 	held    map[caller.ID]int // by client
 	working int               // tasks whose work has not ended, forgotten or not
 	srv     *server.MCPServer
+	follows bool // work may be followed as tasks (Offer)
 }
 
 // New returns an empty store; negative settings are an error.
@@ -168,15 +170,25 @@ func (s *Store) Admit(client caller.ID) error {
 }
 
 func (s *Store) admitLocked(client caller.ID) error {
+	switch why := s.quotaLocked(client); {
+	case why == "":
+		return nil
+	case s.held[client] >= s.cfg.PerCaller:
+		return fmt.Errorf("%s; a task is held until %s after its creation (ask for a shorter \"ttl\" to free places sooner), or call the tool without \"task\"", why, s.cfg.TTL)
+	default:
+		return fmt.Errorf("%s; retry later, or call the tool without \"task\"", why)
+	}
+}
+
+// quotaLocked is why client may not hold one more task now, "" if it may.
+func (s *Store) quotaLocked(client caller.ID) string {
 	if n := s.held[client]; n >= s.cfg.PerCaller {
-		return fmt.Errorf("too many tasks: this client holds %d, the most one client may hold (%s=%d); a task is held until %s after its creation (ask for a shorter \"ttl\" to free places sooner), or call the tool without \"task\"",
-			n, SettingPerCaller, s.cfg.PerCaller, s.cfg.TTL)
+		return fmt.Sprintf("too many tasks: this client holds %d, the most one client may hold (%s=%d)", n, SettingPerCaller, s.cfg.PerCaller)
 	}
 	if len(s.byID) >= s.cfg.Max {
-		return fmt.Errorf("too many tasks: the server holds %d, the most it holds for all clients together (%s=%d); retry later, or call the tool without \"task\"",
-			len(s.byID), SettingMax, s.cfg.Max)
+		return fmt.Sprintf("too many tasks: the server holds %d, the most it holds for all clients together (%s=%d)", len(s.byID), SettingMax, s.cfg.Max)
 	}
-	return nil
+	return ""
 }
 
 // create adds a task for the caller of ctx, kept for the ttl asked for (in
@@ -270,6 +282,9 @@ func (s *Store) Cancel(t *Task) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stopLocked(t)
+	if t.work != nil {
+		t.work.Cancel() // followed work is stopped only when its task is cancelled
+	}
 }
 
 func (s *Store) stopLocked(t *Task) {
@@ -331,6 +346,9 @@ func (s *Store) list(ctx context.Context, shown []mcp.Task) []mcp.Task {
 	for _, w := range shown {
 		if t, ok := s.byShell[w.TaskId]; ok && t.owner == owner {
 			w.TaskId = t.id
+			if t.work != nil && w.Status == mcp.TaskStatusWorking {
+				w.StatusMessage = t.work.Status()
+			}
 			out = append(out, w)
 		}
 	}
@@ -399,6 +417,11 @@ func (s *Store) Shutdown() int {
 		if t.running {
 			n++
 			s.stopLocked(t)
+		}
+		if t.work != nil {
+			// Followed work runs on its own, begun or not by its task.
+			s.stopLocked(t)
+			t.work.Cancel()
 		}
 	}
 	if n > 0 {
