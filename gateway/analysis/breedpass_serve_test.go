@@ -224,7 +224,7 @@ func TestBreedPassLargeBreedFilledThenServed(t *testing.T) {
 		t.Errorf("summary: fills %v, breed_pass %q; want the background read asked for", src.fills, note)
 	}
 	// The background read, as the gateway runs it.
-	p, why, err := ReadBreedPass(t.Context(), f, discard(), 640, "09/23/2025", 0)
+	p, why, err := ReadBreedPass(t.Context(), f, discard(), 640, "09/23/2025", 0, nil)
 	if err != nil || p == nil {
 		t.Fatalf("background read: %v %s", err, why)
 	}
@@ -264,7 +264,7 @@ func TestBreedPassLargeBreedFilledThenServed(t *testing.T) {
 // indexes included.
 func TestBreedPassCodecKeepsEverything(t *testing.T) {
 	f := served(26, 300)
-	p, _, err := ReadBreedPass(t.Context(), f, discard(), 640, "", 0)
+	p, _, err := ReadBreedPass(t.Context(), f, discard(), 640, "", 0, nil)
 	if err != nil || p == nil {
 		t.Fatal(err)
 	}
@@ -292,7 +292,7 @@ func TestBreedPassCodecKeepsEverything(t *testing.T) {
 // No byte of an encoded pass, however changed, makes reading it panic;
 // a pass of the first version, kept before the indexes were, is refused.
 func TestBreedPassCorruptRefused(t *testing.T) {
-	p, _, err := ReadBreedPass(t.Context(), served(27, 60), discard(), 640, "", 0)
+	p, _, err := ReadBreedPass(t.Context(), served(27, 60), discard(), 640, "", 0, nil)
 	if err != nil || p == nil {
 		t.Fatal(err)
 	}
