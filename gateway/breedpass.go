@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -74,7 +73,7 @@ func (g *Gateway) fillPass(ctx context.Context, breed int, evaluation string) an
 		}
 		return analysis.PassFill{Follow: "the read was started by an earlier question, not followed by a task of this client's; ask again once it is done"}
 	}
-	id, err := g.tasks.Follow(ctx, passWork{f: f, breed: breed})
+	id, err := g.tasks.Follow(ctx, passes.Task{Fill: f, Breed: breed})
 	if err != nil {
 		return analysis.PassFill{Follow: err.Error()}
 	}
@@ -115,34 +114,6 @@ func (g *Gateway) readPass(ctx context.Context, f *passes.Fill, breed int, evalu
 	_, pages := f.Progress()
 	return passes.Summary{Breed: breed, Evaluation: p.Evaluation, Animals: p.Animals(), Pages: pages, Bytes: p.Bytes()}, nil
 }
-
-// passWork is a pass read in the background as its task sees it.
-type passWork struct {
-	f     *passes.Fill
-	breed int
-}
-
-// Wait is the pass's summary once read, or why it was not.
-func (w passWork) Wait(ctx context.Context) (any, error) {
-	select {
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-w.f.Done():
-	}
-	sum, err := w.f.Result()
-	switch {
-	case errors.Is(err, passes.ErrCancelled) || errors.Is(err, context.Canceled):
-		return nil, context.Canceled // the task was cancelled, or the gateway closed
-	case errors.Is(err, context.DeadlineExceeded):
-		return nil, fmt.Errorf("the pass of breed %d was not read within %s", w.breed, passes.FillTime)
-	case err != nil:
-		return nil, err
-	}
-	return sum, nil
-}
-
-func (w passWork) Cancel()        { w.f.Cancel() }
-func (w passWork) Status() string { return w.f.Status(w.breed) }
 
 // passFiller is what a background pass's lookups are counted under: no
 // tool of its own, and a ceiling no breed's pages reach (50,000 animals

@@ -114,3 +114,35 @@ func (f *Fill) Status(breed int) string {
 	}
 	return fmt.Sprintf("read %d of %d pages of breed %d", read, pages, breed)
 }
+
+// Task is a Fill of breed's pass as the MCP task that follows it sees it
+// (gateway/tasks' Work): its progress, its cancellation and its end.
+type Task struct {
+	Fill  *Fill
+	Breed int
+}
+
+// Wait is the pass's summary once read, or why it was not.
+func (t Task) Wait(ctx context.Context) (any, error) {
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-t.Fill.Done():
+	}
+	sum, err := t.Fill.Result()
+	switch {
+	case errors.Is(err, ErrCancelled) || errors.Is(err, context.Canceled):
+		return nil, context.Canceled // the task was cancelled, or the gateway closed
+	case errors.Is(err, context.DeadlineExceeded):
+		return nil, fmt.Errorf("the pass of breed %d was not read within %s", t.Breed, FillTime)
+	case err != nil:
+		return nil, err
+	}
+	return sum, nil
+}
+
+// Cancel stops the read.
+func (t Task) Cancel() { t.Fill.Cancel() }
+
+// Status is the read's progress as tasks/get shows it.
+func (t Task) Status() string { return t.Fill.Status(t.Breed) }

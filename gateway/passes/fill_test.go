@@ -3,6 +3,7 @@ package passes
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -72,4 +73,62 @@ func TestFillCancelledOrFailed(t *testing.T) {
 		t.Errorf("failed read ended with %v", err)
 	}
 	s.Close()
+}
+
+// A Task is a Fill as its MCP task sees it: its status, its summary once
+// read, cancelled when cancelled, and the read's own failure, worded with
+// the breed, as the task's.
+func TestTaskWaitsForItsFill(t *testing.T) {
+	s := newStore(t, 1<<20, false).s
+	defer s.Close()
+	release := make(chan error)
+	fill := func(key string) Task {
+		f, ok := s.Fill(key, func(ctx context.Context, f *Fill) (Summary, error) {
+			select {
+			case <-ctx.Done():
+				return Summary{}, ctx.Err()
+			case err := <-release:
+				if err != nil {
+					return Summary{}, err
+				}
+			}
+			return Summary{Breed: 649, Animals: 3, Pages: 1, Bytes: 10}, nil
+		})
+		if !ok {
+			t.Fatalf("Fill of %s not started", key)
+		}
+		return Task{Fill: f, Breed: 649}
+	}
+	done := fill("done")
+	done.Fill.Pages(1, 4)
+	if got := done.Status(); got != "read 1 of 4 pages of breed 649" {
+		t.Errorf("status %q", got)
+	}
+	release <- nil
+	if v, err := done.Wait(t.Context()); err != nil || v.(Summary).Animals != 3 {
+		t.Errorf("Wait: %v, %v; want the summary", v, err)
+	}
+	failed := fill("failed")
+	release <- errors.New("a page check failed")
+	if _, err := failed.Wait(t.Context()); err == nil || err.Error() != "a page check failed" {
+		t.Errorf("Wait of a failed read: %v", err)
+	}
+	late := fill("late")
+	release <- context.DeadlineExceeded
+	if _, err := late.Wait(t.Context()); err == nil || !strings.Contains(err.Error(), "breed 649 was not read within") {
+		t.Errorf("Wait of a read past its time: %v", err)
+	}
+	cancelled := fill("cancelled")
+	cancelled.Cancel()
+	if _, err := cancelled.Wait(t.Context()); !errors.Is(err, context.Canceled) {
+		t.Errorf("Wait of a cancelled read: %v, want context.Canceled", err)
+	}
+	<-cancelled.Fill.Done()
+	ctx, stop := context.WithCancel(t.Context())
+	stop()
+	waiting := fill("waiting")
+	if _, err := waiting.Wait(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Wait whose own context ended: %v", err)
+	}
+	release <- nil
 }
