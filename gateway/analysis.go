@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
+	"github.com/nsip-tools/nsip-mcp/gateway/calllog"
 	"github.com/nsip-tools/nsip-mcp/gateway/finite"
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
@@ -308,17 +309,10 @@ func (r *lookups) Upstream() analysis.Upstream {
 	return u
 }
 
-// upstreamMap is what the call read as the call path logs it.
-func (r *lookups) upstreamMap() map[string]any {
+// reads is what the call read as the call path logs it.
+func (r *lookups) reads() *calllog.Reads {
 	u := r.Upstream()
-	m := map[string]any{"lookups": u.Lookups, "fetched": u.Fetched, "cached": u.Cached, "ceiling": u.Ceiling, "time_limit_seconds": u.TimeLimitSeconds}
-	if u.Stale > 0 {
-		m["stale"] = u.Stale
-	}
-	if u.TimeLimitReached {
-		m["time_limit_reached"] = true
-	}
-	return m
+	return &calllog.Reads{Lookups: u.Lookups, Fetched: u.Fetched, Cached: u.Cached, Stale: u.Stale}
 }
 
 // The Source's reads: each is the lookup tool's own, with its typed
@@ -428,8 +422,8 @@ func (g *Gateway) runAnalysis(ctx context.Context, a *analysisEntry, req mcp.Cal
 		}
 		o.data = analysisData(table, body, o.res.Summarized)
 	}
-	o.source, o.upstream = cacheHit, r.upstreamMap()
-	if o.upstream["fetched"].(int) > 0 {
+	o.source, o.upstream = cacheHit, r.reads()
+	if o.upstream.Fetched > 0 {
 		o.source = cacheMiss
 	}
 	g.finish(ctx, a.tool.Def, logParams(req), start, o)

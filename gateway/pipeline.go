@@ -48,7 +48,7 @@ type outcome struct {
 	staleReason string
 	formatNote  string // set when NSIP's answer was in an unrecognized shape
 	err         *toolerr.Error
-	upstream    map[string]any  // an analysis's lookups, as its _meta.upstream
+	upstream    *calllog.Reads  // an analysis's lookups, as its _meta.upstream
 	value       any             // the model of the answer res was fitted from, for structuredContent
 	structured  json.RawMessage // value encoded when the answer was cached (upstream.Answer.Structured)
 	data        full.Data       // what the answer was made from, for a summary's links

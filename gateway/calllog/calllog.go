@@ -112,17 +112,23 @@ func UpstreamHook(log *slog.Logger) func(context.Context, nsip.RequestInfo) {
 	}
 }
 
+// Reads are the answers an analysis read, as its _meta.upstream counts
+// them: in all, fetched from NSIP, from the cache, and stale copies
+// served while NSIP failed.
+type Reads struct{ Lookups, Fetched, Cached, Stale int }
+
 // Attrs are the attributes of a call's log line beside the tool's own:
 // the call ID, who called (client: caller.Of, the session or else the
 // token or address the transport recorded; session: the session's own ID,
 // when there is one), what NSIP was asked for it and, for an analysis,
 // the answers it read (lookups), as its _meta.upstream counts them
 // (upstream, nil for a lookup).
-func Attrs(ctx context.Context, upstream map[string]any) []slog.Attr {
+func Attrs(ctx context.Context, upstream *Reads) []slog.Attr {
 	var attrs []slog.Attr
-	for _, k := range []string{"lookups", "fetched", "cached", "stale"} {
-		if n, ok := upstream[k].(int); ok {
-			attrs = append(attrs, slog.Int(k, n))
+	if u := upstream; u != nil {
+		attrs = append(attrs, slog.Int("lookups", u.Lookups), slog.Int("fetched", u.Fetched), slog.Int("cached", u.Cached))
+		if u.Stale > 0 {
+			attrs = append(attrs, slog.Int("stale", u.Stale))
 		}
 	}
 	attrs = append(attrs, slog.String("client", string(caller.Of(ctx))))

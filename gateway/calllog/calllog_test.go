@@ -139,7 +139,7 @@ func TestUpstreamRequestsCountedWhenNotLogged(t *testing.T) {
 // time, and a context outside any call carries no call ID.
 func TestCallLineAttributes(t *testing.T) {
 	ctx := With(inSession(context.Background(), "s1"))
-	got := attrs(Attrs(ctx, map[string]any{"lookups": 3, "fetched": 1, "cached": 2, "stale": "not a count"}))
+	got := attrs(Attrs(ctx, &Reads{Lookups: 3, Fetched: 1, Cached: 2}))
 	want := map[string]any{"lookups": int64(3), "fetched": int64(1), "cached": int64(2), "client": "session:s1", "session": "s1",
 		"call_id": ID(ctx), "upstream_attempts": int64(0)}
 	if len(got) != len(want) {

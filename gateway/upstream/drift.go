@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
 // DriftEntry is one endpoint answering in one unrecognized shape, or
@@ -53,6 +55,46 @@ func (d *Drift) Note(endpoint, sig, reason string, now time.Time) bool {
 // breeders finding ewes among their rams.
 func (d *Drift) NoteIgnored(endpoint, criterion, example string, now time.Time) bool {
 	return d.note(DriftEntry{Endpoint: endpoint, Criterion: criterion, Reason: example}, now)
+}
+
+// NoteIgnoredRows records each criterion c's rows show NSIP ignored at
+// endpoint, and warns log of each endpoint and criterion the first time.
+// The answer is still served: a summary leaves those rows out, a
+// pass-through keeps them, and either way _meta.contradicting_criteria
+// says so.
+func (d *Drift) NoteIgnoredRows(endpoint string, c *summarize.Contradicting, now time.Time, log *slog.Logger) {
+	if c == nil {
+		return
+	}
+	for _, crit := range c.Criteria() {
+		example := exampleOf(c.Rows, crit)
+		if d.NoteIgnored(endpoint, crit, example, now) {
+			log.Warn("NSIP returned rows that contradict a criterion of the call, a sign it ignored it; they are left out of summaries and named in _meta",
+				slog.String("endpoint", endpoint),
+				slog.String("criterion", crit),
+				slog.Int("rows", c.ByCriterion[crit]),
+				slog.String("example", example))
+		}
+	}
+}
+
+// exampleOf is the first named row that broke crit: the rows name the
+// criterion as asked ("gender Male asked", "breed_id 640 asked"), or the
+// first row when none does in those words.
+func exampleOf(rows []string, crit string) string {
+	word := crit
+	if i := strings.LastIndexByte(crit, '.'); i >= 0 {
+		word = crit[i+1:] // trait_ranges.WWT: rows say "WWT 1.9, asked …"
+	}
+	for _, r := range rows {
+		if strings.Contains(r, word) {
+			return r
+		}
+	}
+	if len(rows) > 0 {
+		return rows[0]
+	}
+	return ""
 }
 
 func (d *Drift) note(n DriftEntry, now time.Time) bool {
