@@ -99,7 +99,15 @@ lint: vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt would change:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(STATICCHECK) -tags $(TAGS) ./...
 
-test: lint release-check views-check cover
+# The checks are independent of one another, so make test runs them side
+# by side (-j), each one's output printed together when it ends (-O): npm's
+# installs and the views' build then overlap the race run, and the two
+# cores stay busy while that run's last packages finish. go vet still runs
+# before staticcheck (lint: vet), which reuses what it compiled, and
+# e2e-deps before the race run (cover: e2e-deps), whose end-to-end tests
+# need what it installs.
+test:
+	+@$(MAKE) --no-print-directory -j4 -O lint release-check views-check cover
 
 # The MCP Apps views (gateway/views): make views rebuilds dist/ from src/
 # (and the web app, app/webapp.html, from src/webapp/) with npm and
