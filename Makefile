@@ -126,10 +126,18 @@ views-check:
 e2e-deps:
 	.ci/e2e-deps
 
-cover: e2e-deps
-	@# Each package's tests run once, under -race, with -cover
-	@# (.ci/race-cover); the gates read the figures from bin/test.out.
-	GO="$(GO)" TAGS="$(TAGS)" .ci/race-cover $(BIN)
+# The race builds of the module's packages, compiled while e2e-deps
+# installs (make test runs them side by side); .ci/race-cover then finds
+# them built.
+.PHONY: race-build
+race-build:
+	$(GO) build -race -tags $(TAGS) ./...
+
+cover: e2e-deps race-build
+	@# Each package's tests run once, under -race, and those of
+	@# COVER_PKGS with -cover too (.ci/race-cover); the gates read the
+	@# figures from bin/test.out.
+	GO="$(GO)" TAGS="$(TAGS)" COVER_PKGS="$(COVER_PKGS)" .ci/race-cover $(BIN)
 	@for p in $(COVER_PKGS); do \
 	  pct=$$(awk -v pkg="$(MODULE)/$$p" '$$1=="ok" && $$2==pkg {for(i=1;i<=NF;i++) if($$i=="coverage:") print $$(i+1)}' $(BIN)/test.out | tr -d '%'); \
 	  [ -n "$$pct" ] || { echo "coverage: no figure for ./$$p"; exit 1; }; \
