@@ -99,7 +99,15 @@ lint: vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt would change:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(STATICCHECK) -tags $(TAGS) ./...
 
-test: lint release-check views-check cover
+# The checks are independent of one another, so make test runs them side
+# by side (-j), each one's output printed together when it ends (-O): npm's
+# installs and the views' build then overlap the race run, and the two
+# cores stay busy while that run's last packages finish. go vet still runs
+# before staticcheck (lint: vet), which reuses what it compiled, and
+# e2e-deps before the race run (cover: e2e-deps), whose end-to-end tests
+# need what it installs.
+test:
+	+@$(MAKE) --no-print-directory -j4 -O lint release-check views-check cover
 
 # The MCP Apps views (gateway/views): make views rebuilds dist/ from src/
 # (and the web app, app/webapp.html, from src/webapp/) with npm and
@@ -118,10 +126,18 @@ views-check:
 e2e-deps:
 	.ci/e2e-deps
 
-cover: e2e-deps
-	@# Each package's tests run once, under -race, with -cover
-	@# (.ci/race-cover); the gates read the figures from bin/test.out.
-	GO="$(GO)" TAGS="$(TAGS)" .ci/race-cover $(BIN)
+# The race builds of the module's packages, compiled while e2e-deps
+# installs (make test runs them side by side); .ci/race-cover then finds
+# them built.
+.PHONY: race-build
+race-build:
+	$(GO) build -race -tags $(TAGS) ./...
+
+cover: e2e-deps race-build
+	@# Each package's tests run once, under -race, and those of
+	@# COVER_PKGS with -cover too (.ci/race-cover); the gates read the
+	@# figures from bin/test.out.
+	GO="$(GO)" TAGS="$(TAGS)" COVER_PKGS="$(COVER_PKGS)" .ci/race-cover $(BIN)
 	@for p in $(COVER_PKGS); do \
 	  pct=$$(awk -v pkg="$(MODULE)/$$p" '$$1=="ok" && $$2==pkg {for(i=1;i<=NF;i++) if($$i=="coverage:") print $$(i+1)}' $(BIN)/test.out | tr -d '%'); \
 	  [ -n "$$pct" ] || { echo "coverage: no figure for ./$$p"; exit 1; }; \
