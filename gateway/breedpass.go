@@ -37,6 +37,10 @@ func (r *lookups) LoadPass(ctx context.Context, breed int, evaluation string) *a
 	return r.g.passes.Load(ctx, breed, evaluation)
 }
 
+// HoldsPass reports whether this replica keeps a pass of breed under any
+// evaluation (passes.Store.Holds).
+func (r *lookups) HoldsPass(_ context.Context, breed int) bool { return r.g.passes.Holds(breed) }
+
 // StorePass keeps p here and shares it through Redis.
 func (r *lookups) StorePass(ctx context.Context, p *analysis.BreedPass) { r.g.passes.Keep(ctx, p) }
 

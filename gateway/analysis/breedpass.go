@@ -67,6 +67,14 @@ type PassStore interface {
 	StorePass(ctx context.Context, p *BreedPass)
 }
 
+// PassHolder is a PassStore that can tell, without a lookup, whether it
+// keeps a pass of a breed under any evaluation. A group summary reads
+// NSIP's date to find a current pass only when it does, so that a
+// question no pass can answer costs the lookups it did before passes.
+type PassHolder interface {
+	HoldsPass(ctx context.Context, breed int) bool
+}
+
 // PassFiller is a PassStore that can read a pass on its own, beyond the
 // call that asked: a breed too large for one call's lookups is then read
 // in the background, and a later call finds it kept.

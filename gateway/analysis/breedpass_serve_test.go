@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -393,5 +394,48 @@ func TestBreedPassCriteriaItHolds(t *testing.T) {
 		if ok != c.holds || f != c.want || breedWide(c.crit) != c.wide {
 			t.Errorf("%+v: filter %+v %v, breed-wide %v; want %+v %v, %v", c.crit, f, ok, breedWide(c.crit), c.want, c.holds, c.wide)
 		}
+	}
+}
+
+// holdFake keeps passes and says, without a lookup, whether it keeps one
+// of a breed (PassHolder), as the gateway's store does.
+type holdFake struct{ passFake }
+
+func (h holdFake) HoldsPass(_ context.Context, breed int) bool {
+	h.memPasses.mu.Lock()
+	defer h.memPasses.mu.Unlock()
+	for k := range h.kept {
+		if strings.HasPrefix(k, fmt.Sprintf(`breed_pass:{"breed_id":%d,`, breed)) {
+			return true
+		}
+	}
+	return false
+}
+
+// A summary of a breed no pass is kept of reads its pages and no date,
+// as before passes: the lookups of the pages alone, none kept. Once a
+// ranking by index has kept the breed's pass, the same summary reads the
+// date and no page.
+func TestBreedPassSummaryReadsNoDateWithoutAPass(t *testing.T) {
+	f := served(41, 650)
+	src := holdFake{passFake{f, &memPasses{}}}
+	sent := map[string]any{"search": map[string]any{"breed_id": 640, "search_criteria": map[string]any{"gender": "Male"}}}
+	var cold map[string]any
+	mustRunSource(t, FlockSummary, src, sent, &cold)
+	if via, _ := viaOf(cold); via != "search pages" || f.callsOf("evaluation") != 0 || f.lookups != f.callsOf("search") || src.stored != 0 {
+		t.Fatalf("cold summary: via %q, %d date reads, %d lookups for %d pages, %d kept; want its pages alone", via, f.callsOf("evaluation"), f.lookups, f.callsOf("search"), src.stored)
+	}
+	mustRunSource(t, Rank, src, map[string]any{"breed_id": 640, "index": "US Hair Index", "top_n": 5}, &map[string]any{})
+	if src.stored != 1 {
+		t.Fatalf("the ranking kept %d passes, want the breed's", src.stored)
+	}
+	lookups, pages := f.lookups, f.callsOf("search")
+	var warm map[string]any
+	mustRunSource(t, FlockSummary, src, sent, &warm)
+	if via, _ := viaOf(warm); via != "breed pass" || f.callsOf("search") != pages || f.lookups != lookups+1 {
+		t.Errorf("summary after the pass was kept: via %q, %d pages, %d lookups; want the pass, no page, the date alone", via, f.callsOf("search")-pages, f.lookups-lookups)
+	}
+	if a, b := answerOf(t, warm), answerOf(t, cold); a != b {
+		t.Errorf("from the pass\n%s\nfrom the pages\n%s", a, b)
 	}
 }

@@ -11,9 +11,11 @@ import (
 // A group given as a search of one breed, with criteria a breed's pass
 // can hold its rows to (breedpass_serve.go), is answered from the breed's
 // pass when one is kept under the evaluation NSIP gives now: the date is
-// read (one lookup) and no page. With none kept its pages are read as any
-// group's; a whole breed's pages are then read under the date, which is
-// read again after them, so that they are kept as the breed's pass.
+// read (one lookup) and no page. A source that keeps no pass of the breed
+// under any evaluation (PassHolder) reads no date: the pages are read as
+// any group's. One that keeps a pass of an earlier evaluation reads the
+// date, then a whole breed's pages under it, and the date again after
+// them, so that they are kept as the breed's new pass.
 
 // groupPass is the breed and criteria of a group a pass can answer, and
 // the search its pages are read with.
@@ -35,6 +37,9 @@ func (g *group) scan(ctx context.Context, r *call) (*scanned, error) {
 	gp := g.pass
 	if _, ok := r.src.(PassStore); !ok || gp == nil {
 		return g.readPages(ctx, r)
+	}
+	if h, ok := r.src.(PassHolder); ok && !h.HoldsPass(ctx, gp.breed) {
+		return g.readUnheld(ctx, r)
 	}
 	eval, err := r.evaluation(ctx)
 	switch {
@@ -69,6 +74,24 @@ func (g *group) scan(ctx context.Context, r *call) (*scanned, error) {
 		}
 	case !s.ended:
 		g.passNote = fillPass(r, gp.breed, eval, fmt.Sprintf("the group's %d animals are more than the %d pages a summary reads", s.total, flockPages))
+	}
+	return s, nil
+}
+
+// readUnheld reads the pages of a group whose breed has no pass kept,
+// reading no date for one; only a group past the summary's page limit
+// reads the date then, to ask for the breed's pass in the background.
+func (g *group) readUnheld(ctx context.Context, r *call) (*scanned, error) {
+	s, err := g.readPages(ctx, r)
+	if err != nil || s.ended {
+		return s, err
+	}
+	eval, err := r.evaluation(ctx)
+	switch {
+	case err != nil && (ctx.Err() != nil || errors.Is(err, ErrCeiling)):
+		return nil, err
+	case err == nil:
+		g.passNote = fillPass(r, g.pass.breed, eval, fmt.Sprintf("the group's %d animals are more than the %d pages a summary reads", s.total, flockPages))
 	}
 	return s, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A Fill counts its pages, only upward, says so in its status, names its
@@ -131,4 +132,25 @@ func TestTaskWaitsForItsFill(t *testing.T) {
 		t.Errorf("Wait whose own context ended: %v", err)
 	}
 	release <- nil
+}
+
+// Holds tells whether a pass of a breed is kept under any evaluation,
+// until its TTL passes.
+func TestHoldsAnyEvaluationOfABreed(t *testing.T) {
+	e := newStore(t, 1<<20, false)
+	s := e.s
+	defer s.Close()
+	if s.Holds(640) {
+		t.Fatal("an empty store holds breed 640")
+	}
+	if !s.Keep(t.Context(), pass(640)) {
+		t.Fatal("the pass was not kept")
+	}
+	if !s.Holds(640) || s.Holds(641) {
+		t.Errorf("after keeping 640's pass: holds 640 %v, 641 %v", s.Holds(640), s.Holds(641))
+	}
+	e.now = e.now.Add(2 * time.Hour)
+	if s.Holds(640) {
+		t.Error("holds 640 past the TTL")
+	}
 }

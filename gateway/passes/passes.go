@@ -134,6 +134,22 @@ func (s *Store) Load(ctx context.Context, breed int, evaluation string) *analysi
 	return p
 }
 
+// Holds reports whether this replica keeps a pass of breed under any
+// evaluation, read or shared to it within the TTL: whether reading NSIP's
+// date to find a current one may pay. A pass only another replica keeps
+// is not seen until a question of this replica loads it.
+func (s *Store) Holds(breed int) bool {
+	now := s.cfg.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for el := s.lru.Front(); el != nil; el = el.Next() {
+		if e := el.Value.(*entry); e.p.Breed == breed && now.Sub(e.stored) <= s.cfg.TTL {
+			return true
+		}
+	}
+	return false
+}
+
 // Keep keeps p here and shares it through Redis, and reports whether it
 // did; a pass larger than the whole bound is logged and not kept.
 func (s *Store) Keep(ctx context.Context, p *analysis.BreedPass) bool {
