@@ -230,6 +230,16 @@ func (r *lookups) read(ctx context.Context, obtain func(context.Context) (obtain
 		<-r.slots
 		return timeUp()
 	}
+	if err := ctx.Err(); err != nil {
+		// The call ended (a task cancelled) as the slot came free: a
+		// select with both ready may pick either, and NSIP is asked
+		// nothing more for a call that has ended.
+		<-r.slots
+		r.mu.Lock()
+		r.lookups--
+		r.mu.Unlock()
+		return nil, err
+	}
 	ob, err := obtain(lctx)
 	<-r.slots
 	if err != nil && lctx.Err() != nil && ctx.Err() == nil {
