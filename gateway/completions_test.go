@@ -13,6 +13,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
+	"github.com/nsip-tools/nsip-mcp/transport/rpctest"
 )
 
 func complete(t *testing.T, c *client.Client, ref any, name, value string) mcp.Completion {
@@ -151,20 +152,7 @@ func TestInitializeDescribesTheServerAndDatesItsFigures(t *testing.T) {
 	e := newEnv(t)
 	// Clients of the legacy protocol initialize; newer ones discover.
 	init := func(version string) *mcp.InitializeResult {
-		c, err := client.NewInProcessClient(e.srv)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = c.Close() })
-		if err := c.Start(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		req := mcp.InitializeRequest{}
-		req.Params.ProtocolVersion = version
-		res, err := c.Initialize(context.Background(), req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, res := rpctest.Connect(t, e.srv, version)
 		return res
 	}
 	versions := []string{mcp.LATEST_LEGACY_PROTOCOL_VERSION, mcp.LATEST_PROTOCOL_VERSION}

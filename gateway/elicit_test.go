@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
+	"github.com/nsip-tools/nsip-mcp/transport/rpctest"
 )
 
 // fakeUser answers elicitation requests as told and records them.
@@ -50,19 +51,7 @@ func askingClient(t *testing.T, e *env, u *fakeUser, era string) *client.Client 
 	if u != nil {
 		opts = append(opts, client.WithElicitationHandler(u))
 	}
-	c, err := client.NewInProcessClientWithOptions(e.srv, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	req := mcp.InitializeRequest{}
-	req.Params.ProtocolVersion = era
-	if _, err := c.Initialize(context.Background(), req); err != nil {
-		t.Fatal(err)
-	}
+	c, _ := rpctest.Connect(t, e.srv, era, opts...)
 	if got := c.ProtocolVersion(); got != era {
 		t.Fatalf("client speaks %s, want %s", got, era)
 	}
@@ -179,19 +168,7 @@ func (brokenUser) Elicit(context.Context, mcp.ElicitationRequest) (*mcp.Elicitat
 // why it was not asked, not with a protocol error.
 func TestFailedQuestionIsAnErrorResult(t *testing.T) {
 	e := newEnv(t)
-	c, err := client.NewInProcessClientWithOptions(e.srv, client.WithElicitationHandler(brokenUser{}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	req := mcp.InitializeRequest{}
-	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
-	if _, err := c.Initialize(context.Background(), req); err != nil {
-		t.Fatal(err)
-	}
+	c, _ := rpctest.Connect(t, e.srv, mcp.LATEST_LEGACY_PROTOCOL_VERSION, client.WithElicitationHandler(brokenUser{}))
 	body := callTool(t, c, "nsip_get_trait_ranges", map[string]any{}).errorBody(t)
 	if body.Code != toolerr.CodeInvalidArgument || body.Field != "breed_id" || body.Example["breed_id"] == nil ||
 		!strings.HasPrefix(body.Problem, "breed_id is required, and asking the user for it failed: ") || !strings.Contains(body.Problem, "the dialog could not be shown") {

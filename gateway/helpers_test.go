@@ -24,6 +24,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest/logbuf"
 	"github.com/nsip-tools/nsip-mcp/summarize"
+	"github.com/nsip-tools/nsip-mcp/transport/rpctest"
 )
 
 var (
@@ -107,21 +108,7 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 // connect starts an initialized in-process client session.
 func connect(t testing.TB, srv *server.MCPServer) *client.Client {
 	t.Helper()
-	c, err := client.NewInProcessClient(srv)
-	if err != nil {
-		t.Fatalf("NewInProcessClient: %v", err)
-	}
-	ctx := context.Background()
-	if err := c.Start(ctx); err != nil {
-		t.Fatalf("Start: %v", err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "gateway-test", Version: "0"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatalf("Initialize: %v", err)
-	}
+	c, _ := rpctest.Connect(t, srv, "")
 	return c
 }
 

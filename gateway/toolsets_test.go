@@ -33,22 +33,7 @@ func toolNames(t *testing.T, e *env) []string {
 // from 2026-07-28 on).
 func initializeAs(t *testing.T, srv *server.MCPServer, version string) (*client.Client, *mcp.InitializeResult) {
 	t.Helper()
-	c, err := client.NewInProcessClient(srv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	req := mcp.InitializeRequest{}
-	req.Params.ProtocolVersion = version
-	req.Params.ClientInfo = mcp.Implementation{Name: "toolsets-test", Version: "0"}
-	res, err := c.Initialize(context.Background(), req)
-	if err != nil {
-		t.Fatalf("initialize %s: %v", version, err)
-	}
-	return c, res
+	return rpctest.Connect(t, srv, version)
 }
 
 var bothProtocols = []string{mcp.LATEST_LEGACY_PROTOCOL_VERSION, mcp.LATEST_PROTOCOL_VERSION}

@@ -19,6 +19,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest/logbuf"
+	"github.com/nsip-tools/nsip-mcp/transport/rpctest"
 )
 
 // fakeUser answers forms as told and records them; err, when set, is the
@@ -109,19 +110,7 @@ func askingClient(t *testing.T, srv *server.MCPServer, u *fakeUser, era string) 
 	if u != nil {
 		opts = append(opts, client.WithElicitationHandler(u))
 	}
-	c, err := client.NewInProcessClientWithOptions(srv, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	req := mcp.InitializeRequest{}
-	req.Params.ProtocolVersion = era
-	if _, err := c.Initialize(context.Background(), req); err != nil {
-		t.Fatal(err)
-	}
+	c, _ := rpctest.Connect(t, srv, era, opts...)
 	if got := c.ProtocolVersion(); got != era {
 		t.Fatalf("client speaks %s, want %s", got, era)
 	}

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
+	"github.com/nsip-tools/nsip-mcp/transport/rpctest"
 )
 
 // fakeTools is the gateway as the features see it: tools answer with what
@@ -332,19 +332,8 @@ func TestThroughMCP(t *testing.T) {
 	f.AddHooks(hooks)
 	s := server.NewMCPServer("features-test", "0", append(f.Options(), server.WithHooks(hooks))...)
 	f.Register(s)
-	c, err := client.NewInProcessClient(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, _ := rpctest.Connect(t, s, "")
 	ctx := t.Context()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatal(err)
-	}
 
 	read := mcp.ReadResourceRequest{}
 	read.Params.URI = "nsip://animals/6402382024NCS310/lineage"

@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/nsip-tools/nsip-mcp/transport/rpctest"
 )
 
 // sessions records the IDs of the sessions a server registers, in order.
@@ -37,21 +38,7 @@ func (s *sessions) last(t *testing.T) string {
 // connect starts an in-process client of srv; closing it ends its session.
 func connect(t *testing.T, srv *server.MCPServer) *client.Client {
 	t.Helper()
-	c, err := client.NewInProcessClient(srv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	ctx := context.Background()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "session-test", Version: "0"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatal(err)
-	}
+	c, _ := rpctest.Connect(t, srv, "")
 	return c
 }
 

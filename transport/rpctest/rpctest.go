@@ -1,6 +1,6 @@
 // Package rpctest holds what the tests of several packages do as an MCP
-// client: send one request to a server in process, and list what a
-// server offers besides its tools.
+// client: connect to a server in process, send one request to it, and
+// list what a server offers besides its tools.
 package rpctest
 
 import (
@@ -14,6 +14,34 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
+
+// Connect starts an in-process client of srv with opts and initializes it
+// speaking protocol version ("" for the latest), closing it when tb ends,
+// and returns what initialize (or server/discover, from 2026-07-28 on)
+// answered.
+func Connect(tb testing.TB, srv *server.MCPServer, version string, opts ...client.ClientOption) (*client.Client, *mcp.InitializeResult) {
+	tb.Helper()
+	c, err := client.NewInProcessClientWithOptions(srv, opts...)
+	if err != nil {
+		tb.Fatalf("in-process client: %v", err)
+	}
+	tb.Cleanup(func() { _ = c.Close() })
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		tb.Fatalf("start the in-process client: %v", err)
+	}
+	if version == "" {
+		version = mcp.LATEST_PROTOCOL_VERSION
+	}
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = version
+	req.Params.ClientInfo = mcp.Implementation{Name: "rpctest", Version: "0"}
+	res, err := c.Initialize(ctx, req)
+	if err != nil {
+		tb.Fatalf("initialize %s: %v", version, err)
+	}
+	return c, res
+}
 
 // ids numbers the requests Send makes, so that no two share an ID.
 var ids atomic.Int64
