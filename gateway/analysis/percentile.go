@@ -267,8 +267,13 @@ func (t *pctTrait) guessPage(v float64, past func(float64) bool, lo, hi int) int
 	var xa, xb float64
 	haveA, haveB := false, false
 	for p, rows := range t.pages {
-		for j, row := range rows {
-			x, ok := hasT(row, t.code)
+		// A page's ends bound its values, which are in order, so they
+		// are all a guess needs of it.
+		for _, j := range []int{0, len(rows) - 1} {
+			if j < 0 {
+				continue
+			}
+			x, ok := hasT(rows[j], t.code)
 			if !ok {
 				continue
 			}
