@@ -108,6 +108,7 @@ func (g *Gateway) analysisTool(a *analysisEntry) server.ServerTool {
 type lookups struct {
 	g       *Gateway
 	def     *analysisEntry
+	call    *toolCall
 	slots   chan struct{} // lookups under way at once
 	mu      sync.Mutex
 	lookups int
@@ -156,17 +157,17 @@ func (r *lookups) RateLimit() (perSecond float64, burst int) {
 // validates them as d's own calls are, so that they share its cache
 // entries.
 func (r *lookups) get(ctx context.Context, d *lookup.Def, a any) (any, error) {
-	args, key, err := d.Keyed(a)
+	rd, err := d.Keyed(a)
 	if err != nil {
 		return nil, err
 	}
-	return r.read(ctx, func(ctx context.Context) (obtained, error) { return r.g.obtain(ctx, d, key, args) })
+	return r.read(ctx, func(ctx context.Context) (obtained, error) { return r.g.obtain(ctx, rd) })
 }
 
 // getFresh is get for an answer that must be NSIP's as of now rather
 // than the cache's (obtainFresh); it counts as one lookup like any other.
 func (r *lookups) getFresh(ctx context.Context, d *lookup.Def, a any) (any, error) {
-	args, key, err := d.Keyed(a)
+	rd, err := d.Keyed(a)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +178,7 @@ func (r *lookups) getFresh(ctx context.Context, d *lookup.Def, a any) (any, erro
 		limit := r.g.cfg.AnalysisTimeout / freshShare
 		fctx, cancel := context.WithTimeout(lctx, limit)
 		defer cancel()
-		ob, err := r.g.obtainFresh(fctx, d, key, args)
+		ob, err := r.g.obtainFresh(fctx, rd)
 		if err != nil && fctx.Err() != nil && lctx.Err() == nil {
 			return ob, fmt.Errorf("NSIP did not answer within %s, the share of the call's time a fresh read may take: %w", limit, context.DeadlineExceeded)
 		}
@@ -262,12 +263,12 @@ func (r *lookups) read(ctx context.Context, obtain func(context.Context) (obtain
 
 // OverBudget reports whether answer v would be summarized: analyses check
 // before answering and shorten themselves in ways that keep their meaning.
-func (r *lookups) OverBudget(ctx context.Context, args map[string]any, v any) bool {
+func (r *lookups) OverBudget(ctx context.Context, v any) bool {
 	text, err := nsip.PlainJSON(v)
 	if err != nil {
 		return false
 	}
-	res, err := r.g.fitAnalysis(ctx, r.def, args, text)
+	res, err := r.fit(ctx, text)
 	if err != nil {
 		return false
 	}
@@ -278,7 +279,7 @@ func (r *lookups) OverBudget(ctx context.Context, args map[string]any, v any) bo
 }
 
 // fitted is the fit of body, from OverBudget when it fitted the same bytes.
-func (r *lookups) fitted(ctx context.Context, args map[string]any, body []byte) (summarize.Result, error) {
+func (r *lookups) fitted(ctx context.Context, body []byte) (summarize.Result, error) {
 	r.mu.Lock()
 	same := r.checked.body != nil && bytes.Equal(r.checked.body, body)
 	res := r.checked.res
@@ -286,25 +287,22 @@ func (r *lookups) fitted(ctx context.Context, args map[string]any, body []byte) 
 	if same {
 		return res, nil
 	}
-	return r.g.fitAnalysis(ctx, r.def, args, body)
+	return r.fit(ctx, body)
+}
+
+// fit fits an analysis's answer to the call's budget: max_tokens where
+// sent, as the lookups' views are fitted.
+func (r *lookups) fit(ctx context.Context, text []byte) (summarize.Result, error) {
+	return r.g.fit(ctx, r.def.tool.Kind, r.def.Name, r.call, nil, text)
 }
 
 // Budgets are the budget the call's answer is fitted to (max_tokens, or
 // the server's default) and the largest max_tokens allowed.
-func (r *lookups) Budgets(args map[string]any) (now, limit int) {
-	if _, v := splitView(r.def.tool.Def, args); v.budget > 0 {
-		return v.budget, r.g.cfg.MaxBudget
+func (r *lookups) Budgets() (now, limit int) {
+	if r.call.view.budget > 0 {
+		return r.call.view.budget, r.g.cfg.MaxBudget
 	}
 	return r.g.cfg.Budget, r.g.cfg.MaxBudget
-}
-
-// fitAnalysis fits an analysis's answer to the call's budget: max_tokens
-// where sent, as the lookups' views are fitted.
-func (g *Gateway) fitAnalysis(ctx context.Context, a *analysisEntry, args map[string]any, text []byte) (summarize.Result, error) {
-	if _, v := splitView(a.tool.Def, args); v.budget > 0 {
-		return g.fitView(ctx, a.tool.Kind, a.tool.Def, args, v, nil, text)
-	}
-	return g.fit(ctx, a.tool.Kind, a.tool.Def, args, nil, text)
 }
 
 // Upstream says what the call read, for the answer's "computed" block.
@@ -407,18 +405,18 @@ func (r *lookups) ErrorCode(err error) string {
 
 // runAnalysis runs analysis a on a call's validated arguments args (sent:
 // as the caller sent them), counted and timed from start.
-func (g *Gateway) runAnalysis(ctx context.Context, a *analysisEntry, req mcp.CallToolRequest, start time.Time, sent, args map[string]any) *mcp.CallToolResult {
+func (g *Gateway) runAnalysis(ctx context.Context, a *analysisEntry, req mcp.CallToolRequest, start time.Time, c *toolCall) *mcp.CallToolResult {
 	// Lookups stop at nine tenths of the limit, leaving the rest for the
 	// computation and the fit.
 	lookupTime := g.cfg.AnalysisTimeout * 9 / 10
-	r := &lookups{g: g, def: a, slots: make(chan struct{}, g.analysisParallel()),
+	r := &lookups{g: g, def: a, call: c, slots: make(chan struct{}, g.analysisParallel()),
 		soft: g.cfg.Now().Add(lookupTime), hard: time.Now().Add(lookupTime)}
-	v, err := analysis.Run(ctx, a.Def, r, g.log, sent, args)
+	v, err := analysis.Run(ctx, a.Def, r, g.log, c.sent, c.args)
 	var o outcome
 	if err != nil {
-		o.err = g.analysisError(a, sent, err)
-		if b, ok := args["breed_id"].(int); ok && o.err.Code == toolerr.CodeNotFound && o.err.Field == "breed_id" {
-			if te := g.unknownBreed(ctx, "breed_id", b, a.Example(sent)); te != nil {
+		o.err = g.analysisError(a, c.sent, err)
+		if b, ok := c.args["breed_id"].(int); ok && o.err.Code == toolerr.CodeNotFound && o.err.Field == "breed_id" {
+			if te := g.unknownBreed(ctx, "breed_id", b, a.Example(c.sent)); te != nil {
 				o.err = te
 			}
 		}
@@ -427,8 +425,8 @@ func (g *Gateway) runAnalysis(ctx context.Context, a *analysisEntry, req mcp.Cal
 		body, merr := finite.Encode(r.ignored.AddTo(v))
 		if merr != nil {
 			o.err = &toolerr.Error{Code: toolerr.CodeUpstreamError, Problem: "the analysis could not be encoded: " + merr.Error()}
-		} else if o.res, merr = r.fitted(ctx, args, body); merr != nil {
-			o.err = g.mapError(a.tool.Def, args, merr)
+		} else if o.res, merr = r.fitted(ctx, body); merr != nil {
+			o.err = g.mapError(a.tool.Def, c.args, merr)
 		}
 		o.data = analysisData(table, body, o.res.Summarized)
 	}
@@ -440,7 +438,7 @@ func (g *Gateway) runAnalysis(ctx context.Context, a *analysisEntry, req mcp.Cal
 	if o.err != nil {
 		return o.err.Result()
 	}
-	budget, _ := r.Budgets(args)
+	budget, _ := r.Budgets()
 	meta := map[string]any{"upstream": r.Upstream()}
 	links := g.fullLinks(ctx, o, meta)
 	res := fittedResult(o.res, budget, meta, links...)

@@ -53,11 +53,11 @@ func (g *Gateway) breeds() *argcheck.Breeds {
 			return bg, ok
 		},
 		TraitRanges: func(ctx context.Context, breed int) (*nsip.TraitRanges, bool) {
-			args, key, err := lookup.TraitRanges.Keyed(lookup.BreedArgs{BreedID: breed})
+			r, err := lookup.TraitRanges.Keyed(lookup.BreedArgs{BreedID: breed})
 			if err != nil {
 				return nil, false
 			}
-			ob, err := g.obtain(ctx, lookup.TraitRanges, key, args)
+			ob, err := g.obtain(ctx, r)
 			if err != nil {
 				return nil, false
 			}
@@ -82,15 +82,15 @@ func (g *Gateway) unknownBreed(ctx context.Context, field string, breed int, exa
 
 // checkEmptySearch refuses a search that found nothing because NSIP has no
 // breed it asked for.
-func (g *Gateway) checkEmptySearch(ctx context.Context, d *lookup.Def, sent, args map[string]any, o outcome) *toolerr.Error {
+func (g *Gateway) checkEmptySearch(ctx context.Context, d *lookup.Def, c *toolCall, o outcome) *toolerr.Error {
 	res, ok := o.value.(*nsip.SearchResults)
 	if d != lookup.SearchAnimals || o.err != nil || !ok || res.TotalCount != 0 || len(res.Results) != 0 {
 		return nil
 	}
 	b := g.breeds()
-	field, breed := b.Searched(args)
+	field, breed := b.Searched(c.args)
 	if breed == 0 {
 		return nil
 	}
-	return refused(toolerr.CodeNotFound, b.Unknown(ctx, field, breed, param.Example(d.Args.Specs, sent)))
+	return refused(toolerr.CodeNotFound, b.Unknown(ctx, field, breed, param.Example(d.Args.Specs, c.sent)))
 }

@@ -88,10 +88,10 @@ func (t featureTools) InvalidArgs(_ string, errs []param.FieldError) string {
 func (g *Gateway) cachedModel(ctx context.Context, d *lookup.Def) (any, bool) {
 	ctx, cancel := context.WithTimeout(ctx, g.cfg.CallTimeout)
 	defer cancel()
-	args, key, err := d.Keyed(lookup.NoArgs{})
+	r, err := d.Keyed(lookup.NoArgs{})
 	var ob obtained
 	if err == nil {
-		ob, err = g.obtain(ctx, d, key, args)
+		ob, err = g.obtain(ctx, r)
 	}
 	if err != nil {
 		g.log.Debug("completion without upstream data", "tool", d.Name, "error", err.Error())

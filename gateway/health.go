@@ -24,11 +24,11 @@ func (g *Gateway) reporter() *health.Reporter {
 
 // probe asks for the last-update date through the pipeline, for Ready.
 func (g *Gateway) probe(ctx context.Context) error {
-	args, key, err := lookup.LastUpdate.Keyed(lookup.NoArgs{})
+	r, err := lookup.LastUpdate.Keyed(lookup.NoArgs{})
 	if err != nil {
 		return err
 	}
-	o := g.runKeyed(ctx, lookup.LastUpdate, key, args)
+	o := g.runKeyed(ctx, r, &toolCall{args: r.Args})
 	switch {
 	case o.err != nil:
 		return errors.New(o.err.Problem)

@@ -89,11 +89,11 @@ func (g *Gateway) Instructions() string {
 // EvaluationDate is the date of the latest NSIP evaluation as NSIP gave it,
 // if an answer to nsip_get_last_update is in the cache, else "".
 func (g *Gateway) EvaluationDate() string {
-	_, key, err := lookup.LastUpdate.Keyed(lookup.NoArgs{})
+	r, err := lookup.LastUpdate.Keyed(lookup.NoArgs{})
 	if err != nil {
 		return ""
 	}
-	e, ok := g.cache.Peek(key)
+	e, ok := g.cache.Peek(r.Key)
 	if !ok {
 		return ""
 	}

@@ -117,6 +117,19 @@ func (g *Gateway) handler(d *toolDef) server.ToolHandlerFunc {
 	}
 }
 
+// A toolCall is one call's arguments once decoded and validated, as every
+// step of the call path reads them.
+type toolCall struct {
+	// sent are the arguments as the caller sent them (or as the user
+	// completed them when asked): an error's example starts from them.
+	sent map[string]any
+	// args are the validated arguments, the view's among them: keyed,
+	// read by the summarizer, named by errors.
+	args map[string]any
+	// view is how the caller asked to see the answer.
+	view view
+}
+
 // call is every tool's call path, lookups and analyses alike: decode and
 // validate the arguments once, then run the analysis or the lookup, which
 // fit the answer to the budget, add its structured copy and log the call.
@@ -124,24 +137,23 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 	start := time.Now()
 	ctx = calllog.With(ctx)
 	g.stats.Called(d.Name)
-	sent, args, te := g.arguments(ctx, d, req)
+	c, te := g.arguments(ctx, d, req)
 	if te != nil {
 		g.finish(ctx, d.Def, logParams(req), start, outcome{err: te})
 		return te.Result()
 	}
-	if a := d.analysisOf(args); a != nil {
-		return g.runAnalysis(ctx, a, req, start, sent, args)
+	if a := d.analysisOf(c); a != nil {
+		return g.runAnalysis(ctx, a, req, start, c)
 	}
-	return g.lookupCall(ctx, d, start, sent, args)
+	return g.lookupCall(ctx, d, start, c)
 }
 
-// arguments decodes and validates a call's arguments: sent as the caller
-// sent them (or as the user completed them when asked), args validated.
-// A problem is the error the call answers with.
-func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolRequest) (sent, args map[string]any, te *toolerr.Error) {
+// arguments decodes and validates a call's arguments. A problem is the
+// error the call answers with.
+func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolRequest) (*toolCall, *toolerr.Error) {
 	sent, fe := param.Decode(req)
 	if fe != nil {
-		return map[string]any{}, nil, g.invalidArgs(d, map[string]any{}, []param.FieldError{*fe})
+		return nil, g.invalidArgs(d, sent, []param.FieldError{*fe})
 	}
 	args, errs := d.Args.Validate(sent)
 	if len(errs) == 0 && d.BreedTraits {
@@ -160,36 +172,38 @@ func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolReq
 		// A choice only the user can make may be asked for (gateway/elicit).
 		filled, te, asked := g.askMissing(ctx, d, sent, errs)
 		if te != nil {
-			return sent, nil, te
+			return nil, te
 		}
 		if asked {
 			sent = filled
 			args, errs = d.Args.Validate(sent)
 		}
 	}
+	c := &toolCall{sent: sent, args: args}
 	if len(errs) == 0 {
-		errs = g.checkView(args)
+		c.view = viewOf(args)
+		errs = g.checkView(c)
 	}
 	if len(errs) > 0 {
-		return sent, nil, g.invalidArgs(d, sent, errs)
+		return nil, g.invalidArgs(d, sent, errs)
 	}
-	return sent, args, nil
+	return c, nil
 }
 
 // lookupCall answers a lookup from the cache or NSIP.
-func (g *Gateway) lookupCall(ctx context.Context, d *toolDef, start time.Time, sent, args map[string]any) *mcp.CallToolResult {
-	key := d.Key(args)
-	o := g.runKeyed(ctx, d.Def, key, args)
-	if te := g.checkEmptySearch(ctx, d.Def, sent, args, o); te != nil {
+func (g *Gateway) lookupCall(ctx context.Context, d *toolDef, start time.Time, c *toolCall) *mcp.CallToolResult {
+	r := d.Read(c.args)
+	o := g.runKeyed(ctx, r, c)
+	if te := g.checkEmptySearch(ctx, d.Def, c, o); te != nil {
 		o = outcome{err: te}
 	} else if o.err != nil && o.err.Code == toolerr.CodeNotFound && d.Def == lookup.TraitRanges {
-		if b, ok := args[d.Subject].(int); ok {
-			if te := g.unknownBreed(ctx, d.Subject, b, param.Example(d.Args.Specs, sent)); te != nil {
+		if b, ok := c.args[d.Subject].(int); ok {
+			if te := g.unknownBreed(ctx, d.Subject, b, param.Example(d.Args.Specs, c.sent)); te != nil {
 				o.err = te
 			}
 		}
 	}
-	g.finish(ctx, d.Def, key[len(d.Method)+1:], start, o)
+	g.finish(ctx, d.Def, r.Key[len(d.Method)+1:], start, o)
 	if o.err != nil {
 		return o.err.Result()
 	}
@@ -197,11 +211,11 @@ func (g *Gateway) lookupCall(ctx context.Context, d *toolDef, start time.Time, s
 	meta := make(map[string]any, 8)
 	meta["cache"] = o.source
 	budget := g.cfg.Budget
-	if n, ok := args[argMaxTokens].(int); ok {
-		budget = n
+	if c.view.budget > 0 {
+		budget = c.view.budget
 	}
 	pagingMeta(meta, o.res.Paging)
-	if notes := traitNotes(args); len(notes) > 0 {
+	if notes := traitNotes(c.view); len(notes) > 0 {
 		meta["notes"] = notes
 	}
 	if o.source == cacheStale {
@@ -246,26 +260,26 @@ func logParams(req mcp.CallToolRequest) string {
 	return s
 }
 
-// runKeyed takes validated arguments, cached under key, through cache,
-// singleflight, breaker, rate limit and client, and returns the answer
-// fitted into the budget. An answer asked to be shown in a view of its own (traits, max_tokens,
-// skip) is fitted again from the cached upstream answer.
-func (g *Gateway) runKeyed(ctx context.Context, d *lookup.Def, key string, args map[string]any) outcome {
-	base, v := splitView(d, args)
+// runKeyed takes the lookup r of call c through cache, singleflight,
+// breaker, rate limit and client, and returns the answer fitted into the
+// budget. An answer asked to be shown in a view of its own (traits,
+// max_tokens, skip) is fitted again from the cached upstream answer.
+func (g *Gateway) runKeyed(ctx context.Context, r lookup.Read, c *toolCall) outcome {
+	d := r.Def
 	if d.Composite {
-		return g.runProfile(ctx, key, base, args, v)
+		return g.runProfile(ctx, r, c)
 	}
-	ob, err := g.obtain(ctx, d, key, base)
+	ob, err := g.obtain(ctx, r)
 	if err != nil {
-		return outcome{err: g.mapError(d, args, err)}
+		return outcome{err: g.mapError(d, c.args, err)}
 	}
 	o := outcome{res: ob.a.Res, source: ob.source, staleAge: ob.staleAge, staleReason: ob.staleReason, formatNote: ob.a.Note(), value: ob.a.Value, structured: ob.a.Structured}
-	if o.res.Summarized || v.set() {
-		o.data = g.cachedData([]string{key}, []uint64{ob.a.ID})
+	if o.res.Summarized || c.view.set() {
+		o.data = g.cachedData([]string{r.Key}, []uint64{ob.a.ID})
 	}
-	if v.set() {
-		if o.res, err = g.fitView(ctx, answerKind(ob.a, d), d, args, v, ob.a.Value, ob.a.Raw); err != nil {
-			return outcome{err: g.mapError(d, args, err)}
+	if c.view.set() {
+		if o.res, err = g.fit(ctx, answerKind(ob.a, d), d.Name, c, ob.a.Value, ob.a.Raw); err != nil {
+			return outcome{err: g.mapError(d, c.args, err)}
 		}
 		o.structured = nil // the copy kept is of the cached answer, not of this view of it
 	}
@@ -280,20 +294,19 @@ type obtained struct {
 	staleReason string
 }
 
-// obtain returns the answer for d and args, cached under key, from the
-// upstream pool (the cache, a fetch already under way for the same key,
-// another replica or a new fetch) or, when NSIP fails, from a stale cache
-// entry.
-func (g *Gateway) obtain(ctx context.Context, d *lookup.Def, key string, args map[string]any) (obtained, error) {
-	a, source, err := g.pool.Obtain(ctx, key, func() upstream.Request { return g.lookup(ctx, d, key, args) })
+// obtain returns the answer of the lookup r from the upstream pool (the
+// cache, a fetch already under way for the same key, another replica or
+// a new fetch) or, when NSIP fails, from a stale cache entry.
+func (g *Gateway) obtain(ctx context.Context, r lookup.Read) (obtained, error) {
+	a, source, err := g.pool.Obtain(ctx, r.Key, func() upstream.Request { return g.lookup(ctx, r) })
 	if err == nil {
 		return obtained{a: a, source: source}, nil
 	}
 	if toolerr.ServesStale(err) {
-		if e, ok := g.cache.Stale(key); ok {
+		if e, ok := g.cache.Stale(r.Key); ok {
 			return obtained{
 				a: e.Value.(*upstream.Answer), source: cacheStale,
-				staleAge: g.cfg.Now().Sub(e.Stored), staleReason: g.mapError(d, args, err).Code,
+				staleAge: g.cfg.Now().Sub(e.Stored), staleReason: g.mapError(r.Def, r.Args, err).Code,
 			}, nil
 		}
 	}
@@ -304,22 +317,22 @@ func (g *Gateway) obtain(ctx context.Context, d *lookup.Def, key string, args ma
 // fetched whatever the cache holds (upstream.Pool.Fresh) and cached for
 // the calls after it, and a failure is the caller's, with no stale copy in
 // its place.
-func (g *Gateway) obtainFresh(ctx context.Context, d *lookup.Def, key string, args map[string]any) (obtained, error) {
-	a, err := g.pool.Fresh(ctx, g.lookup(ctx, d, key, args))
+func (g *Gateway) obtainFresh(ctx context.Context, r lookup.Read) (obtained, error) {
+	a, err := g.pool.Fresh(ctx, g.lookup(ctx, r))
 	if err != nil {
 		return obtained{}, err
 	}
 	return obtained{a: a, source: cacheMiss}, nil
 }
 
-// lookup is what the pool needs to obtain the answer of tool d for args,
-// cached under key: its fetch, bound only when one is made, and the checks
-// and fit of what NSIP answers.
-func (g *Gateway) lookup(ctx context.Context, d *lookup.Def, key string, args map[string]any) upstream.Request {
+// lookup is what the pool needs to obtain the answer of r: its fetch,
+// bound only when one is made, and the checks and fit of what NSIP
+// answers, fitted as the default view is (the one the cache holds).
+func (g *Gateway) lookup(ctx context.Context, r lookup.Read) upstream.Request {
 	return upstream.Request{
-		Method: d.Method, Key: key, Caller: string(caller.Client(ctx)),
+		Method: r.Def.Method, Key: r.Key, Caller: string(caller.Client(ctx)),
 		Bind: func() (upstream.Fetch, error) {
-			request, err := d.Bind(key)
+			request, err := r.Def.Bind(r.Key)
 			if err != nil {
 				return nil, err
 			}
@@ -327,33 +340,34 @@ func (g *Gateway) lookup(ctx context.Context, d *lookup.Def, key string, args ma
 		},
 		Prepare: func(ctx context.Context, a *upstream.Answer) error {
 			if a.Drift == nil {
-				if err := lookup.WrongAnimal(args, a.Value); err != nil {
+				if err := lookup.WrongAnimal(r.Args, a.Value); err != nil {
 					return err
 				}
 			}
 			var err error
-			if a.Res, err = g.fit(ctx, answerKind(a, d), d, args, a.Value, a.Raw); err != nil {
+			if a.Res, err = g.fit(ctx, answerKind(a, r.Def), r.Def.Name, &toolCall{args: r.Args}, a.Value, a.Raw); err != nil {
 				return err
 			}
-			g.noteIgnored(d, a.Res.Paging)
+			g.noteIgnored(r.Def, a.Res.Paging)
 			return nil
 		},
 	}
 }
 
-// fit applies the token budget to an upstream answer. Fitting is CPU work,
-// so at most GOMAXPROCS fits run at once and a burst of large answers waits
-// its turn rather than every fit slowing every other; the wait ends, with
-// ctx's error, if ctx is done first.
-func (g *Gateway) fit(ctx context.Context, kind summarize.Kind, d *lookup.Def, args map[string]any, value any, raw json.RawMessage) (summarize.Result, error) {
-	return g.fitRequest(ctx, summarize.Request{
-		Kind:   kind,
-		Value:  value,
-		Raw:    raw,
-		Tool:   d.Name,
-		Args:   args,
-		Budget: g.cfg.Budget,
-	})
+// fit applies the token budget to an answer of tool for call c, in the
+// view c asked for (none: the default fit, which the cache holds). Fitting
+// is CPU work, so at most GOMAXPROCS fits run at once and a burst of large
+// answers waits its turn rather than every fit slowing every other; the
+// wait ends, with ctx's error, if ctx is done first.
+func (g *Gateway) fit(ctx context.Context, kind summarize.Kind, tool string, c *toolCall, value any, raw json.RawMessage) (summarize.Result, error) {
+	req := summarize.Request{
+		Kind: kind, Value: value, Raw: raw, Tool: tool, Args: c.args,
+		Budget: g.cfg.Budget, Traits: c.view.traits, Skip: c.view.skip,
+	}
+	if c.view.budget > 0 {
+		req.Budget, req.Requested = c.view.budget, true
+	}
+	return g.fitRequest(ctx, req)
 }
 
 // fitRequest runs one fit when a fit slot is free.

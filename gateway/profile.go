@@ -28,7 +28,8 @@ type profileFit struct {
 // {"details":…,"lineage":…,"progeny":…} with each member the upstream body.
 // The fitted profile is cached under key and reused while the parts are
 // unchanged, as fitting one means counting thousands of tokens.
-func (g *Gateway) runProfile(ctx context.Context, key string, args, full map[string]any, v view) outcome {
+func (g *Gateway) runProfile(ctx context.Context, r lookup.Read, c *toolCall) outcome {
+	key, args := r.Key, r.Args
 	// Read with a check rather than decoded from the key as a fetch's
 	// arguments are: this runs on every call, hits included.
 	field := lookup.SearchByLPN.Args.Name("LPNID")
@@ -47,7 +48,7 @@ func (g *Gateway) runProfile(ctx context.Context, key string, args, full map[str
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			obs[i], errs[i] = g.obtain(ctx, p.Def, p.Key, p.Args)
+			obs[i], errs[i] = g.obtain(ctx, p)
 		}()
 	}
 	wg.Wait()
@@ -75,12 +76,12 @@ func (g *Gateway) runProfile(ctx context.Context, key string, args, full map[str
 		}
 	}
 	o.data = g.cachedData([]string{parts[0].Key, parts[1].Key, parts[2].Key}, ids[:])
-	if v.set() {
+	if c.view.set() {
 		// A view of its own is fitted for this call alone.
 		p := assembleProfile(obs)
-		res, err := g.fitView(ctx, profileKind(obs), lookup.SearchByLPN, full, v, p, p.Raw)
+		res, err := g.fit(ctx, profileKind(obs), lookup.SearchByLPN.Name, c, p, p.Raw)
 		if err != nil {
-			return outcome{err: g.mapError(lookup.SearchByLPN, full, err)}
+			return outcome{err: g.mapError(lookup.SearchByLPN, c.args, err)}
 		}
 		o.res = res
 		return o
@@ -93,7 +94,7 @@ func (g *Gateway) runProfile(ctx context.Context, key string, args, full map[str
 	}
 	// Callers asking for the same profile over the same parts share one fit.
 	flightKey := fmt.Sprintf("%s#%d,%d,%d", key, ids[0], ids[1], ids[2])
-	ch := g.flight.DoChan(flightKey, func() (any, error) { return g.fitProfile(key, args, ids, obs) })
+	ch := g.flight.DoChan(flightKey, func() (any, error) { return g.fitProfile(r, ids, obs) })
 	g.fitWaiters.Add(1)
 	defer g.fitWaiters.Add(-1)
 	select {
@@ -111,11 +112,12 @@ func (g *Gateway) runProfile(ctx context.Context, key string, args, full map[str
 
 // fitProfile assembles the profile from its parts, fits it and caches the
 // fit under key. Like fetch, it runs on its own deadline.
-func (g *Gateway) fitProfile(key string, args map[string]any, ids [3]uint64, obs []obtained) (any, error) {
+func (g *Gateway) fitProfile(r lookup.Read, ids [3]uint64, obs []obtained) (any, error) {
+	key := r.Key
 	p := assembleProfile(obs)
 	ctx, cancel := context.WithTimeout(context.Background(), g.cfg.CallTimeout)
 	defer cancel()
-	res, err := g.fit(ctx, profileKind(obs), lookup.SearchByLPN, args, p, p.Raw)
+	res, err := g.fit(ctx, profileKind(obs), lookup.SearchByLPN.Name, &toolCall{args: r.Args}, p, p.Raw)
 	if err != nil {
 		return nil, err
 	}

@@ -35,7 +35,7 @@ func TestSharedRecordRoundTripsEveryAnswer(t *testing.T) {
 			if len(errs) > 0 {
 				t.Fatalf("arguments %v: %v", sent, errs)
 			}
-			ob, err := e.gw.obtain(context.Background(), d, cache.Key(d.Method, args), args)
+			ob, err := e.gw.obtain(context.Background(), lookup.Read{Def: d, Args: args, Key: cache.Key(d.Method, args)})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -30,11 +30,11 @@ var toolDefs = func() []*toolDef {
 
 // analysisOf is the analysis a validated call of d runs: the tool's own,
 // or nsip_get_animal's with percentiles; nil for a lookup.
-func (d *toolDef) analysisOf(args map[string]any) *analysisEntry {
+func (d *toolDef) analysisOf(c *toolCall) *analysisEntry {
 	if d.analysis != nil {
 		return d.analysis
 	}
-	return percentilesCall(d.Def, args)
+	return percentilesCall(d.Def, c)
 }
 
 // example is a correct call of d for an error message.

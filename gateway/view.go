@@ -1,8 +1,6 @@
 package gateway
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
@@ -54,13 +52,9 @@ type view struct {
 
 func (v view) set() bool { return v.budget > 0 || len(v.traits) > 0 || v.skip > 0 }
 
-// splitView separates the view arguments of d from those that go to NSIP.
-func splitView(d *lookup.Def, args map[string]any) (map[string]any, view) {
+// viewOf is the view validated arguments args ask for.
+func viewOf(args map[string]any) view {
 	var v view
-	base := d.NoView(args)
-	if len(base) == len(args) {
-		return args, v
-	}
 	v.budget, _ = args[argMaxTokens].(int)
 	v.skip, _ = args[argSkip].(int)
 	if list, ok := args[argTraits].([]any); ok {
@@ -68,22 +62,22 @@ func splitView(d *lookup.Def, args map[string]any) (map[string]any, view) {
 			v.traits = append(v.traits, c.(string))
 		}
 	}
-	return base, v
+	return v
 }
 
 // checkView applies the rules that depend on the server or on other
 // arguments: max_tokens within the configured cap, skip within the page.
-func (g *Gateway) checkView(args map[string]any) []param.FieldError {
+func (g *Gateway) checkView(c *toolCall) []param.FieldError {
 	var errs []param.FieldError
-	if n, ok := args[argMaxTokens].(int); ok && (n < minMaxTokens || n > g.cfg.MaxBudget) {
+	if n, ok := c.args[argMaxTokens].(int); ok && (n < minMaxTokens || n > g.cfg.MaxBudget) {
 		problem := fmt.Sprintf("is %d, above this server's cap of %d tokens (NSIP_MAX_TOKEN_BUDGET)", n, g.cfg.MaxBudget)
 		if n < minMaxTokens {
 			problem = fmt.Sprintf("is %d; a budget under %d tokens cannot hold a row", n, minMaxTokens)
 		}
 		errs = append(errs, param.FieldError{Field: argMaxTokens, Problem: problem, Expected: fmt.Sprintf("integer %d..%d", minMaxTokens, g.cfg.MaxBudget)})
 	}
-	if s, ok := args[argSkip].(int); ok {
-		if size, ok := args[argPageSize].(int); ok && s >= size {
+	if s, ok := c.args[argSkip].(int); ok {
+		if size, ok := c.args[argPageSize].(int); ok && s >= size {
 			errs = append(errs, param.FieldError{
 				Field:    argSkip,
 				Problem:  fmt.Sprintf("is %d, but the page has only %d rows", s, size),
@@ -110,11 +104,9 @@ func (g *Gateway) fixViewExample(ex map[string]any) {
 // traitNotes points out requested codes the glossary does not know, with
 // the closest one it does; they are still used, as breeds carry codes
 // beyond the glossary.
-func traitNotes(args map[string]any) []string {
-	list, _ := args[argTraits].([]any)
+func traitNotes(v view) []string {
 	var notes []string
-	for _, c := range list {
-		code := c.(string)
+	for _, code := range v.traits {
 		if _, ok := nsip.LookupTrait(code); ok {
 			continue
 		}
@@ -125,19 +117,6 @@ func traitNotes(args map[string]any) []string {
 		notes = append(notes, n)
 	}
 	return notes
-}
-
-// fitView fits an answer for the view the caller asked for. Such fits are
-// not cached: the cache holds the default one.
-func (g *Gateway) fitView(ctx context.Context, kind summarize.Kind, d *lookup.Def, args map[string]any, v view, value any, raw json.RawMessage) (summarize.Result, error) {
-	req := summarize.Request{
-		Kind: kind, Value: value, Raw: raw, Tool: d.Name, Args: args,
-		Budget: g.cfg.Budget, Traits: v.traits, Skip: v.skip,
-	}
-	if v.budget > 0 {
-		req.Budget, req.Requested = v.budget, true
-	}
-	return g.fitRequest(ctx, req)
 }
 
 // pagingMeta adds where a paged answer sits to _meta.

@@ -62,10 +62,10 @@ type Source interface {
 	// user declined, say) and is returned from the analysis as it is.
 	Ask(ctx context.Context, f Form) (answers map[string]any, asked bool, err error)
 	// OverBudget reports whether answer v would be summarized.
-	OverBudget(ctx context.Context, args map[string]any, v any) bool
+	OverBudget(ctx context.Context, v any) bool
 	// Budgets are the token budget the call's answer is fitted to and the
 	// largest a call may ask for with max_tokens.
-	Budgets(args map[string]any) (now, limit int)
+	Budgets() (now, limit int)
 	// Upstream says what the call has read so far, for "computed" blocks.
 	Upstream() Upstream
 	// ErrorCode is the error code a tool would answer err with.
@@ -100,7 +100,7 @@ type Form struct {
 // Run computes analysis d over src with validated arguments; sent are the
 // arguments as the caller sent them, for examples in errors.
 func Run(ctx context.Context, d *Def, src Source, log *slog.Logger, sent, args map[string]any) (any, error) {
-	return d.Run(ctx, &call{src: src, def: d, sent: sent, args: args, log: log}, args)
+	return d.Run(ctx, &call{src: src, def: d, sent: sent, log: log}, args)
 }
 
 // call is one run of an analysis.
@@ -108,10 +108,6 @@ type call struct {
 	src  Source
 	def  *Def
 	sent map[string]any
-	// args are the validated arguments as the gateway holds them: the
-	// Source fits the answer to their max_tokens. The analysis itself reads
-	// its typed arguments (typed).
-	args map[string]any
 	log  *slog.Logger
 }
 
@@ -200,7 +196,7 @@ func (r *call) evaluation(ctx context.Context) (string, error) {
 }
 
 func (r *call) overBudget(ctx context.Context, v any) bool {
-	return r.src.OverBudget(ctx, r.args, v)
+	return r.src.OverBudget(ctx, v)
 }
 
 func (r *call) upstream() Upstream { return r.src.Upstream() }
@@ -243,7 +239,7 @@ func withRows(out any, shown int, columns []string, rows [][]any) any {
 // repeated: a hundred LPN IDs would take the room of the rows.
 func (r *call) restCall(resolved map[string]any, shown, all int, which string) *RestCall {
 	out := &RestCall{Rows: all - shown, Which: which}
-	now, limit := r.src.Budgets(r.args)
+	now, limit := r.src.Budgets()
 	if now >= limit {
 		out.Note = fmt.Sprintf("the answer is at this server's largest budget (%d tokens); ask about fewer animals to see the rest", limit)
 		return out

@@ -425,7 +425,7 @@ func (f *fakeSource) Ask(ctx context.Context, form Form) (map[string]any, bool, 
 	return maps.Clone(f.answers), true, nil
 }
 
-func (f *fakeSource) OverBudget(ctx context.Context, args map[string]any, v any) bool {
+func (f *fakeSource) OverBudget(ctx context.Context, v any) bool {
 	f.count("overbudget", false)
 	if f.overIf != nil {
 		return f.overIf(v)
@@ -437,12 +437,7 @@ func (f *fakeSource) OverBudget(ctx context.Context, args map[string]any, v any)
 	return f.over
 }
 
-func (f *fakeSource) Budgets(args map[string]any) (int, int) {
-	if n, ok := args["max_tokens"].(int); ok {
-		return n, 8000
-	}
-	return 2000, 8000
-}
+func (f *fakeSource) Budgets() (int, int) { return 2000, 8000 }
 
 func (f *fakeSource) Upstream() Upstream {
 	f.count("upstream", false)

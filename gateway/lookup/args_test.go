@@ -90,21 +90,22 @@ func TestLookupKeysUnchanged(t *testing.T) {
 // A page read under an evaluation is keyed by the definition with the date
 // among its fields, and NSIP is asked the page without it.
 func TestEvaluationKeyedNotSent(t *testing.T) {
-	_, plain, err := SearchAnimals.Keyed(SearchArgs{BreedID: 640, SortedTrait: "WWT"})
+	plain, err := SearchAnimals.Keyed(SearchArgs{BreedID: 640, SortedTrait: "WWT"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	args, key, err := SearchAnimals.Keyed(SearchArgs{BreedID: 640, SortedTrait: "WWT", Evaluation: `09/23/2025`})
+	rd, err := SearchAnimals.Keyed(SearchArgs{BreedID: 640, SortedTrait: "WWT", Evaluation: `09/23/2025`})
 	if err != nil {
 		t.Fatal(err)
 	}
+	args, key := rd.Args, rd.Key
 	if _, ok := args["evaluation"]; ok {
 		t.Errorf("the evaluation is among the arguments %v; it only keys them", args)
 	}
 	if want := `search_animals:{"breed_id":640,"evaluation":"09/23/2025","page":0,"page_size":15,"reverse":false,"sorted_trait":"WWT"}`; key != want {
 		t.Errorf("key %s, want %s", key, want)
 	}
-	if key == plain {
+	if key == plain.Key {
 		t.Errorf("the evaluation does not key the page")
 	}
 	request, err := SearchAnimals.Bind(key)

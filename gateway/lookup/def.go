@@ -124,42 +124,49 @@ func (d *Def) NoView(args map[string]any) map[string]any {
 // without those that only choose how the answer is shown.
 func (d *Def) Key(args map[string]any) string { return cache.Key(d.Method, d.NoView(args)) }
 
-// Keyed is a lookup of d with the typed arguments a, d's own argument
+// A Read is one lookup of a tool as the call path makes it: the tool,
+// its validated arguments less the view's (those NSIP is asked, and the
+// summarizer reads) and the cache key they make.
+type Read struct {
+	Def  *Def
+	Args map[string]any
+	Key  string
+}
+
+// Read is the lookup a call of d with the validated arguments args makes.
+func (d *Def) Read(args map[string]any) Read {
+	return Read{Def: d, Args: d.NoView(args), Key: d.Key(args)}
+}
+
+// Keyed is the lookup of d with the typed arguments a, d's own argument
 // struct, as the server's own reads make it: a is encoded and validated
 // exactly as a user's call of d is (defaults filled in, case normalised),
 // so the key is the one that user's call is cached under. Key-only
 // fields (arg:"key") key the answer but are no arguments: they join the
-// key after the validation. args are the validated arguments without them.
-func (d *Def) Keyed(a any) (args map[string]any, key string, err error) {
+// key after the validation, and are not among the Read's Args.
+func (d *Def) Keyed(a any) (Read, error) {
 	if t := reflect.TypeOf(a); t != d.fetch.args {
-		return nil, "", fmt.Errorf("internal: %s takes %v, not %v", d.Name, d.fetch.args, t)
+		return Read{}, fmt.Errorf("internal: %s takes %v, not %v", d.Name, d.fetch.args, t)
 	}
 	// The arguments as a client's call carries them, a JSON object read
 	// into a map (param.Decode of req.Params.Arguments).
 	var sent map[string]any
 	if err := json.Unmarshal(encoded(a), &sent); err != nil {
-		return nil, "", fmt.Errorf("internal: %s arguments: %w", d.Name, err)
+		return Read{}, fmt.Errorf("internal: %s arguments: %w", d.Name, err)
 	}
-	var keyOnly map[string]any
-	for _, k := range d.Args.Keyed {
-		if v, ok := sent[k]; ok {
-			if keyOnly == nil {
-				keyOnly = map[string]any{}
-			}
-			keyOnly[k] = v
-			delete(sent, k)
-		}
-	}
+	keyOnly := maps.Clone(sent)
+	maps.DeleteFunc(keyOnly, func(k string, _ any) bool { return !slices.Contains(d.Args.Keyed, k) })
+	maps.DeleteFunc(sent, func(k string, _ any) bool { return slices.Contains(d.Args.Keyed, k) })
 	args, errs := d.Args.Validate(sent)
 	if len(errs) > 0 {
-		return nil, "", fmt.Errorf("internal: %s arguments: %s %s", d.Name, errs[0].Field, errs[0].Problem)
+		return Read{}, fmt.Errorf("internal: %s arguments: %s %s", d.Name, errs[0].Field, errs[0].Problem)
 	}
 	keyed := args
 	if len(keyOnly) > 0 {
 		keyed = maps.Clone(args)
 		maps.Copy(keyed, keyOnly)
 	}
-	return args, d.Key(keyed), nil
+	return Read{Def: d, Args: args, Key: d.Key(keyed)}, nil
 }
 
 // encoded is a as a call's arguments arrive: a JSON object.

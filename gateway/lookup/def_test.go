@@ -40,7 +40,8 @@ func TestKeyedIsTheUserCallsKey(t *testing.T) {
 		{SearchByLPN, ProfileArgs{LPNID: "6402382024NCS310"}, map[string]any{"lpn_id": "6402382024NCS310", "traits": []any{"WWT"}}},
 	}
 	for _, tc := range tests {
-		args, key, err := tc.d.Keyed(tc.typed)
+		rd, err := tc.d.Keyed(tc.typed)
+		args, key := rd.Args, rd.Key
 		if err != nil {
 			t.Fatalf("%s %+v: %v", tc.d.Name, tc.typed, err)
 		}
@@ -60,14 +61,14 @@ func TestKeyedIsTheUserCallsKey(t *testing.T) {
 // A read of the wrong struct, or with values no user's call may send, is
 // an internal error naming the tool and what was wrong, not a key.
 func TestKeyedRefusesWhatAUserCallCouldNot(t *testing.T) {
-	if _, _, err := Lineage.Keyed(DetailsArgs{SearchString: "6402382024NCS310"}); err == nil ||
+	if _, err := Lineage.Keyed(DetailsArgs{SearchString: "6402382024NCS310"}); err == nil ||
 		!strings.Contains(err.Error(), "nsip_get_lineage takes lookup.LPNArgs, not lookup.DetailsArgs") {
 		t.Errorf("the wrong struct: %v", err)
 	}
-	if _, _, err := TraitRanges.Keyed(BreedArgs{}); err == nil || !strings.Contains(err.Error(), "nsip_get_trait_ranges arguments: breed_id") {
+	if _, err := TraitRanges.Keyed(BreedArgs{}); err == nil || !strings.Contains(err.Error(), "nsip_get_trait_ranges arguments: breed_id") {
 		t.Errorf("breed 0: %v", err)
 	}
-	if _, _, err := Progeny.Keyed(ProgenyArgs{LPNID: "6402382024NCS310", PageSize: nsip.MaxPageSize + 1}); err == nil ||
+	if _, err := Progeny.Keyed(ProgenyArgs{LPNID: "6402382024NCS310", PageSize: nsip.MaxPageSize + 1}); err == nil ||
 		!strings.Contains(err.Error(), "page_size") {
 		t.Errorf("a page over NSIP's largest: %v", err)
 	}

@@ -30,28 +30,21 @@ type ProfileArgs struct {
 	ViewBudget
 }
 
-// Part is one of the lookups a profile is assembled from: its tool, the
-// validated arguments and the cache key.
-type Part struct {
-	Def  *Def
-	Args map[string]any
-	Key  string
-}
-
 // ProfileParts are the lookups the profile of the animal id is assembled
 // from: the calls of nsip_get_animal, nsip_get_lineage and
 // nsip_get_progeny (its first page of nsip.ProfilePageSize) that ask the
 // same, whose cache entries the profile shares.
-func ProfileParts(id string) ([3]Part, error) {
-	parts := [3]Part{{Def: Animal}, {Def: Lineage}, {Def: Progeny}}
+func ProfileParts(id string) ([3]Read, error) {
+	defs := [3]*Def{Animal, Lineage, Progeny}
 	typed := [3]any{
 		DetailsArgs{SearchString: id},
 		LPNArgs{LPNID: id},
 		ProgenyArgs{LPNID: id, PageSize: nsip.ProfilePageSize},
 	}
-	for i := range parts {
+	var parts [3]Read
+	for i, d := range defs {
 		var err error
-		if parts[i].Args, parts[i].Key, err = parts[i].Def.Keyed(typed[i]); err != nil {
+		if parts[i], err = d.Keyed(typed[i]); err != nil {
 			return parts, err
 		}
 	}
