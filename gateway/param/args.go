@@ -17,16 +17,12 @@ func (a *Args) Validate(sent map[string]any) (map[string]any, []FieldError) {
 	if len(a.Lists) == 0 {
 		return ValidateObject("", a.Specs, sent)
 	}
-	// The scalar validator sees only its own names, so that the lists and
-	// unknown names are judged once, below.
-	scalars := make(map[string]any, len(a.Specs))
+	// The scalars are validated without judging the names they lack, so
+	// that the lists and unknown names are judged once, below.
+	var pr problems
+	args := validateFields(&pr, "", a.Specs, sent)
+	errs := pr.errs()
 	known := slices.Clone(a.Specs)
-	for _, p := range a.Specs {
-		if v, ok := sent[p.Name]; ok {
-			scalars[p.Name] = v
-		}
-	}
-	args, errs := ValidateObject("", a.Specs, scalars)
 	for _, l := range a.Lists {
 		known = append(known, Spec{Name: l.Name})
 		raw, present := sent[l.Name]

@@ -115,3 +115,18 @@ func TestCriteriaEmptyAndObject(t *testing.T) {
 		t.Errorf("Object = %#v, want %#v", got, want)
 	}
 }
+
+// A search_criteria that is no object is answered with what one looks
+// like and a correct call holding one: the criteria's example, as JSON.
+func TestSearchCriteriaExampleAsSeen(t *testing.T) {
+	sent := map[string]any{"search_criteria": "female"}
+	_, errs := ValidateObject("", []Spec{SearchCriteria}, sent)
+	wantExpected := "object with any of: breed_group_id, breed_id, born_after, born_before, gender, proven_only, status, flock_id, trait_ranges, " +
+		`e.g. {"born_after":"2022-01-01","gender":"Female"}`
+	if len(errs) != 1 || errs[0].Field != "search_criteria" || errs[0].Expected != wantExpected {
+		t.Errorf("errors %+v, want one for search_criteria expecting %s", errs, wantExpected)
+	}
+	if got := JSONText(Example([]Spec{SearchCriteria}, sent)); got != `{"search_criteria":{"born_after":"2022-01-01","gender":"Female"}}` {
+		t.Errorf("example %s", got)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"iter"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -339,6 +341,14 @@ func ValidateObject(prefix string, ps []Spec, args map[string]any) (map[string]a
 }
 
 func validateObject(pr *problems, prefix string, ps []Spec, args map[string]any) map[string]any {
+	out := validateFields(pr, prefix, ps, args)
+	unknownNames(pr, prefix, ps, maps.Keys(args))
+	return out
+}
+
+// validateFields is validateObject without the judgement of the names ps
+// lacks, for a caller that judges them with names of its own.
+func validateFields(pr *problems, prefix string, ps []Spec, args map[string]any) map[string]any {
 	out := make(map[string]any, len(ps))
 	for i := range ps {
 		p := &ps[i]
@@ -356,7 +366,6 @@ func validateObject(pr *problems, prefix string, ps []Spec, args map[string]any)
 			out[p.Name] = v
 		}
 	}
-	unknownNames(pr, prefix, ps, args)
 	return out
 }
 
@@ -365,17 +374,18 @@ func validateObject(pr *problems, prefix string, ps []Spec, args map[string]any)
 // lists the first MaxProblems and counts the rest.
 func UnknownNames(prefix string, ps []Spec, args map[string]any) []FieldError {
 	var pr problems
-	unknownNames(&pr, prefix, ps, args)
+	unknownNames(&pr, prefix, ps, maps.Keys(args))
 	return pr.errs()
 }
 
-func unknownNames(pr *problems, prefix string, ps []Spec, args map[string]any) {
+// unknownNames judges only the names sent, never their values.
+func unknownNames(pr *problems, prefix string, ps []Spec, sent iter.Seq[string]) {
 	known := make([]string, len(ps))
 	for i := range ps {
 		known[i] = ps[i].Name
 	}
 	var names []string
-	for k := range args {
+	for k := range sent {
 		if !slices.Contains(known, k) {
 			names = append(names, k)
 		}

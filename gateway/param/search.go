@@ -69,7 +69,7 @@ var CriteriaFields = Fields{
 // CriteriaArg is what a search_criteria field of Criteria says beyond its
 // fields: an argument struct describes its field with it.
 var CriteriaArg = Spec{
-	Example:  map[string]any{"gender": "Female", "born_after": "2022-01-01"},
+	Example:  Criteria{Gender: "Female", BornAfter: "2022-01-01"},
 	Check:    criteriaRules,
 	DropZero: true,
 }
