@@ -45,30 +45,17 @@ var analyses = func() []*analysisEntry {
 		own := *d
 		own.Args.Specs = withMaxTokens(slices.Clone(d.Args.Specs)...)
 		own.Args.View = analysisView.View
-		// The call path reads an analysis tool as it reads a lookup's
-		// definition: its name, title, method, description, arguments, kind.
-		out[i] = &analysisEntry{Def: &own, tool: &toolDef{Def: &lookup.Def{
-			Name: d.Name, Title: d.Title, Method: d.Method, Kind: analysisKind,
-			Desc: d.Desc + " Also max_tokens.",
-			Args: own.Args,
-		}}}
+		tool := own.Def
+		tool.Kind = analysisKind
+		tool.Desc += " Also max_tokens."
+		out[i] = &analysisEntry{Def: &own, tool: &toolDef{Def: &tool, toolset: toolsets.Analysis}}
 		out[i].tool.analysis = out[i]
 	}
 	return out
 }()
 
-// analysisTools returns the analysis tools bound to g.
-func (g *Gateway) analysisTools() []server.ServerTool {
-	out := make([]server.ServerTool, len(analyses))
-	for i, a := range analyses {
-		out[i] = g.analysisTool(a)
-	}
-	return out
-}
-
 func (g *Gateway) analysisTool(a *analysisEntry) server.ServerTool {
 	st := g.serverTool(a.tool)
-	st.Tool.Icons = []mcp.Icon{toolsets.Icon(toolsets.Analysis)}
 	st.Tool.RawOutputSchema = structured.Analysis(a.Def)
 	for _, l := range a.Args.Lists {
 		st.Tool.InputSchema.Properties[l.Name] = l.Schema()
@@ -400,7 +387,7 @@ func (r *lookups) Ask(ctx context.Context, f analysis.Form) (map[string]any, boo
 
 // ErrorCode is the code a lineage lookup failing with err is answered with.
 func (r *lookups) ErrorCode(err error) string {
-	return r.g.mapError(lookup.Lineage, nil, err).Code
+	return r.g.mapError(&lookup.Lineage.Def, nil, err).Code
 }
 
 // runAnalysis runs analysis a on a call's validated arguments args (sent:

@@ -3,6 +3,7 @@ package gateway
 import (
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 )
 
 // nsip_get_animal with percentiles: true is no single lookup: each EBV's
@@ -13,9 +14,9 @@ import (
 var animalPercentiles = func() *analysisEntry {
 	own := *analysis.AnimalPercentiles
 	own.Args = lookup.Animal.Args
-	tool := *lookup.Animal
+	tool := lookup.Animal.Def
 	tool.Kind = analysisKind
-	return &analysisEntry{Def: &own, tool: &toolDef{Def: &tool}}
+	return &analysisEntry{Def: &own, tool: &toolDef{Def: &tool, toolset: toolsets.Lookup}}
 }()
 
 // argPercentiles is the argument that asks for them.

@@ -30,7 +30,7 @@ func refused(code string, r *argcheck.Refusal) *toolerr.Error {
 func (g *Gateway) unknownTools() *argcheck.UnknownTools {
 	return &argcheck.UnknownTools{
 		Offered:  g.offeredToolNames,
-		Defined:  func(name string) bool { return lookupTool(name) != nil || analysisNamedTool(name) != nil },
+		Defined:  func(name string) bool { return toolNamed(name) != nil },
 		Toolsets: g.cfg.Toolsets,
 		Render:   func(r *argcheck.Refusal) *mcp.CallToolResult { return refused(toolerr.CodeInvalidArgument, r).Result() },
 		Log:      g.log,

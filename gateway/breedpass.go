@@ -7,8 +7,8 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/calllog"
-	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/passes"
+	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 )
 
 // Breed passes (analysis.BreedPass) are kept between calls by
@@ -123,6 +123,6 @@ func (g *Gateway) readPass(ctx context.Context, f *passes.Fill, breed int, evalu
 // tool of its own, and a ceiling no breed's pages reach (50,000 animals
 // are 500 pages).
 var passFiller = &analysisEntry{
-	Def:  &analysis.Def{Name: "breed_pass", Method: "breed_pass", Ceiling: 1 << 20},
-	tool: &toolDef{Def: &lookup.Def{Name: "breed_pass", Method: "breed_pass", Kind: analysisKind}},
+	Def:  &analysis.Def{Def: tooldef.Def{Name: "breed_pass", Method: "breed_pass"}, Ceiling: 1 << 20},
+	tool: &toolDef{Def: &tooldef.Def{Name: "breed_pass", Method: "breed_pass", Kind: analysisKind}},
 }

@@ -6,14 +6,17 @@
 //
 // # Where a tool is
 //
-// A lookup tool is one file of gateway/lookup: its definition (name from
-// nsip/toolname, title, description, summarizer, not-found wording), its
-// argument struct and its fields' descriptions, and the fetch that asks
-// NSIP with the typed arguments. The analyses are one file each in
-// gateway/analysis, in the same shape (argument struct, description,
-// answer types, run over a typed NSIP source). This package holds the
-// call path they share: tools.go turns either into an MCP tool; a view
-// that shows a tool's answer is named in gateway/views.
+// Every tool is a gateway/tooldef.Def (name from nsip/toolname, title,
+// description, arguments derived from its argument struct, summarizer,
+// not-found wording), embedded in what answers it. A lookup tool is one
+// file of gateway/lookup: its definition, its argument struct and its
+// fields' descriptions, and the fetch that asks NSIP with the typed
+// arguments. An analysis tool is one file of gateway/analysis in the same
+// shape (definition, argument struct, answer types, run over a typed NSIP
+// source). This package holds the call path they share: registry
+// (tools.go) lists every tool once, in tools/list order, and serves each
+// as an MCP tool; a view that shows a tool's answer is named in
+// gateway/views.
 //
 // # A call, step by step
 //
@@ -26,7 +29,9 @@
 //     A choice only the user can make may be asked for: the call ends
 //     with the form as an input request and runs again from here with the
 //     user's answer (gateway/elicit, through forms.go). A problem becomes
-//     the error body (errors.go, gateway/toolerr).
+//     the error body (errors.go, gateway/toolerr). What passes is the
+//     call's toolCall: the arguments as sent, as validated, and the view
+//     (max_tokens, traits, skip) read once.
 //  2. An analysis tool, or nsip_get_animal with percentiles: true
 //     (animalpct.go), goes on at runAnalysis (analysis.go): the analysis
 //     runs in gateway/analysis over a per-call Source (lookups), one
@@ -37,8 +42,10 @@
 //     to 6 below; percentiles may come from one pass over
 //     the breed (breedpass.go, kept by gateway/passes). Its answer is
 //     written by gateway/finite and fitted to the budget like a lookup's.
-//  3. A lookup goes on at lookupCall: key the call by the tool's method
-//     and its canonical arguments, without the view's (lookup.Def.Key).
+//  3. A lookup goes on at lookupCall: its lookup.Read is the tool, the
+//     arguments without the view's, and the key they make with the
+//     tool's method (lookup.Def.Read); an analysis's reads are
+//     lookup.Reads too (lookup.Def.Keyed).
 //  4. Obtain the answer (obtain, lookup) from the upstream pool in
 //     gateway/upstream: from the cache; else from a fetch already under
 //     way for the key; else from another replica's answer in Redis.

@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 )
 
@@ -18,7 +18,7 @@ func (g *Gateway) invalidArgs(d *toolDef, sent map[string]any, errs []param.Fiel
 }
 
 // aboutOf is what an error's wording reads of the tool d.
-func aboutOf(d *lookup.Def) toolerr.About {
+func aboutOf(d *tooldef.Def) toolerr.About {
 	a := toolerr.About{Subject: d.Subject, What: d.What, Next: d.Next, Specs: d.Args.Specs}
 	if d.Takes(argPageSize) {
 		a.PageSize = argPageSize
@@ -28,7 +28,7 @@ func aboutOf(d *lookup.Def) toolerr.About {
 
 // mapError turns a pipeline or client failure of tool d into what the
 // model sees.
-func (g *Gateway) mapError(d *lookup.Def, args map[string]any, err error) *toolerr.Error {
+func (g *Gateway) mapError(d *tooldef.Def, args map[string]any, err error) *toolerr.Error {
 	return g.mapAbout(aboutOf(d), args, err)
 }
 

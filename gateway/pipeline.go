@@ -17,6 +17,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -156,7 +157,7 @@ func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolReq
 		return nil, g.invalidArgs(d, sent, []param.FieldError{*fe})
 	}
 	args, errs := d.Args.Validate(sent)
-	if len(errs) == 0 && d.BreedTraits {
+	if len(errs) == 0 && d.lookup != nil && d.lookup.BreedTraits {
 		var fixed map[string]any
 		if errs, fixed = g.checkBreedTraits(ctx, args); fixed != nil {
 			sent = fixed // the error's example is then a call that works
@@ -192,11 +193,11 @@ func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolReq
 
 // lookupCall answers a lookup from the cache or NSIP.
 func (g *Gateway) lookupCall(ctx context.Context, d *toolDef, start time.Time, c *toolCall) *mcp.CallToolResult {
-	r := d.Read(c.args)
+	r := d.lookup.Read(c.args)
 	o := g.runKeyed(ctx, r, c)
-	if te := g.checkEmptySearch(ctx, d.Def, c, o); te != nil {
+	if te := g.checkEmptySearch(ctx, d.lookup, c, o); te != nil {
 		o = outcome{err: te}
-	} else if o.err != nil && o.err.Code == toolerr.CodeNotFound && d.Def == lookup.TraitRanges {
+	} else if o.err != nil && o.err.Code == toolerr.CodeNotFound && d.lookup == lookup.TraitRanges {
 		if b, ok := c.args[d.Subject].(int); ok {
 			if te := g.unknownBreed(ctx, d.Subject, b, param.Example(d.Args.Specs, c.sent)); te != nil {
 				o.err = te
@@ -271,7 +272,7 @@ func (g *Gateway) runKeyed(ctx context.Context, r lookup.Read, c *toolCall) outc
 	}
 	ob, err := g.obtain(ctx, r)
 	if err != nil {
-		return outcome{err: g.mapError(d, c.args, err)}
+		return outcome{err: g.mapError(&d.Def, c.args, err)}
 	}
 	o := outcome{res: ob.a.Res, source: ob.source, staleAge: ob.staleAge, staleReason: ob.staleReason, formatNote: ob.a.Note(), value: ob.a.Value, structured: ob.a.Structured}
 	if o.res.Summarized || c.view.set() {
@@ -279,7 +280,7 @@ func (g *Gateway) runKeyed(ctx context.Context, r lookup.Read, c *toolCall) outc
 	}
 	if c.view.set() {
 		if o.res, err = g.fit(ctx, answerKind(ob.a, d), d.Name, c, ob.a.Value, ob.a.Raw); err != nil {
-			return outcome{err: g.mapError(d, c.args, err)}
+			return outcome{err: g.mapError(&d.Def, c.args, err)}
 		}
 		o.structured = nil // the copy kept is of the cached answer, not of this view of it
 	}
@@ -306,7 +307,7 @@ func (g *Gateway) obtain(ctx context.Context, r lookup.Read) (obtained, error) {
 		if e, ok := g.cache.Stale(r.Key); ok {
 			return obtained{
 				a: e.Value.(*upstream.Answer), source: cacheStale,
-				staleAge: g.cfg.Now().Sub(e.Stored), staleReason: g.mapError(r.Def, r.Args, err).Code,
+				staleAge: g.cfg.Now().Sub(e.Stored), staleReason: g.mapError(&r.Def.Def, r.Args, err).Code,
 			}, nil
 		}
 	}
@@ -431,7 +432,7 @@ func (g *Gateway) withProgress(ctx context.Context, req mcp.CallToolRequest, wor
 }
 
 // finish counts and logs one call.
-func (g *Gateway) finish(ctx context.Context, d *lookup.Def, params string, start time.Time, o outcome) {
+func (g *Gateway) finish(ctx context.Context, d *tooldef.Def, params string, start time.Time, o outcome) {
 	status, level := "ok", slog.LevelInfo
 	if o.err != nil && o.err.Input != nil {
 		status = codeInputRequired // not an error: the call is made again with the answer

@@ -35,11 +35,11 @@ func (g *Gateway) runProfile(ctx context.Context, r lookup.Read, c *toolCall) ou
 	field := lookup.SearchByLPN.Args.Name("LPNID")
 	id, ok := args[field].(string)
 	if !ok {
-		return outcome{err: g.mapError(lookup.SearchByLPN, args, lookup.ArgsMismatch(field, fmt.Errorf("%s is %T", field, args[field])))}
+		return outcome{err: g.mapError(&lookup.SearchByLPN.Def, args, lookup.ArgsMismatch(field, fmt.Errorf("%s is %T", field, args[field])))}
 	}
 	parts, err := lookup.ProfileParts(id)
 	if err != nil {
-		return outcome{err: g.mapError(lookup.SearchByLPN, args, err)}
+		return outcome{err: g.mapError(&lookup.SearchByLPN.Def, args, err)}
 	}
 	obs := make([]obtained, len(parts))
 	errs := make([]error, len(parts))
@@ -53,7 +53,7 @@ func (g *Gateway) runProfile(ctx context.Context, r lookup.Read, c *toolCall) ou
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		return outcome{err: g.mapError(lookup.SearchByLPN, args, err)}
+		return outcome{err: g.mapError(&lookup.SearchByLPN.Def, args, err)}
 	}
 	o := outcome{source: cacheHit, value: profileModel(obs)}
 	var ids [3]uint64
@@ -81,7 +81,7 @@ func (g *Gateway) runProfile(ctx context.Context, r lookup.Read, c *toolCall) ou
 		p := assembleProfile(obs)
 		res, err := g.fit(ctx, profileKind(obs), lookup.SearchByLPN.Name, c, p, p.Raw)
 		if err != nil {
-			return outcome{err: g.mapError(lookup.SearchByLPN, c.args, err)}
+			return outcome{err: g.mapError(&lookup.SearchByLPN.Def, c.args, err)}
 		}
 		o.res = res
 		return o
@@ -100,13 +100,13 @@ func (g *Gateway) runProfile(ctx context.Context, r lookup.Read, c *toolCall) ou
 	select {
 	case r := <-ch:
 		if r.Err != nil {
-			return outcome{err: g.mapError(lookup.SearchByLPN, args, r.Err)}
+			return outcome{err: g.mapError(&lookup.SearchByLPN.Def, args, r.Err)}
 		}
 		o.res = r.Val.(summarize.Result)
 		return o
 	case <-ctx.Done():
 		// Every part is in hand: only the fit was outstanding.
-		return outcome{err: g.mapError(lookup.SearchByLPN, args, fmt.Errorf("%w: %w", toolerr.ErrFitWait, ctx.Err()))}
+		return outcome{err: g.mapError(&lookup.SearchByLPN.Def, args, fmt.Errorf("%w: %w", toolerr.ErrFitWait, ctx.Err()))}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/structured"
+	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 )
 
 // Every tool declares an output schema and returns its answer a second
@@ -31,7 +32,7 @@ func lookupSchema(d *lookup.Def) json.RawMessage {
 // withStructured adds the structured copy of a successful lookup answer to
 // res: the copy kept with a cached answer, or one written now from its
 // text or, for a bare list, its model (structured.Copy).
-func withStructured(res *mcp.CallToolResult, d *lookup.Def, o outcome) *mcp.CallToolResult {
+func withStructured(res *mcp.CallToolResult, d *tooldef.Def, o outcome) *mcp.CallToolResult {
 	if o.structured != nil {
 		res.RawStructuredContent = o.structured // kept when cached
 		return res

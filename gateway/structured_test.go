@@ -464,7 +464,7 @@ func BenchmarkStructuredCopy(b *testing.B) {
 	o := outcome{res: a.Res, value: a.Value}
 	b.ReportAllocs()
 	for b.Loop() {
-		if res := withStructured(&mcp.CallToolResult{}, lookup.Animal, o); len(res.RawStructuredContent) == 0 {
+		if res := withStructured(&mcp.CallToolResult{}, &lookup.Animal.Def, o); len(res.RawStructuredContent) == 0 {
 			b.Fatal("no copy")
 		}
 	}

@@ -1,20 +1,27 @@
 package gateway
 
 import (
+	"slices"
+
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	appviews "github.com/nsip-tools/nsip-mcp/gateway/views"
 )
 
-// toolDef is a tool as the call path serves it: a lookup tool's
-// definition (gateway/lookup), or an analysis tool's in the same shape
-// (analyses), which also names the analysis every call of it runs.
+// toolDef is a tool as the call path serves it: the definition every
+// tool has, the toolset that offers it, and what answers it, a lookup
+// (gateway/lookup) or an analysis (analyses).
 type toolDef struct {
-	*lookup.Def
+	*tooldef.Def
+	toolset string
+	// lookup, for a lookup tool, is the lookup every call makes (unless
+	// it asks for percentiles: percentilesCall).
+	lookup *lookup.Def
 	// analysis, for an analysis tool, is the analysis every call runs.
 	analysis *analysisEntry
 }
@@ -23,10 +30,30 @@ type toolDef struct {
 var toolDefs = func() []*toolDef {
 	out := make([]*toolDef, len(lookup.All))
 	for i, d := range lookup.All {
-		out[i] = &toolDef{Def: d}
+		out[i] = &toolDef{Def: &d.Def, toolset: toolsets.Lookup, lookup: d}
 	}
 	return out
 }()
+
+// registry is every tool, in the order tools/list shows them: the
+// lookups, then the analyses computed from their answers.
+var registry = func() []*toolDef {
+	out := slices.Clone(toolDefs)
+	for _, a := range analyses {
+		out = append(out, a.tool)
+	}
+	return out
+}()
+
+// toolNamed is the tool called name, or nil.
+func toolNamed(name string) *toolDef {
+	for _, d := range registry {
+		if d.Name == name {
+			return d
+		}
+	}
+	return nil
+}
 
 // analysisOf is the analysis a validated call of d runs: the tool's own,
 // or nsip_get_animal's with percentiles; nil for a lookup.
@@ -34,7 +61,7 @@ func (d *toolDef) analysisOf(c *toolCall) *analysisEntry {
 	if d.analysis != nil {
 		return d.analysis
 	}
-	return percentilesCall(d.Def, c)
+	return percentilesCall(d.lookup, c)
 }
 
 // example is a correct call of d for an error message.
@@ -46,17 +73,17 @@ func (d *toolDef) example(sent map[string]any) map[string]any {
 }
 
 // Tools returns the tools of the configured toolsets bound to this
-// gateway: the nine NSIP lookups, then the analysis tools computed from
-// their answers.
+// gateway, in registry order.
 func (g *Gateway) Tools() []server.ServerTool {
 	var out []server.ServerTool
-	if g.offersToolset(toolsets.Lookup) {
-		for _, d := range toolDefs {
+	for _, d := range registry {
+		switch {
+		case !g.offersToolset(d.toolset):
+		case d.analysis != nil:
+			out = append(out, g.analysisTool(d.analysis))
+		default:
 			out = append(out, g.serverTool(d))
 		}
-	}
-	if g.offersToolset(toolsets.Analysis) {
-		out = append(out, g.analysisTools()...)
 	}
 	for i := range out {
 		out[i].Handler = g.forms.Wrap(out[i].Handler)
@@ -66,7 +93,7 @@ func (g *Gateway) Tools() []server.ServerTool {
 
 func (g *Gateway) serverTool(d *toolDef) server.ServerTool {
 	t := mcp.NewTool(d.Name,
-		mcp.WithToolIcons(toolsets.Icon(toolsets.Lookup)),
+		mcp.WithToolIcons(toolsets.Icon(d.toolset)),
 		mcp.WithToolTitle(d.Title),
 		mcp.WithDescription(d.Desc),
 		mcp.WithToolAnnotation(mcp.ToolAnnotation{
@@ -78,8 +105,8 @@ func (g *Gateway) serverTool(d *toolDef) server.ServerTool {
 		}),
 	)
 	t.InputSchema = param.InputSchema(d.Args.Specs)
-	if d.Answer() != nil {
-		t.RawOutputSchema = lookupSchema(d.Def)
+	if d.lookup != nil && d.lookup.Answer() != nil {
+		t.RawOutputSchema = lookupSchema(d.lookup)
 	}
 	appviews.Declare(&t)
 	return server.ServerTool{Tool: t, Handler: g.handler(d)}

@@ -2,9 +2,6 @@ package gateway
 
 import (
 	"slices"
-
-	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
-	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 )
 
 // Which tools each configured toolset (gateway/toolsets) offers.
@@ -14,22 +11,8 @@ func (g *Gateway) offersToolset(name string) bool { return slices.Contains(g.cfg
 
 // offers reports whether the tool called name is listed and callable.
 func (g *Gateway) offers(name string) bool {
-	if lookup.Named(name) != nil {
-		return g.offersToolset(toolsets.Lookup)
-	}
-	if analysisNamedTool(name) != nil {
-		return g.offersToolset(toolsets.Analysis)
-	}
-	return false
-}
-
-func analysisNamedTool(name string) *analysisEntry {
-	for _, a := range analyses {
-		if a.Name == name {
-			return a
-		}
-	}
-	return nil
+	d := toolNamed(name)
+	return d != nil && g.offersToolset(d.toolset)
 }
 
 // offeredToolNames are the names of the tools this gateway offers, in table
@@ -44,15 +27,11 @@ func (g *Gateway) offeredToolNames() []string {
 	return names
 }
 
-// allToolNames are every tool's name in table order: the lookups, then the
-// analyses.
+// allToolNames are every tool's name in registry order.
 func allToolNames() []string {
-	names := make([]string, 0, len(lookup.All)+len(analyses))
-	for _, d := range lookup.All {
-		names = append(names, d.Name)
-	}
-	for _, a := range analyses {
-		names = append(names, a.Name)
+	names := make([]string, len(registry))
+	for i, d := range registry {
+		names[i] = d.Name
 	}
 	return names
 }

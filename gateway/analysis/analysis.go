@@ -12,21 +12,20 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 )
 
-// A Def is one analysis: its arguments, the most upstream lookups one call
-// may make, and the computation. The gateway turns it into a tool.
+// A Def is one analysis: the definition every tool has (tooldef.Def),
+// the most upstream lookups one call may make, and the computation. The
+// gateway turns it into a tool.
 type Def struct {
-	Name, Title string
-	Method      string // the name its calls are logged and keyed under
-	Desc        string
-	// Args are the analysis's arguments, derived from its argument struct
-	// (param.MustStruct): the scalars and objects in Specs, the lists of
-	// LPN IDs, trait codes and weights in Lists. Run decodes the validated
-	// arguments into that struct (typed).
-	Args    param.Args
+	// Def's Args are the analysis's arguments, derived from its argument
+	// struct (param.MustStruct): the scalars and objects in Specs, the
+	// lists of LPN IDs, trait codes and weights in Lists. Run decodes the
+	// validated arguments into that struct (typed).
+	tooldef.Def
 	Ceiling int // upstream lookups (cached or fetched) per call
 	// Answers are the types Run's answers are values of (pointers to),
 	// from which the gateway writes the tool's output schema.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
 
@@ -13,7 +14,9 @@ import (
 // comparison. The gateway serves it under nsip_get_animal's own name and
 // arguments, so it has no tool of its own (it is not in All).
 var AnimalPercentiles = &Def{
-	Name: toolname.GetAnimal, Title: "NSIP animal details", Method: "animal_percentiles",
+	Def: tooldef.Def{
+		Name: toolname.GetAnimal, Title: "NSIP animal details", Method: "animal_percentiles",
+	},
 	Ceiling: 1 + pctLookups,
 	Answers: []reflect.Type{reflect.TypeFor[PercentilesAnswer]()},
 	Run:     runAnimalPercentiles,

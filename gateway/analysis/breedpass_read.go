@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -429,7 +430,7 @@ func (pc *percentiles) passBlock(out *Percentiles) {
 // date the pass must be of. progress, when set, is told how many of the
 // breed's pages have been read, from the first on.
 func ReadBreedPass(ctx context.Context, src Source, log *slog.Logger, breed int, evaluation string, maxBytes int64, progress func(read, pages int)) (*BreedPass, string, error) {
-	pc := newPercentiles(&call{src: src, def: &Def{Name: "breed pass"}, log: log})
+	pc := newPercentiles(&call{src: src, def: &Def{Def: tooldef.Def{Name: "breed pass"}}, log: log})
 	pc.unbounded = true
 	if err := pc.openEvaluation(ctx); err != nil {
 		return nil, "", err

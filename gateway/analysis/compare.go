@@ -9,18 +9,21 @@ import (
 	"sync"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
 
 var Compare = &Def{
-	Name: toolname.CompareAnimals, Title: "Compare NSIP animals", Method: "compare_animals",
-	Desc: `One table of 2-20 animals: sire, dam, breed, sex, birth date, genotyped, NSIP's indexes and each trait's EBV with accuracy (%), the best per trait and index marked ` +
-		`(about 60 tokens an animal plus 15 a trait; one NSIP lookup an animal). ` +
-		`Arguments: lpn_ids, distinct, e.g. ["6402382024NCS310","6402382022NCS087"]; traits (optional, up to 30), e.g. ["BWT","WWT"], default all the animals have. ` +
-		fmt.Sprintf(`percentiles: true adds each EBV's top_percent in its breed, exact from NSIP's sorted pages (at most %d more lookups). `, pctLookups) +
-		`Next: ` + toolname.CheckMating + ` for a pair, ` + toolname.GetAnimal + ` for one in full.`,
-	Args:    compareParams,
+	Def: tooldef.Def{
+		Name: toolname.CompareAnimals, Title: "Compare NSIP animals", Method: "compare_animals",
+		Desc: `One table of 2-20 animals: sire, dam, breed, sex, birth date, genotyped, NSIP's indexes and each trait's EBV with accuracy (%), the best per trait and index marked ` +
+			`(about 60 tokens an animal plus 15 a trait; one NSIP lookup an animal). ` +
+			`Arguments: lpn_ids, distinct, e.g. ["6402382024NCS310","6402382022NCS087"]; traits (optional, up to 30), e.g. ["BWT","WWT"], default all the animals have. ` +
+			fmt.Sprintf(`percentiles: true adds each EBV's top_percent in its breed, exact from NSIP's sorted pages (at most %d more lookups). `, pctLookups) +
+			`Next: ` + toolname.CheckMating + ` for a pair, ` + toolname.GetAnimal + ` for one in full.`,
+		Args: compareParams,
+	},
 	Ceiling: 20 + pctLookups,
 	Answers: []reflect.Type{reflect.TypeFor[CompareAnswer](), reflect.TypeFor[CompactCompareAnswer]()},
 	Run:     typed(runCompare),

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
@@ -23,12 +24,14 @@ const scanPageSize = nsip.MaxPageSize
 const flockPages = 30
 
 var FlockSummary = &Def{
-	Name: toolname.FlockSummary, Title: "NSIP group statistics", Method: "flock_summary",
-	Desc: `Describe a whole group: counts by sex, status and birth year; per trait n, mean, SD, min and max with holders, and the same per sex ` +
-		fmt.Sprintf("(500-1500 tokens; reads every page of %d, at most %d lookups). ", scanPageSize, flockPages+evalLookups) +
-		`Exactly one of: flock_id, e.g. "640238" (breed_id narrows it); progeny_of, an LPN ID; ` +
-		`search, {"breed_id":640,"search_criteria":{...}} as ` + toolname.SearchAnimals + `. Next: ` + toolname.RankAnimals + ` to rank.`,
-	Args: flockParams,
+	Def: tooldef.Def{
+		Name: toolname.FlockSummary, Title: "NSIP group statistics", Method: "flock_summary",
+		Desc: `Describe a whole group: counts by sex, status and birth year; per trait n, mean, SD, min and max with holders, and the same per sex ` +
+			fmt.Sprintf("(500-1500 tokens; reads every page of %d, at most %d lookups). ", scanPageSize, flockPages+evalLookups) +
+			`Exactly one of: flock_id, e.g. "640238" (breed_id narrows it); progeny_of, an LPN ID; ` +
+			`search, {"breed_id":640,"search_criteria":{...}} as ` + toolname.SearchAnimals + `. Next: ` + toolname.RankAnimals + ` to rank.`,
+		Args: flockParams,
+	},
 	// A search group a breed's pass can answer reads NSIP's date before
 	// its pages, and again after a breed's pages read whole (flock_pass.go).
 	Ceiling: flockPages + evalLookups,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
@@ -19,13 +20,15 @@ import (
 const planCeiling = 400
 
 var PlanMatings = &Def{
-	Name: toolname.PlanMatings, Title: "Plan matings", Method: "plan_matings",
-	Desc: `Assign ewes to rams maximizing the lambs' total index sum(weight x midparent EBV), mating as many ewes as max_coi and the rams' limits allow ` +
-		`(exact min-cost flow, not greedy); gives each pair's COI and predicted EBVs, and the ewes no ram may take (about 20 tokens a ewe; ` +
-		fmt.Sprintf("reads each animal's record and pedigree, at most %d NSIP lookups, so a large plan takes a while). ", planCeiling) +
-		`Arguments: ram_lpn_ids (1-10), e.g. ["6402382024NCS310"]; ewe_lpn_ids (1-100), e.g. ["6402382022NCS087"]; weights as for ` + toolname.RankAnimals + `, e.g. {"WWT":1,"BWT":-0.5}; ` +
-		`max_coi, the largest lamb COI as a fraction 0..1 (0.0625: first cousins); max_ewes_per_ram 1..100. Next: ` + toolname.CheckMating + ` for one pair in detail.`,
-	Args:    planParams,
+	Def: tooldef.Def{
+		Name: toolname.PlanMatings, Title: "Plan matings", Method: "plan_matings",
+		Desc: `Assign ewes to rams maximizing the lambs' total index sum(weight x midparent EBV), mating as many ewes as max_coi and the rams' limits allow ` +
+			`(exact min-cost flow, not greedy); gives each pair's COI and predicted EBVs, and the ewes no ram may take (about 20 tokens a ewe; ` +
+			fmt.Sprintf("reads each animal's record and pedigree, at most %d NSIP lookups, so a large plan takes a while). ", planCeiling) +
+			`Arguments: ram_lpn_ids (1-10), e.g. ["6402382024NCS310"]; ewe_lpn_ids (1-100), e.g. ["6402382022NCS087"]; weights as for ` + toolname.RankAnimals + `, e.g. {"WWT":1,"BWT":-0.5}; ` +
+			`max_coi, the largest lamb COI as a fraction 0..1 (0.0625: first cousins); max_ewes_per_ram 1..100. Next: ` + toolname.CheckMating + ` for one pair in detail.`,
+		Args: planParams,
+	},
 	Ceiling: planCeiling,
 	Answers: []reflect.Type{reflect.TypeFor[PlanAnswer]()},
 	Run:     typed(runPlan),

@@ -17,6 +17,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest/logbuf"
 	"github.com/nsip-tools/nsip-mcp/transport/rpctest"
@@ -391,7 +392,7 @@ func TestFormRoundsAreBounded(t *testing.T) {
 // traits to offer, only when the client can be asked or has answered and
 // every problem is such a list left out.
 func TestLeftToAsk(t *testing.T) {
-	d := &analysis.Def{Args: param.Args{Lists: []param.List{{Name: "weights"}, {Name: "lpn_ids"}}}}
+	d := &analysis.Def{Def: tooldef.Def{Args: param.Args{Lists: []param.List{{Name: "weights"}, {Name: "lpn_ids"}}}}}
 	missing := []param.FieldError{{Field: "weights", Problem: "is required"}}
 	canAsk := context.WithValue(context.Background(), formCallKey{}, &formCall{canAsk: true})
 	answered := context.WithValue(context.Background(), formCallKey{}, &formCall{answers: mcp.InputResponses{"weights": {}}})

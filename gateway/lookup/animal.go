@@ -8,6 +8,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -15,12 +16,14 @@ import (
 
 // Animal is nsip_get_animal: one animal's record.
 var Animal = define(&Def{
-	Name: toolname.GetAnimal, Title: "NSIP animal details", Method: "get_animal_details",
-	Kind:        summarize.KindAnimal,
+	Def: tooldef.Def{
+		Name: toolname.GetAnimal, Title: "NSIP animal details", Method: "get_animal_details",
+		Kind:    summarize.KindAnimal,
+		Subject: "search_string", What: "animal matching", Next: "check the ID, or find animals and their LPN IDs with " + toolname.SearchAnimals,
+		Desc: `One animal's record: breed, birth date, gender, status, parents, progeny count, EBVs with accuracy as NSIP sends it (0.80 = 80%; MWWT may have none), indexes, breeder's contact (about 450 tokens). ` +
+			`Arguments: search_string (LPN ID or registration number); percentiles: true adds each EBV's top_percent in its breed (up to ` + strconv.Itoa(analysis.PercentileLookups) + ` more lookups); max_tokens.`,
+	},
 	Percentiles: true,
-	Subject:     "search_string", What: "animal matching", Next: "check the ID, or find animals and their LPN IDs with " + toolname.SearchAnimals,
-	Desc: `One animal's record: breed, birth date, gender, status, parents, progeny count, EBVs with accuracy as NSIP sends it (0.80 = 80%; MWWT may have none), indexes, breeder's contact (about 450 tokens). ` +
-		`Arguments: search_string (LPN ID or registration number); percentiles: true adds each EBV's top_percent in its breed (up to ` + strconv.Itoa(analysis.PercentileLookups) + ` more lookups); max_tokens.`,
 	fields: param.Table{reflect.TypeFor[DetailsArgs](): param.Fields{
 		"SearchString": {
 			Example: param.ExampleLPN, Complete: param.LPNs,

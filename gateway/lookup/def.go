@@ -15,19 +15,13 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
-	"github.com/nsip-tools/nsip-mcp/summarize"
+	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 )
 
-// Def is everything the call path needs to know about one lookup tool.
+// Def is a lookup tool: the definition every tool has (tooldef.Def),
+// and how its answer is had from NSIP.
 type Def struct {
-	Name   string
-	Title  string
-	Method string // the cache key's method name: the NSIP client method, snake_cased
-	Desc   string
-	// Args is the tool's argument struct as the call path uses it: its
-	// Specs are what the schema and the validation come from.
-	Args param.Args
-	Kind summarize.Kind
+	tooldef.Def
 	// Composite tools are assembled from other tools' cached answers
 	// instead of fetched (nsip_search_by_lpn).
 	Composite bool
@@ -38,11 +32,6 @@ type Def struct {
 	// analysis instead of one lookup, so its answer may be that
 	// analysis's too.
 	Percentiles bool
-	// Subject names what a not-found answer was about: the argument and a
-	// phrase for the message, plus the next step to suggest.
-	Subject string
-	What    string
-	Next    string
 
 	// fields describe the tool's own argument structs: what their Go
 	// types and json tags cannot say (ArgTable holds the shared ones).
@@ -100,9 +89,6 @@ func (d *Def) Model() reflect.Type { return d.fetch.model }
 // Answer is the type of d's answer, fetched or assembled: what its output
 // schema describes.
 func (d *Def) Answer() reflect.Type { return d.fetch.answer }
-
-// Takes reports whether d takes the argument name.
-func (d *Def) Takes(name string) bool { return param.Named(d.Args.Specs, name) != nil }
 
 // NoView is the validated arguments args without the view's: those that
 // go to NSIP, or that key its answer. args itself when it has none.

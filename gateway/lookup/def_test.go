@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -239,5 +240,5 @@ func TestDefineRefusesAFieldWithoutItsDescription(t *testing.T) {
 			t.Errorf("recovered %v, want a panic naming the tool and the field", r)
 		}
 	}()
-	define(&Def{Name: "nsip_test_tool", fetch: argsOnly[undescribed, nsip.LastUpdate]()})
+	define(&Def{Def: tooldef.Def{Name: "nsip_test_tool"}, fetch: argsOnly[undescribed, nsip.LastUpdate]()})
 }

@@ -6,6 +6,7 @@ import (
 	"reflect"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -13,11 +14,13 @@ import (
 
 // Lineage is nsip_get_lineage: an animal's pedigree.
 var Lineage = define(&Def{
-	Name: toolname.GetLineage, Title: "NSIP pedigree", Method: "get_lineage",
-	Kind:    summarize.KindLineage,
-	Subject: "lpn_id", What: "pedigree for LPN ID", Next: "check the LPN ID, or find animals with " + toolname.SearchAnimals,
-	Desc: `An animal's pedigree, each ancestor with LPN ID, farm, birth date, sex, status and indexes (about 85 tokens each); ` +
-		`summaries keep the nearest generations, counting the rest. Arguments: lpn_id; max_tokens.`,
+	Def: tooldef.Def{
+		Name: toolname.GetLineage, Title: "NSIP pedigree", Method: "get_lineage",
+		Kind:    summarize.KindLineage,
+		Subject: "lpn_id", What: "pedigree for LPN ID", Next: "check the LPN ID, or find animals with " + toolname.SearchAnimals,
+		Desc: `An animal's pedigree, each ancestor with LPN ID, farm, birth date, sex, status and indexes (about 85 tokens each); ` +
+			`summaries keep the nearest generations, counting the rest. Arguments: lpn_id; max_tokens.`,
+	},
 	fields: param.Table{reflect.TypeFor[LPNArgs](): param.Fields{"LPNID": param.LPNParam("")}},
 	fetch: fetchWith(func(ctx context.Context, up Upstream, a LPNArgs) (*nsip.Lineage, error) {
 		return up.Lineage(ctx, a.LPNID)

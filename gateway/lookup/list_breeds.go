@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -11,9 +12,11 @@ import (
 
 // ListBreeds is nsip_list_breeds: NSIP's breed groups and breeds.
 var ListBreeds = define(&Def{
-	Name: toolname.ListBreeds, Title: "NSIP breed groups and breeds", Method: "get_available_breed_groups",
-	Kind: summarize.KindGeneric,
-	Desc: `NSIP breed groups (Range, Maternal Wool, Hair, Terminal) with each breed's ID (breed_id elsewhere) and name; group IDs are breed_group_id. Only argument: max_tokens.`,
+	Def: tooldef.Def{
+		Name: toolname.ListBreeds, Title: "NSIP breed groups and breeds", Method: "get_available_breed_groups",
+		Kind: summarize.KindGeneric,
+		Desc: `NSIP breed groups (Range, Maternal Wool, Hair, Terminal) with each breed's ID (breed_id elsewhere) and name; group IDs are breed_group_id. Only argument: max_tokens.`,
+	},
 	fetch: fetchWith(func(ctx context.Context, up Upstream, _ NoArgs) (*nsip.BreedGroups, error) {
 		return up.BreedGroups(ctx)
 	}, func(v *nsip.BreedGroups) json.RawMessage { return v.Raw }),

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -14,13 +15,15 @@ import (
 
 // Progeny is nsip_get_progeny: one page of an animal's offspring.
 var Progeny = define(&Def{
-	Name: toolname.GetProgeny, Title: "NSIP progeny", Method: "get_progeny",
-	Kind:    summarize.KindProgeny,
-	Subject: "lpn_id", What: "progeny for LPN ID", Next: "check the LPN ID, or find animals with " + toolname.SearchAnimals,
-	Desc: `One page of an animal's offspring (about 220 tokens each). ` +
-		`Unsummarized: NSIP's JSON (sex "1"=M, "2"=F). Over the budget, a table of LPN ID, sex (M/F), birth date and the most accurate EBVs that fit as [value, accuracy], with per-trait statistics naming who has the max and min. ` +
-		`_meta gives page, page_size, total_count, next. ` +
-		`Arguments: lpn_id; page (0-based); page_size 1..` + strconv.Itoa(nsip.MaxPageSize) + ` (default 10); traits (exactly the codes rows carry); skip; max_tokens.`,
+	Def: tooldef.Def{
+		Name: toolname.GetProgeny, Title: "NSIP progeny", Method: "get_progeny",
+		Kind:    summarize.KindProgeny,
+		Subject: "lpn_id", What: "progeny for LPN ID", Next: "check the LPN ID, or find animals with " + toolname.SearchAnimals,
+		Desc: `One page of an animal's offspring (about 220 tokens each). ` +
+			`Unsummarized: NSIP's JSON (sex "1"=M, "2"=F). Over the budget, a table of LPN ID, sex (M/F), birth date and the most accurate EBVs that fit as [value, accuracy], with per-trait statistics naming who has the max and min. ` +
+			`_meta gives page, page_size, total_count, next. ` +
+			`Arguments: lpn_id; page (0-based); page_size 1..` + strconv.Itoa(nsip.MaxPageSize) + ` (default 10); traits (exactly the codes rows carry); skip; max_tokens.`,
+	},
 	fields: param.Table{reflect.TypeFor[ProgenyArgs](): param.Fields{
 		"LPNID":    param.LPNParam(""),
 		"Page":     pageField,

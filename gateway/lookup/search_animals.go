@@ -8,6 +8,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/argcheck"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -15,14 +16,17 @@ import (
 
 // SearchAnimals is nsip_search_animals: one page of NSIP's search.
 var SearchAnimals = define(&Def{
-	Name: toolname.SearchAnimals, Title: "Search NSIP animals", Method: "search_animals",
-	Kind: summarize.KindSearch, BreedTraits: true,
-	Desc: `Search NSIP animals by page (about 290 tokens an animal). ` +
-		`Over the budget (2000 tokens; max_tokens raises it to the server cap, 8000 unless configured) pages come as a table: ` +
-		`per animal LPN ID, sex, birth date, status, breed (when several), sire, dam, the sort and trait_ranges traits as [value, accuracy], its most accurate others; traits sets exactly which. ` +
-		`_meta gives page, page_size, total_count and next (the call for what follows; skip after part of a page). ` +
-		`Unsummarized: NSIP's JSON, accuracy 0.80 = 80%; tables in percent. ` +
-		`Arguments, all optional: page (0-based), page_size 1..` + strconv.Itoa(nsip.MaxPageSize) + ` (default 15), breed_id, sorted_trait (e.g. "WWT"), reverse, search_criteria, traits, skip, max_tokens.`,
+	Def: tooldef.Def{
+		Name: toolname.SearchAnimals, Title: "Search NSIP animals", Method: "search_animals",
+		Kind: summarize.KindSearch,
+		Desc: `Search NSIP animals by page (about 290 tokens an animal). ` +
+			`Over the budget (2000 tokens; max_tokens raises it to the server cap, 8000 unless configured) pages come as a table: ` +
+			`per animal LPN ID, sex, birth date, status, breed (when several), sire, dam, the sort and trait_ranges traits as [value, accuracy], its most accurate others; traits sets exactly which. ` +
+			`_meta gives page, page_size, total_count and next (the call for what follows; skip after part of a page). ` +
+			`Unsummarized: NSIP's JSON, accuracy 0.80 = 80%; tables in percent. ` +
+			`Arguments, all optional: page (0-based), page_size 1..` + strconv.Itoa(nsip.MaxPageSize) + ` (default 15), breed_id, sorted_trait (e.g. "WWT"), reverse, search_criteria, traits, skip, max_tokens.`,
+	},
+	BreedTraits: true,
 	fields: param.Table{reflect.TypeFor[SearchArgs](): param.Fields{
 		"Page":        pageField,
 		"PageSize":    pageSizeField(15),

@@ -4,6 +4,7 @@ import (
 	"reflect"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -13,14 +14,17 @@ import (
 // gateway from the cache entries of three lookups (Animal, Lineage and
 // Progeny's first page).
 var SearchByLPN = define(&Def{
-	Name: toolname.SearchByLPN, Title: "NSIP animal profile", Method: "search_by_lpn",
-	Kind: summarize.KindProfile, Composite: true,
-	Subject: "lpn_id", What: "animal with LPN ID", Next: "check the LPN ID, or find animals with " + toolname.SearchAnimals,
-	Desc: `An animal's profile in one call: details, pedigree and first 10 offspring. ` +
-		`Summaries fill the budget with identity, contact, EBVs, indexes, parents, grandparents and offspring, listing each part left out with the call for it. ` +
-		`Arguments: lpn_id; traits; max_tokens. Shares the cache of the single-part tools.`,
-	fields: param.Table{reflect.TypeFor[ProfileArgs](): param.Fields{"LPNID": param.LPNParam("")}},
-	fetch:  argsOnly[ProfileArgs, nsip.AnimalProfile](),
+	Def: tooldef.Def{
+		Name: toolname.SearchByLPN, Title: "NSIP animal profile", Method: "search_by_lpn",
+		Kind:    summarize.KindProfile,
+		Subject: "lpn_id", What: "animal with LPN ID", Next: "check the LPN ID, or find animals with " + toolname.SearchAnimals,
+		Desc: `An animal's profile in one call: details, pedigree and first 10 offspring. ` +
+			`Summaries fill the budget with identity, contact, EBVs, indexes, parents, grandparents and offspring, listing each part left out with the call for it. ` +
+			`Arguments: lpn_id; traits; max_tokens. Shares the cache of the single-part tools.`,
+	},
+	Composite: true,
+	fields:    param.Table{reflect.TypeFor[ProfileArgs](): param.Fields{"LPNID": param.LPNParam("")}},
+	fetch:     argsOnly[ProfileArgs, nsip.AnimalProfile](),
 })
 
 // ProfileArgs is nsip_search_by_lpn's.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -11,9 +12,11 @@ import (
 
 // Statuses is nsip_get_statuses: the animal statuses NSIP records.
 var Statuses = define(&Def{
-	Name: toolname.GetStatuses, Title: "NSIP animal statuses", Method: "get_statuses_by_breed_group",
-	Kind: summarize.KindGeneric,
-	Desc: `Animal statuses NSIP records, e.g. ["CURRENT","SOLD","DEAD"], for search_criteria.status. Only argument: max_tokens.`,
+	Def: tooldef.Def{
+		Name: toolname.GetStatuses, Title: "NSIP animal statuses", Method: "get_statuses_by_breed_group",
+		Kind: summarize.KindGeneric,
+		Desc: `Animal statuses NSIP records, e.g. ["CURRENT","SOLD","DEAD"], for search_criteria.status. Only argument: max_tokens.`,
+	},
 	fetch: fetchWith(func(ctx context.Context, up Upstream, _ NoArgs) (*nsip.Statuses, error) {
 		return up.Statuses(ctx)
 	}, func(v *nsip.Statuses) json.RawMessage { return v.Raw }),

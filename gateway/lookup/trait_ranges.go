@@ -6,6 +6,7 @@ import (
 	"reflect"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -13,11 +14,13 @@ import (
 
 // TraitRanges is nsip_get_trait_ranges: a breed's range of each trait.
 var TraitRanges = define(&Def{
-	Name: toolname.GetTraitRanges, Title: "NSIP trait ranges for a breed", Method: "get_trait_ranges_by_breed",
-	Kind:    summarize.KindGeneric,
-	Subject: "breed_id", What: "trait ranges for breed", Next: "list valid breed IDs with " + toolname.ListBreeds,
-	Desc: `Min and max EBV of each trait a breed has, e.g. {"BWT":{"min":-0.71,"max":0.93}}: the codes to sort and filter it by. ` +
-		`Too few evaluated animals: no_data. Arguments: breed_id (from ` + toolname.ListBreeds + `); max_tokens.`,
+	Def: tooldef.Def{
+		Name: toolname.GetTraitRanges, Title: "NSIP trait ranges for a breed", Method: "get_trait_ranges_by_breed",
+		Kind:    summarize.KindGeneric,
+		Subject: "breed_id", What: "trait ranges for breed", Next: "list valid breed IDs with " + toolname.ListBreeds,
+		Desc: `Min and max EBV of each trait a breed has, e.g. {"BWT":{"min":-0.71,"max":0.93}}: the codes to sort and filter it by. ` +
+			`Too few evaluated animals: no_data. Arguments: breed_id (from ` + toolname.ListBreeds + `); max_tokens.`,
+	},
 	fields: param.Table{reflect.TypeFor[BreedArgs](): param.Fields{"BreedID": param.BreedID}},
 	fetch: fetchWith(func(ctx context.Context, up Upstream, a BreedArgs) (*nsip.TraitRanges, error) {
 		return up.TraitRanges(ctx, a.BreedID)

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"iter"
-	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -342,7 +340,7 @@ func ValidateObject(prefix string, ps []Spec, args map[string]any) (map[string]a
 
 func validateObject(pr *problems, prefix string, ps []Spec, args map[string]any) map[string]any {
 	out := validateFields(pr, prefix, ps, args)
-	unknownNames(pr, prefix, ps, maps.Keys(args))
+	unknownNames(pr, prefix, ps, args)
 	return out
 }
 
@@ -374,12 +372,12 @@ func validateFields(pr *problems, prefix string, ps []Spec, args map[string]any)
 // lists the first MaxProblems and counts the rest.
 func UnknownNames(prefix string, ps []Spec, args map[string]any) []FieldError {
 	var pr problems
-	unknownNames(&pr, prefix, ps, maps.Keys(args))
+	unknownNames(&pr, prefix, ps, args)
 	return pr.errs()
 }
 
 // unknownNames judges only the names sent, never their values.
-func unknownNames(pr *problems, prefix string, ps []Spec, sent iter.Seq[string]) {
+func unknownNames(pr *problems, prefix string, ps []Spec, sent map[string]any) {
 	known := make([]string, len(ps))
 	for i := range ps {
 		known[i] = ps[i].Name

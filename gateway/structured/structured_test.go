@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
+	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
@@ -84,7 +85,7 @@ func TestAnalysisSchema(t *testing.T) {
 			t.Errorf("an analysis with no answer type: %v, want a panic naming it", r)
 		}
 	}()
-	Analysis(&analysis.Def{Name: "bare"})
+	Analysis(&analysis.Def{Def: tooldef.Def{Name: "bare"}})
 }
 
 // The copy of an object is its text, byte for byte; a bare list is its
