@@ -21,7 +21,6 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/structured"
 	"github.com/nsip-tools/nsip-mcp/gateway/tasks"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
-	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
@@ -48,7 +47,7 @@ var analyses = func() []*analysisEntry {
 		tool := own.Def
 		tool.Kind = analysisKind
 		tool.Desc += " Also max_tokens."
-		out[i] = &analysisEntry{Def: &own, tool: &toolDef{Def: &tool, toolset: toolsets.Analysis}}
+		out[i] = &analysisEntry{Def: &own, tool: &toolDef{Def: &tool}}
 		out[i].tool.analysis = out[i]
 	}
 	return out
@@ -57,13 +56,6 @@ var analyses = func() []*analysisEntry {
 func (g *Gateway) analysisTool(a *analysisEntry) server.ServerTool {
 	st := g.serverTool(a.tool)
 	st.Tool.RawOutputSchema = structured.Analysis(a.Def)
-	for _, l := range a.Args.Lists {
-		st.Tool.InputSchema.Properties[l.Name] = l.Schema()
-		st.Tool.InputSchema.PropertyOrder = append(st.Tool.InputSchema.PropertyOrder, l.Name)
-		if l.Required && l.Unless == "" {
-			st.Tool.InputSchema.Required = append(st.Tool.InputSchema.Required, l.Name)
-		}
-	}
 	// Long analyses may be run as MCP tasks (protocol 2025-11-25): the
 	// client gets a task at once, polls it, and may cancel it; the task is
 	// its creator's alone (gateway/tasks).

@@ -3,7 +3,6 @@ package gateway
 import (
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
-	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 )
 
 // nsip_get_animal with percentiles: true is no single lookup: each EBV's
@@ -16,7 +15,7 @@ var animalPercentiles = func() *analysisEntry {
 	own.Args = lookup.Animal.Args
 	tool := lookup.Animal.Def
 	tool.Kind = analysisKind
-	return &analysisEntry{Def: &own, tool: &toolDef{Def: &tool, toolset: toolsets.Lookup}}
+	return &analysisEntry{Def: &own, tool: &toolDef{Def: &tool}}
 }()
 
 // argPercentiles is the argument that asks for them.

@@ -7,18 +7,16 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
-	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	appviews "github.com/nsip-tools/nsip-mcp/gateway/views"
 )
 
 // toolDef is a tool as the call path serves it: the definition every
-// tool has, the toolset that offers it, and what answers it, a lookup
-// (gateway/lookup) or an analysis (analyses).
+// tool has, and what answers it, a lookup (gateway/lookup) or an analysis
+// (analyses).
 type toolDef struct {
 	*tooldef.Def
-	toolset string
 	// lookup, for a lookup tool, is the lookup every call makes (unless
 	// it asks for percentiles: percentilesCall).
 	lookup *lookup.Def
@@ -30,7 +28,7 @@ type toolDef struct {
 var toolDefs = func() []*toolDef {
 	out := make([]*toolDef, len(lookup.All))
 	for i, d := range lookup.All {
-		out[i] = &toolDef{Def: &d.Def, toolset: toolsets.Lookup, lookup: d}
+		out[i] = &toolDef{Def: &d.Def, lookup: d}
 	}
 	return out
 }()
@@ -78,7 +76,7 @@ func (g *Gateway) Tools() []server.ServerTool {
 	var out []server.ServerTool
 	for _, d := range registry {
 		switch {
-		case !g.offersToolset(d.toolset):
+		case !g.offersToolset(d.Toolset):
 		case d.analysis != nil:
 			out = append(out, g.analysisTool(d.analysis))
 		default:
@@ -93,7 +91,7 @@ func (g *Gateway) Tools() []server.ServerTool {
 
 func (g *Gateway) serverTool(d *toolDef) server.ServerTool {
 	t := mcp.NewTool(d.Name,
-		mcp.WithToolIcons(toolsets.Icon(d.toolset)),
+		mcp.WithToolIcons(toolsets.Icon(d.Toolset)),
 		mcp.WithToolTitle(d.Title),
 		mcp.WithDescription(d.Desc),
 		mcp.WithToolAnnotation(mcp.ToolAnnotation{
@@ -104,7 +102,7 @@ func (g *Gateway) serverTool(d *toolDef) server.ServerTool {
 			OpenWorldHint:   mcp.ToBoolPtr(true),
 		}),
 	)
-	t.InputSchema = param.InputSchema(d.Args.Specs)
+	t.InputSchema = d.Args.InputSchema()
 	if d.lookup != nil && d.lookup.Answer() != nil {
 		t.RawOutputSchema = lookupSchema(d.lookup)
 	}

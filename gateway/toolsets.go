@@ -12,7 +12,7 @@ func (g *Gateway) offersToolset(name string) bool { return slices.Contains(g.cfg
 // offers reports whether the tool called name is listed and callable.
 func (g *Gateway) offers(name string) bool {
 	d := toolNamed(name)
-	return d != nil && g.offersToolset(d.toolset)
+	return d != nil && g.offersToolset(d.Toolset)
 }
 
 // offeredToolNames are the names of the tools this gateway offers, in table

@@ -6,6 +6,7 @@ import (
 	"reflect"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
 
@@ -16,6 +17,7 @@ import (
 var AnimalPercentiles = &Def{
 	Def: tooldef.Def{
 		Name: toolname.GetAnimal, Title: "NSIP animal details", Method: "animal_percentiles",
+		Toolset: toolsets.Lookup,
 	},
 	Ceiling: 1 + pctLookups,
 	Answers: []reflect.Type{reflect.TypeFor[PercentilesAnswer]()},

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
@@ -17,6 +18,7 @@ import (
 var Compare = &Def{
 	Def: tooldef.Def{
 		Name: toolname.CompareAnimals, Title: "Compare NSIP animals", Method: "compare_animals",
+		Toolset: toolsets.Analysis,
 		Desc: `One table of 2-20 animals: sire, dam, breed, sex, birth date, genotyped, NSIP's indexes and each trait's EBV with accuracy (%), the best per trait and index marked ` +
 			`(about 60 tokens an animal plus 15 a trait; one NSIP lookup an animal). ` +
 			`Arguments: lpn_ids, distinct, e.g. ["6402382024NCS310","6402382022NCS087"]; traits (optional, up to 30), e.g. ["BWT","WWT"], default all the animals have. ` +

@@ -9,6 +9,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -18,6 +19,7 @@ import (
 var Animal = define(&Def{
 	Def: tooldef.Def{
 		Name: toolname.GetAnimal, Title: "NSIP animal details", Method: "get_animal_details",
+		Toolset: toolsets.Lookup,
 		Kind:    summarize.KindAnimal,
 		Subject: "search_string", What: "animal matching", Next: "check the ID, or find animals and their LPN IDs with " + toolname.SearchAnimals,
 		Desc: `One animal's record: breed, birth date, gender, status, parents, progeny count, EBVs with accuracy as NSIP sends it (0.80 = 80%; MWWT may have none), indexes, breeder's contact (about 450 tokens). ` +

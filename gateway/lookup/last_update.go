@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -14,8 +15,9 @@ import (
 var LastUpdate = define(&Def{
 	Def: tooldef.Def{
 		Name: toolname.GetLastUpdate, Title: "NSIP last evaluation date", Method: "get_date_last_updated",
-		Kind: summarize.KindGeneric,
-		Desc: `Date of the latest NSIP evaluation, e.g. {"date":"09/23/2025"}: how current the EBVs are. Only argument: max_tokens.`,
+		Toolset: toolsets.Lookup,
+		Kind:    summarize.KindGeneric,
+		Desc:    `Date of the latest NSIP evaluation, e.g. {"date":"09/23/2025"}: how current the EBVs are. Only argument: max_tokens.`,
 	},
 	fetch: fetchWith(func(ctx context.Context, up Upstream, _ NoArgs) (*nsip.LastUpdate, error) {
 		return up.DateLastUpdated(ctx)

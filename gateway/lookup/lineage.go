@@ -7,6 +7,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -16,6 +17,7 @@ import (
 var Lineage = define(&Def{
 	Def: tooldef.Def{
 		Name: toolname.GetLineage, Title: "NSIP pedigree", Method: "get_lineage",
+		Toolset: toolsets.Lookup,
 		Kind:    summarize.KindLineage,
 		Subject: "lpn_id", What: "pedigree for LPN ID", Next: "check the LPN ID, or find animals with " + toolname.SearchAnimals,
 		Desc: `An animal's pedigree, each ancestor with LPN ID, farm, birth date, sex, status and indexes (about 85 tokens each); ` +

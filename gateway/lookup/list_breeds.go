@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -14,8 +15,9 @@ import (
 var ListBreeds = define(&Def{
 	Def: tooldef.Def{
 		Name: toolname.ListBreeds, Title: "NSIP breed groups and breeds", Method: "get_available_breed_groups",
-		Kind: summarize.KindGeneric,
-		Desc: `NSIP breed groups (Range, Maternal Wool, Hair, Terminal) with each breed's ID (breed_id elsewhere) and name; group IDs are breed_group_id. Only argument: max_tokens.`,
+		Toolset: toolsets.Lookup,
+		Kind:    summarize.KindGeneric,
+		Desc:    `NSIP breed groups (Range, Maternal Wool, Hair, Terminal) with each breed's ID (breed_id elsewhere) and name; group IDs are breed_group_id. Only argument: max_tokens.`,
 	},
 	fetch: fetchWith(func(ctx context.Context, up Upstream, _ NoArgs) (*nsip.BreedGroups, error) {
 		return up.BreedGroups(ctx)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -17,6 +18,7 @@ import (
 var Progeny = define(&Def{
 	Def: tooldef.Def{
 		Name: toolname.GetProgeny, Title: "NSIP progeny", Method: "get_progeny",
+		Toolset: toolsets.Lookup,
 		Kind:    summarize.KindProgeny,
 		Subject: "lpn_id", What: "progeny for LPN ID", Next: "check the LPN ID, or find animals with " + toolname.SearchAnimals,
 		Desc: `One page of an animal's offspring (about 220 tokens each). ` +

@@ -9,6 +9,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/argcheck"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -18,7 +19,8 @@ import (
 var SearchAnimals = define(&Def{
 	Def: tooldef.Def{
 		Name: toolname.SearchAnimals, Title: "Search NSIP animals", Method: "search_animals",
-		Kind: summarize.KindSearch,
+		Toolset: toolsets.Lookup,
+		Kind:    summarize.KindSearch,
 		Desc: `Search NSIP animals by page (about 290 tokens an animal). ` +
 			`Over the budget (2000 tokens; max_tokens raises it to the server cap, 8000 unless configured) pages come as a table: ` +
 			`per animal LPN ID, sex, birth date, status, breed (when several), sire, dam, the sort and trait_ranges traits as [value, accuracy], its most accurate others; traits sets exactly which. ` +

@@ -5,6 +5,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -16,6 +17,7 @@ import (
 var SearchByLPN = define(&Def{
 	Def: tooldef.Def{
 		Name: toolname.SearchByLPN, Title: "NSIP animal profile", Method: "search_by_lpn",
+		Toolset: toolsets.Lookup,
 		Kind:    summarize.KindProfile,
 		Subject: "lpn_id", What: "animal with LPN ID", Next: "check the LPN ID, or find animals with " + toolname.SearchAnimals,
 		Desc: `An animal's profile in one call: details, pedigree and first 10 offspring. ` +

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -14,8 +15,9 @@ import (
 var Statuses = define(&Def{
 	Def: tooldef.Def{
 		Name: toolname.GetStatuses, Title: "NSIP animal statuses", Method: "get_statuses_by_breed_group",
-		Kind: summarize.KindGeneric,
-		Desc: `Animal statuses NSIP records, e.g. ["CURRENT","SOLD","DEAD"], for search_criteria.status. Only argument: max_tokens.`,
+		Toolset: toolsets.Lookup,
+		Kind:    summarize.KindGeneric,
+		Desc:    `Animal statuses NSIP records, e.g. ["CURRENT","SOLD","DEAD"], for search_criteria.status. Only argument: max_tokens.`,
 	},
 	fetch: fetchWith(func(ctx context.Context, up Upstream, _ NoArgs) (*nsip.Statuses, error) {
 		return up.Statuses(ctx)

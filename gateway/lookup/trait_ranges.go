@@ -7,6 +7,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -16,6 +17,7 @@ import (
 var TraitRanges = define(&Def{
 	Def: tooldef.Def{
 		Name: toolname.GetTraitRanges, Title: "NSIP trait ranges for a breed", Method: "get_trait_ranges_by_breed",
+		Toolset: toolsets.Lookup,
 		Kind:    summarize.KindGeneric,
 		Subject: "breed_id", What: "trait ranges for breed", Next: "list valid breed IDs with " + toolname.ListBreeds,
 		Desc: `Min and max EBV of each trait a breed has, e.g. {"BWT":{"min":-0.71,"max":0.93}}: the codes to sort and filter it by. ` +

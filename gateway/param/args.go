@@ -7,7 +7,25 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
 )
+
+// InputSchema is the published input schema of a tool taking a: its
+// scalars and objects in their order, then its lists, each required
+// unless another argument may stand in for it (List.Unless).
+func (a *Args) InputSchema() mcp.ToolInputSchema {
+	s := InputSchema(a.Specs)
+	for i := range a.Lists {
+		l := &a.Lists[i]
+		s.Properties[l.Name] = l.Schema()
+		s.PropertyOrder = append(s.PropertyOrder, l.Name)
+		if l.Required && l.Unless == "" {
+			s.Required = append(s.Required, l.Name)
+		}
+	}
+	return s
+}
 
 // Validate checks the arguments sent against a: the scalars and objects by
 // their Specs, the lists by their List, and every name a does not take.

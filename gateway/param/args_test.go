@@ -130,3 +130,26 @@ func TestSearchCriteriaExampleAsSeen(t *testing.T) {
 		t.Errorf("example %s", got)
 	}
 }
+
+// A tool's input schema lists its scalars in order, then its lists; a
+// list another argument may stand in for is not required, since a call
+// may leave it out.
+func TestArgsInputSchemaListsFollowTheScalars(t *testing.T) {
+	a := Args{
+		Specs: []Spec{{Name: "breed_id", Kind: Integer, Required: true}, {Name: "top_n", Kind: Integer}},
+		Lists: []List{
+			{Name: "weights", Required: true, Unless: "index", MaxItems: 20},
+			{Name: "lpn_ids", Required: true, MaxItems: 20},
+		},
+	}
+	s := a.InputSchema()
+	if want := []string{"breed_id", "top_n", "weights", "lpn_ids"}; !reflect.DeepEqual(s.PropertyOrder, want) {
+		t.Errorf("order %v, want %v", s.PropertyOrder, want)
+	}
+	if want := []string{"breed_id", "lpn_ids"}; !reflect.DeepEqual(s.Required, want) {
+		t.Errorf("required %v, want %v (weights may give way to index)", s.Required, want)
+	}
+	if got, ok := s.Properties["weights"].(*Schema); !ok || got == nil {
+		t.Errorf("weights' schema is %T, want the list's *Schema", s.Properties["weights"])
+	}
+}

@@ -1,6 +1,6 @@
 // Package tooldef is what every tool is, whatever answers it: its name,
-// title, description, arguments, the summarizer its answers take and how
-// a not-found answer is worded. A lookup tool
+// title, description, arguments, the summarizer its answers take, its
+// toolset and how a not-found answer is worded. A lookup tool
 // ([github.com/nsip-tools/nsip-mcp/gateway/lookup.Def]) and an analysis
 // tool ([github.com/nsip-tools/nsip-mcp/gateway/analysis.Def]) each embed
 // one, so that the call path decodes, validates, fits, maps errors and
@@ -26,6 +26,8 @@ type Def struct {
 	Args param.Args
 	// Kind is the summarizer an answer over the budget takes.
 	Kind summarize.Kind
+	// Toolset is the toolset that offers it (NSIP_TOOLSETS).
+	Toolset string
 	// Subject names what a not-found answer was about: the argument and a
 	// phrase for the message, plus the next step to suggest.
 	Subject, What, Next string
