@@ -1,12 +1,8 @@
 package lookup
 
 import (
-	"context"
-	"errors"
 	"reflect"
 	"testing"
-
-	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
 // argTypes adds t and every struct its fields embed or hold to seen.
@@ -84,44 +80,5 @@ func TestLookupKeysUnchanged(t *testing.T) {
 		if got := tc.d.Key(args); got != tc.want {
 			t.Errorf("%s %v:\n key  %s\n want %s", tc.d.Name, tc.sent, got, tc.want)
 		}
-	}
-}
-
-// A page read under an evaluation is keyed by the definition with the date
-// among its fields, and NSIP is asked the page without it.
-func TestEvaluationKeyedNotSent(t *testing.T) {
-	plain, err := SearchAnimals.Keyed(SearchArgs{BreedID: 640, SortedTrait: "WWT"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rd, err := SearchAnimals.Keyed(SearchArgs{BreedID: 640, SortedTrait: "WWT", Evaluation: `09/23/2025`})
-	if err != nil {
-		t.Fatal(err)
-	}
-	args, key := rd.Args, rd.Key
-	if _, ok := args["evaluation"]; ok {
-		t.Errorf("the evaluation is among the arguments %v; it only keys them", args)
-	}
-	if want := `search_animals:{"breed_id":640,"evaluation":"09/23/2025","page":0,"page_size":15,"reverse":false,"sorted_trait":"WWT"}`; key != want {
-		t.Errorf("key %s, want %s", key, want)
-	}
-	if key == plain.Key {
-		t.Errorf("the evaluation does not key the page")
-	}
-	request, err := SearchAnimals.Bind(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r recorder
-	if _, _, err := request(context.Background(), &r); !errors.Is(err, errRecorded) {
-		t.Fatal(err)
-	}
-	if want := []any{"SearchAnimals", nsip.SearchParams{PageSize: 15, BreedID: 640, SortedTrait: "WWT"}}; !reflect.DeepEqual(r.got, want) {
-		t.Errorf("asked %#v, want %#v", r.got, want)
-	}
-	// A tool whose arguments have no evaluation field cannot be keyed by
-	// one and lose it on the way: its binding refuses the key.
-	if _, err := Lineage.Bind(Lineage.Key(map[string]any{"lpn_id": "6402382024NCS310", "evaluation": "09/23/2025"})); err == nil {
-		t.Errorf("nsip_get_lineage bound a key with an evaluation")
 	}
 }

@@ -166,29 +166,6 @@ func TestWrongAnimalNamesBoth(t *testing.T) {
 	}
 }
 
-// A profile's parts are the calls of the three single-part tools that
-// ask the same, so the profile shares their cache entries; an ID no call
-// could send is refused rather than keyed.
-func TestProfilePartsAreTheSinglePartCalls(t *testing.T) {
-	parts, err := ProfileParts("6402382024NCS310")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{
-		`get_animal_details:{"search_string":"6402382024NCS310"}`,
-		`get_lineage:{"lpn_id":"6402382024NCS310"}`,
-		`get_progeny:{"lpn_id":"6402382024NCS310","page":0,"page_size":10}`,
-	}
-	for i, p := range parts {
-		if p.Key != want[i] || p.Def.Key(p.Args) != want[i] {
-			t.Errorf("part %d (%s): key %s, arguments key as %s; want %s", i, p.Def.Name, p.Key, p.Def.Key(p.Args), want[i])
-		}
-	}
-	if _, err := ProfileParts(""); err == nil || !strings.Contains(err.Error(), "search_string") {
-		t.Errorf("an empty ID: %v", err)
-	}
-}
-
 // The shared tier knows the model of every tool that fetches, and of no
 // other.
 func TestModelsAreTheFetchedTools(t *testing.T) {
