@@ -55,7 +55,7 @@ func checkContract(t *testing.T, d *Def) {
 	if c.Description != d.Desc {
 		t.Errorf("%s: description\n %s\nthe definition's\n %s", path, c.Description, d.Desc)
 	}
-	schema, err := json.Marshal(param.InputSchema(d.Args.Specs))
+	schema, err := json.Marshal(d.Args.InputSchema())
 	if err != nil {
 		t.Fatal(err)
 	}
