@@ -153,3 +153,31 @@ func TestArgsInputSchemaListsFollowTheScalars(t *testing.T) {
 		t.Errorf("weights' schema is %T, want the list's *Schema", s.Properties["weights"])
 	}
 }
+
+// A name the tool lacks that begins exactly one of its arguments is taken
+// for an abbreviation of it; one that begins several suggests none of
+// them rather than a guess.
+func TestAbbreviatedNameSuggestsTheArgument(t *testing.T) {
+	ps := []Spec{{Name: "lpn_id", Kind: String}, {Name: "breed_id", Kind: Integer}, {Name: "breed_group_id", Kind: Integer}}
+	for _, c := range []struct{ sent, want string }{
+		{"lpn", "lpn_id"},
+		{"LPN", "lpn_id"},
+		{"breed_group", "breed_group_id"},
+		{"bre", ""},
+		{"l", ""},
+	} {
+		errs := UnknownNames("", ps, map[string]any{c.sent: 1})
+		if len(errs) != 1 || errs[0].Field != c.sent {
+			t.Fatalf("%s: %+v", c.sent, errs)
+		}
+		if c.want == "" {
+			if errs[0].Expected != "one of lpn_id, breed_id, breed_group_id" || strings.Contains(errs[0].Problem, "did you mean") {
+				t.Errorf("%s: %+v, want no suggestion", c.sent, errs[0])
+			}
+			continue
+		}
+		if errs[0].Expected != c.want || !strings.HasSuffix(errs[0].Problem, `did you mean "`+c.want+`"?`) {
+			t.Errorf("%s: %+v, want did you mean %q", c.sent, errs[0], c.want)
+		}
+	}
+}

@@ -400,7 +400,7 @@ func unknownNames(pr *problems, prefix string, ps []Spec, sent map[string]any) {
 		}
 		if len(known) == 0 {
 			fe.Expected = "no arguments: call with {}"
-		} else if s, ok := Closest(k, known); ok {
+		} else if s, ok := closestName(k, known); ok {
 			fe.Problem += fmt.Sprintf("; did you mean %q?", s)
 			fe.Expected = s
 		} else {
@@ -408,6 +408,30 @@ func unknownNames(pr *problems, prefix string, ps []Spec, sent map[string]any) {
 		}
 		pr.add(fe)
 	}
+}
+
+// closestName is the argument a name the tool lacks stands for: the
+// closest by spelling (Closest) or, failing that, the one argument it
+// begins, as an abbreviation does ("lpn" for "lpn_id"), when only one
+// does.
+func closestName(name string, known []string) (string, bool) {
+	if c, ok := Closest(name, known); ok {
+		return c, true
+	}
+	f := folder.Replace(strings.ToLower(name))
+	if len(f) < 2 {
+		return "", false
+	}
+	var only string
+	for _, k := range known {
+		if strings.HasPrefix(folder.Replace(strings.ToLower(k)), f) {
+			if only != "" {
+				return "", false
+			}
+			only = k
+		}
+	}
+	return only, only != ""
 }
 
 // Validate checks one argument and returns it normalised, or its problems:
