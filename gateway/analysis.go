@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -39,15 +38,7 @@ type analysisEntry struct {
 var analyses = func() []*analysisEntry {
 	out := make([]*analysisEntry, len(analysis.All))
 	for i, d := range analysis.All {
-		// Every tool takes max_tokens; the analyses fit their own answers
-		// to it (analysis.fitRows), so it is one of their arguments too.
-		own := *d
-		own.Args.Specs = withMaxTokens(slices.Clone(d.Args.Specs)...)
-		own.Args.View = analysisView.View
-		tool := own.Def
-		tool.Kind = analysisKind
-		tool.Desc += " Also max_tokens."
-		out[i] = &analysisEntry{Def: &own, tool: &toolDef{Def: &tool}}
+		out[i] = &analysisEntry{Def: d, tool: &toolDef{Def: &d.Def}}
 		out[i].tool.analysis = out[i]
 	}
 	return out

@@ -26,7 +26,7 @@ var (
 	views = param.MustStruct[struct {
 		lookup.ViewTraits
 		lookup.ViewSkip
-		lookup.ViewBudget
+		param.Budget
 	}](lookup.ArgTable)
 	argTraits    = views.Name("Traits")
 	argSkip      = views.Name("Skip")
@@ -34,14 +34,7 @@ var (
 	// argPageSize is the size of the page that skip is within: SearchArgs's
 	// and ProgenyArgs's PageSize, which are named alike.
 	argPageSize = lookup.SearchAnimals.Args.Name("PageSize")
-
-	// analysisView is the view of an analysis tool: max_tokens.
-	analysisView = param.MustStruct[lookup.ViewBudget](lookup.ArgTable)
 )
-
-// withMaxTokens is an analysis's arguments followed by max_tokens, which
-// every tool takes.
-func withMaxTokens(ps ...param.Spec) []param.Spec { return append(ps, analysisView.Specs...) }
 
 // view is how the caller asked to see an answer.
 type view struct {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"reflect"
 	"slices"
 
@@ -110,11 +109,6 @@ type call struct {
 	log  *slog.Logger
 }
 
-// viewArgs are the arguments every tool takes that choose how the answer
-// is shown (the gateway adds them to each analysis and the Source reads
-// them), so no analysis's argument struct holds them.
-var viewArgs = []string{"max_tokens"}
-
 // typed is the Run of an analysis whose arguments are the struct A (its
 // Def's Params and Lists derived from A): the validated arguments are
 // decoded into A strictly, so that a name or type the struct does not hold
@@ -149,13 +143,10 @@ func searchQuery(breed int, c *param.Criteria) Query {
 	return q
 }
 
-// decodeArgs reads validated arguments, less the view's, into a.
+// decodeArgs reads validated arguments into a, the view's (param.Budget)
+// among them: the Source, not the analysis, fits the answer to them.
 func decodeArgs(args map[string]any, a any) error {
-	own := maps.Clone(args)
-	for _, k := range viewArgs {
-		delete(own, k)
-	}
-	b, err := json.Marshal(own)
+	b, err := json.Marshal(args)
 	if err != nil {
 		return &ArgError{param.FieldError{Field: "arguments", Problem: "could not be encoded after validation: " + err.Error()}}
 	}

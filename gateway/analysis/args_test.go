@@ -11,12 +11,12 @@ import (
 // full call decode into it.
 func TestArgumentStructsHoldEveryArgument(t *testing.T) {
 	calls := map[*Def]map[string]any{
-		Compare:      {"lpn_ids": []any{"6402382024NCS310", "6402382022NCS087"}, "traits": []any{"wwt"}, "percentiles": true},
-		CheckMating:  {"sire_lpn_id": "6402382024NCS310", "dam_lpn_id": "6402382022NCS087"},
-		PlanMatings:  {"ram_lpn_ids": []any{"6402382024NCS310"}, "ewe_lpn_ids": []any{"6402382022NCS087"}, "weights": map[string]any{"WWT": 1.0}, "max_coi": 0.1, "max_ewes_per_ram": 3},
+		Compare:      {"lpn_ids": []any{"6402382024NCS310", "6402382022NCS087"}, "traits": []any{"wwt"}, "percentiles": true, "max_tokens": 3000},
+		CheckMating:  {"sire_lpn_id": "6402382024NCS310", "dam_lpn_id": "6402382022NCS087", "max_tokens": 3000},
+		PlanMatings:  {"ram_lpn_ids": []any{"6402382024NCS310"}, "ewe_lpn_ids": []any{"6402382022NCS087"}, "weights": map[string]any{"WWT": 1.0}, "max_coi": 0.1, "max_ewes_per_ram": 3, "max_tokens": 3000},
 		FlockSummary: {"search": map[string]any{"breed_id": 640, "search_criteria": map[string]any{"gender": "male", "trait_ranges": map[string]any{"wwt": map[string]any{"min": 1}}}}},
 		Rank: {"breed_id": 640, "top_n": 5, "index": "US Hair Index", "max_mean_coi": 0.0, "percentiles": true, "for_ewes": []any{"6402382022NCS087"}, "include_dead_and_culled": true,
-			"search_criteria": map[string]any{"status": "current", "born_after": "2020-01-01"}},
+			"search_criteria": map[string]any{"status": "current", "born_after": "2020-01-01"}, "max_tokens": 3000},
 	}
 	decoded := map[*Def]any{Compare: &compareArgs{}, CheckMating: &matingArgs{}, PlanMatings: &planArgs{}, FlockSummary: &flockArgs{}, Rank: &rankArgs{}}
 	for _, d := range All {
@@ -34,7 +34,7 @@ func TestArgumentStructsHoldEveryArgument(t *testing.T) {
 			t.Errorf("%s: %v", d.Name, err)
 		}
 	}
-	if c := decoded[Compare].(*compareArgs); len(c.Traits) != 1 || c.Traits[0] != "WWT" || len(c.LPNIDs) != 2 || !c.Percentiles {
+	if c := decoded[Compare].(*compareArgs); len(c.Traits) != 1 || c.Traits[0] != "WWT" || len(c.LPNIDs) != 2 || !c.Percentiles || c.MaxTokens != 3000 {
 		t.Errorf("compare: %+v", c)
 	}
 	if p := decoded[PlanMatings].(*planArgs); p.MaxCOI != 0.1 || p.MaxPerRam != 3 || p.Weights["WWT"] != 1 {
@@ -82,7 +82,8 @@ func TestDecodeArgsIsStrict(t *testing.T) {
 	if !errors.As(err, &ae) || ae.Field != "sire_lpn_id" {
 		t.Errorf("wrong type: %v, want an error naming sire_lpn_id", err)
 	}
-	if err := decodeArgs(map[string]any{"sire_lpn_id": "A", "dam_lpn_id": "B", "max_tokens": 900}, &a); err != nil || a.Sire != "A" {
-		t.Errorf("max_tokens is the view's, not the analysis's: %v %+v", err, a)
+	a = matingArgs{}
+	if err := decodeArgs(map[string]any{"sire_lpn_id": "A", "dam_lpn_id": "B", "max_tokens": 900}, &a); err != nil || a.Sire != "A" || a.MaxTokens != 900 {
+		t.Errorf("max_tokens is every tool's (param.Budget): %v %+v", err, a)
 	}
 }

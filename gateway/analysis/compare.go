@@ -13,17 +13,18 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
+	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
 var Compare = &Def{
 	Def: tooldef.Def{
 		Name: toolname.CompareAnimals, Title: "Compare NSIP animals", Method: "compare_animals",
-		Toolset: toolsets.Analysis,
+		Toolset: toolsets.Analysis, Kind: summarize.KindGeneric,
 		Desc: `One table of 2-20 animals: sire, dam, breed, sex, birth date, genotyped, NSIP's indexes and each trait's EBV with accuracy (%), the best per trait and index marked ` +
 			`(about 60 tokens an animal plus 15 a trait; one NSIP lookup an animal). ` +
 			`Arguments: lpn_ids, distinct, e.g. ["6402382024NCS310","6402382022NCS087"]; traits (optional, up to 30), e.g. ["BWT","WWT"], default all the animals have. ` +
 			fmt.Sprintf(`percentiles: true adds each EBV's top_percent in its breed, exact from NSIP's sorted pages (at most %d more lookups). `, pctLookups) +
-			`Next: ` + toolname.CheckMating + ` for a pair, ` + toolname.GetAnimal + ` for one in full.`,
+			`Next: ` + toolname.CheckMating + ` for a pair, ` + toolname.GetAnimal + ` for one in full. Also max_tokens.`,
 		Args: compareParams,
 	},
 	Ceiling: 20 + pctLookups,
@@ -39,9 +40,11 @@ type compareArgs struct {
 	Percentiles bool     `json:"percentiles,omitempty"`
 	LPNIDs      []string `json:"lpn_ids"`
 	Traits      []string `json:"traits,omitempty"` // nil: all the animals have
+	param.Budget
 }
 
 var compareParams = param.MustStruct[compareArgs](param.Table{
+	reflect.TypeFor[param.Budget](): param.BudgetFields,
 	reflect.TypeFor[compareArgs](): {
 		"Percentiles": percentilesParam,
 		"LPNIDs":      {List: &param.List{MinItems: 2, MaxItems: 20, Item: "lpn", Example: []string{param.ExampleLPN, "6402382022NCS087"}}},

@@ -27,11 +27,11 @@ const flockPages = 30
 var FlockSummary = &Def{
 	Def: tooldef.Def{
 		Name: toolname.FlockSummary, Title: "NSIP group statistics", Method: "flock_summary",
-		Toolset: toolsets.Analysis,
+		Toolset: toolsets.Analysis, Kind: summarize.KindGeneric,
 		Desc: `Describe a whole group: counts by sex, status and birth year; per trait n, mean, SD, min and max with holders, and the same per sex ` +
 			fmt.Sprintf("(500-1500 tokens; reads every page of %d, at most %d lookups). ", scanPageSize, flockPages+evalLookups) +
 			`Exactly one of: flock_id, e.g. "640238" (breed_id narrows it); progeny_of, an LPN ID; ` +
-			`search, {"breed_id":640,"search_criteria":{...}} as ` + toolname.SearchAnimals + `. Next: ` + toolname.RankAnimals + ` to rank.`,
+			`search, {"breed_id":640,"search_criteria":{...}} as ` + toolname.SearchAnimals + `. Next: ` + toolname.RankAnimals + ` to rank. Also max_tokens.`,
 		Args: flockParams,
 	},
 	// A search group a breed's pass can answer reads NSIP's date before
@@ -51,6 +51,7 @@ type flockArgs struct {
 	BreedID   int          `json:"breed_id,omitempty"` // narrows FlockID only
 	ProgenyOf string       `json:"progeny_of,omitempty"`
 	Search    *groupSearch `json:"search,omitempty"`
+	param.Budget
 }
 
 // groupSearch is the search argument: a breed and nsip_search_animals's
@@ -61,6 +62,7 @@ type groupSearch struct {
 }
 
 var flockParams = param.MustStruct[flockArgs](param.Table{
+	reflect.TypeFor[param.Budget](): param.BudgetFields,
 	reflect.TypeFor[flockArgs](): {
 		"FlockID": {Example: "640238", MaxLen: nsip.MaxCriteriaLength, Pattern: param.AlnumPattern, Quiet: true},
 		"BreedID": {Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},

@@ -17,6 +17,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
+	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
 // MatingGenerations is how far behind each parent the pedigree is extended
@@ -42,11 +43,11 @@ func rating(coi float64) string {
 var CheckMating = &Def{
 	Def: tooldef.Def{
 		Name: toolname.CheckMating, Title: "Check a planned mating", Method: "check_mating",
-		Toolset: toolsets.Analysis,
+		Toolset: toolsets.Analysis, Kind: summarize.KindGeneric,
 		Desc: `Coefficient of inbreeding (COI) of a planned mating's lamb by Wright's method, over NSIP's pedigree extended to at least 6 generations behind each parent ` +
 			`(at most 60 NSIP lookups). Answers {"coi":0.125,...} with the common ancestors and their contributions, pedigree completeness, a rating and midparent EBVs ` +
 			`(400-900 tokens); "coi" is null and "rating" "unknown" where no link shows and a pedigree is missing. ` +
-			`Arguments: sire_lpn_id and dam_lpn_id, LPN IDs such as "6402382024NCS310". Next: ` + toolname.PlanMatings + ` for many ewes.`,
+			`Arguments: sire_lpn_id and dam_lpn_id, LPN IDs such as "6402382024NCS310". Next: ` + toolname.PlanMatings + ` for many ewes. Also max_tokens.`,
 		Args: matingParams,
 	},
 	Ceiling: 60,
@@ -59,10 +60,12 @@ var CheckMating = &Def{
 type matingArgs struct {
 	Sire string `json:"sire_lpn_id"`
 	Dam  string `json:"dam_lpn_id"`
+	param.Budget
 }
 
 var matingParams = param.MustStruct[matingArgs](param.Table{
-	reflect.TypeFor[matingArgs](): {"Sire": lpnField(param.ExampleLPN), "Dam": lpnField("6402382022NCS087")},
+	reflect.TypeFor[param.Budget](): param.BudgetFields,
+	reflect.TypeFor[matingArgs]():   {"Sire": lpnField(param.ExampleLPN), "Dam": lpnField("6402382022NCS087")},
 })
 
 // lpnField is an argument that names one animal by LPN ID, upper-cased as

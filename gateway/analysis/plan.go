@@ -16,6 +16,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
+	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
 const planCeiling = 400
@@ -23,12 +24,12 @@ const planCeiling = 400
 var PlanMatings = &Def{
 	Def: tooldef.Def{
 		Name: toolname.PlanMatings, Title: "Plan matings", Method: "plan_matings",
-		Toolset: toolsets.Analysis,
+		Toolset: toolsets.Analysis, Kind: summarize.KindGeneric,
 		Desc: `Assign ewes to rams maximizing the lambs' total index sum(weight x midparent EBV), mating as many ewes as max_coi and the rams' limits allow ` +
 			`(exact min-cost flow, not greedy); gives each pair's COI and predicted EBVs, and the ewes no ram may take (about 20 tokens a ewe; ` +
 			fmt.Sprintf("reads each animal's record and pedigree, at most %d NSIP lookups, so a large plan takes a while). ", planCeiling) +
 			`Arguments: ram_lpn_ids (1-10), e.g. ["6402382024NCS310"]; ewe_lpn_ids (1-100), e.g. ["6402382022NCS087"]; weights as for ` + toolname.RankAnimals + `, e.g. {"WWT":1,"BWT":-0.5}; ` +
-			`max_coi, the largest lamb COI as a fraction 0..1 (0.0625: first cousins); max_ewes_per_ram 1..100. Next: ` + toolname.CheckMating + ` for one pair in detail.`,
+			`max_coi, the largest lamb COI as a fraction 0..1 (0.0625: first cousins); max_ewes_per_ram 1..100. Next: ` + toolname.CheckMating + ` for one pair in detail. Also max_tokens.`,
 		Args: planParams,
 	},
 	Ceiling: planCeiling,
@@ -45,9 +46,11 @@ type planArgs struct {
 	Rams      []string         `json:"ram_lpn_ids"`
 	Ewes      []string         `json:"ewe_lpn_ids"`
 	Weights   breeding.Weights `json:"weights"`
+	param.Budget
 }
 
 var planParams = param.MustStruct[planArgs](param.Table{
+	reflect.TypeFor[param.Budget](): param.BudgetFields,
 	reflect.TypeFor[planArgs](): {
 		"MaxCOI":    {Default: 0.0625, Example: 0.0625},
 		"MaxPerRam": {Default: 50, Example: 50, Min: param.Bound(1), Max: param.Bound(100), Quiet: true},

@@ -41,6 +41,7 @@ type rankArgs struct {
 	Weights     breeding.Weights `json:"weights,omitempty"` // nil: asked of the user
 	ForEwes     []string         `json:"for_ewes,omitempty"`
 	IncludeGone bool             `json:"include_dead_and_culled,omitempty"`
+	param.Budget
 }
 
 // rankCriteria is param.Criteria less breed_id, which the ranking takes
@@ -66,6 +67,7 @@ func (c *rankCriteria) criteria() *param.Criteria {
 }
 
 var rankParams = param.MustStruct[rankArgs](param.Table{
+	reflect.TypeFor[param.Budget](): param.BudgetFields,
 	reflect.TypeFor[rankArgs](): {
 		"BreedID": {Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},
 		"TopN":    {Default: 10, Example: 10, Min: param.Bound(1), Max: param.Bound(50), Quiet: true},
@@ -89,13 +91,13 @@ var rankParams = param.MustStruct[rankArgs](param.Table{
 var Rank = &Def{
 	Def: tooldef.Def{
 		Name: toolname.RankAnimals, Title: "Rank NSIP animals by an index", Method: "rank_animals",
-		Toolset: toolsets.Analysis,
+		Toolset: toolsets.Analysis, Kind: summarize.KindGeneric,
 		Desc: `Exact top N of a breed by sum(weight x EBV), or by an index NSIP computes, over every matching animal, not a first page (about 80 tokens an animal). ` +
 			fmt.Sprintf("Reads NSIP sorted by the heaviest-weighted trait until the breed's trait ranges prove no unread animal can enter, at most %d pages of %d; says whether exact. ", rankPages, nsip.MaxPageSize) +
 			`Arguments: breed_id (from ` + toolname.ListBreeds + `), e.g. 640; weights by trait code, negative where lower is better, e.g. {"WWT":1,"BWT":-0.5}, or index by any of its names, e.g. "US Hair Index" or usIndex (all pages read: NSIP cannot sort by one); top_n 1..50; ` +
 			`search_criteria as for ` + toolname.SearchAnimals + `, e.g. {"gender":"Male","status":"CURRENT"}; DEAD and CULL left out unless include_dead_and_culled: true; ` +
 			fmt.Sprintf(`for_ewes (1-20 LPN IDs) adds each ram's lambs' mean COI with them, max_mean_coi (e.g. 0.03125) leaving out rams above it (at most %d lookups more); percentiles: true adds each weighted EBV's top_percent in the breed (%d more). `, ewesLookups, pctLookups) +
-			`Next: ` + toolname.CompareAnimals + ` or ` + toolname.CheckMating + `.`,
+			`Next: ` + toolname.CompareAnimals + ` or ` + toolname.CheckMating + `. Also max_tokens.`,
 		Args: rankParams,
 	},
 	Ceiling: rankPages + 2 + evalLookups + ewesLookups + pctLookups,

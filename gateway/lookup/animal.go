@@ -46,5 +46,5 @@ type DetailsArgs struct {
 	// the gateway's percentile analysis (animalpct.go), which never
 	// reaches the fetch.
 	Percentiles bool `json:"percentiles,omitempty"`
-	ViewBudget
+	param.Budget
 }

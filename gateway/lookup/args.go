@@ -11,8 +11,9 @@ import (
 // NSIP: they stay out of the cache key, so every view of one upstream
 // answer shares its cache entry, and the gateway fits the answer again for
 // them. They are fields of a lookup tool's argument struct, embedded from
-// these, after its own: every tool takes max_tokens; tools whose rows
-// carry EBVs take traits too, and tools whose answers are pages skip.
+// these, after its own: every tool takes max_tokens (param.Budget);
+// tools whose rows carry EBVs take traits too, and tools whose answers
+// are pages skip.
 type (
 	ViewTraits struct {
 		Traits []string `json:"traits,omitempty" arg:"view"`
@@ -20,18 +21,10 @@ type (
 	ViewSkip struct {
 		Skip int `json:"skip,omitempty" arg:"view"`
 	}
-	ViewBudget struct {
-		MaxTokens int `json:"max_tokens,omitempty" arg:"view"`
-	}
 )
 
 // The view fields' descriptions, in ArgTable.
 var (
-	maxTokensField = param.Spec{
-		// The bounds are checked by the gateway, against the configured
-		// cap; the tools' descriptions say what the argument is.
-		Example: 4000,
-	}
 	traitsField = param.Spec{
 		Example: []any{"WWT", "NLB"},
 		Expect:  param.TraitListExpect,
@@ -46,9 +39,9 @@ var (
 // without its entry, or an entry without its field, stops the server at
 // start-up.
 var ArgTable = param.Table{
-	reflect.TypeFor[ViewTraits](): {"Traits": traitsField},
-	reflect.TypeFor[ViewSkip]():   {"Skip": skipField},
-	reflect.TypeFor[ViewBudget](): {"MaxTokens": maxTokensField},
+	reflect.TypeFor[ViewTraits]():   {"Traits": traitsField},
+	reflect.TypeFor[ViewSkip]():     {"Skip": skipField},
+	reflect.TypeFor[param.Budget](): param.BudgetFields,
 
 	reflect.TypeFor[param.Criteria](): param.CriteriaFields,
 }
@@ -62,4 +55,4 @@ func pageSizeField(def int) param.Spec {
 }
 
 // NoArgs is the arguments of the tools that take none but the view's.
-type NoArgs struct{ ViewBudget }
+type NoArgs struct{ param.Budget }

@@ -32,5 +32,5 @@ var Lineage = define(&Def{
 // LPNArgs is nsip_get_lineage's.
 type LPNArgs struct {
 	LPNID string `json:"lpn_id"`
-	ViewBudget
+	param.Budget
 }

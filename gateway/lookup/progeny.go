@@ -43,5 +43,5 @@ type ProgenyArgs struct {
 	PageSize int    `json:"page_size,omitempty"`
 	ViewTraits
 	ViewSkip
-	ViewBudget
+	param.Budget
 }

@@ -58,7 +58,7 @@ type SearchArgs struct {
 	Evaluation string `json:"evaluation,omitempty" arg:"key"`
 	ViewTraits
 	ViewSkip
-	ViewBudget
+	param.Budget
 }
 
 func (a SearchArgs) params() nsip.SearchParams {

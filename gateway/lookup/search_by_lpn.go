@@ -33,7 +33,7 @@ var SearchByLPN = define(&Def{
 type ProfileArgs struct {
 	LPNID string `json:"lpn_id"`
 	ViewTraits
-	ViewBudget
+	param.Budget
 }
 
 // ProfileParts are the lookups the profile of the animal id is assembled

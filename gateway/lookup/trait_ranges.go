@@ -32,5 +32,5 @@ var TraitRanges = define(&Def{
 // BreedArgs is nsip_get_trait_ranges's.
 type BreedArgs struct {
 	BreedID int `json:"breed_id"`
-	ViewBudget
+	param.Budget
 }
