@@ -78,7 +78,7 @@ func (g *Gateway) analysisTool(a *analysisEntry) server.ServerTool {
 type lookups struct {
 	g       *Gateway
 	def     *analysisEntry
-	call    *toolCall
+	call    toolCall
 	slots   chan struct{} // lookups under way at once
 	mu      sync.Mutex
 	lookups int
@@ -375,7 +375,7 @@ func (r *lookups) ErrorCode(err error) string {
 
 // runAnalysis runs analysis a on a call's validated arguments args (sent:
 // as the caller sent them), counted and timed from start.
-func (g *Gateway) runAnalysis(ctx context.Context, a *analysisEntry, req mcp.CallToolRequest, start time.Time, c *toolCall) *mcp.CallToolResult {
+func (g *Gateway) runAnalysis(ctx context.Context, a *analysisEntry, req mcp.CallToolRequest, start time.Time, c toolCall) *mcp.CallToolResult {
 	// Lookups stop at nine tenths of the limit, leaving the rest for the
 	// computation and the fit.
 	lookupTime := g.cfg.AnalysisTimeout * 9 / 10

@@ -23,7 +23,7 @@ var argPercentiles = lookup.Animal.Args.Name("Percentiles")
 
 // percentilesCall is the analysis a validated call of d is, when it asks
 // for percentiles; nil otherwise.
-func percentilesCall(d *lookup.Def, c *toolCall) *analysisEntry {
+func percentilesCall(d *lookup.Def, c toolCall) *analysisEntry {
 	if on, _ := c.args[argPercentiles].(bool); !d.Percentiles || !on {
 		return nil
 	}

@@ -82,7 +82,7 @@ func (g *Gateway) unknownBreed(ctx context.Context, field string, breed int, exa
 
 // checkEmptySearch refuses a search that found nothing because NSIP has no
 // breed it asked for.
-func (g *Gateway) checkEmptySearch(ctx context.Context, d *lookup.Def, c *toolCall, o outcome) *toolerr.Error {
+func (g *Gateway) checkEmptySearch(ctx context.Context, d *lookup.Def, c toolCall, o outcome) *toolerr.Error {
 	res, ok := o.value.(*nsip.SearchResults)
 	if d != lookup.SearchAnimals || o.err != nil || !ok || res.TotalCount != 0 || len(res.Results) != 0 {
 		return nil

@@ -36,7 +36,7 @@ func TestPagedToolsNamePageSizeAlike(t *testing.T) {
 		}
 	}
 	g := &Gateway{cfg: Config{MaxBudget: 8000}}
-	errs := g.checkView(&toolCall{args: map[string]any{argSkip: 10, argPageSize: 10}})
+	errs := g.checkView(toolCall{args: map[string]any{argSkip: 10, argPageSize: 10}})
 	if len(errs) != 1 || errs[0].Field != "skip" || errs[0].Expected != "integer 0..9 (less than page_size)" {
 		t.Errorf("skip 10 of a page of 10: %v", errs)
 	}

@@ -123,7 +123,7 @@ func TestCacheBoundHoldsForHostileShapes(t *testing.T) {
 				if len(errs) > 0 {
 					t.Fatalf("arguments %v: %+v", k.args(i), errs)
 				}
-				if o := g.runKeyed(context.Background(), k.d.Read(args), &toolCall{args: args}); o.err != nil {
+				if o := g.runKeyed(context.Background(), k.d.Read(args), toolCall{args: args}); o.err != nil {
 					t.Fatalf("call %d: %+v", i, o.err)
 				}
 			}

@@ -28,7 +28,7 @@ func (g *Gateway) probe(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	o := g.runKeyed(ctx, r, &toolCall{args: r.Args})
+	o := g.runKeyed(ctx, r, toolCall{args: r.Args})
 	switch {
 	case o.err != nil:
 		return errors.New(o.err.Problem)

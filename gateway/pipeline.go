@@ -151,10 +151,10 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 
 // arguments decodes and validates a call's arguments. A problem is the
 // error the call answers with.
-func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolRequest) (*toolCall, *toolerr.Error) {
+func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolRequest) (toolCall, *toolerr.Error) {
 	sent, fe := param.Decode(req)
 	if fe != nil {
-		return nil, g.invalidArgs(d, sent, []param.FieldError{*fe})
+		return toolCall{}, g.invalidArgs(d, sent, []param.FieldError{*fe})
 	}
 	args, errs := d.Args.Validate(sent)
 	if len(errs) == 0 && d.lookup != nil && d.lookup.BreedTraits {
@@ -173,26 +173,26 @@ func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolReq
 		// A choice only the user can make may be asked for (gateway/elicit).
 		filled, te, asked := g.askMissing(ctx, d, sent, errs)
 		if te != nil {
-			return nil, te
+			return toolCall{}, te
 		}
 		if asked {
 			sent = filled
 			args, errs = d.Args.Validate(sent)
 		}
 	}
-	c := &toolCall{sent: sent, args: args}
+	c := toolCall{sent: sent, args: args}
 	if len(errs) == 0 {
 		c.view = viewOf(args)
 		errs = g.checkView(c)
 	}
 	if len(errs) > 0 {
-		return nil, g.invalidArgs(d, sent, errs)
+		return toolCall{}, g.invalidArgs(d, sent, errs)
 	}
 	return c, nil
 }
 
 // lookupCall answers a lookup from the cache or NSIP.
-func (g *Gateway) lookupCall(ctx context.Context, d *toolDef, start time.Time, c *toolCall) *mcp.CallToolResult {
+func (g *Gateway) lookupCall(ctx context.Context, d *toolDef, start time.Time, c toolCall) *mcp.CallToolResult {
 	r := d.lookup.Read(c.args)
 	o := g.runKeyed(ctx, r, c)
 	if te := g.checkEmptySearch(ctx, d.lookup, c, o); te != nil {
@@ -265,7 +265,7 @@ func logParams(req mcp.CallToolRequest) string {
 // breaker, rate limit and client, and returns the answer fitted into the
 // budget. An answer asked to be shown in a view of its own (traits,
 // max_tokens, skip) is fitted again from the cached upstream answer.
-func (g *Gateway) runKeyed(ctx context.Context, r lookup.Read, c *toolCall) outcome {
+func (g *Gateway) runKeyed(ctx context.Context, r lookup.Read, c toolCall) outcome {
 	d := r.Def
 	if d.Composite {
 		return g.runProfile(ctx, r, c)
@@ -346,7 +346,7 @@ func (g *Gateway) lookup(ctx context.Context, r lookup.Read) upstream.Request {
 				}
 			}
 			var err error
-			if a.Res, err = g.fit(ctx, answerKind(a, r.Def), r.Def.Name, &toolCall{args: r.Args}, a.Value, a.Raw); err != nil {
+			if a.Res, err = g.fit(ctx, answerKind(a, r.Def), r.Def.Name, toolCall{args: r.Args}, a.Value, a.Raw); err != nil {
 				return err
 			}
 			g.noteIgnored(r.Def, a.Res.Paging)
@@ -360,7 +360,7 @@ func (g *Gateway) lookup(ctx context.Context, r lookup.Read) upstream.Request {
 // is CPU work, so at most GOMAXPROCS fits run at once and a burst of large
 // answers waits its turn rather than every fit slowing every other; the
 // wait ends, with ctx's error, if ctx is done first.
-func (g *Gateway) fit(ctx context.Context, kind summarize.Kind, tool string, c *toolCall, value any, raw json.RawMessage) (summarize.Result, error) {
+func (g *Gateway) fit(ctx context.Context, kind summarize.Kind, tool string, c toolCall, value any, raw json.RawMessage) (summarize.Result, error) {
 	req := summarize.Request{
 		Kind: kind, Value: value, Raw: raw, Tool: tool, Args: c.args,
 		Budget: g.cfg.Budget, Traits: c.view.traits, Skip: c.view.skip,

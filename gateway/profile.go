@@ -28,7 +28,7 @@ type profileFit struct {
 // {"details":…,"lineage":…,"progeny":…} with each member the upstream body.
 // The fitted profile is cached under key and reused while the parts are
 // unchanged, as fitting one means counting thousands of tokens.
-func (g *Gateway) runProfile(ctx context.Context, r lookup.Read, c *toolCall) outcome {
+func (g *Gateway) runProfile(ctx context.Context, r lookup.Read, c toolCall) outcome {
 	key, args := r.Key, r.Args
 	// Read with a check rather than decoded from the key as a fetch's
 	// arguments are: this runs on every call, hits included.
@@ -117,7 +117,7 @@ func (g *Gateway) fitProfile(r lookup.Read, ids [3]uint64, obs []obtained) (any,
 	p := assembleProfile(obs)
 	ctx, cancel := context.WithTimeout(context.Background(), g.cfg.CallTimeout)
 	defer cancel()
-	res, err := g.fit(ctx, profileKind(obs), lookup.SearchByLPN.Name, &toolCall{args: r.Args}, p, p.Raw)
+	res, err := g.fit(ctx, profileKind(obs), lookup.SearchByLPN.Name, toolCall{args: r.Args}, p, p.Raw)
 	if err != nil {
 		return nil, err
 	}

@@ -55,7 +55,7 @@ func toolNamed(name string) *toolDef {
 
 // analysisOf is the analysis a validated call of d runs: the tool's own,
 // or nsip_get_animal's with percentiles; nil for a lookup.
-func (d *toolDef) analysisOf(c *toolCall) *analysisEntry {
+func (d *toolDef) analysisOf(c toolCall) *analysisEntry {
 	if d.analysis != nil {
 		return d.analysis
 	}

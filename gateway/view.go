@@ -60,7 +60,7 @@ func viewOf(args map[string]any) view {
 
 // checkView applies the rules that depend on the server or on other
 // arguments: max_tokens within the configured cap, skip within the page.
-func (g *Gateway) checkView(c *toolCall) []param.FieldError {
+func (g *Gateway) checkView(c toolCall) []param.FieldError {
 	var errs []param.FieldError
 	if n, ok := c.args[argMaxTokens].(int); ok && (n < minMaxTokens || n > g.cfg.MaxBudget) {
 		problem := fmt.Sprintf("is %d, above this server's cap of %d tokens (NSIP_MAX_TOKEN_BUDGET)", n, g.cfg.MaxBudget)
