@@ -16,7 +16,8 @@ func TestFlockSummaryContract(t *testing.T) { checkContract(t, FlockSummary) }
 
 // A search's criteria are read as nsip_search_animals reads them (sex and
 // status in NSIP's spelling, trait codes upper-cased); a flock ID with
-// other characters than letters and digits is refused by its name.
+// other characters than letters and digits is refused by its name, with
+// what it takes and its example.
 func TestFlockSummaryArguments(t *testing.T) {
 	a := decoded[flockArgs](t, FlockSummary, map[string]any{"search": map[string]any{"breed_id": 640,
 		"search_criteria": map[string]any{"gender": "male", "status": "current", "trait_ranges": map[string]any{"wwt": map[string]any{"min": 1}}}}})
@@ -28,7 +29,7 @@ func TestFlockSummaryArguments(t *testing.T) {
 		t.Errorf("a flock of a breed read as %+v", a)
 	}
 	if fe := invalid(t, FlockSummary, map[string]any{"flock_id": "640-238"}); fe.Field != "flock_id" ||
-		fe.Problem != `"640-238" contains characters that are not allowed` {
+		fe.Problem != `"640-238" contains characters that are not allowed` || fe.Expected != `string of letters and digits, 1-32 characters, e.g. "640238"` {
 		t.Errorf("a dash inside: %+v", fe)
 	}
 }
