@@ -1,6 +1,7 @@
 // Tests of what every analysis's arguments share: each is a struct the
-// validated arguments decode into, strictly. What is one tool's alone is in
-// that tool's <tool>_test.go (mating_test.go, compare_test.go and so on).
+// validated arguments decode into, strictly. What is one tool's alone is
+// beside that tool, in its own test file (mating_test.go for mating.go, and
+// so on).
 
 package analysis
 
