@@ -1,8 +1,12 @@
+// Tests of what every analysis's arguments share: each is a struct the
+// validated arguments decode into, strictly. What is one tool's alone is
+// beside that tool, in its own test file (mating_test.go for mating.go, and
+// so on).
+
 package analysis
 
 import (
 	"errors"
-	"strings"
 	"testing"
 )
 
@@ -47,25 +51,6 @@ func TestArgumentStructsHoldEveryArgument(t *testing.T) {
 	r := decoded[Rank].(*rankArgs)
 	if r.MaxMeanCOI == nil || *r.MaxMeanCOI != 0 || r.Criteria.Status != "CURRENT" || r.TopN != 5 || !r.IncludeGone {
 		t.Errorf("rank: %+v (a max_mean_coi of 0 is a limit, not none)", r)
-	}
-}
-
-// Ranking takes breed_id beside its criteria, not among them, as it always
-// has.
-func TestRankCriteriaTakeNoBreed(t *testing.T) {
-	_, errs := Rank.Validate(map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": 1.0}, "search_criteria": map[string]any{"breed_id": 640}})
-	if len(errs) != 1 || errs[0].Field != "search_criteria.breed_id" || !strings.HasPrefix(errs[0].Problem, "is not a field of search_criteria") {
-		t.Errorf("errors %v, want search_criteria.breed_id refused", errs)
-	}
-}
-
-// A max_mean_coi of 0 is a limit like any other: without for_ewes it is
-// refused, as it would be were it 0.1.
-func TestRankMaxMeanCOIZero(t *testing.T) {
-	_, err := run(t, Rank, kin(5), map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": 1.0}, "max_mean_coi": 0})
-	var ae *ArgError
-	if !errors.As(err, &ae) || ae.Field != "max_mean_coi" {
-		t.Errorf("max_mean_coi 0 alone: %v, want it refused for want of for_ewes", err)
 	}
 }
 

@@ -1,3 +1,8 @@
+// Tests of nsip_compare_animals (compare.go): its runs over a fake NSIP: the best
+// per trait by its direction, chosen traits, indexes, not-found named by
+// its list entry, and whole animals kept when the answer is fitted to the
+// budget. Its contract and arguments are in compare_test.go.
+
 package analysis
 
 import (

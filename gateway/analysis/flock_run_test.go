@@ -1,3 +1,9 @@
+// Tests of nsip_flock_summary (flock.go): its runs over a fake NSIP: counts and
+// statistics equal to a direct computation over the group (a flock, an
+// animal's progeny or a search), holders of the extremes, strays left out
+// and named, and the page ceiling. Its contract and arguments are in
+// flock_test.go.
+
 package analysis
 
 import (
@@ -438,41 +444,5 @@ func TestGroupSearchMatchesBruteForce(t *testing.T) {
 		"search_criteria": map[string]any{"trait_ranges": map[string]any{"WWT": map[string]any{"max": 40}}}}}, &a)
 	if len(a.LeftOut.LPNIDs) != 2 || a.Animals != a.Computed.AnimalsRead-2 {
 		t.Errorf("rows of another breed and outside trait_ranges: left out %v, %d of %d counted; want both named and not counted", a.LeftOut.LPNIDs, a.Animals, a.Computed.AnimalsRead)
-	}
-}
-
-// Exactly one of flock_id, progeny_of and search, and breed_id only with
-// flock_id; the error names the fields.
-func TestGroupTakesExactlyOne(t *testing.T) {
-	f := flockOf(3, 10)
-	for _, c := range []struct {
-		args  map[string]any
-		field string
-		says  string
-	}{
-		{map[string]any{}, "flock_id", "give exactly one of flock_id, progeny_of or search"},
-		{map[string]any{"flock_id": "640238", "progeny_of": "SIRE0001"}, "flock_id", "was given with progeny_of: give exactly one"},
-		{map[string]any{"progeny_of": "SIRE0001", "search": map[string]any{"breed_id": 640}}, "progeny_of", "was given with search"},
-		{map[string]any{"flock_id": "640238", "progeny_of": "SIRE0001", "search": map[string]any{"breed_id": 640}}, "flock_id", "was given with progeny_of and search"},
-		{map[string]any{"progeny_of": "SIRE0001", "breed_id": 640}, "breed_id", "only narrows flock_id"},
-		{map[string]any{"search": map[string]any{"breed_id": 640}, "breed_id": 640}, "breed_id", "give search.breed_id"},
-	} {
-		_, err := run(t, FlockSummary, f, c.args)
-		var ae *ArgError
-		if !errors.As(err, &ae) || ae.Field != c.field || !strings.Contains(ae.Problem, c.says) || ae.Expected == "" {
-			t.Errorf("%v: %v, want an argument error on %s saying %q", c.args, err, c.field, c.says)
-		}
-	}
-	if n := f.callsOf("search") + f.callsOf("progeny"); n != 0 {
-		t.Errorf("%d lookups made for calls refused", n)
-	}
-	// search needs its breed; its criteria are nsip_search_animals's.
-	for _, sent := range []map[string]any{
-		{"search": map[string]any{"search_criteria": map[string]any{"gender": "Male"}}},
-		{"search": map[string]any{"breed_id": 640, "search_criteria": map[string]any{"gender": "Ram"}}},
-	} {
-		if _, errs := FlockSummary.Validate(sent); len(errs) == 0 || !strings.HasPrefix(errs[0].Field, "search.") {
-			t.Errorf("%v: %v, want a problem under search.", sent, errs)
-		}
 	}
 }

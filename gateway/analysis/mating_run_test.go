@@ -1,3 +1,8 @@
+// Tests of nsip_check_mating (mating.go): its runs over a fake NSIP: the COI by Wright's
+// method against hand-worked pedigrees, midparents, ratings, not-found and
+// failing lineages named by the argument that led to them, and answers
+// fitted to the budget. Its contract and arguments are in mating_test.go.
+
 package analysis
 
 import (

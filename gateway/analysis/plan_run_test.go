@@ -1,3 +1,9 @@
+// Tests of nsip_plan_matings (plan.go): its runs over a fake NSIP: plans equal
+// to a brute-force best assignment, ties broken toward lower COI, errors
+// named by their argument or list entry, weights and the COI limit asked
+// of the user, pairs whose COI cannot be known left out, and answers
+// fitted to the budget. Its contract and arguments are in plan_test.go.
+
 package analysis
 
 import (

@@ -1,3 +1,9 @@
+// Tests of nsip_rank_animals (rank.go): its runs over a fake NSIP: the top N
+// equal to a brute-force ranking of every animal, whatever order NSIP's
+// pages come in, errors named by their argument, weights asked of the user,
+// rows that contradict the criteria left out, and answers fitted to the
+// budget. Its contract and arguments are in rank_test.go.
+
 package analysis
 
 import (
