@@ -66,8 +66,10 @@ var flockParams = param.MustStruct[flockArgs](param.Table{
 	reflect.TypeFor[flockArgs](): {
 		"FlockID": {Example: "640238", MaxLen: nsip.MaxCriteriaLength, Pattern: param.AlnumPattern, Quiet: true},
 		"BreedID": {Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},
+		// Upper case, as NSIP writes LPN IDs: one animal's offspring are
+		// one question, whatever the case it is asked in.
 		"ProgenyOf": {Example: param.ExampleLPN, Complete: param.LPNs,
-			MinLen: nsip.MinLPNIDLength, MaxLen: nsip.MaxLPNIDLength, Pattern: param.AlnumPattern, Quiet: true},
+			MinLen: nsip.MinLPNIDLength, MaxLen: nsip.MaxLPNIDLength, Pattern: param.AlnumPattern, Upper: true, Quiet: true},
 		// The search's criteria are described by nsip_search_animals; the
 		// schema says only that it is an object, and validation does the rest.
 		"Search": {Brief: true, Example: map[string]any{"breed_id": 640, "search_criteria": map[string]any{"gender": "Male"}}},

@@ -28,6 +28,11 @@ func TestFlockSummaryArguments(t *testing.T) {
 	if a := decoded[flockArgs](t, FlockSummary, map[string]any{"flock_id": "640238", "breed_id": 640}); a.FlockID != "640238" || a.BreedID != 640 {
 		t.Errorf("a flock of a breed read as %+v", a)
 	}
+	// An LPN ID in any case is NSIP's, written upper case: one animal's
+	// offspring are one question, read and cached once.
+	if a := decoded[flockArgs](t, FlockSummary, map[string]any{"progeny_of": "6402382024ncs310"}); a.ProgenyOf != "6402382024NCS310" {
+		t.Errorf("progeny_of in lower case read as %q, want 6402382024NCS310", a.ProgenyOf)
+	}
 	if fe := invalid(t, FlockSummary, map[string]any{"flock_id": "640-238"}); fe.Field != "flock_id" ||
 		fe.Problem != `"640-238" contains characters that are not allowed` || fe.Expected != `string of letters and digits, 1-32 characters, e.g. "640238"` {
 		t.Errorf("a dash inside: %+v", fe)
