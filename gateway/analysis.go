@@ -445,6 +445,3 @@ func (g *Gateway) analysisError(a *analysisEntry, sent map[string]any, err error
 	about, args := toolerr.AboutFailed(aboutOf(a.tool.Def), sent, err)
 	return g.mapAbout(about, args, err)
 }
-
-// Keep the analysis answers' kind in one place.
-const analysisKind = summarize.KindGeneric

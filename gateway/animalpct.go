@@ -14,7 +14,7 @@ var animalPercentiles = func() *analysisEntry {
 	own := *analysis.AnimalPercentiles
 	own.Args = lookup.Animal.Args
 	tool := lookup.Animal.Def
-	tool.Kind = analysisKind
+	tool.Kind = own.Kind
 	return &analysisEntry{Def: &own, tool: &toolDef{Def: &tool}}
 }()
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 )
 
@@ -39,5 +40,18 @@ func TestPagedToolsNamePageSizeAlike(t *testing.T) {
 	errs := g.checkView(toolCall{args: map[string]any{argSkip: 10, argPageSize: 10}})
 	if len(errs) != 1 || errs[0].Field != "skip" || errs[0].Expected != "integer 0..9 (less than page_size)" {
 		t.Errorf("skip 10 of a page of 10: %v", errs)
+	}
+}
+
+// A view is read from the view arguments the tool declares: the traits a
+// search shows are a view, the traits a comparison compares are its own
+// argument and shape no view of its answer.
+func TestViewIsTheToolsOwnViewArguments(t *testing.T) {
+	args := map[string]any{argTraits: []any{"WWT"}, argMaxTokens: 3000}
+	if v := viewOf(&lookup.SearchAnimals.Args, args); len(v.traits) != 1 || v.traits[0] != "WWT" || v.budget != 3000 {
+		t.Errorf("a search's view %+v, want traits [WWT] at 3000 tokens", v)
+	}
+	if v := viewOf(&analysis.Compare.Args, args); len(v.traits) != 0 || v.budget != 3000 {
+		t.Errorf("a comparison's view %+v, want its budget alone: traits are what it compares", v)
 	}
 }

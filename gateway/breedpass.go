@@ -9,6 +9,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/calllog"
 	"github.com/nsip-tools/nsip-mcp/gateway/passes"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
+	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
 // Breed passes (analysis.BreedPass) are kept between calls by
@@ -123,6 +124,6 @@ func (g *Gateway) readPass(ctx context.Context, f *passes.Fill, breed int, evalu
 // tool of its own, and a ceiling no breed's pages reach (50,000 animals
 // are 500 pages).
 var passFiller = &analysisEntry{
-	Def:  &analysis.Def{Def: tooldef.Def{Name: "breed_pass", Method: "breed_pass"}, Ceiling: 1 << 20},
-	tool: &toolDef{Def: &tooldef.Def{Name: "breed_pass", Method: "breed_pass", Kind: analysisKind}},
+	Def:  &analysis.Def{Def: tooldef.Def{Name: "breed_pass", Method: "breed_pass", Kind: summarize.KindGeneric}, Ceiling: 1 << 20},
+	tool: &toolDef{Def: &tooldef.Def{Name: "breed_pass", Method: "breed_pass", Kind: summarize.KindGeneric}},
 }

@@ -58,7 +58,8 @@
 //     shape is recorded as drift (drift.go).
 //  6. Fit the answer into the token budget once, as it arrives (summarize),
 //     then the pool caches it and shares it.
-//  7. Fit again for the caller's view (view.go), add _meta, resource links
+//  7. Fit again for the view the caller asked for (read once, view.go;
+//     fitted in runKeyed), add _meta, resource links
 //     (gateway/features, gateway/full) and the structured copy
 //     (gateway/structured), log the call (finish, with the call ID and the
 //     count of NSIP requests gateway/calllog kept for it) and answer. When

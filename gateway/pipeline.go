@@ -124,8 +124,9 @@ type toolCall struct {
 	// sent are the arguments as the caller sent them (or as the user
 	// completed them when asked): an error's example starts from them.
 	sent map[string]any
-	// args are the validated arguments, the view's among them: keyed,
-	// read by the summarizer, named by errors.
+	// args are the validated arguments, the view's among them: read by
+	// the summarizer and named by errors; the key is made of them less
+	// the view's (lookup.Def.Read).
 	args map[string]any
 	// view is how the caller asked to see the answer.
 	view view
@@ -182,7 +183,7 @@ func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolReq
 	}
 	c := toolCall{sent: sent, args: args}
 	if len(errs) == 0 {
-		c.view = viewOf(args)
+		c.view = viewOf(&d.Args, args)
 		errs = g.checkView(c)
 	}
 	if len(errs) > 0 {

@@ -26,7 +26,7 @@ type profileFit struct {
 // nsip.ProfilePageSize) use, fetching only the parts not cached, at the same
 // time. The text is what the client's ByLPN would give:
 // {"details":…,"lineage":…,"progeny":…} with each member the upstream body.
-// The fitted profile is cached under key and reused while the parts are
+// The fitted profile is cached under r.Key and reused while the parts are
 // unchanged, as fitting one means counting thousands of tokens.
 func (g *Gateway) runProfile(ctx context.Context, r lookup.Read, c toolCall) outcome {
 	key, args := r.Key, r.Args

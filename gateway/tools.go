@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -34,11 +35,20 @@ var toolDefs = func() []*toolDef {
 }()
 
 // registry is every tool, in the order tools/list shows them: the
-// lookups, then the analyses computed from their answers.
+// lookups, then the analyses computed from their answers. A tool that
+// could not be served stops the server at start-up.
 var registry = func() []*toolDef {
 	out := slices.Clone(toolDefs)
 	for _, a := range analyses {
 		out = append(out, a.tool)
+	}
+	for _, d := range out {
+		if err := d.Check(); err != nil {
+			panic(err)
+		}
+		if (d.lookup == nil) == (d.analysis == nil) {
+			panic(fmt.Sprintf("gateway: %s must be answered by a lookup or an analysis, and by one only", d.Name))
+		}
 	}
 	return out
 }()

@@ -45,12 +45,19 @@ type view struct {
 
 func (v view) set() bool { return v.budget > 0 || len(v.traits) > 0 || v.skip > 0 }
 
-// viewOf is the view validated arguments args ask for.
-func viewOf(args map[string]any) view {
+// viewOf is the view that the validated arguments args of a tool taking
+// a ask for: only the view arguments a declares count, so that an
+// argument of the same name that is the tool's own (nsip_compare_animals's
+// traits) shapes no view.
+func viewOf(a *param.Args, args map[string]any) view {
 	var v view
-	v.budget, _ = args[argMaxTokens].(int)
-	v.skip, _ = args[argSkip].(int)
-	if list, ok := args[argTraits].([]any); ok {
+	if a.IsView(argMaxTokens) {
+		v.budget, _ = args[argMaxTokens].(int)
+	}
+	if a.IsView(argSkip) {
+		v.skip, _ = args[argSkip].(int)
+	}
+	if list, ok := args[argTraits].([]any); ok && a.IsView(argTraits) {
 		for _, c := range list {
 			v.traits = append(v.traits, c.(string))
 		}

@@ -110,7 +110,7 @@ type call struct {
 }
 
 // typed is the Run of an analysis whose arguments are the struct A (its
-// Def's Params and Lists derived from A): the validated arguments are
+// Def's Args.Specs and Args.Lists derived from A): the validated arguments are
 // decoded into A strictly, so that a name or type the struct does not hold
 // is an error here and not a value silently dropped.
 func typed[A any](run func(ctx context.Context, r *call, a *A) (any, error)) func(context.Context, *call, map[string]any) (any, error) {

@@ -8,6 +8,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
+	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
 // AnimalPercentiles is nsip_get_animal asked for percentiles: the animal's
@@ -17,7 +18,9 @@ import (
 var AnimalPercentiles = &Def{
 	Def: tooldef.Def{
 		Name: toolname.GetAnimal, Title: "NSIP animal details", Method: "animal_percentiles",
-		Toolset: toolsets.Lookup,
+		Toolset: toolsets.Lookup, Kind: summarize.KindGeneric,
+		// Its description and arguments are nsip_get_animal's (lookup.Animal),
+		// whose calls with percentiles: true it answers.
 	},
 	Ceiling: 1 + pctLookups,
 	Answers: []reflect.Type{reflect.TypeFor[PercentilesAnswer]()},

@@ -3,8 +3,10 @@
 // animals, a breed ranking by an index, a flock's statistics and a mating
 // plan.
 //
-// Each is a Def: its arguments (described with package param), the most
-// upstream lookups one call may make, and a computation written against a
+// Each is a Def, one file each with its test beside it: the definition
+// every tool has (tooldef.Def: name, title, description, arguments from
+// its argument struct, summarizer, toolset), the most upstream lookups
+// one call may make, and a computation written against a
 // Source, the small surface it reads through (an animal's details and
 // lineage, a search page, a breed's trait ranges, a question to the user).
 // The gateway hands each call a Source that sends every lookup through its

@@ -121,7 +121,8 @@ type Read struct {
 
 // Read is the lookup a call of d with the validated arguments args makes.
 func (d *Def) Read(args map[string]any) Read {
-	return Read{Def: d, Args: d.NoView(args), Key: d.Key(args)}
+	base := d.NoView(args)
+	return Read{Def: d, Args: base, Key: cache.Key(d.Method, base)}
 }
 
 // Keyed is the lookup of d with the typed arguments a, d's own argument
@@ -147,6 +148,7 @@ func (d *Def) Keyed(a any) (Read, error) {
 	if len(errs) > 0 {
 		return Read{}, fmt.Errorf("internal: %s arguments: %s %s", d.Name, errs[0].Field, errs[0].Problem)
 	}
+	args = d.NoView(args) // none set by the server's reads; a Read holds none
 	keyed := args
 	if len(keyOnly) > 0 {
 		keyed = maps.Clone(args)

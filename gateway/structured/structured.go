@@ -93,9 +93,6 @@ const (
 		"Its members are NSIP's and may change without notice; the other branches are the shapes this server writes."
 )
 
-// analysisKind is the summaries an analysis's answer may take.
-const analysisKind = summarize.KindGeneric
-
 // Lookup is the output schema of a lookup answering with NSIP's model,
 // summarized as kind; with percentiles, its answer may also be the
 // percentile analysis's.
@@ -107,7 +104,7 @@ func Lookup(model reflect.Type, kind summarize.Kind, percentiles bool) json.RawM
 		// With percentiles the answer is the percentile analysis's,
 		// summarized as analyses are when over the budget.
 		addAnswers(doc, analysis.AnimalPercentiles)
-		for _, s := range summarize.Shapes(analysisKind) {
+		for _, s := range summarize.Shapes(analysis.AnimalPercentiles.Kind) {
 			doc.Add(s.Name, s.Type)
 		}
 	}
@@ -118,7 +115,7 @@ func Lookup(model reflect.Type, kind summarize.Kind, percentiles bool) json.RawM
 // computation builds (gateway/analysis), or a summary of one. It panics
 // when a names no answer type, a mistake of the code that defines it.
 func Analysis(a *analysis.Def) json.RawMessage {
-	return withSummaries(addAnswers(outschema.New(schemaNames), a), analysisKind)
+	return withSummaries(addAnswers(outschema.New(schemaNames), a), a.Kind)
 }
 
 // addAnswers adds the shapes of a's answers, titled by their published

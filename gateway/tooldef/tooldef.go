@@ -9,7 +9,12 @@
 package tooldef
 
 import (
+	"errors"
+	"fmt"
+	"slices"
+
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
@@ -31,6 +36,19 @@ type Def struct {
 	// Subject names what a not-found answer was about: the argument and a
 	// phrase for the message, plus the next step to suggest.
 	Subject, What, Next string
+}
+
+// Check reports what keeps d from being served: a tool without a name,
+// or of a toolset NSIP_TOOLSETS cannot name, would be listed by no
+// deployment and callable by none.
+func (d *Def) Check() error {
+	switch {
+	case d.Name == "":
+		return errors.New("tooldef: a tool without a name")
+	case !slices.Contains(toolsets.All(), d.Toolset):
+		return fmt.Errorf("tooldef: %s is of toolset %q, not one of %v", d.Name, d.Toolset, toolsets.All())
+	}
+	return nil
 }
 
 // Takes reports whether d takes the argument name.
