@@ -7,7 +7,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
@@ -57,29 +56,7 @@ func newWorld(d *nsiptest.Dataset, ir irregularity) *world {
 	return w
 }
 
-// animalMemo keeps each dataset's animals as Dataset.Animal returns them.
-// It renders an animal's lineage fragment afresh at every call, and brute
-// force's pedigree walks ask for the same ancestors thousands of times:
-// under -race that rendering, not the analyses, was most of
-// TestAnalysesOnEveryIrregularity's time. A dataset never changes (the
-// texts a run sends instead are kept in world.texts), so each animal is
-// read once per dataset and shared, read-only, by every run.
-var animalMemo sync.Map // animalKey -> nsiptest.Animal
-
-type animalKey struct {
-	d  *nsiptest.Dataset
-	id string
-}
-
-func (w *world) animal(id string) nsiptest.Animal {
-	k := animalKey{w.d, id}
-	if a, ok := animalMemo.Load(k); ok {
-		return a.(nsiptest.Animal)
-	}
-	a, _ := w.d.Animal(id)
-	animalMemo.Store(k, a)
-	return a
-}
+func (w *world) animal(id string) nsiptest.Animal { return standIn(w.d, id) }
 
 // value is an EBV as the server may use it: rounded as served, missing
 // when absurd.
