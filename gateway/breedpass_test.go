@@ -32,7 +32,7 @@ type passReply struct {
 func breedAnimals(d *nsiptest.Dataset, breed, n int) []string {
 	var ids []string
 	for _, id := range d.AnimalIDs() {
-		if an, _ := d.Animal(id); an.BreedID == breed && len(ids) < n {
+		if an := standIn(d, id); an.BreedID == breed && len(ids) < n {
 			ids = append(ids, id)
 		}
 	}
@@ -49,7 +49,7 @@ func comparePass(t *testing.T, call func(string, any) reply, d *nsiptest.Dataset
 		t.Fatalf("%v: %.400s", err, r.text)
 	}
 	for i, id := range ids {
-		an, _ := d.Animal(id)
+		an := standIn(d, id)
 		for k, code := range a.Traits {
 			v, ok := an.Trait(code)
 			if !ok {
@@ -58,7 +58,7 @@ func comparePass(t *testing.T, call func(string, any) reply, d *nsiptest.Dataset
 			info, _ := nsip.LookupTrait(code)
 			n, good := 0, 0
 			for _, other := range d.AnimalIDs() {
-				o, _ := d.Animal(other)
+				o := standIn(d, other)
 				if x, ok := o.Trait(code); o.BreedID == 640 && ok {
 					n++
 					if x.Value == v.Value || info.Direction == "higher" && x.Value > v.Value || info.Direction != "higher" && x.Value < v.Value {

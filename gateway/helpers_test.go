@@ -49,6 +49,32 @@ func summarizer(t testing.TB) (*summarize.Summarizer, *summarize.Counter) {
 	return sharedSum, sharedCounter
 }
 
+// animalMemo keeps each data set's animals as Dataset.Animal returns them.
+// It renders an animal's lineage fragment afresh at every call, and the
+// tests' brute force (pedigree walks, percentiles counted over a breed)
+// asks for the same animals thousands of times: under -race that
+// rendering, not the gateway, was most of those tests' time. A data set
+// never changes (the texts a test has the stand-in send instead are its
+// server's, not the data set's), so each animal is rendered once per data
+// set and shared, read-only, by every test.
+var animalMemo sync.Map // animalKey -> nsiptest.Animal
+
+type animalKey struct {
+	d  *nsiptest.Dataset
+	id string
+}
+
+// standIn is d.Animal(id), the zero Animal for an unknown ID.
+func standIn(d *nsiptest.Dataset, id string) nsiptest.Animal {
+	k := animalKey{d, id}
+	if a, ok := animalMemo.Load(k); ok {
+		return a.(nsiptest.Animal)
+	}
+	a, _ := d.Animal(id)
+	animalMemo.Store(k, a)
+	return a
+}
+
 // env is a gateway wired to the stand-in upstream through the real client,
 // served by an MCP server and driven by mcp-go's in-process client.
 type env struct {

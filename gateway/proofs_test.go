@@ -56,10 +56,7 @@ func newWorld(d *nsiptest.Dataset, ir irregularity) *world {
 	return w
 }
 
-func (w *world) animal(id string) nsiptest.Animal {
-	a, _ := w.d.Animal(id)
-	return a
-}
+func (w *world) animal(id string) nsiptest.Animal { return standIn(w.d, id) }
 
 // value is an EBV as the server may use it: rounded as served, missing
 // when absurd.
