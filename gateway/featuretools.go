@@ -22,7 +22,7 @@ var _ features.Tools = featureTools{}
 // lookupTool is the lookup tool called name as the call path serves it,
 // or nil.
 func lookupTool(name string) *toolDef {
-	for _, d := range toolDefs {
+	for _, d := range lookupToolDefs {
 		if d.Name == name {
 			return d
 		}

@@ -176,7 +176,7 @@ func FuzzToolArguments(f *testing.F) {
 		"nsip_get_progeny":   {`{"lpn_id":"6402382024NCS310","page":2,"page_size":100}`, `{"lpn_id":"6402382024NCS310","page":1e5,"page_size":1}`, `{"lpn_id":"6402382024NCS310","page":-1}`},
 		"nsip_search_by_lpn": {`{"lpn_id":"6402382024NCS310"}`, `{"lpn_id":"6402382024NCS310","extra":true}`, `{"lpn_id":"` + strings.Repeat("A", 33) + `"}`, `{`},
 	}
-	for i, d := range toolDefs {
+	for i, d := range lookupToolDefs {
 		for _, s := range seeds[d.Name] {
 			f.Add(uint8(i), []byte(s))
 		}
@@ -188,7 +188,7 @@ func FuzzToolArguments(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, tool uint8, raw []byte) {
-		d := toolDefs[int(tool)%len(toolDefs)]
+		d := lookupToolDefs[int(tool)%len(lookupToolDefs)]
 		req := mcp.CallToolRequest{}
 		req.Params.Name = d.Name
 		req.Params.RawArguments = raw

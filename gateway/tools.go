@@ -25,8 +25,8 @@ type toolDef struct {
 	analysis *analysisEntry
 }
 
-// toolDefs are the nine lookup tools, in the order tools/list shows them.
-var toolDefs = func() []*toolDef {
+// lookupToolDefs are the nine lookup tools, in the order tools/list shows them.
+var lookupToolDefs = func() []*toolDef {
 	out := make([]*toolDef, len(lookup.All))
 	for i, d := range lookup.All {
 		out[i] = &toolDef{Def: &d.Def, lookup: d}
@@ -38,7 +38,7 @@ var toolDefs = func() []*toolDef {
 // lookups, then the analyses computed from their answers. A tool that
 // could not be served stops the server at start-up.
 var registry = func() []*toolDef {
-	out := slices.Clone(toolDefs)
+	out := slices.Clone(lookupToolDefs)
 	for _, a := range analyses {
 		out = append(out, a.tool)
 	}

@@ -126,7 +126,7 @@ func TestInvalidArgumentsNeverReachTheUpstream(t *testing.T) {
 
 func defByName(t testing.TB, name string) *toolDef {
 	t.Helper()
-	for _, d := range toolDefs {
+	for _, d := range lookupToolDefs {
 		if d.Name == name {
 			return d
 		}

@@ -44,7 +44,7 @@ type compareArgs struct {
 }
 
 var compareParams = param.MustStruct[compareArgs](param.Table{
-	reflect.TypeFor[param.Budget](): param.BudgetFields,
+	reflect.TypeFor[param.Budget](): param.BudgetFields, // max_tokens, which every tool takes
 	reflect.TypeFor[compareArgs](): {
 		"Percentiles": percentilesParam,
 		"LPNIDs":      {List: &param.List{MinItems: 2, MaxItems: 20, Item: "lpn", Example: []string{param.ExampleLPN, "6402382022NCS087"}}},

@@ -62,7 +62,7 @@ type groupSearch struct {
 }
 
 var flockParams = param.MustStruct[flockArgs](param.Table{
-	reflect.TypeFor[param.Budget](): param.BudgetFields,
+	reflect.TypeFor[param.Budget](): param.BudgetFields, // max_tokens, which every tool takes
 	reflect.TypeFor[flockArgs](): {
 		"FlockID": {Example: "640238", MaxLen: nsip.MaxCriteriaLength, Pattern: param.AlnumPattern, Quiet: true},
 		"BreedID": {Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},

@@ -64,7 +64,7 @@ type matingArgs struct {
 }
 
 var matingParams = param.MustStruct[matingArgs](param.Table{
-	reflect.TypeFor[param.Budget](): param.BudgetFields,
+	reflect.TypeFor[param.Budget](): param.BudgetFields, // max_tokens, which every tool takes
 	reflect.TypeFor[matingArgs]():   {"Sire": lpnField(param.ExampleLPN), "Dam": lpnField("6402382022NCS087")},
 })
 

@@ -50,7 +50,7 @@ type planArgs struct {
 }
 
 var planParams = param.MustStruct[planArgs](param.Table{
-	reflect.TypeFor[param.Budget](): param.BudgetFields,
+	reflect.TypeFor[param.Budget](): param.BudgetFields, // max_tokens, which every tool takes
 	reflect.TypeFor[planArgs](): {
 		"MaxCOI":    {Default: 0.0625, Example: 0.0625},
 		"MaxPerRam": {Default: 50, Example: 50, Min: param.Bound(1), Max: param.Bound(100), Quiet: true},

@@ -67,7 +67,7 @@ func (c *rankCriteria) criteria() *param.Criteria {
 }
 
 var rankParams = param.MustStruct[rankArgs](param.Table{
-	reflect.TypeFor[param.Budget](): param.BudgetFields,
+	reflect.TypeFor[param.Budget](): param.BudgetFields, // max_tokens, which every tool takes
 	reflect.TypeFor[rankArgs](): {
 		"BreedID": {Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},
 		"TopN":    {Default: 10, Example: 10, Min: param.Bound(1), Max: param.Bound(50), Quiet: true},

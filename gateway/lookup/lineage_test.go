@@ -20,8 +20,12 @@ func TestLineageArguments(t *testing.T) {
 		fe.Problem != `"6402-382024" contains characters that are not allowed` {
 		t.Errorf("a dash inside: %+v", fe)
 	}
-	if fe := invalid(t, Lineage, map[string]any{"lpn": nsiptest.ExampleRam}); fe.Field != "lpn_id" || fe.Problem != "is required" {
-		t.Errorf("lpn for lpn_id: %+v", fe)
+	// lpn for lpn_id: the argument is missing, and the name sent is taken
+	// for its abbreviation.
+	_, errs := Lineage.Args.Validate(map[string]any{"lpn": nsiptest.ExampleRam})
+	if len(errs) != 2 || errs[0].Field != "lpn_id" || errs[0].Problem != "is required" ||
+		errs[1].Field != "lpn" || errs[1].Problem != `is not an argument of this tool; did you mean "lpn_id"?` {
+		t.Errorf("lpn for lpn_id: %+v", errs)
 	}
 }
 
