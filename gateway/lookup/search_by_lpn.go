@@ -3,6 +3,8 @@ package lookup
 import (
 	"reflect"
 
+	lru "github.com/hashicorp/golang-lru/v2"
+
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
@@ -39,8 +41,14 @@ type ProfileArgs struct {
 // ProfileParts are the lookups the profile of the animal id is assembled
 // from: the calls of nsip_get_animal, nsip_get_lineage and
 // nsip_get_progeny (its first page of nsip.ProfilePageSize) that ask the
-// same, whose cache entries the profile shares.
+// same, whose cache entries the profile shares. The parts of the profiles
+// asked for lately are remembered: keyed as users' calls are (Keyed),
+// they cost a profile served from the cache a third of its allocations.
+// Their arguments are shared by the calls that read them, and only read.
 func ProfileParts(id string) ([3]Read, error) {
+	if parts, ok := recentProfiles.Get(id); ok {
+		return parts, nil
+	}
 	defs := [3]*Def{Animal, Lineage, Progeny}
 	typed := [3]any{
 		DetailsArgs{SearchString: id},
@@ -54,5 +62,17 @@ func ProfileParts(id string) ([3]Read, error) {
 			return parts, err
 		}
 	}
+	recentProfiles.Add(id, parts)
 	return parts, nil
 }
+
+// recentProfiles holds the parts of the last profiles asked for, a few
+// hundred bytes each: far fewer than the cache holds answers, and bounded
+// whatever IDs a caller sends.
+var recentProfiles = func() *lru.Cache[string, [3]Read] {
+	c, err := lru.New[string, [3]Read](1024)
+	if err != nil {
+		panic(err) // only for a size under 1
+	}
+	return c
+}()

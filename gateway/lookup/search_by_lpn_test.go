@@ -2,6 +2,7 @@ package lookup
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -87,5 +88,32 @@ func TestSearchByLPNPartsFetch(t *testing.T) {
 	if te.Field != "lpn_id" || te.Problem != `NSIP has no animal with LPN ID "6402382024ZZZ999"` ||
 		te.Next != "check the LPN ID, or find animals with nsip_search_animals" {
 		t.Errorf("unknown LPN ID: %+v", te)
+	}
+}
+
+// A profile asked for again is served with the parts it was keyed with,
+// not keyed again: a profile from the cache took a third of its
+// allocations validating its parts anew. The profiles remembered are
+// bounded, whatever IDs are sent.
+func TestProfilePartsRememberedAndBounded(t *testing.T) {
+	first, err := ProfileParts("6402382024NCS311")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := testing.AllocsPerRun(20, func() {
+		again, err := ProfileParts("6402382024NCS311")
+		if err != nil || again[2].Key != first[2].Key {
+			t.Fatalf("asked again: %v, %v", again, err)
+		}
+	}); n != 0 {
+		t.Errorf("a profile asked for again allocates %v times keying its parts, want none", n)
+	}
+	for i := range 1500 {
+		if _, err := ProfileParts(fmt.Sprintf("6402382024N%05d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := recentProfiles.Len(); n > 1024 {
+		t.Errorf("%d profiles remembered after 1,501 asked for, want at most 1,024", n)
 	}
 }
