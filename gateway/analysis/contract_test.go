@@ -15,46 +15,14 @@ import (
 // What each analysis's own test shares: its published contract, and a
 // user's call of it validated as the call path validates it.
 
-// contract is the part of an analysis's tools/list entry
-// (specs/contracts/tools/<name>.json) that its definition here produces.
-// The gateway serves the definition as it is, so these must be equal; the
-// rest (the annotations' hints, icons, _meta) is the gateway's, held to the
-// same file by its own snapshot test.
-type contract struct {
-	Name        string          `json:"name"`
-	Title       string          `json:"title"`
-	Description string          `json:"description"`
-	InputSchema json.RawMessage `json:"inputSchema"`
-	Annotations struct {
-		Title string `json:"title"`
-	} `json:"annotations"`
-}
-
-// checkContract holds d to its published contract: the name, the title
-// (both as the tool's and the annotations'), the description, the input
-// schema derived from its argument struct (compared as JSON values), and
-// the answer types its output schema offers (checkAnswers).
+// checkContract holds d to its published contract: name, title,
+// description and the input schema derived from its argument struct
+// (specs/contracts/tools/<name>.json; the gateway serves the definition as
+// it is), and the answer types its output schema offers (checkAnswers).
 func checkContract(t *testing.T, d *Def) {
 	t.Helper()
-	path := filepath.Join("..", "..", "specs", "contracts", "tools", d.Name+".json")
-	var c contract
-	readJSON(t, path, &c)
-	if c.Name != d.Name {
-		t.Errorf("%s names the tool %q, the definition %q", path, c.Name, d.Name)
-	}
-	if c.Title != d.Title || c.Annotations.Title != d.Title {
-		t.Errorf("%s: title %q, annotations.title %q; the definition's is %q", path, c.Title, c.Annotations.Title, d.Title)
-	}
-	if c.Description != d.Desc {
-		t.Errorf("%s: description\n %s\nthe definition's\n %s", path, c.Description, d.Desc)
-	}
-	schema, err := json.Marshal(d.Args.InputSchema())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if same, err := snapshot.JSON(schema, c.InputSchema); err != nil || !same {
-		t.Errorf("%s: inputSchema\n %s\nthe arguments' (%v)\n %s", path, c.InputSchema, err, schema)
-	}
+	snapshot.CheckTool(t, filepath.Join("..", "..", "specs"), snapshot.Tool{
+		Name: d.Name, Title: d.Title, Description: d.Desc, InputSchema: d.Args.InputSchema()})
 	checkAnswers(t, d)
 }
 

@@ -2,9 +2,7 @@ package lookup
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -18,50 +16,13 @@ import (
 // What each tool's test shares: its published contract, the stand-in NSIP
 // with a client of it, and a user's call made as the call path makes it.
 
-// contract is the part of a tool's tools/list entry
-// (specs/contracts/tools/<name>.json) that its definition here produces.
-// The rest (the annotations' hints, icons, _meta) is added by the gateway
-// and held to the same file by the gateway's own snapshot test.
-type contract struct {
-	Name        string          `json:"name"`
-	Title       string          `json:"title"`
-	Description string          `json:"description"`
-	InputSchema json.RawMessage `json:"inputSchema"`
-	Annotations struct {
-		Title string `json:"title"`
-	} `json:"annotations"`
-}
-
-// checkContract holds d to its published contract: the name, the title
-// (both as the tool's and the annotations'), the description, and the
-// input schema derived from its argument struct, compared as JSON values.
+// checkContract holds d to its published contract
+// (specs/contracts/tools/<name>.json): name, title, description and the
+// input schema derived from its argument struct.
 func checkContract(t *testing.T, d *Def) {
 	t.Helper()
-	path := filepath.Join("..", "..", "specs", "contracts", "tools", d.Name+".json")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c contract
-	if err := json.Unmarshal(b, &c); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	if c.Name != d.Name {
-		t.Errorf("%s names the tool %q, the definition %q", path, c.Name, d.Name)
-	}
-	if c.Title != d.Title || c.Annotations.Title != d.Title {
-		t.Errorf("%s: title %q, annotations.title %q; the definition's is %q", path, c.Title, c.Annotations.Title, d.Title)
-	}
-	if c.Description != d.Desc {
-		t.Errorf("%s: description\n %s\nthe definition's\n %s", path, c.Description, d.Desc)
-	}
-	schema, err := json.Marshal(d.Args.InputSchema())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if same, err := snapshot.JSON(schema, c.InputSchema); err != nil || !same {
-		t.Errorf("%s: inputSchema\n %s\nthe arguments' (%v)\n %s", path, c.InputSchema, err, schema)
-	}
+	snapshot.CheckTool(t, filepath.Join("..", "..", "specs"), snapshot.Tool{
+		Name: d.Name, Title: d.Title, Description: d.Desc, InputSchema: d.Args.InputSchema()})
 }
 
 // standIn is the stand-in NSIP on loopback, with the example ram of the
