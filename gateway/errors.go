@@ -18,13 +18,7 @@ func (g *Gateway) invalidArgs(d *toolDef, sent map[string]any, errs []param.Fiel
 }
 
 // aboutOf is what an error's wording reads of the tool d.
-func aboutOf(d *tooldef.Def) toolerr.About {
-	a := toolerr.About{Subject: d.Subject, What: d.What, Next: d.Next, Specs: d.Args.Specs}
-	if d.Takes(argPageSize) {
-		a.PageSize = argPageSize
-	}
-	return a
-}
+func aboutOf(d *tooldef.Def) toolerr.About { return toolerr.AboutTool(d, argPageSize) }
 
 // mapError turns a pipeline or client failure of tool d into what the
 // model sees.

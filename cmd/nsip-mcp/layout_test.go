@@ -42,7 +42,7 @@ var mayImport = map[string][]string{
 	"gateway/argcheck":          {"gateway/param", "nsip", "nsip/toolname"},
 	"gateway/health":            {"cache", "gateway/metrics", "gateway/upstream"},
 	"gateway/elicit":            {"gateway/analysis", "gateway/param", "nsip"},
-	"gateway/toolerr":           {"gateway/analysis", "gateway/health", "gateway/param", "gateway/upstream", "nsip", "nsip/breeding", "nsip/toolname"},
+	"gateway/toolerr":           {"gateway/analysis", "gateway/health", "gateway/param", "gateway/tooldef", "gateway/upstream", "nsip", "nsip/breeding", "nsip/toolname"},
 	"gateway/internal/snapshot": nil,
 	"gateway/views":             {"nsip/toolname"},
 	"gateway/toolsets":          nil,

@@ -80,14 +80,13 @@ func fetch[T any](t *testing.T, c *nsip.Client, d *Def, sent map[string]any) (*T
 
 // notFound is the error a user reads when NSIP has nothing for the call
 // of d with sent: err must be NSIP's not-found, worded with d's Subject,
-// What and Next as the gateway words it.
+// What and Next as the gateway words it (toolerr.AboutTool).
 func notFound(t *testing.T, d *Def, sent map[string]any, err error) *toolerr.Error {
 	t.Helper()
 	var ne *nsip.Error
 	if !errors.As(err, &ne) || ne.Kind != nsip.KindNotFound {
 		t.Fatalf("%s %v: %v, want NSIP's not found", d.Name, sent, err)
 	}
-	about := toolerr.About{Subject: d.Subject, What: d.What, Next: d.Next, Specs: d.Args.Specs}
-	te, _ := toolerr.Map(err, about, valid(t, d, sent), toolerr.Env{})
+	te, _ := toolerr.Map(err, toolerr.AboutTool(&d.Def, SearchAnimals.Args.Name("PageSize")), valid(t, d, sent), toolerr.Env{})
 	return te
 }

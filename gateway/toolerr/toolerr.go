@@ -24,6 +24,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/health"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
@@ -119,6 +120,17 @@ type About struct {
 	Specs   []param.Spec // the tool's arguments: the example and NSIP's parameter names
 	// PageSize is the tool's page-size argument, "" when it takes none.
 	PageSize string
+}
+
+// AboutTool is what an error's wording reads of the tool d; pageSize
+// names the page-size argument of the tools that page, which becomes the
+// About's PageSize when d takes it.
+func AboutTool(d *tooldef.Def, pageSize string) About {
+	a := About{Subject: d.Subject, What: d.What, Next: d.Next, Specs: d.Args.Specs}
+	if d.Takes(pageSize) {
+		a.PageSize = pageSize
+	}
+	return a
 }
 
 // Env is the server's state an error's wording depends on.

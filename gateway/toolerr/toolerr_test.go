@@ -19,6 +19,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/health"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
@@ -389,5 +390,20 @@ func TestAboutFailed(t *testing.T) {
 	te, _ = Map(nf, about, args, Env{})
 	if te.Field != "breed_id" || te.Problem != "NSIP has no breed 9" || te.Next != "list the breeds" {
 		t.Errorf("about a breed: %+v", te)
+	}
+}
+
+// A tool's not-found wording and arguments come from its definition, and
+// a paging tool's page size is named only for the tools that take it.
+func TestAboutToolReadsTheDefinition(t *testing.T) {
+	progeny := &tooldef.Def{Name: "nsip_get_progeny", Subject: "lpn_id", What: "progeny for LPN ID", Next: "check the LPN ID",
+		Args: param.Args{Specs: []param.Spec{{Name: "lpn_id"}, {Name: "page_size"}}}}
+	a := AboutTool(progeny, "page_size")
+	if a.Subject != "lpn_id" || a.What != "progeny for LPN ID" || a.Next != "check the LPN ID" || a.PageSize != "page_size" || len(a.Specs) != 2 {
+		t.Errorf("a paging tool: %+v", a)
+	}
+	lineage := &tooldef.Def{Name: "nsip_get_lineage", Subject: "lpn_id", Args: param.Args{Specs: []param.Spec{{Name: "lpn_id"}}}}
+	if a := AboutTool(lineage, "page_size"); a.PageSize != "" {
+		t.Errorf("a tool without pages names page size %q", a.PageSize)
 	}
 }
