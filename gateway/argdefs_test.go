@@ -21,6 +21,12 @@ func TestAnimalPercentilesChosenByValidatedArguments(t *testing.T) {
 	if err := json.Unmarshal([]byte(on.text), &a); err != nil || a.LPNID != id {
 		t.Errorf("percentiles true: %v %.300s", err, on.text)
 	}
+	// Every argument the tool takes reaches the analysis's own struct:
+	// max_tokens with percentiles is an answer, not an arguments mismatch.
+	budget := e.call("nsip_get_animal", map[string]any{"search_string": id, "percentiles": true, "max_tokens": 4000}).mustOK(t)
+	if err := json.Unmarshal([]byte(budget.text), &a); err != nil || a.LPNID != id {
+		t.Errorf("percentiles with max_tokens: %v %.300s", err, budget.text)
+	}
 	bad := e.call("nsip_get_animal", map[string]any{"search_string": id, "percentiles": "yes"}).errorBody(t)
 	if bad.Field != "percentiles" || bad.Problem != `percentiles must be true or false, got string "yes"` {
 		t.Errorf("percentiles \"yes\": field %q problem %q", bad.Field, bad.Problem)

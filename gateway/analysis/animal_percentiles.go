@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
@@ -24,11 +25,21 @@ var AnimalPercentiles = &Def{
 	},
 	Ceiling: 1 + pctLookups,
 	Answers: []reflect.Type{reflect.TypeFor[PercentilesAnswer]()},
-	Run:     runAnimalPercentiles,
+	Run:     typed(runAnimalPercentiles),
 }
 
-func runAnimalPercentiles(ctx context.Context, r *call, args map[string]any) (any, error) {
-	id := args["search_string"].(string)
+// percentileArgs are nsip_get_animal's arguments as the percentile
+// analysis reads them: the gateway validates a call by the lookup's own
+// argument struct, whose members these fields take, so the analysis needs
+// no import of the lookup's package (which imports this one).
+type percentileArgs struct {
+	SearchString string `json:"search_string"`
+	Percentiles  bool   `json:"percentiles,omitempty"`
+	param.Budget
+}
+
+func runAnimalPercentiles(ctx context.Context, r *call, a *percentileArgs) (any, error) {
+	id := a.SearchString
 	d, err := r.details(ctx, id)
 	if err != nil {
 		return nil, &AboutError{Field: "search_string", Value: id, What: "animal matching", Next: "check the ID, or find animals and their LPN IDs with " + toolname.SearchAnimals, Err: err}
