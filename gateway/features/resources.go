@@ -227,16 +227,24 @@ func ResourceLinks(res summarize.Result) []mcp.Content {
 	if !res.Summarized {
 		return nil
 	}
+	// The members of a next call the links are made of; a summary writes
+	// them as the tools take them, so a member of another type is no call
+	// to link.
 	var s struct {
 		Next *struct {
-			Tool      string         `json:"tool"`
-			Arguments map[string]any `json:"arguments"`
+			Tool      string `json:"tool"`
+			Arguments struct {
+				LPNID    string `json:"lpn_id"`
+				Page     int    `json:"page"`
+				PageSize int    `json:"page_size"`
+				Skip     int    `json:"skip"`
+			} `json:"arguments"`
 		} `json:"next"`
 	}
 	if json.Unmarshal([]byte(res.Text), &s) != nil || s.Next == nil {
 		return nil
 	}
-	lpn, _ := s.Next.Arguments["lpn_id"].(string)
+	lpn, next := s.Next.Arguments.LPNID, s.Next.Arguments
 	if lpn == "" || !param.AlnumPattern.MatchString(lpn) {
 		return nil
 	}
@@ -245,14 +253,12 @@ func ResourceLinks(res summarize.Result) []mcp.Content {
 	case toolname.GetLineage:
 		uri, name, desc = "nsip://animals/"+lpn+"/lineage", "lineage", "The pedigree the summary shortened, from "+lpn+" up."
 	case toolname.GetProgeny:
-		page, _ := param.AsInteger(s.Next.Arguments["page"])
-		size, _ := param.AsInteger(s.Next.Arguments["page_size"])
-		if size <= 0 {
+		if next.PageSize <= 0 {
 			return nil
 		}
-		uri = fmt.Sprintf("nsip://animals/%s/progeny?page=%d&page_size=%d", lpn, page, size)
-		if skip, _ := param.AsInteger(s.Next.Arguments["skip"]); skip > 0 {
-			uri += fmt.Sprintf("&skip=%d", skip)
+		uri = fmt.Sprintf("nsip://animals/%s/progeny?page=%d&page_size=%d", lpn, next.Page, next.PageSize)
+		if next.Skip > 0 {
+			uri += fmt.Sprintf("&skip=%d", next.Skip)
 		}
 		name, desc = "progeny", "The offspring the summary left out, as the next call returns them."
 	default:
