@@ -17,6 +17,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/finite"
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/structured"
 	"github.com/nsip-tools/nsip-mcp/gateway/tasks"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
@@ -370,7 +371,7 @@ func (r *lookups) Ask(ctx context.Context, f analysis.Form) (map[string]any, boo
 
 // ErrorCode is the code a lineage lookup failing with err is answered with.
 func (r *lookups) ErrorCode(err error) string {
-	return r.g.mapError(&lookup.Lineage.Def, nil, err).Code
+	return r.g.mapError(&lookup.Lineage.Def, param.Valid{}, err).Code
 }
 
 // runAnalysis runs analysis a on a call's validated arguments args (sent:
@@ -385,7 +386,7 @@ func (g *Gateway) runAnalysis(ctx context.Context, a *analysisEntry, req mcp.Cal
 	var o outcome
 	if err != nil {
 		o.err = g.analysisError(a, c.sent, err)
-		if b, ok := c.args["breed_id"].(int); ok && o.err.Code == toolerr.CodeNotFound && o.err.Field == "breed_id" {
+		if b, ok := c.args.Int("breed_id"); ok && o.err.Code == toolerr.CodeNotFound && o.err.Field == "breed_id" {
 			if te := g.unknownBreed(ctx, "breed_id", b, a.Example(c.sent)); te != nil {
 				o.err = te
 			}

@@ -24,7 +24,7 @@ var argPercentiles = lookup.Animal.Args.Name("Percentiles")
 // percentilesCall is the analysis a validated call of d is, when it asks
 // for percentiles; nil otherwise.
 func percentilesCall(d *lookup.Def, c toolCall) *analysisEntry {
-	if on, _ := c.args[argPercentiles].(bool); !d.Percentiles || !on {
+	if !d.Percentiles || !c.args.Bool(argPercentiles) {
 		return nil
 	}
 	return animalPercentiles

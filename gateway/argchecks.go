@@ -88,7 +88,7 @@ func (g *Gateway) checkEmptySearch(ctx context.Context, d *lookup.Def, c toolCal
 		return nil
 	}
 	b := g.breeds()
-	field, breed := b.Searched(c.args)
+	field, breed := b.Searched(c.args.Members())
 	if breed == 0 {
 		return nil
 	}

@@ -43,7 +43,11 @@ func TestPagedToolsNamePageSizeAlike(t *testing.T) {
 		}
 	}
 	g := &Gateway{cfg: Config{MaxBudget: 8000}}
-	errs := g.checkView(toolCall{args: map[string]any{argSkip: 10, argPageSize: 10}})
+	args, errs := lookup.SearchAnimals.Args.Validate(map[string]any{argSkip: 10, argPageSize: 10})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	errs = g.checkView(toolCall{args: args})
 	if len(errs) != 1 || errs[0].Field != "skip" || errs[0].Expected != "integer 0..9 (less than page_size)" {
 		t.Errorf("skip 10 of a page of 10: %v", errs)
 	}
@@ -53,11 +57,18 @@ func TestPagedToolsNamePageSizeAlike(t *testing.T) {
 // search shows are a view, the traits a comparison compares are its own
 // argument and shape no view of its answer.
 func TestViewIsTheToolsOwnViewArguments(t *testing.T) {
-	args := map[string]any{argTraits: []any{"WWT"}, argMaxTokens: 3000}
-	if v := viewOf(&lookup.SearchAnimals.Args, args); len(v.traits) != 1 || v.traits[0] != "WWT" || v.budget != 3000 {
+	search, errs := lookup.SearchAnimals.Args.Validate(map[string]any{argTraits: []any{"WWT"}, argMaxTokens: 3000})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if v := viewOf(&lookup.SearchAnimals.Args, search); len(v.traits) != 1 || v.traits[0] != "WWT" || v.budget != 3000 {
 		t.Errorf("a search's view %+v, want traits [WWT] at 3000 tokens", v)
 	}
-	if v := viewOf(&analysis.Compare.Args, args); len(v.traits) != 0 || v.budget != 3000 {
+	compare, errs := analysis.Compare.Args.Validate(map[string]any{"lpn_ids": []any{"6402382024NCS310", "6402382022NCS087"}, argTraits: []any{"WWT"}, argMaxTokens: 3000})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if v := viewOf(&analysis.Compare.Args, compare); len(v.traits) != 0 || v.budget != 3000 {
 		t.Errorf("a comparison's view %+v, want its budget alone: traits are what it compares", v)
 	}
 }

@@ -22,8 +22,8 @@ func aboutOf(d *tooldef.Def) toolerr.About { return toolerr.AboutTool(d, argPage
 
 // mapError turns a pipeline or client failure of tool d into what the
 // model sees.
-func (g *Gateway) mapError(d *tooldef.Def, args map[string]any, err error) *toolerr.Error {
-	return g.mapAbout(aboutOf(d), args, err)
+func (g *Gateway) mapError(d *tooldef.Def, args param.Valid, err error) *toolerr.Error {
+	return g.mapAbout(aboutOf(d), args.Members(), err)
 }
 
 // mapAbout gathers what the server knows now (errorEnv), maps the error

@@ -19,6 +19,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/cache/cachetest"
 	"github.com/nsip-tools/nsip-mcp/gateway/calllog"
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
@@ -263,3 +264,14 @@ func analysisNamed(t testing.TB, name string) *analysisEntry {
 
 // toolOf is the lookup tool d as the call path serves it.
 func toolOf(d *lookup.Def) *toolDef { return lookupTool(d.Name) }
+
+// validLookup is sent validated as a user's call of lookup d is, failing
+// the test on any problem.
+func validLookup(t testing.TB, d *lookup.Def, sent map[string]any) param.Valid {
+	t.Helper()
+	args, errs := d.Args.Validate(sent)
+	if len(errs) > 0 {
+		t.Fatalf("%s %v: %v", d.Name, sent, errs)
+	}
+	return args
+}

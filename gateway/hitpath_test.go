@@ -61,7 +61,7 @@ func TestCachedHitAllocations(t *testing.T) {
 // in the entry.
 func TestHitServesTheTextAsItsStructuredCopy(t *testing.T) {
 	e, req, id := hitEnv(t)
-	key := lookup.Animal.Key(map[string]any{"search_string": id})
+	key := lookup.Animal.Key(validLookup(t, lookup.Animal, map[string]any{"search_string": id}))
 	ent, ok := e.gw.cache.Peek(key)
 	if !ok {
 		t.Fatal("the answer is not cached")
@@ -83,7 +83,7 @@ func TestHitServesTheTextAsItsStructuredCopy(t *testing.T) {
 	if res, _ := h(context.Background(), sreq); res.IsError {
 		t.Fatalf("statuses: %+v", res)
 	}
-	skey := lookup.Statuses.Key(map[string]any{})
+	skey := lookup.Statuses.Key(validLookup(t, lookup.Statuses, map[string]any{}))
 	sent, ok := e.gw.cache.Peek(skey)
 	if !ok {
 		t.Fatal("the statuses are not cached")

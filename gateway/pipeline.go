@@ -127,7 +127,7 @@ type toolCall struct {
 	// args are the validated arguments, the view's among them: read by
 	// the summarizer and named by errors; the key is made of them less
 	// the view's (lookup.Def.Read).
-	args map[string]any
+	args param.Valid
 	// view is how the caller asked to see the answer.
 	view view
 }
@@ -160,7 +160,7 @@ func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolReq
 	args, errs := d.Args.Validate(sent)
 	if len(errs) == 0 && d.lookup != nil && d.lookup.BreedTraits {
 		var fixed map[string]any
-		if errs, fixed = g.checkBreedTraits(ctx, args); fixed != nil {
+		if errs, fixed = g.checkBreedTraits(ctx, args.Members()); fixed != nil {
 			sent = fixed // the error's example is then a call that works
 		}
 	}
@@ -199,7 +199,7 @@ func (g *Gateway) lookupCall(ctx context.Context, d *toolDef, start time.Time, c
 	if te := g.checkEmptySearch(ctx, d.lookup, c, o); te != nil {
 		o = outcome{err: te}
 	} else if o.err != nil && o.err.Code == toolerr.CodeNotFound && d.lookup == lookup.TraitRanges {
-		if b, ok := c.args[d.Subject].(int); ok {
+		if b, ok := c.args.Int(d.Subject); ok {
 			if te := g.unknownBreed(ctx, d.Subject, b, param.Example(d.Args.Specs, c.sent)); te != nil {
 				o.err = te
 			}
@@ -363,7 +363,7 @@ func (g *Gateway) lookup(ctx context.Context, r lookup.Read) upstream.Request {
 // wait ends, with ctx's error, if ctx is done first.
 func (g *Gateway) fit(ctx context.Context, kind summarize.Kind, tool string, c toolCall, value any, raw json.RawMessage) (summarize.Result, error) {
 	req := summarize.Request{
-		Kind: kind, Value: value, Raw: raw, Tool: tool, Args: c.args,
+		Kind: kind, Value: value, Raw: raw, Tool: tool, Args: c.args.Members(),
 		Budget: g.cfg.Budget, Traits: c.view.traits, Skip: c.view.skip,
 	}
 	if c.view.budget > 0 {

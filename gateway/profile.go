@@ -33,9 +33,10 @@ func (g *Gateway) runProfile(ctx context.Context, r lookup.Read, c toolCall) out
 	// Read with a check rather than decoded from the key as a fetch's
 	// arguments are: this runs on every call, hits included.
 	field := lookup.SearchByLPN.Args.Name("LPNID")
-	id, ok := args[field].(string)
+	id, ok := args.String(field)
 	if !ok {
-		return outcome{err: g.mapError(&lookup.SearchByLPN.Def, args, lookup.ArgsMismatch(field, fmt.Errorf("%s is %T", field, args[field])))}
+		v, _ := args.Value(field)
+		return outcome{err: g.mapError(&lookup.SearchByLPN.Def, args, lookup.ArgsMismatch(field, fmt.Errorf("%s is %T", field, v)))}
 	}
 	parts, err := lookup.ProfileParts(id)
 	if err != nil {

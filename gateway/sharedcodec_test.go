@@ -6,9 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
-	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -31,11 +29,7 @@ func TestSharedRecordRoundTripsEveryAnswer(t *testing.T) {
 	}
 	for d, sent := range cases {
 		t.Run(d.Name, func(t *testing.T) {
-			args, errs := param.ValidateObject("", d.Args.Specs, sent)
-			if len(errs) > 0 {
-				t.Fatalf("arguments %v: %v", sent, errs)
-			}
-			ob, err := e.gw.obtain(context.Background(), lookup.Read{Def: d, Args: args, Key: cache.Key(d.Method, args)})
+			ob, err := e.gw.obtain(context.Background(), d.Read(validLookup(t, d, sent)))
 			if err != nil {
 				t.Fatal(err)
 			}

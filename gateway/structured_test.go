@@ -456,7 +456,7 @@ func BenchmarkStructuredCopy(b *testing.B) {
 	e := newEnv(b)
 	id := e.up.Data().MostProgeny()
 	e.call("nsip_get_animal", map[string]any{"search_string": id}).mustOK(b)
-	ent, ok := e.gw.cache.Get(lookup.Animal.Key(map[string]any{"search_string": id}))
+	ent, ok := e.gw.cache.Get(lookup.Animal.Key(validLookup(b, lookup.Animal, map[string]any{"search_string": id})))
 	if !ok {
 		b.Fatal("the answer is not cached")
 	}

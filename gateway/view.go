@@ -49,18 +49,16 @@ func (v view) set() bool { return v.budget > 0 || len(v.traits) > 0 || v.skip > 
 // a ask for: only the view arguments a declares count, so that an
 // argument of the same name that is the tool's own (nsip_compare_animals's
 // traits) shapes no view.
-func viewOf(a *param.Args, args map[string]any) view {
+func viewOf(a *param.Args, args param.Valid) view {
 	var v view
 	if a.IsView(argMaxTokens) {
-		v.budget, _ = args[argMaxTokens].(int)
+		v.budget, _ = args.Int(argMaxTokens)
 	}
 	if a.IsView(argSkip) {
-		v.skip, _ = args[argSkip].(int)
+		v.skip, _ = args.Int(argSkip)
 	}
-	if list, ok := args[argTraits].([]any); ok && a.IsView(argTraits) {
-		for _, c := range list {
-			v.traits = append(v.traits, c.(string))
-		}
+	if a.IsView(argTraits) {
+		v.traits = args.Strings(argTraits)
 	}
 	return v
 }
@@ -69,15 +67,15 @@ func viewOf(a *param.Args, args map[string]any) view {
 // arguments: max_tokens within the configured cap, skip within the page.
 func (g *Gateway) checkView(c toolCall) []param.FieldError {
 	var errs []param.FieldError
-	if n, ok := c.args[argMaxTokens].(int); ok && (n < minMaxTokens || n > g.cfg.MaxBudget) {
+	if n, ok := c.args.Int(argMaxTokens); ok && (n < minMaxTokens || n > g.cfg.MaxBudget) {
 		problem := fmt.Sprintf("is %d, above this server's cap of %d tokens (NSIP_MAX_TOKEN_BUDGET)", n, g.cfg.MaxBudget)
 		if n < minMaxTokens {
 			problem = fmt.Sprintf("is %d; a budget under %d tokens cannot hold a row", n, minMaxTokens)
 		}
 		errs = append(errs, param.FieldError{Field: argMaxTokens, Problem: problem, Expected: fmt.Sprintf("integer %d..%d", minMaxTokens, g.cfg.MaxBudget)})
 	}
-	if s, ok := c.args[argSkip].(int); ok {
-		if size, ok := c.args[argPageSize].(int); ok && s >= size {
+	if s, ok := c.args.Int(argSkip); ok {
+		if size, ok := c.args.Int(argPageSize); ok && s >= size {
 			errs = append(errs, param.FieldError{
 				Field:    argSkip,
 				Problem:  fmt.Sprintf("is %d, but the page has only %d rows", s, size),

@@ -29,7 +29,7 @@ type Def struct {
 	// Answers are the types Run's answers are values of (pointers to),
 	// from which the gateway writes the tool's output schema.
 	Answers []reflect.Type
-	Run     func(ctx context.Context, r *call, args map[string]any) (any, error)
+	Run     func(ctx context.Context, r *call, args param.Valid) (any, error)
 	// Correct, when set, makes an error's example a correct call where a
 	// rule across arguments decides (exactly one of several).
 	Correct func(example map[string]any)
@@ -97,7 +97,7 @@ type Form struct {
 
 // Run computes analysis d over src with validated arguments; sent are the
 // arguments as the caller sent them, for examples in errors.
-func Run(ctx context.Context, d *Def, src Source, log *slog.Logger, sent, args map[string]any) (any, error) {
+func Run(ctx context.Context, d *Def, src Source, log *slog.Logger, sent map[string]any, args param.Valid) (any, error) {
 	return d.Run(ctx, &call{src: src, def: d, sent: sent, log: log}, args)
 }
 
@@ -113,8 +113,8 @@ type call struct {
 // Def's Args.Specs and Args.Lists derived from A): the validated arguments are
 // decoded into A strictly, so that a name or type the struct does not hold
 // is an error here and not a value silently dropped.
-func typed[A any](run func(ctx context.Context, r *call, a *A) (any, error)) func(context.Context, *call, map[string]any) (any, error) {
-	return func(ctx context.Context, r *call, args map[string]any) (any, error) {
+func typed[A any](run func(ctx context.Context, r *call, a *A) (any, error)) func(context.Context, *call, param.Valid) (any, error) {
+	return func(ctx context.Context, r *call, args param.Valid) (any, error) {
 		var a A
 		if err := decodeArgs(args, &a); err != nil {
 			return nil, err
@@ -145,12 +145,8 @@ func searchQuery(breed int, c *param.Criteria) Query {
 
 // decodeArgs reads validated arguments into a, the view's (param.Budget)
 // among them: the Source, not the analysis, fits the answer to them.
-func decodeArgs(args map[string]any, a any) error {
-	b, err := json.Marshal(args)
-	if err != nil {
-		return &ArgError{param.FieldError{Field: "arguments", Problem: "could not be encoded after validation: " + err.Error()}}
-	}
-	if fe := param.DecodeInto(b, a); fe != nil {
+func decodeArgs(args param.Valid, a any) error {
+	if fe := args.Decode(a); fe != nil {
 		return &ArgError{*fe}
 	}
 	return nil
@@ -245,7 +241,7 @@ func (r *call) restCall(resolved map[string]any, shown, all int, which string) *
 }
 
 // Validate checks every argument (param.Args.Validate).
-func (d *Def) Validate(sent map[string]any) (map[string]any, []param.FieldError) {
+func (d *Def) Validate(sent map[string]any) (param.Valid, []param.FieldError) {
 	return d.Args.Validate(sent)
 }
 

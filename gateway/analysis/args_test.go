@@ -54,21 +54,21 @@ func TestArgumentStructsHoldEveryArgument(t *testing.T) {
 	}
 }
 
-// What the validator let through but the struct cannot hold is refused by
-// name, not dropped.
+// Validated arguments the struct cannot hold are refused by name, not
+// dropped: a mating's arguments read as a comparison's name the first
+// member the comparison lacks.
 func TestDecodeArgsIsStrict(t *testing.T) {
-	var a matingArgs
-	err := decodeArgs(map[string]any{"sire_lpn_id": "A", "dam_lpn_id": "B", "sire": "C", "max_tokens": 900}, &a)
+	args, errs := CheckMating.Validate(map[string]any{"sire_lpn_id": "6402382024ncs310", "dam_lpn_id": "6402382022NCS087", "max_tokens": 900})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	var c compareArgs
 	var ae *ArgError
-	if !errors.As(err, &ae) || ae.Field != "sire" {
-		t.Errorf("unknown name: %v, want an error naming sire", err)
+	if err := decodeArgs(args, &c); !errors.As(err, &ae) || ae.Field != "dam_lpn_id" {
+		t.Errorf("a mating's arguments as a comparison's: %v, want an error naming dam_lpn_id", err)
 	}
-	err = decodeArgs(map[string]any{"sire_lpn_id": 7, "dam_lpn_id": "B"}, &a)
-	if !errors.As(err, &ae) || ae.Field != "sire_lpn_id" {
-		t.Errorf("wrong type: %v, want an error naming sire_lpn_id", err)
-	}
-	a = matingArgs{}
-	if err := decodeArgs(map[string]any{"sire_lpn_id": "A", "dam_lpn_id": "B", "max_tokens": 900}, &a); err != nil || a.Sire != "A" || a.MaxTokens != 900 {
+	var a matingArgs
+	if err := decodeArgs(args, &a); err != nil || a.Sire != "6402382024NCS310" || a.MaxTokens != 900 {
 		t.Errorf("max_tokens is every tool's (param.Budget): %v %+v", err, a)
 	}
 }

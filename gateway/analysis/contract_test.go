@@ -70,17 +70,6 @@ func readJSON(t *testing.T, path string, v any) {
 	}
 }
 
-// valid is the validated arguments of a user's call of d with sent,
-// failing the test on any problem.
-func valid(t *testing.T, d *Def, sent map[string]any) map[string]any {
-	t.Helper()
-	args, errs := d.Validate(sent)
-	if len(errs) > 0 {
-		t.Fatalf("%s %v: %v", d.Name, sent, errs)
-	}
-	return args
-}
-
 // decoded is a user's call of d with sent as the run reads it: validated,
 // then decoded into d's argument struct A.
 func decoded[A any](t *testing.T, d *Def, sent map[string]any) A {

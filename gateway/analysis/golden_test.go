@@ -7,7 +7,6 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/internal/snapshot"
-	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -71,14 +70,7 @@ func goldenCases() []struct {
 func TestGoldenAnswers(t *testing.T) {
 	for _, c := range goldenCases() {
 		t.Run(c.name, func(t *testing.T) {
-			d, args := c.def, c.sent
-			if d != AnimalPercentiles { // served under nsip_get_animal's arguments, which it has none of
-				var errs []param.FieldError
-				if args, errs = d.Validate(c.sent); len(errs) > 0 {
-					t.Fatalf("arguments: %v", errs)
-				}
-			}
-			v, err := Run(context.Background(), d, goldenSource{c.f}, discard(), c.sent, args)
+			v, err := Run(context.Background(), c.def, goldenSource{c.f}, discard(), c.sent, valid(t, c.def, c.sent))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -90,8 +90,8 @@ func (h *heldLineages) Lineage(ctx context.Context, id string) (*nsip.Lineage, e
 // ahead of the records are cancelled and have ended when it does.
 func TestMatingAskedAheadSettlesOnError(t *testing.T) {
 	h := &heldLineages{fakeSource: herd(matingCases[1].herd...)}
-	args, _ := CheckMating.Validate(map[string]any{"sire_lpn_id": "NOSUCH1", "dam_lpn_id": "DAM01"})
-	_, err := Run(t.Context(), CheckMating, h, discard(), args, args)
+	sent := map[string]any{"sire_lpn_id": "NOSUCH1", "dam_lpn_id": "DAM01"}
+	_, err := Run(t.Context(), CheckMating, h, discard(), sent, valid(t, CheckMating, sent))
 	if err == nil {
 		t.Fatal("a mating with an unknown sire answered")
 	}

@@ -83,15 +83,7 @@ func (g *gatedSource) Search(ctx context.Context, q Query) (*nsip.SearchResults,
 // runGated runs d over src as run does over a fakeSource.
 func runGated(t *testing.T, d *Def, src Source, sent map[string]any) []byte {
 	t.Helper()
-	args, errs := d.Validate(sent)
-	if d == AnimalPercentiles {
-		// nsip_get_animal's arguments are the gateway's to check.
-		args, errs = sent, nil
-	}
-	if len(errs) > 0 {
-		t.Fatalf("%s: arguments %v: %v", d.Name, sent, errs)
-	}
-	v, err := Run(t.Context(), d, src, discard(), sent, args)
+	v, err := Run(t.Context(), d, src, discard(), sent, valid(t, d, sent))
 	if err != nil {
 		t.Fatalf("%s(%v): %v", d.Name, sent, err)
 	}

@@ -144,8 +144,8 @@ func TestPercentilesWithoutDirectionAndHeadMissing(t *testing.T) {
 	g := f
 	rev := &reversedSource{fakeSource: g}
 	var b pctAnswer
-	args, _ := Compare.Validate(map[string]any{"lpn_ids": ids, "traits": []any{"NWT", "WWT"}, "percentiles": true})
-	v, err := Run(t.Context(), Compare, rev, discard(), args, args)
+	sent := map[string]any{"lpn_ids": ids, "traits": []any{"NWT", "WWT"}, "percentiles": true}
+	v, err := Run(t.Context(), Compare, rev, discard(), sent, valid(t, Compare, sent))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +254,7 @@ func TestRankPercentiles(t *testing.T) {
 func TestAnimalPercentilesMatchBruteForce(t *testing.T) {
 	f := population(7, 700)
 	for _, id := range pick(f, 7, 4) {
-		v, err := Run(t.Context(), AnimalPercentiles, f, discard(), map[string]any{"search_string": id}, map[string]any{"search_string": id})
+		v, err := Run(t.Context(), AnimalPercentiles, f, discard(), map[string]any{"search_string": id}, valid(t, AnimalPercentiles, map[string]any{"search_string": id}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -294,11 +294,8 @@ func TestPercentilesPageFails(t *testing.T) {
 	f := population(8, 900)
 	ids := pick(f, 8, 3)
 	src := &failingSearch{fakeSource: f, page: 8} // the last page, read for every trait
-	args, errs := Compare.Validate(map[string]any{"lpn_ids": ids, "traits": []any{"WWT"}, "percentiles": true})
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	v, err := Run(t.Context(), Compare, src, discard(), args, args)
+	sent := map[string]any{"lpn_ids": ids, "traits": []any{"WWT"}, "percentiles": true}
+	v, err := Run(t.Context(), Compare, src, discard(), sent, valid(t, Compare, sent))
 	if err != nil {
 		t.Fatalf("a failed page failed the comparison: %v", err)
 	}

@@ -7,11 +7,9 @@
 package lookup
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"reflect"
-	"slices"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
@@ -91,79 +89,42 @@ func (d *Def) Model() reflect.Type { return d.fetch.model }
 func (d *Def) Answer() reflect.Type { return d.fetch.answer }
 
 // NoView is the validated arguments args without the view's: those that
-// go to NSIP, or that key its answer. args itself when it has none.
-func (d *Def) NoView(args map[string]any) map[string]any {
-	if !slices.ContainsFunc(d.Args.View, func(k string) bool { _, ok := args[k]; return ok }) {
-		return args
-	}
-	base := make(map[string]any, len(args))
-	for k, a := range args {
-		if !d.Args.IsView(k) {
-			base[k] = a
-		}
-	}
-	return base
-}
+// go to NSIP, or that key its answer.
+func (d *Def) NoView(args param.Valid) param.Valid { return args.Without(d.Args.View) }
 
 // Key is the cache key of a call of d with the validated arguments args:
 // its method and the arguments that go to NSIP, or that key its answer,
 // without those that only choose how the answer is shown.
-func (d *Def) Key(args map[string]any) string { return cache.Key(d.Method, d.NoView(args)) }
+func (d *Def) Key(args param.Valid) string { return cache.Key(d.Method, d.NoView(args).Members()) }
 
 // A Read is one lookup of a tool as the call path makes it: the tool,
 // its validated arguments less the view's (those NSIP is asked, and the
 // summarizer reads) and the cache key they make.
 type Read struct {
 	Def  *Def
-	Args map[string]any
+	Args param.Valid
 	Key  string
 }
 
 // Read is the lookup a call of d with the validated arguments args makes.
-func (d *Def) Read(args map[string]any) Read {
+func (d *Def) Read(args param.Valid) Read {
 	base := d.NoView(args)
-	return Read{Def: d, Args: base, Key: cache.Key(d.Method, base)}
+	return Read{Def: d, Args: base, Key: cache.Key(d.Method, base.Members())}
 }
 
 // Keyed is the lookup of d with the typed arguments a, d's own argument
-// struct, as the server's own reads make it: a is encoded and validated
-// exactly as a user's call of d is (defaults filled in, case normalised),
-// so the key is the one that user's call is cached under. Key-only
-// fields (arg:"key") key the answer but are no arguments: they join the
-// key after the validation, and are not among the Read's Args.
+// struct, as the server's own reads make it: a is validated exactly as a
+// user's call of d is (param.Args.ValidateOwn), so the key is the one
+// that user's call is cached under. Key-only fields (arg:"key") key the
+// answer but are no arguments: they are not among the Read's Args.
 func (d *Def) Keyed(a any) (Read, error) {
 	if t := reflect.TypeOf(a); t != d.fetch.args {
 		return Read{}, fmt.Errorf("internal: %s takes %v, not %v", d.Name, d.fetch.args, t)
 	}
-	// The arguments as a client's call carries them, a JSON object read
-	// into a map (param.Decode of req.Params.Arguments).
-	var sent map[string]any
-	if err := json.Unmarshal(encoded(a), &sent); err != nil {
+	args, keyed, err := d.Args.ValidateOwn(a)
+	if err != nil {
 		return Read{}, fmt.Errorf("internal: %s arguments: %w", d.Name, err)
 	}
-	keyOnly := maps.Clone(sent)
-	maps.DeleteFunc(keyOnly, func(k string, _ any) bool { return !slices.Contains(d.Args.Keyed, k) })
-	maps.DeleteFunc(sent, func(k string, _ any) bool { return slices.Contains(d.Args.Keyed, k) })
-	args, errs := d.Args.Validate(sent)
-	if len(errs) > 0 {
-		return Read{}, fmt.Errorf("internal: %s arguments: %s %s", d.Name, errs[0].Field, errs[0].Problem)
-	}
-	args = d.NoView(args) // none set by the server's reads; a Read holds none
-	keyed := args
-	if len(keyOnly) > 0 {
-		keyed = maps.Clone(args)
-		maps.Copy(keyed, keyOnly)
-	}
-	return Read{Def: d, Args: args, Key: d.Key(keyed)}, nil
-}
-
-// encoded is a as a call's arguments arrive: a JSON object.
-func encoded(a any) json.RawMessage {
-	b, err := json.Marshal(a)
-	if err != nil {
-		// The argument structs hold strings, numbers, booleans, lists and
-		// maps of them, which always encode.
-		panic(fmt.Sprintf("lookup: %T does not encode: %v", a, err))
-	}
-	return b
+	// The server's reads set no view; a Read holds none.
+	return Read{Def: d, Args: d.NoView(args), Key: d.Key(keyed)}, nil
 }

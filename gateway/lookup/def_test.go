@@ -133,7 +133,8 @@ func TestFetchAdaptsTheClientsAnswer(t *testing.T) {
 // registration number, is refused naming both; one that names none, or
 // the same one in another case, passes.
 func TestWrongAnimalNamesBoth(t *testing.T) {
-	asked := map[string]any{"search_string": "6402382024NCS310", "lpn_id": "6402382024NCS310"}
+	asked := Animal.Read(valid(t, Animal, map[string]any{"search_string": "6402382024NCS310"})).Args
+	askedLineage := Lineage.Read(valid(t, Lineage, map[string]any{"lpn_id": "6402382024NCS310"})).Args
 	tests := []struct {
 		value any
 		wrong bool
@@ -147,7 +148,11 @@ func TestWrongAnimalNamesBoth(t *testing.T) {
 		{&nsip.ProgenyPage{}, false},
 	}
 	for _, tc := range tests {
-		err := WrongAnimal(asked, tc.value)
+		args := asked
+		if _, ok := tc.value.(*nsip.Lineage); ok {
+			args = askedLineage
+		}
+		err := WrongAnimal(args, tc.value)
 		if !tc.wrong {
 			if err != nil {
 				t.Errorf("%+v: %v", tc.value, err)
@@ -160,7 +165,7 @@ func TestWrongAnimalNamesBoth(t *testing.T) {
 			t.Errorf("%+v: %v, want an unexpected response naming both animals", tc.value, err)
 		}
 	}
-	reg := map[string]any{"search_string": "R123"}
+	reg := valid(t, Animal, map[string]any{"search_string": "R123"})
 	if err := WrongAnimal(reg, &nsip.AnimalDetails{LPNID: "6402382024NCS310", RegistrationNumber: "r123"}); err != nil {
 		t.Errorf("asked by registration number: %v", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -13,17 +14,19 @@ import (
 // otherwise have that record cached under the asked ID for an hour, and
 // served as the asked animal's genetics. An answer that names no animal
 // cannot be checked and passes; progeny pages do not name their parent.
-func WrongAnimal(args map[string]any, value any) error {
+func WrongAnimal(args param.Valid, value any) error {
 	var asked, got string
 	switch v := value.(type) {
 	case *nsip.AnimalDetails:
-		asked, got = fmt.Sprint(args[Animal.Args.Name("SearchString")]), v.LPNID
+		asked, _ = args.String(Animal.Args.Name("SearchString"))
+		got = v.LPNID
 		// The search string may be a registration number instead.
 		if got == "" || strings.EqualFold(asked, got) || strings.EqualFold(asked, v.RegistrationNumber) {
 			return nil
 		}
 	case *nsip.Lineage:
-		asked, got = fmt.Sprint(args[Lineage.Args.Name("LPNID")]), v.Subject.LPNID
+		asked, _ = args.String(Lineage.Args.Name("LPNID"))
+		got = v.Subject.LPNID
 		if got == "" || strings.EqualFold(asked, got) {
 			return nil
 		}

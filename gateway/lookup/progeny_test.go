@@ -15,8 +15,8 @@ func TestProgenyContract(t *testing.T) { checkContract(t, Progeny) }
 // upper-cased, only choose the columns shown and stay out of the key.
 func TestProgenyArguments(t *testing.T) {
 	args := valid(t, Progeny, map[string]any{"lpn_id": "6402382024ncs310", "traits": []any{"wwt"}})
-	if !slices.Equal(args["traits"].([]any), []any{"WWT"}) {
-		t.Errorf("traits %v, want [WWT]", args["traits"])
+	if !slices.Equal(args.Strings("traits"), []string{"WWT"}) {
+		t.Errorf("traits %v, want [WWT]", args.Strings("traits"))
 	}
 	if got, want := Progeny.Read(args).Key, `get_progeny:{"lpn_id":"6402382024NCS310","page":0,"page_size":10}`; got != want {
 		t.Errorf("key %s, want %s", got, want)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -77,7 +78,7 @@ func TestEvaluationKeyedNotSent(t *testing.T) {
 		t.Fatal(err)
 	}
 	args, key := rd.Args, rd.Key
-	if _, ok := args["evaluation"]; ok {
+	if _, ok := args.Value("evaluation"); ok {
 		t.Errorf("the evaluation is among the arguments %v; it only keys them", args)
 	}
 	if want := `search_animals:{"breed_id":640,"evaluation":"09/23/2025","page":0,"page_size":15,"reverse":false,"sorted_trait":"WWT"}`; key != want {
@@ -99,7 +100,7 @@ func TestEvaluationKeyedNotSent(t *testing.T) {
 	}
 	// A tool whose arguments have no evaluation field cannot be keyed by
 	// one and lose it on the way: its binding refuses the key.
-	if _, err := Lineage.Bind(Lineage.Key(map[string]any{"lpn_id": "6402382024NCS310", "evaluation": "09/23/2025"})); err == nil {
+	if _, err := Lineage.Bind(cache.Key(Lineage.Method, map[string]any{"lpn_id": "6402382024NCS310", "evaluation": "09/23/2025"})); err == nil {
 		t.Errorf("nsip_get_lineage bound a key with an evaluation")
 	}
 }

@@ -40,7 +40,7 @@ func standIn(t *testing.T) (*nsiptest.Dataset, *nsip.Client) {
 
 // valid is the validated arguments of a user's call of d with sent,
 // failing the test on any problem.
-func valid(t *testing.T, d *Def, sent map[string]any) map[string]any {
+func valid(t *testing.T, d *Def, sent map[string]any) param.Valid {
 	t.Helper()
 	args, errs := d.Args.Validate(sent)
 	if len(errs) > 0 {
@@ -87,6 +87,6 @@ func notFound(t *testing.T, d *Def, sent map[string]any, err error) *toolerr.Err
 	if !errors.As(err, &ne) || ne.Kind != nsip.KindNotFound {
 		t.Fatalf("%s %v: %v, want NSIP's not found", d.Name, sent, err)
 	}
-	te, _ := toolerr.Map(err, toolerr.AboutTool(&d.Def, SearchAnimals.Args.Name("PageSize")), valid(t, d, sent), toolerr.Env{})
+	te, _ := toolerr.Map(err, toolerr.AboutTool(&d.Def, SearchAnimals.Args.Name("PageSize")), valid(t, d, sent).Members(), toolerr.Env{})
 	return te
 }

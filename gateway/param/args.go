@@ -30,10 +30,11 @@ func (a *Args) InputSchema() mcp.ToolInputSchema {
 // Validate checks the arguments sent against a: the scalars and objects by
 // their Specs, the lists by their List, and every name a does not take.
 // Like every validation it lists the first MaxProblems problems and counts
-// the rest. The validated arguments are what DecodeInto then reads.
-func (a *Args) Validate(sent map[string]any) (map[string]any, []FieldError) {
+// the rest.
+func (a *Args) Validate(sent map[string]any) (Valid, []FieldError) {
 	if len(a.Lists) == 0 {
-		return ValidateObject("", a.Specs, sent)
+		args, errs := ValidateObject("", a.Specs, sent)
+		return Valid{args}, errs
 	}
 	// The scalars are validated without judging the names they lack, so
 	// that the lists and unknown names are judged once, below.
@@ -59,7 +60,7 @@ func (a *Args) Validate(sent map[string]any) (map[string]any, []FieldError) {
 	}
 	// UnknownNames describes at most MaxProblems names, so its
 	// did-you-mean work is bounded however many names were sent.
-	return args, Cap(append(errs, UnknownNames("", known, sent)...))
+	return Valid{args}, Cap(append(errs, UnknownNames("", known, sent)...))
 }
 
 // Example is a correct call for an error message: what sent got right,

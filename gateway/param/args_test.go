@@ -63,7 +63,7 @@ func TestArgsValidateScalarsAndLists(t *testing.T) {
 	if len(errs) > 0 {
 		t.Fatalf("a valid call: %+v", errs)
 	}
-	if args["limit"] != 3 || !reflect.DeepEqual(args["ram_lpn_ids"], []string{"6402382024NCS310"}) || !reflect.DeepEqual(args["weights"], map[string]float64{"WWT": 2}) {
+	if n, _ := args.Int("limit"); n != 3 || !reflect.DeepEqual(args.Strings("ram_lpn_ids"), []string{"6402382024NCS310"}) || !reflect.DeepEqual(args.Members()["weights"], map[string]float64{"WWT": 2}) {
 		t.Errorf("validated %#v", args)
 	}
 	if _, errs := pairSpecs.Validate(map[string]any{"ram_lpn_ids": []any{ExampleLPN}, "index": "US Index"}); len(errs) > 0 {
