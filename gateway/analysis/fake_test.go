@@ -403,7 +403,11 @@ func queryArgs(q Query) map[string]any {
 		args["reverse"] = true
 	}
 	if c := param.Criteria(q.Criteria); !c.Empty() {
-		args["search_criteria"] = c.Object()
+		var obj map[string]any
+		if b, err := json.Marshal(c); err == nil {
+			_ = json.Unmarshal(b, &obj) // the criteria as a call sends them
+		}
+		args["search_criteria"] = obj
 	}
 	if q.Evaluation != "" {
 		args["evaluation"] = q.Evaluation

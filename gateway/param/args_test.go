@@ -103,16 +103,33 @@ func TestArgsExampleKeepsWhatWasRight(t *testing.T) {
 	}
 }
 
-// Criteria know when they ask nothing, and send themselves under the
-// tool's names.
-func TestCriteriaEmptyAndObject(t *testing.T) {
+// Criteria know when they ask nothing.
+func TestCriteriaEmpty(t *testing.T) {
 	if !(Criteria{}).Empty() || (Criteria{ProvenOnly: true}).Empty() || (Criteria{TraitRanges: map[string]nsip.Range{"WWT": {Min: 1, Max: 2}}}).Empty() {
 		t.Error("Empty judged wrongly")
 	}
-	got := Criteria{FlockID: "640238", Gender: "Male", TraitRanges: map[string]nsip.Range{"WWT": {Min: 1, Max: 2}}}.Object()
-	want := map[string]any{"flock_id": "640238", "gender": "Male", "trait_ranges": map[string]any{"WWT": map[string]any{"min": 1.0, "max": 2.0}}}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Object = %#v, want %#v", got, want)
+}
+
+// The criteria's rules: a birth window that ends before it starts is
+// refused naming born_after, and proven_only false, which filters
+// nothing, is left out, so that sending it and leaving it out share a
+// cache key.
+func TestCriteriaRules(t *testing.T) {
+	_, errs := SearchCriteria.Validate("search_criteria", map[string]any{"born_after": "2024-01-01", "born_before": "2023-01-01"})
+	if len(errs) != 1 || errs[0].Field != "search_criteria.born_after" || errs[0].Problem != "born_after 2024-01-01 is later than born_before 2023-01-01" {
+		t.Errorf("a window ending before it starts: %+v", errs)
+	}
+	v, errs := SearchCriteria.Validate("search_criteria", map[string]any{"proven_only": false, "gender": "male"})
+	if want := map[string]any{"gender": "Male"}; len(errs) > 0 || !reflect.DeepEqual(v, want) {
+		t.Errorf("proven_only false: %#v %+v, want %#v", v, errs, want)
+	}
+	if v, errs := SearchCriteria.Validate("search_criteria", map[string]any{"proven_only": false}); len(errs) > 0 || v != nil {
+		t.Errorf("criteria of proven_only false alone: %#v %+v, want none", v, errs)
+	}
+	// An error's example of a correct call leaves it out too.
+	ex := Example([]Spec{SearchCriteria}, map[string]any{"search_criteria": map[string]any{"proven_only": false, "gender": "robot"}})
+	if want := map[string]any{"search_criteria": map[string]any{"gender": "Female"}}; !reflect.DeepEqual(ex, want) {
+		t.Errorf("example %#v, want %#v", ex, want)
 	}
 }
 

@@ -45,10 +45,14 @@ type Spec struct {
 	// argument; "" offers none.
 	Complete Values
 
-	Props    []Spec                                      // objects: their fields
-	TraitMap bool                                        // objects: trait code -> {min, max}
-	Check    func(map[string]any) (string, string, bool) // objects: cross-field rule -> field, problem; may normalise
-	DropZero bool                                        // objects: omit when empty after normalising
+	Props    []Spec                             // objects: their fields
+	TraitMap bool                               // objects: trait code -> {min, max}
+	Check    func(Valid) (string, string, bool) // objects: cross-field rule -> field, problem
+	DropZero bool                               // objects: omit when empty after normalising
+	// OmitFalse leaves a boolean out when false, where false asks for
+	// nothing (proven_only), so that sending it and leaving it out are one
+	// request and one cache key.
+	OmitFalse bool
 
 	// Arrays: Items is the schema of each element; custom validates the
 	// whole value and expect says what it accepts.
@@ -360,7 +364,7 @@ func validateFields(pr *problems, prefix string, ps []Spec, args map[string]any)
 			}
 			continue
 		}
-		if v, ok := p.validate(pr, prefix+p.Name, raw); ok && v != nil {
+		if v, ok := p.validate(pr, prefix+p.Name, raw); ok && v != nil && !(p.OmitFalse && v == false) {
 			out[p.Name] = v
 		}
 	}
@@ -500,7 +504,7 @@ func (p *Spec) validate(pr *problems, field string, raw any) (v any, ok bool) {
 			return nil, false
 		}
 		if p.Check != nil {
-			if f, problem, ok := p.Check(out); !ok {
+			if f, problem, ok := p.Check(Valid{out}); !ok {
 				pr.add(FieldError{Field: field + "." + f, Problem: problem, Expected: p.propExpected(f)})
 				return nil, false
 			}
@@ -891,7 +895,7 @@ func Example(ps []Spec, args map[string]any) map[string]any {
 		v, present := args[p.Name]
 		if present && v != nil {
 			if nv, errs := p.Validate(p.Name, v); len(errs) == 0 {
-				if nv != nil {
+				if nv != nil && !(p.OmitFalse && nv == false) {
 					out[p.Name] = nv
 				}
 				continue
@@ -899,7 +903,7 @@ func Example(ps []Spec, args map[string]any) map[string]any {
 			if obj, ok := v.(map[string]any); ok && len(p.Props) > 0 {
 				if fixed := Example(p.Props, obj); len(fixed) > 0 {
 					if p.Check != nil {
-						if _, _, ok := p.Check(fixed); !ok {
+						if _, _, ok := p.Check(Valid{fixed}); !ok {
 							fixed = nil
 						}
 					}

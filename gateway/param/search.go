@@ -1,7 +1,6 @@
 package param
 
 import (
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -41,16 +40,6 @@ func (c Criteria) Empty() bool {
 		!c.ProvenOnly && c.Status == "" && c.FlockID == "" && len(c.TraitRanges) == 0
 }
 
-// Object is c as a JSON object, as nsip_search_animals's search_criteria
-// is sent.
-func (c Criteria) Object() map[string]any {
-	var out map[string]any
-	if b, err := json.Marshal(c); err == nil {
-		_ = json.Unmarshal(b, &out) // a struct's JSON is an object
-	}
-	return out
-}
-
 // CriteriaFields describes Criteria's fields.
 var CriteriaFields = Fields{
 	"BreedGroupID": {Example: 64, Min: Bound(1), Max: Bound(99999), Quiet: true},
@@ -58,7 +47,7 @@ var CriteriaFields = Fields{
 	"BornAfter":    {Example: "2022-01-01", Date: true, MaxLen: 10, Quiet: true},
 	"BornBefore":   {Example: "2024-12-31", Date: true, MaxLen: 10, Quiet: true},
 	"Gender":       {Example: "Female", Enum: []string{"Male", "Female", "Both"}},
-	"ProvenOnly":   {Example: true, Desc: "Progeny-proven EBVs only."},
+	"ProvenOnly":   {Example: true, Desc: "Progeny-proven EBVs only.", OmitFalse: true},
 	"Status":       {Example: "CURRENT", MaxLen: nsip.MaxCriteriaLength, Pattern: StatusPattern, Upper: true, Quiet: true},
 	"FlockID":      {Example: "640238", MaxLen: nsip.MaxCriteriaLength, Pattern: AlnumPattern, Quiet: true},
 	"TraitRanges": {TraitMap: true,
@@ -87,14 +76,10 @@ var SearchCriteria = func() Spec {
 }()
 
 // criteriaRules applies the rules that span fields: a birth window must not
-// end before it starts. It also drops proven_only=false, which filters nothing,
-// so that sending it and leaving it out share a cache key.
-func criteriaRules(c map[string]any) (string, string, bool) {
-	if c["proven_only"] == false {
-		delete(c, "proven_only")
-	}
-	after, _ := c["born_after"].(string)
-	before, _ := c["born_before"].(string)
+// end before it starts.
+func criteriaRules(c Valid) (string, string, bool) {
+	after, _ := c.String("born_after")
+	before, _ := c.String("born_before")
 	if after != "" && before != "" && after > before { // YYYY-MM-DD sorts as text
 		return "born_after", fmt.Sprintf("born_after %s is later than born_before %s", after, before), false
 	}
