@@ -18,10 +18,10 @@ type validArgs struct {
 }
 
 var validSpecs = MustStruct[validArgs](Table{reflect.TypeFor[validArgs](): {
-	"LPNID":   {Example: ExampleLPN, Upper: true, MinLen: 5, MaxLen: 20, Pattern: AlnumPattern},
-	"Page":    {Default: 0, Example: 0, Min: Bound(0), Max: Bound(9)},
-	"Proven":  {Example: true},
-	"Traits":  {Example: []any{"WWT"}, Expect: TraitListExpect, Custom: ValidateTraitList},
+	"LPNID":  {Example: ExampleLPN, Upper: true, MinLen: 5, MaxLen: 20, Pattern: AlnumPattern},
+	"Page":   {Default: 0, Example: 0, Min: Bound(0), Max: Bound(9)},
+	"Proven": {Example: true},
+	"Traits": {Example: []any{"WWT"}, Expect: TraitListExpect, Custom: ValidateTraitList},
 }})
 
 // A Valid is read by name as the types validation gave it, less the view
