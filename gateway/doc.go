@@ -30,8 +30,9 @@
 //     with the form as an input request and runs again from here with the
 //     user's answer (gateway/elicit, through forms.go). A problem becomes
 //     the error body (errors.go, gateway/toolerr). What passes is the
-//     call's toolCall: the arguments as sent, as validated, and the view
-//     (max_tokens, traits, skip) read once.
+//     call's toolCall: the arguments as sent, as validated (a
+//     param.Valid, read by name or decoded whole into the tool's struct),
+//     and the view (max_tokens, traits, skip) read once.
 //  2. An analysis tool, or nsip_get_animal with percentiles: true
 //     (animalpct.go), goes on at runAnalysis (analysis.go): the analysis
 //     runs in gateway/analysis over a per-call Source (lookups), one
