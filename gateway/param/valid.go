@@ -64,12 +64,8 @@ func (v Valid) Without(names []string) Valid {
 	if !slices.ContainsFunc(names, func(k string) bool { _, ok := v.m[k]; return ok }) {
 		return v
 	}
-	out := make(map[string]any, len(v.m))
-	for k, a := range v.m {
-		if !slices.Contains(names, k) {
-			out[k] = a
-		}
-	}
+	out := maps.Clone(v.m)
+	maps.DeleteFunc(out, func(k string, _ any) bool { return slices.Contains(names, k) })
 	return Valid{out}
 }
 
