@@ -17,6 +17,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/finite"
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/structured"
 	"github.com/nsip-tools/nsip-mcp/gateway/tasks"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
@@ -438,7 +439,7 @@ func (g *Gateway) analysisError(a *analysisEntry, sent map[string]any, err error
 	if errors.As(err, &ans) {
 		return ans.te
 	}
-	example := func() map[string]any { return a.Example(sent) }
+	example := func() *param.Call { return a.Example(sent) }
 	if te := toolerr.Analysis(err, example, a.Ceiling, g.cfg.AnalysisTimeout); te != nil {
 		return te
 	}

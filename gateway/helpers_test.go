@@ -19,6 +19,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/cache/cachetest"
 	"github.com/nsip-tools/nsip-mcp/gateway/calllog"
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
@@ -165,6 +166,16 @@ func (r reply) errorBody(t *testing.T) toolerr.Error {
 		t.Fatalf("error result is not {\"error\":{...}}: %v: %s", err, r.text)
 	}
 	return *body.Error
+}
+
+// exampleOf is an error's example call as the object a client reads:
+// numbers as float64, nil for none.
+func exampleOf(c *param.Call) map[string]any {
+	var m map[string]any
+	if err := json.Unmarshal([]byte(c.String()), &m); err != nil {
+		panic(err)
+	}
+	return m
 }
 
 func (e *env) call(name string, args any) reply {
