@@ -147,18 +147,18 @@ func missingEBV(breed int, code string, w breeding.Weights, have []string) error
 // fixedWeights are weights w without code, which the breed lacks, and
 // with fix, the code meant, in its place when w does not weight it
 // already; the example's weights when nothing is left.
-func fixedWeights(w breeding.Weights, code, fix string) map[string]any {
-	fixed := map[string]any{}
+func fixedWeights(w breeding.Weights, code, fix string) any {
+	fixed := breeding.Weights{}
 	for c, v := range w {
 		if c != code {
 			fixed[c] = v
 		}
 	}
-	if fix != "" && fixed[fix] == nil {
+	if _, ok := fixed[fix]; fix != "" && !ok {
 		fixed[fix] = w[code]
 	}
 	if len(fixed) == 0 {
-		fixed = weightsParam.Example.(map[string]any)
+		return weightsParam.Example
 	}
 	return fixed
 }
