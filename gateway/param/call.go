@@ -26,7 +26,8 @@ type Call struct {
 }
 
 // Value is the argument a dotted path names (search_criteria.breed_id),
-// and whether the call has it.
+// and whether the call has it. Paths split at every dot: argument names
+// have none.
 func (c *Call) Value(path string) (any, bool) {
 	if c == nil {
 		return nil, false
