@@ -439,7 +439,7 @@ func (g *Gateway) analysisError(a *analysisEntry, sent map[string]any, err error
 	if errors.As(err, &ans) {
 		return ans.te
 	}
-	example := func() map[string]any { return a.Example(sent) }
+	example := func() *param.Call { return a.Example(sent) }
 	if te := toolerr.Analysis(err, example, a.Ceiling, g.cfg.AnalysisTimeout); te != nil {
 		return te
 	}

@@ -76,7 +76,7 @@ func (g *Gateway) checkBreedTraits(ctx context.Context, args map[string]any) ([]
 
 // unknownBreed refuses a breed NSIP's list does not have; nil when the
 // list has it or cannot be had (argcheck.Breeds.Unknown).
-func (g *Gateway) unknownBreed(ctx context.Context, field string, breed int, example map[string]any) *toolerr.Error {
+func (g *Gateway) unknownBreed(ctx context.Context, field string, breed int, example *param.Call) *toolerr.Error {
 	return refused(toolerr.CodeNotFound, g.breeds().Unknown(ctx, field, breed, example))
 }
 

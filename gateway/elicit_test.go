@@ -139,7 +139,7 @@ func TestNoQuestionWhenTheClientCannotBeAskedOrTheModelShouldKnow(t *testing.T) 
 func noQuestionWhenTheClientCannotBeAsked(t *testing.T, era string) {
 	e := newEnv(t)
 	body := callTool(t, askingClient(t, e, nil, era), "nsip_get_trait_ranges", map[string]any{}).errorBody(t)
-	if body.Field != "breed_id" || body.Problem != "breed_id is required" || body.Example["breed_id"] == nil {
+	if body.Field != "breed_id" || body.Problem != "breed_id is required" || exampleOf(body.Example)["breed_id"] == nil {
 		t.Errorf("without elicitation: %+v", body)
 	}
 	u := &fakeUser{answer: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionAccept, Content: map[string]any{"lpn_id": "6402382024NCS310"}}}
@@ -170,7 +170,7 @@ func TestFailedQuestionIsAnErrorResult(t *testing.T) {
 	e := newEnv(t)
 	c, _ := rpctest.Connect(t, e.srv, mcp.LATEST_LEGACY_PROTOCOL_VERSION, client.WithElicitationHandler(brokenUser{}))
 	body := callTool(t, c, "nsip_get_trait_ranges", map[string]any{}).errorBody(t)
-	if body.Code != toolerr.CodeInvalidArgument || body.Field != "breed_id" || body.Example["breed_id"] == nil ||
+	if body.Code != toolerr.CodeInvalidArgument || body.Field != "breed_id" || exampleOf(body.Example)["breed_id"] == nil ||
 		!strings.HasPrefix(body.Problem, "breed_id is required, and asking the user for it failed: ") || !strings.Contains(body.Problem, "the dialog could not be shown") {
 		t.Errorf("error %+v", body)
 	}

@@ -139,11 +139,11 @@ func TestGroupSummaryNeedsExactlyOne(t *testing.T) {
 		// The example is a call that works: one group, breed_id only with a flock.
 		n := 0
 		for _, k := range []string{"flock_id", "progeny_of", "search"} {
-			if _, ok := te.Example[k]; ok {
+			if _, ok := exampleOf(te.Example)[k]; ok {
 				n++
 			}
 		}
-		if _, ok := te.Example["breed_id"]; n != 1 || ok && te.Example["flock_id"] == nil {
+		if _, ok := exampleOf(te.Example)["breed_id"]; n != 1 || ok && exampleOf(te.Example)["flock_id"] == nil {
 			t.Errorf("%v: example %v is not a correct call", c.args, te.Example)
 		}
 	}

@@ -168,6 +168,16 @@ func (r reply) errorBody(t *testing.T) toolerr.Error {
 	return *body.Error
 }
 
+// exampleOf is an error's example call as the object a client reads:
+// numbers as float64, nil for none.
+func exampleOf(c *param.Call) map[string]any {
+	var m map[string]any
+	if err := json.Unmarshal([]byte(c.String()), &m); err != nil {
+		panic(err)
+	}
+	return m
+}
+
 func (e *env) call(name string, args any) reply {
 	e.t.Helper()
 	return callTool(e.t, e.client, name, args)

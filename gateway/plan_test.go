@@ -120,7 +120,7 @@ func TestPlanMatingsArguments(t *testing.T) {
 		t.Errorf("max_coi as a percent: %+v", te)
 	}
 	te = e.call("nsip_plan_matings", map[string]any{"ram_lpn_ids": []string{lpn("R1")}, "ewe_lpn_ids": []string{lpn("E1")}}).errorBody(t)
-	if te.Field != "weights" || te.Example["weights"] == nil {
+	if te.Field != "weights" || exampleOf(te.Example)["weights"] == nil {
 		t.Errorf("no weights: %+v", te)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	appviews "github.com/nsip-tools/nsip-mcp/gateway/views"
@@ -73,7 +74,7 @@ func (d *toolDef) analysisOf(c toolCall) *analysisEntry {
 }
 
 // example is a correct call of d for an error message.
-func (d *toolDef) example(sent map[string]any) map[string]any {
+func (d *toolDef) example(sent map[string]any) *param.Call {
 	if d.analysis != nil {
 		return d.analysis.Example(sent)
 	}

@@ -45,7 +45,7 @@ func TestTraitCodesCheckedAgainstTheBreed(t *testing.T) {
 		!strings.Contains(b.Expected, "MWWT") || !strings.Contains(b.Expected, "WFEC") || strings.Contains(b.Expected, "YGFW") {
 		t.Errorf("YGFW for Katahdins: %+v", b)
 	}
-	if got, _ := b.Example["sorted_trait"].(string); got == "YGFW" || got == "" {
+	if got, _ := exampleOf(b.Example)["sorted_trait"].(string); got == "YGFW" || got == "" {
 		t.Errorf("example %v keeps the unknown code", b.Example)
 	}
 	b = search(map[string]any{"search_criteria": map[string]any{"breed_id": 640,
@@ -62,7 +62,7 @@ func TestTraitCodesCheckedAgainstTheBreed(t *testing.T) {
 	if n := e.up.Requests(nsiptest.EndpointSearch) - before; n != 0 {
 		t.Errorf("%d searches reached NSIP with codes the breed does not have", n)
 	}
-	if r := search(b.Example); r.isError {
+	if r := search(exampleOf(b.Example)); r.isError {
 		t.Errorf("the example call fails: %s", r.text)
 	}
 

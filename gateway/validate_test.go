@@ -111,7 +111,7 @@ func TestInvalidArgumentsNeverReachTheUpstream(t *testing.T) {
 				t.Error("no expected value described")
 			}
 			// The example must itself be a correct call of this tool.
-			if _, errs := param.ValidateObject("", defByName(t, tt.tool).Args.Specs, b.Example); len(errs) > 0 {
+			if _, errs := param.ValidateObject("", defByName(t, tt.tool).Args.Specs, exampleOf(b.Example)); len(errs) > 0 {
 				t.Errorf("example %v is not a valid call: %+v", b.Example, errs)
 			}
 		})
@@ -158,7 +158,7 @@ func TestAllProblemsAreReportedAndTheExampleKeepsValidArguments(t *testing.T) {
 	if strings.Join(also, ",") != strings.Join(want, ",") {
 		t.Errorf("also = %v, want %v", also, want)
 	}
-	ex := b.Example
+	ex := exampleOf(b.Example)
 	if ex["page_size"] != float64(15) || ex["sorted_trait"] != "BWT" || ex["reverse"] != true {
 		t.Errorf("example = %v: want page_size fixed to 15, sorted_trait normalised, reverse kept", ex)
 	}
@@ -243,7 +243,7 @@ func TestTraitWordsSuggestTheCodeTheyMean(t *testing.T) {
 				t.Fatalf("field %q problem %q; want field %q and a problem ending %q", b.Field, b.Problem, tc.field, tc.problem)
 			}
 			if tc.example != nil {
-				if got := tc.example(b.Example); got != tc.want {
+				if got := tc.example(exampleOf(b.Example)); got != tc.want {
 					t.Errorf("example %s: got %v, want %v", param.JSONText(b.Example), got, tc.want)
 				}
 			}
@@ -273,7 +273,7 @@ func TestIndexByAnyOfItsNames(t *testing.T) {
 	}
 	for asked, want := range map[string]string{"hair index": "US Hair Index", "SRC dollars": "SRC$ Index", "lambing index": "SRC$ Index"} {
 		b := rank(asked).errorBody(t)
-		ex, _ := b.Example["index"].(string)
+		ex, _ := exampleOf(b.Example)["index"].(string)
 		if b.Field != "index" || ex != want {
 			t.Errorf("index %q: field %q, example %s; want an example asking for %q", asked, b.Field, param.JSONText(b.Example), want)
 		}
@@ -314,7 +314,7 @@ func TestUnknownBreedNamesTheBreeds(t *testing.T) {
 			!strings.Contains(b.Expected, "640 Katahdin, 641 St. Croix") || fmt.Sprint(b.Value) != "99999" || !strings.Contains(b.Next, "nsip_list_breeds") {
 			t.Errorf("%s %v: %+v", c.tool, c.args, b)
 		}
-		if got := c.fixed(b.Example); fmt.Sprint(got) != "640" {
+		if got := c.fixed(exampleOf(b.Example)); fmt.Sprint(got) != "640" {
 			t.Errorf("%s: example %s, want breed 640 in place of 99999", c.tool, param.JSONText(b.Example))
 		}
 	}

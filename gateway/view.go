@@ -88,15 +88,22 @@ func (g *Gateway) checkView(c toolCall) []param.FieldError {
 
 // fixViewExample makes the example call of an error valid on this server:
 // max_tokens within the cap, skip within the page.
-func (g *Gateway) fixViewExample(ex map[string]any) {
-	if n, ok := ex[argMaxTokens].(int); ok && (n < minMaxTokens || n > g.cfg.MaxBudget) {
-		ex[argMaxTokens] = g.cfg.MaxBudget
+func (g *Gateway) fixViewExample(ex *param.Call) {
+	if n, ok := intArg(ex, argMaxTokens); ok && (n < minMaxTokens || n > g.cfg.MaxBudget) {
+		ex.Set(argMaxTokens, g.cfg.MaxBudget)
 	}
-	if s, ok := ex[argSkip].(int); ok {
-		if size, ok := ex[argPageSize].(int); ok && s >= size {
-			delete(ex, argSkip)
+	if s, ok := intArg(ex, argSkip); ok {
+		if size, ok := intArg(ex, argPageSize); ok && s >= size {
+			ex.Delete(argSkip)
 		}
 	}
+}
+
+// intArg is the example's argument name when it is a validated integer.
+func intArg(ex *param.Call, name string) (int, bool) {
+	v, _ := ex.Value(name)
+	n, ok := v.(int)
+	return n, ok
 }
 
 // traitNotes points out requested codes the glossary does not know, with

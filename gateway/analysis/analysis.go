@@ -32,7 +32,7 @@ type Def struct {
 	Run     func(ctx context.Context, r *call, args param.Valid) (any, error)
 	// Correct, when set, makes an error's example a correct call where a
 	// rule across arguments decides (exactly one of several).
-	Correct func(example map[string]any)
+	Correct func(example *param.Call)
 }
 
 // All are the analyses, in the order tools/list shows them.
@@ -88,7 +88,7 @@ type Form struct {
 	// the fields themselves: "weights" for a form of one field per trait.
 	Arg      string
 	Expected string            // what Arg accepts
-	Example  map[string]any    // a correct call, for errors
+	Example  *param.Call       // a correct call, for errors
 	Titles   map[string]string // field titles a user reads, where a name is too terse
 	// Also are further arguments asked in the same form, so that the user
 	// answers once; they are validated and reported under their own names.
@@ -246,7 +246,7 @@ func (d *Def) Validate(sent map[string]any) (param.Valid, []param.FieldError) {
 }
 
 // Example is a correct call for an error message.
-func (d *Def) Example(sent map[string]any) map[string]any {
+func (d *Def) Example(sent map[string]any) *param.Call {
 	out := d.Args.Example(sent)
 	if d.Correct != nil {
 		d.Correct(out)
@@ -288,11 +288,12 @@ type ArgError struct{ param.FieldError }
 func (e *ArgError) Error() string { return e.Field + " " + e.Problem }
 
 // FixedArgError is an ArgError that knows the call the caller meant: Fix
-// turns the example of a correct call, built from what was sent, into it,
-// so that the example never repeats a value the data refused.
+// are the edits that turn the example of a correct call, built from what
+// was sent, into it, so that the example never repeats a value the data
+// refused.
 type FixedArgError struct {
 	ArgError
-	Fix func(example map[string]any)
+	Fix []param.Edit
 }
 
 func (e *FixedArgError) Unwrap() error { return &e.ArgError }

@@ -80,21 +80,21 @@ var flockParams = param.MustStruct[flockArgs](param.Table{
 
 // oneGroup keeps the first group argument of an example, or gives the
 // flock one, and breed_id only beside flock_id.
-func oneGroup(ex map[string]any) {
+func oneGroup(ex *param.Call) {
 	keep := ""
 	for _, name := range groupArgs {
-		if _, ok := ex[name]; ok && keep == "" {
+		if _, ok := ex.Value(name); ok && keep == "" {
 			keep = name
 		} else {
-			delete(ex, name)
+			ex.Delete(name)
 		}
 	}
 	switch keep {
 	case "":
-		ex[groupArgs[0]] = "640238"
+		ex.Set(groupArgs[0], "640238")
 	case groupArgs[0]:
 	default:
-		delete(ex, flockParams.Name("BreedID"))
+		ex.Delete(flockParams.Name("BreedID"))
 	}
 }
 

@@ -141,21 +141,26 @@ func missingEBV(breed int, code string, w breeding.Weights, have []string) error
 	fix, did := param.DidYouMeanTrait(code, have)
 	return &FixedArgError{ArgError{param.FieldError{Field: name + "." + code,
 		Problem: fmt.Sprintf("breed %d has no EBV for %s", breed, code) + did, Expected: "one of the breed's traits: " + strings.Join(have, ", ")}},
-		func(ex map[string]any) {
-			fixed := map[string]any{}
-			for c, v := range w {
-				if c != code {
-					fixed[c] = v
-				}
-			}
-			if fix != "" && fixed[fix] == nil {
-				fixed[fix] = w[code]
-			}
-			if len(fixed) == 0 {
-				fixed = weightsParam.Example.(map[string]any)
-			}
-			ex[name] = fixed
-		}}
+		[]param.Edit{param.Assign(name, fixedWeights(w, code, fix))}}
+}
+
+// fixedWeights are weights w without code, which the breed lacks, and
+// with fix, the code meant, in its place when w does not weight it
+// already; the example's weights when nothing is left.
+func fixedWeights(w breeding.Weights, code, fix string) any {
+	fixed := breeding.Weights{}
+	for c, v := range w {
+		if c != code {
+			fixed[c] = v
+		}
+	}
+	if _, ok := fixed[fix]; fix != "" && !ok {
+		fixed[fix] = w[code]
+	}
+	if len(fixed) == 0 {
+		return weightsParam.Example
+	}
+	return fixed
 }
 
 // runRank ranks a breed by weights, or hands a ranking by one of NSIP's

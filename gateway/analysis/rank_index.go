@@ -109,10 +109,8 @@ func unknownIndex(asked string, breed, rows int, names []string) error {
 	if len(names) == 0 {
 		return &FixedArgError{ArgError{param.FieldError{Field: "index",
 			Problem:  fmt.Sprintf("cannot rank by %s: NSIP sent no index with the first %d of breed %d's matching animals", param.QuoteShort(asked), rows, breed),
-			Expected: `weights instead, e.g. {"WWT":1,"BWT":-0.5}`}}, func(ex map[string]any) {
-			delete(ex, "index")
-			ex[weightsParam.Name] = weightsParam.Example
-		}}
+			Expected: `weights instead, e.g. {"WWT":1,"BWT":-0.5}`}},
+			[]param.Edit{param.Drop("index"), param.Assign(weightsParam.Name, weightsParam.Example)}}
 	}
 	problem := fmt.Sprintf("%s is not an index NSIP sent with breed %d's animals", param.QuoteShort(asked), breed)
 	fix := names[0]
@@ -122,7 +120,7 @@ func unknownIndex(asked string, breed, rows int, names []string) error {
 	}
 	return &FixedArgError{ArgError{param.FieldError{Field: "index", Problem: problem,
 		Expected: fmt.Sprintf("one of the indexes NSIP sent with the first %d animals: %s", rows, strings.Join(names, ", "))}},
-		func(ex map[string]any) { ex["index"] = fix }}
+		[]param.Edit{param.Assign("index", fix)}}
 }
 
 func indexValue(row nsip.AnimalRow, name string) (float64, bool) {

@@ -43,7 +43,7 @@ type SearchFields struct {
 // breed NSIP has at field (a dotted path). It is nil when the breed is on
 // the list or the list cannot be had (NSIP failing): the answer then
 // stands.
-func (b *Breeds) Unknown(ctx context.Context, field string, breed int, example map[string]any) *Refusal {
+func (b *Breeds) Unknown(ctx context.Context, field string, breed int, example *param.Call) *Refusal {
 	bg, ok := b.List(ctx)
 	if !ok || bg == nil {
 		return nil
@@ -64,9 +64,7 @@ func (b *Breeds) Unknown(ctx context.Context, field string, breed int, example m
 	if len(breeds) == 0 {
 		return nil // an empty list proves nothing
 	}
-	if example != nil {
-		setPath(example, field, fix)
-	}
+	example.Set(field, fix) // no example (nil) stays none
 	return &Refusal{
 		Field:    field,
 		Value:    breed,
@@ -75,22 +73,6 @@ func (b *Breeds) Unknown(ctx context.Context, field string, breed int, example m
 		Example:  example,
 		Next:     "call again with one of NSIP's breed IDs; " + toolname.ListBreeds + " lists them with their groups",
 	}
-}
-
-// setPath sets the member a dotted field path names (search_criteria.breed_id),
-// creating the objects on the way.
-func setPath(m map[string]any, path string, v any) {
-	head, rest, nested := strings.Cut(path, ".")
-	if !nested {
-		m[head] = v
-		return
-	}
-	inner, ok := m[head].(map[string]any)
-	if !ok {
-		inner = map[string]any{}
-		m[head] = inner
-	}
-	setPath(inner, rest, v)
 }
 
 // Searched is the breed a search's validated arguments ask for and the

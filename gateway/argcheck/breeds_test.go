@@ -2,6 +2,7 @@ package argcheck
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -64,20 +65,24 @@ func TestUnknownBreedNamesTheBreedsNSIPHas(t *testing.T) {
 	if field != "search_criteria.breed_id" || breed != 9999 {
 		t.Fatalf("Searched = %q, %d", field, breed)
 	}
-	example := map[string]any{"search_criteria": map[string]any{"breed_id": 9999, "gender": "Male"}}
-	r := b.Unknown(context.Background(), field, breed, example)
+	sent := map[string]any{"search_criteria": map[string]any{"breed_id": 9999, "gender": "Male"}}
+	r := b.Unknown(context.Background(), field, breed, param.Example(searchSpecs, sent))
 	want := Refusal{Field: "search_criteria.breed_id", Value: 9999, Problem: "NSIP has no breed 9999",
 		Expected: "a breed ID NSIP has: 486 South African Meat Merino, 640 Katahdin, 641 Dorper",
-		Example:  map[string]any{"search_criteria": map[string]any{"breed_id": 640, "gender": "Male"}},
+		Example:  callOf(`{"search_criteria":{"breed_id":640,"gender":"Male"}}`),
 		Next:     "call again with one of NSIP's breed IDs; nsip_list_breeds lists them with their groups"}
 	if r == nil || fmt.Sprint(*r) != fmt.Sprint(want) {
 		t.Errorf("refusal\n%+v\nwant\n%+v", r, want)
 	}
+	// The example is a new object: what was sent is as it was.
+	if crit := sent["search_criteria"].(map[string]any); crit["breed_id"] != 9999 {
+		t.Errorf("the refusal's example changed the call sent: %v", sent)
+	}
 	// At the top level, into an example without the field, or none.
-	if r := b.Unknown(context.Background(), "breed_id", 5, map[string]any{}); r == nil || fmt.Sprint(r.Example) != "map[breed_id:640]" {
+	if r := b.Unknown(context.Background(), "breed_id", 5, callOf(`{}`)); r == nil || r.Example.String() != `{"breed_id":640}` {
 		t.Errorf("top-level refusal %+v", r)
 	}
-	if r := b.Unknown(context.Background(), "a.b", 5, map[string]any{"a": "text"}); r == nil || fmt.Sprint(r.Example) != "map[a:map[b:640]]" {
+	if r := b.Unknown(context.Background(), "a.b", 5, callOf(`{"a":"text"}`)); r == nil || r.Example.String() != `{"a":{"b":640}}` {
 		t.Errorf("nested refusal %+v", r)
 	}
 	if r := b.Unknown(context.Background(), "breed_id", 5, nil); r == nil || r.Example != nil {
@@ -85,12 +90,25 @@ func TestUnknownBreedNamesTheBreedsNSIPHas(t *testing.T) {
 	}
 }
 
+// searchSpecs are a search's arguments as far as the checks read them.
+var searchSpecs = []param.Spec{{Name: "search_criteria", Kind: param.Object, Props: []param.Spec{
+	{Name: "breed_id", Kind: param.Integer, Example: 640}, {Name: "gender", Kind: param.String, Example: "Female"}}}}
+
+// callOf is the example call js.
+func callOf(js string) *param.Call {
+	c := new(param.Call)
+	if err := json.Unmarshal([]byte(js), c); err != nil {
+		panic(err)
+	}
+	return c
+}
+
 // Without the usual breed on the list, the example takes the first.
 func TestUnknownBreedExampleTakesTheFirstBreed(t *testing.T) {
 	l := newLists()
 	l.breeds.Groups = l.breeds.Groups[:1]
-	r := l.checker().Unknown(context.Background(), "breed_id", 5, map[string]any{})
-	if r == nil || fmt.Sprint(r.Example) != "map[breed_id:486]" {
+	r := l.checker().Unknown(context.Background(), "breed_id", 5, callOf(`{}`))
+	if r == nil || r.Example.String() != `{"breed_id":486}` {
 		t.Errorf("refusal %+v", r)
 	}
 }

@@ -13,6 +13,8 @@
 // they come cached, rate limited and counted like any other answer.
 package argcheck
 
+import "github.com/nsip-tools/nsip-mcp/gateway/param"
+
 // Refusal is what a check says is wrong with a call: the field to fix,
 // the value sent, the problem, what is expected, an example of a correct
 // call and what to do next. The gateway adds the error code.
@@ -21,6 +23,6 @@ type Refusal struct {
 	Value    any
 	Problem  string
 	Expected string
-	Example  map[string]any
+	Example  *param.Call
 	Next     string
 }

@@ -85,7 +85,7 @@ type Reply struct {
 	Field    string
 	Problem  string
 	Expected string
-	Example  map[string]any
+	Example  *param.Call
 	Next     string
 	// Input, when set, is not an error: the call ends with this input
 	// request and is made again with the user's answer.

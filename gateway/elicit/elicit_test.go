@@ -241,7 +241,7 @@ func TestFailedFormIsAReply(t *testing.T) {
 	got := callRanges(t, askingClient(t, rangesServer(a), u, mcp.LATEST_LEGACY_PROTOCOL_VERSION), map[string]any{"limit": 3})
 	r := got.Reply
 	if r == nil || r.Field != "breed_id" || !strings.HasPrefix(r.Problem, "breed_id is required, and asking the user for it failed: ") ||
-		!strings.Contains(r.Problem, "the dialog could not be shown") || r.Expected == "" || r.Example["breed_id"] != 640.0 {
+		!strings.Contains(r.Problem, "the dialog could not be shown") || r.Expected == "" || r.Example.String() != `{"breed_id":640,"limit":5}` {
 		t.Errorf("reply %+v", r)
 	}
 	if l := logs.String(); !strings.Contains(l, "elicitation failed") || !strings.Contains(l, "tool=get_ranges") {
@@ -271,7 +271,7 @@ func TestFormForAnArgumentOfSeveralFields(t *testing.T) {
 		Message:  "Weights?",
 		Arg:      "weights",
 		Expected: "a weight per trait",
-		Example:  map[string]any{"weights": map[string]any{"WWT": 1}},
+		Example:  param.Example([]param.Spec{{Name: "weights", Kind: param.Object, Required: true, Example: map[string]any{"WWT": 1}}}, nil),
 		Titles:   map[string]string{"WWT": "Weaning weight"},
 		Fields: []param.Spec{
 			{Name: "WWT", Kind: param.Number, Desc: "weaning weight", Min: ptr(-10), Max: ptr(10)},
@@ -316,7 +316,7 @@ func TestFormForAnArgumentOfSeveralFields(t *testing.T) {
 		t.Errorf("answers %v, reply %+v", out, r)
 	}
 	_, r = answer(map[string]any{"WWT": "heavy"})
-	if r == nil || len(r.Invalid) != 2 || r.Invalid[0].Field != "weights.WWT" || r.Invalid[1].Field != "max_coi" || r.Example["weights"] == nil {
+	if r == nil || len(r.Invalid) != 2 || r.Invalid[0].Field != "weights.WWT" || r.Invalid[1].Field != "max_coi" || r.Example.String() != `{"weights":{"WWT":1}}` {
 		t.Errorf("bad answers: reply %+v; want weights.WWT and max_coi, with the form's example", r)
 	}
 }

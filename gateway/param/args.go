@@ -65,8 +65,8 @@ func (a *Args) Validate(sent map[string]any) (Valid, []FieldError) {
 
 // Example is a correct call for an error message: what sent got right,
 // and examples for the rest that a call needs.
-func (a *Args) Example(sent map[string]any) map[string]any {
-	out := Example(a.Specs, sent)
+func (a *Args) Example(sent map[string]any) *Call {
+	out := example(a.Specs, sent)
 	for _, l := range a.Lists {
 		if raw, ok := sent[l.Name]; ok {
 			if _, fe := l.Validate(raw); fe == nil {
@@ -78,7 +78,7 @@ func (a *Args) Example(sent map[string]any) map[string]any {
 			out[l.Name] = l.Example
 		}
 	}
-	return out
+	return &Call{args: out}
 }
 
 // DecodeInto reads validated arguments, as JSON, into v, a pointer to the

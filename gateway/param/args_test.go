@@ -92,12 +92,12 @@ func TestArgsValidateScalarsAndLists(t *testing.T) {
 // Example keeps what the call got right and fills what it needs with the
 // definition's examples; a list sent wrong is replaced.
 func TestArgsExampleKeepsWhatWasRight(t *testing.T) {
-	ex := pairSpecs.Example(map[string]any{"limit": 4, "traits": []any{"not a code!"}})
+	ex := pairSpecs.Example(map[string]any{"limit": 4, "traits": []any{"not a code!"}}).args
 	if ex["limit"] != 4 || !reflect.DeepEqual(ex["ram_lpn_ids"], []string{ExampleLPN}) ||
 		!reflect.DeepEqual(ex["traits"], []string{"WWT"}) || !reflect.DeepEqual(ex["weights"], map[string]any{"WWT": 1.0}) {
 		t.Errorf("example %#v", ex)
 	}
-	ex = pairSpecs.Example(map[string]any{"ram_lpn_ids": []any{"6402382022NCS087"}, "index": "US Index"})
+	ex = pairSpecs.Example(map[string]any{"ram_lpn_ids": []any{"6402382022NCS087"}, "index": "US Index"}).args
 	if !reflect.DeepEqual(ex["ram_lpn_ids"], []any{"6402382022NCS087"}) || ex["weights"] != nil {
 		t.Errorf("a call with index: example %#v, want its rams and no weights", ex)
 	}

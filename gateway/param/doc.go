@@ -3,7 +3,8 @@
 // ([InputSchema], [Spec.Schema]), the validation and normalisation a
 // call's arguments go through before any upstream request
 // ([ValidateObject], [List.Validate]), the example of a correct call that
-// an error carries ([Example]), and the did-you-mean suggestions for
+// an error carries ([Example] builds it as a [Call], which errors change
+// through its methods and [Edit]s), and the did-you-mean suggestions for
 // misspelt names and values ([Closest], [SuggestTrait]).
 //
 // A tool's arguments are best one Go struct: the json tags and Go types

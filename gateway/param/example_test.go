@@ -40,5 +40,5 @@ func Example() {
 	// {"additionalProperties":false,"properties":{"lpn_id":{"description":"The animal's LPN ID.","maxLength":32,"minLength":5,"pattern":"^[A-Za-z0-9]+$","type":"string"},"page":{"default":0,"description":"Page of results, from 0.","maximum":99,"minimum":0,"type":"integer"}},"required":["lpn_id"],"type":"object"}
 	// map[lpn_id:6402382024NCS310 page:0]
 	// pages: is not an argument of this tool; did you mean "page"?
-	// map[lpn_id:6402382024NCS310 page:1]
+	// {"lpn_id":"6402382024NCS310","page":1}
 }

@@ -888,7 +888,12 @@ func Levenshtein(a, b string) int {
 // Example builds a correct call from what the caller sent: valid arguments
 // are kept (normalised), invalid or missing required ones take their Example
 // value, and unknown names are left out.
-func Example(ps []Spec, args map[string]any) map[string]any {
+func Example(ps []Spec, args map[string]any) *Call {
+	return &Call{args: example(ps, args)}
+}
+
+// example is Example's arguments, an object of ps from args.
+func example(ps []Spec, args map[string]any) map[string]any {
 	out := map[string]any{}
 	for i := range ps {
 		p := &ps[i]
@@ -901,7 +906,7 @@ func Example(ps []Spec, args map[string]any) map[string]any {
 				continue
 			}
 			if obj, ok := v.(map[string]any); ok && len(p.Props) > 0 {
-				if fixed := Example(p.Props, obj); len(fixed) > 0 {
+				if fixed := example(p.Props, obj); len(fixed) > 0 {
 					if p.Check != nil {
 						if _, _, ok := p.Check(Valid{fixed}); !ok {
 							fixed = nil

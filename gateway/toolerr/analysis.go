@@ -17,12 +17,12 @@ import (
 // the analysis that would pass, from what was sent; ceiling is its limit
 // of NSIP lookups and timeLimit its limit of time. Analysis returns nil
 // for a failure of NSIP, which the caller maps with [Map] and [AboutFailed].
-func Analysis(err error, example func() map[string]any, ceiling int, timeLimit time.Duration) *Error {
+func Analysis(err error, example func() *param.Call, ceiling int, timeLimit time.Duration) *Error {
 	var ae *analysis.ArgError
 	if errors.As(err, &ae) {
 		te := InvalidArgs(example(), []param.FieldError{ae.FieldError})
 		if fe := (*analysis.FixedArgError)(nil); errors.As(err, &fe) {
-			fe.Fix(te.Example)
+			te.Example.Apply(fe.Fix...)
 		}
 		return te
 	}

@@ -62,7 +62,7 @@ type Error struct {
 	Value             any                `json:"value,omitempty"`
 	Problem           string             `json:"problem"`
 	Expected          string             `json:"expected,omitempty"`
-	Example           map[string]any     `json:"example,omitempty"`
+	Example           *param.Call        `json:"example,omitzero"` // left out with no arguments, as an empty object was
 	Next              string             `json:"next,omitempty"`
 	RetryAfterSeconds int                `json:"retry_after_seconds,omitempty"`
 	RetryInSeconds    int                `json:"retry_in_seconds,omitempty"`
@@ -88,7 +88,7 @@ func (e *Error) Result() *mcp.CallToolResult {
 // the next few listed and the rest counted (param.MaxProblems), so that
 // none is hidden and the error stays small however many there are.
 // example is a call of the tool that would pass.
-func InvalidArgs(example map[string]any, errs []param.FieldError) *Error {
+func InvalidArgs(example *param.Call, errs []param.FieldError) *Error {
 	errs = param.Cap(errs)
 	first := errs[0]
 	e := &Error{

@@ -129,10 +129,10 @@ func TestMapWording(t *testing.T) {
 			Error{Code: CodeNotFound, Field: "lpn_id", Value: lpn, Problem: `NSIP has no progeny for LPN ID "` + lpn + `"`, Next: "check the LPN ID"}},
 		{"rejected parameter", &nsip.Error{Kind: nsip.KindInvalidArgument, Param: "pageSize", Reason: "too big"},
 			Error{Code: CodeInvalidArgument, Field: "page_size", Problem: "NSIP rejected the request: too big",
-				Example: map[string]any{"lpn_id": lpn, "page_size": 5}}},
+				Example: callOf(`{"lpn_id":"` + lpn + `","page_size":5}`)}},
 		{"rejected, parameter unknown", &nsip.Error{Kind: nsip.KindInvalidArgument, Param: "other", Reason: "bad"},
 			Error{Code: CodeInvalidArgument, Field: "lpn_id", Problem: "NSIP rejected the request: bad",
-				Example: map[string]any{"lpn_id": lpn, "page_size": 5}}},
+				Example: callOf(`{"lpn_id":"` + lpn + `","page_size":5}`)}},
 		{"no data", &nsip.Error{Kind: nsip.KindNoData, Reason: "too few animals"},
 			Error{Code: CodeNoData, Field: "lpn_id", Value: lpn, Problem: "too few animals",
 				Next: "the breed ID is valid: search its animals with nsip_search_animals (without trait filters), or pick another breed from nsip_list_breeds"}},
@@ -273,18 +273,46 @@ func TestConnectionWording(t *testing.T) {
 // TestInvalidArgsListsEveryProblem: the first problem in full, the others
 // under also, the example as given.
 func TestInvalidArgsListsEveryProblem(t *testing.T) {
-	example := map[string]any{"lpn_id": lpn}
-	te := InvalidArgs(example, []param.FieldError{
+	te := InvalidArgs(callOf(`{"lpn_id":"`+lpn+`"}`), []param.FieldError{
 		{Field: "lpn_id", Problem: "is required", Expected: "an LPN ID"},
 		{Field: "page", Problem: "must be at least 0"},
 	})
 	if te.Code != CodeInvalidArgument || te.Field != "lpn_id" || te.Problem != "lpn_id is required" || te.Expected != "an LPN ID" ||
-		te.Example["lpn_id"] != lpn || len(te.Also) != 1 || te.Also[0].Field != "page" {
+		te.Example.String() != `{"lpn_id":"`+lpn+`"}` || len(te.Also) != 1 || te.Also[0].Field != "page" {
 		t.Errorf("InvalidArgs = %+v", te)
 	}
 	te = InvalidArgs(nil, []param.FieldError{{Field: "arguments", Problem: "must be an object"}})
 	if te.Problem != "arguments must be an object" || len(te.Also) != 0 {
 		t.Errorf("InvalidArgs(arguments) = %+v", te)
+	}
+}
+
+// callOf is the example call js, read as a client reads an error's.
+func callOf(js string) *param.Call {
+	c := new(param.Call)
+	if err := json.Unmarshal([]byte(js), c); err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// An error's example is written as the object of its arguments was: left
+// out when it has none, with no HTML escaped in the text of a result, and
+// every member in name order.
+func TestResultWritesTheExampleAsAnObject(t *testing.T) {
+	specs := []param.Spec{{Name: "index", Kind: param.String, Example: "A&B <1>"}, {Name: "page", Kind: param.Integer, Example: 2}}
+	body := func(te *Error) string { return te.Result().Content[0].(mcp.TextContent).Text }
+	none := InvalidArgs(param.Example(specs, map[string]any{"colour": "red"}), []param.FieldError{{Field: "colour", Problem: "is not an argument"}})
+	if got := body(none); got != `{"error":{"code":"invalid_argument","field":"colour","problem":"colour is not an argument"}}` {
+		t.Errorf("no example: %s", got)
+	}
+	te := InvalidArgs(param.Example(specs, map[string]any{"page": 1.0, "index": 7}), []param.FieldError{{Field: "index", Problem: "must be a string"}})
+	want := `{"error":{"code":"invalid_argument","field":"index","problem":"index must be a string","example":{"index":"A&B <1>","page":1}}}`
+	if got := body(te); got != want {
+		t.Errorf("example:\n %s\nwant\n %s", got, want)
+	}
+	if b, _ := json.Marshal(te.Example); string(b) != `{"index":"A\u0026B \u003c1\u003e","page":1}` {
+		t.Errorf("json.Marshal escapes the example as it did an object: %s", b)
 	}
 }
 
@@ -330,10 +358,10 @@ func TestStaleIsServedOnlyForUpstreamTrouble(t *testing.T) {
 // TestAnalysisFailures pins the body of each of an analysis's own
 // failures, and leaves NSIP's to Map.
 func TestAnalysisFailures(t *testing.T) {
-	example := func() map[string]any { return map[string]any{"lpn_id": "bad", "breed_id": 640} }
+	example := func() *param.Call { return callOf(`{"lpn_id":"bad","breed_id":640}`) }
 	fixed := &analysis.FixedArgError{
 		ArgError: analysis.ArgError{FieldError: param.FieldError{Field: "lpn_id", Problem: "is not of breed 640"}},
-		Fix:      func(ex map[string]any) { ex["lpn_id"] = lpn },
+		Fix:      []param.Edit{param.Assign("lpn_id", lpn)},
 	}
 	tests := []struct {
 		name string
@@ -343,7 +371,7 @@ func TestAnalysisFailures(t *testing.T) {
 		{"argument", fmt.Errorf("run: %w", &analysis.ArgError{FieldError: param.FieldError{Field: "breed_id", Problem: "is unknown"}}),
 			Error{Code: CodeInvalidArgument, Field: "breed_id", Problem: "breed_id is unknown", Example: example()}},
 		{"argument with its fix", fixed,
-			Error{Code: CodeInvalidArgument, Field: "lpn_id", Problem: "lpn_id is not of breed 640", Example: map[string]any{"lpn_id": lpn, "breed_id": 640}}},
+			Error{Code: CodeInvalidArgument, Field: "lpn_id", Problem: "lpn_id is not of breed 640", Example: callOf(`{"lpn_id":"` + lpn + `","breed_id":640}`)}},
 		{"user's answer", &analysis.AnswerError{Errs: []param.FieldError{{Field: "weight", Problem: "must be a number"}}},
 			Error{Code: CodeInvalidArgument, Field: "weight", Problem: "the user's answer: weight must be a number", Example: example()}},
 		{"pedigree too large", fmt.Errorf("%w: 9000 ancestors", breeding.ErrTooComplex),
