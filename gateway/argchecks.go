@@ -70,7 +70,7 @@ func (g *Gateway) breeds() *argcheck.Breeds {
 
 // checkBreedTraits checks a search's trait codes against the breed's own
 // (argcheck.Breeds.CheckTraits).
-func (g *Gateway) checkBreedTraits(ctx context.Context, args map[string]any) ([]param.FieldError, map[string]any) {
+func (g *Gateway) checkBreedTraits(ctx context.Context, args param.Valid) ([]param.FieldError, []param.Edit) {
 	return g.breeds().CheckTraits(ctx, args)
 }
 
@@ -88,7 +88,7 @@ func (g *Gateway) checkEmptySearch(ctx context.Context, d *lookup.Def, c toolCal
 		return nil
 	}
 	b := g.breeds()
-	field, breed := b.Searched(c.args.Members())
+	field, breed := b.Searched(c.args)
 	if breed == 0 {
 		return nil
 	}

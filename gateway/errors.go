@@ -12,7 +12,11 @@ import (
 // invalidArgs is toolerr.InvalidArgs with the example completed for this
 // server (its max_tokens cap).
 func (g *Gateway) invalidArgs(d *toolDef, sent map[string]any, errs []param.FieldError) *toolerr.Error {
-	te := toolerr.InvalidArgs(d.example(sent), errs)
+	return g.withExample(toolerr.InvalidArgs(d.example(sent), errs))
+}
+
+// withExample is te with its example made valid on this server.
+func (g *Gateway) withExample(te *toolerr.Error) *toolerr.Error {
 	g.fixViewExample(te.Example)
 	return te
 }

@@ -159,9 +159,12 @@ func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolReq
 	}
 	args, errs := d.Args.Validate(sent)
 	if len(errs) == 0 && d.lookup != nil && d.lookup.BreedTraits {
-		var fixed map[string]any
-		if errs, fixed = g.checkBreedTraits(ctx, args.Members()); fixed != nil {
-			sent = fixed // the error's example is then a call that works
+		if errs, fixes := g.checkBreedTraits(ctx, args); len(errs) > 0 {
+			// The example is the call as validated with the breed's codes
+			// in place of the unknown ones: a call that works.
+			ex := d.example(args.Members())
+			ex.Apply(fixes...)
+			return toolCall{}, g.withExample(toolerr.InvalidArgs(ex, errs))
 		}
 	}
 	switch {

@@ -77,14 +77,14 @@ func (b *Breeds) Unknown(ctx context.Context, field string, breed int, example *
 
 // Searched is the breed a search's validated arguments ask for and the
 // field (a dotted path) that gave it, or 0 when they ask for none.
-func (b *Breeds) Searched(args map[string]any) (string, int) {
+func (b *Breeds) Searched(args param.Valid) (string, int) {
 	f := b.Search
-	if id, ok := args[f.Breed].(int); ok && id != 0 {
+	if id, ok := args.Int(f.Breed); ok && id != 0 {
 		return f.Breed, id
 	}
-	crit, _ := args[f.Criteria].(map[string]any)
-	if id, ok := crit[f.CriteriaBreed].(int); ok && id != 0 {
-		return f.Criteria + "." + f.CriteriaBreed, id
+	inCriteria := f.Criteria + "." + f.CriteriaBreed
+	if id, ok := args.Int(inCriteria); ok && id != 0 {
+		return inCriteria, id
 	}
 	return "", 0
 }

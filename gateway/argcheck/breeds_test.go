@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -60,7 +61,7 @@ func newLists() *lists {
 func TestUnknownBreedNamesTheBreedsNSIPHas(t *testing.T) {
 	l := newLists()
 	b := l.checker()
-	args := map[string]any{"search_criteria": map[string]any{"breed_id": 9999, "gender": "Male"}}
+	args := searchArgs(t, map[string]any{"search_criteria": map[string]any{"breed_id": 9999, "gender": "Male"}})
 	field, breed := b.Searched(args)
 	if field != "search_criteria.breed_id" || breed != 9999 {
 		t.Fatalf("Searched = %q, %d", field, breed)
@@ -88,6 +89,36 @@ func TestUnknownBreedNamesTheBreedsNSIPHas(t *testing.T) {
 	if r := b.Unknown(context.Background(), "breed_id", 5, nil); r == nil || r.Example != nil {
 		t.Errorf("refusal without example %+v", r)
 	}
+}
+
+// searchCall is a search's arguments as far as the checks read them.
+type searchCall struct {
+	BreedID     int             `json:"breed_id,omitempty"`
+	SortedTrait string          `json:"sorted_trait,omitempty"`
+	Criteria    *param.Criteria `json:"search_criteria,omitempty"`
+}
+
+var searchCalls = param.MustStruct[searchCall](param.Table{
+	reflect.TypeFor[searchCall]():     {"BreedID": {Example: 640, Min: param.Bound(1)}, "SortedTrait": param.SortedTrait, "Criteria": param.CriteriaArg},
+	reflect.TypeFor[param.Criteria](): param.CriteriaFields,
+})
+
+// searchArgs is sent validated as a search's arguments.
+func searchArgs(t *testing.T, sent map[string]any) param.Valid {
+	t.Helper()
+	args, errs := searchCalls.Validate(sent)
+	if len(errs) > 0 {
+		t.Fatalf("%v: %+v", sent, errs)
+	}
+	return args
+}
+
+// fixedExample is the example of a correct call CheckTraits's fixes make
+// of args, as JSON.
+func fixedExample(args param.Valid, fixes []param.Edit) string {
+	ex := searchCalls.Example(args.Members())
+	ex.Apply(fixes...)
+	return ex.String()
 }
 
 // searchSpecs are a search's arguments as far as the checks read them.
@@ -140,11 +171,11 @@ func TestSearchedBreed(t *testing.T) {
 		breed int
 	}{
 		{map[string]any{"breed_id": 640, "search_criteria": map[string]any{"breed_id": 641}}, "breed_id", 640},
-		{map[string]any{"breed_id": 0, "search_criteria": map[string]any{"breed_id": 641}}, "search_criteria.breed_id", 641},
+		{map[string]any{"search_criteria": map[string]any{"breed_id": 641}}, "search_criteria.breed_id", 641},
 		{map[string]any{"search_criteria": map[string]any{"gender": "Male"}}, "", 0},
 		{map[string]any{}, "", 0},
 	} {
-		if f, id := b.Searched(c.args); f != c.field || id != c.breed {
+		if f, id := b.Searched(searchArgs(t, c.args)); f != c.field || id != c.breed {
 			t.Errorf("Searched(%v) = %q, %d; want %q, %d", c.args, f, id, c.field, c.breed)
 		}
 	}
@@ -157,9 +188,9 @@ func TestCheckTraitsAgainstTheBreed(t *testing.T) {
 	l := newLists()
 	b := l.checker()
 	rng := map[string]any{"min": 0, "max": 1}
-	args := map[string]any{"breed_id": 640, "sorted_trait": "WEANING", "search_criteria": map[string]any{
-		"trait_ranges": map[string]any{"PFCE": rng, "BWT": rng, "QQQQ": rng}, "gender": "Male"}}
-	errs, fixed := b.CheckTraits(context.Background(), args)
+	args := searchArgs(t, map[string]any{"breed_id": 640, "sorted_trait": "WEANING", "search_criteria": map[string]any{
+		"trait_ranges": map[string]any{"PFCE": rng, "BWT": rng, "QQQQ": rng}, "gender": "Male"}})
+	errs, fixes := b.CheckTraits(context.Background(), args)
 	if l.rangeReads != 1 {
 		t.Errorf("trait ranges read %d times", l.rangeReads)
 	}
@@ -181,12 +212,12 @@ func TestCheckTraitsAgainstTheBreed(t *testing.T) {
 	if errs[2].Field != "search_criteria.trait_ranges.QQQQ" {
 		t.Errorf("QQQQ error %+v", errs[2])
 	}
-	ex := param.JSONText(fixed)
+	ex := fixedExample(args, fixes)
 	if want := `{"breed_id":640,"search_criteria":{"gender":"Male","trait_ranges":{"BWT":{"max":1,"min":0},"PFEC":{"max":1,"min":0}}},"sorted_trait":"WWT"}`; ex != want {
 		t.Errorf("example\n%s\nwant\n%s", ex, want)
 	}
-	if param.JSONText(args) == ex {
-		t.Errorf("the arguments were changed in place: %s", param.JSONText(args))
+	if param.JSONText(args.Members()) == ex {
+		t.Errorf("the arguments were changed in place: %s", param.JSONText(args.Members()))
 	}
 }
 
@@ -196,16 +227,17 @@ func TestCheckTraitsPassesWhatItCannotJudge(t *testing.T) {
 	l := newLists()
 	b := l.checker()
 	ctx := context.Background()
-	for _, args := range []map[string]any{
-		{"breed_id": 640, "sorted_trait": "WWT", "search_criteria": map[string]any{"trait_ranges": map[string]any{"BWT": 1}}},
+	rng := map[string]any{"min": 1}
+	for _, sent := range []map[string]any{
+		{"breed_id": 640, "sorted_trait": "WWT", "search_criteria": map[string]any{"trait_ranges": map[string]any{"BWT": rng}}},
 		{"search_criteria": map[string]any{"breed_id": 640}},
 		{"sorted_trait": "YGFW"},
 		{"breed_id": 641, "sorted_trait": "YGFW"},
 		{"breed_id": 7, "sorted_trait": "YGFW"},
-		{"search_criteria": map[string]any{"breed_id": 640, "trait_ranges": map[string]any{"WFEC": 1}}},
+		{"search_criteria": map[string]any{"breed_id": 640, "trait_ranges": map[string]any{"WFEC": rng}}},
 	} {
-		if errs, fixed := b.CheckTraits(ctx, args); errs != nil || fixed != nil {
-			t.Errorf("CheckTraits(%v) = %+v, %v", args, errs, fixed)
+		if errs, fixes := b.CheckTraits(ctx, searchArgs(t, sent)); errs != nil || fixes != nil {
+			t.Errorf("CheckTraits(%v) = %+v, %v", sent, errs, fixes)
 		}
 	}
 	if l.rangeReads != 4 {
@@ -216,10 +248,10 @@ func TestCheckTraitsPassesWhatItCannotJudge(t *testing.T) {
 // An unknown code whose nearest is already in the ranges keeps that range.
 func TestCheckTraitsKeepsARangeAlreadyGiven(t *testing.T) {
 	b := newLists().checker()
-	args := map[string]any{"breed_id": 640, "search_criteria": map[string]any{
-		"trait_ranges": map[string]any{"PFCE": 1, "PFEC": 2}}}
-	errs, fixed := b.CheckTraits(context.Background(), args)
-	if len(errs) != 1 || param.JSONText(fixed) != `{"breed_id":640,"search_criteria":{"trait_ranges":{"PFEC":2}}}` {
-		t.Errorf("CheckTraits = %+v, %s", errs, param.JSONText(fixed))
+	args := searchArgs(t, map[string]any{"breed_id": 640, "search_criteria": map[string]any{
+		"trait_ranges": map[string]any{"PFCE": map[string]any{"min": 1}, "PFEC": map[string]any{"max": 2}}}})
+	errs, fixes := b.CheckTraits(context.Background(), args)
+	if ex := fixedExample(args, fixes); len(errs) != 1 || ex != `{"breed_id":640,"search_criteria":{"trait_ranges":{"PFEC":{"max":2,"min":-1000000}}}}` {
+		t.Errorf("CheckTraits = %+v, %s", errs, ex)
 	}
 }

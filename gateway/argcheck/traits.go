@@ -3,31 +3,30 @@ package argcheck
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 )
 
-// CheckTraits checks a search's sorted_trait and trait_ranges codes
-// against the traits of the breed searched, which its trait ranges list:
-// breeds publish different traits, beyond any fixed list. Without a
-// breed, or when NSIP has no trait list for it, the codes go to NSIP as
-// they are and NSIP judges them. With the errors comes a copy of args with
-// each unknown code replaced by the breed's code it means, or failing
-// that its nearest, for the error's example of a correct call.
-func (b *Breeds) CheckTraits(ctx context.Context, args map[string]any) ([]param.FieldError, map[string]any) {
+// CheckTraits checks a search's sorted_trait and trait_ranges codes, of
+// its validated arguments args, against the traits of the breed searched,
+// which its trait ranges list: breeds publish different traits, beyond
+// any fixed list. Without a breed, or when NSIP has no trait list for it,
+// the codes go to NSIP as they are and NSIP judges them. With the errors
+// come the edits that make the error's example, built from args, a
+// correct call: each unknown code replaced by the breed's code it means,
+// or failing that its nearest.
+func (b *Breeds) CheckTraits(ctx context.Context, args param.Valid) ([]param.FieldError, []param.Edit) {
 	f := b.Search
-	crit, _ := args[f.Criteria].(map[string]any)
-	breed, _ := args[f.Breed].(int)
+	breed, _ := args.Int(f.Breed)
 	if breed == 0 {
-		breed, _ = crit[f.CriteriaBreed].(int)
+		breed, _ = args.Int(f.Criteria + "." + f.CriteriaBreed)
 	}
-	sorted, _ := args[f.SortedTrait].(string)
-	ranges, _ := crit[f.TraitRanges].(map[string]any)
-	if breed == 0 || (sorted == "" && len(ranges) == 0) {
+	sorted, _ := args.String(f.SortedTrait)
+	rangesAt := f.Criteria + "." + f.TraitRanges
+	ranged := args.Names(rangesAt)
+	if breed == 0 || (sorted == "" && len(ranged) == 0) {
 		return nil, nil
 	}
 	codes, ok := b.traitCodes(ctx, breed)
@@ -35,8 +34,7 @@ func (b *Breeds) CheckTraits(ctx context.Context, args map[string]any) ([]param.
 		return nil, nil
 	}
 	var errs []param.FieldError
-	fixed := maps.Clone(args)
-	fixedRanges := maps.Clone(ranges)
+	var fixes []param.Edit
 	check := func(field, shown, code string) bool {
 		if slices.Contains(codes, code) {
 			return true
@@ -52,30 +50,23 @@ func (b *Breeds) CheckTraits(ctx context.Context, args map[string]any) ([]param.
 		return false
 	}
 	if sorted != "" && !check(f.SortedTrait, param.QuoteShort(sorted)+" ", sorted) {
-		fixed[f.SortedTrait] = nearest(sorted, codes)
+		fixes = append(fixes, param.Assign(f.SortedTrait, nearest(sorted, codes)))
 	}
-	names := make([]string, 0, len(ranges))
-	for code := range ranges {
-		names = append(names, code)
-	}
-	sort.Strings(names)
-	for _, code := range names {
-		if !check(f.Criteria+"."+f.TraitRanges+"."+param.FieldName(code), "", code) {
-			delete(fixedRanges, code)
-			if n := nearest(code, codes); ranges[n] == nil {
-				fixedRanges[n] = ranges[code]
+	for _, code := range ranged {
+		if !check(rangesAt+"."+param.FieldName(code), "", code) {
+			fixes = append(fixes, param.Drop(rangesAt+"."+code))
+			// The range moves to the code meant, unless the call already
+			// gives that code one of its own.
+			if n := nearest(code, codes); !slices.Contains(ranged, n) {
+				r, _ := args.Value(rangesAt + "." + code)
+				fixes = append(fixes, param.Assign(rangesAt+"."+n, r))
 			}
 		}
 	}
 	if len(errs) == 0 {
 		return nil, nil
 	}
-	if len(ranges) > 0 {
-		c := maps.Clone(crit)
-		c[f.TraitRanges] = fixedRanges
-		fixed[f.Criteria] = c
-	}
-	return errs, fixed
+	return errs, fixes
 }
 
 // traitCodes returns the trait codes of a breed from its trait ranges,

@@ -32,7 +32,11 @@ func (c *Call) Value(path string) (any, bool) {
 	if c == nil {
 		return nil, false
 	}
-	m := c.args
+	return valueAt(c.args, path)
+}
+
+// valueAt is the member of m a dotted path names.
+func valueAt(m map[string]any, path string) (any, bool) {
 	for {
 		head, rest, nested := strings.Cut(path, ".")
 		v, ok := m[head]

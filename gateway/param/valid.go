@@ -15,22 +15,37 @@ import (
 // methods, or whole, as the tool's own struct, through Decode.
 type Valid struct{ m map[string]any }
 
+// The accessors take an argument's name or, for a field of an object
+// argument, a dotted path (search_criteria.breed_id), as Call's do.
+
 // Int is the integer argument name, if the call has one.
 func (v Valid) Int(name string) (int, bool) {
-	n, ok := v.m[name].(int)
+	a, _ := valueAt(v.m, name)
+	n, ok := a.(int)
 	return n, ok
 }
 
 // String is the string argument name, if the call has one.
 func (v Valid) String(name string) (string, bool) {
-	s, ok := v.m[name].(string)
+	a, _ := valueAt(v.m, name)
+	s, ok := a.(string)
 	return s, ok
 }
 
 // Bool is the boolean argument name; false when the call has none.
 func (v Valid) Bool(name string) bool {
-	b, _ := v.m[name].(bool)
+	a, _ := valueAt(v.m, name)
+	b, _ := a.(bool)
 	return b
+}
+
+// Names are the member names of the object argument name, sorted: the
+// trait codes of a trait_ranges, say. None when the call has no such
+// object.
+func (v Valid) Names(name string) []string {
+	a, _ := valueAt(v.m, name)
+	obj, _ := a.(map[string]any)
+	return slices.Sorted(maps.Keys(obj))
 }
 
 // Strings is the list of strings name (trait codes, LPN IDs), if the call
@@ -52,10 +67,7 @@ func (v Valid) Strings(name string) []string {
 }
 
 // Value is argument name as validated, for an error that repeats it.
-func (v Valid) Value(name string) (any, bool) {
-	a, ok := v.m[name]
-	return a, ok
-}
+func (v Valid) Value(name string) (any, bool) { return valueAt(v.m, name) }
 
 // Without is v less the arguments names: the view's, say, which choose
 // how an answer is shown and so stay out of its cache key. v itself when
