@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"reflect"
 	"slices"
 
@@ -351,19 +352,15 @@ func (r *call) weights(ctx context.Context, given breeding.Weights, why string, 
 	case !asked:
 		return nil, Choices{}, missing
 	}
-	// The weights answered are checked as the argument would be: its
-	// validation takes the argument's JSON shape.
-	raw := make(map[string]any, len(answers.Fields.Numbers))
-	for code, w := range answers.Fields.Numbers {
-		if w != 0 { // the form says 0 leaves a trait out
-			raw[code] = w
-		}
-	}
-	v, errs := weightsParam.Validate(raw)
+	// The weights answered are checked as the argument is, less those of
+	// 0, which the form says leave a trait out.
+	answered := maps.Clone(answers.Fields.Numbers)
+	maps.DeleteFunc(answered, func(_ string, w float64) bool { return w == 0 })
+	w, errs := weightsParam.ValidateWeights(answered)
 	if len(errs) > 0 {
 		return nil, Choices{}, &AnswerError{Errs: errs}
 	}
-	return v.(map[string]float64), answers.Also, nil
+	return w, answers.Also, nil
 }
 
 // weightFields are the form's fields for weights over codes: each trait
