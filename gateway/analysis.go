@@ -361,10 +361,10 @@ func (r *lookups) LastUpdate(ctx context.Context, fresh bool) (*nsip.LastUpdate,
 }
 
 // Ask puts an analysis's form to the user.
-func (r *lookups) Ask(ctx context.Context, f analysis.Form) (map[string]any, bool, error) {
+func (r *lookups) Ask(ctx context.Context, f analysis.Form) (analysis.Answers, bool, error) {
 	answers, te, asked := r.g.ask(ctx, r.def.tool, f)
 	if te != nil {
-		return nil, asked, &answeredError{te}
+		return analysis.Answers{}, asked, &answeredError{te}
 	}
 	return answers, asked, nil
 }

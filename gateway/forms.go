@@ -23,7 +23,7 @@ func formTool(d *toolDef) elicit.Tool {
 
 // ask puts q to the user of the calling client (elicit.Asker.Ask); a
 // *toolerr.Error is the reply to return.
-func (g *Gateway) ask(ctx context.Context, d *toolDef, q analysis.Form) (answers map[string]any, te *toolerr.Error, asked bool) {
+func (g *Gateway) ask(ctx context.Context, d *toolDef, q analysis.Form) (answers analysis.Answers, te *toolerr.Error, asked bool) {
 	answers, r, asked := g.forms.Ask(ctx, formTool(d), q)
 	return answers, replyError(d, r), asked
 }

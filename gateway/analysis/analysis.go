@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"reflect"
 	"slices"
 
@@ -58,7 +59,7 @@ type Source interface {
 	// Ask puts a form to the user. asked is false when the client cannot
 	// be asked; an error is an answer already worded for the model (the
 	// user declined, say) and is returned from the analysis as it is.
-	Ask(ctx context.Context, f Form) (answers map[string]any, asked bool, err error)
+	Ask(ctx context.Context, f Form) (answers Answers, asked bool, err error)
 	// OverBudget reports whether answer v would be summarized.
 	OverBudget(ctx context.Context, v any) bool
 	// Budgets are the token budget the call's answer is fitted to and the
@@ -93,6 +94,22 @@ type Form struct {
 	// Also are further arguments asked in the same form, so that the user
 	// answers once; they are validated and reported under their own names.
 	Also []param.Spec
+}
+
+// Answers are the user's answers to a Form, validated as its Specs say:
+// Fields those of its own fields, Also those of the further arguments.
+type Answers struct {
+	Fields, Also Choices
+}
+
+// Choices are answers by field name, each held as what its Spec's kind
+// validates to; a field the user left empty is in none of them. A form
+// holds only these four kinds (elicitation allows no others).
+type Choices struct {
+	Numbers  map[string]float64 // param.Number
+	Integers map[string]int     // param.Integer
+	Texts    map[string]string  // param.String, in the spelling the Spec keeps
+	Flags    map[string]bool    // param.Boolean
 }
 
 // Run computes analysis d over src with validated arguments; sent are the
@@ -219,24 +236,20 @@ func withRows(out any, shown int, columns []string, rows [][]any) any {
 }
 
 // restCall says how to read the rows an answer left out: the same call
-// with the largest max_tokens (and the arguments the user was asked for,
-// so that no form is asked again, which could answer differently), or,
-// already there, that no budget holds them. The arguments sent are not
-// repeated: a hundred LPN IDs would take the room of the rows.
-func (r *call) restCall(resolved map[string]any, shown, all int, which string) *RestCall {
+// with the largest max_tokens and the arguments the user chose in a form
+// (chosen; its MaxTokens is set here), so that no form is asked again,
+// which could answer differently; or, already there, that no budget holds
+// them. The arguments sent are not repeated: a hundred LPN IDs would take
+// the room of the rows.
+func (r *call) restCall(chosen SetArgs, shown, all int, which string) *RestCall {
 	out := &RestCall{Rows: all - shown, Which: which}
 	now, limit := r.src.Budgets()
 	if now >= limit {
 		out.Note = fmt.Sprintf("the answer is at this server's largest budget (%d tokens); ask about fewer animals to see the rest", limit)
 		return out
 	}
-	plus := map[string]any{"max_tokens": limit}
-	for k, v := range resolved {
-		if _, sent := r.sent[k]; !sent {
-			plus[k] = v
-		}
-	}
-	out.Call = &NextCall{Tool: r.def.Name, Arguments: "as in this call, with", Set: plus}
+	chosen.MaxTokens = limit
+	out.Call = &NextCall{Tool: r.def.Name, Arguments: "as in this call, with", Set: &chosen}
 	return out
 }
 
@@ -315,15 +328,15 @@ func (e *AnswerError) Error() string { return "the user's answer: " + e.Errs[0].
 // empty. The form stays a list of param.Specs built here, at run time: its
 // fields are the traits the animals in question carry, which no struct
 // can know.
-func (r *call) weights(ctx context.Context, given breeding.Weights, why string, codes []string, also ...param.Spec) (breeding.Weights, map[string]any, error) {
+func (r *call) weights(ctx context.Context, given breeding.Weights, why string, codes []string, also ...param.Spec) (breeding.Weights, Choices, error) {
 	if given != nil {
-		return given, nil, nil
+		return given, Choices{}, nil
 	}
 	d := r.def
 	missing := &ArgError{param.FieldError{Field: weightsParam.Name, Problem: "is required " + why, Expected: weightsParam.Expected()}}
 	fields, titles := weightFields(codes)
 	if len(fields) == 0 {
-		return nil, nil, missing
+		return nil, Choices{}, missing
 	}
 	answers, asked, err := r.src.Ask(ctx, Form{
 		Message: fmt.Sprintf("%s needs the breeding objective %s. Give each trait that matters a weight: "+
@@ -332,24 +345,19 @@ func (r *call) weights(ctx context.Context, given breeding.Weights, why string, 
 	})
 	switch {
 	case err != nil:
-		return nil, nil, err
+		return nil, Choices{}, err
 	case !asked:
-		return nil, nil, missing
+		return nil, Choices{}, missing
 	}
-	raw, rest := map[string]any{}, map[string]any{}
-	for k, v := range answers {
-		switch {
-		case param.Named(also, k) != nil:
-			rest[k] = v
-		case v != 0.0:
-			raw[k] = v
-		}
-	}
-	v, errs := weightsParam.Validate(raw)
+	// The weights answered are checked as the argument is, less those of
+	// 0, which the form says leave a trait out.
+	answered := maps.Clone(answers.Fields.Numbers)
+	maps.DeleteFunc(answered, func(_ string, w float64) bool { return w == 0 })
+	w, errs := weightsParam.ValidateWeights(answered)
 	if len(errs) > 0 {
-		return nil, nil, &AnswerError{Errs: errs}
+		return nil, Choices{}, &AnswerError{Errs: errs}
 	}
-	return v.(map[string]float64), rest, nil
+	return w, answers.Also, nil
 }
 
 // weightFields are the form's fields for weights over codes: each trait

@@ -95,10 +95,19 @@ type RestCall struct {
 // NextCall is the same call again with some arguments set.
 type NextCall struct {
 	Arguments string `json:"arguments"`
-	// Set are the arguments to add: max_tokens and any the user was asked
-	// for, each of its own kind (a number, the weights object).
-	Set  map[string]any `json:"set"`
-	Tool string         `json:"tool"`
+	// Set are the arguments to add. Its schema stays the open object it
+	// was published as when these were a map (gateway/outschema).
+	Set  *SetArgs `json:"set" outschema:"object"`
+	Tool string   `json:"tool"`
+}
+
+// SetArgs are the arguments a NextCall adds: max_tokens, and those the
+// user chose in a form, each as the call takes it. The members are in the
+// order of their names, the order the object they replaced was written in.
+type SetArgs struct {
+	MaxCOI    *float64         `json:"max_coi,omitempty"`
+	MaxTokens int              `json:"max_tokens"`
+	Weights   breeding.Weights `json:"weights,omitempty"`
 }
 
 // Percentiles is the account of the breed percentiles an answer computed.

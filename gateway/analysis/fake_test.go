@@ -415,18 +415,43 @@ func queryArgs(q Query) map[string]any {
 	return args
 }
 
-func (f *fakeSource) Ask(ctx context.Context, form Form) (map[string]any, bool, error) {
+func (f *fakeSource) Ask(ctx context.Context, form Form) (Answers, bool, error) {
 	f.count("ask", false)
 	f.mu.Lock()
 	f.forms = append(f.forms, form)
 	f.mu.Unlock()
 	if f.askErr != nil {
-		return nil, true, f.askErr
+		return Answers{}, true, f.askErr
 	}
 	if f.answers == nil {
-		return nil, false, nil
+		return Answers{}, false, nil
 	}
-	return maps.Clone(f.answers), true, nil
+	// The answers are given as validated values, by name: each goes to the
+	// form's Also when it names one, else to its Fields.
+	out := Answers{Fields: emptyChoices(), Also: emptyChoices()}
+	for k, v := range f.answers {
+		c := &out.Fields
+		if param.Named(form.Also, k) != nil {
+			c = &out.Also
+		}
+		switch x := v.(type) {
+		case float64:
+			c.Numbers[k] = x
+		case int:
+			c.Integers[k] = x
+		case string:
+			c.Texts[k] = x
+		case bool:
+			c.Flags[k] = x
+		default:
+			panic(fmt.Sprintf("fake answer %s: %T is no form value", k, v))
+		}
+	}
+	return out, true, nil
+}
+
+func emptyChoices() Choices {
+	return Choices{Numbers: map[string]float64{}, Integers: map[string]int{}, Texts: map[string]string{}, Flags: map[string]bool{}}
 }
 
 func (f *fakeSource) OverBudget(ctx context.Context, v any) bool {

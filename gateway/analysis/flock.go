@@ -426,6 +426,32 @@ func sexStats(by map[string][]breeding.Value, sexes int) map[string]SexStats {
 	return out
 }
 
+// rowCell is row's cell in column c, of those every row has; "" for an
+// empty cell or a trait's column. left is why the row was left out.
+func rowCell(row nsip.AnimalRow, left, c string) string {
+	switch c {
+	case "lpn_id":
+		return row.LPNID
+	case "sex":
+		return sexName(row.Sex)
+	case "status":
+		return row.Status
+	case "birth_year":
+		return birthYear(row.DateOfBirth)
+	case "date_of_birth":
+		return row.DateOfBirth
+	case "flock_id":
+		return row.FlockCode
+	case "sire":
+		return row.Sire
+	case "dam":
+		return row.Dam
+	case "left_out":
+		return left
+	}
+	return ""
+}
+
 // groupTable is every row read, as the summary names its fields: the
 // animal, sex, status, birth year and date, each trait's EBV and
 // accuracy, and why a row was left out of the counts.
@@ -453,10 +479,8 @@ func groupTable(rows []nsip.AnimalRow, left []string, noStatus bool) *full.Table
 	t := &full.Table{Columns: cols, Rows: make([][]any, len(rows))}
 	for i, row := range rows {
 		cells := make([]any, len(cols))
-		fields := map[string]any{"lpn_id": row.LPNID, "sex": sexName(row.Sex), "status": row.Status, "birth_year": birthYear(row.DateOfBirth),
-			"date_of_birth": row.DateOfBirth, "flock_id": row.FlockCode, "sire": row.Sire, "dam": row.Dam, "left_out": left[i]}
 		for j, c := range cols {
-			if v, ok := fields[c]; ok && v != "" {
+			if v := rowCell(row, left[i], c); v != "" {
 				cells[j] = v
 			}
 		}

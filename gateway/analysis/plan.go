@@ -95,7 +95,7 @@ type planRun struct {
 	perRam           int
 	ramsArg, ewesArg string
 	w                breeding.Weights
-	chosen           map[string]any // what the user was asked and answered
+	chosen           SetArgs // what the user chose in the form, if asked
 	rd, ed           []*nsip.AnimalDetails
 	ramEBV, eweEBV   []map[string]float64
 	warnings         []string
@@ -189,15 +189,18 @@ func (p *planRun) readRams(ctx context.Context, given breeding.Weights) error {
 	if p.r.sent[coiLimitField.Name] == nil {
 		also = append(also, coiLimitField)
 	}
-	p.w, p.chosen, err = p.r.weights(ctx, given, "to choose a ram for each ewe", sharedTraits(rd), also...)
-	if err != nil {
+	var more Choices
+	if p.w, more, err = p.r.weights(ctx, given, "to choose a ram for each ewe", sharedTraits(rd), also...); err != nil {
 		return err
 	}
-	if v, ok := p.chosen[coiLimitField.Name].(float64); ok {
+	if given == nil {
+		p.chosen.Weights = p.w
+	}
+	if v, ok := more.Numbers[coiLimitField.Name]; ok {
 		if err := checkCOILimit(v); err != nil {
 			return &AnswerError{Errs: []param.FieldError{err.FieldError}}
 		}
-		p.maxCOI = v
+		p.maxCOI, p.chosen.MaxCOI = v, &v
 	}
 	return nil
 }
@@ -344,11 +347,7 @@ func (p *planRun) answer(ctx context.Context) any {
 	out, _ := fitRows(ctx, p.r, p.plan.Mated, func(n int) *PlanAnswer {
 		o := p.render(false, n)
 		if n < p.plan.Mated {
-			asked := map[string]any{planParams.Name("Weights"): p.w}
-			if _, ok := p.chosen["max_coi"]; ok {
-				asked["max_coi"] = p.maxCOI
-			}
-			o.NotShown = p.r.restCall(asked, n, p.plan.Mated, fmt.Sprintf("the mated ewes after the first %d in ewe_lpn_ids order", n))
+			o.NotShown = p.r.restCall(p.chosen, n, p.plan.Mated, fmt.Sprintf("the mated ewes after the first %d in ewe_lpn_ids order", n))
 		}
 		return o
 	})

@@ -539,3 +539,48 @@ func TestPlanBrokenRecord(t *testing.T) {
 		t.Errorf("plan %v, unresolved %+v, warnings %q; want EWE02 mated, EWE01 unresolved and warned of", a.ramOf(), a.Unresolved, a.Warnings)
 	}
 }
+
+// The call for the rest of a plan sets what the user chose in the form,
+// the weights and the COI limit, also when the call sent them as null.
+func TestPlanRestCallSetsTheChosenArguments(t *testing.T) {
+	lines := []string{"RAM01 RS001 RD001 Male"}
+	var ewes []any
+	for i := range 90 {
+		id := fmt.Sprintf("EWE%02d", i)
+		ewes = append(ewes, id)
+		lines = append(lines, fmt.Sprintf("%s ES%03d ED%03d Female", id, i, i))
+	}
+	f := herd(lines...)
+	for _, a := range f.animals {
+		a.EBV = map[string]float64{"WWT": float64(len(a.ID))}
+	}
+	f.answers = map[string]any{"WWT": 1.0, "max_coi": 0.25}
+	for i, sent := range []map[string]any{
+		{"ram_lpn_ids": []any{"RAM01"}, "ewe_lpn_ids": ewes, "max_ewes_per_ram": 100},
+		{"ram_lpn_ids": []any{"RAM01"}, "ewe_lpn_ids": ewes, "max_ewes_per_ram": 100, "weights": nil, "max_coi": nil},
+	} {
+		args, _ := PlanMatings.Validate(sent) // weights left out is left to the form
+		f.overAt = 0
+		whole, err := Run(t.Context(), PlanMatings, f, discard(), sent, args)
+		if err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		b, _ := json.Marshal(whole)
+		f.overAt = len(b) - 100
+		v, err := Run(t.Context(), PlanMatings, f, discard(), sent, args)
+		if err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		var raw struct {
+			NotShown struct {
+				Call struct {
+					Set json.RawMessage `json:"set"`
+				} `json:"call"`
+			} `json:"not_shown"`
+		}
+		decode(t, v, &raw)
+		if got, want := string(raw.NotShown.Call.Set), `{"max_coi":0.25,"max_tokens":8000,"weights":{"WWT":1}}`; got != want {
+			t.Errorf("call %d: the rest's call sets %s, want %s", i, got, want)
+		}
+	}
+}

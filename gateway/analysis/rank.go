@@ -198,6 +198,7 @@ type weightedRank struct {
 	topN     int
 	ranges   map[string][2]float64 // the breed's trait ranges by code
 	w        breeding.Weights
+	chosen   SetArgs // the weights, when the user chose them in a form
 	codes    []string
 	sortBy   string // "" when no weighted trait can be sorted on
 	wantDesc bool   // highest weight x EBV first
@@ -245,6 +246,9 @@ func openWeightedRank(ctx context.Context, r *call, a *rankArgs, ewes *eweSet) (
 		}
 	}
 	s := &weightedRank{r: r, breed: breed, topN: a.TopN, ranges: ranges, w: w, codes: w.Codes(), sorted: true, observed: "unknown", edge: math.NaN()}
+	if a.Weights == nil {
+		s.chosen.Weights = w
+	}
 	// Sort by the heaviest weighted trait NSIP can sort on; with none, read
 	// in NSIP's own order, where no early stop is possible.
 	for _, c := range s.codes {
@@ -429,7 +433,7 @@ func (s *weightedRank) answer(ctx context.Context, a *rankArgs, ewes *eweSet) (a
 		a := answer
 		a.Top = out[:n]
 		if n < len(out) {
-			a.NotShown = s.r.restCall(map[string]any{rankParams.Name("Weights"): s.w}, n, len(out), fmt.Sprintf("ranks %d to %d", n+1, len(out)))
+			a.NotShown = s.r.restCall(s.chosen, n, len(out), fmt.Sprintf("ranks %d to %d", n+1, len(out)))
 			a.DeadOrCulled, a.SexNotRecorded = unnamed(a.DeadOrCulled), unnamed(a.SexNotRecorded)
 		}
 		return &a

@@ -284,7 +284,7 @@ func (s *indexRank) answer(ctx context.Context, a *rankArgs, ewes *eweSet) (any,
 		a := answer
 		a.Top = out[:n]
 		if n < len(out) {
-			a.NotShown = s.r.restCall(nil, n, len(out), fmt.Sprintf("ranks %d to %d", n+1, len(out)))
+			a.NotShown = s.r.restCall(SetArgs{}, n, len(out), fmt.Sprintf("ranks %d to %d", n+1, len(out)))
 			a.DeadOrCulled, a.SexNotRecorded = unnamed(a.DeadOrCulled), unnamed(a.SexNotRecorded)
 		}
 		return &a

@@ -8,6 +8,7 @@ package analysis
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -265,12 +266,13 @@ func TestRankAsksForWeights(t *testing.T) {
 		t.Errorf("form for %q with fields %v, want weights over the breed's traits in the glossary's order", form.Arg, names)
 	}
 
-	// An answer that is no number fails as the user's answer.
-	f.answers = map[string]any{"WWT": "lots"}
+	// An answer that weights nothing fails as the user's answer (one
+	// that is no number never reaches the analysis: gateway/elicit).
+	f.answers = map[string]any{"WWT": 0.0}
 	_, err = Run(t.Context(), Rank, f, discard(), noWeights, args)
 	var ue *AnswerError
-	if !errors.As(err, &ue) || ue.Errs[0].Field != "weights.WWT" {
-		t.Errorf("bad answer: %v, want the user's answer on weights.WWT", err)
+	if !errors.As(err, &ue) || ue.Errs[0].Field != "weights" || ue.Errs[0].Problem != "has 0 traits; give 1..20" {
+		t.Errorf("empty answer: %v, want the user's answer on weights", err)
 	}
 
 	// The user declining comes back as it is.
@@ -414,5 +416,40 @@ func TestRankFitsItsOwnAnswer(t *testing.T) {
 	set := rest["call"].(map[string]any)["set"].(map[string]any)
 	if set["max_tokens"] != 8000.0 || len(set) != 1 {
 		t.Errorf("call for the rest %v; want the same call at max_tokens 8000", set)
+	}
+}
+
+// The call for the rest of a ranking sets the weights the user chose in
+// the form, so that the form is not asked again (and answered otherwise),
+// also when the call sent weights as null; weights the call sent are not
+// repeated.
+func TestRankRestCallSetsTheChosenWeights(t *testing.T) {
+	f := population(3, 400)
+	f.answers = map[string]any{"WWT": 1.0}
+	f.overAt = 1500
+	for _, c := range []struct {
+		sent map[string]any
+		want string
+	}{
+		{map[string]any{"breed_id": 640, "top_n": 30}, `{"max_tokens":8000,"weights":{"WWT":1}}`},
+		{map[string]any{"breed_id": 640, "top_n": 30, "weights": nil}, `{"max_tokens":8000,"weights":{"WWT":1}}`},
+		{map[string]any{"breed_id": 640, "top_n": 30, "weights": map[string]any{"WWT": 2.0}}, `{"max_tokens":8000}`},
+	} {
+		args, _ := Rank.Validate(c.sent) // weights left out is left to the form
+		v, err := Run(t.Context(), Rank, f, discard(), c.sent, args)
+		if err != nil {
+			t.Fatalf("%v: %v", c.sent, err)
+		}
+		var raw struct {
+			NotShown struct {
+				Call struct {
+					Set json.RawMessage `json:"set"`
+				} `json:"call"`
+			} `json:"not_shown"`
+		}
+		decode(t, v, &raw)
+		if got := string(raw.NotShown.Call.Set); got != c.want {
+			t.Errorf("%v: the rest's call sets %s, want %s", c.sent, got, c.want)
+		}
 	}
 }

@@ -211,17 +211,28 @@ func formID(q Form) string {
 }
 
 // Ask puts q to the user of the calling client and returns the answers
-// validated like arguments. asked is false when the client cannot be asked:
-// the caller reports what is missing as usual. A *Reply is the user
-// declining, an invalid answer, or no answer in time, ready to return to
-// the model; or, while the user has yet to answer, the input request that
-// asks (its Input), which ends the call until the answer comes back.
-func (a *Asker) Ask(ctx context.Context, t Tool, q Form) (answers map[string]any, r *Reply, asked bool) {
+// validated like arguments, each held as its Spec's kind validates to.
+// asked is false when the client cannot be asked: the caller reports what
+// is missing as usual. A *Reply is the user declining, an invalid answer,
+// or no answer in time, ready to return to the model; or, while the user
+// has yet to answer, the input request that asks (its Input), which ends
+// the call until the answer comes back.
+func (a *Asker) Ask(ctx context.Context, t Tool, q Form) (answers analysis.Answers, r *Reply, asked bool) {
+	fields, also, r, asked := a.ask(ctx, t, q)
+	if !asked || r != nil {
+		return analysis.Answers{}, r, asked
+	}
+	return analysis.Answers{Fields: choices(fields), Also: choices(also)}, nil, true
+}
+
+// ask is Ask with the answers as validated arguments, by name: those to
+// q's Fields, and those to its Also.
+func (a *Asker) ask(ctx context.Context, t Tool, q Form) (fields, also map[string]any, r *Reply, asked bool) {
 	fc, id := formsOf(ctx), formID(q)
 	res := server.ElicitationResponse(fc.answers, id)
 	err, failed := fc.failed[id]
 	if res == nil && !failed && !fc.canAsk {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	arg, field, prefix, expected := param.Names(q.Fields), q.Fields[0].Name, "", q.Fields[0].Expected()
 	if q.Arg != "" {
@@ -233,17 +244,17 @@ func (a *Asker) Ask(ctx context.Context, t Tool, q Form) (answers map[string]any
 	}
 	switch {
 	case failed && (errors.Is(err, server.ErrElicitationNotSupported) || errors.Is(err, server.ErrServerInitiatedRequestUnsupported)):
-		return nil, nil, false
+		return nil, nil, nil, false
 	case failed:
 		a.Log.Info("elicitation failed", "tool", t.Name, "error", err.Error())
-		return nil, &Reply{
+		return nil, nil, &Reply{
 			Field:    field,
 			Problem:  fmt.Sprintf("%s is required, and asking the user for it failed: %v", arg, err),
 			Expected: expected,
 			Example:  ex,
 		}, true
 	case res == nil:
-		return nil, &Reply{
+		return nil, nil, &Reply{
 			Field:   field,
 			Problem: fmt.Sprintf("%s is required; the user is asked for it", arg),
 			Input: server.NewInputRequestBuilder("").Elicit(id, mcp.ElicitationParams{
@@ -254,28 +265,51 @@ func (a *Asker) Ask(ctx context.Context, t Tool, q Form) (answers map[string]any
 		}, true
 	}
 	if res.Action != mcp.ElicitationResponseActionAccept {
-		return nil, &Reply{
+		return nil, nil, &Reply{
 			Field:   field,
 			Problem: fmt.Sprintf("%s is required; the user was asked for it and chose %s", arg, res.Action),
 			Next:    fmt.Sprintf("ask the user for %s in the conversation, or call %s again with it", arg, t.Name),
 		}, true
 	}
+	// The answer is the JSON object the client sent: it is read here, and
+	// only here, as the arguments it stands for.
 	content, _ := res.Content.(map[string]any)
-	sent, also := make(map[string]any, len(content)), map[string]any{}
+	sent, sentAlso := make(map[string]any, len(content)), map[string]any{}
 	for k, v := range content {
 		if p := param.Named(q.Also, k); p != nil {
-			also[k] = formValue(p, v)
+			sentAlso[k] = formValue(p, v)
 			continue
 		}
 		sent[k] = formValue(param.Named(q.Fields, k), v)
 	}
-	out, errs := param.ValidateObject(prefix, q.Fields, sent)
-	alsoOut, alsoErrs := param.ValidateObject("", q.Also, also)
-	maps.Copy(out, alsoOut)
+	fields, errs := param.ValidateObject(prefix, q.Fields, sent)
+	also, alsoErrs := param.ValidateObject("", q.Also, sentAlso)
 	if errs = append(errs, alsoErrs...); len(errs) > 0 {
-		return nil, &Reply{Invalid: errs, Sent: sent, Example: q.Example}, true
+		return nil, nil, &Reply{Invalid: errs, Sent: sent, Example: q.Example}, true
 	}
-	return out, nil, true
+	return fields, also, nil, true
+}
+
+// choices are validated answers held by kind. A form's fields are of the
+// four kinds Choices holds; a value of any other type (a custom
+// validation's) is kept as its JSON text rather than dropped.
+func choices(answers map[string]any) analysis.Choices {
+	c := analysis.Choices{Numbers: map[string]float64{}, Integers: map[string]int{}, Texts: map[string]string{}, Flags: map[string]bool{}}
+	for k, v := range answers {
+		switch x := v.(type) {
+		case float64:
+			c.Numbers[k] = x
+		case int:
+			c.Integers[k] = x
+		case bool:
+			c.Flags[k] = x
+		case string:
+			c.Texts[k] = x
+		default:
+			c.Texts[k] = param.JSONText(x)
+		}
+	}
+	return c
 }
 
 // AskMissing fills the required arguments of t that validation found
@@ -294,7 +328,7 @@ func (a *Asker) AskMissing(ctx context.Context, t Tool, sent map[string]any, err
 	if len(missing) == 0 {
 		return nil, nil, false
 	}
-	answers, r, asked := a.Ask(ctx, t, Form{Message: fmt.Sprintf("%s needs %s.", t.Title, param.Names(missing)), Fields: missing})
+	answers, _, r, asked := a.ask(ctx, t, Form{Message: fmt.Sprintf("%s needs %s.", t.Title, param.Names(missing)), Fields: missing})
 	if !asked || r != nil {
 		return nil, r, asked
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -281,6 +282,7 @@ func TestFormForAnArgumentOfSeveralFields(t *testing.T) {
 			{Name: "max_coi", Kind: param.Number, Desc: "inbreeding limit", Required: true, Min: ptr(0), Max: ptr(1)},
 			{Name: "rams_only", Kind: param.Boolean, Desc: "rams only"},
 			{Name: "status", Kind: param.String, Desc: "status", Enum: []string{"CURRENT", "SOLD"}},
+			{Name: "rounds", Kind: param.Integer, Desc: "rounds"},
 		},
 	}
 	a := &Asker{}
@@ -302,7 +304,7 @@ func TestFormForAnArgumentOfSeveralFields(t *testing.T) {
 		t.Errorf("schema %+v", s)
 	}
 
-	answer := func(content map[string]any) (map[string]any, *Reply) {
+	answer := func(content map[string]any) (analysis.Answers, *Reply) {
 		res := mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionAccept, Content: content}
 		fc := &formCall{answers: mcp.InputResponses{"weights": mcp.NewElicitationInputResponse(mcp.ElicitationResult{ElicitationResponse: res})}}
 		out, r, asked := a.Ask(context.WithValue(context.Background(), formCallKey{}, fc), rangesTool, q)
@@ -311,9 +313,13 @@ func TestFormForAnArgumentOfSeveralFields(t *testing.T) {
 		}
 		return out, r
 	}
-	out, r := answer(map[string]any{"WWT": 2.5, "BWT": "-1", "max_coi": 0.1, "rams_only": true, "status": "sold"})
-	if r != nil || out["WWT"] != 2.5 || out["BWT"] != -1.0 || out["max_coi"] != 0.1 || out["rams_only"] != true || out["status"] != "SOLD" {
-		t.Errorf("answers %v, reply %+v", out, r)
+	out, r := answer(map[string]any{"WWT": 2.5, "BWT": "-1", "max_coi": 0.1, "rams_only": true, "status": "sold", "rounds": 3.0})
+	want := analysis.Answers{
+		Fields: analysis.Choices{Numbers: map[string]float64{"WWT": 2.5, "BWT": -1}, Integers: map[string]int{}, Texts: map[string]string{}, Flags: map[string]bool{}},
+		Also:   analysis.Choices{Numbers: map[string]float64{"max_coi": 0.1}, Integers: map[string]int{"rounds": 3}, Texts: map[string]string{"status": "SOLD"}, Flags: map[string]bool{"rams_only": true}},
+	}
+	if r != nil || !reflect.DeepEqual(out, want) {
+		t.Errorf("answers %+v, reply %+v; want %+v", out, r, want)
 	}
 	_, r = answer(map[string]any{"WWT": "heavy"})
 	if r == nil || len(r.Invalid) != 2 || r.Invalid[0].Field != "weights.WWT" || r.Invalid[1].Field != "max_coi" || r.Example.String() != `{"weights":{"WWT":1}}` {
@@ -415,5 +421,14 @@ func TestLeftToAsk(t *testing.T) {
 		if got := LeftToAsk(c.ctx, d, c.sent, c.errs); got != c.want {
 			t.Errorf("case %d: %v, want %v", i, got, c.want)
 		}
+	}
+}
+
+// An answer a custom validation made of a type no form field has is kept
+// as its JSON text, not dropped.
+func TestChoicesKeepOtherValuesAsText(t *testing.T) {
+	c := choices(map[string]any{"codes": []string{"WWT", "BWT"}, "n": 2})
+	if c.Texts["codes"] != `["WWT","BWT"]` || c.Integers["n"] != 2 || len(c.Numbers)+len(c.Flags) != 0 {
+		t.Errorf("choices %+v", c)
 	}
 }

@@ -13,6 +13,10 @@
 // keywords that JSON Schema drafts 7 and 2020-12 read alike are used
 // (type, properties, required, additionalProperties, items, anyOf, $ref),
 // so that a validator of either draft accepts the same answers.
+//
+// A member tagged outschema:"object" is published as an open object, as a
+// map[string]any member is, whatever its Go type: a member that was a map
+// when its schema was published, and is typed since, keeps that schema.
 package outschema
 
 import (
@@ -235,8 +239,25 @@ func (d *Doc) fields(t reflect.Type, props *param.Properties, required map[strin
 		// omitempty leaves a struct in; omitzero leaves out its zero value.
 		o := strings.Split(opts, ",")
 		omit := slices.Contains(o, "omitzero") || slices.Contains(o, "omitempty") && f.Type.Kind() != reflect.Struct
-		setProp(props, name, d.of(f.Type, !omit))
+		setProp(props, name, d.member(f, !omit))
 		required[name] = !omit
+	}
+}
+
+var openObject = reflect.TypeFor[map[string]any]()
+
+// member is the schema of field f, which may be null when nullable; or,
+// tagged outschema:"object", the open object the tag pins, null only when
+// f's own type may be nil.
+func (d *Doc) member(f reflect.StructField, nullable bool) *param.Schema {
+	switch pin := f.Tag.Get("outschema"); pin {
+	case "":
+		return d.of(f.Type, nullable)
+	case "object":
+		k := f.Type.Kind()
+		return d.of(openObject, nullable && (k == reflect.Pointer || k == reflect.Map || k == reflect.Interface))
+	default:
+		panic(fmt.Sprintf("outschema: field %s (%s) is tagged outschema:%q; the one pin is \"object\"", f.Name, f.Type, pin))
 	}
 }
 

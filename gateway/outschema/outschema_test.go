@@ -205,3 +205,43 @@ func TestAnyObjectAlone(t *testing.T) {
 		t.Errorf("schema %s", b)
 	}
 }
+
+// A member pinned as an open object is published as a map[string]any
+// member is, whatever its type, and its type (which has no published name)
+// is not looked into; an unknown pin is refused.
+func TestPinnedObject(t *testing.T) {
+	type args struct {
+		N int `json:"n"`
+	}
+	type call struct {
+		Set   *args          `json:"set" outschema:"object"`
+		Value args           `json:"value" outschema:"object"`
+		Was   map[string]any `json:"was"`
+		Opt   *args          `json:"opt,omitempty" outschema:"object"`
+	}
+	m := decode(t, New(Names{reflect.TypeFor[call](): "Call"}).Add("c", reflect.TypeFor[call]()))
+	def := m["$defs"].(map[string]any)
+	props := def["Call"].(map[string]any)["properties"].(map[string]any)
+	for k, w := range map[string]string{
+		"set":   `{"additionalProperties":{},"type":["object","null"]}`,
+		"value": `{"additionalProperties":{},"type":"object"}`,
+		"was":   `{"additionalProperties":{},"type":["object","null"]}`,
+		"opt":   `{"additionalProperties":{},"type":"object"}`,
+	} {
+		if b, _ := json.Marshal(props[k]); string(b) != w {
+			t.Errorf("%s = %s, want %s", k, b, w)
+		}
+	}
+	if len(def) != 1 {
+		t.Errorf("defs %v: want the pinned member's type left out", def)
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), `outschema:"array"`) {
+			t.Errorf("recovered %v, want a panic naming the unknown pin", r)
+		}
+	}()
+	type bad struct {
+		X []int `json:"x" outschema:"array"`
+	}
+	New(Names{reflect.TypeFor[bad](): "Bad"}).Add("b", reflect.TypeFor[bad]())
+}

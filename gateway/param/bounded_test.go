@@ -200,3 +200,18 @@ func TestTraitRangesAreBounded(t *testing.T) {
 		t.Errorf("%d Levenshtein comparisons, want at most %d", n, max)
 	}
 }
+
+// Weights held as numbers (a form's answers) are checked as the weights
+// argument is: codes normalised, 0 refused naming the trait, none refused.
+func TestValidateWeightsAsNumbers(t *testing.T) {
+	weights := List{Name: "weights", Required: true, MaxItems: 20, Example: map[string]any{"WWT": 1.0}}
+	if w, errs := weights.ValidateWeights(map[string]float64{"wwt": 1, "BWT": -0.5}); errs != nil || len(w) != 2 || w["WWT"] != 1 || w["BWT"] != -0.5 {
+		t.Errorf("good weights: %v %+v", w, errs)
+	}
+	if _, errs := weights.ValidateWeights(map[string]float64{"WWT": 1, "BWT": 0}); len(errs) != 1 || errs[0].Field != "weights.BWT" || !strings.HasPrefix(errs[0].Problem, "has a weight of 0") {
+		t.Errorf("a weight of 0: %+v", errs)
+	}
+	if w, errs := weights.ValidateWeights(nil); w != nil || len(errs) != 1 || errs[0].Field != "weights" || errs[0].Problem != "has 0 traits; give 1..20" {
+		t.Errorf("no weights: %v %+v", w, errs)
+	}
+}

@@ -60,37 +60,9 @@ func (l *List) Validate(raw any) (any, []FieldError) {
 		if !ok {
 			return fail(l.Name, "must be an object, got "+Describe(raw))
 		}
-		if len(obj) == 0 || len(obj) > l.MaxItems {
-			return fail(l.Name, fmt.Sprintf("has %d traits; give 1..%d", len(obj), l.MaxItems))
-		}
-		out := map[string]float64{}
-		var errs problems
-		for _, k := range slices.Sorted(maps.Keys(obj)) {
-			f := l.Name + "." + FieldName(k)
-			code, fe := traitCode(f, k, !errs.full())
-			if fe != nil {
-				errs.add(*fe)
-				continue
-			}
-			w, ok := AsNumber(obj[k])
-			if !ok || math.IsNaN(w) || math.IsInf(w, 0) {
-				errs.add(FieldError{Field: f, Problem: "must be a number, got " + Describe(obj[k]), Expected: l.Expected()})
-				continue
-			}
-			if w == 0 {
-				// It adds nothing to the index, yet an animal without the EBV
-				// would have no index at all.
-				errs.add(FieldError{Field: f, Problem: "has a weight of 0, which would leave out every animal without a " + code + " EBV; leave " + code + " out of weights to ignore it", Expected: l.Expected()})
-				continue
-			}
-			if _, dup := out[code]; dup {
-				errs.add(FieldError{Field: f, Problem: "trait " + code + " is weighted more than once", Expected: l.Expected()})
-				continue
-			}
-			out[code] = w
-		}
-		if errs.count() > 0 {
-			return nil, errs.errs()
+		out, errs := validateWeights(l, obj)
+		if errs != nil {
+			return nil, errs
 		}
 		return out, nil
 	}
@@ -158,4 +130,49 @@ func traitCode(field, s string, suggest bool) (string, *FieldError) {
 		fe.Expected = c
 	}
 	return "", fe
+}
+
+// ValidateWeights checks weights already held as numbers (a form's
+// answers) as Validate checks the weights argument, l being a weights
+// List.
+func (l *List) ValidateWeights(w map[string]float64) (map[string]float64, []FieldError) {
+	return validateWeights(l, w)
+}
+
+// validateWeights checks and normalises a weights object: 1..MaxItems
+// trait codes, each to a finite number other than 0, no code twice.
+func validateWeights[V any](l *List, obj map[string]V) (map[string]float64, []FieldError) {
+	if len(obj) == 0 || len(obj) > l.MaxItems {
+		return nil, []FieldError{{Field: l.Name, Problem: fmt.Sprintf("has %d traits; give 1..%d", len(obj), l.MaxItems), Expected: l.Expected()}}
+	}
+	out := map[string]float64{}
+	var errs problems
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		f := l.Name + "." + FieldName(k)
+		code, fe := traitCode(f, k, !errs.full())
+		if fe != nil {
+			errs.add(*fe)
+			continue
+		}
+		w, ok := AsNumber(obj[k])
+		if !ok || math.IsNaN(w) || math.IsInf(w, 0) {
+			errs.add(FieldError{Field: f, Problem: "must be a number, got " + Describe(obj[k]), Expected: l.Expected()})
+			continue
+		}
+		if w == 0 {
+			// It adds nothing to the index, yet an animal without the EBV
+			// would have no index at all.
+			errs.add(FieldError{Field: f, Problem: "has a weight of 0, which would leave out every animal without a " + code + " EBV; leave " + code + " out of weights to ignore it", Expected: l.Expected()})
+			continue
+		}
+		if _, dup := out[code]; dup {
+			errs.add(FieldError{Field: f, Problem: "trait " + code + " is weighted more than once", Expected: l.Expected()})
+			continue
+		}
+		out[code] = w
+	}
+	if errs.count() > 0 {
+		return nil, errs.errs()
+	}
+	return out, nil
 }
