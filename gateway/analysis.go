@@ -434,7 +434,7 @@ func analysisData(t *full.Table, body []byte, summarized bool) full.Data {
 
 // analysisError is what the model sees of a failed analysis: the answer
 // to a form already rendered, the analysis's own failures, or NSIP's.
-func (g *Gateway) analysisError(a *analysisEntry, sent map[string]any, err error) *toolerr.Error {
+func (g *Gateway) analysisError(a *analysisEntry, sent param.Sent, err error) *toolerr.Error {
 	var ans *answeredError
 	if errors.As(err, &ans) {
 		return ans.te

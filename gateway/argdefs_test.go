@@ -6,6 +6,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 )
 
 // nsip_get_animal takes the percentile path from its validated arguments:
@@ -43,7 +44,7 @@ func TestPagedToolsNamePageSizeAlike(t *testing.T) {
 		}
 	}
 	g := &Gateway{cfg: Config{MaxBudget: 8000}}
-	args, errs := lookup.SearchAnimals.Args.Validate(map[string]any{argSkip: 10, argPageSize: 10})
+	args, errs := lookup.SearchAnimals.Args.Validate(param.SentOf(map[string]any{argSkip: 10, argPageSize: 10}))
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -57,14 +58,14 @@ func TestPagedToolsNamePageSizeAlike(t *testing.T) {
 // search shows are a view, the traits a comparison compares are its own
 // argument and shape no view of its answer.
 func TestViewIsTheToolsOwnViewArguments(t *testing.T) {
-	search, errs := lookup.SearchAnimals.Args.Validate(map[string]any{argTraits: []any{"WWT"}, argMaxTokens: 3000})
+	search, errs := lookup.SearchAnimals.Args.Validate(param.SentOf(map[string]any{argTraits: []any{"WWT"}, argMaxTokens: 3000}))
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
 	if v := viewOf(&lookup.SearchAnimals.Args, search); len(v.traits) != 1 || v.traits[0] != "WWT" || v.budget != 3000 {
 		t.Errorf("a search's view %+v, want traits [WWT] at 3000 tokens", v)
 	}
-	compare, errs := analysis.Compare.Args.Validate(map[string]any{"lpn_ids": []any{"6402382024NCS310", "6402382022NCS087"}, argTraits: []any{"WWT"}, argMaxTokens: 3000})
+	compare, errs := analysis.Compare.Args.Validate(param.SentOf(map[string]any{"lpn_ids": []any{"6402382024NCS310", "6402382022NCS087"}, argTraits: []any{"WWT"}, argMaxTokens: 3000}))
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

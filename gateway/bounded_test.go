@@ -95,7 +95,7 @@ func TestValidationWorkIsBounded(t *testing.T) {
 	rank := analysisNamed(t, "nsip_rank_animals")
 	checks := map[string]func(){
 		"tool":     func() { param.ValidateObject("", d.Args.Specs, args) },
-		"analysis": func() { rank.Validate(args) },
+		"analysis": func() { rank.Validate(param.SentOf(args)) },
 	}
 	for name, f := range checks {
 		// Listing and sorting the names takes a few dozen allocations;

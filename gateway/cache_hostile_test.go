@@ -14,6 +14,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -123,7 +124,7 @@ func TestCacheBoundHoldsForHostileShapes(t *testing.T) {
 			// change the ratio no more than they cost (six took about three
 			// times as long, for the same ratios).
 			for i := range 2 {
-				args, errs := k.d.Args.Validate(k.args(i))
+				args, errs := k.d.Args.Validate(param.SentOf(k.args(i)))
 				if len(errs) > 0 {
 					t.Fatalf("arguments %v: %+v", k.args(i), errs)
 				}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 )
@@ -17,7 +18,7 @@ import (
 func TestTooComplexPedigreeIsAnHonestError(t *testing.T) {
 	e := newEnv(t)
 	err := fmt.Errorf("breeding: %w: more than %d steps", breeding.ErrTooComplex, breeding.MaxSteps)
-	te := e.gw.analysisError(analysisNamed(t, "nsip_plan_matings"), map[string]any{}, err)
+	te := e.gw.analysisError(analysisNamed(t, "nsip_plan_matings"), param.SentOf(map[string]any{}), err)
 	if te.Code != toolerr.CodeUnexpectedResponse || !strings.Contains(te.Problem, "too large to compute inbreeding") ||
 		!strings.Contains(te.Problem, fmt.Sprint(breeding.MaxSteps)) || !strings.Contains(te.Next, "nsip_check_mating") {
 		t.Errorf("mapped to %+v", te)

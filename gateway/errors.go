@@ -11,7 +11,7 @@ import (
 
 // invalidArgs is toolerr.InvalidArgs with the example completed for this
 // server (its max_tokens cap).
-func (g *Gateway) invalidArgs(d *toolDef, sent map[string]any, errs []param.FieldError) *toolerr.Error {
+func (g *Gateway) invalidArgs(d *toolDef, sent param.Sent, errs []param.FieldError) *toolerr.Error {
 	return g.withExample(toolerr.InvalidArgs(d.example(sent), errs))
 }
 
@@ -27,13 +27,13 @@ func aboutOf(d *tooldef.Def) toolerr.About { return toolerr.AboutTool(d, argPage
 // mapError turns a pipeline or client failure of tool d into what the
 // model sees.
 func (g *Gateway) mapError(d *tooldef.Def, args param.Valid, err error) *toolerr.Error {
-	return g.mapAbout(aboutOf(d), args.Members(), err)
+	return g.mapAbout(aboutOf(d), args.Sent(), err)
 }
 
 // mapAbout gathers what the server knows now (errorEnv), maps the error
 // with the pure toolerr.Map, then logs what the operator should know and
 // remembers a configuration the error showed wrong.
-func (g *Gateway) mapAbout(about toolerr.About, args map[string]any, err error) *toolerr.Error {
+func (g *Gateway) mapAbout(about toolerr.About, args param.Sent, err error) *toolerr.Error {
 	te, note := toolerr.Map(err, about, args, g.errorEnv())
 	if note.Msg != "" {
 		g.log.LogAttrs(context.Background(), note.Level, note.Msg, note.Attrs...)

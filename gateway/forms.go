@@ -32,7 +32,7 @@ func (g *Gateway) ask(ctx context.Context, d *toolDef, q analysis.Form) (answers
 // missing and are the user's to choose (elicit.Asker.AskMissing). ok is
 // false when nothing was asked; a non-nil *toolerr.Error is the result to
 // return.
-func (g *Gateway) askMissing(ctx context.Context, d *toolDef, sent map[string]any, errs []param.FieldError) (map[string]any, *toolerr.Error, bool) {
+func (g *Gateway) askMissing(ctx context.Context, d *toolDef, sent param.Sent, errs []param.FieldError) (param.Sent, *toolerr.Error, bool) {
 	filled, r, asked := g.forms.AskMissing(ctx, formTool(d), sent, errs)
 	return filled, replyError(d, r), asked
 }

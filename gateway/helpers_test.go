@@ -279,7 +279,7 @@ func toolOf(d *lookup.Def) *toolDef { return lookupTool(d.Name) }
 // the test on any problem.
 func validLookup(t testing.TB, d *lookup.Def, sent map[string]any) param.Valid {
 	t.Helper()
-	args, errs := d.Args.Validate(sent)
+	args, errs := d.Args.Validate(param.SentOf(sent))
 	if len(errs) > 0 {
 		t.Fatalf("%s %v: %v", d.Name, sent, errs)
 	}

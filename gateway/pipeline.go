@@ -123,7 +123,7 @@ func (g *Gateway) handler(d *toolDef) server.ToolHandlerFunc {
 type toolCall struct {
 	// sent are the arguments as the caller sent them (or as the user
 	// completed them when asked): an error's example starts from them.
-	sent map[string]any
+	sent param.Sent
 	// args are the validated arguments, the view's among them: read by
 	// the summarizer and named by errors; the key is made of them less
 	// the view's (lookup.Def.Read).
@@ -162,7 +162,7 @@ func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolReq
 		if errs, fixes := g.checkBreedTraits(ctx, args); len(errs) > 0 {
 			// The example is the call as validated with the breed's codes
 			// in place of the unknown ones: a call that works.
-			ex := d.example(args.Members())
+			ex := d.example(args.Sent())
 			ex.Apply(fixes...)
 			return toolCall{}, g.withExample(toolerr.InvalidArgs(ex, errs))
 		}

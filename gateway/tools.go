@@ -74,7 +74,7 @@ func (d *toolDef) analysisOf(c toolCall) *analysisEntry {
 }
 
 // example is a correct call of d for an error message.
-func (d *toolDef) example(sent map[string]any) *param.Call {
+func (d *toolDef) example(sent param.Sent) *param.Call {
 	if d.analysis != nil {
 		return d.analysis.Example(sent)
 	}

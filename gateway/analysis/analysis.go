@@ -114,7 +114,7 @@ type Choices struct {
 
 // Run computes analysis d over src with validated arguments; sent are the
 // arguments as the caller sent them, for examples in errors.
-func Run(ctx context.Context, d *Def, src Source, log *slog.Logger, sent map[string]any, args param.Valid) (any, error) {
+func Run(ctx context.Context, d *Def, src Source, log *slog.Logger, sent param.Sent, args param.Valid) (any, error) {
 	return d.Run(ctx, &call{src: src, def: d, sent: sent, log: log}, args)
 }
 
@@ -122,7 +122,7 @@ func Run(ctx context.Context, d *Def, src Source, log *slog.Logger, sent map[str
 type call struct {
 	src  Source
 	def  *Def
-	sent map[string]any
+	sent param.Sent
 	log  *slog.Logger
 }
 
@@ -254,12 +254,12 @@ func (r *call) restCall(chosen SetArgs, shown, all int, which string) *RestCall 
 }
 
 // Validate checks every argument (param.Args.Validate).
-func (d *Def) Validate(sent map[string]any) (param.Valid, []param.FieldError) {
+func (d *Def) Validate(sent param.Sent) (param.Valid, []param.FieldError) {
 	return d.Args.Validate(sent)
 }
 
 // Example is a correct call for an error message.
-func (d *Def) Example(sent map[string]any) *param.Call {
+func (d *Def) Example(sent param.Sent) *param.Call {
 	out := d.Args.Example(sent)
 	if d.Correct != nil {
 		d.Correct(out)

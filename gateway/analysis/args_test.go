@@ -8,6 +8,8 @@ package analysis
 import (
 	"errors"
 	"testing"
+
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 )
 
 // Each analysis's arguments are its struct: every argument the schema
@@ -25,7 +27,7 @@ func TestArgumentStructsHoldEveryArgument(t *testing.T) {
 	decoded := map[*Def]any{Compare: &compareArgs{}, CheckMating: &matingArgs{}, PlanMatings: &planArgs{}, FlockSummary: &flockArgs{}, Rank: &rankArgs{}}
 	for _, d := range All {
 		sent := calls[d]
-		args, errs := d.Validate(sent)
+		args, errs := d.Validate(param.SentOf(sent))
 		if len(errs) > 0 {
 			t.Fatalf("%s: %v", d.Name, errs)
 		}
@@ -58,7 +60,7 @@ func TestArgumentStructsHoldEveryArgument(t *testing.T) {
 // dropped: a mating's arguments read as a comparison's name the first
 // member the comparison lacks.
 func TestDecodeArgsIsStrict(t *testing.T) {
-	args, errs := CheckMating.Validate(map[string]any{"sire_lpn_id": "6402382024ncs310", "dam_lpn_id": "6402382022NCS087", "max_tokens": 900})
+	args, errs := CheckMating.Validate(param.SentOf(map[string]any{"sire_lpn_id": "6402382024ncs310", "dam_lpn_id": "6402382022NCS087", "max_tokens": 900}))
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

@@ -347,11 +347,11 @@ func TestBreedPassRanksForEwesAsThePagesDo(t *testing.T) {
 // (a pass keeps none).
 func groupTableOf(t *testing.T, src Source, sent map[string]any) [][]any {
 	t.Helper()
-	args, errs := FlockSummary.Validate(sent)
+	args, errs := FlockSummary.Validate(param.SentOf(sent))
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	v, err := Run(t.Context(), FlockSummary, src, discard(), sent, args)
+	v, err := Run(t.Context(), FlockSummary, src, discard(), param.SentOf(sent), args)
 	if err != nil {
 		t.Fatal(err)
 	}

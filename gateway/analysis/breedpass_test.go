@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -401,7 +402,7 @@ func TestBreedPassServesRankAndAnimal(t *testing.T) {
 	}
 	searches := f.callsOf("search")
 	id := pick(f, 11, 1)[0].(string)
-	v, err := Run(t.Context(), AnimalPercentiles, src, discard(), map[string]any{"search_string": id}, valid(t, AnimalPercentiles, map[string]any{"search_string": id}))
+	v, err := Run(t.Context(), AnimalPercentiles, src, discard(), param.SentOf(map[string]any{"search_string": id}), valid(t, AnimalPercentiles, map[string]any{"search_string": id}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -85,7 +85,7 @@ func decoded[A any](t *testing.T, d *Def, sent map[string]any) A {
 // with sent, failing the test when it finds none.
 func invalid(t *testing.T, d *Def, sent map[string]any) param.FieldError {
 	t.Helper()
-	args, errs := d.Validate(sent)
+	args, errs := d.Validate(param.SentOf(sent))
 	if len(errs) == 0 {
 		t.Fatalf("%s %v: accepted as %v", d.Name, sent, args)
 	}

@@ -11,7 +11,7 @@ import (
 // exampleAfter is the example of a correct call of d an error err gives
 // to a caller who sent sent, as JSON.
 func exampleAfter(d *Def, sent map[string]any, err error) string {
-	ex := d.Example(sent)
+	ex := d.Example(param.SentOf(sent))
 	if fe := (*FixedArgError)(nil); errors.As(err, &fe) {
 		ex.Apply(fe.Fix...)
 	}

@@ -486,7 +486,7 @@ func (f *fakeSource) ErrorCode(err error) string {
 // arguments fail the test, since they are not what these tests are about.
 func run(t *testing.T, d *Def, f *fakeSource, sent map[string]any) (any, error) {
 	t.Helper()
-	return Run(context.Background(), d, f, discard(), sent, valid(t, d, sent))
+	return Run(context.Background(), d, f, discard(), param.SentOf(sent), valid(t, d, sent))
 }
 
 // valid is sent validated as the gateway validates a call of d.
@@ -498,7 +498,7 @@ func valid(t *testing.T, d *Def, sent map[string]any) param.Valid {
 		// of the lookup package, which imports this one.
 		check = percentileCalls.Validate
 	}
-	args, errs := check(sent)
+	args, errs := check(param.SentOf(sent))
 	if len(errs) > 0 {
 		t.Fatalf("%s: arguments %v: %v", d.Name, sent, errs)
 	}

@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -166,7 +167,7 @@ func TestFlockSummaryHoldersAndStrays(t *testing.T) {
 	// The fake filters by its own Flock; the row it serves names another,
 	// as an NSIP ignoring the criterion would.
 	sf := &strayFlock{fakeSource: f, id: "STRAY1", flock: "111111"}
-	v, err := Run(t.Context(), FlockSummary, sf, discard(), nil, valid(t, FlockSummary, map[string]any{"flock_id": "640238"}))
+	v, err := Run(t.Context(), FlockSummary, sf, discard(), param.Sent{}, valid(t, FlockSummary, map[string]any{"flock_id": "640238"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +181,7 @@ func TestFlockSummaryHoldersAndStrays(t *testing.T) {
 		t.Errorf("WWT %+v, want 6 at 1, SD 0, three holders listed and 3 more", tr)
 	}
 	f.over = true
-	v, _ = Run(t.Context(), FlockSummary, sf, discard(), nil, valid(t, FlockSummary, map[string]any{"flock_id": "640238"}))
+	v, _ = Run(t.Context(), FlockSummary, sf, discard(), param.Sent{}, valid(t, FlockSummary, map[string]any{"flock_id": "640238"}))
 	decode(t, v, &a)
 	if len(a.Traits[0].MinIDs) != 1 || a.Traits[0].MinMore != 5 {
 		t.Errorf("over budget: holders %v and %d more, want 1 and 5", a.Traits[0].MinIDs, a.Traits[0].MinMore)

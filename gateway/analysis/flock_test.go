@@ -10,6 +10,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 )
 
 func TestFlockSummaryContract(t *testing.T) { checkContract(t, FlockSummary) }
@@ -69,7 +71,7 @@ func TestGroupTakesExactlyOne(t *testing.T) {
 		{"search": map[string]any{"search_criteria": map[string]any{"gender": "Male"}}},
 		{"search": map[string]any{"breed_id": 640, "search_criteria": map[string]any{"gender": "Ram"}}},
 	} {
-		if _, errs := FlockSummary.Validate(sent); len(errs) == 0 || !strings.HasPrefix(errs[0].Field, "search.") {
+		if _, errs := FlockSummary.Validate(param.SentOf(sent)); len(errs) == 0 || !strings.HasPrefix(errs[0].Field, "search.") {
 			t.Errorf("%v: %v, want a problem under search.", sent, errs)
 		}
 	}

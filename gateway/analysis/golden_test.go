@@ -7,6 +7,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/internal/snapshot"
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -70,7 +71,7 @@ func goldenCases() []struct {
 func TestGoldenAnswers(t *testing.T) {
 	for _, c := range goldenCases() {
 		t.Run(c.name, func(t *testing.T) {
-			v, err := Run(context.Background(), c.def, goldenSource{c.f}, discard(), c.sent, valid(t, c.def, c.sent))
+			v, err := Run(context.Background(), c.def, goldenSource{c.f}, discard(), param.SentOf(c.sent), valid(t, c.def, c.sent))
 			if err != nil {
 				t.Fatal(err)
 			}

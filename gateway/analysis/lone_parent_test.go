@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -114,11 +115,11 @@ func TestPlanLeavesLoneParentPairsUnresolved(t *testing.T) {
 
 func mustRunSource(t *testing.T, d *Def, src Source, sent map[string]any, out any) {
 	t.Helper()
-	args, errs := d.Validate(sent)
+	args, errs := d.Validate(param.SentOf(sent))
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	v, err := Run(t.Context(), d, src, discard(), sent, args)
+	v, err := Run(t.Context(), d, src, discard(), param.SentOf(sent), args)
 	if err != nil {
 		t.Fatal(err)
 	}

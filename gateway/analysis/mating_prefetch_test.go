@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -91,7 +92,7 @@ func (h *heldLineages) Lineage(ctx context.Context, id string) (*nsip.Lineage, e
 func TestMatingAskedAheadSettlesOnError(t *testing.T) {
 	h := &heldLineages{fakeSource: herd(matingCases[1].herd...)}
 	sent := map[string]any{"sire_lpn_id": "NOSUCH1", "dam_lpn_id": "DAM01"}
-	_, err := Run(t.Context(), CheckMating, h, discard(), sent, valid(t, CheckMating, sent))
+	_, err := Run(t.Context(), CheckMating, h, discard(), param.SentOf(sent), valid(t, CheckMating, sent))
 	if err == nil {
 		t.Fatal("a mating with an unknown sire answered")
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -255,14 +256,14 @@ func TestCheckMatingErrors(t *testing.T) {
 	}
 	// Details but no lineage: named by the argument that sent it.
 	lf := &lineageFail{fakeSource: f, id: "DAM01", err: notFound("DAM01")}
-	_, err = Run(t.Context(), CheckMating, lf, discard(), nil, valid(t, CheckMating, map[string]any{"sire_lpn_id": "SIRE1", "dam_lpn_id": "DAM01"}))
+	_, err = Run(t.Context(), CheckMating, lf, discard(), param.Sent{}, valid(t, CheckMating, map[string]any{"sire_lpn_id": "SIRE1", "dam_lpn_id": "DAM01"}))
 	if !errors.As(err, &ab) || ab.Field != "dam_lpn_id" {
 		t.Errorf("dam without a lineage: %v, want not found about dam_lpn_id", err)
 	}
 	// A parent's lineage failing otherwise fails the call as it is.
 	busy := &nsip.Error{Kind: nsip.KindUpstream, Status: 503}
 	lf = &lineageFail{fakeSource: f, id: "SIRE1", err: busy}
-	if _, err = Run(t.Context(), CheckMating, lf, discard(), nil, valid(t, CheckMating, map[string]any{"sire_lpn_id": "SIRE1", "dam_lpn_id": "DAM01"})); !errors.Is(err, busy) {
+	if _, err = Run(t.Context(), CheckMating, lf, discard(), param.Sent{}, valid(t, CheckMating, map[string]any{"sire_lpn_id": "SIRE1", "dam_lpn_id": "DAM01"})); !errors.Is(err, busy) {
 		t.Errorf("sire's lineage failing: %v, want the upstream error", err)
 	}
 	// An ancestor's lineage failing leaves that branch and says so, with
@@ -271,7 +272,7 @@ func TestCheckMatingErrors(t *testing.T) {
 	f.lineageGens = 2
 	f.code = "UPSTREAM_UNAVAILABLE"
 	lf = &lineageFail{fakeSource: f, id: "XXXXX", err: busy}
-	v, err := Run(t.Context(), CheckMating, lf, discard(), nil, valid(t, CheckMating, map[string]any{"sire_lpn_id": "SIRE1", "dam_lpn_id": "DAM01"}))
+	v, err := Run(t.Context(), CheckMating, lf, discard(), param.Sent{}, valid(t, CheckMating, map[string]any{"sire_lpn_id": "SIRE1", "dam_lpn_id": "DAM01"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +321,7 @@ func (o *otherSire) Lineage(ctx context.Context, id string) (*nsip.Lineage, erro
 func TestCheckMatingRecordsDisagree(t *testing.T) {
 	f := herd(matingCases[1].herd...)
 	src := &otherSire{fakeSource: f, id: "SIRE1", sire: "ZZZZZ"}
-	v, err := Run(t.Context(), CheckMating, src, discard(), nil, valid(t, CheckMating, map[string]any{"sire_lpn_id": "SIRE1", "dam_lpn_id": "DAM01"}))
+	v, err := Run(t.Context(), CheckMating, src, discard(), param.Sent{}, valid(t, CheckMating, map[string]any{"sire_lpn_id": "SIRE1", "dam_lpn_id": "DAM01"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -395,7 +396,7 @@ func TestCheckMatingSameSireAndDam(t *testing.T) {
 	// In an ancestor's lineage.
 	f = herd("SIRE1 PAPA1 GDAM1 Male", "DAM01 PAPA1 GDAM2 Female", "PAPA1 GGGG1 GGGG2 Male")
 	src := &sameParents{fakeSource: f, id: "PAPA1", parent: "GGGG1"}
-	v, err := Run(t.Context(), CheckMating, src, discard(), nil, valid(t, CheckMating, map[string]any{"sire_lpn_id": "SIRE1", "dam_lpn_id": "DAM01"}))
+	v, err := Run(t.Context(), CheckMating, src, discard(), param.Sent{}, valid(t, CheckMating, map[string]any{"sire_lpn_id": "SIRE1", "dam_lpn_id": "DAM01"}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -83,7 +84,7 @@ func (g *gatedSource) Search(ctx context.Context, q Query) (*nsip.SearchResults,
 // runGated runs d over src as run does over a fakeSource.
 func runGated(t *testing.T, d *Def, src Source, sent map[string]any) []byte {
 	t.Helper()
-	v, err := Run(t.Context(), d, src, discard(), sent, valid(t, d, sent))
+	v, err := Run(t.Context(), d, src, discard(), param.SentOf(sent), valid(t, d, sent))
 	if err != nil {
 		t.Fatalf("%s(%v): %v", d.Name, sent, err)
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 )
 
 type limitedAnswer struct {
@@ -24,7 +26,7 @@ func runLimited(t *testing.T, f *fakeSource) (limitedAnswer, int) {
 	t.Helper()
 	f.parallel = 1
 	id := pick(f, 7, 1)[0]
-	v, err := Run(t.Context(), AnimalPercentiles, f, discard(), map[string]any{"search_string": id}, valid(t, AnimalPercentiles, map[string]any{"search_string": id}))
+	v, err := Run(t.Context(), AnimalPercentiles, f, discard(), param.SentOf(map[string]any{"search_string": id}), valid(t, AnimalPercentiles, map[string]any{"search_string": id}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -145,7 +146,7 @@ func TestPercentilesWithoutDirectionAndHeadMissing(t *testing.T) {
 	rev := &reversedSource{fakeSource: g}
 	var b pctAnswer
 	sent := map[string]any{"lpn_ids": ids, "traits": []any{"NWT", "WWT"}, "percentiles": true}
-	v, err := Run(t.Context(), Compare, rev, discard(), sent, valid(t, Compare, sent))
+	v, err := Run(t.Context(), Compare, rev, discard(), param.SentOf(sent), valid(t, Compare, sent))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +255,7 @@ func TestRankPercentiles(t *testing.T) {
 func TestAnimalPercentilesMatchBruteForce(t *testing.T) {
 	f := population(7, 700)
 	for _, id := range pick(f, 7, 4) {
-		v, err := Run(t.Context(), AnimalPercentiles, f, discard(), map[string]any{"search_string": id}, valid(t, AnimalPercentiles, map[string]any{"search_string": id}))
+		v, err := Run(t.Context(), AnimalPercentiles, f, discard(), param.SentOf(map[string]any{"search_string": id}), valid(t, AnimalPercentiles, map[string]any{"search_string": id}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -295,7 +296,7 @@ func TestPercentilesPageFails(t *testing.T) {
 	ids := pick(f, 8, 3)
 	src := &failingSearch{fakeSource: f, page: 8} // the last page, read for every trait
 	sent := map[string]any{"lpn_ids": ids, "traits": []any{"WWT"}, "percentiles": true}
-	v, err := Run(t.Context(), Compare, src, discard(), sent, valid(t, Compare, sent))
+	v, err := Run(t.Context(), Compare, src, discard(), param.SentOf(sent), valid(t, Compare, sent))
 	if err != nil {
 		t.Fatalf("a failed page failed the comparison: %v", err)
 	}

@@ -186,7 +186,7 @@ func (p *planRun) readRams(ctx context.Context, given breeding.Weights) error {
 	// offers the traits every ram carries, which are the ones a plan can
 	// weigh, and the COI limit too when the call did not set it.
 	var also []param.Spec
-	if p.r.sent[coiLimitField.Name] == nil {
+	if !p.r.sent.Has(coiLimitField.Name) {
 		also = append(also, coiLimitField)
 	}
 	var more Choices

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 )
 
@@ -332,8 +333,8 @@ func TestPlanErrors(t *testing.T) {
 	}
 	// Details but no lineage of a listed animal: named by its list entry.
 	lf := &lineageFail{fakeSource: planHerd(), id: "EWE03", err: notFound("EWE03")}
-	args, _ := PlanMatings.Validate(planSent)
-	if _, err := Run(t.Context(), PlanMatings, lf, discard(), planSent, args); !errors.As(err, &ab) || ab.Field != "ewe_lpn_ids[2]" {
+	args, _ := PlanMatings.Validate(param.SentOf(planSent))
+	if _, err := Run(t.Context(), PlanMatings, lf, discard(), param.SentOf(planSent), args); !errors.As(err, &ab) || ab.Field != "ewe_lpn_ids[2]" {
 		t.Errorf("ewe without a lineage: %v, want not found about ewe_lpn_ids[2]", err)
 	}
 }
@@ -342,11 +343,11 @@ func TestPlanErrors(t *testing.T) {
 // are read, over the traits every ram carries.
 func TestPlanAsks(t *testing.T) {
 	sent := map[string]any{"ram_lpn_ids": []any{"RAM01", "RAM02"}, "ewe_lpn_ids": []any{"EWE01", "EWE02", "EWE03"}}
-	args, _ := PlanMatings.Validate(sent)
+	args, _ := PlanMatings.Validate(param.SentOf(sent))
 	f := planHerd()
 	f.animals["RAM01"].EBV["NLB"] = 0.2 // one ram only: not offered
 	f.answers = map[string]any{"WWT": 1.0, "BWT": -1.0, "max_coi": 0.5}
-	v, err := Run(t.Context(), PlanMatings, f, discard(), sent, args)
+	v, err := Run(t.Context(), PlanMatings, f, discard(), param.SentOf(sent), args)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,7 +370,7 @@ func TestPlanAsks(t *testing.T) {
 
 	f.answers["max_coi"] = 1.5
 	var ue *AnswerError
-	if _, err := Run(t.Context(), PlanMatings, f, discard(), sent, args); !errors.As(err, &ue) || ue.Errs[0].Field != "max_coi" {
+	if _, err := Run(t.Context(), PlanMatings, f, discard(), param.SentOf(sent), args); !errors.As(err, &ue) || ue.Errs[0].Field != "max_coi" {
 		t.Errorf("max_coi answered 1.5: %v, want the user's answer on max_coi", err)
 	}
 }
@@ -461,11 +462,11 @@ func TestPlanLeavesUnresolvedPairsOut(t *testing.T) {
 	}
 	src := &lineageFail{fakeSource: f, id: "PAPA2", err: errors.New("NSIP busy")}
 	sent := map[string]any{"ram_lpn_ids": []any{"RAM01", "RAM02"}, "ewe_lpn_ids": []any{"EWE01"}, "weights": map[string]any{"WWT": 1.0}, "max_coi": 0.01}
-	args, errs := PlanMatings.Validate(sent)
+	args, errs := PlanMatings.Validate(param.SentOf(sent))
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	v, err := Run(t.Context(), PlanMatings, src, discard(), sent, args)
+	v, err := Run(t.Context(), PlanMatings, src, discard(), param.SentOf(sent), args)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -559,15 +560,15 @@ func TestPlanRestCallSetsTheChosenArguments(t *testing.T) {
 		{"ram_lpn_ids": []any{"RAM01"}, "ewe_lpn_ids": ewes, "max_ewes_per_ram": 100},
 		{"ram_lpn_ids": []any{"RAM01"}, "ewe_lpn_ids": ewes, "max_ewes_per_ram": 100, "weights": nil, "max_coi": nil},
 	} {
-		args, _ := PlanMatings.Validate(sent) // weights left out is left to the form
+		args, _ := PlanMatings.Validate(param.SentOf(sent)) // weights left out is left to the form
 		f.overAt = 0
-		whole, err := Run(t.Context(), PlanMatings, f, discard(), sent, args)
+		whole, err := Run(t.Context(), PlanMatings, f, discard(), param.SentOf(sent), args)
 		if err != nil {
 			t.Fatalf("call %d: %v", i, err)
 		}
 		b, _ := json.Marshal(whole)
 		f.overAt = len(b) - 100
-		v, err := Run(t.Context(), PlanMatings, f, discard(), sent, args)
+		v, err := Run(t.Context(), PlanMatings, f, discard(), param.SentOf(sent), args)
 		if err != nil {
 			t.Fatalf("call %d: %v", i, err)
 		}

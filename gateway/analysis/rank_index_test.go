@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -165,10 +166,10 @@ func TestRankByIndexArguments(t *testing.T) {
 		t.Errorf("%d searches; a misspelt index is refused after the first page, and index with weights before any", f.callsOf("search"))
 	}
 	// Neither: weights is required; with index it is not.
-	if _, errs := Rank.Validate(map[string]any{"breed_id": 640}); len(errs) != 1 || errs[0].Field != "weights" {
+	if _, errs := Rank.Validate(param.SentOf(map[string]any{"breed_id": 640})); len(errs) != 1 || errs[0].Field != "weights" {
 		t.Errorf("neither weights nor index: %v", errs)
 	}
-	if _, errs := Rank.Validate(map[string]any{"breed_id": 640, "index": "US Hair Index"}); len(errs) != 0 {
+	if _, errs := Rank.Validate(param.SentOf(map[string]any{"breed_id": 640, "index": "US Hair Index"})); len(errs) != 0 {
 		t.Errorf("index without weights: %v", errs)
 	}
 	// A breed whose animals carry no index at all.

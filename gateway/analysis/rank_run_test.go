@@ -18,6 +18,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 )
@@ -233,13 +234,13 @@ func TestRankErrors(t *testing.T) {
 func TestRankAsksForWeights(t *testing.T) {
 	f := population(9, 300)
 	noWeights := map[string]any{"breed_id": 640, "top_n": 3}
-	args, errs := Rank.Validate(noWeights)
+	args, errs := Rank.Validate(param.SentOf(noWeights))
 	if len(errs) != 1 || errs[0].Field != "weights" {
 		t.Fatalf("validate without weights: %v, want weights required", errs)
 	}
 
 	// A client that cannot be asked: weights are required.
-	_, err := Run(t.Context(), Rank, f, discard(), noWeights, args)
+	_, err := Run(t.Context(), Rank, f, discard(), param.SentOf(noWeights), args)
 	var ae *ArgError
 	if !errors.As(err, &ae) || ae.Field != "weights" {
 		t.Errorf("cannot ask: %v, want weights required", err)
@@ -247,7 +248,7 @@ func TestRankAsksForWeights(t *testing.T) {
 
 	// The user weights WWT and BWT and leaves YWT at 0.
 	f.answers = map[string]any{"WWT": 1.0, "BWT": -1.0, "YWT": 0.0}
-	v, err := Run(t.Context(), Rank, f, discard(), noWeights, args)
+	v, err := Run(t.Context(), Rank, f, discard(), param.SentOf(noWeights), args)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +270,7 @@ func TestRankAsksForWeights(t *testing.T) {
 	// An answer that weights nothing fails as the user's answer (one
 	// that is no number never reaches the analysis: gateway/elicit).
 	f.answers = map[string]any{"WWT": 0.0}
-	_, err = Run(t.Context(), Rank, f, discard(), noWeights, args)
+	_, err = Run(t.Context(), Rank, f, discard(), param.SentOf(noWeights), args)
 	var ue *AnswerError
 	if !errors.As(err, &ue) || ue.Errs[0].Field != "weights" || ue.Errs[0].Problem != "has 0 traits; give 1..20" {
 		t.Errorf("empty answer: %v, want the user's answer on weights", err)
@@ -278,7 +279,7 @@ func TestRankAsksForWeights(t *testing.T) {
 	// The user declining comes back as it is.
 	declined := errors.New("the user declined")
 	f.askErr = declined
-	if _, err = Run(t.Context(), Rank, f, discard(), noWeights, args); !errors.Is(err, declined) {
+	if _, err = Run(t.Context(), Rank, f, discard(), param.SentOf(noWeights), args); !errors.Is(err, declined) {
 		t.Errorf("declined: %v", err)
 	}
 }
@@ -435,8 +436,8 @@ func TestRankRestCallSetsTheChosenWeights(t *testing.T) {
 		{map[string]any{"breed_id": 640, "top_n": 30, "weights": nil}, `{"max_tokens":8000,"weights":{"WWT":1}}`},
 		{map[string]any{"breed_id": 640, "top_n": 30, "weights": map[string]any{"WWT": 2.0}}, `{"max_tokens":8000}`},
 	} {
-		args, _ := Rank.Validate(c.sent) // weights left out is left to the form
-		v, err := Run(t.Context(), Rank, f, discard(), c.sent, args)
+		args, _ := Rank.Validate(param.SentOf(c.sent)) // weights left out is left to the form
+		v, err := Run(t.Context(), Rank, f, discard(), param.SentOf(c.sent), args)
 		if err != nil {
 			t.Fatalf("%v: %v", c.sent, err)
 		}

@@ -9,6 +9,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 )
 
 func TestRankContract(t *testing.T) { checkContract(t, Rank) }
@@ -29,7 +31,7 @@ func TestRankArguments(t *testing.T) {
 // Ranking takes breed_id beside its criteria, not among them, as it always
 // has.
 func TestRankCriteriaTakeNoBreed(t *testing.T) {
-	_, errs := Rank.Validate(map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": 1.0}, "search_criteria": map[string]any{"breed_id": 640}})
+	_, errs := Rank.Validate(param.SentOf(map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": 1.0}, "search_criteria": map[string]any{"breed_id": 640}}))
 	if len(errs) != 1 || errs[0].Field != "search_criteria.breed_id" || !strings.HasPrefix(errs[0].Problem, "is not a field of search_criteria") {
 		t.Errorf("errors %v, want search_criteria.breed_id refused", errs)
 	}

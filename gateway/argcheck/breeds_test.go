@@ -67,7 +67,7 @@ func TestUnknownBreedNamesTheBreedsNSIPHas(t *testing.T) {
 		t.Fatalf("Searched = %q, %d", field, breed)
 	}
 	sent := map[string]any{"search_criteria": map[string]any{"breed_id": 9999, "gender": "Male"}}
-	r := b.Unknown(context.Background(), field, breed, param.Example(searchSpecs, sent))
+	r := b.Unknown(context.Background(), field, breed, param.Example(searchSpecs, param.SentOf(sent)))
 	want := Refusal{Field: "search_criteria.breed_id", Value: 9999, Problem: "NSIP has no breed 9999",
 		Expected: "a breed ID NSIP has: 486 South African Meat Merino, 640 Katahdin, 641 Dorper",
 		Example:  callOf(`{"search_criteria":{"breed_id":640,"gender":"Male"}}`),
@@ -106,7 +106,7 @@ var searchCalls = param.MustStruct[searchCall](param.Table{
 // searchArgs is sent validated as a search's arguments.
 func searchArgs(t *testing.T, sent map[string]any) param.Valid {
 	t.Helper()
-	args, errs := searchCalls.Validate(sent)
+	args, errs := searchCalls.Validate(param.SentOf(sent))
 	if len(errs) > 0 {
 		t.Fatalf("%v: %+v", sent, errs)
 	}
@@ -116,7 +116,7 @@ func searchArgs(t *testing.T, sent map[string]any) param.Valid {
 // fixedExample is the example of a correct call CheckTraits's fixes make
 // of args, as JSON.
 func fixedExample(args param.Valid, fixes []param.Edit) string {
-	ex := searchCalls.Example(args.Members())
+	ex := searchCalls.Example(param.SentOf(args.Members()))
 	ex.Apply(fixes...)
 	return ex.String()
 }

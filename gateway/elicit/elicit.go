@@ -93,7 +93,7 @@ type Reply struct {
 	// Invalid are the problems of the user's answer, Sent, reported like
 	// those of invalid arguments; Example, when set, replaces theirs.
 	Invalid []param.FieldError
-	Sent    map[string]any
+	Sent    param.Sent
 }
 
 // formCall is what one run of a tool handler knows about asking its user.
@@ -240,7 +240,7 @@ func (a *Asker) ask(ctx context.Context, t Tool, q Form) (fields, also map[strin
 	}
 	ex := q.Example
 	if ex == nil {
-		ex = param.Example(t.Specs, nil)
+		ex = param.Example(t.Specs, param.Sent{})
 	}
 	switch {
 	case failed && (errors.Is(err, server.ErrElicitationNotSupported) || errors.Is(err, server.ErrServerInitiatedRequestUnsupported)):
@@ -285,7 +285,7 @@ func (a *Asker) ask(ctx context.Context, t Tool, q Form) (fields, also map[strin
 	fields, errs := param.ValidateObject(prefix, q.Fields, sent)
 	also, alsoErrs := param.ValidateObject("", q.Also, sentAlso)
 	if errs = append(errs, alsoErrs...); len(errs) > 0 {
-		return nil, nil, &Reply{Invalid: errs, Sent: sent, Example: q.Example}, true
+		return nil, nil, &Reply{Invalid: errs, Sent: param.SentOf(sent), Example: q.Example}, true
 	}
 	return fields, also, nil, true
 }
@@ -316,28 +316,25 @@ func choices(answers map[string]any) analysis.Choices {
 // missing (errs), when every problem is a missing argument that is the
 // user's to choose and the client can be asked. ok is false when nothing
 // was asked; a non-nil *Reply is the result to return.
-func (a *Asker) AskMissing(ctx context.Context, t Tool, sent map[string]any, errs []param.FieldError) (filled map[string]any, r *Reply, ok bool) {
+func (a *Asker) AskMissing(ctx context.Context, t Tool, sent param.Sent, errs []param.FieldError) (filled param.Sent, r *Reply, ok bool) {
 	var missing []param.Spec
 	for _, fe := range errs {
 		p := param.Named(t.Specs, fe.Field)
-		if p == nil || !p.Required || sent[fe.Field] != nil || !userChoices[p.Name] {
-			return nil, nil, false
+		if p == nil || !p.Required || sent.Has(fe.Field) || !userChoices[p.Name] {
+			return param.Sent{}, nil, false
 		}
 		missing = append(missing, *p)
 	}
 	if len(missing) == 0 {
-		return nil, nil, false
+		return param.Sent{}, nil, false
 	}
 	answers, _, r, asked := a.ask(ctx, t, Form{Message: fmt.Sprintf("%s needs %s.", t.Title, param.Names(missing)), Fields: missing})
 	if !asked || r != nil {
-		return nil, r, asked
+		return param.Sent{}, r, asked
 	}
-	filled = make(map[string]any, len(sent)+len(answers))
-	for k, v := range sent {
-		filled[k] = v
-	}
+	filled = sent
 	for k, v := range answers {
-		filled[k] = v
+		filled = filled.With(k, v)
 	}
 	return filled, nil, true
 }
@@ -416,13 +413,13 @@ func formValue(p *param.Spec, v any) any {
 // argument of analysis d that is the user's choice left out, and the
 // client can be asked for it: the analysis then asks once it knows what to
 // offer (the traits its animals carry).
-func LeftToAsk(ctx context.Context, d *analysis.Def, sent map[string]any, errs []param.FieldError) bool {
+func LeftToAsk(ctx context.Context, d *analysis.Def, sent param.Sent, errs []param.FieldError) bool {
 	if fc := formsOf(ctx); len(errs) == 0 || (!fc.canAsk && len(fc.answers) == 0 && len(fc.failed) == 0) {
 		return false
 	}
 	for _, fe := range errs {
 		i := slices.IndexFunc(d.Args.Lists, func(l param.List) bool { return l.Name == fe.Field })
-		if i < 0 || !userChoices[fe.Field] || sent[fe.Field] != nil || fe.Problem != "is required" {
+		if i < 0 || !userChoices[fe.Field] || sent.Has(fe.Field) || fe.Problem != "is required" {
 			return false
 		}
 	}

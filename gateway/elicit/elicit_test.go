@@ -94,11 +94,15 @@ func rangesServer(a *Asker) *server.MCPServer {
 	srv.AddTool(mcp.NewTool(rangesTool.Name), a.Wrap(func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		sent := req.GetArguments()
 		_, errs := param.ValidateObject("", rangesTool.Specs, sent)
-		filled, r, asked := a.AskMissing(ctx, rangesTool, sent, errs)
+		filled, r, asked := a.AskMissing(ctx, rangesTool, param.SentOf(sent), errs)
 		if r != nil && r.Input != nil {
 			return r.Input, nil
 		}
-		b, _ := json.Marshal(replyBody{Filled: filled, Asked: asked, Reply: r})
+		b, _ := json.Marshal(struct {
+			Filled param.Sent `json:"filled"`
+			Asked  bool       `json:"asked"`
+			Reply  *Reply     `json:"reply"`
+		}{filled, asked, r})
 		return mcp.NewToolResultText(string(b)), nil
 	}))
 	return srv
@@ -206,7 +210,7 @@ func TestDeclinedOrBadAnswers(t *testing.T) {
 
 		bad := accept(map[string]any{"breed_id": 0.0})
 		got = callRanges(t, askingClient(t, srv, bad, era), map[string]any{"limit": 3})
-		if r := got.Reply; r == nil || len(r.Invalid) != 1 || r.Invalid[0].Field != "breed_id" || r.Sent["breed_id"] != 0.0 || r.Example != nil {
+		if r := got.Reply; r == nil || len(r.Invalid) != 1 || r.Invalid[0].Field != "breed_id" || fmt.Sprint(first(r.Sent.Value("breed_id"))) != "0" || r.Example != nil {
 			t.Errorf("answered 0: %+v; want breed_id's problem and the answer as sent", r)
 		}
 
@@ -272,7 +276,7 @@ func TestFormForAnArgumentOfSeveralFields(t *testing.T) {
 		Message:  "Weights?",
 		Arg:      "weights",
 		Expected: "a weight per trait",
-		Example:  param.Example([]param.Spec{{Name: "weights", Kind: param.Object, Required: true, Example: map[string]any{"WWT": 1}}}, nil),
+		Example:  param.Example([]param.Spec{{Name: "weights", Kind: param.Object, Required: true, Example: map[string]any{"WWT": 1}}}, param.Sent{}),
 		Titles:   map[string]string{"WWT": "Weaning weight"},
 		Fields: []param.Spec{
 			{Name: "WWT", Kind: param.Number, Desc: "weaning weight", Min: ptr(-10), Max: ptr(10)},
@@ -418,7 +422,7 @@ func TestLeftToAsk(t *testing.T) {
 		{canAsk, map[string]any{}, []param.FieldError{{Field: "breed_id", Problem: "is required"}}, false},
 	}
 	for i, c := range cases {
-		if got := LeftToAsk(c.ctx, d, c.sent, c.errs); got != c.want {
+		if got := LeftToAsk(c.ctx, d, param.SentOf(c.sent), c.errs); got != c.want {
 			t.Errorf("case %d: %v, want %v", i, got, c.want)
 		}
 	}
@@ -432,3 +436,6 @@ func TestChoicesKeepOtherValuesAsText(t *testing.T) {
 		t.Errorf("choices %+v", c)
 	}
 }
+
+// first is the value of a (value, ok) pair.
+func first(v any, _ bool) any { return v }

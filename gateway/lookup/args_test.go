@@ -3,6 +3,8 @@ package lookup
 import (
 	"reflect"
 	"testing"
+
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 )
 
 // argTypes adds t and every struct its fields embed or hold to seen.
@@ -73,7 +75,7 @@ func TestLookupKeysUnchanged(t *testing.T) {
 		{SearchByLPN, map[string]any{"lpn_id": "6402382024NCS310", "traits": []any{"WWT"}}, `search_by_lpn:{"lpn_id":"6402382024NCS310"}`},
 	}
 	for _, tc := range tests {
-		args, errs := tc.d.Args.Validate(tc.sent)
+		args, errs := tc.d.Args.Validate(param.SentOf(tc.sent))
 		if len(errs) > 0 {
 			t.Fatalf("%s %v: %v", tc.d.Name, tc.sent, errs)
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
@@ -46,7 +47,7 @@ func TestKeyedIsTheUserCallsKey(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s %+v: %v", tc.d.Name, tc.typed, err)
 		}
-		user, errs := tc.d.Args.Validate(tc.sent)
+		user, errs := tc.d.Args.Validate(param.SentOf(tc.sent))
 		if len(errs) > 0 {
 			t.Fatalf("%s %v: %v", tc.d.Name, tc.sent, errs)
 		}

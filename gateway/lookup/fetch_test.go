@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -83,7 +84,7 @@ func TestToolArgsReachTheClient(t *testing.T) {
 	covered := map[*Def]bool{}
 	for _, tc := range tests {
 		covered[tc.d] = true
-		args, errs := tc.d.Args.Validate(tc.sent)
+		args, errs := tc.d.Args.Validate(param.SentOf(tc.sent))
 		if len(errs) > 0 {
 			t.Fatalf("%s %v: %v", tc.d.Name, tc.sent, errs)
 		}

@@ -3,6 +3,7 @@ package lookup
 import (
 	"testing"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
@@ -22,7 +23,7 @@ func TestLineageArguments(t *testing.T) {
 	}
 	// lpn for lpn_id: the argument is missing, and the name sent is taken
 	// for its abbreviation.
-	_, errs := Lineage.Args.Validate(map[string]any{"lpn": nsiptest.ExampleRam})
+	_, errs := Lineage.Args.Validate(param.SentOf(map[string]any{"lpn": nsiptest.ExampleRam}))
 	if len(errs) != 2 || errs[0].Field != "lpn_id" || errs[0].Problem != "is required" ||
 		errs[1].Field != "lpn" || errs[1].Problem != `is not an argument of this tool; did you mean "lpn_id"?` {
 		t.Errorf("lpn for lpn_id: %+v", errs)

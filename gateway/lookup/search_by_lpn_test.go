@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
@@ -18,7 +19,7 @@ func TestSearchByLPNArguments(t *testing.T) {
 	if got, want := SearchByLPN.Read(args).Key, `search_by_lpn:{"lpn_id":"6402382024NCS310"}`; got != want {
 		t.Errorf("key %s, want %s", got, want)
 	}
-	_, errs := SearchByLPN.Args.Validate(map[string]any{"lpnid": nsiptest.ExampleRam})
+	_, errs := SearchByLPN.Args.Validate(param.SentOf(map[string]any{"lpnid": nsiptest.ExampleRam}))
 	if len(errs) != 2 || errs[0].Field != "lpn_id" || errs[0].Problem != "is required" ||
 		errs[1].Field != "lpnid" || !strings.Contains(errs[1].Problem, `did you mean "lpn_id"?`) {
 		t.Errorf("lpnid: %+v", errs)

@@ -42,7 +42,7 @@ func standIn(t *testing.T) (*nsiptest.Dataset, *nsip.Client) {
 // failing the test on any problem.
 func valid(t *testing.T, d *Def, sent map[string]any) param.Valid {
 	t.Helper()
-	args, errs := d.Args.Validate(sent)
+	args, errs := d.Args.Validate(param.SentOf(sent))
 	if len(errs) > 0 {
 		t.Fatalf("%s %v: %v", d.Name, sent, errs)
 	}
@@ -53,7 +53,7 @@ func valid(t *testing.T, d *Def, sent map[string]any) param.Valid {
 // with sent, failing the test when it finds none.
 func invalid(t *testing.T, d *Def, sent map[string]any) param.FieldError {
 	t.Helper()
-	args, errs := d.Args.Validate(sent)
+	args, errs := d.Args.Validate(param.SentOf(sent))
 	if len(errs) == 0 {
 		t.Fatalf("%s %v: accepted as %v", d.Name, sent, args)
 	}
@@ -87,6 +87,6 @@ func notFound(t *testing.T, d *Def, sent map[string]any, err error) *toolerr.Err
 	if !errors.As(err, &ne) || ne.Kind != nsip.KindNotFound {
 		t.Fatalf("%s %v: %v, want NSIP's not found", d.Name, sent, err)
 	}
-	te, _ := toolerr.Map(err, toolerr.AboutTool(&d.Def, SearchAnimals.Args.Name("PageSize")), valid(t, d, sent).Members(), toolerr.Env{})
+	te, _ := toolerr.Map(err, toolerr.AboutTool(&d.Def, SearchAnimals.Args.Name("PageSize")), valid(t, d, sent).Sent(), toolerr.Env{})
 	return te
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
@@ -32,7 +33,7 @@ func TestTraitRangesArguments(t *testing.T) {
 			t.Errorf("%v: %+v, want %s %s", tc.sent, fe, tc.field, tc.problem)
 		}
 	}
-	_, errs := TraitRanges.Args.Validate(map[string]any{"breed": 640})
+	_, errs := TraitRanges.Args.Validate(param.SentOf(map[string]any{"breed": 640}))
 	if len(errs) != 2 || errs[0].Field != "breed_id" || errs[1].Field != "breed" ||
 		!strings.Contains(errs[1].Problem, `did you mean "breed_id"?`) {
 		t.Errorf("breed: %+v", errs)

@@ -69,15 +69,15 @@ func TestDecode(t *testing.T) {
 		r.Params.RawArguments = json.RawMessage(raw)
 		return r
 	}
-	if got, fe := Decode(req(`{"breed_id": 12345678901234567890}`)); fe != nil || got["breed_id"] != json.Number("12345678901234567890") {
+	if got, fe := Decode(req(`{"breed_id": 12345678901234567890}`)); fe != nil || got.m["breed_id"] != json.Number("12345678901234567890") {
 		t.Errorf("a big integer: %v %v; want it exact", got, fe)
 	}
-	if got, fe := Decode(req(``)); fe != nil || len(got) != 0 {
+	if got, fe := Decode(req(``)); fe != nil || len(got.m) != 0 {
 		t.Errorf("no arguments: %v %v; want an empty object", got, fe)
 	}
 	var m mcp.CallToolRequest
 	m.Params.Arguments = map[string]any{"a": 1}
-	if got, fe := Decode(m); fe != nil || got["a"] != 1 {
+	if got, fe := Decode(m); fe != nil || got.m["a"] != 1 {
 		t.Errorf("a decoded map: %v %v", got, fe)
 	}
 	if _, fe := Decode(req(`[1,2]`)); fe == nil || fe.Field != "arguments" || fe.Problem != "must be a JSON object, got array" {

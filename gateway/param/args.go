@@ -31,7 +31,8 @@ func (a *Args) InputSchema() mcp.ToolInputSchema {
 // their Specs, the lists by their List, and every name a does not take.
 // Like every validation it lists the first MaxProblems problems and counts
 // the rest.
-func (a *Args) Validate(sent map[string]any) (Valid, []FieldError) {
+func (a *Args) Validate(call Sent) (Valid, []FieldError) {
+	sent := call.m
 	if len(a.Lists) == 0 {
 		args, errs := ValidateObject("", a.Specs, sent)
 		return Valid{args}, errs
@@ -46,7 +47,7 @@ func (a *Args) Validate(sent map[string]any) (Valid, []FieldError) {
 		known = append(known, Spec{Name: l.Name})
 		raw, present := sent[l.Name]
 		if !present || raw == nil {
-			if l.RequiredIn(sent) {
+			if l.RequiredIn(call) {
 				errs = append(errs, FieldError{Field: l.Name, Problem: "is required", Expected: l.Expected()})
 			}
 			continue
@@ -65,7 +66,8 @@ func (a *Args) Validate(sent map[string]any) (Valid, []FieldError) {
 
 // Example is a correct call for an error message: what sent got right,
 // and examples for the rest that a call needs.
-func (a *Args) Example(sent map[string]any) *Call {
+func (a *Args) Example(call Sent) *Call {
+	sent := call.m
 	out := example(a.Specs, sent)
 	for _, l := range a.Lists {
 		if raw, ok := sent[l.Name]; ok {
@@ -74,7 +76,7 @@ func (a *Args) Example(sent map[string]any) *Call {
 				continue
 			}
 		}
-		if l.RequiredIn(sent) || sent[l.Name] != nil {
+		if l.RequiredIn(call) || call.Has(l.Name) {
 			out[l.Name] = l.Example
 		}
 	}

@@ -59,20 +59,20 @@ var pairSpecs = MustStruct[pairArgs](Table{reflect.TypeFor[pairArgs](): {
 // required unless another argument stands in for it, a list that is
 // refused, and a misspelt name with the one meant.
 func TestArgsValidateScalarsAndLists(t *testing.T) {
-	args, errs := pairSpecs.Validate(map[string]any{"limit": 3, "ram_lpn_ids": []any{"6402382024ncs310"}, "weights": map[string]any{"WWT": 2.0}})
+	args, errs := pairSpecs.Validate(SentOf(map[string]any{"limit": 3, "ram_lpn_ids": []any{"6402382024ncs310"}, "weights": map[string]any{"WWT": 2.0}}))
 	if len(errs) > 0 {
 		t.Fatalf("a valid call: %+v", errs)
 	}
 	if n, _ := args.Int("limit"); n != 3 || !reflect.DeepEqual(args.Strings("ram_lpn_ids"), []string{"6402382024NCS310"}) || !reflect.DeepEqual(args.Members()["weights"], map[string]float64{"WWT": 2}) {
 		t.Errorf("validated %#v", args)
 	}
-	if _, errs := pairSpecs.Validate(map[string]any{"ram_lpn_ids": []any{ExampleLPN}, "index": "US Index"}); len(errs) > 0 {
+	if _, errs := pairSpecs.Validate(SentOf(map[string]any{"ram_lpn_ids": []any{ExampleLPN}, "index": "US Index"})); len(errs) > 0 {
 		t.Errorf("weights are not required when index is sent: %+v", errs)
 	}
-	if _, errs := pairSpecs.Validate(map[string]any{"limit": 20, "ram_lpn_ids": []any{ExampleLPN}, "index": "US Index"}); len(errs) != 1 || errs[0].Field != "limit" {
+	if _, errs := pairSpecs.Validate(SentOf(map[string]any{"limit": 20, "ram_lpn_ids": []any{ExampleLPN}, "index": "US Index"})); len(errs) != 1 || errs[0].Field != "limit" {
 		t.Errorf("limit 20 of at most 10: %+v", errs)
 	}
-	_, errs = pairSpecs.Validate(map[string]any{"traits": []any{}, "wieghts": 1})
+	_, errs = pairSpecs.Validate(SentOf(map[string]any{"traits": []any{}, "wieghts": 1}))
 	got := map[string]string{}
 	for _, e := range errs {
 		got[e.Field] = e.Problem + " | " + e.Expected
@@ -92,12 +92,12 @@ func TestArgsValidateScalarsAndLists(t *testing.T) {
 // Example keeps what the call got right and fills what it needs with the
 // definition's examples; a list sent wrong is replaced.
 func TestArgsExampleKeepsWhatWasRight(t *testing.T) {
-	ex := pairSpecs.Example(map[string]any{"limit": 4, "traits": []any{"not a code!"}}).args
+	ex := pairSpecs.Example(SentOf(map[string]any{"limit": 4, "traits": []any{"not a code!"}})).args
 	if ex["limit"] != 4 || !reflect.DeepEqual(ex["ram_lpn_ids"], []string{ExampleLPN}) ||
 		!reflect.DeepEqual(ex["traits"], []string{"WWT"}) || !reflect.DeepEqual(ex["weights"], map[string]any{"WWT": 1.0}) {
 		t.Errorf("example %#v", ex)
 	}
-	ex = pairSpecs.Example(map[string]any{"ram_lpn_ids": []any{"6402382022NCS087"}, "index": "US Index"}).args
+	ex = pairSpecs.Example(SentOf(map[string]any{"ram_lpn_ids": []any{"6402382022NCS087"}, "index": "US Index"})).args
 	if !reflect.DeepEqual(ex["ram_lpn_ids"], []any{"6402382022NCS087"}) || ex["weights"] != nil {
 		t.Errorf("a call with index: example %#v, want its rams and no weights", ex)
 	}
@@ -127,7 +127,7 @@ func TestCriteriaRules(t *testing.T) {
 		t.Errorf("criteria of proven_only false alone: %#v %+v, want none", v, errs)
 	}
 	// An error's example of a correct call leaves it out too.
-	ex := Example([]Spec{SearchCriteria}, map[string]any{"search_criteria": map[string]any{"proven_only": false, "gender": "robot"}})
+	ex := Example([]Spec{SearchCriteria}, SentOf(map[string]any{"search_criteria": map[string]any{"proven_only": false, "gender": "robot"}}))
 	if got, want := ex.String(), `{"search_criteria":{"gender":"Female"}}`; got != want {
 		t.Errorf("example %s, want %s", got, want)
 	}
@@ -143,7 +143,7 @@ func TestSearchCriteriaExampleAsSeen(t *testing.T) {
 	if len(errs) != 1 || errs[0].Field != "search_criteria" || errs[0].Expected != wantExpected {
 		t.Errorf("errors %+v, want one for search_criteria expecting %s", errs, wantExpected)
 	}
-	if got := JSONText(Example([]Spec{SearchCriteria}, sent)); got != `{"search_criteria":{"born_after":"2022-01-01","gender":"Female"}}` {
+	if got := JSONText(Example([]Spec{SearchCriteria}, SentOf(sent))); got != `{"search_criteria":{"born_after":"2022-01-01","gender":"Female"}}` {
 		t.Errorf("example %s", got)
 	}
 }

@@ -21,7 +21,7 @@ var searchSpecs = []Spec{
 // The edits errors make, each seen as the JSON the caller reads.
 func TestCallEditsAreTheJSONWritten(t *testing.T) {
 	sent := map[string]any{"page_size": 500, "search_criteria": map[string]any{"breed_id": 99999.0, "gender": "male"}, "colour": "red"}
-	c := Example(searchSpecs, sent)
+	c := Example(searchSpecs, SentOf(sent))
 	steps := []struct {
 		name string
 		edit func()
@@ -62,13 +62,13 @@ func TestCallEditsAreTheJSONWritten(t *testing.T) {
 // without changing the Spec, so the next error's example is as before.
 func TestCallEditsLeaveTheSpecsExamples(t *testing.T) {
 	sent := map[string]any{"weights": "heavy"}
-	c := Example(searchSpecs, sent)
+	c := Example(searchSpecs, SentOf(sent))
 	c.Set("weights.NLB", 2)
 	c.Delete("weights.BWT")
 	if got := c.String(); got != `{"page_size":15,"weights":{"NLB":2,"WWT":1}}` {
 		t.Errorf("edited example %s", got)
 	}
-	if got := Example(searchSpecs, sent).String(); got != `{"page_size":15,"weights":{"BWT":-0.5,"WWT":1}}` {
+	if got := Example(searchSpecs, SentOf(sent)).String(); got != `{"page_size":15,"weights":{"BWT":-0.5,"WWT":1}}` {
 		t.Errorf("the next example %s; the spec's example was changed", got)
 	}
 }
@@ -76,7 +76,7 @@ func TestCallEditsLeaveTheSpecsExamples(t *testing.T) {
 // Value reads what the checks of an example read: members by dotted path,
 // with whether they are there.
 func TestCallValue(t *testing.T) {
-	c := Example(searchSpecs, map[string]any{"page_size": 10.0, "search_criteria": map[string]any{"gender": "Male"}})
+	c := Example(searchSpecs, SentOf(map[string]any{"page_size": 10.0, "search_criteria": map[string]any{"gender": "Male"}}))
 	for _, tc := range []struct {
 		path string
 		want any
@@ -110,7 +110,7 @@ func TestCallNoneAndEmpty(t *testing.T) {
 	type body struct {
 		Example *Call `json:"example,omitzero"`
 	}
-	empty := Example(searchSpecs[2:], map[string]any{"colour": "red"})
+	empty := Example(searchSpecs[2:], SentOf(map[string]any{"colour": "red"}))
 	if b, _ := json.Marshal(body{empty}); !empty.IsZero() || string(b) != `{}` {
 		t.Errorf("empty example written as %s", b)
 	}
@@ -130,7 +130,7 @@ func TestCallIsWrittenAsItsObject(t *testing.T) {
 	for name := range sent {
 		specs = append(specs, Spec{Name: name, Kind: Number})
 	}
-	c := Example(specs, sent)
+	c := Example(specs, SentOf(sent))
 	c.Set("index", "A&B <x>")
 	c.Set("line.Z\u2028", 7)
 	for _, enc := range []func(any) ([]byte, error){json.Marshal, nsip.PlainJSON} {

@@ -35,7 +35,7 @@ func Example() {
 		fmt.Printf("%s: %s\n", p.Field, p.Problem)
 	}
 	// The example of a correct call an error carries keeps what was right.
-	fmt.Println(param.Example(lookupArgs.Specs, map[string]any{"lpn_id": "6402382024NCS310", "page": 200}))
+	fmt.Println(param.Example(lookupArgs.Specs, param.SentOf(map[string]any{"lpn_id": "6402382024NCS310", "page": 200})))
 	// Output:
 	// {"additionalProperties":false,"properties":{"lpn_id":{"description":"The animal's LPN ID.","maxLength":32,"minLength":5,"pattern":"^[A-Za-z0-9]+$","type":"string"},"page":{"default":0,"description":"Page of results, from 0.","maximum":99,"minimum":0,"type":"integer"}},"required":["lpn_id"],"type":"object"}
 	// map[lpn_id:6402382024NCS310 page:0]

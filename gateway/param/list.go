@@ -24,8 +24,8 @@ type List struct {
 }
 
 // RequiredIn reports whether the list is required of a call that sent sent.
-func (l *List) RequiredIn(sent map[string]any) bool {
-	return l.Required && (l.Unless == "" || sent[l.Unless] == nil)
+func (l *List) RequiredIn(sent Sent) bool {
+	return l.Required && (l.Unless == "" || !sent.Has(l.Unless))
 }
 
 // Schema is the list's shape only: its bounds, patterns and uniqueness are

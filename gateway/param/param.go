@@ -311,24 +311,24 @@ func InputSchema(ps []Spec) mcp.ToolInputSchema {
 
 // Decode returns the call's arguments as a JSON object. Numbers stay
 // json.Number so that large integers are judged exactly.
-func Decode(req mcp.CallToolRequest) (map[string]any, *FieldError) {
+func Decode(req mcp.CallToolRequest) (Sent, *FieldError) {
 	var v any
 	if raw := bytes.TrimSpace(req.Params.RawArguments); len(raw) > 0 {
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.UseNumber()
 		if err := dec.Decode(&v); err != nil {
-			return nil, &FieldError{Field: "arguments", Problem: "is not valid JSON: " + err.Error(), Expected: "a JSON object"}
+			return Sent{}, &FieldError{Field: "arguments", Problem: "is not valid JSON: " + err.Error(), Expected: "a JSON object"}
 		}
 	} else {
 		v = req.Params.Arguments
 	}
 	switch a := v.(type) {
 	case nil:
-		return map[string]any{}, nil
+		return Sent{}, nil
 	case map[string]any:
-		return a, nil
+		return Sent{a}, nil
 	default:
-		return nil, &FieldError{Field: "arguments", Problem: "must be a JSON object, got " + JSONType(v), Expected: "a JSON object of named arguments"}
+		return Sent{}, &FieldError{Field: "arguments", Problem: "must be a JSON object, got " + JSONType(v), Expected: "a JSON object of named arguments"}
 	}
 }
 
@@ -888,8 +888,8 @@ func Levenshtein(a, b string) int {
 // Example builds a correct call from what the caller sent: valid arguments
 // are kept (normalised), invalid or missing required ones take their Example
 // value, and unknown names are left out.
-func Example(ps []Spec, args map[string]any) *Call {
-	return &Call{args: example(ps, args)}
+func Example(ps []Spec, sent Sent) *Call {
+	return &Call{args: example(ps, sent.m)}
 }
 
 // example is Example's arguments, an object of ps from args.

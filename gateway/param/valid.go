@@ -108,13 +108,13 @@ func (a *Args) ValidateOwn(own any) (args, keyed Valid, err error) {
 		return Valid{}, Valid{}, fmt.Errorf("%T does not encode: %w", own, err)
 	}
 	// The arguments as a client's call carries them: a JSON object.
-	var sent map[string]any
-	if err := json.Unmarshal(b, &sent); err != nil {
+	var sent Sent
+	if err := json.Unmarshal(b, &sent.m); err != nil {
 		return Valid{}, Valid{}, fmt.Errorf("%T is not a JSON object: %w", own, err)
 	}
-	keyOnly := maps.Clone(sent)
+	keyOnly := maps.Clone(sent.m)
 	maps.DeleteFunc(keyOnly, func(k string, _ any) bool { return !slices.Contains(a.Keyed, k) })
-	maps.DeleteFunc(sent, func(k string, _ any) bool { return slices.Contains(a.Keyed, k) })
+	maps.DeleteFunc(sent.m, func(k string, _ any) bool { return slices.Contains(a.Keyed, k) })
 	args, errs := a.Validate(sent)
 	if len(errs) > 0 {
 		return Valid{}, Valid{}, fmt.Errorf("%s %s", errs[0].Field, errs[0].Problem)

@@ -27,7 +27,7 @@ var validSpecs = MustStruct[validArgs](Table{reflect.TypeFor[validArgs](): {
 // A Valid is read by name as the types validation gave it, less the view
 // by Without, and whole as the tool's struct by Decode.
 func TestValidReadsWhatValidationGave(t *testing.T) {
-	v, errs := validSpecs.Validate(map[string]any{"lpn_id": "6402382024ncs310", "proven": true, "traits": []any{"wwt", "bwt"}})
+	v, errs := validSpecs.Validate(SentOf(map[string]any{"lpn_id": "6402382024ncs310", "proven": true, "traits": []any{"wwt", "bwt"}}))
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

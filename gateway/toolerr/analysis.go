@@ -60,7 +60,7 @@ func Analysis(err error, example func() *param.Call, ceiling int, timeLimit time
 // AboutFailed is what to map a failure of NSIP during an analysis with:
 // the tool, or, when the failure was about one argument the caller sent
 // (an animal, by default), that argument and its value.
-func AboutFailed(tool About, sent map[string]any, err error) (About, map[string]any) {
+func AboutFailed(tool About, sent param.Sent, err error) (About, param.Sent) {
 	var ab *analysis.AboutError
 	if !errors.As(err, &ab) {
 		return tool, sent
@@ -70,5 +70,5 @@ func AboutFailed(tool About, sent map[string]any, err error) (About, map[string]
 	if ab.What != "" {
 		tool.What, tool.Next = ab.What, ab.Next
 	}
-	return tool, map[string]any{ab.Field: ab.Value}
+	return tool, param.Sent{}.With(ab.Field, ab.Value)
 }

@@ -16,7 +16,7 @@ func ExampleMap() {
 		Subject: "lpn_id", What: "pedigree for LPN ID", Next: "check the LPN ID",
 		Specs: []param.Spec{{Name: "lpn_id", Kind: param.String, Required: true}},
 	}
-	te, note := toolerr.Map(&nsip.Error{Kind: nsip.KindNotFound}, about, map[string]any{"lpn_id": "X1"}, toolerr.Env{})
+	te, note := toolerr.Map(&nsip.Error{Kind: nsip.KindNotFound}, about, param.SentOf(map[string]any{"lpn_id": "X1"}), toolerr.Env{})
 	fmt.Println(te.Result().Content[0].(mcp.TextContent).Text)
 	fmt.Printf("to log: %q\n", note.Msg)
 	// Output:

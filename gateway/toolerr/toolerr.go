@@ -156,7 +156,7 @@ type Note struct {
 // describes called with args, and what the log should say of it. It
 // depends on nothing but its arguments: the caller logs the note and
 // remembers when it showed the configuration wrong.
-func Map(err error, about About, args map[string]any, env Env) (*Error, Note) {
+func Map(err error, about About, args param.Sent, env Env) (*Error, Note) {
 	var rl *upstream.RateLimited
 	if errors.As(err, &rl) {
 		return rateLimited(fmt.Sprintf("too many NSIP requests (%s)", rl.Reason), rl.RetryAfter, env), Note{}
@@ -230,10 +230,10 @@ func breakerOpen(env Env) *Error {
 
 // nsipError is what NSIP said of the request, in the kinds that need no
 // log line; nil for the others.
-func nsipError(about About, args map[string]any, ne *nsip.Error, env Env) *Error {
+func nsipError(about About, args param.Sent, ne *nsip.Error, env Env) *Error {
 	switch ne.Kind {
 	case nsip.KindNotFound:
-		v := args[about.Subject]
+		v, _ := args.Value(about.Subject)
 		return &Error{Code: CodeNotFound, Field: about.Subject, Value: v,
 			Problem: fmt.Sprintf("NSIP has no %s %v", about.What, param.JSONText(v)), Next: about.Next}
 	case nsip.KindInvalidArgument:
@@ -251,7 +251,8 @@ func nsipError(about About, args map[string]any, ne *nsip.Error, env Env) *Error
 	case nsip.KindCanceled:
 		return &Error{Code: CodeCanceled, Problem: "the call was cancelled before NSIP answered"}
 	case nsip.KindNoData:
-		return &Error{Code: CodeNoData, Field: about.Subject, Value: args[about.Subject],
+		v, _ := args.Value(about.Subject)
+		return &Error{Code: CodeNoData, Field: about.Subject, Value: v,
 			Problem: firstNonEmpty(ne.Reason, publicText(ne)),
 			Next:    "the breed ID is valid: search its animals with " + toolname.SearchAnimals + " (without trait filters), or pick another breed from " + toolname.ListBreeds}
 	case nsip.KindFormatChanged:

@@ -68,7 +68,7 @@ func TestFitWaitErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			te, note := Map(tt.err, tt.about, map[string]any{"lpn_id": lpn}, env)
+			te, note := Map(tt.err, tt.about, param.SentOf(map[string]any{"lpn_id": lpn}), env)
 			if te.Code != tt.code || te.Next != tt.next || note.Msg != "" || note.Misconfigured {
 				t.Errorf("Map = %+v, %+v; want code %s, next %q and nothing to log", te, note, tt.code, tt.next)
 			}
@@ -86,7 +86,7 @@ func TestFitWaitErrors(t *testing.T) {
 func TestMapReturnsWhatToLog(t *testing.T) {
 	refused := &nsip.Error{Kind: nsip.KindConnection, Reason: "connection refused", Endpoint: "/search", Err: syscall.ECONNREFUSED}
 	env := Env{CallTimeout: time.Minute, BaseURL: "http://10.0.0.7:9000/api"}
-	te, note := Map(refused, lineage, map[string]any{"lpn_id": lpn}, env)
+	te, note := Map(refused, lineage, param.SentOf(map[string]any{"lpn_id": lpn}), env)
 	if te.Code != CodeUpstreamError || !strings.Contains(te.Problem, "set to a server other than the public NSIP API") || strings.Contains(te.Problem, "10.0.0.7") {
 		t.Errorf("error = %+v; want upstream_error naming the setting and not its address", te)
 	}
@@ -94,11 +94,11 @@ func TestMapReturnsWhatToLog(t *testing.T) {
 		t.Errorf("note = %+v; want a warning and the configuration flagged", note)
 	}
 	env.BaseURL = nsip.DefaultBaseURL // the public API refuses only when NSIP is down
-	if _, note := Map(refused, lineage, nil, env); note.Misconfigured {
+	if _, note := Map(refused, lineage, param.Sent{}, env); note.Misconfigured {
 		t.Errorf("a refusal at the public API flagged the configuration: %+v", note)
 	}
 	env.Misconfigured, env.RetryIn = true, 30*time.Second
-	te, note = Map(ErrBreakerOpen, lineage, nil, env)
+	te, note = Map(ErrBreakerOpen, lineage, param.Sent{}, env)
 	if te.Code != CodeUpstreamUnavailable || te.RetryInSeconds != 30 || te.Next != MisconfiguredNext || note.Msg != "" {
 		t.Errorf("breaker open after a misconfiguration = %+v, %+v", te, note)
 	}
@@ -147,7 +147,7 @@ func TestMapWording(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			te, note := Map(tt.err, paged, args, env)
+			te, note := Map(tt.err, paged, param.SentOf(args), env)
 			if tt.want.Code == CodeRateLimited {
 				c := capacity()
 				tt.want.Capacity = &c
@@ -169,7 +169,7 @@ func TestMapWording(t *testing.T) {
 func TestServerErrorLogsItsCause(t *testing.T) {
 	ne := &nsip.Error{Kind: nsip.KindUpstream, Status: 500, Endpoint: "details/getAnimalDetails",
 		Err: errors.New("dial http://10.1.2.3:80")}
-	te, note := Map(ne, lineage, nil, Env{})
+	te, note := Map(ne, lineage, param.Sent{}, Env{})
 	if strings.Contains(te.Problem, "10.1.2.3") || te.Code != CodeUpstreamError {
 		t.Errorf("error = %+v; want upstream_error without the address", te)
 	}
@@ -197,7 +197,7 @@ func TestTimeoutWording(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			te, _ := Map(tt.err, lineage, nil, env)
+			te, _ := Map(tt.err, lineage, param.Sent{}, env)
 			if te.Code != CodeTimeout || te.Problem != tt.problem || te.Next != "retry; for searches, a smaller page_size answers faster" {
 				t.Errorf("error = %s %q next %q; want timeout %q", te.Code, te.Problem, te.Next, tt.problem)
 			}
@@ -222,7 +222,7 @@ func TestMisconfiguredNamesTheSetting(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.ne.Kind, tt.ne.Endpoint, tt.ne.Reason = nsip.KindMisconfigured, "search", "at http://10.0.0.9"
-			te, note := Map(tt.ne, lineage, nil, Env{})
+			te, note := Map(tt.ne, lineage, param.Sent{}, Env{})
 			if te.Code != CodeMisconfigured || !strings.Contains(te.Problem, "NSIP_BASE_URL") || !strings.Contains(te.Problem, tt.why) ||
 				strings.Contains(te.Problem, "10.0.0.9") || te.Next != MisconfiguredNext {
 				t.Errorf("error = %+v; want misconfigured naming the setting and %q", te, tt.why)
@@ -258,7 +258,7 @@ func TestConnectionWording(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.ne.Kind = nsip.KindConnection
-			te, note := Map(tt.ne, lineage, nil, Env{BaseURL: tt.baseURL})
+			te, note := Map(tt.ne, lineage, param.Sent{}, Env{BaseURL: tt.baseURL})
 			wantNext := "retry in a minute; if it keeps failing, NSIP or the network to it is down"
 			if tt.misconfigured {
 				wantNext = MisconfiguredNext
@@ -302,11 +302,11 @@ func callOf(js string) *param.Call {
 func TestResultWritesTheExampleAsAnObject(t *testing.T) {
 	specs := []param.Spec{{Name: "index", Kind: param.String, Example: "A&B <1>"}, {Name: "page", Kind: param.Integer, Example: 2}}
 	body := func(te *Error) string { return te.Result().Content[0].(mcp.TextContent).Text }
-	none := InvalidArgs(param.Example(specs, map[string]any{"colour": "red"}), []param.FieldError{{Field: "colour", Problem: "is not an argument"}})
+	none := InvalidArgs(param.Example(specs, param.SentOf(map[string]any{"colour": "red"})), []param.FieldError{{Field: "colour", Problem: "is not an argument"}})
 	if got := body(none); got != `{"error":{"code":"invalid_argument","field":"colour","problem":"colour is not an argument"}}` {
 		t.Errorf("no example: %s", got)
 	}
-	te := InvalidArgs(param.Example(specs, map[string]any{"page": 1.0, "index": 7}), []param.FieldError{{Field: "index", Problem: "must be a string"}})
+	te := InvalidArgs(param.Example(specs, param.SentOf(map[string]any{"page": 1.0, "index": 7})), []param.FieldError{{Field: "index", Problem: "must be a string"}})
 	want := `{"error":{"code":"invalid_argument","field":"index","problem":"index must be a string","example":{"index":"A&B <1>","page":1}}}`
 	if got := body(te); got != want {
 		t.Errorf("example:\n %s\nwant\n %s", got, want)
@@ -403,18 +403,18 @@ func TestAnalysisFailures(t *testing.T) {
 // analysis's wording or an animal's.
 func TestAboutFailed(t *testing.T) {
 	sent := map[string]any{"lpn_ids": []any{"a", "b"}}
-	about, args := AboutFailed(lineage, sent, errors.New("boom"))
-	if about.Subject != "lpn_id" || args["lpn_ids"] == nil {
+	about, args := AboutFailed(lineage, param.SentOf(sent), errors.New("boom"))
+	if about.Subject != "lpn_id" || !args.Has("lpn_ids") {
 		t.Errorf("plain failure: %+v %v; want the tool and what was sent", about, args)
 	}
 	nf := &nsip.Error{Kind: nsip.KindNotFound}
-	about, args = AboutFailed(lineage, sent, &analysis.AboutError{Field: "sire", Value: "X1", Err: nf})
+	about, args = AboutFailed(lineage, param.SentOf(sent), &analysis.AboutError{Field: "sire", Value: "X1", Err: nf})
 	te, _ := Map(nf, about, args, Env{})
 	if te.Field != "sire" || te.Value != "X1" || te.Problem != `NSIP has no animal with LPN ID "X1"` ||
 		te.Next != "check the LPN ID, or find animals with nsip_search_animals" {
 		t.Errorf("about an animal: %+v", te)
 	}
-	about, args = AboutFailed(lineage, sent, &analysis.AboutError{Field: "breed_id", Value: 9, What: "breed", Next: "list the breeds", Err: nf})
+	about, args = AboutFailed(lineage, param.SentOf(sent), &analysis.AboutError{Field: "breed_id", Value: 9, What: "breed", Next: "list the breeds", Err: nf})
 	te, _ = Map(nf, about, args, Env{})
 	if te.Field != "breed_id" || te.Problem != "NSIP has no breed 9" || te.Next != "list the breeds" {
 		t.Errorf("about a breed: %+v", te)
