@@ -53,4 +53,4 @@ func (s *Sent) UnmarshalJSON(b []byte) error {
 // Sent is the validated call as a call sending its arguments, defaults
 // included: where an error's example is best built from what passed
 // validation (the breed trait check, NSIP refusing a request).
-func (v Valid) Sent() Sent { return Sent{v.m} }
+func (v Valid) Sent() Sent { return Sent(v) }
