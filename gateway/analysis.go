@@ -410,9 +410,10 @@ func (g *Gateway) runAnalysis(ctx context.Context, a *analysisEntry, req mcp.Cal
 		return o.err.Result()
 	}
 	budget, _ := r.Budgets()
-	meta := map[string]any{"upstream": r.Upstream()}
-	links := g.fullLinks(ctx, o, meta)
-	res := fittedResult(o.res, budget, meta, links...)
+	up := r.Upstream()
+	meta := resultMeta{upstream: &up}
+	links := g.fullLinks(ctx, o, &meta)
+	res := fittedResult(o.res, budget, &meta, links...)
 	// The text is the answer's JSON, or its summary: the structured copy
 	// is the same bytes (gateway/structured).
 	res.RawStructuredContent = json.RawMessage(o.res.Text)

@@ -57,12 +57,13 @@ type outcome struct {
 
 // fullLinks adds the links to an answer's complete data to meta and
 // returns them as resource links; an answer without data has none.
-func (g *Gateway) fullLinks(ctx context.Context, o outcome, meta map[string]any) []mcp.Content {
+func (g *Gateway) fullLinks(ctx context.Context, o outcome, meta *resultMeta) []mcp.Content {
 	if o.data.Build == nil {
 		return nil
 	}
 	l := g.full.Offer(ctx, o.data)
-	meta["full"] = l.Meta()
+	fm := l.Meta()
+	meta.full = &fm
 	return l.Content()
 }
 
@@ -212,42 +213,26 @@ func (g *Gateway) lookupCall(ctx context.Context, d *toolDef, start time.Time, c
 	if o.err != nil {
 		return o.err.Result()
 	}
-	// Room for every member fittedResult and a plain hit add.
-	meta := make(map[string]any, 8)
-	meta["cache"] = o.source
+	meta := resultMeta{cache: o.source, paging: o.res.Paging, notes: traitNotes(c.view), format: o.formatNote,
+		stale: o.source == cacheStale, staleAge: int(o.staleAge.Seconds()), why: o.staleReason}
 	budget := g.cfg.Budget
 	if c.view.budget > 0 {
 		budget = c.view.budget
 	}
-	pagingMeta(meta, o.res.Paging)
-	if notes := traitNotes(c.view); len(notes) > 0 {
-		meta["notes"] = notes
-	}
-	if o.source == cacheStale {
-		meta["stale_age_seconds"] = int(o.staleAge.Seconds())
-		meta["stale_reason"] = o.staleReason
-	}
-	if o.formatNote != "" {
-		meta["shape_recognized"] = false
-		meta["format_note"] = o.formatNote
-	}
 	var links []mcp.Content
 	if o.res.Summarized {
-		links = g.fullLinks(ctx, o, meta)
+		links = g.fullLinks(ctx, o, &meta)
 	}
-	return withStructured(fittedResult(o.res, budget, meta, append(features.ResourceLinks(o.res), links...)...), d.Def, o)
+	return withStructured(fittedResult(o.res, budget, &meta, append(features.ResourceLinks(o.res), links...)...), d.Def, o)
 }
 
 // fittedResult is the result of a call whose answer was fitted into budget:
 // its text, then more, and in _meta what every tool reports of the fit
 // beside the caller's own entries in meta.
-func fittedResult(res summarize.Result, budget int, meta map[string]any, more ...mcp.Content) *mcp.CallToolResult {
-	meta["tokens"] = res.Tokens
-	meta["original_tokens"] = res.OriginalTokens
-	meta["summarized"] = res.Summarized
-	meta["budget"] = budget
+func fittedResult(res summarize.Result, budget int, meta *resultMeta, more ...mcp.Content) *mcp.CallToolResult {
+	meta.fit, meta.budget = res, budget
 	return &mcp.CallToolResult{
-		Result:  mcp.Result{Meta: &mcp.Meta{AdditionalFields: meta}},
+		Result:  mcp.Result{Meta: &mcp.Meta{AdditionalFields: meta.fields()}},
 		Content: append([]mcp.Content{mcp.NewTextContent(res.Text)}, more...),
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
-	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
 // MaxTokenCap is the most tokens any call may ask for with max_tokens,
@@ -122,23 +121,4 @@ func traitNotes(v view) []string {
 		notes = append(notes, n)
 	}
 	return notes
-}
-
-// pagingMeta adds where a paged answer sits to _meta.
-func pagingMeta(meta map[string]any, p *summarize.Paging) {
-	if p == nil {
-		return
-	}
-	meta["page"], meta["page_size"], meta["total_count"] = p.Page, p.PageSize, p.TotalCount
-	if p.Next != nil {
-		meta["next"] = p.Next
-	}
-	if p.NextWithheld != "" {
-		meta["next_withheld"] = p.NextWithheld
-	}
-	// Said here for every answer, pass-throughs included, whose text is
-	// NSIP's byte for byte and so cannot say it itself.
-	if p.Contradicting != nil {
-		meta["contradicting_criteria"] = p.Contradicting
-	}
 }
