@@ -30,7 +30,7 @@ func lookupTool(name string) *toolDef {
 	return nil
 }
 
-func (t featureTools) Call(ctx context.Context, tool string, args map[string]any) *mcp.CallToolResult {
+func (t featureTools) Call(ctx context.Context, tool string, args param.Sent) *mcp.CallToolResult {
 	d := lookupTool(tool)
 	if d == nil {
 		return (&toolerr.Error{Code: toolerr.CodeInvalidArgument, Problem: "no tool " + tool}).Result()

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/transport/rpctest"
 )
@@ -88,7 +89,7 @@ func TestInstructionsNameOnlyTheToolsOffered(t *testing.T) {
 			// Once the date is known, its sentence points at
 			// nsip_get_last_update only when that is offered. Resources read
 			// through the lookups whatever the toolsets, as this does.
-			if res := (featureTools{e.gw}).Call(context.Background(), "nsip_get_last_update", map[string]any{}); res.IsError {
+			if res := (featureTools{e.gw}).Call(context.Background(), "nsip_get_last_update", param.SentOf(map[string]any{})); res.IsError {
 				t.Fatalf("last update: %+v", res.Content)
 			}
 			for _, v := range bothProtocols {

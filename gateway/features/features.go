@@ -14,7 +14,7 @@ import (
 type Tools interface {
 	// Call runs the named tool with args as a tools/call would: validation,
 	// cache, upstream policy and token budget included.
-	Call(ctx context.Context, tool string, args map[string]any) *mcp.CallToolResult
+	Call(ctx context.Context, tool string, args param.Sent) *mcp.CallToolResult
 	// Params are the named tool's arguments.
 	Params(tool string) []param.Spec
 	// Breeds and Statuses are NSIP's answers through the cache, or false

@@ -177,7 +177,7 @@ func (f *Features) readResource(ctx context.Context, d *resourceDef, uri string,
 		}
 		return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: jsonMIME, Text: string(b)}}, nil
 	}
-	args := make(map[string]any, len(vars))
+	var args param.Sent
 	for name, v := range vars {
 		if v == nil || v == "" {
 			continue // an optional query variable left out: the tool's default applies
@@ -185,7 +185,7 @@ func (f *Features) readResource(ctx context.Context, d *resourceDef, uri string,
 		if arg, ok := d.vars[name]; ok {
 			name = arg
 		}
-		args[name] = param.FromText(param.Named(f.t.Params(d.tool), name), v)
+		args = args.With(name, param.FromText(param.Named(f.t.Params(d.tool), name), v))
 	}
 	res := f.t.Call(ctx, d.tool, args)
 	text := ""

@@ -80,6 +80,10 @@ func TestDecode(t *testing.T) {
 	if got, fe := Decode(m); fe != nil || got.m["a"] != 1 {
 		t.Errorf("a decoded map: %v %v", got, fe)
 	}
+	m.Params.Arguments = SentOf(map[string]any{"b": 2})
+	if got, fe := Decode(m); fe != nil || got.m["b"] != 2 {
+		t.Errorf("the server's own call: %v %v", got, fe)
+	}
 	if _, fe := Decode(req(`[1,2]`)); fe == nil || fe.Field != "arguments" || fe.Problem != "must be a JSON object, got array" {
 		t.Errorf("an array: %+v", fe)
 	}

@@ -327,6 +327,8 @@ func Decode(req mcp.CallToolRequest) (Sent, *FieldError) {
 		return Sent{}, nil
 	case map[string]any:
 		return Sent{a}, nil
+	case Sent: // the server's own call (a resource read)
+		return a, nil
 	default:
 		return Sent{}, &FieldError{Field: "arguments", Problem: "must be a JSON object, got " + JSONType(v), Expected: "a JSON object of named arguments"}
 	}
