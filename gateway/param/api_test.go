@@ -93,8 +93,8 @@ func TestDecode(t *testing.T) {
 }
 
 // Unknown names alone, as a tool without a schema of its own reports them.
-func TestUnknownNames(t *testing.T) {
-	errs := UnknownNames("search_criteria.", SearchCriteria.Props, map[string]any{"gender": "Male", "gendre": "Male", "breed": 640})
+func TestNamesNotTaken(t *testing.T) {
+	errs := namesNotTaken("search_criteria.", SearchCriteria.Props, map[string]any{"gender": "Male", "gendre": "Male", "breed": 640})
 	if len(errs) != 2 || errs[0].Field != "search_criteria.breed" || errs[1].Field != "search_criteria.gendre" ||
 		!strings.HasSuffix(errs[1].Problem, `did you mean "gender"?`) {
 		t.Errorf("unknown names: %+v", errs)

@@ -59,9 +59,9 @@ func (a *Args) Validate(call Sent) (Valid, []FieldError) {
 		}
 		args[l.Name] = v
 	}
-	// UnknownNames describes at most MaxProblems names, so its
+	// namesNotTaken describes at most MaxProblems names, so its
 	// did-you-mean work is bounded however many names were sent.
-	return Valid{args}, Cap(append(errs, UnknownNames("", known, sent)...))
+	return Valid{args}, Cap(append(errs, namesNotTaken("", known, sent)...))
 }
 
 // Example is a correct call for an error message: what sent got right,

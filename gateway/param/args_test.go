@@ -183,7 +183,7 @@ func TestAbbreviatedNameSuggestsTheArgument(t *testing.T) {
 		{"bre", ""},
 		{"l", ""},
 	} {
-		errs := UnknownNames("", ps, map[string]any{c.sent: 1})
+		errs := namesNotTaken("", ps, map[string]any{c.sent: 1})
 		if len(errs) != 1 || errs[0].Field != c.sent {
 			t.Fatalf("%s: %+v", c.sent, errs)
 		}

@@ -373,10 +373,10 @@ func validateFields(pr *problems, prefix string, ps []Spec, args map[string]any)
 	return out
 }
 
-// UnknownNames reports arguments the tool does not take, naming the closest
+// namesNotTaken reports arguments the tool does not take, naming the closest
 // known one when it is a plausible misspelling; like ValidateObject, it
 // lists the first MaxProblems and counts the rest.
-func UnknownNames(prefix string, ps []Spec, args map[string]any) []FieldError {
+func namesNotTaken(prefix string, ps []Spec, args map[string]any) []FieldError {
 	var pr problems
 	unknownNames(&pr, prefix, ps, args)
 	return pr.errs()
