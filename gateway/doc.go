@@ -22,8 +22,9 @@
 //
 // Every call, lookup or analysis, enters at call (pipeline.go):
 //
-//  1. arguments: decode the JSON (param.Decode) and validate it once
-//     against the tool's argument struct (param.Args.Validate: types,
+//  1. arguments: decode the JSON (param.Decode, a param.Sent) and
+//     validate it once against the tool's argument struct
+//     (param.Args.Validate: types,
 //     bounds, enums, did-you-mean for unknown names), trait codes against
 //     the breed's own (gateway/argcheck), the view arguments (view.go).
 //     A choice only the user can make may be asked for: the call ends
