@@ -116,8 +116,8 @@ func TestPlanMatingsArguments(t *testing.T) {
 		t.Errorf("ram without the weighted trait: %+v", te)
 	}
 	te = e.call("nsip_plan_matings", map[string]any{"ram_lpn_ids": []string{lpn("R1")}, "ewe_lpn_ids": []string{lpn("E1")}, "weights": map[string]any{"WWT": 1}, "max_coi": 6.25}).errorBody(t)
-	if te.Field != "max_coi" || !strings.Contains(te.Problem, "fraction") {
-		t.Errorf("max_coi as a percent: %+v", te)
+	if te.Field != "max_coi" || !strings.Contains(te.Problem, "fraction") || exampleOf(te.Example)["max_coi"] != 0.0625 {
+		t.Errorf("max_coi as a percent: %+v; want the example at the usual limit, 0.0625, not the refused 6.25", te)
 	}
 	te = e.call("nsip_plan_matings", map[string]any{"ram_lpn_ids": []string{lpn("R1")}, "ewe_lpn_ids": []string{lpn("E1")}}).errorBody(t)
 	if te.Field != "weights" || exampleOf(te.Example)["weights"] == nil {

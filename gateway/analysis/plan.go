@@ -71,6 +71,18 @@ func checkCOILimit(v float64) *ArgError {
 	return nil
 }
 
+// coiLimitArg refuses the COI limit v of argument field when it is out of
+// range; the error's example of a correct call takes the usual limit
+// rather than repeat the refused one.
+func coiLimitArg(field string, v float64) error {
+	err := checkCOILimit(v)
+	if err == nil {
+		return nil
+	}
+	err.Field = field
+	return &FixedArgError{ArgError: *err, Fix: []param.Edit{param.Assign(field, coiLimitField.Example)}}
+}
+
 // sharedTraits are the EBV codes every one of ds carries.
 func sharedTraits(ds []*nsip.AnimalDetails) []string {
 	var out []string
@@ -163,7 +175,7 @@ func (p *planRun) subjects() []string { return append(slices.Clone(p.rams), p.ew
 // checkArgs refuses what no reading can make sense of: a COI limit out of
 // range, or an animal listed as both ram and ewe.
 func (p *planRun) checkArgs() error {
-	if err := checkCOILimit(p.maxCOI); err != nil {
+	if err := coiLimitArg(coiLimitField.Name, p.maxCOI); err != nil {
 		return err
 	}
 	for i, e := range p.ewes {

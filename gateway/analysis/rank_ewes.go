@@ -68,8 +68,7 @@ func prepareEwes(ctx context.Context, r *call, a *rankArgs) (*eweSet, error) {
 		return nil, nil
 	}
 	if a.MaxMeanCOI != nil {
-		if err := checkCOILimit(*a.MaxMeanCOI); err != nil {
-			err.Field = maxArg
+		if err := coiLimitArg(maxArg, *a.MaxMeanCOI); err != nil {
 			return nil, err
 		}
 	}

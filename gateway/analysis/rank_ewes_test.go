@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 )
 
@@ -242,6 +243,18 @@ func TestRankForEwesArguments(t *testing.T) {
 		t.Errorf("max_mean_coi alone: %v", err)
 	}
 	ewe := youngEwes(f, 1)[0]
+	// A limit out of range is refused naming it, and the example of a
+	// correct call takes the usual limit instead of the refused one.
+	_, err = run(t, Rank, f, map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": 1.0}, "for_ewes": []any{ewe}, "max_mean_coi": 6.25})
+	var fe *FixedArgError
+	if !errors.As(err, &fe) || fe.Field != "max_mean_coi" || !strings.Contains(fe.Problem, "fraction") {
+		t.Fatalf("max_mean_coi as a percent: %v", err)
+	}
+	ex := param.Example(Rank.Args.Specs, param.SentOf(map[string]any{"breed_id": 640, "max_mean_coi": 6.25}))
+	ex.Apply(fe.Fix...)
+	if got, _ := ex.Value("max_mean_coi"); got != 0.0625 {
+		t.Errorf("the example's max_mean_coi is %v, want 0.0625", got)
+	}
 	_, err = run(t, Rank, f, map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": 1.0}, "for_ewes": []any{ewe},
 		"search_criteria": map[string]any{"gender": "Female"}})
 	if !errors.As(err, &ae) || ae.Field != "search_criteria.gender" {
