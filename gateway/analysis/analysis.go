@@ -112,6 +112,29 @@ type Choices struct {
 	Flags    map[string]bool    // param.Boolean
 }
 
+// NewChoices holds no answer yet.
+func NewChoices() Choices {
+	return Choices{Numbers: map[string]float64{}, Integers: map[string]int{}, Texts: map[string]string{}, Flags: map[string]bool{}}
+}
+
+// Put holds answer v to the field name by its kind; false for a value of
+// no kind Choices holds.
+func (c Choices) Put(name string, v any) bool {
+	switch x := v.(type) {
+	case float64:
+		c.Numbers[name] = x
+	case int:
+		c.Integers[name] = x
+	case bool:
+		c.Flags[name] = x
+	case string:
+		c.Texts[name] = x
+	default:
+		return false
+	}
+	return true
+}
+
 // Run computes analysis d over src with validated arguments; sent are the
 // arguments as the caller sent them, for examples in errors.
 func Run(ctx context.Context, d *Def, src Source, log *slog.Logger, sent param.Sent, args param.Valid) (any, error) {

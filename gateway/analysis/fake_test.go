@@ -428,31 +428,19 @@ func (f *fakeSource) Ask(ctx context.Context, form Form) (Answers, bool, error) 
 	}
 	// The answers are given as validated values, by name: each goes to the
 	// form's Also when it names one, else to its Fields.
-	out := Answers{Fields: emptyChoices(), Also: emptyChoices()}
+	out := Answers{Fields: NewChoices(), Also: NewChoices()}
 	for k, v := range f.answers {
 		c := &out.Fields
 		if param.Named(form.Also, k) != nil {
 			c = &out.Also
 		}
-		switch x := v.(type) {
-		case float64:
-			c.Numbers[k] = x
-		case int:
-			c.Integers[k] = x
-		case string:
-			c.Texts[k] = x
-		case bool:
-			c.Flags[k] = x
-		default:
+		if !c.Put(k, v) {
 			panic(fmt.Sprintf("fake answer %s: %T is no form value", k, v))
 		}
 	}
 	return out, true, nil
 }
 
-func emptyChoices() Choices {
-	return Choices{Numbers: map[string]float64{}, Integers: map[string]int{}, Texts: map[string]string{}, Flags: map[string]bool{}}
-}
 
 func (f *fakeSource) OverBudget(ctx context.Context, v any) bool {
 	f.count("overbudget", false)

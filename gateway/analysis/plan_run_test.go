@@ -481,17 +481,7 @@ func TestPlanLeavesUnresolvedPairsOut(t *testing.T) {
 // rows as fit, and gives the call that shows the rest: here 20 unrelated
 // ewes, all mated, and a budget a few rows hold.
 func TestPlanFitsItsOwnAnswer(t *testing.T) {
-	lines := []string{"RAM01 RS001 RD001 Male"}
-	var ewes []any
-	for i := range 90 {
-		id := fmt.Sprintf("EWE%02d", i)
-		ewes = append(ewes, id)
-		lines = append(lines, fmt.Sprintf("%s ES%03d ED%03d Female", id, i, i))
-	}
-	f := herd(lines...)
-	for _, a := range f.animals {
-		a.EBV = map[string]float64{"WWT": float64(len(a.ID))}
-	}
+	f, ewes := ramAndNinetyEwes()
 	sent := map[string]any{"ram_lpn_ids": []any{"RAM01"}, "ewe_lpn_ids": ewes, "weights": map[string]any{"WWT": 1.0}, "max_ewes_per_ram": 100}
 	var full map[string]any
 	mustRun(t, PlanMatings, f, sent, &full)
@@ -544,17 +534,7 @@ func TestPlanBrokenRecord(t *testing.T) {
 // The call for the rest of a plan sets what the user chose in the form,
 // the weights and the COI limit, also when the call sent them as null.
 func TestPlanRestCallSetsTheChosenArguments(t *testing.T) {
-	lines := []string{"RAM01 RS001 RD001 Male"}
-	var ewes []any
-	for i := range 90 {
-		id := fmt.Sprintf("EWE%02d", i)
-		ewes = append(ewes, id)
-		lines = append(lines, fmt.Sprintf("%s ES%03d ED%03d Female", id, i, i))
-	}
-	f := herd(lines...)
-	for _, a := range f.animals {
-		a.EBV = map[string]float64{"WWT": float64(len(a.ID))}
-	}
+	f, ewes := ramAndNinetyEwes()
 	f.answers = map[string]any{"WWT": 1.0, "max_coi": 0.25}
 	for i, sent := range []map[string]any{
 		{"ram_lpn_ids": []any{"RAM01"}, "ewe_lpn_ids": ewes, "max_ewes_per_ram": 100},
@@ -572,16 +552,39 @@ func TestPlanRestCallSetsTheChosenArguments(t *testing.T) {
 		if err != nil {
 			t.Fatalf("call %d: %v", i, err)
 		}
-		var raw struct {
-			NotShown struct {
-				Call struct {
-					Set json.RawMessage `json:"set"`
-				} `json:"call"`
-			} `json:"not_shown"`
-		}
-		decode(t, v, &raw)
-		if got, want := string(raw.NotShown.Call.Set), `{"max_coi":0.25,"max_tokens":8000,"weights":{"WWT":1}}`; got != want {
+		if got, want := restCallSet(t, v), `{"max_coi":0.25,"max_tokens":8000,"weights":{"WWT":1}}`; got != want {
 			t.Errorf("call %d: the rest's call sets %s, want %s", i, got, want)
 		}
 	}
+}
+
+// ramAndNinetyEwes is a herd of one ram and 90 unrelated ewes, each with
+// a WWT, and the ewes' IDs: more rows than a small budget holds.
+func ramAndNinetyEwes() (*fakeSource, []any) {
+	lines := []string{"RAM01 RS001 RD001 Male"}
+	var ewes []any
+	for i := range 90 {
+		id := fmt.Sprintf("EWE%02d", i)
+		ewes = append(ewes, id)
+		lines = append(lines, fmt.Sprintf("%s ES%03d ED%03d Female", id, i, i))
+	}
+	f := herd(lines...)
+	for _, a := range f.animals {
+		a.EBV = map[string]float64{"WWT": float64(len(a.ID))}
+	}
+	return f, ewes
+}
+
+// restCallSet is what the call for the rest of answer v sets, as JSON.
+func restCallSet(t *testing.T, v any) string {
+	t.Helper()
+	var raw struct {
+		NotShown struct {
+			Call struct {
+				Set json.RawMessage `json:"set"`
+			} `json:"call"`
+		} `json:"not_shown"`
+	}
+	decode(t, v, &raw)
+	return string(raw.NotShown.Call.Set)
 }

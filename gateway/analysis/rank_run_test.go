@@ -8,7 +8,6 @@ package analysis
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -441,15 +440,7 @@ func TestRankRestCallSetsTheChosenWeights(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v: %v", c.sent, err)
 		}
-		var raw struct {
-			NotShown struct {
-				Call struct {
-					Set json.RawMessage `json:"set"`
-				} `json:"call"`
-			} `json:"not_shown"`
-		}
-		decode(t, v, &raw)
-		if got := string(raw.NotShown.Call.Set); got != c.want {
+		if got := restCallSet(t, v); got != c.want {
 			t.Errorf("%v: the rest's call sets %s, want %s", c.sent, got, c.want)
 		}
 	}

@@ -294,19 +294,10 @@ func (a *Asker) ask(ctx context.Context, t Tool, q Form) (fields, also map[strin
 // four kinds Choices holds; a value of any other type (a custom
 // validation's) is kept as its JSON text rather than dropped.
 func choices(answers map[string]any) analysis.Choices {
-	c := analysis.Choices{Numbers: map[string]float64{}, Integers: map[string]int{}, Texts: map[string]string{}, Flags: map[string]bool{}}
+	c := analysis.NewChoices()
 	for k, v := range answers {
-		switch x := v.(type) {
-		case float64:
-			c.Numbers[k] = x
-		case int:
-			c.Integers[k] = x
-		case bool:
-			c.Flags[k] = x
-		case string:
-			c.Texts[k] = x
-		default:
-			c.Texts[k] = param.JSONText(x)
+		if !c.Put(k, v) {
+			c.Texts[k] = param.JSONText(v)
 		}
 	}
 	return c
