@@ -441,7 +441,6 @@ func (f *fakeSource) Ask(ctx context.Context, form Form) (Answers, bool, error) 
 	return out, true, nil
 }
 
-
 func (f *fakeSource) OverBudget(ctx context.Context, v any) bool {
 	f.count("overbudget", false)
 	if f.overIf != nil {
