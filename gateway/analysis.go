@@ -299,49 +299,38 @@ func (r *lookups) reads() *calllog.Reads {
 // same thing share one cache entry.
 
 func (r *lookups) Details(ctx context.Context, id string) (*nsip.AnimalDetails, error) {
-	v, err := r.get(ctx, lookup.Animal, lookup.DetailsArgs{SearchString: id})
-	if err != nil {
-		return nil, err
+	d, err := readAs[nsip.AnimalDetails](ctx, r.get, lookup.Animal, lookup.DetailsArgs{SearchString: id})
+	if err == nil {
+		r.ignored.Note(d.Ignored)
 	}
-	r.ignored.Note(v.(*nsip.AnimalDetails).Ignored)
-	return v.(*nsip.AnimalDetails), nil
+	return d, err
 }
 
 func (r *lookups) Lineage(ctx context.Context, id string) (*nsip.Lineage, error) {
-	v, err := r.get(ctx, lookup.Lineage, lookup.LPNArgs{LPNID: id})
-	if err != nil {
-		return nil, err
-	}
-	return v.(*nsip.Lineage), nil
+	return readAs[nsip.Lineage](ctx, r.get, lookup.Lineage, lookup.LPNArgs{LPNID: id})
 }
 
 // Search reads a page under the evaluation the query names, if any: a
 // page cached under an earlier evaluation is then not read under a later
 // one (lookup.SearchArgs.Evaluation).
 func (r *lookups) Search(ctx context.Context, q analysis.Query) (*nsip.SearchResults, error) {
-	v, err := r.get(ctx, lookup.SearchAnimals, lookup.SearchArgsOf(q.SearchParams, q.Evaluation))
-	if err != nil {
-		return nil, err
+	p, err := readAs[nsip.SearchResults](ctx, r.get, lookup.SearchAnimals, lookup.SearchArgsOf(q.SearchParams, q.Evaluation))
+	if err == nil {
+		r.ignored.Note(p.Ignored)
 	}
-	r.ignored.Note(v.(*nsip.SearchResults).Ignored)
-	return v.(*nsip.SearchResults), nil
+	return p, err
 }
 
 func (r *lookups) Progeny(ctx context.Context, id string, page, size int) (*nsip.ProgenyPage, error) {
-	v, err := r.get(ctx, lookup.Progeny, lookup.ProgenyArgs{LPNID: id, Page: page, PageSize: size})
-	if err != nil {
-		return nil, err
+	p, err := readAs[nsip.ProgenyPage](ctx, r.get, lookup.Progeny, lookup.ProgenyArgs{LPNID: id, Page: page, PageSize: size})
+	if err == nil {
+		r.ignored.Note(p.Ignored)
 	}
-	r.ignored.Note(v.(*nsip.ProgenyPage).Ignored)
-	return v.(*nsip.ProgenyPage), nil
+	return p, err
 }
 
 func (r *lookups) TraitRanges(ctx context.Context, breed int) (*nsip.TraitRanges, error) {
-	v, err := r.get(ctx, lookup.TraitRanges, lookup.BreedArgs{BreedID: breed})
-	if err != nil {
-		return nil, err
-	}
-	return v.(*nsip.TraitRanges), nil
+	return readAs[nsip.TraitRanges](ctx, r.get, lookup.TraitRanges, lookup.BreedArgs{BreedID: breed})
 }
 
 // LastUpdate is NSIP's last-update date; fresh reads it from NSIP now,
@@ -349,15 +338,24 @@ func (r *lookups) TraitRanges(ctx context.Context, breed int) (*nsip.TraitRanges
 // new one, and with no stale copy should NSIP fail. A fresh answer is
 // cached for nsip_get_last_update all the same.
 func (r *lookups) LastUpdate(ctx context.Context, fresh bool) (*nsip.LastUpdate, error) {
-	get := r.get
 	if fresh {
-		get = r.getFresh
+		return readAs[nsip.LastUpdate](ctx, r.getFresh, lookup.LastUpdate, lookup.NoArgs{})
 	}
-	v, err := get(ctx, lookup.LastUpdate, lookup.NoArgs{})
+	return readAs[nsip.LastUpdate](ctx, r.get, lookup.LastUpdate, lookup.NoArgs{})
+}
+
+// readAs is the answer get reads of lookup d with its typed arguments a,
+// as the model *T that d's answers decode to.
+func readAs[T any](ctx context.Context, get func(context.Context, *lookup.Def, any) (any, error), d *lookup.Def, a any) (*T, error) {
+	v, err := get(ctx, d, a)
 	if err != nil {
 		return nil, err
 	}
-	return v.(*nsip.LastUpdate), nil
+	t, ok := v.(*T)
+	if !ok {
+		return nil, fmt.Errorf("internal: %s answered a %T, not a %T", d.Name, v, t)
+	}
+	return t, nil
 }
 
 // Ask puts an analysis's form to the user.

@@ -19,20 +19,10 @@ type featureTools struct{ g *Gateway }
 
 var _ features.Tools = featureTools{}
 
-// lookupTool is the lookup tool called name as the call path serves it,
-// or nil.
-func lookupTool(name string) *toolDef {
-	for _, d := range lookupToolDefs {
-		if d.Name == name {
-			return d
-		}
-	}
-	return nil
-}
-
+// Call calls the lookup tool named; resources read only lookups.
 func (t featureTools) Call(ctx context.Context, tool string, args param.Sent) *mcp.CallToolResult {
-	d := lookupTool(tool)
-	if d == nil {
+	d := toolNamed(tool)
+	if d == nil || d.lookup == nil {
 		return (&toolerr.Error{Code: toolerr.CodeInvalidArgument, Problem: "no tool " + tool}).Result()
 	}
 	req := mcp.CallToolRequest{}
@@ -69,16 +59,10 @@ func (t featureTools) SeenLPNs(ctx context.Context) []string {
 	return t.g.seen.List(session.ID(ctx))
 }
 
+// InvalidArgs is a prompt's invalid arguments as a tool's are worded.
 func (t featureTools) InvalidArgs(_ string, errs []param.FieldError) string {
-	te := &toolerr.Error{Code: toolerr.CodeInvalidArgument, Field: errs[0].Field, Problem: errs[0].Field + " " + errs[0].Problem, Expected: errs[0].Expected}
-	if len(errs) > 1 {
-		te.Also = errs[1:]
-	}
-	b, err := nsip.PlainJSON(map[string]*toolerr.Error{"error": te})
-	if err != nil { // a toolerr.Error always encodes; the problem alone is the fallback
-		return te.Problem
-	}
-	return string(b)
+	tc, _ := mcp.AsTextContent(toolerr.InvalidArgs(nil, errs).Result().Content[0])
+	return tc.Text
 }
 
 // cachedModel obtains the decoded answer of a tool without arguments

@@ -313,7 +313,7 @@ func (g *Gateway) introduction() string {
 		text += `Typical flow: ` + toolname.ListBreeds + ` for breed IDs -> ` + toolname.SearchAnimals + ` for LPN IDs -> ` + toolname.GetAnimal + `, ` + toolname.GetLineage + `, ` + toolname.GetProgeny + `. `
 	}
 	return text + `Answers over the token budget are summarized; _meta.summarized and the summary itself say how to get the rest. ` +
-		`Errors are JSON {"error":{"code",...}} naming the field to fix or when to retry.` + g.featuresNote()
+		`Errors are JSON {"error":{"code",...}} naming the field to fix or when to retry.` + g.features.Note()
 }
 
 // retryIn is how long until the open breaker lets a trial request through.

@@ -273,7 +273,7 @@ func analysisNamed(t testing.TB, name string) *analysisEntry {
 }
 
 // toolOf is the lookup tool d as the call path serves it.
-func toolOf(d *lookup.Def) *toolDef { return lookupTool(d.Name) }
+func toolOf(d *lookup.Def) *toolDef { return toolNamed(d.Name) }
 
 // validLookup is sent validated as a user's call of lookup d is, failing
 // the test on any problem.

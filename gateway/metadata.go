@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -23,17 +22,6 @@ const (
 		"(EBVs, pedigrees, progeny) for sheep breeders, with answers kept within a token budget."
 	serverWebsite = "https://github.com/nsip-tools/nsip-mcp"
 )
-
-// featuresNote tells a model about resources and the prompts offered;
-// hosts that only use tools lose nothing by it.
-func (g *Gateway) featuresNote() string {
-	note := ` Resources: nsip://breeds, nsip://traits (what each trait code means and which direction is better), ` +
-		`nsip://breeds/{breed_id}/trait-ranges, nsip://animals/{lpn_id}, nsip://animals/{lpn_id}/lineage, nsip://animals/{lpn_id}/progeny{?page,page_size,skip}.`
-	if names := g.features.PromptNames(); len(names) > 0 {
-		note += ` Prompts start breeder workflows: ` + strings.Join(names, ", ") + `.`
-	}
-	return note
-}
 
 // serverOptions are the capabilities and metadata beyond the tools.
 func (g *Gateway) serverOptions() []server.ServerOption {

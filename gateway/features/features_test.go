@@ -289,6 +289,23 @@ func TestPromptsNameOnlyTheToolsOffered(t *testing.T) {
 	}
 }
 
+// The instructions' note names the resources and the prompts offered,
+// and no prompt when none is.
+func TestNoteNamesResourcesAndPrompts(t *testing.T) {
+	note := New(&fakeTools{}).Note()
+	if !strings.Contains(note, "nsip://traits") || !strings.Contains(note, "Prompts start breeder workflows: ") || !strings.Contains(note, "check_planned_mating") {
+		t.Errorf("note %q", note)
+	}
+	none := map[string]bool{}
+	for _, name := range []string{"nsip_get_animal", "nsip_get_lineage", "nsip_search_animals", "nsip_get_progeny", "nsip_check_mating",
+		"nsip_compare_animals", "nsip_rank_animals", "nsip_flock_summary", "nsip_plan_matings", "nsip_search_by_lpn", "nsip_get_trait_ranges", "nsip_list_breeds"} {
+		none[name] = true
+	}
+	if note := New(&fakeTools{missing: none}).Note(); strings.Contains(note, "Prompts") || !strings.Contains(note, "Resources:") {
+		t.Errorf("with no prompt offered: %q", note)
+	}
+}
+
 func TestPromptsValidateTheirArguments(t *testing.T) {
 	f := New(&fakeTools{})
 	get := func(name string, args map[string]string) (*mcp.GetPromptResult, error) {

@@ -336,6 +336,17 @@ func argNames(as []promptArg) string {
 	return string(b)
 }
 
+// Note tells a model, in the server's instructions, about the resources
+// and the prompts offered; hosts that only use tools lose nothing by it.
+func (f *Features) Note() string {
+	note := ` Resources: nsip://breeds, nsip://traits (what each trait code means and which direction is better), ` +
+		`nsip://breeds/{breed_id}/trait-ranges, nsip://animals/{lpn_id}, nsip://animals/{lpn_id}/lineage, nsip://animals/{lpn_id}/progeny{?page,page_size,skip}.`
+	if names := f.PromptNames(); len(names) > 0 {
+		note += ` Prompts start breeder workflows: ` + strings.Join(names, ", ") + `.`
+	}
+	return note
+}
+
 // PromptNames are the names of the prompts offered, in the order
 // prompts/list shows them.
 func (f *Features) PromptNames() []string {
