@@ -19,7 +19,7 @@ import (
 // test fails on a declaration not listed and on an entry whose
 // declaration no longer holds a map, so the list only shrinks.
 var jsonBoundary = map[string]string{
-	"gateway/param:SentOf":                    "the caller's JSON object becomes a Sent, as mcp-go decodes params.arguments",
+	"gateway/param:SentOf":                    "a JSON object mcp-go hands over (a user's answer to a form) becomes a Sent",
 	"gateway/param:Valid.Members":             "validated arguments written out: the cache key (cache.Key) and the summarizer's next calls (summarize.Request.Args)",
 	"gateway/param:ValidateObject":            "a form's answer, the JSON object mcp-go hands over, validated field by field",
 	"gateway/param:Properties.ToolProperties": "mcp-go's ToolInputSchema.Properties is a map[string]any",

@@ -13,8 +13,8 @@ import (
 // (Args.Example); the rest of the server only asks it what it holds.
 type Sent struct{ m map[string]any }
 
-// SentOf is the call that sends the JSON object m, as the server's own
-// callers (a resource read, a test) make one.
+// SentOf is the call that sends the JSON object m: a user's answer to a
+// form, read from the object mcp-go hands over, or a test's call.
 func SentOf(m map[string]any) Sent { return Sent{m} }
 
 // Has reports whether the call sent name with a value: a member sent as
