@@ -94,7 +94,7 @@ func TestValidationWorkIsBounded(t *testing.T) {
 	d := defByName(t, "nsip_search_animals")
 	rank := analysisNamed(t, "nsip_rank_animals")
 	checks := map[string]func(){
-		"tool":     func() { param.ValidateObject("", d.Args.Specs, args) },
+		"tool":     func() { param.ValidateObject("", d.Args.Specs, param.SentOf(args)) },
 		"analysis": func() { rank.Validate(param.SentOf(args)) },
 	}
 	for name, f := range checks {

@@ -111,7 +111,7 @@ func TestInvalidArgumentsNeverReachTheUpstream(t *testing.T) {
 				t.Error("no expected value described")
 			}
 			// The example must itself be a correct call of this tool.
-			if _, errs := param.ValidateObject("", defByName(t, tt.tool).Args.Specs, exampleOf(b.Example)); len(errs) > 0 {
+			if _, errs := param.ValidateObject("", defByName(t, tt.tool).Args.Specs, param.SentOf(exampleOf(b.Example))); len(errs) > 0 {
 				t.Errorf("example %v is not a valid call: %+v", b.Example, errs)
 			}
 		})

@@ -21,7 +21,6 @@ import (
 var jsonBoundary = map[string]string{
 	"gateway/param:SentOf":                    "a JSON object mcp-go hands over (a user's answer to a form) becomes a Sent",
 	"gateway/param:Valid.Members":             "validated arguments written out: the cache key (cache.Key) and the summarizer's next calls (summarize.Request.Args)",
-	"gateway/param:ValidateObject":            "a form's answer, the JSON object mcp-go hands over, validated field by field",
 	"gateway/param:Properties.ToolProperties": "mcp-go's ToolInputSchema.Properties is a map[string]any",
 	"gateway/analysis:FlockAnswer.Search":     "the echo of the search a flock answer read, published as an open object with its members sorted, as the caller's own JSON",
 }

@@ -227,12 +227,12 @@ func (a *Asker) Ask(ctx context.Context, t Tool, q Form) (answers analysis.Answe
 
 // ask is Ask with the answers as validated arguments, by name: those to
 // q's Fields, and those to its Also.
-func (a *Asker) ask(ctx context.Context, t Tool, q Form) (fields, also map[string]any, r *Reply, asked bool) {
+func (a *Asker) ask(ctx context.Context, t Tool, q Form) (fields, also param.Valid, r *Reply, asked bool) {
 	fc, id := formsOf(ctx), formID(q)
 	res := server.ElicitationResponse(fc.answers, id)
 	err, failed := fc.failed[id]
 	if res == nil && !failed && !fc.canAsk {
-		return nil, nil, nil, false
+		return param.Valid{}, param.Valid{}, nil, false
 	}
 	arg, field, prefix, expected := param.Names(q.Fields), q.Fields[0].Name, "", q.Fields[0].Expected()
 	if q.Arg != "" {
@@ -244,17 +244,17 @@ func (a *Asker) ask(ctx context.Context, t Tool, q Form) (fields, also map[strin
 	}
 	switch {
 	case failed && (errors.Is(err, server.ErrElicitationNotSupported) || errors.Is(err, server.ErrServerInitiatedRequestUnsupported)):
-		return nil, nil, nil, false
+		return param.Valid{}, param.Valid{}, nil, false
 	case failed:
 		a.Log.Info("elicitation failed", "tool", t.Name, "error", err.Error())
-		return nil, nil, &Reply{
+		return param.Valid{}, param.Valid{}, &Reply{
 			Field:    field,
 			Problem:  fmt.Sprintf("%s is required, and asking the user for it failed: %v", arg, err),
 			Expected: expected,
 			Example:  ex,
 		}, true
 	case res == nil:
-		return nil, nil, &Reply{
+		return param.Valid{}, param.Valid{}, &Reply{
 			Field:   field,
 			Problem: fmt.Sprintf("%s is required; the user is asked for it", arg),
 			Input: server.NewInputRequestBuilder("").Elicit(id, mcp.ElicitationParams{
@@ -265,7 +265,7 @@ func (a *Asker) ask(ctx context.Context, t Tool, q Form) (fields, also map[strin
 		}, true
 	}
 	if res.Action != mcp.ElicitationResponseActionAccept {
-		return nil, nil, &Reply{
+		return param.Valid{}, param.Valid{}, &Reply{
 			Field:   field,
 			Problem: fmt.Sprintf("%s is required; the user was asked for it and chose %s", arg, res.Action),
 			Next:    fmt.Sprintf("ask the user for %s in the conversation, or call %s again with it", arg, t.Name),
@@ -282,10 +282,10 @@ func (a *Asker) ask(ctx context.Context, t Tool, q Form) (fields, also map[strin
 		}
 		sent[k] = formValue(param.Named(q.Fields, k), v)
 	}
-	fields, errs := param.ValidateObject(prefix, q.Fields, sent)
-	also, alsoErrs := param.ValidateObject("", q.Also, sentAlso)
+	fields, errs := param.ValidateObject(prefix, q.Fields, param.SentOf(sent))
+	also, alsoErrs := param.ValidateObject("", q.Also, param.SentOf(sentAlso))
 	if errs = append(errs, alsoErrs...); len(errs) > 0 {
-		return nil, nil, &Reply{Invalid: errs, Sent: param.SentOf(sent), Example: q.Example}, true
+		return param.Valid{}, param.Valid{}, &Reply{Invalid: errs, Sent: param.SentOf(sent), Example: q.Example}, true
 	}
 	return fields, also, nil, true
 }
@@ -293,13 +293,13 @@ func (a *Asker) ask(ctx context.Context, t Tool, q Form) (fields, also map[strin
 // choices are validated answers held by kind. A form's fields are of the
 // four kinds Choices holds; a value of any other type (a custom
 // validation's) is kept as its JSON text rather than dropped.
-func choices(answers map[string]any) analysis.Choices {
+func choices(answers param.Valid) analysis.Choices {
 	c := analysis.NewChoices()
-	for k, v := range answers {
+	answers.Each(func(k string, v any) {
 		if !c.Put(k, v) {
 			c.Texts[k] = param.JSONText(v)
 		}
-	}
+	})
 	return c
 }
 
@@ -324,9 +324,7 @@ func (a *Asker) AskMissing(ctx context.Context, t Tool, sent param.Sent, errs []
 		return param.Sent{}, r, asked
 	}
 	filled = sent
-	for k, v := range answers {
-		filled = filled.With(k, v)
-	}
+	answers.Each(func(k string, v any) { filled = filled.With(k, v) })
 	return filled, nil, true
 }
 

@@ -93,7 +93,7 @@ func rangesServer(a *Asker) *server.MCPServer {
 	srv := server.NewMCPServer("t", "0")
 	srv.AddTool(mcp.NewTool(rangesTool.Name), a.Wrap(func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		sent := req.GetArguments()
-		_, errs := param.ValidateObject("", rangesTool.Specs, sent)
+		_, errs := param.ValidateObject("", rangesTool.Specs, param.SentOf(sent))
 		filled, r, asked := a.AskMissing(ctx, rangesTool, param.SentOf(sent), errs)
 		if r != nil && r.Input != nil {
 			return r.Input, nil
@@ -351,8 +351,8 @@ func TestFormSchemaWithoutRequiredOrBreeds(t *testing.T) {
 // decimals, and leaves other values as they came.
 func TestFormValue(t *testing.T) {
 	p := &rangesTool.Specs[0]
-	out, errs := param.ValidateObject("", []param.Spec{*p}, map[string]any{"breed_id": formValue(p, "640")})
-	if len(errs) != 0 || fmt.Sprint(out["breed_id"]) != "640" {
+	out, errs := param.ValidateObject("", []param.Spec{*p}, param.SentOf(map[string]any{"breed_id": formValue(p, "640")}))
+	if len(errs) != 0 || fmt.Sprint(first(out.Value("breed_id"))) != "640" {
 		t.Errorf("\"640\" validated as %v, %v; want the breed 640", out, errs)
 	}
 	if v := formValue(p, 0.1); v != json.Number("0.1") {
@@ -431,7 +431,14 @@ func TestLeftToAsk(t *testing.T) {
 // An answer a custom validation made of a type no form field has is kept
 // as its JSON text, not dropped.
 func TestChoicesKeepOtherValuesAsText(t *testing.T) {
-	c := choices(map[string]any{"codes": []string{"WWT", "BWT"}, "n": 2})
+	answers, errs := param.ValidateObject("", []param.Spec{
+		{Name: "codes", Kind: param.Array, Custom: param.ValidateTraitList},
+		{Name: "n", Kind: param.Integer},
+	}, param.SentOf(map[string]any{"codes": []any{"wwt", "BWT"}, "n": 2}))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	c := choices(answers)
 	if c.Texts["codes"] != `["WWT","BWT"]` || c.Integers["n"] != 2 || len(c.Numbers)+len(c.Flags) != 0 {
 		t.Errorf("choices %+v", c)
 	}

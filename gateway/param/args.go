@@ -34,8 +34,7 @@ func (a *Args) InputSchema() mcp.ToolInputSchema {
 func (a *Args) Validate(call Sent) (Valid, []FieldError) {
 	sent := call.m
 	if len(a.Lists) == 0 {
-		args, errs := ValidateObject("", a.Specs, sent)
-		return Valid{args}, errs
+		return ValidateObject("", a.Specs, call)
 	}
 	// The scalars are validated without judging the names they lack, so
 	// that the lists and unknown names are judged once, below.

@@ -137,7 +137,7 @@ func TestCriteriaRules(t *testing.T) {
 // like and a correct call holding one: the criteria's example, as JSON.
 func TestSearchCriteriaExampleAsSeen(t *testing.T) {
 	sent := map[string]any{"search_criteria": "female"}
-	_, errs := ValidateObject("", []Spec{SearchCriteria}, sent)
+	_, errs := ValidateObject("", []Spec{SearchCriteria}, SentOf(sent))
 	wantExpected := "object with any of: breed_group_id, breed_id, born_after, born_before, gender, proven_only, status, flock_id, trait_ranges, " +
 		`e.g. {"born_after":"2022-01-01","gender":"Female"}`
 	if len(errs) != 1 || errs[0].Field != "search_criteria" || errs[0].Expected != wantExpected {

@@ -29,8 +29,8 @@ func Example() {
 	schema, _ := json.Marshal(param.InputSchema(lookupArgs.Specs))
 	fmt.Println(string(schema))
 
-	args, problems := param.ValidateObject("", lookupArgs.Specs, map[string]any{"lpn_id": "6402382024ncs310", "pages": 2})
-	fmt.Println(args)
+	args, problems := param.ValidateObject("", lookupArgs.Specs, param.SentOf(map[string]any{"lpn_id": "6402382024ncs310", "pages": 2}))
+	fmt.Println(args.Members())
 	for _, p := range problems {
 		fmt.Printf("%s: %s\n", p.Field, p.Problem)
 	}

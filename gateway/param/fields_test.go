@@ -71,8 +71,8 @@ func TestStructDerivesTheArguments(t *testing.T) {
 		t.Errorf("Name(Page) = %q, Name(MaxTokens) = %q", a.Name("Page"), a.Name("MaxTokens"))
 	}
 	// What validation makes of it: defaults, bounds and the nested fields.
-	args, errs := ValidateObject("", a.Specs, map[string]any{"id": "x", "within": map[string]any{"low": 7}})
-	if len(errs) != 2 || errs[0].Field != "within.low" || errs[1].Field != "within.name" || args["page"] != 0 {
+	args, errs := ValidateObject("", a.Specs, SentOf(map[string]any{"id": "x", "within": map[string]any{"low": 7}}))
+	if len(errs) != 2 || errs[0].Field != "within.low" || errs[1].Field != "within.name" || args.m["page"] != 0 {
 		t.Errorf("validation: %v %v", args, errs)
 	}
 }

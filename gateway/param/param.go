@@ -334,14 +334,15 @@ func Decode(req mcp.CallToolRequest) (Sent, *FieldError) {
 	}
 }
 
-// ValidateObject checks args against ps, returning the normalised arguments
-// (defaults filled in, case normalised) and the problems found, in the order
-// of ps with unknown names last: the first MaxProblems, then one entry
-// counting the rest.
-func ValidateObject(prefix string, ps []Spec, args map[string]any) (map[string]any, []FieldError) {
+// ValidateObject checks the object sent against ps, returning it
+// normalised (defaults filled in, case normalised) and the problems
+// found, in the order of ps with unknown names last: the first
+// MaxProblems, then one entry counting the rest. prefix is the path of
+// the object within the call ("weights." for a form of weights).
+func ValidateObject(prefix string, ps []Spec, sent Sent) (Valid, []FieldError) {
 	var pr problems
-	out := validateObject(&pr, prefix, ps, args)
-	return out, pr.errs()
+	out := validateObject(&pr, prefix, ps, sent.m)
+	return Valid{out}, pr.errs()
 }
 
 func validateObject(pr *problems, prefix string, ps []Spec, args map[string]any) map[string]any {

@@ -69,10 +69,8 @@ func outcome(args map[string]any) string {
 			lists = append(lists, FieldError{Field: l.Name, Problem: "is required"})
 		}
 	}
-	v, errs := ValidateObject("", penArgs.Specs, rest)
-	for k, x := range v {
-		got[k] = x
-	}
+	v, errs := ValidateObject("", penArgs.Specs, SentOf(rest))
+	v.Each(func(k string, x any) { got[k] = x })
 	errs = append(errs, lists...)
 	b, _ := json.Marshal(got)
 	lines := []string{string(b)}

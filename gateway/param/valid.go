@@ -66,6 +66,13 @@ func (v Valid) Strings(name string) []string {
 	return nil
 }
 
+// Each calls f with each argument and its value, in name order.
+func (v Valid) Each(f func(name string, value any)) {
+	for _, k := range slices.Sorted(maps.Keys(v.m)) {
+		f(k, v.m[k])
+	}
+}
+
 // Value is argument name as validated, for an error that repeats it.
 func (v Valid) Value(name string) (any, bool) { return valueAt(v.m, name) }
 
