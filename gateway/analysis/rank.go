@@ -21,7 +21,10 @@ import (
 // rankPages bounds the pages a ranking reads (nsip.MaxPageSize animals each).
 const rankPages = 30
 
-var weightsParam = param.List{Name: "weights", Required: true, MaxItems: 20, Example: map[string]any{"WWT": 1.0, "BWT": -0.5}}
+var weightsParam = param.List{Name: "weights", Required: true, MaxItems: 20, Example: exampleWeights}
+
+// exampleWeights are the weights of an error's example of a correct call.
+var exampleWeights = breeding.Weights{"WWT": 1, "BWT": -0.5}
 
 // rankWeights is weights as rank takes it: required (and, left out, asked
 // of the user) unless index ranks by one of NSIP's own indexes instead.
@@ -147,7 +150,7 @@ func missingEBV(breed int, code string, w breeding.Weights, have []string) error
 // fixedWeights are weights w without code, which the breed lacks, and
 // with fix, the code meant, in its place when w does not weight it
 // already; the example's weights when nothing is left.
-func fixedWeights(w breeding.Weights, code, fix string) any {
+func fixedWeights(w breeding.Weights, code, fix string) breeding.Weights {
 	fixed := breeding.Weights{}
 	for c, v := range w {
 		if c != code {
@@ -158,7 +161,7 @@ func fixedWeights(w breeding.Weights, code, fix string) any {
 		fixed[fix] = w[code]
 	}
 	if len(fixed) == 0 {
-		return weightsParam.Example
+		return maps.Clone(exampleWeights)
 	}
 	return fixed
 }
