@@ -130,7 +130,9 @@
 // "_truncated":{"shown":k,"total":n}. Scalar members whose names suggest
 // an identifier or a count (id, lpn, name, code, count, total, …) are kept
 // before the others. Past a depth limit, arrays show only the note and
-// objects only their scalar members.
+// objects only their scalar members. A call the answer offers (an object
+// with a "tool" member) keeps its "set" and "arguments" whole, as a call
+// cut short would fail.
 //
 // When nothing else fits, the summary is a note such as
 // {"summary":true,"kind":"search_results","note":"…ask for less…"}.

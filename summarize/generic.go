@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -161,15 +162,20 @@ func (w *writer) array(n *node, depth int) {
 }
 
 // object keeps identifier-like scalar members wherever they are, then the
-// first width members; past the depth limit only scalars stay.
+// first width members; past the depth limit only scalars stay. A call the
+// answer offers (an object naming its tool) keeps its arguments whole: a
+// call cut short would fail.
 func (w *writer) object(n *node, depth int) {
 	deep := depth >= w.s.depth
+	call := isCall(n)
 	shown, others, likes := 0, 0, 0
 	w.buf.WriteByte('{')
 	for i, k := range n.keys {
 		e := n.elems[i]
 		scalar := e.kind == '"' || e.kind == 'l'
+		args := call && (k == "set" || k == "arguments")
 		switch {
+		case args:
 		case scalar && likes < maxKeyLike && keyLike(k):
 			likes++
 		case others < w.s.width && (scalar || !deep):
@@ -183,6 +189,10 @@ func (w *writer) object(n *node, depth int) {
 		shown++
 		w.str(k)
 		w.buf.WriteByte(':')
+		if args {
+			w.whole(e)
+			continue
+		}
 		w.value(e, depth+1)
 	}
 	if shown < len(n.keys) {
@@ -193,6 +203,25 @@ func (w *writer) object(n *node, depth int) {
 		w.cut(shown, len(n.keys))
 	}
 	w.buf.WriteByte('}')
+}
+
+// isCall reports whether n is a call an answer offers: an object whose
+// "tool" member names the tool.
+func isCall(n *node) bool {
+	for i, k := range n.keys {
+		if k == "tool" && n.elems[i].kind == '"' {
+			return true
+		}
+	}
+	return false
+}
+
+// whole writes n as it is, with no width, depth or clip.
+func (w *writer) whole(n *node) {
+	s := w.s
+	w.s = shape{width: math.MaxInt, depth: math.MaxInt, clip: math.MaxInt}
+	w.value(n, 0)
+	w.s = s
 }
 
 // genericShapes are the structural summary's levels, tried in turn until

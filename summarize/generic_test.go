@@ -118,3 +118,43 @@ func TestGenericKeepsWhatItShows(t *testing.T) {
 		}
 	}
 }
+
+// A call an answer offers (an object naming its tool) keeps its arguments
+// whole in a structural summary: weights cut short would make the call
+// fail, and an answer that must be cut keeps its call as it was.
+func TestGenericKeepsACallsArgumentsWhole(t *testing.T) {
+	s, _ := newTestSummarizer(t)
+	weights := map[string]any{}
+	for _, code := range []string{"BWT", "WWT", "PWWT", "YWT", "FAT", "EMD", "NLB", "NWT", "PWT", "DAG", "WGR", "WEC", "FEC", "MWWT", "NLW"} {
+		weights[code] = 1.0
+	}
+	var top [][]any
+	for i := range 50 {
+		top = append(top, []any{fmt.Sprintf("640%013d", i), float64(i), "CURRENT"})
+	}
+	raw := mustJSON(map[string]any{"top": top, "not_shown": map[string]any{"rows": 50, "call": map[string]any{
+		"tool": "nsip_rank_animals", "arguments": "as in this call, with", "set": map[string]any{"max_tokens": 8000, "weights": weights}}}})
+	r := s.Fit(Request{Kind: KindGeneric, Raw: raw, Budget: 400})
+	if !r.Summarized {
+		t.Fatalf("not summarized: %.300s", r.Text)
+	}
+	var out struct {
+		Data struct {
+			NotShown struct {
+				Call struct {
+					Set struct {
+						MaxTokens int            `json:"max_tokens"`
+						Weights   map[string]any `json:"weights"`
+					} `json:"set"`
+				} `json:"call"`
+			} `json:"not_shown"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(r.Text), &out); err != nil {
+		t.Fatal(err)
+	}
+	set := out.Data.NotShown.Call.Set
+	if len(set.Weights) != len(weights) || set.Weights["_truncated"] != nil || set.MaxTokens != 8000 {
+		t.Errorf("the call's set %+v, want its %d weights whole: %.600s", set, len(weights), r.Text)
+	}
+}
