@@ -159,6 +159,10 @@ func TestPromptArgumentErrorsNameTheArgument(t *testing.T) {
 		{"check_planned_mating", map[string]string{}, []string{`"field":"ram_lpn_id"`, `"field":"ewe_lpn_id"`}},
 		{"compare_flock_to_breed", map[string]string{"breed_id": "640", "flock_id": "64 02; drop"}, []string{`"field":"flock_id"`}},
 		{"evaluate_ram_for_purchase", map[string]string{"lpn_id": "6402382024NCS310", "goal": strings.Repeat("more lambs ", 60)}, []string{`"field":"goal"`}},
+		// Eight problems are bounded as a tool's are: the first five
+		// listed, in name order, the rest counted.
+		{"evaluate_ram_for_purchase", map[string]string{"a1": "1", "a2": "2", "a3": "3", "a4": "4", "a5": "5", "a6": "6", "a7": "7"},
+			[]string{`"field":"lpn_id"`, `"field":"a4"`, `"problem":"and 3 more problems not listed"`}},
 	}
 	for _, tc := range cases {
 		_, err := e.getPrompt(tc.prompt, tc.args)

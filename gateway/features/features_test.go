@@ -337,6 +337,26 @@ func TestPromptsValidateTheirArguments(t *testing.T) {
 	if !errors.As(err, &pe) || !strings.Contains(pe.Body, `"breed_id"`) || !strings.Contains(pe.Body, `"colour"`) {
 		t.Errorf("missing breed_id and an unknown argument: %v", err)
 	}
+	// Unknown names are judged in name order, so that the few an error
+	// lists are the same on every call.
+	many := map[string]string{"trait": "WWT", "breed_id": "640"}
+	for _, n := range []string{"g", "c", "f", "a", "e", "b", "d"} {
+		many[n] = "x"
+	}
+	for range 5 {
+		_, err = get("choose_replacement_ewes", many)
+		var body struct {
+			Errors []param.FieldError `json:"errors"`
+		}
+		if !errors.As(err, &pe) || json.Unmarshal([]byte(pe.Body), &body) != nil || len(body.Errors) != 7 {
+			t.Fatalf("seven unknown names: %v", err)
+		}
+		for i, fe := range body.Errors {
+			if want := string(rune('a' + i)); fe.Field != want {
+				t.Fatalf("problem %d names %q, want %q: the names are judged in name order", i, fe.Field, want)
+			}
+		}
+	}
 }
 
 // TestThroughMCP registers the features on an MCP server and uses them as a

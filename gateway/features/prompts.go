@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -316,7 +317,9 @@ func (d *promptDef) validate(t Tools, args map[string]string) (map[string]string
 		}
 		out[a.name] = v
 	}
-	for name := range args {
+	// In name order, so that the problems an error lists (the first few,
+	// param.MaxProblems) are the same on every call.
+	for _, name := range slices.Sorted(maps.Keys(args)) {
 		if !slices.ContainsFunc(d.args, func(a promptArg) bool { return a.name == name }) {
 			errs = append(errs, param.FieldError{Field: name, Problem: "is not an argument of " + d.name, Expected: "one of " + argNames(d.args)})
 		}
