@@ -13,6 +13,13 @@
 // [Args] from both, refusing a field without its description or a
 // description without its field. The package example shows one.
 //
+// A call travels as typed values, never as a bare JSON object: [Decode]
+// gives the arguments as sent, a [Sent]; [Args.Validate] judges them and
+// gives them normalised, a [Valid], read by name ([Valid.Int],
+// [Valid.String], …) or decoded whole into the tool's struct
+// ([Valid.Decode]); [Args.Example] builds an error's [Call] from the
+// [Sent].
+//
 // Problems are [FieldError] values naming the field, what is wrong and
 // what is expected; a validation lists [MaxProblems] and counts the rest
 // ([More]).
