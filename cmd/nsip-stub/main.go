@@ -109,6 +109,8 @@ func parseArgs(args []string, errOut io.Writer) (config, *flag.FlagSet, error) {
 	fs.IntVar(&c.animals, "animals", 4000, "about how many animals to generate (200 or more)")
 	fs.IntVar(&c.opts.BigBreed, "big-breed", 0, fmt.Sprintf("add breed %d (%s, Hair group) of this many animals, e.g. 50000, with pedigrees, progeny and sorted pages like the others; 0 for none, at most %d",
 		nsiptest.BigBreedID, nsiptest.BigBreedName, maxBigBreed))
+	fs.BoolVar(&c.opts.RichRows, "rich-rows", false, "search rows also carry dateOfBirth, gender, breedId, flockCode, genotyped and progenyCount, and progeny rows their traits, "+
+		"as other clients assumed; by default rows carry only what live NSIP answers were seen to")
 	fs.Var(faultFlags{&c.faults}, "fault", "make an endpoint misbehave: `ENDPOINT=KIND[:N][:TIMES]` (see below; repeatable)")
 	if err := fs.Parse(args); err != nil {
 		if !errors.Is(err, flag.ErrHelp) {

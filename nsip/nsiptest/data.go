@@ -134,8 +134,6 @@ type animal struct {
 	idx        int
 	year       int
 	progeny    []int
-	popularity float64 // chance weight of being picked as a sire
-	star       bool    // a ram used widely (AI sire) and for longer
 	depth      int     // complete generations of ancestry, cached
 	// variant picks the lines the lineage fragment leaves out (content);
 	// the fragment is written when served, not held for every animal.
@@ -195,9 +193,9 @@ var breedCatalogue = []struct {
 }
 
 const (
-	firstYear   = 2003
+	firstYear   = 2007
 	lastYear    = 2025
-	founderEnd  = 2004 // animals born up to this year have no recorded parents
+	founderEnd  = 2008 // animals born up to this year have no recorded parents
 	defaultSize = 4000
 )
 
@@ -268,131 +266,9 @@ func generate(seed int64, n int) *Dataset {
 	return d
 }
 
-// flock is a breeder flock of one breed.
-type flock struct {
-	number  int
-	letters string
-	contact *Contact
-	weight  float64
-	seq     map[int]int // tattoo sequence per year
-}
-
-// breed generates every animal of one breed, year by year, so parents
-// always exist before their lambs.
+// breed generates a breed's share of a world of total animals.
 func (g *gen) breed(b *breedInfo, total int) {
 	g.breedOf(b, int(math.Round(float64(total)*b.share)))
-}
-
-// breedOf generates count animals of breed b.
-func (g *gen) breedOf(b *breedInfo, count int) {
-	r := g.r
-	// Flock numbers are three digits: a breed has at most 900 flocks.
-	nf := min(max(2, count/45), 900)
-	flocks := make([]*flock, nf)
-	used := map[int]bool{}
-	for i := range flocks {
-		num := 1 + r.IntN(998)
-		for used[num] {
-			num = 1 + r.IntN(998)
-		}
-		used[num] = true
-		c := g.contact(b.ID, num)
-		flocks[i] = &flock{number: num, letters: letters(r), contact: c,
-			weight: 0.3 + r.ExpFloat64(), seq: map[int]int{}}
-	}
-	fw := cumulative(len(flocks), func(i int) float64 { return flocks[i].weight })
-
-	// Lambs per year grow as the breed's recording grows.
-	years := lastYear - firstYear + 1
-	yw := cumulative(years, func(i int) float64 { return 1 + 0.12*float64(i) })
-	perYear := make([]int, years)
-	for i := range perYear {
-		prev := 0.0
-		if i > 0 {
-			prev = yw[i-1]
-		}
-		perYear[i] = int(math.Round(float64(count)*yw[i]/yw[years-1])) - int(math.Round(float64(count)*prev/yw[years-1]))
-	}
-	var herd []*animal // this breed, in birth order
-	starPicked := false
-	for yi, k := range perYear {
-		y := firstYear + yi
-		sires, sw := g.sireCandidates(herd, y)
-		dams := damCandidates(herd, y)
-		for range k {
-			f := flocks[pick(r, fw)]
-			f.seq[y]++
-			a := &animal{year: y}
-			a.LPNID = fmt.Sprintf("%03d%03d%04d%s%03d", b.ID, f.number, y, f.letters, f.seq[y])
-			a.BreedID, a.BreedName, a.BreedGroupID, a.BreedGroupName = b.ID, b.Name, b.groupID, b.groupName
-			a.FlockCode = f.contact.FlockCode
-			a.Contact = *f.contact
-			a.Born = time.Date(y, time.January, 10, 0, 0, 0, 0, time.UTC).AddDate(0, 0, r.IntN(130))
-			a.Gender = "Female"
-			if r.IntN(2) == 0 {
-				a.Gender = "Male"
-			}
-			var sire, dam *animal
-			if y > founderEnd && len(sires) > 0 && len(dams) > 0 {
-				sire, dam = sires[pick(r, sw)], dams[r.IntN(len(dams))]
-				a.Sire, a.Dam = sire.LPNID, dam.LPNID
-			}
-			g.traits(a, sire, dam)
-			if a.Gender == "Male" && r.Float64() < 0.45 {
-				a.popularity = math.Pow(1-r.Float64(), -1/1.4)
-			}
-			if !starPicked && a.Gender == "Male" && y >= 2013+b.ID%5 && count >= 120 {
-				a.star, starPicked = true, true
-			}
-			g.add(a)
-			herd = append(herd, a)
-		}
-	}
-}
-
-// sireCandidates are the rams of the herd used in year y with their
-// cumulative weights. Ordinary rams breed for three seasons; a star ram for
-// six, and it sires about half the lambs of its breed while it is used.
-func (g *gen) sireCandidates(herd []*animal, y int) ([]*animal, []float64) {
-	var out []*animal
-	var stars []*animal
-	sum := 0.0
-	for _, a := range herd {
-		if a.Gender != "Male" || a.popularity == 0 && !a.star {
-			continue
-		}
-		age := y - a.year
-		switch {
-		case a.star && age >= 1 && age <= 6:
-			stars = append(stars, a)
-		case age >= 1 && age <= 3:
-			out = append(out, a)
-			sum += a.popularity
-		}
-	}
-	if sum == 0 {
-		sum = 1
-	}
-	n := len(out)
-	out = append(out, stars...)
-	cw := cumulative(len(out), func(i int) float64 {
-		if i >= n {
-			return sum
-		}
-		return out[i].popularity
-	})
-	return out, cw
-}
-
-// damCandidates are the ewes of the herd aged one to four in year y.
-func damCandidates(herd []*animal, y int) []*animal {
-	var out []*animal
-	for _, a := range herd {
-		if age := y - a.year; a.Gender == "Female" && age >= 1 && age <= 4 {
-			out = append(out, a)
-		}
-	}
-	return out
 }
 
 func (g *gen) add(a *animal) {

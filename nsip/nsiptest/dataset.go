@@ -166,3 +166,13 @@ func (d *Dataset) Flocks() []Contact {
 	}
 	return out
 }
+
+// flock is the contact record of the flock with this code.
+func (d *Dataset) flock(code string) *Contact {
+	for _, c := range d.flocks {
+		if c.FlockCode == code {
+			return c
+		}
+	}
+	panic("nsiptest: no flock " + code)
+}

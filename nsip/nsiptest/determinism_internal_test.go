@@ -13,9 +13,9 @@ func TestGenerationIsDeterministic(t *testing.T) {
 		b.Write(renderLastUpdated(d.LastUpdated()))
 		for _, f := range Formats() {
 			b.Write(renderBreedGroups(d, f))
-			b.Write(renderSearch(f, len(d.animals), d.animals))
+			b.Write(renderSearch(f, len(d.animals), d.animals, false))
 			for _, a := range d.animals {
-				b.Write(renderDetails(a, f))
+				b.Write(renderDetails(a, f, false))
 				if a.idx%50 == 0 {
 					b.Write(renderLineage(d, a, f, false))
 				}
@@ -23,7 +23,7 @@ func TestGenerationIsDeterministic(t *testing.T) {
 				for i, k := range a.progeny {
 					kids[i] = d.animals[k]
 				}
-				b.Write(renderProgeny(f, len(kids), 10, kids))
+				b.Write(renderProgeny(f, len(kids), 10, kids, false))
 			}
 		}
 		for _, id := range d.BreedIDs() {
@@ -54,7 +54,7 @@ func TestBigBreedIsDeterministic(t *testing.T) {
 			if a.BreedID != BigBreedID {
 				continue
 			}
-			b.Write(renderDetails(a, FormatLive))
+			b.Write(renderDetails(a, FormatLive, false))
 			if a.idx%40 == 0 {
 				b.Write(renderLineage(d, a, FormatLive, false))
 			}

@@ -19,9 +19,13 @@
 // Options.Seed and Options.Animals (default 4000) fix the world: the same
 // pair always yields the same bytes. Breed groups 61 Range, 62 Maternal
 // Wool, 64 Hair and 69 Terminal hold eighteen breeds (640 Katahdin is about
-// 40% of the animals). Animals are born 2003..2025; those born up to 2004
-// are founders without parents, later ones have a sire and dam of their
-// breed, so recent animals have pedigrees six or more generations deep.
+// 40% of the animals). Animals are born 2007..2025; those born up to 2008
+// are founders without parents, later ones mostly have a sire and dam of
+// their breed (a few, more in small breeds, are registered without), bred
+// as a recorded breed is: flocks of 20 to 500 animals, home rams used for
+// three seasons, a few AI sires used across flocks, matings of close
+// relatives mostly avoided. The mean inbreeding is a few percent (see
+// specs/upstream.md for the figures).
 // LPN IDs look like 6402382024NCS310: breed id, flock number, birth year,
 // flock letters, tattoo. Every animal carries the thirteen traits with
 // accuracies (many below 50%) and its breed group's own traits (Hair:
@@ -60,11 +64,20 @@
 // # Formats
 //
 // FormatLive, the default, answers in the shapes captured from the live
-// API: as the current format below, except that progeny pages are
+// API and sends no member a live capture lacks: as the current format
+// below, except that search rows (and the searchResultViewModel of
+// details) are
 //
-//	{"success":true,"records":[{"lpnId":…,"dob":"2025-02-16T00:00:00","sex":"2",…}],"recordCount":25,"numberOfPages":3}
+//	{"lpnId","lpnSre","lpnDam","status","regNumber", bwt/accbwt …, usHairIndex|usIndex, srcIndex}
 //
-// with sex "1" (male) or "2" (female). FormatCurrent and FormatLegacy are
+// without birth date, sex, breed, flock, genotyped or progeny count, and
+// progeny pages are
+//
+//	{"success":true,"records":[{"lpnId":…,"dob":"2025-02-16T00:00:00","sex":"2"}],"recordCount":25,"numberOfPages":3}
+//
+// with sex "1" (male) or "2" (female) and no traits. Options.RichRows
+// (nsip-stub --rich-rows) or SetRichRows adds the members the other
+// formats carry, for tests that compare answers built on both. FormatCurrent and FormatLegacy are
 // shapes other clients assumed without a capture, kept so that the client
 // is tested against both. The current format answers:
 //

@@ -48,12 +48,19 @@ func traitsWant(f nsiptest.Format, m map[string]any, a nsiptest.Animal) {
 }
 
 // rowWant is the search row the package documentation promises for a.
+// rowWant is a search row as served: in the live format with only the
+// members the live capture shows, in the others with what their clients
+// assumed as well.
 func rowWant(f nsiptest.Format, a nsiptest.Animal) map[string]any {
 	m := map[string]any{
 		key(f, "lpnId"): a.LPNID, key(f, "lpnSre"): emptyAs(f, a.Sire), key(f, "lpnDam"): emptyAs(f, a.Dam),
-		key(f, "status"): a.Status, key(f, "regNumber"): a.RegNumber, key(f, "dateOfBirth"): a.DateOfBirth(),
-		key(f, "gender"): a.Gender, key(f, "breedId"): float64(a.BreedID), key(f, "flockCode"): a.FlockCode,
-		key(f, "genotyped"): a.Genotyped, key(f, "progenyCount"): float64(a.ProgenyCount),
+		key(f, "status"): a.Status, key(f, "regNumber"): a.RegNumber,
+	}
+	if f != nsiptest.FormatLive {
+		for k, v := range map[string]any{"dateOfBirth": a.DateOfBirth(), "gender": a.Gender, "breedId": float64(a.BreedID),
+			"flockCode": a.FlockCode, "genotyped": a.Genotyped, "progenyCount": float64(a.ProgenyCount)} {
+			m[key(f, k)] = v
+		}
 	}
 	traitsWant(f, m, a)
 	for _, ix := range a.Indexes {
@@ -212,8 +219,9 @@ func TestEndpointsInBothFormats(t *testing.T) {
 				if f == nsiptest.FormatLive {
 					m["sex"] = map[string]any{"Male": "1", "Female": "2"}[a.Gender]
 					m["dob"] = a.Born.Format("2006-01-02") + "T00:00:00"
+				} else {
+					traitsWant(f, m, a) // the live capture's rows carry no traits
 				}
-				traitsWant(f, m, a)
 				prows = append(prows, m)
 			}
 			want := pageWant(f, len(kids), prows)

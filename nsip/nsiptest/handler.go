@@ -43,6 +43,12 @@ type Options struct {
 	// statuses, trait ranges, sorted pages) from the same seed. 50,000
 	// animals take a few seconds to generate and about 110 MB.
 	BigBreed int
+	// RichRows makes live search rows carry the members other clients
+	// assumed and no live capture shows (dateOfBirth, gender, breedId,
+	// flockCode, genotyped, progenyCount) and live progeny rows carry
+	// traits, for tests that compare an answer built on either shape. By
+	// default the stand-in sends no more than NSIP is known to.
+	RichRows bool
 }
 
 // Handler is the stand-in upstream as an http.Handler. All its methods are
@@ -67,6 +73,7 @@ type Handler struct {
 	searches  uint64 // search requests served, which draws UnstableTies' order
 	// rowsUngenotyped empties genotyped in search rows.
 	rowsUngenotyped bool
+	rich            bool // Options.RichRows, or SetRichRows
 }
 
 // NewHandler builds the dataset for opts (cached per seed and size) and
@@ -81,7 +88,21 @@ func NewHandler(opts Options) *Handler {
 		faults:    map[string]*Fault{},
 		counts:    map[string]int{},
 		texts:     map[string]map[string]string{},
+		rich:      opts.RichRows,
 	}
+}
+
+// SetRichRows switches Options.RichRows on or off for later requests.
+func (h *Handler) SetRichRows(on bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.rich = on
+}
+
+func (h *Handler) richRows() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.rich
 }
 
 // SetTraitText makes every answer that carries an animal's trait (details,
@@ -399,7 +420,7 @@ func (h *Handler) search(r *http.Request, body []byte) (int, []byte) {
 			rows[i] = &c
 		}
 	}
-	return http.StatusOK, renderSearch(f, len(all), rows)
+	return http.StatusOK, renderSearch(f, len(all), rows, h.richRows())
 }
 
 // SetSearchRowsGenotyped(false) sends search rows whose genotyped is empty
@@ -436,7 +457,7 @@ func (h *Handler) details(r *http.Request, _ []byte) (int, []byte) {
 	if a == nil {
 		return st, msg
 	}
-	return http.StatusOK, renderDetails(h.patched(a), f)
+	return http.StatusOK, renderDetails(h.patched(a), f, h.richRows())
 }
 
 func (h *Handler) lineage(r *http.Request, _ []byte) (int, []byte) {
@@ -469,7 +490,7 @@ func (h *Handler) progeny(r *http.Request, _ []byte) (int, []byte) {
 	for _, k := range a.progeny[lo:hi] {
 		kids = append(kids, h.data.animals[k])
 	}
-	return http.StatusOK, renderProgeny(f, len(a.progeny), size, h.patchedAll(kids))
+	return http.StatusOK, renderProgeny(f, len(a.progeny), size, h.patchedAll(kids), h.richRows())
 }
 
 // params reads query parameters, keeping the first problem found.

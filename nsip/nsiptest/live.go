@@ -1,7 +1,6 @@
 package nsiptest
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -174,16 +173,12 @@ func (g *gen) examples(r *rand.Rand) {
 		g.add(a)
 		return a
 	}
-	ncs := g.contact(640, 238)
-	ncs.City, ncs.State = "Raleigh", "NC"
-	vpi := g.contact(640, 46)
-	fle := g.contact(640, 149)
+	ncs, vpi, fle := d.flock("640238"), d.flock("640046"), d.flock("640149")
 	sire := add(ExampleSire, time.Date(2020, 2, 20, 0, 0, 0, 0, time.UTC), "Male",
 		pickParent("Male", 2016, 2018), pickParent("Female", 2016, 2018), vpi)
 	dam := add(ExampleDam, time.Date(2022, 3, 2, 0, 0, 0, 0, time.UTC), "Female",
 		pickParent("Male", 2018, 2020), pickParent("Female", 2018, 2020), ncs)
 	ram := add(ExampleRam, time.Date(2024, 2, 13, 0, 0, 0, 0, time.UTC), "Male", sire, dam, ncs)
-	ram.popularity = 1
 	for i := 1; i <= ExampleOffspring; i++ {
 		ewe := pickParent("Female", 2021, 2023)
 		if ewe == nil {
@@ -194,7 +189,7 @@ func (g *gen) examples(r *rand.Rand) {
 			gender = "Male"
 		}
 		born := time.Date(2025, 1, 20, 0, 0, 0, 0, time.UTC).AddDate(0, 0, r.IntN(60))
-		add(fmt.Sprintf("6401492025FLE%03d", i), born, gender, ram, ewe, fle)
+		add(exampleOffspringID(i), born, gender, ram, ewe, fle)
 	}
 }
 

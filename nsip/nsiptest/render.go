@@ -40,6 +40,11 @@ func (f Format) String() string {
 	return "live"
 }
 
+// lean reports whether answers in f carry only the members live captures
+// show: the live format does unless the stand-in was asked for rich rows.
+// The other formats are other clients' assumptions and keep theirs.
+func (f Format) lean(rich bool) bool { return f == FormatLive && !rich }
+
 // ParseFormat reads "live", "current" or "legacy".
 func ParseFormat(s string) (Format, error) {
 	for _, f := range Formats() {
@@ -88,8 +93,12 @@ func traitPairs(w *jw, f Format, ts []Trait) {
 	}
 }
 
-// row writes the flat searchResultViewModel of an animal.
-func row(w *jw, f Format, a *animal) {
+// row writes the flat searchResultViewModel of an animal. In the live
+// format it carries what the live captures show (LPN ID, parents, status,
+// registration number, traits and indexes) unless rich asks for the members
+// other clients assumed (birth date, sex, breed, flock, genotyped, progeny
+// count), which no live capture has shown in a row.
+func row(w *jw, f Format, a *animal, rich bool) {
 	w.open('{')
 	w.str(name(f, "lpnId"), a.LPNID)
 	parent := w.strOrNull
@@ -100,6 +109,14 @@ func row(w *jw, f Format, a *animal) {
 	parent(name(f, "lpnDam"), a.Dam)
 	w.str(name(f, "status"), a.Status)
 	w.str(name(f, "regNumber"), a.RegNumber)
+	if f.lean(rich) {
+		traitPairs(w, f, a.Traits)
+		for _, ix := range a.Indexes {
+			w.num(name(f, ix.Field), ix.Value)
+		}
+		w.close('}')
+		return
+	}
 	w.str(name(f, "dateOfBirth"), a.DateOfBirth())
 	w.str(name(f, "gender"), a.Gender)
 	w.int(name(f, "breedId"), a.BreedID)
@@ -216,14 +233,16 @@ func pageBody(w *jw, listKey string, n int, each func(w *jw, i int)) {
 	w.close(']')
 }
 
-func renderSearch(f Format, total int, rows []*animal) []byte {
-	return page(f, total, len(rows), func(w *jw, i int) { row(w, f, rows[i]) })
+func renderSearch(f Format, total int, rows []*animal, rich bool) []byte {
+	return page(f, total, len(rows), func(w *jw, i int) { row(w, f, rows[i], rich) })
 }
 
 // renderProgeny writes a progeny page. Live pages carry the page's members
 // beside "success", no "data", as captured for 6402382024NCS310:
-// {"success":true,"records":[…],"recordCount":25,"numberOfPages":1}.
-func renderProgeny(f Format, total, pageSize int, kids []*animal) []byte {
+// {"success":true,"records":[…],"recordCount":25,"numberOfPages":1}, whose
+// rows hold an LPN ID, a birth date and a sex code and nothing more; rich
+// adds each offspring's traits, as other clients assumed.
+func renderProgeny(f Format, total, pageSize int, kids []*animal, rich bool) []byte {
 	each := func(w *jw, i int) {
 		a := kids[i]
 		w.open('{')
@@ -235,7 +254,9 @@ func renderProgeny(f Format, total, pageSize int, kids []*animal) []byte {
 			w.str(name(f, "sex"), a.Gender[:1])
 			w.str(name(f, "dob"), a.Born.Format("01/02/2006"))
 		}
-		traitPairs(w, f, a.Traits)
+		if !f.lean(rich) {
+			traitPairs(w, f, a.Traits)
+		}
 		w.close('}')
 	}
 	if f != FormatLive {
@@ -251,7 +272,7 @@ func renderProgeny(f Format, total, pageSize int, kids []*animal) []byte {
 	return w.b
 }
 
-func renderDetails(a *animal, f Format) []byte {
+func renderDetails(a *animal, f Format, rich bool) []byte {
 	w := &jw{}
 	if f == FormatLegacy {
 		legacyDetails(w, a)
@@ -271,7 +292,7 @@ func renderDetails(a *animal, f Format) []byte {
 	w.int("breedId", a.BreedID)
 	w.close('}')
 	w.key("searchResultViewModel")
-	row(w, f, a)
+	row(w, f, a, rich)
 	c := a.Contact
 	w.key("contactInfo")
 	w.open('{')
@@ -334,8 +355,9 @@ func legacyDetails(w *jw, a *animal) {
 }
 
 // LineageDepth is how many generations of ancestors getLineage nests below
-// the subject; deeper ancestors are cut off with an empty children list.
-const LineageDepth = 6
+// the subject, as live sessions were seen to show; deeper ancestors are cut
+// off with an empty children list.
+const LineageDepth = 4
 
 // renderLineage writes a's lineage; with loneDam, a node with both parents
 // lists its dam alone (Irregular.OneChildLineages).

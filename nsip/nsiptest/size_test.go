@@ -28,7 +28,7 @@ func TestPayloadTokenSizes(t *testing.T) {
 		{"15-row search page", "POST", nsiptest.EndpointSearch + "?page=0&pageSize=15", 4200},
 		{"100-row search page", "POST", nsiptest.EndpointSearch + "?page=0&pageSize=100", 28000},
 		{"100-row progeny page", "GET", nsiptest.EndpointProgeny + "?page=0&pageSize=100&lpnId=" + parent, 21500},
-		{"six-generation lineage", "GET", nsiptest.EndpointLineage + "?lpnId=" + deep, 10700},
+		{"four-generation lineage", "GET", nsiptest.EndpointLineage + "?lpnId=" + deep, 2600},
 	}
 	for _, f := range formats {
 		srv.SetFormat(f)
