@@ -14,7 +14,7 @@ import (
 func TestAnalysesIgnoreAbsurdEBVsAndNameThem(t *testing.T) {
 	e := newEnv(t)
 	d := e.up.Data()
-	rams, ewes := deepKatahdins(t, d, 6, 2, 3)
+	rams, ewes := deepKatahdins(t, d, 3, 2, 3)
 	// The Katahdin of highest WWT is on the first page a WWT ranking reads.
 	best, bestWWT := "", 0.0
 	for _, id := range d.AnimalIDs() {

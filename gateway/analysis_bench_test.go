@@ -38,7 +38,7 @@ func deepKatahdins(tb testing.TB, d *nsiptest.Dataset, depth, nRams, nEwes int) 
 // analysisCases picks each analysis's arguments from the stand-in's data:
 // Katahdins with deep pedigrees as rams and ewes, the flock of one.
 func analysisCases(b *testing.B, d *nsiptest.Dataset) map[string]map[string]any {
-	rams, ewes := deepKatahdins(b, d, 6, 3, 20)
+	rams, ewes := deepKatahdins(b, d, 3, 3, 20)
 	first, _ := d.Animal(ewes[0])
 	w := map[string]any{"WWT": 1, "BWT": -0.5}
 	return map[string]map[string]any{

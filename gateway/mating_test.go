@@ -191,7 +191,7 @@ func TestCheckMatingErrorsNameTheField(t *testing.T) {
 func TestCheckMatingOnTheStandInsPedigrees(t *testing.T) {
 	e := newEnv(t)
 	d := e.up.Data()
-	rams, ewes := deepKatahdins(t, d, 7, 3, 3)
+	rams, ewes := deepKatahdins(t, d, 3, 3, 3)
 	for i := range rams {
 		ram, ewe := rams[i], ewes[i]
 		// Parents are known for every animal fewer than six generations

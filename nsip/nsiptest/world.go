@@ -24,7 +24,7 @@ const (
 	// lambsPerSire is about how many lambs a home ram sires in a season.
 	lambsPerSire = 16
 	// homeSeasons is how many seasons a home ram is used.
-	homeSeasons = 3
+	homeSeasons = 2
 	// aiShare is the share of a breed's lambs an AI sire sires while used,
 	// aiSeasons how many seasons that is, and aiMinBreed the smallest
 	// breed that uses AI sires at all.
@@ -38,9 +38,9 @@ const (
 	smallImports = 0.5
 	// lapse is the chance that a mating skips the breeder's check for
 	// close relatives: the few close matings every real breed records.
-	lapse = 0.03
+	lapse = 0.01
 	// damAges is the range of ages at which ewes lamb.
-	damMinAge, damMaxAge = 1, 6
+	damMinAge, damMaxAge = 1, 4
 )
 
 // flock is a breeder flock of one breed.
@@ -224,7 +224,7 @@ func (h *herdState) unrecorded() float64 {
 func (g *gen) mate(h *herdState, dams []*animal, sw []float64, home float64) (sire, dam *animal) {
 	r := g.r
 	check := r.Float64() >= lapse
-	for try := 0; try < 12; try++ {
+	for try := 0; try < 30; try++ {
 		dam = dams[r.IntN(len(dams))]
 		sire = h.pickSire(r, sw, home)
 		if !check || !g.close(sire, dam) {
@@ -256,8 +256,8 @@ func (h *herdState) pickSire(r *rand.Rand, sw []float64, home float64) *animal {
 	return h.sires[pick(r, sw)].a
 }
 
-// close reports whether two animals are parent and offspring, or share a
-// parent or a grandparent: the matings breeders avoid.
+// close reports whether one animal is the other's parent, grandparent or
+// great-grandparent, or the two share one: the matings breeders avoid.
 func (g *gen) close(x, y *animal) bool {
 	ax, ay := g.near(x), g.near(y)
 	if slices.Contains(ax, y.LPNID) || slices.Contains(ay, x.LPNID) {
@@ -271,17 +271,22 @@ func (g *gen) close(x, y *animal) bool {
 	return false
 }
 
-// near lists an animal's recorded parents and grandparents.
+// near lists an animal's recorded ancestors up to its great-grandparents.
 func (g *gen) near(a *animal) []string {
 	var out []string
-	for _, p := range []string{a.Sire, a.Dam} {
-		if p == "" {
-			continue
+	level := []string{a.Sire, a.Dam}
+	for range 3 {
+		var next []string
+		for _, p := range level {
+			if p == "" {
+				continue
+			}
+			out = append(out, p)
+			if pa := g.d.byID[p]; pa != nil {
+				next = append(next, pa.Sire, pa.Dam)
+			}
 		}
-		out = append(out, p)
-		if pa := g.d.byID[p]; pa != nil && pa.Sire != "" {
-			out = append(out, pa.Sire, pa.Dam)
-		}
+		level = next
 	}
 	return out
 }
