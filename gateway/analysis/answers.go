@@ -148,9 +148,9 @@ type RankAnswer struct {
 	NonFinite
 	NotShown    *RestCall    `json:"not_shown,omitempty"`
 	Percentiles *Percentiles `json:"percentiles,omitempty"`
-	// SexNotRecorded counts the animals read but left out, a gender being
-	// asked, as of no recorded sex.
-	SexNotRecorded *Named `json:"sex_not_recorded,omitempty"`
+	// SexFromSearch counts the ranked animals whose rows record no sex,
+	// taken as the sex search_criteria.gender asked NSIP for.
+	SexFromSearch *Named `json:"sex_from_search,omitempty"`
 	// Top are the ranked rows under Columns: rank, lpn_id, index, sex,
 	// status, genotyped, each weighted trait and its accuracy, and with
 	// for_ewes or percentiles their columns.
@@ -182,10 +182,10 @@ type IndexRankAnswer struct {
 	NonFinite
 	NotShown *RestCall `json:"not_shown,omitempty"`
 	// Percentiles, when asked for, says why a ranking by index has none.
-	Percentiles    string  `json:"percentiles,omitempty"`
-	SexNotRecorded *Named  `json:"sex_not_recorded,omitempty"` // as RankAnswer's
-	Top            [][]any `json:"top"`                        // rank, lpn_id, index, sex, status, genotyped (and for_ewes's columns)
-	Unranked       string  `json:"unranked,omitempty"`
+	Percentiles   string  `json:"percentiles,omitempty"`
+	SexFromSearch *Named  `json:"sex_from_search,omitempty"` // as RankAnswer's
+	Top           [][]any `json:"top"`                       // rank, lpn_id, index, sex, status, genotyped (and for_ewes's columns)
+	Unranked      string  `json:"unranked,omitempty"`
 }
 
 // IndexRankComputed is how a ranking by index was computed.
@@ -344,18 +344,23 @@ type FlockComputed struct {
 	// BreedPass says what became of the breed's pass, for a search of one
 	// breed: answered from, kept from the pages read, or being read for a
 	// later call.
-	BreedPass   string   `json:"breed_pass,omitempty"`
-	ByStatus    string   `json:"by_status,omitempty"`    // why by_status is absent
-	BySexStats  string   `json:"by_sex_stats,omitempty"` // why the traits have no by_sex
-	Complete    bool     `json:"complete"`
-	Duplicates  int      `json:"duplicates"`
-	Incomplete  string   `json:"incomplete,omitempty"`
-	LeftOut     int      `json:"left_out"`
-	Method      string   `json:"method"`
-	NSIPCount   int      `json:"nsip_count"`
-	PageCeiling int      `json:"page_ceiling"`
-	Pages       int      `json:"pages"`
-	Upstream    Upstream `json:"upstream"`
+	BreedPass  string `json:"breed_pass,omitempty"`
+	ByStatus   string `json:"by_status,omitempty"`    // why by_status is absent
+	BySexStats string `json:"by_sex_stats,omitempty"` // why the traits have no by_sex
+	// BirthYears says where by_birth_year's years came from when NSIP's
+	// rows carry no birth date.
+	BirthYears  string `json:"birth_years,omitempty"`
+	Complete    bool   `json:"complete"`
+	Duplicates  int    `json:"duplicates"`
+	Incomplete  string `json:"incomplete,omitempty"`
+	LeftOut     int    `json:"left_out"`
+	Method      string `json:"method"`
+	NSIPCount   int    `json:"nsip_count"`
+	PageCeiling int    `json:"page_ceiling"`
+	Pages       int    `json:"pages"`
+	// Sex says where by_sex's sexes came from when NSIP's rows record none.
+	Sex      string   `json:"sex,omitempty"`
+	Upstream Upstream `json:"upstream"`
 	// Via is how the animals were read: "breed pass" or "search pages".
 	Via string `json:"via"`
 }

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
-	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
@@ -101,17 +101,6 @@ func oneGroup(ex *param.Call) {
 // groupArgs are the names of which exactly one chooses the group.
 var groupArgs = []string{flockParams.Name("FlockID"), flockParams.Name("ProgenyOf"), flockParams.Name("Search")}
 
-var yearPattern = regexp.MustCompile(`(?:^|\D)((?:19|20)\d\d)(?:\D|$)`)
-
-// birthYear reads the year from any of NSIP's date forms: 2/13/2024,
-// 2024-02-13T00:00:00, 2024-02-13.
-func birthYear(s string) string {
-	if m := yearPattern.FindStringSubmatch(s); m != nil {
-		return m[1]
-	}
-	return "unknown"
-}
-
 func sexName(s string) string {
 	switch {
 	case s == "":
@@ -160,12 +149,18 @@ type group struct {
 	echo   func(*FlockAnswer) // names the group in the answer, as the argument did
 	method string
 	read   pageReader
+	// search is the NSIP search the group is, nil for progeny: asked again
+	// with a gender, it gives the sexes NSIP's rows do not record.
+	search *Query
 	// stray says why a row NSIP returned does not belong to the group,
 	// "" when it does as far as the row shows.
 	stray    func(row nsip.AnimalRow) string
 	strayWhy string
 	noStatus bool // the listing's rows carry no status
 	empty    string
+	// records is set once the EBVs of a row were read from its animal's
+	// record, its listing's rows carrying none.
+	records atomic.Bool
 	// pass is the breed and criteria of a search a breed's pass can
 	// answer, nil for any other group; via and passNote say how the group
 	// was read and what became of the pass (flock_pass.go).
@@ -218,8 +213,11 @@ func flockGroup(r *call, flock string, breed int) *group {
 		echo:   func(a *FlockAnswer) { a.FlockID = flock },
 		method: "every page of NSIP's search filtered by flock",
 		read:   searchPages(r, &search),
+		search: &search,
 		stray: func(row nsip.AnimalRow) string {
-			if fc := strings.TrimSpace(row.FlockCode); fc != "" && !strings.EqualFold(fc, flock) {
+			// A row's flock is its flockCode, else the one its LPN ID
+			// carries: a live row of another flock's ID is a stray too.
+			if fc, _ := row.Flock(); fc != "" && !strings.EqualFold(strings.TrimSpace(fc), flock) {
 				return "flock " + fc
 			}
 			return ""
@@ -230,24 +228,29 @@ func flockGroup(r *call, flock string, breed int) *group {
 }
 
 func progenyGroup(r *call, id string) *group {
-	return &group{
-		echo:   func(a *FlockAnswer) { a.ProgenyOf = id },
-		method: "every page of NSIP's progeny of the animal",
-		read: func(ctx context.Context, page int) ([]nsip.AnimalRow, int, error) {
-			p, err := r.progeny(ctx, id, page, scanPageSize)
-			if err != nil {
-				return nil, 0, About(groupArgs[1], id, err)
-			}
-			rows := make([]nsip.AnimalRow, len(p.Animals))
-			for i, a := range p.Animals {
-				rows[i] = nsip.AnimalRow{LPNID: a.LPNID, Sex: a.Sex, DateOfBirth: a.DateOfBirth, Traits: a.Traits}
-			}
-			return rows, p.TotalCount, nil
-		},
+	g := &group{
+		echo:     func(a *FlockAnswer) { a.ProgenyOf = id },
+		method:   "every page of NSIP's progeny of the animal",
 		stray:    func(nsip.AnimalRow) string { return "" },
 		noStatus: true,
 		empty:    "NSIP records no offspring of this animal",
 	}
+	g.read = func(ctx context.Context, page int) ([]nsip.AnimalRow, int, error) {
+		p, err := r.progeny(ctx, id, page, scanPageSize)
+		if err != nil {
+			return nil, 0, About(groupArgs[1], id, err)
+		}
+		rows := make([]nsip.AnimalRow, len(p.Animals))
+		for i, a := range p.Animals {
+			rows[i] = nsip.AnimalRow{LPNID: a.LPNID, Sex: a.Sex, DateOfBirth: a.DateOfBirth, Traits: a.Traits}
+		}
+		read, err := withRecords(ctx, r, rows)
+		if read {
+			g.records.Store(true)
+		}
+		return rows, p.TotalCount, err
+	}
+	return g
 }
 
 func searchGroup(r *call, s *groupSearch) *group {
@@ -262,6 +265,7 @@ func searchGroup(r *call, s *groupSearch) *group {
 		echo:   func(a *FlockAnswer) { a.Search = asMap(s) },
 		method: "every page of NSIP's search with the breed and criteria",
 		read:   searchPages(r, &search),
+		search: &search,
 		stray: func(row nsip.AnimalRow) string {
 			_, why := stray(row)
 			return why
@@ -282,8 +286,18 @@ func runFlock(ctx context.Context, r *call, a *flockArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	var sexNote string
+	if g.search != nil && s.complete {
+		if sexNote, err = sexBySearch(ctx, r, *g.search, s.rows); err != nil {
+			return nil, err
+		}
+	}
 	t := tallyFlock(g, s.rows)
 	computed := flockComputed(r, g, s, len(t.outside))
+	computed.Sex = sexNote
+	if t.yearsFromLPN > 0 {
+		computed.BirthYears = fmt.Sprintf("%d of the %d birth years %s", t.yearsFromLPN, t.n, nsip.LPNReading)
+	}
 	out := &FlockAnswer{Animals: t.n, BySex: t.bySex, ByBirthYear: t.byYear, Traits: t.traitRows(3, true)}
 	g.echo(out)
 	if g.noStatus {
@@ -316,6 +330,7 @@ func runFlock(ctx context.Context, r *call, a *flockArgs) (any, error) {
 // birth year, and each trait's values, overall and by sex.
 type flockTally struct {
 	n                       int
+	yearsFromLPN            int // birth years read from LPN IDs
 	bySex, byStatus, byYear map[string]int
 	values                  map[string][]breeding.Value
 	bySexValues             map[string]map[string][]breeding.Value // trait -> sex -> values
@@ -345,7 +360,11 @@ func tallyFlock(g *group, rows []nsip.AnimalRow) *flockTally {
 			}
 			t.byStatus[st]++
 		}
-		t.byYear[birthYear(row.DateOfBirth)]++
+		y, lpn := rowYear(row)
+		t.byYear[y]++
+		if lpn {
+			t.yearsFromLPN++
+		}
 		sex := sexName(row.Sex)
 		for _, tr := range row.Traits {
 			c := strings.ToUpper(tr.Code)
@@ -387,8 +406,12 @@ func (t *flockTally) traitRows(shown int, perSex bool) []FlockTrait {
 // flockComputed says how the statistics were reached and, when the pages
 // were not all read or not consistent, how much of the group they cover.
 func flockComputed(r *call, g *group, s *scanned, leftOut int) FlockComputed {
+	method := g.method
+	if g.records.Load() {
+		method += progenyEBVs
+	}
 	computed := FlockComputed{
-		Method:      g.method + "; SD is the sample standard deviation (n-1); each trait over the animals that have an EBV for it",
+		Method:      method + "; SD is the sample standard deviation (n-1); each trait over the animals that have an EBV for it",
 		Via:         g.via,
 		BreedPass:   g.passNote,
 		AnimalsRead: len(s.rows),
@@ -437,11 +460,15 @@ func rowCell(row nsip.AnimalRow, left, c string) string {
 	case "status":
 		return row.Status
 	case "birth_year":
-		return birthYear(row.DateOfBirth)
+		if y, _ := rowYear(row); y != "unknown" {
+			return y
+		}
+		return ""
 	case "date_of_birth":
 		return row.DateOfBirth
 	case "flock_id":
-		return row.FlockCode
+		fc, _ := row.Flock()
+		return fc
 	case "sire":
 		return row.Sire
 	case "dam":

@@ -8,6 +8,7 @@ package analysis
 
 import (
 	"errors"
+	"github.com/nsip-tools/nsip-mcp/nsip"
 	"strings"
 	"testing"
 
@@ -78,12 +79,16 @@ func TestGroupTakesExactlyOne(t *testing.T) {
 }
 
 // NSIP writes dates three ways and sex as words or codes (see the API
-// document); the flock counts read them all.
+// document), and its search rows carry no date at all; the flock counts
+// read them all, and a live row's year from its LPN ID.
 func TestFlockFieldReaders(t *testing.T) {
 	for in, want := range map[string]string{"2/13/2024": "2024", "2024-02-13T00:00:00": "2024", "2024-02-13": "2024", "": "unknown", "13/2/24": "unknown"} {
-		if got := birthYear(in); got != want {
-			t.Errorf("birthYear(%q) = %q, want %q", in, got, want)
+		if got, lpn := rowYear(nsip.AnimalRow{DateOfBirth: in}); got != want || lpn {
+			t.Errorf("rowYear(dateOfBirth %q) = %q (from LPN %v), want %q", in, got, lpn, want)
 		}
+	}
+	if got, lpn := rowYear(nsip.AnimalRow{LPNID: "6402382022NCS087"}); got != "2022" || !lpn {
+		t.Errorf("rowYear of a live row = %q (from LPN %v), want 2022 from its LPN ID", got, lpn)
 	}
 	for in, want := range map[string]string{"Male": "male", "1": "male", "M": "male", "female": "female", "2": "female", "": "unknown", "Wether": "Wether"} {
 		if got := sexName(in); got != want {

@@ -413,7 +413,7 @@ func (s *weightedRank) answer(ctx context.Context, a *rankArgs, ewes *eweSet) (a
 	answer := RankAnswer{Columns: columns, Weights: s.w, Computed: s.computed(v)}
 	answer.Genotyped = genotypedNote(unstated, len(out), true)
 	answer.ContradictingCriteria = contradicting(s.nContra, s.contra)
-	answer.DeadOrCulled, answer.SexNotRecorded = s.keep.blocks()
+	answer.DeadOrCulled, answer.SexFromSearch = s.keep.blocks()
 	if s.unindexed > 0 {
 		answer.Unranked = fmt.Sprintf("%d animals lack an EBV for a weighted trait and have no index", s.unindexed)
 	}
@@ -437,7 +437,7 @@ func (s *weightedRank) answer(ctx context.Context, a *rankArgs, ewes *eweSet) (a
 		a.Top = out[:n]
 		if n < len(out) {
 			a.NotShown = s.r.restCall(s.chosen, n, len(out), fmt.Sprintf("ranks %d to %d", n+1, len(out)))
-			a.DeadOrCulled, a.SexNotRecorded = unnamed(a.DeadOrCulled), unnamed(a.SexNotRecorded)
+			a.DeadOrCulled, a.SexFromSearch = unnamed(a.DeadOrCulled), unnamed(a.SexFromSearch)
 		}
 		return &a
 	})

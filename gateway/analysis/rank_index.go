@@ -270,7 +270,7 @@ func (s *indexRank) answer(ctx context.Context, a *rankArgs, ewes *eweSet) (any,
 	answer := IndexRankAnswer{Columns: columns, Index: s.name, Computed: computed}
 	answer.Genotyped = genotypedNote(unstated, len(out), true)
 	answer.ContradictingCriteria = contradicting(s.nContra, s.contra)
-	answer.DeadOrCulled, answer.SexNotRecorded = s.keep.blocks()
+	answer.DeadOrCulled, answer.SexFromSearch = s.keep.blocks()
 	if s.unindexed > 0 {
 		answer.Unranked = fmt.Sprintf("%d animals came without the %s and were not ranked", s.unindexed, s.name)
 	}
@@ -285,7 +285,7 @@ func (s *indexRank) answer(ctx context.Context, a *rankArgs, ewes *eweSet) (any,
 		a.Top = out[:n]
 		if n < len(out) {
 			a.NotShown = s.r.restCall(SetArgs{}, n, len(out), fmt.Sprintf("ranks %d to %d", n+1, len(out)))
-			a.DeadOrCulled, a.SexNotRecorded = unnamed(a.DeadOrCulled), unnamed(a.SexNotRecorded)
+			a.DeadOrCulled, a.SexFromSearch = unnamed(a.DeadOrCulled), unnamed(a.SexFromSearch)
 		}
 		return &a
 	})

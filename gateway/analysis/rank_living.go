@@ -13,9 +13,10 @@ import (
 // A breeder asking for the best rams wants rams he can still use: a
 // ranking leaves out the animals NSIP records as dead or culled, unless
 // the caller asks for them (include_dead_and_culled, or a status among
-// search_criteria), and, asked for one sex, every animal not recorded as
-// that sex. Each row left out after it was read is counted and the first
-// are named, so that nothing is dropped silently. Leaving rows out changes
+// search_criteria). Each row left out after it was read is counted and the
+// first are named, so that nothing is dropped silently; asked for one sex,
+// the rows NSIP returned that record none are ranked as that sex, and
+// counted so that the answer says so. Leaving rows out changes
 // nothing about whether the listing was read whole: the scan's proof is of
 // the pages, and the ranking is exact over the animals kept.
 
@@ -33,8 +34,7 @@ type rankFilter struct {
 	gone     []string
 	byStatus map[string]int
 	nGone    int
-	unsexed  []string
-	nUnsexed int
+	nUnsexed int // rows of no recorded sex, taken as the sex searched
 }
 
 // newRankFilter is the filter of a ranking with crit (after for_ewes asked
@@ -53,7 +53,7 @@ func newRankFilter(include bool, crit *param.Criteria) *rankFilter {
 
 // reset forgets the rows left out, for a scan started again.
 func (f *rankFilter) reset() {
-	f.gone, f.byStatus, f.nGone, f.unsexed, f.nUnsexed = nil, map[string]int{}, 0, nil, 0
+	f.gone, f.byStatus, f.nGone, f.nUnsexed = nil, map[string]int{}, 0, 0
 }
 
 // leaves reports whether row is left out of the ranking, counting it.
@@ -68,20 +68,17 @@ func (f *rankFilter) leaves(row nsip.AnimalRow) bool {
 		return true
 	}
 	// A row of the other sex contradicts the criteria and is counted
-	// there; one of no recorded sex is left out here, as no row shows it
-	// is of the sex asked.
-	if f.sex != "" && nsip.NormalizeSex(row.Sex) != f.sex {
-		if len(f.unsexed) < maxNamed {
-			f.unsexed = append(f.unsexed, row.LPNID)
-		}
+	// there. NSIP's live rows record no sex at all: a row NSIP returned for
+	// the sex asked is of that sex as far as anything shows, so it is
+	// ranked, and the answer says the sex was taken from the search.
+	if f.sex != "" && nsip.NormalizeSex(row.Sex) == "" {
 		f.nUnsexed++
-		return true
 	}
 	return false
 }
 
-// blocks are the answer's accounts of the rows left out: dead or culled,
-// and of no recorded sex; nil for none.
+// blocks are the answer's accounts of the rows left out (dead or culled)
+// and of those whose sex was taken from the search; nil for none.
 func (f *rankFilter) blocks() (gone, unsexed *Named) {
 	if f.nGone > 0 {
 		var parts []string
@@ -92,10 +89,22 @@ func (f *rankFilter) blocks() (gone, unsexed *Named) {
 			Effect: fmt.Sprintf("left out, of the animals read: recorded as no longer living or kept (%s); ask again with include_dead_and_culled: true to rank them", strings.Join(parts, ", "))}
 	}
 	if f.nUnsexed > 0 {
-		unsexed = &Named{Count: f.nUnsexed, LPNIDs: f.unsexed,
-			Effect: fmt.Sprintf("left out, of the animals read: NSIP's row records no sex, so none is shown to be %s as search_criteria.gender asks", f.sex)}
+		unsexed = &Named{Count: f.nUnsexed, LPNIDs: []string{},
+			Effect: fmt.Sprintf("ranked as %s: NSIP's rows record no sex, and NSIP returned them for search_criteria.gender %s", strings.ToLower(f.sex), f.sex)}
 	}
 	return gone, unsexed
+}
+
+// sexCell is a row's sex as a ranking shows it: as the row records it,
+// else the sex NSIP's search was asked for, else "unknown".
+func (f *rankFilter) sexCell(row nsip.AnimalRow) string {
+	switch {
+	case row.Sex != "":
+		return row.Sex
+	case f.sex != "":
+		return f.sex
+	}
+	return "unknown"
 }
 
 // statusCell is a row's status as the ranking shows it.

@@ -51,10 +51,11 @@ type livingAnswer struct {
 		Effect string   `json:"effect"`
 		LPNIDs []string `json:"lpn_ids"`
 	} `json:"dead_or_culled"`
-	SexNotRecorded *struct {
+	SexFromSearch *struct {
 		Count  int      `json:"count"`
+		Effect string   `json:"effect"`
 		LPNIDs []string `json:"lpn_ids"`
-	} `json:"sex_not_recorded"`
+	} `json:"sex_from_search"`
 	Computed struct {
 		Exact       bool   `json:"exact"`
 		Stopped     string `json:"stopped"`
@@ -173,10 +174,11 @@ func TestRankByIndexLeavesOutDeadAndCulled(t *testing.T) {
 	}
 }
 
-// Asked for rams, NSIP sending a row of no recorded sex and a dead ram
-// (gender ignored, or the row incomplete): neither is ranked, though both
-// have the best index; each is counted and named under its reason.
-func TestRankWithGenderKeepsOnlyThatSex(t *testing.T) {
+// Asked for rams, NSIP sending a row of no recorded sex (as live rows all
+// are) and a dead ram: the first is ranked as a ram, since NSIP returned it
+// for gender Male, and counted in sex_from_search; the dead ram is left
+// out and named, though both have the best index.
+func TestRankWithGenderTakesTheSexSearched(t *testing.T) {
 	f := population(23, 300)
 	f.pages = func(page int, rows []nsip.AnimalRow) []nsip.AnimalRow {
 		if page > 0 {
@@ -193,15 +195,17 @@ func TestRankWithGenderKeepsOnlyThatSex(t *testing.T) {
 	var a livingAnswer
 	mustRun(t, Rank, f, map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": 1.0}, "top_n": 5,
 		"search_criteria": map[string]any{"gender": "Male"}}, &a)
-	checkRows(t, f, a, false)
-	want := bruteTop(f, 640, "Male", breeding.Weights{"WWT": 1}, 5)
-	for i, row := range a.Top {
-		if i >= len(want) || row[1] != want[i].ID || row[3] != "Male" {
-			t.Errorf("row %d = %v, want %s, Male", i+1, row, want[min(i, len(want)-1)].ID)
+	want := bruteTop(f, 640, "Male", breeding.Weights{"WWT": 1}, 4)
+	if len(a.Top) != 5 || a.Top[0][1] != "NOSEX99" || a.Top[0][3] != "Male" {
+		t.Fatalf("first row %v; want NOSEX99 (WWT 99) ranked as Male", a.Top[:min(1, len(a.Top))])
+	}
+	for i, row := range a.Top[1:] {
+		if row[1] != want[i].ID || row[3] != "Male" {
+			t.Errorf("row %d = %v, want %s, Male", i+2, row, want[i].ID)
 		}
 	}
-	if s := a.SexNotRecorded; s == nil || s.Count != 1 || !slices.Equal(s.LPNIDs, []string{"NOSEX99"}) {
-		t.Errorf("sex_not_recorded %+v; want NOSEX99", s)
+	if s := a.SexFromSearch; s == nil || s.Count != 1 || !strings.Contains(s.Effect, "gender Male") {
+		t.Errorf("sex_from_search %+v; want the one row counted, saying it was taken from gender Male", s)
 	}
 	if g := a.DeadOrCulled; g == nil || g.Count != 1 || !slices.Equal(g.LPNIDs, []string{"DEAD99 (DEAD)"}) {
 		t.Errorf("dead_or_culled %+v; want DEAD99", g)

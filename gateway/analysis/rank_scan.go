@@ -92,10 +92,7 @@ func (s *rankScan) table(cell func(float64) any, more func(nsip.AnimalRow) []any
 	unstated := 0
 	for i, sc := range s.top.Rows() {
 		row := s.rows[sc.ID]
-		sex := row.Sex
-		if sex == "" {
-			sex = "unknown"
-		}
+		sex := s.keep.sexCell(row)
 		if row.Genotyped == "" {
 			unstated++
 		}

@@ -1,0 +1,141 @@
+package analysis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+// NSIP's live search rows carry an animal's LPN ID, parents, status,
+// registration number, EBVs and indexes, and no sex, birth date, breed or
+// flock. What an answer needs beyond them is read another way and said:
+// the birth year and the flock from the LPN ID (nsip.ParseLPN), the sex
+// from NSIP's own search with the gender criterion, since the rows NSIP
+// returns for gender Male are its rams.
+
+// rowYear is a row's birth year as a count's key ("unknown" when neither
+// its date nor its LPN ID says), and whether the LPN ID gave it.
+func rowYear(row nsip.AnimalRow) (string, bool) {
+	y, lpn := row.BirthYear()
+	if y == 0 {
+		return "unknown", false
+	}
+	return fmt.Sprint(y), lpn
+}
+
+// sexBySearch gives the rows of a group read whole by search q (which asks
+// no gender) the sex NSIP's search knows them by: q's pages with gender
+// Male are read, as far as the group's page limit allows, and their animals
+// marked Male; the first page with gender Female gives NSIP's count of
+// ewes, and when rams and ewes add up to the group, the rest are ewes.
+// Rows of a group some of whose rows record a sex are left as they are.
+// The returned text says what was done, "" when nothing was.
+func sexBySearch(ctx context.Context, r *call, q Query, rows []nsip.AnimalRow) (string, error) {
+	unsexed := 0
+	for _, row := range rows {
+		if nsip.NormalizeSex(row.Sex) == "" {
+			unsexed++
+		}
+	}
+	// Rows that record sexes are NSIP's word for them, unknowns included.
+	if unsexed < len(rows) || len(rows) == 0 {
+		return "", nil
+	}
+	if sex := nsip.NormalizeSex(q.Criteria.Gender); sex == "Male" || sex == "Female" {
+		for i := range rows {
+			rows[i].Sex = sex
+		}
+		return fmt.Sprintf("NSIP's rows record no sex: every animal is %s, as NSIP returned it for search_criteria.gender %s", strings.ToLower(sex), sex), nil
+	}
+	males := q
+	males.Criteria.Gender = "Male"
+	read, stop := readAhead(ctx, searchPages(r, &males), r.parallel(), flockPages)
+	ms, err := scanPages(ctx, read, flockPages)
+	stop()
+	if err != nil {
+		return "", err
+	}
+	if !ms.complete {
+		return fmt.Sprintf("sex unknown: NSIP's rows record none, and its search of the group's rams (gender Male) was not read whole (%d of %d)", len(ms.rows), ms.total), nil
+	}
+	females := q
+	females.Criteria.Gender = "Female"
+	_, nf, err := searchPages(r, &females)(ctx, 0)
+	if err != nil {
+		return "", err
+	}
+	at := make(map[string]int, len(rows))
+	for i, row := range rows {
+		at[row.LPNID] = i
+	}
+	nm, strays := 0, 0
+	for _, m := range ms.rows {
+		if i, ok := at[m.LPNID]; ok {
+			if rows[i].Sex == "" {
+				rows[i].Sex = "Male"
+			}
+			nm++
+		} else {
+			strays++
+		}
+	}
+	if strays > 0 || nm+nf != len(rows) {
+		for i := range rows {
+			if rows[i].Sex == "Male" && ms.total == len(rows) {
+				rows[i].Sex = "" // gender was ignored: every animal came back as a ram
+			}
+		}
+		return fmt.Sprintf("rams as NSIP's search with gender Male returned them (%d of the group's %d); the others unknown, since NSIP counts %d ewes, %d rams not in the group, and the two do not add up to the group",
+			nm, len(rows), nf, strays), nil
+	}
+	for i := range rows {
+		if rows[i].Sex == "" {
+			rows[i].Sex = "Female"
+		}
+	}
+	return fmt.Sprintf("NSIP's rows record no sex: rams are the %d animals its search with gender Male returned, ewes the other %d, as its count with gender Female (%d) confirms", nm, len(rows)-nm, nf), nil
+}
+
+// progenyEBVs is how a progeny group's method says where its EBVs came
+// from when NSIP's progeny rows carry none.
+const progenyEBVs = "; NSIP's progeny rows carry no EBVs, so each offspring's EBVs and accuracies are its own record's (getAnimalDetails, one lookup each, kept an hour)"
+
+// withRecords fills the traits of rows that carry none from each animal's
+// own record, read r.parallel() at a time. It reports whether any was
+// read; an animal whose record cannot be read keeps no traits, and a
+// call's ceiling or end stops it with that error.
+func withRecords(ctx context.Context, r *call, rows []nsip.AnimalRow) (bool, error) {
+	var need []int
+	for i, row := range rows {
+		if len(row.Traits) == 0 {
+			need = append(need, i)
+		}
+	}
+	if len(need) == 0 {
+		return false, nil
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(r.parallel())
+	for _, i := range need {
+		g.Go(func() error {
+			d, err := r.details(gctx, rows[i].LPNID)
+			switch {
+			case err != nil && (gctx.Err() != nil || errors.Is(err, ErrCeiling)):
+				return err
+			case err != nil:
+				return nil // this offspring's EBVs stay unknown; the others count
+			}
+			rows[i].Traits = d.Traits
+			if rows[i].Status == "" {
+				rows[i].Status = d.Status
+			}
+			return nil
+		})
+	}
+	return true, g.Wait()
+}
