@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
@@ -62,6 +63,13 @@ func breedWide(c *param.Criteria) bool { return c == nil || reflect.ValueOf(*c).
 // asked (none of no recorded sex) and of the status asked, in any case.
 func (f passFilter) matches(row nsip.AnimalRow) bool {
 	return (f.sex == "" || row.Sex == f.sex) && (f.status == "" || strings.EqualFold(row.Status, f.status))
+}
+
+// serves reports whether the pass can hold its rows to f: a sex asked
+// needs rows that record one, which NSIP's live rows do not, so such a
+// search reads NSIP's pages, which NSIP filters by gender itself.
+func (p *BreedPass) serves(f passFilter) bool {
+	return f.sex == "" || slices.ContainsFunc(p.Sexes, func(s string) bool { return s != "" })
 }
 
 // row is animal j of the pass as a search row, with what the pass keeps:

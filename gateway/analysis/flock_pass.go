@@ -48,7 +48,7 @@ func (g *group) scan(ctx context.Context, r *call) (*scanned, error) {
 	case err != nil:
 		eval = "" // no date, no pass: the pages are read as any group's
 	}
-	if p := keptPass(ctx, r, gp.breed, eval); p != nil {
+	if p := keptPass(ctx, r, gp.breed, eval); p != nil && p.serves(gp.filter) {
 		s, err := scanPages(ctx, keptPages(p.rows(gp.filter, true)), pctPages(p.Animals()))
 		if err != nil {
 			return nil, err

@@ -147,7 +147,7 @@ func runRankIndex(ctx context.Context, r *call, a *rankArgs, ewes *eweSet) (any,
 	s := &indexRank{rankScan: rs, r: r, breed: a.BreedID, asked: a.Index}
 	if f, ok := passFilterOf(crit); ok {
 		s.passable = true
-		if p := keptPass(ctx, r, a.BreedID, rs.eb.date); p != nil {
+		if p := keptPass(ctx, r, a.BreedID, rs.eb.date); p != nil && p.serves(f) {
 			s.sc = newPageScan(keptPages(p.rows(f, false)), pctPages(p.Animals()))
 			s.pass = keptNote(p)
 		} else {
