@@ -29,14 +29,16 @@ var FlockSummary = &Def{
 		Name: toolname.FlockSummary, Title: "NSIP group statistics", Method: "flock_summary",
 		Toolset: toolsets.Analysis, Kind: summarize.KindGeneric,
 		Desc: `Describe a whole group: counts by sex, status and birth year; per trait n, mean, SD, min and max with holders, and the same per sex ` +
-			fmt.Sprintf("(500-1500 tokens; reads every page of %d, at most %d lookups). ", scanPageSize, flockPages+evalLookups) +
+			fmt.Sprintf("(500-1500 tokens; reads every page of %d, at most %d lookups; progeny_of: %d more, each offspring's record). ", scanPageSize, flockPages+evalLookups, progenyRecords) +
 			`Exactly one of: flock_id, e.g. "640238" (breed_id narrows it); progeny_of, an LPN ID; ` +
 			`search, {"breed_id":640,"search_criteria":{...}} as ` + toolname.SearchAnimals + `. Next: ` + toolname.RankAnimals + ` to rank. Also max_tokens.`,
 		Args: flockParams,
 	},
 	// A search group a breed's pass can answer reads NSIP's date before
-	// its pages, and again after a breed's pages read whole (flock_pass.go).
-	Ceiling: flockPages + evalLookups,
+	// its pages, and again after a breed's pages read whole (flock_pass.go);
+	// a progeny group reads its offspring's records, NSIP's progeny rows
+	// carrying no EBVs.
+	Ceiling: flockPages + evalLookups + progenyRecords,
 	Answers: []reflect.Type{reflect.TypeFor[FlockAnswer]()},
 	Run:     typed(runFlock),
 	Correct: oneGroup,
@@ -158,9 +160,10 @@ type group struct {
 	strayWhy string
 	noStatus bool // the listing's rows carry no status
 	empty    string
-	// records is set once the EBVs of a row were read from its animal's
-	// record, its listing's rows carrying none.
-	records atomic.Bool
+	// recordsRead and recordsUnread count the rows whose EBVs were read,
+	// or could not be, from the animal's own record, its listing's rows
+	// carrying none.
+	recordsRead, recordsUnread atomic.Int64
 	// pass is the breed and criteria of a search a breed's pass can
 	// answer, nil for any other group; via and passNote say how the group
 	// was read and what became of the pass (flock_pass.go).
@@ -244,10 +247,9 @@ func progenyGroup(r *call, id string) *group {
 		for i, a := range p.Animals {
 			rows[i] = nsip.AnimalRow{LPNID: a.LPNID, Sex: a.Sex, DateOfBirth: a.DateOfBirth, Traits: a.Traits}
 		}
-		read, err := withRecords(ctx, r, rows)
-		if read {
-			g.records.Store(true)
-		}
+		read, unread, err := withRecords(ctx, r, rows)
+		g.recordsRead.Add(int64(read))
+		g.recordsUnread.Add(int64(unread))
 		return rows, p.TotalCount, err
 	}
 	return g
@@ -407,8 +409,11 @@ func (t *flockTally) traitRows(shown int, perSex bool) []FlockTrait {
 // were not all read or not consistent, how much of the group they cover.
 func flockComputed(r *call, g *group, s *scanned, leftOut int) FlockComputed {
 	method := g.method
-	if g.records.Load() {
+	if g.recordsRead.Load()+g.recordsUnread.Load() > 0 {
 		method += progenyEBVs
+	}
+	if n := g.recordsUnread.Load(); n > 0 {
+		method += fmt.Sprintf("; %d offspring's records could not be read (not found, or past the call's lookups or time), so their EBVs are not counted", n)
 	}
 	computed := FlockComputed{
 		Method:      method + "; SD is the sample standard deviation (n-1); each trait over the animals that have an EBV for it",

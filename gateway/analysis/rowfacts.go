@@ -2,9 +2,9 @@ package analysis
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"golang.org/x/sync/errgroup"
 
@@ -105,37 +105,40 @@ func sexBySearch(ctx context.Context, r *call, q Query, rows []nsip.AnimalRow) (
 // from when NSIP's progeny rows carry none.
 const progenyEBVs = "; NSIP's progeny rows carry no EBVs, so each offspring's EBVs and accuracies are its own record's (getAnimalDetails, one lookup each, kept an hour)"
 
+// progenyRecords is how many offspring records a progeny group reads at
+// most: a sire of hundreds of lambs is answered from them all.
+const progenyRecords = 400
+
 // withRecords fills the traits of rows that carry none from each animal's
-// own record, read r.parallel() at a time. It reports whether any was
-// read; an animal whose record cannot be read keeps no traits, and a
-// call's ceiling or end stops it with that error.
-func withRecords(ctx context.Context, r *call, rows []nsip.AnimalRow) (bool, error) {
+// own record, read r.parallel() at a time, and reports how many it read
+// and how many it could not (not found, or past the call's lookups or
+// time, which end the reading but not the answer).
+func withRecords(ctx context.Context, r *call, rows []nsip.AnimalRow) (read, unread int, err error) {
 	var need []int
 	for i, row := range rows {
 		if len(row.Traits) == 0 {
 			need = append(need, i)
 		}
 	}
-	if len(need) == 0 {
-		return false, nil
-	}
+	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(r.parallel())
 	for _, i := range need {
 		g.Go(func() error {
 			d, err := r.details(gctx, rows[i].LPNID)
-			switch {
-			case err != nil && (gctx.Err() != nil || errors.Is(err, ErrCeiling)):
-				return err
-			case err != nil:
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				unread++
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
 				return nil // this offspring's EBVs stay unknown; the others count
 			}
+			read++
 			rows[i].Traits = d.Traits
-			if rows[i].Status == "" {
-				rows[i].Status = d.Status
-			}
 			return nil
 		})
 	}
-	return true, g.Wait()
+	return read, unread, g.Wait()
 }
