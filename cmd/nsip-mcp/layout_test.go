@@ -18,6 +18,7 @@ var mayImport = map[string][]string{
 	"nsip":                      nil,
 	"nsip/breeding":             nil,
 	"nsip/toolname":             nil,
+	"nsip/shape":                nil,
 	"nsip/nsiptest":             {"nsip"},
 	"nsip/nsiptest/logbuf":      nil,
 	"cache":                     nil,
