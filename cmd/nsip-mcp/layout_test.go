@@ -19,6 +19,7 @@ var mayImport = map[string][]string{
 	"nsip/breeding":             nil,
 	"nsip/toolname":             nil,
 	"nsip/shape":                nil,
+	"nsip/livecheck":            {"nsip", "nsip/shape"},
 	"nsip/nsiptest":             {"nsip"},
 	"nsip/nsiptest/logbuf":      nil,
 	"cache":                     nil,
