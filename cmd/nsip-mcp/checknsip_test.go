@@ -92,13 +92,14 @@ func TestCheckNSIPCaptures(t *testing.T) {
 		{Name: "accwfec", Rows: 1, Pct: 50}, {Name: "accwwt", Rows: 2, Pct: 100}, {Name: "bwt", Rows: 2, Pct: 100},
 		{Name: "mwwt", Rows: 1, Pct: 50}, {Name: "srcIndex", Rows: 1, Pct: 50}, {Name: "usHairIndex", Rows: 2, Pct: 100},
 		{Name: "wfec", Rows: 1, Pct: 50}, {Name: "wwt", Rows: 2, Pct: 100}}
-	if b := r.Breed; b.ID != 640 || b.RecordCount != 1523 || b.Rows != 2 || b.Pages != 1 || b.SirePct != 50 || b.DamPct != 50 || !reflect.DeepEqual(b.Fields, wantFields) {
+	if b := r.Breed; b.ID != 640 || b.RecordCount != 1523 || b.Rows != 2 || b.Pages != 1 || b.SirePct != 50 || b.DamPct != 50 ||
+		b.AccuracyMax != 0.8 || r.EvaluationDate != "09/23/2025" || !reflect.DeepEqual(b.Fields, wantFields) {
 		t.Errorf("breed %+v", b)
 	}
 	code, text := checkRun(t, base)
 	want := []string{
 		"check-nsip: no drift: every answer has its contract's shape (exit 0)",
-		"NSIP at " + base + ", TIME: 8 requests, 0 answered 429",
+		"NSIP at " + base + ", TIME: 8 requests, 0 answered 429; evaluation of 09/23/2025",
 		"  getDateLastUpdated                                   200 N ms  as the contract",
 		"  getAvailableBreedGroups                              200 N ms  as the contract",
 		"  getStatusesByBreedGroup                              200 N ms  as the contract",
@@ -107,7 +108,7 @@ func TestCheckNSIPCaptures(t *testing.T) {
 		"  getAnimalDetails searchString=6402382024NCS310       200 N ms  as the contract",
 		"  getLineage lpnId=6402382024NCS310                    200 N ms  as the contract",
 		"  getPageOfProgeny lpnId=6402382024NCS310 page=0       200 N ms  as the contract",
-		"breed 640: 2 rows read of 1523, in 1 page; 50% with a sire, 50% with a dam",
+		"breed 640: 2 rows read of 1523, in 1 page; 50% with a sire, 50% with a dam; accuracies up to 0.8 (fractions)",
 		"row members (share of rows with a value): lpnId 100%, lpnSre 50%, lpnDam 50%, status 100%, regNumber 50%, accbwt 100%, " +
 			"accwfec 50%, accwwt 100%, bwt 100%, mwwt 50%, srcIndex 50%, usHairIndex 100%, wfec 50%, wwt 100%",
 	}

@@ -103,7 +103,14 @@ type checker struct {
 func (k *checker) run(ctx context.Context, breed, pages int) {
 	c := k.client
 	id := strconv.Itoa(breed)
-	k.ask(ctx, shape.PathDateLastUpdated, "", func(ctx context.Context) ([]byte, error) { return raw(c.DateLastUpdated(ctx)) })
+	var last *nsip.LastUpdate
+	k.ask(ctx, shape.PathDateLastUpdated, "", func(ctx context.Context) (b []byte, err error) {
+		last, err = c.DateLastUpdated(ctx)
+		return raw(last, err)
+	})
+	if last != nil {
+		k.evaluationDate(last.Date)
+	}
 	k.ask(ctx, shape.PathBreedGroups, "", func(ctx context.Context) ([]byte, error) { return raw(c.BreedGroups(ctx)) })
 	k.ask(ctx, shape.PathStatuses, "", func(ctx context.Context) ([]byte, error) { return raw(c.Statuses(ctx)) })
 	k.ask(ctx, shape.PathTraitRanges, "breedId="+id, func(ctx context.Context) ([]byte, error) { return raw(c.TraitRanges(ctx, breed)) })
@@ -132,6 +139,20 @@ func (k *checker) run(ctx context.Context, breed, pages int) {
 	k.ask(ctx, shape.PathLineage, asked("lpnId="+lpn), func(ctx context.Context) ([]byte, error) { return raw(c.Lineage(ctx, lpn)) })
 	k.ask(ctx, shape.PathProgeny, asked("lpnId="+lpn+" page=0"),
 		func(ctx context.Context) ([]byte, error) { return raw(c.Progeny(ctx, lpn, 0, nsip.ProfilePageSize)) })
+}
+
+// evaluationDate records the date of NSIP's evaluation, and as drift one
+// in no form the server reads: it reasons about dates (an evaluation newer
+// than what it cached), so a new form is a change of contract even where
+// the member is still a string.
+func (k *checker) evaluationDate(date string) {
+	k.rep.EvaluationDate = date
+	if _, ok := nsip.ParseDate(date); ok {
+		return
+	}
+	a := k.rep.Answers[len(k.rep.Answers)-1]
+	a.Changed = append(a.Changed, fmt.Sprintf("date: %q is in no form the server reads (9/23/2025, 2025-02-16T00:00:00)", date))
+	a.Drift = true
 }
 
 // rawModel is every model the check reads: each keeps its answer's bytes.

@@ -78,6 +78,21 @@ func TestStandInRowsDrift(t *testing.T) {
 	if b.Fields[0] != (Field{"lpnId", 200, 100}) || b.Fields[1].Name != "lpnSre" || b.Fields[1].Rows != sires || field(b, "gender").Rows != 200 {
 		t.Errorf("fields %+v", b.Fields)
 	}
+	if r.EvaluationDate != srv.Data().LastUpdated() || b.AccuracyMax <= 0.5 || b.AccuracyMax > 1 {
+		t.Errorf("evaluation %q, accuracies up to %v: want the stand-in's date and fractions", r.EvaluationDate, b.AccuracyMax)
+	}
+}
+
+// TestEvaluationDateForm: an evaluation date in a form the server cannot
+// read is drift, though it is still a string.
+func TestEvaluationDateForm(t *testing.T) {
+	srv := nsiptest.NewServer(t, nsiptest.Options{Seed: 1})
+	srv.SetLastUpdated("2025.09.23")
+	r := check(t, srv.URL(), 640, 1)
+	want := []string{`date: "2025.09.23" is in no form the server reads (9/23/2025, 2025-02-16T00:00:00)`}
+	if a := r.Answers[0]; !a.Drift || !reflect.DeepEqual(a.Changed, want) || r.EvaluationDate != "2025.09.23" {
+		t.Errorf("answer %+v", a)
+	}
 }
 
 func orEmpty(s []string) []string {
@@ -115,7 +130,7 @@ func TestLegacyDrift(t *testing.T) {
 		t.Errorf("search %+v", search)
 	}
 	// The rows are still counted under the names they were sent with.
-	if r.Breed.Rows != 100 || field(r.Breed, "LpnId").Rows != 100 || r.Breed.SirePct == 0 {
+	if r.Breed.Rows != 100 || field(r.Breed, "LpnId").Rows != 100 || r.Breed.SirePct == 0 || r.Breed.AccuracyMax <= 1 {
 		t.Errorf("breed %+v", r.Breed)
 	}
 }
@@ -267,7 +282,9 @@ func TestText(t *testing.T) {
 			{Endpoint: "getAnimalDetails", Asked: "searchString=x", Status: 503, Attempts: 3, Error: "nsip: upstream_error"},
 			{Endpoint: "getLineage", Skipped: "not asked: NSIP could not be reached"},
 		},
-		Breed: Breed{ID: 640, RecordCount: 1523, Pages: 1, Rows: 2, SirePct: 50, DamPct: 50, Fields: []Field{{"lpnId", 2, 100}, {"lpnSre", 1, 50}}}}
+		EvaluationDate: "09/23/2025",
+		Breed: Breed{ID: 640, RecordCount: 1523, Pages: 1, Rows: 2, SirePct: 50, DamPct: 50, AccuracyMax: 0.8,
+			Fields: []Field{{"lpnId", 2, 100}, {"lpnSre", 1, 50}}}}
 	r.conclude()
 	var b bytes.Buffer
 	if err := r.WriteText(&b); err != nil {
@@ -275,12 +292,12 @@ func TestText(t *testing.T) {
 	}
 	want := []string{
 		"check-nsip: drift: 1 of 4 answers differ from the contract (exit 1)",
-		"NSIP at http://nsip.example/api, 2026-11-30T06:00:00Z: 5 requests, 1 answered 429",
+		"NSIP at http://nsip.example/api, 2026-11-30T06:00:00Z: 5 requests, 1 answered 429; evaluation of 09/23/2025",
 		"  getDateLastUpdated                                   200      12 ms  as the contract",
 		"  getPageOfSearchResults breedId=640 page=0            200     401 ms  missing: records[].lpnDam; new: success (2 attempts) (1 answered 429)",
 		"  getAnimalDetails searchString=x                      503       0 ms  nsip: upstream_error (3 attempts)",
 		"  getLineage                                             -       0 ms  not asked: NSIP could not be reached",
-		"breed 640: 2 rows read of 1523, in 1 page; 50% with a sire, 50% with a dam",
+		"breed 640: 2 rows read of 1523, in 1 page; 50% with a sire, 50% with a dam; accuracies up to 0.8 (fractions)",
 		"row members (share of rows with a value): lpnId 100%, lpnSre 50%",
 	}
 	if got := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n"); !reflect.DeepEqual(got, want) {
@@ -335,7 +352,8 @@ func TestVerdicts(t *testing.T) {
 		t.Fatal(err)
 	}
 	var back Report
-	if err := json.Unmarshal(b.Bytes(), &back); err != nil || !reflect.DeepEqual(back, r) || plural(2, "page") != "2 pages" {
+	if err := json.Unmarshal(b.Bytes(), &back); err != nil || !reflect.DeepEqual(back, r) || plural(2, "page") != "2 pages" ||
+		(Breed{AccuracyMax: 97}).scale() != "; accuracies up to 97 (percents)" {
 		t.Errorf("%v: %+v\n%s", err, back, b.String())
 	}
 }

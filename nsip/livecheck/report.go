@@ -43,8 +43,10 @@ const (
 type Report struct {
 	BaseURL   string    `json:"base_url"`
 	CheckedAt time.Time `json:"checked_at"`
-	Outcome   Outcome   `json:"outcome"`
-	ExitCode  int       `json:"exit_code"`
+	// EvaluationDate is getDateLastUpdated's date as sent.
+	EvaluationDate string  `json:"evaluation_date,omitempty"`
+	Outcome        Outcome `json:"outcome"`
+	ExitCode       int     `json:"exit_code"`
 	// Drifted counts the answers that differ from their contract.
 	Drifted int `json:"drifted"`
 	// CouldNotReach says where and why NSIP could not be reached; "" when
@@ -84,6 +86,9 @@ type Breed struct {
 	Rows        int     `json:"rows_read"`
 	SirePct     float64 `json:"sire_pct"` // rows naming a sire (lpnSre), in percent
 	DamPct      float64 `json:"dam_pct"`
+	// AccuracyMax is the largest accuracy in the rows, as sent: up to 1
+	// they are fractions (the live capture's 0.80), above it percents.
+	AccuracyMax float64 `json:"accuracy_max"`
 	Fields      []Field `json:"fields"` // every member met in a row
 }
 
@@ -132,7 +137,11 @@ func (r *Report) WriteJSON(w io.Writer) error {
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "check-nsip: %s (exit %d)\n", r.verdict(), r.ExitCode)
-	fmt.Fprintf(&b, "NSIP at %s, %s: %d requests, %d answered 429\n", r.BaseURL, r.CheckedAt.Format(time.RFC3339), r.Requests, r.RateLimited)
+	fmt.Fprintf(&b, "NSIP at %s, %s: %d requests, %d answered 429", r.BaseURL, r.CheckedAt.Format(time.RFC3339), r.Requests, r.RateLimited)
+	if r.EvaluationDate != "" {
+		fmt.Fprintf(&b, "; evaluation of %s", r.EvaluationDate)
+	}
+	b.WriteByte('\n')
 	for _, a := range r.Answers {
 		status := "-"
 		if a.Status != 0 {
@@ -144,8 +153,8 @@ func (r *Report) WriteText(w io.Writer) error {
 	if br.Pages == 0 {
 		fmt.Fprintf(&b, "breed %d: no search page read\n", br.ID)
 	} else {
-		fmt.Fprintf(&b, "breed %d: %d rows read of %d, in %s; %s%% with a sire, %s%% with a dam\n",
-			br.ID, br.Rows, br.RecordCount, plural(br.Pages, "page"), num(br.SirePct), num(br.DamPct))
+		fmt.Fprintf(&b, "breed %d: %d rows read of %d, in %s; %s%% with a sire, %s%% with a dam%s\n",
+			br.ID, br.Rows, br.RecordCount, plural(br.Pages, "page"), num(br.SirePct), num(br.DamPct), br.scale())
 	}
 	if len(br.Fields) > 0 {
 		parts := make([]string, len(br.Fields))
@@ -207,6 +216,18 @@ func (a *Answer) summary() string {
 		s += fmt.Sprintf(" (%d answered 429)", a.RateLimited)
 	}
 	return s
+}
+
+// scale says what the largest accuracy shows of the scale, when the rows
+// had any.
+func (b Breed) scale() string {
+	switch {
+	case b.AccuracyMax > 1:
+		return "; accuracies up to " + num(b.AccuracyMax) + " (percents)"
+	case b.AccuracyMax > 0:
+		return "; accuracies up to " + num(b.AccuracyMax) + " (fractions)"
+	}
+	return ""
 }
 
 // plural is n things, with an s past one.

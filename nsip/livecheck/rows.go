@@ -19,6 +19,7 @@ type rowStats struct {
 	sire, dam int
 	first     string         // the first row's LPN ID
 	fields    map[string]int // rows carrying a value under each member name met
+	accMax    float64        // the largest accuracy read, which tells their scale
 }
 
 // add reads one search page's rows and returns how many it had.
@@ -35,6 +36,10 @@ func (s *rowStats) add(body []byte) int {
 		s.rows++
 		for name, v := range r {
 			s.fields[name] += carries(v)
+			var acc float64
+			if shape.IsAccuracy(strings.ToLower(name)) && json.Unmarshal(v, &acc) == nil {
+				s.accMax = max(s.accMax, acc)
+			}
 		}
 		if s.first == "" {
 			_ = json.Unmarshal(memberOf(r, "lpnId"), &s.first)
@@ -107,7 +112,7 @@ func carries(v json.RawMessage) int {
 // first, in its order, then the rest by name.
 func (s *rowStats) breed(id int) Breed {
 	b := Breed{ID: id, RecordCount: s.total, Pages: s.pages, Rows: s.rows,
-		SirePct: pct(s.sire, s.rows), DamPct: pct(s.dam, s.rows), Fields: []Field{}}
+		SirePct: pct(s.sire, s.rows), DamPct: pct(s.dam, s.rows), AccuracyMax: s.accMax, Fields: []Field{}}
 	names := make([]string, 0, len(s.fields))
 	for n := range s.fields {
 		names = append(names, n)

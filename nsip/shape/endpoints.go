@@ -139,6 +139,10 @@ func isTraitMember(name string) bool {
 	return len(name) >= 2 && len(name) <= 6 && isLower(name) && !slices.Contains(notTraits, name)
 }
 
+// IsAccuracy reports whether a row member is a trait's accuracy as NSIP
+// names it: its code after "acc" (accbwt).
+func IsAccuracy(name string) bool { return isAccuracyMember(name) }
+
 // isAccuracyMember: a trait's accuracy is its code after "acc" (accbwt).
 func isAccuracyMember(name string) bool {
 	code, ok := strings.CutPrefix(name, "acc")

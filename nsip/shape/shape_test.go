@@ -157,7 +157,7 @@ func TestPatterns(t *testing.T) {
 		}
 	}
 	for name, want := range map[string]bool{"accbwt": true, "accmwwt": true, "acc": false, "accBwt": false, "AccBwt": false} {
-		if got := isAccuracyMember(name); got != want {
+		if got := IsAccuracy(name); got != want {
 			t.Errorf("isAccuracyMember(%q) = %v", name, got)
 		}
 	}
