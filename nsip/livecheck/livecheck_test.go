@@ -314,6 +314,11 @@ func TestNoRows(t *testing.T) {
 		r.Answers[5].Skipped != "not asked: no search row to take an LPN ID from" {
 		t.Errorf("report %+v\nanswers %+v", r, r.Answers)
 	}
+	// A breed with too few evaluated animals has rows but no trait ranges.
+	r = check(t, srv.URL(), nsiptest.NoTraitDataBreed, 1)
+	if r.Answers[3].Drift || r.Answers[3].ErrorKind != "no_data" || r.Answers[3].Status != 400 || r.Breed.Rows == 0 {
+		t.Errorf("breed %d: %+v", nsiptest.NoTraitDataBreed, r.Answers[3])
+	}
 }
 
 // TestPageRows: rows are found under data too, and what is not an object
