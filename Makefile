@@ -18,7 +18,7 @@ TAGS := e2e
 # Packages whose statement coverage by their own tests (go test -cover,
 # with TAGS) must stay at or above COVER_MIN percent: every package under
 # gateway/ carries its own gate, its tests living beside its code.
-COVER_PKGS  := nsip cache gateway gateway/analysis gateway/argcheck gateway/calllog gateway/elicit gateway/features \
+COVER_PKGS  := nsip nsip/shape nsip/livecheck cache gateway gateway/analysis gateway/argcheck gateway/calllog gateway/elicit gateway/features \
                gateway/finite gateway/full gateway/health gateway/internal/snapshot gateway/lookup gateway/metrics gateway/outschema \
                gateway/param gateway/passes gateway/session gateway/structured gateway/tasks gateway/toolerr \
                gateway/tooldef gateway/toolsets gateway/upstream gateway/views

@@ -744,6 +744,8 @@ Usage:
   nsip-mcp             start the server (configured by the environment)
   nsip-mcp --help      show this text
   nsip-mcp --version   print the version
+  nsip-mcp check-nsip  compare NSIP's answers with the contracts, once
+                       (exit 0 no drift, 1 drift, 2 unreachable; -h for more)
 
 Environment:
 `)

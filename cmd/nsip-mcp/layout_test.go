@@ -18,6 +18,8 @@ var mayImport = map[string][]string{
 	"nsip":                      nil,
 	"nsip/breeding":             nil,
 	"nsip/toolname":             nil,
+	"nsip/shape":                nil,
+	"nsip/livecheck":            {"nsip", "nsip/shape"},
 	"nsip/nsiptest":             {"nsip"},
 	"nsip/nsiptest/logbuf":      nil,
 	"cache":                     nil,

@@ -36,8 +36,12 @@ func main() {
 }
 
 // run returns the exit status: 0 after a clean stop, 1 when serving failed,
-// 2 for bad arguments or configuration.
+// 2 for bad arguments or configuration. check-nsip, a one-off check of the
+// live API rather than the server, has exit statuses of its own.
 func run(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "check-nsip" {
+		return checkNSIP(args[1:], getenv, stdout, stderr)
+	}
 	for _, a := range args {
 		switch a {
 		case "-h", "-help", "--help":
