@@ -117,14 +117,14 @@ func TestCheckNSIPCaptures(t *testing.T) {
 	}
 }
 
-// richRow are the members the stand-in's search rows carry today and no
-// live capture shows.
+// richRow are the members the stand-in's rich rows carry and no live
+// capture shows.
 var richRow = []string{"breedId", "dateOfBirth", "flockCode", "gender", "genotyped", "progenyCount"}
 
 // TestCheckNSIPDrift: the stand-in's rich rows and its legacy shape are
 // drift, exit 1, naming the members in both formats.
 func TestCheckNSIPDrift(t *testing.T) {
-	srv := nsiptest.NewServer(t, nsiptest.Options{Seed: 1})
+	srv := nsiptest.NewServer(t, nsiptest.Options{Seed: 1, RichRows: true})
 	code, r := checkJSON(t, srv.URL(), "-pages", "1")
 	search, details := r.Answers[4], r.Answers[5]
 	rows := make([]string, len(richRow))

@@ -27,8 +27,8 @@ func check(t *testing.T, base string, breed, pages int) *Report {
 	return r
 }
 
-// richRow are the members the stand-in's search rows carry today that the
-// live search capture does not.
+// richRow are the members the stand-in's rich rows (Options.RichRows)
+// carry that the live search capture does not.
 var richRow = []string{"breedId", "dateOfBirth", "flockCode", "gender", "genotyped", "progenyCount"}
 
 func prefixed(p string, names []string) []string {
@@ -39,12 +39,27 @@ func prefixed(p string, names []string) []string {
 	return out
 }
 
-// TestStandInRowsDrift: the default stand-in's search rows, and the row in
+// TestDefaultStandInIsTheContract: the default stand-in sends what the
+// live captures show, so no answer drifts.
+func TestDefaultStandInIsTheContract(t *testing.T) {
+	srv := nsiptest.NewServer(t, nsiptest.Options{Seed: 1})
+	r := check(t, srv.URL(), 640, 2)
+	if r.Outcome != NoDrift || r.ExitCode != 0 || r.Drifted != 0 || r.Requests != 9 {
+		t.Fatalf("outcome %s, exit %d, %d drifted of %d requests; want no drift", r.Outcome, r.ExitCode, r.Drifted, r.Requests)
+	}
+	for _, a := range r.Answers {
+		if len(a.New)+len(a.Missing)+len(a.Changed) > 0 {
+			t.Errorf("%s %s: new %v, missing %v, changed %v", a.Endpoint, a.Asked, a.New, a.Missing, a.Changed)
+		}
+	}
+}
+
+// TestStandInRowsDrift: the stand-in's rich search rows, and the row in
 // its details, carry six members no live capture shows, and the check names
 // exactly those; every other answer is as its contract. The breed's counts
 // are the stand-in's own.
 func TestStandInRowsDrift(t *testing.T) {
-	srv := nsiptest.NewServer(t, nsiptest.Options{Seed: 1})
+	srv := nsiptest.NewServer(t, nsiptest.Options{Seed: 1, RichRows: true})
 	r := check(t, srv.URL(), 640, 2)
 	if r.Outcome != Drift || r.ExitCode != ExitDrift || r.Drifted != 3 || r.Requests != 9 || r.RateLimited != 0 || r.CouldNotReach != "" {
 		t.Fatalf("report %+v", r)
