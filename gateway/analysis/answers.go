@@ -144,6 +144,9 @@ type RankAnswer struct {
 	DeadOrCulled *Named   `json:"dead_or_culled,omitempty"`
 	ForEwes      *ForEwes `json:"for_ewes,omitempty"`
 	Genotyped    string   `json:"genotyped,omitempty"` // what the genotyped column's nulls mean
+	// FromRecords says which ranked rows were completed from the animals'
+	// records, NSIP's search rows lacking sex, birth date and genotyped.
+	FromRecords string `json:"from_records,omitempty"`
 	Ignored
 	NonFinite
 	NotShown    *RestCall    `json:"not_shown,omitempty"`
@@ -177,6 +180,7 @@ type IndexRankAnswer struct {
 	DeadOrCulled          *Named            `json:"dead_or_culled,omitempty"` // as RankAnswer's
 	ForEwes               *ForEwes          `json:"for_ewes,omitempty"`
 	Genotyped             string            `json:"genotyped,omitempty"`
+	FromRecords           string            `json:"from_records,omitempty"` // as RankAnswer's
 	Ignored
 	Index string `json:"index"`
 	NonFinite

@@ -99,11 +99,12 @@ var Rank = &Def{
 			fmt.Sprintf("Reads NSIP sorted by the heaviest-weighted trait until the breed's trait ranges prove no unread animal can enter, at most %d pages of %d; says whether exact. ", rankPages, nsip.MaxPageSize) +
 			`Arguments: breed_id (from ` + toolname.ListBreeds + `), e.g. 640; weights by trait code, negative where lower is better, e.g. {"WWT":1,"BWT":-0.5}, or index by any of its names, e.g. "US Hair Index" or usIndex (all pages read: NSIP cannot sort by one); top_n 1..50; ` +
 			`search_criteria as for ` + toolname.SearchAnimals + `, e.g. {"gender":"Male","status":"CURRENT"}; DEAD and CULL left out unless include_dead_and_culled: true; ` +
+			fmt.Sprintf("each ranked animal's record gives its sex and genotyped (%d more); ", rankRecords) +
 			fmt.Sprintf(`for_ewes (1-20 LPN IDs) adds each ram's lambs' mean COI with them, max_mean_coi (e.g. 0.03125) leaving out rams above it (at most %d lookups more); percentiles: true adds each weighted EBV's top_percent in the breed (%d more). `, ewesLookups, pctLookups) +
 			`Next: ` + toolname.CompareAnimals + ` or ` + toolname.CheckMating + `. Also max_tokens.`,
 		Args: rankParams,
 	},
-	Ceiling: rankPages + 2 + evalLookups + ewesLookups + pctLookups,
+	Ceiling: rankPages + 2 + evalLookups + ewesLookups + pctLookups + rankRecords,
 	Answers: []reflect.Type{reflect.TypeFor[RankAnswer](), reflect.TypeFor[IndexRankAnswer]()},
 	Run:     typed(runRank),
 }
@@ -401,6 +402,10 @@ func (s *weightedRank) answer(ctx context.Context, a *rankArgs, ewes *eweSet) (a
 	for _, c := range s.codes {
 		columns = append(columns, c, c+"_acc")
 	}
+	nRecords, err := s.records(ctx, s.r)
+	if err != nil {
+		return nil, err
+	}
 	out, unstated := s.table(func(x float64) any { return round4(x) }, func(row nsip.AnimalRow) []any {
 		tm := traitMap(row.Traits)
 		var cells []any
@@ -411,7 +416,8 @@ func (s *weightedRank) answer(ctx context.Context, a *rankArgs, ewes *eweSet) (a
 		return cells
 	})
 	answer := RankAnswer{Columns: columns, Weights: s.w, Computed: s.computed(v)}
-	answer.Genotyped = genotypedNote(unstated, len(out), true)
+	answer.Genotyped = genotypedNote(unstated, len(out), nRecords == 0)
+	answer.FromRecords = fromRecordsNote(nRecords, len(out))
 	answer.ContradictingCriteria = contradicting(s.nContra, s.contra)
 	answer.DeadOrCulled, answer.SexFromSearch = s.keep.blocks()
 	if s.unindexed > 0 {

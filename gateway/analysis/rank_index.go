@@ -251,6 +251,10 @@ func (s *indexRank) answer(ctx context.Context, a *rankArgs, ewes *eweSet) (any,
 		return nil, err
 	}
 	columns := []string{"rank", "lpn_id", "index", "sex", "status", "genotyped"}
+	nRecords, err := s.records(ctx, s.r)
+	if err != nil {
+		return nil, err
+	}
 	out, unstated := s.table(func(x float64) any { return x }, nil)
 	computed := IndexRankComputed{
 		Method: fmt.Sprintf("ranked by NSIP's own %s as NSIP computed it and sent it with each animal, higher first (ties by LPN ID); "+
@@ -268,7 +272,8 @@ func (s *indexRank) answer(ctx context.Context, a *rankArgs, ewes *eweSet) (any,
 		computed.Limit = fmt.Sprintf("not proven exact: %d of %d animals read before the scan limit of %d pages, and NSIP cannot sort by an index, so an unread animal could still rank; narrow search_criteria (gender, status, born_after) to read them all", s.read, s.sc.total, rankPages)
 	}
 	answer := IndexRankAnswer{Columns: columns, Index: s.name, Computed: computed}
-	answer.Genotyped = genotypedNote(unstated, len(out), true)
+	answer.Genotyped = genotypedNote(unstated, len(out), nRecords == 0)
+	answer.FromRecords = fromRecordsNote(nRecords, len(out))
 	answer.ContradictingCriteria = contradicting(s.nContra, s.contra)
 	answer.DeadOrCulled, answer.SexFromSearch = s.keep.blocks()
 	if s.unindexed > 0 {

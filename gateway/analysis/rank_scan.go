@@ -27,18 +27,21 @@ type rankScan struct {
 	keep   *rankFilter
 	stop   string // why the scan stopped, "" while it runs
 
-	top       *breeding.TopN
-	rows      map[string]nsip.AnimalRow
-	contra    []string // rows against the criteria, the first maxNamed
-	nContra   int
-	read      int // fresh rows read
-	unindexed int // rows without a score
+	top  *breeding.TopN
+	rows map[string]nsip.AnimalRow
+	// fromRecord marks the ranked rows completed from the animal's record
+	// (records).
+	fromRecord map[string]bool
+	contra     []string // rows against the criteria, the first maxNamed
+	nContra    int
+	read       int // fresh rows read
+	unindexed  int // rows without a score
 }
 
 // openRankScan prepares the scan of search, whose criteria (crit) the
 // rows are held to, and reads the evaluation it is tied to.
 func openRankScan(ctx context.Context, r *call, search Query, crit *param.Criteria, includeGone bool, scanN int) (*rankScan, error) {
-	s := &rankScan{scanN: scanN, search: search, top: breeding.NewTopN(scanN), rows: map[string]nsip.AnimalRow{}}
+	s := &rankScan{scanN: scanN, search: search, top: breeding.NewTopN(scanN), rows: map[string]nsip.AnimalRow{}, fromRecord: map[string]bool{}}
 	s.stray = summarize.SearchContradiction(s.search.SearchParams)
 	s.keep = newRankFilter(includeGone, crit)
 	eb, err := openEvaluation(ctx, r, &s.search)

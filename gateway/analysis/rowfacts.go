@@ -110,9 +110,7 @@ const progenyEBVs = "; NSIP's progeny rows carry no EBVs, so each offspring's EB
 const progenyRecords = 400
 
 // withRecords fills the traits of rows that carry none from each animal's
-// own record, read r.parallel() at a time, and reports how many it read
-// and how many it could not (not found, or past the call's lookups or
-// time, which end the reading but not the answer).
+// own record (eachRecord) and reports how many it read and could not.
 func withRecords(ctx context.Context, r *call, rows []nsip.AnimalRow) (read, unread int, err error) {
 	var need []int
 	for i, row := range rows {
@@ -120,25 +118,72 @@ func withRecords(ctx context.Context, r *call, rows []nsip.AnimalRow) (read, unr
 			need = append(need, i)
 		}
 	}
+	return eachRecord(ctx, r, len(need), func(k int) string { return rows[need[k]].LPNID }, func(k int, d *nsip.AnimalDetails) {
+		rows[need[k]].Traits = d.Traits
+	})
+}
+
+// eachRecord reads the records of n animals (id(k) for k < n),
+// r.parallel() at a time, and hands each to use, one at a time. It
+// reports how many it read and how many it could not (not found, or past
+// the call's lookups or time, which end the reading but not the answer);
+// only the call's own end is an error.
+func eachRecord(ctx context.Context, r *call, n int, id func(int) string, use func(int, *nsip.AnimalDetails)) (read, unread int, err error) {
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(r.parallel())
-	for _, i := range need {
+	for k := range n {
 		g.Go(func() error {
-			d, err := r.details(gctx, rows[i].LPNID)
+			d, err := r.details(gctx, id(k))
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
 				unread++
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				return nil // this offspring's EBVs stay unknown; the others count
+				return ctx.Err()
 			}
 			read++
-			rows[i].Traits = d.Traits
+			use(k, d)
 			return nil
 		})
 	}
 	return read, unread, g.Wait()
+}
+
+// rankRecords is how many ranked animals' records a ranking reads at most:
+// its largest top_n.
+const rankRecords = 50
+
+// records reads the record of each ranked animal whose row does not state
+// its sex or whether it is genotyped, as NSIP's live rows do not: the row
+// takes the record's sex, birth date and genotyped status. It reports how
+// many records were read.
+func (s *rankScan) records(ctx context.Context, r *call) (int, error) {
+	var ids []string
+	for _, sc := range s.top.Rows() {
+		if row := s.rows[sc.ID]; row.Sex == "" || row.Genotyped == "" {
+			ids = append(ids, sc.ID)
+		}
+	}
+	read, _, err := eachRecord(ctx, r, len(ids), func(k int) string { return ids[k] }, func(k int, d *nsip.AnimalDetails) {
+		row := s.rows[ids[k]]
+		if row.Sex == "" {
+			row.Sex = nsip.NormalizeSex(d.Gender)
+		}
+		if row.DateOfBirth == "" {
+			row.DateOfBirth = d.DateOfBirth
+		}
+		row.Genotyped = d.Genotyped
+		s.fromRecord[ids[k]] = true
+		s.rows[ids[k]] = row
+	})
+	return read, err
+}
+
+// fromRecordsNote says that n of the shown ranked rows took their sex,
+// birth date and genotyped status from the animal's record; "" for none.
+func fromRecordsNote(n, shown int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("sex, birth date and genotyped of %d of the %d ranked animals read from each one's record (getAnimalDetails), as NSIP's search rows state none of them", n, shown)
 }
