@@ -19,7 +19,7 @@ func TestDocumentedCeilings(t *testing.T) {
 			t.Errorf("%s: ceiling %d, documented %d", d.Name, d.Ceiling, want)
 		}
 	}
-	for d, says := range map[*Def][]string{CheckMating: {"at most 60 NSIP lookups"}, FlockSummary: {"at most 32 lookups", "progeny_of: 400 more"}, PlanMatings: {"at most 400 NSIP lookups"}, Rank: {"at most 30 pages", "at most 300 lookups more", "150 more", "genotyped (50 more)"}, Compare: {"150 more"}} {
+	for d, says := range map[*Def][]string{CheckMating: {"at most 60 NSIP lookups"}, FlockSummary: {"at most 32 lookups", "progeny_of 400 more"}, PlanMatings: {"at most 400 NSIP lookups"}, Rank: {"at most 30 pages", "at most 300 lookups more", "150 more", "records 50 more"}, Compare: {"150 more"}} {
 		for _, s := range says {
 			if !strings.Contains(d.Desc, s) {
 				t.Errorf("%s: description does not say %q", d.Name, s)

@@ -29,7 +29,7 @@ var FlockSummary = &Def{
 		Name: toolname.FlockSummary, Title: "NSIP group statistics", Method: "flock_summary",
 		Toolset: toolsets.Analysis, Kind: summarize.KindGeneric,
 		Desc: `Describe a whole group: counts by sex, status and birth year; per trait n, mean, SD, min and max with holders, and the same per sex ` +
-			fmt.Sprintf("(500-1500 tokens; reads every page of %d, at most %d lookups; progeny_of: %d more, each offspring's record). ", scanPageSize, flockPages+evalLookups, progenyRecords) +
+			fmt.Sprintf("(500-1500 tokens; every page of %d, at most %d lookups, progeny_of %d more). ", scanPageSize, flockPages+evalLookups, progenyRecords) +
 			`Exactly one of: flock_id, e.g. "640238" (breed_id narrows it); progeny_of, an LPN ID; ` +
 			`search, {"breed_id":640,"search_criteria":{...}} as ` + toolname.SearchAnimals + `. Next: ` + toolname.RankAnimals + ` to rank. Also max_tokens.`,
 		Args: flockParams,
