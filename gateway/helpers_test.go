@@ -94,6 +94,18 @@ func withConfig(f func(*Config)) envOption {
 	return func(c *Config, _ *[]nsip.Option) { f(c) }
 }
 
+// smallBudget is the budget of tests that need a profile or a lineage
+// summarized: NSIP's live answers are lean (progeny rows of three
+// members, four generations of lineage), so a profile of the stand-in's
+// most prolific ram is about 1,400 tokens, under the default 2,000, and
+// its summary needs about 1,200.
+const smallBudget = 1300
+
+// withSmallBudget gives the server smallBudget as its default budget.
+func withSmallBudget() envOption {
+	return withConfig(func(c *Config) { c.Budget = smallBudget })
+}
+
 func newEnv(t testing.TB, opts ...envOption) *env {
 	t.Helper()
 	up := nsiptest.NewServer(t, nsiptest.Options{Seed: 7, Animals: 1500})

@@ -73,7 +73,7 @@ var cachedCalls = []cachedCall{
 func TestHitsServeTheMissTextWithoutFitting(t *testing.T) {
 	for _, c := range cachedCalls {
 		t.Run(c.name, func(t *testing.T) {
-			e := newEnv(t)
+			e := newEnv(t, withSmallBudget())
 			fits := watchFits(e.gw)
 			args := c.args(e)
 			miss := e.call(c.tool, args).mustOK(t)
@@ -302,7 +302,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 func TestFitsRunAtMostGOMAXPROCSAtOnce(t *testing.T) {
-	e := newEnv(t, withConfig(func(c *Config) { c.MaxConcurrentUpstream = 64 }))
+	e := newEnv(t, withSmallBudget(), withConfig(func(c *Config) { c.MaxConcurrentUpstream = 64 }))
 	limit := runtime.GOMAXPROCS(0)
 	active, peak, release := blockFits(e.gw)
 	defer release()
@@ -338,7 +338,7 @@ func TestFitsRunAtMostGOMAXPROCSAtOnce(t *testing.T) {
 }
 
 func TestAProfileWaitingForAFitHonoursItsContext(t *testing.T) {
-	e := newEnv(t, withConfig(func(c *Config) { c.MaxConcurrentUpstream = 64 }))
+	e := newEnv(t, withSmallBudget(), withConfig(func(c *Config) { c.MaxConcurrentUpstream = 64 }))
 	id := e.up.Data().MostProgeny()
 	e.call("nsip_get_animal", map[string]any{"search_string": id}).mustOK(t)
 	e.call("nsip_get_lineage", map[string]any{"lpn_id": id}).mustOK(t)

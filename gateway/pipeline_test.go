@@ -578,7 +578,7 @@ func TestProfileSharesTheCacheWithItsParts(t *testing.T) {
 }
 
 func TestProfileFetchesOnlyMissingParts(t *testing.T) {
-	e := newEnv(t)
+	e := newEnv(t, withSmallBudget())
 	id := e.up.Data().MostProgeny()
 	e.call("nsip_get_animal", map[string]any{"search_string": id}).mustOK(t)
 	e.call("nsip_get_lineage", map[string]any{"lpn_id": id}).mustOK(t)

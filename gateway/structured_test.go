@@ -249,8 +249,9 @@ func TestStructuredSummaryIsTheText(t *testing.T) {
 	}{
 		{"nsip_search_animals", map[string]any{"page_size": 100}, "search_results"},
 		{"nsip_get_progeny", map[string]any{"lpn_id": parent, "page_size": 100}, "progeny"},
-		{"nsip_get_lineage", map[string]any{"lpn_id": parent}, "lineage"},
-		{"nsip_search_by_lpn", map[string]any{"lpn_id": parent}, "animal_profile"},
+		{"nsip_get_lineage", map[string]any{"lpn_id": e.up.Data().DeepPedigree()}, "lineage"},
+		// NSIP's lean answers make a profile of about 1,400 tokens.
+		{"nsip_search_by_lpn", map[string]any{"lpn_id": parent, "max_tokens": smallBudget}, "animal_profile"},
 		{"nsip_get_animal", map[string]any{"search_string": parent, "max_tokens": 256}, "animal_details"},
 		{"nsip_list_breeds", map[string]any{"max_tokens": 256}, "generic"},
 		{"nsip_search_animals", map[string]any{"page_size": 100, "traits": []string{"WWT"}, "skip": 40}, "search_results"},
@@ -401,7 +402,7 @@ func TestOutputSchemaSnapshot(t *testing.T) {
 //
 //	go test ./gateway -run TestStructuredCopyCost -v
 func TestStructuredCopyCost(t *testing.T) {
-	e := newEnv(t)
+	e := newEnv(t, withSmallBudget())
 	_, c := summarizer(t)
 	data := e.up.Data()
 	parent := data.MostProgeny()

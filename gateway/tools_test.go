@@ -172,13 +172,15 @@ func TestLargeResultsAreSummarizedWithinBudget(t *testing.T) {
 	e := newEnv(t)
 	_, counter := summarizer(t)
 	parent := e.up.Data().MostProgeny()
+	// A profile of NSIP's lean answers (ten progeny rows of three members,
+	// four generations) is under the budget; a full lineage is over it.
 	tests := []struct {
 		tool string
 		args map[string]any
 	}{
 		{"nsip_search_animals", map[string]any{"page_size": 100}},
 		{"nsip_get_progeny", map[string]any{"lpn_id": parent, "page_size": 100}},
-		{"nsip_search_by_lpn", map[string]any{"lpn_id": parent}},
+		{"nsip_get_lineage", map[string]any{"lpn_id": e.up.Data().DeepPedigree()}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool, func(t *testing.T) {
@@ -204,7 +206,7 @@ func TestLargeResultsAreSummarizedWithinBudget(t *testing.T) {
 			}
 		})
 	}
-	if n := e.up.Requests(nsiptest.EndpointDetails); n != 1 {
-		t.Errorf("details requests = %d, want 1 (from the profile)", n)
+	if n := e.up.Requests(nsiptest.EndpointLineage); n != 1 {
+		t.Errorf("lineage requests = %d, want 1", n)
 	}
 }
