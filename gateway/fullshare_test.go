@@ -18,7 +18,7 @@ func TestAnotherClientsCallsLeaveALinkItsHour(t *testing.T) {
 		c.FullMaxBytes = 64 << 10 // the store holds 4 × this
 	}))
 	lpn := e.up.Data().MostProgeny()
-	r := e.call("nsip_get_progeny", map[string]any{"lpn_id": lpn, "page_size": 30}).mustOK(t)
+	r := e.call("nsip_get_progeny", map[string]any{"lpn_id": lpn, "page_size": 100}).mustOK(t)
 	_, csvURI := fullOf(t, r)
 	want, err := readFull(e.client, csvURI)
 	if err != nil {

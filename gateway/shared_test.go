@@ -154,9 +154,12 @@ func TestSharedMissOnOneReplicaIsAHitOnAnother(t *testing.T) {
 
 	// A profile is assembled from decoded models: B builds the same one
 	// from the parts A fetched, with no upstream request.
-	pa := a.call(t, "nsip_search_by_lpn", map[string]any{"lpn_id": id}).mustOK(t)
+	// NSIP's lean answers make a profile of about 1,400 tokens, so a
+	// smaller budget has it summarized.
+	profile := map[string]any{"lpn_id": id, "max_tokens": smallBudget}
+	pa := a.call(t, "nsip_search_by_lpn", profile).mustOK(t)
 	up.ResetCounts()
-	pb := b.call(t, "nsip_search_by_lpn", map[string]any{"lpn_id": id}).mustOK(t)
+	pb := b.call(t, "nsip_search_by_lpn", profile).mustOK(t)
 	if got := up.TotalRequests(); got != 0 {
 		t.Errorf("B's profile made %d upstream requests, want 0: A fetched every part", got)
 	}

@@ -32,7 +32,7 @@ func TestSharedReplicasWithOtherBudgetsFitForThemselves(t *testing.T) {
 	budgets := []int{8000, 1000, 1000}
 	i := 0
 	rs, up := newReplicas(t, 3, rd.URL(), func(c *Config) { c.Budget = budgets[i]; i++ })
-	args := map[string]any{"page": 10, "page_size": 20}
+	args := map[string]any{"page": 8, "page_size": 25}
 
 	big := rs[0].call(t, "nsip_search_animals", args).mustOK(t)
 	if tokens := big.metaInt(t, "tokens"); tokens <= 6000 || tokens > 8000 || big.meta["summarized"] != false {
