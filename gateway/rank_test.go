@@ -305,27 +305,33 @@ func TestRankByNSIPIndexThroughTheStandIn(t *testing.T) {
 	}
 }
 
-// Search rows that do not state genotyped (live answers are known to
-// carry it in details only): ranked rows show null and say why, and a
-// summarized search page says it once, rather than "not genotyped".
+// Search rows that do not state genotyped (NSIP's live rows carry it in
+// details only): ranked rows show each animal's record's status and say
+// so, and a summarized search page says once that its rows do not state
+// it, rather than "not genotyped".
 func TestGenotypedUnstatedInSearchRows(t *testing.T) {
 	e := newEnv(t)
-	e.up.SetSearchRowsGenotyped(false)
 	r := e.call("nsip_rank_animals", map[string]any{"breed_id": 640, "index": "US Hair Index", "top_n": 3}).mustOK(t)
 	var a struct {
-		Top       [][]any `json:"top"`
-		Genotyped string  `json:"genotyped"`
+		Top         [][]any `json:"top"`
+		Genotyped   string  `json:"genotyped"`
+		FromRecords string  `json:"from_records"`
 	}
 	if err := json.Unmarshal([]byte(r.text), &a); err != nil || len(a.Top) != 3 {
 		t.Fatalf("%v: %.300s", err, r.text)
 	}
 	for _, row := range a.Top {
-		if row[5] != nil {
-			t.Errorf("row %v: genotyped %v from rows that do not state it", row, row[5])
+		an, _ := e.up.Data().Animal(row[1].(string))
+		var want any = an.Genotyped
+		if an.Genotyped == "" {
+			want = nil
+		}
+		if row[5] != want || row[3] != an.Gender {
+			t.Errorf("row %v: sex %v, genotyped %v; the record says %s, %q", row, row[3], row[5], an.Gender, an.Genotyped)
 		}
 	}
-	if !strings.Contains(a.Genotyped, "did not state it") {
-		t.Errorf("genotyped note %q", a.Genotyped)
+	if !strings.Contains(a.FromRecords, "3 of the 3 ranked animals read from each one's record") {
+		t.Errorf("from_records %q", a.FromRecords)
 	}
 	s := e.call("nsip_search_animals", map[string]any{"breed_id": 640, "page_size": 100}).mustOK(t)
 	var p struct {
@@ -335,7 +341,7 @@ func TestGenotypedUnstatedInSearchRows(t *testing.T) {
 	if err := json.Unmarshal([]byte(s.text), &p); err != nil || slices.Contains(p.Columns, "genotyped") || !strings.Contains(p.Genotyped, "not stated") {
 		t.Errorf("search summary: columns %v, genotyped %q (%v)", p.Columns, p.Genotyped, err)
 	}
-	e.up.SetSearchRowsGenotyped(true) // a page not yet cached
+	e.up.SetRichRows(true) // rows that state it, on a page not yet cached
 	s = e.call("nsip_search_animals", map[string]any{"breed_id": 640, "page_size": 90, "page": 1}).mustOK(t)
 	if err := json.Unmarshal([]byte(s.text), &p); err != nil || !slices.Contains(p.Columns, "genotyped") {
 		t.Errorf("rows stating it: columns %v (%v)", p.Columns, err)

@@ -392,6 +392,12 @@ func (s *weightedRank) computed(v verdict) RankComputed {
 // answer is the ranking read, with the ewes' COI and percentiles when
 // asked, fitted to the budget.
 func (s *weightedRank) answer(ctx context.Context, a *rankArgs, ewes *eweSet) (any, error) {
+	// The ranked animals' records come first: one of the other sex leaves
+	// the ranking before it is settled.
+	nRecords, err := s.records(ctx, s.r)
+	if err != nil {
+		return nil, err
+	}
 	exact := (s.stop == "all read" || s.stop == "bound") && s.sc.consistent()
 	v, err := settle(ctx, s.r, s.eb, exact)
 	if err != nil {
@@ -401,10 +407,6 @@ func (s *weightedRank) answer(ctx context.Context, a *rankArgs, ewes *eweSet) (a
 	columns := []string{"rank", "lpn_id", "index", "sex", "status", "genotyped"}
 	for _, c := range s.codes {
 		columns = append(columns, c, c+"_acc")
-	}
-	nRecords, err := s.records(ctx, s.r)
-	if err != nil {
-		return nil, err
 	}
 	out, unstated := s.table(func(x float64) any { return round4(x) }, func(row nsip.AnimalRow) []any {
 		tm := traitMap(row.Traits)

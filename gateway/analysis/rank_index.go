@@ -246,15 +246,17 @@ func (s *indexRank) scan(ctx context.Context) error {
 // answer is the ranking read, with the ewes' COI when asked, fitted to
 // the budget.
 func (s *indexRank) answer(ctx context.Context, a *rankArgs, ewes *eweSet) (any, error) {
+	// The ranked animals' records come first: one of the other sex leaves
+	// the ranking before it is settled.
+	nRecords, err := s.records(ctx, s.r)
+	if err != nil {
+		return nil, err
+	}
 	v, err := s.settle(ctx)
 	if err != nil {
 		return nil, err
 	}
 	columns := []string{"rank", "lpn_id", "index", "sex", "status", "genotyped"}
-	nRecords, err := s.records(ctx, s.r)
-	if err != nil {
-		return nil, err
-	}
 	out, unstated := s.table(func(x float64) any { return x }, nil)
 	computed := IndexRankComputed{
 		Method: fmt.Sprintf("ranked by NSIP's own %s as NSIP computed it and sent it with each animal, higher first (ties by LPN ID); "+

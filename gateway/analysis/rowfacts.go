@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 )
 
 // NSIP's live search rows carry an animal's LPN ID, parents, status,
@@ -155,8 +156,11 @@ const rankRecords = 50
 
 // records reads the record of each ranked animal whose row does not state
 // its sex or whether it is genotyped, as NSIP's live rows do not: the row
-// takes the record's sex, birth date and genotyped status. It reports how
-// many records were read.
+// takes the record's sex, birth date and genotyped status. A record of the
+// other sex than search_criteria.gender asked shows NSIP ignored the
+// criterion for that row: it is taken out of the ranking and counted with
+// the rows against the criteria, and the ranked rows left are still the
+// best of the sex asked. It reports how many records were read.
 func (s *rankScan) records(ctx context.Context, r *call) (int, error) {
 	var ids []string
 	for _, sc := range s.top.Rows() {
@@ -164,10 +168,15 @@ func (s *rankScan) records(ctx context.Context, r *call) (int, error) {
 			ids = append(ids, sc.ID)
 		}
 	}
+	wrong := map[string]bool{}
 	read, _, err := eachRecord(ctx, r, len(ids), func(k int) string { return ids[k] }, func(k int, d *nsip.AnimalDetails) {
 		row := s.rows[ids[k]]
+		sex := nsip.NormalizeSex(d.Gender)
+		if row.Sex == "" && s.keep.sex != "" && (sex == "Male" || sex == "Female") && sex != s.keep.sex {
+			wrong[ids[k]] = true
+		}
 		if row.Sex == "" {
-			row.Sex = nsip.NormalizeSex(d.Gender)
+			row.Sex = sex
 		}
 		if row.DateOfBirth == "" {
 			row.DateOfBirth = d.DateOfBirth
@@ -176,7 +185,28 @@ func (s *rankScan) records(ctx context.Context, r *call) (int, error) {
 		s.fromRecord[ids[k]] = true
 		s.rows[ids[k]] = row
 	})
+	if len(wrong) > 0 {
+		s.dropContradicted(wrong)
+	}
 	return read, err
+}
+
+// dropContradicted takes the ranked animals whose records contradict the
+// sex asked out of the ranking, counting them against the criteria.
+func (s *rankScan) dropContradicted(wrong map[string]bool) {
+	kept := breeding.NewTopN(s.scanN)
+	for _, sc := range s.top.Rows() {
+		if !wrong[sc.ID] {
+			kept.Offer(sc)
+			continue
+		}
+		if len(s.contra) < maxNamed {
+			s.contra = append(s.contra, fmt.Sprintf("%s (its record says %s, though NSIP returned it for gender %s)", sc.ID, strings.ToLower(s.rows[sc.ID].Sex), s.keep.sex))
+		}
+		s.nContra++
+		s.keep.nUnsexed--
+	}
+	s.top = kept
 }
 
 // fromRecordsNote says that n of the shown ranked rows took their sex,
