@@ -148,7 +148,7 @@ func (pc *percentiles) passOf(ctx context.Context, store PassStore, breed int, q
 		pc.fill(ctx, store, breed, long)
 		return nil, nil
 	}
-	rows, why, err := pc.passPages(ctx, breed, first, total)
+	rows, why, err := pc.readPass(ctx, breed, first, total)
 	if err != nil {
 		return nil, pc.passFailed(ctx, store, breed, err)
 	}
@@ -295,10 +295,16 @@ func (pc *percentiles) passTime(pages int, first time.Duration) string {
 // passPage reads page n of breed's unsorted search under the call's
 // evaluation, as one of the percentiles' lookups.
 func (pc *percentiles) passPage(ctx context.Context, breed, n int) ([]nsip.AnimalRow, int, error) {
+	return pc.passPageOf(ctx, breed, "", n)
+}
+
+// passPageOf is passPage of the breed's animals of one sex ("Male" or
+// "Female"), or of all ("").
+func (pc *percentiles) passPageOf(ctx context.Context, breed int, sex string, n int) ([]nsip.AnimalRow, int, error) {
 	if !pc.take() {
 		return nil, 0, errPctLimit
 	}
-	q := Query{SearchParams: nsip.SearchParams{BreedID: breed}, Evaluation: pc.eval}
+	q := Query{SearchParams: nsip.SearchParams{BreedID: breed, Criteria: nsip.SearchCriteria{Gender: sex}}, Evaluation: pc.eval}
 	rows, total, err := searchPages(pc.r, &q)(ctx, n)
 	if errors.Is(err, ErrCeiling) {
 		pc.untake() // refused, not read
@@ -316,6 +322,12 @@ type passRead struct {
 // is checked (pageScan): full pages, NSIP's count unchanged, no animal
 // twice, and every row of the breed. why is what failed, "" when none.
 func (pc *percentiles) passPages(ctx context.Context, breed int, first []nsip.AnimalRow, total int) ([]nsip.AnimalRow, string, error) {
+	return pc.passPagesOf(ctx, breed, "", first, total)
+}
+
+// passPagesOf is passPages of the breed's animals of one sex, or of all
+// (sex "").
+func (pc *percentiles) passPagesOf(ctx context.Context, breed int, sex string, first []nsip.AnimalRow, total int) ([]nsip.AnimalRow, string, error) {
 	pages := pctPages(total)
 	got := make([]passRead, pages)
 	got[0] = passRead{first, total}
@@ -331,7 +343,7 @@ func (pc *percentiles) passPages(ctx context.Context, breed int, first []nsip.An
 		go func() {
 			defer wg.Done()
 			for n := range next {
-				rows, t, err := pc.passPage(ctx, breed, n)
+				rows, t, err := pc.passPageOf(ctx, breed, sex, n)
 				mu.Lock()
 				if err != nil && ferr == nil {
 					ferr = err
@@ -454,7 +466,7 @@ func ReadBreedPass(ctx context.Context, src Source, log *slog.Logger, breed int,
 		progress(int(read.Add(1)), pages)
 		pc.pageRead = func() { progress(int(read.Add(1)), pages) }
 	}
-	rows, why, err := pc.passPages(ctx, breed, first, total)
+	rows, why, err := pc.readPass(ctx, breed, first, total)
 	if err == nil && why == "" {
 		why, err = pc.passClose(ctx)
 	}

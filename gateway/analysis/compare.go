@@ -22,7 +22,7 @@ var Compare = &Def{
 		Toolset: toolsets.Analysis, Kind: summarize.KindGeneric,
 		Desc: `One table of 2-20 animals: sire, dam, breed, sex, birth date, genotyped, NSIP's indexes and each trait's EBV with accuracy (%), the best per trait and index marked ` +
 			`(about 60 tokens an animal plus 15 a trait; one NSIP lookup an animal). ` +
-			`Arguments: lpn_ids, distinct, e.g. ["6402382024NCS310","6402382022NCS087"]; traits (optional, up to 30), e.g. ["BWT","WWT"], default all the animals have. ` +
+			`Arguments: lpn_ids, distinct, e.g. ["` + param.ExampleLPN + `","` + param.ExampleEwe + `"]; traits (optional, up to 30), e.g. ["BWT","WWT"], default all the animals have. ` +
 			fmt.Sprintf(`percentiles: true adds each EBV's top_percent in its breed, exact from NSIP's sorted pages (at most %d more lookups). `, pctLookups) +
 			`Next: ` + toolname.CheckMating + ` for a pair, ` + toolname.GetAnimal + ` for one in full. Also max_tokens.`,
 		Args: compareParams,
@@ -47,7 +47,7 @@ var compareParams = param.MustStruct[compareArgs](param.Table{
 	reflect.TypeFor[param.Budget](): param.BudgetFields, // max_tokens, which every tool takes
 	reflect.TypeFor[compareArgs](): {
 		"Percentiles": percentilesParam,
-		"LPNIDs":      {List: &param.List{MinItems: 2, MaxItems: 20, Item: "lpn", Example: []string{param.ExampleLPN, "6402382022NCS087"}}},
+		"LPNIDs":      {List: &param.List{MinItems: 2, MaxItems: 20, Item: "lpn", Example: []string{param.ExampleLPN, param.ExampleEwe}}},
 		"Traits":      {List: &param.List{MinItems: 1, MaxItems: 30, Item: "trait", Example: []string{"BWT", "WWT"}}},
 	},
 })

@@ -65,7 +65,7 @@ type matingArgs struct {
 
 var matingParams = param.MustStruct[matingArgs](param.Table{
 	reflect.TypeFor[param.Budget](): param.BudgetFields, // max_tokens, which every tool takes
-	reflect.TypeFor[matingArgs]():   {"Sire": lpnField(param.ExampleLPN), "Dam": lpnField("6402382022NCS087")},
+	reflect.TypeFor[matingArgs]():   {"Sire": lpnField(param.ExampleLPN), "Dam": lpnField(param.ExampleEwe)},
 })
 
 // lpnField is an argument that names one animal by LPN ID, upper-cased as

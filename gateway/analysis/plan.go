@@ -28,7 +28,7 @@ var PlanMatings = &Def{
 		Desc: `Assign ewes to rams maximizing the lambs' total index sum(weight x midparent EBV), mating as many ewes as max_coi and the rams' limits allow ` +
 			`(exact min-cost flow, not greedy); gives each pair's COI and predicted EBVs, and the ewes no ram may take (about 20 tokens a ewe; ` +
 			fmt.Sprintf("reads each animal's record and pedigree, at most %d NSIP lookups, so a large plan takes a while). ", planCeiling) +
-			`Arguments: ram_lpn_ids (1-10), e.g. ["6402382024NCS310"]; ewe_lpn_ids (1-100), e.g. ["6402382022NCS087"]; weights as for ` + toolname.RankAnimals + `, e.g. {"WWT":1,"BWT":-0.5}; ` +
+			`Arguments: ram_lpn_ids (1-10), e.g. ["6402382024NCS310"]; ewe_lpn_ids (1-100), e.g. ["` + param.ExampleEwe + `"]; weights as for ` + toolname.RankAnimals + `, e.g. {"WWT":1,"BWT":-0.5}; ` +
 			`max_coi, the largest lamb COI as a fraction 0..1 (0.0625: first cousins); max_ewes_per_ram 1..100. Next: ` + toolname.CheckMating + ` for one pair in detail. Also max_tokens.`,
 		Args: planParams,
 	},
@@ -55,7 +55,7 @@ var planParams = param.MustStruct[planArgs](param.Table{
 		"MaxCOI":    {Default: 0.0625, Example: 0.0625},
 		"MaxPerRam": {Default: 50, Example: 50, Min: param.Bound(1), Max: param.Bound(100), Quiet: true},
 		"Rams":      {List: &param.List{MinItems: 1, MaxItems: 10, Item: "lpn", Example: []string{param.ExampleLPN}}},
-		"Ewes":      {List: &param.List{MinItems: 1, MaxItems: 100, Item: "lpn", Example: []string{"6402382022NCS087"}}},
+		"Ewes":      {List: &param.List{MinItems: 1, MaxItems: 100, Item: "lpn", Example: []string{param.ExampleEwe}}},
 		"Weights":   {List: &weightsParam},
 	},
 })

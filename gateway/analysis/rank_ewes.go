@@ -37,7 +37,7 @@ const ewesLookups = 300
 // for their pedigrees are the tighter bound.
 const maxEweCandidates = 200
 
-var forEwesList = param.List{Name: "for_ewes", MinItems: 1, MaxItems: 20, Item: "lpn", Example: []string{"6402382022NCS087"}}
+var forEwesList = param.List{Name: "for_ewes", MinItems: 1, MaxItems: 20, Item: "lpn", Example: []string{param.ExampleEwe}}
 
 // eweSet is the ewes a ranking is for, with the pedigree gathered behind them.
 type eweSet struct {
@@ -63,7 +63,7 @@ func prepareEwes(ctx context.Context, r *call, a *rankArgs) (*eweSet, error) {
 	maxArg, ewesArg := rankParams.Name("MaxMeanCOI"), rankParams.Name("ForEwes")
 	if ids == nil {
 		if a.MaxMeanCOI != nil {
-			return nil, &ArgError{param.FieldError{Field: maxArg, Problem: "needs for_ewes, the ewes whose lambs' mean COI it limits", Expected: `for_ewes, e.g. ["6402382022NCS087"]`}}
+			return nil, &ArgError{param.FieldError{Field: maxArg, Problem: "needs for_ewes, the ewes whose lambs' mean COI it limits", Expected: `for_ewes, e.g. ["` + param.ExampleEwe + `"]`}}
 		}
 		return nil, nil
 	}

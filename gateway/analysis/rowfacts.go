@@ -3,6 +3,8 @@ package analysis
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -216,4 +218,48 @@ func fromRecordsNote(n, shown int) string {
 		return ""
 	}
 	return fmt.Sprintf("sex, birth date and genotyped of %d of the %d ranked animals read from each one's record (getAnimalDetails), as NSIP's search rows state none of them", n, shown)
+}
+
+// readPass reads the whole breed for its pass, given its first unfiltered
+// page. NSIP's live rows record no sex, and a pass answers questions by
+// sex, so the breed is read as its rams (gender Male) and its ewes (gender
+// Female), each row taking the sex it was returned for: about as many
+// pages as the breed's own, and exact when the two are apart and add up
+// to the breed's count. When they do not (NSIP ignored gender, or some
+// animals have no sex), the breed's own pages are read, and the rows found
+// among the rams or the ewes take that sex. Rows that record a sex are
+// read as they are.
+func (pc *percentiles) readPass(ctx context.Context, breed int, first []nsip.AnimalRow, total int) ([]nsip.AnimalRow, string, error) {
+	if len(first) == 0 || slices.ContainsFunc(first, func(r nsip.AnimalRow) bool { return nsip.NormalizeSex(r.Sex) != "" }) {
+		return pc.passPages(ctx, breed, first, total)
+	}
+	sexOf := map[string]string{}
+	var halves []nsip.AnimalRow
+	for _, sex := range []string{"Male", "Female"} {
+		f, t, err := pc.passPageOf(ctx, breed, sex, 0)
+		if err != nil {
+			return nil, "", err
+		}
+		rows, why, err := pc.passPagesOf(ctx, breed, sex, f, t)
+		if err != nil || why != "" {
+			return nil, why, err
+		}
+		for _, r := range rows {
+			if _, twice := sexOf[r.LPNID]; twice {
+				sexOf[r.LPNID] = "" // returned for both: NSIP ignored gender
+				continue
+			}
+			sexOf[r.LPNID] = sex
+			r.Sex = sex
+			halves = append(halves, r)
+		}
+	}
+	if len(halves) == total && !slices.Contains(slices.Collect(maps.Values(sexOf)), "") {
+		return halves, "", nil
+	}
+	rows, why, err := pc.passPages(ctx, breed, first, total)
+	for i := range rows {
+		rows[i].Sex = sexOf[rows[i].LPNID]
+	}
+	return rows, why, err
 }

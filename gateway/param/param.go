@@ -102,8 +102,14 @@ var (
 	StatusPattern    = regexp.MustCompile(`^[A-Za-z][A-Za-z _-]*$`)
 )
 
-// ExampleLPN is a real-looking LPN ID used in descriptions and error examples.
-const ExampleLPN = "6402382024NCS310"
+// ExampleLPN is a real-looking LPN ID used in descriptions and error
+// examples: a ram. ExampleEwe is a ewe of his flock that shares no recorded
+// ancestor with him, the ewe the examples mate him with (the stand-in
+// holds both, and a test holds them unrelated there).
+const (
+	ExampleLPN = "6402382024NCS310"
+	ExampleEwe = "6402382022NCS120"
+)
 
 // LPNParam is an lpn_id argument. LPN IDs are upper case wherever NSIP
 // writes one, and the analyses have always taken theirs in any case: a

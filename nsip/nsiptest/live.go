@@ -131,6 +131,11 @@ const (
 	ExampleRam  = "6402382024NCS310"
 	ExampleSire = "6400462020VPI007"
 	ExampleDam  = "6402382022NCS087"
+	// ExampleEwe is a CURRENT ewe of the ram's flock that shares no
+	// recorded ancestor with him: the ewe the tool descriptions pair him
+	// with, so that their example mating, comparison and plan are of
+	// animals a breeder could mate.
+	ExampleEwe = "6402382022NCS120"
 	// ExampleOffspring is how many offspring the example ram has, as in
 	// the capture.
 	ExampleOffspring = 25
@@ -179,6 +184,20 @@ func (g *gen) examples(r *rand.Rand) {
 	dam := add(ExampleDam, time.Date(2022, 3, 2, 0, 0, 0, 0, time.UTC), "Female",
 		pickParent("Male", 2018, 2020), pickParent("Female", 2018, 2020), ncs)
 	ram := add(ExampleRam, time.Date(2024, 2, 13, 0, 0, 0, 0, time.UTC), "Male", sire, dam, ncs)
+	kin := g.ancestry(ram)
+	unrelated := func(gender string, from, to int) *animal {
+		var c []*animal
+		for _, a := range d.animals {
+			if a.BreedID == 640 && a.Gender == gender && a.year >= from && a.year <= to && !g.sharesAncestry(a, kin) {
+				c = append(c, a)
+			}
+		}
+		if len(c) == 0 {
+			return nil
+		}
+		return c[r.IntN(len(c))]
+	}
+	add(ExampleEwe, time.Date(2022, 3, 10, 0, 0, 0, 0, time.UTC), "Female", unrelated("Male", 2015, 2021), unrelated("Female", 2015, 2021), ncs)
 	for i := 1; i <= ExampleOffspring; i++ {
 		ewe := pickParent("Female", 2021, 2023)
 		if ewe == nil {
@@ -202,4 +221,35 @@ func (d *Dataset) exampleFacts() {
 	}
 	a.Status, a.Genotyped = "CURRENT", "50K Genotyped"
 	a.variant = 0
+	if e, ok := d.byID[ExampleEwe]; ok {
+		e.Status = "CURRENT"
+	}
+}
+
+// ancestry is a and every recorded ancestor of it.
+func (g *gen) ancestry(a *animal) map[string]bool {
+	out := map[string]bool{}
+	var walk func(id string)
+	walk = func(id string) {
+		if id == "" || out[id] {
+			return
+		}
+		out[id] = true
+		if p := g.d.byID[id]; p != nil {
+			walk(p.Sire)
+			walk(p.Dam)
+		}
+	}
+	walk(a.LPNID)
+	return out
+}
+
+// sharesAncestry reports whether a or any recorded ancestor of it is in kin.
+func (g *gen) sharesAncestry(a *animal, kin map[string]bool) bool {
+	for id := range g.ancestry(a) {
+		if kin[id] {
+			return true
+		}
+	}
+	return false
 }

@@ -116,7 +116,7 @@ func (f *flock) nextID(breedID, y int) string {
 
 // exampleIDs are the LPN IDs live.go gives the example animals.
 var exampleIDs = func() map[string]bool {
-	m := map[string]bool{ExampleRam: true, ExampleSire: true, ExampleDam: true}
+	m := map[string]bool{ExampleRam: true, ExampleSire: true, ExampleDam: true, ExampleEwe: true}
 	for i := 1; i <= ExampleOffspring; i++ {
 		m[exampleOffspringID(i)] = true
 	}
