@@ -55,9 +55,10 @@ demo: build
 # on amd64 and arm64, a Claude Desktop bundle (.mcpb) for each, SHA256SUMS.
 # TARGETS=linux/amd64 builds one.
 TARGETS ?= linux/amd64,linux/arm64,darwin/amd64,darwin/arm64,windows/amd64,windows/arm64
-# The container image (cmd/nsip-mcp/Dockerfile); it needs a Docker engine
-# and fails without one. static-binary checks the binary the image holds
-# (static, stamped) with no engine, as CI does.
+# The container image (cmd/nsip-mcp/Dockerfile): make dist's static binary
+# on scratch, as the release builds it; it needs a Docker engine and fails
+# without one. static-binary checks the binary the image holds (static,
+# stamped) and the image's context with no engine, as CI does.
 .PHONY: image static-binary
 image:
 	.ci/image
