@@ -71,11 +71,14 @@ dist:
 	$(GO) run .ci/dist.go -out dist -targets '$(TARGETS)' -version '$(VERSION)' -commit '$(COMMIT)' -date '$(DATE)'
 
 # The release pipeline (.github/workflows/release.yml, .ci/goreleaser.yaml).
-# release-check lints the workflow and checks GoReleaser's configuration,
-# offline and with no Docker engine; make test runs it.
+# release-check lints the workflows, checks that they run only what the
+# commit names (.ci/pinned.go: actions by commit SHA, images by digest, no
+# job-wide token) and checks GoReleaser's configuration, offline and with
+# no Docker engine; make test runs it.
 .PHONY: release-check release release-snapshot
 release-check:
 	$(ACTIONLINT)
+	$(GO) run .ci/pinned.go
 	$(GORELEASER) check --config $(RELEASE_CONFIG)
 
 # What the workflow runs on a v* tag, with GITHUB_TOKEN set: a draft
