@@ -55,9 +55,10 @@ demo: build
 # on amd64 and arm64, a Claude Desktop bundle (.mcpb) for each, SHA256SUMS.
 # TARGETS=linux/amd64 builds one.
 TARGETS ?= linux/amd64,linux/arm64,darwin/amd64,darwin/arm64,windows/amd64,windows/arm64
-# The container image (cmd/nsip-mcp/Dockerfile); it needs a Docker engine
-# and fails without one. static-binary checks the binary the image holds
-# (static, stamped) with no engine, as CI does.
+# The container image (cmd/nsip-mcp/Dockerfile): make dist's static binary
+# on scratch, as the release builds it; it needs a Docker engine and fails
+# without one. static-binary checks the binary the image holds (static,
+# stamped) and the image's context with no engine, as CI does.
 .PHONY: image static-binary
 image:
 	.ci/image
@@ -70,11 +71,14 @@ dist:
 	$(GO) run .ci/dist.go -out dist -targets '$(TARGETS)' -version '$(VERSION)' -commit '$(COMMIT)' -date '$(DATE)'
 
 # The release pipeline (.github/workflows/release.yml, .ci/goreleaser.yaml).
-# release-check lints the workflow and checks GoReleaser's configuration,
-# offline and with no Docker engine; make test runs it.
+# release-check lints the workflows, checks that they run only what the
+# commit names (.ci/pinned.go: actions by commit SHA, images by digest, no
+# job-wide token) and checks GoReleaser's configuration, offline and with
+# no Docker engine; make test runs it.
 .PHONY: release-check release release-snapshot
 release-check:
 	$(ACTIONLINT)
+	$(GO) run .ci/pinned.go
 	$(GORELEASER) check --config $(RELEASE_CONFIG)
 
 # What the workflow runs on a v* tag, with GITHUB_TOKEN set: a draft

@@ -27,6 +27,8 @@ const (
 	settingMaxSessions          = "MCP_MAX_SESSIONS"
 	settingMaxSessionsPerClient = "MCP_MAX_SESSIONS_PER_CLIENT"
 	settingAllowedOrigins       = "MCP_ALLOWED_ORIGINS"
+	settingAllowedHosts         = "MCP_ALLOWED_HOSTS"
+	settingAuthToken            = "MCP_AUTH_TOKEN"
 )
 
 var (

@@ -133,11 +133,14 @@ type served struct {
 // serveNetwork starts kind on a loopback port and registers its shutdown.
 func serveNetwork(t *testing.T, kind string, s *server.MCPServer, opts Options) *served {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	ln := opts.Listener // a test's own listener, else one on loopback
+	if ln == nil {
+		var err error
+		if ln, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			t.Fatal(err)
+		}
+		opts.Listener = ln
 	}
-	opts.Listener = ln
 	if opts.Logger == nil {
 		opts.Logger = testLogger(t)
 	}

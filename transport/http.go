@@ -51,7 +51,7 @@ func newSite(kind string, o Options) *site {
 		opts:    o,
 		log:     o.Logger.With("transport", kind),
 		started: time.Now(),
-		origins: newOriginPolicy(o.AllowedOrigins),
+		origins: newOriginPolicy(o),
 		calls:   newTracker(),
 		clients: clientCounts{n: map[caller.ID]int{}},
 		abandon: make(chan struct{}),
@@ -405,6 +405,11 @@ func (st *site) serve(ctx context.Context, ln net.Listener, handler http.Handler
 		urls[i] = base + e
 	}
 	st.log.Info("listening", "addr", ln.Addr().String(), "endpoints", urls)
+	if st.origins.tokenless && !isLoopback(ln.Addr().String()) {
+		// Said once, so that an operator whose phone is refused knows why.
+		st.log.Info("without a token, requests from the network are answered only when their Host is an IP address, localhost or a listed name",
+			"allowed_hosts", st.opts.AllowedHosts, "setting", settingAllowedHosts)
+	}
 
 	select {
 	case err := <-served:
@@ -448,16 +453,25 @@ func (st *site) serve(ctx context.Context, ln net.Listener, handler http.Handler
 type originPolicy struct {
 	any     bool
 	allowed map[string]bool
+	// tokenless is set when no AuthToken guards the server: then the Host
+	// of a request from beyond loopback is judged too, against hosts.
+	tokenless bool
+	hosts     map[string]bool // AllowedHosts, lower case, without a final dot
 }
 
-func newOriginPolicy(list []string) originPolicy {
-	p := originPolicy{allowed: map[string]bool{}}
-	for _, o := range list {
+func newOriginPolicy(opts Options) originPolicy {
+	p := originPolicy{allowed: map[string]bool{}, tokenless: opts.AuthToken == "", hosts: map[string]bool{}}
+	for _, o := range opts.AllowedOrigins {
 		o = strings.ToLower(strings.TrimSuffix(strings.TrimSpace(o), "/"))
 		if o == "*" {
 			p.any = true
 		} else if o != "" {
 			p.allowed[o] = true
+		}
+	}
+	for _, h := range opts.AllowedHosts {
+		if h = hostName(h); h != "" {
+			p.hosts[h] = true
 		}
 	}
 	return p
@@ -466,9 +480,15 @@ func newOriginPolicy(list []string) originPolicy {
 // check returns the origin to grant CORS to ("" when the request has none)
 // or, when the request must be refused, the reason.
 //
-// A connection that arrived on a loopback address must name a loopback host:
-// otherwise a web page could rebind its own domain to 127.0.0.1 and talk to
-// the server from the victim's browser. Browser origins are accepted when
+// The Host header is the name the browser resolved, so it is what tells a
+// page of the server's own from one whose name was rebound (DNS rebinding:
+// the attacker's name first resolves to the attacker, then to the server's
+// address, and the browser counts the page and the server as one origin).
+// A connection that arrived on a loopback address must name a loopback
+// host. One from beyond loopback, on a server without a token, must name
+// an IP address, localhost or a listed name: names nobody outside can
+// point at the server. With a token a rebound page gets nothing without
+// it, and a proxy may use any name. Browser origins are accepted when
 // they are listed, when they are the host the request was sent to, or when
 // both the connection and the page are local.
 func (p originPolicy) check(r *http.Request) (origin, problem string) {
@@ -476,8 +496,12 @@ func (p originPolicy) check(r *http.Request) (origin, problem string) {
 	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && a != nil {
 		local = isLoopback(a.String())
 	}
-	if local && !isLoopback(r.Host) {
+	switch {
+	case local && !isLoopback(r.Host):
 		return "", fmt.Sprintf("host %q is not a loopback name; this server listens on loopback, so address it as localhost or 127.0.0.1", r.Host)
+	case !local && p.tokenless && !p.namesServer(r.Host):
+		return "", fmt.Sprintf("host %q is not a name this server answers to: without %s it answers a request from the network only when the Host is an IP address, localhost or a name listed in %s, so that no web page can rebind its own name to this server; the operator can add the name to %s (comma-separated host names) or set %s",
+			r.Host, settingAuthToken, settingAllowedHosts, settingAllowedHosts, settingAuthToken)
 	}
 	origin = r.Header.Get("Origin")
 	if origin == "" {
@@ -495,13 +519,32 @@ func (p originPolicy) check(r *http.Request) (origin, problem string) {
 	return "", fmt.Sprintf("origin %q is not allowed; the server's operator can add it to %s (comma-separated origins)", origin, settingAllowedOrigins)
 }
 
-// isLoopback reports whether a host or host:port names the local machine.
-func isLoopback(hostport string) bool {
+// namesServer reports whether a Host header is one no outside page can
+// have rebound: an IP address (the browser resolved nothing), localhost
+// (browsers resolve it to loopback themselves) or a name the operator
+// listed.
+func (p originPolicy) namesServer(hostport string) bool {
+	h := hostName(hostport)
+	if _, err := netip.ParseAddr(h); err == nil {
+		return true
+	}
+	return h == "localhost" || p.hosts[h]
+}
+
+// hostName is the host of a host or host:port, without brackets, in lower
+// case and without the final dot of a fully qualified name.
+func hostName(hostport string) string {
 	host, _, err := net.SplitHostPort(hostport)
 	if err != nil {
 		host = strings.Trim(hostport, "[]")
 	}
-	if strings.EqualFold(host, "localhost") {
+	return strings.TrimSuffix(strings.ToLower(host), ".")
+}
+
+// isLoopback reports whether a host or host:port names the local machine.
+func isLoopback(hostport string) bool {
+	host := hostName(hostport)
+	if host == "localhost" {
 		return true
 	}
 	ip, err := netip.ParseAddr(host)

@@ -76,6 +76,13 @@ type Options struct {
 	// besides same-host pages and, on a loopback listener, loopback pages.
 	// "*" accepts every origin.
 	AllowedOrigins []string
+	// AllowedHosts lists the host names (nsip.farm.lan), besides IP
+	// addresses and localhost, that a server without AuthToken answers to
+	// in the Host header of a request from beyond loopback. Any other name
+	// may be a web page's own, rebound to this server's address, and is
+	// refused. With AuthToken the token decides instead; on loopback the
+	// Host must be a loopback name either way.
+	AllowedHosts []string
 
 	// AuthToken, when set, is the bearer token every network request but
 	// /healthz must present (Authorization: Bearer <token>). Browsers cannot
@@ -199,6 +206,7 @@ func (o Options) withDefaults() Options {
 		o.PongTimeout = 2 * o.PingInterval
 	}
 	o.AllowedOrigins = slices.Clone(o.AllowedOrigins)
+	o.AllowedHosts = slices.Clone(o.AllowedHosts)
 	o.DropNotifications = maps.Clone(o.DropNotifications)
 	o.TrustedProxies = slices.Clone(o.TrustedProxies)
 	return o

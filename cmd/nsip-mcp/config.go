@@ -199,6 +199,18 @@ var settings = []setting{
 		},
 	},
 	{
+		name:    "MCP_ALLOWED_HOSTS",
+		accepts: "a comma-separated list of host names such as nsip.farm.lan or shepherd-pi.local, without scheme or port (IP addresses and localhost need no listing; * is not accepted: to answer any name, set MCP_AUTH_TOKEN)",
+		help:    "without MCP_AUTH_TOKEN, a request from beyond loopback is answered only when its Host is an IP address, localhost or a name listed here, so that no web page can rebind its own name to this server (DNS rebinding); list the names people type to reach it, e.g. the farm computer's name on the network",
+		show:    func(c *Config) string { return strings.Join(c.Serve.AllowedHosts, ",") },
+		apply: func(c *Config, v string) bool {
+			hosts, ok := parseHosts(v)
+			c.Serve.AllowedHosts = hosts
+			return ok
+		},
+		suggest: suggestHosts,
+	},
+	{
 		name:    "MCP_AUTH_TOKEN",
 		accepts: "at least 16 visible ASCII characters without spaces (e.g. the output of openssl rand -hex 32)",
 		help:    "when set, every request to the network transports must carry Authorization: Bearer <token>, except /healthz and /readyz, which without it answer with their status only, and the web page /app (MCP_WEB_APP), which holds no secret",
@@ -873,6 +885,41 @@ func parseOrigins(v string) ([]string, bool) {
 		out = append(out, o)
 	}
 	return out, len(out) > 0
+}
+
+// parseHosts accepts host names (a final dot, as in nsip.farm.lan., is
+// dropped) and IP addresses, which are answered anyway; no wildcard, which
+// would let in exactly the rebound names the list keeps out.
+func parseHosts(v string) ([]string, bool) {
+	var out []string
+	for _, part := range strings.Split(v, ",") {
+		h := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(part)), ".")
+		if h == "" {
+			continue
+		}
+		if net.ParseIP(h) == nil && (!hostPattern.MatchString(h) || numericTail.MatchString(h)) {
+			return nil, false
+		}
+		out = append(out, h)
+	}
+	return out, len(out) > 0
+}
+
+// suggestHosts mends the usual slip of giving addresses rather than names:
+// http://nsip.farm.lan:8000/app becomes nsip.farm.lan.
+func suggestHosts(v string) string {
+	parts := strings.Split(v, ",")
+	for i, part := range parts {
+		part = strings.TrimSpace(part)
+		if u, err := url.Parse(part); err == nil && u.Host != "" {
+			part = u.Host
+		}
+		if h, _, err := net.SplitHostPort(part); err == nil {
+			part = h
+		}
+		parts[i] = part
+	}
+	return strings.Join(parts, ",")
 }
 
 var byteUnits = []struct {

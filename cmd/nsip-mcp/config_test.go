@@ -108,6 +108,7 @@ func TestLoadReadsEveryVariable(t *testing.T) {
 		"MCP_MAX_SESSIONS":            "2000",
 		"MCP_TRUSTED_PROXIES":         " 10.0.0.5 , 172.28.0.0/24,::ffff:192.0.2.1",
 		"MCP_WEB_APP":                 "on",
+		"MCP_ALLOWED_HOSTS":           " NSIP.Farm.lan , shepherd-pi.local., 192.168.1.20",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -124,6 +125,7 @@ func TestLoadReadsEveryVariable(t *testing.T) {
 		Serve: transport.Options{
 			Host: "0.0.0.0", Port: 9100,
 			AllowedOrigins:       []string{"https://flock.example.org", "http://localhost:5173"},
+			AllowedHosts:         []string{"nsip.farm.lan", "shepherd-pi.local", "192.168.1.20"},
 			AuthToken:            "5f1c0a9e7b2d4c68a1e3",
 			MaxSessionsPerClient: 300,
 			MaxSessions:          2000,
@@ -187,6 +189,12 @@ func TestLoadRejectsBadValues(t *testing.T) {
 		{map[string]string{"MCP_TRANSPORT": "websocket", "MCP_HEALTH_ADDR": "127.0.0.1:8081"}, "MCP_HEALTH_ADDR", "127.0.0.1:8081", "only with MCP_TRANSPORT=stdio"},
 		{map[string]string{"MCP_ALLOWED_ORIGINS": "flock.example.org"}, "MCP_ALLOWED_ORIGINS", "flock.example.org", "comma-separated list of origins"},
 		{map[string]string{"MCP_ALLOWED_ORIGINS": "https://a.example/app"}, "MCP_ALLOWED_ORIGINS", "https://a.example/app", "comma-separated list of origins"},
+		{map[string]string{"MCP_ALLOWED_HOSTS": "http://nsip.farm.lan:8000"}, "MCP_ALLOWED_HOSTS", "http://nsip.farm.lan:8000", "host names such as nsip.farm.lan"},
+		{map[string]string{"MCP_ALLOWED_HOSTS": "*"}, "MCP_ALLOWED_HOSTS", "*", "to answer any name, set MCP_AUTH_TOKEN"},
+		{map[string]string{"MCP_ALLOWED_HOSTS": "*.farm.lan"}, "MCP_ALLOWED_HOSTS", "*.farm.lan", "host names"},
+		{map[string]string{"MCP_ALLOWED_HOSTS": "farm lan"}, "MCP_ALLOWED_HOSTS", "farm lan", "host names"},
+		{map[string]string{"MCP_ALLOWED_HOSTS": "192.168.1.300"}, "MCP_ALLOWED_HOSTS", "192.168.1.300", "host names"},
+		{map[string]string{"MCP_ALLOWED_HOSTS": ","}, "MCP_ALLOWED_HOSTS", ",", "host names"},
 		{map[string]string{"MCP_HOST": "999.1.1.1"}, "MCP_HOST", "999.1.1.1", "IP address or host name"},
 		{map[string]string{"MCP_HOST": "10.0.0.256"}, "MCP_HOST", "10.0.0.256", "IP address or host name"},
 		{map[string]string{"NSIP_BASE_URL": "nsipsearch.nsip.org/api"}, "NSIP_BASE_URL", "nsipsearch.nsip.org/api", "absolute http or https URL"},
@@ -440,6 +448,9 @@ func TestNearMissesGetASuggestion(t *testing.T) {
 		{"NSIP_TIMEOUT", "15", "15s"},
 		{"NSIP_TIMEOUT", "600", ""}, // 10m is above the bound
 		{"NSIP_CACHE_TTL", "3600", "3600s"},
+		{"MCP_ALLOWED_HOSTS", "http://nsip.farm.lan:8000/app", "nsip.farm.lan"},
+		{"MCP_ALLOWED_HOSTS", "nsip.farm.lan:8000, shepherd-pi.local", "nsip.farm.lan,shepherd-pi.local"},
+		{"MCP_ALLOWED_HOSTS", "*", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
@@ -629,5 +640,26 @@ func TestLoadWebApp(t *testing.T) {
 		if got := strings.TrimSpace(errb.String()); code != 2 || got != tc.msg {
 			t.Errorf("%v: exit %d, stderr\n%s\nwant exit 2 and\n%s", tc.vars, code, got, tc.msg)
 		}
+	}
+}
+
+// MCP_ALLOWED_HOSTS takes host names; an address typed in its place (with
+// a scheme or a port) or a wildcard stops the server with exit status 2
+// and one line naming the setting, and for the address the name meant.
+func TestLoadAllowedHosts(t *testing.T) {
+	const accepts = "accepted values: a comma-separated list of host names such as nsip.farm.lan or shepherd-pi.local, without scheme or port (IP addresses and localhost need no listing; * is not accepted: to answer any name, set MCP_AUTH_TOKEN)"
+	for v, want := range map[string]string{
+		"http://nsip.farm.lan:8000/app": `nsip-mcp: invalid MCP_ALLOWED_HOSTS="http://nsip.farm.lan:8000/app": ` + accepts + "; did you mean MCP_ALLOWED_HOSTS=nsip.farm.lan?",
+		"*":                             `nsip-mcp: invalid MCP_ALLOWED_HOSTS="*": ` + accepts,
+	} {
+		var out, errb bytes.Buffer
+		code := run(nil, env(map[string]string{"MCP_TRANSPORT": "websocket", "MCP_HOST": "0.0.0.0", "MCP_ALLOWED_HOSTS": v}), &out, &errb)
+		if got := strings.TrimSpace(errb.String()); code != 2 || got != want {
+			t.Errorf("MCP_ALLOWED_HOSTS=%s: exit %d, stderr\n%s\nwant exit 2 and\n%s", v, code, got, want)
+		}
+	}
+	c, err := Load(env(map[string]string{"MCP_TRANSPORT": "websocket", "MCP_HOST": "0.0.0.0", "MCP_ALLOWED_HOSTS": "shepherd-pi.local"}))
+	if err != nil || !slices.Equal(c.Serve.AllowedHosts, []string{"shepherd-pi.local"}) {
+		t.Errorf("MCP_ALLOWED_HOSTS=shepherd-pi.local: %v, %v; want the name passed to the transport", c.Serve.AllowedHosts, err)
 	}
 }

@@ -175,6 +175,82 @@ func TestCSVCellsAreNeverFormulas(t *testing.T) {
 	}
 }
 
+// A cell a spreadsheet would run as a formula gets a ' wherever a
+// spreadsheet may start a cell: at the field's start, after a separator it
+// may split on (, ; tab |), and in both past leading spaces; the full-width
+// formula characters count, and plain numbers stay numbers. Before, only
+// the field's first character was judged: "Maple Leaf;=1+1" was written
+// bare, and opened as a formula where ; splits cells.
+func TestSafeCellByTheWholeRule(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"= starts the field", "=1+1", "'=1+1"},
+		{"+ starts the field", "+1+1", "'+1+1"},
+		{"- starts the field", "-1-1", "'-1-1"},
+		{"@ starts the field", "@SUM(A1)", "'@SUM(A1)"},
+		{"tab starts the field", "\tTab Farm", "'\tTab Farm"},
+		{"carriage return starts the field", "\rCR Farm", "'\rCR Farm"},
+		{"= after ;", "Maple Leaf;=1+1", "Maple Leaf;'=1+1"},
+		{"= after ,", "Maple Leaf,=1+1", "Maple Leaf,'=1+1"},
+		{"= after tab", "Maple Leaf\t=1+1", "Maple Leaf\t'=1+1"},
+		{"@ after |", "a|@SUM(A1)", "a|'@SUM(A1)"},
+		{"+ after ;", "Dale;+1+1", "Dale;'+1+1"},
+		{"- after ,", "Dale,-A1", "Dale,'-A1"},
+		{"tab after |", "a|\tb", "a|'\tb"},
+		{"carriage return after ;", "a;\rb", "a;'\rb"},
+		{"each separated formula", "=1;=2|@3", "'=1;'=2|'@3"},
+		{"after two separators", "a;;=1", "a;;'=1"},
+		{"tab then formula", "\t=1", "'\t'=1"},
+		{"leading spaces", "  =1+1", "'  =1+1"},
+		{"leading ideographic space", "\u3000=1+1", "'\u3000=1+1"},
+		{"leading no-break space", "\u00a0@SUM(A1)", "'\u00a0@SUM(A1)"},
+		{"spaces after a separator", "Dale;  +1+1", "Dale;'  +1+1"},
+		{"full-width =", "＝1+1", "'＝1+1"},
+		{"full-width +", "＋1+1", "'＋1+1"},
+		{"full-width -", "－1-1", "'－1-1"},
+		{"full-width @", "＠SUM(A1)", "'＠SUM(A1)"},
+		{"full-width = after ;", "Hill;＝1+1", "Hill;'＝1+1"},
+		{"full-width after spaces", "  ＝1+1", "'  ＝1+1"},
+		{"negative number", "-0.227", "-0.227"},
+		{"positive number", "+1.5", "+1.5"},
+		{"exponent", "-2.5E+3", "-2.5E+3"},
+		{"number after spaces", "  -0.227", "  -0.227"},
+		{"numbers after separators", "-1;+2,-0.5|-3\t+4", "-1;+2,-0.5|-3\t+4"},
+		{"number with trailing space", "Hill; -0.5 ;x", "Hill; -0.5 ;x"},
+		{"not a number", "-Inf", "'-Inf"},
+		{"number then formula", "-0.5;=1", "-0.5;'=1"},
+		{"= inside a cell", "Hill = Dale", "Hill = Dale"},
+		{"- inside a name", "Smith-Jones;Hill-Top", "Smith-Jones;Hill-Top"},
+		{"separator at the end", "Hill;", "Hill;"},
+		{"already quoted", "'quoted", "'quoted"},
+		{"plain text", "Maple Leaf Farm", "Maple Leaf Farm"},
+		{"empty", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := safeCell(tc.in); got != tc.want {
+				t.Errorf("safeCell(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+// The whole rule reaches the link: a farm and a breeder name with a
+// formula after a separator, as a hostile breeder typed them, come out of
+// a pedigree's CSV neutralised, while the JSON keeps them as typed.
+func TestPedigreeSeparatedFormulaReadsAsText(t *testing.T) {
+	farm, dale := "Maple Leaf;=1+1", "  ＠SUM(A1)|Dale"
+	got := readAs(t, &nsip.Lineage{Subject: nsip.LineageNode{LPNID: "C", Farm: farm, Sire: &nsip.LineageNode{LPNID: "S", Farm: dale}}}, nil, "csv")
+	recs, err := csv.NewReader(strings.NewReader(got)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 3 || recs[1][6] != "Maple Leaf;'=1+1" || recs[2][6] != "'  ＠SUM(A1)|Dale" {
+		t.Errorf("pedigree CSV %q, want each farm's formula behind a quote", got)
+	}
+	if j := readAs(t, &nsip.Lineage{Subject: nsip.LineageNode{LPNID: "C", Farm: farm}}, nil, "json"); !strings.Contains(j, `"Maple Leaf;=1+1"`) {
+		t.Errorf("pedigree JSON %s, want the farm as typed", j)
+	}
+}
+
 // fakeSession is a session as mcp-go hands one to a call.
 type fakeSession string
 

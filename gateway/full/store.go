@@ -157,7 +157,7 @@ func (l Links) Meta() Meta {
 
 // CSVNote is what the CSV's readers are told of its cells, in the CSV
 // link's description and the template's.
-const CSVNote = "In the CSV, a text cell that a spreadsheet would run as a formula (one starting with =, +, -, @, a tab or a carriage return, other than a plain number such as -0.25) is written with a leading ' so that it is shown as text."
+const CSVNote = "In the CSV, text a spreadsheet would run as a formula (starting, after any spaces, with =, +, -, @, a tab, a carriage return or a full-width ＝ ＋ － ＠, other than a plain number such as -0.25) is written with a leading ' so that it is shown as text: at a cell's start and after each , ; tab or | a spreadsheet may split the cell at."
 
 // Content is the two resource links.
 func (l Links) Content() []mcp.Content {

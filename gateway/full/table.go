@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Table is the complete data behind a summarized answer: one row per
@@ -117,20 +120,73 @@ func (t *Table) CSV() ([]byte, error) {
 var plainNumber = regexp.MustCompile(`^[-+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?$`)
 
 // safeCell neutralises a field a spreadsheet would run as a formula
-// (CWE-1236), by OWASP's rule: a field starting with =, +, -, @, a tab or
-// a carriage return, unless it is a plain number, gets a leading single
-// quote, which spreadsheets take as "this is text" and do not show.
+// (CWE-1236) by OWASP's rule, applied wherever a spreadsheet may start a
+// cell: a leading single quote, which spreadsheets take as "this is text"
+// and do not show, goes before a cell that starts with a formula character
+// (formulaRune) after any leading spaces, unless it is a plain number.
+// A cell starts at the field's start and after each separator a
+// spreadsheet may split on (cellSeparator): Go's CSV writer quotes a field
+// only for a comma, quote, newline or leading space, so "Maple Leaf;=1+1"
+// is one field here and two cells, the second a formula, where ; splits.
+// The quote goes at the cell's start, before its spaces, so that a
+// spreadsheet that trims them still finds it first.
 func safeCell(s string) string {
-	if s == "" {
-		return s
-	}
-	switch s[0] {
-	case '=', '+', '-', '@', '\t', '\r':
-		if !plainNumber.MatchString(s) {
-			return "'" + s
+	var b strings.Builder
+	last := 0 // s[:last] is in b
+	for i := 0; i < len(s); i++ {
+		if (i == 0 || cellSeparator(s[i-1])) && runsAsFormula(s[i:]) {
+			b.WriteString(s[last:i])
+			b.WriteByte('\'')
+			last = i
 		}
 	}
-	return s
+	if b.Len() == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// cellSeparators are where a spreadsheet may split a field into cells: a
+// comma, a semicolon (the list separator of many European locales), a tab
+// or a bar. All are ASCII, so a byte of one is never part of a multi-byte
+// character.
+const cellSeparators = ",;\t|"
+
+func cellSeparator(b byte) bool { return strings.IndexByte(cellSeparators, b) >= 0 }
+
+// formulaRune reports whether a cell starting with r is run as a
+// formula: =, +, -, @, a tab or a carriage return (which some
+// spreadsheets drop, reading on), or the full-width ＝ ＋ － ＠ that some
+// read as their ASCII selves.
+func formulaRune(r rune) bool {
+	switch r {
+	case '=', '+', '-', '@', '\t', '\r', '＝', '＋', '－', '＠':
+		return true
+	}
+	return false
+}
+
+// leadingSpace is what a spreadsheet may trim before reading a cell: any
+// space but the tab and carriage return, formula characters themselves.
+func leadingSpace(r rune) bool { return r != '\t' && r != '\r' && unicode.IsSpace(r) }
+
+// runsAsFormula reports whether the cell that starts rest (and ends at
+// its next separator) runs as a formula.
+func runsAsFormula(rest string) bool {
+	body := strings.TrimLeftFunc(rest, leadingSpace)
+	r, _ := utf8.DecodeRuneInString(body)
+	if !formulaRune(r) {
+		return false
+	}
+	if r == '\t' || r == '\r' {
+		return true // never part of a number
+	}
+	cell := body
+	if end := strings.IndexAny(body, cellSeparators); end >= 0 {
+		cell = body[:end]
+	}
+	return !plainNumber.MatchString(strings.TrimRightFunc(cell, unicode.IsSpace))
 }
 
 func cellText(v any) string {
