@@ -9,10 +9,11 @@ import (
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
-// Fit an answer into a budget: a page of 100 offspring, some 27,000
-// tokens as NSIP sends it, becomes a summary of at most 1,000 tokens
-// showing the first 22 rows, with the call that returns the rows after
-// them (the same page, skipping those).
+// Fit an answer into a budget: a page of 100 offspring, some 3,100
+// tokens as NSIP sends it (an LPN ID, a birth date and a sex a row),
+// becomes a summary of at most 1,000 tokens showing the first 46 rows,
+// with the call that returns the rows after them (the same page, skipping
+// those).
 func ExampleSummarizer_Fit() {
 	srv := nsiptest.Start(nsiptest.Options{Seed: 1})
 	defer srv.Close()
@@ -42,7 +43,7 @@ func ExampleSummarizer_Fit() {
 	fmt.Println(small.Summarized, small.Text, small.Tokens)
 	// Output:
 	// summarized: true kind: progeny
-	// original tokens: 27405 within the budget: true
-	// offspring: 248 next: nsip_get_progeny 22
+	// original tokens: 3118 within the budget: true
+	// offspring: 259 next: nsip_get_progeny 46
 	// false {"date":"09/23/2025"} 10
 }
