@@ -39,7 +39,7 @@ earlier one's cache.
   nsip-load analyses --latency 1s
   nsip-load analyses --latency 300ms --big-breed 50000 --only rank_top10,get_animal_pct
 
-A question named after another (rank_index_rams after rank_index,
+A question named after another (rank_index_current after rank_index,
 group_rams_after after group_breed) is asked on a server that has just
 answered that other one, unmeasured: what it kept is what this one finds.
 
@@ -145,7 +145,7 @@ type Answered struct {
 // questionNames lists the questions in the order they are asked.
 func questionNames() []string {
 	return []string{"check_mating", "rank_top10", "rank_for_ewes", "compare5_pct", "flock_summary", "group_rams", "plan_matings", "get_animal_pct",
-		"rank_index", "rank_index_rams", "group_breed", "group_rams_after"}
+		"rank_index", "rank_index_current", "group_breed", "group_rams_after"}
 }
 
 // questions builds the questions from the stand-in's data: about the big
@@ -183,7 +183,8 @@ func questions(d *nsiptest.Dataset, big bool) []question {
 	groupRams := map[string]any{"search": map[string]any{"breed_id": breed, "search_criteria": map[string]any{"gender": "Male"}}}
 	// "US Index" is also each hair breed's "US Hair Index" (its aliases).
 	rankIndex := map[string]any{"breed_id": breed, "top_n": 10, "index": "US Index"}
-	rankIndexRams := map[string]any{"breed_id": breed, "top_n": 10, "index": "US Index", "search_criteria": map[string]any{"gender": "Male"}}
+	// A status the kept pass answers exactly: NSIP's rows carry it, and no sex.
+	rankIndexCurrent := map[string]any{"breed_id": breed, "top_n": 10, "index": "US Index", "search_criteria": map[string]any{"status": "CURRENT"}}
 	return []question{
 		{"check_mating", toolname.CheckMating, map[string]any{"sire_lpn_id": rams[0], "dam_lpn_id": ewes[0]}, ""},
 		{"rank_top10", toolname.RankAnimals, map[string]any{"breed_id": breed, "top_n": 10, "weights": weights}, ""},
@@ -197,7 +198,7 @@ func questions(d *nsiptest.Dataset, big bool) []question {
 		// By NSIP's own index (every page read: NSIP cannot sort by one),
 		// then its rams on the same server, which a kept pass answers.
 		{"rank_index", toolname.RankAnimals, rankIndex, ""},
-		{"rank_index_rams", toolname.RankAnimals, rankIndexRams, "rank_index"},
+		{"rank_index_current", toolname.RankAnimals, rankIndexCurrent, "rank_index"},
 		// The whole breed's statistics, then its rams' on the same server.
 		{"group_breed", toolname.FlockSummary, map[string]any{"search": map[string]any{"breed_id": breed}}, ""},
 		{"group_rams_after", toolname.FlockSummary, groupRams, "group_breed"},
