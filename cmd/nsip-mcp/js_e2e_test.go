@@ -336,24 +336,6 @@ func jsAnalysisCalls(t *testing.T, d *nsiptest.Dataset, a nsiptest.Animal) []jsE
 		}
 		return 0, false
 	})
-	// A second ram and ewe of the breed, founders without a recorded
-	// pedigree, so the plan has a choice to make and a COI it cannot know.
-	var ram, ewe string
-	for _, x := range ids {
-		an, _ := d.Animal(x)
-		if an.Sire != "" || an.Dam != "" {
-			continue
-		}
-		if an.Gender == "Male" && ram == "" {
-			ram = x
-		}
-		if an.Gender == "Female" && ewe == "" {
-			ewe = x
-		}
-	}
-	if ram == "" || ewe == "" {
-		t.Fatalf("breed %d lacks a second ram (%q) or ewe (%q)", a.BreedID, ram, ewe)
-	}
 	// A ram and a ewe that are half sibs, so the mating has a common
 	// ancestor (their sire) and a COI to compute rather than an unknown.
 	var sibRam, sibEwe nsiptest.Animal
@@ -371,6 +353,44 @@ func jsAnalysisCalls(t *testing.T, d *nsiptest.Dataset, a nsiptest.Animal) []jsE
 	}
 	if sibRam.LPNID == "" {
 		t.Fatalf("breed %d has no ram and ewe that are half sibs", a.BreedID)
+	}
+	// A second ram and ewe of the breed, founders without a recorded
+	// pedigree, so the plan has a choice to make and a COI it cannot know;
+	// neither an ancestor of the half sib it could be mated with, whose
+	// lamb would be inbred past the cap.
+	ancestors := func(id string) map[string]bool {
+		out := map[string]bool{}
+		for level := []string{id}; len(level) > 0; {
+			var next []string
+			for _, x := range level {
+				an, _ := d.Animal(x)
+				for _, p := range []string{an.Sire, an.Dam} {
+					if p != "" && !out[p] {
+						out[p] = true
+						next = append(next, p)
+					}
+				}
+			}
+			level = next
+		}
+		return out
+	}
+	ofEwe, ofRam := ancestors(sibEwe.LPNID), ancestors(sibRam.LPNID)
+	var ram, ewe string
+	for _, x := range ids {
+		an, _ := d.Animal(x)
+		if an.Sire != "" || an.Dam != "" {
+			continue
+		}
+		if an.Gender == "Male" && ram == "" && !ofEwe[x] {
+			ram = x
+		}
+		if an.Gender == "Female" && ewe == "" && !ofRam[x] {
+			ewe = x
+		}
+	}
+	if ram == "" || ewe == "" {
+		t.Fatalf("breed %d lacks a second ram (%q) or ewe (%q)", a.BreedID, ram, ewe)
 	}
 	flock, err := d.Search(0, nsiptest.Criteria{FlockID: a.FlockCode}, "", false)
 	if err != nil || len(flock) == 0 {
@@ -410,11 +430,12 @@ func jsAnalysisCalls(t *testing.T, d *nsiptest.Dataset, a nsiptest.Animal) []jsE
 			want:       []string{strconv.Itoa(d.Len())},
 			summarized: true, links: true},
 		{label: "rank over budget", tool: "nsip_rank_animals",
-			// 400 tokens: a ranking's fixed part (method, proof, upstream
-			// block, and the count of dead and culled animals left out)
-			// takes over 300, and below that the generic summary serves,
-			// as for any answer whose skeleton does not fit.
-			args:  map[string]any{"breed_id": a.BreedID, "top_n": 50, "weights": weights, "max_tokens": 400},
+			// 500 tokens: a ranking's fixed part (method, proof, upstream
+			// block, the count of dead and culled animals left out, and
+			// where its rows' sexes came from) takes about 400, and below
+			// that the generic summary serves, as for any answer whose
+			// skeleton does not fit.
+			args:  map[string]any{"breed_id": a.BreedID, "top_n": 50, "weights": weights, "max_tokens": 500},
 			want:  []string{`"not_shown"`, `"which":"ranks `, ` to 50"`},
 			links: true},
 	}
