@@ -63,15 +63,25 @@ async function expectedAncestors() {
 // The comparison's EBVs, one bar each, as the server answers them.
 async function expectedBars(lpns) {
   const res = await client.callTool({ name: "nsip_compare_animals", arguments: { lpn_ids: lpns, percentiles: true } });
-  return res.structuredContent.animals.flatMap((a) => a.ebv).length;
+  // One bar for each trait of each animal, but those an animal lacks,
+  // which the answer names, whole or fitted.
+  const sc = res.structuredContent;
+  return sc.animals.length * sc.traits.length - (sc.unknown ?? []).length;
 }
 
-// Adds every listed animal to the comparison and to the plan (as a ram or
-// an ewe by its sex), runs both and counts what their views show.
+// Searches the flock's rams and then its ewes (NSIP's rows carry no sex,
+// so the app takes it from the search), adds the rams to the comparison
+// and each animal to the plan as its sex, runs both and counts what their
+// views show.
 async function compareAndPlan(page) {
-  for (const li of await page.locator("li.animal-row").all()) {
-    await li.locator("button.add >> nth=0").click();
-    await li.locator("button.add >> nth=1").click();
+  for (const [sex, compare] of [["Male", true], ["Female", false]]) {
+    await page.selectOption("#gender", sex);
+    await page.click("#search-go");
+    await page.locator(`li.animal-row[data-sex="${sex}"]`).first().waitFor({ timeout: 60000 });
+    for (const li of (await page.locator("li.animal-row").all()).slice(0, 6)) {
+      if (compare) await li.locator("button.add >> nth=0").click();
+      await li.locator("button.add >> nth=1").click();
+    }
   }
   const lines = async (id) => (await page.inputValue(id)).split("\n").filter(Boolean);
   const compared = await lines("#compare-lpns");

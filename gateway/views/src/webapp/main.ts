@@ -112,24 +112,30 @@ function openAnimal(lpn: string) {
 }
 
 // The search's rows as a list a thumb can use: open, or add to a comparison
-// or a mating plan.
-function listAnimals(result: Json, list: HTMLElement) {
+// or a mating plan. NSIP's rows carry no sex: a search by gender gives the
+// sex it asked for; otherwise an animal can be added as either.
+function listAnimals(result: Json, list: HTMLElement, searched: string) {
   const rows = [...objects(structured(result))].filter((o) => typeof (o.lpnId ?? o.lpn_id) === "string");
   const seen = new Set<string>();
   for (const r of rows) {
     const lpn = r.lpnId ?? r.lpn_id;
     if (seen.has(lpn)) continue;
     seen.add(lpn);
-    const sex = r.gender ?? r.sex ?? "";
+    const stated: string = r.gender ?? r.sex ?? "";
+    const sex = stated && stated !== "unknown" ? stated : searched;
     const open = el("button", { type: "button", class: "animal-open" }, el("span", { class: "lpn" }, lpn),
       el("span", { class: "sub" }, [sex, r.dateOfBirth ?? r.date_of_birth ?? r.born, r.status].filter(Boolean).join(" · ")));
     open.addEventListener("click", () => openAnimal(lpn));
     const cmp = el("button", { type: "button", class: "add", title: "Add to the comparison" }, "+ compare");
     cmp.addEventListener("click", () => addTo(picked.compare, lpn));
-    const male = /^m/i.test(sex);
-    const mate = el("button", { type: "button", class: "add", title: "Add to the mating plan" }, male ? "+ ram" : "+ ewe");
-    mate.addEventListener("click", () => addTo(male ? picked.rams : picked.ewes, lpn));
-    list.append(el("li", { class: "animal-row", "data-lpn": lpn }, open, cmp, mate));
+    const mates: HTMLElement[] = [];
+    for (const [as, label, area] of [["m", "+ ram", picked.rams], ["f", "+ ewe", picked.ewes]] as const) {
+      if (sex && !new RegExp("^" + as, "i").test(sex)) continue;
+      const mate = el("button", { type: "button", class: "add", title: "Add to the mating plan" }, label);
+      mate.addEventListener("click", () => addTo(area, lpn));
+      mates.push(mate);
+    }
+    list.append(el("li", { class: "animal-row", "data-lpn": lpn, "data-sex": sex || "unknown" }, open, cmp, ...mates));
   }
   if (!seen.size) list.append(el("li", { class: "muted" }, "No animals in this answer."));
 }
@@ -158,7 +164,7 @@ async function runSearch(args: Json, fresh: boolean) {
   try {
     const res = await host.client.callTool({ name: "nsip_search_animals", arguments: args });
     if (res.isError) throw new Error(textOf(res));
-    listAnimals(res, list);
+    listAnimals(res, list, args.search_criteria?.gender ?? "");
     const total = (res as Json)._meta?.total_count;
     nextPage = (res as Json)._meta?.next?.arguments ?? null;
     more.hidden = !nextPage;
