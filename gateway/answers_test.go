@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
@@ -700,15 +699,6 @@ func accOrDash(has bool, acc float64) string {
 		return "-"
 	}
 	return strconv.Itoa(int(math.Round(acc)))
-}
-
-// isoDate writes a stand-in birth date (M/D/YYYY) as summaries do.
-func isoDate(s string) string {
-	d, ok := nsip.ParseDate(s)
-	if !ok {
-		return s
-	}
-	return d.Format(time.DateOnly)
 }
 
 func accText(acc *float64) string {

@@ -64,6 +64,8 @@ type fakeSource struct {
 	// unsorted makes search ignore sorted_trait and reverse, as a server
 	// that does not honour them would.
 	unsorted bool
+	// ignoreGender makes search ignore the gender criterion.
+	ignoreGender bool
 	// pages rewrites the rows of a served page, for paging NSIP does not
 	// promise: short pages, repeats across pages.
 	pages func(page int, rows []nsip.AnimalRow) []nsip.AnimalRow
@@ -247,6 +249,9 @@ func (f *fakeSource) Search(ctx context.Context, q Query) (*nsip.SearchResults, 
 	var rows []*fakeAnimal
 	for _, a := range f.animals {
 		g, _ := crit["gender"].(string)
+		if f.ignoreGender {
+			g = ""
+		}
 		fl, _ := crit["flock_id"].(string)
 		st, _ := crit["status"].(string)
 		if (breed == 0 || a.Breed == breed) && (g == "" || g == "Both" || g == a.Sex) && (fl == "" || fl == a.Flock) && (st == "" || strings.EqualFold(st, a.Status)) {
