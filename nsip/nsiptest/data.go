@@ -131,10 +131,10 @@ func (a Animal) Trait(code string) (Trait, bool) {
 // animal is the generator's record: the public view plus links.
 type animal struct {
 	Animal
-	idx        int
-	year       int
-	progeny    []int
-	depth      int     // complete generations of ancestry, cached
+	idx     int
+	year    int
+	progeny []int
+	depth   int // complete generations of ancestry, cached
 	// variant picks the lines the lineage fragment leaves out (content);
 	// the fragment is written when served, not held for every animal.
 	variant int8
