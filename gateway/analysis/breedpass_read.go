@@ -462,6 +462,11 @@ func ReadBreedPass(ctx context.Context, src Source, log *slog.Logger, breed int,
 	}
 	if progress != nil {
 		pages := pctPages(total)
+		if unsexed(first) {
+			// Read as its rams and its ewes: each half's last page may be
+			// part full, and each half's first page is read after this one.
+			pages += 2
+		}
 		var read atomic.Int64
 		progress(int(read.Add(1)), pages)
 		pc.pageRead = func() { progress(int(read.Add(1)), pages) }

@@ -230,7 +230,7 @@ func fromRecordsNote(n, shown int) string {
 // among the rams or the ewes take that sex. Rows that record a sex are
 // read as they are.
 func (pc *percentiles) readPass(ctx context.Context, breed int, first []nsip.AnimalRow, total int) ([]nsip.AnimalRow, string, error) {
-	if len(first) == 0 || slices.ContainsFunc(first, func(r nsip.AnimalRow) bool { return nsip.NormalizeSex(r.Sex) != "" }) {
+	if !unsexed(first) {
 		return pc.passPages(ctx, breed, first, total)
 	}
 	sexOf := map[string]string{}
@@ -262,4 +262,10 @@ func (pc *percentiles) readPass(ctx context.Context, breed int, first []nsip.Ani
 		rows[i].Sex = sexOf[rows[i].LPNID]
 	}
 	return rows, why, err
+}
+
+// unsexed reports whether rows, a breed's first page, record no sex at all,
+// as NSIP's live rows do not: its pass is then read by gender.
+func unsexed(rows []nsip.AnimalRow) bool {
+	return len(rows) > 0 && !slices.ContainsFunc(rows, func(r nsip.AnimalRow) bool { return nsip.NormalizeSex(r.Sex) != "" })
 }
