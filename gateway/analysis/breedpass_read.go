@@ -460,6 +460,7 @@ func ReadBreedPass(ctx context.Context, src Source, log *slog.Logger, breed int,
 	if est := newPassOf(breed, pc.eval, first).Bytes() * int64(pctPages(total)); maxBytes > 0 && est > maxBytes {
 		return nil, fmt.Sprintf("its %d animals would take about %d bytes, more than the %d passes may hold", total, est, maxBytes), nil
 	}
+	var read atomic.Int64
 	if progress != nil {
 		pages := pctPages(total)
 		if unsexed(first) {
@@ -467,11 +468,13 @@ func ReadBreedPass(ctx context.Context, src Source, log *slog.Logger, breed int,
 			// part full, and each half's first page is read after this one.
 			pages += 2
 		}
-		var read atomic.Int64
 		progress(int(read.Add(1)), pages)
 		pc.pageRead = func() { progress(int(read.Add(1)), pages) }
 	}
 	rows, why, err := pc.readPass(ctx, breed, first, total)
+	if progress != nil && err == nil && why == "" {
+		progress(int(read.Load()), int(read.Load())) // the pages it took, now known
+	}
 	if err == nil && why == "" {
 		why, err = pc.passClose(ctx)
 	}

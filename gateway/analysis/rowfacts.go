@@ -240,6 +240,9 @@ func (pc *percentiles) readPass(ctx context.Context, breed int, first []nsip.Ani
 		if err != nil {
 			return nil, "", err
 		}
+		if pc.pageRead != nil {
+			pc.pageRead()
+		}
 		rows, why, err := pc.passPagesOf(ctx, breed, sex, f, t)
 		if err != nil || why != "" {
 			return nil, why, err
