@@ -53,6 +53,7 @@ type viewsReport struct {
 		} `json:"backgrounds"`
 		NarrowWidth int            `json:"narrowWidth"`
 		Violations  []axeViolation `json:"violations"`
+		Judged      []string       `json:"judged"`
 		Contrast    map[string]struct {
 			N     int      `json:"n"`
 			Min   *float64 `json:"min"`
@@ -188,7 +189,7 @@ func TestViewsInABrowser(t *testing.T) {
 			if c.NarrowWidth == 0 || c.NarrowWidth > 360 {
 				t.Errorf("at 360 px wide the page is %d px wide", c.NarrowWidth)
 			}
-			checkAccessible(t, c.Violations)
+			checkAccessible(t, c.Judged, c.Violations)
 			checkContrast(t, c.Label, c.Contrast)
 			t.Logf("%s: %v; the view asked %d times; %d ms", c.Tool, c.Seen, len(c.ViewRequests), c.Ms)
 		})
@@ -286,10 +287,15 @@ type axeViolation struct {
 	Where   string   `json:"where"`
 }
 
-// checkAccessible fails on every serious or critical violation of WCAG
-// 2.0-2.2 A and AA that axe-core found, and logs the lesser ones.
-func checkAccessible(t *testing.T, found []axeViolation) {
+// checkAccessible fails unless axe-core judged the page in light and dark
+// at a desktop's width and a phone's 360 px, and on every serious or
+// critical violation of WCAG 2.0-2.2 A and AA it found; it logs the lesser
+// ones.
+func checkAccessible(t *testing.T, judged []string, found []axeViolation) {
 	t.Helper()
+	if len(judged) != 4 || !slices.Contains(judged, "light 360px") || !slices.Contains(judged, "dark 360px") {
+		t.Errorf("axe judged the page %q, want light and dark at a desktop's width and at 360 px", judged)
+	}
 	for _, v := range found {
 		msg := fmt.Sprintf("axe, %s: %s (%s) %s: %q", v.Where, v.Rule, v.Impact, v.Help, v.Targets)
 		if v.Impact == "serious" || v.Impact == "critical" {

@@ -106,6 +106,7 @@ const measured = {
 async function accessibility(view, page) {
   const frame = await (await page.$("#view")).contentFrame();
   const violations = [];
+  const judged = [];
   const contrast = {};
   for (const width of [960, 360]) {
     await page.evaluate((w) => (document.getElementById("view").style.width = w + "px"), width);
@@ -119,11 +120,12 @@ async function accessibility(view, page) {
         await page.waitForTimeout(50);
       }
       const where = `${theme} ${width}px`;
+      judged.push(where);
       violations.push(...(await axe(frame, where)));
       for (const [name, r] of Object.entries(await contrasts(frame, measured[view] ?? {}))) contrast[`${name}, ${where}`] = r;
     }
   }
-  return { violations, contrast };
+  return { violations, judged, contrast };
 }
 
 async function main() {
