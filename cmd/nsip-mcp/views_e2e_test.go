@@ -51,9 +51,10 @@ type viewsReport struct {
 			Light string `json:"light"`
 			Dark  string `json:"dark"`
 		} `json:"backgrounds"`
-		NarrowWidth int            `json:"narrowWidth"`
-		Violations  []axeViolation `json:"violations"`
-		Judged      []string       `json:"judged"`
+		NarrowWidth int                     `json:"narrowWidth"`
+		Violations  []axeViolation          `json:"violations"`
+		Judged      []string                `json:"judged"`
+		Keyboard    map[string]keyboardWalk `json:"keyboard"`
 		Contrast    map[string]struct {
 			N     int      `json:"n"`
 			Min   *float64 `json:"min"`
@@ -191,6 +192,12 @@ func TestViewsInABrowser(t *testing.T) {
 			}
 			checkAccessible(t, c.Judged, c.Violations)
 			checkContrast(t, c.Label, c.Contrast)
+			for where, k := range c.Keyboard {
+				checkKeyboard(t, where, k)
+			}
+			if len(c.Keyboard) != 4 {
+				t.Errorf("the keyboard walked the view %d times, want light and dark at two widths", len(c.Keyboard))
+			}
 			t.Logf("%s: %v; the view asked %d times; %d ms", c.Tool, c.Seen, len(c.ViewRequests), c.Ms)
 		})
 	}
@@ -269,6 +276,9 @@ func checkViewCase(t *testing.T, label string, seen, want map[string]any, asked 
 	case "rank":
 		if num(seen, "lowest") >= num(seen, "highest") {
 			t.Errorf("%v: sorting by index gave the same first row both ways", seen)
+		}
+		if num(seen, "keyLowest") != num(seen, "lowest") || num(seen, "keyHighest") != num(seen, "highest") {
+			t.Errorf("%v: Enter and Space on the index heading sort as a click does not", seen)
 		}
 	case "flock":
 		if num(seen, "histograms") == 0 {
@@ -349,4 +359,31 @@ func derefOr(f *float64) float64 {
 		return 0
 	}
 	return *f
+}
+
+// keyboardWalk is what pressing Tab through a page reached (test/a11y.mjs
+// focusWalk), beside how many elements a keyboard should reach.
+type keyboardWalk struct {
+	Stops []struct {
+		What         string  `json:"what"`
+		Name         string  `json:"name"`
+		Visible      bool    `json:"visible"`
+		RingContrast float64 `json:"ringContrast"`
+	} `json:"stops"`
+	Reachable int `json:"reachable"`
+}
+
+// checkKeyboard holds Tab to reach every control and scrolling region
+// once, each showing a focus ring of at least 3:1 with what is behind it
+// (WCAG 2.2's 1.4.11 and 2.4.7).
+func checkKeyboard(t *testing.T, where string, k keyboardWalk) {
+	t.Helper()
+	if len(k.Stops) != k.Reachable {
+		t.Errorf("%s: Tab stopped at %d elements (%+v), want the %d controls and regions", where, len(k.Stops), k.Stops, k.Reachable)
+	}
+	for _, s := range k.Stops {
+		if !s.Visible || s.RingContrast < 3 {
+			t.Errorf("%s: %s %q has the focus with a ring visible %v, contrast %v:1; want a ring of at least 3:1", where, s.What, s.Name, s.Visible, s.RingContrast)
+		}
+	}
 }

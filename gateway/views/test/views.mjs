@@ -8,7 +8,7 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { build } from "esbuild";
 import { chromium } from "playwright-core";
-import { axe, contrasts } from "./a11y.mjs";
+import { axe, contrasts, focusWalk } from "./a11y.mjs";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -81,7 +81,11 @@ async function seen(view, frame, page) {
       const asc = await first();
       await frame.locator("th[data-col=index]").click();
       const desc = await first();
-      return { rows, lowest: asc, highest: desc };
+      // The same by keyboard: Enter on the heading's button, then Space.
+      await frame.locator("th[data-col=index] button").press("Enter");
+      const keyAsc = await first();
+      await frame.locator("th[data-col=index] button").press(" ");
+      return { rows, lowest: asc, highest: desc, keyLowest: keyAsc, keyHighest: await first() };
     }
     case "flock":
       return { traits: await n(".dist"), histograms: await frame.locator(".dist").evaluateAll((ds) => ds.filter((d) => d.querySelectorAll("rect").length === 10).length) };
@@ -108,6 +112,7 @@ async function accessibility(view, page) {
   const violations = [];
   const judged = [];
   const contrast = {};
+  const keyboard = {};
   for (const width of [960, 360]) {
     await page.evaluate((w) => (document.getElementById("view").style.width = w + "px"), width);
     for (const theme of ["light", "dark"]) {
@@ -123,9 +128,10 @@ async function accessibility(view, page) {
       judged.push(where);
       violations.push(...(await axe(frame, where)));
       for (const [name, r] of Object.entries(await contrasts(frame, measured[view] ?? {}))) contrast[`${name}, ${where}`] = r;
+      keyboard[where] = await focusWalk(page, frame);
     }
   }
-  return { violations, judged, contrast };
+  return { violations, judged, contrast, keyboard };
 }
 
 async function main() {
