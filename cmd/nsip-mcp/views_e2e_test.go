@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,7 +25,7 @@ import (
 // in Chromium.
 var viewsDir = filepath.Join("..", "..", "gateway", "views")
 
-// viewsLimit bounds the views test: eight tool calls (a plan, percentiles),
+// viewsLimit bounds the views test: nine tool calls (a plan, percentiles),
 // the view's own calls, and a browser.
 const viewsLimit = 6 * time.Minute
 
@@ -50,7 +51,15 @@ type viewsReport struct {
 			Light string `json:"light"`
 			Dark  string `json:"dark"`
 		} `json:"backgrounds"`
-		NarrowWidth int `json:"narrowWidth"`
+		NarrowWidth int                     `json:"narrowWidth"`
+		Violations  []axeViolation          `json:"violations"`
+		Judged      []string                `json:"judged"`
+		Keyboard    map[string]keyboardWalk `json:"keyboard"`
+		Contrast    map[string]struct {
+			N     int      `json:"n"`
+			Min   *float64 `json:"min"`
+			Worst any      `json:"worst"`
+		} `json:"contrast"`
 	} `json:"cases"`
 	Requests      []string `json:"requests"`
 	PageErrors    []string `json:"pageErrors"`
@@ -68,7 +77,8 @@ type viewCase struct {
 // viewCases are one or two calls per view, of animals the stand-in answers
 // in full: a four-generation pedigree (summarized, so the view reads the
 // rest behind _meta.full), a plan that mates four of five ewes (two rams
-// of two ewes each, no COI cap), a ram with his daughter.
+// of two ewes each, no COI cap), a ram with his daughter (planned under a
+// cap they are over, and checked).
 func viewCases(t *testing.T, d *nsiptest.Dataset) []viewCase {
 	t.Helper()
 	a := jsSubject(t, d)
@@ -106,6 +116,10 @@ func viewCases(t *testing.T, d *nsiptest.Dataset) []viewCase {
 		{"compare", "nsip_compare_animals", map[string]any{"lpn_ids": []string{a.LPNID, a.Sire, a.Dam}}, "ebvs"},
 		{"plan", "nsip_plan_matings", map[string]any{"ram_lpn_ids": current("Male", 2), "ewe_lpn_ids": current("Female", 5),
 			"weights": jsRankWeights, "max_coi": 1, "max_ewes_per_ram": 2}, "matings"},
+		// A ram with his daughter under a first cousins' cap: the pair
+		// is over it, and the matrix marks its COI so.
+		{"capped", "nsip_plan_matings", map[string]any{"ram_lpn_ids": []string{daughter.Sire}, "ewe_lpn_ids": []string{daughter.LPNID},
+			"weights": jsRankWeights, "max_coi": 0.0625}, "matings"},
 		{"check", "nsip_check_mating", map[string]any{"sire_lpn_id": daughter.Sire, "dam_lpn_id": daughter.LPNID}, "matings"},
 		{"rank", "nsip_rank_animals", map[string]any{"breed_id": a.BreedID, "weights": jsRankWeights, "top_n": 10}, "ranking"},
 		{"flock", "nsip_flock_summary", map[string]any{"flock_id": a.FlockCode}, "flock"},
@@ -175,6 +189,14 @@ func TestViewsInABrowser(t *testing.T) {
 			}
 			if c.NarrowWidth == 0 || c.NarrowWidth > 360 {
 				t.Errorf("at 360 px wide the page is %d px wide", c.NarrowWidth)
+			}
+			checkAccessible(t, c.Judged, c.Violations)
+			checkContrast(t, c.Label, c.Contrast)
+			for where, k := range c.Keyboard {
+				checkKeyboard(t, where, k)
+			}
+			if len(c.Keyboard) != 4 {
+				t.Errorf("the keyboard walked the view %d times, want light and dark at two widths", len(c.Keyboard))
 			}
 			t.Logf("%s: %v; the view asked %d times; %d ms", c.Tool, c.Seen, len(c.ViewRequests), c.Ms)
 		})
@@ -255,9 +277,113 @@ func checkViewCase(t *testing.T, label string, seen, want map[string]any, asked 
 		if num(seen, "lowest") >= num(seen, "highest") {
 			t.Errorf("%v: sorting by index gave the same first row both ways", seen)
 		}
+		if num(seen, "keyLowest") != num(seen, "lowest") || num(seen, "keyHighest") != num(seen, "highest") {
+			t.Errorf("%v: Enter and Space on the index heading sort as a click does not", seen)
+		}
 	case "flock":
 		if num(seen, "histograms") == 0 {
 			t.Errorf("%v: no histogram from the flock's rows", seen)
+		}
+	}
+}
+
+// axeViolation is one rule axe-core found broken, where (theme and width),
+// and the elements it names.
+type axeViolation struct {
+	Rule    string   `json:"rule"`
+	Impact  string   `json:"impact"`
+	Targets []string `json:"targets"`
+	Help    string   `json:"help"`
+	Where   string   `json:"where"`
+}
+
+// checkAccessible fails unless axe-core judged the page in light and dark
+// at a desktop's width and a phone's 360 px, and on every serious or
+// critical violation of WCAG 2.0-2.2 A and AA it found; it logs the lesser
+// ones.
+func checkAccessible(t *testing.T, judged []string, found []axeViolation) {
+	t.Helper()
+	if len(judged) != 4 || !slices.Contains(judged, "light 360px") || !slices.Contains(judged, "dark 360px") {
+		t.Errorf("axe judged the page %q, want light and dark at a desktop's width and at 360 px", judged)
+	}
+	for _, v := range found {
+		msg := fmt.Sprintf("axe, %s: %s (%s) %s: %q", v.Where, v.Rule, v.Impact, v.Help, v.Targets)
+		if v.Impact == "serious" || v.Impact == "critical" {
+			t.Error(msg)
+		} else {
+			t.Log(msg)
+		}
+	}
+}
+
+// contrastMeasured names, for each case, the text whose contrast the view
+// test measures by value and which the case must show: the accuracy labels
+// on the EBV bars, the COI cells of a plan, the shares of a pair's common
+// ancestors, a flock's counts. A plan's COIs over its cap are measured
+// whenever the plan has some.
+var contrastMeasured = map[string][]string{
+	"animal":  {"accuracy labels", "percentile labels"},
+	"compare": {"accuracy labels"},
+	"plan":    {"COI cells"},
+	"capped":  {"COIs over the cap"},
+	"check":   {"ancestors' shares"},
+	"flock":   {"counts"},
+}
+
+// checkContrast holds the text measured to at least 4.5:1, WCAG AA's ratio
+// for text under 18.66 px bold, in every theme and width.
+func checkContrast(t *testing.T, label string, got map[string]struct {
+	N     int      `json:"n"`
+	Min   *float64 `json:"min"`
+	Worst any      `json:"worst"`
+}) {
+	t.Helper()
+	for _, name := range contrastMeasured[label] {
+		for _, where := range []string{"light 960px", "dark 960px", "light 360px", "dark 360px"} {
+			if c := got[name+", "+where]; c.N == 0 {
+				t.Errorf("no %s measured (%s)", name, where)
+			}
+		}
+	}
+	for k, c := range got {
+		if c.N > 0 && (c.Min == nil || *c.Min < 4.5) {
+			t.Errorf("%s: contrast %v:1 at worst (%v), want at least 4.5:1", k, derefOr(c.Min), c.Worst)
+		} else if c.N > 0 {
+			t.Logf("%s: %d measured, contrast at least %v:1", k, c.N, *c.Min)
+		}
+	}
+}
+
+func derefOr(f *float64) float64 {
+	if f == nil {
+		return 0
+	}
+	return *f
+}
+
+// keyboardWalk is what pressing Tab through a page reached (test/a11y.mjs
+// focusWalk), beside how many elements a keyboard should reach.
+type keyboardWalk struct {
+	Stops []struct {
+		What         string  `json:"what"`
+		Name         string  `json:"name"`
+		Visible      bool    `json:"visible"`
+		RingContrast float64 `json:"ringContrast"`
+	} `json:"stops"`
+	Reachable int `json:"reachable"`
+}
+
+// checkKeyboard holds Tab to reach every control and scrolling region
+// once, each showing a focus ring of at least 3:1 with what is behind it
+// (WCAG 2.2's 1.4.11 and 2.4.7).
+func checkKeyboard(t *testing.T, where string, k keyboardWalk) {
+	t.Helper()
+	if len(k.Stops) != k.Reachable {
+		t.Errorf("%s: Tab stopped at %d elements (%+v), want the %d controls and regions", where, len(k.Stops), k.Stops, k.Reachable)
+	}
+	for _, s := range k.Stops {
+		if !s.Visible || s.RingContrast < 3 {
+			t.Errorf("%s: %s %q has the focus with a ring visible %v, contrast %v:1; want a ring of at least 3:1", where, s.What, s.Name, s.Visible, s.RingContrast)
 		}
 	}
 }

@@ -22,6 +22,9 @@ var webAppDir = filepath.Join("..", "..", "gateway", "views")
 
 // webAppReport is what gateway/views/test/webapp.mjs saw.
 type webAppReport struct {
+	Violations   []axeViolation                               `json:"violations"`
+	Judged       []string                                     `json:"judged"`
+	Keyboard     map[string]keyboardWalk                      `json:"keyboard"`
 	ConnectedVia string                                       `json:"connectedVia"`
 	Breeds       int                                          `json:"breeds"`
 	Listed       []string                                     `json:"listed"`
@@ -70,7 +73,10 @@ func needWebAppDeps(t *testing.T) {
 
 // TestWebAppReachesAPedigree opens the web app in headless Chromium against
 // the real binary (websocket transport, MCP_WEB_APP=on) and the stand-in:
-// it connects over /ws, lists the breeds, searches the example ram's breed
+// it connects over /ws, lists the breeds (a first screen in which axe-core
+// finds no serious or critical WCAG 2.2 A or AA violation, light and dark,
+// at 1200 and 360 px, and where Tab reaches every control with a visible
+// focus ring), searches the example ram's breed
 // and flock, opens an animal of the first page from the list and shows its
 // pedigree in the pedigree view, hosted through AppBridge, with one box per
 // ancestor of its lineage. Then it searches the flock's rams and ewes,
@@ -116,6 +122,13 @@ func TestWebAppReachesAPedigree(t *testing.T) {
 	var rep webAppReport
 	if derr := json.Unmarshal(stdout.Bytes(), &rep); err != nil || derr != nil || rep.Fatal != "" {
 		t.Fatalf("node: %v %v %s\nstderr:\n%s\nserver log:\n%s", err, derr, stdout.String(), stderr.String(), s.Stderr())
+	}
+	checkAccessible(t, rep.Judged, rep.Violations)
+	for where, k := range rep.Keyboard {
+		checkKeyboard(t, where, k)
+		if len(k.Stops) < 5 {
+			t.Errorf("%s: Tab reached %+v on the first screen, want its theme button, breed, sex, flock and Search at least", where, k.Stops)
+		}
 	}
 	if rep.ConnectedVia != "WebSocket" || len(rep.WebSockets) == 0 || rep.WebSockets[0] != "ws"+strings.TrimPrefix(s.BaseURL, "http")+"/ws" {
 		t.Errorf("connected via %q, WebSockets %v; want the server's /ws", rep.ConnectedVia, rep.WebSockets)

@@ -131,3 +131,10 @@ export function start(name: string, render: Render) {
 export function show(root: HTMLElement, ...kids: (Node | null | undefined | false)[]) {
   root.replaceChildren(...kids.filter((k): k is Node => !!k));
 }
+
+// scroller wraps what may be wider than a phone in a region that scrolls
+// on its own: named, and in the tab order, so that a keyboard can reach it
+// and scroll it with the arrow keys.
+export function scroller(label: string, child: Node): HTMLElement {
+  return el("div", { class: "scroll", role: "region", "aria-label": label, tabindex: 0 }, child);
+}

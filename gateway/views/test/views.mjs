@@ -8,6 +8,7 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { build } from "esbuild";
 import { chromium } from "playwright-core";
+import { axe, contrasts, focusWalk } from "./a11y.mjs";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -80,13 +81,57 @@ async function seen(view, frame, page) {
       const asc = await first();
       await frame.locator("th[data-col=index]").click();
       const desc = await first();
-      return { rows, lowest: asc, highest: desc };
+      // The same by keyboard: Enter on the heading's button, then Space.
+      await frame.locator("th[data-col=index] button").press("Enter");
+      const keyAsc = await first();
+      await frame.locator("th[data-col=index] button").press(" ");
+      return { rows, lowest: asc, highest: desc, keyLowest: keyAsc, keyHighest: await first() };
     }
     case "flock":
       return { traits: await n(".dist"), histograms: await frame.locator(".dist").evaluateAll((ds) => ds.filter((d) => d.querySelectorAll("rect").length === 10).length) };
   }
   void page;
   return {};
+}
+
+// The text whose contrast is measured by value in each view: the labels on
+// bars (accuracy, percentile, a common ancestor's share, a flock's counts)
+// and the matrix's cells, those over the COI cap among them.
+const measured = {
+  ebvs: { "accuracy labels": ".ebv-acc .bar>b", "percentile labels": ".ebv-pct .bar>b" },
+  matings: { "COI cells": "td.cell", "COIs over the cap": "td.cell.over", "ancestors' shares": "tr.ancestor-row .bar>b" },
+  flock: { "counts": ".count-bars .bar>b" },
+};
+
+// accessibility runs axe and measures the named text in the view as shown
+// at a desktop's 960 px and a phone's 360 px, each in light and dark, once
+// the host has sized the frame to the view (so that all of it is on the
+// frame's screen, where colours can be read).
+async function accessibility(view, page) {
+  const frame = await (await page.$("#view")).contentFrame();
+  const violations = [];
+  const judged = [];
+  const contrast = {};
+  const keyboard = {};
+  for (const width of [960, 360]) {
+    await page.evaluate((w) => (document.getElementById("view").style.width = w + "px"), width);
+    for (const theme of ["light", "dark"]) {
+      await page.evaluate((th) => window.setTheme(th), theme);
+      await frame.locator(`html[data-theme=${theme}]`).waitFor();
+      for (let i = 0; i < 100; i++) {
+        const want = await frame.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(document.documentElement.scrollHeight))));
+        const has = await page.evaluate(() => document.getElementById("view").getBoundingClientRect().height);
+        if (has >= want) break;
+        await page.waitForTimeout(50);
+      }
+      const where = `${theme} ${width}px`;
+      judged.push(where);
+      violations.push(...(await axe(frame, where)));
+      for (const [name, r] of Object.entries(await contrasts(frame, measured[view] ?? {}))) contrast[`${name}, ${where}`] = r;
+      keyboard[where] = await focusWalk(page, frame);
+    }
+  }
+  return { violations, judged, contrast, keyboard };
 }
 
 async function main() {
@@ -162,6 +207,7 @@ async function main() {
       // pedigree scroll inside it.
       await page.evaluate(() => (document.getElementById("view").style.width = "360px"));
       out.narrowWidth = await frame.locator("html").evaluate((h) => new Promise((r) => requestAnimationFrame(() => r(h.scrollWidth))));
+      Object.assign(out, await accessibility(view, page));
       out.viewRequests = await page.evaluate(() => window.viewRequests.splice(0));
       out.ms = Date.now() - began;
     } catch (err) {

@@ -9,11 +9,12 @@
 // Usage: node --experimental-websocket test/webapp.mjs BASE LPN BREED_ID FLOCK_ID [SCREENSHOT_DIR]
 import { Client } from "@modelcontextprotocol/client";
 import { chromium } from "playwright-core";
+import { axe, focusWalk } from "./a11y.mjs";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 
 const [base, lpn, breedId, flock, shots] = process.argv.slice(2);
-const report = { connectedVia: "", breeds: 0, listed: [], cards: [], expected: {}, seen: {}, requests: [], refused: [], websockets: [], pageErrors: [], consoleErrors: [], fatal: "" };
+const report = { violations: [], judged: [], keyboard: {}, connectedVia: "", breeds: 0, listed: [], cards: [], expected: {}, seen: {}, requests: [], refused: [], websockets: [], pageErrors: [], consoleErrors: [], fatal: "" };
 
 // The SDK's Transport over Node's WebSocket, as the page has one over the
 // browser's.
@@ -124,6 +125,19 @@ async function main() {
   await page.locator("body[data-connected]").waitFor({ timeout: 60000 });
   report.connectedVia = await page.locator("body").getAttribute("data-connected");
   await page.locator("#breed:not([disabled])").waitFor();
+  // The first screen, ready to search, judged by axe and walked with Tab
+  // at a desktop's width and a phone's, in the device's light and dark.
+  for (const width of [1200, 360]) {
+    await page.setViewportSize({ width, height: 900 });
+    for (const colorScheme of ["light", "dark"]) {
+      await page.emulateMedia({ colorScheme });
+      report.judged.push(`${colorScheme} ${width}px`);
+      report.violations.push(...(await axe(page.mainFrame(), `${colorScheme} ${width}px`)));
+      report.keyboard[`${colorScheme} ${width}px`] = await focusWalk(page, page.mainFrame(), "body");
+    }
+  }
+  await page.setViewportSize(desktop.viewport);
+  await page.emulateMedia({ colorScheme: "light" });
   report.breeds = await page.locator("#breed option").count();
   await page.selectOption("#breed", breedId);
   await page.fill("#flock", flock);

@@ -21,12 +21,14 @@ const W = 240;
 const H = 90;
 
 // histogram draws the values in ten bins over [min, max].
-function histogram(values: number[], min: number, max: number): SVGElement {
+function histogram(trait: string, values: number[], min: number, max: number): SVGElement {
   const bins = new Array(10).fill(0);
   const span = max - min || 1;
   for (const x of values) bins[Math.min(9, Math.floor(((x - min) / span) * 10))]++;
   const top = Math.max(1, ...bins);
-  const s = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img" });
+  // A picture's name says what it shows, for those who cannot see it.
+  const s = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img",
+    "aria-label": `${trait}: histogram of ${values.length} animals' EBVs from ${fmt(min)} to ${fmt(max)}, in ten bins of ${bins.join(", ")} animals` });
   bins.forEach((n, i) => {
     const h = ((H - 20) * n) / top;
     s.append(svg("rect", { x: 4 + i * 23, y: H - 16 - h, width: 20, height: h, fill: "var(--fb-bar)", rx: 2 }, svg("title", {}, `${n} animals`)));
@@ -38,7 +40,10 @@ function histogram(values: number[], min: number, max: number): SVGElement {
 function spread(t: Json): SVGElement {
   const lo = t.min, hi = t.max, span = hi - lo || 1;
   const x = (v: number) => 10 + ((v - lo) / span) * (W - 20);
-  const s = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img" });
+  const sexes = Object.entries(t.by_sex ?? {}).filter(([, m]) => typeof (m as Json)?.mean === "number")
+    .map(([sex, m]) => `, ${sex} mean ${fmt((m as Json).mean)}`).join("");
+  const s = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img",
+    "aria-label": `${t.trait}: from ${fmt(lo)} to ${fmt(hi)}, mean ${fmt(t.mean)}` + (typeof t.sd === "number" ? `, SD ${fmt(t.sd)}` : "") + sexes });
   s.append(svg("line", { x1: x(lo), x2: x(hi), y1: 40, y2: 40, stroke: "var(--fg2)", "stroke-width": 2 }));
   if (typeof t.sd === "number") {
     const a = Math.max(lo, t.mean - t.sd), b = Math.min(hi, t.mean + t.sd);
@@ -54,7 +59,7 @@ function spread(t: Json): SVGElement {
 
 function traitCard(t: Json, rows: Json[] | null): HTMLElement {
   const vals = rows ? rows.map((r) => r[t.trait]).filter((v): v is number => typeof v === "number") : [];
-  const pic = vals.length > 1 ? histogram(vals, t.min, t.max) : spread(t);
+  const pic = vals.length > 1 ? histogram(t.trait, vals, t.min, t.max) : spread(t);
   const axis = svg("g", {}, svg("text", { x: 4, y: H - 3, "font-size": 10, fill: "var(--fg2)" }, fmt(t.min)),
     svg("text", { x: W - 4, y: H - 3, "font-size": 10, fill: "var(--fg2)", "text-anchor": "end" }, fmt(t.max)));
   pic.append(axis);

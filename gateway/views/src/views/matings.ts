@@ -4,7 +4,7 @@
 // holds the COI of the pairs it mated; the view asks the server for the
 // others itself (nsip_check_mating, the lineages already cached by the
 // plan), so the matrix never passes through the model.
-import { Answer, Json, View, el, fmt, show, start } from "../common";
+import { Answer, Json, View, el, fmt, scroller, show, start } from "../common";
 import { Plan, key, mergeFullPlan, readPlan } from "../shapes";
 
 // autoPairs bounds how many pairs the view asks about without being told:
@@ -23,8 +23,9 @@ function setCell(td: HTMLElement, coi: number | null, maxCOI: number | null, tit
   // A heat scale: the tint deepens with the COI, full at 25% (a
   // full-sibling mating).
   if (coi !== null) td.style.background = `color-mix(in srgb, var(--fb-bad) ${Math.round(Math.min(1, coi / 0.25) * 35)}%, transparent)`;
-  if (coi !== null && maxCOI !== null && coi > maxCOI) td.classList.add("over");
-  td.title = title;
+  const over = coi !== null && maxCOI !== null && coi > maxCOI;
+  if (over) td.classList.add("over");
+  td.title = title + (over ? `; over the COI cap of ${coiText(maxCOI)}` : "");
 }
 
 async function fillPairs(v: View, todo: [string, string, HTMLElement][], maxCOI: number | null) {
@@ -92,8 +93,8 @@ async function drawPlan(a: Answer, v: View) {
     el("div", { class: "legend" },
       el("span", {}, el("i", { class: "swatch", style: "outline:2px solid var(--accent)" }), "the plan's pair ✓"),
       el("span", {}, el("i", { class: "swatch", style: "background:color-mix(in srgb, var(--fb-bad) 35%, transparent)" }), "deeper tint: higher COI (full at 25%)"),
-      el("span", {}, el("b", { style: "color:var(--bad)" }, "red"), " over the COI cap")),
-    el("div", { class: "scroll" }, table),
+      el("span", {}, el("b", {}, "⚠ bold"), " over the COI cap")),
+    scroller("inbreeding matrix", table),
     reasons.length ? el("ul", { class: "small" }, ...reasons) : null,
     status,
   );
@@ -134,10 +135,10 @@ function drawCheck(a: Answer, v: View) {
   show(v.root, 
     el("h1", {}, "Planned mating"),
     el("p", { class: "muted small" }, `COI ${coiText(d.coi ?? null)}, rating ${d.rating ?? "unknown"}` + (d.rating_thresholds ? ` (${d.rating_thresholds})` : "")),
-    el("div", { class: "scroll" }, table),
+    scroller("the pair's COI", table),
     el("h2", {}, `Common ancestors (${d.common_ancestors?.count ?? 0})`),
     top.length
-      ? el("div", { class: "scroll" }, el("table", {},
+      ? scroller("common ancestors", el("table", {},
           el("thead", {}, el("tr", {}, el("th", {}, "ancestor"), el("th", {}, "share of the COI"), el("th", { class: "num" }, "paths"))),
           el("tbody", {}, ...rows)))
       : el("p", { class: "muted" }, "No common ancestor in the generations read."),

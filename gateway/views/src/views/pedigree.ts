@@ -2,7 +2,7 @@
 // per ancestor, sires above dams, one column per generation. The compact
 // answer holds the nearest generations; when the server summarized it, the
 // whole tree is read from the answer's _meta.full link.
-import { Answer, View, el, show, start } from "../common";
+import { Answer, View, el, scroller, show, start } from "../common";
 import { Node, Tree, pedigreeTree } from "../shapes";
 
 function box(path: string, n: Node, maxGen: number, repeated: boolean): HTMLElement {
@@ -14,7 +14,7 @@ function box(path: string, n: Node, maxGen: number, repeated: boolean): HTMLElem
   const cls = ["box", sex.startsWith("m") ? "male" : sex.startsWith("f") ? "female" : "", path ? "ancestor" : "subject", g > 3 && maxGen > 4 ? "deep" : "", repeated ? "repeat" : ""];
   const sub = [n.farm, n.dob, n.status].filter(Boolean).join(" · ");
   const title = [path ? path + ":" : "subject:", n.lpn, sub, repeated ? "(appears more than once in this pedigree)" : ""].join(" ");
-  const b = el("div", { class: cls.filter(Boolean).join(" "), "data-path": path, "data-lpn": n.lpn, title },
+  const b = el("div", { class: cls.filter(Boolean).join(" "), role: "listitem", "data-path": path, "data-lpn": n.lpn, title },
     el("div", { class: "lpn" }, n.lpn), g <= 3 && sub ? el("div", { class: "sub" }, sub) : null);
   b.style.gridColumn = String(g + 1);
   b.style.gridRow = `${index * span + 1} / span ${span}`;
@@ -26,7 +26,9 @@ export function drawTree(root: HTMLElement, tree: Tree, note: string) {
   const maxGen = Math.max(1, ...paths.map((p) => p.length));
   const seen = new Map<string, number>();
   for (const p of paths) if (p) seen.set(tree.get(p)!.lpn, (seen.get(tree.get(p)!.lpn) ?? 0) + 1);
-  const grid = el("div", { class: "ped", role: "tree", "aria-label": "pedigree" });
+  // A list, not a tree: the chart is read, not operated, and a tree's
+  // role asks for items a keyboard expands and collapses.
+  const grid = el("div", { class: "ped", role: "list", "aria-label": "pedigree" });
   // Near generations get room for farm, birth and status; from the fifth
   // on a box is one line, so six generations (64 boxes high) stay readable.
   grid.style.gridTemplateColumns = `repeat(${Math.min(maxGen + 1, 4)}, minmax(136px, 1fr)) repeat(${Math.max(0, maxGen - 3)}, minmax(120px, auto))`;
@@ -40,9 +42,9 @@ export function drawTree(root: HTMLElement, tree: Tree, note: string) {
     el("p", { class: "muted small", "data-ancestors": ancestors },
       `${ancestors} ancestors over ${maxGen} generations` + (repeats ? `; ${repeats} appear more than once (↻)` : "")),
     el("div", { class: "legend" },
-      el("span", {}, el("i", { class: "swatch", style: "background:#5b8fd6" }), "sire side / male"),
-      el("span", {}, el("i", { class: "swatch", style: "background:#d66b9a" }), "dam side / female")),
-    el("div", { class: "scroll" }, grid),
+      el("span", {}, el("i", { class: "swatch", style: "background:#5b8fd6" }), "♂ sire side / male"),
+      el("span", {}, el("i", { class: "swatch", style: "background:#c95a8c" }), "♀ dam side / female")),
+    scroller("pedigree chart", grid),
     note ? el("p", { class: "note" }, note) : null,
   );
 }

@@ -1,7 +1,7 @@
 // The ranking of nsip_rank_animals as a table a breeder can sort by any
 // column (click a heading; again to reverse). Accuracies under 40% are
 // marked as in the EBV view.
-import { Answer, Json, View, el, fmt, show, start } from "../common";
+import { Answer, Json, View, el, fmt, scroller, show, start } from "../common";
 
 const lowAccuracy = 40;
 
@@ -28,15 +28,15 @@ export function drawTable(root: HTMLElement, cols: string[], rows: Json[][], hea
   let dir = 1;
   const tbody = el("tbody");
   const ths = cols.map((c, i) => {
-    const th = el("th", { class: "sort" + (c === "rank" ? " num" : ""), scope: "col", tabindex: 0, "data-col": c }, c.replace(/_acc$/, " acc %"));
-    const sortBy = () => {
+    // A button in the heading: a keyboard reaches it and Enter or Space
+    // sorts, as a pointer's click does.
+    const btn = el("button", { type: "button" }, c.replace(/_acc$/, " acc %"));
+    btn.addEventListener("click", () => {
       dir = by === i ? -dir : 1;
       by = i;
       fill();
-    };
-    th.addEventListener("click", sortBy);
-    th.addEventListener("keydown", (e) => (e.key === "Enter" || e.key === " ") && sortBy());
-    return th;
+    });
+    return el("th", { class: "sort" + (c === "rank" ? " num" : ""), scope: "col", "data-col": c }, btn);
   });
   const fill = () => {
     const sorted = rows.map((r, i) => [r, i] as [Json[], number]).sort((x, y) => {
@@ -50,7 +50,7 @@ export function drawTable(root: HTMLElement, cols: string[], rows: Json[][], hea
     tbody.replaceChildren(...sorted.map(([r]) => el("tr", { class: "rank-row", "data-lpn": r[cols.indexOf("lpn_id")] }, ...r.map((v, i) => cell(cols[i], v)))));
   };
   fill();
-  show(root, ...head, el("div", { class: "scroll" }, el("table", {}, el("thead", {}, el("tr", {}, ...ths)), tbody)));
+  show(root, ...head, scroller("ranking", el("table", {}, el("thead", {}, el("tr", {}, ...ths)), tbody)));
 }
 
 function render(a: Answer, v: View) {
@@ -72,7 +72,7 @@ function render(a: Answer, v: View) {
   drawTable(v.root, cols, rows, [
     el("h1", {}, "Ranking"),
     el("p", { class: "muted small" }, facts.join(" · ")),
-    el("p", { class: "note" }, "Click a heading to sort by it; again to reverse."),
+    el("p", { class: "note" }, "Click a heading (or press Enter on it) to sort by it; again to reverse."),
   ]);
 }
 
