@@ -64,9 +64,10 @@ func (p *heapPeak) grown() uint64 {
 // over it is answered by the binary search, exactly, while the pass that
 // would hold the padded pages is refused for its size, naming NSIP, and
 // the server's live heap stays within three times the cache's bound at
-// every page NSIP is asked for. Before the pages were counted as they
-// came and the rows' text members bounded, the pass kept every padded
-// page until the last (about 100 MB here) and answered from it.
+// every page NSIP is asked for; the same pass read in the background is
+// refused alike. Before the pages were counted as they came and the
+// rows' text members bounded, the pass kept every padded page until the
+// last (about 100 MB here) and answered from it.
 func TestBreedPassPaddedPagesBounded(t *testing.T) {
 	const (
 		animals  = 5000 // 50 pages: one call reads its pass
@@ -102,6 +103,8 @@ func TestBreedPassPaddedPagesBounded(t *testing.T) {
 	e := &env{t: t, gw: gw, clock: clk, srv: gw.NewMCPServer("nsip-mcp-test", "0.0.0")}
 	e.client = connect(t, e.srv)
 
+	filled := make(chan string, 1)
+	gw.passFilled = func(key string) { filled <- key }
 	d := h.Data()
 	var ids []string
 	for _, id := range d.AnimalIDs() {
@@ -154,4 +157,15 @@ func TestBreedPassPaddedPagesBounded(t *testing.T) {
 			}
 		}
 	}
+	// The same pass read in the background, as a breed too large for a
+	// call is, is refused alike and kept within the same bound.
+	e.gw.fillPass(t.Context(), nsiptest.BigBreedID, "")
+	key := <-filled
+	if why := gw.passes.Why(key); !strings.Contains(why, fmt.Sprintf("NSIP's pages of breed %d came to more than the %d bytes", nsiptest.BigBreedID, cacheMax/4)) {
+		t.Errorf("the pass read in the background: %q, want it refused for its size", why)
+	}
+	if g := peak.grown(); g > 3*cacheMax {
+		t.Errorf("the live heap rose by %d MiB while the pass was read in the background; want at most %d MiB", g>>20, 3*cacheMax>>20)
+	}
+	t.Logf("with the background read: live heap rose by at most %d MiB over %d requests to NSIP", peak.grown()>>20, peak.readings)
 }
