@@ -74,35 +74,8 @@ func TestBreedPassPaddedPagesBounded(t *testing.T) {
 		cacheMax = 16 << 20
 		pad      = 20_000
 	)
-	h := nsiptest.NewHandler(nsiptest.Options{Seed: 7, Animals: 600, BigBreed: animals})
-	h.SetIrregular(nsiptest.Irregular{PadRows: pad})
-	peak := &heapPeak{}
-	ts := httptest.NewUnstartedServer(peak.wrap(h))
-	ts.Config.ErrorLog = log.New(io.Discard, "", 0)
-	ts.Start()
-	t.Cleanup(func() { h.Close(); ts.Close() })
-	nc, err := nsip.NewClient(nsip.WithBaseURL(ts.URL+"/api"), nsip.WithTimeout(10*time.Minute),
-		nsip.WithRetryPolicy(nsip.RetryPolicy{MaxAttempts: 1, MaxRetryAfter: time.Second}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := DefaultConfig()
-	clk := cachetest.NewClock()
-	cfg.Now, cfg.CallTimeout = clk.Now, 10*time.Minute
-	cfg.RateLimit, cfg.RateBurst = 1000, 1000
-	cfg.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil))
-	// One lookup at a time: at each reading no other page is on its way,
-	// so the heap holds what the server keeps and nothing in transit.
-	cfg.CacheMaxBytes, cfg.MaxConcurrentUpstream = cacheMax, 1
-	sum, _ := summarizer(t)
-	gw, err := New(nc, sum, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(gw.Close)
-	e := &env{t: t, gw: gw, clock: clk, srv: gw.NewMCPServer("nsip-mcp-test", "0.0.0")}
-	e.client = connect(t, e.srv)
-
+	e, h, peak := paddedEnv(t, animals, cacheMax, pad)
+	gw := e.gw
 	filled := make(chan string, 1)
 	gw.passFilled = func(key string) { filled <- key }
 	d := h.Data()
@@ -168,4 +141,40 @@ func TestBreedPassPaddedPagesBounded(t *testing.T) {
 		t.Errorf("the live heap rose by %d MiB while the pass was read in the background; want at most %d MiB", g>>20, 3*cacheMax>>20)
 	}
 	t.Logf("with the background read: live heap rose by at most %d MiB over %d requests to NSIP", peak.grown()>>20, peak.readings)
+}
+
+// paddedEnv is a gateway over a stand-in whose big breed has so many
+// animals and whose search rows after the first page carry pad bytes
+// each, the cache bounded to cacheMax and one lookup at a time (so that
+// at each reading of peak no other page is on its way, and the heap holds
+// what the server keeps, nothing in transit).
+func paddedEnv(t *testing.T, animals int, cacheMax int64, pad int) (*env, *nsiptest.Handler, *heapPeak) {
+	t.Helper()
+	h := nsiptest.NewHandler(nsiptest.Options{Seed: 7, Animals: 600, BigBreed: animals})
+	h.SetIrregular(nsiptest.Irregular{PadRows: pad})
+	peak := &heapPeak{}
+	ts := httptest.NewUnstartedServer(peak.wrap(h))
+	ts.Config.ErrorLog = log.New(io.Discard, "", 0)
+	ts.Start()
+	t.Cleanup(func() { h.Close(); ts.Close() })
+	nc, err := nsip.NewClient(nsip.WithBaseURL(ts.URL+"/api"), nsip.WithTimeout(10*time.Minute),
+		nsip.WithRetryPolicy(nsip.RetryPolicy{MaxAttempts: 1, MaxRetryAfter: time.Second}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	clk := cachetest.NewClock()
+	cfg.Now, cfg.CallTimeout = clk.Now, 10*time.Minute
+	cfg.RateLimit, cfg.RateBurst = 1000, 1000
+	cfg.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil))
+	cfg.CacheMaxBytes, cfg.MaxConcurrentUpstream = cacheMax, 1
+	sum, _ := summarizer(t)
+	gw, err := New(nc, sum, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(gw.Close)
+	e := &env{t: t, gw: gw, clock: clk, srv: gw.NewMCPServer("nsip-mcp-test", "0.0.0")}
+	e.client = connect(t, e.srv)
+	return e, h, peak
 }
