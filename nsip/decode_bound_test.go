@@ -45,6 +45,18 @@ func TestDecodeBoundsTextMembers(t *testing.T) {
 	if _, ok := names["status"]; !ok || len(names) != 3 {
 		t.Errorf("ignored values of A2: %v, want regnumber, status and the long-named number", names)
 	}
+	long13 := strings.Repeat("Q", 300)
+	nested := fmt.Sprintf(`{"success":true,"data":{"recordCount":1,"results":[{"lpnId":"A3","traits":{"WWT":1.5,%q:2},"indexes":{"US Index":90,%q:3}}]}}`, long13, long13)
+	res, e = decodeSearch([]byte(nested))
+	if e != nil {
+		t.Fatal(e)
+	}
+	if r := res.Results[0]; len(r.Traits) != 1 || r.Traits[0].Code != "WWT" || len(r.Indexes) != 1 || r.Indexes[0].Name != "US Index" {
+		t.Errorf("nested members under 300-byte names: traits %+v, indexes %+v; want WWT and US Index alone", r.Traits, r.Indexes)
+	}
+	if len(res.Ignored) != 2 || res.Ignored[0].Raw == res.Ignored[1].Raw || len(res.Ignored[0].Name) > 50 {
+		t.Errorf("ignored %+v, want the trait and the index under 300-byte names, each named in part", res.Ignored)
+	}
 	long := fmt.Sprintf(`{"success":true,"data":{"recordCount":1,"results":[{"lpnId":%q}]}}`, strings.Repeat("9", MaxTextBytes+1))
 	if _, e := decodeSearch([]byte(long)); e == nil || !strings.Contains(e.Error(), "longer than any LPN ID") {
 		t.Errorf("a page with a 257-byte LPN ID: %v", e)

@@ -341,7 +341,7 @@ func (rr *rowReader) readFields(fields []named, at map[string]int) row {
 		r.traits = nestedTraits([]byte(m.s), r.traits, func(code, raw string) { rr.ignore(r.lpnID, code, raw) })
 	}
 	if m, ok := r.find("indexes"); ok && m.kind == 'o' {
-		r.indexes = nestedIndexes([]byte(m.s), r.indexes)
+		r.indexes = nestedIndexes([]byte(m.s), r.indexes, func(name, raw string) { rr.ignore(r.lpnID, name, raw) })
 	}
 	// Nested indexes past the bound go the same way as flat ones.
 	r.indexes = slices.DeleteFunc(r.indexes, func(x Index) bool {
@@ -373,6 +373,10 @@ func nestedTraits(raw json.RawMessage, ts []Trait, ignore func(code, raw string)
 		if !isLetters(code) || slices.ContainsFunc(ts, func(t Trait) bool { return t.Code == code }) {
 			continue
 		}
+		if len(code) > MaxTextBytes { // no trait code is this long: named in part, not kept
+			ignore(cutText(code, 40)+"…", fmt.Sprintf("a value under a trait code of %d bytes", len(code)))
+			continue
+		}
 		var n num
 		_ = n.UnmarshalJSON(v)
 		t := Trait{Code: code, Value: n.v}
@@ -400,8 +404,12 @@ func nestedTraits(raw json.RawMessage, ts []Trait, ignore func(code, raw string)
 }
 
 // nestedIndexes reads {"US Index": 102.3} or [{"name": …, "value": …}].
-func nestedIndexes(raw json.RawMessage, ixs []Index) []Index {
+func nestedIndexes(raw json.RawMessage, ixs []Index, ignore func(name, raw string)) []Index {
 	add := func(name string, n num) {
+		if len(name) > MaxTextBytes { // no index name is this long: named in part, not kept
+			ignore(cutText(name, 40)+"…", fmt.Sprintf("a value under an index name of %d bytes", len(name)))
+			return
+		}
 		if n.ok && name != "" && !slices.ContainsFunc(ixs, func(x Index) bool { return x.Name == name }) {
 			ixs = append(ixs, Index{Name: name, Value: n.v})
 		}
