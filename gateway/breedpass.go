@@ -42,8 +42,10 @@ func (r *lookups) LoadPass(ctx context.Context, breed int, evaluation string) *a
 // evaluation (passes.Store.Holds).
 func (r *lookups) HoldsPass(_ context.Context, breed int) bool { return r.g.passes.Holds(breed) }
 
-// StorePass keeps p here and shares it through Redis.
+// StorePass keeps p here and shares it through Redis; PassMaxBytes, what
+// the store keeps at most, bounds a pass read in a call as its pages come.
 func (r *lookups) StorePass(ctx context.Context, p *analysis.BreedPass) { r.g.passes.Keep(ctx, p) }
+func (r *lookups) PassMaxBytes() int64                                  { return r.g.passes.Max() }
 
 // FillPass reads breed's pass in the background, one at a time, so that
 // a later call finds it kept: a breed too large for one call's lookups.

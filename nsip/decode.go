@@ -725,8 +725,12 @@ func pageRows[T any](body []byte, what string, fill func(*T, row)) (total, pages
 	rr := newRowReader()
 	for i := range w.Records {
 		r := rr.readPage(&w.Records[i])
-		if r.lpnID == "" {
+		switch {
+		case r.lpnID == "":
 			return 0, 0, nil, nil, changed(body, "%s row %d has no lpnId", what, i)
+		case len(r.lpnID) > MaxTextBytes:
+			// An ID cut short could name another animal: the page is refused.
+			return 0, 0, nil, nil, changed(body, "%s row %d has an lpnId of %d bytes, longer than any LPN ID (%d at most)", what, i, len(r.lpnID), MaxTextBytes)
 		}
 		fill(&rows[i], r)
 	}
@@ -863,6 +867,11 @@ func decodeDetails(body []byte) (*AnimalDetails, *Error) {
 	}
 	if d.LPNID == "" {
 		return nil, changed(body, "animal details carry no lpnId: %s", snippet(p))
+	}
+	for _, r := range parts {
+		if len(r.lpnID) > MaxTextBytes {
+			return nil, changed(body, "animal details carry an lpnId of %d bytes, longer than any LPN ID (%d at most)", len(r.lpnID), MaxTextBytes)
+		}
 	}
 	// One animal, one set of traits: the row's, then any the top level adds.
 	for _, r := range parts {

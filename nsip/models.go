@@ -29,11 +29,12 @@ type Trait struct {
 // left out of the model and listed in its Ignored.
 const MaxPlausibleValue = 1e6
 
-// IgnoredValue is a number NSIP sent that a model leaves out as absurd.
+// IgnoredValue is a number NSIP sent that a model leaves out as absurd,
+// or a text member of a row cut to MaxTextBytes.
 type IgnoredValue struct {
 	LPNID string `json:"lpnId"`
-	Name  string `json:"name"` // the trait code (e.g. "WWT") or index name
-	Raw   string `json:"raw"`  // the value as sent, e.g. "1e154"
+	Name  string `json:"name"` // the trait code (e.g. "WWT") or index name; for a cut text, the member's name
+	Raw   string `json:"raw"`  // the value as sent, e.g. "1e154"; for a cut text, its start and length
 }
 
 // Index is a selection index value such as "US Hair Index" or "SRC$ Index".

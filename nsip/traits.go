@@ -2,11 +2,13 @@ package nsip
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // TraitCodes lists the thirteen EBV traits the first NSIP clients knew, in
@@ -107,6 +109,8 @@ type row struct {
 	lpnID   string
 	traits  []Trait
 	indexes []Index
+	// rr, when set, is told of each text member cut to MaxTextBytes.
+	rr *rowReader
 }
 
 func (r row) find(key string) (member, bool) {
@@ -136,16 +140,48 @@ func (r row) find(key string) (member, bool) {
 // length, while short rows, the usual ones, are quicker to scan.
 const longRow = 32
 
-// get returns the text of the first of keys (lower case) that has some.
+// get returns the text of the first of keys (lower case) that has some,
+// cut to MaxTextBytes: a row kept by a pass or a search holds no more of
+// a member than any real value needs, however much NSIP sent. A cut
+// value is listed in the answer's ignored values, not dropped unsaid.
 func (r row) get(keys ...string) string {
+	s, k := r.whole(keys...)
+	if len(s) > MaxTextBytes && r.rr != nil {
+		r.rr.ignore(r.lpnID, k, fmt.Sprintf("%s… (%d bytes; the first %d kept)", cutText(s, 40), len(s), MaxTextBytes))
+		s = cutText(s, MaxTextBytes)
+	}
+	return s
+}
+
+// whole returns the text of the first of keys that has some, as sent,
+// and its key.
+func (r row) whole(keys ...string) (string, string) {
 	for _, k := range keys {
 		if m, ok := r.find(k); ok {
 			if s := m.text(); s != "" {
-				return s
+				return s, k
 			}
 		}
 	}
-	return ""
+	return "", ""
+}
+
+// MaxTextBytes bounds each text member of a row the models keep (LPN IDs,
+// status, registration number, dates, names, flock codes): NSIP's own are
+// under 30 bytes, so 256 cuts none of them, and a page of 100 rows padded
+// to its body limit keeps kilobytes, not megabytes.
+const MaxTextBytes = 256
+
+// cutText is s cut to at most n bytes at a character boundary, copied so
+// that the rest of what NSIP sent is not held through it.
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return strings.Clone(s[:n])
 }
 
 // int returns the first of keys holding a whole number, or 0.
@@ -226,7 +262,8 @@ func (rr *rowReader) readPage(p *pageRow) row {
 	// field by field, which costs a tenth more per page.
 	ms := reflect.SliceAt(reflect.TypeFor[member](), p.known.Addr().UnsafePointer(), len(knownMembers)).Interface().([]member)
 	r := row{known: ms}
-	r.lpnID = r.get("lpnid")
+	r.lpnID, _ = r.whole("lpnid")
+	r.rr = rr
 	for j, code := range knownCodes {
 		v, acc := &ms[knownTraitsAt+2*j], &ms[knownTraitsAt+2*j+1]
 		hasAcc := acc.kind != 0 || acc.s != ""
@@ -267,11 +304,16 @@ func (rr *rowReader) readPage(p *pageRow) row {
 // readFields reads a row given as its members under lower-cased names.
 func (rr *rowReader) readFields(fields []named, at map[string]int) row {
 	r := row{fields: fields, at: at}
-	r.lpnID = r.get("lpnid")
+	r.lpnID, _ = r.whole("lpnid")
+	r.rr = rr
 	for _, f := range r.fields {
 		l, v := f.low, f.m
 		switch {
 		case rowFacts[l] || (strings.HasPrefix(l, "acc") && len(l) > 3):
+		case len(l) > MaxTextBytes && (v.num || v.huge):
+			// No trait code or index name is this long: a number under
+			// such a name is not kept, and its name only in part.
+			rr.ignore(r.lpnID, cutText(f.name, 40)+"…", v.raw())
 		case strings.Contains(l, "index"):
 			switch {
 			case v.absurd():
@@ -299,7 +341,7 @@ func (rr *rowReader) readFields(fields []named, at map[string]int) row {
 		r.traits = nestedTraits([]byte(m.s), r.traits, func(code, raw string) { rr.ignore(r.lpnID, code, raw) })
 	}
 	if m, ok := r.find("indexes"); ok && m.kind == 'o' {
-		r.indexes = nestedIndexes([]byte(m.s), r.indexes)
+		r.indexes = nestedIndexes([]byte(m.s), r.indexes, func(name, raw string) { rr.ignore(r.lpnID, name, raw) })
 	}
 	// Nested indexes past the bound go the same way as flat ones.
 	r.indexes = slices.DeleteFunc(r.indexes, func(x Index) bool {
@@ -331,6 +373,10 @@ func nestedTraits(raw json.RawMessage, ts []Trait, ignore func(code, raw string)
 		if !isLetters(code) || slices.ContainsFunc(ts, func(t Trait) bool { return t.Code == code }) {
 			continue
 		}
+		if len(code) > MaxTextBytes { // no trait code is this long: named in part, not kept
+			ignore(cutText(code, 40)+"…", fmt.Sprintf("a value under a trait code of %d bytes", len(code)))
+			continue
+		}
 		var n num
 		_ = n.UnmarshalJSON(v)
 		t := Trait{Code: code, Value: n.v}
@@ -358,8 +404,12 @@ func nestedTraits(raw json.RawMessage, ts []Trait, ignore func(code, raw string)
 }
 
 // nestedIndexes reads {"US Index": 102.3} or [{"name": …, "value": …}].
-func nestedIndexes(raw json.RawMessage, ixs []Index) []Index {
+func nestedIndexes(raw json.RawMessage, ixs []Index, ignore func(name, raw string)) []Index {
 	add := func(name string, n num) {
+		if len(name) > MaxTextBytes { // no index name is this long: named in part, not kept
+			ignore(cutText(name, 40)+"…", fmt.Sprintf("a value under an index name of %d bytes", len(name)))
+			return
+		}
 		if n.ok && name != "" && !slices.ContainsFunc(ixs, func(x Index) bool { return x.Name == name }) {
 			ixs = append(ixs, Index{Name: name, Value: n.v})
 		}

@@ -60,6 +60,16 @@ type viewsReport struct {
 			Min   *float64 `json:"min"`
 			Worst any      `json:"worst"`
 		} `json:"contrast"`
+		// For a case pressed (viewCase.Press): what the view showed and
+		// called before its button was pressed, and the plan's own NSIP
+		// requests.
+		Before struct {
+			ToolCalls int    `json:"toolCalls"`
+			Unknown   int    `json:"unknown"`
+			Button    string `json:"button"`
+		} `json:"before"`
+		PlanFetched   int  `json:"planFetched"`
+		PlanTimeLimit bool `json:"planTimeLimit"`
 	} `json:"cases"`
 	Requests      []string `json:"requests"`
 	PageErrors    []string `json:"pageErrors"`
@@ -72,6 +82,14 @@ type viewCase struct {
 	Tool  string         `json:"tool"`
 	Args  map[string]any `json:"args"`
 	view  string
+}
+
+// pressedCase is a case whose view has a button asking for the cells it
+// has not filled: test/views.mjs reports what the view shows and called
+// before the button, then presses it.
+type pressedCase struct {
+	viewCase
+	Press bool `json:"press"`
 }
 
 // viewCases are one or two calls per view, of animals the stand-in answers
@@ -138,31 +156,10 @@ func viewCases(t *testing.T, d *nsiptest.Dataset) []viewCase {
 // picture of each view.
 func TestViewsInABrowser(t *testing.T) {
 	watchdog(t, viewsLimit)
-	node, chromium := needViewsBrowser(t)
 	srv := startServer(t, "http-sse")
 	cases := viewCases(t, srv.Stub.Data())
-	plan, _ := json.Marshal(cases)
-	args := []string{"test/views.mjs", srv.BaseURL + "/mcp", string(plan)}
-	if dir := os.Getenv("NSIP_VIEWS_SCREENSHOTS"); dir != "" {
-		abs, _ := filepath.Abs(dir)
-		args = append(args, abs)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), viewsLimit-30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, args...)
-	cmd.Dir = viewsDir
-	cmd.Env = append(os.Environ(), "CHROMIUM_PATH="+chromium)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var rep viewsReport
-	if derr := json.Unmarshal(stdout.Bytes(), &rep); err != nil || derr != nil || rep.Fatal != "" {
-		t.Fatalf("node: %v (report: %v) %s\nstderr:\n%s\nserver log:\n%s", err, derr, rep.Fatal, stderr.String(), srv.Stderr())
-	}
+	rep := runViews(t, srv, cases)
 	checkViewTools(t, rep)
-	if len(rep.Requests) > 0 || len(rep.PageErrors) > 0 || len(rep.ConsoleErrors) > 0 {
-		t.Errorf("the page sent requests %q; page errors %q; console errors %q", rep.Requests, rep.PageErrors, rep.ConsoleErrors)
-	}
 	if len(rep.Cases) != len(cases) {
 		t.Fatalf("%d cases reported, want %d", len(rep.Cases), len(cases))
 	}
@@ -201,6 +198,90 @@ func TestViewsInABrowser(t *testing.T) {
 			t.Logf("%s: %v; the view asked %d times; %d ms", c.Tool, c.Seen, len(c.ViewRequests), c.Ms)
 		})
 	}
+}
+
+// TestMatricesViewAsksFirstAfterACutPlan: a plan stopped at its time limit
+// (NSIP's lineages slower than the call's limit) is shown with the pairs
+// it did not mate as unknown and a button that says what checking them
+// costs; the view calls no tool until the button is pressed, then one
+// nsip_check_mating per unknown pair. A complete plan fills its cells on
+// its own, as TestViewsInABrowser's plan case holds.
+func TestMatricesViewAsksFirstAfterACutPlan(t *testing.T) {
+	watchdog(t, viewsLimit)
+	srv := startServer(t, "http-sse", "NSIP_CALL_TIMEOUT=2s", "NSIP_TIMEOUT=2s")
+	var plan viewCase
+	for _, c := range viewCases(t, srv.Stub.Data()) {
+		if c.Label == "plan" {
+			plan = c
+		}
+	}
+	plan.Label = "plan cut short"
+	srv.Stub.SetLatency(nsiptest.EndpointLineage, 3*time.Second)
+	srv.Stub.ResetCounts()
+	rep := runViews(t, srv, []pressedCase{{plan, true}})
+	if len(rep.Cases) != 1 {
+		t.Fatalf("%d cases reported, want 1", len(rep.Cases))
+	}
+	c := rep.Cases[0]
+	if c.Exception != "" || c.IsError || c.Error != "" {
+		t.Fatalf("exception %s; tool error %v; the view says %q", c.Exception, c.IsError, c.Error)
+	}
+	if !c.PlanTimeLimit {
+		t.Fatal("the plan was not cut short: the stand-in's lineages came within the call's limit")
+	}
+	planned, _ := c.Expected["planned"].([]any)
+	cells, _ := c.Expected["cells"].(float64)
+	missing := int(cells) - len(planned)
+	viewNSIP := srv.Stub.TotalRequests() - c.PlanFetched
+	t.Logf("plan: %d NSIP requests; %d of %v pairs mated; before the button %d tool calls; after it %q, %d NSIP requests in all from the view",
+		c.PlanFetched, len(planned), cells, c.Before.ToolCalls, c.ViewRequests, viewNSIP)
+	if c.Before.ToolCalls != 0 {
+		t.Errorf("the view called %d tools on its own after a plan cut short, want none until asked", c.Before.ToolCalls)
+	}
+	if want := fmt.Sprintf("Compute the %d missing COIs (about %d NSIP lookups)", missing, missing); c.Before.Unknown != missing || c.Before.Button != want {
+		t.Errorf("before the button: %d cells unknown, button %q; want %d and %q", c.Before.Unknown, c.Before.Button, missing, want)
+	}
+	checks := 0
+	for _, r := range c.ViewRequests {
+		if r == "tools/call nsip_check_mating" {
+			checks++
+		}
+	}
+	if checks != missing {
+		t.Errorf("after the button the view made %q, want %d nsip_check_mating calls", c.ViewRequests, missing)
+	}
+	if pending, _ := c.Seen["pending"].(float64); pending != 0 {
+		t.Errorf("%v: cells left pending once every check came back", c.Seen)
+	}
+}
+
+// runViews runs test/views.mjs over srv for cases and returns its report,
+// failing on any request the page sent or error it met.
+func runViews(t *testing.T, srv *runningServer, cases any) viewsReport {
+	t.Helper()
+	node, chromium := needViewsBrowser(t)
+	plan, _ := json.Marshal(cases)
+	args := []string{"test/views.mjs", srv.BaseURL + "/mcp", string(plan)}
+	if dir := os.Getenv("NSIP_VIEWS_SCREENSHOTS"); dir != "" {
+		abs, _ := filepath.Abs(dir)
+		args = append(args, abs)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), viewsLimit-30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, args...)
+	cmd.Dir = viewsDir
+	cmd.Env = append(os.Environ(), "CHROMIUM_PATH="+chromium)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var rep viewsReport
+	if derr := json.Unmarshal(stdout.Bytes(), &rep); err != nil || derr != nil || rep.Fatal != "" {
+		t.Fatalf("node: %v (report: %v) %s\nstderr:\n%s\nserver log:\n%s", err, derr, rep.Fatal, stderr.String(), srv.Stderr())
+	}
+	if len(rep.Requests) > 0 || len(rep.PageErrors) > 0 || len(rep.ConsoleErrors) > 0 {
+		t.Errorf("the page sent requests %q; page errors %q; console errors %q", rep.Requests, rep.PageErrors, rep.ConsoleErrors)
+	}
+	return rep
 }
 
 // needViewsBrowser returns node and Chromium, or fails saying what to

@@ -148,6 +148,10 @@ func (pc *percentiles) passOf(ctx context.Context, store PassStore, breed int, q
 		pc.fill(ctx, store, breed, long)
 		return nil, nil
 	}
+	if b, ok := store.(PassBounded); ok {
+		pc.maxBytes = b.PassMaxBytes()
+	}
+	pc.kept.Store(0) // each breed's pass is bounded on its own
 	rows, why, err := pc.readPass(ctx, breed, first, total)
 	if err != nil {
 		return nil, pc.passFailed(ctx, store, breed, err)
@@ -312,6 +316,45 @@ func (pc *percentiles) passPageOf(ctx context.Context, breed int, sex string, n 
 	return rows, total, err
 }
 
+// errPassBound stops a pass whose pages came to more than it may keep.
+var errPassBound = errors.New("a breed pass's pages are larger than its bound")
+
+// PassBounded is a PassStore that bounds the bytes of a pass it keeps: a
+// pass read in a call is counted against that bound as its pages come.
+type PassBounded interface{ PassMaxBytes() int64 }
+
+// keep counts the rows of a page a pass keeps and reports whether the
+// pages kept so far are over the pass's bound (none when maxBytes is 0).
+// Each page is counted as it comes, so that an NSIP that answers its
+// first page honestly and pads the rest is stopped at the bound, not
+// after the last page.
+func (pc *percentiles) keep(rows []nsip.AnimalRow) bool {
+	var n int64
+	for i := range rows {
+		n += rowBytes(&rows[i])
+	}
+	return pc.kept.Add(n) > pc.maxBytes && pc.maxBytes > 0
+}
+
+// boundWhy says that breed's pages were refused for their size.
+func (pc *percentiles) boundWhy(breed int) string {
+	return fmt.Sprintf("NSIP's pages of breed %d came to more than the %d bytes a breed pass may hold (a quarter of NSIP_CACHE_MAX_BYTES) before the last was read, so the pass was refused", breed, pc.maxBytes)
+}
+
+// rowBytes is about what a row takes in memory: its strings and their
+// headers, and its traits and indexes.
+func rowBytes(r *nsip.AnimalRow) int64 {
+	n := int64(len(r.LPNID)+len(r.Sire)+len(r.Dam)+len(r.Status)+len(r.RegistrationNumber)+len(r.Sex)+
+		len(r.DateOfBirth)+len(r.BreedName)+len(r.FlockCode)+len(r.Genotyped)) + 10*16 + 8 + 2*24
+	for _, t := range r.Traits {
+		n += int64(len(t.Code)) + 40
+	}
+	for _, ix := range r.Indexes {
+		n += int64(len(ix.Name)) + 24
+	}
+	return n
+}
+
 type passRead struct {
 	rows  []nsip.AnimalRow
 	total int
@@ -331,6 +374,9 @@ func (pc *percentiles) passPagesOf(ctx context.Context, breed int, sex string, f
 	pages := pctPages(total)
 	got := make([]passRead, pages)
 	got[0] = passRead{first, total}
+	if pc.keep(first) {
+		return nil, pc.boundWhy(breed), nil
+	}
 	next := make(chan int)
 	var (
 		wg    sync.WaitGroup
@@ -344,6 +390,9 @@ func (pc *percentiles) passPagesOf(ctx context.Context, breed int, sex string, f
 			defer wg.Done()
 			for n := range next {
 				rows, t, err := pc.passPageOf(ctx, breed, sex, n)
+				if err == nil && pc.keep(rows) {
+					rows, err = nil, errPassBound // not kept: the read stops
+				}
 				mu.Lock()
 				if err != nil && ferr == nil {
 					ferr = err
@@ -367,6 +416,9 @@ func (pc *percentiles) passPagesOf(ctx context.Context, breed int, sex string, f
 	}
 	close(next)
 	wg.Wait()
+	if errors.Is(ferr, errPassBound) {
+		return nil, pc.boundWhy(breed), nil
+	}
 	if ferr != nil {
 		return nil, "", ferr
 	}
@@ -453,6 +505,7 @@ func ReadBreedPass(ctx context.Context, src Source, log *slog.Logger, breed int,
 	case evaluation != "" && pc.eval != evaluation:
 		return nil, fmt.Sprintf("NSIP's evaluation is now %s, not %s", pc.eval, evaluation), nil
 	}
+	pc.maxBytes = maxBytes
 	first, total, err := pc.passPage(ctx, breed, 0)
 	if err != nil {
 		return nil, "", err

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -106,6 +107,10 @@ type percentiles struct {
 	// after the first.
 	passTask string
 	pageRead func()
+	// maxBytes bounds the rows a pass keeps (0 for none); kept counts
+	// them as its pages come (keep).
+	maxBytes int64
+	kept     atomic.Int64
 }
 
 func newPercentiles(r *call) *percentiles {
@@ -154,6 +159,7 @@ func (pc *percentiles) page(ctx context.Context, breed int, t *pctTrait, p int) 
 	if grew && s != nil {
 		s.refit()
 	}
+	results = slimRows(results, t.code)
 	t.pages[p] = results
 	if count != t.total && t.bad == "" {
 		t.bad = fmt.Sprintf("NSIP's count of the breed changed between pages (%d, then %d)", t.total, count)
@@ -182,6 +188,25 @@ func (pc *percentiles) page(ctx context.Context, breed int, t *pctTrait, p int) 
 		t.check()
 	}
 	return results, nil
+}
+
+// slimRows is what the binary search keeps of a page of trait code: each
+// row's LPN ID and its value of code, all the search and its checks read.
+// The rest of a row (its other traits, indexes and text) is let go, so
+// that the pages a trait keeps for the call take a few kilobytes each
+// whatever NSIP sent in them.
+func slimRows(rows []nsip.AnimalRow, code string) []nsip.AnimalRow {
+	out := make([]nsip.AnimalRow, len(rows))
+	for i, r := range rows {
+		out[i].LPNID = r.LPNID
+		for _, t := range r.Traits {
+			if strings.EqualFold(t.Code, code) {
+				out[i].Traits = []nsip.Trait{t}
+				break
+			}
+		}
+	}
+	return out
 }
 
 // check holds every page read to one order, with animals without the EBV

@@ -260,6 +260,8 @@ func (pc *percentiles) readPass(ctx context.Context, breed int, first []nsip.Ani
 	if len(halves) == total && !slices.Contains(slices.Collect(maps.Values(sexOf)), "") {
 		return halves, "", nil
 	}
+	// The halves are not used: the breed's own pages are counted afresh.
+	pc.kept.Store(0)
 	rows, why, err := pc.passPages(ctx, breed, first, total)
 	for i := range rows {
 		rows[i].Sex = sexOf[rows[i].LPNID]

@@ -9,8 +9,11 @@ import (
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
-// IgnoredNote says what ignored_values holds, in every answer that has one.
-var IgnoredNote = fmt.Sprintf("values NSIP sent that no EBV or index can have (magnitude over %g, or too large for a number) were treated as missing", nsip.MaxPlausibleValue)
+// IgnoredNote says what ignored_values holds, in every answer that has one:
+// numbers left out, and text members of rows cut short (nsip.MaxTextBytes),
+// whose "trait" is then the member's name and "raw" their start and length.
+var IgnoredNote = fmt.Sprintf("values NSIP sent that no EBV or index can have (magnitude over %g, or too large for a number) were treated as missing; "+
+	"a text longer than %d bytes (trait: the member's name) was kept as its first %d bytes", nsip.MaxPlausibleValue, nsip.MaxTextBytes, nsip.MaxTextBytes)
 
 // shownIgnored is how many ignored values an answer lists; the rest are
 // counted in not_shown.

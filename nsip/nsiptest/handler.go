@@ -409,7 +409,7 @@ func (h *Handler) search(r *http.Request, body []byte) (int, []byte) {
 	}
 	ir.reorder(all, sortTrait, rev, seq)
 	lo, hi := ir.cut(len(all), pg, size)
-	rows := h.patchedAll(all[lo:hi])
+	rows := ir.padded(h.patchedAll(all[lo:hi]), pg)
 	h.mu.Lock()
 	bare := h.rowsUngenotyped
 	h.mu.Unlock()

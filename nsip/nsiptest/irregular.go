@@ -41,6 +41,28 @@ type Irregular struct {
 	// while it applies the others; recordCount counts what it returns.
 	// breedId covers the query parameter and the criteria field.
 	IgnoreCriteria []string
+	// PadRows pads the registration number of every search row on pages
+	// after the first with this many bytes: an upstream (or anyone on its
+	// path) that answers the first page honestly and the rest with rows
+	// each as large as it likes, under the body limit.
+	PadRows int
+}
+
+// padded is rows with each registration number padded by ir.PadRows
+// bytes when page is after the first; the dataset's animals are not
+// changed.
+func (ir Irregular) padded(rows []*animal, page int) []*animal {
+	if ir.PadRows <= 0 || page == 0 {
+		return rows
+	}
+	pad := strings.Repeat("x", ir.PadRows)
+	out := make([]*animal, len(rows))
+	for i, a := range rows {
+		c := *a
+		c.RegNumber += pad
+		out[i] = &c
+	}
+	return out
 }
 
 // SetIrregular switches the stand-in's irregularities to ir, replacing

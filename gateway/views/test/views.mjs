@@ -134,6 +134,27 @@ async function accessibility(view, page) {
   return { violations, judged, contrast, keyboard };
 }
 
+// pressToFill is for a plan cut short: what the view shows and the tools
+// it called before anyone asks, then the same once its button is pressed
+// and every cell it fills has come back. The plan's own NSIP requests are
+// reported beside, so that the Go test can tell the view's from them.
+async function pressToFill(out, frame, page, res) {
+  const calls = async () => (await page.evaluate(() => window.viewRequests)).filter((r) => r.startsWith("tools/call")).length;
+  const button = frame.locator("button.compute-missing");
+  out.before = {
+    toolCalls: await calls(),
+    unknown: await frame.locator("td.cell.unknown").count(),
+    button: (await button.count()) ? (await button.textContent()).trim() : "",
+  };
+  out.planFetched = res.structuredContent?.computed?.upstream?.fetched ?? -1;
+  out.planTimeLimit = res.structuredContent?.computed?.upstream?.time_limit_reached === true;
+  if (!out.before.button) return;
+  await button.click();
+  // Each check ends within the server's call limit; the loop waits for
+  // the last, and the test's own limit ends it if one never does.
+  while ((await frame.locator("td.cell.pending, td.cell.unknown").count()) > 0) await page.waitForTimeout(100);
+}
+
 async function main() {
   const cases = JSON.parse(casesJSON);
   const client = new Client({ name: "nsip-views-test", version: "1.0.0" });
@@ -195,6 +216,7 @@ async function main() {
             clip: { x: box.x, y: box.y, width: box.width, height: Math.min(box.height, 900) } });
         }
       }
+      if (c.press) await pressToFill(out, frame, page, res);
       out.seen = await seen(view, frame, page);
       // The host's theme: the page's background follows light and dark.
       const bg = async (theme) => {

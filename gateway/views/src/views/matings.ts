@@ -2,8 +2,12 @@
 // (columns), the plan's pairs marked (nsip_plan_matings); for one pair
 // (nsip_check_mating), its cell and its common ancestors. The plan's answer
 // holds the COI of the pairs it mated; the view asks the server for the
-// others itself (nsip_check_mating, the lineages already cached by the
-// plan), so the matrix never passes through the model.
+// others itself (nsip_check_mating), so the matrix never passes through
+// the model. It does so on its own only when the plan read every pedigree,
+// so that the checks are answered from what the plan already read; after
+// a plan cut short (its time limit, or pedigrees left unread) each check
+// would be fresh NSIP lookups, and the view shows the cells as unknown and
+// asks first.
 import { Answer, Json, View, el, fmt, scroller, show, start } from "../common";
 import { Plan, key, mergeFullPlan, readPlan } from "../shapes";
 
@@ -26,6 +30,34 @@ function setCell(td: HTMLElement, coi: number | null, maxCOI: number | null, tit
   const over = coi !== null && maxCOI !== null && coi > maxCOI;
   if (over) td.classList.add("over");
   td.title = title + (over ? `; over the COI cap of ${coiText(maxCOI)}` : "");
+}
+
+// planComplete reports whether the plan read every pedigree it needed:
+// no pair left unresolved and no time limit reached. Only then are the
+// other pairs' checks answered from the cache.
+function planComplete(d: Json): boolean {
+  return !d.unresolved && d.computed?.upstream?.time_limit_reached !== true;
+}
+
+// askFirst shows the unfilled cells as unknown, with a button that checks
+// them only when pressed, saying what that costs.
+function askFirst(v: View, todo: [string, string, HTMLElement][], maxCOI: number | null, status: HTMLElement, d: Json) {
+  const why = d.computed?.upstream?.time_limit_reached === true ? "stopped at its time limit" : "did not read every pedigree";
+  for (const [ram, ewe, td] of todo) {
+    td.textContent = "?";
+    td.classList.remove("pending");
+    td.classList.add("unknown");
+    td.setAttribute("data-coi", "unknown");
+    td.title = `${ram} × ${ewe}: not computed (the plan ${why})`;
+  }
+  const n = todo.length;
+  const btn = el("button", { type: "button", class: "compute-missing" }, `Compute the ${n} missing COIs (about ${n} NSIP lookups)`);
+  btn.addEventListener("click", () => {
+    btn.remove();
+    for (const [, , td] of todo) td.classList.replace("unknown", "pending");
+    void fillPairs(v, todo, maxCOI);
+  });
+  status.append(`The plan ${why}, so the COI of the ${n} pairs it did not mate is unknown here: checking them reads NSIP, about a lookup each. `, btn);
 }
 
 async function fillPairs(v: View, todo: [string, string, HTMLElement][], maxCOI: number | null) {
@@ -98,6 +130,7 @@ async function drawPlan(a: Answer, v: View) {
     reasons.length ? el("ul", { class: "small" }, ...reasons) : null,
     status,
   );
+  if (todo.length && !planComplete(d)) return askFirst(v, todo, p.maxCOI, status, d);
   const now = todo.slice(0, autoPairs);
   if (todo.length > now.length) {
     const btn = el("button", { type: "button" }, `Compute the other ${todo.length - now.length} pairs`);

@@ -1,0 +1,180 @@
+package gateway
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nsip-tools/nsip-mcp/cache/cachetest"
+	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
+)
+
+// heapPeak records the live heap at each request NSIP receives: the
+// heap after a collection, so that it is what the server holds, not
+// garbage; a reading per request, so that the count of readings is the
+// count of pages and nothing depends on time.
+type heapPeak struct {
+	mu         sync.Mutex
+	base, peak uint64
+	readings   int
+}
+
+func (p *heapPeak) read() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+func (p *heapPeak) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, nsiptest.EndpointSearch) {
+			h := p.read()
+			p.mu.Lock()
+			p.peak, p.readings = max(p.peak, h), p.readings+1
+			p.mu.Unlock()
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// grown is how far the live heap rose above where it was at the start.
+func (p *heapPeak) grown() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.peak < p.base {
+		return 0
+	}
+	return p.peak - p.base
+}
+
+// A breed whose first page is honest and whose later rows each carry 20
+// kB (2 MB a page, under the body limit): a compare with percentiles
+// over it is answered by the binary search, exactly, while the pass that
+// would hold the padded pages is refused for its size, naming NSIP, and
+// the server's live heap stays within three times the cache's bound at
+// every page NSIP is asked for; the same pass read in the background is
+// refused alike. Before the pages were counted as they came and the
+// rows' text members bounded, the pass kept every padded page until the
+// last (about 100 MB here) and answered from it.
+func TestBreedPassPaddedPagesBounded(t *testing.T) {
+	const (
+		animals  = 5000 // 50 pages: one call reads its pass
+		cacheMax = 16 << 20
+		pad      = 20_000
+	)
+	e, h, peak := paddedEnv(t, animals, cacheMax, pad)
+	gw := e.gw
+	filled := make(chan string, 1)
+	gw.passFilled = func(key string) { filled <- key }
+	d := h.Data()
+	var ids []string
+	for _, id := range d.AnimalIDs() {
+		if a, _ := d.Animal(id); a.BreedID == nsiptest.BigBreedID && len(ids) < 5 {
+			ids = append(ids, id)
+		}
+	}
+	traits := []string{"BWT", "WWT", "PWWT", "YWT", "NLB"}
+	peak.base = peak.read()
+	r := e.call("nsip_compare_animals", map[string]any{"lpn_ids": ids, "traits": traits, "percentiles": true}).mustOK(t)
+	var a passReply
+	if err := json.Unmarshal([]byte(r.text), &a); err != nil || len(a.Animals) != len(ids) {
+		t.Fatalf("%v: %.400s", err, r.text)
+	}
+	t.Logf("live heap rose by at most %d MiB over %d requests to NSIP (cache bound %d MiB)", peak.grown()>>20, peak.readings, cacheMax>>20)
+	if g := peak.grown(); g > 3*cacheMax {
+		t.Errorf("the live heap rose by %d MiB while the padded pages were read; want at most %d MiB (three times NSIP_CACHE_MAX_BYTES)", g>>20, 3*cacheMax>>20)
+	}
+	note := a.Percentiles.BreedPass[fmt.Sprint(nsiptest.BigBreedID)]
+	want := fmt.Sprintf("not used: NSIP's pages of breed %d came to more than the %d bytes a breed pass may hold", nsiptest.BigBreedID, cacheMax/4)
+	if a.Percentiles.Via != "binary search" || !strings.HasPrefix(note, want) {
+		t.Errorf("via %q, breed_pass %q; want the binary search, and the pass refused: %q", a.Percentiles.Via, note, want)
+	}
+	var breed []nsiptest.Animal
+	for _, id := range d.AnimalIDs() {
+		if o, _ := d.Animal(id); o.BreedID == nsiptest.BigBreedID {
+			breed = append(breed, o)
+		}
+	}
+	for i, id := range ids {
+		an, _ := d.Animal(id)
+		for k, code := range a.Traits {
+			v, ok := an.Trait(code)
+			if !ok {
+				continue
+			}
+			info, _ := nsip.LookupTrait(code)
+			n, good := 0, 0
+			for _, o := range breed {
+				if x, ok := o.Trait(code); ok {
+					n++
+					if x.Value == v.Value || info.Direction == "higher" && x.Value > v.Value || info.Direction != "higher" && x.Value < v.Value {
+						good++
+					}
+				}
+			}
+			want := math.Round(10000*float64(good)/float64(n)) / 100
+			if got := a.Animals[i].TopPercent[k]; got == nil || *got != want {
+				t.Errorf("%s %s: top_percent %v, counted %v (%v)", id, code, got, want, a.Percentiles.Unproven)
+			}
+		}
+	}
+	// The same pass read in the background, as a breed too large for a
+	// call is, is refused alike and kept within the same bound.
+	e.gw.fillPass(t.Context(), nsiptest.BigBreedID, "")
+	key := <-filled
+	if why := gw.passes.Why(key); !strings.Contains(why, fmt.Sprintf("NSIP's pages of breed %d came to more than the %d bytes", nsiptest.BigBreedID, cacheMax/4)) {
+		t.Errorf("the pass read in the background: %q, want it refused for its size", why)
+	}
+	if g := peak.grown(); g > 3*cacheMax {
+		t.Errorf("the live heap rose by %d MiB while the pass was read in the background; want at most %d MiB", g>>20, 3*cacheMax>>20)
+	}
+	t.Logf("with the background read: live heap rose by at most %d MiB over %d requests to NSIP", peak.grown()>>20, peak.readings)
+}
+
+// paddedEnv is a gateway over a stand-in whose big breed has so many
+// animals and whose search rows after the first page carry pad bytes
+// each, the cache bounded to cacheMax and one lookup at a time (so that
+// at each reading of peak no other page is on its way, and the heap holds
+// what the server keeps, nothing in transit).
+func paddedEnv(t *testing.T, animals int, cacheMax int64, pad int) (*env, *nsiptest.Handler, *heapPeak) {
+	t.Helper()
+	h := nsiptest.NewHandler(nsiptest.Options{Seed: 7, Animals: 600, BigBreed: animals})
+	h.SetIrregular(nsiptest.Irregular{PadRows: pad})
+	peak := &heapPeak{}
+	ts := httptest.NewUnstartedServer(peak.wrap(h))
+	ts.Config.ErrorLog = log.New(io.Discard, "", 0)
+	ts.Start()
+	t.Cleanup(func() { h.Close(); ts.Close() })
+	nc, err := nsip.NewClient(nsip.WithBaseURL(ts.URL+"/api"), nsip.WithTimeout(10*time.Minute),
+		nsip.WithRetryPolicy(nsip.RetryPolicy{MaxAttempts: 1, MaxRetryAfter: time.Second}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	clk := cachetest.NewClock()
+	cfg.Now, cfg.CallTimeout = clk.Now, 10*time.Minute
+	cfg.RateLimit, cfg.RateBurst = 1000, 1000
+	cfg.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil))
+	cfg.CacheMaxBytes, cfg.MaxConcurrentUpstream = cacheMax, 1
+	sum, _ := summarizer(t)
+	gw, err := New(nc, sum, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(gw.Close)
+	e := &env{t: t, gw: gw, clock: clk, srv: gw.NewMCPServer("nsip-mcp-test", "0.0.0")}
+	e.client = connect(t, e.srv)
+	return e, h, peak
+}
