@@ -83,7 +83,7 @@ func (p *heapPeak) grown() uint64 {
 // last (about 50 MB here) and answered from it.
 func TestBreedPassPaddedPagesBounded(t *testing.T) {
 	const (
-		animals  = 5000 // 50 pages: one call reads its pass
+		animals  = 5000    // 50 pages: one call reads its pass
 		cacheMax = 8 << 20 // a pass may hold 2 MiB: more than the first page foretells, less than the breed's rows
 		pad      = 10_000
 	)
