@@ -39,6 +39,24 @@ func breedAnimals(d *nsiptest.Dataset, breed, n int) []string {
 	return ids
 }
 
+// countedTopPercent is a value's top_percent counted by brute force over
+// the stand-in's breed: the share of its animals with the trait that are
+// as good or better by the trait's direction (lower first for none).
+func countedTopPercent(d *nsiptest.Dataset, breed int, code string, v float64) float64 {
+	info, _ := nsip.LookupTrait(code)
+	n, good := 0, 0
+	for _, id := range d.AnimalIDs() {
+		o := standIn(d, id)
+		if x, ok := o.Trait(code); o.BreedID == breed && ok {
+			n++
+			if x.Value == v || info.Direction == "higher" && x.Value > v || info.Direction != "higher" && x.Value < v {
+				good++
+			}
+		}
+	}
+	return math.Round(10000*float64(good)/float64(n)) / 100
+}
+
 // comparePass compares ids by every trait with percentiles and holds each
 // top_percent to the count over the stand-in's breed.
 func comparePass(t *testing.T, call func(string, any) reply, d *nsiptest.Dataset, ids []string) passReply {
@@ -55,18 +73,7 @@ func comparePass(t *testing.T, call func(string, any) reply, d *nsiptest.Dataset
 			if !ok {
 				continue
 			}
-			info, _ := nsip.LookupTrait(code)
-			n, good := 0, 0
-			for _, other := range d.AnimalIDs() {
-				o := standIn(d, other)
-				if x, ok := o.Trait(code); o.BreedID == 640 && ok {
-					n++
-					if x.Value == v.Value || info.Direction == "higher" && x.Value > v.Value || info.Direction != "higher" && x.Value < v.Value {
-						good++
-					}
-				}
-			}
-			want := math.Round(10000*float64(good)/float64(n)) / 100
+			want := countedTopPercent(d, 640, code, v.Value)
 			if got := a.Animals[i].TopPercent[k]; got == nil || *got != want {
 				t.Errorf("%s %s: top_percent %v, counted %v (%v)", id, code, got, want, a.Percentiles.Unproven)
 			}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"log"
 	"log/slog"
-	"math"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -114,12 +113,6 @@ func TestBreedPassPaddedPagesBounded(t *testing.T) {
 	if a.Percentiles.Via != "binary search" || !strings.HasPrefix(note, want) {
 		t.Errorf("via %q, breed_pass %q; want the binary search, and the pass refused: %q", a.Percentiles.Via, note, want)
 	}
-	var breed []nsiptest.Animal
-	for _, id := range d.AnimalIDs() {
-		if o, _ := d.Animal(id); o.BreedID == nsiptest.BigBreedID {
-			breed = append(breed, o)
-		}
-	}
 	for i, id := range ids {
 		an, _ := d.Animal(id)
 		for k, code := range a.Traits {
@@ -127,17 +120,7 @@ func TestBreedPassPaddedPagesBounded(t *testing.T) {
 			if !ok {
 				continue
 			}
-			info, _ := nsip.LookupTrait(code)
-			n, good := 0, 0
-			for _, o := range breed {
-				if x, ok := o.Trait(code); ok {
-					n++
-					if x.Value == v.Value || info.Direction == "higher" && x.Value > v.Value || info.Direction != "higher" && x.Value < v.Value {
-						good++
-					}
-				}
-			}
-			want := math.Round(10000*float64(good)/float64(n)) / 100
+			want := countedTopPercent(d, nsiptest.BigBreedID, code, v.Value)
 			if got := a.Animals[i].TopPercent[k]; got == nil || *got != want {
 				t.Errorf("%s %s: top_percent %v, counted %v (%v)", id, code, got, want, a.Percentiles.Unproven)
 			}
