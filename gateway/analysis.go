@@ -18,39 +18,29 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
-	"github.com/nsip-tools/nsip-mcp/gateway/structured"
 	"github.com/nsip-tools/nsip-mcp/gateway/tasks"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolcall"
+	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
-// An analysisEntry is an analysis as the gateway serves it: its definition
-// and the tool entry the call path logs, fits and maps errors under. Each
-// answer it reads goes through the same path as the lookups (cache,
-// collapse, breaker, rate limit), the number it may read is capped per call,
-// and the result is fitted into the token budget like theirs.
+// An analysisEntry is an analysis as the gateway runs it: its definition
+// and the tool definition its answer is fitted, logged and its errors
+// worded under. Each answer it reads goes through the same path as the
+// lookups (cache, collapse, breaker, rate limit), the number it may read
+// is capped per call, and the result is fitted into the token budget like
+// theirs.
 type analysisEntry struct {
 	*analysis.Def
-	tool *toolDef
+	tool *tooldef.Def
 }
 
-// analyses are the analysis tools, in the order tools/list shows them.
-var analyses = func() []*analysisEntry {
-	out := make([]*analysisEntry, len(analysis.All))
-	for i, d := range analysis.All {
-		out[i] = &analysisEntry{Def: d, tool: &toolDef{Def: &d.Def}}
-		out[i].tool.analysis = out[i]
-	}
-	return out
-}()
-
-func (g *Gateway) analysisTool(a *analysisEntry) server.ServerTool {
-	st := g.serverTool(a.tool)
-	st.Tool.RawOutputSchema = structured.Analysis(a.Def)
-	// Long analyses may be run as MCP tasks (protocol 2025-11-25): the
-	// client gets a task at once, polls it, and may cancel it; the task is
-	// its creator's alone (gateway/tasks).
+// asTask lets calls of d run as MCP tasks (protocol 2025-11-25): the
+// client gets a task at once, polls it, and may cancel it; the task is its
+// creator's alone (gateway/tasks).
+func (g *Gateway) asTask(st *server.ServerTool, d *toolDef) {
 	st.Tool.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
 	st.Handler = func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		t, err := tasks.Of(req)
@@ -64,13 +54,12 @@ func (g *Gateway) analysisTool(a *analysisEntry) server.ServerTool {
 			var done func()
 			ctx, done = g.tasks.Start(ctx, t)
 			defer done()
-			defer g.cfg.Metrics.TaskStarted(a.Name)()
+			defer g.cfg.Metrics.TaskStarted(d.Name)()
 		}
 		var res *mcp.CallToolResult
-		g.withProgress(ctx, req, func() { res = g.call(ctx, a.tool, req) })
+		g.withProgress(ctx, req, func() { res = g.call(ctx, d, req) })
 		return res, nil
 	}
-	return st
 }
 
 // lookups is one analysis call's access to NSIP, its analysis.Source:
@@ -79,7 +68,7 @@ func (g *Gateway) analysisTool(a *analysisEntry) server.ServerTool {
 type lookups struct {
 	g       *Gateway
 	def     *analysisEntry
-	call    toolCall
+	call    toolcall.Call
 	slots   chan struct{} // lookups under way at once
 	mu      sync.Mutex
 	lookups int
@@ -132,7 +121,7 @@ func (r *lookups) get(ctx context.Context, d *lookup.Def, a any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.read(ctx, func(ctx context.Context) (obtained, error) { return r.g.obtain(ctx, rd) })
+	return r.read(ctx, func(ctx context.Context) (toolcall.Obtained, error) { return r.g.obtain(ctx, rd) })
 }
 
 // getFresh is get for an answer that must be NSIP's as of now rather
@@ -142,7 +131,7 @@ func (r *lookups) getFresh(ctx context.Context, d *lookup.Def, a any) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	return r.read(ctx, func(lctx context.Context) (obtained, error) {
+	return r.read(ctx, func(lctx context.Context) (toolcall.Obtained, error) {
 		// A fresh read has no cached answer to fall back on: past a share
 		// of the call's time the analysis goes on without it (unproven,
 		// and saying so) rather than spend all its time on one request.
@@ -164,7 +153,7 @@ const freshShare = 4
 // read is one lookup of the call, made by obtain: counted against the
 // tool's ceiling, within the call's time limit, in one of its slots, and
 // counted as fetched, cached or stale by where the answer came from.
-func (r *lookups) read(ctx context.Context, obtain func(context.Context) (obtained, error)) (any, error) {
+func (r *lookups) read(ctx context.Context, obtain func(context.Context) (toolcall.Obtained, error)) (any, error) {
 	r.mu.Lock()
 	if !r.g.cfg.Now().Before(r.soft) {
 		r.timedOut = true
@@ -222,14 +211,14 @@ func (r *lookups) read(ctx context.Context, obtain func(context.Context) (obtain
 		return nil, err
 	}
 	r.mu.Lock()
-	switch ob.source {
+	switch ob.Source {
 	case cacheMiss:
 		r.fetched++
 	case cacheStale:
 		r.stale++
 	}
 	r.mu.Unlock()
-	return ob.a.Value, nil
+	return ob.A.Value, nil
 }
 
 // OverBudget reports whether answer v would be summarized: analyses check
@@ -270,8 +259,8 @@ func (r *lookups) fit(ctx context.Context, text []byte) (summarize.Result, error
 // Budgets are the budget the call's answer is fitted to (max_tokens, or
 // the server's default) and the largest max_tokens allowed.
 func (r *lookups) Budgets() (now, limit int) {
-	if r.call.view.budget > 0 {
-		return r.call.view.budget, r.g.cfg.MaxBudget
+	if r.call.View.Budget > 0 {
+		return r.call.View.Budget, r.g.cfg.MaxBudget
 	}
 	return r.g.cfg.Budget, r.g.cfg.MaxBudget
 }
@@ -360,7 +349,7 @@ func readAs[T any](ctx context.Context, get func(context.Context, *lookup.Def, a
 
 // Ask puts an analysis's form to the user.
 func (r *lookups) Ask(ctx context.Context, f analysis.Form) (analysis.Answers, bool, error) {
-	answers, te, asked := r.g.ask(ctx, r.def.tool, f)
+	answers, te, asked := r.g.ask(ctx, r.def.tool, r.def.Example, f)
 	if te != nil {
 		return analysis.Answers{}, asked, &answeredError{te}
 	}
@@ -372,50 +361,57 @@ func (r *lookups) ErrorCode(err error) string {
 	return r.g.mapError(&lookup.Lineage.Def, param.Valid{}, err).Code
 }
 
-// runAnalysis runs analysis a on a call's validated arguments args (sent:
-// as the caller sent them), counted and timed from start.
-func (g *Gateway) runAnalysis(ctx context.Context, a *analysisEntry, req mcp.CallToolRequest, start time.Time, c toolCall) *mcp.CallToolResult {
+// runAnalysis runs analysis a on a call's validated arguments.
+func (g *Gateway) runAnalysis(ctx context.Context, a *analysisEntry, c toolcall.Call) toolcall.Outcome {
 	// Lookups stop at nine tenths of the limit, leaving the rest for the
 	// computation and the fit.
 	lookupTime := g.cfg.AnalysisTimeout * 9 / 10
 	r := &lookups{g: g, def: a, call: c, slots: make(chan struct{}, g.analysisParallel()),
 		soft: g.cfg.Now().Add(lookupTime), hard: time.Now().Add(lookupTime)}
-	v, err := analysis.Run(ctx, a.Def, r, g.log, c.sent, c.args)
-	var o outcome
+	v, err := analysis.Run(ctx, a.Def, r, g.log, c.Sent, c.Args)
+	var o toolcall.Outcome
 	if err != nil {
-		o.err = g.analysisError(a, c.sent, err)
-		if b, ok := c.args.Int("breed_id"); ok && o.err.Code == toolerr.CodeNotFound && o.err.Field == "breed_id" {
-			if te := g.unknownBreed(ctx, "breed_id", b, a.Example(c.sent)); te != nil {
-				o.err = te
-			}
+		o.Err = g.analysisError(a, c.Sent, err)
+		if te := g.breedNotFound(ctx, a, c, o.Err); te != nil {
+			o.Err = te
 		}
 	} else {
 		v, table := full.Split(v)
 		body, merr := finite.Encode(r.ignored.AddTo(v))
 		if merr != nil {
-			o.err = &toolerr.Error{Code: toolerr.CodeUpstreamError, Problem: "the analysis could not be encoded: " + merr.Error()}
-		} else if o.res, merr = r.fitted(ctx, body); merr != nil {
-			o.err = g.mapError(a.tool.Def, c.args, merr)
+			o.Err = &toolerr.Error{Code: toolerr.CodeUpstreamError, Problem: "the analysis could not be encoded: " + merr.Error()}
+		} else if o.Res, merr = r.fitted(ctx, body); merr != nil {
+			o.Err = g.mapError(a.tool, c.Args, merr)
 		}
-		o.data = analysisData(table, body, o.res.Summarized)
+		o.Data = analysisData(table, body, o.Res.Summarized)
+		// The text is the answer's JSON, or its summary: the structured
+		// copy is the same bytes (gateway/structured).
+		o.Structured = json.RawMessage(o.Res.Text)
 	}
-	o.source, o.upstream = cacheHit, r.reads()
-	if o.upstream.Fetched > 0 {
-		o.source = cacheMiss
+	o.Source, o.Reads = cacheHit, r.reads()
+	if o.Reads.Fetched > 0 {
+		o.Source = cacheMiss
 	}
-	g.finish(ctx, a.tool.Def, logParams(req), start, o)
-	if o.err != nil {
-		return o.err.Result()
+	o.Upstream = r.Upstream()
+	return o
+}
+
+// breedNotFound is the refusal of an analysis's breed that NSIP's list
+// lacks, when the analysis found nothing for the breed argument te names:
+// the error then says which breeds there are. nil otherwise.
+func (g *Gateway) breedNotFound(ctx context.Context, a *analysisEntry, c toolcall.Call, te *toolerr.Error) *toolerr.Error {
+	if te.Code != toolerr.CodeNotFound {
+		return nil
 	}
-	budget, _ := r.Budgets()
-	up := r.Upstream()
-	meta := resultMeta{upstream: &up}
-	links := g.fullLinks(ctx, o, &meta)
-	res := fittedResult(o.res, budget, &meta, links...)
-	// The text is the answer's JSON, or its summary: the structured copy
-	// is the same bytes (gateway/structured).
-	res.RawStructuredContent = json.RawMessage(o.res.Text)
-	return res
+	s := param.Named(a.Args.Specs, te.Field)
+	if s == nil || s.Complete != param.Breeds {
+		return nil
+	}
+	b, ok := c.Args.Int(te.Field)
+	if !ok {
+		return nil
+	}
+	return g.unknownBreed(ctx, te.Field, b, a.Example(c.Sent))
 }
 
 // analysisData is what an analysis's answer was made from: the rows it
@@ -442,6 +438,6 @@ func (g *Gateway) analysisError(a *analysisEntry, sent param.Sent, err error) *t
 	if te := toolerr.Analysis(err, example, a.Ceiling, g.cfg.AnalysisTimeout); te != nil {
 		return te
 	}
-	about, args := toolerr.AboutFailed(aboutOf(a.tool.Def), sent, err)
+	about, args := toolerr.AboutFailed(aboutOf(a.tool), sent, err)
 	return g.mapAbout(about, args, err)
 }

@@ -72,7 +72,7 @@ func BenchmarkAnalysis(b *testing.B) {
 		raw, _ := json.Marshal(cases[a.Name])
 		req.Params.RawArguments = raw
 		run := func(b *testing.B, g *Gateway) (tokens int) {
-			res := g.call(context.Background(), a.tool, req)
+			res := g.call(context.Background(), toolNamed(a.Name), req)
 			if res.IsError {
 				b.Fatalf("%s: %v", a.Name, res.Content)
 			}

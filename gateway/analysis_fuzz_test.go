@@ -39,7 +39,7 @@ func FuzzAnalysisArguments(f *testing.F) {
 		req.Params.Name = a.Name
 		req.Params.RawArguments = raw
 		up.reset()
-		res, err := g.analysisTool(a).Handler(context.Background(), req)
+		res, err := g.serverTool(toolNamed(a.Name)).Handler(context.Background(), req)
 		// The answer's text, then any links to its complete data.
 		if err != nil || res == nil || len(res.Content) == 0 || (len(res.Content) != 1 && len(res.Content) != 3) {
 			t.Fatalf("%s(%q): result %v, error %v; want one result and no error", a.Name, raw, res, err)

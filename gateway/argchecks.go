@@ -61,7 +61,7 @@ func (g *Gateway) breeds() *argcheck.Breeds {
 			if err != nil {
 				return nil, false
 			}
-			tr, ok := ob.a.Value.(*nsip.TraitRanges)
+			tr, ok := ob.A.Value.(*nsip.TraitRanges)
 			return tr, ok
 		},
 		Search: lookup.SearchFields,
@@ -78,19 +78,4 @@ func (g *Gateway) checkBreedTraits(ctx context.Context, args param.Valid) ([]par
 // list has it or cannot be had (argcheck.Breeds.Unknown).
 func (g *Gateway) unknownBreed(ctx context.Context, field string, breed int, example *param.Call) *toolerr.Error {
 	return refused(toolerr.CodeNotFound, g.breeds().Unknown(ctx, field, breed, example))
-}
-
-// checkEmptySearch refuses a search that found nothing because NSIP has no
-// breed it asked for.
-func (g *Gateway) checkEmptySearch(ctx context.Context, d *lookup.Def, c toolCall, o outcome) *toolerr.Error {
-	res, ok := o.value.(*nsip.SearchResults)
-	if d != lookup.SearchAnimals || o.err != nil || !ok || res.TotalCount != 0 || len(res.Results) != 0 {
-		return nil
-	}
-	b := g.breeds()
-	field, breed := b.Searched(c.args)
-	if breed == 0 {
-		return nil
-	}
-	return refused(toolerr.CodeNotFound, b.Unknown(ctx, field, breed, param.Example(d.Args.Specs, c.sent)))
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolcall"
 )
 
 // nsip_get_animal takes the percentile path from its validated arguments:
@@ -48,7 +49,7 @@ func TestPagedToolsNamePageSizeAlike(t *testing.T) {
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	errs = g.checkView(toolCall{args: args})
+	errs = g.checkView(toolcall.Call{Args: args})
 	if len(errs) != 1 || errs[0].Field != "skip" || errs[0].Expected != "integer 0..9 (less than page_size)" {
 		t.Errorf("skip 10 of a page of 10: %v", errs)
 	}
@@ -62,14 +63,14 @@ func TestViewIsTheToolsOwnViewArguments(t *testing.T) {
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	if v := viewOf(&lookup.SearchAnimals.Args, search); len(v.traits) != 1 || v.traits[0] != "WWT" || v.budget != 3000 {
+	if v := viewOf(&lookup.SearchAnimals.Args, search); len(v.Traits) != 1 || v.Traits[0] != "WWT" || v.Budget != 3000 {
 		t.Errorf("a search's view %+v, want traits [WWT] at 3000 tokens", v)
 	}
 	compare, errs := analysis.Compare.Args.Validate(param.SentOf(map[string]any{"lpn_ids": []any{"6402382024NCS310", "6402382022NCS087"}, argTraits: []any{"WWT"}, argMaxTokens: 3000}))
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	if v := viewOf(&analysis.Compare.Args, compare); len(v.traits) != 0 || v.budget != 3000 {
+	if v := viewOf(&analysis.Compare.Args, compare); len(v.Traits) != 0 || v.Budget != 3000 {
 		t.Errorf("a comparison's view %+v, want its budget alone: traits are what it compares", v)
 	}
 }

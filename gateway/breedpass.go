@@ -127,5 +127,5 @@ func (g *Gateway) readPass(ctx context.Context, f *passes.Fill, breed int, evalu
 // are 500 pages).
 var passFiller = &analysisEntry{
 	Def:  &analysis.Def{Def: tooldef.Def{Name: "breed_pass", Method: "breed_pass", Kind: summarize.KindGeneric}, Ceiling: 1 << 20},
-	tool: &toolDef{Def: &tooldef.Def{Name: "breed_pass", Method: "breed_pass", Kind: summarize.KindGeneric}},
+	tool: &tooldef.Def{Name: "breed_pass", Method: "breed_pass", Kind: summarize.KindGeneric},
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolcall"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -128,8 +129,8 @@ func TestCacheBoundHoldsForHostileShapes(t *testing.T) {
 				if len(errs) > 0 {
 					t.Fatalf("arguments %v: %+v", k.args(i), errs)
 				}
-				if o := g.runKeyed(context.Background(), k.d.Read(args), toolCall{args: args}); o.err != nil {
-					t.Fatalf("call %d: %+v", i, o.err)
+				if o := g.pass(context.Background(), k.d.Read(args), toolcall.Call{Args: args}); o.Err != nil {
+					t.Fatalf("call %d: %+v", i, o.Err)
 				}
 			}
 			freed, charged := heldByCache(t, g)

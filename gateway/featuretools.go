@@ -9,6 +9,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/session"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolcall"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
@@ -22,7 +23,7 @@ var _ features.Tools = featureTools{}
 // Call calls the lookup tool named; resources read only lookups.
 func (t featureTools) Call(ctx context.Context, tool string, args param.Sent) *mcp.CallToolResult {
 	d := toolNamed(tool)
-	if d == nil || d.lookup == nil {
+	if d == nil || lookup.Named(tool) == nil {
 		return (&toolerr.Error{Code: toolerr.CodeInvalidArgument, Problem: "no tool " + tool}).Result()
 	}
 	req := mcp.CallToolRequest{}
@@ -73,7 +74,7 @@ func (g *Gateway) cachedModel(ctx context.Context, d *lookup.Def) (any, bool) {
 	ctx, cancel := context.WithTimeout(ctx, g.cfg.CallTimeout)
 	defer cancel()
 	r, err := d.Keyed(lookup.NoArgs{})
-	var ob obtained
+	var ob toolcall.Obtained
 	if err == nil {
 		ob, err = g.obtain(ctx, r)
 	}
@@ -81,5 +82,5 @@ func (g *Gateway) cachedModel(ctx context.Context, d *lookup.Def) (any, bool) {
 		g.log.Debug("completion without upstream data", "tool", d.Name, "error", err.Error())
 		return nil, false
 	}
-	return ob.a.Value, true
+	return ob.A.Value, true
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/elicit"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 )
 
@@ -17,15 +18,15 @@ import (
 const codeInputRequired = "input_required"
 
 // formTool is d as its forms name it.
-func formTool(d *toolDef) elicit.Tool {
+func formTool(d *tooldef.Def) elicit.Tool {
 	return elicit.Tool{Name: d.Name, Title: d.Title, Specs: d.Args.Specs}
 }
 
 // ask puts q to the user of the calling client (elicit.Asker.Ask); a
 // *toolerr.Error is the reply to return.
-func (g *Gateway) ask(ctx context.Context, d *toolDef, q analysis.Form) (answers analysis.Answers, te *toolerr.Error, asked bool) {
+func (g *Gateway) ask(ctx context.Context, d *tooldef.Def, example func(param.Sent) *param.Call, q analysis.Form) (answers analysis.Answers, te *toolerr.Error, asked bool) {
 	answers, r, asked := g.forms.Ask(ctx, formTool(d), q)
-	return answers, replyError(d, r), asked
+	return answers, replyError(example, r), asked
 }
 
 // askMissing fills the required arguments of d that validation found
@@ -33,20 +34,20 @@ func (g *Gateway) ask(ctx context.Context, d *toolDef, q analysis.Form) (answers
 // false when nothing was asked; a non-nil *toolerr.Error is the result to
 // return.
 func (g *Gateway) askMissing(ctx context.Context, d *toolDef, sent param.Sent, errs []param.FieldError) (param.Sent, *toolerr.Error, bool) {
-	filled, r, asked := g.forms.AskMissing(ctx, formTool(d), sent, errs)
-	return filled, replyError(d, r), asked
+	filled, r, asked := g.forms.AskMissing(ctx, formTool(d.Def), sent, errs)
+	return filled, replyError(d.example, r), asked
 }
 
 // replyError is r as the model sees it: the input request that asks, or
 // an invalid argument.
-func replyError(d *toolDef, r *elicit.Reply) *toolerr.Error {
+func replyError(example func(param.Sent) *param.Call, r *elicit.Reply) *toolerr.Error {
 	switch {
 	case r == nil:
 		return nil
 	case r.Input != nil:
 		return &toolerr.Error{Code: codeInputRequired, Field: r.Field, Problem: r.Problem, Input: r.Input}
 	case len(r.Invalid) > 0:
-		te := toolerr.InvalidArgs(d.example(r.Sent), r.Invalid)
+		te := toolerr.InvalidArgs(example(r.Sent), r.Invalid)
 		te.Problem = "the user's answer: " + te.Problem
 		if r.Example != nil {
 			te.Example = r.Example

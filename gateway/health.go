@@ -8,6 +8,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/health"
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/metrics"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolcall"
 )
 
 // Health is a snapshot of the gateway for monitoring (/healthz).
@@ -28,12 +29,12 @@ func (g *Gateway) probe(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	o := g.runKeyed(ctx, r, toolCall{args: r.Args})
+	o := g.pass(ctx, r, toolcall.Call{Args: r.Args})
 	switch {
-	case o.err != nil:
-		return errors.New(o.err.Problem)
-	case o.source == cacheStale:
-		return fmt.Errorf("NSIP is failing (%s); only stale answers are available", o.staleReason)
+	case o.Err != nil:
+		return errors.New(o.Err.Problem)
+	case o.Source == cacheStale:
+		return fmt.Errorf("NSIP is failing (%s); only stale answers are available", o.StaleReason)
 	}
 	return nil
 }

@@ -4,10 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"

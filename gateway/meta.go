@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
@@ -12,17 +11,17 @@ import (
 // (specs/contracts); each is written only when it applies. mcp-go holds
 // _meta as a JSON object, which fields writes once, at the edge.
 type resultMeta struct {
-	cache    string             // a lookup's: hit, miss or stale
-	upstream *analysis.Upstream // an analysis's reads
-	paging   *summarize.Paging  // a page's place
-	notes    []string           // trait codes the glossary does not know
-	stale    bool               // served from a stale entry while NSIP failed
-	staleAge int                // its age, in seconds
-	why      string             // the error code NSIP failed with
-	format   string             // a note that NSIP's answer was in a shape not recognized
-	full     *full.Meta         // the links to a summarized answer's complete data
-	fit      summarize.Result   // the answer's fit: tokens, and whether summarized
-	budget   int                // the budget it was fitted to
+	cache    string            // a lookup's: hit, miss or stale
+	upstream any               // an analysis's reads (analysis.Upstream)
+	paging   *summarize.Paging // a page's place
+	notes    []string          // trait codes the glossary does not know
+	stale    bool              // served from a stale entry while NSIP failed
+	staleAge int               // its age, in seconds
+	why      string            // the error code NSIP failed with
+	format   string            // a note that NSIP's answer was in a shape not recognized
+	full     *full.Meta        // the links to a summarized answer's complete data
+	fit      summarize.Result  // the answer's fit: tokens, and whether summarized
+	budget   int               // the budget it was fitted to
 }
 
 // fields is m as the members of _meta.
@@ -33,7 +32,7 @@ func (m *resultMeta) fields() map[string]any {
 		out["cache"] = m.cache
 	}
 	if m.upstream != nil {
-		out["upstream"] = *m.upstream
+		out["upstream"] = m.upstream
 	}
 	if p := m.paging; p != nil {
 		out["page"], out["page_size"], out["total_count"] = p.Page, p.PageSize, p.TotalCount

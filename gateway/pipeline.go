@@ -17,6 +17,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolcall"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
@@ -41,27 +42,13 @@ func answerKind(a *upstream.Answer, d *lookup.Def) summarize.Kind {
 	return d.Kind
 }
 
-// outcome is one call's result before it is rendered.
-type outcome struct {
-	res         summarize.Result
-	source      string // cacheHit, cacheMiss or cacheStale
-	staleAge    time.Duration
-	staleReason string
-	formatNote  string // set when NSIP's answer was in an unrecognized shape
-	err         *toolerr.Error
-	upstream    *calllog.Reads  // an analysis's lookups, as its _meta.upstream
-	value       any             // the model of the answer res was fitted from, for structuredContent
-	structured  json.RawMessage // value encoded when the answer was cached (upstream.Answer.Structured)
-	data        full.Data       // what the answer was made from, for a summary's links
-}
-
 // fullLinks adds the links to an answer's complete data to meta and
 // returns them as resource links; an answer without data has none.
-func (g *Gateway) fullLinks(ctx context.Context, o outcome, meta *resultMeta) []mcp.Content {
-	if o.data.Build == nil {
+func (g *Gateway) fullLinks(ctx context.Context, o toolcall.Outcome, meta *resultMeta) []mcp.Content {
+	if o.Data.Build == nil {
 		return nil
 	}
-	l := g.full.Offer(ctx, o.data)
+	l := g.full.Offer(ctx, o.Data)
 	fm := l.Meta()
 	meta.full = &fm
 	return l.Content()
@@ -70,8 +57,8 @@ func (g *Gateway) fullLinks(ctx context.Context, o outcome, meta *resultMeta) []
 // cachedData is the complete data of the answers under keys, as the
 // cache holds those very answers (ids) when the links are given: the
 // store encodes it then and keeps it, so the link outlives the answer's
-// eviction. Several parts are one profile.
-func (g *Gateway) cachedData(keys []string, ids []uint64) full.Data {
+// eviction. join makes one answer of several.
+func (g *Gateway) cachedData(keys []string, ids []uint64, join func([]*upstream.Answer) json.RawMessage) full.Data {
 	d := full.Data{Ref: fmt.Sprint(keys, ids)}
 	for _, k := range keys {
 		if e, ok := g.cache.Peek(k); ok {
@@ -97,14 +84,10 @@ func (g *Gateway) cachedData(keys []string, ids []uint64) full.Data {
 			}
 			as[i] = a
 		}
-		if len(as) == 1 {
+		if join == nil {
 			return full.FromAnswer(as[0].Value, as[0].Raw)()
 		}
-		obs := make([]obtained, len(as))
-		for i, a := range as {
-			obs[i].a = a
-		}
-		return full.FromAnswer(nil, assembleProfile(obs).Raw)()
+		return full.FromAnswer(nil, join(as))()
 	}
 	return d
 }
@@ -119,111 +102,90 @@ func (g *Gateway) handler(d *toolDef) server.ToolHandlerFunc {
 	}
 }
 
-// A toolCall is one call's arguments once decoded and validated, as every
-// step of the call path reads them.
-type toolCall struct {
-	// sent are the arguments as the caller sent them (or as the user
-	// completed them when asked): an error's example starts from them.
-	sent param.Sent
-	// args are the validated arguments, the view's among them: read by
-	// the summarizer and named by errors; the key is made of them less
-	// the view's (lookup.Def.Read).
-	args param.Valid
-	// view is how the caller asked to see the answer.
-	view view
-}
-
-// call is every tool's call path, lookups and analyses alike: decode and
-// validate the arguments once, then run the analysis or the lookup, which
-// fit the answer to the budget, add its structured copy and log the call.
+// call is every tool's call path: decode and validate the arguments once,
+// then run the tool over the call's source of NSIP reads, render what it
+// answers and log the call.
 func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest) *mcp.CallToolResult {
 	start := time.Now()
 	ctx = calllog.With(ctx)
 	g.stats.Called(d.Name)
 	c, te := g.arguments(ctx, d, req)
 	if te != nil {
-		g.finish(ctx, d.Def, logParams(req), start, outcome{err: te})
+		g.finish(ctx, d.Def, logParams(req), start, toolcall.Failed(te))
 		return te.Result()
 	}
-	if a := d.analysisOf(c); a != nil {
-		return g.runAnalysis(ctx, a, req, start, c)
+	o := d.run(ctx, c, &source{g: g, tool: d})
+	params := o.Params
+	if params == "" {
+		params = logParams(req)
 	}
-	return g.lookupCall(ctx, d, start, c)
+	g.finish(ctx, d.Def, params, start, o)
+	return g.render(ctx, d.Def, c, o)
 }
 
 // arguments decodes and validates a call's arguments. A problem is the
 // error the call answers with.
-func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolRequest) (toolCall, *toolerr.Error) {
+func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolRequest) (toolcall.Call, *toolerr.Error) {
 	sent, fe := param.Decode(req)
 	if fe != nil {
-		return toolCall{}, g.invalidArgs(d, sent, []param.FieldError{*fe})
+		return toolcall.Call{}, g.invalidArgs(d, sent, []param.FieldError{*fe})
 	}
 	args, errs := d.Args.Validate(sent)
-	if len(errs) == 0 && d.lookup != nil && d.lookup.BreedTraits {
+	if len(errs) == 0 && d.breedTraits {
 		if errs, fixes := g.checkBreedTraits(ctx, args); len(errs) > 0 {
 			// The example is the call as validated with the breed's codes
 			// in place of the unknown ones: a call that works.
 			ex := d.example(args.Sent())
 			ex.Apply(fixes...)
-			return toolCall{}, g.withExample(toolerr.InvalidArgs(ex, errs))
+			return toolcall.Call{}, g.withExample(toolerr.InvalidArgs(ex, errs))
 		}
 	}
 	switch {
 	case len(errs) == 0:
-	case d.analysis != nil:
+	case d.asksInRun:
 		if elicit.LeftToAsk(ctx, d.analysis.Def, sent, errs) {
-			errs = nil // left to the analysis, which asks its user (gateway/elicit)
+			errs = nil // left to the run, which asks its user (gateway/elicit)
 		}
 	default:
 		// A choice only the user can make may be asked for (gateway/elicit).
 		filled, te, asked := g.askMissing(ctx, d, sent, errs)
 		if te != nil {
-			return toolCall{}, te
+			return toolcall.Call{}, te
 		}
 		if asked {
 			sent = filled
 			args, errs = d.Args.Validate(sent)
 		}
 	}
-	c := toolCall{sent: sent, args: args}
+	c := toolcall.Call{Sent: sent, Args: args}
 	if len(errs) == 0 {
-		c.view = viewOf(&d.Args, args)
+		c.View = viewOf(&d.Args, args)
 		errs = g.checkView(c)
 	}
 	if len(errs) > 0 {
-		return toolCall{}, g.invalidArgs(d, sent, errs)
+		return toolcall.Call{}, g.invalidArgs(d, sent, errs)
 	}
 	return c, nil
 }
 
-// lookupCall answers a lookup from the cache or NSIP.
-func (g *Gateway) lookupCall(ctx context.Context, d *toolDef, start time.Time, c toolCall) *mcp.CallToolResult {
-	r := d.lookup.Read(c.args)
-	o := g.runKeyed(ctx, r, c)
-	if te := g.checkEmptySearch(ctx, d.lookup, c, o); te != nil {
-		o = outcome{err: te}
-	} else if o.err != nil && o.err.Code == toolerr.CodeNotFound && d.lookup == lookup.TraitRanges {
-		if b, ok := c.args.Int(d.Subject); ok {
-			if te := g.unknownBreed(ctx, d.Subject, b, param.Example(d.Args.Specs, c.sent)); te != nil {
-				o.err = te
-			}
-		}
+// render is the result of a call of d that answered o: its text, the
+// links to its complete data, and in _meta what the answer reports.
+func (g *Gateway) render(ctx context.Context, d *tooldef.Def, c toolcall.Call, o toolcall.Outcome) *mcp.CallToolResult {
+	if o.Err != nil {
+		return o.Err.Result()
 	}
-	g.finish(ctx, d.Def, r.Key[len(d.Method)+1:], start, o)
-	if o.err != nil {
-		return o.err.Result()
-	}
-	meta := resultMeta{cache: o.source, paging: o.res.Paging, notes: traitNotes(c.view), format: o.formatNote,
-		stale: o.source == cacheStale, staleAge: int(o.staleAge.Seconds()), why: o.staleReason}
+	meta := resultMeta{cache: o.Cache, upstream: o.Upstream, paging: o.Res.Paging, notes: traitNotes(c.View), format: o.FormatNote,
+		stale: o.Source == cacheStale, staleAge: int(o.StaleAge.Seconds()), why: o.StaleReason}
 	budget := g.cfg.Budget
-	if c.view.budget > 0 {
-		budget = c.view.budget
+	if c.View.Budget > 0 {
+		budget = c.View.Budget
 	}
 	var links []mcp.Content
-	if o.res.Summarized {
-		links = g.fullLinks(ctx, o, &meta)
+	if o.PageLinks {
+		links = features.ResourceLinks(o.Res)
 	}
-	return withStructured(fittedResult(o.res, budget, &meta, append(features.ResourceLinks(o.res), links...)...), d.Def, o)
+	links = append(links, g.fullLinks(ctx, o, &meta)...)
+	return withStructured(fittedResult(o.Res, budget, &meta, links...), d, o)
 }
 
 // fittedResult is the result of a call whose answer was fitted into budget:
@@ -250,69 +212,60 @@ func logParams(req mcp.CallToolRequest) string {
 	return s
 }
 
-// runKeyed takes the lookup r of call c through cache, singleflight,
+// pass takes the lookup r of call c through cache, singleflight,
 // breaker, rate limit and client, and returns the answer fitted into the
 // budget. An answer asked to be shown in a view of its own (traits,
 // max_tokens, skip) is fitted again from the cached upstream answer.
-func (g *Gateway) runKeyed(ctx context.Context, r lookup.Read, c toolCall) outcome {
+func (g *Gateway) pass(ctx context.Context, r lookup.Read, c toolcall.Call) toolcall.Outcome {
 	d := r.Def
-	if d.Composite {
-		return g.runProfile(ctx, r, c)
-	}
+	params := r.Key[len(d.Method)+1:]
 	ob, err := g.obtain(ctx, r)
 	if err != nil {
-		return outcome{err: g.mapError(&d.Def, c.args, err)}
+		return toolcall.Outcome{Err: g.mapError(&d.Def, c.Args, err), Params: params}
 	}
-	o := outcome{res: ob.a.Res, source: ob.source, staleAge: ob.staleAge, staleReason: ob.staleReason, formatNote: ob.a.Note(), value: ob.a.Value, structured: ob.a.Structured}
-	if o.res.Summarized || c.view.set() {
-		o.data = g.cachedData([]string{r.Key}, []uint64{ob.a.ID})
-	}
-	if c.view.set() {
-		if o.res, err = g.fit(ctx, answerKind(ob.a, d), d.Name, c, ob.a.Value, ob.a.Raw); err != nil {
-			return outcome{err: g.mapError(&d.Def, c.args, err)}
+	o := toolcall.Outcome{Res: ob.A.Res, Source: ob.Source, Cache: ob.Source, StaleAge: ob.StaleAge, StaleReason: ob.StaleReason,
+		FormatNote: ob.A.Note(), Value: ob.A.Value, Structured: ob.A.Structured, PageLinks: true, Params: params}
+	if c.View.Set() {
+		if o.Res, err = g.fit(ctx, answerKind(ob.A, d), d.Name, c, ob.A.Value, ob.A.Raw); err != nil {
+			return toolcall.Outcome{Err: g.mapError(&d.Def, c.Args, err), Params: params}
 		}
-		o.structured = nil // the copy kept is of the cached answer, not of this view of it
+		o.Structured = nil // the copy kept is of the cached answer, not of this view of it
+	}
+	if o.Res.Summarized {
+		o.Data = g.cachedData([]string{r.Key}, []uint64{ob.A.ID}, nil)
 	}
 	return o
-}
-
-// obtained is an upstream answer and how it was come by.
-type obtained struct {
-	a           *upstream.Answer
-	source      string
-	staleAge    time.Duration
-	staleReason string
 }
 
 // obtain returns the answer of the lookup r from the upstream pool (the
 // cache, a fetch already under way for the same key, another replica or
 // a new fetch) or, when NSIP fails, from a stale cache entry.
-func (g *Gateway) obtain(ctx context.Context, r lookup.Read) (obtained, error) {
+func (g *Gateway) obtain(ctx context.Context, r lookup.Read) (toolcall.Obtained, error) {
 	a, source, err := g.pool.Obtain(ctx, r.Key, func() upstream.Request { return g.lookup(ctx, r) })
 	if err == nil {
-		return obtained{a: a, source: source}, nil
+		return toolcall.Obtained{A: a, Source: source}, nil
 	}
 	if toolerr.ServesStale(err) {
 		if e, ok := g.cache.Stale(r.Key); ok {
-			return obtained{
-				a: e.Value.(*upstream.Answer), source: cacheStale,
-				staleAge: g.cfg.Now().Sub(e.Stored), staleReason: g.mapError(&r.Def.Def, r.Args, err).Code,
+			return toolcall.Obtained{
+				A: e.Value.(*upstream.Answer), Source: cacheStale,
+				StaleAge: g.cfg.Now().Sub(e.Stored), StaleReason: g.mapError(&r.Def.Def, r.Args, err).Code,
 			}, nil
 		}
 	}
-	return obtained{}, err
+	return toolcall.Obtained{}, err
 }
 
 // obtainFresh is obtain for an answer that must be NSIP's as of now: it is
 // fetched whatever the cache holds (upstream.Pool.Fresh) and cached for
 // the calls after it, and a failure is the caller's, with no stale copy in
 // its place.
-func (g *Gateway) obtainFresh(ctx context.Context, r lookup.Read) (obtained, error) {
+func (g *Gateway) obtainFresh(ctx context.Context, r lookup.Read) (toolcall.Obtained, error) {
 	a, err := g.pool.Fresh(ctx, g.lookup(ctx, r))
 	if err != nil {
-		return obtained{}, err
+		return toolcall.Obtained{}, err
 	}
-	return obtained{a: a, source: cacheMiss}, nil
+	return toolcall.Obtained{A: a, Source: cacheMiss}, nil
 }
 
 // lookup is what the pool needs to obtain the answer of r: its fetch,
@@ -335,7 +288,7 @@ func (g *Gateway) lookup(ctx context.Context, r lookup.Read) upstream.Request {
 				}
 			}
 			var err error
-			if a.Res, err = g.fit(ctx, answerKind(a, r.Def), r.Def.Name, toolCall{args: r.Args}, a.Value, a.Raw); err != nil {
+			if a.Res, err = g.fit(ctx, answerKind(a, r.Def), r.Def.Name, toolcall.Call{Args: r.Args}, a.Value, a.Raw); err != nil {
 				return err
 			}
 			g.noteIgnored(r.Def, a.Res.Paging)
@@ -349,13 +302,13 @@ func (g *Gateway) lookup(ctx context.Context, r lookup.Read) upstream.Request {
 // is CPU work, so at most GOMAXPROCS fits run at once and a burst of large
 // answers waits its turn rather than every fit slowing every other; the
 // wait ends, with ctx's error, if ctx is done first.
-func (g *Gateway) fit(ctx context.Context, kind summarize.Kind, tool string, c toolCall, value any, raw json.RawMessage) (summarize.Result, error) {
+func (g *Gateway) fit(ctx context.Context, kind summarize.Kind, tool string, c toolcall.Call, value any, raw json.RawMessage) (summarize.Result, error) {
 	req := summarize.Request{
-		Kind: kind, Value: value, Raw: raw, Tool: tool, Args: c.args.Members(),
-		Budget: g.cfg.Budget, Traits: c.view.traits, Skip: c.view.skip,
+		Kind: kind, Value: value, Raw: raw, Tool: tool, Args: c.Args.Members(),
+		Budget: g.cfg.Budget, Traits: c.View.Traits, Skip: c.View.Skip,
 	}
-	if c.view.budget > 0 {
-		req.Budget, req.Requested = c.view.budget, true
+	if c.View.Budget > 0 {
+		req.Budget, req.Requested = c.View.Budget, true
 	}
 	return g.fitRequest(ctx, req)
 }
@@ -421,20 +374,20 @@ func (g *Gateway) withProgress(ctx context.Context, req mcp.CallToolRequest, wor
 }
 
 // finish counts and logs one call.
-func (g *Gateway) finish(ctx context.Context, d *tooldef.Def, params string, start time.Time, o outcome) {
+func (g *Gateway) finish(ctx context.Context, d *tooldef.Def, params string, start time.Time, o toolcall.Outcome) {
 	status, level := "ok", slog.LevelInfo
-	if o.err != nil && o.err.Input != nil {
+	if o.Err != nil && o.Err.Input != nil {
 		status = codeInputRequired // not an error: the call is made again with the answer
-	} else if o.err != nil {
-		status, level = o.err.Code, slog.LevelWarn
-		if o.err.Code == toolerr.CodeInvalidArgument || o.err.Code == toolerr.CodeNotFound {
+	} else if o.Err != nil {
+		status, level = o.Err.Code, slog.LevelWarn
+		if o.Err.Code == toolerr.CodeInvalidArgument || o.Err.Code == toolerr.CodeNotFound {
 			level = slog.LevelInfo // the caller's mistake, not the server's
 		}
-		g.stats.Failed(o.err.Code)
-	} else if o.res.Summarized {
-		g.stats.Summarized(o.res.Tokens, o.res.OriginalTokens)
+		g.stats.Failed(o.Err.Code)
+	} else if o.Res.Summarized {
+		g.stats.Summarized(o.Res.Tokens, o.Res.OriginalTokens)
 	}
-	g.cfg.Metrics.ToolCall(d.Name, status, o.source, time.Since(start))
+	g.cfg.Metrics.ToolCall(d.Name, status, o.Source, time.Since(start))
 	if !g.log.Enabled(ctx, level) {
 		return // the line's attributes are not built for nothing
 	}
@@ -445,18 +398,18 @@ func (g *Gateway) finish(ctx context.Context, d *tooldef.Def, params string, sta
 		slog.String("status", status),
 		slog.Float64("latency_ms", float64(time.Since(start).Microseconds())/1000),
 	}
-	attrs = append(attrs, calllog.Attrs(ctx, o.upstream)...)
-	if o.err == nil {
+	attrs = append(attrs, calllog.Attrs(ctx, o.Reads)...)
+	if o.Err == nil {
 		attrs = append(attrs,
-			slog.String("cache", o.source),
-			slog.Int("tokens", o.res.Tokens),
-			slog.Int("original_tokens", o.res.OriginalTokens),
-			slog.Bool("summarized", o.res.Summarized),
+			slog.String("cache", o.Source),
+			slog.Int("tokens", o.Res.Tokens),
+			slog.Int("original_tokens", o.Res.OriginalTokens),
+			slog.Bool("summarized", o.Res.Summarized),
 		)
 	} else {
-		attrs = append(attrs, slog.String("error", o.err.Problem))
-		if o.err.Field != "" {
-			attrs = append(attrs, slog.String("field", o.err.Field))
+		attrs = append(attrs, slog.String("error", o.Err.Problem))
+		if o.Err.Field != "" {
+			attrs = append(attrs, slog.String("field", o.Err.Field))
 		}
 	}
 	g.log.LogAttrs(ctx, level, "tool call", attrs...)

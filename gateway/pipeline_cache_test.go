@@ -209,7 +209,7 @@ func TestCacheBytesCountTheFittedText(t *testing.T) {
 	if !ok {
 		t.Fatalf("no entry under %s", pk)
 	}
-	if pf := pe.Value.(*profileFit); pf.res.Text != p.text || pe.Size < int64(len(p.text)+len(pk)) {
+	if pf := pe.Value.(*sharedFit); pf.res.Text != p.text || pe.Size < int64(len(p.text)+len(pk)) {
 		t.Errorf("profile entry of %d bytes for %d bytes of text", pe.Size, len(p.text))
 	}
 	after := e.gw.Health().Cache

@@ -33,7 +33,7 @@ func TestSharedRecordRoundTripsEveryAnswer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a := ob.a
+			a := ob.A
 			b, err := sharedCodec.Encode(a)
 			if err != nil {
 				t.Fatalf("encodeAnswer: %v", err)

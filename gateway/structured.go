@@ -1,13 +1,11 @@
 package gateway
 
 import (
-	"encoding/json"
-
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/structured"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolcall"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 )
 
@@ -24,24 +22,19 @@ func (g *Gateway) structuredOrNot(tools []server.ServerTool) []server.ServerTool
 	return structured.Strip(tools)
 }
 
-// lookupSchema is lookup d's output schema.
-func lookupSchema(d *lookup.Def) json.RawMessage {
-	return structured.Lookup(d.Answer(), d.Kind, d.Percentiles)
-}
-
 // withStructured adds the structured copy of a successful lookup answer to
 // res: the copy kept with a cached answer, or one written now from its
 // text or, for a bare list, its model (structured.Copy).
-func withStructured(res *mcp.CallToolResult, d *tooldef.Def, o outcome) *mcp.CallToolResult {
-	if o.structured != nil {
-		res.RawStructuredContent = o.structured // kept when cached
+func withStructured(res *mcp.CallToolResult, d *tooldef.Def, o toolcall.Outcome) *mcp.CallToolResult {
+	if o.Structured != nil {
+		res.RawStructuredContent = o.Structured // kept when cached, or an analysis's own JSON
 		return res
 	}
 	var model any
-	if o.formatNote == "" {
-		model = o.value
+	if o.FormatNote == "" {
+		model = o.Value
 	}
-	if b := structured.Copy(d.Kind, o.res.Text, o.res.IsObject(), model); b != nil {
+	if b := structured.Copy(d.Kind, o.Res.Text, o.Res.IsObject(), model); b != nil {
 		res.RawStructuredContent = b
 	}
 	return res

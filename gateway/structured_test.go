@@ -18,6 +18,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/internal/snapshot"
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/structured"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolcall"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
@@ -462,7 +463,7 @@ func BenchmarkStructuredCopy(b *testing.B) {
 		b.Fatal("the answer is not cached")
 	}
 	a := ent.Value.(*upstream.Answer)
-	o := outcome{res: a.Res, value: a.Value}
+	o := toolcall.Outcome{Res: a.Res, Value: a.Value}
 	b.ReportAllocs()
 	for b.Loop() {
 		if res := withStructured(&mcp.CallToolResult{}, &lookup.Animal.Def, o); len(res.RawStructuredContent) == 0 {

@@ -110,7 +110,7 @@ func TestCancelledAnalysisStopsReading(t *testing.T) {
 	req := mcp.CallToolRequest{}
 	req.Params.Name = "nsip_flock_summary"
 	req.Params.Arguments = map[string]any{"flock_id": "640555"}
-	res := e.gw.call(ctx, analysisNamed(t, "nsip_flock_summary").tool, req)
+	res := e.gw.call(ctx, toolNamed("nsip_flock_summary"), req)
 	if te := (reply{text: res.Content[0].(mcp.TextContent).Text, isError: res.IsError}).errorBody(t); te.Code != toolerr.CodeCanceled {
 		t.Errorf("cancelled call answered %+v", te)
 	}

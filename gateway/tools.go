@@ -1,55 +1,108 @@
 package gateway
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
-	"slices"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/structured"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolcall"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	appviews "github.com/nsip-tools/nsip-mcp/gateway/views"
 )
 
-// toolDef is a tool as the call path serves it: the definition every
-// tool has, and what answers it, a lookup (gateway/lookup) or an analysis
-// (analyses).
+// toolDef is a tool as the one call path serves it: the definition every
+// tool has, and its run over the call's source of NSIP reads. What tells
+// one tool from another is in these fields, set once when it is
+// registered, so the call path never asks what kind of tool it serves.
 type toolDef struct {
 	*tooldef.Def
-	// lookup, for a lookup tool, is the lookup every call makes (unless
-	// it asks for percentiles: percentilesCall).
-	lookup *lookup.Def
-	// analysis, for an analysis tool, is the analysis every call runs.
+	// run answers a validated call.
+	run func(ctx context.Context, c toolcall.Call, src *source) toolcall.Outcome
+	// analysis is what the run's Analyze computes: the tool's own, or the
+	// one a lookup's call may choose (nsip_get_animal's percentiles).
 	analysis *analysisEntry
+	// schema is the output schema; nil for none.
+	schema json.RawMessage
+	// tasks: a call may run as an MCP task (gateway/tasks).
+	tasks bool
+	// breedTraits: the trait codes a call names are checked against the
+	// breed's own (gateway/argcheck) before NSIP is asked.
+	breedTraits bool
+	// asksInRun: what validation finds missing is asked of the user by
+	// the run itself, in its forms (elicit.LeftToAsk), rather than before.
+	asksInRun bool
+	// example is a correct call for an error message, from the arguments
+	// as sent.
+	example func(param.Sent) *param.Call
 }
 
-// lookupToolDefs are the nine lookup tools, in the order tools/list shows them.
-var lookupToolDefs = func() []*toolDef {
-	out := make([]*toolDef, len(lookup.All))
-	for i, d := range lookup.All {
-		out[i] = &toolDef{Def: &d.Def, lookup: d}
+// lookupTool is lookup d as the call path serves it; pct is the analysis
+// a call of d may choose instead (lookup.Def.Percentiles), or nil.
+func lookupTool(d *lookup.Def, pct *analysis.Def) *toolDef {
+	if d.Percentiles != (pct != nil) {
+		panic(fmt.Sprintf("gateway: %s takes percentiles only with their analysis", d.Name))
 	}
-	return out
-}()
+	t := &toolDef{Def: &d.Def, breedTraits: d.BreedTraits, example: d.Args.Example,
+		run: func(ctx context.Context, c toolcall.Call, src *source) toolcall.Outcome { return d.Run(ctx, c, src) }}
+	if d.Answer() != nil {
+		t.schema = structured.Lookup(d.Answer(), d.Kind, d.Percentiles)
+	}
+	if pct != nil {
+		// The analysis under the tool's own name and arguments, its
+		// answer fitted as an analysis's is.
+		own := *pct
+		own.Args = d.Args
+		def := d.Def
+		def.Kind = own.Kind
+		t.analysis = &analysisEntry{Def: &own, tool: &def}
+	}
+	return t
+}
+
+// analysisTool is analysis a as the call path serves it.
+func analysisTool(a *analysis.Def) *toolDef {
+	e := &analysisEntry{Def: a, tool: &a.Def}
+	return &toolDef{Def: &a.Def, analysis: e, schema: structured.Analysis(a), tasks: true, asksInRun: true, example: a.Example,
+		run: func(ctx context.Context, c toolcall.Call, src *source) toolcall.Outcome { return src.Analyze(ctx, c) }}
+}
 
 // registry is every tool, in the order tools/list shows them: the
 // lookups, then the analyses computed from their answers. A tool that
 // could not be served stops the server at start-up.
 var registry = func() []*toolDef {
-	out := slices.Clone(lookupToolDefs)
-	for _, a := range analyses {
-		out = append(out, a.tool)
+	out := []*toolDef{
+		lookupTool(lookup.LastUpdate, nil), lookupTool(lookup.ListBreeds, nil), lookupTool(lookup.Statuses, nil),
+		lookupTool(lookup.TraitRanges, nil), lookupTool(lookup.SearchAnimals, nil),
+		lookupTool(lookup.Animal, analysis.AnimalPercentiles),
+		lookupTool(lookup.Lineage, nil), lookupTool(lookup.Progeny, nil), lookupTool(lookup.SearchByLPN, nil),
+	}
+	for _, a := range analysis.All {
+		out = append(out, analysisTool(a))
 	}
 	for _, d := range out {
 		if err := d.Check(); err != nil {
 			panic(err)
 		}
-		if (d.lookup == nil) == (d.analysis == nil) {
-			panic(fmt.Sprintf("gateway: %s must be answered by a lookup or an analysis, and by one only", d.Name))
-		}
+	}
+	return out
+}()
+
+// lookupToolDefs are the nine lookup tools, as registered.
+var lookupToolDefs = registry[:len(lookup.All)]
+
+// analyses are the analysis tools' analyses, as registered.
+var analyses = func() []*analysisEntry {
+	var out []*analysisEntry
+	for _, d := range registry[len(lookup.All):] {
+		out = append(out, d.analysis)
 	}
 	return out
 }()
@@ -64,33 +117,12 @@ func toolNamed(name string) *toolDef {
 	return nil
 }
 
-// analysisOf is the analysis a validated call of d runs: the tool's own,
-// or nsip_get_animal's with percentiles; nil for a lookup.
-func (d *toolDef) analysisOf(c toolCall) *analysisEntry {
-	if d.analysis != nil {
-		return d.analysis
-	}
-	return percentilesCall(d.lookup, c)
-}
-
-// example is a correct call of d for an error message.
-func (d *toolDef) example(sent param.Sent) *param.Call {
-	if d.analysis != nil {
-		return d.analysis.Example(sent)
-	}
-	return d.Args.Example(sent)
-}
-
 // Tools returns the tools of the configured toolsets bound to this
 // gateway, in registry order.
 func (g *Gateway) Tools() []server.ServerTool {
 	var out []server.ServerTool
 	for _, d := range registry {
-		switch {
-		case !g.offersToolset(d.Toolset):
-		case d.analysis != nil:
-			out = append(out, g.analysisTool(d.analysis))
-		default:
+		if g.offersToolset(d.Toolset) {
 			out = append(out, g.serverTool(d))
 		}
 	}
@@ -114,9 +146,11 @@ func (g *Gateway) serverTool(d *toolDef) server.ServerTool {
 		}),
 	)
 	t.InputSchema = d.Args.InputSchema()
-	if d.lookup != nil && d.lookup.Answer() != nil {
-		t.RawOutputSchema = lookupSchema(d.lookup)
-	}
+	t.RawOutputSchema = d.schema
 	appviews.Declare(&t)
-	return server.ServerTool{Tool: t, Handler: g.handler(d)}
+	st := server.ServerTool{Tool: t, Handler: g.handler(d)}
+	if d.tasks {
+		g.asTask(&st, d)
+	}
+	return st
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolcall"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -35,46 +36,37 @@ var (
 	argPageSize = lookup.SearchAnimals.Args.Name("PageSize")
 )
 
-// view is how the caller asked to see an answer.
-type view struct {
-	budget int // 0: the server's default, with the share rule
-	traits []string
-	skip   int
-}
-
-func (v view) set() bool { return v.budget > 0 || len(v.traits) > 0 || v.skip > 0 }
-
 // viewOf is the view that the validated arguments args of a tool taking
 // a ask for: only the view arguments a declares count, so that an
 // argument of the same name that is the tool's own (nsip_compare_animals's
 // traits) shapes no view.
-func viewOf(a *param.Args, args param.Valid) view {
-	var v view
+func viewOf(a *param.Args, args param.Valid) toolcall.View {
+	var v toolcall.View
 	if a.IsView(argMaxTokens) {
-		v.budget, _ = args.Int(argMaxTokens)
+		v.Budget, _ = args.Int(argMaxTokens)
 	}
 	if a.IsView(argSkip) {
-		v.skip, _ = args.Int(argSkip)
+		v.Skip, _ = args.Int(argSkip)
 	}
 	if a.IsView(argTraits) {
-		v.traits = args.Strings(argTraits)
+		v.Traits = args.Strings(argTraits)
 	}
 	return v
 }
 
 // checkView applies the rules that depend on the server or on other
 // arguments: max_tokens within the configured cap, skip within the page.
-func (g *Gateway) checkView(c toolCall) []param.FieldError {
+func (g *Gateway) checkView(c toolcall.Call) []param.FieldError {
 	var errs []param.FieldError
-	if n, ok := c.args.Int(argMaxTokens); ok && (n < minMaxTokens || n > g.cfg.MaxBudget) {
+	if n, ok := c.Args.Int(argMaxTokens); ok && (n < minMaxTokens || n > g.cfg.MaxBudget) {
 		problem := fmt.Sprintf("is %d, above this server's cap of %d tokens (NSIP_MAX_TOKEN_BUDGET)", n, g.cfg.MaxBudget)
 		if n < minMaxTokens {
 			problem = fmt.Sprintf("is %d; a budget under %d tokens cannot hold a row", n, minMaxTokens)
 		}
 		errs = append(errs, param.FieldError{Field: argMaxTokens, Problem: problem, Expected: fmt.Sprintf("integer %d..%d", minMaxTokens, g.cfg.MaxBudget)})
 	}
-	if s, ok := c.args.Int(argSkip); ok {
-		if size, ok := c.args.Int(argPageSize); ok && s >= size {
+	if s, ok := c.Args.Int(argSkip); ok {
+		if size, ok := c.Args.Int(argPageSize); ok && s >= size {
 			errs = append(errs, param.FieldError{
 				Field:    argSkip,
 				Problem:  fmt.Sprintf("is %d, but the page has only %d rows", s, size),
@@ -108,9 +100,9 @@ func intArg(ex *param.Call, name string) (int, bool) {
 // traitNotes points out requested codes the glossary does not know, with
 // the closest one it does; they are still used, as breeds carry codes
 // beyond the glossary.
-func traitNotes(v view) []string {
+func traitNotes(v toolcall.View) []string {
 	var notes []string
-	for _, code := range v.traits {
+	for _, code := range v.Traits {
 		if _, ok := nsip.LookupTrait(code); ok {
 			continue
 		}

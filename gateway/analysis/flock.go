@@ -67,7 +67,7 @@ var flockParams = param.MustStruct[flockArgs](param.Table{
 	reflect.TypeFor[param.Budget](): param.BudgetFields, // max_tokens, which every tool takes
 	reflect.TypeFor[flockArgs](): {
 		"FlockID": {Example: "640238", MaxLen: nsip.MaxCriteriaLength, Pattern: param.AlnumPattern, Quiet: true},
-		"BreedID": {Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},
+		"BreedID": {Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true, Complete: param.Breeds},
 		// Upper case, as NSIP writes LPN IDs: one animal's offspring are
 		// one question, whatever the case it is asked in.
 		"ProgenyOf": {Example: param.ExampleLPN, Complete: param.LPNs,

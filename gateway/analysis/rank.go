@@ -72,7 +72,7 @@ func (c *rankCriteria) criteria() *param.Criteria {
 var rankParams = param.MustStruct[rankArgs](param.Table{
 	reflect.TypeFor[param.Budget](): param.BudgetFields, // max_tokens, which every tool takes
 	reflect.TypeFor[rankArgs](): {
-		"BreedID": {Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},
+		"BreedID": {Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true, Complete: param.Breeds},
 		"TopN":    {Default: 10, Example: 10, Min: param.Bound(1), Max: param.Bound(50), Quiet: true},
 		// The criteria are described by nsip_search_animals; the schema says
 		// only that they are an object, and validation does the rest.

@@ -7,12 +7,14 @@
 package lookup
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"reflect"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolcall"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 )
 
@@ -20,9 +22,6 @@ import (
 // and how its answer is had from NSIP.
 type Def struct {
 	tooldef.Def
-	// Composite tools are assembled from other tools' cached answers
-	// instead of fetched (nsip_search_by_lpn).
-	Composite bool
 	// BreedTraits: the trait codes the call names are checked against the
 	// breed's own (gateway/argcheck) before NSIP is asked.
 	BreedTraits bool
@@ -37,6 +36,9 @@ type Def struct {
 	// fetch binds the validated arguments to the tool's typed ones
 	// (fetch.go) for one upstream request.
 	fetch fetchSpec
+	// run, when set, is the tool's own run (Run): more than one read
+	// passed through.
+	run func(ctx context.Context, d *Def, c toolcall.Call, src Source) toolcall.Outcome
 }
 
 // define completes a lookup tool's definition from its argument struct,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/argcheck"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolcall"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -29,6 +30,7 @@ var SearchAnimals = define(&Def{
 			`Arguments, all optional: page (0-based), page_size 1..` + strconv.Itoa(nsip.MaxPageSize) + ` (default 15), breed_id, sorted_trait (e.g. "WWT"), reverse, search_criteria, traits, skip, max_tokens.`,
 	},
 	BreedTraits: true,
+	run:         runSearch,
 	fields: param.Table{reflect.TypeFor[SearchArgs](): param.Fields{
 		"Page":        pageField,
 		"PageSize":    pageSizeField(15),
@@ -83,13 +85,34 @@ func SearchArgsOf(p nsip.SearchParams, eval string) SearchArgs {
 // SearchFields are the search arguments the breed checks read
 // (gateway/argcheck), named by the fields of SearchArgs and
 // param.Criteria that define them.
-var SearchFields = func() argcheck.SearchFields {
+var SearchFields = searchFields(SearchAnimals)
+
+func searchFields(d *Def) argcheck.SearchFields {
 	crit := param.MustStruct[param.Criteria](ArgTable)
 	return argcheck.SearchFields{
-		Breed:         SearchAnimals.Args.Name("BreedID"),
-		SortedTrait:   SearchAnimals.Args.Name("SortedTrait"),
-		Criteria:      SearchAnimals.Args.Name("Criteria"),
+		Breed:         d.Args.Name("BreedID"),
+		SortedTrait:   d.Args.Name("SortedTrait"),
+		Criteria:      d.Args.Name("Criteria"),
 		CriteriaBreed: crit.Name("BreedID"),
 		TraitRanges:   crit.Name("TraitRanges"),
 	}
-}()
+}
+
+// runSearch is the search passed through, unless it found nothing because
+// NSIP has no breed it asked for: that is said, with the breeds there are,
+// rather than answered as an empty page.
+func runSearch(ctx context.Context, d *Def, c toolcall.Call, src Source) toolcall.Outcome {
+	o := src.Pass(ctx, d.Read(c.Args), c)
+	res, ok := o.Value.(*nsip.SearchResults)
+	if o.Err != nil || !ok || res.TotalCount != 0 || len(res.Results) != 0 {
+		return o
+	}
+	field, breed := (&argcheck.Breeds{Search: searchFields(d)}).Searched(c.Args)
+	if breed == 0 {
+		return o
+	}
+	if te := src.UnknownBreed(ctx, field, breed, param.Example(d.Args.Specs, c.Sent)); te != nil {
+		return toolcall.Outcome{Err: te, Params: o.Params}
+	}
+	return o
+}

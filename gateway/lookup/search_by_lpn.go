@@ -1,13 +1,20 @@
 package lookup
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"reflect"
+	"sync"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolcall"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
+	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -26,7 +33,7 @@ var SearchByLPN = define(&Def{
 			`Summaries fill the budget with identity, contact, EBVs, indexes, parents, grandparents and offspring, listing each part left out with the call for it. ` +
 			`Arguments: lpn_id; traits; max_tokens. Shares the cache of the single-part tools.`,
 	},
-	Composite: true,
+	run:    runProfile,
 	fields:    param.Table{reflect.TypeFor[ProfileArgs](): param.Fields{"LPNID": param.LPNParam("")}},
 	fetch:     argsOnly[ProfileArgs, nsip.AnimalProfile](),
 })
@@ -76,3 +83,123 @@ var recentProfiles = func() *lru.Cache[string, [3]Read] {
 	}
 	return c
 }()
+
+// runProfile answers nsip_search_by_lpn from the same three cache entries
+// that nsip_get_animal, nsip_get_lineage and nsip_get_progeny (first page of
+// nsip.ProfilePageSize) use, fetching only the parts not cached, at the same
+// time. The text is what the client's ByLPN would give:
+// {"details":…,"lineage":…,"progeny":…} with each member the upstream body.
+// The fitted profile is cached under the call's key and reused while the
+// parts are unchanged, as fitting one means counting thousands of tokens.
+func runProfile(ctx context.Context, d *Def, c toolcall.Call, src Source) toolcall.Outcome {
+	r := d.Read(c.Args)
+	// Read with a check rather than decoded from the key as a fetch's
+	// arguments are: this runs on every call, hits included.
+	field := d.Args.Name("LPNID")
+	id, ok := r.Args.String(field)
+	if !ok {
+		v, _ := r.Args.Value(field)
+		return toolcall.Failed(src.MapError(r.Args, ArgsMismatch(field, fmt.Errorf("%s is %T", field, v))))
+	}
+	parts, err := ProfileParts(id)
+	if err != nil {
+		return toolcall.Failed(src.MapError(r.Args, err))
+	}
+	obs := make([]toolcall.Obtained, len(parts))
+	errs := make([]error, len(parts))
+	var wg sync.WaitGroup
+	for i, p := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			obs[i], errs[i] = src.Obtain(ctx, p)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return toolcall.Failed(src.MapError(r.Args, err))
+	}
+	o := toolcall.Outcome{Source: toolcall.Hit, Value: profileModel(obs), PageLinks: true, Params: r.Key[len(d.Method)+1:]}
+	ids := make([]uint64, len(obs))
+	for i, ob := range obs {
+		ids[i] = ob.A.ID
+		if o.FormatNote == "" {
+			o.FormatNote = ob.A.Note()
+		}
+		switch {
+		case ob.Source == toolcall.Stale:
+			o.Source = toolcall.Stale
+			o.StaleAge = max(o.StaleAge, ob.StaleAge)
+			if o.StaleReason == "" {
+				o.StaleReason = ob.StaleReason
+			}
+		case ob.Source == toolcall.Miss && (o.Source == toolcall.Hit || o.Source == toolcall.Shared):
+			o.Source = toolcall.Miss
+		case ob.Source == toolcall.Shared && o.Source == toolcall.Hit:
+			o.Source = toolcall.Shared
+		}
+	}
+	o.Cache = o.Source
+	kind := profileKind(d, obs)
+	fit := func(ctx context.Context, c toolcall.Call) (summarize.Result, error) {
+		p := assembleProfile(obs)
+		return src.Fit(ctx, kind, c, p, p.Raw)
+	}
+	if c.View.Set() {
+		// A view of its own is fitted for this call alone.
+		if o.Res, err = fit(ctx, c); err != nil {
+			return toolcall.Failed(src.MapError(c.Args, err))
+		}
+	} else {
+		o.Res, err = src.FitOnce(ctx, r.Key, ids, func(ctx context.Context) (summarize.Result, error) {
+			return fit(ctx, toolcall.Call{Args: r.Args})
+		})
+	}
+	if err != nil {
+		return toolcall.Failed(src.MapError(r.Args, err))
+	}
+	if o.Res.Summarized {
+		o.Data = src.Data([]string{parts[0].Key, parts[1].Key, parts[2].Key}, ids, joinProfile)
+	}
+	return o
+}
+
+// profileKind is the summarizer a profile takes: the generic one when a
+// part came in a shape the client could not read.
+func profileKind(d *Def, obs []toolcall.Obtained) summarize.Kind {
+	for _, ob := range obs {
+		if ob.A.Drift != nil {
+			return summarize.KindGeneric
+		}
+	}
+	return d.Kind
+}
+
+// joinProfile is a profile's JSON made of its parts' upstream bodies.
+func joinProfile(parts []*upstream.Answer) json.RawMessage {
+	raw := []byte{}
+	for i, name := range []string{`{"details":`, `,"lineage":`, `,"progeny":`} {
+		raw = append(append(raw, name...), parts[i].Raw...)
+	}
+	return append(raw, '}')
+}
+
+// assembleProfile puts a profile together from its three parts.
+func assembleProfile(obs []toolcall.Obtained) *nsip.AnimalProfile {
+	p := profileModel(obs)
+	as := make([]*upstream.Answer, len(obs))
+	for i, ob := range obs {
+		as[i] = ob.A
+	}
+	p.Raw = joinProfile(as)
+	return p
+}
+
+// profileModel is a profile's parts as models, without its upstream JSON.
+func profileModel(obs []toolcall.Obtained) *nsip.AnimalProfile {
+	var p nsip.AnimalProfile
+	p.Details, _ = obs[0].A.Value.(*nsip.AnimalDetails)
+	p.Lineage, _ = obs[1].A.Value.(*nsip.Lineage)
+	p.Progeny, _ = obs[2].A.Value.(*nsip.ProgenyPage)
+	return &p
+}

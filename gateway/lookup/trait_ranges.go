@@ -6,7 +6,9 @@ import (
 	"reflect"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolcall"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
@@ -23,6 +25,7 @@ var TraitRanges = define(&Def{
 		Desc: `Min and max EBV of each trait a breed has, e.g. {"BWT":{"min":-0.71,"max":0.93}}: the codes to sort and filter it by. ` +
 			`Too few evaluated animals: no_data. Arguments: breed_id (from ` + toolname.ListBreeds + `); max_tokens.`,
 	},
+	run:    runTraitRanges,
 	fields: param.Table{reflect.TypeFor[BreedArgs](): param.Fields{"BreedID": param.BreedID}},
 	fetch: fetchWith(func(ctx context.Context, up Upstream, a BreedArgs) (*nsip.TraitRanges, error) {
 		return up.TraitRanges(ctx, a.BreedID)
@@ -33,4 +36,20 @@ var TraitRanges = define(&Def{
 type BreedArgs struct {
 	BreedID int `json:"breed_id"`
 	param.Budget
+}
+
+// runTraitRanges is the breed's ranges as NSIP sent them. NSIP answers a
+// breed it has no ranges for as not found: when its list lacks the breed
+// altogether, the error says so and names the breeds there are.
+func runTraitRanges(ctx context.Context, d *Def, c toolcall.Call, src Source) toolcall.Outcome {
+	o := src.Pass(ctx, d.Read(c.Args), c)
+	if o.Err == nil || o.Err.Code != toolerr.CodeNotFound {
+		return o
+	}
+	if b, ok := c.Args.Int(d.Subject); ok {
+		if te := src.UnknownBreed(ctx, d.Subject, b, param.Example(d.Args.Specs, c.Sent)); te != nil {
+			o.Err = te
+		}
+	}
+	return o
 }
