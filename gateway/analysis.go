@@ -18,6 +18,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/source"
 	"github.com/nsip-tools/nsip-mcp/gateway/tasks"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolcall"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
@@ -112,38 +113,32 @@ func (r *lookups) RateLimit() (perSecond float64, burst int) {
 	return r.g.cfg.RateLimit, r.g.cfg.RateBurst
 }
 
-// get reads one upstream answer through the pipeline, as tool d would
-// with the typed arguments a, d's own argument struct: lookup.Def.Keyed
-// validates them as d's own calls are, so that they share its cache
-// entries.
-func (r *lookups) get(ctx context.Context, d *lookup.Def, a any) (any, error) {
-	rd, err := d.Keyed(a)
-	if err != nil {
-		return nil, err
+// nsip are the call's reads of NSIP (source.Reads), each one of its
+// lookups (read).
+func (r *lookups) nsip() source.Reads {
+	return source.Reads{
+		Obtain: func(ctx context.Context, rd lookup.Read) (toolcall.Obtained, error) {
+			return r.read(ctx, func(ctx context.Context) (toolcall.Obtained, error) { return r.g.obtain(ctx, rd) })
+		},
+		// A read that must be NSIP's as of now rather than the cache's
+		// (obtainFresh) counts as one lookup like any other.
+		Fresh: func(ctx context.Context, rd lookup.Read) (toolcall.Obtained, error) {
+			return r.read(ctx, func(lctx context.Context) (toolcall.Obtained, error) {
+				// A fresh read has no cached answer to fall back on: past a
+				// share of the call's time the analysis goes on without it
+				// (unproven, and saying so) rather than spend all its time
+				// on one request.
+				limit := r.g.cfg.AnalysisTimeout / freshShare
+				fctx, cancel := context.WithTimeout(lctx, limit)
+				defer cancel()
+				ob, err := r.g.obtainFresh(fctx, rd)
+				if err != nil && fctx.Err() != nil && lctx.Err() == nil {
+					return ob, fmt.Errorf("NSIP did not answer within %s, the share of the call's time a fresh read may take: %w", limit, context.DeadlineExceeded)
+				}
+				return ob, err
+			})
+		},
 	}
-	return r.read(ctx, func(ctx context.Context) (toolcall.Obtained, error) { return r.g.obtain(ctx, rd) })
-}
-
-// getFresh is get for an answer that must be NSIP's as of now rather
-// than the cache's (obtainFresh); it counts as one lookup like any other.
-func (r *lookups) getFresh(ctx context.Context, d *lookup.Def, a any) (any, error) {
-	rd, err := d.Keyed(a)
-	if err != nil {
-		return nil, err
-	}
-	return r.read(ctx, func(lctx context.Context) (toolcall.Obtained, error) {
-		// A fresh read has no cached answer to fall back on: past a share
-		// of the call's time the analysis goes on without it (unproven,
-		// and saying so) rather than spend all its time on one request.
-		limit := r.g.cfg.AnalysisTimeout / freshShare
-		fctx, cancel := context.WithTimeout(lctx, limit)
-		defer cancel()
-		ob, err := r.g.obtainFresh(fctx, rd)
-		if err != nil && fctx.Err() != nil && lctx.Err() == nil {
-			return ob, fmt.Errorf("NSIP did not answer within %s, the share of the call's time a fresh read may take: %w", limit, context.DeadlineExceeded)
-		}
-		return ob, err
-	})
 }
 
 // freshShare is the part of an analysis's time (one in freshShare) that a
@@ -153,27 +148,27 @@ const freshShare = 4
 // read is one lookup of the call, made by obtain: counted against the
 // tool's ceiling, within the call's time limit, in one of its slots, and
 // counted as fetched, cached or stale by where the answer came from.
-func (r *lookups) read(ctx context.Context, obtain func(context.Context) (toolcall.Obtained, error)) (any, error) {
+func (r *lookups) read(ctx context.Context, obtain func(context.Context) (toolcall.Obtained, error)) (toolcall.Obtained, error) {
 	r.mu.Lock()
 	if !r.g.cfg.Now().Before(r.soft) {
 		r.timedOut = true
 		r.mu.Unlock()
-		return nil, analysis.ErrTimeLimit
+		return toolcall.Obtained{}, analysis.ErrTimeLimit
 	}
 	if r.lookups >= r.def.Ceiling {
 		r.mu.Unlock()
-		return nil, analysis.ErrCeiling
+		return toolcall.Obtained{}, analysis.ErrCeiling
 	}
 	r.lookups++
 	r.mu.Unlock()
 	lctx, cancel := context.WithDeadline(ctx, r.hard)
 	defer cancel()
-	timeUp := func() (any, error) {
+	timeUp := func() (toolcall.Obtained, error) {
 		r.mu.Lock()
 		r.timedOut = true
 		r.lookups-- // not read
 		r.mu.Unlock()
-		return nil, analysis.ErrTimeLimit
+		return toolcall.Obtained{}, analysis.ErrTimeLimit
 	}
 	// A plan may want hundreds of answers; asking for them all at once
 	// would queue each behind the rest at the rate limit until they time
@@ -184,7 +179,7 @@ func (r *lookups) read(ctx context.Context, obtain func(context.Context) (toolca
 		if ctx.Err() == nil {
 			return timeUp()
 		}
-		return nil, ctx.Err()
+		return toolcall.Obtained{}, ctx.Err()
 	}
 	if !r.g.cfg.Now().Before(r.soft) {
 		// The time passed while this lookup waited for its slot.
@@ -199,7 +194,7 @@ func (r *lookups) read(ctx context.Context, obtain func(context.Context) (toolca
 		r.mu.Lock()
 		r.lookups--
 		r.mu.Unlock()
-		return nil, err
+		return toolcall.Obtained{}, err
 	}
 	ob, err := obtain(lctx)
 	<-r.slots
@@ -208,7 +203,7 @@ func (r *lookups) read(ctx context.Context, obtain func(context.Context) (toolca
 		return timeUp()
 	}
 	if err != nil {
-		return nil, err
+		return toolcall.Obtained{}, err
 	}
 	r.mu.Lock()
 	switch ob.Source {
@@ -218,7 +213,7 @@ func (r *lookups) read(ctx context.Context, obtain func(context.Context) (toolca
 		r.stale++
 	}
 	r.mu.Unlock()
-	return ob.A.Value, nil
+	return ob, nil
 }
 
 // OverBudget reports whether answer v would be summarized: analyses check
@@ -283,12 +278,11 @@ func (r *lookups) reads() *calllog.Reads {
 	return &calllog.Reads{Lookups: u.Lookups, Fetched: u.Fetched, Cached: u.Cached, Stale: u.Stale}
 }
 
-// The Source's reads: each is the lookup tool's own, with its typed
-// arguments, so a user's call of the tool and an analysis's read of the
-// same thing share one cache entry.
+// The Source's reads (source.Reads), with the absurd values their
+// models left out noted for the answer.
 
 func (r *lookups) Details(ctx context.Context, id string) (*nsip.AnimalDetails, error) {
-	d, err := readAs[nsip.AnimalDetails](ctx, r.get, lookup.Animal, lookup.DetailsArgs{SearchString: id})
+	d, err := r.nsip().Details(ctx, id)
 	if err == nil {
 		r.ignored.Note(d.Ignored)
 	}
@@ -296,14 +290,11 @@ func (r *lookups) Details(ctx context.Context, id string) (*nsip.AnimalDetails, 
 }
 
 func (r *lookups) Lineage(ctx context.Context, id string) (*nsip.Lineage, error) {
-	return readAs[nsip.Lineage](ctx, r.get, lookup.Lineage, lookup.LPNArgs{LPNID: id})
+	return r.nsip().Lineage(ctx, id)
 }
 
-// Search reads a page under the evaluation the query names, if any: a
-// page cached under an earlier evaluation is then not read under a later
-// one (lookup.SearchArgs.Evaluation).
 func (r *lookups) Search(ctx context.Context, q analysis.Query) (*nsip.SearchResults, error) {
-	p, err := readAs[nsip.SearchResults](ctx, r.get, lookup.SearchAnimals, lookup.SearchArgsOf(q.SearchParams, q.Evaluation))
+	p, err := r.nsip().Search(ctx, q.SearchParams, q.Evaluation)
 	if err == nil {
 		r.ignored.Note(p.Ignored)
 	}
@@ -311,7 +302,7 @@ func (r *lookups) Search(ctx context.Context, q analysis.Query) (*nsip.SearchRes
 }
 
 func (r *lookups) Progeny(ctx context.Context, id string, page, size int) (*nsip.ProgenyPage, error) {
-	p, err := readAs[nsip.ProgenyPage](ctx, r.get, lookup.Progeny, lookup.ProgenyArgs{LPNID: id, Page: page, PageSize: size})
+	p, err := r.nsip().Progeny(ctx, id, page, size)
 	if err == nil {
 		r.ignored.Note(p.Ignored)
 	}
@@ -319,32 +310,11 @@ func (r *lookups) Progeny(ctx context.Context, id string, page, size int) (*nsip
 }
 
 func (r *lookups) TraitRanges(ctx context.Context, breed int) (*nsip.TraitRanges, error) {
-	return readAs[nsip.TraitRanges](ctx, r.get, lookup.TraitRanges, lookup.BreedArgs{BreedID: breed})
+	return r.nsip().TraitRanges(ctx, breed)
 }
 
-// LastUpdate is NSIP's last-update date; fresh reads it from NSIP now,
-// since a date cached before a new evaluation would vouch for pages of the
-// new one, and with no stale copy should NSIP fail. A fresh answer is
-// cached for nsip_get_last_update all the same.
 func (r *lookups) LastUpdate(ctx context.Context, fresh bool) (*nsip.LastUpdate, error) {
-	if fresh {
-		return readAs[nsip.LastUpdate](ctx, r.getFresh, lookup.LastUpdate, lookup.NoArgs{})
-	}
-	return readAs[nsip.LastUpdate](ctx, r.get, lookup.LastUpdate, lookup.NoArgs{})
-}
-
-// readAs is the answer get reads of lookup d with its typed arguments a,
-// as the model *T that d's answers decode to.
-func readAs[T any](ctx context.Context, get func(context.Context, *lookup.Def, any) (any, error), d *lookup.Def, a any) (*T, error) {
-	v, err := get(ctx, d, a)
-	if err != nil {
-		return nil, err
-	}
-	t, ok := v.(*T)
-	if !ok {
-		return nil, fmt.Errorf("internal: %s answered a %T, not a %T", d.Name, v, t)
-	}
-	return t, nil
+	return r.nsip().LastUpdate(ctx, fresh)
 }
 
 // Ask puts an analysis's form to the user.
@@ -358,7 +328,7 @@ func (r *lookups) Ask(ctx context.Context, f analysis.Form) (analysis.Answers, b
 
 // ErrorCode is the code a lineage lookup failing with err is answered with.
 func (r *lookups) ErrorCode(err error) string {
-	return r.g.mapError(&lookup.Lineage.Def, param.Valid{}, err).Code
+	return r.g.mapAbout(aboutOf(r.def.tool), param.Sent{}, err).Code
 }
 
 // runAnalysis runs analysis a on a call's validated arguments.

@@ -9,6 +9,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/argcheck"
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/source"
 	"github.com/nsip-tools/nsip-mcp/gateway/tasks"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -48,21 +49,11 @@ func (g *Gateway) unknownToolMiddleware(next server.ToolHandlerFunc) server.Tool
 func (g *Gateway) breeds() *argcheck.Breeds {
 	return &argcheck.Breeds{
 		List: func(ctx context.Context) (*nsip.BreedGroups, bool) {
-			v, ok := g.cachedModel(ctx, lookup.ListBreeds)
-			bg, _ := v.(*nsip.BreedGroups)
-			return bg, ok
+			return readList(ctx, g, source.Reads.Breeds)
 		},
 		TraitRanges: func(ctx context.Context, breed int) (*nsip.TraitRanges, bool) {
-			r, err := lookup.TraitRanges.Keyed(lookup.BreedArgs{BreedID: breed})
-			if err != nil {
-				return nil, false
-			}
-			ob, err := g.obtain(ctx, r)
-			if err != nil {
-				return nil, false
-			}
-			tr, ok := ob.A.Value.(*nsip.TraitRanges)
-			return tr, ok
+			tr, err := g.nsip().TraitRanges(ctx, breed)
+			return tr, err == nil
 		},
 		Search: lookup.SearchFields,
 	}

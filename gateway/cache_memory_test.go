@@ -37,17 +37,30 @@ func TestCacheBytesTrackTheHeap(t *testing.T) {
 		{"search pages of 100", "nsip_search_animals", func(i int) map[string]any { return map[string]any{"page": i, "page_size": 100} }, 14},
 		{"search pages of 15", "nsip_search_animals", func(i int) map[string]any { return map[string]any{"page": stride * i, "page_size": 15} }, 90 / stride},
 	} {
-		for i := range k.n {
-			e.call(k.tool, k.args(i)).mustOK(t)
+		// The heap is read twice around emptying the cache; anything else
+		// the process does in between (a goroutine an earlier test left
+		// ending, say) moves the reading, never the cache's own count. A
+		// reading out of range is therefore taken again, the cache filled
+		// anew, up to three times: a cache that misjudges its entries is
+		// out of range every time.
+		var freed, counted int64
+		var ratio float64
+		for attempt := 1; attempt <= 3; attempt++ {
+			for i := range k.n {
+				e.call(k.tool, k.args(i)).mustOK(t)
+			}
+			// What emptying the cache frees, so that memory the calls left
+			// elsewhere (the token counter's memo, connection buffers) is
+			// not taken for the cache's.
+			freed, counted = heldByCache(t, e.gw)
+			ratio = float64(freed) / float64(counted)
+			t.Logf("%s ×%d, reading %d: cache counts %d KiB, held %d KiB (%.2f)", k.name, k.n, attempt, counted>>10, freed>>10, ratio)
+			if ratio >= 0.6 && ratio <= 1.25 {
+				break
+			}
 		}
-		// What emptying the cache frees, so that memory the calls left
-		// elsewhere (the token counter's memo, connection buffers) is not
-		// taken for the cache's.
-		freed, counted := heldByCache(t, e.gw)
-		ratio := float64(freed) / float64(counted)
-		t.Logf("%s ×%d: cache counts %d KiB, held %d KiB (%.2f)", k.name, k.n, counted>>10, freed>>10, ratio)
 		if ratio < 0.6 || ratio > 1.25 {
-			t.Errorf("%s: the cache held %d KiB for %d KiB it counts (%.2f); want 0.6 to 1.25", k.name, freed>>10, counted>>10, ratio)
+			t.Errorf("%s: the cache held %d KiB for %d KiB it counts (%.2f) in three readings; want 0.6 to 1.25", k.name, freed>>10, counted>>10, ratio)
 		}
 	}
 }

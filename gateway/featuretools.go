@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -9,7 +10,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/session"
-	"github.com/nsip-tools/nsip-mcp/gateway/toolcall"
+	"github.com/nsip-tools/nsip-mcp/gateway/source"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
@@ -42,15 +43,12 @@ func (t featureTools) Params(tool string) []param.Spec {
 }
 
 func (t featureTools) Breeds(ctx context.Context) (*nsip.BreedGroups, bool) {
-	v, ok := t.g.cachedModel(ctx, lookup.ListBreeds)
-	bg, _ := v.(*nsip.BreedGroups)
-	return bg, ok && bg != nil
+	return readList(ctx, t.g, source.Reads.Breeds)
 }
 
 func (t featureTools) Statuses(ctx context.Context) ([]string, bool) {
-	v, ok := t.g.cachedModel(ctx, lookup.Statuses)
-	st, _ := v.(*nsip.Statuses)
-	if !ok || st == nil {
+	st, ok := readList(ctx, t.g, source.Reads.Statuses)
+	if !ok {
 		return nil, false
 	}
 	return st.Values, true
@@ -66,21 +64,16 @@ func (t featureTools) InvalidArgs(_ string, errs []param.FieldError) string {
 	return tc.Text
 }
 
-// cachedModel obtains the decoded answer of a tool without arguments
-// (lookup.NoArgs) through the cache, the breaker and the rate limit. A
-// completion is a convenience: when NSIP cannot answer, it offers nothing
-// rather than fail.
-func (g *Gateway) cachedModel(ctx context.Context, d *lookup.Def) (any, bool) {
+// readList is one of NSIP's lists read through the cache, the breaker and
+// the rate limit. A completion or a check is a convenience: when NSIP
+// cannot answer, it has nothing rather than fail.
+func readList[T any](ctx context.Context, g *Gateway, read func(source.Reads, context.Context) (*T, error)) (*T, bool) {
 	ctx, cancel := context.WithTimeout(ctx, g.cfg.CallTimeout)
 	defer cancel()
-	r, err := d.Keyed(lookup.NoArgs{})
-	var ob toolcall.Obtained
-	if err == nil {
-		ob, err = g.obtain(ctx, r)
-	}
+	v, err := read(g.nsip(), ctx)
 	if err != nil {
-		g.log.Debug("completion without upstream data", "tool", d.Name, "error", err.Error())
+		g.log.Debug("completion without upstream data", "list", fmt.Sprintf("%T", v), "error", err.Error())
 		return nil, false
 	}
-	return ob.A.Value, true
+	return v, v != nil
 }

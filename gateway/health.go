@@ -8,7 +8,10 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/health"
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/metrics"
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/source"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolcall"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 )
 
 // Health is a snapshot of the gateway for monitoring (/healthz).
@@ -25,16 +28,19 @@ func (g *Gateway) reporter() *health.Reporter {
 
 // probe asks for the last-update date through the pipeline, for Ready.
 func (g *Gateway) probe(ctx context.Context) error {
-	r, err := lookup.LastUpdate.Keyed(lookup.NoArgs{})
-	if err != nil {
-		return err
-	}
-	o := g.pass(ctx, r, toolcall.Call{Args: r.Args})
-	switch {
-	case o.Err != nil:
-		return errors.New(o.Err.Problem)
-	case o.Source == cacheStale:
-		return fmt.Errorf("NSIP is failing (%s); only stale answers are available", o.StaleReason)
+	var stale string
+	reads := source.Reads{Obtain: func(ctx context.Context, r lookup.Read) (toolcall.Obtained, error) {
+		ob, err := g.obtain(ctx, r)
+		if err == nil && ob.Source == cacheStale {
+			stale = ob.StaleReason
+		}
+		return ob, err
+	}}
+	switch _, err := reads.LastUpdate(ctx, false); {
+	case err != nil:
+		return errors.New(g.mapAbout(toolerr.About{}, param.Sent{}, err).Problem)
+	case stale != "":
+		return fmt.Errorf("NSIP is failing (%s); only stale answers are available", stale)
 	}
 	return nil
 }

@@ -25,7 +25,7 @@ import (
 type toolDef struct {
 	*tooldef.Def
 	// run answers a validated call.
-	run func(ctx context.Context, c toolcall.Call, src *source) toolcall.Outcome
+	run func(ctx context.Context, c toolcall.Call, src *callSource) toolcall.Outcome
 	// analysis is what the run's Analyze computes: the tool's own, or the
 	// one a lookup's call may choose (nsip_get_animal's percentiles).
 	analysis *analysisEntry
@@ -51,7 +51,9 @@ func lookupTool(d *lookup.Def, pct *analysis.Def) *toolDef {
 		panic(fmt.Sprintf("gateway: %s takes percentiles only with their analysis", d.Name))
 	}
 	t := &toolDef{Def: &d.Def, breedTraits: d.BreedTraits, example: d.Args.Example,
-		run: func(ctx context.Context, c toolcall.Call, src *source) toolcall.Outcome { return d.Run(ctx, c, src) }}
+		run: func(ctx context.Context, c toolcall.Call, src *callSource) toolcall.Outcome {
+			return d.Run(ctx, c, src)
+		}}
 	if d.Answer() != nil {
 		t.schema = structured.Lookup(d.Answer(), d.Kind, d.Percentiles)
 	}
@@ -71,7 +73,9 @@ func lookupTool(d *lookup.Def, pct *analysis.Def) *toolDef {
 func analysisTool(a *analysis.Def) *toolDef {
 	e := &analysisEntry{Def: a, tool: &a.Def}
 	return &toolDef{Def: &a.Def, analysis: e, schema: structured.Analysis(a), tasks: true, asksInRun: true, example: a.Example,
-		run: func(ctx context.Context, c toolcall.Call, src *source) toolcall.Outcome { return src.Analyze(ctx, c) }}
+		run: func(ctx context.Context, c toolcall.Call, src *callSource) toolcall.Outcome {
+			return src.Analyze(ctx, c)
+		}}
 }
 
 // registry is every tool, in the order tools/list shows them: the

@@ -31,9 +31,8 @@ var (
 	argTraits    = views.Name("Traits")
 	argSkip      = views.Name("Skip")
 	argMaxTokens = views.Name("MaxTokens")
-	// argPageSize is the size of the page that skip is within: SearchArgs's
-	// and ProgenyArgs's PageSize, which are named alike.
-	argPageSize = lookup.SearchAnimals.Args.Name("PageSize")
+	// argPageSize is the size of the page that skip is within.
+	argPageSize = lookup.ArgPageSize
 )
 
 // viewOf is the view that the validated arguments args of a tool taking

@@ -28,9 +28,11 @@ type buildInfo struct {
 var build = readBuild(version, commit, date, debug.ReadBuildInfo)
 
 // readBuild prefers the values stamped by the linker. Without them it takes
-// the module version go install records for name@version, and the VCS
-// revision and time go build records in a git checkout; the version is then
-// dev+<short revision> so that two unstamped builds still tell apart.
+// the module version Go records (name@version's for go install, a
+// pseudo-version v0.0.0-<time>-<commit> or a tag for a build in a git
+// checkout), and the VCS revision and time beside it. A toolchain that
+// records (devel) beside a revision gets dev+<short revision>, so that two
+// unstamped builds still tell apart; with -buildvcs=false it is plain dev.
 func readBuild(v, c, d string, read func() (*debug.BuildInfo, bool)) buildInfo {
 	b := buildInfo{Version: v, Commit: c, Date: d, Go: runtime.Version()}
 	if b.Version != "" {

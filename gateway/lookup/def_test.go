@@ -225,3 +225,10 @@ func TestDefineRefusesAFieldWithoutItsDescription(t *testing.T) {
 	}()
 	define(&Def{Def: tooldef.Def{Name: "nsip_test_tool"}, fetch: argsOnly[undescribed, nsip.LastUpdate]()})
 }
+
+// Skip is within a page of either paged tool: both name its size alike.
+func TestPagedToolsNameThePageSizeAlike(t *testing.T) {
+	if got := Progeny.Args.Name("PageSize"); got != ArgPageSize {
+		t.Errorf("nsip_get_progeny's page size is %q, nsip_search_animals's %q", got, ArgPageSize)
+	}
+}

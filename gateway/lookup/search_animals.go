@@ -44,6 +44,10 @@ var SearchAnimals = define(&Def{
 	}, func(v *nsip.SearchResults) json.RawMessage { return v.Raw }),
 })
 
+// ArgPageSize is the argument a page's size is given in, which skip is
+// within: SearchArgs's, and ProgenyArgs's named alike.
+var ArgPageSize = SearchAnimals.Args.Name("PageSize")
+
 // SearchArgs is nsip_search_animals's; params is the client's form, and
 // SearchArgsOf the way back.
 type SearchArgs struct {

@@ -34,8 +34,8 @@ var SearchByLPN = define(&Def{
 			`Arguments: lpn_id; traits; max_tokens. Shares the cache of the single-part tools.`,
 	},
 	run:    runProfile,
-	fields:    param.Table{reflect.TypeFor[ProfileArgs](): param.Fields{"LPNID": param.LPNParam("")}},
-	fetch:     argsOnly[ProfileArgs, nsip.AnimalProfile](),
+	fields: param.Table{reflect.TypeFor[ProfileArgs](): param.Fields{"LPNID": param.LPNParam("")}},
+	fetch:  argsOnly[ProfileArgs, nsip.AnimalProfile](),
 })
 
 // ProfileArgs is nsip_search_by_lpn's.

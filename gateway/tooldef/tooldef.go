@@ -1,11 +1,11 @@
-// Package tooldef is what every tool is, whatever answers it: its name,
+// Package tooldef is what every tool is, whatever it computes: its name,
 // title, description, arguments, the summarizer its answers take, its
 // toolset and how a not-found answer is worded. A lookup tool
 // ([github.com/nsip-tools/nsip-mcp/gateway/lookup.Def]) and an analysis
-// tool ([github.com/nsip-tools/nsip-mcp/gateway/analysis.Def]) each embed
-// one, so that the call path decodes, validates, fits, maps errors and
-// logs every tool through this one type, and serves each by what it
-// embeds it in.
+// ([github.com/nsip-tools/nsip-mcp/gateway/analysis.Def]) each embed one,
+// so that the call path decodes, validates, fits, maps errors and logs
+// every tool through this one type; the gateway registers each with its
+// run.
 package tooldef
 
 import (
