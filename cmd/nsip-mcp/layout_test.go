@@ -50,7 +50,9 @@ var mayImport = map[string][]string{
 	"gateway/toolsets":          nil,
 	"gateway/passes":            {"gateway/analysis"},
 	"gateway/structured":        {"gateway/analysis", "gateway/outschema", "nsip", "summarize"},
-	"gateway/lookup":            {"cache", "gateway/analysis", "gateway/argcheck", "gateway/param", "gateway/tooldef", "gateway/toolsets", "nsip", "nsip/toolname", "summarize"},
+	"gateway/toolcall":          {"gateway/calllog", "gateway/full", "gateway/param", "gateway/toolerr", "gateway/upstream", "summarize"},
+	"gateway/lookup":            {"cache", "gateway/argcheck", "gateway/full", "gateway/param", "gateway/toolcall", "gateway/tooldef", "gateway/toolerr", "gateway/toolsets", "gateway/upstream", "nsip", "nsip/toolname", "summarize"},
+	"gateway/source":            {"gateway/lookup", "gateway/toolcall", "nsip"},
 	"gateway":                   {"gateway/*", "cache", "nsip", "nsip/breeding", "nsip/toolname", "summarize", "transport/caller"},
 	"cmd/*":                     {"*"},
 }
