@@ -21,7 +21,7 @@ TAGS := e2e
 COVER_PKGS  := nsip nsip/shape nsip/livecheck cache gateway gateway/analysis gateway/argcheck gateway/calllog gateway/elicit gateway/features \
                gateway/finite gateway/full gateway/health gateway/internal/snapshot gateway/lookup gateway/metrics gateway/outschema \
                gateway/param gateway/passes gateway/session gateway/structured gateway/tasks gateway/toolerr \
-               gateway/tooldef gateway/toolsets gateway/upstream gateway/views
+               gateway/source gateway/toolcall gateway/tooldef gateway/toolsets gateway/upstream gateway/views
 COVER_MIN   := 90
 # Version, commit and commit time stamped into the binaries (.ci/version);
 # VERSION=v1.2.3 on the command line overrides the first.

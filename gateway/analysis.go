@@ -9,9 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
-
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/calllog"
 	"github.com/nsip-tools/nsip-mcp/gateway/finite"
@@ -19,49 +16,11 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/source"
-	"github.com/nsip-tools/nsip-mcp/gateway/tasks"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolcall"
-	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
-
-// An analysisEntry is an analysis as the gateway runs it: its definition
-// and the tool definition its answer is fitted, logged and its errors
-// worded under. Each answer it reads goes through the same path as the
-// lookups (cache, collapse, breaker, rate limit), the number it may read
-// is capped per call, and the result is fitted into the token budget like
-// theirs.
-type analysisEntry struct {
-	*analysis.Def
-	tool *tooldef.Def
-}
-
-// asTask lets calls of d run as MCP tasks (protocol 2025-11-25): the
-// client gets a task at once, polls it, and may cancel it; the task is its
-// creator's alone (gateway/tasks).
-func (g *Gateway) asTask(st *server.ServerTool, d *toolDef) {
-	st.Tool.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
-	st.Handler = func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		t, err := tasks.Of(req)
-		if err != nil {
-			return (&toolerr.Error{Code: toolerr.CodeInvalidArgument, Field: "task", Problem: err.Error()}).Result(), nil
-		}
-		if t != nil {
-			// The task's own context: the creating request's ends as soon
-			// as the task is returned, tasks/cancel, the task's expiry and
-			// shutdown end this one, and the analysis's next lookup stops.
-			var done func()
-			ctx, done = g.tasks.Start(ctx, t)
-			defer done()
-			defer g.cfg.Metrics.TaskStarted(d.Name)()
-		}
-		var res *mcp.CallToolResult
-		g.withProgress(ctx, req, func() { res = g.call(ctx, d, req) })
-		return res, nil
-	}
-}
 
 // lookups is one analysis call's access to NSIP, its analysis.Source:
 // every lookup goes through the gateway's call path and is counted against

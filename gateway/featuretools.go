@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -62,18 +61,4 @@ func (t featureTools) SeenLPNs(ctx context.Context) []string {
 func (t featureTools) InvalidArgs(_ string, errs []param.FieldError) string {
 	tc, _ := mcp.AsTextContent(toolerr.InvalidArgs(nil, errs).Result().Content[0])
 	return tc.Text
-}
-
-// readList is one of NSIP's lists read through the cache, the breaker and
-// the rate limit. A completion or a check is a convenience: when NSIP
-// cannot answer, it has nothing rather than fail.
-func readList[T any](ctx context.Context, g *Gateway, read func(source.Reads, context.Context) (*T, error)) (*T, bool) {
-	ctx, cancel := context.WithTimeout(ctx, g.cfg.CallTimeout)
-	defer cancel()
-	v, err := read(g.nsip(), ctx)
-	if err != nil {
-		g.log.Debug("completion without upstream data", "list", fmt.Sprintf("%T", v), "error", err.Error())
-		return nil, false
-	}
-	return v, v != nil
 }

@@ -4,12 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime"
-	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/mark3labs/mcp-go/server"
 	"golang.org/x/sync/semaphore"
 	"golang.org/x/sync/singleflight"
 
@@ -24,10 +21,8 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/passes"
 	"github.com/nsip-tools/nsip-mcp/gateway/session"
 	"github.com/nsip-tools/nsip-mcp/gateway/tasks"
-	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
-	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
@@ -149,44 +144,6 @@ type Gateway struct {
 	passFilled func(key string)
 }
 
-// New builds a gateway over up, fitting results with sum.
-func New(up Upstream, sum *summarize.Summarizer, cfg Config) (*Gateway, error) {
-	if up == nil || sum == nil {
-		return nil, errors.New("gateway: an upstream and a summarizer are required")
-	}
-	cfg, err := withDefaults(cfg)
-	if err != nil {
-		return nil, err
-	}
-	c, err := cache.New(cache.Config{
-		TTL: cfg.CacheTTL, StaleTTL: cfg.StaleTTL,
-		MaxEntries: cfg.CacheMaxEntries, MaxBytes: cfg.CacheMaxBytes, Now: cfg.Now,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("gateway: %w", err)
-	}
-	g := &Gateway{
-		up: up, sum: sum, cfg: cfg, log: cfg.Logger, cache: c,
-		fitSlots: semaphore.NewWeighted(int64(runtime.GOMAXPROCS(0))),
-		fitFunc:  sum.Fit,
-	}
-	g.pool = g.newPool(c)
-	g.passes = newPasses(cfg)
-	if g.tasks, err = tasks.New(tasks.Config{
-		PerCaller: cfg.TasksPerClient, Max: cfg.TasksMax, TTL: cfg.TaskTTL, Now: cfg.Now, Logger: cfg.Logger,
-	}); err != nil {
-		return nil, fmt.Errorf("gateway: %w", err)
-	}
-	g.features = features.New(featureTools{g})
-	g.forms = &elicit.Asker{Log: cfg.Logger, Breeds: featureTools{g}.Breeds}
-	// A link lives as long as a cached answer.
-	g.full = full.New(full.Config{TTL: cfg.CacheTTL, MaxBytes: cfg.FullMaxBytes, StoreBytes: 4 * cfg.FullMaxBytes, Now: cfg.Now})
-	g.intro = g.introduction()
-	g.stats.Init(allToolNames(), toolerr.Codes) // every tool defined, offered or not
-	cfg.Metrics.WatchState(g.metricsState)
-	return g, nil
-}
-
 // newPool is the upstream pool over the local tier c.
 func (g *Gateway) newPool(c *cache.Cache) *upstream.Pool {
 	cfg := g.cfg
@@ -255,70 +212,20 @@ func setDefault[T comparable](v *T, d T) {
 	}
 }
 
-// NewMCPServer returns an MCP server offering the tools of the configured
-// toolsets in the table's order, the resources, resource templates, prompts
-// and completions, with panic recovery, icons, cache hints on the lists, a
-// description and usage instructions. opts are applied after those, so
-// callers can override them; server.WithHooks replaces the hooks that
-// remember LPN IDs for completions and date the instructions, and those
-// that make each task its creator's (without them an analysis asked for
-// as a task answers only that it cannot run as one).
-func (g *Gateway) NewMCPServer(name, version string, opts ...server.ServerOption) *server.MCPServer {
-	base := []server.ServerOption{
-		server.WithToolCapabilities(false),
-		server.WithRecovery(),
-		server.WithInstructions(g.intro),
-		server.WithToolFilter(toolsets.Order(allToolNames())),
-		server.WithIcons(toolsets.ServerIcon()),
-	}
-	if g.offersToolset(toolsets.Analysis) {
-		// The analysis tools run as tasks on request, each visible to its
-		// creator alone (gateway/tasks, whose request hooks serverOptions adds).
-		base = append(base, server.WithTaskCapabilities(true, true, true), server.WithTaskHooks(g.tasks.TaskHooks()),
-			server.WithToolFilter(tasks.ToolFilter))
-	}
-	base = append(base, toolsets.CacheHints()...)
-	s := server.NewMCPServer(name, version, append(append(base, g.serverOptions()...), opts...)...)
-	g.tasks.Attach(s)
-	if g.offersToolset(toolsets.Analysis) {
-		g.tasks.Offer(s) // a breed pass read in the background is followed as a task
-	}
-	s.AddTools(g.structuredOrNot(g.Tools())...)
-	g.addFeatures(s)
-	return s
-}
-
-// StopTasks cancels the tasks still running, for shutdown, logging and
-// returning how many there were.
-func (g *Gateway) StopTasks() int { return g.tasks.Shutdown() }
-
-// Close ends what the gateway runs on its own, for shutdown: the tasks
-// still running (StopTasks), and the breed passes being read in the
-// background, which it waits for. Calls in flight are the server's to end.
-func (g *Gateway) Close() {
-	g.StopTasks()
-	g.passes.Close()
-}
-
-// TaskIssued reports whether id is a task the gateway gave a client and
-// still holds (tasks.Store.Issued).
-func (g *Gateway) TaskIssued(id string) bool { return g.tasks.Issued(id) }
-
-// introduction orients a model in the tools offered at connection time; it
-// names no tool this server does not offer.
-func (g *Gateway) introduction() string {
-	text := `Read-only access to the NSIP (National Sheep Improvement Program) Search API: sheep genetic evaluations (EBVs), pedigrees and progeny. ` +
-		`Tools: ` + strings.Join(g.offeredToolNames(), ", ") + `. `
-	if g.offersToolset(toolsets.Lookup) {
-		text += `Typical flow: ` + toolname.ListBreeds + ` for breed IDs -> ` + toolname.SearchAnimals + ` for LPN IDs -> ` + toolname.GetAnimal + `, ` + toolname.GetLineage + `, ` + toolname.GetProgeny + `. `
-	}
-	return text + `Answers over the token budget are summarized; _meta.summarized and the summary itself say how to get the rest. ` +
-		`Errors are JSON {"error":{"code",...}} naming the field to fix or when to retry.` + g.features.Note()
-}
-
 // retryIn is how long until the open breaker lets a trial request through.
 func (g *Gateway) retryIn() time.Duration { return g.pool.RetryIn() }
 
 // sharedCodec writes and reads the replicas' shared records of answers: it
 // knows each lookup tool's model, as the tool's definition declares it.
 var sharedCodec = upstream.NewCodec(lookup.Models()...)
+
+// MaxTokenCap is the most tokens any call may ask for with max_tokens,
+// whatever the server's configured cap.
+const MaxTokenCap = 25000
+
+// minMaxTokens is the smallest max_tokens: below it a summary cannot hold
+// one row of a page.
+const minMaxTokens = 256
+
+// defaultMaxBudget is the server's default cap on max_tokens.
+const defaultMaxBudget = 8000

@@ -9,7 +9,6 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
-	"github.com/nsip-tools/nsip-mcp/gateway/source"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolcall"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
@@ -58,10 +57,6 @@ func (s *callSource) Analyze(ctx context.Context, c toolcall.Call) toolcall.Outc
 	}
 	return s.g.runAnalysis(ctx, s.tool.analysis, c)
 }
-
-// nsip are NSIP's reads through the cache and the upstream pool, as the
-// server's own checks and lists make them.
-func (g *Gateway) nsip() source.Reads { return source.Reads{Obtain: g.obtain, Fresh: g.obtainFresh} }
 
 // sharedFit is a fit made from several cached answers (an
 // nsip_search_by_lpn profile), cached under its own key and valid while

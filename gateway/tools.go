@@ -5,17 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
-
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/structured"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolcall"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
-	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
-	appviews "github.com/nsip-tools/nsip-mcp/gateway/views"
 )
 
 // toolDef is a tool as the one call path serves it: the definition every
@@ -25,7 +20,7 @@ import (
 type toolDef struct {
 	*tooldef.Def
 	// run answers a validated call.
-	run func(ctx context.Context, c toolcall.Call, src *callSource) toolcall.Outcome
+	run func(ctx context.Context, c toolcall.Call, src lookup.Source) toolcall.Outcome
 	// analysis is what the run's Analyze computes: the tool's own, or the
 	// one a lookup's call may choose (nsip_get_animal's percentiles).
 	analysis *analysisEntry
@@ -51,7 +46,7 @@ func lookupTool(d *lookup.Def, pct *analysis.Def) *toolDef {
 		panic(fmt.Sprintf("gateway: %s takes percentiles only with their analysis", d.Name))
 	}
 	t := &toolDef{Def: &d.Def, breedTraits: d.BreedTraits, example: d.Args.Example,
-		run: func(ctx context.Context, c toolcall.Call, src *callSource) toolcall.Outcome {
+		run: func(ctx context.Context, c toolcall.Call, src lookup.Source) toolcall.Outcome {
 			return d.Run(ctx, c, src)
 		}}
 	if d.Answer() != nil {
@@ -73,7 +68,7 @@ func lookupTool(d *lookup.Def, pct *analysis.Def) *toolDef {
 func analysisTool(a *analysis.Def) *toolDef {
 	e := &analysisEntry{Def: a, tool: &a.Def}
 	return &toolDef{Def: &a.Def, analysis: e, schema: structured.Analysis(a), tasks: true, asksInRun: true, example: a.Example,
-		run: func(ctx context.Context, c toolcall.Call, src *callSource) toolcall.Outcome {
+		run: func(ctx context.Context, c toolcall.Call, src lookup.Source) toolcall.Outcome {
 			return src.Analyze(ctx, c)
 		}}
 }
@@ -121,40 +116,13 @@ func toolNamed(name string) *toolDef {
 	return nil
 }
 
-// Tools returns the tools of the configured toolsets bound to this
-// gateway, in registry order.
-func (g *Gateway) Tools() []server.ServerTool {
-	var out []server.ServerTool
-	for _, d := range registry {
-		if g.offersToolset(d.Toolset) {
-			out = append(out, g.serverTool(d))
-		}
-	}
-	for i := range out {
-		out[i].Handler = g.forms.Wrap(out[i].Handler)
-	}
-	return out
-}
-
-func (g *Gateway) serverTool(d *toolDef) server.ServerTool {
-	t := mcp.NewTool(d.Name,
-		mcp.WithToolIcons(toolsets.Icon(d.Toolset)),
-		mcp.WithToolTitle(d.Title),
-		mcp.WithDescription(d.Desc),
-		mcp.WithToolAnnotation(mcp.ToolAnnotation{
-			Title:           d.Title,
-			ReadOnlyHint:    mcp.ToBoolPtr(true),
-			DestructiveHint: mcp.ToBoolPtr(false),
-			IdempotentHint:  mcp.ToBoolPtr(true),
-			OpenWorldHint:   mcp.ToBoolPtr(true),
-		}),
-	)
-	t.InputSchema = d.Args.InputSchema()
-	t.RawOutputSchema = d.schema
-	appviews.Declare(&t)
-	st := server.ServerTool{Tool: t, Handler: g.handler(d)}
-	if d.tasks {
-		g.asTask(&st, d)
-	}
-	return st
+// An analysisEntry is an analysis as the gateway runs it: its definition
+// and the tool definition its answer is fitted, logged and its errors
+// worded under. Each answer it reads goes through the same path as the
+// lookups (cache, collapse, breaker, rate limit), the number it may read
+// is capped per call, and the result is fitted into the token budget like
+// theirs.
+type analysisEntry struct {
+	*analysis.Def
+	tool *tooldef.Def
 }

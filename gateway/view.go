@@ -9,17 +9,6 @@ import (
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
-// MaxTokenCap is the most tokens any call may ask for with max_tokens,
-// whatever the server's configured cap.
-const MaxTokenCap = 25000
-
-// minMaxTokens is the smallest max_tokens: below it a summary cannot hold
-// one row of a page.
-const minMaxTokens = 256
-
-// defaultMaxBudget is the server's default cap on max_tokens.
-const defaultMaxBudget = 8000
-
 var (
 	// views are all the view arguments, so that the code that reads one
 	// names it by its field.

@@ -93,6 +93,14 @@ var recentProfiles = func() *lru.Cache[string, [3]Read] {
 // parts are unchanged, as fitting one means counting thousands of tokens.
 func runProfile(ctx context.Context, d *Def, c toolcall.Call, src Source) toolcall.Outcome {
 	r := d.Read(c.Args)
+	o := profile(ctx, d, r, c, src)
+	// Logged with the arguments that key it, as a lookup's call is.
+	o.Params = r.Key[len(d.Method)+1:]
+	return o
+}
+
+// profile is runProfile's answer of the read r of call c.
+func profile(ctx context.Context, d *Def, r Read, c toolcall.Call, src Source) toolcall.Outcome {
 	// Read with a check rather than decoded from the key as a fetch's
 	// arguments are: this runs on every call, hits included.
 	field := d.Args.Name("LPNID")
@@ -119,7 +127,7 @@ func runProfile(ctx context.Context, d *Def, c toolcall.Call, src Source) toolca
 	if err := errors.Join(errs...); err != nil {
 		return toolcall.Failed(src.MapError(r.Args, err))
 	}
-	o := toolcall.Outcome{Source: toolcall.Hit, Value: profileModel(obs), PageLinks: true, Params: r.Key[len(d.Method)+1:]}
+	o := toolcall.Outcome{Source: toolcall.Hit, Value: profileModel(obs), PageLinks: true}
 	ids := make([]uint64, len(obs))
 	for i, ob := range obs {
 		ids[i] = ob.A.ID

@@ -9,10 +9,12 @@ import (
 )
 
 // maxUpward is the most arrows allowed to point up in the best layout of
-// the gateway tree found by arrange. It is the count measured when the test
-// was written; the target is 8. Lower it as upward arrows are removed, and
-// do not raise it.
-const maxUpward = 18
+// the gateway tree found by arrange. The root's files were laid out so that
+// none does (each stands above what it uses: server.go wires everything,
+// pipeline.go is the call path, read.go the reads below every run); a
+// little slack lets a change land before its file finds its floor, but
+// more than this means the files no longer read top to bottom.
+const maxUpward = 8
 
 // Size limits for non-test Go code under gateway/ (generated files and
 // anything under testdata/ or node_modules/ are not counted).
