@@ -2,18 +2,27 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"log/slog"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/calllog"
 	"github.com/nsip-tools/nsip-mcp/gateway/elicit"
 	"github.com/nsip-tools/nsip-mcp/gateway/features"
+	"github.com/nsip-tools/nsip-mcp/gateway/full"
+	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/structured"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolcall"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
+	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
@@ -179,4 +188,235 @@ func (g *Gateway) finish(ctx context.Context, d *tooldef.Def, params string, sta
 		}
 	}
 	g.log.LogAttrs(ctx, level, "tool call", attrs...)
+}
+
+// handler is the ToolHandlerFunc of tool d. It never returns a Go error:
+// every failure a model can act on is an error result.
+func (g *Gateway) handler(d *toolDef) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var res *mcp.CallToolResult
+		g.withProgress(ctx, req, func() { res = g.call(ctx, d, req) })
+		return res, nil
+	}
+}
+
+// withProgress runs work, and while it runs past each ProgressInterval sends
+// the caller a notifications/progress, if the request asked for progress.
+// All notifications are sent before withProgress returns, hence before the
+// result.
+func (g *Gateway) withProgress(ctx context.Context, req mcp.CallToolRequest, work func()) {
+	var token mcp.ProgressToken
+	if req.Params.Meta != nil {
+		token = req.Params.Meta.ProgressToken
+	}
+	srv := server.ServerFromContext(ctx)
+	if token == nil || srv == nil {
+		work()
+		return
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		start := time.Now()
+		t := time.NewTicker(g.cfg.ProgressInterval)
+		defer t.Stop()
+		for n := 1; ; n++ {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				err := srv.SendNotificationToClient(ctx, "notifications/progress", map[string]any{
+					"progressToken": token,
+					"progress":      n,
+					"message":       fmt.Sprintf("waiting for NSIP: %.0f s so far", time.Since(start).Seconds()),
+				})
+				if err != nil {
+					g.log.Debug("progress notification not sent", slog.String("error", err.Error()))
+				}
+			}
+		}
+	}()
+	work()
+	close(stop)
+	wg.Wait()
+}
+
+// resultMeta is what an answer reports in _meta beside its text: where it
+// came from, where a page sits, what its complete data is, and how it was
+// fitted. The members are those the tools' contracts document
+// (specs/contracts); each is written only when it applies. mcp-go holds
+// _meta as a JSON object, which fields writes once, at the edge.
+type resultMeta struct {
+	cache    string            // a lookup's: hit, miss or stale
+	upstream any               // an analysis's reads (analysis.Upstream)
+	paging   *summarize.Paging // a page's place
+	notes    []string          // trait codes the glossary does not know
+	stale    bool              // served from a stale entry while NSIP failed
+	staleAge int               // its age, in seconds
+	why      string            // the error code NSIP failed with
+	format   string            // a note that NSIP's answer was in a shape not recognized
+	full     *full.Meta        // the links to a summarized answer's complete data
+	fit      summarize.Result  // the answer's fit: tokens, and whether summarized
+	budget   int               // the budget it was fitted to
+}
+
+// fields is m as the members of _meta.
+func (m *resultMeta) fields() map[string]any {
+	// Room for a plain hit's members without growing.
+	out := make(map[string]any, 8)
+	if m.cache != "" {
+		out["cache"] = m.cache
+	}
+	if m.upstream != nil {
+		out["upstream"] = m.upstream
+	}
+	if p := m.paging; p != nil {
+		out["page"], out["page_size"], out["total_count"] = p.Page, p.PageSize, p.TotalCount
+		if p.Next != nil {
+			out["next"] = p.Next
+		}
+		if p.NextWithheld != "" {
+			out["next_withheld"] = p.NextWithheld
+		}
+		// Said here for every answer, pass-throughs included, whose text
+		// is NSIP's byte for byte and so cannot say it itself.
+		if p.Contradicting != nil {
+			out["contradicting_criteria"] = p.Contradicting
+		}
+	}
+	if len(m.notes) > 0 {
+		out["notes"] = m.notes
+	}
+	if m.stale {
+		out["stale_age_seconds"], out["stale_reason"] = m.staleAge, m.why
+	}
+	if m.format != "" {
+		out["shape_recognized"], out["format_note"] = false, m.format
+	}
+	if m.full != nil {
+		out["full"] = *m.full
+	}
+	out["tokens"], out["original_tokens"] = m.fit.Tokens, m.fit.OriginalTokens
+	out["summarized"], out["budget"] = m.fit.Summarized, m.budget
+	return out
+}
+
+// Every tool declares an output schema and returns its answer a second
+// time as structuredContent (gateway/structured); here are the tool
+// table's parts of them.
+
+// structuredOrNot is tools as served: with Config.NoStructured, without
+// output schemas, and their results without structuredContent.
+func (g *Gateway) structuredOrNot(tools []server.ServerTool) []server.ServerTool {
+	if !g.cfg.NoStructured {
+		return tools
+	}
+	return structured.Strip(tools)
+}
+
+// withStructured adds the structured copy of a successful lookup answer to
+// res: the copy kept with a cached answer, or one written now from its
+// text or, for a bare list, its model (structured.Copy).
+func withStructured(res *mcp.CallToolResult, d *tooldef.Def, o toolcall.Outcome) *mcp.CallToolResult {
+	if o.Structured != nil {
+		res.RawStructuredContent = o.Structured // kept when cached, or an analysis's own JSON
+		return res
+	}
+	var model any
+	if o.FormatNote == "" {
+		model = o.Value
+	}
+	if b := structured.Copy(d.Kind, o.Res.Text, o.Res.IsObject(), model); b != nil {
+		res.RawStructuredContent = b
+	}
+	return res
+}
+
+// callSource is one call's way to NSIP, as its tool's run reads through it
+// (lookup.Source): the cache, the upstream pool behind it, the fit to the
+// budget, and the wording of errors under the tool's name.
+type callSource struct {
+	g    *Gateway
+	tool *toolDef
+}
+
+var _ lookup.Source = (*callSource)(nil)
+
+func (s *callSource) Pass(ctx context.Context, r lookup.Read, c toolcall.Call) toolcall.Outcome {
+	return s.g.pass(ctx, r, c)
+}
+
+func (s *callSource) Obtain(ctx context.Context, r lookup.Read) (toolcall.Obtained, error) {
+	return s.g.obtain(ctx, r)
+}
+
+func (s *callSource) Fit(ctx context.Context, kind summarize.Kind, c toolcall.Call, value any, raw json.RawMessage) (summarize.Result, error) {
+	return s.g.fit(ctx, kind, s.tool.Name, c, value, raw)
+}
+
+func (s *callSource) Data(keys []string, ids []uint64, join func([]*upstream.Answer) json.RawMessage) full.Data {
+	return s.g.cachedData(keys, ids, join)
+}
+
+func (s *callSource) MapError(args param.Valid, err error) *toolerr.Error {
+	return s.g.mapError(s.tool.Def, args, err)
+}
+
+func (s *callSource) UnknownBreed(ctx context.Context, field string, breed int, example *param.Call) *toolerr.Error {
+	return s.g.unknownBreed(ctx, field, breed, example)
+}
+
+// Analyze runs the tool's analysis; a tool without one has no call that
+// asks for it.
+func (s *callSource) Analyze(ctx context.Context, c toolcall.Call) toolcall.Outcome {
+	if s.tool.analysis == nil {
+		return toolcall.Failed(&toolerr.Error{Code: toolerr.CodeUpstreamError, Problem: "internal: " + s.tool.Name + " has no analysis to run"})
+	}
+	return s.g.runAnalysis(ctx, s.tool.analysis, c)
+}
+
+// sharedFit is a fit made from several cached answers (an
+// nsip_search_by_lpn profile), cached under its own key and valid while
+// those are the answers it was made from. It holds their ids rather than
+// the answers, so that evicting one frees it.
+type sharedFit struct {
+	ids []uint64
+	res summarize.Result
+}
+
+// FitOnce returns the fit cached under key while ids are the answers it
+// was made from; otherwise callers asking for the same fit over the same
+// answers share one, made on its own deadline as a fetch is, and cached.
+func (s *callSource) FitOnce(ctx context.Context, key string, ids []uint64, fit func(context.Context) (summarize.Result, error)) (summarize.Result, error) {
+	g := s.g
+	if e, ok := g.cache.Recall(key); ok {
+		if sf, ok := e.Value.(*sharedFit); ok && slices.Equal(sf.ids, ids) {
+			return sf.res, nil
+		}
+	}
+	ch := g.flight.DoChan(fmt.Sprint(key, "#", ids), func() (any, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), g.cfg.CallTimeout)
+		defer cancel()
+		res, err := fit(ctx)
+		if err != nil {
+			return nil, err
+		}
+		// The answers' JSON is not kept, only the fitted text.
+		g.cache.Set(key, &sharedFit{ids: ids, res: res}, int64(len(res.Text)+len(key)+upstream.EntryOverhead), res.OriginalTokens)
+		return res, nil
+	})
+	g.fitWaiters.Add(1)
+	defer g.fitWaiters.Add(-1)
+	select {
+	case r := <-ch:
+		if r.Err != nil {
+			return summarize.Result{}, r.Err
+		}
+		return r.Val.(summarize.Result), nil
+	case <-ctx.Done():
+		// Every answer is in hand: only the fit was outstanding.
+		return summarize.Result{}, fmt.Errorf("%w: %w", toolerr.ErrFitWait, ctx.Err())
+	}
 }

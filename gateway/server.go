@@ -7,11 +7,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"runtime"
 	"strings"
-	"sync"
-	"time"
 
 	appviews "github.com/nsip-tools/nsip-mcp/gateway/views"
 
@@ -190,57 +187,4 @@ func (g *Gateway) asTask(st *server.ServerTool, d *toolDef) {
 		g.withProgress(ctx, req, func() { res = g.call(ctx, d, req) })
 		return res, nil
 	}
-}
-
-// handler is the ToolHandlerFunc of tool d. It never returns a Go error:
-// every failure a model can act on is an error result.
-func (g *Gateway) handler(d *toolDef) server.ToolHandlerFunc {
-	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		var res *mcp.CallToolResult
-		g.withProgress(ctx, req, func() { res = g.call(ctx, d, req) })
-		return res, nil
-	}
-}
-
-// withProgress runs work, and while it runs past each ProgressInterval sends
-// the caller a notifications/progress, if the request asked for progress.
-// All notifications are sent before withProgress returns, hence before the
-// result.
-func (g *Gateway) withProgress(ctx context.Context, req mcp.CallToolRequest, work func()) {
-	var token mcp.ProgressToken
-	if req.Params.Meta != nil {
-		token = req.Params.Meta.ProgressToken
-	}
-	srv := server.ServerFromContext(ctx)
-	if token == nil || srv == nil {
-		work()
-		return
-	}
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		start := time.Now()
-		t := time.NewTicker(g.cfg.ProgressInterval)
-		defer t.Stop()
-		for n := 1; ; n++ {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-				err := srv.SendNotificationToClient(ctx, "notifications/progress", map[string]any{
-					"progressToken": token,
-					"progress":      n,
-					"message":       fmt.Sprintf("waiting for NSIP: %.0f s so far", time.Since(start).Seconds()),
-				})
-				if err != nil {
-					g.log.Debug("progress notification not sent", slog.String("error", err.Error()))
-				}
-			}
-		}
-	}()
-	work()
-	close(stop)
-	wg.Wait()
 }
