@@ -3,7 +3,6 @@ package lookup
 import (
 	"context"
 	"encoding/json"
-	"reflect"
 	"strconv"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
@@ -27,14 +26,16 @@ var Animal = define(&Def{
 	},
 	Percentiles: true,
 	run:         runAnimal,
-	fields: param.Table{reflect.TypeFor[DetailsArgs](): param.Fields{
-		"SearchString": {
-			Example: param.ExampleLPN, Complete: param.LPNs,
-			// Upper case, as LPN IDs (and registration numbers) are written.
-			MinLen: 2, MaxLen: nsip.MaxSearchStringLength, Pattern: param.SearchPattern, Upper: true,
-		},
-		"Percentiles": {Example: true},
-	}},
+	fields: param.Of(func(a *DetailsArgs) param.Described {
+		return param.Described{
+			&a.SearchString: {
+				Example: param.ExampleLPN, Complete: param.LPNs,
+				// Upper case, as LPN IDs (and registration numbers) are written.
+				MinLen: 2, MaxLen: nsip.MaxSearchStringLength, Pattern: param.SearchPattern, Upper: true,
+			},
+			&a.Percentiles: {Example: true},
+		}
+	}),
 	fetch: fetchWith(func(ctx context.Context, up Upstream, a DetailsArgs) (*nsip.AnimalDetails, error) {
 		return up.AnimalDetails(ctx, a.SearchString)
 	}, func(v *nsip.AnimalDetails) json.RawMessage { return v.Raw }),

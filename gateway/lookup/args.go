@@ -1,8 +1,6 @@
 package lookup
 
 import (
-	"reflect"
-
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
@@ -38,13 +36,12 @@ var (
 // cannot say. Each tool's own are in its file (Def.fields). A field
 // without its entry, or an entry without its field, stops the server at
 // start-up.
-var ArgTable = param.Table{
-	reflect.TypeFor[ViewTraits]():   {"Traits": traitsField},
-	reflect.TypeFor[ViewSkip]():     {"Skip": skipField},
-	reflect.TypeFor[param.Budget](): param.BudgetFields,
-
-	reflect.TypeFor[param.Criteria](): param.CriteriaFields,
-}
+var ArgTable = param.Tables(
+	param.Of(func(v *ViewTraits) param.Described { return param.Described{&v.Traits: traitsField} }),
+	param.Of(func(v *ViewSkip) param.Described { return param.Described{&v.Skip: skipField} }),
+	param.BudgetTable,
+	param.CriteriaTable,
+)
 
 var pageField = param.Spec{Default: 0, Example: 0, Min: param.Bound(0), Max: param.Bound(100000), Quiet: true}
 

@@ -3,7 +3,6 @@ package lookup
 import (
 	"context"
 	"encoding/json"
-	"reflect"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
@@ -23,7 +22,9 @@ var Lineage = define(&Def{
 		Desc: `An animal's pedigree, each ancestor with LPN ID, farm, birth date, sex, status and indexes (about 85 tokens each); ` +
 			`summaries keep the nearest generations, counting the rest. Arguments: lpn_id; max_tokens.`,
 	},
-	fields: param.Table{reflect.TypeFor[LPNArgs](): param.Fields{"LPNID": param.LPNParam("")}},
+	fields: param.Of(func(a *LPNArgs) param.Described {
+		return param.Described{&a.LPNID: param.LPNParam("")}
+	}),
 	fetch: fetchWith(func(ctx context.Context, up Upstream, a LPNArgs) (*nsip.Lineage, error) {
 		return up.Lineage(ctx, a.LPNID)
 	}, func(v *nsip.Lineage) json.RawMessage { return v.Raw }),

@@ -3,7 +3,6 @@ package lookup
 import (
 	"context"
 	"encoding/json"
-	"reflect"
 	"strconv"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
@@ -26,11 +25,13 @@ var Progeny = define(&Def{
 			`_meta gives page, page_size, total_count, next. ` +
 			`Arguments: lpn_id; page (0-based); page_size 1..` + strconv.Itoa(nsip.MaxPageSize) + ` (default 10); traits (exactly the codes rows carry); skip; max_tokens.`,
 	},
-	fields: param.Table{reflect.TypeFor[ProgenyArgs](): param.Fields{
-		"LPNID":    param.LPNParam(""),
-		"Page":     pageField,
-		"PageSize": pageSizeField(10),
-	}},
+	fields: param.Of(func(a *ProgenyArgs) param.Described {
+		return param.Described{
+			&a.LPNID:    param.LPNParam(""),
+			&a.Page:     pageField,
+			&a.PageSize: pageSizeField(10),
+		}
+	}),
 	fetch: fetchWith(func(ctx context.Context, up Upstream, a ProgenyArgs) (*nsip.ProgenyPage, error) {
 		return up.Progeny(ctx, a.LPNID, a.Page, a.PageSize)
 	}, func(v *nsip.ProgenyPage) json.RawMessage { return v.Raw }),

@@ -3,7 +3,6 @@ package lookup
 import (
 	"context"
 	"encoding/json"
-	"reflect"
 	"strconv"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/argcheck"
@@ -31,14 +30,16 @@ var SearchAnimals = define(&Def{
 	},
 	BreedTraits: true,
 	run:         runSearch,
-	fields: param.Table{reflect.TypeFor[SearchArgs](): param.Fields{
-		"Page":        pageField,
-		"PageSize":    pageSizeField(15),
-		"BreedID":     {Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},
-		"SortedTrait": param.SortedTrait,
-		"Reverse":     {Default: false, Example: false},
-		"Criteria":    param.CriteriaArg,
-	}},
+	fields: param.Of(func(a *SearchArgs) param.Described {
+		return param.Described{
+			&a.Page:        pageField,
+			&a.PageSize:    pageSizeField(15),
+			&a.BreedID:     {Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},
+			&a.SortedTrait: param.SortedTrait,
+			&a.Reverse:     {Default: false, Example: false},
+			&a.Criteria:    param.CriteriaArg,
+		}
+	}),
 	fetch: fetchWith(func(ctx context.Context, up Upstream, a SearchArgs) (*nsip.SearchResults, error) {
 		return up.SearchAnimals(ctx, a.params())
 	}, func(v *nsip.SearchResults) json.RawMessage { return v.Raw }),

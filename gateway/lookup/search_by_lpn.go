@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"sync"
 
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -33,9 +32,11 @@ var SearchByLPN = define(&Def{
 			`Summaries fill the budget with identity, contact, EBVs, indexes, parents, grandparents and offspring, listing each part left out with the call for it. ` +
 			`Arguments: lpn_id; traits; max_tokens. Shares the cache of the single-part tools.`,
 	},
-	run:    runProfile,
-	fields: param.Table{reflect.TypeFor[ProfileArgs](): param.Fields{"LPNID": param.LPNParam("")}},
-	fetch:  argsOnly[ProfileArgs, nsip.AnimalProfile](),
+	run: runProfile,
+	fields: param.Of(func(a *ProfileArgs) param.Described {
+		return param.Described{&a.LPNID: param.LPNParam("")}
+	}),
+	fetch: argsOnly[ProfileArgs, nsip.AnimalProfile](),
 })
 
 // ProfileArgs is nsip_search_by_lpn's.

@@ -3,7 +3,6 @@ package lookup
 import (
 	"context"
 	"encoding/json"
-	"reflect"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolcall"
@@ -25,8 +24,10 @@ var TraitRanges = define(&Def{
 		Desc: `Min and max EBV of each trait a breed has, e.g. {"BWT":{"min":-0.71,"max":0.93}}: the codes to sort and filter it by. ` +
 			`Too few evaluated animals: no_data. Arguments: breed_id (from ` + toolname.ListBreeds + `); max_tokens.`,
 	},
-	run:    runTraitRanges,
-	fields: param.Table{reflect.TypeFor[BreedArgs](): param.Fields{"BreedID": param.BreedID}},
+	run: runTraitRanges,
+	fields: param.Of(func(a *BreedArgs) param.Described {
+		return param.Described{&a.BreedID: param.BreedID}
+	}),
 	fetch: fetchWith(func(ctx context.Context, up Upstream, a BreedArgs) (*nsip.TraitRanges, error) {
 		return up.TraitRanges(ctx, a.BreedID)
 	}, func(v *nsip.TraitRanges) json.RawMessage { return v.Raw }),

@@ -1,5 +1,7 @@
 package param
 
+import "reflect"
+
 // Budget is max_tokens, the view argument every tool takes: the token
 // budget its answer is fitted to, within the server's cap. An argument
 // struct embeds it last, so that max_tokens is the last of the tool's
@@ -10,7 +12,10 @@ type Budget struct {
 	MaxTokens int `json:"max_tokens,omitempty" arg:"view"`
 }
 
-// BudgetFields describes Budget's field. Its bounds are the server's cap,
+// BudgetTable describes Budget's field. Its bounds are the server's cap,
 // checked where the configuration is known (the gateway); the tools'
 // descriptions say what the argument does.
-var BudgetFields = Fields{"MaxTokens": {Example: 4000}}
+var BudgetTable = Of(func(b *Budget) Described { return Described{&b.MaxTokens: {Example: 4000}} })
+
+// BudgetFields is BudgetTable's entry.
+var BudgetFields = BudgetTable[reflect.TypeFor[Budget]()]

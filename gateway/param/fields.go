@@ -39,6 +39,51 @@ type Fields map[string]Spec
 // Table is the Fields of each argument struct type.
 type Table map[reflect.Type]Fields
 
+// Described is a struct's fields' entries keyed by each field's address
+// in the struct Of hands its function: &a.BreedID, not "BreedID".
+type Described map[any]Spec
+
+// Of is the Table of argument struct T whose fields describe finds by
+// their addresses. A field renamed or removed is then a compile error
+// where it is described, where a name in a string (Fields) would be found
+// only when the server starts; an entry that is no field of T (a nested
+// struct's field, say, which its own struct describes) stops the server
+// at start-up like any disagreement between a struct and its description.
+func Of[T any](describe func(*T) Described) Table {
+	var v T
+	entries := describe(&v)
+	rv := reflect.ValueOf(&v).Elem()
+	t := rv.Type()
+	if t.Kind() != reflect.Struct {
+		panic(fmt.Sprintf("param: Of %v, which is no struct", t))
+	}
+	f := Fields{}
+	for i := range t.NumField() {
+		if !t.Field(i).IsExported() {
+			continue
+		}
+		key := rv.Field(i).Addr().Interface()
+		if s, ok := entries[key]; ok {
+			f[t.Field(i).Name] = s
+			delete(entries, key)
+		}
+	}
+	if len(entries) > 0 {
+		panic(fmt.Sprintf("param: %v: %d described entries are no fields of it", t, len(entries)))
+	}
+	return Table{t: f}
+}
+
+// Tables is the tables ts together; a struct described twice is
+// described by the later table.
+func Tables(ts ...Table) Table {
+	out := Table{}
+	for _, t := range ts {
+		maps.Copy(out, t)
+	}
+	return out
+}
+
 // Args is an argument struct as the tool call path uses it.
 type Args struct {
 	Type  reflect.Type

@@ -1,6 +1,7 @@
 package param
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -239,4 +240,30 @@ func TestStructRefusesWhatDisagreesInLists(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "holder.In.IDs: a list is an argument of its own") {
 		t.Errorf("a list in an object: error %v", err)
 	}
+}
+
+// Of finds each entry's field by its address, so the entries land on the
+// fields named, and an entry that is no field of the struct is refused.
+func TestOfFindsFieldsByAddress(t *testing.T) {
+	type inner struct {
+		Deep int `json:"deep"`
+	}
+	type args struct {
+		BreedID int    `json:"breed_id"`
+		Status  string `json:"status,omitempty"`
+		Inner   inner  `json:"inner"`
+	}
+	tb := Of(func(a *args) Described {
+		return Described{&a.BreedID: {Example: 640}, &a.Status: {Example: "CURRENT"}, &a.Inner: {}}
+	})
+	f := tb[reflect.TypeFor[args]()]
+	if len(f) != 3 || f["BreedID"].Example != 640 || f["Status"].Example != "CURRENT" {
+		t.Fatalf("Of = %v, want BreedID, Status and Inner described", f)
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "1 described entries are no fields") {
+			t.Errorf("a nested field described on the outer struct: recovered %v, want a refusal", r)
+		}
+	}()
+	Of(func(a *args) Described { return Described{&a.BreedID: {}, &a.Inner.Deep: {}} })
 }

@@ -40,20 +40,25 @@ func (c Criteria) Empty() bool {
 		!c.ProvenOnly && c.Status == "" && c.FlockID == "" && len(c.TraitRanges) == 0
 }
 
-// CriteriaFields describes Criteria's fields.
-var CriteriaFields = Fields{
-	"BreedGroupID": {Example: 64, Min: Bound(1), Max: Bound(99999), Quiet: true},
-	"BreedID":      {Example: 640, Min: Bound(1), Max: Bound(99999), Quiet: true},
-	"BornAfter":    {Example: "2022-01-01", Date: true, MaxLen: 10, Quiet: true},
-	"BornBefore":   {Example: "2024-12-31", Date: true, MaxLen: 10, Quiet: true},
-	"Gender":       {Example: "Female", Enum: []string{"Male", "Female", "Both"}},
-	"ProvenOnly":   {Example: true, Desc: "Progeny-proven EBVs only.", OmitFalse: true},
-	"Status":       {Example: "CURRENT", MaxLen: nsip.MaxCriteriaLength, Pattern: StatusPattern, Upper: true, Quiet: true},
-	"FlockID":      {Example: "640238", MaxLen: nsip.MaxCriteriaLength, Pattern: AlnumPattern, Quiet: true},
-	"TraitRanges": {TraitMap: true,
-		Example: map[string]any{"WWT": map[string]any{"min": 1.0, "max": 5.0}},
-		Desc:    "Bounds per trait code, min and/or max, e.g. {\"WWT\":{\"min\":1}}."},
-}
+// CriteriaTable describes Criteria's fields.
+var CriteriaTable = Of(func(c *Criteria) Described {
+	return Described{
+		&c.BreedGroupID: {Example: 64, Min: Bound(1), Max: Bound(99999), Quiet: true},
+		&c.BreedID:      {Example: 640, Min: Bound(1), Max: Bound(99999), Quiet: true},
+		&c.BornAfter:    {Example: "2022-01-01", Date: true, MaxLen: 10, Quiet: true},
+		&c.BornBefore:   {Example: "2024-12-31", Date: true, MaxLen: 10, Quiet: true},
+		&c.Gender:       {Example: "Female", Enum: []string{"Male", "Female", "Both"}},
+		&c.ProvenOnly:   {Example: true, Desc: "Progeny-proven EBVs only.", OmitFalse: true},
+		&c.Status:       {Example: "CURRENT", MaxLen: nsip.MaxCriteriaLength, Pattern: StatusPattern, Upper: true, Quiet: true},
+		&c.FlockID:      {Example: "640238", MaxLen: nsip.MaxCriteriaLength, Pattern: AlnumPattern, Quiet: true},
+		&c.TraitRanges: {TraitMap: true,
+			Example: map[string]any{"WWT": map[string]any{"min": 1.0, "max": 5.0}},
+			Desc:    "Bounds per trait code, min and/or max, e.g. {\"WWT\":{\"min\":1}}."},
+	}
+})
+
+// CriteriaFields is CriteriaTable's entry.
+var CriteriaFields = CriteriaTable[reflect.TypeFor[Criteria]()]
 
 // CriteriaArg is what a search_criteria field of Criteria says beyond its
 // fields: an argument struct describes its field with it.
@@ -69,10 +74,8 @@ var SearchCriteria = func() Spec {
 	type holder struct {
 		Criteria *Criteria `json:"search_criteria,omitempty"`
 	}
-	return MustStruct[holder](Table{
-		reflect.TypeFor[holder]():   {"Criteria": CriteriaArg},
-		reflect.TypeFor[Criteria](): CriteriaFields,
-	}).Specs[0]
+	return MustStruct[holder](Tables(CriteriaTable,
+		Of(func(h *holder) Described { return Described{&h.Criteria: CriteriaArg} }))).Specs[0]
 }()
 
 // criteriaRules applies the rules that span fields: a birth window must not
