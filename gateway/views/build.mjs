@@ -3,7 +3,7 @@
 // load nothing from the network. The output depends on the sources and the
 // locked packages only, so a fresh build equals the committed dist/.
 // Usage: node build.mjs [OUTDIR]
-import { build } from "esbuild";
+import { build, transform } from "esbuild";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -39,6 +39,72 @@ const englishOnly = {
   },
 };
 
+// The MCP Apps SDK's App imports Protocol from the TypeScript SDK
+// client's main entry, which also carries the client, its transports and
+// OAuth (about 70 kB a view that no view runs). Protocol is defined in one
+// of the client's chunks; the App is pointed at that chunk alone. The chunk
+// is found by reading the entry, so that an upgrade that moves Protocol
+// fails the build here rather than bundling something else.
+const clientDist = path.join(root, "node_modules", "@modelcontextprotocol", "client", "dist");
+const clientEntry = await readFile(path.join(clientDist, "index.mjs"), "utf8");
+const protocolFrom = /^import \{[^}]*\b([\w$]+) as Protocol\b[^}]*\} from "\.\/(src-[\w-]+\.mjs)";$/m.exec(clientEntry);
+if (!protocolFrom) throw new Error("build: the SDK client's index.mjs no longer imports Protocol from a src chunk");
+const protocolOnly = {
+  name: "protocol-only",
+  setup(b) {
+    b.onResolve({ filter: /^@modelcontextprotocol\/client$/ }, (a) =>
+      /[\\/]ext-apps[\\/]/.test(a.importer) ? { path: "protocol", namespace: "protocol-only" } : undefined);
+    b.onLoad({ filter: /.*/, namespace: "protocol-only" }, () => ({
+      contents: `export { ${protocolFrom[1]} as Protocol } from "./${protocolFrom[2]}";`,
+      resolveDir: clientDist,
+      loader: "js",
+    }));
+  },
+};
+
+// The SDK's modules build their message schemas at the top level, with
+// calls esbuild must keep unless told they are pure, so every view carried
+// every schema. These calls only build schema objects; marked pure, those
+// no code reaches are left out. The SDK client also fills two tables of
+// every spec schema at load (isSpecType, specTypeSchemas), which the App
+// never reads: the filling is wrapped so that it runs at load as before,
+// but only in a bundle that reads them.
+const schemaMethods = [
+  "object", "looseObject", "strictObject", "string", "number", "boolean", "literal", "union",
+  "discriminatedUnion", "intersection", "array", "record", "enum", "optional", "nullable",
+  "nullish", "extend", "safeExtend", "passthrough", "strict", "catchall", "partial", "required",
+  "pick", "omit", "merge", "unknown", "any", "never", "null", "undefined", "void", "int", "bigint",
+  "tuple", "lazy", "custom", "instanceof", "url", "email", "uuid", "and", "or", "describe",
+  "default", "catch", "iso", "transform", "pipe", "refine", "superRefine", "check", "brand",
+  "readonly", "coerce", "preprocess", "prefault",
+].join("|");
+const schemaCall = new RegExp(String.raw`(?<![\w$.\])'"])[A-Za-z_$][\w$]*\.(?:${schemaMethods})\(`, "g");
+const pure = "/* @__PURE__ */ ";
+const specLoops =
+  "for (const key of SPEC_SCHEMA_KEYS) register(key, schemas_exports[key]);\n" +
+  "for (const [key, schema] of Object.entries(authSchemas)) register(key, schema);\n";
+const pureSchemas = {
+  name: "pure-schemas",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/]@modelcontextprotocol[\\/](client|core|ext-apps)[\\/]dist[\\/].*\.m?js$/ }, async (a) => {
+      // Through esbuild first, which drops the comments (whose examples
+      // would match) and keeps the SDK's own pure marks.
+      let s = (await transform(await readFile(a.path, "utf8"), { loader: "js", format: "esm", legalComments: "none" })).code;
+      if (s.includes("register(key, schemas_exports[key])")) {
+        const table = (name, from) => `const ${name} = Object.freeze(${from});`;
+        const lazy = (name, from) => `const ${name} = ${pure}(() => (_registered, Object.freeze(${from})))();`;
+        const was = s;
+        s = s
+          .replace(specLoops, `const _registered = ${pure}(() => { ${specLoops} return true; })();\n`)
+          .replace(table("specTypeSchemas", "_specTypeSchemas"), lazy("specTypeSchemas", "_specTypeSchemas"))
+          .replace(table("isSpecType", "_isSpecType"), lazy("isSpecType", "_isSpecType"));
+        if ((s.match(/_registered,/g) ?? []).length !== 2 || s === was) throw new Error(`build: ${a.path}: the spec-type tables are not where they were`);
+      }
+      return { contents: s.replace(schemaCall, (m) => pure + m), loader: "js" };
+    });
+  },
+};
+
 const css = await readFile(path.join(root, "src", "style.css"), "utf8");
 const names = (await readdir(path.join(root, "src", "views")))
   .filter((f) => f.endsWith(".ts"))
@@ -59,7 +125,7 @@ for (const name of names) {
     charset: "utf8",
     sourcemap: false,
     logLevel: "warning",
-    plugins: [englishOnly],
+    plugins: [englishOnly, protocolOnly, pureSchemas],
   });
   let js = res.outputFiles[0].text;
   // An inline script ends at the first "</script" in it, whatever quotes
