@@ -91,6 +91,15 @@ type viewsReport struct {
 			Phone   pedigreeFit `json:"phone"`
 		} `json:"fit"`
 	} `json:"cases"`
+	// The pedigree view with a made-up lineage deeper than any frame
+	// holds at full size, at a desktop's width and a phone's, and once its
+	// button has listed every generation.
+	DeepPedigree *struct {
+		AnswerByGen []int       `json:"answerByGen"`
+		Desktop     pedigreeFit `json:"desktop"`
+		Phone       pedigreeFit `json:"phone"`
+		Listed      pedigreeFit `json:"listed"`
+	} `json:"deepPedigree"`
 	Requests      []string `json:"requests"`
 	PageErrors    []string `json:"pageErrors"`
 	ConsoleErrors []string `json:"consoleErrors"`
@@ -196,6 +205,21 @@ func TestViewsInABrowser(t *testing.T) {
 	if len(rep.Cases) != len(cases) {
 		t.Fatalf("%d cases reported, want %d", len(rep.Cases), len(cases))
 	}
+	t.Run("deep pedigree", func(t *testing.T) {
+		d := rep.DeepPedigree
+		if d == nil {
+			t.Fatal("no report of the deep pedigree")
+		}
+		checkPedigreeFit(t, "desktop", d.Desktop, d.AnswerByGen)
+		checkPedigreeFit(t, "phone", d.Phone, d.AnswerByGen)
+		checkPedigreeFit(t, "desktop, listed", d.Listed, d.AnswerByGen)
+		if m := regexp.MustCompile(`^Shows ([56]) of 7 generations`).FindStringSubmatch(d.Desktop.Says); m == nil || !strings.HasSuffix(d.Desktop.Says, "List all 7 generations") || d.Desktop.List {
+			t.Errorf("a desktop's frame with seven generations: %q (a list: %v); want a chart of five or six and a button listing all seven", d.Desktop.Says, d.Desktop.List)
+		}
+		if !d.Phone.List || !d.Listed.List || !strings.HasSuffix(d.Listed.Says, "Show as a chart") {
+			t.Errorf("a phone's frame: %q (a list: %v); after the button: %q (a list: %v); want lists, the desktop's with a way back", d.Phone.Says, d.Phone.List, d.Listed.Says, d.Listed.List)
+		}
+	})
 	for i, c := range rep.Cases {
 		want := cases[i]
 		t.Run(c.Label, func(t *testing.T) {

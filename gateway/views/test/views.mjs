@@ -338,8 +338,40 @@ async function main() {
       out.exception = String(err?.stack ?? err);
     }
   }
+  if (pages["ui://nsip/pedigree"]) report.deepPedigree = await deepPedigree(page, host, pages["ui://nsip/pedigree"].html, tools);
   await browser.close();
   await client.close();
+}
+
+// deepPedigree hosts the pedigree view with a made-up lineage deeper than
+// the stand-in's (seven generations of 16-character LPN IDs, as deep as
+// NSIP's records go), which no frame holds at full size, and reports how
+// it is laid out at a desktop's width and a phone's.
+async function deepPedigree(page, host, html, tools) {
+  const generations = 7;
+  const rows = [{ path: "", lpn_id: "6400000000000SUB" }];
+  for (let g = 1; g <= generations; g++) {
+    for (let i = 0; i < 2 ** g; i++) {
+      const path = [...i.toString(2).padStart(g, "0")].map((b) => (b === "0" ? "S" : "D")).join("");
+      rows.push({ path, lpn_id: `64000${String(g)}${String(i).padStart(4, "0")}NCS31`.slice(0, 16).padEnd(16, "0") });
+    }
+  }
+  const data = { columns: ["path", "lpn_id"], rows };
+  const result = { content: [{ type: "text", text: JSON.stringify(data) }], structuredContent: data };
+  await page.setContent("<!doctype html><html><head><title>host</title></head><body></body></html>");
+  await page.addScriptTag({ content: host.outputFiles[0].text });
+  const tool = tools.find((t) => t.name === "nsip_get_lineage");
+  await page.evaluate((o) => window.hostView(o), { html, tool, input: { lpn_id: rows[0].lpn_id }, result, theme: "light", width: 960 });
+  const frame = page.frameLocator("#view");
+  await frame.locator("#app[data-ready]").waitFor({ timeout: 60000 });
+  const out = { answerByGen: ancestorsByGen(data) };
+  out.desktop = await pedigreeFit(page, frame, 960);
+  out.phone = await pedigreeFit(page, frame, 390);
+  // The button under a chart that leaves generations out lists them all.
+  await pedigreeFit(page, frame, 960);
+  await frame.locator("button.ped-toggle").click();
+  out.listed = await pedigreeFit(page, frame, 960);
+  return out;
 }
 
 main()

@@ -135,7 +135,7 @@ export function drawTree(root: HTMLElement, tree: Tree, note: string) {
     const says = lay.list
       ? `Shows all ${gens(maxGen)}, as a list: each generation indented one step further, sires before dams.`
       : shown < maxGen
-        ? `Shows ${shown} of ${gens(maxGen)}: the farthest ${maxGen - shown} do not fit this frame.`
+        ? `Shows ${shown} of ${gens(maxGen)}: the farthest ${maxGen - shown === 1 ? "does" : maxGen - shown + " do"} not fit this frame.`
         : `Shows all ${gens(maxGen)}.`;
     const toggle = (label: string, list: boolean) => {
       const b = el("button", { type: "button", class: "ped-toggle" }, label);
