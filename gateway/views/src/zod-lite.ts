@@ -376,7 +376,8 @@ const make = (kind: string, ok: (v: any) => boolean, what: string, props: Record
   }, props);
 
 export const string = () => make("string", (v) => typeof v === "string", "string");
-export const number = () => make("number", (v) => typeof v === "number" && !Number.isNaN(v), "number");
+// As in zod 4, a number is finite: NaN and the infinities are refused.
+export const number = () => make("number", (v) => typeof v === "number" && Number.isFinite(v), "number");
 export const boolean = () => make("boolean", (v) => typeof v === "boolean", "boolean");
 export const bigint = () => make("bigint", (v) => typeof v === "bigint", "bigint");
 export const symbol = () => make("symbol", (v) => typeof v === "symbol", "symbol");

@@ -3,10 +3,12 @@
 // SDK's AppBridge, as a chat client does) to the view marking its answer
 // drawn (#app[data-ready]). Each view is loaded RUNS times in a fresh page
 // with a small answer of its own (no server: the answers need no further
-// requests), and the median and the spread are printed, with each page's
-// size raw and gzipped.
-// Usage: node test/firstrender.mjs [DIST_DIR] [RUNS]   (from gateway/views)
-//        CHROMIUM_PATH=/path/to/chromium to use another browser.
+// requests); the median, fastest and slowest are printed, with each page's
+// size raw and gzipped. Given several folders of pages (a build before a
+// change and after it), their loads alternate, so that a machine busy with
+// other work slows each alike.
+// Usage: node test/firstrender.mjs [--runs N] [DIST_DIR ...]   (from gateway/views;
+//        default: 10 runs of dist/). CHROMIUM_PATH=/path/to/chromium to use another browser.
 import { build } from "esbuild";
 import { chromium } from "playwright-core";
 import { readFile, readdir } from "node:fs/promises";
@@ -15,8 +17,10 @@ import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const dist = path.resolve(process.argv[2] ?? path.join(here, "..", "dist"));
-const runs = Number(process.argv[3] ?? 10);
+const argv = process.argv.slice(2);
+const runsAt = argv.indexOf("--runs");
+const runs = runsAt >= 0 ? Number(argv.splice(runsAt, 2)[1]) : 10;
+const dists = (argv.length ? argv : [path.join(here, "..", "dist")]).map((d) => path.resolve(d));
 
 // A pedigree of four generations, as the lineage tool's table.
 function lineage() {
@@ -76,31 +80,39 @@ async function main() {
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium", args: ["--no-sandbox"] });
   const context = await browser.newContext({ viewport: { width: 1000, height: 900 }, deviceScaleFactor: 1 });
   await context.route("**/*", (route) => route.abort());
-  console.log(`# ${dist}, ${runs} loads a view, Chromium ${browser.version()}, node ${process.version}`);
-  console.log("view\traw bytes\tgzip bytes\tmedian ms\tmin ms\tmax ms");
-  const names = (await readdir(dist)).filter((f) => f.endsWith(".html")).map((f) => f.slice(0, -5)).sort();
-  for (const name of names) {
-    const html = await readFile(path.join(dist, name + ".html"), "utf8");
+  console.log(`# ${runs} loads a view, Chromium ${browser.version()}, node ${process.version}`);
+  // load hosts html once in a fresh page and returns the milliseconds to
+  // the view's answer drawn.
+  const load = async (name, html) => {
     const a = answers[name];
     if (!a) throw new Error(`no answer to measure ${name} with`);
     const result = { content: [{ type: "text", text: JSON.stringify(a.data) }], structuredContent: a.data };
     const tool = { name: a.tool, inputSchema: { type: "object" } };
-    const times = [];
-    for (let i = 0; i < runs; i++) {
-      const page = await context.newPage();
-      await page.setContent("<!doctype html><html><head><title>host</title></head><body></body></html>");
-      await page.addScriptTag({ content: host.outputFiles[0].text });
-      const t0 = performance.now();
-      await page.evaluate((o) => window.hostView(o), { html, tool, input: a.input, result, theme: "light", width: 960 });
-      await page.frameLocator("#view").locator("#app[data-ready]").waitFor({ timeout: 30000 });
-      times.push(performance.now() - t0);
-      const err = await page.frameLocator("#view").locator(".error").count();
-      if (err) throw new Error(`${name}: the view shows an error: ` + (await page.frameLocator("#view").locator(".error").first().textContent()));
-      await page.close();
-    }
-    const raw = Buffer.byteLength(html);
-    console.log([name, raw, gzipSync(html, { level: 9 }).length, median(times).toFixed(1), Math.min(...times).toFixed(1), Math.max(...times).toFixed(1)].join("\t"));
+    const page = await context.newPage();
+    await page.setContent("<!doctype html><html><head><title>host</title></head><body></body></html>");
+    await page.addScriptTag({ content: host.outputFiles[0].text });
+    const t0 = performance.now();
+    await page.evaluate((o) => window.hostView(o), { html, tool, input: a.input, result, theme: "light", width: 960 });
+    await page.frameLocator("#view").locator("#app[data-ready]").waitFor({ timeout: 30000 });
+    const ms = performance.now() - t0;
+    const error = page.frameLocator("#view").locator(".error");
+    if (await error.count()) throw new Error(`${name}: the view shows an error: ` + (await error.first().textContent()));
+    await page.close();
+    return ms;
+  };
+  const names = (await readdir(dists[0])).filter((f) => f.endsWith(".html")).map((f) => f.slice(0, -5)).sort();
+  const rows = dists.map(() => []);
+  for (const name of names) {
+    const pages = await Promise.all(dists.map((d) => readFile(path.join(d, name + ".html"), "utf8")));
+    const times = dists.map(() => []);
+    for (let i = 0; i < runs; i++) for (let d = 0; d < dists.length; d++) times[d].push(await load(name, pages[d]));
+    dists.forEach((_, d) => rows[d].push([name, Buffer.byteLength(pages[d]), gzipSync(pages[d], { level: 9 }).length,
+      median(times[d]).toFixed(1), Math.min(...times[d]).toFixed(1), Math.max(...times[d]).toFixed(1)]));
   }
+  dists.forEach((d, i) => {
+    console.log(`\n## ${d}\nview\traw bytes\tgzip bytes\tmedian ms\tmin ms\tmax ms`);
+    for (const r of rows[i]) console.log(r.join("\t"));
+  });
   await browser.close();
 }
 

@@ -135,6 +135,8 @@ describe("zod-lite judges the SDK's messages as zod does", () => {
       ["McpUiHostContextChangedNotificationSchema", messages["host context changed"]],
       ["McpUiSizeChangedNotificationSchema", messages["size changed"]],
       ["McpUiHostContextSchema", { theme: "purple" }],
+      ["McpUiSizeChangedNotificationSchema", { method: "ui/notifications/size-changed", params: { width: Infinity, height: 1 } }],
+      ["McpUiHostContextSchema", { ...hostContext, containerDimensions: { height: 300, maxWidth: 800 }, extra: 1 }],
       ["McpUiToolInputNotificationSchema", { method: "ui/notifications/tool-input", params: { arguments: "no" } }],
     ];
     for (const [s, v] of pairs) assert.deepEqual(judge(lite[s], v), judge(real[s], v), s);
