@@ -27,8 +27,9 @@ const csp = [
 ].join("; ");
 
 // zod (under the SDK's message schemas) re-exports every one of its ~50
-// message locales, about 300 kB a view; the views show zod's messages
-// to no one, so they keep English alone.
+// message locales, about 300 kB a page; the web app, which keeps zod (the
+// views use zod-lite, below), shows zod's messages to no one, so it keeps
+// English alone.
 const englishOnly = {
   name: "zod-english-only",
   setup(b) {
