@@ -156,7 +156,7 @@ export function drawTree(root: HTMLElement, tree: Tree, note: string) {
       legend(
         [el("span", {}, swatch("background:#5b8fd6"), "♂"), "sire (male)"],
         [el("span", {}, swatch("background:#c95a8c"), "♀"), "dam (female)"],
-        ["↻", "appears more than once in this pedigree (dashed box)"],
+        ...(repeats ? [["↻", "appears more than once in this pedigree (dashed box)"] as [string, string]] : []),
         [swatch("border:2px solid var(--fg2)"), "thick border: the animal asked about"],
       ),
       lay.list ? outline(tree, paths, seen) : chart(tree, paths, seen, lay),
