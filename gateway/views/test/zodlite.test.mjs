@@ -126,6 +126,51 @@ describe("zod-lite judges the SDK's messages as zod does", () => {
       }
     });
   }
+  // Every message above with one member changed at a time (removed, or
+  // made null, a number, a string, a list, an object, a boolean, or given
+  // an unknown member), some 1,600 messages: the two must still agree.
+  it("the messages changed one member at a time", () => {
+    const variants = (v, put) => {
+      const out = [];
+      if (Array.isArray(v) || (v && typeof v === "object")) {
+        for (const k of Object.keys(v)) {
+          const copy = (x) => (Array.isArray(v) ? Object.assign([...v], { [k]: x }) : { ...v, [k]: x });
+          if (!Array.isArray(v)) {
+            const { [k]: _, ...rest } = v;
+            out.push(put(rest));
+          }
+          for (const x of [null, 1, "x", [], {}, true]) out.push(put(copy(x)));
+          out.push(...variants(v[k], (x) => put(copy(x))));
+        }
+        if (!Array.isArray(v)) out.push(put({ ...v, unknownMember: 1 }));
+      }
+      return out;
+    };
+    let n = 0;
+    for (const msg of Object.values(messages)) {
+      for (const v of variants(msg, (x) => x)) {
+        n++;
+        for (const g of guards) assert.equal(lite[g](v), real[g](v), `${g} of ${JSON.stringify(v)}`);
+        assert.deepEqual(judge(lite.JSONRPCMessageSchema, v), judge(real.JSONRPCMessageSchema, v), JSON.stringify(v));
+      }
+    }
+    const app = [
+      ["McpUiInitializeResultSchema", messages["initialize result"].result],
+      ["McpUiToolResultNotificationSchema", messages["tool result"]],
+      ["McpUiToolInputNotificationSchema", messages["tool input"]],
+      ["McpUiHostContextChangedNotificationSchema", { method: "ui/notifications/host-context-changed", params: hostContext }],
+      ["CallToolResultSchema", callResult],
+      ["ReadResourceResultSchema", results["read result"]],
+    ];
+    for (const [s, msg] of app) {
+      for (const v of variants(msg, (x) => x)) {
+        n++;
+        assert.deepEqual(judge(lite[s], v), judge(real[s], v), `${s}: ${JSON.stringify(v)}`);
+      }
+    }
+    assert.ok(n > 500, `${n} changed messages`);
+  });
+
   it("the App's own messages", () => {
     const pairs = [
       ["McpUiInitializeResultSchema", messages["initialize result"].result],
