@@ -166,8 +166,15 @@ export function drawTree(root: HTMLElement, tree: Tree, note: string) {
   };
   layout();
   // The host may resize the frame at any time (a phone turned, a panel
-  // widened): the layout follows the width, and only the width.
-  const ro = new ResizeObserver(() => layout());
+  // widened): the layout follows the width, and only the width. It is
+  // redrawn in the next frame, not inside the observer's callback, where
+  // a change of the root's own size would be reported as a loop.
+  let width = root.clientWidth;
+  const ro = new ResizeObserver(() => {
+    if (root.clientWidth === width) return;
+    width = root.clientWidth;
+    requestAnimationFrame(() => layout());
+  });
   ro.observe(root);
   observers.get(root)?.disconnect();
   observers.set(root, ro);
