@@ -116,6 +116,21 @@ const zodLite = {
   },
 };
 
+// VIEWS_ANALYZE=1 node build.mjs prints what each view's script holds,
+// bytes by package (the view's own code as "src"), from esbuild's
+// metafile; the output files are the same either way.
+const analyze = process.env.VIEWS_ANALYZE === "1";
+function holdings(name, meta) {
+  const by = {};
+  for (const out of Object.values(meta.outputs)) {
+    for (const [file, i] of Object.entries(out.inputs)) {
+      const pkg = /node_modules\/((@[^/]+\/)?[^/]+)/.exec(file)?.[1] ?? (file.endsWith("zod-lite.ts") ? "zod-lite" : "src");
+      by[pkg] = (by[pkg] ?? 0) + i.bytesInOutput;
+    }
+  }
+  return `${name}: ` + Object.entries(by).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(", ");
+}
+
 const css = await readFile(path.join(root, "src", "style.css"), "utf8");
 const names = (await readdir(path.join(root, "src", "views")))
   .filter((f) => f.endsWith(".ts"))
@@ -137,7 +152,9 @@ for (const name of names) {
     sourcemap: false,
     logLevel: "warning",
     plugins: [zodLite, protocolOnly, pureSchemas],
+    metafile: analyze,
   });
+  if (analyze) console.log(holdings(name, res.metafile));
   let js = res.outputFiles[0].text;
   // An inline script ends at the first "</script" in it, whatever quotes
   // it is in.
