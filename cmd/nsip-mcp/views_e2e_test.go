@@ -12,7 +12,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -70,11 +72,51 @@ type viewsReport struct {
 		} `json:"before"`
 		PlanFetched   int  `json:"planFetched"`
 		PlanTimeLimit bool `json:"planTimeLimit"`
+		// What an error answer held, and the sentences the view made of
+		// it; elements the answer's text would have made were it HTML.
+		ErrorBody struct {
+			Error map[string]any `json:"error"`
+		} `json:"errorBody"`
+		ErrorLines []string `json:"errorLines"`
+		Injected   int      `json:"injected"`
+		// The view's legends, and the marks it draws that none names.
+		Legends      int      `json:"legends"`
+		MarksUsed    []string `json:"marksUsed"`
+		MarksUnnamed []string `json:"marksUnnamed"`
+		// The pedigree at a desktop's frame and a phone's, and the answer's
+		// ancestors in each generation.
+		AnswerByGen []int `json:"answerByGen"`
+		Fit         struct {
+			Desktop pedigreeFit `json:"desktop"`
+			Phone   pedigreeFit `json:"phone"`
+		} `json:"fit"`
 	} `json:"cases"`
+	// The pedigree view with a made-up lineage deeper than any frame
+	// holds at full size, at a desktop's width and a phone's, and once its
+	// button has listed every generation.
+	DeepPedigree *struct {
+		AnswerByGen []int       `json:"answerByGen"`
+		Desktop     pedigreeFit `json:"desktop"`
+		Phone       pedigreeFit `json:"phone"`
+		Listed      pedigreeFit `json:"listed"`
+	} `json:"deepPedigree"`
 	Requests      []string `json:"requests"`
 	PageErrors    []string `json:"pageErrors"`
 	ConsoleErrors []string `json:"consoleErrors"`
 	Fatal         string   `json:"fatal"`
+}
+
+// pedigreeFit is the pedigree as laid out in a frame Width wide: what it
+// says it shows, its boxes in each generation (ByGen[1] the parents), the
+// elements outside the frame and the LPN IDs cut short in their boxes.
+type pedigreeFit struct {
+	Width       int      `json:"width"`
+	ScrollWidth int      `json:"scrollWidth"`
+	Says        string   `json:"says"`
+	ByGen       []int    `json:"byGen"`
+	Outside     []string `json:"outside"`
+	Cut         []string `json:"cut"`
+	List        bool     `json:"list"`
 }
 
 type viewCase struct {
@@ -163,6 +205,21 @@ func TestViewsInABrowser(t *testing.T) {
 	if len(rep.Cases) != len(cases) {
 		t.Fatalf("%d cases reported, want %d", len(rep.Cases), len(cases))
 	}
+	t.Run("deep pedigree", func(t *testing.T) {
+		d := rep.DeepPedigree
+		if d == nil {
+			t.Fatal("no report of the deep pedigree")
+		}
+		checkPedigreeFit(t, "desktop", d.Desktop, d.AnswerByGen)
+		checkPedigreeFit(t, "phone", d.Phone, d.AnswerByGen)
+		checkPedigreeFit(t, "desktop, listed", d.Listed, d.AnswerByGen)
+		if m := regexp.MustCompile(`^Shows ([56]) of 7 generations`).FindStringSubmatch(d.Desktop.Says); m == nil || !strings.HasSuffix(d.Desktop.Says, "List all 7 generations") || d.Desktop.List {
+			t.Errorf("a desktop's frame with seven generations: %q (a list: %v); want a chart of five or six and a button listing all seven", d.Desktop.Says, d.Desktop.List)
+		}
+		if !d.Phone.List || !d.Listed.List || !strings.HasSuffix(d.Listed.Says, "Show as a chart") {
+			t.Errorf("a phone's frame: %q (a list: %v); after the button: %q (a list: %v); want lists, the desktop's with a way back", d.Phone.Says, d.Phone.List, d.Listed.Says, d.Listed.List)
+		}
+	})
 	for i, c := range rep.Cases {
 		want := cases[i]
 		t.Run(c.Label, func(t *testing.T) {
@@ -181,6 +238,17 @@ func TestViewsInABrowser(t *testing.T) {
 				}
 			}
 			checkViewCase(t, c.Label, c.Seen, c.Expected, c.ViewRequests)
+			if c.Legends == 0 || len(c.MarksUnnamed) > 0 {
+				t.Errorf("%d legends; the view draws %q, of which no legend names %q", c.Legends, c.MarksUsed, c.MarksUnnamed)
+			}
+			t.Logf("the view draws %q, each named in its legend", c.MarksUsed)
+			if c.View == "pedigree" {
+				checkPedigreeFit(t, "desktop", c.Fit.Desktop, c.AnswerByGen)
+				checkPedigreeFit(t, "phone", c.Fit.Phone, c.AnswerByGen)
+				if c.Fit.Phone.Width > 400 || c.Fit.Desktop.Width < 900 {
+					t.Errorf("the pedigree was measured %d and %d px wide, want a phone's 390 and a desktop's 960", c.Fit.Phone.Width, c.Fit.Desktop.Width)
+				}
+			}
 			if b := c.Backgrounds; b.Light == "" || b.Light == b.Dark {
 				t.Errorf("background %q in the light theme, %q in the dark", b.Light, b.Dark)
 			}
@@ -253,6 +321,118 @@ func TestMatricesViewAsksFirstAfterACutPlan(t *testing.T) {
 	if pending, _ := c.Seen["pending"].(float64); pending != 0 {
 		t.Errorf("%v: cells left pending once every check came back", c.Seen)
 	}
+}
+
+// checkPedigreeFit holds the pedigree laid out at one width to what a
+// person must see there: a sentence saying how many of the answer's
+// generations (answer: its ancestors in each) it shows, that many
+// generations of boxes (every ancestor of each), nothing outside the frame
+// and no LPN ID cut short.
+func checkPedigreeFit(t *testing.T, where string, f pedigreeFit, answer []int) {
+	t.Helper()
+	generations := len(answer) - 1
+	shown := 0
+	if m := regexp.MustCompile(`^Shows (\d+) of (\d+) generations`).FindStringSubmatch(f.Says); m != nil {
+		shown, _ = strconv.Atoi(m[1])
+		if of, _ := strconv.Atoi(m[2]); of != generations || shown >= generations {
+			t.Errorf("%s: the pedigree says %q; the answer has %d generations", where, f.Says, generations)
+		}
+	} else if m := regexp.MustCompile(`^Shows all (\d+) generations`).FindStringSubmatch(f.Says); m != nil {
+		shown, _ = strconv.Atoi(m[1])
+		if shown != generations {
+			t.Errorf("%s: the pedigree says %q; the answer has %d generations", where, f.Says, generations)
+		}
+	} else {
+		t.Errorf("%s: the pedigree does not say how many generations it shows: %q", where, f.Says)
+	}
+	if len(f.ByGen)-1 != shown || shown < 2 {
+		t.Errorf("%s: boxes by generation %v, want the %d generations it says it shows", where, f.ByGen, shown)
+	}
+	for g := 1; g < len(f.ByGen) && g < len(answer); g++ {
+		if f.ByGen[g] != answer[g] {
+			t.Errorf("%s: generation %d has %d boxes, the answer %d ancestors", where, g, f.ByGen[g], answer[g])
+		}
+	}
+	if len(f.Outside) > 0 || f.ScrollWidth > f.Width {
+		t.Errorf("%s: the frame is %d px wide, the page %d px; outside it: %q", where, f.Width, f.ScrollWidth, f.Outside)
+	}
+	if len(f.Cut) > 0 {
+		t.Errorf("%s: LPN IDs cut short in their boxes: %q", where, f.Cut)
+	}
+	t.Logf("pedigree at %d px: %q (as a list: %v), boxes by generation %v", f.Width, f.Says, f.List, f.ByGen)
+}
+
+// errorCases are calls the server answers with an error, one a view: an
+// animal and a pair NSIP has not, a ranking by a trait that does not
+// exist, and IDs that are markup, which must stay text.
+var errorCases = []viewCase{
+	{"lineage error", "nsip_get_lineage", map[string]any{"lpn_id": "<img src=x onerror=alert(1)>"}, "pedigree"},
+	{"animal error", "nsip_get_animal", map[string]any{"search_string": "6400000000NOSUCH"}, "ebvs"},
+	{"check error", "nsip_check_mating", map[string]any{"sire_lpn_id": "6400000000NOSIRE", "dam_lpn_id": "6400000000NODAM1"}, "matings"},
+	{"rank error", "nsip_rank_animals", map[string]any{"breed_id": 640, "weights": map[string]any{"NOT_A_TRAIT": 1}, "top_n": 10}, "ranking"},
+	{"flock error", "nsip_flock_summary", map[string]any{"flock_id": "<b>flock</b>"}, "flock"},
+}
+
+// TestViewsExplainErrors hosts each view with an error answer: the view
+// shows what went wrong and what to do as sentences, never the JSON, and
+// any markup in the answer as text; axe finds no serious issue in it.
+func TestViewsExplainErrors(t *testing.T) {
+	watchdog(t, viewsLimit)
+	srv := startServer(t, "http-sse")
+	rep := runViews(t, srv, errorCases)
+	if len(rep.Cases) != len(errorCases) {
+		t.Fatalf("%d cases reported, want %d", len(rep.Cases), len(errorCases))
+	}
+	for i, c := range rep.Cases {
+		want := errorCases[i]
+		t.Run(c.Label, func(t *testing.T) {
+			if c.Exception != "" || !c.IsError || c.View != want.view {
+				t.Fatalf("%s: exception %s; tool error %v; shown by %q, want %q", c.Tool, c.Exception, c.IsError, c.View, want.view)
+			}
+			e := c.ErrorBody.Error
+			problem, _ := e["problem"].(string)
+			if problem == "" {
+				t.Fatalf("the answer's error has no problem: %v", e)
+			}
+			// The problem as a sentence: a capital first letter, a full
+			// stop, and an argument's name as it is spelled.
+			wantLines := []string{capitalize(problem)}
+			if field, _ := e["field"].(string); field != "" && strings.HasPrefix(problem, field) {
+				wantLines = []string{"The argument " + problem}
+			}
+			if next, _ := e["next"].(string); next != "" {
+				wantLines = append(wantLines, "What to do: "+capitalize(next))
+			}
+			if expected, _ := e["expected"].(string); expected != "" {
+				wantLines = append(wantLines, "Expected: "+strings.TrimSuffix(expected, "."))
+			}
+			for _, w := range wantLines {
+				if !slices.ContainsFunc(c.ErrorLines, func(l string) bool { return strings.HasPrefix(l, strings.TrimSuffix(w, ".")) }) {
+					t.Errorf("the view says %q; want a line %q", c.ErrorLines, w)
+				}
+			}
+			if !slices.ContainsFunc(c.ErrorLines, func(l string) bool { return strings.HasPrefix(l, "What to do: ") }) {
+				t.Errorf("the view says %q, and not what to do", c.ErrorLines)
+			}
+			if len(c.ErrorLines) < 2 || strings.Contains(c.Error, "{") || strings.Contains(c.Error, `"code"`) {
+				t.Errorf("the view shows %q, want sentences and no JSON", c.Error)
+			}
+			if v, _ := e["value"].(string); strings.Contains(v, "<") && (!strings.Contains(c.Error, v) || c.Injected != 0) {
+				t.Errorf("the markup %q in the answer: shown as text %v, elements made %d", v, strings.Contains(c.Error, v), c.Injected)
+			}
+			checkAccessible(t, c.Judged, c.Violations)
+			t.Logf("%s (%v): %q", c.Tool, e["code"], c.ErrorLines)
+		})
+	}
+}
+
+// capitalize is a fragment as the view writes it as a sentence.
+func capitalize(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // runViews runs test/views.mjs over srv for cases and returns its report,

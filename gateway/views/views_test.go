@@ -106,6 +106,25 @@ func TestPagesAreSelfContained(t *testing.T) {
 	}
 }
 
+// maxPageBytes bounds each view's page as a host receives it (the
+// resource's text): hosts load it anew in every conversation that shows
+// the view, and it is plain HTML and script, nothing to unpack first.
+const maxPageBytes = 150_000
+
+func TestPagesStayUnder150kB(t *testing.T) {
+	for _, v := range All {
+		html, err := v.HTML()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(html) > maxPageBytes {
+			t.Errorf("%s: the page is %d bytes, over %d: see specs/benchmarks.md on what a view's bundle holds", v.Name, len(html), maxPageBytes)
+		} else {
+			t.Logf("%s: %d bytes", v.Name, len(html))
+		}
+	}
+}
+
 func TestToolsNameTheirViewUnderBothKeys(t *testing.T) {
 	uris := map[string]bool{}
 	for _, r := range Resources() {

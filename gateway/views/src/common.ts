@@ -79,6 +79,102 @@ export function showError(root: HTMLElement, msg: string) {
   root.replaceChildren(el("p", { class: "error", role: "alert" }, msg));
 }
 
+// What each of the tools' error codes means, said to a breeder rather than
+// a program (gateway/toolerr lists the codes).
+const errorTitles: Record<string, string> = {
+  invalid_argument: "The request was not accepted",
+  not_found: "NSIP has no such record",
+  rate_limited: "NSIP is limiting requests for now",
+  upstream_unavailable: "NSIP cannot be reached",
+  upstream_error: "NSIP answered with an error",
+  timeout: "The request took too long",
+  unexpected_response: "NSIP's answer could not be read",
+  canceled: "The request was canceled",
+  no_data: "NSIP has no data for this",
+  misconfigured: "The server is not set up to reach NSIP",
+};
+
+// sentence makes a fragment of the error body read as a sentence: a
+// capital first letter and a full stop.
+function sentence(s: string): string {
+  const t = s.trim();
+  if (!t) return "";
+  return t.charAt(0).toUpperCase() + t.slice(1) + (/[.!?)]$/.test(t) ? "" : ".");
+}
+
+// argText writes an example's argument as a person would say it: strings
+// quoted, lists and objects spelled out without JSON's braces.
+function argText(v: Json): string {
+  if (typeof v === "string") return `"${v}"`;
+  if (Array.isArray(v)) return v.map(argText).join(" and ");
+  if (v && typeof v === "object") return "(" + Object.entries(v).map(([k, x]) => `${k} ${argText(x)}`).join(", ") + ")";
+  return String(v);
+}
+
+// problemText makes a sentence of a problem; one that starts with the
+// argument's name (lpn_id "X" is not ...) says it is an argument, so
+// that the name keeps its spelling.
+function problemText(problem: string, field: Json): string {
+  if (typeof field === "string" && field && problem.startsWith(field)) return sentence("the argument " + problem);
+  return sentence(problem);
+}
+
+// errorLines reads an error answer ({"error": {code, problem, expected,
+// next, example, ...}} from the tools, or a plain message) as sentences
+// that say what went wrong and what to do, each with its kind.
+export function errorLines(text: string, tool: string): [string, string][] {
+  let body: Json = null;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // a plain message, shown as it is
+  }
+  const e: Json = body && typeof body === "object" ? (body.error ?? body) : null;
+  const problem = e && typeof e === "object" ? (e.problem ?? e.message) : null;
+  if (typeof problem !== "string" || !problem) return [["problem", sentence(text) || "The tool answered with an error."]];
+  const lines: [string, string][] = [["title", errorTitles[e.code] ?? "The tool answered with an error"], ["problem", problemText(problem, e.field)]];
+  if (typeof e.expected === "string" && e.expected) lines.push(["expected", sentence("expected: " + e.expected)]);
+  for (const x of Array.isArray(e.also) ? e.also : []) {
+    if (typeof x?.problem !== "string") continue;
+    lines.push(["also", problemText(x.problem + (x.expected ? ` (expected: ${x.expected})` : ""), x.field)]);
+  }
+  const wait = e.retry_after_seconds ?? e.retry_in_seconds;
+  if (typeof wait === "number" && wait > 0) lines.push(["wait", `Try again in ${wait} second${wait === 1 ? "" : "s"}.`]);
+  const hasNext = typeof e.next === "string" && e.next !== "";
+  if (hasNext) lines.push(["next", "What to do: " + sentence(e.next)]);
+  if (e.example && typeof e.example === "object" && Object.keys(e.example).length) {
+    const args = Object.entries(e.example).map(([k, v]) => `${k} ${argText(v)}`).join(", ");
+    const call = (tool ? tool + " with " : "") + args + ".";
+    // Without a next step, the example is what to do: ask again like it.
+    lines.push(["example", hasNext ? "A request that would work: " + call
+      : `What to do: ask again with ${typeof e.field === "string" && e.field ? e.field + " as expected" : "arguments as expected"}, for example ${call}`]);
+  }
+  return lines;
+}
+
+// explainError shows an error answer as errorLines' sentences, each set
+// as text.
+export function explainError(text: string, tool: string): HTMLElement {
+  const lines = errorLines(text, tool);
+  return el("div", { class: "error", role: "alert" },
+    ...lines.map(([kind, line]) => el("p", { class: "error-" + kind }, kind === "title" ? el("b", {}, line) : line)));
+}
+
+// legend names each mark a view draws: [mark, what it means] pairs, the
+// mark shown as it appears in the view (a symbol, or a swatch drawn by
+// the node given).
+export function legend(...items: [string | Node, string][]): HTMLElement {
+  return el("div", { class: "legend", role: "list", "aria-label": "legend" },
+    ...items.map(([mark, what]) => el("span", { role: "listitem" },
+      typeof mark === "string" ? el("b", { class: "mark" }, mark) : mark, what)));
+}
+
+// swatch is a legend's small square of colour, described by the text
+// beside it.
+export function swatch(style: string): HTMLElement {
+  return el("i", { class: "swatch", style, "aria-hidden": "true" });
+}
+
 // start connects the view to its host and renders each tool result the
 // host hands it.
 export function start(name: string, render: Render) {
@@ -97,7 +193,7 @@ export function start(name: string, render: Render) {
     },
     async callTool(tool, a) {
       const res = await app.callServerTool({ name: tool, arguments: a });
-      if (res.isError) throw new Error(parseResult(res).text || tool + " failed");
+      if (res.isError) throw new Error(errorLines(parseResult(res).text, tool).map(([, line]) => line).join(" "));
       return parseResult(res).data;
     },
   };
@@ -107,11 +203,12 @@ export function start(name: string, render: Render) {
   app.onhostcontextchanged = (ctx: Json) => applyContext(ctx);
   app.ontoolresult = (result: Json) => {
     const { data, text } = parseResult(result);
+    const tool = (app.getHostContext() as Json)?.toolInfo?.tool?.name ?? "";
     if (result?.isError) {
-      showError(root, text || "The tool answered with an error.");
+      root.replaceChildren(explainError(text, tool));
+      root.setAttribute("data-ready", "1");
       return;
     }
-    const tool = (app.getHostContext() as Json)?.toolInfo?.tool?.name ?? "";
     const a: Answer = { tool, args, data, text, meta: result?._meta ?? {} };
     Promise.resolve()
       .then(() => render(a, view))

@@ -30,11 +30,35 @@ function ancestorsIn(d) {
   return (d.sire ? 1 : 0) + (d.dam ? 1 : 0) + (d.ancestors ?? d.grandparents ?? []).length;
 }
 
+// ancestorsByGen counts a lineage answer's ancestors in each generation
+// (index 1 the parents), walking it independently of the view's code.
+function ancestorsByGen(d) {
+  const counts = [];
+  const add = (g) => (counts[g] = (counts[g] ?? 0) + 1);
+  if (Array.isArray(d?.rows) && d.columns?.includes("lpn_id")) {
+    for (const r of d.rows) if (r.path) add(String(r.path).length);
+  } else if (Array.isArray(d?.rows) && d.columns?.[0] === "path") {
+    for (const r of d.rows) {
+      const m = /^lineage\.data((?:\.children\[\d+\])+)\.lpnId$/.exec(r.path);
+      if (m && r.value) add(m[1].split(".children").length - 1);
+    }
+  } else {
+    const root = d?.lineage?.data ?? d?.data;
+    const walk = (n, g) => {
+      if (!n?.lpnId) return;
+      if (g) add(g);
+      for (const c of n.children ?? []) walk(c, g + 1);
+    };
+    walk(root, 0);
+  }
+  return Array.from(counts, (n) => n ?? 0);
+}
+
 function expected(view, c, res, full) {
   const d = res.structuredContent;
   switch (view) {
     case "pedigree":
-      return { ancestors: ancestorsIn(full ?? d) };
+      return { ancestors: ancestorsIn(full ?? d), generations: ancestorsByGen(full ?? d).length - 1 };
     case "ebvs":
       if (Array.isArray(d.animals)) {
         const cells = d.animals.flatMap((a) => a.ebv);
@@ -61,8 +85,12 @@ function expected(view, c, res, full) {
 async function seen(view, frame, page) {
   const n = (sel) => frame.locator(sel).count();
   switch (view) {
-    case "pedigree":
-      return { ancestors: await n(".box.ancestor"), subjects: await n(".box.subject") };
+    case "pedigree": {
+      // The counts the page states: "62 ancestors over 6 generations".
+      const says = (await frame.locator("#app p.muted").first().textContent()) ?? "";
+      const m = /(\d+) ancestors over (\d+) generations?/.exec(says);
+      return { ancestors: m ? Number(m[1]) : -1, generations: m ? Number(m[2]) : -1, subjects: await n(".box.subject") };
+    }
     case "ebvs":
       return { bars: await n(".ebv-row"), accBars: await n(".ebv-acc .bar"), low: await n(".ebv-acc.low") };
     case "matings": {
@@ -92,6 +120,67 @@ async function seen(view, frame, page) {
   }
   void page;
   return {};
+}
+
+// The marks a view may draw (in text or in CSS generated content): each
+// one it draws must be named in a legend.
+const marks = ["✓", "?", "⚠", "…", "!", "↻", "♂", "♀", "▲", "▼", "–", "±"];
+
+// legendCheck reports the legends' text and each mark drawn in the view's
+// cells, boxes, bars and pictures (not in its sentences) that no legend
+// names.
+async function legendCheck(frame) {
+  return frame.locator("#app").evaluate((app, marks) => {
+    const legends = [...app.querySelectorAll(".legend")].map((l) => l.textContent);
+    const used = new Set();
+    const prose = "p, h1, h2, li, button, .legend, .error";
+    for (const e of app.querySelectorAll("*")) {
+      if (e.closest(prose)) continue;
+      let text = "";
+      for (const k of e.childNodes) if (k.nodeType === 3) text += k.textContent;
+      for (const pseudo of ["::before", "::after"]) {
+        const c = getComputedStyle(e, pseudo).content;
+        if (c && c !== "none" && c !== "normal") text += c;
+      }
+      for (const m of marks) if (text.includes(m)) used.add(m);
+    }
+    const named = legends.join(" ");
+    return { legends: legends.length, marksUsed: [...used], marksUnnamed: [...used].filter((m) => !named.includes(m)) };
+  }, marks);
+}
+
+// pedigreeFit sets the frame to width, waits for the view to lay itself
+// out for it, and reports what it shows: the sentence saying how many
+// generations, the boxes drawn in each, and any element outside the frame
+// or any LPN ID cut short in its box.
+async function pedigreeFit(page, frame, width) {
+  await page.evaluate((w) => (document.getElementById("view").style.width = w + "px"), width);
+  await frame.locator("#app").evaluate((app, w) => new Promise((resolve) => {
+    const ready = () => {
+      const cw = document.documentElement.clientWidth;
+      return cw <= w && cw > w - 30 && app.dataset.laidOutFor === String(cw);
+    };
+    if (ready()) return resolve();
+    const mo = new MutationObserver(() => ready() && (mo.disconnect(), resolve()));
+    mo.observe(app, { attributes: true, childList: true, subtree: true });
+  }), width);
+  return frame.locator("#app").evaluate((app) => {
+    const W = document.documentElement.clientWidth;
+    const outside = [...app.querySelectorAll("*")].filter((e) => {
+      const r = e.getBoundingClientRect();
+      return r.width > 0 && (r.right > W + 0.5 || r.left < -0.5);
+    }).map((e) => `${e.tagName.toLowerCase()}.${e.className} ${e.textContent.slice(0, 30)}`).slice(0, 5);
+    const byGen = [];
+    for (const b of app.querySelectorAll(".box.ancestor")) {
+      const g = Number(b.dataset.gen);
+      byGen[g] = (byGen[g] ?? 0) + 1;
+    }
+    const cut = [...app.querySelectorAll(".box .lpn")].filter((l) => l.scrollWidth > l.clientWidth + 1).map((l) => l.textContent).slice(0, 5);
+    return {
+      width: W, scrollWidth: document.documentElement.scrollWidth, says: app.querySelector(".ped-shown")?.textContent ?? "",
+      byGen: Array.from(byGen, (n) => n ?? 0), outside, cut, list: !!app.querySelector(".ped-list"),
+    };
+  });
 }
 
 // The text whose contrast is measured by value in each view: the labels on
@@ -197,7 +286,8 @@ async function main() {
       out.isError = !!res.isError;
       let full = null;
       if (res._meta?.full?.json) full = JSON.parse((await client.readResource({ uri: res._meta.full.json })).contents[0].text);
-      out.expected = expected(view, c, res, full);
+      if (res.isError) out.errorBody = JSON.parse(res.content.find((x) => x.type === "text")?.text ?? "null");
+      else out.expected = expected(view, c, res, full);
       await page.setContent("<!doctype html><html><head><title>host</title></head><body></body></html>");
       await page.addScriptTag({ content: host.outputFiles[0].text });
       const tool = tools.find((t) => t.name === c.tool);
@@ -205,6 +295,15 @@ async function main() {
       const frame = page.frameLocator("#view");
       await frame.locator("#app[data-ready]").waitFor({ timeout: 60000 });
       out.error = (await frame.locator(".error").allTextContents()).join(" ");
+      // Each sentence of an error as its own line, as a person reads them;
+      // and whether any element came from the answer's text.
+      out.errorLines = await frame.locator(".error p").allTextContents();
+      out.injected = await frame.locator("#app img, #app script, #app iframe, .error b:not(:first-child), .error p > b ~ *").count();
+      if (res.isError) {
+        Object.assign(out, await accessibility(view, page));
+        out.viewRequests = await page.evaluate(() => window.viewRequests.splice(0));
+        continue;
+      }
       if (shots && !shot.has(view)) {
         shot.add(view);
         for (const theme of ["light", "dark"]) {
@@ -218,6 +317,9 @@ async function main() {
       }
       if (c.press) await pressToFill(out, frame, page, res);
       out.seen = await seen(view, frame, page);
+      Object.assign(out, await legendCheck(frame));
+      if (view === "pedigree") out.answerByGen = ancestorsByGen(full ?? res.structuredContent);
+      if (view === "pedigree") out.fit = { desktop: await pedigreeFit(page, frame, 960), phone: await pedigreeFit(page, frame, 390) };
       // The host's theme: the page's background follows light and dark.
       const bg = async (theme) => {
         await page.evaluate((th) => window.setTheme(th), theme);
@@ -236,8 +338,40 @@ async function main() {
       out.exception = String(err?.stack ?? err);
     }
   }
+  if (pages["ui://nsip/pedigree"]) report.deepPedigree = await deepPedigree(page, host, pages["ui://nsip/pedigree"].html, tools);
   await browser.close();
   await client.close();
+}
+
+// deepPedigree hosts the pedigree view with a made-up lineage deeper than
+// the stand-in's (seven generations of 16-character LPN IDs, as deep as
+// NSIP's records go), which no frame holds at full size, and reports how
+// it is laid out at a desktop's width and a phone's.
+async function deepPedigree(page, host, html, tools) {
+  const generations = 7;
+  const rows = [{ path: "", lpn_id: "6400000000000SUB" }];
+  for (let g = 1; g <= generations; g++) {
+    for (let i = 0; i < 2 ** g; i++) {
+      const path = [...i.toString(2).padStart(g, "0")].map((b) => (b === "0" ? "S" : "D")).join("");
+      rows.push({ path, lpn_id: `64000${String(g)}${String(i).padStart(4, "0")}NCS31`.slice(0, 16).padEnd(16, "0") });
+    }
+  }
+  const data = { columns: ["path", "lpn_id"], rows };
+  const result = { content: [{ type: "text", text: JSON.stringify(data) }], structuredContent: data };
+  await page.setContent("<!doctype html><html><head><title>host</title></head><body></body></html>");
+  await page.addScriptTag({ content: host.outputFiles[0].text });
+  const tool = tools.find((t) => t.name === "nsip_get_lineage");
+  await page.evaluate((o) => window.hostView(o), { html, tool, input: { lpn_id: rows[0].lpn_id }, result, theme: "light", width: 960 });
+  const frame = page.frameLocator("#view");
+  await frame.locator("#app[data-ready]").waitFor({ timeout: 60000 });
+  const out = { answerByGen: ancestorsByGen(data) };
+  out.desktop = await pedigreeFit(page, frame, 960);
+  out.phone = await pedigreeFit(page, frame, 390);
+  // The button under a chart that leaves generations out lists them all.
+  await pedigreeFit(page, frame, 960);
+  await frame.locator("button.ped-toggle").click();
+  out.listed = await pedigreeFit(page, frame, 960);
+  return out;
 }
 
 main()

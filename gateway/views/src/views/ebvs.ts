@@ -2,7 +2,7 @@
 // one row per EBV with its value, a bar for its accuracy (under 40% marked)
 // and a bar for its place in the breed (top_percent), when the answer has it.
 // Without percentiles a button asks the server for them, for this view only.
-import { Answer, View, el, fmt, show, start } from "../common";
+import { Answer, View, el, fmt, legend, show, start, swatch } from "../common";
 import { Animal, EBV, animals, lowAccuracy } from "../shapes";
 
 function bar(kind: string, share: number | null, label: string, low: boolean, title: string): HTMLElement {
@@ -30,10 +30,11 @@ function ebvRow(e: EBV): HTMLElement[] {
 function drawAnimals(root: HTMLElement, list: Animal[], more: HTMLElement | null) {
   const lows = list.reduce((n, a) => n + a.ebvs.filter((e) => e.acc !== null && e.acc < lowAccuracy).length, 0);
   const out: (HTMLElement | null)[] = [
-    el("div", { class: "legend" },
-      el("span", {}, el("i", { class: "swatch", style: "background:var(--fb-bar)" }), "accuracy"),
-      el("span", {}, el("i", { class: "swatch", style: "background:var(--warn)" }), `accuracy under ${lowAccuracy}% ⚠` + (lows ? ` (${lows})` : "")),
-      el("span", {}, el("i", { class: "swatch", style: "background:var(--fb-bar2)" }), "place in the breed (longer is better)")),
+    legend(
+      [swatch("background:var(--fb-bar)"), "accuracy"],
+      [el("span", {}, swatch("background:var(--warn)"), "⚠"), `accuracy under ${lowAccuracy}%: an early estimate that may move` + (lows ? ` (${lows} here)` : "")],
+      [swatch("background:var(--fb-bar2)"), "place in the breed (longer is better)"],
+      ["–", "none given"]),
   ];
   for (const a of list) {
     const grid = el("div", { class: "ebv" },
@@ -68,7 +69,7 @@ function percentileButton(a: Answer, v: View, list: Animal[]): HTMLElement | nul
       const d = await v.callTool(tool, { ...args, percentiles: true });
       drawAnimals(v.root, animals(d), null);
     } catch (err) {
-      status.textContent = " " + String(err);
+      status.textContent = " " + (err instanceof Error ? err.message : String(err));
       btn.disabled = false;
     }
   });

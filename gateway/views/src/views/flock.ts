@@ -2,7 +2,7 @@
 // year as bars, and each trait's spread: a histogram of the animals' EBVs
 // when the answer links its rows (_meta.full), else the range, mean and SD
 // the answer states, with the sexes' means marked.
-import { Answer, Json, View, el, fmt, show, start, svg } from "../common";
+import { Answer, Json, View, el, fmt, legend, show, start, svg, swatch } from "../common";
 
 function countBars(title: string, counts: Record<string, number>): HTMLElement {
   const entries = Object.entries(counts ?? {});
@@ -68,6 +68,22 @@ function traitCard(t: Json, rows: Json[] | null): HTMLElement {
     pic);
 }
 
+// traitLegend names what the trait pictures draw: histograms where the
+// animals' rows were read, else each trait's range, band and means.
+function traitLegend(traits: Json[], rows: Json[] | null): HTMLElement {
+  const items: [string | Node, string][] = [];
+  const hist = rows ? traits.filter((t) => rows.filter((r) => typeof r[t.trait] === "number").length > 1).length : 0;
+  if (hist) items.push([swatch("background:var(--fb-bar)"), "histogram bars: the animals in each tenth of the range, lowest EBV on the left"]);
+  if (hist < traits.length) {
+    items.push(
+      [swatch("background:var(--fg2);height:2px;border:0"), "line: lowest to highest EBV"],
+      [swatch("background:var(--fb-bar2);opacity:.6"), "band: mean ± one SD"],
+      [swatch("background:var(--fb-bar);border-radius:50%"), "dot: the mean"],
+      ["♂", "the rams' mean"], ["♀", "the ewes' mean"]);
+  }
+  return legend(...items);
+}
+
 async function render(a: Answer, v: View) {
   const d = a.data ?? {};
   if (!Array.isArray(d.traits)) {
@@ -82,14 +98,14 @@ async function render(a: Answer, v: View) {
     // are left out of the pictures too.
     if (Array.isArray(full?.rows)) rows = full.rows.filter((r: Json) => !r?.left_out);
   } catch (err) {
-    note = "The flock's rows could not be read (" + String(err) + "); each trait shows its range, mean and SD.";
+    note = "The flock's rows could not be read (" + (err instanceof Error ? err.message : String(err)) + "); each trait shows its range, mean and SD.";
   }
   const who = d.flock_id ? `Flock ${d.flock_id}` : d.progeny_of ? `Progeny of ${d.progeny_of}` : "Group";
   show(v.root,
     el("h1", {}, `${who}: ${d.animals ?? "?"} animals`),
     el("div", { class: "counts" }, countBars("Sex", d.by_sex), countBars("Status", d.by_status), countBars("Birth year", d.by_birth_year)),
     el("h2", {}, "Traits"),
-    el("p", { class: "note" }, rows ? "Histograms of the animals' EBVs, lowest to highest." : "Range (line), mean ± SD (band), mean (dot), sexes' means (♂ ♀)."),
+    traitLegend(d.traits, rows),
     el("div", { class: "dists" }, ...d.traits.map((t: Json) => traitCard(t, rows))),
     note ? el("p", { class: "note" }, note) : null,
   );

@@ -8,7 +8,7 @@
 // a plan cut short (its time limit, or pedigrees left unread) each check
 // would be fresh NSIP lookups, and the view shows the cells as unknown and
 // asks first.
-import { Answer, Json, View, el, fmt, scroller, show, start } from "../common";
+import { Answer, Json, View, el, fmt, legend, scroller, show, start, swatch } from "../common";
 import { Plan, key, mergeFullPlan, readPlan } from "../shapes";
 
 // autoPairs bounds how many pairs the view asks about without being told:
@@ -60,6 +60,23 @@ function askFirst(v: View, todo: [string, string, HTMLElement][], maxCOI: number
   status.append(`The plan ${why}, so the COI of the ${n} pairs it did not mate is unknown here: checking them reads NSIP, about a lookup each. `, btn);
 }
 
+// matrixLegend names every mark a cell may carry. A COI is unknown when an
+// animal has no recorded parents (NSIP's pedigree ends with it), or when
+// the pair was not checked.
+function matrixLegend(plan: boolean): HTMLElement {
+  const items: [string | Node, string][] = [
+    [swatch("background:color-mix(in srgb, var(--fb-bad) 35%, transparent)"), "deeper tint: higher COI (full at 25%, a full-sibling mating)"],
+    ["?", plan
+      ? "COI unknown: an animal's parents are not recorded, or the pair was not checked"
+      : "COI unknown: an animal's parents are not recorded"],
+  ];
+  if (plan) {
+    items.unshift([el("span", {}, swatch("outline:2px solid var(--accent)"), "✓"), "a pair the plan mates (outlined)"]);
+    items.push(["⚠", "over the COI cap (in bold)"], ["…", "being checked"], ["!", "the check failed (its tooltip says why)"]);
+  }
+  return legend(...items);
+}
+
 async function fillPairs(v: View, todo: [string, string, HTMLElement][], maxCOI: number | null) {
   let next = 0;
   const worker = async () => {
@@ -71,7 +88,7 @@ async function fillPairs(v: View, todo: [string, string, HTMLElement][], maxCOI:
       } catch (err) {
         td.textContent = "!";
         td.classList.remove("pending");
-        td.title = String(err);
+        td.title = err instanceof Error ? err.message : String(err);
       }
     }
   };
@@ -122,10 +139,7 @@ async function drawPlan(a: Answer, v: View) {
       `${p.rams.length} rams × ${p.ewes.length} ewes; ${d.mated ?? p.planned.size} mated` +
       (p.maxCOI !== null ? `, COI cap ${coiText(p.maxCOI)}` : "") +
       (typeof d.total_lamb_index === "number" ? `, total lamb index ${fmt(d.total_lamb_index)}` : "")),
-    el("div", { class: "legend" },
-      el("span", {}, el("i", { class: "swatch", style: "outline:2px solid var(--accent)" }), "the plan's pair ✓"),
-      el("span", {}, el("i", { class: "swatch", style: "background:color-mix(in srgb, var(--fb-bad) 35%, transparent)" }), "deeper tint: higher COI (full at 25%)"),
-      el("span", {}, el("b", {}, "⚠ bold"), " over the COI cap")),
+    matrixLegend(true),
     scroller("inbreeding matrix", table),
     reasons.length ? el("ul", { class: "small" }, ...reasons) : null,
     status,
@@ -168,6 +182,7 @@ function drawCheck(a: Answer, v: View) {
   show(v.root, 
     el("h1", {}, "Planned mating"),
     el("p", { class: "muted small" }, `COI ${coiText(d.coi ?? null)}, rating ${d.rating ?? "unknown"}` + (d.rating_thresholds ? ` (${d.rating_thresholds})` : "")),
+    matrixLegend(false),
     scroller("the pair's COI", table),
     el("h2", {}, `Common ancestors (${d.common_ancestors?.count ?? 0})`),
     top.length

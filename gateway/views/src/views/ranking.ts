@@ -1,7 +1,7 @@
 // The ranking of nsip_rank_animals as a table a breeder can sort by any
 // column (click a heading; again to reverse). Accuracies under 40% are
 // marked as in the EBV view.
-import { Answer, Json, View, el, fmt, scroller, show, start } from "../common";
+import { Answer, Json, View, el, fmt, legend, scroller, show, start } from "../common";
 
 const lowAccuracy = 40;
 
@@ -73,6 +73,8 @@ function render(a: Answer, v: View) {
     el("h1", {}, "Ranking"),
     el("p", { class: "muted small" }, facts.join(" · ")),
     el("p", { class: "note" }, "Click a heading (or press Enter on it) to sort by it; again to reverse."),
+    legend(["▲", "sorted by this column, lowest first"], ["▼", "sorted by this column, highest first"],
+      ["⚠", `accuracy under ${lowAccuracy}%: an early estimate that may move`], ["–", "no value"]),
   ]);
 }
 
