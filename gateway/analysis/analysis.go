@@ -9,6 +9,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"sync"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
@@ -405,3 +406,46 @@ func weightFields(codes []string) ([]param.Spec, map[string]string) {
 	}
 	return ps, titles
 }
+
+// detailsOf fetches every animal's details at once, attributing a failure
+// to the list entry it came from.
+func detailsOf(ctx context.Context, r *call, field string, ids []string) ([]*nsip.AnimalDetails, error) {
+	out := make([]*nsip.AnimalDetails, len(ids))
+	errs := make([]error, len(ids))
+	var wg sync.WaitGroup
+	for i, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i], errs[i] = r.details(ctx, id)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, About(fmt.Sprintf("%s[%d]", field, i), ids[i], err)
+		}
+	}
+	return out, nil
+}
+
+// defaultParallel is how many lookups an analysis keeps under way when
+// its Source does not say (the gateway's default NSIP_MAX_CONCURRENT).
+const defaultParallel = 4
+
+// parallel is how many lookups the call may have under way at once: the
+// Source's own number when it gives one (Parallel), else defaultParallel.
+func (r *call) parallel() int {
+	if p, ok := r.src.(interface{ Parallel() int }); ok && p.Parallel() > 0 {
+		return p.Parallel()
+	}
+	return defaultParallel
+}
+
+var weightsParam = param.List{Name: "weights", Required: true, MaxItems: 20, Example: exampleWeights}
+
+// exampleWeights are the weights of an error's example of a correct call.
+var exampleWeights = breeding.Weights{"WWT": 1, "BWT": -0.5}
+
+// maxNamed bounds the animals an answer names in one list.
+const maxNamed = 20

@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -54,34 +53,6 @@ type BreedPass struct {
 	// every animal's value, NaN where its row has none.
 	IndexNames  []string
 	IndexValues [][]float64
-}
-
-// PassStore keeps breed passes between calls. A Source that is one lets
-// percentiles, index rankings and group summaries read a breed once per
-// evaluation; without one, each value is found by the binary search over
-// NSIP's sorted pages, and each ranking and summary reads its own pages.
-type PassStore interface {
-	// LoadPass is the pass of breed under evaluation, nil when none is kept.
-	LoadPass(ctx context.Context, breed int, evaluation string) *BreedPass
-	// StorePass keeps p, within the store's bound.
-	StorePass(ctx context.Context, p *BreedPass)
-}
-
-// PassHolder is a PassStore that can tell, without a lookup, whether it
-// keeps a pass of a breed under any evaluation. A group summary reads
-// NSIP's date to find a current pass only when it does, so that a
-// question no pass can answer costs the lookups it did before passes.
-type PassHolder interface {
-	HoldsPass(ctx context.Context, breed int) bool
-}
-
-// PassFiller is a PassStore that can read a pass on its own, beyond the
-// call that asked: a breed too large for one call's lookups is then read
-// in the background, and a later call finds it kept.
-type PassFiller interface {
-	// FillPass starts the read, or says why it does not ("" when the
-	// pass is being read).
-	FillPass(breed int, evaluation string) string
 }
 
 // PassKey is the key a pass is kept and shared under.

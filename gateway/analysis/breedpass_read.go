@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math/bits"
 	"slices"
 	"sync"
@@ -20,12 +21,6 @@ import (
 // date read after them; the binary search about two pages per trait and
 // log2(pages) and a date per value. A pass kept for the evaluation NSIP
 // gives now costs nothing and is always used.
-
-// Methods an answer names in percentiles.via.
-const (
-	viaPass   = "breed pass"
-	viaSearch = "binary search"
-)
 
 // topPercents computes the top_percent of every value in qs, answered in
 // the order of qs: from the breed's pass where it is kept or costs fewer
@@ -217,20 +212,6 @@ func (pc *percentiles) passFailed(ctx context.Context, store PassStore, breed in
 	return nil
 }
 
-// PassFill is what became of a pass asked to be read in the background.
-type PassFill struct {
-	Why    string // why it is not being read; "" when it is
-	TaskID string // the caller's task following the read; "" for none
-	Follow string // why the caller cannot follow the read, when it has no task
-}
-
-// PassTasker is a PassStore that reads a pass in the background as a task
-// the caller of ctx may follow (tasks/get, tasks/cancel); the caller's
-// question started the read, or an earlier one of the caller's did.
-type PassTasker interface {
-	FillPassFor(ctx context.Context, breed int, evaluation string) PassFill
-}
-
 // fill has breed's pass read in the background when the store can, and
 // notes why it is not read in this call, and how the caller follows the
 // read.
@@ -260,16 +241,6 @@ func (pc *percentiles) fill(ctx context.Context, store PassStore, breed int, why
 		pc.note(breed, "being read in the background, since "+why+"; a later call uses it")
 	}
 }
-
-// rateLimited is a Source that knows the upstream's rate limit: requests
-// a second, and how many may go at once after a quiet spell.
-type rateLimited interface {
-	RateLimit() (perSecond float64, burst int)
-}
-
-// timeLeft is a Source that knows how long its call may
-// still make lookups.
-type timeLeft interface{ TimeLeft() time.Duration }
 
 // passTime says why the rest of a pass would not be read within the
 // call's time, judged by how long its first page took and how many pages
@@ -318,10 +289,6 @@ func (pc *percentiles) passPageOf(ctx context.Context, breed int, sex string, n 
 
 // errPassBound stops a pass whose pages came to more than it may keep.
 var errPassBound = errors.New("a breed pass's pages are larger than its bound")
-
-// PassBounded is a PassStore that bounds the bytes of a pass it keeps: a
-// pass read in a call is counted against that bound as its pages come.
-type PassBounded interface{ PassMaxBytes() int64 }
 
 // keep counts the rows of a page a pass keeps and reports whether the
 // pages kept so far are over the pass's bound (none when maxBytes is 0).
@@ -535,4 +502,53 @@ func ReadBreedPass(ctx context.Context, src Source, log *slog.Logger, breed int,
 		return nil, why, err
 	}
 	return newPassOf(breed, pc.eval, rows), "", nil
+}
+
+// readPass reads the whole breed for its pass, given its first unfiltered
+// page. NSIP's live rows record no sex, and a pass answers questions by
+// sex, so the breed is read as its rams (gender Male) and its ewes (gender
+// Female), each row taking the sex it was returned for: about as many
+// pages as the breed's own, and exact when the two are apart and add up
+// to the breed's count. When they do not (NSIP ignored gender, or some
+// animals have no sex), the breed's own pages are read, and the rows found
+// among the rams or the ewes take that sex. Rows that record a sex are
+// read as they are.
+func (pc *percentiles) readPass(ctx context.Context, breed int, first []nsip.AnimalRow, total int) ([]nsip.AnimalRow, string, error) {
+	if !unsexed(first) {
+		return pc.passPages(ctx, breed, first, total)
+	}
+	sexOf := map[string]string{}
+	var halves []nsip.AnimalRow
+	for _, sex := range []string{"Male", "Female"} {
+		f, t, err := pc.passPageOf(ctx, breed, sex, 0)
+		if err != nil {
+			return nil, "", err
+		}
+		if pc.pageRead != nil {
+			pc.pageRead()
+		}
+		rows, why, err := pc.passPagesOf(ctx, breed, sex, f, t)
+		if err != nil || why != "" {
+			return nil, why, err
+		}
+		for _, r := range rows {
+			if _, twice := sexOf[r.LPNID]; twice {
+				sexOf[r.LPNID] = "" // returned for both: NSIP ignored gender
+				continue
+			}
+			sexOf[r.LPNID] = sex
+			r.Sex = sex
+			halves = append(halves, r)
+		}
+	}
+	if len(halves) == total && !slices.Contains(slices.Collect(maps.Values(sexOf)), "") {
+		return halves, "", nil
+	}
+	// The halves are not used: the breed's own pages are counted afresh.
+	pc.kept.Store(0)
+	rows, why, err := pc.passPages(ctx, breed, first, total)
+	for i := range rows {
+		rows[i].Sex = sexOf[rows[i].LPNID]
+	}
+	return rows, why, err
 }

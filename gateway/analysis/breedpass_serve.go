@@ -1,8 +1,6 @@
 package analysis
 
 import (
-	"context"
-	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -28,9 +26,6 @@ import (
 // kept as the breed's pass at no further lookup. A search too large for
 // the call's pages has the breed's pass read in the background, so that a
 // later call is answered whole.
-
-// viaPages names in an answer's computed.via the way without a pass.
-const viaPages = "search pages"
 
 // passFilter is the criteria of a search that a pass answers exactly:
 // the sex asked ("Male" or "Female"; "" for either) and the status.
@@ -101,58 +96,4 @@ func (p *BreedPass) rows(f passFilter, traits bool) []nsip.AnimalRow {
 		}
 	}
 	return out
-}
-
-// keptPages reads rows as the pages of a search, with no lookup: the
-// scans that read pages read a pass the same way.
-func keptPages(rows []nsip.AnimalRow) pageReader {
-	return func(_ context.Context, n int) ([]nsip.AnimalRow, int, error) {
-		lo := min(n*scanPageSize, len(rows))
-		return rows[lo:min(lo+scanPageSize, len(rows))], len(rows), nil
-	}
-}
-
-// keptPass is breed's pass under eval when the call's source keeps one,
-// else nil.
-func keptPass(ctx context.Context, r *call, breed int, eval string) *BreedPass {
-	store, ok := r.src.(PassStore)
-	if !ok || eval == "" {
-		return nil
-	}
-	return store.LoadPass(ctx, breed, eval)
-}
-
-// keptNote says in an answer that it came from a kept pass.
-func keptNote(p *BreedPass) string {
-	return fmt.Sprintf("kept from an earlier read of its %d animals under this evaluation: no search page read", p.Animals())
-}
-
-// keepPages keeps rows, the whole of breed's search read under eval and
-// proven of it, as the breed's pass, and says so; "" when the source keeps
-// no passes or the rows are not all of the breed.
-func keepPages(ctx context.Context, r *call, breed int, eval string, rows []nsip.AnimalRow) string {
-	store, ok := r.src.(PassStore)
-	if !ok || eval == "" {
-		return ""
-	}
-	for _, row := range rows {
-		if row.BreedID != 0 && row.BreedID != breed {
-			return ""
-		}
-	}
-	store.StorePass(ctx, newPassOf(breed, eval, rows))
-	return fmt.Sprintf("kept from these pages: %d animals, so a later question about the breed under this evaluation reads no search page", len(rows))
-}
-
-// fillPass has breed's pass read in the background, when the source can,
-// and says so; "" when it cannot.
-func fillPass(r *call, breed int, eval, why string) string {
-	f, ok := r.src.(PassFiller)
-	if !ok || eval == "" {
-		return ""
-	}
-	if not := f.FillPass(breed, eval); not != "" {
-		return "not read: " + why + "; nor in the background: " + not
-	}
-	return "being read in the background, since " + why + "; a later call uses it"
 }

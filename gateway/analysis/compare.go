@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
@@ -51,48 +50,6 @@ var compareParams = param.MustStruct[compareArgs](param.Table{
 		"Traits":      {List: &param.List{MinItems: 1, MaxItems: 30, Item: "trait", Example: []string{"BWT", "WWT"}}},
 	},
 })
-
-// detailsOf fetches every animal's details at once, attributing a failure
-// to the list entry it came from.
-func detailsOf(ctx context.Context, r *call, field string, ids []string) ([]*nsip.AnimalDetails, error) {
-	out := make([]*nsip.AnimalDetails, len(ids))
-	errs := make([]error, len(ids))
-	var wg sync.WaitGroup
-	for i, id := range ids {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			out[i], errs[i] = r.details(ctx, id)
-		}()
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			return nil, About(fmt.Sprintf("%s[%d]", field, i), ids[i], err)
-		}
-	}
-	return out, nil
-}
-
-// traitOrder sorts codes as NSIP's site shows them, then the glossary's
-// order, then alphabetically.
-func traitOrder(codes []string) {
-	rank := func(c string) int {
-		if i := slices.Index(nsip.TraitCodes, c); i >= 0 {
-			return i
-		}
-		if i := slices.Index(nsip.GlossaryCodes(), c); i >= 0 {
-			return 100 + i
-		}
-		return 1000
-	}
-	slices.SortFunc(codes, func(a, b string) int {
-		if ra, rb := rank(a), rank(b); ra != rb {
-			return ra - rb
-		}
-		return strings.Compare(a, b)
-	})
-}
 
 // runCompare sets the animals' records side by side, naming the best of
 // each trait and index, with percentiles when asked, within the budget.

@@ -8,9 +8,10 @@ package analysis
 
 import (
 	"errors"
-	"github.com/nsip-tools/nsip-mcp/nsip"
 	"strings"
 	"testing"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 )

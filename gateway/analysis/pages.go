@@ -140,3 +140,41 @@ func (s *pageScan) unsettled() string {
 	}
 	return "not proven exact: NSIP's pages were not consistent (" + s.inconsistency() + "), so an unread animal could still rank"
 }
+
+// scanPageSize is the page size analyses read searches with: NSIP's largest.
+const scanPageSize = nsip.MaxPageSize
+
+const flockPages = 30
+
+// scanned is every row of a listing, read page by page.
+type scanned struct {
+	rows      []nsip.AnimalRow
+	total     int // NSIP's recordCount
+	pages     int
+	dupes     int
+	ended     bool   // the last page by NSIP's count was read
+	complete  bool   // ended with every animal of the count read once
+	wrong     string // what the pages showed inconsistent, "" if nothing
+	pageLimit int
+}
+
+// scanPages reads pages until NSIP has no more or the page limit.
+func scanPages(ctx context.Context, read pageReader, pageLimit int) (*scanned, error) {
+	sc := newPageScan(read, pageLimit)
+	s := &scanned{pageLimit: pageLimit}
+	for sc.more() {
+		rows, fresh, err := sc.next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for i, row := range rows {
+			if fresh[i] {
+				s.rows = append(s.rows, row)
+			}
+		}
+	}
+	s.total, s.pages, s.dupes, s.ended, s.complete, s.wrong = sc.total, sc.pages, sc.dupes, sc.ended, sc.complete(), sc.inconsistency()
+	return s, nil
+}
+
+func pctPages(total int) int { return max(1, (total+scanPageSize-1)/scanPageSize) }

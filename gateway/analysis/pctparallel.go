@@ -23,19 +23,6 @@ type pctQuery struct {
 	v     float64
 }
 
-// defaultParallel is how many lookups an analysis keeps under way when
-// its Source does not say (the gateway's default NSIP_MAX_CONCURRENT).
-const defaultParallel = 4
-
-// parallel is how many lookups the call may have under way at once: the
-// Source's own number when it gives one (Parallel), else defaultParallel.
-func (r *call) parallel() int {
-	if p, ok := r.src.(interface{ Parallel() int }); ok && p.Parallel() > 0 {
-		return p.Parallel()
-	}
-	return defaultParallel
-}
-
 // pctSched admits values, in order, against the lookups left.
 type pctSched struct {
 	mu   sync.Mutex

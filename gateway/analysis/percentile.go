@@ -119,8 +119,6 @@ func newPercentiles(r *call) *percentiles {
 
 var errPctLimit = errors.New("percentile lookups exhausted")
 
-func pctPages(total int) int { return max(1, (total+scanPageSize-1)/scanPageSize) }
-
 func hasT(row nsip.AnimalRow, code string) (float64, bool) {
 	for _, t := range row.Traits {
 		if strings.EqualFold(t.Code, code) {

@@ -60,29 +60,6 @@ var planParams = param.MustStruct[planArgs](param.Table{
 	},
 })
 
-// coiLimitField asks the user for max_coi beside the weights.
-var coiLimitField = param.Spec{Name: "max_coi", Kind: param.Number, Example: 0.0625, Min: param.Bound(0), Max: param.Bound(1),
-	Desc: "Highest inbreeding (COI) allowed for any lamb, a fraction from 0 to 1. 0.0625 (6.25%, as from first cousins) is the usual limit and is used when this is left empty."}
-
-func checkCOILimit(v float64) *ArgError {
-	if v < 0 || v > 1 {
-		return &ArgError{param.FieldError{Field: coiLimitField.Name, Problem: fmt.Sprintf("must be a fraction from 0 to 1, got %g", v), Expected: "e.g. 0.0625 (6.25%)"}}
-	}
-	return nil
-}
-
-// coiLimitArg refuses the COI limit v of argument field when it is out of
-// range; the error's example of a correct call takes the usual limit
-// rather than repeat the refused one.
-func coiLimitArg(field string, v float64) error {
-	err := checkCOILimit(v)
-	if err == nil {
-		return nil
-	}
-	err.Field = field
-	return &FixedArgError{ArgError: *err, Fix: []param.Edit{param.Assign(field, coiLimitField.Example)}}
-}
-
 // sharedTraits are the EBV codes every one of ds carries.
 func sharedTraits(ds []*nsip.AnimalDetails) []string {
 	var out []string
@@ -494,15 +471,4 @@ func planTable(whole *PlanAnswer, rams []string, ramOf []int) *full.Table {
 		next[ram]++
 	}
 	return t
-}
-
-// lambCOI is a pair's COI over the gathered pedigree, nil when unknown.
-// A pedigree too complex to compute from fails the plan: allowing every
-// pair as if its COI were merely unknown would ignore max_coi.
-func lambCOI(ctx context.Context, ped *breeding.Pedigree, ram, ewe string) (*float64, error) {
-	c, err := ped.MatingCOI(ctx, ram, ewe)
-	if err != nil || !coiKnown(ped, ram, ewe, c) {
-		return nil, err
-	}
-	return &c, nil
 }

@@ -21,11 +21,6 @@ import (
 // rankPages bounds the pages a ranking reads (nsip.MaxPageSize animals each).
 const rankPages = 30
 
-var weightsParam = param.List{Name: "weights", Required: true, MaxItems: 20, Example: exampleWeights}
-
-// exampleWeights are the weights of an error's example of a correct call.
-var exampleWeights = breeding.Weights{"WWT": 1, "BWT": -0.5}
-
 // rankWeights is weights as rank takes it: required (and, left out, asked
 // of the user) unless index ranks by one of NSIP's own indexes instead.
 var rankWeights = func() param.List { l := weightsParam; l.Unless = "index"; return l }()
@@ -107,21 +102,6 @@ var Rank = &Def{
 	Ceiling: rankPages + 2 + evalLookups + ewesLookups + pctLookups + rankRecords,
 	Answers: []reflect.Type{reflect.TypeFor[RankAnswer](), reflect.TypeFor[IndexRankAnswer]()},
 	Run:     typed(runRank),
-}
-
-// sortable reports whether nsip_search_animals accepts code as its
-// sorted_trait.
-func sortable(code string) bool {
-	e := param.SortedTrait.Enum
-	return len(e) == 0 || slices.Contains(e, code)
-}
-
-func ebvMap(ts []nsip.Trait) map[string]float64 {
-	m := make(map[string]float64, len(ts))
-	for _, t := range ts {
-		m[strings.ToUpper(t.Code)] = t.Value
-	}
-	return m
 }
 
 // directionWarnings flags weights whose sign rewards the direction the
@@ -461,6 +441,3 @@ func contradicting(n int, ids []string) *Named {
 	return &Named{Count: n, LPNIDs: ids,
 		Effect: "rows NSIP returned that contradict search_criteria, a sign it ignored a criterion; they were not ranked"}
 }
-
-// maxNamed bounds the animals an answer names in one list.
-const maxNamed = 20

@@ -299,10 +299,6 @@ func (s *indexRank) answer(ctx context.Context, a *rankArgs, ewes *eweSet) (any,
 	return withRows(fitted, shown, answer.Columns, out), nil
 }
 
-// passRankMethod is how a breed's pass was read, for a ranking from one.
-const passRankMethod = "one pass over NSIP's search of the breed, 100 a page, checked (full pages, NSIP's count unchanged, no animal twice, every row of the breed), " +
-	"read under the evaluation NSIP gives now and kept, so no search page was read"
-
 // settle is the scan's verdict. Pages read are proven of one evaluation
 // by the date read again after them; a pass kept under the evaluation the
 // date read before gives was proven so when it was read.

@@ -2,6 +2,8 @@ package analysis
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -106,4 +108,63 @@ func (s *rankScan) table(cell func(float64) any, more func(nsip.AnimalRow) []any
 		out = append(out, cells)
 	}
 	return out, unstated
+}
+
+// rankRecords is how many ranked animals' records a ranking reads at most:
+// its largest top_n.
+const rankRecords = 50
+
+// records reads the record of each ranked animal whose row does not state
+// its sex or whether it is genotyped, as NSIP's live rows do not: the row
+// takes the record's sex, birth date and genotyped status. A record of the
+// other sex than search_criteria.gender asked shows NSIP ignored the
+// criterion for that row: it is taken out of the ranking and counted with
+// the rows against the criteria, and the ranked rows left are still the
+// best of the sex asked. It reports how many records were read.
+func (s *rankScan) records(ctx context.Context, r *call) (int, error) {
+	var ids []string
+	for _, sc := range s.top.Rows() {
+		if row := s.rows[sc.ID]; row.Sex == "" || row.Genotyped == "" {
+			ids = append(ids, sc.ID)
+		}
+	}
+	wrong := map[string]bool{}
+	read, _, err := eachRecord(ctx, r, len(ids), func(k int) string { return ids[k] }, func(k int, d *nsip.AnimalDetails) {
+		row := s.rows[ids[k]]
+		sex := nsip.NormalizeSex(d.Gender)
+		if row.Sex == "" && s.keep.sex != "" && (sex == "Male" || sex == "Female") && sex != s.keep.sex {
+			wrong[ids[k]] = true
+		}
+		if row.Sex == "" {
+			row.Sex = sex
+		}
+		if row.DateOfBirth == "" {
+			row.DateOfBirth = d.DateOfBirth
+		}
+		row.Genotyped = d.Genotyped
+		s.fromRecord[ids[k]] = true
+		s.rows[ids[k]] = row
+	})
+	if len(wrong) > 0 {
+		s.dropContradicted(wrong)
+	}
+	return read, err
+}
+
+// dropContradicted takes the ranked animals whose records contradict the
+// sex asked out of the ranking, counting them against the criteria.
+func (s *rankScan) dropContradicted(wrong map[string]bool) {
+	kept := breeding.NewTopN(s.scanN)
+	for _, sc := range s.top.Rows() {
+		if !wrong[sc.ID] {
+			kept.Offer(sc)
+			continue
+		}
+		if len(s.contra) < maxNamed {
+			s.contra = append(s.contra, fmt.Sprintf("%s (its record says %s, though NSIP returned it for gender %s)", sc.ID, strings.ToLower(s.rows[sc.ID].Sex), s.keep.sex))
+		}
+		s.nContra++
+		s.keep.nUnsexed--
+	}
+	s.top = kept
 }

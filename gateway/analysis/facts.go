@@ -1,0 +1,93 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+// analysisRound is about how many lookups a source runs at once.
+const analysisRound = 4
+
+func traitMap(ts []nsip.Trait) map[string]nsip.Trait {
+	m := make(map[string]nsip.Trait, len(ts))
+	for _, t := range ts {
+		m[strings.ToUpper(t.Code)] = t
+	}
+	return m
+}
+
+func accPtr(t nsip.Trait) *float64 {
+	if !t.HasAccuracy {
+		return nil
+	}
+	v := round4(t.Accuracy)
+	return &v
+}
+
+func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
+
+func isSex(s, want string) bool {
+	s = strings.ToLower(strings.TrimSpace(s))
+	switch want {
+	case "male":
+		return s == "male" || s == "m" || s == "1" || s == "ram"
+	default:
+		return s == "female" || s == "f" || s == "2" || s == "ewe"
+	}
+}
+
+// sortable reports whether nsip_search_animals accepts code as its
+// sorted_trait.
+func sortable(code string) bool {
+	e := param.SortedTrait.Enum
+	return len(e) == 0 || slices.Contains(e, code)
+}
+
+func ebvMap(ts []nsip.Trait) map[string]float64 {
+	m := make(map[string]float64, len(ts))
+	for _, t := range ts {
+		m[strings.ToUpper(t.Code)] = t.Value
+	}
+	return m
+}
+
+// traitOrder sorts codes as NSIP's site shows them, then the glossary's
+// order, then alphabetically.
+func traitOrder(codes []string) {
+	rank := func(c string) int {
+		if i := slices.Index(nsip.TraitCodes, c); i >= 0 {
+			return i
+		}
+		if i := slices.Index(nsip.GlossaryCodes(), c); i >= 0 {
+			return 100 + i
+		}
+		return 1000
+	}
+	slices.SortFunc(codes, func(a, b string) int {
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra - rb
+		}
+		return strings.Compare(a, b)
+	})
+}
+
+// rowYear is a row's birth year as a count's key ("unknown" when neither
+// its date nor its LPN ID says), and whether the LPN ID gave it.
+func rowYear(row nsip.AnimalRow) (string, bool) {
+	y, lpn := row.BirthYear()
+	if y == 0 {
+		return "unknown", false
+	}
+	return fmt.Sprint(y), lpn
+}
+
+// unsexed reports whether rows, a breed's first page, record no sex at all,
+// as NSIP's live rows do not: its pass is then read by gender.
+func unsexed(rows []nsip.AnimalRow) bool {
+	return len(rows) > 0 && !slices.ContainsFunc(rows, func(r nsip.AnimalRow) bool { return nsip.NormalizeSex(r.Sex) != "" })
+}
