@@ -449,3 +449,6 @@ var exampleWeights = breeding.Weights{"WWT": 1, "BWT": -0.5}
 
 // maxNamed bounds the animals an answer names in one list.
 const maxNamed = 20
+
+// analysisRound is about how many lookups a source runs at once.
+const analysisRound = 4

@@ -28,25 +28,6 @@ func TestDocumentedCeilings(t *testing.T) {
 	}
 }
 
-// deepHerd gives each of ids a full pedigree gens generations deep, every
-// ancestor its own, so that no two animals are related.
-func deepHerd(f *fakeSource, gens int, ids ...string) {
-	var grow func(id, sex string, g int)
-	grow = func(id, sex string, g int) {
-		a := &fakeAnimal{ID: id, Sex: sex, EBV: map[string]float64{"WWT": float64(len(id) % 7), "BWT": 0.3}}
-		f.add(a)
-		if g == gens {
-			return
-		}
-		a.Sire, a.Dam = id+"S", id+"D"
-		grow(a.Sire, "Male", g+1)
-		grow(a.Dam, "Female", g+1)
-	}
-	for i, id := range ids {
-		grow(id, []string{"Male", "Female"}[min(i, 1)], 0)
-	}
-}
-
 // With no ceiling of the fake's own, each analysis on its worst case stops
 // itself at its ceiling, and says so where the answer is partial.
 func TestAnalysesStayWithinCeiling(t *testing.T) {

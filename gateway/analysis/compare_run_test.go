@@ -18,28 +18,6 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 )
 
-type compareAnswer struct {
-	Traits  []string `json:"traits"`
-	Animals []struct {
-		LPNID string        `json:"lpn_id"`
-		Sire  string        `json:"sire"`
-		EBV   []*[2]float64 `json:"ebv"`
-	} `json:"animals"`
-	Best      map[string][]string `json:"best"`
-	NotRanked struct {
-		Traits []string `json:"traits"`
-	} `json:"not_ranked"`
-	Unknown []string `json:"unknown"`
-}
-
-func compareHerd() *fakeSource {
-	return newFake(
-		&fakeAnimal{ID: "ANIM1", Sire: "SIRE1", Sex: "Male", EBV: map[string]float64{"WWT": 5, "BWT": 0.4, "YWT": 3, "NWT": 0.1, "EMD": 1.0}},
-		&fakeAnimal{ID: "ANIM2", Sire: "SIRE2", Sex: "Female", EBV: map[string]float64{"WWT": 7, "BWT": 0.2, "YWT": 3, "NWT": 0.3}},
-		&fakeAnimal{ID: "ANIM3", Sire: "SIRE3", Sex: "Female", EBV: map[string]float64{"WWT": 7, "BWT": 0.6, "YWT": 3, "NWT": 0.2, "EMD": 0.5}},
-	)
-}
-
 func TestCompareBestByDirection(t *testing.T) {
 	f := compareHerd()
 	var a compareAnswer

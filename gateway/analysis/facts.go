@@ -10,9 +10,6 @@ import (
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
-// analysisRound is about how many lookups a source runs at once.
-const analysisRound = 4
-
 func traitMap(ts []nsip.Trait) map[string]nsip.Trait {
 	m := make(map[string]nsip.Trait, len(ts))
 	for _, t := range ts {
@@ -91,3 +88,17 @@ func rowYear(row nsip.AnimalRow) (string, bool) {
 func unsexed(rows []nsip.AnimalRow) bool {
 	return len(rows) > 0 && !slices.ContainsFunc(rows, func(r nsip.AnimalRow) bool { return nsip.NormalizeSex(r.Sex) != "" })
 }
+
+// goneWarning warns of an animal the caller named (a plan's rams and
+// ewes are the caller's choice, so none is left out) that NSIP records as
+// dead or culled; "" when it is not.
+func goneWarning(role, id, status string) string {
+	st := strings.ToUpper(strings.TrimSpace(status))
+	if !slices.Contains(goneStatuses, st) {
+		return ""
+	}
+	return fmt.Sprintf("%s %s is recorded as %s by NSIP, so it may not be available to mate", role, id, st)
+}
+
+// goneStatuses are the statuses of animals no longer in anyone's flock.
+var goneStatuses = []string{"DEAD", "CULL", "CULLED"}

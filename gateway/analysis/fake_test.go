@@ -3,7 +3,6 @@ package analysis
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
 
 // fakeAnimal is one record the fake source serves, in every shape NSIP
@@ -485,9 +485,9 @@ func run(t *testing.T, d *Def, f *fakeSource, sent map[string]any) (any, error) 
 func valid(t *testing.T, d *Def, sent map[string]any) param.Valid {
 	t.Helper()
 	check := d.Validate
-	if d == AnimalPercentiles {
+	if d.Name == toolname.GetAnimal {
 		// The gateway validates these by nsip_get_animal's own arguments,
-		// of the lookup package, which imports this one.
+		// of the lookup package, which imports the analyses.
 		check = percentileCalls.Validate
 	}
 	args, errs := check(param.SentOf(sent))
@@ -497,11 +497,20 @@ func valid(t *testing.T, d *Def, sent map[string]any) param.Valid {
 	return args
 }
 
+// animalCall holds the members of nsip_get_animal's arguments that the
+// percentile analysis reads, as its own argument struct names them: this
+// package cannot import the analysis it serves the tests of.
+type animalCall struct {
+	SearchString string `json:"search_string"`
+	Percentiles  bool   `json:"percentiles,omitempty"`
+	param.Budget
+}
+
 // percentileCalls are the members of nsip_get_animal's arguments that
-// percentileArgs reads.
-var percentileCalls = param.MustStruct[percentileArgs](param.Table{
-	reflect.TypeFor[percentileArgs](): {"SearchString": {Example: param.ExampleLPN}, "Percentiles": {Example: true}},
-	reflect.TypeFor[param.Budget]():   param.BudgetFields,
+// the percentile analysis reads.
+var percentileCalls = param.MustStruct[animalCall](param.Table{
+	reflect.TypeFor[animalCall]():   {"SearchString": {Example: param.ExampleLPN}, "Percentiles": {Example: true}},
+	reflect.TypeFor[param.Budget](): param.BudgetFields,
 })
 
 // decode JSON-encodes an answer and reads it back into out, as a client
@@ -529,58 +538,6 @@ func mustRun(t *testing.T, d *Def, f *fakeSource, sent map[string]any, out any) 
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*max(1, math.Abs(a), math.Abs(b)) }
-
-// TestFakeSearch checks the fake itself: paging, sorting and the gender
-// criterion, which every scanning test leans on.
-func TestFakeSearch(t *testing.T) {
-	f := newFake(
-		&fakeAnimal{ID: "AAAA1", Sex: "Male", EBV: map[string]float64{"WWT": 1}},
-		&fakeAnimal{ID: "AAAA2", Sex: "Female", EBV: map[string]float64{"WWT": 3}},
-		&fakeAnimal{ID: "AAAA3", Sex: "Male", EBV: map[string]float64{"WWT": 2}},
-		&fakeAnimal{ID: "AAAA4", Sex: "Male"},
-		&fakeAnimal{ID: "AAAA5", Sex: "Male", Breed: 641, EBV: map[string]float64{"WWT": 9}},
-	)
-	ids := func(q Query) []string {
-		res, err := f.Search(context.Background(), q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, r := range res.Results {
-			out = append(out, r.LPNID)
-		}
-		return append(out, fmt.Sprint(res.TotalCount))
-	}
-	type p = nsip.SearchParams
-	for _, c := range []struct {
-		q    p
-		want []string
-	}{
-		{p{BreedID: 640, PageSize: 10}, []string{"AAAA1", "AAAA2", "AAAA3", "AAAA4", "4"}},
-		{p{PageSize: 2, SortedTrait: "WWT"}, []string{"AAAA5", "AAAA2", "5"}},
-		{p{BreedID: 640, Page: 1, PageSize: 2, SortedTrait: "WWT"}, []string{"AAAA1", "AAAA4", "4"}},
-		{p{BreedID: 640, PageSize: 3, SortedTrait: "WWT", Reverse: true}, []string{"AAAA4", "AAAA1", "AAAA3", "4"}},
-		{p{BreedID: 640, PageSize: 10, Criteria: nsip.SearchCriteria{Gender: "Male"}}, []string{"AAAA1", "AAAA3", "AAAA4", "3"}},
-		{p{BreedID: 640, Page: 5, PageSize: 10}, []string{"4"}},
-	} {
-		if got := ids(Query{SearchParams: c.q}); !slices.Equal(got, c.want) {
-			t.Errorf("search %+v = %v, want %v", c.q, got, c.want)
-		}
-	}
-	if _, err := f.Search(context.Background(), Query{SearchParams: p{PageSize: 10, Criteria: nsip.SearchCriteria{BornAfter: "2020-01-01"}}}); err == nil {
-		t.Error("an unsupported criterion was silently ignored")
-	}
-	tr, _ := f.TraitRanges(context.Background(), 640)
-	if len(tr.Ranges) != 1 || tr.Ranges[0] != (nsip.TraitRange{Code: "WWT", Range: nsip.Range{Min: 1, Max: 3}}) {
-		t.Errorf("ranges of 640 = %+v, want WWT 1..3", tr.Ranges)
-	}
-	if n := f.callsOf("search"); n != 7 {
-		t.Errorf("search calls = %d, want 7", n)
-	}
-	if _, err := f.Details(context.Background(), "NOBODY"); !errors.As(err, new(*nsip.Error)) {
-		t.Errorf("details of an unknown animal: %v, want an nsip not-found error", err)
-	}
-}
 
 // lineageFail is a fake whose lineage of one animal fails, its details
 // still served.

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -21,66 +20,6 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
-
-type flockAnswer struct {
-	Animals  int            `json:"animals"`
-	BySex    map[string]int `json:"by_sex"`
-	ByStatus map[string]int `json:"by_status"`
-	ByYear   map[string]int `json:"by_birth_year"`
-	Traits   []struct {
-		Trait   string   `json:"trait"`
-		N       int      `json:"n"`
-		Mean    float64  `json:"mean"`
-		SD      float64  `json:"sd"`
-		Min     float64  `json:"min"`
-		MinIDs  []string `json:"min_lpn_ids"`
-		MinMore int      `json:"min_more"`
-		BySex   map[string]struct {
-			N        int
-			Mean, SD float64
-		} `json:"by_sex"`
-		Max    float64  `json:"max"`
-		MaxIDs []string `json:"max_lpn_ids"`
-	} `json:"traits"`
-	LeftOut struct {
-		LPNIDs []string `json:"lpn_ids"`
-	} `json:"left_out"`
-	Note     string `json:"note"`
-	Computed struct {
-		AnimalsRead int    `json:"animals_read"`
-		Pages       int    `json:"pages"`
-		Complete    bool   `json:"complete"`
-		Incomplete  string `json:"incomplete"`
-	} `json:"computed"`
-}
-
-// flockOf is n animals of flock 640238 (dates in NSIP's three forms, sex
-// as words, codes and blanks) among animals of other flocks.
-func flockOf(seed uint64, n int) *fakeSource {
-	rng := rand.New(rand.NewPCG(seed, 2))
-	f := newFake()
-	sexes := []string{"Male", "Female", "1", "2", ""}
-	dates := []string{"2/13/%d", "%d-03-01T00:00:00", "%d-04-20", ""}
-	for i := range n + 40 {
-		y := 2019 + rng.IntN(6)
-		d := dates[rng.IntN(len(dates))]
-		if d != "" {
-			d = fmt.Sprintf(d, y)
-		}
-		a := &fakeAnimal{ID: fmt.Sprintf("6402382%03dFLK%04d", seed, i), Flock: "640238", Sex: sexes[rng.IntN(len(sexes))], Born: d,
-			Status: []string{"CURRENT", "SOLD", ""}[rng.IntN(3)], EBV: map[string]float64{}}
-		if i >= n {
-			a.Flock = "999999"
-		}
-		for _, c := range []string{"BWT", "WWT", "NLB"} {
-			if rng.IntN(10) > 0 {
-				a.EBV[c] = math.Round(rng.NormFloat64()*1000) / 100
-			}
-		}
-		f.add(a)
-	}
-	return f
-}
 
 func TestFlockSummaryMatchesDirectComputation(t *testing.T) {
 	for _, n := range []int{1, 99, 100, 257} {
@@ -292,26 +231,6 @@ func checkGroup(t *testing.T, name string, f *fakeSource, a flockAnswer, want gr
 			t.Errorf("%s, %s: holders %v / %v do not hold the min %v / max %v", name, tr.Trait, tr.MinIDs, tr.MaxIDs, lo, hi)
 		}
 	}
-}
-
-// progenyFlock is flockOf with every animal of the flock an offspring of
-// SIRE0001 (half of them of one dam), the strays of others.
-func progenyFlock(seed uint64, n int) *fakeSource {
-	f := flockOf(seed, n)
-	f.add(&fakeAnimal{ID: "SIRE0001", Sex: "Male"})
-	f.add(&fakeAnimal{ID: "DAM00001", Sex: "Female"})
-	for _, a := range f.animals {
-		switch {
-		case a.Flock == "640238" && strings.HasPrefix(a.ID, "640"):
-			a.Sire = "SIRE0001"
-		case a.Flock == "999999":
-			a.Sire = "OTHER001"
-		}
-		if a.Sire == "SIRE0001" && len(a.ID)%2 == 0 {
-			a.Dam = "DAM00001"
-		}
-	}
-	return f
 }
 
 // Every offspring, over as many pages as they take: the same statistics

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -64,7 +63,8 @@ func TestPlanReadsRecordsOfLoneParentAncestors(t *testing.T) {
 	if b.Mated != 0 || len(b.Unassigned[why]) != 1 {
 		t.Errorf("RAM02 alone: mated %d, unassigned %v; want EWE01 unassigned because the lamb exceeds max_coi", b.Mated, b.Unassigned)
 	}
-	m := checkMating(t, f, "RAM02", "EWE01")
+	var m matingAnswer
+	mustRun(t, CheckMating, f, map[string]any{"sire_lpn_id": "RAM02", "dam_lpn_id": "EWE01"}, &m)
 	if m.COI == nil || *m.COI != 1.0/8 {
 		t.Errorf("check_mating: coi %v basis %q, want 1/8", fmtPtr(m.COI), m.Basis)
 	}
@@ -111,17 +111,4 @@ func TestPlanLeavesLoneParentPairsUnresolved(t *testing.T) {
 	if m.COI == nil || *m.COI != 1.0/16 || !strings.HasPrefix(m.Basis, "lower bound: NSIP's lineages show MUM01 within the window with one parent") {
 		t.Errorf("check_mating: coi %v basis %q; want 1/16 as a lower bound naming MUM01", fmtPtr(m.COI), m.Basis)
 	}
-}
-
-func mustRunSource(t *testing.T, d *Def, src Source, sent map[string]any, out any) {
-	t.Helper()
-	args, errs := d.Validate(param.SentOf(sent))
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	v, err := Run(t.Context(), d, src, discard(), param.SentOf(sent), args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	decode(t, v, out)
 }

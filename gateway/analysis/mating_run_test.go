@@ -17,103 +17,6 @@ import (
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
-// herd builds a fake from lines "ID SIRE DAM SEX", "-" for an unknown
-// parent; animals named only as parents get records without parents.
-func herd(lines ...string) *fakeSource {
-	f := newFake()
-	for _, l := range lines {
-		p := strings.Fields(l)
-		a := &fakeAnimal{ID: p[0], Sex: p[3], Status: "CURRENT"}
-		if p[1] != "-" {
-			a.Sire = p[1]
-		}
-		if p[2] != "-" {
-			a.Dam = p[2]
-		}
-		f.add(a)
-	}
-	for _, a := range f.animals {
-		for i, par := range []string{a.Sire, a.Dam} {
-			if par != "" && f.animals[par] == nil {
-				f.add(&fakeAnimal{ID: par, Sex: []string{"Male", "Female"}[i], Status: "CURRENT"})
-			}
-		}
-	}
-	return f
-}
-
-type matingAnswer struct {
-	COI             *float64 `json:"coi"`
-	Rating          string   `json:"rating"`
-	Basis           string   `json:"basis"`
-	CommonAncestors struct {
-		Count    int `json:"count"`
-		NotShown int `json:"not_shown"`
-		Top      []struct {
-			LPNID        string   `json:"lpn_id"`
-			Paths        [][3]int `json:"paths"`
-			AncestorCOI  float64  `json:"ancestor_coi"`
-			Contribution float64  `json:"contribution"`
-		} `json:"top"`
-	} `json:"common_ancestors"`
-	Midparent map[string]struct {
-		EBV    float64  `json:"ebv"`
-		DamAcc *float64 `json:"dam_acc"`
-	} `json:"midparent_ebvs"`
-	MidparentUnknown []string `json:"midparent_unknown"`
-	Warnings         []string `json:"warnings"`
-	Notes            []string `json:"notes"`
-	Computed         struct {
-		LineagesRead int `json:"lineages_read"`
-	} `json:"computed"`
-}
-
-func checkMating(t *testing.T, f *fakeSource, sire, dam string) matingAnswer {
-	t.Helper()
-	var a matingAnswer
-	mustRun(t, CheckMating, f, map[string]any{"sire_lpn_id": sire, "dam_lpn_id": dam}, &a)
-	return a
-}
-
-// Each pedigree's COI worked by Wright's rule, F = sum over common
-// ancestors A and path pairs of (1/2)^(n1+n2+1) (1+F_A).
-var matingCases = []struct {
-	name      string
-	herd      []string
-	coi       float64
-	rating    string
-	ancestors []string // common ancestors, largest contribution first
-}{
-	// No animal in common: nothing to sum.
-	{"unrelated", []string{"SIRE1 GSIR1 GDAM1 Male", "DAM01 GSIR2 GDAM2 Female"}, 0, "low", nil},
-	// Shared sire X: one path pair, n1 = n2 = 1: (1/2)^3 = 1/8.
-	{"half sibs", []string{"SIRE1 XXXXX GDAM1 Male", "DAM01 XXXXX GDAM2 Female"}, 1.0 / 8, "very high", []string{"XXXXX"}},
-	// Shared sire X and dam Y: 1/8 each, 1/4 in all.
-	{"full sibs", []string{"SIRE1 XXXXX YYYYY Male", "DAM01 XXXXX YYYYY Female"}, 1.0 / 4, "very high", []string{"XXXXX", "YYYYY"}},
-	// Their fathers are full sibs: grandparents X and Y, n1 = n2 = 2 each:
-	// 2 x (1/2)^5 = 1/16, the first-cousin mating the rating starts
-	// "high" at.
-	{"first cousins", []string{"SIRE1 PAPA1 GDAM1 Male", "DAM01 PAPA2 GDAM2 Female", "PAPA1 XXXXX YYYYY Male", "PAPA2 XXXXX YYYYY Male"},
-		1.0 / 16, "high", []string{"XXXXX", "YYYYY"}},
-	// Their fathers are half sibs through X only: (1/2)^5 = 1/32, where
-	// "moderate" starts.
-	{"half first cousins", []string{"SIRE1 PAPA1 GDAM1 Male", "DAM01 PAPA2 GDAM2 Female", "PAPA1 XXXXX MUM01 Male", "PAPA2 XXXXX MUM02 Male"},
-		1.0 / 32, "moderate", []string{"XXXXX"}},
-	// The sire is the dam's father: A is the sire, n1 = 0, n2 = 1:
-	// (1/2)^2 = 1/4.
-	{"parent x offspring", []string{"SIRE1 GSIR1 GDAM1 Male", "DAM01 SIRE1 GDAM2 Female"}, 1.0 / 4, "very high", []string{"SIRE1"}},
-	// Half sibs through X, whose parents P and Q are full sibs, so F_X =
-	// 1/4: (1/2)^3 (1 + 1/4) = 5/32. Paths through X's own ancestors pass
-	// through X on both sides and do not count.
-	{"half sibs by an inbred sire", []string{"SIRE1 XXXXX GDAM1 Male", "DAM01 XXXXX GDAM2 Female", "XXXXX PPPPP QQQQQ Male",
-		"PPPPP GGGG1 GGGG2 Male", "QQQQQ GGGG1 GGGG2 Female"}, 5.0 / 32, "very high", []string{"XXXXX"}},
-	// Related only through great-great-grandparent X, four generations
-	// behind each: n1 = n2 = 4, (1/2)^9 = 1/512; found only by extending
-	// a short lineage.
-	{"distant", []string{"SIRE1 AAAA1 GDAM1 Male", "AAAA1 BBBB1 GDAM3 Male", "BBBB1 CCCC1 GDAM4 Male", "CCCC1 XXXXX GDAM5 Male",
-		"DAM01 AAAA2 GDAM2 Female", "AAAA2 BBBB2 GDAM6 Male", "BBBB2 CCCC2 GDAM7 Male", "CCCC2 XXXXX GDAM8 Male"}, 1.0 / 512, "low", []string{"XXXXX"}},
-}
-
 func TestCheckMatingCOI(t *testing.T) {
 	for _, c := range matingCases {
 		// Lineages of 4 generations (as live) and of 2, which makes the
@@ -151,13 +54,6 @@ func TestCheckMatingCOI(t *testing.T) {
 		!slices.Equal(a.CommonAncestors.Top[0].Paths, [][3]int{{1, 1, 1}}) {
 		t.Errorf("inbred sire: common ancestors %+v, want XXXXX with F 0.25 over one pair of 1-generation paths", a.CommonAncestors.Top)
 	}
-}
-
-func fmtPtr(p *float64) any {
-	if p == nil {
-		return "null"
-	}
-	return *p
 }
 
 // The rating words sit on the thresholds the answer states.
@@ -449,4 +345,11 @@ func TestCheckMatingSelf(t *testing.T) {
 	if !errors.As(err, &ae) || ae.Field != "dam_lpn_id" || !strings.Contains(ae.Problem, "same animal") || f.lookups != 0 {
 		t.Errorf("self-mating: %v after %d lookups; want an argument error on dam_lpn_id before any lookup", err, f.lookups)
 	}
+}
+
+func checkMating(t *testing.T, f *fakeSource, sire, dam string) matingAnswer {
+	t.Helper()
+	var a matingAnswer
+	mustRun(t, CheckMating, f, map[string]any{"sire_lpn_id": sire, "dam_lpn_id": dam}, &a)
+	return a
 }

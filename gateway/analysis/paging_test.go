@@ -14,16 +14,6 @@ import (
 // is full until the last, or that paging is stable (see the API notes).
 // An answer that leans on one must check it on what it read.
 
-// short drops the last n rows of page p, the count unchanged.
-func short(p, n int) func(int, []nsip.AnimalRow) []nsip.AnimalRow {
-	return func(page int, rows []nsip.AnimalRow) []nsip.AnimalRow {
-		if page == p {
-			return rows[:len(rows)-n]
-		}
-		return rows
-	}
-}
-
 // repeat serves page p with the previous page's last row in place of its
 // own first, as offset paging over ties does: one animal twice, one never.
 // The previous page is read before page p (a scan reads its first page

@@ -3,7 +3,6 @@ package analysis
 import (
 	"context"
 	"fmt"
-	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -13,59 +12,6 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
-
-// brutePercent is top_percent by counting every animal of the breed: the
-// share with code whose value is as good as v or better (higher for WWT
-// and YWT, lower for BWT and FAT, lower first for NWT, which has no
-// direction).
-func brutePercent(f *fakeSource, breed int, code string, v float64) float64 {
-	info, _ := nsip.LookupTrait(code)
-	n, good := 0, 0
-	for _, a := range f.animals {
-		x, ok := a.EBV[code]
-		if a.Breed != breed || !ok {
-			continue
-		}
-		n++
-		if x == v || info.Direction == "higher" && x > v || info.Direction != "higher" && x < v {
-			good++
-		}
-	}
-	return math.Round(10000*float64(good)/float64(n)) / 100
-}
-
-// pctAnswer is what the percentile tests read of an answer: its animals'
-// top_percent and the percentiles block, the breed pass's part included.
-type pctAnswer struct {
-	Traits  []string `json:"traits"`
-	Animals []struct {
-		LPNID      string     `json:"lpn_id"`
-		TopPercent []*float64 `json:"top_percent"`
-	} `json:"animals"`
-	Percentiles struct {
-		Lookups    int               `json:"lookups"`
-		Unproven   map[string]string `json:"unproven"`
-		Evaluation *string           `json:"evaluation"`
-		EvalNote   string            `json:"evaluation_note"`
-		EvalChange string            `json:"evaluation_changed"`
-		Via        string            `json:"via"`
-		BreedPass  map[string]string `json:"breed_pass"`
-		Method     string            `json:"method"`
-	} `json:"percentiles"`
-}
-
-// pick is n animals of breed 640 chosen by seed.
-func pick(f *fakeSource, seed uint64, n int) []any {
-	rng := rand.New(rand.NewPCG(seed, 5))
-	var ids []string
-	for _, id := range slices.Sorted(maps.Keys(f.animals)) {
-		if f.animals[id].Breed == 640 {
-			ids = append(ids, id)
-		}
-	}
-	rng.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
-	return anyList(ids[:n])
-}
 
 // Every top_percent equals the count over the whole breed, with ties (two
 // decimals, and one in twenty animals without the EBV, sorted last) and

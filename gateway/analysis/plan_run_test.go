@@ -22,36 +22,6 @@ import (
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 )
 
-type planAnswer struct {
-	Columns    []string            `json:"columns"`
-	ByRam      map[string][][]any  `json:"by_ram"`
-	Mated      int                 `json:"mated"`
-	MaxCOI     float64             `json:"max_coi"`
-	Total      float64             `json:"total_lamb_index"`
-	Unassigned map[string][]string `json:"unassigned"`
-	NoIndex    struct {
-		LPNIDs []string `json:"lpn_ids"`
-	} `json:"ewes_without_index"`
-	LambEBVs   string   `json:"lamb_ebvs"`
-	Warnings   []string `json:"warnings"`
-	UnknownN   int      `json:"unknown_coi_pairs"`
-	Unresolved struct {
-		Animals []string `json:"animals"`
-		Pairs   int      `json:"pairs"`
-	} `json:"unresolved"`
-}
-
-// ramOf reads which ram each ewe went to from the answer.
-func (a planAnswer) ramOf() map[string]string {
-	out := map[string]string{}
-	for ram, rows := range a.ByRam {
-		for _, r := range rows {
-			out[r[0].(string)] = ram
-		}
-	}
-	return out
-}
-
 // bestPlan tries every assignment of ewes to rams or to none (values[r][e]
 // the lamb's index, coi[r][e] its COI) and keeps those within max_coi and
 // the rams' limit; the best mates the most ewes, then has the largest
@@ -86,35 +56,6 @@ func bestPlan(values, coi [][]float64, maxCOI float64, perRam int) (mated int, t
 	}
 	try(0)
 	return mated, total
-}
-
-func planHerd() *fakeSource {
-	f := herd(
-		// RAM01 and EWE01 are half sibs through XXXXX: 1/8.
-		"RAM01 XXXXX MUM01 Male", "EWE01 XXXXX MUM02 Female",
-		// RAM02 and EWE03 are first cousins (their sires full sibs): 1/16.
-		"RAM02 AAAA1 MUM03 Male", "AAAA1 GGGG1 GGGG2 Male",
-		"EWE03 AAAA2 MUM04 Female", "AAAA2 GGGG1 GGGG2 Male",
-		// EWE02 is related to neither ram: 0, as are the other pairs.
-		"EWE02 SSSS2 MUM05 Female",
-	)
-	// Indexes WWT - BWT: RAM01 6 - 0.2 = 5.8, RAM02 4 - 0.4 = 3.6,
-	// EWE01 2.7, EWE02 1.9, EWE03 4.5.
-	for id, e := range map[string][2]float64{"RAM01": {6, 0.2}, "RAM02": {4, 0.4}, "EWE01": {3, 0.3}, "EWE02": {2, 0.1}, "EWE03": {5, 0.5}} {
-		f.animals[id].EBV = map[string]float64{"WWT": e[0], "BWT": e[1]}
-	}
-	return f
-}
-
-var planSent = map[string]any{"ram_lpn_ids": []any{"RAM01", "RAM02"}, "ewe_lpn_ids": []any{"EWE01", "EWE02", "EWE03"},
-	"weights": map[string]any{"WWT": 1.0, "BWT": -1.0}}
-
-func withArgs(m map[string]any, kv ...any) map[string]any {
-	out := maps.Clone(m)
-	for i := 0; i < len(kv); i += 2 {
-		out[kv[0+i].(string)] = kv[i+1]
-	}
-	return out
 }
 
 func TestPlanTinyHerd(t *testing.T) {
@@ -260,14 +201,6 @@ func TestPlanMatchesBruteForce(t *testing.T) {
 			}
 		}
 	}
-}
-
-func toAny(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
 }
 
 func TestPlanEdges(t *testing.T) {
@@ -573,18 +506,4 @@ func ramAndNinetyEwes() (*fakeSource, []any) {
 		a.EBV = map[string]float64{"WWT": float64(len(a.ID))}
 	}
 	return f, ewes
-}
-
-// restCallSet is what the call for the rest of answer v sets, as JSON.
-func restCallSet(t *testing.T, v any) string {
-	t.Helper()
-	var raw struct {
-		NotShown struct {
-			Call struct {
-				Set json.RawMessage `json:"set"`
-			} `json:"call"`
-		} `json:"not_shown"`
-	}
-	decode(t, v, &raw)
-	return string(raw.NotShown.Call.Set)
 }

@@ -3,9 +3,7 @@ package analysis
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -13,42 +11,6 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 )
-
-// kin is a closed breed of five generations: ten founder rams and twenty
-// founder ewes, then forty lambs a year by rams and ewes of earlier years,
-// so that rams share ancestors with the ewes they might serve.
-func kin(seed uint64) *fakeSource {
-	rng := rand.New(rand.NewPCG(seed, 3))
-	f := newFake()
-	var rams, ewes []string
-	for g := range 5 {
-		var newRams, newEwes []string
-		n := 40
-		if g == 0 {
-			n = 30
-		}
-		for i := range n {
-			sex := []string{"Male", "Female"}[rng.IntN(2)]
-			if g == 0 {
-				sex = []string{"Male", "Female", "Female"}[i%3]
-			}
-			a := &fakeAnimal{ID: fmt.Sprintf("640KIN%d%s%03d", g, sex[:1], i), Sex: sex,
-				EBV:   map[string]float64{"WWT": math.Round(rng.NormFloat64()*300) / 100, "BWT": math.Round(rng.NormFloat64()*30) / 100},
-				Index: map[string]float64{"US Hair Index": math.Round((100+rng.NormFloat64()*10)*100) / 100}}
-			if g > 0 {
-				a.Sire, a.Dam = rams[rng.IntN(len(rams))], ewes[rng.IntN(len(ewes))]
-			}
-			f.add(a)
-			if sex == "Male" {
-				newRams = append(newRams, a.ID)
-			} else {
-				newEwes = append(newEwes, a.ID)
-			}
-		}
-		rams, ewes = append(rams, newRams...), append(ewes, newEwes...)
-	}
-	return f
-}
 
 // checkedMean is a ram's lambs' mean COI with ewes, each pair asked of
 // nsip_check_mating itself on a fresh copy of the same records: nil when
@@ -194,25 +156,6 @@ func TestRankForEwesMatchesBruteForce(t *testing.T) {
 			}
 		})
 	}
-}
-
-// youngEwes are the first n ewes of the youngest year, as arguments.
-func youngEwes(f *fakeSource, n int) []string {
-	var out []string
-	for _, id := range slices.Sorted(maps.Keys(f.animals)) {
-		if strings.HasPrefix(id, "640KIN4F") && len(out) < n {
-			out = append(out, id)
-		}
-	}
-	return out
-}
-
-func anyList(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
 }
 
 // A lineage that fails behind a ewe leaves every ram's mean unproven: they

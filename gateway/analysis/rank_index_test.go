@@ -3,9 +3,6 @@ package analysis
 import (
 	"errors"
 	"fmt"
-	"maps"
-	"math"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -13,62 +10,6 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
-
-// indexed is population(seed, n) with NSIP's own indexes: US Hair Index on
-// all but one animal in 25, SRC$ Index on half, to two decimals so that
-// ties occur, and every third animal 50K genotyped.
-func indexed(seed uint64, n int) *fakeSource {
-	f := population(seed, n)
-	rng := rand.New(rand.NewPCG(seed, 2))
-	for _, id := range slices.Sorted(maps.Keys(f.animals)) {
-		a := f.animals[id]
-		a.Index = map[string]float64{}
-		if rng.IntN(25) > 0 {
-			a.Index["US Hair Index"] = math.Round((100+8*rng.NormFloat64())*10) / 10
-		}
-		if rng.IntN(2) == 0 {
-			a.Index["SRC$ Index"] = math.Round((100+5*rng.NormFloat64())*100) / 100
-		}
-		if rng.IntN(3) == 0 {
-			a.Genotyped = "50K Genotyped"
-		}
-	}
-	return f
-}
-
-// bruteIndexTop is the top n of breed (of sex, when given) by NSIP's index
-// name over every animal the fake holds, ties by LPN ID.
-func bruteIndexTop(f *fakeSource, breed int, sex, name string, n int) []string {
-	var all []scored
-	for _, a := range f.animals {
-		if v, ok := a.Index[name]; ok && a.Breed == breed && (sex == "" || a.Sex == sex) {
-			all = append(all, scored{a.ID, v})
-		}
-	}
-	var out []string
-	for _, x := range bestFirst(all)[:min(n, len(all))] {
-		out = append(out, x.id)
-	}
-	return out
-}
-
-type rankIndexAnswer struct {
-	Columns   []string `json:"columns"`
-	Index     string   `json:"index"`
-	Top       [][]any  `json:"top"`
-	Genotyped string   `json:"genotyped"`
-	Unranked  string   `json:"unranked"`
-	Computed  struct {
-		Exact        bool   `json:"exact"`
-		Stopped      string `json:"stopped"`
-		AnimalsRead  int    `json:"animals_read"`
-		Population   int    `json:"population"`
-		WithoutIndex int    `json:"without_index"`
-		Pages        int    `json:"pages"`
-		Limit        string `json:"limit"`
-		Paging       string `json:"paging"`
-	} `json:"computed"`
-}
 
 func TestRankByIndexMatchesBruteForce(t *testing.T) {
 	for _, c := range []struct {

@@ -20,9 +20,6 @@ import (
 // nothing about whether the listing was read whole: the scan's proof is of
 // the pages, and the ranking is exact over the animals kept.
 
-// goneStatuses are the statuses of animals no longer in anyone's flock.
-var goneStatuses = []string{"DEAD", "CULL", "CULLED"}
-
 // includeGoneParam is described by the tool's description, which
 // tools/list carries once.
 var includeGoneParam = param.Spec{Name: "include_dead_and_culled", Kind: param.Boolean, Default: false, Example: true}
@@ -113,17 +110,6 @@ func statusCell(row nsip.AnimalRow) string {
 		return s
 	}
 	return "unknown"
-}
-
-// goneWarning warns of an animal the caller named (a plan's rams and
-// ewes are the caller's choice, so none is left out) that NSIP records as
-// dead or culled; "" when it is not.
-func goneWarning(role, id, status string) string {
-	st := strings.ToUpper(strings.TrimSpace(status))
-	if !slices.Contains(goneStatuses, st) {
-		return ""
-	}
-	return fmt.Sprintf("%s %s is recorded as %s by NSIP, so it may not be available to mate", role, id, st)
 }
 
 // unnamed is n without the LPN IDs it lists, for a ranking cut to its

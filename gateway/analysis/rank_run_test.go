@@ -10,9 +10,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"maps"
-	"math"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -21,69 +18,6 @@ import (
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 )
-
-// population is n animals of breed 640 and a tenth as many of 641, each
-// EBV present 19 times in 20 and given to two decimals, so that ties on
-// the sort trait are common, as in NSIP's data.
-func population(seed uint64, n int) *fakeSource {
-	rng := rand.New(rand.NewPCG(seed, 1))
-	f := newFake()
-	means := map[string][2]float64{"BWT": {0.3, 0.4}, "WWT": {2, 2.5}, "YWT": {3, 4}, "FAT": {0, 0.3}}
-	for i := range n + n/10 {
-		a := &fakeAnimal{ID: fmt.Sprintf("640%04dPOP%05d", seed, i), Sex: []string{"Male", "Female"}[rng.IntN(2)], EBV: map[string]float64{}}
-		if i >= n {
-			a.Breed = 641
-		}
-		for _, c := range slices.Sorted(maps.Keys(means)) { // in one order, so that a seed is one population
-			m := means[c]
-			if rng.IntN(20) > 0 {
-				a.EBV[c] = math.Round((m[0]+m[1]*rng.NormFloat64())*100) / 100
-			}
-		}
-		f.add(a)
-	}
-	return f
-}
-
-type rankAnswer struct {
-	Columns  []string `json:"columns"`
-	Top      [][]any  `json:"top"`
-	Warnings []string `json:"warnings"`
-	Unranked string   `json:"unranked"`
-	Computed struct {
-		SortedBy     string `json:"sorted_by"`
-		Exact        bool   `json:"exact"`
-		Stopped      string `json:"stopped"`
-		AnimalsRead  int    `json:"animals_read"`
-		Population   int    `json:"population"`
-		WithoutIndex int    `json:"without_index"`
-		Pages        int    `json:"pages"`
-		Sort         string `json:"sort"`
-	} `json:"computed"`
-}
-
-// bruteTop is the top n of breed by the index over every animal the fake
-// holds (of sex, when given): each one scored, all sorted, ties by LPN ID
-// as the answer breaks them. The index itself is breeding.Weights.Index,
-// so that scores equal to the last bit sort alike in both.
-func bruteTop(f *fakeSource, breed int, sex string, w breeding.Weights, n int) []breeding.Scored {
-	var all []breeding.Scored
-	for _, a := range f.animals {
-		if a.Breed != breed || (sex != "" && a.Sex != sex) {
-			continue
-		}
-		if v, _, ok := w.Index(a.EBV); ok {
-			all = append(all, breeding.Scored{ID: a.ID, Score: v})
-		}
-	}
-	slices.SortFunc(all, func(x, y breeding.Scored) int {
-		if c := cmp.Compare(y.Score, x.Score); c != 0 {
-			return c
-		}
-		return strings.Compare(x.ID, y.ID)
-	})
-	return all[:min(n, len(all))]
-}
 
 func TestRankMatchesBruteForce(t *testing.T) {
 	for _, c := range []struct {
