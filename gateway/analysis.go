@@ -13,6 +13,11 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/compare"
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/flock"
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/mating"
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/plan"
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/rank"
 	"github.com/nsip-tools/nsip-mcp/gateway/calllog"
 	"github.com/nsip-tools/nsip-mcp/gateway/finite"
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
@@ -35,10 +40,15 @@ type analysisEntry struct {
 	tool *toolDef
 }
 
+// analysisDefs are the analyses served as tools of their own, in the order
+// tools/list shows them. Each lives in its own package under analysis;
+// this list is where they meet.
+var analysisDefs = []*analysis.Def{mating.CheckMating, compare.Compare, rank.Rank, flock.FlockSummary, plan.PlanMatings}
+
 // analyses are the analysis tools, in the order tools/list shows them.
 var analyses = func() []*analysisEntry {
-	out := make([]*analysisEntry, len(analysis.All))
-	for i, d := range analysis.All {
+	out := make([]*analysisEntry, len(analysisDefs))
+	for i, d := range analysisDefs {
 		out[i] = &analysisEntry{Def: d, tool: &toolDef{Def: &d.Def}}
 		out[i].tool.analysis = out[i]
 	}
@@ -299,7 +309,7 @@ func (r *lookups) reads() *calllog.Reads {
 // same thing share one cache entry.
 
 func (r *lookups) Details(ctx context.Context, id string) (*nsip.AnimalDetails, error) {
-	d, err := readAs[nsip.AnimalDetails](ctx, r.get, lookup.Animal, lookup.DetailsArgs{SearchString: id})
+	d, err := lookup.ReadAs[nsip.AnimalDetails](ctx, r.get, lookup.Animal, lookup.DetailsArgs{SearchString: id})
 	if err == nil {
 		r.ignored.Note(d.Ignored)
 	}
@@ -307,14 +317,14 @@ func (r *lookups) Details(ctx context.Context, id string) (*nsip.AnimalDetails, 
 }
 
 func (r *lookups) Lineage(ctx context.Context, id string) (*nsip.Lineage, error) {
-	return readAs[nsip.Lineage](ctx, r.get, lookup.Lineage, lookup.LPNArgs{LPNID: id})
+	return lookup.ReadAs[nsip.Lineage](ctx, r.get, lookup.Lineage, lookup.LPNArgs{LPNID: id})
 }
 
 // Search reads a page under the evaluation the query names, if any: a
 // page cached under an earlier evaluation is then not read under a later
 // one (lookup.SearchArgs.Evaluation).
 func (r *lookups) Search(ctx context.Context, q analysis.Query) (*nsip.SearchResults, error) {
-	p, err := readAs[nsip.SearchResults](ctx, r.get, lookup.SearchAnimals, lookup.SearchArgsOf(q.SearchParams, q.Evaluation))
+	p, err := lookup.ReadAs[nsip.SearchResults](ctx, r.get, lookup.SearchAnimals, lookup.SearchArgsOf(q.SearchParams, q.Evaluation))
 	if err == nil {
 		r.ignored.Note(p.Ignored)
 	}
@@ -322,7 +332,7 @@ func (r *lookups) Search(ctx context.Context, q analysis.Query) (*nsip.SearchRes
 }
 
 func (r *lookups) Progeny(ctx context.Context, id string, page, size int) (*nsip.ProgenyPage, error) {
-	p, err := readAs[nsip.ProgenyPage](ctx, r.get, lookup.Progeny, lookup.ProgenyArgs{LPNID: id, Page: page, PageSize: size})
+	p, err := lookup.ReadAs[nsip.ProgenyPage](ctx, r.get, lookup.Progeny, lookup.ProgenyArgs{LPNID: id, Page: page, PageSize: size})
 	if err == nil {
 		r.ignored.Note(p.Ignored)
 	}
@@ -330,7 +340,7 @@ func (r *lookups) Progeny(ctx context.Context, id string, page, size int) (*nsip
 }
 
 func (r *lookups) TraitRanges(ctx context.Context, breed int) (*nsip.TraitRanges, error) {
-	return readAs[nsip.TraitRanges](ctx, r.get, lookup.TraitRanges, lookup.BreedArgs{BreedID: breed})
+	return lookup.ReadAs[nsip.TraitRanges](ctx, r.get, lookup.TraitRanges, lookup.BreedArgs{BreedID: breed})
 }
 
 // LastUpdate is NSIP's last-update date; fresh reads it from NSIP now,
@@ -339,23 +349,9 @@ func (r *lookups) TraitRanges(ctx context.Context, breed int) (*nsip.TraitRanges
 // cached for nsip_get_last_update all the same.
 func (r *lookups) LastUpdate(ctx context.Context, fresh bool) (*nsip.LastUpdate, error) {
 	if fresh {
-		return readAs[nsip.LastUpdate](ctx, r.getFresh, lookup.LastUpdate, lookup.NoArgs{})
+		return lookup.ReadAs[nsip.LastUpdate](ctx, r.getFresh, lookup.LastUpdate, lookup.NoArgs{})
 	}
-	return readAs[nsip.LastUpdate](ctx, r.get, lookup.LastUpdate, lookup.NoArgs{})
-}
-
-// readAs is the answer get reads of lookup d with its typed arguments a,
-// as the model *T that d's answers decode to.
-func readAs[T any](ctx context.Context, get func(context.Context, *lookup.Def, any) (any, error), d *lookup.Def, a any) (*T, error) {
-	v, err := get(ctx, d, a)
-	if err != nil {
-		return nil, err
-	}
-	t, ok := v.(*T)
-	if !ok {
-		return nil, fmt.Errorf("internal: %s answered a %T, not a %T", d.Name, v, t)
-	}
-	return t, nil
+	return lookup.ReadAs[nsip.LastUpdate](ctx, r.get, lookup.LastUpdate, lookup.NoArgs{})
 }
 
 // Ask puts an analysis's form to the user.

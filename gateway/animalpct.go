@@ -1,7 +1,7 @@
 package gateway
 
 import (
-	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/percentile"
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 )
 
@@ -11,7 +11,7 @@ import (
 // counted against their ceiling and its answer fitted like theirs; without
 // percentiles the tool answers as NSIP sent the record.
 var animalPercentiles = func() *analysisEntry {
-	own := *analysis.AnimalPercentiles
+	own := *percentile.AnimalPercentiles
 	own.Args = lookup.Animal.Args
 	tool := lookup.Animal.Def
 	tool.Kind = own.Kind

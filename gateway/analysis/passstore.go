@@ -3,6 +3,8 @@ package analysis
 import (
 	"context"
 	"time"
+
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/breedpass"
 )
 
 // PassStore keeps breed passes between calls. A Source that is one lets
@@ -11,9 +13,9 @@ import (
 // NSIP's sorted pages, and each ranking and summary reads its own pages.
 type PassStore interface {
 	// LoadPass is the pass of breed under evaluation, nil when none is kept.
-	LoadPass(ctx context.Context, breed int, evaluation string) *BreedPass
+	LoadPass(ctx context.Context, breed int, evaluation string) *breedpass.BreedPass
 	// StorePass keeps p, within the store's bound.
-	StorePass(ctx context.Context, p *BreedPass)
+	StorePass(ctx context.Context, p *breedpass.BreedPass)
 }
 
 // PassHolder is a PassStore that can tell, without a lookup, whether it
@@ -47,15 +49,15 @@ type PassTasker interface {
 	FillPassFor(ctx context.Context, breed int, evaluation string) PassFill
 }
 
-// rateLimited is a Source that knows the upstream's rate limit: requests
+// RateLimited is a Source that knows the upstream's rate limit: requests
 // a second, and how many may go at once after a quiet spell.
-type rateLimited interface {
+type RateLimited interface {
 	RateLimit() (perSecond float64, burst int)
 }
 
-// timeLeft is a Source that knows how long its call may
+// TimeLeft is a Source that knows how long its call may
 // still make lookups.
-type timeLeft interface{ TimeLeft() time.Duration }
+type TimeLeft interface{ TimeLeft() time.Duration }
 
 // PassBounded is a PassStore that bounds the bytes of a pass it keeps: a
 // pass read in a call is counted against that bound as its pages come.

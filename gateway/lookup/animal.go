@@ -6,7 +6,8 @@ import (
 	"reflect"
 	"strconv"
 
-	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/percentile"
+
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
@@ -23,7 +24,7 @@ var Animal = define(&Def{
 		Kind:    summarize.KindAnimal,
 		Subject: "search_string", What: "animal matching", Next: "check the ID, or find animals and their LPN IDs with " + toolname.SearchAnimals,
 		Desc: `One animal's record: breed, birth date, gender, status, parents, progeny count, EBVs with accuracy as NSIP sends it (0.80 = 80%; MWWT may have none), indexes, breeder's contact (about 450 tokens). ` +
-			`Arguments: search_string (LPN ID or registration number); percentiles: true adds each EBV's top_percent in its breed (up to ` + strconv.Itoa(analysis.PercentileLookups) + ` more lookups); max_tokens.`,
+			`Arguments: search_string (LPN ID or registration number); percentiles: true adds each EBV's top_percent in its breed (up to ` + strconv.Itoa(percentile.PercentileLookups) + ` more lookups); max_tokens.`,
 	},
 	Percentiles: true,
 	fields: param.Table{reflect.TypeFor[DetailsArgs](): param.Fields{

@@ -7,6 +7,7 @@
 package lookup
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"reflect"
@@ -127,4 +128,19 @@ func (d *Def) Keyed(a any) (Read, error) {
 	}
 	// The server's reads set no view; a Read holds none.
 	return Read{Def: d, Args: d.NoView(args), Key: d.Key(keyed)}, nil
+}
+
+// ReadAs is the answer get reads of lookup d with its typed arguments a,
+// as the model *T that d's answers decode to: an analysis reads its
+// lookups through the gateway's path and takes their models back typed.
+func ReadAs[T any](ctx context.Context, get func(context.Context, *Def, any) (any, error), d *Def, a any) (*T, error) {
+	v, err := get(ctx, d, a)
+	if err != nil {
+		return nil, err
+	}
+	t, ok := v.(*T)
+	if !ok {
+		return nil, fmt.Errorf("internal: %s answered a %T, not a %T", d.Name, v, t)
+	}
+	return t, nil
 }
