@@ -138,12 +138,14 @@ func Run(ctx context.Context, d *Def, src Source, log *slog.Logger, sent param.S
 	return d.Run(ctx, &Call{Src: src, Def: d, Sent: sent, Log: log}, args)
 }
 
-// Call is one run of an analysis.
+// Call is one run of an analysis: what the run reads through, and what it
+// needs to word its errors. Each analysis lives in a package of its own,
+// so its members are exported for them to read.
 type Call struct {
-	Src  Source
-	Def  *Def
-	Sent param.Sent
-	Log  *slog.Logger
+	Src  Source       // what the run reads and asks through
+	Def  *Def         // the analysis run, for its name, title and examples
+	Sent param.Sent   // the arguments as the caller sent them, for examples in errors
+	Log  *slog.Logger // where the run logs what the caller is not told
 }
 
 // Typed is the Run of an analysis whose arguments are the struct A (its
@@ -428,6 +430,9 @@ func (r *Call) Parallel() int {
 	return defaultParallel
 }
 
+// WeightsParam is the weights argument, a breeding objective of trait
+// codes and weights: the ranking and the plan take it, and the form that
+// asks the user for it is checked by it.
 var WeightsParam = param.List{Name: "weights", Required: true, MaxItems: 20, Example: ExampleWeights}
 
 // ExampleWeights are the weights of an error's example of a correct call.

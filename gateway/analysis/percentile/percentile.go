@@ -50,11 +50,9 @@ import (
 // date has no percentile, and says so; when the date cannot be read, the
 // percentiles are computed but say they are not tied to one evaluation.
 
-// Lookups bounds the search pages percentiles may read in one call.
+// Lookups bounds the search pages percentiles may read in one call: how
+// many lookups percentiles may add to a call.
 const Lookups = 150
-
-// PercentileLookups is how many lookups percentiles may add to a call.
-const PercentileLookups = Lookups
 
 var Param = param.Spec{Name: "percentiles", Kind: param.Boolean, Default: false, Example: true}
 
