@@ -76,7 +76,7 @@ type NonFiniteValues struct {
 	Paths    []string `json:"paths"`
 }
 
-// Named is a list of animals, at most maxNamed, with how many there are
+// Named is a list of animals, at most MaxNamed, with how many there are
 // and what being on it did.
 type Named struct {
 	Count  int      `json:"count"`

@@ -88,8 +88,8 @@ type FakeSource struct {
 	OverIf func(v any) bool
 	Code   string
 
-	// Evaluation is the date Evaluation answers, evalErr its failure;
-	// afterSearch, when set, runs after the nth search is served, so that
+	// Evaluation is the date Evaluation answers, EvalErr its failure;
+	// AfterSearch, when set, runs after the nth search is served, so that
 	// a test can publish a new evaluation between two pages.
 	Evaluation  string
 	EvalErr     error

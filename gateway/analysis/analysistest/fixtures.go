@@ -256,7 +256,7 @@ func FlockOf(seed uint64, n int) *FakeSource {
 	return f
 }
 
-// ProgenyFlock is flockOf with every animal of the flock an offspring of
+// ProgenyFlock is FlockOf with every animal of the flock an offspring of
 // SIRE0001 (half of them of one dam), the strays of others.
 func ProgenyFlock(seed uint64, n int) *FakeSource {
 	f := FlockOf(seed, n)

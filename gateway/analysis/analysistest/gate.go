@@ -62,7 +62,7 @@ func (g *LookupGate) Enter(wait bool) func() {
 }
 
 // gatedSource is the fake source saying how many lookups the call may
-// have under way (Parallel) and holding its searches at a lookupGate, but
+// have under way (Parallel) and holding its searches at a LookupGate, but
 // for those of free, the first trait asked (whose first value is computed
 // alone, before a page shows how large the breed is).
 type gatedSource struct {
@@ -82,7 +82,7 @@ func (g *gatedSource) Search(ctx context.Context, q analysis.Query) (*nsip.Searc
 	return g.FakeSource.Search(ctx, q)
 }
 
-// RunGated runs d over src as run does over a fakeSource.
+// RunGated runs d over src as run does over a FakeSource.
 func RunGated(t *testing.T, d *analysis.Def, src analysis.Source, sent map[string]any) []byte {
 	t.Helper()
 	v, err := analysis.Run(t.Context(), d, src, Discard(), param.SentOf(sent), Valid(t, d, sent))

@@ -235,7 +235,7 @@ func (p *BreedPass) MarshalBinary() ([]byte, error) {
 }
 
 // whole reports whether every column holds a value for every animal and
-// every table entry named is in its table, as newPassOf makes them.
+// every table entry named is in its table, as NewPassOf makes them.
 func (p *BreedPass) whole() bool {
 	n := len(p.IDs)
 	if len(p.Sex) != n || len(p.Status) != n || len(p.Born) != n || len(p.Geno) != n || len(p.Sire) != n || len(p.Dam) != n || len(p.Flock) != n ||

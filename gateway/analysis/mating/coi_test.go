@@ -10,7 +10,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 )
 
-// assessCOI passes cancellation on rather than computing on.
+// AssessCOI passes cancellation on rather than computing on.
 func TestAssessCOIHonoursCancellation(t *testing.T) {
 	p := breeding.NewPedigree()
 	for _, r := range [][3]string{{"S", "X", "A"}, {"D", "X", "B"}} {

@@ -14,7 +14,7 @@ import (
 )
 
 // recordGate is the fake source holding records and lineages at a
-// lookupGate until width are under way together, which a mating reaches
+// LookupGate until width are under way together, which a mating reaches
 // only by asking its parents' lineages beside their records.
 type recordGate struct {
 	*analysistest.FakeSource

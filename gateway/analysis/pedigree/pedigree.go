@@ -430,7 +430,7 @@ func (b *Builder) ownRecord(id string, d *nsip.AnimalDetails, err error) {
 
 // next are the ancestors whose lineages extend the pedigree, in the order
 // they settle most. For a pair: nearest generation first (a near ancestor
-// is in more paths, and weighs more in each). For a plan (bySubject): one
+// is in more paths, and weighs more in each). For a plan (BySubject): one
 // subject's before the next's, so that lookups cut short by the ceiling
 // leave whole pedigrees read rather than every one part read, since a pair
 // counts only once both its animals' are; a plan lists its rams first, and

@@ -334,7 +334,7 @@ type passRead struct {
 
 // passPages reads the pages after the first, as many at once as the call
 // may have lookups under way, then checks them all in order as every scan
-// is checked (pageScan): full pages, NSIP's count unchanged, no animal
+// is checked (PageScan): full pages, NSIP's count unchanged, no animal
 // twice, and every row of the breed. why is what failed, "" when none.
 func (pc *Finder) passPages(ctx context.Context, breed int, first []nsip.AnimalRow, total int) ([]nsip.AnimalRow, string, error) {
 	return pc.passPagesOf(ctx, breed, "", first, total)

@@ -443,7 +443,7 @@ func (pc *Finder) evaluation(ctx context.Context) (string, error) {
 	return d, err
 }
 
-// openEvaluation reads NSIP's last-update date before the first page, once
+// OpenEvaluation reads NSIP's last-update date before the first page, once
 // a call; the values computed at once all read their pages under it.
 func (pc *Finder) openEvaluation(ctx context.Context) error {
 	if pc.evalRead {
@@ -475,7 +475,7 @@ type pctResult struct {
 // topPercent is the share in percent of breed's animals with code whose
 // EBV is as good as v or better; nil and why when not proven. cost is the
 // lookups it took. The caller holds the trait (parallel.go) and has
-// read the date (openEvaluation).
+// read the date (OpenEvaluation).
 func (pc *Finder) topPercent(ctx context.Context, breed int, code string, v float64) (res pctResult, cost int, err error) {
 	t, _ := pc.traitOf(breed, code)
 	before := t.reads

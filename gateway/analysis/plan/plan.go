@@ -42,7 +42,7 @@ var PlanMatings = &analysis.Def{
 }
 
 // Args are nsip_plan_matings's arguments, described once: the schema
-// and validation derive from them (planParams), and the run reads them.
+// and validation derive from them (Params), and the run reads them.
 // Weights left out are asked of the user when the client can be asked.
 type Args struct {
 	MaxCOI    float64          `json:"max_coi,omitempty"`

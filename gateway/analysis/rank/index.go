@@ -189,7 +189,7 @@ type indexRank struct {
 	all      []nsip.AnimalRow // every fresh row read, when collect
 }
 
-// readAhead is read with the pages after the first read at once: NSIP
+// ReadAhead is read with the pages after the first read at once: NSIP
 // cannot sort by an index, so every page up to its count is wanted, but
 // only once the first page has shown the index asked for (a name it does
 // not show is refused after that page alone).

@@ -38,7 +38,7 @@ type rankScan struct {
 	// fromRecord marks the ranked rows completed from the animal's record
 	// (records).
 	fromRecord map[string]bool
-	contra     []string // rows against the criteria, the first maxNamed
+	contra     []string // rows against the criteria, the first MaxNamed
 	nContra    int
 	read       int // fresh rows read
 	unindexed  int // rows without a score

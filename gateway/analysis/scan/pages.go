@@ -11,11 +11,11 @@ import (
 )
 
 // Every analysis that reads a listing (a ranking, a group's statistics,
-// breed percentiles) reads it through one pageReader, and those that read
-// it from the start through one pageScan, so that the listing is read, and
+// breed percentiles) reads it through one PageReader, and those that read
+// it from the start through one PageScan, so that the listing is read, and
 // NSIP's paging judged, the same way everywhere.
 
-// PageReader reads page n (of scanPageSize rows) of a listing: its rows
+// PageReader reads page n (of PageSize rows) of a listing: its rows
 // and NSIP's count of all of them.
 type PageReader func(ctx context.Context, page int) ([]nsip.AnimalRow, int, error)
 

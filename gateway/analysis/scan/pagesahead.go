@@ -47,7 +47,7 @@ func ReadAhead(ctx context.Context, read PageReader, width, limit int) (_ PageRe
 	return ReadAheadAfter(ctx, read, width, limit, -1, 0)
 }
 
-// ReadAheadAfter is readAhead for a scan that has read page n itself
+// ReadAheadAfter is ReadAhead for a scan that has read page n itself
 // (total the count it gave; n -1 for none): the pages after n that the
 // count holds are started at once.
 func ReadAheadAfter(ctx context.Context, read PageReader, width, limit, n, total int) (_ PageReader, stop func()) {

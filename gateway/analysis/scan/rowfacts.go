@@ -102,7 +102,7 @@ const ProgenyEBVs = "; NSIP's progeny rows carry no EBVs, so each offspring's EB
 const ProgenyRecords = 400
 
 // WithRecords fills the traits of rows that carry none from each animal's
-// own record (eachRecord) and reports how many it read and could not.
+// own record (EachRecord) and reports how many it read and could not.
 func WithRecords(ctx context.Context, r *analysis.Call, rows []nsip.AnimalRow) (read, unread int, err error) {
 	var need []int
 	for i, row := range rows {
