@@ -18,7 +18,8 @@ import (
 // AnimalPercentiles is nsip_get_animal asked for percentiles: the animal's
 // EBVs, each with its top_percent in the animal's breed, computed as for a
 // comparison. The gateway serves it under nsip_get_animal's own name and
-// arguments, so it has no tool of its own (it is not in All).
+// arguments, so it has no tool of its own (it is not in the gateway's
+// list of analyses).
 var AnimalPercentiles = &analysis.Def{
 	Def: tooldef.Def{
 		Name: toolname.GetAnimal, Title: "NSIP animal details", Method: "animal_percentiles",
