@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/compare"
+
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolcall"
@@ -66,11 +67,11 @@ func TestViewIsTheToolsOwnViewArguments(t *testing.T) {
 	if v := viewOf(&lookup.SearchAnimals.Args, search); len(v.Traits) != 1 || v.Traits[0] != "WWT" || v.Budget != 3000 {
 		t.Errorf("a search's view %+v, want traits [WWT] at 3000 tokens", v)
 	}
-	compare, errs := analysis.Compare.Args.Validate(param.SentOf(map[string]any{"lpn_ids": []any{"6402382024NCS310", "6402382022NCS087"}, argTraits: []any{"WWT"}, argMaxTokens: 3000}))
+	compared, errs := compare.Compare.Args.Validate(param.SentOf(map[string]any{"lpn_ids": []any{"6402382024NCS310", "6402382022NCS087"}, argTraits: []any{"WWT"}, argMaxTokens: 3000}))
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	if v := viewOf(&analysis.Compare.Args, compare); len(v.Traits) != 0 || v.Budget != 3000 {
+	if v := viewOf(&compare.Compare.Args, compared); len(v.Traits) != 0 || v.Budget != 3000 {
 		t.Errorf("a comparison's view %+v, want its budget alone: traits are what it compares", v)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/breedpass"
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/percentile"
 	"github.com/nsip-tools/nsip-mcp/gateway/calllog"
 	"github.com/nsip-tools/nsip-mcp/gateway/passes"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
@@ -34,7 +36,7 @@ func newPasses(cfg Config) *passes.Store {
 
 // LoadPass is the pass of breed under evaluation: this replica's, or one
 // another replica shared through Redis.
-func (r *lookups) LoadPass(ctx context.Context, breed int, evaluation string) *analysis.BreedPass {
+func (r *lookups) LoadPass(ctx context.Context, breed int, evaluation string) *breedpass.BreedPass {
 	return r.g.passes.Load(ctx, breed, evaluation)
 }
 
@@ -44,8 +46,8 @@ func (r *lookups) HoldsPass(_ context.Context, breed int) bool { return r.g.pass
 
 // StorePass keeps p here and shares it through Redis; PassMaxBytes, what
 // the store keeps at most, bounds a pass read in a call as its pages come.
-func (r *lookups) StorePass(ctx context.Context, p *analysis.BreedPass) { r.g.passes.Keep(ctx, p) }
-func (r *lookups) PassMaxBytes() int64                                  { return r.g.passes.Max() }
+func (r *lookups) StorePass(ctx context.Context, p *breedpass.BreedPass) { r.g.passes.Keep(ctx, p) }
+func (r *lookups) PassMaxBytes() int64                                   { return r.g.passes.Max() }
 
 // FillPass reads breed's pass in the background, one at a time, so that
 // a later call finds it kept: a breed too large for one call's lookups.
@@ -65,7 +67,7 @@ func (r *lookups) FillPassFor(ctx context.Context, breed int, evaluation string)
 // fillPass starts the read of breed's pass, or finds it under way, and
 // says whether and how the caller of ctx follows it.
 func (g *Gateway) fillPass(ctx context.Context, breed int, evaluation string) analysis.PassFill {
-	key := analysis.PassKey(breed, evaluation)
+	key := breedpass.PassKey(breed, evaluation)
 	f, started := g.passes.Fill(key, func(ctx context.Context, f *passes.Fill) (passes.Summary, error) {
 		return g.readPass(ctx, f, breed, evaluation)
 	})
@@ -91,7 +93,7 @@ func (g *Gateway) fillPass(ctx context.Context, breed int, evaluation string) an
 // readPass reads breed's pass for the Fill f, keeps it, and says what it
 // came to: the pass's summary, or why it was not kept.
 func (g *Gateway) readPass(ctx context.Context, f *passes.Fill, breed int, evaluation string) (passes.Summary, error) {
-	key := analysis.PassKey(breed, evaluation)
+	key := breedpass.PassKey(breed, evaluation)
 	if done := g.passFilled; done != nil {
 		defer done(key)
 	}
@@ -101,7 +103,7 @@ func (g *Gateway) readPass(ctx context.Context, f *passes.Fill, breed int, evalu
 	width := max(1, g.analysisParallel()-1)
 	src := &lookups{g: g, def: passFiller, slots: make(chan struct{}, width),
 		soft: g.cfg.Now().Add(passes.FillTime), hard: time.Now().Add(passes.FillTime)}
-	p, why, err := analysis.ReadBreedPass(ctx, src, g.log, breed, evaluation, g.passes.Max(), f.Pages)
+	p, why, err := percentile.ReadBreedPass(ctx, src, g.log, breed, evaluation, g.passes.Max(), f.Pages)
 	switch {
 	case err != nil:
 		g.log.Warn("breed pass not read", "breed_id", breed, "error", err.Error())

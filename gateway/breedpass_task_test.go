@@ -14,11 +14,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/breedpass"
+
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nsip-tools/nsip-mcp/cache/cachetest"
-	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest/logbuf"
@@ -233,7 +234,7 @@ func TestBreedPassReadAsATask(t *testing.T) {
 		t.Errorf("tasks/get after one more page: %v", got)
 	}
 	gate.open()
-	if key := <-filled; key != analysis.PassKey(nsiptest.BigBreedID, bigDataset().LastUpdated()) {
+	if key := <-filled; key != breedpass.PassKey(nsiptest.BigBreedID, bigDataset().LastUpdated()) {
 		t.Errorf("filled %q", key)
 	}
 	res := rpc(t, e, ctx, "tasks/result", map[string]any{"taskId": id})

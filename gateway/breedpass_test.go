@@ -6,9 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/breedpass"
+
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/metrics"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
@@ -122,7 +123,7 @@ func TestBreedPassFilledInTheBackground(t *testing.T) {
 	e.gw.passFilled = func(key string) { done <- key }
 	e.gw.fillPass(t.Context(), 640, "")
 	key := <-done
-	if key != analysis.PassKey(640, "") {
+	if key != breedpass.PassKey(640, "") {
 		t.Errorf("filled %q", key)
 	}
 	if n := e.up.Requests(nsiptest.EndpointLastUpdated); n != 2 {
@@ -148,7 +149,7 @@ func TestBreedPassFillEndsWhenTheGatewayCloses(t *testing.T) {
 	e.gw.Close()
 	select {
 	case key := <-done:
-		if key != analysis.PassKey(640, "") {
+		if key != breedpass.PassKey(640, "") {
 			t.Errorf("ended %q", key)
 		}
 	default:

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/pedigree"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 
-	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
@@ -203,7 +203,7 @@ func TestCheckMatingOnTheStandInsPedigrees(t *testing.T) {
 	rams, ewes := deepKatahdins(t, d, 3, 3, 3)
 	for i := range rams {
 		ram, ewe := rams[i], ewes[i]
-		sought := datasetCOI(t, d, ram, ewe, analysis.MatingGenerations)
+		sought := datasetCOI(t, d, ram, ewe, pedigree.MatingGenerations)
 		all := datasetCOI(t, d, ram, ewe, 1<<10)
 		r := e.call("nsip_check_mating", map[string]any{"sire_lpn_id": ram, "dam_lpn_id": ewe}).mustOK(t)
 		var a matingAnswer

@@ -6,6 +6,12 @@ import (
 	"fmt"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/compare"
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/flock"
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/mating"
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/percentile"
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/plan"
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/rank"
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/structured"
@@ -80,11 +86,10 @@ var registry = func() []*toolDef {
 	out := []*toolDef{
 		lookupTool(lookup.LastUpdate, nil), lookupTool(lookup.ListBreeds, nil), lookupTool(lookup.Statuses, nil),
 		lookupTool(lookup.TraitRanges, nil), lookupTool(lookup.SearchAnimals, nil),
-		lookupTool(lookup.Animal, analysis.AnimalPercentiles),
+		lookupTool(lookup.Animal, percentile.AnimalPercentiles),
 		lookupTool(lookup.Lineage, nil), lookupTool(lookup.Progeny, nil), lookupTool(lookup.SearchByLPN, nil),
-	}
-	for _, a := range analysis.All {
-		out = append(out, analysisTool(a))
+		analysisTool(mating.CheckMating), analysisTool(compare.Compare), analysisTool(rank.Rank),
+		analysisTool(flock.FlockSummary), analysisTool(plan.PlanMatings),
 	}
 	for _, d := range out {
 		if err := d.Check(); err != nil {

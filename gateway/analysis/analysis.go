@@ -2,13 +2,13 @@ package analysis
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
 	"reflect"
 	"slices"
+	"sync"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
@@ -30,14 +30,11 @@ type Def struct {
 	// Answers are the types Run's answers are values of (pointers to),
 	// from which the gateway writes the tool's output schema.
 	Answers []reflect.Type
-	Run     func(ctx context.Context, r *call, args param.Valid) (any, error)
+	Run     func(ctx context.Context, r *Call, args param.Valid) (any, error)
 	// Correct, when set, makes an error's example a correct call where a
 	// rule across arguments decides (exactly one of several).
 	Correct func(example *param.Call)
 }
-
-// All are the analyses, in the order tools/list shows them.
-var All = []*Def{CheckMating, Compare, Rank, FlockSummary, PlanMatings}
 
 // Source is what one call of an analysis reads and asks through. The
 // gateway hands each call its own, which counts lookups against the
@@ -138,44 +135,36 @@ func (c Choices) Put(name string, v any) bool {
 // Run computes analysis d over src with validated arguments; sent are the
 // arguments as the caller sent them, for examples in errors.
 func Run(ctx context.Context, d *Def, src Source, log *slog.Logger, sent param.Sent, args param.Valid) (any, error) {
-	return d.Run(ctx, &call{src: src, def: d, sent: sent, log: log}, args)
+	return d.Run(ctx, &Call{Src: src, Def: d, Sent: sent, Log: log}, args)
 }
 
-// call is one run of an analysis.
-type call struct {
-	src  Source
-	def  *Def
-	sent param.Sent
-	log  *slog.Logger
+// Call is one run of an analysis: what the run reads through, and what it
+// needs to word its errors. Each analysis lives in a package of its own,
+// so its members are exported for them to read.
+type Call struct {
+	Src  Source       // what the run reads and asks through
+	Def  *Def         // the analysis run, for its name, title and examples
+	Sent param.Sent   // the arguments as the caller sent them, for examples in errors
+	Log  *slog.Logger // where the run logs what the caller is not told
 }
 
-// typed is the Run of an analysis whose arguments are the struct A (its
+// Typed is the Run of an analysis whose arguments are the struct A (its
 // Def's Args.Specs and Args.Lists derived from A): the validated arguments are
 // decoded into A strictly, so that a name or type the struct does not hold
 // is an error here and not a value silently dropped.
-func typed[A any](run func(ctx context.Context, r *call, a *A) (any, error)) func(context.Context, *call, param.Valid) (any, error) {
-	return func(ctx context.Context, r *call, args param.Valid) (any, error) {
+func Typed[A any](run func(ctx context.Context, r *Call, a *A) (any, error)) func(context.Context, *Call, param.Valid) (any, error) {
+	return func(ctx context.Context, r *Call, args param.Valid) (any, error) {
 		var a A
-		if err := decodeArgs(args, &a); err != nil {
+		if err := DecodeArgs(args, &a); err != nil {
 			return nil, err
 		}
 		return run(ctx, r, &a)
 	}
 }
 
-// asMap is v as a JSON object, as a search's arguments and an answer's
-// echo of them take it; nil for nil.
-func asMap(v any) map[string]any {
-	var out map[string]any
-	if b, err := json.Marshal(v); err == nil {
-		_ = json.Unmarshal(b, &out) // a struct's JSON is an object
-	}
-	return out
-}
-
-// searchQuery is a search of breed (0 for any) with criteria c, unsorted
+// SearchQuery is a search of breed (0 for any) with criteria c, unsorted
 // and highest first.
-func searchQuery(breed int, c *param.Criteria) Query {
+func SearchQuery(breed int, c *param.Criteria) Query {
 	q := Query{SearchParams: nsip.SearchParams{BreedID: breed}}
 	if c != nil {
 		q.Criteria = nsip.SearchCriteria(*c) // the same fields in the same order
@@ -183,62 +172,62 @@ func searchQuery(breed int, c *param.Criteria) Query {
 	return q
 }
 
-// decodeArgs reads validated arguments into a, the view's (param.Budget)
+// DecodeArgs reads validated arguments into a, the view's (param.Budget)
 // among them: the Source, not the analysis, fits the answer to them.
-func decodeArgs(args param.Valid, a any) error {
+func DecodeArgs(args param.Valid, a any) error {
 	if fe := args.Decode(a); fe != nil {
 		return &ArgError{*fe}
 	}
 	return nil
 }
 
-func (r *call) details(ctx context.Context, id string) (*nsip.AnimalDetails, error) {
-	return r.src.Details(ctx, id)
+func (r *Call) Details(ctx context.Context, id string) (*nsip.AnimalDetails, error) {
+	return r.Src.Details(ctx, id)
 }
 
-func (r *call) lineage(ctx context.Context, id string) (*nsip.Lineage, error) {
-	return r.src.Lineage(ctx, id)
+func (r *Call) Lineage(ctx context.Context, id string) (*nsip.Lineage, error) {
+	return r.Src.Lineage(ctx, id)
 }
 
-func (r *call) search(ctx context.Context, q Query) (*nsip.SearchResults, error) {
-	return r.src.Search(ctx, q)
+func (r *Call) Search(ctx context.Context, q Query) (*nsip.SearchResults, error) {
+	return r.Src.Search(ctx, q)
 }
 
-func (r *call) progeny(ctx context.Context, id string, page, size int) (*nsip.ProgenyPage, error) {
-	return r.src.Progeny(ctx, id, page, size)
+func (r *Call) Progeny(ctx context.Context, id string, page, size int) (*nsip.ProgenyPage, error) {
+	return r.Src.Progeny(ctx, id, page, size)
 }
 
-func (r *call) ranges(ctx context.Context, breed int) (*nsip.TraitRanges, error) {
-	return r.src.TraitRanges(ctx, breed)
+func (r *Call) Ranges(ctx context.Context, breed int) (*nsip.TraitRanges, error) {
+	return r.Src.TraitRanges(ctx, breed)
 }
 
-// evaluation is the date of NSIP's latest evaluation as NSIP gives it now.
-func (r *call) evaluation(ctx context.Context) (string, error) {
-	u, err := r.src.LastUpdate(ctx, true)
+// Evaluation is the date of NSIP's latest evaluation as NSIP gives it now.
+func (r *Call) Evaluation(ctx context.Context) (string, error) {
+	u, err := r.Src.LastUpdate(ctx, true)
 	if err != nil {
 		return "", err
 	}
 	return u.Date, nil
 }
 
-func (r *call) overBudget(ctx context.Context, v any) bool {
-	return r.src.OverBudget(ctx, v)
+func (r *Call) OverBudget(ctx context.Context, v any) bool {
+	return r.Src.OverBudget(ctx, v)
 }
 
-func (r *call) upstream() Upstream { return r.src.Upstream() }
+func (r *Call) Upstream() Upstream { return r.Src.Upstream() }
 
-// fitRows is build(n) for the most rows n, of all, that keep the answer
+// FitRows is build(n) for the most rows n, of all, that keep the answer
 // within the budget (0 if none do): an answer whose rows are its point
 // keeps its totals and whole rows rather than falling to a generic
 // summary. Fewer rows never make an answer longer, so n is bisected.
-func fitRows[T any](ctx context.Context, r *call, all int, build func(n int) T) (T, int) {
-	if out := build(all); !r.overBudget(ctx, out) {
+func FitRows[T any](ctx context.Context, r *Call, all int, build func(n int) T) (T, int) {
+	if out := build(all); !r.OverBudget(ctx, out) {
 		return out, all
 	}
 	lo, hi := 0, all-1 // build(lo) is taken to fit; build(hi+1) does not
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
-		if r.overBudget(ctx, build(mid)) {
+		if r.OverBudget(ctx, build(mid)) {
 			hi = mid - 1
 		} else {
 			lo = mid
@@ -247,32 +236,32 @@ func fitRows[T any](ctx context.Context, r *call, all int, build func(n int) T) 
 	return build(lo), lo
 }
 
-// withRows is a fitted answer and, when the fit left rows out (shown of
+// WithRows is a fitted answer and, when the fit left rows out (shown of
 // rows), every row under the answer's own column names: the rows become
 // the answer's complete data, linked as JSON and CSV, so that a host can
 // show or save them all without another call.
-func withRows(out any, shown int, columns []string, rows [][]any) any {
+func WithRows(out any, shown int, columns []string, rows [][]any) any {
 	if shown == len(rows) {
 		return out
 	}
 	return &full.Answer{Value: out, Table: &full.Table{Columns: slices.Clone(columns), Rows: rows}}
 }
 
-// restCall says how to read the rows an answer left out: the same call
+// RestCall says how to read the rows an answer left out: the same call
 // with the largest max_tokens and the arguments the user chose in a form
 // (chosen; its MaxTokens is set here), so that no form is asked again,
 // which could answer differently; or, already there, that no budget holds
 // them. The arguments sent are not repeated: a hundred LPN IDs would take
 // the room of the rows.
-func (r *call) restCall(chosen SetArgs, shown, all int, which string) *RestCall {
+func (r *Call) RestCall(chosen SetArgs, shown, all int, which string) *RestCall {
 	out := &RestCall{Rows: all - shown, Which: which}
-	now, limit := r.src.Budgets()
+	now, limit := r.Src.Budgets()
 	if now >= limit {
 		out.Note = fmt.Sprintf("the answer is at this server's largest budget (%d tokens); ask about fewer animals to see the rest", limit)
 		return out
 	}
 	chosen.MaxTokens = limit
-	out.Call = &NextCall{Tool: r.def.Name, Arguments: "as in this call, with", Set: &chosen}
+	out.Call = &NextCall{Tool: r.Def.Name, Arguments: "as in this call, with", Set: &chosen}
 	return out
 }
 
@@ -344,27 +333,27 @@ func (e *AnswerError) Error() string { return "the user's answer: " + e.Errs[0].
 // the animals in question carry and the answers are gathered into the
 // weights object, then checked exactly as weights sent as an argument.
 
-// weights returns the call's objective: given, the weights argument, or,
+// Weights returns the call's objective: given, the weights argument, or,
 // when the model left it out (nil) and the client can ask its user, the
 // user's answer to a form of the traits in codes. also are further choices
 // asked in the same form; their answers come back beside, absent when left
 // empty. The form stays a list of param.Specs built here, at run time: its
 // fields are the traits the animals in question carry, which no struct
 // can know.
-func (r *call) weights(ctx context.Context, given breeding.Weights, why string, codes []string, also ...param.Spec) (breeding.Weights, Choices, error) {
+func (r *Call) Weights(ctx context.Context, given breeding.Weights, why string, codes []string, also ...param.Spec) (breeding.Weights, Choices, error) {
 	if given != nil {
 		return given, Choices{}, nil
 	}
-	d := r.def
-	missing := &ArgError{param.FieldError{Field: weightsParam.Name, Problem: "is required " + why, Expected: weightsParam.Expected()}}
+	d := r.Def
+	missing := &ArgError{param.FieldError{Field: WeightsParam.Name, Problem: "is required " + why, Expected: WeightsParam.Expected()}}
 	fields, titles := weightFields(codes)
 	if len(fields) == 0 {
 		return nil, Choices{}, missing
 	}
-	answers, asked, err := r.src.Ask(ctx, Form{
+	answers, asked, err := r.Src.Ask(ctx, Form{
 		Message: fmt.Sprintf("%s needs the breeding objective %s. Give each trait that matters a weight: "+
 			"positive rewards a higher EBV, negative a lower one; leave the rest empty.", d.Title, why),
-		Fields: fields, Arg: weightsParam.Name, Expected: weightsParam.Expected(), Example: d.Example(r.sent), Titles: titles, Also: also,
+		Fields: fields, Arg: WeightsParam.Name, Expected: WeightsParam.Expected(), Example: d.Example(r.Sent), Titles: titles, Also: also,
 	})
 	switch {
 	case err != nil:
@@ -376,7 +365,7 @@ func (r *call) weights(ctx context.Context, given breeding.Weights, why string, 
 	// 0, which the form says leave a trait out.
 	answered := maps.Clone(answers.Fields.Numbers)
 	maps.DeleteFunc(answered, func(_ string, w float64) bool { return w == 0 })
-	w, errs := weightsParam.ValidateWeights(answered)
+	w, errs := WeightsParam.ValidateWeights(answered)
 	if len(errs) > 0 {
 		return nil, Choices{}, &AnswerError{Errs: errs}
 	}
@@ -389,7 +378,7 @@ func weightFields(codes []string) ([]param.Spec, map[string]string) {
 	var ps []param.Spec
 	titles := map[string]string{}
 	for _, t := range nsip.Glossary() {
-		if t.Direction == "" || !slices.Contains(codes, t.Code) || len(ps) == weightsParam.MaxItems {
+		if t.Direction == "" || !slices.Contains(codes, t.Code) || len(ps) == WeightsParam.MaxItems {
 			continue
 		}
 		unit, eg := "", "1"
@@ -405,3 +394,52 @@ func weightFields(codes []string) ([]param.Spec, map[string]string) {
 	}
 	return ps, titles
 }
+
+// DetailsOf fetches every animal's details at once, attributing a failure
+// to the list entry it came from.
+func DetailsOf(ctx context.Context, r *Call, field string, ids []string) ([]*nsip.AnimalDetails, error) {
+	out := make([]*nsip.AnimalDetails, len(ids))
+	errs := make([]error, len(ids))
+	var wg sync.WaitGroup
+	for i, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i], errs[i] = r.Details(ctx, id)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, About(fmt.Sprintf("%s[%d]", field, i), ids[i], err)
+		}
+	}
+	return out, nil
+}
+
+// defaultParallel is how many lookups an analysis keeps under way when
+// its Source does not say (the gateway's default NSIP_MAX_CONCURRENT).
+const defaultParallel = 4
+
+// Parallel is how many lookups the call may have under way at once: the
+// Source's own number when it gives one (Parallel), else defaultParallel.
+func (r *Call) Parallel() int {
+	if p, ok := r.Src.(interface{ Parallel() int }); ok && p.Parallel() > 0 {
+		return p.Parallel()
+	}
+	return defaultParallel
+}
+
+// WeightsParam is the weights argument, a breeding objective of trait
+// codes and weights: the ranking and the plan take it, and the form that
+// asks the user for it is checked by it.
+var WeightsParam = param.List{Name: "weights", Required: true, MaxItems: 20, Example: ExampleWeights}
+
+// ExampleWeights are the weights of an error's example of a correct call.
+var ExampleWeights = breeding.Weights{"WWT": 1, "BWT": -0.5}
+
+// MaxNamed bounds the animals an answer names in one list.
+const MaxNamed = 20
+
+// RoundSize is about how many lookups a source runs at once.
+const RoundSize = 4

@@ -1,9 +1,6 @@
 package analysis
 
 import (
-	"encoding/json"
-	"maps"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,28 +13,5 @@ func TestCachedNoteSaysTheKeepingTime(t *testing.T) {
 		if got := CachedNote(3, ttl); !strings.HasPrefix(got, "the 3 cached are up to "+want+" old:") {
 			t.Errorf("%v: %q, want it to say up to %s", ttl, got, want)
 		}
-	}
-}
-
-// The arguments a call for the rest of an answer sets are spelt as the
-// tools take them, and written in the order of their names, as when they
-// were a map.
-func TestSetArgsAreTheToolsArguments(t *testing.T) {
-	coi := 0.25
-	b, err := json.Marshal(SetArgs{MaxCOI: &coi, MaxTokens: 8000, Weights: map[string]float64{"WWT": 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	want := []string{planParams.Name("MaxCOI"), planParams.Name("MaxTokens"), planParams.Name("Weights")}
-	if got := slices.Sorted(maps.Keys(m)); !slices.Equal(got, want) || coiLimitField.Name != want[0] ||
-		rankParams.Name("Weights") != want[2] || rankParams.Name("MaxTokens") != want[1] {
-		t.Errorf("set's members %v, want the tools' %v", got, want)
-	}
-	if again, _ := json.Marshal(m); string(again) != string(b) {
-		t.Errorf("set is written %s, a map of it %s", b, again)
 	}
 }

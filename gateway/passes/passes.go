@@ -24,7 +24,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/breedpass"
 )
 
 // Passes are keyed by breed and NSIP's evaluation date (analysis.PassKey).
@@ -89,7 +89,7 @@ const RefuseTime = time.Hour
 
 type entry struct {
 	key    string
-	p      *analysis.BreedPass
+	p      *breedpass.BreedPass
 	size   int64
 	stored time.Time
 }
@@ -112,8 +112,8 @@ func (s *Store) Size() (int64, int) {
 
 // Load is the pass of breed under evaluation: this replica's, or one
 // another replica shared through Redis; nil when neither keeps one.
-func (s *Store) Load(ctx context.Context, breed int, evaluation string) *analysis.BreedPass {
-	key, now := analysis.PassKey(breed, evaluation), s.cfg.Now()
+func (s *Store) Load(ctx context.Context, breed int, evaluation string) *breedpass.BreedPass {
+	key, now := breedpass.PassKey(breed, evaluation), s.cfg.Now()
 	if p := s.get(key, now, s.cfg.TTL); p != nil {
 		return p
 	}
@@ -125,7 +125,7 @@ func (s *Store) Load(ctx context.Context, breed int, evaluation string) *analysi
 	if !ok || now.Sub(stored) > s.cfg.TTL {
 		return nil
 	}
-	p := &analysis.BreedPass{}
+	p := &breedpass.BreedPass{}
 	if err := p.UnmarshalBinary(b); err != nil || p.Breed != breed || p.Evaluation != evaluation {
 		rd.Ignored()
 		return nil
@@ -152,8 +152,8 @@ func (s *Store) Holds(breed int) bool {
 
 // Keep keeps p here and shares it through Redis, and reports whether it
 // did; a pass larger than the whole bound is logged and not kept.
-func (s *Store) Keep(ctx context.Context, p *analysis.BreedPass) bool {
-	key, now := analysis.PassKey(p.Breed, p.Evaluation), s.cfg.Now()
+func (s *Store) Keep(ctx context.Context, p *breedpass.BreedPass) bool {
+	key, now := breedpass.PassKey(p.Breed, p.Evaluation), s.cfg.Now()
 	if !s.put(key, p, now) {
 		s.cfg.Logger.Info("breed pass not kept: larger than the passes may hold", "breed_id", p.Breed, "bytes", p.Bytes(), "limit_bytes", s.cfg.MaxBytes)
 		return false
@@ -256,7 +256,7 @@ func (s *Store) Close() {
 }
 
 // get is the pass kept under key, if it is younger than ttl at now.
-func (s *Store) get(key string, now time.Time, ttl time.Duration) *analysis.BreedPass {
+func (s *Store) get(key string, now time.Time, ttl time.Duration) *breedpass.BreedPass {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	el, ok := s.byKey[key]
@@ -274,7 +274,7 @@ func (s *Store) get(key string, now time.Time, ttl time.Duration) *analysis.Bree
 
 // put keeps p under key, dropping the least recently used passes until it
 // fits; a pass larger than the whole bound is not kept.
-func (s *Store) put(key string, p *analysis.BreedPass, stored time.Time) bool {
+func (s *Store) put(key string, p *breedpass.BreedPass, stored time.Time) bool {
 	size := p.Bytes()
 	s.mu.Lock()
 	defer s.mu.Unlock()

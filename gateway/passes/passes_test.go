@@ -11,17 +11,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/breedpass"
 )
 
 const eval = "09/23/2025"
 
-func pass(breed int) *analysis.BreedPass {
+func pass(breed int) *breedpass.BreedPass {
 	ids := make([]string, 50)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("%d%012d", breed, i)
 	}
-	return &analysis.BreedPass{Breed: breed, Evaluation: eval, IDs: ids, Sex: make([]uint8, 50), Sexes: []string{"Male"}, Status: make([]uint8, 50),
+	return &breedpass.BreedPass{Breed: breed, Evaluation: eval, IDs: ids, Sex: make([]uint8, 50), Sexes: []string{"Male"}, Status: make([]uint8, 50),
 		Statuses: []string{"CURRENT"}, Born: make([]uint32, 50), Dates: []string{"2/13/2024"}, Geno: make([]uint8, 50), Genotypes: []string{""},
 		Sire: make([]uint32, 50), Dam: make([]uint32, 50), Parents: []string{""}, Flock: make([]uint32, 50), Flocks: []string{"640238"},
 		Codes: []string{"BWT"}, Values: [][]float64{make([]float64, 50)}}
@@ -83,21 +83,21 @@ func TestStoreEvicts(t *testing.T) {
 	s := newStore(t, 3*size, false).s
 	now := time.Unix(1_700_000_000, 0)
 	for b := 1; b <= 3; b++ {
-		if !s.put(analysis.PassKey(b, eval), pass(b), now) {
+		if !s.put(breedpass.PassKey(b, eval), pass(b), now) {
 			t.Fatalf("pass %d not kept", b)
 		}
 	}
-	s.get(analysis.PassKey(1, eval), now, time.Hour) // 1 is now the most recently used
-	s.put(analysis.PassKey(4, eval), pass(4), now)
+	s.get(breedpass.PassKey(1, eval), now, time.Hour) // 1 is now the most recently used
+	s.put(breedpass.PassKey(4, eval), pass(4), now)
 	if bytes, n := s.Size(); n != 3 || bytes != 3*size {
 		t.Errorf("%d passes of %d bytes, want 3 of %d", n, bytes, 3*size)
 	}
-	if s.get(analysis.PassKey(2, eval), now, time.Hour) != nil || s.get(analysis.PassKey(1, eval), now, time.Hour) == nil {
+	if s.get(breedpass.PassKey(2, eval), now, time.Hour) != nil || s.get(breedpass.PassKey(1, eval), now, time.Hour) == nil {
 		t.Error("the least recently used pass (2) was not the one dropped")
 	}
 	big := pass(5)
 	big.Values[0] = make([]float64, 1000)
-	if s.put(analysis.PassKey(5, eval), big, now) {
+	if s.put(breedpass.PassKey(5, eval), big, now) {
 		t.Error("a pass larger than the bound was kept")
 	}
 	if _, n := s.Size(); n != 3 {
@@ -134,7 +134,7 @@ func TestPassesSharedThroughRedis(t *testing.T) {
 	a := newStore(t, 1<<20, true)
 	p := pass(640)
 	a.s.Keep(t.Context(), p)
-	key := analysis.PassKey(640, eval)
+	key := breedpass.PassKey(640, eval)
 	if a.shared.ttls[key] != time.Hour || !a.shared.stored[key].Equal(a.now) {
 		t.Fatalf("shared for %v at %v, want an hour from %v", a.shared.ttls[key], a.shared.stored[key], a.now)
 	}
@@ -151,10 +151,10 @@ func TestPassesSharedThroughRedis(t *testing.T) {
 		t.Error("a pass was loaded for a breed nobody shared")
 	}
 	// A record under the key of another pass, and a record that is not one.
-	a.shared.vals[analysis.PassKey(700, eval)] = a.shared.vals[key]
-	a.shared.stored[analysis.PassKey(700, eval)] = a.now
-	a.shared.vals[analysis.PassKey(701, eval)] = []byte("not a pass")
-	a.shared.stored[analysis.PassKey(701, eval)] = a.now
+	a.shared.vals[breedpass.PassKey(700, eval)] = a.shared.vals[key]
+	a.shared.stored[breedpass.PassKey(700, eval)] = a.now
+	a.shared.vals[breedpass.PassKey(701, eval)] = []byte("not a pass")
+	a.shared.stored[breedpass.PassKey(701, eval)] = a.now
 	if b.s.Load(t.Context(), 700, eval) != nil || b.s.Load(t.Context(), 701, eval) != nil {
 		t.Error("a record that is not the pass asked for was used")
 	}

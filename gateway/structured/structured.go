@@ -28,6 +28,13 @@ import (
 	"encoding/json"
 	"reflect"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/compare"
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/flock"
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/mating"
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/percentile"
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/plan"
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/rank"
+
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
@@ -82,7 +89,8 @@ var nsipSchemaNames = outschema.Names{
 }
 
 // schemaNames are every published type name, checked once for clashes.
-var schemaNames = nsipSchemaNames.Merge(analysis.SchemaNames(), summarize.SchemaNames())
+var schemaNames = nsipSchemaNames.Merge(analysis.SchemaNames(), mating.SchemaNames(), compare.SchemaNames(), rank.SchemaNames(),
+	flock.SchemaNames(), plan.SchemaNames(), percentile.SchemaNames(), summarize.SchemaNames())
 
 // The pass-through branch of a lookup's output schema.
 const (
@@ -103,8 +111,8 @@ func Lookup(model reflect.Type, kind summarize.Kind, percentiles bool) json.RawM
 	if percentiles {
 		// With percentiles the answer is the percentile analysis's,
 		// summarized as analyses are when over the budget.
-		addAnswers(doc, analysis.AnimalPercentiles)
-		for _, s := range summarize.Shapes(analysis.AnimalPercentiles.Kind) {
+		addAnswers(doc, percentile.AnimalPercentiles)
+		for _, s := range summarize.Shapes(percentile.AnimalPercentiles.Kind) {
 			doc.Add(s.Name, s.Type)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/percentile"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -66,7 +67,7 @@ func TestLookupSchema(t *testing.T) {
 	if len(pct) <= len(titles(t, Lookup(reflect.TypeFor[nsip.AnimalProfile](), summarize.KindProfile, false))) {
 		t.Errorf("with percentiles, branches %q add nothing", pct)
 	}
-	for _, ty := range analysis.AnimalPercentiles.Answers {
+	for _, ty := range percentile.AnimalPercentiles.Answers {
 		if name := schemaNames[ty]; !has(pct, name) {
 			t.Errorf("no branch %q for the percentile answer in %q", name, pct)
 		}
@@ -76,8 +77,8 @@ func TestLookupSchema(t *testing.T) {
 // An analysis's schema is its answers then the generic summaries; one that
 // names no answer is a mistake caught at once.
 func TestAnalysisSchema(t *testing.T) {
-	got := titles(t, Analysis(analysis.AnimalPercentiles))
-	if len(got) < len(analysis.AnimalPercentiles.Answers)+1 {
+	got := titles(t, Analysis(percentile.AnimalPercentiles))
+	if len(got) < len(percentile.AnimalPercentiles.Answers)+1 {
 		t.Errorf("branches %q", got)
 	}
 	defer func() {

@@ -23,16 +23,12 @@ const (
 	maxFileLines    = 800  // per non-test file
 )
 
-// sizeExceptions are the packages and files over the size limits when the
-// limits were set, each with its line count then as its allowed maximum, so
-// they may shrink but not grow. Delete an entry once its path is within the
-// limit (the test fails until then, so a stale entry cannot hide growth
-// elsewhere).
-var sizeExceptions = map[string]int{
-	"gateway/analysis":           7610,
-	"gateway/analysis/mating.go": 892,
-	"gateway/param/param.go":     1043,
-}
+// sizeExceptions are packages and files allowed over the size limits, each
+// with its line count as its allowed maximum, so they may shrink but not
+// grow. There are none: an entry added must be deleted once its path is
+// within the limit (the test fails until then, so a stale entry cannot
+// hide growth elsewhere).
+var sizeExceptions = map[string]int{}
 
 // gatewayDir is the gateway directory: go test runs in the package
 // directory, gateway/internal/floors.
@@ -88,7 +84,7 @@ func TestGatewayFloors(t *testing.T) {
 	if len(l.up) > maxUpward {
 		t.Errorf("%d arrows point up, more than the limit of %d; see the list above", len(l.up), maxUpward)
 	} else if len(l.up) < maxUpward {
-		t.Logf("%d arrows point up, fewer than the limit of %d: lower maxUpward to %d", len(l.up), maxUpward, len(l.up))
+		t.Logf("%d arrows point up, within the limit of %d", len(l.up), maxUpward)
 	}
 }
 

@@ -1,0 +1,19 @@
+package compare
+
+import "reflect"
+
+// SchemaNames are the published names of the answer types this package
+// owns and the types they hold: the $defs keys of its output schema, and
+// the titles of its answers. They are chosen here rather than read from
+// Go, so that renaming or moving a type changes no contract.
+func SchemaNames() map[reflect.Type]string {
+	return map[reflect.Type]string{
+		reflect.TypeFor[CompactCompareAnswer](): "CompactCompareAnswer",
+		reflect.TypeFor[CompactTopPercent]():    "CompactTopPercent",
+		reflect.TypeFor[CompareAnswer]():        "CompareAnswer",
+		reflect.TypeFor[CompareComputed]():      "CompareComputed",
+		reflect.TypeFor[CompareNotShown]():      "CompareNotShown",
+		reflect.TypeFor[CompareRow]():           "CompareRow",
+		reflect.TypeFor[NotRanked]():            "NotRanked",
+	}
+}

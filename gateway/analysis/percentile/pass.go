@@ -1,0 +1,559 @@
+package percentile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"math/bits"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/breedpass"
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/facts"
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/scan"
+
+	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+// Which way a call's percentiles are found is chosen per breed, by what
+// the question costs in lookups: a pass costs the breed's pages and the
+// date read after them; the binary search about two pages per trait and
+// log2(pages) and a date per value. A pass kept for the evaluation NSIP
+// gives now costs nothing and is always used.
+
+// TopPercents computes the top_percent of every value in qs, answered in
+// the order of qs: from the breed's pass where it is kept or costs fewer
+// lookups than the binary search, by the binary search otherwise.
+func (pc *Finder) TopPercents(ctx context.Context, qs []Query) ([]pctResult, error) {
+	out := make([]pctResult, len(qs))
+	if len(qs) == 0 {
+		return out, nil
+	}
+	if err := pc.openEvaluation(ctx); err != nil {
+		return nil, err
+	}
+	left, err := pc.fromPasses(ctx, qs, out)
+	if err != nil || len(left) == 0 {
+		return out, err
+	}
+	pc.searched = true
+	sub := make([]Query, len(left))
+	for i, k := range left {
+		sub[i] = qs[k]
+	}
+	res, err := pc.searchPercents(ctx, sub)
+	if err != nil {
+		return nil, err
+	}
+	for i, k := range left {
+		out[k] = res[i]
+	}
+	return out, nil
+}
+
+// fromPasses answers the values of qs whose breed has a pass, and returns
+// the indexes of those left to the binary search, in order.
+func (pc *Finder) fromPasses(ctx context.Context, qs []Query, out []pctResult) ([]int, error) {
+	var breeds []int
+	of := map[int][]int{}
+	for k, q := range qs {
+		if _, ok := of[q.Breed]; !ok {
+			breeds = append(breeds, q.Breed)
+		}
+		of[q.Breed] = append(of[q.Breed], k)
+	}
+	store, ok := pc.r.Src.(analysis.PassStore)
+	var left []int
+	for _, b := range breeds {
+		var p *breedpass.BreedPass
+		if ok && pc.eval != "" {
+			var err error
+			if p, err = pc.passOf(ctx, store, b, qs, of[b]); err != nil {
+				return nil, err
+			}
+		} else if ok {
+			pc.noteNoDate(b)
+		}
+		if p == nil {
+			left = append(left, of[b]...)
+			continue
+		}
+		pc.passed = true
+		for _, k := range of[b] {
+			if v, ok := p.TopPercent(qs[k].Code, qs[k].Value); ok {
+				out[k] = pctResult{TopPercent: &v}
+			} else {
+				out[k] = pctResult{Why: fmt.Sprintf("no animal of NSIP's search of breed %d has %s", b, qs[k].Code)}
+			}
+		}
+	}
+	slices.Sort(left)
+	return left, nil
+}
+
+// noteNoDate says why breed has no pass when the date was not read.
+func (pc *Finder) noteNoDate(breed int) {
+	if err := pc.evalErr; errors.Is(err, errPctLimit) || errors.Is(err, analysis.ErrCeiling) {
+		pc.note(breed, "not read: "+pc.limitWhy(limitOf(err)))
+		return
+	}
+	pc.note(breed, "not read: NSIP's last-update date could not be read, so a pass could not be shown to be of one evaluation")
+}
+
+// note records what became of breed's pass, for the answer.
+func (pc *Finder) note(breed int, what string) {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if pc.passNotes == nil {
+		pc.passNotes = map[string]string{}
+	}
+	pc.passNotes[fmt.Sprint(breed)] = what
+}
+
+// passOf is breed's pass under the call's evaluation: kept, or read now
+// when that costs fewer lookups than the binary search of the values ks
+// of qs and fits in what the call has left; nil, with a note why, when
+// the binary search is to answer instead.
+func (pc *Finder) passOf(ctx context.Context, store analysis.PassStore, breed int, qs []Query, ks []int) (*breedpass.BreedPass, error) {
+	if p := store.LoadPass(ctx, breed, pc.eval); p != nil {
+		pc.note(breed, fmt.Sprintf("kept from an earlier read of its %d animals under this evaluation: no search page read", p.Animals()))
+		return p, nil
+	}
+	start := time.Now()
+	first, total, err := pc.passPage(ctx, breed, 0)
+	if err != nil {
+		return nil, pc.passFailed(ctx, store, breed, err)
+	}
+	took := time.Since(start)
+	pc.mu.Lock()
+	pc.breedTotal[breed] = max(pc.breedTotal[breed], total)
+	pc.mu.Unlock()
+	pages := scan.PagesOf(total)
+	cost, search := pages, searchCost(pages, qs, ks)
+	if cost > search {
+		pc.note(breed, fmt.Sprintf("not read: the binary search takes about %d lookups for these values, a pass over the breed's %d pages %d", search, pages, cost))
+		return nil, nil
+	}
+	if cost > pc.lookupsLeft() {
+		pc.fill(ctx, store, breed, fmt.Sprintf("its %d pages take more lookups than this call has left", pages))
+		return nil, nil
+	}
+	if long := pc.passTime(pages, took); long != "" {
+		pc.fill(ctx, store, breed, long)
+		return nil, nil
+	}
+	if b, ok := store.(analysis.PassBounded); ok {
+		pc.maxBytes = b.PassMaxBytes()
+	}
+	pc.kept.Store(0) // each breed's pass is bounded on its own
+	rows, why, err := pc.readPass(ctx, breed, first, total)
+	if err != nil {
+		return nil, pc.passFailed(ctx, store, breed, err)
+	}
+	if why == "" {
+		why, err = pc.passClose(ctx)
+		if err != nil {
+			return nil, pc.passFailed(ctx, store, breed, err)
+		}
+	}
+	if why != "" {
+		pc.note(breed, "not used: "+why)
+		return nil, nil
+	}
+	p := breedpass.NewPassOf(breed, pc.eval, rows)
+	store.StorePass(ctx, p)
+	pc.note(breed, fmt.Sprintf("read now: %d pages, %d animals", pages, p.Animals()))
+	return p, nil
+}
+
+// searchCost is about what the binary search takes for the values ks of
+// qs over pages: the ends of each trait, then a search and a date a value.
+func searchCost(pages int, qs []Query, ks []int) int {
+	seen := map[string]bool{}
+	n := 0
+	for _, k := range ks {
+		if !seen[qs[k].Code] {
+			seen[qs[k].Code] = true
+			n += 2
+		}
+		n += bits.Len(uint(pages)) + 2
+	}
+	return n
+}
+
+// lookupsLeft is how many more lookups the percentiles may take: their
+// own limit, or the call's ceiling when that leaves fewer.
+func (pc *Finder) lookupsLeft() int {
+	pc.mu.Lock()
+	left := Lookups - pc.Used
+	pc.mu.Unlock()
+	if u := pc.r.Src.Upstream(); u.Ceiling > 0 {
+		left = min(left, u.Ceiling-u.Lookups)
+	}
+	return left
+}
+
+// passFailed is what a failed read of a pass means: the call's own end
+// ends it; a limit or an NSIP failure leaves the values to the binary
+// search, which meets the limit again and says so, or reads other pages.
+func (pc *Finder) passFailed(ctx context.Context, store analysis.PassStore, breed int, err error) error {
+	switch {
+	case ctx.Err() != nil && !errors.Is(err, analysis.ErrCeiling):
+		return err
+	case errors.Is(err, analysis.ErrTimeLimit):
+		// The pages read are cached: the background read goes on from them.
+		pc.fill(ctx, store, breed, "not read whole: "+pc.limitWhy(analysis.ErrTimeLimit))
+	case errors.Is(err, errPctLimit) || errors.Is(err, analysis.ErrCeiling):
+		pc.note(breed, "not read whole: "+pc.limitWhy(limitOf(err)))
+	default:
+		pc.note(breed, "not read: a page of NSIP's search of the breed could not be read ("+pc.r.Src.ErrorCode(err)+")")
+	}
+	return nil
+}
+
+// fill has breed's pass read in the background when the store can, and
+// notes why it is not read in this call, and how the caller follows the
+// read.
+func (pc *Finder) fill(ctx context.Context, store analysis.PassStore, breed int, why string) {
+	var r analysis.PassFill
+	switch f := store.(type) {
+	case analysis.PassTasker:
+		r = f.FillPassFor(ctx, breed, pc.eval)
+	case analysis.PassFiller:
+		r = analysis.PassFill{Why: f.FillPass(breed, pc.eval)}
+	default:
+		pc.note(breed, "not read: "+why)
+		return
+	}
+	switch {
+	case r.Why != "":
+		pc.note(breed, "not read: "+why+"; nor in the background: "+r.Why)
+	case r.TaskID != "":
+		pc.mu.Lock()
+		pc.passTask = r.TaskID
+		pc.mu.Unlock()
+		pc.note(breed, "being read in the background as task "+r.TaskID+" (task_id), since "+why+
+			"; follow it with tasks/get, which counts the pages read, and ask again once it has completed: the answer then comes from the pass")
+	case r.Follow != "":
+		pc.note(breed, "being read in the background, since "+why+"; a later call uses it; the read cannot be followed as a task: "+r.Follow)
+	default:
+		pc.note(breed, "being read in the background, since "+why+"; a later call uses it")
+	}
+}
+
+// passTime says why the rest of a pass would not be read within the
+// call's time, judged by how long its first page took and how many pages
+// go at once; "" when it would, or when the Source does not say.
+func (pc *Finder) passTime(pages int, first time.Duration) string {
+	tl, ok := pc.r.Src.(analysis.TimeLeft)
+	if !ok {
+		return ""
+	}
+	w := pc.r.Parallel()
+	need := time.Duration((pages-1+w-1)/w+1) * first // the pages left, then the date
+	// The first page may have come from the cache, and the rest wait for
+	// the rate limit whatever NSIP's speed: the pass takes at least the
+	// time the limit lets its requests through in.
+	if rl, ok := pc.r.Src.(analysis.RateLimited); ok {
+		if per, burst := rl.RateLimit(); per > 0 && pages > burst {
+			need = max(need, time.Duration(float64(pages-burst)/per*float64(time.Second)))
+		}
+	}
+	if left := tl.TimeLeft(); need > left {
+		return fmt.Sprintf("its %d pages would take about %s at %s a page, %d at once, where the call has %s left",
+			pages, need.Round(time.Second), first.Round(time.Millisecond), w, left.Round(time.Second))
+	}
+	return ""
+}
+
+// passPage reads page n of breed's unsorted search under the call's
+// evaluation, as one of the percentiles' lookups.
+func (pc *Finder) passPage(ctx context.Context, breed, n int) ([]nsip.AnimalRow, int, error) {
+	return pc.passPageOf(ctx, breed, "", n)
+}
+
+// passPageOf is passPage of the breed's animals of one sex ("Male" or
+// "Female"), or of all ("").
+func (pc *Finder) passPageOf(ctx context.Context, breed int, sex string, n int) ([]nsip.AnimalRow, int, error) {
+	if !pc.take() {
+		return nil, 0, errPctLimit
+	}
+	q := analysis.Query{SearchParams: nsip.SearchParams{BreedID: breed, Criteria: nsip.SearchCriteria{Gender: sex}}, Evaluation: pc.eval}
+	rows, total, err := scan.SearchPages(pc.r, &q)(ctx, n)
+	if errors.Is(err, analysis.ErrCeiling) {
+		pc.untake() // refused, not read
+	}
+	return rows, total, err
+}
+
+// errPassBound stops a pass whose pages came to more than it may keep.
+var errPassBound = errors.New("a breed pass's pages are larger than its bound")
+
+// keep counts the rows of a page a pass keeps and reports whether the
+// pages kept so far are over the pass's bound (none when maxBytes is 0).
+// Each page is counted as it comes, so that an NSIP that answers its
+// first page honestly and pads the rest is stopped at the bound, not
+// after the last page.
+func (pc *Finder) keep(rows []nsip.AnimalRow) bool {
+	var n int64
+	for i := range rows {
+		n += rowBytes(&rows[i])
+	}
+	return pc.kept.Add(n) > pc.maxBytes && pc.maxBytes > 0
+}
+
+// boundWhy says that breed's pages were refused for their size.
+func (pc *Finder) boundWhy(breed int) string {
+	return fmt.Sprintf("NSIP's pages of breed %d came to more than the %d bytes a breed pass may hold (a quarter of NSIP_CACHE_MAX_BYTES) before the last was read, so the pass was refused", breed, pc.maxBytes)
+}
+
+// rowBytes is about what a row takes in memory: its strings and their
+// headers, and its traits and indexes.
+func rowBytes(r *nsip.AnimalRow) int64 {
+	n := int64(len(r.LPNID)+len(r.Sire)+len(r.Dam)+len(r.Status)+len(r.RegistrationNumber)+len(r.Sex)+
+		len(r.DateOfBirth)+len(r.BreedName)+len(r.FlockCode)+len(r.Genotyped)) + 10*16 + 8 + 2*24
+	for _, t := range r.Traits {
+		n += int64(len(t.Code)) + 40
+	}
+	for _, ix := range r.Indexes {
+		n += int64(len(ix.Name)) + 24
+	}
+	return n
+}
+
+type passRead struct {
+	rows  []nsip.AnimalRow
+	total int
+}
+
+// passPages reads the pages after the first, as many at once as the call
+// may have lookups under way, then checks them all in order as every scan
+// is checked (PageScan): full pages, NSIP's count unchanged, no animal
+// twice, and every row of the breed. why is what failed, "" when none.
+func (pc *Finder) passPages(ctx context.Context, breed int, first []nsip.AnimalRow, total int) ([]nsip.AnimalRow, string, error) {
+	return pc.passPagesOf(ctx, breed, "", first, total)
+}
+
+// passPagesOf is passPages of the breed's animals of one sex, or of all
+// (sex "").
+func (pc *Finder) passPagesOf(ctx context.Context, breed int, sex string, first []nsip.AnimalRow, total int) ([]nsip.AnimalRow, string, error) {
+	pages := scan.PagesOf(total)
+	got := make([]passRead, pages)
+	got[0] = passRead{first, total}
+	if pc.keep(first) {
+		return nil, pc.boundWhy(breed), nil
+	}
+	next := make(chan int)
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		ferr  error
+		width = min(pc.r.Parallel(), max(1, pages-1))
+	)
+	for range width {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := range next {
+				rows, t, err := pc.passPageOf(ctx, breed, sex, n)
+				if err == nil && pc.keep(rows) {
+					rows, err = nil, errPassBound // not kept: the read stops
+				}
+				mu.Lock()
+				if err != nil && ferr == nil {
+					ferr = err
+				}
+				got[n] = passRead{rows, t}
+				mu.Unlock()
+				if err == nil && pc.pageRead != nil {
+					pc.pageRead()
+				}
+			}
+		}()
+	}
+	for n := 1; n < pages; n++ {
+		mu.Lock()
+		failed := ferr != nil
+		mu.Unlock()
+		if failed {
+			break
+		}
+		next <- n
+	}
+	close(next)
+	wg.Wait()
+	if errors.Is(ferr, errPassBound) {
+		return nil, pc.boundWhy(breed), nil
+	}
+	if ferr != nil {
+		return nil, "", ferr
+	}
+	sc := scan.NewPageScan(func(_ context.Context, n int) ([]nsip.AnimalRow, int, error) {
+		return got[n].rows, got[n].total, nil
+	}, pages)
+	var rows []nsip.AnimalRow
+	for sc.More() {
+		page, _, _ := sc.Next(ctx)
+		rows = append(rows, page...)
+	}
+	switch {
+	case !sc.Complete():
+		return nil, fmt.Sprintf("NSIP's pages of the breed were not consistent (%s)", sc.Inconsistency()), nil
+	case len(rows) != total:
+		return nil, fmt.Sprintf("NSIP's pages of the breed held %d animals where its count is %d", len(rows), total), nil
+	}
+	for _, row := range rows {
+		if row.BreedID != 0 && row.BreedID != breed {
+			return nil, fmt.Sprintf("NSIP's search of breed %d returned %s of breed %d", breed, row.LPNID, row.BreedID), nil
+		}
+	}
+	return rows, "", nil
+}
+
+// passClose reads the date again after the pages: "" when they are shown
+// to be of the call's evaluation, else why not.
+func (pc *Finder) passClose(ctx context.Context) (string, error) {
+	d, err := pc.evaluation(ctx)
+	switch {
+	case err != nil && (ctx.Err() != nil || errors.Is(err, errPctLimit) || errors.Is(err, analysis.ErrCeiling)):
+		return "", err
+	case err != nil:
+		return fmt.Sprintf("NSIP's last-update date could not be read again after the pages (%s), so they are not shown to be of one evaluation", pc.r.Src.ErrorCode(err)), nil
+	case d != pc.eval:
+		pc.mu.Lock()
+		pc.newer = d
+		pc.mu.Unlock()
+		return fmt.Sprintf("NSIP published a new evaluation (%s, then %s) while the breed's pages were read", pc.eval, d), nil
+	}
+	return "", nil
+}
+
+// passMethod is how top_percent is counted from a pass.
+const passMethod = "top_percent = share of the breed's animals with the EBV that are as good or better (by the trait's preferred direction; lower first for a trait with none; ties count as as good), " +
+	"counted exactly over every animal of the breed from one pass over NSIP's search of the breed, 100 a page, checked (full pages, NSIP's count unchanged, no animal twice, every row of the breed) " +
+	"and read under one evaluation (NSIP's last-update date the same before and after the pages); the pass is kept for later calls under that evaluation"
+
+// passBlock says in the answer's percentiles how their values were found.
+func (pc *Finder) passBlock(out *Percentiles) {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	switch {
+	case pc.passed && pc.searched:
+		out.Via = scan.ViaPass + " and " + scan.ViaSearch
+		out.Method = passMethod + "; for breeds without a pass: " + out.Method
+	case pc.passed:
+		out.Via, out.Method = scan.ViaPass, passMethod
+	case pc.searched:
+		out.Via = scan.ViaSearch
+	}
+	if len(pc.passNotes) > 0 {
+		out.BreedPass = pc.passNotes
+	}
+	out.TaskID = pc.passTask
+}
+
+// ReadBreedPass reads breed's pass over src on its own, beyond any call:
+// NSIP's last-update date, every page of the breed and the date again,
+// checked as a call's pass is. It is nil with why when the pages do not
+// pass the checks, or when the pass would take more than maxBytes (0 for
+// no bound), which the first page shows. evaluation, when set, is the
+// date the pass must be of. progress, when set, is told how many of the
+// breed's pages have been read, from the first on.
+func ReadBreedPass(ctx context.Context, src analysis.Source, log *slog.Logger, breed int, evaluation string, maxBytes int64, progress func(read, pages int)) (*breedpass.BreedPass, string, error) {
+	pc := NewFinder(&analysis.Call{Src: src, Def: &analysis.Def{Def: tooldef.Def{Name: "breed pass"}}, Log: log})
+	pc.unbounded = true
+	if err := pc.openEvaluation(ctx); err != nil {
+		return nil, "", err
+	}
+	switch {
+	case pc.eval == "":
+		return nil, "NSIP's last-update date could not be read", nil
+	case evaluation != "" && pc.eval != evaluation:
+		return nil, fmt.Sprintf("NSIP's evaluation is now %s, not %s", pc.eval, evaluation), nil
+	}
+	pc.maxBytes = maxBytes
+	first, total, err := pc.passPage(ctx, breed, 0)
+	if err != nil {
+		return nil, "", err
+	}
+	if est := breedpass.NewPassOf(breed, pc.eval, first).Bytes() * int64(scan.PagesOf(total)); maxBytes > 0 && est > maxBytes {
+		return nil, fmt.Sprintf("its %d animals would take about %d bytes, more than the %d passes may hold", total, est, maxBytes), nil
+	}
+	var read atomic.Int64
+	if progress != nil {
+		pages := scan.PagesOf(total)
+		if facts.Unsexed(first) {
+			// Read as its rams and its ewes: each half's last page may be
+			// part full, and each half's first page is read after this one.
+			pages += 2
+		}
+		progress(int(read.Add(1)), pages)
+		pc.pageRead = func() { progress(int(read.Add(1)), pages) }
+	}
+	rows, why, err := pc.readPass(ctx, breed, first, total)
+	if progress != nil && err == nil && why == "" {
+		progress(int(read.Load()), int(read.Load())) // the pages it took, now known
+	}
+	if err == nil && why == "" {
+		why, err = pc.passClose(ctx)
+	}
+	if err != nil || why != "" {
+		return nil, why, err
+	}
+	return breedpass.NewPassOf(breed, pc.eval, rows), "", nil
+}
+
+// readPass reads the whole breed for its pass, given its first unfiltered
+// page. NSIP's live rows record no sex, and a pass answers questions by
+// sex, so the breed is read as its rams (gender Male) and its ewes (gender
+// Female), each row taking the sex it was returned for: about as many
+// pages as the breed's own, and exact when the two are apart and add up
+// to the breed's count. When they do not (NSIP ignored gender, or some
+// animals have no sex), the breed's own pages are read, and the rows found
+// among the rams or the ewes take that sex. Rows that record a sex are
+// read as they are.
+func (pc *Finder) readPass(ctx context.Context, breed int, first []nsip.AnimalRow, total int) ([]nsip.AnimalRow, string, error) {
+	if !facts.Unsexed(first) {
+		return pc.passPages(ctx, breed, first, total)
+	}
+	sexOf := map[string]string{}
+	var halves []nsip.AnimalRow
+	for _, sex := range []string{"Male", "Female"} {
+		f, t, err := pc.passPageOf(ctx, breed, sex, 0)
+		if err != nil {
+			return nil, "", err
+		}
+		if pc.pageRead != nil {
+			pc.pageRead()
+		}
+		rows, why, err := pc.passPagesOf(ctx, breed, sex, f, t)
+		if err != nil || why != "" {
+			return nil, why, err
+		}
+		for _, r := range rows {
+			if _, twice := sexOf[r.LPNID]; twice {
+				sexOf[r.LPNID] = "" // returned for both: NSIP ignored gender
+				continue
+			}
+			sexOf[r.LPNID] = sex
+			r.Sex = sex
+			halves = append(halves, r)
+		}
+	}
+	if len(halves) == total && !slices.Contains(slices.Collect(maps.Values(sexOf)), "") {
+		return halves, "", nil
+	}
+	// The halves are not used: the breed's own pages are counted afresh.
+	pc.kept.Store(0)
+	rows, why, err := pc.passPages(ctx, breed, first, total)
+	for i := range rows {
+		rows[i].Sex = sexOf[rows[i].LPNID]
+	}
+	return rows, why, err
+}

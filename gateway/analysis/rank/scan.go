@@ -1,0 +1,174 @@
+package rank
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/facts"
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/scan"
+
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
+	"github.com/nsip-tools/nsip-mcp/summarize"
+)
+
+// rankScan is what a ranking by weights and one by NSIP's own index share:
+// the search read page by page under one evaluation, and the tally of the
+// rows the pages held. Both count a row the same way, so the counting is
+// here once; a ranking that starts again (reversed) resets it.
+//
+// NSIP promises neither full pages before the last, nor stable paging, nor
+// ranges that bound every EBV: missing rows, repeats (each means an animal
+// skipped; the scan counts both) and a value outside the ranges are
+// counted, and any of them withdraws what it would disprove.
+type rankScan struct {
+	scanN  int            // the animals ranked exactly
+	search analysis.Query // read afresh for each page, so a change holds from the next
+	eb     *scan.EvalBracket
+	sc     *scan.PageScan
+	stray  func(nsip.AnimalRow) (criterion, why string)
+	keep   *rankFilter
+	stop   string // why the scan stopped, "" while it runs
+
+	top  *breeding.TopN
+	rows map[string]nsip.AnimalRow
+	// fromRecord marks the ranked rows completed from the animal's record
+	// (records).
+	fromRecord map[string]bool
+	contra     []string // rows against the criteria, the first MaxNamed
+	nContra    int
+	read       int // fresh rows read
+	unindexed  int // rows without a score
+}
+
+// openRankScan prepares the scan of search, whose criteria (crit) the
+// rows are held to, and reads the evaluation it is tied to.
+func openRankScan(ctx context.Context, r *analysis.Call, search analysis.Query, crit *param.Criteria, includeGone bool, scanN int) (*rankScan, error) {
+	s := &rankScan{scanN: scanN, search: search, top: breeding.NewTopN(scanN), rows: map[string]nsip.AnimalRow{}, fromRecord: map[string]bool{}}
+	s.stray = summarize.SearchContradiction(s.search.SearchParams)
+	s.keep = newRankFilter(includeGone, crit)
+	eb, err := scan.OpenEvaluation(ctx, r, &s.search)
+	if err != nil {
+		return nil, err
+	}
+	s.eb = eb
+	s.sc = scan.NewPageScan(scan.SearchPages(r, &s.search), rankPages)
+	return s, nil
+}
+
+// admit counts a fresh row read and reports whether it is to be scored:
+// not a row against the criteria, nor one the filter leaves out.
+func (s *rankScan) admit(row nsip.AnimalRow) bool {
+	s.read++
+	if _, why := s.stray(row); why != "" {
+		// NSIP ignored a criterion for this row at least: it is no
+		// animal the caller asked about, whatever its index.
+		if len(s.contra) < analysis.MaxNamed {
+			s.contra = append(s.contra, row.LPNID+" ("+why+")")
+		}
+		s.nContra++
+		return false
+	}
+	return !s.keep.leaves(row)
+}
+
+// score offers an admitted row at v, or counts it unindexed when it has
+// no score (ok false).
+func (s *rankScan) score(row nsip.AnimalRow, v float64, ok bool) {
+	if !ok {
+		s.unindexed++
+		return
+	}
+	s.top.Offer(breeding.Scored{ID: row.LPNID, Score: v})
+	s.rows[row.LPNID] = row
+}
+
+// reset forgets the tally, for a scan started again.
+func (s *rankScan) reset() {
+	s.top, s.rows, s.read, s.unindexed = breeding.NewTopN(s.scanN), map[string]nsip.AnimalRow{}, 0, 0
+	s.contra, s.nContra = nil, 0
+	s.keep.reset()
+}
+
+// table is the ranked rows, each led by the cells every ranking has (the
+// score shown as cell makes it) and followed by more's, and how many of
+// them NSIP did not say were genotyped or not.
+func (s *rankScan) table(cell func(float64) any, more func(nsip.AnimalRow) []any) ([][]any, int) {
+	out := make([][]any, 0, s.scanN)
+	unstated := 0
+	for i, sc := range s.top.Rows() {
+		row := s.rows[sc.ID]
+		sex := s.keep.sexCell(row)
+		if row.Genotyped == "" {
+			unstated++
+		}
+		cells := []any{i + 1, sc.ID, cell(sc.Score), sex, statusCell(row), facts.GenotypedCell(row.Genotyped)}
+		if more != nil {
+			cells = append(cells, more(row)...)
+		}
+		out = append(out, cells)
+	}
+	return out, unstated
+}
+
+// rankRecords is how many ranked animals' records a ranking reads at most:
+// its largest top_n.
+const rankRecords = 50
+
+// records reads the record of each ranked animal whose row does not state
+// its sex or whether it is genotyped, as NSIP's live rows do not: the row
+// takes the record's sex, birth date and genotyped status. A record of the
+// other sex than search_criteria.gender asked shows NSIP ignored the
+// criterion for that row: it is taken out of the ranking and counted with
+// the rows against the criteria, and the ranked rows left are still the
+// best of the sex asked. It reports how many records were read.
+func (s *rankScan) records(ctx context.Context, r *analysis.Call) (int, error) {
+	var ids []string
+	for _, sc := range s.top.Rows() {
+		if row := s.rows[sc.ID]; row.Sex == "" || row.Genotyped == "" {
+			ids = append(ids, sc.ID)
+		}
+	}
+	wrong := map[string]bool{}
+	read, _, err := scan.EachRecord(ctx, r, len(ids), func(k int) string { return ids[k] }, func(k int, d *nsip.AnimalDetails) {
+		row := s.rows[ids[k]]
+		sex := nsip.NormalizeSex(d.Gender)
+		if row.Sex == "" && s.keep.sex != "" && (sex == "Male" || sex == "Female") && sex != s.keep.sex {
+			wrong[ids[k]] = true
+		}
+		if row.Sex == "" {
+			row.Sex = sex
+		}
+		if row.DateOfBirth == "" {
+			row.DateOfBirth = d.DateOfBirth
+		}
+		row.Genotyped = d.Genotyped
+		s.fromRecord[ids[k]] = true
+		s.rows[ids[k]] = row
+	})
+	if len(wrong) > 0 {
+		s.dropContradicted(wrong)
+	}
+	return read, err
+}
+
+// dropContradicted takes the ranked animals whose records contradict the
+// sex asked out of the ranking, counting them against the criteria.
+func (s *rankScan) dropContradicted(wrong map[string]bool) {
+	kept := breeding.NewTopN(s.scanN)
+	for _, sc := range s.top.Rows() {
+		if !wrong[sc.ID] {
+			kept.Offer(sc)
+			continue
+		}
+		if len(s.contra) < analysis.MaxNamed {
+			s.contra = append(s.contra, fmt.Sprintf("%s (its record says %s, though NSIP returned it for gender %s)", sc.ID, strings.ToLower(s.rows[sc.ID].Sex), s.keep.sex))
+		}
+		s.nContra++
+		s.keep.nUnsexed--
+	}
+	s.top = kept
+}
