@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -98,10 +97,12 @@ type searchCall struct {
 	Criteria    *param.Criteria `json:"search_criteria,omitempty"`
 }
 
-var searchCalls = param.MustStruct[searchCall](param.Table{
-	reflect.TypeFor[searchCall]():     {"BreedID": {Example: 640, Min: param.Bound(1)}, "SortedTrait": param.SortedTrait, "Criteria": param.CriteriaArg},
-	reflect.TypeFor[param.Criteria](): param.CriteriaFields,
-})
+var searchCalls = param.MustStruct[searchCall](param.Tables(
+	param.Of(func(s *searchCall) param.Described {
+		return param.Described{&s.BreedID: {Example: 640, Min: param.Bound(1)}, &s.SortedTrait: param.SortedTrait, &s.Criteria: param.CriteriaArg}
+	}),
+	param.CriteriaTable,
+))
 
 // searchArgs is sent validated as a search's arguments.
 func searchArgs(t *testing.T, sent map[string]any) param.Valid {

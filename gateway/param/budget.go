@@ -1,11 +1,9 @@
 package param
 
-import "reflect"
-
 // Budget is max_tokens, the view argument every tool takes: the token
 // budget its answer is fitted to, within the server's cap. An argument
 // struct embeds it last, so that max_tokens is the last of the tool's
-// scalar arguments, and describes it with BudgetFields. Being a
+// scalar arguments, and describes it with BudgetTable. Being a
 // view argument (arg:"view"), it never keys an answer: every budget's
 // answer is fitted from one cached answer.
 type Budget struct {
@@ -16,6 +14,3 @@ type Budget struct {
 // checked where the configuration is known (the gateway); the tools'
 // descriptions say what the argument does.
 var BudgetTable = Of(func(b *Budget) Described { return Described{&b.MaxTokens: {Example: 4000}} })
-
-// BudgetFields is BudgetTable's entry.
-var BudgetFields = BudgetTable[reflect.TypeFor[Budget]()]

@@ -252,6 +252,14 @@ func (tb Table) spec(t reflect.Type, where, name string, required bool, entry Sp
 		}
 	case kind == Object:
 		s.Props = tb.fields(elem, where, &Args{}, errs)
+		for _, w := range s.Without {
+			f, ok := elem.FieldByName(w)
+			if !ok {
+				return s, fmt.Errorf("param: %s is without %s, which is no field of %v", where, w, elem)
+			}
+			json, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			s.Props = slices.DeleteFunc(s.Props, func(p Spec) bool { return p.Name == json })
+		}
 	}
 	return s, nil
 }

@@ -47,6 +47,12 @@ type Spec struct {
 	TraitMap bool                               // objects: trait code -> {min, max}
 	Check    func(Valid) (string, string, bool) // objects: cross-field rule -> field, problem
 	DropZero bool                               // objects: omit when empty after normalising
+	// Without, for an object argument of a struct type, are the Go names
+	// of the struct's fields this argument does not take: one struct
+	// serves arguments that take slightly less of it (a ranking's
+	// search_criteria, whose breed is its own argument), and a name sent
+	// for such a field is refused as any unknown one is.
+	Without []string
 	// OmitFalse leaves a boolean out when false, where false asks for
 	// nothing (proven_only), so that sending it and leaving it out are one
 	// request and one cache key.

@@ -2,7 +2,6 @@ package param
 
 import (
 	"fmt"
-	"reflect"
 	"strings"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -56,9 +55,6 @@ var CriteriaTable = Of(func(c *Criteria) Described {
 			Desc:    "Bounds per trait code, min and/or max, e.g. {\"WWT\":{\"min\":1}}."},
 	}
 })
-
-// CriteriaFields is CriteriaTable's entry.
-var CriteriaFields = CriteriaTable[reflect.TypeFor[Criteria]()]
 
 // CriteriaArg is what a search_criteria field of Criteria says beyond its
 // fields: an argument struct describes its field with it.

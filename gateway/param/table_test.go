@@ -39,7 +39,7 @@ var penArgs = MustStruct[pen](Table{
 		"Sorted":   SortedTrait,
 		"Page":     {Desc: "Page.", Default: 0, Min: Bound(0), Max: Bound(9), Example: 1},
 	},
-	reflect.TypeFor[Criteria](): CriteriaFields,
+	reflect.TypeFor[Criteria](): CriteriaTable[reflect.TypeFor[Criteria]()],
 })
 
 // optional is s not required.

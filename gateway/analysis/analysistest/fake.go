@@ -510,10 +510,12 @@ type animalCall struct {
 
 // percentileCalls are the members of nsip_get_animal's arguments that
 // the percentile analysis reads.
-var percentileCalls = param.MustStruct[animalCall](param.Table{
-	reflect.TypeFor[animalCall]():   {"SearchString": {Example: param.ExampleLPN}, "Percentiles": {Example: true}},
-	reflect.TypeFor[param.Budget](): param.BudgetFields,
-})
+var percentileCalls = param.MustStruct[animalCall](param.Tables(
+	param.Of(func(a *animalCall) param.Described {
+		return param.Described{&a.SearchString: {Example: param.ExampleLPN}, &a.Percentiles: {Example: true}}
+	}),
+	param.BudgetTable,
+))
 
 // Decode JSON-encodes an answer and reads it back into out, as a client
 // would see it. out is zeroed first: decoding into a used value would

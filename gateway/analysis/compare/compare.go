@@ -46,14 +46,16 @@ type Args struct {
 	param.Budget
 }
 
-var compareParams = param.MustStruct[Args](param.Table{
-	reflect.TypeFor[param.Budget](): param.BudgetFields, // max_tokens, which every tool takes
-	reflect.TypeFor[Args](): {
-		"Percentiles": percentile.Param,
-		"LPNIDs":      {List: &param.List{MinItems: 2, MaxItems: 20, Item: "lpn", Example: []string{param.ExampleLPN, param.ExampleEwe}}},
-		"Traits":      {List: &param.List{MinItems: 1, MaxItems: 30, Item: "trait", Example: []string{"BWT", "WWT"}}},
-	},
-})
+var compareParams = param.MustStruct[Args](param.Tables(
+	param.BudgetTable,
+	param.Of(func(a *Args) param.Described {
+		return param.Described{
+			&a.Percentiles: percentile.Param,
+			&a.LPNIDs:      {List: &param.List{MinItems: 2, MaxItems: 20, Item: "lpn", Example: []string{param.ExampleLPN, param.ExampleEwe}}},
+			&a.Traits:      {List: &param.List{MinItems: 1, MaxItems: 30, Item: "trait", Example: []string{"BWT", "WWT"}}},
+		}
+	}),
+))
 
 // runCompare sets the animals' records side by side, naming the best of
 // each trait and index, with percentiles when asked, within the budget.

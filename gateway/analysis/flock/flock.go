@@ -64,22 +64,26 @@ type groupSearch struct {
 	Criteria *param.Criteria `json:"search_criteria,omitempty"`
 }
 
-var flockParams = param.MustStruct[Args](param.Table{
-	reflect.TypeFor[param.Budget](): param.BudgetFields, // max_tokens, which every tool takes
-	reflect.TypeFor[Args](): {
-		"FlockID": {Example: "640238", MaxLen: nsip.MaxCriteriaLength, Pattern: param.AlnumPattern, Quiet: true},
-		"BreedID": {Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true, Complete: param.Breeds},
-		// Upper case, as NSIP writes LPN IDs: one animal's offspring are
-		// one question, whatever the case it is asked in.
-		"ProgenyOf": {Example: param.ExampleLPN, Complete: param.LPNs,
-			MinLen: nsip.MinLPNIDLength, MaxLen: nsip.MaxLPNIDLength, Pattern: param.AlnumPattern, Upper: true, Quiet: true},
-		// The search's criteria are described by nsip_search_animals; the
-		// schema says only that it is an object, and validation does the rest.
-		"Search": {Brief: true, Example: map[string]any{"breed_id": 640, "search_criteria": map[string]any{"gender": "Male"}}},
-	},
-	reflect.TypeFor[groupSearch]():    {"BreedID": param.BreedID, "Criteria": param.CriteriaArg},
-	reflect.TypeFor[param.Criteria](): param.CriteriaFields,
-})
+var flockParams = param.MustStruct[Args](param.Tables(
+	param.BudgetTable,
+	param.Of(func(a *Args) param.Described {
+		return param.Described{
+			&a.FlockID: {Example: "640238", MaxLen: nsip.MaxCriteriaLength, Pattern: param.AlnumPattern, Quiet: true},
+			&a.BreedID: {Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true, Complete: param.Breeds},
+			// Upper case, as NSIP writes LPN IDs: one animal's offspring are
+			// one question, whatever the case it is asked in.
+			&a.ProgenyOf: {Example: param.ExampleLPN, Complete: param.LPNs,
+				MinLen: nsip.MinLPNIDLength, MaxLen: nsip.MaxLPNIDLength, Pattern: param.AlnumPattern, Upper: true, Quiet: true},
+			// The search's criteria are described by nsip_search_animals; the
+			// schema says only that it is an object, and validation does the rest.
+			&a.Search: {Brief: true, Example: map[string]any{"breed_id": 640, "search_criteria": map[string]any{"gender": "Male"}}},
+		}
+	}),
+	param.Of(func(g *groupSearch) param.Described {
+		return param.Described{&g.BreedID: param.BreedID, &g.Criteria: param.CriteriaArg}
+	}),
+	param.CriteriaTable,
+))
 
 // oneGroup keeps the first group argument of an example, or gives the
 // flock one, and breed_id only beside flock_id.

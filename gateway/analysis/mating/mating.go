@@ -62,10 +62,12 @@ type Args struct {
 	param.Budget
 }
 
-var matingParams = param.MustStruct[Args](param.Table{
-	reflect.TypeFor[param.Budget](): param.BudgetFields, // max_tokens, which every tool takes
-	reflect.TypeFor[Args]():         {"Sire": lpnField(param.ExampleLPN), "Dam": lpnField(param.ExampleEwe)},
-})
+var matingParams = param.MustStruct[Args](param.Tables(
+	param.BudgetTable,
+	param.Of(func(a *Args) param.Described {
+		return param.Described{&a.Sire: lpnField(param.ExampleLPN), &a.Dam: lpnField(param.ExampleEwe)}
+	}),
+))
 
 // lpnField is an argument that names one animal by LPN ID, upper-cased as
 // NSIP writes them; the description says what it is.

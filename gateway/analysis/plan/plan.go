@@ -53,16 +53,18 @@ type Args struct {
 	param.Budget
 }
 
-var Params = param.MustStruct[Args](param.Table{
-	reflect.TypeFor[param.Budget](): param.BudgetFields, // max_tokens, which every tool takes
-	reflect.TypeFor[Args](): {
-		"MaxCOI":    {Default: 0.0625, Example: 0.0625},
-		"MaxPerRam": {Default: 50, Example: 50, Min: param.Bound(1), Max: param.Bound(100), Quiet: true},
-		"Rams":      {List: &param.List{MinItems: 1, MaxItems: 10, Item: "lpn", Example: []string{param.ExampleLPN}}},
-		"Ewes":      {List: &param.List{MinItems: 1, MaxItems: 100, Item: "lpn", Example: []string{param.ExampleEwe}}},
-		"Weights":   {List: &analysis.WeightsParam},
-	},
-})
+var Params = param.MustStruct[Args](param.Tables(
+	param.BudgetTable,
+	param.Of(func(a *Args) param.Described {
+		return param.Described{
+			&a.MaxCOI:    {Default: 0.0625, Example: 0.0625},
+			&a.MaxPerRam: {Default: 50, Example: 50, Min: param.Bound(1), Max: param.Bound(100), Quiet: true},
+			&a.Rams:      {List: &param.List{MinItems: 1, MaxItems: 10, Item: "lpn", Example: []string{param.ExampleLPN}}},
+			&a.Ewes:      {List: &param.List{MinItems: 1, MaxItems: 100, Item: "lpn", Example: []string{param.ExampleEwe}}},
+			&a.Weights:   {List: &analysis.WeightsParam},
+		}
+	}),
+))
 
 // sharedTraits are the EBV codes every one of ds carries.
 func sharedTraits(ds []*nsip.AnimalDetails) []string {

@@ -142,7 +142,7 @@ func indexValue(row nsip.AnimalRow, name string) (float64, bool) {
 // A pass of the breed kept under the evaluation answers at no page when
 // the criteria are ones it holds (../breedpass/serve.go).
 func runRankIndex(ctx context.Context, r *analysis.Call, a *Args, ewes *eweSet) (any, error) {
-	crit := ewes.withRams(a.Criteria.criteria())
+	crit := ewes.withRams(criteriaOf(a.Criteria))
 	search := analysis.SearchQuery(a.BreedID, crit)
 	scanN := ewes.candidates(a.TopN)
 	rs, err := openRankScan(ctx, r, search, crit, a.IncludeGone, scanN)

@@ -37,7 +37,7 @@ var rankWeights = func() param.List { l := analysis.WeightsParam; l.Unless = "in
 type Args struct {
 	BreedID     int              `json:"breed_id"`
 	TopN        int              `json:"top_n,omitempty"`
-	Criteria    *rankCriteria    `json:"search_criteria,omitempty"`
+	Criteria    *param.Criteria  `json:"search_criteria,omitempty"`
 	Index       string           `json:"index,omitempty"`
 	MaxMeanCOI  *float64         `json:"max_mean_coi,omitempty"` // nil: no limit; 0 is one
 	Percentiles bool             `json:"percentiles,omitempty"`
@@ -47,49 +47,40 @@ type Args struct {
 	param.Budget
 }
 
-// rankCriteria is param.Criteria less breed_id, which the ranking takes
-// beside it.
-type rankCriteria struct {
-	BreedGroupID int                   `json:"breed_group_id,omitempty"`
-	BornAfter    string                `json:"born_after,omitempty"`
-	BornBefore   string                `json:"born_before,omitempty"`
-	Gender       string                `json:"gender,omitempty"`
-	ProvenOnly   bool                  `json:"proven_only,omitempty"`
-	Status       string                `json:"status,omitempty"`
-	FlockID      string                `json:"flock_id,omitempty"`
-	TraitRanges  map[string]nsip.Range `json:"trait_ranges,omitempty"`
-}
-
-// criteria is c as the search's criteria; nil for nil.
-func (c *rankCriteria) criteria() *param.Criteria {
+// criteriaOf is a copy of the ranking's criteria, which the scan may
+// narrow (withRams) without touching the arguments; nil for nil.
+func criteriaOf(c *param.Criteria) *param.Criteria {
 	if c == nil {
 		return nil
 	}
-	return &param.Criteria{BreedGroupID: c.BreedGroupID, BornAfter: c.BornAfter, BornBefore: c.BornBefore, Gender: c.Gender,
-		ProvenOnly: c.ProvenOnly, Status: c.Status, FlockID: c.FlockID, TraitRanges: c.TraitRanges}
+	out := *c
+	return &out
 }
 
-var rankParams = param.MustStruct[Args](param.Table{
-	reflect.TypeFor[param.Budget](): param.BudgetFields, // max_tokens, which every tool takes
-	reflect.TypeFor[Args](): {
-		"BreedID": {Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true, Complete: param.Breeds},
-		"TopN":    {Default: 10, Example: 10, Min: param.Bound(1), Max: param.Bound(50), Quiet: true},
-		// The criteria are described by nsip_search_animals; the schema says
-		// only that they are an object, and validation does the rest.
-		"Criteria":    func() param.Spec { s := param.CriteriaArg; s.Brief = true; return s }(),
-		"Index":       {Example: "US Hair Index", MinLen: 1, MaxLen: 60, Quiet: true},
-		"MaxMeanCOI":  {Example: 0.03125},
-		"Percentiles": percentile.Param,
-		"Weights":     {List: &rankWeights},
-		"ForEwes":     {List: &forEwesList},
-		"IncludeGone": includeGoneParam,
-	},
-	reflect.TypeFor[rankCriteria](): func() param.Fields {
-		f := maps.Clone(param.CriteriaFields)
-		delete(f, "BreedID")
-		return f
-	}(),
-})
+var rankParams = param.MustStruct[Args](param.Tables(
+	param.BudgetTable, // max_tokens, which every tool takes
+	param.CriteriaTable,
+	param.Of(func(a *Args) param.Described {
+		return param.Described{
+			&a.BreedID: {Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true, Complete: param.Breeds},
+			&a.TopN:    {Default: 10, Example: 10, Min: param.Bound(1), Max: param.Bound(50), Quiet: true},
+			// The criteria are described by nsip_search_animals; the schema
+			// says only that they are an object, and validation does the
+			// rest. The breed is the ranking's own argument beside them.
+			&a.Criteria: func() param.Spec {
+				s := param.CriteriaArg
+				s.Brief, s.Without = true, []string{"BreedID"}
+				return s
+			}(),
+			&a.Index:       {Example: "US Hair Index", MinLen: 1, MaxLen: 60, Quiet: true},
+			&a.MaxMeanCOI:  {Example: 0.03125},
+			&a.Percentiles: percentile.Param,
+			&a.Weights:     {List: &rankWeights},
+			&a.ForEwes:     {List: &forEwesList},
+			&a.IncludeGone: includeGoneParam,
+		}
+	}),
+))
 
 var Rank = &analysis.Def{
 	Def: tooldef.Def{
@@ -247,7 +238,7 @@ func openWeightedRank(ctx context.Context, r *analysis.Call, a *Args, ewes *eweS
 		}
 	}
 	s.wantDesc = w[s.sortBy] > 0
-	crit := ewes.withRams(a.Criteria.criteria())
+	crit := ewes.withRams(criteriaOf(a.Criteria))
 	search := analysis.SearchQuery(breed, crit)
 	if s.sortBy != "" {
 		search.SortedTrait = s.sortBy
