@@ -35,7 +35,7 @@
 //     call's toolcall.Call: the arguments as sent, as validated (a
 //     param.Valid, read by name or decoded whole into the tool's struct),
 //     and the view (max_tokens, traits, skip) read once.
-//  2. run: the tool's run, over the call's callSource (source.go). A
+//  2. run: the tool's run, over the call's callSource (pipeline.go). A
 //     lookup's run passes one read through (pass): its lookup.Read is the
 //     tool, the arguments without the view's, and the key they make with
 //     the tool's method (lookup.Def.Read). An analysis's run, or
