@@ -25,7 +25,7 @@ func TestSchemaOfEveryKind(t *testing.T) {
 	if string(b) != want {
 		t.Errorf("search_criteria schema:\n got %s\nwant %s", b, want)
 	}
-	props, required := ObjectSchema(penArgs.Specs)
+	props, required := objectSchema(penArgs.Specs)
 	order := props.Names()
 	if strings.Join(order, " ") != "lpn_id weight ewes sex born tag search_criteria sorted_trait page" || len(required) != 0 {
 		t.Errorf("order %v, required %v", order, required)
@@ -166,16 +166,16 @@ func TestDescribe(t *testing.T) {
 	if got := Describe(make([]any, 21)); got != "array" {
 		t.Errorf("a long array is %q", got)
 	}
-	if n, ok := AsInteger(json.Number("12")); !ok || n != 12 {
+	if n, ok := asInteger(json.Number("12")); !ok || n != 12 {
 		t.Errorf("AsInteger(12) = %d %v", n, ok)
 	}
-	if _, ok := AsInteger("12"); ok {
+	if _, ok := asInteger("12"); ok {
 		t.Error("AsInteger took a string")
 	}
-	if f, ok := AsNumber(json.Number("1.5")); !ok || f != 1.5 {
+	if f, ok := asNumber(json.Number("1.5")); !ok || f != 1.5 {
 		t.Errorf("AsNumber(1.5) = %g %v", f, ok)
 	}
-	if _, ok := AsNumber(true); ok {
+	if _, ok := asNumber(true); ok {
 		t.Error("AsNumber took a boolean")
 	}
 }

@@ -46,7 +46,7 @@ func (a *Args) Validate(call Sent) (Valid, []FieldError) {
 		known = append(known, Spec{Name: l.Name})
 		raw, present := sent[l.Name]
 		if !present || raw == nil {
-			if l.RequiredIn(call) {
+			if l.requiredIn(call) {
 				errs = append(errs, FieldError{Field: l.Name, Problem: "is required", Expected: l.Expected()})
 			}
 			continue
@@ -75,7 +75,7 @@ func (a *Args) Example(call Sent) *Call {
 				continue
 			}
 		}
-		if l.RequiredIn(call) || call.Has(l.Name) {
+		if l.requiredIn(call) || call.Has(l.Name) {
 			out[l.Name] = l.Example
 		}
 	}

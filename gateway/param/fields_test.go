@@ -181,7 +181,7 @@ func TestStructDerivesLists(t *testing.T) {
 	if ids.Name != "ids" || !ids.Required || codes.Name != "codes" || codes.Required || w.Name != "weights" || !w.Required || w.Unless != "index" {
 		t.Errorf("lists %+v", a.Lists)
 	}
-	if w.RequiredIn(SentOf(map[string]any{"index": "X"})) || !w.RequiredIn(SentOf(map[string]any{})) {
+	if w.requiredIn(SentOf(map[string]any{"index": "X"})) || !w.requiredIn(SentOf(map[string]any{})) {
 		t.Error("weights must be required exactly when index is absent")
 	}
 	v, errs := ids.Validate([]any{"6402382024ncs310", "6402382022NCS087"})

@@ -23,8 +23,8 @@ type List struct {
 	Unless string
 }
 
-// RequiredIn reports whether the list is required of a call that sent sent.
-func (l *List) RequiredIn(sent Sent) bool {
+// requiredIn reports whether the list is required of a call that sent sent.
+func (l *List) requiredIn(sent Sent) bool {
 	return l.Required && (l.Unless == "" || !sent.Has(l.Unless))
 }
 
@@ -154,7 +154,7 @@ func validateWeights[V any](l *List, obj map[string]V) (map[string]float64, []Fi
 			errs.add(*fe)
 			continue
 		}
-		w, ok := AsNumber(obj[k])
+		w, ok := asNumber(obj[k])
 		if !ok || math.IsNaN(w) || math.IsInf(w, 0) {
 			errs.add(FieldError{Field: f, Problem: "must be a number, got " + Describe(obj[k]), Expected: l.Expected()})
 			continue

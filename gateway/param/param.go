@@ -288,15 +288,15 @@ func (p *Spec) Schema() *Schema {
 		// shows the {min, max} of each code and validation holds every rule.
 		s.AdditionalProperties = AdditionalOf(Type(Object))
 	case p.Kind == Object:
-		s.Properties, s.Required = ObjectSchema(p.Props)
+		s.Properties, s.Required = objectSchema(p.Props)
 		s.AdditionalProperties = NoAdditional()
 	}
 	return s
 }
 
-// ObjectSchema is the properties of an object of fields ps, in their
+// objectSchema is the properties of an object of fields ps, in their
 // order, and the names of those required.
-func ObjectSchema(ps []Spec) (props Properties, required []string) {
+func objectSchema(ps []Spec) (props Properties, required []string) {
 	props = make(Properties, 0, len(ps))
 	for i := range ps {
 		props = append(props, Property{Name: ps[i].Name, Schema: ps[i].Schema()})
@@ -309,7 +309,7 @@ func ObjectSchema(ps []Spec) (props Properties, required []string) {
 
 // InputSchema is the tool's published input schema.
 func InputSchema(ps []Spec) mcp.ToolInputSchema {
-	props, required := ObjectSchema(ps)
+	props, required := objectSchema(ps)
 	return mcp.ToolInputSchema{
 		Type:                 "object",
 		Properties:           props.ToolProperties(),
@@ -340,7 +340,7 @@ func Decode(req mcp.CallToolRequest) (Sent, *FieldError) {
 	case Sent: // the server's own call (a resource read)
 		return a, nil
 	default:
-		return Sent{}, &FieldError{Field: "arguments", Problem: "must be a JSON object, got " + JSONType(v), Expected: "a JSON object of named arguments"}
+		return Sent{}, &FieldError{Field: "arguments", Problem: "must be a JSON object, got " + jsonType(v), Expected: "a JSON object of named arguments"}
 	}
 }
 
@@ -478,7 +478,7 @@ func (p *Spec) validate(pr *problems, field string, raw any) (v any, ok bool) {
 	}
 	switch p.Kind {
 	case Integer:
-		n, ok := AsInteger(raw)
+		n, ok := asInteger(raw)
 		if !ok {
 			return fail("must be an integer, got " + Describe(raw))
 		}
@@ -490,7 +490,7 @@ func (p *Spec) validate(pr *problems, field string, raw any) (v any, ok bool) {
 		}
 		return n, true
 	case Number:
-		f, ok := AsNumber(raw)
+		f, ok := asNumber(raw)
 		if !ok {
 			return fail("must be a number, got " + Describe(raw))
 		}

@@ -44,7 +44,7 @@ func TestAsInteger(t *testing.T) {
 		{-1e300, -int(^uint(0)>>1) - 1, true},
 	}
 	for _, tt := range tests {
-		got, ok := AsInteger(tt.in)
+		got, ok := asInteger(tt.in)
 		if ok != tt.ok || got != tt.want {
 			t.Errorf("asInteger(%v) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.ok)
 		}

@@ -16,7 +16,7 @@ import (
 type Schema struct {
 	Defs                 map[string]*Schema `json:"$defs,omitempty"`
 	Ref                  string             `json:"$ref,omitempty"`
-	AdditionalProperties *Additional        `json:"additionalProperties,omitempty"`
+	AdditionalProperties *additional        `json:"additionalProperties,omitempty"`
 	AnyOf                []*Schema          `json:"anyOf,omitempty"`
 	// Default is the argument's default, any JSON value as Spec.Default
 	// holds it; nil for none.
@@ -73,20 +73,20 @@ func (ts *Types) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Additional is a schema's additionalProperties: false, no members but
+// additional is a schema's additionalProperties: false, no members but
 // those it names (Schema nil), or the schema every other member is of.
-type Additional struct {
+type additional struct {
 	Schema *Schema
 }
 
 // NoAdditional allows no members but those a schema names.
-func NoAdditional() *Additional { return &Additional{} }
+func NoAdditional() *additional { return &additional{} }
 
 // AdditionalOf lets every member a schema does not name be of s.
-func AdditionalOf(s *Schema) *Additional { return &Additional{Schema: s} }
+func AdditionalOf(s *Schema) *additional { return &additional{Schema: s} }
 
 // MarshalJSON writes false for none, or the members' schema.
-func (a Additional) MarshalJSON() ([]byte, error) {
+func (a additional) MarshalJSON() ([]byte, error) {
 	if a.Schema == nil {
 		return []byte("false"), nil
 	}
@@ -95,7 +95,7 @@ func (a Additional) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads false or a schema; true, any member at all, is the
 // empty schema.
-func (a *Additional) UnmarshalJSON(b []byte) error {
+func (a *additional) UnmarshalJSON(b []byte) error {
 	var allowed bool
 	if err := json.Unmarshal(b, &allowed); err == nil {
 		a.Schema = nil

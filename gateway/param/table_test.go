@@ -65,7 +65,7 @@ func outcome(args map[string]any) string {
 			v, errs := l.Validate(raw)
 			lists = append(lists, errs...)
 			got[l.Name] = v
-		case l.RequiredIn(SentOf(args)):
+		case l.requiredIn(SentOf(args)):
 			lists = append(lists, FieldError{Field: l.Name, Problem: "is required"})
 		}
 	}

@@ -21,9 +21,9 @@ import (
 // as an invented bound near the breed's values could.
 const OpenBound = 1e6
 
-// MaxTraitRanges bounds the codes one trait_ranges may name: more than any
+// maxTraitRanges bounds the codes one trait_ranges may name: more than any
 // breed publishes, and a bound on the work one call can ask for.
-const MaxTraitRanges = 64
+const maxTraitRanges = 64
 
 // validateTraitRanges checks {"BWT": {"min": -1, "max": 0.5}, ...}. Codes
 // are accepted in any case and normalised to upper case. A range may give
@@ -32,8 +32,8 @@ const MaxTraitRanges = 64
 // request and one cache key.
 func validateTraitRanges(pr *problems, field string, obj map[string]any) (any, bool) {
 	expect := (&Spec{TraitMap: true}).Expected()
-	if len(obj) > MaxTraitRanges {
-		pr.add(FieldError{Field: field, Problem: fmt.Sprintf("names %s traits; at most %d allowed", thousands(len(obj)), MaxTraitRanges), Expected: expect})
+	if len(obj) > maxTraitRanges {
+		pr.add(FieldError{Field: field, Problem: fmt.Sprintf("names %s traits; at most %d allowed", thousands(len(obj)), maxTraitRanges), Expected: expect})
 		return nil, false
 	}
 	out := make(map[string]any, len(obj))
@@ -110,8 +110,8 @@ func ValidateTraitList(field string, raw any) (any, []FieldError) {
 	if !ok {
 		return nil, []FieldError{{Field: field, Problem: "must be an array of trait codes, got " + Describe(raw), Expected: expect}}
 	}
-	if len(list) == 0 || len(list) > MaxTraitsAsked {
-		return nil, []FieldError{{Field: field, Problem: fmt.Sprintf("names %d traits; give 1 to %d", len(list), MaxTraitsAsked), Expected: expect}}
+	if len(list) == 0 || len(list) > maxTraitsAsked {
+		return nil, []FieldError{{Field: field, Problem: fmt.Sprintf("names %d traits; give 1 to %d", len(list), maxTraitsAsked), Expected: expect}}
 	}
 	var out []string
 	var errs []FieldError
@@ -146,8 +146,8 @@ func ValidateTraitList(field string, raw any) (any, []FieldError) {
 	return anys, nil
 }
 
-// MaxTraitsAsked is the most trait codes one traits argument may list.
-const MaxTraitsAsked = 30
+// maxTraitsAsked is the most trait codes one traits argument may list.
+const maxTraitsAsked = 30
 
 // TraitListExpect says what a traits argument accepts.
 const TraitListExpect = "array of trait codes (letters), e.g. [\"WWT\",\"NLB\"]"

@@ -63,8 +63,8 @@ func Duration(d time.Duration) string {
 	return s
 }
 
-// AsInteger accepts JSON numbers with no fractional part.
-func AsInteger(v any) (int, bool) {
+// asInteger accepts JSON numbers with no fractional part.
+func asInteger(v any) (int, bool) {
 	switch n := v.(type) {
 	case json.Number:
 		if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
@@ -74,7 +74,7 @@ func AsInteger(v any) (int, bool) {
 		if err != nil && !math.IsInf(f, 0) {
 			return 0, false
 		}
-		return AsInteger(f)
+		return asInteger(f)
 	case float64:
 		// Huge values are clamped rather than refused, so that the range
 		// check reports them as too large instead of as not integers.
@@ -95,7 +95,7 @@ func AsInteger(v any) (int, bool) {
 	return 0, false
 }
 
-func AsNumber(v any) (float64, bool) {
+func asNumber(v any) (float64, bool) {
 	switch n := v.(type) {
 	case json.Number:
 		f, err := n.Float64()
@@ -110,7 +110,7 @@ func AsNumber(v any) (float64, bool) {
 
 // Describe names a value's JSON type and, when short, the value itself.
 func Describe(v any) string {
-	t := JSONType(v)
+	t := jsonType(v)
 	switch x := v.(type) { // plainly too long to show: not worth encoding
 	case string:
 		if len(x) > 40 {
@@ -132,7 +132,7 @@ func Describe(v any) string {
 	return fmt.Sprintf("%s %s", t, b)
 }
 
-func JSONType(v any) string {
+func jsonType(v any) string {
 	switch n := v.(type) {
 	case nil:
 		return "null"

@@ -32,7 +32,7 @@ type Answer struct {
 	// is stored rather than made on every hit: the text's own bytes when
 	// the text is a JSON object (NSIP's own, a summary), or, for an answer
 	// NSIP sent as a bare list, which structuredContent cannot be, its
-	// model encoded. It is nil when no copy can be made (KeepStructured).
+	// model encoded. It is nil when no copy can be made (keepStructured).
 	Structured json.RawMessage
 
 	Shared bool // loaded from the replicas' shared tier rather than fetched
@@ -41,11 +41,11 @@ type Answer struct {
 	Drift *nsip.Error
 }
 
-// KeepStructured makes a's structured copy, once, before a is cached (so
+// keepStructured makes a's structured copy, once, before a is cached (so
 // that the cache counts its bytes and a hit sends them without copying):
 // a text that is an object is its own copy; a bare list's copy is its
 // model. An answer of an unrecognized shape that is no object has none.
-func (a *Answer) KeepStructured() {
+func (a *Answer) keepStructured() {
 	if a.Res.IsObject() {
 		a.Structured = json.RawMessage(a.Res.Text)
 		return
@@ -67,12 +67,12 @@ func (a *Answer) Note() string {
 }
 
 // Size is the bytes an answer under key holds: the upstream JSON, the
-// decoded model if it is kept (measured, see HeapSize), and the fitted
+// decoded model if it is kept (measured, see heapSize), and the fitted
 // text. Undercounting lets the process outgrow the configured bound;
 // TestCacheBytesTrackTheHeap and TestCacheBoundHoldsForHostileShapes keep
 // the measure honest.
 func (a *Answer) Size(key string) int64 {
-	return HeapSize(a, map[uintptr]bool{}) + int64(len(key)) + EntryOverhead
+	return heapSize(a, map[uintptr]bool{}) + int64(len(key)) + EntryOverhead
 }
 
 // EntryOverhead covers the cache's bookkeeping and the fixed fields of an

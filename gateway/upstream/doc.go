@@ -14,14 +14,14 @@
 // shared tier in Redis ([Shared]: records, fetch leases, the shared rate
 // limit, pause and breaker news), the circuit breaker ([ErrBreakerOpen]),
 // NSIP's per-endpoint pauses after a 429 ([Pauses]), the caller's fair
-// turn at the connections ([Fair]) and the rate limit ([RateLimited]);
+// turn at the connections ([fair]) and the rate limit ([RateLimited]);
 // each retry the client makes takes a token and a breaker admission too.
 // [Pool.Requests], [Pool.Tokens], [Pool.Breaker], [Pool.Pauses] and
 // [Shared.Health] report what happened, for /healthz and tests.
 //
 // An answer in a shape the client cannot read is passed on as NSIP sent
 // it ([Answer.Drift], [Answer.Note]) and recorded in [Drift].
-// [HeapSize] charges cached answers by the memory they hold.
+// [heapSize] charges cached answers by the memory they hold.
 //
 // It knows NSIP's errors and nothing of tools or MCP, and never imports
 // the gateway: the gateway binds each tool's fetch and fits its answers,

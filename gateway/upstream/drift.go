@@ -48,12 +48,12 @@ func (d *Drift) Note(endpoint, sig, reason string, now time.Time) bool {
 	return d.note(DriftEntry{Endpoint: endpoint, Signature: sig, Reason: reason}, now)
 }
 
-// NoteIgnored records an answer whose rows show NSIP ignored criterion
+// noteIgnored records an answer whose rows show NSIP ignored criterion
 // (example names one such row) and reports whether its endpoint and
 // criterion are new. Such an answer is well formed, so only its rows tell:
 // operators learn NSIP stopped honouring a filter from here, not from
 // breeders finding ewes among their rams.
-func (d *Drift) NoteIgnored(endpoint, criterion, example string, now time.Time) bool {
+func (d *Drift) noteIgnored(endpoint, criterion, example string, now time.Time) bool {
 	return d.note(DriftEntry{Endpoint: endpoint, Criterion: criterion, Reason: example}, now)
 }
 
@@ -68,7 +68,7 @@ func (d *Drift) NoteIgnoredRows(endpoint string, c *summarize.Contradicting, now
 	}
 	for _, crit := range c.Criteria() {
 		example := exampleOf(c.Rows, crit)
-		if d.NoteIgnored(endpoint, crit, example, now) {
+		if d.noteIgnored(endpoint, crit, example, now) {
 			log.Warn("NSIP returned rows that contradict a criterion of the call, a sign it ignored it; they are left out of summaries and named in _meta",
 				slog.String("endpoint", endpoint),
 				slog.String("criterion", crit),

@@ -21,7 +21,7 @@ func TestNoteIgnoredKeepsOneEntryPerCriterion(t *testing.T) {
 		new       bool
 	}{{"gender", true}, {"gender", false}, {"trait_ranges.WWT", true}}
 	for i, s := range steps {
-		if got := d.NoteIgnored(ep, s.criterion, "A (sex Female, gender Male asked)", t0.Add(time.Duration(i)*time.Minute)); got != s.new {
+		if got := d.noteIgnored(ep, s.criterion, "A (sex Female, gender Male asked)", t0.Add(time.Duration(i)*time.Minute)); got != s.new {
 			t.Errorf("step %d (%s): new = %v, want %v", i, s.criterion, got, s.new)
 		}
 	}

@@ -21,10 +21,10 @@ type RateLimited struct {
 
 func (e *RateLimited) Error() string { return "rate limited: " + e.Reason }
 
-// CountsAsFailure tells the breaker which errors say NSIP is unwell. Answers
+// countsAsFailure tells the breaker which errors say NSIP is unwell. Answers
 // about the request itself (not found, rejected, throttled) and our own
 // refusals do not.
-func CountsAsFailure(err error) bool {
+func countsAsFailure(err error) bool {
 	if err == nil {
 		return false
 	}

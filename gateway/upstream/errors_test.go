@@ -28,7 +28,7 @@ func TestBreakerCountsOnlyUpstreamTrouble(t *testing.T) {
 		{errors.New("other"), true},
 	}
 	for _, tt := range tests {
-		if got := CountsAsFailure(tt.err); got != tt.want {
+		if got := countsAsFailure(tt.err); got != tt.want {
 			t.Errorf("CountsAsFailure(%v) = %v, want %v", tt.err, got, tt.want)
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"sync"
 )
 
-// Fair shares the upstream connections between clients (caller.Client:
+// fair shares the upstream connections between clients (caller.Client:
 // a client's sessions, ended or not, share its place). Each client
 // queues its own fetches, and a connection that frees up goes to the next
 // client in turn rather than to the oldest fetch: a client with hundreds of
@@ -14,7 +14,7 @@ import (
 // client ahead of it, instead of by its whole backlog. Only the fetches
 // holding a turn reserve rate-limit tokens, so the backlog cannot book the
 // limiter for the next half minute either.
-type Fair struct {
+type fair struct {
 	mu     sync.Mutex
 	free   int                  // turns not held
 	queues map[string][]*ticket // waiting fetches by session, oldest first
@@ -27,13 +27,13 @@ type ticket struct {
 	granted bool
 }
 
-func NewFair(turns int) *Fair {
-	return &Fair{free: turns, queues: map[string][]*ticket{}}
+func newFair(turns int) *fair {
+	return &fair{free: turns, queues: map[string][]*ticket{}}
 }
 
 // Wait returns when session's fetch may go ahead, or with ctx's error if
 // ctx ends first; the fetch then leaves the queue. done hands the turn on.
-func (q *Fair) Wait(ctx context.Context, session string) (done func(), err error) {
+func (q *fair) Wait(ctx context.Context, session string) (done func(), err error) {
 	q.mu.Lock()
 	if q.free > 0 && len(q.ring) == 0 {
 		q.free--
@@ -69,13 +69,13 @@ func (q *Fair) Wait(ctx context.Context, session string) (done func(), err error
 }
 
 // pass ends a turn, granting it to the next session's oldest fetch.
-func (q *Fair) pass() {
+func (q *fair) pass() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.passLocked()
 }
 
-func (q *Fair) passLocked() {
+func (q *fair) passLocked() {
 	if len(q.ring) == 0 {
 		q.free++
 		return
@@ -98,7 +98,7 @@ func (q *Fair) passLocked() {
 }
 
 // remove takes an ungranted ticket out of session's queue.
-func (q *Fair) remove(session string, t *ticket) {
+func (q *fair) remove(session string, t *ticket) {
 	waiting := q.queues[session]
 	for i, w := range waiting {
 		if w == t {
@@ -123,7 +123,7 @@ func (q *Fair) remove(session string, t *ticket) {
 }
 
 // Queued is how many fetches wait for a turn, for tests and health.
-func (q *Fair) Queued() int {
+func (q *fair) Queued() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	n := 0
@@ -133,11 +133,11 @@ func (q *Fair) Queued() int {
 	return n
 }
 
-// Waiters counts, per cache key, the calls waiting on its fetch. When the
+// waiters counts, per cache key, the calls waiting on its fetch. When the
 // last one gives up, the fetch's wait for a turn ends: a fetch nobody waits
 // for leaves the queue instead of spending a request on NSIP. Once sent, a
 // fetch runs to the end and fills the cache.
-type Waiters struct {
+type waiters struct {
 	mu sync.Mutex
 	m  map[string]*waiting
 }
@@ -149,7 +149,7 @@ type waiting struct {
 }
 
 // Join registers one more waiter on key; leave undoes it.
-func (w *Waiters) Join(key string) (ctx context.Context, leave func()) {
+func (w *waiters) Join(key string) (ctx context.Context, leave func()) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.m == nil {
@@ -174,21 +174,21 @@ func (w *Waiters) Join(key string) (ctx context.Context, leave func()) {
 	}
 }
 
-// ErrAbandoned ends a queued fetch whose callers have all gone.
-var ErrAbandoned = errors.New("every caller gave up while the fetch was queued")
+// errAbandoned ends a queued fetch whose callers have all gone.
+var errAbandoned = errors.New("every caller gave up while the fetch was queued")
 
-// QueuedTooLong marks an upstream failure that our own deadline caused: the
+// queuedTooLong marks an upstream failure that our own deadline caused: the
 // request went out with less than half the call's time left, after waiting
 // for a turn, and the deadline then cut it. That says nothing about NSIP,
 // so the breaker does not count it.
-type QueuedTooLong struct{ Err error }
+type queuedTooLong struct{ Err error }
 
-func (e *QueuedTooLong) Error() string { return e.Err.Error() }
+func (e *queuedTooLong) Error() string { return e.Err.Error() }
 
-func (e *QueuedTooLong) Unwrap() error { return e.Err }
+func (e *queuedTooLong) Unwrap() error { return e.Err }
 
 // Count is how many calls wait on key's fetch.
-func (w *Waiters) Count(key string) int {
+func (w *waiters) Count(key string) int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if e := w.m[key]; e != nil {

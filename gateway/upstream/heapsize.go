@@ -6,7 +6,7 @@ import (
 	"unsafe"
 )
 
-// HeapSize measures the heap memory reachable from v that is not already in
+// heapSize measures the heap memory reachable from v that is not already in
 // seen: every string, slice backing array, map, boxed interface value and
 // pointee, each rounded up as the allocator rounds it. The cache charges
 // decoded models by this measure because no fixed multiple of the JSON
@@ -15,7 +15,7 @@ import (
 //
 // Strings and slices sharing one backing array are counted once per
 // distinct start; a sub-slice counts again, which errs high.
-func HeapSize(v any, seen map[uintptr]bool) int64 {
+func heapSize(v any, seen map[uintptr]bool) int64 {
 	if v == nil {
 		return 0
 	}

@@ -16,7 +16,7 @@ import (
 // does not go before the other's one; they take turns, and a fetch whose
 // caller leaves the queue is skipped.
 func TestFairServesClientsInTurn(t *testing.T) {
-	q := NewFair(1)
+	q := newFair(1)
 	ctx := context.Background()
 	first, err := q.Wait(ctx, "a")
 	if err != nil {
@@ -70,13 +70,13 @@ func TestFairServesClientsInTurn(t *testing.T) {
 func TestKeepStructured(t *testing.T) {
 	list := &Answer{Value: &nsip.Statuses{Values: []string{"CURRENT", "SOLD"}}, Raw: json.RawMessage(`["CURRENT","SOLD"]`),
 		Res: summarize.Result{Text: `["CURRENT","SOLD"]`}}
-	list.KeepStructured()
+	list.keepStructured()
 	want, _ := nsip.PlainJSON(list.Value)
 	if string(list.Structured) != string(want) || list.Structured[0] != '{' {
 		t.Errorf("a list's copy %s; want its model %s", list.Structured, want)
 	}
 	drift := &Answer{Raw: json.RawMessage(`[1]`), Res: summarize.Result{Text: `[1]`}, Drift: &nsip.Error{Kind: nsip.KindFormatChanged}}
-	if drift.KeepStructured(); drift.Structured != nil {
+	if drift.keepStructured(); drift.Structured != nil {
 		t.Errorf("an unrecognized list got a copy: %s", drift.Structured)
 	}
 }
@@ -88,13 +88,13 @@ func TestHeapSizeOfMaps(t *testing.T) {
 	for i := range 100 {
 		big[string(rune('a'+i%26))+string(rune('a'+i/26))] = "some value of a row"
 	}
-	s, b := HeapSize(small, map[uintptr]bool{}), HeapSize(big, map[uintptr]bool{})
+	s, b := heapSize(small, map[uintptr]bool{}), heapSize(big, map[uintptr]bool{})
 	if s <= 0 || b < 100*int64(len("some value of a row")) || b <= s {
 		t.Errorf("HeapSize: one entry %d bytes, a hundred %d; want more for more", s, b)
 	}
 	seen := map[uintptr]bool{}
-	HeapSize(big, seen)
-	if again := HeapSize(big, seen); again != 0 {
+	heapSize(big, seen)
+	if again := heapSize(big, seen); again != 0 {
 		t.Errorf("a map measured again with the same seen set: %d bytes; want 0", again)
 	}
 }
@@ -141,7 +141,7 @@ func TestReasonHead(t *testing.T) {
 			t.Errorf("ReasonHead(%q) = %q; want %q", in, got, want)
 		}
 	}
-	if err := (&QueuedTooLong{Err: context.DeadlineExceeded}); err.Error() != context.DeadlineExceeded.Error() || !errors.Is(err, context.DeadlineExceeded) {
+	if err := (&queuedTooLong{Err: context.DeadlineExceeded}); err.Error() != context.DeadlineExceeded.Error() || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("QueuedTooLong %q does not read as its cause", err.Error())
 	}
 }

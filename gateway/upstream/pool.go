@@ -58,8 +58,8 @@ type Pool struct {
 	flight  singleflight.Group
 	breaker *gobreaker.TwoStepCircuitBreaker // one admission per HTTP request, retries included (retrygate.go)
 	limiter *rate.Limiter
-	fair    *Fair   // turns at the upstream, one per connection, shared between callers
-	waiting Waiters // callers per cache key, so a fetch nobody awaits leaves the queue
+	fair    *fair   // turns at the upstream, one per connection, shared between callers
+	waiting waiters // callers per cache key, so a fetch nobody awaits leaves the queue
 	pauses  Pauses  // per endpoint, until when NSIP asked us to wait (429)
 	drift   Drift   // answers in shapes the client did not recognize
 	shared  *Shared
@@ -82,7 +82,7 @@ func NewPool(cfg Config) *Pool {
 	p := &Pool{
 		cfg: cfg, cache: cfg.Cache,
 		limiter: rate.NewLimiter(rate.Limit(cfg.RateLimit), cfg.RateBurst),
-		fair:    NewFair(cfg.MaxConcurrent),
+		fair:    newFair(cfg.MaxConcurrent),
 	}
 	p.breaker = gobreaker.NewTwoStepCircuitBreaker(gobreaker.Settings{
 		Name:    "nsip",
@@ -200,7 +200,7 @@ func (p *Pool) share(ctx context.Context, req Request, fresh bool) (*Answer, err
 				// which starts after it.
 				continue
 			}
-			if errors.Is(r.Err, ErrAbandoned) && ctx.Err() == nil && try < 3 {
+			if errors.Is(r.Err, errAbandoned) && ctx.Err() == nil && try < 3 {
 				continue
 			}
 			return nil, r.Err
@@ -230,9 +230,9 @@ func (p *Pool) fetch(caller, queue context.Context, flight string, req Request, 
 	defer cancel()
 	// Another replica's answer, its breaker's news and the right to fetch
 	// for all of them, in one round trip to Redis (shared.go).
-	var lease *Lease
+	var lease *lease
 	if fresh {
-		lease, err = p.shared.ClaimFresh(ctx, key)
+		lease, err = p.shared.claimFresh(ctx, key)
 	} else {
 		var got *Answer
 		if lease, got, err = p.shared.Claim(ctx, key); got != nil {
@@ -304,7 +304,7 @@ func (p *Pool) fetch(caller, queue context.Context, flight string, req Request, 
 	if err := req.Prepare(ctx, a); err != nil {
 		return nil, err
 	}
-	a.KeepStructured()
+	a.keepStructured()
 	p.cache.Set(key, a, a.Size(key), a.Res.OriginalTokens)
 	p.shared.Store(ctx, key, lease, a)
 	if fresh {
@@ -331,7 +331,7 @@ func (p *Pool) acquire(ctx context.Context, method string) (release func(), err 
 // is refused at once with how long to wait instead.
 func (p *Pool) takeToken(ctx context.Context, method string) error {
 	start := time.Now()
-	if err := p.shared.Turn(ctx, method); err != nil {
+	if err := p.shared.turn(ctx, method); err != nil {
 		return err
 	}
 	now := time.Now()
@@ -370,18 +370,18 @@ func (p *Pool) turn(ctx, queue context.Context, who, flight string) (done func()
 	case queue.Err() != nil && ctx.Err() == nil:
 		p.abandoned.Add(1)
 		p.flight.Forget(flight) // a caller arriving now starts a fetch of its own
-		return nil, ErrAbandoned
+		return nil, errAbandoned
 	}
 	return nil, &RateLimited{RetryAfter: time.Second, Reason: fmt.Sprintf(
 		"all %d NSIP connections busy; clients are served in turn", p.cfg.MaxConcurrent)}
 }
 
-// blame wraps err as QueuedTooLong when the fetch's deadline, not NSIP,
+// blame wraps err as queuedTooLong when the fetch's deadline, not NSIP,
 // ended a request sent at sent.
 func (p *Pool) blame(ctx context.Context, sent time.Time, err error) error {
 	deadline, ok := ctx.Deadline()
 	if ok && ctx.Err() != nil && deadline.Sub(sent) < p.cfg.CallTimeout/2 {
-		return &QueuedTooLong{Err: err}
+		return &queuedTooLong{Err: err}
 	}
 	return err
 }
@@ -390,8 +390,8 @@ func (p *Pool) blame(ctx context.Context, sent time.Time, err error) error {
 // NSIP, and logs each one it counts, so that an open breaker can always be
 // traced to the failures that opened it.
 func (p *Pool) breakerCounts(err error) bool {
-	var own *QueuedTooLong
-	if errors.As(err, &own) || !CountsAsFailure(err) {
+	var own *queuedTooLong
+	if errors.As(err, &own) || !countsAsFailure(err) {
 		return false
 	}
 	p.cfg.Logger.Warn("nsip failure counted by the circuit breaker",
@@ -412,7 +412,7 @@ func (p *Pool) noteThrottle(method string, err error) {
 	}
 	asked := ne.RetryAfter
 	ne.RetryAfter = p.pauses.Set(method, asked, p.cfg.MaxUpstreamPause, time.Now())
-	p.shared.Throttle(method, ne.RetryAfter, asked)
+	p.shared.throttle(method, ne.RetryAfter, asked)
 	if asked > p.cfg.MaxUpstreamPause {
 		p.cfg.Logger.Warn("nsip asked for a pause longer than the limit; pausing for the limit",
 			slog.String("method", method), slog.Duration("asked", asked), slog.Duration("limit", p.cfg.MaxUpstreamPause))

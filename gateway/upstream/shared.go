@@ -135,7 +135,7 @@ func (s *Shared) LocalLimit() (perSecond float64, burst int) {
 // {0, wait, forged} without taking one when the wait is too long, or
 // {2, left, value} while KEYS[2] says NSIP asked every replica to leave
 // the request's endpoint alone, value being the pause as sealed
-// (Shared.Throttle) for the replica to check. A state that is not a
+// (Shared.throttle) for the replica to check. A state that is not a
 // number, or further ahead than bound (more than any replica under these
 // settings can have reserved: the burst, one interval and the longest
 // wait), is no replica's: it is replaced as if missing, and forged says
@@ -181,13 +181,13 @@ type turnAnswer struct {
 	pause  []byte // the pause as sealed, when code is 2
 }
 
-// Turn waits for this request's place under the rate limit all
+// turn waits for this request's place under the rate limit all
 // replicas share. It returns nil at once when there is no Redis or Redis
 // does not answer; the local limiter, then at rate/Replicas, decides.
 // What Redis holds is believed only within this replica's settings: a
 // pause only with a valid MAC and for at most MaxPause, a rate state only
 // within the rate's period (gcra).
-func (s *Shared) Turn(ctx context.Context, method string) error {
+func (s *Shared) turn(ctx context.Context, method string) error {
 	r := s.redis
 	if r == nil {
 		return nil
@@ -489,7 +489,7 @@ func (s *Shared) takeIn(key string, record []byte, keepStale bool) (*Answer, boo
 		return nil, false
 	}
 	a.ID = s.cfg.IDs.Add(1)
-	a.KeepStructured()
+	a.keepStructured()
 	s.cfg.Cache.SetAt(key, a, a.Size(key), a.Res.OriginalTokens, stored)
 	if !fresh {
 		return nil, false
@@ -513,7 +513,7 @@ return 1
 // releases the collapse lock held with token, if any, in the same round
 // trip. If Redis took it, the lease is released; if not, Unlock still
 // releases it. A nil lease holds no lock.
-func (s *Shared) Store(ctx context.Context, key string, l *Lease, a *Answer) {
+func (s *Shared) Store(ctx context.Context, key string, l *lease, a *Answer) {
 	r := s.redis
 	if r == nil {
 		return
@@ -549,8 +549,8 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 `)
 
-// Lease is a fetch's hold on the right to fetch its key for every replica.
-type Lease struct {
+// lease is a fetch's hold on the right to fetch its key for every replica.
+type lease struct {
 	token string // "" when not held (no Redis, or Redis did not answer)
 	done  bool   // released, by the store or by unlock
 }
@@ -564,8 +564,8 @@ type Lease struct {
 // to come free, at most CollapseWait, and then fetches for itself, as
 // does everyone while Redis does not answer. A stale record is taken into
 // the local tier on the way, as a fallback should NSIP fail.
-func (s *Shared) Claim(ctx context.Context, key string) (l *Lease, got *Answer, err error) {
-	l = &Lease{}
+func (s *Shared) Claim(ctx context.Context, key string) (l *lease, got *Answer, err error) {
+	l = &lease{}
 	r := s.redis
 	if r == nil {
 		return l, nil, nil
@@ -636,14 +636,14 @@ func (s *Shared) Claim(ctx context.Context, key string) (l *Lease, got *Answer, 
 	}
 }
 
-// ClaimFresh is Claim for a fresh read (Pool.Fresh), which must not be
+// claimFresh is Claim for a fresh read (Pool.Fresh), which must not be
 // answered by a record, nor by another replica's fetch that may have been
 // sent before it began: it reads no record and waits for no one. It
 // honours another replica's open breaker, and takes the right to fetch
 // when it is free, so that the other replicas' misses of key wait for
 // this answer rather than make requests of their own.
-func (s *Shared) ClaimFresh(ctx context.Context, key string) (*Lease, error) {
-	l := &Lease{}
+func (s *Shared) claimFresh(ctx context.Context, key string) (*lease, error) {
+	l := &lease{}
 	if s.redis == nil {
 		return l, nil
 	}
@@ -662,7 +662,7 @@ func (s *Shared) ClaimFresh(ctx context.Context, key string) (*Lease, error) {
 
 // Unlock releases l's hold on its key unless the store did. It runs on its
 // own deadline, as the fetch's may be spent.
-func (s *Shared) Unlock(key string, l *Lease) {
+func (s *Shared) Unlock(key string, l *lease) {
 	r := s.redis
 	if l == nil || l.token == "" || l.done || r == nil {
 		return
@@ -675,10 +675,10 @@ func (s *Shared) Unlock(key string, l *Lease) {
 	})
 }
 
-// Throttle asks every replica to leave method alone for wait, as NSIP
+// throttle asks every replica to leave method alone for wait, as NSIP
 // asked this one to (a 429's Retry-After asked, capped to wait): each one's
 // Turn for that endpoint refuses until then.
-func (s *Shared) Throttle(method string, wait, asked time.Duration) {
+func (s *Shared) throttle(method string, wait, asked time.Duration) {
 	r := s.redis
 	if r == nil {
 		return

@@ -43,7 +43,7 @@ func TestLateSharedTurnKeepsToTheShare(t *testing.T) {
 		CallTimeout: time.Second})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := s.Turn(ctx, "m"); err != nil {
+	if err := s.turn(ctx, "m"); err != nil {
 		t.Fatalf("first turn with Redis late = %v, want the share's token", err)
 	}
 	if st := r.Status(); !st.Up || local.Limit() != rate.Inf {
