@@ -36,10 +36,16 @@ type Def struct {
 	Correct func(example *param.Call)
 }
 
-// Source is what one call of an analysis reads and asks through. The
-// gateway hands each call its own, which counts lookups against the
-// ceiling and sends each through the cache and the upstream policy; a test
-// can hand it a fake.
+// Source is what one call of an analysis reads and asks through: NSIP's
+// endpoints, the user, the answer's budget, the breed passes kept between
+// calls and the call's limits. The gateway hands each call its own, which
+// counts lookups against the ceiling and sends each through the cache and
+// the upstream policy; a test can hand it a fake. Everything an analysis
+// may ask of a source is a method here, typed, and a source that has
+// nothing to say answers so (nil Passes, zero Limits): an analysis never
+// guesses a capability from the source's type, so a fake and the gateway
+// are read the same way and a missing method is a compile error, not a
+// capability silently lost.
 type Source interface {
 	// One method per NSIP endpoint, with the client's own parameters and
 	// models: the lookups answer from the same cache entries.
@@ -66,6 +72,12 @@ type Source interface {
 	Upstream() Upstream
 	// ErrorCode is the error code a tool would answer err with.
 	ErrorCode(err error) string
+	// Passes are the breed passes the source keeps between calls, nil
+	// when it keeps none.
+	Passes() Passes
+	// Limits are the call's room: lookups at once, time left, the
+	// upstream's rate limit, each with a value for "not said".
+	Limits() Limits
 }
 
 // Query is one page of NSIP's search as an analysis reads it: the
@@ -422,10 +434,11 @@ func DetailsOf(ctx context.Context, r *Call, field string, ids []string) ([]*nsi
 const defaultParallel = 4
 
 // Parallel is how many lookups the call may have under way at once: the
-// Source's own number when it gives one (Parallel), else defaultParallel.
+// Source's own number when it gives one (Limits.Parallel), else
+// defaultParallel.
 func (r *Call) Parallel() int {
-	if p, ok := r.Src.(interface{ Parallel() int }); ok && p.Parallel() > 0 {
-		return p.Parallel()
+	if p := r.Src.Limits().Parallel; p > 0 {
+		return p
 	}
 	return defaultParallel
 }
