@@ -39,6 +39,8 @@ func newPasses(cfg Config) *passes.Store {
 // a pass read in the background.
 type callPasses struct{ g *Gateway }
 
+var _ analysis.Passes = callPasses{}
+
 // Passes are the gateway's breed passes, which every call keeps: the
 // analyses read them through the call's Source like any other lookup.
 func (r *lookups) Passes() analysis.Passes { return callPasses{r.g} }

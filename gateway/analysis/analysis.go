@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
@@ -427,6 +428,30 @@ func DetailsOf(ctx context.Context, r *Call, field string, ids []string) ([]*nsi
 		}
 	}
 	return out, nil
+}
+
+// Limits are what a Source says of the call's room (Source.Limits): how
+// many lookups may be under way at once, how long it may still make
+// them, and the upstream's rate limit. Each has a value meaning the
+// source does not say, so that a source with no limit to tell (a test's
+// fake) answers with the zero Limits.
+type Limits struct {
+	// Parallel is how many lookups the call may have under way at once;
+	// 0 when the source does not say, and the analyses then keep
+	// defaultParallel under way, the gateway's own default.
+	Parallel int
+	// TimeLeft is how long the call may still make lookups, by which an
+	// analysis judges whether a long read (a breed's pass) fits; nil
+	// when the source does not say, and then no read is refused for want
+	// of time. It is a function because the time left shrinks as the
+	// call goes on: it is asked at the moment it is judged.
+	TimeLeft func() time.Duration
+	// PerSecond and Burst are the upstream's rate limit: requests a
+	// second, and how many may go at once after a quiet spell. A breed
+	// pass's pages wait for it however fast NSIP answers. PerSecond is 0
+	// when the source knows no rate limit.
+	PerSecond float64
+	Burst     int
 }
 
 // defaultParallel is how many lookups an analysis keeps under way when

@@ -25,6 +25,8 @@ type MemPasses struct {
 	Refuse     string   // why a background read is not made; "" when it is
 }
 
+var _ analysis.Passes = (*MemPasses)(nil)
+
 func (s *MemPasses) Load(_ context.Context, breed int, eval string) *breedpass.BreedPass {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
