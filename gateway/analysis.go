@@ -58,18 +58,18 @@ type lookups struct {
 // shares fairly with other calls and paces by the rate limit.
 func (g *Gateway) analysisParallel() int { return max(1, g.cfg.MaxConcurrentUpstream) }
 
-// Parallel tells the analysis how many of its lookups may be under way at
-// once, so that it starts no more independent ones than run.
-func (r *lookups) Parallel() int { return cap(r.slots) }
-
-// TimeLeft is how long the call may still start lookups, by which an
-// analysis judges whether a long read fits (a breed's pass).
-func (r *lookups) TimeLeft() time.Duration { return r.soft.Sub(r.g.cfg.Now()) }
-
-// RateLimit is the upstream's rate limit, which a breed pass's pages wait
-// for however fast NSIP answers.
-func (r *lookups) RateLimit() (perSecond float64, burst int) {
-	return r.g.cfg.RateLimit, r.g.cfg.RateBurst
+// Limits tell the analysis how many of its lookups may be under way at
+// once (its slots), so that it starts no more independent ones than run;
+// how long the call may still start lookups, by which it judges whether a
+// long read fits (a breed's pass); and the upstream's rate limit, which a
+// breed pass's pages wait for however fast NSIP answers.
+func (r *lookups) Limits() analysis.Limits {
+	return analysis.Limits{
+		Parallel:  cap(r.slots),
+		TimeLeft:  func() time.Duration { return r.soft.Sub(r.g.cfg.Now()) },
+		PerSecond: r.g.cfg.RateLimit,
+		Burst:     r.g.cfg.RateBurst,
+	}
 }
 
 // nsip are the call's reads of NSIP (source.Reads), each one of its

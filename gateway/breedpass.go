@@ -14,7 +14,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
-// Breed passes (analysis.BreedPass) are kept between calls by
+// Breed passes (breedpass.BreedPass) are kept between calls by
 // gateway/passes, bounded in bytes (a quarter of the cache's bound,
 // NSIP_CACHE_MAX_BYTES) and shared with the other replicas through Redis;
 // what is here reads one in the background through the gateway's lookups,
@@ -34,34 +34,45 @@ func newPasses(cfg Config) *passes.Store {
 		Shared: shared, Now: cfg.Now, Logger: cfg.Logger})
 }
 
-// LoadPass is the pass of breed under evaluation: this replica's, or one
+// callPasses are the gateway's store of passes as one call's
+// analysis.Passes: every call reads and keeps the same store, and may have
+// a pass read in the background.
+type callPasses struct{ g *Gateway }
+
+var _ analysis.Passes = callPasses{}
+
+// Passes are the gateway's breed passes, which every call keeps: the
+// analyses read them through the call's Source like any other lookup.
+func (r *lookups) Passes() analysis.Passes { return callPasses{r.g} }
+
+// Load is the pass of breed under evaluation: this replica's, or one
 // another replica shared through Redis.
-func (r *lookups) LoadPass(ctx context.Context, breed int, evaluation string) *breedpass.BreedPass {
-	return r.g.passes.Load(ctx, breed, evaluation)
+func (p callPasses) Load(ctx context.Context, breed int, evaluation string) *breedpass.BreedPass {
+	return p.g.passes.Load(ctx, breed, evaluation)
 }
 
-// HoldsPass reports whether this replica keeps a pass of breed under any
+// Holds reports whether this replica keeps a pass of breed under any
 // evaluation (passes.Store.Holds).
-func (r *lookups) HoldsPass(_ context.Context, breed int) bool { return r.g.passes.Holds(breed) }
+func (p callPasses) Holds(_ context.Context, breed int) bool { return p.g.passes.Holds(breed) }
 
-// StorePass keeps p here and shares it through Redis; PassMaxBytes, what
-// the store keeps at most, bounds a pass read in a call as its pages come.
-func (r *lookups) StorePass(ctx context.Context, p *breedpass.BreedPass) { r.g.passes.Keep(ctx, p) }
-func (r *lookups) PassMaxBytes() int64                                   { return r.g.passes.Max() }
+// Keep keeps pass here and shares it through Redis; MaxBytes, what the
+// store keeps at most, bounds a pass read in a call as its pages come.
+func (p callPasses) Keep(ctx context.Context, pass *breedpass.BreedPass) { p.g.passes.Keep(ctx, pass) }
+func (p callPasses) MaxBytes() int64                                     { return p.g.passes.Max() }
 
-// FillPass reads breed's pass in the background, one at a time, so that
-// a later call finds it kept: a breed too large for one call's lookups.
-// Its lookups go through the same pool (rate limit, breaker, cache) as
-// every call's, and it ends when the gateway is closed. It returns why
-// the pass is not being read, "" when it is.
-func (r *lookups) FillPass(breed int, evaluation string) string {
-	return r.g.fillPass(context.Background(), breed, evaluation).Why
+// Fill reads breed's pass in the background, one at a time, so that a
+// later call finds it kept: a breed too large for one call's lookups. Its
+// lookups go through the same pool (rate limit, breaker, cache) as every
+// call's, and it ends when the gateway is closed. No caller follows it:
+// the read is asked for without the call's context.
+func (p callPasses) Fill(breed int, evaluation string) analysis.PassFill {
+	return p.g.fillPass(context.Background(), breed, evaluation)
 }
 
-// FillPassFor is FillPass for the caller of ctx, who may follow the read
-// as one of its tasks.
-func (r *lookups) FillPassFor(ctx context.Context, breed int, evaluation string) analysis.PassFill {
-	return r.g.fillPass(ctx, breed, evaluation)
+// FillFor is Fill for the caller of ctx, who may follow the read as one
+// of its tasks.
+func (p callPasses) FillFor(ctx context.Context, breed int, evaluation string) analysis.PassFill {
+	return p.g.fillPass(ctx, breed, evaluation)
 }
 
 // fillPass starts the read of breed's pass, or finds it under way, and

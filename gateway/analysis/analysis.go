@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
@@ -36,10 +37,16 @@ type Def struct {
 	Correct func(example *param.Call)
 }
 
-// Source is what one call of an analysis reads and asks through. The
-// gateway hands each call its own, which counts lookups against the
-// ceiling and sends each through the cache and the upstream policy; a test
-// can hand it a fake.
+// Source is what one call of an analysis reads and asks through: NSIP's
+// endpoints, the user, the answer's budget, the breed passes kept between
+// calls and the call's limits. The gateway hands each call its own, which
+// counts lookups against the ceiling and sends each through the cache and
+// the upstream policy; a test can hand it a fake. Everything an analysis
+// may ask of a source is a method here, typed, and a source that has
+// nothing to say answers so (nil Passes, zero Limits): an analysis never
+// guesses a capability from the source's type, so a fake and the gateway
+// are read the same way and a missing method is a compile error, not a
+// capability silently lost.
 type Source interface {
 	// One method per NSIP endpoint, with the client's own parameters and
 	// models: the lookups answer from the same cache entries.
@@ -66,6 +73,12 @@ type Source interface {
 	Upstream() Upstream
 	// ErrorCode is the error code a tool would answer err with.
 	ErrorCode(err error) string
+	// Passes are the breed passes the source keeps between calls, nil
+	// when it keeps none.
+	Passes() Passes
+	// Limits are the call's room: lookups at once, time left, the
+	// upstream's rate limit, each with a value for "not said".
+	Limits() Limits
 }
 
 // Query is one page of NSIP's search as an analysis reads it: the
@@ -417,15 +430,40 @@ func DetailsOf(ctx context.Context, r *Call, field string, ids []string) ([]*nsi
 	return out, nil
 }
 
+// Limits are what a Source says of the call's room (Source.Limits): how
+// many lookups may be under way at once, how long it may still make
+// them, and the upstream's rate limit. Each has a value meaning the
+// source does not say, so that a source with no limit to tell (a test's
+// fake) answers with the zero Limits.
+type Limits struct {
+	// Parallel is how many lookups the call may have under way at once;
+	// 0 when the source does not say, and the analyses then keep
+	// defaultParallel under way, the gateway's own default.
+	Parallel int
+	// TimeLeft is how long the call may still make lookups, by which an
+	// analysis judges whether a long read (a breed's pass) fits; nil
+	// when the source does not say, and then no read is refused for want
+	// of time. It is a function because the time left shrinks as the
+	// call goes on: it is asked at the moment it is judged.
+	TimeLeft func() time.Duration
+	// PerSecond and Burst are the upstream's rate limit: requests a
+	// second, and how many may go at once after a quiet spell. A breed
+	// pass's pages wait for it however fast NSIP answers. PerSecond is 0
+	// when the source knows no rate limit.
+	PerSecond float64
+	Burst     int
+}
+
 // defaultParallel is how many lookups an analysis keeps under way when
 // its Source does not say (the gateway's default NSIP_MAX_CONCURRENT).
 const defaultParallel = 4
 
 // Parallel is how many lookups the call may have under way at once: the
-// Source's own number when it gives one (Parallel), else defaultParallel.
+// Source's own number when it gives one (Limits.Parallel), else
+// defaultParallel.
 func (r *Call) Parallel() int {
-	if p, ok := r.Src.(interface{ Parallel() int }); ok && p.Parallel() > 0 {
-		return p.Parallel()
+	if p := r.Src.Limits().Parallel; p > 0 {
+		return p
 	}
 	return defaultParallel
 }

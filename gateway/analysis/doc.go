@@ -9,10 +9,13 @@
 // summarizer, toolset), the most upstream lookups one call may make, and a
 // computation written against a Source, through which it reads (an
 // animal's details and lineage, a search page, a breed's trait ranges and
-// evaluation date) and asks the user a question; optional interfaces
-// beside it let a Source keep breed passes or say how much time and
-// parallelism a call has. Run hands the computation a Call, the reader one
-// run goes through. The gateway hands each call a Source that sends every
+// evaluation date) and asks the user a question. The same Source says
+// which breed passes it keeps between calls (Passes) and how much room
+// the call has (Limits: lookups at once, time left, the rate limit), each
+// with an answer for a source that keeps none or does not say, so that
+// every capability is typed and none is found by inspecting the source's
+// type. Run hands the computation a Call, the reader one run goes
+// through. The gateway hands each call a Source that sends every
 // lookup through its cache and upstream policy and counts it against the
 // ceiling; a test can hand it a fake (analysistest) and no gateway at all.
 //

@@ -97,9 +97,13 @@ type FakeSource struct {
 
 	// Ceiling refuses lookups past it with ErrCeiling; 0 means none.
 	Ceiling int
-	// Width, when set, is the lookups the analysis may keep under way
-	// (Parallel); 0 leaves the analysis its default.
-	Width int
+	// Limit is what the source says of the call's room (Limits): the zero
+	// Limits say nothing, which leaves the analysis its default width, no
+	// time limit to judge a long read by and no rate limit.
+	Limit analysis.Limits
+	// Store is the breed passes the source keeps between calls (Passes);
+	// nil keeps none.
+	Store analysis.Passes
 	// TimeLimitAt refuses lookups past it with ErrTimeLimit, as the
 	// gateway does once the call's time has passed, counted in lookups
 	// so that no test depends on a clock; 0 means none.
@@ -469,7 +473,9 @@ func (f *FakeSource) Upstream() analysis.Upstream {
 	return analysis.Upstream{Ceiling: f.Ceiling, Lookups: f.Lookups, Stale: f.Stale, TimeLimitSeconds: 30, TimeLimitReached: f.timedOut}
 }
 
-func (f *FakeSource) Parallel() int { return f.Width }
+func (f *FakeSource) Limits() analysis.Limits { return f.Limit }
+
+func (f *FakeSource) Passes() analysis.Passes { return f.Store }
 
 func (f *FakeSource) ErrorCode(err error) string {
 	f.Count("errorcode", false)

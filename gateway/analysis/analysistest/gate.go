@@ -62,7 +62,7 @@ func (g *LookupGate) Enter(wait bool) func() {
 }
 
 // gatedSource is the fake source saying how many lookups the call may
-// have under way (Parallel) and holding its searches at a LookupGate, but
+// have under way (Limits.Parallel) and holding its searches at a LookupGate, but
 // for those of free, the first trait asked (whose first value is computed
 // alone, before a page shows how large the breed is).
 type gatedSource struct {
@@ -75,7 +75,7 @@ func NewGated(f *FakeSource, width int, free string) *gatedSource {
 	return &gatedSource{FakeSource: f, LookupGate: NewLookupGate(width), free: free}
 }
 
-func (g *gatedSource) Parallel() int { return g.LookupGate.Width }
+func (g *gatedSource) Limits() analysis.Limits { return WithParallel(g.FakeSource, g.LookupGate.Width) }
 
 func (g *gatedSource) Search(ctx context.Context, q analysis.Query) (*nsip.SearchResults, error) {
 	defer g.Enter(q.SortedTrait != g.free)()
@@ -99,4 +99,13 @@ func RunGated(t *testing.T, d *analysis.Def, src analysis.Source, sent map[strin
 // OnlyOne is the fake source allowing one lookup under way at a time.
 type OnlyOne struct{ *FakeSource }
 
-func (OnlyOne) Parallel() int { return 1 }
+func (o OnlyOne) Limits() analysis.Limits { return WithParallel(o.FakeSource, 1) }
+
+// WithParallel is f's limits with n lookups under way at once: a wrapper
+// that holds or counts lookups says its own width and keeps the rest of
+// what f says.
+func WithParallel(f *FakeSource, n int) analysis.Limits {
+	l := f.Limits()
+	l.Parallel = n
+	return l
+}

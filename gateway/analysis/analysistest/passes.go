@@ -4,20 +4,30 @@ import (
 	"context"
 	"sync"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/breedpass"
 )
 
-// MemPasses is a PassStore that keeps each pass encoded, as the shared
-// tier does, so that every pass read back has been through the codec.
+// MemPasses are analysis.Passes that keep each pass encoded, as the shared
+// tier does, so that every pass read back has been through the codec. It
+// cannot tell whether it holds a breed without a lookup (Holds is true) and
+// bounds no pass (MaxBytes is 0); it reads passes in the background only
+// when Background is set.
 type MemPasses struct {
 	Mu     sync.Mutex
 	Kept   map[string][]byte
 	Stored int
-	Fills  []string // FillPass calls, when the source offers it
-	Refuse string   // what FillPass answers: why it does not read the pass
+	// Background makes Fill and FillFor read passes in the background:
+	// each request is recorded in Fills and answered with Refuse. Without
+	// it the store reads no pass on its own (PassFill.Cannot).
+	Background bool
+	Fills      []string // Fill and FillFor requests, when Background
+	Refuse     string   // why a background read is not made; "" when it is
 }
 
-func (s *MemPasses) LoadPass(_ context.Context, breed int, eval string) *breedpass.BreedPass {
+var _ analysis.Passes = (*MemPasses)(nil)
+
+func (s *MemPasses) Load(_ context.Context, breed int, eval string) *breedpass.BreedPass {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
 	b, ok := s.Kept[breedpass.PassKey(breed, eval)]
@@ -31,7 +41,7 @@ func (s *MemPasses) LoadPass(_ context.Context, breed int, eval string) *breedpa
 	return &p
 }
 
-func (s *MemPasses) StorePass(_ context.Context, p *breedpass.BreedPass) {
+func (s *MemPasses) Keep(_ context.Context, p *breedpass.BreedPass) {
 	b, _ := p.MarshalBinary()
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
@@ -42,18 +52,33 @@ func (s *MemPasses) StorePass(_ context.Context, p *breedpass.BreedPass) {
 	s.Stored++
 }
 
-// PassFake is the fake source with a store of passes.
+// Holds is true: the store cannot tell without a lookup, so the date is
+// read and the pass looked for.
+func (s *MemPasses) Holds(context.Context, int) bool { return true }
+
+func (s *MemPasses) Fill(breed int, eval string) analysis.PassFill {
+	if !s.Background {
+		return analysis.PassFill{Cannot: true}
+	}
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	s.Fills = append(s.Fills, breedpass.PassKey(breed, eval))
+	return analysis.PassFill{Why: s.Refuse}
+}
+
+// FillFor is Fill: the store has no tasks for a caller to follow.
+func (s *MemPasses) FillFor(_ context.Context, breed int, eval string) analysis.PassFill {
+	return s.Fill(breed, eval)
+}
+
+func (s *MemPasses) MaxBytes() int64 { return 0 }
+
+// PassFake is the fake source with a store of passes, which the test
+// reads back through it (Stored, Fills): its Passes are the MemPasses,
+// whatever the FakeSource's own Store.
 type PassFake struct {
 	*FakeSource
 	*MemPasses
 }
 
-// FillFake also reads passes in the background (FillPass), recorded.
-type FillFake struct{ PassFake }
-
-func (f FillFake) FillPass(breed int, eval string) string {
-	f.MemPasses.Mu.Lock()
-	defer f.MemPasses.Mu.Unlock()
-	f.Fills = append(f.Fills, breedpass.PassKey(breed, eval))
-	return f.Refuse
-}
+func (p PassFake) Passes() analysis.Passes { return p.MemPasses }

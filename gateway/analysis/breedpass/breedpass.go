@@ -20,7 +20,7 @@ import (
 // summary of the breed's animals of a sex or status (serve.go),
 // at no further lookup, so a second question about the breed under the
 // same evaluation reads no search page. The gateway keeps
-// passes (PassStore) between calls and shares them between replicas.
+// passes (analysis.Passes) between calls and shares them between replicas.
 
 // BreedPass is one breed's animals under one evaluation, held compactly:
 // per animal its LPN ID, sex, status, birth date, whether genotyped, sire,

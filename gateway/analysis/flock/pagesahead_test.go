@@ -24,7 +24,9 @@ func newPageGate(f *analysistest.FakeSource, width int) *pageGate {
 	return &pageGate{FakeSource: f, LookupGate: analysistest.NewLookupGate(width)}
 }
 
-func (g *pageGate) Parallel() int { return g.LookupGate.Width }
+func (g *pageGate) Limits() analysis.Limits {
+	return analysistest.WithParallel(g.FakeSource, g.LookupGate.Width)
+}
 
 func (g *pageGate) Search(ctx context.Context, q analysis.Query) (*nsip.SearchResults, error) {
 	defer g.Enter(q.Page > 0)()
@@ -122,7 +124,7 @@ type wideSource struct {
 	n int
 }
 
-func (w wideSource) Parallel() int { return w.n }
+func (w wideSource) Limits() analysis.Limits { return analysistest.WithParallel(w.FakeSource, w.n) }
 
 // withoutUpstream is a flock answer's JSON less its lookup counts.
 func withoutUpstream(t *testing.T, b []byte) string {

@@ -16,7 +16,7 @@ import (
 // can hold its rows to (../breedpass/serve.go), is answered from the breed's
 // pass when one is kept under the evaluation NSIP gives now: the date is
 // read (one lookup) and no page. A source that keeps no pass of the breed
-// under any evaluation (PassHolder) reads no date: the pages are read as
+// under any evaluation (Passes.Holds) reads no date: the pages are read as
 // any group's. One that keeps a pass of an earlier evaluation reads the
 // date, then a whole breed's pages under it, and the date again after
 // them, so that they are kept as the breed's new pass.
@@ -39,10 +39,11 @@ const passFlockMethod = "every animal of the breed's pass held to search_criteri
 func (g *group) scan(ctx context.Context, r *analysis.Call) (*scan.Scanned, error) {
 	g.via = scan.ViaPages
 	gp := g.pass
-	if _, ok := r.Src.(analysis.PassStore); !ok || gp == nil {
+	store := r.Src.Passes()
+	if store == nil || gp == nil {
 		return g.readPages(ctx, r)
 	}
-	if h, ok := r.Src.(analysis.PassHolder); ok && !h.HoldsPass(ctx, gp.breed) {
+	if !store.Holds(ctx, gp.breed) {
 		return g.readUnheld(ctx, r)
 	}
 	eval, err := r.Evaluation(ctx)

@@ -21,7 +21,9 @@ type recordGate struct {
 	*analysistest.LookupGate
 }
 
-func (g *recordGate) Parallel() int { return g.LookupGate.Width }
+func (g *recordGate) Limits() analysis.Limits {
+	return analysistest.WithParallel(g.FakeSource, g.LookupGate.Width)
+}
 
 func (g *recordGate) Details(ctx context.Context, id string) (*nsip.AnimalDetails, error) {
 	defer g.Enter(true)()
@@ -64,7 +66,7 @@ type heldLineages struct {
 	stuck                      bool
 }
 
-func (h *heldLineages) Parallel() int { return 4 }
+func (h *heldLineages) Limits() analysis.Limits { return analysistest.WithParallel(h.FakeSource, 4) }
 
 func (h *heldLineages) Lineage(ctx context.Context, id string) (*nsip.Lineage, error) {
 	h.mu.Lock()

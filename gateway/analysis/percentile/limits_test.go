@@ -29,7 +29,7 @@ type limitedAnswer struct {
 // the limit.
 func runLimited(t *testing.T, f *analysistest.FakeSource) (limitedAnswer, int) {
 	t.Helper()
-	f.Width = 1
+	f.Limit.Parallel = 1
 	id := analysistest.Pick(f, 7, 1)[0]
 	v, err := analysis.Run(t.Context(), percentile.AnimalPercentiles, f, analysistest.Discard(), param.SentOf(map[string]any{"search_string": id}), analysistest.Valid(t, percentile.AnimalPercentiles, map[string]any{"search_string": id}))
 	if err != nil {
@@ -102,7 +102,7 @@ func TestAnimalPercentilesNameTheLookupCeiling(t *testing.T) {
 	// nsip_compare_animals takes animals and traits: its advice is to ask
 	// about fewer of them.
 	g := analysistest.Population(7, 700)
-	g.Ceiling, g.Width = 12, 1
+	g.Ceiling, g.Limit.Parallel = 12, 1
 	var c struct {
 		Percentiles struct {
 			NotComputed string `json:"not_computed"`

@@ -68,16 +68,16 @@ func (pc *Finder) fromPasses(ctx context.Context, qs []Query, out []pctResult) (
 		}
 		of[q.Breed] = append(of[q.Breed], k)
 	}
-	store, ok := pc.r.Src.(analysis.PassStore)
+	store := pc.r.Src.Passes()
 	var left []int
 	for _, b := range breeds {
 		var p *breedpass.BreedPass
-		if ok && pc.eval != "" {
+		if store != nil && pc.eval != "" {
 			var err error
 			if p, err = pc.passOf(ctx, store, b, qs, of[b]); err != nil {
 				return nil, err
 			}
-		} else if ok {
+		} else if store != nil {
 			pc.noteNoDate(b)
 		}
 		if p == nil {
@@ -120,8 +120,8 @@ func (pc *Finder) note(breed int, what string) {
 // when that costs fewer lookups than the binary search of the values ks
 // of qs and fits in what the call has left; nil, with a note why, when
 // the binary search is to answer instead.
-func (pc *Finder) passOf(ctx context.Context, store analysis.PassStore, breed int, qs []Query, ks []int) (*breedpass.BreedPass, error) {
-	if p := store.LoadPass(ctx, breed, pc.eval); p != nil {
+func (pc *Finder) passOf(ctx context.Context, store analysis.Passes, breed int, qs []Query, ks []int) (*breedpass.BreedPass, error) {
+	if p := store.Load(ctx, breed, pc.eval); p != nil {
 		pc.note(breed, fmt.Sprintf("kept from an earlier read of its %d animals under this evaluation: no search page read", p.Animals()))
 		return p, nil
 	}
@@ -148,9 +148,7 @@ func (pc *Finder) passOf(ctx context.Context, store analysis.PassStore, breed in
 		pc.fill(ctx, store, breed, long)
 		return nil, nil
 	}
-	if b, ok := store.(analysis.PassBounded); ok {
-		pc.maxBytes = b.PassMaxBytes()
-	}
+	pc.maxBytes = store.MaxBytes()
 	pc.kept.Store(0) // each breed's pass is bounded on its own
 	rows, why, err := pc.readPass(ctx, breed, first, total)
 	if err != nil {
@@ -167,7 +165,7 @@ func (pc *Finder) passOf(ctx context.Context, store analysis.PassStore, breed in
 		return nil, nil
 	}
 	p := breedpass.NewPassOf(breed, pc.eval, rows)
-	store.StorePass(ctx, p)
+	store.Keep(ctx, p)
 	pc.note(breed, fmt.Sprintf("read now: %d pages, %d animals", pages, p.Animals()))
 	return p, nil
 }
@@ -202,7 +200,7 @@ func (pc *Finder) lookupsLeft() int {
 // passFailed is what a failed read of a pass means: the call's own end
 // ends it; a limit or an NSIP failure leaves the values to the binary
 // search, which meets the limit again and says so, or reads other pages.
-func (pc *Finder) passFailed(ctx context.Context, store analysis.PassStore, breed int, err error) error {
+func (pc *Finder) passFailed(ctx context.Context, store analysis.Passes, breed int, err error) error {
 	switch {
 	case ctx.Err() != nil && !errors.Is(err, analysis.ErrCeiling):
 		return err
@@ -220,18 +218,11 @@ func (pc *Finder) passFailed(ctx context.Context, store analysis.PassStore, bree
 // fill has breed's pass read in the background when the store can, and
 // notes why it is not read in this call, and how the caller follows the
 // read.
-func (pc *Finder) fill(ctx context.Context, store analysis.PassStore, breed int, why string) {
-	var r analysis.PassFill
-	switch f := store.(type) {
-	case analysis.PassTasker:
-		r = f.FillPassFor(ctx, breed, pc.eval)
-	case analysis.PassFiller:
-		r = analysis.PassFill{Why: f.FillPass(breed, pc.eval)}
-	default:
-		pc.note(breed, "not read: "+why)
-		return
-	}
+func (pc *Finder) fill(ctx context.Context, store analysis.Passes, breed int, why string) {
+	r := store.FillFor(ctx, breed, pc.eval)
 	switch {
+	case r.Cannot:
+		pc.note(breed, "not read: "+why)
 	case r.Why != "":
 		pc.note(breed, "not read: "+why+"; nor in the background: "+r.Why)
 	case r.TaskID != "":
@@ -249,10 +240,11 @@ func (pc *Finder) fill(ctx context.Context, store analysis.PassStore, breed int,
 
 // passTime says why the rest of a pass would not be read within the
 // call's time, judged by how long its first page took and how many pages
-// go at once; "" when it would, or when the Source does not say.
+// go at once; "" when it would, or when the Source does not say how long
+// the call has left.
 func (pc *Finder) passTime(pages int, first time.Duration) string {
-	tl, ok := pc.r.Src.(analysis.TimeLeft)
-	if !ok {
+	lim := pc.r.Src.Limits()
+	if lim.TimeLeft == nil {
 		return ""
 	}
 	w := pc.r.Parallel()
@@ -260,12 +252,10 @@ func (pc *Finder) passTime(pages int, first time.Duration) string {
 	// The first page may have come from the cache, and the rest wait for
 	// the rate limit whatever NSIP's speed: the pass takes at least the
 	// time the limit lets its requests through in.
-	if rl, ok := pc.r.Src.(analysis.RateLimited); ok {
-		if per, burst := rl.RateLimit(); per > 0 && pages > burst {
-			need = max(need, time.Duration(float64(pages-burst)/per*float64(time.Second)))
-		}
+	if per, burst := lim.PerSecond, lim.Burst; per > 0 && pages > burst {
+		need = max(need, time.Duration(float64(pages-burst)/per*float64(time.Second)))
 	}
-	if left := tl.TimeLeft(); need > left {
+	if left := lim.TimeLeft(); need > left {
 		return fmt.Sprintf("its %d pages would take about %s at %s a page, %d at once, where the call has %s left",
 			pages, need.Round(time.Second), first.Round(time.Millisecond), w, left.Round(time.Second))
 	}

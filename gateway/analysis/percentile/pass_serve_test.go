@@ -220,7 +220,7 @@ func TestBreedPassSecondIndexRankingReadsNoPage(t *testing.T) {
 // answered whole from it.
 func TestBreedPassLargeBreedFilledThenServed(t *testing.T) {
 	f := served(25, 3400)
-	src := analysistest.FillFake{PassFake: analysistest.PassFake{FakeSource: f, MemPasses: &analysistest.MemPasses{}}}
+	src := analysistest.PassFake{FakeSource: f, MemPasses: &analysistest.MemPasses{Background: true}}
 	var a analysistest.RankIndexAnswer
 	sent := map[string]any{"breed_id": 640, "index": "US Hair Index", "top_n": 5}
 	var raw map[string]any
@@ -239,7 +239,7 @@ func TestBreedPassLargeBreedFilledThenServed(t *testing.T) {
 	if err != nil || p == nil {
 		t.Fatalf("background read: %v %s", err, why)
 	}
-	src.StorePass(t.Context(), p)
+	src.Keep(t.Context(), p)
 	before := f.CallsOf("search")
 	analysistest.MustRunSource(t, rank.Rank, src, sent, &raw)
 	analysistest.Decode(t, raw, &a)
@@ -407,13 +407,13 @@ func TestBreedPassCriteriaItHolds(t *testing.T) {
 	}
 }
 
-// holdFake keeps passes and says, without a lookup, whether it keeps one
-// of a breed (PassHolder), as the gateway's store does.
-type holdFake struct{ analysistest.PassFake }
+// holdPasses keep passes and say, without a lookup, whether they keep
+// one of a breed (Holds), as the gateway's store does.
+type holdPasses struct{ *analysistest.MemPasses }
 
-func (h holdFake) HoldsPass(_ context.Context, breed int) bool {
-	h.MemPasses.Mu.Lock()
-	defer h.MemPasses.Mu.Unlock()
+func (h holdPasses) Holds(_ context.Context, breed int) bool {
+	h.Mu.Lock()
+	defer h.Mu.Unlock()
 	for k := range h.Kept {
 		if strings.HasPrefix(k, fmt.Sprintf(`breed_pass:{"breed_id":%d,`, breed)) {
 			return true
@@ -428,20 +428,21 @@ func (h holdFake) HoldsPass(_ context.Context, breed int) bool {
 // date and no page.
 func TestBreedPassSummaryReadsNoDateWithoutAPass(t *testing.T) {
 	f := served(41, 650)
-	src := holdFake{analysistest.PassFake{FakeSource: f, MemPasses: &analysistest.MemPasses{}}}
+	kept := &analysistest.MemPasses{}
+	f.Store = holdPasses{kept}
 	sent := map[string]any{"search": map[string]any{"breed_id": 640, "search_criteria": map[string]any{"gender": "Male"}}}
 	var cold map[string]any
-	analysistest.MustRunSource(t, flock.FlockSummary, src, sent, &cold)
-	if via, _ := viaOf(cold); via != "search pages" || f.CallsOf("evaluation") != 0 || f.Lookups != f.CallsOf("search") || src.Stored != 0 {
-		t.Fatalf("cold summary: via %q, %d date reads, %d lookups for %d pages, %d kept; want its pages alone", via, f.CallsOf("evaluation"), f.Lookups, f.CallsOf("search"), src.Stored)
+	analysistest.MustRunSource(t, flock.FlockSummary, f, sent, &cold)
+	if via, _ := viaOf(cold); via != "search pages" || f.CallsOf("evaluation") != 0 || f.Lookups != f.CallsOf("search") || kept.Stored != 0 {
+		t.Fatalf("cold summary: via %q, %d date reads, %d lookups for %d pages, %d kept; want its pages alone", via, f.CallsOf("evaluation"), f.Lookups, f.CallsOf("search"), kept.Stored)
 	}
-	analysistest.MustRunSource(t, rank.Rank, src, map[string]any{"breed_id": 640, "index": "US Hair Index", "top_n": 5}, &map[string]any{})
-	if src.Stored != 1 {
-		t.Fatalf("the ranking kept %d passes, want the breed's", src.Stored)
+	analysistest.MustRunSource(t, rank.Rank, f, map[string]any{"breed_id": 640, "index": "US Hair Index", "top_n": 5}, &map[string]any{})
+	if kept.Stored != 1 {
+		t.Fatalf("the ranking kept %d passes, want the breed's", kept.Stored)
 	}
 	lookups, pages := f.Lookups, f.CallsOf("search")
 	var warm map[string]any
-	analysistest.MustRunSource(t, flock.FlockSummary, src, sent, &warm)
+	analysistest.MustRunSource(t, flock.FlockSummary, f, sent, &warm)
 	if via, _ := viaOf(warm); via != "breed pass" || f.CallsOf("search") != pages || f.Lookups != lookups+1 {
 		t.Errorf("summary after the pass was kept: via %q, %d pages, %d lookups; want the pass, no page, the date alone", via, f.CallsOf("search")-pages, f.Lookups-lookups)
 	}

@@ -11,18 +11,18 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/compare"
 )
 
-// taskFake reads passes in the background as the caller's task, and
-// answers each request with fill.
-type taskFake struct {
-	analysistest.PassFake
+// taskPasses read passes in the background as the caller's task, and
+// answer each request with fill.
+type taskPasses struct {
+	*analysistest.MemPasses
 	fill analysis.PassFill
 }
 
-func (f taskFake) FillPassFor(_ context.Context, breed int, eval string) analysis.PassFill {
-	f.MemPasses.Mu.Lock()
-	defer f.MemPasses.Mu.Unlock()
-	f.Fills = append(f.Fills, breedpass.PassKey(breed, eval))
-	return f.fill
+func (p taskPasses) FillFor(_ context.Context, breed int, eval string) analysis.PassFill {
+	p.Mu.Lock()
+	defer p.Mu.Unlock()
+	p.Fills = append(p.Fills, breedpass.PassKey(breed, eval))
+	return p.fill
 }
 
 // A breed too large for the call is answered by the binary search; the
@@ -42,7 +42,8 @@ func TestBreedPassFillNamesItsTask(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := analysistest.Population(6, 2500)
-			src := taskFake{analysistest.PassFake{FakeSource: f, MemPasses: &analysistest.MemPasses{}}, c.fill}
+			kept := &analysistest.MemPasses{}
+			f.Store = taskPasses{kept, c.fill}
 			f.Ceiling = f.Lookups + 20 // fewer than the pass's 25 pages
 			var a struct {
 				Percentiles struct {
@@ -51,10 +52,10 @@ func TestBreedPassFillNamesItsTask(t *testing.T) {
 					TaskID    string            `json:"task_id"`
 				} `json:"percentiles"`
 			}
-			analysistest.MustRunSource(t, compare.Compare, src, map[string]any{"lpn_ids": analysistest.Pick(f, 7, 6), "traits": []any{"BWT", "WWT", "YWT", "FAT"}, "percentiles": true}, &a)
+			analysistest.MustRunSource(t, compare.Compare, f, map[string]any{"lpn_ids": analysistest.Pick(f, 7, 6), "traits": []any{"BWT", "WWT", "YWT", "FAT"}, "percentiles": true}, &a)
 			note := a.Percentiles.BreedPass["640"]
-			if a.Percentiles.TaskID != c.task || !strings.Contains(note, c.want) || a.Percentiles.Via != "binary search" || len(src.Fills) != 1 {
-				t.Errorf("task_id %q, via %q, breed_pass %q, fills %v; want task %q and %q", a.Percentiles.TaskID, a.Percentiles.Via, note, src.Fills, c.task, c.want)
+			if a.Percentiles.TaskID != c.task || !strings.Contains(note, c.want) || a.Percentiles.Via != "binary search" || len(kept.Fills) != 1 {
+				t.Errorf("task_id %q, via %q, breed_pass %q, fills %v; want task %q and %q", a.Percentiles.TaskID, a.Percentiles.Via, note, kept.Fills, c.task, c.want)
 			}
 		})
 	}

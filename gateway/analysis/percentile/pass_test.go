@@ -168,7 +168,7 @@ func TestBreedPassInconsistentNotUsed(t *testing.T) {
 // a breed larger than the call's lookups left is filled in the background.
 func TestBreedPassChosenByCost(t *testing.T) {
 	f := analysistest.Population(6, 2500)
-	src := analysistest.FillFake{PassFake: analysistest.PassFake{FakeSource: f, MemPasses: &analysistest.MemPasses{}}}
+	src := analysistest.PassFake{FakeSource: f, MemPasses: &analysistest.MemPasses{Background: true}}
 	ids := analysistest.Pick(f, 6, 2)
 	var a analysistest.PctAnswer
 	analysistest.MustRunSource(t, compare.Compare, src, map[string]any{"lpn_ids": ids, "traits": []any{"BWT"}, "percentiles": true}, &a)
@@ -190,7 +190,7 @@ func TestBreedPassChosenByCost(t *testing.T) {
 // kept) is not promised to a later call: the answer says why instead.
 func TestBreedPassRefusedIsNotPromised(t *testing.T) {
 	f := analysistest.Population(6, 2500)
-	src := analysistest.FillFake{PassFake: analysistest.PassFake{FakeSource: f, MemPasses: &analysistest.MemPasses{Refuse: "its last read was not kept (NSIP's count changed between pages)"}}}
+	src := analysistest.PassFake{FakeSource: f, MemPasses: &analysistest.MemPasses{Background: true, Refuse: "its last read was not kept (NSIP's count changed between pages)"}}
 	f.Ceiling = f.Lookups + 20 // fewer than the pass's 25 pages
 	var a analysistest.PctAnswer
 	analysistest.MustRunSource(t, compare.Compare, src, map[string]any{"lpn_ids": analysistest.Pick(f, 7, 6), "traits": []any{"BWT", "WWT", "YWT", "FAT"}, "percentiles": true}, &a)
@@ -258,7 +258,7 @@ func TestBreedPassCodec(t *testing.T) {
 func TestBreedPassStoppedByTimeGoesOnInTheBackground(t *testing.T) {
 	f := analysistest.Population(9, 650)
 	f.TimeLimitAt = 4 + 4 // the four animals' details, the date, the first page and two more
-	src := analysistest.FillFake{PassFake: analysistest.PassFake{FakeSource: f, MemPasses: &analysistest.MemPasses{}}}
+	src := analysistest.PassFake{FakeSource: f, MemPasses: &analysistest.MemPasses{Background: true}}
 	var a struct {
 		analysistest.PctAnswer
 		Percentiles struct {
@@ -276,19 +276,17 @@ func TestBreedPassStoppedByTimeGoesOnInTheBackground(t *testing.T) {
 	}
 }
 
-// timedFake says how long its call has left.
-type timedFake struct {
-	analysistest.FillFake
-	left time.Duration
+// timeLeft are limits saying the call has left, and nothing else.
+func timeLeft(left time.Duration) analysis.Limits {
+	return analysis.Limits{TimeLeft: func() time.Duration { return left }}
 }
-
-func (f timedFake) TimeLeft() time.Duration { return f.left }
 
 // A pass that would not be read within the time the call has left is not
 // begun beyond its first page: it is read in the background.
 func TestBreedPassNotBegunWithoutTime(t *testing.T) {
 	f := analysistest.Population(10, 650)
-	src := timedFake{analysistest.FillFake{PassFake: analysistest.PassFake{FakeSource: f, MemPasses: &analysistest.MemPasses{}}}, -time.Nanosecond}
+	f.Limit = timeLeft(-time.Nanosecond)
+	src := analysistest.PassFake{FakeSource: f, MemPasses: &analysistest.MemPasses{Background: true}}
 	var a analysistest.PctAnswer
 	analysistest.MustRunSource(t, compare.Compare, src, map[string]any{"lpn_ids": analysistest.Pick(f, 10, 2), "traits": []any{"BWT", "WWT"}, "percentiles": true}, &a)
 	note := a.Percentiles.BreedPass["640"]
@@ -300,15 +298,6 @@ func TestBreedPassNotBegunWithoutTime(t *testing.T) {
 	}
 }
 
-// ratedFake also says the upstream's rate limit.
-type ratedFake struct {
-	timedFake
-	per   float64
-	burst int
-}
-
-func (f ratedFake) RateLimit() (float64, int) { return f.per, f.burst }
-
 // However fast the first page came, the rest of a pass waits for the rate
 // limit: 25 pages at 5 a second past a burst of 10 take 3 s, more than the
 // 2 s the call has left, so the pass is read in the background.
@@ -317,11 +306,13 @@ func TestBreedPassTimeCountsTheRateLimit(t *testing.T) {
 	ids := analysistest.Pick(f, 7, 6)
 	args := map[string]any{"lpn_ids": ids, "traits": []any{"BWT", "WWT", "YWT", "FAT"}, "percentiles": true}
 	var a analysistest.PctAnswer
-	analysistest.MustRunSource(t, compare.Compare, ratedFake{timedFake{analysistest.FillFake{PassFake: analysistest.PassFake{FakeSource: f, MemPasses: &analysistest.MemPasses{}}}, 2 * time.Second}, 0, 0}, args, &a)
+	f.Limit = timeLeft(2 * time.Second)
+	analysistest.MustRunSource(t, compare.Compare, analysistest.PassFake{FakeSource: f, MemPasses: &analysistest.MemPasses{Background: true}}, args, &a)
 	if a.Percentiles.Via != "breed pass" {
 		t.Fatalf("without a rate limit: via %q, breed_pass %v; want the pass read in the call", a.Percentiles.Via, a.Percentiles.BreedPass)
 	}
-	src := ratedFake{timedFake{analysistest.FillFake{PassFake: analysistest.PassFake{FakeSource: f, MemPasses: &analysistest.MemPasses{}}}, 2 * time.Second}, 5, 10}
+	f.Limit.PerSecond, f.Limit.Burst = 5, 10
+	src := analysistest.PassFake{FakeSource: f, MemPasses: &analysistest.MemPasses{Background: true}}
 	analysistest.MustRunSource(t, compare.Compare, src, args, &a)
 	if note := a.Percentiles.BreedPass["640"]; len(src.Fills) != 1 || !strings.Contains(note, "would take about 3s") {
 		t.Errorf("at 5 a second: fills %v, breed_pass %q; want it read in the background, 3 s named", src.Fills, note)

@@ -25,11 +25,11 @@ func KeptPages(rows []nsip.AnimalRow) PageReader {
 // KeptPass is breed's pass under eval when the call's source keeps one,
 // else nil.
 func KeptPass(ctx context.Context, r *analysis.Call, breed int, eval string) *breedpass.BreedPass {
-	store, ok := r.Src.(analysis.PassStore)
-	if !ok || eval == "" {
+	store := r.Src.Passes()
+	if store == nil || eval == "" {
 		return nil
 	}
-	return store.LoadPass(ctx, breed, eval)
+	return store.Load(ctx, breed, eval)
 }
 
 // KeptNote says in an answer that it came from a kept pass.
@@ -41,8 +41,8 @@ func KeptNote(p *breedpass.BreedPass) string {
 // proven of it, as the breed's pass, and says so; "" when the source keeps
 // no passes or the rows are not all of the breed.
 func KeepPages(ctx context.Context, r *analysis.Call, breed int, eval string, rows []nsip.AnimalRow) string {
-	store, ok := r.Src.(analysis.PassStore)
-	if !ok || eval == "" {
+	store := r.Src.Passes()
+	if store == nil || eval == "" {
 		return ""
 	}
 	for _, row := range rows {
@@ -50,19 +50,24 @@ func KeepPages(ctx context.Context, r *analysis.Call, breed int, eval string, ro
 			return ""
 		}
 	}
-	store.StorePass(ctx, breedpass.NewPassOf(breed, eval, rows))
+	store.Keep(ctx, breedpass.NewPassOf(breed, eval, rows))
 	return fmt.Sprintf("kept from these pages: %d animals, so a later question about the breed under this evaluation reads no search page", len(rows))
 }
 
 // FillPass has breed's pass read in the background, when the source can,
-// and says so; "" when it cannot.
+// and says so; "" when it cannot (it keeps no passes, or reads none on its
+// own).
 func FillPass(r *analysis.Call, breed int, eval, why string) string {
-	f, ok := r.Src.(analysis.PassFiller)
-	if !ok || eval == "" {
+	store := r.Src.Passes()
+	if store == nil || eval == "" {
 		return ""
 	}
-	if not := f.FillPass(breed, eval); not != "" {
-		return "not read: " + why + "; nor in the background: " + not
+	f := store.Fill(breed, eval)
+	switch {
+	case f.Cannot:
+		return ""
+	case f.Why != "":
+		return "not read: " + why + "; nor in the background: " + f.Why
 	}
 	return "being read in the background, since " + why + "; a later call uses it"
 }
