@@ -240,7 +240,7 @@ async function walk(browser, server, name, options, first) {
     views: await card.locator("[data-view]").evaluateAll((es) => es.map((e) => e.dataset.view)),
   };
   await judge(page, `animal ${name}`, options.colorScheme);
-  if (shots) await page.screenshot({ path: path.join(shots, `webapp-${name}-animal.png`) });
+  if (shots) await page.screenshot({ path: path.join(shots, `webapp-${name}.png`) });
 
   // 3. Rams and ewes of any status, the mateable ones picked, and a plan.
   w.plan.rams = await search(page, { status: "", sex: "Male" });

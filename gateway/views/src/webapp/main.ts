@@ -346,6 +346,7 @@ async function search(ev?: Event) {
     el("div", { class: "scroll", tabindex: 0, role: "region", "aria-label": label + ": table" },
       el("table", { class: "animals" }, el("thead", {}, head), tbody)),
     more);
+  if (kind === "index" && asked.length) card.append(el("p", { class: "muted note" }, "A ranking by an index carries no EBVs: open an animal, or compare some, to see theirs."));
   if (unknown.length) card.append(el("p", { class: "muted note" }, `Not traits of ${breedName}, so not shown: ${unknown.join(", ")}.`));
   let next: Json = null;
   const load = async (a: Json) => {
@@ -391,6 +392,7 @@ async function openAnimal(lpn: string) {
   const h = host;
   const { card } = newCard("nsip_search_by_lpn", "Animal " + lpn, lpn);
   card.dataset.animal = "";
+  setStatus(`Reading ${lpn}: its record, pedigree and place in the breed…`);
   const about = el("div", { class: "about" });
   const ebvs = el("div", { class: "part", "data-part": "ebvs" }, el("h3", {}, "EBVs and place in the breed"));
   const ped = el("div", { class: "part", "data-part": "pedigree" }, el("h3", {}, "Pedigree"));
@@ -410,6 +412,7 @@ async function openAnimal(lpn: string) {
     part(ebvs, "nsip_get_animal", { search_string: lpn, percentiles: true }),
   ]);
   about.append(...aboutAnimal(lpn, profile, pct));
+  setStatus(profile || pct ? `Animal ${lpn}` : `Animal ${lpn}: not found or not read`, profile || pct ? "ok" : "bad");
   settled(card);
 }
 
