@@ -44,6 +44,10 @@ type webAppReport struct {
 			Top   *float64 `json:"top"`
 		} `json:"ebvs"`
 		Indexes map[string]float64 `json:"indexes"`
+		Ranked  []struct {
+			LPN   string  `json:"lpn"`
+			Value float64 `json:"value"`
+		} `json:"ranked"`
 	} `json:"expected"`
 	Walks         []webAppWalk                  `json:"walks"`
 	Cards         []struct{ Tool, View string } `json:"cards"`
@@ -101,8 +105,19 @@ type webAppWalk struct {
 		Picked     struct{ Rams, Ewes []string }
 		Count      string   `json:"count"`
 		Cells      int      `json:"cells"`
+		Planned    int      `json:"planned"`
 		ViewErrors []string `json:"viewErrors"`
 	} `json:"plan"`
+	More *struct {
+		Listed  []string `json:"listed"`
+		Focused string   `json:"focused"`
+	} `json:"more"`
+	Index *struct {
+		Sort  string      `json:"sort"`
+		Tool  string      `json:"tool"`
+		Rows  []webAppRow `json:"rows"`
+		Focus webAppFocus `json:"focus"`
+	} `json:"index"`
 	Compare *struct {
 		Compared []string    `json:"compared"`
 		Bars     int         `json:"bars"`
@@ -169,6 +184,7 @@ func TestWebAppReachesAPedigree(t *testing.T) {
 	if err != nil || len(listed) == 0 {
 		t.Fatalf("flock %s: %d animals (%v)", ex.FlockCode, len(listed), err)
 	}
+	all := listed
 	listed = listed[:min(15, len(listed))]
 	deepest := listed[0]
 	for _, id := range listed {
@@ -224,11 +240,12 @@ func TestWebAppReachesAPedigree(t *testing.T) {
 	for _, w := range rep.Walks {
 		checkWebAppWalk(t, d, &rep, w, listed, ram)
 	}
+	checkWebAppDesktop(t, &rep, rep.Walks[0], all)
 	if c := rep.Walks[0].Compare; c == nil || rep.Expected.Bars == 0 || c.Bars != rep.Expected.Bars || !c.Focus.OnHeading || !c.Focus.InView {
 		t.Errorf("comparison %+v, want %d EBV bars and its heading focused in view", c, rep.Expected.Bars)
 	}
-	t.Logf("via %s: %d breeds; listed %d of %d; pedigree %d ancestor boxes; plan %d cells; %d requests",
-		rep.ConnectedVia, rep.Breeds, len(rep.Walks[0].Listed), rep.Expected.Search.Total, rep.Walks[0].Animal.Ancestors, rep.Walks[0].Plan.Cells, len(rep.Requests))
+	t.Logf("via %s: %d breeds; listed %d of %d; pedigree %d ancestor boxes; plan %d cells, %d mated; %d requests",
+		rep.ConnectedVia, rep.Breeds, len(rep.Walks[0].Listed), rep.Expected.Search.Total, rep.Walks[0].Animal.Ancestors, rep.Walks[0].Plan.Cells, rep.Walks[0].Plan.Planned, len(rep.Requests))
 	for _, u := range rep.Requests {
 		if !strings.HasPrefix(u, s.BaseURL+"/") {
 			t.Errorf("a request left for elsewhere: %s", u)
@@ -334,6 +351,31 @@ func checkWebAppWalk(t *testing.T, d *nsiptest.Dataset, rep *webAppReport, w web
 	}
 	if !strings.Contains(p.Count, strconv.Itoa(len(p.Picked.Rams))+" ram") || !strings.Contains(p.Count, strconv.Itoa(len(p.Picked.Ewes))+" ewe") {
 		t.Errorf("%s: the plan's heading counts %q, picked %d rams and %d ewes", w.Name, p.Count, len(p.Picked.Rams), len(p.Picked.Ewes))
+	}
+}
+
+// checkWebAppDesktop judges what the desktop walk does beyond the phone's:
+// the search's next page and a ranking by an index.
+func checkWebAppDesktop(t *testing.T, rep *webAppReport, w webAppWalk, all []string) {
+	t.Helper()
+	if len(all) > 15 {
+		want := all[:min(30, len(all))]
+		if w.More == nil || !slices.Equal(w.More.Listed, want) || w.More.Focused != want[15] {
+			t.Errorf("More animals: %+v, want %v with the focus on %s", w.More, want, want[15])
+		}
+	}
+	ix := w.Index
+	if ix == nil || ix.Tool != "nsip_rank_animals" || len(ix.Rows) == 0 || len(ix.Rows) != len(rep.Expected.Ranked) || !ix.Focus.OnHeading || !ix.Focus.InView {
+		t.Fatalf("the ranking by an index: %+v, want nsip_rank_animals's %d animals with its heading focused in view", ix, len(rep.Expected.Ranked))
+	}
+	for i, r := range ix.Rows {
+		x := rep.Expected.Ranked[i]
+		if v := r.Values["index"]; r.LPN != x.LPN || v == nil || math.Abs(*v-x.Value) > 0.0005 || r.Status != "CURRENT" {
+			t.Errorf("ranked by %s, row %d is %s (%v, %s), the server ranked %s (%v)", ix.Sort, i+1, r.LPN, deref(v), r.Status, x.LPN, x.Value)
+		}
+	}
+	if w.Plan.Planned == 0 {
+		t.Errorf("the plan of %v × %v mated no pair", w.Plan.Picked.Rams, w.Plan.Picked.Ewes)
 	}
 }
 

@@ -282,7 +282,7 @@ function animalRow(r: Row, codes: string[]): HTMLElement {
     el("td", { "data-col": "status" }, r.status || "–"),
     el("td", { "data-col": "sex" }, r.sex || "–"),
     ...codes.slice(1).map(value),
-    el("td", { class: "actions" }, ...addButtons(r.lpn, r.sex, r.status)));
+    el("td", {}, el("div", { class: "actions" }, ...addButtons(r.lpn, r.sex, r.status))));
 }
 
 // The search's card: a table, the sort's column next to the LPN ID,
