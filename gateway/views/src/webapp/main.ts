@@ -159,7 +159,7 @@ async function loadBreeds(client: Client) {
   const last = remembered.get("breed");
   if (last && breeds.has(Number(last))) select.value = last;
   select.disabled = false;
-  await loadSorts();
+  await loadSorts().catch((err) => setStatus("The breed's traits could not be read: " + message(err), "bad"));
 }
 
 // The sort choices of the chosen breed: its traits (the codes of its trait
@@ -277,7 +277,7 @@ function animalRow(r: Row, codes: string[]): HTMLElement {
   const value = (c: string) => el("td", { class: "num", "data-code": c }, fmtValue(r.values.get(c) ?? null));
   return el("tr", { class: "animal-row", "data-lpn": r.lpn, "data-status": r.status, "data-sex": r.sex || "unknown" },
     el("th", { scope: "row" }, open),
-    value(codes[0]),
+    codes.length ? value(codes[0]) : null,
     el("td", { class: "num", "data-col": "born" }, born || "–"),
     el("td", { "data-col": "status" }, r.status || "–"),
     el("td", { "data-col": "sex" }, r.sex || "–"),
@@ -314,23 +314,29 @@ async function search(ev?: Event) {
     args = { breed_id: breed, index: by, top_n: 15 };
     if (!st || !mateable(st)) args.include_dead_and_culled = true;
     codes = ["index"];
-  } else {
+  } else if (by) {
     name = "nsip_search_animals";
     args = { breed_id: breed, page_size: 15, sorted_trait: by, traits: [by, ...shown] };
     codes = [by, ...shown];
+  } else {
+    // A breed without trait ranges: NSIP's own order.
+    name = "nsip_search_animals";
+    args = { breed_id: breed, page_size: 15, ...(shown.length ? { traits: shown } : {}) };
+    codes = shown;
   }
   if (Object.keys(criteria).length) args.search_criteria = criteria;
   remembered.set("sort", kind === "trait" ? by : "");
   const who = gender === "Male" ? "rams" : gender === "Female" ? "ewes" : "animals";
-  const label = `${breedName} ${who}, ${st ? (st === "CURRENT" ? "usable now (CURRENT)" : st) : "any status"}, by ${kind === "index" ? indexLabel(by) : by}`;
+  const order = kind === "index" ? indexLabel(by) : by || "NSIP's order";
+  const label = `${breedName} ${who}, ${st ? (st === "CURRENT" ? "usable now (CURRENT)" : st) : "any status"}, by ${order}`;
   if (searchCard) drop(searchCard);
   const { card } = newCard(name, label);
   searchCard = card;
   card.dataset.search = "";
-  card.dataset.sort = kind === "index" ? "index" : by;
+  card.dataset.sort = kind === "index" ? "index" : by ?? "";
   // The sorted column comes next to the LPN ID, where a phone shows it.
-  const colHead = (c: string, sorted: boolean) =>
-    el("th", { scope: "col", class: "num", "data-code": c, "aria-sort": sorted ? "descending" : undefined }, c === "index" ? indexLabel(by) : c);
+  const colHead = (c: string | undefined, sorted: boolean) =>
+    c === undefined ? null : el("th", { scope: "col", class: "num", "data-code": c, "aria-sort": sorted && by ? "descending" : undefined }, c === "index" ? indexLabel(by) : c);
   const head = el("tr", {},
     el("th", { scope: "col" }, "LPN ID"),
     colHead(codes[0], true),
@@ -365,7 +371,7 @@ async function search(ev?: Event) {
       const n = tbody.children.length;
       summary.textContent = [
         `${n}${typeof total === "number" ? " of " + total : ""} animals`,
-        `sorted by ${kind === "index" ? indexLabel(by) : by}, highest first`,
+        by ? `sorted by ${order}, highest first` : "in NSIP's order",
         "born is the year in the LPN ID",
       ].join(" · ");
       if (!n) tbody.append(el("tr", {}, el("td", { colspan: codes.length + 5, class: "muted" }, "No animals match.")));
