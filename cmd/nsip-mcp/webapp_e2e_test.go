@@ -45,8 +45,9 @@ type webAppReport struct {
 		} `json:"ebvs"`
 		Indexes map[string]float64 `json:"indexes"`
 		Ranked  []struct {
-			LPN   string  `json:"lpn"`
-			Value float64 `json:"value"`
+			LPN    string              `json:"lpn"`
+			Value  float64             `json:"value"`
+			Values map[string]*float64 `json:"values"`
 		} `json:"ranked"`
 	} `json:"expected"`
 	Walks         []webAppWalk                  `json:"walks"`
@@ -372,6 +373,12 @@ func checkWebAppDesktop(t *testing.T, rep *webAppReport, w webAppWalk, all []str
 		x := rep.Expected.Ranked[i]
 		if v := r.Values["index"]; r.LPN != x.LPN || v == nil || math.Abs(*v-x.Value) > 0.0005 || r.Status != "CURRENT" {
 			t.Errorf("ranked by %s, row %d is %s (%v, %s), the server ranked %s (%v)", ix.Sort, i+1, r.LPN, deref(v), r.Status, x.LPN, x.Value)
+		}
+		for _, code := range []string{"BWT", "PWWT"} {
+			g, want := r.Values[code], x.Values[code]
+			if want == nil || g == nil || math.Abs(*g-*want) > 0.0005 {
+				t.Errorf("ranked by %s, %s shows %s %v, the server's comparison %v", ix.Sort, r.LPN, code, deref(g), deref(want))
+			}
 		}
 	}
 	if w.Plan.Planned == 0 {

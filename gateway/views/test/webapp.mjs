@@ -303,6 +303,13 @@ async function walk(browser, server, name, options, first) {
       breed_id: Number(breedId), index: sort.slice("index:".length), top_n: 15, search_criteria: { status: "CURRENT", flock_id: flock } } });
     const sc = ranked.structuredContent;
     report.expected.ranked = sc.top.map((r) => ({ lpn: r[sc.columns.indexOf("lpn_id")], value: r[sc.columns.indexOf("index")] }));
+    // The EBVs asked for, which a ranking by an index lacks, as the
+    // server compares the ranked animals.
+    const cmp = (await client.callTool({ name: "nsip_compare_animals", arguments: { lpn_ids: report.expected.ranked.map((r) => r.lpn), traits: shown } })).structuredContent;
+    for (const r of report.expected.ranked) {
+      const ebv = cmp.animals.find((a) => a.lpn_id === r.lpn)?.ebv ?? [];
+      r.values = Object.fromEntries(shown.map((c) => [c, ebv[cmp.traits.indexOf(c)]?.[0] ?? null]));
+    }
   }
   await context.close();
 }

@@ -285,6 +285,24 @@ function animalRow(r: Row, codes: string[]): HTMLElement {
     el("td", {}, el("div", { class: "actions" }, ...addButtons(r.lpn, r.sex, r.status))));
 }
 
+// addEBVs fills in the EBVs asked for of ranked animals, which a ranking
+// by an index does not carry, from one comparison of them all.
+async function addEBVs(rows: Row[], codes: string[]) {
+  if (!host || !codes.length || rows.length < 2) return;
+  const res = await host.client.callTool({ name: "nsip_compare_animals", arguments: { lpn_ids: rows.map((r) => r.lpn), traits: codes } });
+  const sc = structured(res);
+  if (res.isError || !Array.isArray(sc?.animals) || !Array.isArray(sc?.traits)) throw new Error("the ranked animals' EBVs could not be read: " + textOf(res).slice(0, 200));
+  const by = new Map<string, Json>(sc.animals.map((a: Json) => [a.lpn_id, a]));
+  for (const r of rows) {
+    const ebv = by.get(r.lpn)?.ebv ?? [];
+    for (const c of codes) {
+      const cell = ebv[sc.traits.indexOf(c)];
+      const v = Array.isArray(cell) ? cell[0] : cell;
+      r.values.set(c, typeof v === "number" ? v : null);
+    }
+  }
+}
+
 // The search's card: a table, the sort's column next to the LPN ID,
 // and "More animals" while NSIP has more.
 let searchCard: HTMLElement | null = null;
@@ -313,7 +331,7 @@ async function search(ev?: Event) {
     name = "nsip_rank_animals";
     args = { breed_id: breed, index: by, top_n: 15 };
     if (!st || !mateable(st)) args.include_dead_and_culled = true;
-    codes = ["index"];
+    codes = ["index", ...shown];
   } else if (by) {
     name = "nsip_search_animals";
     args = { breed_id: breed, page_size: 15, sorted_trait: by, traits: [by, ...shown] };
@@ -352,7 +370,6 @@ async function search(ev?: Event) {
     el("div", { class: "scroll", tabindex: 0, role: "region", "aria-label": label + ": table" },
       el("table", { class: "animals" }, el("thead", {}, head), tbody)),
     more);
-  if (kind === "index" && asked.length) card.append(el("p", { class: "muted note" }, "A ranking by an index carries no EBVs: open an animal, or compare some, to see theirs."));
   if (unknown.length) card.append(el("p", { class: "muted note" }, `Not traits of ${breedName}, so not shown: ${unknown.join(", ")}.`));
   let next: Json = null;
   const load = async (a: Json) => {
@@ -362,6 +379,10 @@ async function search(ev?: Event) {
       const res = await host!.client.callTool({ name, arguments: a });
       if (res.isError) throw new Error(textOf(res));
       const rows = rowsOf(res, codes, gender);
+      // Without the EBVs the ranking is still worth showing.
+      if (name === "nsip_rank_animals") {
+        await addEBVs(rows, codes.slice(1)).catch((err) => card.append(el("p", { class: "error", role: "alert" }, message(err))));
+      }
       const first = tbody.children.length;
       tbody.append(...rows.map((r) => animalRow(r, codes)));
       const meta = (res as Json)._meta ?? {};
