@@ -394,7 +394,9 @@ async function search(ev?: Event) {
         `${n}${typeof total === "number" ? " of " + total : ""} animals`,
         by ? `sorted by ${order}, highest first` : "in NSIP's order",
         "born is the year in the LPN ID",
-      ].join(" · ");
+        // NSIP's search rows carry no sex; a ranking's and a search by sex's do.
+        rows.some((r) => !r.sex) ? "sex shown when searched by sex" : "",
+      ].filter(Boolean).join(" · ");
       if (!n) tbody.append(el("tr", {}, el("td", { colspan: codes.length + 5, class: "muted" }, "No animals match.")));
       setStatus(summary.textContent, "ok");
       // More animals: the focus goes to the first new one.
