@@ -303,6 +303,13 @@ async function addEBVs(rows: Row[], codes: string[]) {
   }
 }
 
+// ascending reports whether rows' values of code rise from the first
+// valued row to the last.
+function ascending(rows: Row[], code: string): boolean {
+  const vs = rows.map((r) => r.values.get(code)).filter((v): v is number => typeof v === "number");
+  return vs.length > 1 && vs[0] < vs[vs.length - 1];
+}
+
 // The search's card: a table, the sort's column next to the LPN ID,
 // and "More animals" while NSIP has more.
 let searchCard: HTMLElement | null = null;
@@ -379,6 +386,12 @@ async function search(ev?: Event) {
       const res = await host!.client.callTool({ name, arguments: a });
       if (res.isError) throw new Error(textOf(res));
       const rows = rowsOf(res, codes, gender);
+      // "Highest first" is what the breeder asked for: should NSIP give a
+      // trait lowest first, the first page is asked for again reversed.
+      if (name === "nsip_search_animals" && by && !a.reverse && !tbody.children.length && ascending(rows, by)) {
+        await load({ ...a, reverse: true });
+        return;
+      }
       // Without the EBVs the ranking is still worth showing.
       if (name === "nsip_rank_animals") {
         await addEBVs(rows, codes.slice(1)).catch((err) => card.append(el("p", { class: "error", role: "alert" }, message(err))));
