@@ -24,13 +24,17 @@ var webAppDir = filepath.Join("..", "..", "gateway", "views")
 
 // webAppReport is what gateway/views/test/webapp.mjs saw.
 type webAppReport struct {
-	Violations       []axeViolation          `json:"violations"`
-	Judged           []string                `json:"judged"`
-	Keyboard         map[string]keyboardWalk `json:"keyboard"`
-	ScreenViolations []axeViolation          `json:"screenViolations"`
-	ScreensJudged    []string                `json:"screensJudged"`
-	ConnectedVia     string                  `json:"connectedVia"`
-	Breeds           int                     `json:"breeds"`
+	Violations     []axeViolation          `json:"violations"`
+	Judged         []string                `json:"judged"`
+	Keyboard       map[string]keyboardWalk `json:"keyboard"`
+	SearchKeyboard *struct {
+		keyboardWalk
+		Controls int `json:"controls"`
+	} `json:"searchKeyboard"`
+	ScreenViolations []axeViolation `json:"screenViolations"`
+	ScreensJudged    []string       `json:"screensJudged"`
+	ConnectedVia     string         `json:"connectedVia"`
+	Breeds           int            `json:"breeds"`
 	Expected         struct {
 		Ancestors, Bars, Breeds int
 		FirstBreed              string `json:"firstBreed"`
@@ -217,6 +221,11 @@ func TestWebAppReachesAPedigree(t *testing.T) {
 		if len(k.Stops) < 7 {
 			t.Errorf("%s: Tab reached %+v on the first screen, want its theme button, breed, status, sex, sort, EBVs, flock and Search at least", where, k.Stops)
 		}
+	}
+	if k := rep.SearchKeyboard; k == nil || k.Controls < 15 || len(k.Stops) != k.Controls {
+		t.Errorf("Tab from the search's heading: %+v, want each of its controls once", k)
+	} else {
+		checkKeyboard(t, "the search's card", keyboardWalk{Stops: k.Stops, Reachable: k.Controls})
 	}
 	if len(rep.ScreensJudged) != 12 {
 		t.Errorf("axe judged %q, want search, animal and plan, light and dark, at both widths", rep.ScreensJudged)

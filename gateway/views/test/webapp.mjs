@@ -23,7 +23,7 @@ import path from "node:path";
 const [base, lpn, breedId, flock, shots] = process.argv.slice(2);
 const shown = ["BWT", "PWWT"]; // the EBVs asked for beside the sorted one
 const report = {
-  violations: [], judged: [], keyboard: {}, screenViolations: [], screensJudged: [],
+  violations: [], judged: [], keyboard: {}, searchKeyboard: null, screenViolations: [], screensJudged: [],
   connectedVia: "", breeds: 0, expected: {}, walks: [], cards: [],
   requests: [], refused: [], websockets: [], pageErrors: [], consoleErrors: [], fatal: "",
 };
@@ -215,6 +215,12 @@ async function walk(browser, server, name, options, first) {
   await judge(page, `search ${name}`, options.colorScheme);
   if (shots) await page.screenshot({ path: path.join(shots, `webapp-${name}-search.png`) });
   if (first) {
+    // Tab from the new card's heading goes through its controls, each with
+    // a focus ring, and then out of the page.
+    const card = "section.card[data-search]";
+    report.searchKeyboard = await focusWalk(page, page.mainFrame(), `${card} h2`, 120);
+    report.searchKeyboard.controls = await page.locator(`${card} button:visible, ${card} [tabindex="0"]`).count();
+    await page.locator(`${card} h2`).evaluate((h) => h.setAttribute("tabindex", "-1"));
     // The next page: its rows follow, and the focus goes to the first.
     const rows = page.locator("section.card[data-search] tr.animal-row");
     await page.click("section.card[data-search] button.more");
