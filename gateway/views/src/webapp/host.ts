@@ -19,7 +19,8 @@ export interface Host {
 
 const pages = new Map<string, Promise<{ html: string; meta: Json }>>();
 const bridges = new Set<AppBridge>();
-const byCard = new WeakMap<HTMLElement, AppBridge>();
+// The bridges of the views a card holds: an animal's page holds two.
+const byCard = new WeakMap<HTMLElement, AppBridge[]>();
 
 function readView(h: Host, uri: string) {
   let p = pages.get(uri);
@@ -47,9 +48,10 @@ export function themeChanged(theme: Theme) {
   for (const b of bridges) void b.sendHostContextChange({ theme });
 }
 
-// show puts one answer in card: the view when the tool has one, else the
-// text; the text is always there, folded, as the model would read it.
-export async function show(h: Host, card: HTMLElement, name: string, args: Json, result: Json) {
+// show puts one answer in card (or a part of it): the view when the tool
+// has one, else the text; the text is always there, folded, as the model
+// would read it. owner is the card that drop() later removes.
+export async function show(h: Host, card: HTMLElement, name: string, args: Json, result: Json, owner: HTMLElement = card) {
   const tool = h.tools.get(name) ?? { name };
   const text = textOf(result);
   const uri = getToolUiResourceUri(tool);
@@ -80,7 +82,7 @@ export async function show(h: Host, card: HTMLElement, name: string, args: Json,
     },
   );
   bridges.add(bridge);
-  byCard.set(card, bridge);
+  byCard.set(owner, [...(byCard.get(owner) ?? []), bridge]);
   // What the view asked the server for, in order, on the card for anyone
   // who wants to know what a view fetched beyond its answer.
   const asked = (what: string) => (card.dataset.viewRequests = ((card.dataset.viewRequests ?? "") + " " + what).trim());
@@ -108,8 +110,7 @@ export async function show(h: Host, card: HTMLElement, name: string, args: Json,
 
 // drop removes card and ends its view's bridge.
 export function drop(card: HTMLElement) {
-  const b = byCard.get(card);
-  if (b) {
+  for (const b of byCard.get(card) ?? []) {
     bridges.delete(b);
     void b
       .teardownResource({})
