@@ -20,7 +20,10 @@ import (
 // his pedigree and one down theirs, not forty. Parents are taken in
 // number order, so every ancestor's own F, which its D needs, is known
 // before it is used. Memory is linear: a few numbers per animal, never
-// one per pair.
+// one per pair. The work is the sum over parents of their ancestries and
+// their mates': a few dozen animals visited per animal for a breed of
+// twenty generations, but a chain thousands of generations deep, which
+// only bad data could make, costs the square of its length.
 //
 // An unknown parent, and so every founder, counts as unrelated to every
 // other animal and not inbred. The result is computed once and kept; the
@@ -35,10 +38,10 @@ func (p *BreedPedigree) Inbreeding() []float64 {
 // known parent.
 func (p *BreedPedigree) within(f []float64, i int32) float64 {
 	d := 1.0
-	if s := p.sire[i]; s >= 0 {
+	if s := p.par[i][0]; s >= 0 {
 		d -= (1 + f[s]) / 4
 	}
-	if q := p.dam[i]; q >= 0 {
+	if q := p.par[i][1]; q >= 0 {
 		d -= (1 + f[q]) / 4
 	}
 	return d
@@ -66,10 +69,10 @@ func newColleau(p *BreedPedigree, f []float64) *colleau {
 // each once, parents before offspring, into out.
 func (c *colleau) postOrder(roots []int32, lo int32, out []int32) []int32 {
 	c.epoch++
-	e, p := c.epoch, c.p
+	e, par, mark := c.epoch, c.p.par, c.mark
 	st := c.stack[:0]
 	for _, r := range roots {
-		if r < lo || c.mark[r] == e {
+		if r < lo || mark[r] == e {
 			continue
 		}
 		st = append(st, r)
@@ -81,19 +84,20 @@ func (c *colleau) postOrder(roots []int32, lo int32, out []int32) []int32 {
 				st = st[:len(st)-1]
 				continue
 			}
-			if c.mark[k] == e {
+			if mark[k] == e {
 				// Pushed twice and expanded from the other push.
 				st = st[:len(st)-1]
 				continue
 			}
 			// Marked when expanded, not when pushed, so that an animal
 			// is listed only once all of its parents are.
-			c.mark[k] = e
+			mark[k] = e
 			st[len(st)-1] = ^k
-			if q := p.dam[k]; q >= lo && c.mark[q] != e {
+			pk := par[k]
+			if q := pk[1]; q >= lo && mark[q] != e {
 				st = append(st, q)
 			}
-			if q := p.sire[k]; q >= lo && c.mark[q] != e {
+			if q := pk[0]; q >= lo && mark[q] != e {
 				st = append(st, q)
 			}
 		}
@@ -115,24 +119,25 @@ func (c *colleau) column(x int32, mates []int32) int32 {
 	for i := len(c.up) - 1; i >= 0; i-- {
 		j := c.up[i]
 		vj := c.v[j]
-		if s := p.sire[j]; s >= 0 {
+		if s := p.par[j][0]; s >= 0 {
 			c.v[s] += vj / 2
 		}
-		if d := p.dam[j]; d >= 0 {
+		if d := p.par[j][1]; d >= 0 {
 			c.v[d] += vj / 2
 		}
 		c.v[j] = vj * p.within(c.f, j)
 		lo = min(lo, j)
 	}
-	// Down: u = T w over the mates' ancestry. Nothing numbered below the
-	// oldest of x's line descends from it, so the walk stops there.
+	// Down: u = T w over the mates' ancestry. Parents are numbered before
+	// offspring, so nothing numbered below every animal of x's line
+	// descends from it: u is 0 there and the walk stops.
 	c.down = c.postOrder(mates, lo, c.down[:0])
 	for _, i := range c.down {
 		ui := c.v[i]
-		if s := p.sire[i]; s >= lo {
+		if s := p.par[i][0]; s >= lo {
 			ui += c.u[s] / 2
 		}
-		if d := p.dam[i]; d >= lo {
+		if d := p.par[i][1]; d >= lo {
 			ui += c.u[d] / 2
 		}
 		c.u[i] = ui
@@ -163,13 +168,13 @@ func (p *BreedPedigree) computeInbreeding() {
 	// it can; lambs are grouped by that parent, counting-sort style.
 	lambs := make([]int32, n)
 	for i := range n {
-		if s, d := p.sire[i], p.dam[i]; s >= 0 && d >= 0 {
+		if s, d := p.par[i][0], p.par[i][1]; s >= 0 && d >= 0 {
 			lambs[s]++
 			lambs[d]++
 		}
 	}
 	key := func(i int32) int32 {
-		s, d := p.sire[i], p.dam[i]
+		s, d := p.par[i][0], p.par[i][1]
 		if lambs[d] > lambs[s] {
 			return d
 		}
@@ -177,7 +182,7 @@ func (p *BreedPedigree) computeInbreeding() {
 	}
 	start := make([]int32, n+1)
 	for i := range n {
-		if p.sire[i] >= 0 && p.dam[i] >= 0 {
+		if p.par[i][0] >= 0 && p.par[i][1] >= 0 {
 			start[key(i)+1]++
 		}
 	}
@@ -187,7 +192,7 @@ func (p *BreedPedigree) computeInbreeding() {
 	byKey := make([]int32, start[n])
 	next := slices.Clone(start[:n])
 	for i := range n {
-		if p.sire[i] >= 0 && p.dam[i] >= 0 {
+		if p.par[i][0] >= 0 && p.par[i][1] >= 0 {
 			k := key(i)
 			byKey[next[k]] = i
 			next[k]++
@@ -203,11 +208,11 @@ func (p *BreedPedigree) computeInbreeding() {
 		}
 		mates = mates[:0]
 		for _, i := range group {
-			mates = append(mates, p.sire[i]^p.dam[i]^x) // the other parent
+			mates = append(mates, p.par[i][0]^p.par[i][1]^x) // the other parent
 		}
 		lo := c.column(x, mates)
 		for _, i := range group {
-			f[i] = c.at(lo, p.sire[i]^p.dam[i]^x) / 2
+			f[i] = c.at(lo, p.par[i][0]^p.par[i][1]^x) / 2
 		}
 		c.clear()
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -46,18 +47,19 @@ const maxCycleShown = 16
 // on first use, and is safe for concurrent use; so is everything else, as
 // nothing else changes after construction.
 //
-// Memory: 32 bytes an animal for the numbering (ID header, sire, dam, the
-// row of each animal and the animal of each row), 8 more once the
-// inbreeding is computed, and while a computation runs about 40 bytes an
-// animal of scratch.
+// Memory: 32 bytes an animal for the numbering (an ID's header, sire and
+// dam, the row of each animal and the animal of each row; the IDs' bytes
+// are the rows'), 8 more for its inbreeding: 40 in all (Bytes). Building
+// it takes about 140 bytes an animal while it runs, most of it a map from
+// ID to animal dropped at the end; computing the inbreeding about 45.
 type BreedPedigree struct {
-	ids       []string // animal -> LPN ID
-	sire, dam []int32  // animal -> parent's number, -1 where unknown
-	row       []int32  // animal -> its row in BreedRows, -1 for an added parent
-	node      []int32  // row -> animal
-	cuts      []CutLink
-	added     int // parents named by rows but absent from them
-	dups      int // rows repeating an ID an earlier row gave
+	ids   []string   // animal -> LPN ID
+	par   [][2]int32 // animal -> sire's and dam's numbers, -1 where unknown; side by side, as every walk reads both
+	row   []int32    // animal -> its row in BreedRows, -1 for an added parent
+	node  []int32    // row -> animal
+	cuts  []CutLink
+	added int // parents named by rows but absent from them
+	dups  int // rows repeating an ID an earlier row gave
 
 	once sync.Once
 	f    []float64
@@ -112,6 +114,9 @@ func NewBreedPedigree(r BreedRows) (*BreedPedigree, error) {
 		ids = append(ids, id)
 		node[j] = k
 		num[id] = k
+	}
+	if len(ids)+len(r.Names) > math.MaxInt32 {
+		return nil, errors.New("breeding: more animals than an int32 numbers")
 	}
 	rows := len(ids)
 	parentOf := make([]int32, len(r.Names))
@@ -169,11 +174,11 @@ func NewBreedPedigree(r BreedRows) (*BreedPedigree, error) {
 		newOf[k] = int32(i)
 	}
 	p.ids = make([]string, m)
-	p.sire, p.dam, p.row = make([]int32, m), make([]int32, m), make([]int32, m)
+	p.par, p.row = make([][2]int32, m), make([]int32, m)
 	for i, k := range order {
 		p.ids[i] = ids[k]
 		p.row[i] = firstRow[k]
-		p.sire[i], p.dam[i] = renum(newOf, sire[k]), renum(newOf, dam[k])
+		p.par[i] = [2]int32{renum(newOf, sire[k]), renum(newOf, dam[k])}
 	}
 	for j := range node {
 		node[j] = newOf[node[j]]
@@ -286,7 +291,7 @@ func (p *BreedPedigree) Len() int { return len(p.ids) }
 func (p *BreedPedigree) ID(i int32) string { return p.ids[i] }
 
 // Parents are animal i's sire and dam, -1 where unknown.
-func (p *BreedPedigree) Parents(i int32) (sire, dam int32) { return p.sire[i], p.dam[i] }
+func (p *BreedPedigree) Parents(i int32) (sire, dam int32) { return p.par[i][0], p.par[i][1] }
 
 // Row is the row animal i was read from, -1 for a parent no row holds.
 func (p *BreedPedigree) Row(i int32) int32 { return p.row[i] }
@@ -295,7 +300,7 @@ func (p *BreedPedigree) Row(i int32) int32 { return p.row[i] }
 func (p *BreedPedigree) Animal(j int) int32 { return p.node[j] }
 
 // Cuts are the parent links dropped to break cycles, in the order found.
-func (p *BreedPedigree) Cuts() []CutLink { return p.cuts }
+func (p *BreedPedigree) Cuts() []CutLink { return slices.Clone(p.cuts) }
 
 // AddedParents is how many parents the rows named that no row holds,
 // each added as a founder.

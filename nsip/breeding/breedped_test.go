@@ -237,6 +237,26 @@ func TestBreedCoancestryOfParentsIsTheLambsF(t *testing.T) {
 	}
 }
 
+// Readers may share a pedigree: the first to ask computes the inbreeding,
+// the others wait for it (run with -race to see the claim checked).
+func TestBreedPedigreeSharedByReaders(t *testing.T) {
+	r := genBreed(5, shape{gens: 6, flocks: 3, rams: 2, ewes: 10, borrowed: 0.1})
+	want := mustBreed(t, r).Inbreeding()
+	p := mustBreed(t, r)
+	pairs := [][2]int32{{int32(p.Len() - 1), int32(p.Len() - 2)}, {3, 3}}
+	done := make(chan []float64, 8)
+	for range 4 {
+		go func() { done <- p.Inbreeding() }()
+		go func() { done <- p.Coancestry(pairs) }()
+	}
+	for range 8 {
+		got := <-done
+		if len(got) == len(want) && !slices.Equal(got, want) {
+			t.Error("a reader saw other inbreeding")
+		}
+	}
+}
+
 // shape is a generated breed: flocks of a few rams and many ewes over
 // generations, generations overlapping (dams up to three generations
 // old), rams mostly home-bred, some borrowed from another flock, some
@@ -543,4 +563,44 @@ func BenchmarkBreedCoancestryPlan(b *testing.B) {
 	for b.Loop() {
 		p.Coancestry(pairs)
 	}
+}
+
+// The same work, every animal's F, on the three-thousand-animal test
+// breed, by the breed pedigree and by the lineage-by-lineage Pedigree
+// (whose kept F are dropped each time): the ratio of the two.
+func BenchmarkBreedInbreedingSmall(b *testing.B) {
+	p, err := NewBreedPedigree(genBreed(7, testShape))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		p.computeInbreeding()
+	}
+	b.ReportMetric(float64(p.Len()), "animals")
+}
+
+func BenchmarkLineageInbreedingSmall(b *testing.B) {
+	p, err := NewBreedPedigree(genBreed(7, testShape))
+	if err != nil {
+		b.Fatal(err)
+	}
+	lin := NewPedigree()
+	for i := range int32(p.Len()) {
+		s, d := p.Parents(i)
+		if err := lin.Add(p.ID(i), idOr(p, s), idOr(p, d)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		lin.inbr = nil
+		for i := range int32(p.Len()) {
+			if _, err := lin.Inbreeding(ctx, p.ID(i)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(p.Len()), "animals")
 }
