@@ -39,7 +39,7 @@ var mayImport = map[string][]string{
 	"gateway/calllog":               {"nsip", "transport/caller"},
 	"gateway/upstream":              {"cache", "gateway/metrics", "nsip", "summarize"},
 	"gateway/features":              {"gateway/param", "nsip", "nsip/toolname", "summarize"},
-	"gateway/analysis/breedpass":    {"gateway/param", "nsip"},
+	"gateway/analysis/breedpass":    {"gateway/param", "nsip", "nsip/breeding"},
 	"gateway/analysis/facts":        {"gateway/param", "nsip", "nsip/toolname"},
 	"gateway/analysis":              {"gateway/analysis/breedpass", "gateway/full", "gateway/param", "gateway/tooldef", "nsip", "nsip/breeding"},
 	"gateway/analysis/scan":         {"gateway/analysis", "gateway/analysis/breedpass", "nsip"},

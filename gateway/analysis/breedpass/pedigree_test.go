@@ -1,0 +1,50 @@
+package breedpass
+
+import (
+	"testing"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+// The pass's rows become the breed's pedigree: parents before offspring,
+// an import the pass does not hold added as a founder, "" and "0" unknown,
+// and a lamb of half-sibs by that import inbred 1/8. A cycle is cut at the
+// link the LPN years show wrong.
+func TestPassPedigree(t *testing.T) {
+	rows := []nsip.AnimalRow{
+		{LPNID: "6400012024NCS003", Sire: "6400012023NCS001", Dam: "6400012023NCS002"}, // the lamb, first
+		{LPNID: "6400012023NCS001", Sire: "9900012019IMP001", Dam: "0"},
+		{LPNID: "6400012023NCS002", Sire: "9900012019IMP001", Dam: ""},
+		// An old ewe recorded as the daughter of her own granddaughter.
+		{LPNID: "6400012015NCS010", Sire: "", Dam: "6400012020NCS012"},
+		{LPNID: "6400012018NCS011", Sire: "", Dam: "6400012015NCS010"},
+		{LPNID: "6400012020NCS012", Sire: "", Dam: "6400012018NCS011"},
+	}
+	pass := NewPassOf(640, "2024-01-01", rows)
+	ped, err := pass.Pedigree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ped.Len() != 7 || ped.AddedParents() != 1 {
+		t.Fatalf("%d animals, %d added; want 7 and 1", ped.Len(), ped.AddedParents())
+	}
+	for i := range int32(ped.Len()) {
+		if s, d := ped.Parents(i); s >= i || d >= i {
+			t.Fatalf("%s: parents %d, %d not before %d", ped.ID(i), s, d, i)
+		}
+	}
+	lamb := ped.Animal(0)
+	if ped.ID(lamb) != "6400012024NCS003" {
+		t.Fatalf("row 0 is %s", ped.ID(lamb))
+	}
+	if f := ped.Inbreeding()[lamb]; f != 0.125 {
+		t.Errorf("F of the lamb of half-sibs = %v, want 0.125", f)
+	}
+	cuts := ped.Cuts()
+	if len(cuts) != 1 || cuts[0].Animal != "6400012015NCS010" || cuts[0].Parent != "6400012020NCS012" || !cuts[0].Dam {
+		t.Errorf("cuts %+v, want the 2015 ewe's dam link to the 2020 ewe", cuts)
+	}
+	if _, d := ped.Parents(ped.Animal(3)); d != -1 {
+		t.Errorf("the cut link remains")
+	}
+}
