@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/gateway/argcheck"
 	"github.com/nsip-tools/nsip-mcp/gateway/calllog"
 	"github.com/nsip-tools/nsip-mcp/gateway/elicit"
 	"github.com/nsip-tools/nsip-mcp/gateway/features"
@@ -143,6 +144,9 @@ type Gateway struct {
 	full     *full.Store   // the complete data behind summarized answers, per caller
 	running  session.Calls // the calls running in each session, ended with it
 	forms    *elicit.Asker // puts forms to users for the choices only they can make
+	// unknown answers calls of tools not offered; built once, since
+	// mcp-go runs its middleware on every call.
+	unknown *argcheck.UnknownTools
 
 	passes *passes.Store // breed passes kept between calls, and read in the background
 	// passFilled, when set, hears of each background pass's end, by key.
@@ -182,6 +186,7 @@ func New(up Upstream, sum *summarize.Summarizer, cfg Config) (*Gateway, error) {
 	// A link lives as long as a cached answer.
 	g.full = full.New(full.Config{TTL: cfg.CacheTTL, MaxBytes: cfg.FullMaxBytes, StoreBytes: 4 * cfg.FullMaxBytes, Now: cfg.Now})
 	g.intro = g.introduction()
+	g.unknown = g.unknownTools()
 	g.stats.Init(allToolNames(), toolerr.Codes) // every tool defined, offered or not
 	cfg.Metrics.WatchState(g.metricsState)
 	return g, nil
