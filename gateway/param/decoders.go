@@ -6,9 +6,9 @@ import (
 	"sync"
 )
 
-// Every call decodes its arguments twice (Decode, then DecodeInto for the
-// lookup's struct), and a json.Decoder with the buffer it reads into is
-// most of what that allocates. Decoders are kept for reuse here, but only
+// Every call decodes its arguments (Decode), and a fetch decodes them again
+// into its request's struct (DecodeInto); a json.Decoder with the buffer
+// it reads into is most of what each decoding allocates. Decoders are kept for reuse here, but only
 // once they are back where a new one starts: the whole of one object
 // read, nothing left in the buffer, no error. A decoder that stopped
 // anywhere else is dropped, so that what it had buffered can never reach
