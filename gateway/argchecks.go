@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"slices"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -27,10 +28,13 @@ func refused(code string, r *argcheck.Refusal) *toolerr.Error {
 		Expected: r.Expected, Example: r.Example, Next: r.Next}
 }
 
-// unknownTools answers calls of tools this server does not offer.
+// unknownTools answers calls of tools this server does not offer. Its hook
+// and middleware run on every call, so the names offered, fixed by the
+// configuration, are listed once here rather than on each call.
 func (g *Gateway) unknownTools() *argcheck.UnknownTools {
+	offered := slices.Clip(g.offeredToolNames())
 	return &argcheck.UnknownTools{
-		Offered:  g.offeredToolNames,
+		Offered:  func() []string { return offered },
 		Defined:  func(name string) bool { return toolNamed(name) != nil },
 		Toolsets: g.cfg.Toolsets,
 		Render:   func(r *argcheck.Refusal) *mcp.CallToolResult { return refused(toolerr.CodeInvalidArgument, r).Result() },
@@ -39,10 +43,21 @@ func (g *Gateway) unknownTools() *argcheck.UnknownTools {
 	}
 }
 
-func (g *Gateway) unknownToolHooks(h *server.Hooks) { g.unknownTools().Hooks(h) }
+func (g *Gateway) unknownToolHooks(h *server.Hooks) { g.unknownChecks().Hooks(h) }
 
+// unknownToolMiddleware is applied by mcp-go on every call, around the
+// tool's handler, so it reuses the checks New built.
 func (g *Gateway) unknownToolMiddleware(next server.ToolHandlerFunc) server.ToolHandlerFunc {
-	return g.unknownTools().Middleware(next)
+	return g.unknownChecks().Middleware(next)
+}
+
+// unknownChecks are the checks New built, or new ones for a gateway that
+// was not made by New.
+func (g *Gateway) unknownChecks() *argcheck.UnknownTools {
+	if g.unknown != nil {
+		return g.unknown
+	}
+	return g.unknownTools()
 }
 
 // breeds checks breeds and trait codes against NSIP's lists.

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/nsip-tools/nsip-mcp/cache"
+	"github.com/nsip-tools/nsip-mcp/gateway/argcheck"
 	"github.com/nsip-tools/nsip-mcp/gateway/calllog"
 	"github.com/nsip-tools/nsip-mcp/gateway/elicit"
 	"github.com/nsip-tools/nsip-mcp/gateway/features"
@@ -138,6 +139,9 @@ type Gateway struct {
 	full     *full.Store   // the complete data behind summarized answers, per caller
 	running  session.Calls // the calls running in each session, ended with it
 	forms    *elicit.Asker // puts forms to users for the choices only they can make
+	// unknown answers calls of tools not offered; built once, since
+	// mcp-go runs its middleware on every call.
+	unknown *argcheck.UnknownTools
 
 	passes *passes.Store // breed passes kept between calls, and read in the background
 	// passFilled, when set, hears of each background pass's end, by key.

@@ -60,6 +60,7 @@ func New(up Upstream, sum *summarize.Summarizer, cfg Config) (*Gateway, error) {
 	// A link lives as long as a cached answer.
 	g.full = full.New(full.Config{TTL: cfg.CacheTTL, MaxBytes: cfg.FullMaxBytes, StoreBytes: 4 * cfg.FullMaxBytes, Now: cfg.Now})
 	g.intro = g.introduction()
+	g.unknown = g.unknownTools()
 	g.stats.Init(allToolNames(), toolerr.Codes) // every tool defined, offered or not
 	cfg.Metrics.WatchState(g.metricsState)
 	return g, nil

@@ -24,10 +24,10 @@ var errAbandoned = errors.New("transport: the call was answered at shutdown")
 func (st *site) answerOrAbandon(next http.Handler, w http.ResponseWriter, r *http.Request, id []byte) {
 	cw := &callWriter{w: w, h: http.Header{}}
 	done := make(chan struct{})
-	go func() {
+	st.workers.run(func() {
 		defer close(done)
 		next.ServeHTTP(cw, r)
-	}()
+	})
 	select {
 	case <-done:
 		cw.finish()

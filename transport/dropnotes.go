@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"strings"
 )
 
 // dropsNote reports whether the notification method with params is one
@@ -42,7 +43,10 @@ func (st *site) filterEvents(w http.ResponseWriter) http.ResponseWriter {
 }
 
 func (f *eventFilter) Write(p []byte) (int, error) {
-	if !f.opts.mentionsDropped(p) {
+	// A JSON body is one JSON-RPC message, which mcp-go writes compact, so
+	// it holds no blank line and keep would return it whole: looking for
+	// the methods in it, an answer's every byte, would change nothing.
+	if isJSONBody(f.ResponseWriter.Header()) || !f.opts.mentionsDropped(p) {
 		return f.ResponseWriter.Write(p)
 	}
 	kept := f.keep(p)
@@ -53,6 +57,13 @@ func (f *eventFilter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// isJSONBody reports whether h, a response's headers, declare a JSON body
+// rather than an event stream.
+func isJSONBody(h http.Header) bool {
+	ct := h.Get("Content-Type")
+	return ct == "application/json" || strings.HasPrefix(ct, "application/json;")
 }
 
 // keep is p without the events to drop. Events end with a blank line;

@@ -32,6 +32,27 @@ func TestEventFilterDropsWholeEvents(t *testing.T) {
 	}
 }
 
+// A JSON body is one answer, which the filter passes through whole without
+// looking for the methods in it, even when its text names one.
+func TestEventFilterPassesJSONBodies(t *testing.T) {
+	const method = "notifications/tasks/status"
+	st := &site{opts: Options{DropNotifications: map[string]func(json.RawMessage) bool{
+		method: func(json.RawMessage) bool { return true },
+	}}}
+	for _, ct := range []string{"application/json", "application/json; charset=utf-8"} {
+		rec := httptest.NewRecorder()
+		rec.Header().Set("Content-Type", ct)
+		w := st.filterEvents(rec)
+		body := `{"jsonrpc":"2.0","id":1,"result":{"text":"` + method + `\n\n"}}` + "\n"
+		if n, err := w.Write([]byte(body)); n != len(body) || err != nil {
+			t.Fatalf("%s: Write = %d, %v; want %d, nil", ct, n, err, len(body))
+		}
+		if got := rec.Body.String(); got != body {
+			t.Errorf("%s: body %q, want %q", ct, got, body)
+		}
+	}
+}
+
 // Without anything to drop the writer is not wrapped.
 func TestEventFilterAbsentWithoutDrops(t *testing.T) {
 	rec := httptest.NewRecorder()
@@ -50,11 +71,13 @@ func BenchmarkEventFilter(b *testing.B) {
 	answer := []byte("event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"text\":\"" + strings.Repeat("x", 1000) + "\"}}\n\n")
 	status := []byte("event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"" + method + "\",\"params\":{\"taskId\":\"0b6f\",\"status\":\"completed\"}}\n\n")
 	for _, c := range []struct {
-		name string
-		p    []byte
-	}{{"answer", answer}, {"status", status}} {
+		name, contentType string
+		p                 []byte
+	}{{"answer", "text/event-stream", answer}, {"status", "text/event-stream", status}, {"json-answer", "application/json", answer}} {
 		b.Run(c.name, func(b *testing.B) {
-			w := st.filterEvents(discard{httptest.NewRecorder()})
+			rec := httptest.NewRecorder()
+			rec.Header().Set("Content-Type", c.contentType)
+			w := st.filterEvents(discard{rec})
 			b.SetBytes(int64(len(c.p)))
 			for b.Loop() {
 				_, _ = w.Write(c.p)

@@ -43,6 +43,7 @@ type site struct {
 
 	proxyWarned sync.Once  // a same-host proxy not listed was logged
 	parses      parseTurns // each client's turn to parse a large request
+	workers     *workers   // the goroutines calls run on
 }
 
 func newSite(kind string, o Options) *site {
@@ -56,6 +57,7 @@ func newSite(kind string, o Options) *site {
 		clients: clientCounts{n: map[caller.ID]int{}},
 		abandon: make(chan struct{}),
 		tokenID: tokenFingerprint(o.AuthToken),
+		workers: newWorkers(),
 	}
 	if o.Metrics != nil {
 		o.Metrics.WatchSessions(kind, st.sessions.Load)
@@ -390,6 +392,7 @@ const closeGrace = 2 * time.Second
 // new calls are refused, calls in flight get ShutdownTimeout to finish, and
 // closeSessions ends the long-lived connections.
 func (st *site) serve(ctx context.Context, ln net.Listener, handler http.Handler, endpoints []string, closeSessions func(context.Context)) error {
+	defer st.workers.stop()
 	srv := &http.Server{
 		Handler:           st.handler(handler),
 		ReadHeaderTimeout: st.opts.ReadHeaderTimeout,

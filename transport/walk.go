@@ -191,11 +191,7 @@ func (w *walker) object(depth int, check bool) (string, bool) {
 			w.str()
 		} else {
 			name := w.name()
-			key := name
-			if depth == 0 {
-				key = []byte(foldName(string(name)))
-			}
-			if seen.add(key) {
+			if seen.add(name, depth == 0) {
 				return string(name), true
 			}
 		}
@@ -219,40 +215,68 @@ func foldName(s string) string {
 	return strings.ToUpper(s) // the same for ASCII, in one step
 }
 
-// nameSet holds the names of one object: a list while short, since most
-// objects in a request have a handful of members, and a map past that, so
-// that an object of many members costs linear time.
-// The names are slices of the message itself where they can be, so that
-// a walk allocates little.
+// nameSet holds the names of one object: copied into an array inside the
+// set while few and short, since most objects in a request have a handful
+// of members (the set lives on the walker's stack, so they cost no
+// allocation), and in a map past that, so that an object of many members
+// costs linear time.
 type nameSet struct {
-	list [][]byte
+	buf  [192]byte // the names, one after another
+	ends [8]uint8  // where each name in buf ends
+	n    int
 	set  map[string]struct{}
 }
 
-// add records name and reports whether it was there already.
-func (s *nameSet) add(name []byte) bool {
+// add records name, in the form foldName gives it when fold is set, and
+// reports whether it was there already.
+func (s *nameSet) add(name []byte, fold bool) bool {
+	var tmp [64]byte
+	key := name
+	if fold {
+		key = appendFolded(tmp[:0], name)
+	}
 	if s.set != nil {
-		if _, ok := s.set[string(name)]; ok {
+		if _, ok := s.set[string(key)]; ok {
 			return true
 		}
-		s.set[string(name)] = struct{}{}
+		s.set[string(key)] = struct{}{}
 		return false
 	}
-	for _, n := range s.list {
-		if string(n) == string(name) {
+	start := 0
+	for _, end := range s.ends[:s.n] {
+		if string(s.buf[start:end]) == string(key) {
 			return true
 		}
+		start = int(end)
 	}
-	if s.list == nil {
-		s.list = make([][]byte, 0, 8)
+	if s.n < len(s.ends) && start+len(key) <= len(s.buf) {
+		s.ends[s.n] = uint8(start + copy(s.buf[start:], key))
+		s.n++
+		return false
 	}
-	s.list = append(s.list, name)
-	if len(s.list) > 16 {
-		s.set = make(map[string]struct{}, 2*len(s.list))
-		for _, n := range s.list {
-			s.set[string(n)] = struct{}{}
-		}
-		s.list = nil
+	s.set = make(map[string]struct{}, 4*len(s.ends))
+	start = 0
+	for _, end := range s.ends[:s.n] {
+		s.set[string(s.buf[start:end])] = struct{}{}
+		start = int(end)
 	}
+	s.set[string(key)] = struct{}{}
 	return false
+}
+
+// appendFolded appends foldName(name) to dst, without a string between
+// them for the ASCII names that requests carry.
+func appendFolded(dst, name []byte) []byte {
+	for _, c := range name {
+		if c >= utf8.RuneSelf {
+			return append(dst, foldName(string(name))...)
+		}
+	}
+	for _, c := range name {
+		if 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
 }

@@ -384,12 +384,12 @@ func (c *wsConn) startCall(m message, data []byte, release func()) bool {
 	// The slot is held until the writer takes the answer, so a client that
 	// never reads cannot make answers pile up: past the bound its calls are
 	// refused, and once the writer blocks, so does reading.
-	go func() {
+	st.workers.run(func() {
 		defer c.calls.Done()
 		out := c.handle(m, data)
 		release()
 		c.send(reply{data: out, key: key, slot: true})
-	}()
+	})
 	return true
 }
 

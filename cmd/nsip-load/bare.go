@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 
 	clienttransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nsip-tools/nsip-mcp/cmd/internal/bare"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
@@ -34,6 +36,18 @@ import (
 // call is what nsip-mcp adds to a cached call, measured under the same
 // machine load.
 
+// --bare-server mcp-go serves the same bare server with mcp-go's own
+// streamable HTTP server instead (server.NewStreamableHTTPServer with its
+// defaults, on /mcp, beside a /healthz for startup): nothing of this
+// project's transport between the socket and mcp-go, so the ratio charges
+// nsip-mcp for its transport as well as its gateway.
+
+// Values of --bare-server.
+const (
+	bareOurs  = "transport"
+	bareMCPGo = "mcp-go"
+)
+
 // serveBareCommand is the hidden first argument under which nsip-load runs
 // the bare server itself (nsip-load starts itself with it).
 const serveBareCommand = "serve-bare"
@@ -41,6 +55,9 @@ const serveBareCommand = "serve-bare"
 // bareAnswerEnv carries the answer the bare server gives, as the JSON of a
 // tool result ({"_meta":...,"content":[...],"structuredContent":...}).
 const bareAnswerEnv = "NSIP_LOAD_BARE_ANSWER"
+
+// bareServerEnv carries --bare-server to the bare server's process.
+const bareServerEnv = "NSIP_LOAD_BARE_SERVER"
 
 // serveBare runs the bare server on the transport, host and port nsip-mcp
 // would read from the same variables, until ctx ends.
@@ -67,9 +84,19 @@ func serveBare(ctx context.Context, stderr io.Writer) int {
 		return fail("MCP_TRANSPORT=%q: use websocket or http-sse", kind)
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	err = transport.Serve(ctx, kind, s, transport.Options{
-		Host: host, Port: port, Logger: log, MaxSessionsPerClient: perClient,
-	})
+	switch os.Getenv(bareServerEnv) {
+	case "", bareOurs:
+		err = transport.Serve(ctx, kind, s, transport.Options{
+			Host: host, Port: port, Logger: log, MaxSessionsPerClient: perClient,
+		})
+	case bareMCPGo:
+		if kind != "http-sse" {
+			return fail("%s=%s serves streamable HTTP: MCP_TRANSPORT=%q must be http-sse", bareServerEnv, bareMCPGo, kind)
+		}
+		err = serveMCPGo(ctx, net.JoinHostPort(host, strconv.Itoa(port)), s, log)
+	default:
+		return fail("%s=%q: use %s or %s", bareServerEnv, os.Getenv(bareServerEnv), bareOurs, bareMCPGo)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "nsip-load %s: %v\n", serveBareCommand, err)
 		return 1
@@ -77,11 +104,50 @@ func serveBare(ctx context.Context, stderr io.Writer) int {
 	return 0
 }
 
+// serveMCPGo serves s at addr with mcp-go's own streamable HTTP server on
+// /mcp, and a /healthz that answers {"status":"ok"} for nsip-load to wait
+// on, until ctx ends.
+func serveMCPGo(ctx context.Context, addr string, s *server.MCPServer, log *slog.Logger) error {
+	streamable := server.NewStreamableHTTPServer(s, server.WithStreamableHTTPLogger(log))
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", streamable)
+	mux.HandleFunc("GET /healthz", bareHealthz)
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	stop, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	streamable.CloseSessions(stop)
+	if err := hs.Shutdown(stop); err != nil {
+		return err
+	}
+	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func bareHealthz(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = io.WriteString(w, `{"status":"ok"}`)
+}
+
 // Versus is the side-by-side result of --versus-bare.
 type Versus struct {
-	Phases  int        `json:"phases"`
-	Bare    VersusSide `json:"bare"`
-	Subject VersusSide `json:"nsip_mcp"`
+	Phases int `json:"phases"`
+	// BareServer is --bare-server: what served the bare server.
+	BareServer string     `json:"bare_server"`
+	Bare       VersusSide `json:"bare"`
+	Subject    VersusSide `json:"nsip_mcp"`
 	// Rate is --rate: both servers were offered the same calls per phase.
 	Rate float64 `json:"rate_per_s,omitempty"`
 	// Ratio is the subject's CPU per call over the bare server's; absent
@@ -192,7 +258,7 @@ func versusBare(ctx context.Context, cfg config, progress io.Writer) (*Report, e
 	}
 	assignPlans(cfg, ks, bares)
 
-	v := &Versus{Phases: cfg.versusPhases, Rate: cfg.rate}
+	v := &Versus{Phases: cfg.versusPhases, BareServer: cfg.bareServer, Rate: cfg.rate}
 	v.Bare.PID, v.Subject.PID = bareSrv.pids[0], subject.pids[0]
 	phase := cfg
 	phase.duration = cfg.duration / time.Duration(cfg.versusPhases)
@@ -485,7 +551,7 @@ func startBare(ctx context.Context, cfg config, answer []byte) (*target, error) 
 	env := mergeEnv(cleanEnviron(), []string{
 		"MCP_TRANSPORT=" + kind, "MCP_HOST=127.0.0.1", "MCP_PORT=" + strconv.Itoa(port),
 		"MCP_MAX_SESSIONS_PER_CLIENT=" + strconv.Itoa(cfg.sessions+16),
-		bareAnswerEnv + "=" + string(answer),
+		bareAnswerEnv + "=" + string(answer), bareServerEnv + "=" + cfg.bareServer,
 	})
 	if err := t.startServer(ctx, env, base+"/healthz"); err != nil {
 		t.close()
@@ -525,7 +591,11 @@ func (v *Versus) writeText(w io.Writer) {
 	if v.Rate > 0 {
 		loop = fmt.Sprintf("open loop at %g calls/s", v.Rate)
 	}
-	fmt.Fprintf(w, "versus     %d alternating phases, bare first, %s; CPU per call from /proc/<pid>/stat\n", v.Phases, loop)
+	served := "this project's transport"
+	if v.BareServer == bareMCPGo {
+		served = "mcp-go's own streamable HTTP server"
+	}
+	fmt.Fprintf(w, "versus     %d alternating phases, bare first (served by %s), %s; CPU per call from /proc/<pid>/stat\n", v.Phases, served, loop)
 	for i, p := range v.PerPhase {
 		fmt.Fprintf(w, "  phase %-2d %-9s", i+1, p.Server)
 		if v.Rate > 0 {

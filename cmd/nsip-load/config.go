@@ -74,6 +74,11 @@ type config struct {
 	// versusPhases > 0 runs nsip-mcp beside a bare server (--versus-bare)
 	// in this many alternating phases.
 	versusPhases int
+	// bareServer is what serves the bare server's answers: bareOurs (this
+	// project's transport package) or bareMCPGo (mcp-go's own streamable
+	// HTTP server, so that the comparison charges nsip-mcp for its
+	// transport too).
+	bareServer string
 	// rate > 0 schedules calls open-loop: this many per second across the
 	// sessions, each at a fixed time whether or not earlier ones answered.
 	rate float64
@@ -91,6 +96,17 @@ NSIP_BASE_URL pointing at nsip-stub (--url), never at the real API.
   nsip-load --spawn --transport websocket --sessions 200 --duration 20s
   nsip-load --url http://127.0.0.1:8000 --transport streamable --sessions 50
   nsip-load --spawn --scenario breeder --sessions 50 --json
+
+--versus-bare N also starts a bare mcp-go server answering with nsip-mcp's
+cached nsip_get_animal result and reports the two processes' CPU per call:
+
+  nsip-load --spawn --transport streamable --sessions 200 --rate 700 --latency 0 --versus-bare 6
+  nsip-load --spawn --transport streamable --sessions 200 --rate 700 --latency 0 --versus-bare 6 --bare-server mcp-go
+
+The first serves the bare server with this project's transport, as
+nsip-mcp is served, so the ratio is what the gateway adds; the second
+serves it with mcp-go's own server.NewStreamableHTTPServer, so the ratio
+also counts what nsip-mcp's transport adds.
 
 Every run ends at --duration or after --calls tool calls, whichever comes
 first. Exit status: 0 when every call succeeded, 1 when the run could not
@@ -142,6 +158,7 @@ func parseArgs(args []string, out io.Writer) (config, error) {
 	fs.BoolVar(&c.failOnError, "fail-on-error", true, "exit with status 3 when any call failed")
 	fs.StringVar(&c.attack, "attack", attackNone, "run an attack from 127.0.0.2 beside the honest sessions: slow-body or init-flood (network transports only)")
 	fs.IntVar(&c.versusPhases, "versus-bare", 0, "with --spawn over websocket or streamable: also start a bare mcp-go server (the nine tool names answering nsip-mcp's cached "+toolname.GetAnimal+" text, over this project's transports), drive both alike in this many alternating phases (even, 2..20) splitting --duration, every call on a hot key, and report each process's CPU per call and their ratio")
+	fs.StringVar(&c.bareServer, "bare-server", bareOurs, "--versus-bare: what serves the bare server, "+bareOurs+" (this project's transport package, like nsip-mcp) or "+bareMCPGo+" (mcp-go's own server.NewStreamableHTTPServer on /mcp, no transport code of this project; --transport streamable only), so that the ratio also counts what nsip-mcp's transport adds")
 	fs.Float64Var(&c.rate, "rate", 0, fmt.Sprintf("open loop: calls per second in total across the sessions, each due at a fixed time (a session still waiting for its previous answer counts the call as missed); 0 keeps the closed loop (a call after each answer and --think), up to %d", maxRate))
 	fs.IntVar(&c.attackers, "attackers", 200, "--attack: concurrent attackers, 1..5000")
 	if err := fs.Parse(args); err != nil {
@@ -222,6 +239,8 @@ func (c *config) check() error {
 		if err := c.checkVersus(); err != nil {
 			return err
 		}
+	} else if c.bareServer != bareOurs {
+		return errors.New("--bare-server chooses the server of --versus-bare: add --versus-bare")
 	}
 	for _, t := range c.tools {
 		if !slices.Contains(toolNames[:], t) {
@@ -325,6 +344,10 @@ func (c *config) checkVersus() error {
 		return errors.New("--versus-bare compares one server with one: leave out --replicas")
 	case c.attack != attackNone:
 		return errors.New("--versus-bare and --attack do not go together")
+	case c.bareServer != bareOurs && c.bareServer != bareMCPGo:
+		return fmt.Errorf("invalid value %q for flag --bare-server: use %s or %s", c.bareServer, bareOurs, bareMCPGo)
+	case c.bareServer == bareMCPGo && c.transport != transportStreamable:
+		return fmt.Errorf("--bare-server %s serves streamable HTTP only: add --transport streamable", bareMCPGo)
 	}
 	c.hot = 1
 	if len(c.tools) == 0 {

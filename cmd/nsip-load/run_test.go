@@ -232,7 +232,37 @@ func TestVersusBare(t *testing.T) {
 			if rep.Calls != v.Subject.Calls {
 				t.Errorf("report counts %d calls, nsip-mcp's side %d", rep.Calls, v.Subject.Calls)
 			}
+			if v.BareServer != bareOurs {
+				t.Errorf("bare server %q, want %q by default", v.BareServer, bareOurs)
+			}
 		})
+	}
+}
+
+// TestVersusBareOnMCPGo serves the bare server with mcp-go's own
+// streamable HTTP server: the run starts only if that server answers the
+// cached call with nsip-mcp's bytes, and every call on both sides is
+// answered.
+func TestVersusBareOnMCPGo(t *testing.T) {
+	rep, code, stderr := runJSON(t, "--transport", transportStreamable, "--sessions", "4", "--think", "20ms", "--duration", "2s",
+		"--versus-bare", "2", "--bare-server", bareMCPGo)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	v := rep.Versus
+	if v == nil {
+		t.Fatal("no versus_bare in the report")
+	}
+	if v.BareServer != bareMCPGo {
+		t.Errorf("bare server %q, want %q", v.BareServer, bareMCPGo)
+	}
+	for name, s := range map[string]VersusSide{"bare": v.Bare, "nsip-mcp": v.Subject} {
+		if s.Calls == 0 || s.Errors != 0 || s.Hits != s.Calls || s.PID == 0 {
+			t.Errorf("%s: %d calls, %d hits, %d errors, pid %d", name, s.Calls, s.Hits, s.Errors, s.PID)
+		}
+	}
+	if len(rep.Errors) != 0 {
+		t.Errorf("errors %v, want none", rep.Errors)
 	}
 }
 

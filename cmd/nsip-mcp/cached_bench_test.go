@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -90,7 +91,10 @@ func BenchmarkCachedCallOverTransport(b *testing.B) {
 			run(b, tr, s, transport.Options{Metrics: m})
 		})
 	}
-	for _, tr := range cases {
+	// The -mcpgo case serves the bare server with mcp-go's own streamable
+	// HTTP server, as nsip-load --versus-bare --bare-server mcp-go does:
+	// against it, what this project's transport adds counts too.
+	for _, tr := range append(cases, transportCase{"streamable-mcpgo", serveMCPGo, dialBenchStreamable}) {
 		b.Run(tr.name+"-bare", func(b *testing.B) {
 			s, err := bare.New(answer, []string{"nsip_get_animal"})
 			if err != nil {
@@ -99,6 +103,20 @@ func BenchmarkCachedCallOverTransport(b *testing.B) {
 			run(b, tr, s, transport.Options{})
 		})
 	}
+}
+
+// serveMCPGo serves s on o.Listener with mcp-go's streamable HTTP server
+// and its defaults, no transport code of this project, until ctx ends.
+func serveMCPGo(ctx context.Context, s *server.MCPServer, o transport.Options) error {
+	hs := &http.Server{Handler: server.NewStreamableHTTPServer(s)}
+	go func() {
+		<-ctx.Done()
+		_ = hs.Close()
+	}()
+	if err := hs.Serve(o.Listener); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }
 
 // cachedResult is the JSON of nsip-mcp's result for a cached call of msg,

@@ -1,7 +1,6 @@
 package param
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -88,9 +87,7 @@ func (a *Args) Example(call Sent) *Call {
 // error names the member, found from the struct rather than from the
 // decoder's message.
 func DecodeInto(params []byte, v any) *FieldError {
-	dec := json.NewDecoder(bytes.NewReader(params))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
+	err := decodeWith(&strictDecoders, params, v)
 	if err == nil {
 		return nil
 	}

@@ -324,9 +324,7 @@ func InputSchema(ps []Spec) mcp.ToolInputSchema {
 func Decode(req mcp.CallToolRequest) (Sent, *FieldError) {
 	var v any
 	if raw := bytes.TrimSpace(req.Params.RawArguments); len(raw) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.UseNumber()
-		if err := dec.Decode(&v); err != nil {
+		if err := decodeWith(&numberDecoders, raw, &v); err != nil {
 			return Sent{}, &FieldError{Field: "arguments", Problem: "is not valid JSON: " + err.Error(), Expected: "a JSON object"}
 		}
 	} else {

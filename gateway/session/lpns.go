@@ -27,12 +27,24 @@ const (
 // zero value is ready to use and safe for concurrent use.
 type LPNs struct {
 	once     sync.Once
-	sessions *lru.Cache[string, *lru.Cache[string, struct{}]]
+	sessions *lru.Cache[string, *seenSet]
 	mu       sync.Mutex
 }
 
+// seenSet is one session's LPN IDs, and the list last added to them.
+type seenSet struct {
+	ids *lru.Cache[string, struct{}]
+	// last is the list of the session's latest Add. Adding the same list
+	// again leaves the set as it is: each ID is there already (a list no
+	// longer than the set's bound cannot push out its own IDs), and
+	// moving them to the front in the same order gives the same order. A
+	// session asking for one animal again and again, as a cached call
+	// does, then costs a comparison instead of a move per ID.
+	last []string
+}
+
 func (s *LPNs) init() {
-	s.once.Do(func() { s.sessions, _ = lru.New[string, *lru.Cache[string, struct{}]](seenSessions) })
+	s.once.Do(func() { s.sessions, _ = lru.New[string, *seenSet](seenSessions) })
 }
 
 // Add records that session met ids.
@@ -45,11 +57,19 @@ func (s *LPNs) Add(session string, ids []string) {
 	defer s.mu.Unlock()
 	set, ok := s.sessions.Get(session)
 	if !ok {
-		set, _ = lru.New[string, struct{}](seenLPNsPerSess)
+		ids, _ := lru.New[string, struct{}](seenLPNsPerSess)
+		set = &seenSet{ids: ids}
 		s.sessions.Add(session, set)
 	}
+	if slices.Equal(set.last, ids) {
+		return
+	}
 	for _, id := range ids {
-		set.Add(id, struct{}{})
+		set.ids.Add(id, struct{}{})
+	}
+	set.last = set.last[:0]
+	if len(ids) <= seenLPNsPerSess {
+		set.last = append(set.last, ids...)
 	}
 }
 
@@ -62,7 +82,7 @@ func (s *LPNs) List(session string) []string {
 	if !ok {
 		return nil
 	}
-	ids := set.Keys() // oldest first
+	ids := set.ids.Keys() // oldest first
 	slices.Reverse(ids)
 	return ids
 }

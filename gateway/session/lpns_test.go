@@ -25,6 +25,41 @@ func TestSeenLPNsAreBounded(t *testing.T) {
 	}
 }
 
+// A list added again right after itself is skipped; the order it leaves
+// must be the one adding every ID again would, however the lists repeat,
+// overlap or hold an ID twice.
+func TestAddingTheSameListAgainKeepsTheOrder(t *testing.T) {
+	lists := [][]string{
+		{"x", "y"}, {"x", "y"}, {"z"}, {"x", "y"}, {"y", "x", "y"}, {"y", "x", "y"},
+		{"z", "x"}, {"x"}, {"x"}, {"y", "z"}, {"y", "z"}, {"z", "y", "x"},
+	}
+	var s LPNs
+	plain := []string{} // what adding every ID one by one gives, newest first
+	for i, ids := range lists {
+		s.Add("a", ids)
+		for _, id := range ids {
+			plain = slices.DeleteFunc(plain, func(p string) bool { return p == id })
+			plain = slices.Insert(plain, 0, id)
+		}
+		if got := s.List("a"); !slices.Equal(got, plain) {
+			t.Fatalf("after list %d %v: %v, want %v", i, ids, got, plain)
+		}
+	}
+	// A list longer than the bound pushes out its own first IDs; added
+	// twice, the latest IDs up to the bound remain, newest first.
+	long := make([]string, seenLPNsPerSess+2)
+	for i := range long {
+		long[i] = "L" + strconv.Itoa(i)
+	}
+	s.Add("b", long)
+	s.Add("b", long)
+	want := slices.Clone(long[2:])
+	slices.Reverse(want)
+	if got := s.List("b"); !slices.Equal(got, want) {
+		t.Errorf("a list past the bound added twice: %d kept, newest %s", len(got), got[0])
+	}
+}
+
 // Nothing is remembered without a session to remember it for, or with
 // nothing to remember; a session never seen lists nothing.
 func TestNothingToRemember(t *testing.T) {
