@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/nsip-tools/nsip-mcp/gateway/internal/jsonpool"
 )
 
 // InputSchema is the published input schema of a tool taking a: its
@@ -87,7 +88,7 @@ func (a *Args) Example(call Sent) *Call {
 // error names the member, found from the struct rather than from the
 // decoder's message.
 func DecodeInto(params []byte, v any) *FieldError {
-	err := decodeWith(&strictDecoders, params, v)
+	err := jsonpool.Strict(params, v)
 	if err == nil {
 		return nil
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/internal/jsonpool"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
@@ -324,7 +325,7 @@ func InputSchema(ps []Spec) mcp.ToolInputSchema {
 func Decode(req mcp.CallToolRequest) (Sent, *FieldError) {
 	var v any
 	if raw := bytes.TrimSpace(req.Params.RawArguments); len(raw) > 0 {
-		if err := decodeWith(&numberDecoders, raw, &v); err != nil {
+		if err := jsonpool.Numbers(raw, &v); err != nil {
 			return Sent{}, &FieldError{Field: "arguments", Problem: "is not valid JSON: " + err.Error(), Expected: "a JSON object"}
 		}
 	} else {

@@ -1,4 +1,7 @@
-package param
+// Package jsonpool decodes JSON with decoders kept for reuse: every tool
+// call decodes its arguments twice, and a new json.Decoder with its buffer
+// is most of what that allocates.
+package jsonpool
 
 import (
 	"bytes"
@@ -42,3 +45,11 @@ func decodeWith(pool *sync.Pool, raw []byte, v any) error {
 	}
 	return err
 }
+
+// Numbers decodes the first JSON value in raw into v as a new decoder
+// with UseNumber would.
+func Numbers(raw []byte, v any) error { return decodeWith(&numberDecoders, raw, v) }
+
+// Strict decodes the first JSON value in raw into v as a new decoder with
+// DisallowUnknownFields would.
+func Strict(raw []byte, v any) error { return decodeWith(&strictDecoders, raw, v) }

@@ -1,4 +1,4 @@
-package param
+package jsonpool
 
 import (
 	"bytes"
@@ -37,5 +37,23 @@ func TestPooledDecodersDecodeAsNewOnes(t *testing.T) {
 				t.Errorf("round %d, %s into a struct: %#v, %v; want %#v, %v", round, in, gs, gotErr, ws, wantErr)
 			}
 		}
+	}
+}
+
+// The two ways in decode as their names say: numbers kept as written, and
+// a member the struct lacks refused.
+func TestNumbersAndStrict(t *testing.T) {
+	var v any
+	if err := Numbers([]byte(`{"n":12345678901234567890}`), &v); err != nil || v.(map[string]any)["n"] != json.Number("12345678901234567890") {
+		t.Errorf("Numbers: %#v, %v; want the number as written", v, err)
+	}
+	var s struct {
+		A int `json:"a"`
+	}
+	if err := Strict([]byte(`{"a":1,"b":2}`), &s); err == nil {
+		t.Error("Strict took a member the struct lacks")
+	}
+	if err := Strict([]byte(`{"a":3}`), &s); err != nil || s.A != 3 {
+		t.Errorf("Strict: %+v, %v; want a = 3", s, err)
 	}
 }
