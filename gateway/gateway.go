@@ -142,6 +142,10 @@ type Gateway struct {
 	// unknown answers calls of tools not offered; built once, since
 	// mcp-go runs its middleware on every call.
 	unknown *argcheck.UnknownTools
+	// sources are each tool's source of reads, by its place in registry:
+	// made once, since a source holds only the gateway and the tool, so a
+	// call allocates none.
+	sources []callSource
 
 	passes *passes.Store // breed passes kept between calls, and read in the background
 	// passFilled, when set, hears of each background pass's end, by key.

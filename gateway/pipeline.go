@@ -50,7 +50,7 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 		g.finish(ctx, d.Def, logParams(req), start, toolcall.Failed(te))
 		return te.Result()
 	}
-	o := d.run(ctx, c, &callSource{g: g, tool: d})
+	o := d.run(ctx, c, &g.sources[d.index])
 	params := o.Params
 	if params == "" {
 		params = logParams(req)

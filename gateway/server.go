@@ -61,6 +61,10 @@ func New(up Upstream, sum *summarize.Summarizer, cfg Config) (*Gateway, error) {
 	g.full = full.New(full.Config{TTL: cfg.CacheTTL, MaxBytes: cfg.FullMaxBytes, StoreBytes: 4 * cfg.FullMaxBytes, Now: cfg.Now})
 	g.intro = g.introduction()
 	g.unknown = g.unknownTools()
+	g.sources = make([]callSource, len(registry))
+	for i, d := range registry {
+		g.sources[i] = callSource{g: g, tool: d}
+	}
 	g.stats.Init(allToolNames(), toolerr.Codes) // every tool defined, offered or not
 	cfg.Metrics.WatchState(g.metricsState)
 	return g, nil

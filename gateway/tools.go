@@ -43,6 +43,9 @@ type toolDef struct {
 	// example is a correct call for an error message, from the arguments
 	// as sent.
 	example func(param.Sent) *param.Call
+	// index is the tool's place in registry, where each gateway keeps its
+	// source (Gateway.sources).
+	index int
 }
 
 // lookupTool is lookup d as the call path serves it; pct is the analysis
@@ -91,10 +94,11 @@ var registry = func() []*toolDef {
 		analysisTool(mating.CheckMating), analysisTool(compare.Compare), analysisTool(rank.Rank),
 		analysisTool(flock.FlockSummary), analysisTool(plan.PlanMatings),
 	}
-	for _, d := range out {
+	for i, d := range out {
 		if err := d.Check(); err != nil {
 			panic(err)
 		}
+		d.index = i
 	}
 	return out
 }()
