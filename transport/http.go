@@ -43,6 +43,7 @@ type site struct {
 
 	proxyWarned sync.Once  // a same-host proxy not listed was logged
 	parses      parseTurns // each client's turn to parse a large request
+	backlog     backlogs   // each client's answers not yet taken
 }
 
 func newSite(kind string, o Options) *site {
