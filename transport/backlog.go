@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"sync"
 
@@ -23,12 +24,41 @@ type backlogs struct {
 	// pending are the legacy SSE calls whose answers have not yet
 	// appeared on their stream, by session and call key.
 	pending map[string][]*callBacklog
+	// lingering are the streamable HTTP responses written whole into
+	// their connection's kernel buffer and not yet acknowledged by the
+	// client, by connection (unsent).
+	lingering map[net.Conn][]*callBacklog
+}
+
+type connKey struct{}
+
+// connContext records a connection for its requests' accounts: the
+// http.Server's ConnContext.
+func (b *backlogs) connContext(ctx context.Context, c net.Conn) context.Context {
+	return context.WithValue(ctx, connKey{}, c)
+}
+
+// connState ends the accounts of a connection's lingering responses once
+// it closes or is taken over: the http.Server's ConnState.
+func (b *backlogs) connState(c net.Conn, s http.ConnState) {
+	if s != http.StateClosed && s != http.StateHijacked {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, cb := range b.lingering[c] {
+		cb.releaseLocked()
+	}
+	delete(b.lingering, c)
 }
 
 type clientBacklog struct {
 	id    caller.ID
 	bytes int64 // what the client's open calls count
 	calls int   // its open calls; the account goes when the last ends
+	// lingering are its responses written into their connection's
+	// kernel buffer that the client has not yet acknowledged.
+	lingering []*callBacklog
 }
 
 // callBacklog is one call's part of its client's account: the larger of
@@ -39,6 +69,7 @@ type callBacklog struct {
 	c             *clientBacklog
 	held, written int64
 	done          bool
+	conn          net.Conn // while lingering: the connection it was written to
 }
 
 var _ caller.Backlog = (*callBacklog)(nil)
@@ -62,17 +93,87 @@ func (b *backlogs) open(client caller.ID) *callBacklog {
 // unread is what client's open calls count.
 func (b *backlogs) unread(client caller.ID) int64 {
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	if c := b.clients[client]; c != nil {
-		return c.bytes
+	c := b.clients[client]
+	b.mu.Unlock()
+	if c == nil {
+		return 0
 	}
-	return 0
+	b.settle(c)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return c.bytes
+}
+
+// settle brings c's lingering responses up to date: each counts what its
+// connection still holds unacknowledged, and ends once that is nothing
+// or the connection has gone. The kernel is asked outside the lock.
+func (b *backlogs) settle(c *clientBacklog) {
+	b.mu.Lock()
+	if len(c.lingering) == 0 {
+		b.mu.Unlock()
+		return
+	}
+	cbs := append([]*callBacklog(nil), c.lingering...)
+	b.mu.Unlock()
+	left := make([]int64, len(cbs))
+	for i, cb := range cbs {
+		if q, ok := unsent(cb.conn); ok {
+			left[i] = q
+		}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i, cb := range cbs {
+		if cb.done {
+			continue
+		}
+		if left[i] <= 0 {
+			cb.releaseLocked()
+			continue
+		}
+		cb.shrinkLocked(left[i])
+	}
+}
+
+// shrinkLocked makes the call's part at most n.
+func (cb *callBacklog) shrinkLocked(n int64) {
+	was := cb.part()
+	cb.held, cb.written = min(was, n), 0
+	cb.c.bytes += cb.part() - was
+}
+
+// finish ends a streamable HTTP call's part once its handler has
+// returned, unless its connection's kernel buffer still holds some of
+// what it wrote: a client that does not read has not taken an answer just
+// because the kernel has, and the kernel's memory is the server's too.
+// Then it lingers, counting what is left, until the client acknowledges
+// it or the connection closes.
+func (cb *callBacklog) finish(conn net.Conn) {
+	q, ok := int64(0), false
+	if conn != nil {
+		q, ok = unsent(conn)
+	}
+	b := cb.b
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !ok || q <= 0 || cb.done {
+		cb.releaseLocked()
+		return
+	}
+	cb.shrinkLocked(q)
+	cb.conn = conn
+	cb.c.lingering = append(cb.c.lingering, cb)
+	if b.lingering == nil {
+		b.lingering = map[net.Conn][]*callBacklog{}
+	}
+	b.lingering[conn] = append(b.lingering[conn], cb)
 }
 
 func (cb *callBacklog) part() int64 { return max(cb.held, cb.written) }
 
 // Unread is what the client's calls count, this one's included.
 func (cb *callBacklog) Unread() int64 {
+	cb.b.settle(cb.c)
 	cb.b.mu.Lock()
 	defer cb.b.mu.Unlock()
 	return cb.c.bytes
@@ -83,6 +184,7 @@ func (cb *callBacklog) Unread() int64 {
 // unread is always let through, so that an answer larger than the limit
 // can still be read by a client that reads.
 func (cb *callBacklog) Hold(n, limit int64) (int64, bool) {
+	cb.b.settle(cb.c)
 	cb.b.mu.Lock()
 	defer cb.b.mu.Unlock()
 	others := cb.c.bytes - cb.part()
@@ -129,6 +231,15 @@ func (cb *callBacklog) releaseLocked() {
 		return
 	}
 	cb.done = true
+	if cb.conn != nil {
+		cb.c.lingering = dropOne(cb.c.lingering, cb)
+		if rest := dropOne(cb.b.lingering[cb.conn], cb); len(rest) > 0 {
+			cb.b.lingering[cb.conn] = rest
+		} else {
+			delete(cb.b.lingering, cb.conn)
+		}
+		cb.conn = nil
+	}
 	cb.c.bytes -= cb.part()
 	cb.c.calls--
 	if cb.c.calls == 0 && cb.b.clients[cb.c.id] == cb.c {
@@ -136,12 +247,23 @@ func (cb *callBacklog) releaseLocked() {
 	}
 }
 
+func dropOne(cbs []*callBacklog, cb *callBacklog) []*callBacklog {
+	for i, x := range cbs {
+		if x == cb {
+			return append(cbs[:i], cbs[i+1:]...)
+		}
+	}
+	return cbs
+}
+
 // track gives a streamable HTTP call its account: the request carries it
-// to the handlers, and the writer counts what the response writes. The
-// call's part ends when done is called, once the handler has returned.
+// to the handlers, and the writer counts what the response writes. done,
+// called once the handler has returned, ends the call's part or leaves it
+// lingering (finish).
 func (b *backlogs) track(w http.ResponseWriter, r *http.Request, client caller.ID) (http.ResponseWriter, *http.Request, func()) {
 	cb := b.open(client)
-	return &backlogWriter{ResponseWriter: w, cb: cb}, r.WithContext(caller.WithBacklog(r.Context(), cb)), cb.release
+	conn, _ := r.Context().Value(connKey{}).(net.Conn)
+	return &backlogWriter{ResponseWriter: w, cb: cb}, r.WithContext(caller.WithBacklog(r.Context(), cb)), func() { cb.finish(conn) }
 }
 
 // backlogWriter counts a response's bytes against its call's account.
