@@ -340,3 +340,36 @@ func TestWebSocketClientThatNeverReadsItsLinksIsBounded(t *testing.T) {
 // unreadBound is gateway/full's default bound on a client's unread
 // answers.
 const unreadBound = 4 << 20
+
+// A client's account counts each open call's larger of its hold and its
+// written bytes, refuses a hold past the limit only when something else is
+// unread, and is gone once every call has ended.
+func TestBacklogAccount(t *testing.T) {
+	var b backlogs
+	const limit = 1000
+	first, second := b.open("addr:a"), b.open("addr:a")
+	other := b.open("addr:b")
+	if unread, ok := first.Hold(1500, limit); !ok || unread != 0 {
+		t.Fatalf("a hold over the limit with nothing unread: %d %v, want served", unread, ok)
+	}
+	first.wrote(1600) // more than held: the written bytes count
+	if got := b.unread("addr:a"); got != 1600 {
+		t.Fatalf("unread %d after a 1,500-byte hold and 1,600 bytes written, want 1600", got)
+	}
+	if unread, ok := second.Hold(10, limit); ok || unread != 1600 {
+		t.Fatalf("a hold while 1,600 bytes lie unread: %d %v, want refused naming 1600", unread, ok)
+	}
+	if _, ok := other.Hold(900, limit); !ok {
+		t.Fatal("another client's hold was refused")
+	}
+	first.release()
+	first.release() // twice does nothing
+	if unread, ok := second.Hold(400, limit); !ok || unread != 0 || b.unread("addr:a") != 400 {
+		t.Fatalf("a hold once the first answer was taken: %d %v, account %d", unread, ok, b.unread("addr:a"))
+	}
+	second.release()
+	other.release()
+	if len(b.clients) != 0 {
+		t.Fatalf("%d accounts left after every call ended", len(b.clients))
+	}
+}
