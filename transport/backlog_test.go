@@ -373,3 +373,96 @@ func TestBacklogAccount(t *testing.T) {
 		t.Fatalf("%d accounts left after every call ended", len(b.clients))
 	}
 }
+
+func TestSSEClientThatNeverReadsItsLinksIsBounded(t *testing.T) {
+	store := full.New(full.Config{})
+	reads := make(chan error, 64)
+	srv := serveNetwork(t, KindHTTPSSE, newLinkServer(store, reads), Options{Listener: smallListener(t)})
+
+	// The attacker's stream, from its own address, read only as far as
+	// the link.
+	conn, err := (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(attackerIP)}, Timeout: testTimeout}).Dial("tcp", srv.addr)
+	if err != nil {
+		t.Skipf("cannot dial from %s: %v", attackerIP, err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	fmt.Fprintf(conn, "GET /sse HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+	_ = conn.SetReadDeadline(time.Now().Add(testTimeout))
+	stream := bufio.NewReader(conn)
+	next := func() string { // the next data line
+		t.Helper()
+		for {
+			line, err := stream.ReadString('\n')
+			if err != nil {
+				t.Fatalf("reading the stream: %v", err)
+			}
+			if d, ok := strings.CutPrefix(line, "data:"); ok {
+				return strings.TrimSpace(d)
+			}
+		}
+	}
+	endpoint := srv.base + next()
+	hc := dialFrom(t, attackerIP)
+	post := func(body string) {
+		t.Helper()
+		resp, err := hc.Post(endpoint, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusAccepted {
+			t.Fatalf("POST %.100s: status %d", body, resp.StatusCode)
+		}
+	}
+	post(initFrame)
+	next()
+	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"link","arguments":{}}}`)
+	uri := linkURI.FindString(next())
+	if uri == "" {
+		t.Fatal("the link tool gave no link")
+	}
+
+	// Twelve reads; the stream is read again only once every read has
+	// been decided.
+	const attempts = 12
+	for i := range attempts {
+		post(readFrame(10+i, uri))
+	}
+	for range attempts {
+		<-reads
+	}
+
+	// Meanwhile another client is served.
+	honest := newSSEWire(t, srv.base).(*sseWire)
+	if got := honest.exchangeOne(t, []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"ewe"}}}`)); len(got) != 1 || toolText(got[0]) != "echo: ewe" {
+		t.Fatalf("honest call: %s", describeAnswers(got))
+	}
+
+	served, refused := 0, 0
+	for range attempts {
+		var m rpcMessage
+		if err := json.Unmarshal([]byte(next()), &m); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case m.Error == nil:
+			served++
+		case strings.Contains(m.Error.Message, "still unread") && strings.Contains(m.Error.Message, uri):
+			refused++
+			var n int64
+			if s := unreadBytes.FindStringSubmatch(m.Error.Message); s != nil {
+				_, _ = fmt.Sscan(s[1], &n)
+			}
+			if n <= 0 || n > unreadBound {
+				t.Errorf("a refusal names %d unread bytes, want some, within the bound of %d: %s", n, unreadBound, m.Error.Message)
+			}
+		default:
+			t.Fatalf("a read answered %s", m.Error.Message)
+		}
+	}
+	if served < 1 || served > 3 || refused != attempts-served {
+		t.Fatalf("of %d unread reads of a 1.2 MB link, %d served and %d refused; want at most 3 served (4 MiB) and the rest refused", attempts, served, refused)
+	}
+}
