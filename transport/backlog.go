@@ -11,7 +11,8 @@ import (
 
 // backlogs is each client's account of the answers made for it and not
 // yet taken (caller.Backlog): on streamable HTTP, a response whose handler
-// has not finished writing; on the legacy SSE transport, an answer not
+// has not finished writing or, on Linux, whose bytes the client has not
+// yet acknowledged (finish); on the legacy SSE transport, an answer not
 // yet written to its stream; on WebSocket, a reply queued for its
 // connection and not yet written out. An answer that the client does not
 // read holds the server's memory until then, so whoever makes a large one
@@ -46,10 +47,12 @@ func (b *backlogs) connState(c net.Conn, s http.ConnState) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for _, cb := range b.lingering[c] {
+	// Taken out of the map first: releasing one edits the map's list.
+	cbs := b.lingering[c]
+	delete(b.lingering, c)
+	for _, cb := range cbs {
 		cb.releaseLocked()
 	}
-	delete(b.lingering, c)
 }
 
 type clientBacklog struct {

@@ -382,11 +382,12 @@ func (c *wsConn) startCall(m message, data []byte, release func()) bool {
 	key := st.calls.anon()
 	st.calls.begin(key)
 	c.calls.Add(1)
+	// The reply's bytes count against its client until written out
+	// (backlog.go).
+	cb := st.backlog.open(caller.Request(c.ctx))
 	// The slot is held until the writer takes the answer, so a client that
 	// never reads cannot make answers pile up: past the bound its calls are
 	// refused, and once the writer blocks, so does reading.
-	// The reply's bytes count against its client until written out.
-	cb := st.backlog.open(caller.Request(c.ctx))
 	go func() {
 		defer c.calls.Done()
 		out := c.handle(withBacklog(c.ctx, cb), m, data)

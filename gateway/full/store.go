@@ -19,6 +19,11 @@
 // an even share of the store therefore keeps its links for the whole TTL,
 // however many links others make; a client's own new links drop its own
 // oldest once it is the largest holder.
+//
+// A read is refused while the client's earlier answers lie unread past
+// Config.UnreadBytes (caller.Backlog, kept by the network transports): a
+// client that asks for link after link and reads none would otherwise
+// make the server hold an encoded copy of each until it is written out.
 package full
 
 import (
