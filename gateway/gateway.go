@@ -55,8 +55,11 @@ type Config struct {
 	// FullMaxBytes bounds the complete data one summarized answer links
 	// (gateway/full); all links together hold at most 4 times as much.
 	FullMaxBytes int64
-	Logger       *slog.Logger
-	Now          func() time.Time // the cache's clock
+	// FullUnreadMaxBytes is how much of a client's earlier answers may lie
+	// unread for a full-answer link's read to be served (gateway/full).
+	FullUnreadMaxBytes int64
+	Logger             *slog.Logger
+	Now                func() time.Time // the cache's clock
 
 	// Shared, when set, is the Redis that replicas share a cache tier, the
 	// rate limit, miss collapsing and breaker news through (upstream.Shared).
@@ -104,6 +107,7 @@ func DefaultConfig() Config {
 		CollapseWait:          5 * time.Second,
 		MaxUpstreamPause:      upstream.DefaultMaxUpstreamPause,
 		FullMaxBytes:          full.DefaultMaxBytes,
+		FullUnreadMaxBytes:    full.DefaultUnreadBytes,
 		Toolsets:              toolsets.All(),
 		TasksPerClient:        tasks.DefaultPerCaller,
 		TasksMax:              tasks.DefaultMax,
@@ -171,7 +175,7 @@ func withDefaults(cfg Config) (Config, error) {
 		cfg.RateLimit < 0 || cfg.RateBurst < 0 || cfg.MaxConcurrentUpstream < 0 || cfg.BreakerCooldown < 0 ||
 		cfg.CallTimeout < 0 || cfg.ProgressInterval < 0 || cfg.ReadyMaxAge < 0 || cfg.Replicas < 0 || cfg.CollapseWait < 0 ||
 		cfg.MaxUpstreamPause < 0 || cfg.TasksPerClient < 0 || cfg.TasksMax < 0 || cfg.TaskTTL < 0 || cfg.AnalysisTimeout < 0 ||
-		cfg.FullMaxBytes < 0 {
+		cfg.FullMaxBytes < 0 || cfg.FullUnreadMaxBytes < 0 {
 		return cfg, errors.New("gateway: configuration values must not be negative")
 	}
 	setDefault(&cfg.Budget, d.Budget)
@@ -199,6 +203,7 @@ func withDefaults(cfg Config) (Config, error) {
 	setDefault(&cfg.TasksMax, d.TasksMax)
 	setDefault(&cfg.TaskTTL, d.TaskTTL)
 	setDefault(&cfg.FullMaxBytes, d.FullMaxBytes)
+	setDefault(&cfg.FullUnreadMaxBytes, d.FullUnreadMaxBytes)
 	ts, err := toolsets.Check(cfg.Toolsets)
 	if err != nil {
 		return cfg, err

@@ -58,7 +58,7 @@ func New(up Upstream, sum *summarize.Summarizer, cfg Config) (*Gateway, error) {
 	g.features = features.New(featureTools{g})
 	g.forms = &elicit.Asker{Log: cfg.Logger, Breeds: featureTools{g}.Breeds}
 	// A link lives as long as a cached answer.
-	g.full = full.New(full.Config{TTL: cfg.CacheTTL, MaxBytes: cfg.FullMaxBytes, StoreBytes: 4 * cfg.FullMaxBytes, Now: cfg.Now})
+	g.full = full.New(full.Config{TTL: cfg.CacheTTL, MaxBytes: cfg.FullMaxBytes, StoreBytes: 4 * cfg.FullMaxBytes, UnreadBytes: cfg.FullUnreadMaxBytes, Now: cfg.Now})
 	g.intro = g.introduction()
 	g.unknown = g.unknownTools()
 	g.sources = make([]callSource, len(registry))

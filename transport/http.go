@@ -44,6 +44,7 @@ type site struct {
 	proxyWarned sync.Once  // a same-host proxy not listed was logged
 	parses      parseTurns // each client's turn to parse a large request
 	workers     *workers   // the goroutines calls run on
+	backlog     backlogs   // each client's answers not yet taken
 }
 
 func newSite(kind string, o Options) *site {
@@ -399,6 +400,10 @@ func (st *site) serve(ctx context.Context, ln net.Listener, handler http.Handler
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(st.log.Handler(), slog.LevelDebug),
+		// A response's account lasts until its client has acknowledged
+		// it (backlog.go), which is read from its connection.
+		ConnContext: st.backlog.connContext,
+		ConnState:   st.backlog.connState,
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

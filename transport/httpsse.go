@@ -109,7 +109,7 @@ func (st *site) sseStream(next http.Handler) http.Handler {
 		ctx, cancel := context.WithCancel(r.Context())
 		defer cancel()
 		ls.stop = cancel
-		sw := &streamWatcher{ResponseWriter: st.filterEvents(w), calls: st.calls}
+		sw := &streamWatcher{ResponseWriter: st.filterEvents(w), calls: st.calls, backlog: &st.backlog}
 		ls.busy = func() bool {
 			sw.mu.Lock()
 			id := sw.id
@@ -138,6 +138,7 @@ func (st *site) sseStream(next http.Handler) http.Handler {
 		}
 		if sw.id != "" {
 			st.calls.forget(sw.id + "/")
+			st.backlog.forget(sw.id + "/")
 			st.log.Debug("sse stream closed", "session", sw.id)
 		}
 	})
@@ -183,10 +184,12 @@ func (st *site) ssePost(next http.Handler) http.Handler {
 		}
 		key := session + m.key
 		st.calls.begin(key)
+		r, unheld := st.backlog.await(r, st.clientOf(r).id, key)
 		sw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r)
 		if sw.status != http.StatusAccepted {
 			st.calls.end(key) // refused, so no answer will follow on the stream
+			unheld()
 		}
 	})
 }
@@ -304,6 +307,8 @@ func (st *site) streamable(next http.Handler, ledger *sessionLedger) http.Handle
 			st.calls.begin(key)
 			defer st.calls.end(key)
 			if m.kind == msgRequest {
+				w, r, done := st.backlog.track(w, r, c.id)
+				defer done()
 				st.answerOrAbandon(next, w, r, m.id)
 				return
 			}
@@ -413,18 +418,24 @@ func (l *sessionLedger) Terminate(id string) (isNotAllowed bool, err error) {
 // the handler goroutine; the lock is for abandon, which writes from another.
 type streamWatcher struct {
 	http.ResponseWriter
-	calls *tracker
-	named func(id string) // told the session's ID once mcp-go has made it
-	mu    sync.Mutex
-	id    string
-	buf   []byte
+	calls   *tracker
+	backlog *backlogs       // the answers' accounts, which end as they are written
+	named   func(id string) // told the session's ID once mcp-go has made it
+	mu      sync.Mutex
+	id      string
+	buf     []byte
 }
 
 func (sw *streamWatcher) Write(p []byte) (int, error) {
 	sw.mu.Lock()
 	defer sw.mu.Unlock()
 	n, err := sw.ResponseWriter.Write(p)
-	rest := answersIn(append(sw.buf, p[:n]...), "data:", func(key string) { sw.calls.end(sw.id + "/" + key) })
+	rest := answersIn(append(sw.buf, p[:n]...), "data:", func(key string) {
+		sw.calls.end(sw.id + "/" + key)
+		if sw.backlog != nil {
+			sw.backlog.answered(sw.id + "/" + key)
+		}
+	})
 	sw.buf = append(sw.buf[:0], rest...)
 	return n, err
 }

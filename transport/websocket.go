@@ -170,9 +170,10 @@ type wsConn struct {
 // reply is one answer for the writer, the tracked call it ends, and whether
 // it holds one of the connection's call slots.
 type reply struct {
-	data []byte // nil when the call produced no answer
-	key  string
-	slot bool
+	data    []byte // nil when the call produced no answer
+	key     string
+	slot    bool
+	backlog *callBacklog // the call's account, ended once written or dropped
 }
 
 var (
@@ -356,7 +357,7 @@ func (c *wsConn) dispatch(data []byte, release func()) {
 		c.answer(m, data) // to a request of the server's (wsrequest.go)
 	case msgNotification:
 		// Handled in order: notifications/initialized must precede what follows.
-		if resp := c.handle(m, data); resp != nil {
+		if resp := c.handle(c.ctx, m, data); resp != nil {
 			c.send(reply{data: resp})
 		}
 	case msgRequest:
@@ -381,21 +382,25 @@ func (c *wsConn) startCall(m message, data []byte, release func()) bool {
 	key := st.calls.anon()
 	st.calls.begin(key)
 	c.calls.Add(1)
+	// The reply's bytes count against its client until written out
+	// (backlog.go).
+	cb := st.backlog.open(caller.Request(c.ctx))
 	// The slot is held until the writer takes the answer, so a client that
 	// never reads cannot make answers pile up: past the bound its calls are
 	// refused, and once the writer blocks, so does reading.
 	st.workers.run(func() {
 		defer c.calls.Done()
-		out := c.handle(m, data)
+		out := c.handle(withBacklog(c.ctx, cb), m, data)
 		release()
-		c.send(reply{data: out, key: key, slot: true})
+		cb.wrote(int64(len(out)))
+		c.send(reply{data: out, key: key, slot: true, backlog: cb})
 	})
 	return true
 }
 
 // handle passes one message to mcp-go, turning a panic into an internal error
 // for the caller instead of a dead process.
-func (c *wsConn) handle(m message, data []byte) (out []byte) {
+func (c *wsConn) handle(ctx context.Context, m message, data []byte) (out []byte) {
 	defer func() {
 		if p := recover(); p != nil {
 			c.log.Error("panic while handling a message", "panic", fmt.Sprint(p))
@@ -404,7 +409,7 @@ func (c *wsConn) handle(m message, data []byte) (out []byte) {
 			}
 		}
 	}()
-	resp := c.hub.mcp.HandleMessage(c.ctx, data)
+	resp := c.hub.mcp.HandleMessage(ctx, data)
 	if resp == nil {
 		return nil
 	}
@@ -431,6 +436,7 @@ func (c *wsConn) release(r reply) {
 		<-c.slots
 	}
 	c.hub.site.calls.end(r.key)
+	r.backlog.release()
 }
 
 // writeLoop is the connection's only writer. Before each reply it writes the

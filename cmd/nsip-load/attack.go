@@ -37,6 +37,10 @@ type AttackStats struct {
 	Refused   int64  `json:"refused"`  // init-flood: 429 or 503
 	Cut       int64  `json:"cut"`      // slow-body: connections the server answered and closed
 	Failed    int64  `json:"failed"`   // could not connect, or anything else
+	// unread-links: Accepted are reads answered with the link's data,
+	// Refused reads answered with an error; LinkBytes is a served
+	// read's response size.
+	LinkBytes int64 `json:"link_bytes,omitempty"`
 }
 
 // attack runs cfg's attack against base until ctx ends and returns the
@@ -45,6 +49,9 @@ func attack(ctx context.Context, cfg config, base string) func() *AttackStats {
 	st := &AttackStats{Kind: cfg.attack, Attackers: cfg.attackers}
 	if cfg.attack == attackNone {
 		return func() *AttackStats { return nil }
+	}
+	if cfg.attack == attackUnreadLinks {
+		return unreadLinks(ctx, cfg, base, st)
 	}
 	var counts struct{ attempts, accepted, refused, cut, failed atomic.Int64 }
 	dialer := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(attackerAddr)}, Timeout: 5 * time.Second}

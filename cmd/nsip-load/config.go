@@ -156,7 +156,7 @@ func parseArgs(args []string, out io.Writer) (config, error) {
 	fs.DurationVar(&c.progress, "progress", time.Second, "interval of the progress line on stderr; 0 turns it off")
 	fs.BoolVar(&c.jsonOut, "json", false, "print the summary as JSON instead of text")
 	fs.BoolVar(&c.failOnError, "fail-on-error", true, "exit with status 3 when any call failed")
-	fs.StringVar(&c.attack, "attack", attackNone, "run an attack from 127.0.0.2 beside the honest sessions: slow-body or init-flood (network transports only)")
+	fs.StringVar(&c.attack, "attack", attackNone, "run an attack beside the honest sessions: slow-body or init-flood from 127.0.0.2, or unread-links (--attackers reads of a large full-answer link over /mcp from 127.0.0.2 and 127.0.0.3, none read until the run ends; needs an http-sse server) (network transports only)")
 	fs.IntVar(&c.versusPhases, "versus-bare", 0, "with --spawn over websocket or streamable: also start a bare mcp-go server (the nine tool names answering nsip-mcp's cached "+toolname.GetAnimal+" text, over this project's transports), drive both alike in this many alternating phases (even, 2..20) splitting --duration, every call on a hot key, and report each process's CPU per call and their ratio")
 	fs.StringVar(&c.bareServer, "bare-server", bareOurs, "--versus-bare: what serves the bare server, "+bareOurs+" (this project's transport package, like nsip-mcp) or "+bareMCPGo+" (mcp-go's own server.NewStreamableHTTPServer on /mcp, no transport code of this project; --transport streamable only), so that the ratio also counts what nsip-mcp's transport adds")
 	fs.Float64Var(&c.rate, "rate", 0, fmt.Sprintf("open loop: calls per second in total across the sessions, each due at a fixed time (a session still waiting for its previous answer counts the call as missed); 0 keeps the closed loop (a call after each answer and --think), up to %d", maxRate))
@@ -220,8 +220,10 @@ func (c *config) check() error {
 		return bad("progress", "must not be negative")
 	case c.serverPID < 0:
 		return bad("server-pid", "must not be negative")
-	case c.attack != attackNone && c.attack != attackSlowBody && c.attack != attackInitFlood:
-		return bad("attack", "%q: use slow-body or init-flood", c.attack)
+	case c.attack != attackNone && c.attack != attackSlowBody && c.attack != attackInitFlood && c.attack != attackUnreadLinks:
+		return bad("attack", "%q: use slow-body, init-flood or unread-links", c.attack)
+	case c.attack == attackUnreadLinks && c.transport == transportWebSocket:
+		return bad("attack", "unread-links reads over /mcp: use --transport streamable or sse")
 	case c.attack != attackNone && c.transport == transportStdio:
 		return bad("attack", "needs a network transport")
 	case c.attackers < 1 || c.attackers > maxSessions:

@@ -89,6 +89,7 @@ func TestParseArgsRejects(t *testing.T) {
 		{"unknown attack", []string{"--spawn", "--attack", "ddos"}, "--attack"},
 		{"attack over stdio", []string{"--spawn", "--transport", "stdio", "--attack", "slow-body"}, "network transport"},
 		{"no attackers", []string{"--spawn", "--attack", "init-flood", "--attackers", "0"}, "--attackers"},
+		{"unread links over websocket", []string{"--spawn", "--attack", "unread-links"}, "--transport streamable or sse"},
 		{"unknown tool", []string{"--spawn", "--tools", "nsip_get_animal,nsip_get_sheep"}, "nsip_get_sheep"},
 		{"tools outside the mix", []string{"--spawn", "--scenario", "breeder", "--tools", "nsip_get_animal"}, "--tools"},
 		{"stray argument", []string{"--spawn", "extra"}, "extra"},

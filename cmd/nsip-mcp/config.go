@@ -382,6 +382,21 @@ var settings = []setting{
 		suggest: suggestBinaryUnit,
 	},
 	{
+		name:    "NSIP_FULL_UNREAD_MAX_BYTES",
+		accepts: "a size from 64KiB to 1GiB: bytes, or a number with KiB, MiB or GiB, e.g. 4MiB",
+		help:    "a full-answer link's read is refused while the client's earlier answers not yet taken by it (responses still being written, replies queued for its connection) come to more than this; a client with none unread is always served",
+		show:    func(c *Config) string { return formatBytes(c.Gateway.FullUnreadMaxBytes) },
+		apply: func(c *Config, v string) bool {
+			n, ok := parseBytes(v)
+			if !ok || n < 64<<10 || n > 1<<30 {
+				return false
+			}
+			c.Gateway.FullUnreadMaxBytes = n
+			return true
+		},
+		suggest: suggestBinaryUnit,
+	},
+	{
 		name:    "NSIP_TOKEN_BUDGET",
 		accepts: "a whole number from 256 to 100000 (a fraction is dropped)",
 		help:    "answers up to this many cl100k_base tokens pass through unchanged; larger ones are summarized to fit",

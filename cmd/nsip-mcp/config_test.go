@@ -89,6 +89,7 @@ func TestLoadReadsEveryVariable(t *testing.T) {
 		"NSIP_CACHE_MAX_ENTRIES":      "500",
 		"NSIP_CACHE_MAX_BYTES":        "8MiB",
 		"NSIP_FULL_MAX_BYTES":         "2MiB",
+		"NSIP_FULL_UNREAD_MAX_BYTES":  "6MiB",
 		"NSIP_TOKEN_BUDGET":           "1500",
 		"NSIP_MAX_TOKEN_BUDGET":       "12000",
 		"NSIP_RATE_LIMIT":             "2.5",
@@ -120,6 +121,7 @@ func TestLoadReadsEveryVariable(t *testing.T) {
 	gw.CallTimeout, gw.BreakerFailures, gw.BreakerCooldown = 45*time.Second, 3, 2*time.Minute
 	gw.MaxUpstreamPause, gw.Replicas = 90*time.Second, 3
 	gw.FullMaxBytes = 2 << 20
+	gw.FullUnreadMaxBytes = 6 << 20
 	want := Config{
 		Transport: "websocket",
 		Serve: transport.Options{
@@ -206,6 +208,7 @@ func TestLoadRejectsBadValues(t *testing.T) {
 		{map[string]string{"NSIP_CACHE_MAX_BYTES": "64mb"}, "NSIP_CACHE_MAX_BYTES", "64mb", "KiB, MiB or GiB"},
 		{map[string]string{"NSIP_CACHE_MAX_BYTES": "512"}, "NSIP_CACHE_MAX_BYTES", "512", "from 1KiB to 64GiB"},
 		{map[string]string{"NSIP_FULL_MAX_BYTES": "2GiB"}, "NSIP_FULL_MAX_BYTES", "2GiB", "from 1KiB to 1GiB"},
+		{map[string]string{"NSIP_FULL_UNREAD_MAX_BYTES": "1KiB"}, "NSIP_FULL_UNREAD_MAX_BYTES", "1KiB", "from 64KiB to 1GiB"},
 		{map[string]string{"NSIP_TOKEN_BUDGET": "100"}, "NSIP_TOKEN_BUDGET", "100", "whole number from 256 to 100000"},
 		{map[string]string{"NSIP_MAX_TOKEN_BUDGET": "30000"}, "NSIP_MAX_TOKEN_BUDGET", "30000", "integer from 256 to 25000"},
 		{map[string]string{"NSIP_RATE_LIMIT": "fast"}, "NSIP_RATE_LIMIT", "fast", "requests per second from 0.1 to 1000"},

@@ -19,6 +19,11 @@
 // an even share of the store therefore keeps its links for the whole TTL,
 // however many links others make; a client's own new links drop its own
 // oldest once it is the largest holder.
+//
+// A read is refused while the client's earlier answers lie unread past
+// Config.UnreadBytes (caller.Backlog, kept by the network transports): a
+// client that asks for link after link and reads none would otherwise
+// make the server hold an encoded copy of each until it is written out.
 package full
 
 import (
@@ -31,6 +36,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -43,6 +49,9 @@ import (
 const (
 	DefaultMaxBytes   = 8 << 20
 	DefaultStoreBytes = 32 << 20
+	// DefaultUnreadBytes lets a client have three 1.2 MB reads unread at
+	// once, more than a host reading its links ever has.
+	DefaultUnreadBytes = 4 << 20
 )
 
 // The URIs: Prefix, an ID, then ".json" or ".csv".
@@ -58,7 +67,11 @@ type Config struct {
 	TTL        time.Duration // how long a link lives
 	MaxBytes   int64         // the most data one answer may link, in each format
 	StoreBytes int64         // the most encoded data all links hold together
-	Now        func() time.Time
+	// UnreadBytes is how much of a client's earlier answers may lie
+	// unread (caller.Backlog) for a read to be served: past it, reads
+	// are refused until the client takes its answers.
+	UnreadBytes int64
+	Now         func() time.Time
 }
 
 // Store holds the data behind the links it has issued. It is safe for
@@ -94,6 +107,7 @@ type entry struct {
 // encoded is one format of an answer's data as read, or why it cannot be.
 type encoded struct {
 	text string // a string, so that every read shares it uncopied
+	wire int64  // its length as a JSON string, as a read's response carries it
 	err  error
 }
 
@@ -122,6 +136,9 @@ func New(cfg Config) *Store {
 	}
 	if cfg.StoreBytes <= 0 {
 		cfg.StoreBytes = DefaultStoreBytes
+	}
+	if cfg.UnreadBytes <= 0 {
+		cfg.UnreadBytes = DefaultUnreadBytes
 	}
 	// One answer may be MaxBytes in each format.
 	cfg.StoreBytes = max(cfg.StoreBytes, 2*cfg.MaxBytes+entryOverhead)
@@ -219,7 +236,39 @@ func encode(f func() ([]byte, error)) encoded {
 	if err != nil {
 		return encoded{err: err}
 	}
-	return encoded{text: string(b)}
+	return encoded{text: string(b), wire: jsonStringSize(b)}
+}
+
+// jsonStringSize is the length of b encoded as a JSON string by
+// encoding/json (which escapes <, > and & too), counted without encoding
+// it: a read asks its client's account for the bytes its response will
+// hold before anything is written.
+func jsonStringSize(b []byte) int64 {
+	n := int64(2)
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f':
+				n += 2
+			case c < 0x20 || c == '<' || c == '>' || c == '&':
+				n += 6
+			default:
+				n++
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		switch {
+		case r == utf8.RuneError && size == 1, r == '\u2028', r == '\u2029':
+			n += 6
+		default:
+			n += int64(size)
+		}
+		i += size
+	}
+	return n
 }
 
 // linked is the links already given under key, if they live.
@@ -321,6 +370,9 @@ func (s *Store) drop(e *entry) {
 // entryOverhead is the bookkeeping of one link.
 const entryOverhead = 256
 
+// readOverhead is a read's JSON-RPC response beyond its text and URI.
+const readOverhead = 128
+
 // Len and Bytes are the links held and the data they hold.
 func (s *Store) Len() (int, int64) {
 	s.mu.Lock()
@@ -369,6 +421,16 @@ func (s *Store) Read(ctx context.Context, uri string) ([]mcp.ResourceContents, e
 	}
 	if body.err != nil {
 		return nil, fmt.Errorf("the full answer could not be encoded as %s: %w", strings.ToUpper(format), body.err)
+	}
+	if b := caller.BacklogOf(ctx); b != nil {
+		// The response holds the text once more, escaped, until the
+		// client takes it: a client that asks for link after link and
+		// reads none would otherwise hold as many copies as it asks for,
+		// and the time to make them, however it is bounded elsewhere.
+		if unread, ok := b.Hold(body.wire+int64(len(uri))+readOverhead, s.cfg.UnreadBytes); !ok {
+			return nil, fmt.Errorf("not read now: %s is %s, and this client's earlier answers (%d bytes) are still unread by it, over this server's bound of %s per client (NSIP_FULL_UNREAD_MAX_BYTES); read the responses already sent (or wait for them to finish) and then retry this read",
+				uri, Bytes(body.wire), unread, Bytes(s.cfg.UnreadBytes))
+		}
 	}
 	return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: mime, Text: body.text}}, nil
 }

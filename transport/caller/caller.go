@@ -88,3 +88,38 @@ func (id ID) Owns() bool { return id != "" && !strings.HasPrefix(string(id), "fw
 // TokenAt is the caller presenting the token with this fingerprint from
 // addr: a token shared by several clients names none of them alone.
 func TokenAt(fingerprint, addr string) ID { return ID("token:" + fingerprint + "@" + addr) }
+
+// Backlog is a client's account of the answers the server has made for it
+// that it has not yet taken: a response still being written, a message
+// queued for its connection. A transport that serves many clients gives
+// each call one (WithBacklog), so that whoever makes a large answer can
+// refuse it while the client's earlier answers lie unread: an answer the
+// client does not read costs the server its memory until it is written
+// out, and a client that never reads would otherwise hold as much as it
+// asks for.
+type Backlog interface {
+	// Unread is the bytes of the client's answers not yet taken.
+	Unread() int64
+	// Hold counts about n bytes of the answer being made for this call
+	// against the client, until the transport has written the answer
+	// out, unless the client already has unread bytes and n more would
+	// take it past limit. It reports the client's unread bytes before
+	// this answer and whether n was counted. Holding again replaces the
+	// call's earlier hold.
+	Hold(n, limit int64) (unread int64, ok bool)
+}
+
+type backlogKey struct{}
+
+// WithBacklog records the account of ctx's call.
+func WithBacklog(ctx context.Context, b Backlog) context.Context {
+	return context.WithValue(ctx, backlogKey{}, b)
+}
+
+// BacklogOf is the account a transport recorded for ctx's call, or nil:
+// stdio's one client, and in-process callers, have no other client to
+// slow, and nothing is counted for them.
+func BacklogOf(ctx context.Context) Backlog {
+	b, _ := ctx.Value(backlogKey{}).(Backlog)
+	return b
+}
