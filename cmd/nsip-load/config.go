@@ -98,7 +98,7 @@ NSIP_BASE_URL pointing at nsip-stub (--url), never at the real API.
   nsip-load --spawn --scenario breeder --sessions 50 --json
 
 --versus-bare N also starts a bare mcp-go server answering with nsip-mcp's
-cached nsip_get_animal result and reports the two processes' CPU per call:
+cached answer to an animal's details (the hot key) and reports the two processes' CPU per call:
 
   nsip-load --spawn --transport streamable --sessions 200 --rate 700 --latency 0 --versus-bare 6
   nsip-load --spawn --transport streamable --sessions 200 --rate 700 --latency 0 --versus-bare 6 --bare-server mcp-go
