@@ -227,8 +227,8 @@ func TestWebAppReachesAPedigree(t *testing.T) {
 	} else {
 		checkKeyboard(t, "the search's card", keyboardWalk{Stops: k.Stops, Reachable: k.Controls})
 	}
-	if len(rep.ScreensJudged) != 12 {
-		t.Errorf("axe judged %q, want search, animal and plan, light and dark, at both widths", rep.ScreensJudged)
+	if len(rep.ScreensJudged) != 18 {
+		t.Errorf("axe judged %q, want search, animal and plan, light and dark, at both widths and at 360 px", rep.ScreensJudged)
 	}
 	for _, v := range rep.ScreenViolations {
 		msg := fmt.Sprintf("axe, %s: %s (%s) %s: %q", v.Where, v.Rule, v.Impact, v.Help, v.Targets)

@@ -124,12 +124,22 @@ async function focusOn(page, card) {
   }, card);
 }
 
-// judge has axe judge the page as it is, in light and in dark.
+// judge has axe judge the page as it is, in light and in dark; a phone's
+// screen is judged at 360 px as well, the narrowest width the views are
+// held to, and then given its own width back.
 async function judge(page, where, scheme) {
-  for (const colorScheme of ["light", "dark"]) {
-    await page.emulateMedia({ colorScheme });
-    report.screensJudged.push(`${where} ${colorScheme}`);
-    report.screenViolations.push(...(await axe(page.mainFrame(), `${where} ${colorScheme}`)));
+  const size = page.viewportSize();
+  const widths = size && size.width < 600 && size.width !== 360 ? [size.width, 360] : [size ? size.width : 0];
+  for (const width of widths) {
+    const narrower = size && width !== size.width;
+    if (narrower) await page.setViewportSize({ width, height: size.height });
+    for (const colorScheme of ["light", "dark"]) {
+      await page.emulateMedia({ colorScheme });
+      const at = narrower ? `${where} ${colorScheme} ${width}px` : `${where} ${colorScheme}`;
+      report.screensJudged.push(at);
+      report.screenViolations.push(...(await axe(page.mainFrame(), at)));
+    }
+    if (narrower) await page.setViewportSize(size);
   }
   await page.emulateMedia({ colorScheme: scheme });
 }
@@ -223,8 +233,14 @@ async function walk(browser, server, name, options, first) {
     await page.locator(`${card} h2`).evaluate((h) => h.setAttribute("tabindex", "-1"));
     // The next page: its rows follow, and the focus goes to the first.
     const rows = page.locator("section.card[data-search] tr.animal-row");
+    const before = await rows.count();
     await page.click("section.card[data-search] button.more");
-    await page.locator("section.card[data-search][data-ready]").waitFor({ timeout: 60000 });
+    // The card was ready before the click and stays so, so what is awaited
+    // is the next page's rows themselves: they come in one step with the
+    // focus on the first of them.
+    await page.waitForFunction(
+      (n) => document.querySelectorAll("section.card[data-search] tr.animal-row").length > n,
+      before, { timeout: 60000 });
     w.more = {
       listed: await rows.evaluateAll((trs) => trs.map((tr) => tr.dataset.lpn)),
       focused: await page.evaluate(() => document.activeElement?.closest("tr")?.dataset.lpn ?? ""),
