@@ -283,6 +283,10 @@ func (m *resultMeta) fields() map[string]any {
 		if p.NextWithheld != "" {
 			out["next_withheld"] = p.NextWithheld
 		}
+		if h := p.StatusHeld; h != nil {
+			out["status_held"] = h
+			out["total_count"] = h.Count // null unless proven: NSIP's count is of every status
+		}
 		// Said here for every answer, pass-throughs included, whose text
 		// is NSIP's byte for byte and so cannot say it itself.
 		if p.Contradicting != nil {

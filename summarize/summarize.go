@@ -71,6 +71,9 @@ type Paging struct {
 	// Contradicting counts the rows of the answer that contradict the
 	// call's criteria, and says whether the text leaves them out.
 	Contradicting *Contradicting `json:"contradicting,omitempty"`
+	// StatusHeld counts the rows left out by a status word of several
+	// statuses; total_count is then as it says (statusheld.go).
+	StatusHeld *StatusHeld `json:"status_held,omitempty"`
 }
 
 // Result is what the client receives.
@@ -118,7 +121,9 @@ func (s *Summarizer) Fit(req Request) Result {
 	}
 	// Asking for traits or skipping rows shapes the answer even when the
 	// whole of it would fit; a larger max_tokens alone does not.
-	shaped := len(req.Traits) > 0 || req.Skip > 0
+	// So does a status word of several statuses, whose rows of the other
+	// statuses NSIP's page holds (statusheld.go).
+	shaped := len(req.Traits) > 0 || req.Skip > 0 || heldWord(req.Args) != nil && kindOf(req.Kind) == KindSearch
 	if res.OriginalTokens <= budget && (!shaped || kindOf(req.Kind) == KindGeneric) {
 		// The text is the counted text, so its count is already known.
 		res.Text, res.Tokens = string(orig), res.OriginalTokens
@@ -179,6 +184,9 @@ func paging(req Request, text []byte, f *fitter) *Paging {
 		return nil
 	}
 	p := &Paging{Page: pg.page, PageSize: pg.size, TotalCount: pg.total}
+	if v, ok := req.Value.(*nsip.SearchResults); ok {
+		p.StatusHeld = statusHeld(v, req.Args)
+	}
 	if text == nil {
 		p.Next, p.NextWithheld = pg.nextOrWhy(pg.rows - pg.skip)
 		return p

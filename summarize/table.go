@@ -20,7 +20,9 @@ type pageSummary struct {
 	Summary    bool      `json:"summary,omitempty"`
 	Kind       Kind      `json:"kind,omitempty"`
 	LPNID      string    `json:"lpn_id,omitempty"`
-	TotalCount int       `json:"total_count"`
+	// TotalCount is NSIP's count, or what StatusHeld says; null when
+	// nothing read proves a count.
+	TotalCount *int      `json:"total_count"`
 	Page       int       `json:"page"`
 	PageSize   int       `json:"page_size"`
 	PageRows   int       `json:"page_rows"` // rows on the requested page
@@ -36,6 +38,9 @@ type pageSummary struct {
 	// Contradicting counts the rows left out for contradicting the call's
 	// criteria (see criteria.go).
 	Contradicting *Contradicting `json:"contradicting_criteria,omitempty"`
+	// StatusHeld counts the rows left out by a status word of several
+	// statuses (statusheld.go).
+	StatusHeld *StatusHeld `json:"status_held,omitempty"`
 	// StatsOver says what Sex and TraitStats count: this page's rows,
 	// which are all of the result set only when it fits one page.
 	StatsOver string `json:"stats_over,omitempty"`
@@ -202,10 +207,11 @@ func searchSummary(f *fitter, v *nsip.SearchResults, req Request, c int) ([]byte
 	results, pos, contra := keepSearchRows(skipRows(v.Results, req.Skip), req.Args)
 	pg := searchPager(v, req)
 	pg.pos = pos
+	held := statusHeld(v, req.Args)
 	ps := &pageSummary{
-		Summary: true, Kind: KindSearch, TotalCount: v.TotalCount,
+		Summary: true, Kind: KindSearch, TotalCount: heldTotal(v, held),
 		Page: pg.page, PageSize: pg.size, PageRows: len(v.Results),
-		Contradicting: contra,
+		Contradicting: contra, StatusHeld: held,
 	}
 	fixed := req.Traits
 	if len(fixed) == 0 {
@@ -452,7 +458,7 @@ func progenyLayouts(v *nsip.ProgenyPage, req Request, c int) (*pageSummary, *sta
 	pg := progenyPager(v, req.Args, req.Skip)
 	pg.pos = pos
 	ps := &pageSummary{
-		LPNID: clip(pg.args["lpn_id"].(string), c), TotalCount: v.TotalCount,
+		LPNID: clip(pg.args["lpn_id"].(string), c), TotalCount: &v.TotalCount,
 		Page: pg.page, PageSize: pg.size, PageRows: len(v.Animals),
 		Contradicting: contra,
 		StatsOver:     statsOver(pg, len(page)),

@@ -236,7 +236,7 @@ func searchGroup(r *analysis.Call, s *groupSearch) *group {
 	if f, ok := breedpass.PassFilterOf(s.Criteria); ok {
 		gp = &groupPass{breed: s.BreedID, filter: f, search: &search, whole: breedpass.BreedWide(s.Criteria)}
 	}
-	return &group{
+	g := &group{
 		pass:   gp,
 		echo:   func(a *FlockAnswer) { a.Search = asMap(s) },
 		method: "every page of NSIP's search with the breed and criteria",
@@ -249,6 +249,20 @@ func searchGroup(r *analysis.Call, s *groupSearch) *group {
 		strayWhy: "NSIP returned them for this search but their record contradicts the breed or search_criteria, a sign it ignored a criterion",
 		empty:    "NSIP has no animals matching this search; loosen search_criteria or check breed_id with " + toolname.ListBreeds,
 	}
+	// A status word of several statuses was sent as none: the rows of
+	// the others are left out here, by the status they state.
+	if m, several := s.Criteria.StatusMeant(); several {
+		g.stray = func(row nsip.AnimalRow) string {
+			if st := strings.TrimSpace(row.Status); st != "" && !m.Holds(st) {
+				return "status " + st
+			}
+			_, why := stray(row)
+			return why
+		}
+		g.strayWhy = m.Note() + ", which NSIP takes no one search for: NSIP was asked for every status and the rows of the others left out here; " +
+			"any other row named contradicts the breed or search_criteria, a sign NSIP ignored a criterion"
+	}
+	return g
 }
 
 // runFlock reads the group's animals and answers with its counts and
