@@ -17,9 +17,9 @@ import (
 // pageSummary is a page of rows as a table: column names once, then one
 // array per row, so 100 rows do not repeat 100 sets of keys.
 type pageSummary struct {
-	Summary    bool      `json:"summary,omitempty"`
-	Kind       Kind      `json:"kind,omitempty"`
-	LPNID      string    `json:"lpn_id,omitempty"`
+	Summary bool   `json:"summary,omitempty"`
+	Kind    Kind   `json:"kind,omitempty"`
+	LPNID   string `json:"lpn_id,omitempty"`
 	// TotalCount is NSIP's count, or what StatusHeld says; null when
 	// nothing read proves a count.
 	TotalCount *int      `json:"total_count"`
