@@ -88,7 +88,7 @@ func TestRankAnimalsExactTopN(t *testing.T) {
 					t.Errorf("rank %d: %s %v, brute force %s %v", i+1, row.LPNID, row.Index, want[i].id, want[i].v)
 				}
 			}
-			if param.JSONText(a.Columns) != `["rank","lpn_id","index","sex","status","genotyped","WWT","WWT_acc","BWT","BWT_acc"]` {
+			if param.JSONText(a.Columns) != `["rank","lpn_id","index","sex","status","birth_year","genotyped","WWT","WWT_acc","BWT","BWT_acc"]` {
 				t.Errorf("columns %v", a.Columns)
 			}
 			if ebv := a.Top[0].EBV["WWT"]; ebv[0] != all[a.Top[0].LPNID][0] || ebv[1] != 70 {
