@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/argcheck"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/source"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
@@ -11,7 +12,7 @@ import (
 )
 
 // A search's status is checked against NSIP's own list before NSIP is
-// asked (param.CheckStatus): NSIP answers a status it does not record with
+// asked (argcheck.CheckStatus): NSIP answers a status it does not record with
 // an empty search, which an analysis would otherwise call an exact answer
 // of nothing. The list is read through the cache, like any answer.
 
@@ -22,7 +23,7 @@ func (g *Gateway) checkStatus(ctx context.Context, d *toolDef, args param.Valid)
 	var errs []param.FieldError
 	var fixes []param.Edit
 	var statuses []string
-	for _, path := range param.StatusPaths {
+	for _, path := range argcheck.StatusPaths {
 		s, ok := args.String(path)
 		if !ok || s == "" {
 			continue
@@ -34,7 +35,7 @@ func (g *Gateway) checkStatus(ctx context.Context, d *toolDef, args param.Valid)
 			}
 			statuses = st.Values
 		}
-		if fe := param.CheckStatus(path, s, statuses); fe != nil {
+		if fe := argcheck.CheckStatus(path, s, statuses); fe != nil {
 			errs = append(errs, *fe)
 			fixes = append(fixes, param.Assign(path, "CURRENT"))
 		}
@@ -52,7 +53,7 @@ func (g *Gateway) checkStatus(ctx context.Context, d *toolDef, args param.Valid)
 // status but DEAD and CULL).
 func statusNotes(args param.Valid) []string {
 	var notes []string
-	for _, path := range param.StatusPaths {
+	for _, path := range argcheck.StatusPaths {
 		s, _ := args.String(path)
 		if m, ok := nsip.StatusWord(s); ok && m.Word != strings.ToLower(m.Code) {
 			notes = append(notes, m.Note())

@@ -199,11 +199,11 @@ func TestBreedPassSecondIndexRankingReadsNoPage(t *testing.T) {
 	if want := analysistest.BruteIndexTop(f, 640, "Male", "SRC$ Index", 50); len(a.Top) != 5 || !a.Computed.Exact || a.Computed.Pages != 0 {
 		t.Errorf("second ranking: %d rows, exact %v, %d pages; want 5, exact, none", len(a.Top), a.Computed.Exact, a.Computed.Pages)
 	} else {
-		// The living rams of the brute-force order, as the ranking leaves
-		// out the dead and culled.
+		// The usable rams of the brute-force order, as the ranking leaves
+		// out those of a stated status other than CURRENT.
 		var living []string
 		for _, id := range want {
-			if s := f.Animals[id].Status; s != "DEAD" && s != "CULL" {
+			if s := f.Animals[id].Status; s == "" || s == "CURRENT" {
 				living = append(living, id)
 			}
 		}
