@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -71,6 +72,10 @@ func rowsOf(t *testing.T, tool, text string) []shownRow {
 		if i := at("birth_year"); i >= 0 {
 			y, _ := r[i].(float64)
 			s.year = int(y)
+		}
+		if i := at("dob"); i >= 0 { // a summary's: a date, or a year alone
+			d, _ := r[i].(string)
+			s.year, _ = strconv.Atoi(d[:min(4, len(d))])
 		}
 		out = append(out, s)
 	}
@@ -158,7 +163,8 @@ func TestUnknownStatusIsRefused(t *testing.T) {
 }
 
 // Each word of the table reads as its meaning on the stand-in: the rows
-// shown are of the statuses it holds, a word that is no code says how it
+// shown are of the statuses it holds, each with its birth year (from the
+// LPN ID, as live rows carry no date), a word that is no code says how it
 // was read, and one of several statuses counts the rows it left out.
 func TestEachStatusWord(t *testing.T) {
 	e := newEnv(t)
@@ -170,9 +176,12 @@ func TestEachStatusWord(t *testing.T) {
 			t.Errorf("%s: no rows", w)
 		}
 		for _, row := range rows {
-			if !m.Holds(row.status) {
-				t.Errorf("%s: row %+v", w, row)
+			if an := standIn(e.up.Data(), row.id); !m.Holds(row.status) || row.status != an.Status || row.year != an.Born.Year() {
+				t.Errorf("%s: row %+v; the animal is %s, born %d", w, row, an.Status, an.Born.Year())
 			}
+		}
+		if !strings.Contains(r.text, `"born":"a dob of a year alone is the year in the LPN ID`) {
+			t.Errorf("%s: the summary does not say where its birth years came from: %.300s", w, r.text)
 		}
 		notes, _ := json.Marshal(r.meta["notes"])
 		if said := strings.Contains(string(notes), fmt.Sprintf(`status \"%s\" read as`, w)); said != (w != strings.ToLower(m.Code)) {

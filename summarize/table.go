@@ -38,6 +38,8 @@ type pageSummary struct {
 	// Contradicting counts the rows left out for contradicting the call's
 	// criteria (see criteria.go).
 	Contradicting *Contradicting `json:"contradicting_criteria,omitempty"`
+	// Born says where a dob of a year alone came from.
+	Born string `json:"born,omitempty"`
 	// StatusHeld counts the rows left out by a status word of several
 	// statuses (statusheld.go).
 	StatusHeld *StatusHeld `json:"status_held,omitempty"`
@@ -211,7 +213,7 @@ func searchSummary(f *fitter, v *nsip.SearchResults, req Request, c int) ([]byte
 	ps := &pageSummary{
 		Summary: true, Kind: KindSearch, TotalCount: heldTotal(v, held),
 		Page: pg.page, PageSize: pg.size, PageRows: len(v.Results),
-		Contradicting: contra, StatusHeld: held,
+		Contradicting: contra, StatusHeld: held, Born: bornNote(results),
 	}
 	fixed := req.Traits
 	if len(fixed) == 0 {
@@ -287,11 +289,34 @@ func searchCell(r nsip.AnimalRow, col string) string {
 	case colSex:
 		return sexCode(r.Sex)
 	case colDOB:
-		return shortDate(r.DateOfBirth)
+		return rowBorn(r)
 	case colBreed:
 		return rowBreed(r)
 	case colGeno:
 		return r.Genotyped
+	}
+	return ""
+}
+
+// rowBorn is a search row's birth date, or else the birth year its LPN ID
+// carries (live rows carry no date), or "".
+func rowBorn(r nsip.AnimalRow) string {
+	if d := shortDate(r.DateOfBirth); d != "" {
+		return d
+	}
+	if y, lpn := r.BirthYear(); lpn {
+		return strconv.Itoa(y)
+	}
+	return ""
+}
+
+// bornNote says, for rows of which some show a year alone as their birth
+// date, where the year came from; "" when none does.
+func bornNote(rows []nsip.AnimalRow) string {
+	for _, r := range rows {
+		if _, lpn := r.BirthYear(); lpn && shortDate(r.DateOfBirth) == "" {
+			return "a dob of a year alone is the year in the LPN ID, NSIP's search rows carrying no birth date"
+		}
 	}
 	return ""
 }
