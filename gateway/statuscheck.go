@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"strings"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/argcheck"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
@@ -55,8 +54,8 @@ func statusNotes(args param.Valid) []string {
 	var notes []string
 	for _, path := range argcheck.StatusPaths {
 		s, _ := args.String(path)
-		if m, ok := nsip.StatusWord(s); ok && m.Word != strings.ToLower(m.Code) {
-			notes = append(notes, m.Note())
+		if n := nsip.StatusNote(s); n != "" {
+			notes = append(notes, n)
 		}
 	}
 	return notes

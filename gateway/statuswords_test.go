@@ -98,8 +98,9 @@ func TestLivingIsNeverAnExactEmptyAnswer(t *testing.T) {
 		for _, args := range list {
 			r := e.call(tool, args).mustOK(t)
 			notes, _ := json.Marshal(r.meta["notes"])
-			if !strings.Contains(string(notes), `status \"living\" read as every status but DEAD and CULL`) {
-				t.Errorf("%s: _meta.notes %s; want the word's reading", tool, notes)
+			if !strings.Contains(string(notes), `status \"living\" read as every status but DEAD and CULL`) ||
+				!strings.Contains(r.text, `status \"living\" read as every status but DEAD and CULL`) {
+				t.Errorf("%s: _meta.notes %s; want the word's reading there and in the answer: %.300s", tool, notes, r.text)
 			}
 			if tool == "nsip_flock_summary" {
 				var f struct {

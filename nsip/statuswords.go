@@ -111,6 +111,15 @@ func (m StatusMeaning) Note() string {
 	return fmt.Sprintf("status %q read as %s", m.Word, m.Reading())
 }
 
+// StatusNote is how status s was read when it is a word that is not the
+// status it means ("usable", "living"); "" for anything else.
+func StatusNote(s string) string {
+	if m, ok := StatusWord(s); ok && m.Word != strings.ToLower(m.Code) {
+		return m.Note()
+	}
+	return ""
+}
+
 // StatusWordsTable is the table as an error's expected value lists it:
 // `living/alive (every status but DEAD and CULL), usable/... (CURRENT), ...`.
 func StatusWordsTable() string {

@@ -284,6 +284,7 @@ func (s *indexRank) answer(ctx context.Context, a *Args, ewes *eweSet) (any, err
 	answer.ContradictingCriteria = contradicting(s.nContra, s.contra)
 	answer.LeftOutByStatus, answer.SexFromSearch = s.keep.blocks()
 	answer.BirthYears = s.birthYearsNote()
+	answer.StatusRead = statusRead(a.Criteria)
 	if s.unindexed > 0 {
 		answer.Unranked = fmt.Sprintf("%d animals came without the %s and were not ranked", s.unindexed, s.name)
 	}

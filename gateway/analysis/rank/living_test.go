@@ -257,3 +257,22 @@ func TestPlanWarnsOfADeadRam(t *testing.T) {
 		t.Errorf("no plan: the rams named are still planned, the dead one warned of")
 	}
 }
+
+// A word of one status is sent to NSIP as that status, and the answer says
+// how it was read: "usable" ranks the CURRENT animals, NSIP filtering them.
+func TestRankReadsAWordOfOneStatus(t *testing.T) {
+	w := breeding.Weights{"WWT": 1}
+	f := analysistest.Population(24, 400)
+	usable, _ := withStatuses(f, nil)
+	var a struct {
+		livingAnswer
+		StatusRead string `json:"status_read"`
+	}
+	analysistest.MustRun(t, Rank, f, map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": 1.0}, "top_n": 5,
+		"search_criteria": map[string]any{"status": "usable"}}, &a)
+	checkRows(t, f, a.livingAnswer, "CURRENT")
+	checkTop(t, a.livingAnswer, analysistest.BruteTop(usable, 640, "", w, 5))
+	if a.StatusRead != `status "usable" read as CURRENT` || a.LeftOutByStatus != nil {
+		t.Errorf("status_read %q, left_out_by_status %+v; want the reading and nothing left out here (NSIP filters)", a.StatusRead, a.LeftOutByStatus)
+	}
+}

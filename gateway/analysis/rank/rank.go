@@ -397,6 +397,7 @@ func (s *weightedRank) answer(ctx context.Context, a *Args, ewes *eweSet) (any, 
 	answer.ContradictingCriteria = contradicting(s.nContra, s.contra)
 	answer.LeftOutByStatus, answer.SexFromSearch = s.keep.blocks()
 	answer.BirthYears = s.birthYearsNote()
+	answer.StatusRead = statusRead(a.Criteria)
 	if s.unindexed > 0 {
 		answer.Unranked = fmt.Sprintf("%d animals lack an EBV for a weighted trait and have no index", s.unindexed)
 	}
@@ -460,6 +461,8 @@ type RankAnswer struct {
 	// SexFromSearch counts the ranked animals whose rows record no sex,
 	// taken as the sex search_criteria.gender asked NSIP for.
 	SexFromSearch *analysis.Named `json:"sex_from_search,omitempty"`
+	// StatusRead says how a status word of search_criteria was read.
+	StatusRead string `json:"status_read,omitempty"`
 	// Top are the ranked rows under Columns: rank, lpn_id, index, sex,
 	// status, birth_year, genotyped, each weighted trait and its accuracy, and with
 	// for_ewes or percentiles their columns.
@@ -495,6 +498,7 @@ type IndexRankAnswer struct {
 	// Percentiles, when asked for, says why a ranking by index has none.
 	Percentiles   string          `json:"percentiles,omitempty"`
 	SexFromSearch *analysis.Named `json:"sex_from_search,omitempty"` // as RankAnswer's
+	StatusRead    string          `json:"status_read,omitempty"`     // as RankAnswer's
 	Top           [][]any         `json:"top"`                       // rank, lpn_id, index, sex, status, birth_year, genotyped (and for_ewes's columns)
 	Unranked      string          `json:"unranked,omitempty"`
 }

@@ -293,6 +293,14 @@ func statusCell(row nsip.AnimalRow) string {
 	return "unknown"
 }
 
+// statusRead says how crit's status was read when it is a word.
+func statusRead(crit *param.Criteria) string {
+	if crit == nil {
+		return ""
+	}
+	return nsip.StatusNote(crit.Status)
+}
+
 // birthYearCell is a row's birth year, from its birth date or else its
 // LPN ID (rows.BirthYear); nil when neither says.
 func birthYearCell(row nsip.AnimalRow) any {
