@@ -227,6 +227,19 @@ func TestLivingSearchIsCounted(t *testing.T) {
 		t.Errorf("next %v; want NSIP's page 2", r.meta["next"])
 	}
 
+	// A page small enough to pass through is summarized all the same, with
+	// every living row of NSIP's page of three.
+	r = e.call("nsip_search_animals", map[string]any{"breed_id": 640, "page_size": 3, "search_criteria": map[string]any{"status": "living"}}).mustOK(t)
+	want3 := 0
+	for _, id := range ids[:3] {
+		if st := standIn(d, id).Status; st != "DEAD" && st != "CULL" {
+			want3++
+		}
+	}
+	if rows := rowsOf(t, "nsip_search_animals", r.text); len(rows) != want3 || r.meta["summarized"] != true {
+		t.Errorf("page of 3: %d rows (summarized %v), want the %d living: %.300s", len(rows), r.meta["summarized"], want3, r.text)
+	}
+
 	// The smallest breed of the stand-in, read whole on one page.
 	small, n := 0, 0
 	for _, b := range d.BreedIDs() {

@@ -56,7 +56,13 @@ type Request struct {
 }
 
 // view reports whether the caller chose how the answer looks.
-func (r Request) view() bool { return r.Requested || len(r.Traits) > 0 || r.Skip > 0 }
+// A page held to a status word is one too: it is summarized however
+// small, and so not held to the share of a page too large for the budget.
+func (r Request) view() bool { return r.Requested || len(r.Traits) > 0 || r.Skip > 0 || r.held() }
+
+// held reports whether r is a search page held to a status word of
+// several statuses, which a summary leaves the others out of.
+func (r Request) held() bool { return heldWord(r.Args) != nil && kindOf(r.Kind) == KindSearch }
 
 // Paging is where a paged answer sits in its result set, for _meta.
 type Paging struct {
@@ -123,7 +129,7 @@ func (s *Summarizer) Fit(req Request) Result {
 	// whole of it would fit; a larger max_tokens alone does not.
 	// So does a status word of several statuses, whose rows of the other
 	// statuses NSIP's page holds (statusheld.go).
-	shaped := len(req.Traits) > 0 || req.Skip > 0 || heldWord(req.Args) != nil && kindOf(req.Kind) == KindSearch
+	shaped := len(req.Traits) > 0 || req.Skip > 0 || req.held()
 	if res.OriginalTokens <= budget && (!shaped || kindOf(req.Kind) == KindGeneric) {
 		// The text is the counted text, so its count is already known.
 		res.Text, res.Tokens = string(orig), res.OriginalTokens
