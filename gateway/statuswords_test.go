@@ -191,6 +191,9 @@ func TestEachStatusWord(t *testing.T) {
 		if _, held := r.meta["status_held"]; held != m.Several() {
 			t.Errorf("%s: status_held %v", w, r.meta["status_held"])
 		}
+		if read := strings.Contains(r.text, fmt.Sprintf(`status \"%s\" read as`, w)); read != (w != strings.ToLower(m.Code)) {
+			t.Errorf("%s: the summary says how the word was read: %v: %.300s", w, read, r.text)
+		}
 	}
 }
 

@@ -36,12 +36,17 @@ type StatusHeld struct {
 // heldWord is the status word of several statuses a search's arguments
 // give, or nil.
 func heldWord(args map[string]any) *nsip.StatusMeaning {
-	crit, _ := args["search_criteria"].(map[string]any)
-	st, _ := crit["status"].(string)
-	if m, ok := nsip.StatusWord(st); ok && m.Several() {
+	if m, ok := nsip.StatusWord(criteriaStatus(args)); ok && m.Several() {
 		return &m
 	}
 	return nil
+}
+
+// criteriaStatus is the status a search's arguments give, "" for none.
+func criteriaStatus(args map[string]any) string {
+	crit, _ := args["search_criteria"].(map[string]any)
+	st, _ := crit["status"].(string)
+	return st
 }
 
 // heldOut reports whether m leaves row out: it states a status m does not

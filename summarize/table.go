@@ -40,6 +40,8 @@ type pageSummary struct {
 	Contradicting *Contradicting `json:"contradicting_criteria,omitempty"`
 	// Born says where a dob of a year alone came from.
 	Born string `json:"born,omitempty"`
+	// StatusRead says how a status word of one status was read.
+	StatusRead string `json:"status_read,omitempty"`
 	// StatusHeld counts the rows left out by a status word of several
 	// statuses (statusheld.go).
 	StatusHeld *StatusHeld `json:"status_held,omitempty"`
@@ -214,6 +216,9 @@ func searchSummary(f *fitter, v *nsip.SearchResults, req Request, c int) ([]byte
 		Summary: true, Kind: KindSearch, TotalCount: heldTotal(v, held),
 		Page: pg.page, PageSize: pg.size, PageRows: len(v.Results),
 		Contradicting: contra, StatusHeld: held, Born: bornNote(results),
+	}
+	if held == nil {
+		ps.StatusRead = nsip.StatusNote(criteriaStatus(req.Args))
 	}
 	fixed := req.Traits
 	if len(fixed) == 0 {
