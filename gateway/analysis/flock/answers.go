@@ -16,6 +16,9 @@ type FlockAnswer struct {
 	FlockID     string         `json:"flock_id,omitempty"`
 	analysis.Ignored
 	LeftOut *FlockLeftOut `json:"left_out,omitempty"`
+	// NoEBV are the traits the call named that no animal of the group
+	// has an EBV for.
+	NoEBV []string `json:"no_ebv,omitempty"`
 	analysis.NonFinite
 	Note      string `json:"note,omitempty"`
 	ProgenyOf string `json:"progeny_of,omitempty"`
@@ -42,6 +45,9 @@ type FlockComputed struct {
 	Incomplete  string `json:"incomplete,omitempty"`
 	LeftOut     int    `json:"left_out"`
 	Method      string `json:"method"`
+	// OtherTraits says which traits, of those the call did not name,
+	// were left out to fit the budget.
+	OtherTraits string `json:"other_traits,omitempty"`
 	NSIPCount   int    `json:"nsip_count"`
 	PageCeiling int    `json:"page_ceiling"`
 	Pages       int    `json:"pages"`

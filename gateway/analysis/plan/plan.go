@@ -37,7 +37,7 @@ var PlanMatings = &analysis.Def{
 		Args: Params,
 	},
 	Ceiling: planCeiling,
-	Answers: []reflect.Type{reflect.TypeFor[PlanAnswer]()},
+	Answers: []reflect.Type{reflect.TypeFor[PlanAnswer](), reflect.TypeFor[COIMatrixAnswer]()},
 	Run:     analysis.Typed(runPlan),
 }
 
@@ -45,11 +45,12 @@ var PlanMatings = &analysis.Def{
 // and validation derive from them (Params), and the run reads them.
 // Weights left out are asked of the user when the client can be asked.
 type Args struct {
+	COIOnly   bool             `json:"coi_only,omitempty"` // the COI matrix alone (matrix.go)
 	MaxCOI    float64          `json:"max_coi,omitempty"`
 	MaxPerRam int              `json:"max_ewes_per_ram,omitempty"`
 	Rams      []string         `json:"ram_lpn_ids"`
 	Ewes      []string         `json:"ewe_lpn_ids"`
-	Weights   breeding.Weights `json:"weights"`
+	Weights   breeding.Weights `json:"weights,omitempty"`
 	param.Budget
 }
 
@@ -57,14 +58,19 @@ var Params = param.MustStruct[Args](param.Tables(
 	param.BudgetTable,
 	param.Of(func(a *Args) param.Described {
 		return param.Described{
+			&a.COIOnly:   {Example: true, OmitFalse: true},
 			&a.MaxCOI:    {Default: 0.0625, Example: 0.0625},
 			&a.MaxPerRam: {Default: 50, Example: 50, Min: param.Bound(1), Max: param.Bound(100), Quiet: true},
 			&a.Rams:      {List: &param.List{MinItems: 1, MaxItems: 10, Item: "lpn", Example: []string{param.ExampleLPN}}},
 			&a.Ewes:      {List: &param.List{MinItems: 1, MaxItems: 100, Item: "lpn", Example: []string{param.ExampleEwe}}},
-			&a.Weights:   {List: &analysis.WeightsParam},
+			&a.Weights:   {List: &planWeights},
 		}
 	}),
 ))
+
+// planWeights are the weights, which coi_only stands in for: the COI
+// matrix needs no objective.
+var planWeights = func() param.List { l := analysis.WeightsParam; l.Unless = "coi_only"; return l }()
 
 // sharedTraits are the EBV codes every one of ds carries.
 func sharedTraits(ds []*nsip.AnimalDetails) []string {
@@ -88,6 +94,7 @@ type planRun struct {
 	rams, ewes       []string
 	maxCOI           float64
 	perRam           int
+	coiOnly          bool // the COI matrix, no plan (matrix.go)
 	ramsArg, ewesArg string
 	w                breeding.Weights
 	chosen           analysis.SetArgs // what the user chose in the form, if asked
@@ -107,13 +114,13 @@ type planRun struct {
 // runPlan reads the animals and their pedigrees, scores every ram-ewe
 // pair, solves the assignment, and answers within the budget.
 func runPlan(ctx context.Context, r *analysis.Call, a *Args) (any, error) {
-	p := &planRun{r: r, rams: a.Rams, ewes: a.Ewes, maxCOI: a.MaxCOI, perRam: a.MaxPerRam,
+	p := &planRun{r: r, rams: a.Rams, ewes: a.Ewes, maxCOI: a.MaxCOI, perRam: a.MaxPerRam, coiOnly: a.COIOnly,
 		ramsArg: Params.Name("Rams"), ewesArg: Params.Name("Ewes")}
 	if err := p.checkArgs(); err != nil {
 		return nil, err
 	}
 	p.b = pedigree.NewBuilder(r)
-	if a.Weights != nil {
+	if a.Weights != nil || a.COIOnly {
 		// Weights left to the user may end the call at their form: the
 		// lineages are asked ahead only when none is.
 		p.b.Prefetch(ctx, p.subjects(), planCeiling-len(p.subjects()))
@@ -138,6 +145,9 @@ func runPlan(ctx context.Context, r *analysis.Call, a *Args) (any, error) {
 	if err := p.pairUp(ctx); err != nil {
 		return nil, err
 	}
+	if p.coiOnly {
+		return p.matrix(ctx), nil
+	}
 	capacity := slices.Repeat([]int{p.perRam}, len(p.rams))
 	if p.plan, err = breeding.AssignLowCOI(p.pairs, capacity); err != nil {
 		return nil, err
@@ -158,6 +168,11 @@ func (p *planRun) subjects() []string { return append(slices.Clone(p.rams), p.ew
 // checkArgs refuses what no reading can make sense of: a COI limit out of
 // range, or an animal listed as both ram and ewe.
 func (p *planRun) checkArgs() error {
+	if p.coiOnly {
+		if err := checkMatrixArgs(p.r); err != nil {
+			return err
+		}
+	}
 	if err := pedigree.COILimitArg(pedigree.COILimitField.Name, p.maxCOI); err != nil {
 		return err
 	}
@@ -177,6 +192,9 @@ func (p *planRun) readRams(ctx context.Context, given breeding.Weights) error {
 		return err
 	}
 	p.rd = rd
+	if p.coiOnly {
+		return nil // no objective to ask for
+	}
 	// Weights left to the user are asked once the rams are known: the form
 	// offers the traits every ram carries, which are the ones a plan can
 	// weigh, and the COI limit too when the call did not set it.
