@@ -30,10 +30,11 @@ var PlanMatings = &analysis.Def{
 		Name: toolname.PlanMatings, Title: "Plan matings", Method: "plan_matings",
 		Toolset: toolsets.Analysis, Kind: summarize.KindGeneric,
 		Desc: `Assign ewes to rams maximizing the lambs' total index sum(weight x midparent EBV), mating as many ewes as max_coi and the rams' limits allow ` +
-			`(exact min-cost flow, not greedy); gives each pair's COI and predicted EBVs, and the ewes no ram may take (about 20 tokens a ewe; ` +
-			fmt.Sprintf("reads each animal's record and pedigree, at most %d NSIP lookups, so a large plan takes a while). ", planCeiling) +
-			`Arguments: ram_lpn_ids (1-10), e.g. ["6402382024NCS310"]; ewe_lpn_ids (1-100), e.g. ["` + param.ExampleEwe + `"]; weights as for ` + toolname.RankAnimals + `, e.g. {"WWT":1,"BWT":-0.5}; ` +
-			`max_coi, the largest lamb COI as a fraction 0..1 (0.0625: first cousins); max_ewes_per_ram 1..100. Next: ` + toolname.CheckMating + ` for one pair in detail. Also max_tokens.`,
+			`(exact min-cost flow, not greedy); gives each mating's COI and lamb EBVs, and the ewes no ram may take (about 20 tokens a ewe; ` +
+			fmt.Sprintf("at most %d NSIP lookups). ", planCeiling) +
+			`coi_only: true instead of weights: only each ram x ewe COI. ` +
+			`Arguments: ram_lpn_ids (1-10); ewe_lpn_ids (1-100); weights as for ` + toolname.RankAnimals + `, e.g. {"WWT":1,"BWT":-0.5}; ` +
+			`max_coi, the largest lamb COI as a fraction 0..1 (0.0625: first cousins); max_ewes_per_ram 1..100. Next: ` + toolname.CheckMating + ` for one pair. Also max_tokens.`,
 		Args: Params,
 	},
 	Ceiling: planCeiling,
