@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
 	"testing"
 )
@@ -83,6 +84,24 @@ func TestFlockSummaryKeepsNamedTraitsPerSex(t *testing.T) {
 	if !found || len(vals["male"]) == 0 || len(vals["female"]) == 0 {
 		t.Errorf("YWT in the answer %v, rams %d and ewes %d with YWT; want both sexes", found, len(vals["male"]), len(vals["female"]))
 	}
+	// The way before: the same group again with a larger budget, whose
+	// statistics per sex agree.
+	again := e.call("nsip_flock_summary", map[string]any{"search": group, "max_tokens": 8000}).mustOK(t)
+	var b struct {
+		Traits []struct {
+			Trait string           `json:"trait"`
+			BySex map[string]stats `json:"by_sex"`
+		} `json:"traits"`
+	}
+	_ = json.Unmarshal([]byte(again.text), &b)
+	for _, tr := range b.Traits {
+		for _, mine := range a.Traits {
+			if tr.Trait == "YWT" && mine.Trait == "YWT" && !maps.Equal(tr.BySex, mine.BySex) {
+				t.Errorf("YWT by sex: %v with max_tokens 8000, %v with traits", tr.BySex, mine.BySex)
+			}
+		}
+	}
+	t.Logf("YWT by sex: 1 call, %v tokens; before, %v + %v tokens", r.meta["tokens"], before.meta["tokens"], again.meta["tokens"])
 	body := e.call("nsip_flock_summary", map[string]any{"search": group, "traits": []string{"YWT", "yearling"}}).errorBody(t)
 	if body.Field != "traits[1]" {
 		t.Errorf("a trait that is no code: %+v; want traits[1] named", body)

@@ -39,7 +39,23 @@ func TestCOIMatrixThreeRamsFiveEwes(t *testing.T) {
 	if tokens, _ := r.meta["tokens"].(float64); r.meta["summarized"] != false || tokens == 0 || tokens >= 2000 {
 		t.Errorf("summarized %v at %v tokens; want the matrix whole under 2,000", r.meta["summarized"], r.meta["tokens"])
 	}
-	t.Logf("3 x 5: %v tokens", r.meta["tokens"])
+	// The way before: a check of each pair, fifteen calls, which agree.
+	before := 0.0
+	for _, ram := range rams {
+		for i, ewe := range ewes {
+			c := e.call("nsip_check_mating", map[string]any{"sire_lpn_id": ram, "dam_lpn_id": ewe}).mustOK(t)
+			var m struct {
+				COI float64 `json:"coi"`
+			}
+			_ = json.Unmarshal([]byte(c.text), &m)
+			if m.COI != a.COI[ram][i] {
+				t.Errorf("%s x %s: check_mating %v, the matrix %v", ram, ewe, m.COI, a.COI[ram][i])
+			}
+			n, _ := c.meta["tokens"].(float64)
+			before += n
+		}
+	}
+	t.Logf("3 x 5: 1 call, %v tokens; by check_mating 15 calls, %v tokens", r.meta["tokens"], before)
 }
 
 // The largest matrix, 10 rams by 100 ewes, in one call: the answer fits
