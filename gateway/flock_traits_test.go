@@ -5,6 +5,8 @@ import (
 	"maps"
 	"math"
 	"testing"
+
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/analysistest"
 )
 
 // "The mean and SD of YWT in this breed, rams and ewes apart": without
@@ -75,7 +77,7 @@ func TestFlockSummaryKeepsNamedTraitsPerSex(t *testing.T) {
 			if sex != "all" {
 				got = tr.BySex[sex]
 			}
-			mean, sd := meanSD(want)
+			mean, sd := analysistest.MeanSD(want)
 			if got.N != len(want) || math.Abs(got.Mean-mean) > 5e-5 || math.Abs(got.SD-sd) > 5e-5 {
 				t.Errorf("YWT %s: n %d mean %v sd %v; want %d %.4f %.4f", sex, got.N, got.Mean, got.SD, len(want), mean, sd)
 			}
@@ -106,20 +108,4 @@ func TestFlockSummaryKeepsNamedTraitsPerSex(t *testing.T) {
 	if body.Field != "traits[1]" {
 		t.Errorf("a trait that is no code: %+v; want traits[1] named", body)
 	}
-}
-
-// meanSD are the mean and sample SD (n-1) of vs by the textbook formulas.
-func meanSD(vs []float64) (float64, float64) {
-	sum := 0.0
-	for _, v := range vs {
-		sum += v
-	}
-	mean, ss := sum/float64(len(vs)), 0.0
-	for _, v := range vs {
-		ss += (v - mean) * (v - mean)
-	}
-	if len(vs) < 2 {
-		return mean, 0
-	}
-	return mean, math.Sqrt(ss / float64(len(vs)-1))
 }

@@ -56,17 +56,10 @@ func TestFlockSummaryNamedTraitsGiveWayLast(t *testing.T) {
 		t.Errorf("sexes %v, want %d", a.Traits[0].BySex, len(by))
 	}
 	for sex, vs := range by {
-		sum := 0.0
-		for _, v := range vs {
-			sum += v
-		}
-		mean, ss := sum/float64(len(vs)), 0.0
-		for _, v := range vs {
-			ss += (v - mean) * (v - mean)
-		}
+		mean, sd := analysistest.MeanSD(vs)
 		got := a.Traits[0].BySex[sex]
-		if got.N != len(vs) || math.Abs(got.Mean-mean) > 5e-5 || math.Abs(got.SD-math.Sqrt(ss/float64(len(vs)-1))) > 5e-5 {
-			t.Errorf("WWT %s: %+v; want n %d mean %.4f sd %.4f", sex, got, len(vs), mean, math.Sqrt(ss/float64(len(vs)-1)))
+		if got.N != len(vs) || math.Abs(got.Mean-mean) > 5e-5 || math.Abs(got.SD-sd) > 5e-5 {
+			t.Errorf("WWT %s: %+v; want n %d mean %.4f sd %.4f", sex, got, len(vs), mean, sd)
 		}
 	}
 }

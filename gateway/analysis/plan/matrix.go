@@ -45,7 +45,7 @@ type COIMatrixAnswer struct {
 }
 
 // matrixCells says what a cell of the matrix holds.
-const matrixCells = "the lamb's COI as a fraction; \">=x\": at least x, the pedigree behind the pair not read whole (see unresolved); \"unknown\": NSIP records no parents of the ram or ewe"
+const matrixCells = "the lamb's COI as a fraction; \">=x\": at least x, the pedigree behind the pair not read whole (see unresolved); \"unknown\": NSIP records no parents of the ram or ewe, or none were read (see unresolved)"
 
 // checkMatrixArgs refuses, with coi_only, the arguments only a plan
 // reads: they would otherwise be silently dropped.
@@ -91,7 +91,7 @@ func (p *planRun) matrix(ctx context.Context) any {
 			case *c > p.maxCOI+1e-12:
 				over++
 			}
-			if _, ok := v.(string); ok && c != nil {
+			if p.unread[p.rams[ri]] || p.unread[p.ewes[ei]] {
 				unresolved++
 			}
 		}
