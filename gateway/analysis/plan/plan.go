@@ -167,7 +167,8 @@ func runPlan(ctx context.Context, r *analysis.Call, a *Args) (any, error) {
 func (p *planRun) subjects() []string { return append(slices.Clone(p.rams), p.ewes...) }
 
 // checkArgs refuses what no reading can make sense of: a COI limit out of
-// range, or an animal listed as both ram and ewe.
+// range, an animal listed as both ram and ewe, or a plan's arguments
+// beside coi_only.
 func (p *planRun) checkArgs() error {
 	if p.coiOnly {
 		if err := checkMatrixArgs(p.r); err != nil {
