@@ -56,6 +56,13 @@ func TestCOIMatrixThreeRamsFiveEwes(t *testing.T) {
 		}
 	}
 	t.Logf("3 x 5: 1 call, %v tokens; by check_mating 15 calls, %v tokens", r.meta["tokens"], before)
+
+	// Weights beside coi_only are refused, naming them, and the example
+	// of a correct call is this one without them.
+	te := e.call("nsip_plan_matings", map[string]any{"ram_lpn_ids": rams, "ewe_lpn_ids": ewes, "coi_only": true, "weights": map[string]any{"WWT": 1}}).errorBody(t)
+	if ex := exampleOf(te.Example); te.Field != "weights" || ex["weights"] != nil || ex["coi_only"] != true {
+		t.Errorf("weights with coi_only: %+v; want weights named and an example without them", te)
+	}
 }
 
 // The largest matrix, 10 rams by 100 ewes, in one call: the answer fits

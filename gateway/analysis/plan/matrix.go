@@ -48,12 +48,14 @@ type COIMatrixAnswer struct {
 const matrixCells = "the lamb's COI as a fraction; \">=x\": at least x, the pedigree behind the pair not read whole (see unresolved); \"unknown\": NSIP records no parents of the ram or ewe, or none were read (see unresolved)"
 
 // checkMatrixArgs refuses, with coi_only, the arguments only a plan
-// reads: they would otherwise be silently dropped.
+// reads: they would otherwise be silently dropped. The error's example
+// is the call without them.
 func checkMatrixArgs(r *analysis.Call) error {
 	for _, name := range []string{Params.Name("Weights"), Params.Name("MaxPerRam")} {
 		if r.Sent.Has(name) {
-			return &analysis.ArgError{FieldError: param.FieldError{Field: name,
-				Problem: "chooses matings, and coi_only answers each pair's COI alone", Expected: "leave " + name + " out, or coi_only out for a plan"}}
+			return &analysis.FixedArgError{ArgError: analysis.ArgError{FieldError: param.FieldError{Field: name,
+				Problem: "chooses matings, and coi_only answers each pair's COI alone", Expected: "leave " + name + " out, or coi_only out for a plan"}},
+				Fix: []param.Edit{param.Drop(Params.Name("Weights")), param.Drop(Params.Name("MaxPerRam"))}}
 		}
 	}
 	return nil
