@@ -17,6 +17,7 @@ import (
 var mayImport = map[string][]string{
 	"nsip":                          nil,
 	"nsip/breeding":                 nil,
+	"internal/tabular":              nil,
 	"nsip/toolname":                 nil,
 	"nsip/shape":                    nil,
 	"nsip/livecheck":                {"nsip", "nsip/shape"},
