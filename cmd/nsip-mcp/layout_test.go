@@ -45,7 +45,7 @@ var mayImport = map[string][]string{
 	"gateway/analysis/facts":        {"gateway/param", "nsip", "nsip/toolname"},
 	"gateway/analysis":              {"gateway/analysis/breedpass", "gateway/full", "gateway/param", "gateway/tooldef", "nsip", "nsip/breeding"},
 	"gateway/analysis/scan":         {"gateway/analysis", "gateway/analysis/breedpass", "nsip"},
-	"gateway/analysis/pedigree":     {"gateway/analysis", "gateway/analysis/facts", "gateway/param", "nsip", "nsip/breeding"},
+	"gateway/analysis/pedigree":     {"gateway/analysis", "gateway/analysis/breedpass", "gateway/analysis/facts", "gateway/param", "nsip", "nsip/breeding"},
 	"gateway/analysis/percentile":   {"gateway/analysis", "gateway/analysis/breedpass", "gateway/analysis/facts", "gateway/analysis/scan", "gateway/param", "gateway/tooldef", "gateway/toolsets", "nsip", "nsip/toolname", "summarize"},
 	"gateway/analysis/mating":       {"gateway/analysis", "gateway/analysis/facts", "gateway/analysis/pedigree", "gateway/param", "gateway/tooldef", "gateway/toolsets", "nsip", "nsip/breeding", "nsip/toolname", "summarize"},
 	"gateway/analysis/compare":      {"gateway/analysis", "gateway/analysis/facts", "gateway/analysis/percentile", "gateway/param", "gateway/tooldef", "gateway/toolsets", "nsip", "nsip/toolname", "summarize"},

@@ -1,6 +1,7 @@
 package breedpass
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -46,5 +47,56 @@ func TestPassPedigree(t *testing.T) {
 	}
 	if _, d := ped.Parents(ped.Animal(3)); d != -1 {
 		t.Errorf("the cut link remains")
+	}
+}
+
+// A pass builds its pedigree once and keeps it: the calls it answers share
+// one, as does a pass read back from the shared tier after its first use.
+// Its rows are found by ID in any case, an animal it lacks is not, and
+// its Bytes count the pedigree before it is built.
+func TestPassKeepsItsPedigree(t *testing.T) {
+	rows := []nsip.AnimalRow{
+		{LPNID: "6400012024NCS003", Sire: "6400012023NCS001", Dam: "6400012023NCS002"},
+		{LPNID: "6400012023NCS001", Sire: "9900012019IMP001"},
+		{LPNID: "6400012023NCS002", Sire: "9900012019IMP001"},
+	}
+	made := NewPassOf(640, "2024-01-01", rows)
+	b, err := made.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var read BreedPass
+	if err := read.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	for name, pass := range map[string]*BreedPass{"made": made, "read back": &read} {
+		before := pass.Bytes()
+		first, err := pass.BreedPedigree()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again, _ := pass.BreedPedigree(); again != first {
+			t.Errorf("%s: a second call built the pedigree again", name)
+		}
+		if pass.Bytes() != before || before < first.Bytes()+int64(len(b)) {
+			t.Errorf("%s: %d bytes before the pedigree, %d after; the pedigree alone takes %d", name, before, pass.Bytes(), first.Bytes())
+		}
+		for j, row := range rows {
+			if k, ok := pass.RowOf(strings.ToLower(row.LPNID)); !ok || k != j {
+				t.Errorf("%s: %s at row %d (%v), want %d", name, row.LPNID, k, ok, j)
+			}
+		}
+		if k, ok := pass.RowOf("9900012019IMP001"); ok {
+			t.Errorf("%s: the import, a parent without a row, found at row %d", name, k)
+		}
+	}
+	// A pass put together by hand builds a pedigree each time, and finds
+	// its rows all the same.
+	bare := &BreedPass{IDs: made.IDs, Parents: made.Parents, Sire: made.Sire, Dam: made.Dam}
+	if k, ok := bare.RowOf("6400012023NCS002"); !ok || k != 2 {
+		t.Errorf("bare pass: row %d (%v), want 2", k, ok)
+	}
+	if p, err := bare.BreedPedigree(); err != nil || p.Len() != 4 {
+		t.Errorf("bare pass: %v animals, %v", p, err)
 	}
 }
