@@ -52,7 +52,7 @@ var mayImport = map[string][]string{
 	"gateway/analysis/rank":         {"gateway/analysis", "gateway/analysis/breedpass", "gateway/analysis/facts", "gateway/analysis/pedigree", "gateway/analysis/percentile", "gateway/analysis/scan", "gateway/param", "gateway/tooldef", "gateway/toolsets", "nsip", "nsip/breeding", "nsip/toolname", "summarize"},
 	"gateway/analysis/flock":        {"gateway/analysis", "gateway/analysis/breedpass", "gateway/analysis/facts", "gateway/analysis/scan", "gateway/full", "gateway/param", "gateway/tooldef", "gateway/toolsets", "nsip", "nsip/breeding", "nsip/toolname", "summarize"},
 	"gateway/analysis/plan":         {"gateway/analysis", "gateway/analysis/facts", "gateway/analysis/pedigree", "gateway/full", "gateway/param", "gateway/tooldef", "gateway/toolsets", "nsip", "nsip/breeding", "nsip/toolname", "summarize"},
-	"gateway/analysis/analysistest": {"gateway/analysis", "gateway/analysis/breedpass", "gateway/internal/snapshot", "gateway/param", "nsip", "nsip/breeding", "nsip/toolname"},
+	"gateway/analysis/analysistest": {"gateway/analysis", "gateway/analysis/breedpass", "gateway/internal/snapshot", "gateway/param", "internal/tabular", "nsip", "nsip/breeding", "nsip/toolname"},
 	"gateway/finite":                {"gateway/analysis", "nsip"},
 	"gateway/argcheck":              {"gateway/param", "nsip", "nsip/toolname"},
 	"gateway/health":                {"cache", "gateway/metrics", "gateway/upstream"},

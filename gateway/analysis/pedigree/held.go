@@ -32,12 +32,15 @@ type Held struct {
 }
 
 // MayHold reports, with no lookup, whether the source may keep a pass of
-// the breed the LPN ID id carries: a call that may answer from one asks
+// the breed the LPN ID id carries (of any, for an ID of no usual form): a call that may answer from one asks
 // no lineage ahead (Builder.Prefetch) before it knows.
 func MayHold(ctx context.Context, r *analysis.Call, id string) bool {
 	store := r.Src.Passes()
+	if store == nil {
+		return false
+	}
 	l, ok := nsip.ParseLPN(id)
-	return store != nil && ok && store.Holds(ctx, l.Breed)
+	return !ok || store.Holds(ctx, l.Breed) // an ID of no usual form may be of any breed
 }
 
 // HeldFor is breed's pedigree from its pass kept under the evaluation
