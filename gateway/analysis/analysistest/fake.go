@@ -495,7 +495,7 @@ func Run(t *testing.T, d *analysis.Def, f *FakeSource, sent map[string]any) (any
 }
 
 // Valid is sent validated as the gateway validates a call of d.
-func Valid(t *testing.T, d *analysis.Def, sent map[string]any) param.Valid {
+func Valid(t testing.TB, d *analysis.Def, sent map[string]any) param.Valid {
 	t.Helper()
 	check := d.Validate
 	if d.Name == toolname.GetAnimal {
