@@ -135,7 +135,7 @@ func (h *Held) Via(ids, absent []string, pair bool) *analysis.PedigreeVia {
 		Animals:               h.Ped.Len(),
 		EquivalentGenerations: g,
 		Evaluation:            h.Evaluation,
-		Pedigree: fmt.Sprintf("the breed's whole pedigree from its pass of evaluation %s, %d animals, with no lineage read: every ancestor NSIP records, however far back", h.Evaluation, h.Ped.Len()),
+		Pedigree:              fmt.Sprintf("the breed's whole pedigree from its pass of evaluation %s, %d animals, with no lineage read: every ancestor NSIP records, however far back", h.Evaluation, h.Ped.Len()),
 	}
 	if len(absent) > 0 {
 		v.LineagesFor = absent
