@@ -20,32 +20,7 @@ import (
 func (p *BreedPedigree) EquivalentGenerations(animals []int32) []float64 {
 	n := int32(len(p.ids))
 	e := map[int32]float64{}
-	var stack []int32
-	for _, a := range animals {
-		if a >= 0 && a < n {
-			stack = append(stack, a)
-		}
-	}
-	// The ancestry of every animal asked, each once.
-	for len(stack) > 0 {
-		k := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if _, ok := e[k]; ok {
-			continue
-		}
-		e[k] = 0
-		for _, q := range p.par[k] {
-			if q >= 0 {
-				stack = append(stack, q)
-			}
-		}
-	}
-	order := make([]int32, 0, len(e))
-	for k := range e {
-		order = append(order, k)
-	}
-	slices.Sort(order)
-	for _, k := range order {
+	for _, k := range p.Ancestry(animals) {
 		v := 0.0
 		for _, q := range p.par[k] {
 			if q >= 0 {
@@ -62,5 +37,38 @@ func (p *BreedPedigree) EquivalentGenerations(animals []int32) []float64 {
 		}
 		out[i] = e[a]
 	}
+	return out
+}
+
+// Ancestry is the animals asked (by number) and all their ancestors, each
+// once, in number order, so parents before offspring; numbers beyond the
+// pedigree, or -1, are left out.
+func (p *BreedPedigree) Ancestry(animals []int32) []int32 {
+	n := int32(len(p.ids))
+	seen := map[int32]bool{}
+	var stack []int32
+	for _, a := range animals {
+		if a >= 0 && a < n {
+			stack = append(stack, a)
+		}
+	}
+	for len(stack) > 0 {
+		k := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		for _, q := range p.par[k] {
+			if q >= 0 {
+				stack = append(stack, q)
+			}
+		}
+	}
+	out := make([]int32, 0, len(seen))
+	for k := range seen {
+		out = append(out, k)
+	}
+	slices.Sort(out)
 	return out
 }

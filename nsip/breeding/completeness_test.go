@@ -2,6 +2,7 @@ package breeding
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -42,5 +43,16 @@ func TestEquivalentGenerationsHandWorked(t *testing.T) {
 	// is its own.
 	if g := p.EquivalentGenerations([]int32{byID(t, p, "D")}); g[0] != 0.75 {
 		t.Errorf("D alone: %v", g[0])
+	}
+	// L's ancestry is every animal, parents first; D's is D, A and G; a
+	// number of no animal is left out.
+	if got := p.Ancestry([]int32{byID(t, p, "L"), -1, int32(p.Len())}); len(got) != 6 || !slices.IsSorted(got) {
+		t.Errorf("L's ancestry %v, want all six in number order", got)
+	}
+	anc := p.Ancestry([]int32{byID(t, p, "D")})
+	wantAnc := []int32{byID(t, p, "D"), byID(t, p, "A"), byID(t, p, "G")}
+	slices.Sort(wantAnc)
+	if !slices.Equal(anc, wantAnc) {
+		t.Errorf("D's ancestry %v, want %v", anc, wantAnc)
 	}
 }

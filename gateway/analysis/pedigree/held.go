@@ -185,39 +185,19 @@ func (h *Held) noParents(k int32) bool {
 // knows), so that a pair with an animal the pass lacks is computed over
 // the held one's whole pedigree and the other's lineages.
 func (b *Builder) Seed(h *Held, ids ...string) {
-	var stack []int32
+	var nums []int32
 	for _, id := range ids {
 		if k, ok := h.Animal(id); ok {
-			stack = append(stack, k)
+			nums = append(nums, k)
 		}
 	}
-	seen := map[int32]bool{}
-	for len(stack) > 0 {
-		k := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if seen[k] {
-			continue
-		}
-		seen[k] = true
-		s, d := h.Ped.Parents(k)
-		for _, q := range []int32{s, d} {
-			if q >= 0 {
-				stack = append(stack, q)
-			}
-		}
-	}
-	order := make([]int32, 0, len(seen))
-	for k := range seen {
-		order = append(order, k)
-	}
-	slices.Sort(order)
 	id := func(k int32) string {
 		if k < 0 {
 			return ""
 		}
 		return strings.ToUpper(h.Ped.ID(k))
 	}
-	for _, k := range order {
+	for _, k := range h.Ped.Ancestry(nums) {
 		s, d := h.Ped.Parents(k)
 		a := id(k)
 		b.Add(a, id(s), id(d))
