@@ -2,9 +2,11 @@ package breedpass
 
 import (
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 )
 
 // The pass's rows become the breed's pedigree: parents before offspring,
@@ -98,5 +100,37 @@ func TestPassKeepsItsPedigree(t *testing.T) {
 	}
 	if p, err := bare.BreedPedigree(); err != nil || p.Len() != 4 {
 		t.Errorf("bare pass: %v animals, %v", p, err)
+	}
+}
+
+// Calls a kept pass answers at once share its pedigree: the first to ask
+// builds it, and all get the same one and the same COIs (run with -race).
+func TestPassPedigreeSharedByCalls(t *testing.T) {
+	rows := []nsip.AnimalRow{
+		{LPNID: "6400012024NCS003", Sire: "6400012023NCS001", Dam: "6400012023NCS002"},
+		{LPNID: "6400012023NCS001", Sire: "9900012019IMP001"},
+		{LPNID: "6400012023NCS002", Sire: "9900012019IMP001"},
+	}
+	pass := NewPassOf(640, "2024-01-01", rows)
+	var wg sync.WaitGroup
+	peds := make([]*breeding.BreedPedigree, 8)
+	cois := make([]float64, 8)
+	for i := range peds {
+		wg.Go(func() {
+			j, _ := pass.RowOf(rows[1+i%2].LPNID)
+			ped, err := pass.BreedPedigree()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			peds[i] = ped
+			cois[i] = ped.Coancestry([][2]int32{{ped.Animal(1), ped.Animal(j)}})[0]
+		})
+	}
+	wg.Wait()
+	for i := range peds {
+		if peds[i] != peds[0] || (i%2 == 1 && cois[i] != 0.125) || (i%2 == 0 && cois[i] != 0.5) {
+			t.Errorf("call %d: pedigree %p (first %p), coancestry %v", i, peds[i], peds[0], cois[i])
+		}
 	}
 }
