@@ -52,16 +52,19 @@ func TestPassPedigree(t *testing.T) {
 	}
 }
 
+// halfSibRows are a lamb of two half-sibs by an import no row holds.
+var halfSibRows = []nsip.AnimalRow{
+	{LPNID: "6400012024NCS003", Sire: "6400012023NCS001", Dam: "6400012023NCS002"},
+	{LPNID: "6400012023NCS001", Sire: "9900012019IMP001"},
+	{LPNID: "6400012023NCS002", Sire: "9900012019IMP001"},
+}
+
 // A pass builds its pedigree once and keeps it: the calls it answers share
 // one, as does a pass read back from the shared tier after its first use.
 // Its rows are found by ID in any case, an animal it lacks is not, and
 // its Bytes count the pedigree before it is built.
 func TestPassKeepsItsPedigree(t *testing.T) {
-	rows := []nsip.AnimalRow{
-		{LPNID: "6400012024NCS003", Sire: "6400012023NCS001", Dam: "6400012023NCS002"},
-		{LPNID: "6400012023NCS001", Sire: "9900012019IMP001"},
-		{LPNID: "6400012023NCS002", Sire: "9900012019IMP001"},
-	}
+	rows := halfSibRows
 	made := NewPassOf(640, "2024-01-01", rows)
 	b, err := made.MarshalBinary()
 	if err != nil {
@@ -106,11 +109,7 @@ func TestPassKeepsItsPedigree(t *testing.T) {
 // Calls a kept pass answers at once share its pedigree: the first to ask
 // builds it, and all get the same one and the same COIs (run with -race).
 func TestPassPedigreeSharedByCalls(t *testing.T) {
-	rows := []nsip.AnimalRow{
-		{LPNID: "6400012024NCS003", Sire: "6400012023NCS001", Dam: "6400012023NCS002"},
-		{LPNID: "6400012023NCS001", Sire: "9900012019IMP001"},
-		{LPNID: "6400012023NCS002", Sire: "9900012019IMP001"},
-	}
+	rows := halfSibRows
 	pass := NewPassOf(640, "2024-01-01", rows)
 	var wg sync.WaitGroup
 	peds := make([]*breeding.BreedPedigree, 8)

@@ -1,6 +1,7 @@
 package mating
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -45,13 +46,7 @@ func TestCheckMatingFromHeldPass(t *testing.T) {
 	src := analysistest.HoldPass(f, 640)
 	want := analysistest.TabularCOI(f, 640)
 	var rams, ewes []string
-	for _, id := range slices.Sorted(func(yield func(string) bool) {
-		for id := range f.Animals {
-			if !yield(id) {
-				return
-			}
-		}
-	}) {
+	for _, id := range slices.Sorted(maps.Keys(f.Animals)) {
 		switch {
 		case strings.HasPrefix(id, "640KIN4M"):
 			rams = append(rams, id)

@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -38,13 +39,7 @@ func planOf(seed uint64, gens, perGen, rams, ewes int) (*analysistest.FakeSource
 	f := analysistest.KinBreed(seed, gens, perGen, perGen)
 	var rs, es []string
 	young := []string{fmt.Sprintf("640KIN%d", gens-1), fmt.Sprintf("640KIN%d", gens-2)}
-	for _, id := range slices.Sorted(func(yield func(string) bool) {
-		for id := range f.Animals {
-			if !yield(id) {
-				return
-			}
-		}
-	}) {
+	for _, id := range slices.Sorted(maps.Keys(f.Animals)) {
 		if !slices.ContainsFunc(young, func(p string) bool { return strings.HasPrefix(id, p) }) {
 			continue
 		}

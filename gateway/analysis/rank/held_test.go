@@ -2,6 +2,7 @@ package rank
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -99,13 +100,7 @@ func TestRankForEwesFromHeldPass(t *testing.T) {
 func TestRankForEwesEweOutsideThePass(t *testing.T) {
 	f := analysistest.Kin(3)
 	var sire string
-	for _, id := range slices.Sorted(func(yield func(string) bool) {
-		for id := range f.Animals {
-			if !yield(id) {
-				return
-			}
-		}
-	}) {
+	for _, id := range slices.Sorted(maps.Keys(f.Animals)) {
 		// The best ram by WWT with a recorded sire, so that he is shown.
 		if a := f.Animals[id]; a.Sex == "Male" && a.Sire != "" && (sire == "" || a.EBV["WWT"] > f.Animals[sire].EBV["WWT"]) {
 			sire = id
