@@ -138,6 +138,9 @@ func TestCheckMatingParentOutsideThePass(t *testing.T) {
 	if v == nil || !slices.Equal(v.LineagesFor, []string{"641KINXF001"}) || !strings.Contains(v.Pedigree, "lineages") {
 		t.Fatalf("computed.via %+v, want the dam's pedigree named as read by lineages", v)
 	}
+	if g := v.EquivalentGenerations; g.Sire == nil || *g.Sire != pathGenerations(f, "640KIN0M000") || g.Dam != nil {
+		t.Errorf("equivalent generations: sire %v, dam %v; want the sire's alone", analysistest.FmtPtr(g.Sire), analysistest.FmtPtr(g.Dam))
+	}
 	if f.CallsOf("lineage") == 0 || a.Computed.LineagesRead == 0 {
 		t.Errorf("%d lineages asked, %d read: the dam's were not gathered", f.CallsOf("lineage"), a.Computed.LineagesRead)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/breedpass"
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/facts"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
@@ -117,9 +118,16 @@ func (h *Held) Via(ids, absent []string, pair bool) *analysis.PedigreeVia {
 	g := analysis.Generations{Means: generationsMeans}
 	eg := h.Ped.EquivalentGenerations(nums)
 	switch {
-	case pair && len(ids) == 2 && len(eg) == 2:
-		s, d := round4(eg[0]), round4(eg[1])
-		g.Sire, g.Dam = &s, &d
+	case pair && len(ids) == 2:
+		// A parent the pass lacks has no figure: its lineages were read.
+		for i, id := range named {
+			v := facts.Round4(eg[i])
+			if id == ids[0] {
+				g.Sire = &v
+			} else {
+				g.Dam = &v
+			}
+		}
 	case len(eg) > 0:
 		least, sum := 0, 0.0
 		for i, v := range eg {
@@ -128,7 +136,7 @@ func (h *Held) Via(ids, absent []string, pair bool) *analysis.PedigreeVia {
 				least = i
 			}
 		}
-		mean, few := round4(sum/float64(len(eg))), round4(eg[least])
+		mean, few := facts.Round4(sum/float64(len(eg))), facts.Round4(eg[least])
 		g.Mean, g.Fewest, g.FewestLPNID = &mean, &few, named[least]
 	}
 	v := &analysis.PedigreeVia{
@@ -139,12 +147,11 @@ func (h *Held) Via(ids, absent []string, pair bool) *analysis.PedigreeVia {
 	}
 	if len(absent) > 0 {
 		v.LineagesFor = absent
-		v.Pedigree += fmt.Sprintf("; %d animals the pass of breed %d does not hold had their pedigrees gathered by lineages (lineages_for)", len(absent), h.Breed)
+		v.Pedigree = fmt.Sprintf("the breed's whole pedigree from its pass of evaluation %s, %d animals, for the animals it holds: every ancestor NSIP records, however far back; "+
+			"the pass of breed %d lacks those of lineages_for, whose pedigrees were gathered from lineages", h.Evaluation, h.Ped.Len(), h.Breed)
 	}
 	return v
 }
-
-func round4(v float64) float64 { return float64(int64(v*10000+0.5)) / 10000 }
 
 // COIs are the lamb COIs of pairs (sire, dam) whose animals the pass
 // both holds, from one Coancestry of them all, keyed by the pair; nil
