@@ -149,3 +149,16 @@ func TestCheckMatingParentOutsideThePass(t *testing.T) {
 		t.Errorf("COI %v, want 0.25 (a sire on his daughter)", analysistest.FmtPtr(a.COI))
 	}
 }
+
+// A pass of an earlier evaluation is not the breed's pedigree now: once
+// NSIP gives a new date, the mating reads lineages as without a pass.
+func TestCheckMatingPassOfAnEarlierEvaluation(t *testing.T) {
+	f := analysistest.Kin(5)
+	src := analysistest.HoldPass(f, 640)
+	f.Evaluation = "10/23/2025"
+	var a passAnswer
+	analysistest.MustRunSource(t, CheckMating, src, map[string]any{"sire_lpn_id": "640KIN4M000", "dam_lpn_id": "640KIN4F003"}, &a)
+	if a.Computed.Via != nil || f.CallsOf("lineage") == 0 || f.CallsOf("evaluation") != 1 {
+		t.Errorf("via %+v, %d lineages, %d date reads; want lineages read after the date showed the pass old", a.Computed.Via, f.CallsOf("lineage"), f.CallsOf("evaluation"))
+	}
+}
