@@ -108,13 +108,14 @@ func (p *planRun) matrix(ctx context.Context) any {
 			UnknownCOIPairs: unknown,
 			Warnings:        p.warnings,
 			Computed: PlanComputed{
-				Method:              "each pair's COI as a plan computes it (L-D-L' over each animal's pedigree extended to 6 generations); no plan is made",
+				Method:              "COI by the L-D-L' (additive relationship) method over each animal's pedigree extended to 6 generations, as a plan computes it; no plan is made",
 				PedigreeAnimals:     p.b.Ped.Len(),
 				LineagesRead:        p.b.Lookups,
 				Upstream:            p.r.Upstream(),
 				AncestorRecordsRead: p.b.Records,
 			},
 		}
+		p.pedigreeVia(&out.Computed)
 		for ri, ram := range p.rams {
 			out.COI[ram] = rows[ri][:n]
 		}

@@ -104,6 +104,8 @@ type planRun struct {
 	warnings         []string
 	noIndex          []string // ewes without every weighted EBV
 	b                *pedigree.Builder
+	held             *pedigree.Held // the breed's whole pedigree, when its pass is kept
+	absent           []string       // animals the held pass lacks, whose lineages are read
 	coi              [][]*float64
 	pairs            [][]breeding.Pair
 	unread           map[string]bool
@@ -121,7 +123,7 @@ func runPlan(ctx context.Context, r *analysis.Call, a *Args) (any, error) {
 		return nil, err
 	}
 	p.b = pedigree.NewBuilder(r)
-	if a.Weights != nil || a.COIOnly {
+	if (a.Weights != nil || a.COIOnly) && !pedigree.MayHold(ctx, r, p.rams[0]) {
 		// Weights left to the user may end the call at their form: the
 		// lineages are asked ahead only when none is.
 		p.b.Prefetch(ctx, p.subjects(), planCeiling-len(p.subjects()))
@@ -271,7 +273,11 @@ func (p *planRun) readPedigree(ctx context.Context) error {
 	for i, d := range p.ed {
 		b.Details(p.ewes[i], d)
 	}
-	if err := b.Extend(ctx, p.subjects(), planCeiling-len(p.rams)-len(p.ewes)); err != nil {
+	subjects, err := p.holdPedigree(ctx)
+	if err != nil {
+		return err
+	}
+	if err := b.Extend(ctx, subjects, planCeiling-len(p.rams)-len(p.ewes)); err != nil {
 		var ab *analysis.AboutError
 		if errors.As(err, &ab) {
 			id := ab.Value.(string)
@@ -291,6 +297,9 @@ func (p *planRun) readPedigree(ctx context.Context) error {
 func (p *planRun) markUnread() {
 	p.unread = map[string]bool{}
 	for _, id := range append(slices.Clone(p.rams), p.ewes...) {
+		if _, whole := p.held.Animal(id); whole {
+			continue // the breed's pedigree, held whole
+		}
 		broken := p.b.BrokenBehind(id)
 		for _, w := range broken {
 			if w += ", which no pedigree can hold"; !slices.Contains(p.warnings, w) {
@@ -316,10 +325,12 @@ func (p *planRun) markUnread() {
 // read already puts it over. Its COI on what was read is only a lower
 // bound, never a reason to mate.
 func (p *planRun) pairUp(ctx context.Context) error {
-	p.coi = make([][]*float64, len(p.rams))
+	var err error
+	if p.coi, err = p.lambCOIs(ctx); err != nil {
+		return err
+	}
 	p.pairs = make([][]breeding.Pair, len(p.rams))
 	for ri := range p.rams {
-		p.coi[ri] = make([]*float64, len(p.ewes))
 		p.pairs[ri] = make([]breeding.Pair, len(p.ewes))
 		ramIdx, _, _ := p.w.Index(p.ramEBV[ri])
 		for ei := range p.ewes {
@@ -327,11 +338,7 @@ func (p *planRun) pairUp(ctx context.Context) error {
 			if eweIdx, _, ok := p.w.Index(p.eweEBV[ei]); ok {
 				v += eweIdx / 2
 			}
-			c, err := pedigree.LambCOI(ctx, p.b.Ped, p.rams[ri], p.ewes[ei])
-			if err != nil {
-				return err
-			}
-			p.coi[ri][ei] = c
+			c := p.coi[ri][ei]
 			// An unknown COI is taken as the cap when settling ties, so a
 			// pair of unknown inbreeding is never preferred for it.
 			tie := p.maxCOI
@@ -458,6 +465,7 @@ func (p *planRun) render(withEBVs bool, rows int) *PlanAnswer {
 			AncestorRecordsRead: p.b.Records,
 		},
 	}
+	p.pedigreeVia(&out.Computed)
 	if len(p.unresolved) > 0 {
 		out.Unresolved = &PlanUnresolved{
 			Animals: slices.Sorted(maps.Keys(p.unread)),
