@@ -123,17 +123,19 @@ func TestFromText(t *testing.T) {
 	}
 }
 
-// A traits argument: codes upper-cased, repeats dropped, a word for a
-// trait refused naming its code.
+// A traits argument: codes upper-cased, a breeder's word read as its
+// code, repeats dropped; a word meaning several traits refused naming
+// each.
 func TestValidateTraitList(t *testing.T) {
-	if got, errs := ValidateTraitList("traits", []any{"wwt", " nlb ", "WWT"}); errs != nil || !reflect.DeepEqual(got, []any{"WWT", "NLB"}) {
+	if got, errs := ValidateTraitList("traits", []any{"wwt", " nlb ", "WWT", "weaning weight", "YWEC"}); errs != nil || !reflect.DeepEqual(got, []any{"WWT", "NLB", "YWEC"}) {
 		t.Errorf("codes: %v %v", got, errs)
 	}
 	for raw, want := range map[string]any{
-		`traits: must be an array of trait codes, got string "WWT"`:         "WWT",
-		`traits: names 0 traits; give 1 to 30`:                              []any{},
-		`traits[0]: must be a trait code string, got integer 5`:             []any{5.0},
-		`traits[0]: "weaning weight" is not a trait code (1 to 16 letters)`: []any{"weaning weight"},
+		`traits: must be an array of trait codes, got string "WWT"`: "WWT",
+		`traits: names 0 traits; give 1 to 30`:                      []any{},
+		`traits[0]: must be a trait code string, got integer 5`:     []any{5.0},
+		`traits[0]: "fat and muscle" could mean any of 2 traits: FAT (post-weaning fat depth), lower is better; EMD (post-weaning eye muscle depth), higher is better`: []any{"fat and muscle"},
+		`traits[0]: "scrapie gene" is not a trait code (1 to 16 letters) nor a trait's name`:                                                                           []any{"scrapie gene"},
 	} {
 		_, errs := ValidateTraitList("traits", want)
 		if len(errs) == 0 || !strings.HasPrefix(errs[0].Field+": "+errs[0].Problem, raw) {
@@ -143,11 +145,14 @@ func TestValidateTraitList(t *testing.T) {
 	if code, fe := TraitCode("trait", "wwt"); fe != nil || code != "WWT" {
 		t.Errorf("TraitCode(wwt) = %q %+v; want WWT", code, fe)
 	}
-	if _, fe := TraitCode("trait", "weaning weight"); fe == nil || fe.Expected != "WWT" ||
-		fe.Problem != `"weaning weight" is not a known trait code; did you mean "WWT" (weaning weight (direct))?` {
-		t.Errorf("TraitCode(weaning weight) = %+v; want refused naming WWT", fe)
+	if code, fe := TraitCode("trait", "weaning weight"); fe != nil || code != "WWT" {
+		t.Errorf("TraitCode(weaning weight) = %q %+v; want WWT", code, fe)
 	}
-	if _, fe := TraitCode("trait", "XQZT"); fe == nil || fe.Problem != `"XQZT" is not a known trait code` {
+	if _, fe := TraitCode("trait", "WWTT"); fe == nil || fe.Expected != "WWT" ||
+		fe.Problem != `"WWTT" is not a known trait code or name; did you mean "WWT"?` {
+		t.Errorf("TraitCode(WWTT) = %+v; want refused naming WWT", fe)
+	}
+	if _, fe := TraitCode("trait", "XQZT"); fe == nil || fe.Problem != `"XQZT" is not a known trait code or name` {
 		t.Errorf("TraitCode(XQZT) = %+v", fe)
 	}
 }

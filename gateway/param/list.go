@@ -110,26 +110,18 @@ func (l *List) Validate(raw any) (any, []FieldError) {
 	return out, nil
 }
 
-// TraitCode resolves a trait code through the glossary; an unknown one is an
-// error naming the code it means ("weaning" is WWT) or, failing that, the
-// nearest by spelling.
+// TraitCode resolves a trait code or a breeder's word for one through the
+// glossary; an unknown one is an error naming the code it likely means or,
+// failing that, the nearest by spelling.
 func TraitCode(field, s string) (string, *FieldError) { return traitCode(field, s, true) }
 
 // traitCode is TraitCode, naming the nearest code only when suggest is set.
 func traitCode(field, s string, suggest bool) (string, *FieldError) {
-	if t, ok := nsip.LookupTrait(s); ok {
-		return t.Code, nil
+	code, near, fe := traitWord(field, s, false, suggest, "one of "+strings.Join(nsip.GlossaryCodes(), ", ")+", or a trait's name")
+	if near != "" {
+		fe.Expected = near
 	}
-	codes := nsip.GlossaryCodes()
-	fe := &FieldError{Field: field, Problem: QuoteShort(s) + " is not a known trait code", Expected: "one of " + strings.Join(codes, ", ")}
-	if !suggest {
-		return "", fe
-	}
-	if c, d := DidYouMeanTrait(s, codes); c != "" {
-		fe.Problem += d
-		fe.Expected = c
-	}
-	return "", fe
+	return code, fe
 }
 
 // ValidateWeights checks weights already held as numbers (a form's
