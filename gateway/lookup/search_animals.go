@@ -34,7 +34,7 @@ var SearchAnimals = define(&Def{
 		return param.Described{
 			&a.Page:        pageField,
 			&a.PageSize:    pageSizeField(15),
-			&a.BreedID:     {Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},
+			&a.BreedID:     {Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true, Complete: param.Breeds},
 			&a.SortedTrait: param.SortedTrait,
 			&a.Reverse:     {Default: false, Example: false},
 			&a.Criteria:    param.CriteriaArg,

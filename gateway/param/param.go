@@ -262,6 +262,11 @@ func (p *Spec) Expected() string {
 // Schema renders p as a JSON Schema property.
 func (p *Spec) Schema() *Schema {
 	s := Type(p.Kind)
+	if p.Complete == Breeds {
+		// A breed by its name ("Katahdin") or its number as text, which
+		// the gateway reads as the ID (argcheck.Breeds.ReadNames).
+		s.Type = Types{Integer, String}
+	}
 	if p.Brief {
 		return s
 	}
@@ -636,6 +641,22 @@ func example(ps []Spec, args map[string]any) map[string]any {
 			if fix, _ := p.Suggest(s); fix != "" {
 				out[p.Name] = fix
 			}
+		}
+	}
+	return out
+}
+
+// BreedPaths are the dotted paths of ps's breed IDs (the arguments whose
+// completions offer breeds), in objects' fields too.
+func BreedPaths(ps []Spec) []string {
+	var out []string
+	for i := range ps {
+		p := &ps[i]
+		if p.Complete == Breeds {
+			out = append(out, p.Name)
+		}
+		for _, q := range BreedPaths(p.Props) {
+			out = append(out, p.Name+"."+q)
 		}
 	}
 	return out

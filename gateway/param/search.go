@@ -51,7 +51,7 @@ func (c Criteria) Empty() bool {
 var CriteriaTable = Of(func(c *Criteria) Described {
 	return Described{
 		&c.BreedGroupID: {Example: 64, Min: Bound(1), Max: Bound(99999), Quiet: true},
-		&c.BreedID:      {Example: 640, Min: Bound(1), Max: Bound(99999), Quiet: true},
+		&c.BreedID:      {Example: 640, Min: Bound(1), Max: Bound(99999), Quiet: true, Complete: Breeds},
 		&c.BornAfter:    {Example: "2022-01-01", Date: true, MaxLen: 10, Quiet: true},
 		&c.BornBefore:   {Example: "2024-12-31", Date: true, MaxLen: 10, Quiet: true},
 		&c.Gender:       {Example: "Female", Enum: []string{"Male", "Female", "Both"}},

@@ -88,7 +88,7 @@ var Rank = &analysis.Def{
 		Toolset: toolsets.Analysis, Kind: summarize.KindGeneric,
 		Desc: `Exact top N of a breed by sum(weight x EBV), or by an index NSIP computes, over every matching animal (~80 tokens an animal). ` +
 			fmt.Sprintf("Reads NSIP sorted by the heaviest-weighted trait until the breed's trait ranges prove no unread animal can enter, at most %d pages of %d; says whether exact. ", rankPages, nsip.MaxPageSize) +
-			`Arguments: breed_id (from ` + toolname.ListBreeds + `), e.g. 640; weights by trait code, negative where lower is better, e.g. {"WWT":1,"BWT":-0.5}, or index by any of its names, e.g. "US Hair Index" or usIndex (all pages read: NSIP cannot sort by one); top_n 1..50; ` +
+			`Arguments: breed_id, e.g. 640; weights by trait code, negative where lower is better, e.g. {"WWT":1,"BWT":-0.5}, or index by any of its names, e.g. "US Hair Index" or usIndex (all pages read: NSIP cannot sort by one); top_n 1..50; ` +
 			`search_criteria as for ` + toolname.SearchAnimals + `, e.g. {"gender":"Male"}; DEAD and CULL left out unless include_dead_and_culled: true; ` +
 			fmt.Sprintf("records %d more; ", rankRecords) +
 			fmt.Sprintf(`for_ewes (1-20 LPN IDs) adds each ram's lambs' mean COI with them, max_mean_coi (e.g. 0.03125) leaving out rams above it (at most %d lookups more); percentiles: true adds each weighted EBV's top_percent in the breed (%d more). `, ewesLookups, percentile.Lookups) +
