@@ -17,7 +17,7 @@ func TestSchemaOfEveryKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"additionalProperties":false,"properties":{"breed_group_id":{"type":"integer"},"breed_id":{"type":"integer"},` +
+	want := `{"additionalProperties":false,"properties":{"breed_group_id":{"type":"integer"},"breed_id":{"type":["integer","string"]},` +
 		`"born_after":{"format":"date","type":"string"},"born_before":{"format":"date","type":"string"},` +
 		`"gender":{"enum":["Male","Female","Both"],"type":"string"},"proven_only":{"description":"Progeny-proven EBVs only.","type":"boolean"},` +
 		`"status":{"type":"string"},"flock_id":{"type":"string"},` +

@@ -115,9 +115,13 @@ func (l *List) Validate(raw any) (any, []FieldError) {
 // failing that, the nearest by spelling.
 func TraitCode(field, s string) (string, *FieldError) { return traitCode(field, s, true) }
 
+// glossaryTraitArg is a trait of the glossary: weights, which need its
+// direction.
+var glossaryTraitArg = traitArg{expect: "one of " + strings.Join(nsip.GlossaryCodes(), ", ") + ", or a trait's name"}
+
 // traitCode is TraitCode, naming the nearest code only when suggest is set.
 func traitCode(field, s string, suggest bool) (string, *FieldError) {
-	code, near, fe := traitWord(field, s, false, suggest, "one of "+strings.Join(nsip.GlossaryCodes(), ", ")+", or a trait's name")
+	code, near, fe := glossaryTraitArg.word(field, s, suggest)
 	if near != "" {
 		fe.Expected = near
 	}

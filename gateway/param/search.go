@@ -15,7 +15,7 @@ import (
 var SortedTrait = Spec{Name: "sorted_trait", Kind: String, Example: "WWT", Quiet: true,
 	Expect: sortedExpect, Suggest: glossaryTrait,
 	Custom: func(field string, raw any) (any, []FieldError) {
-		code, _, fe := traitWord(field, raw, true, true, sortedExpect)
+		code, _, fe := traitArg{anyCode: true, expect: sortedExpect}.word(field, raw, true)
 		if fe != nil {
 			return nil, []FieldError{*fe}
 		}

@@ -120,7 +120,7 @@ weights.XQZ: "XQZ" is not a known trait code or name`},
 search_criteria.trait_ranges.BWT: gives neither min nor max
 search_criteria.trait_ranges.WWT: min 5 is greater than max 1
 search_criteria.trait_ranges.nlb: must be an object {"min": number, "max": number} (either may be left out), got array []
-search_criteria.trait_ranges."w w": "w w" is not a trait code (1 to 16 letters) nor a trait's name; did you mean "WWT"?`},
+search_criteria.trait_ranges."w w": is not a trait code (1 to 16 letters) nor a trait's name; did you mean "WWT"?`},
 		{"criteria rules", map[string]any{"lpn_id": lpn, "search_criteria": map[string]any{"born_after": "2024-01-01", "born_before": "2023-01-01"}}, `{"lpn_id":"6402382024NCS310","page":0}
 search_criteria.born_after: born_after 2024-01-01 is later than born_before 2023-01-01`},
 		{"unknown names", map[string]any{"lpn_id": lpn, "trait": []any{"WWT"}, "pgae": 1, "zzzzzz": 1}, `{"lpn_id":"6402382024NCS310","page":0}

@@ -124,13 +124,23 @@ func Reading(sent, code string) string {
 	return fmt.Sprintf("%s read as %s", QuoteShort(strings.TrimSpace(sent)), TraitMeaning(code))
 }
 
-// traitWord validates one trait given as a string at field: a glossary
-// code, a word for one, or, when anyCode is set, any well-formed code
-// (breeds publish codes beyond the glossary). The code it gives is upper
-// case.
-// case. When suggest is set, a string that is no trait is answered with
-// the code it likely stands for, near, as well as in the problem.
-func traitWord(field string, raw any, anyCode, suggest bool, expect string) (code, near string, fe *FieldError) {
+// traitArg says what one trait argument takes: any well-formed code too
+// (breeds publish codes beyond the glossary), or only the glossary's; and
+// what its errors say it expects.
+type traitArg struct {
+	anyCode bool
+	expect  string
+	// key: the string is an object's key, which the field already names,
+	// so a problem does not repeat it.
+	key bool
+}
+
+// word validates one trait given as a string at field: a glossary code, a
+// word for one, or a well-formed code when a.anyCode. The code it gives is
+// upper case. When suggest is set, a string that is no trait is answered
+// with the code it likely stands for, near, as well as in the problem.
+func (a traitArg) word(field string, raw any, suggest bool) (code, near string, fe *FieldError) {
+	expect := a.expect
 	s, ok := raw.(string)
 	if !ok {
 		return "", "", &FieldError{Field: field, Problem: "must be a trait code string, got " + Describe(raw), Expected: expect}
@@ -149,14 +159,14 @@ func traitWord(field string, raw any, anyCode, suggest bool, expect string) (cod
 			each[i] = TraitMeaning(c)
 		}
 		return "", "", &FieldError{Field: field,
-			Problem:  fmt.Sprintf("%s could mean any of %d traits: %s", QuoteShort(s), len(cands), strings.Join(each, "; ")),
+			Problem:  fmt.Sprintf("%scould mean any of %d traits: %s", a.subject(s), len(cands), strings.Join(each, "; ")),
 			Expected: "one of " + strings.Join(cands, ", ") + ", as its code or its name"}
-	case anyCode && TraitCodePattern.MatchString(s):
+	case a.anyCode && TraitCodePattern.MatchString(s):
 		return strings.ToUpper(s), "", nil
 	}
-	problem := QuoteShort(s) + " is not a known trait code or name"
-	if anyCode {
-		problem = fmt.Sprintf("%s is not a trait code (1 to %d letters) nor a trait's name", QuoteShort(s), nsip.MaxTraitCodeLength)
+	problem := a.subject(s) + "is not a known trait code or name"
+	if a.anyCode {
+		problem = fmt.Sprintf("%sis not a trait code (1 to %d letters) nor a trait's name", a.subject(s), nsip.MaxTraitCodeLength)
 	}
 	fe = &FieldError{Field: field, Problem: problem, Expected: expect}
 	if suggest {
@@ -165,6 +175,14 @@ func traitWord(field string, raw any, anyCode, suggest bool, expect string) (cod
 		fe.Problem += d
 	}
 	return "", near, fe
+}
+
+// subject is how a problem names s: quoted, unless the field names it.
+func (a traitArg) subject(s string) string {
+	if a.key {
+		return ""
+	}
+	return QuoteShort(s) + " "
 }
 
 // Readings are the lines saying how each trait word of a call was read,

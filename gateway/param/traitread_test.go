@@ -66,7 +66,7 @@ func TestReadTraitAmbiguous(t *testing.T) {
 		if code != "" || !reflect.DeepEqual(cands, want) {
 			t.Errorf("ReadTrait(%q) = %q %v; want refused with %v", s, code, cands, want)
 		}
-		_, _, fe := traitWord("sorted_trait", s, true, true, sortedExpect)
+		_, _, fe := traitArg{anyCode: true, expect: sortedExpect}.word("sorted_trait", s, true)
 		if fe == nil {
 			t.Fatalf("%q accepted", s)
 		}

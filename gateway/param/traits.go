@@ -47,7 +47,7 @@ func validateTraitRanges(pr *problems, field string, obj map[string]any) (any, b
 	}
 	for _, k := range codes {
 		f := field + "." + FieldName(k)
-		code, _, fe := traitWord(f, k, true, !pr.full(), "a trait code such as WWT, or its name; "+toolname.GetTraitRanges+" lists a breed's codes")
+		code, _, fe := rangeTrait.word(f, k, !pr.full())
 		if fe != nil {
 			pr.add(*fe)
 			continue
@@ -95,6 +95,9 @@ func validateTraitRanges(pr *problems, field string, obj map[string]any) (any, b
 	return out, true
 }
 
+// rangeTrait is a key of trait_ranges.
+var rangeTrait = traitArg{anyCode: true, key: true, expect: "a trait code such as WWT, or its name; " + toolname.GetTraitRanges + " lists a breed's codes"}
+
 // ValidateTraitList checks a list of trait codes or names, giving codes in
 // upper case without repeats.
 func ValidateTraitList(field string, raw any) (any, []FieldError) {
@@ -110,7 +113,7 @@ func ValidateTraitList(field string, raw any) (any, []FieldError) {
 	var errs []FieldError
 	for i, v := range list {
 		f := fmt.Sprintf("%s[%d]", field, i)
-		code, _, fe := traitWord(f, v, true, len(errs) < MaxProblems, expect)
+		code, _, fe := traitArg{anyCode: true, expect: expect}.word(f, v, len(errs) < MaxProblems)
 		if fe != nil {
 			errs = append(errs, *fe)
 			continue
