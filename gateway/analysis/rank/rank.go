@@ -486,7 +486,10 @@ type IndexRankAnswer struct {
 	Genotyped             string            `json:"genotyped,omitempty"`
 	FromRecords           string            `json:"from_records,omitempty"` // as RankAnswer's
 	analysis.Ignored
-	Index string `json:"index"`
+	// Index is the index as the caller named it; IndexCode the member
+	// NSIP's rows send it under (usIndex, usHairIndex, srcIndex).
+	Index     string `json:"index"`
+	IndexCode string `json:"index_code"`
 	analysis.NonFinite
 	NotShown *analysis.RestCall `json:"not_shown,omitempty"`
 	// Percentiles, when asked for, says why a ranking by index has none.
