@@ -498,6 +498,15 @@ func (p *Spec) validate(pr *problems, field string, raw any) (v any, ok bool) {
 		if !ok {
 			return fail("must be a number, got " + Describe(raw))
 		}
+		if p.Min != nil && f < *p.Min || p.Max != nil && f > *p.Max {
+			// Both bounds are set wherever one is; from 0 to 1 is a
+			// fraction (a COI), which a percent sent for it is not.
+			what := fmt.Sprintf("from %g to %g", *p.Min, *p.Max)
+			if *p.Min == 0 && *p.Max == 1 {
+				what = "a fraction from 0 to 1"
+			}
+			return fail(fmt.Sprintf("must be %s, got %g", what, f))
+		}
 		return f, true
 	case Boolean:
 		b, ok := raw.(bool)

@@ -3,6 +3,7 @@ package rank
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -23,6 +24,11 @@ import (
 // the breed's trait ranges), and nothing bounds an index whose weights NSIP
 // does not publish, so no early stop can be proven: every matching animal
 // is read, up to the scan limit, and the answer is exact only when all were.
+
+// indexPattern is what an index's name is made of, as NSIP names them
+// (US Hair Index, SRC$ Index, usIndex): a name of other characters is no
+// index, refused before any page is read.
+var indexPattern = regexp.MustCompile(`^[A-Za-z0-9$][A-Za-z0-9$ ._-]*$`)
 
 // indexNames are the names of the indexes on rows, sorted.
 func indexNames(rows []nsip.AnimalRow) []string {

@@ -72,7 +72,7 @@ var rankParams = param.MustStruct[Args](param.Tables(
 				s.Brief, s.Without = true, []string{"BreedID"}
 				return s
 			}(),
-			&a.Index:       {Example: "US Hair Index", MinLen: 1, MaxLen: 60, Quiet: true},
+			&a.Index:       {Example: "US Hair Index", MinLen: 1, MaxLen: 60, Pattern: indexPattern, Quiet: true},
 			&a.MaxMeanCOI:  {Example: 0.03125},
 			&a.Percentiles: percentile.Param,
 			&a.Weights:     {List: &rankWeights},
@@ -147,8 +147,11 @@ func fixedWeights(w breeding.Weights, code, fix string) breeding.Weights {
 // own indexes to runRankIndex.
 func runRank(ctx context.Context, r *analysis.Call, a *Args) (any, error) {
 	if a.Index != "" && a.Weights != nil {
-		return nil, &analysis.ArgError{FieldError: param.FieldError{Field: rankParams.Name("Index"), Problem: "was given with weights; a ranking is by one or the other",
-			Expected: `either weights, e.g. {"WWT":1,"BWT":-0.5}, or index, e.g. "US Hair Index"`}}
+		// The example keeps the weights: a ranking by them is exact, and
+		// one by index may yet find the name unknown to the breed.
+		return nil, &analysis.FixedArgError{ArgError: analysis.ArgError{FieldError: param.FieldError{Field: rankParams.Name("Index"), Problem: "was given with weights; a ranking is by one or the other",
+			Expected: `either weights, e.g. {"WWT":1,"BWT":-0.5}, or index, e.g. "US Hair Index"`}},
+			Fix: []param.Edit{param.Drop(rankParams.Name("Index"))}}
 	}
 	ewes, err := prepareEwes(ctx, r, a)
 	if err != nil {
