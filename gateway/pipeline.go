@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/argcheck"
 	"github.com/nsip-tools/nsip-mcp/gateway/calllog"
 	"github.com/nsip-tools/nsip-mcp/gateway/elicit"
 	"github.com/nsip-tools/nsip-mcp/gateway/features"
@@ -102,7 +103,7 @@ func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolReq
 	}
 	c := toolcall.Call{Sent: sent, Args: args}
 	if len(errs) == 0 {
-		c.Read = append(read, param.Readings(sent, args)...)
+		c.Read = append(read, argcheck.Readings(sent, args)...)
 		c.View = viewOf(&d.Args, args)
 		errs = g.checkView(c)
 	}

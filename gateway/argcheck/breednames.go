@@ -88,6 +88,22 @@ func (b *Breeds) ReadNames(ctx context.Context, sent param.Sent, paths []string)
 	return sent, reads, errs
 }
 
+// BreedPaths are the dotted paths of ps's breed IDs (the arguments whose
+// completions offer breeds), in objects' fields too.
+func BreedPaths(ps []param.Spec) []string {
+	var out []string
+	for i := range ps {
+		p := &ps[i]
+		if p.Complete == param.Breeds {
+			out = append(out, p.Name)
+		}
+		for _, q := range BreedPaths(p.Props) {
+			out = append(out, p.Name+"."+q)
+		}
+	}
+	return out
+}
+
 // breedsNamed are the positions in names of the breeds s names: the one
 // whose name is s, ignoring case, else every one whose name starts with s.
 func breedsNamed(s string, names []string) []int {

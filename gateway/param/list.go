@@ -117,11 +117,11 @@ func TraitCode(field, s string) (string, *FieldError) { return traitCode(field, 
 
 // glossaryTraitArg is a trait of the glossary: weights, which need its
 // direction.
-var glossaryTraitArg = traitArg{expect: "one of " + strings.Join(nsip.GlossaryCodes(), ", ") + ", or a trait's name"}
+var glossaryTraitArg = TraitArg{Expect: "one of " + strings.Join(nsip.GlossaryCodes(), ", ") + ", or a trait's name"}
 
 // traitCode is TraitCode, naming the nearest code only when suggest is set.
 func traitCode(field, s string, suggest bool) (string, *FieldError) {
-	code, near, fe := glossaryTraitArg.word(field, s, suggest)
+	code, near, fe := glossaryTraitArg.Read(field, s, suggest)
 	if near != "" {
 		fe.Expected = near
 	}

@@ -263,8 +263,7 @@ func (p *Spec) Expected() string {
 func (p *Spec) Schema() *Schema {
 	s := Type(p.Kind)
 	if p.Complete == Breeds {
-		// A breed by its name ("Katahdin") or its number as text, which
-		// the gateway reads as the ID (argcheck.Breeds.ReadNames).
+		// A breed's name or number as text, read as its ID (argcheck.ReadNames).
 		s.Type = Types{Integer, String}
 	}
 	if p.Brief {
@@ -499,8 +498,7 @@ func (p *Spec) validate(pr *problems, field string, raw any) (v any, ok bool) {
 			return fail("must be a number, got " + Describe(raw))
 		}
 		if p.Min != nil && f < *p.Min || p.Max != nil && f > *p.Max {
-			// Both bounds are set wherever one is; from 0 to 1 is a
-			// fraction (a COI), which a percent sent for it is not.
+			// Both bounds are set wherever one is; 0 to 1 is a fraction (a COI).
 			what := fmt.Sprintf("from %g to %g", *p.Min, *p.Max)
 			if *p.Min == 0 && *p.Max == 1 {
 				what = "a fraction from 0 to 1"
@@ -650,22 +648,6 @@ func example(ps []Spec, args map[string]any) map[string]any {
 			if fix, _ := p.Suggest(s); fix != "" {
 				out[p.Name] = fix
 			}
-		}
-	}
-	return out
-}
-
-// BreedPaths are the dotted paths of ps's breed IDs (the arguments whose
-// completions offer breeds), in objects' fields too.
-func BreedPaths(ps []Spec) []string {
-	var out []string
-	for i := range ps {
-		p := &ps[i]
-		if p.Complete == Breeds {
-			out = append(out, p.Name)
-		}
-		for _, q := range BreedPaths(p.Props) {
-			out = append(out, p.Name+"."+q)
 		}
 	}
 	return out

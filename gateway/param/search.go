@@ -15,7 +15,7 @@ import (
 var SortedTrait = Spec{Name: "sorted_trait", Kind: String, Example: "WWT", Quiet: true,
 	Expect: sortedExpect, Suggest: glossaryTrait,
 	Custom: func(field string, raw any) (any, []FieldError) {
-		code, _, fe := traitArg{anyCode: true, expect: sortedExpect}.word(field, raw, true)
+		code, _, fe := TraitArg{AnyCode: true, Expect: sortedExpect}.Read(field, raw, true)
 		if fe != nil {
 			return nil, []FieldError{*fe}
 		}
@@ -126,7 +126,7 @@ func DidYouMeanTrait(s string, codes []string) (string, string) {
 	if !ok {
 		return "", ""
 	}
-	if name, dir, known := traitSense(c); known && byMeaning {
+	if name, dir, known := nsip.TraitSense(c); known && byMeaning {
 		return c, fmt.Sprintf("; did you mean %q (%s, %s)?", c, name, dir)
 	}
 	return c, fmt.Sprintf("; did you mean %q?", c)

@@ -47,7 +47,7 @@ func validateTraitRanges(pr *problems, field string, obj map[string]any) (any, b
 	}
 	for _, k := range codes {
 		f := field + "." + FieldName(k)
-		code, _, fe := rangeTrait.word(f, k, !pr.full())
+		code, _, fe := rangeTrait.Read(f, k, !pr.full())
 		if fe != nil {
 			pr.add(*fe)
 			continue
@@ -96,44 +96,4 @@ func validateTraitRanges(pr *problems, field string, obj map[string]any) (any, b
 }
 
 // rangeTrait is a key of trait_ranges.
-var rangeTrait = traitArg{anyCode: true, key: true, expect: "a trait code such as WWT, or its name; " + toolname.GetTraitRanges + " lists a breed's codes"}
-
-// ValidateTraitList checks a list of trait codes or names, giving codes in
-// upper case without repeats.
-func ValidateTraitList(field string, raw any) (any, []FieldError) {
-	expect := TraitListExpect
-	list, ok := raw.([]any)
-	if !ok {
-		return nil, []FieldError{{Field: field, Problem: "must be an array of trait codes, got " + Describe(raw), Expected: expect}}
-	}
-	if len(list) == 0 || len(list) > maxTraitsAsked {
-		return nil, []FieldError{{Field: field, Problem: fmt.Sprintf("names %d traits; give 1 to %d", len(list), maxTraitsAsked), Expected: expect}}
-	}
-	var out []string
-	var errs []FieldError
-	for i, v := range list {
-		f := fmt.Sprintf("%s[%d]", field, i)
-		code, _, fe := traitArg{anyCode: true, expect: expect}.word(f, v, len(errs) < MaxProblems)
-		if fe != nil {
-			errs = append(errs, *fe)
-			continue
-		}
-		if !slices.Contains(out, code) {
-			out = append(out, code)
-		}
-	}
-	if len(errs) > 0 {
-		return nil, Cap(errs)
-	}
-	anys := make([]any, len(out))
-	for i, c := range out {
-		anys[i] = c
-	}
-	return anys, nil
-}
-
-// maxTraitsAsked is the most trait codes one traits argument may list.
-const maxTraitsAsked = 30
-
-// TraitListExpect says what a traits argument accepts.
-const TraitListExpect = "array of trait codes or names, e.g. [\"WWT\",\"number of lambs born\"]"
+var rangeTrait = TraitArg{AnyCode: true, Key: true, Expect: "a trait code such as WWT, or its name; " + toolname.GetTraitRanges + " lists a breed's codes"}
