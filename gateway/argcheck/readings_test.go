@@ -37,8 +37,8 @@ func TestReadings(t *testing.T) {
 			"trait_ranges": map[string]any{"loin depth": map[string]any{"min": 1.0}}},
 	})
 	args, errs := wordsCalls.Validate(sent)
-	if errs != nil {
-		t.Fatal(errs)
+	if got := param.JSONText(args.Members()); errs != nil || got != `{"search_criteria":{"gender":"Female","trait_ranges":{"EMD":{"max":1000000,"min":1}}},"sorted_trait":"WWT","traits":["BWT","NLB"],"weights":{"FEC":-1,"WWT":1}}` {
+		t.Fatalf("validated %s %+v", got, errs)
 	}
 	want := []string{
 		`"birth weight" read as BWT (birth weight), lower is better`,

@@ -1,7 +1,6 @@
 package param
 
 import (
-	"reflect"
 	"strings"
 	"testing"
 
@@ -25,28 +24,5 @@ func TestTraitWordRefusesAWordForSeveral(t *testing.T) {
 				t.Errorf("%q: %+v lacks %s with its direction", s, fe, c)
 			}
 		}
-	}
-}
-
-// Trait words in every place a trait is taken validate to their codes.
-func TestTraitWordsValidateToCodes(t *testing.T) {
-	sent := SentOf(map[string]any{
-		"lpn_id":       ExampleLPN,
-		"sorted_trait": "weaning weight",
-		"traits":       []any{"birth weight", "nlb"},
-		"weights":      map[string]any{"parasite resistance": -1.0, "WWT": 1.0},
-		"search_criteria": map[string]any{"gender": "female",
-			"trait_ranges": map[string]any{"loin depth": map[string]any{"min": 1.0}}},
-	})
-	args, errs := penArgs.Validate(sent)
-	if errs != nil {
-		t.Fatal(errs)
-	}
-	if got := JSONText(args.Members()); !strings.Contains(got, `"sorted_trait":"WWT"`) || !strings.Contains(got, `"traits":["BWT","NLB"]`) ||
-		!strings.Contains(got, `"trait_ranges":{"EMD":{"max":1000000,"min":1}}`) {
-		t.Errorf("validated %s", got)
-	}
-	if w, _ := args.Value("weights"); !reflect.DeepEqual(w, map[string]float64{"FEC": -1, "WWT": 1}) {
-		t.Errorf("weights = %v", w)
 	}
 }
