@@ -31,13 +31,13 @@ func Readings(sent param.Sent, args param.Valid) []string {
 func readingsIn(out *[]string, sent, valid any) {
 	switch s := sent.(type) {
 	case string:
-		if c, ok := valid.(string); ok {
-			addReading(out, s, c, func(code string) bool { return code == c })
+		if c, ok := valid.(string); ok && !strings.EqualFold(strings.TrimSpace(s), c) {
+			addReading(out, s, valid, false)
 		}
 	case []any:
 		for _, e := range s {
 			if str, ok := e.(string); ok {
-				addReading(out, str, "", func(code string) bool { return holds(valid, code) })
+				addReading(out, str, valid, false)
 			}
 		}
 	case map[string]any:
@@ -47,20 +47,29 @@ func readingsIn(out *[]string, sent, valid any) {
 				continue
 			}
 			// A key read as a code: a weight or a range by trait name.
-			addReading(out, k, "", func(code string) bool { _, ok := member(valid, code); return ok })
+			addReading(out, k, valid, true)
 		}
 	}
 }
 
-// addReading adds the reading of s when s was read as a trait code that
-// kept says the validated arguments hold, and s is not that code's own
-// spelling; same, when not "", is the value s became.
-func addReading(out *[]string, s, same string, kept func(code string) bool) {
+// addReading adds the reading of s when s, not a code itself, was read as
+// a trait code that valid holds: as its value, an item of it, or (key) a
+// key of it. A code in any case is passed over before any reading, so
+// that a call of codes costs no more than it did.
+func addReading(out *[]string, s string, valid any, key bool) {
 	t := strings.TrimSpace(s)
-	if same != "" && strings.EqualFold(t, same) {
-		return // the cheap case first: a code sent as itself
+	if _, isCode := nsip.LookupTrait(t); isCode {
+		return
 	}
-	if code, _ := nsip.ReadTrait(t); code != "" && !strings.EqualFold(t, code) && kept(code) {
+	code, _ := nsip.ReadTrait(t)
+	if code == "" {
+		return
+	}
+	_, kept := member(valid, code)
+	if !key {
+		kept = valid == any(code) || holds(valid, code)
+	}
+	if kept {
 		*out = append(*out, Reading(s, code))
 	}
 }
