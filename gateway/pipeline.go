@@ -76,6 +76,14 @@ func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolReq
 	}
 	args, errs := d.Args.Validate(sent)
 	if len(errs) == 0 && d.breedTraits {
+		// A trait in words the breed publishes under another code is that
+		// code (argcheck.Breeds.ReadForBreed).
+		if again, reads := g.breeds().ReadForBreed(ctx, sent, args); reads != nil {
+			sent, read = again, append(read, reads...)
+			args, errs = d.Args.Validate(sent)
+		}
+	}
+	if len(errs) == 0 && d.breedTraits {
 		if errs, fixes := g.checkBreedTraits(ctx, args); len(errs) > 0 {
 			// The example is the call as validated with the breed's codes
 			// in place of the unknown ones: a call that works.
