@@ -40,7 +40,7 @@ func (b *Breeds) ReadNames(ctx context.Context, sent param.Sent, paths []string)
 			continue // a number, or nothing: validation judges it
 		}
 		t := strings.TrimSpace(s)
-		if id, err := strconv.Atoi(t); err == nil && id > 0 {
+		if id, err := strconv.Atoi(t); err == nil { // out of range: validation says so
 			sent = sent.WithAt(path, id)
 			reads = append(reads, fmt.Sprintf("%s read as breed %d", param.QuoteShort(s), id))
 			continue
@@ -112,7 +112,7 @@ func breedsNamed(s string, names []string) []int {
 		if strings.EqualFold(n, s) {
 			return []int{i}
 		}
-		if len(s) > 0 && len(n) >= len(s) && strings.EqualFold(n[:len(s)], s) {
+		if s != "" && strings.HasPrefix(strings.ToLower(n), strings.ToLower(s)) {
 			starts = append(starts, i)
 		}
 	}
