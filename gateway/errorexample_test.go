@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
 
 // exampleCalls are calls whose errors carry an example built, corrected
@@ -57,6 +59,69 @@ func TestErrorExamplesByteForByte(t *testing.T) {
 		r := e.call(c.tool, c.args)
 		if !r.isError || r.text != want[i] {
 			t.Errorf("%s %s:\n got %s\nwant %s", c.tool, param.JSONText(c.args), r.text, want[i])
+		}
+	}
+}
+
+// commonMistakes are calls each tool is commonly sent wrong: nothing, a
+// name it does not take, a budget below the floor, and each tool's own.
+var commonMistakes = map[string][]map[string]any{
+	"nsip_get_trait_ranges": {{"breed_id": "Katahdn"}, {"breed_id": 0}, {"breed_id": "Do"}},
+	"nsip_search_animals": {{"sorted_trait": "weight"}, {"page_size": 0}, {"breed_id": "nowhere"},
+		{"search_criteria": map[string]any{"born_after": "2024-01-01", "born_before": "2020-01-01"}},
+		{"search_criteria": map[string]any{"trait_ranges": map[string]any{"depth": map[string]any{"min": 1}}}}},
+	"nsip_get_animal":      {{"search_string": "x"}, {"search_string": param.ExampleLPN, "traits": []any{"fat and muscle"}}},
+	"nsip_get_lineage":     {{"lpn_id": "a b"}},
+	"nsip_get_progeny":     {{"lpn_id": param.ExampleLPN, "page_size": 1000}},
+	"nsip_search_by_lpn":   {{"lpn_id": ""}},
+	"nsip_check_mating":    {{"sire_lpn_id": param.ExampleLPN, "dam_lpn_id": param.ExampleLPN}, {"sire_lpn_id": param.ExampleEwe, "dam_lpn_id": strings.ToLower(param.ExampleEwe)}, {"sire_lpn_id": param.ExampleLPN}},
+	"nsip_compare_animals": {{"lpn_ids": []any{param.ExampleLPN, param.ExampleLPN}}, {"lpn_ids": []any{param.ExampleLPN, param.ExampleEwe}, "traits": []any{"weight"}}},
+	"nsip_rank_animals": {{"breed_id": 640, "weights": map[string]any{"WWT": 0}}, {"breed_id": "So", "weights": map[string]any{"WWT": 1}},
+		{"breed_id": 640, "index": "US Hair Index", "weights": map[string]any{"WWT": 1}}, {"breed_id": 640, "weights": map[string]any{"weight": 1}}},
+	"nsip_flock_summary": {{"flock_id": "640238", "progeny_of": param.ExampleLPN}, {"search": map[string]any{"breed_id": "Katahdn"}}},
+	"nsip_plan_matings":  {{"rams": []any{param.ExampleLPN}, "ewes": []any{param.ExampleLPN}}, {"rams": []any{}, "ewes": []any{param.ExampleEwe}}},
+}
+
+// Every error's example is a call the tool accepts: for each tool, its
+// common mistakes (and the calls above) are refused, and the example each
+// refusal offers, called in turn, is not refused as invalid.
+func TestEveryErrorExampleIsAccepted(t *testing.T) {
+	e := newEnv(t)
+	type call struct {
+		tool string
+		args map[string]any
+	}
+	var calls []call
+	for _, c := range exampleCalls {
+		calls = append(calls, call{c.tool, c.args})
+	}
+	tried := map[string]int{}
+	for _, tool := range toolname.All {
+		for _, args := range append([]map[string]any{{}, {"colour": "red"}, {"max_tokens": 5}}, commonMistakes[tool]...) {
+			calls = append(calls, call{tool, args})
+		}
+	}
+	for _, c := range calls {
+		r := e.call(c.tool, c.args)
+		if !r.isError {
+			continue // a tool that takes no arguments, or a call that is fine
+		}
+		b := r.errorBody(t)
+		if b.Example == nil || b.Code != toolerr.CodeInvalidArgument {
+			continue
+		}
+		tried[c.tool]++
+		again := e.call(c.tool, exampleOf(b.Example))
+		if again.isError {
+			if b2 := again.errorBody(t); b2.Code == toolerr.CodeInvalidArgument {
+				t.Errorf("%s %s: refused (%s %s), and its example %s is refused too: %s %s",
+					c.tool, param.JSONText(c.args), b.Field, b.Problem, param.JSONText(b.Example), b2.Field, b2.Problem)
+			}
+		}
+	}
+	for _, tool := range toolname.All {
+		if tried[tool] < 2 && tool != toolname.GetLastUpdate && tool != toolname.ListBreeds && tool != toolname.GetStatuses {
+			t.Errorf("%s: %d refusals with an example tried; want its common mistakes", tool, tried[tool])
 		}
 	}
 }

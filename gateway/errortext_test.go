@@ -56,15 +56,15 @@ func TestUnusualNamesAreQuotedInErrors(t *testing.T) {
 		{"empty nested name", "nsip_search_animals", map[string]any{"search_criteria": map[string]any{"": true}},
 			`search_criteria.""`, `search_criteria."" is not a field of search_criteria`, "one of "},
 		{"empty trait code", "nsip_search_animals", ranges("", ok),
-			`search_criteria.trait_ranges.""`, `search_criteria.trait_ranges."" is not a trait code: trait codes are 1 to 16 letters`, "a trait code such as WWT"},
+			`search_criteria.trait_ranges.""`, `search_criteria.trait_ranges."" is not a trait code (1 to 16 letters) nor a trait's name`, "a trait code such as WWT"},
 		{"blank trait code", "nsip_search_animals", ranges(" \t", ok),
-			`search_criteria.trait_ranges." \t"`, `search_criteria.trait_ranges." \t" is not a trait code: trait codes are 1 to 16 letters`, "a trait code such as WWT"},
+			`search_criteria.trait_ranges." \t"`, `search_criteria.trait_ranges." \t" is not a trait code (1 to 16 letters) nor a trait's name`, "a trait code such as WWT"},
 		{"padded trait code keeps its padding visible", "nsip_search_animals", ranges(" bwt ", map[string]any{"min": 2, "max": 1}),
 			`search_criteria.trait_ranges." bwt "`, `search_criteria.trait_ranges." bwt " min 2 is greater than max 1`, "min <= max"},
 		{"bound under an empty code", "nsip_search_animals", ranges("\u200b", map[string]any{"min": 0}),
-			`search_criteria.trait_ranges."\u200b"`, `search_criteria.trait_ranges."\u200b" is not a trait code: trait codes are 1 to 16 letters`, "a trait code such as WWT"},
+			`search_criteria.trait_ranges."\u200b"`, `search_criteria.trait_ranges."\u200b" is not a trait code (1 to 16 letters) nor a trait's name`, "a trait code such as WWT"},
 		{"very long trait code", "nsip_search_animals", ranges(long, ok),
-			"search_criteria.trait_ranges." + longShown, "search_criteria.trait_ranges." + longShown + " is not a trait code: trait codes are 1 to 16 letters", "a trait code such as WWT"},
+			"search_criteria.trait_ranges." + longShown, "search_criteria.trait_ranges." + longShown + " is not a trait code (1 to 16 letters) nor a trait's name", "a trait code such as WWT"},
 	}
 	e := stubEnv(t, &stubUpstream{})
 	for _, tt := range tests {
@@ -86,7 +86,7 @@ func TestLongValuesAreCutInErrors(t *testing.T) {
 	huge := strings.Repeat("z", 100000)
 	shown := `"` + strings.Repeat("z", param.MaxShown) + `"…`
 	b := e.call("nsip_search_animals", map[string]any{"traits": []any{huge}}).errorBody(t)
-	want := "traits[0] " + shown + " is not a trait code (1 to 16 letters)"
+	want := "traits[0] " + shown + " is not a trait code (1 to 16 letters) nor a trait's name"
 	if b.Field != "traits[0]" || b.Problem != want {
 		t.Errorf("error = field %q, problem %q; want field traits[0], problem %q", b.Field, b.Problem, want)
 	}

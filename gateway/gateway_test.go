@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -193,13 +194,16 @@ func TestSchemaConstraints(t *testing.T) {
 		{"nsip_get_progeny", "page", "default", float64(0)},
 		{"nsip_get_lineage", "lpn_id", "pattern", "^[A-Za-z0-9]+$"},
 		{"nsip_get_lineage", "lpn_id", "maxLength", float64(32)},
-		{"nsip_get_trait_ranges", "breed_id", "type", "integer"},
 		{"nsip_search_animals", "reverse", "default", false},
 	}
 	for _, tt := range tests {
 		if got := get(tt.tool, tt.prop)[tt.key]; got != tt.want {
 			t.Errorf("%s.%s.%s = %v, want %v", tt.tool, tt.prop, tt.key, got, tt.want)
 		}
+	}
+	// A breed is taken by its ID or, as text, its name or number.
+	if got := fmt.Sprint(get("nsip_get_trait_ranges", "breed_id")["type"]); got != "[integer string]" {
+		t.Errorf("nsip_get_trait_ranges.breed_id.type = %s, want [integer string]", got)
 	}
 	crit := get("nsip_search_animals", "search_criteria")
 	props := crit["properties"].(map[string]any)

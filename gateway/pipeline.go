@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/argcheck"
 	"github.com/nsip-tools/nsip-mcp/gateway/calllog"
 	"github.com/nsip-tools/nsip-mcp/gateway/elicit"
 	"github.com/nsip-tools/nsip-mcp/gateway/features"
@@ -66,7 +67,22 @@ func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolReq
 	if fe != nil {
 		return toolcall.Call{}, g.invalidArgs(d, sent, []param.FieldError{*fe})
 	}
+	var read []string
+	if breedText(sent, d.breedPaths) {
+		var errs []param.FieldError
+		if sent, read, errs = g.breeds().ReadNames(ctx, sent, d.breedPaths); len(errs) > 0 {
+			return toolcall.Call{}, g.invalidArgs(d, sent, errs)
+		}
+	}
 	args, errs := d.Args.Validate(sent)
+	if len(errs) == 0 && d.breedTraits {
+		// A trait in words the breed publishes under another code is that
+		// code (argcheck.Breeds.ReadForBreed).
+		if again, reads := g.breeds().ReadForBreed(ctx, sent, args); reads != nil {
+			sent, read = again, append(read, reads...)
+			args, errs = d.Args.Validate(sent)
+		}
+	}
 	if len(errs) == 0 && d.breedTraits {
 		if errs, fixes := g.checkBreedTraits(ctx, args); len(errs) > 0 {
 			// The example is the call as validated with the breed's codes
@@ -95,6 +111,7 @@ func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolReq
 	}
 	c := toolcall.Call{Sent: sent, Args: args}
 	if len(errs) == 0 {
+		c.Read = append(read, argcheck.Readings(sent, args)...)
 		c.View = viewOf(&d.Args, args)
 		errs = g.checkView(c)
 	}
@@ -107,13 +124,26 @@ func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolReq
 	return c, nil
 }
 
+// breedText reports whether sent gives a breed ID at one of paths as
+// text, a name or a number, which the breed list reads.
+func breedText(sent param.Sent, paths []string) bool {
+	for _, p := range paths {
+		if v, _ := sent.Value(p); v != nil {
+			if _, ok := v.(string); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // render is the result of a call of d that answered o: its text, the
 // links to its complete data, and in _meta what the answer reports.
 func (g *Gateway) render(ctx context.Context, d *tooldef.Def, c toolcall.Call, o toolcall.Outcome) *mcp.CallToolResult {
 	if o.Err != nil {
 		return o.Err.Result()
 	}
-	meta := resultMeta{cache: o.Cache, upstream: o.Upstream, paging: o.Res.Paging, notes: append(traitNotes(c.View), statusNotes(c.Args)...), format: o.FormatNote,
+	meta := resultMeta{cache: o.Cache, upstream: o.Upstream, paging: o.Res.Paging, read: c.Read, notes: append(traitNotes(c.View), statusNotes(c.Args)...), format: o.FormatNote,
 		stale: o.Source == cacheStale, staleAge: int(o.StaleAge.Seconds()), why: o.StaleReason}
 	budget := g.cfg.Budget
 	if c.View.Budget > 0 {
@@ -255,6 +285,7 @@ type resultMeta struct {
 	cache    string            // a lookup's: hit, miss or stale
 	upstream any               // an analysis's reads (analysis.Upstream)
 	paging   *summarize.Paging // a page's place
+	read     []string          // how the caller's words were read (toolcall.Call.Read)
 	notes    []string          // trait codes the glossary does not know
 	stale    bool              // served from a stale entry while NSIP failed
 	staleAge int               // its age, in seconds
@@ -292,6 +323,9 @@ func (m *resultMeta) fields() map[string]any {
 		if p.Contradicting != nil {
 			out["contradicting_criteria"] = p.Contradicting
 		}
+	}
+	if len(m.read) > 0 {
+		out["read"] = m.read
 	}
 	if len(m.notes) > 0 {
 		out["notes"] = m.notes

@@ -165,7 +165,7 @@ func TestRankAnimalsRefusesTraitsItCannotUse(t *testing.T) {
 	}
 	// The weight goes to the breed's trait nearest in meaning, in the
 	// did-you-mean and in the example, which never repeats YWT.
-	if !strings.HasSuffix(te.Problem, `did you mean "WWT" (weaning weight (direct))?`) || param.JSONText(exampleOf(te.Example)["weights"]) != `{"WWT":1}` {
+	if !strings.HasSuffix(te.Problem, `did you mean "WWT" (weaning weight, higher is better)?`) || param.JSONText(exampleOf(te.Example)["weights"]) != `{"WWT":1}` {
 		t.Errorf("trait the breed lacks: problem %q, example %s", te.Problem, param.JSONText(te.Example))
 	}
 	// A weight of 0 adds nothing to the index yet would leave out every

@@ -152,7 +152,7 @@ func TestResourceReadErrorsNameTheFieldToFix(t *testing.T) {
 	e := newEnv(t)
 	cases := []struct{ uri, want string }{
 		{"nsip://breeds/0/trait-ranges", `"field":"breed_id"`},
-		{"nsip://breeds/kat/trait-ranges", `"field":"breed_id"`},
+		{"nsip://breeds/xyzzy/trait-ranges", `"field":"breed_id"`},
 		{"nsip://animals/NOSUCH00000/lineage", `"code":"not_found"`},
 		// Digits alone are still an LPN ID (text), not a number.
 		{"nsip://animals/1234567", `"code":"not_found"`},

@@ -12,6 +12,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/percentile"
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/plan"
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/rank"
+	"github.com/nsip-tools/nsip-mcp/gateway/argcheck"
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/structured"
@@ -43,6 +44,9 @@ type toolDef struct {
 	// example is a correct call for an error message, from the arguments
 	// as sent.
 	example func(param.Sent) *param.Call
+	// breedPaths are the dotted paths of the breed IDs a call may name
+	// as text (argcheck.Breeds.ReadNames).
+	breedPaths []string
 	// index is the tool's place in registry, where each gateway keeps its
 	// source (Gateway.sources).
 	index int
@@ -54,7 +58,7 @@ func lookupTool(d *lookup.Def, pct *analysis.Def) *toolDef {
 	if d.Percentiles != (pct != nil) {
 		panic(fmt.Sprintf("gateway: %s takes percentiles only with their analysis", d.Name))
 	}
-	t := &toolDef{Def: &d.Def, breedTraits: d.BreedTraits, example: d.Args.Example,
+	t := &toolDef{Def: &d.Def, breedTraits: d.BreedTraits, example: d.Args.Example, breedPaths: argcheck.BreedPaths(d.Args.Specs),
 		run: func(ctx context.Context, c toolcall.Call, src lookup.Source) toolcall.Outcome {
 			return d.Run(ctx, c, src)
 		}}
@@ -76,7 +80,7 @@ func lookupTool(d *lookup.Def, pct *analysis.Def) *toolDef {
 // analysisTool is analysis a as the call path serves it.
 func analysisTool(a *analysis.Def) *toolDef {
 	e := &analysisEntry{Def: a, tool: &a.Def}
-	return &toolDef{Def: &a.Def, analysis: e, schema: structured.Analysis(a), tasks: true, asksInRun: true, example: a.Example,
+	return &toolDef{Def: &a.Def, analysis: e, schema: structured.Analysis(a), tasks: true, asksInRun: true, example: a.Example, breedPaths: argcheck.BreedPaths(a.Args.Specs),
 		run: func(ctx context.Context, c toolcall.Call, src lookup.Source) toolcall.Outcome {
 			return src.Analyze(ctx, c)
 		}}

@@ -31,7 +31,7 @@ func TestInvalidArgumentsNeverReachTheUpstream(t *testing.T) {
 		{"empty string", "nsip_get_animal", map[string]any{"search_string": ""}, "search_string", "must not be empty"},
 		{"blank string", "nsip_get_lineage", map[string]any{"lpn_id": "   "}, "lpn_id", "must not be empty"},
 		// types
-		{"string for integer", "nsip_get_trait_ranges", map[string]any{"breed_id": "640"}, "breed_id", "must be an integer, got string"},
+		{"string for integer", "nsip_get_progeny", map[string]any{"lpn_id": "6402382024NCS310", "page": "1"}, "page", "must be an integer, got string"},
 		{"fraction for integer", "nsip_get_progeny", map[string]any{"lpn_id": "6402382024NCS310", "page": 1.5}, "page", "must be an integer"},
 		{"number for string", "nsip_get_lineage", map[string]any{"lpn_id": 6402382024}, "lpn_id", "must be a string, got integer"},
 		{"string for boolean", "nsip_search_animals", map[string]any{"reverse": "yes"}, "reverse", "must be true or false"},
@@ -52,7 +52,7 @@ func TestInvalidArgumentsNeverReachTheUpstream(t *testing.T) {
 		// enums and trait codes
 		// Which codes exist is the breed's business (TestTraitCodesCheckedAgainstTheBreed);
 		// a code that cannot be one is refused here.
-		{"malformed sort trait", "nsip_search_animals", map[string]any{"sorted_trait": "WW1"}, "sorted_trait", "not allowed"},
+		{"malformed sort trait", "nsip_search_animals", map[string]any{"sorted_trait": "WW1"}, "sorted_trait", "is not a trait code (1 to 16 letters) nor a trait's name"},
 		{"unknown gender", "nsip_search_animals", map[string]any{"search_criteria": map[string]any{"gender": "Ram"}}, "search_criteria.gender", "not one of Male, Female, Both"},
 		{"unknown trait in ranges", "nsip_search_animals",
 			map[string]any{"search_criteria": map[string]any{"trait_ranges": map[string]any{"BW_X": map[string]any{"min": 0, "max": 1}}}},
@@ -198,56 +198,58 @@ func TestNormalisedArgumentsReachTheUpstream(t *testing.T) {
 	}
 }
 
-// TestTraitWordsSuggestTheCodeTheyMean: a breeder names a trait in words,
+// TestTraitWordsReadAsTheCodeTheyMean: a breeder names a trait in words,
 // which spelling distance leads astray (WEANING is nearer DAG than WWT);
-// the did-you-mean and the example's code are the trait the words mean.
-func TestTraitWordsSuggestTheCodeTheyMean(t *testing.T) {
+// the words are read as the trait they mean, wherever a code is taken,
+// and the answer says so. A word for several traits is refused naming
+// each, and the example is a call with one of them.
+func TestTraitWordsReadAsTheCodeTheyMean(t *testing.T) {
 	e := newEnv(t)
 	ranges := func(k string) map[string]any {
 		return map[string]any{"breed_id": 640, "search_criteria": map[string]any{"trait_ranges": map[string]any{k: map[string]any{"min": 0}}}}
 	}
 	tests := []struct {
-		name    string
-		tool    string
-		args    map[string]any
-		field   string
-		problem string // the did-you-mean the problem must end with
-		example func(map[string]any) any
-		want    any
+		name string
+		tool string
+		args map[string]any
+		read string
 	}{
 		{"sort by a word", "nsip_search_animals", map[string]any{"breed_id": 640, "sorted_trait": "WEANING"},
-			"sorted_trait", `did you mean "WWT" (weaning weight (direct))?`, func(ex map[string]any) any { return ex["sorted_trait"] }, "WWT"},
+			`"WEANING" read as WWT (weaning weight), higher is better`},
 		{"sort by birth", "nsip_search_animals", map[string]any{"breed_id": 640, "sorted_trait": "birth"},
-			"sorted_trait", `did you mean "BWT" (birth weight)?`, func(ex map[string]any) any { return ex["sorted_trait"] }, "BWT"},
+			`"birth" read as BWT (birth weight), lower is better`},
 		{"sort by worms", "nsip_search_animals", map[string]any{"breed_id": 640, "sorted_trait": "worms"},
-			"sorted_trait", `did you mean "FEC" (fecal egg count)?`, func(ex map[string]any) any { return ex["sorted_trait"] }, "FEC"},
+			`"worms" read as FEC (fecal egg count), lower is better`},
 		{"sort by a phrase", "nsip_search_animals", map[string]any{"sorted_trait": "weaning weight"},
-			"sorted_trait", `did you mean "WWT" (weaning weight (direct))?`, func(ex map[string]any) any { return ex["sorted_trait"] }, "WWT"},
+			`"weaning weight" read as WWT (weaning weight), higher is better`},
 		{"range of parasites", "nsip_search_animals", ranges("PARASITE"),
-			"search_criteria.trait_ranges.PARASITE", `did you mean "FEC" (fecal egg count)?`,
-			func(ex map[string]any) any {
-				r := ex["search_criteria"].(map[string]any)["trait_ranges"].(map[string]any)
-				return r["FEC"] != nil && r["PARASITE"] == nil
-			}, true},
+			`"PARASITE" read as FEC (fecal egg count), lower is better`},
 		{"range of a phrase", "nsip_search_animals", ranges("post weaning weight"),
-			`search_criteria.trait_ranges."post weaning weight"`, `did you mean "PWWT" (post-weaning weight)?`, nil, nil},
-		{"weights by a word", "nsip_rank_animals", map[string]any{"breed_id": 640, "weights": map[string]any{"weaning": 1}},
-			"weights.weaning", `did you mean "WWT" (weaning weight (direct))?`, nil, nil},
+			`"post weaning weight" read as PWWT (post-weaning weight), higher is better`},
+		{"weights by a word", "nsip_rank_animals", map[string]any{"breed_id": 640, "top_n": 2, "weights": map[string]any{"weaning": 1}},
+			`"weaning" read as WWT (weaning weight), higher is better`},
 		{"traits by a phrase", "nsip_compare_animals", map[string]any{"lpn_ids": []any{"6402382024NCS310", "6402382022NCS087"}, "traits": []any{"BWT", "eye muscle"}},
-			"traits[1]", `did you mean "EMD" (post-weaning eye muscle depth)?`, nil, nil},
+			`"eye muscle" read as EMD (post-weaning eye muscle depth), higher is better`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			b := e.call(tc.tool, tc.args).errorBody(t)
-			if b.Field != tc.field || !strings.HasSuffix(b.Problem, tc.problem) {
-				t.Fatalf("field %q problem %q; want field %q and a problem ending %q", b.Field, b.Problem, tc.field, tc.problem)
-			}
-			if tc.example != nil {
-				if got := tc.example(exampleOf(b.Example)); got != tc.want {
-					t.Errorf("example %s: got %v, want %v", param.JSONText(b.Example), got, tc.want)
-				}
+			r := e.call(tc.tool, tc.args).mustOK(t)
+			if got := readOf(r); len(got) != 1 || got[0] != tc.read {
+				t.Errorf("read %q; want %q", got, tc.read)
 			}
 		})
+	}
+	b := e.call("nsip_search_animals", map[string]any{"breed_id": 640, "sorted_trait": "depth"}).errorBody(t)
+	if b.Field != "sorted_trait" || !strings.Contains(b.Problem, "FAT (post-weaning fat depth), lower is better") ||
+		!strings.Contains(b.Problem, "YEMD (yearling eye muscle depth), higher is better") {
+		t.Errorf("depth: %+v", b)
+	}
+	if r := e.call("nsip_search_animals", exampleOf(b.Example)); r.isError {
+		t.Errorf("the example %s fails: %s", param.JSONText(b.Example), r.text)
+	}
+	b = e.call("nsip_search_animals", map[string]any{"sorted_trait": "WW1"}).errorBody(t)
+	if !strings.HasSuffix(b.Problem, `did you mean "WWT"?`) || exampleOf(b.Example)["sorted_trait"] != "WWT" {
+		t.Errorf("WW1: %+v", b)
 	}
 }
 
@@ -260,18 +262,44 @@ func TestIndexByAnyOfItsNames(t *testing.T) {
 	rank := func(index string) reply {
 		return e.call("nsip_rank_animals", map[string]any{"breed_id": 640, "index": index, "top_n": 2})
 	}
-	for asked, want := range map[string]string{
-		"usIndex": "US Hair Index", "US Index": "US Hair Index", "us hair index": "US Hair Index", "usHairIndex": "US Hair Index",
-		"US-Hair-Index": "US Hair Index", "srcIndex": "SRC$ Index", "SRC Index": "SRC$ Index", "src$index": "SRC$ Index",
+	// The answer names the index as asked, or as NSIP spells that name,
+	// with the member NSIP sends it under.
+	for asked, want := range map[string][2]string{
+		"usIndex": {"usIndex", "usHairIndex"}, "US Index": {"US Index", "usHairIndex"}, "us hair index": {"US Hair Index", "usHairIndex"},
+		"usHairIndex": {"US Hair Index", "usHairIndex"}, "US-Hair-Index": {"US Hair Index", "usHairIndex"}, "hair index": {"hair index", "usHairIndex"},
+		"srcIndex": {"SRC$ Index", "srcIndex"}, "SRC Index": {"SRC$ Index", "srcIndex"}, "src$index": {"SRC$ Index", "srcIndex"}, "SRC dollars": {"SRC dollars", "srcIndex"},
 	} {
 		var a struct {
-			Index string `json:"index"`
+			Index     string `json:"index"`
+			IndexCode string `json:"index_code"`
 		}
-		if err := json.Unmarshal([]byte(rank(asked).mustOK(t).text), &a); err != nil || a.Index != want {
-			t.Errorf("index %q ranked by %q (%v), want %q", asked, a.Index, err, want)
+		if err := json.Unmarshal([]byte(rank(asked).mustOK(t).text), &a); err != nil || [2]string{a.Index, a.IndexCode} != want {
+			t.Errorf("index %q ranked by %q %q (%v), want %q", asked, a.Index, a.IndexCode, err, want)
 		}
 	}
-	for asked, want := range map[string]string{"hair index": "US Hair Index", "SRC dollars": "SRC$ Index", "lambing index": "SRC$ Index"} {
+	// A breed whose rows carry usIndex, asked for its US Hair Index: the
+	// same ranking as by usIndex, under the name asked.
+	var byKey, byName struct {
+		Index     string  `json:"index"`
+		IndexCode string  `json:"index_code"`
+		Top       [][]any `json:"top"`
+		Computed  struct {
+			Method string `json:"method"`
+		} `json:"computed"`
+	}
+	polypay := func(index string, into any) {
+		r := e.call("nsip_rank_animals", map[string]any{"breed_id": 620, "index": index, "top_n": 5}).mustOK(t)
+		if err := json.Unmarshal([]byte(r.text), into); err != nil {
+			t.Fatal(err)
+		}
+	}
+	polypay("usIndex", &byKey)
+	polypay("US Hair Index", &byName)
+	if byName.Index != "US Hair Index" || byName.IndexCode != "usIndex" || len(byName.Top) != 5 || fmt.Sprint(byName.Top) != fmt.Sprint(byKey.Top) ||
+		!strings.Contains(byName.Computed.Method, "NSIP's own US Hair Index (NSIP's US Index, usIndex)") {
+		t.Errorf("Polypays by US Hair Index: %q %q %v %q; by usIndex %v", byName.Index, byName.IndexCode, byName.Top, byName.Computed.Method, byKey.Top)
+	}
+	for asked, want := range map[string]string{"hair indx": "US Hair Index", "lambing index": "SRC$ Index"} {
 		b := rank(asked).errorBody(t)
 		ex, _ := exampleOf(b.Example)["index"].(string)
 		if b.Field != "index" || ex != want {

@@ -434,6 +434,21 @@ func nestedIndexes(raw json.RawMessage, ixs []Index, ignore func(name, raw strin
 	return ixs
 }
 
+// IndexKey is the member name NSIP's search rows send an index under
+// (usIndex, usHairIndex, srcIndex) for the name the client gives it; a
+// name of another index is its own key.
+func IndexKey(name string) string {
+	switch name {
+	case "US Index":
+		return "usIndex"
+	case "US Hair Index":
+		return "usHairIndex"
+	case "SRC$ Index":
+		return "srcIndex"
+	}
+	return name
+}
+
 // indexName turns the API's member names for the well-known indexes into
 // the names the NSIP site prints; other names are kept as spelled.
 func indexName(key, lower string) string {

@@ -22,7 +22,7 @@ var traitWords = []struct {
 	{[]string{"yearling", "yearling weight", "year weight", "growth", "mature weight"}, []string{"YWT", "PWWT", "WWT", "PWT"}},
 	{[]string{"fat", "fat depth", "backfat", "back fat", "lean", "leanness", "fatness"}, []string{"FAT", "PFAT", "YFAT"}},
 	{[]string{"yearling fat"}, []string{"YFAT"}},
-	{[]string{"muscle", "muscling", "eye muscle", "loin", "loin eye", "loin depth", "rib eye", "ribeye", "carcass", "meat"}, []string{"EMD", "PEMD", "YEMD"}},
+	{[]string{"muscle", "muscling", "eye muscle", "eye muscle depth", "muscle depth", "loin", "loin eye", "loin depth", "rib eye", "ribeye", "carcass", "meat"}, []string{"EMD", "PEMD", "YEMD"}},
 	{[]string{"yearling muscle", "yearling eye muscle"}, []string{"YEMD"}},
 	{[]string{"lambs born", "number born", "litter", "litter size", "prolificacy", "prolific", "fertility", "twins", "twinning", "born"}, []string{"NLB"}},
 	{[]string{"lambs weaned", "number weaned", "weaned lambs", "lambs raised", "mothering ability"}, []string{"NLW", "NWT"}},
@@ -82,23 +82,44 @@ var meantBy = func() map[string][]string {
 // does, so that "weaning weight EBV" and "ram's weaning weight" both give
 // WWT. A trait code itself is not a word here: LookupTrait finds those.
 func TraitsMeant(s string) []string {
+	if groups, _ := TraitGroupsMeant(s); len(groups) > 0 {
+		return groups[0]
+	}
+	return nil
+}
+
+// TraitGroupsMeant is every reading of s at its longest run of words that
+// names a trait, leftmost first, each as TraitsMeant gives it: one group
+// where s names one trait, more where it names several at once ("fat and
+// muscle"), which a caller must not settle by picking one. whole says the
+// run is all of s, no word of it left unread.
+func TraitGroupsMeant(s string) (groups [][]string, whole bool) {
 	words := strings.Fields(foldWords(s))
 	if len(words) == 0 || len(words) > 8 {
-		return nil
+		return nil, false
 	}
 	// Longest run first, then leftmost: the most specific phrase wins.
 	for n := len(words); n > 0; n-- {
-		for i := 0; i+n <= len(words); i++ {
-			if codes, ok := meantBy[strings.Join(words[i:i+n], " ")]; ok {
-				return slices.Clone(codes)
-			}
-			// A plural or possessive ("weights", "ram's" folds to "ram s").
-			if codes, ok := meantBy[strings.TrimSuffix(strings.Join(words[i:i+n], " "), "s")]; ok && n == 1 {
-				return slices.Clone(codes)
+		groups = nil
+		add := func(codes []string) {
+			if !slices.ContainsFunc(groups, func(g []string) bool { return g[0] == codes[0] }) {
+				groups = append(groups, slices.Clone(codes))
 			}
 		}
+		for i := 0; i+n <= len(words); i++ {
+			run := strings.Join(words[i:i+n], " ")
+			if codes, ok := meantBy[run]; ok {
+				add(codes)
+			} else if codes, ok := meantBy[strings.TrimSuffix(run, "s")]; ok && n == 1 {
+				// A plural or possessive ("weights", "ram's" folds to "ram s").
+				add(codes)
+			}
+		}
+		if len(groups) > 0 {
+			return groups, n == len(words)
+		}
 	}
-	return nil
+	return nil, false
 }
 
 // TraitMeant is the first code TraitsMeant gives for s that is among

@@ -189,7 +189,7 @@ func TestCheckTraitsAgainstTheBreed(t *testing.T) {
 	l := newLists()
 	b := l.checker()
 	rng := map[string]any{"min": 0, "max": 1}
-	args := searchArgs(t, map[string]any{"breed_id": 640, "sorted_trait": "WEANING", "search_criteria": map[string]any{
+	args := searchArgs(t, map[string]any{"breed_id": 640, "sorted_trait": "YWT", "search_criteria": map[string]any{
 		"trait_ranges": map[string]any{"PFCE": rng, "BWT": rng, "QQQQ": rng}, "gender": "Male"}})
 	errs, fixes := b.CheckTraits(context.Background(), args)
 	if l.rangeReads != 1 {
@@ -204,7 +204,7 @@ func TestCheckTraitsAgainstTheBreed(t *testing.T) {
 			t.Errorf("%s expects %q", e.Field, e.Expected)
 		}
 	}
-	if errs[0].Field != "sorted_trait" || !strings.HasPrefix(errs[0].Problem, `"WEANING" is not a trait of breed 640; did you mean`) {
+	if errs[0].Field != "sorted_trait" || !strings.HasPrefix(errs[0].Problem, `"YWT" is not a trait of breed 640; did you mean "PWWT"`) {
 		t.Errorf("sorted_trait error %+v", errs[0])
 	}
 	if errs[1].Field != "search_criteria.trait_ranges.PFCE" || errs[1].Problem != `is not a trait of breed 640; its nearest code is "PFEC"` {
@@ -214,7 +214,7 @@ func TestCheckTraitsAgainstTheBreed(t *testing.T) {
 		t.Errorf("QQQQ error %+v", errs[2])
 	}
 	ex := fixedExample(args, fixes)
-	if want := `{"breed_id":640,"search_criteria":{"gender":"Male","trait_ranges":{"BWT":{"max":1,"min":0},"PFEC":{"max":1,"min":0}}},"sorted_trait":"WWT"}`; ex != want {
+	if want := `{"breed_id":640,"search_criteria":{"gender":"Male","trait_ranges":{"BWT":{"max":1,"min":0},"PFEC":{"max":1,"min":0}}},"sorted_trait":"PWWT"}`; ex != want {
 		t.Errorf("example\n%s\nwant\n%s", ex, want)
 	}
 	if param.JSONText(args.Members()) == ex {

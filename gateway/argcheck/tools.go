@@ -88,19 +88,39 @@ func (u *UnknownTools) Middleware(next server.ToolHandlerFunc) server.ToolHandle
 }
 
 // UnknownTool refuses a call of name, which is none of tools, naming the
-// tools nearest to it, the likeliest first.
+// tools nearest to it, the likeliest first: by meaning (toolWords:
+// nsip_top_rams means nsip_rank_animals), unless its spelling is a slip
+// of a tool's name that its words do not contradict.
 func UnknownTool(name string, tools []string) *Refusal {
 	problem := fmt.Sprintf("this server has no tool %s", param.QuoteShort(name))
 	// Value, unlike problem, is the name itself: cut, not quoted.
 	if r := []rune(name); len(r) > param.MaxShown {
 		name = string(r[:param.MaxShown]) + "…" // the error repeats a bounded part of what was sent
 	}
-	near := closestNames(name, tools, nearestTools)
-	if c, ok := param.Closest(name, tools); ok {
-		problem += fmt.Sprintf("; did you mean %q?", c)
-		// The guess leads, whatever the count of edits says.
-		near = slices.DeleteFunc(near, func(n string) bool { return n == c })
-		near = append([]string{c}, near...)[:min(len(near)+1, nearestTools)]
+	scores := meaningScores(name, tools)
+	byMeaning := make([]string, 0, len(tools))
+	for i, t := range tools {
+		if scores[i] > 0 {
+			byMeaning = append(byMeaning, t)
+		}
+	}
+	slices.SortStableFunc(byMeaning, func(a, b string) int {
+		return scores[slices.Index(tools, b)] - scores[slices.Index(tools, a)]
+	})
+	lead := ""
+	if c, ok := param.Closest(name, tools); ok && (len(byMeaning) == 0 || scores[slices.Index(tools, c)] > 0) {
+		lead = c
+	} else if len(byMeaning) > 0 {
+		lead = byMeaning[0]
+	}
+	var near []string
+	for _, n := range append(append([]string{lead}, byMeaning...), closestNames(name, tools, nearestTools)...) {
+		if n != "" && !slices.Contains(near, n) && len(near) < nearestTools {
+			near = append(near, n)
+		}
+	}
+	if lead != "" {
+		problem += fmt.Sprintf("; did you mean %q?", lead)
 	}
 	return &Refusal{
 		Field:    "name",

@@ -432,7 +432,14 @@ func TestLeftToAsk(t *testing.T) {
 // as its JSON text, not dropped.
 func TestChoicesKeepOtherValuesAsText(t *testing.T) {
 	answers, errs := param.ValidateObject("", []param.Spec{
-		{Name: "codes", Kind: param.Array, Custom: param.ValidateTraitList},
+		{Name: "codes", Kind: param.Array, Custom: func(_ string, raw any) (any, []param.FieldError) {
+			list, _ := raw.([]any)
+			out := make([]any, len(list))
+			for i, v := range list {
+				out[i] = strings.ToUpper(fmt.Sprint(v))
+			}
+			return out, nil
+		}},
 		{Name: "n", Kind: param.Integer},
 	}, param.SentOf(map[string]any{"codes": []any{"wwt", "BWT"}, "n": 2}))
 	if len(errs) > 0 {

@@ -2,7 +2,6 @@ package lookup
 
 import (
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -25,9 +24,12 @@ func TestProgenyArguments(t *testing.T) {
 		fe.Problem != "must be at most 100, got 101" {
 		t.Errorf("page_size 101: %+v", fe)
 	}
-	if fe := invalid(t, Progeny, map[string]any{"lpn_id": nsiptest.ExampleRam, "traits": []any{"weaning weight"}}); fe.Field != "traits[0]" ||
-		!strings.Contains(fe.Problem, `did you mean "WWT"`) {
-		t.Errorf("a trait by its name: %+v", fe)
+	if args := valid(t, Progeny, map[string]any{"lpn_id": nsiptest.ExampleRam, "traits": []any{"weaning weight"}}); !slices.Equal(args.Strings("traits"), []string{"WWT"}) {
+		t.Errorf("a trait by its name: %v, want [WWT]", args.Strings("traits"))
+	}
+	if fe := invalid(t, Progeny, map[string]any{"lpn_id": nsiptest.ExampleRam, "traits": []any{"scrapie gene"}}); fe.Field != "traits[0]" ||
+		fe.Problem != `"scrapie gene" is not a trait code (1 to 16 letters) nor a trait's name` {
+		t.Errorf("no trait: %+v", fe)
 	}
 }
 

@@ -26,7 +26,7 @@ var SearchAnimals = define(&Def{
 			`per animal LPN ID, sex, birth date, status, breed (when several), sire, dam, the sort and trait_ranges traits as [value, accuracy], its most accurate others; traits sets exactly which. ` +
 			`_meta gives page, page_size, total_count and next (the call for what follows; skip after part of a page). ` +
 			`Unsummarized: NSIP's JSON, accuracy 0.80 = 80%; tables in percent. ` +
-			`Arguments, all optional: page (0-based), page_size 1..` + strconv.Itoa(nsip.MaxPageSize) + ` (default 15), breed_id, sorted_trait (e.g. "WWT"), reverse, search_criteria, traits, skip, max_tokens.`,
+			`Arguments, all optional: page (0-based), page_size 1..` + strconv.Itoa(nsip.MaxPageSize) + ` (default 15), breed_id (ID or name), sorted_trait (code or name, e.g. "WWT"), reverse, search_criteria, traits, skip, max_tokens.`,
 	},
 	BreedTraits: true,
 	run:         runSearch,
@@ -34,7 +34,7 @@ var SearchAnimals = define(&Def{
 		return param.Described{
 			&a.Page:        pageField,
 			&a.PageSize:    pageSizeField(15),
-			&a.BreedID:     {Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},
+			&a.BreedID:     {Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true, Complete: param.Breeds},
 			&a.SortedTrait: param.SortedTrait,
 			&a.Reverse:     {Default: false, Example: false},
 			&a.Criteria:    param.CriteriaArg,

@@ -26,7 +26,7 @@ func TestSearchAnimalsArguments(t *testing.T) {
 		sent           map[string]any
 		field, meaning string
 	}{
-		{map[string]any{"sorted_trait": "weaning weight"}, "sorted_trait", `did you mean "WWT"`},
+		{map[string]any{"sorted_trait": "weight"}, "sorted_trait", `could mean any of 6 traits: BWT (birth weight), lower is better; WWT (weaning weight), higher is better;`},
 		{map[string]any{"search_criteria": map[string]any{"gender": "mal"}}, "search_criteria.gender", `did you mean "Male"?`},
 		{map[string]any{"search_criteria": map[string]any{"gendr": "Male"}}, "search_criteria.gendr", `did you mean "gender"?`},
 		{map[string]any{"page_size": 0}, "page_size", "must be at least 1, got 0"},

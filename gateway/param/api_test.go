@@ -17,7 +17,7 @@ func TestSchemaOfEveryKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"additionalProperties":false,"properties":{"breed_group_id":{"type":"integer"},"breed_id":{"type":"integer"},` +
+	want := `{"additionalProperties":false,"properties":{"breed_group_id":{"type":"integer"},"breed_id":{"type":["integer","string"]},` +
 		`"born_after":{"format":"date","type":"string"},"born_before":{"format":"date","type":"string"},` +
 		`"gender":{"enum":["Male","Female","Both"],"type":"string"},"proven_only":{"description":"Progeny-proven EBVs only.","type":"boolean"},` +
 		`"status":{"type":"string"},"flock_id":{"type":"string"},` +
@@ -123,31 +123,20 @@ func TestFromText(t *testing.T) {
 	}
 }
 
-// A traits argument: codes upper-cased, repeats dropped, a word for a
-// trait refused naming its code.
-func TestValidateTraitList(t *testing.T) {
-	if got, errs := ValidateTraitList("traits", []any{"wwt", " nlb ", "WWT"}); errs != nil || !reflect.DeepEqual(got, []any{"WWT", "NLB"}) {
-		t.Errorf("codes: %v %v", got, errs)
-	}
-	for raw, want := range map[string]any{
-		`traits: must be an array of trait codes, got string "WWT"`:         "WWT",
-		`traits: names 0 traits; give 1 to 30`:                              []any{},
-		`traits[0]: must be a trait code string, got integer 5`:             []any{5.0},
-		`traits[0]: "weaning weight" is not a trait code (1 to 16 letters)`: []any{"weaning weight"},
-	} {
-		_, errs := ValidateTraitList("traits", want)
-		if len(errs) == 0 || !strings.HasPrefix(errs[0].Field+": "+errs[0].Problem, raw) {
-			t.Errorf("%v: %+v; want %s", want, errs, raw)
-		}
-	}
+// A trait argument of the glossary: a code in any case or a trait's name;
+// a slip named with the code meant.
+func TestTraitCode(t *testing.T) {
 	if code, fe := TraitCode("trait", "wwt"); fe != nil || code != "WWT" {
 		t.Errorf("TraitCode(wwt) = %q %+v; want WWT", code, fe)
 	}
-	if _, fe := TraitCode("trait", "weaning weight"); fe == nil || fe.Expected != "WWT" ||
-		fe.Problem != `"weaning weight" is not a known trait code; did you mean "WWT" (weaning weight (direct))?` {
-		t.Errorf("TraitCode(weaning weight) = %+v; want refused naming WWT", fe)
+	if code, fe := TraitCode("trait", "weaning weight"); fe != nil || code != "WWT" {
+		t.Errorf("TraitCode(weaning weight) = %q %+v; want WWT", code, fe)
 	}
-	if _, fe := TraitCode("trait", "XQZT"); fe == nil || fe.Problem != `"XQZT" is not a known trait code` {
+	if _, fe := TraitCode("trait", "WWTT"); fe == nil || fe.Expected != "WWT" ||
+		fe.Problem != `"WWTT" is not a known trait code or name; did you mean "WWT"?` {
+		t.Errorf("TraitCode(WWTT) = %+v; want refused naming WWT", fe)
+	}
+	if _, fe := TraitCode("trait", "XQZT"); fe == nil || fe.Problem != `"XQZT" is not a known trait code or name` {
 		t.Errorf("TraitCode(XQZT) = %+v", fe)
 	}
 }
@@ -177,5 +166,21 @@ func TestDescribe(t *testing.T) {
 	}
 	if _, ok := asNumber(true); ok {
 		t.Error("AsNumber took a boolean")
+	}
+}
+
+// A bounded number is judged by its bounds: a COI limit is a fraction, so
+// a percent sent for it is refused saying so.
+func TestNumberBounds(t *testing.T) {
+	coi := Spec{Name: "max_coi", Kind: Number, Min: Bound(0), Max: Bound(1)}
+	if _, errs := coi.Validate("max_coi", 6.25); len(errs) != 1 || errs[0].Problem != "must be a fraction from 0 to 1, got 6.25" {
+		t.Errorf("6.25: %+v", errs)
+	}
+	if v, errs := coi.Validate("max_coi", 0.0625); errs != nil || v != 0.0625 {
+		t.Errorf("0.0625: %v %+v", v, errs)
+	}
+	w := Spec{Name: "w", Kind: Number, Min: Bound(-2), Max: Bound(2)}
+	if _, errs := w.Validate("w", -3.0); len(errs) != 1 || errs[0].Problem != "must be from -2 to 2, got -3" {
+		t.Errorf("-3: %+v", errs)
 	}
 }

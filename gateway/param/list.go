@@ -110,26 +110,22 @@ func (l *List) Validate(raw any) (any, []FieldError) {
 	return out, nil
 }
 
-// TraitCode resolves a trait code through the glossary; an unknown one is an
-// error naming the code it means ("weaning" is WWT) or, failing that, the
-// nearest by spelling.
+// TraitCode resolves a trait code or a breeder's word for one through the
+// glossary; an unknown one is an error naming the code it likely means or,
+// failing that, the nearest by spelling.
 func TraitCode(field, s string) (string, *FieldError) { return traitCode(field, s, true) }
+
+// glossaryTraitArg is a trait of the glossary: weights, which need its
+// direction.
+var glossaryTraitArg = TraitArg{Expect: "one of " + strings.Join(nsip.GlossaryCodes(), ", ") + ", or a trait's name"}
 
 // traitCode is TraitCode, naming the nearest code only when suggest is set.
 func traitCode(field, s string, suggest bool) (string, *FieldError) {
-	if t, ok := nsip.LookupTrait(s); ok {
-		return t.Code, nil
+	code, near, fe := glossaryTraitArg.Read(field, s, suggest)
+	if near != "" {
+		fe.Expected = near
 	}
-	codes := nsip.GlossaryCodes()
-	fe := &FieldError{Field: field, Problem: QuoteShort(s) + " is not a known trait code", Expected: "one of " + strings.Join(codes, ", ")}
-	if !suggest {
-		return "", fe
-	}
-	if c, d := DidYouMeanTrait(s, codes); c != "" {
-		fe.Problem += d
-		fe.Expected = c
-	}
-	return "", fe
+	return code, fe
 }
 
 // ValidateWeights checks weights already held as numbers (a form's

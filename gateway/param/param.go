@@ -262,6 +262,10 @@ func (p *Spec) Expected() string {
 // Schema renders p as a JSON Schema property.
 func (p *Spec) Schema() *Schema {
 	s := Type(p.Kind)
+	if p.Complete == Breeds {
+		// A breed's name or number as text, read as its ID (argcheck.ReadNames).
+		s.Type = Types{Integer, String}
+	}
 	if p.Brief {
 		return s
 	}
@@ -492,6 +496,14 @@ func (p *Spec) validate(pr *problems, field string, raw any) (v any, ok bool) {
 		f, ok := asNumber(raw)
 		if !ok {
 			return fail("must be a number, got " + Describe(raw))
+		}
+		if p.Min != nil && f < *p.Min || p.Max != nil && f > *p.Max {
+			// Both bounds are set wherever one is; 0 to 1 is a fraction (a COI).
+			what := fmt.Sprintf("from %g to %g", *p.Min, *p.Max)
+			if *p.Min == 0 && *p.Max == 1 {
+				what = "a fraction from 0 to 1"
+			}
+			return fail(fmt.Sprintf("must be %s, got %g", what, f))
 		}
 		return f, true
 	case Boolean:

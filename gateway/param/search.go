@@ -10,11 +10,19 @@ import (
 // The search arguments are shared: nsip_search_animals takes them, and the
 // ranking analysis takes its criteria and sorts by its trait.
 
-// SortedTrait is nsip_search_animals's sorted_trait.
-// A word for a trait ("weaning weight") is refused as no code, with the
-// code it means.
-var SortedTrait = Spec{Name: "sorted_trait", Kind: String, Example: "WWT", MaxLen: nsip.MaxTraitCodeLength, Pattern: TraitCodePattern, Upper: true, Quiet: true,
-	Suggest: glossaryTrait}
+// SortedTrait is nsip_search_animals's sorted_trait: a code, or a
+// breeder's word for one ("weaning weight" is WWT).
+var SortedTrait = Spec{Name: "sorted_trait", Kind: String, Example: "WWT", Quiet: true,
+	Expect: sortedExpect, Suggest: glossaryTrait,
+	Custom: func(field string, raw any) (any, []FieldError) {
+		code, _, fe := TraitArg{AnyCode: true, Expect: sortedExpect}.Read(field, raw, true)
+		if fe != nil {
+			return nil, []FieldError{*fe}
+		}
+		return code, nil
+	}}
+
+const sortedExpect = "a trait code such as WWT, or its name, e.g. \"weaning weight\""
 
 // glossaryTrait is a Suggest naming the glossary's code that s stands for.
 func glossaryTrait(s string) (string, string) { return DidYouMeanTrait(s, nsip.GlossaryCodes()) }
@@ -43,7 +51,7 @@ func (c Criteria) Empty() bool {
 var CriteriaTable = Of(func(c *Criteria) Described {
 	return Described{
 		&c.BreedGroupID: {Example: 64, Min: Bound(1), Max: Bound(99999), Quiet: true},
-		&c.BreedID:      {Example: 640, Min: Bound(1), Max: Bound(99999), Quiet: true},
+		&c.BreedID:      {Example: 640, Min: Bound(1), Max: Bound(99999), Quiet: true, Complete: Breeds},
 		&c.BornAfter:    {Example: "2022-01-01", Date: true, MaxLen: 10, Quiet: true},
 		&c.BornBefore:   {Example: "2024-12-31", Date: true, MaxLen: 10, Quiet: true},
 		&c.Gender:       {Example: "Female", Enum: []string{"Male", "Female", "Both"}},
@@ -118,8 +126,8 @@ func DidYouMeanTrait(s string, codes []string) (string, string) {
 	if !ok {
 		return "", ""
 	}
-	if info, known := nsip.LookupTrait(c); known && byMeaning {
-		return c, fmt.Sprintf("; did you mean %q (%s)?", c, strings.ToLower(info.Name[:1])+info.Name[1:])
+	if name, dir, known := nsip.TraitSense(c); known && byMeaning {
+		return c, fmt.Sprintf("; did you mean %q (%s, %s)?", c, name, dir)
 	}
 	return c, fmt.Sprintf("; did you mean %q?", c)
 }

@@ -34,6 +34,20 @@ func (s Sent) With(name string, v any) Sent {
 	return Sent{m}
 }
 
+// Members are the call's arguments by name, as sent, to be read only.
+func (s Sent) Members() map[string]any { return s.m }
+
+// WithAt is the call with the member a dotted path names sent as v, the
+// call itself unchanged: a breed's name replaced by its ID.
+func (s Sent) WithAt(path string, v any) Sent {
+	m := maps.Clone(s.m)
+	if m == nil {
+		m = map[string]any{}
+	}
+	setPath(m, path, v)
+	return Sent{m}
+}
+
 // MarshalJSON writes the call as the JSON object it sends.
 func (s Sent) MarshalJSON() ([]byte, error) {
 	if s.m == nil {

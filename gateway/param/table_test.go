@@ -101,11 +101,11 @@ weight: must be a number, got string "heavy"
 ewes: must be true or false, got string "yes"
 search_criteria: must be an object, got string "rams"
 page: must be an integer, got number 1.5`},
-		{"bounds and shapes", map[string]any{"lpn_ids": []any{lpn}, "page": 10, "sex": "ram", "born": "2024-02-30", "tag": "a", "sorted_trait": "weaning weight"}, `{"lpn_ids":null}
+		{"bounds and shapes", map[string]any{"lpn_ids": []any{lpn}, "page": 10, "sex": "ram", "born": "2024-02-30", "tag": "a", "sorted_trait": "weight"}, `{"lpn_ids":null}
 sex: "ram" is not one of Male, Female
 born: "2024-02-30" is not a real calendar date in YYYY-MM-DD form
 tag: is 1 characters long; at least 2 needed
-sorted_trait: "weaning weight" contains characters that are not allowed; did you mean "WWT" (weaning weight (direct))?
+sorted_trait: "weight" could mean any of 6 traits: BWT (birth weight), lower is better; WWT (weaning weight), higher is better; MWWT (maternal weaning weight (milk)), higher is better; PWWT (post-weaning weight), higher is better; YWT (yearling weight), higher is better; YGFW (yearling greasy fleece weight), higher is better
 page: must be at most 9, got 10
 lpn_ids: has 1 items; give 2..4`},
 		{"pattern", map[string]any{"lpn_id": lpn, "tag": "ABC1"}, `{"lpn_id":"6402382024NCS310","page":0}
@@ -114,13 +114,13 @@ tag: "ABC1" contains characters that are not allowed`},
 lpn_ids[1]: 6402382024NCS310 is listed twice
 traits: has 4 items; give 0..3
 weights.WWT: must be a number, got string "a"
-weights.XQZ: "XQZ" is not a known trait code`},
+weights.XQZ: "XQZ" is not a known trait code or name`},
 		{"trait ranges", map[string]any{"lpn_id": lpn, "search_criteria": map[string]any{"trait_ranges": map[string]any{
 			"WWT": map[string]any{"min": 5, "max": 1}, "BWT": map[string]any{}, "w w": 3, "nlb": []any{}}}}, `{"lpn_id":"6402382024NCS310","page":0}
 search_criteria.trait_ranges.BWT: gives neither min nor max
 search_criteria.trait_ranges.WWT: min 5 is greater than max 1
 search_criteria.trait_ranges.nlb: must be an object {"min": number, "max": number} (either may be left out), got array []
-search_criteria.trait_ranges."w w": is not a trait code: trait codes are 1 to 16 letters; did you mean "WWT"?`},
+search_criteria.trait_ranges."w w": is not a trait code (1 to 16 letters) nor a trait's name; did you mean "WWT"?`},
 		{"criteria rules", map[string]any{"lpn_id": lpn, "search_criteria": map[string]any{"born_after": "2024-01-01", "born_before": "2023-01-01"}}, `{"lpn_id":"6402382024NCS310","page":0}
 search_criteria.born_after: born_after 2024-01-01 is later than born_before 2023-01-01`},
 		{"unknown names", map[string]any{"lpn_id": lpn, "trait": []any{"WWT"}, "pgae": 1, "zzzzzz": 1}, `{"lpn_id":"6402382024NCS310","page":0}

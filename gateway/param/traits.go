@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
-	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
 
@@ -48,15 +46,10 @@ func validateTraitRanges(pr *problems, field string, obj map[string]any) (any, b
 		{Name: "max", Kind: Number, Example: 1.0},
 	}
 	for _, k := range codes {
-		code := strings.ToUpper(strings.TrimSpace(k))
 		f := field + "." + FieldName(k)
-		if !TraitCodePattern.MatchString(code) {
-			problem := fmt.Sprintf("is not a trait code: trait codes are 1 to %d letters", nsip.MaxTraitCodeLength)
-			if !pr.full() {
-				_, d := DidYouMeanTrait(k, nsip.GlossaryCodes())
-				problem += d
-			}
-			pr.add(FieldError{Field: f, Problem: problem, Expected: "a trait code such as WWT; " + toolname.GetTraitRanges + " lists a breed's codes"})
+		code, _, fe := rangeTrait.Read(f, k, !pr.full())
+		if fe != nil {
+			pr.add(*fe)
 			continue
 		}
 		if _, dup := out[code]; dup {
@@ -102,52 +95,5 @@ func validateTraitRanges(pr *problems, field string, obj map[string]any) (any, b
 	return out, true
 }
 
-// ValidateTraitList checks a list of trait codes, upper-casing them and
-// dropping repeats.
-func ValidateTraitList(field string, raw any) (any, []FieldError) {
-	expect := TraitListExpect
-	list, ok := raw.([]any)
-	if !ok {
-		return nil, []FieldError{{Field: field, Problem: "must be an array of trait codes, got " + Describe(raw), Expected: expect}}
-	}
-	if len(list) == 0 || len(list) > maxTraitsAsked {
-		return nil, []FieldError{{Field: field, Problem: fmt.Sprintf("names %d traits; give 1 to %d", len(list), maxTraitsAsked), Expected: expect}}
-	}
-	var out []string
-	var errs []FieldError
-	for i, v := range list {
-		f := fmt.Sprintf("%s[%d]", field, i)
-		s, ok := v.(string)
-		if !ok {
-			errs = append(errs, FieldError{Field: f, Problem: "must be a trait code string, got " + Describe(v), Expected: expect})
-			continue
-		}
-		code := strings.ToUpper(strings.TrimSpace(s))
-		if !TraitCodePattern.MatchString(code) {
-			problem := fmt.Sprintf("%s is not a trait code (1 to %d letters)", QuoteShort(s), nsip.MaxTraitCodeLength)
-			if len(errs) < MaxProblems {
-				_, d := DidYouMeanTrait(s, nsip.GlossaryCodes())
-				problem += d
-			}
-			errs = append(errs, FieldError{Field: f, Problem: problem, Expected: expect})
-			continue
-		}
-		if !slices.Contains(out, code) {
-			out = append(out, code)
-		}
-	}
-	if len(errs) > 0 {
-		return nil, Cap(errs)
-	}
-	anys := make([]any, len(out))
-	for i, c := range out {
-		anys[i] = c
-	}
-	return anys, nil
-}
-
-// maxTraitsAsked is the most trait codes one traits argument may list.
-const maxTraitsAsked = 30
-
-// TraitListExpect says what a traits argument accepts.
-const TraitListExpect = "array of trait codes (letters), e.g. [\"WWT\",\"NLB\"]"
+// rangeTrait is a key of trait_ranges.
+var rangeTrait = TraitArg{AnyCode: true, Key: true, Expect: "a trait code such as WWT, or its name; " + toolname.GetTraitRanges + " lists a breed's codes"}

@@ -35,6 +35,9 @@ type Call struct {
 	Args param.Valid
 	// View is how the caller asked to see the answer.
 	View View
+	// Read says how each of the caller's words was read: a trait's name
+	// as its code, a breed's name as its ID (param.Readings).
+	Read []string
 }
 
 // A View is how a call asked to see its answer: the arguments that shape

@@ -105,7 +105,14 @@ func runCheckMating(ctx context.Context, r *analysis.Call, a *Args) (any, error)
 	sire, dam := a.Sire, a.Dam
 	sireArg, damArg := matingParams.Name("Sire"), matingParams.Name("Dam")
 	if sire == dam {
-		return nil, &analysis.ArgError{FieldError: param.FieldError{Field: damArg, Problem: "is the same animal as " + sireArg, Expected: "a different animal's LPN ID"}}
+		// The example mates the sire with another animal: repeating the
+		// pair refused would be no example of a call that works.
+		other := param.ExampleEwe
+		if sire == other {
+			other = param.ExampleLPN
+		}
+		return nil, &analysis.FixedArgError{ArgError: analysis.ArgError{FieldError: param.FieldError{Field: damArg, Problem: "is the same animal as " + sireArg, Expected: "a different animal's LPN ID"}},
+			Fix: []param.Edit{param.Assign(damArg, other)}}
 	}
 	b := pedigree.NewBuilder(r)
 	if !pedigree.MayHold(ctx, r, sire) && !pedigree.MayHold(ctx, r, dam) {

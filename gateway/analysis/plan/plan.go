@@ -60,7 +60,7 @@ var Params = param.MustStruct[Args](param.Tables(
 	param.Of(func(a *Args) param.Described {
 		return param.Described{
 			&a.COIOnly:   {Example: true, OmitFalse: true},
-			&a.MaxCOI:    {Default: 0.0625, Example: 0.0625},
+			&a.MaxCOI:    {Default: 0.0625, Example: 0.0625, Min: param.Bound(0), Max: param.Bound(1), Quiet: true},
 			&a.MaxPerRam: {Default: 50, Example: 50, Min: param.Bound(1), Max: param.Bound(100), Quiet: true},
 			&a.Rams:      {List: &param.List{MinItems: 1, MaxItems: 10, Item: "lpn", Example: []string{param.ExampleLPN}}},
 			&a.Ewes:      {List: &param.List{MinItems: 1, MaxItems: 100, Item: "lpn", Example: []string{param.ExampleEwe}}},

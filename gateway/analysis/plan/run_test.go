@@ -258,12 +258,18 @@ func TestPlanErrors(t *testing.T) {
 		field string
 	}{
 		{"ewe also a ram", analysistest.WithArgs(analysistest.PlanSent, "ewe_lpn_ids", []any{"RAM02"}), "ewe_lpn_ids[0]"},
-		{"max_coi over 1", analysistest.WithArgs(analysistest.PlanSent, "max_coi", 2.0), "max_coi"},
 		{"ram without a weighted EBV", analysistest.WithArgs(analysistest.PlanSent, "weights", map[string]any{"NLB": 1.0}), "ram_lpn_ids[0]"},
 	} {
 		if _, err := analysistest.Run(t, PlanMatings, analysistest.PlanHerd(), c.sent); !errors.As(err, &ae) || ae.Field != c.field {
 			t.Errorf("%s: %v, want an argument error on %s", c.name, err, c.field)
 		}
+	}
+	// A COI limit over 1 (a percent sent for a fraction) is refused with
+	// the arguments, before the run, so that an error's example never
+	// carries it.
+	if _, errs := PlanMatings.Args.Validate(param.SentOf(analysistest.WithArgs(analysistest.PlanSent, "max_coi", 2.0))); len(errs) != 1 ||
+		errs[0].Field != "max_coi" || errs[0].Problem != "must be a fraction from 0 to 1, got 2" {
+		t.Errorf("max_coi over 1: %+v", errs)
 	}
 	if _, err := analysistest.Run(t, PlanMatings, analysistest.PlanHerd(), analysistest.WithArgs(analysistest.PlanSent, "ewe_lpn_ids", []any{"EWE01", "NOBODY1"})); !errors.As(err, &ab) || ab.Field != "ewe_lpn_ids[1]" {
 		t.Errorf("unknown ewe: %v, want not found about ewe_lpn_ids[1]", err)

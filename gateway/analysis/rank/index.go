@@ -3,6 +3,7 @@ package rank
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -23,6 +24,11 @@ import (
 // the breed's trait ranges), and nothing bounds an index whose weights NSIP
 // does not publish, so no early stop can be proven: every matching animal
 // is read, up to the scan limit, and the answer is exact only when all were.
+
+// indexPattern is what an index's name is made of, as NSIP names them
+// (US Hair Index, SRC$ Index, usIndex): a name of other characters is no
+// index, refused before any page is read.
+var indexPattern = regexp.MustCompile(`^[A-Za-z0-9$][A-Za-z0-9$ ._-]*$`)
 
 // indexNames are the names of the indexes on rows, sorted.
 func indexNames(rows []nsip.AnimalRow) []string {
@@ -57,8 +63,8 @@ func foldName(s string) string {
 // hair breed's "US Hair Index", and the SRC$ index's dollar is spelled out
 // by some. A breed's rows carry one name of each group.
 var indexAliases = [][]string{
-	{"usindex", "ushairindex", "usmaternalindex", "ushair"},
-	{"srcindex", "srcdollarindex", "srcdollar"},
+	{"usindex", "ushairindex", "usmaternalindex", "ushair", "hairindex", "hair", "us"},
+	{"srcindex", "srcdollarindex", "srcdollar", "srcdollars", "srcdollarsindex", "src"},
 }
 
 // aliasesOf are the folded names that name the same index as folded f,
@@ -73,7 +79,9 @@ func aliasesOf(f string) []string {
 }
 
 // matchIndex is the name among names that asked means: the same name but
-// for case, spacing and punctuation, or another name of the same index.
+// for case, spacing and punctuation, or else the one name of the same
+// index (a breed's rows carry one name of each; two would leave the name
+// asked unsettled, and it is refused).
 func matchIndex(asked string, names []string) (string, bool) {
 	fa := foldName(asked)
 	for _, n := range names {
@@ -81,12 +89,16 @@ func matchIndex(asked string, names []string) (string, bool) {
 			return n, true
 		}
 	}
+	var found []string
 	for _, n := range names {
 		if slices.Contains(aliasesOf(fa), foldName(n)) {
-			return n, true
+			found = append(found, n)
 		}
 	}
-	return "", false
+	if len(found) != 1 {
+		return "", false
+	}
+	return found[0], true
 }
 
 // nearestIndex is the name among names that asked plausibly stands for,
@@ -263,22 +275,26 @@ func (s *indexRank) answer(ctx context.Context, a *Args, ewes *eweSet) (any, err
 	}
 	columns := []string{"rank", "lpn_id", "index", "sex", "status", "birth_year", "genotyped"}
 	out, unstated := s.table(func(x float64) any { return x }, nil)
+	label := s.label()
 	computed := IndexRankComputed{
 		Method: fmt.Sprintf("ranked by NSIP's own %s as NSIP computed it and sent it with each animal, higher first (ties by LPN ID); "+
-			"NSIP's search sorts only by trait codes, not by an index, so its pages were read in its own order with no early stop, every matching animal up to %d pages of %d", s.name, rankPages, scan.PageSize),
+			"NSIP's search sorts only by trait codes, not by an index, so its pages were read in its own order with no early stop, every matching animal up to %d pages of %d", label, rankPages, scan.PageSize),
 		Via:       scan.ViaPages,
 		ScanProof: v.Proof(s.sc, s.eb, s.stop, s.read, s.unindexed),
 	}
 	if s.pass != "" {
 		computed.Method = fmt.Sprintf("ranked by NSIP's own %s as NSIP computed it and sent it with each animal, higher first (ties by LPN ID), "+
-			"over every animal of the breed's pass held to search_criteria's sex and status as NSIP's search filters them: %s", s.name, scan.PassRankMethod)
+			"over every animal of the breed's pass held to search_criteria's sex and status as NSIP's search filters them: %s", label, scan.PassRankMethod)
 		computed.Via, computed.Pages = scan.ViaPass, 0
 	}
 	computed.BreedPass = s.passNote(ctx, v)
 	if s.stop == "scan limit" {
 		computed.Limit = fmt.Sprintf("not proven exact: %d of %d animals read before the scan limit of %d pages, and NSIP cannot sort by an index, so an unread animal could still rank; narrow search_criteria (gender, status, born_after) to read them all", s.read, s.sc.Total, rankPages)
 	}
-	answer := IndexRankAnswer{Columns: columns, Index: s.name, Computed: computed}
+	// The index is named as the caller named it, with the key NSIP sends
+	// it under: a breeder who asked for the US Hair Index reads about the
+	// US Hair Index, though NSIP's rows call it usIndex.
+	answer := IndexRankAnswer{Columns: columns, Index: s.askedName(), IndexCode: nsip.IndexKey(s.name), Computed: computed}
 	answer.Genotyped = facts.GenotypedNote(unstated, len(out), nRecords == 0)
 	answer.FromRecords = scan.FromRecordsNote(nRecords, len(out))
 	answer.ContradictingCriteria = contradicting(s.nContra, s.contra)
@@ -286,7 +302,7 @@ func (s *indexRank) answer(ctx context.Context, a *Args, ewes *eweSet) (any, err
 	answer.BirthYears = s.birthYearsNote()
 	answer.StatusRead = statusRead(a.Criteria)
 	if s.unindexed > 0 {
-		answer.Unranked = fmt.Sprintf("%d animals came without the %s and were not ranked", s.unindexed, s.name)
+		answer.Unranked = fmt.Sprintf("%d animals came without the %s and were not ranked", s.unindexed, label)
 	}
 	if answer.Columns, answer.ForEwes, out, err = ewes.apply(ctx, answer.Columns, out, s.rows, a.TopN, answer.Computed.Exact, len(out) < s.scanN); err != nil {
 		return nil, err
@@ -304,6 +320,25 @@ func (s *indexRank) answer(ctx context.Context, a *Args, ewes *eweSet) (any, err
 		return &a
 	})
 	return analysis.WithRows(fitted, shown, answer.Columns, out), nil
+}
+
+// label is the index as an answer's words name it: as asked, with NSIP's
+// own name beside it when that is another ("US Hair Index (NSIP's US
+// Index, usIndex)").
+func (s *indexRank) label() string {
+	if asked := s.askedName(); asked != s.name {
+		return fmt.Sprintf("%s (NSIP's %s, %s)", asked, s.name, nsip.IndexKey(s.name))
+	}
+	return s.name
+}
+
+// askedName is the index's name as asked: NSIP's own spelling of it when
+// the name asked differs from it only in case, spacing or punctuation.
+func (s *indexRank) askedName() string {
+	if foldName(s.asked) == foldName(s.name) {
+		return s.name
+	}
+	return strings.TrimSpace(s.asked)
 }
 
 // settle is the scan's verdict. Pages read are proven of one evaluation

@@ -71,7 +71,7 @@ var rankParams = param.MustStruct[Args](param.Tables(
 				s.Brief, s.Without = true, []string{"BreedID"}
 				return s
 			}(),
-			&a.Index:       {Example: "US Hair Index", MinLen: 1, MaxLen: 60, Quiet: true},
+			&a.Index:       {Example: "US Hair Index", MinLen: 1, MaxLen: 60, Pattern: indexPattern, Quiet: true},
 			&a.MaxMeanCOI:  {Example: 0.03125},
 			&a.Percentiles: percentile.Param,
 			&a.Weights:     {List: &rankWeights},
@@ -86,7 +86,7 @@ var Rank = &analysis.Def{
 		Toolset: toolsets.Analysis, Kind: summarize.KindGeneric,
 		Desc: `Exact top N of a breed by sum(weight x EBV), or by an index NSIP computes, over every matching animal (~80 tokens an animal). ` +
 			fmt.Sprintf("Reads NSIP sorted by the heaviest-weighted trait until the breed's trait ranges prove no unread animal can enter, at most %d pages of %d; says whether exact. ", rankPages, nsip.MaxPageSize) +
-			`Arguments: breed_id (from ` + toolname.ListBreeds + `), e.g. 640; weights by trait code, negative where lower is better, e.g. {"WWT":1,"BWT":-0.5}, or index by any of its names, e.g. "US Hair Index" or usIndex (all pages read: NSIP cannot sort by one); top_n 1..50; ` +
+			`Arguments: breed_id, e.g. 640; weights by trait code, negative where lower is better, e.g. {"WWT":1,"BWT":-0.5}, or index by any of its names, e.g. "US Hair Index" or usIndex (all pages read: NSIP cannot sort by one); top_n 1..50; ` +
 			`search_criteria as for ` + toolname.SearchAnimals + `, e.g. {"gender":"Male"}; CURRENT animals only unless it gives a status, e.g. "living"; ` +
 			fmt.Sprintf("records %d more; ", rankRecords) +
 			fmt.Sprintf(`for_ewes (1-20 LPN IDs) adds each ram's lambs' mean COI with them, max_mean_coi (e.g. 0.03125) leaving out rams above it (at most %d lookups more); percentiles: true adds each weighted EBV's top_percent in the breed (%d more). `, ewesLookups, percentile.Lookups) +
@@ -145,8 +145,11 @@ func fixedWeights(w breeding.Weights, code, fix string) breeding.Weights {
 // own indexes to runRankIndex.
 func runRank(ctx context.Context, r *analysis.Call, a *Args) (any, error) {
 	if a.Index != "" && a.Weights != nil {
-		return nil, &analysis.ArgError{FieldError: param.FieldError{Field: rankParams.Name("Index"), Problem: "was given with weights; a ranking is by one or the other",
-			Expected: `either weights, e.g. {"WWT":1,"BWT":-0.5}, or index, e.g. "US Hair Index"`}}
+		// The example keeps the weights: a ranking by them is exact, and
+		// one by index may yet find the name unknown to the breed.
+		return nil, &analysis.FixedArgError{ArgError: analysis.ArgError{FieldError: param.FieldError{Field: rankParams.Name("Index"), Problem: "was given with weights; a ranking is by one or the other",
+			Expected: `either weights, e.g. {"WWT":1,"BWT":-0.5}, or index, e.g. "US Hair Index"`}},
+			Fix: []param.Edit{param.Drop(rankParams.Name("Index"))}}
 	}
 	ewes, err := prepareEwes(ctx, r, a)
 	if err != nil {
@@ -491,7 +494,10 @@ type IndexRankAnswer struct {
 	Genotyped             string            `json:"genotyped,omitempty"`
 	FromRecords           string            `json:"from_records,omitempty"` // as RankAnswer's
 	analysis.Ignored
+	// Index is the index as the caller named it; IndexCode the member
+	// NSIP's rows send it under (usIndex, usHairIndex, srcIndex).
 	Index           string          `json:"index"`
+	IndexCode       string          `json:"index_code"`
 	LeftOutByStatus *analysis.Named `json:"left_out_by_status,omitempty"` // as RankAnswer's
 	analysis.NonFinite
 	NotShown *analysis.RestCall `json:"not_shown,omitempty"`

@@ -1,0 +1,63 @@
+package param
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/nsip-tools/nsip-mcp/nsip"
+)
+
+// TraitArg is what one trait argument takes: a glossary code, a breeder's
+// word for one trait (nsip.ReadTrait), and with AnyCode any well-formed
+// code (breeds publish codes beyond the glossary). Key says the string is
+// an object's key, which the field already names.
+type TraitArg struct {
+	AnyCode, Key bool
+	Expect       string
+}
+
+// Read validates one trait given at field, giving its code in upper case.
+// When suggest is set, a string that is no trait is answered with the
+// code it likely stands for, near, as well as in the problem.
+func (a TraitArg) Read(field string, raw any, suggest bool) (code, near string, fe *FieldError) {
+	expect := a.Expect
+	s, ok := raw.(string)
+	if !ok {
+		return "", "", &FieldError{Field: field, Problem: "must be a trait code string, got " + Describe(raw), Expected: expect}
+	}
+	s = strings.TrimSpace(s)
+	code, cands := nsip.ReadTrait(s)
+	switch {
+	case code != "":
+		return code, "", nil
+	case len(cands) > 1:
+		each := make([]string, len(cands))
+		for i, c := range cands {
+			each[i] = nsip.TraitMeaning(c)
+		}
+		return "", "", &FieldError{Field: field,
+			Problem:  fmt.Sprintf("%scould mean any of %d traits: %s", a.subject(s), len(cands), strings.Join(each, "; ")),
+			Expected: "one of " + strings.Join(cands, ", ") + ", as its code or its name"}
+	case a.AnyCode && TraitCodePattern.MatchString(s):
+		return strings.ToUpper(s), "", nil
+	}
+	problem := a.subject(s) + "is not a known trait code or name"
+	if a.AnyCode {
+		problem = fmt.Sprintf("%sis not a trait code (1 to %d letters) nor a trait's name", a.subject(s), nsip.MaxTraitCodeLength)
+	}
+	fe = &FieldError{Field: field, Problem: problem, Expected: expect}
+	if suggest {
+		var d string
+		near, d = DidYouMeanTrait(s, nsip.GlossaryCodes())
+		fe.Problem += d
+	}
+	return "", near, fe
+}
+
+// subject is how a problem names s: quoted, unless the field names it.
+func (a TraitArg) subject(s string) string {
+	if a.Key {
+		return ""
+	}
+	return QuoteShort(s) + " "
+}
