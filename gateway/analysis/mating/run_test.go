@@ -303,6 +303,14 @@ func TestCheckMatingSameSireAndDam(t *testing.T) {
 	if a.COI != nil || !strings.Contains(strings.Join(a.Warnings, " "), "PAPA1 is recorded with GGGG1 as both sire and dam") {
 		t.Errorf("lineage: coi %v warnings %q; want unknown and a warning naming PAPA1 and GGGG1", analysistest.FmtPtr(a.COI), a.Warnings)
 	}
+	// The parents are half sibs through PAPA1: their common ancestors are
+	// not counted, and the answer says so rather than that there are none.
+	var raw map[string]any
+	analysistest.Decode(t, v, &raw)
+	ca := raw["common_ancestors"].(map[string]any)
+	if n, ok := ca["count"]; !ok || n != nil || !strings.Contains(fmt.Sprint(ca["unknown"]), "COI is not computed") {
+		t.Errorf("lineage: common_ancestors %v; want count null and unknown saying the COI was not computed", ca)
+	}
 }
 
 // A common ancestor six generations behind each parent is at the edge of
