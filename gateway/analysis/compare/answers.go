@@ -51,8 +51,8 @@ type CompareRow struct {
 	Sex   string         `json:"sex,omitempty"`
 	Born  string         `json:"born,omitempty"`
 	Breed string         `json:"breed,omitempty"`
-	Sire  string         `json:"sire,omitempty"`
-	Dam   string         `json:"dam,omitempty"`
+	Sire  *string        `json:"sire"` // null where NSIP records none
+	Dam   *string        `json:"dam"`
 	EBV   []*[2]*float64 `json:"ebv"` // per trait [value, accuracy %]; null where NSIP has none
 	// Indexes are NSIP's own, as it computed them, by name.
 	Indexes   map[string]float64 `json:"indexes,omitempty"`

@@ -124,7 +124,7 @@ func (c *comparison) lay() {
 	c.rows = make([]CompareRow, len(c.ds))
 	c.have = make([]map[string]nsip.Trait, len(c.ds))
 	for i, d := range c.ds {
-		c.rows[i] = CompareRow{LPNID: c.ids[i], Sex: d.Gender, Born: d.DateOfBirth, Breed: d.Breed, Sire: d.Sire, Dam: d.Dam, Genotyped: facts.GenotypedPtr(d.Genotyped)}
+		c.rows[i] = CompareRow{LPNID: c.ids[i], Sex: d.Gender, Born: d.DateOfBirth, Breed: d.Breed, Sire: facts.Stated(d.Sire), Dam: facts.Stated(d.Dam), Genotyped: facts.GenotypedPtr(d.Genotyped)}
 		if d.Genotyped == "" {
 			c.unstated++
 		}

@@ -84,7 +84,7 @@ func runAnimalPercentiles(ctx context.Context, r *analysis.Call, a *percentileAr
 	}
 	out := &PercentilesAnswer{
 		LPNID: d.LPNID, Breed: d.Breed, BreedID: d.BreedID, Sex: d.Gender, Status: d.Status, Born: d.DateOfBirth,
-		Sire: d.Sire, Dam: d.Dam, Genotyped: facts.GenotypedPtr(d.Genotyped),
+		Sire: facts.Stated(d.Sire), Dam: facts.Stated(d.Dam), Genotyped: facts.GenotypedPtr(d.Genotyped),
 		EBVColumns:  []string{"code", "value", "accuracy", "top_percent"},
 		EBVs:        rows,
 		Percentiles: *pc.Block(unproven),

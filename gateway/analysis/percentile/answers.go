@@ -31,7 +31,7 @@ type PercentilesAnswer struct {
 	Born       string   `json:"born"`
 	Breed      string   `json:"breed"`
 	BreedID    int      `json:"breed_id"`
-	Dam        string   `json:"dam"`
+	Dam        *string  `json:"dam"` // null where NSIP records none
 	EBVColumns []string `json:"ebv_columns"`
 	// EBVs are rows under EBVColumns: code, value, accuracy (null where
 	// NSIP gives none), top_percent (null where not proven).
@@ -46,6 +46,6 @@ type PercentilesAnswer struct {
 	Percentiles Percentiles `json:"percentiles"`
 	Record      string      `json:"record"`
 	Sex         string      `json:"sex"`
-	Sire        string      `json:"sire"`
+	Sire        *string     `json:"sire"`
 	Status      string      `json:"status"`
 }
