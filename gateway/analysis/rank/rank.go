@@ -414,6 +414,9 @@ func (s *weightedRank) answer(ctx context.Context, a *Args, ewes *eweSet) (any, 
 		answer.Columns = append(answer.Columns, cols...)
 		answer.Percentiles = pc.Block(unproven)
 	}
+	// What the answer cost NSIP: the ewes' pedigrees and the percentiles
+	// are read after the scan was settled.
+	answer.Computed.Upstream = s.r.Upstream()
 	// Over the budget the ranking keeps its first rows whole, and says how
 	// to read the rest, rather than fall to a generic summary.
 	fitted, shown := analysis.FitRows(ctx, s.r, len(out), func(n int) *RankAnswer {
