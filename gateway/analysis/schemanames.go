@@ -15,6 +15,7 @@ func SchemaNames() map[reflect.Type]string {
 		reflect.TypeFor[NextCall]():        "NextAnalysisCall",
 		reflect.TypeFor[NonFiniteValues](): "NonFiniteValues",
 		reflect.TypeFor[RestCall]():        "RestCall",
+		reflect.TypeFor[TimeLimitCut]():    "TimeLimitCut",
 		reflect.TypeFor[Upstream]():        "Upstream",
 	}
 }

@@ -250,9 +250,9 @@ func newMatingAnswer(r *analysis.Call, b *pedigree.Builder, mc pedigree.COI, sir
 				"(1/2)^(n1+n2+1) (1+F_A), n1 and n2 the generations from sire and dam to A (0 if the parent is A); checked against the L-D-L' (additive relationship, Meuwissen and Luo) method",
 			PedigreeAnimals:     ped.Len(),
 			GenerationsSought:   pedigree.MatingGenerations,
-			LineagesRead:        b.Lookups,
+			LineagesRead:        b.LineagesRead(),
 			Upstream:            r.Upstream(),
-			AncestorRecordsRead: b.Records,
+			AncestorRecordsRead: b.RecordsRead(),
 		},
 	}
 	if len(unknown) > 0 {

@@ -433,9 +433,9 @@ func (p *planRun) render(withEBVs bool, rows int) *PlanAnswer {
 			Method: "lamb index = sum(weight x (ram EBV + ewe EBV)/2); the most ewes that the COI cap and ram limits allow are mated, and among such plans one of largest total index is chosen (min-cost max-flow, exact), and among those of equal total the lowest highest lamb COI, then the lowest mean COI; " +
 				"COI by the L-D-L' (additive relationship, Meuwissen and Luo) method over each animal's pedigree extended to 6 generations; a pair whose COI is unknown (NSIP records no parents to compute from) is allowed, marked, and counted at max_coi in ties; a pair whose pedigree was not read whole (an ancestor a lineage shows with one parent counts as read only once its own record is) is left out (unresolved)",
 			PedigreeAnimals:     p.b.Ped.Len(),
-			LineagesRead:        p.b.Lookups,
+			LineagesRead:        p.b.LineagesRead(),
 			Upstream:            p.r.Upstream(),
-			AncestorRecordsRead: p.b.Records,
+			AncestorRecordsRead: p.b.RecordsRead(),
 		},
 	}
 	if len(p.unresolved) > 0 {
@@ -446,6 +446,11 @@ func (p *planRun) render(withEBVs bool, rows int) *PlanAnswer {
 				"their pairs within max_coi on what was read were left out of the plan; check one with "+toolname.CheckMating+" or plan fewer animals", pedigree.MatingGenerations),
 		}
 	}
+	effect := "the plan is of the pedigrees read"
+	if out.Unresolved != nil {
+		effect = fmt.Sprintf("%d pairs are left out as unresolved for it (unresolved), not for anything in their pedigrees", out.Unresolved.Pairs)
+	}
+	out.TimeLimit = p.r.TimeLimitCut(p.chosen, effect)
 	out.UnknownCOIPairs = t.unknownCOI
 	if len(t.unassigned) > 0 {
 		out.Unassigned = t.unassigned

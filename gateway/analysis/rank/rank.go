@@ -417,6 +417,7 @@ func (s *weightedRank) answer(ctx context.Context, a *Args, ewes *eweSet) (any, 
 	// What the answer cost NSIP: the ewes' pedigrees and the percentiles
 	// are read after the scan was settled.
 	answer.Computed.Upstream = s.r.Upstream()
+	answer.TimeLimit = s.r.TimeLimitCut(s.chosen, answer.ForEwes.cutEffect())
 	// Over the budget the ranking keeps its first rows whole, and says how
 	// to read the rest, rather than fall to a generic summary.
 	fitted, shown := analysis.FitRows(ctx, s.r, len(out), func(n int) *RankAnswer {
@@ -443,6 +444,7 @@ func contradicting(n int, ids []string) *analysis.Named {
 
 // RankAnswer is nsip_rank_animals by weights.
 type RankAnswer struct {
+	analysis.Cut
 	Columns               []string        `json:"columns"`
 	Computed              RankComputed    `json:"computed"`
 	ContradictingCriteria *analysis.Named `json:"contradicting_criteria,omitempty"`
@@ -481,6 +483,7 @@ type RankComputed struct {
 
 // IndexRankAnswer is nsip_rank_animals by one of NSIP's own indexes.
 type IndexRankAnswer struct {
+	analysis.Cut
 	Columns               []string          `json:"columns"`
 	Computed              IndexRankComputed `json:"computed"`
 	ContradictingCriteria *analysis.Named   `json:"contradicting_criteria,omitempty"`
