@@ -17,18 +17,21 @@ import (
 // pageSummary is a page of rows as a table: column names once, then one
 // array per row, so 100 rows do not repeat 100 sets of keys.
 type pageSummary struct {
-	Summary    bool      `json:"summary,omitempty"`
-	Kind       Kind      `json:"kind,omitempty"`
-	LPNID      string    `json:"lpn_id,omitempty"`
-	TotalCount int       `json:"total_count"`
-	Page       int       `json:"page"`
-	PageSize   int       `json:"page_size"`
-	PageRows   int       `json:"page_rows"` // rows on the requested page
-	Shown      int       `json:"shown"`
-	ShownFrom  int       `json:"shown_from,omitempty"` // 1-based positions in the whole result set
-	ShownTo    int       `json:"shown_to,omitempty"`
-	PageTo     int       `json:"page_to,omitempty"` // position of the requested page's last row
-	Next       *NextCall `json:"next,omitempty"`
+	Summary    bool   `json:"summary,omitempty"`
+	Kind       Kind   `json:"kind,omitempty"`
+	LPNID      string `json:"lpn_id,omitempty"`
+	TotalCount int    `json:"total_count"`
+	// TotalCountNote says what TotalCount is where it is not NSIP's count
+	// of matches (pager.matchCount).
+	TotalCountNote string    `json:"total_count_note,omitempty"`
+	Page           int       `json:"page"`
+	PageSize       int       `json:"page_size"`
+	PageRows       int       `json:"page_rows"` // rows on the requested page
+	Shown          int       `json:"shown"`
+	ShownFrom      int       `json:"shown_from,omitempty"` // 1-based positions in the whole result set
+	ShownTo        int       `json:"shown_to,omitempty"`
+	PageTo         int       `json:"page_to,omitempty"` // position of the requested page's last row
+	Next           *NextCall `json:"next,omitempty"`
 	// NextWithheld says why there is no next call although NSIP counts
 	// rows after these: the page proves none of them can match.
 	NextWithheld string `json:"next_withheld,omitempty"`
@@ -202,8 +205,9 @@ func searchSummary(f *fitter, v *nsip.SearchResults, req Request, c int) ([]byte
 	results, pos, contra := keepSearchRows(skipRows(v.Results, req.Skip), req.Args)
 	pg := searchPager(v, req)
 	pg.pos = pos
+	total, totalNote := pg.matchCount()
 	ps := &pageSummary{
-		Summary: true, Kind: KindSearch, TotalCount: v.TotalCount,
+		Summary: true, Kind: KindSearch, TotalCount: total, TotalCountNote: totalNote,
 		Page: pg.page, PageSize: pg.size, PageRows: len(v.Results),
 		Contradicting: contra,
 	}
