@@ -292,7 +292,7 @@ func (r *Call) TimeLimitCut(chosen SetArgs, effect string) *TimeLimitCut {
 	return &TimeLimitCut{
 		Seconds: u.TimeLimitSeconds,
 		Effect:  fmt.Sprintf("the call's time limit of %d s passed before every lookup was read: %s; the lookups read are cached, so next goes on from them", u.TimeLimitSeconds, effect),
-		Next:    &NextCall{Tool: r.Def.Name, Arguments: "as in this call, with", Set: &chosen},
+		Next:    NextCall{Tool: r.Def.Name, Arguments: "as in this call, with", Set: &chosen},
 	}
 }
 

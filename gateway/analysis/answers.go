@@ -52,9 +52,9 @@ type Cut struct {
 // TimeLimitCut says what the time limit left unresolved and the call
 // that goes on from what this one read.
 type TimeLimitCut struct {
-	Effect  string    `json:"effect"`
-	Next    *NextCall `json:"next"`
-	Seconds int       `json:"seconds"`
+	Effect  string   `json:"effect"`
+	Next    NextCall `json:"next"`
+	Seconds int      `json:"seconds"`
 }
 
 // Ignored holds the values NSIP sent that no EBV can have, which the
