@@ -13,17 +13,8 @@ import (
 // the bound, _meta offers no next call and says why; the same search
 // without the bound still offers the next page.
 func TestSortedBoundedSearchWithholdsNext(t *testing.T) {
-	e := newEnv(t)
-	e.up.SetIrregular(nsiptest.Irregular{IgnoreCriteria: []string{"traitRanges"}})
-	ids, err := e.up.Data().Search(640, nsiptest.Criteria{}, "WWT", false)
-	if err != nil || len(ids) < 200 {
-		t.Fatalf("%d Katahdins sorted by WWT (%v); the test needs two pages", len(ids), err)
-	}
-	wwt := func(i int) float64 {
-		a, _ := e.up.Data().Animal(ids[i])
-		tr, _ := a.Trait("WWT")
-		return tr.Value
-	}
+	e, _, wwtOf := unfilteredWWT(t)
+	wwt := func(i int) float64 { v, _ := wwtOf(i); return v }
 	// The 30th row's WWT as the bound on the side the order runs to.
 	bound := map[string]any{"min": wwt(29)}
 	if wwt(0) < wwt(99) {
@@ -69,17 +60,7 @@ func TestSortedBoundedSearchWithholdsNext(t *testing.T) {
 // answers said total_count 327 (every Katahdin) where 114 matched, and
 // the 114 appeared only in the last answer's next_withheld.
 func TestSortedBoundedSearchGivesTheCountItProves(t *testing.T) {
-	e := newEnv(t)
-	e.up.SetIrregular(nsiptest.Irregular{IgnoreCriteria: []string{"traitRanges"}})
-	ids, err := e.up.Data().Search(640, nsiptest.Criteria{}, "WWT", false)
-	if err != nil || len(ids) < 200 {
-		t.Fatalf("%d Katahdins sorted by WWT (%v); the test needs two pages", len(ids), err)
-	}
-	wwt := func(i int) (float64, bool) {
-		a, _ := e.up.Data().Animal(ids[i])
-		tr, ok := a.Trait("WWT")
-		return tr.Value, ok
-	}
+	e, ids, wwt := unfilteredWWT(t)
 	first, _ := wwt(0)
 	bound, _ := wwt(113)
 	if last, _ := wwt(150); first < last {
@@ -124,5 +105,21 @@ func TestSortedBoundedSearchGivesTheCountItProves(t *testing.T) {
 			return
 		}
 		call, _ = next["arguments"].(map[string]any)
+	}
+}
+
+// unfilteredWWT is a stand-in that ignores trait_ranges, its Katahdins in
+// its order by WWT, and the WWT of the i-th (false where it has none).
+func unfilteredWWT(t *testing.T) (*env, []string, func(i int) (float64, bool)) {
+	e := newEnv(t)
+	e.up.SetIrregular(nsiptest.Irregular{IgnoreCriteria: []string{"traitRanges"}})
+	ids, err := e.up.Data().Search(640, nsiptest.Criteria{}, "WWT", false)
+	if err != nil || len(ids) < 200 {
+		t.Fatalf("%d Katahdins sorted by WWT (%v); the test needs two pages", len(ids), err)
+	}
+	return e, ids, func(i int) (float64, bool) {
+		a, _ := e.up.Data().Animal(ids[i])
+		tr, ok := a.Trait("WWT")
+		return tr.Value, ok
 	}
 }

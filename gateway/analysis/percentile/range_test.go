@@ -28,19 +28,17 @@ func (f overCounted) Search(ctx context.Context, q analysis.Query) (*nsip.Search
 	return res, err
 }
 
-// NSIP's count (318) one more than its listing (317): the share is not
-// exact, and the answer gives the range the listing proves. Worked by
-// hand: WWT 1..317, one each; the animal of WWT 277 has 41 listed as good
-// or better (277..317). The one animal not listed may be as good or not,
-// and may have WWT or not: the share is at least 41/318 = 12.893 %
-// (rounded down, 12.89) and at most 42/318 = 13.208 % (rounded up, 13.21).
-func TestAnimalPercentileRangeWhereCountAndListingDisagree(t *testing.T) {
+// overCountedWWT is nsip_get_animal with percentiles for the animal of
+// WWT at, in a breed of animals of WWT 1..listed, one each, which NSIP
+// counts one more of than it lists.
+func overCountedWWT(t *testing.T, listed, at int) limitedAnswer {
+	t.Helper()
 	f := analysistest.NewFake()
 	id := ""
-	for v := 1; v <= 317; v++ {
+	for v := 1; v <= listed; v++ {
 		a := &analysistest.FakeAnimal{ID: fmt.Sprintf("6400001TST%05d", v), Sex: "Female", Status: "CURRENT", EBV: map[string]float64{"WWT": float64(v)}}
 		f.Add(a)
-		if v == 277 {
+		if v == at {
 			id = a.ID
 		}
 	}
@@ -50,6 +48,17 @@ func TestAnimalPercentileRangeWhereCountAndListingDisagree(t *testing.T) {
 	}
 	var a limitedAnswer
 	analysistest.Decode(t, v, &a)
+	return a
+}
+
+// NSIP's count (318) one more than its listing (317): the share is not
+// exact, and the answer gives the range the listing proves. Worked by
+// hand: WWT 1..317, one each; the animal of WWT 277 has 41 listed as good
+// or better (277..317). The one animal not listed may be as good or not,
+// and may have WWT or not: the share is at least 41/318 = 12.893 %
+// (rounded down, 12.89) and at most 42/318 = 13.208 % (rounded up, 13.21).
+func TestAnimalPercentileRangeWhereCountAndListingDisagree(t *testing.T) {
+	a := overCountedWWT(t, 317, 277)
 	why := a.Percentiles.Unproven["WWT"]
 	if len(a.EBVs) != 1 || a.EBVs[0][3] != nil || !strings.Contains(why, "between 12.89 and 13.21 %") || !strings.Contains(why, "(318) and its listing (317)") {
 		t.Errorf("WWT row %v, unproven %q; want no exact share and the range 12.89 to 13.21 %% from the count 318 and the listing 317", a.EBVs, why)
@@ -61,21 +70,7 @@ func TestAnimalPercentileRangeWhereCountAndListingDisagree(t *testing.T) {
 // WWT 1..300; the animal of WWT 271 has 30 as good or better, so the
 // share is between 30/301 = 9.967 % (9.96) and 31/301 = 10.299 % (10.30).
 func TestAnimalPercentileRangeWhereTheLastPageIsMissing(t *testing.T) {
-	f := analysistest.NewFake()
-	id := ""
-	for v := 1; v <= 300; v++ {
-		a := &analysistest.FakeAnimal{ID: fmt.Sprintf("6400001TST%05d", v), Sex: "Female", Status: "CURRENT", EBV: map[string]float64{"WWT": float64(v)}}
-		f.Add(a)
-		if v == 271 {
-			id = a.ID
-		}
-	}
-	v, err := analysis.Run(t.Context(), percentile.AnimalPercentiles, overCounted{f, 1}, analysistest.Discard(), param.SentOf(map[string]any{"search_string": id}), analysistest.Valid(t, percentile.AnimalPercentiles, map[string]any{"search_string": id}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var a limitedAnswer
-	analysistest.Decode(t, v, &a)
+	a := overCountedWWT(t, 300, 271)
 	if why := a.Percentiles.Unproven["WWT"]; a.EBVs[0][3] != nil || !strings.Contains(why, "between 9.96 and 10.30 %") {
 		t.Errorf("WWT row %v, unproven %q; want the range 9.96 to 10.30 %%", a.EBVs, why)
 	}
