@@ -8,6 +8,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/analysistest"
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/compare"
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/percentile"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
@@ -73,5 +74,34 @@ func TestAnimalPercentileRangeWhereTheLastPageIsMissing(t *testing.T) {
 	a := overCountedWWT(t, 300, 271)
 	if why := a.Percentiles.Unproven["WWT"]; a.EBVs[0][3] != nil || !strings.Contains(why, "between 9.96 and 10.30 %") {
 		t.Errorf("WWT row %v, unproven %q; want the range 9.96 to 10.30 %%", a.EBVs, why)
+	}
+}
+
+// A comparison says the breed's reason once and each animal's range: in
+// the breed of TestAnimalPercentileRangeWhereCountAndListingDisagree, the
+// animal of WWT 300 has 18 listed as good or better (300..317), so its
+// share is between 18/318 = 5.660 % (5.66) and 19/318 = 5.975 % (5.98);
+// the animal of WWT 277, as there, 12.89 to 13.21 %.
+func TestComparePercentileRangesWhereCountAndListingDisagree(t *testing.T) {
+	f := analysistest.NewFake()
+	for v := 1; v <= 317; v++ {
+		f.Add(&analysistest.FakeAnimal{ID: fmt.Sprintf("6400001TST%05d", v), Sex: "Female", Status: "CURRENT", EBV: map[string]float64{"WWT": float64(v)}})
+	}
+	args := map[string]any{"lpn_ids": []any{"6400001TST00277", "6400001TST00300"}, "percentiles": true}
+	v, err := analysis.Run(t.Context(), compare.Compare, overCounted{f, 1}, analysistest.Discard(), param.SentOf(args), analysistest.Valid(t, compare.Compare, args))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a struct {
+		Percentiles struct {
+			Unproven map[string]string `json:"unproven"`
+		} `json:"percentiles"`
+	}
+	analysistest.Decode(t, v, &a)
+	why := a.Percentiles.Unproven["WWT (breed 640)"]
+	for _, want := range []string{"(318) and its listing (317)", "6400001TST00277's share is between 12.89 and 13.21 %", "6400001TST00300's share is between 5.66 and 5.98 %"} {
+		if !strings.Contains(why, want) || strings.Count(why, "disagree") != 1 {
+			t.Errorf("unproven WWT %q; want %q, the reason once", why, want)
+		}
 	}
 }
