@@ -234,16 +234,7 @@ func (c *comparison) percentiles(ctx context.Context) error {
 			r := res[0]
 			res = res[1:]
 			if key := fmt.Sprintf("%s (breed %d)", code, d.BreedID); r.TopPercent == nil {
-				why := r.Why
-				if r.Range != "" {
-					// The reason is the breed's, said once; each animal's
-					// range is its own.
-					if prev, ok := c.unproven[key]; ok && strings.HasPrefix(prev, r.Why) {
-						why = prev
-					}
-					why += fmt.Sprintf("; %s's share is %s", c.ids[i], r.Range)
-				}
-				c.unproven[key] = why
+				c.unproven[key] = percentile.WithRange(c.unproven[key], r.Why, r.Range, c.ids[i])
 			}
 			c.rows[i].TopPercent[k] = r.TopPercent
 		}

@@ -69,7 +69,7 @@ func runAnimalPercentiles(ctx context.Context, r *analysis.Call, a *percentileAr
 		case d.BreedID == 0:
 			unproven[code] = "the animal's record names no breed ID"
 		case res[i].TopPercent == nil && res[i].Range != "":
-			unproven[code] = res[i].Why + "; this value's share is " + res[i].Range
+			unproven[code] = WithRange("", res[i].Why, res[i].Range, d.LPNID)
 		case res[i].TopPercent == nil:
 			unproven[code] = res[i].Why
 			if res[i].stopped {

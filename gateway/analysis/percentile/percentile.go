@@ -623,6 +623,19 @@ func (pc *Finder) topPercentOf(ctx context.Context, breed int, code string, v fl
 	return nil, t.bad, "", false, nil
 }
 
+// WithRange is the reason a trait has no exact share of animal id, given
+// the reason so far (prev) and this value's (why, and rng, the range its
+// pages prove, if any): the breed's reason once, then each animal's range.
+func WithRange(prev, why, rng, id string) string {
+	if rng == "" {
+		return why
+	}
+	if strings.HasPrefix(prev, why) {
+		why = prev
+	}
+	return why + fmt.Sprintf("; %s's share is %s", id, rng)
+}
+
 // between is why a value as good as or better than count animals of the
 // listing has no exact share, with the range the listing proves: of the
 // t.missing animals counted and not listed, none or all may have the EBV
@@ -743,7 +756,7 @@ func (pc *Finder) RowPercentiles(ctx context.Context, breed int, out [][]any, fo
 			r := res[0]
 			res = res[1:]
 			if r.TopPercent == nil {
-				unproven[c] = r.Why
+				unproven[c] = WithRange(unproven[c], r.Why, r.Range, row[1].(string))
 				out[i] = append(out[i], nil)
 				continue
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/analysistest"
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/compare"
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/percentile"
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/rank"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -100,6 +101,34 @@ func TestComparePercentileRangesWhereCountAndListingDisagree(t *testing.T) {
 	analysistest.Decode(t, v, &a)
 	why := a.Percentiles.Unproven["WWT (breed 640)"]
 	for _, want := range []string{"(318) and its listing (317)", "6400001TST00277's share is between 12.89 and 13.21 %", "6400001TST00300's share is between 5.66 and 5.98 %"} {
+		if !strings.Contains(why, want) || strings.Count(why, "disagree") != 1 {
+			t.Errorf("unproven WWT %q; want %q, the reason once", why, want)
+		}
+	}
+}
+
+// A ranking's percentiles likewise: the two best of the same breed by
+// WWT, 317 and 316, have 1 and 2 listed as good or better, so shares
+// between 1/318 = 0.314 % (0.31) and 2/318 = 0.629 % (0.63), and between
+// 2/318 (0.62) and 3/318 = 0.943 % (0.95).
+func TestRankPercentileRangesWhereCountAndListingDisagree(t *testing.T) {
+	f := analysistest.NewFake()
+	for v := 1; v <= 317; v++ {
+		f.Add(&analysistest.FakeAnimal{ID: fmt.Sprintf("6400001TST%05d", v), Sex: "Female", Status: "CURRENT", EBV: map[string]float64{"WWT": float64(v)}})
+	}
+	args := map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": 1}, "top_n": 2, "percentiles": true}
+	v, err := analysis.Run(t.Context(), rank.Rank, overCounted{f, 1}, analysistest.Discard(), param.SentOf(args), analysistest.Valid(t, rank.Rank, args))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a struct {
+		Percentiles struct {
+			Unproven map[string]string `json:"unproven"`
+		} `json:"percentiles"`
+	}
+	analysistest.Decode(t, v, &a)
+	why := a.Percentiles.Unproven["WWT"]
+	for _, want := range []string{"6400001TST00317's share is between 0.31 and 0.63 %", "6400001TST00316's share is between 0.62 and 0.95 %"} {
 		if !strings.Contains(why, want) || strings.Count(why, "disagree") != 1 {
 			t.Errorf("unproven WWT %q; want %q, the reason once", why, want)
 		}
