@@ -7,6 +7,7 @@ import (
 
 // CompareAnswer is nsip_compare_animals, one object an animal.
 type CompareAnswer struct {
+	analysis.Cut
 	Animals   []CompareRow        `json:"animals"`
 	Best      map[string][]string `json:"best"`                // trait -> the animals best at it
 	BestIndex map[string][]string `json:"best_index,omitzero"` // with indexes
@@ -24,6 +25,7 @@ type CompareAnswer struct {
 // CompactCompareAnswer is a comparison over its budget: the animals as
 // rows of values under one header, their accuracies left out.
 type CompactCompareAnswer struct {
+	analysis.Cut
 	Accuracies string `json:"accuracies"`
 	// Animals are rows under Columns: lpn_id, sex, born, sire, dam, then
 	// genotyped and breed where they differ, each index and each trait's

@@ -267,6 +267,7 @@ func (c *comparison) answer() *CompareAnswer {
 	if c.pc != nil {
 		out.Percentiles = c.pc.Block(c.unproven)
 	}
+	out.TimeLimit = c.r.TimeLimitCut(analysis.SetArgs{}, "the percentiles it left uncomputed are in percentiles.not_computed")
 	out.Genotyped = facts.GenotypedNote(c.unstated, len(c.ds), false)
 	return out
 }
@@ -317,6 +318,7 @@ func (c *comparison) table(out *CompareAnswer) (*CompactCompareAnswer, []string,
 		columns = append(columns, "genotyped")
 	}
 	compact := &CompactCompareAnswer{
+		Cut:        out.Cut,
 		Accuracies: "left out to stay within the token budget; ask again with fewer traits or animals to see them",
 		Best:       out.Best, BestIndex: out.BestIndex, Computed: out.Computed, Genotyped: out.Genotyped,
 		NotRanked: out.NotRanked, Percentiles: out.Percentiles, Traits: out.Traits, Unknown: out.Unknown,

@@ -6,6 +6,7 @@ import (
 
 // MatingAnswer is nsip_check_mating.
 type MatingAnswer struct {
+	analysis.Cut
 	Basis           string          `json:"basis"`
 	COI             *float64        `json:"coi"` // null where unknown
 	COINote         string          `json:"coi_note,omitempty"`

@@ -134,6 +134,7 @@ func runCheckMating(ctx context.Context, r *analysis.Call, a *Args) (any, error)
 	out := newMatingAnswer(r, b, mc, sire, dam, sd, dd)
 	setCOI(out, mc, broken, tooComplex)
 	out.Warnings = warnings
+	out.TimeLimit = r.TimeLimitCut(analysis.SetArgs{}, "the pedigree was extended no further (notes), so the COI and common ancestors rest on what was read")
 	if len(b.Notes) > 0 {
 		out.Notes = b.Notes
 	}

@@ -101,5 +101,6 @@ func runAnimalPercentiles(ctx context.Context, r *analysis.Call, a *percentileAr
 	if len(d.Traits) == 0 {
 		out.EBVsNote = fmt.Sprintf("NSIP's record of %s carries no EBV", d.LPNID)
 	}
+	out.TimeLimit = r.TimeLimitCut(analysis.SetArgs{}, "the percentiles it left uncomputed are in percentiles.not_computed")
 	return out, nil
 }

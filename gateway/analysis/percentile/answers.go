@@ -28,6 +28,7 @@ type Percentiles struct {
 
 // PercentilesAnswer is nsip_get_animal with percentiles.
 type PercentilesAnswer struct {
+	analysis.Cut
 	Born       string   `json:"born"`
 	Breed      string   `json:"breed"`
 	BreedID    int      `json:"breed_id"`
