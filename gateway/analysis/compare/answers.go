@@ -27,9 +27,11 @@ type CompareAnswer struct {
 type CompactCompareAnswer struct {
 	analysis.Cut
 	Accuracies string `json:"accuracies"`
-	// Animals are rows under Columns: lpn_id, sex, born, sire, dam, then
-	// genotyped and breed where they differ, each index and each trait's
-	// EBV (null where the animal has none).
+	// Animals are rows under Columns: lpn_id, sex, born, sire and dam
+	// (null where NSIP records none; both left out where it records none
+	// for any animal, and Parents says so), then genotyped and breed where
+	// they differ, each index and each trait's EBV (null where the animal
+	// has none).
 	Animals   [][]any             `json:"animals"`
 	Best      map[string][]string `json:"best"`
 	BestIndex map[string][]string `json:"best_index,omitzero"`
@@ -41,6 +43,7 @@ type CompactCompareAnswer struct {
 	analysis.NonFinite
 	NotRanked   *NotRanked              `json:"not_ranked,omitempty"`
 	NotShown    *CompareNotShown        `json:"not_shown,omitempty"`
+	Parents     string                  `json:"parents,omitempty"`
 	Percentiles *percentile.Percentiles `json:"percentiles,omitempty"`
 	TopPercent  *CompactTopPercent      `json:"top_percent,omitempty"`
 	Traits      []string                `json:"traits"`

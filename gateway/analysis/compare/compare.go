@@ -313,7 +313,12 @@ func (c *comparison) table(out *CompareAnswer) (*CompactCompareAnswer, []string,
 	shared := !slices.ContainsFunc(rows, func(x CompareRow) bool { return x.Breed != rows[0].Breed })
 	// A genotyped column of nulls only repeats the note.
 	geno := c.unstated < len(c.ds)
-	columns := []string{"lpn_id", "sex", "born", "sire", "dam"}
+	// Nor do parent columns of nulls, where NSIP records none for any.
+	parents := slices.ContainsFunc(rows, func(x CompareRow) bool { return x.Sire != nil || x.Dam != nil })
+	columns := []string{"lpn_id", "sex", "born"}
+	if parents {
+		columns = append(columns, "sire", "dam")
+	}
 	if geno {
 		columns = append(columns, "genotyped")
 	}
@@ -322,6 +327,9 @@ func (c *comparison) table(out *CompareAnswer) (*CompactCompareAnswer, []string,
 		Accuracies: "left out to stay within the token budget; ask again with fewer traits or animals to see them",
 		Best:       out.Best, BestIndex: out.BestIndex, Computed: out.Computed, Genotyped: out.Genotyped,
 		NotRanked: out.NotRanked, Percentiles: out.Percentiles, Traits: out.Traits, Unknown: out.Unknown,
+	}
+	if !parents {
+		compact.Parents = "NSIP records no sire or dam for any of these animals"
 	}
 	if shared {
 		compact.Breed = &rows[0].Breed
@@ -332,7 +340,10 @@ func (c *comparison) table(out *CompareAnswer) (*CompactCompareAnswer, []string,
 	columns = append(columns, c.traits...)
 	values := make([][]any, len(rows))
 	for i, row := range rows {
-		v := []any{row.LPNID, row.Sex, row.Born, row.Sire, row.Dam}
+		v := []any{row.LPNID, row.Sex, row.Born}
+		if parents {
+			v = append(v, row.Sire, row.Dam)
+		}
 		if geno {
 			v = append(v, row.Genotyped)
 		}
