@@ -439,11 +439,15 @@ func (p *planRun) render(withEBVs bool, rows int) *PlanAnswer {
 		},
 	}
 	if len(p.unresolved) > 0 {
+		unread := "a lineage unread, or an ancestor NSIP's lineage shows with one parent whose own record was not read"
+		if u := p.r.Upstream(); u.TimeLimitReached {
+			unread = fmt.Sprintf("the call's time limit of %d s passed before it was", u.TimeLimitSeconds)
+		}
 		out.Unresolved = &PlanUnresolved{
 			Animals: slices.Sorted(maps.Keys(p.unread)),
 			Pairs:   len(p.unresolved),
-			Effect: fmt.Sprintf("the pedigree within %d generations behind these animals was not read whole (a lineage unread, or an ancestor NSIP's lineage shows with one parent whose own record was not read) or holds a broken record (see notes and warnings), so their lambs' COI on what was read is only a lower bound and might exceed max_coi; "+
-				"their pairs within max_coi on what was read were left out of the plan; check one with "+toolname.CheckMating+" or plan fewer animals", pedigree.MatingGenerations),
+			Effect: fmt.Sprintf("the pedigree within %d generations behind these animals was not read whole (%s) or holds a broken record (see notes and warnings), so their lambs' COI on what was read is only a lower bound and might exceed max_coi; "+
+				"their pairs within max_coi on what was read were left out of the plan; check one with "+toolname.CheckMating+" or plan fewer animals", pedigree.MatingGenerations, unread),
 		}
 	}
 	effect := "the plan is of the pedigrees read"
