@@ -30,27 +30,47 @@ func (f overCounted) Search(ctx context.Context, q analysis.Query) (*nsip.Search
 	return res, err
 }
 
+// wwtBreed is a breed of animals of WWT 1..listed, one each, which NSIP
+// counts one more of than it lists; the animal of WWT v is wwtID(v).
+func wwtBreed(listed int) overCounted {
+	f := analysistest.NewFake()
+	for v := 1; v <= listed; v++ {
+		f.Add(&analysistest.FakeAnimal{ID: wwtID(v), Sex: "Female", Status: "CURRENT", EBV: map[string]float64{"WWT": float64(v)}})
+	}
+	return overCounted{f, 1}
+}
+
+func wwtID(v int) string { return fmt.Sprintf("6400001TST%05d", v) }
+
 // overCountedWWT is nsip_get_animal with percentiles for the animal of
-// WWT at, in a breed of animals of WWT 1..listed, one each, which NSIP
-// counts one more of than it lists.
+// WWT at in wwtBreed(listed).
 func overCountedWWT(t *testing.T, listed, at int) limitedAnswer {
 	t.Helper()
-	f := analysistest.NewFake()
-	id := ""
-	for v := 1; v <= listed; v++ {
-		a := &analysistest.FakeAnimal{ID: fmt.Sprintf("6400001TST%05d", v), Sex: "Female", Status: "CURRENT", EBV: map[string]float64{"WWT": float64(v)}}
-		f.Add(a)
-		if v == at {
-			id = a.ID
-		}
-	}
-	v, err := analysis.Run(t.Context(), percentile.AnimalPercentiles, overCounted{f, 1}, analysistest.Discard(), param.SentOf(map[string]any{"search_string": id}), analysistest.Valid(t, percentile.AnimalPercentiles, map[string]any{"search_string": id}))
+	var a limitedAnswer
+	analysistest.Decode(t, runOn(t, percentile.AnimalPercentiles, wwtBreed(listed), map[string]any{"search_string": wwtID(at)}), &a)
+	return a
+}
+
+// runOn runs d over src with args.
+func runOn(t *testing.T, d *analysis.Def, src analysis.Source, args map[string]any) any {
+	t.Helper()
+	v, err := analysis.Run(t.Context(), d, src, analysistest.Discard(), param.SentOf(args), analysistest.Valid(t, d, args))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var a limitedAnswer
+	return v
+}
+
+// unprovenOf is an answer's percentiles.unproven.
+func unprovenOf(t *testing.T, v any) map[string]string {
+	t.Helper()
+	var a struct {
+		Percentiles struct {
+			Unproven map[string]string `json:"unproven"`
+		} `json:"percentiles"`
+	}
 	analysistest.Decode(t, v, &a)
-	return a
+	return a.Percentiles.Unproven
 }
 
 // NSIP's count (318) one more than its listing (317): the share is not
@@ -84,22 +104,8 @@ func TestAnimalPercentileRangeWhereTheLastPageIsMissing(t *testing.T) {
 // share is between 18/318 = 5.660 % (5.66) and 19/318 = 5.975 % (5.98);
 // the animal of WWT 277, as there, 12.89 to 13.21 %.
 func TestComparePercentileRangesWhereCountAndListingDisagree(t *testing.T) {
-	f := analysistest.NewFake()
-	for v := 1; v <= 317; v++ {
-		f.Add(&analysistest.FakeAnimal{ID: fmt.Sprintf("6400001TST%05d", v), Sex: "Female", Status: "CURRENT", EBV: map[string]float64{"WWT": float64(v)}})
-	}
-	args := map[string]any{"lpn_ids": []any{"6400001TST00277", "6400001TST00300"}, "percentiles": true}
-	v, err := analysis.Run(t.Context(), compare.Compare, overCounted{f, 1}, analysistest.Discard(), param.SentOf(args), analysistest.Valid(t, compare.Compare, args))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var a struct {
-		Percentiles struct {
-			Unproven map[string]string `json:"unproven"`
-		} `json:"percentiles"`
-	}
-	analysistest.Decode(t, v, &a)
-	why := a.Percentiles.Unproven["WWT (breed 640)"]
+	args := map[string]any{"lpn_ids": []any{wwtID(277), wwtID(300)}, "percentiles": true}
+	why := unprovenOf(t, runOn(t, compare.Compare, wwtBreed(317), args))["WWT (breed 640)"]
 	for _, want := range []string{"(318) and its listing (317)", "6400001TST00277's share is between 12.89 and 13.21 %", "6400001TST00300's share is between 5.66 and 5.98 %"} {
 		if !strings.Contains(why, want) || strings.Count(why, "disagree") != 1 {
 			t.Errorf("unproven WWT %q; want %q, the reason once", why, want)
@@ -112,22 +118,8 @@ func TestComparePercentileRangesWhereCountAndListingDisagree(t *testing.T) {
 // between 1/318 = 0.314 % (0.31) and 2/318 = 0.629 % (0.63), and between
 // 2/318 (0.62) and 3/318 = 0.943 % (0.95).
 func TestRankPercentileRangesWhereCountAndListingDisagree(t *testing.T) {
-	f := analysistest.NewFake()
-	for v := 1; v <= 317; v++ {
-		f.Add(&analysistest.FakeAnimal{ID: fmt.Sprintf("6400001TST%05d", v), Sex: "Female", Status: "CURRENT", EBV: map[string]float64{"WWT": float64(v)}})
-	}
 	args := map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": 1}, "top_n": 2, "percentiles": true}
-	v, err := analysis.Run(t.Context(), rank.Rank, overCounted{f, 1}, analysistest.Discard(), param.SentOf(args), analysistest.Valid(t, rank.Rank, args))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var a struct {
-		Percentiles struct {
-			Unproven map[string]string `json:"unproven"`
-		} `json:"percentiles"`
-	}
-	analysistest.Decode(t, v, &a)
-	why := a.Percentiles.Unproven["WWT"]
+	why := unprovenOf(t, runOn(t, rank.Rank, wwtBreed(317), args))["WWT"]
 	for _, want := range []string{"6400001TST00317's share is between 0.31 and 0.63 %", "6400001TST00316's share is between 0.62 and 0.95 %"} {
 		if !strings.Contains(why, want) || strings.Count(why, "disagree") != 1 {
 			t.Errorf("unproven WWT %q; want %q, the reason once", why, want)
