@@ -420,6 +420,10 @@ func jsAnalysisCalls(t *testing.T, d *nsiptest.Dataset, a nsiptest.Animal) []jsE
 		{label: "plan matings", tool: "nsip_plan_matings",
 			args: map[string]any{"ram_lpn_ids": []string{sibRam.LPNID, ram}, "ewe_lpn_ids": []string{sibEwe.LPNID, ewe}, "weights": weights},
 			want: []string{sibEwe.LPNID, ewe, `"mated":2`}},
+		{label: "COI matrix", tool: "nsip_plan_matings",
+			args: map[string]any{"ram_lpn_ids": []string{sibRam.LPNID, ram}, "ewe_lpn_ids": []string{sibEwe.LPNID, ewe}, "coi_only": true},
+			// Half sibs: 1/8, the first of the ram's row.
+			want: []string{`"` + sibRam.LPNID + `":[0.125,`, `"ewes":["` + sibEwe.LPNID + `","` + ewe + `"]`}},
 		{label: "animal with percentiles", tool: "nsip_get_animal",
 			args: map[string]any{"search_string": a.LPNID, "percentiles": true},
 			want: []string{a.LPNID, "top_percent", d.LastUpdated()}},

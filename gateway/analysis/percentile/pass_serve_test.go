@@ -332,7 +332,9 @@ func TestBreedPassCorruptRefused(t *testing.T) {
 
 // A ranking by index for ewes' sake (rams only, each ram's lambs' mean COI
 // with the ewes, from the parents on his row) is the same from a kept pass
-// as from the pages: the pass keeps each animal's sire and dam.
+// as from the pages: the pass keeps each animal's sire and dam. Only how
+// the COIs were computed differs: from the pass, over the breed's whole
+// pedigree with no lineage read.
 func TestBreedPassRanksForEwesAsThePagesDo(t *testing.T) {
 	for _, seed := range []uint64{2, 5} {
 		f := analysistest.Kin(seed)
@@ -346,6 +348,17 @@ func TestBreedPassRanksForEwesAsThePagesDo(t *testing.T) {
 		analysistest.MustRunSource(t, rank.Rank, src, sent, &got)
 		if via, _ := viaOf(got); via != "breed pass" || f.CallsOf("search") != before {
 			t.Errorf("seed %d: via %q, %d search pages; want the kept pass and none", seed, via, f.CallsOf("search")-before)
+		}
+		fe, _ := got["for_ewes"].(map[string]any)
+		if fe["via"] == nil || fe["lineages_read"] != 0.0 {
+			t.Errorf("seed %d: for_ewes via %v, %v lineages read; want the breed's pedigree and none", seed, fe["via"], fe["lineages_read"])
+		}
+		for _, v := range []map[string]any{got, want} {
+			fe := maps.Clone(v["for_ewes"].(map[string]any))
+			for _, k := range []string{"via", "lineages_read", "method"} {
+				delete(fe, k)
+			}
+			v["for_ewes"] = fe
 		}
 		if a, b := answerOf(t, got), answerOf(t, want); a != b {
 			t.Errorf("seed %d: from the pass\n%s\nfrom the pages\n%s", seed, a, b)

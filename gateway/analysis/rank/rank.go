@@ -528,7 +528,9 @@ type ForEwes struct {
 	RamsChecked  int             `json:"rams_checked"`
 	Short        string          `json:"short,omitempty"`
 	Unresolved   *analysis.Named `json:"unresolved,omitempty"`
-	Warnings     []string        `json:"warnings,omitempty"`
+	// Via, when the breed's pass held the pedigrees, says so.
+	Via      *analysis.PedigreeVia `json:"via,omitempty"`
+	Warnings []string              `json:"warnings,omitempty"`
 }
 
 // SchemaNames are the published names of the answer types this package
