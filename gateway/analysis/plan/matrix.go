@@ -39,7 +39,10 @@ type COIMatrixAnswer struct {
 	Notes    []string           `json:"notes,omitempty"`
 	// OverMaxCOI counts the pairs whose COI, exact or a lower bound,
 	// exceeds MaxCOI.
-	OverMaxCOI      int             `json:"over_max_coi"`
+	OverMaxCOI int `json:"over_max_coi"`
+	// OverMaxCOINote says that OverMaxCOI is only a lower bound where
+	// cells unknown or themselves lower bounds might exceed MaxCOI too.
+	OverMaxCOINote  string          `json:"over_max_coi_note,omitempty"`
 	UnknownCOIPairs int             `json:"unknown_coi_pairs,omitempty"`
 	Unresolved      *PlanUnresolved `json:"unresolved,omitempty"`
 	Warnings        []string        `json:"warnings,omitempty"`
@@ -81,20 +84,24 @@ func (p *planRun) cell(ri, ei int) any {
 func (p *planRun) matrix(ctx context.Context) any {
 	rows := make([][]any, len(p.rams))
 	over, unknown := 0, 0
-	var unresolved int
+	var unresolved, undecided int // undecided: unknown, or a bound within max_coi
 	for ri := range p.rams {
 		rows[ri] = make([]any, len(p.ewes))
 		for ei := range p.ewes {
 			v := p.cell(ri, ei)
 			rows[ri][ei] = v
 			c := p.coi[ri][ei]
+			bound := p.unread[p.rams[ri]] || p.unread[p.ewes[ei]]
 			switch {
 			case c == nil:
 				unknown++
+				undecided++
 			case *c > p.maxCOI+1e-12:
 				over++
+			case bound:
+				undecided++
 			}
-			if p.unread[p.rams[ri]] || p.unread[p.ewes[ei]] {
+			if bound {
 				unresolved++
 			}
 		}
@@ -106,6 +113,7 @@ func (p *planRun) matrix(ctx context.Context) any {
 			Ewes:            p.ewes[:n],
 			MaxCOI:          p.maxCOI,
 			OverMaxCOI:      over,
+			OverMaxCOINote:  overNote(undecided),
 			UnknownCOIPairs: unknown,
 			Warnings:        p.warnings,
 			Computed: PlanComputed{
@@ -146,4 +154,17 @@ func (p *planRun) matrix(ctx context.Context) any {
 		t.Rows = append(t.Rows, append([]any{ram}, rows[ri]...))
 	}
 	return &full.Answer{Value: out, Table: t}
+}
+
+// overNote says over_max_coi is only a lower bound where undecided pairs
+// (unknown, or a lower bound within max_coi) might exceed max_coi too.
+func overNote(undecided int) string {
+	if undecided == 0 {
+		return ""
+	}
+	have := "pairs have"
+	if undecided == 1 {
+		have = "pair has"
+	}
+	return fmt.Sprintf("at least: %d other %s a COI unknown or only a lower bound within max_coi, which may exceed it", undecided, have)
 }
