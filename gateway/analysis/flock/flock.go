@@ -137,7 +137,9 @@ type group struct {
 	stray    func(row nsip.AnimalRow) string
 	strayWhy string
 	noStatus bool // the listing's rows carry no status
-	empty    string
+	// statusNote says how a status word of the search was read.
+	statusNote string
+	empty      string
 	// recordsRead and recordsUnread count the rows whose EBVs were read,
 	// or could not be, from the animal's own record, its listing's rows
 	// carrying none.
@@ -240,7 +242,7 @@ func searchGroup(r *analysis.Call, s *groupSearch) *group {
 	if f, ok := breedpass.PassFilterOf(s.Criteria); ok {
 		gp = &groupPass{breed: s.BreedID, filter: f, search: &search, whole: breedpass.BreedWide(s.Criteria)}
 	}
-	return &group{
+	g := &group{
 		pass:   gp,
 		echo:   func(a *FlockAnswer) { a.Search = asMap(s) },
 		method: "every page of NSIP's search with the breed and criteria",
@@ -253,6 +255,23 @@ func searchGroup(r *analysis.Call, s *groupSearch) *group {
 		strayWhy: "NSIP returned them for this search but their record contradicts the breed or search_criteria, a sign it ignored a criterion",
 		empty:    "NSIP has no animals matching this search; loosen search_criteria or check breed_id with " + toolname.ListBreeds,
 	}
+	if s.Criteria != nil {
+		g.statusNote = nsip.StatusNote(s.Criteria.Status)
+	}
+	// A status word of several statuses was sent as none: the rows of
+	// the others are left out here, by the status they state.
+	if m, several := s.Criteria.StatusMeant(); several {
+		g.stray = func(row nsip.AnimalRow) string {
+			if st := strings.TrimSpace(row.Status); st != "" && !m.Holds(st) {
+				return "status " + st
+			}
+			_, why := stray(row)
+			return why
+		}
+		g.strayWhy = m.Note() + ", which NSIP takes no one search for: NSIP was asked for every status and the rows of the others left out here; " +
+			"any other row named contradicts the breed or search_criteria, a sign NSIP ignored a criterion"
+	}
+	return g
 }
 
 // runFlock reads the group's animals and answers with its counts and
@@ -383,6 +402,9 @@ func flockComputed(r *analysis.Call, g *group, s *scan.Scanned, leftOut int) Flo
 	}
 	if n := g.recordsUnread.Load(); n > 0 {
 		method += fmt.Sprintf("; %d offspring's records could not be read (not found, or past the call's lookups or time), so their EBVs are not counted", n)
+	}
+	if g.statusNote != "" {
+		method += "; " + g.statusNote
 	}
 	computed := FlockComputed{
 		Method:      method + "; SD is the sample standard deviation (n-1); each trait over the animals that have an EBV for it",

@@ -76,13 +76,13 @@ func viaOf(v map[string]any) (via, note string) {
 }
 
 // passQuestions are rankings by index, each with filters the pass holds
-// to: none, one sex, a status, the dead and culled asked for, rams for
+// to: none, one sex, a status, every living status asked for, rams for
 // ewes' sake, another index.
 var passQuestions = []map[string]any{
 	{"index": "US Hair Index", "top_n": 50},
 	{"index": "usHairIndex", "top_n": 10, "search_criteria": map[string]any{"gender": "Male"}},
 	{"index": "SRC$ Index", "top_n": 25, "search_criteria": map[string]any{"status": "SOLD"}},
-	{"index": "US Hair Index", "top_n": 30, "include_dead_and_culled": true, "search_criteria": map[string]any{"gender": "Female"}},
+	{"index": "US Hair Index", "top_n": 30, "search_criteria": map[string]any{"gender": "Female", "status": "living"}},
 	{"index": "SRC$ Index", "top_n": 20, "search_criteria": map[string]any{"gender": "Both", "status": "DEAD"}},
 }
 
@@ -199,11 +199,11 @@ func TestBreedPassSecondIndexRankingReadsNoPage(t *testing.T) {
 	if want := analysistest.BruteIndexTop(f, 640, "Male", "SRC$ Index", 50); len(a.Top) != 5 || !a.Computed.Exact || a.Computed.Pages != 0 {
 		t.Errorf("second ranking: %d rows, exact %v, %d pages; want 5, exact, none", len(a.Top), a.Computed.Exact, a.Computed.Pages)
 	} else {
-		// The living rams of the brute-force order, as the ranking leaves
-		// out the dead and culled.
+		// The usable rams of the brute-force order, as the ranking leaves
+		// out those of a stated status other than CURRENT.
 		var living []string
 		for _, id := range want {
-			if s := f.Animals[id].Status; s != "DEAD" && s != "CULL" {
+			if s := f.Animals[id].Status; s == "" || s == "CURRENT" {
 				living = append(living, id)
 			}
 		}
