@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
@@ -26,13 +27,20 @@ import (
 // every lookup goes through the gateway's call path and is counted against
 // the tool's ceiling.
 type lookups struct {
-	g       *Gateway
-	def     *analysisEntry
-	call    toolcall.Call
-	slots   chan struct{} // lookups under way at once
-	mu      sync.Mutex
+	g     *Gateway
+	def   *analysisEntry
+	call  toolcall.Call
+	slots chan struct{} // lookups under way at once
+	mu    sync.Mutex
+	begun int // lookups begun and not refused, which the ceiling bounds
+	// lookups is what the answer says it cost: every request sent to NSIP
+	// for the call (Request.Sent: retries, and requests whose reads the
+	// time limit abandoned, which NSIP still answers), and one for each
+	// read answered without a request of its own (from the cache, or a
+	// request another read made).
 	lookups int
 	fetched int
+	cached  int
 	stale   int
 	// The call's time limit (AnalysisTimeout, by default CallTimeout as
 	// for every call): no lookup
@@ -114,18 +122,25 @@ func (r *lookups) read(ctx context.Context, obtain func(context.Context) (toolca
 		r.mu.Unlock()
 		return toolcall.Obtained{}, analysis.ErrTimeLimit
 	}
-	if r.lookups >= r.def.Ceiling {
+	if r.begun >= r.def.Ceiling {
 		r.mu.Unlock()
 		return toolcall.Obtained{}, analysis.ErrCeiling
 	}
-	r.lookups++
+	r.begun++
 	r.mu.Unlock()
+	var own atomic.Int32 // requests sent for this read
+	ctx = context.WithValue(ctx, sentKey{}, func() {
+		own.Add(1)
+		r.mu.Lock()
+		r.lookups++
+		r.mu.Unlock()
+	})
 	lctx, cancel := context.WithDeadline(ctx, r.hard)
 	defer cancel()
 	timeUp := func() (toolcall.Obtained, error) {
 		r.mu.Lock()
 		r.timedOut = true
-		r.lookups-- // not read
+		r.begun-- // not read, though its requests, if any went out, count
 		r.mu.Unlock()
 		return toolcall.Obtained{}, analysis.ErrTimeLimit
 	}
@@ -151,7 +166,7 @@ func (r *lookups) read(ctx context.Context, obtain func(context.Context) (toolca
 		// nothing more for a call that has ended.
 		<-r.slots
 		r.mu.Lock()
-		r.lookups--
+		r.begun--
 		r.mu.Unlock()
 		return toolcall.Obtained{}, err
 	}
@@ -161,18 +176,33 @@ func (r *lookups) read(ctx context.Context, obtain func(context.Context) (toolca
 		// The fetch goes on for the cache; this call has no time left.
 		return timeUp()
 	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if own.Load() == 0 {
+		r.lookups++ // answered, or failed, without a request of its own
+	}
 	if err != nil {
 		return toolcall.Obtained{}, err
 	}
-	r.mu.Lock()
 	switch ob.Source {
 	case cacheMiss:
 		r.fetched++
 	case cacheStale:
 		r.stale++
+	default:
+		r.cached++
 	}
-	r.mu.Unlock()
 	return ob, nil
+}
+
+// sentKey carries a read's count of its requests to NSIP (Request.Sent)
+// from lookups.read down to the fetch that sends them (Gateway.lookup).
+type sentKey struct{}
+
+// sentOf is ctx's count of requests sent, nil outside an analysis's read.
+func sentOf(ctx context.Context) func() {
+	f, _ := ctx.Value(sentKey{}).(func())
+	return f
 }
 
 // OverBudget reports whether answer v would be summarized: analyses check
@@ -223,7 +253,7 @@ func (r *lookups) Budgets() (now, limit int) {
 func (r *lookups) Upstream() analysis.Upstream {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	u := analysis.Upstream{Lookups: r.lookups, Fetched: r.fetched, Cached: r.lookups - r.fetched - r.stale, Ceiling: r.def.Ceiling,
+	u := analysis.Upstream{Lookups: r.lookups, Fetched: r.fetched, Cached: r.cached, Ceiling: r.def.Ceiling,
 		TimeLimitSeconds: int(r.g.cfg.AnalysisTimeout.Seconds()), Stale: r.stale, TimeLimitReached: r.timedOut}
 	if u.Cached > 0 {
 		u.CachedNote = analysis.CachedNote(u.Cached, r.g.cfg.CacheTTL)

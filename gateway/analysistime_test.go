@@ -80,6 +80,13 @@ func TestPlanStopsAtTheCallTimeLimit(t *testing.T) {
 		if up["time_limit_reached"] != true || up["time_limit_seconds"] != float64(30) {
 			t.Errorf("call %d: _meta.upstream = %v, want time_limit_reached and time_limit_seconds 30", call, up)
 		}
+		// It says so first, with the pairs left for it and the call that
+		// goes on.
+		if !strings.HasPrefix(r.text, `{"time_limit_reached":{"effect":"the call's time limit of 30 s passed`) || !strings.Contains(r.text, `pairs are left out as unresolved for it`) ||
+			!strings.Contains(r.text, `was not read whole (the call's time limit of 30 s passed before it was)`) ||
+			!strings.Contains(r.text, `"next":{"arguments":"as in this call, with","set":{"max_tokens":2000},"tool":"nsip_plan_matings"}`) {
+			t.Errorf("call %d: the plan does not open with the time limit, what it left and the next call: %.600s", call, r.text)
+		}
 		if !strings.Contains(r.text, "stopped extending the pedigree at the call's time limit") {
 			t.Errorf("call %d: the plan does not say it stopped at the time limit: %.600s", call, r.text)
 		}

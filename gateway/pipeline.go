@@ -311,6 +311,9 @@ func (m *resultMeta) fields() map[string]any {
 		if p.Next != nil {
 			out["next"] = p.Next
 		}
+		if p.TotalCountNote != "" {
+			out["total_count_note"] = p.TotalCountNote
+		}
 		if p.NextWithheld != "" {
 			out["next_withheld"] = p.NextWithheld
 		}

@@ -137,7 +137,7 @@ func (g *Gateway) obtainFresh(ctx context.Context, r lookup.Read) (toolcall.Obta
 // answers, fitted as the default view is (the one the cache holds).
 func (g *Gateway) lookup(ctx context.Context, r lookup.Read) upstream.Request {
 	return upstream.Request{
-		Method: r.Def.Method, Key: r.Key, Caller: string(caller.Client(ctx)),
+		Method: r.Def.Method, Key: r.Key, Caller: string(caller.Client(ctx)), Sent: sentOf(ctx),
 		Bind: func() (upstream.Fetch, error) {
 			request, err := r.Def.Bind(r.Key)
 			if err != nil {

@@ -125,6 +125,8 @@ type pager struct {
 	// starts there. stopWhy is "" when the page proves nothing.
 	stop    int
 	stopWhy string
+	bound   string // the sort trait the call bounds, "" if none
+	ordered bool   // the page shows an order by bound
 }
 
 func newPager(tool string, args map[string]any, page, size, rows, total, skip int) pager {

@@ -122,3 +122,63 @@ func TestSortStopKeepsTheRestOfAPageShownInPart(t *testing.T) {
 		t.Error("the page fitted in one summary: the calls within the page were not exercised")
 	}
 }
+
+// TestSortedBoundedSearchCountsWhatItProves: NSIP counts 1000 rows, those
+// it did not filter by the WWT bound included. Page 0 (WWT 3.0 down to
+// 2.01, all within) proves at least 100; page 1 (2.0 down to 1.01, the
+// first below 1.5 at position 152) proves 151, the count itself; a page
+// in no order proves nothing and keeps NSIP's count, saying what it is;
+// a search without the bound keeps NSIP's count, unremarked. In the
+// summary and in Paging alike.
+func TestSortedBoundedSearchCountsWhatItProves(t *testing.T) {
+	s, _ := newTestSummarizer(t)
+	shuffled := func(v *nsip.SearchResults) {
+		v.Results[0].Traits, v.Results[50].Traits = v.Results[50].Traits, v.Results[0].Traits
+	}
+	cases := []struct {
+		name    string
+		start   float64
+		page    int
+		mix     func(*nsip.SearchResults)
+		bounded bool
+		total   int
+		note    string
+	}{
+		{"first page", 3.0, 0, nil, true, 100, "at least: rows 1 to 100 meet the WWT bound"},
+		{"page past the bound", 2.0, 1, nil, true, 151, "the rows that meet the WWT bound"},
+		{"no order", 3.0, 0, shuffled, true, 1000, "NSIP's count, which includes any rows it did not filter"},
+		{"no bound", 3.0, 0, nil, false, 1000, ""},
+	}
+	for _, c := range cases {
+		v, args := wwtPage(c.start, c.page, false)
+		if c.mix != nil {
+			c.mix(v)
+			v.Raw = newGen(9).searchRaw(v)
+		}
+		if !c.bounded {
+			delete(args, "search_criteria")
+		}
+		// Summarized as asked (traits), and passed through whole.
+		for _, req := range []Request{
+			{Kind: KindSearch, Value: v, Raw: v.Raw, Args: args, Budget: 8000, Requested: true, Traits: []string{"WWT"}},
+			{Kind: KindSearch, Value: v, Raw: v.Raw, Args: args, Budget: 25000},
+		} {
+			r, budget := s.Fit(req), req.Budget
+			if r.Paging == nil || r.Paging.TotalCount != c.total || !strings.HasPrefix(r.Paging.TotalCountNote, c.note) || (c.note == "") != (r.Paging.TotalCountNote == "") {
+				t.Errorf("%s, budget %d: Paging %+v; want total_count %d, note %q", c.name, budget, r.Paging, c.total, c.note)
+			}
+			if r.Summarized != (len(req.Traits) > 0) {
+				t.Errorf("%s, budget %d: summarized %v", c.name, budget, r.Summarized)
+			}
+			if r.Summarized {
+				p := decode[struct {
+					TotalCount int    `json:"total_count"`
+					Note       string `json:"total_count_note"`
+				}](t, r.Text)
+				if p.TotalCount != c.total || p.Note != r.Paging.TotalCountNote {
+					t.Errorf("%s, budget %d: summary's total_count %d, note %q; want Paging's", c.name, budget, p.TotalCount, p.Note)
+				}
+			}
+		}
+	}
+}

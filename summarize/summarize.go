@@ -66,10 +66,13 @@ func (r Request) held() bool { return heldWord(r.Args) != nil && kindOf(r.Kind) 
 
 // Paging is where a paged answer sits in its result set, for _meta.
 type Paging struct {
-	Page       int       `json:"page"`
-	PageSize   int       `json:"page_size"`
-	TotalCount int       `json:"total_count"`
-	Next       *NextCall `json:"next,omitempty"` // nil after the last row
+	Page       int `json:"page"`
+	PageSize   int `json:"page_size"`
+	TotalCount int `json:"total_count"`
+	// TotalCountNote says what TotalCount is where it is not NSIP's count
+	// of matches: a search that bounds its sort trait.
+	TotalCountNote string    `json:"total_count_note,omitempty"`
+	Next           *NextCall `json:"next,omitempty"` // nil after the last row
 	// NextWithheld says why Next is nil although NSIP counts rows after
 	// the page: the page, sorted by a trait the call bounds, proves that
 	// none of them can meet the bound.
@@ -189,9 +192,13 @@ func paging(req Request, text []byte, f *fitter) *Paging {
 	default:
 		return nil
 	}
-	p := &Paging{Page: pg.page, PageSize: pg.size, TotalCount: pg.total}
+	p := &Paging{Page: pg.page, PageSize: pg.size}
+	p.TotalCount, p.TotalCountNote = pg.matchCount()
 	if v, ok := req.Value.(*nsip.SearchResults); ok {
-		p.StatusHeld = statusHeld(v, req.Args)
+		if p.StatusHeld = statusHeld(v, req.Args); p.StatusHeld != nil {
+			// The status word's count stands for the page (StatusHeld).
+			p.TotalCount, p.TotalCountNote = pg.total, ""
+		}
 	}
 	if text == nil {
 		p.Next, p.NextWithheld = pg.nextOrWhy(pg.rows - pg.skip)

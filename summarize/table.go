@@ -20,17 +20,21 @@ type pageSummary struct {
 	Summary bool   `json:"summary,omitempty"`
 	Kind    Kind   `json:"kind,omitempty"`
 	LPNID   string `json:"lpn_id,omitempty"`
-	// TotalCount is NSIP's count, or what StatusHeld says; null when
-	// nothing read proves a count.
-	TotalCount *int      `json:"total_count"`
-	Page       int       `json:"page"`
-	PageSize   int       `json:"page_size"`
-	PageRows   int       `json:"page_rows"` // rows on the requested page
-	Shown      int       `json:"shown"`
-	ShownFrom  int       `json:"shown_from,omitempty"` // 1-based positions in the whole result set
-	ShownTo    int       `json:"shown_to,omitempty"`
-	PageTo     int       `json:"page_to,omitempty"` // position of the requested page's last row
-	Next       *NextCall `json:"next,omitempty"`
+	// TotalCount is NSIP's count, or what StatusHeld says, or what the
+	// page proves of a search bounded on its sort trait (TotalCountNote);
+	// null when nothing read proves a count.
+	TotalCount *int `json:"total_count"`
+	// TotalCountNote says what TotalCount is where it is not NSIP's count
+	// of matches (pager.matchCount).
+	TotalCountNote string    `json:"total_count_note,omitempty"`
+	Page           int       `json:"page"`
+	PageSize       int       `json:"page_size"`
+	PageRows       int       `json:"page_rows"` // rows on the requested page
+	Shown          int       `json:"shown"`
+	ShownFrom      int       `json:"shown_from,omitempty"` // 1-based positions in the whole result set
+	ShownTo        int       `json:"shown_to,omitempty"`
+	PageTo         int       `json:"page_to,omitempty"` // position of the requested page's last row
+	Next           *NextCall `json:"next,omitempty"`
 	// NextWithheld says why there is no next call although NSIP counts
 	// rows after these: the page proves none of them can match.
 	NextWithheld string `json:"next_withheld,omitempty"`
@@ -212,8 +216,13 @@ func searchSummary(f *fitter, v *nsip.SearchResults, req Request, c int) ([]byte
 	pg := searchPager(v, req)
 	pg.pos = pos
 	held := statusHeld(v, req.Args)
+	total, totalNote := pg.matchCount()
+	count := &total
+	if held != nil {
+		count, totalNote = heldTotal(v, held), ""
+	}
 	ps := &pageSummary{
-		Summary: true, Kind: KindSearch, TotalCount: heldTotal(v, held),
+		Summary: true, Kind: KindSearch, TotalCount: count, TotalCountNote: totalNote,
 		Page: pg.page, PageSize: pg.size, PageRows: len(v.Results),
 		Contradicting: contra, StatusHeld: held, Born: bornNote(results),
 	}

@@ -278,6 +278,24 @@ func (r *Call) RestCall(chosen SetArgs, shown, all int, which string) *RestCall 
 	return out
 }
 
+// TimeLimitCut is the lead of an answer whose reads the call's time limit
+// stopped, nil when it did not: effect says what was left unresolved for
+// it. The call that goes on is this one again, with the choices made in a
+// form (chosen): what this one read is cached, so the next reads on from
+// where it stopped.
+func (r *Call) TimeLimitCut(chosen SetArgs, effect string) *TimeLimitCut {
+	u := r.Upstream()
+	if !u.TimeLimitReached {
+		return nil
+	}
+	chosen.MaxTokens, _ = r.Src.Budgets()
+	return &TimeLimitCut{
+		Seconds: u.TimeLimitSeconds,
+		Effect:  fmt.Sprintf("the call's time limit of %d s passed before every lookup was read: %s; the lookups read are cached, so next goes on from them", u.TimeLimitSeconds, effect),
+		Next:    NextCall{Tool: r.Def.Name, Arguments: "as in this call, with", Set: &chosen},
+	}
+}
+
 // Validate checks every argument (param.Args.Validate).
 func (d *Def) Validate(sent param.Sent) (param.Valid, []param.FieldError) {
 	return d.Args.Validate(sent)

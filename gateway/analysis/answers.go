@@ -19,6 +19,10 @@ import (
 // member absent from some answers is omitempty, or omitzero where an empty
 // value is itself shown ({} or []).
 //
+// One member breaks that order: Cut, declared first in the answers it
+// leads, where it is absent unless the call's time limit stopped the
+// reads, so that the bytes of every other answer are unchanged.
+//
 // Rows whose columns are chosen per call (a trait and its accuracy for
 // each weighted trait) are arrays under a columns header, so that fifty
 // fit a budget; their cells mix numbers, strings and null, and stay []any.
@@ -36,6 +40,21 @@ type Upstream struct {
 	Stale            int    `json:"stale,omitempty"`
 	TimeLimitReached bool   `json:"time_limit_reached,omitempty"`
 	TimeLimitSeconds int    `json:"time_limit_seconds"`
+}
+
+// Cut leads an answer whose reads the call's time limit stopped, before
+// the results it qualifies: what is unresolved below is so for want of
+// time, not for anything NSIP or the pedigree says.
+type Cut struct {
+	TimeLimit *TimeLimitCut `json:"time_limit_reached,omitempty"`
+}
+
+// TimeLimitCut says what the time limit left unresolved and the call
+// that goes on from what this one read.
+type TimeLimitCut struct {
+	Effect  string   `json:"effect"`
+	Next    NextCall `json:"next"`
+	Seconds int      `json:"seconds"`
 }
 
 // Ignored holds the values NSIP sent that no EBV can have, which the

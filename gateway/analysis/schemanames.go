@@ -17,6 +17,7 @@ func SchemaNames() map[reflect.Type]string {
 		reflect.TypeFor[NonFiniteValues](): "NonFiniteValues",
 		reflect.TypeFor[PedigreeVia]():     "PedigreeVia",
 		reflect.TypeFor[RestCall]():        "RestCall",
+		reflect.TypeFor[TimeLimitCut]():    "TimeLimitCut",
 		reflect.TypeFor[Upstream]():        "Upstream",
 	}
 }

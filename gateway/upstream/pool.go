@@ -126,6 +126,10 @@ type Request struct {
 	// cached and shared; an error drops the answer. It runs on the fetch's
 	// deadline.
 	Prepare func(ctx context.Context, a *Answer) error
+	// Sent, when set, is told of each HTTP request this fetch sends to
+	// NSIP, retries included, whether or not the caller still waits for
+	// it: the caller that started the fetch counts what it cost NSIP.
+	Sent func()
 }
 
 // Obtain returns the answer for key, and where it came from: the cache
@@ -266,7 +270,7 @@ func (p *Pool) fetch(caller, queue context.Context, flight string, req Request, 
 	}
 	// Every retry the client makes takes a token and a breaker admission
 	// of its own, as this first request did (retrygate.go).
-	attempts := &attemptBounds{p: p, method: req.Method, done: admitted, sent: time.Now()}
+	attempts := &attemptBounds{p: p, method: req.Method, done: admitted, sent: time.Now(), tell: req.Sent}
 	defer func() {
 		if attempts.done != nil {
 			// Only a panic leaves a request unjudged: a failure, as
@@ -276,6 +280,7 @@ func (p *Pool) fetch(caller, queue context.Context, flight string, req Request, 
 		}
 	}()
 	sent := p.requests.Add(1)
+	attempts.told()
 	value, raw, err := request(nsip.WithRetryGate(ctx, attempts.retry))
 	var a *Answer
 	switch ne := Unrecognized(err); {

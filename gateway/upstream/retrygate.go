@@ -24,6 +24,14 @@ type attemptBounds struct {
 	// by the fetch's deadline is then not our queueing (blame) but the
 	// time NSIP's failures took, and it counts.
 	retried bool
+	tell    func() // Request.Sent
+}
+
+// told tells the fetch's caller of a request sent.
+func (b *attemptBounds) told() {
+	if b.tell != nil {
+		b.tell()
+	}
 }
 
 // retry is the nsip.RetryGate: it reports the failed request to the
@@ -43,6 +51,7 @@ func (b *attemptBounds) retry(ctx context.Context, _ int, failed *nsip.Error) er
 	}
 	b.done, b.sent, b.retried = done, time.Now(), true
 	b.p.requests.Add(1)
+	b.told()
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 
 // CompareAnswer is nsip_compare_animals, one object an animal.
 type CompareAnswer struct {
+	analysis.Cut
 	Animals   []CompareRow        `json:"animals"`
 	Best      map[string][]string `json:"best"`                // trait -> the animals best at it
 	BestIndex map[string][]string `json:"best_index,omitzero"` // with indexes
@@ -24,10 +25,13 @@ type CompareAnswer struct {
 // CompactCompareAnswer is a comparison over its budget: the animals as
 // rows of values under one header, their accuracies left out.
 type CompactCompareAnswer struct {
+	analysis.Cut
 	Accuracies string `json:"accuracies"`
-	// Animals are rows under Columns: lpn_id, sex, born, sire, dam, then
-	// genotyped and breed where they differ, each index and each trait's
-	// EBV (null where the animal has none).
+	// Animals are rows under Columns: lpn_id, sex, born, sire and dam
+	// (null where NSIP records none; both left out where it records none
+	// for any animal, and Parents says so), then genotyped and breed where
+	// they differ, each index and each trait's EBV (null where the animal
+	// has none).
 	Animals   [][]any             `json:"animals"`
 	Best      map[string][]string `json:"best"`
 	BestIndex map[string][]string `json:"best_index,omitzero"`
@@ -39,6 +43,7 @@ type CompactCompareAnswer struct {
 	analysis.NonFinite
 	NotRanked   *NotRanked              `json:"not_ranked,omitempty"`
 	NotShown    *CompareNotShown        `json:"not_shown,omitempty"`
+	Parents     string                  `json:"parents,omitempty"`
 	Percentiles *percentile.Percentiles `json:"percentiles,omitempty"`
 	TopPercent  *CompactTopPercent      `json:"top_percent,omitempty"`
 	Traits      []string                `json:"traits"`
@@ -51,8 +56,8 @@ type CompareRow struct {
 	Sex   string         `json:"sex,omitempty"`
 	Born  string         `json:"born,omitempty"`
 	Breed string         `json:"breed,omitempty"`
-	Sire  string         `json:"sire,omitempty"`
-	Dam   string         `json:"dam,omitempty"`
+	Sire  *string        `json:"sire"` // null where NSIP records none
+	Dam   *string        `json:"dam"`
 	EBV   []*[2]*float64 `json:"ebv"` // per trait [value, accuracy %]; null where NSIP has none
 	// Indexes are NSIP's own, as it computed them, by name.
 	Indexes   map[string]float64 `json:"indexes,omitempty"`

@@ -124,7 +124,7 @@ func (c *comparison) lay() {
 	c.rows = make([]CompareRow, len(c.ds))
 	c.have = make([]map[string]nsip.Trait, len(c.ds))
 	for i, d := range c.ds {
-		c.rows[i] = CompareRow{LPNID: c.ids[i], Sex: d.Gender, Born: d.DateOfBirth, Breed: d.Breed, Sire: d.Sire, Dam: d.Dam, Genotyped: facts.GenotypedPtr(d.Genotyped)}
+		c.rows[i] = CompareRow{LPNID: c.ids[i], Sex: d.Gender, Born: d.DateOfBirth, Breed: d.Breed, Sire: facts.Stated(d.Sire), Dam: facts.Stated(d.Dam), Genotyped: facts.GenotypedPtr(d.Genotyped)}
 		if d.Genotyped == "" {
 			c.unstated++
 		}
@@ -233,8 +233,8 @@ func (c *comparison) percentiles(ctx context.Context) error {
 			}
 			r := res[0]
 			res = res[1:]
-			if r.TopPercent == nil {
-				c.unproven[fmt.Sprintf("%s (breed %d)", code, d.BreedID)] = r.Why
+			if key := fmt.Sprintf("%s (breed %d)", code, d.BreedID); r.TopPercent == nil {
+				c.unproven[key] = percentile.WithRange(c.unproven[key], r.Why, r.Range, c.ids[i])
 			}
 			c.rows[i].TopPercent[k] = r.TopPercent
 		}
@@ -267,6 +267,7 @@ func (c *comparison) answer() *CompareAnswer {
 	if c.pc != nil {
 		out.Percentiles = c.pc.Block(c.unproven)
 	}
+	out.TimeLimit = c.r.TimeLimitCut(analysis.SetArgs{}, "the percentiles it left uncomputed are in percentiles.not_computed")
 	out.Genotyped = facts.GenotypedNote(c.unstated, len(c.ds), false)
 	return out
 }
@@ -312,14 +313,23 @@ func (c *comparison) table(out *CompareAnswer) (*CompactCompareAnswer, []string,
 	shared := !slices.ContainsFunc(rows, func(x CompareRow) bool { return x.Breed != rows[0].Breed })
 	// A genotyped column of nulls only repeats the note.
 	geno := c.unstated < len(c.ds)
-	columns := []string{"lpn_id", "sex", "born", "sire", "dam"}
+	// Nor do parent columns of nulls, where NSIP records none for any.
+	parents := slices.ContainsFunc(rows, func(x CompareRow) bool { return x.Sire != nil || x.Dam != nil })
+	columns := []string{"lpn_id", "sex", "born"}
+	if parents {
+		columns = append(columns, "sire", "dam")
+	}
 	if geno {
 		columns = append(columns, "genotyped")
 	}
 	compact := &CompactCompareAnswer{
+		Cut:        out.Cut,
 		Accuracies: "left out to stay within the token budget; ask again with fewer traits or animals to see them",
 		Best:       out.Best, BestIndex: out.BestIndex, Computed: out.Computed, Genotyped: out.Genotyped,
 		NotRanked: out.NotRanked, Percentiles: out.Percentiles, Traits: out.Traits, Unknown: out.Unknown,
+	}
+	if !parents {
+		compact.Parents = "NSIP records no sire or dam for any of these animals"
 	}
 	if shared {
 		compact.Breed = &rows[0].Breed
@@ -330,7 +340,10 @@ func (c *comparison) table(out *CompareAnswer) (*CompactCompareAnswer, []string,
 	columns = append(columns, c.traits...)
 	values := make([][]any, len(rows))
 	for i, row := range rows {
-		v := []any{row.LPNID, row.Sex, row.Born, row.Sire, row.Dam}
+		v := []any{row.LPNID, row.Sex, row.Born}
+		if parents {
+			v = append(v, row.Sire, row.Dam)
+		}
 		if geno {
 			v = append(v, row.Genotyped)
 		}

@@ -220,3 +220,30 @@ func onlyCompact(v any) bool {
 	_, compact := v.(*CompactCompareAnswer)
 	return !compact
 }
+
+// A parent NSIP does not record is null in the comparison, in the full
+// answer and in the compact one, never "" (an animal of no name) nor left
+// out; a recorded one is as sent.
+func TestCompareUnrecordedParentIsNull(t *testing.T) {
+	for _, compact := range []bool{false, true} {
+		f := analysistest.CompareHerd() // sires recorded, no dams
+		if compact {
+			f.OverIf = onlyCompact
+		}
+		args := map[string]any{"lpn_ids": []any{"ANIM1", "ANIM2", "ANIM3"}}
+		var raw map[string]any
+		analysistest.MustRun(t, Compare, f, args, &raw)
+		var sire, dam any
+		var hasDam bool
+		switch rows := raw["animals"].([]any); row := rows[1].(type) {
+		case map[string]any:
+			sire = row["sire"]
+			dam, hasDam = row["dam"]
+		case []any: // compact: lpn_id, sex, born, sire, dam, ...
+			sire, dam, hasDam = row[3], row[4], true
+		}
+		if sire != "SIRE2" || !hasDam || dam != nil {
+			t.Errorf("compact %v: ANIM2's sire %v, dam %v (present %v); want SIRE2 and null", compact, sire, dam, hasDam)
+		}
+	}
+}

@@ -120,8 +120,13 @@ func GenotypedCell(s string) any {
 }
 
 // GenotypedPtr is the status as sent, nil where the record did not state it.
-func GenotypedPtr(s string) *string {
-	if s == "" {
+func GenotypedPtr(s string) *string { return Stated(s) }
+
+// Stated is a value of NSIP's record as sent, nil where the record has
+// none: an unrecorded parent is null in an answer, not "", which reads as
+// an animal of no name.
+func Stated(s string) *string {
+	if strings.TrimSpace(s) == "" {
 		return nil
 	}
 	return &s

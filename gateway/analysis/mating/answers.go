@@ -6,6 +6,7 @@ import (
 
 // MatingAnswer is nsip_check_mating.
 type MatingAnswer struct {
+	analysis.Cut
 	Basis           string          `json:"basis"`
 	COI             *float64        `json:"coi"` // null where unknown
 	COINote         string          `json:"coi_note,omitempty"`
@@ -27,13 +28,16 @@ type MatingAnswer struct {
 }
 
 // CommonAncestors are a mating's largest contributions; where the COI
-// came from the L-D-L' method alone, only NotItemised says why not.
+// came from the L-D-L' method alone, only NotItemised says why not. Count
+// is null where the ancestors were not found (NotItemised, or Unknown
+// saying why), never 0 for a pair that may be related.
 type CommonAncestors struct {
-	Count       *int          `json:"count,omitempty"`
+	Count       *int          `json:"count"`
 	NotItemised string        `json:"not_itemised,omitempty"`
 	NotShown    int           `json:"not_shown,omitempty"`
 	Paths       string        `json:"paths,omitempty"`
 	Top         []AncestorRow `json:"top,omitzero"`
+	Unknown     string        `json:"unknown,omitempty"`
 }
 
 // Completeness is the share of each generation's ancestors recorded.

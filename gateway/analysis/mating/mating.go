@@ -162,13 +162,14 @@ func runCheckMating(ctx context.Context, r *analysis.Call, a *Args) (any, error)
 		fromPass(out, held, sire, dam, subjects, whole)
 	}
 	out.Warnings = warnings
+	out.TimeLimit = r.TimeLimitCut(analysis.SetArgs{}, "the pedigree was extended no further (notes), so the COI and common ancestors rest on what was read")
 	if len(b.Notes) > 0 {
 		out.Notes = b.Notes
 	}
 	// A pedigree with many common ancestors lists fewer of them rather than
 	// fall to a generic summary; the count and the COI stay whole.
 	for _, limit := range []int{5, 2, 0} {
-		if !r.OverBudget(ctx, out) {
+		if out.CommonAncestors.Count == nil || !r.OverBudget(ctx, out) {
 			break
 		}
 		out.CommonAncestors = commonAncestors(mc.Ancestors, limit, b.Open)
@@ -278,9 +279,9 @@ func newMatingAnswer(r *analysis.Call, b *pedigree.Builder, mc pedigree.COI, sir
 				"(1/2)^(n1+n2+1) (1+F_A), n1 and n2 the generations from sire and dam to A (0 if the parent is A); checked against the L-D-L' (additive relationship, Meuwissen and Luo) method",
 			PedigreeAnimals:     ped.Len(),
 			GenerationsSought:   pedigree.MatingGenerations,
-			LineagesRead:        b.Lookups,
+			LineagesRead:        b.LineagesRead(),
 			Upstream:            r.Upstream(),
-			AncestorRecordsRead: b.Records,
+			AncestorRecordsRead: b.RecordsRead(),
 		},
 	}
 	if len(unknown) > 0 {
@@ -301,6 +302,11 @@ func setCOI(out *MatingAnswer, mc pedigree.COI, broken []string, tooComplex stri
 		out.COINote = "unknown: the pedigree NSIP gave behind these parents is too large to compute from (" + tooComplex + "); it is not 0"
 	} else {
 		out.COINote = "unknown: neither pedigree shows a link to the other and at least one parent has no recorded sire or dam, so there is nothing to compute from; it is not 0"
+	}
+	if mc.COI == nil {
+		// No COI, no search for common ancestors either: an empty list
+		// would read as "unrelated" of a pair that may be kin.
+		out.CommonAncestors = CommonAncestors{Unknown: "not counted, as the COI is not computed (coi_note says why); the parents may share ancestors"}
 	}
 	if mc.COI != nil && !mc.Itemised {
 		out.CommonAncestors = CommonAncestors{NotItemised: fmt.Sprintf("more than %d pairs of paths, or too many animals along them; the COI is from the L-D-L' method", pedigree.MaxPathPairs)}

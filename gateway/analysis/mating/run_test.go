@@ -7,6 +7,7 @@ package mating
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -303,6 +304,14 @@ func TestCheckMatingSameSireAndDam(t *testing.T) {
 	if a.COI != nil || !strings.Contains(strings.Join(a.Warnings, " "), "PAPA1 is recorded with GGGG1 as both sire and dam") {
 		t.Errorf("lineage: coi %v warnings %q; want unknown and a warning naming PAPA1 and GGGG1", analysistest.FmtPtr(a.COI), a.Warnings)
 	}
+	// The parents are half sibs through PAPA1: their common ancestors are
+	// not counted, and the answer says so rather than that there are none.
+	var raw map[string]any
+	analysistest.Decode(t, v, &raw)
+	ca := raw["common_ancestors"].(map[string]any)
+	if n, ok := ca["count"]; !ok || n != nil || !strings.Contains(fmt.Sprint(ca["unknown"]), "COI is not computed") {
+		t.Errorf("lineage: common_ancestors %v; want count null and unknown saying the COI was not computed", ca)
+	}
 }
 
 // A common ancestor six generations behind each parent is at the edge of
@@ -355,4 +364,32 @@ func checkMating(t *testing.T, f *analysistest.FakeSource, sire, dam string) ana
 	var a analysistest.MatingAnswer
 	analysistest.MustRun(t, CheckMating, f, map[string]any{"sire_lpn_id": sire, "dam_lpn_id": dam}, &a)
 	return a
+}
+
+// A mating whose pedigree the call's time limit stopped extending opens
+// with time_limit_reached: the limit, what it left (the COI rests on what
+// was read) and the same call again, which reads on from the cache. The
+// fake refuses lookups after the parents' records and lineages (4), as the
+// gateway does once the time has passed.
+func TestCheckMatingCutByTheTimeLimitSaysSoFirst(t *testing.T) {
+	f := analysistest.Herd(analysistest.MatingCases[1].Herd...)
+	f.LineageGens = 2
+	f.TimeLimitAt = 4
+	v, err := analysistest.Run(t, CheckMating, f, map[string]any{"sire_lpn_id": "SIRE1", "dam_lpn_id": "DAM01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"time_limit_reached":{"effect":"the call's time limit of 30 s passed before every lookup was read: the pedigree was extended no further (notes), so the COI and common ancestors rest on what was read; the lookups read are cached, so next goes on from them","next":{"arguments":"as in this call, with","set":{"max_tokens":`
+	if !strings.HasPrefix(string(text), want) || !strings.Contains(string(text), `"tool":"nsip_check_mating"},"seconds":30}`) {
+		t.Errorf("cut mating: %.600s; want it to open with the time limit and the next call", text)
+	}
+	// Not cut, no lead.
+	f = analysistest.Herd(analysistest.MatingCases[1].Herd...)
+	if v, _ := analysistest.Run(t, CheckMating, f, map[string]any{"sire_lpn_id": "SIRE1", "dam_lpn_id": "DAM01"}); strings.Contains(fmt.Sprint(v), "time limit") {
+		t.Errorf("uncut mating: %v", v)
+	}
 }

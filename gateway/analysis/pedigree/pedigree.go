@@ -63,7 +63,10 @@ type Builder struct {
 	Optional map[string]bool
 	Lookups  int // lineages sought
 	Records  int // ancestors' own records sought
-	Notes    []string
+	// refused are the lineages and records sought that a limit (the
+	// ceiling, the call's time) refused unread: sought, not read.
+	refused [2]int
+	Notes   []string
 	// early are subjects' lineages asked beside their own records
 	// (prefetch), which extend takes in place of asking again; settle
 	// stops those it never takes.
@@ -121,6 +124,11 @@ func (b *Builder) Settle() {
 	}
 	b.earlyWG.Wait()
 }
+
+// LineagesRead and RecordsRead are the lineages and ancestors' records
+// read, for an answer: those a limit refused were sought and not read.
+func (b *Builder) LineagesRead() int { return b.Lookups - b.refused[0] }
+func (b *Builder) RecordsRead() int  { return b.Records - b.refused[1] }
 
 func NewBuilder(r *analysis.Call) *Builder {
 	return &Builder{r: r, Ped: breeding.NewPedigree(), Sex: map[string]string{}, fetched: map[string]bool{},
@@ -362,11 +370,18 @@ func (b *Builder) Extend(ctx context.Context, subjects []string, budget int) err
 			}()
 		}
 		wg.Wait()
-		for _, o := range own {
+		for i, o := range own {
 			if o {
 				b.Records++
 			} else {
 				b.Lookups++
+			}
+			switch {
+			case !errors.Is(errs[i], analysis.ErrCeiling):
+			case o:
+				b.refused[1]++
+			default:
+				b.refused[0]++
 			}
 		}
 		for i, l := range lins {

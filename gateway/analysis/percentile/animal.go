@@ -68,6 +68,8 @@ func runAnimalPercentiles(ctx context.Context, r *analysis.Call, a *percentileAr
 		switch {
 		case d.BreedID == 0:
 			unproven[code] = "the animal's record names no breed ID"
+		case res[i].TopPercent == nil && res[i].Range != "":
+			unproven[code] = WithRange("", res[i].Why, res[i].Range, d.LPNID)
 		case res[i].TopPercent == nil:
 			unproven[code] = res[i].Why
 			if res[i].stopped {
@@ -84,7 +86,7 @@ func runAnimalPercentiles(ctx context.Context, r *analysis.Call, a *percentileAr
 	}
 	out := &PercentilesAnswer{
 		LPNID: d.LPNID, Breed: d.Breed, BreedID: d.BreedID, Sex: d.Gender, Status: d.Status, Born: d.DateOfBirth,
-		Sire: d.Sire, Dam: d.Dam, Genotyped: facts.GenotypedPtr(d.Genotyped),
+		Sire: facts.Stated(d.Sire), Dam: facts.Stated(d.Dam), Genotyped: facts.GenotypedPtr(d.Genotyped),
 		EBVColumns:  []string{"code", "value", "accuracy", "top_percent"},
 		EBVs:        rows,
 		Percentiles: *pc.Block(unproven),
@@ -99,5 +101,6 @@ func runAnimalPercentiles(ctx context.Context, r *analysis.Call, a *percentileAr
 	if len(d.Traits) == 0 {
 		out.EBVsNote = fmt.Sprintf("NSIP's record of %s carries no EBV", d.LPNID)
 	}
+	out.TimeLimit = r.TimeLimitCut(analysis.SetArgs{}, "the percentiles it left uncomputed are in percentiles.not_computed")
 	return out, nil
 }

@@ -28,10 +28,11 @@ type Percentiles struct {
 
 // PercentilesAnswer is nsip_get_animal with percentiles.
 type PercentilesAnswer struct {
+	analysis.Cut
 	Born       string   `json:"born"`
 	Breed      string   `json:"breed"`
 	BreedID    int      `json:"breed_id"`
-	Dam        string   `json:"dam"`
+	Dam        *string  `json:"dam"` // null where NSIP records none
 	EBVColumns []string `json:"ebv_columns"`
 	// EBVs are rows under EBVColumns: code, value, accuracy (null where
 	// NSIP gives none), top_percent (null where not proven).
@@ -46,6 +47,6 @@ type PercentilesAnswer struct {
 	Percentiles Percentiles `json:"percentiles"`
 	Record      string      `json:"record"`
 	Sex         string      `json:"sex"`
-	Sire        string      `json:"sire"`
+	Sire        *string     `json:"sire"`
 	Status      string      `json:"status"`
 }

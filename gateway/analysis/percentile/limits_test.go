@@ -14,6 +14,12 @@ import (
 )
 
 type limitedAnswer struct {
+	Cut *struct {
+		Effect string `json:"effect"`
+		Next   struct {
+			Tool string `json:"tool"`
+		} `json:"next"`
+	} `json:"time_limit_reached"`
 	EBVs        [][]any `json:"ebvs"`
 	Percentiles struct {
 		Lookups     int               `json:"lookups"`
@@ -70,6 +76,10 @@ func TestAnimalPercentilesNameTheTimeLimit(t *testing.T) {
 		if !strings.Contains(why, "time limit") || strings.Contains(why, "ran out") {
 			t.Errorf("%s: %q; want the time limit named", code, why)
 		}
+	}
+	// And the answer leads with it, and the call that goes on.
+	if a.Cut == nil || !strings.Contains(a.Cut.Effect, "percentiles.not_computed") || a.Cut.Next.Tool != percentile.AnimalPercentiles.Name {
+		t.Errorf("time_limit_reached %+v; want the lead naming not_computed and the same call", a.Cut)
 	}
 }
 

@@ -58,8 +58,12 @@ var Param = param.Spec{Name: "percentiles", Kind: param.Boolean, Default: false,
 
 // pctTrait is what the pages read show of one trait of one breed.
 type pctTrait struct {
-	code     string
-	total    int // NSIP's count of the breed's animals
+	code  string
+	total int // the animals of NSIP's listing: its count less missing
+	// missing are the animals NSIP's count holds that its listing, short
+	// on its last page, does not: each could be anywhere in the order, so
+	// a share is proven only within a range (topPercentOf).
+	missing  int
 	pages    map[int][]nsip.AnimalRow
 	seen     map[string]int // LPN ID -> page it was on
 	order    int            // +1 highest first, -1 lowest first, 0 all equal
@@ -161,13 +165,20 @@ func (pc *Finder) page(ctx context.Context, breed int, t *pctTrait, p int) ([]ns
 	}
 	results = slimRows(results, t.code)
 	t.pages[p] = results
-	if count != t.total && t.bad == "" {
-		t.bad = fmt.Sprintf("NSIP's count of the breed changed between pages (%d, then %d)", t.total, count)
+	if count != t.total+t.missing && t.bad == "" {
+		t.bad = fmt.Sprintf("NSIP's count of the breed changed between pages (%d, then %d)", t.total+t.missing, count)
 	}
 	last := scan.PagesOf(t.total) - 1
 	want := scan.PageSize
 	if p == last {
 		want = t.total - last*scan.PageSize
+	}
+	if p == last && len(results) < want && t.missing == 0 && t.bad == "" {
+		// The listing ends before NSIP's count: positions in it are still
+		// exact, and the animals counted but not listed bound the share.
+		t.missing = want - len(results)
+		t.total -= t.missing
+		want = len(results)
 	}
 	if len(results) != want && t.bad == "" {
 		t.bad = fmt.Sprintf("page %d of the sorted breed held %d rows where NSIP's count of %d implies %d", p, len(results), t.total, want)
@@ -295,8 +306,8 @@ func (t *pctTrait) guessPage(v float64, past func(float64) bool, lo, hi int) int
 		// A page's ends bound its values, which are in order, so they
 		// are all a guess needs of it.
 		for _, j := range []int{0, len(rows) - 1} {
-			if j < 0 {
-				continue
+			if j < 0 || len(rows) == 0 {
+				continue // a page past the listing's end holds none
 			}
 			x, ok := hasT(rows[j], t.code)
 			if !ok {
@@ -365,12 +376,17 @@ func (pc *Finder) trait(ctx context.Context, breed int, code string) (*pctTrait,
 	if err != nil {
 		return t, err
 	}
-	if t.total == 0 || len(first) == 0 {
+	if t.total+t.missing == 0 || len(first) == 0 {
 		t.bad = "NSIP's search of the breed returned no animals"
 		return t, nil
 	}
 	lastP := scan.PagesOf(t.total) - 1
 	last, err := pc.page(ctx, breed, t, lastP)
+	if err == nil && len(last) == 0 && t.missing > 0 && t.total > 0 {
+		// The listing ended a page before the count: its last page is
+		// the one before.
+		last, err = pc.page(ctx, breed, t, scan.PagesOf(t.total)-1)
+	}
 	if err != nil {
 		return t, err
 	}
@@ -469,6 +485,7 @@ func (pc *Finder) openEvaluation(ctx context.Context) error {
 type pctResult struct {
 	TopPercent *float64
 	Why        string
+	Range      string // where TopPercent is not exact, the range proven
 	stopped    bool
 }
 
@@ -479,10 +496,10 @@ type pctResult struct {
 func (pc *Finder) topPercent(ctx context.Context, breed int, code string, v float64) (res pctResult, cost int, err error) {
 	t, _ := pc.traitOf(breed, code)
 	before := t.reads
-	p, why, short, err := pc.topPercentOf(ctx, breed, code, v)
+	p, why, rng, short, err := pc.topPercentOf(ctx, breed, code, v)
 	cost = t.reads - before
 	if err != nil || pc.eval == "" || cost == 0 || short {
-		return pctResult{TopPercent: p, Why: why, stopped: short}, cost, err
+		return pctResult{TopPercent: p, Why: why, Range: rng, stopped: short}, cost, err
 	}
 	// New pages were read for this value: they are of pc.eval only if the
 	// date still is.
@@ -509,7 +526,7 @@ func (pc *Finder) topPercent(ctx context.Context, breed int, code string, v floa
 		}
 		return pctResult{Why: t.bad}, cost, nil
 	}
-	return pctResult{TopPercent: p, Why: why}, cost, nil
+	return pctResult{TopPercent: p, Why: why, Range: rng}, cost, nil
 }
 
 // TimeLimitSetting is the setting that raises the call's time limit,
@@ -577,28 +594,61 @@ func (pc *Finder) advice(limit error) string {
 }
 
 // topPercentOf is topPercent from the pages, whatever their evaluation;
-// short when the lookups ran out.
-func (pc *Finder) topPercentOf(ctx context.Context, breed int, code string, v float64) (*float64, string, bool, error) {
+// short when the lookups ran out; rng, when the share is not exact, the
+// range the pages prove.
+func (pc *Finder) topPercentOf(ctx context.Context, breed int, code string, v float64) (p *float64, why, rng string, short bool, err error) {
 	t, err := pc.trait(ctx, breed, code)
 	if err == nil && t.bad == "" {
 		var count int
 		count, err = pc.count(ctx, breed, t, v)
+		if err == nil && t.bad == "" && t.missing > 0 {
+			why, rng = t.between(count)
+			return nil, why, rng, false, nil
+		}
 		if err == nil && t.bad == "" {
 			p := math.Round(10000*float64(count)/float64(t.n)) / 100
-			return &p, "", false, nil
+			return &p, "", "", false, nil
 		}
 	}
 	switch {
 	case errors.Is(err, errPctLimit) || errors.Is(err, analysis.ErrCeiling):
-		return nil, pc.stopped(err), true, nil
+		return nil, pc.stopped(err), "", true, nil
 	case err != nil && ctx.Err() != nil:
-		return nil, "", false, err
+		return nil, "", "", false, err
 	case err != nil:
 		// A page NSIP did not answer leaves the trait without percentiles,
 		// not the call without an answer.
 		t.bad = fmt.Sprintf("a page of NSIP's search sorted by %s could not be read (%s)", code, pc.r.Src.ErrorCode(err))
 	}
-	return nil, t.bad, false, nil
+	return nil, t.bad, "", false, nil
+}
+
+// WithRange is the reason a trait has no exact share of animal id, given
+// the reason so far (prev) and this value's (why, and rng, the range its
+// pages prove, if any): the breed's reason once, then each animal's range.
+func WithRange(prev, why, rng, id string) string {
+	if rng == "" {
+		return why
+	}
+	if strings.HasPrefix(prev, why) {
+		why = prev
+	}
+	return why + fmt.Sprintf("; %s's share is %s", id, rng)
+}
+
+// between is why a value as good as or better than count animals of the
+// listing has no exact share, with the range the listing proves: of the
+// t.missing animals counted and not listed, none or all may have the EBV
+// and be as good, so the share is at least count/(n+missing) and at most
+// (count+missing)/(n+missing) (at count/n with none of them, in between).
+// The ends are rounded outwards, so that the range holds the share.
+func (t *pctTrait) between(count int) (why, rng string) {
+	all := float64(t.n + t.missing)
+	low := math.Floor(10000*float64(count)/all) / 100
+	high := math.Ceil(10000*float64(count+t.missing)/all) / 100
+	why = fmt.Sprintf("NSIP's count of the breed (%d) and its listing (%d) disagree, so the share is not exact: the %d counted and not listed may or may not be as good",
+		t.total+t.missing, t.total, t.missing)
+	return why, fmt.Sprintf("between %.2f and %.2f %%", low, high)
 }
 
 // count is how many animals with the EBV are as good as v or better.
@@ -706,7 +756,7 @@ func (pc *Finder) RowPercentiles(ctx context.Context, breed int, out [][]any, fo
 			r := res[0]
 			res = res[1:]
 			if r.TopPercent == nil {
-				unproven[c] = r.Why
+				unproven[c] = WithRange(unproven[c], r.Why, r.Range, row[1].(string))
 				out[i] = append(out[i], nil)
 				continue
 			}

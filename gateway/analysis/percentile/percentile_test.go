@@ -216,6 +216,15 @@ func TestAnimalPercentilesMatchBruteForce(t *testing.T) {
 		}
 		analysistest.Decode(t, v, &a)
 		an := f.Animals[id.(string)]
+		// Parents as recorded; one NSIP does not record is null, not "".
+		var raw map[string]any
+		analysistest.Decode(t, v, &raw)
+		for key, want := range map[string]string{"sire": an.Sire, "dam": an.Dam} {
+			got, ok := raw[key]
+			if !ok || (want == "" && got != nil) || (want != "" && got != want) {
+				t.Errorf("%s: %s %v (present %v), recorded %q; want it as recorded, null where none", an.ID, key, got, ok, want)
+			}
+		}
 		if len(a.EBVs) != len(an.EBV) {
 			t.Fatalf("%s: %d EBVs, want %d", an.ID, len(a.EBVs), len(an.EBV))
 		}

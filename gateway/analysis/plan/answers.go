@@ -7,6 +7,7 @@ import (
 
 // PlanAnswer is nsip_plan_matings.
 type PlanAnswer struct {
+	analysis.Cut
 	// ByRam are each ram's ewes, rows under Columns: ewe, coi, lamb_index
 	// and each weighted trait's lamb EBV, a number or "unknown".
 	ByRam            map[string][][]any `json:"by_ram"`

@@ -25,6 +25,7 @@ import (
 // COIMatrixAnswer is nsip_plan_matings with coi_only: the lamb's COI of
 // every ram with every ewe.
 type COIMatrixAnswer struct {
+	analysis.Cut
 	// COI are each ram's lambs' COIs with the ewes, in Ewes order: a
 	// number when exact, ">=x" when only a lower bound, "unknown".
 	COI      map[string][]any `json:"coi"`
@@ -38,7 +39,10 @@ type COIMatrixAnswer struct {
 	Notes    []string           `json:"notes,omitempty"`
 	// OverMaxCOI counts the pairs whose COI, exact or a lower bound,
 	// exceeds MaxCOI.
-	OverMaxCOI      int             `json:"over_max_coi"`
+	OverMaxCOI int `json:"over_max_coi"`
+	// OverMaxCOINote says that OverMaxCOI is only a lower bound where
+	// cells unknown or themselves lower bounds might exceed MaxCOI too.
+	OverMaxCOINote  string          `json:"over_max_coi_note,omitempty"`
 	UnknownCOIPairs int             `json:"unknown_coi_pairs,omitempty"`
 	Unresolved      *PlanUnresolved `json:"unresolved,omitempty"`
 	Warnings        []string        `json:"warnings,omitempty"`
@@ -80,20 +84,24 @@ func (p *planRun) cell(ri, ei int) any {
 func (p *planRun) matrix(ctx context.Context) any {
 	rows := make([][]any, len(p.rams))
 	over, unknown := 0, 0
-	var unresolved int
+	var unresolved, undecided int // undecided: unknown, or a bound within max_coi
 	for ri := range p.rams {
 		rows[ri] = make([]any, len(p.ewes))
 		for ei := range p.ewes {
 			v := p.cell(ri, ei)
 			rows[ri][ei] = v
 			c := p.coi[ri][ei]
+			bound := p.unread[p.rams[ri]] || p.unread[p.ewes[ei]]
 			switch {
 			case c == nil:
 				unknown++
+				undecided++
 			case *c > p.maxCOI+1e-12:
 				over++
+			case bound:
+				undecided++
 			}
-			if p.unread[p.rams[ri]] || p.unread[p.ewes[ei]] {
+			if bound {
 				unresolved++
 			}
 		}
@@ -105,14 +113,15 @@ func (p *planRun) matrix(ctx context.Context) any {
 			Ewes:            p.ewes[:n],
 			MaxCOI:          p.maxCOI,
 			OverMaxCOI:      over,
+			OverMaxCOINote:  overNote(undecided),
 			UnknownCOIPairs: unknown,
 			Warnings:        p.warnings,
 			Computed: PlanComputed{
 				Method:              "COI by the L-D-L' (additive relationship) method over each animal's pedigree extended to 6 generations, as a plan computes it; no plan is made",
 				PedigreeAnimals:     p.b.Ped.Len(),
-				LineagesRead:        p.b.Lookups,
+				LineagesRead:        p.b.LineagesRead(),
 				Upstream:            p.r.Upstream(),
-				AncestorRecordsRead: p.b.Records,
+				AncestorRecordsRead: p.b.RecordsRead(),
 			},
 		}
 		p.pedigreeVia(&out.Computed)
@@ -126,6 +135,11 @@ func (p *planRun) matrix(ctx context.Context) any {
 			out.Unresolved = &PlanUnresolved{Animals: slices.Sorted(maps.Keys(p.unread)), Pairs: unresolved,
 				Effect: fmt.Sprintf("the pedigree within %d generations behind these animals was not read whole or holds a broken record (see notes and warnings), so their pairs' COIs are lower bounds; check one with %s", pedigree.MatingGenerations, toolname.CheckMating)}
 		}
+		effect := "the matrix is of the pedigrees read"
+		if out.Unresolved != nil {
+			effect = fmt.Sprintf("%d pairs' COIs are only lower bounds for it (unresolved), not for anything in their pedigrees", out.Unresolved.Pairs)
+		}
+		out.TimeLimit = p.r.TimeLimitCut(p.chosen, effect)
 		if n < len(p.ewes) {
 			out.NotShown = p.r.RestCall(p.chosen, n, len(p.ewes), fmt.Sprintf("the ewes after the first %d in ewe_lpn_ids order, every ram's cell for each", n))
 		}
@@ -140,4 +154,17 @@ func (p *planRun) matrix(ctx context.Context) any {
 		t.Rows = append(t.Rows, append([]any{ram}, rows[ri]...))
 	}
 	return &full.Answer{Value: out, Table: t}
+}
+
+// overNote says over_max_coi is only a lower bound where undecided pairs
+// (unknown, or a lower bound within max_coi) might exceed max_coi too.
+func overNote(undecided int) string {
+	if undecided == 0 {
+		return ""
+	}
+	have := "pairs have"
+	if undecided == 1 {
+		have = "pair has"
+	}
+	return fmt.Sprintf("at least: %d other %s a COI unknown or only a lower bound within max_coi, which may exceed it", undecided, have)
 }

@@ -21,6 +21,7 @@ type matrixAnswer struct {
 	COI        map[string][]any   `json:"coi"`
 	Ewes       []string           `json:"ewes"`
 	OverMaxCOI int                `json:"over_max_coi"`
+	OverNote   string             `json:"over_max_coi_note"`
 	Unknown    int                `json:"unknown_coi_pairs"`
 	Unresolved *PlanUnresolved    `json:"unresolved"`
 	NotShown   *analysis.RestCall `json:"not_shown"`
@@ -108,6 +109,10 @@ func TestCOIMatrixHandWorked(t *testing.T) {
 	if got := param.JSONText(a.COI); got != want || a.OverMaxCOI != 1 || a.Unknown != 3 || a.Unresolved != nil {
 		t.Errorf("coi %s, over %d, unknown %d, unresolved %+v; want %s, 1 over, 3 unknown", got, a.OverMaxCOI, a.Unknown, a.Unresolved, want)
 	}
+	// RAM09's unknown pairs may be over the cap too: 1 is only a floor.
+	if !strings.HasPrefix(a.OverNote, "at least: 3 other pairs have") {
+		t.Errorf("over_max_coi_note %q; want it to say 1 is at least, with 3 pairs undecided", a.OverNote)
+	}
 }
 
 // Where MUM01's record cannot be read, RAM02 x EWE01 is at least 1/16 on
@@ -118,6 +123,10 @@ func TestCOIMatrixFlagsLowerBounds(t *testing.T) {
 	analysistest.MustRunSource(t, PlanMatings, src, map[string]any{"ram_lpn_ids": []any{"RAM01", "RAM02"}, "ewe_lpn_ids": []any{"EWE01"}, "coi_only": true}, &a)
 	if got := param.JSONText(a.COI); got != `{"RAM01":[0],"RAM02":[">=0.0625"]}` || a.Unresolved == nil || a.Unresolved.Pairs != 1 || !slices.Equal(a.Unresolved.Animals, []string{"RAM02"}) {
 		t.Errorf("coi %s, unresolved %+v; want RAM02's cell a lower bound of 1/16 and RAM02 named", got, a.Unresolved)
+	}
+	// At least 1/16, at the cap: it may be over it.
+	if a.OverMaxCOI != 0 || !strings.HasPrefix(a.OverNote, "at least: 1 other pair has") {
+		t.Errorf("over_max_coi %d, note %q; want 0 as a floor, RAM02 x EWE01 undecided", a.OverMaxCOI, a.OverNote)
 	}
 }
 

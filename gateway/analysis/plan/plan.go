@@ -460,20 +460,29 @@ func (p *planRun) render(withEBVs bool, rows int) *PlanAnswer {
 			Method: "lamb index = sum(weight x (ram EBV + ewe EBV)/2); the most ewes that the COI cap and ram limits allow are mated, and among such plans one of largest total index is chosen (min-cost max-flow, exact), and among those of equal total the lowest highest lamb COI, then the lowest mean COI; " +
 				"COI by the L-D-L' (additive relationship, Meuwissen and Luo) method over each animal's pedigree extended to 6 generations; a pair whose COI is unknown (NSIP records no parents to compute from) is allowed, marked, and counted at max_coi in ties; a pair whose pedigree was not read whole (an ancestor a lineage shows with one parent counts as read only once its own record is) is left out (unresolved)",
 			PedigreeAnimals:     p.b.Ped.Len(),
-			LineagesRead:        p.b.Lookups,
+			LineagesRead:        p.b.LineagesRead(),
 			Upstream:            p.r.Upstream(),
-			AncestorRecordsRead: p.b.Records,
+			AncestorRecordsRead: p.b.RecordsRead(),
 		},
 	}
 	p.pedigreeVia(&out.Computed)
 	if len(p.unresolved) > 0 {
+		unread := "a lineage unread, or an ancestor NSIP's lineage shows with one parent whose own record was not read"
+		if u := p.r.Upstream(); u.TimeLimitReached {
+			unread = fmt.Sprintf("the call's time limit of %d s passed before it was", u.TimeLimitSeconds)
+		}
 		out.Unresolved = &PlanUnresolved{
 			Animals: slices.Sorted(maps.Keys(p.unread)),
 			Pairs:   len(p.unresolved),
-			Effect: fmt.Sprintf("the pedigree within %d generations behind these animals was not read whole (a lineage unread, or an ancestor NSIP's lineage shows with one parent whose own record was not read) or holds a broken record (see notes and warnings), so their lambs' COI on what was read is only a lower bound and might exceed max_coi; "+
-				"their pairs within max_coi on what was read were left out of the plan; check one with "+toolname.CheckMating+" or plan fewer animals", pedigree.MatingGenerations),
+			Effect: fmt.Sprintf("the pedigree within %d generations behind these animals was not read whole (%s) or holds a broken record (see notes and warnings), so their lambs' COI on what was read is only a lower bound and might exceed max_coi; "+
+				"their pairs within max_coi on what was read were left out of the plan; check one with "+toolname.CheckMating+" or plan fewer animals", pedigree.MatingGenerations, unread),
 		}
 	}
+	effect := "the plan is of the pedigrees read"
+	if out.Unresolved != nil {
+		effect = fmt.Sprintf("%d pairs are left out as unresolved for it (unresolved), not for anything in their pedigrees", out.Unresolved.Pairs)
+	}
+	out.TimeLimit = p.r.TimeLimitCut(p.chosen, effect)
 	out.UnknownCOIPairs = t.unknownCOI
 	if len(t.unassigned) > 0 {
 		out.Unassigned = t.unassigned

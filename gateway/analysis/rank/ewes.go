@@ -45,6 +45,7 @@ var forEwesList = param.List{Name: "for_ewes", MinItems: 1, MaxItems: 20, Item: 
 
 // eweSet is the ewes a ranking is for, with the pedigree gathered behind them.
 type eweSet struct {
+	r        *analysis.Call
 	ids      []string
 	b        *pedigree.Builder
 	max      *float64 // max_mean_coi, when given
@@ -83,7 +84,7 @@ func prepareEwes(ctx context.Context, r *analysis.Call, a *Args) (*eweSet, error
 		g := c.Gender
 		return nil, &analysis.ArgError{FieldError: param.FieldError{Field: rankParams.Name("Criteria") + ".gender", Problem: fmt.Sprintf("is %s, but for_ewes ranks rams", g), Expected: `"Male", or leave it out`}}
 	}
-	e := &eweSet{ids: ids, b: pedigree.NewBuilder(r)}
+	e := &eweSet{r: r, ids: ids, b: pedigree.NewBuilder(r)}
 	if !pedigree.MayHold(ctx, r, ids[0]) {
 		e.b.Prefetch(ctx, ids, ewesLookups-len(ids))
 	}
@@ -201,7 +202,7 @@ func (e *eweSet) judge(ctx context.Context, rows [][]any, found map[string]nsip.
 		RamsChecked: checked,
 		Method: fmt.Sprintf("mean_coi = mean over the ewes of the lamb's COI, each as "+toolname.PlanMatings+" computes it (L-D-L', equal to "+toolname.CheckMating+"'s Wright's coefficient) over pedigrees extended to %d generations; "+
 			"a ram's parents are those of his search row; ewes_known counts the pairs whose COI is known, the mean being over those: a pair with nothing to compute from (no recorded parents) is not counted as 0", pedigree.MatingGenerations),
-		LineagesRead: e.b.Lookups,
+		LineagesRead: e.b.LineagesRead(),
 		LookupLimit:  ewesLookups,
 		MaxMeanCOI:   e.max,
 	}
@@ -213,14 +214,24 @@ func (e *eweSet) judge(ctx context.Context, rows [][]any, found map[string]nsip.
 		return &analysis.Named{Count: len(ids), LPNIDs: ids[:min(len(ids), analysis.MaxNamed)], Effect: effect}
 	}
 	block.OverMax = name(over, "left out: mean COI above max_mean_coi")
+	// Where the call's time limit stopped the reads, it is why a pedigree
+	// was not read whole, and the answer names it rather than the causes
+	// it might have been.
+	unread := "lookups ran out or a lineage failed"
+	if u := e.r.Upstream(); u.TimeLimitReached {
+		unread = fmt.Sprintf("the call's time limit of %d s passed before it was", u.TimeLimitSeconds)
+	}
 	if e.max != nil {
-		block.Unresolved = name(unresolved, fmt.Sprintf("left out: the pedigree within %d generations behind the ram or these ewes was not read whole (lookups ran out or a lineage failed) or holds a broken record, so the mean is not proven within max_mean_coi; check a pair with "+toolname.CheckMating, pedigree.MatingGenerations))
+		block.Unresolved = name(unresolved, fmt.Sprintf("left out: the pedigree within %d generations behind the ram or these ewes was not read whole (%s) or holds a broken record, so the mean is not proven within max_mean_coi; check a pair with "+toolname.CheckMating, pedigree.MatingGenerations, unread))
 		block.COIUnknown = name(unknown, "left out: no pair's COI can be computed (no recorded parents), so the mean is not proven within max_mean_coi")
 	} else {
 		block.Unresolved = name(unresolved, "mean_coi null: the pedigree behind the ram or these ewes was not read whole or holds a broken record")
 	}
 	block.NotChecked = name(unchecked, "ranked by index but not checked: the pedigree lookups ran out; each may yet pass")
-	if e.max != nil && len(kept) < topN && len(unchecked) == 0 {
+	switch {
+	case e.max != nil && len(kept) < topN && len(unchecked) == 0 && len(unresolved) > 0:
+		block.Short = fmt.Sprintf("%d of the best %d rams by index are proven to pass and %d are not proven either way (unresolved: %s); rams ranked below them were not read", len(kept), len(rows), len(unresolved), unread)
+	case e.max != nil && len(kept) < topN && len(unchecked) == 0:
 		block.Short = fmt.Sprintf("only %d of the best %d rams by index pass; rams ranked below them were not read", len(kept), len(rows))
 	}
 	if len(e.b.Notes) > 0 {
@@ -309,4 +320,13 @@ func (e *eweSet) apply(ctx context.Context, cols []string, out [][]any, found ma
 	block.Exact = exact && block.Unresolved == nil && block.NotChecked == nil &&
 		(len(kept) == topN || all || e.max == nil)
 	return cols, block, kept, nil
+}
+
+// cutEffect is what the call's time limit left unresolved of a ranking,
+// for its lead (analysis.TimeLimitCut).
+func (f *ForEwes) cutEffect() string {
+	if f != nil && f.Unresolved != nil {
+		return fmt.Sprintf("%d rams' mean COI with the ewes is unresolved for it (for_ewes.unresolved), not for anything in their pedigrees", f.Unresolved.Count)
+	}
+	return "the ranking is of the animals read (computed says whether it is proven exact)"
 }

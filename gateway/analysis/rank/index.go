@@ -310,6 +310,8 @@ func (s *indexRank) answer(ctx context.Context, a *Args, ewes *eweSet) (any, err
 	if a.Percentiles {
 		answer.Percentiles = "breed percentiles are of EBVs; a ranking by NSIP's index shows none: ask " + toolname.CompareAnimals + " with percentiles for these animals"
 	}
+	answer.Computed.Upstream = s.r.Upstream() // the ewes' pedigrees included
+	answer.TimeLimit = s.r.TimeLimitCut(analysis.SetArgs{}, answer.ForEwes.cutEffect())
 	fitted, shown := analysis.FitRows(ctx, s.r, len(out), func(n int) *IndexRankAnswer {
 		a := answer
 		a.Top = out[:n]

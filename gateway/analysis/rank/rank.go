@@ -417,6 +417,10 @@ func (s *weightedRank) answer(ctx context.Context, a *Args, ewes *eweSet) (any, 
 		answer.Columns = append(answer.Columns, cols...)
 		answer.Percentiles = pc.Block(unproven)
 	}
+	// What the answer cost NSIP: the ewes' pedigrees and the percentiles
+	// are read after the scan was settled.
+	answer.Computed.Upstream = s.r.Upstream()
+	answer.TimeLimit = s.r.TimeLimitCut(s.chosen, answer.ForEwes.cutEffect())
 	// Over the budget the ranking keeps its first rows whole, and says how
 	// to read the rest, rather than fall to a generic summary.
 	fitted, shown := analysis.FitRows(ctx, s.r, len(out), func(n int) *RankAnswer {
@@ -443,10 +447,11 @@ func contradicting(n int, ids []string) *analysis.Named {
 
 // RankAnswer is nsip_rank_animals by weights.
 type RankAnswer struct {
-	Columns  []string     `json:"columns"`
-	Computed RankComputed `json:"computed"`
+	analysis.Cut
 	// BirthYears says which birth_year cells were read from the LPN ID.
 	BirthYears            string          `json:"birth_years,omitempty"`
+	Columns               []string        `json:"columns"`
+	Computed              RankComputed    `json:"computed"`
 	ContradictingCriteria *analysis.Named `json:"contradicting_criteria,omitempty"`
 	ForEwes               *ForEwes        `json:"for_ewes,omitempty"`
 	Genotyped             string          `json:"genotyped,omitempty"` // what the genotyped column's nulls mean
@@ -486,6 +491,7 @@ type RankComputed struct {
 
 // IndexRankAnswer is nsip_rank_animals by one of NSIP's own indexes.
 type IndexRankAnswer struct {
+	analysis.Cut
 	BirthYears            string            `json:"birth_years,omitempty"` // as RankAnswer's
 	Columns               []string          `json:"columns"`
 	Computed              IndexRankComputed `json:"computed"`

@@ -168,6 +168,9 @@ function drawCheck(a: Answer, v: View) {
     el("thead", {}, el("tr", {}, el("th", {}, "sire \\ dam"), el("th", { class: "mono small" }, dam))),
     el("tbody", {}, el("tr", {}, el("th", { class: "mono small" }, sire), td)));
   const top: Json[] = d.common_ancestors?.top ?? [];
+  // A count of null is one the answer could not make (why is beside it):
+  // shown as unknown, never as none.
+  const counted = typeof d.common_ancestors?.count === "number";
   const maxC = Math.max(1e-9, ...top.map((x) => x.contribution ?? 0));
   const rows = top.map((x) => {
     const b = el("div", { class: "bar", title: `contributes ${coiText(x.contribution)} of the lamb's COI` });
@@ -185,12 +188,12 @@ function drawCheck(a: Answer, v: View) {
     el("p", { class: "muted small" }, `COI ${coiText(d.coi ?? null)}, rating ${d.rating ?? "unknown"}` + (d.rating_thresholds ? ` (${d.rating_thresholds})` : "")),
     matrixLegend(false),
     scroller("the pair's COI", table),
-    el("h2", {}, `Common ancestors (${d.common_ancestors?.count ?? 0})`),
+    el("h2", {}, `Common ancestors (${counted ? d.common_ancestors.count : "unknown"})`),
     top.length
       ? scroller("common ancestors", el("table", {},
           el("thead", {}, el("tr", {}, el("th", {}, "ancestor"), el("th", {}, "share of the COI"), el("th", { class: "num" }, "paths"))),
           el("tbody", {}, ...rows)))
-      : el("p", { class: "muted" }, "No common ancestor in the generations read."),
+      : el("p", { class: "muted" }, counted ? "No common ancestor in the generations read." : String(d.common_ancestors?.unknown ?? d.common_ancestors?.not_itemised ?? "Not counted.")),
     d.basis ? el("p", { class: "note" }, String(d.basis)) : null,
   );
 }

@@ -401,11 +401,14 @@ async function search(ev?: Event) {
       tbody.append(...rows.map((r) => animalRow(r, codes)));
       const meta = (res as Json)._meta ?? {};
       const total = meta.total_count ?? structured(res)?.computed?.population;
+      // A search bounded on its sort trait proves only a lower bound until
+      // a page shows the first animal past the bound.
+      const atLeast = typeof meta.total_count_note === "string" && meta.total_count_note.startsWith("at least");
       next = name === "nsip_search_animals" ? (meta.next?.arguments ?? null) : null;
       more.hidden = !next;
       const n = tbody.children.length;
       summary.textContent = [
-        `${n}${typeof total === "number" ? " of " + total : ""} animals`,
+        `${n}${typeof total === "number" ? (atLeast ? " of at least " : " of ") + total : ""} animals`,
         by ? `sorted by ${order}, highest first` : "in NSIP's order",
         "born is the year in the LPN ID",
         // NSIP's search rows carry no sex; a ranking's and a search by sex's do.
