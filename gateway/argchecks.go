@@ -85,3 +85,20 @@ func (g *Gateway) checkBreedTraits(ctx context.Context, args param.Valid) ([]par
 func (g *Gateway) unknownBreed(ctx context.Context, field string, breed int, example *param.Call) *toolerr.Error {
 	return refused(toolerr.CodeNotFound, g.breeds().Unknown(ctx, field, breed, example))
 }
+
+// checkStatus refuses a call whose search status NSIP does not record and
+// no word means (argcheck.CheckStatuses): NSIP answers a status it does not
+// know with an empty search, which an analysis would otherwise call an
+// exact answer of nothing. The list is read through the cache.
+func (g *Gateway) checkStatus(ctx context.Context, d *toolDef, args param.Valid) *toolerr.Error {
+	errs, fixes := argcheck.CheckStatuses(ctx, args, func(ctx context.Context) ([]string, bool) {
+		st, ok := readList(ctx, g, source.Reads.Statuses)
+		return st.Values, ok
+	})
+	if len(errs) == 0 {
+		return nil
+	}
+	ex := d.example(args.Sent())
+	ex.Apply(fixes...)
+	return g.withExample(toolerr.InvalidArgs(ex, errs))
+}

@@ -143,7 +143,7 @@ func (g *Gateway) render(ctx context.Context, d *tooldef.Def, c toolcall.Call, o
 	if o.Err != nil {
 		return o.Err.Result()
 	}
-	meta := resultMeta{cache: o.Cache, upstream: o.Upstream, paging: o.Res.Paging, read: c.Read, notes: append(traitNotes(c.View), statusNotes(c.Args)...), format: o.FormatNote,
+	meta := resultMeta{cache: o.Cache, upstream: o.Upstream, paging: o.Res.Paging, read: c.Read, notes: append(traitNotes(c.View), argcheck.StatusNotes(c.Args)...), format: o.FormatNote,
 		stale: o.Source == cacheStale, staleAge: int(o.StaleAge.Seconds()), why: o.StaleReason}
 	budget := g.cfg.Budget
 	if c.View.Budget > 0 {

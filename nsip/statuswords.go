@@ -73,6 +73,22 @@ func StatusSent(s string) string {
 	return s
 }
 
+// AsSent is c as NSIP is asked it: its status as StatusSent reads it (a
+// word's one status, or none for a word of several), the status having
+// been checked against NSIP's own by the caller.
+func (c SearchCriteria) AsSent() SearchCriteria {
+	c.Status = StatusSent(c.Status)
+	return c
+}
+
+// StatusSeveral is the meaning of s when it is a word that NSIP cannot be
+// asked for in one search, which the rows read must be held to; false for
+// none, a status code or a word of one status (sent as it).
+func StatusSeveral(s string) (StatusMeaning, bool) {
+	m, ok := StatusWord(s)
+	return m, ok && m.Several()
+}
+
 // Several reports whether m means more than one status, which NSIP cannot
 // be asked for, so that the rows must be held to it after they are read.
 func (m StatusMeaning) Several() bool { return m.Code == "" }

@@ -50,3 +50,18 @@ func TestStatusWords(t *testing.T) {
 		t.Errorf("table %q", got)
 	}
 }
+
+// Criteria are sent with a word's status, or none for a word of several,
+// which StatusSeveral then gives for the rows to be held to.
+func TestCriteriaAsSent(t *testing.T) {
+	for status, want := range map[string]string{"USABLE": "CURRENT", "LIVING": "", "SOLD": "SOLD", "CULLED": "CULL", "": ""} {
+		c := SearchCriteria{Status: status, Gender: "Male"}
+		if got := c.AsSent(); got.Status != want || got.Gender != "Male" {
+			t.Errorf("%q sent as %+v, want status %q", status, got, want)
+		}
+		m, several := StatusSeveral(status)
+		if several != (status == "LIVING") || (several && m.Word != "living") {
+			t.Errorf("%q: meant %+v %v", status, m, several)
+		}
+	}
+}

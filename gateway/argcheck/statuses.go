@@ -1,6 +1,7 @@
 package argcheck
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -36,4 +37,45 @@ func CheckStatus(field, s string, statuses []string) *param.FieldError {
 	}
 	return &param.FieldError{Field: field, Problem: problem,
 		Expected: fmt.Sprintf("one of NSIP's statuses: %s; or a word: %s", strings.Join(statuses, ", "), nsip.StatusWordsTable())}
+}
+
+// CheckStatuses checks every status args hold (StatusPaths) against
+// NSIP's list, read by list only when a status is sent: the problems,
+// and the edits that make the call's example correct. Nothing is refused
+// when the list cannot be had: the status then goes to NSIP as read,
+// which judges it.
+func CheckStatuses(ctx context.Context, args param.Valid, list func(context.Context) ([]string, bool)) ([]param.FieldError, []param.Edit) {
+	var errs []param.FieldError
+	var fixes []param.Edit
+	var statuses []string
+	for _, path := range StatusPaths {
+		s, ok := args.String(path)
+		if !ok || s == "" {
+			continue
+		}
+		if statuses == nil {
+			if statuses, ok = list(ctx); !ok || len(statuses) == 0 {
+				return nil, nil
+			}
+		}
+		if fe := CheckStatus(path, s, statuses); fe != nil {
+			errs = append(errs, *fe)
+			fixes = append(fixes, param.Assign(path, "CURRENT"))
+		}
+	}
+	return errs, fixes
+}
+
+// StatusNotes say how a call's status words were read, for _meta: a word
+// that is not the status it means ("usable" is CURRENT, "living" every
+// status but DEAD and CULL).
+func StatusNotes(args param.Valid) []string {
+	var notes []string
+	for _, path := range StatusPaths {
+		s, _ := args.String(path)
+		if n := nsip.StatusNote(s); n != "" {
+			notes = append(notes, n)
+		}
+	}
+	return notes
 }

@@ -255,12 +255,14 @@ func searchGroup(r *analysis.Call, s *groupSearch) *group {
 		strayWhy: "NSIP returned them for this search but their record contradicts the breed or search_criteria, a sign it ignored a criterion",
 		empty:    "NSIP has no animals matching this search; loosen search_criteria or check breed_id with " + toolname.ListBreeds,
 	}
+	status := ""
 	if s.Criteria != nil {
-		g.statusNote = nsip.StatusNote(s.Criteria.Status)
+		status = s.Criteria.Status
+		g.statusNote = nsip.StatusNote(status)
 	}
 	// A status word of several statuses was sent as none: the rows of
 	// the others are left out here, by the status they state.
-	if m, several := s.Criteria.StatusMeant(); several {
+	if m, several := nsip.StatusSeveral(status); several {
 		g.stray = func(row nsip.AnimalRow) string {
 			if st := strings.TrimSpace(row.Status); st != "" && !m.Holds(st) {
 				return "status " + st

@@ -210,7 +210,11 @@ type rankFilter struct {
 // check then holds rows to.
 func newRankFilter(crit *param.Criteria) *rankFilter {
 	f := &rankFilter{byStatus: map[string]int{}}
-	switch m, several := crit.StatusMeant(); {
+	status := ""
+	if crit != nil {
+		status = crit.Status
+	}
+	switch m, several := nsip.StatusSeveral(status); {
 	case several:
 		f.keep = &m
 	case crit == nil || crit.Status == "":
