@@ -40,9 +40,8 @@ var BreedDiversity = &analysis.Def{
 			`Reads the whole breed once (a task to follow when new), then answers from it. flock_id and born_from/born_to narrow the animals.`,
 		Args: params,
 	},
-	// The breed's trait ranges prove it exists; the date proves a kept
-	// pass current.
-	Ceiling: 1 + scan.EvalLookups,
+	// The breed's trait ranges prove it exists; the date names the pass.
+	Ceiling: 2,
 	Answers: []reflect.Type{reflect.TypeFor[DiversityAnswer](), reflect.TypeFor[PendingAnswer]()},
 	Run:     analysis.Typed(run),
 }
@@ -77,10 +76,15 @@ func run(ctx context.Context, r *analysis.Call, a *Args) (any, error) {
 	if err := breedExists(ctx, r, a.BreedID); err != nil {
 		return nil, err
 	}
-	eval, err := r.Evaluation(ctx)
+	// The date as cached, not asked of NSIP again: a breed's pedigree
+	// barely moves between evaluations, and a later call is then answered
+	// from the pass with no request at all. A pass of an evaluation
+	// published within the cache's age is found on the call after.
+	u, err := r.Src.LastUpdate(ctx, false)
 	if err != nil {
 		return nil, err
 	}
+	eval := u.Date
 	p := scan.KeptPass(ctx, r, a.BreedID, eval)
 	if p == nil {
 		return pending(ctx, r, a.BreedID, eval), nil
