@@ -36,8 +36,8 @@ var BreedDiversity = &analysis.Def{
 	Def: tooldef.Def{
 		Name: toolname.BreedDiversity, Title: "NSIP breed diversity", Method: "breed_diversity",
 		Toolset: toolsets.Analysis, Kind: summarize.KindGeneric,
-		Desc: `A breed's pedigree diversity: mean and max COI by birth year, ΔF and Ne, founders, f_e, f_a and the top ancestors of its youngest animals; every COI as CSV. ` +
-			`Reads the whole breed once (a task to follow when new), then answers from it. flock_id and born_from/born_to narrow the animals.`,
+		Desc: `A breed's pedigree diversity: COI by birth year, rate of inbreeding, Ne, founders, f_e, f_a and top ancestors of its newest animals; every COI as CSV. ` +
+			`The first call reads the breed as a task. flock_id, born_from and born_to narrow it.`,
 		Args: params,
 	},
 	// The breed's trait ranges prove it exists; the date names the pass.
@@ -60,7 +60,7 @@ var params = param.MustStruct[Args](param.Tables(
 	param.BudgetTable,
 	param.Of(func(a *Args) param.Described {
 		return param.Described{
-			&a.BreedID:  param.BreedID,
+			&a.BreedID:  {Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true, Complete: param.Breeds},
 			&a.FlockID:  {Example: "640238", MaxLen: nsip.MaxCriteriaLength, Pattern: param.AlnumPattern, Quiet: true},
 			&a.BornFrom: {Example: 2015, Min: param.Bound(1900), Max: param.Bound(2100), Quiet: true},
 			&a.BornTo:   {Example: 2024, Min: param.Bound(1900), Max: param.Bound(2100), Quiet: true},
