@@ -8,10 +8,11 @@ import (
 
 // Every conversation pays for tools/list before its first question: what
 // a host hands its model of every tool, its name, description and input
-// schema, has one ceiling for all the tools together. Measured at 2,961
+// schema, has one ceiling for all the tools together. Measured at 2,984
 // cl100k_base tokens for the fifteen tools once nsip_breed_diversity was
-// added and the lookups' descriptions stopped listing the arguments their
-// schemas list (3,054 before). The icons, which hosts display rather than
+// added and the descriptions stopped naming max_tokens, which the
+// server's instructions name once, and the lookups' the ranges and
+// defaults their schemas give (3,054 before). The icons, which hosts display rather than
 // pass on, have a ceiling of their own (iconBudget a tool), and
 // TestToolsListTokensPerToolset measures the wire.
 const toolsListBudget = 3000

@@ -36,8 +36,8 @@ var BreedDiversity = &analysis.Def{
 	Def: tooldef.Def{
 		Name: toolname.BreedDiversity, Title: "NSIP breed diversity", Method: "breed_diversity",
 		Toolset: toolsets.Analysis, Kind: summarize.KindGeneric,
-		Desc: `A breed's pedigree diversity: COI by birth year, rate of inbreeding, Ne, founders, f_e, f_a and top ancestors of its newest animals; every COI as CSV. ` +
-			`The first call reads the breed as a task. flock_id, born_from and born_to narrow it.`,
+		Desc: `Pedigree diversity of breed_id: COI by birth year, inbreeding rate, Ne, founders, f_e, f_a and top ancestors of its newest animals; every COI as CSV. ` +
+			`The first call reads the breed as a task. flock_id, born_from, born_to narrow it.`,
 		Args: params,
 	},
 	// The breed's trait ranges prove it exists; the date names the pass.
