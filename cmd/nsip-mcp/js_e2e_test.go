@@ -420,6 +420,10 @@ func jsAnalysisCalls(t *testing.T, d *nsiptest.Dataset, a nsiptest.Animal) []jsE
 		{label: "plan matings", tool: "nsip_plan_matings",
 			args: map[string]any{"ram_lpn_ids": []string{sibRam.LPNID, ram}, "ewe_lpn_ids": []string{sibEwe.LPNID, ewe}, "weights": weights},
 			want: []string{sibEwe.LPNID, ewe, `"mated":2`}},
+		// A breed not yet read: the answer names the read of its pass.
+		{label: "breed diversity", tool: "nsip_breed_diversity",
+			args: map[string]any{"breed_id": a.BreedID},
+			want: []string{`"breed_pass":"being read in the background`}},
 		{label: "animal with percentiles", tool: "nsip_get_animal",
 			args: map[string]any{"search_string": a.LPNID, "percentiles": true},
 			want: []string{a.LPNID, "top_percent", d.LastUpdated()}},
@@ -463,7 +467,7 @@ func jsCallsFlag(t *testing.T, want []jsExpectation) string {
 	return string(b)
 }
 
-// checkSDKReport asserts the fourteen tools were listed, and every call was
+// checkSDKReport asserts the fifteen tools were listed, and every call was
 // checked by the SDK against its tool's output schema (Ajv) and returned the
 // values the stand-in holds.
 func checkSDKReport(t *testing.T, rep sdkReport, want []jsExpectation) {
