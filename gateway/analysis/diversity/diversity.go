@@ -76,15 +76,12 @@ func run(ctx context.Context, r *analysis.Call, a *Args) (any, error) {
 	if err := breedExists(ctx, r, a.BreedID); err != nil {
 		return nil, err
 	}
-	// The date as cached, not asked of NSIP again: a breed's pedigree
-	// barely moves between evaluations, and a later call is then answered
-	// from the pass with no request at all. A pass of an evaluation
-	// published within the cache's age is found on the call after.
-	u, err := r.Src.LastUpdate(ctx, false)
+	// NSIP's date as of now, as every reader of a pass asks it: a pass of
+	// an evaluation NSIP has replaced is not answered from.
+	eval, err := r.Evaluation(ctx)
 	if err != nil {
 		return nil, err
 	}
-	eval := u.Date
 	p := scan.KeptPass(ctx, r, a.BreedID, eval)
 	if p == nil {
 		return pending(ctx, r, a.BreedID, eval), nil
