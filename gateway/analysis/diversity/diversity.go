@@ -1,11 +1,13 @@
 package diversity
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/breedpass"
@@ -174,9 +176,7 @@ func answer(ctx context.Context, r *analysis.Call, a *Args, p *breedpass.BreedPa
 	}
 	animals := chosen(p, ped, a)
 	if len(animals) == 0 {
-		return nil, &analysis.ArgError{FieldError: param.FieldError{Field: params.Name("FlockID"),
-			Problem:  fmt.Sprintf("no animal of breed %d's %d matches flock_id %q and born %d..%d", a.BreedID, p.Animals(), a.FlockID, a.BornFrom, a.BornTo),
-			Expected: "a flock of the breed (the first six digits of its LPN IDs, e.g. 640238) and birth years its animals have"}}
+		return nil, noneMatch(a, ped.Len()-ped.AddedParents())
 	}
 	f := ped.Inbreeding()
 	ecg := ped.EquivalentGenerations()
@@ -205,6 +205,26 @@ func answer(ctx context.Context, r *analysis.Call, a *Args, p *breedpass.BreedPa
 	}
 	out.Computed.Upstream = r.Upstream()
 	return &full.Answer{Value: out, Table: coiTable(p, animals, f, ecg)}, nil
+}
+
+// noneMatch refuses a narrowing that leaves no animal of the breed's n,
+// naming the first argument that narrowed it.
+func noneMatch(a *Args, n int) error {
+	var field string
+	var asked []string
+	for _, g := range []struct {
+		name string
+		v    any
+		set  bool
+	}{{params.Name("FlockID"), a.FlockID, a.FlockID != ""}, {params.Name("BornFrom"), a.BornFrom, a.BornFrom > 0}, {params.Name("BornTo"), a.BornTo, a.BornTo > 0}} {
+		if g.set {
+			field = cmp.Or(field, g.name)
+			asked = append(asked, fmt.Sprintf("%s %v", g.name, g.v))
+		}
+	}
+	return &analysis.ArgError{FieldError: param.FieldError{Field: field,
+		Problem:  fmt.Sprintf("no animal of breed %d's %d matches %s", a.BreedID, n, strings.Join(asked, " and ")),
+		Expected: "a flock of the breed (the first six digits of its LPN IDs, e.g. 640238) and birth years its animals have, or neither"}}
 }
 
 // byYear is the mean and largest COI of the animals born each year.
