@@ -30,7 +30,9 @@ const (
 )
 
 func herdRows() []nsip.AnimalRow {
-	row := func(id, sire, dam string) nsip.AnimalRow { return nsip.AnimalRow{LPNID: id, Sire: sire, Dam: dam, BreedID: 640} }
+	row := func(id, sire, dam string) nsip.AnimalRow {
+		return nsip.AnimalRow{LPNID: id, Sire: sire, Dam: dam, BreedID: 640}
+	}
 	return []nsip.AnimalRow{
 		row(idK, idA, ""), row(idH, idE, idG), row(idE, idC, idD), row(idC, idA, idB), row(idD, idA, idB),
 		row(idA, "", ""), row(idB, "", ""), row(idG, "", ""),
