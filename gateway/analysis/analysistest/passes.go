@@ -82,3 +82,17 @@ type PassFake struct {
 }
 
 func (p PassFake) Passes() analysis.Passes { return p.MemPasses }
+
+// TaskPasses are MemPasses that read a pass in the background as the
+// caller's task: each FillFor is recorded in Fills and answered with Answer.
+type TaskPasses struct {
+	*MemPasses
+	Answer analysis.PassFill
+}
+
+func (p TaskPasses) FillFor(_ context.Context, breed int, eval string) analysis.PassFill {
+	p.Mu.Lock()
+	defer p.Mu.Unlock()
+	p.Fills = append(p.Fills, breedpass.PassKey(breed, eval))
+	return p.Answer
+}

@@ -174,19 +174,6 @@ func TestDiversityRefusals(t *testing.T) {
 	}
 }
 
-// taskPasses read a pass in the background as the caller's task.
-type taskPasses struct {
-	*analysistest.MemPasses
-	fill analysis.PassFill
-}
-
-func (p taskPasses) FillFor(_ context.Context, breed int, eval string) analysis.PassFill {
-	p.Mu.Lock()
-	defer p.Mu.Unlock()
-	p.Fills = append(p.Fills, breedpass.PassKey(breed, eval))
-	return p.fill
-}
-
 // A breed with no pass kept is read in the background, and the answer says
 // how, or why not.
 func TestDiversityPending(t *testing.T) {
@@ -199,9 +186,9 @@ func TestDiversityPending(t *testing.T) {
 		{"none kept", nil, "", "not read: this server keeps no breed passes"},
 		{"no background", &analysistest.MemPasses{}, "", "this server reads no pass in the background"},
 		{"refused", &analysistest.MemPasses{Background: true, Refuse: "the server is shutting down"}, "", "nor in the background: the server is shutting down"},
-		{"task", taskPasses{&analysistest.MemPasses{}, analysis.PassFill{TaskID: "t-1"}}, "t-1", "being read in the background as task t-1 (task_id)"},
-		{"unfollowed", taskPasses{&analysistest.MemPasses{}, analysis.PassFill{Follow: "the client did not declare tasks support"}}, "", "cannot be followed as a task: the client did not declare tasks support"},
-		{"under way", taskPasses{&analysistest.MemPasses{}, analysis.PassFill{}}, "", "being read in the background, since the whole breed's pedigree is needed"},
+		{"task", analysistest.TaskPasses{MemPasses: &analysistest.MemPasses{}, Answer: analysis.PassFill{TaskID: "t-1"}}, "t-1", "being read in the background as task t-1 (task_id)"},
+		{"unfollowed", analysistest.TaskPasses{MemPasses: &analysistest.MemPasses{}, Answer: analysis.PassFill{Follow: "the client did not declare tasks support"}}, "", "cannot be followed as a task: the client did not declare tasks support"},
+		{"under way", analysistest.TaskPasses{MemPasses: &analysistest.MemPasses{}, Answer: analysis.PassFill{}}, "", "being read in the background, since the whole breed's pedigree is needed"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f, _ := herdFake()
