@@ -203,6 +203,7 @@ const measured = {
   ebvs: { "accuracy labels": ".ebv-acc .bar>b", "percentile labels": ".ebv-pct .bar>b" },
   matings: { "COI cells": "td.cell", "COIs over the cap": "td.cell.over", "ancestors' shares": "tr.ancestor-row .bar>b" },
   flock: { "counts": ".count-bars .bar>b" },
+  diversity: { "year table": "tr.year-row td" },
 };
 
 // accessibility runs axe and measures the named text in the view as shown
