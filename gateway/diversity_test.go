@@ -129,6 +129,11 @@ func TestBreedDiversityFromThePass(t *testing.T) {
 	if key := <-filled; key != breedpass.PassKey(640, d.LastUpdated()) {
 		t.Fatalf("filled %q", key)
 	}
+	// tasks/result waits for the task's end, which follows the pass's.
+	res = rpc(t, e, ctx, "tasks/result", map[string]any{"taskId": first.TaskID})
+	if b, _ := json.Marshal(res["structuredContent"]); !strings.Contains(string(b), `"breed":640`) {
+		t.Errorf("tasks/result: %s", b)
+	}
 	if got := rpc(t, e, ctx, "tasks/get", map[string]any{"taskId": first.TaskID}); got["status"] != "completed" {
 		t.Errorf("tasks/get once read: %v", got)
 	}

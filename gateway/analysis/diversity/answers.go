@@ -35,6 +35,9 @@ type YearTable struct {
 	// UnknownYear counts the animals whose birth year neither a date nor
 	// the LPN ID gives, left out of the rows.
 	UnknownYear int `json:"unknown_year,omitempty"`
+	// LeftOut says which of the oldest years were left out to fit the
+	// answer's budget (the CSV link has their animals).
+	LeftOut string `json:"left_out,omitempty"`
 }
 
 // Completeness is how deep the pedigree goes: the mean equivalent

@@ -204,7 +204,19 @@ func answer(ctx context.Context, r *analysis.Call, a *Args, p *breedpass.BreedPa
 		out.Computed.COI += fmt.Sprintf("; %d parent links closing a cycle in the rows were cut", cuts)
 	}
 	out.Computed.Upstream = r.Upstream()
-	return &full.Answer{Value: out, Table: coiTable(p, animals, f, ecg)}, nil
+	// A breed recorded over many decades may not fit: its oldest years
+	// go first, as the newest are what a breeder acts on.
+	years := out.COIByYear.Rows
+	fitted, _ := analysis.FitRows(ctx, r, len(years), func(n int) *DiversityAnswer {
+		a := *out
+		a.COIByYear.Rows = years[len(years)-n:]
+		if n < len(years) {
+			a.COIByYear.LeftOut = fmt.Sprintf("the %d oldest birth years (%v to %v), to fit the budget: the CSV link has their animals, max_tokens a larger budget",
+				len(years)-n, years[0][0], years[len(years)-n-1][0])
+		}
+		return &a
+	})
+	return &full.Answer{Value: fitted, Table: coiTable(p, animals, f, ecg)}, nil
 }
 
 // noneMatch refuses a narrowing that leaves no animal of the breed's n,

@@ -148,6 +148,21 @@ func TestDiversityNarrowed(t *testing.T) {
 	}
 }
 
+// Over the budget, the oldest birth years are left out and said to be.
+func TestDiversityFitsTheBudget(t *testing.T) {
+	f, _ := herdFake()
+	whole, _ := answerOf(t, f, map[string]any{"breed_id": 640})
+	f.OverIf = func(v any) bool { return len(v.(*DiversityAnswer).COIByYear.Rows) > 3 }
+	a, table := answerOf(t, f, map[string]any{"breed_id": 640})
+	if len(a.COIByYear.Rows) != 3 || a.COIByYear.Rows[0][0] != 2017 || len(table.Rows) != 8 ||
+		a.COIByYear.LeftOut != "the 2 oldest birth years (2015 to 2016), to fit the budget: the CSV link has their animals, max_tokens a larger budget" {
+		t.Errorf("years %v, left out %q, %d CSV rows; want 2017 on, 2015 and 2016 said left out, all 8 animals", a.COIByYear.Rows, a.COIByYear.LeftOut, len(table.Rows))
+	}
+	if whole.COIByYear.LeftOut != "" || len(whole.COIByYear.Rows) != 5 {
+		t.Errorf("within the budget: %+v", whole.COIByYear)
+	}
+}
+
 // Arguments that cannot be answered are refused naming the field.
 func TestDiversityRefusals(t *testing.T) {
 	f, _ := herdFake()

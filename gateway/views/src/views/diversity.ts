@@ -79,6 +79,7 @@ function render(a: Answer, v: View) {
       [swatch("background:var(--fg);height:2px;border:0"), "line: the largest COI that year"]),
     chart(rows),
     yearTable(rows),
+    d.coi_by_birth_year.left_out ? el("p", { class: "note" }, "Left out: " + d.coi_by_birth_year.left_out) : null,
     el("h2", {}, `Born ${(ref.birth_years ?? []).join(" and ")} (${ref.animals ?? 0} animals)`),
     el("ul", { class: "figures", style: "padding-left:18px;margin:4px 0" }, figure("Rate of inbreeding ΔF", d.delta_f, 4), figure("Effective population size Ne", d.ne, 1),
       figure("Effective founders f_e", d.fe, 1), figure("Effective ancestors f_a", d.fa, 1)),
