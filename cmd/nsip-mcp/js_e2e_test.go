@@ -420,11 +420,13 @@ func jsAnalysisCalls(t *testing.T, d *nsiptest.Dataset, a nsiptest.Animal) []jsE
 		{label: "plan matings", tool: "nsip_plan_matings",
 			args: map[string]any{"ram_lpn_ids": []string{sibRam.LPNID, ram}, "ewe_lpn_ids": []string{sibEwe.LPNID, ewe}, "weights": weights},
 			want: []string{sibEwe.LPNID, ewe, `"mated":2`}},
-		// The answer says what became of the breed's pass: being read
-		// on the first call, kept on a later one.
+		// The ranking by index before it read the breed's every page and
+		// kept them as its pass: the diversity is answered from it, every
+		// animal's COI linked.
 		{label: "breed diversity", tool: "nsip_breed_diversity",
-			args: map[string]any{"breed_id": a.BreedID},
-			want: []string{`"breed_pass":"`}},
+			args:  map[string]any{"breed_id": a.BreedID},
+			want:  []string{`"coi_by_birth_year"`, `"breed_pass":"kept`},
+			links: true},
 		{label: "animal with percentiles", tool: "nsip_get_animal",
 			args: map[string]any{"search_string": a.LPNID, "percentiles": true},
 			want: []string{a.LPNID, "top_percent", d.LastUpdated()}},
