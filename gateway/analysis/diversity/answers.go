@@ -29,9 +29,10 @@ type DiversityAnswer struct {
 
 // YearTable is rows of birth_year, n, mean_coi and max_coi.
 type YearTable struct {
-	Columns []string `json:"columns"`
-	Rows    [][]any  `json:"rows"`
-	Method  string   `json:"method"`
+	Columns  []string `json:"columns"`
+	Rows     [][]any  `json:"rows"`
+	Method   string   `json:"method"`
+	Unproven string   `json:"unproven"`
 	// UnknownYear counts the animals whose birth year neither a date nor
 	// the LPN ID gives, left out of the rows.
 	UnknownYear int `json:"unknown_year,omitempty"`

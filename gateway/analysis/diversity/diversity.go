@@ -247,7 +247,8 @@ func byYear(animals []animal, f []float64) YearTable {
 	}
 	by := map[int]*acc{}
 	t := YearTable{Columns: []string{"birth_year", "n", "mean_coi", "max_coi"},
-		Method: "each animal's COI, by birth year from its date of birth, else " + nsip.LPNReading}
+		Method:   "each animal's COI, by birth year from its date of birth, else " + nsip.LPNReading,
+		Unproven: "COIs are of the recorded pedigree: where it stops (founders, parents outside the rows) ancestry counts as unrelated, so they are lower bounds"}
 	for _, an := range animals {
 		if an.year == 0 {
 			t.UnknownYear++
