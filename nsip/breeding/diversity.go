@@ -64,9 +64,12 @@ type Founders struct {
 	// Fa is the effective number of ancestors, 1/Σq² over the marginal
 	// contributions q of the ancestors chosen greedily (Boichard et al.
 	// 1997). Ancestors are they, in the order chosen; Explained is Σq, 1
-	// when every gene is accounted for. Short of 1, Fa is an upper bound:
-	// the ancestors not chosen would add to Σq².
-	Fa        float64
+	// when every gene is accounted for. Short of 1, Fa is an upper bound
+	// (the ancestors not chosen would add to Σq²) and FaLow a lower one:
+	// no ancestor's marginal contribution grows as others are chosen, so
+	// none left exceeds the last chosen q, and the 1 - Σq left adds at
+	// most (1 - Σq)·q to Σq².
+	Fa, FaLow float64
 	Ancestors []GeneShare
 	Explained float64
 }
@@ -194,6 +197,8 @@ func (p *BreedPedigree) FounderContributions(ref []int32, maxAncestors int) Foun
 	}
 	if sumQ2 > 0 {
 		out.Fa = 1 / sumQ2
+		last := out.Ancestors[len(out.Ancestors)-1].Marginal
+		out.FaLow = 1 / (sumQ2 + max(0, 1-out.Explained)*last)
 	}
 	return out
 }

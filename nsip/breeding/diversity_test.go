@@ -94,9 +94,13 @@ func TestFounderContributions(t *testing.T) {
 			t.Errorf("ancestor %d: %s %+v, worked %s raw %g marginal %g", i+1, p.ID(a.Animal), a, w.id, w.raw, w.marginal)
 		}
 	}
-	// Stopped after one ancestor, f_a is an upper bound: 1/(1/2)² = 4.
-	if one := p.FounderContributions(ref, 1); !near(one.Fa, 4) || !near(one.Explained, 0.5) {
-		t.Errorf("one ancestor: f_a %g, explained %g; worked 4 and 1/2", one.Fa, one.Explained)
+	if !near(got.FaLow, got.Fa) {
+		t.Errorf("every gene explained, yet f_a is bounded below by %g", got.FaLow)
+	}
+	// Stopped after one ancestor, f_a is bounded: above by 1/(1/2)² = 4,
+	// below by 1/(1/4 + (1 - 1/2)·1/2) = 2; 18/7 lies between.
+	if one := p.FounderContributions(ref, 1); !near(one.Fa, 4) || !near(one.FaLow, 2) || !near(one.Explained, 0.5) {
+		t.Errorf("one ancestor: f_a %g..%g, explained %g; worked 2..4 and 1/2", one.FaLow, one.Fa, one.Explained)
 	}
 	// An unknown parent is a founder of its own: K alone as the reference
 	// is half A, half its unknown dam, so f_e = 1/(1/4 + 1/4) = 2; K itself,
@@ -108,4 +112,25 @@ func TestFounderContributions(t *testing.T) {
 	if none := p.FounderContributions(nil, 10); none.Fe != 0 || none.Fa != 0 || none.Ancestors != nil {
 		t.Errorf("no reference: %+v", none)
 	}
+}
+
+// Equivalent generations and the founders and 500 ancestors of the last
+// generation (5,000 animals) of the benchmark breed of 100,026.
+func BenchmarkBreedDiversity(b *testing.B) {
+	p := benchBreed(b)
+	rows := len(genBreed(1, benchShape).IDs)
+	var ref []int32
+	for j := rows - 5000; j < rows; j++ {
+		ref = append(ref, p.Animal(j))
+	}
+	b.ReportAllocs()
+	var fd Founders
+	for b.Loop() {
+		p.EquivalentGenerations()
+		fd = p.FounderContributions(ref, 500)
+	}
+	b.ReportMetric(fd.Fe, "f_e")
+	b.ReportMetric(fd.Fa, "f_a")
+	b.ReportMetric(fd.FaLow, "f_a-low")
+	b.ReportMetric(fd.Explained, "explained")
 }

@@ -351,7 +351,8 @@ func founders(ped *breeding.BreedPedigree, nums []int32) (Figure, Figure, Ancest
 		fa.Value = &v
 	}
 	if left := 1 - fd.Explained; left > 1e-9 {
-		fa.Unproven = fmt.Sprintf("stopped after %d ancestors explaining %.4f of the genes: f_a is an upper bound", len(fd.Ancestors), fd.Explained)
+		fa.Unproven = fmt.Sprintf("stopped after %d ancestors explaining %.4f of the genes: f_a lies between %.1f and this upper bound, as no ancestor left contributes more than the last chosen",
+			len(fd.Ancestors), fd.Explained, fd.FaLow)
 	}
 	t := AncestorTable{Columns: []string{"lpn_id", "marginal", "raw"}}
 	for _, c := range fd.Ancestors[:min(topAncestors, len(fd.Ancestors))] {
