@@ -383,6 +383,24 @@ func TestBreederQuestionsAreAnswerable(t *testing.T) {
 				}
 				return []string{strings.Join(out, "\n")}
 			}},
+		{"usable-rams", "The 5 best Katahdin rams by WWT a breeder can use now, with birth year and status.",
+			func(a *asker) string {
+				r := a.call("nsip_rank_animals", map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": 1}, "top_n": 5,
+					"search_criteria": map[string]any{"gender": "Male"}})
+				var out []string
+				for _, row := range rowsOf(a.t, "nsip_rank_animals", r.text) {
+					out = append(out, fmt.Sprintf("%s %d %s", row.id, row.year, row.status))
+				}
+				return strings.Join(out, "\n")
+			},
+			func() []string {
+				ids, _ := d.Search(640, nsiptest.Criteria{Gender: "Male", Status: "CURRENT"}, "WWT", false)
+				var out []string
+				for _, id := range ids[:min(5, len(ids))] {
+					out = append(out, fmt.Sprintf("%s %d CURRENT", id, animal(id).Born.Year()))
+				}
+				return []string{strings.Join(out, "\n")}
+			}},
 		{"offspring-females", "How many offspring does this ram have, and how many are ewes?",
 			func(a *asker) string {
 				args := map[string]any{"lpn_id": ram, "page": 0, "page_size": 100, "traits": []any{"BWT"}}

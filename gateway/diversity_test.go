@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/breedpass"
+	"github.com/nsip-tools/nsip-mcp/internal/tabular"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
@@ -43,10 +44,10 @@ type diversityReply struct {
 	TaskID    string `json:"task_id"`
 }
 
-// tabularCOI is every animal's COI of the pass by the tabular method: the
-// whole additive relationship matrix, parents placed before offspring,
-// a(i,j) = (a(j,sire) + a(j,dam))/2 and a(i,i) = 1 + a(sire,dam)/2; a parent
-// no row holds is a founder. Independent of the pedigree code it checks.
+// tabularCOI is every animal's COI of the pass by the tabular method
+// (internal/tabular) over the rows' parents, numbered parents first by a
+// walk of its own; a parent no row holds is a founder. Independent of the
+// pedigree code it checks.
 func tabularCOI(p *breedpass.BreedPass) map[string]float64 {
 	parents := map[string][2]string{}
 	for j, id := range p.IDs {
@@ -74,38 +75,19 @@ func tabularCOI(p *breedpass.BreedPass) map[string]float64 {
 	for _, id := range p.IDs {
 		place(id)
 	}
-	n := len(order)
-	a := make([][]float64, n)
-	for i := range a {
-		a[i] = make([]float64, n)
-	}
-	par := func(i int) (int, int) {
-		s, d := -1, -1
+	a := tabular.Float(len(order), func(i int32) (int32, int32) {
+		s, d := int32(-1), int32(-1)
 		if q := parents[order[i]]; known(q[0]) {
-			s = at[q[0]]
+			s = int32(at[q[0]])
 		}
 		if q := parents[order[i]]; known(q[1]) {
-			d = at[q[1]]
+			d = int32(at[q[1]])
 		}
 		return s, d
-	}
-	get := func(i, j int) float64 {
-		if i < 0 || j < 0 {
-			return 0
-		}
-		return a[i][j]
-	}
-	for i := range n {
-		s, d := par(i)
-		for j := range i {
-			a[i][j] = (get(j, s) + get(j, d)) / 2
-			a[j][i] = a[i][j]
-		}
-		a[i][i] = 1 + get(s, d)/2
-	}
+	})
 	out := map[string]float64{}
 	for id, i := range at {
-		out[id] = a[i][i] - 1
+		out[id] = a(int32(i), int32(i)) - 1
 	}
 	return out
 }

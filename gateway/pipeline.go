@@ -101,6 +101,9 @@ func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolReq
 	if len(errs) > 0 {
 		return toolcall.Call{}, g.invalidArgs(d, sent, errs)
 	}
+	if te := g.checkStatus(ctx, d, args); te != nil {
+		return toolcall.Call{}, te
+	}
 	return c, nil
 }
 
@@ -110,7 +113,7 @@ func (g *Gateway) render(ctx context.Context, d *tooldef.Def, c toolcall.Call, o
 	if o.Err != nil {
 		return o.Err.Result()
 	}
-	meta := resultMeta{cache: o.Cache, upstream: o.Upstream, paging: o.Res.Paging, notes: traitNotes(c.View), format: o.FormatNote,
+	meta := resultMeta{cache: o.Cache, upstream: o.Upstream, paging: o.Res.Paging, notes: append(traitNotes(c.View), statusNotes(c.Args)...), format: o.FormatNote,
 		stale: o.Source == cacheStale, staleAge: int(o.StaleAge.Seconds()), why: o.StaleReason}
 	budget := g.cfg.Budget
 	if c.View.Budget > 0 {
@@ -279,6 +282,10 @@ func (m *resultMeta) fields() map[string]any {
 		}
 		if p.NextWithheld != "" {
 			out["next_withheld"] = p.NextWithheld
+		}
+		if h := p.StatusHeld; h != nil {
+			out["status_held"] = h
+			out["total_count"] = h.Count // null unless proven: NSIP's count is of every status
 		}
 		// Said here for every answer, pass-throughs included, whose text
 		// is NSIP's byte for byte and so cannot say it itself.

@@ -216,9 +216,9 @@ func TestAnalysesOnEveryIrregularity(t *testing.T) {
 // rankWeights sorts by NLB (the heaviest weight), which Round makes tie.
 var rankWeights = map[string]any{"NLB": 10, "WWT": 1}
 
-// deadOrCulled reports whether a ranking leaves an animal of status out
-// unless asked to include it.
-func deadOrCulled(status string) bool { return status == "DEAD" || status == "CULL" }
+// unusable reports whether a ranking without a status leaves an animal
+// of status out: it states one other than CURRENT.
+func unusable(status string) bool { return status != "" && status != "CURRENT" }
 
 func rankIndex(w *world, id string) (float64, bool) {
 	nlb, ok1 := w.value(id, "NLB")
@@ -240,7 +240,7 @@ func proveRank(t *proofT, e *env, w *world, ir irregularity) {
 	}
 	var all []scored
 	for _, id := range rams {
-		if deadOrCulled(w.animal(id).Status) {
+		if unusable(w.animal(id).Status) {
 			continue // a ranking leaves them out unless asked
 		}
 		if v, ok := rankIndex(w, id); ok {
@@ -646,7 +646,7 @@ func TestRankProofCostInRequests(t *testing.T) {
 		ids, _ := w.d.Search(640, nsiptest.Criteria{}, "", false)
 		var all []float64
 		for _, id := range ids {
-			if deadOrCulled(w.animal(id).Status) {
+			if unusable(w.animal(id).Status) {
 				continue
 			}
 			wwt, ok1 := w.value(id, "WWT")

@@ -88,7 +88,7 @@ func TestRankAnimalsExactTopN(t *testing.T) {
 					t.Errorf("rank %d: %s %v, brute force %s %v", i+1, row.LPNID, row.Index, want[i].id, want[i].v)
 				}
 			}
-			if param.JSONText(a.Columns) != `["rank","lpn_id","index","sex","status","genotyped","WWT","WWT_acc","BWT","BWT_acc"]` {
+			if param.JSONText(a.Columns) != `["rank","lpn_id","index","sex","status","birth_year","genotyped","WWT","WWT_acc","BWT","BWT_acc"]` {
 				t.Errorf("columns %v", a.Columns)
 			}
 			if ebv := a.Top[0].EBV["WWT"]; ebv[0] != all[a.Top[0].LPNID][0] || ebv[1] != 70 {
@@ -194,7 +194,7 @@ func decodeRank(t *testing.T, text string) rankAnswer {
 	}
 	for _, r := range a.Rows {
 		row := rankRow{Rank: int(r[0].(float64)), LPNID: r[1].(string), Index: r[2].(float64), EBV: map[string][2]float64{}}
-		for i := 6; i+1 < len(r); i += 2 {
+		for i := 7; i+1 < len(r); i += 2 {
 			v, _ := r[i].(float64)
 			acc, _ := r[i+1].(float64)
 			row.EBV[a.Columns[i]] = [2]float64{v, acc}
@@ -281,7 +281,7 @@ func TestRankByNSIPIndexThroughTheStandIn(t *testing.T) {
 	d := e.up.Data()
 	for _, id := range d.AnimalIDs() {
 		an, _ := d.Animal(id)
-		if an.BreedID != 640 || an.Gender != "Male" || deadOrCulled(an.Status) {
+		if an.BreedID != 640 || an.Gender != "Male" || unusable(an.Status) {
 			continue
 		}
 		for _, ix := range an.Indexes {
@@ -299,7 +299,7 @@ func TestRankByNSIPIndexThroughTheStandIn(t *testing.T) {
 		if want[i].geno != "" {
 			geno = want[i].geno
 		}
-		if row[1] != want[i].id || row[2] != want[i].v || row[3] != "Male" || row[4] == "DEAD" || row[4] == "CULL" || row[5] != geno {
+		if row[1] != want[i].id || row[2] != want[i].v || row[3] != "Male" || row[4] != "CURRENT" || row[6] != geno {
 			t.Errorf("rank %d = %v, want %s %v genotyped %v", i+1, row, want[i].id, want[i].v, geno)
 		}
 	}
@@ -326,8 +326,8 @@ func TestGenotypedUnstatedInSearchRows(t *testing.T) {
 		if an.Genotyped == "" {
 			want = nil
 		}
-		if row[5] != want || row[3] != an.Gender {
-			t.Errorf("row %v: sex %v, genotyped %v; the record says %s, %q", row, row[3], row[5], an.Gender, an.Genotyped)
+		if row[6] != want || row[3] != an.Gender {
+			t.Errorf("row %v: sex %v, genotyped %v; the record says %s, %q", row, row[3], row[6], an.Gender, an.Genotyped)
 		}
 	}
 	if !strings.Contains(a.FromRecords, "3 of the 3 ranked animals read from each one's record") {

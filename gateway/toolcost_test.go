@@ -8,7 +8,7 @@ import (
 
 // Every conversation pays for tools/list before its first question: what
 // a host hands its model of every tool, its name, description and input
-// schema, has one ceiling for all the tools together. Measured at 2,984
+// schema, has one ceiling for all the tools together. Measured at 2,988
 // cl100k_base tokens for the fifteen tools once nsip_breed_diversity was
 // added and the descriptions stopped naming max_tokens, which the
 // server's instructions name once, and the lookups' the ranges and

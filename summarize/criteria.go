@@ -91,7 +91,8 @@ func criteriaOf(args map[string]any) searchCriteria {
 	if g, _ := crit["gender"].(string); strings.EqualFold(g, "Male") || strings.EqualFold(g, "Female") {
 		s.gender = nsip.NormalizeSex(g)
 	}
-	s.status, _ = crit["status"].(string)
+	st, _ := crit["status"].(string)
+	s.status = nsip.StatusSent(st) // a word as NSIP was asked it; one of several statuses is held to apart (heldWord)
 	s.flock, _ = crit["flock_id"].(string)
 	s.after, _ = crit["born_after"].(string)
 	s.before, _ = crit["born_before"].(string)
@@ -122,7 +123,7 @@ func criteriaOf(args map[string]any) searchCriteria {
 // parameters, as the analyses make theirs.
 func SearchContradiction(p nsip.SearchParams) func(nsip.AnimalRow) (criterion, why string) {
 	c := p.Criteria
-	s := searchCriteria{breed: p.BreedID, status: c.Status, flock: c.FlockID, after: c.BornAfter, before: c.BornBefore}
+	s := searchCriteria{breed: p.BreedID, status: nsip.StatusSent(c.Status), flock: c.FlockID, after: c.BornAfter, before: c.BornBefore}
 	if s.breed == 0 {
 		s.breed = c.BreedID
 	}
@@ -216,14 +217,19 @@ func bounds(r nsip.Range) string {
 }
 
 // keepSearchRows splits rows into those consistent with the call's
+// status word of several statuses, if any, and
 // criteria, with the position of each among rows, and the count of the
 // others.
 func keepSearchRows(rows []nsip.AnimalRow, args map[string]any) ([]nsip.AnimalRow, []int, *Contradicting) {
 	s := criteriaOf(args)
+	held := heldWord(args)
 	var c Contradicting
 	kept := make([]nsip.AnimalRow, 0, len(rows))
 	pos := make([]int, 0, len(rows))
 	for i, r := range rows {
+		if heldOut(held, r) {
+			continue // counted by statusHeld
+		}
 		if crit, why := s.check(r); crit != "" {
 			c.add(r.LPNID, crit, why)
 			continue
@@ -231,6 +237,9 @@ func keepSearchRows(rows []nsip.AnimalRow, args map[string]any) ([]nsip.AnimalRo
 		kept, pos = append(kept, r), append(pos, i)
 	}
 	if c.Count == 0 {
+		if len(kept) < len(rows) {
+			return kept, pos, nil
+		}
 		return rows, nil, nil
 	}
 	c.Effect = effectLeftOut

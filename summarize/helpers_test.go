@@ -200,7 +200,7 @@ func decode[T any](t testing.TB, text string) T {
 func checkSearch(t testing.TB, text string, v *nsip.SearchResults) pageOut {
 	t.Helper()
 	p := decode[pageOut](t, text)
-	if p.Kind != KindSearch || p.TotalCount != v.TotalCount || p.Page != v.Page || p.PageSize != v.PageSize || p.PageRows != len(v.Results) {
+	if p.Kind != KindSearch || *p.TotalCount != v.TotalCount || p.Page != v.Page || p.PageSize != v.PageSize || p.PageRows != len(v.Results) {
 		t.Errorf("header %s/%d/%d/%d/%d, want search_results/%d/%d/%d/%d", p.Kind, p.TotalCount, p.Page, p.PageSize, p.PageRows, v.TotalCount, v.Page, v.PageSize, len(v.Results))
 	}
 	for _, col := range []string{"lpn_id", "sex", "dob", "status"} {
@@ -319,7 +319,7 @@ func checkNext(t testing.TB, p pageOut, tool string) {
 		}
 		return
 	}
-	more := at < end || (p.PageRows > 0 && end < p.TotalCount)
+	more := at < end || (p.PageRows > 0 && end < *p.TotalCount)
 	if !more {
 		if p.Next != nil {
 			t.Errorf("hint %+v although everything was shown", p.Next)
@@ -351,7 +351,7 @@ func checkProgenyPage(t testing.TB, p pageOut, v *nsip.ProgenyPage, nested bool)
 	if !nested && (p.Kind != KindProgeny || p.LPNID != v.LPNID) {
 		t.Errorf("kind %q lpn %q, want progeny of %q", p.Kind, p.LPNID, v.LPNID)
 	}
-	if p.TotalCount != v.TotalCount || p.PageRows != len(v.Animals) {
+	if *p.TotalCount != v.TotalCount || p.PageRows != len(v.Animals) {
 		t.Errorf("total %d rows %d, want %d and %d", p.TotalCount, p.PageRows, v.TotalCount, len(v.Animals))
 	}
 	// The sex split covers the whole page.

@@ -19,6 +19,7 @@ func SchemaNames() map[reflect.Type]string {
 		reflect.TypeFor[pageSummary]():   "PageSummary",
 		reflect.TypeFor[profileBlock]():  "ProfileSummary",
 		reflect.TypeFor[sexSplit]():      "SexCounts",
+		reflect.TypeFor[StatusHeld]():    "StatusHeld",
 		reflect.TypeFor[statsTable]():    "TraitStatsTable",
 		reflect.TypeFor[traitObject]():   "TraitValue",
 	}

@@ -56,7 +56,13 @@ type Request struct {
 }
 
 // view reports whether the caller chose how the answer looks.
-func (r Request) view() bool { return r.Requested || len(r.Traits) > 0 || r.Skip > 0 }
+// A page held to a status word is one too: it is summarized however
+// small, and so not held to the share of a page too large for the budget.
+func (r Request) view() bool { return r.Requested || len(r.Traits) > 0 || r.Skip > 0 || r.held() }
+
+// held reports whether r is a search page held to a status word of
+// several statuses, which a summary leaves the others out of.
+func (r Request) held() bool { return heldWord(r.Args) != nil && kindOf(r.Kind) == KindSearch }
 
 // Paging is where a paged answer sits in its result set, for _meta.
 type Paging struct {
@@ -71,6 +77,9 @@ type Paging struct {
 	// Contradicting counts the rows of the answer that contradict the
 	// call's criteria, and says whether the text leaves them out.
 	Contradicting *Contradicting `json:"contradicting,omitempty"`
+	// StatusHeld counts the rows left out by a status word of several
+	// statuses; total_count is then as it says (statusheld.go).
+	StatusHeld *StatusHeld `json:"status_held,omitempty"`
 }
 
 // Result is what the client receives.
@@ -118,7 +127,9 @@ func (s *Summarizer) Fit(req Request) Result {
 	}
 	// Asking for traits or skipping rows shapes the answer even when the
 	// whole of it would fit; a larger max_tokens alone does not.
-	shaped := len(req.Traits) > 0 || req.Skip > 0
+	// So does a status word of several statuses, whose rows of the other
+	// statuses NSIP's page holds (statusheld.go).
+	shaped := len(req.Traits) > 0 || req.Skip > 0 || req.held()
 	if res.OriginalTokens <= budget && (!shaped || kindOf(req.Kind) == KindGeneric) {
 		// The text is the counted text, so its count is already known.
 		res.Text, res.Tokens = string(orig), res.OriginalTokens
@@ -179,6 +190,9 @@ func paging(req Request, text []byte, f *fitter) *Paging {
 		return nil
 	}
 	p := &Paging{Page: pg.page, PageSize: pg.size, TotalCount: pg.total}
+	if v, ok := req.Value.(*nsip.SearchResults); ok {
+		p.StatusHeld = statusHeld(v, req.Args)
+	}
 	if text == nil {
 		p.Next, p.NextWithheld = pg.nextOrWhy(pg.rows - pg.skip)
 		return p

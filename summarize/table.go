@@ -17,10 +17,12 @@ import (
 // pageSummary is a page of rows as a table: column names once, then one
 // array per row, so 100 rows do not repeat 100 sets of keys.
 type pageSummary struct {
-	Summary    bool      `json:"summary,omitempty"`
-	Kind       Kind      `json:"kind,omitempty"`
-	LPNID      string    `json:"lpn_id,omitempty"`
-	TotalCount int       `json:"total_count"`
+	Summary bool   `json:"summary,omitempty"`
+	Kind    Kind   `json:"kind,omitempty"`
+	LPNID   string `json:"lpn_id,omitempty"`
+	// TotalCount is NSIP's count, or what StatusHeld says; null when
+	// nothing read proves a count.
+	TotalCount *int      `json:"total_count"`
 	Page       int       `json:"page"`
 	PageSize   int       `json:"page_size"`
 	PageRows   int       `json:"page_rows"` // rows on the requested page
@@ -36,6 +38,13 @@ type pageSummary struct {
 	// Contradicting counts the rows left out for contradicting the call's
 	// criteria (see criteria.go).
 	Contradicting *Contradicting `json:"contradicting_criteria,omitempty"`
+	// Born says where a dob of a year alone came from.
+	Born string `json:"born,omitempty"`
+	// StatusRead says how a status word of one status was read.
+	StatusRead string `json:"status_read,omitempty"`
+	// StatusHeld counts the rows left out by a status word of several
+	// statuses (statusheld.go).
+	StatusHeld *StatusHeld `json:"status_held,omitempty"`
 	// StatsOver says what Sex and TraitStats count: this page's rows,
 	// which are all of the result set only when it fits one page.
 	StatsOver string `json:"stats_over,omitempty"`
@@ -202,10 +211,14 @@ func searchSummary(f *fitter, v *nsip.SearchResults, req Request, c int) ([]byte
 	results, pos, contra := keepSearchRows(skipRows(v.Results, req.Skip), req.Args)
 	pg := searchPager(v, req)
 	pg.pos = pos
+	held := statusHeld(v, req.Args)
 	ps := &pageSummary{
-		Summary: true, Kind: KindSearch, TotalCount: v.TotalCount,
+		Summary: true, Kind: KindSearch, TotalCount: heldTotal(v, held),
 		Page: pg.page, PageSize: pg.size, PageRows: len(v.Results),
-		Contradicting: contra,
+		Contradicting: contra, StatusHeld: held, Born: bornNote(results),
+	}
+	if held == nil {
+		ps.StatusRead = nsip.StatusNote(criteriaStatus(req.Args))
 	}
 	fixed := req.Traits
 	if len(fixed) == 0 {
@@ -281,11 +294,34 @@ func searchCell(r nsip.AnimalRow, col string) string {
 	case colSex:
 		return sexCode(r.Sex)
 	case colDOB:
-		return shortDate(r.DateOfBirth)
+		return rowBorn(r)
 	case colBreed:
 		return rowBreed(r)
 	case colGeno:
 		return r.Genotyped
+	}
+	return ""
+}
+
+// rowBorn is a search row's birth date, or else the birth year its LPN ID
+// carries (live rows carry no date), or "".
+func rowBorn(r nsip.AnimalRow) string {
+	if d := shortDate(r.DateOfBirth); d != "" {
+		return d
+	}
+	if y, lpn := r.BirthYear(); lpn {
+		return strconv.Itoa(y)
+	}
+	return ""
+}
+
+// bornNote says, for rows of which some show a year alone as their birth
+// date, where the year came from; "" when none does.
+func bornNote(rows []nsip.AnimalRow) string {
+	for _, r := range rows {
+		if _, lpn := r.BirthYear(); lpn && shortDate(r.DateOfBirth) == "" {
+			return "a dob of a year alone is the year in the LPN ID, NSIP's search rows carrying no birth date"
+		}
 	}
 	return ""
 }
@@ -452,7 +488,7 @@ func progenyLayouts(v *nsip.ProgenyPage, req Request, c int) (*pageSummary, *sta
 	pg := progenyPager(v, req.Args, req.Skip)
 	pg.pos = pos
 	ps := &pageSummary{
-		LPNID: clip(pg.args["lpn_id"].(string), c), TotalCount: v.TotalCount,
+		LPNID: clip(pg.args["lpn_id"].(string), c), TotalCount: &v.TotalCount,
 		Page: pg.page, PageSize: pg.size, PageRows: len(v.Animals),
 		Contradicting: contra,
 		StatsOver:     statsOver(pg, len(page)),

@@ -297,7 +297,7 @@ func jsAnalysisCalls(t *testing.T, d *nsiptest.Dataset, a nsiptest.Animal) []jsE
 	}
 	index := a.Indexes[0].Name
 	// leader is the breed's animal with the highest score, among those
-	// that have one and a ranking shows (none recorded dead or culled); a
+	// that have one and a ranking shows by default (CURRENT ones); a
 	// tie would make the expected leader ambiguous.
 	leader := func(what string, score func(nsiptest.Animal) (float64, bool)) string {
 		best, second, id := math.Inf(-1), math.Inf(-1), ""
@@ -305,7 +305,7 @@ func jsAnalysisCalls(t *testing.T, d *nsiptest.Dataset, a nsiptest.Animal) []jsE
 			an, _ := d.Animal(x)
 			v, ok := score(an)
 			switch {
-			case !ok || an.Status == "DEAD" || an.Status == "CULL":
+			case !ok || an.Status != "CURRENT":
 			case v > best:
 				best, second, id = v, best, x
 			case v > second:
@@ -427,6 +427,10 @@ func jsAnalysisCalls(t *testing.T, d *nsiptest.Dataset, a nsiptest.Animal) []jsE
 			args:  map[string]any{"breed_id": a.BreedID},
 			want:  []string{`"coi_by_birth_year"`, `"breed_pass":"kept`},
 			links: true},
+		{label: "COI matrix", tool: "nsip_plan_matings",
+			args: map[string]any{"ram_lpn_ids": []string{sibRam.LPNID, ram}, "ewe_lpn_ids": []string{sibEwe.LPNID, ewe}, "coi_only": true},
+			// Half sibs: 1/8, the first of the ram's row.
+			want: []string{`"` + sibRam.LPNID + `":[0.125,`, `"ewes":["` + sibEwe.LPNID + `","` + ewe + `"]`}},
 		{label: "animal with percentiles", tool: "nsip_get_animal",
 			args: map[string]any{"search_string": a.LPNID, "percentiles": true},
 			want: []string{a.LPNID, "top_percent", d.LastUpdated()}},

@@ -181,6 +181,10 @@ func viewCases(t *testing.T, d *nsiptest.Dataset) []viewCase {
 		{"capped", "nsip_plan_matings", map[string]any{"ram_lpn_ids": []string{daughter.Sire}, "ewe_lpn_ids": []string{daughter.LPNID},
 			"weights": jsRankWeights, "max_coi": 0.0625}, "matings"},
 		{"check", "nsip_check_mating", map[string]any{"sire_lpn_id": daughter.Sire, "dam_lpn_id": daughter.LPNID}, "matings"},
+		// The COI matrix alone: every cell from the answer, none checked,
+		// the ram with his daughter among them.
+		{"matrix", "nsip_plan_matings", map[string]any{"ram_lpn_ids": distinct(append(current("Male", 2), daughter.Sire)),
+			"ewe_lpn_ids": distinct(append(current("Female", 4), daughter.LPNID)), "coi_only": true}, "matings"},
 		{"rank", "nsip_rank_animals", map[string]any{"breed_id": a.BreedID, "weights": jsRankWeights, "top_n": 10}, "ranking"},
 		{"flock", "nsip_flock_summary", map[string]any{"flock_id": a.FlockCode}, "flock"},
 		{"diversity", "nsip_breed_diversity", map[string]any{"breed_id": a.BreedID}, "diversity"},
@@ -204,6 +208,17 @@ func readBreedPass(t *testing.T, srv *runningServer, breed int) {
 		}
 		time.Sleep(100 * time.Millisecond) // the read's own pace; the watchdog bounds the wait
 	}
+}
+
+// distinct is ids without repeats, in their order.
+func distinct(ids []string) []string {
+	var out []string
+	for _, id := range ids {
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // TestViewsInABrowser hosts every view in headless Chromium through the
@@ -550,6 +565,10 @@ func checkViewCase(t *testing.T, label string, seen, want map[string]any, asked 
 		}
 		if n := float64(len(asked)); n != cells-float64(len(planned)) {
 			t.Errorf("the view made %v requests (%q), want one nsip_check_mating per pair not in the plan (%v)", n, asked, cells-float64(len(planned)))
+		}
+	case "matrix":
+		if num(seen, "cells") < 6 || num(seen, "filled") == 0 || num(seen, "over") == 0 || len(asked) != 0 {
+			t.Errorf("%v, requests %q: want every pair's cell, the known ones filled and the ram's daughter over the cap, without a request", seen, asked)
 		}
 	case "check":
 		if num(seen, "ancestors") == 0 {

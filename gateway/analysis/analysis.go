@@ -180,7 +180,7 @@ func Typed[A any](run func(ctx context.Context, r *Call, a *A) (any, error)) fun
 func SearchQuery(breed int, c *param.Criteria) Query {
 	q := Query{SearchParams: nsip.SearchParams{BreedID: breed}}
 	if c != nil {
-		q.Criteria = nsip.SearchCriteria(*c) // the same fields in the same order
+		q.Criteria = c.Sent() // a status word as NSIP can be asked it
 	}
 	return q
 }

@@ -134,3 +134,26 @@ type ScanProof struct {
 func CachedNote(n int, ttl time.Duration) string {
 	return fmt.Sprintf("the %d cached are up to %s old: an NSIP evaluation published since is not in them", n, param.Duration(ttl))
 }
+
+// PedigreeVia says in a computed block that the COIs came from the
+// breed's whole pedigree, held in the breed's pass, rather than from
+// lineages gathered for the call; LineagesFor names the animals the pass
+// does not hold, whose pedigrees were gathered as without it.
+type PedigreeVia struct {
+	Animals               int         `json:"animals"`
+	EquivalentGenerations Generations `json:"equivalent_generations"`
+	Evaluation            string      `json:"evaluation"`
+	LineagesFor           []string    `json:"lineages_for,omitempty"`
+	Pedigree              string      `json:"pedigree"`
+}
+
+// Generations is how complete pedigrees are, in equivalent complete
+// generations: a mating's sire and dam, or a set's mean and fewest.
+type Generations struct {
+	Dam         *float64 `json:"dam,omitempty"`
+	Fewest      *float64 `json:"fewest,omitempty"`
+	FewestLPNID string   `json:"fewest_lpn_id,omitempty"`
+	Mean        *float64 `json:"mean,omitempty"`
+	Means       string   `json:"means"`
+	Sire        *float64 `json:"sire,omitempty"`
+}

@@ -26,9 +26,9 @@ func TestArgumentStructsHoldEveryArgument(t *testing.T) {
 	calls := map[*analysis.Def]map[string]any{
 		compare.Compare:    {"lpn_ids": []any{"6402382024NCS310", "6402382022NCS087"}, "traits": []any{"wwt"}, "percentiles": true, "max_tokens": 3000},
 		mating.CheckMating: {"sire_lpn_id": "6402382024NCS310", "dam_lpn_id": "6402382022NCS087", "max_tokens": 3000},
-		plan.PlanMatings:   {"ram_lpn_ids": []any{"6402382024NCS310"}, "ewe_lpn_ids": []any{"6402382022NCS087"}, "weights": map[string]any{"WWT": 1.0}, "max_coi": 0.1, "max_ewes_per_ram": 3, "max_tokens": 3000},
+		plan.PlanMatings:   {"ram_lpn_ids": []any{"6402382024NCS310"}, "ewe_lpn_ids": []any{"6402382022NCS087"}, "weights": map[string]any{"WWT": 1.0}, "max_coi": 0.1, "max_ewes_per_ram": 3, "max_tokens": 3000, "coi_only": true},
 		flock.FlockSummary: {"search": map[string]any{"breed_id": 640, "search_criteria": map[string]any{"gender": "male", "trait_ranges": map[string]any{"wwt": map[string]any{"min": 1}}}}},
-		rank.Rank: {"breed_id": 640, "top_n": 5, "index": "US Hair Index", "max_mean_coi": 0.0, "percentiles": true, "for_ewes": []any{"6402382022NCS087"}, "include_dead_and_culled": true,
+		rank.Rank: {"breed_id": 640, "top_n": 5, "index": "US Hair Index", "max_mean_coi": 0.0, "percentiles": true, "for_ewes": []any{"6402382022NCS087"},
 			"search_criteria": map[string]any{"status": "current", "born_after": "2020-01-01"}, "max_tokens": 3000},
 	}
 	decoded := map[*analysis.Def]any{compare.Compare: &compare.Args{}, mating.CheckMating: &mating.Args{}, plan.PlanMatings: &plan.Args{}, flock.FlockSummary: &flock.Args{}, rank.Rank: &rank.Args{}}
@@ -58,7 +58,7 @@ func TestArgumentStructsHoldEveryArgument(t *testing.T) {
 		t.Errorf("flock search: %+v", s)
 	}
 	r := decoded[rank.Rank].(*rank.Args)
-	if r.MaxMeanCOI == nil || *r.MaxMeanCOI != 0 || r.Criteria.Status != "CURRENT" || r.TopN != 5 || !r.IncludeGone {
+	if r.MaxMeanCOI == nil || *r.MaxMeanCOI != 0 || r.Criteria.Status != "CURRENT" || r.TopN != 5 {
 		t.Errorf("rank: %+v (a max_mean_coi of 0 is a limit, not none)", r)
 	}
 }

@@ -9,11 +9,13 @@ import "reflect"
 // changes no contract.
 func SchemaNames() map[reflect.Type]string {
 	return map[reflect.Type]string{
+		reflect.TypeFor[Generations]():     "PedigreeGenerations",
 		reflect.TypeFor[IgnoredValue]():    "IgnoredValue",
 		reflect.TypeFor[IgnoredValues]():   "IgnoredValues",
 		reflect.TypeFor[Named]():           "Named",
 		reflect.TypeFor[NextCall]():        "NextAnalysisCall",
 		reflect.TypeFor[NonFiniteValues](): "NonFiniteValues",
+		reflect.TypeFor[PedigreeVia]():     "PedigreeVia",
 		reflect.TypeFor[RestCall]():        "RestCall",
 		reflect.TypeFor[Upstream]():        "Upstream",
 	}

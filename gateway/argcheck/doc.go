@@ -2,8 +2,9 @@
 // reveal, before NSIP is asked or when its answer is empty, and says how
 // to put each right: a tool name this server does not offer
 // ([UnknownTools]), trait codes the breed searched does not publish
-// ([Breeds.CheckTraits]), and a breed ID NSIP does not have
-// ([Breeds.Unknown]).
+// ([Breeds.CheckTraits]), a breed ID NSIP does not have
+// ([Breeds.Unknown]), and a search status NSIP does not record and no word
+// means ([CheckStatus]).
 //
 // Each check hands back what a caller needs to fix the call (the field,
 // what was wrong, what is expected, an example that works) as a

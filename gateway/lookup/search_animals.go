@@ -71,7 +71,7 @@ type SearchArgs struct {
 func (a SearchArgs) params() nsip.SearchParams {
 	p := nsip.SearchParams{Page: a.Page, PageSize: a.PageSize, BreedID: a.BreedID, SortedTrait: a.SortedTrait, Reverse: a.Reverse}
 	if a.Criteria != nil {
-		p.Criteria = nsip.SearchCriteria(*a.Criteria) // the same fields in the same order
+		p.Criteria = a.Criteria.Sent() // a status word as NSIP can be asked it
 	}
 	return p
 }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/nsip-tools/nsip-mcp/internal/tabular"
 )
 
 // rowsOf builds a breed's rows from "id sire dam" triples, "-" for a parent
@@ -70,60 +72,11 @@ func byID(t testing.TB, p *BreedPedigree, id string) int32 {
 	return -1
 }
 
-// ratTable is the additive relationship matrix by the tabular method
-// (Emik and Terrill 1949) in exact rationals: a(i,i) = 1 + a(s,d)/2,
-// a(i,j) = (a(j,s) + a(j,d))/2 for j numbered before i, an unknown parent
-// contributing 0. It needs the animals parents first, which the pedigree
-// under test is, and O(n^2) memory, which is why it lives only here.
-func ratTable(p *BreedPedigree) [][]*big.Rat {
-	n := p.Len()
-	a := make([][]*big.Rat, n)
-	half := big.NewRat(1, 2)
-	get := func(i, j int32) *big.Rat {
-		if i < 0 || j < 0 {
-			return new(big.Rat)
-		}
-		if j > i {
-			i, j = j, i
-		}
-		return a[i][j]
-	}
-	for i := range int32(n) {
-		a[i] = make([]*big.Rat, i+1)
-		s, d := p.Parents(i)
-		for j := range i {
-			v := new(big.Rat).Add(get(j, s), get(j, d))
-			a[i][j] = v.Mul(v, half)
-		}
-		v := new(big.Rat).Mul(get(s, d), half)
-		a[i][i] = v.Add(v, big.NewRat(1, 1))
-	}
-	return a
-}
+// ratTable and floatTable are the tabular method (internal/tabular), the
+// brute force the pedigree's methods are held to.
+func ratTable(p *BreedPedigree) [][]*big.Rat { return tabular.Rat(p.Len(), p.Parents) }
 
-// floatTable is the same in float64, lower triangle only.
-func floatTable(p *BreedPedigree) func(i, j int32) float64 {
-	n := p.Len()
-	a := make([][]float64, n)
-	get := func(i, j int32) float64 {
-		if i < 0 || j < 0 {
-			return 0
-		}
-		if j > i {
-			i, j = j, i
-		}
-		return a[i][j]
-	}
-	for i := range int32(n) {
-		a[i] = make([]float64, i+1)
-		s, d := p.Parents(i)
-		for j := range i {
-			a[i][j] = (get(j, s) + get(j, d)) / 2
-		}
-		a[i][i] = 1 + get(s, d)/2
-	}
-	return get
-}
+func floatTable(p *BreedPedigree) func(i, j int32) float64 { return tabular.Float(p.Len(), p.Parents) }
 
 // Hand-worked pedigrees. The values are Wright's: F of a lamb is the sum
 // over its parents' common ancestors A and over each pair of paths to A

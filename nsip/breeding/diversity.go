@@ -13,22 +13,6 @@ import (
 // Everything is linear in the pedigree but f_a, which costs a pass over the
 // pedigree per ancestor chosen.
 
-// EquivalentGenerations is each animal's equivalent complete generations,
-// by number: the sum over its known ancestors of (1/2)^g, g the generations
-// between them; so (1 + t)/2 from each known parent of t. A founder has 0,
-// an animal whose pedigree is known back n generations exactly n.
-func (p *BreedPedigree) EquivalentGenerations() []float64 {
-	t := make([]float64, len(p.par))
-	for i, pr := range p.par { // parents are numbered first
-		for _, q := range pr {
-			if q >= 0 {
-				t[i] += (1 + t[q]) / 2
-			}
-		}
-	}
-	return t
-}
-
 // IndividualDeltaF is an animal's individual rate of inbreeding (Gutiérrez
 // et al. 2009): 1 - (1 - f)^(1/(t - 1)) for its coefficient f and its
 // equivalent complete generations t; false when t is 1 or less, as the rate

@@ -25,6 +25,14 @@ func diversityHerd(t *testing.T) (*BreedPedigree, []int32, func(string) int32) {
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
 
+func (p *BreedPedigree) everyAnimal() []int32 {
+	all := make([]int32, p.Len())
+	for i := range all {
+		all[i] = int32(i)
+	}
+	return all
+}
+
 // Equivalent complete generations, (1 + t)/2 from each known parent:
 // A, B, G 0; C, D (1+0)/2 + (1+0)/2 = 1; E (1+1)/2 + (1+1)/2 = 2;
 // H (1+2)/2 + (1+0)/2 = 2; K (1+0)/2 = 0.5.
@@ -34,7 +42,7 @@ func near(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
 // t = 3 and F = 1/4, ΔF = 1 - sqrt(3/4) = 0.1339746.
 func TestEquivalentGenerationsAndDeltaF(t *testing.T) {
 	p, _, at := diversityHerd(t)
-	ecg := p.EquivalentGenerations()
+	ecg := p.EquivalentGenerations(p.everyAnimal())
 	want := map[string]float64{"A": 0, "B": 0, "G": 0, "C": 1, "D": 1, "E": 2, "H": 2, "K": 0.5}
 	for id, w := range want {
 		if got := ecg[at(id)]; !near(got, w) {
@@ -126,7 +134,7 @@ func BenchmarkBreedDiversity(b *testing.B) {
 	b.ReportAllocs()
 	var fd Founders
 	for b.Loop() {
-		p.EquivalentGenerations()
+		p.EquivalentGenerations(p.everyAnimal())
 		fd = p.FounderContributions(ref, 500)
 	}
 	b.ReportMetric(fd.Fe, "f_e")

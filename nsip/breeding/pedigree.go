@@ -49,7 +49,11 @@ func (p *Pedigree) Add(id, sire, dam string) error {
 		return nil // nothing new: no cycle to look for, no memo to drop
 	}
 	p.parents[id] = next
-	if p.isAncestor(id, id) {
+	// An animal new to the pedigree is no one's parent in it yet (every
+	// parent named is recorded), so it cannot be its own ancestor: only
+	// a record of an animal already named can close a cycle. A pedigree
+	// added parents first, as one copied from a breed's, so costs no walk.
+	if seen && p.isAncestor(id, id) {
 		p.parents[id] = old
 		if !seen {
 			delete(p.parents, id)

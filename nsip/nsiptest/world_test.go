@@ -5,12 +5,14 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/nsip-tools/nsip-mcp/internal/tabular"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
 
-// tabularCOI computes every animal's inbreeding by the tabular method over
-// the animals' recorded sires and dams, one breed at a time: a method that
-// shares no code with the server's, so that the world's figures are checked
+// tabularCOI computes every animal's inbreeding by the tabular method
+// (internal/tabular) over the animals' recorded sires and dams, one breed
+// at a time, born first numbered first: a method that shares no code with
+// the server's, so that the world's figures are checked
 // independently. Parents outside the rows are founders.
 func tabularCOI(rows []nsiptest.Animal) map[string]float64 {
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Born.Before(rows[j].Born) })
@@ -18,33 +20,16 @@ func tabularCOI(rows []nsiptest.Animal) map[string]float64 {
 	for i, a := range rows {
 		at[a.LPNID] = i
 	}
-	n := len(rows)
-	A := make([][]float64, n) // lower triangle: A[i][j] for j <= i
-	par := func(id string) int {
+	par := func(id string) int32 {
 		if j, ok := at[id]; ok {
-			return j
+			return int32(j)
 		}
 		return -1
 	}
-	get := func(i, j int) float64 {
-		if i < 0 || j < 0 {
-			return 0
-		}
-		if j > i {
-			i, j = j, i
-		}
-		return A[i][j]
-	}
-	out := make(map[string]float64, n)
-	for i, a := range rows {
-		A[i] = make([]float64, i+1)
-		s, d := par(a.Sire), par(a.Dam)
-		for j := 0; j < i; j++ {
-			A[i][j] = (get(s, j) + get(d, j)) / 2
-		}
-		f := get(s, d) / 2
-		A[i][i] = 1 + f
-		out[a.LPNID] = f
+	a := tabular.Float(len(rows), func(i int32) (int32, int32) { return par(rows[i].Sire), par(rows[i].Dam) })
+	out := make(map[string]float64, len(rows))
+	for _, r := range rows {
+		out[r.LPNID] = a(par(r.Sire), par(r.Dam)) / 2
 	}
 	return out
 }

@@ -117,6 +117,12 @@ type FakeSource struct {
 	Searches []map[string]any
 }
 
+// row is the animal as a search row.
+func (a *FakeAnimal) row() nsip.AnimalRow {
+	return nsip.AnimalRow{LPNID: a.ID, Sire: a.Sire, Dam: a.Dam, Status: a.Status, Sex: a.Sex,
+		DateOfBirth: a.Born, BreedID: a.Breed, FlockCode: a.Flock, Traits: TraitsOf(a.EBV), Indexes: indexesOf(a.Index), Genotyped: a.Genotyped}
+}
+
 func NewFake(as ...*FakeAnimal) *FakeSource {
 	f := &FakeSource{Animals: map[string]*FakeAnimal{}, calls: map[string]int{}, Code: "UPSTREAM_ERROR", Evaluation: "09/23/2025"}
 	for _, a := range as {
@@ -309,8 +315,7 @@ func (f *FakeSource) Search(ctx context.Context, q analysis.Query) (*nsip.Search
 	}
 	res := &nsip.SearchResults{TotalCount: len(rows), Page: page, PageSize: size}
 	for _, a := range rows[min(len(rows), page*size):min(len(rows), (page+1)*size)] {
-		res.Results = append(res.Results, nsip.AnimalRow{LPNID: a.ID, Sire: a.Sire, Dam: a.Dam, Status: a.Status, Sex: a.Sex,
-			DateOfBirth: a.Born, BreedID: a.Breed, FlockCode: a.Flock, Traits: TraitsOf(a.EBV), Indexes: indexesOf(a.Index), Genotyped: a.Genotyped})
+		res.Results = append(res.Results, a.row())
 	}
 	if f.Pages != nil {
 		res.Results = f.Pages(page, res.Results)
@@ -490,7 +495,7 @@ func Run(t *testing.T, d *analysis.Def, f *FakeSource, sent map[string]any) (any
 }
 
 // Valid is sent validated as the gateway validates a call of d.
-func Valid(t *testing.T, d *analysis.Def, sent map[string]any) param.Valid {
+func Valid(t testing.TB, d *analysis.Def, sent map[string]any) param.Valid {
 	t.Helper()
 	check := d.Validate
 	if d.Name == toolname.GetAnimal {

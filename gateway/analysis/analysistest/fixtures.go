@@ -105,15 +105,19 @@ func BruteIndexTop(f *FakeSource, breed int, sex, name string, n int) []string {
 // Kin is a closed breed of five generations: ten founder rams and twenty
 // founder ewes, then forty lambs a year by rams and ewes of earlier years,
 // so that rams share ancestors with the ewes they might serve.
-func Kin(seed uint64) *FakeSource {
+func Kin(seed uint64) *FakeSource { return KinBreed(seed, 5, 30, 40) }
+
+// KinBreed is Kin of gens generations, founders founders and perGen
+// lambs a generation (at most 1000), IDs "640KIN<generation><sex><n>".
+func KinBreed(seed uint64, gens, founders, perGen int) *FakeSource {
 	rng := rand.New(rand.NewPCG(seed, 3))
 	f := NewFake()
 	var rams, ewes []string
-	for g := range 5 {
+	for g := range gens {
 		var newRams, newEwes []string
-		n := 40
+		n := perGen
 		if g == 0 {
-			n = 30
+			n = founders
 		}
 		for i := range n {
 			sex := []string{"Male", "Female"}[rng.IntN(2)]

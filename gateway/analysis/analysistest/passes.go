@@ -2,10 +2,14 @@ package analysistest
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/breedpass"
+	"github.com/nsip-tools/nsip-mcp/internal/tabular"
+	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
 // MemPasses are analysis.Passes that keep each pass encoded, as the shared
@@ -95,4 +99,63 @@ func (p TaskPasses) FillFor(_ context.Context, breed int, eval string) analysis.
 	defer p.Mu.Unlock()
 	p.Fills = append(p.Fills, breedpass.PassKey(breed, eval))
 	return p.Answer
+}
+
+// HoldPass keeps breed's pass of f's animals under f's evaluation, as a
+// whole read of its pages would have, and is f reading its store: a
+// question about the breed then finds the pass held. The rows are in LPN
+// ID order, as the fake's unsorted search serves them.
+func HoldPass(f *FakeSource, breed int) PassFake {
+	var rows []nsip.AnimalRow
+	for _, id := range slices.Sorted(maps.Keys(f.Animals)) {
+		if a := f.Animals[id]; a.Breed == breed {
+			rows = append(rows, a.row())
+		}
+	}
+	store := &MemPasses{}
+	store.Keep(context.Background(), breedpass.NewPassOf(breed, f.Evaluation, rows))
+	return PassFake{FakeSource: f, MemPasses: store}
+}
+
+// TabularCOI is the lamb COI of sire and dam by the tabular method (half
+// their additive relationship) over the pedigree of breed's rows in f,
+// every parent they name counted, one without a row as a founder: the
+// brute force an answer from a held pass is held to. The rows are
+// numbered parents first by a walk of their own, not the breed
+// pedigree's, so that the check shares nothing with what it checks.
+func TabularCOI(f *FakeSource, breed int) func(sire, dam string) float64 {
+	num := map[string]int32{}
+	var order []string
+	var visit func(id string)
+	visit = func(id string) {
+		if _, ok := num[id]; ok || id == "" {
+			return
+		}
+		num[id] = -1 // on the way: a cycle would be a broken fixture
+		if a := f.Animals[id]; a != nil && a.Breed == breed {
+			visit(a.Sire)
+			visit(a.Dam)
+		}
+		num[id] = int32(len(order))
+		order = append(order, id)
+	}
+	for _, id := range slices.Sorted(maps.Keys(f.Animals)) {
+		if f.Animals[id].Breed == breed {
+			visit(id)
+		}
+	}
+	parent := func(id string) int32 {
+		if k, ok := num[id]; ok {
+			return k
+		}
+		return -1
+	}
+	a := tabular.Float(len(order), func(i int32) (int32, int32) {
+		an := f.Animals[order[i]]
+		if an == nil || an.Breed != breed {
+			return -1, -1
+		}
+		return parent(an.Sire), parent(an.Dam)
+	})
+	return func(sire, dam string) float64 { return a(parent(sire), parent(dam)) / 2 }
 }

@@ -53,6 +53,9 @@ type BreedPass struct {
 	// every animal's value, NaN where its row has none.
 	IndexNames  []string
 	IndexValues [][]float64
+	// held is the breed's pedigree once built (BreedPedigree): memory
+	// only, never encoded, so each replica builds its own once.
+	held *heldPedigree
 }
 
 // PassKey is the key a pass is kept and shared under.
@@ -100,10 +103,10 @@ func (p *BreedPass) Animals() int { return len(p.IDs) }
 
 // Bytes is about what the pass takes in memory: its IDs and the names of
 // its tables, a byte of sex, of status and of genotyped and four each of
-// birth date, sire, dam and flock per animal, and a float per trait and
-// per index per animal.
+// birth date, sire, dam and flock per animal, a float per trait and per
+// index per animal, and its pedigree, counted whether built yet or not.
 func (p *BreedPass) Bytes() int64 {
-	n := int64(len(p.Evaluation)) + 128
+	n := int64(len(p.Evaluation)) + 128 + p.pedigreeBytes()
 	for _, ids := range [][]string{p.IDs, p.Sexes, p.Statuses, p.Dates, p.Genotypes, p.Parents, p.Flocks} {
 		for _, id := range ids {
 			n += int64(len(id)) + 16
@@ -179,6 +182,7 @@ func NewPassOf(breed int, eval string, rows []nsip.AnimalRow) *BreedPass {
 			indexes(j, ix.Name, ix.Value)
 		}
 	}
+	p.held = newHeld(p.IDs)
 	return p
 }
 
@@ -392,6 +396,7 @@ func (p *BreedPass) UnmarshalBinary(b []byte) error {
 	if r.err != nil || len(r.b) != 0 {
 		return errPassCodec
 	}
+	q.held = newHeld(q.IDs)
 	*p = q
 	return nil
 }

@@ -41,7 +41,7 @@ func PassFilterOf(c *param.Criteria) (PassFilter, bool) {
 	rest.Gender, rest.Status = "", ""
 	if rest.BreedID == 0 && rest.BreedGroupID == 0 && rest.BornAfter == "" && rest.BornBefore == "" && !rest.ProvenOnly &&
 		rest.FlockID == "" && len(rest.TraitRanges) == 0 {
-		f := PassFilter{Status: c.Status}
+		f := PassFilter{Status: nsip.StatusSent(c.Status)} // a word of several statuses is held to by the reader
 		if strings.EqualFold(c.Gender, "Male") || strings.EqualFold(c.Gender, "Female") {
 			f.Sex = nsip.NormalizeSex(c.Gender)
 		}

@@ -38,7 +38,7 @@ var BreedDiversity = &analysis.Def{
 	Def: tooldef.Def{
 		Name: toolname.BreedDiversity, Title: "NSIP breed diversity", Method: "breed_diversity",
 		Toolset: toolsets.Analysis, Kind: summarize.KindGeneric,
-		Desc: `Pedigree diversity of breed_id: COI by birth year, inbreeding rate, Ne, founders, f_e, f_a and top ancestors of its newest animals; every COI as CSV. ` +
+		Desc: `Pedigree diversity of breed_id: COI by birth year, inbreeding rate, Ne, founders, f_e, f_a, top ancestors; every COI as CSV. ` +
 			`The first call reads the breed as a task. flock_id, born_from, born_to narrow it.`,
 		Args: params,
 	},
@@ -170,7 +170,7 @@ func chosen(p *breedpass.BreedPass, ped *breeding.BreedPedigree, a *Args) []anim
 }
 
 func answer(ctx context.Context, r *analysis.Call, a *Args, p *breedpass.BreedPass) (any, error) {
-	ped, err := p.Pedigree()
+	ped, err := p.BreedPedigree() // built once and kept with the pass, its inbreeding too
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +179,11 @@ func answer(ctx context.Context, r *analysis.Call, a *Args, p *breedpass.BreedPa
 		return nil, noneMatch(a, ped.Len()-ped.AddedParents())
 	}
 	f := ped.Inbreeding()
-	ecg := ped.EquivalentGenerations()
+	every := make([]int32, ped.Len())
+	for i := range every {
+		every[i] = int32(i)
+	}
+	ecg := ped.EquivalentGenerations(every)
 	out := &DiversityAnswer{BreedID: a.BreedID, FlockID: a.FlockID, BornFrom: a.BornFrom, BornTo: a.BornTo, Animals: len(animals)}
 	for _, an := range animals {
 		switch s, d := ped.Parents(an.num); {

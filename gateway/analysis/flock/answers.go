@@ -16,6 +16,9 @@ type FlockAnswer struct {
 	FlockID     string         `json:"flock_id,omitempty"`
 	analysis.Ignored
 	LeftOut *FlockLeftOut `json:"left_out,omitempty"`
+	// NoEBV are the traits the call named that no animal of the group
+	// has an EBV for.
+	NoEBV []string `json:"no_ebv,omitempty"`
 	analysis.NonFinite
 	Note      string `json:"note,omitempty"`
 	ProgenyOf string `json:"progeny_of,omitempty"`
@@ -36,12 +39,15 @@ type FlockComputed struct {
 	BySexStats string `json:"by_sex_stats,omitempty"` // why the traits have no by_sex
 	// BirthYears says where by_birth_year's years came from when NSIP's
 	// rows carry no birth date.
-	BirthYears  string `json:"birth_years,omitempty"`
-	Complete    bool   `json:"complete"`
-	Duplicates  int    `json:"duplicates"`
-	Incomplete  string `json:"incomplete,omitempty"`
-	LeftOut     int    `json:"left_out"`
-	Method      string `json:"method"`
+	BirthYears string `json:"birth_years,omitempty"`
+	Complete   bool   `json:"complete"`
+	Duplicates int    `json:"duplicates"`
+	Incomplete string `json:"incomplete,omitempty"`
+	LeftOut    int    `json:"left_out"`
+	Method     string `json:"method"`
+	// OtherTraits says which traits, of those the call did not name,
+	// were left out to fit the budget.
+	OtherTraits string `json:"other_traits,omitempty"`
 	NSIPCount   int    `json:"nsip_count"`
 	PageCeiling int    `json:"page_ceiling"`
 	Pages       int    `json:"pages"`

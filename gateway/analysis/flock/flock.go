@@ -32,7 +32,7 @@ var FlockSummary = &analysis.Def{
 		Desc: `Describe a whole group: counts by sex, status and birth year; per trait n, mean, SD, min and max with holders, and the same per sex ` +
 			fmt.Sprintf("(500-1500 tokens; every page of %d, at most %d lookups, progeny_of %d more). ", scan.PageSize, scan.FlockPages+scan.EvalLookups, scan.ProgenyRecords) +
 			`Exactly one of: flock_id, e.g. "640238" (breed_id narrows it); progeny_of, an LPN ID; ` +
-			`search, {"breed_id":640,"search_criteria":{...}} as ` + toolname.SearchAnimals + `. Next: ` + toolname.RankAnimals + ` to rank. Also max_tokens.`,
+			`search, {"breed_id":640,"search_criteria":{...}} as ` + toolname.SearchAnimals + `; traits, e.g. ["YWT"]: those asked about, kept per sex. Also max_tokens.`,
 		Args: flockParams,
 	},
 	// A search group a breed's pass can answer reads NSIP's date before
@@ -54,6 +54,9 @@ type Args struct {
 	BreedID   int          `json:"breed_id,omitempty"` // narrows FlockID only
 	ProgenyOf string       `json:"progeny_of,omitempty"`
 	Search    *groupSearch `json:"search,omitempty"`
+	// Traits are the traits the question is about: their statistics per
+	// sex are the last part of the answer to give way to the budget.
+	Traits []string `json:"traits,omitempty"`
 	param.Budget
 }
 
@@ -77,6 +80,7 @@ var flockParams = param.MustStruct[Args](param.Tables(
 			// The search's criteria are described by nsip_search_animals; the
 			// schema says only that it is an object, and validation does the rest.
 			&a.Search: {Brief: true, Example: map[string]any{"breed_id": 640, "search_criteria": map[string]any{"gender": "Male"}}},
+			&a.Traits: {List: &param.List{MinItems: 1, MaxItems: 30, Item: "trait", Example: []string{"YWT"}}},
 		}
 	}),
 	param.Of(func(g *groupSearch) param.Described {
@@ -133,7 +137,9 @@ type group struct {
 	stray    func(row nsip.AnimalRow) string
 	strayWhy string
 	noStatus bool // the listing's rows carry no status
-	empty    string
+	// statusNote says how a status word of the search was read.
+	statusNote string
+	empty      string
 	// recordsRead and recordsUnread count the rows whose EBVs were read,
 	// or could not be, from the animal's own record, its listing's rows
 	// carrying none.
@@ -236,7 +242,7 @@ func searchGroup(r *analysis.Call, s *groupSearch) *group {
 	if f, ok := breedpass.PassFilterOf(s.Criteria); ok {
 		gp = &groupPass{breed: s.BreedID, filter: f, search: &search, whole: breedpass.BreedWide(s.Criteria)}
 	}
-	return &group{
+	g := &group{
 		pass:   gp,
 		echo:   func(a *FlockAnswer) { a.Search = asMap(s) },
 		method: "every page of NSIP's search with the breed and criteria",
@@ -249,6 +255,23 @@ func searchGroup(r *analysis.Call, s *groupSearch) *group {
 		strayWhy: "NSIP returned them for this search but their record contradicts the breed or search_criteria, a sign it ignored a criterion",
 		empty:    "NSIP has no animals matching this search; loosen search_criteria or check breed_id with " + toolname.ListBreeds,
 	}
+	if s.Criteria != nil {
+		g.statusNote = nsip.StatusNote(s.Criteria.Status)
+	}
+	// A status word of several statuses was sent as none: the rows of
+	// the others are left out here, by the status they state.
+	if m, several := s.Criteria.StatusMeant(); several {
+		g.stray = func(row nsip.AnimalRow) string {
+			if st := strings.TrimSpace(row.Status); st != "" && !m.Holds(st) {
+				return "status " + st
+			}
+			_, why := stray(row)
+			return why
+		}
+		g.strayWhy = m.Note() + ", which NSIP takes no one search for: NSIP was asked for every status and the rows of the others left out here; " +
+			"any other row named contradicts the breed or search_criteria, a sign NSIP ignored a criterion"
+	}
+	return g
 }
 
 // runFlock reads the group's animals and answers with its counts and
@@ -274,7 +297,7 @@ func runFlock(ctx context.Context, r *analysis.Call, a *Args) (any, error) {
 	if t.yearsFromLPN > 0 {
 		computed.BirthYears = fmt.Sprintf("%d of the %d birth years %s", t.yearsFromLPN, t.n, nsip.LPNReading)
 	}
-	out := &FlockAnswer{Animals: t.n, BySex: t.bySex, ByBirthYear: t.byYear, Traits: t.traitRows(3, true)}
+	out := &FlockAnswer{Animals: t.n, BySex: t.bySex, ByBirthYear: t.byYear, Traits: t.traitRows(3, all), NoEBV: t.without(a.Traits)}
 	g.echo(out)
 	if g.noStatus {
 		computed.ByStatus = "left out: NSIP's progeny rows carry no status"
@@ -285,17 +308,7 @@ func runFlock(ctx context.Context, r *analysis.Call, a *Args) (any, error) {
 	if len(t.outside) > 0 {
 		out.LeftOut = &FlockLeftOut{Why: g.strayWhy, Count: len(t.outside), LPNIDs: t.outside[:min(len(t.outside), 10)]}
 	}
-	// Many traits with three holders at each end can pass the budget; one
-	// holder each keeps every statistic.
-	if r.OverBudget(ctx, out) {
-		out.Traits = t.traitRows(1, true)
-	}
-	// Then the statistics per sex give way, said so, before the answer
-	// would be cut.
-	if len(t.bySex) > 1 && r.OverBudget(ctx, out) {
-		out.Traits = t.traitRows(1, false)
-		out.Computed.BySexStats = "left out to fit the answer's budget: call again with a larger max_tokens, or narrow the group (search with gender)"
-	}
+	fitTraits(ctx, r, out, t, a.Traits)
 	if t.n == 0 && len(t.outside) == 0 {
 		out.Note = g.empty
 	}
@@ -358,14 +371,15 @@ func tallyFlock(g *group, rows []nsip.AnimalRow) *flockTally {
 }
 
 // traitRows are each trait's statistics, with shown holders of each
-// extreme listed and the rest counted, and per sex when perSex.
-func (t *flockTally) traitRows(shown int, perSex bool) []FlockTrait {
+// extreme listed and the rest counted, and per sex for the traits perSex
+// holds.
+func (t *flockTally) traitRows(shown int, perSex func(code string) bool) []FlockTrait {
 	traits := make([]FlockTrait, 0, len(t.codes))
 	for _, c := range t.codes {
 		st, _ := breeding.Describe(t.values[c])
 		st.Mean, st.SD = facts.Round4(st.Mean), facts.Round4(st.SD)
 		to := FlockTrait{Code: c, Stats: st}
-		if perSex {
+		if perSex(c) {
 			to.BySex = sexStats(t.bySexValues[c], len(t.bySex))
 		}
 		if len(st.MinIDs) > shown {
@@ -388,6 +402,9 @@ func flockComputed(r *analysis.Call, g *group, s *scan.Scanned, leftOut int) Flo
 	}
 	if n := g.recordsUnread.Load(); n > 0 {
 		method += fmt.Sprintf("; %d offspring's records could not be read (not found, or past the call's lookups or time), so their EBVs are not counted", n)
+	}
+	if g.statusNote != "" {
+		method += "; " + g.statusNote
 	}
 	computed := FlockComputed{
 		Method:      method + "; SD is the sample standard deviation (n-1); each trait over the animals that have an EBV for it",

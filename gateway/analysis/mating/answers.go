@@ -46,11 +46,13 @@ type Completeness struct {
 // MatingComputed is how a mating's COI was computed.
 type MatingComputed struct {
 	AncestorRecordsRead int               `json:"ancestor_records_read,omitempty"`
-	GenerationsSought   int               `json:"generations_sought"`
+	GenerationsSought   int               `json:"generations_sought,omitempty"` // none when the breed's whole pedigree was held
 	LineagesRead        int               `json:"lineages_read"`
 	Method              string            `json:"method"`
 	PedigreeAnimals     int               `json:"pedigree_animals"`
 	Upstream            analysis.Upstream `json:"upstream"`
+	// Via, when the breed's pass held a parent's pedigree, says so.
+	Via *analysis.PedigreeVia `json:"via,omitempty"`
 }
 
 // MatingParent is a parent of a planned mating as NSIP records it.

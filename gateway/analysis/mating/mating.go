@@ -1,6 +1,7 @@
 package mating
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -107,7 +108,9 @@ func runCheckMating(ctx context.Context, r *analysis.Call, a *Args) (any, error)
 		return nil, &analysis.ArgError{FieldError: param.FieldError{Field: damArg, Problem: "is the same animal as " + sireArg, Expected: "a different animal's LPN ID"}}
 	}
 	b := pedigree.NewBuilder(r)
-	b.Prefetch(ctx, []string{sire, dam}, r.Def.Ceiling-2)
+	if !pedigree.MayHold(ctx, r, sire) && !pedigree.MayHold(ctx, r, dam) {
+		b.Prefetch(ctx, []string{sire, dam}, r.Def.Ceiling-2)
+	}
 	defer b.Settle()
 	sd, dd, err := readParents(ctx, r, sire, dam, sireArg, damArg)
 	if err != nil {
@@ -115,7 +118,18 @@ func runCheckMating(ctx context.Context, r *analysis.Call, a *Args) (any, error)
 	}
 	b.Details(sire, sd)
 	b.Details(dam, dd)
-	if err := b.Extend(ctx, []string{sire, dam}, r.Def.Ceiling-2); err != nil {
+	held, err := pedigree.HeldFor(ctx, r, cmp.Or(sd.BreedID, dd.BreedID))
+	if err != nil {
+		return nil, err
+	}
+	// With the breed's pass kept, the pedigree of each parent it holds is
+	// the breed's, whole; only a parent it lacks has lineages read.
+	subjects := []string{sire, dam}
+	if held != nil {
+		b.Seed(held, sire, dam)
+		subjects = held.Absent(subjects)
+	}
+	if err := b.Extend(ctx, subjects, r.Def.Ceiling-2); err != nil {
 		var ab *analysis.AboutError
 		if errors.As(err, &ab) {
 			ab.Field = map[string]string{sire: sireArg, dam: damArg}[ab.Value.(string)]
@@ -131,8 +145,15 @@ func runCheckMating(ctx context.Context, r *analysis.Call, a *Args) (any, error)
 	if err != nil {
 		return nil, err
 	}
+	whole := held != nil && len(subjects) == 0 && len(broken) == 0
+	if whole {
+		mc, tooComplex = wholeCOI(r, held, mc, sire, dam), ""
+	}
 	out := newMatingAnswer(r, b, mc, sire, dam, sd, dd)
 	setCOI(out, mc, broken, tooComplex)
+	if held != nil {
+		fromPass(out, held, sire, dam, subjects, whole)
+	}
 	out.Warnings = warnings
 	if len(b.Notes) > 0 {
 		out.Notes = b.Notes
@@ -329,4 +350,38 @@ func roundAll(vs []float64) []float64 {
 		out[i] = facts.Round4(v)
 	}
 	return out
+}
+
+// wholeCOI is the lamb's COI over the breed's whole pedigree, held in its
+// pass: the parents' coancestry, exact over every ancestor NSIP records.
+// The common ancestors and their paths are Wright's over the same
+// pedigree (mc, from the builder seeded with it); where they were
+// computed, their sum must be the coancestry, and a difference is logged.
+func wholeCOI(r *analysis.Call, held *pedigree.Held, mc pedigree.COI, sire, dam string) pedigree.COI {
+	c := held.COIs([][2]string{{sire, dam}})[[2]string{sire, dam}]
+	if c != nil && mc.COI != nil && mc.Itemised && math.Abs(*c-*mc.COI) > 1e-6 {
+		r.Log.Error("path and breed-pedigree COI disagree", "sire", sire, "dam", dam, "paths", *mc.COI, "breed", *c)
+	}
+	out := pedigree.COI{COI: c, Status: "unknown", Ancestors: mc.Ancestors, Itemised: mc.Itemised && mc.COI != nil}
+	if c != nil {
+		out.Status = "exact over the breed's whole pedigree as NSIP records it: every recorded ancestor, however far back (computed.via says how complete each parent's pedigree is)"
+	}
+	return out
+}
+
+// fromPass says in out that the breed's pass held the parents' pedigrees
+// (both, when whole), and which parent had lineages read instead.
+func fromPass(out *MatingAnswer, held *pedigree.Held, sire, dam string, absent []string, whole bool) {
+	out.Computed.Via = held.Via([]string{sire, dam}, absent, true)
+	if !whole {
+		return
+	}
+	out.Window = "the breed's whole pedigree from its pass: every ancestor NSIP records, however far back; completeness is the share known in the nearest " +
+		fmt.Sprint(pedigree.MatingGenerations) + " generations"
+	out.Computed.Method = "the parents' coancestry (half their additive relationship) over the breed's whole pedigree by Colleau's method, exact; " +
+		"common ancestors and their paths by Wright's method over the same pedigree"
+	out.Computed.GenerationsSought = 0
+	if out.COI != nil && out.CommonAncestors.NotItemised != "" {
+		out.CommonAncestors.NotItemised = fmt.Sprintf("more than %d pairs of paths, or too many animals along them, to list; the COI is the coancestry over the breed's whole pedigree", pedigree.MaxPathPairs)
+	}
 }

@@ -76,13 +76,13 @@ func viaOf(v map[string]any) (via, note string) {
 }
 
 // passQuestions are rankings by index, each with filters the pass holds
-// to: none, one sex, a status, the dead and culled asked for, rams for
+// to: none, one sex, a status, every living status asked for, rams for
 // ewes' sake, another index.
 var passQuestions = []map[string]any{
 	{"index": "US Hair Index", "top_n": 50},
 	{"index": "usHairIndex", "top_n": 10, "search_criteria": map[string]any{"gender": "Male"}},
 	{"index": "SRC$ Index", "top_n": 25, "search_criteria": map[string]any{"status": "SOLD"}},
-	{"index": "US Hair Index", "top_n": 30, "include_dead_and_culled": true, "search_criteria": map[string]any{"gender": "Female"}},
+	{"index": "US Hair Index", "top_n": 30, "search_criteria": map[string]any{"gender": "Female", "status": "living"}},
 	{"index": "SRC$ Index", "top_n": 20, "search_criteria": map[string]any{"gender": "Both", "status": "DEAD"}},
 }
 
@@ -199,11 +199,11 @@ func TestBreedPassSecondIndexRankingReadsNoPage(t *testing.T) {
 	if want := analysistest.BruteIndexTop(f, 640, "Male", "SRC$ Index", 50); len(a.Top) != 5 || !a.Computed.Exact || a.Computed.Pages != 0 {
 		t.Errorf("second ranking: %d rows, exact %v, %d pages; want 5, exact, none", len(a.Top), a.Computed.Exact, a.Computed.Pages)
 	} else {
-		// The living rams of the brute-force order, as the ranking leaves
-		// out the dead and culled.
+		// The usable rams of the brute-force order, as the ranking leaves
+		// out those of a stated status other than CURRENT.
 		var living []string
 		for _, id := range want {
-			if s := f.Animals[id].Status; s != "DEAD" && s != "CULL" {
+			if s := f.Animals[id].Status; s == "" || s == "CURRENT" {
 				living = append(living, id)
 			}
 		}
@@ -332,7 +332,9 @@ func TestBreedPassCorruptRefused(t *testing.T) {
 
 // A ranking by index for ewes' sake (rams only, each ram's lambs' mean COI
 // with the ewes, from the parents on his row) is the same from a kept pass
-// as from the pages: the pass keeps each animal's sire and dam.
+// as from the pages: the pass keeps each animal's sire and dam. Only how
+// the COIs were computed differs: from the pass, over the breed's whole
+// pedigree with no lineage read.
 func TestBreedPassRanksForEwesAsThePagesDo(t *testing.T) {
 	for _, seed := range []uint64{2, 5} {
 		f := analysistest.Kin(seed)
@@ -346,6 +348,17 @@ func TestBreedPassRanksForEwesAsThePagesDo(t *testing.T) {
 		analysistest.MustRunSource(t, rank.Rank, src, sent, &got)
 		if via, _ := viaOf(got); via != "breed pass" || f.CallsOf("search") != before {
 			t.Errorf("seed %d: via %q, %d search pages; want the kept pass and none", seed, via, f.CallsOf("search")-before)
+		}
+		fe, _ := got["for_ewes"].(map[string]any)
+		if fe["via"] == nil || fe["lineages_read"] != 0.0 {
+			t.Errorf("seed %d: for_ewes via %v, %v lineages read; want the breed's pedigree and none", seed, fe["via"], fe["lineages_read"])
+		}
+		for _, v := range []map[string]any{got, want} {
+			fe := maps.Clone(v["for_ewes"].(map[string]any))
+			for _, k := range []string{"via", "lineages_read", "method"} {
+				delete(fe, k)
+			}
+			v["for_ewes"] = fe
 		}
 		if a, b := answerOf(t, got), answerOf(t, want); a != b {
 			t.Errorf("seed %d: from the pass\n%s\nfrom the pages\n%s", seed, a, b)

@@ -36,6 +36,8 @@ type PlanComputed struct {
 	Method              string            `json:"method"`
 	PedigreeAnimals     int               `json:"pedigree_animals"`
 	Upstream            analysis.Upstream `json:"upstream"`
+	// Via, when the breed's pass held the pedigrees, says so.
+	Via *analysis.PedigreeVia `json:"via,omitempty"`
 }
 
 // EwesWithoutIndex are the ewes whose lambs' index is unknown.

@@ -30,14 +30,15 @@ var PlanMatings = &analysis.Def{
 		Name: toolname.PlanMatings, Title: "Plan matings", Method: "plan_matings",
 		Toolset: toolsets.Analysis, Kind: summarize.KindGeneric,
 		Desc: `Assign ewes to rams maximizing the lambs' total index sum(weight x midparent EBV), mating as many ewes as max_coi and the rams' limits allow ` +
-			`(exact min-cost flow, not greedy); gives each pair's COI and predicted EBVs, and the ewes no ram may take (about 20 tokens a ewe; ` +
-			fmt.Sprintf("reads each animal's record and pedigree, at most %d NSIP lookups, so a large plan takes a while). ", planCeiling) +
-			`Arguments: ram_lpn_ids (1-10), e.g. ["6402382024NCS310"]; ewe_lpn_ids (1-100), e.g. ["` + param.ExampleEwe + `"]; weights as for ` + toolname.RankAnimals + `, e.g. {"WWT":1,"BWT":-0.5}; ` +
-			`max_coi, the largest lamb COI as a fraction 0..1 (0.0625: first cousins); max_ewes_per_ram 1..100. Next: ` + toolname.CheckMating + ` for one pair in detail. Also max_tokens.`,
+			`(exact min-cost flow, not greedy); gives each mating's COI and lamb EBVs, and the ewes no ram may take (about 20 tokens a ewe; ` +
+			fmt.Sprintf("at most %d NSIP lookups). ", planCeiling) +
+			`coi_only: true instead of weights: only each ram x ewe COI. ` +
+			`Arguments: ram_lpn_ids (1-10); ewe_lpn_ids (1-100); weights as for ` + toolname.RankAnimals + `, e.g. {"WWT":1,"BWT":-0.5}; ` +
+			`max_coi, the largest lamb COI as a fraction 0..1 (0.0625: first cousins); max_ewes_per_ram 1..100. Next: ` + toolname.CheckMating + ` for one pair. Also max_tokens.`,
 		Args: Params,
 	},
 	Ceiling: planCeiling,
-	Answers: []reflect.Type{reflect.TypeFor[PlanAnswer]()},
+	Answers: []reflect.Type{reflect.TypeFor[PlanAnswer](), reflect.TypeFor[COIMatrixAnswer]()},
 	Run:     analysis.Typed(runPlan),
 }
 
@@ -45,11 +46,12 @@ var PlanMatings = &analysis.Def{
 // and validation derive from them (Params), and the run reads them.
 // Weights left out are asked of the user when the client can be asked.
 type Args struct {
+	COIOnly   bool             `json:"coi_only,omitempty"` // the COI matrix alone (matrix.go)
 	MaxCOI    float64          `json:"max_coi,omitempty"`
 	MaxPerRam int              `json:"max_ewes_per_ram,omitempty"`
 	Rams      []string         `json:"ram_lpn_ids"`
 	Ewes      []string         `json:"ewe_lpn_ids"`
-	Weights   breeding.Weights `json:"weights"`
+	Weights   breeding.Weights `json:"weights,omitempty"`
 	param.Budget
 }
 
@@ -57,14 +59,19 @@ var Params = param.MustStruct[Args](param.Tables(
 	param.BudgetTable,
 	param.Of(func(a *Args) param.Described {
 		return param.Described{
+			&a.COIOnly:   {Example: true, OmitFalse: true},
 			&a.MaxCOI:    {Default: 0.0625, Example: 0.0625},
 			&a.MaxPerRam: {Default: 50, Example: 50, Min: param.Bound(1), Max: param.Bound(100), Quiet: true},
 			&a.Rams:      {List: &param.List{MinItems: 1, MaxItems: 10, Item: "lpn", Example: []string{param.ExampleLPN}}},
 			&a.Ewes:      {List: &param.List{MinItems: 1, MaxItems: 100, Item: "lpn", Example: []string{param.ExampleEwe}}},
-			&a.Weights:   {List: &analysis.WeightsParam},
+			&a.Weights:   {List: &planWeights},
 		}
 	}),
 ))
+
+// planWeights are the weights, which coi_only stands in for: the COI
+// matrix needs no objective.
+var planWeights = func() param.List { l := analysis.WeightsParam; l.Unless = "coi_only"; return l }()
 
 // sharedTraits are the EBV codes every one of ds carries.
 func sharedTraits(ds []*nsip.AnimalDetails) []string {
@@ -88,6 +95,7 @@ type planRun struct {
 	rams, ewes       []string
 	maxCOI           float64
 	perRam           int
+	coiOnly          bool // the COI matrix, no plan (matrix.go)
 	ramsArg, ewesArg string
 	w                breeding.Weights
 	chosen           analysis.SetArgs // what the user chose in the form, if asked
@@ -96,6 +104,8 @@ type planRun struct {
 	warnings         []string
 	noIndex          []string // ewes without every weighted EBV
 	b                *pedigree.Builder
+	held             *pedigree.Held // the breed's whole pedigree, when its pass is kept
+	absent           []string       // animals the held pass lacks, whose lineages are read
 	coi              [][]*float64
 	pairs            [][]breeding.Pair
 	unread           map[string]bool
@@ -107,13 +117,13 @@ type planRun struct {
 // runPlan reads the animals and their pedigrees, scores every ram-ewe
 // pair, solves the assignment, and answers within the budget.
 func runPlan(ctx context.Context, r *analysis.Call, a *Args) (any, error) {
-	p := &planRun{r: r, rams: a.Rams, ewes: a.Ewes, maxCOI: a.MaxCOI, perRam: a.MaxPerRam,
+	p := &planRun{r: r, rams: a.Rams, ewes: a.Ewes, maxCOI: a.MaxCOI, perRam: a.MaxPerRam, coiOnly: a.COIOnly,
 		ramsArg: Params.Name("Rams"), ewesArg: Params.Name("Ewes")}
 	if err := p.checkArgs(); err != nil {
 		return nil, err
 	}
 	p.b = pedigree.NewBuilder(r)
-	if a.Weights != nil {
+	if (a.Weights != nil || a.COIOnly) && !pedigree.MayHold(ctx, r, p.rams[0]) {
 		// Weights left to the user may end the call at their form: the
 		// lineages are asked ahead only when none is.
 		p.b.Prefetch(ctx, p.subjects(), planCeiling-len(p.subjects()))
@@ -138,6 +148,9 @@ func runPlan(ctx context.Context, r *analysis.Call, a *Args) (any, error) {
 	if err := p.pairUp(ctx); err != nil {
 		return nil, err
 	}
+	if p.coiOnly {
+		return p.matrix(ctx), nil
+	}
 	capacity := slices.Repeat([]int{p.perRam}, len(p.rams))
 	if p.plan, err = breeding.AssignLowCOI(p.pairs, capacity); err != nil {
 		return nil, err
@@ -156,8 +169,14 @@ func runPlan(ctx context.Context, r *analysis.Call, a *Args) (any, error) {
 func (p *planRun) subjects() []string { return append(slices.Clone(p.rams), p.ewes...) }
 
 // checkArgs refuses what no reading can make sense of: a COI limit out of
-// range, or an animal listed as both ram and ewe.
+// range, an animal listed as both ram and ewe, or a plan's arguments
+// beside coi_only.
 func (p *planRun) checkArgs() error {
+	if p.coiOnly {
+		if err := checkMatrixArgs(p.r); err != nil {
+			return err
+		}
+	}
 	if err := pedigree.COILimitArg(pedigree.COILimitField.Name, p.maxCOI); err != nil {
 		return err
 	}
@@ -177,6 +196,9 @@ func (p *planRun) readRams(ctx context.Context, given breeding.Weights) error {
 		return err
 	}
 	p.rd = rd
+	if p.coiOnly {
+		return nil // no objective to ask for
+	}
 	// Weights left to the user are asked once the rams are known: the form
 	// offers the traits every ram carries, which are the ones a plan can
 	// weigh, and the COI limit too when the call did not set it.
@@ -251,7 +273,11 @@ func (p *planRun) readPedigree(ctx context.Context) error {
 	for i, d := range p.ed {
 		b.Details(p.ewes[i], d)
 	}
-	if err := b.Extend(ctx, p.subjects(), planCeiling-len(p.rams)-len(p.ewes)); err != nil {
+	subjects, err := p.holdPedigree(ctx)
+	if err != nil {
+		return err
+	}
+	if err := b.Extend(ctx, subjects, planCeiling-len(p.rams)-len(p.ewes)); err != nil {
 		var ab *analysis.AboutError
 		if errors.As(err, &ab) {
 			id := ab.Value.(string)
@@ -271,6 +297,9 @@ func (p *planRun) readPedigree(ctx context.Context) error {
 func (p *planRun) markUnread() {
 	p.unread = map[string]bool{}
 	for _, id := range append(slices.Clone(p.rams), p.ewes...) {
+		if _, whole := p.held.Animal(id); whole {
+			continue // the breed's pedigree, held whole
+		}
 		broken := p.b.BrokenBehind(id)
 		for _, w := range broken {
 			if w += ", which no pedigree can hold"; !slices.Contains(p.warnings, w) {
@@ -296,10 +325,12 @@ func (p *planRun) markUnread() {
 // read already puts it over. Its COI on what was read is only a lower
 // bound, never a reason to mate.
 func (p *planRun) pairUp(ctx context.Context) error {
-	p.coi = make([][]*float64, len(p.rams))
+	var err error
+	if p.coi, err = p.lambCOIs(ctx); err != nil {
+		return err
+	}
 	p.pairs = make([][]breeding.Pair, len(p.rams))
 	for ri := range p.rams {
-		p.coi[ri] = make([]*float64, len(p.ewes))
 		p.pairs[ri] = make([]breeding.Pair, len(p.ewes))
 		ramIdx, _, _ := p.w.Index(p.ramEBV[ri])
 		for ei := range p.ewes {
@@ -307,11 +338,7 @@ func (p *planRun) pairUp(ctx context.Context) error {
 			if eweIdx, _, ok := p.w.Index(p.eweEBV[ei]); ok {
 				v += eweIdx / 2
 			}
-			c, err := pedigree.LambCOI(ctx, p.b.Ped, p.rams[ri], p.ewes[ei])
-			if err != nil {
-				return err
-			}
-			p.coi[ri][ei] = c
+			c := p.coi[ri][ei]
 			// An unknown COI is taken as the cap when settling ties, so a
 			// pair of unknown inbreeding is never preferred for it.
 			tie := p.maxCOI
@@ -438,6 +465,7 @@ func (p *planRun) render(withEBVs bool, rows int) *PlanAnswer {
 			AncestorRecordsRead: p.b.Records,
 		},
 	}
+	p.pedigreeVia(&out.Computed)
 	if len(p.unresolved) > 0 {
 		out.Unresolved = &PlanUnresolved{
 			Animals: slices.Sorted(maps.Keys(p.unread)),

@@ -8,6 +8,7 @@ import "reflect"
 // Go, so that renaming or moving a type changes no contract.
 func SchemaNames() map[reflect.Type]string {
 	return map[reflect.Type]string{
+		reflect.TypeFor[COIMatrixAnswer]():  "COIMatrixAnswer",
 		reflect.TypeFor[EwesWithoutIndex](): "EwesWithoutIndex",
 		reflect.TypeFor[PlanAnswer]():       "PlanAnswer",
 		reflect.TypeFor[PlanComputed]():     "PlanComputed",

@@ -49,6 +49,9 @@ type eweSet struct {
 	b        *pedigree.Builder
 	max      *float64 // max_mean_coi, when given
 	warnings []string
+	held     *pedigree.Held // the breed's whole pedigree, when its pass is kept
+	absent   []string       // animals the held pass lacks, whose lineages are read
+	rams     []string       // the rams judged
 }
 
 // candidates is how many rams the ranking reads exactly, so that enough
@@ -81,7 +84,9 @@ func prepareEwes(ctx context.Context, r *analysis.Call, a *Args) (*eweSet, error
 		return nil, &analysis.ArgError{FieldError: param.FieldError{Field: rankParams.Name("Criteria") + ".gender", Problem: fmt.Sprintf("is %s, but for_ewes ranks rams", g), Expected: `"Male", or leave it out`}}
 	}
 	e := &eweSet{ids: ids, b: pedigree.NewBuilder(r)}
-	e.b.Prefetch(ctx, ids, ewesLookups-len(ids))
+	if !pedigree.MayHold(ctx, r, ids[0]) {
+		e.b.Prefetch(ctx, ids, ewesLookups-len(ids))
+	}
 	defer e.b.Settle()
 	ds, err := analysis.DetailsOf(ctx, r, ewesArg, ids)
 	if err != nil {
@@ -95,7 +100,11 @@ func prepareEwes(ctx context.Context, r *analysis.Call, a *Args) (*eweSet, error
 			e.warnings = append(e.warnings, fmt.Sprintf("ewe %s is recorded as %q", ids[i], d.Gender))
 		}
 	}
-	if err := e.b.Extend(ctx, ids, ewesLookups-len(ids)); err != nil {
+	subjects, err := e.hold(ctx, r, a.BreedID, ds)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.b.Extend(ctx, subjects, ewesLookups-len(ids)); err != nil {
 		var ab *analysis.AboutError
 		if errors.As(err, &ab) {
 			ab.Field = fmt.Sprintf("%s[%d]", ewesArg, slices.Index(ids, ab.Value.(string)))
@@ -196,6 +205,7 @@ func (e *eweSet) judge(ctx context.Context, rows [][]any, found map[string]nsip.
 		LookupLimit:  ewesLookups,
 		MaxMeanCOI:   e.max,
 	}
+	e.via(block)
 	name := func(ids []string, effect string) *analysis.Named {
 		if len(ids) == 0 {
 			return nil
@@ -237,8 +247,9 @@ func (e *eweSet) readBatch(ctx context.Context, rows [][]any, found map[string]n
 		e.b.Optional[id] = true
 		batch = append(batch, id)
 	}
+	e.rams = append(e.rams, batch...)
 	left := ewesLookups - len(e.ids) - e.b.Lookups
-	if err := e.b.Extend(ctx, batch, left); err != nil {
+	if err := e.b.Extend(ctx, e.lineagesOf(batch), left); err != nil {
 		return nil, err
 	}
 	return batch, nil
@@ -248,18 +259,22 @@ func (e *eweSet) readBatch(ctx context.Context, rows [][]any, found map[string]n
 func (e *eweSet) mean(ctx context.Context, ram string) (ramMean, error) {
 	var m ramMean
 	sum := 0.0
-	m.ramOpen = e.b.Unread(ram) || len(e.b.BrokenBehind(ram)) > 0
+	m.ramOpen = e.open(ram)
+	var pairs [][2]string
 	for _, ewe := range e.ids {
 		// A ram listed among the ewes (a record of the wrong sex) has no
 		// lamb with himself: that pair is not settled either.
-		if m.ramOpen || ewe == ram || e.b.Unread(ewe) || len(e.b.BrokenBehind(ewe)) > 0 {
+		if m.ramOpen || ewe == ram || e.open(ewe) {
 			m.unresolved = append(m.unresolved, ewe)
 			continue
 		}
-		c, err := pedigree.LambCOI(ctx, e.b.Ped, ram, ewe)
-		if err != nil {
-			return m, err
-		}
+		pairs = append(pairs, [2]string{ram, ewe})
+	}
+	cois, _, err := pedigree.LambCOIs(ctx, e.held, e.b, pairs)
+	if err != nil {
+		return m, err
+	}
+	for _, c := range cois {
 		if c != nil {
 			sum += *c
 			m.known++

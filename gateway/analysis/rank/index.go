@@ -145,7 +145,7 @@ func runRankIndex(ctx context.Context, r *analysis.Call, a *Args, ewes *eweSet) 
 	crit := ewes.withRams(criteriaOf(a.Criteria))
 	search := analysis.SearchQuery(a.BreedID, crit)
 	scanN := ewes.candidates(a.TopN)
-	rs, err := openRankScan(ctx, r, search, crit, a.IncludeGone, scanN)
+	rs, err := openRankScan(ctx, r, search, crit, scanN)
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +261,7 @@ func (s *indexRank) answer(ctx context.Context, a *Args, ewes *eweSet) (any, err
 	if err != nil {
 		return nil, err
 	}
-	columns := []string{"rank", "lpn_id", "index", "sex", "status", "genotyped"}
+	columns := []string{"rank", "lpn_id", "index", "sex", "status", "birth_year", "genotyped"}
 	out, unstated := s.table(func(x float64) any { return x }, nil)
 	computed := IndexRankComputed{
 		Method: fmt.Sprintf("ranked by NSIP's own %s as NSIP computed it and sent it with each animal, higher first (ties by LPN ID); "+
@@ -282,7 +282,9 @@ func (s *indexRank) answer(ctx context.Context, a *Args, ewes *eweSet) (any, err
 	answer.Genotyped = facts.GenotypedNote(unstated, len(out), nRecords == 0)
 	answer.FromRecords = scan.FromRecordsNote(nRecords, len(out))
 	answer.ContradictingCriteria = contradicting(s.nContra, s.contra)
-	answer.DeadOrCulled, answer.SexFromSearch = s.keep.blocks()
+	answer.LeftOutByStatus, answer.SexFromSearch = s.keep.blocks()
+	answer.BirthYears = s.birthYearsNote()
+	answer.StatusRead = statusRead(a.Criteria)
 	if s.unindexed > 0 {
 		answer.Unranked = fmt.Sprintf("%d animals came without the %s and were not ranked", s.unindexed, s.name)
 	}
@@ -297,7 +299,7 @@ func (s *indexRank) answer(ctx context.Context, a *Args, ewes *eweSet) (any, err
 		a.Top = out[:n]
 		if n < len(out) {
 			a.NotShown = s.r.RestCall(analysis.SetArgs{}, n, len(out), fmt.Sprintf("ranks %d to %d", n+1, len(out)))
-			a.DeadOrCulled, a.SexFromSearch = unnamed(a.DeadOrCulled), unnamed(a.SexFromSearch)
+			a.LeftOutByStatus, a.SexFromSearch = unnamed(a.LeftOutByStatus), unnamed(a.SexFromSearch)
 		}
 		return &a
 	})

@@ -38,7 +38,7 @@ func TestRankByIndexMatchesBruteForce(t *testing.T) {
 			if !a.Computed.Exact || a.Computed.Stopped != "all read" || a.Computed.AnimalsRead != a.Computed.Population {
 				t.Fatalf("computed %+v, want exact after reading all", a.Computed)
 			}
-			if a.Index != c.name || !slices.Equal(a.Columns, []string{"rank", "lpn_id", "index", "sex", "status", "genotyped"}) {
+			if a.Index != c.name || !slices.Equal(a.Columns, []string{"rank", "lpn_id", "index", "sex", "status", "birth_year", "genotyped"}) {
 				t.Errorf("index %q columns %v", a.Index, a.Columns)
 			}
 			if len(a.Top) != len(want) {
@@ -50,7 +50,7 @@ func TestRankByIndexMatchesBruteForce(t *testing.T) {
 				if an.Genotyped != "" {
 					g = an.Genotyped
 				}
-				if row[0] != float64(i+1) || row[1] != want[i] || row[2] != an.Index[c.name] || row[3] != an.Sex || row[4] != "unknown" || row[5] != g {
+				if row[0] != float64(i+1) || row[1] != want[i] || row[2] != an.Index[c.name] || row[3] != an.Sex || row[4] != "unknown" || row[5] != nil || row[6] != g {
 					t.Errorf("row %d = %v, want %s %v %s %v", i+1, row, want[i], an.Index[c.name], an.Sex, g)
 				}
 			}

@@ -43,7 +43,6 @@ type Args struct {
 	Percentiles bool             `json:"percentiles,omitempty"`
 	Weights     breeding.Weights `json:"weights,omitempty"` // nil: asked of the user
 	ForEwes     []string         `json:"for_ewes,omitempty"`
-	IncludeGone bool             `json:"include_dead_and_culled,omitempty"`
 	param.Budget
 }
 
@@ -77,7 +76,6 @@ var rankParams = param.MustStruct[Args](param.Tables(
 			&a.Percentiles: percentile.Param,
 			&a.Weights:     {List: &rankWeights},
 			&a.ForEwes:     {List: &forEwesList},
-			&a.IncludeGone: includeGoneParam,
 		}
 	}),
 ))
@@ -89,7 +87,7 @@ var Rank = &analysis.Def{
 		Desc: `Exact top N of a breed by sum(weight x EBV), or by an index NSIP computes, over every matching animal (~80 tokens an animal). ` +
 			fmt.Sprintf("Reads NSIP sorted by the heaviest-weighted trait until the breed's trait ranges prove no unread animal can enter, at most %d pages of %d; says whether exact. ", rankPages, nsip.MaxPageSize) +
 			`Arguments: breed_id (from ` + toolname.ListBreeds + `), e.g. 640; weights by trait code, negative where lower is better, e.g. {"WWT":1,"BWT":-0.5}, or index by any of its names, e.g. "US Hair Index" or usIndex (all pages read: NSIP cannot sort by one); top_n 1..50; ` +
-			`search_criteria as for ` + toolname.SearchAnimals + `, e.g. {"gender":"Male"}; DEAD and CULL left out unless include_dead_and_culled: true; ` +
+			`search_criteria as for ` + toolname.SearchAnimals + `, e.g. {"gender":"Male"}; CURRENT animals only unless it gives a status, e.g. "living"; ` +
 			fmt.Sprintf("records %d more; ", rankRecords) +
 			fmt.Sprintf(`for_ewes (1-20 LPN IDs) adds each ram's lambs' mean COI with them, max_mean_coi (e.g. 0.03125) leaving out rams above it (at most %d lookups more); percentiles: true adds each weighted EBV's top_percent in the breed (%d more). `, ewesLookups, percentile.Lookups) +
 			`Next: ` + toolname.CompareAnimals + ` or ` + toolname.CheckMating + `. Also max_tokens.`,
@@ -245,7 +243,7 @@ func openWeightedRank(ctx context.Context, r *analysis.Call, a *Args, ewes *eweS
 	} else {
 		s.sorted, s.observed = false, "unsorted: no weighted trait can be sorted on"
 	}
-	if s.rankScan, err = openRankScan(ctx, r, search, crit, a.IncludeGone, scanN); err != nil {
+	if s.rankScan, err = openRankScan(ctx, r, search, crit, scanN); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -380,7 +378,7 @@ func (s *weightedRank) answer(ctx context.Context, a *Args, ewes *eweSet) (any, 
 		return nil, err
 	}
 	// Rows are arrays under one header, so that fifty fit the budget.
-	columns := []string{"rank", "lpn_id", "index", "sex", "status", "genotyped"}
+	columns := []string{"rank", "lpn_id", "index", "sex", "status", "birth_year", "genotyped"}
 	for _, c := range s.codes {
 		columns = append(columns, c, c+"_acc")
 	}
@@ -397,7 +395,9 @@ func (s *weightedRank) answer(ctx context.Context, a *Args, ewes *eweSet) (any, 
 	answer.Genotyped = facts.GenotypedNote(unstated, len(out), nRecords == 0)
 	answer.FromRecords = scan.FromRecordsNote(nRecords, len(out))
 	answer.ContradictingCriteria = contradicting(s.nContra, s.contra)
-	answer.DeadOrCulled, answer.SexFromSearch = s.keep.blocks()
+	answer.LeftOutByStatus, answer.SexFromSearch = s.keep.blocks()
+	answer.BirthYears = s.birthYearsNote()
+	answer.StatusRead = statusRead(a.Criteria)
 	if s.unindexed > 0 {
 		answer.Unranked = fmt.Sprintf("%d animals lack an EBV for a weighted trait and have no index", s.unindexed)
 	}
@@ -421,7 +421,7 @@ func (s *weightedRank) answer(ctx context.Context, a *Args, ewes *eweSet) (any, 
 		a.Top = out[:n]
 		if n < len(out) {
 			a.NotShown = s.r.RestCall(s.chosen, n, len(out), fmt.Sprintf("ranks %d to %d", n+1, len(out)))
-			a.DeadOrCulled, a.SexFromSearch = unnamed(a.DeadOrCulled), unnamed(a.SexFromSearch)
+			a.LeftOutByStatus, a.SexFromSearch = unnamed(a.LeftOutByStatus), unnamed(a.SexFromSearch)
 		}
 		return &a
 	})
@@ -440,26 +440,31 @@ func contradicting(n int, ids []string) *analysis.Named {
 
 // RankAnswer is nsip_rank_animals by weights.
 type RankAnswer struct {
-	Columns               []string        `json:"columns"`
-	Computed              RankComputed    `json:"computed"`
+	Columns  []string     `json:"columns"`
+	Computed RankComputed `json:"computed"`
+	// BirthYears says which birth_year cells were read from the LPN ID.
+	BirthYears            string          `json:"birth_years,omitempty"`
 	ContradictingCriteria *analysis.Named `json:"contradicting_criteria,omitempty"`
-	// DeadOrCulled counts the animals read but left out as recorded DEAD
-	// or CULL (unless include_dead_and_culled or a status was asked).
-	DeadOrCulled *analysis.Named `json:"dead_or_culled,omitempty"`
-	ForEwes      *ForEwes        `json:"for_ewes,omitempty"`
-	Genotyped    string          `json:"genotyped,omitempty"` // what the genotyped column's nulls mean
+	ForEwes               *ForEwes        `json:"for_ewes,omitempty"`
+	Genotyped             string          `json:"genotyped,omitempty"` // what the genotyped column's nulls mean
 	// FromRecords says which ranked rows were completed from the animals'
 	// records, NSIP's search rows lacking sex, birth date and genotyped.
 	FromRecords string `json:"from_records,omitempty"`
 	analysis.Ignored
+	// LeftOutByStatus counts the animals read but left out by status: not
+	// CURRENT when no status was asked, or outside a status word that
+	// NSIP could not be asked for.
+	LeftOutByStatus *analysis.Named `json:"left_out_by_status,omitempty"`
 	analysis.NonFinite
 	NotShown    *analysis.RestCall      `json:"not_shown,omitempty"`
 	Percentiles *percentile.Percentiles `json:"percentiles,omitempty"`
 	// SexFromSearch counts the ranked animals whose rows record no sex,
 	// taken as the sex search_criteria.gender asked NSIP for.
 	SexFromSearch *analysis.Named `json:"sex_from_search,omitempty"`
+	// StatusRead says how a status word of search_criteria was read.
+	StatusRead string `json:"status_read,omitempty"`
 	// Top are the ranked rows under Columns: rank, lpn_id, index, sex,
-	// status, genotyped, each weighted trait and its accuracy, and with
+	// status, birth_year, genotyped, each weighted trait and its accuracy, and with
 	// for_ewes or percentiles their columns.
 	Top      [][]any          `json:"top"`
 	Unranked string           `json:"unranked,omitempty"`
@@ -478,21 +483,23 @@ type RankComputed struct {
 
 // IndexRankAnswer is nsip_rank_animals by one of NSIP's own indexes.
 type IndexRankAnswer struct {
+	BirthYears            string            `json:"birth_years,omitempty"` // as RankAnswer's
 	Columns               []string          `json:"columns"`
 	Computed              IndexRankComputed `json:"computed"`
 	ContradictingCriteria *analysis.Named   `json:"contradicting_criteria,omitempty"`
-	DeadOrCulled          *analysis.Named   `json:"dead_or_culled,omitempty"` // as RankAnswer's
 	ForEwes               *ForEwes          `json:"for_ewes,omitempty"`
 	Genotyped             string            `json:"genotyped,omitempty"`
 	FromRecords           string            `json:"from_records,omitempty"` // as RankAnswer's
 	analysis.Ignored
-	Index string `json:"index"`
+	Index           string          `json:"index"`
+	LeftOutByStatus *analysis.Named `json:"left_out_by_status,omitempty"` // as RankAnswer's
 	analysis.NonFinite
 	NotShown *analysis.RestCall `json:"not_shown,omitempty"`
 	// Percentiles, when asked for, says why a ranking by index has none.
 	Percentiles   string          `json:"percentiles,omitempty"`
 	SexFromSearch *analysis.Named `json:"sex_from_search,omitempty"` // as RankAnswer's
-	Top           [][]any         `json:"top"`                       // rank, lpn_id, index, sex, status, genotyped (and for_ewes's columns)
+	StatusRead    string          `json:"status_read,omitempty"`     // as RankAnswer's
+	Top           [][]any         `json:"top"`                       // rank, lpn_id, index, sex, status, birth_year, genotyped (and for_ewes's columns)
 	Unranked      string          `json:"unranked,omitempty"`
 }
 
@@ -522,7 +529,9 @@ type ForEwes struct {
 	RamsChecked  int             `json:"rams_checked"`
 	Short        string          `json:"short,omitempty"`
 	Unresolved   *analysis.Named `json:"unresolved,omitempty"`
-	Warnings     []string        `json:"warnings,omitempty"`
+	// Via, when the breed's pass held the pedigrees, says so.
+	Via      *analysis.PedigreeVia `json:"via,omitempty"`
+	Warnings []string              `json:"warnings,omitempty"`
 }
 
 // SchemaNames are the published names of the answer types this package

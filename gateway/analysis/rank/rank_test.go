@@ -23,7 +23,7 @@ func TestRankContract(t *testing.T) { analysistest.CheckContract(t, Rank, Schema
 func TestRankArguments(t *testing.T) {
 	a := analysistest.Decoded[Args](t, Rank, map[string]any{"breed_id": 640, "weights": map[string]any{"wwt": 1, "bwt": -0.5}, "search_criteria": map[string]any{"status": "current"}})
 	if a.BreedID != 640 || len(a.Weights) != 2 || a.Weights["WWT"] != 1 || a.Weights["BWT"] != -0.5 || a.TopN != 10 ||
-		a.Criteria == nil || a.Criteria.Status != "CURRENT" || a.IncludeGone {
+		a.Criteria == nil || a.Criteria.Status != "CURRENT" {
 		t.Errorf("read as %+v", a)
 	}
 	if fe := analysistest.Invalid(t, Rank, map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": 1}, "top_n": 51}); fe.Field != "top_n" || fe.Problem != "must be at most 50, got 51" {

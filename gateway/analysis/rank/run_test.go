@@ -122,7 +122,7 @@ func TestRankUnsortedServer(t *testing.T) {
 
 func TestRankAnswerShape(t *testing.T) {
 	f := analysistest.NewFake(
-		&analysistest.FakeAnimal{ID: "RANK1", Sex: "Male", Status: "CURRENT", EBV: map[string]float64{"WWT": 2, "BWT": 0.5}, Genotyped: "50K Genotyped"},
+		&analysistest.FakeAnimal{ID: "RANK1", Sex: "Male", Status: "CURRENT", Born: "2/13/2022", EBV: map[string]float64{"WWT": 2, "BWT": 0.5}, Genotyped: "50K Genotyped"},
 		&analysistest.FakeAnimal{ID: "RANK2", EBV: map[string]float64{"WWT": 3, "BWT": 0.1}},
 		&analysistest.FakeAnimal{ID: "RANK3", EBV: map[string]float64{"WWT": 9}},
 	)
@@ -131,10 +131,10 @@ func TestRankAnswerShape(t *testing.T) {
 	// so no index.
 	var a analysistest.RankAnswer
 	analysistest.MustRun(t, Rank, f, map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": -2.0, "BWT": -1.0}, "top_n": 5}, &a)
-	if !slices.Equal(a.Columns, []string{"rank", "lpn_id", "index", "sex", "status", "genotyped", "WWT", "WWT_acc", "BWT", "BWT_acc"}) {
+	if !slices.Equal(a.Columns, []string{"rank", "lpn_id", "index", "sex", "status", "birth_year", "genotyped", "WWT", "WWT_acc", "BWT", "BWT_acc"}) {
 		t.Errorf("columns %v", a.Columns)
 	}
-	if len(a.Top) != 2 || fmt.Sprint(a.Top[0]) != "[1 RANK1 -4.5 Male CURRENT 50K Genotyped 2 70 0.5 70]" || fmt.Sprint(a.Top[1]) != "[2 RANK2 -6.1 unknown unknown <nil> 3 70 0.1 70]" {
+	if len(a.Top) != 2 || fmt.Sprint(a.Top[0]) != "[1 RANK1 -4.5 Male CURRENT 2022 50K Genotyped 2 70 0.5 70]" || fmt.Sprint(a.Top[1]) != "[2 RANK2 -6.1 unknown unknown <nil> <nil> 3 70 0.1 70]" {
 		t.Errorf("top %v", a.Top)
 	}
 	if a.Computed.WithoutIndex != 1 || !strings.HasPrefix(a.Unranked, "1 animals lack") {
@@ -192,7 +192,7 @@ func TestRankAsksForWeights(t *testing.T) {
 	var a analysistest.RankAnswer
 	analysistest.Decode(t, v, &a)
 	want := analysistest.BruteTop(f, 640, "", breeding.Weights{"WWT": 1, "BWT": -1}, 3)
-	if len(a.Top) != 3 || a.Top[0][1] != want[0].ID || !slices.Equal(a.Columns[6:], []string{"BWT", "BWT_acc", "WWT", "WWT_acc"}) {
+	if len(a.Top) != 3 || a.Top[0][1] != want[0].ID || !slices.Equal(a.Columns[7:], []string{"BWT", "BWT_acc", "WWT", "WWT_acc"}) {
 		t.Errorf("ranked on the answer: %v %v, want %s first over BWT and WWT", a.Columns, a.Top, want[0].ID)
 	}
 	form := f.Forms[len(f.Forms)-1]

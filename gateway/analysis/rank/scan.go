@@ -14,6 +14,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
+	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
 )
 
@@ -48,10 +49,10 @@ type rankScan struct {
 
 // openRankScan prepares the scan of search, whose criteria (crit) the
 // rows are held to, and reads the evaluation it is tied to.
-func openRankScan(ctx context.Context, r *analysis.Call, search analysis.Query, crit *param.Criteria, includeGone bool, scanN int) (*rankScan, error) {
+func openRankScan(ctx context.Context, r *analysis.Call, search analysis.Query, crit *param.Criteria, scanN int) (*rankScan, error) {
 	s := &rankScan{scanN: scanN, search: search, top: breeding.NewTopN(scanN), rows: map[string]nsip.AnimalRow{}, fromRecord: map[string]bool{}}
 	s.stray = summarize.SearchContradiction(s.search.SearchParams)
-	s.keep = newRankFilter(includeGone, crit)
+	s.keep = newRankFilter(crit)
 	eb, err := scan.OpenEvaluation(ctx, r, &s.search)
 	if err != nil {
 		return nil, err
@@ -107,7 +108,7 @@ func (s *rankScan) table(cell func(float64) any, more func(nsip.AnimalRow) []any
 		if row.Genotyped == "" {
 			unstated++
 		}
-		cells := []any{i + 1, sc.ID, cell(sc.Score), sex, statusCell(row), facts.GenotypedCell(row.Genotyped)}
+		cells := []any{i + 1, sc.ID, cell(sc.Score), sex, statusCell(row), birthYearCell(row), facts.GenotypedCell(row.Genotyped)}
 		if more != nil {
 			cells = append(cells, more(row)...)
 		}
@@ -175,40 +176,48 @@ func (s *rankScan) dropContradicted(wrong map[string]bool) {
 	s.top = kept
 }
 
-// A breeder asking for the best rams wants rams he can still use: a
-// ranking leaves out the animals NSIP records as dead or culled, unless
-// the caller asks for them (include_dead_and_culled, or a status among
-// search_criteria). Each row left out after it was read is counted and the
-// first are named, so that nothing is dropped silently; asked for one sex,
-// the rows NSIP returned that record none are ranked as that sex, and
-// counted so that the answer says so. Leaving rows out changes
-// nothing about whether the listing was read whole: the scan's proof is of
-// the pages, and the ranking is exact over the animals kept.
+// A breeder asking for the best rams wants rams he can use now: a ranking
+// without a status criterion ranks CURRENT animals only. NSIP is asked for
+// every status, so that the animals left out can be counted by status and
+// the answer says how to rank them (a status among search_criteria, or a
+// birth window). A status word meaning several statuses ("living"), which
+// NSIP takes no one search for, is held to the same way; a single status
+// is NSIP's to filter, and a row against it contradicts the criteria. Each
+// row left out after it was read is counted and the first are named, so
+// that nothing is dropped silently; asked for one sex, the rows NSIP
+// returned that record none are ranked as that sex, and counted so that
+// the answer says so. Leaving rows out changes nothing about whether the
+// listing was read whole: the scan's proof is of the pages, and the
+// ranking is exact over the animals kept.
 
-// includeGoneParam is described by the tool's description, which
-// tools/list carries once.
-var includeGoneParam = param.Spec{Name: "include_dead_and_culled", Kind: param.Boolean, Default: false, Example: true}
+// usable is what a ranking without a status criterion ranks.
+var usable, _ = nsip.StatusWord("usable")
 
 // rankFilter keeps, of the rows a ranking reads, the animals it may rank.
 type rankFilter struct {
-	keepGone bool   // dead and culled animals are ranked too
-	sex      string // "Male" or "Female" when one sex was asked; "" for both
-	gone     []string
-	byStatus map[string]int
-	nGone    int
-	nUnsexed int // rows of no recorded sex, taken as the sex searched
+	keep      *nsip.StatusMeaning // the statuses held to here; nil when NSIP filters
+	byDefault bool                // keep is the default, no status having been asked
+	sex       string              // "Male" or "Female" when one sex was asked; "" for both
+	gone      []string
+	byStatus  map[string]int
+	nGone     int
+	nUnsexed  int // rows of no recorded sex, taken as the sex searched
 }
 
 // newRankFilter is the filter of a ranking with crit (after for_ewes asked
-// for rams): dead and culled animals are kept when include asks for them or
-// a status was asked, which the criteria check then holds rows to.
-func newRankFilter(include bool, crit *param.Criteria) *rankFilter {
-	f := &rankFilter{keepGone: include, byStatus: map[string]int{}}
-	if crit != nil {
-		f.keepGone = f.keepGone || crit.Status != ""
-		if crit.Gender == "Male" || crit.Gender == "Female" {
-			f.sex = crit.Gender
-		}
+// for rams): CURRENT animals without a status, a word's statuses when NSIP
+// cannot be asked for them, else what NSIP returns, which the criteria
+// check then holds rows to.
+func newRankFilter(crit *param.Criteria) *rankFilter {
+	f := &rankFilter{byStatus: map[string]int{}}
+	switch m, several := crit.StatusMeant(); {
+	case several:
+		f.keep = &m
+	case crit == nil || crit.Status == "":
+		f.keep, f.byDefault = &usable, true
+	}
+	if crit != nil && (crit.Gender == "Male" || crit.Gender == "Female") {
+		f.sex = crit.Gender
 	}
 	return f
 }
@@ -220,8 +229,10 @@ func (f *rankFilter) reset() {
 
 // leaves reports whether row is left out of the ranking, counting it.
 func (f *rankFilter) leaves(row nsip.AnimalRow) bool {
-	st := strings.ToUpper(strings.TrimSpace(row.Status))
-	if !f.keepGone && slices.Contains(facts.GoneStatuses, st) {
+	// A row that states no status is not shown to be of another one: it
+	// is ranked, its status shown as unknown.
+	if f.keep != nil && strings.TrimSpace(row.Status) != "" && !f.keep.Holds(row.Status) {
+		st := statusCell(row)
 		if len(f.gone) < analysis.MaxNamed {
 			f.gone = append(f.gone, row.LPNID+" ("+st+")")
 		}
@@ -239,16 +250,21 @@ func (f *rankFilter) leaves(row nsip.AnimalRow) bool {
 	return false
 }
 
-// blocks are the answer's accounts of the rows left out (dead or culled)
-// and of those whose sex was taken from the search; nil for none.
+// blocks are the answer's accounts of the rows left out by status and of
+// those whose sex was taken from the search; nil for none.
 func (f *rankFilter) blocks() (gone, unsexed *analysis.Named) {
 	if f.nGone > 0 {
 		var parts []string
 		for _, s := range slices.Sorted(maps.Keys(f.byStatus)) {
 			parts = append(parts, fmt.Sprintf("%d %s", f.byStatus[s], s))
 		}
-		gone = &analysis.Named{Count: f.nGone, LPNIDs: f.gone,
-			Effect: fmt.Sprintf("left out, of the animals read: recorded as no longer living or kept (%s); ask again with include_dead_and_culled: true to rank them", strings.Join(parts, ", "))}
+		effect := fmt.Sprintf("left out, of the animals read: %s, read after NSIP was asked for every status (%s)", f.keep.Note(), strings.Join(parts, ", "))
+		if f.byDefault {
+			effect = fmt.Sprintf("left out, of the animals read: not CURRENT, so not usable now (%s); to rank them too ask again with search_criteria.status "+
+				"\"living\" (every status but DEAD and CULL) or one status of %s, and bound their age with search_criteria.born_after, e.g. \"2020-01-01\"",
+				strings.Join(parts, ", "), toolname.GetStatuses)
+		}
+		gone = &analysis.Named{Count: f.nGone, LPNIDs: f.gone, Effect: effect}
 	}
 	if f.nUnsexed > 0 {
 		unsexed = &analysis.Named{Count: f.nUnsexed, LPNIDs: []string{},
@@ -275,6 +291,38 @@ func statusCell(row nsip.AnimalRow) string {
 		return s
 	}
 	return "unknown"
+}
+
+// statusRead says how crit's status was read when it is a word.
+func statusRead(crit *param.Criteria) string {
+	if crit == nil {
+		return ""
+	}
+	return nsip.StatusNote(crit.Status)
+}
+
+// birthYearCell is a row's birth year, from its birth date or else its
+// LPN ID (rows.BirthYear); nil when neither says.
+func birthYearCell(row nsip.AnimalRow) any {
+	if y, _ := row.BirthYear(); y != 0 {
+		return y
+	}
+	return nil
+}
+
+// birthYearsNote says where the ranked rows' birth years came from: the
+// LPN ID for those whose row and record carry no birth date.
+func (s *rankScan) birthYearsNote() string {
+	n := 0
+	for _, sc := range s.top.Rows() {
+		if _, lpn := s.rows[sc.ID].BirthYear(); lpn {
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of the birth years %s", n, nsip.LPNReading)
 }
 
 // unnamed is n without the LPN IDs it lists, for a ranking cut to its

@@ -228,3 +228,47 @@ export function mergeFullPlan(p: Plan, full: Json) {
     p.planned.set(key(ram, ewe), p.cols.map((c, i) => (i === 0 ? ewe : (row[cols.indexOf(c)] ?? null))));
   }
 }
+
+// A COI matrix (nsip_plan_matings with coi_only): each ram's row of lamb
+// COIs in the answer's ewe order. A cell is a number (exact), ">=x" (a
+// lower bound) or "unknown". An answer cut to its budget shows the first
+// ewes' columns; its whole table (_meta.full: columns ram and every ewe)
+// holds the rest, added by mergeFullMatrix.
+export interface Matrix {
+  rams: string[];
+  ewes: string[];
+  cells: Map<Key, number | string>;
+  maxCOI: number | null;
+}
+
+export function isMatrix(d: Json): boolean {
+  return !!d && Array.isArray(d.ewes) && !!d.coi && typeof d.coi === "object" && !Array.isArray(d.coi);
+}
+
+export function readMatrix(d: Json): Matrix {
+  const ewes: string[] = (d.ewes ?? []).map(String);
+  const cells = new Map<Key, number | string>();
+  const rams: string[] = [];
+  for (const [ram, row] of Object.entries(d.coi ?? {})) {
+    rams.push(ram);
+    (row as Json[]).forEach((c, i) => {
+      if (i < ewes.length && (typeof c === "number" || typeof c === "string")) cells.set(key(ram, ewes[i]), c);
+    });
+  }
+  return { rams, ewes, cells, maxCOI: typeof d.max_coi === "number" ? d.max_coi : null };
+}
+
+export function mergeFullMatrix(m: Matrix, full: Json) {
+  const cols: string[] = full?.columns ?? [];
+  if (cols[0] !== "ram" || !Array.isArray(full?.rows)) return;
+  for (const e of cols.slice(1)) if (!m.ewes.includes(e)) m.ewes.push(e);
+  for (const r of full.rows as Json[]) {
+    const row = Array.isArray(r) ? r : cols.map((c) => r[c]);
+    const ram = String(row[0]);
+    if (!m.rams.includes(ram)) m.rams.push(ram);
+    cols.forEach((e, i) => {
+      const c = row[i];
+      if (i > 0 && !m.cells.has(key(ram, e)) && (typeof c === "number" || typeof c === "string")) m.cells.set(key(ram, e), c);
+    });
+  }
+}

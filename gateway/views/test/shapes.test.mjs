@@ -192,3 +192,28 @@ describe("readPlan", () => {
     assert.deepEqual([p.rams, p.ewes, p.planned.size], [["R1"], ["E1", "E2"], 0]);
   });
 });
+
+describe("readMatrix", () => {
+  const answer = {
+    coi: { R1: [0.25, ">=0.0625"], R2: ["unknown", 0] }, ewes: ["E1", "E2"], max_coi: 0.0625, over_max_coi: 2,
+    not_shown: { rows: 1, which: "the ewes after the first 2" },
+  };
+
+  it("reads each ram's row in the answer's ewe order, the cells as sent", () => {
+    assert.ok(shapes.isMatrix(answer));
+    assert.ok(!shapes.isMatrix({ coi: 0.125, sire: {} }));
+    const m = shapes.readMatrix(answer);
+    assert.deepEqual([m.rams, m.ewes, m.maxCOI], [["R1", "R2"], ["E1", "E2"], 0.0625]);
+    assert.deepEqual([...m.cells.entries()], [["R1 E1", 0.25], ["R1 E2", ">=0.0625"], ["R2 E1", "unknown"], ["R2 E2", 0]]);
+  });
+
+  it("adds the ewes a matrix cut to its budget left out, from its whole table", () => {
+    const m = shapes.readMatrix(answer);
+    shapes.mergeFullMatrix(m, { columns: ["ram", "E1", "E2", "E3"], rows: [
+      { ram: "R1", E1: 0.25, E2: ">=0.0625", E3: 0.125 },
+      { ram: "R2", E1: "unknown", E2: 0, E3: 0 },
+    ] });
+    assert.deepEqual(m.ewes, ["E1", "E2", "E3"]);
+    assert.deepEqual([m.cells.get("R1 E3"), m.cells.get("R2 E3"), m.cells.size], [0.125, 0, 6]);
+  });
+});

@@ -66,6 +66,10 @@ function expected(view, c, res, full) {
       }
       return { bars: d.ebvs.length, low: d.ebvs.filter((e) => typeof e[2] === "number" && e[2] < 40).length };
     case "matings":
+      if (Array.isArray(d.ewes)) {
+        const cells = Object.values(d.coi).flat();
+        return { cells: cells.length, planned: [], pending: 0, filled: cells.filter((c) => typeof c === "number" || String(c).startsWith(">=")).length };
+      }
       if ("coi" in d) return { cells: 1, planned: [], ancestors: d.common_ancestors?.top?.length ?? 0 };
       return {
         cells: c.args.ram_lpn_ids.length * c.args.ewe_lpn_ids.length,
@@ -102,7 +106,7 @@ async function seen(view, frame, page) {
     case "matings": {
       const planned = await frame.locator("td.cell.planned").evaluateAll((tds) => tds.map((td) => td.dataset.ram + " " + td.dataset.ewe));
       return {
-        cells: await n("td.cell"), planned: planned.sort(), pending: await n("td.cell.pending"),
+        cells: await n("td.cell"), planned: planned.sort(), pending: await n("td.cell.pending"), over: await n("td.cell.over"),
         filled: await frame.locator("td.cell").evaluateAll((tds) => tds.filter((td) => /%$/.test(td.textContent.trim().replace(/ ✓$/, ""))).length),
         ancestors: await n("tr.ancestor-row"),
       };

@@ -1,5 +1,6 @@
 // The inbreeding matrix: the lamb's COI for every ram (rows) with every ewe
-// (columns), the plan's pairs marked (nsip_plan_matings); for one pair
+// (columns), the plan's pairs marked (nsip_plan_matings), or every cell
+// from the answer itself when it is the matrix alone (coi_only); for one pair
 // (nsip_check_mating), its cell and its common ancestors. The plan's answer
 // holds the COI of the pairs it mated; the view asks the server for the
 // others itself (nsip_check_mating), so the matrix never passes through
@@ -9,7 +10,7 @@
 // would be fresh NSIP lookups, and the view shows the cells as unknown and
 // asks first.
 import { Answer, Json, View, el, fmt, legend, scroller, show, start, swatch } from "../common";
-import { Plan, key, mergeFullPlan, readPlan } from "../shapes";
+import { Matrix, Plan, isMatrix, key, mergeFullMatrix, mergeFullPlan, readMatrix, readPlan } from "../shapes";
 
 // autoPairs bounds how many pairs the view asks about without being told:
 // a 10 x 100 plan would be 1,000 calls.
@@ -194,7 +195,61 @@ function drawCheck(a: Answer, v: View) {
   );
 }
 
+// drawMatrix draws a coi_only answer: every cell is in it or in its whole
+// table, so nothing is checked. A lower bound is shown as one.
+async function drawMatrix(a: Answer, v: View) {
+  const m: Matrix = readMatrix(a.data);
+  if (a.data.not_shown) {
+    try {
+      mergeFullMatrix(m, await v.readFull(a));
+    } catch {
+      // the cut matrix still shows what it holds
+    }
+  }
+  const table = el("table", { class: "matrix" });
+  const head = el("tr", {}, el("th", {}, "ram \\ ewe"));
+  for (const e of m.ewes) head.append(el("th", { class: "mono small", scope: "col" }, e));
+  table.append(el("thead", {}, head));
+  const body = el("tbody");
+  for (const r of m.rams) {
+    const tr = el("tr", {}, el("th", { class: "mono small", scope: "row" }, r));
+    for (const e of m.ewes) {
+      const td = el("td", { class: "cell", "data-ram": r, "data-ewe": e });
+      const c = m.cells.get(key(r, e));
+      const bound = typeof c === "string" && c.startsWith(">=") ? Number(c.slice(2)) : NaN;
+      if (typeof c === "number") setCell(td, c, m.maxCOI, `${r} × ${e}`);
+      else if (!Number.isNaN(bound)) {
+        setCell(td, bound, m.maxCOI, `${r} × ${e}: at least this (the pedigree was not read whole)`);
+        td.textContent = "≥" + coiText(bound);
+        td.setAttribute("data-coi", c as string);
+      } else {
+        td.textContent = "?";
+        td.classList.add("unknown");
+        td.setAttribute("data-coi", "unknown");
+        td.title = `${r} × ${e}: ` + (c === undefined ? "not in the answer" : "unknown: NSIP records no parents of one of them");
+      }
+      tr.append(td);
+    }
+    body.append(tr);
+  }
+  table.append(body);
+  show(v.root,
+    el("h1", {}, "Inbreeding matrix"),
+    el("p", { class: "muted small" },
+      `${m.rams.length} rams × ${m.ewes.length} ewes, COI only (no plan)` +
+      (m.maxCOI !== null ? `; ${a.data.over_max_coi ?? 0} over the cap of ${coiText(m.maxCOI)}` : "")),
+    legend(
+      [swatch("background:color-mix(in srgb, var(--fb-bad) 35%, transparent)"), "deeper tint: higher COI (full at 25%, a full-sibling mating)"],
+      ["≥", "at least this COI: the pedigree behind the pair was not read whole"],
+      ["?", "COI unknown: an animal's parents are not recorded"],
+      ["⚠", "over the COI cap (in bold)"],
+    ),
+    scroller("inbreeding matrix", table),
+  );
+}
+
 async function render(a: Answer, v: View) {
+  if (isMatrix(a.data)) return drawMatrix(a, v);
   if (a.data && ("by_ram" in a.data || "unassigned" in a.data)) return drawPlan(a, v);
   if (a.data && "coi" in a.data) return drawCheck(a, v);
   show(v.root, el("p", { class: "muted" }, "No mating in this answer."));

@@ -67,7 +67,7 @@ function render(a: Answer, v: View) {
     `${rows.length} animals by ${by}`,
     c.population !== undefined ? `of ${c.population} in the breed` : "",
     c.exact === true ? "exact" : c.exact === false ? "not proven exact" : "",
-    d.dead_or_culled?.count ? `${d.dead_or_culled.count} dead or culled left out` : "",
+    d.left_out_by_status?.count ? `${d.left_out_by_status.count} of other statuses left out` : "",
   ].filter(Boolean);
   drawTable(v.root, cols, rows, [
     el("h1", {}, "Ranking"),

@@ -334,10 +334,11 @@ async function search(ev?: Event) {
   let name: string, args: Json, codes: string[];
   if (kind === "index") {
     // NSIP's search cannot sort by an index: nsip_rank_animals reads the
-    // breed and ranks it. It leaves DEAD and CULL out unless asked.
+    // breed and ranks it. Without a status it ranks CURRENT animals only,
+    // so "any status" is asked for in words.
     name = "nsip_rank_animals";
     args = { breed_id: breed, index: by, top_n: 15 };
-    if (!st || !mateable(st)) args.include_dead_and_culled = true;
+    if (!st) criteria.status = "any";
     codes = ["index", ...shown];
   } else if (by) {
     name = "nsip_search_animals";
