@@ -45,7 +45,13 @@ func TestEveryHostPolicyStaysInBudget(t *testing.T) {
 		{"nsip_rank_animals", map[string]any{"breed_id": 640, "weights": map[string]any{"WWT": 1, "BWT": -0.5}, "top_n": 10}},
 		{"nsip_flock_summary", map[string]any{"flock_id": strings.ToUpper(parent[4:10])}},
 		{"nsip_plan_matings", map[string]any{"ram_lpn_ids": []string{parent}, "ewe_lpn_ids": []string{founder}, "weights": map[string]any{"WWT": 1}}},
+		// Its answer from the breed's pass, read before the calls.
+		{"nsip_breed_diversity", map[string]any{"breed_id": 640}},
 	}
+	filled := make(chan string, 1)
+	e.gw.passFilled = func(key string) { filled <- key }
+	e.gw.fillPass(t.Context(), 640, "")
+	<-filled
 	seen := map[string]bool{}
 	for _, c := range calls {
 		req := mcp.CallToolRequest{}

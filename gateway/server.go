@@ -127,7 +127,7 @@ func (g *Gateway) introduction() string {
 	if g.offersToolset(toolsets.Lookup) {
 		text += `Typical flow: ` + toolname.ListBreeds + ` for breed IDs -> ` + toolname.SearchAnimals + ` for LPN IDs -> ` + toolname.GetAnimal + `, ` + toolname.GetLineage + `, ` + toolname.GetProgeny + `. `
 	}
-	return text + `Answers over the token budget are summarized; _meta.summarized and the summary itself say how to get the rest. ` +
+	return text + `Answers over the token budget are summarized; _meta.summarized and the summary itself say how to get the rest; every tool takes max_tokens to raise the budget. ` +
 		`Errors are JSON {"error":{"code",...}} naming the field to fix or when to retry.` + g.features.Note()
 }
 

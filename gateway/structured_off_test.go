@@ -24,8 +24,8 @@ func TestNoStructuredLeavesTheCopyOut(t *testing.T) {
 				withSchema++
 			}
 		}
-		if want := map[bool]int{false: len(list.Tools), true: 0}[off]; withSchema != want || len(list.Tools) != 14 {
-			t.Errorf("off=%v: %d of %d tools declare an output schema, want %d of 14", off, withSchema, len(list.Tools), want)
+		if want := map[bool]int{false: len(list.Tools), true: 0}[off]; withSchema != want || len(list.Tools) != 15 {
+			t.Errorf("off=%v: %d of %d tools declare an output schema, want %d of 15", off, withSchema, len(list.Tools), want)
 		}
 		d := e.up.Data()
 		rams, ewes := deepKatahdins(t, d, 3, 1, 2)

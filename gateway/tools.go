@@ -7,6 +7,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/compare"
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/diversity"
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/flock"
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/mating"
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/percentile"
@@ -97,6 +98,7 @@ var registry = func() []*toolDef {
 		lookupTool(lookup.Lineage, nil), lookupTool(lookup.Progeny, nil), lookupTool(lookup.SearchByLPN, nil),
 		analysisTool(mating.CheckMating), analysisTool(compare.Compare), analysisTool(rank.Rank),
 		analysisTool(flock.FlockSummary), analysisTool(plan.PlanMatings),
+		analysisTool(diversity.BreedDiversity),
 	}
 	for i, d := range out {
 		if err := d.Check(); err != nil {

@@ -26,7 +26,7 @@ import (
 const callTimeout = 30 * time.Second
 
 var nineTools = []string{
-	"nsip_check_mating", "nsip_compare_animals", "nsip_flock_summary",
+	"nsip_breed_diversity", "nsip_check_mating", "nsip_compare_animals", "nsip_flock_summary",
 	"nsip_get_animal", "nsip_get_last_update", "nsip_get_lineage", "nsip_get_progeny", "nsip_get_statuses",
 	"nsip_get_trait_ranges", "nsip_list_breeds", "nsip_plan_matings", "nsip_rank_animals", "nsip_search_animals", "nsip_search_by_lpn",
 }

@@ -420,6 +420,13 @@ func jsAnalysisCalls(t *testing.T, d *nsiptest.Dataset, a nsiptest.Animal) []jsE
 		{label: "plan matings", tool: "nsip_plan_matings",
 			args: map[string]any{"ram_lpn_ids": []string{sibRam.LPNID, ram}, "ewe_lpn_ids": []string{sibEwe.LPNID, ewe}, "weights": weights},
 			want: []string{sibEwe.LPNID, ewe, `"mated":2`}},
+		// The ranking by index before it read the breed's every page and
+		// kept them as its pass: the diversity is answered from it, every
+		// animal's COI linked.
+		{label: "breed diversity", tool: "nsip_breed_diversity",
+			args:  map[string]any{"breed_id": a.BreedID},
+			want:  []string{`"coi_by_birth_year"`, `"breed_pass":"kept`},
+			links: true},
 		{label: "COI matrix", tool: "nsip_plan_matings",
 			args: map[string]any{"ram_lpn_ids": []string{sibRam.LPNID, ram}, "ewe_lpn_ids": []string{sibEwe.LPNID, ewe}, "coi_only": true},
 			// Half sibs: 1/8, the first of the ram's row.
@@ -467,7 +474,7 @@ func jsCallsFlag(t *testing.T, want []jsExpectation) string {
 	return string(b)
 }
 
-// checkSDKReport asserts the fourteen tools were listed, and every call was
+// checkSDKReport asserts the fifteen tools were listed, and every call was
 // checked by the SDK against its tool's output schema (Ajv) and returned the
 // values the stand-in holds.
 func checkSDKReport(t *testing.T, rep sdkReport, want []jsExpectation) {

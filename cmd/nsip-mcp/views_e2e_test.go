@@ -187,6 +187,26 @@ func viewCases(t *testing.T, d *nsiptest.Dataset) []viewCase {
 			"ewe_lpn_ids": distinct(append(current("Female", 4), daughter.LPNID)), "coi_only": true}, "matings"},
 		{"rank", "nsip_rank_animals", map[string]any{"breed_id": a.BreedID, "weights": jsRankWeights, "top_n": 10}, "ranking"},
 		{"flock", "nsip_flock_summary", map[string]any{"flock_id": a.FlockCode}, "flock"},
+		{"diversity", "nsip_breed_diversity", map[string]any{"breed_id": a.BreedID}, "diversity"},
+	}
+}
+
+// readBreedPass has the breed's pass read, by asking nsip_breed_diversity
+// until it answers from the pass rather than naming the read, so that the
+// view is shown the breed's figures.
+func readBreedPass(t *testing.T, srv *runningServer, breed int) {
+	t.Helper()
+	c := dialFlavour(t, "streamable", srv.BaseURL)
+	initialize(t, c)
+	for {
+		text := call(t, c, "nsip_breed_diversity", map[string]any{"breed_id": breed})
+		if strings.Contains(text, `"coi_by_birth_year"`) {
+			return
+		}
+		if !strings.Contains(text, "being read in the background") {
+			t.Fatalf("the breed's pass is not being read: %.400s", text)
+		}
+		time.Sleep(100 * time.Millisecond) // the read's own pace; the watchdog bounds the wait
 	}
 }
 
@@ -215,6 +235,7 @@ func TestViewsInABrowser(t *testing.T) {
 	watchdog(t, viewsLimit)
 	srv := startServer(t, "http-sse")
 	cases := viewCases(t, srv.Stub.Data())
+	readBreedPass(t, srv, jsSubject(t, srv.Stub.Data()).BreedID)
 	rep := runViews(t, srv, cases)
 	checkViewTools(t, rep)
 	if len(rep.Cases) != len(cases) {
@@ -559,6 +580,10 @@ func checkViewCase(t *testing.T, label string, seen, want map[string]any, asked 
 		}
 		if num(seen, "keyLowest") != num(seen, "lowest") || num(seen, "keyHighest") != num(seen, "highest") {
 			t.Errorf("%v: Enter and Space on the index heading sort as a click does not", seen)
+		}
+	case "diversity":
+		if num(seen, "bars") < 2 || num(seen, "highest") <= 0 {
+			t.Errorf("%v: want a bar a birth year and some year's mean COI above 0", seen)
 		}
 	case "flock":
 		if num(seen, "histograms") == 0 {

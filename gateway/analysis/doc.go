@@ -1,8 +1,9 @@
 // Package analysis is the frame every analysis computed on the server is
 // written in: the inbreeding of a planned mating (mating), a comparison of
 // animals (compare), a breed ranking (rank), a group's statistics (flock),
-// a mating plan (plan) and an animal's breed percentiles (percentile), each
-// in a package of its own under this one, with its answer types beside it.
+// a mating plan (plan), a breed's diversity (diversity) and an animal's
+// breed percentiles (percentile), each in a package of its own under this
+// one, with its answer types beside it.
 //
 // Each analysis is a Def: the definition every tool has (tooldef.Def:
 // name, title, description, arguments from its argument struct,

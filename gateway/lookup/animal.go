@@ -22,7 +22,7 @@ var Animal = define(&Def{
 		Kind:    summarize.KindAnimal,
 		Subject: "search_string", What: "animal matching", Next: "check the ID, or find animals and their LPN IDs with " + toolname.SearchAnimals,
 		Desc: `One animal's record: breed, birth date, gender, status, parents, progeny count, EBVs with accuracy as NSIP sends it (0.80 = 80%; MWWT may have none), indexes, breeder's contact (about 450 tokens). ` +
-			`Arguments: search_string (LPN ID or registration number); percentiles: true adds each EBV's top_percent in its breed (up to ` + strconv.Itoa(PercentileLookups) + ` more lookups); max_tokens.`,
+			`search_string: LPN ID or registration number; percentiles: true adds each EBV's top_percent in its breed (up to ` + strconv.Itoa(PercentileLookups) + ` more lookups).`,
 	},
 	Percentiles: true,
 	run:         runAnimal,

@@ -17,7 +17,7 @@ var LastUpdate = define(&Def{
 		Name: toolname.GetLastUpdate, Title: "NSIP last evaluation date", Method: "get_date_last_updated",
 		Toolset: toolsets.Lookup,
 		Kind:    summarize.KindGeneric,
-		Desc:    `Date of the latest NSIP evaluation, e.g. {"date":"09/23/2025"}: how current the EBVs are. Only argument: max_tokens.`,
+		Desc:    `Date of the latest NSIP evaluation, e.g. {"date":"09/23/2025"}: how current the EBVs are.`,
 	},
 	fetch: fetchWith(func(ctx context.Context, up Upstream, _ NoArgs) (*nsip.LastUpdate, error) {
 		return up.DateLastUpdated(ctx)

@@ -20,7 +20,7 @@ var Lineage = define(&Def{
 		Kind:    summarize.KindLineage,
 		Subject: "lpn_id", What: "pedigree for LPN ID", Next: "check the LPN ID, or find animals with " + toolname.SearchAnimals,
 		Desc: `An animal's pedigree, each ancestor with LPN ID, farm, birth date, sex, status and indexes (about 85 tokens each); ` +
-			`summaries keep the nearest generations, counting the rest. Arguments: lpn_id; max_tokens.`,
+			`summaries keep the nearest generations, counting the rest. Argument: lpn_id.`,
 	},
 	fields: param.Of(func(a *LPNArgs) param.Described {
 		return param.Described{&a.LPNID: param.LPNParam("")}

@@ -17,7 +17,7 @@ var ListBreeds = define(&Def{
 		Name: toolname.ListBreeds, Title: "NSIP breed groups and breeds", Method: "get_available_breed_groups",
 		Toolset: toolsets.Lookup,
 		Kind:    summarize.KindGeneric,
-		Desc:    `NSIP breed groups (Range, Maternal Wool, Hair, Terminal) with each breed's ID (breed_id elsewhere) and name; group IDs are breed_group_id. Only argument: max_tokens.`,
+		Desc:    `NSIP breed groups (Range, Maternal Wool, Hair, Terminal) with each breed's ID (breed_id elsewhere) and name; group IDs are breed_group_id.`,
 	},
 	fetch: fetchWith(func(ctx context.Context, up Upstream, _ NoArgs) (*nsip.BreedGroups, error) {
 		return up.BreedGroups(ctx)

@@ -3,7 +3,6 @@ package lookup
 import (
 	"context"
 	"encoding/json"
-	"strconv"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
@@ -23,7 +22,7 @@ var Progeny = define(&Def{
 		Desc: `One page of an animal's offspring (about 220 tokens each). ` +
 			`Unsummarized: NSIP's JSON (sex "1"=M, "2"=F). Over the budget, a table of LPN ID, sex (M/F), birth date and the most accurate EBVs that fit as [value, accuracy], with per-trait statistics naming who has the max and min. ` +
 			`_meta gives page, page_size, total_count, next. ` +
-			`Arguments: lpn_id; page (0-based); page_size 1..` + strconv.Itoa(nsip.MaxPageSize) + ` (default 10); traits (exactly the codes rows carry); skip; max_tokens.`,
+			`Arguments: lpn_id; page, 0-based; traits, exactly the codes rows carry; skip.`,
 	},
 	fields: param.Of(func(a *ProgenyArgs) param.Described {
 		return param.Described{

@@ -30,7 +30,7 @@ var SearchByLPN = define(&Def{
 		Subject: "lpn_id", What: "animal with LPN ID", Next: "check the LPN ID, or find animals with " + toolname.SearchAnimals,
 		Desc: `An animal's profile in one call: details, pedigree and first 10 offspring. ` +
 			`Summaries fill the budget with identity, contact, EBVs, indexes, parents, grandparents and offspring, listing each part left out with the call for it. ` +
-			`Arguments: lpn_id; traits; max_tokens. Shares the cache of the single-part tools.`,
+			`Arguments: lpn_id; traits. Shares the cache of the single-part tools.`,
 	},
 	run: runProfile,
 	fields: param.Of(func(a *ProfileArgs) param.Described {

@@ -17,7 +17,7 @@ var Statuses = define(&Def{
 		Name: toolname.GetStatuses, Title: "NSIP animal statuses", Method: "get_statuses_by_breed_group",
 		Toolset: toolsets.Lookup,
 		Kind:    summarize.KindGeneric,
-		Desc:    `Animal statuses NSIP records, e.g. ["CURRENT","SOLD","DEAD"], for search_criteria.status, which also takes "living" (all but DEAD and CULL) or "usable" (CURRENT). Only argument: max_tokens.`,
+		Desc:    `Animal statuses NSIP records, e.g. ["CURRENT","SOLD","DEAD"], for search_criteria.status, which also takes "living" (all but DEAD and CULL) or "usable" (CURRENT).`,
 	},
 	fetch: fetchWith(func(ctx context.Context, up Upstream, _ NoArgs) (*nsip.Statuses, error) {
 		return up.Statuses(ctx)

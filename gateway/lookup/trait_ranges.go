@@ -22,7 +22,7 @@ var TraitRanges = define(&Def{
 		Kind:    summarize.KindGeneric,
 		Subject: "breed_id", What: "trait ranges for breed", Next: "list valid breed IDs with " + toolname.ListBreeds,
 		Desc: `Min and max EBV of each trait a breed has, e.g. {"BWT":{"min":-0.71,"max":0.93}}: the codes to sort and filter it by. ` +
-			`Too few evaluated animals: no_data. Arguments: breed_id (from ` + toolname.ListBreeds + `); max_tokens.`,
+			`Too few evaluated animals: no_data. breed_id from ` + toolname.ListBreeds + `.`,
 	},
 	run: runTraitRanges,
 	fields: param.Of(func(a *BreedArgs) param.Described {

@@ -29,6 +29,7 @@ import (
 	"reflect"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/compare"
+	"github.com/nsip-tools/nsip-mcp/gateway/analysis/diversity"
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/flock"
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/mating"
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/percentile"
@@ -90,7 +91,7 @@ var nsipSchemaNames = outschema.Names{
 
 // schemaNames are every published type name, checked once for clashes.
 var schemaNames = nsipSchemaNames.Merge(analysis.SchemaNames(), mating.SchemaNames(), compare.SchemaNames(), rank.SchemaNames(),
-	flock.SchemaNames(), plan.SchemaNames(), percentile.SchemaNames(), summarize.SchemaNames())
+	flock.SchemaNames(), plan.SchemaNames(), percentile.SchemaNames(), diversity.SchemaNames(), summarize.SchemaNames())
 
 // The pass-through branch of a lookup's output schema.
 const (

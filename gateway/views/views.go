@@ -54,6 +54,9 @@ var All = []View{
 	{Name: "flock", Title: "Flock distributions",
 		Desc:  "A flock's counts by sex, status and birth year, and each trait's spread across the flock.",
 		Tools: []string{toolname.FlockSummary}},
+	{Name: "diversity", Title: "Inbreeding by birth year",
+		Desc:  "A breed's mean and largest COI by birth year as a chart and a table, with its effective size and numbers of founders and ancestors.",
+		Tools: []string{toolname.BreedDiversity}},
 }
 
 // For is the view of the tool named tool, if it has one.

@@ -18,18 +18,19 @@ const (
 	SearchByLPN    = "nsip_search_by_lpn"
 )
 
-// The five analyses, each built from several lookups.
+// The six analyses, each built from several lookups.
 const (
 	CheckMating    = "nsip_check_mating"
 	CompareAnimals = "nsip_compare_animals"
 	RankAnimals    = "nsip_rank_animals"
 	FlockSummary   = "nsip_flock_summary"
 	PlanMatings    = "nsip_plan_matings"
+	BreedDiversity = "nsip_breed_diversity"
 )
 
 // All is every tool's name: the lookups, then the analyses.
 var All = []string{
 	GetLastUpdate, ListBreeds, GetStatuses, GetTraitRanges, SearchAnimals,
 	GetAnimal, GetLineage, GetProgeny, SearchByLPN,
-	CheckMating, CompareAnimals, RankAnimals, FlockSummary, PlanMatings,
+	CheckMating, CompareAnimals, RankAnimals, FlockSummary, PlanMatings, BreedDiversity,
 }

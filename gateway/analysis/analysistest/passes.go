@@ -87,6 +87,20 @@ type PassFake struct {
 
 func (p PassFake) Passes() analysis.Passes { return p.MemPasses }
 
+// TaskPasses are MemPasses that read a pass in the background as the
+// caller's task: each FillFor is recorded in Fills and answered with Answer.
+type TaskPasses struct {
+	*MemPasses
+	Answer analysis.PassFill
+}
+
+func (p TaskPasses) FillFor(_ context.Context, breed int, eval string) analysis.PassFill {
+	p.Mu.Lock()
+	defer p.Mu.Unlock()
+	p.Fills = append(p.Fills, breedpass.PassKey(breed, eval))
+	return p.Answer
+}
+
 // HoldPass keeps breed's pass of f's animals under f's evaluation, as a
 // whole read of its pages would have, and is f reading its store: a
 // question about the breed then finds the pass held. The rows are in LPN

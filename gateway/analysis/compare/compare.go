@@ -27,7 +27,7 @@ var Compare = &analysis.Def{
 			`(about 60 tokens an animal plus 15 a trait; one NSIP lookup an animal). ` +
 			`Arguments: lpn_ids, distinct, e.g. ["` + param.ExampleLPN + `","` + param.ExampleEwe + `"]; traits (optional, up to 30), e.g. ["BWT","WWT"], default all the animals have. ` +
 			fmt.Sprintf(`percentiles: true adds each EBV's top_percent in its breed, exact from NSIP's sorted pages (at most %d more lookups). `, percentile.Lookups) +
-			`Next: ` + toolname.CheckMating + ` for a pair, ` + toolname.GetAnimal + ` for one in full. Also max_tokens.`,
+			`Next: ` + toolname.CheckMating + ` for a pair, ` + toolname.GetAnimal + ` for one in full.`,
 		Args: compareParams,
 	},
 	Ceiling: 20 + percentile.Lookups,

@@ -1,29 +1,13 @@
 package percentile_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/analysistest"
-	"github.com/nsip-tools/nsip-mcp/gateway/analysis/breedpass"
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/compare"
 )
-
-// taskPasses read passes in the background as the caller's task, and
-// answer each request with fill.
-type taskPasses struct {
-	*analysistest.MemPasses
-	fill analysis.PassFill
-}
-
-func (p taskPasses) FillFor(_ context.Context, breed int, eval string) analysis.PassFill {
-	p.Mu.Lock()
-	defer p.Mu.Unlock()
-	p.Fills = append(p.Fills, breedpass.PassKey(breed, eval))
-	return p.fill
-}
 
 // A breed too large for the call is answered by the binary search; the
 // answer names the task reading its pass, or says why the read cannot be
@@ -43,7 +27,7 @@ func TestBreedPassFillNamesItsTask(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			f := analysistest.Population(6, 2500)
 			kept := &analysistest.MemPasses{}
-			f.Store = taskPasses{kept, c.fill}
+			f.Store = analysistest.TaskPasses{MemPasses: kept, Answer: c.fill}
 			f.Ceiling = f.Lookups + 20 // fewer than the pass's 25 pages
 			var a struct {
 				Percentiles struct {

@@ -82,6 +82,12 @@ function expected(view, c, res, full) {
     }
     case "flock":
       return { traits: d.traits.length, histograms: full ? d.traits.length : 0 };
+    case "diversity": {
+      if (!d.coi_by_birth_year) return { pending: 1 };
+      const rows = d.coi_by_birth_year.rows;
+      // The table shows percent to two decimals.
+      return { bars: rows.length, tableRows: rows.length, highest: Number((100 * Math.max(...rows.map((r) => r[2]))).toFixed(2)) / 100, figures: 4 };
+    }
   }
   return {};
 }
@@ -121,6 +127,13 @@ async function seen(view, frame, page) {
     }
     case "flock":
       return { traits: await n(".dist"), histograms: await frame.locator(".dist").evaluateAll((ds) => ds.filter((d) => d.querySelectorAll("rect").length === 10).length) };
+    case "diversity": {
+      if (await n("p.pending")) return { pending: await n("p.pending") };
+      // The highest mean the table states, read back from its percent.
+      const means = await frame.locator("tr.year-row td:nth-child(3)").allTextContents();
+      return { bars: await n("rect.coi-bar"), tableRows: await n("tr.year-row"), figures: await n("li.figure"),
+        highest: Math.max(...means.map((t) => Number(t.replace("%", "")) / 100)) };
+    }
   }
   void page;
   return {};
@@ -194,6 +207,7 @@ const measured = {
   ebvs: { "accuracy labels": ".ebv-acc .bar>b", "percentile labels": ".ebv-pct .bar>b" },
   matings: { "COI cells": "td.cell", "COIs over the cap": "td.cell.over", "ancestors' shares": "tr.ancestor-row .bar>b" },
   flock: { "counts": ".count-bars .bar>b" },
+  diversity: { "year table": "tr.year-row td" },
 };
 
 // accessibility runs axe and measures the named text in the view as shown
