@@ -442,11 +442,12 @@ func jsAnalysisCalls(t *testing.T, d *nsiptest.Dataset, a nsiptest.Animal) []jsE
 			summarized: true, links: true},
 		{label: "rank over budget", tool: "nsip_rank_animals",
 			// 500 tokens: a ranking's fixed part (method, proof, upstream
-			// block, the count of dead and culled animals left out, and
-			// where its rows' sexes came from) takes about 400, and below
-			// that the generic summary serves, as for any answer whose
-			// skeleton does not fit.
-			args:  map[string]any{"breed_id": a.BreedID, "top_n": 50, "weights": weights, "max_tokens": 500},
+			// block, the statuses left out, and where its rows' sexes
+			// came from) takes about 400, and below that the generic
+			// summary serves, as for any answer whose skeleton does not
+			// fit. Living animals, so that the breed has 50 to rank.
+			args: map[string]any{"breed_id": a.BreedID, "top_n": 50, "weights": weights, "max_tokens": 500,
+				"search_criteria": map[string]any{"status": "living"}},
 			want:  []string{`"not_shown"`, `"which":"ranks `, ` to 50"`},
 			links: true},
 	}

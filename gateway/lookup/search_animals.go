@@ -22,11 +22,11 @@ var SearchAnimals = define(&Def{
 		Toolset: toolsets.Lookup,
 		Kind:    summarize.KindSearch,
 		Desc: `Search NSIP animals by page (about 290 tokens an animal). ` +
-			`Over the budget (2000 tokens; max_tokens raises it to the server cap, 8000 unless configured) pages come as a table: ` +
+			`Over the budget (2000 tokens unless max_tokens) pages come as a table: ` +
 			`per animal LPN ID, sex, birth date, status, breed (when several), sire, dam, the sort and trait_ranges traits as [value, accuracy], its most accurate others; traits sets exactly which. ` +
 			`_meta gives page, page_size, total_count and next (the call for what follows; skip after part of a page). ` +
 			`Unsummarized: NSIP's JSON, accuracy 0.80 = 80%; tables in percent. ` +
-			`Arguments, all optional: page (0-based), page_size 1..` + strconv.Itoa(nsip.MaxPageSize) + ` (default 15), breed_id (ID or name), sorted_trait (code or name, e.g. "WWT"), reverse, search_criteria, traits, skip, max_tokens.`,
+			`Arguments, all optional: page (0-based), page_size 1..` + strconv.Itoa(nsip.MaxPageSize) + ` (default 15), breed_id (ID or name), sorted_trait (code or name, e.g. "WWT"), reverse, search_criteria, traits, skip.`,
 	},
 	BreedTraits: true,
 	run:         runSearch,

@@ -32,7 +32,7 @@ var FlockSummary = &analysis.Def{
 		Desc: `Describe a whole group: counts by sex, status and birth year; per trait n, mean, SD, min and max with holders, and the same per sex ` +
 			fmt.Sprintf("(500-1500 tokens; every page of %d, at most %d lookups, progeny_of %d more). ", scan.PageSize, scan.FlockPages+scan.EvalLookups, scan.ProgenyRecords) +
 			`Exactly one of: flock_id, e.g. "640238" (breed_id narrows it); progeny_of, an LPN ID; ` +
-			`search, {"breed_id":640,"search_criteria":{...}} as ` + toolname.SearchAnimals + `; traits, e.g. ["YWT"]: those asked about, kept per sex. Also max_tokens.`,
+			`search, {"breed_id":640,"search_criteria":{...}} as ` + toolname.SearchAnimals + `; traits, e.g. ["YWT"]: those asked about, kept per sex.`,
 		Args: flockParams,
 	},
 	// A search group a breed's pass can answer reads NSIP's date before

@@ -47,7 +47,7 @@ var CheckMating = &analysis.Def{
 		Desc: `Coefficient of inbreeding (COI) of a planned mating's lamb by Wright's method, over NSIP's pedigree extended to at least 6 generations behind each parent ` +
 			`(at most 60 NSIP lookups). Answers {"coi":0.125,...} with the common ancestors and their contributions, pedigree completeness, a rating and midparent EBVs ` +
 			`(400-900 tokens); "coi" is null and "rating" "unknown" where no link shows and a pedigree is missing. ` +
-			`Arguments: sire_lpn_id and dam_lpn_id, LPN IDs such as "6402382024NCS310". Next: ` + toolname.PlanMatings + ` for many ewes. Also max_tokens.`,
+			`Arguments: sire_lpn_id and dam_lpn_id, LPN IDs such as "6402382024NCS310". Next: ` + toolname.PlanMatings + ` for many ewes.`,
 		Args: matingParams,
 	},
 	Ceiling: 60,

@@ -34,7 +34,7 @@ var PlanMatings = &analysis.Def{
 			fmt.Sprintf("at most %d NSIP lookups). ", planCeiling) +
 			`coi_only: true instead of weights: only each ram x ewe COI. ` +
 			`Arguments: ram_lpn_ids (1-10); ewe_lpn_ids (1-100); weights as for ` + toolname.RankAnimals + `, e.g. {"WWT":1,"BWT":-0.5}; ` +
-			`max_coi, the largest lamb COI as a fraction 0..1 (0.0625: first cousins); max_ewes_per_ram 1..100. Next: ` + toolname.CheckMating + ` for one pair. Also max_tokens.`,
+			`max_coi, the largest lamb COI as a fraction 0..1 (0.0625: first cousins); max_ewes_per_ram 1..100. Next: ` + toolname.CheckMating + ` for one pair.`,
 		Args: Params,
 	},
 	Ceiling: planCeiling,

@@ -90,7 +90,7 @@ var Rank = &analysis.Def{
 			`search_criteria as for ` + toolname.SearchAnimals + `, e.g. {"gender":"Male"}; CURRENT animals only unless it gives a status, e.g. "living"; ` +
 			fmt.Sprintf("records %d more; ", rankRecords) +
 			fmt.Sprintf(`for_ewes (1-20 LPN IDs) adds each ram's lambs' mean COI with them, max_mean_coi (e.g. 0.03125) leaving out rams above it (at most %d lookups more); percentiles: true adds each weighted EBV's top_percent in the breed (%d more). `, ewesLookups, percentile.Lookups) +
-			`Next: ` + toolname.CompareAnimals + ` or ` + toolname.CheckMating + `. Also max_tokens.`,
+			`Next: ` + toolname.CompareAnimals + ` or ` + toolname.CheckMating + `.`,
 		Args: rankParams,
 	},
 	Ceiling: rankPages + 2 + scan.EvalLookups + ewesLookups + percentile.Lookups + rankRecords,
