@@ -507,8 +507,8 @@ func TestPublishedNamesCarryNoGoPackage(t *testing.T) {
 		}
 	}
 	live := wireOutputSchemas(t, g)
-	if len(live) != 14 {
-		t.Fatalf("%d output schemas, want one per tool (14)", len(live))
+	if n := len(lookupTools) + len(analysisTools); len(live) != n {
+		t.Fatalf("%d output schemas, want one per tool (%d)", len(live), n)
 	}
 	for name, raw := range live {
 		var v any
