@@ -20,6 +20,7 @@ import (
 // declaration no longer holds a map, so the list only shrinks.
 var jsonBoundary = map[string]string{
 	"gateway/param:SentOf":                      "a JSON object mcp-go hands over (a user's answer to a form) becomes a Sent",
+	"gateway/param:Sent.Members":                "the arguments as the caller sent them, walked beside Valid.Members to say how each word was read (argcheck.Readings): a JSON object on both sides",
 	"gateway/param:Valid.Members":               "validated arguments written out: the cache key (cache.Key) and the summarizer's next calls (summarize.Request.Args)",
 	"gateway/param:Properties.ToolProperties":   "mcp-go's ToolInputSchema.Properties is a map[string]any",
 	"gateway/analysis/flock:FlockAnswer.Search": "the echo of the search a flock answer read, published as an open object with its members sorted, as the caller's own JSON",

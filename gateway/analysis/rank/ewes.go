@@ -197,9 +197,24 @@ func (e *eweSet) judge(ctx context.Context, rows [][]any, found map[string]nsip.
 			break
 		}
 	}
+	block := e.block(judged{checked: checked, ranked: len(rows), kept: len(kept), short: len(kept) < topN,
+		over: over, unresolved: unresolved, unknown: unknown, unchecked: unchecked})
+	return kept, block, nil
+}
+
+// judged is how judge left the ranked rams: how many it checked and kept,
+// whether fewer than top_n passed, and those set apart, each by why.
+type judged struct {
+	checked, ranked, kept                int
+	short                                bool
+	over, unresolved, unknown, unchecked []string
+}
+
+// block is the answer's for_ewes block for rams judged as j.
+func (e *eweSet) block(j judged) *ForEwes {
 	block := &ForEwes{
 		Ewes:        len(e.ids),
-		RamsChecked: checked,
+		RamsChecked: j.checked,
 		Method: fmt.Sprintf("mean_coi = mean over the ewes of the lamb's COI, each as "+toolname.PlanMatings+" computes it (L-D-L', equal to "+toolname.CheckMating+"'s Wright's coefficient) over pedigrees extended to %d generations; "+
 			"a ram's parents are those of his search row; ewes_known counts the pairs whose COI is known, the mean being over those: a pair with nothing to compute from (no recorded parents) is not counted as 0", pedigree.MatingGenerations),
 		LineagesRead: e.b.LineagesRead(),
@@ -213,7 +228,7 @@ func (e *eweSet) judge(ctx context.Context, rows [][]any, found map[string]nsip.
 		}
 		return &analysis.Named{Count: len(ids), LPNIDs: ids[:min(len(ids), analysis.MaxNamed)], Effect: effect}
 	}
-	block.OverMax = name(over, "left out: mean COI above max_mean_coi")
+	block.OverMax = name(j.over, "left out: mean COI above max_mean_coi")
 	// Where the call's time limit stopped the reads, it is why a pedigree
 	// was not read whole, and the answer names it rather than the causes
 	// it might have been.
@@ -222,17 +237,17 @@ func (e *eweSet) judge(ctx context.Context, rows [][]any, found map[string]nsip.
 		unread = fmt.Sprintf("the call's time limit of %d s passed before it was", u.TimeLimitSeconds)
 	}
 	if e.max != nil {
-		block.Unresolved = name(unresolved, fmt.Sprintf("left out: the pedigree within %d generations behind the ram or these ewes was not read whole (%s) or holds a broken record, so the mean is not proven within max_mean_coi; check a pair with "+toolname.CheckMating, pedigree.MatingGenerations, unread))
-		block.COIUnknown = name(unknown, "left out: no pair's COI can be computed (no recorded parents), so the mean is not proven within max_mean_coi")
+		block.Unresolved = name(j.unresolved, fmt.Sprintf("left out: the pedigree within %d generations behind the ram or these ewes was not read whole (%s) or holds a broken record, so the mean is not proven within max_mean_coi; check a pair with "+toolname.CheckMating, pedigree.MatingGenerations, unread))
+		block.COIUnknown = name(j.unknown, "left out: no pair's COI can be computed (no recorded parents), so the mean is not proven within max_mean_coi")
 	} else {
-		block.Unresolved = name(unresolved, "mean_coi null: the pedigree behind the ram or these ewes was not read whole or holds a broken record")
+		block.Unresolved = name(j.unresolved, "mean_coi null: the pedigree behind the ram or these ewes was not read whole or holds a broken record")
 	}
-	block.NotChecked = name(unchecked, "ranked by index but not checked: the pedigree lookups ran out; each may yet pass")
+	block.NotChecked = name(j.unchecked, "ranked by index but not checked: the pedigree lookups ran out; each may yet pass")
 	switch {
-	case e.max != nil && len(kept) < topN && len(unchecked) == 0 && len(unresolved) > 0:
-		block.Short = fmt.Sprintf("%d of the best %d rams by index are proven to pass and %d are not proven either way (unresolved: %s); rams ranked below them were not read", len(kept), len(rows), len(unresolved), unread)
-	case e.max != nil && len(kept) < topN && len(unchecked) == 0:
-		block.Short = fmt.Sprintf("only %d of the best %d rams by index pass; rams ranked below them were not read", len(kept), len(rows))
+	case e.max != nil && j.short && len(j.unchecked) == 0 && len(j.unresolved) > 0:
+		block.Short = fmt.Sprintf("%d of the best %d rams by index are proven to pass and %d are not proven either way (unresolved: %s); rams ranked below them were not read", j.kept, j.ranked, len(j.unresolved), unread)
+	case e.max != nil && j.short && len(j.unchecked) == 0:
+		block.Short = fmt.Sprintf("only %d of the best %d rams by index pass; rams ranked below them were not read", j.kept, j.ranked)
 	}
 	if len(e.b.Notes) > 0 {
 		block.Notes = e.b.Notes
@@ -240,7 +255,7 @@ func (e *eweSet) judge(ctx context.Context, rows [][]any, found map[string]nsip.
 	if len(e.warnings) > 0 {
 		block.Warnings = e.warnings
 	}
-	return kept, block, nil
+	return block
 }
 
 // readBatch adds the rams of rows to the pedigree from their search rows
