@@ -155,6 +155,9 @@ type Answered struct {
 	Via          string `json:"via,omitempty"`
 	NSIPRequests int    `json:"nsip_requests"`
 	PeakInFlight int    `json:"peak_in_flight"`
+	// NSIPReads is NSIPRequests by endpoint, e.g. "getLineage 25,
+	// getDateLastUpdated 1": what an answer that should need none read.
+	NSIPReads string `json:"nsip_reads,omitempty"`
 	// Pass is how a ReadsPass question's read went: its task and last
 	// status, or the calls it took until the answer came from the pass.
 	Pass string `json:"pass,omitempty"`
@@ -280,10 +283,13 @@ func runAnalyses(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			}
 		}
 		// Counted from here, so that the requests are this question's
-		// alone: what an earlier one asked, kept or read is not.
+		// alone: what an earlier one asked, kept or read is not, nor what
+		// it left under way when it answered.
+		quiet(ctx, stub.TotalRequests)
 		stub.ResetCounts()
 		a := srv.ask(ctx, c, q, stderr)
 		a.NSIPRequests, a.PeakInFlight = stub.TotalRequests(), stub.PeakInFlight()
+		a.NSIPReads = readsOf(stub)
 		srv.memory(ctx, &a)
 		out = append(out, a)
 	}
@@ -312,8 +318,9 @@ func (v *analysisServer) ask(ctx context.Context, c analysesConfig, q question, 
 	req.Params.Name, req.Params.Arguments = q.Tool, q.Args
 	start := time.Now()
 	res, err := v.s.c.CallTool(cctx, req)
+	var followed error // a pass not read: the answer that started it still says what it could
 	if err == nil && q.ReadsPass {
-		a.Pass, res, err = v.followPass(cctx, req, res)
+		a.Pass, res, followed = v.followPass(cctx, req, res)
 	}
 	a.WallSeconds = round3(time.Since(start).Seconds())
 	if err != nil {
@@ -341,7 +348,23 @@ func (v *analysisServer) ask(ctx context.Context, c analysesConfig, q question, 
 	if json.Unmarshal([]byte(text), &body) == nil {
 		walkAnswer(&a, body)
 	}
+	if followed != nil {
+		a.Error = followed.Error()
+	}
 	return a
+}
+
+// readsOf is the stand-in's requests by endpoint since its counts were
+// reset, in its endpoints' order.
+func readsOf(stub *nsiptest.Server) string {
+	var out []string
+	for _, ep := range nsiptest.Endpoints() {
+		if n := stub.Requests(ep); n > 0 {
+			_, name, _ := strings.Cut(ep, "/")
+			out = append(out, fmt.Sprintf("%s %d", name, n))
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 // readMeta takes the lookups and the time limit from _meta.upstream.
@@ -452,13 +475,13 @@ func countColumns(a *Answered, m map[string]any) {
 // writeAnswered prints one row per question.
 func writeAnswered(w io.Writer, as []Answered) {
 	fmt.Fprintf(w, "%-19s %8s %8s %8s %6s %10s %6s %6s %5s %-13s %7s %7s %7s %s\n",
-		"question", "wall_s", "lookups", "nsip_req", "peak", "pct", "limit", "exact", "cut", "via", "rss_MiB", "hwm_MiB", "passMiB", "error / not computed / pass")
+		"question", "wall_s", "lookups", "nsip_req", "peak", "pct", "limit", "exact", "cut", "via", "rss_MiB", "hwm_MiB", "passMiB", "error; not computed; pass; NSIP reads")
 	for _, a := range as {
 		pct := "-"
 		if a.PercentilesTotal > 0 {
 			pct = fmt.Sprintf("%d/%d", a.PercentilesComputed, a.PercentilesTotal)
 		}
-		note := cmp.Or(a.Error, a.NotComputed, a.Pass)
+		note := strings.Join(slices.DeleteFunc([]string{a.Error, a.NotComputed, a.Pass, a.NSIPReads}, func(s string) bool { return s == "" }), "; ")
 		passMiB := "-"
 		if a.PassBytes >= 0 {
 			passMiB = fmt.Sprintf("%.1f", float64(a.PassBytes)/(1<<20))

@@ -184,3 +184,32 @@ func (v *analysisServer) followPass(ctx context.Context, req mcp.CallToolRequest
 		}
 	}
 }
+
+// Quiet is how long the stand-in must have had no request for a question
+// before the next to be counted from there, and quietAtMost how long that
+// is waited for.
+const (
+	quietFor    = 500 * time.Millisecond
+	quietAtMost = 15 * time.Second
+)
+
+// quiet waits until total (the stand-in's count of requests) has not
+// moved for quietFor, or quietAtMost has passed: lookups an answer left
+// under way (a call cut at its time limit) are then not counted against
+// the next question.
+func quiet(ctx context.Context, total func() int) {
+	const step = 50 * time.Millisecond
+	last, still := total(), time.Duration(0)
+	for waited := time.Duration(0); still < quietFor && waited < quietAtMost; waited += step {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(step):
+		}
+		if n := total(); n != last {
+			last, still = n, 0
+		} else {
+			still += step
+		}
+	}
+}
