@@ -164,6 +164,9 @@ type Answered struct {
 	// The server's memory after the question, in KiB (0 where /proc
 	// cannot be read), and what its kept breed passes take by its own
 	// count (-1 where /metrics did not say).
+	// Server is the process ID of the server that answered: the same for
+	// questions that shared one.
+	Server    int   `json:"server_pid"`
 	RSSKiB    int64 `json:"rss_kib"`
 	PeakKiB   int64 `json:"rss_peak_kib"`
 	PassBytes int64 `json:"pass_bytes"`

@@ -137,6 +137,9 @@ func TestAnalysesHeldPassSharesTheServer(t *testing.T) {
 		t.Fatalf("%v: %s", err, out.String())
 	}
 	pass, animal, again := got[0], got[1], got[2]
+	if pass.Server == 0 || animal.Server != pass.Server || again.Server != pass.Server {
+		t.Errorf("servers %d, %d, %d; want the one that read the pass for all three", pass.Server, animal.Server, again.Server)
+	}
 	// 1,500 animals are 15 pages of 100.
 	if pass.Error != "" || !strings.HasPrefix(pass.Pass, "task ") || !strings.Contains(pass.Pass, " completed ") || pass.NSIPRequests < 15 {
 		t.Errorf("breed_pass: %+v; want its task followed to completion over at least 15 pages", pass)

@@ -71,9 +71,10 @@ func (v *analysisServer) close() {
 	}
 }
 
-// memory records the server's resident memory now and at its peak, and
+// memory records the server's process ID, its resident memory now and at its peak, and
 // what its kept breed passes take by its own count.
 func (v *analysisServer) memory(ctx context.Context, a *Answered) {
+	a.Server = v.s.pid()
 	if rss, hwm, err := readRSS(v.s.pid()); err == nil {
 		a.RSSKiB, a.PeakKiB = rss, hwm
 	}
