@@ -60,24 +60,30 @@ func TestWalkAnswerCountsCompleteness(t *testing.T) {
 	}
 }
 
-// The analyses mode asks its questions of a server each and reports what
-// the answers say they read, and the requests that reached the stand-in.
-func TestAnalysesRun(t *testing.T) {
+// askAnalyses runs the analyses mode's questions only (a comma-separated
+// list) on small data, 1,500 animals in the big breed, and wants n
+// answers.
+func askAnalyses(t *testing.T, only string, n int) []Answered {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var out strings.Builder
 	code := run(ctx, []string{analysesCommand, "--server-bin", serverBin, "--animals", "300", "--big-breed", "1500",
-		"--only", "check_mating,group_rams", "--json"}, &out, io.Discard)
+		"--only", only, "--json"}, &out, io.Discard)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, out.String())
 	}
 	var got []Answered
-	if err := json.Unmarshal([]byte(out.String()), &got); err != nil {
-		t.Fatalf("%v: %s", err, out.String())
+	if err := json.Unmarshal([]byte(out.String()), &got); err != nil || len(got) != n {
+		t.Fatalf("%v: want %d answers: %s", err, n, out.String())
 	}
-	if len(got) != 2 {
-		t.Fatalf("%d answers, want 2: %s", len(got), out.String())
-	}
+	return got
+}
+
+// The analyses mode asks its questions of a server each and reports what
+// the answers say they read, and the requests that reached the stand-in.
+func TestAnalysesRun(t *testing.T) {
+	got := askAnalyses(t, "check_mating,group_rams", 2)
 	for _, a := range got {
 		if a.Error != "" || a.Lookups == 0 || a.Fetched == 0 || a.NSIPRequests == 0 || a.PeakInFlight == 0 {
 			t.Errorf("%s: %+v; want an answer with its lookups counted", a.Name, a)
@@ -101,18 +107,7 @@ func TestAnalysesRun(t *testing.T) {
 // rows state no sex or genotyped status (those rank_index read come from
 // the cache).
 func TestAnalysesAfterSharesTheServer(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	var out strings.Builder
-	code := run(ctx, []string{analysesCommand, "--server-bin", serverBin, "--animals", "300", "--big-breed", "1500",
-		"--only", "rank_index_current", "--json"}, &out, io.Discard)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, out.String())
-	}
-	var got []Answered
-	if err := json.Unmarshal([]byte(out.String()), &got); err != nil || len(got) != 1 {
-		t.Fatalf("%v: %s", err, out.String())
-	}
+	got := askAnalyses(t, "rank_index_current", 1)
 	if a := got[0]; a.After != "rank_index" || a.Via != "breed pass" || a.Lookups != 11 || a.NSIPRequests != a.Fetched || a.Exact != "yes" {
 		t.Errorf("%+v; want the kept pass, 11 lookups (the date and 10 records, some kept by rank_index) and exact", a)
 	}
@@ -124,18 +119,7 @@ func TestAnalysesAfterSharesTheServer(t *testing.T) {
 // again), and the animal's percentiles come from the pass. The memory and
 // the pass's bytes are the server's.
 func TestAnalysesHeldPassSharesTheServer(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	var out strings.Builder
-	code := run(ctx, []string{analysesCommand, "--server-bin", serverBin, "--animals", "300", "--big-breed", "1500",
-		"--only", "breed_pass,held_get_animal_pct,held_diversity", "--json"}, &out, io.Discard)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, out.String())
-	}
-	var got []Answered
-	if err := json.Unmarshal([]byte(out.String()), &got); err != nil || len(got) != 3 {
-		t.Fatalf("%v: %s", err, out.String())
-	}
+	got := askAnalyses(t, "breed_pass,held_get_animal_pct,held_diversity", 3)
 	pass, animal, again := got[0], got[1], got[2]
 	if pass.Server == 0 || animal.Server != pass.Server || again.Server != pass.Server {
 		t.Errorf("servers %d, %d, %d; want the one that read the pass for all three", pass.Server, animal.Server, again.Server)
