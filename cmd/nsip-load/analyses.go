@@ -42,6 +42,14 @@ earlier one's cache.
 A question named after another (rank_index_current after rank_index,
 group_rams_after after group_breed) is asked on a server that has just
 answered that other one, unmeasured: what it kept is what this one finds.
+Questions after the same one share its server: breed_pass reads the
+breed's pass as a task (its time is the whole read, followed with
+tasks/get), and each held_* question is then answered on that server.
+Each row also gives the server's memory after the question (VmRSS, VmHWM)
+and the bytes its kept breed passes take (/metrics).
+
+  nsip-load analyses --latency 0 --big-breed 100000 \
+    --only breed_pass,held_get_animal_pct,held_check_mating,held_plan_10x100,held_rank_for_ewes,held_diversity
 
 Flags:
 `
@@ -56,6 +64,7 @@ type analysesConfig struct {
 	serverEnv   []string
 	only        []string
 	callTimeout time.Duration
+	passTimeout time.Duration
 	protocol    string
 	jsonOut     bool
 	answersDir  string
@@ -73,6 +82,7 @@ func parseAnalysesArgs(args []string, out io.Writer) (analysesConfig, error) {
 	fs.Var(multiFlag{&c.serverEnv}, "server-env", "`KEY=VALUE` for the servers (repeatable), e.g. NSIP_MAX_CONCURRENT=8")
 	only := fs.String("only", "", "comma-separated question names to ask (default all): "+strings.Join(questionNames(), ", "))
 	fs.DurationVar(&c.callTimeout, "call-timeout", 2*time.Minute, "limit for one question")
+	fs.DurationVar(&c.passTimeout, "pass-timeout", 30*time.Minute, "limit for a question that reads a breed's pass, the read included")
 	fs.StringVar(&c.protocol, "protocol", "2025-11-25", "MCP protocol version to ask for")
 	fs.BoolVar(&c.jsonOut, "json", false, "print the results as JSON instead of a table")
 	fs.StringVar(&c.answersDir, "answers", "", "also write each answer's text to `DIR`/QUESTION.json")
@@ -95,6 +105,8 @@ func parseAnalysesArgs(args []string, out io.Writer) (analysesConfig, error) {
 		return c, fmt.Errorf("--animals %d: want 200 or more", c.animals)
 	case c.callTimeout <= 0:
 		return c, fmt.Errorf("--call-timeout %s: want a positive duration", c.callTimeout)
+	case c.passTimeout <= 0:
+		return c, fmt.Errorf("--pass-timeout %s: want a positive duration", c.passTimeout)
 	}
 	for _, q := range strings.Split(*only, ",") {
 		if q = strings.TrimSpace(q); q == "" {
@@ -109,13 +121,16 @@ func parseAnalysesArgs(args []string, out io.Writer) (analysesConfig, error) {
 }
 
 // question is one analysis call to measure. After names a question asked
-// first on the same server, unmeasured, so that what it kept (a breed's
-// pass) is what this one finds; "" for a cold server.
+// first on the same server (unmeasured, unless it was just asked there),
+// so that what it kept (a breed's pass) is what this one finds; "" for a
+// cold server. ReadsPass marks a call that may start the breed's pass in
+// the background: it is followed until the pass is read.
 type question struct {
-	Name  string         `json:"name"`
-	Tool  string         `json:"tool"`
-	Args  map[string]any `json:"arguments"`
-	After string         `json:"after,omitempty"`
+	Name      string         `json:"name"`
+	Tool      string         `json:"tool"`
+	Args      map[string]any `json:"arguments"`
+	After     string         `json:"after,omitempty"`
+	ReadsPass bool           `json:"reads_pass,omitempty"`
 }
 
 // Answered is what one question came to.
@@ -140,12 +155,28 @@ type Answered struct {
 	Via          string `json:"via,omitempty"`
 	NSIPRequests int    `json:"nsip_requests"`
 	PeakInFlight int    `json:"peak_in_flight"`
+	// NSIPReads is NSIPRequests by endpoint, e.g. "getLineage 25,
+	// getDateLastUpdated 1": what an answer that should need none read.
+	NSIPReads string `json:"nsip_reads,omitempty"`
+	// Pass is how a ReadsPass question's read went: its task and last
+	// status, or the calls it took until the answer came from the pass.
+	Pass string `json:"pass,omitempty"`
+	// The server's memory after the question, in KiB (0 where /proc
+	// cannot be read), and what its kept breed passes take by its own
+	// count (-1 where /metrics did not say).
+	// Server is the process ID of the server that answered: the same for
+	// questions that shared one.
+	Server    int   `json:"server_pid"`
+	RSSKiB    int64 `json:"rss_kib"`
+	PeakKiB   int64 `json:"rss_peak_kib"`
+	PassBytes int64 `json:"pass_bytes"`
 }
 
 // questionNames lists the questions in the order they are asked.
 func questionNames() []string {
 	return []string{"check_mating", "rank_top10", "rank_for_ewes", "compare5_pct", "flock_summary", "group_rams", "plan_matings", "get_animal_pct",
-		"rank_index", "rank_index_current", "group_breed", "group_rams_after"}
+		"rank_index", "rank_index_current", "group_breed", "group_rams_after",
+		"breed_pass", "held_get_animal_pct", "held_check_mating", "held_plan_10x100", "held_rank_for_ewes", "held_diversity"}
 }
 
 // questions builds the questions from the stand-in's data: about the big
@@ -177,7 +208,7 @@ func questions(d *nsiptest.Dataset, big bool) []question {
 		}
 		return out
 	}
-	rams, ewes := pick("Male", 5), pick("Female", 20)
+	rams, ewes := pick("Male", 10), pick("Female", 100)
 	weights := map[string]any{"WWT": 1, "BWT": -0.5}
 	sire, _ := d.Animal(rams[0])
 	groupRams := map[string]any{"search": map[string]any{"breed_id": breed, "search_criteria": map[string]any{"gender": "Male"}}}
@@ -185,23 +216,32 @@ func questions(d *nsiptest.Dataset, big bool) []question {
 	rankIndex := map[string]any{"breed_id": breed, "top_n": 10, "index": "US Index"}
 	// A status the kept pass answers exactly: NSIP's rows carry it, and no sex.
 	rankIndexCurrent := map[string]any{"breed_id": breed, "top_n": 10, "index": "US Index", "search_criteria": map[string]any{"status": "CURRENT"}}
+	diversity := map[string]any{"breed_id": breed}
 	return []question{
-		{"check_mating", toolname.CheckMating, map[string]any{"sire_lpn_id": rams[0], "dam_lpn_id": ewes[0]}, ""},
-		{"rank_top10", toolname.RankAnimals, map[string]any{"breed_id": breed, "top_n": 10, "weights": weights}, ""},
-		{"rank_for_ewes", toolname.RankAnimals, map[string]any{"breed_id": breed, "top_n": 10, "weights": weights, "for_ewes": ewes}, ""},
-		{"compare5_pct", toolname.CompareAnimals, map[string]any{"lpn_ids": append(rams[:3:3], ewes[:2]...), "percentiles": true}, ""},
-		{"flock_summary", toolname.FlockSummary, map[string]any{"flock_id": sire.FlockCode}, ""},
+		{"check_mating", toolname.CheckMating, map[string]any{"sire_lpn_id": rams[0], "dam_lpn_id": ewes[0]}, "", false},
+		{"rank_top10", toolname.RankAnimals, map[string]any{"breed_id": breed, "top_n": 10, "weights": weights}, "", false},
+		{"rank_for_ewes", toolname.RankAnimals, map[string]any{"breed_id": breed, "top_n": 10, "weights": weights, "for_ewes": ewes[:20]}, "", false},
+		{"compare5_pct", toolname.CompareAnimals, map[string]any{"lpn_ids": append(rams[:3:3], ewes[:2]...), "percentiles": true}, "", false},
+		{"flock_summary", toolname.FlockSummary, map[string]any{"flock_id": sire.FlockCode}, "", false},
 		// Every page of the breed's rams, up to the summary's page limit.
-		{"group_rams", toolname.FlockSummary, groupRams, ""},
-		{"plan_matings", toolname.PlanMatings, map[string]any{"ram_lpn_ids": rams[:3], "ewe_lpn_ids": ewes[:8], "weights": weights}, ""},
-		{"get_animal_pct", toolname.GetAnimal, map[string]any{"search_string": rams[0], "percentiles": true}, ""},
+		{"group_rams", toolname.FlockSummary, groupRams, "", false},
+		{"plan_matings", toolname.PlanMatings, map[string]any{"ram_lpn_ids": rams[:3], "ewe_lpn_ids": ewes[:8], "weights": weights}, "", false},
+		{"get_animal_pct", toolname.GetAnimal, map[string]any{"search_string": rams[0], "percentiles": true}, "", false},
 		// By NSIP's own index (every page read: NSIP cannot sort by one),
 		// then its rams on the same server, which a kept pass answers.
-		{"rank_index", toolname.RankAnimals, rankIndex, ""},
-		{"rank_index_current", toolname.RankAnimals, rankIndexCurrent, "rank_index"},
+		{"rank_index", toolname.RankAnimals, rankIndex, "", false},
+		{"rank_index_current", toolname.RankAnimals, rankIndexCurrent, "rank_index", false},
 		// The whole breed's statistics, then its rams' on the same server.
-		{"group_breed", toolname.FlockSummary, map[string]any{"search": map[string]any{"breed_id": breed}}, ""},
-		{"group_rams_after", toolname.FlockSummary, groupRams, "group_breed"},
+		{"group_breed", toolname.FlockSummary, map[string]any{"search": map[string]any{"breed_id": breed}}, "", false},
+		{"group_rams_after", toolname.FlockSummary, groupRams, "group_breed", false},
+		// The breed's pass read as a task, then what it holds asked of the
+		// same server: each should need no NSIP request but the date.
+		{"breed_pass", toolname.BreedDiversity, diversity, "", true},
+		{"held_get_animal_pct", toolname.GetAnimal, map[string]any{"search_string": rams[0], "percentiles": true}, "breed_pass", false},
+		{"held_check_mating", toolname.CheckMating, map[string]any{"sire_lpn_id": rams[0], "dam_lpn_id": ewes[0]}, "breed_pass", false},
+		{"held_plan_10x100", toolname.PlanMatings, map[string]any{"ram_lpn_ids": rams, "ewe_lpn_ids": ewes, "weights": weights}, "breed_pass", false},
+		{"held_rank_for_ewes", toolname.RankAnimals, map[string]any{"breed_id": breed, "top_n": 10, "weights": weights, "for_ewes": ewes[:20]}, "breed_pass", false},
+		{"held_diversity", toolname.BreedDiversity, diversity, "breed_pass", false},
 	}
 }
 
@@ -226,18 +266,34 @@ func runAnalyses(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	env := mergeEnv(cleanEnviron(), append([]string{"NSIP_BASE_URL=" + stub.URL(), "MCP_TRANSPORT=stdio", "LOG_LEVEL=warn"}, c.serverEnv...))
 	var out []Answered
 	qs := questions(stub.Data(), c.bigBreed > 0)
+	var srv *analysisServer
+	defer func() { srv.close() }()
 	for _, q := range qs {
 		if len(c.only) > 0 && !slices.Contains(c.only, q.Name) {
 			continue
 		}
 		fmt.Fprintf(stderr, "nsip-load analyses: %s (%s)…\n", q.Name, q.Tool)
-		var prior *question
-		if i := slices.IndexFunc(qs, func(p question) bool { return p.Name == q.After }); i >= 0 {
-			prior = &qs[i]
+		if q.After == "" || !srv.answered(q.After) {
+			srv.close()
+			if srv, err = openAnalysisServer(ctx, c, bin, env, stderr); err != nil {
+				out = append(out, Answered{question: q, Error: err.Error(), PassBytes: -1})
+				continue
+			}
+			if i := slices.IndexFunc(qs, func(p question) bool { return p.Name == q.After }); i >= 0 {
+				if a := srv.ask(ctx, c, qs[i], stderr); a.Error != "" {
+					fmt.Fprintf(stderr, "nsip-load analyses: %s, asked before %s, failed: %s\n", qs[i].Name, q.Name, a.Error)
+				}
+			}
 		}
+		// Counted from here, so that the requests are this question's
+		// alone: what an earlier one asked, kept or read is not, nor what
+		// it left under way when it answered.
+		quiet(ctx, stub.TotalRequests)
 		stub.ResetCounts()
-		a := ask(ctx, c, bin, env, q, prior, stub.ResetCounts, stderr)
+		a := srv.ask(ctx, c, q, stderr)
 		a.NSIPRequests, a.PeakInFlight = stub.TotalRequests(), stub.PeakInFlight()
+		a.NSIPReads = readsOf(stub)
+		srv.memory(ctx, &a)
 		out = append(out, a)
 	}
 	if c.jsonOut {
@@ -250,31 +306,25 @@ func runAnalyses(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	return 0
 }
 
-// ask puts one question to a server of its own and reads the answer;
-// prior, when set, is asked first on the same server and not measured
-// (reset forgets the stand-in's counts of it).
-func ask(ctx context.Context, c analysesConfig, bin string, env []string, q question, prior *question, reset func(), logs io.Writer) Answered {
-	a := Answered{question: q}
-	s, err := dialStdio(ctx, bin, env, c.protocol, logs)
-	if err != nil {
-		a.Error = err.Error()
-		return a
+// ask puts q to the server and reads the answer, following the pass it
+// starts when q reads one; the server remembers q as answered.
+func (v *analysisServer) ask(ctx context.Context, c analysesConfig, q question, logs io.Writer) Answered {
+	v.asked = append(v.asked, q.Name)
+	a := Answered{question: q, PassBytes: -1}
+	limit := c.callTimeout
+	if q.ReadsPass {
+		limit = c.passTimeout
 	}
-	defer s.close()
-	cctx, cancel := context.WithTimeout(ctx, c.callTimeout)
+	cctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	if prior != nil {
-		req := mcp.CallToolRequest{}
-		req.Params.Name, req.Params.Arguments = prior.Tool, prior.Args
-		if res, err := s.c.CallTool(cctx, req); err != nil || res.IsError {
-			fmt.Fprintf(logs, "nsip-load analyses: %s, asked before %s, failed: %v\n", prior.Name, q.Name, err)
-		}
-		reset()
-	}
 	req := mcp.CallToolRequest{}
 	req.Params.Name, req.Params.Arguments = q.Tool, q.Args
 	start := time.Now()
-	res, err := s.c.CallTool(cctx, req)
+	res, err := v.s.c.CallTool(cctx, req)
+	var followed error // a pass not read: the answer that started it still says what it could
+	if err == nil && q.ReadsPass {
+		a.Pass, res, followed = v.followPass(cctx, req, res)
+	}
 	a.WallSeconds = round3(time.Since(start).Seconds())
 	if err != nil {
 		a.Error = err.Error()
@@ -301,7 +351,23 @@ func ask(ctx context.Context, c analysesConfig, bin string, env []string, q ques
 	if json.Unmarshal([]byte(text), &body) == nil {
 		walkAnswer(&a, body)
 	}
+	if followed != nil {
+		a.Error = followed.Error()
+	}
 	return a
+}
+
+// readsOf is the stand-in's requests by endpoint since its counts were
+// reset, in its endpoints' order.
+func readsOf(stub *nsiptest.Server) string {
+	var out []string
+	for _, ep := range nsiptest.Endpoints() {
+		if n := stub.Requests(ep); n > 0 {
+			_, name, _ := strings.Cut(ep, "/")
+			out = append(out, fmt.Sprintf("%s %d", name, n))
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 // readMeta takes the lookups and the time limit from _meta.upstream.
@@ -411,19 +477,21 @@ func countColumns(a *Answered, m map[string]any) {
 
 // writeAnswered prints one row per question.
 func writeAnswered(w io.Writer, as []Answered) {
-	fmt.Fprintf(w, "%-16s %8s %8s %8s %6s %10s %6s %6s %5s %-13s %s\n",
-		"question", "wall_s", "lookups", "nsip_req", "peak", "pct", "limit", "exact", "cut", "via", "error / not computed")
+	fmt.Fprintf(w, "%-19s %8s %8s %8s %6s %10s %6s %6s %5s %-13s %7s %7s %7s %s\n",
+		"question", "wall_s", "lookups", "nsip_req", "peak", "pct", "limit", "exact", "cut", "via", "rss_MiB", "hwm_MiB", "passMiB", "error; not computed; pass; NSIP reads")
 	for _, a := range as {
 		pct := "-"
 		if a.PercentilesTotal > 0 {
 			pct = fmt.Sprintf("%d/%d", a.PercentilesComputed, a.PercentilesTotal)
 		}
-		note := a.Error
-		if note == "" {
-			note = a.NotComputed
+		note := strings.Join(slices.DeleteFunc([]string{a.Error, a.NotComputed, a.Pass, a.NSIPReads}, func(s string) bool { return s == "" }), "; ")
+		passMiB := "-"
+		if a.PassBytes >= 0 {
+			passMiB = fmt.Sprintf("%.1f", float64(a.PassBytes)/(1<<20))
 		}
-		fmt.Fprintf(w, "%-16s %8.1f %8d %8d %6d %10s %6s %6s %5s %-13s %s\n", a.Name, a.WallSeconds, a.Lookups, a.NSIPRequests,
-			a.PeakInFlight, pct, yesNo(a.TimeLimitReached), cmp.Or(a.Exact, "-"), yesNo(a.Summarized), cmp.Or(a.Via, "-"), note)
+		fmt.Fprintf(w, "%-19s %8.3f %8d %8d %6d %10s %6s %6s %5s %-13s %7.0f %7.0f %7s %s\n", a.Name, a.WallSeconds, a.Lookups, a.NSIPRequests,
+			a.PeakInFlight, pct, yesNo(a.TimeLimitReached), cmp.Or(a.Exact, "-"), yesNo(a.Summarized), cmp.Or(a.Via, "-"),
+			float64(a.RSSKiB)/1024, float64(a.PeakKiB)/1024, passMiB, note)
 	}
 }
 

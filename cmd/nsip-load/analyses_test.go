@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // Bad flags of the analyses mode exit 2 with a message naming the flag.
@@ -17,6 +19,7 @@ func TestAnalysesBadFlags(t *testing.T) {
 		"--only rank,nope":   `"rank"`,
 		"--animals 10":       "--animals",
 		"--call-timeout 0s":  "--call-timeout",
+		"--pass-timeout -1m": "--pass-timeout",
 		"extra":              `"extra"`,
 	} {
 		var out, errOut strings.Builder
@@ -57,24 +60,30 @@ func TestWalkAnswerCountsCompleteness(t *testing.T) {
 	}
 }
 
-// The analyses mode asks its questions of a server each and reports what
-// the answers say they read, and the requests that reached the stand-in.
-func TestAnalysesRun(t *testing.T) {
+// askAnalyses runs the analyses mode's questions only (a comma-separated
+// list) on small data, 1,500 animals in the big breed, and wants n
+// answers.
+func askAnalyses(t *testing.T, only string, n int) []Answered {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var out strings.Builder
 	code := run(ctx, []string{analysesCommand, "--server-bin", serverBin, "--animals", "300", "--big-breed", "1500",
-		"--only", "check_mating,group_rams", "--json"}, &out, io.Discard)
+		"--only", only, "--json"}, &out, io.Discard)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, out.String())
 	}
 	var got []Answered
-	if err := json.Unmarshal([]byte(out.String()), &got); err != nil {
-		t.Fatalf("%v: %s", err, out.String())
+	if err := json.Unmarshal([]byte(out.String()), &got); err != nil || len(got) != n {
+		t.Fatalf("%v: want %d answers: %s", err, n, out.String())
 	}
-	if len(got) != 2 {
-		t.Fatalf("%d answers, want 2: %s", len(got), out.String())
-	}
+	return got
+}
+
+// The analyses mode asks its questions of a server each and reports what
+// the answers say they read, and the requests that reached the stand-in.
+func TestAnalysesRun(t *testing.T) {
+	got := askAnalyses(t, "check_mating,group_rams", 2)
 	for _, a := range got {
 		if a.Error != "" || a.Lookups == 0 || a.Fetched == 0 || a.NSIPRequests == 0 || a.PeakInFlight == 0 {
 			t.Errorf("%s: %+v; want an answer with its lookups counted", a.Name, a)
@@ -98,19 +107,69 @@ func TestAnalysesRun(t *testing.T) {
 // rows state no sex or genotyped status (those rank_index read come from
 // the cache).
 func TestAnalysesAfterSharesTheServer(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	var out strings.Builder
-	code := run(ctx, []string{analysesCommand, "--server-bin", serverBin, "--animals", "300", "--big-breed", "1500",
-		"--only", "rank_index_current", "--json"}, &out, io.Discard)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, out.String())
-	}
-	var got []Answered
-	if err := json.Unmarshal([]byte(out.String()), &got); err != nil || len(got) != 1 {
-		t.Fatalf("%v: %s", err, out.String())
-	}
+	got := askAnalyses(t, "rank_index_current", 1)
 	if a := got[0]; a.After != "rank_index" || a.Via != "breed pass" || a.Lookups != 11 || a.NSIPRequests != a.Fetched || a.Exact != "yes" {
 		t.Errorf("%+v; want the kept pass, 11 lookups (the date and 10 records, some kept by rank_index) and exact", a)
+	}
+}
+
+// The breed's pass is read as the caller's task and followed to its end;
+// the questions after it share its server, so the diversity asked again
+// sends NSIP the date alone (a server of its own would read the pass
+// again), and the animal's percentiles come from the pass. The memory and
+// the pass's bytes are the server's.
+func TestAnalysesHeldPassSharesTheServer(t *testing.T) {
+	got := askAnalyses(t, "breed_pass,held_get_animal_pct,held_diversity", 3)
+	pass, animal, again := got[0], got[1], got[2]
+	if pass.Server == 0 || animal.Server != pass.Server || again.Server != pass.Server {
+		t.Errorf("servers %d, %d, %d; want the one that read the pass for all three", pass.Server, animal.Server, again.Server)
+	}
+	// 1,500 animals are 15 pages of 100.
+	if pass.Error != "" || !strings.HasPrefix(pass.Pass, "task ") || !strings.Contains(pass.Pass, " completed ") || pass.NSIPRequests < 15 {
+		t.Errorf("breed_pass: %+v; want its task followed to completion over at least 15 pages", pass)
+	}
+	if pass.RSSKiB <= 0 || pass.PeakKiB < pass.RSSKiB || pass.PassBytes <= 0 {
+		t.Errorf("breed_pass: rss %d KiB, peak %d KiB, pass %d bytes; want the server's memory and its kept pass", pass.RSSKiB, pass.PeakKiB, pass.PassBytes)
+	}
+	if again.Error != "" || again.NSIPRequests != 1 || again.Pass != "" || again.PassBytes != pass.PassBytes {
+		t.Errorf("held_diversity: %+v; want the date alone asked, and the same pass kept", again)
+	}
+	if animal.Error != "" || animal.Via != "breed pass" || animal.PercentilesTotal == 0 || animal.PercentilesComputed != animal.PercentilesTotal {
+		t.Errorf("held_get_animal_pct: %+v; want every percentile from the kept pass", animal)
+	}
+}
+
+// pendingOf tells the diversity's answer while its pass is read from the
+// answer itself, which names its pass inside "computed".
+func TestPendingOf(t *testing.T) {
+	text := func(s string) *mcp.CallToolResult {
+		return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent{Type: "text", Text: s}}}
+	}
+	p, pending := pendingOf(text(`{"breed_id":649,"breed_pass":"being read in the background as task ab (task_id)","task_id":"ab","next":"ask again"}`))
+	if !pending || p.TaskID != "ab" {
+		t.Errorf("pending answer: %+v, %v", p, pending)
+	}
+	if _, pending := pendingOf(text(`{"breed_id":649,"animals":1500,"computed":{"breed_pass":"kept from an earlier read"}}`)); pending {
+		t.Error("an answer from the pass taken for a pending one")
+	}
+	if _, pending := pendingOf(&mcp.CallToolResult{IsError: true, Content: []mcp.Content{mcp.TextContent{Type: "text", Text: `{"breed_pass":"x","next":"y"}`}}}); pending {
+		t.Error("an error taken for a pending answer")
+	}
+}
+
+// gauge reads an unlabelled metric's value, not another whose name it
+// begins.
+func TestGauge(t *testing.T) {
+	const body = `# HELP nsip_mcp_breed_pass_bytes What the kept breed passes take.
+# TYPE nsip_mcp_breed_pass_bytes gauge
+nsip_mcp_breed_pass_bytes_total 5
+nsip_mcp_breed_pass_bytes 1.2345678e+07
+nsip_mcp_breed_passes 1
+`
+	if n, ok := gauge(strings.NewReader(body), passBytesMetric); !ok || n != 12345678 {
+		t.Errorf("gauge = %d, %v; want 12345678", n, ok)
+	}
+	if _, ok := gauge(strings.NewReader(body), "nsip_mcp_missing"); ok {
+		t.Error("a missing metric found")
 	}
 }

@@ -224,7 +224,7 @@ func dialSSE(ctx context.Context, base, protocol string, hc *http.Client) (*mcpS
 	if err != nil {
 		return nil, err
 	}
-	return startMCP(ctx, t, protocol, 0)
+	return startMCP(ctx, t, protocol, 0, mcp.ClientCapabilities{})
 }
 
 func dialStreamable(ctx context.Context, base, protocol string, hc *http.Client) (*mcpSession, error) {
@@ -232,12 +232,12 @@ func dialStreamable(ctx context.Context, base, protocol string, hc *http.Client)
 	if err != nil {
 		return nil, err
 	}
-	return startMCP(ctx, t, protocol, 0)
+	return startMCP(ctx, t, protocol, 0, mcp.ClientCapabilities{})
 }
 
 // dialStdio starts one server process and talks to it over its stdin and
-// stdout. Its stderr goes to logs.
-func dialStdio(ctx context.Context, bin string, env []string, protocol string, logs io.Writer) (*mcpSession, error) {
+// stdout, declaring caps. Its stderr goes to logs.
+func dialStdio(ctx context.Context, bin string, env []string, protocol string, caps mcp.ClientCapabilities, logs io.Writer) (*mcpSession, error) {
 	var mu sync.Mutex
 	var started *exec.Cmd
 	t := clienttransport.NewStdioWithOptions(bin, env, nil,
@@ -260,13 +260,14 @@ func dialStdio(ctx context.Context, bin string, env []string, protocol string, l
 		proc = started.Process.Pid
 	}
 	mu.Unlock()
-	return startMCP(ctx, t, protocol, proc)
+	return startMCP(ctx, t, protocol, proc, caps)
 }
 
-// startMCP starts the transport and completes the handshake within ctx.
+// startMCP starts the transport and completes the handshake within ctx,
+// declaring caps.
 // The transport itself (the SSE stream, for one) outlives ctx: it ends when
 // the session is closed.
-func startMCP(ctx context.Context, t clienttransport.Interface, protocol string, proc int) (*mcpSession, error) {
+func startMCP(ctx context.Context, t clienttransport.Interface, protocol string, proc int, caps mcp.ClientCapabilities) (*mcpSession, error) {
 	c := client.NewClient(t)
 	if err := c.Start(context.WithoutCancel(ctx)); err != nil {
 		_ = c.Close()
@@ -275,6 +276,7 @@ func startMCP(ctx context.Context, t clienttransport.Interface, protocol string,
 	req := mcp.InitializeRequest{}
 	req.Params.ProtocolVersion = protocol
 	req.Params.ClientInfo = mcp.Implementation{Name: "nsip-load", Version: "1"}
+	req.Params.Capabilities = caps
 	if _, err := c.Initialize(ctx, req); err != nil {
 		_ = c.Close()
 		return nil, fmt.Errorf("initialize: %w", err)

@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
 
@@ -263,7 +265,7 @@ func dial(ctx context.Context, cfg config, t *target, hc *http.Client) (session,
 	case transportStreamable:
 		return dialStreamable(ctx, t.nextBase(), cfg.protocol, hc)
 	}
-	return dialStdio(ctx, t.bin, t.env, cfg.protocol, t.logs)
+	return dialStdio(ctx, t.bin, t.env, cfg.protocol, mcp.ClientCapabilities{}, t.logs)
 }
 
 // assignPlans gives every session its calls and its own random source,
