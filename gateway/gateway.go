@@ -52,6 +52,13 @@ type Config struct {
 	ProgressInterval time.Duration // progress notifications while a call runs; 0 uses the default
 	ReadyMaxAge      time.Duration // Ready trusts an upstream success this recent without asking again
 	MaxUpstreamPause time.Duration // longest wait a 429's Retry-After may impose on its endpoint
+	// EvaluationRecheck is how long NSIP's answer to a fresh read of its
+	// evaluation date stands for the date as of now (upstream.Pool.Fresh):
+	// a new evaluation is seen up to this late, and a held breed pass
+	// answers with no request. NoEvaluationRecheck reads the date on every
+	// call instead (NSIP_EVALUATION_RECHECK=0).
+	EvaluationRecheck   time.Duration
+	NoEvaluationRecheck bool
 	// FullMaxBytes bounds the complete data one summarized answer links
 	// (gateway/full); all links together hold at most 4 times as much.
 	FullMaxBytes int64
@@ -106,6 +113,7 @@ func DefaultConfig() Config {
 		Replicas:              1,
 		CollapseWait:          5 * time.Second,
 		MaxUpstreamPause:      upstream.DefaultMaxUpstreamPause,
+		EvaluationRecheck:     time.Minute,
 		FullMaxBytes:          full.DefaultMaxBytes,
 		FullUnreadMaxBytes:    full.DefaultUnreadBytes,
 		Toolsets:              toolsets.All(),
@@ -164,9 +172,18 @@ func (g *Gateway) newPool(c *cache.Cache) *upstream.Pool {
 		RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst, Replicas: cfg.Replicas,
 		MaxConcurrent: cfg.MaxConcurrentUpstream, BreakerFailures: cfg.BreakerFailures, BreakerCooldown: cfg.BreakerCooldown,
 		CallTimeout: cfg.CallTimeout, CollapseWait: cfg.CollapseWait, MaxUpstreamPause: cfg.MaxUpstreamPause,
-		CacheTTL: cfg.CacheTTL, StaleTTL: cfg.StaleTTL, Now: cfg.Now, Logger: cfg.Logger, Metrics: cfg.Metrics,
+		CacheTTL: cfg.CacheTTL, StaleTTL: cfg.StaleTTL, FreshFor: cfg.freshFor(), Now: cfg.Now, Logger: cfg.Logger, Metrics: cfg.Metrics,
 		Detach: calllog.Detach,
 	})
+}
+
+// freshFor is how long a fresh read's answer serves the fresh reads after
+// it: EvaluationRecheck, or none with NoEvaluationRecheck.
+func (c Config) freshFor() time.Duration {
+	if c.NoEvaluationRecheck {
+		return 0
+	}
+	return c.EvaluationRecheck
 }
 
 func withDefaults(cfg Config) (Config, error) {
@@ -175,7 +192,7 @@ func withDefaults(cfg Config) (Config, error) {
 		cfg.RateLimit < 0 || cfg.RateBurst < 0 || cfg.MaxConcurrentUpstream < 0 || cfg.BreakerCooldown < 0 ||
 		cfg.CallTimeout < 0 || cfg.ProgressInterval < 0 || cfg.ReadyMaxAge < 0 || cfg.Replicas < 0 || cfg.CollapseWait < 0 ||
 		cfg.MaxUpstreamPause < 0 || cfg.TasksPerClient < 0 || cfg.TasksMax < 0 || cfg.TaskTTL < 0 || cfg.AnalysisTimeout < 0 ||
-		cfg.FullMaxBytes < 0 || cfg.FullUnreadMaxBytes < 0 {
+		cfg.FullMaxBytes < 0 || cfg.FullUnreadMaxBytes < 0 || cfg.EvaluationRecheck < 0 {
 		return cfg, errors.New("gateway: configuration values must not be negative")
 	}
 	setDefault(&cfg.Budget, d.Budget)
@@ -198,6 +215,7 @@ func withDefaults(cfg Config) (Config, error) {
 	setDefault(&cfg.ReadyMaxAge, d.ReadyMaxAge)
 	setDefault(&cfg.Replicas, d.Replicas)
 	setDefault(&cfg.CollapseWait, d.CollapseWait)
+	setDefault(&cfg.EvaluationRecheck, d.EvaluationRecheck)
 	setDefault(&cfg.MaxUpstreamPause, d.MaxUpstreamPause)
 	setDefault(&cfg.TasksPerClient, d.TasksPerClient)
 	setDefault(&cfg.TasksMax, d.TasksMax)

@@ -123,13 +123,15 @@ func (g *Gateway) obtain(ctx context.Context, r lookup.Read) (toolcall.Obtained,
 // obtainFresh is obtain for an answer that must be NSIP's as of now: it is
 // fetched whatever the cache holds (upstream.Pool.Fresh) and cached for
 // the calls after it, and a failure is the caller's, with no stale copy in
-// its place.
+// its place. NSIP's answer to a fresh read sent within
+// EvaluationRecheck is taken as NSIP's as of now, and reported as cached:
+// it was not asked of NSIP for this call.
 func (g *Gateway) obtainFresh(ctx context.Context, r lookup.Read) (toolcall.Obtained, error) {
-	a, err := g.pool.Fresh(ctx, g.lookup(ctx, r))
+	a, source, err := g.pool.Fresh(ctx, g.lookup(ctx, r))
 	if err != nil {
 		return toolcall.Obtained{}, err
 	}
-	return toolcall.Obtained{A: a, Source: cacheMiss}, nil
+	return toolcall.Obtained{A: a, Source: source}, nil
 }
 
 // lookup is what the pool needs to obtain the answer of r: its fetch,

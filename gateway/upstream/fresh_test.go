@@ -76,7 +76,7 @@ func TestFreshAsksDespiteTheCache(t *testing.T) {
 	}
 	sent, tokens := d.sent.Load(), p.Tokens()
 
-	a, err := p.Fresh(ctx, d.request(key))
+	a, _, err := p.Fresh(ctx, d.request(key))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,10 +102,10 @@ func TestFreshKeepsToTheRateLimit(t *testing.T) {
 	p.limiter.SetLimit(0.001) // testPool raises both to its minimum
 	d := newDates("08/21/2025")
 	const key = "getDateLastUpdated:{}"
-	if _, err := p.Fresh(context.Background(), d.request(key)); err != nil {
+	if _, _, err := p.Fresh(context.Background(), d.request(key)); err != nil {
 		t.Fatal(err)
 	}
-	_, err := p.Fresh(context.Background(), d.request(key))
+	_, _, err := p.Fresh(context.Background(), d.request(key))
 	var rl *RateLimited
 	if !errors.As(err, &rl) {
 		t.Fatalf("second fresh read with no token left: %v, want RateLimited", err)
@@ -135,14 +135,14 @@ func TestFreshJoinsNoEarlierRequest(t *testing.T) {
 	d.date.Store("12/01/2025")
 	fresh := make(chan *Answer, 2)
 	go func() {
-		a, _ := p.Fresh(ctx, d.request(key))
+		a, _, _ := p.Fresh(ctx, d.request(key))
 		fresh <- a
 	}()
 	<-d.began // the fresh read sent a request of its own
 	// A second fresh read joins the first, whose request went out before
 	// it began; once the first is answered it must ask again.
 	go func() {
-		a, _ := p.Fresh(ctx, d.request(key))
+		a, _, _ := p.Fresh(ctx, d.request(key))
 		fresh <- a
 	}()
 	for p.Waiting(freshFlight+key) != 2 {
