@@ -53,12 +53,9 @@ type Config struct {
 	ReadyMaxAge      time.Duration // Ready trusts an upstream success this recent without asking again
 	MaxUpstreamPause time.Duration // longest wait a 429's Retry-After may impose on its endpoint
 	// EvaluationRecheck is how long NSIP's answer to a fresh read of its
-	// evaluation date stands for the date as of now (upstream.Pool.Fresh):
-	// a new evaluation is seen up to this late, and a held breed pass
-	// answers with no request. NoEvaluationRecheck reads the date on every
-	// call instead (NSIP_EVALUATION_RECHECK=0).
-	EvaluationRecheck   time.Duration
-	NoEvaluationRecheck bool
+	// evaluation date stands for now (a held breed pass then answers with
+	// no request); unlike the rest, 0 is no default but every call reads.
+	EvaluationRecheck time.Duration
 	// FullMaxBytes bounds the complete data one summarized answer links
 	// (gateway/full); all links together hold at most 4 times as much.
 	FullMaxBytes int64
@@ -172,18 +169,9 @@ func (g *Gateway) newPool(c *cache.Cache) *upstream.Pool {
 		RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst, Replicas: cfg.Replicas,
 		MaxConcurrent: cfg.MaxConcurrentUpstream, BreakerFailures: cfg.BreakerFailures, BreakerCooldown: cfg.BreakerCooldown,
 		CallTimeout: cfg.CallTimeout, CollapseWait: cfg.CollapseWait, MaxUpstreamPause: cfg.MaxUpstreamPause,
-		CacheTTL: cfg.CacheTTL, StaleTTL: cfg.StaleTTL, FreshFor: cfg.freshFor(), Now: cfg.Now, Logger: cfg.Logger, Metrics: cfg.Metrics,
+		CacheTTL: cfg.CacheTTL, StaleTTL: cfg.StaleTTL, Now: cfg.Now, Logger: cfg.Logger, Metrics: cfg.Metrics,
 		Detach: calllog.Detach,
 	})
-}
-
-// freshFor is how long a fresh read's answer serves the fresh reads after
-// it: EvaluationRecheck, or none with NoEvaluationRecheck.
-func (c Config) freshFor() time.Duration {
-	if c.NoEvaluationRecheck {
-		return 0
-	}
-	return c.EvaluationRecheck
 }
 
 func withDefaults(cfg Config) (Config, error) {
@@ -215,7 +203,6 @@ func withDefaults(cfg Config) (Config, error) {
 	setDefault(&cfg.ReadyMaxAge, d.ReadyMaxAge)
 	setDefault(&cfg.Replicas, d.Replicas)
 	setDefault(&cfg.CollapseWait, d.CollapseWait)
-	setDefault(&cfg.EvaluationRecheck, d.EvaluationRecheck)
 	setDefault(&cfg.MaxUpstreamPause, d.MaxUpstreamPause)
 	setDefault(&cfg.TasksPerClient, d.TasksPerClient)
 	setDefault(&cfg.TasksMax, d.TasksMax)

@@ -531,23 +531,13 @@ var settings = []setting{
 		name:    "NSIP_EVALUATION_RECHECK",
 		accepts: "a duration from 0 to 1h, e.g. 1m (0 reads the date on every call)",
 		help:    "how long NSIP's evaluation date, once read, stands for NSIP's current one: analyses over a breed pass (percentiles, breed-pedigree COIs, breed diversity) answer within it with no request to NSIP, and see a new evaluation up to this late",
-		show: func(c *Config) string {
-			if c.Gateway.NoEvaluationRecheck {
-				return "0"
-			}
-			return param.Duration(c.Gateway.EvaluationRecheck)
-		},
+		show:    func(c *Config) string { return param.Duration(c.Gateway.EvaluationRecheck) },
 		apply: func(c *Config, v string) bool {
 			d, err := time.ParseDuration(v)
 			if err != nil || d < 0 || d > time.Hour {
 				return false
 			}
-			// The gateway reads a zero window as its default, so none is
-			// said apart.
-			c.Gateway.NoEvaluationRecheck = d == 0
-			if d > 0 {
-				c.Gateway.EvaluationRecheck = d
-			}
+			c.Gateway.EvaluationRecheck = d
 			return true
 		},
 		suggest: suggestSeconds,

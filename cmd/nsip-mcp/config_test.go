@@ -673,27 +673,25 @@ func TestLoadAllowedHosts(t *testing.T) {
 	}
 }
 
-// NSIP_EVALUATION_RECHECK=0 reads the date on every call, which the
-// gateway, whose zero window means its default, is told apart.
+// NSIP_EVALUATION_RECHECK=0 reads the date on every call: a window of
+// none, not the default's minute.
 func TestLoadEvaluationRecheck(t *testing.T) {
 	for _, c := range []struct {
 		value string
-		every bool
 		want  time.Duration
 	}{
-		{"", false, time.Minute},
-		{"0", true, time.Minute},
-		{"0s", true, time.Minute},
-		{"30s", false, 30 * time.Second},
-		{"1h", false, time.Hour},
+		{"", time.Minute},
+		{"0", 0},
+		{"0s", 0},
+		{"30s", 30 * time.Second},
+		{"1h", time.Hour},
 	} {
 		got, err := Load(env(map[string]string{"NSIP_EVALUATION_RECHECK": c.value}))
 		if err != nil {
 			t.Fatalf("NSIP_EVALUATION_RECHECK=%q: %v", c.value, err)
 		}
-		if got.Gateway.NoEvaluationRecheck != c.every || got.Gateway.EvaluationRecheck != c.want {
-			t.Errorf("NSIP_EVALUATION_RECHECK=%q: every call %v, window %s; want %v, %s",
-				c.value, got.Gateway.NoEvaluationRecheck, got.Gateway.EvaluationRecheck, c.every, c.want)
+		if got.Gateway.EvaluationRecheck != c.want {
+			t.Errorf("NSIP_EVALUATION_RECHECK=%q: window %s, want %s", c.value, got.Gateway.EvaluationRecheck, c.want)
 		}
 	}
 }

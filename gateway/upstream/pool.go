@@ -37,13 +37,9 @@ type Config struct {
 	MaxUpstreamPause time.Duration
 	CacheTTL         time.Duration
 	StaleTTL         time.Duration
-	// FreshFor is how long NSIP's answer to a fresh read of a key serves
-	// the fresh reads of that key after it, on Now's clock; 0 sends every
-	// fresh read to NSIP.
-	FreshFor time.Duration
-	Now      func() time.Time // the cache's clock
-	Logger   *slog.Logger
-	Metrics  *metrics.Metrics // nil records nothing
+	Now              func() time.Time // the cache's clock
+	Logger           *slog.Logger
+	Metrics          *metrics.Metrics // nil records nothing
 	// Detach is the context a fetch runs in, made from that of the call
 	// which started it: without its deadline or cancellation, since the
 	// fetch serves every caller of the key, but with what its requests'
@@ -166,11 +162,11 @@ func (p *Pool) Obtain(ctx context.Context, key string, lookup func() Request) (*
 // share a request when it went out after they began: an answer sent for
 // earlier is no newer than what they must see.
 //
-// Within FreshFor of a fresh read's request, the answer it got is the
-// answer of the key's fresh reads, with no request (SourceHit); otherwise
-// the source is SourceMiss.
-func (p *Pool) Fresh(ctx context.Context, req Request) (*Answer, string, error) {
-	if a := p.recent.get(req.Key, p.cfg.Now(), p.cfg.FreshFor); a != nil {
+// Within window of a fresh read's request, on Now's clock, the answer it
+// got is the answer, with no request (SourceHit); otherwise the source is
+// SourceMiss. A window of 0 always asks.
+func (p *Pool) Fresh(ctx context.Context, req Request, window time.Duration) (*Answer, string, error) {
+	if a := p.recent.get(req.Key, p.cfg.Now(), window); a != nil {
 		return a, SourceHit, nil
 	}
 	a, err := p.share(ctx, req, true)
@@ -330,7 +326,7 @@ func (p *Pool) fetch(caller, queue context.Context, flight string, req Request, 
 	p.cache.Set(key, a, a.Size(key), a.Res.OriginalTokens)
 	p.shared.Store(ctx, key, lease, a)
 	if fresh {
-		p.recent.put(key, a, asked, p.cfg.FreshFor)
+		p.recent.put(key, a, asked)
 		return freshRead{a: a, sent: sent}, nil
 	}
 	return a, nil

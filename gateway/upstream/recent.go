@@ -38,10 +38,7 @@ func (r *recentReads) get(key string, now time.Time, window time.Duration) *Answ
 
 // put keeps a as key's answer from a request sent at asked, unless a read
 // sent later has already been kept.
-func (r *recentReads) put(key string, a *Answer, asked time.Time, window time.Duration) {
-	if window <= 0 {
-		return
-	}
+func (r *recentReads) put(key string, a *Answer, asked time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if rr, ok := r.byKey[key]; ok && rr.asked.After(asked) {
