@@ -87,24 +87,27 @@ func (r *lookups) nsip() source.Reads {
 		Obtain: func(ctx context.Context, rd lookup.Read) (toolcall.Obtained, error) {
 			return r.read(ctx, func(ctx context.Context) (toolcall.Obtained, error) { return r.g.obtain(ctx, rd) })
 		},
-		// A read that must be NSIP's as of now rather than the cache's
-		// (obtainFresh) counts as one lookup like any other.
-		Fresh: func(ctx context.Context, rd lookup.Read) (toolcall.Obtained, error) {
-			return r.read(ctx, func(lctx context.Context) (toolcall.Obtained, error) {
-				// A fresh read has no cached answer to fall back on: past a
-				// share of the call's time the analysis goes on without it
-				// (unproven, and saying so) rather than spend all its time
-				// on one request.
-				limit := r.g.cfg.AnalysisTimeout / freshShare
-				fctx, cancel := context.WithTimeout(lctx, limit)
-				defer cancel()
-				ob, err := r.g.obtainFresh(fctx, rd)
-				if err != nil && fctx.Err() != nil && lctx.Err() == nil {
-					return ob, fmt.Errorf("NSIP did not answer within %s, the share of the call's time a fresh read may take: %w", limit, context.DeadlineExceeded)
-				}
-				return ob, err
-			})
-		},
+		Fresh: r.fresh(0),
+	}
+}
+
+// fresh obtains a read that must be NSIP's as of now rather than the
+// cache's (obtainFresh), taking NSIP's answer to one sent within window;
+// it counts as one lookup like any other.
+func (r *lookups) fresh(window time.Duration) source.Obtain {
+	return func(ctx context.Context, rd lookup.Read) (toolcall.Obtained, error) {
+		return r.read(ctx, func(lctx context.Context) (toolcall.Obtained, error) {
+			// With no cached answer to fall back on, past a share of the
+			// call's time the analysis goes on without it, unproven.
+			limit := r.g.cfg.AnalysisTimeout / freshShare
+			fctx, cancel := context.WithTimeout(lctx, limit)
+			defer cancel()
+			ob, err := r.g.obtainFresh(window)(fctx, rd)
+			if err != nil && fctx.Err() != nil && lctx.Err() == nil {
+				return ob, fmt.Errorf("NSIP did not answer within %s, the share of the call's time a fresh read may take: %w", limit, context.DeadlineExceeded)
+			}
+			return ob, err
+		})
 	}
 }
 
@@ -302,8 +305,14 @@ func (r *lookups) TraitRanges(ctx context.Context, breed int) (*nsip.TraitRanges
 	return r.nsip().TraitRanges(ctx, breed)
 }
 
-func (r *lookups) LastUpdate(ctx context.Context, fresh bool) (*nsip.LastUpdate, error) {
-	return r.nsip().LastUpdate(ctx, fresh)
+// LastUpdate is NSIP's evaluation date as recently as asked says: read
+// Recently, NSIP's answer to a fresh read within EvaluationRecheck stands.
+func (r *lookups) LastUpdate(ctx context.Context, asked analysis.Asked) (*nsip.LastUpdate, error) {
+	reads := r.nsip()
+	if asked == analysis.Recently {
+		reads.Fresh = r.fresh(r.g.cfg.EvaluationRecheck)
+	}
+	return reads.LastUpdate(ctx, asked != analysis.Cached)
 }
 
 // Ask puts an analysis's form to the user.

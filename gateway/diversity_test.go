@@ -93,7 +93,8 @@ func tabularCOI(p *breedpass.BreedPass) map[string]float64 {
 }
 
 // A breed not yet read is read as the caller's task, and the answer says
-// so; once read, a later call sends NSIP no request but the date, the answer's mean COI
+// so; once read, a later call within the recheck window sends NSIP no
+// request, and one after it the date alone; the answer's mean COI
 // of each birth year is the tabular method's over the same rows, and its
 // CSV gives every animal's.
 func TestBreedDiversityFromThePass(t *testing.T) {
@@ -121,10 +122,17 @@ func TestBreedDiversityFromThePass(t *testing.T) {
 	}
 	e.up.ResetCounts()
 	r := e.call("nsip_breed_diversity", map[string]any{"breed_id": 640}).mustOK(t)
-	// The date is asked of NSIP on every call, as for percentiles, so
-	// that a pass of a replaced evaluation is never answered from.
+	// NSIP's date, read as the pass closed moments ago, stands for the
+	// recheck window: the answer is the pass's alone.
+	if n := e.up.TotalRequests(); n != 0 {
+		t.Errorf("the call after the read sent NSIP %d requests; want none within the recheck window", n)
+	}
+	// Past it the date is asked of NSIP again, so that a pass of a
+	// replaced evaluation is never answered from for longer.
+	e.clock.Advance(DefaultConfig().EvaluationRecheck)
+	e.call("nsip_breed_diversity", map[string]any{"breed_id": 640}).mustOK(t)
 	if n, dates := e.up.TotalRequests(), e.up.Requests(nsiptest.EndpointLastUpdated); n != 1 || dates != 1 {
-		t.Errorf("the call after the read sent NSIP %d requests, %d of them the date; want the date alone", n, dates)
+		t.Errorf("the call past the recheck window sent NSIP %d requests, %d of them the date; want the date alone", n, dates)
 	}
 	var a diversityReply
 	if err := json.Unmarshal([]byte(r.text), &a); err != nil || !strings.HasPrefix(a.Computed.BreedPass, "kept") {

@@ -52,6 +52,10 @@ type Config struct {
 	ProgressInterval time.Duration // progress notifications while a call runs; 0 uses the default
 	ReadyMaxAge      time.Duration // Ready trusts an upstream success this recent without asking again
 	MaxUpstreamPause time.Duration // longest wait a 429's Retry-After may impose on its endpoint
+	// EvaluationRecheck is how long NSIP's answer to a fresh read of its
+	// evaluation date stands for now (a held breed pass then answers with
+	// no request); unlike the rest, 0 is no default but every call reads.
+	EvaluationRecheck time.Duration
 	// FullMaxBytes bounds the complete data one summarized answer links
 	// (gateway/full); all links together hold at most 4 times as much.
 	FullMaxBytes int64
@@ -106,6 +110,7 @@ func DefaultConfig() Config {
 		Replicas:              1,
 		CollapseWait:          5 * time.Second,
 		MaxUpstreamPause:      upstream.DefaultMaxUpstreamPause,
+		EvaluationRecheck:     time.Minute,
 		FullMaxBytes:          full.DefaultMaxBytes,
 		FullUnreadMaxBytes:    full.DefaultUnreadBytes,
 		Toolsets:              toolsets.All(),
@@ -175,7 +180,7 @@ func withDefaults(cfg Config) (Config, error) {
 		cfg.RateLimit < 0 || cfg.RateBurst < 0 || cfg.MaxConcurrentUpstream < 0 || cfg.BreakerCooldown < 0 ||
 		cfg.CallTimeout < 0 || cfg.ProgressInterval < 0 || cfg.ReadyMaxAge < 0 || cfg.Replicas < 0 || cfg.CollapseWait < 0 ||
 		cfg.MaxUpstreamPause < 0 || cfg.TasksPerClient < 0 || cfg.TasksMax < 0 || cfg.TaskTTL < 0 || cfg.AnalysisTimeout < 0 ||
-		cfg.FullMaxBytes < 0 || cfg.FullUnreadMaxBytes < 0 {
+		cfg.FullMaxBytes < 0 || cfg.FullUnreadMaxBytes < 0 || cfg.EvaluationRecheck < 0 {
 		return cfg, errors.New("gateway: configuration values must not be negative")
 	}
 	setDefault(&cfg.Budget, d.Budget)

@@ -60,6 +60,13 @@ func evaluationsReadAfresh(t *testing.T, first, second string) {
 		t.Fatalf("same evaluation: %q, %d pages fetched again; want every page from the cache", got, e.up.Requests(nsiptest.EndpointSearch)-pages)
 	}
 	e.up.SetLastUpdated(second)
+	// Within the recheck window NSIP's date of moments ago stands; once
+	// it has passed the date is asked again, the cache's copy still an
+	// hour from expiring.
+	if got := evaluation(); got != first {
+		t.Fatalf("a new evaluation within the recheck window: percentiles.evaluation = %q, want the date read moments ago, %q", got, first)
+	}
+	e.clock.Advance(DefaultConfig().EvaluationRecheck)
 	if got := evaluation(); got != second {
 		t.Fatalf("after a new evaluation: percentiles.evaluation = %q, want %q", got, second)
 	}
@@ -86,7 +93,10 @@ func TestPercentileEvaluationSeenWithinTheDatesCacheLife(t *testing.T) {
 	pages := e.up.Requests(nsiptest.EndpointSearch)
 
 	const second = "12/01/2025"
-	e.up.SetLastUpdated(second) // the clock stays put: the cached date is minutes old
+	e.up.SetLastUpdated(second)
+	// The clock moves on by the recheck window only: the cached date has
+	// most of its hour left.
+	e.clock.Advance(DefaultConfig().EvaluationRecheck)
 	got := percentileEvaluation(t, e, id)
 	if got.Evaluation == nil || *got.Evaluation != second {
 		t.Fatalf("after a new evaluation within the hour: percentiles.evaluation = %s, want %q", got.date(), second)

@@ -123,13 +123,13 @@ func (g *Gateway) obtain(ctx context.Context, r lookup.Read) (toolcall.Obtained,
 // obtainFresh is obtain for an answer that must be NSIP's as of now: it is
 // fetched whatever the cache holds (upstream.Pool.Fresh) and cached for
 // the calls after it, and a failure is the caller's, with no stale copy in
-// its place.
-func (g *Gateway) obtainFresh(ctx context.Context, r lookup.Read) (toolcall.Obtained, error) {
-	a, err := g.pool.Fresh(ctx, g.lookup(ctx, r))
-	if err != nil {
-		return toolcall.Obtained{}, err
+// its place. NSIP's answer to a fresh read sent within window stands for
+// now, reported as cached: it was not asked of NSIP for this call.
+func (g *Gateway) obtainFresh(window time.Duration) source.Obtain {
+	return func(ctx context.Context, r lookup.Read) (toolcall.Obtained, error) {
+		a, source, err := g.pool.Fresh(ctx, g.lookup(ctx, r), window)
+		return toolcall.Obtained{A: a, Source: source}, err
 	}
-	return toolcall.Obtained{A: a, Source: cacheMiss}, nil
 }
 
 // lookup is what the pool needs to obtain the answer of r: its fetch,
@@ -196,7 +196,7 @@ func (g *Gateway) fitRequest(ctx context.Context, req summarize.Request) (summar
 
 // nsip are NSIP's reads through the cache and the upstream pool, as the
 // server's own checks and lists make them.
-func (g *Gateway) nsip() source.Reads { return source.Reads{Obtain: g.obtain, Fresh: g.obtainFresh} }
+func (g *Gateway) nsip() source.Reads { return source.Reads{Obtain: g.obtain, Fresh: g.obtainFresh(0)} }
 
 // readList is one of NSIP's lists read through the cache, the breaker and
 // the rate limit. A completion or a check is a convenience: when NSIP

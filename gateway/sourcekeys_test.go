@@ -44,9 +44,15 @@ func TestSourceReadsShareTheUsersCacheEntries(t *testing.T) {
 			return map[string]any{"page": 1, "page_size": 10, "search_criteria": map[string]any{
 				"breed_id": 640, "gender": "female", "trait_ranges": map[string]any{"wwt": map[string]any{"min": -5, "max": 50}}}}
 		}},
-		{"LastUpdate", func(ctx context.Context, r *lookups, id string) error { _, err := r.LastUpdate(ctx, false); return err },
+		{"LastUpdate", func(ctx context.Context, r *lookups, id string) error {
+			_, err := r.LastUpdate(ctx, analysis.Cached)
+			return err
+		},
 			toolname.GetLastUpdate, func(string) map[string]any { return map[string]any{} }},
-		{"LastUpdate fresh", func(ctx context.Context, r *lookups, id string) error { _, err := r.LastUpdate(ctx, true); return err },
+		{"LastUpdate fresh", func(ctx context.Context, r *lookups, id string) error {
+			_, err := r.LastUpdate(ctx, analysis.Now)
+			return err
+		},
 			toolname.GetLastUpdate, func(string) map[string]any { return map[string]any{} }},
 	}
 	endpoints := map[string]string{

@@ -528,6 +528,21 @@ var settings = []setting{
 		suggest: suggestSeconds,
 	},
 	{
+		name:    "NSIP_EVALUATION_RECHECK",
+		accepts: "a duration from 0 to 1h, e.g. 1m (0 reads the date on every call)",
+		help:    "how long NSIP's evaluation date, once read, stands for NSIP's current one: analyses over a breed pass (percentiles, breed-pedigree COIs, breed diversity) answer within it with no request to NSIP, and see a new evaluation up to this late",
+		show:    func(c *Config) string { return param.Duration(c.Gateway.EvaluationRecheck) },
+		apply: func(c *Config, v string) bool {
+			d, err := time.ParseDuration(v)
+			if err != nil || d < 0 || d > time.Hour {
+				return false
+			}
+			c.Gateway.EvaluationRecheck = d
+			return true
+		},
+		suggest: suggestSeconds,
+	},
+	{
 		name:    "NSIP_TASKS_PER_CLIENT",
 		accepts: "an integer from 1 to 10000",
 		help:    "analysis tasks one client may hold at once, running or finished within NSIP_TASK_TTL; more are refused naming this setting",

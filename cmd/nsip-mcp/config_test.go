@@ -99,6 +99,7 @@ func TestLoadReadsEveryVariable(t *testing.T) {
 		"NSIP_BREAKER_FAILURES":       "3",
 		"NSIP_BREAKER_COOLDOWN":       "2m",
 		"NSIP_MAX_PAUSE":              "90s",
+		"NSIP_EVALUATION_RECHECK":     "5m",
 		"LOG_LEVEL":                   "DEBUG",
 		"MCP_AUTH_TOKEN":              "5f1c0a9e7b2d4c68a1e3",
 		"NSIP_REDIS_URL":              "rediss://:s3cret@redis.internal:6380/2",
@@ -120,6 +121,7 @@ func TestLoadReadsEveryVariable(t *testing.T) {
 	gw.RateLimit, gw.RateBurst, gw.MaxConcurrentUpstream = 2.5, 3, 8
 	gw.CallTimeout, gw.BreakerFailures, gw.BreakerCooldown = 45*time.Second, 3, 2*time.Minute
 	gw.MaxUpstreamPause, gw.Replicas = 90*time.Second, 3
+	gw.EvaluationRecheck = 5 * time.Minute
 	gw.FullMaxBytes = 2 << 20
 	gw.FullUnreadMaxBytes = 6 << 20
 	want := Config{
@@ -204,6 +206,9 @@ func TestLoadRejectsBadValues(t *testing.T) {
 		{map[string]string{"NSIP_TIMEOUT": "15"}, "NSIP_TIMEOUT", "15", "duration from 100ms to 5m"},
 		{map[string]string{"NSIP_TIMEOUT": "1h"}, "NSIP_TIMEOUT", "1h", "duration from 100ms to 5m"},
 		{map[string]string{"NSIP_CACHE_TTL": "-1h"}, "NSIP_CACHE_TTL", "-1h", "duration from 1s to 168h"},
+		{map[string]string{"NSIP_EVALUATION_RECHECK": "-1m"}, "NSIP_EVALUATION_RECHECK", "-1m", "duration from 0 to 1h, e.g. 1m (0 reads the date on every call)"},
+		{map[string]string{"NSIP_EVALUATION_RECHECK": "2h"}, "NSIP_EVALUATION_RECHECK", "2h", "duration from 0 to 1h"},
+		{map[string]string{"NSIP_EVALUATION_RECHECK": "soon"}, "NSIP_EVALUATION_RECHECK", "soon", "duration from 0 to 1h"},
 		{map[string]string{"NSIP_CACHE_MAX_ENTRIES": "0"}, "NSIP_CACHE_MAX_ENTRIES", "0", "integer from 1 to 10000000"},
 		{map[string]string{"NSIP_CACHE_MAX_BYTES": "64mb"}, "NSIP_CACHE_MAX_BYTES", "64mb", "KiB, MiB or GiB"},
 		{map[string]string{"NSIP_CACHE_MAX_BYTES": "512"}, "NSIP_CACHE_MAX_BYTES", "512", "from 1KiB to 64GiB"},
@@ -451,6 +456,7 @@ func TestNearMissesGetASuggestion(t *testing.T) {
 		{"NSIP_TIMEOUT", "15", "15s"},
 		{"NSIP_TIMEOUT", "600", ""}, // 10m is above the bound
 		{"NSIP_CACHE_TTL", "3600", "3600s"},
+		{"NSIP_EVALUATION_RECHECK", "60", "60s"},
 		{"MCP_ALLOWED_HOSTS", "http://nsip.farm.lan:8000/app", "nsip.farm.lan"},
 		{"MCP_ALLOWED_HOSTS", "nsip.farm.lan:8000, shepherd-pi.local", "nsip.farm.lan,shepherd-pi.local"},
 		{"MCP_ALLOWED_HOSTS", "*", ""},
@@ -664,5 +670,28 @@ func TestLoadAllowedHosts(t *testing.T) {
 	c, err := Load(env(map[string]string{"MCP_TRANSPORT": "websocket", "MCP_HOST": "0.0.0.0", "MCP_ALLOWED_HOSTS": "shepherd-pi.local"}))
 	if err != nil || !slices.Equal(c.Serve.AllowedHosts, []string{"shepherd-pi.local"}) {
 		t.Errorf("MCP_ALLOWED_HOSTS=shepherd-pi.local: %v, %v; want the name passed to the transport", c.Serve.AllowedHosts, err)
+	}
+}
+
+// NSIP_EVALUATION_RECHECK=0 reads the date on every call: a window of
+// none, not the default's minute.
+func TestLoadEvaluationRecheck(t *testing.T) {
+	for _, c := range []struct {
+		value string
+		want  time.Duration
+	}{
+		{"", time.Minute},
+		{"0", 0},
+		{"0s", 0},
+		{"30s", 30 * time.Second},
+		{"1h", time.Hour},
+	} {
+		got, err := Load(env(map[string]string{"NSIP_EVALUATION_RECHECK": c.value}))
+		if err != nil {
+			t.Fatalf("NSIP_EVALUATION_RECHECK=%q: %v", c.value, err)
+		}
+		if got.Gateway.EvaluationRecheck != c.want {
+			t.Errorf("NSIP_EVALUATION_RECHECK=%q: window %s, want %s", c.value, got.Gateway.EvaluationRecheck, c.want)
+		}
 	}
 }

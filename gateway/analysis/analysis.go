@@ -57,9 +57,10 @@ type Source interface {
 	// Progeny is one page of an animal's offspring.
 	Progeny(ctx context.Context, id string, page, size int) (*nsip.ProgenyPage, error)
 	TraitRanges(ctx context.Context, breed int) (*nsip.TraitRanges, error)
-	// LastUpdate is the date of NSIP's latest evaluation. fresh asks NSIP
-	// now rather than the cache, which may predate a new evaluation.
-	LastUpdate(ctx context.Context, fresh bool) (*nsip.LastUpdate, error)
+	// LastUpdate is the date of NSIP's latest evaluation, asked as
+	// recently as asked says rather than from the cache, which may
+	// predate a new evaluation.
+	LastUpdate(ctx context.Context, asked Asked) (*nsip.LastUpdate, error)
 	// Ask puts a form to the user. asked is false when the client cannot
 	// be asked; an error is an answer already worded for the model (the
 	// user declined, say) and is returned from the analysis as it is.
@@ -214,9 +215,38 @@ func (r *Call) Ranges(ctx context.Context, breed int) (*nsip.TraitRanges, error)
 	return r.Src.TraitRanges(ctx, breed)
 }
 
-// Evaluation is the date of NSIP's latest evaluation as NSIP gives it now.
+// Asked is how recently NSIP must have given the answer a read takes.
+type Asked int
+
+const (
+	// Cached takes the cache's answer, however old within its life.
+	Cached Asked = iota
+	// Recently takes NSIP's answer to a request sent for a fresh read
+	// within the server's recheck window (NSIP_EVALUATION_RECHECK): an
+	// analysis opening on the evaluation date sees a new evaluation up
+	// to that late, and sends nothing while a breed pass serves it.
+	Recently
+	// Now asks NSIP for this read: the date closing a read of many
+	// pages, which must show that no evaluation came out during them.
+	Now
+)
+
+// Evaluation is the date of NSIP's latest evaluation as NSIP gave it
+// within the server's recheck window: what an analysis opens on, keying
+// the pages and passes it reads.
 func (r *Call) Evaluation(ctx context.Context) (string, error) {
-	u, err := r.Src.LastUpdate(ctx, true)
+	return r.evaluation(ctx, Recently)
+}
+
+// EvaluationNow is the date as NSIP gives it now: what closes a read of
+// many pages, shown to be of one evaluation only by a date asked after
+// the last of them.
+func (r *Call) EvaluationNow(ctx context.Context) (string, error) {
+	return r.evaluation(ctx, Now)
+}
+
+func (r *Call) evaluation(ctx context.Context, asked Asked) (string, error) {
+	u, err := r.Src.LastUpdate(ctx, asked)
 	if err != nil {
 		return "", err
 	}

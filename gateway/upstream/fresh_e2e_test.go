@@ -43,7 +43,7 @@ func TestFreshAsksDespiteTheSharedTier(t *testing.T) {
 	}
 	sent, tokens := d.sent.Load(), second.Tokens()
 
-	a, err := second.Fresh(ctx, d.request(key))
+	a, _, err := second.Fresh(ctx, d.request(key), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

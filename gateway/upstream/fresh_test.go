@@ -76,7 +76,7 @@ func TestFreshAsksDespiteTheCache(t *testing.T) {
 	}
 	sent, tokens := d.sent.Load(), p.Tokens()
 
-	a, err := p.Fresh(ctx, d.request(key))
+	a, _, err := p.Fresh(ctx, d.request(key), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,10 +102,10 @@ func TestFreshKeepsToTheRateLimit(t *testing.T) {
 	p.limiter.SetLimit(0.001) // testPool raises both to its minimum
 	d := newDates("08/21/2025")
 	const key = "getDateLastUpdated:{}"
-	if _, err := p.Fresh(context.Background(), d.request(key)); err != nil {
+	if _, _, err := p.Fresh(context.Background(), d.request(key), 0); err != nil {
 		t.Fatal(err)
 	}
-	_, err := p.Fresh(context.Background(), d.request(key))
+	_, _, err := p.Fresh(context.Background(), d.request(key), 0)
 	var rl *RateLimited
 	if !errors.As(err, &rl) {
 		t.Fatalf("second fresh read with no token left: %v, want RateLimited", err)
@@ -135,14 +135,14 @@ func TestFreshJoinsNoEarlierRequest(t *testing.T) {
 	d.date.Store("12/01/2025")
 	fresh := make(chan *Answer, 2)
 	go func() {
-		a, _ := p.Fresh(ctx, d.request(key))
+		a, _, _ := p.Fresh(ctx, d.request(key), 0)
 		fresh <- a
 	}()
 	<-d.began // the fresh read sent a request of its own
 	// A second fresh read joins the first, whose request went out before
 	// it began; once the first is answered it must ask again.
 	go func() {
-		a, _ := p.Fresh(ctx, d.request(key))
+		a, _, _ := p.Fresh(ctx, d.request(key), 0)
 		fresh <- a
 	}()
 	for p.Waiting(freshFlight+key) != 2 {
@@ -160,5 +160,53 @@ func TestFreshJoinsNoEarlierRequest(t *testing.T) {
 	}
 	if n := d.sent.Load(); n != 3 {
 		t.Errorf("%d requests sent, want 3: the ordinary fetch and one per fresh read", n)
+	}
+}
+
+// Within a window of a fresh read's request its answer is the answer of
+// the fresh reads after it, with no request and reported as a hit; once
+// the window has passed, a fresh read asks NSIP again and sees its new
+// date. A window of 0 asks on every fresh read.
+func TestFreshWithinTheWindowSendsNothing(t *testing.T) {
+	var now atomic.Int64
+	now.Store(time.Date(2026, 12, 7, 8, 0, 0, 0, time.UTC).UnixNano())
+	clock := func() time.Time { return time.Unix(0, now.Load()) }
+	const key = "getDateLastUpdated:{}"
+	ctx := context.Background()
+
+	p := testPool(Config{CallTimeout: time.Minute, BreakerFailures: 5})
+	p.cfg.Now = clock
+	d := newDates("08/21/2025")
+	read := func(want, wantSource string, wantSent int64) {
+		t.Helper()
+		a, src, err := p.Fresh(ctx, d.request(key), time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dateOf(a) != want || src != wantSource || d.sent.Load() != wantSent {
+			t.Fatalf("fresh read: %s from %s after %d requests; want %s from %s after %d",
+				dateOf(a), src, d.sent.Load(), want, wantSource, wantSent)
+		}
+	}
+	read("08/21/2025", SourceMiss, 1)
+	d.date.Store("12/01/2025") // NSIP publishes a new evaluation
+	now.Add(int64(59 * time.Second))
+	read("08/21/2025", SourceHit, 1) // within the window: the earlier answer
+	now.Add(int64(time.Second))
+	read("12/01/2025", SourceMiss, 2) // the window has passed: NSIP asked again
+	now.Add(-int64(time.Hour))
+	read("12/01/2025", SourceMiss, 3) // a clock set back trusts nothing kept
+
+	every := testPool(Config{CallTimeout: time.Minute, BreakerFailures: 5})
+	every.cfg.Now = clock
+	_, _, _ = every.Fresh(ctx, newDates("08/21/2025").request(key), 0) // kept, but a window of 0 takes nothing kept
+	e := newDates("08/21/2025")
+	for i := range 3 {
+		if _, src, err := every.Fresh(ctx, e.request(key), 0); err != nil || src != SourceMiss {
+			t.Fatalf("window 0, read %d: source %s, %v; want a request each", i+1, src, err)
+		}
+	}
+	if e.sent.Load() != 3 {
+		t.Fatalf("window 0: %d requests for 3 fresh reads, want 3", e.sent.Load())
 	}
 }

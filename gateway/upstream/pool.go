@@ -63,6 +63,7 @@ type Pool struct {
 	pauses  Pauses  // per endpoint, until when NSIP asked us to wait (429)
 	drift   Drift   // answers in shapes the client did not recognize
 	shared  *Shared
+	recent  recentReads // fresh reads' answers, served as fresh for FreshFor
 
 	answerIDs   atomic.Uint64 // numbers each upstream answer
 	openedAt    atomic.Int64  // unix nanos when the breaker last opened
@@ -160,8 +161,19 @@ func (p *Pool) Obtain(ctx context.Context, key string, lookup func() Request) (*
 // that the next ordinary read of the key has it. Fresh reads of one key
 // share a request when it went out after they began: an answer sent for
 // earlier is no newer than what they must see.
-func (p *Pool) Fresh(ctx context.Context, req Request) (*Answer, error) {
-	return p.share(ctx, req, true)
+//
+// Within window of a fresh read's request, on Now's clock, the answer it
+// got is the answer, with no request (SourceHit); otherwise the source is
+// SourceMiss. A window of 0 always asks.
+func (p *Pool) Fresh(ctx context.Context, req Request, window time.Duration) (*Answer, string, error) {
+	if a := p.recent.get(req.Key, p.cfg.Now(), window); a != nil {
+		return a, SourceHit, nil
+	}
+	a, err := p.share(ctx, req, true)
+	if err != nil {
+		return nil, "", err
+	}
+	return a, SourceMiss, nil
 }
 
 // freshFlight keys fresh reads in the singleflight group apart from the
@@ -280,6 +292,7 @@ func (p *Pool) fetch(caller, queue context.Context, flight string, req Request, 
 		}
 	}()
 	sent := p.requests.Add(1)
+	asked := p.cfg.Now() // NSIP's answer is as of no earlier than this
 	attempts.told()
 	value, raw, err := request(nsip.WithRetryGate(ctx, attempts.retry))
 	var a *Answer
@@ -313,6 +326,7 @@ func (p *Pool) fetch(caller, queue context.Context, flight string, req Request, 
 	p.cache.Set(key, a, a.Size(key), a.Res.OriginalTokens)
 	p.shared.Store(ctx, key, lease, a)
 	if fresh {
+		p.recent.put(key, a, asked)
 		return freshRead{a: a, sent: sent}, nil
 	}
 	return a, nil

@@ -391,9 +391,10 @@ func (f *FakeSource) TraitRanges(ctx context.Context, breed int) (*nsip.TraitRan
 	return tr, nil
 }
 
-// LastUpdate counts every read as "evaluation"; the analyses ask fresh.
-func (f *FakeSource) LastUpdate(ctx context.Context, fresh bool) (*nsip.LastUpdate, error) {
-	if !fresh {
+// LastUpdate counts every read as "evaluation"; the analyses ask NSIP,
+// now or recently.
+func (f *FakeSource) LastUpdate(ctx context.Context, asked analysis.Asked) (*nsip.LastUpdate, error) {
+	if asked == analysis.Cached {
 		return nil, fmt.Errorf("fake: an analysis read the evaluation date from the cache")
 	}
 	if err := f.Count("evaluation", true); err != nil {

@@ -72,7 +72,7 @@ func (g *group) scan(ctx context.Context, r *analysis.Call) (*scan.Scanned, erro
 	}
 	switch {
 	case whole && s.Complete:
-		if again, err := r.Evaluation(ctx); err != nil && ctx.Err() != nil {
+		if again, err := r.EvaluationNow(ctx); err != nil && ctx.Err() != nil {
 			return nil, err
 		} else if err == nil && again == eval && r.Upstream().Stale == 0 {
 			g.passNote = scan.KeepPages(ctx, r, gp.breed, eval, s.Rows)

@@ -409,7 +409,7 @@ func (pc *Finder) passPagesOf(ctx context.Context, breed int, sex string, first 
 // passClose reads the date again after the pages: "" when they are shown
 // to be of the call's evaluation, else why not.
 func (pc *Finder) passClose(ctx context.Context) (string, error) {
-	d, err := pc.evaluation(ctx)
+	d, err := pc.evaluation(ctx, true)
 	switch {
 	case err != nil && (ctx.Err() != nil || errors.Is(err, errPctLimit) || errors.Is(err, analysis.ErrCeiling)):
 		return "", err

@@ -447,12 +447,18 @@ func (pc *Finder) trait(ctx context.Context, breed int, code string) (*pctTrait,
 	return t, nil
 }
 
-// evaluation reads NSIP's last-update date, as one of the lookups.
-func (pc *Finder) evaluation(ctx context.Context) (string, error) {
+// evaluation reads NSIP's last-update date, as one of the lookups: as
+// NSIP gave it recently to open a computation, or (now) asked after pages
+// to close one.
+func (pc *Finder) evaluation(ctx context.Context, now bool) (string, error) {
 	if !pc.take() {
 		return "", errPctLimit
 	}
-	d, err := pc.r.Evaluation(ctx)
+	read := pc.r.Evaluation
+	if now {
+		read = pc.r.EvaluationNow
+	}
+	d, err := read(ctx)
 	if errors.Is(err, analysis.ErrCeiling) {
 		pc.untake() // refused, not read
 	}
@@ -466,7 +472,7 @@ func (pc *Finder) openEvaluation(ctx context.Context) error {
 		return nil
 	}
 	pc.evalRead = true
-	d, err := pc.evaluation(ctx)
+	d, err := pc.evaluation(ctx, false)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return err
@@ -503,7 +509,7 @@ func (pc *Finder) topPercent(ctx context.Context, breed int, code string, v floa
 	}
 	// New pages were read for this value: they are of pc.eval only if the
 	// date still is.
-	d, derr := pc.evaluation(ctx)
+	d, derr := pc.evaluation(ctx, true)
 	if !errors.Is(derr, errPctLimit) && !errors.Is(derr, analysis.ErrCeiling) {
 		cost++
 	}

@@ -225,7 +225,7 @@ func (b *EvalBracket) close(ctx context.Context, r *analysis.Call) (string, erro
 	if b.Date == "" {
 		return "not proven exact: NSIP's last-update date " + b.why + ", so the pages are not shown to be of one evaluation", nil
 	}
-	d, err := r.Evaluation(ctx)
+	d, err := r.EvaluationNow(ctx)
 	switch {
 	case err != nil && ctx.Err() != nil && !errors.Is(err, analysis.ErrCeiling):
 		return "", err
