@@ -128,7 +128,7 @@ func (g *Gateway) readPass(ctx context.Context, f *passes.Fill, breed int, evalu
 		return passes.Summary{}, fmt.Errorf("the pass of breed %d was read and not kept: %s", breed, why)
 	case !g.passes.Keep(ctx, p):
 		g.passes.Refuse(key, "larger than the passes may hold")
-		return passes.Summary{}, fmt.Errorf("the pass of breed %d was read and not kept: its %d bytes are more than the %d passes may hold", breed, p.Bytes(), g.passes.Max())
+		return passes.Summary{}, fmt.Errorf("the pass of breed %d was read and not kept: its %d bytes are more than the %d passes may hold (1/%d of NSIP_CACHE_MAX_BYTES: set it to %d or more to keep this breed)", breed, p.Bytes(), g.passes.Max(), passShare, p.Bytes()*passShare)
 	}
 	g.log.Info("breed pass read", "breed_id", breed, "evaluation", p.Evaluation, "animals", p.Animals(), "lookups", src.Upstream().Lookups)
 	_, pages := f.Progress()

@@ -345,7 +345,8 @@ func TestBreedPassTaskFailsWithWhy(t *testing.T) {
 	}
 	<-filled
 	got := rpc(t, e, ctx, "tasks/get", map[string]any{"taskId": id})
-	if msg, _ := got["statusMessage"].(string); got["status"] != "failed" || !strings.Contains(msg, "was read and not kept: its 15000 animals would take about") {
+	if msg, _ := got["statusMessage"].(string); got["status"] != "failed" || !strings.Contains(msg, "was read and not kept: its 15000 animals would take about") ||
+		!strings.Contains(msg, "NSIP_CACHE_MAX_BYTES: raise it") {
 		t.Errorf("tasks/get: %v", got)
 	}
 	again := askBig(t, e, ctx).Percentiles

@@ -473,7 +473,7 @@ func ReadBreedPass(ctx context.Context, src analysis.Source, log *slog.Logger, b
 		return nil, "", err
 	}
 	if est := breedpass.NewPassOf(breed, pc.eval, first).Bytes() * int64(scan.PagesOf(total)); maxBytes > 0 && est > maxBytes {
-		return nil, fmt.Sprintf("its %d animals would take about %d bytes, more than the %d passes may hold", total, est, maxBytes), nil
+		return nil, fmt.Sprintf("its %d animals would take about %d bytes, more than the %d passes may hold (a share of NSIP_CACHE_MAX_BYTES: raise it to keep this breed)", total, est, maxBytes), nil
 	}
 	var read atomic.Int64
 	if progress != nil {
