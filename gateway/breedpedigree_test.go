@@ -37,8 +37,10 @@ func ancestryFake(d *nsiptest.Dataset, breed int, ids ...string) *analysistest.F
 // serves by default): once the breed's pass is held, nsip_check_mating of
 // ram 6409592022NCU004 and ewe 6400462023VPI012 (the pair of the breed's
 // whose lamb's COI is nearest 20%) answers it over the breed's whole
-// pedigree, the tabular method's over the same records, with no lineage
-// request, and says so; before, lineages are read as ever.
+// pedigree, the tabular method's over the same records, with no request
+// to NSIP at all (the parents' records are the pass's rows, and the date
+// read as the pass closed stands), and says so; before, lineages are read
+// as ever.
 func TestCheckMatingFromTheBreedsPass(t *testing.T) {
 	up := nsiptest.NewServer(t, nsiptest.Options{Seed: 1, Animals: 4000})
 	e := newEnv(t, func(_ *Config, o *[]nsip.Option) { *o = append(*o, nsip.WithBaseURL(up.URL())) })
@@ -52,6 +54,7 @@ func TestCheckMatingFromTheBreedsPass(t *testing.T) {
 			Via          *struct {
 				Evaluation string `json:"evaluation"`
 				Animals    int    `json:"animals"`
+				Records    string `json:"records"`
 			} `json:"via"`
 		} `json:"computed"`
 	}
@@ -73,8 +76,8 @@ func TestCheckMatingFromTheBreedsPass(t *testing.T) {
 	<-done
 	up.ResetCounts()
 	a := check()
-	if n := up.Requests(nsiptest.EndpointLineage); n != 0 || a.Computed.LineagesRead != 0 {
-		t.Errorf("with the pass held: %d lineage requests, %d lineages read; want none", n, a.Computed.LineagesRead)
+	if n := up.TotalRequests(); n != 0 || a.Computed.LineagesRead != 0 {
+		t.Errorf("with the pass held: %d requests to NSIP, %d lineages read; want none", n, a.Computed.LineagesRead)
 	}
 	if a.COI == nil || math.Abs(*a.COI-want) > 1e-12 || math.Abs(want-0.2) > 0.005 {
 		t.Errorf("COI %v, tabular %v (about 20%% expected)", analysistest.FmtPtr(a.COI), want)
@@ -83,16 +86,17 @@ func TestCheckMatingFromTheBreedsPass(t *testing.T) {
 		t.Errorf("basis %q with the pass, %q before; want exact, and a lower bound before", a.Basis, before.Basis)
 	}
 	v := a.Computed.Via
-	if v == nil || v.Evaluation != up.Data().LastUpdated() || v.Animals < 1000 {
-		t.Errorf("computed.via %+v, want the pass of evaluation %s", v, up.Data().LastUpdated())
+	if v == nil || v.Evaluation != up.Data().LastUpdated() || v.Animals < 1000 || !strings.HasPrefix(v.Records, "2 animals' records from the pass's rows") {
+		t.Errorf("computed.via %+v, want the pass of evaluation %s, and both parents' records from it", v, up.Data().LastUpdated())
 	}
 	t.Logf("COI %v (tabular %v) over %v; before the pass %v (%s)", analysistest.FmtPtr(a.COI), want, v, analysistest.FmtPtr(before.COI), before.Basis)
 	planFromPass(t, e, up)
 }
 
 // planFromPass plans 10 of the Katahdin rams born since 2022 with 100 of
-// the ewes, with the breed's pass held: no lineage request, and every
-// mated pair's COI the tabular method's.
+// the ewes, with the breed's pass held: no request to NSIP, the 110
+// records the pass's rows, and every mated pair's COI the tabular
+// method's.
 func planFromPass(t *testing.T, e *env, up *nsiptest.Server) {
 	d := up.Data()
 	var rams, ewes []string
@@ -118,13 +122,17 @@ func planFromPass(t *testing.T, e *env, up *nsiptest.Server) {
 		Mated    int                `json:"mated"`
 		Computed struct {
 			LineagesRead int `json:"lineages_read"`
+			Via          struct {
+				Records string `json:"records"`
+			} `json:"via"`
 		} `json:"computed"`
 	}
 	if err := json.Unmarshal([]byte(r.text), &a); err != nil {
 		t.Fatalf("%v: %.300s", err, r.text)
 	}
-	if n := up.Requests(nsiptest.EndpointLineage); n != 0 || a.Computed.LineagesRead != 0 {
-		t.Errorf("plan of 10 x 100 with the pass held: %d lineage requests, %d lineages read; want none", n, a.Computed.LineagesRead)
+	if n := up.TotalRequests(); n != 0 || a.Computed.LineagesRead != 0 || !strings.HasPrefix(a.Computed.Via.Records, "110 animals' records from the pass's rows") {
+		t.Errorf("plan of 10 x 100 with the pass held: %d requests to NSIP, %d lineages read, records %q; want none, and every record from the pass",
+			n, a.Computed.LineagesRead, a.Computed.Via.Records)
 	}
 	// A COI of 0 with a parent of no recorded parents is unknown, not 0.
 	founder := func(id string) bool { a := standIn(d, id); return a.Sire == "" && a.Dam == "" }

@@ -459,10 +459,22 @@ func weightFields(codes []string) ([]param.Spec, map[string]string) {
 // DetailsOf fetches every animal's details at once, attributing a failure
 // to the list entry it came from.
 func DetailsOf(ctx context.Context, r *Call, field string, ids []string) ([]*nsip.AnimalDetails, error) {
+	return DetailsKnown(ctx, r, field, ids, nil)
+}
+
+// DetailsKnown is DetailsOf reading only the records known (nil: none)
+// does not have: an animal's record taken from a kept breed pass costs no
+// request.
+func DetailsKnown(ctx context.Context, r *Call, field string, ids []string, known func(id string) *nsip.AnimalDetails) ([]*nsip.AnimalDetails, error) {
 	out := make([]*nsip.AnimalDetails, len(ids))
 	errs := make([]error, len(ids))
 	var wg sync.WaitGroup
 	for i, id := range ids {
+		if known != nil {
+			if out[i] = known(id); out[i] != nil {
+				continue
+			}
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

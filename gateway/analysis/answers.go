@@ -164,6 +164,8 @@ type PedigreeVia struct {
 	Evaluation            string      `json:"evaluation"`
 	LineagesFor           []string    `json:"lineages_for,omitempty"`
 	Pedigree              string      `json:"pedigree"`
+	// Records says which animals' records came from the pass's rows.
+	Records string `json:"records,omitempty"`
 }
 
 // Generations is how complete pedigrees are, in equivalent complete

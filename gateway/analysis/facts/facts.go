@@ -39,6 +39,10 @@ func IsSex(s, want string) bool {
 	}
 }
 
+// OtherSex reports whether a record's sex s says it is not want: a
+// record that gives none says nothing either way.
+func OtherSex(s, want string) bool { return strings.TrimSpace(s) != "" && !IsSex(s, want) }
+
 // Sortable reports whether nsip_search_animals accepts code as its
 // sorted_trait.
 func Sortable(code string) bool {

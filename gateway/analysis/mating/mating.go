@@ -119,15 +119,20 @@ func runCheckMating(ctx context.Context, r *analysis.Call, a *Args) (any, error)
 		b.Prefetch(ctx, []string{sire, dam}, r.Def.Ceiling-2)
 	}
 	defer b.Settle()
-	sd, dd, err := readParents(ctx, r, sire, dam, sireArg, damArg)
+	held, err := pedigree.HeldByLPN(ctx, r, sire)
+	if err != nil {
+		return nil, err
+	}
+	sd, dd, err := readParents(ctx, r, held, sire, dam, sireArg, damArg)
 	if err != nil {
 		return nil, err
 	}
 	b.Details(sire, sd)
 	b.Details(dam, dd)
-	held, err := pedigree.HeldFor(ctx, r, cmp.Or(sd.BreedID, dd.BreedID))
-	if err != nil {
-		return nil, err
+	if breed := cmp.Or(sd.BreedID, dd.BreedID); held == nil || held.Breed != breed {
+		if held, err = pedigree.HeldFor(ctx, r, breed); err != nil {
+			return nil, err
+		}
 	}
 	// With the breed's pass kept, the pedigree of each parent it holds is
 	// the breed's, whole; only a parent it lacks has lineages read.
@@ -177,15 +182,21 @@ func runCheckMating(ctx context.Context, r *analysis.Call, a *Args) (any, error)
 	return out, nil
 }
 
-// readParents reads both parents' records at once, a failure of either
-// attributed to its argument.
-func readParents(ctx context.Context, r *analysis.Call, sire, dam, sireArg, damArg string) (*nsip.AnimalDetails, *nsip.AnimalDetails, error) {
+// readParents reads both parents' records at once, from held's pass where
+// it holds them, a failure of either attributed to its argument.
+func readParents(ctx context.Context, r *analysis.Call, held *pedigree.Held, sire, dam, sireArg, damArg string) (*nsip.AnimalDetails, *nsip.AnimalDetails, error) {
+	read := func(id string) (*nsip.AnimalDetails, error) {
+		if d := held.Record(id); d != nil {
+			return d, nil
+		}
+		return r.Details(ctx, id)
+	}
 	var sd, dd *nsip.AnimalDetails
 	var serr, derr error
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); sd, serr = r.Details(ctx, sire) }()
-	go func() { defer wg.Done(); dd, derr = r.Details(ctx, dam) }()
+	go func() { defer wg.Done(); sd, serr = read(sire) }()
+	go func() { defer wg.Done(); dd, derr = read(dam) }()
 	wg.Wait()
 	if err := errors.Join(analysis.About(sireArg, sire, serr), analysis.About(damArg, dam, derr)); err != nil {
 		return nil, nil, err
@@ -197,10 +208,10 @@ func readParents(ctx context.Context, r *analysis.Call, sire, dam, sireArg, damA
 // across breeds, whose midparent EBVs mix scales.
 func parentWarnings(sire, dam string, sd, dd *nsip.AnimalDetails) []string {
 	var warnings []string
-	if !facts.IsSex(sd.Gender, "male") {
+	if facts.OtherSex(sd.Gender, "male") {
 		warnings = append(warnings, fmt.Sprintf("the sire %s is recorded as %q, not male", sire, sd.Gender))
 	}
-	if !facts.IsSex(dd.Gender, "female") {
+	if facts.OtherSex(dd.Gender, "female") {
 		warnings = append(warnings, fmt.Sprintf("the dam %s is recorded as %q, not female", dam, dd.Gender))
 	}
 	if sd.BreedID != 0 && dd.BreedID != 0 && sd.BreedID != dd.BreedID {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/breedpass"
@@ -30,6 +31,7 @@ type Held struct {
 	Evaluation string
 	Ped        *breeding.BreedPedigree
 	pass       *breedpass.BreedPass
+	records    atomic.Int64 // animals' records taken from the pass's rows
 }
 
 // MayHold reports, with no lookup, whether the source may keep a pass of
@@ -145,6 +147,9 @@ func (h *Held) Via(ids, absent []string, pair bool) *analysis.PedigreeVia {
 		Evaluation:            h.Evaluation,
 		Pedigree:              fmt.Sprintf("the breed's whole pedigree from its pass of evaluation %s, %d animals, with no lineage read: every ancestor NSIP records, however far back", h.Evaluation, h.Ped.Len()),
 	}
+	if n := h.records.Load(); n > 0 {
+		v.Records = fmt.Sprintf("%d animals' records from the pass's rows, not read from NSIP: the EBVs and indexes NSIP's search gives, without accuracies", n)
+	}
 	if len(absent) > 0 {
 		v.LineagesFor = absent
 		v.Pedigree = fmt.Sprintf("the breed's whole pedigree from its pass of evaluation %s, %d animals, for the animals it holds: every ancestor NSIP records, however far back; "+
@@ -229,4 +234,52 @@ func LambCOIs(ctx context.Context, h *Held, b *Builder, pairs [][2]string) (cois
 		}
 	}
 	return cois, fromPass, nil
+}
+
+// Records are the records of the animals ids, field naming their list:
+// from the pass of breed (0: the one the first LPN ID carries) kept under
+// NSIP's evaluation where it holds them, else read from NSIP. held is
+// that breed's pedigree, nil when no pass is kept, for the caller to go on
+// with, so that the evaluation is read once.
+func Records(ctx context.Context, r *analysis.Call, field string, ids []string, breed int) ([]*nsip.AnimalDetails, *Held, error) {
+	var held *Held
+	var err error
+	if breed > 0 {
+		held, err = HeldFor(ctx, r, breed)
+	} else {
+		held, err = HeldByLPN(ctx, r, ids[0])
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	ds, err := analysis.DetailsKnown(ctx, r, field, ids, held.Record)
+	return ds, held, err
+}
+
+// HeldByLPN is HeldFor the breed the LPN ID id carries, with no lookup
+// where no pass of it may be kept.
+func HeldByLPN(ctx context.Context, r *analysis.Call, id string) (*Held, error) {
+	l, ok := nsip.ParseLPN(id)
+	if !ok || !MayHold(ctx, r, id) {
+		return nil, nil
+	}
+	return HeldFor(ctx, r, l.Breed)
+}
+
+// Record is id's record from its row in the pass, nil when the pass (or
+// h itself) holds none: what the row carries, which is what an analysis
+// reads of a record but the accuracies, the registration number, the
+// progeny counts and the contact.
+func (h *Held) Record(id string) *nsip.AnimalDetails {
+	if h == nil {
+		return nil
+	}
+	j, ok := h.pass.RowOf(id)
+	if !ok {
+		return nil
+	}
+	row := h.pass.Row(j, true)
+	h.records.Add(1)
+	return &nsip.AnimalDetails{LPNID: row.LPNID, BreedID: row.BreedID, DateOfBirth: row.DateOfBirth, Gender: row.Sex, Status: row.Status,
+		Sire: row.Sire, Dam: row.Dam, Genotyped: row.Genotyped, Traits: row.Traits, Indexes: row.Indexes}
 }

@@ -22,9 +22,13 @@ func (p *planRun) holdPedigree(ctx context.Context) ([]string, error) {
 	for _, d := range append(p.rd, p.ed...) {
 		breed = cmp.Or(breed, d.BreedID)
 	}
-	held, err := pedigree.HeldFor(ctx, p.r, breed)
-	if err != nil || held == nil {
-		return p.subjects(), err
+	held := p.held // read with the rams' records
+	if held == nil || held.Breed != breed {
+		var err error
+		if held, err = pedigree.HeldFor(ctx, p.r, breed); err != nil || held == nil {
+			p.held = nil
+			return p.subjects(), err
+		}
 	}
 	p.held, p.absent = held, held.Absent(p.subjects())
 	if len(p.absent) > 0 {

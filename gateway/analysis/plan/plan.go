@@ -132,7 +132,7 @@ func runPlan(ctx context.Context, r *analysis.Call, a *Args) (any, error) {
 	if err := p.readRams(ctx, a.Weights); err != nil {
 		return nil, err
 	}
-	ed, err := analysis.DetailsOf(ctx, r, p.ewesArg, p.ewes)
+	ed, err := analysis.DetailsKnown(ctx, r, p.ewesArg, p.ewes, p.held.Record)
 	if err != nil {
 		return nil, err
 	}
@@ -188,14 +188,15 @@ func (p *planRun) checkArgs() error {
 	return nil
 }
 
-// readRams reads the rams, then settles the weights and COI limit, since
-// the form asking for them offers only the traits the rams carry.
+// readRams reads the rams (from their breed's pass where one is kept),
+// then settles the weights and COI limit, since the form asking for them
+// offers only the traits the rams carry.
 func (p *planRun) readRams(ctx context.Context, given breeding.Weights) error {
-	rd, err := analysis.DetailsOf(ctx, p.r, p.ramsArg, p.rams)
+	rd, held, err := pedigree.Records(ctx, p.r, p.ramsArg, p.rams, 0)
 	if err != nil {
 		return err
 	}
-	p.rd = rd
+	p.rd, p.held = rd, held
 	if p.coiOnly {
 		return nil // no objective to ask for
 	}
@@ -234,7 +235,7 @@ func (p *planRun) scoreRams() error {
 				Problem:  fmt.Sprintf("ram %s has no EBV for %s, so his lambs cannot be compared", p.rams[i], strings.Join(missing, ", ")),
 				Expected: "rams with every weighted trait, or weights only on traits they have"}}
 		}
-		if !facts.IsSex(d.Gender, "male") {
+		if facts.OtherSex(d.Gender, "male") {
 			p.warnings = append(p.warnings, fmt.Sprintf("ram %s is recorded as %q", p.rams[i], d.Gender))
 		}
 		if w := facts.GoneWarning("ram", p.rams[i], d.Status); w != "" {
@@ -253,7 +254,7 @@ func (p *planRun) scoreEwes() {
 		if _, _, ok := p.w.Index(p.eweEBV[i]); !ok {
 			p.noIndex = append(p.noIndex, p.ewes[i])
 		}
-		if !facts.IsSex(d.Gender, "female") {
+		if facts.OtherSex(d.Gender, "female") {
 			p.warnings = append(p.warnings, fmt.Sprintf("ewe %s is recorded as %q", p.ewes[i], d.Gender))
 		}
 		if w := facts.GoneWarning("ewe", p.ewes[i], d.Status); w != "" {

@@ -89,15 +89,16 @@ func prepareEwes(ctx context.Context, r *analysis.Call, a *Args) (*eweSet, error
 		e.b.Prefetch(ctx, ids, ewesLookups-len(ids))
 	}
 	defer e.b.Settle()
-	ds, err := analysis.DetailsOf(ctx, r, ewesArg, ids)
+	ds, held, err := pedigree.Records(ctx, r, ewesArg, ids, a.BreedID)
 	if err != nil {
 		return nil, err
 	}
+	e.held = held
 	e.max = a.MaxMeanCOI
 	e.b.BySubject, e.b.Optional = true, map[string]bool{}
 	for i, d := range ds {
 		e.b.Details(ids[i], d)
-		if !facts.IsSex(d.Gender, "female") {
+		if facts.OtherSex(d.Gender, "female") {
 			e.warnings = append(e.warnings, fmt.Sprintf("ewe %s is recorded as %q", ids[i], d.Gender))
 		}
 	}

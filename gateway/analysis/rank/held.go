@@ -24,9 +24,13 @@ func (e *eweSet) hold(ctx context.Context, r *analysis.Call, ranked int, ds []*n
 	for _, d := range ds {
 		breed = cmp.Or(breed, d.BreedID)
 	}
-	held, err := pedigree.HeldFor(ctx, r, breed)
-	if err != nil || held == nil {
-		return e.ids, err
+	held := e.held // read with the ewes' records
+	if held == nil || held.Breed != breed {
+		var err error
+		if held, err = pedigree.HeldFor(ctx, r, breed); err != nil || held == nil {
+			e.held = nil
+			return e.ids, err
+		}
 	}
 	e.held, e.absent = held, held.Absent(e.ids)
 	return e.absent, nil

@@ -24,6 +24,7 @@ type heldAnswer struct {
 			Evaluation  string   `json:"evaluation"`
 			Animals     int      `json:"animals"`
 			LineagesFor []string `json:"lineages_for"`
+			Records     string   `json:"records"`
 		} `json:"via"`
 	} `json:"for_ewes"`
 }
@@ -50,7 +51,8 @@ func bruteMean(f *analysistest.FakeSource, coi func(s, d string) float64, ram st
 
 // With the breed's pass held, each ram's mean COI with the ewes is over
 // the breed's whole pedigree: the tabular method's over the same rows,
-// no lineage read, none unresolved, and the block says so.
+// no lineage read, none unresolved, the ewes' records the pass's rows
+// rather than read, and the block says so.
 func TestRankForEwesFromHeldPass(t *testing.T) {
 	f := analysistest.Kin(3)
 	src := analysistest.HoldPass(f, 640)
@@ -91,6 +93,11 @@ func TestRankForEwesFromHeldPass(t *testing.T) {
 	}
 	if fe.Via == nil || fe.Via.Evaluation != f.Evaluation || fe.Via.Animals != len(f.Animals) || !strings.Contains(fe.Method, "whole pedigree") {
 		t.Errorf("via %+v, method %q: the block does not say the breed's pedigree answered", fe.Via, fe.Method)
+	}
+	// The records read are the ranked rams' (their search rows state no
+	// sex); none is a ewe's.
+	if n := f.CallsOf("details"); n > len(a.Top) || fe.Via == nil || !strings.HasPrefix(fe.Via.Records, fmt.Sprintf("%d animals' records from the pass's rows", len(ewes))) {
+		t.Errorf("%d records asked of NSIP for %d rams, via %+v; want every ewe's from the pass", n, len(a.Top), fe.Via)
 	}
 }
 
