@@ -63,8 +63,7 @@ func (f *Features) complete(ctx context.Context, p *param.Spec, typed string) *m
 		case param.Breeds:
 			all = f.breedCompletions(ctx, typed)
 		case param.Statuses:
-			st, _ := f.t.Statuses(ctx)
-			all = withPrefix(st, typed)
+			all = withPrefix(f.statusCompletions(ctx), typed)
 		case param.Traits:
 			all = withPrefix(nsip.GlossaryCodes(), typed)
 		case param.LPNs:
@@ -77,6 +76,19 @@ func (f *Features) complete(ctx context.Context, p *param.Spec, typed string) *m
 	}
 	if out.Values == nil {
 		out.Values = []string{}
+	}
+	return out
+}
+
+// statusCompletions are NSIP's statuses, then the words the tools read as
+// statuses ("living", "usable"), but for a word that is a status itself.
+func (f *Features) statusCompletions(ctx context.Context) []string {
+	st, _ := f.t.Statuses(ctx)
+	out := slices.Clone(st)
+	for _, w := range nsip.StatusWords() {
+		if !slices.ContainsFunc(st, func(s string) bool { return strings.EqualFold(s, w) }) {
+			out = append(out, w)
+		}
 	}
 	return out
 }

@@ -124,8 +124,13 @@ func TestCompletionsOfferWhatFitsTheArgument(t *testing.T) {
 func TestStatusCompletionsAndTheHundredValueCap(t *testing.T) {
 	f := New(&fakeTools{})
 	st := param.Spec{Complete: param.Statuses}
-	if got := f.complete(context.Background(), &st, "c"); !slices.Equal(got.Values, []string{"CURRENT", "CULL"}) {
+	// NSIP's statuses first, then the words read as statuses that are
+	// not one of them.
+	if got := f.complete(context.Background(), &st, "c"); !slices.Equal(got.Values, []string{"CURRENT", "CULL", "culled", "commercial"}) {
 		t.Errorf("statuses starting with c: %v", got.Values)
+	}
+	if got := f.complete(context.Background(), &st, "Li"); !slices.Equal(got.Values, []string{"living"}) {
+		t.Errorf("statuses starting with Li: %v, want the word living", got.Values)
 	}
 	many := make([]string, 150)
 	for i := range many {
