@@ -13,6 +13,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/searcharg"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
@@ -178,7 +179,7 @@ func Typed[A any](run func(ctx context.Context, r *Call, a *A) (any, error)) fun
 
 // SearchQuery is a search of breed (0 for any) with criteria c, unsorted
 // and highest first.
-func SearchQuery(breed int, c *param.Criteria) Query {
+func SearchQuery(breed int, c *searcharg.Criteria) Query {
 	q := Query{SearchParams: nsip.SearchParams{BreedID: breed}}
 	if c != nil {
 		q.Criteria = nsip.SearchCriteria(*c).AsSent() // a status word as NSIP can be asked it

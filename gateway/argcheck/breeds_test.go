@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/searcharg"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -94,14 +95,14 @@ func TestUnknownBreedNamesTheBreedsNSIPHas(t *testing.T) {
 type searchCall struct {
 	BreedID     int             `json:"breed_id,omitempty"`
 	SortedTrait string          `json:"sorted_trait,omitempty"`
-	Criteria    *param.Criteria `json:"search_criteria,omitempty"`
+	Criteria    *searcharg.Criteria `json:"search_criteria,omitempty"`
 }
 
 var searchCalls = param.MustStruct[searchCall](param.Tables(
 	param.Of(func(s *searchCall) param.Described {
-		return param.Described{&s.BreedID: {Example: 640, Min: param.Bound(1)}, &s.SortedTrait: param.SortedTrait, &s.Criteria: param.CriteriaArg}
+		return param.Described{&s.BreedID: {Example: 640, Min: param.Bound(1)}, &s.SortedTrait: searcharg.SortedTrait, &s.Criteria: searcharg.CriteriaArg}
 	}),
-	param.CriteriaTable,
+	searcharg.CriteriaTable,
 ))
 
 // searchArgs is sent validated as a search's arguments.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/searcharg"
 )
 
 // wordsArgs takes a trait in every way a tool does: a value, a list, a
@@ -14,15 +15,15 @@ type wordsArgs struct {
 	Sorted   string             `json:"sorted_trait,omitempty"`
 	Traits   []string           `json:"traits,omitempty"`
 	Weights  map[string]float64 `json:"weights,omitempty"`
-	Criteria *param.Criteria    `json:"search_criteria,omitempty"`
+	Criteria *searcharg.Criteria    `json:"search_criteria,omitempty"`
 }
 
-var wordsCalls = param.MustStruct[wordsArgs](param.Tables(param.CriteriaTable, param.Of(func(a *wordsArgs) param.Described {
+var wordsCalls = param.MustStruct[wordsArgs](param.Tables(searcharg.CriteriaTable, param.Of(func(a *wordsArgs) param.Described {
 	return param.Described{
-		&a.Sorted:   param.SortedTrait,
+		&a.Sorted:   searcharg.SortedTrait,
 		&a.Traits:   {List: &param.List{Desc: "Traits.", MaxItems: 5, Item: "trait", Example: []string{"WWT"}}},
 		&a.Weights:  {List: &param.List{Desc: "Weights.", MaxItems: 5, Example: map[string]any{"WWT": 1.0}}},
-		&a.Criteria: param.CriteriaArg,
+		&a.Criteria: searcharg.CriteriaArg,
 	}
 })))
 

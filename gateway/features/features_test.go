@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/searcharg"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -47,7 +48,7 @@ func (f *fakeTools) Params(tool string) []param.Spec {
 	case toolname.GetProgeny:
 		return []param.Spec{param.LPNParam(""), {Name: "page", Kind: param.Integer}, {Name: "page_size", Kind: param.Integer}, {Name: "skip", Kind: param.Integer}}
 	case toolname.GetTraitRanges:
-		return []param.Spec{param.BreedID}
+		return []param.Spec{searcharg.BreedID}
 	}
 	return []param.Spec{param.LPNParam("")}
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/searcharg"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -43,7 +44,7 @@ var ArgTable = param.Tables(
 	param.Of(func(v *ViewTraits) param.Described { return param.Described{&v.Traits: traitsField} }),
 	param.Of(func(v *ViewSkip) param.Described { return param.Described{&v.Skip: skipField} }),
 	param.BudgetTable,
-	param.CriteriaTable,
+	searcharg.CriteriaTable,
 )
 
 var pageField = param.Spec{Default: 0, Example: 0, Min: param.Bound(0), Max: param.Bound(100000), Quiet: true}

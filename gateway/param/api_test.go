@@ -17,11 +17,10 @@ func TestSchemaOfEveryKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"additionalProperties":false,"properties":{"breed_group_id":{"type":"integer"},"breed_id":{"type":["integer","string"]},` +
+	want := `{"additionalProperties":false,"properties":{"gender":{"enum":["Male","Female"],"type":"string"},"status":{"type":"string"},` +
 		`"born_after":{"format":"date","type":"string"},"born_before":{"format":"date","type":"string"},` +
-		`"gender":{"enum":["Male","Female","Both"],"type":"string"},"proven_only":{"description":"Progeny-proven EBVs only.","type":"boolean"},` +
-		`"status":{"type":"string"},"flock_id":{"type":"string"},` +
-		`"trait_ranges":{"additionalProperties":{"type":"object"},"description":"Bounds per trait code, min and/or max, e.g. {\"WWT\":{\"min\":1}}.","type":"object"}},"type":"object"}`
+		`"head":{"description":"How many.","maximum":9999,"minimum":1,"type":"integer"},` +
+		`"trait_ranges":{"additionalProperties":{"type":"object"},"description":"Bounds per trait.","type":"object"}},"type":"object"}`
 	if string(b) != want {
 		t.Errorf("search_criteria schema:\n got %s\nwant %s", b, want)
 	}
@@ -94,7 +93,7 @@ func TestDecode(t *testing.T) {
 
 // Unknown names alone, as a tool without a schema of its own reports them.
 func TestNamesNotTaken(t *testing.T) {
-	errs := namesNotTaken("search_criteria.", SearchCriteria.Props, map[string]any{"gender": "Male", "gendre": "Male", "breed": 640})
+	errs := namesNotTaken("search_criteria.", herdCriteria.Props, map[string]any{"gender": "Male", "gendre": "Male", "breed": 640})
 	if len(errs) != 2 || errs[0].Field != "search_criteria.breed" || errs[1].Field != "search_criteria.gendre" ||
 		!strings.HasSuffix(errs[1].Problem, `did you mean "gender"?`) {
 		t.Errorf("unknown names: %+v", errs)

@@ -21,8 +21,8 @@ func hostileArgs(n, size int) map[string]any {
 var searchLike = []Spec{
 	{Name: "page", Kind: Integer, Default: 0, Example: 0, Min: Bound(0), Max: Bound(100)},
 	{Name: "page_size", Kind: Integer, Default: 15, Example: 15, Min: Bound(1), Max: Bound(100)},
-	SortedTrait,
-	SearchCriteria,
+	sortedTrait,
+	herdCriteria,
 }
 
 func TestManyProblemsAreCappedAndCounted(t *testing.T) {
@@ -140,7 +140,7 @@ func TestListsAreBounded(t *testing.T) {
 }
 
 func TestTraitRangesMayBeOneSided(t *testing.T) {
-	tr := Named(SearchCriteria.Props, "trait_ranges")
+	tr := Named(herdCriteria.Props, "trait_ranges")
 	tests := []struct {
 		name string
 		in   map[string]any
@@ -174,7 +174,7 @@ func TestTraitRangesMayBeOneSided(t *testing.T) {
 }
 
 func TestTraitRangesAreBounded(t *testing.T) {
-	tr := Named(SearchCriteria.Props, "trait_ranges")
+	tr := Named(herdCriteria.Props, "trait_ranges")
 	many := map[string]any{}
 	for i := range 100_000 {
 		many[fmt.Sprintf("T%d", i)] = map[string]any{"minn": 1}

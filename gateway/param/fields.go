@@ -33,7 +33,7 @@ import (
 
 // Fields describes the fields of one argument struct, by Go field name.
 // An entry may leave Name, Kind and Required unset; any it sets must agree
-// with the struct, so that a shared Spec (BreedID, LPNParam) can be reused.
+// with the struct, so that a shared Spec (searcharg.BreedID, LPNParam) can be reused.
 type Fields map[string]Spec
 
 // Table is the Fields of each argument struct type.

@@ -33,7 +33,7 @@ func TestSentHoldsWhatWasSent(t *testing.T) {
 	if one := (Sent{}).With("lpn_id", ExampleLPN); !one.Has("lpn_id") {
 		t.Error("With on no arguments")
 	}
-	v, errs := SearchCriteria.Validate("search_criteria", map[string]any{"gender": "male"})
+	v, errs := herdCriteria.Validate("search_criteria", map[string]any{"gender": "male"})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

@@ -19,7 +19,7 @@ type pen struct {
 	Sex      string             `json:"sex,omitempty"`
 	Born     string             `json:"born,omitempty"`
 	Tag      string             `json:"tag,omitempty"`
-	Criteria *Criteria          `json:"search_criteria,omitempty"`
+	Criteria *herd              `json:"search_criteria,omitempty"`
 	Sorted   string             `json:"sorted_trait,omitempty"`
 	Page     int                `json:"page,omitempty"`
 }
@@ -35,11 +35,11 @@ var penArgs = MustStruct[pen](Table{
 		"Sex":      {Desc: "Sex.", Enum: []string{"Male", "Female"}, Example: "Female"},
 		"Born":     {Desc: "Born on.", Date: true, Example: "2024-02-01"},
 		"Tag":      {Desc: "A tag.", MinLen: 2, MaxLen: 6, Pattern: regexp.MustCompile(`^[a-z]+$`), Example: "ab"},
-		"Criteria": CriteriaArg,
-		"Sorted":   SortedTrait,
+		"Criteria": herdArg,
+		"Sorted":   sortedTrait,
 		"Page":     {Desc: "Page.", Default: 0, Min: Bound(0), Max: Bound(9), Example: 1},
 	},
-	reflect.TypeFor[Criteria](): CriteriaTable[reflect.TypeFor[Criteria]()],
+	reflect.TypeFor[herd](): herdTable[reflect.TypeFor[herd]()],
 })
 
 // optional is s not required.
@@ -122,7 +122,7 @@ search_criteria.trait_ranges.WWT: min 5 is greater than max 1
 search_criteria.trait_ranges.nlb: must be an object {"min": number, "max": number} (either may be left out), got array []
 search_criteria.trait_ranges."w w": is not a trait code (1 to 16 letters) nor a trait's name; did you mean "WWT"?`},
 		{"criteria rules", map[string]any{"lpn_id": lpn, "search_criteria": map[string]any{"born_after": "2024-01-01", "born_before": "2023-01-01"}}, `{"lpn_id":"6402382024NCS310","page":0}
-search_criteria.born_after: born_after 2024-01-01 is later than born_before 2023-01-01`},
+search_criteria.born_before: ends at 2023-01-01, before its start at 2024-01-01`},
 		{"unknown names", map[string]any{"lpn_id": lpn, "trait": []any{"WWT"}, "pgae": 1, "zzzzzz": 1}, `{"lpn_id":"6402382024NCS310","page":0}
 pgae: is not an argument of this tool
 trait: is not an argument of this tool; did you mean "sorted_trait"?

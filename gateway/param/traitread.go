@@ -61,3 +61,36 @@ func (a TraitArg) subject(s string) string {
 	}
 	return QuoteShort(s) + " "
 }
+
+// SuggestTrait names the code among codes that s most likely stands for:
+// by meaning first, as a breeder words it ("weaning" is WWT, "worms" FEC),
+// then by spelling (WWTT is WWT). byMeaning says which, so that a message
+// can say what the code measures.
+func SuggestTrait(s string, codes []string) (code string, byMeaning, ok bool) {
+	if c, ok := nsip.TraitMeant(s, codes); ok {
+		return c, true, true
+	}
+	// A code of the glossary that codes lack: what its name means among
+	// them (a breed without YWT is offered WWT, not BWT, one letter off).
+	if info, known := nsip.LookupTrait(s); known {
+		if c, ok := nsip.TraitMeant(info.Name, codes); ok {
+			return c, true, true
+		}
+	}
+	c, ok := Closest(strings.TrimSpace(s), codes)
+	return c, false, ok
+}
+
+// DidYouMeanTrait is the did-you-mean a message about s adds, naming what
+// the code measures when the suggestion came from the meaning of s; "" when
+// codes hold nothing s plausibly stands for.
+func DidYouMeanTrait(s string, codes []string) (string, string) {
+	c, byMeaning, ok := SuggestTrait(s, codes)
+	if !ok {
+		return "", ""
+	}
+	if name, dir, known := nsip.TraitSense(c); known && byMeaning {
+		return c, fmt.Sprintf("; did you mean %q (%s, %s)?", c, name, dir)
+	}
+	return c, fmt.Sprintf("; did you mean %q?", c)
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/searcharg"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
@@ -419,7 +420,7 @@ func queryArgs(q analysis.Query) map[string]any {
 	if q.Reverse {
 		args["reverse"] = true
 	}
-	if c := param.Criteria(q.Criteria); !c.Empty() {
+	if c := searcharg.Criteria(q.Criteria); !c.Empty() {
 		var obj map[string]any
 		if b, err := json.Marshal(c); err == nil {
 			_ = json.Unmarshal(b, &obj) // the criteria as a call sends them

@@ -17,6 +17,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/searcharg"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -64,7 +65,7 @@ type Args struct {
 // criteria.
 type groupSearch struct {
 	BreedID  int             `json:"breed_id"`
-	Criteria *param.Criteria `json:"search_criteria,omitempty"`
+	Criteria *searcharg.Criteria `json:"search_criteria,omitempty"`
 }
 
 var flockParams = param.MustStruct[Args](param.Tables(
@@ -84,9 +85,9 @@ var flockParams = param.MustStruct[Args](param.Tables(
 		}
 	}),
 	param.Of(func(g *groupSearch) param.Described {
-		return param.Described{&g.BreedID: param.BreedID, &g.Criteria: param.CriteriaArg}
+		return param.Described{&g.BreedID: searcharg.BreedID, &g.Criteria: searcharg.CriteriaArg}
 	}),
-	param.CriteriaTable,
+	searcharg.CriteriaTable,
 ))
 
 // oneGroup keeps the first group argument of an example, or gives the
@@ -191,7 +192,7 @@ func chooseGroup(r *analysis.Call, a *Args) (*group, error) {
 
 // flockGroup is the animals of flock, of breed when not 0.
 func flockGroup(r *analysis.Call, flock string, breed int) *group {
-	search := analysis.SearchQuery(breed, &param.Criteria{FlockID: flock})
+	search := analysis.SearchQuery(breed, &searcharg.Criteria{FlockID: flock})
 	return &group{
 		echo:   func(a *FlockAnswer) { a.FlockID = flock },
 		method: "every page of NSIP's search filtered by flock",

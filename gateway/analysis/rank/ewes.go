@@ -13,6 +13,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/pedigree"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/searcharg"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
@@ -117,11 +118,11 @@ func prepareEwes(ctx context.Context, r *analysis.Call, a *Args) (*eweSet, error
 }
 
 // withRams sets gender Male in a search for rams, unless already asked.
-func (e *eweSet) withRams(crit *param.Criteria) *param.Criteria {
+func (e *eweSet) withRams(crit *searcharg.Criteria) *searcharg.Criteria {
 	if e == nil || (crit != nil && crit.Gender != "") {
 		return crit
 	}
-	out := param.Criteria{}
+	out := searcharg.Criteria{}
 	if crit != nil {
 		out = *crit
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/scan"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/searcharg"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -37,7 +38,7 @@ var rankWeights = func() param.List { l := analysis.WeightsParam; l.Unless = "in
 type Args struct {
 	BreedID     int              `json:"breed_id"`
 	TopN        int              `json:"top_n,omitempty"`
-	Criteria    *param.Criteria  `json:"search_criteria,omitempty"`
+	Criteria    *searcharg.Criteria  `json:"search_criteria,omitempty"`
 	Index       string           `json:"index,omitempty"`
 	MaxMeanCOI  *float64         `json:"max_mean_coi,omitempty"` // nil: no limit; 0 is one
 	Percentiles bool             `json:"percentiles,omitempty"`
@@ -48,7 +49,7 @@ type Args struct {
 
 // criteriaOf is a copy of the ranking's criteria, which the scan may
 // narrow (withRams) without touching the arguments; nil for nil.
-func criteriaOf(c *param.Criteria) *param.Criteria {
+func criteriaOf(c *searcharg.Criteria) *searcharg.Criteria {
 	if c == nil {
 		return nil
 	}
@@ -58,7 +59,7 @@ func criteriaOf(c *param.Criteria) *param.Criteria {
 
 var rankParams = param.MustStruct[Args](param.Tables(
 	param.BudgetTable, // max_tokens, which every tool takes
-	param.CriteriaTable,
+	searcharg.CriteriaTable,
 	param.Of(func(a *Args) param.Described {
 		return param.Described{
 			&a.BreedID: {Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true, Complete: param.Breeds},
@@ -67,7 +68,7 @@ var rankParams = param.MustStruct[Args](param.Tables(
 			// says only that they are an object, and validation does the
 			// rest. The breed is the ranking's own argument beside them.
 			&a.Criteria: func() param.Spec {
-				s := param.CriteriaArg
+				s := searcharg.CriteriaArg
 				s.Brief, s.Without = true, []string{"BreedID"}
 				return s
 			}(),

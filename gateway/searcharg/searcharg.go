@@ -1,23 +1,25 @@
-package param
+// Package searcharg is NSIP's search as tool arguments: the criteria that
+// nsip_search_animals, the rankings, the group summaries and the breed
+// passes share, the trait a search is sorted by, and a breed's ID. They
+// are NSIP's rules written in param's terms, kept apart from param's
+// generic ones (schema, validation, did-you-mean).
+package searcharg
 
 import (
 	"fmt"
-	"strings"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
-// The search arguments are shared: nsip_search_animals takes them, and the
-// ranking analysis takes its criteria and sorts by its trait.
-
 // SortedTrait is nsip_search_animals's sorted_trait: a code, or a
 // breeder's word for one ("weaning weight" is WWT).
-var SortedTrait = Spec{Name: "sorted_trait", Kind: String, Example: "WWT", Quiet: true,
+var SortedTrait = param.Spec{Name: "sorted_trait", Kind: param.String, Example: "WWT", Quiet: true,
 	Expect: sortedExpect, Suggest: glossaryTrait,
-	Custom: func(field string, raw any) (any, []FieldError) {
-		code, _, fe := TraitArg{AnyCode: true, Expect: sortedExpect}.Read(field, raw, true)
+	Custom: func(field string, raw any) (any, []param.FieldError) {
+		code, _, fe := param.TraitArg{AnyCode: true, Expect: sortedExpect}.Read(field, raw, true)
 		if fe != nil {
-			return nil, []FieldError{*fe}
+			return nil, []param.FieldError{*fe}
 		}
 		return code, nil
 	}}
@@ -25,7 +27,7 @@ var SortedTrait = Spec{Name: "sorted_trait", Kind: String, Example: "WWT", Quiet
 const sortedExpect = "a trait code such as WWT, or its name, e.g. \"weaning weight\""
 
 // glossaryTrait is a Suggest naming the glossary's code that s stands for.
-func glossaryTrait(s string) (string, string) { return DidYouMeanTrait(s, nsip.GlossaryCodes()) }
+func glossaryTrait(s string) (string, string) { return param.DidYouMeanTrait(s, nsip.GlossaryCodes()) }
 
 // Criteria is search_criteria: nsip.SearchCriteria under the tools' names,
 // field for field, so that the one converts to the other.
@@ -48,16 +50,16 @@ func (c Criteria) Empty() bool {
 }
 
 // CriteriaTable describes Criteria's fields.
-var CriteriaTable = Of(func(c *Criteria) Described {
-	return Described{
-		&c.BreedGroupID: {Example: 64, Min: Bound(1), Max: Bound(99999), Quiet: true},
-		&c.BreedID:      {Example: 640, Min: Bound(1), Max: Bound(99999), Quiet: true, Complete: Breeds},
+var CriteriaTable = param.Of(func(c *Criteria) param.Described {
+	return param.Described{
+		&c.BreedGroupID: {Example: 64, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true},
+		&c.BreedID:      {Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true, Complete: param.Breeds},
 		&c.BornAfter:    {Example: "2022-01-01", Date: true, MaxLen: 10, Quiet: true},
 		&c.BornBefore:   {Example: "2024-12-31", Date: true, MaxLen: 10, Quiet: true},
 		&c.Gender:       {Example: "Female", Enum: []string{"Male", "Female", "Both"}},
 		&c.ProvenOnly:   {Example: true, Desc: "Progeny-proven EBVs only.", OmitFalse: true},
-		&c.Status:       {Example: "CURRENT", MaxLen: nsip.MaxCriteriaLength, Pattern: StatusPattern, Upper: true, Quiet: true},
-		&c.FlockID:      {Example: "640238", MaxLen: nsip.MaxCriteriaLength, Pattern: AlnumPattern, Quiet: true},
+		&c.Status:       {Example: "CURRENT", MaxLen: nsip.MaxCriteriaLength, Pattern: param.StatusPattern, Upper: true, Quiet: true},
+		&c.FlockID:      {Example: "640238", MaxLen: nsip.MaxCriteriaLength, Pattern: param.AlnumPattern, Quiet: true},
 		&c.TraitRanges: {TraitMap: true,
 			Example: map[string]any{"WWT": map[string]any{"min": 1.0, "max": 5.0}},
 			Desc:    "Bounds per trait code, min and/or max, e.g. {\"WWT\":{\"min\":1}}."},
@@ -66,7 +68,7 @@ var CriteriaTable = Of(func(c *Criteria) Described {
 
 // CriteriaArg is what a search_criteria field of Criteria says beyond its
 // fields: an argument struct describes its field with it.
-var CriteriaArg = Spec{
+var CriteriaArg = param.Spec{
 	Example:  Criteria{Gender: "Female", BornAfter: "2022-01-01"},
 	Check:    criteriaRules,
 	DropZero: true,
@@ -74,17 +76,17 @@ var CriteriaArg = Spec{
 
 // SearchCriteria is nsip_search_animals's search_criteria, as the analyses
 // that take criteria take it.
-var SearchCriteria = func() Spec {
+var SearchCriteria = func() param.Spec {
 	type holder struct {
 		Criteria *Criteria `json:"search_criteria,omitempty"`
 	}
-	return MustStruct[holder](Tables(CriteriaTable,
-		Of(func(h *holder) Described { return Described{&h.Criteria: CriteriaArg} }))).Specs[0]
+	return param.MustStruct[holder](param.Tables(CriteriaTable,
+		param.Of(func(h *holder) param.Described { return param.Described{&h.Criteria: CriteriaArg} }))).Specs[0]
 }()
 
 // criteriaRules applies the rules that span fields: a birth window must not
 // end before it starts.
-func criteriaRules(c Valid) (string, string, bool) {
+func criteriaRules(c param.Valid) (string, string, bool) {
 	after, _ := c.String("born_after")
 	before, _ := c.String("born_before")
 	if after != "" && before != "" && after > before { // YYYY-MM-DD sorts as text
@@ -94,40 +96,7 @@ func criteriaRules(c Valid) (string, string, bool) {
 }
 
 // BreedID is a required breed_id, as nsip_list_breeds numbers breeds.
-var BreedID = Spec{
-	Name: "breed_id", Kind: Integer, Required: true, Example: 640, Complete: Breeds,
-	Min: Bound(1), Max: Bound(99999),
-}
-
-// SuggestTrait names the code among codes that s most likely stands for:
-// by meaning first, as a breeder words it ("weaning" is WWT, "worms" FEC),
-// then by spelling (WWTT is WWT). byMeaning says which, so that a message
-// can say what the code measures.
-func SuggestTrait(s string, codes []string) (code string, byMeaning, ok bool) {
-	if c, ok := nsip.TraitMeant(s, codes); ok {
-		return c, true, true
-	}
-	// A code of the glossary that codes lack: what its name means among
-	// them (a breed without YWT is offered WWT, not BWT, one letter off).
-	if info, known := nsip.LookupTrait(s); known {
-		if c, ok := nsip.TraitMeant(info.Name, codes); ok {
-			return c, true, true
-		}
-	}
-	c, ok := Closest(strings.TrimSpace(s), codes)
-	return c, false, ok
-}
-
-// DidYouMeanTrait is the did-you-mean a message about s adds, naming what
-// the code measures when the suggestion came from the meaning of s; "" when
-// codes hold nothing s plausibly stands for.
-func DidYouMeanTrait(s string, codes []string) (string, string) {
-	c, byMeaning, ok := SuggestTrait(s, codes)
-	if !ok {
-		return "", ""
-	}
-	if name, dir, known := nsip.TraitSense(c); known && byMeaning {
-		return c, fmt.Sprintf("; did you mean %q (%s, %s)?", c, name, dir)
-	}
-	return c, fmt.Sprintf("; did you mean %q?", c)
+var BreedID = param.Spec{
+	Name: "breed_id", Kind: param.Integer, Required: true, Example: 640, Complete: param.Breeds,
+	Min: param.Bound(1), Max: param.Bound(99999),
 }
