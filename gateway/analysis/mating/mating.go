@@ -119,20 +119,17 @@ func runCheckMating(ctx context.Context, r *analysis.Call, a *Args) (any, error)
 		b.Prefetch(ctx, []string{sire, dam}, r.Def.Ceiling-2)
 	}
 	defer b.Settle()
-	held, err := pedigree.HeldByLPN(ctx, r, sire)
-	if err != nil {
-		return nil, err
-	}
-	sd, dd, err := readParents(ctx, r, held, sire, dam, sireArg, damArg)
+	sd, dd, err := readParents(ctx, r, sire, dam, sireArg, damArg)
 	if err != nil {
 		return nil, err
 	}
 	b.Details(sire, sd)
 	b.Details(dam, dd)
-	if breed := cmp.Or(sd.BreedID, dd.BreedID); held == nil || held.Breed != breed {
-		if held, err = pedigree.HeldFor(ctx, r, breed); err != nil {
-			return nil, err
-		}
+	// The parents' records are NSIP's own even with the breed's pass
+	// held: the pass keeps no accuracies, which the midparent EBVs show.
+	held, err := pedigree.HeldFor(ctx, r, cmp.Or(sd.BreedID, dd.BreedID))
+	if err != nil {
+		return nil, err
 	}
 	// With the breed's pass kept, the pedigree of each parent it holds is
 	// the breed's, whole; only a parent it lacks has lineages read.
@@ -182,21 +179,15 @@ func runCheckMating(ctx context.Context, r *analysis.Call, a *Args) (any, error)
 	return out, nil
 }
 
-// readParents reads both parents' records at once, from held's pass where
-// it holds them, a failure of either attributed to its argument.
-func readParents(ctx context.Context, r *analysis.Call, held *pedigree.Held, sire, dam, sireArg, damArg string) (*nsip.AnimalDetails, *nsip.AnimalDetails, error) {
-	read := func(id string) (*nsip.AnimalDetails, error) {
-		if d := held.Record(id); d != nil {
-			return d, nil
-		}
-		return r.Details(ctx, id)
-	}
+// readParents reads both parents' records at once, a failure of either
+// attributed to its argument.
+func readParents(ctx context.Context, r *analysis.Call, sire, dam, sireArg, damArg string) (*nsip.AnimalDetails, *nsip.AnimalDetails, error) {
 	var sd, dd *nsip.AnimalDetails
 	var serr, derr error
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); sd, serr = read(sire) }()
-	go func() { defer wg.Done(); dd, derr = read(dam) }()
+	go func() { defer wg.Done(); sd, serr = r.Details(ctx, sire) }()
+	go func() { defer wg.Done(); dd, derr = r.Details(ctx, dam) }()
 	wg.Wait()
 	if err := errors.Join(analysis.About(sireArg, sire, serr), analysis.About(damArg, dam, derr)); err != nil {
 		return nil, nil, err
