@@ -93,8 +93,8 @@ func TestUnknownBreedNamesTheBreedsNSIPHas(t *testing.T) {
 
 // searchCall is a search's arguments as far as the checks read them.
 type searchCall struct {
-	BreedID     int             `json:"breed_id,omitempty"`
-	SortedTrait string          `json:"sorted_trait,omitempty"`
+	BreedID     int                 `json:"breed_id,omitempty"`
+	SortedTrait string              `json:"sorted_trait,omitempty"`
 	Criteria    *searcharg.Criteria `json:"search_criteria,omitempty"`
 }
 

@@ -12,10 +12,10 @@ import (
 // wordsArgs takes a trait in every way a tool does: a value, a list, a
 // weights object and search_criteria's trait ranges.
 type wordsArgs struct {
-	Sorted   string             `json:"sorted_trait,omitempty"`
-	Traits   []string           `json:"traits,omitempty"`
-	Weights  map[string]float64 `json:"weights,omitempty"`
-	Criteria *searcharg.Criteria    `json:"search_criteria,omitempty"`
+	Sorted   string              `json:"sorted_trait,omitempty"`
+	Traits   []string            `json:"traits,omitempty"`
+	Weights  map[string]float64  `json:"weights,omitempty"`
+	Criteria *searcharg.Criteria `json:"search_criteria,omitempty"`
 }
 
 var wordsCalls = param.MustStruct[wordsArgs](param.Tables(searcharg.CriteriaTable, param.Of(func(a *wordsArgs) param.Described {

@@ -53,11 +53,11 @@ var ArgPageSize = SearchAnimals.Args.Name("PageSize")
 // SearchArgs is nsip_search_animals's; params is the client's form, and
 // SearchArgsOf the way back.
 type SearchArgs struct {
-	Page        int             `json:"page,omitempty"`
-	PageSize    int             `json:"page_size,omitempty"`
-	BreedID     int             `json:"breed_id,omitempty"`
-	SortedTrait string          `json:"sorted_trait,omitempty"`
-	Reverse     bool            `json:"reverse,omitempty"`
+	Page        int                 `json:"page,omitempty"`
+	PageSize    int                 `json:"page_size,omitempty"`
+	BreedID     int                 `json:"breed_id,omitempty"`
+	SortedTrait string              `json:"sorted_trait,omitempty"`
+	Reverse     bool                `json:"reverse,omitempty"`
 	Criteria    *searcharg.Criteria `json:"search_criteria,omitempty"`
 	// Evaluation is NSIP's last-update date an analysis reads the page
 	// under: it keys the page's cache entry, so that a page cached under

@@ -64,7 +64,7 @@ type Args struct {
 // groupSearch is the search argument: a breed and nsip_search_animals's
 // criteria.
 type groupSearch struct {
-	BreedID  int             `json:"breed_id"`
+	BreedID  int                 `json:"breed_id"`
 	Criteria *searcharg.Criteria `json:"search_criteria,omitempty"`
 }
 

@@ -36,14 +36,14 @@ var rankWeights = func() param.List { l := analysis.WeightsParam; l.Unless = "in
 // Weights and index are one or the other, a rule across arguments that the
 // run applies.
 type Args struct {
-	BreedID     int              `json:"breed_id"`
-	TopN        int              `json:"top_n,omitempty"`
-	Criteria    *searcharg.Criteria  `json:"search_criteria,omitempty"`
-	Index       string           `json:"index,omitempty"`
-	MaxMeanCOI  *float64         `json:"max_mean_coi,omitempty"` // nil: no limit; 0 is one
-	Percentiles bool             `json:"percentiles,omitempty"`
-	Weights     breeding.Weights `json:"weights,omitempty"` // nil: asked of the user
-	ForEwes     []string         `json:"for_ewes,omitempty"`
+	BreedID     int                 `json:"breed_id"`
+	TopN        int                 `json:"top_n,omitempty"`
+	Criteria    *searcharg.Criteria `json:"search_criteria,omitempty"`
+	Index       string              `json:"index,omitempty"`
+	MaxMeanCOI  *float64            `json:"max_mean_coi,omitempty"` // nil: no limit; 0 is one
+	Percentiles bool                `json:"percentiles,omitempty"`
+	Weights     breeding.Weights    `json:"weights,omitempty"` // nil: asked of the user
+	ForEwes     []string            `json:"for_ewes,omitempty"`
 	param.Budget
 }
 
