@@ -140,66 +140,127 @@ func (t *interned) at(s string) int {
 
 // NewPassOf builds a pass from the rows of breed's pages.
 func NewPassOf(breed int, eval string, rows []nsip.AnimalRow) *BreedPass {
-	n := len(rows)
-	p := &BreedPass{Breed: breed, Evaluation: eval, IDs: make([]string, n), Sex: make([]uint8, n), Status: make([]uint8, n),
-		Born: make([]uint32, n), Geno: make([]uint8, n), Sire: make([]uint32, n), Dam: make([]uint32, n), Flock: make([]uint32, n)}
-	var codes, names []string
+	b := NewBuilder(breed, eval)
 	for _, row := range rows {
-		for _, t := range row.Traits {
-			if c := strings.ToUpper(t.Code); !slices.Contains(codes, c) {
-				codes = append(codes, c)
-			}
-		}
-		for _, ix := range row.Indexes {
-			if !slices.Contains(names, ix.Name) {
-				names = append(names, ix.Name)
-			}
-		}
+		b.Add(row)
 	}
-	var values, indexes func(j int, name string, v float64)
-	p.Codes, p.Values, values = newColumns(codes, n)
-	p.IndexNames, p.IndexValues, indexes = newColumns(names, n)
-	sex := interned{map[string]int{}, &p.Sexes}
-	status := interned{map[string]int{}, &p.Statuses}
-	dates := interned{map[string]int{}, &p.Dates}
-	geno := interned{map[string]int{}, &p.Genotypes}
-	parents := interned{map[string]int{}, &p.Parents}
-	flocks := interned{map[string]int{}, &p.Flocks}
-	for j, row := range rows {
-		p.IDs[j] = row.LPNID
-		// More names than a byte numbers would be a breed unlike any NSIP
-		// has; the rest share the last name rather than wrap.
-		p.Sex[j] = uint8(min(sex.at(row.Sex), math.MaxUint8))
-		p.Status[j] = uint8(min(status.at(row.Status), math.MaxUint8))
-		p.Geno[j] = uint8(min(geno.at(row.Genotyped), math.MaxUint8))
-		p.Born[j] = uint32(dates.at(row.DateOfBirth))
-		p.Sire[j], p.Dam[j] = uint32(parents.at(row.Sire)), uint32(parents.at(row.Dam))
-		p.Flock[j] = uint32(flocks.at(row.FlockCode))
-		for _, t := range row.Traits {
-			values(j, strings.ToUpper(t.Code), t.Value)
-		}
-		for _, ix := range row.Indexes {
-			indexes(j, ix.Name, ix.Value)
-		}
+	return b.Pass()
+}
+
+// A Builder makes a pass a row at a time, so that a breed's pages are
+// kept as the pass as they are read and their rows let go: the rows take
+// several times what the pass keeps of them.
+type Builder struct {
+	p                                         *BreedPass
+	values, indexes                           columns
+	sex, status, dates, geno, parents, flocks interned
+}
+
+// NewBuilder starts the pass of breed under eval.
+func NewBuilder(breed int, eval string) *Builder {
+	p := &BreedPass{Breed: breed, Evaluation: eval}
+	return &Builder{p: p, values: columns{at: map[string]int{}}, indexes: columns{at: map[string]int{}},
+		sex: interned{map[string]int{}, &p.Sexes}, status: interned{map[string]int{}, &p.Statuses},
+		dates: interned{map[string]int{}, &p.Dates}, geno: interned{map[string]int{}, &p.Genotypes},
+		parents: interned{map[string]int{}, &p.Parents}, flocks: interned{map[string]int{}, &p.Flocks}}
+}
+
+// Add adds row's animal as the pass's next.
+func (b *Builder) Add(row nsip.AnimalRow) {
+	p := b.p
+	p.IDs = append(p.IDs, row.LPNID)
+	// More names than a byte numbers would be a breed unlike any NSIP
+	// has; the rest share the last name rather than wrap.
+	p.Sex = append(p.Sex, uint8(min(b.sex.at(row.Sex), math.MaxUint8)))
+	p.Status = append(p.Status, uint8(min(b.status.at(row.Status), math.MaxUint8)))
+	p.Geno = append(p.Geno, uint8(min(b.geno.at(row.Genotyped), math.MaxUint8)))
+	p.Born = append(p.Born, uint32(b.dates.at(row.DateOfBirth)))
+	p.Sire = append(p.Sire, uint32(b.parents.at(row.Sire)))
+	p.Dam = append(p.Dam, uint32(b.parents.at(row.Dam)))
+	p.Flock = append(p.Flock, uint32(b.flocks.at(row.FlockCode)))
+	j := len(p.IDs) - 1
+	b.values.grow(j + 1)
+	for _, t := range row.Traits {
+		b.values.set(j, strings.ToUpper(t.Code), t.Value)
 	}
+	b.indexes.grow(j + 1)
+	for _, ix := range row.Indexes {
+		b.indexes.set(j, ix.Name, ix.Value)
+	}
+}
+
+// Animals is how many animals have been added.
+func (b *Builder) Animals() int { return len(b.p.IDs) }
+
+// Bytes is what the pass built so far takes (BreedPass.Bytes).
+func (b *Builder) Bytes() int64 {
+	b.p.Codes, b.p.Values = b.values.names, b.values.cols
+	b.p.IndexNames, b.p.IndexValues = b.indexes.names, b.indexes.cols
+	return b.p.Bytes()
+}
+
+// Pass is the pass built, its traits and indexes sorted by name. The
+// builder is not to be used after.
+func (b *Builder) Pass() *BreedPass {
+	p := b.p
+	// Copied to their length: a slice grown row by row holds up to
+	// twice what it uses.
+	p.IDs, p.Sex, p.Status, p.Geno = slices.Clone(p.IDs), slices.Clone(p.Sex), slices.Clone(p.Status), slices.Clone(p.Geno)
+	p.Born, p.Sire, p.Dam, p.Flock = slices.Clone(p.Born), slices.Clone(p.Sire), slices.Clone(p.Dam), slices.Clone(p.Flock)
+	p.Codes, p.Values = b.values.sorted()
+	p.IndexNames, p.IndexValues = b.indexes.sorted()
 	p.held = newHeld(p.IDs)
 	return p
 }
 
-// newColumns are the sorted names and a column of n NaNs for each, and
-// a setter of name's value for animal j.
-func newColumns(names []string, n int) ([]string, [][]float64, func(j int, name string, v float64)) {
-	slices.Sort(names)
-	cols := make([][]float64, len(names))
-	at := make(map[string]int, len(names))
-	for i, name := range names {
-		at[name] = i
-		cols[i] = make([]float64, n)
-		for j := range cols[i] {
-			cols[i][j] = math.NaN()
+// columns are a value column per name, NaN where an animal has none, in
+// the order the names were first seen.
+type columns struct {
+	names []string
+	cols  [][]float64
+	at    map[string]int
+	n     int // animals
+}
+
+// grow gives every column n animals, the new ones NaN.
+func (c *columns) grow(n int) {
+	for i := range c.cols {
+		for len(c.cols[i]) < n {
+			c.cols[i] = append(c.cols[i], math.NaN())
 		}
 	}
-	return names, cols, func(j int, name string, v float64) { cols[at[name]][j] = v }
+	c.n = n
+}
+
+// set sets name's value for animal j, adding its column when new.
+func (c *columns) set(j int, name string, v float64) {
+	i, ok := c.at[name]
+	if !ok {
+		i = len(c.names)
+		c.at[name] = i
+		c.names = append(c.names, name)
+		col := make([]float64, c.n)
+		for k := range col {
+			col[k] = math.NaN()
+		}
+		c.cols = append(c.cols, col)
+	}
+	c.cols[i][j] = v
+}
+
+// sorted are the names sorted and their columns in the same order, each
+// no longer than its animals.
+func (c *columns) sorted() ([]string, [][]float64) {
+	order := make([]int, len(c.names))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(c.names[a], c.names[b]) })
+	names, cols := make([]string, len(order)), make([][]float64, len(order))
+	for k, i := range order {
+		names[k], cols[k] = c.names[i], slices.Clone(c.cols[i])
+	}
+	return names, cols
 }
 
 // passVersion leads an encoded pass; another version is not read, so a

@@ -1,11 +1,11 @@
 package percentile
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"math/bits"
 	"slices"
 	"sync"
@@ -150,7 +150,7 @@ func (pc *Finder) passOf(ctx context.Context, store analysis.Passes, breed int, 
 	}
 	pc.maxBytes = store.MaxBytes()
 	pc.kept.Store(0) // each breed's pass is bounded on its own
-	rows, why, err := pc.readPass(ctx, breed, first, total)
+	p, why, err := pc.readPass(ctx, breed, first, total)
 	if err != nil {
 		return nil, pc.passFailed(ctx, store, breed, err)
 	}
@@ -164,7 +164,6 @@ func (pc *Finder) passOf(ctx context.Context, store analysis.Passes, breed int, 
 		pc.note(breed, "not used: "+why)
 		return nil, nil
 	}
-	p := breedpass.NewPassOf(breed, pc.eval, rows)
 	store.Keep(ctx, p)
 	pc.note(breed, fmt.Sprintf("read now: %d pages, %d animals", pages, p.Animals()))
 	return p, nil
@@ -291,11 +290,7 @@ var errPassBound = errors.New("a breed pass's pages are larger than its bound")
 // first page honestly and pads the rest is stopped at the bound, not
 // after the last page.
 func (pc *Finder) keep(rows []nsip.AnimalRow) bool {
-	var n int64
-	for i := range rows {
-		n += rowBytes(&rows[i])
-	}
-	return pc.kept.Add(n) > pc.maxBytes && pc.maxBytes > 0
+	return pc.kept.Add(rowsBytes(rows)) > pc.maxBytes && pc.maxBytes > 0
 }
 
 // boundWhy says that breed's pages were refused for their size.
@@ -322,28 +317,45 @@ type passRead struct {
 	total int
 }
 
-// passPages reads the pages after the first, as many at once as the call
-// may have lookups under way, then checks them all in order as every scan
-// is checked (PageScan): full pages, NSIP's count unchanged, no animal
-// twice, and every row of the breed. why is what failed, "" when none.
-func (pc *Finder) passPages(ctx context.Context, breed int, first []nsip.AnimalRow, total int) ([]nsip.AnimalRow, string, error) {
-	return pc.passPagesOf(ctx, breed, "", first, total)
+// rowsBytes is about what rows take in memory (rowBytes).
+func rowsBytes(rows []nsip.AnimalRow) int64 {
+	var n int64
+	for i := range rows {
+		n += rowBytes(&rows[i])
+	}
+	return n
 }
 
-// passPagesOf is passPages of the breed's animals of one sex, or of all
-// (sex "").
-func (pc *Finder) passPagesOf(ctx context.Context, breed int, sex string, first []nsip.AnimalRow, total int) ([]nsip.AnimalRow, string, error) {
+// passPagesOf reads the pages of the breed's animals of one sex, or of
+// all (sex ""), after the first, as many at once as the call may have
+// lookups under way, and checks them in order as every scan is checked
+// (PageScan): full pages, NSIP's count unchanged, no animal twice, and
+// every row of the breed. Each page is added to b as soon as the pages
+// before it have been, and its rows let go; take, when set, sees each row
+// first and says whether to add it. why is what failed, "" when none.
+//
+// Two bounds hold the memory: the rows of pages read but not yet added
+// (keep) and the pass built so far, each to the pass's bound.
+func (pc *Finder) passPagesOf(ctx context.Context, breed int, sex string, first []nsip.AnimalRow, total int, b *breedpass.Builder, take func(*nsip.AnimalRow) bool) (string, error) {
+	if pc.keep(first) {
+		return pc.boundWhy(breed), nil
+	}
 	pages := scan.PagesOf(total)
 	got := make([]passRead, pages)
-	got[0] = passRead{first, total}
-	if pc.keep(first) {
-		return nil, pc.boundWhy(breed), nil
+	ready := make([]chan struct{}, pages)
+	for n := range ready {
+		ready[n] = make(chan struct{})
 	}
-	next := make(chan int)
+	got[0] = passRead{first, total}
+	close(ready[0])
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex
 		ferr  error
+		next  = make(chan int)
+		done  = make(chan struct{}) // every reader has returned
 		width = min(pc.r.Parallel(), max(1, pages-1))
 	)
 	for range width {
@@ -361,49 +373,87 @@ func (pc *Finder) passPagesOf(ctx context.Context, breed int, sex string, first 
 				}
 				got[n] = passRead{rows, t}
 				mu.Unlock()
+				close(ready[n])
 				if err == nil && pc.pageRead != nil {
 					pc.pageRead()
 				}
 			}
 		}()
 	}
-	for n := 1; n < pages; n++ {
-		mu.Lock()
-		failed := ferr != nil
-		mu.Unlock()
-		if failed {
-			break
+	go func() {
+		defer close(next)
+		for n := 1; n < pages; n++ {
+			mu.Lock()
+			failed := ferr != nil
+			mu.Unlock()
+			if failed {
+				return
+			}
+			select {
+			case next <- n:
+			case <-ctx.Done():
+				return
+			}
 		}
-		next <- n
-	}
-	close(next)
-	wg.Wait()
-	if errors.Is(ferr, errPassBound) {
-		return nil, pc.boundWhy(breed), nil
-	}
-	if ferr != nil {
-		return nil, "", ferr
-	}
-	sc := scan.NewPageScan(func(_ context.Context, n int) ([]nsip.AnimalRow, int, error) {
-		return got[n].rows, got[n].total, nil
+	}()
+	go func() { wg.Wait(); close(done) }()
+	defer func() { cancel(); <-done }()
+	// A page is taken as it comes, in order; one never read (the reads
+	// stopped at a failure) is that failure.
+	sc := scan.NewPageScan(func(ctx context.Context, n int) ([]nsip.AnimalRow, int, error) {
+		select {
+		case <-ready[n]:
+		case <-done:
+			select {
+			case <-ready[n]:
+			default:
+				mu.Lock()
+				defer mu.Unlock()
+				return nil, 0, cmp.Or(ferr, error(errPassBound))
+			}
+		case <-ctx.Done():
+			return nil, 0, ctx.Err()
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		r := got[n]
+		got[n] = passRead{}
+		if r.rows == nil && ferr != nil {
+			return nil, 0, ferr
+		}
+		return r.rows, r.total, nil
 	}, pages)
-	var rows []nsip.AnimalRow
+	added, why := 0, ""
 	for sc.More() {
-		page, _, _ := sc.Next(ctx)
-		rows = append(rows, page...)
+		page, _, err := sc.Next(ctx)
+		switch {
+		case errors.Is(err, errPassBound):
+			return pc.boundWhy(breed), nil
+		case err != nil:
+			return "", err
+		}
+		for i := range page {
+			row := &page[i]
+			if row.BreedID != 0 && row.BreedID != breed && why == "" {
+				why = fmt.Sprintf("NSIP's search of breed %d returned %s of breed %d", breed, row.LPNID, row.BreedID)
+			}
+			if take == nil || take(row) {
+				b.Add(*row)
+			}
+		}
+		added += len(page)
+		pc.kept.Add(-rowsBytes(page)) // let go, now in the pass
+		if pc.maxBytes > 0 && b.Bytes() > pc.maxBytes {
+			return pc.boundWhy(breed), nil
+		}
 	}
 	switch {
 	case !sc.Complete():
-		return nil, fmt.Sprintf("NSIP's pages of the breed were not consistent (%s)", sc.Inconsistency()), nil
-	case len(rows) != total:
-		return nil, fmt.Sprintf("NSIP's pages of the breed held %d animals where its count is %d", len(rows), total), nil
+		return fmt.Sprintf("NSIP's pages of the breed were not consistent (%s)", sc.Inconsistency()), nil
+	case added != total:
+		return fmt.Sprintf("NSIP's pages of the breed held %d animals where its count is %d", added, total), nil
 	}
-	for _, row := range rows {
-		if row.BreedID != 0 && row.BreedID != breed {
-			return nil, fmt.Sprintf("NSIP's search of breed %d returned %s of breed %d", breed, row.LPNID, row.BreedID), nil
-		}
-	}
-	return rows, "", nil
+	return why, nil
 }
 
 // passClose reads the date again after the pages: "" when they are shown
@@ -486,7 +536,7 @@ func ReadBreedPass(ctx context.Context, src analysis.Source, log *slog.Logger, b
 		progress(int(read.Add(1)), pages)
 		pc.pageRead = func() { progress(int(read.Add(1)), pages) }
 	}
-	rows, why, err := pc.readPass(ctx, breed, first, total)
+	p, why, err := pc.readPass(ctx, breed, first, total)
 	if progress != nil && err == nil && why == "" {
 		progress(int(read.Load()), int(read.Load())) // the pages it took, now known
 	}
@@ -496,7 +546,7 @@ func ReadBreedPass(ctx context.Context, src analysis.Source, log *slog.Logger, b
 	if err != nil || why != "" {
 		return nil, why, err
 	}
-	return breedpass.NewPassOf(breed, pc.eval, rows), "", nil
+	return p, "", nil
 }
 
 // readPass reads the whole breed for its pass, given its first unfiltered
@@ -508,12 +558,17 @@ func ReadBreedPass(ctx context.Context, src analysis.Source, log *slog.Logger, b
 // animals have no sex), the breed's own pages are read, and the rows found
 // among the rams or the ewes take that sex. Rows that record a sex are
 // read as they are.
-func (pc *Finder) readPass(ctx context.Context, breed int, first []nsip.AnimalRow, total int) ([]nsip.AnimalRow, string, error) {
+func (pc *Finder) readPass(ctx context.Context, breed int, first []nsip.AnimalRow, total int) (*breedpass.BreedPass, string, error) {
+	b := breedpass.NewBuilder(breed, pc.eval)
 	if !facts.Unsexed(first) {
-		return pc.passPages(ctx, breed, first, total)
+		why, err := pc.passPagesOf(ctx, breed, "", first, total, b, nil)
+		if err != nil || why != "" {
+			return nil, why, err
+		}
+		return b.Pass(), "", nil
 	}
 	sexOf := map[string]string{}
-	var halves []nsip.AnimalRow
+	both := false // an animal returned for both sexes: NSIP ignored gender
 	for _, sex := range []string{"Male", "Female"} {
 		f, t, err := pc.passPageOf(ctx, breed, sex, 0)
 		if err != nil {
@@ -522,28 +577,30 @@ func (pc *Finder) readPass(ctx context.Context, breed int, first []nsip.AnimalRo
 		if pc.pageRead != nil {
 			pc.pageRead()
 		}
-		rows, why, err := pc.passPagesOf(ctx, breed, sex, f, t)
+		why, err := pc.passPagesOf(ctx, breed, sex, f, t, b, func(r *nsip.AnimalRow) bool {
+			if _, twice := sexOf[r.LPNID]; twice {
+				sexOf[r.LPNID], both = "", true
+				return false
+			}
+			sexOf[r.LPNID], r.Sex = sex, sex
+			return true
+		})
 		if err != nil || why != "" {
 			return nil, why, err
 		}
-		for _, r := range rows {
-			if _, twice := sexOf[r.LPNID]; twice {
-				sexOf[r.LPNID] = "" // returned for both: NSIP ignored gender
-				continue
-			}
-			sexOf[r.LPNID] = sex
-			r.Sex = sex
-			halves = append(halves, r)
-		}
 	}
-	if len(halves) == total && !slices.Contains(slices.Collect(maps.Values(sexOf)), "") {
-		return halves, "", nil
+	if !both && b.Animals() == total {
+		return b.Pass(), "", nil
 	}
 	// The halves are not used: the breed's own pages are counted afresh.
 	pc.kept.Store(0)
-	rows, why, err := pc.passPages(ctx, breed, first, total)
-	for i := range rows {
-		rows[i].Sex = sexOf[rows[i].LPNID]
+	b = breedpass.NewBuilder(breed, pc.eval)
+	why, err := pc.passPagesOf(ctx, breed, "", first, total, b, func(r *nsip.AnimalRow) bool {
+		r.Sex = sexOf[r.LPNID]
+		return true
+	})
+	if err != nil || why != "" {
+		return nil, why, err
 	}
-	return rows, why, err
+	return b.Pass(), "", nil
 }
