@@ -73,88 +73,108 @@ func (p *heapPeak) grown() uint64 {
 }
 
 // A breed whose first page is honest and whose later rows each carry 10
-// kB (1 MB a page, under the body limit): a compare with percentiles
-// over it is answered by the binary search, exactly, while the pass that
-// would hold the padded pages is refused for its size, naming NSIP, and
-// the server's live heap stays within three times the cache's bound
-// (24 MiB) wherever it is read; the same pass read in the background,
-// whose first page foretells a pass within the bound, is refused alike as
-// its pages come. Before the pages were counted as they came and the
-// rows' text members bounded, the pass kept every padded page until the
-// last (about 50 MB here) and answered from it.
+// kB (1 MB a page, under the body limit), in a member the pass keeps (its
+// parents, a pair of its own per row) or in one it drops (the
+// registration number): a compare with percentiles over it is answered
+// exactly, and the server's live heap stays within three times the
+// cache's bound (24 MiB) wherever it is read. The pass whose kept
+// members are padded is refused for its size as its pages come, naming
+// NSIP, and the binary search answers; the pass of padded registrations
+// keeps what it keeps of the rows, within its bound, and answers. The
+// same pass read in the background, whose first page foretells a pass
+// within the bound, goes the same way. Before the pages were counted as
+// they came and the rows' text members bounded, the pass kept every
+// padded page until the last (about 50 MB here) and answered from it;
+// before the pages were kept as the pass as they came, the rows of the
+// registrations' breed were refused for what the pass would not keep.
 func TestBreedPassPaddedPagesBounded(t *testing.T) {
 	const (
 		animals  = 5000    // 50 pages: one call reads its pass
-		cacheMax = 8 << 20 // a pass may hold 2 MiB: more than the first page foretells, less than the breed's rows
+		cacheMax = 8 << 20 // a pass may hold 2 MiB: more than the first page foretells, less than the padded parents take
 		pad      = 10_000
 	)
-	e, h, peak := paddedEnv(t, animals, cacheMax, pad)
-	gw := e.gw
-	filled := make(chan string, 1)
-	gw.passFilled = func(key string) { filled <- key }
-	d := h.Data()
-	var ids []string
-	for _, id := range d.AnimalIDs() {
-		if a, _ := d.Animal(id); a.BreedID == nsiptest.BigBreedID && len(ids) < 5 {
-			ids = append(ids, id)
-		}
-	}
-	traits := []string{"BWT", "WWT", "PWWT", "YWT", "NLB"}
-	peak.base = peak.read()
-	r := e.call("nsip_compare_animals", map[string]any{"lpn_ids": ids, "traits": traits, "percentiles": true}).mustOK(t)
-	var a passReply
-	if err := json.Unmarshal([]byte(r.text), &a); err != nil || len(a.Animals) != len(ids) {
-		t.Fatalf("%v: %.400s", err, r.text)
-	}
-	t.Logf("live heap rose by at most %d MiB over %d readings of %d requests to NSIP (cache bound %d MiB)", peak.grown()>>20, peak.readings, peak.requests, cacheMax>>20)
-	if g := peak.grown(); g > 3*cacheMax {
-		t.Errorf("the live heap rose by %d MiB while the padded pages were read; want at most %d MiB (three times NSIP_CACHE_MAX_BYTES)", g>>20, 3*cacheMax>>20)
-	}
-	note := a.Percentiles.BreedPass[fmt.Sprint(nsiptest.BigBreedID)]
-	want := fmt.Sprintf("not used: NSIP's pages of breed %d came to more than the %d bytes a breed pass may hold", nsiptest.BigBreedID, cacheMax/4)
-	if a.Percentiles.Via != "binary search" || !strings.HasPrefix(note, want) {
-		t.Errorf("via %q, breed_pass %q; want the binary search, and the pass refused: %q", a.Percentiles.Via, note, want)
-	}
-	for i, id := range ids {
-		an, _ := d.Animal(id)
-		for k, code := range a.Traits {
-			v, ok := an.Trait(code)
-			if !ok {
-				continue
+	refused := fmt.Sprintf("NSIP's pages of breed %d came to more than the %d bytes a breed pass may hold", nsiptest.BigBreedID, cacheMax/4)
+	for _, c := range []struct {
+		name    string
+		ir      nsiptest.Irregular
+		via     string // how the percentiles were found
+		refused bool
+	}{
+		{"parents", nsiptest.Irregular{PadParents: pad}, "binary search", true},
+		{"registrations", nsiptest.Irregular{PadRows: pad}, "breed pass", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e, h, peak := paddedEnv(t, animals, cacheMax, c.ir)
+			gw := e.gw
+			filled := make(chan string, 1)
+			gw.passFilled = func(key string) { filled <- key }
+			d := h.Data()
+			var ids []string
+			for _, id := range d.AnimalIDs() {
+				if a, _ := d.Animal(id); a.BreedID == nsiptest.BigBreedID && len(ids) < 5 {
+					ids = append(ids, id)
+				}
 			}
-			want := countedTopPercent(d, nsiptest.BigBreedID, code, v.Value)
-			if got := a.Animals[i].TopPercent[k]; got == nil || *got != want {
-				t.Errorf("%s %s: top_percent %v, counted %v (%v)", id, code, got, want, a.Percentiles.Unproven)
+			traits := []string{"BWT", "WWT", "PWWT", "YWT", "NLB"}
+			peak.base = peak.read()
+			r := e.call("nsip_compare_animals", map[string]any{"lpn_ids": ids, "traits": traits, "percentiles": true, "max_tokens": 8000}).mustOK(t)
+			var a passReply
+			if err := json.Unmarshal([]byte(r.text), &a); err != nil || len(a.Animals) != len(ids) {
+				t.Fatalf("%v: %.400s", err, r.text)
 			}
-		}
+			t.Logf("live heap rose by at most %d MiB over %d readings of %d requests to NSIP (cache bound %d MiB)", peak.grown()>>20, peak.readings, peak.requests, cacheMax>>20)
+			if g := peak.grown(); g > 3*cacheMax {
+				t.Errorf("the live heap rose by %d MiB while the padded pages were read; want at most %d MiB (three times NSIP_CACHE_MAX_BYTES)", g>>20, 3*cacheMax>>20)
+			}
+			note := a.Percentiles.BreedPass[fmt.Sprint(nsiptest.BigBreedID)]
+			if a.Percentiles.Via != c.via || c.refused != strings.HasPrefix(note, "not used: "+refused) {
+				t.Errorf("via %q, breed_pass %q; want %s, the pass refused %v", a.Percentiles.Via, note, c.via, c.refused)
+			}
+			for i, id := range ids {
+				an, _ := d.Animal(id)
+				for k, code := range a.Traits {
+					v, ok := an.Trait(code)
+					if !ok {
+						continue
+					}
+					want := countedTopPercent(d, nsiptest.BigBreedID, code, v.Value)
+					if got := a.Animals[i].TopPercent[k]; got == nil || *got != want {
+						t.Errorf("%s %s: top_percent %v, counted %v (%v)", id, code, got, want, a.Percentiles.Unproven)
+					}
+				}
+			}
+			// The same pass read in the background, as a breed too large
+			// for a call is, goes the same way within the same bound.
+			e.gw.fillPass(t.Context(), nsiptest.BigBreedID, "")
+			key := breedpass.PassKey(nsiptest.BigBreedID, "")
+			fill := gw.passes.Filling(key) // nil only if it has already ended
+			for k := <-filled; k != key; k = <-filled {
+				t.Logf("a read of %s ended", k) // another read's end
+			}
+			why := gw.passes.Why(key)
+			if c.refused != strings.Contains(why, refused) {
+				t.Errorf("the pass read in the background: %q (%v), want it refused %v", why, filledErr(fill), c.refused)
+			}
+			if p := gw.passes.Load(t.Context(), nsiptest.BigBreedID, d.LastUpdated()); !c.refused && (p == nil || p.Animals() != animals || p.Bytes() > cacheMax/4) {
+				t.Errorf("the pass kept: %v, want all %d animals within %d bytes", p, animals, cacheMax/4)
+			}
+			if g := peak.grown(); g > 3*cacheMax {
+				t.Errorf("the live heap rose by %d MiB while the pass was read in the background; want at most %d MiB", g>>20, 3*cacheMax>>20)
+			}
+			t.Logf("with the background read: live heap rose by at most %d MiB over %d requests to NSIP", peak.grown()>>20, peak.readings)
+		})
 	}
-	// The same pass read in the background, as a breed too large for a
-	// call is, is refused alike and kept within the same bound.
-	e.gw.fillPass(t.Context(), nsiptest.BigBreedID, "")
-	key := breedpass.PassKey(nsiptest.BigBreedID, "")
-	fill := gw.passes.Filling(key) // nil only if it has already ended
-	for k := <-filled; k != key; k = <-filled {
-		// another read's end (none is started above but this one)
-		t.Logf("a read of %s ended", k)
-	}
-	if why := gw.passes.Why(key); !strings.Contains(why, fmt.Sprintf("NSIP's pages of breed %d came to more than the %d bytes", nsiptest.BigBreedID, cacheMax/4)) {
-		t.Errorf("the pass read in the background: %q (%v), want it refused for its size", why, filledErr(fill))
-	}
-	if g := peak.grown(); g > 3*cacheMax {
-		t.Errorf("the live heap rose by %d MiB while the pass was read in the background; want at most %d MiB", g>>20, 3*cacheMax>>20)
-	}
-	t.Logf("with the background read: live heap rose by at most %d MiB over %d requests to NSIP", peak.grown()>>20, peak.readings)
 }
 
 // paddedEnv is a gateway over a stand-in whose big breed has so many
-// animals and whose search rows after the first page carry pad bytes
-// each, the cache bounded to cacheMax and one lookup at a time (so that
+// animals and whose search rows after the first page are padded as ir
+// says, the cache bounded to cacheMax and one lookup at a time (so that
 // at each reading of peak no other page is on its way, and the heap holds
 // what the server keeps, nothing in transit).
-func paddedEnv(t *testing.T, animals int, cacheMax int64, pad int) (*env, *nsiptest.Handler, *heapPeak) {
+func paddedEnv(t *testing.T, animals int, cacheMax int64, ir nsiptest.Irregular) (*env, *nsiptest.Handler, *heapPeak) {
 	t.Helper()
 	h := nsiptest.NewHandler(nsiptest.Options{Seed: 7, Animals: 600, BigBreed: animals})
-	h.SetIrregular(nsiptest.Irregular{PadRows: pad})
+	h.SetIrregular(ir)
 	peak := &heapPeak{}
 	ts := httptest.NewUnstartedServer(peak.wrap(h))
 	ts.Config.ErrorLog = log.New(io.Discard, "", 0)

@@ -1,6 +1,7 @@
 package nsiptest
 
 import (
+	"fmt"
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
@@ -46,20 +47,28 @@ type Irregular struct {
 	// path) that answers the first page honestly and the rest with rows
 	// each as large as it likes, under the body limit.
 	PadRows int
+	// PadParents pads the sire and dam of every search row on pages after
+	// the first with this many bytes after a number of the row's own, so
+	// that no two rows name the same parents: rows whose members a breed
+	// pass keeps, each as large as the client lets a member be.
+	PadParents int
 }
 
 // padded is rows with each registration number padded by ir.PadRows
 // bytes when page is after the first; the dataset's animals are not
 // changed.
 func (ir Irregular) padded(rows []*animal, page int) []*animal {
-	if ir.PadRows <= 0 || page == 0 {
+	if ir.PadRows <= 0 && ir.PadParents <= 0 || page == 0 {
 		return rows
 	}
-	pad := strings.Repeat("x", ir.PadRows)
+	pad, parents := strings.Repeat("x", ir.PadRows), strings.Repeat("p", ir.PadParents)
 	out := make([]*animal, len(rows))
 	for i, a := range rows {
 		c := *a
 		c.RegNumber += pad
+		if ir.PadParents > 0 {
+			c.Sire, c.Dam = fmt.Sprintf("S%d-%d%s", page, i, parents), fmt.Sprintf("D%d-%d%s", page, i, parents)
+		}
 		out[i] = &c
 	}
 	return out
