@@ -328,11 +328,12 @@ func rowsBytes(rows []nsip.AnimalRow) int64 {
 
 // passPagesOf reads the pages of the breed's animals of one sex, or of
 // all (sex ""), after the first, as many at once as the call may have
-// lookups under way, and checks them in order as every scan is checked
-// (PageScan): full pages, NSIP's count unchanged, no animal twice, and
-// every row of the breed. Each page is added to b as soon as the pages
-// before it have been, and its rows let go; take, when set, sees each row
-// first and says whether to add it. why is what failed, "" when none.
+// lookups under way (readAhead), and checks them in order as every scan
+// is checked (PageScan): full pages, NSIP's count unchanged, no animal
+// twice, and every row of the breed. Each page is added to b as soon as
+// the pages before it have been, and its rows let go; take, when set,
+// sees each row first and says whether to add it. why is what failed, ""
+// when none.
 //
 // Two bounds hold the memory: the rows of pages read but not yet added
 // (keep) and the pass built so far, each to the pass's bound.
@@ -340,89 +341,10 @@ func (pc *Finder) passPagesOf(ctx context.Context, breed int, sex string, first 
 	if pc.keep(first) {
 		return pc.boundWhy(breed), nil
 	}
-	pages := scan.PagesOf(total)
-	got := make([]passRead, pages)
-	ready := make([]chan struct{}, pages)
-	for n := range ready {
-		ready[n] = make(chan struct{})
-	}
-	got[0] = passRead{first, total}
-	close(ready[0])
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		ferr  error
-		next  = make(chan int)
-		done  = make(chan struct{}) // every reader has returned
-		width = min(pc.r.Parallel(), max(1, pages-1))
-	)
-	for range width {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for n := range next {
-				rows, t, err := pc.passPageOf(ctx, breed, sex, n)
-				if err == nil && pc.keep(rows) {
-					rows, err = nil, errPassBound // not kept: the read stops
-				}
-				mu.Lock()
-				if err != nil && ferr == nil {
-					ferr = err
-				}
-				got[n] = passRead{rows, t}
-				mu.Unlock()
-				close(ready[n])
-				if err == nil && pc.pageRead != nil {
-					pc.pageRead()
-				}
-			}
-		}()
-	}
-	go func() {
-		defer close(next)
-		for n := 1; n < pages; n++ {
-			mu.Lock()
-			failed := ferr != nil
-			mu.Unlock()
-			if failed {
-				return
-			}
-			select {
-			case next <- n:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	go func() { wg.Wait(); close(done) }()
-	defer func() { cancel(); <-done }()
-	// A page is taken as it comes, in order; one never read (the reads
-	// stopped at a failure) is that failure.
-	sc := scan.NewPageScan(func(ctx context.Context, n int) ([]nsip.AnimalRow, int, error) {
-		select {
-		case <-ready[n]:
-		case <-done:
-			select {
-			case <-ready[n]:
-			default:
-				mu.Lock()
-				defer mu.Unlock()
-				return nil, 0, cmp.Or(ferr, error(errPassBound))
-			}
-		case <-ctx.Done():
-			return nil, 0, ctx.Err()
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		r := got[n]
-		got[n] = passRead{}
-		if r.rows == nil && ferr != nil {
-			return nil, 0, ferr
-		}
-		return r.rows, r.total, nil
-	}, pages)
+	reads := pc.readAhead(ctx, breed, sex, first, total)
+	defer func() { cancel(); <-reads.done }()
+	sc := scan.NewPageScan(reads.page, len(reads.got))
 	added, why := 0, ""
 	for sc.More() {
 		page, _, err := sc.Next(ctx)
@@ -454,6 +376,97 @@ func (pc *Finder) passPagesOf(ctx context.Context, breed int, sex string, first 
 		return fmt.Sprintf("NSIP's pages of the breed held %d animals where its count is %d", added, total), nil
 	}
 	return why, nil
+}
+
+// pageReads are a breed's pages after the first, read ahead of the order
+// they are taken in, each page taken once (page).
+type pageReads struct {
+	got   []passRead
+	ready []chan struct{} // closed once got[n] is set
+	done  chan struct{}   // closed once every reader has returned
+	mu    sync.Mutex
+	ferr  error // the first read that failed
+}
+
+// readAhead starts reading the pages after first, as many at once as the
+// call may have lookups under way; a page whose rows are over the bound
+// (keep) or a failed read stops the reads, as ctx's end does.
+func (pc *Finder) readAhead(ctx context.Context, breed int, sex string, first []nsip.AnimalRow, total int) *pageReads {
+	pages := scan.PagesOf(total)
+	r := &pageReads{got: make([]passRead, pages), ready: make([]chan struct{}, pages), done: make(chan struct{})}
+	for n := range r.ready {
+		r.ready[n] = make(chan struct{})
+	}
+	r.got[0] = passRead{first, total}
+	close(r.ready[0])
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(pc.r.Parallel(), max(1, pages-1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := range next {
+				rows, t, err := pc.passPageOf(ctx, breed, sex, n)
+				if err == nil && pc.keep(rows) {
+					rows, err = nil, errPassBound // not kept: the read stops
+				}
+				r.mu.Lock()
+				if err != nil && r.ferr == nil {
+					r.ferr = err
+				}
+				r.got[n] = passRead{rows, t}
+				r.mu.Unlock()
+				close(r.ready[n])
+				if err == nil && pc.pageRead != nil {
+					pc.pageRead()
+				}
+			}
+		}()
+	}
+	go func() {
+		defer close(next)
+		for n := 1; n < pages && !r.failed(); n++ {
+			select {
+			case next <- n:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(r.done) }()
+	return r
+}
+
+func (r *pageReads) failed() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ferr != nil
+}
+
+// page is page n once read, its rows let go by the reads; a page never
+// read (the reads stopped at a failure) is that failure.
+func (r *pageReads) page(ctx context.Context, n int) ([]nsip.AnimalRow, int, error) {
+	select {
+	case <-r.ready[n]:
+	case <-r.done:
+		select {
+		case <-r.ready[n]:
+		default:
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			return nil, 0, cmp.Or(r.ferr, error(errPassBound))
+		}
+	case <-ctx.Done():
+		return nil, 0, ctx.Err()
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p := r.got[n]
+	r.got[n] = passRead{}
+	if p.rows == nil && r.ferr != nil {
+		return nil, 0, r.ferr
+	}
+	return p.rows, p.total, nil
 }
 
 // passClose reads the date again after the pages: "" when they are shown
