@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/breedpass"
-	"github.com/nsip-tools/nsip-mcp/internal/tabular"
+	"github.com/nsip-tools/nsip-mcp/nsip/breeding/tabular"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
@@ -45,7 +45,7 @@ type diversityReply struct {
 }
 
 // tabularCOI is every animal's COI of the pass by the tabular method
-// (internal/tabular) over the rows' parents, numbered parents first by a
+// (nsip/breeding/tabular) over the rows' parents, numbered parents first by a
 // walk of its own; a parent no row holds is a founder. Independent of the
 // pedigree code it checks.
 func tabularCOI(p *breedpass.BreedPass) map[string]float64 {

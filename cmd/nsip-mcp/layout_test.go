@@ -17,7 +17,7 @@ import (
 var mayImport = map[string][]string{
 	"nsip":                          nil,
 	"nsip/breeding":                 nil,
-	"internal/tabular":              nil,
+	"nsip/breeding/tabular":         nil,
 	"nsip/toolname":                 nil,
 	"nsip/shape":                    nil,
 	"nsip/livecheck":                {"nsip", "nsip/shape"},
@@ -54,7 +54,7 @@ var mayImport = map[string][]string{
 	"gateway/analysis/flock":        {"gateway/analysis", "gateway/analysis/breedpass", "gateway/analysis/facts", "gateway/analysis/scan", "gateway/full", "gateway/param", "gateway/searcharg", "gateway/tooldef", "gateway/toolsets", "nsip", "nsip/breeding", "nsip/toolname", "summarize"},
 	"gateway/analysis/diversity":    {"gateway/analysis", "gateway/analysis/breedpass", "gateway/analysis/scan", "gateway/full", "gateway/param", "gateway/tooldef", "gateway/toolsets", "nsip", "nsip/breeding", "nsip/toolname", "summarize"},
 	"gateway/analysis/plan":         {"gateway/analysis", "gateway/analysis/facts", "gateway/analysis/pedigree", "gateway/full", "gateway/param", "gateway/tooldef", "gateway/toolsets", "nsip", "nsip/breeding", "nsip/toolname", "summarize"},
-	"gateway/analysis/analysistest": {"gateway/analysis", "gateway/analysis/breedpass", "gateway/internal/snapshot", "gateway/param", "gateway/searcharg", "internal/tabular", "nsip", "nsip/breeding", "nsip/toolname"},
+	"gateway/analysis/analysistest": {"gateway/analysis", "gateway/analysis/breedpass", "gateway/internal/snapshot", "gateway/param", "gateway/searcharg", "nsip/breeding/tabular", "nsip", "nsip/breeding", "nsip/toolname"},
 	"gateway/finite":                {"gateway/analysis", "nsip"},
 	"gateway/argcheck":              {"gateway/param", "gateway/searcharg", "nsip", "nsip/toolname"},
 	"gateway/health":                {"cache", "gateway/metrics", "gateway/upstream"},

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nsip-tools/nsip-mcp/internal/tabular"
+	"github.com/nsip-tools/nsip-mcp/nsip/breeding/tabular"
 )
 
 // rowsOf builds a breed's rows from "id sire dam" triples, "-" for a parent
@@ -72,7 +72,7 @@ func byID(t testing.TB, p *BreedPedigree, id string) int32 {
 	return -1
 }
 
-// ratTable and floatTable are the tabular method (internal/tabular), the
+// ratTable and floatTable are the tabular method (nsip/breeding/tabular), the
 // brute force the pedigree's methods are held to.
 func ratTable(p *BreedPedigree) [][]*big.Rat { return tabular.Rat(p.Len(), p.Parents) }
 

@@ -5,12 +5,12 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/nsip-tools/nsip-mcp/internal/tabular"
+	"github.com/nsip-tools/nsip-mcp/nsip/breeding/tabular"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
 
 // tabularCOI computes every animal's inbreeding by the tabular method
-// (internal/tabular) over the animals' recorded sires and dams, one breed
+// (nsip/breeding/tabular) over the animals' recorded sires and dams, one breed
 // at a time, born first numbered first: a method that shares no code with
 // the server's, so that the world's figures are checked
 // independently. Parents outside the rows are founders.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/breedpass"
-	"github.com/nsip-tools/nsip-mcp/internal/tabular"
+	"github.com/nsip-tools/nsip-mcp/nsip/breeding/tabular"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
