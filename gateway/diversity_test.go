@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/breedpass"
-	"github.com/nsip-tools/nsip-mcp/nsip/breeding/tabular"
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/breeding/tabular"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
 

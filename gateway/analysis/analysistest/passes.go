@@ -8,8 +8,8 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/breedpass"
-	"github.com/nsip-tools/nsip-mcp/nsip/breeding/tabular"
 	"github.com/nsip-tools/nsip-mcp/nsip"
+	"github.com/nsip-tools/nsip-mcp/nsip/breeding/tabular"
 )
 
 // MemPasses are analysis.Passes that keep each pass encoded, as the shared

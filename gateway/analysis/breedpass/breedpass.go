@@ -122,10 +122,12 @@ func (p *BreedPass) Bytes() int64 {
 	return n
 }
 
-// interned numbers the strings it is given in the order first seen.
+// interned numbers the strings it is given in the order first seen,
+// adding what each new one takes to text when set.
 type interned struct {
 	of    map[string]int
 	names *[]string
+	text  *int64
 }
 
 func (t *interned) at(s string) int {
@@ -134,6 +136,9 @@ func (t *interned) at(s string) int {
 		k = len(*t.names)
 		t.of[s] = k
 		*t.names = append(*t.names, s)
+		if t.text != nil {
+			*t.text += int64(len(s)) + 16
+		}
 	}
 	return k
 }
@@ -154,21 +159,27 @@ type Builder struct {
 	p                                         *BreedPass
 	values, indexes                           columns
 	sex, status, dates, geno, parents, flocks interned
+	// text is what the IDs and the interned strings take, counted as
+	// they come, so that Bytes costs nothing per page read.
+	text int64
 }
 
 // NewBuilder starts the pass of breed under eval.
 func NewBuilder(breed int, eval string) *Builder {
 	p := &BreedPass{Breed: breed, Evaluation: eval}
-	return &Builder{p: p, values: columns{at: map[string]int{}}, indexes: columns{at: map[string]int{}},
-		sex: interned{map[string]int{}, &p.Sexes}, status: interned{map[string]int{}, &p.Statuses},
-		dates: interned{map[string]int{}, &p.Dates}, geno: interned{map[string]int{}, &p.Genotypes},
-		parents: interned{map[string]int{}, &p.Parents}, flocks: interned{map[string]int{}, &p.Flocks}}
+	b := &Builder{p: p, values: columns{at: map[string]int{}}, indexes: columns{at: map[string]int{}}}
+	for t, names := range map[*interned]*[]string{&b.sex: &p.Sexes, &b.status: &p.Statuses, &b.dates: &p.Dates,
+		&b.geno: &p.Genotypes, &b.parents: &p.Parents, &b.flocks: &p.Flocks} {
+		*t = interned{of: map[string]int{}, names: names, text: &b.text}
+	}
+	return b
 }
 
 // Add adds row's animal as the pass's next.
 func (b *Builder) Add(row nsip.AnimalRow) {
 	p := b.p
 	p.IDs = append(p.IDs, row.LPNID)
+	b.text += int64(len(row.LPNID)) + 16
 	// More names than a byte numbers would be a breed unlike any NSIP
 	// has; the rest share the last name rather than wrap.
 	p.Sex = append(p.Sex, uint8(min(b.sex.at(row.Sex), math.MaxUint8)))
@@ -192,11 +203,14 @@ func (b *Builder) Add(row nsip.AnimalRow) {
 // Animals is how many animals have been added.
 func (b *Builder) Animals() int { return len(b.p.IDs) }
 
-// Bytes is what the pass built so far takes (BreedPass.Bytes).
+// Bytes is what the pass built so far takes, as BreedPass.Bytes counts
+// it, from counts kept as the rows came.
 func (b *Builder) Bytes() int64 {
-	b.p.Codes, b.p.Values = b.values.names, b.values.cols
-	b.p.IndexNames, b.p.IndexValues = b.indexes.names, b.indexes.cols
-	return b.p.Bytes()
+	p := b.p
+	n := int64(len(p.IDs))
+	cols := int64(len(b.values.names) + len(b.indexes.names))
+	return int64(len(p.Evaluation)) + 128 + p.pedigreeBytes() + b.text + 3*n + 16*n +
+		b.values.nameBytes + b.indexes.nameBytes + cols*(16+24) + 8*n*cols
 }
 
 // Pass is the pass built, its traits and indexes sorted by name. The
@@ -216,10 +230,11 @@ func (b *Builder) Pass() *BreedPass {
 // columns are a value column per name, NaN where an animal has none, in
 // the order the names were first seen.
 type columns struct {
-	names []string
-	cols  [][]float64
-	at    map[string]int
-	n     int // animals
+	names     []string
+	cols      [][]float64
+	at        map[string]int
+	n         int   // animals
+	nameBytes int64 // what the names take
 }
 
 // grow gives every column n animals, the new ones NaN.
@@ -239,6 +254,7 @@ func (c *columns) set(j int, name string, v float64) {
 		i = len(c.names)
 		c.at[name] = i
 		c.names = append(c.names, name)
+		c.nameBytes += int64(len(name))
 		col := make([]float64, c.n)
 		for k := range col {
 			col[k] = math.NaN()
