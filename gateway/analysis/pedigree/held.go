@@ -256,6 +256,16 @@ func Records(ctx context.Context, r *analysis.Call, field string, ids []string, 
 	return ds, held, err
 }
 
+// HeldAgain is h when it is breed's pedigree, else HeldFor breed: a call
+// that found the pass with its animals' records does not read the date
+// again.
+func HeldAgain(ctx context.Context, r *analysis.Call, h *Held, breed int) (*Held, error) {
+	if h != nil && h.Breed == breed {
+		return h, nil
+	}
+	return HeldFor(ctx, r, breed)
+}
+
 // HeldByLPN is HeldFor the breed the LPN ID id carries, with no lookup
 // where no pass of it may be kept.
 func HeldByLPN(ctx context.Context, r *analysis.Call, id string) (*Held, error) {

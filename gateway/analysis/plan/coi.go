@@ -22,13 +22,10 @@ func (p *planRun) holdPedigree(ctx context.Context) ([]string, error) {
 	for _, d := range append(p.rd, p.ed...) {
 		breed = cmp.Or(breed, d.BreedID)
 	}
-	held := p.held // read with the rams' records
-	if held == nil || held.Breed != breed {
-		var err error
-		if held, err = pedigree.HeldFor(ctx, p.r, breed); err != nil || held == nil {
-			p.held = nil
-			return p.subjects(), err
-		}
+	held, err := pedigree.HeldAgain(ctx, p.r, p.held, breed) // p.held: read with the rams' records
+	if err != nil || held == nil {
+		p.held = nil
+		return p.subjects(), err
 	}
 	p.held, p.absent = held, held.Absent(p.subjects())
 	if len(p.absent) > 0 {

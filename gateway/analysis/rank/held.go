@@ -24,13 +24,10 @@ func (e *eweSet) hold(ctx context.Context, r *analysis.Call, ranked int, ds []*n
 	for _, d := range ds {
 		breed = cmp.Or(breed, d.BreedID)
 	}
-	held := e.held // read with the ewes' records
-	if held == nil || held.Breed != breed {
-		var err error
-		if held, err = pedigree.HeldFor(ctx, r, breed); err != nil || held == nil {
-			e.held = nil
-			return e.ids, err
-		}
+	held, err := pedigree.HeldAgain(ctx, r, e.held, breed) // e.held: read with the ewes' records
+	if err != nil || held == nil {
+		e.held = nil
+		return e.ids, err
 	}
 	e.held, e.absent = held, held.Absent(e.ids)
 	return e.absent, nil
