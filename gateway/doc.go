@@ -34,7 +34,10 @@
 //     the error body (errors.go, gateway/toolerr). What passes is the
 //     call's toolcall.Call: the arguments as sent, as validated (a
 //     param.Valid, read by name or decoded whole into the tool's struct),
-//     and the view (max_tokens, traits, skip) read once.
+//     and the view (max_tokens, traits, skip) read once. The same text of
+//     arguments sent again is not read again when its reading asked NSIP
+//     nothing (no breed's name, no status): the gateway keeps the Call it
+//     gave by its exact bytes (toolcall.Memo).
 //  2. run: the tool's run, over the call's callSource (pipeline.go). A
 //     lookup's run passes one read through (pass): its lookup.Read is the
 //     tool, the arguments without the view's, and the key they make with

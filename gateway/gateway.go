@@ -22,6 +22,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/passes"
 	"github.com/nsip-tools/nsip-mcp/gateway/session"
 	"github.com/nsip-tools/nsip-mcp/gateway/tasks"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolcall"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -155,6 +156,10 @@ type Gateway struct {
 	// made once, since a source holds only the gateway and the tool, so a
 	// call allocates none.
 	sources []callSource
+	// memos keep each tool's calls read from argument texts sent
+	// recently, by its place in registry (Gateway.arguments); a
+	// gateway's own, as what is valid depends on its settings.
+	memos []*toolcall.Memo
 
 	passes *passes.Store // breed passes kept between calls, and read in the background
 	// passFilled, when set, hears of each background pass's end, by key.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -19,6 +18,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/session"
 	"github.com/nsip-tools/nsip-mcp/gateway/structured"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolcall"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
@@ -63,6 +63,9 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 // arguments decodes and validates a call's arguments. A problem is the
 // error the call answers with.
 func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolRequest) (toolcall.Call, *toolerr.Error) {
+	if c, ok := g.memos[d.index].Get(req.Params.RawArguments); ok {
+		return c, nil
+	}
 	sent, fe := param.Decode(req)
 	if fe != nil {
 		return toolcall.Call{}, g.invalidArgs(d, sent, []param.FieldError{*fe})
@@ -75,6 +78,7 @@ func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolReq
 		}
 	}
 	args, errs := d.Args.Validate(sent)
+	clean := len(errs) == 0 // nothing asked of the user, nothing left to the run
 	if len(errs) == 0 && d.breedTraits {
 		// A trait in words the breed publishes under another code is that
 		// code (argcheck.Breeds.ReadForBreed).
@@ -120,6 +124,10 @@ func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolReq
 	}
 	if te := g.checkStatus(ctx, d, args); te != nil {
 		return toolcall.Call{}, te
+	}
+	if read == nil && !d.breedTraits && !argcheck.NamesStatus(args) && clean {
+		// Read from its text alone, so the same text reads the same.
+		g.memos[d.index].Put(req.Params.RawArguments, c)
 	}
 	return c, nil
 }
@@ -228,52 +236,9 @@ func (g *Gateway) finish(ctx context.Context, d *tooldef.Def, params string, sta
 func (g *Gateway) handler(d *toolDef) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var res *mcp.CallToolResult
-		g.withProgress(ctx, req, func() { res = g.call(ctx, d, req) })
+		session.Progress(ctx, req, g.cfg.ProgressInterval, g.log, func() { res = g.call(ctx, d, req) })
 		return res, nil
 	}
-}
-
-// withProgress runs work, and while it runs past each ProgressInterval sends
-// the caller a notifications/progress, if the request asked for progress.
-// All notifications are sent before withProgress returns, hence before the
-// result.
-func (g *Gateway) withProgress(ctx context.Context, req mcp.CallToolRequest, work func()) {
-	var token mcp.ProgressToken
-	if req.Params.Meta != nil {
-		token = req.Params.Meta.ProgressToken
-	}
-	srv := server.ServerFromContext(ctx)
-	if token == nil || srv == nil {
-		work()
-		return
-	}
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		start := time.Now()
-		t := time.NewTicker(g.cfg.ProgressInterval)
-		defer t.Stop()
-		for n := 1; ; n++ {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-				err := srv.SendNotificationToClient(ctx, "notifications/progress", map[string]any{
-					"progressToken": token,
-					"progress":      n,
-					"message":       fmt.Sprintf("waiting for NSIP: %.0f s so far", time.Since(start).Seconds()),
-				})
-				if err != nil {
-					g.log.Debug("progress notification not sent", slog.String("error", err.Error()))
-				}
-			}
-		}
-	}()
-	work()
-	close(stop)
-	wg.Wait()
 }
 
 // resultMeta is what an answer reports in _meta beside its text: where it

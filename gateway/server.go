@@ -20,7 +20,9 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/elicit"
 	"github.com/nsip-tools/nsip-mcp/gateway/features"
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
+	"github.com/nsip-tools/nsip-mcp/gateway/session"
 	"github.com/nsip-tools/nsip-mcp/gateway/tasks"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolcall"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
@@ -62,8 +64,10 @@ func New(up Upstream, sum *summarize.Summarizer, cfg Config) (*Gateway, error) {
 	g.intro = g.introduction()
 	g.unknown = g.unknownTools()
 	g.sources = make([]callSource, len(registry))
+	g.memos = make([]*toolcall.Memo, len(registry))
 	for i, d := range registry {
 		g.sources[i] = callSource{g: g, tool: d}
+		g.memos[i] = toolcall.NewMemo()
 	}
 	g.stats.Init(allToolNames(), toolerr.Codes) // every tool defined, offered or not
 	cfg.Metrics.WatchState(g.metricsState)
@@ -189,7 +193,7 @@ func (g *Gateway) asTask(st *server.ServerTool, d *toolDef) {
 			defer g.cfg.Metrics.TaskStarted(d.Name)()
 		}
 		var res *mcp.CallToolResult
-		g.withProgress(ctx, req, func() { res = g.call(ctx, d, req) })
+		session.Progress(ctx, req, g.cfg.ProgressInterval, g.log, func() { res = g.call(ctx, d, req) })
 		return res, nil
 	}
 }

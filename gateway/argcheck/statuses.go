@@ -79,3 +79,14 @@ func StatusNotes(args param.Valid) []string {
 	}
 	return notes
 }
+
+// NamesStatus reports whether args name a status, which CheckStatuses
+// checks against NSIP's list.
+func NamesStatus(args param.Valid) bool {
+	for _, path := range StatusPaths {
+		if s, ok := args.String(path); ok && s != "" {
+			return true
+		}
+	}
+	return false
+}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -29,6 +30,18 @@ type LPNs struct {
 	once     sync.Once
 	sessions *lru.Cache[string, *seenSet]
 	mu       sync.Mutex
+	// scanned is the latest answer text scanned and the IDs found in it.
+	// Sessions asking for the same animal get the same text from the
+	// cache, and comparing it with the last one costs far less than
+	// scanning it again.
+	scanned atomic.Pointer[scannedText]
+}
+
+// scannedText is a text and the LPN IDs quoted in it, never changed once
+// stored.
+type scannedText struct {
+	text string
+	ids  []string
 }
 
 // seenSet is one session's LPN IDs, and the list last added to them.
@@ -172,8 +185,19 @@ func (s *LPNs) Note(ctx context.Context, args any, text string) {
 			}
 		}
 	}
-	ids = appendQuotedLPNs(ids, text)
+	ids = s.appendQuoted(ids, text)
 	s.Add(session, ids)
+}
+
+// appendQuoted appends the LPN IDs quoted in text to ids, reusing the
+// last scan when text is the same.
+func (s *LPNs) appendQuoted(ids []string, text string) []string {
+	if last := s.scanned.Load(); last != nil && last.text == text {
+		return append(ids, last.ids...)
+	}
+	found := appendQuotedLPNs(nil, text)
+	s.scanned.Store(&scannedText{text: text, ids: found})
+	return append(ids, found...)
 }
 
 // Hooks records LPN IDs from tool calls and resource reads, and forgets a

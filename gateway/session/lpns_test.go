@@ -147,3 +147,42 @@ func TestSessionRemembersTheLPNsItMet(t *testing.T) {
 		t.Errorf("after the session ended it still holds %v", got)
 	}
 }
+
+// stubSession is a client session with an ID and nothing else.
+type stubSession string
+
+func (s stubSession) SessionID() string                                 { return string(s) }
+func (stubSession) Initialize()                                         {}
+func (stubSession) Initialized() bool                                   { return true }
+func (stubSession) NotificationChannel() chan<- mcp.JSONRPCNotification { return nil }
+
+// Sessions asking for the same animal note the same answer text; the IDs
+// in it are found by one scan, and each session still remembers them.
+func TestTheSameTextIsScannedOnce(t *testing.T) {
+	srv := server.NewMCPServer("t", "1")
+	in := func(id string) context.Context { return srv.WithContext(context.Background(), stubSession(id)) }
+	var s LPNs
+	text := `{"LpnId":"6402382024NCS310","Sire":"6402382019NCS011","Dam":"6402382020NCS120"}`
+	s.Note(in("a"), map[string]any{"search_string": "6402382024NCS310"}, text)
+	first := s.scanned.Load()
+	// The same text in other memory, as a second cached answer would be.
+	again := string([]byte(text))
+	s.Note(in("b"), nil, again)
+	if s.scanned.Load() != first {
+		t.Error("the same text was scanned again")
+	}
+	want := []string{"6402382020NCS120", "6402382019NCS011", "6402382024NCS310"}
+	for _, id := range []string{"a", "b"} {
+		if got := s.List(id); !slices.Equal(got, want) {
+			t.Errorf("session %s remembers %v, want %v", id, got, want)
+		}
+	}
+	other := `{"LpnId":"6402382024NCS999"}`
+	s.Note(in("b"), nil, other)
+	if got := s.scanned.Load(); got == first || got.text != other || !slices.Equal(got.ids, []string{"6402382024NCS999"}) {
+		t.Errorf("another text gave scan %+v", got)
+	}
+	if got := s.List("b"); got[0] != "6402382024NCS999" || len(got) != 4 {
+		t.Errorf("session b remembers %v after the other text", got)
+	}
+}
