@@ -197,8 +197,9 @@ func newWSConn(h *wsHub, conn *websocket.Conn, from caller.ID) *wsConn {
 	}
 	c.log = h.site.log.With("session", c.id)
 	// Calls outlive the server's context on purpose: shutdown lets them
-	// finish. They end early only when their connection does.
-	ctx, cancel := context.WithCancel(caller.WithRequest(context.Background(), from))
+	// finish. They end early only when their connection, which is their
+	// session, does (serve cancels ctx first).
+	ctx, cancel := context.WithCancel(caller.WithSessionBound(caller.WithRequest(context.Background(), from)))
 	c.ctx, c.cancel = h.mcp.WithContext(ctx, c), cancel
 	return c
 }

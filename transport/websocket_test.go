@@ -15,7 +15,10 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/nsip-tools/nsip-mcp/transport/caller"
 )
 
 // wsClient is a bare JSON-RPC client over gorilla/websocket, so that tests
@@ -548,5 +551,53 @@ func TestUpgradeThatRacesShutdownIsTurnedAway(t *testing.T) {
 	}
 	if s := hub.site.sessions.Load(); s != 0 {
 		t.Errorf("open sessions = %d after the refused connection, want 0", s)
+	}
+}
+
+// A WebSocket connection is its session: when it closes, the calls it
+// started end, before mcp-go hears the session has ended, and each call's
+// context says so (caller.SessionBound), so that nothing above need end
+// them again.
+func TestWebSocketClosingEndsItsCalls(t *testing.T) {
+	g := newGate()
+	defer g.open()
+	s := newTestServer(g)
+	type seen struct {
+		bound bool
+		err   error
+	}
+	ended := make(chan seen, 1)
+	s.AddTool(mcp.NewTool("hold"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		g.entered <- "hold"
+		<-ctx.Done()
+		ended <- seen{bound: caller.SessionBound(ctx), err: ctx.Err()}
+		return mcp.NewToolResultText("ended"), nil
+	})
+	unregistered := make(chan bool, 1)
+	hooks := &server.Hooks{}
+	hooks.AddOnUnregisterSession(func(context.Context, server.ClientSession) {
+		select {
+		case got := <-ended:
+			ended <- got
+			unregistered <- true
+		default:
+			unregistered <- false
+		}
+	})
+	server.WithHooks(hooks)(s)
+	srv := serveNetwork(t, KindWebSocket, s, Options{})
+	c := mustDialWS(t, srv.base)
+	if _, err := c.send("tools/call", callParams("hold", nil)); err != nil {
+		t.Fatal(err)
+	}
+	g.waitEntered(t)
+	c.conn.Close()
+	got := <-ended
+	ended <- got
+	if !got.bound || !errors.Is(got.err, context.Canceled) {
+		t.Errorf("the call ended with %v, session-bound %v; want cancelled, session-bound", got.err, got.bound)
+	}
+	if !<-unregistered {
+		t.Error("mcp-go heard the session end before its call did")
 	}
 }

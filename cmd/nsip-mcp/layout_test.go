@@ -38,7 +38,7 @@ var mayImport = map[string][]string{
 	"gateway/metrics":               {"nsip"},
 	"gateway/full":                  {"nsip", "transport/caller"},
 	"gateway/tasks":                 {"transport/caller"},
-	"gateway/session":               {"nsip"},
+	"gateway/session":               {"nsip", "transport/caller"},
 	"gateway/calllog":               {"nsip", "transport/caller"},
 	"gateway/upstream":              {"cache", "gateway/metrics", "nsip", "summarize"},
 	"gateway/features":              {"gateway/param", "gateway/searcharg", "nsip", "nsip/toolname", "summarize"},

@@ -11,9 +11,9 @@ package calllog
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
+	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -29,7 +29,12 @@ import (
 // that joins a fetch another call started sent nothing itself: its line
 // shows no upstream requests.
 type record struct {
-	id string
+	// n is the call's ID, written as 16 hex digits where a line carries
+	// it: most calls log nothing below warn, so the text is made only
+	// when a line needs it. It tells a call's lines apart from another's
+	// and needs no secrecy, so it comes from the runtime's generator
+	// rather than the operating system's.
+	n uint64
 
 	mu       sync.Mutex
 	attempts int           // HTTP requests, retries included
@@ -46,11 +51,11 @@ func With(ctx context.Context) context.Context {
 	if r := of(ctx); r != nil {
 		return ctx
 	}
-	var b [8]byte
-	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
-	r := &record{id: hex.EncodeToString(b[:])}
-	return context.WithValue(ctx, callKey{}, r)
+	return context.WithValue(ctx, callKey{}, &record{n: rand.Uint64()})
 }
+
+// id is the call's ID as its log lines carry it.
+func (r *record) id() string { return fmt.Sprintf("%016x", r.n) }
 
 func of(ctx context.Context) *record {
 	r, _ := ctx.Value(callKey{}).(*record)
@@ -61,7 +66,7 @@ func of(ctx context.Context) *record {
 // or "" outside a call.
 func ID(ctx context.Context) string {
 	if r := of(ctx); r != nil {
-		return r.id
+		return r.id()
 	}
 	return ""
 }
@@ -142,7 +147,7 @@ func Attrs(ctx context.Context, upstream *Reads) []slog.Attr {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	attrs = append(attrs,
-		slog.String("call_id", r.id),
+		slog.String("call_id", r.id()),
 		slog.Int("upstream_attempts", r.attempts),
 	)
 	if r.attempts > 0 {

@@ -8,6 +8,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/nsip-tools/nsip-mcp/transport/caller"
 )
 
 // ErrEnded is why the calls of a session that ended were cancelled
@@ -26,13 +28,19 @@ type Calls struct {
 
 type call struct{ cancel context.CancelCauseFunc }
 
-// Begin registers a call made in ctx's session, if it has one; the
+// noCall is the done of a call that was not registered.
+func noCall() {}
+
+// Begin registers a call made in ctx's session, if it has one whose
+// transport does not end its calls itself (caller.SessionBound); the
 // context it returns ends when the call's does or the session ends. done
 // forgets the call.
 func (sc *Calls) Begin(ctx context.Context) (_ context.Context, done func()) {
 	s := server.ClientSessionFromContext(ctx)
-	if s == nil || s.SessionID() == "" {
-		return ctx, func() {}
+	if s == nil || s.SessionID() == "" || caller.SessionBound(ctx) {
+		// No session, or one whose transport ends its calls itself (a
+		// WebSocket connection): nothing to register.
+		return ctx, noCall
 	}
 	id := s.SessionID()
 	ctx, cancel := context.WithCancelCause(ctx)

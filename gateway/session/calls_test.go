@@ -10,7 +10,9 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest/logbuf"
+	"github.com/nsip-tools/nsip-mcp/transport/caller"
 )
 
 // A call outside any session is left as it is: nothing ends it but its own
@@ -112,5 +114,28 @@ func TestSessionEndCancelsItsCalls(t *testing.T) {
 	}
 	if n := strings.Count(logs.String(), "cancelled"); n != 1 {
 		t.Errorf("%d cancellation lines, want 1:\n%s", n, logs.String())
+	}
+}
+
+// A call in a session its transport ends itself (a WebSocket connection)
+// is not registered: its context is the one it came with, and the
+// session's end finds nothing to cancel.
+func TestSessionBoundCallsAreLeftToTheirTransport(t *testing.T) {
+	srv := server.NewMCPServer("t", "1")
+	var sc Calls
+	bound := srv.WithContext(caller.WithSessionBound(context.Background()), stubSession("ws"))
+	ctx, done := sc.Begin(bound)
+	if ctx != bound {
+		t.Error("a session-bound call was given a context of its own")
+	}
+	if n := sc.End("ws"); n != 0 {
+		t.Errorf("the session's end cancelled %d calls", n)
+	}
+	done()
+	other := srv.WithContext(context.Background(), stubSession("http"))
+	ctx, done = sc.Begin(other)
+	defer done()
+	if n := sc.End("http"); n != 1 || !errors.Is(context.Cause(ctx), ErrEnded) {
+		t.Errorf("a call of a session its transport does not end: %d cancelled, cause %v", n, context.Cause(ctx))
 	}
 }

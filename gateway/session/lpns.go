@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"hash/maphash"
 	"slices"
 	"strings"
 	"sync"
@@ -30,12 +31,20 @@ type LPNs struct {
 	once     sync.Once
 	sessions *lru.Cache[string, *seenSet]
 	mu       sync.Mutex
-	// scanned is the latest answer text scanned and the IDs found in it.
-	// Sessions asking for the same animal get the same text from the
-	// cache, and comparing it with the last one costs far less than
-	// scanning it again.
-	scanned atomic.Pointer[scannedText]
+	seed     maphash.Seed
+	// scanned are answer texts scanned lately and the IDs found in each,
+	// by a hash of the text's start: sessions asking for the same animals
+	// get the same texts from the cache, and finding one here costs far
+	// less than scanning it again. A slot's text replaces the one before.
+	scanned [scannedSlots]atomic.Pointer[scannedText]
 }
+
+// scannedSlots is how many scanned texts are kept; hashedPrefix is how
+// much of a text picks its slot (its whole length is compared).
+const (
+	scannedSlots = 64
+	hashedPrefix = 128
+)
 
 // scannedText is a text and the LPN IDs quoted in it, never changed once
 // stored.
@@ -44,25 +53,92 @@ type scannedText struct {
 	ids  []string
 }
 
-// seenSet is one session's LPN IDs, and the list last added to them.
+// seenSet is one session's LPN IDs: those in ids, and the notes not yet
+// added to them.
+//
+// An LRU set holds the IDs touched last, in the order of their last
+// touch, so a note made again needs adding only at its last time: adding
+// it at every time gives the same set in the same order. The notes of a
+// session are therefore kept apart as they come, each once, at the place
+// of its latest time, and added to ids in that order when the set is read
+// or when more are kept than maxPending. A session asking for the same
+// few animals again and again, as cached calls do, costs a comparison per
+// call instead of a move per ID.
 type seenSet struct {
-	ids *lru.Cache[string, struct{}]
-	// last is the list of the session's latest Add. Adding the same list
-	// again leaves the set as it is: each ID is there already (a list no
-	// longer than the set's bound cannot push out its own IDs), and
-	// moving them to the front in the same order gives the same order. A
-	// session asking for one animal again and again, as a cached call
-	// does, then costs a comparison instead of a move per ID.
-	last []string
+	ids     *lru.Cache[string, struct{}]
+	pending []noted // oldest first, no two the same
+}
+
+// maxPending is how many notes a session keeps before adding the oldest.
+const maxPending = 32
+
+// noted is what one call met: the LPN IDs among its arguments, then those
+// quoted in its answer, a list shared by every note of the same answer.
+type noted struct {
+	args  [2]string
+	nargs int
+	ids   []string
+}
+
+// same reports the same IDs in the same order: the same arguments and the
+// same list of the answer's.
+func (n *noted) same(o *noted) bool {
+	return n.nargs == o.nargs && n.args == o.args && len(n.ids) == len(o.ids) &&
+		(len(n.ids) == 0 || &n.ids[0] == &o.ids[0])
+}
+
+func (set *seenSet) note(n noted) {
+	last := len(set.pending) - 1
+	for i := last; i >= 0; i-- {
+		if !set.pending[i].same(&n) {
+			continue
+		}
+		if i < last {
+			copy(set.pending[i:], set.pending[i+1:])
+			set.pending[last] = n
+		}
+		return
+	}
+	if len(set.pending) == maxPending {
+		set.add(set.pending[0])
+		copy(set.pending, set.pending[1:])
+		set.pending = set.pending[:last]
+	}
+	set.pending = append(set.pending, n)
+}
+
+// fold adds the pending notes to ids, oldest first.
+func (set *seenSet) fold() {
+	for _, n := range set.pending {
+		set.add(n)
+	}
+	clear(set.pending)
+	set.pending = set.pending[:0]
+}
+
+func (set *seenSet) add(n noted) {
+	for _, id := range n.args[:n.nargs] {
+		set.ids.Add(id, struct{}{})
+	}
+	for _, id := range n.ids {
+		set.ids.Add(id, struct{}{})
+	}
 }
 
 func (s *LPNs) init() {
-	s.once.Do(func() { s.sessions, _ = lru.New[string, *seenSet](seenSessions) })
+	s.once.Do(func() {
+		s.sessions, _ = lru.New[string, *seenSet](seenSessions)
+		s.seed = maphash.MakeSeed()
+	})
 }
 
 // Add records that session met ids.
 func (s *LPNs) Add(session string, ids []string) {
-	if session == "" || len(ids) == 0 {
+	s.note(session, noted{ids: ids})
+}
+
+func (s *LPNs) note(session string, n noted) {
+	if session == "" || n.nargs == 0 && len(n.ids) == 0 {
 		return
 	}
 	s.init()
@@ -74,16 +150,7 @@ func (s *LPNs) Add(session string, ids []string) {
 		set = &seenSet{ids: ids}
 		s.sessions.Add(session, set)
 	}
-	if slices.Equal(set.last, ids) {
-		return
-	}
-	for _, id := range ids {
-		set.ids.Add(id, struct{}{})
-	}
-	set.last = set.last[:0]
-	if len(ids) <= seenLPNsPerSess {
-		set.last = append(set.last, ids...)
-	}
+	set.note(n)
 }
 
 // List returns the session's LPN IDs, most recently met first.
@@ -95,6 +162,7 @@ func (s *LPNs) List(session string) []string {
 	if !ok {
 		return nil
 	}
+	set.fold()
 	ids := set.ids.Keys() // oldest first
 	slices.Reverse(ids)
 	return ids
@@ -174,30 +242,30 @@ func (s *LPNs) Note(ctx context.Context, args any, text string) {
 	if session == "" {
 		return
 	}
-	// On the stack for a typical answer, which names a few animals: this
-	// runs on every call.
-	var buf [16]string
-	ids := buf[:0]
+	var n noted
 	if a, ok := args.(map[string]any); ok {
 		for _, k := range []string{"lpn_id", "search_string"} {
 			if s, ok := a[k].(string); ok && isAlnum(s) && len(s) >= nsip.MinLPNIDLength && len(s) <= nsip.MaxLPNIDLength {
-				ids = append(ids, s)
+				n.args[n.nargs] = s
+				n.nargs++
 			}
 		}
 	}
-	ids = s.appendQuoted(ids, text)
-	s.Add(session, ids)
+	n.ids = s.quoted(text)
+	s.note(session, n)
 }
 
-// appendQuoted appends the LPN IDs quoted in text to ids, reusing the
-// last scan when text is the same.
-func (s *LPNs) appendQuoted(ids []string, text string) []string {
-	if last := s.scanned.Load(); last != nil && last.text == text {
-		return append(ids, last.ids...)
+// quoted is the LPN IDs quoted in text, from the scan kept for it when
+// there is one. The list is shared and must not be changed.
+func (s *LPNs) quoted(text string) []string {
+	s.init()
+	slot := &s.scanned[maphash.String(s.seed, text[:min(len(text), hashedPrefix)])%scannedSlots]
+	if kept := slot.Load(); kept != nil && kept.text == text {
+		return kept.ids
 	}
-	found := appendQuotedLPNs(nil, text)
-	s.scanned.Store(&scannedText{text: text, ids: found})
-	return append(ids, found...)
+	found := quotedLPNs(text)
+	slot.Store(&scannedText{text: text, ids: found})
+	return found
 }
 
 // Hooks records LPN IDs from tool calls and resource reads, and forgets a

@@ -2,10 +2,14 @@ package session
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -164,11 +168,11 @@ func TestTheSameTextIsScannedOnce(t *testing.T) {
 	var s LPNs
 	text := `{"LpnId":"6402382024NCS310","Sire":"6402382019NCS011","Dam":"6402382020NCS120"}`
 	s.Note(in("a"), map[string]any{"search_string": "6402382024NCS310"}, text)
-	first := s.scanned.Load()
+	first := s.quoted(text)
 	// The same text in other memory, as a second cached answer would be.
 	again := string([]byte(text))
 	s.Note(in("b"), nil, again)
-	if s.scanned.Load() != first {
+	if got := s.quoted(again); &got[0] != &first[0] {
 		t.Error("the same text was scanned again")
 	}
 	want := []string{"6402382020NCS120", "6402382019NCS011", "6402382024NCS310"}
@@ -179,10 +183,66 @@ func TestTheSameTextIsScannedOnce(t *testing.T) {
 	}
 	other := `{"LpnId":"6402382024NCS999"}`
 	s.Note(in("b"), nil, other)
-	if got := s.scanned.Load(); got == first || got.text != other || !slices.Equal(got.ids, []string{"6402382024NCS999"}) {
-		t.Errorf("another text gave scan %+v", got)
+	if got := s.quoted(other); !slices.Equal(got, []string{"6402382024NCS999"}) {
+		t.Errorf("another text gave %v", got)
 	}
 	if got := s.List("b"); got[0] != "6402382024NCS999" || len(got) != 4 {
 		t.Errorf("session b remembers %v after the other text", got)
+	}
+}
+
+// Notes kept apart and added later leave each session the IDs, in the
+// order, that adding every note's IDs at once would: whatever the notes
+// repeat, however many are kept before they are added, and past the
+// bound of IDs a session remembers.
+func TestKeptNotesGiveTheOrderOfAddingEach(t *testing.T) {
+	srv := server.NewMCPServer("t", "1")
+	in := func(id string) context.Context { return srv.WithContext(context.Background(), stubSession(id)) }
+	rng := rand.New(rand.NewPCG(7, 11))
+	// Answers naming overlapping animals: 60 texts over 300 IDs, so that
+	// a session meets more than it can remember and more texts than it
+	// keeps apart.
+	id := func(i int) string { return fmt.Sprintf("64023820%02dNCS%03d", i%30, i) }
+	texts := make([]string, 60)
+	for i := range texts {
+		var b strings.Builder
+		for j := range 1 + rng.IntN(12) {
+			fmt.Fprintf(&b, `{"n%d":"%s"},`, j, id((i*5+j*7)%300))
+		}
+		texts[i] = b.String()
+	}
+	for _, pool := range []int{3, 20, 60} { // a few animals again and again, up to more than are kept apart
+		var s LPNs
+		plain := map[string]*lru.Cache[string, struct{}]{}
+		for step := range 3000 {
+			session := []string{"a", "b"}[rng.IntN(2)]
+			text := texts[rng.IntN(pool)]
+			var args map[string]any
+			if rng.IntN(3) == 0 {
+				args = map[string]any{"lpn_id": id(rng.IntN(300))}
+			}
+			s.Note(in(session), args, string([]byte(text)))
+			if plain[session] == nil {
+				plain[session], _ = lru.New[string, struct{}](seenLPNsPerSess)
+			}
+			if args != nil {
+				plain[session].Add(args["lpn_id"].(string), struct{}{})
+			}
+			for _, x := range quotedLPNs(text) {
+				plain[session].Add(x, struct{}{})
+			}
+			if step%97 == 0 || step == 2999 {
+				for _, sess := range []string{"a", "b"} {
+					if plain[sess] == nil {
+						continue
+					}
+					want := plain[sess].Keys()
+					slices.Reverse(want)
+					if got := s.List(sess); !slices.Equal(got, want) {
+						t.Fatalf("pool %d, step %d, session %s: %d IDs %v\nwant %d %v", pool, step, sess, len(got), got[:min(5, len(got))], len(want), want[:min(5, len(want))])
+					}
+				}
+			}
+		}
 	}
 }

@@ -123,3 +123,20 @@ func BacklogOf(ctx context.Context) Backlog {
 	b, _ := ctx.Value(backlogKey{}).(Backlog)
 	return b
 }
+
+type sessionBoundKey struct{}
+
+// WithSessionBound marks ctx, a session's context, as one the transport
+// cancels when the session ends: every call made in it ends with the
+// session already, and nothing above the transport need watch for the
+// session's end to end its calls.
+func WithSessionBound(ctx context.Context) context.Context {
+	return context.WithValue(ctx, sessionBoundKey{}, true)
+}
+
+// SessionBound reports whether ctx ends when its session does
+// (WithSessionBound).
+func SessionBound(ctx context.Context) bool {
+	b, _ := ctx.Value(sessionBoundKey{}).(bool)
+	return b
+}
