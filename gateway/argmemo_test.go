@@ -1,10 +1,14 @@
 package gateway
 
 import (
+	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
+	"time"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
+	"github.com/nsip-tools/nsip-mcp/gateway/toolcall"
 )
 
 // The same argument text sent again is not read again when its reading
@@ -19,8 +23,7 @@ func TestArgumentsReadOnceOnlyFromTheirText(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, ok := e.gw.memos[toolOf(d).index].Get(raw)
-		return ok
+		return e.gw.memos[toolOf(d).index].Get(raw) != nil
 	}
 	args := map[string]any{"search_string": lpn}
 	first := e.call("nsip_get_animal", args).mustOK(t)
@@ -50,5 +53,61 @@ func TestArgumentsReadOnceOnlyFromTheirText(t *testing.T) {
 	e.call("nsip_get_lineage", plainLineage).mustOK(t)
 	if !held(lookup.Lineage, plainLineage) {
 		t.Error("a lineage's arguments were not kept")
+	}
+}
+
+// A call read from a cached answer alone is answered again from what it
+// rendered, while the cache holds that answer: the same text and _meta,
+// counted as a cache hit, with no request. Once the cache's answer is
+// another (here the first expired and was fetched again), the call is read
+// and rendered anew.
+func TestTheSameCallIsAnsweredAgainWhileItsAnswerIsCached(t *testing.T) {
+	e := newEnv(t)
+	lpn := e.up.Data().MostProgeny()
+	args := map[string]any{"search_string": lpn}
+	raw, _ := json.Marshal(args)
+	kept := func() *toolcall.Kept { return e.gw.memos[toolOf(lookup.Animal).index].Get(raw) }
+	miss := e.call("nsip_get_animal", args).mustOK(t)
+	if miss.meta["cache"] != "miss" || kept().Answered() != nil {
+		t.Fatalf("a miss: cache %v, answer kept %v", miss.meta["cache"], kept().Answered() != nil)
+	}
+	hit := e.call("nsip_get_animal", args).mustOK(t)
+	first := kept().Answered()
+	if hit.meta["cache"] != "hit" || first == nil {
+		t.Fatalf("a hit: cache %v, answer kept %v", hit.meta["cache"], first != nil)
+	}
+	requests, hits := e.up.TotalRequests(), e.gw.cache.Stats().Hits
+	again := e.call("nsip_get_animal", args).mustOK(t)
+	if again.text != hit.text || !reflect.DeepEqual(again.meta, hit.meta) || !bytes.Equal(again.structured, hit.structured) {
+		t.Errorf("answered again:\n%.200s %v\nwant\n%.200s %v", again.text, again.meta, hit.text, hit.meta)
+	}
+	if e.up.TotalRequests() != requests || e.gw.cache.Stats().Hits != hits+1 || kept().Answered() != first {
+		t.Errorf("answered again: %d requests, %d hits, kept answer replaced %v; want none, one, no",
+			e.up.TotalRequests()-requests, e.gw.cache.Stats().Hits-hits, kept().Answered() != first)
+	}
+	e.clock.Advance(DefaultConfig().CacheTTL + time.Second)
+	fetched := e.call("nsip_get_animal", args).mustOK(t)
+	if fetched.meta["cache"] != "miss" || fetched.text != hit.text || e.up.TotalRequests() != requests+1 {
+		t.Errorf("after the cached answer expired: cache %v, %d requests", fetched.meta["cache"], e.up.TotalRequests()-requests)
+	}
+	e.call("nsip_get_animal", args).mustOK(t)
+	if a := kept().Answered(); a == nil || a == first || a.From.Answer == first.From.Answer {
+		t.Error("the answer kept is still the one read from the expired answer")
+	}
+}
+
+// An answer that links to its complete data (a summary) is rendered for
+// each call, since each call offers its own link.
+func TestSummariesAreRenderedForEachCall(t *testing.T) {
+	e := newEnv(t, withSmallBudget())
+	args := map[string]any{"lpn_id": e.up.Data().MostProgeny(), "page_size": 100}
+	raw, _ := json.Marshal(args)
+	for range 3 {
+		if r := e.call("nsip_get_progeny", args).mustOK(t); r.meta["summarized"] != true || r.meta["full"] == nil {
+			t.Fatalf("not summarized with a link: %v", r.meta)
+		}
+	}
+	if k := e.gw.memos[toolOf(lookup.Progeny).index].Get(raw); k == nil || k.Answered() != nil {
+		t.Errorf("kept %v, answered %v; want the call kept, no answer", k != nil, k != nil && k.Answered() != nil)
 	}
 }

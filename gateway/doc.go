@@ -73,6 +73,13 @@
 //     failure is mapped to the error body the model reads (mapError, with
 //     gateway/toolerr's Map).
 //
+// A call whose arguments were kept (step 1) and whose answer was read from
+// one cached answer alone is answered again, while the cache still holds
+// that answer, with the result it rendered: the same text, _meta and
+// structured copy, counted as a cache hit and logged as one, without steps
+// 2 to 6. An answer offering a link to its complete data is rendered for
+// each call, since each call's link is its own.
+//
 // Resources, prompts and completions live in gateway/features and read
 // through the same path (featuretools.go); the LPN IDs completions offer
 // are those the session met, which gateway/session remembers, and a

@@ -46,35 +46,47 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 	start := time.Now()
 	ctx = calllog.With(ctx)
 	g.stats.Called(d.Name)
-	c, te := g.arguments(ctx, d, req)
+	c, kept, te := g.arguments(ctx, d, req)
 	if te != nil {
 		g.finish(ctx, d.Def, logParams(req), start, toolcall.Failed(te))
 		return te.Result()
 	}
-	o := d.run(ctx, c, &g.sources[d.index])
-	params := o.Params
-	if params == "" {
-		params = logParams(req)
+	if a := kept.Answered(); a != nil && req.Params.Task == nil && g.pool.Holds(a.From.Key, a.From.Answer) {
+		// The same arguments, read from the same cached answer: the same
+		// result, without reading and rendering it again.
+		g.finish(ctx, d.Def, a.Outcome.Params, start, a.Outcome)
+		res := *a.Result
+		return &res
 	}
-	g.finish(ctx, d.Def, params, start, o)
-	return g.render(ctx, d.Def, c, o)
+	o := d.run(ctx, c, &g.sources[d.index])
+	if o.Params == "" {
+		o.Params = logParams(req)
+	}
+	g.finish(ctx, d.Def, o.Params, start, o)
+	res := g.render(ctx, d.Def, c, o)
+	if o.From.Answer != nil && o.Err == nil && o.Data.Build == nil && req.Params.Task == nil {
+		// Kept as rendered; mcp-go may set fields of the copy it is handed.
+		keep := *res
+		kept.Answer(&toolcall.Answered{From: o.From, Outcome: o, Result: &keep})
+	}
+	return res
 }
 
 // arguments decodes and validates a call's arguments. A problem is the
 // error the call answers with.
-func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolRequest) (toolcall.Call, *toolerr.Error) {
-	if c, ok := g.memos[d.index].Get(req.Params.RawArguments); ok {
-		return c, nil
+func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolRequest) (toolcall.Call, *toolcall.Kept, *toolerr.Error) {
+	if k := g.memos[d.index].Get(req.Params.RawArguments); k != nil {
+		return k.Call, k, nil
 	}
 	sent, fe := param.Decode(req)
 	if fe != nil {
-		return toolcall.Call{}, g.invalidArgs(d, sent, []param.FieldError{*fe})
+		return toolcall.Call{}, nil, g.invalidArgs(d, sent, []param.FieldError{*fe})
 	}
 	var read []string
 	if breedText(sent, d.breedPaths) {
 		var errs []param.FieldError
 		if sent, read, errs = g.breeds().ReadNames(ctx, sent, d.breedPaths); len(errs) > 0 {
-			return toolcall.Call{}, g.invalidArgs(d, sent, errs)
+			return toolcall.Call{}, nil, g.invalidArgs(d, sent, errs)
 		}
 	}
 	args, errs := d.Args.Validate(sent)
@@ -93,7 +105,7 @@ func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolReq
 			// in place of the unknown ones: a call that works.
 			ex := d.example(args.Sent())
 			ex.Apply(fixes...)
-			return toolcall.Call{}, g.withExample(toolerr.InvalidArgs(ex, errs))
+			return toolcall.Call{}, nil, g.withExample(toolerr.InvalidArgs(ex, errs))
 		}
 	}
 	switch {
@@ -106,7 +118,7 @@ func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolReq
 		// A choice only the user can make may be asked for (gateway/elicit).
 		filled, te, asked := g.askMissing(ctx, d, sent, errs)
 		if te != nil {
-			return toolcall.Call{}, te
+			return toolcall.Call{}, nil, te
 		}
 		if asked {
 			sent = filled
@@ -120,16 +132,16 @@ func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolReq
 		errs = g.checkView(c)
 	}
 	if len(errs) > 0 {
-		return toolcall.Call{}, g.invalidArgs(d, sent, errs)
+		return toolcall.Call{}, nil, g.invalidArgs(d, sent, errs)
 	}
 	if te := g.checkStatus(ctx, d, args); te != nil {
-		return toolcall.Call{}, te
+		return toolcall.Call{}, nil, te
 	}
 	if read == nil && !d.breedTraits && !argcheck.NamesStatus(args) && clean {
 		// Read from its text alone, so the same text reads the same.
-		g.memos[d.index].Put(req.Params.RawArguments, c)
+		return c, g.memos[d.index].Put(req.Params.RawArguments, c), nil
 	}
-	return c, nil
+	return c, nil, nil
 }
 
 // breedText reports whether sent gives a breed ID at one of paths as

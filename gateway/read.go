@@ -98,6 +98,9 @@ func (g *Gateway) pass(ctx context.Context, r lookup.Read, c toolcall.Call) tool
 	if o.Res.Summarized {
 		o.Data = g.cachedData([]string{r.Key}, []uint64{ob.A.ID}, nil)
 	}
+	if ob.Source == upstream.SourceHit {
+		o.From = toolcall.Held{Key: r.Key, Answer: ob.A}
+	}
 	return o
 }
 

@@ -3,56 +3,97 @@ package toolcall
 import (
 	"hash/maphash"
 	"sync/atomic"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 )
 
 // Bounds of a Memo: how many argument texts it keeps, and the longest it
 // keeps. A breeder's lookups are short (an LPN ID, a page); a long text
 // is rarely sent twice.
 const (
-	memoSlots    = 64
+	memoSlots    = 256
 	memoMaxBytes = 512
 )
 
 // A Memo keeps the validated Calls of argument texts a tool was sent
 // recently, by their exact bytes, so that the same arguments sent again
 // (many sessions asking for the same animal) are not decoded and
-// validated again. Only a Call that depended on nothing but its text may
-// be kept: a validation that read NSIP (a breed's name, a status list)
-// could read otherwise later. Kept Calls are shared by the calls that
-// find them and must not be changed. Make one with NewMemo; it is safe
-// for concurrent use, and a nil Memo keeps nothing.
+// validated again; beside each, the last answer it rendered from a cached
+// answer alone, which stands while the cache holds that answer. Only a
+// Call that depended on nothing but its text may be kept: a validation
+// that read NSIP (a breed's name, a status list) could read otherwise
+// later. What is kept is shared by the calls that find it and must not be
+// changed. Make one with NewMemo; it is safe for concurrent use, and a nil
+// Memo keeps nothing.
 type Memo struct {
 	seed  maphash.Seed
-	slots [memoSlots]atomic.Pointer[memoEntry]
+	slots [memoSlots]atomic.Pointer[Kept]
 }
 
-type memoEntry struct {
-	raw  string
-	call Call
+// Kept is one argument text's Call, and the answer last rendered for it.
+type Kept struct {
+	raw      string
+	Call     Call
+	answered atomic.Pointer[Answered]
+}
+
+// Answered is a call's rendered result, what it was read from, and the
+// outcome its log line and metrics report.
+type Answered struct {
+	From    Held
+	Outcome Outcome
+	Result  *mcp.CallToolResult
+}
+
+// Held names the cached answer an outcome was read from alone: the
+// outcome, and its rendering, stand while the cache holds that answer
+// under that key.
+type Held struct {
+	Key    string
+	Answer *upstream.Answer
 }
 
 // NewMemo returns an empty Memo.
 func NewMemo() *Memo { return &Memo{seed: maphash.MakeSeed()} }
 
-// Get returns the Call kept for raw, if any.
-func (m *Memo) Get(raw []byte) (Call, bool) {
+// Get returns what is kept for raw, if anything.
+func (m *Memo) Get(raw []byte) *Kept {
 	if m == nil || len(raw) == 0 || len(raw) > memoMaxBytes {
-		return Call{}, false
+		return nil
 	}
-	e := m.slots[m.slot(raw)].Load()
-	if e == nil || e.raw != string(raw) {
-		return Call{}, false
+	k := m.slots[m.slot(raw)].Load()
+	if k == nil || k.raw != string(raw) {
+		return nil
 	}
-	return e.call, true
+	return k
 }
 
 // Put keeps c as the Call of raw, in place of whatever text shared its
-// slot.
-func (m *Memo) Put(raw []byte, c Call) {
+// slot, and returns its place (nil when raw is not kept).
+func (m *Memo) Put(raw []byte, c Call) *Kept {
 	if m == nil || len(raw) == 0 || len(raw) > memoMaxBytes {
-		return
+		return nil
 	}
-	m.slots[m.slot(raw)].Store(&memoEntry{raw: string(raw), call: c})
+	k := &Kept{raw: string(raw), Call: c}
+	m.slots[m.slot(raw)].Store(k)
+	return k
 }
 
 func (m *Memo) slot(raw []byte) uint64 { return maphash.Bytes(m.seed, raw) % memoSlots }
+
+// Answered is the answer last rendered for the call, or nil.
+func (k *Kept) Answered() *Answered {
+	if k == nil {
+		return nil
+	}
+	return k.answered.Load()
+}
+
+// Answer keeps a as the call's answer.
+func (k *Kept) Answer(a *Answered) {
+	if k != nil {
+		k.answered.Store(a)
+	}
+}

@@ -82,6 +82,10 @@ type Outcome struct {
 	// Params are the arguments as the log line shows them; "" for the
 	// caller's own.
 	Params string
+	// From is the cached answer the outcome was read from alone, if it
+	// was: the same call may be answered the same while the cache holds
+	// it (Kept.Answered).
+	From Held
 }
 
 // Failed is the outcome of a call that failed with te.

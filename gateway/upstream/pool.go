@@ -153,6 +153,13 @@ func (p *Pool) Obtain(ctx context.Context, key string, lookup func() Request) (*
 	return a, SourceMiss, nil
 }
 
+// Holds reports whether the cache's fresh answer under key is a, counted
+// as a hit when it is: a result rendered from a alone still stands.
+func (p *Pool) Holds(key string, a *Answer) bool {
+	e, ok := p.cache.Get(key)
+	return ok && e.Value == any(a)
+}
+
 // Fresh reads req.Key's answer from NSIP whatever the caches hold: not
 // from the local tier, nor from another replica's record, nor from a
 // fetch of the key that began before it and may answer from either. It
