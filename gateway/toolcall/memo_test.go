@@ -36,3 +36,32 @@ func TestMemoKeepsCallsByTheirExactText(t *testing.T) {
 		t.Error("a nil memo kept a call")
 	}
 }
+
+// A kept call's answer is found with it, and replaced by the next; a call
+// kept again starts with none.
+func TestKeptCallsCarryTheirAnswer(t *testing.T) {
+	m := NewMemo()
+	raw := []byte(`{"lpn_id":"6402382024NCS310"}`)
+	k := m.Put(raw, Call{})
+	if k.Answered() != nil {
+		t.Fatal("a call just kept has an answer")
+	}
+	first := &Answered{From: Held{Key: "details:a"}}
+	k.Answer(first)
+	if got := m.Get(raw).Answered(); got != first {
+		t.Errorf("found answer %v, want the one kept", got)
+	}
+	second := &Answered{From: Held{Key: "details:b"}}
+	m.Get(raw).Answer(second)
+	if got := m.Get(raw).Answered(); got != second {
+		t.Errorf("found answer %v after another was kept", got)
+	}
+	if m.Put(raw, Call{}).Answered() != nil || m.Get(raw).Answered() != nil {
+		t.Error("a call kept again kept the answer before it")
+	}
+	var none *Kept
+	none.Answer(first) // a call not kept keeps no answer, and does not fail
+	if none.Answered() != nil {
+		t.Error("a nil Kept has an answer")
+	}
+}
