@@ -132,9 +132,10 @@ func (s *LPNs) init() {
 	})
 }
 
-// Add records that session met ids.
+// Add records that session met ids. The list is copied: a note is kept
+// until the set is next read, and the caller may reuse its slice.
 func (s *LPNs) Add(session string, ids []string) {
-	s.note(session, noted{ids: ids})
+	s.note(session, noted{ids: slices.Clone(ids)})
 }
 
 func (s *LPNs) note(session string, n noted) {

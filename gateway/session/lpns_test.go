@@ -246,3 +246,15 @@ func TestKeptNotesGiveTheOrderOfAddingEach(t *testing.T) {
 		}
 	}
 }
+
+// A list handed to Add is the caller's to reuse at once: what the session
+// remembers is the IDs as they were added.
+func TestAddedListsAreTheCallersToReuse(t *testing.T) {
+	var s LPNs
+	buf := []string{"6402382024NCS310", "6402382024NCS311"}
+	s.Add("a", buf)
+	buf[0], buf[1] = "6402382024NCS999", "6402382024NCS998"
+	if got := s.List("a"); !slices.Equal(got, []string{"6402382024NCS311", "6402382024NCS310"}) {
+		t.Errorf("remembers %v, want the IDs as added", got)
+	}
+}
