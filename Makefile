@@ -20,7 +20,7 @@ TAGS := e2e
 # gateway/ carries its own gate, its tests living beside its code.
 COVER_PKGS  := nsip nsip/shape nsip/livecheck cache gateway gateway/argcheck gateway/calllog gateway/elicit gateway/features \
                gateway/finite gateway/full gateway/health gateway/internal/jsonpool gateway/internal/snapshot gateway/lookup gateway/metrics gateway/outschema \
-               gateway/param gateway/passes gateway/session gateway/structured gateway/tasks gateway/toolerr \
+               gateway/nsiparg gateway/param gateway/passes gateway/session gateway/structured gateway/tasks gateway/toolerr \
                gateway/source gateway/toolcall gateway/tooldef gateway/toolsets gateway/upstream gateway/views
 # Trees whose packages are gated as one: their statements covered by the
 # tree's own tests (gateway/analysis: each analysis's tests run the shared

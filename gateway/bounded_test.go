@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -223,7 +224,7 @@ func TestOneSidedTraitRanges(t *testing.T) {
 	e.up.ResetCounts()
 	r := e.call("nsip_search_animals", map[string]any{
 		"breed_id": 640, "page_size": 1,
-		"search_criteria": map[string]any{"trait_ranges": map[string]any{"WWT": map[string]any{"min": wwtMin, "max": param.OpenBound}}},
+		"search_criteria": map[string]any{"trait_ranges": map[string]any{"WWT": map[string]any{"min": wwtMin, "max": nsiparg.OpenBound}}},
 	}).mustOK(t)
 	if r.meta["cache"] != "hit" || e.up.TotalRequests() != 0 {
 		t.Errorf("min with the open max spelled out: cache %v, %d upstream requests; want a hit of the min-only call", r.meta["cache"], e.up.TotalRequests())

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
@@ -28,7 +29,7 @@ var exampleCalls = []struct {
 	{"nsip_get_animal", map[string]any{"search_string": "6402382024NCS310", "percentiles": "yes", "max_tokens": 5}},
 	{"nsip_flock_summary", map[string]any{}},
 	{"nsip_flock_summary", map[string]any{"flock_id": "640238", "search": map[string]any{"breed_id": 640}, "breed_id": "x"}},
-	{"nsip_flock_summary", map[string]any{"progeny_of": param.ExampleLPN, "breed_id": 640}},
+	{"nsip_flock_summary", map[string]any{"progeny_of": nsiparg.ExampleLPN, "breed_id": 640}},
 	{"nsip_rank_animals", map[string]any{"breed_id": 640, "index": "lambing index", "top_n": 2}},
 	{"nsip_rank_animals", map[string]any{"breed_id": 99999, "weights": map[string]any{"WWT": 1}}},
 	{"nsip_rank_animals", map[string]any{"breed_id": 640, "weights": map[string]any{"weaning": 1, "BWT": "x"}, "top_n": 500}},
@@ -70,16 +71,16 @@ var commonMistakes = map[string][]map[string]any{
 	"nsip_search_animals": {{"sorted_trait": "weight"}, {"page_size": 0}, {"breed_id": "nowhere"},
 		{"search_criteria": map[string]any{"born_after": "2024-01-01", "born_before": "2020-01-01"}},
 		{"search_criteria": map[string]any{"trait_ranges": map[string]any{"depth": map[string]any{"min": 1}}}}},
-	"nsip_get_animal":      {{"search_string": "x"}, {"search_string": param.ExampleLPN, "traits": []any{"fat and muscle"}}},
+	"nsip_get_animal":      {{"search_string": "x"}, {"search_string": nsiparg.ExampleLPN, "traits": []any{"fat and muscle"}}},
 	"nsip_get_lineage":     {{"lpn_id": "a b"}},
-	"nsip_get_progeny":     {{"lpn_id": param.ExampleLPN, "page_size": 1000}},
+	"nsip_get_progeny":     {{"lpn_id": nsiparg.ExampleLPN, "page_size": 1000}},
 	"nsip_search_by_lpn":   {{"lpn_id": ""}},
-	"nsip_check_mating":    {{"sire_lpn_id": param.ExampleLPN, "dam_lpn_id": param.ExampleLPN}, {"sire_lpn_id": param.ExampleEwe, "dam_lpn_id": strings.ToLower(param.ExampleEwe)}, {"sire_lpn_id": param.ExampleLPN}},
-	"nsip_compare_animals": {{"lpn_ids": []any{param.ExampleLPN, param.ExampleLPN}}, {"lpn_ids": []any{param.ExampleLPN, param.ExampleEwe}, "traits": []any{"weight"}}},
+	"nsip_check_mating":    {{"sire_lpn_id": nsiparg.ExampleLPN, "dam_lpn_id": nsiparg.ExampleLPN}, {"sire_lpn_id": nsiparg.ExampleEwe, "dam_lpn_id": strings.ToLower(nsiparg.ExampleEwe)}, {"sire_lpn_id": nsiparg.ExampleLPN}},
+	"nsip_compare_animals": {{"lpn_ids": []any{nsiparg.ExampleLPN, nsiparg.ExampleLPN}}, {"lpn_ids": []any{nsiparg.ExampleLPN, nsiparg.ExampleEwe}, "traits": []any{"weight"}}},
 	"nsip_rank_animals": {{"breed_id": 640, "weights": map[string]any{"WWT": 0}}, {"breed_id": "So", "weights": map[string]any{"WWT": 1}},
 		{"breed_id": 640, "index": "US Hair Index", "weights": map[string]any{"WWT": 1}}, {"breed_id": 640, "weights": map[string]any{"weight": 1}}},
-	"nsip_flock_summary": {{"flock_id": "640238", "progeny_of": param.ExampleLPN}, {"search": map[string]any{"breed_id": "Katahdn"}}},
-	"nsip_plan_matings":  {{"rams": []any{param.ExampleLPN}, "ewes": []any{param.ExampleLPN}}, {"rams": []any{}, "ewes": []any{param.ExampleEwe}}},
+	"nsip_flock_summary": {{"flock_id": "640238", "progeny_of": nsiparg.ExampleLPN}, {"search": map[string]any{"breed_id": "Katahdn"}}},
+	"nsip_plan_matings":  {{"rams": []any{nsiparg.ExampleLPN}, "ewes": []any{nsiparg.ExampleLPN}}, {"rams": []any{}, "ewes": []any{nsiparg.ExampleEwe}}},
 }
 
 // Every error's example is a call the tool accepts: for each tool, its

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -43,15 +44,15 @@ func TestUnusualNamesAreQuotedInErrors(t *testing.T) {
 	}{
 		{"empty argument name", "nsip_list_breeds", map[string]any{"": ""},
 			`""`, `"" is not an argument of this tool`, "one of max_tokens"},
-		{"blank argument name", "nsip_get_progeny", map[string]any{"lpn_id": param.ExampleLPN, "  ": 1},
+		{"blank argument name", "nsip_get_progeny", map[string]any{"lpn_id": nsiparg.ExampleLPN, "  ": 1},
 			`"  "`, `"  " is not an argument of this tool`, "one of lpn_id, page, page_size, traits, skip, max_tokens"},
-		{"control characters", "nsip_get_progeny", map[string]any{"lpn_id": param.ExampleLPN, "a\x00\nb": 1},
+		{"control characters", "nsip_get_progeny", map[string]any{"lpn_id": nsiparg.ExampleLPN, "a\x00\nb": 1},
 			`"a\x00\nb"`, `"a\x00\nb" is not an argument of this tool`, "one of lpn_id, page, page_size"},
-		{"dotted name", "nsip_get_progeny", map[string]any{"lpn_id": param.ExampleLPN, "page.size": 1},
+		{"dotted name", "nsip_get_progeny", map[string]any{"lpn_id": nsiparg.ExampleLPN, "page.size": 1},
 			`"page.size"`, `"page.size" is not an argument of this tool; did you mean "page_size"?`, "page_size"},
-		{"very long name", "nsip_get_progeny", map[string]any{"lpn_id": param.ExampleLPN, long: 1},
+		{"very long name", "nsip_get_progeny", map[string]any{"lpn_id": nsiparg.ExampleLPN, long: 1},
 			longShown, longShown + " is not an argument of this tool", "one of lpn_id, page, page_size"},
-		{"ordinary misspelling stays bare", "nsip_get_progeny", map[string]any{"lpn_id": param.ExampleLPN, "pagesize": 1},
+		{"ordinary misspelling stays bare", "nsip_get_progeny", map[string]any{"lpn_id": nsiparg.ExampleLPN, "pagesize": 1},
 			"pagesize", `pagesize is not an argument of this tool; did you mean "page_size"?`, "page_size"},
 		{"empty nested name", "nsip_search_animals", map[string]any{"search_criteria": map[string]any{"": true}},
 			`search_criteria.""`, `search_criteria."" is not a field of search_criteria`, "one of "},
@@ -177,7 +178,7 @@ func TestTimeoutNamesTheDeadlineThatRanOut(t *testing.T) {
 					nsip.WithRetryPolicy(nsip.RetryPolicy{MaxAttempts: tt.attempts, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxRetryAfter: time.Second}))
 			})
 			e.up.SetFault(nsiptest.EndpointDetails, tt.fault)
-			b := e.call("nsip_get_animal", map[string]any{"search_string": param.ExampleLPN}).errorBody(t)
+			b := e.call("nsip_get_animal", map[string]any{"search_string": nsiparg.ExampleLPN}).errorBody(t)
 			if b.Code != toolerr.CodeTimeout || b.Problem != tt.problem {
 				t.Errorf("error = %s %q; want timeout %q", b.Code, b.Problem, tt.problem)
 			}
@@ -204,7 +205,7 @@ func TestTimeoutWithoutTheClientsLimit(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := stubEnv(t, &stubUpstream{err: tt.err})
-			b := e.call("nsip_get_animal", map[string]any{"search_string": param.ExampleLPN}).errorBody(t)
+			b := e.call("nsip_get_animal", map[string]any{"search_string": nsiparg.ExampleLPN}).errorBody(t)
 			if b.Code != toolerr.CodeTimeout || b.Problem != tt.problem {
 				t.Errorf("error = %s %q; want timeout %q", b.Code, b.Problem, tt.problem)
 			}
@@ -252,7 +253,7 @@ func TestConnectionFailureHidesTheAddress(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.err.Endpoint, tt.err.Attempts = "details/getAnimalDetails", 3
 			e, logs := loggedStubEnv(t, &stubUpstream{err: tt.err})
-			r := e.call("nsip_get_animal", map[string]any{"search_string": param.ExampleLPN})
+			r := e.call("nsip_get_animal", map[string]any{"search_string": nsiparg.ExampleLPN})
 			b := r.errorBody(t)
 			if b.Code != toolerr.CodeUpstreamError || b.Problem != tt.problem || b.Next != tt.next {
 				t.Errorf("error = %s %q next %q; want upstream_error %q next %q", b.Code, b.Problem, b.Next, tt.problem, tt.next)
@@ -286,7 +287,7 @@ func TestConnectionRefusedThroughTheClient(t *testing.T) {
 	e := newEnv(t, func(_ *Config, o *[]nsip.Option) {
 		*o = append(*o, nsip.WithBaseURL("http://"+addr+"/api"))
 	})
-	r := e.call("nsip_get_animal", map[string]any{"search_string": param.ExampleLPN})
+	r := e.call("nsip_get_animal", map[string]any{"search_string": nsiparg.ExampleLPN})
 	b := r.errorBody(t)
 	if b.Code != toolerr.CodeUpstreamError || b.Problem != "could not connect to NSIP: connection refused"+configProblem || b.Next != configNext {
 		t.Errorf("error = %s %q next %q; want upstream_error, connection refused naming NSIP_BASE_URL, no retry", b.Code, b.Problem, b.Next)
@@ -342,7 +343,7 @@ func TestConnectionRefusedAtTheDefaultBaseURL(t *testing.T) {
 	e := newEnv(t, func(_ *Config, o *[]nsip.Option) {
 		*o = append(*o, nsip.WithBaseURL(nsip.DefaultBaseURL), nsip.WithHTTPClient(refuse))
 	})
-	b := e.call("nsip_get_animal", map[string]any{"search_string": param.ExampleLPN}).errorBody(t)
+	b := e.call("nsip_get_animal", map[string]any{"search_string": nsiparg.ExampleLPN}).errorBody(t)
 	const next = "retry in a minute; if it keeps failing, NSIP or the network to it is down"
 	if b.Code != toolerr.CodeUpstreamError || b.Problem != "could not connect to NSIP: connection refused" || b.Next != next {
 		t.Errorf("error = %s %q next %q; want upstream_error, connection refused, retry later", b.Code, b.Problem, b.Next)
@@ -359,12 +360,12 @@ func TestBreakerOpenedByMisconfiguration(t *testing.T) {
 		*o = append(*o, nsip.WithBaseURL("http://"+addr+"/api"))
 	})
 	for i := range 2 {
-		b := e.call("nsip_get_animal", map[string]any{"search_string": param.ExampleLPN}).errorBody(t)
+		b := e.call("nsip_get_animal", map[string]any{"search_string": nsiparg.ExampleLPN}).errorBody(t)
 		if b.Code != toolerr.CodeUpstreamError || !strings.Contains(b.Problem, "NSIP_BASE_URL") {
 			t.Fatalf("call %d: %s %q; want the configuration error", i+1, b.Code, b.Problem)
 		}
 	}
-	b := e.call("nsip_get_animal", map[string]any{"search_string": param.ExampleLPN}).errorBody(t)
+	b := e.call("nsip_get_animal", map[string]any{"search_string": nsiparg.ExampleLPN}).errorBody(t)
 	const problem = "NSIP could not be reached at the address in the server's NSIP_BASE_URL setting " +
 		"(set to a server other than the public NSIP API; the server's log names it) on recent calls, so calls fail at once for the next 30 s"
 	if b.Code != toolerr.CodeUpstreamUnavailable || b.Problem != problem || b.Next != configNext || b.RetryInSeconds != 30 {

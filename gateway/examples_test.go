@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
 
@@ -13,15 +13,15 @@ import (
 // no inbreeding and a plan of them mates the ewe, and the example flock is
 // a flock of its breed with animals enough to describe.
 func TestDescriptionExamplesAnswerUsefully(t *testing.T) {
-	if param.ExampleLPN != nsiptest.ExampleRam || param.ExampleEwe != nsiptest.ExampleEwe {
-		t.Fatalf("descriptions' ram and ewe %s, %s; the stand-in's %s, %s", param.ExampleLPN, param.ExampleEwe, nsiptest.ExampleRam, nsiptest.ExampleEwe)
+	if nsiparg.ExampleLPN != nsiptest.ExampleRam || nsiparg.ExampleEwe != nsiptest.ExampleEwe {
+		t.Fatalf("descriptions' ram and ewe %s, %s; the stand-in's %s, %s", nsiparg.ExampleLPN, nsiparg.ExampleEwe, nsiptest.ExampleRam, nsiptest.ExampleEwe)
 	}
 	e := newEnv(t)
 	var m struct {
 		COI    *float64 `json:"coi"`
 		Rating string   `json:"rating"`
 	}
-	r := e.call("nsip_check_mating", map[string]any{"sire_lpn_id": param.ExampleLPN, "dam_lpn_id": param.ExampleEwe}).mustOK(t)
+	r := e.call("nsip_check_mating", map[string]any{"sire_lpn_id": nsiparg.ExampleLPN, "dam_lpn_id": nsiparg.ExampleEwe}).mustOK(t)
 	if err := json.Unmarshal([]byte(r.text), &m); err != nil || m.COI == nil || *m.COI != 0 {
 		t.Errorf("example mating: coi %v, rating %q (%v); want 0 for an unrelated pair", m.COI, m.Rating, err)
 	}
@@ -29,7 +29,7 @@ func TestDescriptionExamplesAnswerUsefully(t *testing.T) {
 		Ewes  int `json:"ewes"`
 		Mated int `json:"mated"`
 	}
-	r = e.call("nsip_plan_matings", map[string]any{"ram_lpn_ids": []any{param.ExampleLPN}, "ewe_lpn_ids": []any{param.ExampleEwe},
+	r = e.call("nsip_plan_matings", map[string]any{"ram_lpn_ids": []any{nsiparg.ExampleLPN}, "ewe_lpn_ids": []any{nsiparg.ExampleEwe},
 		"weights": map[string]any{"WWT": 1, "BWT": -0.5}, "max_coi": 0.0625}).mustOK(t)
 	if err := json.Unmarshal([]byte(r.text), &p); err != nil || p.Ewes != 1 || p.Mated != 1 {
 		t.Errorf("example plan: %d of %d ewes mated (%v); want the ewe mated: %.300s", p.Mated, p.Ewes, err, r.text)

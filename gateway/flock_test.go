@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -130,7 +131,7 @@ func TestGroupSummaryNeedsExactlyOne(t *testing.T) {
 	}{
 		{map[string]any{}, "flock_id"},
 		{map[string]any{"flock_id": "640238", "search": map[string]any{"breed_id": 640}}, "flock_id"},
-		{map[string]any{"progeny_of": param.ExampleLPN, "breed_id": 640}, "breed_id"},
+		{map[string]any{"progeny_of": nsiparg.ExampleLPN, "breed_id": 640}, "breed_id"},
 	} {
 		te := e.call("nsip_flock_summary", c.args).errorBody(t)
 		if te.Code != toolerr.CodeInvalidArgument || te.Field != c.field || !strings.Contains(te.Problem+te.Expected, "progeny_of") || te.Example == nil {

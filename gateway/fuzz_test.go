@@ -16,6 +16,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -100,7 +101,7 @@ func (u *checkingUpstream) SearchAnimals(_ context.Context, p nsip.SearchParams)
 		u.breach("breed %d / %d, group %d", p.BreedID, c.BreedID, c.BreedGroupID)
 	}
 	// Any well-formed code may reach NSIP: without a breed's trait list it judges.
-	if p.SortedTrait != "" && (!param.TraitCodePattern.MatchString(p.SortedTrait) || p.SortedTrait != strings.ToUpper(p.SortedTrait)) {
+	if p.SortedTrait != "" && (!nsiparg.TraitCodePattern.MatchString(p.SortedTrait) || p.SortedTrait != strings.ToUpper(p.SortedTrait)) {
 		u.breach("sort trait %q", p.SortedTrait)
 	}
 	if c.Gender != "" && !slices.Contains([]string{"Male", "Female", "Both"}, c.Gender) {
@@ -118,7 +119,7 @@ func (u *checkingUpstream) SearchAnimals(_ context.Context, p nsip.SearchParams)
 		u.breach("status %q, flock %q", c.Status, c.FlockID)
 	}
 	for code, r := range c.TraitRanges {
-		if !param.TraitCodePattern.MatchString(code) || code != strings.ToUpper(code) || math.IsNaN(r.Min) || math.IsNaN(r.Max) || r.Min > r.Max {
+		if !nsiparg.TraitCodePattern.MatchString(code) || code != strings.ToUpper(code) || math.IsNaN(r.Min) || math.IsNaN(r.Max) || r.Min > r.Max {
 			u.breach("trait range %s %+v", code, r)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -141,7 +142,7 @@ func TestErrorMapping(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := stubEnv(t, &stubUpstream{err: tt.err})
-			b := e.call("nsip_get_progeny", map[string]any{"lpn_id": param.ExampleLPN}).errorBody(t)
+			b := e.call("nsip_get_progeny", map[string]any{"lpn_id": nsiparg.ExampleLPN}).errorBody(t)
 			if b.Code != tt.code || b.Field != tt.field || !strings.Contains(b.Problem, tt.in) {
 				t.Errorf("error = %+v, want code %s field %q problem containing %q", b, tt.code, tt.field, tt.in)
 			}
@@ -153,7 +154,7 @@ func TestNoStructuredContentAndCompactErrorJSON(t *testing.T) {
 	e := stubEnv(t, &stubUpstream{err: &nsip.Error{Kind: nsip.KindNotFound, Status: 404}})
 	req := mcp.CallToolRequest{}
 	req.Params.Name = "nsip_get_lineage"
-	req.Params.Arguments = map[string]any{"lpn_id": param.ExampleLPN}
+	req.Params.Arguments = map[string]any{"lpn_id": nsiparg.ExampleLPN}
 	res, err := e.client.CallTool(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolcall"
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -95,7 +96,7 @@ func traitNotes(v toolcall.View) []string {
 			continue
 		}
 		n := fmt.Sprintf("trait %s is not in the glossary; rows without it show null", code)
-		if s, _, ok := param.SuggestTrait(code, nsip.GlossaryCodes()); ok {
+		if s, _, ok := nsiparg.SuggestTrait(code, nsip.GlossaryCodes()); ok {
 			n += fmt.Sprintf("; did you mean %s?", s)
 		}
 		notes = append(notes, n)

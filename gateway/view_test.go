@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nsip-tools/nsip-mcp/gateway/param"
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
 
@@ -102,7 +102,7 @@ func TestTraitsShapeTheRows(t *testing.T) {
 	if b.Field != "traits[1]" || !strings.Contains(b.Problem, "is not a trait code") {
 		t.Errorf("malformed code: field %q problem %q", b.Field, b.Problem)
 	}
-	b = e.call("nsip_get_lineage", map[string]any{"lpn_id": param.ExampleLPN, "traits": []any{"WWT"}}).errorBody(t)
+	b = e.call("nsip_get_lineage", map[string]any{"lpn_id": nsiparg.ExampleLPN, "traits": []any{"WWT"}}).errorBody(t)
 	if b.Field != "traits" || !strings.Contains(b.Problem, "is not an argument of this tool") {
 		t.Errorf("traits on the pedigree: field %q problem %q", b.Field, b.Problem)
 	}

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
-	"github.com/nsip-tools/nsip-mcp/gateway/searcharg"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
@@ -179,7 +179,7 @@ func Typed[A any](run func(ctx context.Context, r *Call, a *A) (any, error)) fun
 
 // SearchQuery is a search of breed (0 for any) with criteria c, unsorted
 // and highest first.
-func SearchQuery(breed int, c *searcharg.Criteria) Query {
+func SearchQuery(breed int, c *nsiparg.Criteria) Query {
 	q := Query{SearchParams: nsip.SearchParams{BreedID: breed}}
 	if c != nil {
 		q.Criteria = nsip.SearchCriteria(*c).AsSent() // a status word as NSIP can be asked it
@@ -427,7 +427,7 @@ func (r *Call) Weights(ctx context.Context, given breeding.Weights, why string, 
 	// 0, which the form says leave a trait out.
 	answered := maps.Clone(answers.Fields.Numbers)
 	maps.DeleteFunc(answered, func(_ string, w float64) bool { return w == 0 })
-	w, errs := WeightsParam.ValidateWeights(answered)
+	w, errs := nsiparg.ValidateWeights(&WeightsParam, answered)
 	if len(errs) > 0 {
 		return nil, Choices{}, &AnswerError{Errs: errs}
 	}
@@ -532,7 +532,7 @@ func (r *Call) Parallel() int {
 // WeightsParam is the weights argument, a breeding objective of trait
 // codes and weights: the ranking and the plan take it, and the form that
 // asks the user for it is checked by it.
-var WeightsParam = param.List{Name: "weights", Required: true, MaxItems: 20, Example: ExampleWeights}
+var WeightsParam = param.List{Name: "weights", Required: true, MaxItems: 20, Item: nsiparg.Weights, Example: ExampleWeights}
 
 // ExampleWeights are the weights of an error's example of a correct call.
 var ExampleWeights = breeding.Weights{"WWT": 1, "BWT": -0.5}

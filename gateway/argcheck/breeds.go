@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
-	"github.com/nsip-tools/nsip-mcp/gateway/searcharg"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
@@ -57,7 +57,7 @@ func (b *Breeds) Unknown(ctx context.Context, field string, breed int, example *
 				return nil
 			}
 			breeds = append(breeds, fmt.Sprintf("%d %s", br.ID, br.Name))
-			if fix == 0 || br.ID == searcharg.BreedID.Example {
+			if fix == 0 || br.ID == nsiparg.BreedID.Example {
 				fix = br.ID
 			}
 		}

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
-	"github.com/nsip-tools/nsip-mcp/gateway/searcharg"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -93,16 +93,16 @@ func TestUnknownBreedNamesTheBreedsNSIPHas(t *testing.T) {
 
 // searchCall is a search's arguments as far as the checks read them.
 type searchCall struct {
-	BreedID     int                 `json:"breed_id,omitempty"`
-	SortedTrait string              `json:"sorted_trait,omitempty"`
-	Criteria    *searcharg.Criteria `json:"search_criteria,omitempty"`
+	BreedID     int               `json:"breed_id,omitempty"`
+	SortedTrait string            `json:"sorted_trait,omitempty"`
+	Criteria    *nsiparg.Criteria `json:"search_criteria,omitempty"`
 }
 
 var searchCalls = param.MustStruct[searchCall](param.Tables(
 	param.Of(func(s *searchCall) param.Described {
-		return param.Described{&s.BreedID: {Example: 640, Min: param.Bound(1)}, &s.SortedTrait: searcharg.SortedTrait, &s.Criteria: searcharg.CriteriaArg}
+		return param.Described{&s.BreedID: {Example: 640, Min: param.Bound(1)}, &s.SortedTrait: nsiparg.SortedTrait, &s.Criteria: nsiparg.CriteriaArg}
 	}),
-	searcharg.CriteriaTable,
+	nsiparg.CriteriaTable,
 ))
 
 // searchArgs is sent validated as a search's arguments.

@@ -5,25 +5,25 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
-	"github.com/nsip-tools/nsip-mcp/gateway/searcharg"
 )
 
 // wordsArgs takes a trait in every way a tool does: a value, a list, a
 // weights object and search_criteria's trait ranges.
 type wordsArgs struct {
-	Sorted   string              `json:"sorted_trait,omitempty"`
-	Traits   []string            `json:"traits,omitempty"`
-	Weights  map[string]float64  `json:"weights,omitempty"`
-	Criteria *searcharg.Criteria `json:"search_criteria,omitempty"`
+	Sorted   string             `json:"sorted_trait,omitempty"`
+	Traits   []string           `json:"traits,omitempty"`
+	Weights  map[string]float64 `json:"weights,omitempty"`
+	Criteria *nsiparg.Criteria  `json:"search_criteria,omitempty"`
 }
 
-var wordsCalls = param.MustStruct[wordsArgs](param.Tables(searcharg.CriteriaTable, param.Of(func(a *wordsArgs) param.Described {
+var wordsCalls = param.MustStruct[wordsArgs](param.Tables(nsiparg.CriteriaTable, param.Of(func(a *wordsArgs) param.Described {
 	return param.Described{
-		&a.Sorted:   searcharg.SortedTrait,
-		&a.Traits:   {List: &param.List{Desc: "Traits.", MaxItems: 5, Item: "trait", Example: []string{"WWT"}}},
-		&a.Weights:  {List: &param.List{Desc: "Weights.", MaxItems: 5, Example: map[string]any{"WWT": 1.0}}},
-		&a.Criteria: searcharg.CriteriaArg,
+		&a.Sorted:   nsiparg.SortedTrait,
+		&a.Traits:   {List: &param.List{Desc: "Traits.", MaxItems: 5, Item: nsiparg.Traits, Example: []string{"WWT"}}},
+		&a.Weights:  {List: &param.List{Desc: "Weights.", MaxItems: 5, Item: nsiparg.Weights, Example: map[string]any{"WWT": 1.0}}},
+		&a.Criteria: nsiparg.CriteriaArg,
 	}
 })))
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 )
 
@@ -40,7 +41,7 @@ func (b *Breeds) CheckTraits(ctx context.Context, args param.Valid) ([]param.Fie
 			return true
 		}
 		problem := shown + fmt.Sprintf("is not a trait of breed %d", breed)
-		if c, d := param.DidYouMeanTrait(code, codes); c != "" {
+		if c, d := nsiparg.DidYouMeanTrait(code, codes); c != "" {
 			problem += d
 		} else {
 			problem += fmt.Sprintf("; its nearest code is %q", nearest(code, codes))
@@ -87,7 +88,7 @@ func (b *Breeds) traitCodes(ctx context.Context, breed int) ([]string, bool) {
 // nearest is the candidate s means ("WEANING" is WWT), else the one with
 // the fewest edits from s, the first of equals.
 func nearest(s string, candidates []string) string {
-	if c, _, ok := param.SuggestTrait(s, candidates); ok {
+	if c, _, ok := nsiparg.SuggestTrait(s, candidates); ok {
 		return c
 	}
 	best, bestD := "", -1

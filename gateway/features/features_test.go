@@ -11,8 +11,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
-	"github.com/nsip-tools/nsip-mcp/gateway/searcharg"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -46,11 +46,11 @@ func (f *fakeTools) Params(tool string) []param.Spec {
 	case toolname.GetAnimal:
 		return []param.Spec{{Name: "search_string", Kind: param.String, Complete: param.LPNs}}
 	case toolname.GetProgeny:
-		return []param.Spec{param.LPNParam(""), {Name: "page", Kind: param.Integer}, {Name: "page_size", Kind: param.Integer}, {Name: "skip", Kind: param.Integer}}
+		return []param.Spec{nsiparg.LPN(""), {Name: "page", Kind: param.Integer}, {Name: "page_size", Kind: param.Integer}, {Name: "skip", Kind: param.Integer}}
 	case toolname.GetTraitRanges:
-		return []param.Spec{searcharg.BreedID}
+		return []param.Spec{nsiparg.BreedID}
 	}
-	return []param.Spec{param.LPNParam("")}
+	return []param.Spec{nsiparg.LPN("")}
 }
 
 func (f *fakeTools) Breeds(context.Context) (*nsip.BreedGroups, bool) {

@@ -11,8 +11,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
-	"github.com/nsip-tools/nsip-mcp/gateway/searcharg"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
@@ -49,8 +49,8 @@ type promptDef struct {
 }
 
 var (
-	lpnCheck    = param.LPNParam("")
-	breedCheck  = searcharg.BreedID
+	lpnCheck    = nsiparg.LPN("")
+	breedCheck  = nsiparg.BreedID
 	traitCheck  = param.Spec{Name: "trait", Kind: param.String, Complete: param.Traits, Enum: nsip.GlossaryCodes(), Upper: true}
 	statusCheck = param.Spec{Name: "status", Kind: param.String, Complete: param.Statuses, MaxLen: nsip.MaxCriteriaLength, Pattern: param.StatusPattern, Upper: true}
 	flockCheck  = param.Spec{Name: "flock_id", Kind: param.String, MaxLen: nsip.MaxCriteriaLength, Pattern: param.AlnumPattern}

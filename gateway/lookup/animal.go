@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolcall"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
@@ -29,7 +30,7 @@ var Animal = define(&Def{
 	fields: param.Of(func(a *DetailsArgs) param.Described {
 		return param.Described{
 			&a.SearchString: {
-				Example: param.ExampleLPN, Complete: param.LPNs,
+				Example: nsiparg.ExampleLPN, Complete: param.LPNs,
 				// Upper case, as LPN IDs (and registration numbers) are written.
 				MinLen: 2, MaxLen: nsip.MaxSearchStringLength, Pattern: param.SearchPattern, Upper: true,
 			},

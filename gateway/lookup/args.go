@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
-	"github.com/nsip-tools/nsip-mcp/gateway/searcharg"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -44,7 +44,7 @@ var ArgTable = param.Tables(
 	param.Of(func(v *ViewTraits) param.Described { return param.Described{&v.Traits: traitsField} }),
 	param.Of(func(v *ViewSkip) param.Described { return param.Described{&v.Skip: skipField} }),
 	param.BudgetTable,
-	searcharg.CriteriaTable,
+	nsiparg.CriteriaTable,
 )
 
 var pageField = param.Spec{Default: 0, Example: 0, Min: param.Bound(0), Max: param.Bound(100000), Quiet: true}
@@ -73,7 +73,7 @@ func validateTraits(field string, raw any) (any, []param.FieldError) {
 	var errs []param.FieldError
 	for i, v := range list {
 		f := fmt.Sprintf("%s[%d]", field, i)
-		code, _, fe := param.TraitArg{AnyCode: true, Expect: expect}.Read(f, v, len(errs) < param.MaxProblems)
+		code, _, fe := nsiparg.TraitArg{AnyCode: true, Expect: expect}.Read(f, v, len(errs) < param.MaxProblems)
 		if fe != nil {
 			errs = append(errs, *fe)
 			continue

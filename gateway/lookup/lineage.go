@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
@@ -23,7 +24,7 @@ var Lineage = define(&Def{
 			`summaries keep the nearest generations, counting the rest. Argument: lpn_id.`,
 	},
 	fields: param.Of(func(a *LPNArgs) param.Described {
-		return param.Described{&a.LPNID: param.LPNParam("")}
+		return param.Described{&a.LPNID: nsiparg.LPN("")}
 	}),
 	fetch: fetchWith(func(ctx context.Context, up Upstream, a LPNArgs) (*nsip.Lineage, error) {
 		return up.Lineage(ctx, a.LPNID)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
@@ -26,7 +27,7 @@ var Progeny = define(&Def{
 	},
 	fields: param.Of(func(a *ProgenyArgs) param.Described {
 		return param.Described{
-			&a.LPNID:    param.LPNParam(""),
+			&a.LPNID:    nsiparg.LPN(""),
 			&a.Page:     pageField,
 			&a.PageSize: pageSizeField(10),
 		}

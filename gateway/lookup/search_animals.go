@@ -6,8 +6,8 @@ import (
 	"strconv"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/argcheck"
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
-	"github.com/nsip-tools/nsip-mcp/gateway/searcharg"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolcall"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
@@ -36,9 +36,9 @@ var SearchAnimals = define(&Def{
 			&a.Page:        pageField,
 			&a.PageSize:    pageSizeField(15),
 			&a.BreedID:     {Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true, Complete: param.Breeds},
-			&a.SortedTrait: searcharg.SortedTrait,
+			&a.SortedTrait: nsiparg.SortedTrait,
 			&a.Reverse:     {Default: false, Example: false},
-			&a.Criteria:    searcharg.CriteriaArg,
+			&a.Criteria:    nsiparg.CriteriaArg,
 		}
 	}),
 	fetch: fetchWith(func(ctx context.Context, up Upstream, a SearchArgs) (*nsip.SearchResults, error) {
@@ -53,12 +53,12 @@ var ArgPageSize = SearchAnimals.Args.Name("PageSize")
 // SearchArgs is nsip_search_animals's; params is the client's form, and
 // SearchArgsOf the way back.
 type SearchArgs struct {
-	Page        int                 `json:"page,omitempty"`
-	PageSize    int                 `json:"page_size,omitempty"`
-	BreedID     int                 `json:"breed_id,omitempty"`
-	SortedTrait string              `json:"sorted_trait,omitempty"`
-	Reverse     bool                `json:"reverse,omitempty"`
-	Criteria    *searcharg.Criteria `json:"search_criteria,omitempty"`
+	Page        int               `json:"page,omitempty"`
+	PageSize    int               `json:"page_size,omitempty"`
+	BreedID     int               `json:"breed_id,omitempty"`
+	SortedTrait string            `json:"sorted_trait,omitempty"`
+	Reverse     bool              `json:"reverse,omitempty"`
+	Criteria    *nsiparg.Criteria `json:"search_criteria,omitempty"`
 	// Evaluation is NSIP's last-update date an analysis reads the page
 	// under: it keys the page's cache entry, so that a page cached under
 	// an earlier evaluation is never read under a later one, and is not
@@ -82,7 +82,7 @@ func (a SearchArgs) params() nsip.SearchParams {
 // under them, so that a user's search of the same page shares the entry.
 func SearchArgsOf(p nsip.SearchParams, eval string) SearchArgs {
 	a := SearchArgs{Page: p.Page, PageSize: p.PageSize, BreedID: p.BreedID, SortedTrait: p.SortedTrait, Reverse: p.Reverse, Evaluation: eval}
-	if c := searcharg.Criteria(p.Criteria); !c.Empty() {
+	if c := nsiparg.Criteria(p.Criteria); !c.Empty() {
 		a.Criteria = &c
 	}
 	return a
@@ -90,11 +90,11 @@ func SearchArgsOf(p nsip.SearchParams, eval string) SearchArgs {
 
 // SearchFields are the search arguments the breed checks read
 // (gateway/argcheck), named by the fields of SearchArgs and
-// searcharg.Criteria that define them.
+// nsiparg.Criteria that define them.
 var SearchFields = searchFields(SearchAnimals)
 
 func searchFields(d *Def) argcheck.SearchFields {
-	crit := param.MustStruct[searcharg.Criteria](ArgTable)
+	crit := param.MustStruct[nsiparg.Criteria](ArgTable)
 	return argcheck.SearchFields{
 		Breed:         d.Args.Name("BreedID"),
 		SortedTrait:   d.Args.Name("SortedTrait"),

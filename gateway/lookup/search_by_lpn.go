@@ -9,6 +9,7 @@ import (
 
 	lru "github.com/hashicorp/golang-lru/v2"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolcall"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
@@ -34,7 +35,7 @@ var SearchByLPN = define(&Def{
 	},
 	run: runProfile,
 	fields: param.Of(func(a *ProfileArgs) param.Described {
-		return param.Described{&a.LPNID: param.LPNParam("")}
+		return param.Described{&a.LPNID: nsiparg.LPN("")}
 	}),
 	fetch: argsOnly[ProfileArgs, nsip.AnimalProfile](),
 })

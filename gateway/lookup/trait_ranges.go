@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
-	"github.com/nsip-tools/nsip-mcp/gateway/searcharg"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolcall"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolerr"
@@ -27,7 +27,7 @@ var TraitRanges = define(&Def{
 	},
 	run: runTraitRanges,
 	fields: param.Of(func(a *BreedArgs) param.Described {
-		return param.Described{&a.BreedID: searcharg.BreedID}
+		return param.Described{&a.BreedID: nsiparg.BreedID}
 	}),
 	fetch: fetchWith(func(ctx context.Context, up Upstream, a BreedArgs) (*nsip.TraitRanges, error) {
 		return up.TraitRanges(ctx, a.BreedID)

@@ -122,24 +122,6 @@ func TestFromText(t *testing.T) {
 	}
 }
 
-// A trait argument of the glossary: a code in any case or a trait's name;
-// a slip named with the code meant.
-func TestTraitCode(t *testing.T) {
-	if code, fe := TraitCode("trait", "wwt"); fe != nil || code != "WWT" {
-		t.Errorf("TraitCode(wwt) = %q %+v; want WWT", code, fe)
-	}
-	if code, fe := TraitCode("trait", "weaning weight"); fe != nil || code != "WWT" {
-		t.Errorf("TraitCode(weaning weight) = %q %+v; want WWT", code, fe)
-	}
-	if _, fe := TraitCode("trait", "WWTT"); fe == nil || fe.Expected != "WWT" ||
-		fe.Problem != `"WWTT" is not a known trait code or name; did you mean "WWT"?` {
-		t.Errorf("TraitCode(WWTT) = %+v; want refused naming WWT", fe)
-	}
-	if _, fe := TraitCode("trait", "XQZT"); fe == nil || fe.Problem != `"XQZT" is not a known trait code or name` {
-		t.Errorf("TraitCode(XQZT) = %+v", fe)
-	}
-}
-
 // What a refused value is called in a problem.
 func TestDescribe(t *testing.T) {
 	for v, want := range map[any]string{
@@ -160,10 +142,10 @@ func TestDescribe(t *testing.T) {
 	if _, ok := asInteger("12"); ok {
 		t.Error("AsInteger took a string")
 	}
-	if f, ok := asNumber(json.Number("1.5")); !ok || f != 1.5 {
+	if f, ok := AsNumber(json.Number("1.5")); !ok || f != 1.5 {
 		t.Errorf("AsNumber(1.5) = %g %v", f, ok)
 	}
-	if _, ok := asNumber(true); ok {
+	if _, ok := AsNumber(true); ok {
 		t.Error("AsNumber took a boolean")
 	}
 }

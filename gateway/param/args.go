@@ -38,9 +38,9 @@ func (a *Args) Validate(call Sent) (Valid, []FieldError) {
 	}
 	// The scalars are validated without judging the names they lack, so
 	// that the lists and unknown names are judged once, below.
-	var pr problems
+	var pr Problems
 	args := validateFields(&pr, "", a.Specs, sent)
-	errs := pr.errs()
+	errs := pr.Errs()
 	known := slices.Clone(a.Specs)
 	for _, l := range a.Lists {
 		known = append(known, Spec{Name: l.Name})

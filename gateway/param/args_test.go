@@ -47,9 +47,9 @@ type pairArgs struct {
 
 var pairSpecs = MustStruct[pairArgs](Table{reflect.TypeFor[pairArgs](): {
 	"Limit":  {Example: 2, Min: Bound(0), Max: Bound(10)},
-	"Rams":   {List: &List{MinItems: 1, MaxItems: 3, Item: "lpn", Example: []string{ExampleLPN}}},
-	"Traits": {List: &List{MinItems: 1, MaxItems: 5, Item: "trait", Example: []string{"WWT"}}},
-	"Weight": {List: &List{Required: true, Unless: "index", MaxItems: 5, Example: map[string]any{"WWT": 1.0}}},
+	"Rams":   {List: &List{MinItems: 1, MaxItems: 3, Item: lpnItems, Example: []string{ExampleLPN}}},
+	"Traits": {List: &List{MinItems: 1, MaxItems: 5, Item: traitItems, Example: []string{"WWT"}}},
+	"Weight": {List: &List{Required: true, Unless: "index", MaxItems: 5, Item: weightItems, Example: map[string]any{"WWT": 1.0}}},
 	"Index":  {Example: "US Index", MaxLen: 40},
 }})
 
@@ -108,8 +108,8 @@ func TestArgsInputSchemaListsFollowTheScalars(t *testing.T) {
 	a := Args{
 		Specs: []Spec{{Name: "breed_id", Kind: Integer, Required: true}, {Name: "top_n", Kind: Integer}},
 		Lists: []List{
-			{Name: "weights", Required: true, Unless: "index", MaxItems: 20},
-			{Name: "lpn_ids", Required: true, MaxItems: 20},
+			{Name: "weights", Required: true, Unless: "index", MaxItems: 20, Item: weightItems},
+			{Name: "lpn_ids", Required: true, MaxItems: 20, Item: lpnItems},
 		},
 	}
 	s := a.InputSchema()

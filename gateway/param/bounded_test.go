@@ -41,7 +41,7 @@ func TestManyProblemsAreCappedAndCounted(t *testing.T) {
 		t.Errorf("More = %d, want %d", got, rest)
 	}
 	last := errs[len(errs)-1]
-	if want := fmt.Sprintf("and %s more problems not listed", thousands(rest)); last.Problem != want {
+	if want := fmt.Sprintf("and %s more problems not listed", Thousands(rest)); last.Problem != want {
 		t.Errorf("closing entry = %q, want %q", last.Problem, want)
 	}
 	if errs[0].Field != "search_criteria.gender" || !strings.Contains(errs[0].Problem, `"`+strings.Repeat("F", MaxShown)+`"…`) {
@@ -99,15 +99,15 @@ func TestCapMergesCounts(t *testing.T) {
 		t.Errorf("Cap of exactly %d added a closing entry: %+v", MaxProblems, one)
 	}
 	for n, want := range map[int]string{1: "1", 999: "999", 1000: "1,000", 1234567: "1,234,567"} {
-		if got := thousands(n); got != want {
-			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
+		if got := Thousands(n); got != want {
+			t.Errorf("Thousands(%d) = %q, want %q", n, got, want)
 		}
 	}
 }
 
 func TestListsAreBounded(t *testing.T) {
-	weights := List{Name: "weights", Required: true, MaxItems: 20, Example: map[string]any{"WWT": 1.0}}
-	lpns := List{Name: "lpn_ids", Required: true, MinItems: 2, MaxItems: 20, Item: "lpn", Example: []string{ExampleLPN}}
+	weights := List{Name: "weights", Required: true, MaxItems: 20, Item: weightItems, Example: map[string]any{"WWT": 1.0}}
+	lpns := List{Name: "lpn_ids", Required: true, MinItems: 2, MaxItems: 20, Item: lpnItems, Example: []string{ExampleLPN}}
 	big := map[string]any{}
 	var long []any
 	for i := range 100_000 {
@@ -139,79 +139,20 @@ func TestListsAreBounded(t *testing.T) {
 	}
 }
 
-func TestTraitRangesMayBeOneSided(t *testing.T) {
-	tr := Named(herdCriteria.Props, "trait_ranges")
-	tests := []struct {
-		name string
-		in   map[string]any
-		want string // the normalised value as JSON, or a fragment of the problem
-	}{
-		{"min only", map[string]any{"wwt": map[string]any{"min": 1.5}}, `{"WWT":{"max":1000000,"min":1.5}}`},
-		{"max only", map[string]any{"BWT": map[string]any{"max": 0}}, `{"BWT":{"max":0,"min":-1000000}}`},
-		{"both", map[string]any{"BWT": map[string]any{"min": -1, "max": 0.5}}, `{"BWT":{"max":0.5,"min":-1}}`},
-		{"open side spelled out", map[string]any{"WWT": map[string]any{"min": 1.5, "max": OpenBound}}, `{"WWT":{"max":1000000,"min":1.5}}`},
-		{"min beyond the open bound", map[string]any{"WWT": map[string]any{"min": 2e6}}, `{"WWT":{"max":2000000,"min":2000000}}`},
-		{"neither", map[string]any{"WWT": map[string]any{}}, "gives neither min nor max"},
-		{"min above max", map[string]any{"WWT": map[string]any{"min": 3, "max": 1}}, "min 3 is greater than max 1"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			v, errs := tr.Validate("trait_ranges", tt.in)
-			if strings.HasPrefix(tt.want, "{") {
-				if len(errs) > 0 {
-					t.Fatalf("refused: %+v", errs)
-				}
-				if got := JSONText(v); got != tt.want {
-					t.Errorf("normalised to %s, want %s", got, tt.want)
-				}
-				return
-			}
-			if len(errs) != 1 || !strings.Contains(errs[0].Problem, tt.want) {
-				t.Errorf("errors = %+v, want one containing %q", errs, tt.want)
-			}
-		})
-	}
-}
-
-func TestTraitRangesAreBounded(t *testing.T) {
-	tr := Named(herdCriteria.Props, "trait_ranges")
-	many := map[string]any{}
-	for i := range 100_000 {
-		many[fmt.Sprintf("T%d", i)] = map[string]any{"minn": 1}
-	}
+// Rules written outside param gather their problems in one Problems, so
+// that a did-you-mean is worked out only for the problems it lists: ten
+// objects, each with a misspelt name, cost the comparisons of five.
+func TestProblemsBoundTheWorkOfManyObjects(t *testing.T) {
 	before := comparisons.Load()
-	_, errs := tr.Validate("trait_ranges", many)
-	if len(errs) != 1 || !strings.Contains(errs[0].Problem, "names 100,000 traits; at most 64 allowed") {
-		t.Errorf("100,000 codes: %+v", errs[:min(len(errs), 3)])
+	var pr Problems
+	for i := range 10 {
+		pr.Object(fmt.Sprintf("r%d.", i), rangeBounds, SentOf(map[string]any{"minn": 1}))
 	}
-	// Within the bound, every range misspelt: did-you-mean for the listed few.
-	some := map[string]any{}
-	for _, c := range []string{"A", "B", "C", "D", "E", "F", "G", "H", "I", "J"} {
-		some[c] = map[string]any{"minn": 1}
-	}
-	_, errs = tr.Validate("trait_ranges", some)
-	if len(errs) != MaxProblems+1 || More(errs) <= 0 {
-		t.Errorf("10 misspelt ranges: %d entries, %d more", len(errs), More(errs))
-	}
-	if !strings.Contains(errs[0].Problem, `did you mean "min"`) {
-		t.Errorf("first problem = %q, want a did-you-mean", errs[0].Problem)
+	errs := pr.Errs()
+	if len(errs) != MaxProblems+1 || More(errs) != 10-MaxProblems || errs[0].Problem != `is not a field of r0; did you mean "min"?` {
+		t.Errorf("10 misspelt objects: %+v", errs)
 	}
 	if n, max := comparisons.Load()-before, int64(MaxProblems*2); n > max {
 		t.Errorf("%d Levenshtein comparisons, want at most %d", n, max)
-	}
-}
-
-// Weights held as numbers (a form's answers) are checked as the weights
-// argument is: codes normalised, 0 refused naming the trait, none refused.
-func TestValidateWeightsAsNumbers(t *testing.T) {
-	weights := List{Name: "weights", Required: true, MaxItems: 20, Example: map[string]any{"WWT": 1.0}}
-	if w, errs := weights.ValidateWeights(map[string]float64{"wwt": 1, "BWT": -0.5}); errs != nil || len(w) != 2 || w["WWT"] != 1 || w["BWT"] != -0.5 {
-		t.Errorf("good weights: %v %+v", w, errs)
-	}
-	if _, errs := weights.ValidateWeights(map[string]float64{"WWT": 1, "BWT": 0}); len(errs) != 1 || errs[0].Field != "weights.BWT" || !strings.HasPrefix(errs[0].Problem, "has a weight of 0") {
-		t.Errorf("a weight of 0: %+v", errs)
-	}
-	if w, errs := weights.ValidateWeights(nil); w != nil || len(errs) != 1 || errs[0].Field != "weights" || errs[0].Problem != "has 0 traits; give 1..20" {
-		t.Errorf("no weights: %v %+v", w, errs)
 	}
 }

@@ -5,7 +5,7 @@
 // ([ValidateObject], [List.Validate]), the example of a correct call that
 // an error carries ([Example] builds it as a [Call], which errors change
 // through its methods and [Edit]s), and the did-you-mean suggestions for
-// misspelt names and values ([Closest], [SuggestTrait]).
+// misspelt names and values ([Closest]).
 //
 // A tool's arguments are best one Go struct: the json tags and Go types
 // give names, JSON types and required-ness, a [Table] of [Fields] the rest
@@ -24,7 +24,9 @@
 // what is expected; a validation lists [MaxProblems] and counts the rest
 // ([More]).
 //
-// It knows JSON and the shapes of NSIP's identifiers (LPN IDs, trait codes,
-// dates), and nothing of tools, caching or the upstream: the gateway and the
-// analyses build their tool definitions from it.
+// It knows JSON, and nothing of NSIP's rules, tools, caching or the
+// upstream. What a list holds is told to it ([Items]): gateway/nsiparg
+// reads LPN IDs, trait codes, trait ranges and weights, gathering its
+// problems in a [Problems] so that they are bounded as param's own are.
+// The gateway and the analyses build their tool definitions from both.
 package param

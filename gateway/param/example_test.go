@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 )
 
@@ -17,7 +18,7 @@ type lookup struct {
 
 var lookupArgs = param.MustStruct[lookup](param.Table{
 	reflect.TypeFor[lookup](): {
-		"LPN":  param.LPNParam("The animal's LPN ID."),
+		"LPN":  nsiparg.LPN("The animal's LPN ID."),
 		"Page": {Desc: "Page of results, from 0.", Default: 0, Min: param.Bound(0), Max: param.Bound(99), Example: 1},
 	},
 })

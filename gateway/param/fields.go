@@ -33,7 +33,7 @@ import (
 
 // Fields describes the fields of one argument struct, by Go field name.
 // An entry may leave Name, Kind and Required unset; any it sets must agree
-// with the struct, so that a shared Spec (searcharg.BreedID, LPNParam) can be reused.
+// with the struct, so that a shared Spec (nsiparg.BreedID, nsiparg.LPN) can be reused.
 type Fields map[string]Spec
 
 // Table is the Fields of each argument struct type.
@@ -198,15 +198,16 @@ func (tb Table) fields(t reflect.Type, path string, a *Args, errs *[]error) []Sp
 // listOf completes entry's List with what the field says.
 func listOf(t reflect.Type, where, name string, required bool, entry Spec, a *Args) (List, error) {
 	l := *entry.List
+	if l.Item == nil {
+		return l, fmt.Errorf("param: %s: a list says what it holds (Item)", where)
+	}
 	want := reflect.TypeFor[[]string]()
-	if l.Item == "" {
+	if l.Item.Keyed() {
 		want = reflect.TypeFor[map[string]float64]()
 	}
 	switch {
 	case a.names == nil: // a nested struct's Args keeps no names
 		return l, fmt.Errorf("param: %s: a list is an argument of its own, not a field of an object", where)
-	case l.Item != "" && l.Item != "lpn" && l.Item != "trait":
-		return l, fmt.Errorf("param: %s: unknown list item %q (lpn, trait, or none for weights)", where, l.Item)
 	case t.Kind() != want.Kind() || !t.ConvertibleTo(want): // breeding.Weights will do
 		return l, fmt.Errorf("param: %s has Go type %s, but a list of its items is a %s", where, t, want)
 	case !reflect.DeepEqual(entry, Spec{List: entry.List}):
@@ -247,9 +248,11 @@ func (tb Table) spec(t reflect.Type, where, name string, required bool, entry Sp
 		ek, _ := kindOf(elem)
 		s.Items = Type(ek)
 	case kind == Object && t.Kind() == reflect.Map:
-		if !s.TraitMap {
-			return s, fmt.Errorf("param: %s is a map: only trait ranges (TraitMap) are", where)
+		if s.Custom == nil {
+			return s, fmt.Errorf("param: %s is a map, whose keys only its own Custom can read", where)
 		}
+		vk, _ := kindOf(elem)
+		s.Members = Type(vk)
 	case kind == Object:
 		s.Props = tb.fields(elem, where, &Args{}, errs)
 		for _, w := range s.Without {

@@ -149,9 +149,9 @@ func listedTable() Table {
 			"Index":   {Example: "X"},
 			"Limit":   {Example: 0.5},
 			"Within":  {Brief: true},
-			"IDs":     {List: &List{MinItems: 2, MaxItems: 3, Item: "lpn", Example: []string{ExampleLPN}}},
-			"Codes":   {List: &List{MaxItems: 4, Item: "trait", Example: []string{"WWT"}}},
-			"Weights": {List: &List{MaxItems: 5, Unless: "index", Example: map[string]any{"WWT": 1.0}}},
+			"IDs":     {List: &List{MinItems: 2, MaxItems: 3, Item: lpnItems, Example: []string{ExampleLPN}}},
+			"Codes":   {List: &List{MaxItems: 4, Item: traitItems, Example: []string{"WWT"}}},
+			"Weights": {List: &List{MaxItems: 5, Unless: "index", Item: weightItems, Example: map[string]any{"WWT": 1.0}}},
 		},
 		reflect.TypeFor[inner](): {"Low": {}, "Name": {}},
 	}
@@ -207,22 +207,26 @@ func TestStructRefusesWhatDisagreesInLists(t *testing.T) {
 		edit func(Table)
 		want string
 	}{
-		{"weights as an array", func(tb Table) { tb[reflect.TypeFor[listed]()]["IDs"] = Spec{List: &List{}} },
+		{"weights as an array", func(tb Table) { tb[reflect.TypeFor[listed]()]["IDs"] = Spec{List: &List{Item: weightItems}} },
 			"listed.IDs has Go type []string, but a list of its items is a map[string]float64"},
-		{"ids as a map", func(tb Table) { tb[reflect.TypeFor[listed]()]["Weights"] = Spec{List: &List{Item: "lpn"}} },
+		{"ids as a map", func(tb Table) { tb[reflect.TypeFor[listed]()]["Weights"] = Spec{List: &List{Item: lpnItems}} },
 			"listed.Weights has Go type map[string]float64, but a list of its items is a []string"},
-		{"unknown item", func(tb Table) { tb[reflect.TypeFor[listed]()]["Codes"] = Spec{List: &List{Item: "breed"}} },
-			`listed.Codes: unknown list item "breed"`},
+		{"unknown item", func(tb Table) { tb[reflect.TypeFor[listed]()]["Codes"] = Spec{List: &List{}} },
+			"listed.Codes: a list says what it holds (Item)"},
 		{"spec beside the list", func(tb Table) {
-			tb[reflect.TypeFor[listed]()]["Codes"] = Spec{Desc: "x", List: &List{Item: "trait"}}
+			tb[reflect.TypeFor[listed]()]["Codes"] = Spec{Desc: "x", List: &List{Item: traitItems}}
 		}, "listed.Codes: a list's description is all in its List"},
-		{"required and unless", func(tb Table) { tb[reflect.TypeFor[listed]()]["IDs"] = Spec{List: &List{Item: "lpn", Unless: "index"}} },
+		{"required and unless", func(tb Table) {
+			tb[reflect.TypeFor[listed]()]["IDs"] = Spec{List: &List{Item: lpnItems, Unless: "index"}}
+		},
 			"listed.IDs is required, so nothing stands in for it"},
 		{"required by its list only", func(tb Table) {
-			tb[reflect.TypeFor[listed]()]["Codes"] = Spec{List: &List{Item: "trait", Required: true}}
+			tb[reflect.TypeFor[listed]()]["Codes"] = Spec{List: &List{Item: traitItems, Required: true}}
 		},
 			"listed.Codes is optional by its json tag (omitempty) but required by its List"},
-		{"other name", func(tb Table) { tb[reflect.TypeFor[listed]()]["IDs"] = Spec{List: &List{Name: "lpn_ids", Item: "lpn"}} },
+		{"other name", func(tb Table) {
+			tb[reflect.TypeFor[listed]()]["IDs"] = Spec{List: &List{Name: "lpn_ids", Item: lpnItems}}
+		},
 			`listed.IDs is named "ids" by its json tag but "lpn_ids"`},
 	}
 	for _, tt := range tests {
@@ -235,7 +239,7 @@ func TestStructRefusesWhatDisagreesInLists(t *testing.T) {
 	}
 	_, err := Table{
 		reflect.TypeFor[holder](): {"In": {}},
-		reflect.TypeFor[nested](): {"IDs": {List: &List{Item: "lpn"}}},
+		reflect.TypeFor[nested](): {"IDs": {List: &List{Item: lpnItems}}},
 	}.Struct(reflect.TypeFor[holder]())
 	if err == nil || !strings.Contains(err.Error(), "holder.In.IDs: a list is an argument of its own") {
 		t.Errorf("a list in an object: error %v", err)

@@ -2,13 +2,15 @@ package param
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
 // herd is a nested argument struct for the generic tests: a search's
-// criteria in small (gateway/searcharg holds NSIP's own), with an enum,
+// criteria in small (gateway/nsiparg holds NSIP's own), with an enum,
 // a pattern read in upper case, a birth window checked across its fields,
 // a count and trait ranges.
 type herd struct {
@@ -27,7 +29,7 @@ var herdTable = Of(func(h *herd) Described {
 		&h.Gender:      {Example: "Female", Enum: []string{"Male", "Female"}},
 		&h.Head:        {Example: 40, Desc: "How many.", Min: Bound(1), Max: Bound(9999)},
 		&h.Status:      {Example: "CURRENT", MaxLen: 20, Pattern: StatusPattern, Upper: true, Quiet: true},
-		&h.TraitRanges: {TraitMap: true, Example: map[string]any{"WWT": map[string]any{"min": 1.0}}, Desc: "Bounds per trait."},
+		&h.TraitRanges: {Custom: readRanges, Example: map[string]any{"WWT": map[string]any{"min": 1.0}}, Desc: "Bounds per trait."},
 	}
 })
 
@@ -56,13 +58,40 @@ var herdCriteria = func() Spec {
 	}).Specs[0]
 }()
 
-// sortedExpect is what sortedTrait expects.
-const sortedExpect = "a trait code, or its name"
+// readRanges reads trait ranges in small: codes as readCode reads them,
+// each to an object of numbers.
+func readRanges(field string, raw any) (any, []FieldError) {
+	obj, ok := raw.(map[string]any)
+	if !ok {
+		return nil, []FieldError{{Field: field, Problem: "must be an object, got " + Describe(raw)}}
+	}
+	var pr Problems
+	out := map[string]any{}
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		f := field + "." + FieldName(k)
+		code, fe := readCode(f, k, !pr.Full())
+		r, isObject := obj[k].(map[string]any)
+		switch {
+		case fe != nil:
+			pr.Add(*fe)
+		case !isObject:
+			pr.Add(FieldError{Field: f, Problem: "must be an object, got " + Describe(obj[k])})
+		default:
+			out[code] = pr.Object(f+".", rangeBounds, SentOf(r)).Members()
+		}
+	}
+	if pr.Count() > 0 {
+		return nil, pr.Errs()
+	}
+	return out, nil
+}
+
+var rangeBounds = []Spec{{Name: "min", Kind: Number, Example: -1.0}, {Name: "max", Kind: Number, Example: 1.0}}
 
 // sortedTrait is a trait read from a code or a breeder's word.
-var sortedTrait = Spec{Name: "sorted_trait", Kind: String, Example: "WWT", Quiet: true, Expect: sortedExpect,
+var sortedTrait = Spec{Name: "sorted_trait", Kind: String, Example: "WWT", Quiet: true, Expect: "a trait code, or its name",
 	Custom: func(field string, raw any) (any, []FieldError) {
-		code, _, fe := TraitArg{AnyCode: true, Expect: sortedExpect}.Read(field, raw, true)
+		code, fe := readCode(field, raw, true)
 		if fe != nil {
 			return nil, []FieldError{*fe}
 		}

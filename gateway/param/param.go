@@ -14,8 +14,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/internal/jsonpool"
-	"github.com/nsip-tools/nsip-mcp/nsip"
-	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
 
 // A Spec describes one tool argument once; both the published JSON schema
@@ -45,7 +43,7 @@ type Spec struct {
 	Complete Values
 
 	Props    []Spec                             // objects: their fields
-	TraitMap bool                               // objects: trait code -> {min, max}
+	Members  *Schema                            // objects that are maps: each member's schema, from the Go type; Custom reads them
 	Check    func(Valid) (string, string, bool) // objects: cross-field rule -> field, problem
 	DropZero bool                               // objects: omit when empty after normalising
 	// Without, for an object argument of a struct type, are the Go names
@@ -98,34 +96,10 @@ const (
 func Bound(v float64) *float64 { return &v }
 
 var (
-	// TraitCodePattern is a well-formed trait code. Which codes exist is
-	// the breed's business (its getTraitRangesByBreed answer), not a list
-	// here: see checkBreedTraits.
-	TraitCodePattern = regexp.MustCompile(fmt.Sprintf(`^[A-Za-z]{1,%d}$`, nsip.MaxTraitCodeLength))
-	AlnumPattern     = regexp.MustCompile(`^[A-Za-z0-9]+$`) // LPN IDs, flock IDs
-	SearchPattern    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]*$`)
-	StatusPattern    = regexp.MustCompile(`^[A-Za-z][A-Za-z _-]*$`)
+	AlnumPattern  = regexp.MustCompile(`^[A-Za-z0-9]+$`) // LPN IDs, flock IDs
+	SearchPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]*$`)
+	StatusPattern = regexp.MustCompile(`^[A-Za-z][A-Za-z _-]*$`)
 )
-
-// ExampleLPN is a real-looking LPN ID used in descriptions and error
-// examples: a ram. ExampleEwe is a ewe of his flock that shares no recorded
-// ancestor with him, the ewe the examples mate him with (the stand-in
-// holds both, and a test holds them unrelated there).
-const (
-	ExampleLPN = "6402382024NCS310"
-	ExampleEwe = "6402382022NCS120"
-)
-
-// LPNParam is an lpn_id argument. LPN IDs are upper case wherever NSIP
-// writes one, and the analyses have always taken theirs in any case: a
-// lowercase one is normalised, so that it is the same cache entry and the
-// same NSIP request as the uppercase.
-func LPNParam(desc string) Spec {
-	return Spec{
-		Name: "lpn_id", Kind: String, Required: true, Desc: desc, Example: ExampleLPN, Complete: LPNs,
-		MinLen: nsip.MinLPNIDLength, MaxLen: nsip.MaxLPNIDLength, Pattern: AlnumPattern, Upper: true,
-	}
-}
 
 // FieldError is one problem with one argument.
 type FieldError struct {
@@ -153,25 +127,29 @@ func More(errs []FieldError) int {
 	return n
 }
 
-// problems gathers a validation's problems: the first MaxProblems in full,
+// Problems gathers a validation's problems: the first MaxProblems in full,
 // the rest counted. Work that only serves the message (did-you-mean) is
-// skipped once the list is full.
-type problems struct {
+// skipped once the list is Full. Rules written outside param (NSIP's)
+// gather theirs in one too, so that their errors are bounded the same way.
+type Problems struct {
 	list []FieldError
 	more int
 }
 
-func (ps *problems) full() bool { return len(ps.list) >= MaxProblems }
+// Full reports whether the list is full: a problem added now is only counted.
+func (ps *Problems) Full() bool { return len(ps.list) >= MaxProblems }
 
-// count is how many problems have been found so far.
-func (ps *problems) count() int { return len(ps.list) + ps.more }
+// Count is how many problems have been found so far.
+func (ps *Problems) Count() int { return len(ps.list) + ps.more }
 
-func (ps *problems) add(errs ...FieldError) {
+// Add lists or counts each of errs, an entry ending a capped list by
+// the problems it stands for.
+func (ps *Problems) Add(errs ...FieldError) {
 	for _, e := range errs {
 		switch {
 		case e.more > 0:
 			ps.more += e.more
-		case ps.full():
+		case ps.Full():
 			ps.more++
 		default:
 			ps.list = append(ps.list, e)
@@ -179,13 +157,14 @@ func (ps *problems) add(errs ...FieldError) {
 	}
 }
 
-func (ps *problems) errs() []FieldError {
+// Errs is the problems listed, and an entry counting the rest.
+func (ps *Problems) Errs() []FieldError {
 	if ps.more == 0 {
 		return ps.list
 	}
 	return append(ps.list, FieldError{
 		Field:    "arguments",
-		Problem:  fmt.Sprintf("and %s more %s not listed", thousands(ps.more), plural(ps.more, "problem", "problems")),
+		Problem:  fmt.Sprintf("and %s more %s not listed", Thousands(ps.more), plural(ps.more, "problem", "problems")),
 		Expected: "fix the problems listed, then call again to see the rest",
 		more:     ps.more,
 	})
@@ -194,9 +173,9 @@ func (ps *problems) errs() []FieldError {
 // Cap bounds errs gathered from several validations as one validation
 // bounds its own: the first MaxProblems listed, the rest counted.
 func Cap(errs []FieldError) []FieldError {
-	var ps problems
-	ps.add(errs...)
-	return ps.errs()
+	var ps Problems
+	ps.Add(errs...)
+	return ps.Errs()
 }
 
 func plural(n int, one, many string) string {
@@ -206,8 +185,8 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// thousands writes n with commas, as a reader counts: 1,234.
-func thousands(n int) string {
+// Thousands writes n with commas, as a reader counts: 1,234.
+func Thousands(n int) string {
 	s := strconv.Itoa(n)
 	for i := len(s) - 3; i > 0; i -= 3 {
 		s = s[:i] + "," + s[i:]
@@ -221,8 +200,6 @@ func (p *Spec) Expected() string {
 	switch {
 	case p.Expect != "":
 		return p.Expect
-	case p.TraitMap:
-		b.WriteString("object mapping trait codes (letters, e.g. BWT, WWT, MWWT; " + toolname.GetTraitRanges + " lists a breed's codes) to {\"min\": number, \"max\": number} with min <= max; either may be left out for a one-sided bound")
 	case p.Kind == Object:
 		names := make([]string, len(p.Props))
 		for i, q := range p.Props {
@@ -287,11 +264,8 @@ func (p *Spec) Schema() *Schema {
 	}
 	s.Items = p.Items
 	switch {
-	case p.TraitMap:
-		// Breeds publish different traits, so the schema names no codes
-		// (the breed's trait ranges decide); the description's example
-		// shows the {min, max} of each code and validation holds every rule.
-		s.AdditionalProperties = AdditionalOf(Type(Object))
+	case p.Members != nil:
+		s.AdditionalProperties = AdditionalOf(p.Members)
 	case p.Kind == Object:
 		s.Properties, s.Required = objectSchema(p.Props)
 		s.AdditionalProperties = NoAdditional()
@@ -353,12 +327,18 @@ func Decode(req mcp.CallToolRequest) (Sent, *FieldError) {
 // MaxProblems, then one entry counting the rest. prefix is the path of
 // the object within the call ("weights." for a form of weights).
 func ValidateObject(prefix string, ps []Spec, sent Sent) (Valid, []FieldError) {
-	var pr problems
+	var pr Problems
 	out := validateObject(&pr, prefix, ps, sent.m)
-	return Valid{out}, pr.errs()
+	return Valid{out}, pr.Errs()
 }
 
-func validateObject(pr *problems, prefix string, ps []Spec, args map[string]any) map[string]any {
+// Object checks the object sent against ps as ValidateObject does,
+// gathering its problems in pr.
+func (pr *Problems) Object(prefix string, ps []Spec, sent Sent) Valid {
+	return Valid{validateObject(pr, prefix, ps, sent.m)}
+}
+
+func validateObject(pr *Problems, prefix string, ps []Spec, args map[string]any) map[string]any {
 	out := validateFields(pr, prefix, ps, args)
 	unknownNames(pr, prefix, ps, args)
 	return out
@@ -366,7 +346,7 @@ func validateObject(pr *problems, prefix string, ps []Spec, args map[string]any)
 
 // validateFields is validateObject without the judgement of the names ps
 // lacks, for a caller that judges them with names of its own.
-func validateFields(pr *problems, prefix string, ps []Spec, args map[string]any) map[string]any {
+func validateFields(pr *Problems, prefix string, ps []Spec, args map[string]any) map[string]any {
 	out := make(map[string]any, len(ps))
 	for i := range ps {
 		p := &ps[i]
@@ -374,7 +354,7 @@ func validateFields(pr *problems, prefix string, ps []Spec, args map[string]any)
 		if !present || raw == nil {
 			switch {
 			case p.Required:
-				pr.add(FieldError{Field: prefix + p.Name, Problem: "is required", Expected: p.Expected()})
+				pr.Add(FieldError{Field: prefix + p.Name, Problem: "is required", Expected: p.Expected()})
 			case p.Default != nil:
 				out[p.Name] = p.Default
 			}
@@ -391,13 +371,13 @@ func validateFields(pr *problems, prefix string, ps []Spec, args map[string]any)
 // known one when it is a plausible misspelling; like ValidateObject, it
 // lists the first MaxProblems and counts the rest.
 func namesNotTaken(prefix string, ps []Spec, args map[string]any) []FieldError {
-	var pr problems
+	var pr Problems
 	unknownNames(&pr, prefix, ps, args)
-	return pr.errs()
+	return pr.Errs()
 }
 
 // unknownNames judges only the names sent, never their values.
-func unknownNames(pr *problems, prefix string, ps []Spec, sent map[string]any) {
+func unknownNames(pr *Problems, prefix string, ps []Spec, sent map[string]any) {
 	known := make([]string, len(ps))
 	for i := range ps {
 		known[i] = ps[i].Name
@@ -410,7 +390,7 @@ func unknownNames(pr *problems, prefix string, ps []Spec, sent map[string]any) {
 	}
 	slices.Sort(names)
 	for _, k := range names {
-		if pr.full() {
+		if pr.Full() {
 			pr.more++ // counted, not described: no did-you-mean for it
 			continue
 		}
@@ -426,7 +406,7 @@ func unknownNames(pr *problems, prefix string, ps []Spec, sent map[string]any) {
 		} else {
 			fe.Expected = "one of " + strings.Join(known, ", ")
 		}
-		pr.add(fe)
+		pr.Add(fe)
 	}
 }
 
@@ -457,24 +437,24 @@ func closestName(name string, known []string) (string, bool) {
 // Validate checks one argument and returns it normalised, or its problems:
 // the first MaxProblems, then one entry counting the rest.
 func (p *Spec) Validate(field string, raw any) (any, []FieldError) {
-	var pr problems
+	var pr Problems
 	v, ok := p.validate(&pr, field, raw)
 	if !ok {
-		return nil, pr.errs()
+		return nil, pr.Errs()
 	}
 	return v, nil
 }
 
 // validate adds raw's problems to pr; ok is false when it had any.
-func (p *Spec) validate(pr *problems, field string, raw any) (v any, ok bool) {
+func (p *Spec) validate(pr *Problems, field string, raw any) (v any, ok bool) {
 	fail := func(problem string) (any, bool) {
-		pr.add(FieldError{Field: field, Problem: problem, Expected: p.Expected()})
+		pr.Add(FieldError{Field: field, Problem: problem, Expected: p.Expected()})
 		return nil, false
 	}
 	if p.Custom != nil {
 		v, errs := p.Custom(field, raw)
 		if len(errs) > 0 {
-			pr.add(errs...)
+			pr.Add(errs...)
 			return nil, false
 		}
 		return v, true
@@ -493,7 +473,7 @@ func (p *Spec) validate(pr *problems, field string, raw any) (v any, ok bool) {
 		}
 		return n, true
 	case Number:
-		f, ok := asNumber(raw)
+		f, ok := AsNumber(raw)
 		if !ok {
 			return fail("must be a number, got " + Describe(raw))
 		}
@@ -519,17 +499,14 @@ func (p *Spec) validate(pr *problems, field string, raw any) (v any, ok bool) {
 		if !ok {
 			return fail("must be an object, got " + Describe(raw))
 		}
-		if p.TraitMap {
-			return validateTraitRanges(pr, field, obj)
-		}
-		before := pr.count()
+		before := pr.Count()
 		out := validateObject(pr, field+".", p.Props, obj)
-		if pr.count() > before {
+		if pr.Count() > before {
 			return nil, false
 		}
 		if p.Check != nil {
 			if f, problem, ok := p.Check(Valid{out}); !ok {
-				pr.add(FieldError{Field: field + "." + f, Problem: problem, Expected: p.propExpected(f)})
+				pr.Add(FieldError{Field: field + "." + f, Problem: problem, Expected: p.propExpected(f)})
 				return nil, false
 			}
 		}
@@ -551,17 +528,17 @@ func (p *Spec) propExpected(name string) string {
 
 // didYouMean is p.Suggest's did-you-mean for s, while problems are still
 // being described in full.
-func (p *Spec) didYouMean(pr *problems, s string) string {
-	if p.Suggest == nil || pr.full() {
+func (p *Spec) didYouMean(pr *Problems, s string) string {
+	if p.Suggest == nil || pr.Full() {
 		return ""
 	}
 	_, d := p.Suggest(s)
 	return d
 }
 
-func (p *Spec) validateString(pr *problems, field string, raw any) (any, bool) {
+func (p *Spec) validateString(pr *Problems, field string, raw any) (any, bool) {
 	fail := func(problem string) (any, bool) {
-		pr.add(FieldError{Field: field, Problem: problem, Expected: p.Expected()})
+		pr.Add(FieldError{Field: field, Problem: problem, Expected: p.Expected()})
 		return nil, false
 	}
 	s, ok := raw.(string)
@@ -586,7 +563,7 @@ func (p *Spec) validateString(pr *problems, field string, raw any) (any, bool) {
 			}
 		}
 		problem := fmt.Sprintf("%s is not one of %s", QuoteShort(s), strings.Join(p.Enum, ", "))
-		if !pr.full() {
+		if !pr.Full() {
 			if c, ok := Closest(s, p.Enum); ok {
 				problem += fmt.Sprintf("; did you mean %q?", c)
 			}

@@ -21,7 +21,7 @@ var validSpecs = MustStruct[validArgs](Table{reflect.TypeFor[validArgs](): {
 	"LPNID":  {Example: ExampleLPN, Upper: true, MinLen: 5, MaxLen: 20, Pattern: AlnumPattern},
 	"Page":   {Default: 0, Example: 0, Min: Bound(0), Max: Bound(9)},
 	"Proven": {Example: true},
-	"Traits": {List: &List{Desc: "Traits.", MaxItems: 3, Item: "trait", Example: []string{"WWT"}}},
+	"Traits": {List: &List{Desc: "Traits.", MaxItems: 3, Item: traitItems, Example: []string{"WWT"}}},
 }})
 
 // A Valid is read by name as the types validation gave it, less the view

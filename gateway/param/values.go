@@ -95,7 +95,9 @@ func asInteger(v any) (int, bool) {
 	return 0, false
 }
 
-func asNumber(v any) (float64, bool) {
+// AsNumber reads a JSON number as it is held: decoded (json.Number), a
+// float64, or an int a form or a test gives.
+func AsNumber(v any) (float64, bool) {
 	switch n := v.(type) {
 	case json.Number:
 		f, err := n.Float64()

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
@@ -29,7 +30,7 @@ func ExampleDef_Takes() {
 	type lineageArgs struct {
 		LPNID string `json:"lpn_id"`
 	}
-	fields := param.Table{reflect.TypeFor[lineageArgs](): {"LPNID": param.LPNParam("")}}
+	fields := param.Table{reflect.TypeFor[lineageArgs](): {"LPNID": nsiparg.LPN("")}}
 	d := &tooldef.Def{Name: "nsip_get_lineage", Args: param.MustStruct[lineageArgs](fields)}
 	fmt.Println(d.Takes("lpn_id"), d.Takes("search_string"))
 	// Output: true false

@@ -16,8 +16,8 @@ import (
 
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
-	"github.com/nsip-tools/nsip-mcp/gateway/searcharg"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
@@ -420,7 +420,7 @@ func queryArgs(q analysis.Query) map[string]any {
 	if q.Reverse {
 		args["reverse"] = true
 	}
-	if c := searcharg.Criteria(q.Criteria); !c.Empty() {
+	if c := nsiparg.Criteria(q.Criteria); !c.Empty() {
 		var obj map[string]any
 		if b, err := json.Marshal(c); err == nil {
 			_ = json.Unmarshal(b, &obj) // the criteria as a call sends them
@@ -525,7 +525,7 @@ type animalCall struct {
 // the percentile analysis reads.
 var percentileCalls = param.MustStruct[animalCall](param.Tables(
 	param.Of(func(a *animalCall) param.Described {
-		return param.Described{&a.SearchString: {Example: param.ExampleLPN}, &a.Percentiles: {Example: true}}
+		return param.Described{&a.SearchString: {Example: nsiparg.ExampleLPN}, &a.Percentiles: {Example: true}}
 	}),
 	param.BudgetTable,
 ))

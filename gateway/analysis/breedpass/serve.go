@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/nsip-tools/nsip-mcp/gateway/searcharg"
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -33,7 +33,7 @@ type PassFilter struct{ Sex, Status string }
 
 // PassFilterOf is c as a pass's filter; false when c asks for anything a
 // pass cannot hold its rows to.
-func PassFilterOf(c *searcharg.Criteria) (PassFilter, bool) {
+func PassFilterOf(c *nsiparg.Criteria) (PassFilter, bool) {
 	if c == nil {
 		return PassFilter{}, true
 	}
@@ -52,7 +52,7 @@ func PassFilterOf(c *searcharg.Criteria) (PassFilter, bool) {
 
 // BreedWide reports whether c asks for nothing, so that the search's
 // pages are the breed's own, which a pass is made of.
-func BreedWide(c *searcharg.Criteria) bool { return c == nil || reflect.ValueOf(*c).IsZero() }
+func BreedWide(c *nsiparg.Criteria) bool { return c == nil || reflect.ValueOf(*c).IsZero() }
 
 // matches reports whether NSIP's search with f returns row: one of the sex
 // asked (none of no recorded sex) and of the status asked, in any case.

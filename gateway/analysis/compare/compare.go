@@ -11,6 +11,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/facts"
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/percentile"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
@@ -25,7 +26,7 @@ var Compare = &analysis.Def{
 		Toolset: toolsets.Analysis, Kind: summarize.KindGeneric,
 		Desc: `One table of 2-20 animals: sire, dam, breed, sex, birth date, genotyped, NSIP's indexes and each trait's EBV with accuracy (%), the best per trait and index marked ` +
 			`(about 60 tokens an animal plus 15 a trait; one NSIP lookup an animal). ` +
-			`Arguments: lpn_ids, distinct, e.g. ["` + param.ExampleLPN + `","` + param.ExampleEwe + `"]; traits (optional, up to 30), e.g. ["BWT","WWT"], default all the animals have. ` +
+			`Arguments: lpn_ids, distinct, e.g. ["` + nsiparg.ExampleLPN + `","` + nsiparg.ExampleEwe + `"]; traits (optional, up to 30), e.g. ["BWT","WWT"], default all the animals have. ` +
 			fmt.Sprintf(`percentiles: true adds each EBV's top_percent in its breed, exact from NSIP's sorted pages (at most %d more lookups). `, percentile.Lookups) +
 			`Next: ` + toolname.CheckMating + ` for a pair, ` + toolname.GetAnimal + ` for one in full.`,
 		Args: compareParams,
@@ -51,8 +52,8 @@ var compareParams = param.MustStruct[Args](param.Tables(
 	param.Of(func(a *Args) param.Described {
 		return param.Described{
 			&a.Percentiles: percentile.Param,
-			&a.LPNIDs:      {List: &param.List{MinItems: 2, MaxItems: 20, Item: "lpn", Example: []string{param.ExampleLPN, param.ExampleEwe}}},
-			&a.Traits:      {List: &param.List{MinItems: 1, MaxItems: 30, Item: "trait", Example: []string{"BWT", "WWT"}}},
+			&a.LPNIDs:      {List: &param.List{MinItems: 2, MaxItems: 20, Item: nsiparg.LPNs, Example: []string{nsiparg.ExampleLPN, nsiparg.ExampleEwe}}},
+			&a.Traits:      {List: &param.List{MinItems: 1, MaxItems: 30, Item: nsiparg.Traits, Example: []string{"BWT", "WWT"}}},
 		}
 	}),
 ))

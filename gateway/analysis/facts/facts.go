@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/nsip-tools/nsip-mcp/gateway/searcharg"
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
@@ -46,7 +46,7 @@ func OtherSex(s, want string) bool { return strings.TrimSpace(s) != "" && !IsSex
 // Sortable reports whether nsip_search_animals accepts code as its
 // sorted_trait.
 func Sortable(code string) bool {
-	e := searcharg.SortedTrait.Enum
+	e := nsiparg.SortedTrait.Enum
 	return len(e) == 0 || slices.Contains(e, code)
 }
 

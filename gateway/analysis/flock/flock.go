@@ -16,8 +16,8 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/scan"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
-	"github.com/nsip-tools/nsip-mcp/gateway/searcharg"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -64,8 +64,8 @@ type Args struct {
 // groupSearch is the search argument: a breed and nsip_search_animals's
 // criteria.
 type groupSearch struct {
-	BreedID  int                 `json:"breed_id"`
-	Criteria *searcharg.Criteria `json:"search_criteria,omitempty"`
+	BreedID  int               `json:"breed_id"`
+	Criteria *nsiparg.Criteria `json:"search_criteria,omitempty"`
 }
 
 var flockParams = param.MustStruct[Args](param.Tables(
@@ -76,18 +76,18 @@ var flockParams = param.MustStruct[Args](param.Tables(
 			&a.BreedID: {Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true, Complete: param.Breeds},
 			// Upper case, as NSIP writes LPN IDs: one animal's offspring are
 			// one question, whatever the case it is asked in.
-			&a.ProgenyOf: {Example: param.ExampleLPN, Complete: param.LPNs,
+			&a.ProgenyOf: {Example: nsiparg.ExampleLPN, Complete: param.LPNs,
 				MinLen: nsip.MinLPNIDLength, MaxLen: nsip.MaxLPNIDLength, Pattern: param.AlnumPattern, Upper: true, Quiet: true},
 			// The search's criteria are described by nsip_search_animals; the
 			// schema says only that it is an object, and validation does the rest.
 			&a.Search: {Brief: true, Example: map[string]any{"breed_id": 640, "search_criteria": map[string]any{"gender": "Male"}}},
-			&a.Traits: {List: &param.List{MinItems: 1, MaxItems: 30, Item: "trait", Example: []string{"YWT"}}},
+			&a.Traits: {List: &param.List{MinItems: 1, MaxItems: 30, Item: nsiparg.Traits, Example: []string{"YWT"}}},
 		}
 	}),
 	param.Of(func(g *groupSearch) param.Described {
-		return param.Described{&g.BreedID: searcharg.BreedID, &g.Criteria: searcharg.CriteriaArg}
+		return param.Described{&g.BreedID: nsiparg.BreedID, &g.Criteria: nsiparg.CriteriaArg}
 	}),
-	searcharg.CriteriaTable,
+	nsiparg.CriteriaTable,
 ))
 
 // oneGroup keeps the first group argument of an example, or gives the
@@ -172,7 +172,7 @@ func chooseGroup(r *analysis.Call, a *Args) (*group, error) {
 			field = given[0]
 		}
 		return nil, &analysis.ArgError{FieldError: param.FieldError{Field: field, Problem: problem,
-			Expected: `one of {"flock_id":"640238"}, {"progeny_of":"` + param.ExampleLPN + `"} or {"search":{"breed_id":640,"search_criteria":{"gender":"Male"}}}`}}
+			Expected: `one of {"flock_id":"640238"}, {"progeny_of":"` + nsiparg.ExampleLPN + `"} or {"search":{"breed_id":640,"search_criteria":{"gender":"Male"}}}`}}
 	}
 	if a.BreedID != 0 && given[0] != groupArgs[0] {
 		problem := "only narrows flock_id; with " + given[0] + " leave it out"
@@ -192,7 +192,7 @@ func chooseGroup(r *analysis.Call, a *Args) (*group, error) {
 
 // flockGroup is the animals of flock, of breed when not 0.
 func flockGroup(r *analysis.Call, flock string, breed int) *group {
-	search := analysis.SearchQuery(breed, &searcharg.Criteria{FlockID: flock})
+	search := analysis.SearchQuery(breed, &nsiparg.Criteria{FlockID: flock})
 	return &group{
 		echo:   func(a *FlockAnswer) { a.FlockID = flock },
 		method: "every page of NSIP's search filtered by flock",

@@ -15,6 +15,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/facts"
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/pedigree"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
@@ -66,7 +67,7 @@ type Args struct {
 var matingParams = param.MustStruct[Args](param.Tables(
 	param.BudgetTable,
 	param.Of(func(a *Args) param.Described {
-		return param.Described{&a.Sire: lpnField(param.ExampleLPN), &a.Dam: lpnField(param.ExampleEwe)}
+		return param.Described{&a.Sire: lpnField(nsiparg.ExampleLPN), &a.Dam: lpnField(nsiparg.ExampleEwe)}
 	}),
 ))
 
@@ -107,9 +108,9 @@ func runCheckMating(ctx context.Context, r *analysis.Call, a *Args) (any, error)
 	if sire == dam {
 		// The example mates the sire with another animal: repeating the
 		// pair refused would be no example of a call that works.
-		other := param.ExampleEwe
+		other := nsiparg.ExampleEwe
 		if sire == other {
-			other = param.ExampleLPN
+			other = nsiparg.ExampleLPN
 		}
 		return nil, &analysis.FixedArgError{ArgError: analysis.ArgError{FieldError: param.FieldError{Field: damArg, Problem: "is the same animal as " + sireArg, Expected: "a different animal's LPN ID"}},
 			Fix: []param.Edit{param.Assign(damArg, other)}}

@@ -19,8 +19,8 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/rank"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
-	"github.com/nsip-tools/nsip-mcp/gateway/searcharg"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -400,19 +400,19 @@ func groupTableOf(t *testing.T, src analysis.Source, sent map[string]any) [][]an
 // breed's own pages, which are kept as its pass.
 func TestBreedPassCriteriaItHolds(t *testing.T) {
 	for _, c := range []struct {
-		crit        *searcharg.Criteria
+		crit        *nsiparg.Criteria
 		holds, wide bool
 		want        breedpass.PassFilter
 	}{
 		{nil, true, true, breedpass.PassFilter{}},
-		{&searcharg.Criteria{}, true, true, breedpass.PassFilter{}},
-		{&searcharg.Criteria{Gender: "Both"}, true, false, breedpass.PassFilter{}},
-		{&searcharg.Criteria{Gender: "Male", Status: "CURRENT"}, true, false, breedpass.PassFilter{Sex: "Male", Status: "CURRENT"}},
-		{&searcharg.Criteria{BornAfter: "2020-01-01"}, false, false, breedpass.PassFilter{}},
-		{&searcharg.Criteria{Gender: "Female", FlockID: "640238"}, false, false, breedpass.PassFilter{}},
-		{&searcharg.Criteria{ProvenOnly: true}, false, false, breedpass.PassFilter{}},
-		{&searcharg.Criteria{TraitRanges: map[string]nsip.Range{"BWT": {Min: 0, Max: 1}}}, false, false, breedpass.PassFilter{}},
-		{&searcharg.Criteria{BreedID: 640}, false, false, breedpass.PassFilter{}},
+		{&nsiparg.Criteria{}, true, true, breedpass.PassFilter{}},
+		{&nsiparg.Criteria{Gender: "Both"}, true, false, breedpass.PassFilter{}},
+		{&nsiparg.Criteria{Gender: "Male", Status: "CURRENT"}, true, false, breedpass.PassFilter{Sex: "Male", Status: "CURRENT"}},
+		{&nsiparg.Criteria{BornAfter: "2020-01-01"}, false, false, breedpass.PassFilter{}},
+		{&nsiparg.Criteria{Gender: "Female", FlockID: "640238"}, false, false, breedpass.PassFilter{}},
+		{&nsiparg.Criteria{ProvenOnly: true}, false, false, breedpass.PassFilter{}},
+		{&nsiparg.Criteria{TraitRanges: map[string]nsip.Range{"BWT": {Min: 0, Max: 1}}}, false, false, breedpass.PassFilter{}},
+		{&nsiparg.Criteria{BreedID: 640}, false, false, breedpass.PassFilter{}},
 	} {
 		f, ok := breedpass.PassFilterOf(c.crit)
 		if ok != c.holds || f != c.want || breedpass.BreedWide(c.crit) != c.wide {

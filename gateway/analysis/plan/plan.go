@@ -14,6 +14,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/pedigree"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/full"
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
@@ -62,8 +63,8 @@ var Params = param.MustStruct[Args](param.Tables(
 			&a.COIOnly:   {Example: true, OmitFalse: true},
 			&a.MaxCOI:    {Default: 0.0625, Example: 0.0625, Min: param.Bound(0), Max: param.Bound(1), Quiet: true},
 			&a.MaxPerRam: {Default: 50, Example: 50, Min: param.Bound(1), Max: param.Bound(100), Quiet: true},
-			&a.Rams:      {List: &param.List{MinItems: 1, MaxItems: 10, Item: "lpn", Example: []string{param.ExampleLPN}}},
-			&a.Ewes:      {List: &param.List{MinItems: 1, MaxItems: 100, Item: "lpn", Example: []string{param.ExampleEwe}}},
+			&a.Rams:      {List: &param.List{MinItems: 1, MaxItems: 10, Item: nsiparg.LPNs, Example: []string{nsiparg.ExampleLPN}}},
+			&a.Ewes:      {List: &param.List{MinItems: 1, MaxItems: 100, Item: nsiparg.LPNs, Example: []string{nsiparg.ExampleEwe}}},
 			&a.Weights:   {List: &planWeights},
 		}
 	}),

@@ -12,8 +12,8 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/facts"
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/pedigree"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
-	"github.com/nsip-tools/nsip-mcp/gateway/searcharg"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
 )
@@ -42,7 +42,7 @@ const ewesLookups = 300
 // for their pedigrees are the tighter bound.
 const maxEweCandidates = 200
 
-var forEwesList = param.List{Name: "for_ewes", MinItems: 1, MaxItems: 20, Item: "lpn", Example: []string{param.ExampleEwe}}
+var forEwesList = param.List{Name: "for_ewes", MinItems: 1, MaxItems: 20, Item: nsiparg.LPNs, Example: []string{nsiparg.ExampleEwe}}
 
 // eweSet is the ewes a ranking is for, with the pedigree gathered behind them.
 type eweSet struct {
@@ -72,7 +72,7 @@ func prepareEwes(ctx context.Context, r *analysis.Call, a *Args) (*eweSet, error
 	maxArg, ewesArg := rankParams.Name("MaxMeanCOI"), rankParams.Name("ForEwes")
 	if ids == nil {
 		if a.MaxMeanCOI != nil {
-			return nil, &analysis.ArgError{FieldError: param.FieldError{Field: maxArg, Problem: "needs for_ewes, the ewes whose lambs' mean COI it limits", Expected: `for_ewes, e.g. ["` + param.ExampleEwe + `"]`}}
+			return nil, &analysis.ArgError{FieldError: param.FieldError{Field: maxArg, Problem: "needs for_ewes, the ewes whose lambs' mean COI it limits", Expected: `for_ewes, e.g. ["` + nsiparg.ExampleEwe + `"]`}}
 		}
 		return nil, nil
 	}
@@ -118,11 +118,11 @@ func prepareEwes(ctx context.Context, r *analysis.Call, a *Args) (*eweSet, error
 }
 
 // withRams sets gender Male in a search for rams, unless already asked.
-func (e *eweSet) withRams(crit *searcharg.Criteria) *searcharg.Criteria {
+func (e *eweSet) withRams(crit *nsiparg.Criteria) *nsiparg.Criteria {
 	if e == nil || (crit != nil && crit.Gender != "") {
 		return crit
 	}
-	out := searcharg.Criteria{}
+	out := nsiparg.Criteria{}
 	if crit != nil {
 		out = *crit
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis"
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/flock"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 )
@@ -50,8 +51,8 @@ func TestErrorExamplesAreCallsThatWork(t *testing.T) {
 		{"no group: a flock", flock.FlockSummary, map[string]any{}, nil, `{"flock_id":"640238"}`},
 		{"two groups: the first", flock.FlockSummary, map[string]any{"flock_id": "640238", "search": map[string]any{"breed_id": 640}, "breed_id": 640}, nil,
 			`{"breed_id":640,"flock_id":"640238"}`},
-		{"breed_id only beside a flock", flock.FlockSummary, map[string]any{"progeny_of": param.ExampleLPN, "breed_id": 640}, nil,
-			`{"progeny_of":"` + param.ExampleLPN + `"}`},
+		{"breed_id only beside a flock", flock.FlockSummary, map[string]any{"progeny_of": nsiparg.ExampleLPN, "breed_id": 640}, nil,
+			`{"progeny_of":"` + nsiparg.ExampleLPN + `"}`},
 	} {
 		if got := exampleAfter(tc.d, tc.sent, tc.err); got != tc.want {
 			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.want)

@@ -14,8 +14,8 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/percentile"
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/scan"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
-	"github.com/nsip-tools/nsip-mcp/gateway/searcharg"
 	"github.com/nsip-tools/nsip-mcp/gateway/tooldef"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolsets"
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -36,20 +36,20 @@ var rankWeights = func() param.List { l := analysis.WeightsParam; l.Unless = "in
 // Weights and index are one or the other, a rule across arguments that the
 // run applies.
 type Args struct {
-	BreedID     int                 `json:"breed_id"`
-	TopN        int                 `json:"top_n,omitempty"`
-	Criteria    *searcharg.Criteria `json:"search_criteria,omitempty"`
-	Index       string              `json:"index,omitempty"`
-	MaxMeanCOI  *float64            `json:"max_mean_coi,omitempty"` // nil: no limit; 0 is one
-	Percentiles bool                `json:"percentiles,omitempty"`
-	Weights     breeding.Weights    `json:"weights,omitempty"` // nil: asked of the user
-	ForEwes     []string            `json:"for_ewes,omitempty"`
+	BreedID     int               `json:"breed_id"`
+	TopN        int               `json:"top_n,omitempty"`
+	Criteria    *nsiparg.Criteria `json:"search_criteria,omitempty"`
+	Index       string            `json:"index,omitempty"`
+	MaxMeanCOI  *float64          `json:"max_mean_coi,omitempty"` // nil: no limit; 0 is one
+	Percentiles bool              `json:"percentiles,omitempty"`
+	Weights     breeding.Weights  `json:"weights,omitempty"` // nil: asked of the user
+	ForEwes     []string          `json:"for_ewes,omitempty"`
 	param.Budget
 }
 
 // criteriaOf is a copy of the ranking's criteria, which the scan may
 // narrow (withRams) without touching the arguments; nil for nil.
-func criteriaOf(c *searcharg.Criteria) *searcharg.Criteria {
+func criteriaOf(c *nsiparg.Criteria) *nsiparg.Criteria {
 	if c == nil {
 		return nil
 	}
@@ -59,7 +59,7 @@ func criteriaOf(c *searcharg.Criteria) *searcharg.Criteria {
 
 var rankParams = param.MustStruct[Args](param.Tables(
 	param.BudgetTable, // max_tokens, which every tool takes
-	searcharg.CriteriaTable,
+	nsiparg.CriteriaTable,
 	param.Of(func(a *Args) param.Described {
 		return param.Described{
 			&a.BreedID: {Example: 640, Min: param.Bound(1), Max: param.Bound(99999), Quiet: true, Complete: param.Breeds},
@@ -68,7 +68,7 @@ var rankParams = param.MustStruct[Args](param.Tables(
 			// says only that they are an object, and validation does the
 			// rest. The breed is the ranking's own argument beside them.
 			&a.Criteria: func() param.Spec {
-				s := searcharg.CriteriaArg
+				s := nsiparg.CriteriaArg
 				s.Brief, s.Without = true, []string{"BreedID"}
 				return s
 			}(),
@@ -117,7 +117,7 @@ func directionWarnings(w breeding.Weights) []string {
 // that code instead, or leaves code out, so that it is a call that works.
 func missingEBV(breed int, code string, w breeding.Weights, have []string) error {
 	name := rankParams.Name("Weights")
-	fix, did := param.DidYouMeanTrait(code, have)
+	fix, did := nsiparg.DidYouMeanTrait(code, have)
 	return &analysis.FixedArgError{ArgError: analysis.ArgError{FieldError: param.FieldError{Field: name + "." + code,
 		Problem: fmt.Sprintf("breed %d has no EBV for %s", breed, code) + did, Expected: "one of the breed's traits: " + strings.Join(have, ", ")}},
 		Fix: []param.Edit{param.Assign(name, fixedWeights(w, code, fix))}}

@@ -11,7 +11,7 @@ import (
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/facts"
 	"github.com/nsip-tools/nsip-mcp/gateway/analysis/scan"
 
-	"github.com/nsip-tools/nsip-mcp/gateway/searcharg"
+	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/nsip/breeding"
 	"github.com/nsip-tools/nsip-mcp/nsip/toolname"
@@ -49,7 +49,7 @@ type rankScan struct {
 
 // openRankScan prepares the scan of search, whose criteria (crit) the
 // rows are held to, and reads the evaluation it is tied to.
-func openRankScan(ctx context.Context, r *analysis.Call, search analysis.Query, crit *searcharg.Criteria, scanN int) (*rankScan, error) {
+func openRankScan(ctx context.Context, r *analysis.Call, search analysis.Query, crit *nsiparg.Criteria, scanN int) (*rankScan, error) {
 	s := &rankScan{scanN: scanN, search: search, top: breeding.NewTopN(scanN), rows: map[string]nsip.AnimalRow{}, fromRecord: map[string]bool{}}
 	s.stray = summarize.SearchContradiction(s.search.SearchParams)
 	s.keep = newRankFilter(crit)
@@ -208,7 +208,7 @@ type rankFilter struct {
 // for rams): CURRENT animals without a status, a word's statuses when NSIP
 // cannot be asked for them, else what NSIP returns, which the criteria
 // check then holds rows to.
-func newRankFilter(crit *searcharg.Criteria) *rankFilter {
+func newRankFilter(crit *nsiparg.Criteria) *rankFilter {
 	f := &rankFilter{byStatus: map[string]int{}}
 	status := ""
 	if crit != nil {
@@ -298,7 +298,7 @@ func statusCell(row nsip.AnimalRow) string {
 }
 
 // statusRead says how crit's status was read when it is a word.
-func statusRead(crit *searcharg.Criteria) string {
+func statusRead(crit *nsiparg.Criteria) string {
 	if crit == nil {
 		return ""
 	}

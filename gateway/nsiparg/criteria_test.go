@@ -1,4 +1,4 @@
-package searcharg
+package nsiparg
 
 import (
 	"reflect"

@@ -1,11 +1,18 @@
-package param
+package nsiparg
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
+
+// TraitCodePattern is a well-formed trait code. Which codes exist is the
+// breed's business (its getTraitRangesByBreed answer), not a list here:
+// argcheck checks a code against the breed's.
+var TraitCodePattern = regexp.MustCompile(fmt.Sprintf(`^[A-Za-z]{1,%d}$`, nsip.MaxTraitCodeLength))
 
 // TraitArg is what one trait argument takes: a glossary code, a breeder's
 // word for one trait (nsip.ReadTrait), and with AnyCode any well-formed
@@ -19,11 +26,11 @@ type TraitArg struct {
 // Read validates one trait given at field, giving its code in upper case.
 // When suggest is set, a string that is no trait is answered with the
 // code it likely stands for, near, as well as in the problem.
-func (a TraitArg) Read(field string, raw any, suggest bool) (code, near string, fe *FieldError) {
+func (a TraitArg) Read(field string, raw any, suggest bool) (code, near string, fe *param.FieldError) {
 	expect := a.Expect
 	s, ok := raw.(string)
 	if !ok {
-		return "", "", &FieldError{Field: field, Problem: "must be a trait code string, got " + Describe(raw), Expected: expect}
+		return "", "", &param.FieldError{Field: field, Problem: "must be a trait code string, got " + param.Describe(raw), Expected: expect}
 	}
 	s = strings.TrimSpace(s)
 	code, cands := nsip.ReadTrait(s)
@@ -35,7 +42,7 @@ func (a TraitArg) Read(field string, raw any, suggest bool) (code, near string, 
 		for i, c := range cands {
 			each[i] = nsip.TraitMeaning(c)
 		}
-		return "", "", &FieldError{Field: field,
+		return "", "", &param.FieldError{Field: field,
 			Problem:  fmt.Sprintf("%scould mean any of %d traits: %s", a.subject(s), len(cands), strings.Join(each, "; ")),
 			Expected: "one of " + strings.Join(cands, ", ") + ", as its code or its name"}
 	case a.AnyCode && TraitCodePattern.MatchString(s):
@@ -45,7 +52,7 @@ func (a TraitArg) Read(field string, raw any, suggest bool) (code, near string, 
 	if a.AnyCode {
 		problem = fmt.Sprintf("%sis not a trait code (1 to %d letters) nor a trait's name", a.subject(s), nsip.MaxTraitCodeLength)
 	}
-	fe = &FieldError{Field: field, Problem: problem, Expected: expect}
+	fe = &param.FieldError{Field: field, Problem: problem, Expected: expect}
 	if suggest {
 		var d string
 		near, d = DidYouMeanTrait(s, nsip.GlossaryCodes())
@@ -59,7 +66,7 @@ func (a TraitArg) subject(s string) string {
 	if a.Key {
 		return ""
 	}
-	return QuoteShort(s) + " "
+	return param.QuoteShort(s) + " "
 }
 
 // SuggestTrait names the code among codes that s most likely stands for:
@@ -77,7 +84,7 @@ func SuggestTrait(s string, codes []string) (code string, byMeaning, ok bool) {
 			return c, true, true
 		}
 	}
-	c, ok := Closest(strings.TrimSpace(s), codes)
+	c, ok := param.Closest(strings.TrimSpace(s), codes)
 	return c, false, ok
 }
 

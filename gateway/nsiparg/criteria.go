@@ -1,9 +1,11 @@
-// Package searcharg is NSIP's search as tool arguments: the criteria that
-// nsip_search_animals, the rankings, the group summaries and the breed
-// passes share, the trait a search is sorted by, and a breed's ID. They
-// are NSIP's rules written in param's terms, kept apart from param's
-// generic ones (schema, validation, did-you-mean).
-package searcharg
+// Package nsiparg is NSIP's rules for tool arguments, written in param's
+// terms and kept apart from param's generic ones (schema, validation,
+// did-you-mean): LPN IDs, one or a list (LPN, LPNs); trait codes, given
+// as codes or as a breeder's words (TraitArg, Traits), their ranges
+// (TraitRanges) and weights (Weights); and NSIP's search: the criteria
+// that nsip_search_animals, the rankings, the group summaries and the
+// breed passes share, the trait a search is sorted by, and a breed's ID.
+package nsiparg
 
 import (
 	"fmt"
@@ -17,7 +19,7 @@ import (
 var SortedTrait = param.Spec{Name: "sorted_trait", Kind: param.String, Example: "WWT", Quiet: true,
 	Expect: sortedExpect, Suggest: glossaryTrait,
 	Custom: func(field string, raw any) (any, []param.FieldError) {
-		code, _, fe := param.TraitArg{AnyCode: true, Expect: sortedExpect}.Read(field, raw, true)
+		code, _, fe := TraitArg{AnyCode: true, Expect: sortedExpect}.Read(field, raw, true)
 		if fe != nil {
 			return nil, []param.FieldError{*fe}
 		}
@@ -27,7 +29,7 @@ var SortedTrait = param.Spec{Name: "sorted_trait", Kind: param.String, Example: 
 const sortedExpect = "a trait code such as WWT, or its name, e.g. \"weaning weight\""
 
 // glossaryTrait is a Suggest naming the glossary's code that s stands for.
-func glossaryTrait(s string) (string, string) { return param.DidYouMeanTrait(s, nsip.GlossaryCodes()) }
+func glossaryTrait(s string) (string, string) { return DidYouMeanTrait(s, nsip.GlossaryCodes()) }
 
 // Criteria is search_criteria: nsip.SearchCriteria under the tools' names,
 // field for field, so that the one converts to the other.
@@ -60,9 +62,7 @@ var CriteriaTable = param.Of(func(c *Criteria) param.Described {
 		&c.ProvenOnly:   {Example: true, Desc: "Progeny-proven EBVs only.", OmitFalse: true},
 		&c.Status:       {Example: "CURRENT", MaxLen: nsip.MaxCriteriaLength, Pattern: param.StatusPattern, Upper: true, Quiet: true},
 		&c.FlockID:      {Example: "640238", MaxLen: nsip.MaxCriteriaLength, Pattern: param.AlnumPattern, Quiet: true},
-		&c.TraitRanges: {TraitMap: true,
-			Example: map[string]any{"WWT": map[string]any{"min": 1.0, "max": 5.0}},
-			Desc:    "Bounds per trait code, min and/or max, e.g. {\"WWT\":{\"min\":1}}."},
+		&c.TraitRanges:  TraitRanges,
 	}
 })
 
