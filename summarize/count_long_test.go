@@ -137,3 +137,50 @@ func byteSize(n int) string {
 	}
 	return strconv.Itoa(n>>10) + "KiB"
 }
+
+// A long piece repeated through a text, as a field padded on every row of
+// a page is, is merged once and counted the same each time; the long slots
+// hold at most longSlots pieces of at most longMemoMaxLen bytes, and a
+// longer piece is merged every time it comes.
+func TestRepeatedLongPiecesAreMergedOnce(t *testing.T) {
+	_, c := newTestSummarizer(t)
+	var page strings.Builder
+	for i := range 3 {
+		page.WriteString(`{"registrationNumber":"R` + strconv.Itoa(i) + strings.Repeat("x", 2000) + `"},`)
+	}
+	checkSameCount(t, c, "padded rows", page.String())
+
+	p := newPieceMemo()
+	pad := strings.Repeat("x", 10_000)
+	want := countLong(pad)
+	for range 100 {
+		if got := p.count(nil, pad); got != want {
+			t.Fatalf("a repeated long piece counted %d, merged alone %d", got, want)
+		}
+	}
+	if n := p.merges.Load(); n != 1 {
+		t.Errorf("a long piece seen 100 times was merged %d times, want once", n)
+	}
+	for i := range 4 * longSlots {
+		p.count(nil, strings.Repeat(string(rune('a'+i%26)), memoMaxPieceLen+1+i))
+	}
+	held := 0
+	for i := range p.longs {
+		if m := p.longs[i].Load(); m != nil {
+			held++
+			if len(m.piece) > longMemoMaxLen {
+				t.Errorf("the long slots keep a %d-byte piece, bound is %d", len(m.piece), longMemoMaxLen)
+			}
+		}
+	}
+	if held == 0 || held > longSlots {
+		t.Errorf("the long slots hold %d pieces, want 1 to %d", held, longSlots)
+	}
+	huge := strings.Repeat("y", longMemoMaxLen+1)
+	before := p.merges.Load()
+	p.count(nil, huge)
+	p.count(nil, huge)
+	if n := p.merges.Load() - before; n != 2 {
+		t.Errorf("a piece beyond the slots' bound was merged %d times in 2 counts, want each time", n)
+	}
+}

@@ -13,7 +13,17 @@ import (
 // of slots hold a working set; longer pieces are rare and not kept.
 const (
 	memoSlots       = 1 << 15 // a power of two
-	memoMaxPieceLen = 64      // bytes; longer pieces are encoded every time
+	memoMaxPieceLen = 64      // bytes; longer pieces go to the long slots
+)
+
+// Bounds of the long slots. A long piece is rare in JSON, but a text that
+// has one often has it on every row: a field padded to kilobytes of one
+// letter on each of a page's hundred rows. Merged once per row, 10 KB
+// pieces cost about 0.4 s a page; a few slots keep the latest long pieces,
+// at most longSlots * longMemoMaxLen bytes (256 KiB) whatever comes.
+const (
+	longSlots      = 8        // a power of two
+	longMemoMaxLen = 32 << 10 // bytes; longer pieces are merged every time
 )
 
 // pieceMemo maps a pre-token to its token count. It is a direct-mapped
@@ -24,6 +34,10 @@ const (
 type pieceMemo struct {
 	seed  maphash.Seed
 	slots [memoSlots]atomic.Pointer[memoEntry]
+	longs [longSlots]atomic.Pointer[memoEntry]
+	// merges counts the long pieces merged, which tests hold to once per
+	// distinct piece.
+	merges atomic.Int64
 }
 
 type memoEntry struct {
@@ -38,7 +52,7 @@ func newPieceMemo() *pieceMemo { return &pieceMemo{seed: maphash.MakeSeed()} }
 // count returns the tokens of one pre-token, from the memo when it can.
 func (p *pieceMemo) count(e *tiktoken.Tiktoken, piece string) int {
 	if len(piece) > memoMaxPieceLen {
-		return countLong(piece)
+		return p.countLong(piece)
 	}
 	slot := &p.slots[maphash.String(p.seed, piece)&(memoSlots-1)]
 	if m := slot.Load(); m != nil && m.piece == piece {
@@ -46,6 +60,23 @@ func (p *pieceMemo) count(e *tiktoken.Tiktoken, piece string) int {
 	}
 	n := len(e.EncodeOrdinary(piece))
 	// The clone lets the caller's text, often a whole page, be freed.
+	slot.Store(&memoEntry{piece: strings.Clone(piece), tokens: n})
+	return n
+}
+
+// countLong returns the tokens of a piece longer than memoMaxPieceLen,
+// from the long slots when it can.
+func (p *pieceMemo) countLong(piece string) int {
+	if len(piece) > longMemoMaxLen {
+		p.merges.Add(1)
+		return countLong(piece)
+	}
+	slot := &p.longs[maphash.String(p.seed, piece)&(longSlots-1)]
+	if m := slot.Load(); m != nil && m.piece == piece {
+		return m.tokens
+	}
+	p.merges.Add(1)
+	n := countLong(piece)
 	slot.Store(&memoEntry{piece: strings.Clone(piece), tokens: n})
 	return n
 }
