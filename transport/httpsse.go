@@ -303,9 +303,11 @@ func (st *site) streamable(next http.Handler, ledger *sessionLedger) http.Handle
 				st.sessionBusy(w, m.id, scope, c)
 				return
 			}
-			key := prefix + st.calls.anon()
-			st.calls.begin(key)
-			defer st.calls.end(key)
+			// The calls of one session (or address) share its prefix as
+			// their key: the tracker counts them under it, and nothing
+			// matches a streamable answer to its call by key.
+			st.calls.begin(prefix)
+			defer st.calls.end(prefix)
 			if m.kind == msgRequest {
 				w, r, done := st.backlog.track(w, r, c.id)
 				defer done()

@@ -216,21 +216,12 @@ type tracker struct {
 	pending map[string]int
 	n       int
 	idle    chan struct{} // closed whenever n == 0
-	seq     uint64
 }
 
 func newTracker() *tracker {
 	idle := make(chan struct{})
 	close(idle)
 	return &tracker{pending: map[string]int{}, idle: idle}
-}
-
-// anon returns a key no other call has.
-func (t *tracker) anon() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.seq++
-	return "#" + strconv.FormatUint(t.seq, 10)
 }
 
 func (t *tracker) begin(key string) {

@@ -95,15 +95,14 @@ func TestTrackerWaitsForEveryCall(t *testing.T) {
 	tr.begin("s1/n:1")
 	tr.begin("s1/n:1") // a client reusing an id still counts twice
 	tr.begin("s2/n:1")
-	anon := tr.anon()
-	tr.begin(anon)
+	tr.begin(wsCallKey)
 	if tr.count() != 4 {
 		t.Fatalf("count = %d, want 4", tr.count())
 	}
 	tr.end("unknown")
 	tr.end("s1/n:1")
 	tr.forget("s2/")
-	tr.end(anon)
+	tr.end(wsCallKey)
 	if tr.count() != 1 {
 		t.Fatalf("count after three ends = %d, want 1", tr.count())
 	}

@@ -380,8 +380,7 @@ func (c *wsConn) startCall(m message, data []byte, release func()) bool {
 		c.send(reply{data: errorResponse(m.id, codeServerBusy, st.busyMessage("connection", requester{}))})
 		return false
 	}
-	key := st.calls.anon()
-	st.calls.begin(key)
+	st.calls.begin(wsCallKey)
 	c.calls.Add(1)
 	// The reply's bytes count against its client until written out
 	// (backlog.go).
@@ -394,7 +393,7 @@ func (c *wsConn) startCall(m message, data []byte, release func()) bool {
 		out := c.handle(withBacklog(c.ctx, cb), m, data)
 		release()
 		cb.wrote(int64(len(out)))
-		c.send(reply{data: out, key: key, slot: true, backlog: cb})
+		c.send(reply{data: out, key: wsCallKey, slot: true, backlog: cb})
 	})
 	return true
 }
@@ -430,6 +429,11 @@ func (c *wsConn) send(r reply) {
 		c.release(r)
 	}
 }
+
+// wsCallKey is the key every WebSocket call is tracked under: the tracker
+// counts them for shutdown, and nothing matches an answer to its call by
+// key, so one key serves all and none is made per call.
+const wsCallKey = "ws#call"
 
 // release frees what a reply held once it is written or dropped.
 func (c *wsConn) release(r reply) {

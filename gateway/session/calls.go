@@ -23,58 +23,63 @@ var ErrEnded = errors.New("the session ended while the call was running")
 // zero value is ready to use and safe for concurrent use.
 type Calls struct {
 	mu sync.Mutex
-	m  map[string]map[*call]struct{}
+	// m holds each running call with its session. One flat map, not one
+	// per session: a call costs an entry, not a map made and dropped with
+	// its session's only call; End, which is rare, walks it.
+	m map[*Call]string
 }
 
-type call struct{ cancel context.CancelCauseFunc }
-
-// noCall is the done of a call that was not registered.
-func noCall() {}
+// A Call is one call Begin registered.
+type Call struct{ cancel context.CancelCauseFunc }
 
 // Begin registers a call made in ctx's session, if it has one whose
 // transport does not end its calls itself (caller.SessionBound); the
-// context it returns ends when the call's does or the session ends. done
-// forgets the call.
-func (sc *Calls) Begin(ctx context.Context) (_ context.Context, done func()) {
+// context it returns ends when the call's does or the session ends. Done
+// forgets the call; a call not registered is nil.
+func (sc *Calls) Begin(ctx context.Context) (context.Context, *Call) {
 	s := server.ClientSessionFromContext(ctx)
 	if s == nil || s.SessionID() == "" || caller.SessionBound(ctx) {
 		// No session, or one whose transport ends its calls itself (a
 		// WebSocket connection): nothing to register.
-		return ctx, noCall
+		return ctx, nil
 	}
-	id := s.SessionID()
 	ctx, cancel := context.WithCancelCause(ctx)
-	c := &call{cancel: cancel}
+	c := &Call{cancel: cancel}
 	sc.mu.Lock()
 	if sc.m == nil {
-		sc.m = map[string]map[*call]struct{}{}
+		sc.m = map[*Call]string{}
 	}
-	if sc.m[id] == nil {
-		sc.m[id] = map[*call]struct{}{}
-	}
-	sc.m[id][c] = struct{}{}
+	sc.m[c] = s.SessionID()
 	sc.mu.Unlock()
-	return ctx, func() {
-		sc.mu.Lock()
-		delete(sc.m[id], c)
-		if len(sc.m[id]) == 0 {
-			delete(sc.m, id)
-		}
-		sc.mu.Unlock()
-		cancel(nil)
+	return ctx, c
+}
+
+// Done forgets c, a call Begin returned, once it has finished.
+func (sc *Calls) Done(c *Call) {
+	if c == nil {
+		return
 	}
+	sc.mu.Lock()
+	delete(sc.m, c)
+	sc.mu.Unlock()
+	c.cancel(nil)
 }
 
 // End cancels the calls still running in session id and returns how many.
 func (sc *Calls) End(id string) int {
+	var ended []*Call
 	sc.mu.Lock()
-	calls := sc.m[id]
-	delete(sc.m, id)
+	for c, s := range sc.m {
+		if s == id {
+			ended = append(ended, c)
+			delete(sc.m, c)
+		}
+	}
 	sc.mu.Unlock()
-	for c := range calls {
+	for _, c := range ended {
 		c.cancel(ErrEnded)
 	}
-	return len(calls)
+	return len(ended)
 }
 
 // Options make every tool call and resource read end with its session:
@@ -89,15 +94,15 @@ func (sc *Calls) Options(h *server.Hooks, log *slog.Logger) []server.ServerOptio
 	return []server.ServerOption{
 		server.WithToolHandlerMiddleware(func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 			return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				ctx, done := sc.Begin(ctx)
-				defer done()
+				ctx, c := sc.Begin(ctx)
+				defer sc.Done(c)
 				return next(ctx, req)
 			}
 		}),
 		server.WithResourceHandlerMiddleware(func(next server.ResourceHandlerFunc) server.ResourceHandlerFunc {
 			return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-				ctx, done := sc.Begin(ctx)
-				defer done()
+				ctx, c := sc.Begin(ctx)
+				defer sc.Done(c)
 				return next(ctx, req)
 			}
 		}),

@@ -19,11 +19,11 @@ import (
 // context.
 func TestCallOutsideASessionIsNotTracked(t *testing.T) {
 	var sc Calls
-	ctx, done := sc.Begin(context.Background())
-	if ctx != context.Background() {
+	ctx, c := sc.Begin(context.Background())
+	if ctx != context.Background() || c != nil {
 		t.Error("a call outside a session got a context of its own")
 	}
-	done()
+	sc.Done(c)
 	if n := sc.End(""); n != 0 {
 		t.Errorf("End of no session cancelled %d calls", n)
 	}
@@ -124,18 +124,24 @@ func TestSessionBoundCallsAreLeftToTheirTransport(t *testing.T) {
 	srv := server.NewMCPServer("t", "1")
 	var sc Calls
 	bound := srv.WithContext(caller.WithSessionBound(context.Background()), stubSession("ws"))
-	ctx, done := sc.Begin(bound)
-	if ctx != bound {
+	ctx, c := sc.Begin(bound)
+	if ctx != bound || c != nil {
 		t.Error("a session-bound call was given a context of its own")
 	}
 	if n := sc.End("ws"); n != 0 {
 		t.Errorf("the session's end cancelled %d calls", n)
 	}
-	done()
+	sc.Done(c)
 	other := srv.WithContext(context.Background(), stubSession("http"))
-	ctx, done = sc.Begin(other)
-	defer done()
+	ctx, c = sc.Begin(other)
+	defer sc.Done(c)
 	if n := sc.End("http"); n != 1 || !errors.Is(context.Cause(ctx), ErrEnded) {
 		t.Errorf("a call of a session its transport does not end: %d cancelled, cause %v", n, context.Cause(ctx))
+	}
+	// A call that finished is forgotten: the session's end finds nothing.
+	ctx, c = sc.Begin(other)
+	sc.Done(c)
+	if n := sc.End("http"); n != 0 || context.Cause(ctx) != context.Canceled {
+		t.Errorf("a finished call: %d cancelled at the end, cause %v", n, context.Cause(ctx))
 	}
 }
