@@ -2,10 +2,13 @@ package gateway
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/nsip-tools/nsip-mcp/gateway/lookup"
 	"github.com/nsip-tools/nsip-mcp/gateway/toolcall"
@@ -109,5 +112,65 @@ func TestSummariesAreRenderedForEachCall(t *testing.T) {
 	}
 	if k := e.gw.memos[toolOf(lookup.Progeny).index].Get(raw); k == nil || k.Answered() != nil {
 		t.Errorf("kept %v, answered %v; want the call kept, no answer", k != nil, k != nil && k.Answered() != nil)
+	}
+}
+
+// A call answered again from its kept result is answered by the
+// outermost of the gateway's middlewares, so that the session's record of
+// running calls, the forms and the progress notes, all of which it would
+// finish at once, cost it nothing; every other call goes on to them.
+func TestKeptResultsAreAnsweredBeforeTheOtherMiddlewares(t *testing.T) {
+	e := newEnv(t)
+	args := map[string]any{"search_string": e.up.Data().MostProgeny()}
+	e.call("nsip_get_animal", args).mustOK(t)
+	want := e.call("nsip_get_animal", args).mustOK(t)
+	nexts := 0
+	next := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		nexts++
+		return mcp.NewToolResultText("from the handlers"), nil
+	}
+	req := func(name string, edit func(*mcp.CallToolRequest)) mcp.CallToolRequest {
+		r := mcp.CallToolRequest{}
+		r.Params.Name = name
+		r.Params.RawArguments, _ = json.Marshal(args)
+		r.Params.Arguments = args
+		if edit != nil {
+			edit(&r)
+		}
+		return r
+	}
+	mw := e.gw.answerKept(next)
+	res, err := mw(context.Background(), req("nsip_get_animal", nil))
+	if err != nil || nexts != 0 || len(res.Content) == 0 {
+		t.Fatalf("a kept result: %v, %d calls of the handlers", err, nexts)
+	}
+	if text := res.Content[0].(mcp.TextContent).Text; text != want.text {
+		t.Errorf("answered with\n%.200s\nwant\n%.200s", text, want.text)
+	}
+	for _, c := range []struct {
+		what string
+		req  mcp.CallToolRequest
+	}{
+		{"other arguments", req("nsip_get_animal", func(r *mcp.CallToolRequest) { r.Params.RawArguments = []byte(`{"search_string":"OTHER1"}`) })},
+		{"another tool", req("nsip_get_lineage", nil)},
+		{"an unknown tool", req("nsip_get_sheep", nil)},
+		{"a task", req("nsip_get_animal", func(r *mcp.CallToolRequest) { r.Params.Task = &mcp.TaskParams{} })},
+	} {
+		before := nexts
+		if _, err := mw(context.Background(), c.req); err != nil || nexts != before+1 {
+			t.Errorf("%s: %v, handlers called %d times, want once", c.what, err, nexts-before)
+		}
+	}
+	off := newEnv(t, withConfig(func(c *Config) { c.NoStructured = true }))
+	for range 2 {
+		// The gateway's own call: the handlers strip the structured copy
+		// on the way out.
+		if r := off.gw.call(context.Background(), toolOf(lookup.Animal), req("nsip_get_animal", nil)); r.IsError {
+			t.Fatalf("without structured content: %v", r.Content)
+		}
+	}
+	before := nexts
+	if _, err := off.gw.answerKept(next)(context.Background(), req("nsip_get_animal", nil)); err != nil || nexts != before+1 {
+		t.Errorf("without structured content a kept result went around the handlers that strip it")
 	}
 }

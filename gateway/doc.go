@@ -78,7 +78,10 @@
 // that answer, with the result it rendered: the same text, _meta and
 // structured copy, counted as a cache hit and logged as one, without steps
 // 2 to 6. An answer offering a link to its complete data is rendered for
-// each call, since each call's link is its own.
+// each call, since each call's link is its own. Such a call is answered by
+// the outermost of the gateway's tool middlewares (answerKept), before the
+// session's record of its running calls, the forms and the progress
+// notes, none of which a call that ends at once needs.
 //
 // Resources, prompts and completions live in gateway/features and read
 // through the same path (featuretools.go); the LPN IDs completions offer

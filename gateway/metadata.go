@@ -40,7 +40,11 @@ func (g *Gateway) serverOptions() []server.ServerOption {
 	hooks.AddAfterDiscover(func(_ context.Context, _ any, _ *mcp.DiscoverRequest, res *mcp.DiscoverResult) {
 		res.Instructions = g.Instructions()
 	})
-	opts := append(g.features.Options(), g.running.Options(hooks, g.log)...)
+	// A call answered again from its kept result needs none of the
+	// middlewares after answerKept (the session's record of its calls
+	// among them), so it comes first.
+	opts := append(g.features.Options(), server.WithToolHandlerMiddleware(g.answerKept))
+	opts = append(opts, g.running.Options(hooks, g.log)...)
 	return append(opts,
 		server.WithTitle(serverTitle),
 		server.WithDescription(serverDescription),

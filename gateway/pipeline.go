@@ -29,13 +29,13 @@ import (
 
 // fullLinks adds the links to an answer's complete data to meta and
 // returns them as resource links; an answer without data has none.
-func (g *Gateway) fullLinks(ctx context.Context, o toolcall.Outcome, meta *resultMeta) []mcp.Content {
+func (g *Gateway) fullLinks(ctx context.Context, o toolcall.Outcome, meta *toolcall.Meta) []mcp.Content {
 	if o.Data.Build == nil {
 		return nil
 	}
 	l := g.full.Offer(ctx, o.Data)
 	fm := l.Meta()
-	meta.full = &fm
+	meta.Full = &fm
 	return l.Content()
 }
 
@@ -45,18 +45,15 @@ func (g *Gateway) fullLinks(ctx context.Context, o toolcall.Outcome, meta *resul
 func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest) *mcp.CallToolResult {
 	start := time.Now()
 	ctx = calllog.With(ctx)
+	kept := g.memos[d.index].Get(req.Params.RawArguments)
+	if res := g.answerAgain(ctx, d, req, kept, start); res != nil {
+		return res
+	}
 	g.stats.Called(d.Name)
-	c, kept, te := g.arguments(ctx, d, req)
+	c, kept, te := g.arguments(ctx, d, req, kept)
 	if te != nil {
 		g.finish(ctx, d.Def, logParams(req), start, toolcall.Failed(te))
 		return te.Result()
-	}
-	if a := kept.Answered(); a != nil && req.Params.Task == nil && g.pool.Holds(a.From.Key, a.From.Answer) {
-		// The same arguments, read from the same cached answer: the same
-		// result, without reading and rendering it again.
-		g.finish(ctx, d.Def, a.Outcome.Params, start, a.Outcome)
-		res := *a.Result
-		return &res
 	}
 	o := d.run(ctx, c, &g.sources[d.index])
 	if o.Params == "" {
@@ -72,11 +69,55 @@ func (g *Gateway) call(ctx context.Context, d *toolDef, req mcp.CallToolRequest)
 	return res
 }
 
-// arguments decodes and validates a call's arguments. A problem is the
-// error the call answers with.
-func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolRequest) (toolcall.Call, *toolcall.Kept, *toolerr.Error) {
-	if k := g.memos[d.index].Get(req.Params.RawArguments); k != nil {
-		return k.Call, k, nil
+// answerAgain answers a call whose argument text was read before (kept)
+// and whose answer came from one cached answer the cache still holds:
+// the same result, without reading and rendering it again, counted and
+// logged like any call. It is nil for any other call, and for a task,
+// whose result is read later.
+func (g *Gateway) answerAgain(ctx context.Context, d *toolDef, req mcp.CallToolRequest, kept *toolcall.Kept, start time.Time) *mcp.CallToolResult {
+	a := kept.Answered()
+	if a == nil || req.Params.Task != nil || !g.pool.Holds(a.From.Key, a.From.Answer) {
+		return nil
+	}
+	g.stats.Called(d.Name)
+	g.finish(ctx, d.Def, a.Outcome.Params, start, a.Outcome)
+	res := *a.Result
+	return &res
+}
+
+// answerKept is a tool middleware, outside the session's record of running
+// calls, the forms and the progress notes: a call answerAgain answers
+// finishes at once and needs none of them. Without structured content
+// (NSIP_STRUCTURED off) every call takes the handlers, which strip it.
+func (g *Gateway) answerKept(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if g.cfg.NoStructured || argcheck.Rerouted(req) || req.Params.Task != nil {
+			return next(ctx, req)
+		}
+		d := toolNamed(req.Params.Name)
+		if d == nil || !g.offersToolset(d.Toolset) {
+			return next(ctx, req)
+		}
+		kept := g.memos[d.index].Get(req.Params.RawArguments)
+		if kept.Answered() == nil {
+			return next(ctx, req)
+		}
+		start := time.Now()
+		if g.log.Enabled(ctx, slog.LevelInfo) {
+			ctx = calllog.With(ctx) // the call's ID, for its log line
+		}
+		if res := g.answerAgain(ctx, d, req, kept, start); res != nil {
+			return res, nil
+		}
+		return next(ctx, req)
+	}
+}
+
+// arguments decodes and validates a call's arguments, unless they were
+// read before (kept). A problem is the error the call answers with.
+func (g *Gateway) arguments(ctx context.Context, d *toolDef, req mcp.CallToolRequest, kept *toolcall.Kept) (toolcall.Call, *toolcall.Kept, *toolerr.Error) {
+	if kept != nil {
+		return kept.Call, kept, nil
 	}
 	sent, fe := param.Decode(req)
 	if fe != nil {
@@ -163,8 +204,8 @@ func (g *Gateway) render(ctx context.Context, d *tooldef.Def, c toolcall.Call, o
 	if o.Err != nil {
 		return o.Err.Result()
 	}
-	meta := resultMeta{cache: o.Cache, upstream: o.Upstream, paging: o.Res.Paging, read: c.Read, notes: append(traitNotes(c.View), argcheck.StatusNotes(c.Args)...), format: o.FormatNote,
-		stale: o.Source == cacheStale, staleAge: int(o.StaleAge.Seconds()), why: o.StaleReason}
+	meta := toolcall.Meta{Cache: o.Cache, Upstream: o.Upstream, Paging: o.Res.Paging, Read: c.Read, Notes: append(traitNotes(c.View), argcheck.StatusNotes(c.Args)...), Format: o.FormatNote,
+		Stale: o.Source == cacheStale, StaleAge: int(o.StaleAge.Seconds()), Why: o.StaleReason}
 	budget := g.cfg.Budget
 	if c.View.Budget > 0 {
 		budget = c.View.Budget
@@ -174,18 +215,7 @@ func (g *Gateway) render(ctx context.Context, d *tooldef.Def, c toolcall.Call, o
 		links = features.ResourceLinks(o.Res)
 	}
 	links = append(links, g.fullLinks(ctx, o, &meta)...)
-	return withStructured(fittedResult(o.Res, budget, &meta, links...), d, o)
-}
-
-// fittedResult is the result of a call whose answer was fitted into budget:
-// its text, then more, and in _meta what every tool reports of the fit
-// beside the caller's own entries in meta.
-func fittedResult(res summarize.Result, budget int, meta *resultMeta, more ...mcp.Content) *mcp.CallToolResult {
-	meta.fit, meta.budget = res, budget
-	return &mcp.CallToolResult{
-		Result:  mcp.Result{Meta: &mcp.Meta{AdditionalFields: meta.fields()}},
-		Content: append([]mcp.Content{mcp.NewTextContent(res.Text)}, more...),
-	}
+	return withStructured(toolcall.Fitted(o.Res, budget, &meta, links...), d, o)
 }
 
 // logParams renders the caller's raw arguments for a log line, bounded.
@@ -251,77 +281,6 @@ func (g *Gateway) handler(d *toolDef) server.ToolHandlerFunc {
 		session.Progress(ctx, req, g.cfg.ProgressInterval, g.log, func() { res = g.call(ctx, d, req) })
 		return res, nil
 	}
-}
-
-// resultMeta is what an answer reports in _meta beside its text: where it
-// came from, where a page sits, what its complete data is, and how it was
-// fitted. The members are those the tools' contracts document
-// (specs/contracts); each is written only when it applies. mcp-go holds
-// _meta as a JSON object, which fields writes once, at the edge.
-type resultMeta struct {
-	cache    string            // a lookup's: hit, miss or stale
-	upstream any               // an analysis's reads (analysis.Upstream)
-	paging   *summarize.Paging // a page's place
-	read     []string          // how the caller's words were read (toolcall.Call.Read)
-	notes    []string          // trait codes the glossary does not know
-	stale    bool              // served from a stale entry while NSIP failed
-	staleAge int               // its age, in seconds
-	why      string            // the error code NSIP failed with
-	format   string            // a note that NSIP's answer was in a shape not recognized
-	full     *full.Meta        // the links to a summarized answer's complete data
-	fit      summarize.Result  // the answer's fit: tokens, and whether summarized
-	budget   int               // the budget it was fitted to
-}
-
-// fields is m as the members of _meta.
-func (m *resultMeta) fields() map[string]any {
-	// Room for a plain hit's members without growing.
-	out := make(map[string]any, 8)
-	if m.cache != "" {
-		out["cache"] = m.cache
-	}
-	if m.upstream != nil {
-		out["upstream"] = m.upstream
-	}
-	if p := m.paging; p != nil {
-		out["page"], out["page_size"], out["total_count"] = p.Page, p.PageSize, p.TotalCount
-		if p.Next != nil {
-			out["next"] = p.Next
-		}
-		if p.TotalCountNote != "" {
-			out["total_count_note"] = p.TotalCountNote
-		}
-		if p.NextWithheld != "" {
-			out["next_withheld"] = p.NextWithheld
-		}
-		if h := p.StatusHeld; h != nil {
-			out["status_held"] = h
-			out["total_count"] = h.Count // null unless proven: NSIP's count is of every status
-		}
-		// Said here for every answer, pass-throughs included, whose text
-		// is NSIP's byte for byte and so cannot say it itself.
-		if p.Contradicting != nil {
-			out["contradicting_criteria"] = p.Contradicting
-		}
-	}
-	if len(m.read) > 0 {
-		out["read"] = m.read
-	}
-	if len(m.notes) > 0 {
-		out["notes"] = m.notes
-	}
-	if m.stale {
-		out["stale_age_seconds"], out["stale_reason"] = m.staleAge, m.why
-	}
-	if m.format != "" {
-		out["shape_recognized"], out["format_note"] = false, m.format
-	}
-	if m.full != nil {
-		out["full"] = *m.full
-	}
-	out["tokens"], out["original_tokens"] = m.fit.Tokens, m.fit.OriginalTokens
-	out["summarized"], out["budget"] = m.fit.Summarized, m.budget
-	return out
 }
 
 // Every tool declares an output schema and returns its answer a second

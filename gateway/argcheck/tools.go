@@ -72,19 +72,30 @@ func (u *UnknownTools) Hooks(h *server.Hooks) {
 // Middleware answers a marked call with its refusal.
 func (u *UnknownTools) Middleware(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		if req.Params.Meta != nil {
-			if m, ok := req.Params.Meta.AdditionalFields[unknownToolKey].(*unknownTool); ok {
-				u.Log.Debug("call of an unknown tool", slog.String("tool", param.QuoteShort(m.name)))
-				r := UnknownTool(m.name, u.Offered())
-				if u.Defined(m.name) {
-					r.Problem = fmt.Sprintf("this server does not offer %s: the server's NSIP_TOOLSETS setting leaves out its toolset (it offers %s)",
-						m.name, strings.Join(u.Toolsets, ", "))
-				}
-				return u.Render(r), nil
+		if m := marked(req); m != nil {
+			u.Log.Debug("call of an unknown tool", slog.String("tool", param.QuoteShort(m.name)))
+			r := UnknownTool(m.name, u.Offered())
+			if u.Defined(m.name) {
+				r.Problem = fmt.Sprintf("this server does not offer %s: the server's NSIP_TOOLSETS setting leaves out its toolset (it offers %s)",
+					m.name, strings.Join(u.Toolsets, ", "))
 			}
+			return u.Render(r), nil
 		}
 		return next(ctx, req)
 	}
+}
+
+// Rerouted reports whether req is the call of an unknown tool, handed to
+// a known one for Middleware to refuse.
+func Rerouted(req mcp.CallToolRequest) bool { return marked(req) != nil }
+
+// marked is the unknown tool req was made of, if it was.
+func marked(req mcp.CallToolRequest) *unknownTool {
+	if req.Params.Meta == nil {
+		return nil
+	}
+	m, _ := req.Params.Meta.AdditionalFields[unknownToolKey].(*unknownTool)
+	return m
 }
 
 // UnknownTool refuses a call of name, which is none of tools, naming the
