@@ -1,9 +1,6 @@
 package lookup
 
 import (
-	"fmt"
-	"slices"
-
 	"github.com/nsip-tools/nsip-mcp/gateway/nsiparg"
 	"github.com/nsip-tools/nsip-mcp/gateway/param"
 	"github.com/nsip-tools/nsip-mcp/nsip"
@@ -27,12 +24,8 @@ type (
 
 // The view fields' descriptions, in ArgTable.
 var (
-	traitsField = param.Spec{
-		Example: []any{"WWT", "NLB"},
-		Expect:  traitsExpect,
-		Custom:  validateTraits,
-	}
-	skipField = param.Spec{Example: 0, Min: param.Bound(0), Max: param.Bound(99), Quiet: true}
+	traitsField = nsiparg.ViewTraits
+	skipField   = param.Spec{Example: 0, Min: param.Bound(0), Max: param.Bound(99), Quiet: true}
 )
 
 // ArgTable describes the fields of the argument structs the lookup tools
@@ -57,43 +50,3 @@ func pageSizeField(def int) param.Spec {
 
 // NoArgs is the arguments of the tools that take none but the view's.
 type NoArgs struct{ param.Budget }
-
-// validateTraits checks a traits argument, a list of trait codes or
-// names, giving codes in upper case without repeats.
-func validateTraits(field string, raw any) (any, []param.FieldError) {
-	expect := traitsExpect
-	list, ok := raw.([]any)
-	if !ok {
-		return nil, []param.FieldError{{Field: field, Problem: "must be an array of trait codes, got " + param.Describe(raw), Expected: expect}}
-	}
-	if len(list) == 0 || len(list) > maxTraits {
-		return nil, []param.FieldError{{Field: field, Problem: fmt.Sprintf("names %d traits; give 1 to %d", len(list), maxTraits), Expected: expect}}
-	}
-	var out []string
-	var errs []param.FieldError
-	for i, v := range list {
-		f := fmt.Sprintf("%s[%d]", field, i)
-		code, _, fe := nsiparg.TraitArg{AnyCode: true, Expect: expect}.Read(f, v, len(errs) < param.MaxProblems)
-		if fe != nil {
-			errs = append(errs, *fe)
-			continue
-		}
-		if !slices.Contains(out, code) {
-			out = append(out, code)
-		}
-	}
-	if len(errs) > 0 {
-		return nil, param.Cap(errs)
-	}
-	anys := make([]any, len(out))
-	for i, c := range out {
-		anys[i] = c
-	}
-	return anys, nil
-}
-
-// maxTraits is the most trait codes one traits argument may list.
-const maxTraits = 30
-
-// traitsExpect says what a traits argument accepts.
-const traitsExpect = "array of trait codes or names, e.g. [\"WWT\",\"number of lambs born\"]"

@@ -43,7 +43,7 @@ var LPNs = param.Strings{Noun: "distinct LPN IDs", Read: func(_ *param.List, fie
 	if errs != nil {
 		return "", &errs[0] // one value has one problem
 	}
-	return strings.ToUpper(v.(string)), nil
+	return v.(string), nil // upper case, as lpn_id is read
 }}
 
 // Traits are the items of a list of trait codes of the glossary, each

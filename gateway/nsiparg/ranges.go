@@ -1,7 +1,6 @@
 package nsiparg
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
@@ -34,7 +33,7 @@ var rangesExample = map[string]any{"WWT": map[string]any{"min": 1.0, "max": 5.0}
 
 // rangesExpected is what the argument as a whole expects, its example
 // included.
-var rangesExpected = rangesExpect + ", e.g. " + exampleJSON(rangesExample)
+var rangesExpected = rangesExpect + ", e.g. " + param.JSONText(rangesExample)
 
 // TraitRanges is the entry describing a map of trait code to nsip.Range.
 // Breeds publish different traits, so its schema names no codes (the
@@ -45,14 +44,6 @@ var TraitRanges = param.Spec{
 	Expect:  rangesExpected,
 	Example: rangesExample,
 	Desc:    "Bounds per trait code, min and/or max, e.g. {\"WWT\":{\"min\":1}}.",
-}
-
-func exampleJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err) // a literal of maps and numbers
-	}
-	return string(b)
 }
 
 // rangeBounds are the members of one range.
