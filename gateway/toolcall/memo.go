@@ -12,8 +12,16 @@ import (
 // Bounds of a Memo: how many argument texts it keeps, and the longest it
 // keeps. A breeder's lookups are short (an LPN ID, a page); a long text
 // is rarely sent twice.
+//
+// A text's hash picks a set of memoWays places, and the text may sit in
+// any of them. With one place per hash, two of a handful of texts asked
+// over and over (a flock's sixteen animals) shared a place about a third
+// of the time, and then pushed each other out on every call, so those
+// calls were decoded, validated and rendered again each time.
 const (
-	memoSlots    = 256
+	memoSets     = 64
+	memoWays     = 4
+	memoSlots    = memoSets * memoWays
 	memoMaxBytes = 512
 )
 
@@ -28,8 +36,9 @@ const (
 // changed. Make one with NewMemo; it is safe for concurrent use, and a nil
 // Memo keeps nothing.
 type Memo struct {
-	seed  maphash.Seed
-	slots [memoSlots]atomic.Pointer[Kept]
+	seed maphash.Seed
+	sets [memoSets][memoWays]atomic.Pointer[Kept]
+	turn atomic.Uint32 // which place of a full set the next text takes
 }
 
 // Kept is one argument text's Call, and the answer last rendered for it.
@@ -63,11 +72,13 @@ func (m *Memo) Get(raw []byte) *Kept {
 	if m == nil || len(raw) == 0 || len(raw) > memoMaxBytes {
 		return nil
 	}
-	k := m.slots[m.slot(raw)].Load()
-	if k == nil || k.raw != string(raw) {
-		return nil
+	set := &m.sets[m.set(raw)]
+	for i := range set {
+		if k := set[i].Load(); k != nil && k.raw == string(raw) {
+			return k
+		}
 	}
-	return k
+	return nil
 }
 
 // Put keeps c as the Call of raw, in place of whatever text shared its
@@ -77,11 +88,27 @@ func (m *Memo) Put(raw []byte, c Call) *Kept {
 		return nil
 	}
 	k := &Kept{raw: string(raw), Call: c}
-	m.slots[m.slot(raw)].Store(k)
+	set := &m.sets[m.set(raw)]
+	// The text's own place first, so that a text kept again replaces
+	// itself; then an empty one; else the places of a full set in turn.
+	way := -1
+	for i := range set {
+		switch old := set[i].Load(); {
+		case old != nil && old.raw == k.raw:
+			set[i].Store(k)
+			return k
+		case old == nil && way < 0:
+			way = i
+		}
+	}
+	if way < 0 {
+		way = int(m.turn.Add(1) % memoWays)
+	}
+	set[way].Store(k)
 	return k
 }
 
-func (m *Memo) slot(raw []byte) uint64 { return maphash.Bytes(m.seed, raw) % memoSlots }
+func (m *Memo) set(raw []byte) uint64 { return maphash.Bytes(m.seed, raw) % memoSets }
 
 // Answered is the answer last rendered for the call, or nil.
 func (k *Kept) Answered() *Answered {

@@ -1,6 +1,7 @@
 package toolcall
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -63,5 +64,52 @@ func TestKeptCallsCarryTheirAnswer(t *testing.T) {
 	none.Answer(first) // a call not kept keeps no answer, and does not fail
 	if none.Answered() != nil {
 		t.Error("a nil Kept has an answer")
+	}
+}
+
+// Texts whose hashes share a set are all kept, up to the set's places: a
+// handful of animals asked over and over must not push each other out.
+// Past that, the newest text is kept and the set still holds memoWays.
+func TestTextsSharingASetAreAllKept(t *testing.T) {
+	m := NewMemo()
+	var same [][]byte
+	for i := 0; len(same) < memoWays+1; i++ {
+		raw := []byte(fmt.Sprintf(`{"lpn_id":"6402382024NCS%03d"}`, i))
+		if len(same) == 0 || m.set(raw) == m.set(same[0]) {
+			same = append(same, raw)
+		}
+	}
+	for _, raw := range same[:memoWays] {
+		m.Put(raw, Call{Read: []string{string(raw)}})
+	}
+	for round := range 3 {
+		for _, raw := range same[:memoWays] {
+			if got := m.Get(raw); got == nil || got.Call.Read[0] != string(raw) {
+				t.Fatalf("round %d: %s gave %v; every text of a set with room must stay kept", round, raw, got)
+			}
+		}
+	}
+	// Kept again, a text takes its own place, not a second one.
+	m.Put(same[0], Call{Read: []string{"again"}})
+	if got := m.Get(same[0]); got == nil || got.Call.Read[0] != "again" {
+		t.Fatalf("a text kept again gave %v", got)
+	}
+	for _, raw := range same[1:memoWays] {
+		if m.Get(raw) == nil {
+			t.Fatalf("keeping %s again pushed out %s", same[0], raw)
+		}
+	}
+	m.Put(same[memoWays], Call{Read: []string{"newest"}})
+	if got := m.Get(same[memoWays]); got == nil || got.Call.Read[0] != "newest" {
+		t.Fatalf("the newest text of a full set gave %v", got)
+	}
+	kept := 0
+	for _, raw := range same {
+		if m.Get(raw) != nil {
+			kept++
+		}
+	}
+	if kept != memoWays {
+		t.Errorf("a full set keeps %d texts, want %d", kept, memoWays)
 	}
 }
