@@ -24,14 +24,14 @@ import (
 const passShare = 4
 
 // newPasses is the gateway's store of passes, kept as long as an answer
-// and its stale copy would be.
-func newPasses(cfg Config) *passes.Store {
+// and its stale copy would be; ended hears of each background read's end.
+func newPasses(cfg Config, ended func(key string)) *passes.Store {
 	var shared passes.Shared
 	if cfg.Shared != nil {
 		shared = cfg.Shared
 	}
 	return passes.New(passes.Config{MaxBytes: cfg.CacheMaxBytes / passShare, TTL: cfg.CacheTTL + cfg.StaleTTL,
-		Shared: shared, Now: cfg.Now, Logger: cfg.Logger})
+		Shared: shared, Now: cfg.Now, Logger: cfg.Logger, Ended: ended})
 }
 
 // callPasses are the gateway's store of passes as one call's
@@ -105,9 +105,6 @@ func (g *Gateway) fillPass(ctx context.Context, breed int, evaluation string) an
 // came to: the pass's summary, or why it was not kept.
 func (g *Gateway) readPass(ctx context.Context, f *passes.Fill, breed int, evaluation string) (passes.Summary, error) {
 	key := breedpass.PassKey(breed, evaluation)
-	if done := g.passFilled; done != nil {
-		defer done(key)
-	}
 	ctx = calllog.With(ctx)
 	// The read leaves one of NSIP's connections to the calls made
 	// meanwhile, which would otherwise wait behind its pages.

@@ -162,7 +162,8 @@ type Gateway struct {
 	memos []*toolcall.Memo
 
 	passes *passes.Store // breed passes kept between calls, and read in the background
-	// passFilled, when set, hears of each background pass's end, by key.
+	// passFilled, when set, hears of each background pass's end, by key,
+	// once the store has recorded how it ended.
 	passFilled func(key string)
 }
 

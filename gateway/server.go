@@ -51,7 +51,11 @@ func New(up Upstream, sum *summarize.Summarizer, cfg Config) (*Gateway, error) {
 		fitFunc:  sum.Fit,
 	}
 	g.pool = g.newPool(c)
-	g.passes = newPasses(cfg)
+	g.passes = newPasses(cfg, func(key string) {
+		if done := g.passFilled; done != nil {
+			done(key)
+		}
+	})
 	if g.tasks, err = tasks.New(tasks.Config{
 		PerCaller: cfg.TasksPerClient, Max: cfg.TasksMax, TTL: cfg.TaskTTL, Now: cfg.Now, Logger: cfg.Logger,
 	}); err != nil {

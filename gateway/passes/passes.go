@@ -52,6 +52,9 @@ type Config struct {
 	Shared   Shared        // nil: this replica keeps its own passes only
 	Now      func() time.Time
 	Logger   *slog.Logger
+	// Ended, when set, hears of each background read's end, by key, once
+	// the store has recorded how it ended (and before Close returns).
+	Ended func(key string)
 }
 
 // Store is the passes kept, and those being read in the background.
@@ -198,6 +201,9 @@ func (s *Store) Fill(key string, read func(ctx context.Context, f *Fill) (Summar
 		delete(s.filling, key)
 		s.mu.Unlock()
 		f.end(sum, err)
+		if s.cfg.Ended != nil {
+			s.cfg.Ended(key)
+		}
 	}()
 	return f, true
 }

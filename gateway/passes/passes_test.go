@@ -281,3 +281,59 @@ func TestFillRefusedAndOneAtATime(t *testing.T) {
 	}
 	close(release)
 }
+
+// Ended hears of a read's end once the store has recorded it: what the
+// store says of the pass then (Why, Filling, the Fill's result) is how the
+// read ended, not that it is under way; and Close returns after it.
+func TestEndedHearsOfTheRecordedEnd(t *testing.T) {
+	type heard struct {
+		key, why string
+		filling  bool
+		err      error
+	}
+	var s *Store
+	ends := make(chan heard, 2)
+	fills := map[string]*Fill{}
+	var mu sync.Mutex
+	s = New(Config{MaxBytes: 1 << 20, TTL: time.Hour, Now: time.Now, Logger: slog.New(slog.DiscardHandler),
+		Ended: func(key string) {
+			mu.Lock()
+			f := fills[key]
+			mu.Unlock()
+			_, err := f.Result()
+			ends <- heard{key: key, why: s.Why(key), filling: s.Filling(key) != nil, err: err}
+		}})
+	tooBig := errors.New("the pages came to more than a pass may hold")
+	mu.Lock()
+	f, ok := s.Fill("a", func(context.Context, *Fill) (Summary, error) {
+		s.Refuse("a", tooBig.Error())
+		return Summary{}, tooBig
+	})
+	fills["a"] = f
+	mu.Unlock()
+	if !ok {
+		t.Fatal("read not started")
+	}
+	h := <-ends
+	if h.key != "a" || h.filling || !strings.Contains(h.why, tooBig.Error()) || !errors.Is(h.err, tooBig) {
+		t.Errorf("heard %+v; want the read of a ended, refused for its size, and no longer under way", h)
+	}
+	release := make(chan struct{})
+	mu.Lock()
+	fills["b"], _ = s.Fill("b", func(ctx context.Context, _ *Fill) (Summary, error) {
+		close(release)
+		<-ctx.Done()
+		return Summary{}, ctx.Err()
+	})
+	mu.Unlock()
+	<-release
+	s.Close()
+	select {
+	case h := <-ends:
+		if h.key != "b" || h.filling || h.err == nil {
+			t.Errorf("heard %+v at Close; want the read of b ended with an error", h)
+		}
+	default:
+		t.Error("Close returned before Ended heard of the read it ended")
+	}
+}
