@@ -6,12 +6,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/internal/recent"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 
@@ -35,14 +35,15 @@ type LPNs struct {
 	// scanned are answer texts scanned lately and the IDs found in each,
 	// by a hash of the text's start: sessions asking for the same animals
 	// get the same texts from the cache, and finding one here costs far
-	// less than scanning it again. A slot's text replaces the one before.
-	scanned [scannedSlots]atomic.Pointer[scannedText]
+	// less than scanning it again.
+	scanned *recent.Places[scannedText]
 }
 
-// scannedSlots is how many scanned texts are kept; hashedPrefix is how
-// much of a text picks its slot (its whole length is compared).
+// scannedSets is how many sets of recent.Ways scanned texts are kept;
+// hashedPrefix is how much of a text picks its set (its whole length is
+// compared).
 const (
-	scannedSlots = 64
+	scannedSets  = 16
 	hashedPrefix = 128
 )
 
@@ -129,6 +130,7 @@ func (s *LPNs) init() {
 	s.once.Do(func() {
 		s.sessions, _ = lru.New[string, *seenSet](seenSessions)
 		s.seed = maphash.MakeSeed()
+		s.scanned = recent.New[scannedText](scannedSets)
 	})
 }
 
@@ -260,12 +262,13 @@ func (s *LPNs) Note(ctx context.Context, args any, text string) {
 // there is one. The list is shared and must not be changed.
 func (s *LPNs) quoted(text string) []string {
 	s.init()
-	slot := &s.scanned[maphash.String(s.seed, text[:min(len(text), hashedPrefix)])%scannedSlots]
-	if kept := slot.Load(); kept != nil && kept.text == text {
+	hash := maphash.String(s.seed, text[:min(len(text), hashedPrefix)])
+	is := func(kept *scannedText) bool { return kept.text == text }
+	if kept := s.scanned.Find(hash, is); kept != nil {
 		return kept.ids
 	}
 	found := quotedLPNs(text)
-	slot.Store(&scannedText{text: text, ids: found})
+	s.scanned.Keep(hash, &scannedText{text: text, ids: found}, is)
 	return found
 }
 

@@ -6,22 +6,16 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/nsip-tools/nsip-mcp/gateway/internal/recent"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 )
 
-// Bounds of a Memo: how many argument texts it keeps, and the longest it
-// keeps. A breeder's lookups are short (an LPN ID, a page); a long text
-// is rarely sent twice.
-//
-// A text's hash picks a set of memoWays places, and the text may sit in
-// any of them. With one place per hash, two of a handful of texts asked
-// over and over (a flock's sixteen animals) shared a place about a third
-// of the time, and then pushed each other out on every call, so those
-// calls were decoded, validated and rendered again each time.
+// Bounds of a Memo: how many argument texts it keeps (in sets of
+// recent.Ways, so that a handful of texts asked over and over keep their
+// places), and the longest it keeps. A breeder's lookups are short (an
+// LPN ID, a page); a long text is rarely sent twice.
 const (
 	memoSets     = 64
-	memoWays     = 4
-	memoSlots    = memoSets * memoWays
 	memoMaxBytes = 512
 )
 
@@ -37,8 +31,7 @@ const (
 // Memo keeps nothing.
 type Memo struct {
 	seed maphash.Seed
-	sets [memoSets][memoWays]atomic.Pointer[Kept]
-	turn atomic.Uint32 // which place of a full set the next text takes
+	kept *recent.Places[Kept]
 }
 
 // Kept is one argument text's Call, and the answer last rendered for it.
@@ -65,50 +58,27 @@ type Held struct {
 }
 
 // NewMemo returns an empty Memo.
-func NewMemo() *Memo { return &Memo{seed: maphash.MakeSeed()} }
+func NewMemo() *Memo { return &Memo{seed: maphash.MakeSeed(), kept: recent.New[Kept](memoSets)} }
 
 // Get returns what is kept for raw, if anything.
 func (m *Memo) Get(raw []byte) *Kept {
 	if m == nil || len(raw) == 0 || len(raw) > memoMaxBytes {
 		return nil
 	}
-	set := &m.sets[m.set(raw)]
-	for i := range set {
-		if k := set[i].Load(); k != nil && k.raw == string(raw) {
-			return k
-		}
-	}
-	return nil
+	return m.kept.Find(maphash.Bytes(m.seed, raw), func(k *Kept) bool { return k.raw == string(raw) })
 }
 
-// Put keeps c as the Call of raw, in place of whatever text shared its
-// slot, and returns its place (nil when raw is not kept).
+// Put keeps c as the Call of raw, in place of raw's Call before or of the
+// text its set kept longest, and returns its place (nil when raw is not
+// kept).
 func (m *Memo) Put(raw []byte, c Call) *Kept {
 	if m == nil || len(raw) == 0 || len(raw) > memoMaxBytes {
 		return nil
 	}
 	k := &Kept{raw: string(raw), Call: c}
-	set := &m.sets[m.set(raw)]
-	// The text's own place first, so that a text kept again replaces
-	// itself; then an empty one; else the places of a full set in turn.
-	way := -1
-	for i := range set {
-		switch old := set[i].Load(); {
-		case old != nil && old.raw == k.raw:
-			set[i].Store(k)
-			return k
-		case old == nil && way < 0:
-			way = i
-		}
-	}
-	if way < 0 {
-		way = int(m.turn.Add(1) % memoWays)
-	}
-	set[way].Store(k)
+	m.kept.Keep(maphash.Bytes(m.seed, raw), k, func(old *Kept) bool { return old.raw == k.raw })
 	return k
 }
-
-func (m *Memo) set(raw []byte) uint64 { return maphash.Bytes(m.seed, raw) % memoSets }
 
 // Answered is the answer last rendered for the call, or nil.
 func (k *Kept) Answered() *Answered {
