@@ -18,8 +18,8 @@ TAGS := e2e
 # Packages whose statement coverage by their own tests (go test -cover,
 # with TAGS) must stay at or above COVER_MIN percent: every package under
 # gateway/ carries its own gate, its tests living beside its code.
-COVER_PKGS  := nsip nsip/shape nsip/livecheck cache gateway gateway/argcheck gateway/calllog gateway/elicit gateway/features \
-               gateway/finite gateway/full gateway/health gateway/internal/jsonpool gateway/internal/recent gateway/internal/snapshot gateway/lookup gateway/metrics gateway/outschema \
+COVER_PKGS  := nsip nsip/shape nsip/livecheck cache cache/recent gateway gateway/argcheck gateway/calllog gateway/elicit gateway/features \
+               gateway/finite gateway/full gateway/health gateway/internal/jsonpool gateway/internal/snapshot gateway/lookup gateway/metrics gateway/outschema \
                gateway/nsiparg gateway/param gateway/passes gateway/session gateway/structured gateway/tasks gateway/toolerr \
                gateway/source gateway/toolcall gateway/tooldef gateway/toolsets gateway/upstream gateway/views
 # Trees whose packages are gated as one: their statements covered by the

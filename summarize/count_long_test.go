@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nsip-tools/nsip-mcp/cache/recent"
 )
 
 // longPieceTexts are single long pre-tokens and texts made of them: runs of
@@ -139,9 +141,10 @@ func byteSize(n int) string {
 }
 
 // A long piece repeated through a text, as a field padded on every row of
-// a page is, is merged once and counted the same each time; the long slots
-// hold at most longSlots pieces of at most longMemoMaxLen bytes, and a
-// longer piece is merged every time it comes.
+// a page is, is merged once and counted the same each time; two long
+// pieces taking turns (two padded fields a row) are each merged once; the
+// latest of many long pieces is kept; and a piece longer than
+// longMemoMaxLen is merged every time it comes.
 func TestRepeatedLongPiecesAreMergedOnce(t *testing.T) {
 	_, c := newTestSummarizer(t)
 	var page strings.Builder
@@ -161,23 +164,26 @@ func TestRepeatedLongPiecesAreMergedOnce(t *testing.T) {
 	if n := p.merges.Load(); n != 1 {
 		t.Errorf("a long piece seen 100 times was merged %d times, want once", n)
 	}
-	for i := range 4 * longSlots {
-		p.count(nil, strings.Repeat(string(rune('a'+i%26)), memoMaxPieceLen+1+i))
+	other := strings.Repeat("z", 9_000)
+	before := p.merges.Load()
+	for range 100 {
+		p.count(nil, pad)
+		p.count(nil, other)
 	}
-	held := 0
-	for i := range p.longs {
-		if m := p.longs[i].Load(); m != nil {
-			held++
-			if len(m.piece) > longMemoMaxLen {
-				t.Errorf("the long slots keep a %d-byte piece, bound is %d", len(m.piece), longMemoMaxLen)
-			}
+	if n := p.merges.Load() - before; n != 1 {
+		t.Errorf("two long pieces taking turns 100 times were merged %d times, want once more for the second", n)
+	}
+	for i := range 4 * longSets * recent.Ways {
+		piece := strings.Repeat(string(rune('a'+i%26)), memoMaxPieceLen+1+i)
+		p.count(nil, piece)
+		before := p.merges.Load()
+		p.count(nil, piece)
+		if p.merges.Load() != before {
+			t.Fatalf("long piece %d was merged again right after it was kept", i)
 		}
 	}
-	if held == 0 || held > longSlots {
-		t.Errorf("the long slots hold %d pieces, want 1 to %d", held, longSlots)
-	}
 	huge := strings.Repeat("y", longMemoMaxLen+1)
-	before := p.merges.Load()
+	before = p.merges.Load()
 	p.count(nil, huge)
 	p.count(nil, huge)
 	if n := p.merges.Load() - before; n != 2 {

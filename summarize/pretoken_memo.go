@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 
 	"github.com/pkoukk/tiktoken-go"
+
+	"github.com/nsip-tools/nsip-mcp/cache/recent"
 )
 
 // Bounds of the piece memo. JSON repeats a small set of pieces (keys,
@@ -19,10 +21,12 @@ const (
 // Bounds of the long slots. A long piece is rare in JSON, but a text that
 // has one often has it on every row: a field padded to kilobytes of one
 // letter on each of a page's hundred rows. Merged once per row, 10 KB
-// pieces cost about 0.4 s a page; a few slots keep the latest long pieces,
-// at most longSlots * longMemoMaxLen bytes (256 KiB) whatever comes.
+// pieces cost about 0.4 s a page; a few places keep the latest long
+// pieces, at most longSets * recent.Ways * longMemoMaxLen bytes (256 KiB)
+// whatever comes. In sets of recent.Ways, so that the few long pieces of
+// one page (two padded fields a row) never push each other out.
 const (
-	longSlots      = 8        // a power of two
+	longSets       = 2
 	longMemoMaxLen = 32 << 10 // bytes; longer pieces are merged every time
 )
 
@@ -34,7 +38,7 @@ const (
 type pieceMemo struct {
 	seed  maphash.Seed
 	slots [memoSlots]atomic.Pointer[memoEntry]
-	longs [longSlots]atomic.Pointer[memoEntry]
+	longs *recent.Places[memoEntry]
 	// merges counts the long pieces merged, which tests hold to once per
 	// distinct piece.
 	merges atomic.Int64
@@ -47,7 +51,9 @@ type memoEntry struct {
 
 var pieceCounts = newPieceMemo()
 
-func newPieceMemo() *pieceMemo { return &pieceMemo{seed: maphash.MakeSeed()} }
+func newPieceMemo() *pieceMemo {
+	return &pieceMemo{seed: maphash.MakeSeed(), longs: recent.New[memoEntry](longSets)}
+}
 
 // count returns the tokens of one pre-token, from the memo when it can.
 func (p *pieceMemo) count(e *tiktoken.Tiktoken, piece string) int {
@@ -71,13 +77,14 @@ func (p *pieceMemo) countLong(piece string) int {
 		p.merges.Add(1)
 		return countLong(piece)
 	}
-	slot := &p.longs[maphash.String(p.seed, piece)&(longSlots-1)]
-	if m := slot.Load(); m != nil && m.piece == piece {
+	hash := maphash.String(p.seed, piece)
+	is := func(m *memoEntry) bool { return m.piece == piece }
+	if m := p.longs.Find(hash, is); m != nil {
 		return m.tokens
 	}
 	p.merges.Add(1)
 	n := countLong(piece)
-	slot.Store(&memoEntry{piece: strings.Clone(piece), tokens: n})
+	p.longs.Keep(hash, &memoEntry{piece: strings.Clone(piece), tokens: n}, is)
 	return n
 }
 

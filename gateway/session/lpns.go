@@ -11,7 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/nsip-tools/nsip-mcp/gateway/internal/recent"
+	"github.com/nsip-tools/nsip-mcp/cache/recent"
 	"github.com/nsip-tools/nsip-mcp/nsip"
 )
 

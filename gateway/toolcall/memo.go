@@ -6,7 +6,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/nsip-tools/nsip-mcp/gateway/internal/recent"
+	"github.com/nsip-tools/nsip-mcp/cache/recent"
 	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 )
 

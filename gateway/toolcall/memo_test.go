@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nsip-tools/nsip-mcp/gateway/internal/recent"
+	"github.com/nsip-tools/nsip-mcp/cache/recent"
 )
 
 func TestMemoKeepsCallsByTheirExactText(t *testing.T) {
