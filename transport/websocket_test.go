@@ -566,19 +566,22 @@ func TestWebSocketClosingEndsItsCalls(t *testing.T) {
 		bound bool
 		err   error
 	}
-	ended := make(chan seen, 1)
+	// The call's end is a closed channel, not a value passed around, so
+	// that the hook's look at it never finds it taken for a moment.
+	var got seen
+	ended := make(chan struct{})
 	s.AddTool(mcp.NewTool("hold"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		g.entered <- "hold"
 		<-ctx.Done()
-		ended <- seen{bound: caller.SessionBound(ctx), err: ctx.Err()}
+		got = seen{bound: caller.SessionBound(ctx), err: ctx.Err()}
+		close(ended)
 		return mcp.NewToolResultText("ended"), nil
 	})
 	unregistered := make(chan bool, 1)
 	hooks := &server.Hooks{}
 	hooks.AddOnUnregisterSession(func(context.Context, server.ClientSession) {
 		select {
-		case got := <-ended:
-			ended <- got
+		case <-ended:
 			unregistered <- true
 		default:
 			unregistered <- false
@@ -592,8 +595,7 @@ func TestWebSocketClosingEndsItsCalls(t *testing.T) {
 	}
 	g.waitEntered(t)
 	c.conn.Close()
-	got := <-ended
-	ended <- got
+	<-ended
 	if !got.bound || !errors.Is(got.err, context.Canceled) {
 		t.Errorf("the call ended with %v, session-bound %v; want cancelled, session-bound", got.err, got.bound)
 	}
