@@ -207,7 +207,7 @@ func TestSharedLimitCountsRetries(t *testing.T) {
 	f := newFlakyUpstream(t, 2)
 	var gws []*env
 	for range 2 {
-		r, err := cache.NewRedis(cache.RedisConfig{URL: rd.URL(), Secret: sharedSecret, OpTimeout: time.Second, SlowAfter: time.Second})
+		r, err := cache.NewRedis(cache.RedisConfig{URL: rd.URL(), Secret: sharedSecret, OpTimeout: 30 * time.Second, SlowAfter: 30 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -509,7 +509,8 @@ func TestSharedReplicasWithOtherBudgetsFitForThemselves(t *testing.T) {
 func TestSharedForgedRecordIsNotServed(t *testing.T) {
 	rd := redistest.Start(t)
 	rs, up := replicas(t, 2, rd.URL(), Config{})
-	attacker, err := cache.NewRedis(cache.RedisConfig{URL: rd.URL(), Secret: []byte("not-the-replicas-secret-0123456789")})
+	attacker, err := cache.NewRedis(cache.RedisConfig{URL: rd.URL(), Secret: []byte("not-the-replicas-secret-0123456789"),
+		OpTimeout: 30 * time.Second, SlowAfter: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
