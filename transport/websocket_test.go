@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -439,13 +440,27 @@ func TestWebSocketShutdownLetsCallsInFlightFinish(t *testing.T) {
 	}
 }
 
+// A peer that never answers a ping is dropped after PongTimeout. The
+// client reads, so that it sees the server end the connection, but
+// ignores pings. Waiting to see one open session first would race the
+// 200 ms the session lives.
 func TestWebSocketDropsSilentPeer(t *testing.T) {
 	srv := serveNetwork(t, KindWebSocket, newTestServer(newGate()), Options{PingInterval: 50 * time.Millisecond, PongTimeout: 200 * time.Millisecond})
-	// This client never reads, so it never answers a ping.
-	if _, _, err := dialWS(t, srv.base, nil); err != nil {
+	c, _, err := dialWS(t, srv.base, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
-	waitSessions(t, srv.base, 1)
+	c.conn.SetPingHandler(func(string) error { return nil })
+	_ = c.conn.SetReadDeadline(time.Now().Add(testTimeout))
+	for {
+		if _, _, err = c.conn.ReadMessage(); err != nil {
+			break
+		}
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		t.Fatalf("the silent peer was still connected after %v", testTimeout)
+	}
 	waitSessions(t, srv.base, 0)
 }
 
