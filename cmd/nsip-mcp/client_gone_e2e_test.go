@@ -6,7 +6,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/nsip-tools/nsip-mcp/nsip/nsiptest"
 )
@@ -19,7 +18,10 @@ import (
 func TestEndToEndStdioClientGoneWithCallsInFlight(t *testing.T) {
 	watchdog(t, testLimit)
 	stub := nsiptest.NewServer(t, nsiptest.Options{Seed: 1})
-	stub.SetLatency(nsiptest.EndpointDetails, 300*time.Millisecond)
+	// The calls hang until the client has gone, so that every answer is
+	// written after it: a latency could end before the test closes the
+	// pipes on a slow machine, and then no answer meets the closed pipe.
+	stub.SetFault(nsiptest.EndpointDetails, nsiptest.Fault{Kind: nsiptest.FaultHang})
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -44,6 +46,7 @@ func TestEndToEndStdioClientGoneWithCallsInFlight(t *testing.T) {
 	waitFor(t, "the calls to reach the upstream", func() bool { return stub.Requests(nsiptest.EndpointDetails) > 0 })
 	outR.Close() // the client is gone
 	stdin.Close()
+	stub.Handler.Close() // NSIP drops the held calls, which end in errors
 	if code := p.wait(t, stopTimeout); code != 0 {
 		t.Fatalf("exit status %d (-1: killed by a signal) after the client went away with calls running, want 0; stderr:\n%s", code, p.stderr.String())
 	}
