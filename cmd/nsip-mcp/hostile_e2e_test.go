@@ -94,7 +94,11 @@ func healthBreaker(t *testing.T, base string) map[string]any {
 // the same process answers normally.
 func TestEndToEndUpstreamFaults(t *testing.T) {
 	watchdog(t, testLimit)
-	srv := startServer(t, "websocket", "NSIP_TIMEOUT=300ms")
+	// Two seconds a request, so that only the hang runs into it on a
+	// loaded machine; and a breaker that does not open here, since the
+	// rows' failures would otherwise add up across rows at a pace set by
+	// the scheduler (the breaker has tests of its own).
+	srv := startServer(t, "websocket", "NSIP_TIMEOUT=2s", "NSIP_BREAKER_FAILURES=1000")
 	c := dialFlavour(t, "websocket", srv.BaseURL)
 	initialize(t, c)
 	other := dialFlavour(t, "websocket", srv.BaseURL)
@@ -173,7 +177,7 @@ func TestEndToEndUpstreamFaults(t *testing.T) {
 // fetched before are served, marked stale.
 func TestEndToEndBreakerOpensAndServesStale(t *testing.T) {
 	watchdog(t, testLimit)
-	srv := startServer(t, "websocket", "NSIP_TIMEOUT=300ms", "NSIP_CACHE_TTL=1s")
+	srv := startServer(t, "websocket", "NSIP_TIMEOUT=10s", "NSIP_CACHE_TTL=1s")
 	c := dialFlavour(t, "websocket", srv.BaseURL)
 	initialize(t, c)
 	ids := srv.Stub.Data().AnimalIDs()
@@ -215,30 +219,34 @@ func TestEndToEndBreakerOpensAndServesStale(t *testing.T) {
 // values differ from the defaults so that a setting left unwired shows.
 func TestEndToEndDeadlineAndBreakerFromEnvironment(t *testing.T) {
 	watchdog(t, testLimit)
-	srv := startServer(t, "websocket", "NSIP_TIMEOUT=1s", "NSIP_CALL_TIMEOUT=1500ms",
-		"NSIP_BREAKER_FAILURES=2", "NSIP_BREAKER_COOLDOWN=2s")
+	srv := startServer(t, "websocket", "NSIP_TIMEOUT=1500ms", "NSIP_CALL_TIMEOUT=1500ms",
+		"NSIP_BREAKER_FAILURES=2", "NSIP_BREAKER_COOLDOWN=5s")
 	c := dialFlavour(t, "websocket", srv.BaseURL)
 	initialize(t, c)
 	ids := srv.Stub.Data().AnimalIDs()
 
-	// A hanging NSIP: one 1 s attempt, and the second is cut off by the
-	// call's 1.5 s deadline, which the message names. Both requests count,
-	// so the breaker opens at NSIP_BREAKER_FAILURES=2 (the default 5 would
+	// A hanging NSIP: each call's one request is cut off by the call's
+	// 1.5 s deadline, which the message names (the request's own limit is
+	// the same and starts later, so it never ends a call first, however
+	// late the request goes out). Each cut request counts, so two calls
+	// open the breaker at NSIP_BREAKER_FAILURES=2 (the default 5 would
 	// leave it closed) for NSIP_BREAKER_COOLDOWN.
 	srv.Stub.SetFault(nsiptest.EndpointDetails, nsiptest.Fault{Kind: nsiptest.FaultHang})
-	r := hostileCall(t, c, "nsip_get_animal", map[string]any{"search_string": ids[0]})
-	if r.errorCode() != "timeout" || !strings.Contains(r.text, "within 1.5s, the time limit for one call") {
-		t.Fatalf("call against a hanging NSIP: %s; want timeout naming the 1.5s call limit", r.text)
+	for _, id := range ids[:2] {
+		r := hostileCall(t, c, "nsip_get_animal", map[string]any{"search_string": id})
+		if r.errorCode() != "timeout" || !strings.Contains(r.text, "within 1.5s, the time limit for one call") {
+			t.Fatalf("call against a hanging NSIP: %s; want timeout naming the 1.5s call limit", r.text)
+		}
 	}
 	b := healthBreaker(t, srv.BaseURL)
-	if retry, _ := b["retry_in_seconds"].(float64); b["state"] != "open" || retry < 1 || retry > 2 {
-		t.Fatalf("breaker after two failed requests: %v, want open with retry_in_seconds 1 or 2", b)
+	if retry, _ := b["retry_in_seconds"].(float64); b["state"] != "open" || retry < 1 || retry > 5 {
+		t.Fatalf("breaker after two failed requests: %v, want open with retry_in_seconds from 1 to 5", b)
 	}
 
-	// Once NSIP is well, the 2 s cooldown lets a trial through and it closes
+	// Once NSIP is well, the 5 s cooldown lets a trial through and it closes
 	// the breaker; the default 30 s would outlast this loop.
 	srv.Stub.ClearFaults()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(25 * time.Second)
 	for {
 		r := hostileCall(t, c, "nsip_get_animal", map[string]any{"search_string": ids[2]})
 		if !r.isError && strings.Contains(r.text, ids[2]) {
