@@ -147,7 +147,7 @@ func TestRunTextSummary(t *testing.T) {
 	defer cancel()
 	var out, errOut strings.Builder
 	code := run(ctx, []string{"--spawn", "--server-bin", serverBin, "--animals", "600", "--latency", "0s",
-		"--sessions", "2", "--calls", "30", "--progress", "10ms"}, &out, &errOut)
+		"--sessions", "2", "--calls", "30", "--progress", "10ms", "--duration", "50s"}, &out, &errOut)
 	if code != 0 {
 		t.Fatalf("exit status %d: %s", code, errOut.String())
 	}
