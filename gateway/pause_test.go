@@ -31,9 +31,13 @@ func TestHugeRetryAfterIsCappedAndStaysOnItsEndpoint(t *testing.T) {
 			if b.Code != toolerr.CodeRateLimited || b.RetryAfterSeconds != tc.want {
 				t.Fatalf("429: %+v; want rate_limited with retry_after_seconds %d", b, tc.want)
 			}
-			// The same endpoint stays paused, without asking NSIP.
+			// The same endpoint stays paused, without asking NSIP. What is
+			// left of the pause shrinks as the test runs, and a loaded
+			// machine can take seconds between the 429 and here: more than
+			// half the limit left still tells the capped pause from a
+			// short one.
 			b = e.call("nsip_get_animal", map[string]any{"search_string": ids[1]}).errorBody(t)
-			if b.Code != toolerr.CodeRateLimited || b.RetryAfterSeconds > tc.want || b.RetryAfterSeconds < tc.want-2 {
+			if b.Code != toolerr.CodeRateLimited || b.RetryAfterSeconds > tc.want || b.RetryAfterSeconds < tc.want/2 {
 				t.Errorf("during the pause: %+v; want rate_limited within %d s", b, tc.want)
 			}
 			if n := e.up.Requests(nsiptest.EndpointDetails); n != 1 {
@@ -51,7 +55,7 @@ func TestHugeRetryAfterIsCappedAndStaysOnItsEndpoint(t *testing.T) {
 				t.Fatalf("upstream_pauses = %+v, want the details endpoint only", h.UpstreamPauses)
 			}
 			p := h.UpstreamPauses[0]
-			if p.Method != "get_animal_details" || p.AskedSeconds < 86400 || !p.Capped || p.RetryInSeconds > tc.want || p.RetryInSeconds < tc.want-2 {
+			if p.Method != "get_animal_details" || p.AskedSeconds < 86400 || !p.Capped || p.RetryInSeconds > tc.want || p.RetryInSeconds < tc.want/2 {
 				t.Errorf("pause = %+v; want get_animal_details, asked a day or more (the client reads no further), capped, about %d s left", p, tc.want)
 			}
 			if h.MaxPauseSeconds != tc.want {

@@ -99,15 +99,19 @@ func (p *slowProxy) pipe(dst, src net.Conn, slow bool) {
 // on for the cache: misses go on with the local tier, /readyz says
 // degraded naming the slowness, /healthz shows the state while the rate
 // limit stays shared, and once Redis is quick again the replica rejoins.
-// The proxy holds each command 300 ms against a slow mark of 100 ms;
-// before, such a Redis was "up" and every miss waited on six round trips
-// of it.
+// The proxy holds each command 1.5 s against a slow mark of 1 s; before,
+// such a Redis was "up" and every miss waited on six round trips of it.
+// The hold alone puts every round trip over the mark. The mark is high so
+// that a loaded machine's round trips, before the hold and after it, stay
+// well under it: five of eight over it would mark Redis slow there too.
+// Commands get thirty seconds, so that none of the held ones counts as
+// unanswered.
 func TestSharedSlowRedisIsDegraded(t *testing.T) {
 	rd := redistest.Start(t)
 	p := newSlowProxy(t, rd.Addr())
 	up := nsiptest.NewServer(t, nsiptest.Options{Seed: 7, Animals: 200})
 	r, err := cache.NewRedis(cache.RedisConfig{URL: "redis://" + p.ln.Addr().String() + "/0", Secret: sharedSecret,
-		OpTimeout: 2 * time.Second, SlowAfter: 100 * time.Millisecond, RetryEvery: 20 * time.Millisecond})
+		OpTimeout: 30 * time.Second, SlowAfter: time.Second, RetryEvery: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +124,7 @@ func TestSharedSlowRedisIsDegraded(t *testing.T) {
 		t.Fatalf("Ready with a quick Redis = %v, want ready", err)
 	}
 
-	p.delay.Store(int64(300 * time.Millisecond))
+	p.delay.Store(int64(1500 * time.Millisecond))
 	for i := 1; i < 4 && r.Status().Up; i++ {
 		rp.call(t, "nsip_get_animal", map[string]any{"search_string": ids[i]}).mustOK(t)
 	}

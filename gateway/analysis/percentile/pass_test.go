@@ -299,23 +299,27 @@ func TestBreedPassNotBegunWithoutTime(t *testing.T) {
 }
 
 // However fast the first page came, the rest of a pass waits for the rate
-// limit: 25 pages at 5 a second past a burst of 10 take 3 s, more than the
-// 2 s the call has left, so the pass is read in the background.
+// limit: 25 pages at one a minute past a burst of 10 take 15 minutes, more
+// than the 10 the call has left, so the pass is read in the background.
+// Without the limit the estimate is seven times the first page, timed on
+// the clock: minutes, not seconds, keep a loaded machine's slow page well
+// inside the call's time without the limit, and well under the limit's
+// time with it.
 func TestBreedPassTimeCountsTheRateLimit(t *testing.T) {
 	f := analysistest.Population(6, 2500)
 	ids := analysistest.Pick(f, 7, 6)
 	args := map[string]any{"lpn_ids": ids, "traits": []any{"BWT", "WWT", "YWT", "FAT"}, "percentiles": true}
 	var a analysistest.PctAnswer
-	f.Limit = timeLeft(2 * time.Second)
+	f.Limit = timeLeft(10 * time.Minute)
 	analysistest.MustRunSource(t, compare.Compare, analysistest.PassFake{FakeSource: f, MemPasses: &analysistest.MemPasses{Background: true}}, args, &a)
 	if a.Percentiles.Via != "breed pass" {
 		t.Fatalf("without a rate limit: via %q, breed_pass %v; want the pass read in the call", a.Percentiles.Via, a.Percentiles.BreedPass)
 	}
-	f.Limit.PerSecond, f.Limit.Burst = 5, 10
+	f.Limit.PerSecond, f.Limit.Burst = 1.0/60, 10
 	src := analysistest.PassFake{FakeSource: f, MemPasses: &analysistest.MemPasses{Background: true}}
 	analysistest.MustRunSource(t, compare.Compare, src, args, &a)
-	if note := a.Percentiles.BreedPass["640"]; len(src.Fills) != 1 || !strings.Contains(note, "would take about 3s") {
-		t.Errorf("at 5 a second: fills %v, breed_pass %q; want it read in the background, 3 s named", src.Fills, note)
+	if note := a.Percentiles.BreedPass["640"]; len(src.Fills) != 1 || !strings.Contains(note, "would take about 15m0s") || !strings.Contains(note, "the call has 10m0s left") {
+		t.Errorf("at one a minute: fills %v, breed_pass %q; want it read in the background, 15 minutes of 10 named", src.Fills, note)
 	}
 }
 
