@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -144,27 +145,70 @@ func TestArgumentChecks(t *testing.T) {
 }
 
 func TestByLPNConcurrent(t *testing.T) {
-	// Each answer is held long enough that three requests sent one after
-	// another could never overlap, so the stand-in seeing all three at once
-	// proves they were sent together, however loaded the machine is.
-	s := nsiptest.NewServer(t, nsiptest.Options{Seed: 7, Latency: 300 * time.Millisecond})
-	c := newClient(t, s)
-	id := s.Data().MostProgeny()
-	p, err := c.ByLPN(ctxT(t), id)
+	// Each answer, once the stand-in has it ready, is held until all three
+	// of the profile's parts have reached that point. Requests sent one
+	// after another would wait for ever, so the call returning at all
+	// proves they were sent together, and the stand-in then held all three
+	// at once. The test's deadline only ends a call that would never
+	// return; no clock decides the outcome.
+	h := nsiptest.NewHandler(nsiptest.Options{Seed: 7})
+	t.Cleanup(h.Close)
+	var mu sync.Mutex
+	ready := map[string]bool{}
+	all := make(chan struct{})
+	c := fakeUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(&heldWriter{ResponseWriter: w, hold: func() {
+			mu.Lock()
+			if !ready[r.URL.Path] {
+				ready[r.URL.Path] = true
+				if len(ready) == 3 {
+					close(all)
+				}
+			}
+			mu.Unlock()
+			select {
+			case <-all:
+			case <-r.Context().Done():
+			}
+		}}, r)
+	})
+	id := h.Data().MostProgeny()
+	ctx := ctxT(t)
+	p, err := c.ByLPN(ctx, id)
+	if ctx.Err() != nil {
+		t.Fatalf("the test's deadline ran out (%v): the profile's requests were not all in flight at once", err)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p.Details.LPNID != id || p.Lineage.Subject.LPNID != id || p.Progeny.LPNID != id {
 		t.Fatalf("profile of the wrong animal: %s %s %s", p.Details.LPNID, p.Lineage.Subject.LPNID, p.Progeny.LPNID)
 	}
-	if peak := s.PeakInFlight(); peak != 3 {
+	if peak := h.PeakInFlight(); peak != 3 {
 		t.Errorf("the stand-in held at most %d of the profile's requests at once, want all 3", peak)
 	}
 	for _, ep := range []string{nsiptest.EndpointDetails, nsiptest.EndpointLineage, nsiptest.EndpointProgeny} {
-		if n := s.Requests(ep); n != 1 {
+		if n := h.Requests(ep); n != 1 {
 			t.Errorf("%s got %d requests, want 1", ep, n)
 		}
 	}
+}
+
+// heldWriter calls hold once, before the first byte of an answer goes out.
+type heldWriter struct {
+	http.ResponseWriter
+	once sync.Once
+	hold func()
+}
+
+func (w *heldWriter) WriteHeader(code int) {
+	w.once.Do(w.hold)
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *heldWriter) Write(b []byte) (int, error) {
+	w.once.Do(w.hold)
+	return w.ResponseWriter.Write(b)
 }
 
 func TestByLPNFailsAsAWhole(t *testing.T) {

@@ -200,12 +200,17 @@ func TestRetryAfter(t *testing.T) {
 		}
 	})
 	t.Run("beyond the caller's deadline is reported", func(t *testing.T) {
+		// A client that would honour the hour, asked by a caller with a
+		// minute left: the minute is what stops it. A minute is far more
+		// than a loaded machine needs for the first answer, and a client
+		// that waited would end in a timeout, not a rate limit.
+		c := newClient(t, s, WithRetryPolicy(RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond, MaxRetryAfter: 2 * time.Hour}))
 		s.ResetCounts()
-		s.SetFault(nsiptest.EndpointStatuses, nsiptest.Fault{Kind: nsiptest.FaultRateLimit, RetryAfter: 2 * time.Second, Times: 1})
-		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		s.SetFault(nsiptest.EndpointStatuses, nsiptest.Fault{Kind: nsiptest.FaultRateLimit, RetryAfter: time.Hour, Times: 1})
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		_, err := c.Statuses(ctx)
-		if e := asError(t, err, KindRateLimited); e.RetryAfter != 2*time.Second || e.Attempts != 1 {
+		if e := asError(t, err, KindRateLimited); e.RetryAfter != time.Hour || e.Attempts != 1 {
 			t.Errorf("got %+v", e)
 		}
 		if ctx.Err() != nil {
@@ -518,7 +523,10 @@ func TestSnippet(t *testing.T) {
 }
 
 // TestStalledBody: headers arrive but the body stops; the per-request
-// timeout ends the read and the attempt counts as timed out.
+// timeout ends the read and the attempt counts as timed out. The timeout
+// also covers the dial and the headers, which a loaded machine can take
+// hundreds of milliseconds over, so it is long enough for them; the stall
+// has no end of its own, so the timeout still ends every attempt.
 func TestStalledBody(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
@@ -530,7 +538,7 @@ func TestStalledBody(t *testing.T) {
 		case <-r.Context().Done():
 		case <-release:
 		}
-	}, WithTimeout(100*time.Millisecond), WithRetryPolicy(RetryPolicy{MaxAttempts: 2}))
+	}, WithTimeout(2*time.Second), WithRetryPolicy(RetryPolicy{MaxAttempts: 2}))
 	e := asError(t, dateCall(ctxT(t), c), KindTimeout)
 	if e.Status != 200 || e.Attempts != 2 {
 		t.Errorf("got %+v", e)

@@ -94,37 +94,49 @@ func TestBearerSchemeInAnyCase(t *testing.T) {
 	}
 }
 
-// TestDrainingIsVisibleAndCallsInFlightGetAnError: once shutdown begins,
-// /healthz says "draining" (503) while a call is still running, rather than
-// the listener being gone; when the grace period ends the call is answered
-// with a JSON-RPC error instead of a cut connection, and Serve returns.
-func TestDrainingIsVisibleAndCallsInFlightGetAnError(t *testing.T) {
-	g := newGate()
-	defer g.open()
-	srv := serveNetwork(t, KindHTTPSSE, newTestServer(g), Options{ShutdownTimeout: 2 * time.Second})
-	c := newHTTPClient(t)
-	_, session, _ := post(t, c, srv.base, nil, initFrame)
-	type answer struct {
-		status int
-		body   string
-		err    error
-	}
-	answered := make(chan answer, 1)
+// heldCall is the answer to a streamable HTTP call, as a client reads it.
+type heldCall struct {
+	status int
+	body   string
+	err    error
+}
+
+// startHeldCall opens a session and sends a call that waits in the block
+// tool until g opens; its answer arrives on the channel. It returns once
+// the call has reached the tool.
+func startHeldCall(t *testing.T, c *http.Client, base string, g *gate) <-chan heldCall {
+	t.Helper()
+	_, session, _ := post(t, c, base, nil, initFrame)
+	answered := make(chan heldCall, 1)
 	go func() {
-		req, _ := http.NewRequest(http.MethodPost, srv.base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":"held","method":"tools/call","params":{"name":"block","arguments":{"label":"held"}}}`))
+		req, _ := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":"held","method":"tools/call","params":{"name":"block","arguments":{"label":"held"}}}`))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		req.Header.Set("Mcp-Session-Id", session)
 		resp, err := c.Do(req)
 		if err != nil {
-			answered <- answer{err: err}
+			answered <- heldCall{err: err}
 			return
 		}
 		defer resp.Body.Close()
 		b, err := io.ReadAll(resp.Body)
-		answered <- answer{resp.StatusCode, string(b), err}
+		answered <- heldCall{resp.StatusCode, string(b), err}
 	}()
 	g.waitEntered(t)
+	return answered
+}
+
+// TestDrainingIsVisible: once shutdown begins, /healthz says "draining"
+// (503) while a call is still running, rather than the listener being
+// gone, and the call may still finish with its own answer. The grace
+// period outlasts the test's own deadline, so however slowly /healthz is
+// asked, the call is what keeps the server draining.
+func TestDrainingIsVisible(t *testing.T) {
+	g := newGate()
+	defer g.open()
+	srv := serveNetwork(t, KindHTTPSSE, newTestServer(g), Options{ShutdownTimeout: 3 * testTimeout})
+	c := newHTTPClient(t)
+	answered := startHeldCall(t, c, srv.base, g)
 	stopped := make(chan error, 1)
 	go func() { stopped <- srv.stop() }()
 	for deadline := time.Now().Add(testTimeout); ; time.Sleep(5 * time.Millisecond) {
@@ -141,6 +153,27 @@ func TestDrainingIsVisibleAndCallsInFlightGetAnError(t *testing.T) {
 			t.Fatalf("/healthz never said draining: %d %s", resp.StatusCode, b)
 		}
 	}
+	g.open()
+	a := <-answered
+	if a.err != nil || a.status != http.StatusOK || !strings.Contains(a.body, `"id":"held"`) || !strings.Contains(a.body, "released: held") {
+		t.Fatalf("the call that finished while draining: %d %q %v; want 200 with its own result for id held", a.status, a.body, a.err)
+	}
+	if err := <-stopped; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCallsInFlightGetAnErrorAtShutdown: a streamable HTTP call still
+// running when the grace period ends is answered with a JSON-RPC error
+// instead of a cut connection, and Serve returns. The call never finishes
+// on its own, so the grace period can be short.
+func TestCallsInFlightGetAnErrorAtShutdown(t *testing.T) {
+	g := newGate()
+	defer g.open()
+	srv := serveNetwork(t, KindHTTPSSE, newTestServer(g), Options{ShutdownTimeout: 200 * time.Millisecond})
+	answered := startHeldCall(t, newHTTPClient(t), srv.base, g)
+	stopped := make(chan error, 1)
+	go func() { stopped <- srv.stop() }()
 	a := <-answered
 	if a.err != nil || a.status != http.StatusServiceUnavailable || !strings.Contains(a.body, `"id":"held"`) || !strings.Contains(a.body, msgAbandoned) {
 		t.Fatalf("the call still running when the grace period ended: %d %q %v; want 503 with a JSON-RPC error for id held", a.status, a.body, a.err)
