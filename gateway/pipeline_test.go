@@ -146,27 +146,37 @@ func TestCacheEntriesExpireAfterTheTTL(t *testing.T) {
 	}
 }
 
-func TestBreakerOpensServesStaleAndRecovers(t *testing.T) {
-	e := newEnv(t, withConfig(func(c *Config) { c.BreakerCooldown = time.Second }))
-	data := e.up.Data()
-	cached := data.MostProgeny()
-	fresh := e.call("nsip_get_animal", map[string]any{"search_string": cached}).mustOK(t)
-	e.clock.Advance(2 * time.Hour) // expired, still within the stale window
-
+// openBreaker makes NSIP's details endpoint fail for five calls in a row,
+// which open the breaker.
+func openBreaker(t *testing.T, e *env) {
+	t.Helper()
 	e.up.SetFault(nsiptest.EndpointDetails, nsiptest.Fault{Kind: nsiptest.FaultStatus, Status: 503})
-	e.up.ResetCounts()
-	ids := data.AnimalIDs()
+	ids := e.up.Data().AnimalIDs()
 	for i := range 5 {
 		b := e.call("nsip_get_animal", map[string]any{"search_string": ids[i]}).errorBody(t)
 		if b.Code != toolerr.CodeUpstreamError {
 			t.Fatalf("failure %d: code = %s, want upstream_error (%s)", i+1, b.Code, b.Problem)
 		}
 	}
+}
+
+func TestBreakerOpensAndServesStale(t *testing.T) {
+	// Everything below happens while the breaker is open: a cooldown of
+	// minutes outlasts it on any machine.
+	e := newEnv(t, withConfig(func(c *Config) { c.BreakerCooldown = 10 * time.Minute }))
+	data := e.up.Data()
+	cached := data.MostProgeny()
+	fresh := e.call("nsip_get_animal", map[string]any{"search_string": cached}).mustOK(t)
+	e.clock.Advance(2 * time.Hour) // expired, still within the stale window
+
+	e.up.ResetCounts()
+	openBreaker(t, e)
 	if st := e.gw.Health().Breaker.State; st != "open" {
 		t.Fatalf("breaker = %s after 5 failures, want open", st)
 	}
 
 	// Open: no request leaves, and the answer says when to come back.
+	ids := data.AnimalIDs()
 	b := e.call("nsip_get_animal", map[string]any{"search_string": ids[6]}).errorBody(t)
 	if b.Code != toolerr.CodeUpstreamUnavailable || b.RetryInSeconds < 1 || !strings.Contains(b.Problem, "retry in") {
 		t.Errorf("while open: %+v, want upstream_unavailable with retry_in_seconds", b)
@@ -188,16 +198,37 @@ func TestBreakerOpensServesStaleAndRecovers(t *testing.T) {
 	if err := e.gw.Ready(context.Background()); err == nil || !strings.Contains(err.Error(), "unavailable") {
 		t.Errorf("Ready while open = %v, want unavailable", err)
 	}
+}
+
+func TestBreakerClosesAfterATrialPastItsCooldown(t *testing.T) {
+	// Nothing is checked while the breaker is open, so its cooldown may be
+	// short: the test only waits for it to pass.
+	e := newEnv(t, withConfig(func(c *Config) { c.BreakerCooldown = 100 * time.Millisecond }))
+	openBreaker(t, e)
+	e.up.ClearFaults()
 
 	// After the cooldown a trial request goes through and closes the breaker.
-	e.up.ClearFaults()
-	waitBreakerCooldown(t, e)
-	r = e.call("nsip_get_animal", map[string]any{"search_string": ids[7]}).mustOK(t)
+	waitFor(t, "the breaker's cooldown to pass", func() bool { return e.gw.Health().Breaker.State != "open" })
+	id := e.up.Data().AnimalIDs()[7]
+	r := e.call("nsip_get_animal", map[string]any{"search_string": id}).mustOK(t)
 	if r.meta["cache"] != "miss" {
 		t.Errorf("after recovery: cache = %v", r.meta["cache"])
 	}
 	if st := e.gw.Health().Breaker.State; st != "closed" {
 		t.Errorf("breaker = %s after a successful trial, want closed", st)
+	}
+	if n := e.up.Requests(nsiptest.EndpointDetails); n != 6 {
+		t.Errorf("upstream requests = %d, want 5 failures and the trial", n)
+	}
+	// The breaker did open, and closed only through its trial.
+	var changes []string
+	for _, l := range e.logs.Records(t) {
+		if l["msg"] == "nsip circuit breaker" {
+			changes = append(changes, fmt.Sprint(l["from"], "->", l["to"]))
+		}
+	}
+	if got, want := strings.Join(changes, " "), "closed->open open->half-open half-open->closed"; got != want {
+		t.Errorf("breaker went %s, want %s", got, want)
 	}
 }
 
@@ -247,15 +278,24 @@ func TestUpstreamFailuresMapToCodes(t *testing.T) {
 		name  string
 		fault nsiptest.Fault
 		code  string
+		// timeout, when set, is the call's deadline: a hang is waited out,
+		// so it gets a short one. The other rows keep newEnv's long one,
+		// since a loaded machine can take longer than a short one to
+		// answer at all.
+		timeout time.Duration
 	}{
-		{"html error page on 200", nsiptest.Fault{Kind: nsiptest.FaultHTML200}, toolerr.CodeUnexpectedResponse},
-		{"connection reset", nsiptest.Fault{Kind: nsiptest.FaultReset}, toolerr.CodeUpstreamError},
-		{"hang past the deadline", nsiptest.Fault{Kind: nsiptest.FaultHang}, toolerr.CodeTimeout},
-		{"bad gateway page", nsiptest.Fault{Kind: nsiptest.FaultStatusHTML, Status: 502}, toolerr.CodeUpstreamError},
+		{"html error page on 200", nsiptest.Fault{Kind: nsiptest.FaultHTML200}, toolerr.CodeUnexpectedResponse, 0},
+		{"connection reset", nsiptest.Fault{Kind: nsiptest.FaultReset}, toolerr.CodeUpstreamError, 0},
+		{"hang past the deadline", nsiptest.Fault{Kind: nsiptest.FaultHang}, toolerr.CodeTimeout, 300 * time.Millisecond},
+		{"bad gateway page", nsiptest.Fault{Kind: nsiptest.FaultStatusHTML, Status: 502}, toolerr.CodeUpstreamError, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t, withConfig(func(c *Config) { c.CallTimeout = 300 * time.Millisecond }))
+			e := newEnv(t, withConfig(func(c *Config) {
+				if tt.timeout > 0 {
+					c.CallTimeout = tt.timeout
+				}
+			}))
 			e.up.SetFault(nsiptest.EndpointBreedGroups, tt.fault)
 			b := e.call("nsip_list_breeds", nil).errorBody(t)
 			if b.Code != tt.code {
@@ -275,14 +315,19 @@ func TestUpstream429GivesRetryAfterAndPausesRequests(t *testing.T) {
 	e := newEnv(t)
 	e.up.SetFault(nsiptest.EndpointDetails, nsiptest.Fault{Kind: nsiptest.FaultRateLimit, RetryAfter: 30 * time.Second, Times: 1})
 	ids := e.up.Data().AnimalIDs()
+	start := time.Now()
 	b := e.call("nsip_get_animal", map[string]any{"search_string": ids[0]}).errorBody(t)
 	if b.Code != toolerr.CodeRateLimited || b.RetryAfterSeconds != 30 || b.Capacity == nil {
 		t.Fatalf("429: %+v, want rate_limited, retry_after_seconds 30, remaining capacity", b)
 	}
-	// NSIP asked for a pause: the next call is refused locally.
+	// NSIP asked for a pause: the next call is refused locally, told to
+	// wait out what is left of the 30 s. The pause began after start and
+	// the refusal came before now, so what is left is at least 30 s less
+	// the time both calls took, however long a loaded machine made that.
 	b = e.call("nsip_get_animal", map[string]any{"search_string": ids[1]}).errorBody(t)
-	if b.Code != toolerr.CodeRateLimited || b.RetryAfterSeconds < 29 || b.Capacity == nil {
-		t.Errorf("during the pause: %+v", b)
+	least := upstream.Seconds(30*time.Second - time.Since(start))
+	if b.Code != toolerr.CodeRateLimited || b.RetryAfterSeconds < least || b.RetryAfterSeconds > 30 || b.Capacity == nil {
+		t.Errorf("during the pause: %+v, want rate_limited, retry_after_seconds %d..30, remaining capacity", b, least)
 	}
 	if n := e.up.Requests(nsiptest.EndpointDetails); n != 1 {
 		t.Errorf("upstream requests = %d, want 1", n)
@@ -294,15 +339,23 @@ func TestUpstream429GivesRetryAfterAndPausesRequests(t *testing.T) {
 
 func TestLocalRateLimitRefusesWithRetryAfter(t *testing.T) {
 	e := newEnv(t, withConfig(func(c *Config) {
-		c.RateLimit, c.RateBurst = 0.5, 1 // one request, then one every 2 s
-		c.CallTimeout = 500 * time.Millisecond
+		// One request, then one every 100 s: the next token is further
+		// off than the 30 s deadline however long the first call takes
+		// on a loaded machine, short of 70 s, so the second is refused.
+		c.RateLimit, c.RateBurst = 0.01, 1
+		c.CallTimeout = 30 * time.Second
 	}))
+	start := time.Now()
 	e.call("nsip_get_statuses", nil).mustOK(t)
 	b := e.call("nsip_list_breeds", nil).errorBody(t)
-	if b.Code != toolerr.CodeRateLimited || b.RetryAfterSeconds != 2 {
-		t.Errorf("error = %+v, want rate_limited with retry_after_seconds 2", b)
+	// The token was taken after start and the next one reserved before
+	// now, so the wait is at most 100 s and at least 100 s less the time
+	// both calls took.
+	least := upstream.Seconds(100*time.Second - time.Since(start))
+	if b.Code != toolerr.CodeRateLimited || b.RetryAfterSeconds < least || b.RetryAfterSeconds > 100 {
+		t.Errorf("error = %+v, want rate_limited with retry_after_seconds %d..100", b, least)
 	}
-	if b.Capacity == nil || b.Capacity.LimitPerSecond != 0.5 || b.Capacity.Burst != 1 || b.Capacity.TokensAvailable >= 1 {
+	if b.Capacity == nil || b.Capacity.LimitPerSecond != 0.01 || b.Capacity.Burst != 1 || b.Capacity.TokensAvailable >= 1 {
 		t.Errorf("remaining capacity = %+v", b.Capacity)
 	}
 	if n := e.up.TotalRequests(); n != 1 {
@@ -328,11 +381,12 @@ func TestRateLimitWaitsWhenTheDeadlineAllows(t *testing.T) {
 
 func TestProfileCostsThreeRequestsOfCapacity(t *testing.T) {
 	e := newEnv(t, withConfig(func(c *Config) {
-		// The next token is 10 s away, past the 5 s deadline, so a fourth
-		// request is refused at once; the deadline itself leaves room for
-		// the profile's three fits on a loaded machine.
-		c.RateLimit, c.RateBurst = 0.1, 3
-		c.CallTimeout = 5 * time.Second
+		// The next token is 1,000 s away, past the 60 s deadline however
+		// long the profile takes on a loaded machine, short of 940 s, so
+		// a fourth request is refused at once; the deadline itself leaves
+		// room for the profile's three fits.
+		c.RateLimit, c.RateBurst = 0.001, 3
+		c.CallTimeout = time.Minute
 	}))
 	id := e.up.Data().MostProgeny()
 	e.call("nsip_search_by_lpn", map[string]any{"lpn_id": id}).mustOK(t)
@@ -344,9 +398,53 @@ func TestProfileCostsThreeRequestsOfCapacity(t *testing.T) {
 	}
 }
 
+// heldUpstream holds NSIP's last-update and status requests until the
+// test lets them go, reporting each as it arrives.
+type heldUpstream struct {
+	Upstream
+	arrived chan struct{} // a value for each request held
+	release chan struct{} // closed to let them all go on
+	once    sync.Once
+}
+
+// holdUpstream makes e's gateway ask NSIP through a heldUpstream.
+func holdUpstream(t *testing.T, e *env) *heldUpstream {
+	h := &heldUpstream{Upstream: e.gw.up, arrived: make(chan struct{}, 100), release: make(chan struct{})}
+	e.gw.up = h
+	t.Cleanup(h.let)
+	return h
+}
+
+// let lets every held request, and every later one, go on to NSIP.
+func (h *heldUpstream) let() { h.once.Do(func() { close(h.release) }) }
+
+func (h *heldUpstream) hold(ctx context.Context) error {
+	h.arrived <- struct{}{}
+	select {
+	case <-h.release:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (h *heldUpstream) DateLastUpdated(ctx context.Context) (*nsip.LastUpdate, error) {
+	if err := h.hold(ctx); err != nil {
+		return nil, err
+	}
+	return h.Upstream.DateLastUpdated(ctx)
+}
+
+func (h *heldUpstream) Statuses(ctx context.Context) (*nsip.Statuses, error) {
+	if err := h.hold(ctx); err != nil {
+		return nil, err
+	}
+	return h.Upstream.Statuses(ctx)
+}
+
 func TestProgressNotificationsPrecedeTheResult(t *testing.T) {
 	e := newEnv(t, withConfig(func(c *Config) { c.ProgressInterval = 40 * time.Millisecond }))
-	e.up.SetLatency(nsiptest.EndpointLastUpdated, 300*time.Millisecond)
+	held := holdUpstream(t, e)
 
 	session := server.NewInProcessSession("progress-test", nil)
 	if err := e.srv.RegisterSession(context.Background(), session); err != nil {
@@ -355,6 +453,20 @@ func TestProgressNotificationsPrecedeTheResult(t *testing.T) {
 	session.Initialize()
 	ctx := e.srv.WithContext(context.Background(), session)
 
+	// NSIP answers only once the call has reported progress three times,
+	// however long a loaded machine takes to send them; if they never
+	// come, it answers after a minute and the count below says so.
+	ended := t.Context().Done()
+	go func() {
+		defer held.let()
+		for deadline := time.Now().Add(time.Minute); len(session.ClientNotifications()) < 3 && time.Now().Before(deadline); {
+			select {
+			case <-ended:
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
 	msg := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nsip_get_last_update","arguments":{},"_meta":{"progressToken":"tok-1"}}}`
 	resp := e.srv.HandleMessage(ctx, json.RawMessage(msg))
 	if _, ok := resp.(mcp.JSONRPCResponse); !ok {
@@ -365,7 +477,7 @@ func TestProgressNotificationsPrecedeTheResult(t *testing.T) {
 		got = append(got, <-session.ClientNotifications())
 	}
 	if len(got) < 3 {
-		t.Fatalf("%d progress notifications queued before the result; want at least 3 for 300 ms at 40 ms", len(got))
+		t.Fatalf("%d progress notifications queued before the result; want at least the 3 sent while NSIP was held", len(got))
 	}
 	for i, n := range got {
 		f := n.Params.AdditionalFields
@@ -383,23 +495,61 @@ func TestProgressNotificationsPrecedeTheResult(t *testing.T) {
 	}
 }
 
+// deadlineAt is a caller's context whose deadline passes when the test
+// closes passed, rather than at an instant a loaded machine may reach
+// before the call is even sent.
+type deadlineAt struct {
+	context.Context
+	passed chan struct{}
+}
+
+func (c deadlineAt) Done() <-chan struct{} { return c.passed }
+
+func (c deadlineAt) Err() error {
+	select {
+	case <-c.passed:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
+
 func TestCallerGivingUpDoesNotCancelTheSharedFetch(t *testing.T) {
 	e := newEnv(t)
-	e.up.SetLatency(nsiptest.EndpointStatuses, 200*time.Millisecond)
+	held := holdUpstream(t, e)
 	req := mcp.CallToolRequest{}
 	req.Params.Name = "nsip_get_statuses"
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	res, err := e.client.CallTool(ctx, req)
-	if err == nil {
-		body := res.Content[0].(mcp.TextContent).Text
-		if !res.IsError || !strings.Contains(body, toolerr.CodeTimeout) {
+	ctx := deadlineAt{Context: context.Background(), passed: make(chan struct{})}
+	type outcome struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	gaveUp := make(chan outcome, 1)
+	go func() {
+		res, err := e.client.CallTool(ctx, req)
+		gaveUp <- outcome{res, err}
+	}()
+	// The caller's deadline passes while its request is with NSIP.
+	select {
+	case <-held.arrived:
+	case <-time.After(time.Minute):
+		t.Fatal("the call's request never reached NSIP")
+	}
+	close(ctx.passed)
+	o := <-gaveUp
+	if o.err == nil {
+		body := o.res.Content[0].(mcp.TextContent).Text
+		if !o.res.IsError || !strings.Contains(body, toolerr.CodeTimeout) {
 			t.Fatalf("impatient caller got %s", body)
 		}
 	}
 	// The fetch finishes for the next caller, who gets it from the cache.
-	deadline := time.Now().Add(2 * time.Second)
-	for e.gw.Health().Cache.Entries == 0 && time.Now().Before(deadline) {
+	held.let()
+	deadline := time.Now().Add(30 * time.Second)
+	for e.gw.Health().Cache.Entries == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the fetch the caller gave up on did not fill the cache")
+		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	if r := e.call("nsip_get_statuses", nil).mustOK(t); r.meta["cache"] != "hit" {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -126,10 +127,12 @@ func TestPlanMatingsArguments(t *testing.T) {
 }
 
 // A full-size plan (2 rams, 100 ewes: 204 lookups) under a rate limit of
-// 100 requests a second and a half-second deadline per request: had the
-// analysis asked for every animal at once, the last would queue about a
-// second at the limiter and be refused; a few at a time, each waits a few
-// tens of milliseconds.
+// 100 requests a second: had the analysis asked for every animal at once,
+// some 200 fetches would queue at the upstream pool for two seconds and
+// more, the last behind all the others, and a deadline short enough to
+// refuse them would refuse one on a loaded machine too. So the deadlines
+// are long, and the queue itself is watched: a few lookups at a time, it
+// never holds more than those few.
 func TestPlanMatingsPacesItsLookups(t *testing.T) {
 	h := newHerd()
 	rams := []string{lpn("R1"), lpn("R2")}
@@ -146,11 +149,34 @@ func TestPlanMatingsPacesItsLookups(t *testing.T) {
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	e := newEnv(t, func(c *Config, o *[]nsip.Option) {
-		c.RateLimit, c.RateBurst, c.CallTimeout = 100, 1, 500*time.Millisecond
-		c.AnalysisTimeout = time.Minute // the whole plan takes longer than one fetch may
+		c.RateLimit, c.RateBurst = 100, 1
+		c.CallTimeout, c.AnalysisTimeout = 10*time.Minute, 10*time.Minute
 		*o = append(*o, nsip.WithBaseURL(ts.URL+"/api"))
 	})
+
+	// The most fetches waiting for their turn at NSIP at any one time,
+	// sampled until the plan is answered.
+	peak := 0
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	stopSampling := sync.OnceFunc(func() { close(stop); <-stopped })
+	t.Cleanup(stopSampling)
+	go func() {
+		defer close(stopped)
+		for {
+			peak = max(peak, e.gw.pool.Queued())
+			select {
+			case <-stop:
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
 	r := e.call("nsip_plan_matings", map[string]any{"ram_lpn_ids": rams, "ewe_lpn_ids": ewes, "weights": map[string]any{"WWT": 1, "BWT": -1, "YWT": 0.5}}).mustOK(t)
+	stopSampling()
+	if most := e.gw.cfg.MaxConcurrentUpstream; peak > most {
+		t.Errorf("%d fetches queued at once, want at most the %d lookups an analysis keeps under way", peak, most)
+	}
+
 	var a struct {
 		Mated    int    `json:"mated"`
 		LambEBVs string `json:"lamb_ebvs"`
