@@ -225,10 +225,14 @@ async function accessibility(view, page) {
     for (const theme of ["light", "dark"]) {
       await page.evaluate((th) => window.setTheme(th), theme);
       await frame.locator(`html[data-theme=${theme}]`).waitFor();
-      for (let i = 0; i < 100; i++) {
+      // Wait for the size however long a loaded machine takes, and fail
+      // saying so if it never comes: measuring a frame partly off screen
+      // would judge colours nobody sees.
+      for (const until = Date.now() + 60000; ; ) {
         const want = await frame.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(document.documentElement.scrollHeight))));
         const has = await page.evaluate(() => document.getElementById("view").getBoundingClientRect().height);
         if (has >= want) break;
+        if (Date.now() > until) throw new Error(`${theme} ${width}px: the host left the frame ${has} px high for a view of ${want} px`);
         await page.waitForTimeout(50);
       }
       const where = `${theme} ${width}px`;
