@@ -82,10 +82,28 @@ func heldByCache(t *testing.T, g *Gateway) (freed, charged int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The old cache is read again only once it has been collected. A
+	// fetch's goroutine that has handed its answer over may not have
+	// returned yet, and while it runs it holds the old pool and so the
+	// whole old cache: on a loaded machine, long enough for every reading
+	// to find nothing freed. A cache something holds for good is never
+	// collected, and says so.
+	collected := make(chan struct{})
+	runtime.AddCleanup(g.cache, func(c chan struct{}) { close(c) }, collected)
 	// The pool reads and fills the local tier too: it starts over with
 	// the empty one.
 	g.cache, g.pool = empty, g.newPool(empty)
-	return before - heapAfterGC(), charged
+	for deadline := time.Now().Add(time.Minute); ; {
+		runtime.GC()
+		select {
+		case <-collected:
+			return before - heapAfterGC(), charged
+		case <-time.After(10 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the emptied cache was still held a minute after it was replaced")
+		}
+	}
 }
 
 // TestCacheBoundHoldsForHostileShapes: answers shaped to make the decoded
