@@ -166,21 +166,30 @@ async function legendCheck(frame) {
   }, marks);
 }
 
+// setWidth sets the frame to width and waits until the view has it: the
+// frame's own width within a scrollbar of it and, for a view that lays
+// itself out by width (it marks #app with data-laid-out-for), that layout
+// done, however long a loaded machine takes to run it.
+async function setWidth(page, frame, width) {
+  await page.evaluate((w) => (document.getElementById("view").style.width = w + "px"), width);
+  await frame.locator("#app").evaluate((app, w) => new Promise((resolve) => {
+    const ready = () => {
+      const cw = document.documentElement.clientWidth;
+      return cw <= w && cw > w - 30 && (app.dataset.laidOutFor === undefined || app.dataset.laidOutFor === String(cw));
+    };
+    // Looked at once a frame: the width arrives with a resize, the
+    // layout with a change of #app, and either may come first.
+    const look = () => (ready() ? resolve() : requestAnimationFrame(look));
+    look();
+  }), width);
+}
+
 // pedigreeFit sets the frame to width, waits for the view to lay itself
 // out for it, and reports what it shows: the sentence saying how many
 // generations, the boxes drawn in each, and any element outside the frame
 // or any LPN ID cut short in its box.
 async function pedigreeFit(page, frame, width) {
-  await page.evaluate((w) => (document.getElementById("view").style.width = w + "px"), width);
-  await frame.locator("#app").evaluate((app, w) => new Promise((resolve) => {
-    const ready = () => {
-      const cw = document.documentElement.clientWidth;
-      return cw <= w && cw > w - 30 && app.dataset.laidOutFor === String(cw);
-    };
-    if (ready()) return resolve();
-    const mo = new MutationObserver(() => ready() && (mo.disconnect(), resolve()));
-    mo.observe(app, { attributes: true, childList: true, subtree: true });
-  }), width);
+  await setWidth(page, frame, width);
   return frame.locator("#app").evaluate((app) => {
     const W = document.documentElement.clientWidth;
     const outside = [...app.querySelectorAll("*")].filter((e) => {
@@ -221,7 +230,7 @@ async function accessibility(view, page) {
   const contrast = {};
   const keyboard = {};
   for (const width of [960, 360]) {
-    await page.evaluate((w) => (document.getElementById("view").style.width = w + "px"), width);
+    await setWidth(page, frame, width);
     for (const theme of ["light", "dark"]) {
       await page.evaluate((th) => window.setTheme(th), theme);
       await frame.locator(`html[data-theme=${theme}]`).waitFor();
