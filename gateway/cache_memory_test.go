@@ -30,12 +30,17 @@ func TestCacheBytesTrackTheHeap(t *testing.T) {
 		tool string
 		args func(i int) map[string]any
 		n    int
+		// twice: each call is made again, answered from the cache, so
+		// that the tool keeps its rendered answer with the call's text
+		// (toolcall.Memo); what it keeps must go with the cache's entry.
+		twice bool
 	}{
-		{"details", "nsip_get_animal", func(i int) map[string]any { return map[string]any{"search_string": ids[stride*i]} }, 300 / stride},
-		{"lineage", "nsip_get_lineage", func(i int) map[string]any { return map[string]any{"lpn_id": ids[stride*i]} }, 300 / stride},
-		{"progeny", "nsip_get_progeny", func(i int) map[string]any { return map[string]any{"lpn_id": ids[stride*i], "page_size": 10} }, 300 / stride},
-		{"search pages of 100", "nsip_search_animals", func(i int) map[string]any { return map[string]any{"page": i, "page_size": 100} }, 14},
-		{"search pages of 15", "nsip_search_animals", func(i int) map[string]any { return map[string]any{"page": stride * i, "page_size": 15} }, 90 / stride},
+		{"details", "nsip_get_animal", func(i int) map[string]any { return map[string]any{"search_string": ids[stride*i]} }, 300 / stride, false},
+		{"details asked twice", "nsip_get_animal", func(i int) map[string]any { return map[string]any{"search_string": ids[stride*i+1]} }, 300 / stride, true},
+		{"lineage", "nsip_get_lineage", func(i int) map[string]any { return map[string]any{"lpn_id": ids[stride*i]} }, 300 / stride, false},
+		{"progeny", "nsip_get_progeny", func(i int) map[string]any { return map[string]any{"lpn_id": ids[stride*i], "page_size": 10} }, 300 / stride, false},
+		{"search pages of 100", "nsip_search_animals", func(i int) map[string]any { return map[string]any{"page": i, "page_size": 100} }, 14, false},
+		{"search pages of 15", "nsip_search_animals", func(i int) map[string]any { return map[string]any{"page": stride * i, "page_size": 15} }, 90 / stride, false},
 	} {
 		// The heap is read twice around emptying the cache; anything else
 		// the process does in between (a goroutine an earlier test left
@@ -48,6 +53,11 @@ func TestCacheBytesTrackTheHeap(t *testing.T) {
 		for attempt := 1; attempt <= 3; attempt++ {
 			for i := range k.n {
 				e.call(k.tool, k.args(i)).mustOK(t)
+				if k.twice {
+					if r := e.call(k.tool, k.args(i)).mustOK(t); r.meta["cache"] != "hit" {
+						t.Fatalf("%s: asked again, cache %v; want a hit", k.name, r.meta["cache"])
+					}
+				}
 			}
 			// What emptying the cache frees, so that memory the calls left
 			// elsewhere (the token counter's memo, connection buffers) is

@@ -3,6 +3,7 @@ package toolcall
 import (
 	"hash/maphash"
 	"sync/atomic"
+	"weak"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -35,10 +36,14 @@ type Memo struct {
 }
 
 // Kept is one argument text's Call, and the answer last rendered for it.
+// The answer is held weakly: the cached answer it was rendered from holds
+// it (upstream.Answer.Keep), so that it goes when the cache lets that
+// answer go. Held strongly, the memo's texts kept answers, and their
+// decoded models, alive past the cache's bound on memory.
 type Kept struct {
 	raw      string
 	Call     Call
-	answered atomic.Pointer[Answered]
+	answered atomic.Pointer[weak.Pointer[Answered]]
 }
 
 // Answered is a call's rendered result, what it was read from, and the
@@ -80,17 +85,25 @@ func (m *Memo) Put(raw []byte, c Call) *Kept {
 	return k
 }
 
-// Answered is the answer last rendered for the call, or nil.
+// Answered is the answer last rendered for the call, or nil, also once
+// the answer it was rendered from is gone.
 func (k *Kept) Answered() *Answered {
 	if k == nil {
 		return nil
 	}
-	return k.answered.Load()
+	if w := k.answered.Load(); w != nil {
+		return w.Value()
+	}
+	return nil
 }
 
-// Answer keeps a as the call's answer.
+// Answer keeps a as the call's answer, for as long as the answer it was
+// rendered from (a.From.Answer) lives.
 func (k *Kept) Answer(a *Answered) {
-	if k != nil {
-		k.answered.Store(a)
+	if k == nil || a.From.Answer == nil {
+		return
 	}
+	a.From.Answer.Keep(a)
+	w := weak.Make(a)
+	k.answered.Store(&w)
 }

@@ -1,10 +1,12 @@
 package toolcall
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/nsip-tools/nsip-mcp/cache/recent"
+	"github.com/nsip-tools/nsip-mcp/gateway/upstream"
 )
 
 func TestMemoKeepsCallsByTheirExactText(t *testing.T) {
@@ -48,16 +50,18 @@ func TestKeptCallsCarryTheirAnswer(t *testing.T) {
 	if k.Answered() != nil {
 		t.Fatal("a call just kept has an answer")
 	}
-	first := &Answered{From: Held{Key: "details:a"}}
+	first := &Answered{From: Held{Key: "details:a", Answer: &upstream.Answer{}}}
 	k.Answer(first)
 	if got := m.Get(raw).Answered(); got != first {
 		t.Errorf("found answer %v, want the one kept", got)
 	}
-	second := &Answered{From: Held{Key: "details:b"}}
+	second := &Answered{From: Held{Key: "details:b", Answer: &upstream.Answer{}}}
 	m.Get(raw).Answer(second)
 	if got := m.Get(raw).Answered(); got != second {
 		t.Errorf("found answer %v after another was kept", got)
 	}
+	runtime.KeepAlive(first.From.Answer)
+	runtime.KeepAlive(second.From.Answer)
 	if m.Put(raw, Call{}).Answered() != nil || m.Get(raw).Answered() != nil {
 		t.Error("a call kept again kept the answer before it")
 	}
@@ -79,5 +83,39 @@ func TestMemoGetAllocatesNothing(t *testing.T) {
 		}
 	}); n != 0 {
 		t.Errorf("Get allocated %v times", n)
+	}
+}
+
+// A kept answer lives as long as the cached answer it was rendered from,
+// and no longer: the memo does not hold that answer's memory once the
+// cache has let it go. An answer with no cached answer behind it is not
+// kept at all.
+func TestAKeptAnswerGoesWithItsCachedAnswer(t *testing.T) {
+	m := NewMemo()
+	held, dropped := []byte(`{"lpn_id":"held"}`), []byte(`{"lpn_id":"dropped"}`)
+	cached := &upstream.Answer{Raw: make([]byte, 1<<20)}
+	m.Put(held, Call{}).Answer(&Answered{From: Held{Key: "details:held", Answer: cached}})
+	func() {
+		gone := &upstream.Answer{Raw: make([]byte, 1<<20)}
+		m.Put(dropped, Call{}).Answer(&Answered{From: Held{Key: "details:dropped", Answer: gone}})
+		if m.Get(dropped).Answered() == nil {
+			t.Fatal("an answer kept was not found while its cached answer lived")
+		}
+	}()
+	for i := 0; i < 100 && m.Get(dropped).Answered() != nil; i++ {
+		runtime.GC()
+	}
+	if m.Get(dropped).Answered() != nil {
+		t.Error("the memo still held an answer whose cached answer was gone")
+	}
+	if a := m.Get(held).Answered(); a == nil || a.From.Answer != cached {
+		t.Errorf("the answer of a cached answer still held was lost: %v", a)
+	}
+	runtime.KeepAlive(cached)
+
+	orphan := m.Put([]byte(`{"lpn_id":"orphan"}`), Call{})
+	orphan.Answer(&Answered{From: Held{Key: "details:orphan"}})
+	if orphan.Answered() != nil {
+		t.Error("an answer with no cached answer behind it was kept")
 	}
 }

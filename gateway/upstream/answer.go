@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"encoding/json"
+	"sync/atomic"
 
 	"github.com/nsip-tools/nsip-mcp/nsip"
 	"github.com/nsip-tools/nsip-mcp/summarize"
@@ -39,6 +40,28 @@ type Answer struct {
 	// Drift is set when NSIP answered in a shape the client cannot read:
 	// Raw is then NSIP's JSON as sent and Value is nil.
 	Drift *nsip.Error
+
+	// kept are values made from the answer that live exactly as long as
+	// it does (Keep): the few results rendered from it lately.
+	kept     [KeptPlaces]atomic.Pointer[keptValue]
+	nextKept atomic.Uint32
+}
+
+// KeptPlaces is how many values an answer keeps (Keep): as many as the
+// argument texts a memo keeps in one set, so that a few texts asked over
+// and over for one answer each keep theirs.
+const KeptPlaces = 4
+
+type keptValue struct{ v any }
+
+// Keep keeps v for as long as the answer lives, in place of the value
+// kept longest ago once KeptPlaces are full. Whoever holds v only weakly
+// (toolcall.Memo) then holds it while the cache holds the answer and no
+// longer: a result rendered from an answer the cache has let go would
+// hold the answer's memory outside the cache's bound.
+func (a *Answer) Keep(v any) {
+	i := (a.nextKept.Add(1) - 1) % KeptPlaces
+	a.kept[i].Store(&keptValue{v})
 }
 
 // keepStructured makes a's structured copy, once, before a is cached (so

@@ -531,7 +531,7 @@ func TestSharedForgedRecordIsNotServed(t *testing.T) {
 		t.Fatal(err)
 	}
 	const forgedSire = "6400462099FRG001"
-	forged := *a
+	forged := Answer{ID: a.ID, Raw: a.Raw, Res: a.Res, Structured: a.Structured, Shared: a.Shared, Drift: a.Drift}
 	d := *a.Value.(*nsip.AnimalDetails)
 	d.Sire = forgedSire
 	forged.Value = &d
