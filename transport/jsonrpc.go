@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // JSON-RPC error codes the transports answer with themselves.
@@ -108,10 +110,19 @@ func classify(raw []byte) message {
 		}
 		return invalid(m.id, fmt.Sprintf(`member %q appears more than once in one object inside "params"`, name))
 	}
-	m.kind = msgNotification
 	if m.key != "" {
 		m.kind = msgRequest
+		return m
 	}
+	// mcp-go answers a notification it cannot decode (a number in params
+	// past float64's range, say) with a parse error, and JSON-RPC forbids
+	// answering a notification: it is dropped here instead. Notifications
+	// are few (initialized, cancelled, progress), so decoding one twice
+	// costs little.
+	if json.Unmarshal(raw, new(mcp.JSONRPCNotification)) != nil {
+		return message{kind: msgIgnored, method: m.method, problem: "params that mcp-go cannot decode"}
+	}
+	m.kind = msgNotification
 	return m
 }
 

@@ -342,3 +342,31 @@ func TestStdioAnswersCallsInFlightWhenInputEnds(t *testing.T) {
 		t.Fatal("ServeStdio did not return after the last call finished")
 	}
 }
+
+// A notification mcp-go cannot decode (here a number past float64's
+// range) is dropped unanswered on stdio as on the network transports
+// (their fuzz corpora hold the same message): mcp-go would answer it with
+// a parse error, which JSON-RPC forbids for a notification. The next call
+// is the next line written.
+func TestStdioNotificationMcpGoCannotDecodeIsNotAnswered(t *testing.T) {
+	huge := strings.Repeat("9", 400)
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":` + huge + `}}`,
+		`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo","arguments":{"text":` + huge + `}}}`,
+	} {
+		if m := classify([]byte(line)); m.kind != msgIgnored {
+			t.Errorf("%.80s: kind %d, want it dropped unanswered", line, m.kind)
+		}
+	}
+	if m := classify([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":` + huge + `}}}`)); m.kind != msgRequest {
+		t.Errorf("a call with the same number: kind %d, want it passed on to be answered", m.kind)
+	}
+	r := startStdio(t, newTestServer(newGate()), Options{})
+	s := newRawStdio(t, r)
+	s.initialize()
+	s.write(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":` + huge + `}}`)
+	s.write(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"text":"after"}}}`)
+	if m := s.read(); string(m.ID) != "5" || toolText(m) != "echo: after" {
+		t.Fatalf("the line after the notification: id %s error %+v text %q; want the call's answer", m.ID, m.Error, toolText(m))
+	}
+}
