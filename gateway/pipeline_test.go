@@ -398,45 +398,33 @@ func TestProfileCostsThreeRequestsOfCapacity(t *testing.T) {
 	}
 }
 
-// heldUpstream holds NSIP's last-update and status requests until the
-// test lets them go, reporting each as it arrives.
+// heldUpstream is a gatedUpstream that holds NSIP's last-update and
+// status reads too, and lets them all go at once.
 type heldUpstream struct {
-	Upstream
-	arrived chan struct{} // a value for each request held
-	release chan struct{} // closed to let them all go on
-	once    sync.Once
+	*gatedUpstream
+	once sync.Once
 }
 
 // holdUpstream makes e's gateway ask NSIP through a heldUpstream.
 func holdUpstream(t *testing.T, e *env) *heldUpstream {
-	h := &heldUpstream{Upstream: e.gw.up, arrived: make(chan struct{}, 100), release: make(chan struct{})}
+	h := &heldUpstream{gatedUpstream: newGate(e.gw.up)}
 	e.gw.up = h
 	t.Cleanup(h.let)
 	return h
 }
 
 // let lets every held request, and every later one, go on to NSIP.
-func (h *heldUpstream) let() { h.once.Do(func() { close(h.release) }) }
-
-func (h *heldUpstream) hold(ctx context.Context) error {
-	h.arrived <- struct{}{}
-	select {
-	case <-h.release:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+func (h *heldUpstream) let() { h.once.Do(func() { close(h.proceed) }) }
 
 func (h *heldUpstream) DateLastUpdated(ctx context.Context) (*nsip.LastUpdate, error) {
-	if err := h.hold(ctx); err != nil {
+	if err := h.hold(ctx, "last-update"); err != nil {
 		return nil, err
 	}
 	return h.Upstream.DateLastUpdated(ctx)
 }
 
 func (h *heldUpstream) Statuses(ctx context.Context) (*nsip.Statuses, error) {
-	if err := h.hold(ctx); err != nil {
+	if err := h.hold(ctx, "statuses"); err != nil {
 		return nil, err
 	}
 	return h.Upstream.Statuses(ctx)
