@@ -40,6 +40,11 @@ func (b *Breeds) ReadNames(ctx context.Context, sent param.Sent, paths []string)
 			continue // a number, or nothing: validation judges it
 		}
 		t := strings.TrimSpace(s)
+		if t == "" { // names nothing: no reason to ask NSIP for its breeds
+			errs = append(errs, param.FieldError{Field: path, Problem: fmt.Sprintf("%s is empty", param.QuoteShort(s)),
+				Expected: "the breed's number, e.g. 640, or its name; " + toolname.ListBreeds + " lists them"})
+			continue
+		}
 		if id, err := strconv.Atoi(t); err == nil { // out of range: validation says so
 			sent = sent.WithAt(path, id)
 			reads = append(reads, fmt.Sprintf("%s read as breed %d", param.QuoteShort(s), id))

@@ -55,6 +55,14 @@ func TestReadBreedNamesRefused(t *testing.T) {
 			t.Errorf("%s: %s", name, errs[0].Expected)
 		}
 	}
+	// An empty or blank text names nothing, and NSIP is not asked.
+	reads := l.listReads
+	for _, blank := range []string{"", "  "} {
+		_, _, errs := b.ReadNames(context.Background(), param.SentOf(map[string]any{"breed_id": blank}), []string{"breed_id"})
+		if len(errs) != 1 || errs[0].Field != "breed_id" || errs[0].Problem != param.QuoteShort(blank)+" is empty" || !strings.Contains(errs[0].Expected, "e.g. 640") || l.listReads != reads {
+			t.Errorf("%q: %+v, list read %d more times; want it refused as empty without the list", blank, errs, l.listReads-reads)
+		}
+	}
 	l.breeds = nil
 	_, _, errs := b.ReadNames(context.Background(), param.SentOf(map[string]any{"breed_id": "Katahdin"}), []string{"breed_id"})
 	if len(errs) != 1 || !strings.Contains(errs[0].Problem, "breed list could not be had") {
